@@ -1,0 +1,268 @@
+"""The command line: parses arguments, calls the pipeline, hands the result to a renderer.
+
+No compiler logic here, and no heavy import at module level: `tritonscope --help`
+must stay fast and must not load Triton's compiler or torch.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+
+from . import __version__
+from .errors import TritonscopeError
+
+app = typer.Typer(
+    name="tritonscope",
+    help="See what the Triton compiler does to a GPU kernel: every stage from Python to SASS, "
+    "with registers, shared memory and occupancy. No GPU needed.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode="rich",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+# --- options shared by every command that compiles a kernel ----------------------------------
+
+FileArg = Annotated[str, typer.Argument(help="A kernel file (path/to/kernels.py) or a bundled sample (sample:NAME).",
+                                        metavar="FILE")]
+KernelOpt = Annotated[Optional[str], typer.Option("--kernel", "-k", help="Kernel to compile; needed only when "
+                                                  "the file has more than one.")]
+ConstexprOpt = Annotated[Optional[list[str]], typer.Option(
+    "--constexpr", "-c", metavar="NAME=VALUE",
+    help="A constexpr value: int, float, true/false, or a dtype (fp16, tl.float16). Repeatable.")]
+ArgOpt = Annotated[Optional[list[str]], typer.Option(
+    "--arg", "-a", metavar="NAME=SPEC",
+    help="An argument's Triton type (*fp16, i64, fp32) or a scalar's value (n=4096, eps=1e-5), "
+    "specialized as Triton's launcher would. Repeatable.")]
+DtypeOpt = Annotated[Optional[str], typer.Option("--dtype", help="Element type of pointers not given with -a "
+                                                 "(default fp32).")]
+TargetOpt = Annotated[str, typer.Option("--target", "-t", help="sm80, sm86, sm89, sm90, sm100, sm120, gfx90a, "
+                                        "gfx942, gfx950, or auto: the local GPU, else sm90.")]
+WarpsOpt = Annotated[Optional[int], typer.Option("--num-warps", "-w", help="Warps per program.")]
+StagesOpt = Annotated[Optional[int], typer.Option("--num-stages", "-s", help="Software pipelining depth.")]
+CtasOpt = Annotated[Optional[int], typer.Option("--num-ctas", help="CTAs per cluster (sm90+).")]
+MaxnregOpt = Annotated[Optional[int], typer.Option("--maxnreg", help="Register cap per thread (NVIDIA).")]
+ConfigOpt = Annotated[Optional[int], typer.Option("--config", help="Autotune config to compile (default 0); "
+                                                  "`tritonscope list` numbers them.")]
+NoSpecializeOpt = Annotated[bool, typer.Option("--no-specialize", help="Drop all specialization hints "
+                                               "(divisibility, alignment, constant 1).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document instead (docs/json-schema.md).")]
+NoPagerOpt = Annotated[bool, typer.Option("--no-pager", help="Never page long output on a terminal.")]
+DebugOpt = Annotated[bool, typer.Option("--debug", help="Show Python tracebacks for errors.")]
+
+
+def _request(file, kernel, constexpr, arg, dtype, target, num_warps, num_stages, num_ctas, maxnreg, config,
+             no_specialize):
+    from .specialize import VariantRequest
+
+    return VariantRequest(
+        file=file, kernel=kernel, constexprs=tuple(constexpr or ()), args=tuple(arg or ()), dtype=dtype,
+        target=target, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg,
+        config=config, specialize=not no_specialize,
+    )
+
+
+# --- error handling ---------------------------------------------------------------------------
+
+_stderr = Console(stderr=True, highlight=False)
+
+
+@contextmanager
+def _errors_reported(debug: bool):
+    """Turns every failure into one clear message and an exit code; tracebacks only with --debug."""
+    try:
+        yield
+    except TritonscopeError as exc:
+        if debug:
+            traceback.print_exc()
+        _stderr.print(f"[bold red]error:[/] {_escape(exc.message)}", soft_wrap=True)
+        if exc.hint:
+            _stderr.print(f"[dim]hint: {_escape(exc.hint)}[/]", soft_wrap=True)
+        raise typer.Exit(exc.exit_code) from None
+    except (typer.Exit, typer.Abort, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # noqa: BLE001 - anything else is a tritonscope bug
+        if debug:
+            traceback.print_exc()
+        _stderr.print(f"[bold red]internal error:[/] {type(exc).__name__}: {_escape(str(exc))}")
+        _stderr.print("[dim]this is a bug in tritonscope; run again with --debug for the traceback[/]")
+        raise typer.Exit(3) from None
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+@contextmanager
+def _progress(message: str):
+    """A spinner on stderr while long work runs, only where stderr is a terminal."""
+    if _stderr.is_terminal:
+        with _stderr.status(message, spinner="dots"):
+            yield
+    else:
+        yield
+
+
+def _version_callback(value: bool):
+    if value:
+        print(f"tritonscope {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[bool, typer.Option("--version", callback=_version_callback, is_eager=True,
+                                         help="Show the version and exit.")] = False,
+):
+    """See what the Triton compiler does to a GPU kernel."""
+
+
+# --- commands ---------------------------------------------------------------------------------
+
+
+@app.command()
+def samples(json_out: JsonOpt = False, debug: DebugOpt = False):
+    """List the bundled sample kernels (use them as sample:NAME).
+
+    Example: [bold]tritonscope samples[/]
+    """
+    from rich.table import Table
+
+    from .samples import all_samples
+
+    with _errors_reported(debug):
+        found = all_samples()
+        if json_out:
+            import json
+
+            rows = [{"name": s.name, "kernels": list(s.kernels), "description": s.description, "path": str(s.path)}
+                    for s in found]
+            sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+            return
+        table = Table(title="sample kernels", title_justify="left")
+        table.add_column("name", no_wrap=True)
+        table.add_column("kernels", no_wrap=True)
+        table.add_column("description", ratio=2)
+        table.add_column("path", overflow="fold", ratio=1)
+        for s in found:
+            table.add_row(f"sample:{s.name}", ", ".join(s.kernels), s.description, str(s.path))
+        Console().print(table)
+
+
+@app.command("list")
+def list_kernels(file: FileArg, json_out: JsonOpt = False, debug: DebugOpt = False):
+    """List the kernels in a file: parameters with their kinds and types, autotune configs, heuristics.
+
+    Examples: [bold]tritonscope list my_kernels.py[/], [bold]tritonscope list sample:matmul_autotune[/]
+    """
+    with _errors_reported(debug):
+        from .load import load_file
+        from .render import listing
+
+        loaded = load_file(file)
+        if json_out:
+            sys.stdout.write(listing.render_json(loaded))
+        else:
+            listing.render(Console(), loaded)
+
+
+@app.command()
+def dump(
+    file: FileArg,
+    kernel: KernelOpt = None,
+    constexpr: ConstexprOpt = None,
+    arg: ArgOpt = None,
+    dtype: DtypeOpt = None,
+    target: TargetOpt = "auto",
+    num_warps: WarpsOpt = None,
+    num_stages: StagesOpt = None,
+    num_ctas: CtasOpt = None,
+    maxnreg: MaxnregOpt = None,
+    config: ConfigOpt = None,
+    no_specialize: NoSpecializeOpt = False,
+    stage: Annotated[Optional[str], typer.Option(
+        "--stage", metavar="LIST",
+        help="Stages to show, comma-separated: source, ttir, ttgir, llir, ptx, sass (NVIDIA) / amdgcn (AMD). "
+        "Default: all.")] = None,
+    side_by_side: Annotated[bool, typer.Option("--side-by-side", help="Show the two stages given with --stage "
+                                               "in columns.")] = False,
+    json_out: JsonOpt = False,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", metavar="DIR",
+                                                help="Write each stage, the binary and report.json into DIR.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="With --out: replace a non-empty DIR.")] = False,
+    no_pager: NoPagerOpt = False,
+    debug: DebugOpt = False,
+):
+    """Compile a kernel and show every stage, highlighted, with its resource figures.
+
+    Examples:
+
+      tritonscope dump sample:vector_add
+
+      tritonscope dump kernels.py -k softmax_kernel -c BLOCK_SIZE=1024 --dtype fp16 --target sm80
+
+      tritonscope dump kernels.py -k matmul_kernel -a a_ptr='*bf16' -a M=4096 -w 8 -s 3 --stage ttgir,ptx --side-by-side
+
+      tritonscope dump sample:matmul --json > report.json
+
+      tritonscope dump sample:matmul -o out/
+    """
+    with _errors_reported(debug):
+        from .errors import UsageError
+        from .pipeline import compile_request, select_stages
+        from .targets import resolve
+
+        request = _request(file, kernel, constexpr, arg, dtype, target, num_warps, num_stages, num_ctas,
+                           maxnreg, config, no_specialize)
+        chosen = select_stages(stage, resolve(target)[0]) if stage is not None else None
+        if side_by_side and (chosen is None or len(chosen) != 2):
+            raise UsageError("--side-by-side needs exactly two stages, e.g. --stage ttgir,ptx")
+        if out is not None:
+            from .render.files import check_destination
+
+            check_destination(out, force)
+
+        with _progress(f"compiling {file}"):
+            compilation = compile_request(request)
+        for notice in compilation.notices:
+            _stderr.print(f"[dim]{_escape(notice)}[/]", soft_wrap=True)
+
+        if out is not None:
+            from .render import files
+
+            written = files.write(compilation, out, force)
+            _stderr.print(f"wrote {len(written)} files to {out}")
+        if json_out:
+            from .render import json_report
+
+            sys.stdout.write(json_report.render(compilation))
+            return
+        if out is not None:
+            return
+        _show(compilation, chosen or select_stages(None, resolve(compilation.variant.target)[0]), side_by_side,
+              no_pager)
+
+
+def _show(compilation, stages, side, no_pager: bool) -> None:
+    from .render import console as console_view
+
+    console = Console()
+    pager = console.is_terminal and not no_pager
+    if pager:
+        os.environ.setdefault("LESS", "-RFX")  # colours, and quit at once when it fits on a screen
+    with console.pager(styles=True) if pager else nullcontext():
+        console_view.render(console, compilation, stages, side)
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,32 @@
+"""The failures a user can cause, each with the exit code the CLI ends with.
+
+0 ok, 1 the kernel failed to compile, 2 bad usage or input. Anything else that
+escapes is a bug in tritonscope (exit 3, traceback with --debug).
+"""
+
+from __future__ import annotations
+
+
+class TritonscopeError(Exception):
+    """A failure with a message meant for the user; never shown as a traceback."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+class UsageError(TritonscopeError):
+    """Bad flags, names or values on the command line."""
+
+
+class KernelFileError(TritonscopeError):
+    """The kernel file is missing, is not Python, or fails to import."""
+
+
+class CompileError(TritonscopeError):
+    """Triton rejected the kernel; the message points at the kernel's own source line."""
+
+    exit_code = 1

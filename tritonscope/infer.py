@@ -1,0 +1,150 @@
+"""Infers which untyped kernel parameters are pointers and which are floats, from the kernel body.
+
+Triton learns argument types from the values passed at launch; tritonscope has no
+values, so it reads the code instead:
+- a pointer is a parameter that is the base of the address given to tl.load,
+  tl.store, tl.atomic_*, tl.make_block_ptr or tl.make_tensor_descriptor, directly
+  or through local variables (`ptrs = x_ptr + offsets`), or is passed as a pointer
+  to another @triton.jit function of the same file;
+- a float is a parameter combined with a float literal (`scale * 1.44`) or passed
+  straight to a math function (tl.exp, tl.sqrt, ...).
+The base of `a + b` is taken from the left operand when it has one, because Triton
+code is written `base_ptr + offsets`.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+_POINTER_FUNCTIONS = {"load", "store", "make_block_ptr", "make_tensor_descriptor"}
+_POINTER_KEYWORDS = {"pointer", "base", "ptr"}
+_MATH_FUNCTIONS = {"exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos", "erf", "fdiv", "div_rn"}
+
+
+@dataclass
+class Inferred:
+    pointers: set[str] = field(default_factory=set)
+    floats: set[str] = field(default_factory=set)
+
+
+def infer_kinds(functions: dict[str, ast.FunctionDef]) -> dict[str, Inferred]:
+    """For each @triton.jit function of a file (by name), its pointer and float parameters."""
+    results = {name: Inferred() for name in functions}
+    # Pointer-ness flows from callee to caller, so repeat until nothing changes.
+    changed = True
+    while changed:
+        changed = False
+        for name, fn in functions.items():
+            pointers = _FunctionReader(fn, functions, results).pointer_params()
+            if pointers != results[name].pointers:
+                results[name].pointers = pointers
+                changed = True
+    for name, fn in functions.items():
+        results[name].floats = _float_params(fn) - results[name].pointers
+    return results
+
+
+def called_functions(fn: ast.FunctionDef, names: set[str]) -> set[str]:
+    """The functions among `names` that `fn` calls."""
+    return {
+        node.func.id
+        for node in ast.walk(fn)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names
+    }
+
+
+class _FunctionReader:
+    def __init__(self, fn: ast.FunctionDef, functions: dict[str, ast.FunctionDef], known: dict[str, Inferred]):
+        self.fn = fn
+        self.functions = functions
+        self.known = known
+        self.params = [a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs]
+        self.assignments: dict[str, list[ast.expr]] = {}
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        self.assignments.setdefault(target.id, []).append(node.value)
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name):
+                if node.value is not None:
+                    self.assignments.setdefault(node.target.id, []).append(node.value)
+
+    def pointer_params(self) -> set[str]:
+        roots: set[str] = set()
+        for expr in self._pointer_expressions():
+            roots |= self._bases(expr, set())
+        return roots & set(self.params)
+
+    def _pointer_expressions(self):
+        for node in ast.walk(self.fn):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            if isinstance(func, ast.Attribute) and (func.attr in _POINTER_FUNCTIONS or func.attr.startswith("atomic_")):
+                if node.args:
+                    yield node.args[0]
+                yield from (kw.value for kw in node.keywords if kw.arg in _POINTER_KEYWORDS)
+            elif isinstance(func, ast.Name) and func.id in self.functions:
+                yield from self._pointer_arguments(node, self.functions[func.id], self.known[func.id].pointers)
+
+    @staticmethod
+    def _pointer_arguments(call: ast.Call, callee: ast.FunctionDef, callee_pointers: set[str]):
+        names = [a.arg for a in callee.args.posonlyargs + callee.args.args]
+        for name, arg in zip(names, call.args):
+            if name in callee_pointers:
+                yield arg
+        for kw in call.keywords:
+            if kw.arg in callee_pointers:
+                yield kw.value
+
+    def _bases(self, expr: ast.expr, seen: set[str]) -> set[str]:
+        """The names that an address expression is based on."""
+        if isinstance(expr, ast.Name):
+            if expr.id in seen:
+                return set()
+            seen.add(expr.id)
+            if expr.id in self.params:
+                # A parameter reassigned in the body (`X += row * stride`) is still its own base.
+                return {expr.id}
+            bases: set[str] = set()
+            for value in self.assignments.get(expr.id, []):
+                bases |= self._bases(value, seen)
+            return bases
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub)):
+            left = self._bases(expr.left, seen)
+            if left or isinstance(expr.op, ast.Sub):
+                return left
+            return self._bases(expr.right, seen)
+        if isinstance(expr, ast.Subscript):
+            return self._bases(expr.value, seen)
+        if isinstance(expr, ast.IfExp):
+            return self._bases(expr.body, seen) | self._bases(expr.orelse, seen)
+        return set()
+
+
+def _float_params(fn: ast.FunctionDef) -> set[str]:
+    params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+    floats: set[str] = set()
+
+    def is_float_literal(node: ast.expr) -> bool:
+        if isinstance(node, ast.UnaryOp):
+            node = node.operand
+        return isinstance(node, ast.Constant) and isinstance(node.value, float)
+
+    for node in ast.walk(fn):
+        if isinstance(node, ast.BinOp):
+            pairs = [(node.left, node.right), (node.right, node.left)]
+        elif isinstance(node, ast.Compare) and len(node.comparators) == 1:
+            pairs = [(node.left, node.comparators[0]), (node.comparators[0], node.left)]
+        else:
+            pairs = []
+        for name, other in pairs:
+            if isinstance(name, ast.Name) and name.id in params and is_float_literal(other):
+                floats.add(name.id)
+        if isinstance(node, ast.Call):
+            func = node.func
+            func_name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if func_name in _MATH_FUNCTIONS:
+                floats |= {a.id for a in node.args if isinstance(a, ast.Name) and a.id in params}
+    return floats

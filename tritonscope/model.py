@@ -1,0 +1,238 @@
+"""The core types that flow through the pipeline: plain, frozen, JSON-serializable data.
+
+load -> KernelSpec, specialize -> Variant, compile -> Compilation (with Resources).
+Nothing here imports Triton, so renderers can use these types without the compiler.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+
+class Stage(str, Enum):
+    """A compiler stage, in pipeline order."""
+
+    SOURCE = "source"
+    TTIR = "ttir"
+    TTGIR = "ttgir"
+    LLIR = "llir"
+    PTX = "ptx"
+    SASS = "sass"
+    AMDGCN = "amdgcn"
+
+    @property
+    def extension(self) -> str:
+        return _EXTENSIONS[self]
+
+    @property
+    def lexer(self) -> str:
+        """The Pygments alias of the lexer that highlights this stage."""
+        return _LEXERS[self]
+
+    @property
+    def title(self) -> str:
+        return _TITLES[self]
+
+
+_EXTENSIONS = {
+    Stage.SOURCE: ".py",
+    Stage.TTIR: ".ttir",
+    Stage.TTGIR: ".ttgir",
+    Stage.LLIR: ".ll",
+    Stage.PTX: ".ptx",
+    Stage.SASS: ".sass",
+    Stage.AMDGCN: ".amdgcn",
+}
+_LEXERS = {
+    Stage.SOURCE: "python",
+    Stage.TTIR: "ttir",
+    Stage.TTGIR: "ttgir",
+    Stage.LLIR: "llvm",
+    Stage.PTX: "ptx",
+    Stage.SASS: "sass",
+    Stage.AMDGCN: "amdgcn",
+}
+_TITLES = {
+    Stage.SOURCE: "Python source",
+    Stage.TTIR: "TTIR (Triton IR)",
+    Stage.TTGIR: "TTGIR (Triton GPU IR)",
+    Stage.LLIR: "LLVM IR",
+    Stage.PTX: "PTX",
+    Stage.SASS: "SASS",
+    Stage.AMDGCN: "AMDGCN",
+}
+
+NVIDIA_STAGES = (Stage.SOURCE, Stage.TTIR, Stage.TTGIR, Stage.LLIR, Stage.PTX, Stage.SASS)
+AMD_STAGES = (Stage.SOURCE, Stage.TTIR, Stage.TTGIR, Stage.LLIR, Stage.AMDGCN)
+
+
+class ParamKind(str, Enum):
+    POINTER = "pointer"
+    INT = "int"
+    FLOAT = "float"
+    CONSTEXPR = "constexpr"
+
+
+@dataclass(frozen=True)
+class Param:
+    """One kernel parameter as declared, with its kind and the type tritonscope would use."""
+
+    name: str
+    kind: ParamKind
+    type: str | None  # a Triton type string (`*fp32`, `i32`); None for constexprs
+    type_from: str  # where kind and type came from: annotation, default, body, assumed
+    default: Any = None
+    has_default: bool = False
+
+
+@dataclass(frozen=True)
+class AutotuneConfig:
+    index: int
+    constexprs: dict[str, Any]
+    num_warps: int | None = None
+    num_stages: int | None = None
+    num_ctas: int | None = None
+    maxnreg: int | None = None
+
+    def describe(self) -> str:
+        parts = [f"{k}={v}" for k, v in self.constexprs.items()]
+        for opt in ("num_warps", "num_stages", "num_ctas", "maxnreg"):
+            value = getattr(self, opt)
+            if value is not None:
+                parts.append(f"{opt}={value}")
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    """A `@triton.jit` function found in a kernel file."""
+
+    name: str
+    file: str
+    line: int  # the line of `def`
+    first_line: int  # the first line of its source, decorators included
+    source: str  # the decorated source text, from first_line on
+    params: tuple[Param, ...]
+    autotune_configs: tuple[AutotuneConfig, ...] = ()
+    heuristics: tuple[str, ...] = ()  # constexprs computed by @triton.heuristics
+    is_helper: bool = False  # called by another @triton.jit function of the file
+
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.params if p.name == name), None)
+
+    @property
+    def wrappers(self) -> str:
+        kinds = []
+        if self.autotune_configs:
+            kinds.append("autotune")
+        if self.heuristics:
+            kinds.append("heuristics")
+        return "+".join(kinds)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One fully specified compilation of a kernel: what `triton.compile` is given."""
+
+    kernel: str
+    file: str  # what the user typed: a path or sample:NAME
+    target: str  # a name from targets.TARGETS, e.g. sm90
+    constexprs: dict[str, Any]  # dtype constexprs are kept as their Triton name, e.g. "fp16"
+    signature: dict[str, str]  # every parameter: a Triton type, or "constexpr"
+    hints: dict[str, str]  # Triton's specialization codes: D = divisible by 16, S = 32-bit range
+    arguments: dict[str, str]  # how each argument was given: a type (`*fp16`) or a value (`4096`)
+    options: dict[str, int]  # num_warps, num_stages, num_ctas, maxnreg: only those that were set
+    config: int | None = None  # the autotune config used, if any
+    specialize: bool = True
+
+    def command_line(self) -> str:
+        """The tritonscope command that compiles exactly this variant."""
+        words = ["tritonscope", "dump", self.file, "-k", self.kernel, "--target", self.target]
+        if self.config is not None:
+            words += ["--config", str(self.config)]
+        for name, value in self.constexprs.items():
+            words += ["-c", f"{name}={format_value(value)}"]
+        for name, spec in self.arguments.items():
+            words += ["-a", f"{name}={spec}"]
+        flags = {"num_warps": "-w", "num_stages": "-s", "num_ctas": "--num-ctas", "maxnreg": "--maxnreg"}
+        for option, flag in flags.items():
+            if option in self.options:
+                words += [flag, str(self.options[option])]
+        if not self.specialize:
+            words.append("--no-specialize")
+        return shlex.join(words)
+
+
+def format_value(value: Any) -> str:
+    """A constexpr or argument value as the user would type it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Occupancy:
+    """How many blocks of this kernel fit on one multiprocessor (NVIDIA SM, AMD CU) at once."""
+
+    blocks_per_sm: int
+    warps_per_sm: int  # warps (NVIDIA) or wavefronts (AMD) resident per SM/CU
+    max_warps_per_sm: int
+    limited_by: str  # registers, shared memory, warps, blocks
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.warps_per_sm / self.max_warps_per_sm
+
+
+@dataclass(frozen=True)
+class Resources:
+    registers: int  # per thread: NVIDIA registers, AMD VGPRs (AGPRs included)
+    spills: int  # NVIDIA: local bytes / 4, as the driver counts them; AMD: spilled VGPRs + SGPRs
+    shared_bytes: int  # per block: shared memory (NVIDIA) / LDS (AMD)
+    local_bytes: int  # per thread: local memory (NVIDIA) / scratch (AMD)
+    stack_bytes: int  # per thread, NVIDIA only (0 on AMD)
+    occupancy: Occupancy
+    sgprs: int | None = None  # AMD only
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Compilation:
+    kernel: KernelSpec
+    variant: Variant
+    stages: dict[Stage, str]
+    binary: bytes
+    binary_ext: str  # cubin or hsaco
+    metadata: dict[str, Any]  # Triton's own metadata for the compiled kernel
+    resources: Resources
+    compile_seconds: float
+    triton_version: str
+    notices: tuple[str, ...] = field(default=())
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """The options the compiler actually used, defaults included."""
+        keys = ("num_warps", "num_stages", "num_ctas", "maxnreg")
+        return {key: self.metadata.get(key) for key in keys}
+
+
+def to_jsonable(value: Any) -> Any:
+    """Turns core types (dataclasses, enums, bytes) into plain JSON data."""
+    if hasattr(value, "__dataclass_fields__"):
+        return to_jsonable(asdict(value))
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, dict):
+        return {to_jsonable(k) if isinstance(k, Enum) else str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, bytes):
+        return None
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)

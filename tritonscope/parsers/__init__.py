@@ -1,0 +1,1 @@
+"""One parser per foreign text format that tritonscope reads (cuobjdump, AMDGCN, ...)."""

@@ -1,0 +1,1 @@
+"""One renderer module per output format. Renderers take finished Compilations: they never compile."""
