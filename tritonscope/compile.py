@@ -88,7 +88,8 @@ def compile_variant(kernel: LoadedKernel, variant: Variant) -> Compilation:
     else:
         binary = compiled.asm["hsaco"]
         stages[Stage.AMDGCN] = compiled.asm["amdgcn"]
-        resources = amd_resources(target, amdgcn.kernel_metadata(stages[Stage.AMDGCN]), num_warps)
+        fields = amdgcn.kernel_metadata(stages[Stage.AMDGCN])
+        resources = amd_resources(target, fields, metadata.get("shared", 0), num_warps)
         binary_ext = "hsaco"
     notices = tuple(line for line in diagnostics.text.splitlines() if line.strip())
     return Compilation(

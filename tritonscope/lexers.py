@@ -83,7 +83,7 @@ class SASSLexer(RegexLexer):
     """NVIDIA SASS as nvdisasm and cuobjdump print it."""
 
     name = "NVIDIA SASS"
-    aliases = ["sass"]
+    aliases = ["nvsass", "nvidia-sass"]
     filenames = ["*.sass"]
 
     tokens = {

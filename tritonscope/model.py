@@ -54,7 +54,7 @@ _LEXERS = {
     Stage.TTGIR: "ttgir",
     Stage.LLIR: "llvm",
     Stage.PTX: "ptx",
-    Stage.SASS: "sass",
+    Stage.SASS: "nvsass",  # Pygments' own "sass" is the CSS language
     Stage.AMDGCN: "amdgcn",
 }
 _TITLES = {

@@ -46,12 +46,9 @@ def amd_occupancy(limits: AmdLimits, vgprs: int, lds_bytes: int, num_warps: int)
     """Workgroups of `num_warps` wavefronts resident per CU, and which limit binds first."""
     waves_per_block = num_warps
     max_waves = limits.max_waves_per_simd * limits.simds_per_cu
-    waves_per_simd = limits.max_waves_per_simd
-    if vgprs:
-        waves_per_simd = min(waves_per_simd, limits.vgprs_per_simd_lane // _round_up(vgprs, limits.vgpr_granularity))
     candidates: dict[str, int] = {
         "waves": max_waves // waves_per_block,
-        "registers": waves_per_simd * limits.simds_per_cu // waves_per_block,
+        "registers": amd_waves_per_simd(limits, vgprs) * limits.simds_per_cu // waves_per_block,
     }
     if lds_bytes > limits.lds_per_cu:
         candidates["shared memory"] = 0
@@ -60,6 +57,13 @@ def amd_occupancy(limits: AmdLimits, vgprs: int, lds_bytes: int, num_warps: int)
     if waves_per_block * 64 > limits.max_threads_per_block:
         candidates["threads per block"] = 0
     return _occupancy(candidates, waves_per_block, max_waves)
+
+
+def amd_waves_per_simd(limits: AmdLimits, vgprs: int) -> int:
+    """Wavefronts one SIMD can hold given each one's VGPRs (LLVM prints the same as `; Occupancy`)."""
+    if not vgprs:
+        return limits.max_waves_per_simd
+    return min(limits.max_waves_per_simd, limits.vgprs_per_simd_lane // _round_up(vgprs, limits.vgpr_granularity))
 
 
 def _occupancy(candidates: dict[str, int], warps_per_block: int, max_warps: int) -> Occupancy:
@@ -87,11 +91,11 @@ def nvidia_resources(target: Target, usage: dict[str, int], shared_bytes: int, n
     )
 
 
-def amd_resources(target: Target, fields: dict[str, int], num_warps: int) -> Resources:
-    """Resources from the AMDGCN metadata block (see parsers.amdgcn)."""
+def amd_resources(target: Target, fields: dict[str, int], shared_bytes: int, num_warps: int) -> Resources:
+    """Resources from the AMDGCN metadata block (see parsers.amdgcn) and Triton's dynamic LDS bytes."""
     limits = target.limits
     vgprs = total_vgprs(fields)
-    lds = fields.get("group_segment_fixed_size", 0)
+    lds = fields.get("group_segment_fixed_size", 0) + shared_bytes
     scratch = fields.get("private_segment_fixed_size", 0)
     occupancy = amd_occupancy(limits, vgprs, lds, num_warps)
     return Resources(

@@ -175,7 +175,7 @@ def specialize(kernel: LoadedKernel, request: VariantRequest, file_defaults: dic
         if type_ is not None:
             arguments[param.name] = type_
             signature[param.name] = type_
-            if type_.startswith("*"):
+            if type_.startswith("*") and pointer_hint(target, align):
                 hints[param.name] = pointer_hint(target, align)
                 values[param.name] = PointerStandIn(type_)
             continue

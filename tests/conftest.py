@@ -1,0 +1,51 @@
+"""Shared fixtures. Every test compiles real kernels with the real Triton, on the CPU."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+from typer.testing import CliRunner
+
+from tritonscope.cli import app
+from tritonscope.pipeline import compile_request
+from tritonscope.specialize import VariantRequest
+from tritonscope.targets import local_target
+from pathlib import Path
+
+KERNELS = Path(__file__).parent / "kernels"
+
+
+def pytest_collection_modifyitems(config, items):
+    if local_target() is not None:
+        return
+    skip = pytest.mark.skip(reason="no GPU visible (CI has none); run on a GPU machine")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+class Cli:
+    def __init__(self):
+        self.runner = CliRunner()
+
+    def __call__(self, *args: str, expect: int = 0):
+        result = self.runner.invoke(app, [str(a) for a in args], env={"COLUMNS": "240"})
+        assert result.exit_code == expect, (
+            f"exit {result.exit_code}, expected {expect}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
+        )
+        assert "Traceback" not in result.stdout + result.stderr
+        return result
+
+
+@pytest.fixture
+def cli() -> Cli:
+    return Cli()
+
+
+@functools.lru_cache(maxsize=None)
+def compiled(file: str, target: str = "sm90", **flags):
+    """A compilation, shared between tests (compiling is the slow part)."""
+    for key in ("constexprs", "args"):
+        flags[key] = tuple(flags.get(key, ()))
+    return compile_request(VariantRequest(file=file, target=target, **flags))

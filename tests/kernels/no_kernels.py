@@ -1,0 +1,3 @@
+"""No kernels here."""
+
+x = 1

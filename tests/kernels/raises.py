@@ -1,0 +1,5 @@
+import triton
+import triton.language as tl
+
+
+x = 1 / 0

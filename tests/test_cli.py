@@ -1,0 +1,145 @@
+"""The command line end to end: output content, files, and a clear error for every bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import KERNELS
+
+BAD = KERNELS / "bad.py"
+
+
+def test_dump_shows_header_resources_and_every_stage(cli):
+    out = cli("dump", "sample:vector_add", "--target", "sm90", "--no-pager").stdout
+    assert "add_kernel" in out and "sm_90" in out and "BLOCK_SIZE=1024" in out
+    assert "n_elements: i32 (divisible by 16)" in out
+    for title in ("Python source", "TTIR", "TTGIR", "LLVM IR", "PTX", "SASS"):
+        assert title in out
+    assert "registers" in out and "limited by warps" in out and "100%" in out
+    assert "tritonscope dump sample:vector_add -k add_kernel --target sm90" in out  # reproducing command
+
+
+def test_dump_chosen_stages_side_by_side(cli):
+    out = cli("dump", "sample:softmax", "--target", "sm80", "--stage", "ttgir,ptx", "--side-by-side").stdout
+    assert "TTGIR" in out and "PTX" in out and "SASS" not in out
+    assert "#blocked" in out and ".reg" in out
+
+
+def test_dump_json_document(cli):
+    doc = json.loads(cli("dump", "sample:matmul", "-t", "gfx942", "--json").stdout)
+    assert doc["schema"] == 1 and doc["triton_version"]
+    assert set(doc["stages"]) == {"source", "ttir", "ttgir", "llir", "amdgcn"}
+    assert doc["variant"]["target"] == "gfx942" and doc["variant"]["signature"]["a_ptr"] == "*fp16"
+    assert doc["resources"]["registers"] > 0 and doc["resources"]["occupancy"]["limited_by"]
+    assert doc["kernel"]["name"] == "matmul_kernel" and doc["command"].startswith("tritonscope dump")
+    assert doc["binary"]["format"] == "hsaco" and doc["binary"]["bytes"] > 0
+
+
+def test_python_dash_m_runs_the_same_cli():
+    result = subprocess.run([sys.executable, "-m", "tritonscope", "dump", "sample:double", "-t", "sm90", "--json"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["kernel"]["name"] == "double_kernel"
+
+
+def test_out_dir_gets_every_file(cli, tmp_path):
+    out = tmp_path / "out"
+    cli("dump", "sample:vector_add", "-t", "sm90", "-o", out)
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["add_kernel.cubin", "add_kernel.ll", "add_kernel.ptx", "add_kernel.sass",
+                     "add_kernel.source.py", "add_kernel.ttgir", "add_kernel.ttir", "report.json"]
+    assert (out / "add_kernel.cubin").read_bytes().startswith(b"\x7fELF")
+    assert json.loads((out / "report.json").read_text())["stages"]["ptx"] == (out / "add_kernel.ptx").read_text()
+    # Not empty now: refused without --force, replaced with it.
+    result = cli("dump", "sample:vector_add", "-t", "gfx942", "-o", out, expect=2)
+    assert "not empty" in result.stderr and (out / "add_kernel.cubin").exists()
+    cli("dump", "sample:vector_add", "-t", "gfx942", "-o", out, "--force")
+    assert (out / "add_kernel.hsaco").exists() and not (out / "add_kernel.cubin").exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]  # no staging directories left behind
+
+
+def test_failed_compile_writes_nothing(cli, tmp_path):
+    out = tmp_path / "out"
+    cli("dump", BAD, "-k", "arange_not_power_of_two", "-t", "sm90", "-o", out, expect=1)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["missing.py"], 2, "no such file: missing.py"),
+        ([KERNELS / "not_python.txt"], 2, "is not a Python file"),
+        ([KERNELS / "syntax_error.py"], 2, "syntax_error.py:5: syntax error"),
+        ([KERNELS / "raises.py"], 2, "raises.py:5: the file raised ZeroDivisionError while being imported"),
+        ([KERNELS / "no_kernels.py"], 2, "no @triton.jit kernels found"),
+        ([BAD], 2, "Choose one with -k NAME"),
+        ([BAD, "-k", "nope"], 2, "no kernel named 'nope' in bad.py. Kernels: arange_not_power_of_two, dot_shapes"),
+        ([BAD, "-k", "needs_block", "-c", "NOPE=1"], 2, "has no constexpr 'NOPE'. Constexprs: BLOCK"),
+        ([BAD, "-k", "needs_block", "-a", "NOPE=1"], 2, "has no argument 'NOPE'. Arguments: x_ptr, n"),
+        ([BAD, "-k", "needs_block"], 2, "needs a value for constexpr BLOCK"),
+        ([BAD, "-k", "needs_block", "-c", "BLOCK=abc"], 2, "bad value for constexpr BLOCK: 'abc'"),
+        ([BAD, "-k", "needs_block", "-c", "BLOCK=64", "-t", "sm42"], 2, "unknown target 'sm42'. Valid targets: sm80"),
+        ([BAD, "-k", "needs_block", "-c", "BLOCK=64", "-t", "gfx942", "--stage", "sass"], 2,
+         "stage 'sass' is not produced for gfx942"),
+        ([BAD, "-k", "needs_block", "-c", "BLOCK=64", "-w", "3"], 2, "num_warps must be a power of 2"),
+        ([BAD, "-k", "arange_not_power_of_two"], 1, "bad.py:11: arange_not_power_of_two does not compile: "
+                                                     "arange's range must be a power of 2"),
+        ([BAD, "-k", "dot_shapes"], 1, "bad.py:20: dot_shapes does not compile: input and other must have equal"),
+        ([BAD, "-k", "undefined_name"], 1, "bad.py:26: undefined_name does not compile: NameError: "
+                                           "undefined_thing is not defined"),
+        ([BAD, "-k", "calls_bad_helper"], 1, "bad.py:31: calls_bad_helper does not compile: arange's range"),
+    ],
+)
+def test_bad_input_gets_one_clear_message(cli, args, code, message):
+    result = cli("dump", *args, "--json", expect=code)
+    assert message in result.stderr
+    assert result.stdout == ""
+
+
+def test_compile_error_shows_the_source_line_and_call_site(cli):
+    err = cli("dump", BAD, "-k", "calls_bad_helper", "-t", "sm90", expect=1).stderr
+    assert "offs = tl.arange(0, 100)" in err and "called from" in err and "bad.py:37: bad_helper(x_ptr)" in err
+
+
+def test_debug_shows_the_traceback(cli):
+    result = cli.runner.invoke(__import__("tritonscope.cli").cli.app, ["dump", "missing.py", "--debug"])
+    assert result.exit_code == 2 and "Traceback" in result.stderr
+
+
+def _imports_after(argv: list[str]) -> set[str]:
+    code = (
+        "import sys\nfrom typer.testing import CliRunner\nfrom tritonscope.cli import app\n"
+        f"r = CliRunner().invoke(app, {argv!r})\nassert r.exit_code == 0, r.stderr\n"
+        "print(' '.join(sorted(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    return set(out.split())
+
+
+def test_help_imports_neither_torch_nor_tritons_compiler():
+    modules = _imports_after(["--help"])
+    assert "torch" not in modules and "triton.compiler" not in modules and "triton" not in modules
+
+
+def test_dump_never_imports_torch():
+    assert "torch" not in _imports_after(["dump", "sample:layernorm", "-t", "sm90", "--json"])
+    assert "torch" not in _imports_after(["dump", "sample:add_op", "-t", "gfx942", "--json"])
+
+
+def test_auto_target_without_a_gpu_says_so(cli):
+    from tritonscope.targets import local_target
+
+    if local_target() is not None:
+        pytest.skip("a GPU is visible here")
+    result = cli("dump", "sample:double", "--json")
+    assert "no GPU visible: compiling for sm90" in result.stderr
+    assert json.loads(result.stdout)["variant"]["target"] == "sm90"
+
+
+def test_help_has_examples(cli):
+    assert "tritonscope dump sample:matmul -o out/" in cli("dump", "--help").stdout
+    assert Path(__file__).parent.joinpath("kernels").is_dir()

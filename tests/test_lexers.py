@@ -1,0 +1,63 @@
+"""Our Pygments lexers on the real IR of every sample: no Error tokens, and the right token types."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import compiled
+from pygments.lexers import get_lexer_by_name
+from pygments.token import Error
+
+from tritonscope.lexers import AMDGCNLexer, Layout, Location, Op, Register, SASSLexer, TTGIRLexer, TTIRLexer, Type
+from tritonscope.model import Stage
+from tritonscope.samples import all_samples
+
+OURS = {Stage.TTIR: TTIRLexer, Stage.TTGIR: TTGIRLexer, Stage.SASS: SASSLexer, Stage.AMDGCN: AMDGCNLexer}
+
+
+def _tokens(lexer, text):
+    return list(lexer().get_tokens(text))
+
+
+@pytest.mark.parametrize("target", ["sm90", "gfx942"])
+@pytest.mark.parametrize("sample", [s.name for s in all_samples()])
+def test_no_error_tokens_on_real_ir(sample, target):
+    c = compiled(f"sample:{sample}", target)
+    for stage, lexer in OURS.items():
+        if stage in c.stages:
+            errors = [value for token, value in _tokens(lexer, c.stages[stage]) if token in Error]
+            assert not errors, f"{stage.value}: {errors[:5]}"
+
+
+def _values(tokens, kind):
+    return {value for token, value in tokens if token in kind}
+
+
+def test_mlir_tokens_tell_ops_types_layouts_and_locations_apart():
+    c = compiled("sample:matmul", "sm90")
+    tokens = _tokens(TTGIRLexer, c.stages[Stage.TTGIR])
+    assert {"ttg.async_copy_global_to_local", "ttng.warp_group_dot", "arith.addi", "scf.for"} <= _values(tokens, Op)
+    assert {"tensor", "!tt.ptr"} <= _values(tokens, Type)
+    assert {"#blocked", "#mma", "#shared"} <= _values(tokens, Layout)
+    assert any(v.startswith("loc(") for v in _values(tokens, Location)) and "#loc1" in _values(tokens, Location)
+    assert len({Op, Type, Layout, Location}) == 4  # four distinct token types
+
+
+def test_sass_tokens():
+    tokens = _tokens(SASSLexer, compiled("sample:vector_add", "sm90").stages[Stage.SASS])
+    assert {"LDG.E.128", "STG.E.128", "EXIT"} <= _values(tokens, Op)
+    assert {"R0", "UR4", "RZ"} <= _values(tokens, Register)
+    assert any(v.startswith('//## File "') for v in _values(tokens, Location))
+
+
+def test_amdgcn_tokens():
+    tokens = _tokens(AMDGCNLexer, compiled("sample:matmul", "gfx942").stages[Stage.AMDGCN])
+    ops = _values(tokens, Op)
+    assert any(op.startswith("v_mfma") for op in ops) and "s_endpgm" in ops
+    assert "v0" in _values(tokens, Register)
+    assert any(v.startswith(".loc") for v in _values(tokens, Location))
+
+
+@pytest.mark.parametrize(("alias", "lexer"), [("ttir", TTIRLexer), ("ttgir", TTGIRLexer), ("nvsass", SASSLexer),
+                                              ("amdgcn", AMDGCNLexer)])
+def test_lexers_are_registered_with_pygments(alias, lexer):
+    assert type(get_lexer_by_name(alias)) is lexer  # through the pygments.lexers entry point

@@ -1,0 +1,106 @@
+"""Specialization: the user's flags become the signature, hints and constants Triton would use."""
+
+from __future__ import annotations
+
+import itertools
+import shlex
+
+import pytest
+from conftest import KERNELS, compiled
+
+from tritonscope.errors import UsageError
+from tritonscope.load import load_file
+from tritonscope.specialize import VariantRequest, specialize, specialize_scalar
+from tritonscope.targets import TARGETS
+
+VALUES = [0, 1, 2, 16, 4096, 4099, -16, -3, 2**31 - 16, 2**31, 2**40, 2**63 + 16, 2**64 - 1, -(2**40), 1.5, True]
+
+
+@pytest.mark.parametrize(("specialize_it", "align"), list(itertools.product([True, False], repeat=2)))
+def test_scalar_rules_equal_tritons_launcher(specialize_it, align):
+    from triton._C.libtriton import native_specialize_impl  # Triton 3.6's own launcher code
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import make_backend
+
+    for target in (GPUTarget("cuda", 90, 32), GPUTarget("hip", "gfx942", 64)):
+        backend = type(make_backend(target))
+        for value in VALUES:
+            type_, key = native_specialize_impl(backend, value, False, specialize_it, align)
+            hint = "" if type_ == "constexpr" else key or ""  # for a constant, Triton's key is the value
+            assert specialize_scalar(value, specialize_it, align) == (type_, hint), value
+
+
+def _variant(file, target="sm90", **flags):
+    loaded = load_file(file)
+    request = VariantRequest(file=file, target=target, **flags)
+    return specialize(loaded.pick(request.kernel), request, loaded.defaults, TARGETS[target])
+
+
+def test_values_specialize_as_at_a_launch():
+    v = _variant("sample:vector_add", args=("n_elements=1",))
+    assert v.signature["n_elements"] == "constexpr" and v.arguments["n_elements"] == "1"
+    v = _variant("sample:vector_add", args=("n_elements=4096",))
+    assert (v.signature["n_elements"], v.hints["n_elements"]) == ("i32", "D")
+    v = _variant("sample:vector_add", args=("n_elements=4099",))
+    assert v.signature["n_elements"] == "i32" and "n_elements" not in v.hints
+    assert v.hints["x_ptr"] == "D"  # pointers are 16-byte aligned, as torch allocations are
+    v = _variant("sample:vector_add", args=("n_elements=4096",), specialize=False)
+    assert v.hints == {} and v.signature["n_elements"] == "i32"
+    assert _variant("sample:vector_add", target="gfx942").hints["x_ptr"] == "DS"  # AMD buffer ops
+
+
+def test_types_dtype_and_defaults():
+    v = _variant("sample:vector_add", args=("x_ptr=*bf16", "n_elements=i64"), dtype="fp16")
+    assert v.signature == {"x_ptr": "*bf16", "y_ptr": "*fp16", "output_ptr": "*fp16", "n_elements": "i64",
+                           "BLOCK_SIZE": "constexpr"}
+    assert v.constexprs == {"BLOCK_SIZE": 1024}  # from the sample's tritonscope_defaults
+    v = _variant(str(KERNELS / "mixed.py"), kernel="scale_kernel", constexprs=("BLOCK=64", "DTYPE=tl.bfloat16"))
+    assert v.constexprs == {"BLOCK": 64, "DTYPE": "bf16"}
+    assert v.signature["scale"] == "fp32" and v.signature["row_stride"] == "i32"
+
+
+def test_autotune_config_and_heuristics():
+    v = _variant(str(KERNELS / "mixed.py"), kernel="tuned_kernel", config=1)
+    assert v.constexprs == {"BLOCK": 512} and v.options == {"num_warps": 8, "num_stages": 3, "num_ctas": 1}
+    v = _variant(str(KERNELS / "mixed.py"), kernel="tuned_kernel", num_warps=2)
+    assert v.constexprs == {"BLOCK": 128} and v.options["num_warps"] == 2  # the flag beats the config
+    v = _variant(str(KERNELS / "mixed.py"), kernel="row_kernel", args=("n=300",))
+    assert v.constexprs == {"BLOCK": 512}  # next_power_of_2(300), computed by the file's heuristic
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        ({"config": 2, "kernel": "tuned_kernel"}, "has 2 autotune configs, numbered 0 to 1"),
+        ({"config": 0, "kernel": "scale_kernel"}, "is not autotuned"),
+        ({"kernel": "scale_kernel"}, "needs a value for constexpr BLOCK"),
+        ({"kernel": "scale_kernel", "constexprs": ("BLOCK=abc",)}, "bad value for constexpr BLOCK: 'abc'"),
+        ({"kernel": "scale_kernel", "constexprs": ("BLOCK=64",), "args": ("in_ptr=7",)}, "in_ptr is a pointer"),
+        ({"kernel": "scale_kernel", "constexprs": ("BLOCK=64",), "args": ("n=lots",)}, "bad value for argument n"),
+        ({"kernel": "scale_kernel", "constexprs": ("BLOCK",)}, "expects NAME=VALUE"),
+        ({"kernel": "scale_kernel", "dtype": "fp13"}, "unknown dtype 'fp13'"),
+    ],
+)
+def test_bad_requests_say_what_is_wrong(flags, message):
+    with pytest.raises(UsageError, match=message.replace("(", r"\(")):
+        _variant(str(KERNELS / "mixed.py"), **flags)
+
+
+def test_heuristic_without_the_value_it_needs():
+    from tritonscope.errors import KernelFileError
+
+    with pytest.raises(KernelFileError, match="heuristic for BLOCK of row_kernel raised KeyError"):
+        _variant(str(KERNELS / "mixed.py"), kernel="row_kernel")
+
+
+def test_printed_command_line_reproduces_the_variant(cli):
+    import json
+
+    original = compiled("sample:matmul", "sm80", args=("M=1024", "K=1000"), num_stages=2)
+    words = shlex.split(original.variant.command_line())
+    assert words[:3] == ["tritonscope", "dump", "sample:matmul"]
+    again = json.loads(cli(*words[1:], "--json").stdout)
+    assert again["variant"]["signature"] == original.variant.signature
+    assert again["variant"]["hints"] == original.variant.hints
+    assert again["variant"]["constexprs"] == original.variant.constexprs
+    assert again["metadata"]["num_stages"] == 2 and again["resources"]["registers"] == original.resources.registers
