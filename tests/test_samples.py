@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 
 import pytest
@@ -51,28 +50,48 @@ INTERPRETER_CASES = [
 ]
 
 
-def _load_interpreted(name, monkeypatch):
-    monkeypatch.setenv("TRITON_INTERPRET", "1")  # read when @triton.jit runs, i.e. at import
-    spec = importlib.util.spec_from_file_location(f"interpreted_{name}", samples_dir() / f"{name}.py")
+# Triton's interpreter patches triton.language in place, which clashes with real compiles done
+# earlier in the same process: run every case in one fresh process instead.
+_RUN_CASES = """
+import importlib.util, json, os, sys
+os.environ["TRITON_INTERPRET"] = "1"  # read when @triton.jit runs, i.e. at import
+import torch
+results = {}
+for name, sizes in json.loads(sys.argv[1]):
+    torch.manual_seed(0)
+    spec = importlib.util.spec_from_file_location(f"interpreted_{name}", sys.argv[2] + f"/{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module
-
-
-@pytest.mark.parametrize(("name", "sizes"), INTERPRETER_CASES, ids=lambda c: str(c))
-def test_sample_matches_its_torch_reference(name, sizes, monkeypatch):
-    torch = pytest.importorskip("torch")
-    torch.manual_seed(0)
-    module = _load_interpreted(name, monkeypatch)
     size = sizes.pop("size")
     inputs = module.make_inputs(size, device="cpu", **sizes)
-    launches = [module.launch(*inputs)] if name != "matmul_autotune" else [
-        # The autotuner needs a GPU to time configs: run each config by itself.
-        module.launch(*inputs, config=i) for i in range(len(module.matmul_kernel.configs))
-    ]
+    if name == "matmul_autotune":  # the autotuner needs a GPU to time configs: run each config alone
+        outputs = [module.launch(*inputs, config=i) for i in range(len(module.matmul_kernel.configs))]
+    else:
+        outputs = [module.launch(*inputs)]
     expected = module.reference(*inputs).float()
-    tolerance = 2e-2 if inputs[0].dtype == torch.float16 else 1e-5
-    for output in launches:
-        assert output.shape == expected.shape
-        error = (output.float() - expected).abs().max() / expected.abs().max()
-        assert error < tolerance, f"{name}: max relative error {error:.2e}"
+    errors = [((o.float() - expected).abs().max() / expected.abs().max()).item() for o in outputs]
+    shapes = [list(o.shape) == list(expected.shape) for o in outputs]
+    results[f"{name}-{size}"] = {"errors": errors, "shapes_match": all(shapes), "fp16": inputs[0].dtype == torch.float16}
+print(json.dumps(results))
+"""
+
+
+@pytest.fixture(scope="module")
+def interpreter_results():
+    import subprocess
+    import sys
+
+    pytest.importorskip("torch")
+    cases = json.dumps([[name, dict(sizes)] for name, sizes in INTERPRETER_CASES])
+    run = subprocess.run([sys.executable, "-c", _RUN_CASES, cases, str(samples_dir())], capture_output=True,
+                         text=True)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize(("name", "sizes"), INTERPRETER_CASES, ids=[f"{n}-{s['size']}" for n, s in INTERPRETER_CASES])
+def test_sample_matches_its_torch_reference(name, sizes, interpreter_results):
+    result = interpreter_results[f"{name}-{sizes['size']}"]
+    tolerance = 2e-2 if result["fp16"] else 1e-5
+    assert result["shapes_match"]
+    assert result["errors"] and max(result["errors"]) < tolerance, f"{name}: relative errors {result['errors']}"

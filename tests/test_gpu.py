@@ -1,0 +1,70 @@
+"""On a real GPU (marked gpu: skipped where none is visible, as in CI; run on the device machine).
+
+The figures tritonscope computes without a GPU must equal what the CUDA driver reports.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import pytest
+
+from tritonscope.pipeline import compile_request
+from tritonscope.samples import all_samples, samples_dir
+from tritonscope.specialize import VariantRequest
+from tritonscope.targets import local_target
+
+pytestmark = pytest.mark.gpu
+SAMPLES = [s.name for s in all_samples()]
+
+
+def _driver_figures(compilation):
+    """(registers, spills, max active blocks per SM) from the driver for the compiled binary."""
+    from triton.runtime.driver import driver
+
+    device = driver.active.get_current_device()
+    shared = compilation.metadata["shared"]
+    _, function, n_regs, n_spills, _ = driver.active.utils.load_binary(
+        compilation.kernel.name, compilation.binary, shared, device)
+    blocks = ctypes.c_int()
+    cuda = ctypes.CDLL("libcuda.so.1")
+    status = cuda.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+        ctypes.byref(blocks), ctypes.c_void_p(function), compilation.metadata["num_warps"] * 32, ctypes.c_size_t(shared))
+    assert status == 0, f"cuOccupancyMaxActiveBlocksPerMultiprocessor failed: {status}"
+    return n_regs, n_spills, blocks.value
+
+
+@pytest.mark.parametrize("sample", SAMPLES)
+def test_registers_spills_and_occupancy_equal_the_drivers(sample):
+    c = compile_request(VariantRequest(file=f"sample:{sample}", target="auto"))
+    assert c.variant.target == local_target().name
+    n_regs, n_spills, blocks = _driver_figures(c)
+    print(f"{sample}: registers {c.resources.registers} (driver {n_regs}), spills {c.resources.spills} "
+          f"(driver {n_spills}), blocks/SM {c.resources.occupancy.blocks_per_sm} (occupancy API {blocks})")
+    assert (c.resources.registers, c.resources.spills, c.resources.occupancy.blocks_per_sm) == (n_regs, n_spills,
+                                                                                               blocks)
+
+
+GPU_SIZES = {
+    "vector_add": [98432, 100003], "double": [4096, 1023], "softmax": [1823, 7], "matmul": [512, 1000],
+    "matmul_grouped": [512, 777], "matmul_autotune": [512, 1000], "fused_attention": [1024, 1000],
+    "layernorm": [8192, 1000], "add_op": [98432, 12345],
+}
+
+
+@pytest.mark.parametrize(("sample", "size"), [(s, n) for s in SAMPLES for n in GPU_SIZES[s]])
+def test_sample_is_correct_on_the_gpu(sample, size):
+    import importlib.util
+
+    import torch
+
+    torch.manual_seed(0)
+    spec = importlib.util.spec_from_file_location(f"gpu_{sample}", samples_dir() / f"{sample}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    inputs = module.make_inputs(size, device="cuda")
+    output = module.launch(*inputs).float()
+    expected = module.reference(*inputs).float()
+    error = ((output - expected).abs().max() / expected.abs().max()).item()
+    print(f"{sample} size {size}: max relative error {error:.2e}")
+    assert error < (2e-2 if inputs[0].dtype == torch.float16 else 1e-5)
