@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -11,7 +12,6 @@ from tritonscope.cli import app
 from tritonscope.pipeline import compile_request
 from tritonscope.specialize import VariantRequest
 from tritonscope.targets import local_target
-from pathlib import Path
 
 KERNELS = Path(__file__).parent / "kernels"
 
@@ -43,7 +43,7 @@ def cli() -> Cli:
     return Cli()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def compiled(file: str, target: str = "sm90", **flags):
     """A compilation, shared between tests (compiling is the slow part)."""
     for key in ("constexprs", "args"):

@@ -40,8 +40,11 @@ def test_dump_json_document(cli):
 
 
 def test_python_dash_m_runs_the_same_cli():
-    result = subprocess.run([sys.executable, "-m", "tritonscope", "dump", "sample:double", "-t", "sm90", "--json"],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "tritonscope", "dump", "sample:double", "-t", "sm90", "--json"],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["kernel"]["name"] == "double_kernel"
 
@@ -50,8 +53,16 @@ def test_out_dir_gets_every_file(cli, tmp_path):
     out = tmp_path / "out"
     cli("dump", "sample:vector_add", "-t", "sm90", "-o", out)
     names = sorted(p.name for p in out.iterdir())
-    assert names == ["add_kernel.cubin", "add_kernel.ll", "add_kernel.ptx", "add_kernel.sass",
-                     "add_kernel.source.py", "add_kernel.ttgir", "add_kernel.ttir", "report.json"]
+    assert names == [
+        "add_kernel.cubin",
+        "add_kernel.ll",
+        "add_kernel.ptx",
+        "add_kernel.sass",
+        "add_kernel.source.py",
+        "add_kernel.ttgir",
+        "add_kernel.ttir",
+        "report.json",
+    ]
     assert (out / "add_kernel.cubin").read_bytes().startswith(b"\x7fELF")
     assert json.loads((out / "report.json").read_text())["stages"]["ptx"] == (out / "add_kernel.ptx").read_text()
     # Not empty now: refused without --force, replaced with it.
@@ -83,14 +94,23 @@ def test_failed_compile_writes_nothing(cli, tmp_path):
         ([BAD, "-k", "needs_block"], 2, "needs a value for constexpr BLOCK"),
         ([BAD, "-k", "needs_block", "-c", "BLOCK=abc"], 2, "bad value for constexpr BLOCK: 'abc'"),
         ([BAD, "-k", "needs_block", "-c", "BLOCK=64", "-t", "sm42"], 2, "unknown target 'sm42'. Valid targets: sm80"),
-        ([BAD, "-k", "needs_block", "-c", "BLOCK=64", "-t", "gfx942", "--stage", "sass"], 2,
-         "stage 'sass' is not produced for gfx942"),
+        (
+            [BAD, "-k", "needs_block", "-c", "BLOCK=64", "-t", "gfx942", "--stage", "sass"],
+            2,
+            "stage 'sass' is not produced for gfx942",
+        ),
         ([BAD, "-k", "needs_block", "-c", "BLOCK=64", "-w", "3"], 2, "num_warps must be a power of 2"),
-        ([BAD, "-k", "arange_not_power_of_two"], 1, "bad.py:11: arange_not_power_of_two does not compile: "
-                                                     "arange's range must be a power of 2"),
+        (
+            [BAD, "-k", "arange_not_power_of_two"],
+            1,
+            "bad.py:11: arange_not_power_of_two does not compile: arange's range must be a power of 2",
+        ),
         ([BAD, "-k", "dot_shapes"], 1, "bad.py:20: dot_shapes does not compile: input and other must have equal"),
-        ([BAD, "-k", "undefined_name"], 1, "bad.py:26: undefined_name does not compile: NameError: "
-                                           "undefined_thing is not defined"),
+        (
+            [BAD, "-k", "undefined_name"],
+            1,
+            "bad.py:26: undefined_name does not compile: NameError: undefined_thing is not defined",
+        ),
         ([BAD, "-k", "calls_bad_helper"], 1, "bad.py:31: calls_bad_helper does not compile: arange's range"),
     ],
 )

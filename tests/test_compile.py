@@ -12,8 +12,8 @@ from conftest import compiled
 
 from tritonscope.compile import resource_usage
 from tritonscope.model import AMD_STAGES, NVIDIA_STAGES, Stage
-from tritonscope.parsers.cuobjdump import kernel_usage
 from tritonscope.parsers.amdgcn import kernel_metadata, llvm_occupancy
+from tritonscope.parsers.cuobjdump import kernel_usage
 from tritonscope.resources import amd_waves_per_simd, nvidia_occupancy, total_vgprs
 from tritonscope.samples import all_samples
 from tritonscope.targets import TARGETS
@@ -35,8 +35,9 @@ def test_vector_add_every_stage_on_sm90():
     assert c.binary.startswith(b"\x7fELF") and c.binary_ext == "cubin"
 
 
-@pytest.mark.parametrize(("target", "dot_op", "sass_op"), [("sm90", "ttng.warp_group_dot", "HGMMA"),
-                                                           ("sm80", "tt.dot", "HMMA")])
+@pytest.mark.parametrize(
+    ("target", "dot_op", "sass_op"), [("sm90", "ttng.warp_group_dot", "HGMMA"), ("sm80", "tt.dot", "HMMA")]
+)
 def test_matmul_uses_the_tensor_cores(target, dot_op, sass_op):
     c = compiled("sample:matmul", target)
     assert dot_op in c.stages[Stage.TTGIR]
@@ -58,8 +59,12 @@ def _ptxas_registers(ptx: str, arch: str) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "k.ptx"
         source.write_text(ptx)
-        log = subprocess.run([triton.knobs.nvidia.ptxas.path, "-v", f"--gpu-name={arch}", str(source),
-                              "-o", str(Path(tmp) / "k.o")], capture_output=True, text=True, check=True).stderr
+        log = subprocess.run(
+            [triton.knobs.nvidia.ptxas.path, "-v", f"--gpu-name={arch}", str(source), "-o", str(Path(tmp) / "k.o")],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stderr
     return int(re.search(r"Used (\d+) registers", log).group(1))
 
 
@@ -79,8 +84,7 @@ def test_amd_figures_match_llvm(sample):
     fields = kernel_metadata(c.stages[Stage.AMDGCN])
     assert c.resources.registers == total_vgprs(fields) > 0
     # LLVM's own waves-per-SIMD estimate counts registers only (Triton's LDS is dynamic).
-    assert amd_waves_per_simd(TARGETS["gfx942"].limits, c.resources.registers) == llvm_occupancy(
-        c.stages[Stage.AMDGCN])
+    assert amd_waves_per_simd(TARGETS["gfx942"].limits, c.resources.registers) == llvm_occupancy(c.stages[Stage.AMDGCN])
     assert c.resources.shared_bytes >= c.metadata["shared"]
 
 

@@ -25,11 +25,13 @@ def _driver_figures(compilation):
     device = driver.active.get_current_device()
     shared = compilation.metadata["shared"]
     _, function, n_regs, n_spills, _ = driver.active.utils.load_binary(
-        compilation.kernel.name, compilation.binary, shared, device)
+        compilation.kernel.name, compilation.binary, shared, device
+    )
     blocks = ctypes.c_int()
     cuda = ctypes.CDLL("libcuda.so.1")
     status = cuda.cuOccupancyMaxActiveBlocksPerMultiprocessor(
-        ctypes.byref(blocks), ctypes.c_void_p(function), compilation.metadata["num_warps"] * 32, ctypes.c_size_t(shared))
+        ctypes.byref(blocks), ctypes.c_void_p(function), compilation.metadata["num_warps"] * 32, ctypes.c_size_t(shared)
+    )
     assert status == 0, f"cuOccupancyMaxActiveBlocksPerMultiprocessor failed: {status}"
     return n_regs, n_spills, blocks.value
 
@@ -39,16 +41,27 @@ def test_registers_spills_and_occupancy_equal_the_drivers(sample):
     c = compile_request(VariantRequest(file=f"sample:{sample}", target="auto"))
     assert c.variant.target == local_target().name
     n_regs, n_spills, blocks = _driver_figures(c)
-    print(f"{sample}: registers {c.resources.registers} (driver {n_regs}), spills {c.resources.spills} "
-          f"(driver {n_spills}), blocks/SM {c.resources.occupancy.blocks_per_sm} (occupancy API {blocks})")
-    assert (c.resources.registers, c.resources.spills, c.resources.occupancy.blocks_per_sm) == (n_regs, n_spills,
-                                                                                               blocks)
+    print(
+        f"{sample}: registers {c.resources.registers} (driver {n_regs}), spills {c.resources.spills} "
+        f"(driver {n_spills}), blocks/SM {c.resources.occupancy.blocks_per_sm} (occupancy API {blocks})"
+    )
+    assert (c.resources.registers, c.resources.spills, c.resources.occupancy.blocks_per_sm) == (
+        n_regs,
+        n_spills,
+        blocks,
+    )
 
 
 GPU_SIZES = {
-    "vector_add": [98432, 100003], "double": [4096, 1023], "softmax": [1823, 7], "matmul": [512, 1000],
-    "matmul_grouped": [512, 777], "matmul_autotune": [512, 1000], "fused_attention": [1024, 1000],
-    "layernorm": [8192, 1000], "add_op": [98432, 12345],
+    "vector_add": [98432, 100003],
+    "double": [4096, 1023],
+    "softmax": [1823, 7],
+    "matmul": [512, 1000],
+    "matmul_grouped": [512, 777],
+    "matmul_autotune": [512, 1000],
+    "fused_attention": [1024, 1000],
+    "layernorm": [8192, 1000],
+    "add_op": [98432, 12345],
 }
 
 

@@ -7,7 +7,17 @@ from conftest import compiled
 from pygments.lexers import get_lexer_by_name
 from pygments.token import Error
 
-from tritonscope.lexers import AMDGCNLexer, Layout, Location, Op, Register, SASSLexer, TTGIRLexer, TTIRLexer, Type
+from tritonscope.lexers import (
+    AMDGCNLexer,
+    Layout,
+    Location,
+    Op,
+    Register,
+    SASSLexer,
+    TTGIRLexer,
+    TTIRLexer,
+    Type,
+)
 from tritonscope.model import Stage
 from tritonscope.samples import all_samples
 
@@ -57,7 +67,8 @@ def test_amdgcn_tokens():
     assert any(v.startswith(".loc") for v in _values(tokens, Location))
 
 
-@pytest.mark.parametrize(("alias", "lexer"), [("ttir", TTIRLexer), ("ttgir", TTGIRLexer), ("nvsass", SASSLexer),
-                                              ("amdgcn", AMDGCNLexer)])
+@pytest.mark.parametrize(
+    ("alias", "lexer"), [("ttir", TTIRLexer), ("ttgir", TTGIRLexer), ("nvsass", SASSLexer), ("amdgcn", AMDGCNLexer)]
+)
 def test_lexers_are_registered_with_pygments(alias, lexer):
     assert type(get_lexer_by_name(alias)) is lexer  # through the pygments.lexers entry point

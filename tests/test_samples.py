@@ -71,7 +71,8 @@ for name, sizes in json.loads(sys.argv[1]):
     expected = module.reference(*inputs).float()
     errors = [((o.float() - expected).abs().max() / expected.abs().max()).item() for o in outputs]
     shapes = [list(o.shape) == list(expected.shape) for o in outputs]
-    results[f"{name}-{size}"] = {"errors": errors, "shapes_match": all(shapes), "fp16": inputs[0].dtype == torch.float16}
+    fp16 = inputs[0].dtype == torch.float16
+    results[f"{name}-{size}"] = {"errors": errors, "shapes_match": all(shapes), "fp16": fp16}
 print(json.dumps(results))
 """
 
@@ -83,8 +84,7 @@ def interpreter_results():
 
     pytest.importorskip("torch")
     cases = json.dumps([[name, dict(sizes)] for name, sizes in INTERPRETER_CASES])
-    run = subprocess.run([sys.executable, "-c", _RUN_CASES, cases, str(samples_dir())], capture_output=True,
-                         text=True)
+    run = subprocess.run([sys.executable, "-c", _RUN_CASES, cases, str(samples_dir())], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-3000:]
     return json.loads(run.stdout.strip().splitlines()[-1])
 

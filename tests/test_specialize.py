@@ -51,8 +51,13 @@ def test_values_specialize_as_at_a_launch():
 
 def test_types_dtype_and_defaults():
     v = _variant("sample:vector_add", args=("x_ptr=*bf16", "n_elements=i64"), dtype="fp16")
-    assert v.signature == {"x_ptr": "*bf16", "y_ptr": "*fp16", "output_ptr": "*fp16", "n_elements": "i64",
-                           "BLOCK_SIZE": "constexpr"}
+    assert v.signature == {
+        "x_ptr": "*bf16",
+        "y_ptr": "*fp16",
+        "output_ptr": "*fp16",
+        "n_elements": "i64",
+        "BLOCK_SIZE": "constexpr",
+    }
     assert v.constexprs == {"BLOCK_SIZE": 1024}  # from the sample's tritonscope_defaults
     v = _variant(str(KERNELS / "mixed.py"), kernel="scale_kernel", constexprs=("BLOCK=64", "DTYPE=tl.bfloat16"))
     assert v.constexprs == {"BLOCK": 64, "DTYPE": "bf16"}

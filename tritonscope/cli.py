@@ -11,7 +11,7 @@ import sys
 import traceback
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -31,42 +31,76 @@ app = typer.Typer(
 
 # --- options shared by every command that compiles a kernel ----------------------------------
 
-FileArg = Annotated[str, typer.Argument(help="A kernel file (path/to/kernels.py) or a bundled sample (sample:NAME).",
-                                        metavar="FILE")]
-KernelOpt = Annotated[Optional[str], typer.Option("--kernel", "-k", help="Kernel to compile; needed only when "
-                                                  "the file has more than one.")]
-ConstexprOpt = Annotated[Optional[list[str]], typer.Option(
-    "--constexpr", "-c", metavar="NAME=VALUE",
-    help="A constexpr value: int, float, true/false, or a dtype (fp16, tl.float16). Repeatable.")]
-ArgOpt = Annotated[Optional[list[str]], typer.Option(
-    "--arg", "-a", metavar="NAME=SPEC",
-    help="An argument's Triton type (*fp16, i64, fp32) or a scalar's value (n=4096, eps=1e-5), "
-    "specialized as Triton's launcher would. Repeatable.")]
-DtypeOpt = Annotated[Optional[str], typer.Option("--dtype", help="Element type of pointers not given with -a "
-                                                 "(default fp32).")]
-TargetOpt = Annotated[str, typer.Option("--target", "-t", help="sm80, sm86, sm89, sm90, sm100, sm120, gfx90a, "
-                                        "gfx942, gfx950, or auto: the local GPU, else sm90.")]
-WarpsOpt = Annotated[Optional[int], typer.Option("--num-warps", "-w", help="Warps per program.")]
-StagesOpt = Annotated[Optional[int], typer.Option("--num-stages", "-s", help="Software pipelining depth.")]
-CtasOpt = Annotated[Optional[int], typer.Option("--num-ctas", help="CTAs per cluster (sm90+).")]
-MaxnregOpt = Annotated[Optional[int], typer.Option("--maxnreg", help="Register cap per thread (NVIDIA).")]
-ConfigOpt = Annotated[Optional[int], typer.Option("--config", help="Autotune config to compile (default 0); "
-                                                  "`tritonscope list` numbers them.")]
-NoSpecializeOpt = Annotated[bool, typer.Option("--no-specialize", help="Drop all specialization hints "
-                                               "(divisibility, alignment, constant 1).")]
+FileArg = Annotated[
+    str, typer.Argument(help="A kernel file (path/to/kernels.py) or a bundled sample (sample:NAME).", metavar="FILE")
+]
+KernelOpt = Annotated[
+    str | None, typer.Option("--kernel", "-k", help="Kernel to compile; needed only when the file has more than one.")
+]
+ConstexprOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--constexpr",
+        "-c",
+        metavar="NAME=VALUE",
+        help="A constexpr value: int, float, true/false, or a dtype (fp16, tl.float16). Repeatable.",
+    ),
+]
+ArgOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--arg",
+        "-a",
+        metavar="NAME=SPEC",
+        help="An argument's Triton type (*fp16, i64, fp32) or a scalar's value (n=4096, eps=1e-5), "
+        "specialized as Triton's launcher would. Repeatable.",
+    ),
+]
+DtypeOpt = Annotated[
+    str | None, typer.Option("--dtype", help="Element type of pointers not given with -a (default fp32).")
+]
+TargetOpt = Annotated[
+    str,
+    typer.Option(
+        "--target",
+        "-t",
+        help="sm80, sm86, sm89, sm90, sm100, sm120, gfx90a, gfx942, gfx950, or auto: the local GPU, else sm90.",
+    ),
+]
+WarpsOpt = Annotated[int | None, typer.Option("--num-warps", "-w", help="Warps per program.")]
+StagesOpt = Annotated[int | None, typer.Option("--num-stages", "-s", help="Software pipelining depth.")]
+CtasOpt = Annotated[int | None, typer.Option("--num-ctas", help="CTAs per cluster (sm90+).")]
+MaxnregOpt = Annotated[int | None, typer.Option("--maxnreg", help="Register cap per thread (NVIDIA).")]
+ConfigOpt = Annotated[
+    int | None,
+    typer.Option("--config", help="Autotune config to compile (default 0); `tritonscope list` numbers them."),
+]
+NoSpecializeOpt = Annotated[
+    bool, typer.Option("--no-specialize", help="Drop all specialization hints (divisibility, alignment, constant 1).")
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document instead (docs/json-schema.md).")]
 NoPagerOpt = Annotated[bool, typer.Option("--no-pager", help="Never page long output on a terminal.")]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show Python tracebacks for errors.")]
 
 
-def _request(file, kernel, constexpr, arg, dtype, target, num_warps, num_stages, num_ctas, maxnreg, config,
-             no_specialize):
+def _request(
+    file, kernel, constexpr, arg, dtype, target, num_warps, num_stages, num_ctas, maxnreg, config, no_specialize
+):
     from .specialize import VariantRequest
 
     return VariantRequest(
-        file=file, kernel=kernel, constexprs=tuple(constexpr or ()), args=tuple(arg or ()), dtype=dtype,
-        target=target, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas, maxnreg=maxnreg,
-        config=config, specialize=not no_specialize,
+        file=file,
+        kernel=kernel,
+        constexprs=tuple(constexpr or ()),
+        args=tuple(arg or ()),
+        dtype=dtype,
+        target=target,
+        num_warps=num_warps,
+        num_stages=num_stages,
+        num_ctas=num_ctas,
+        maxnreg=maxnreg,
+        config=config,
+        specialize=not no_specialize,
     )
 
 
@@ -121,8 +155,9 @@ def _version_callback(value: bool):
 
 @app.callback()
 def _main(
-    version: Annotated[bool, typer.Option("--version", callback=_version_callback, is_eager=True,
-                                         help="Show the version and exit.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version_callback, is_eager=True, help="Show the version and exit.")
+    ] = False,
 ):
     """See what the Triton compiler does to a GPU kernel."""
 
@@ -145,8 +180,10 @@ def samples(json_out: JsonOpt = False, debug: DebugOpt = False):
         if json_out:
             import json
 
-            rows = [{"name": s.name, "kernels": list(s.kernels), "description": s.description, "path": str(s.path)}
-                    for s in found]
+            rows = [
+                {"name": s.name, "kernels": list(s.kernels), "description": s.description, "path": str(s.path)}
+                for s in found
+            ]
             sys.stdout.write(json.dumps(rows, indent=2) + "\n")
             return
         table = Table(title="sample kernels", title_justify="left")
@@ -190,15 +227,23 @@ def dump(
     maxnreg: MaxnregOpt = None,
     config: ConfigOpt = None,
     no_specialize: NoSpecializeOpt = False,
-    stage: Annotated[Optional[str], typer.Option(
-        "--stage", metavar="LIST",
-        help="Stages to show, comma-separated: source, ttir, ttgir, llir, ptx, sass (NVIDIA) / amdgcn (AMD). "
-        "Default: all.")] = None,
-    side_by_side: Annotated[bool, typer.Option("--side-by-side", help="Show the two stages given with --stage "
-                                               "in columns.")] = False,
+    stage: Annotated[
+        str | None,
+        typer.Option(
+            "--stage",
+            metavar="LIST",
+            help="Stages to show, comma-separated: source, ttir, ttgir, llir, ptx, sass (NVIDIA) / amdgcn (AMD). "
+            "Default: all.",
+        ),
+    ] = None,
+    side_by_side: Annotated[
+        bool, typer.Option("--side-by-side", help="Show the two stages given with --stage in columns.")
+    ] = False,
     json_out: JsonOpt = False,
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", metavar="DIR",
-                                                help="Write each stage, the binary and report.json into DIR.")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", metavar="DIR", help="Write each stage, the binary and report.json into DIR."),
+    ] = None,
     force: Annotated[bool, typer.Option("--force", help="With --out: replace a non-empty DIR.")] = False,
     no_pager: NoPagerOpt = False,
     debug: DebugOpt = False,
@@ -222,8 +267,9 @@ def dump(
         from .pipeline import compile_request, select_stages
         from .targets import resolve
 
-        request = _request(file, kernel, constexpr, arg, dtype, target, num_warps, num_stages, num_ctas,
-                           maxnreg, config, no_specialize)
+        request = _request(
+            file, kernel, constexpr, arg, dtype, target, num_warps, num_stages, num_ctas, maxnreg, config, no_specialize
+        )
         chosen = select_stages(stage, resolve(target)[0]) if stage is not None else None
         if side_by_side and (chosen is None or len(chosen) != 2):
             raise UsageError("--side-by-side needs exactly two stages, e.g. --stage ttgir,ptx")
@@ -249,8 +295,9 @@ def dump(
             return
         if out is not None:
             return
-        _show(compilation, chosen or select_stages(None, resolve(compilation.variant.target)[0]), side_by_side,
-              no_pager)
+        _show(
+            compilation, chosen or select_stages(None, resolve(compilation.variant.target)[0]), side_by_side, no_pager
+        )
 
 
 def _show(compilation, stages, side, no_pager: bool) -> None:

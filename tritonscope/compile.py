@@ -6,6 +6,7 @@ between Triton releases live in the small shim at the top.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import subprocess
@@ -130,8 +131,26 @@ def _plain_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
 
 
 def disassemble(cubin: bytes) -> str:
-    """SASS with nvdisasm's line information (`//## File "...", line N`) kept for the line map."""
-    return _run_on_binary(_nvidia_tool("nvdisasm"), ["-c", "-gi"], cubin)
+    """SASS with nvdisasm's line information (`//## File "...", line N`) kept for the line map.
+
+    nvdisasm spends about 0.3 s starting up whatever the kernel, so its output is kept
+    beside Triton's cache, keyed by the cubin, and a warm run does not pay it again.
+    """
+    tool = _nvidia_tool("nvdisasm")
+    key = hashlib.sha256(cubin + tool.encode()).hexdigest()
+    cached = Path(triton.knobs.cache.dir) / "tritonscope" / f"{key}.sass"
+    if cached.is_file():
+        return cached.read_text()
+    sass = _run_on_binary(tool, ["-c", "-gi"], cubin)
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=cached.parent, prefix=f".{key}.")
+        with os.fdopen(fd, "w") as handle:
+            handle.write(sass)
+        os.replace(tmp, cached)  # whole or not at all, even with several tritonscope running
+    except OSError:
+        pass  # a read-only cache only costs time
+    return sass
 
 
 def resource_usage(cubin: bytes) -> str:

@@ -91,7 +91,7 @@ class _FunctionReader:
     @staticmethod
     def _pointer_arguments(call: ast.Call, callee: ast.FunctionDef, callee_pointers: set[str]):
         names = [a.arg for a in callee.args.posonlyargs + callee.args.args]
-        for name, arg in zip(names, call.args):
+        for name, arg in zip(names, call.args, strict=False):  # a call may pass fewer (defaults)
             if name in callee_pointers:
                 yield arg
         for kw in call.keywords:

@@ -43,9 +43,12 @@ class MLIRLexer(RegexLexer):
             (r"\b[a-z_][\w]*(\.[\w]+)+(?=\s*=)", Name.Attribute),  # tt.divisibility = 16
             (r"\b[A-Za-z_][\w]*(?=\s*=)", Name.Attribute),  # sizePerThread = [1, 4]
             (r"\b[a-z_]\w*(\.[\w]+)+", Op),  # tt.load, arith.addi, scf.for
-            (r"\b(module|attributes|func|public|private|to|step|iter_args|dense|true|false|"
-             r"loc|unknown|fused|callsite|at|nsw|nuw|eq|ne|slt|sle|sgt|sge|ult|ule|ugt|uge|"
-             r"olt|ole|ogt|oge|oeq|one)\b", Keyword),
+            (
+                r"\b(module|attributes|func|public|private|to|step|iter_args|dense|true|false|"
+                r"loc|unknown|fused|callsite|at|nsw|nuw|eq|ne|slt|sle|sgt|sge|ult|ule|ugt|uge|"
+                r"olt|ole|ogt|oge|oeq|one)\b",
+                Keyword,
+            ),
             (r"0x[0-9a-fA-F]+", Number.Hex),
             (r"-?\d+\.\d*([eE][-+]?\d+)?|-?\d+[eE][-+]?\d+", Number.Float),
             (r"-?\d+", Number.Integer),
@@ -159,4 +162,3 @@ def lexer_for(alias: str):
     from pygments.lexers import get_lexer_by_name
 
     return get_lexer_by_name(alias)
-

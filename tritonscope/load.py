@@ -52,9 +52,7 @@ class LoadedFile:
         candidates = [k for k in self.kernels if not k.spec.is_helper]
         if len(candidates) == 1:
             return candidates[0]
-        raise UsageError(
-            f"{self.path.name} has {len(candidates)} kernels: {self._names()}. Choose one with -k NAME."
-        )
+        raise UsageError(f"{self.path.name} has {len(candidates)} kernels: {self._names()}. Choose one with -k NAME.")
 
     def _names(self) -> str:
         return ", ".join(k.spec.name for k in self.kernels if not k.spec.is_helper)
@@ -62,7 +60,7 @@ class LoadedFile:
 
 def resolve_path(given: str) -> Path:
     if given.startswith(samples.PREFIX):
-        return samples.sample_path(given[len(samples.PREFIX):])
+        return samples.sample_path(given[len(samples.PREFIX) :])
     path = Path(given).expanduser()
     if not path.exists():
         raise KernelFileError(f"no such file: {given}")
@@ -111,9 +109,7 @@ def _execute(path: Path):
             raise
         line = _line_in_file(exc, path)
         where = f"{path}:{line}" if line else str(path)
-        raise KernelFileError(
-            f"{where}: the file raised {type(exc).__name__} while being imported: {exc}"
-        ) from exc
+        raise KernelFileError(f"{where}: the file raised {type(exc).__name__} while being imported: {exc}") from exc
     finally:
         sys.path.remove(str(path.parent))
     return module

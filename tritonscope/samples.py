@@ -43,9 +43,7 @@ def sample_path(name: str) -> Path:
 def _describe(path: Path) -> Sample:
     tree = ast.parse(path.read_text(), filename=str(path))
     doc = (ast.get_docstring(tree) or "").strip().splitlines()
-    kernels = tuple(
-        node.name for node in tree.body if isinstance(node, ast.FunctionDef) and _is_jit(node)
-    )
+    kernels = tuple(node.name for node in tree.body if isinstance(node, ast.FunctionDef) and _is_jit(node))
     return Sample(path.stem, path, kernels, doc[0] if doc else "")
 
 

@@ -20,16 +20,48 @@ _I32 = (-(2**31), 2**31 - 1)
 _U64 = (2**63, 2**64 - 1)
 
 SCALAR_TYPES = (
-    "u1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
-    "fp8e4nv", "fp8e5", "fp8e4b15", "fp8e4b8", "fp8e5b16", "fp16", "bf16", "fp32", "fp64",
+    "u1",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "fp8e4nv",
+    "fp8e5",
+    "fp8e4b15",
+    "fp8e4b8",
+    "fp8e5b16",
+    "fp16",
+    "bf16",
+    "fp32",
+    "fp64",
 )
 _TYPE_ALIASES = {
-    "bool": "u1", "int1": "u1", "i1": "u1",
-    "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
-    "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
-    "float16": "fp16", "half": "fp16", "bfloat16": "bf16",
-    "float32": "fp32", "float": "fp32", "float64": "fp64", "double": "fp64",
-    "float8_e4m3fn": "fp8e4nv", "float8e4nv": "fp8e4nv", "float8_e5m2": "fp8e5", "float8e5": "fp8e5",
+    "bool": "u1",
+    "int1": "u1",
+    "i1": "u1",
+    "int8": "i8",
+    "int16": "i16",
+    "int32": "i32",
+    "int64": "i64",
+    "uint8": "u8",
+    "uint16": "u16",
+    "uint32": "u32",
+    "uint64": "u64",
+    "float16": "fp16",
+    "half": "fp16",
+    "bfloat16": "bf16",
+    "float32": "fp32",
+    "float": "fp32",
+    "float64": "fp64",
+    "double": "fp64",
+    "float8_e4m3fn": "fp8e4nv",
+    "float8e4nv": "fp8e4nv",
+    "float8_e5m2": "fp8e5",
+    "float8e5": "fp8e5",
 }
 
 
@@ -164,7 +196,7 @@ def specialize(kernel: LoadedKernel, request: VariantRequest, file_defaults: dic
     signature: dict[str, str] = {}
     hints: dict[str, str] = {}
     values: dict[str, Any] = {}  # what heuristics see: argument values or pointer stand-ins
-    for param, jit_param in zip(spec.params, kernel.jit.params):
+    for param, jit_param in zip(spec.params, kernel.jit.params, strict=True):
         if param.kind == ParamKind.CONSTEXPR:
             signature[param.name] = "constexpr"
             continue

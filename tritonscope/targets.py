@@ -62,18 +62,39 @@ _KIB = 1024
 TARGETS: dict[str, Target] = {
     t.name: t
     for t in [
-        Target("sm80", "cuda", 80, 32, "A100 (Ampere)",
-               NvidiaLimits(shared_per_sm=164 * _KIB, shared_per_block=163 * _KIB)),
-        Target("sm86", "cuda", 86, 32, "RTX 30xx, A40 (Ampere)",
-               NvidiaLimits(max_warps_per_sm=48, max_blocks_per_sm=16,
-                            shared_per_sm=100 * _KIB, shared_per_block=99 * _KIB)),
-        Target("sm89", "cuda", 89, 32, "RTX 40xx, L4, L40 (Ada)",
-               NvidiaLimits(max_warps_per_sm=48, max_blocks_per_sm=24,
-                            shared_per_sm=100 * _KIB, shared_per_block=99 * _KIB)),
+        Target(
+            "sm80", "cuda", 80, 32, "A100 (Ampere)", NvidiaLimits(shared_per_sm=164 * _KIB, shared_per_block=163 * _KIB)
+        ),
+        Target(
+            "sm86",
+            "cuda",
+            86,
+            32,
+            "RTX 30xx, A40 (Ampere)",
+            NvidiaLimits(
+                max_warps_per_sm=48, max_blocks_per_sm=16, shared_per_sm=100 * _KIB, shared_per_block=99 * _KIB
+            ),
+        ),
+        Target(
+            "sm89",
+            "cuda",
+            89,
+            32,
+            "RTX 40xx, L4, L40 (Ada)",
+            NvidiaLimits(
+                max_warps_per_sm=48, max_blocks_per_sm=24, shared_per_sm=100 * _KIB, shared_per_block=99 * _KIB
+            ),
+        ),
         Target("sm90", "cuda", 90, 32, "H100, H200 (Hopper)", NvidiaLimits()),
         Target("sm100", "cuda", 100, 32, "B200 (Blackwell)", NvidiaLimits()),
-        Target("sm120", "cuda", 120, 32, "RTX 50xx (Blackwell)",
-               NvidiaLimits(max_warps_per_sm=48, shared_per_sm=100 * _KIB, shared_per_block=99 * _KIB)),
+        Target(
+            "sm120",
+            "cuda",
+            120,
+            32,
+            "RTX 50xx (Blackwell)",
+            NvidiaLimits(max_warps_per_sm=48, shared_per_sm=100 * _KIB, shared_per_block=99 * _KIB),
+        ),
         Target("gfx90a", "hip", "gfx90a", 64, "MI200 (CDNA2)", AmdLimits()),
         Target("gfx942", "hip", "gfx942", 64, "MI300 (CDNA3)", AmdLimits()),
         Target("gfx950", "hip", "gfx950", 64, "MI350 (CDNA4)", AmdLimits(lds_per_cu=160 * _KIB)),

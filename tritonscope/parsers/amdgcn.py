@@ -15,8 +15,14 @@ from ..errors import TritonscopeError
 _METADATA_FIELD = re.compile(r"^\s*-?\s*\.(\w+):\s+(\d+)\s*$")
 _OCCUPANCY = re.compile(r"^\s*;\s*Occupancy:\s*(\d+)\s*$", re.MULTILINE)
 _FIELDS = (
-    "vgpr_count", "agpr_count", "sgpr_count", "vgpr_spill_count", "sgpr_spill_count",
-    "group_segment_fixed_size", "private_segment_fixed_size", "wavefront_size",
+    "vgpr_count",
+    "agpr_count",
+    "sgpr_count",
+    "vgpr_spill_count",
+    "sgpr_spill_count",
+    "group_segment_fixed_size",
+    "private_segment_fixed_size",
+    "wavefront_size",
 )
 
 

@@ -1,8 +1,8 @@
 """Parses `cuobjdump --dump-resource-usage` output.
 
-    Resource usage:
-     Function add_kernel:
-      REG:26 STACK:0 SHARED:0 LOCAL:0 CONSTANT[0]:576 TEXTURE:0 SURFACE:0 SAMPLER:0
+Resource usage:
+ Function add_kernel:
+  REG:26 STACK:0 SHARED:0 LOCAL:0 CONSTANT[0]:576 TEXTURE:0 SURFACE:0 SAMPLER:0
 """
 
 from __future__ import annotations

@@ -56,8 +56,11 @@ def resource_table(resources: Resources, nvidia: bool) -> RenderableType:
     table.add_row("registers" if nvidia else "VGPRs", str(resources.registers), "per thread")
     if resources.sgprs is not None:
         table.add_row("SGPRs", str(resources.sgprs), "per wavefront")
-    table.add_row("spills", str(resources.spills),
-                  "4-byte words in local memory per thread" if nvidia else "spilled VGPRs + SGPRs")
+    table.add_row(
+        "spills",
+        str(resources.spills),
+        "4-byte words in local memory per thread" if nvidia else "spilled VGPRs + SGPRs",
+    )
     table.add_row("shared memory" if nvidia else "LDS", _bytes(resources.shared_bytes), "per block")
     table.add_row("local memory" if nvidia else "scratch", _bytes(resources.local_bytes), "per thread")
     if nvidia:
@@ -76,8 +79,9 @@ def resource_table(resources: Resources, nvidia: bool) -> RenderableType:
 def stage_panel(c: Compilation, stage: Stage) -> RenderableType:
     text = c.stages[stage]
     start = c.kernel.first_line if stage is Stage.SOURCE else 1
-    syntax = Syntax(text.rstrip("\n"), lexer_for(stage.lexer), theme=THEME, line_numbers=True,
-                    start_line=start, word_wrap=True)
+    syntax = Syntax(
+        text.rstrip("\n"), lexer_for(stage.lexer), theme=THEME, line_numbers=True, start_line=start, word_wrap=True
+    )
     lines = text.count("\n") + 1
     return Panel(syntax, title=f"{stage.title}  ({lines} lines)", title_align="left", border_style="blue")
 
@@ -86,11 +90,19 @@ def side_by_side(c: Compilation, stages: list[Stage]) -> RenderableType:
     table = Table(show_header=True, header_style="bold", expand=True, box=None, padding=(0, 1))
     for stage in stages:
         table.add_column(stage.title, ratio=1, overflow="crop", no_wrap=True)
-    table.add_row(*[
-        Syntax(c.stages[s].rstrip("\n"), lexer_for(s.lexer), theme=THEME, line_numbers=True,
-               start_line=c.kernel.first_line if s is Stage.SOURCE else 1, word_wrap=False)
-        for s in stages
-    ])
+    table.add_row(
+        *[
+            Syntax(
+                c.stages[s].rstrip("\n"),
+                lexer_for(s.lexer),
+                theme=THEME,
+                line_numbers=True,
+                start_line=c.kernel.first_line if s is Stage.SOURCE else 1,
+                word_wrap=False,
+            )
+            for s in stages
+        ]
+    )
     return table
 
 

@@ -66,4 +66,3 @@ def _swap_into_place(staging: Path, out_dir: Path) -> None:
         old.rename(out_dir)
         raise
     shutil.rmtree(old, ignore_errors=True)
-

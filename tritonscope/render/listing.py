@@ -32,6 +32,8 @@ def render(console: Console, loaded: LoadedFile) -> None:
             if p.kind is ParamKind.POINTER and p.type_from != "annotation":
                 type_ = "*fp32 (--dtype)"
             default = repr(p.default) if p.has_default else ""
+            if p.name in loaded.defaults:
+                default = f"{loaded.defaults[p.name]!r} (file)"
             table.add_row(p.name, p.kind.value, type_, default, TYPE_FROM[p.type_from])
         console.print(table)
         for config in spec.autotune_configs:
