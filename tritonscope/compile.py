@@ -7,6 +7,7 @@ between Triton releases live in the small shim at the top.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 import re
 import subprocess
@@ -223,17 +224,13 @@ def _locate(error: CompilationError, kernel: LoadedKernel) -> tuple[str, int, st
     column = getattr(error.node, "col_offset", None)
     candidates = [kernel.jit] + [v for v in kernel.jit.fn.__globals__.values() if isinstance(v, JITFunction)]
     fn = next((c for c in candidates if c.src == error.src), kernel.jit)
-    lines, first = _source_lines(fn)
+    lines, first = inspect.getsourcelines(fn.fn)
     def_offset = next(i for i, text in enumerate(lines) if text.lstrip().startswith("def "))
     index = def_offset + node_line - 1
     text = lines[index].rstrip("\n") if 0 <= index < len(lines) else ""
-    indent = len(text) - len(text.lstrip())
-    shown = text.strip()
-    column = column - (indent - (len(lines[def_offset]) - len(lines[def_offset].lstrip()))) if column else column
-    return fn.fn.__code__.co_filename, first + index, shown, column
+    if column is not None:
+        # Triton counts columns in the dedented source; the line is shown stripped of its indent.
+        def_indent = len(lines[def_offset]) - len(lines[def_offset].lstrip())
+        column -= (len(text) - len(text.lstrip())) - def_indent
+    return fn.fn.__code__.co_filename, first + index, text.strip(), column
 
-
-def _source_lines(fn) -> tuple[list[str], int]:
-    import inspect
-
-    return inspect.getsourcelines(fn.fn)

@@ -37,7 +37,6 @@ class LoadedKernel:
 @dataclass
 class LoadedFile:
     path: Path
-    given_as: str  # what the user typed
     module: Any
     kernels: list[LoadedKernel]
     defaults: dict[str, Any]  # the file's `tritonscope_defaults`
@@ -80,7 +79,7 @@ def load_file(given: str) -> LoadedFile:
     defaults = getattr(module, DEFAULTS_NAME, {})
     if not isinstance(defaults, dict):
         raise KernelFileError(f"{path}: {DEFAULTS_NAME} must be a dict of parameter names to values")
-    return LoadedFile(path, given, module, kernels, dict(defaults))
+    return LoadedFile(path, module, kernels, dict(defaults))
 
 
 def _execute(path: Path):
