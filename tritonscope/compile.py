@@ -233,4 +233,3 @@ def _locate(error: CompilationError, kernel: LoadedKernel) -> tuple[str, int, st
         def_indent = len(lines[def_offset]) - len(lines[def_offset].lstrip())
         column -= (len(text) - len(text.lstrip())) - def_indent
     return fn.fn.__code__.co_filename, first + index, text.strip(), column
-
