@@ -142,7 +142,7 @@ def disassemble(cubin: bytes) -> str:
     cached = Path(triton.knobs.cache.dir) / "tritonscope" / f"{key}.sass"
     if cached.is_file():
         return cached.read_text()
-    sass = _run_on_binary(tool, ["-c", "-gi"], cubin)
+    sass = _run_on_binary(tool, ["-c", "-gi", "-ndf"], cubin)  # no dataflow analysis: same text, faster
     try:
         cached.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=cached.parent, prefix=f".{key}.")
