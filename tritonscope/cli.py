@@ -81,6 +81,13 @@ NoSpecializeOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document instead (docs/json-schema.md).")]
 NoPagerOpt = Annotated[bool, typer.Option("--no-pager", help="Never page long output on a terminal.")]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show Python tracebacks for errors.")]
+LineOpt = Annotated[
+    int | None, typer.Option("--line", metavar="N", help="Show only what line N of the kernel file became.")
+]
+LinesOpt = Annotated[str | None, typer.Option("--lines", metavar="A-B", help="Show only what lines A to B became.")]
+KeepLocOpt = Annotated[
+    bool, typer.Option("--keep-loc", help="Keep location noise (loc(...), !dbg, .loc, //## File) in the IR.")
+]
 
 
 def _request(
@@ -245,6 +252,12 @@ def dump(
         typer.Option("--out", "-o", metavar="DIR", help="Write each stage, the binary and report.json into DIR."),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="With --out: replace a non-empty DIR.")] = False,
+    line: LineOpt = None,
+    lines: LinesOpt = None,
+    annotate: Annotated[
+        bool, typer.Option("--annotate", help="Prefix every IR line with the Python line it came from.")
+    ] = False,
+    keep_loc: KeepLocOpt = False,
     no_pager: NoPagerOpt = False,
     debug: DebugOpt = False,
 ):
@@ -261,6 +274,10 @@ def dump(
       tritonscope dump sample:matmul --json > report.json
 
       tritonscope dump sample:matmul -o out/
+
+      tritonscope dump sample:matmul --line 35          (what line 35 became, in every stage)
+
+      tritonscope dump sample:matmul --lines 33-36 --annotate
     """
     with _errors_reported(debug):
         from .errors import UsageError
@@ -280,8 +297,8 @@ def dump(
 
         with _progress(f"compiling {file}"):
             compilation = compile_request(request)
-        for notice in compilation.notices:
-            _stderr.print(f"[dim]{_escape(notice)}[/]", soft_wrap=True)
+        _print_notices(compilation)
+        view = _view(compilation, line, lines, keep_loc, annotate)
 
         if out is not None:
             from .render import files
@@ -295,20 +312,94 @@ def dump(
             return
         if out is not None:
             return
-        _show(
-            compilation, chosen or select_stages(None, resolve(compilation.variant.target)[0]), side_by_side, no_pager
+        from .render import console as console_view
+
+        stages = chosen or select_stages(None, resolve(compilation.variant.target)[0])
+        _page(no_pager, lambda console: console_view.render(console, compilation, stages, side_by_side, view))
+
+
+@app.command()
+def compare(
+    file: FileArg,
+    kernel: KernelOpt = None,
+    constexpr: ConstexprOpt = None,
+    arg: ArgOpt = None,
+    dtype: DtypeOpt = None,
+    target: TargetOpt = "auto",
+    num_warps: WarpsOpt = None,
+    num_stages: StagesOpt = None,
+    num_ctas: CtasOpt = None,
+    maxnreg: MaxnregOpt = None,
+    config: ConfigOpt = None,
+    no_specialize: NoSpecializeOpt = False,
+    stages: Annotated[
+        str | None,
+        typer.Option(
+            "--stages",
+            metavar="LIST",
+            help="Two or three stages, comma-separated (default source,ttgir,sass; amdgcn on AMD).",
+        ),
+    ] = None,
+    line: LineOpt = None,
+    lines: LinesOpt = None,
+    keep_loc: KeepLocOpt = False,
+    wrap: Annotated[bool, typer.Option("--wrap", help="Fold long lines instead of cutting them.")] = False,
+    no_pager: NoPagerOpt = False,
+    debug: DebugOpt = False,
+):
+    """Show 2 or 3 stages in columns, aligned by Python line: what each line of the kernel became.
+
+    Examples:
+
+      tritonscope compare sample:matmul --stages source,ttgir,ptx
+
+      tritonscope compare my.py -k kern --stages ttgir,sass --line 42
+    """
+    with _errors_reported(debug):
+        from .errors import UsageError
+        from .pipeline import compile_request, select_stages
+        from .targets import resolve
+
+        request = _request(
+            file, kernel, constexpr, arg, dtype, target, num_warps, num_stages, num_ctas, maxnreg, config, no_specialize
+        )
+        resolved = resolve(target)[0]
+        default = "source,ttgir," + ("sass" if resolved.is_nvidia else "amdgcn")
+        chosen = select_stages(stages or default, resolved)
+        if not 2 <= len(chosen) <= 3:
+            raise UsageError(f"compare shows 2 or 3 stages; --stages names {len(chosen)}")
+        with _progress(f"compiling {file}"):
+            compilation = compile_request(request)
+        _print_notices(compilation)
+        view = _view(compilation, line, lines, keep_loc, annotate=False)
+        from .render import compare as compare_view
+
+        _page(
+            no_pager,
+            lambda console: compare_view.render(console, compilation, chosen, keep_loc, wrap, view.source_lines),
         )
 
 
-def _show(compilation, stages, side, no_pager: bool) -> None:
-    from .render import console as console_view
+def _print_notices(compilation) -> None:
+    for notice in compilation.notices:
+        _stderr.print(f"[dim]{_escape(notice)}[/]", soft_wrap=True)
 
+
+def _view(compilation, line, lines, keep_loc: bool, annotate: bool):
+    from .linemap import requested_lines
+    from .render.console import View
+
+    return View(keep_loc=keep_loc, annotate=annotate, source_lines=requested_lines(compilation, line, lines))
+
+
+def _page(no_pager: bool, draw) -> None:
+    """Draws on stdout, through a pager when stdout is a terminal (less quits at once if it fits)."""
     console = Console()
     pager = console.is_terminal and not no_pager
     if pager:
-        os.environ.setdefault("LESS", "-RFX")  # colours, and quit at once when it fits on a screen
+        os.environ.setdefault("LESS", "-RFX")
     with console.pager(styles=True) if pager else nullcontext():
-        console_view.render(console, compilation, stages, side)
+        draw(console)
 
 
 def main() -> None:

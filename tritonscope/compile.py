@@ -22,6 +22,7 @@ import triton.language as tl
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource, CompilationError, make_backend
 
+from . import linemap
 from .errors import CompileError, TritonscopeError, UsageError
 from .load import LoadedKernel
 from .model import Compilation, Stage, Variant
@@ -105,6 +106,7 @@ def compile_variant(kernel: LoadedKernel, variant: Variant) -> Compilation:
         compile_seconds=seconds,
         triton_version=triton.__version__,
         notices=notices,
+        line_map=linemap.build(stages, kernel.spec.file, kernel.spec.first_line),
     )
 
 

@@ -213,6 +213,8 @@ class Compilation:
     compile_seconds: float
     triton_version: str
     notices: tuple[str, ...] = field(default=())
+    # Per stage: {line of the stage (1-based): ((python file, line), ...)}; see linemap.py.
+    line_map: dict[Stage, dict[int, tuple[tuple[str, int], ...]]] = field(default_factory=dict)
 
     @property
     def options(self) -> dict[str, Any]:

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
+
 from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
+from .. import linemap, normalize
 from ..lexers import lexer_for
 from ..model import Compilation, Resources, Stage
+from ..normalize import Listing
 from ..targets import TARGETS
 
 THEME = "monokai"
@@ -76,44 +81,94 @@ def resource_table(resources: Resources, nvidia: bool) -> RenderableType:
     return Group(*parts)
 
 
-def stage_panel(c: Compilation, stage: Stage) -> RenderableType:
-    text = c.stages[stage]
-    start = c.kernel.first_line if stage is Stage.SOURCE else 1
-    syntax = Syntax(
-        text.rstrip("\n"), lexer_for(stage.lexer), theme=THEME, line_numbers=True, start_line=start, word_wrap=True
-    )
-    lines = text.count("\n") + 1
-    return Panel(syntax, title=f"{stage.title}  ({lines} lines)", title_align="left", border_style="blue")
+def stage_panel(c: Compilation, stage: Stage, view: View) -> RenderableType:
+    """One stage, highlighted, with its own line numbers; filtered and annotated as `view` says."""
+    lines = normalize.listing(c.stages[stage])
+    total = len(lines)
+    if not view.keep_loc:
+        lines = normalize.strip_locations(stage, lines)
+    title = f"{stage.title}  ({total} lines)"
+    if view.source_lines is not None:
+        lines = normalize.only(lines, set(linemap.stage_lines(c, stage, view.source_lines)))
+        title = f"{stage.title}  ({len(lines)} of {total} lines from {view.describe()})"
+        if not lines:
+            note = Text(f"no line of {stage.title} comes from {view.describe()}", style="yellow")
+            return Panel(note, title=title, title_align="left", border_style="blue")
+    gutter = _source_gutter(c, stage) if view.annotate and stage is not Stage.SOURCE else None
+    body = numbered(lines, stage, c.kernel.first_line, gutter)
+    return Panel(body, title=title, title_align="left", border_style="blue")
 
 
-def side_by_side(c: Compilation, stages: list[Stage]) -> RenderableType:
+@dataclass(frozen=True)
+class View:
+    """How stages are shown: location noise kept or not, a source-line gutter, a line filter."""
+
+    keep_loc: bool = False
+    annotate: bool = False
+    source_lines: frozenset[tuple[str, int]] | None = None  # show only what these Python lines became
+
+    def describe(self) -> str:
+        numbers = sorted(line for _, line in self.source_lines or ())
+        if len(numbers) > 1 and numbers == list(range(numbers[0], numbers[-1] + 1)):
+            return f"Python lines {numbers[0]}-{numbers[-1]}"
+        return f"Python line{'s' if len(numbers) > 1 else ''} {', '.join(map(str, numbers))}"
+
+
+def numbered(lines: Listing, stage: Stage, first_line: int, gutter: dict[int, str] | None = None) -> Text:
+    """Highlighted lines, each behind its line number (the file's for the Python source)."""
+    highlighted = highlight("\n".join(text for _, text in lines), stage)
+    offset = first_line - 1 if stage is Stage.SOURCE else 0
+    width = len(str(max((n for n, _ in lines), default=1) + offset))
+    gutter_width = max((len(gutter.get(n, "")) for n, _ in lines), default=0) if gutter else 0
+    rows = []
+    for (number, _), text in zip(lines, highlighted.split("\n", allow_blank=True), strict=False):
+        row = Text(f"{number + offset:>{width}} ", style="dim")
+        if gutter is not None:
+            row.append(f"{gutter.get(number, ''):>{gutter_width}} │ ", style="cyan")
+        row.append_text(text)
+        rows.append(row)
+    return Text("\n").join(rows)
+
+
+def highlight(code: str, stage: Stage) -> Text:
+    text = Syntax(code, lexer_for(stage.lexer), theme=THEME).highlight(code)
+    text.rstrip()
+    return text
+
+
+def _source_gutter(c: Compilation, stage: Stage) -> dict[int, str]:
+    """For each line of a stage, the Python line(s) it came from: `py 35`, or `other.py:9`."""
+    gutter = {}
+    for number, sources in c.line_map.get(stage, {}).items():
+        parts = [str(line) if file == c.kernel.file else f"{Path(file).name}:{line}" for file, line in sources]
+        gutter[number] = "py " + ",".join(parts)
+    return gutter
+
+
+def side_by_side(c: Compilation, stages: list[Stage], view: View) -> RenderableType:
     table = Table(show_header=True, header_style="bold", expand=True, box=None, padding=(0, 1))
     for stage in stages:
         table.add_column(stage.title, ratio=1, overflow="crop", no_wrap=True)
-    table.add_row(
-        *[
-            Syntax(
-                c.stages[s].rstrip("\n"),
-                lexer_for(s.lexer),
-                theme=THEME,
-                line_numbers=True,
-                start_line=c.kernel.first_line if s is Stage.SOURCE else 1,
-                word_wrap=False,
-            )
-            for s in stages
-        ]
-    )
+    cells = []
+    for stage in stages:
+        lines = normalize.listing(c.stages[stage])
+        if not view.keep_loc:
+            lines = normalize.strip_locations(stage, lines)
+        if view.source_lines is not None:
+            lines = normalize.only(lines, set(linemap.stage_lines(c, stage, view.source_lines)))
+        cells.append(numbered(lines, stage, c.kernel.first_line))
+    table.add_row(*cells)
     return table
 
 
-def render(console: Console, c: Compilation, stages: list[Stage], side: bool) -> None:
+def render(console: Console, c: Compilation, stages: list[Stage], side: bool, view: View) -> None:
     console.print(header(c))
     console.print(resource_table(c.resources, TARGETS[c.variant.target].is_nvidia))
     if side:
-        console.print(side_by_side(c, stages))
+        console.print(side_by_side(c, stages, view))
         return
     for stage in stages:
-        console.print(stage_panel(c, stage))
+        console.print(stage_panel(c, stage, view))
 
 
 def _bytes(n: int) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from .. import __version__
+from .. import __version__, linemap
 from ..model import SCHEMA_VERSION, Compilation, to_jsonable
 
 
@@ -25,6 +25,7 @@ def report(compilation: Compilation) -> dict:
         "binary": {"format": compilation.binary_ext, "bytes": len(compilation.binary)},
         "notices": list(compilation.notices),
         "stages": {stage.value: text for stage, text in compilation.stages.items()},
+        "line_map": linemap.by_source(compilation),
     }
 
 

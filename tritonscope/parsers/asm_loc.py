@@ -1,0 +1,75 @@
+"""Reads the `.file`/`.loc` line directives that LLVM writes into PTX and AMDGCN assembly.
+
+    .file 1 "/path/k.py"               (PTX)     .file 1 "/path" "k.py"      (AMDGCN)
+    .loc 1 9 43   // k.py:9:43 @[ k.py:17:40 ]   (code inlined from line 9, called at line 17)
+
+A `.loc` applies to the instructions that follow it, up to the next `.loc`. The
+`@[ ... ]` comment names the call sites of inlined code by file base name.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+SourceLine = tuple[str, int]
+
+_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"((?:\\.|[^"\\])*)"(?:\s*,\s*\d+\s*,\s*\d+)?(?:\s+"((?:\\.|[^"\\])*)")?')
+_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+\d+(.*)$")
+_INLINED_AT = re.compile(r"inlined_at\s+(\d+)\s+(\d+)\s+\d+")
+_CALL_SITE = re.compile(r"@\[\s*([^:\s\]]+):(\d+):\d+")
+_PTX_INSTRUCTION = re.compile(r"^\s*(@!?%\w+\s+)?[a-z][\w.]*(\s|;)")
+_AMDGCN_INSTRUCTION = re.compile(r"^\s+[a-z][a-z0-9_]*(\s|$)")
+
+
+def parse_ptx(text: str) -> dict[int, tuple[SourceLine, ...]]:
+    return _parse(text, _PTX_INSTRUCTION)
+
+
+def parse_amdgcn(text: str) -> dict[int, tuple[SourceLine, ...]]:
+    return _parse(text, _AMDGCN_INSTRUCTION)
+
+
+def is_directive(line: str) -> bool:
+    """A `.file` or `.loc` line: location noise in a listing."""
+    return bool(_FILE.match(line) or _LOC.match(line))
+
+
+def _parse(text: str, instruction: re.Pattern) -> dict[int, tuple[SourceLine, ...]]:
+    lines = text.splitlines()
+    files: dict[str, str] = {}  # PTX lists its files at the end, after the code that names them
+    for line in lines:
+        file_match = _FILE.match(line)
+        if file_match:
+            index, first, second = file_match.groups()
+            files[index] = os.path.join(first, second) if second else first
+    by_name = {os.path.basename(path): path for path in files.values()}
+    current: tuple[SourceLine, ...] = ()
+    result: dict[int, tuple[SourceLine, ...]] = {}
+    for number, line in enumerate(lines, start=1):
+        if _FILE.match(line):
+            continue
+        loc = _LOC.match(line)
+        if loc:
+            current = _location(loc, files, by_name)
+            continue
+        stripped = line.strip()
+        if stripped.startswith(".section") and "debug" in stripped or stripped.startswith(".Lfunc_end"):
+            current = ()  # debug data and what follows a function are not code
+        elif current and instruction.match(line) and not stripped.startswith((".", "//", ";")):
+            result[number] = current
+    return result
+
+
+def _location(match: re.Match, files: dict[str, str], by_name: dict[str, str]) -> tuple[SourceLine, ...]:
+    index, line, rest = match.group(1), int(match.group(2)), match.group(3)
+    if line == 0 or index not in files:
+        return ()
+    found = [(files[index], line)]
+    for inlined in _INLINED_AT.finditer(rest):
+        if inlined.group(1) in files:
+            found.append((files[inlined.group(1)], int(inlined.group(2))))
+    for call in _CALL_SITE.finditer(rest):
+        if call.group(1) in by_name:
+            found.append((by_name[call.group(1)], int(call.group(2))))
+    return tuple(dict.fromkeys(found))

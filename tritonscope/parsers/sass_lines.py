@@ -1,0 +1,37 @@
+"""Reads nvdisasm's line information in a SASS listing (`nvdisasm -c -gi`).
+
+    //## File "/path/k.py", line 9 inlined at "/path/k.py", line 17
+            /*0030*/                   HFMA2.MMA R9, -RZ, RZ, 0, 0 ;
+
+The comment applies to the instructions that follow it, up to the next one.
+"""
+
+from __future__ import annotations
+
+import re
+
+SourceLine = tuple[str, int]
+
+_LINE_INFO = re.compile(r'^\s*//##\s*File\s+"([^"]*)",\s*line\s+(\d+)(.*)$')
+_INLINED = re.compile(r'inlined at\s+"([^"]*)",\s*line\s+(\d+)')
+_INSTRUCTION = re.compile(r"^\s*/\*[0-9a-fA-F]+\*/")
+
+
+def parse(text: str) -> dict[int, tuple[SourceLine, ...]]:
+    current: tuple[SourceLine, ...] = ()
+    result: dict[int, tuple[SourceLine, ...]] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        info = _LINE_INFO.match(line)
+        if info:
+            found = [(info.group(1), int(info.group(2)))]
+            found += [(path, int(n)) for path, n in _INLINED.findall(info.group(3))]
+            current = tuple(dict.fromkeys(s for s in found if s[1] > 0))
+        elif line.lstrip().startswith(".section"):
+            current = ()
+        elif current and _INSTRUCTION.match(line):
+            result[number] = current
+    return result
+
+
+def is_line_info(line: str) -> bool:
+    return bool(_LINE_INFO.match(line))
