@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ import triton.language as tl
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource, CompilationError, make_backend
 
-from . import linemap
+from . import instruction_mix, linemap
 from .errors import CompileError, TritonscopeError, UsageError
 from .load import LoadedKernel
 from .model import Compilation, Stage, Variant
@@ -94,6 +95,8 @@ def compile_variant(kernel: LoadedKernel, variant: Variant) -> Compilation:
         fields = amdgcn.kernel_metadata(stages[Stage.AMDGCN])
         resources = amd_resources(target, fields, metadata.get("shared", 0), num_warps)
         binary_ext = "hsaco"
+    machine_code = Stage.SASS if target.is_nvidia else Stage.AMDGCN
+    resources = replace(resources, instructions=instruction_mix.count(machine_code, stages[machine_code]))
     notices = tuple(line for line in diagnostics.text.splitlines() if line.strip())
     return Compilation(
         kernel=kernel.spec,

@@ -190,6 +190,22 @@ class Occupancy:
 
 
 @dataclass(frozen=True)
+class InstructionMix:
+    """What the machine code does; see instruction_mix.py. Widths are bits per thread."""
+
+    total: int
+    global_loads: dict[int, int]  # width -> count
+    global_stores: dict[int, int]
+    async_copies: int  # global -> shared copies (LDGSTS, TMA)
+    shared_loads: int
+    shared_stores: int
+    matrix: int  # HMMA, HGMMA, IMMA ... / MFMA
+    barriers: int
+    local_loads: int  # LDL / scratch: spills read back
+    local_stores: int
+
+
+@dataclass(frozen=True)
 class Resources:
     registers: int  # per thread: NVIDIA registers, AMD VGPRs (AGPRs included)
     spills: int  # NVIDIA: local bytes / 4, as the driver counts them; AMD: spilled VGPRs + SGPRs
@@ -199,6 +215,7 @@ class Resources:
     occupancy: Occupancy
     sgprs: int | None = None  # AMD only
     warnings: tuple[str, ...] = ()
+    instructions: InstructionMix | None = None
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from rich.text import Text
 
 from .. import linemap, normalize
 from ..lexers import lexer_for
-from ..model import Compilation, Resources, Stage
+from ..model import Compilation, InstructionMix, Resources, Stage
 from ..normalize import Listing
 from ..targets import TARGETS
 
@@ -76,9 +76,36 @@ def resource_table(resources: Resources, nvidia: bool) -> RenderableType:
         f"{occ.blocks_per_sm} blocks = {occ.warps_per_sm} of {occ.max_warps_per_sm} {unit} per {place}, "
         f"limited by {occ.limited_by}",
     )
+    if resources.instructions is not None:
+        for name, value, meaning in mix_rows(resources.instructions, nvidia):
+            table.add_row(name, value, meaning)
     parts: list[RenderableType] = [table]
     parts += [Text(f"warning: {w}", style="bold yellow") for w in resources.warnings]
     return Group(*parts)
+
+
+def widths(counts: dict[int, int]) -> str:
+    """{128: 4, 32: 2} as `4x128b 2x32b`; `0` when empty."""
+    return " ".join(f"{n}x{w}b" for w, n in sorted(counts.items(), reverse=True)) or "0"
+
+
+def mix_rows(mix: InstructionMix, nvidia: bool) -> list[tuple[str, str, str]]:
+    """The instruction mix as (name, value, meaning) rows, shared by dump and diff."""
+    code = "SASS" if nvidia else "AMDGCN"
+    return [
+        ("instructions", str(mix.total), f"in the {code} listing"),
+        ("global loads", widths(mix.global_loads), "count x bits per thread: wider is better"),
+        ("global stores", widths(mix.global_stores), "count x bits per thread"),
+        ("async copies", str(mix.async_copies), "global to shared (LDGSTS, TMA)"),
+        (
+            "shared loads/stores",
+            f"{mix.shared_loads}/{mix.shared_stores}",
+            "LDS, LDSM / STS" if nvidia else "ds_read / ds_write",
+        ),
+        ("matrix ops", str(mix.matrix), "HMMA, HGMMA, IMMA..." if nvidia else "MFMA"),
+        ("barriers", str(mix.barriers), "block-wide synchronizations"),
+        ("local loads/stores", f"{mix.local_loads}/{mix.local_stores}", "LDL / STL: spills" if nvidia else "scratch"),
+    ]
 
 
 def stage_panel(c: Compilation, stage: Stage, view: View) -> RenderableType:
