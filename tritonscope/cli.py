@@ -380,6 +380,134 @@ def compare(
         )
 
 
+@app.command()
+def diff(
+    file: FileArg,
+    vary: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--vary",
+            metavar="NAME=V1,V2",
+            help="Values to compare for a constexpr, an argument's type or value, num_warps, num_stages, "
+            "num_ctas, maxnreg or target. Repeatable: several make every combination.",
+        ),
+    ] = None,
+    configs: Annotated[bool, typer.Option("--configs", help="Compare every autotune config.")] = False,
+    kernel: KernelOpt = None,
+    constexpr: ConstexprOpt = None,
+    arg: ArgOpt = None,
+    dtype: DtypeOpt = None,
+    target: TargetOpt = "auto",
+    num_warps: WarpsOpt = None,
+    num_stages: StagesOpt = None,
+    num_ctas: CtasOpt = None,
+    maxnreg: MaxnregOpt = None,
+    config: ConfigOpt = None,
+    no_specialize: NoSpecializeOpt = False,
+    stage: Annotated[
+        str | None,
+        typer.Option(
+            "--stage", metavar="LIST", help="Stages to diff, comma-separated (default ttgir,sass; amdgcn on AMD)."
+        ),
+    ] = None,
+    against: Annotated[
+        str, typer.Option("--against", help="Diff each variant against the first one, or against the previous one.")
+    ] = "first",
+    side_by_side: Annotated[bool, typer.Option("--side-by-side", help="Show diffs in two columns.")] = False,
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", "-j", help="Compile this many variants at once (default: the cores).")
+    ] = None,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds one variant may compile.")] = 300.0,
+    json_out: JsonOpt = False,
+    no_pager: NoPagerOpt = False,
+    debug: DebugOpt = False,
+):
+    """Compare variants of a kernel: resources and instruction mix, then normalized IR diffs.
+
+    Each variant compiles in its own process, so one that fails, crashes or hangs is reported and
+    the others still finish (exit code 1 if any failed).
+
+    Examples:
+
+      tritonscope diff sample:vector_add --vary BLOCK_SIZE=256,1024
+
+      tritonscope diff sample:matmul --vary num_warps=4,8 --vary num_stages=2,3,4 --stage ttgir
+
+      tritonscope diff sample:softmax --vary target=sm80,sm90,gfx942
+
+      tritonscope diff my.py -k kern --vary x_ptr='*fp16,*fp32' -c BLOCK=128
+
+      tritonscope diff sample:matmul_autotune --configs
+    """
+    with _errors_reported(debug):
+        from . import diffing, sweep
+        from .errors import UsageError
+        from .load import load_file
+        from .model import Stage
+        from .pipeline import select_stages
+        from .targets import resolve
+
+        if against not in ("first", "previous"):
+            raise UsageError(f"--against must be first or previous, not '{against}'")
+        base = _request(
+            file, kernel, constexpr, arg, dtype, target, num_warps, num_stages, num_ctas, maxnreg, config, no_specialize
+        )
+        axes = sweep.parse_axes(tuple(vary or ()))
+        spec = load_file(file).pick(kernel).spec
+        variants = sweep.expand(base, axes, spec, configs)
+        targets = [resolve(v.request.target)[0] for v in variants]
+        if stage is None:
+            stage = "ttgir," + ("sass" if targets[0].is_nvidia else "amdgcn")
+        wanted = [Stage(s.strip()) for s in stage.split(",") if s.strip()] if stage else []
+        for t in {t.name: t for t in targets}.values():
+            select_stages(",".join(s.value for s in wanted if s in _stages_of(t)) or None, t)
+        unknown = [s for s in stage.split(",") if s.strip() and s.strip() not in {x.value for x in Stage}]
+        if unknown:
+            raise UsageError(f"unknown stage '{unknown[0]}'")
+
+        workers = jobs or os.cpu_count() or 1
+        with _sweep_progress(len(variants)) as advance:
+            sweep.run(variants, workers, timeout, on_done=advance)
+        compilations = [v.compilation for v in variants]
+        diffs, missing = [], []
+        for s in wanted:
+            if not any(c is not None and s in c.stages for c in compilations):
+                missing.append(f"no variant produces {s.value}")
+                continue
+            diffs += diffing.diff(compilations, s, against)
+        if json_out:
+            from .render import diff_json
+
+            sys.stdout.write(diff_json.render(variants, diffs))
+        else:
+            from .render import diff_view
+
+            _page(no_pager, lambda console: diff_view.render(console, variants, diffs, side_by_side, missing))
+        if not all(v.ok for v in variants):
+            raise typer.Exit(1)
+
+
+def _stages_of(target):
+    from .pipeline import stages_for
+
+    return stages_for(target)
+
+
+@contextmanager
+def _sweep_progress(total: int):
+    """A progress bar on stderr where it is a terminal; yields the callback that advances it."""
+    if not _stderr.is_terminal:
+        yield lambda outcome: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("compiling variants"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=_stderr
+    ) as progress:
+        task = progress.add_task("compile", total=total)
+        yield lambda outcome: progress.advance(task)
+
+
 def _print_notices(compilation) -> None:
     for notice in compilation.notices:
         _stderr.print(f"[dim]{_escape(notice)}[/]", soft_wrap=True)

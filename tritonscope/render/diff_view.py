@@ -1,0 +1,123 @@
+"""`tritonscope diff` in the terminal: one resource row per variant, then the stage diffs."""
+
+from __future__ import annotations
+
+from rich.console import Console, RenderableType
+from rich.panel import Panel
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+
+from ..diffing import StageDiff
+from ..model import Compilation
+from ..sweep import Outcome
+from ..targets import TARGETS
+from .console import THEME, highlight, widths
+
+_ROW_STYLE = {"replace": "yellow", "delete": "red", "insert": "green"}
+
+
+def resource_columns(c: Compilation) -> dict[str, str]:
+    r, mix = c.resources, c.resources.instructions
+    occupancy = f"{r.occupancy.percent:.0f}% ({r.occupancy.limited_by})"
+    return {
+        "target": c.variant.target,
+        "regs": str(r.registers),
+        "spills": str(r.spills),
+        "smem": f"{r.shared_bytes:,}",
+        "local": str(r.local_bytes),
+        "occupancy": occupancy,
+        "instrs": str(mix.total),
+        "gld": widths(mix.global_loads),
+        "gst": widths(mix.global_stores),
+        "async": str(mix.async_copies),
+        "sld/sst": f"{mix.shared_loads}/{mix.shared_stores}",
+        "mma": str(mix.matrix),
+        "bar": str(mix.barriers),
+        "lld/lst": f"{mix.local_loads}/{mix.local_stores}",
+    }
+
+
+LEGEND = (
+    "regs: registers per thread; smem: shared memory bytes per block; local: local bytes per thread; "
+    "instrs: instructions; gld/gst: global loads/stores (count x bits); async: global-to-shared copies; "
+    "sld/sst: shared loads/stores; mma: matrix instructions; bar: barriers; lld/lst: local loads/stores (spills)"
+)
+
+
+def resource_table(outcomes: list[Outcome]) -> Table:
+    rows = [resource_columns(o.compilation) if o.ok else None for o in outcomes]
+    columns = list(next((r for r in rows if r), {}))
+    differing = {name for name in columns if len({r[name] for r in rows if r}) > 1}
+    table = Table(
+        title="variants (* = differs between variants)",
+        title_justify="left",
+        header_style="bold",
+        caption=LEGEND,
+        caption_justify="left",
+    )
+    table.add_column("#", justify="right")
+    table.add_column("variant", no_wrap=True)
+    for name in columns:
+        table.add_column(
+            name + (" *" if name in differing else ""),
+            justify="right",
+            style="bold yellow" if name in differing else None,
+        )
+    table.add_column("status")
+    for index, (outcome, row) in enumerate(zip(outcomes, rows, strict=True)):
+        if row is None:
+            failed = Text(f"FAILED: {outcome.error}", style="bold red")
+            table.add_row(str(index), outcome.describe(), *[""] * len(columns), failed)
+        else:
+            table.add_row(str(index), outcome.describe(), *[row[name] for name in columns], "ok")
+    return table
+
+
+def diff_panel(diff: StageDiff, outcomes: list[Outcome], side: bool) -> RenderableType:
+    old, new = outcomes[diff.old].describe(), outcomes[diff.new].describe()
+    title = f"{diff.stage.title}: [{diff.old}] {old}  →  [{diff.new}] {new}"
+    if not diff.changed:
+        return Panel(Text("identical after normalization", style="dim"), title=title, title_align="left")
+    if side:
+        body = _side_by_side(diff, old, new)
+    else:
+        text = "\n".join(diff.unified(old, new))
+        body = Syntax(text, "diff", theme=THEME, word_wrap=True)
+    return Panel(body, title=title, title_align="left", border_style="magenta")
+
+
+def _side_by_side(diff: StageDiff, old: str, new: str) -> Table:
+    table = Table(expand=True, box=None, padding=(0, 1), show_header=True, header_style="bold")
+    table.add_column(old, ratio=1, overflow="fold")
+    table.add_column(new, ratio=1, overflow="fold")
+    for tag, left, right in diff.rows():
+        if tag == "skip":
+            table.add_row(Text("⋯", style="dim"), Text("⋯", style="dim"))
+            continue
+        style = _ROW_STYLE.get(tag)
+        cells = []
+        for line in (left, right):
+            cell = highlight(line, diff.stage) if line is not None else Text("")
+            if style:
+                cell.stylize(f"on grey15 {style}" if tag != "equal" else "")
+            cells.append(cell)
+        table.add_row(*cells)
+    return table
+
+
+def render(console: Console, outcomes: list[Outcome], diffs: list[StageDiff], side: bool, missing: list[str]) -> None:
+    first = next((o.compilation for o in outcomes if o.ok), None)
+    if first is not None:
+        target = TARGETS[first.variant.target]
+        console.print(
+            Text(
+                f"{first.kernel.name} ({first.kernel.file}), {len(outcomes)} variants; first on {target.name}",
+                style="dim",
+            )
+        )
+    console.print(resource_table(outcomes))
+    for note in missing:
+        console.print(Text(note, style="yellow"))
+    for diff in diffs:
+        console.print(diff_panel(diff, outcomes, side))
