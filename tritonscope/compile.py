@@ -39,6 +39,17 @@ def _nvidia_tool(name: str) -> str:
     return getattr(triton.knobs.nvidia, name).path
 
 
+def prepare_for_workers(targets: list[Target]) -> None:
+    """Computes once, before forking, what every compile starts with and Triton caches per process:
+    its hash of its own installation (about 0.3 s) and each backend's tool versions."""
+    from triton.runtime import cache
+
+    if hasattr(cache, "triton_key"):
+        cache.triton_key()
+    for target in targets:
+        make_backend(gpu_target(target)).hash()
+
+
 def gpu_target(target: Target) -> GPUTarget:
     return GPUTarget(target.backend, target.arch, target.warp_size)
 

@@ -94,7 +94,13 @@ def run(
     variants: list[Outcome], jobs: int, timeout: float, on_done: Callable[[Outcome], None] | None = None
 ) -> list[Outcome]:
     """Compiles every variant in worker processes, `jobs` at a time; fills in each Outcome."""
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    forking = "fork" in multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if forking else "spawn")
+    if forking:
+        from .compile import prepare_for_workers
+        from .targets import resolve
+
+        prepare_for_workers([resolve(t)[0] for t in {v.request.target for v in variants}])
     pending = list(variants)
     running: dict = {}  # receiving end of a worker's pipe -> (process, outcome, start time)
     while pending or running:
