@@ -22,33 +22,29 @@ def resource_columns(c: Compilation) -> dict[str, str]:
     occupancy = f"{r.occupancy.percent:.0f}% ({r.occupancy.limited_by})"
     return {
         "target": c.variant.target,
-        "regs": str(r.registers),
+        "registers": str(r.registers),
         "spills": str(r.spills),
-        "smem": f"{r.shared_bytes:,}",
-        "local": str(r.local_bytes),
+        "shared memory": f"{r.shared_bytes:,} B",
+        "local memory": f"{r.local_bytes} B",
         "occupancy": occupancy,
-        "instrs": str(mix.total),
-        "gld": widths(mix.global_loads),
-        "gst": widths(mix.global_stores),
-        "async": str(mix.async_copies),
-        "sld/sst": f"{mix.shared_loads}/{mix.shared_stores}",
-        "mma": str(mix.matrix),
-        "bar": str(mix.barriers),
-        "lld/lst": f"{mix.local_loads}/{mix.local_stores}",
+        "instructions": str(mix.total),
+        "global loads": widths(mix.global_loads),
+        "global stores": widths(mix.global_stores),
+        "async copies": str(mix.async_copies),
+        "shared loads/stores": f"{mix.shared_loads}/{mix.shared_stores}",
+        "matrix ops": str(mix.matrix),
+        "barriers": str(mix.barriers),
+        "local loads/stores": f"{mix.local_loads}/{mix.local_stores}",
     }
 
 
-LEGEND = (
-    "regs: registers per thread; smem: shared memory bytes per block; local: local bytes per thread; "
-    "instrs: instructions; gld/gst: global loads/stores (count x bits); async: global-to-shared copies; "
-    "sld/sst: shared loads/stores; mma: matrix instructions; bar: barriers; lld/lst: local loads/stores (spills)"
-)
+LEGEND = "global loads/stores: count x bits per thread; local loads/stores are register spills"
 
 
 def resource_table(outcomes: list[Outcome]) -> Table:
+    """One column per variant, one row per figure; rows whose values differ are marked with *."""
     rows = [resource_columns(o.compilation) if o.ok else None for o in outcomes]
-    columns = list(next((r for r in rows if r), {}))
-    differing = {name for name in columns if len({r[name] for r in rows if r}) > 1}
+    names = list(next((r for r in rows if r), {}))
     table = Table(
         title="variants (* = differs between variants)",
         title_justify="left",
@@ -56,21 +52,22 @@ def resource_table(outcomes: list[Outcome]) -> Table:
         caption=LEGEND,
         caption_justify="left",
     )
-    table.add_column("#", justify="right")
-    table.add_column("variant", no_wrap=True)
-    for name in columns:
-        table.add_column(
-            name + (" *" if name in differing else ""),
-            justify="right",
-            style="bold yellow" if name in differing else None,
+    table.add_column("")
+    for index, outcome in enumerate(outcomes):
+        table.add_column(f"[{index}] {outcome.describe()}", justify="right")
+    for name in names:
+        values = [row[name] if row else "" for row in rows]
+        differs = len({v for v, row in zip(values, rows, strict=True) if row}) > 1
+        style = "bold yellow" if differs else None
+        table.add_row(name + (" *" if differs else ""), *values, style=style)
+    if not all(rows):
+        table.add_row(
+            "status",
+            *[
+                Text("ok") if row else Text(f"FAILED: {o.error}", style="bold red")
+                for o, row in zip(outcomes, rows, strict=True)
+            ],
         )
-    table.add_column("status")
-    for index, (outcome, row) in enumerate(zip(outcomes, rows, strict=True)):
-        if row is None:
-            failed = Text(f"FAILED: {outcome.error}", style="bold red")
-            table.add_row(str(index), outcome.describe(), *[""] * len(columns), failed)
-        else:
-            table.add_row(str(index), outcome.describe(), *[row[name] for name in columns], "ok")
     return table
 
 
