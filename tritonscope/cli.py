@@ -487,6 +487,92 @@ def diff(
             raise typer.Exit(1)
 
 
+@app.command()
+def passes(
+    file: FileArg,
+    kernel: KernelOpt = None,
+    constexpr: ConstexprOpt = None,
+    arg: ArgOpt = None,
+    dtype: DtypeOpt = None,
+    target: TargetOpt = "auto",
+    num_warps: WarpsOpt = None,
+    num_stages: StagesOpt = None,
+    num_ctas: CtasOpt = None,
+    maxnreg: MaxnregOpt = None,
+    config: ConfigOpt = None,
+    no_specialize: NoSpecializeOpt = False,
+    show: Annotated[
+        str | None,
+        typer.Option(
+            "--show", metavar="N|NAME[#K]", help="What pass N (or every run of NAME, or its K-th run) changed."
+        ),
+    ] = None,
+    full: Annotated[bool, typer.Option("--full", help="With --show: the whole IR after the pass.")] = False,
+    changed: Annotated[bool, typer.Option("--changed", help="Only the passes that changed the IR.")] = False,
+    llvm: Annotated[bool, typer.Option("--llvm", help="Also the LLVM-level passes (LLVM IR after each).")] = False,
+    keep_loc: KeepLocOpt = False,
+    json_out: JsonOpt = False,
+    no_pager: NoPagerOpt = False,
+    debug: DebugOpt = False,
+):
+    """Watch the compiler work: every MLIR pass in order, which changed the IR, and how.
+
+    The compile runs in a child process with Triton's IR dumps on (MLIR_ENABLE_DUMP), for this
+    kernel only, with the same variant flags as dump.
+
+    Examples:
+
+      tritonscope passes sample:matmul
+
+      tritonscope passes sample:matmul --show tritongpu-pipeline
+
+      tritonscope passes sample:matmul --show 31 --full
+
+      tritonscope passes sample:matmul --changed
+
+      tritonscope passes sample:vector_add --target gfx942 --json
+    """
+    with _errors_reported(debug):
+        from . import passes as pipeline
+        from .compile import PassCapture
+        from .load import load_file
+        from .specialize import specialize
+        from .targets import resolve
+
+        request = _request(
+            file, kernel, constexpr, arg, dtype, target, num_warps, num_stages, num_ctas, maxnreg, config, no_specialize
+        )
+        resolved, notice = resolve(target)
+        capture = PassCapture(request, llvm)  # the child compiles while the flags are checked here
+        try:
+            loaded = load_file(file)
+            chosen_kernel = loaded.pick(kernel)
+            variant = specialize(chosen_kernel, request, loaded.defaults, resolved)  # bad flags fail here, fast
+        except BaseException:
+            capture.cancel()
+            raise
+        if notice:
+            _stderr.print(f"[dim]{_escape(notice)}[/]", soft_wrap=True)
+        with _progress(f"running {chosen_kernel.spec.name} through the compiler with IR dumps on"):
+            dump = capture.dumps()
+        records = pipeline.build(dump)
+        llvm_records = pipeline.build_llvm(dump) if llvm else None
+        selected = pipeline.select(records, show) if show is not None else None
+        if json_out:
+            from .render.passes_view import render_json
+
+            sys.stdout.write(render_json(variant, records, llvm_records, selected, full))
+            return
+        from .render import passes_view
+
+        _page(
+            no_pager,
+            lambda console: passes_view.render(
+                console, variant, records, llvm_records, changed, selected, full, keep_loc
+            ),
+        )
+
+
 def _stages_of(target):
     from .pipeline import stages_for
 

@@ -10,6 +10,7 @@ import hashlib
 import inspect
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -59,35 +60,17 @@ def gpu_target(target: Target) -> GPUTarget:
 
 def compile_variant(kernel: LoadedKernel, variant: Variant) -> Compilation:
     target = TARGETS[variant.target]
-    backend = make_backend(gpu_target(target))
-    try:
-        backend.parse_options(dict(variant.options))
-    except AssertionError as exc:  # Triton checks options with asserts
-        raise UsageError(f"invalid compile options {variant.options}: {exc}") from exc
-
-    params = [p.name for p in kernel.spec.params]
-    constants = {name: _constexpr(value) for name, value in variant.constexprs.items()}
-    for name, type_ in variant.signature.items():
-        if type_ == "constexpr" and name not in constants:  # an argument specialized to a constant
-            constants[name] = _literal(variant.arguments[name])
-    attrs = {(params.index(name),): backend.parse_attr(hint) for name, hint in variant.hints.items() if hint}
-    source = ASTSource(kernel.jit, dict(variant.signature), constants, attrs)
-
     started = time.perf_counter()
     diagnostics = _CStderrCapture()
     try:
         with diagnostics:
-            compiled = triton.compile(source, target=gpu_target(target), options=dict(variant.options))
-    except CompilationError as exc:
-        raise _frontend_error(exc, kernel) from exc
-    except Exception as exc:  # noqa: BLE001 - MLIR passes, ptxas and LLVM fail in many ways
-        details = f"\n{diagnostics.text.strip()}" if diagnostics.text.strip() else ""
-        raise CompileError(
-            f"Triton failed to compile {kernel.spec.name} for {target.name}: {type(exc).__name__}: "
-            f"{str(exc).strip()}{details}"
-        ) from exc
+            compiled = _run_triton(kernel, variant)
+    except CompileError as exc:
+        details = diagnostics.text.strip()  # MLIR's own diagnostics, read once the capture ended
+        if details and exc.__cause__ is not None and not isinstance(exc.__cause__, CompilationError):
+            raise CompileError(f"{exc.message}\n{details}") from exc.__cause__
+        raise
     seconds = time.perf_counter() - started
-
     metadata = _plain_metadata(compiled.metadata._asdict())
     stages = {Stage.SOURCE: kernel.spec.source}
     for stage in (Stage.TTIR, Stage.TTGIR, Stage.LLIR):
@@ -122,6 +105,32 @@ def compile_variant(kernel: LoadedKernel, variant: Variant) -> Compilation:
         notices=notices,
         line_map=linemap.build(stages, kernel.spec.file, kernel.spec.first_line),
     )
+
+
+def _run_triton(kernel: LoadedKernel, variant: Variant):
+    """triton.compile for a variant; its errors become CompileError (or UsageError for bad options)."""
+    target = TARGETS[variant.target]
+    backend = make_backend(gpu_target(target))
+    try:
+        backend.parse_options(dict(variant.options))
+    except AssertionError as exc:  # Triton checks options with asserts
+        raise UsageError(f"invalid compile options {variant.options}: {exc}") from exc
+
+    params = [p.name for p in kernel.spec.params]
+    constants = {name: _constexpr(value) for name, value in variant.constexprs.items()}
+    for name, type_ in variant.signature.items():
+        if type_ == "constexpr" and name not in constants:  # an argument specialized to a constant
+            constants[name] = _literal(variant.arguments[name])
+    attrs = {(params.index(name),): backend.parse_attr(hint) for name, hint in variant.hints.items() if hint}
+    source = ASTSource(kernel.jit, dict(variant.signature), constants, attrs)
+    try:
+        return triton.compile(source, target=gpu_target(target), options=dict(variant.options))
+    except CompilationError as exc:
+        raise _frontend_error(exc, kernel) from exc
+    except Exception as exc:  # noqa: BLE001 - MLIR passes, ptxas and LLVM fail in many ways
+        raise CompileError(
+            f"Triton failed to compile {kernel.spec.name} for {target.name}: {type(exc).__name__}: {str(exc).strip()}"
+        ) from exc
 
 
 def _constexpr(value: Any) -> Any:
@@ -249,3 +258,101 @@ def _locate(error: CompilationError, kernel: LoadedKernel) -> tuple[str, int, st
         def_indent = len(lines[def_offset]) - len(lines[def_offset].lstrip())
         column -= (len(text) - len(text.lstrip())) - def_indent
     return fn.fn.__code__.co_filename, first + index, text.strip(), column
+
+
+# --- the pass pipeline: a compile in a child process with Triton's IR dumps on ----------------
+
+
+class PassCapture:
+    """A compile running in a child process with MLIR_ENABLE_DUMP (and LLVM_IR_ENABLE_DUMP) set.
+
+    The dumps go to the child's C-level stderr, which a child can hand over whole; a compiler
+    crash there cannot take tritonscope down. It starts at once, so the caller can check the
+    request meanwhile; `dumps()` waits for it."""
+
+    def __init__(self, request, llvm: bool, timeout: float = 600):
+        import json
+        from dataclasses import asdict
+
+        self.timeout = timeout
+        self._tmp = tempfile.TemporaryDirectory(prefix="tritonscope-passes-")
+        folder = Path(self._tmp.name)
+        self._dump, self._result = folder / "dump.txt", folder / "result.json"
+        env = {
+            **os.environ,
+            "MLIR_ENABLE_DUMP": "1",
+            "TRITON_ALWAYS_COMPILE": "1",
+            "TRITON_CACHE_DIR": str(folder / "cache"),
+        }
+        if llvm:
+            env["LLVM_IR_ENABLE_DUMP"] = "1"
+        command = [
+            sys.executable,
+            "-c",
+            "from tritonscope.compile import _capture_child; _capture_child()",
+            json.dumps(asdict(request)),
+            str(self._result),
+        ]
+        with open(self._dump, "w") as stderr:
+            self._child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
+
+    def dumps(self) -> str:
+        import json
+
+        try:
+            try:
+                returncode = self._child.wait(timeout=self.timeout)
+            except subprocess.TimeoutExpired:
+                self._child.kill()
+                raise CompileError(f"capturing the passes took longer than {self.timeout:g} s") from None
+            if returncode < 0:
+                raise CompileError(f"the compiler crashed ({signal.Signals(-returncode).name}) while running passes")
+            if not self._result.exists():
+                raise CompileError(f"the compiler process exited with code {returncode} without a result")
+            outcome = json.loads(self._result.read_text())
+            if not outcome["ok"]:
+                raise (CompileError if outcome.get("exit_code") == 1 else UsageError)(outcome["error"])
+            return self._dump.read_text(errors="replace")
+        finally:
+            self._tmp.cleanup()
+
+    def cancel(self) -> None:
+        self._child.kill()
+        self._child.wait()
+        self._tmp.cleanup()
+
+
+def _capture_child() -> None:
+    """In the child: the pipeline up to triton.compile, plus the final LLVM-dialect module."""
+    import json
+
+    from .load import load_file
+    from .parsers.pass_dump import FINAL_HEADER
+    from .specialize import VariantRequest, specialize
+    from .targets import resolve
+
+    fields = json.loads(sys.argv[1])
+    request = VariantRequest(**{k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()})
+    result = Path(sys.argv[2])
+
+    def keep_final_module(backend, stages, options, language, capability):
+        make_llir = stages["llir"]
+
+        def llir(src, metadata):
+            out = make_llir(src, metadata)  # runs the last MLIR passes on `src`, in place
+            os.write(2, f"{FINAL_HEADER}\n{src}\n".encode())
+            return out
+
+        stages["llir"] = llir
+
+    if hasattr(triton.knobs.runtime, "add_stages_inspection_hook"):  # Triton 3.6 and later
+        triton.knobs.runtime.add_stages_inspection_hook = keep_final_module
+    try:
+        target, _ = resolve(request.target)
+        loaded = load_file(request.file)
+        kernel = loaded.pick(request.kernel)
+        _run_triton(kernel, specialize(kernel, request, loaded.defaults, target))
+        outcome = {"ok": True}
+    except TritonscopeError as exc:
+        outcome = {"ok": False, "error": exc.message, "exit_code": exc.exit_code}
+    result.write_text(json.dumps(outcome))

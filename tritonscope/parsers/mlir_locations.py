@@ -61,6 +61,8 @@ def last_location(line: str) -> str | None:
 
 def without_locations(line: str) -> str:
     """The line without any ` loc(...)`."""
+    if "loc(" not in line:
+        return line
     out, position = [], 0
     for match in _LOC_START.finditer(line):
         if match.start() < position:

@@ -1,0 +1,105 @@
+"""Reads the pass-by-pass IR dumps Triton writes with MLIR_ENABLE_DUMP and LLVM_IR_ENABLE_DUMP.
+
+MLIR (the IR *before* each pass, the whole module each time):
+
+    // -----// IR Dump Before TritonGPUCoalesce (tritongpu-coalesce) ('builtin.module' operation) //----- //
+    // -----// SoftwarePipeliner internal IR Dump After: LowerLoops        (a step inside a pass)
+
+tritonscope adds one last snapshot, the module after the final pass, under FINAL_HEADER.
+LLVM (the IR *after* each pass, of the module or of one function):
+
+    ; *** IR Dump After SROAPass on add_kernel ***
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+FINAL_HEADER = "// -----// IR Dump After All (tritonscope-final) //----- //"
+_BEFORE = re.compile(
+    r"^// -----// IR Dump Before (\S+) \((\S*)\) \('([^']*)' operation(?:: @?([^)]*))?\) //----- //\s*$"
+)
+_INTERNAL = re.compile(r"^// -----// (.+?) internal IR Dump After: (.+?)\s*$")
+_AFTER_FAILURE = re.compile(r"^// -----// IR Dump After .* Failed .*//----- //\s*$")
+_LLVM_AFTER = re.compile(r"^; \*\*\* IR Dump After (\S+) on (.+?) \*\*\*(?:\s*\(.*\))?\s*$")
+_LLVM_SKIPPED = re.compile(
+    r"^; \*\*\* IR Dump After (\S+) on (.+?) (omitted because no change|filtered out|\(invalidated\)) \*\*\*"
+)
+
+
+class PassDumpError(ValueError):
+    """A dump that cannot be read as one."""
+
+
+@dataclass
+class Snapshot:
+    """The IR just before one pass ran (or, for the final snapshot, after the last one)."""
+
+    class_name: str
+    argument: str  # the pass's command-line name: tritongpu-coalesce
+    scope: str  # the operation it ran on: builtin.module, tt.func
+    text: str
+    substeps: list[tuple[str, str]] = field(default_factory=list)  # (name, IR) dumped inside the pass
+
+
+@dataclass
+class LlvmSnapshot:
+    pass_name: str
+    scope: str  # [module] or a function name
+    text: str | None  # None where LLVM omitted it because the pass changed nothing
+
+
+def parse_mlir(dump: str) -> tuple[list[Snapshot], str | None]:
+    """The snapshots before each pass, in order, and the final module if the dump has it."""
+    sections: list[tuple[Snapshot, list[str], list[tuple[str, list[str]]]]] = []
+    final: list[str] | None = None
+    target: list[str] | None = None  # where the next IR line goes
+    for line in dump.splitlines():
+        before = _BEFORE.match(line)
+        internal = _INTERNAL.match(line)
+        if before:
+            target = []
+            sections.append((Snapshot(before.group(1), before.group(2), before.group(3), ""), target, []))
+        elif internal and sections:
+            target = []
+            sections[-1][2].append((f"{internal.group(1)}: {internal.group(2)}", target))
+        elif line.strip() == FINAL_HEADER:
+            final = target = []
+        elif _AFTER_FAILURE.match(line) or _LLVM_AFTER.match(line) or _LLVM_SKIPPED.match(line):
+            target = None  # not part of the MLIR snapshots
+        elif target is not None:
+            target.append(line)
+    if not sections:
+        raise PassDumpError("the dump holds no '// -----// IR Dump Before' sections")
+    snapshots = []
+    for snapshot, lines, substeps in sections:
+        snapshot.text = _joined(lines)
+        snapshot.substeps = [(name, _joined(step)) for name, step in substeps]
+        snapshots.append(snapshot)
+    return snapshots, (_joined(final) if final is not None else None)
+
+
+def parse_llvm(dump: str) -> list[LlvmSnapshot]:
+    """The LLVM IR after each LLVM pass that printed it, in order."""
+    sections: list[tuple[str, str, list[str] | None]] = []
+    target: list[str] | None = None
+    for line in dump.splitlines():
+        after = _LLVM_AFTER.match(line)
+        skipped = _LLVM_SKIPPED.match(line)
+        if skipped:
+            target = None
+            if skipped.group(3) == "omitted because no change":
+                sections.append((skipped.group(1), skipped.group(2), None))
+        elif after:
+            target = []
+            sections.append((after.group(1), after.group(2), target))
+        elif _BEFORE.match(line) or line.strip() == FINAL_HEADER:
+            target = None
+        elif target is not None:
+            target.append(line)
+    return [LlvmSnapshot(name, scope, None if lines is None else _joined(lines)) for name, scope, lines in sections]
+
+
+def _joined(lines: list[str]) -> str:
+    return "\n".join(lines).strip("\n")
