@@ -223,3 +223,12 @@ def test_parsers_survive_truncated_and_garbled_input(data):
     assert all(
         isinstance(n, int) and all(isinstance(line, int) for _, line in sources) for n, sources in result.items()
     )
+
+
+def test_a_copied_kernel_file_maps_to_the_copy(tmp_path):
+    # Triton caches by source text: the copy must not come back with the original's locations.
+    original = compiled("sample:vector_add", "sm90")
+    copy = tmp_path / "vector_add.py"
+    copy.write_text(open(original.kernel.file).read())
+    moved = compiled(str(copy), "sm90")
+    assert {file for file, _ in linemap.python_lines(moved)} == {str(copy)}

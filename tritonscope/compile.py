@@ -51,6 +51,15 @@ def prepare_for_workers(targets: list[Target]) -> None:
         make_backend(gpu_target(target)).hash()
 
 
+def _cache_key_extras(kernel: LoadedKernel) -> dict[str, str]:
+    """What Triton's cache key needs besides its own: the kernel's path. Triton keys a kernel by its
+    source text, so the same kernel in another file would come back from the cache with the old
+    file's locations in its IR, and the line map would point at that file."""
+    from triton._C.libtriton import get_cache_invalidating_env_vars  # what compile() uses when given none
+
+    return {**get_cache_invalidating_env_vars(), "tritonscope_kernel_file": kernel.spec.file}
+
+
 def gpu_target(target: Target) -> GPUTarget:
     return GPUTarget(target.backend, target.arch, target.warp_size)
 
@@ -124,7 +133,9 @@ def _run_triton(kernel: LoadedKernel, variant: Variant):
     attrs = {(params.index(name),): backend.parse_attr(hint) for name, hint in variant.hints.items() if hint}
     source = ASTSource(kernel.jit, dict(variant.signature), constants, attrs)
     try:
-        return triton.compile(source, target=gpu_target(target), options=dict(variant.options))
+        return triton.compile(
+            source, target=gpu_target(target), options=dict(variant.options), _env_vars=_cache_key_extras(kernel)
+        )
     except CompilationError as exc:
         raise _frontend_error(exc, kernel) from exc
     except Exception as exc:  # noqa: BLE001 - MLIR passes, ptxas and LLVM fail in many ways
