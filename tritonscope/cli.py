@@ -6,9 +6,12 @@ must stay fast and must not load Triton's compiler or torch.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
 import sys
 import traceback
+import typing
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Annotated
@@ -18,6 +21,7 @@ from rich.console import Console
 
 from . import __version__
 from .errors import TritonscopeError
+from .specialize import VariantRequest
 
 app = typer.Typer(
     name="tritonscope",
@@ -90,25 +94,62 @@ KeepLocOpt = Annotated[
 ]
 
 
-def _request(
-    file, kernel, constexpr, arg, dtype, target, num_warps, num_stages, num_ctas, maxnreg, config, no_specialize
-):
-    from .specialize import VariantRequest
+_VARIANT_FLAGS = {
+    "kernel": (KernelOpt, None),
+    "constexpr": (ConstexprOpt, None),
+    "arg": (ArgOpt, None),
+    "dtype": (DtypeOpt, None),
+    "target": (TargetOpt, "auto"),
+    "num_warps": (WarpsOpt, None),
+    "num_stages": (StagesOpt, None),
+    "num_ctas": (CtasOpt, None),
+    "maxnreg": (MaxnregOpt, None),
+    "config": (ConfigOpt, None),
+    "no_specialize": (NoSpecializeOpt, False),
+}
 
-    return VariantRequest(
-        file=file,
-        kernel=kernel,
-        constexprs=tuple(constexpr or ()),
-        args=tuple(arg or ()),
-        dtype=dtype,
-        target=target,
-        num_warps=num_warps,
-        num_stages=num_stages,
-        num_ctas=num_ctas,
-        maxnreg=maxnreg,
-        config=config,
-        specialize=not no_specialize,
-    )
+
+def variant_flags(command):
+    """Gives a command FILE and the variant flags, the same in every command that compiles.
+
+    The command declares a `request` parameter instead; typer sees FILE, the variant flags,
+    then the command's own options.
+    """
+    own = typing.get_type_hints(command, include_extras=True)
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    parameters = [inspect.Parameter("file", keyword, annotation=FileArg)]
+    parameters += [inspect.Parameter(n, keyword, annotation=a, default=d) for n, (a, d) in _VARIANT_FLAGS.items()]
+    parameters += [
+        p.replace(kind=keyword, annotation=own[p.name])
+        for p in inspect.signature(command).parameters.values()
+        if p.name != "request"
+    ]
+
+    @functools.wraps(command)
+    def with_request(**values):
+        from .specialize import VariantRequest
+
+        flags = {name: values.pop(name) for name in ("file", *_VARIANT_FLAGS)}
+        request = VariantRequest(
+            file=flags["file"],
+            kernel=flags["kernel"],
+            constexprs=tuple(flags["constexpr"] or ()),
+            args=tuple(flags["arg"] or ()),
+            dtype=flags["dtype"],
+            target=flags["target"],
+            num_warps=flags["num_warps"],
+            num_stages=flags["num_stages"],
+            num_ctas=flags["num_ctas"],
+            maxnreg=flags["maxnreg"],
+            config=flags["config"],
+            specialize=not flags["no_specialize"],
+        )
+        return command(request=request, **values)
+
+    with_request.__signature__ = inspect.Signature(parameters)
+    with_request.__annotations__ = {p.name: p.annotation for p in parameters}
+    del with_request.__wrapped__  # typer must read the new signature, not the command's
+    return with_request
 
 
 # --- error handling ---------------------------------------------------------------------------
@@ -221,19 +262,9 @@ def list_kernels(file: FileArg, json_out: JsonOpt = False, debug: DebugOpt = Fal
 
 
 @app.command()
+@variant_flags
 def dump(
-    file: FileArg,
-    kernel: KernelOpt = None,
-    constexpr: ConstexprOpt = None,
-    arg: ArgOpt = None,
-    dtype: DtypeOpt = None,
-    target: TargetOpt = "auto",
-    num_warps: WarpsOpt = None,
-    num_stages: StagesOpt = None,
-    num_ctas: CtasOpt = None,
-    maxnreg: MaxnregOpt = None,
-    config: ConfigOpt = None,
-    no_specialize: NoSpecializeOpt = False,
+    request: VariantRequest,
     stage: Annotated[
         str | None,
         typer.Option(
@@ -284,10 +315,7 @@ def dump(
         from .pipeline import compile_request, select_stages
         from .targets import resolve
 
-        request = _request(
-            file, kernel, constexpr, arg, dtype, target, num_warps, num_stages, num_ctas, maxnreg, config, no_specialize
-        )
-        chosen = select_stages(stage, resolve(target)[0]) if stage is not None else None
+        chosen = select_stages(stage, resolve(request.target)[0]) if stage is not None else None
         if side_by_side and (chosen is None or len(chosen) != 2):
             raise UsageError("--side-by-side needs exactly two stages, e.g. --stage ttgir,ptx")
         if out is not None:
@@ -295,7 +323,7 @@ def dump(
 
             check_destination(out, force)
 
-        with _progress(f"compiling {file}"):
+        with _progress(f"compiling {request.file}"):
             compilation = compile_request(request)
         _print_notices(compilation)
         view = _view(compilation, line, lines, keep_loc, annotate)
@@ -319,19 +347,9 @@ def dump(
 
 
 @app.command()
+@variant_flags
 def compare(
-    file: FileArg,
-    kernel: KernelOpt = None,
-    constexpr: ConstexprOpt = None,
-    arg: ArgOpt = None,
-    dtype: DtypeOpt = None,
-    target: TargetOpt = "auto",
-    num_warps: WarpsOpt = None,
-    num_stages: StagesOpt = None,
-    num_ctas: CtasOpt = None,
-    maxnreg: MaxnregOpt = None,
-    config: ConfigOpt = None,
-    no_specialize: NoSpecializeOpt = False,
+    request: VariantRequest,
     stages: Annotated[
         str | None,
         typer.Option(
@@ -360,15 +378,12 @@ def compare(
         from .pipeline import compile_request, select_stages
         from .targets import resolve
 
-        request = _request(
-            file, kernel, constexpr, arg, dtype, target, num_warps, num_stages, num_ctas, maxnreg, config, no_specialize
-        )
-        resolved = resolve(target)[0]
+        resolved = resolve(request.target)[0]
         default = "source,ttgir," + ("sass" if resolved.is_nvidia else "amdgcn")
         chosen = select_stages(stages or default, resolved)
         if not 2 <= len(chosen) <= 3:
             raise UsageError(f"compare shows 2 or 3 stages; --stages names {len(chosen)}")
-        with _progress(f"compiling {file}"):
+        with _progress(f"compiling {request.file}"):
             compilation = compile_request(request)
         _print_notices(compilation)
         view = _view(compilation, line, lines, keep_loc, annotate=False)
@@ -381,8 +396,9 @@ def compare(
 
 
 @app.command()
+@variant_flags
 def diff(
-    file: FileArg,
+    request: VariantRequest,
     vary: Annotated[
         list[str] | None,
         typer.Option(
@@ -393,17 +409,6 @@ def diff(
         ),
     ] = None,
     configs: Annotated[bool, typer.Option("--configs", help="Compare every autotune config.")] = False,
-    kernel: KernelOpt = None,
-    constexpr: ConstexprOpt = None,
-    arg: ArgOpt = None,
-    dtype: DtypeOpt = None,
-    target: TargetOpt = "auto",
-    num_warps: WarpsOpt = None,
-    num_stages: StagesOpt = None,
-    num_ctas: CtasOpt = None,
-    maxnreg: MaxnregOpt = None,
-    config: ConfigOpt = None,
-    no_specialize: NoSpecializeOpt = False,
     stage: Annotated[
         str | None,
         typer.Option(
@@ -449,11 +454,9 @@ def diff(
 
         if against not in ("first", "previous"):
             raise UsageError(f"--against must be first or previous, not '{against}'")
-        base = _request(
-            file, kernel, constexpr, arg, dtype, target, num_warps, num_stages, num_ctas, maxnreg, config, no_specialize
-        )
+        base = request
         axes = sweep.parse_axes(tuple(vary or ()))
-        spec = load_file(file).pick(kernel).spec
+        spec = load_file(request.file).pick(request.kernel).spec
         variants = sweep.expand(base, axes, spec, configs)
         targets = [resolve(v.request.target)[0] for v in variants]
         if stage is None:
@@ -488,19 +491,9 @@ def diff(
 
 
 @app.command()
+@variant_flags
 def passes(
-    file: FileArg,
-    kernel: KernelOpt = None,
-    constexpr: ConstexprOpt = None,
-    arg: ArgOpt = None,
-    dtype: DtypeOpt = None,
-    target: TargetOpt = "auto",
-    num_warps: WarpsOpt = None,
-    num_stages: StagesOpt = None,
-    num_ctas: CtasOpt = None,
-    maxnreg: MaxnregOpt = None,
-    config: ConfigOpt = None,
-    no_specialize: NoSpecializeOpt = False,
+    request: VariantRequest,
     show: Annotated[
         str | None,
         typer.Option(
@@ -539,14 +532,11 @@ def passes(
         from .specialize import specialize
         from .targets import resolve
 
-        request = _request(
-            file, kernel, constexpr, arg, dtype, target, num_warps, num_stages, num_ctas, maxnreg, config, no_specialize
-        )
-        resolved, notice = resolve(target)
+        resolved, notice = resolve(request.target)
         capture = PassCapture(request, llvm)  # the child compiles while the flags are checked here
         try:
-            loaded = load_file(file)
-            chosen_kernel = loaded.pick(kernel)
+            loaded = load_file(request.file)
+            chosen_kernel = loaded.pick(request.kernel)
             variant = specialize(chosen_kernel, request, loaded.defaults, resolved)  # bad flags fail here, fast
         except BaseException:
             capture.cancel()

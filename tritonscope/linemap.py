@@ -15,7 +15,7 @@ from .parsers import asm_loc, llvm_debug, mlir_locations, sass_lines
 SourceLine = tuple[str, int]
 StageMap = dict[int, tuple[SourceLine, ...]]
 
-_PARSERS = {
+PARSERS = {  # the parser of each stage's location records
     Stage.TTIR: mlir_locations.parse,
     Stage.TTGIR: mlir_locations.parse,
     Stage.LLIR: llvm_debug.parse,
@@ -35,7 +35,7 @@ def build(stages: dict[Stage, str], kernel_file: str, first_line: int) -> dict[S
                 if code.strip() and not code.strip().startswith("#")
             }
         else:
-            line_map[stage] = _PARSERS[stage](text)
+            line_map[stage] = PARSERS[stage](text)
     return line_map
 
 
