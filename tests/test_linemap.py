@@ -196,14 +196,7 @@ def _real_texts():
     return _REAL
 
 
-_PARSE = {
-    Stage.TTIR: mlir_locations.parse,
-    Stage.TTGIR: mlir_locations.parse,
-    Stage.LLIR: llvm_debug.parse,
-    Stage.PTX: asm_loc.parse_ptx,
-    Stage.SASS: sass_lines.parse,
-    Stage.AMDGCN: asm_loc.parse_amdgcn,
-}
+_PARSE = linemap.PARSERS
 
 
 @settings(max_examples=150, deadline=None)
