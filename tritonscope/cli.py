@@ -423,6 +423,9 @@ def diff(
         int | None, typer.Option("--jobs", "-j", help="Compile this many variants at once (default: the cores).")
     ] = None,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds one variant may compile.")] = 300.0,
+    html_out: Annotated[
+        Path | None, typer.Option("--html", metavar="FILE", help="Also write the comparison as an HTML report.")
+    ] = None,
     json_out: JsonOpt = False,
     no_pager: NoPagerOpt = False,
     debug: DebugOpt = False,
@@ -478,6 +481,12 @@ def diff(
                 missing.append(f"no variant produces {s.value}")
                 continue
             diffs += diffing.diff(compilations, s, against)
+        if html_out is not None:
+            from .render import html
+            from .render.files import write_text_atomically
+
+            write_text_atomically(html_out, html.diff_report(variants, diffs))
+            _stderr.print(f"wrote {html_out}")
         if json_out:
             from .render import diff_json
 
@@ -504,6 +513,9 @@ def passes(
     changed: Annotated[bool, typer.Option("--changed", help="Only the passes that changed the IR.")] = False,
     llvm: Annotated[bool, typer.Option("--llvm", help="Also the LLVM-level passes (LLVM IR after each).")] = False,
     keep_loc: KeepLocOpt = False,
+    html_out: Annotated[
+        Path | None, typer.Option("--html", metavar="FILE", help="Also write the pipeline as an HTML report.")
+    ] = None,
     json_out: JsonOpt = False,
     no_pager: NoPagerOpt = False,
     debug: DebugOpt = False,
@@ -548,6 +560,12 @@ def passes(
         records = pipeline.build(dump)
         llvm_records = pipeline.build_llvm(dump) if llvm else None
         selected = pipeline.select(records, show) if show is not None else None
+        if html_out is not None:
+            from .render import html
+            from .render.files import write_text_atomically
+
+            write_text_atomically(html_out, html.passes_report(variant.kernel, variant.target, records))
+            _stderr.print(f"wrote {html_out}")
         if json_out:
             from .render.passes_view import render_json
 
@@ -561,6 +579,46 @@ def passes(
                 console, variant, records, llvm_records, changed, selected, full, keep_loc
             ),
         )
+
+
+@app.command()
+@variant_flags
+def report(
+    request: VariantRequest,
+    out: Annotated[Path, typer.Option("--out", "-o", metavar="FILE.html", help="Where to write the report.")],
+    stage: Annotated[
+        str | None,
+        typer.Option(
+            "--stage", metavar="LIST", help="Stages shown at first (the page can show the others). Default: all."
+        ),
+    ] = None,
+    keep_loc: KeepLocOpt = False,
+    debug: DebugOpt = False,
+):
+    """Write a self-contained HTML report: source beside every stage, lines linked, resources.
+
+    One file with its CSS and script inline: it opens with no network, and can be attached to a
+    bug report. Pointing at a Python line lights up what it became in every stage.
+
+    Examples:
+
+      tritonscope report sample:fused_attention -o attention.html
+
+      tritonscope report my.py -k kern -c BLOCK=128 --target sm80 -o kern.html
+    """
+    with _errors_reported(debug):
+        from .pipeline import compile_request, select_stages
+        from .render import html
+        from .render.files import write_text_atomically
+        from .targets import resolve
+
+        chosen = select_stages(stage, resolve(request.target)[0]) if stage is not None else None
+        with _progress(f"compiling {request.file}"):
+            compilation = compile_request(request)
+        _print_notices(compilation)
+        stages = chosen or select_stages(None, resolve(compilation.variant.target)[0])
+        write_text_atomically(out, html.compilation_report(compilation, stages, keep_loc))
+        _stderr.print(f"wrote {out}")
 
 
 def _stages_of(target):

@@ -41,8 +41,8 @@ class PassRecord:
             return []
         return list(
             difflib.unified_diff(
-                _normalized(self.before),
-                _normalized(self.after),
+                normalized_ir(self.before),
+                normalized_ir(self.after),
                 f"before {self.label}",
                 f"after {self.label}",
                 lineterm="",
@@ -65,7 +65,7 @@ def build(mlir_dump: str) -> list[PassRecord]:
     counts = Counter(s.argument for s in snapshots)
     seen: Counter[str] = Counter()
     texts = [s.text for s in snapshots] + ([final] if final is not None else [])
-    normalized = [_normalized(text) for text in texts]  # once per snapshot: the slow part
+    normalized = [normalized_ir(text) for text in texts]  # once per snapshot: the slow part
     records = []
     for index, snapshot in enumerate(snapshots):
         seen[snapshot.argument] += 1
@@ -140,7 +140,8 @@ def select(records: list[PassRecord], wanted: str) -> list[PassRecord]:
     return found
 
 
-def _normalized(ir: str) -> list[str]:
+def normalized_ir(ir: str) -> list[str]:
+    """MLIR text with locations and renaming noise removed, as compared between snapshots."""
     lines = normalize.strip_locations(Stage.TTGIR, normalize.listing(ir))
     return [text.rstrip() for _, text in normalize.canonical_names(Stage.TTGIR, lines)]
 

@@ -41,10 +41,19 @@ def resource_columns(c: Compilation) -> dict[str, str]:
 LEGEND = "global loads/stores: count x bits per thread; local loads/stores are register spills"
 
 
-def resource_table(outcomes: list[Outcome]) -> Table:
-    """One column per variant, one row per figure; rows whose values differ are marked with *."""
+def figure_rows(outcomes: list[Outcome]) -> list[tuple[str, list[str], bool]]:
+    """(figure, its value in each variant, whether the values differ), failed variants left blank."""
     rows = [resource_columns(o.compilation) if o.ok else None for o in outcomes]
     names = list(next((r for r in rows if r), {}))
+    figures = []
+    for name in names:
+        values = [row[name] if row else "" for row in rows]
+        figures.append((name, values, len({v for v, row in zip(values, rows, strict=True) if row}) > 1))
+    return figures
+
+
+def resource_table(outcomes: list[Outcome]) -> Table:
+    """One column per variant, one row per figure; rows whose values differ are marked with *."""
     table = Table(
         title="variants (* = differs between variants)",
         title_justify="left",
@@ -55,18 +64,11 @@ def resource_table(outcomes: list[Outcome]) -> Table:
     table.add_column("")
     for index, outcome in enumerate(outcomes):
         table.add_column(f"[{index}] {outcome.describe()}", justify="right")
-    for name in names:
-        values = [row[name] if row else "" for row in rows]
-        differs = len({v for v, row in zip(values, rows, strict=True) if row}) > 1
-        style = "bold yellow" if differs else None
-        table.add_row(name + (" *" if differs else ""), *values, style=style)
-    if not all(rows):
+    for name, values, differs in figure_rows(outcomes):
+        table.add_row(name + (" *" if differs else ""), *values, style="bold yellow" if differs else None)
+    if not all(o.ok for o in outcomes):
         table.add_row(
-            "status",
-            *[
-                Text("ok") if row else Text(f"FAILED: {o.error}", style="bold red")
-                for o, row in zip(outcomes, rows, strict=True)
-            ],
+            "status", *[Text("ok") if o.ok else Text(f"FAILED: {o.error}", style="bold red") for o in outcomes]
         )
     return table
 

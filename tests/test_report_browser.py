@@ -1,0 +1,118 @@
+"""The HTML report in a real headless Chromium (Debian's chromium and chromium-driver).
+
+Driven with Selenium pointed at the system browser and driver, so nothing is downloaded.
+Without them on a developer machine these tests skip with the reason; in CI (CI=true)
+they must run, and a missing browser fails them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import KERNELS, compiled
+
+from tritonscope import linemap
+from tritonscope.model import Stage
+from tritonscope.render import html
+
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    missing = [name for name, path in (("chromium", CHROMIUM), ("chromedriver", CHROMEDRIVER)) if not path]
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        missing.append("the selenium package")
+    if missing:
+        reason = f"no {', '.join(missing)}: apt-get install chromium chromium-driver; pip install selenium"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI must run the browser tests, but there is {reason}")
+        pytest.skip(reason)
+    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must not fetch browsers or drivers
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--window-size=1600,1000",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+    ):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd(
+        "Network.emulateNetworkConditions",  # the network is off
+        {"offline": True, "latency": 0, "downloadThroughput": 0, "uploadThroughput": 0},
+    )
+    yield driver
+    driver.quit()
+
+
+def _open(browser, tmp_path, compilation, name):
+    page = tmp_path / f"{name}.html"
+    page.write_text(html.compilation_report(compilation, [s for s in compilation.stages if s is not Stage.SOURCE]))
+    browser.get(page.as_uri())
+    return page
+
+
+def _lit(browser, stage: Stage) -> set[int]:
+    from selenium.webdriver.common.by import By
+
+    return {
+        int(e.get_attribute("data-line"))
+        for e in browser.find_elements(By.CSS_SELECTOR, f'.l.hl[data-stage="{stage.value}"]')
+    }
+
+
+def test_clicking_the_dot_line_lights_exactly_its_ptx_and_sass(browser, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    c = compiled("sample:matmul", "sm90")
+    _open(browser, tmp_path, c, "matmul")
+    assert browser.execute_script("return performance.getEntriesByType('resource').length") == 0
+    dot = next(e for e in browser.find_elements(By.CSS_SELECTOR, '.l[data-stage="source"]') if "tl.dot(" in e.text)
+    dot.click()
+    line = int(dot.get_attribute("data-py"))
+    for stage in (Stage.PTX, Stage.SASS):
+        expected = set(linemap.stage_lines(c, stage, {(c.kernel.file, line)}))
+        assert expected and _lit(browser, stage) == expected, stage
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser.save_screenshot(str(ARTIFACTS / "report-matmul-dot.png"))
+
+
+def test_clicking_a_stage_line_lights_its_python_line(browser, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    c = compiled("sample:vector_add", "sm90")
+    _open(browser, tmp_path, c, "vector_add")
+    load = next(e for e in browser.find_elements(By.CSS_SELECTOR, '.l[data-stage="sass"]') if "LDG.E.128" in e.text)
+    browser.execute_script("arguments[0].scrollIntoView()", load)
+    load.click()
+    source = [e.text for e in browser.find_elements(By.CSS_SELECTOR, '.l.hl[data-stage="source"]')]
+    assert any("tl.load(x_ptr" in text or "tl.load(y_ptr" in text for text in source), source
+    assert "sel" in load.get_attribute("class")
+
+
+def test_injected_script_is_shown_as_text_and_never_runs(browser, tmp_path):
+    from selenium.common.exceptions import NoAlertPresentException
+
+    c = compiled(str(KERNELS / "injection.py"), "sm90")
+    _open(browser, tmp_path, c, "injection")
+    with pytest.raises(NoAlertPresentException):
+        browser.switch_to.alert.text  # noqa: B018 - raises when no alert is open
+    assert browser.execute_script("return window.pwned === undefined")
+    assert "</script><script>window.pwned = 1; alert(1)</script>" in browser.find_element("tag name", "body").text
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser.save_screenshot(str(ARTIFACTS / "report-injection.png"))

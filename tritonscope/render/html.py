@@ -1,0 +1,282 @@
+"""Self-contained HTML reports: one file, CSS and script inline, nothing fetched from a network.
+
+The compilation report puts the Python source beside the chosen stages, each in its own
+scrolling column; the source-line map travels in the page as JSON, and a small script
+lights up, in every column, the lines that came from the Python line under the pointer.
+All text from the kernel and the compiler goes through Pygments' HTML formatter or
+html.escape, and the JSON is escaped for a <script> element.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Iterable
+
+from pygments import highlight as pygments_highlight
+from pygments.formatters import HtmlFormatter
+
+from .. import __version__, linemap, normalize
+from ..diffing import StageDiff
+from ..lexers import lexer_for
+from ..model import Compilation, Stage
+from ..passes import PassRecord, normalized_ir
+from ..sweep import Outcome
+from ..targets import TARGETS
+from .console import HINT_NAMES, mix_rows
+from .diff_view import figure_rows
+
+_STYLE = "monokai"
+
+_CSS = """
+body { font-family: system-ui, sans-serif; margin: 0; background: #1e1f1c; color: #e8e8e3; }
+header, section { padding: 8px 16px; }
+h1 { font-size: 18px; margin: 4px 0; } h2 { font-size: 15px; margin: 12px 0 4px; }
+table.facts td:first-child { color: #66d9ef; padding-right: 16px; vertical-align: top; }
+table.grid { border-collapse: collapse; font-size: 13px; }
+table.grid td, table.grid th { border: 1px solid #49483e; padding: 2px 8px; text-align: right; }
+table.grid td:first-child, table.grid th:first-child { text-align: left; }
+.differs { color: #e6db74; font-weight: bold; }
+.warning { color: #fd971f; font-weight: bold; }
+code, .code { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; }
+.picker label { margin-right: 12px; }
+.columns { display: flex; gap: 6px; padding: 0 8px 8px; height: 72vh; }
+.column { flex: 1 1 0; min-width: 0; display: flex; flex-direction: column; border: 1px solid #49483e; }
+.column h3 { margin: 0; padding: 4px 8px; font-size: 13px; background: #272822; }
+.column .body { overflow: auto; flex: 1; background: #272822; }
+.l { white-space: pre; cursor: pointer; padding-right: 8px; }
+.l .ln { color: #75715e; display: inline-block; min-width: 4.5em; text-align: right; padding-right: 8px;
+        user-select: none; }
+.l.hl { background: #49483e; outline: 1px solid #a6e22e; }
+.l.sel { background: #3e3d32; }
+.hidden { display: none; }
+table.diff { border-collapse: collapse; width: 100%; table-layout: fixed; }
+table.diff td { white-space: pre-wrap; word-break: break-all; vertical-align: top; padding: 0 6px;
+                font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; }
+tr.replace td { background: #3b3a24; } tr.delete td:first-child { background: #4a2424; }
+tr.insert td:last-child { background: #1f3d24; } tr.skip td { color: #75715e; text-align: center; }
+details { margin: 6px 0; } summary { cursor: pointer; }
+footer { color: #75715e; font-size: 12px; padding: 8px 16px; }
+"""
+
+_SCRIPT = """
+(function () {
+  const map = JSON.parse(document.getElementById('line-map').textContent);
+  const lines = document.querySelectorAll('.l[data-stage]');
+  function clear() { lines.forEach(el => el.classList.remove('hl', 'sel')); }
+  function stageLines(stage, pyLines) {
+    const wanted = new Set(pyLines.map(String));
+    return Array.from(document.querySelectorAll('.l[data-stage="' + stage + '"]'))
+      .filter(el => (el.dataset.py || '').split(' ').some(p => wanted.has(p)));
+  }
+  function light(pyLines, origin) {
+    clear();
+    map.stages.forEach(stage => {
+      const found = stageLines(stage, pyLines);
+      found.forEach(el => el.classList.add('hl'));
+      if (found.length && found[0] !== origin) {
+        const body = found[0].closest('.body');
+        body.scrollTop = found[0].offsetTop - body.offsetTop - 40;
+      }
+    });
+    if (origin) { origin.classList.add('sel'); }
+  }
+  lines.forEach(el => {
+    el.addEventListener('click', () => { if (el.dataset.py) light(el.dataset.py.split(' '), el); });
+    if (el.dataset.stage === 'source') {
+      el.addEventListener('mouseenter', () => { if (el.dataset.py) light(el.dataset.py.split(' '), el); });
+    }
+  });
+  document.querySelectorAll('.picker input').forEach(box => box.addEventListener('change', () => {
+    document.getElementById('column-' + box.value).classList.toggle('hidden', !box.checked);
+  }));
+})();
+"""
+
+
+def _page(title: str, body: str, script: str = "", data: dict | None = None) -> str:
+    # Pygments' LLVM lexer marks keywords newer than it (nneg, disjoint) as errors: no red boxes.
+    css = _CSS + HtmlFormatter(style=_STYLE).get_style_defs(".code") + ".code .err { background: none; border: none; }"
+    payload = ""
+    if data is not None:
+        # Inside <script>, `<` could end the element early: JSON's \\u003c spelling cannot.
+        text = json.dumps(data).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+        payload = f'<script type="application/json" id="line-map">{text}</script>'
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">"
+        f"<title>{html.escape(title)}</title><style>{css}</style></head><body>{body}"
+        f"<footer>tritonscope {html.escape(__version__)}</footer>{payload}"
+        f"{'<script>' + script + '</script>' if script else ''}</body></html>\n"
+    )
+
+
+def _facts(rows: Iterable[tuple[str, str]]) -> str:
+    cells = "".join(f"<tr><td>{html.escape(k)}</td><td><code>{html.escape(v)}</code></td></tr>" for k, v in rows)
+    return f'<table class="facts">{cells}</table>'
+
+
+def _highlighted_lines(stage: Stage, lines: normalize.Listing) -> list[str]:
+    """Each line's highlighted HTML (Pygments escapes all text), in order."""
+    formatter = HtmlFormatter(style=_STYLE, linespans="x")  # each line in <span id="x-N">
+    code = "\n".join(text for _, text in lines) + "\n"
+    rendered = pygments_highlight(code, lexer_for(stage.lexer), formatter)
+    spans = rendered.split('<span id="x-')[1:]
+    return [span.split(">", 1)[1].rsplit("</span>", 1)[0].rstrip("\n") for span in spans]
+
+
+def _column(c: Compilation, stage: Stage, keep_loc: bool) -> str:
+    lines = normalize.listing(c.stages[stage])
+    if not keep_loc:
+        lines = normalize.strip_locations(stage, lines)
+    offset = c.kernel.first_line - 1 if stage is Stage.SOURCE else 0
+    stage_map = c.line_map.get(stage, {})
+    rows = []
+    for (number, _), code in zip(lines, _highlighted_lines(stage, lines), strict=False):
+        python = " ".join(str(line) for file, line in stage_map.get(number, ()) if file == c.kernel.file)
+        rows.append(
+            f'<div class="l" id="{stage.value}-{number}" data-stage="{stage.value}" data-line="{number}" '
+            f'data-py="{python}"><span class="ln">{number + offset}</span>{code}</div>'
+        )
+    return (
+        f'<div class="column" id="column-{stage.value}"><h3>{html.escape(stage.title)}</h3>'
+        f'<div class="body code">{"".join(rows)}</div></div>'
+    )
+
+
+def _resource_table(c: Compilation) -> str:
+    r, nvidia = c.resources, TARGETS[c.variant.target].is_nvidia
+    occ = r.occupancy
+    rows = [
+        ("registers" if nvidia else "VGPRs", str(r.registers)),
+        ("spills", str(r.spills)),
+        ("shared memory" if nvidia else "LDS", f"{r.shared_bytes:,} B"),
+        ("local memory" if nvidia else "scratch", f"{r.local_bytes} B"),
+        (
+            "occupancy",
+            f"{occ.percent:.0f}%: {occ.blocks_per_sm} blocks, {occ.warps_per_sm} of "
+            f"{occ.max_warps_per_sm} {'warps' if nvidia else 'waves'}, limited by {occ.limited_by}",
+        ),
+    ]
+    if r.instructions is not None:
+        rows += [(name, value) for name, value, _ in mix_rows(r.instructions, nvidia)]
+    cells = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>" for k, v in rows)
+    warnings = "".join(f'<p class="warning">warning: {html.escape(w)}</p>' for w in r.warnings)
+    return f'<table class="grid"><tr><th>resource</th><th>value</th></tr>{cells}</table>{warnings}'
+
+
+def compilation_report(c: Compilation, stages: list[Stage], keep_loc: bool = False) -> str:
+    """The report of one compilation: header, resources, and source beside the chosen stages."""
+    v = c.variant
+    target = TARGETS[v.target]
+    signature = ", ".join(
+        f"{name}: {type_}" + "".join(f" ({HINT_NAMES[h]})" for h in v.hints.get(name, "") if h in HINT_NAMES)
+        for name, type_ in v.signature.items()
+        if type_ != "constexpr" or name in v.arguments
+    )
+    facts = _facts(
+        [
+            ("kernel", f"{c.kernel.name}  ({c.kernel.file}:{c.kernel.line})"),
+            ("target", f"{target.name}: {target.label}, {target.description}"),
+            ("constexprs", ", ".join(f"{k}={val}" for k, val in v.constexprs.items()) or "none"),
+            ("signature", signature),
+            ("options", ", ".join(f"{k}={val}" for k, val in c.options.items() if val is not None)),
+            ("compiled by", f"Triton {c.triton_version} in {c.compile_seconds:.2f} s"),
+            ("reproduce", v.command_line()),
+        ]
+    )
+    all_stages = [s for s in c.stages if s is not Stage.SOURCE]
+    picker = "".join(
+        f'<label><input type="checkbox" value="{s.value}"{" checked" if s in stages else ""}> '
+        f"{html.escape(s.title)}</label>"
+        for s in all_stages
+    )
+    columns = _column(c, Stage.SOURCE, keep_loc) + "".join(
+        _column(c, s, keep_loc).replace('class="column"', 'class="column hidden"', 1)
+        if s not in stages
+        else _column(c, s, keep_loc)
+        for s in all_stages
+    )
+    body = (
+        f"<header><h1>{html.escape(c.kernel.name)} on {html.escape(target.label)}</h1>{facts}</header>"
+        f"<section><h2>Resources</h2>{_resource_table(c)}</section>"
+        f'<section><h2>Stages</h2><div class="picker">Show: {picker}</div>'
+        "<p>Point at or click a Python line to light up what it became; click a stage line for the "
+        "Python line it came from.</p></section>"
+        f'<div class="columns">{columns}</div>'
+    )
+    data = {"stages": [s.value for s in c.stages], "map": linemap.by_source(c)}
+    return _page(f"{c.kernel.name}: tritonscope", body, _SCRIPT, data)
+
+
+def _diff_table(diff: StageDiff, old: str, new: str) -> str:
+    rows = [f"<tr><th>{html.escape(old)}</th><th>{html.escape(new)}</th></tr>"]
+    for tag, left, right in diff.rows():
+        if tag == "skip":
+            rows.append('<tr class="skip"><td>⋯</td><td>⋯</td></tr>')
+            continue
+        cells = "".join(f"<td>{html.escape(line) if line is not None else ''}</td>" for line in (left, right))
+        rows.append(f'<tr class="{tag}">{cells}</tr>')
+    return f'<table class="diff">{"".join(rows)}</table>'
+
+
+def diff_report(outcomes: list[Outcome], diffs: list[StageDiff]) -> str:
+    head = "".join(f"<th>[{i}] {html.escape(o.describe())}</th>" for i, o in enumerate(outcomes))
+    body_rows = []
+    for name, values, differs in figure_rows(outcomes):
+        label = html.escape(name) + (" *" if differs else "")
+        cells = "".join(f"<td{' class=differs' if differs else ''}>{html.escape(v)}</td>" for v in values)
+        body_rows.append(f"<tr><td>{label}</td>{cells}</tr>")
+    body_rows.append(
+        "<tr><td>status</td>"
+        + "".join(
+            f"<td>{'ok' if o.ok else '<span class=warning>FAILED: ' + html.escape(o.error or '') + '</span>'}</td>"
+            for o in outcomes
+        )
+        + "</tr>"
+    )
+    sections = []
+    for d in diffs:
+        old, new = outcomes[d.old].describe(), outcomes[d.new].describe()
+        title = f"{d.stage.title}: [{d.old}] {old} → [{d.new}] {new}"
+        content = _diff_table(d, old, new) if d.changed else "<p>identical after normalization</p>"
+        sections.append(f"<details open><summary>{html.escape(title)}</summary>{content}</details>")
+    first = next((o.compilation for o in outcomes if o.ok), None)
+    name = first.kernel.name if first else "kernel"
+    body = (
+        f"<header><h1>{html.escape(name)}: {len(outcomes)} variants</h1></header>"
+        f'<section><h2>Variants (* = differs)</h2><table class="grid"><tr><th></th>{head}</tr>'
+        f"{''.join(body_rows)}</table><p>global loads/stores: count x bits per thread</p></section>"
+        f"<section><h2>Diffs</h2>{''.join(sections)}</section>"
+    )
+    return _page(f"{name} variants: tritonscope", body)
+
+
+def passes_report(kernel: str, target: str, records: list[PassRecord]) -> str:
+    rows = []
+    for r in records:
+        changed = "?" if r.changed is None else ("yes" if r.changed else "")
+        rows.append(
+            f"<tr><td>{r.index}</td><td>{html.escape(r.label)}</td><td>{html.escape(r.class_name)}</td>"
+            f"<td>{html.escape(r.level)}</td><td>{changed}</td><td>{r.added if r.changed else ''}</td>"
+            f"<td>{r.removed if r.changed else ''}</td></tr>"
+        )
+    sections = []
+    for r in records:
+        if not r.changed or r.after is None:
+            continue
+        before, after = tuple(normalized_ir(r.before)), tuple(normalized_ir(r.after))
+        diff = StageDiff(Stage.TTGIR, r.index - 1, r.index, before, after)
+        steps = "".join(f"<p>internal step: {html.escape(name)}</p>" for name, _ in r.substeps)
+        sections.append(
+            f"<details><summary>pass {r.index}: {html.escape(r.label)} ({html.escape(r.class_name)}), "
+            f"+{r.added} -{r.removed}</summary>{steps}{_diff_table(diff, 'before', 'after')}</details>"
+        )
+    body = (
+        f"<header><h1>{html.escape(kernel)} on {html.escape(target)}: {len(records)} MLIR passes</h1></header>"
+        '<section><table class="grid"><tr><th>#</th><th>pass</th><th>class</th><th>level</th><th>changed</th>'
+        f"<th>+lines</th><th>-lines</th></tr>{''.join(rows)}</table></section>"
+        f"<section><h2>What each pass changed</h2>{''.join(sections)}</section>"
+    )
+    return _page(f"{kernel} passes: tritonscope", body)
