@@ -483,10 +483,8 @@ def diff(
             diffs += diffing.diff(compilations, s, against)
         if html_out is not None:
             from .render import html
-            from .render.files import write_text_atomically
 
-            write_text_atomically(html_out, html.diff_report(variants, diffs))
-            _stderr.print(f"wrote {html_out}")
+            _write_page(html_out, html.diff_report(variants, diffs))
         if json_out:
             from .render import diff_json
 
@@ -562,10 +560,8 @@ def passes(
         selected = pipeline.select(records, show) if show is not None else None
         if html_out is not None:
             from .render import html
-            from .render.files import write_text_atomically
 
-            write_text_atomically(html_out, html.passes_report(variant.kernel, variant.target, records))
-            _stderr.print(f"wrote {html_out}")
+            _write_page(html_out, html.passes_report(variant.kernel, variant.target, records))
         if json_out:
             from .render.passes_view import render_json
 
@@ -609,7 +605,6 @@ def report(
     with _errors_reported(debug):
         from .pipeline import compile_request, select_stages
         from .render import html
-        from .render.files import write_text_atomically
         from .targets import resolve
 
         chosen = select_stages(stage, resolve(request.target)[0]) if stage is not None else None
@@ -617,8 +612,7 @@ def report(
             compilation = compile_request(request)
         _print_notices(compilation)
         stages = chosen or select_stages(None, resolve(compilation.variant.target)[0])
-        write_text_atomically(out, html.compilation_report(compilation, stages, keep_loc))
-        _stderr.print(f"wrote {out}")
+        _write_page(out, html.compilation_report(compilation, stages, keep_loc))
 
 
 def _stages_of(target):
@@ -640,6 +634,13 @@ def _sweep_progress(total: int):
     ) as progress:
         task = progress.add_task("compile", total=total)
         yield lambda outcome: progress.advance(task)
+
+
+def _write_page(path: Path, page: str) -> None:
+    from .render.files import write_text_atomically
+
+    write_text_atomically(path, page)
+    _stderr.print(f"wrote {path}")
 
 
 def _print_notices(compilation) -> None:
