@@ -615,6 +615,109 @@ def report(
         _write_page(out, html.compilation_report(compilation, stages, keep_loc))
 
 
+cache_app = typer.Typer(help="Read Triton's cache, or a capture made by `tritonscope trace`.", no_args_is_help=True)
+app.add_typer(cache_app, name="cache")
+
+
+@cache_app.command("list")
+def cache_list(
+    directory: Annotated[
+        Path | None,
+        typer.Argument(help="A Triton cache or a capture directory (default: TRITON_CACHE_DIR or ~/.triton/cache)."),
+    ] = None,
+    json_out: JsonOpt = False,
+    debug: DebugOpt = False,
+):
+    """List the compiled kernels in a Triton cache or capture directory, newest first.
+
+    Any of them can then be shown without recompiling: tritonscope dump DIR/:NAME
+
+    Examples:
+
+      tritonscope cache list
+
+      tritonscope cache list run1/
+    """
+    with _errors_reported(debug):
+        import datetime
+        import json
+
+        from rich.table import Table
+
+        from . import cache
+
+        folder = directory or cache.default_dir()
+        found = cache.entries(folder)
+        if json_out:
+            rows = [
+                {
+                    "name": e.name,
+                    "reference": f"{folder}/:{e.name}",
+                    "target": e.target,
+                    "folder": str(e.folder),
+                    "options": {k: e.metadata.get(k) for k in ("num_warps", "num_stages", "num_ctas")},
+                    "stages": list(e.stages),
+                    "bytes": e.size,
+                    "modified": e.modified,
+                    "captured": e.specialization is not None,
+                }
+                for e in found
+            ]
+            sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+            return
+        table = Table(title=f"{len(found)} compiled kernels in {folder}", title_justify="left")
+        for column in ("kernel", "target", "options", "stages", "size", "modified"):
+            table.add_column(column)
+        for e in found:
+            options = f"warps={e.metadata.get('num_warps')} stages={e.metadata.get('num_stages')}"
+            when = datetime.datetime.fromtimestamp(e.modified).strftime("%Y-%m-%d %H:%M")
+            table.add_row(e.name, e.target, options, " ".join(e.stages), cache.human_size(e.size), when)
+        Console().print(table)
+        if found:
+            _stderr.print(f"[dim]show one with: tritonscope dump {folder}/:{found[0].name}[/]", soft_wrap=True)
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def trace(
+    command: Annotated[list[str], typer.Argument(help="The program to run, after --.", metavar="-- COMMAND...")],
+    out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="The capture directory to write.")],
+    force: Annotated[bool, typer.Option("--force", help="Replace a non-empty capture directory.")] = False,
+    debug: DebugOpt = False,
+):
+    """Run a program and capture every kernel Triton compiles in it (torch.compile's kernels too).
+
+    Each kernel's stages, metadata, source and the specialization Triton used land in DIR;
+    `tritonscope cache list DIR` lists them and `tritonscope dump DIR/:NAME` shows one.
+
+    Example:
+
+      tritonscope trace -o run1/ -- python train.py --steps 3
+    """
+    with _errors_reported(debug):
+        import shutil
+        import subprocess
+
+        from . import cache
+        from .errors import UsageError
+        from .render.files import check_destination
+
+        check_destination(out, force)
+        if out.exists():
+            shutil.rmtree(out)
+        out.mkdir(parents=True)
+        try:
+            finished = subprocess.run(command, env=cache.environment_for_capture(out.resolve()))
+        except OSError as exc:
+            raise UsageError(f"cannot run {command[0]}: {exc.strerror}") from None
+        found = cache.entries(out) if (out / "cache").is_dir() else []
+        _stderr.print(
+            f"captured {len(found)} compiled kernel(s) into {out}: " + ", ".join(sorted({e.name for e in found})),
+            soft_wrap=True,
+        )
+        if finished.returncode != 0:
+            raise typer.Exit(finished.returncode)
+
+
 def _stages_of(target):
     from .pipeline import stages_for
 

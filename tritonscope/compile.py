@@ -68,7 +68,6 @@ def gpu_target(target: Target) -> GPUTarget:
 
 
 def compile_variant(kernel: LoadedKernel, variant: Variant) -> Compilation:
-    target = TARGETS[variant.target]
     started = time.perf_counter()
     diagnostics = _CStderrCapture()
     try:
@@ -81,28 +80,38 @@ def compile_variant(kernel: LoadedKernel, variant: Variant) -> Compilation:
         raise
     seconds = time.perf_counter() - started
     metadata = _plain_metadata(compiled.metadata._asdict())
-    stages = {Stage.SOURCE: kernel.spec.source}
+    notices = tuple(line for line in diagnostics.text.splitlines() if line.strip())
+    return _assemble(kernel.spec, variant, compiled.asm, metadata, seconds, notices)
+
+
+def _assemble(spec, variant: Variant, asm, metadata: dict, seconds: float, notices: tuple[str, ...]) -> Compilation:
+    """A Compilation from Triton's artifacts: the stages, SASS, resources, instruction mix, line map."""
+    target = TARGETS[variant.target]
+    stages = {Stage.SOURCE: spec.source} if spec.source else {}
     for stage in (Stage.TTIR, Stage.TTGIR, Stage.LLIR):
-        stages[stage] = compiled.asm[stage.value]
+        if stage.value in asm:
+            stages[stage] = asm[stage.value]
     num_warps = metadata["num_warps"]
     if target.is_nvidia:
-        binary = compiled.asm["cubin"]
-        stages[Stage.PTX] = compiled.asm["ptx"]
+        binary = asm["cubin"]
+        if "ptx" in asm:
+            stages[Stage.PTX] = asm["ptx"]
         stages[Stage.SASS] = disassemble(binary)
         usage = cuobjdump.kernel_usage(resource_usage(binary), metadata["name"])
         resources = nvidia_resources(target, usage, metadata.get("shared", 0), num_warps)
         binary_ext = "cubin"
     else:
-        binary = compiled.asm["hsaco"]
-        stages[Stage.AMDGCN] = compiled.asm["amdgcn"]
+        binary = asm["hsaco"]
+        if "amdgcn" not in asm:
+            raise TritonscopeError("the AMDGCN assembly is missing: resources cannot be read without it")
+        stages[Stage.AMDGCN] = asm["amdgcn"]
         fields = amdgcn.kernel_metadata(stages[Stage.AMDGCN])
         resources = amd_resources(target, fields, metadata.get("shared", 0), num_warps)
         binary_ext = "hsaco"
     machine_code = Stage.SASS if target.is_nvidia else Stage.AMDGCN
     resources = replace(resources, instructions=instruction_mix.count(machine_code, stages[machine_code]))
-    notices = tuple(line for line in diagnostics.text.splitlines() if line.strip())
     return Compilation(
-        kernel=kernel.spec,
+        kernel=spec,
         variant=variant,
         stages=stages,
         binary=binary,
@@ -110,9 +119,9 @@ def compile_variant(kernel: LoadedKernel, variant: Variant) -> Compilation:
         metadata=metadata,
         resources=resources,
         compile_seconds=seconds,
-        triton_version=triton.__version__,
+        triton_version=str(metadata.get("triton_version", triton.__version__)),
         notices=notices,
-        line_map=linemap.build(stages, kernel.spec.file, kernel.spec.first_line),
+        line_map=linemap.build(stages, spec.file, spec.first_line),
     )
 
 
@@ -367,3 +376,54 @@ def _capture_child() -> None:
     except TritonscopeError as exc:
         outcome = {"ok": False, "error": exc.message, "exit_code": exc.exit_code}
     result.write_text(json.dumps(outcome))
+
+
+# --- kernels already compiled: a Triton cache or a `trace` capture --------------------------
+
+
+def from_cache(entry, given: str) -> Compilation:
+    """The Compilation of a cache entry, from its artifacts alone: nothing is recompiled."""
+    from .cache import kernel_source
+    from .model import KernelSpec
+
+    if entry.target not in TARGETS:
+        raise UsageError(f"{given}: compiled for {entry.target}, which tritonscope has no limits for")
+    if "cubin" not in entry.stages and "hsaco" not in entry.stages:
+        raise UsageError(f"{given}: the entry has no binary (cubin or hsaco)")
+    asm = {
+        kind: entry.path(kind).read_bytes() if kind in ("cubin", "hsaco") else entry.path(kind).read_text()
+        for kind in entry.stages
+    }
+    file, first_line, def_line, source = kernel_source(entry)
+    spec = KernelSpec(name=entry.name, file=file, line=def_line, first_line=first_line, source=source, params=())
+    record = entry.specialization or {}
+    names = list(record.get("signature", {}))
+
+    def name_of(key: str) -> str | None:  # Triton keys constants and attributes by path: "(3,)"
+        index = key.strip("()").split(",")[0].strip()
+        return names[int(index)] if index.isdigit() and int(index) < len(names) else None
+
+    constants = {name_of(k): v for k, v in record.get("constants", {}).items() if name_of(k)}
+    codes = {"tt.divisibility": "D", "tt.pointer_range": "S"}
+    hints = {
+        name_of(k): "".join(codes.get(a[0], "") for a in attrs)
+        for k, attrs in record.get("attrs", {}).items()
+        if attrs and name_of(k)
+    }
+    options = {
+        k: entry.metadata[k]
+        for k in ("num_warps", "num_stages", "num_ctas", "maxnreg")
+        if entry.metadata.get(k) is not None
+    }
+    variant = Variant(
+        kernel=entry.name,
+        file=given,
+        target=entry.target,
+        constexprs=constants,
+        signature=dict(record.get("signature", {})),
+        hints=hints,
+        arguments={},
+        options=options,
+        cached=True,
+    )
+    return _assemble(spec, variant, asm, entry.metadata, 0.0, (f"read from {entry.folder}, not recompiled",))

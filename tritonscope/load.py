@@ -60,6 +60,13 @@ class LoadedFile:
 def resolve_path(given: str) -> Path:
     if given.startswith(samples.PREFIX):
         return samples.sample_path(given[len(samples.PREFIX) :])
+    from .cache import is_reference
+
+    if is_reference(given):
+        raise KernelFileError(
+            f"{given} is a compiled kernel from a cache: dump, compare and report read it, but this command "
+            f"compiles, and needs the kernel's source file"
+        )
     path = Path(given).expanduser()
     if not path.exists():
         raise KernelFileError(f"no such file: {given}")

@@ -149,9 +149,12 @@ class Variant:
     options: dict[str, int]  # num_warps, num_stages, num_ctas, maxnreg: only those that were set
     config: int | None = None  # the autotune config used, if any
     specialize: bool = True
+    cached: bool = False  # read from a Triton cache or a capture, not compiled by tritonscope
 
     def command_line(self) -> str:
         """The tritonscope command that compiles exactly this variant."""
+        if self.cached:
+            return shlex.join(["tritonscope", "dump", self.file])
         words = ["tritonscope", "dump", self.file, "-k", self.kernel, "--target", self.target]
         if self.config is not None:
             words += ["--config", str(self.config)]

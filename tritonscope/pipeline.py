@@ -11,10 +11,15 @@ from .targets import Target, resolve
 
 
 def compile_request(request: VariantRequest) -> Compilation:
-    from .compile import compile_variant
+    from . import cache
+    from .compile import compile_variant, from_cache
     from .load import load_file
     from .specialize import specialize
 
+    if cache.is_reference(request.file):
+        if request != VariantRequest(file=request.file):
+            raise UsageError(f"{request.file} is already compiled: variant flags (-c, -a, --target...) do not apply")
+        return from_cache(cache.find(request.file), request.file)
     target, notice = resolve(request.target)
     loaded = load_file(request.file)
     kernel = loaded.pick(request.kernel)

@@ -35,7 +35,10 @@ def header(c: Compilation) -> RenderableType:
         table.add_row("constexprs", ", ".join(f"{k}={val}" for k, val in v.constexprs.items()))
     table.add_row("signature", signature_text(c))
     table.add_row("options", ", ".join(f"{k}={val}" for k, val in c.options.items() if val is not None))
-    table.add_row("compiled", f"in {c.compile_seconds:.2f} s by Triton {c.triton_version}")
+    if v.cached:
+        table.add_row("compiled", f"earlier, by Triton {c.triton_version}: read from its cache, not recompiled")
+    else:
+        table.add_row("compiled", f"in {c.compile_seconds:.2f} s by Triton {c.triton_version}")
     table.add_row("reproduce", Text(v.command_line(), style="dim"))
     return Panel(table, title="tritonscope", title_align="left", border_style="cyan")
 

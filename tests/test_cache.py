@@ -1,0 +1,94 @@
+"""Reading Triton caches and `trace` captures: entries made by real compiles, on the CPU."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from conftest import KERNELS
+
+from tritonscope import linemap
+from tritonscope.model import Stage
+from tritonscope.pipeline import compile_request
+from tritonscope.specialize import VariantRequest
+
+
+@pytest.fixture(scope="module")
+def capture(tmp_path_factory):
+    from typer.testing import CliRunner
+
+    from tritonscope.cli import app
+
+    out = tmp_path_factory.mktemp("trace") / "run1"
+    result = CliRunner().invoke(app, ["trace", "-o", str(out), "--", sys.executable, str(KERNELS / "compiles_two.py")])
+    assert result.exit_code == 0, result.stderr
+    assert "captured 2 compiled kernel(s)" in result.stderr
+    return out
+
+
+def test_trace_captures_every_compile_with_its_specialization(capture):
+    records = [json.loads(line) for line in (capture / "kernels.jsonl").read_text().splitlines()]
+    assert [r["name"] for r in records] == ["add_kernel", "softmax_kernel"]
+    add = records[0]
+    assert add["signature"]["x_ptr"] == "*fp16" and add["constants"] == {"(4,)": "256"}
+    assert add["file"].endswith("vector_add.py") and "def add_kernel(" in add["source"]
+
+
+def test_cache_list_of_a_capture(cli, capture):
+    rows = json.loads(cli("cache", "list", capture, "--json").stdout)
+    assert {(r["name"], r["target"]) for r in rows} == {("add_kernel", "sm80"), ("softmax_kernel", "sm90")}
+    assert all(r["captured"] and "cubin" in r["stages"] and r["bytes"] > 0 for r in rows)
+    table = cli("cache", "list", capture).stdout
+    assert "softmax_kernel" in table and "ttir ttgir llir ptx cubin" in table
+
+
+def test_dump_a_captured_kernel_without_recompiling(cli, capture):
+    doc = json.loads(cli("dump", f"{capture}/:add_kernel", "--json").stdout)
+    assert doc["variant"]["cached"] and doc["variant"]["target"] == "sm80"
+    assert doc["variant"]["constexprs"] == {"BLOCK_SIZE": "256"} and doc["variant"]["hints"] == {"n_elements": "D"}
+    assert (
+        doc["variant"]["signature"]["x_ptr"] == "*fp16" and doc["command"] == f"tritonscope dump {capture}/:add_kernel"
+    )
+    assert set(doc["stages"]) == {"source", "ttir", "ttgir", "llir", "ptx", "sass"}
+    assert doc["resources"]["registers"] > 0 and "not recompiled" in " ".join(doc["notices"])
+    lines = {e["line"] for e in doc["line_map"] if e["file"].endswith("vector_add.py")}
+    assert 21 in lines  # x = tl.load(...)
+    out = cli("compare", f"{capture}/:softmax_kernel", "--stages", "source,sass").stdout
+    assert "line 22: row = tl.load(" in out and "LDG" in out
+
+
+def test_a_plain_triton_cache_finds_the_source_through_locations(cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
+    compiled = compile_request(VariantRequest(file="sample:vector_add", target="gfx942"))
+    rows = json.loads(cli("cache", "list", "--json").stdout)  # the default: TRITON_CACHE_DIR
+    assert [r["name"] for r in rows] == ["add_kernel"] and not rows[0]["captured"]
+    doc = json.loads(cli("dump", f"{tmp_path}/:add_kernel", "--json").stdout)
+    assert doc["kernel"]["file"] == compiled.kernel.file and doc["kernel"]["first_line"] == compiled.kernel.first_line
+    assert doc["stages"]["amdgcn"] == compiled.stages[Stage.AMDGCN]
+    assert doc["stages"]["ttgir"] == compiled.stages[Stage.TTGIR]
+    assert {(e["file"], e["line"]) for e in doc["line_map"]} == set(linemap.python_lines(compiled))
+    cli("report", f"{tmp_path}/:add_kernel", "-o", tmp_path / "r.html")
+    assert "add_kernel" in (tmp_path / "r.html").read_text()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["dump", "{capture}/:nope"], "no kernel named 'nope' in"),
+        (["dump", "{capture}/:add_kernel", "-c", "BLOCK_SIZE=8"], "is already compiled"),
+        (["diff", "{capture}/:add_kernel", "--vary", "BLOCK_SIZE=8,16"], "is a compiled kernel from a cache"),
+        (["passes", "{capture}/:add_kernel"], "is a compiled kernel from a cache"),
+        (["cache", "list", "{capture}/missing"], "no such directory"),
+        (["trace", "-o", "{capture}", "--", "true"], "directory is not empty"),
+    ],
+)
+def test_bad_cache_requests(cli, capture, args, message):
+    result = cli(*[a.format(capture=capture) for a in args], expect=2)
+    assert message in result.stderr
+
+
+def test_trace_passes_on_the_programs_exit_code(cli, tmp_path):
+    result = cli("trace", "-o", tmp_path / "run", "--", sys.executable, KERNELS / "compiles_two.py", "3", expect=3)
+    assert "captured 2 compiled kernel(s)" in result.stderr
+    assert "cannot run" in cli("trace", "-o", tmp_path / "other", "--", "no-such-program-x", expect=2).stderr

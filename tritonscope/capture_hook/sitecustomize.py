@@ -1,0 +1,56 @@
+"""Put on PYTHONPATH by `tritonscope trace`: logs every Triton compile of the traced program.
+
+Python imports `sitecustomize` at start-up in the traced program and in every Python
+process it starts (torch.compile's compile workers too). For each compile, Triton's
+compilation listener gets the source and the specialization; one JSON line per compile
+goes to the file named by TRITONSCOPE_CAPTURE. Triton writes the artifacts themselves
+into TRITON_CACHE_DIR.
+"""
+
+import json
+import os
+
+
+def _record(src, metadata):
+    fn = getattr(src, "fn", None)
+    record = {"hash": metadata.get("hash"), "name": metadata.get("name")}
+    if fn is not None:
+        import inspect
+
+        base = getattr(fn, "fn", fn)
+        try:
+            lines, first = inspect.getsourcelines(base)
+            record.update(file=base.__code__.co_filename, first_line=first, source="".join(lines))
+        except (OSError, TypeError):
+            record.update(source=getattr(fn, "src", ""))
+        record["signature"] = {str(k): str(v) for k, v in dict(getattr(src, "signature", {})).items()}
+        record["constants"] = {str(k): str(v) for k, v in dict(getattr(src, "constants", {})).items()}
+        record["attrs"] = {str(k): v for k, v in dict(getattr(src, "attrs", {})).items()}
+    return record
+
+
+def _install(log):
+    try:
+        from triton import knobs
+    except Exception:  # noqa: BLE001 - a program without Triton: nothing to capture
+        return
+    previous = knobs.compilation.listener
+
+    def listener(*, src, metadata, metadata_group, times, cache_hit):
+        try:
+            line = json.dumps(_record(src, metadata), default=str) + "\n"
+            descriptor = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(descriptor, line.encode())  # one append: processes never interleave lines
+            finally:
+                os.close(descriptor)
+        except Exception:  # noqa: BLE001 - capturing must never break the traced program
+            pass
+        if previous is not None:
+            previous(src=src, metadata=metadata, metadata_group=metadata_group, times=times, cache_hit=cache_hit)
+
+    knobs.compilation.listener = listener
+
+
+if os.environ.get("TRITONSCOPE_CAPTURE"):
+    _install(os.environ["TRITONSCOPE_CAPTURE"])
