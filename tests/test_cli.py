@@ -163,3 +163,11 @@ def test_auto_target_without_a_gpu_says_so(cli):
 def test_help_has_examples(cli):
     assert "tritonscope dump sample:matmul -o out/" in cli("dump", "--help").stdout
     assert Path(__file__).parent.joinpath("kernels").is_dir()
+
+
+def test_bench_without_a_gpu_says_so(cli):
+    from tritonscope.targets import local_target
+
+    if local_target() is not None:
+        pytest.skip("a GPU is visible here")
+    assert "none is visible here" in cli("bench", "sample:vector_add", expect=2).stderr

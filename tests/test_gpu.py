@@ -81,3 +81,47 @@ def test_sample_is_correct_on_the_gpu(sample, size):
     error = ((output - expected).abs().max() / expected.abs().max()).item()
     print(f"{sample} size {size}: max relative error {error:.2e}")
     assert error < (2e-2 if inputs[0].dtype == torch.float16 else 1e-5)
+
+
+def test_bench_checks_times_and_reads_the_driver(cli):
+    import json
+
+    doc = json.loads(
+        cli(
+            "bench",
+            "sample:vector_add",
+            "--size",
+            "1000000",
+            "--size",
+            "1000003",
+            "--vary",
+            "BLOCK_SIZE=256,1024",
+            "--json",
+        ).stdout
+    )
+    assert doc["peak"]["copy_gbps"] > 100 and doc["peak"]["matmul_tflops"] > 10
+    results = doc["results"]
+    assert [(r["size"], r["label"]["BLOCK_SIZE"]) for r in results] == [
+        (1000000, "256"),
+        (1000000, "1024"),
+        (1000003, "256"),
+        (1000003, "1024"),
+    ]
+    for r in results:
+        print(r)
+        assert r["correct"] and r["ms"] > 0 and r["gbps"] > 0 and r["registers"] > 0 and r["occupancy"]
+
+
+@pytest.mark.parametrize("sample", SAMPLES)
+def test_bench_every_sample(cli, sample):
+    import json
+
+    doc = json.loads(cli("bench", f"sample:{sample}", "--json").stdout)
+    (result,) = doc["results"]
+    peak = doc["peak"]
+    print(
+        f"{sample}: {result['ms']:.3f} ms, {result['gbps']:.0f} GB/s ({100 * result['gbps'] / peak['copy_gbps']:.0f}% "
+        f"of copy), {result['tflops']:.1f} TFLOP/s ({100 * result['tflops'] / peak['matmul_tflops']:.0f}% of matmul), "
+        f"torch {result['torch_ms']:.3f} ms ({result['torch_ms'] / result['ms']:.2f}x)"
+    )
+    assert result["correct"]

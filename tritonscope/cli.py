@@ -615,6 +615,60 @@ def report(
         _write_page(out, html.compilation_report(compilation, stages, keep_loc))
 
 
+@app.command()
+def bench(
+    file: FileArg,
+    size: Annotated[
+        list[int] | None,
+        typer.Option("--size", metavar="N", help="Problem size, as the file's make_inputs takes it. Repeatable."),
+    ] = None,
+    vary: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--vary",
+            metavar="NAME=V1,V2",
+            help="Values of a keyword of the file's launch hook "
+            "(a constexpr such as BLOCK_SIZE, or num_warps). Repeatable.",
+        ),
+    ] = None,
+    json_out: JsonOpt = False,
+    debug: DebugOpt = False,
+):
+    """Run and time a kernel on the local GPU, checked against torch, beside torch's own speed.
+
+    Needs a CUDA GPU and torch, and the run hooks of the kernel file (every sample has them; see
+    docs/kernel-files.md). A wrong result is reported and not timed.
+
+    Examples:
+
+      tritonscope bench sample:matmul --size 4096 --size 8192
+
+      tritonscope bench sample:vector_add --vary BLOCK_SIZE=256,1024,4096
+    """
+    with _errors_reported(debug):
+        import inspect as inspection
+
+        from . import bench as runner
+        from . import sweep
+
+        runner.require_gpu()
+        module = runner.load_hooks(file)
+        axes = sweep.parse_axes(tuple(vary or ()))
+        sizes = size or [inspection.signature(module.make_inputs).parameters["size"].default]
+        with _progress("measuring the GPU's copy bandwidth and matmul speed"):
+            peak = runner.measure_peak()
+        with _progress(f"running {file}"):
+            results = runner.run(module, sizes, axes)
+        from .render import bench_view
+
+        if json_out:
+            sys.stdout.write(bench_view.render_json(file, peak, results))
+        else:
+            bench_view.render(Console(), file, peak, results)
+        if not all(r.correct for r in results):
+            raise typer.Exit(1)
+
+
 cache_app = typer.Typer(help="Read Triton's cache, or a capture made by `tritonscope trace`.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")
 

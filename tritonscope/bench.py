@@ -1,0 +1,157 @@
+"""Runs and times kernels on the local GPU, through the run hooks of a kernel file.
+
+Needs torch and a CUDA GPU; imported only by `tritonscope bench`. For each problem size
+and variant: make the inputs, launch, check against the torch reference (a wrong result
+is reported, never timed), time the kernel and the torch equivalent with
+triton.testing.do_bench (median, warm-up excluded), and read the registers and spills
+the driver reports for the kernel that ran.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import itertools
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import UsageError
+from .load import resolve_path
+from .resources import nvidia_occupancy
+from .sweep import Axis
+from .targets import TARGETS
+
+HOOKS = ("make_inputs", "launch", "reference", "torch_op", "work")
+
+
+@dataclass(frozen=True)
+class Peak:
+    copy_gbps: float  # device-to-device copy, bytes read + written per second
+    matmul_tflops: float  # a large fp16 torch.matmul
+
+
+@dataclass(frozen=True)
+class Measurement:
+    size: int
+    label: dict[str, str]
+    error: float  # max |out - reference| / max |reference|
+    correct: bool
+    ms: float | None = None
+    torch_ms: float | None = None
+    gbps: float | None = None
+    tflops: float | None = None
+    registers: int | None = None
+    spills: int | None = None
+    occupancy: str | None = None
+
+
+def load_hooks(given: str):
+    """The kernel file as a module with its run hooks (see docs/kernel-files.md)."""
+    path = resolve_path(given)
+    spec = importlib.util.spec_from_file_location(f"tritonscope_bench_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    missing = [hook for hook in HOOKS if not callable(getattr(module, hook, None))]
+    if missing:
+        raise UsageError(
+            f"{path.name} has no {', '.join(missing)}: bench needs the run hooks",
+            hint="docs/kernel-files.md describes make_inputs, launch, reference, torch_op and work",
+        )
+    return module
+
+
+def require_gpu():
+    try:
+        import torch
+    except ImportError:
+        raise UsageError("bench runs kernels and needs torch: pip install tritonscope[torch]") from None
+    if not torch.cuda.is_available():
+        raise UsageError("bench runs kernels on a GPU, and none is visible here (the other commands need none)")
+    return torch
+
+
+def measure_peak() -> Peak:
+    torch = require_gpu()
+    from triton.testing import do_bench
+
+    src = torch.empty(1 << 28, dtype=torch.float32, device="cuda")  # 1 GiB
+    dst = torch.empty_like(src)
+    copy_ms = do_bench(lambda: dst.copy_(src), return_mode="median")
+    a = torch.randn(8192, 8192, device="cuda", dtype=torch.float16)
+    b = torch.randn(8192, 8192, device="cuda", dtype=torch.float16)
+    matmul_ms = do_bench(lambda: a @ b, return_mode="median")
+    return Peak(2 * src.numel() * 4 / copy_ms / 1e6, 2 * 8192**3 / matmul_ms / 1e9)
+
+
+def run(module, sizes: list[int], axes: list[Axis]) -> list[Measurement]:
+    torch = require_gpu()
+    from triton.testing import do_bench
+
+    results = []
+    for size in sizes:
+        inputs = module.make_inputs(size, device="cuda")
+        expected = module.reference(*inputs).float()
+        torch_ms = do_bench(functools.partial(module.torch_op, *inputs), return_mode="median")
+        work = module.work(*inputs)
+        for values in itertools.product(*(a.values for a in axes)) if axes else [()]:
+            label = {a.name: v for a, v in zip(axes, values, strict=True)}
+            meta = {name: _number(value) for name, value in label.items()}
+            output = module.launch(*inputs, **meta).float()
+            error = ((output - expected).abs().max() / expected.abs().max().clamp_min(1e-30)).item()
+            tolerance = 2e-2 if inputs[0].dtype in (torch.float16, torch.bfloat16) else 1e-4
+            if not error < tolerance:  # NaN fails too
+                results.append(Measurement(size, label, error, False, torch_ms=torch_ms))
+                continue
+            ms = do_bench(functools.partial(module.launch, *inputs, **meta), return_mode="median")
+            results.append(
+                Measurement(
+                    size,
+                    label,
+                    error,
+                    True,
+                    ms=ms,
+                    torch_ms=torch_ms,
+                    gbps=work["bytes"] / ms / 1e6,
+                    tflops=work["flops"] / ms / 1e9,
+                    **_last_kernel(module),
+                )
+            )
+    return results
+
+
+def _number(value: str):
+    try:
+        return int(value)
+    except ValueError:
+        return value
+
+
+def _last_kernel(module) -> dict:
+    """Registers, spills and occupancy of the kernel the last launch ran, as the driver reports them."""
+    import torch
+    from triton.runtime.jit import JITFunction
+
+    device = torch.cuda.current_device()
+    major, minor = torch.cuda.get_device_capability(device)
+    target = TARGETS.get(f"sm{major}{minor}") or TARGETS.get(f"sm{major}0")
+    newest = None
+    for value in vars(module).values():
+        jit = value
+        while not isinstance(jit, JITFunction) and hasattr(jit, "fn"):
+            jit = jit.fn
+        if (
+            isinstance(jit, JITFunction)
+            and Path(jit.fn.__code__.co_filename).resolve() == Path(module.__file__).resolve()
+        ):
+            cache = jit.device_caches.get(device, ({},))[0]
+            if cache:
+                newest = list(cache.values())[-1]
+    if newest is None or target is None:
+        return {}
+    newest._init_handles()
+    occupancy = nvidia_occupancy(target.limits, newest.n_regs, newest.metadata.shared, newest.metadata.num_warps)
+    return {
+        "registers": newest.n_regs,
+        "spills": newest.n_spills,
+        "occupancy": f"{occupancy.percent:.0f}% ({occupancy.limited_by})",
+    }
