@@ -125,3 +125,19 @@ def test_bench_every_sample(cli, sample):
         f"torch {result['torch_ms']:.3f} ms ({result['torch_ms'] / result['ms']:.2f}x)"
     )
     assert result["correct"]
+
+
+def test_trace_captures_torch_compile_kernels(cli, tmp_path):
+    import json
+    import sys
+
+    from conftest import KERNELS
+
+    out = tmp_path / "run"
+    result = cli("trace", "-o", out, "--", sys.executable, KERNELS / "torch_compile_program.py")
+    print(result.stderr)
+    rows = json.loads(cli("cache", "list", out, "--json").stdout)
+    print([(r["name"], r["target"], r["stages"]) for r in rows])
+    assert rows and all(r["captured"] for r in rows) and any(r["name"].startswith("triton_") for r in rows)
+    doc = json.loads(cli("dump", f"{out}/:{rows[0]['name']}", "--json").stdout)
+    assert doc["variant"]["cached"] and "sass" in doc["stages"] and doc["kernel"]["source"]

@@ -83,13 +83,16 @@ def measure_peak() -> Peak:
     return Peak(2 * src.numel() * 4 / copy_ms / 1e6, 2 * 8192**3 / matmul_ms / 1e9)
 
 
-def run(module, sizes: list[int], axes: list[Axis]) -> list[Measurement]:
+def run(module, sizes: list[int], axes: list[Axis], input_options: dict | None = None) -> list[Measurement]:
     torch = require_gpu()
     from triton.testing import do_bench
 
     results = []
     for size in sizes:
-        inputs = module.make_inputs(size, device="cuda")
+        try:
+            inputs = module.make_inputs(size, device="cuda", **(input_options or {}))
+        except TypeError as exc:
+            raise UsageError(f"make_inputs({size}, ...) failed: {exc}") from None
         expected = module.reference(*inputs).float()
         torch_ms = do_bench(functools.partial(module.torch_op, *inputs), return_mode="median")
         work = module.work(*inputs)

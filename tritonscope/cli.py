@@ -631,6 +631,14 @@ def bench(
             "(a constexpr such as BLOCK_SIZE, or num_warps). Repeatable.",
         ),
     ] = None,
+    input_options: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--input",
+            metavar="NAME=VALUE",
+            help="A keyword for the file's make_inputs hook, e.g. head_dim=128. Repeatable.",
+        ),
+    ] = None,
     json_out: JsonOpt = False,
     debug: DebugOpt = False,
 ):
@@ -644,6 +652,8 @@ def bench(
       tritonscope bench sample:matmul --size 4096 --size 8192
 
       tritonscope bench sample:vector_add --vary BLOCK_SIZE=256,1024,4096
+
+      tritonscope bench sample:fused_attention --size 4096 --input head_dim=128
     """
     with _errors_reported(debug):
         import inspect as inspection
@@ -657,8 +667,13 @@ def bench(
         sizes = size or [inspection.signature(module.make_inputs).parameters["size"].default]
         with _progress("measuring the GPU's copy bandwidth and matmul speed"):
             peak = runner.measure_peak()
+        from .specialize import parse_value, split_assignments
+
+        inputs = {
+            name: parse_value(value) for name, value in split_assignments(tuple(input_options or ()), "--input").items()
+        }
         with _progress(f"running {file}"):
-            results = runner.run(module, sizes, axes)
+            results = runner.run(module, sizes, axes, inputs)
         from .render import bench_view
 
         if json_out:
