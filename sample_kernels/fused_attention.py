@@ -5,6 +5,31 @@ import triton.language as tl
 
 
 @triton.jit
+def _attend_block(q, k_ptrs, v_ptrs, start_n, m_i, l_i, acc, qk_scale, N_CTX,
+                  stride_kn, stride_vn, offs_n, MASKED: tl.constexpr):
+    """One BLOCK_N-wide block of keys and values: the online-softmax update of m_i, l_i, acc."""
+    if MASKED:  # only the last block can run past N_CTX
+        key_valid = (start_n + offs_n) < N_CTX
+        k = tl.load(k_ptrs + start_n * stride_kn, mask=key_valid[None, :], other=0.0)
+        v = tl.load(v_ptrs + start_n * stride_vn, mask=key_valid[:, None], other=0.0)
+    else:
+        k = tl.load(k_ptrs + start_n * stride_kn)
+        v = tl.load(v_ptrs + start_n * stride_vn)
+    qk = tl.dot(q, k) * qk_scale
+    if MASKED:
+        # Keys past N_CTX must get no weight: -inf before the softmax.
+        qk = tl.where(key_valid[None, :], qk, float("-inf"))
+    m_ij = tl.maximum(m_i, tl.max(qk, 1))
+    p = tl.math.exp2(qk - m_ij[:, None])
+    # Rescale what was accumulated so far to the new maximum.
+    alpha = tl.math.exp2(m_i - m_ij)
+    l_i = l_i * alpha + tl.sum(p, 1)
+    acc = acc * alpha[:, None]
+    acc = tl.dot(p.to(v.dtype), v, acc)
+    return m_ij, l_i, acc
+
+
+@triton.jit
 def attention_kernel(
     Q, K, V, Out,
     sm_scale,  # 1 / sqrt(HEAD_DIM)
@@ -41,21 +66,14 @@ def attention_kernel(
     qk_scale = sm_scale * 1.44269504
     q = tl.load(q_ptrs, mask=offs_m[:, None] < N_CTX, other=0.0)
 
-    for start_n in range(0, N_CTX, BLOCK_N):
-        key_valid = (start_n + offs_n) < N_CTX
-        k = tl.load(k_ptrs + start_n * stride_kn, mask=key_valid[None, :], other=0.0)
-        qk = tl.dot(q, k) * qk_scale
-        # Keys past N_CTX must get no weight: -inf before the softmax.
-        qk = tl.where(key_valid[None, :], qk, float("-inf"))
-        m_ij = tl.maximum(m_i, tl.max(qk, 1))
-        p = tl.math.exp2(qk - m_ij[:, None])
-        # Rescale what was accumulated so far to the new maximum.
-        alpha = tl.math.exp2(m_i - m_ij)
-        l_i = l_i * alpha + tl.sum(p, 1)
-        acc = acc * alpha[:, None]
-        v = tl.load(v_ptrs + start_n * stride_vn, mask=key_valid[:, None], other=0.0)
-        acc = tl.dot(p.to(v.dtype), v, acc)
-        m_i = m_ij
+    # Whole blocks of keys need no mask; only a last, partial block does.
+    n_full = (N_CTX // BLOCK_N) * BLOCK_N
+    for start_n in range(0, n_full, BLOCK_N):
+        m_i, l_i, acc = _attend_block(q, k_ptrs, v_ptrs, start_n, m_i, l_i, acc, qk_scale, N_CTX,
+                                      stride_kn, stride_vn, offs_n, MASKED=False)
+    if n_full < N_CTX:
+        m_i, l_i, acc = _attend_block(q, k_ptrs, v_ptrs, n_full, m_i, l_i, acc, qk_scale, N_CTX,
+                                      stride_kn, stride_vn, offs_n, MASKED=True)
 
     acc = acc / l_i[:, None]
     o_ptrs = Out + o_offset + offs_m[:, None] * stride_om + offs_d[None, :] * stride_ok

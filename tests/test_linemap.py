@@ -16,9 +16,9 @@ from tritonscope.parsers import asm_loc, llvm_debug, mlir_locations, sass_lines
 
 
 def _line_of(c, needle: str) -> int:
-    """The absolute line of the kernel's first source line containing `needle`."""
-    source = c.stages[Stage.SOURCE].splitlines()
-    return c.kernel.first_line + next(i for i, text in enumerate(source) if needle in text)
+    """The first line of the kernel's file containing `needle` (maybe in a helper the kernel calls)."""
+    lines = Path(c.kernel.file).read_text().splitlines()
+    return 1 + next(i for i, text in enumerate(lines) if needle in text and not text.lstrip().startswith("#"))
 
 
 def _mapped_text(c, stage: Stage, line: int, file: str | None = None) -> str:

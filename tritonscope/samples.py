@@ -8,6 +8,7 @@ from importlib import resources
 from pathlib import Path
 
 from .errors import KernelFileError
+from .infer import called_functions
 
 PREFIX = "sample:"
 
@@ -43,7 +44,9 @@ def sample_path(name: str) -> Path:
 def _describe(path: Path) -> Sample:
     tree = ast.parse(path.read_text(), filename=str(path))
     doc = (ast.get_docstring(tree) or "").strip().splitlines()
-    kernels = tuple(node.name for node in tree.body if isinstance(node, ast.FunctionDef) and _is_jit(node))
+    jitted = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef) and _is_jit(node)}
+    helpers = set().union(*(called_functions(node, set(jitted) - {name}) for name, node in jitted.items()))
+    kernels = tuple(name for name in jitted if name not in helpers)
     return Sample(path.stem, path, kernels, doc[0] if doc else "")
 
 
