@@ -90,7 +90,7 @@ tritonscope_defaults = {
     "stride_qk": 1, "stride_kk": 1, "stride_vk": 1, "stride_ok": 1,
     "H": 16, "N_CTX": 4096,
     "HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64,
-    "num_warps": 8, "num_stages": 3,
+    "num_warps": 8, "num_stages": 4,
 }
 
 
@@ -102,7 +102,7 @@ def make_inputs(size=4096, device="cuda", batch=4, heads=16, head_dim=64):
     return tuple(torch.randn(shape, device=device, dtype=torch.float16) for _ in range(3))
 
 
-def launch(q, k, v, BLOCK_M=128, BLOCK_N=64, num_warps=8, num_stages=3):
+def launch(q, k, v, BLOCK_M=128, BLOCK_N=64, num_warps=8, num_stages=4):
     import torch
 
     z, h, n_ctx, head_dim = q.shape

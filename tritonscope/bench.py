@@ -43,6 +43,7 @@ class Measurement:
     registers: int | None = None
     spills: int | None = None
     occupancy: str | None = None
+    failure: str | None = None  # why the launch itself failed (out of resources, ...)
 
 
 def load_hooks(given: str):
@@ -99,7 +100,20 @@ def run(module, sizes: list[int], axes: list[Axis], input_options: dict | None =
         for values in itertools.product(*(a.values for a in axes)) if axes else [()]:
             label = {a.name: v for a, v in zip(axes, values, strict=True)}
             meta = {name: _number(value) for name, value in label.items()}
-            output = module.launch(*inputs, **meta).float()
+            try:
+                output = module.launch(*inputs, **meta).float()
+            except Exception as exc:  # noqa: BLE001 - the kernel file's code: report, go on
+                results.append(
+                    Measurement(
+                        size,
+                        label,
+                        float("nan"),
+                        False,
+                        torch_ms=torch_ms,
+                        failure=f"{type(exc).__name__}: {str(exc).splitlines()[0]}",
+                    )
+                )
+                continue
             error = ((output - expected).abs().max() / expected.abs().max().clamp_min(1e-30)).item()
             tolerance = 2e-2 if inputs[0].dtype in (torch.float16, torch.bfloat16) else 1e-4
             if not error < tolerance:  # NaN fails too
