@@ -166,3 +166,33 @@ def kernel_source(entry: CacheEntry) -> tuple[str, int, int, str]:
             first = min([d.lineno for d in node.decorator_list] + [node.lineno])
             return file, first, def_line, "".join(text.splitlines(keepends=True)[first - 1 : node.end_lineno])
     return file, def_line, def_line, ""
+
+
+def source_request(reference: str):
+    """A request that compiles a cached kernel again from its source file, as it was specialized:
+    what `diff` and `passes`, which compile, start from when given `DIR/:NAME`."""
+    from .specialize import VariantRequest
+
+    entry = find(reference)
+    file, _, _, source = kernel_source(entry)
+    if not source or not Path(file).is_file():
+        raise KernelFileError(f"{reference}: its source file {file or '(unknown)'} is not there to compile from")
+    record = entry.specialization or {}
+    names = list(record.get("signature", {}))
+    values = {}
+    for key, value in record.get("constants", {}).items():
+        index = key.strip("()").split(",")[0].strip()
+        if index.isdigit() and int(index) < len(names):
+            values[names[int(index)]] = value
+    constexprs = tuple(f"{n}={v}" for n, v in values.items() if record["signature"][n] == "constexpr")
+    args = tuple(f"{n}={t}" for n, t in record.get("signature", {}).items() if t != "constexpr")
+    metadata = entry.metadata
+    return VariantRequest(
+        file=file,
+        kernel=entry.name,
+        constexprs=constexprs,
+        args=args,
+        target=entry.target,
+        num_warps=metadata.get("num_warps"),
+        num_stages=metadata.get("num_stages"),
+    )

@@ -457,9 +457,11 @@ def diff(
 
         if against not in ("first", "previous"):
             raise UsageError(f"--against must be first or previous, not '{against}'")
-        base = request
+        from . import cache
+
+        base = cache.source_request(request.file) if cache.is_reference(request.file) else request
         axes = sweep.parse_axes(tuple(vary or ()))
-        spec = load_file(request.file).pick(request.kernel).spec
+        spec = load_file(base.file).pick(base.kernel).spec
         variants = sweep.expand(base, axes, spec, configs)
         targets = [resolve(v.request.target)[0] for v in variants]
         if stage is None:
@@ -536,12 +538,15 @@ def passes(
       tritonscope passes sample:vector_add --target gfx942 --json
     """
     with _errors_reported(debug):
+        from . import cache
         from . import passes as pipeline
         from .compile import PassCapture
         from .load import load_file
         from .specialize import specialize
         from .targets import resolve
 
+        if cache.is_reference(request.file):  # a compiled kernel: compile it again from its source
+            request = cache.source_request(request.file)
         resolved, notice = resolve(request.target)
         capture = PassCapture(request, llvm)  # the child compiles while the flags are checked here
         try:
