@@ -15,12 +15,13 @@ def _attend_block(q, k_ptrs, v_ptrs, start_n, m_i, l_i, acc, qk_scale, N_CTX,
     else:
         k = tl.load(k_ptrs + start_n * stride_kn)
         v = tl.load(v_ptrs + start_n * stride_vn)
-    qk = tl.dot(q, k) * qk_scale
+    qk = tl.dot(q, k)
     if MASKED:
         # Keys past N_CTX must get no weight: -inf before the softmax.
         qk = tl.where(key_valid[None, :], qk, float("-inf"))
-    m_ij = tl.maximum(m_i, tl.max(qk, 1))
-    p = tl.math.exp2(qk - m_ij[:, None])
+    # Scaling after the max lets the compiler fuse scale and subtraction into one multiply-add.
+    m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+    p = tl.math.exp2(qk * qk_scale - m_ij[:, None])
     # Rescale what was accumulated so far to the new maximum.
     alpha = tl.math.exp2(m_i - m_ij)
     l_i = l_i * alpha + tl.sum(p, 1)
