@@ -689,6 +689,113 @@ def bench(
             raise typer.Exit(1)
 
 
+@app.command()
+def layout(
+    text: Annotated[
+        str | None,
+        typer.Argument(metavar="LAYOUT", help="A TTGIR layout, e.g. '#ttg.blocked<{sizePerThread = [1, 4], ...}>'."),
+    ] = None,
+    shape: Annotated[str | None, typer.Option("--shape", metavar="AxB", help="Tensor shape, e.g. 64x64.")] = None,
+    source: Annotated[
+        str | None,
+        typer.Option(
+            "--from", metavar="FILE", help="Take the layout from this kernel's TTGIR (a path or sample:NAME)."
+        ),
+    ] = None,
+    value: Annotated[
+        str | None,
+        typer.Option(
+            "--value", metavar="NAME", help="With --from: the SSA value (a Python variable's name, e.g. row)."
+        ),
+    ] = None,
+    line: Annotated[
+        int | None, typer.Option("--line", metavar="N", help="With --from: the first tensor made by Python line N.")
+    ] = None,
+    kernel: KernelOpt = None,
+    constexpr: ConstexprOpt = None,
+    arg: ArgOpt = None,
+    target: TargetOpt = "auto",
+    num_warps: WarpsOpt = None,
+    json_out: JsonOpt = False,
+    debug: DebugOpt = False,
+):
+    """Draw which thread (lane and warp) holds each element of a tensor in a TTGIR layout.
+
+    Uses Triton's own linear-layout conversion: blocked, NVIDIA MMA (v2, v3), dot-operand and
+    slice layouts.
+
+    Examples:
+
+      tritonscope layout '#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4],
+      warpsPerCTA = [4, 1], order = [1, 0]}>' --shape 64x64
+
+      tritonscope layout --from sample:softmax --value row
+
+      tritonscope layout --from sample:matmul --line 35 --target sm80
+    """
+    with _errors_reported(debug):
+        from . import layouts
+        from .errors import UsageError
+
+        origin = None
+        if (text is None) == (source is None):
+            raise UsageError("give a LAYOUT, or --from FILE with --value NAME or --line N")
+        if source is None:
+            chosen, found_shape = layouts.parse(text), None
+        else:
+            chosen, found_shape, origin = _layout_from(source, value, line, kernel, constexpr, arg, target, num_warps)
+        size = layouts.parse_shape(shape) if shape else found_shape
+        if size is None:
+            raise UsageError("--shape is needed with a LAYOUT, e.g. --shape 64x64")
+        owned = layouts.ownership(chosen, size)
+        from .render import layout_view
+
+        if json_out:
+            sys.stdout.write(layout_view.render_json(chosen, owned))
+        else:
+            layout_view.render(Console(), chosen, owned, origin)
+
+
+def _layout_from(source, value, line, kernel, constexpr, arg, target, num_warps):
+    """(layout, shape, where it came from) of a value in a real compilation's TTGIR."""
+    import re
+
+    from . import layouts, linemap
+    from .errors import UsageError
+    from .model import Stage
+    from .pipeline import compile_request
+
+    if (value is None) == (line is None):
+        raise UsageError("with --from, give --value NAME or --line N")
+    request = VariantRequest(
+        file=source,
+        kernel=kernel,
+        constexprs=tuple(constexpr or ()),
+        args=tuple(arg or ()),
+        target=target,
+        num_warps=num_warps,
+    )
+    with _progress(f"compiling {source}"):
+        compilation = compile_request(request)
+    ttgir = compilation.stages[Stage.TTGIR].splitlines()
+    if value is not None:
+        pattern = re.compile(rf"^\s*%{re.escape(value.lstrip('%'))}(_\d+)?(:\d+)?\s*=")
+        candidates = [n for n, text in enumerate(ttgir, start=1) if pattern.match(text)]
+        what = f"value %{value.lstrip('%')}"
+    else:
+        wanted = linemap.requested_lines(compilation, line, None)
+        candidates = sorted(linemap.stage_lines(compilation, Stage.TTGIR, set(wanted)))
+        what = f"Python line {line}"
+    for number in candidates:
+        found = layouts.tensor_type(ttgir[number - 1])
+        if found:
+            shape, layout_text = found
+            aliases = layouts.aliases_of(compilation.stages[Stage.TTGIR])
+            origin = f"{what}, TTGIR line {number}: {ttgir[number - 1].strip()[:120]}"
+            return layouts.parse(layout_text, aliases), shape, origin
+    raise UsageError(f"no tensor with a layout for {what} in the TTGIR of {compilation.kernel.name}")
+
+
 cache_app = typer.Typer(help="Read Triton's cache, or a capture made by `tritonscope trace`.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")
 

@@ -1,0 +1,64 @@
+"""`tritonscope layout`: TTGIR layouts drawn through Triton's linear layouts, checked by hand."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tritonscope import layouts
+
+BLOCKED = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>"
+
+
+def test_blocked_ownership_matches_the_layout_rules_by_hand():
+    own = layouts.ownership(layouts.parse(BLOCKED), (16, 16))
+    assert (own.warps, own.lanes, own.registers) == (4, 32, 4)
+    for (row, column), owners in own.owners.items():
+        # 4 consecutive columns per thread, 4 threads across a row, 8 rows per warp, warps stacked on rows;
+        # the 4 warps cover 32 rows, so rows 0-15 are held twice (warps 0 and 2, 1 and 3).
+        lane, register, warp = (row % 8) * 4 + column // 4, column % 4, row // 8
+        assert sorted(owners) == [(warp, lane, register), (warp + 2, lane, register)], (row, column)
+
+
+def test_slice_and_mma_layouts():
+    slice_ = layouts.parse(f"#ttg.slice<{{dim = 1, parent = {BLOCKED}}}>")
+    assert slice_.kind == "slice" and slice_.fields["parent"].kind == "blocked"
+    own = layouts.ownership(slice_, (16,))
+    assert {lane for _, lane, _ in own.owners[(3,)]} == {12, 13, 14, 15}  # the 4 threads of row 3
+    mma = layouts.parse(
+        "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>"
+    )
+    own = layouts.ownership(mma, (32, 16))
+    assert own.owners[(0, 0)][0][1] == 0 and own.owners[(0, 2)][0][1] == 1  # mma.sync: lane 1 holds columns 2-3
+
+
+def test_command_draws_a_given_layout(cli):
+    out = cli("layout", BLOCKED, "--shape", "16x16").stdout
+    rows = [line.split() for line in out.splitlines() if len(line.split()) == 17]  # a label and 16 cells
+    assert rows[1][:5] == ["1", "4", "4", "4", "4"] and rows[9][-4:] == ["7", "7", "7", "7"]
+    doc = json.loads(cli("layout", BLOCKED, "--shape", "16x16", "--json").stdout)
+    assert doc["owners"]["9,5"] == [[1, 5, 1], [3, 5, 1]]
+
+
+def test_layout_from_a_real_compilation(cli):
+    doc = json.loads(cli("layout", "--from", "sample:softmax", "--value", "row", "-t", "sm90", "--json").stdout)
+    assert doc["shape"] == [1024] and doc["layout"].startswith("#ttg.blocked<{sizePerThread = [")
+    mma = cli("layout", "--from", "sample:matmul", "--line", "35", "-t", "sm80").stdout
+    assert "#ttg.nvidia_mma<{versionMajor = 2" in mma and "Python line 35" in mma
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([BLOCKED], "--shape is needed"),
+        ([BLOCKED, "--shape", "12x16"], "must be a power of two"),
+        (["#ttg.swizzled_shared<{vec = 8}>", "--shape", "16x16"], "are not drawn yet"),
+        (["#blocked", "--shape", "16x16"], "not a TTGIR layout"),
+        ([], "give a LAYOUT, or --from FILE"),
+        (["--from", "sample:softmax", "-t", "sm90"], "give --value NAME or --line N"),
+        (["--from", "sample:softmax", "--value", "nope", "-t", "sm90"], "no tensor with a layout for value %nope"),
+    ],
+)
+def test_bad_layout_requests(cli, args, message):
+    assert message in cli("layout", *args, expect=2).stderr
