@@ -40,6 +40,10 @@ def add_op():
 tritonscope_defaults = {"n_elements": 98432, "BLOCK_SIZE": 1024}
 
 
+def grid(meta):
+    return (triton.cdiv(meta["n_elements"], meta["BLOCK_SIZE"]),)
+
+
 def make_inputs(size=98432, device="cuda"):
     import torch
 

@@ -16,6 +16,10 @@ def double_kernel(x_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
 tritonscope_defaults = {"n_elements": 4096, "BLOCK_SIZE": 1024}
 
 
+def grid(meta):
+    return (triton.cdiv(meta["n_elements"], meta["BLOCK_SIZE"]),)
+
+
 def make_inputs(size=4096, device="cuda"):
     import torch
 

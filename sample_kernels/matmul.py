@@ -55,6 +55,11 @@ tritonscope_defaults = {
 }
 
 
+def grid(meta):
+    """One program per C tile, on a 2-D grid: axis 0 walks the tile rows."""
+    return (triton.cdiv(meta["M"], meta["BLOCK_SIZE_M"]), triton.cdiv(meta["N"], meta["BLOCK_SIZE_N"]))
+
+
 def make_inputs(size=4096, device="cuda"):
     """Square fp16 matrices A (size x size) and B (size x size)."""
     import torch

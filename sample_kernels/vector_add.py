@@ -28,6 +28,11 @@ def add_kernel(
 tritonscope_defaults = {"n_elements": 98432, "BLOCK_SIZE": 1024}
 
 
+def grid(meta):
+    """The launch grid for given argument and constexpr values (used by `tritonscope grid`)."""
+    return (triton.cdiv(meta["n_elements"], meta["BLOCK_SIZE"]),)
+
+
 def make_inputs(size=98432, device="cuda"):
     import torch
 

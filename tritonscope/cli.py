@@ -796,6 +796,99 @@ def _layout_from(source, value, line, kernel, constexpr, arg, target, num_warps)
     raise UsageError(f"no tensor with a layout for {what} in the TTGIR of {compilation.kernel.name}")
 
 
+@app.command()
+@variant_flags
+def grid(
+    request: VariantRequest,
+    grid_size: Annotated[
+        str | None, typer.Option("--grid", metavar="X[,Y[,Z]]", help="The launch grid, if the file has no grid hook.")
+    ] = None,
+    wave: Annotated[
+        int | None,
+        typer.Option(
+            "--wave",
+            metavar="K",
+            help="Count the distinct input tiles the first K programs "
+            "load (K programs running at once, e.g. the number of SMs).",
+        ),
+    ] = None,
+    json_out: JsonOpt = False,
+    debug: DebugOpt = False,
+):
+    """Show which program computes which part of the output, in launch order, and what it reads.
+
+    Runs the kernel's own index arithmetic under Triton's interpreter, on the CPU, recording each
+    program's loads and stores (no memory is touched). Scalar arguments need values (-a M=1152).
+
+    Examples:
+
+      tritonscope grid sample:matmul_grouped -a M=1152 -a N=1152 -a K=1152
+      -c BLOCK_SIZE_M=128 -c BLOCK_SIZE_N=128 -c BLOCK_SIZE_K=128 -c GROUP_SIZE_M=3 --wave 9
+
+      tritonscope grid sample:matmul -a M=1152 -a N=1152 -a K=1152 --wave 9
+
+      tritonscope grid sample:vector_add -a n_elements=98432
+    """
+    with _errors_reported(debug):
+        from . import interpret
+        from .load import load_file
+        from .specialize import specialize
+        from .targets import resolve
+
+        loaded = load_file(request.file)
+        chosen = loaded.pick(request.kernel)
+        variant = specialize(chosen, request, loaded.defaults, resolve(request.target)[0])
+        values, pointers = _grid_values(variant)
+        size = _launch_grid(grid_size, loaded.module, {**values})
+        with _progress(f"running {chosen.spec.name} on the interpreter, {len(size)}-D grid {size}"):
+            programs = interpret.record(str(loaded.path), chosen.spec.name, values, pointers, size)
+        from .render import grid_view
+
+        if json_out:
+            sys.stdout.write(grid_view.render_json(variant, size, programs, wave))
+        else:
+            grid_view.render(Console(), variant, size, programs, wave)
+
+
+def _grid_values(variant):
+    """Scalar and constexpr values for the interpreter, and each pointer's element type."""
+    from .errors import UsageError
+    from .specialize import parse_value
+
+    values, pointers = dict(variant.constexprs), {}
+    for name, given in variant.arguments.items():
+        if given.startswith("*"):
+            pointers[name] = given[1:]
+            continue
+        try:
+            values[name] = parse_value(given)
+        except ValueError:
+            raise UsageError(
+                f"grid runs the index arithmetic and needs a value for {name}: give -a {name}=VALUE"
+            ) from None
+    return values, pointers
+
+
+def _launch_grid(text, module, meta) -> tuple[int, ...]:
+    from .errors import KernelFileError, UsageError
+
+    if text is not None:
+        try:
+            size = tuple(int(v) for v in text.split(","))
+        except ValueError:
+            raise UsageError(f"--grid expects X[,Y[,Z]], got '{text}'") from None
+    elif callable(getattr(module, "grid", None)):
+        try:
+            size = tuple(int(v) for v in module.grid(meta))
+        except Exception as exc:  # noqa: BLE001 - the file's own hook
+            raise KernelFileError(f"the file's grid hook raised {type(exc).__name__}: {exc}") from None
+    else:
+        raise UsageError("the launch grid is unknown: give --grid X[,Y[,Z]] or define grid(meta) in the file")
+    if not 1 <= len(size) <= 3 or min(size) < 1:
+        raise UsageError(f"a launch grid has 1 to 3 positive sizes, not {size}")
+    return size
+
+
 cache_app = typer.Typer(help="Read Triton's cache, or a capture made by `tritonscope trace`.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")
 
