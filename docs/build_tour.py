@@ -1,0 +1,166 @@
+"""Builds docs/tour.md: a guided tour whose every excerpt is the real output of a tritonscope command.
+
+Run it again whenever Triton changes: `python docs/build_tour.py`. It stops with an error,
+and writes nothing, if a command fails or an excerpt comes out empty.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+MATMUL_NOTES = "-a M=1152 -a N=1152 -a K=1152 -c BLOCK_SIZE_M=128 -c BLOCK_SIZE_N=128 -c BLOCK_SIZE_K=128"
+
+
+def lines_with(*patterns: str, limit: int = 12):
+    def select(text: str) -> list[str]:
+        return [line for line in text.splitlines() if any(re.search(p, line) for p in patterns)][:limit]
+
+    return select
+
+
+def first(count: int, skip: int = 0):
+    return lambda text: text.splitlines()[skip : skip + count]
+
+
+def tiles_and_wave(text: str) -> list[str]:
+    """The first rows of a drawn tile grid, and the wave's count."""
+    rows = [line for line in text.splitlines() if re.fullmatch(r"\s*\d+(\s+\d+){8}\s*", line)]
+    return rows[:3] + ["..."] + [line for line in text.splitlines() if "the first 9 programs" in line]
+
+
+STEPS = [
+    (
+        "Start: what does the compiler make of vector add?",
+        "`dump` compiles the sample for an H100 (no GPU needed) and shows every stage. The header "
+        "says how the arguments were specialized: `n_elements=98432` is a multiple of 16, so it "
+        "gets the divisibility hint, exactly as at a real launch. The resource table follows.",
+        "dump sample:vector_add --target sm90 --stage ttgir",
+        lines_with(r"signature", r"divisible", r"registers  ", r"occupancy", r"global loads", r"#blocked ="),
+    ),
+    (
+        "Masks: the last program runs past the end",
+        "`offsets < n_elements` becomes a vector compare in TTGIR, a `setp` in PTX and an `ISETP` in "
+        "SASS; `--line` keeps only what that Python line became, `--annotate` says where each line came from.",
+        "dump sample:vector_add --target sm90 --line 20 --stage ttgir,ptx,sass --annotate",
+        lines_with(r"cmpi", r"setp", r"ISETP"),
+    ),
+    (
+        "How many programs does add launch, and what does each one cover?",
+        "`grid` runs the kernel's own index arithmetic under Triton's interpreter and records what "
+        "every program writes: 97 programs, the last one masked to 128 elements.",
+        "grid sample:vector_add -a n_elements=98432",
+        lines_with(r"programs on a grid", r"│ 0 ", r"│ 96 "),
+    ),
+    (
+        "BLOCK_SIZE and the vector width",
+        "`diff` compiles both variants and diffs the normalized IR: only the tensor shape and the "
+        "layout's `sizePerThread` change. Then the width of each load: with `n = 4096` every "
+        "thread loads 128 bits at once, with 4099 the compiler cannot prove alignment and falls back "
+        "to 32-bit loads.",
+        "diff sample:vector_add --target sm90 --vary BLOCK_SIZE=256,1024 --stage ttgir",
+        lines_with(r"^│ [-+]#blocked", r"registers", limit=4),
+    ),
+    (
+        None,
+        None,
+        "diff sample:vector_add --target sm90 --vary n_elements=4096,4099 --stage sass",
+        lines_with(r"global loads", r"global stores", r"instructions"),
+    ),
+    (
+        "The softmax row stays in registers",
+        "One program holds a whole row: `layout` draws which lane of which warp holds each of the "
+        "1024 elements (8 registers per thread). The `tl.max` line is one `tt.reduce` over the row; in "
+        "SASS it is butterfly warp shuffles (`SHFL.BFLY`) plus a small shared-memory exchange between "
+        "warps: the row never goes back to global memory between the max, the exp and the sum.",
+        "layout --from sample:softmax --value row --target sm90",
+        first(4),
+    ),
+    (
+        None,
+        None,
+        "dump sample:softmax --target sm90 --line 24 --stage ttgir",
+        lines_with(r"tt.reduce", r"arith.max", limit=3),
+    ),
+    (None, None, "dump sample:softmax --target sm90 --stage sass", lines_with(r"SHFL.BFLY", limit=5)),
+    (
+        "The grouped launch order",
+        "The notes' open question. Row-major order (`matmul`, a 2-D grid, axis 0 fastest) sends "
+        "the first 9 programs down one column of output tiles: they need 9 rows of A tiles and one "
+        "column of B tiles, (9 + 1) x 9 = 90 loads. Grouping by 3 rows (`matmul_grouped`) makes the "
+        "first 9 programs a 3 x 3 block: (3 + 3) x 9 = 54.",
+        f"grid sample:matmul {MATMUL_NOTES} --wave 9",
+        tiles_and_wave,
+    ),
+    (None, None, f"grid sample:matmul_grouped {MATMUL_NOTES} -c GROUP_SIZE_M=3 --wave 9", tiles_and_wave),
+    (
+        "Shared memory and pipelining",
+        "With more pipeline stages the kernel keeps more tiles of A and B in flight in shared "
+        "memory, and the software pipeliner turns the loads into asynchronous copies.",
+        "diff sample:matmul --target sm90 --vary num_stages=1,3 --stage ttgir",
+        lines_with(r"shared memory", r"async copies", r"registers", limit=3),
+    ),
+    (
+        None,
+        None,
+        "passes sample:matmul --target sm90 --show tritongpu-pipeline",
+        lines_with(r"pass \d+: tritongpu-pipeline", r"^│ \+.*async_copy_global_to_local", r"internal step", limit=5),
+    ),
+    (
+        "Down to the tensor cores",
+        "The `tl.dot` line becomes warp-group matrix instructions on Hopper (`HGMMA`), and `HMMA` on Ampere.",
+        "dump sample:matmul --target sm90 --line 35 --stage sass",
+        lines_with(r"HGMMA", limit=3),
+    ),
+    (None, None, "dump sample:matmul --target sm80 --line 35 --stage sass", lines_with(r"HMMA", limit=3)),
+]
+
+
+def run(command: str) -> str:
+    env = {**os.environ, "COLUMNS": "110"}
+    words = [sys.executable, "-m", "tritonscope", *shlex.split(command), "--no-pager"]
+    if command.startswith(("grid", "layout")):
+        words.remove("--no-pager")
+    result = subprocess.run(words, capture_output=True, text=True, env=env)
+    if result.returncode != 0:
+        raise SystemExit(f"tour: `tritonscope {command}` failed ({result.returncode}):\n{result.stderr}")
+    return result.stdout
+
+
+def build() -> str:
+    parts = [
+        "# A guided tour: from Python to SASS\n",
+        "For someone who has read the study notes. Every excerpt below is real output, made by "
+        "`docs/build_tour.py` with the installed Triton; no GPU is needed for any of it.\n",
+    ]
+    for title, prose, command, select in STEPS:
+        excerpt = [line.rstrip() for line in select(run(command))]
+        if not excerpt:
+            raise SystemExit(f"tour: `tritonscope {command}` printed nothing the tour could quote")
+        if title:
+            parts.append(f"\n## {title}\n\n{prose}\n")
+        parts.append(f"\n```\n$ tritonscope {command}\n" + "\n".join(excerpt) + "\n```\n")
+    return "".join(parts)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=HERE / "tour.md")
+    out = parser.parse_args().out
+    text = build()
+    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.")
+    with os.fdopen(fd, "w") as handle:
+        handle.write(text)
+    os.replace(tmp, out)
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
