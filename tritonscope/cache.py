@@ -137,13 +137,14 @@ def environment_for_capture(out: Path) -> dict[str, str]:
     path = os.environ.get("PYTHONPATH", "")
     return {
         **os.environ,
-        "TRITON_CACHE_DIR": str(out / "cache"),
+        "TRITON_CACHE_DIR": str(out / ".triton-cache"),  # a working cache; the hook copies each compile to cache/
         "TRITON_ALWAYS_COMPILE": "1",  # a kernel already in the user's cache is captured too
         # torch.compile keeps compiled kernels in caches of its own and would then skip Triton's compile:
         # give it a fresh cache, and turn its caches off.
         "TORCHINDUCTOR_CACHE_DIR": str(out / "inductor"),
         "TORCHINDUCTOR_FORCE_DISABLE_CACHES": "1",
         "TRITONSCOPE_CAPTURE": str(out / CAPTURE_LOG),
+        "TRITONSCOPE_CAPTURE_CACHE": str(out / "cache"),
         "PYTHONPATH": f"{hook}{os.pathsep}{path}" if path else str(hook),
     }
 

@@ -29,6 +29,20 @@ def _record(src, metadata):
     return record
 
 
+def _copy_artifacts(metadata, metadata_group):
+    import shutil
+
+    target = os.environ.get("TRITONSCOPE_CAPTURE_CACHE")
+    if not target or not metadata.get("hash"):
+        return
+    folder = os.path.join(target, str(metadata["hash"]))
+    os.makedirs(folder, exist_ok=True)
+    for name, path in dict(metadata_group).items():
+        destination = os.path.join(folder, name)
+        if os.path.exists(path) and not (os.path.exists(destination) and os.path.samefile(path, destination)):
+            shutil.copyfile(path, destination)
+
+
 def _install(log):
     try:
         from triton import knobs
@@ -38,6 +52,7 @@ def _install(log):
 
     def listener(*, src, metadata, metadata_group, times, cache_hit):
         try:
+            _copy_artifacts(metadata, metadata_group)
             line = json.dumps(_record(src, metadata), default=str) + "\n"
             descriptor = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             try:
