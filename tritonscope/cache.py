@@ -173,6 +173,29 @@ def kernel_source(entry: CacheEntry) -> tuple[str, int, int, str]:
     return file, def_line, def_line, ""
 
 
+def recorded_specialization(entry: CacheEntry) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+    """(signature, constants, hints) by parameter name, as a capture recorded them; empty without one.
+
+    Triton keys constants and attributes by the parameter's path, "(3,)": mapped to names here.
+    """
+    record = entry.specialization or {}
+    signature = dict(record.get("signature", {}))
+    names = list(signature)
+
+    def name_of(key: str) -> str | None:
+        index = key.strip("()").split(",")[0].strip()
+        return names[int(index)] if index.isdigit() and int(index) < len(names) else None
+
+    constants = {name_of(k): v for k, v in record.get("constants", {}).items() if name_of(k)}
+    codes = {"tt.divisibility": "D", "tt.pointer_range": "S"}
+    hints = {
+        name_of(k): "".join(codes.get(a[0], "") for a in attrs)
+        for k, attrs in record.get("attrs", {}).items()
+        if attrs and name_of(k)
+    }
+    return signature, constants, hints
+
+
 def source_request(reference: str):
     """A request that compiles a cached kernel again from its source file, as it was specialized:
     what `diff` and `passes`, which compile, start from when given `DIR/:NAME`."""
@@ -182,15 +205,9 @@ def source_request(reference: str):
     file, _, _, source = kernel_source(entry)
     if not source or not Path(file).is_file():
         raise KernelFileError(f"{reference}: its source file {file or '(unknown)'} is not there to compile from")
-    record = entry.specialization or {}
-    names = list(record.get("signature", {}))
-    values = {}
-    for key, value in record.get("constants", {}).items():
-        index = key.strip("()").split(",")[0].strip()
-        if index.isdigit() and int(index) < len(names):
-            values[names[int(index)]] = value
-    constexprs = tuple(f"{n}={v}" for n, v in values.items() if record["signature"][n] == "constexpr")
-    args = tuple(f"{n}={t}" for n, t in record.get("signature", {}).items() if t != "constexpr")
+    signature, constants, _ = recorded_specialization(entry)
+    constexprs = tuple(f"{n}={v}" for n, v in constants.items() if signature[n] == "constexpr")
+    args = tuple(f"{n}={t}" for n, t in signature.items() if t != "constexpr")
     metadata = entry.metadata
     return VariantRequest(
         file=file,

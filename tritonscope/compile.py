@@ -383,7 +383,7 @@ def _capture_child() -> None:
 
 def from_cache(entry, given: str) -> Compilation:
     """The Compilation of a cache entry, from its artifacts alone: nothing is recompiled."""
-    from .cache import kernel_source
+    from .cache import kernel_source, recorded_specialization
     from .model import KernelSpec
 
     if entry.target not in TARGETS:
@@ -396,20 +396,7 @@ def from_cache(entry, given: str) -> Compilation:
     }
     file, first_line, def_line, source = kernel_source(entry)
     spec = KernelSpec(name=entry.name, file=file, line=def_line, first_line=first_line, source=source, params=())
-    record = entry.specialization or {}
-    names = list(record.get("signature", {}))
-
-    def name_of(key: str) -> str | None:  # Triton keys constants and attributes by path: "(3,)"
-        index = key.strip("()").split(",")[0].strip()
-        return names[int(index)] if index.isdigit() and int(index) < len(names) else None
-
-    constants = {name_of(k): v for k, v in record.get("constants", {}).items() if name_of(k)}
-    codes = {"tt.divisibility": "D", "tt.pointer_range": "S"}
-    hints = {
-        name_of(k): "".join(codes.get(a[0], "") for a in attrs)
-        for k, attrs in record.get("attrs", {}).items()
-        if attrs and name_of(k)
-    }
+    signature, constants, hints = recorded_specialization(entry)
     options = {
         k: entry.metadata[k]
         for k in ("num_warps", "num_stages", "num_ctas", "maxnreg")
@@ -420,7 +407,7 @@ def from_cache(entry, given: str) -> Compilation:
         file=given,
         target=entry.target,
         constexprs=constants,
-        signature=dict(record.get("signature", {})),
+        signature=signature,
         hints=hints,
         arguments={},
         options=options,
