@@ -27,7 +27,7 @@ from triton.compiler import ASTSource, CompilationError, make_backend
 from . import instruction_mix, linemap
 from .errors import CompileError, TritonscopeError, UsageError
 from .load import LoadedKernel
-from .model import Compilation, Stage, Variant
+from .model import OPTION_NAMES, Compilation, Stage, Variant
 from .parsers import amdgcn, cuobjdump
 from .resources import amd_resources, nvidia_resources
 from .targets import TARGETS, Target
@@ -397,11 +397,7 @@ def from_cache(entry, given: str) -> Compilation:
     file, first_line, def_line, source = kernel_source(entry)
     spec = KernelSpec(name=entry.name, file=file, line=def_line, first_line=first_line, source=source, params=())
     signature, constants, hints = recorded_specialization(entry)
-    options = {
-        k: entry.metadata[k]
-        for k in ("num_warps", "num_stages", "num_ctas", "maxnreg")
-        if entry.metadata.get(k) is not None
-    }
+    options = {k: entry.metadata[k] for k in OPTION_NAMES if entry.metadata.get(k) is not None}
     variant = Variant(
         kernel=entry.name,
         file=given,

@@ -23,7 +23,6 @@ from .infer import called_functions, infer_kinds
 from .model import AutotuneConfig, KernelSpec, Param, ParamKind
 
 DEFAULTS_NAME = "tritonscope_defaults"
-OPTION_NAMES = ("num_warps", "num_stages", "num_ctas", "maxnreg")
 _module_ids = count()
 
 

@@ -12,6 +12,7 @@ from enum import Enum
 from typing import Any
 
 SCHEMA_VERSION = 1
+OPTION_NAMES = ("num_warps", "num_stages", "num_ctas", "maxnreg")  # the compile options a variant may set
 
 
 class Stage(str, Enum):
@@ -101,7 +102,7 @@ class AutotuneConfig:
 
     def describe(self) -> str:
         parts = [f"{k}={v}" for k, v in self.constexprs.items()]
-        for opt in ("num_warps", "num_stages", "num_ctas", "maxnreg"):
+        for opt in OPTION_NAMES:
             value = getattr(self, opt)
             if value is not None:
                 parts.append(f"{opt}={value}")
@@ -239,8 +240,7 @@ class Compilation:
     @property
     def options(self) -> dict[str, Any]:
         """The options the compiler actually used, defaults included."""
-        keys = ("num_warps", "num_stages", "num_ctas", "maxnreg")
-        return {key: self.metadata.get(key) for key in keys}
+        return {key: self.metadata.get(key) for key in OPTION_NAMES}
 
 
 def to_jsonable(value: Any) -> Any:

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import KernelFileError, UsageError
-from .load import OPTION_NAMES, LoadedKernel, plain_value
-from .model import KernelSpec, ParamKind, Variant, format_value
+from .load import LoadedKernel, plain_value
+from .model import OPTION_NAMES, KernelSpec, ParamKind, Variant, format_value
 from .targets import Target
 
 _I32 = (-(2**31), 2**31 - 1)

@@ -16,8 +16,7 @@ from dataclasses import dataclass, replace
 from multiprocessing.connection import wait
 
 from .errors import TritonscopeError, UsageError
-from .load import OPTION_NAMES
-from .model import Compilation, KernelSpec, ParamKind
+from .model import OPTION_NAMES, Compilation, KernelSpec, ParamKind
 from .specialize import VariantRequest
 
 
