@@ -30,6 +30,7 @@ from .load import LoadedKernel
 from .model import OPTION_NAMES, Compilation, Stage, Variant
 from .parsers import amdgcn, cuobjdump
 from .resources import amd_resources, nvidia_resources
+from .specialize import parse_value
 from .targets import TARGETS, Target
 
 # --- shim: what differs between Triton releases ---------------------------------------------
@@ -138,7 +139,7 @@ def _run_triton(kernel: LoadedKernel, variant: Variant):
     constants = {name: _constexpr(value) for name, value in variant.constexprs.items()}
     for name, type_ in variant.signature.items():
         if type_ == "constexpr" and name not in constants:  # an argument specialized to a constant
-            constants[name] = _literal(variant.arguments[name])
+            constants[name] = parse_value(variant.arguments[name])
     attrs = {(params.index(name),): backend.parse_attr(hint) for name, hint in variant.hints.items() if hint}
     source = ASTSource(kernel.jit, dict(variant.signature), constants, attrs)
     try:
@@ -156,15 +157,6 @@ def _run_triton(kernel: LoadedKernel, variant: Variant):
 def _constexpr(value: Any) -> Any:
     """Constexpr values as Triton wants them: dtype names become tl.dtype objects."""
     return tl.dtype(value) if isinstance(value, str) else value
-
-
-def _literal(text: str) -> Any:
-    for parse in (int, float):
-        try:
-            return parse(text)
-        except ValueError:
-            pass
-    return text.lower() == "true"
 
 
 def _plain_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
