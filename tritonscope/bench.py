@@ -10,16 +10,14 @@ the driver reports for the kernel that ran.
 from __future__ import annotations
 
 import functools
-import importlib.util
 import itertools
 from dataclasses import dataclass
-from pathlib import Path
 
 from .errors import UsageError
-from .load import resolve_path
+from .load import LoadedFile, load_file
 from .resources import nvidia_occupancy
 from .sweep import Axis
-from .targets import TARGETS
+from .targets import local_target
 
 HOOKS = ("make_inputs", "launch", "reference", "torch_op", "work")
 
@@ -46,19 +44,16 @@ class Measurement:
     failure: str | None = None  # why the launch itself failed (out of resources, ...)
 
 
-def load_hooks(given: str):
-    """The kernel file as a module with its run hooks (see docs/kernel-files.md)."""
-    path = resolve_path(given)
-    spec = importlib.util.spec_from_file_location(f"tritonscope_bench_{path.stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    missing = [hook for hook in HOOKS if not callable(getattr(module, hook, None))]
+def load_hooks(given: str) -> LoadedFile:
+    """The kernel file, loaded as every command loads it, checked for its run hooks (docs/kernel-files.md)."""
+    loaded = load_file(given)
+    missing = [hook for hook in HOOKS if not callable(getattr(loaded.module, hook, None))]
     if missing:
         raise UsageError(
-            f"{path.name} has no {', '.join(missing)}: bench needs the run hooks",
+            f"{loaded.path.name} has no {', '.join(missing)}: bench needs the run hooks",
             hint="docs/kernel-files.md describes make_inputs, launch, reference, torch_op and work",
         )
-    return module
+    return loaded
 
 
 def require_gpu():
@@ -84,8 +79,9 @@ def measure_peak() -> Peak:
     return Peak(2 * src.numel() * 4 / copy_ms / 1e6, 2 * 8192**3 / matmul_ms / 1e9)
 
 
-def run(module, sizes: list[int], axes: list[Axis], input_options: dict | None = None) -> list[Measurement]:
+def run(loaded: LoadedFile, sizes: list[int], axes: list[Axis], input_options: dict | None = None) -> list[Measurement]:
     torch = require_gpu()
+    module = loaded.module
     from triton.testing import do_bench
 
     results = []
@@ -130,7 +126,7 @@ def run(module, sizes: list[int], axes: list[Axis], input_options: dict | None =
                     torch_ms=torch_ms,
                     gbps=work["bytes"] / ms / 1e6,
                     tflops=work["flops"] / ms / 1e9,
-                    **_last_kernel(module),
+                    **_last_kernel(loaded),
                 )
             )
     return results
@@ -143,26 +139,17 @@ def _number(value: str):
         return value
 
 
-def _last_kernel(module) -> dict:
+def _last_kernel(loaded: LoadedFile) -> dict:
     """Registers, spills and occupancy of the kernel the last launch ran, as the driver reports them."""
     import torch
-    from triton.runtime.jit import JITFunction
 
     device = torch.cuda.current_device()
-    major, minor = torch.cuda.get_device_capability(device)
-    target = TARGETS.get(f"sm{major}{minor}") or TARGETS.get(f"sm{major}0")
+    target = local_target()
     newest = None
-    for value in vars(module).values():
-        jit = value
-        while not isinstance(jit, JITFunction) and hasattr(jit, "fn"):
-            jit = jit.fn
-        if (
-            isinstance(jit, JITFunction)
-            and Path(jit.fn.__code__.co_filename).resolve() == Path(module.__file__).resolve()
-        ):
-            cache = jit.device_caches.get(device, ({},))[0]
-            if cache:
-                newest = list(cache.values())[-1]
+    for kernel in loaded.kernels:
+        cache = kernel.jit.device_caches.get(device, ({},))[0]
+        if cache:
+            newest = list(cache.values())[-1]
     if newest is None or target is None:
         return {}
     newest._init_handles()

@@ -667,9 +667,9 @@ def bench(
         from . import sweep
 
         runner.require_gpu()
-        module = runner.load_hooks(file)
+        loaded = runner.load_hooks(file)
         axes = sweep.parse_axes(tuple(vary or ()))
-        sizes = size or [inspection.signature(module.make_inputs).parameters["size"].default]
+        sizes = size or [inspection.signature(loaded.module.make_inputs).parameters["size"].default]
         with _progress("measuring the GPU's copy bandwidth and matmul speed"):
             peak = runner.measure_peak()
         from .specialize import parse_value, split_assignments
@@ -678,7 +678,7 @@ def bench(
             name: parse_value(value) for name, value in split_assignments(tuple(input_options or ()), "--input").items()
         }
         with _progress(f"running {file}"):
-            results = runner.run(module, sizes, axes, inputs)
+            results = runner.run(loaded, sizes, axes, inputs)
         from .render import bench_view
 
         if json_out:
