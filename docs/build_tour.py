@@ -12,8 +12,9 @@ import re
 import shlex
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+from tritonscope.fileio import write_text_atomically
 
 HERE = Path(__file__).resolve().parent
 MATMUL_NOTES = "-a M=1152 -a N=1152 -a K=1152 -c BLOCK_SIZE_M=128 -c BLOCK_SIZE_N=128 -c BLOCK_SIZE_K=128"
@@ -154,11 +155,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=HERE / "tour.md")
     out = parser.parse_args().out
-    text = build()
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.")
-    with os.fdopen(fd, "w") as handle:
-        handle.write(text)
-    os.replace(tmp, out)
+    write_text_atomically(out, build())
     print(f"wrote {out}")
 
 

@@ -1014,7 +1014,7 @@ def _sweep_progress(total: int):
 
 
 def _write_page(path: Path, page: str) -> None:
-    from .render.files import write_text_atomically
+    from .fileio import write_text_atomically
 
     write_text_atomically(path, page)
     _stderr.print(f"wrote {path}")

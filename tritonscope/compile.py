@@ -26,6 +26,7 @@ from triton.compiler import ASTSource, CompilationError, make_backend
 
 from . import instruction_mix, linemap
 from .errors import CompileError, TritonscopeError, UsageError
+from .fileio import write_text_atomically
 from .load import LoadedKernel
 from .model import OPTION_NAMES, Compilation, Stage, Variant
 from .parsers import amdgcn, cuobjdump
@@ -181,11 +182,7 @@ def disassemble(cubin: bytes) -> str:
         return cached.read_text()
     sass = _run_on_binary(tool, ["-c", "-gi", "-ndf"], cubin)  # no dataflow analysis: same text, faster
     try:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=cached.parent, prefix=f".{key}.")
-        with os.fdopen(fd, "w") as handle:
-            handle.write(sass)
-        os.replace(tmp, cached)  # whole or not at all, even with several tritonscope running
+        write_text_atomically(cached, sass)  # whole or not at all, even with several tritonscope running
     except OSError:
         pass  # a read-only cache only costs time
     return sass

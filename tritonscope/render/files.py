@@ -66,20 +66,3 @@ def _swap_into_place(staging: Path, out_dir: Path) -> None:
         old.rename(out_dir)
         raise
     shutil.rmtree(old, ignore_errors=True)
-
-
-def write_text_atomically(path: Path, text: str) -> None:
-    """Writes a file under a temporary name beside it, then renames it: never half a file."""
-    path = path.resolve()
-    if path.is_dir():
-        raise UsageError(f"{path} is a directory; give a file name such as report.html")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as handle:
-            handle.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
