@@ -118,6 +118,7 @@ def test_targets_diff_the_stages_each_has(cli):
         (["--vary", "num_warps=4,x"], "'x' is not an integer"),
         (["--vary", "BLOCK_SIZE=256,512", "--against", "last"], "--against must be first or previous"),
         (["--configs"], "has no @triton.autotune configs"),
+        (["--vary", "BLOCK_SIZE=256,512", "--stage", "ttgir,bogus"], "unknown stage 'bogus'. Stages: source"),
     ],
 )
 def test_bad_diff_requests(cli, args, message):

@@ -452,7 +452,6 @@ def diff(
         from .errors import UsageError
         from .load import load_file
         from .model import Stage
-        from .pipeline import select_stages
         from .targets import resolve
 
         if against not in ("first", "previous"):
@@ -463,15 +462,15 @@ def diff(
         axes = sweep.parse_axes(tuple(vary or ()))
         spec = load_file(base.file).pick(base.kernel).spec
         variants = sweep.expand(base, axes, spec, configs)
-        targets = [resolve(v.request.target)[0] for v in variants]
         if stage is None:
-            stage = "ttgir," + ("sass" if targets[0].is_nvidia else "amdgcn")
-        wanted = [Stage(s.strip()) for s in stage.split(",") if s.strip()] if stage else []
-        for t in {t.name: t for t in targets}.values():
-            select_stages(",".join(s.value for s in wanted if s in _stages_of(t)) or None, t)
-        unknown = [s for s in stage.split(",") if s.strip() and s.strip() not in {x.value for x in Stage}]
-        if unknown:
-            raise UsageError(f"unknown stage '{unknown[0]}'")
+            stage = "ttgir," + ("sass" if resolve(variants[0].request.target)[0].is_nvidia else "amdgcn")
+        names = [word.strip().lower() for word in stage.split(",") if word.strip()]
+        known = [s.value for s in Stage]
+        unknown = [name for name in names if name not in known]
+        if unknown or not names:
+            raise UsageError(f"unknown stage '{unknown[0] if unknown else stage}'. Stages: {', '.join(known)}")
+        # A stage that only some targets produce is diffed among the variants that have it (see below).
+        wanted = [Stage(name) for name in names]
 
         workers = jobs or os.cpu_count() or 1
         with _sweep_progress(len(variants)) as advance:
@@ -990,12 +989,6 @@ def trace(
         )
         if finished.returncode != 0:
             raise typer.Exit(finished.returncode)
-
-
-def _stages_of(target):
-    from .pipeline import stages_for
-
-    return stages_for(target)
 
 
 @contextmanager
