@@ -39,8 +39,7 @@ class StageDiff:
 
 
 def normalized(c: Compilation, stage: Stage) -> tuple[str, ...]:
-    lines = normalize.strip_locations(stage, normalize.listing(c.stages[stage]))
-    return tuple(text.rstrip() for _, text in normalize.canonical_names(stage, lines))
+    return normalize.comparable(stage, c.stages[stage])
 
 
 def diff(compilations: list[Compilation | None], stage: Stage, against: str) -> list[StageDiff]:

@@ -32,6 +32,18 @@ def strip_locations(stage: Stage, lines: Listing) -> Listing:
     return lines
 
 
+def shown(stage: Stage, text: str, keep_loc: bool) -> Listing:
+    """A stage as the views show it: numbered lines, location noise dropped unless asked to keep it."""
+    lines = listing(text)
+    return lines if keep_loc else strip_locations(stage, lines)
+
+
+def comparable(stage: Stage, text: str) -> tuple[str, ...]:
+    """A stage as diffs compare it: no locations, names canonical, no trailing blanks."""
+    lines = strip_locations(stage, listing(text))
+    return tuple(line.rstrip() for _, line in canonical_names(stage, lines))
+
+
 def only(lines: Listing, wanted: set[int]) -> Listing:
     return [(n, t) for n, t in lines if n in wanted]
 

@@ -140,10 +140,9 @@ def select(records: list[PassRecord], wanted: str) -> list[PassRecord]:
     return found
 
 
-def normalized_ir(ir: str) -> list[str]:
+def normalized_ir(ir: str) -> tuple[str, ...]:
     """MLIR text with locations and renaming noise removed, as compared between snapshots."""
-    lines = normalize.strip_locations(Stage.TTGIR, normalize.listing(ir))
-    return [text.rstrip() for _, text in normalize.canonical_names(Stage.TTGIR, lines)]
+    return normalize.comparable(Stage.TTGIR, ir)  # MLIR rules serve TTIR, TTGIR and the LLVM dialect
 
 
 def _line_changes(old: list[str], new: list[str]) -> tuple[int, int]:

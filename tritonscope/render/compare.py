@@ -27,8 +27,7 @@ def render(
 ) -> None:
     listings = {}
     for stage in stages:
-        lines = normalize.listing(c.stages[stage])
-        lines = lines if keep_loc else normalize.strip_locations(stage, lines)
+        lines = normalize.shown(stage, c.stages[stage], keep_loc)
         # Columns are narrow: indentation and alignment padding would only push code out of view.
         listings[stage] = [(n, " ".join(text.split())) for n, text in lines]
     python = [s for s in linemap.python_lines(c) if only is None or s in only]

@@ -113,10 +113,8 @@ def mix_rows(mix: InstructionMix, nvidia: bool) -> list[tuple[str, str, str]]:
 
 def stage_panel(c: Compilation, stage: Stage, view: View) -> RenderableType:
     """One stage, highlighted, with its own line numbers; filtered and annotated as `view` says."""
-    lines = normalize.listing(c.stages[stage])
-    total = len(lines)
-    if not view.keep_loc:
-        lines = normalize.strip_locations(stage, lines)
+    total = len(c.stages[stage].splitlines())
+    lines = normalize.shown(stage, c.stages[stage], view.keep_loc)
     title = f"{stage.title}  ({total} lines)"
     if view.source_lines is not None:
         lines = normalize.only(lines, set(linemap.stage_lines(c, stage, view.source_lines)))
@@ -181,9 +179,7 @@ def side_by_side(c: Compilation, stages: list[Stage], view: View) -> RenderableT
         table.add_column(stage.title, ratio=1, overflow="crop", no_wrap=True)
     cells = []
     for stage in stages:
-        lines = normalize.listing(c.stages[stage])
-        if not view.keep_loc:
-            lines = normalize.strip_locations(stage, lines)
+        lines = normalize.shown(stage, c.stages[stage], view.keep_loc)
         if view.source_lines is not None:
             lines = normalize.only(lines, set(linemap.stage_lines(c, stage, view.source_lines)))
         cells.append(numbered(lines, stage, c.kernel.first_line))

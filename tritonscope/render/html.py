@@ -127,9 +127,7 @@ def _highlighted_lines(stage: Stage, lines: normalize.Listing) -> list[str]:
 
 
 def _column(c: Compilation, stage: Stage, keep_loc: bool) -> str:
-    lines = normalize.listing(c.stages[stage])
-    if not keep_loc:
-        lines = normalize.strip_locations(stage, lines)
+    lines = normalize.shown(stage, c.stages[stage], keep_loc)
     offset = c.kernel.first_line - 1 if stage is Stage.SOURCE else 0
     stage_map = c.line_map.get(stage, {})
     rows = []
@@ -266,7 +264,7 @@ def passes_report(kernel: str, target: str, records: list[PassRecord]) -> str:
     for r in records:
         if not r.changed or r.after is None:
             continue
-        before, after = tuple(normalized_ir(r.before)), tuple(normalized_ir(r.after))
+        before, after = normalized_ir(r.before), normalized_ir(r.after)
         diff = StageDiff(Stage.TTGIR, r.index - 1, r.index, before, after)
         steps = "".join(f"<p>internal step: {html.escape(name)}</p>" for name, _ in r.substeps)
         sections.append(

@@ -69,9 +69,7 @@ def shown(record: PassRecord, full: bool, keep_loc: bool) -> Panel:
     parts = []
     if full:
         ir = record.after if record.after is not None else record.before
-        lines = normalize.listing(ir)
-        if not keep_loc:
-            lines = normalize.strip_locations(Stage.TTGIR, lines)
+        lines = normalize.shown(Stage.TTGIR, ir, keep_loc)
         parts.append(numbered(lines, Stage.TTGIR, 1))
         title += ": the IR after it" if record.after is not None else ": the IR before it (the after is unknown)"
     elif record.changed is False:
