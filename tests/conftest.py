@@ -16,6 +16,14 @@ from tritonscope.targets import local_target
 KERNELS = Path(__file__).parent / "kernels"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def private_user_cache(tmp_path_factory):
+    """tritonscope's user cache (Triton's remembered installation hash) in a temporary folder."""
+    import os
+
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("user-cache"))
+
+
 def pytest_collection_modifyitems(config, items):
     if local_target() is not None:
         return

@@ -109,3 +109,51 @@ def test_too_much_shared_memory_warns_that_launch_will_fail():
     assert c.resources.occupancy.blocks_per_sm == 0
     assert any("sm_80 allows 163 KiB per block: launch will fail" in w for w in c.resources.warnings)
     assert not compiled("sample:matmul", "sm90").resources.warnings
+
+
+# --- Triton's hash of its own installation, kept between runs ---------------------------------
+
+TRITON_KEY = "from triton.runtime.cache import triton_key; print(triton_key(), end='')"
+REMEMBERED_KEY = "from tritonscope.compile import remember_triton_key; remember_triton_key(); " + TRITON_KEY
+
+
+def _python(code: str, user_cache: Path) -> str:
+    import os
+    import sys
+
+    env = {**os.environ, "XDG_CACHE_HOME": str(user_cache)}
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+
+
+def test_remembered_triton_key_is_tritons_own_and_is_read_back(tmp_path):
+    tritons_own = _python(TRITON_KEY, tmp_path)
+    assert tritons_own.startswith("3.") and len(tritons_own) > 1000  # version, then a sha256 per file
+    assert _python(REMEMBERED_KEY, tmp_path) == tritons_own
+    (memo,) = (tmp_path / "tritonscope" / "triton-key").iterdir()
+    assert memo.read_text() == tritons_own
+    # A later process reads the file instead of hashing 400 MB: what it returns is what the file says.
+    memo.write_text("read from the memo")
+    assert _python(REMEMBERED_KEY, tmp_path) == "read from the memo"
+
+
+def test_installation_stamp_changes_with_any_file(tmp_path):
+    import os
+
+    from tritonscope.compile import installation_stamp
+
+    (tmp_path / "compiler").mkdir()
+    source = tmp_path / "compiler" / "code_generator.py"
+    source.write_text("x = 1\n")
+    (tmp_path / "__pycache__").mkdir()
+    stamp = installation_stamp(tmp_path)
+    assert installation_stamp(tmp_path) == stamp
+    (tmp_path / "__pycache__" / "x.pyc").write_bytes(b"bytecode")  # Python's own caches do not count
+    assert installation_stamp(tmp_path) == stamp
+    source.write_text("x = 22\n")  # edited: size and mtime
+    edited = installation_stamp(tmp_path)
+    assert edited != stamp
+    os.utime(source, ns=(1, 1))  # touched
+    assert installation_stamp(tmp_path) not in (stamp, edited)
+    touched = installation_stamp(tmp_path)
+    (tmp_path / "libtriton.so").write_bytes(b"\0")  # a new file
+    assert installation_stamp(tmp_path) not in (stamp, edited, touched)

@@ -6,6 +6,7 @@ between Triton releases live in the small shim at the top.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import os
@@ -15,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -26,7 +28,7 @@ from triton.compiler import ASTSource, CompilationError, make_backend
 
 from . import instruction_mix, linemap
 from .errors import CompileError, TritonscopeError, UsageError
-from .fileio import write_text_atomically
+from .fileio import user_cache_dir, write_text_atomically
 from .load import LoadedKernel
 from .model import OPTION_NAMES, Compilation, Stage, Variant
 from .parsers import amdgcn, cuobjdump
@@ -44,13 +46,59 @@ def _nvidia_tool(name: str) -> str:
 
 def prepare_for_workers(targets: list[Target]) -> None:
     """Computes once, before forking, what every compile starts with and Triton caches per process:
-    its hash of its own installation (about 0.3 s) and each backend's tool versions."""
+    its hash of its own installation and each backend's tool versions."""
     from triton.runtime import cache
 
+    remember_triton_key()
     if hasattr(cache, "triton_key"):
         cache.triton_key()
     for target in targets:
         make_backend(gpu_target(target)).hash()
+
+
+def remember_triton_key() -> None:
+    """Keeps Triton's hash of its own installation on disk instead of recomputing it per process.
+
+    Every compile's cache key starts with `triton_key()`, a sha256 of Triton's sources and of
+    libtriton (400 MB): 0.35 s in every process, warm cache or cold, more than compiling a small
+    kernel. The hash changes only when the installation does, so it is stored in the user's
+    cache keyed by the path, size, mtime and inode of every file of the installed package.
+    """
+    from triton.runtime import cache
+
+    original = getattr(cache, "triton_key", None)  # runtime/cache.py since Triton 3.0
+    if original is None or getattr(original, "remembered", False):
+        return
+    memo = user_cache_dir() / "triton-key" / installation_stamp(Path(cache.__file__).parent.parent)
+
+    def triton_key() -> str:
+        try:
+            return memo.read_text()
+        except OSError:
+            pass
+        key = original()
+        try:
+            write_text_atomically(memo, key)
+        except OSError:
+            pass  # a read-only home only costs time
+        return key
+
+    remembered = functools.lru_cache(None)(triton_key)
+    remembered.remembered = True
+    cache.triton_key = remembered  # get_cache_key looks the name up in its module at each call
+
+
+def installation_stamp(package: Path) -> str:
+    """A digest of every file's path, size, mtime and inode under `package`: any reinstall,
+    upgrade or edit changes it. Stat-ing Triton's ~350 files takes a few milliseconds."""
+    digest = hashlib.sha256(triton.__version__.encode())
+    for folder, subfolders, files in os.walk(package):
+        subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")
+        for name in sorted(files):
+            path = os.path.join(folder, name)
+            stat = os.stat(path)
+            digest.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\0{stat.st_ino}\n".encode())
+    return digest.hexdigest()
 
 
 def _cache_key_extras(kernel: LoadedKernel) -> dict[str, str]:
@@ -98,9 +146,11 @@ def _assemble(spec, variant: Variant, asm, metadata: dict, seconds: float, notic
         binary = asm["cubin"]
         if "ptx" in asm:
             stages[Stage.PTX] = asm["ptx"]
-        stages[Stage.SASS] = disassemble(binary)
-        usage = cuobjdump.kernel_usage(resource_usage(binary), metadata["name"])
-        resources = nvidia_resources(target, usage, metadata.get("shared", 0), num_warps)
+        with ThreadPoolExecutor(1) as background:
+            sass = background.submit(disassemble, binary)  # nvdisasm's 0.2-0.3 s overlaps cuobjdump
+            usage = cuobjdump.kernel_usage(resource_usage(binary), metadata["name"])
+            resources = nvidia_resources(target, usage, metadata.get("shared", 0), num_warps)
+            stages[Stage.SASS] = sass.result()
         binary_ext = "cubin"
     else:
         binary = asm["hsaco"]
@@ -129,6 +179,7 @@ def _assemble(spec, variant: Variant, asm, metadata: dict, seconds: float, notic
 
 def _run_triton(kernel: LoadedKernel, variant: Variant):
     """triton.compile for a variant; its errors become CompileError (or UsageError for bad options)."""
+    remember_triton_key()
     target = TARGETS[variant.target]
     backend = make_backend(gpu_target(target))
     try:

@@ -24,3 +24,8 @@ def write_text_atomically(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def user_cache_dir() -> Path:
+    """Where tritonscope keeps what outlives one run but not the installation ($XDG_CACHE_HOME)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "tritonscope"
