@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from . import __version__
 from .errors import TritonscopeError
@@ -154,7 +153,19 @@ def variant_flags(command):
 
 # --- error handling ---------------------------------------------------------------------------
 
-_stderr = Console(stderr=True, highlight=False)
+
+@functools.cache
+def _stderr():
+    """rich is imported only once something is printed through it: `dump --json` never does."""
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
+
+
+def _stdout():
+    from rich.console import Console
+
+    return Console()
 
 
 @contextmanager
@@ -165,17 +176,17 @@ def _errors_reported(debug: bool):
     except TritonscopeError as exc:
         if debug:
             traceback.print_exc()
-        _stderr.print(f"[bold red]error:[/] {_escape(exc.message)}", soft_wrap=True)
+        _stderr().print(f"[bold red]error:[/] {_escape(exc.message)}", soft_wrap=True)
         if exc.hint:
-            _stderr.print(f"[dim]hint: {_escape(exc.hint)}[/]", soft_wrap=True)
+            _stderr().print(f"[dim]hint: {_escape(exc.hint)}[/]", soft_wrap=True)
         raise typer.Exit(exc.exit_code) from None
     except (typer.Exit, typer.Abort, KeyboardInterrupt):
         raise
     except Exception as exc:  # noqa: BLE001 - anything else is a tritonscope bug
         if debug:
             traceback.print_exc()
-        _stderr.print(f"[bold red]internal error:[/] {type(exc).__name__}: {_escape(str(exc))}")
-        _stderr.print("[dim]this is a bug in tritonscope; run again with --debug for the traceback[/]")
+        _stderr().print(f"[bold red]internal error:[/] {type(exc).__name__}: {_escape(str(exc))}")
+        _stderr().print("[dim]this is a bug in tritonscope; run again with --debug for the traceback[/]")
         raise typer.Exit(3) from None
 
 
@@ -188,8 +199,8 @@ def _escape(text: str) -> str:
 @contextmanager
 def _progress(message: str):
     """A spinner on stderr while long work runs, only where stderr is a terminal."""
-    if _stderr.is_terminal:
-        with _stderr.status(message, spinner="dots"):
+    if sys.stderr.isatty() and _stderr().is_terminal:
+        with _stderr().status(message, spinner="dots"):
             yield
     else:
         yield
@@ -241,7 +252,7 @@ def samples(json_out: JsonOpt = False, debug: DebugOpt = False):
         table.add_column("path", overflow="fold", ratio=1)
         for s in found:
             table.add_row(f"sample:{s.name}", ", ".join(s.kernels), s.description, str(s.path))
-        Console().print(table)
+        _stdout().print(table)
 
 
 @app.command("list")
@@ -258,7 +269,7 @@ def list_kernels(file: FileArg, json_out: JsonOpt = False, debug: DebugOpt = Fal
         if json_out:
             sys.stdout.write(listing.render_json(loaded))
         else:
-            listing.render(Console(), loaded)
+            listing.render(_stdout(), loaded)
 
 
 @app.command()
@@ -326,13 +337,14 @@ def dump(
         with _progress(f"compiling {request.file}"):
             compilation = compile_request(request)
         _print_notices(compilation)
-        view = _view(compilation, line, lines, keep_loc, annotate)
+        from .linemap import requested_lines
 
+        source_lines = requested_lines(compilation, line, lines)  # a bad --line fails before anything is written
         if out is not None:
             from .render import files
 
             written = files.write(compilation, out, force)
-            _stderr.print(f"wrote {len(written)} files to {out}")
+            _stderr().print(f"wrote {len(written)} files to {out}")
         if json_out:
             from .render import json_report
 
@@ -342,6 +354,7 @@ def dump(
             return
         from .render import console as console_view
 
+        view = console_view.View(keep_loc=keep_loc, annotate=annotate, source_lines=source_lines)
         stages = chosen or select_stages(None, resolve(compilation.variant.target)[0])
         _page(no_pager, lambda console: console_view.render(console, compilation, stages, side_by_side, view))
 
@@ -556,7 +569,7 @@ def passes(
             capture.cancel()
             raise
         if notice:
-            _stderr.print(f"[dim]{_escape(notice)}[/]", soft_wrap=True)
+            _stderr().print(f"[dim]{_escape(notice)}[/]", soft_wrap=True)
         with _progress(f"running {chosen_kernel.spec.name} through the compiler with IR dumps on"):
             dump = capture.dumps()
         records = pipeline.build(dump)
@@ -683,7 +696,7 @@ def bench(
         if json_out:
             sys.stdout.write(bench_view.render_json(file, peak, results))
         else:
-            bench_view.render(Console(), file, peak, results)
+            bench_view.render(_stdout(), file, peak, results)
         if not all(r.correct for r in results):
             raise typer.Exit(1)
 
@@ -752,7 +765,7 @@ def layout(
         if json_out:
             sys.stdout.write(layout_view.render_json(chosen, owned))
         else:
-            layout_view.render(Console(), chosen, owned, origin)
+            layout_view.render(_stdout(), chosen, owned, origin)
 
 
 def _layout_from(source, value, line, kernel, constexpr, arg, target, num_warps):
@@ -846,7 +859,7 @@ def grid(
         if json_out:
             sys.stdout.write(grid_view.render_json(variant, size, programs, wave))
         else:
-            grid_view.render(Console(), variant, size, programs, wave)
+            grid_view.render(_stdout(), variant, size, programs, wave)
 
 
 def _grid_values(variant):
@@ -945,9 +958,9 @@ def cache_list(
             options = f"warps={e.metadata.get('num_warps')} stages={e.metadata.get('num_stages')}"
             when = datetime.datetime.fromtimestamp(e.modified).strftime("%Y-%m-%d %H:%M")
             table.add_row(e.name, e.target, options, " ".join(e.stages), cache.human_size(e.size), when)
-        Console().print(table)
+        _stdout().print(table)
         if found:
-            _stderr.print(f"[dim]show one with: tritonscope dump {folder}/:{found[0].name}[/]", soft_wrap=True)
+            _stderr().print(f"[dim]show one with: tritonscope dump {folder}/:{found[0].name}[/]", soft_wrap=True)
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
@@ -983,7 +996,7 @@ def trace(
         except OSError as exc:
             raise UsageError(f"cannot run {command[0]}: {exc.strerror}") from None
         found = cache.entries(out) if (out / "cache").is_dir() else []
-        _stderr.print(
+        _stderr().print(
             f"captured {len(found)} compiled kernel(s) into {out}: " + ", ".join(sorted({e.name for e in found})),
             soft_wrap=True,
         )
@@ -994,13 +1007,13 @@ def trace(
 @contextmanager
 def _sweep_progress(total: int):
     """A progress bar on stderr where it is a terminal; yields the callback that advances it."""
-    if not _stderr.is_terminal:
+    if not _stderr().is_terminal:
         yield lambda outcome: None
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(
-        TextColumn("compiling variants"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=_stderr
+        TextColumn("compiling variants"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=_stderr()
     ) as progress:
         task = progress.add_task("compile", total=total)
         yield lambda outcome: progress.advance(task)
@@ -1010,12 +1023,12 @@ def _write_page(path: Path, page: str) -> None:
     from .fileio import write_text_atomically
 
     write_text_atomically(path, page)
-    _stderr.print(f"wrote {path}")
+    _stderr().print(f"wrote {path}")
 
 
 def _print_notices(compilation) -> None:
     for notice in compilation.notices:
-        _stderr.print(f"[dim]{_escape(notice)}[/]", soft_wrap=True)
+        _stderr().print(f"[dim]{_escape(notice)}[/]", soft_wrap=True)
 
 
 def _view(compilation, line, lines, keep_loc: bool, annotate: bool):
@@ -1027,7 +1040,7 @@ def _view(compilation, line, lines, keep_loc: bool, annotate: bool):
 
 def _page(no_pager: bool, draw) -> None:
     """Draws on stdout, through a pager when stdout is a terminal (less quits at once if it fits)."""
-    console = Console()
+    console = _stdout()
     pager = console.is_terminal and not no_pager
     if pager:
         os.environ.setdefault("LESS", "-RFX")
