@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 
 import pytest
@@ -19,8 +20,6 @@ KERNELS = Path(__file__).parent / "kernels"
 @pytest.fixture(autouse=True, scope="session")
 def private_user_cache(tmp_path_factory):
     """tritonscope's user cache (Triton's remembered installation hash) in a temporary folder."""
-    import os
-
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("user-cache"))
 
 

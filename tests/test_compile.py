@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 from conftest import compiled
 
-from tritonscope.compile import resource_usage
+from tritonscope.compile import installation_stamp, resource_usage
 from tritonscope.model import AMD_STAGES, NVIDIA_STAGES, Stage
 from tritonscope.parsers.amdgcn import kernel_metadata, llvm_occupancy
 from tritonscope.parsers.cuobjdump import kernel_usage
@@ -118,9 +120,6 @@ REMEMBERED_KEY = "from tritonscope.compile import remember_triton_key; remember_
 
 
 def _python(code: str, user_cache: Path) -> str:
-    import os
-    import sys
-
     env = {**os.environ, "XDG_CACHE_HOME": str(user_cache)}
     return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
 
@@ -137,10 +136,6 @@ def test_remembered_triton_key_is_tritons_own_and_is_read_back(tmp_path):
 
 
 def test_installation_stamp_changes_with_any_file(tmp_path):
-    import os
-
-    from tritonscope.compile import installation_stamp
-
     (tmp_path / "compiler").mkdir()
     source = tmp_path / "compiler" / "code_generator.py"
     source.write_text("x = 1\n")

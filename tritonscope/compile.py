@@ -83,7 +83,7 @@ def remember_triton_key() -> None:
             pass  # a read-only home only costs time
         return key
 
-    remembered = functools.lru_cache(None)(triton_key)
+    remembered = functools.cache(triton_key)
     remembered.remembered = True
     cache.triton_key = remembered  # get_cache_key looks the name up in its module at each call
 
