@@ -26,7 +26,7 @@ import importlib.util, sys
 import triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
-from tritonscope.samples import samples_dir
+from tritonscope.core.samples import samples_dir
 
 spec = importlib.util.spec_from_file_location("vector_add", samples_dir() / "vector_add.py")
 module = importlib.util.module_from_spec(spec)

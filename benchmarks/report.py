@@ -12,9 +12,9 @@ import argparse
 import statistics
 import time
 
-from tritonscope.pipeline import compile_request
+from tritonscope.app.prepare import compile_request
+from tritonscope.core.model import VariantRequest
 from tritonscope.render.html import compilation_report
-from tritonscope.specialize import VariantRequest
 
 
 def main() -> None:

@@ -25,7 +25,7 @@ import importlib.util, itertools, time
 import triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
-from tritonscope.samples import samples_dir
+from tritonscope.core.samples import samples_dir
 
 spec = importlib.util.spec_from_file_location("matmul", samples_dir() / "matmul.py")
 module = importlib.util.module_from_spec(spec)

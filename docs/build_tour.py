@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tritonscope.fileio import write_text_atomically
+from tritonscope.core.fileio import write_text_atomically
 
 HERE = Path(__file__).resolve().parent
 MATMUL_NOTES = "-a M=1152 -a N=1152 -a K=1152 -c BLOCK_SIZE_M=128 -c BLOCK_SIZE_N=128 -c BLOCK_SIZE_K=128"

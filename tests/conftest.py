@@ -9,10 +9,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from tritonscope.app.prepare import compile_request
+from tritonscope.app.specialize import check_dtype
 from tritonscope.cli import app
-from tritonscope.pipeline import compile_request
-from tritonscope.specialize import VariantRequest
-from tritonscope.targets import local_target
+from tritonscope.cli.argtypes import assignments
+from tritonscope.core.model import VariantRequest
+from tritonscope.core.targets import local_target
 
 KERNELS = Path(__file__).parent / "kernels"
 
@@ -50,9 +52,16 @@ def cli() -> Cli:
     return Cli()
 
 
+def make_request(file: str, target: str = "sm90", **flags) -> VariantRequest:
+    """A request as the command line makes it: constexprs and args given as NAME=VALUE text."""
+    for key, flag in (("constexprs", "-c"), ("args", "-a")):
+        flags[key] = assignments(list(flags.get(key, ())), flag)
+    if flags.get("dtype"):
+        flags["dtype"] = check_dtype(flags["dtype"])
+    return VariantRequest(file=file, target=target, **flags)
+
+
 @functools.cache
 def compiled(file: str, target: str = "sm90", **flags):
     """A compilation, shared between tests (compiling is the slow part)."""
-    for key in ("constexprs", "args"):
-        flags[key] = tuple(flags.get(key, ()))
-    return compile_request(VariantRequest(file=file, target=target, **flags))
+    return compile_request(make_request(file, target, **flags))

@@ -8,10 +8,10 @@ import sys
 import pytest
 from conftest import KERNELS
 
-from tritonscope import linemap
-from tritonscope.model import Stage
-from tritonscope.pipeline import compile_request
-from tritonscope.specialize import VariantRequest
+from tritonscope.analysis import linemap
+from tritonscope.app.prepare import compile_request
+from tritonscope.core.model import VariantRequest
+from tritonscope.core.stages import Stage
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,9 @@ def test_trace_captures_every_compile_with_its_specialization(capture):
 
 
 def test_cache_list_of_a_capture(cli, capture):
-    rows = json.loads(cli("cache", "list", capture, "--json").stdout)
+    doc = json.loads(cli("cache", "list", capture, "--json").stdout)
+    assert doc["kind"] == "cache list"
+    rows = doc["kernels"]
     assert {(r["name"], r["target"]) for r in rows} == {("add_kernel", "sm80"), ("softmax_kernel", "sm90")}
     assert all(r["captured"] and "cubin" in r["stages"] and r["bytes"] > 0 for r in rows)
     table = cli("cache", "list", capture).stdout
@@ -46,7 +48,7 @@ def test_cache_list_of_a_capture(cli, capture):
 def test_dump_a_captured_kernel_without_recompiling(cli, capture):
     doc = json.loads(cli("dump", f"{capture}/:add_kernel", "--json").stdout)
     assert doc["variant"]["cached"] and doc["variant"]["target"] == "sm80"
-    assert doc["variant"]["constexprs"] == {"BLOCK_SIZE": "256"} and doc["variant"]["hints"] == {"n_elements": "D"}
+    assert doc["variant"]["constexprs"] == {"BLOCK_SIZE": 256} and doc["variant"]["hints"] == {"n_elements": "D"}
     assert (
         doc["variant"]["signature"]["x_ptr"] == "*fp16" and doc["command"] == f"tritonscope dump {capture}/:add_kernel"
     )
@@ -61,7 +63,7 @@ def test_dump_a_captured_kernel_without_recompiling(cli, capture):
 def test_a_plain_triton_cache_finds_the_source_through_locations(cli, tmp_path, monkeypatch):
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
     compiled = compile_request(VariantRequest(file="sample:vector_add", target="gfx942"))
-    rows = json.loads(cli("cache", "list", "--json").stdout)  # the default: TRITON_CACHE_DIR
+    rows = json.loads(cli("cache", "list", "--json").stdout)["kernels"]  # the default: TRITON_CACHE_DIR
     assert [r["name"] for r in rows] == ["add_kernel"] and not rows[0]["captured"]
     doc = json.loads(cli("dump", f"{tmp_path}/:add_kernel", "--json").stdout)
     assert doc["kernel"]["file"] == compiled.kernel.file and doc["kernel"]["first_line"] == compiled.kernel.first_line

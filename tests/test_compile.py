@@ -12,20 +12,23 @@ from pathlib import Path
 import pytest
 from conftest import compiled
 
-from tritonscope.compile import installation_stamp, resource_usage
-from tritonscope.model import AMD_STAGES, NVIDIA_STAGES, Stage
+from tritonscope.analysis.resources import amd_waves_per_simd, nvidia_occupancy, total_vgprs
+from tritonscope.core.backends import AMD, NVIDIA
+from tritonscope.core.fileio import read_checked, write_checked
+from tritonscope.core.samples import all_samples
+from tritonscope.core.stages import Stage
+from tritonscope.core.targets import TARGETS
 from tritonscope.parsers.amdgcn import kernel_metadata, llvm_occupancy
 from tritonscope.parsers.cuobjdump import kernel_usage
-from tritonscope.resources import amd_waves_per_simd, nvidia_occupancy, total_vgprs
-from tritonscope.samples import all_samples
-from tritonscope.targets import TARGETS
+from tritonscope.triton_api.compiler import installation_stamp
+from tritonscope.triton_api.tools import resource_usage
 
 SAMPLES = [s.name for s in all_samples()]
 
 
 def test_vector_add_every_stage_on_sm90():
     c = compiled("sample:vector_add", "sm90")
-    assert tuple(c.stages) == NVIDIA_STAGES
+    assert tuple(c.stages) == NVIDIA.stages
     assert "def add_kernel(" in c.stages[Stage.SOURCE] and c.kernel.first_line == 7
     assert "tt.load" in c.stages[Stage.TTIR] and "tt.store" in c.stages[Stage.TTIR]
     assert re.search(r"#ttg\.blocked<\{sizePerThread = \[4\]", c.stages[Stage.TTGIR])
@@ -49,7 +52,7 @@ def test_matmul_uses_the_tensor_cores(target, dot_op, sass_op):
 
 def test_gfx942_stages():
     c = compiled("sample:matmul", "gfx942")
-    assert tuple(c.stages) == AMD_STAGES and c.binary_ext == "hsaco"
+    assert tuple(c.stages) == AMD.stages and c.binary_ext == "hsaco"
     assert "v_mfma" in c.stages[Stage.AMDGCN]
     assert re.search(r"\b(global|buffer)_load", c.stages[Stage.AMDGCN])
 
@@ -116,7 +119,7 @@ def test_too_much_shared_memory_warns_that_launch_will_fail():
 # --- Triton's hash of its own installation, kept between runs ---------------------------------
 
 TRITON_KEY = "from triton.runtime.cache import triton_key; print(triton_key(), end='')"
-REMEMBERED_KEY = "from tritonscope.compile import remember_triton_key; remember_triton_key(); " + TRITON_KEY
+REMEMBERED_KEY = "from tritonscope.triton_api.compiler import remember_triton_key; remember_triton_key(); " + TRITON_KEY
 
 
 def _python(code: str, user_cache: Path) -> str:
@@ -129,9 +132,9 @@ def test_remembered_triton_key_is_tritons_own_and_is_read_back(tmp_path):
     assert tritons_own.startswith("3.") and len(tritons_own) > 1000  # version, then a sha256 per file
     assert _python(REMEMBERED_KEY, tmp_path) == tritons_own
     (memo,) = (tmp_path / "tritonscope" / "triton-key").iterdir()
-    assert memo.read_text() == tritons_own
+    assert read_checked(memo) == tritons_own
     # A later process reads the file instead of hashing 400 MB: what it returns is what the file says.
-    memo.write_text("read from the memo")
+    write_checked(memo, "read from the memo")
     assert _python(REMEMBERED_KEY, tmp_path) == "read from the memo"
 
 

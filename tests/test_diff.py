@@ -8,8 +8,8 @@ import re
 import pytest
 from conftest import KERNELS, compiled
 
-from tritonscope import diffing
-from tritonscope.model import Stage
+from tritonscope.analysis import diffing
+from tritonscope.core.stages import Stage
 
 
 def _diff_json(cli, *args, expect=0):

@@ -9,10 +9,10 @@ import ctypes
 
 import pytest
 
-from tritonscope.pipeline import compile_request
-from tritonscope.samples import all_samples, samples_dir
-from tritonscope.specialize import VariantRequest
-from tritonscope.targets import local_target
+from tritonscope.app.prepare import compile_request
+from tritonscope.core.model import VariantRequest
+from tritonscope.core.samples import all_samples, samples_dir
+from tritonscope.core.targets import local_target
 
 pytestmark = pytest.mark.gpu
 SAMPLES = [s.name for s in all_samples()]

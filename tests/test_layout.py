@@ -6,13 +6,19 @@ import json
 
 import pytest
 
-from tritonscope import layouts
+from tritonscope.analysis import layouts
+from tritonscope.triton_api.layouts import linear_layout
 
 BLOCKED = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>"
 
 
+def _ownership(layout, shape):
+    """Who holds each element, with the bases from Triton's own conversion."""
+    return layouts.ownership(linear_layout(layout, list(shape)), shape)
+
+
 def test_blocked_ownership_matches_the_layout_rules_by_hand():
-    own = layouts.ownership(layouts.parse(BLOCKED), (16, 16))
+    own = _ownership(layouts.parse(BLOCKED), (16, 16))
     assert (own.warps, own.lanes, own.registers) == (4, 32, 4)
     for (row, column), owners in own.owners.items():
         # 4 consecutive columns per thread, 4 threads across a row, 8 rows per warp, warps stacked on rows;
@@ -24,12 +30,12 @@ def test_blocked_ownership_matches_the_layout_rules_by_hand():
 def test_slice_and_mma_layouts():
     slice_ = layouts.parse(f"#ttg.slice<{{dim = 1, parent = {BLOCKED}}}>")
     assert slice_.kind == "slice" and slice_.fields["parent"].kind == "blocked"
-    own = layouts.ownership(slice_, (16,))
+    own = _ownership(slice_, (16,))
     assert {lane for _, lane, _ in own.owners[(3,)]} == {12, 13, 14, 15}  # the 4 threads of row 3
     mma = layouts.parse(
         "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>"
     )
-    own = layouts.ownership(mma, (32, 16))
+    own = _ownership(mma, (32, 16))
     assert own.owners[(0, 0)][0][1] == 0 and own.owners[(0, 2)][0][1] == 1  # mma.sync: lane 1 holds columns 2-3
 
 

@@ -7,7 +7,9 @@ from conftest import compiled
 from pygments.lexers import get_lexer_by_name
 from pygments.token import Error
 
-from tritonscope.lexers import (
+from tritonscope.core.samples import all_samples
+from tritonscope.core.stages import Stage
+from tritonscope.render.lexers import (
     AMDGCNLexer,
     Layout,
     Location,
@@ -18,8 +20,6 @@ from tritonscope.lexers import (
     TTIRLexer,
     Type,
 )
-from tritonscope.model import Stage
-from tritonscope.samples import all_samples
 
 OURS = {Stage.TTIR: TTIRLexer, Stage.TTGIR: TTGIRLexer, Stage.SASS: SASSLexer, Stage.AMDGCN: AMDGCNLexer}
 

@@ -10,8 +10,8 @@ from conftest import KERNELS, compiled
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tritonscope import linemap
-from tritonscope.model import Stage
+from tritonscope.analysis import linemap
+from tritonscope.core.stages import STAGES, Stage
 from tritonscope.parsers import asm_loc, llvm_debug, mlir_locations, sass_lines
 
 
@@ -196,7 +196,7 @@ def _real_texts():
     return _REAL
 
 
-_PARSE = linemap.PARSERS
+_PARSE = {stage: info.locations for stage, info in STAGES.items() if info.locations}
 
 
 @settings(max_examples=150, deadline=None)

@@ -8,9 +8,9 @@ import textwrap
 
 from conftest import KERNELS
 
-from tritonscope.infer import infer_kinds
-from tritonscope.load import load_file
-from tritonscope.model import ParamKind
+from tritonscope.analysis.infer import infer_kinds
+from tritonscope.app.load import load_file
+from tritonscope.core.model import ParamKind
 
 
 def _kinds(spec):

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from conftest import KERNELS, compiled
 
-from tritonscope import linemap
-from tritonscope.model import Stage
+from tritonscope.analysis import linemap
+from tritonscope.core.stages import Stage
 from tritonscope.render import html
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"

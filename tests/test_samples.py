@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tritonscope.samples import all_samples, samples_dir
+from tritonscope.core.samples import all_samples, samples_dir
 
 EXPECTED = {
     "vector_add": "add_kernel",
@@ -22,7 +22,9 @@ EXPECTED = {
 
 
 def test_every_sample_is_listed_with_its_kernel(cli):
-    rows = json.loads(cli("samples", "--json").stdout)
+    doc = json.loads(cli("samples", "--json").stdout)
+    assert doc["kind"] == "samples" and doc["schema"] == 2
+    rows = doc["samples"]
     assert {r["name"]: r["kernels"] for r in rows} == {name: [k] for name, k in EXPECTED.items()}
     assert all(r["description"] and r["path"].endswith(f"{r['name']}.py") for r in rows)
     table = cli("samples").stdout

@@ -6,7 +6,7 @@ import triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 
-from tritonscope.samples import samples_dir
+from tritonscope.core.samples import samples_dir
 
 sys.path.insert(0, str(samples_dir()))
 import softmax  # noqa: E402

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ..errors import TritonscopeError
+from ..core.errors import TritonscopeError
 
 _METADATA_FIELD = re.compile(r"^\s*-?\s*\.(\w+):\s+(\d+)\s*$")
 _OCCUPANCY = re.compile(r"^\s*;\s*Occupancy:\s*(\d+)\s*$", re.MULTILINE)

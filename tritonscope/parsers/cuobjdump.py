@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ..errors import TritonscopeError
+from ..core.errors import TritonscopeError
 
 _FUNCTION = re.compile(r"^\s*Function\s+(\S+?):\s*$")
 _FIELD = re.compile(r"([A-Z]+(?:\[\d+\])?):(\d+)")

@@ -1,1 +1,14 @@
-"""One renderer module per output format. Renderers take finished Compilations: they never compile."""
+"""Renderers: a command's result (core/results.py) in, text or bytes out. They never compile.
+
+Every renderer has `render(result) -> str | bytes`. Terminal renderers also `write(result,
+file)`, so that a pager shows the first screen while the rest is still being drawn. A new
+output format is one renderer module; `for_format` is where a command finds it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+
+class Renderer(Protocol):
+    def render(self, result: Any) -> str | bytes: ...

@@ -16,15 +16,18 @@ from collections.abc import Iterable
 from pygments import highlight as pygments_highlight
 from pygments.formatters import HtmlFormatter
 
-from .. import __version__, linemap, normalize
-from ..diffing import StageDiff
-from ..lexers import lexer_for
-from ..model import Compilation, Stage
-from ..passes import PassRecord, normalized_ir
-from ..sweep import Outcome
-from ..targets import TARGETS
-from .console import HINT_NAMES, mix_rows
-from .diff_view import figure_rows
+from .. import __version__
+from ..analysis import linemap, normalize
+from ..analysis.diffing import StageDiff
+from ..analysis.passes import PassRecord, normalized_ir
+from ..app.sweep import Outcome
+from ..core.model import Compilation
+from ..core.results import DiffResult, DumpResult, PassesResult
+from ..core.stages import Stage
+from ..core.targets import TARGETS
+from .lexers import lexer_for
+from .terminal.diff import figure_rows
+from .terminal.dump import HINT_NAMES, mix_rows
 
 _STYLE = "monokai"
 
@@ -144,21 +147,22 @@ def _column(c: Compilation, stage: Stage, keep_loc: bool) -> str:
 
 
 def _resource_table(c: Compilation) -> str:
-    r, nvidia = c.resources, TARGETS[c.variant.target].is_nvidia
+    r, backend = c.resources, TARGETS[c.variant.target].vendor
+    words = backend.words
     occ = r.occupancy
     rows = [
-        ("registers" if nvidia else "VGPRs", str(r.registers)),
+        (words.registers, str(r.registers)),
         ("spills", str(r.spills)),
-        ("shared memory" if nvidia else "LDS", f"{r.shared_bytes:,} B"),
-        ("local memory" if nvidia else "scratch", f"{r.local_bytes} B"),
+        (words.shared, f"{r.shared_bytes:,} B"),
+        (words.local, f"{r.local_bytes} B"),
         (
             "occupancy",
             f"{occ.percent:.0f}%: {occ.blocks_per_sm} blocks, {occ.warps_per_sm} of "
-            f"{occ.max_warps_per_sm} {'warps' if nvidia else 'waves'}, limited by {occ.limited_by}",
+            f"{occ.max_warps_per_sm} {words.warps}, limited by {occ.limited_by}",
         ),
     ]
     if r.instructions is not None:
-        rows += [(name, value) for name, value, _ in mix_rows(r.instructions, nvidia)]
+        rows += [(name, value) for name, value, _ in mix_rows(r.instructions, backend)]
     cells = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>" for k, v in rows)
     warnings = "".join(f'<p class="warning">warning: {html.escape(w)}</p>' for w in r.warnings)
     return f'<table class="grid"><tr><th>resource</th><th>value</th></tr>{cells}</table>{warnings}'
@@ -278,3 +282,19 @@ def passes_report(kernel: str, target: str, records: list[PassRecord]) -> str:
         f"<section><h2>What each pass changed</h2>{''.join(sections)}</section>"
     )
     return _page(f"{kernel} passes: tritonscope", body)
+
+
+class HtmlReport:
+    """A self-contained HTML page for a dump (report), a diff or a pass pipeline."""
+
+    def __init__(self, keep_loc: bool = False):
+        self.keep_loc = keep_loc
+
+    def render(self, result) -> str:
+        if isinstance(result, DumpResult):
+            return compilation_report(result.compilation, list(result.stages), self.keep_loc)
+        if isinstance(result, DiffResult):
+            return diff_report(list(result.outcomes), list(result.diffs))
+        if isinstance(result, PassesResult):
+            return passes_report(result.variant.kernel, result.variant.target, list(result.records))
+        raise TypeError(f"no HTML page for {type(result).__name__}")

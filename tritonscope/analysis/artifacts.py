@@ -1,0 +1,57 @@
+"""From a compile's Artifacts to a Compilation: the stages, resources, instruction mix and line map.
+
+Nothing here runs a tool or imports Triton: a fresh compile and a kernel read from a cache
+take the same path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..core.errors import TritonscopeError
+from ..core.model import Artifacts, Compilation, KernelSpec, Variant
+from ..core.stages import Stage
+from ..core.targets import Target
+from ..parsers import amdgcn, cuobjdump
+from . import instruction_mix, linemap
+from .resources import amd_resources, nvidia_resources
+
+
+def to_compilation(spec: KernelSpec, variant: Variant, artifacts: Artifacts, target: Target) -> Compilation:
+    backend = target.vendor
+    texts = artifacts.texts
+    stages = {Stage.SOURCE: spec.source} if spec.source else {}
+    for stage in backend.stages[1:]:
+        if stage.value in texts:
+            stages[stage] = texts[stage.value]
+    machine = backend.machine_code
+    if machine not in stages:
+        raise TritonscopeError(f"the {machine.title} is missing: resources cannot be read without it")
+    resources = _RESOURCES[backend.name](target, texts, artifacts.metadata)
+    resources = replace(resources, instructions=instruction_mix.count(machine, stages[machine]))
+    return Compilation(
+        kernel=spec,
+        variant=variant,
+        stages=stages,
+        binary=artifacts.binary,
+        binary_ext=backend.binary,
+        metadata=artifacts.metadata,
+        resources=resources,
+        compile_seconds=artifacts.seconds,
+        triton_version=str(artifacts.metadata.get("triton_version", "")),
+        notices=artifacts.notices,
+        line_map=linemap.build(stages, spec.file, spec.first_line),
+    )
+
+
+def _nvidia(target: Target, texts: dict[str, str], metadata: dict):
+    usage = cuobjdump.kernel_usage(texts.get("resource_usage", ""), metadata["name"])
+    return nvidia_resources(target, usage, metadata.get("shared", 0), metadata["num_warps"])
+
+
+def _amd(target: Target, texts: dict[str, str], metadata: dict):
+    fields = amdgcn.kernel_metadata(texts["amdgcn"])
+    return amd_resources(target, fields, metadata.get("shared", 0), metadata["num_warps"])
+
+
+_RESOURCES = {"cuda": _nvidia, "hip": _amd}  # backend name -> its resource reader

@@ -1,0 +1,69 @@
+"""The source-line map: which lines of each stage came from which Python lines.
+
+Built from each stage's own location records (see parsers/), with no GPU. Stored per
+stage as {stage line: ((file, line), ...)}; the queries here read it either way.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..core.errors import UsageError
+from ..core.model import Compilation
+from ..core.stages import STAGES, SourceLine, Stage, StageMap
+
+
+def build(stages: dict[Stage, str], kernel_file: str, first_line: int) -> dict[Stage, StageMap]:
+    line_map: dict[Stage, StageMap] = {}
+    for stage, text in stages.items():
+        if stage is Stage.SOURCE:  # each line of code is its own source; blanks and comments are none
+            line_map[stage] = {
+                n: ((kernel_file, first_line + n - 1),)
+                for n, code in enumerate(text.splitlines(), start=1)
+                if code.strip() and not code.strip().startswith("#")
+            }
+        else:
+            line_map[stage] = STAGES[stage].locations(text)
+    return line_map
+
+
+def stage_lines(c: Compilation, stage: Stage, source_lines: set[SourceLine]) -> list[int]:
+    """The lines of `stage` that came from any of `source_lines`."""
+    return [n for n, sources in c.line_map.get(stage, {}).items() if source_lines.intersection(sources)]
+
+
+def sources_of(c: Compilation, stage: Stage, line: int) -> tuple[SourceLine, ...]:
+    return c.line_map.get(stage, {}).get(line, ())
+
+
+def python_lines(c: Compilation) -> list[SourceLine]:
+    """Every Python line some stage maps to: the kernel file's first, then others (helpers, tl.*)."""
+    found = {s for stage_map in c.line_map.values() for sources in stage_map.values() for s in sources}
+    return sorted(found, key=lambda s: (s[0] != c.kernel.file, s))
+
+
+def by_source(c: Compilation) -> list[dict]:
+    """The map from each Python line to the lines of each stage: the JSON report's form."""
+    table: dict[SourceLine, dict[str, list[int]]] = {}
+    for stage, stage_map in c.line_map.items():
+        for number, sources in stage_map.items():
+            for source in sources:
+                table.setdefault(source, {}).setdefault(stage.value, []).append(number)
+    return [{"file": file, "line": line, "stages": table[(file, line)]} for file, line in sorted(table)]
+
+
+def requested_lines(c: Compilation, lines: tuple[int, int] | None) -> frozenset[SourceLine] | None:
+    """The Python lines A to B (from --line N or --lines A-B), checked against the kernel; None for all."""
+    if lines is None:
+        return None
+    low, high = min(lines), max(lines)
+    end = c.kernel.first_line + c.kernel.source.count("\n") - 1
+    valid = set(range(c.kernel.first_line, end + 1)) | {n for file, n in python_lines(c) if file == c.kernel.file}
+    # At most len(valid) + 1 steps, however wide the range asked for.
+    outside = next((n for n in range(low, high + 1) if n not in valid), None)
+    if outside is not None:
+        raise UsageError(
+            f"line {outside} is outside {c.kernel.name} (lines {c.kernel.first_line}-{end} of "
+            f"{Path(c.kernel.file).name}, plus the helpers it calls)"
+        )
+    return frozenset((c.kernel.file, n) for n in range(low, high + 1))

@@ -1,0 +1,141 @@
+"""Resource figures of a compiled kernel and the occupancy they allow, computed without a GPU.
+
+NVIDIA occupancy follows the rules of the CUDA occupancy calculator
+(cuda_occupancy.h): registers are allocated per warp in units of 256 within four
+sub-partitions, shared memory per block in units of 128 bytes plus 1 KiB the driver
+reserves. AMD occupancy follows the CDNA rules: VGPRs per SIMD lane in granules of
+8, at most 8 waves per SIMD, LDS shared by the workgroups of a CU.
+"""
+
+from __future__ import annotations
+
+from ..core.model import Occupancy, Resources
+from ..core.targets import AmdLimits, NvidiaLimits, Target
+
+
+def _round_up(value: int, unit: int) -> int:
+    return -(-value // unit) * unit
+
+
+def nvidia_occupancy(limits: NvidiaLimits, registers: int, shared_bytes: int, num_warps: int) -> Occupancy:
+    """Blocks of `num_warps` warps resident per SM, and which limit binds first."""
+    warps_per_block = num_warps
+    regs_per_warp = _round_up(registers * 32, limits.register_granularity)
+    regs_assumed = regs_per_warp * _round_up(warps_per_block, limits.sub_partitions)
+    candidates: dict[str, int] = {
+        "warps": limits.max_warps_per_sm // warps_per_block,
+        "blocks": limits.max_blocks_per_sm,
+    }
+    if regs_per_warp:
+        if regs_assumed > limits.registers_per_block or regs_per_warp * warps_per_block > limits.registers_per_block:
+            candidates["registers"] = 0
+        else:
+            warps_per_partition = (limits.registers_per_sm // limits.sub_partitions) // regs_per_warp
+            candidates["registers"] = warps_per_partition * limits.sub_partitions // warps_per_block
+    if shared_bytes > limits.shared_per_block:
+        candidates["shared memory"] = 0
+    elif shared_bytes:
+        per_block = _round_up(shared_bytes + limits.shared_reserved_per_block, limits.shared_granularity)
+        candidates["shared memory"] = limits.shared_per_sm // per_block
+    if warps_per_block * 32 > limits.max_threads_per_block:
+        candidates["threads per block"] = 0
+    return _occupancy(candidates, warps_per_block, limits.max_warps_per_sm)
+
+
+def amd_occupancy(limits: AmdLimits, vgprs: int, lds_bytes: int, num_warps: int) -> Occupancy:
+    """Workgroups of `num_warps` wavefronts resident per CU, and which limit binds first."""
+    waves_per_block = num_warps
+    max_waves = limits.max_waves_per_simd * limits.simds_per_cu
+    candidates: dict[str, int] = {
+        "waves": max_waves // waves_per_block,
+        "registers": amd_waves_per_simd(limits, vgprs) * limits.simds_per_cu // waves_per_block,
+    }
+    if lds_bytes > limits.lds_per_cu:
+        candidates["shared memory"] = 0
+    elif lds_bytes:
+        candidates["shared memory"] = limits.lds_per_cu // lds_bytes
+    if waves_per_block * 64 > limits.max_threads_per_block:
+        candidates["threads per block"] = 0
+    return _occupancy(candidates, waves_per_block, max_waves)
+
+
+def amd_waves_per_simd(limits: AmdLimits, vgprs: int) -> int:
+    """Wavefronts one SIMD can hold given each one's VGPRs (LLVM prints the same as `; Occupancy`)."""
+    if not vgprs:
+        return limits.max_waves_per_simd
+    return min(limits.max_waves_per_simd, limits.vgprs_per_simd_lane // _round_up(vgprs, limits.vgpr_granularity))
+
+
+def _occupancy(candidates: dict[str, int], warps_per_block: int, max_warps: int) -> Occupancy:
+    # min() keeps the first of equal limits: the hardware maxima (warps, blocks) come first, so a
+    # kernel that reaches full occupancy is said to be limited by them, not by a tying resource.
+    limited_by = min(candidates, key=candidates.__getitem__)
+    blocks = max(candidates[limited_by], 0)
+    return Occupancy(blocks, blocks * warps_per_block, max_warps, limited_by)
+
+
+def nvidia_resources(target: Target, usage: dict[str, int], shared_bytes: int, num_warps: int) -> Resources:
+    """Resources from cuobjdump's fields (REG, STACK, SHARED, LOCAL) and Triton's dynamic shared bytes."""
+    limits = target.limits
+    shared = shared_bytes + usage.get("SHARED", 0)
+    occupancy = nvidia_occupancy(limits, usage["REG"], shared, num_warps)
+    local = usage.get("LOCAL", 0)
+    return Resources(
+        registers=usage["REG"],
+        spills=local // 4,  # what the driver (and Triton's n_spills) reports
+        shared_bytes=shared,
+        local_bytes=local,
+        stack_bytes=usage.get("STACK", 0),
+        occupancy=occupancy,
+        warnings=_warnings(target, shared, limits.shared_per_block, local, num_warps, occupancy),
+    )
+
+
+def amd_resources(target: Target, fields: dict[str, int], shared_bytes: int, num_warps: int) -> Resources:
+    """Resources from the AMDGCN metadata block (see parsers.amdgcn) and Triton's dynamic LDS bytes."""
+    limits = target.limits
+    vgprs = total_vgprs(fields)
+    lds = fields.get("group_segment_fixed_size", 0) + shared_bytes
+    scratch = fields.get("private_segment_fixed_size", 0)
+    occupancy = amd_occupancy(limits, vgprs, lds, num_warps)
+    return Resources(
+        registers=vgprs,
+        spills=fields.get("vgpr_spill_count", 0) + fields.get("sgpr_spill_count", 0),
+        shared_bytes=lds,
+        local_bytes=scratch,
+        stack_bytes=0,
+        occupancy=occupancy,
+        sgprs=fields.get("sgpr_count"),
+        warnings=_warnings(target, lds, limits.lds_per_cu, scratch, num_warps, occupancy),
+    )
+
+
+def total_vgprs(fields: dict[str, int]) -> int:
+    """VGPRs plus AGPRs, which share one register file (AGPRs start at a multiple of 4)."""
+    agprs = fields.get("agpr_count", 0)
+    vgprs = fields["vgpr_count"]
+    return _round_up(vgprs, 4) + agprs if agprs else vgprs
+
+
+def _warnings(target: Target, shared: int, shared_limit: int, local: int, num_warps: int, occupancy: Occupancy):
+    warnings = []
+    if shared > shared_limit:
+        warnings.append(
+            f"needs {_kib(shared)} of shared memory; {target.label} allows {_kib(shared_limit)} per block: "
+            f"launch will fail with an out-of-resources error"
+        )
+    threads = num_warps * target.warp_size
+    if threads > target.limits.max_threads_per_block:
+        warnings.append(
+            f"{num_warps} warps are {threads} threads; {target.label} allows "
+            f"{target.limits.max_threads_per_block} per block: launch will fail"
+        )
+    if local:
+        warnings.append(f"uses {local} bytes of local memory per thread (register spills or local arrays): slow")
+    if occupancy.blocks_per_sm == 0 and not warnings:
+        warnings.append(f"no block fits on a multiprocessor (limited by {occupancy.limited_by}): launch will fail")
+    return tuple(warnings)
+
+
+def _kib(n: int) -> str:
+    return f"{n / 1024:g} KiB"

@@ -1,0 +1,158 @@
+"""Runs and times kernels on the local GPU, through the run hooks of a kernel file.
+
+Needs torch and a CUDA GPU; imported only by `tritonscope bench`. For each problem size
+and variant: make the inputs, launch, check against the torch reference (a wrong result
+is reported, never timed), time the kernel and the torch equivalent with
+triton.testing.do_bench (median, warm-up excluded), and read the registers and spills
+the driver reports for the kernel that ran.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import itertools
+from dataclasses import dataclass
+
+from ..analysis.resources import nvidia_occupancy
+from ..core.errors import UsageError
+from ..core.results import BenchResult
+from ..core.targets import local_target
+from ..core.values import format_value
+from ..triton_api.runtime import do_bench, last_compiled
+from .load import LoadedFile, load_file
+from .sweep import Axis
+
+HOOKS = ("make_inputs", "launch", "reference", "torch_op", "work")
+
+
+@dataclass(frozen=True)
+class Peak:
+    copy_gbps: float  # device-to-device copy, bytes read + written per second
+    matmul_tflops: float  # a large fp16 torch.matmul
+
+
+@dataclass(frozen=True)
+class Measurement:
+    size: int
+    label: dict[str, str]
+    error: float  # max |out - reference| / max |reference|
+    correct: bool
+    ms: float | None = None
+    torch_ms: float | None = None
+    gbps: float | None = None
+    tflops: float | None = None
+    registers: int | None = None
+    spills: int | None = None
+    occupancy: str | None = None
+    failure: str | None = None  # why the launch itself failed (out of resources, ...)
+
+
+def load_hooks(given: str) -> LoadedFile:
+    """The kernel file, loaded as every command loads it, checked for its run hooks (docs/kernel-files.md)."""
+    loaded = load_file(given)
+    missing = [hook for hook in HOOKS if not callable(getattr(loaded.module, hook, None))]
+    if missing:
+        raise UsageError(
+            f"{loaded.path.name} has no {', '.join(missing)}: bench needs the run hooks",
+            hint="docs/kernel-files.md describes make_inputs, launch, reference, torch_op and work",
+        )
+    return loaded
+
+
+def require_gpu():
+    try:
+        import torch
+    except ImportError:
+        raise UsageError("bench runs kernels and needs torch: pip install tritonscope[torch]") from None
+    if not torch.cuda.is_available():
+        raise UsageError("bench runs kernels on a GPU, and none is visible here (the other commands need none)")
+    return torch
+
+
+def measure_peak() -> Peak:
+    torch = require_gpu()
+    src = torch.empty(1 << 28, dtype=torch.float32, device="cuda")  # 1 GiB
+    dst = torch.empty_like(src)
+    copy_ms = do_bench(lambda: dst.copy_(src))
+    a = torch.randn(8192, 8192, device="cuda", dtype=torch.float16)
+    b = torch.randn(8192, 8192, device="cuda", dtype=torch.float16)
+    matmul_ms = do_bench(lambda: a @ b)
+    return Peak(2 * src.numel() * 4 / copy_ms / 1e6, 2 * 8192**3 / matmul_ms / 1e9)
+
+
+def bench(file: str, sizes: list[int], axes: list[Axis], inputs: dict) -> BenchResult:
+    """Every size and variant run, checked and timed on the local GPU."""
+    require_gpu()
+    loaded = load_hooks(file)
+    if not sizes:
+        sizes = [inspect.signature(loaded.module.make_inputs).parameters["size"].default]
+    peak = measure_peak()
+    return BenchResult(file, peak, tuple(run(loaded, sizes, axes, inputs)))
+
+
+def run(loaded: LoadedFile, sizes: list[int], axes: list[Axis], input_options: dict | None = None) -> list[Measurement]:
+    torch = require_gpu()
+    module = loaded.module
+    results = []
+    for size in sizes:
+        try:
+            inputs = module.make_inputs(size, device="cuda", **(input_options or {}))
+        except TypeError as exc:
+            raise UsageError(f"make_inputs({size}, ...) failed: {exc}") from None
+        expected = module.reference(*inputs).float()
+        torch_ms = do_bench(functools.partial(module.torch_op, *inputs))
+        work = module.work(*inputs)
+        for values in itertools.product(*(a.values for a in axes)) if axes else [()]:
+            label = {a.name: format_value(v) for a, v in zip(axes, values, strict=True)}
+            meta = dict(zip((a.name for a in axes), values, strict=True))
+            try:
+                output = module.launch(*inputs, **meta).float()
+            except Exception as exc:  # noqa: BLE001 - the kernel file's code: report, go on
+                results.append(
+                    Measurement(
+                        size,
+                        label,
+                        float("nan"),
+                        False,
+                        torch_ms=torch_ms,
+                        failure=f"{type(exc).__name__}: {str(exc).splitlines()[0]}",
+                    )
+                )
+                continue
+            error = ((output - expected).abs().max() / expected.abs().max().clamp_min(1e-30)).item()
+            tolerance = 2e-2 if inputs[0].dtype in (torch.float16, torch.bfloat16) else 1e-4
+            if not error < tolerance:  # NaN fails too
+                results.append(Measurement(size, label, error, False, torch_ms=torch_ms))
+                continue
+            ms = do_bench(functools.partial(module.launch, *inputs, **meta))
+            results.append(
+                Measurement(
+                    size,
+                    label,
+                    error,
+                    True,
+                    ms=ms,
+                    torch_ms=torch_ms,
+                    gbps=work["bytes"] / ms / 1e6,
+                    tflops=work["flops"] / ms / 1e9,
+                    **_last_kernel(loaded),
+                )
+            )
+    return results
+
+
+def _last_kernel(loaded: LoadedFile) -> dict:
+    """Registers, spills and occupancy of the kernel the last launch ran, as the driver reports them."""
+    import torch
+
+    target = local_target()
+    newest = last_compiled([k.jit for k in loaded.kernels], torch.cuda.current_device())
+    if newest is None or target is None:
+        return {}
+    occupancy = nvidia_occupancy(target.limits, newest.n_regs, newest.metadata.shared, newest.metadata.num_warps)
+    return {
+        "registers": newest.n_regs,
+        "spills": newest.n_spills,
+        "occupancy": f"{occupancy.percent:.0f}% ({occupancy.limited_by})",
+    }

@@ -1,0 +1,256 @@
+"""Reads Triton cache directories and tritonscope capture directories (made by `trace`).
+
+A cache holds one folder per compiled kernel: `NAME.ttir .ttgir .llir .ptx .cubin`
+(or `.amdgcn .hsaco`), Triton's metadata `NAME.json` and a `__grp__NAME.json` index. A
+capture directory is a cache under `cache/` plus `kernels.jsonl`, one line per compile
+with the specialization Triton used. An entry is named `DIR/:NAME` on the command line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..analysis.artifacts import to_compilation
+from ..core.errors import KernelFileError, UsageError
+from ..core.model import OPTION_NAMES, Artifacts, Compilation, KernelSpec, Variant, VariantRequest
+from ..core.targets import TARGETS
+from ..core.values import parse
+
+CAPTURE_LOG = "kernels.jsonl"
+_ASM = ("ttir", "ttgir", "llir", "ptx", "cubin", "amdgcn", "hsaco")
+
+
+@dataclass(frozen=True)
+class CacheEntry:
+    folder: Path
+    name: str
+    metadata: dict
+    stages: tuple[str, ...]  # artifact kinds present: ttir, ttgir, llir, ptx, cubin / amdgcn, hsaco
+    size: int
+    modified: float
+    specialization: dict | None = None  # from a capture's kernels.jsonl
+
+    @property
+    def target(self) -> str:
+        """Our name for the entry's target (sm90, gfx942), or Triton's own when we have none."""
+        target = self.metadata.get("target")
+        target = target if isinstance(target, dict) else {}
+        arch = target.get("arch")
+        name = f"sm{arch}" if target.get("backend") == "cuda" else str(arch)
+        return name if name in TARGETS else f"{target.get('backend')}:{arch}"
+
+    def path(self, kind: str) -> Path:
+        return self.folder / f"{self.name}.{kind}"
+
+
+def default_dir() -> Path:
+    """Triton's cache: TRITON_CACHE_DIR, else ~/.triton/cache."""
+    from ..triton_api.runtime import cache_dir
+
+    return cache_dir()
+
+
+def is_reference(given: str) -> bool:
+    """`DIR/:NAME` (or `DIR:NAME`) naming an entry of an existing directory."""
+    folder, sep, name = given.rpartition(":")
+    return bool(sep and name and not given.startswith("sample:") and Path(folder or ".").is_dir())
+
+
+def cache_root(folder: Path) -> Path:
+    """The cache inside a capture directory, or the folder itself."""
+    return folder / "cache" if (folder / CAPTURE_LOG).exists() and (folder / "cache").is_dir() else folder
+
+
+def entries(folder: Path) -> list[CacheEntry]:
+    """Every compiled kernel in a cache or capture directory, newest first."""
+    if not folder.is_dir():
+        raise KernelFileError(f"no such directory: {folder}")
+    specializations = _capture_log(folder)
+    root = cache_root(folder)
+    found = []
+    for entry in root.iterdir():
+        if not entry.is_dir():
+            continue
+        for meta in entry.glob("*.json"):
+            if meta.name.startswith("__grp__"):
+                continue
+            try:
+                metadata = json.loads(meta.read_text())
+            except (OSError, ValueError):
+                continue  # a half-written or foreign file: not an entry
+            if not _is_metadata(metadata):
+                continue
+            name = meta.stem
+            stages = tuple(kind for kind in _ASM if (entry / f"{name}.{kind}").exists())
+            files = [f for f in entry.iterdir() if f.is_file()]
+            found.append(
+                CacheEntry(
+                    folder=entry,
+                    name=name,
+                    metadata=metadata,
+                    stages=stages,
+                    size=sum(f.stat().st_size for f in files),
+                    modified=max(f.stat().st_mtime for f in files),
+                    specialization=specializations.get(metadata.get("hash")),
+                )
+            )
+    return sorted(found, key=lambda e: e.modified, reverse=True)
+
+
+def _is_metadata(metadata) -> bool:
+    """Triton's metadata of one compiled kernel, with the fields tritonscope reads."""
+    return (
+        isinstance(metadata, dict)
+        and isinstance(metadata.get("name"), str)
+        and isinstance(metadata.get("target"), dict)
+        and isinstance(metadata.get("num_warps"), int)
+    )
+
+
+def find(reference: str) -> CacheEntry:
+    folder, _, name = reference.rpartition(":")
+    folder_path = Path(folder or ".")
+    candidates = [e for e in entries(folder_path) if e.name == name]
+    if not candidates:
+        names = sorted({e.name for e in entries(folder_path)})
+        raise KernelFileError(
+            f"no kernel named '{name}' in {folder_path}. Kernels there: {', '.join(names) or 'none'}",
+            hint="tritonscope cache list DIR shows them",
+        )
+    return candidates[0]  # the newest
+
+
+def _capture_log(folder: Path) -> dict[str, dict]:
+    log = folder / CAPTURE_LOG
+    if not log.exists():
+        return {}
+    records = {}
+    for line in log.read_text(errors="replace").splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue  # a line cut short when the traced program was killed
+        if isinstance(record, dict) and isinstance(record.get("hash"), str):
+            records[record["hash"]] = record
+    return records
+
+
+def environment_for_capture(out: Path) -> dict[str, str]:
+    """The environment `trace` runs a program with: compiles land in OUT/cache, each one logged."""
+    hook = Path(__file__).resolve().parent.parent / "capture_hook"
+    path = os.environ.get("PYTHONPATH", "")
+    return {
+        **os.environ,
+        "TRITON_CACHE_DIR": str(out / ".triton-cache"),  # a working cache; the hook copies each compile to cache/
+        "TRITON_ALWAYS_COMPILE": "1",  # a kernel already in the user's cache is captured too
+        # torch.compile keeps compiled kernels in caches of its own and would then skip Triton's compile:
+        # give it a fresh cache, and turn its caches off.
+        "TORCHINDUCTOR_CACHE_DIR": str(out / "inductor"),
+        "TORCHINDUCTOR_FORCE_DISABLE_CACHES": "1",
+        "TRITONSCOPE_CAPTURE": str(out / CAPTURE_LOG),
+        "TRITONSCOPE_CAPTURE_CACHE": str(out / "cache"),
+        "PYTHONPATH": f"{hook}{os.pathsep}{path}" if path else str(hook),
+    }
+
+
+def kernel_source(entry: CacheEntry) -> tuple[str, int, int, str]:
+    """(file, first line, def line, source) of the kernel: from the capture, else found through the
+    location of the kernel in its TTIR. Empty source when neither is there any more."""
+    import ast
+    import re
+
+    record = entry.specialization or {}
+    if record.get("source") and record.get("file"):
+        source, first = record["source"], int(record.get("first_line") or 1)
+        offset = next((i for i, line in enumerate(source.splitlines()) if line.lstrip().startswith("def ")), 0)
+        return record["file"], first, first + offset, source
+    ttir = entry.path("ttir").read_text() if "ttir" in entry.stages else ""
+    match = re.search(r'^#loc\d* = loc\("((?:\\.|[^"\\])*)":(\d+):\d+\)', ttir, re.MULTILINE)
+    if not match or not Path(match.group(1)).is_file():
+        return (match.group(1) if match else ""), 1, 1, ""
+    file, def_line = match.group(1), int(match.group(2))
+    text = Path(file).read_text()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.FunctionDef) and node.lineno == def_line and node.end_lineno:
+            first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+            return file, first, def_line, "".join(text.splitlines(keepends=True)[first - 1 : node.end_lineno])
+    return file, def_line, def_line, ""
+
+
+def recorded_specialization(entry: CacheEntry) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+    """(signature, constants, hints) by parameter name, as a capture recorded them; empty without one.
+
+    Triton keys constants and attributes by the parameter's path, "(3,)": mapped to names here.
+    """
+    record = entry.specialization or {}
+    signature = dict(record.get("signature", {}))
+    names = list(signature)
+
+    def name_of(key: str) -> str | None:
+        index = key.strip("()").split(",")[0].strip()
+        return names[int(index)] if index.isdigit() and int(index) < len(names) else None
+
+    constants = {name_of(k): v for k, v in record.get("constants", {}).items() if name_of(k)}
+    codes = {"tt.divisibility": "D", "tt.pointer_range": "S"}
+    hints = {
+        name_of(k): "".join(codes.get(a[0], "") for a in attrs)
+        for k, attrs in record.get("attrs", {}).items()
+        if attrs and name_of(k)
+    }
+    return signature, constants, hints
+
+
+def source_request(reference: str) -> VariantRequest:
+    """A request that compiles a cached kernel again from its source file, as it was specialized:
+    what `diff` and `passes`, which compile, start from when given `DIR/:NAME`."""
+    entry = find(reference)
+    file, _, _, source = kernel_source(entry)
+    if not source or not Path(file).is_file():
+        raise KernelFileError(f"{reference}: its source file {file or '(unknown)'} is not there to compile from")
+    signature, constants, _ = recorded_specialization(entry)
+    constexprs = tuple((n, parse(v)) for n, v in constants.items() if signature.get(n) == "constexpr")
+    args = tuple((n, parse(t)) for n, t in signature.items() if t != "constexpr")
+    metadata = entry.metadata
+    return VariantRequest(
+        file=file,
+        kernel=entry.name,
+        constexprs=constexprs,
+        args=args,
+        target=entry.target,
+        num_warps=metadata.get("num_warps"),
+        num_stages=metadata.get("num_stages"),
+    )
+
+
+def read_compilation(reference: str) -> Compilation:
+    """The Compilation of a cached kernel, from its artifacts alone: nothing is recompiled."""
+    from ..triton_api.tools import machine_code
+
+    entry = find(reference)
+    if entry.target not in TARGETS:
+        raise UsageError(f"{reference}: compiled for {entry.target}, which tritonscope has no limits for")
+    target = TARGETS[entry.target]
+    if target.vendor.binary not in entry.stages:
+        raise UsageError(f"{reference}: the entry has no binary ({target.vendor.binary})")
+    binary = entry.path(target.vendor.binary).read_bytes()
+    texts = {k: entry.path(k).read_text(errors="replace") for k in entry.stages if k != target.vendor.binary}
+    texts.update(machine_code(target.backend, binary))
+    file, first_line, def_line, source = kernel_source(entry)
+    spec = KernelSpec(name=entry.name, file=file, line=def_line, first_line=first_line, source=source, params=())
+    signature, constants, hints = recorded_specialization(entry)
+    variant = Variant(
+        kernel=entry.name,
+        file=reference,
+        target=entry.target,
+        constexprs={n: parse(v) for n, v in constants.items()},
+        signature=signature,
+        hints=hints,
+        arguments={},
+        options={k: entry.metadata[k] for k in OPTION_NAMES if isinstance(entry.metadata.get(k), int)},
+        cached=True,
+    )
+    artifacts = Artifacts(texts, binary, entry.metadata, 0.0, (f"read from {entry.folder}, not recompiled",))
+    return to_compilation(spec, variant, artifacts, target)

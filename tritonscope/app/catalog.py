@@ -1,0 +1,42 @@
+"""`samples`, `list`, `cache list` and `trace`: what there is to look at."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from ..core import samples as bundled
+from ..core.errors import UsageError
+from ..core.fileio import prepare_output_dir, publish_output_dir
+from ..core.results import CacheListing, KernelList, SamplesResult, TraceResult
+from . import cache
+from .load import load_file
+
+
+def samples() -> SamplesResult:
+    return SamplesResult(tuple(bundled.all_samples()))
+
+
+def list_kernels(file: str) -> KernelList:
+    loaded = load_file(file)
+    return KernelList(loaded.path, tuple(k.spec for k in loaded.kernels), dict(loaded.defaults))
+
+
+def cache_list(folder: Path | None) -> CacheListing:
+    folder = folder or cache.default_dir()
+    return CacheListing(folder, tuple(cache.entries(folder)))
+
+
+def trace(command: list[str], out: Path, force: bool, protected: list[Path]) -> TraceResult:
+    """Runs a program with every Triton compile captured into OUT (written whole, then swapped in)."""
+    if not command:
+        raise UsageError("give the program to run after --, e.g. tritonscope trace -o run1/ -- python train.py")
+    staging = prepare_output_dir(out, force, protected)
+    try:
+        finished = subprocess.run(command, env=cache.environment_for_capture(staging.resolve()))
+    except OSError as exc:
+        raise UsageError(f"cannot run {command[0]}: {exc.strerror}") from None
+    finally:
+        publish_output_dir(staging, out)
+    found = cache.entries(out) if (out / "cache").is_dir() else []
+    return TraceResult(out, tuple(sorted({e.name for e in found})), finished.returncode)

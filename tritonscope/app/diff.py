@@ -1,0 +1,57 @@
+"""`tritonscope diff`: variants of one kernel compiled in isolated workers, then their stages diffed."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from ..analysis import diffing
+from ..core.errors import UsageError
+from ..core.model import VariantRequest
+from ..core.results import DiffResult
+from ..core.stages import Stage
+from ..core.targets import resolve
+from . import sweep
+from .load import load_file
+from .prepare import from_reference
+
+
+def diff(
+    request: VariantRequest,
+    axes: list[sweep.Axis],
+    configs: bool,
+    stages: tuple[Stage, ...] | None,
+    against: str,
+    jobs: int,
+    timeout: float,
+    on_done: Callable | None = None,
+) -> DiffResult:
+    if against not in ("first", "previous"):
+        raise UsageError(f"--against must be first or previous, not '{against}'")
+    base = from_reference(request)
+    spec = load_file(base.file).pick(base.kernel).spec
+    variants = sweep.expand(base, axes, spec, configs)
+    if stages is None:
+        stages = (Stage.TTGIR, resolve(variants[0].request.target)[0].vendor.machine_code)
+    sweep.run(variants, jobs, timeout, on_done=on_done)
+    compilations = [v.compilation for v in variants]
+    diffs, missing = [], []
+    for stage in stages:  # a stage only some targets produce is diffed among the variants that have it
+        if not any(c is not None and stage in c.stages for c in compilations):
+            missing.append(f"no variant produces {stage.value}")
+            continue
+        diffs += diffing.diff(compilations, stage, against)
+    return DiffResult(tuple(variants), tuple(diffs), tuple(missing))
+
+
+def worker_count(jobs: int | None) -> tuple[int, str | None]:
+    """How many variants compile at once: the cores by default; more than the cores only when asked,
+    and then with a notice, since each worker holds a compiler's memory."""
+    cores = os.cpu_count() or 1
+    if jobs is None:
+        return cores, None
+    if jobs < 1:
+        raise UsageError(f"-j/--jobs must be at least 1, not {jobs}")
+    if jobs > cores:
+        return jobs, f"-j {jobs} is more than the {cores} cores here: each worker holds a compiler's memory"
+    return jobs, None

@@ -1,0 +1,46 @@
+"""`dump`, `compare` and `report`: one compilation (or a cached one), the stages asked for, and an
+optional filter to what some Python lines became."""
+
+from __future__ import annotations
+
+from ..analysis.linemap import requested_lines
+from ..core.errors import UsageError
+from ..core.model import VariantRequest
+from ..core.results import DumpResult
+from ..core.stages import Stage
+from ..core.targets import resolve
+from .prepare import compile_request
+
+
+def dump(request: VariantRequest, stages: tuple[Stage, ...] | None, lines: tuple[int, int] | None) -> DumpResult:
+    """The compilation, with every stage its target produces unless some are named."""
+    if stages is not None:
+        check_stages(stages, resolve(request.target)[0].name)  # fails before a slow compile
+    compilation = compile_request(request)
+    produced = _produced(compilation)
+    chosen = tuple(s for s in produced if stages is None or s in stages)
+    return DumpResult(compilation, chosen, requested_lines(compilation, lines))
+
+
+def compare(request: VariantRequest, stages: tuple[Stage, ...] | None, lines: tuple[int, int] | None) -> DumpResult:
+    """Two or three stages side by side, aligned by Python line (default source, TTGIR, machine code)."""
+    target = resolve(request.target)[0]
+    stages = stages or (Stage.SOURCE, Stage.TTGIR, target.vendor.machine_code)
+    if not 2 <= len(stages) <= 3:
+        raise UsageError(f"compare shows 2 or 3 stages; --stages names {len(stages)}")
+    return dump(request, stages, lines)
+
+
+def check_stages(stages: tuple[Stage, ...], target_name: str) -> None:
+    """Every named stage is one the target produces."""
+    from ..core.targets import TARGETS
+
+    available = TARGETS[target_name].vendor.stages
+    names = ", ".join(s.value for s in available)
+    for stage in stages:
+        if stage not in available:
+            raise UsageError(f"stage '{stage.value}' is not produced for {target_name}. Stages: {names}")
+
+
+def _produced(compilation) -> tuple[Stage, ...]:
+    return tuple(s for s in Stage if s in compilation.stages)

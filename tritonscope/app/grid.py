@@ -1,0 +1,125 @@
+"""`tritonscope grid`: which program writes which part of the output, and what it reads.
+
+The kernel's own index arithmetic runs under Triton's interpreter in an isolated worker
+(triton_api/interpreter.py); this module turns its record into Programs and counts tiles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from ..core.errors import KernelFileError, UsageError
+from ..core.model import VariantRequest
+from ..core.results import GridResult
+from ..core.values import TypeName
+from ..isolate import Task, Workers
+from .prepare import prepare
+
+MAX_PROGRAMS = 1_000_000  # programs the interpreter runs one by one: more would take hours
+
+
+@dataclass(frozen=True)
+class Access:
+    param: str  # the pointer parameter it goes through
+    runs: list[list[int]]  # element offsets as [start, end) runs, in order
+    count: int
+
+    @property
+    def key(self) -> tuple:
+        return self.param, tuple(map(tuple, self.runs))
+
+
+@dataclass(frozen=True)
+class Program:
+    index: int  # linear launch order: x fastest, as GPUs launch them
+    pid: tuple[int, int, int]
+    loads: list[Access]
+    stores: list[Access]
+
+
+def grid(request: VariantRequest, size: tuple[int, ...] | None, wave: int | None, timeout: float) -> GridResult:
+    prepared = prepare(request)
+    values, pointers = _values(prepared.variant)
+    size = check_grid(size) if size else launch_grid(prepared.module, values)
+    programs = record(str(prepared.kernel.spec.file), prepared.kernel.spec.name, values, pointers, size, timeout)
+    loads = wave_loads(programs, wave) if wave else None
+    return GridResult(prepared.variant, size, tuple(programs), wave, loads)
+
+
+def _values(variant) -> tuple[dict, dict]:
+    """Scalar and constexpr values for the interpreter, and each pointer's type."""
+    values, pointers = dict(variant.constexprs), {}
+    for name, given in variant.arguments.items():
+        if isinstance(given, TypeName) and given.is_pointer:
+            pointers[name] = str(given)
+        elif isinstance(given, TypeName):
+            raise UsageError(f"grid runs the index arithmetic and needs a value for {name}: give -a {name}=VALUE")
+        else:
+            values[name] = given
+    return values, pointers
+
+
+def launch_grid(module, meta: dict) -> tuple[int, ...]:
+    """The launch grid from the kernel file's `grid(meta)` hook."""
+    hook = getattr(module, "grid", None)
+    if not callable(hook):
+        raise UsageError("the launch grid is unknown: give --grid X[,Y[,Z]] or define grid(meta) in the file")
+    try:
+        size = tuple(int(v) for v in hook(meta))
+    except Exception as exc:  # noqa: BLE001 - the file's own hook
+        raise KernelFileError(f"the file's grid hook raised {type(exc).__name__}: {exc}") from None
+    return check_grid(size)
+
+
+def check_grid(size: tuple[int, ...]) -> tuple[int, ...]:
+    if not 1 <= len(size) <= 3 or min(size) < 1:
+        raise UsageError(f"a launch grid has 1 to 3 positive sizes, not {size}")
+    programs = 1
+    for extent in size:
+        programs *= extent
+    if programs > MAX_PROGRAMS:
+        raise UsageError(
+            f"a grid of {size} is {programs:,} programs; grid runs each one on the interpreter and "
+            f"stops at {MAX_PROGRAMS:,}",
+            hint="give smaller sizes (-a), or larger blocks (-c), to see the same pattern",
+        )
+    return size
+
+
+def record(file: str, kernel: str, values: dict, pointers: dict, size: tuple[int, ...], timeout: float) -> list:
+    """Every program's loads and stores, from a run in an isolated worker with the interpreter on."""
+    task = Task("tritonscope.triton_api.interpreter:record", (file, kernel, values, pointers, size))
+    with Workers(timeout=timeout, env={"TRITON_INTERPRET": "1"}) as workers:
+        outcome = workers.run([task])[0]
+    if not outcome.ok and outcome.error.startswith("timed out"):
+        raise UsageError(f"the interpreter ran {kernel} for more than {timeout:g} s", hint="raise --timeout")
+    if not outcome.ok and outcome.exit_code == 1:
+        raise KernelFileError(f"the interpreter could not run {kernel}: {outcome.error}")
+    return [
+        Program(p["index"], tuple(p["pid"]), [Access(**a) for a in p["loads"]], [Access(**a) for a in p["stores"]])
+        for p in outcome.unwrap()
+    ]
+
+
+def wave_loads(programs: list[Program], wave: int) -> dict[str, int]:
+    """Distinct input tiles (a tile: the elements of one load) the first `wave` programs load, per pointer."""
+    seen: dict[str, set] = {}
+    for program in programs[:wave]:
+        for access in program.loads:
+            seen.setdefault(access.param, set()).add(access.key)
+    return {param: len(keys) for param, keys in seen.items()}
+
+
+def tile_of(access: Access) -> tuple[int, int, int, int] | None:
+    """(first row, first column, rows, columns) of a 2-D tile written as equal runs, in elements of
+    a row-major matrix whose row stride is the distance between runs; None for one run."""
+    if len(access.runs) < 2:
+        return None
+    stride = access.runs[1][0] - access.runs[0][0]
+    width = access.runs[0][1] - access.runs[0][0]
+    row, column = divmod(access.runs[0][0], stride)
+    return row, column, len(access.runs), width
+
+
+def as_json(programs) -> list[dict]:
+    return [asdict(p) for p in programs]

@@ -1,0 +1,220 @@
+"""Loads a kernel file (a path or sample:NAME) and describes the Triton kernels in it.
+
+The file is foreign code: it is executed as a fresh module, and anything it raises
+becomes a KernelFileError naming the file and line.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import inspect
+import sys
+import textwrap
+import traceback
+from dataclasses import dataclass
+from itertools import count
+from pathlib import Path
+from typing import Any
+
+from ..analysis.infer import called_functions, infer_kinds
+from ..core import samples
+from ..core.errors import KernelFileError, UsageError
+from ..core.model import AutotuneConfig, KernelSpec, Param, ParamKind
+from ..triton_api import kernels as triton_kernels
+from ..triton_api.kernels import plain_value
+
+DEFAULTS_NAME = "tritonscope_defaults"
+_module_ids = count()
+
+
+@dataclass
+class LoadedKernel:
+    spec: KernelSpec
+    jit: Any  # the triton JITFunction
+    wrapper: Any  # the object the file defines: the JITFunction, or the outermost wrapper
+    wrappers: tuple[Any, ...] = ()  # autotune, heuristics or a library's own, outermost first
+
+
+@dataclass
+class LoadedFile:
+    path: Path
+    module: Any
+    kernels: list[LoadedKernel]
+    defaults: dict[str, Any]  # the file's `tritonscope_defaults`
+
+    def pick(self, name: str | None) -> LoadedKernel:
+        """The kernel called `name`, or the file's only kernel when no name is given."""
+        if name is not None:
+            for kernel in self.kernels:
+                if kernel.spec.name == name:
+                    return kernel
+            raise UsageError(f"no kernel named '{name}' in {self.path.name}. Kernels: {self._names()}")
+        candidates = [k for k in self.kernels if not k.spec.is_helper]
+        if len(candidates) == 1:
+            return candidates[0]
+        raise UsageError(f"{self.path.name} has {len(candidates)} kernels: {self._names()}. Choose one with -k NAME.")
+
+    def _names(self) -> str:
+        return ", ".join(k.spec.name for k in self.kernels if not k.spec.is_helper)
+
+
+def resolve_path(given: str) -> Path:
+    if given.startswith(samples.PREFIX):
+        return samples.sample_path(given[len(samples.PREFIX) :])
+    from .cache import is_reference
+
+    if is_reference(given):
+        raise KernelFileError(
+            f"{given} is a compiled kernel from a cache: dump, compare and report read it, but this command "
+            f"compiles, and needs the kernel's source file"
+        )
+    path = Path(given).expanduser()
+    if not path.exists():
+        raise KernelFileError(f"no such file: {given}")
+    if path.is_dir():
+        raise KernelFileError(f"{given} is a directory; give a Python file with Triton kernels")
+    if path.suffix != ".py":
+        raise KernelFileError(f"{given} is not a Python file (expected a .py file with @triton.jit kernels)")
+    return path.resolve()
+
+
+def load_file(given: str) -> LoadedFile:
+    path = resolve_path(given)
+    module = _execute(path)
+    kernels = _find_kernels(module, path)
+    if not kernels:
+        raise KernelFileError(f"{path}: no @triton.jit kernels found", hint="decorate a kernel with @triton.jit")
+    defaults = getattr(module, DEFAULTS_NAME, {})
+    if not isinstance(defaults, dict):
+        raise KernelFileError(f"{path}: {DEFAULTS_NAME} must be a dict of parameter names to values")
+    return LoadedFile(path, module, kernels, dict(defaults))
+
+
+def _execute(path: Path):
+    try:
+        source = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise KernelFileError(f"cannot read {path}: {exc}") from exc
+    try:
+        compile(source, str(path), "exec")
+    except SyntaxError as exc:
+        where = f"{path}:{exc.lineno}" if exc.lineno else str(path)
+        text = f"\n    {exc.text.rstrip()}" if exc.text else ""
+        raise KernelFileError(f"{where}: syntax error: {exc.msg}{text}") from exc
+
+    name = f"tritonscope_kernelfile_{next(_module_ids)}_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    # Let the file import its neighbours, as it could when run as a script.
+    sys.path.insert(0, str(path.parent))
+    try:
+        spec.loader.exec_module(module)
+    except BaseException as exc:  # noqa: BLE001 - foreign code can raise anything, even SystemExit
+        del sys.modules[name]
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        line = _line_in_file(exc, path)
+        where = f"{path}:{line}" if line else str(path)
+        raise KernelFileError(f"{where}: the file raised {type(exc).__name__} while being imported: {exc}") from exc
+    finally:
+        sys.path.remove(str(path.parent))
+    return module
+
+
+def _line_in_file(exc: BaseException, path: Path) -> int | None:
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == path]
+    return frames[-1].lineno if frames else None
+
+
+def _find_kernels(module: Any, path: Path) -> list[LoadedKernel]:
+    found: dict[int, tuple[Any, Any, list[Any]]] = {}
+    for obj in vars(module).values():
+        unwrapped = triton_kernels.unwrap(obj)
+        if unwrapped is None:
+            continue
+        jit, wrappers = unwrapped
+        if Path(jit.fn.__code__.co_filename).resolve() != path:
+            continue  # imported from elsewhere
+        # Keep the outermost wrapper when the file also names the inner function.
+        if id(jit) not in found or len(wrappers) > len(found[id(jit)][2]):
+            found[id(jit)] = (jit, obj, wrappers)
+
+    trees = {jit.__name__: _function_ast(jit) for jit, _, _ in found.values()}
+    inferred = infer_kinds(trees)
+    helpers = set().union(*(called_functions(tree, set(trees) - {name}) for name, tree in trees.items()))
+    kernels = [
+        LoadedKernel(
+            _describe(jit, wrappers, inferred[jit.__name__], jit.__name__ in helpers), jit, obj, tuple(wrappers)
+        )
+        for jit, obj, wrappers in found.values()
+    ]
+    return sorted(kernels, key=lambda k: k.spec.line)
+
+
+def _function_ast(jit: Any) -> ast.FunctionDef:
+    tree = ast.parse(textwrap.dedent(jit.src))
+    return next(node for node in tree.body if isinstance(node, ast.FunctionDef))
+
+
+def _describe(jit: Any, wrappers: list[Any], inferred, is_helper: bool) -> KernelSpec:
+    lines, first_line = inspect.getsourcelines(jit.fn)
+    def_offset = next(i for i, line in enumerate(lines) if line.lstrip().startswith("def "))
+    params = tuple(_describe_param(p, inferred) for p in jit.params)
+    configs: tuple[AutotuneConfig, ...] = ()
+    heuristics: tuple[str, ...] = ()
+    for wrapper in wrappers:
+        found = triton_kernels.autotune_configs(wrapper)
+        if found is not None:
+            configs = tuple(_describe_config(i, c) for i, c in enumerate(found))
+        heuristics += tuple(triton_kernels.heuristics(wrapper))
+    return KernelSpec(
+        name=jit.__name__,
+        file=str(Path(jit.fn.__code__.co_filename).resolve()),
+        line=first_line + def_offset,
+        first_line=first_line,
+        source="".join(lines),
+        params=params,
+        autotune_configs=configs,
+        heuristics=heuristics,
+        is_helper=is_helper,
+    )
+
+
+def _describe_param(param: Any, inferred) -> Param:
+    name = param.name
+    default = param.default if param.has_default else None
+    common = {"default": plain_value(default), "has_default": param.has_default}
+    if param.is_constexpr:
+        return Param(name, ParamKind.CONSTEXPR, None, "annotation", **common)
+    if param.annotation_type:
+        type_ = param.annotation_type
+        return Param(name, _kind_of_type(type_), type_, "annotation", **common)
+    if param.has_default and isinstance(default, (bool, int, float)):
+        type_ = "u1" if isinstance(default, bool) else "fp32" if isinstance(default, float) else "i32"
+        return Param(name, _kind_of_type(type_), type_, "default", **common)
+    if name in inferred.pointers:
+        return Param(name, ParamKind.POINTER, "*fp32", "body", **common)
+    if name in inferred.floats:
+        return Param(name, ParamKind.FLOAT, "fp32", "body", **common)
+    return Param(name, ParamKind.INT, "i32", "assumed", **common)
+
+
+def _kind_of_type(type_: str) -> ParamKind:
+    if type_.startswith("*"):
+        return ParamKind.POINTER
+    if type_.startswith(("fp", "bf")):
+        return ParamKind.FLOAT
+    return ParamKind.INT
+
+
+def _describe_config(index: int, config: Any) -> AutotuneConfig:
+    return AutotuneConfig(
+        index=index,
+        constexprs={k: plain_value(v) for k, v in config.kwargs.items()},
+        num_warps=config.num_warps,
+        num_stages=config.num_stages,
+        num_ctas=config.num_ctas,
+        maxnreg=config.maxnreg,
+    )

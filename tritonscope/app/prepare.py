@@ -1,0 +1,74 @@
+"""The one pipeline every command walks: load, pick, specialize, then compile or read a cache.
+
+`prepare` is the only place a request becomes a Variant; commands, sweep workers and the
+passes child all go through it, so they specialize the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..analysis.artifacts import to_compilation
+from ..core.errors import UsageError
+from ..core.model import Compilation, Variant, VariantRequest
+from ..core.targets import Target, resolve
+from . import cache
+from .load import LoadedKernel, load_file
+from .specialize import specialize
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A request made concrete: the kernel it names and the Variant it specializes to."""
+
+    request: VariantRequest
+    target: Target
+    kernel: LoadedKernel
+    variant: Variant
+    module: Any  # the kernel file's module, for its hooks (grid, bench)
+    notices: tuple[str, ...] = ()
+
+
+def prepare(request: VariantRequest) -> Prepared:
+    """Load, pick and specialize. A cached kernel (DIR/:NAME) starts from its recorded specialization."""
+    request = from_reference(request)
+    target, notice = resolve(request.target)
+    loaded = load_file(request.file)
+    kernel = loaded.pick(request.kernel)
+    variant = specialize(kernel, request, loaded.defaults, target)
+    return Prepared(request, target, kernel, variant, loaded.module, (notice,) if notice else ())
+
+
+def from_reference(request: VariantRequest) -> VariantRequest:
+    """A request for a cached kernel's source file, specialized as it was; other requests as they are."""
+    if not cache.is_reference(request.file):
+        return request
+    recorded = cache.source_request(request.file)
+    # Flags the user gave on top of the reference win over the recorded ones.
+    kept = ("file", "target", "constexprs", "args")
+    merged = replace(recorded, **{k: v for k, v in vars(request).items() if v and k not in kept})
+    for name, value in request.constexprs:
+        merged = merged.with_value(name, value, constexpr=True)
+    for name, value in request.args:
+        merged = merged.with_value(name, value, constexpr=False)
+    return merged
+
+
+def compile_request(request: VariantRequest) -> Compilation:
+    """The Compilation a request names: read whole from a cache (DIR/:NAME), or compiled."""
+    if cache.is_reference(request.file):
+        if request != VariantRequest(file=request.file, target=request.target):
+            raise UsageError(f"{request.file} is already compiled: variant flags (-c, -a, --target...) do not apply")
+        return cache.read_compilation(request.file)
+    return compile_prepared(prepare(request))
+
+
+def compile_prepared(prepared: Prepared) -> Compilation:
+    from ..triton_api.compiler import compile_variant
+
+    artifacts = compile_variant(prepared.kernel, prepared.variant, prepared.target)
+    compilation = to_compilation(prepared.kernel.spec, prepared.variant, artifacts, prepared.target)
+    if prepared.notices:
+        compilation = replace(compilation, notices=(*prepared.notices, *compilation.notices))
+    return compilation

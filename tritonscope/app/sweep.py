@@ -1,0 +1,92 @@
+"""Variant sweeps: --vary axes expanded into requests, compiled in isolated workers.
+
+Each variant runs the whole pipeline (load, specialize, compile) in a worker (isolate.py),
+so a heuristic or compiler that raises, aborts or segfaults, or runs past the timeout, fails
+that variant alone. Results come back in variant order, whatever the number of workers.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..core.errors import UsageError
+from ..core.model import OPTION_NAMES, Compilation, KernelSpec, ParamKind, VariantRequest
+from ..core.values import format_value
+from ..isolate import Outcome as TaskOutcome
+from ..isolate import Task, Workers
+
+AXIS_OPTIONS = (*OPTION_NAMES, "target", "config")
+
+
+@dataclass(frozen=True)
+class Axis:
+    name: str
+    values: tuple[Any, ...]  # typed values (core/values.py)
+
+
+@dataclass
+class Outcome:
+    label: dict[str, str]  # the varied names and this variant's values, as typed
+    request: VariantRequest
+    compilation: Compilation | None = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.compilation is not None
+
+    def describe(self) -> str:
+        return ", ".join(f"{k}={v}" for k, v in self.label.items())
+
+
+def expand(base: VariantRequest, axes: list[Axis], spec: KernelSpec, configs: bool) -> list[Outcome]:
+    """Every combination of the axes (and of the autotune configs with --configs), as requests."""
+    if configs:
+        if not spec.autotune_configs:
+            raise UsageError(f"--configs: {spec.name} has no @triton.autotune configs")
+        axes = [Axis("config", tuple(c.index for c in spec.autotune_configs)), *axes]
+    kinds = {p.name: p.kind for p in spec.params}
+    for axis in axes:
+        if axis.name not in kinds and axis.name not in AXIS_OPTIONS:
+            names = ", ".join([*kinds, *OPTION_NAMES, "target"])
+            raise UsageError(f"--vary {axis.name}: not a parameter of {spec.name} nor an option. Can vary: {names}")
+    variants = []
+    for values in itertools.product(*(axis.values for axis in axes)):
+        request = base
+        for axis, value in zip(axes, values, strict=True):
+            request = _with(request, axis.name, value, kinds)
+        label = {a.name: format_value(v) for a, v in zip(axes, values, strict=True)}
+        variants.append(Outcome(label, request))
+    if len(variants) < 2:
+        raise UsageError("a diff needs at least two variants: give --vary NAME=V1,V2 (or --configs)")
+    return variants
+
+
+def _with(request: VariantRequest, name: str, value: Any, kinds: dict[str, ParamKind]) -> VariantRequest:
+    if name == "target":
+        return replace(request, target=str(value))
+    if name in AXIS_OPTIONS:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise UsageError(f"--vary {name}: '{format_value(value)}' is not an integer")
+        return replace(request, **{name: value})
+    return request.with_value(name, value, constexpr=kinds[name] is ParamKind.CONSTEXPR)
+
+
+def run(
+    variants: list[Outcome], jobs: int, timeout: float, on_done: Callable[[Outcome], None] | None = None
+) -> list[Outcome]:
+    """Compiles every variant in isolated workers, `jobs` at a time; fills in each Outcome."""
+
+    def done(index: int, result: TaskOutcome) -> None:
+        outcome = variants[index]
+        outcome.compilation, outcome.error = result.value, result.error
+        if on_done:
+            on_done(outcome)
+
+    tasks = [Task("tritonscope.app.prepare:compile_request", (v.request,)) for v in variants]
+    with Workers(jobs=min(jobs, len(tasks)), timeout=timeout) as workers:
+        workers.run(tasks, on_done=done)
+    return variants

@@ -1,0 +1,217 @@
+"""The command line's frame: the typer app, global options, errors mapped to exit codes once,
+the pager, and where output goes. Commands (one module each) only parse, call app/, emit.
+
+Exit codes: 0 ok, 1 the kernel failed to compile, 2 bad usage, input or environment,
+3 a bug in tritonscope (traceback with --debug). 130 and 143 for Ctrl-C and SIGTERM.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import traceback
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+import typer
+
+from .. import __version__
+from ..core.errors import TritonscopeError
+
+app = typer.Typer(
+    name="tritonscope",
+    help="See what the Triton compiler does to a GPU kernel: every stage from Python to SASS, "
+    "with registers, shared memory and occupancy. No GPU needed.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+@dataclass
+class Environment:
+    """What the commands read of the process: set once from global options and the terminal."""
+
+    no_pager: bool = False
+    debug: bool = False
+
+    @property
+    def width(self) -> int:
+        return shutil.get_terminal_size((80, 24)).columns
+
+    @property
+    def color(self) -> bool:
+        if os.environ.get("NO_COLOR"):
+            return False
+        return bool(os.environ.get("FORCE_COLOR")) or sys.stdout.isatty()
+
+
+ENV = Environment()
+
+NoPagerOpt = Annotated[bool, typer.Option("--no-pager", help="Never page long output on a terminal.")]
+DebugOpt = Annotated[bool, typer.Option("--debug", help="Show Python tracebacks for errors.")]
+
+
+def _version_callback(value: bool):
+    if value:
+        print(f"tritonscope {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version_callback, is_eager=True, help="Show the version and exit.")
+    ] = False,
+    no_pager: NoPagerOpt = False,
+    debug: DebugOpt = False,
+):
+    """See what the Triton compiler does to a GPU kernel."""
+    ENV.no_pager, ENV.debug = no_pager, debug
+
+
+def command(name: str | None = None, parent: typer.Typer = app, **settings):
+    """Registers a command with --no-pager and --debug added, and its failures turned into exit codes."""
+
+    def register(function: Callable) -> Callable:
+        own = typing.get_type_hints(function, include_extras=True)
+        keyword = inspect.Parameter.KEYWORD_ONLY
+        parameters = [
+            p.replace(kind=keyword, annotation=own[p.name]) for p in inspect.signature(function).parameters.values()
+        ]
+        parameters += [
+            inspect.Parameter("no_pager", keyword, annotation=NoPagerOpt, default=False),
+            inspect.Parameter("debug", keyword, annotation=DebugOpt, default=False),
+        ]
+
+        @functools.wraps(function)
+        def run(**values):
+            ENV.no_pager |= values.pop("no_pager")
+            ENV.debug |= values.pop("debug")
+            with errors_reported():
+                return function(**values)
+
+        run.__signature__ = inspect.Signature(parameters)
+        run.__annotations__ = {p.name: p.annotation for p in parameters}
+        del run.__wrapped__  # typer must read the new signature
+        parent.command(name, **settings)(run)
+        return function
+
+    return register
+
+
+@contextlib.contextmanager
+def errors_reported():
+    """Every failure as one clear message and an exit code; tracebacks only with --debug."""
+    try:
+        yield
+    except TritonscopeError as exc:
+        _traceback()
+        say(f"error: {exc.message}", "bold red")
+        if exc.hint:
+            say(f"hint: {exc.hint}", "dim")
+        raise typer.Exit(exc.exit_code) from None
+    except (typer.Exit, typer.Abort):
+        raise
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    except BrokenPipeError:  # the reader went away (`| head`): what it wanted was written
+        _silence_stdout()
+        raise typer.Exit(0) from None
+    except OSError as exc:  # the machine's problem: a full disk, a read-only folder
+        _traceback()
+        where = f" {exc.filename}" if exc.filename else ""
+        say(f"error: cannot use{where}: {exc.strerror or exc}", "bold red")
+        raise typer.Exit(2) from None
+    except Exception as exc:  # noqa: BLE001 - anything else is a tritonscope bug
+        _traceback()
+        say(f"internal error: {type(exc).__name__}: {exc}", "bold red")
+        say("this is a bug in tritonscope; run again with --debug for the traceback", "dim")
+        raise typer.Exit(3) from None
+
+
+def _traceback() -> None:
+    if ENV.debug:
+        traceback.print_exc()
+
+
+def _silence_stdout() -> None:
+    with contextlib.suppress(OSError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+@functools.cache
+def _stderr_console():
+    """rich is imported only once something is printed through it: `dump --json` never does."""
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False, markup=False, emoji=False)
+
+
+def say(message: str, style: str | None = None) -> None:
+    """One line to stderr, styled where stderr is a terminal; user text is never read as markup."""
+    from rich.text import Text
+
+    _stderr_console().print(Text(message, style=style or ""), soft_wrap=True)
+
+
+@contextlib.contextmanager
+def progress(message: str):
+    """A spinner on stderr while long work runs, only where stderr is a terminal."""
+    if sys.stderr.isatty():
+        with _stderr_console().status(message, spinner="dots"):
+            yield
+    else:
+        yield
+
+
+def emit(renderer: Any, result: Any) -> None:
+    """A result out through its renderer: text to stdout (paged on a terminal), JSON as it is."""
+    if not hasattr(renderer, "write"):
+        sys.stdout.write(renderer.render(result))
+        sys.stdout.flush()
+        return
+    if sys.stdout.isatty() and not ENV.no_pager and shutil.which("less"):
+        _paged(renderer, result)
+        return
+    renderer.write(result, sys.stdout)
+    sys.stdout.flush()
+
+
+def _paged(renderer: Any, result: Any) -> None:
+    """Streams into `less` as the renderer draws, so the first screen shows at once; less quits
+    at once when the output fits (-F), keeps colours (-R) and cuts long lines (-S)."""
+    pager = subprocess.Popen(["less", "-RFXS"], stdin=subprocess.PIPE, text=True, errors="replace")
+    try:
+        renderer.write(result, pager.stdin)
+        pager.stdin.close()
+    except BrokenPipeError:  # the user quit the pager early
+        pass
+    finally:
+        with contextlib.suppress(OSError):
+            pager.stdin.close()
+        pager.wait()
+
+
+def _terminate(signum, frame):
+    raise SystemExit(128 + signum)  # unwinds like Ctrl-C: workers killed, staging folders removed
+
+
+def main() -> None:
+    if sys.stdout is None:  # started with stdout closed: nowhere to write, but no crash either
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(errors="replace")  # a kernel's non-ASCII text on an ASCII terminal
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _terminate)
+    app()

@@ -1,0 +1,108 @@
+"""The command line's value forms, each parsed once into typed values (core/values.py):
+NAME=VALUE, NAME=V1,V2, A-B line ranges, X,Y,Z grids, AxB shapes, stage lists, timeouts."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..core.errors import UsageError
+from ..core.stages import Stage
+from ..core.values import parse, parse_number
+
+
+def assignments(items: list[str] | None, flag: str) -> tuple[tuple[str, Any], ...]:
+    """NAME=VALUE items as (name, typed value) pairs; a later value for a name wins."""
+    pairs: dict[str, Any] = {}
+    for item in items or ():
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise UsageError(f"{flag} expects NAME=VALUE, got '{item}'")
+        pairs[name.strip()] = parse(value)
+    return tuple(pairs.items())
+
+
+def axes(items: list[str] | None) -> list[tuple[str, tuple[Any, ...]]]:
+    """--vary NAME=V1,V2,... items as (name, typed values); a quoted value may hold commas."""
+    found: list[tuple[str, tuple[Any, ...]]] = []
+    for item in items or ():
+        name, sep, values = item.partition("=")
+        parts = tuple(parse(v) for v in _split_values(values) if v.strip())
+        if not sep or not name.strip() or not parts:
+            raise UsageError(f"--vary expects NAME=V1,V2,..., got '{item}'")
+        if any(n == name.strip() for n, _ in found):
+            raise UsageError(f"--vary names {name.strip()} twice")
+        found.append((name.strip(), parts))
+    return found
+
+
+def _split_values(text: str) -> list[str]:
+    values, current, quote = [], [], None
+    for char in text:
+        if quote is None and char == ",":
+            values.append("".join(current))
+            current = []
+            continue
+        if char in "\"'" and quote in (None, char):
+            quote = None if quote else char
+        current.append(char)
+    return [*values, "".join(current)]
+
+
+def line_range(line: int | None, lines: str | None) -> tuple[int, int] | None:
+    """--line N or --lines A-B as (first, last); None when neither is given."""
+    if line is not None and lines is not None:
+        raise UsageError("give --line or --lines, not both")
+    if line is not None:
+        return line, line
+    if lines is None:
+        return None
+    first, sep, last = lines.partition("-")
+    try:
+        low, high = int(first), int(last if sep else first)
+    except ValueError:
+        raise UsageError(f"--lines expects A-B, e.g. --lines 40-44; got '{lines}'") from None
+    return min(low, high), max(low, high)
+
+
+def stages(text: str | None, flag: str = "--stage") -> tuple[Stage, ...] | None:
+    """A comma-separated stage list, in pipeline order; None when not given."""
+    if text is None:
+        return None
+    names = [word.strip().lower() for word in text.split(",") if word.strip()]
+    known = ", ".join(s.value for s in Stage)
+    if not names:
+        raise UsageError(f"{flag} is empty. Stages: {known}")
+    for name in names:
+        if name not in {s.value for s in Stage}:
+            raise UsageError(f"unknown stage '{name}'. Stages: {known}")
+    return tuple(s for s in Stage if s.value in names)
+
+
+def sizes(text: str, flag: str, separator: str) -> tuple[int, ...]:
+    """X,Y,Z (a grid) or AxB (a shape) as positive integers."""
+    try:
+        values = tuple(int(v) for v in text.lower().split(separator))
+    except ValueError:
+        example = "X[,Y[,Z]]" if separator == "," else "64x64"
+        raise UsageError(f"{flag} expects {example}, got '{text}'") from None
+    if not values or min(values) < 1:
+        raise UsageError(f"{flag} {text}: every size must be a positive integer")
+    return values
+
+
+def timeout(seconds: float, flag: str = "--timeout") -> float:
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise UsageError(f"{flag} must be a positive number of seconds, not {seconds}")
+    return seconds
+
+
+def size_list(items: list[str] | None) -> list[int]:
+    """--size values: integers, or B**E (2**20)."""
+    values = []
+    for item in items or ():
+        value = parse_number(item.strip())
+        if not isinstance(value, int) or value < 1:
+            raise UsageError(f"--size expects a positive integer such as 4096 or 2**20, got '{item}'")
+        values.append(value)
+    return values

@@ -1,0 +1,49 @@
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ..app import command, emit, progress
+from ..options import JsonOpt, KeepLocOpt, LineOpt, LinesOpt, variant_flags
+from .dump import _notices
+from .render import terminal
+
+
+@command()
+@variant_flags
+def compare(
+    request,
+    stages: Annotated[
+        str | None,
+        typer.Option(
+            "--stages",
+            metavar="LIST",
+            help="Two or three stages, comma-separated (default source,ttgir,sass; amdgcn on AMD).",
+        ),
+    ] = None,
+    line: LineOpt = None,
+    lines: LinesOpt = None,
+    keep_loc: KeepLocOpt = False,
+    wrap: Annotated[bool, typer.Option("--wrap", help="Fold long lines instead of cutting them.")] = False,
+    json_out: JsonOpt = False,
+):
+    """Show 2 or 3 stages in columns, aligned by Python line: what each line of the kernel became.
+
+    Examples:
+
+      tritonscope compare sample:matmul --stages source,ttgir,ptx
+
+      tritonscope compare my.py -k kern --stages ttgir,sass --line 42
+    """
+    from ...app.dump import compare as run_compare
+    from ...render.terminal.compare import CompareView
+    from .. import argtypes
+
+    chosen = argtypes.stages(stages, "--stages")
+    with progress(f"compiling {request.file}"):
+        result = run_compare(request, chosen, argtypes.line_range(line, lines))
+    _notices(result.compilation)
+    emit(
+        terminal(CompareView, json_out, "compare", **({} if json_out else {"keep_loc": keep_loc, "wrap": wrap})), result
+    )

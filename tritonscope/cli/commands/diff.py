@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+import contextlib
+import sys
+from typing import Annotated
+
+import typer
+
+from ..app import ENV, command, emit, say
+from ..options import HtmlOpt, JsonOpt, TimeoutOpt, variant_flags
+from .output import write_page
+from .render import terminal
+
+VaryOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--vary",
+        metavar="NAME=V1,V2",
+        help="Values to compare for a constexpr, an argument's type or value, num_warps, num_stages, "
+        "num_ctas, maxnreg or target. Repeatable: several make every combination.",
+    ),
+]
+
+
+@command()
+@variant_flags
+def diff(
+    request,
+    vary: VaryOpt = None,
+    configs: Annotated[bool, typer.Option("--configs", help="Compare every autotune config.")] = False,
+    stage: Annotated[
+        str | None,
+        typer.Option(
+            "--stage", metavar="LIST", help="Stages to diff, comma-separated (default ttgir,sass; amdgcn on AMD)."
+        ),
+    ] = None,
+    against: Annotated[
+        str, typer.Option("--against", help="Diff each variant against the first one, or against the previous one.")
+    ] = "first",
+    side_by_side: Annotated[bool, typer.Option("--side-by-side", help="Show diffs in two columns.")] = False,
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", "-j", help="Compile this many variants at once (default: the cores).")
+    ] = None,
+    timeout: TimeoutOpt = 300.0,
+    html_out: HtmlOpt = None,
+    json_out: JsonOpt = False,
+):
+    """Compare variants of a kernel: resources and instruction mix, then normalized IR diffs.
+
+    Each variant compiles in its own worker process, so one that fails, crashes or hangs is
+    reported and the others still finish (exit code 1 if any failed).
+
+    Examples:
+
+      tritonscope diff sample:vector_add --vary BLOCK_SIZE=256,1024
+
+      tritonscope diff sample:matmul --vary num_warps=4,8 --vary num_stages=2,3,4 --stage ttgir
+
+      tritonscope diff sample:softmax --vary target=sm80,sm90,gfx942
+
+      tritonscope diff my.py -k kern --vary x_ptr='*fp16,*fp32' -c BLOCK=128
+
+      tritonscope diff sample:matmul_autotune --configs
+    """
+    from ...app.diff import diff as run_diff
+    from ...app.diff import worker_count
+    from ...app.sweep import Axis
+    from ...render.terminal.diff import DiffView
+    from .. import argtypes
+
+    axes = [Axis(name, values) for name, values in argtypes.axes(vary)]
+    workers, notice = worker_count(jobs)
+    if notice:
+        say(notice, "yellow")
+    with _progress_bar() as advance:
+        result = run_diff(
+            request, axes, configs, argtypes.stages(stage), against, workers, argtypes.timeout(timeout), advance
+        )
+    if html_out is not None:
+        from ...render.html import HtmlReport
+
+        write_page(html_out, HtmlReport().render(result))
+    emit(terminal(DiffView, json_out, "diff", **({} if json_out else {"side_by_side": side_by_side})), result)
+    if not result.ok:
+        raise typer.Exit(1)
+
+
+@contextlib.contextmanager
+def _progress_bar():
+    """A progress bar on stderr where it is a terminal; yields the callback that advances it."""
+    if not sys.stderr.isatty() or ENV.debug:
+        yield lambda outcome: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("compiling variants"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=True
+    ) as bar:
+        task = bar.add_task("compile", total=None)
+        yield lambda outcome: bar.advance(task)

@@ -1,0 +1,84 @@
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..app import command, emit, progress, say
+from ..options import JsonOpt, KeepLocOpt, LineOpt, LinesOpt, variant_flags
+from .output import write_folder
+from .render import terminal
+
+StageOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--stage",
+        metavar="LIST",
+        help="Stages to show, comma-separated: source, ttir, ttgir, llir, ptx, sass (NVIDIA) / amdgcn (AMD). "
+        "Default: all.",
+    ),
+]
+
+
+@command()
+@variant_flags
+def dump(
+    request,
+    stage: StageOpt = None,
+    side_by_side: Annotated[
+        bool, typer.Option("--side-by-side", help="Show the two stages given with --stage in columns.")
+    ] = False,
+    json_out: JsonOpt = False,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", metavar="DIR", help="Write each stage, the binary and report.json into DIR."),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="With --out: replace a DIR tritonscope wrote before.")] = False,
+    line: LineOpt = None,
+    lines: LinesOpt = None,
+    annotate: Annotated[
+        bool, typer.Option("--annotate", help="Prefix every IR line with the Python line it came from.")
+    ] = False,
+    keep_loc: KeepLocOpt = False,
+):
+    """Compile a kernel and show every stage, highlighted, with its resource figures.
+
+    Examples:
+
+      tritonscope dump sample:vector_add
+
+      tritonscope dump kernels.py -k softmax_kernel -c BLOCK_SIZE=1024 --dtype fp16 --target sm80
+
+      tritonscope dump kernels.py -k matmul_kernel -a a_ptr='*bf16' -a M=4096 -w 8 -s 3 --stage ttgir,ptx --side-by-side
+
+      tritonscope dump sample:matmul --json > report.json
+
+      tritonscope dump sample:matmul -o out/
+
+      tritonscope dump sample:matmul --line 35          (what line 35 became, in every stage)
+    """
+    from ...app.dump import dump as run_dump
+    from ...core.errors import UsageError
+    from ...render.terminal.dump import DumpView
+    from .. import argtypes
+
+    stages = argtypes.stages(stage)
+    if side_by_side and (stages is None or len(stages) != 2):
+        raise UsageError("--side-by-side needs exactly two stages, e.g. --stage ttgir,ptx")
+    with progress(f"compiling {request.file}"), write_folder(out, force, request.file) as folder:
+        result = run_dump(request, stages, argtypes.line_range(line, lines))
+        _notices(result.compilation)
+        if folder is not None:
+            from ...render.files import FilesRenderer
+
+            folder.files = FilesRenderer().render(result)
+    if out is not None and not json_out:
+        return
+    options = {"keep_loc": keep_loc, "annotate": annotate, "side_by_side": side_by_side}
+    emit(terminal(DumpView, json_out, "dump", **({} if json_out else options)), result)
+
+
+def _notices(compilation) -> None:
+    for notice in compilation.notices:
+        say(notice, "dim")

@@ -1,0 +1,17 @@
+from __future__ import annotations
+
+from ..app import command, emit
+from ..options import FileArg, JsonOpt
+from .render import terminal
+
+
+@command("list")
+def list_kernels(file: FileArg, json_out: JsonOpt = False):
+    """List the kernels in a file: parameters with their kinds and types, autotune configs, heuristics.
+
+    Examples: tritonscope list my_kernels.py, tritonscope list sample:matmul_autotune
+    """
+    from ...app.catalog import list_kernels as find_kernels
+    from ...render.terminal.listing import ListingView
+
+    emit(terminal(ListingView, json_out, "list"), find_kernels(file))

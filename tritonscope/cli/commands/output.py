@@ -1,0 +1,42 @@
+"""Output files and folders: written whole or not at all, never over what tritonscope did not write."""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ...core import fileio
+from ...core.samples import PREFIX
+from ..app import say
+
+
+@dataclass
+class Folder:
+    path: Path
+    files: dict[str, bytes] = field(default_factory=dict)
+
+
+@contextlib.contextmanager
+def write_folder(out: Path | None, force: bool, *protected: str):
+    """Checks OUT first (before a slow compile), lets the caller fill `files`, then swaps them in.
+    Nothing is written when the body fails, is interrupted or is killed by SIGTERM."""
+    if out is None:
+        yield None
+        return
+    staging = fileio.prepare_output_dir(out, force, [Path(p) for p in protected if not p.startswith(PREFIX)])
+    folder = Folder(out)
+    try:
+        yield folder
+        for name, content in folder.files.items():
+            (staging / name).write_bytes(content)
+        fileio.publish_output_dir(staging, out)
+    except BaseException:
+        fileio.discard(staging)
+        raise
+    say(f"wrote {len(folder.files)} files to {out}")
+
+
+def write_page(path: Path, page: str) -> None:
+    fileio.write_text_atomically(path, page)
+    say(f"wrote {path}")

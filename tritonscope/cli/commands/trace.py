@@ -1,0 +1,32 @@
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..app import command, say
+
+
+@command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def trace(
+    command_line: Annotated[list[str], typer.Argument(help="The program to run, after --.", metavar="-- COMMAND...")],
+    out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="The capture directory to write.")],
+    force: Annotated[bool, typer.Option("--force", help="Replace a capture directory tritonscope wrote.")] = False,
+):
+    """Run a program and capture every kernel Triton compiles in it (torch.compile's kernels too).
+
+    Each kernel's stages, metadata, source and the specialization Triton used land in DIR;
+    `tritonscope cache list DIR` lists them and `tritonscope dump DIR/:NAME` shows one.
+
+    Example:
+
+      tritonscope trace -o run1/ -- python train.py --steps 3
+    """
+    from ...app.catalog import trace as run_trace
+
+    protected = [Path(word) for word in command_line if Path(word).exists()]  # the program and its files
+    result = run_trace(command_line, out, force, protected)
+    say(f"captured {len(result.kernels)} compiled kernel(s) into {out}: " + ", ".join(result.kernels))
+    if result.returncode != 0:
+        raise typer.Exit(result.returncode)

@@ -1,0 +1,136 @@
+"""Options shared by commands, declared once, and the variant flags turned into a VariantRequest."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import typing
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..core.model import VariantRequest
+from . import argtypes
+
+FileArg = Annotated[
+    str, typer.Argument(help="A kernel file (path/to/kernels.py) or a bundled sample (sample:NAME).", metavar="FILE")
+]
+KernelOpt = Annotated[
+    str | None, typer.Option("--kernel", "-k", help="Kernel to compile; needed only when the file has more than one.")
+]
+ConstexprOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--constexpr",
+        "-c",
+        metavar="NAME=VALUE",
+        help="A constexpr value: int, float, true/false, None, a dtype (fp16, tl.int32), or a string "
+        "(mean; quote to force one: '\"1\"'). Repeatable.",
+    ),
+]
+ArgOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--arg",
+        "-a",
+        metavar="NAME=SPEC",
+        help="An argument's Triton type (*fp16, *i32, i64) or a scalar's value (n=4096, eps=1e-5, None), "
+        "specialized as Triton's launcher would. Repeatable.",
+    ),
+]
+DtypeOpt = Annotated[
+    str | None, typer.Option("--dtype", help="Element type of pointers not given with -a (default fp32).")
+]
+TargetOpt = Annotated[
+    str,
+    typer.Option(
+        "--target",
+        "-t",
+        help="sm80, sm86, sm89, sm90, sm100, sm120, gfx90a, gfx942, gfx950, or auto: the local GPU, else sm90.",
+    ),
+]
+WarpsOpt = Annotated[int | None, typer.Option("--num-warps", "-w", help="Warps per program.")]
+StagesOpt = Annotated[int | None, typer.Option("--num-stages", "-s", help="Software pipelining depth.")]
+CtasOpt = Annotated[int | None, typer.Option("--num-ctas", help="CTAs per cluster (sm90+).")]
+MaxnregOpt = Annotated[int | None, typer.Option("--maxnreg", help="Register cap per thread (NVIDIA).")]
+ConfigOpt = Annotated[
+    int | None,
+    typer.Option("--config", help="Autotune config to compile (default 0); `tritonscope list` numbers them."),
+]
+NoSpecializeOpt = Annotated[
+    bool, typer.Option("--no-specialize", help="Drop all specialization hints (divisibility, alignment, constant 1).")
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document instead (docs/json-schema.md).")]
+LineOpt = Annotated[
+    int | None, typer.Option("--line", metavar="N", help="Show only what line N of the kernel file became.")
+]
+LinesOpt = Annotated[str | None, typer.Option("--lines", metavar="A-B", help="Show only what lines A to B became.")]
+KeepLocOpt = Annotated[
+    bool, typer.Option("--keep-loc", help="Keep location noise (loc(...), !dbg, .loc, //## File) in the IR.")
+]
+TimeoutOpt = Annotated[float, typer.Option("--timeout", metavar="SECONDS", help="Seconds user code may run.")]
+HtmlOpt = Annotated[Path | None, typer.Option("--html", metavar="FILE", help="Also write an HTML report.")]
+
+_VARIANT_FLAGS = {
+    "kernel": (KernelOpt, None),
+    "constexpr": (ConstexprOpt, None),
+    "arg": (ArgOpt, None),
+    "dtype": (DtypeOpt, None),
+    "target": (TargetOpt, "auto"),
+    "num_warps": (WarpsOpt, None),
+    "num_stages": (StagesOpt, None),
+    "num_ctas": (CtasOpt, None),
+    "maxnreg": (MaxnregOpt, None),
+    "config": (ConfigOpt, None),
+    "no_specialize": (NoSpecializeOpt, False),
+}
+
+
+def variant_flags(command):
+    """Gives a command FILE and the variant flags, the same in every command that compiles.
+
+    The command declares a `request` parameter instead; typer sees FILE, the variant flags,
+    then the command's own options.
+    """
+    own = typing.get_type_hints(command, include_extras=True)
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    parameters = [inspect.Parameter("file", keyword, annotation=FileArg)]
+    parameters += [inspect.Parameter(n, keyword, annotation=a, default=d) for n, (a, d) in _VARIANT_FLAGS.items()]
+    parameters += [
+        p.replace(kind=keyword, annotation=own[p.name])
+        for p in inspect.signature(command).parameters.values()
+        if p.name != "request"
+    ]
+
+    @functools.wraps(command)
+    def with_request(**values):
+        flags = {name: values.pop(name) for name in ("file", *_VARIANT_FLAGS)}
+        return command(request=request_from(flags), **values)
+
+    with_request.__signature__ = inspect.Signature(parameters)
+    with_request.__annotations__ = {p.name: p.annotation for p in parameters}
+    del with_request.__wrapped__  # typer must read the new signature, not the command's
+    return with_request
+
+
+def request_from(flags: dict) -> VariantRequest:
+    from ..app.specialize import check_dtype
+    from ..core.targets import resolve
+
+    target = flags.get("target") or "auto"
+    resolve(target)  # an unknown --target fails here, before any work
+    return VariantRequest(
+        file=flags["file"],
+        kernel=flags.get("kernel"),
+        constexprs=argtypes.assignments(flags.get("constexpr"), "-c/--constexpr"),
+        args=argtypes.assignments(flags.get("arg"), "-a/--arg"),
+        dtype=check_dtype(flags["dtype"]) if flags.get("dtype") else None,
+        target=target,
+        num_warps=flags.get("num_warps"),
+        num_stages=flags.get("num_stages"),
+        num_ctas=flags.get("num_ctas"),
+        maxnreg=flags.get("maxnreg"),
+        config=flags.get("config"),
+        specialize=not flags.get("no_specialize", False),
+    )

@@ -1,0 +1,152 @@
+"""Writing files whole or not at all: under a temporary name beside them, then a rename."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from .errors import TritonscopeError, UsageError
+
+_CHECKED = "tritonscope-sha256:"  # the first line of a checksummed cache file
+
+
+def write_text_atomically(path: Path, text: str) -> None:
+    """Writes a file under a temporary name beside it, then renames it: never half a file."""
+    path = path.resolve()
+    if path.is_dir():
+        raise UsageError(f"{path} is a directory; give a file name such as report.html")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def user_cache_dir() -> Path:
+    """Where tritonscope keeps what outlives one run but not the installation ($XDG_CACHE_HOME)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "tritonscope"
+
+
+def write_checked(path: Path, text: str) -> None:
+    """Keeps `text` in a cache file with its checksum, whole or not at all; a failure only costs time."""
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    try:
+        write_text_atomically(path, f"{_CHECKED}{digest}\n{text}")
+    except (OSError, TritonscopeError):
+        pass
+
+
+def read_checked(path: Path) -> str | None:
+    """What write_checked kept, or None when the file is missing, unreadable, cut short or edited."""
+    try:
+        raw = path.read_text()
+    except (OSError, UnicodeDecodeError):
+        return None
+    head, _, text = raw.partition("\n")
+    if not head.startswith(_CHECKED) or hashlib.sha256(text.encode()).hexdigest() != head[len(_CHECKED) :]:
+        return None
+    return text
+
+
+# --- output folders: whole or not at all, and only ever replacing what tritonscope wrote ----------
+
+MARKER = ".tritonscope-output"  # in every folder tritonscope writes; --force replaces only those
+_NEW, _OLD = ".tritonscope-new.", ".tritonscope-old."
+
+
+def prepare_output_dir(out: Path, force: bool, protected: list[Path]) -> Path:
+    """A fresh staging folder beside OUT, after checking that OUT may be written (and replaced)."""
+    out = Path(out).expanduser()
+    _refuse_precious(out, protected)
+    recover(out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out}: exists and is not a directory")
+    if out.is_dir() and any(out.iterdir()):
+        if not force:
+            raise UsageError(f"--out {out}: directory is not empty", hint="use --force to replace its contents")
+        if not (out / MARKER).is_file():
+            raise UsageError(
+                f"--out {out}: not a folder tritonscope wrote, so --force will not replace it",
+                hint="choose a new or empty folder",
+            )
+    try:
+        out.resolve().parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f"{_NEW}{out.name}.{os.getpid()}.", dir=out.resolve().parent))
+        (staging / MARKER).write_text("written by tritonscope; `--force` may replace this folder\n")
+    except OSError as exc:
+        raise UsageError(f"--out {out}: cannot write there: {exc.strerror or exc}") from None
+    return staging
+
+
+def publish_output_dir(staging: Path, out: Path) -> None:
+    """Puts a complete staging folder in OUT's place; the old OUT is kept aside until then."""
+    out = Path(out).expanduser().resolve()
+    os.chmod(staging, 0o755)
+    if not out.exists():
+        staging.rename(out)
+        return
+    old = out.parent / f"{_OLD}{out.name}.{os.getpid()}"
+    out.rename(old)
+    try:
+        staging.rename(out)
+    except BaseException:
+        old.rename(out)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def discard(staging: Path) -> None:
+    shutil.rmtree(staging, ignore_errors=True)
+
+
+def recover(out: Path) -> None:
+    """Finishes or undoes a swap that was cut short (a kill between the two renames), and drops
+    staging folders left by runs that were killed while writing."""
+    out = Path(out).expanduser().resolve()
+    parent = out.parent
+    if not parent.is_dir():
+        return
+    for leftover in parent.glob(f"{_OLD}{out.name}.*"):
+        if (leftover / MARKER).is_file() and not out.exists():
+            leftover.rename(out)  # the old results come back
+        elif (leftover / MARKER).is_file():
+            shutil.rmtree(leftover, ignore_errors=True)
+    for leftover in parent.glob(f"{_NEW}{out.name}.*"):
+        if (leftover / MARKER).is_file() and not _alive(leftover):
+            shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _alive(staging: Path) -> bool:
+    """Whether the tritonscope that made a staging folder (its pid is in the name) still runs."""
+    pid = staging.name.removeprefix(_NEW).rsplit(".", 2)[-2]
+    if not pid.isdigit() or int(pid) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def _refuse_precious(out: Path, protected: list[Path]) -> None:
+    """Refuses an output folder that is, or holds, the working directory, the home folder, the root,
+    or any of `protected` (the kernel file, the traced program)."""
+    target = out.resolve()
+    precious = [Path.cwd(), Path.home(), Path(target.anchor), *protected]
+    for path in precious:
+        path = Path(path).expanduser().resolve()
+        if path == target or target in path.parents:
+            raise UsageError(
+                f"--out {out}: would replace {path}, which tritonscope did not write",
+                hint="give a new folder for the output, e.g. --out out/",
+            )

@@ -1,0 +1,244 @@
+"""The core types that flow through the pipeline: plain, frozen, JSON-serializable data.
+
+load -> KernelSpec, specialize -> Variant, compile -> Compilation (with Resources).
+Nothing here imports Triton, so renderers can use these types without the compiler.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import asdict, dataclass, field, replace
+from enum import Enum
+from typing import Any
+
+from .stages import Stage
+from .values import TypeName, format_value, jsonable
+
+SCHEMA_VERSION = 2  # 2: every document carries `kind`; values are typed (strings, None, dtypes)
+OPTION_NAMES = ("num_warps", "num_stages", "num_ctas", "maxnreg")  # the compile options a variant may set
+OPTION_FLAGS = {"num_warps": "-w", "num_stages": "-s", "num_ctas": "--num-ctas", "maxnreg": "--maxnreg"}
+
+
+class ParamKind(str, Enum):
+    POINTER = "pointer"
+    INT = "int"
+    FLOAT = "float"
+    CONSTEXPR = "constexpr"
+
+
+@dataclass(frozen=True)
+class Param:
+    """One kernel parameter as declared, with its kind and the type tritonscope would use."""
+
+    name: str
+    kind: ParamKind
+    type: str | None  # a Triton type string (`*fp32`, `i32`); None for constexprs
+    type_from: str  # where kind and type came from: annotation, default, body, assumed
+    default: Any = None
+    has_default: bool = False
+
+
+@dataclass(frozen=True)
+class AutotuneConfig:
+    index: int
+    constexprs: dict[str, Any]
+    num_warps: int | None = None
+    num_stages: int | None = None
+    num_ctas: int | None = None
+    maxnreg: int | None = None
+
+    def describe(self) -> str:
+        parts = [f"{k}={v}" for k, v in self.constexprs.items()]
+        for opt in OPTION_NAMES:
+            value = getattr(self, opt)
+            if value is not None:
+                parts.append(f"{opt}={value}")
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    """A `@triton.jit` function found in a kernel file."""
+
+    name: str
+    file: str
+    line: int  # the line of `def`
+    first_line: int  # the first line of its source, decorators included
+    source: str  # the decorated source text, from first_line on
+    params: tuple[Param, ...]
+    autotune_configs: tuple[AutotuneConfig, ...] = ()
+    heuristics: tuple[str, ...] = ()  # constexprs computed by @triton.heuristics
+    is_helper: bool = False  # called by another @triton.jit function of the file
+
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.params if p.name == name), None)
+
+    @property
+    def wrappers(self) -> str:
+        kinds = []
+        if self.autotune_configs:
+            kinds.append("autotune")
+        if self.heuristics:
+            kinds.append("heuristics")
+        return "+".join(kinds)
+
+
+@dataclass(frozen=True)
+class VariantRequest:
+    """The variant flags of a command, parsed once into typed values (core/values.py).
+
+    Plain, hashable data, so it can travel to a worker process. `constexprs` and `args` are
+    (name, value) pairs: a value is a number, bool, None, string or TypeName.
+    """
+
+    file: str
+    kernel: str | None = None
+    constexprs: tuple[tuple[str, Any], ...] = ()
+    args: tuple[tuple[str, Any], ...] = ()
+    dtype: TypeName | None = None  # the element type of pointers not given with -a
+    target: str = "auto"
+    num_warps: int | None = None
+    num_stages: int | None = None
+    num_ctas: int | None = None
+    maxnreg: int | None = None
+    config: int | None = None
+    specialize: bool = True
+
+    @property
+    def options(self) -> dict[str, int]:
+        return {name: getattr(self, name) for name in OPTION_NAMES if getattr(self, name) is not None}
+
+    def with_value(self, name: str, value: Any, constexpr: bool) -> VariantRequest:
+        """This request with one more constexpr (or argument) value; a later value wins."""
+        field_name = "constexprs" if constexpr else "args"
+        pairs = tuple(p for p in getattr(self, field_name) if p[0] != name) + ((name, value),)
+        return replace(self, **{field_name: pairs})
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One fully specified compilation of a kernel: what `triton.compile` is given."""
+
+    kernel: str
+    file: str  # what the user typed: a path or sample:NAME
+    target: str  # a name from targets.TARGETS, e.g. sm90
+    constexprs: dict[str, Any]  # typed values; a dtype is a TypeName (fp16), a string a str
+    signature: dict[str, str]  # every parameter: a Triton type, or "constexpr"
+    hints: dict[str, str]  # Triton's specialization codes: D = divisible by 16, S = 32-bit range
+    arguments: dict[str, Any]  # how each argument was given: a TypeName (`*fp16`) or a value (4096, None)
+    options: dict[str, int]  # num_warps, num_stages, num_ctas, maxnreg: only those that were set
+    config: int | None = None  # the autotune config used, if any
+    specialize: bool = True
+    cached: bool = False  # read from a Triton cache or a capture, not compiled by tritonscope
+    inferred: dict[str, str] = field(default_factory=dict)  # argument types guessed, not given
+
+    def command_line(self) -> str:
+        """The tritonscope command that compiles exactly this variant."""
+        if self.cached:
+            return shlex.join(["tritonscope", "dump", self.file])
+        words = ["tritonscope", "dump", self.file, "-k", self.kernel, "--target", self.target]
+        if self.config is not None:
+            words += ["--config", str(self.config)]
+        for name, value in self.constexprs.items():
+            words += ["-c", f"{name}={format_value(value)}"]
+        for name, value in self.arguments.items():
+            words += ["-a", f"{name}={format_value(value)}"]
+        for option, flag in OPTION_FLAGS.items():
+            if option in self.options:
+                words += [flag, str(self.options[option])]
+        if not self.specialize:
+            words.append("--no-specialize")
+        return shlex.join(words)
+
+
+@dataclass(frozen=True)
+class Occupancy:
+    """How many blocks of this kernel fit on one multiprocessor (NVIDIA SM, AMD CU) at once."""
+
+    blocks_per_sm: int
+    warps_per_sm: int  # warps (NVIDIA) or wavefronts (AMD) resident per SM/CU
+    max_warps_per_sm: int
+    limited_by: str  # registers, shared memory, warps, blocks
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.warps_per_sm / self.max_warps_per_sm
+
+
+@dataclass(frozen=True)
+class InstructionMix:
+    """What the machine code does; see instruction_mix.py. Widths are bits per thread."""
+
+    total: int
+    global_loads: dict[int, int]  # width -> count
+    global_stores: dict[int, int]
+    async_copies: int  # global -> shared copies (LDGSTS, TMA)
+    shared_loads: int
+    shared_stores: int
+    matrix: int  # HMMA, HGMMA, IMMA ... / MFMA
+    barriers: int
+    local_loads: int  # LDL / scratch: spills read back
+    local_stores: int
+
+
+@dataclass(frozen=True)
+class Resources:
+    registers: int  # per thread: NVIDIA registers, AMD VGPRs (AGPRs included)
+    spills: int  # NVIDIA: local bytes / 4, as the driver counts them; AMD: spilled VGPRs + SGPRs
+    shared_bytes: int  # per block: shared memory (NVIDIA) / LDS (AMD)
+    local_bytes: int  # per thread: local memory (NVIDIA) / scratch (AMD)
+    stack_bytes: int  # per thread, NVIDIA only (0 on AMD)
+    occupancy: Occupancy
+    sgprs: int | None = None  # AMD only
+    warnings: tuple[str, ...] = ()
+    instructions: InstructionMix | None = None
+
+
+@dataclass(frozen=True)
+class Artifacts:
+    """What one compile left behind, before analysis: Triton's texts by its own keys (ttir, ttgir,
+    llir, ptx, amdgcn), the disassembly and resource listing (sass, resource_usage), the binary."""
+
+    texts: dict[str, str]
+    binary: bytes
+    metadata: dict[str, Any]  # Triton's own metadata, as plain data
+    seconds: float = 0.0
+    notices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Compilation:
+    kernel: KernelSpec
+    variant: Variant
+    stages: dict[Stage, str]
+    binary: bytes
+    binary_ext: str  # cubin or hsaco
+    metadata: dict[str, Any]  # Triton's own metadata for the compiled kernel
+    resources: Resources
+    compile_seconds: float
+    triton_version: str
+    notices: tuple[str, ...] = field(default=())
+    # Per stage: {line of the stage (1-based): ((python file, line), ...)}; see linemap.py.
+    line_map: dict[Stage, dict[int, tuple[tuple[str, int], ...]]] = field(default_factory=dict)
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """The options the compiler actually used, defaults included."""
+        return {key: self.metadata.get(key) for key in OPTION_NAMES}
+
+
+def to_jsonable(value: Any) -> Any:
+    """Turns core types (dataclasses, enums, bytes) into plain JSON data."""
+    if hasattr(value, "__dataclass_fields__"):
+        return to_jsonable(asdict(value))
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, dict):
+        return {to_jsonable(k) if isinstance(k, Enum) else str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, bytes):
+        return None
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return jsonable(value)
+    return str(value)

@@ -1,0 +1,104 @@
+"""What each command returns: frozen results that renderers turn into text, JSON, HTML or files.
+
+One type per command. A renderer (render/) takes one of these and never compiles; the
+command layer (cli/) only parses flags, calls app/, and hands the result to a renderer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .model import Compilation, KernelSpec, Variant
+from .stages import SourceLine, Stage
+
+if TYPE_CHECKING:
+    from ..analysis.diffing import StageDiff
+    from ..analysis.layouts import Layout, Ownership
+    from ..analysis.passes import LlvmPassRecord, PassRecord
+    from ..app.bench import Measurement, Peak
+    from ..app.cache import CacheEntry
+    from ..app.grid import Program
+    from ..app.sweep import Outcome
+    from .samples import Sample
+
+
+@dataclass(frozen=True)
+class SamplesResult:
+    samples: tuple[Sample, ...]
+
+
+@dataclass(frozen=True)
+class KernelList:
+    path: Path
+    kernels: tuple[KernelSpec, ...]
+    defaults: dict[str, Any]  # the file's tritonscope_defaults
+
+
+@dataclass(frozen=True)
+class DumpResult:
+    compilation: Compilation
+    stages: tuple[Stage, ...]  # the stages asked for, in pipeline order
+    source_lines: frozenset[SourceLine] | None = None  # only what these Python lines became
+
+
+@dataclass(frozen=True)
+class DiffResult:
+    outcomes: tuple[Outcome, ...]
+    diffs: tuple[StageDiff, ...]
+    missing: tuple[str, ...] = ()  # stages no variant produced
+
+    @property
+    def ok(self) -> bool:
+        return all(o.ok for o in self.outcomes)
+
+
+@dataclass(frozen=True)
+class PassesResult:
+    variant: Variant
+    records: tuple[PassRecord, ...]
+    llvm_records: tuple[LlvmPassRecord, ...] | None = None
+    selected: tuple[PassRecord, ...] | None = None  # the passes --show names
+    triton_version: str = ""
+
+
+@dataclass(frozen=True)
+class LayoutResult:
+    layout: Layout
+    ownership: Ownership
+    origin: str | None = None  # where a layout taken from a kernel's TTGIR came from
+
+
+@dataclass(frozen=True)
+class GridResult:
+    variant: Variant
+    size: tuple[int, ...]
+    programs: tuple[Program, ...]
+    wave: int | None = None
+    wave_loads: dict[str, int] | None = None  # distinct input tiles the first `wave` programs load
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    file: str
+    peak: Peak
+    results: tuple[Measurement, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(r.correct for r in self.results)
+
+
+@dataclass(frozen=True)
+class CacheListing:
+    folder: Path
+    entries: tuple[CacheEntry, ...]
+    skipped: tuple[str, ...] = ()  # one line per entry that could not be read
+
+
+@dataclass(frozen=True)
+class TraceResult:
+    out: Path
+    kernels: tuple[str, ...]
+    returncode: int

@@ -1,0 +1,148 @@
+"""The GPUs tritonscope compiles for, and the per-multiprocessor limits that decide occupancy.
+
+Figures are from NVIDIA's CUDA C++ Programming Guide (compute capability table) and
+AMD's CDNA ISA guides. No Triton import here: the CLI validates --target cheaply.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import shutil
+import subprocess
+from dataclasses import dataclass
+
+from .backends import BACKENDS, Backend
+from .errors import UsageError
+
+
+@dataclass(frozen=True)
+class NvidiaLimits:
+    registers_per_sm: int = 65536
+    registers_per_block: int = 65536
+    register_granularity: int = 256  # registers are allocated per warp in units of 256
+    sub_partitions: int = 4  # each SM's register file is split into four quadrants
+    max_warps_per_sm: int = 64
+    max_blocks_per_sm: int = 32
+    shared_per_sm: int = 233472
+    shared_per_block: int = 232448  # the opt-in maximum Triton asks for
+    shared_reserved_per_block: int = 1024  # the driver keeps 1 KiB per block (sm80 on)
+    shared_granularity: int = 128
+    max_threads_per_block: int = 1024
+
+
+@dataclass(frozen=True)
+class AmdLimits:
+    simds_per_cu: int = 4
+    max_waves_per_simd: int = 8
+    vgprs_per_simd_lane: int = 512  # VGPRs and AGPRs share one file on CDNA2 and later
+    vgpr_granularity: int = 8
+    lds_per_cu: int = 65536
+    max_threads_per_block: int = 1024
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    backend: str  # cuda or hip
+    arch: int | str  # Triton's GPUTarget arch: 90, "gfx942"
+    warp_size: int
+    description: str
+    limits: NvidiaLimits | AmdLimits
+
+    @property
+    def vendor(self) -> Backend:
+        """Everything vendor-specific about this target: stages, machine code, words."""
+        return BACKENDS[self.backend]
+
+    @property
+    def label(self) -> str:
+        """The name NVIDIA or AMD use: sm_90, gfx942."""
+        return self.vendor.label(self.arch)
+
+
+_KIB = 1024
+TARGETS: dict[str, Target] = {
+    t.name: t
+    for t in [
+        Target(
+            "sm80", "cuda", 80, 32, "A100 (Ampere)", NvidiaLimits(shared_per_sm=164 * _KIB, shared_per_block=163 * _KIB)
+        ),
+        Target(
+            "sm86",
+            "cuda",
+            86,
+            32,
+            "RTX 30xx, A40 (Ampere)",
+            NvidiaLimits(
+                max_warps_per_sm=48, max_blocks_per_sm=16, shared_per_sm=100 * _KIB, shared_per_block=99 * _KIB
+            ),
+        ),
+        Target(
+            "sm89",
+            "cuda",
+            89,
+            32,
+            "RTX 40xx, L4, L40 (Ada)",
+            NvidiaLimits(
+                max_warps_per_sm=48, max_blocks_per_sm=24, shared_per_sm=100 * _KIB, shared_per_block=99 * _KIB
+            ),
+        ),
+        Target("sm90", "cuda", 90, 32, "H100, H200 (Hopper)", NvidiaLimits()),
+        Target("sm100", "cuda", 100, 32, "B200 (Blackwell)", NvidiaLimits()),
+        Target(
+            "sm120",
+            "cuda",
+            120,
+            32,
+            "RTX 50xx (Blackwell)",
+            NvidiaLimits(max_warps_per_sm=48, shared_per_sm=100 * _KIB, shared_per_block=99 * _KIB),
+        ),
+        Target("gfx90a", "hip", "gfx90a", 64, "MI200 (CDNA2)", AmdLimits()),
+        Target("gfx942", "hip", "gfx942", 64, "MI300 (CDNA3)", AmdLimits()),
+        Target("gfx950", "hip", "gfx950", 64, "MI350 (CDNA4)", AmdLimits(lds_per_cu=160 * _KIB)),
+    ]
+}
+DEFAULT_TARGET = "sm90"
+
+
+def resolve(name: str) -> tuple[Target, str | None]:
+    """The target for a --target value, and a notice to show when `auto` had to guess."""
+    key = name.strip().lower().replace("_", "")
+    if key == "auto":
+        local = local_target()
+        if local is not None:
+            return local, None
+        return TARGETS[DEFAULT_TARGET], f"no GPU visible: compiling for {DEFAULT_TARGET} (choose with --target)"
+    if key in TARGETS:
+        return TARGETS[key], None
+    raise UsageError(f"unknown target '{name}'. Valid targets: {', '.join(TARGETS)}, auto")
+
+
+def local_target() -> Target | None:
+    """The visible GPU's target, found without importing torch (which `dump` must not load)."""
+    return _local_cuda_target() or _local_hip_target()
+
+
+def _local_cuda_target() -> Target | None:
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return None
+    count, major, minor = ctypes.c_int(0), ctypes.c_int(0), ctypes.c_int(0)
+    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0 or count.value == 0:
+        return None
+    # CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75, _MINOR = 76, of device 0
+    cuda.cuDeviceGetAttribute(ctypes.byref(major), 75, 0)
+    cuda.cuDeviceGetAttribute(ctypes.byref(minor), 76, 0)
+    return TARGETS.get(f"sm{major.value}{minor.value}") or TARGETS.get(f"sm{major.value}0")
+
+
+def _local_hip_target() -> Target | None:
+    tool = shutil.which("rocm_agent_enumerator")
+    if tool is None:
+        return None
+    try:
+        names = subprocess.run([tool], capture_output=True, text=True, timeout=10).stdout.split()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return next((TARGETS[n] for n in names if n in TARGETS), None)

@@ -1,0 +1,236 @@
+"""The one child-process runner: user code and the compiler run in workers that may crash or hang.
+
+Every command that runs a user's kernel code away from the main process (diff's variants,
+passes' dump capture, grid's interpreter) goes through `Workers`:
+
+- a worker is a fresh Python interpreter (`python -m tritonscope.isolate`) with the
+  environment it was asked for, and it serves many tasks, so Triton's start-up costs and
+  the kernel file's import are paid once per worker, not once per task;
+- a task that raises comes back as its message and exit code; a worker that crashes or
+  runs past the timeout is killed and replaced, and only its task fails;
+- workers die with their parent whatever the signal (PR_SET_PDEATHSIG, and end of input),
+  ignore the terminal's Ctrl-C (the parent handles it), and never write to stdout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import pickle
+import select
+import signal
+import struct
+import subprocess
+import sys
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from .core.errors import CompileError, KernelFileError, TritonscopeError, UsageError
+
+_LENGTH = struct.Struct("<Q")
+_RESULT_FD = "TRITONSCOPE_RESULT_FD"
+
+
+@dataclass(frozen=True)
+class Task:
+    function: str  # "package.module:function", imported in the worker
+    args: tuple = ()
+
+
+@dataclass
+class Outcome:
+    value: Any = None
+    error: str | None = None  # the message when the task failed
+    exit_code: int = 0  # the failure's exit code: 1 compile, 2 usage or input, 3 a tritonscope bug
+    error_type: str = ""  # the TritonscopeError subclass, to raise the same again
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def unwrap(self) -> Any:
+        """The value, or the task's error raised again in this process."""
+        if self.ok:
+            return self.value
+        kind = {"CompileError": CompileError, "KernelFileError": KernelFileError}.get(self.error_type, UsageError)
+        if self.exit_code == 3:
+            raise RuntimeError(self.error)
+        raise kind(self.error)
+
+
+class Workers:
+    """Up to `jobs` worker processes; `run` hands out tasks and returns their outcomes in order."""
+
+    def __init__(self, jobs: int = 1, timeout: float = 600, env: dict[str, str] | None = None, stderr=None):
+        self.jobs, self.timeout = max(jobs, 1), timeout
+        self.env = {**os.environ, **(env or {})}
+        self.stderr = stderr  # a file for the workers' C-level stderr (passes reads the dumps there)
+        self._idle: list[_Worker] = []
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for worker in self._idle:
+            worker.kill()
+        self._idle.clear()
+
+    def warm(self) -> Workers:
+        """Starts one worker now, so its start-up overlaps the caller's own work."""
+        if not self._idle:
+            self._idle.append(_Worker(self.env, self.stderr))
+        return self
+
+    def call(self, task: Task) -> Any:
+        """One task's value, or its error raised here."""
+        return self.run([task])[0].unwrap()
+
+    def run(self, tasks: list[Task], on_done: Callable[[int, Outcome], None] | None = None) -> list[Outcome]:
+        outcomes: list[Outcome | None] = [None] * len(tasks)
+        pending = list(enumerate(tasks))
+        busy: dict[int, tuple[_Worker, int, float]] = {}  # result fd -> (worker, task index, start)
+        try:
+            while pending or busy:
+                while pending and len(busy) < self.jobs:
+                    index, task = pending.pop(0)
+                    worker = self._idle.pop() if self._idle else _Worker(self.env, self.stderr)
+                    worker.send(index, task)
+                    busy[worker.results] = (worker, index, time.monotonic())
+                for index, outcome in self._collect(busy):
+                    outcomes[index] = outcome
+                    if on_done:
+                        on_done(index, outcome)
+        except BaseException:
+            for worker, _, _ in busy.values():
+                worker.kill()
+            raise
+        return outcomes  # type: ignore[return-value]
+
+    def _collect(self, busy: dict) -> Iterator[tuple[int, Outcome]]:
+        ready, _, _ = select.select(list(busy), [], [], 0.2)
+        for fd in ready:
+            worker, index, _ = busy.pop(fd)
+            outcome = worker.receive()
+            if outcome is None:  # the worker died: its task failed, the worker is gone
+                outcome = Outcome(error=worker.death(), exit_code=1, error_type="CompileError")
+            else:
+                self._idle.append(worker)
+            yield index, outcome
+        now = time.monotonic()
+        for fd, (worker, index, started) in list(busy.items()):
+            if now - started > self.timeout:
+                busy.pop(fd)
+                worker.kill()
+                yield index, Outcome(error=f"timed out after {self.timeout:g} s", exit_code=2)
+
+
+class _Worker:
+    def __init__(self, env: dict[str, str], stderr):
+        read_end, write_end = os.pipe()
+        env = {**env, _RESULT_FD: str(write_end), "PYTHONFAULTHANDLER": ""}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "tritonscope.isolate"],
+            stdin=subprocess.PIPE,
+            stdout=stderr if stderr is not None else 2,  # the parent's fd 2: never its stdout
+            stderr=stderr,
+            env=env,
+            pass_fds=(write_end,),
+        )
+        os.close(write_end)
+        self.results = read_end
+        self._stream = os.fdopen(read_end, "rb")
+
+    def send(self, index: int, task: Task) -> None:
+        payload = pickle.dumps((index, task))
+        self.process.stdin.write(_LENGTH.pack(len(payload)) + payload)
+        self.process.stdin.flush()
+
+    def receive(self) -> Outcome | None:
+        try:
+            return _read_message(self._stream)[1]
+        except (EOFError, OSError, pickle.UnpicklingError):
+            self.kill()
+            return None
+
+    def death(self) -> str:
+        code = self.process.wait()
+        if code < 0:
+            with contextlib.suppress(ValueError):
+                return f"the compiler process crashed ({signal.Signals(-code).name})"
+            return f"the compiler process was killed by signal {-code}"
+        return f"the compiler process exited with code {code} without a result"
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        with contextlib.suppress(OSError):
+            self.process.stdin.close()
+        with contextlib.suppress(OSError):
+            self._stream.close()
+
+
+def _read_message(stream) -> Any:
+    header = stream.read(_LENGTH.size)
+    if len(header) < _LENGTH.size:
+        raise EOFError
+    (length,) = _LENGTH.unpack(header)
+    body = stream.read(length)
+    if len(body) < length:
+        raise EOFError
+    return pickle.loads(body)
+
+
+def _die_with_parent() -> None:
+    """Linux: the kernel kills this process when its parent dies, whatever killed the parent."""
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() == 1:
+        os._exit(1)
+
+
+def _perform(task: Task) -> Outcome:
+    module, _, name = task.function.partition(":")
+    try:
+        return Outcome(value=getattr(importlib.import_module(module), name)(*task.args))
+    except TritonscopeError as exc:
+        message = exc.message + (f" ({exc.hint})" if exc.hint else "")
+        return Outcome(error=message, exit_code=exc.exit_code, error_type=type(exc).__name__)
+    except BaseException as exc:  # noqa: BLE001 - anything else is reported, the parent carries on
+        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        return Outcome(error=detail, exit_code=3)
+
+
+def _serve() -> None:
+    """In the worker: read tasks from stdin, write each outcome to the result pipe, until EOF."""
+    _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    results = os.fdopen(int(os.environ.pop(_RESULT_FD)), "wb")
+    sys.stdout = sys.stderr  # the user's prints never reach the parent's stdout
+    while True:
+        try:
+            index, task = _read_message(sys.stdin.buffer)
+        except EOFError:
+            return
+        outcome = _perform(task)
+        try:
+            payload = pickle.dumps((index, outcome))
+        except Exception as exc:  # noqa: BLE001 - a value that cannot travel is a bug, reported
+            payload = pickle.dumps((index, Outcome(error=f"unpicklable result: {exc}", exit_code=3)))
+        results.write(_LENGTH.pack(len(payload)) + payload)
+        results.flush()
+
+
+if __name__ == "__main__":
+    from tritonscope.isolate import _serve as serve  # classes pickled under their module's real name
+
+    serve()

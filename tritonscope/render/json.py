@@ -1,0 +1,196 @@
+"""Every `--json` document: one envelope {schema, tool, kind, ...} around each command's body.
+
+The bodies are described in docs/json-schema.md. Non-finite floats become strings and
+values are typed (numbers, booleans, null, strings), so strict JSON parsers read every
+document.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from typing import Any
+
+from .. import __version__
+from ..analysis import linemap
+from ..core.model import SCHEMA_VERSION, Compilation, to_jsonable
+from ..core.results import (
+    BenchResult,
+    CacheListing,
+    DiffResult,
+    DumpResult,
+    GridResult,
+    KernelList,
+    LayoutResult,
+    PassesResult,
+    SamplesResult,
+)
+
+
+def envelope(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+    return {"schema": SCHEMA_VERSION, "tool": {"name": "tritonscope", "version": __version__}, "kind": kind, **body}
+
+
+class JsonRenderer:
+    def __init__(self, kind: str | None = None, full: bool = False):
+        self.kind = kind  # dump and compare share a result; the command names the document's kind
+        self.full = full  # passes --show --full: the IR after each shown pass
+
+    def render(self, result: Any) -> str:
+        kind, body = _BODIES[type(result)](self, result)
+        return json.dumps(to_jsonable(envelope(self.kind or kind, body)), indent=2, allow_nan=False) + "\n"
+
+    def _samples(self, r: SamplesResult):
+        rows = [
+            {"name": s.name, "kernels": list(s.kernels), "description": s.description, "path": str(s.path)}
+            for s in r.samples
+        ]
+        return "samples", {"samples": rows}
+
+    def _list(self, r: KernelList):
+        return "list", {"file": str(r.path), "kernels": list(r.kernels), "defaults": r.defaults}
+
+    def _dump(self, r: DumpResult):
+        return "dump", compilation_body(r.compilation)
+
+    def _diff(self, r: DiffResult):
+        return "diff", {"variants": [_variant(i, o) for i, o in enumerate(r.outcomes)], "diffs": _diffs(r)}
+
+    def _passes(self, r: PassesResult):
+        body = {
+            "triton_version": r.triton_version,
+            "variant": r.variant,
+            "passes": [_pass(p, r.selected, self.full) for p in r.records],
+        }
+        if r.llvm_records is not None:
+            body["llvm_passes"] = list(r.llvm_records)
+        return "passes", body
+
+    def _grid(self, r: GridResult):
+        body = {"kernel": r.variant.kernel, "grid": list(r.size), "programs": [asdict(p) for p in r.programs]}
+        if r.wave:
+            body["wave"] = {"programs": r.wave, "distinct_input_tiles": r.wave_loads}
+        return "grid", body
+
+    def _layout(self, r: LayoutResult):
+        own = r.ownership
+        owners = {",".join(map(str, e)): [list(o) for o in who] for e, who in sorted(own.owners.items())}
+        return "layout", {
+            "layout": r.layout.text,
+            "origin": r.origin,
+            "shape": list(own.shape),
+            "warps": own.warps,
+            "lanes": own.lanes,
+            "registers": own.registers,
+            "owners": owners,
+        }
+
+    def _bench(self, r: BenchResult):
+        return "bench", {"file": r.file, "peak": asdict(r.peak), "results": [asdict(m) for m in r.results]}
+
+    def _cache(self, r: CacheListing):
+        return "cache list", {
+            "folder": str(r.folder),
+            "kernels": [_entry(r.folder, e) for e in r.entries],
+            "skipped": list(r.skipped),
+        }
+
+
+_BODIES = {
+    SamplesResult: JsonRenderer._samples,
+    KernelList: JsonRenderer._list,
+    DumpResult: JsonRenderer._dump,
+    DiffResult: JsonRenderer._diff,
+    PassesResult: JsonRenderer._passes,
+    GridResult: JsonRenderer._grid,
+    LayoutResult: JsonRenderer._layout,
+    BenchResult: JsonRenderer._bench,
+    CacheListing: JsonRenderer._cache,
+}
+
+
+def compilation_body(c: Compilation) -> dict[str, Any]:
+    resources = to_jsonable(c.resources)
+    resources["occupancy"]["percent"] = round(c.resources.occupancy.percent, 1)
+    return {
+        "triton_version": c.triton_version,
+        "kernel": c.kernel,
+        "variant": c.variant,
+        "command": c.variant.command_line(),
+        "options": c.options,
+        "resources": resources,
+        "metadata": c.metadata,
+        "compile_seconds": round(c.compile_seconds, 4),
+        "binary": {"format": c.binary_ext, "bytes": len(c.binary)},
+        "notices": list(c.notices),
+        "stages": {stage.value: text for stage, text in c.stages.items()},
+        "line_map": linemap.by_source(c),
+    }
+
+
+def report(c: Compilation) -> str:
+    """The dump document of one compilation: what `dump --json` prints and `dump -o` saves."""
+    return JsonRenderer().render(DumpResult(c, tuple(c.stages)))
+
+
+def _variant(index: int, outcome) -> dict[str, Any]:
+    entry = {"index": index, "label": outcome.label, "ok": outcome.ok, "error": outcome.error}
+    if outcome.ok:
+        c = outcome.compilation
+        entry.update(
+            command=c.variant.command_line(),
+            triton_version=c.triton_version,
+            variant=c.variant,
+            options=c.options,
+            resources=c.resources,
+            compile_seconds=round(c.compile_seconds, 4),
+        )
+    return entry
+
+
+def _diffs(r: DiffResult) -> list[dict[str, Any]]:
+    names = [o.describe() for o in r.outcomes]
+    return [
+        {
+            "stage": d.stage.value,
+            "old": d.old,
+            "new": d.new,
+            "changed": d.changed,
+            "unified": d.unified(names[d.old], names[d.new]),
+        }
+        for d in r.diffs
+    ]
+
+
+def _pass(p, selected, full: bool) -> dict[str, Any]:
+    data = {
+        "index": p.index,
+        "name": p.name,
+        "class": p.class_name,
+        "level": p.level,
+        "changed": p.changed,
+        "added": p.added,
+        "removed": p.removed,
+        "occurrence": p.occurrence,
+        "occurrences": p.occurrences,
+        "substeps": [name for name, _ in p.substeps],
+    }
+    if selected is not None and p in selected:
+        data["diff"] = p.diff()
+        if full:
+            data["ir_after"] = p.after
+    return data
+
+
+def _entry(folder, e) -> dict[str, Any]:
+    return {
+        "name": e.name,
+        "reference": f"{folder}/:{e.name}",
+        "target": e.target,
+        "folder": str(e.folder),
+        "options": {k: e.metadata.get(k) for k in ("num_warps", "num_stages", "num_ctas")},
+        "stages": list(e.stages),
+        "bytes": e.size,
+        "modified": e.modified,
+        "captured": e.specialization is not None,
+    }

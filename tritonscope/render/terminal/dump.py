@@ -1,0 +1,217 @@
+"""The terminal view: header, resource table and each stage as a highlighted panel."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console, Group, RenderableType
+from rich.panel import Panel
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+
+from ...analysis import linemap, normalize
+from ...core.backends import Backend
+from ...core.model import Compilation, InstructionMix, Resources
+from ...core.results import DumpResult
+from ...core.stages import Listing, Stage
+from ...core.targets import TARGETS
+from ..lexers import lexer_for
+from .base import TerminalRenderer
+
+THEME = "monokai"
+HINT_NAMES = {"D": "divisible by 16", "S": "in 32-bit range"}
+
+
+def header(c: Compilation) -> RenderableType:
+    v = c.variant
+    target = TARGETS[v.target]
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold cyan", no_wrap=True)
+    table.add_column()
+    table.add_row("kernel", f"{c.kernel.name}  ({c.kernel.file}:{c.kernel.line})")
+    table.add_row("target", f"{target.name}: {target.label}, {target.description}")
+    if v.config is not None:
+        table.add_row("autotune", f"config {v.config} of {len(c.kernel.autotune_configs)}")
+    if v.constexprs:
+        table.add_row("constexprs", ", ".join(f"{k}={val}" for k, val in v.constexprs.items()))
+    table.add_row("signature", signature_text(c))
+    table.add_row("options", ", ".join(f"{k}={val}" for k, val in c.options.items() if val is not None))
+    if v.cached:
+        table.add_row("compiled", f"earlier, by Triton {c.triton_version}: read from its cache, not recompiled")
+    else:
+        table.add_row("compiled", f"in {c.compile_seconds:.2f} s by Triton {c.triton_version}")
+    table.add_row("reproduce", Text(v.command_line(), style="dim"))
+    return Panel(table, title="tritonscope", title_align="left", border_style="cyan")
+
+
+def signature_text(c: Compilation) -> str:
+    parts = []
+    for name, type_ in c.variant.signature.items():
+        if type_ == "constexpr" and name in c.variant.arguments:
+            parts.append(f"{name}={c.variant.arguments[name]} (constant)")
+        elif type_ != "constexpr":
+            hint = ", ".join(HINT_NAMES[h] for h in c.variant.hints.get(name, "") if h in HINT_NAMES)
+            parts.append(f"{name}: {type_}" + (f" ({hint})" if hint else ""))
+    return ", ".join(parts)
+
+
+def resource_table(resources: Resources, backend: Backend) -> RenderableType:
+    occ = resources.occupancy
+    words = backend.words
+    nvidia = backend.name == "cuda"
+    unit, place = words.warps, words.multiprocessor
+    table = Table(title="resources", title_justify="left", show_header=True, header_style="bold")
+    table.add_column("what")
+    table.add_column("value", justify="right")
+    table.add_column("meaning", style="dim")
+    table.add_row(words.registers, str(resources.registers), "per thread")
+    if resources.sgprs is not None:
+        table.add_row("SGPRs", str(resources.sgprs), "per wavefront")
+    table.add_row(
+        "spills",
+        str(resources.spills),
+        words.spills,
+    )
+    table.add_row(words.shared, _bytes(resources.shared_bytes), "per block")
+    table.add_row(words.local, _bytes(resources.local_bytes), "per thread")
+    if nvidia:
+        table.add_row("stack", _bytes(resources.stack_bytes), "per thread")
+    table.add_row(
+        "occupancy",
+        f"{occ.percent:.0f}%",
+        f"{occ.blocks_per_sm} blocks = {occ.warps_per_sm} of {occ.max_warps_per_sm} {unit} per {place}, "
+        f"limited by {occ.limited_by}",
+    )
+    if resources.instructions is not None:
+        for name, value, meaning in mix_rows(resources.instructions, backend):
+            table.add_row(name, value, meaning)
+    parts: list[RenderableType] = [table]
+    parts += [Text(f"warning: {w}", style="bold yellow") for w in resources.warnings]
+    return Group(*parts)
+
+
+def widths(counts: dict[int, int]) -> str:
+    """{128: 4, 32: 2} as `4x128b 2x32b`; `0` when empty."""
+    return " ".join(f"{n}x{w}b" for w, n in sorted(counts.items(), reverse=True)) or "0"
+
+
+def mix_rows(mix: InstructionMix, backend: Backend) -> list[tuple[str, str, str]]:
+    """The instruction mix as (name, value, meaning) rows, shared by dump and diff."""
+    code, words = backend.machine_code.title, backend.words
+    return [
+        ("instructions", str(mix.total), f"in the {code} listing"),
+        ("global loads", widths(mix.global_loads), "count x bits per thread: wider is better"),
+        ("global stores", widths(mix.global_stores), "count x bits per thread"),
+        ("async copies", str(mix.async_copies), "global to shared (LDGSTS, TMA)"),
+        (
+            "shared loads/stores",
+            f"{mix.shared_loads}/{mix.shared_stores}",
+            words.shared_ops,
+        ),
+        ("matrix ops", str(mix.matrix), words.matrix_ops),
+        ("barriers", str(mix.barriers), "block-wide synchronizations"),
+        ("local loads/stores", f"{mix.local_loads}/{mix.local_stores}", words.local_ops),
+    ]
+
+
+def stage_panel(c: Compilation, stage: Stage, view: View) -> RenderableType:
+    """One stage, highlighted, with its own line numbers; filtered and annotated as `view` says."""
+    total = len(c.stages[stage].splitlines())
+    lines = normalize.shown(stage, c.stages[stage], view.keep_loc)
+    title = f"{stage.title}  ({total} lines)"
+    if view.source_lines is not None:
+        lines = normalize.only(lines, set(linemap.stage_lines(c, stage, view.source_lines)))
+        title = f"{stage.title}  ({len(lines)} of {total} lines from {view.describe()})"
+        if not lines:
+            note = Text(f"no line of {stage.title} comes from {view.describe()}", style="yellow")
+            return Panel(note, title=title, title_align="left", border_style="blue")
+    gutter = _source_gutter(c, stage) if view.annotate and stage is not Stage.SOURCE else None
+    body = numbered(lines, stage, c.kernel.first_line, gutter)
+    return Panel(body, title=title, title_align="left", border_style="blue")
+
+
+@dataclass(frozen=True)
+class View:
+    """How stages are shown: location noise kept or not, a source-line gutter, a line filter."""
+
+    keep_loc: bool = False
+    annotate: bool = False
+    source_lines: frozenset[tuple[str, int]] | None = None  # show only what these Python lines became
+
+    def describe(self) -> str:
+        numbers = sorted(line for _, line in self.source_lines or ())
+        if len(numbers) > 1 and numbers == list(range(numbers[0], numbers[-1] + 1)):
+            return f"Python lines {numbers[0]}-{numbers[-1]}"
+        return f"Python line{'s' if len(numbers) > 1 else ''} {', '.join(map(str, numbers))}"
+
+
+def numbered(lines: Listing, stage: Stage, first_line: int, gutter: dict[int, str] | None = None) -> Text:
+    """Highlighted lines, each behind its line number (the file's for the Python source)."""
+    highlighted = highlight("\n".join(text for _, text in lines), stage)
+    offset = first_line - 1 if stage is Stage.SOURCE else 0
+    width = len(str(max((n for n, _ in lines), default=1) + offset))
+    gutter_width = max((len(gutter.get(n, "")) for n, _ in lines), default=0) if gutter else 0
+    rows = []
+    for (number, _), text in zip(lines, highlighted.split("\n", allow_blank=True), strict=False):
+        row = Text(f"{number + offset:>{width}} ", style="dim")
+        if gutter is not None:
+            row.append(f"{gutter.get(number, ''):>{gutter_width}} │ ", style="cyan")
+        row.append_text(text)
+        rows.append(row)
+    return Text("\n").join(rows)
+
+
+def highlight(code: str, stage: Stage) -> Text:
+    text = Syntax(code, lexer_for(stage.lexer), theme=THEME).highlight(code)
+    text.rstrip()
+    return text
+
+
+def _source_gutter(c: Compilation, stage: Stage) -> dict[int, str]:
+    """For each line of a stage, the Python line(s) it came from: `py 35`, or `other.py:9`."""
+    gutter = {}
+    for number, sources in c.line_map.get(stage, {}).items():
+        parts = [str(line) if file == c.kernel.file else f"{Path(file).name}:{line}" for file, line in sources]
+        gutter[number] = "py " + ",".join(parts)
+    return gutter
+
+
+def side_by_side(c: Compilation, stages: list[Stage], view: View) -> RenderableType:
+    table = Table(show_header=True, header_style="bold", expand=True, box=None, padding=(0, 1))
+    for stage in stages:
+        table.add_column(stage.title, ratio=1, overflow="crop", no_wrap=True)
+    cells = []
+    for stage in stages:
+        lines = normalize.shown(stage, c.stages[stage], view.keep_loc)
+        if view.source_lines is not None:
+            lines = normalize.only(lines, set(linemap.stage_lines(c, stage, view.source_lines)))
+        cells.append(numbered(lines, stage, c.kernel.first_line))
+    table.add_row(*cells)
+    return table
+
+
+class DumpView(TerminalRenderer):
+    """`dump` in the terminal: header, resources, then each stage (or two side by side)."""
+
+    def __init__(self, terminal=None, keep_loc: bool = False, annotate: bool = False, side_by_side: bool = False):
+        super().__init__(terminal)
+        self.keep_loc, self.annotate, self.side_by_side = keep_loc, annotate, side_by_side
+
+    def draw(self, console: Console, result: DumpResult) -> None:
+        c = result.compilation
+        view = View(keep_loc=self.keep_loc, annotate=self.annotate, source_lines=result.source_lines)
+        console.print(header(c))
+        console.print(resource_table(c.resources, TARGETS[c.variant.target].vendor))
+        if self.side_by_side:
+            console.print(side_by_side(c, list(result.stages), view))
+            return
+        for stage in result.stages:
+            console.print(stage_panel(c, stage, view))
+
+
+def _bytes(n: int) -> str:
+    if n >= 1024:
+        return f"{n:,} B ({n / 1024:.1f} KiB)"
+    return f"{n} B"

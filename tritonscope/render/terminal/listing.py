@@ -1,0 +1,48 @@
+"""`tritonscope list`: the kernels of a file, their parameters, autotune configs and heuristics."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ...core.model import ParamKind
+from ...core.results import KernelList
+from .base import TerminalRenderer
+
+TYPE_FROM = {
+    "annotation": "annotated",
+    "default": "from its default",
+    "body": "inferred from the body",
+    "assumed": "assumed (give -a NAME=TYPE or a value)",
+}
+
+
+class ListingView(TerminalRenderer):
+    def draw(self, console: Console, result: KernelList) -> None:
+        console.print(Text(f"{result.path}", style="bold") + Text(f": {len(result.kernels)} @triton.jit function(s)\n"))
+        for spec in result.kernels:
+            _draw_kernel(console, spec, result.defaults)
+
+
+def _draw_kernel(console: Console, spec, defaults: dict) -> None:
+    role = "helper (called by another kernel)" if spec.is_helper else "kernel"
+    wrappers = f", {spec.wrappers}" if spec.wrappers else ""
+    title = Text(f"{spec.name}  line {spec.line}  ") + Text(f"{role}{wrappers}", style="dim")
+    table = Table(title=title, title_justify="left")
+    for column in ("parameter", "kind", "type", "default", "how the type was found"):
+        table.add_column(column)
+    for p in spec.params:
+        type_ = "-" if p.kind is ParamKind.CONSTEXPR else p.type
+        if p.kind is ParamKind.POINTER and p.type_from != "annotation":
+            type_ = "*fp32 (--dtype)"
+        default = repr(p.default) if p.has_default else ""
+        if p.name in defaults:
+            default = f"{defaults[p.name]!r} (file)"
+        table.add_row(p.name, p.kind.value, type_, default, TYPE_FROM[p.type_from])
+    console.print(table)
+    for config in spec.autotune_configs:
+        console.print(f"  autotune config {config.index}: {config.describe()}")
+    for name in spec.heuristics:
+        console.print(f"  heuristic computes: {name}")
+    console.print()

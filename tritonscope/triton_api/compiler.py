@@ -1,0 +1,236 @@
+"""Compiles a Variant with the real Triton compiler, for an explicit target, into Artifacts.
+
+Everything that calls into Triton's compiler is here: the compile itself, Triton's
+per-process start-up costs, its front-end errors turned into the kernel's own lines,
+and the hook that keeps the last MLIR module for `passes`.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import os
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource, CompilationError, make_backend
+
+from ..core.errors import CompileError, UsageError
+from ..core.fileio import read_checked, user_cache_dir, write_checked
+from ..core.model import Artifacts, Variant
+from ..core.targets import Target
+from ..core.values import TypeName
+from . import kernels as triton_kernels
+from .tools import machine_code
+
+# --- shim: what differs between Triton releases ---------------------------------------------
+
+
+def prepare_for_workers(targets: list[Target]) -> None:
+    """Computes once, before forking, what every compile starts with and Triton caches per process:
+    its hash of its own installation and each backend's tool versions."""
+    from triton.runtime import cache
+
+    remember_triton_key()
+    if hasattr(cache, "triton_key"):
+        cache.triton_key()
+    for target in targets:
+        make_backend(gpu_target(target)).hash()
+
+
+def remember_triton_key() -> None:
+    """Keeps Triton's hash of its own installation on disk instead of recomputing it per process.
+
+    Every compile's cache key starts with `triton_key()`, a sha256 of Triton's sources and of
+    libtriton (400 MB): 0.35 s in every process, warm cache or cold, more than compiling a small
+    kernel. The hash changes only when the installation does, so it is stored in the user's
+    cache keyed by the path, size, mtime and inode of every file of the installed package.
+    """
+    from triton.runtime import cache
+
+    original = getattr(cache, "triton_key", None)  # runtime/cache.py since Triton 3.0
+    if original is None or getattr(original, "remembered", False):
+        return
+    memo = user_cache_dir() / "triton-key" / installation_stamp(Path(cache.__file__).parent.parent)
+
+    def triton_key() -> str:
+        key = read_checked(memo)  # a cut-short or edited memo is recomputed, never used
+        if key is None:
+            key = original()
+            write_checked(memo, key)  # a read-only home only costs time
+        return key
+
+    remembered = functools.cache(triton_key)
+    remembered.remembered = True
+    cache.triton_key = remembered  # get_cache_key looks the name up in its module at each call
+
+
+def installation_stamp(package: Path) -> str:
+    """A digest of every file's path, size, mtime and inode under `package`: any reinstall,
+    upgrade or edit changes it. Stat-ing Triton's ~350 files takes a few milliseconds."""
+    digest = hashlib.sha256(triton.__version__.encode())
+    for folder, subfolders, files in os.walk(package):
+        subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")
+        for name in sorted(files):
+            path = os.path.join(folder, name)
+            stat = os.stat(path)
+            digest.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\0{stat.st_ino}\n".encode())
+    return digest.hexdigest()
+
+
+def _cache_key_extras(kernel) -> dict[str, str]:
+    """What Triton's cache key needs besides its own: the kernel's path. Triton keys a kernel by its
+    source text, so the same kernel in another file would come back from the cache with the old
+    file's locations in its IR, and the line map would point at that file."""
+    from triton._C.libtriton import get_cache_invalidating_env_vars  # what compile() uses when given none
+
+    return {**get_cache_invalidating_env_vars(), "tritonscope_kernel_file": kernel.spec.file}
+
+
+def gpu_target(target: Target) -> GPUTarget:
+    return GPUTarget(target.backend, target.arch, target.warp_size)
+
+
+# --- compilation ------------------------------------------------------------------------------
+
+
+def compile_variant(kernel, variant: Variant, target: Target) -> Artifacts:
+    """triton.compile for a variant, with the machine code read off the binary."""
+    started = time.perf_counter()
+    diagnostics = _CStderrCapture()
+    try:
+        with diagnostics:
+            compiled = _run_triton(kernel, variant, target)
+    except CompileError as exc:
+        details = diagnostics.text.strip()  # MLIR's own diagnostics, read once the capture ended
+        if details and exc.__cause__ is not None and not isinstance(exc.__cause__, CompilationError):
+            raise CompileError(f"{exc.message}\n{details}") from exc.__cause__
+        raise
+    seconds = time.perf_counter() - started
+    metadata = {"triton_version": triton.__version__, **_plain_metadata(compiled.metadata._asdict())}
+    binary = compiled.asm[target.vendor.binary]
+    texts = {key: value for key, value in compiled.asm.items() if isinstance(value, str)}
+    texts.update(machine_code(target.backend, binary))
+    notices = tuple(line for line in diagnostics.text.splitlines() if line.strip())
+    return Artifacts(texts, binary, metadata, seconds, notices)
+
+
+def run_compiler(kernel, variant: Variant, target: Target) -> None:
+    """triton.compile alone, for its side effects (the IR dumps `passes` reads): no disassembly."""
+    _run_triton(kernel, variant, target)
+
+
+def _run_triton(kernel, variant: Variant, target: Target):
+    """triton.compile for a variant; its errors become CompileError (or UsageError for bad options)."""
+    remember_triton_key()
+    backend = make_backend(gpu_target(target))
+    try:
+        backend.parse_options(dict(variant.options))
+    except AssertionError as exc:  # Triton checks options with asserts
+        raise UsageError(f"invalid compile options {variant.options}: {exc}") from exc
+
+    params = [p.name for p in kernel.spec.params]
+    constants = {name: _constexpr(value) for name, value in variant.constexprs.items()}
+    for name, type_ in variant.signature.items():
+        if type_ == "constexpr" and name not in constants:  # an argument specialized to a constant
+            constants[name] = variant.arguments[name]
+    attrs = {(params.index(name),): backend.parse_attr(hint) for name, hint in variant.hints.items() if hint}
+    source = ASTSource(kernel.jit, dict(variant.signature), constants, attrs)
+    try:
+        return triton.compile(
+            source, target=gpu_target(target), options=dict(variant.options), _env_vars=_cache_key_extras(kernel)
+        )
+    except CompilationError as exc:
+        raise _frontend_error(exc, kernel) from exc
+    except Exception as exc:  # noqa: BLE001 - MLIR passes, ptxas and LLVM fail in many ways
+        raise CompileError(
+            f"Triton failed to compile {kernel.spec.name} for {target.name}: {type(exc).__name__}: {str(exc).strip()}"
+        ) from exc
+
+
+def _constexpr(value: Any) -> Any:
+    """Constexpr values as Triton wants them: dtypes become tl.dtype objects; strings stay strings."""
+    return triton_kernels.dtype(value) if isinstance(value, TypeName) else value
+
+
+def _plain_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
+    plain = {}
+    for key, value in metadata.items():
+        if isinstance(value, GPUTarget):
+            value = {"backend": value.backend, "arch": value.arch, "warp_size": value.warp_size}
+        plain[key] = value
+    return plain
+
+
+class _CStderrCapture:
+    """Collects what the C++ compiler writes to file descriptor 2 (MLIR diagnostics) into `text`.
+
+    Python-level writes keep going to the real stderr, so a progress spinner still shows.
+    """
+
+    text = ""
+
+    def __enter__(self):
+        sys.stderr.flush()
+        self._file = tempfile.TemporaryFile(mode="w+")
+        self._saved_fd = os.dup(2)
+        self._python_stderr = sys.stderr
+        sys.stderr = os.fdopen(os.dup(self._saved_fd), "w")
+        os.dup2(self._file.fileno(), 2)
+        return self
+
+    def __exit__(self, *exc_info):
+        sys.stderr.flush()
+        os.dup2(self._saved_fd, 2)
+        os.close(self._saved_fd)
+        sys.stderr.close()
+        sys.stderr = self._python_stderr
+        self._file.seek(0)
+        self.text = self._file.read()
+        self._file.close()
+        return False
+
+
+def _frontend_error(exc: CompilationError, kernel) -> CompileError:
+    """Triton's front-end error as file:line of the kernel's own source, with that line shown."""
+    chain = [exc]
+    while isinstance(chain[-1].__cause__, CompilationError):
+        chain.append(chain[-1].__cause__)
+    innermost = chain[-1]
+    cause = innermost.__cause__
+    message = innermost.error_message or (f"{type(cause).__name__}: {cause}" if cause else "")
+    # Triton stores some errors as their repr, e.g. NameError('x is not defined').
+    message = re.sub(r"^(\w+Error)\((['\"])(.*)\2\)$", r"\1: \3", message.strip(), flags=re.DOTALL)
+    locations = [_locate(error, kernel) for error in reversed(chain)]
+    file, line, text, column = locations[0]
+    pointer = f"\n    {' ' * column}^" if column is not None else ""
+    called_from = "".join(f"\n  called from {f}:{n}: {t.strip()}" for f, n, t, _ in locations[1:])
+    return CompileError(
+        f"{file}:{line}: {kernel.spec.name} does not compile: {message.strip()}\n    {text}{pointer}{called_from}"
+    )
+
+
+def _locate(error: CompilationError, kernel) -> tuple[str, int, str, int | None]:
+    """(file, absolute line, source line, column) of a CompilationError's node."""
+    from triton.runtime.jit import JITFunction
+
+    node_line = getattr(error.node, "lineno", 1)
+    column = getattr(error.node, "col_offset", None)
+    candidates = [kernel.jit] + [v for v in kernel.jit.fn.__globals__.values() if isinstance(v, JITFunction)]
+    fn = next((c for c in candidates if c.src == error.src), kernel.jit)
+    lines, first = inspect.getsourcelines(fn.fn)
+    def_offset = next(i for i, text in enumerate(lines) if text.lstrip().startswith("def "))
+    index = def_offset + node_line - 1
+    text = lines[index].rstrip("\n") if 0 <= index < len(lines) else ""
+    if column is not None:
+        # Triton counts columns in the dedented source; the line is shown stripped of its indent.
+        def_indent = len(lines[def_offset]) - len(lines[def_offset].lstrip())
+        column -= (len(text) - len(text.lstrip())) - def_indent
+    return fn.fn.__code__.co_filename, first + index, text.strip(), column

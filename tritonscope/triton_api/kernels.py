@@ -1,0 +1,77 @@
+"""Kernels as Triton defines them: recognising them, their parameters, autotune configs, dtypes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import triton.language as tl
+from triton.runtime.autotuner import Autotuner, Heuristics
+from triton.runtime.jit import JITFunction, KernelInterface
+
+_MAX_WRAPPERS = 16  # a `.fn` chain longer than this is taken for a cycle
+
+
+def unwrap(obj: Any) -> tuple[Any, list[Any]] | None:
+    """The JITFunction inside `obj`, with the wrappers around it (outermost first); None if none.
+
+    Wrappers are found by what they are, not their names: Triton's Autotuner and Heuristics,
+    a library's subclass of them or of KernelInterface, or any object that holds the kernel
+    in `.fn` (a `libentry`-style wrapper).
+    """
+    wrappers = []
+    while not isinstance(obj, JITFunction):
+        inner = getattr(obj, "fn", None) if not isinstance(obj, type) else None
+        if inner is None or len(wrappers) >= _MAX_WRAPPERS:
+            return None
+        wrappers.append(obj)
+        obj = inner
+    return obj, wrappers
+
+
+def is_kernel_interface(obj: Any) -> bool:
+    return isinstance(obj, KernelInterface)
+
+
+def autotune_configs(wrapper: Any) -> list[Any] | None:
+    """An Autotuner's configs (any subclass); None for other wrappers."""
+    return list(wrapper.configs) if isinstance(wrapper, Autotuner) else None
+
+
+def heuristics(wrapper: Any) -> dict[str, Any]:
+    """A Heuristics wrapper's {constexpr name: function}; empty for other wrappers."""
+    return dict(wrapper.values) if isinstance(wrapper, Heuristics) else {}
+
+
+def source_function(jit: Any):
+    """The plain Python function under a JITFunction."""
+    return jit.fn
+
+
+def dtype(name: str):
+    """Triton's dtype object for a Triton type name (fp16, i32, u1), as a constexpr or a pointer's element."""
+    return tl.core.str_to_ty(name, None) if hasattr(tl.core, "str_to_ty") else _str_to_ty(name)
+
+
+def _str_to_ty(name: str):
+    from triton.language import str_to_ty  # 3.5 and 3.6 keep it in triton.language
+
+    return str_to_ty(name, None)
+
+
+def plain_value(value: Any) -> Any:
+    """A value as JSON-friendly data: Triton dtypes become their Triton type names (fp16, i32)."""
+    from ..core.values import TypeName, canonical_type
+
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, tl.dtype):
+        return canonical_type(value.name) or TypeName(value.name)
+    name = getattr(value, "name", None)
+    return name if isinstance(name, str) else repr(value)
+
+
+def uses_buffer_ops() -> bool:
+    """Whether AMD compiles use buffer operations, for which launches hint pointers as in 2 GiB range."""
+    from triton import knobs
+
+    return bool(knobs.amd.use_buffer_ops)

@@ -1,0 +1,38 @@
+"""What `passes` needs from Triton: its IR dumps on, and the last MLIR module kept.
+
+MLIR_ENABLE_DUMP makes Triton print the IR before every MLIR pass on the C-level stderr;
+the module after the last pass (the LLVM dialect that becomes LLVM IR) is never printed,
+so a stage-inspection hook writes it after the dumps, under FINAL_HEADER.
+"""
+
+from __future__ import annotations
+
+import os
+
+import triton
+
+from ..parsers.pass_dump import FINAL_HEADER
+
+DUMP_ENVIRONMENT = {"MLIR_ENABLE_DUMP": "1", "TRITON_ALWAYS_COMPILE": "1"}
+LLVM_DUMP_ENVIRONMENT = {"LLVM_IR_ENABLE_DUMP": "1"}
+
+
+def keep_final_module() -> None:
+    """Writes the final MLIR module to file descriptor 2 once the llir stage has run its passes.
+
+    Since 3.6: `knobs.runtime.add_stages_inspection_hook(backend, stages, options, language,
+    capability)` may replace stage functions. Older releases have no hook: no final module.
+    """
+
+    def hook(backend, stages, options, language, capability):
+        make_llir = stages["llir"]
+
+        def llir(src, metadata):
+            out = make_llir(src, metadata)  # runs the last MLIR passes on `src`, in place
+            os.write(2, f"{FINAL_HEADER}\n{src}\n".encode())
+            return out
+
+        stages["llir"] = llir
+
+    if hasattr(triton.knobs.runtime, "add_stages_inspection_hook"):
+        triton.knobs.runtime.add_stages_inspection_hook = hook
