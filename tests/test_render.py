@@ -184,3 +184,11 @@ def test_listing_and_bench_views():
     out = BenchView(Terminal(160, False)).render(bench)
     assert "1,500" in out and "50%" in out and "2.00x" in out
     assert json.loads(JsonRenderer().render(bench))["results"][0]["gbps"] == 1500.0
+
+
+def test_json_of_a_line_filter_keeps_only_those_lines():
+    result = DumpResult(_compilation(), (Stage.TTIR,), frozenset({("/k.py", 3)}))
+    doc = json.loads(JsonRenderer().render(result))
+    assert doc["selected_lines"] == [3] and [e["line"] for e in doc["line_map"]] == [3]
+    result = DumpResult(_compilation(), (Stage.TTIR,), frozenset({("/k.py", 2)}))
+    assert json.loads(JsonRenderer().render(result))["line_map"] == []

@@ -51,7 +51,11 @@ class JsonRenderer:
         return "list", {"file": str(r.path), "kernels": list(r.kernels), "defaults": r.defaults}
 
     def _dump(self, r: DumpResult):
-        return "dump", compilation_body(r.compilation)
+        body = compilation_body(r.compilation)
+        if r.source_lines is not None:  # --line / --lines: what those Python lines became, only
+            body["selected_lines"] = sorted(line for _, line in r.source_lines)
+            body["line_map"] = [e for e in body["line_map"] if (e["file"], e["line"]) in r.source_lines]
+        return "dump", body
 
     def _diff(self, r: DiffResult):
         return "diff", {"variants": [_variant(i, o) for i, o in enumerate(r.outcomes)], "diffs": _diffs(r)}
