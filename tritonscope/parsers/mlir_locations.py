@@ -5,6 +5,9 @@ defined at the end of the module (`#loc12 = loc("k.py":7:17)`). Locations nest:
 named `loc("x"(#loc3))`, fused `loc(fused[#loc1, #loc2])` and call sites
 `loc(callsite(#loc7 at #loc27))`, which Triton writes for code inlined from a helper;
 a call site maps to the helper's line and to the line that called it.
+
+Everything here reads a line once, left to right, and keeps its nesting on explicit stacks:
+no recursion (aliases nest thousands deep in hostile input), no backtracking regex.
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ _TOKEN = re.compile(
     r'\s*(?:(?P<string>"(?:\\.|[^"\\])*")|(?P<alias>#loc\w*)|(?P<int>\d+)|(?P<word>[A-Za-z_]\w*)|(?P<punct>[()\[\]<>,:]))'
 )
 _ALIAS_DEFINITION = re.compile(r"^(#loc\w*)\s*=\s*loc\((.*)\)\s*$")
-_LOC_START = re.compile(r"(?<![\w#])loc\(")
+# What matters to parentheses on a line: string literals (maybe unclosed), `loc(`, `(` and `)`.
+_PAREN_SCAN = re.compile(r'"(?:\\.|[^"\\])*"?|(?<![\w#])loc\(|[()]')
+_MAX_DIGITS = 18  # a longer line number is not one (and int() refuses over 4300 digits)
 
 
 class LocationError(ValueError):
@@ -50,31 +55,25 @@ def parse(text: str) -> dict[int, tuple[SourceLine, ...]]:
 
 
 def last_location(line: str) -> str | None:
-    """The inside of the last top-level `loc(...)` on a line: the op's own location."""
-    starts = [m.end() for m in _LOC_START.finditer(line)]
-    for start in reversed(starts):
-        inside = _balanced(line, start)
-        if inside is not None:
-            return inside
-    return None
+    """The inside of the last top-level `loc(...)` on a line (outside string literals): the op's own location."""
+    spans = _location_spans(line)
+    if not spans:
+        return None
+    start, end = spans[-1]
+    return line[start + len("loc(") : end]
 
 
 def without_locations(line: str) -> str:
-    """The line without any ` loc(...)`."""
+    """The line without any ` loc(...)`; string literals are left as they are."""
     if "loc(" not in line:
         return line
     out, position = [], 0
-    for match in _LOC_START.finditer(line):
-        if match.start() < position:
-            continue
-        inside = _balanced(line, match.end())
-        if inside is None:
-            continue
-        start = match.start()
-        while start > position and line[start - 1] == " ":
-            start -= 1
-        out.append(line[position:start])
-        position = match.end() + len(inside) + 1
+    for start, end in _location_spans(line):
+        cut = start
+        while cut > position and line[cut - 1] == " ":
+            cut -= 1
+        out.append(line[position:cut])
+        position = end + 1
     out.append(line[position:])
     return "".join(out)
 
@@ -83,62 +82,88 @@ def is_alias_definition(line: str) -> bool:
     return bool(_ALIAS_DEFINITION.match(line.strip()))
 
 
-def _balanced(text: str, start: int) -> str | None:
-    """text[start:end] where text[end] is the `)` closing the `(` just before start."""
-    depth, index, in_string = 1, start, False
-    while index < len(text):
-        char = text[index]
-        if in_string:
-            if char == "\\":
-                index += 1
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-            if depth == 0:
-                return text[start:index]
-        index += 1
-    return None
+def _location_spans(line: str) -> list[tuple[int, int]]:
+    """(index of `loc(`, index of its `)`) of each top-level, closed `loc(...)` outside string literals, in order."""
+    spans: list[tuple[int, int]] = []
+    opened: list[int] = []  # per open parenthesis: where its `loc(` starts, or -1 for a plain `(`
+    for match in _PAREN_SCAN.finditer(line):
+        token = match.group()
+        if token == "(":
+            opened.append(-1)
+        elif token == ")":
+            start = opened.pop() if opened else -1
+            if start >= 0:
+                while spans and spans[-1][0] > start:  # closed inside this one: not top-level
+                    spans.pop()
+                spans.append((start, match.start()))
+        elif token == "loc(":
+            opened.append(match.start())
+    return spans
 
 
 class _Resolver:
+    """Resolves location texts, with `#loc` aliases expanded once each (memoized, cycles refused)."""
+
     def __init__(self, aliases: dict[str, str]):
         self.aliases = aliases
-        self.memo: dict[str, tuple[SourceLine, ...]] = {}
-        self.active: set[str] = set()
+        self.memo: dict[str, tuple[SourceLine, ...] | LocationError] = {}
 
     def resolve_text(self, text: str) -> tuple[SourceLine, ...]:
-        tokens = _tokenize(text)
-        parser = _Parser(tokens, self)
-        found = parser.location()
-        if parser.position != len(tokens):
-            raise LocationError(f"unexpected {tokens[parser.position][1]!r} in {text!r}")
-        return tuple(dict.fromkeys(found))  # unique, in order
+        return self._expand(_items(text))
 
     def alias(self, name: str) -> tuple[SourceLine, ...]:
-        if name in self.memo:
-            return self.memo[name]
-        if name not in self.aliases or name in self.active:
-            raise LocationError(f"unknown or cyclic location alias {name}")
-        self.active.add(name)
-        try:
-            self.memo[name] = self.resolve_text(self.aliases[name])
-        finally:
-            self.active.discard(name)
-        return self.memo[name]
+        if name not in self.memo:
+            self._resolve_graph(name)
+        found = self.memo[name]
+        if isinstance(found, LocationError):
+            raise found
+        return found
+
+    def _expand(self, items: list) -> tuple[SourceLine, ...]:
+        found: list[SourceLine] = []
+        for item in items:
+            if isinstance(item, str):
+                found.extend(self.alias(item))
+            else:
+                found.append(item)
+        return tuple(dict.fromkeys(found))  # unique, in order
+
+    def _resolve_graph(self, root: str) -> None:
+        """Memoizes `root` and every alias it reaches, children first, with an explicit stack."""
+        pending: dict[str, list] = {}  # aliases being resolved (on the stack): their items
+        stack = [root]
+        while stack:
+            name = stack[-1]
+            if name in self.memo:
+                stack.pop()
+            elif name in pending:  # its children are all done
+                stack.pop()
+                items = pending.pop(name)
+                failed = [self.memo[i] for i in items if isinstance(i, str) and isinstance(self.memo[i], LocationError)]
+                self.memo[name] = failed[0] if failed else self._expand(items)
+            elif name not in self.aliases:
+                self.memo[name] = LocationError(f"unknown location alias {name}")
+            else:
+                try:
+                    items = _items(self.aliases[name])
+                except LocationError as exc:
+                    self.memo[name] = exc
+                    continue
+                children = [i for i in items if isinstance(i, str) and i not in self.memo]
+                if name in children or any(child in pending for child in children):  # it reaches itself
+                    self.memo[name] = LocationError(f"cyclic location alias {name}")
+                    continue
+                pending[name] = items
+                stack.extend(reversed(children))
 
 
 def _tokenize(text: str) -> list[tuple[str, str]]:
     tokens, position = [], 0
     while position < len(text):
-        if text[position:].strip() == "":
-            break
         match = _TOKEN.match(text, position)
         if not match:
+            if text[position:].isspace():
+                break
             raise LocationError(f"cannot read {text[position : position + 20]!r}")
         kind = match.lastgroup
         tokens.append((kind, match.group(kind)))
@@ -146,86 +171,108 @@ def _tokenize(text: str) -> list[tuple[str, str]]:
     return tokens
 
 
-class _Parser:
-    def __init__(self, tokens: list[tuple[str, str]], resolver: _Resolver):
-        self.tokens = tokens
-        self.position = 0
-        self.resolver = resolver
+def _items(text: str) -> list[SourceLine | str]:
+    """The `file:line` leaves and `#loc` alias names of one location, in order.
 
-    def peek(self, offset: int = 0) -> tuple[str, str]:
-        index = self.position + offset
-        return self.tokens[index] if index < len(self.tokens) else ("end", "")
+    A pushdown reader: `owed` holds what each enclosing form still expects once the location
+    being read is complete (`)` of `loc(` or a name, `at` of a call site, `]` of a fused list).
+    """
+    tokens = _tokenize(text)
+    position = 0
 
-    def take(self, value: str | None = None, kind: str | None = None) -> str:
-        token_kind, token = self.peek()
+    def peek() -> tuple[str, str]:
+        return tokens[position] if position < len(tokens) else ("end", "")
+
+    def take(value: str | None = None, kind: str | None = None) -> str:
+        nonlocal position
+        token_kind, token = peek()
         if (value is not None and token != value) or (kind is not None and token_kind != kind) or token_kind == "end":
             raise LocationError(f"expected {value or kind}, found {token or 'the end'}")
-        self.position += 1
+        position += 1
         return token
 
-    def location(self) -> list[SourceLine]:
-        kind, token = self.peek()
+    items: list[SourceLine | str] = []
+    owed = ["end"]
+    while True:
+        kind, token = peek()
+        opens = True  # whether this form holds a location to be read next
         if kind == "alias":
-            self.position += 1
-            return list(self.resolver.alias(token))
-        if token == "unknown":
-            self.position += 1
-            return []
-        if token == "loc":
-            self.take("loc")
-            self.take("(")
-            found = self.location()
-            self.take(")")
-            return found
-        if token == "fused":
-            return self.fused()
-        if token == "callsite":
-            self.take("callsite")
-            self.take("(")
-            callee = self.location()
-            self.take("at")
-            caller = self.location()
-            self.take(")")
-            return callee + caller
-        if kind == "string":
-            return self.file_or_name()
-        raise LocationError(f"unexpected {token or 'end'}")
+            take()
+            items.append(token)
+            opens = False
+        elif token == "unknown":
+            take()
+            opens = False
+        elif token in ("loc", "callsite"):
+            take()
+            take("(")
+            owed.append(")" if token == "loc" else "at")
+        elif token == "fused":
+            take()
+            _skip_metadata(take, peek)
+            take("[")
+            if peek()[1] == "]":
+                take("]")
+                opens = False
+            else:
+                owed.append("]")
+        elif kind == "string":
+            take()
+            if peek()[1] == "(":  # a named location: "x"(inner)
+                take("(")
+                owed.append(")")
+            else:
+                items.extend(_file_line(token, take, peek))
+                opens = False
+        else:
+            raise LocationError(f"unexpected {token or 'end'}")
+        while not opens:  # a location is complete: settle what the enclosing forms expect
+            expected = owed.pop()
+            if expected == "end":
+                if position != len(tokens):
+                    raise LocationError(f"unexpected {tokens[position][1]!r} in {text!r}")
+                return items
+            if expected == ")":
+                take(")")
+            elif expected == "at":  # callee done, the caller follows
+                take("at")
+                owed.append(")")
+                opens = True
+            elif expected == "]":  # one member of a fused list done
+                if peek()[1] == ",":
+                    take()
+                if peek()[1] == "]":
+                    take("]")
+                else:
+                    owed.append("]")
+                    opens = True
 
-    def fused(self) -> list[SourceLine]:
-        self.take("fused")
-        if self.peek()[1] == "<":  # fused<metadata>[...]
-            depth = 0
-            while True:
-                token = self.take()
-                depth += {"<": 1, ">": -1}.get(token, 0)
-                if depth == 0:
-                    break
-        self.take("[")
-        found: list[SourceLine] = []
-        while self.peek()[1] != "]":
-            found += self.location()
-            if self.peek()[1] == ",":
-                self.position += 1
-        self.take("]")
-        return found
 
-    def file_or_name(self) -> list[SourceLine]:
-        name = self.take(kind="string")[1:-1]
-        if self.peek()[1] == ":":  # "file":line:column, maybe `to line:column`
-            self.take(":")
-            line = int(self.take(kind="int"))
-            self.take(":")
-            self.take(kind="int")
-            if self.peek()[1] == "to":
-                self.take("to")
-                if self.peek()[0] == "int":
-                    self.take(kind="int")
-                self.take(":")
-                self.take(kind="int")
-            return [(name, line)] if line > 0 else []
-        if self.peek()[1] == "(":  # a named location: "x"(inner)
-            self.take("(")
-            found = self.location()
-            self.take(")")
-            return found
+def _skip_metadata(take, peek) -> None:
+    """Skips the `<...>` of `fused<metadata>[...]`."""
+    if peek()[1] != "<":
+        return
+    depth = 0
+    while True:
+        depth += {"<": 1, ">": -1}.get(take(), 0)
+        if depth == 0:
+            return
+
+
+def _file_line(name: str, take, peek) -> list[SourceLine]:
+    """After a string: `:line:column` (maybe `to line:column`) makes it a file location; else a bare name."""
+    if peek()[1] != ":":
         return []
+    take(":")
+    line = take(kind="int")
+    take(":")
+    take(kind="int")
+    if peek()[1] == "to":
+        take("to")
+        if peek()[0] == "int":
+            take(kind="int")
+        take(":")
+        take(kind="int")
+    if len(line) > _MAX_DIGITS:
+        raise LocationError(f"line number {line[:20]}... is too large")
+    return [(name[1:-1], int(line))] if int(line) > 0 else []
