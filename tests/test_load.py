@@ -58,7 +58,19 @@ def test_inference_takes_the_base_of_an_address_not_its_offsets():
         """
     )
     assert found.pointers == {"base_ptr", "out_ptr"}
-    assert found.floats == set()  # `x - scale` has no literal: scale stays an int
+    assert found.floats == {"scale"}  # arithmetic inside a math function is floating point
+
+
+def test_a_scalar_in_the_arithmetic_of_a_math_function_is_a_float():
+    found = _infer(
+        """
+        def k(x_ptr, n, eps):
+            x = tl.load(x_ptr + tl.arange(0, 16))
+            var = tl.sum(x * x, axis=0) / n
+            tl.store(x_ptr + tl.arange(0, 16), x * tl.rsqrt(var + eps))
+        """
+    )
+    assert found.floats == {"eps"} and found.pointers == {"x_ptr"}  # n divides, outside the math call: an int
 
 
 def test_inference_reads_block_pointers_and_math_calls():

@@ -12,7 +12,7 @@ from ..core.errors import TritonscopeError
 from ..core.model import Artifacts, Compilation, KernelSpec, Variant
 from ..core.stages import Stage
 from ..core.targets import Target
-from ..parsers import amdgcn, cuobjdump
+from ..parsers import amdgcn, cuobjdump, ptxas
 from . import instruction_mix, linemap
 from .resources import amd_resources, nvidia_resources
 
@@ -46,7 +46,8 @@ def to_compilation(spec: KernelSpec, variant: Variant, artifacts: Artifacts, tar
 
 def _nvidia(target: Target, texts: dict[str, str], metadata: dict):
     usage = cuobjdump.kernel_usage(texts.get("resource_usage", ""), metadata["name"])
-    return nvidia_resources(target, usage, metadata.get("shared", 0), metadata["num_warps"])
+    spilled = ptxas.spill_bytes(texts.get("ptxas_report", "")) or (0, 0)
+    return nvidia_resources(target, usage, metadata.get("shared", 0), metadata["num_warps"], spilled)
 
 
 def _amd(target: Target, texts: dict[str, str], metadata: dict):

@@ -6,8 +6,8 @@ values, so it reads the code instead:
   tl.store, tl.atomic_*, tl.make_block_ptr or tl.make_tensor_descriptor, directly
   or through local variables (`ptrs = x_ptr + offsets`), or is passed as a pointer
   to another @triton.jit function of the same file;
-- a float is a parameter combined with a float literal (`scale * 1.44`) or passed
-  straight to a math function (tl.exp, tl.sqrt, ...).
+- a float is a parameter combined with a float literal (`scale * 1.44`) or used in the
+  arithmetic a math function takes (`tl.sqrt(eps)`, `tl.rsqrt(var + eps)`).
 The base of `a + b` is taken from the left operand when it has one, because Triton
 code is written `base_ptr + offsets`.
 """
@@ -146,5 +146,18 @@ def _float_params(fn: ast.FunctionDef) -> set[str]:
             func = node.func
             func_name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
             if func_name in _MATH_FUNCTIONS:
-                floats |= {a.id for a in node.args if isinstance(a, ast.Name) and a.id in params}
+                for arg in node.args:
+                    floats |= _arithmetic_names(arg) & params
     return floats
+
+
+def _arithmetic_names(expr: ast.expr) -> set[str]:
+    """The names added, subtracted, multiplied or divided in an expression, `x + eps` giving x and eps:
+    what a math function (`tl.rsqrt(var + eps)`) takes as floating point."""
+    if isinstance(expr, ast.Name):
+        return {expr.id}
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+        return _arithmetic_names(expr.left) | _arithmetic_names(expr.right)
+    if isinstance(expr, ast.UnaryOp):
+        return _arithmetic_names(expr.operand)
+    return set()

@@ -24,7 +24,21 @@ def build(stages: dict[Stage, str], kernel_file: str, first_line: int) -> dict[S
             }
         else:
             line_map[stage] = STAGES[stage].locations(text)
+    for stage, text in stages.items():
+        through = STAGES[stage].through
+        if through is not None and through[0] in line_map:
+            line_map[stage] = _joined(line_map[stage], through[1](text), line_map[through[0]])
     return line_map
+
+
+def _joined(own: StageMap, pointers: dict[int, int], earlier: StageMap) -> StageMap:
+    """A stage's own sources, with those of the earlier-stage lines its lines point at added."""
+    joined = dict(own)
+    for line, target in pointers.items():
+        extra = earlier.get(target, ())
+        if extra:
+            joined[line] = tuple(dict.fromkeys((*joined.get(line, ()), *extra)))
+    return joined
 
 
 def stage_lines(c: Compilation, stage: Stage, source_lines: set[SourceLine]) -> list[int]:

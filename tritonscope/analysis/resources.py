@@ -74,20 +74,29 @@ def _occupancy(candidates: dict[str, int], warps_per_block: int, max_warps: int)
     return Occupancy(blocks, blocks * warps_per_block, max_warps, limited_by)
 
 
-def nvidia_resources(target: Target, usage: dict[str, int], shared_bytes: int, num_warps: int) -> Resources:
-    """Resources from cuobjdump's fields (REG, STACK, SHARED, LOCAL) and Triton's dynamic shared bytes."""
+def nvidia_resources(
+    target: Target, usage: dict[str, int], shared_bytes: int, num_warps: int, spilled: tuple[int, int] = (0, 0)
+) -> Resources:
+    """Resources from cuobjdump's fields (REG, STACK, SHARED, LOCAL), Triton's dynamic shared bytes and
+    ptxas's spill stores and loads. The driver's local size (CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES) is the
+    stack frame, where ptxas spills, plus local memory; Triton's n_spills is that over 4."""
     limits = target.limits
     shared = shared_bytes + usage.get("SHARED", 0)
     occupancy = nvidia_occupancy(limits, usage["REG"], shared, num_warps)
-    local = usage.get("LOCAL", 0)
+    local, stack = usage.get("LOCAL", 0), usage.get("STACK", 0)
+    warnings = _warnings(target, shared, limits.shared_per_block, local + stack, num_warps, occupancy)
+    if spilled != (0, 0):
+        warnings += (f"ptxas spills: {spilled[0]} bytes stored and {spilled[1]} bytes loaded per thread",)
     return Resources(
         registers=usage["REG"],
-        spills=local // 4,  # what the driver (and Triton's n_spills) reports
+        spills=(local + stack) // 4,  # what the driver (and Triton's n_spills) reports
         shared_bytes=shared,
         local_bytes=local,
-        stack_bytes=usage.get("STACK", 0),
+        stack_bytes=stack,
         occupancy=occupancy,
-        warnings=_warnings(target, shared, limits.shared_per_block, local, num_warps, occupancy),
+        spill_store_bytes=spilled[0],
+        spill_load_bytes=spilled[1],
+        warnings=warnings,
     )
 
 
@@ -131,7 +140,9 @@ def _warnings(target: Target, shared: int, shared_limit: int, local: int, num_wa
             f"{target.limits.max_threads_per_block} per block: launch will fail"
         )
     if local:
-        warnings.append(f"uses {local} bytes of local memory per thread (register spills or local arrays): slow")
+        warnings.append(
+            f"uses {local} bytes of local memory and stack per thread (register spills or local arrays): slow"
+        )
     if occupancy.blocks_per_sm == 0 and not warnings:
         warnings.append(f"no block fits on a multiprocessor (limited by {occupancy.limited_by}): launch will fail")
     return tuple(warnings)

@@ -237,7 +237,7 @@ def read_compilation(reference: str) -> Compilation:
         raise UsageError(f"{reference}: the entry has no binary ({target.vendor.binary})")
     binary = entry.path(target.vendor.binary).read_bytes()
     texts = {k: entry.path(k).read_text(errors="replace") for k in entry.stages if k != target.vendor.binary}
-    texts.update(machine_code(target.backend, binary))
+    texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch))
     file, first_line, def_line, source = kernel_source(entry)
     spec = KernelSpec(name=entry.name, file=file, line=def_line, first_line=first_line, source=source, params=())
     signature, constants, hints = recorded_specialization(entry)

@@ -190,6 +190,8 @@ class Resources:
     stack_bytes: int  # per thread, NVIDIA only (0 on AMD)
     occupancy: Occupancy
     sgprs: int | None = None  # AMD only
+    spill_store_bytes: int = 0  # per thread, as ptxas counts them (NVIDIA)
+    spill_load_bytes: int = 0
     warnings: tuple[str, ...] = ()
     instructions: InstructionMix | None = None
 

@@ -26,7 +26,7 @@ def samples_dir() -> Path:
         return Path(str(resources.files("tritonscope.sample_kernels")))
     except ModuleNotFoundError:
         # Running from a source checkout that was never installed (PYTHONPATH=.).
-        return Path(__file__).resolve().parent.parent / "sample_kernels"
+        return Path(__file__).resolve().parents[2] / "sample_kernels"
 
 
 def all_samples() -> list[Sample]:

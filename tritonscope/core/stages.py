@@ -60,6 +60,9 @@ class StageInfo:
     locations: Callable[[str], StageMap] | None  # its location-record parser; None for the source
     strip: Callable[[Listing], Listing] = _keep  # drops location noise
     rename: Callable[[Listing], Listing] = _keep  # canonical names, so diffs show structure only
+    # A stage whose lines also point at lines of an earlier stage: (that stage, the parser of the
+    # pointers). Its line map takes in that stage's sources too (the call sites of inlined code).
+    through: tuple[Stage, Callable[[str], dict[int, int]]] | None = None
 
 
 # --- location noise ---------------------------------------------------------------------------
@@ -163,6 +166,8 @@ STAGES: dict[Stage, StageInfo] = {
     Stage.LLIR: StageInfo("LLVM IR", ".ll", "llvm", llvm_debug.parse, _strip_llvm, _rename_llvm),
     Stage.PTX: StageInfo("PTX", ".ptx", "ptx", asm_loc.parse_ptx, _strip_asm, _rename_ptx),
     # Pygments' own "sass" is the CSS language.
-    Stage.SASS: StageInfo("SASS", ".sass", "nvsass", sass_lines.parse, _strip_sass, _rename_sass),
+    Stage.SASS: StageInfo(
+        "SASS", ".sass", "nvsass", sass_lines.parse, _strip_sass, _rename_sass, (Stage.PTX, sass_lines.ptx_lines)
+    ),
     Stage.AMDGCN: StageInfo("AMDGCN", ".amdgcn", "amdgcn", asm_loc.parse_amdgcn, _strip_asm),
 }

@@ -1,9 +1,13 @@
-"""Reads nvdisasm's line information in a SASS listing (`nvdisasm -c -gi`).
+"""Reads nvdisasm's line information in a SASS listing (`nvdisasm -c -gi -gp`).
 
     //## File "/path/k.py", line 9 inlined at "/path/k.py", line 17
+    //## File ".nv_debug_ptx_txt", line 530
             /*0030*/                   HFMA2.MMA R9, -RZ, RZ, 0, 0 ;
 
-The comment applies to the instructions that follow it, up to the next one.
+A comment applies to the instructions that follow it, up to the next one. The first
+kind names a Python line; the second (`-gp`) the line of the PTX the SASS came from,
+which is how the call site of an inlined helper is found: Triton's cubins carry no
+inlining records, but its PTX names the call site of each line (`@[ k.py:17 ]`).
 """
 
 from __future__ import annotations
@@ -17,11 +21,16 @@ _INLINED = re.compile(r'inlined at\s+"([^"]*)",\s*line\s+(\d+)')
 _INSTRUCTION = re.compile(r"^\s*/\*[0-9a-fA-F]+\*/")
 
 
+_PTX_FILE = ".nv_debug_ptx_txt"
+
+
 def parse(text: str) -> dict[int, tuple[SourceLine, ...]]:
     current: tuple[SourceLine, ...] = ()
     result: dict[int, tuple[SourceLine, ...]] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         info = _LINE_INFO.match(line)
+        if info and info.group(1) == _PTX_FILE:
+            continue
         if info:
             found = [(info.group(1), int(info.group(2)))]
             found += [(path, int(n)) for path, n in _INLINED.findall(info.group(3))]
@@ -35,3 +44,18 @@ def parse(text: str) -> dict[int, tuple[SourceLine, ...]]:
 
 def is_line_info(line: str) -> bool:
     return bool(_LINE_INFO.match(line))
+
+
+def ptx_lines(text: str) -> dict[int, int]:
+    """{SASS line: the PTX line it came from}, from nvdisasm's `-gp` comments."""
+    current = 0
+    result: dict[int, int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        info = _LINE_INFO.match(line)
+        if info and info.group(1) == _PTX_FILE:
+            current = int(info.group(2))
+        elif line.lstrip().startswith(".section"):
+            current = 0
+        elif current and _INSTRUCTION.match(line):
+            result[number] = current
+    return result

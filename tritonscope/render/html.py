@@ -27,7 +27,7 @@ from ..core.stages import Stage
 from ..core.targets import TARGETS
 from .lexers import lexer_for
 from .terminal.diff import figure_rows
-from .terminal.dump import HINT_NAMES, mix_rows
+from .terminal.dump import mix_rows, signature_text
 
 _STYLE = "monokai"
 
@@ -172,11 +172,7 @@ def compilation_report(c: Compilation, stages: list[Stage], keep_loc: bool = Fal
     """The report of one compilation: header, resources, and source beside the chosen stages."""
     v = c.variant
     target = TARGETS[v.target]
-    signature = ", ".join(
-        f"{name}: {type_}" + "".join(f" ({HINT_NAMES[h]})" for h in v.hints.get(name, "") if h in HINT_NAMES)
-        for name, type_ in v.signature.items()
-        if type_ != "constexpr" or name in v.arguments
-    )
+    signature = signature_text(c)
     facts = _facts(
         [
             ("kernel", f"{c.kernel.name}  ({c.kernel.file}:{c.kernel.line})"),

@@ -117,7 +117,7 @@ def compile_variant(kernel, variant: Variant, target: Target) -> Artifacts:
     metadata = {"triton_version": triton.__version__, **_plain_metadata(compiled.metadata._asdict())}
     binary = compiled.asm[target.vendor.binary]
     texts = {key: value for key, value in compiled.asm.items() if isinstance(value, str)}
-    texts.update(machine_code(target.backend, binary))
+    texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch))
     notices = tuple(line for line in diagnostics.text.splitlines() if line.strip())
     return Artifacts(texts, binary, metadata, seconds, notices)
 

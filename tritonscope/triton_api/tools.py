@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -19,15 +20,36 @@ def _nvidia_tool(name: str) -> str:
     return getattr(triton.knobs.nvidia, name).path
 
 
-def machine_code(backend: str, binary: bytes) -> dict[str, str]:
+def machine_code(backend: str, binary: bytes, ptx: str | None = None, arch: int | str = 90) -> dict[str, str]:
     """The texts read off a binary with the vendor's tools: SASS and cuobjdump's resource usage
-    for NVIDIA; nothing for AMD, whose assembly and metadata Triton already gives as text."""
+    for NVIDIA (and ptxas's spill report when the kernel uses a stack frame or local memory);
+    nothing for AMD, whose assembly and metadata Triton already gives as text."""
     if backend != "cuda":
         return {}
     with ThreadPoolExecutor(1) as background:
         sass = background.submit(disassemble, binary)  # nvdisasm's 0.2-0.3 s overlaps cuobjdump
-        usage = resource_usage(binary)
-        return {"sass": sass.result(), "resource_usage": usage}
+        texts = {"resource_usage": resource_usage(binary)}
+        if ptx and _uses_local_memory(texts["resource_usage"]):
+            texts["ptxas_report"] = ptxas_report(ptx, arch)
+        texts["sass"] = sass.result()
+    return texts
+
+
+def _uses_local_memory(usage: str) -> bool:
+    return any(int(size) for size in re.findall(r"\b(?:STACK|LOCAL):(\d+)", usage))
+
+
+def ptxas_report(ptx: str, arch: int | str) -> str:
+    """`ptxas -v` on the PTX: the stack frame and the spill stores and loads, which only ptxas counts.
+    Triton's own ptxas run keeps no report, so it is assembled again (0.1-0.3 s), only for kernels
+    that use local memory."""
+    suffix = "a" if str(arch) in ("90", "100", "101", "120") else ""
+    with tempfile.TemporaryDirectory(prefix="tritonscope-") as tmp:
+        source, output = Path(tmp) / "kernel.ptx", Path(tmp) / "kernel.cubin"
+        source.write_text(ptx)
+        command = [_nvidia_tool("ptxas"), "-v", f"--gpu-name=sm_{arch}{suffix}", str(source), "-o", str(output)]
+        result = subprocess.run(command, capture_output=True, text=True, errors="replace")
+    return result.stdout + result.stderr
 
 
 def disassemble(cubin: bytes) -> str:
@@ -38,12 +60,14 @@ def disassemble(cubin: bytes) -> str:
     The memo is checksummed: a truncated or edited one is rebuilt, never shown.
     """
     tool = _nvidia_tool("nvdisasm")
-    key = hashlib.sha256(cubin + tool.encode()).hexdigest()
+    key = hashlib.sha256(cubin + tool.encode() + b"-gi -gp").hexdigest()
     cached = Path(triton.knobs.cache.dir) / "tritonscope" / f"{key}.sass"
     sass = read_checked(cached)
     if sass is not None:
         return sass
-    sass = _run_on_binary(tool, ["-c", "-gi", "-ndf"], cubin)  # no dataflow analysis: same text, faster
+    # -gi: Python lines; -gp: PTX lines, for the call sites of inlined helpers; -ndf: no dataflow
+    # analysis (the same text, faster).
+    sass = _run_on_binary(tool, ["-c", "-gi", "-gp", "-ndf"], cubin)
     write_checked(cached, sass)
     return sass
 

@@ -52,9 +52,19 @@ def signature_text(c: Compilation) -> str:
         if type_ == "constexpr" and name in c.variant.arguments:
             parts.append(f"{name}={c.variant.arguments[name]} (constant)")
         elif type_ != "constexpr":
-            hint = ", ".join(HINT_NAMES[h] for h in c.variant.hints.get(name, "") if h in HINT_NAMES)
-            parts.append(f"{name}: {type_}" + (f" ({hint})" if hint else ""))
+            notes = [HINT_NAMES[h] for h in c.variant.hints.get(name, "") if h in HINT_NAMES]
+            if name in c.variant.inferred:
+                notes.append(inferred_note(name, type_))
+            parts.append(f"{name}: {type_}" + (f" ({'; '.join(notes)})" if notes else ""))
     return ", ".join(parts)
+
+
+def inferred_note(name: str, type_: str) -> str:
+    """What to say of an argument type tritonscope guessed: that it did, and how to give it."""
+    if type_.startswith("*"):
+        return f"inferred; give -a {name}='*fp16' or --dtype"
+    example = "1e-6" if type_.startswith(("fp", "bf")) else "4096"
+    return f"inferred; give -a {name}={example}"
 
 
 def resource_table(resources: Resources, backend: Backend) -> RenderableType:
