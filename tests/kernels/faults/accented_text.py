@@ -1,0 +1,15 @@
+"""Doubling, y = 2·x: non-ASCII text in the kernel (comments, a string)."""
+
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def text_kernel(x_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    # y ← 2·x, für alle Elemente ✓
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    tl.store(output_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) * 2, mask=mask)
+
+
+tritonscope_defaults = {"n_elements": 4096, "BLOCK_SIZE": 1024}

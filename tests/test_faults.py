@@ -1,0 +1,736 @@
+"""The fault suite of issue 14: hostile input, faults, signals, bad caches and odd folders.
+
+One table row per hostile case, numbered by the issue's class (1 to 15). Each row runs
+`python -m tritonscope` in a subprocess, with private folders: a work folder holding user
+files (the cwd), HOME, TRITON_CACHE_DIR and XDG_CACHE_HOME (copies of a cache warmed once
+per module) and TMPDIR. Then, for every row and every follow-up run:
+
+- the exit code: 0 ok, 1 the kernel failed to compile, 2 bad usage, input or environment;
+  after a signal N, killed by it or exit 128+N;
+- what the message must name (`says`, on stderr) and what the output must show (`shows`);
+- no traceback, no "internal error", no "No such option" (a flag the issue asks for);
+- nothing lost or left behind: the work folder (but for the declared outputs) and HOME are
+  byte-for-byte the same, no hidden `.NAME.*` temporaries, no `tritonscope-*` in TMPDIR;
+- no process of the run alive (found by a marker in their environment, which survives
+  re-parenting to init);
+- where the issue asks, the next normal run works (`then`).
+
+Nothing here imports tritonscope: only its command line is tested.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import json
+import os
+import re
+import resource
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+KERNELS = Path(__file__).resolve().parent / "kernels" / "faults"
+LAYOUT_2D = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>"
+MMA_ODD = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16]}>"
+RUN_ME = 'print("training step 1")\n'
+MEMORY_LIMIT = 3 << 30  # address space of every run: a runaway case fails instead of taking the machine down
+
+
+# --- running the command line -----------------------------------------------------------------
+
+
+@dataclass
+class Result:
+    code: int | None  # None: did not finish within the row's timeout
+    out: str
+    err: str
+    peak_processes: int = 0
+
+
+@dataclass
+class Env:
+    root: Path
+    reference_sass: str
+
+    @property
+    def places(self) -> dict[str, str]:
+        names = ("work", "home", "cache", "xdg", "tmp", "kc")
+        return {"{py}": sys.executable, "{kernels}": str(KERNELS), **{f"{{{n}}}": str(self.root / n) for n in names}}
+
+    def path(self, text: str) -> Path:
+        return Path(self.fill(text))
+
+    def fill(self, text: str) -> str:
+        for key, value in self.places.items():
+            text = text.replace(key, value)
+        return text
+
+    def environ(self, changes: dict[str, str | None], marker: str) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("TRITON", "PYTEST", "XDG_"))}
+        env.update(
+            HOME=str(self.root / "home"),
+            TRITON_CACHE_DIR=str(self.root / "cache"),
+            XDG_CACHE_HOME=str(self.root / "xdg"),
+            TMPDIR=str(self.root / "tmp"),
+            COLUMNS="80",
+            TRITONSCOPE_FAULT_RUN=marker,
+        )
+        for key, value in changes.items():
+            if value is None:
+                env.pop(key, None)
+            else:
+                env[key] = self.fill(value)
+        return env
+
+
+def marked_processes(marker: str) -> list[int]:
+    """Live processes whose environment holds this run's marker (zombies show an empty one)."""
+    needle = f"TRITONSCOPE_FAULT_RUN={marker}\0".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if needle in Path(f"/proc/{entry}/environ").read_bytes():
+                    found.append(int(entry))
+            except OSError:
+                pass
+    return found
+
+
+def python_children(marker: str, parent: int) -> int:
+    """Python processes of the run started by `parent` (a fork about to exec a tool counts too)."""
+    python = os.path.realpath(sys.executable)
+    count = 0
+    for pid in marked_processes(marker):
+        try:
+            ppid = int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1])
+            count += ppid == parent and os.readlink(f"/proc/{pid}/exe") == python
+        except (OSError, ValueError, IndexError):
+            pass
+    return count
+
+
+def _limits(fsize: int | None, close_stdout: bool):
+    """In the child before exec: a memory cap; as root, no permission override (so chmod counts)."""
+
+    def apply():
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+        if os.geteuid() == 0:
+            libc = ctypes.CDLL(None, use_errno=True)
+            for capability in (1, 2, 3):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER
+                libc.prctl(24, capability, 0, 0, 0)  # PR_CAPBSET_DROP
+        if fsize is not None:  # a full disk: writes past fsize bytes fail with EFBIG
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+        if close_stdout:
+            os.close(1)
+
+    return apply
+
+
+@dataclass
+class Run:
+    """One command line and how it is run."""
+
+    cmd: str
+    env: dict[str, str | None] = field(default_factory=dict)
+    cwd: str = "{work}"
+    timeout: float = 60
+    stdout: str = "file"  # file; closed; head: read one line, then close the pipe (`| head -1`); gone: `| true`
+    fsize: int | None = None
+    signal: int | None = None  # sent to the main process once `ready` holds
+    ready: Callable[[Env, subprocess.Popen, str], bool] | None = None
+    count_processes: bool = False
+
+
+def run(env: Env, spec: Run) -> tuple[Result, list[int]]:
+    """Runs one command; returns its result and the processes of the run still alive after it (killed).
+
+    A command to be signalled that ends before its moment came is run again (the moment, such as
+    the few milliseconds an output folder is being swapped, can be missed)."""
+    for _ in range(5):
+        result, survivors, signalled = _run_once(env, spec)
+        if spec.signal is None or signalled:
+            return result, survivors
+    raise AssertionError(f"test setup: the moment to send signal {spec.signal!r} never came; exit {result.code}")
+
+
+def _run_once(env: Env, spec: Run) -> tuple[Result, list[int], bool]:
+    marker = uuid.uuid4().hex
+    args = [sys.executable, "-m", "tritonscope", *(env.fill(a) for a in shlex.split(spec.cmd))]
+    logs = env.root / "logs"
+    logs.mkdir(exist_ok=True)
+    out_path, err_path = logs / f"{marker}.out", logs / f"{marker}.err"
+    peak, signalled = [0], False
+    with open(out_path, "w") as out_file, open(err_path, "w") as err_file:
+        stdout = out_file
+        if spec.stdout == "head":
+            stdout = subprocess.PIPE
+        elif spec.stdout == "gone":
+            stdout = _pipe_without_reader()
+        child = subprocess.Popen(
+            args,
+            cwd=env.fill(spec.cwd),
+            env=env.environ(spec.env, marker),
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=err_file,
+            preexec_fn=_limits(spec.fsize, spec.stdout == "closed"),
+            start_new_session=True,
+        )
+        if spec.count_processes:
+            threading.Thread(target=_count, args=(child, marker, peak), daemon=True).start()
+        if spec.stdout == "gone":
+            os.close(stdout)
+        if spec.stdout == "head":
+            out_file.write(child.stdout.readline().decode(errors="replace"))
+            child.stdout.close()
+        if spec.signal is not None:
+            signalled = _signal_when_ready(env, spec, child, marker)
+        try:
+            code = child.wait(timeout=spec.timeout)
+        except subprocess.TimeoutExpired:
+            code = None
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+    survivors = _survivors(marker)
+    result = Result(code, out_path.read_text(errors="replace"), err_path.read_text(errors="replace"), peak[0])
+    return result, survivors, signalled
+
+
+def _pipe_without_reader() -> int:
+    reader, writer = os.pipe()
+    os.close(reader)
+    return writer
+
+
+def _count(child: subprocess.Popen, marker: str, peak: list[int]) -> None:
+    while child.poll() is None:
+        peak[0] = max(peak[0], python_children(marker, child.pid))
+        time.sleep(0.02)
+
+
+def _signal_when_ready(env: Env, spec: Run, child: subprocess.Popen, marker: str) -> bool:
+    deadline = time.monotonic() + 30
+    while child.poll() is None and time.monotonic() < deadline:
+        if spec.ready(env, child, marker):
+            child.send_signal(spec.signal)
+            return True
+    return False
+
+
+def _survivors(marker: str) -> list[int]:
+    deadline = time.monotonic() + 5
+    while (alive := marked_processes(marker)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for pid in alive:  # clean up for the next rows; the row still fails
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return alive
+
+
+def child_started(env: Env, child: subprocess.Popen, marker: str) -> bool:
+    """A Python child of the run (worker, interpreter, pass capture) is running; let it settle."""
+    if python_children(marker, child.pid) < 1:
+        time.sleep(0.02)
+        return False
+    time.sleep(0.5)
+    return True
+
+
+def staging_appeared(env: Env, child: subprocess.Popen, marker: str) -> bool:
+    """The hidden staging folder of `-o out` exists: the files are being written or swapped in."""
+    return any(name.startswith(".out.") for name in os.listdir(env.root / "work"))
+
+
+def swap_started(env: Env, child: subprocess.Popen, marker: str) -> bool:
+    """The old `out` has been moved aside (`.out.old.*`): the swap is under way."""
+    return any(name.startswith(".out.old.") for name in os.listdir(env.root / "work"))
+
+
+# --- checks -------------------------------------------------------------------------------------
+
+
+def found(pattern: str, text: str) -> bool:
+    """`pattern` in the text, also across the line breaks rich inserts at 80 columns."""
+    variants = (text, text.replace("\n", ""), " ".join(text.split()), re.sub(r"\s*\n[│┃ ]*", "", text))
+    return any(re.search(pattern, v) for v in variants)
+
+
+def strict_json(text: str):
+    def reject(constant):
+        raise ValueError(f"{constant} is not JSON")
+
+    return json.loads(text, parse_constant=reject)
+
+
+def snapshot(folder: Path, ignore: tuple[str, ...] = ()) -> dict[str, str]:
+    """Relative path -> content digest (or 'dir'), for everything under folder."""
+    if not folder.exists():
+        return {}
+    state = {}
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder).as_posix()
+        if "__pycache__" in path.parts or any(relative == i or relative.startswith(i + "/") for i in ignore):
+            continue
+        if path.is_symlink() or not path.is_file():
+            state[relative] = "dir" if path.is_dir() else "other"
+        else:
+            state[relative] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return state
+
+
+def stray_temporaries(folder: Path) -> list[str]:
+    """Hidden `.NAME.xxx` entries: the staging and old folders of an output swap, temporary files."""
+    if not folder.exists():
+        return []
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob(".*") if re.match(r"^\.[^.]+\..", p.name))
+
+
+def problems_of(env: Env, what: str, result: Result, survivors: list[int], code: int, step) -> list[str]:
+    problems = []
+    text = result.out + result.err
+    expected = {code} if step.signal is None else {-step.signal, 128 + step.signal}
+    if result.code is None:
+        problems.append(f"{what}: still running after {step.timeout:g} s (killed)")
+    elif result.code not in expected:
+        problems.append(f"{what}: exit {result.code}, expected {' or '.join(map(str, sorted(expected)))}")
+    for pattern in step.says:
+        if not found(pattern, result.err):
+            problems.append(f"{what}: stderr lacks /{pattern}/")
+    for pattern in step.shows:
+        if not found(pattern, result.out):
+            problems.append(f"{what}: stdout lacks /{pattern}/")
+    for pattern in (r"Traceback", r"(?i)internal error", r"(?i)this is a bug", r"No such option", *step.forbid):
+        if re.search(pattern, text):
+            problems.append(f"{what}: output has /{pattern}/")
+    if step.json and result.code == code:
+        try:
+            strict_json(result.out)
+        except ValueError as exc:
+            problems.append(f"{what}: stdout is not strict JSON ({exc}): {result.out[:60]!r}")
+    if survivors:
+        problems.append(f"{what}: {len(survivors)} process(es) of the run still alive")
+    left = [p.name for p in (env.root / "tmp").iterdir() if p.name.startswith("tritonscope")]
+    if left:
+        problems.append(f"{what}: left in TMPDIR: {left}")
+    for folder in ("work", "home"):
+        if stray := stray_temporaries(env.root / folder):
+            problems.append(f"{what}: stray temporaries in {folder}: {stray}")
+    if step.check is not None and result.code == code:
+        try:
+            step.check(env, result)
+        except AssertionError as exc:
+            problems.append(f"{what}: {exc}")
+    return problems
+
+
+# --- rows ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class Step(Run):
+    exit: int = 0
+    says: tuple[str, ...] = ()  # regexes the message (stderr) must match
+    shows: tuple[str, ...] = ()  # regexes the output (stdout) must match
+    forbid: tuple[str, ...] = ()
+    json: bool = False  # stdout must be one strict JSON document
+    check: Callable[[Env, Result], None] | None = None
+
+
+@dataclass
+class Row(Step):
+    id: str = ""
+    setup: tuple[Callable[[Env], None], ...] = ()
+    changes: tuple[str, ...] = ()  # paths under work this row may write; all else must stay as it was
+    then: Step | None = None  # the next normal run, which must work
+
+
+def setup_run(env: Env, cmd: str, **changes) -> None:
+    """The command line used to prepare a row (it must work)."""
+    result, _ = run(env, Run(cmd, env=changes))
+    assert result.code == 0, f"setup `{cmd}` failed: exit {result.code}: {result.err[-500:]}"
+
+
+def tool_output(env: Env) -> None:
+    setup_run(env, "dump sample:double --target sm90 -o out")
+
+
+def interrupted_swap(env: Env) -> None:
+    """What a --force swap killed between its two renames leaves: no out, the old and new results hidden."""
+    tool_output(env)
+    work = env.root / "work"
+    shutil.copytree(work / "out", work / ".out.k2x9q7wa")
+    (work / "out").rename(work / ".out.old.3hd8s0ft")
+
+
+def capture(env: Env) -> None:
+    """A capture of a program that compiles sample:double (tritonscope itself, so no GPU is needed)."""
+    setup_run(env, "trace -o cap -- {py} -m tritonscope dump sample:double --target sm90 --stage ttir")
+
+
+def folder(name: str, mode: int | None = None) -> Callable[[Env], None]:
+    def make(env: Env) -> None:
+        path = env.path(name)
+        path.mkdir(parents=True, exist_ok=True)
+        if mode is not None:
+            path.chmod(mode)
+
+    make.__name__ = f"folder({name})"
+    return make
+
+
+def regular_file(name: str) -> Callable[[Env], None]:
+    return lambda env: env.path(name).write_text("a regular file\n")
+
+
+def copy_to(name: str) -> Callable[[Env], None]:
+    """A copy of sample:double at a path under work."""
+
+    def make(env: Env) -> None:
+        path = env.root / "work" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(env.root / "work" / "k.py", path)
+
+    return make
+
+
+def sass_memos(change: Callable[[bytes], bytes]) -> Callable[[Env], None]:
+    def corrupt(env: Env) -> None:
+        memos = list((env.root / "cache" / "tritonscope").glob("*.sass"))
+        assert memos, "test setup: the warm cache has no SASS memo"
+        for memo in memos:
+            memo.write_bytes(change(memo.read_bytes()))
+
+    return corrupt
+
+
+def garbage_triton_key(env: Env) -> None:
+    keys = [p for p in (env.root / "xdg").rglob("*") if p.is_file()]
+    assert keys, "test setup: no remembered triton_key"
+    for key in keys:
+        key.write_bytes(b"\xff\xfe\x00\x9c garbage")
+
+
+def own_cache(env: Env) -> None:
+    """A cache {kc} holding work/k.py's kernel, whose source file can then be edited."""
+    setup_run(env, "dump {work}/k.py --target sm90 --stage ttir", TRITON_CACHE_DIR="{kc}")
+
+
+def append_to_source(data: bytes) -> Callable[[Env], None]:
+    def edit(env: Env) -> None:
+        with open(env.root / "work" / "k.py", "ab") as handle:
+            handle.write(data)
+
+    return edit
+
+
+def double_entry(env: Env, suffix: str, cache: str = "cache") -> Path:
+    found_files = list((env.root / cache).glob(f"*/double_kernel.{suffix}"))
+    assert len(found_files) == 1, f"test setup: {len(found_files)} double_kernel.{suffix} in the cache"
+    return found_files[0]
+
+
+def metadata(edit: Callable[[dict], object]) -> Callable[[Env], None]:
+    def change(env: Env) -> None:
+        path = double_entry(env, "json")
+        path.write_text(json.dumps(edit(json.loads(path.read_text()))))
+
+    return change
+
+
+def without(key: str) -> Callable[[dict], dict]:
+    return lambda data: {k: v for k, v in data.items() if k != key}
+
+
+def truncated_metadata(env: Env) -> None:
+    path = double_entry(env, "json")
+    path.write_bytes(path.read_bytes()[:100])
+
+
+def artifact_not_utf8(env: Env) -> None:
+    double_entry(env, "ttir").write_bytes(b"\xff\xfe not text \x80\x81")
+
+
+def capture_with_bad_log(env: Env) -> None:
+    capture(env)
+    with open(env.root / "work" / "cap" / "kernels.jsonl", "a") as log:
+        log.write('[1, 2]\n42\n"text"\nnull\n')
+
+
+def cache_at(name: str) -> Callable[[Env], None]:
+    return lambda env: shutil.copytree(env.root / "cache", env.root / "work" / name)
+
+
+def same_sass(env: Env, result: Result) -> None:
+    sass = strict_json(result.out)["stages"]["sass"]
+    assert sass == env.reference_sass, f"not the SASS of a clean run ({len(sass)} chars, not {len(env.reference_sass)})"
+
+
+def out_complete(env: Env, result: Result) -> None:
+    out = env.root / "work" / "out"
+    names = sorted(p.name for p in out.iterdir()) if out.is_dir() else []
+    assert "double_kernel.sass" in names and "report.json" in names, f"out/ is incomplete: {names}"
+    assert strict_json((out / "report.json").read_text())["kernel"]["name"] == "double_kernel"
+
+
+def at_most_one_worker_per_core(env: Env, result: Result) -> None:
+    cores = os.cpu_count() or 1
+    assert result.peak_processes <= cores, f"{result.peak_processes} worker processes ran at once on {cores} cores"
+
+
+OUT_OK = Step("dump sample:double --target sm90 -o out --force", check=out_complete)
+TERM, INT = signal.SIGTERM, signal.SIGINT
+DEFAULTS_OF_DOUBLE = "--target sm90 -a n_elements=4096"
+
+# fmt: off
+ROWS = [
+    # 1. Data loss: an output folder that holds the user's files.
+    Row("dump k.py --target sm90 -o . --force", id="1-dump-out-cwd", exit=2,
+        says=(r"(?i)current (working )?directory|working directory",)),
+    Row("dump ../k.py --target sm90 -o .. --force", id="1-dump-out-parent", cwd="{work}/data", exit=2,
+        says=(r"(?i)current (working )?directory|working directory|contains",)),
+    Row("dump sample:double --target sm90 -o {home} --force", id="1-dump-out-home", exit=2,
+        says=(r"[Hh]ome (folder|directory)|\bHOME\b",)),
+    Row("dump src/k.py --target sm90 -o src --force", id="1-dump-out-holds-kernel", setup=(copy_to("src/k.py"),),
+        exit=2, says=(r"k\.py",)),
+    Row("dump {work}/src/k.py --target sm90 -o {work} --force", id="1-dump-out-above-kernel", cwd="{home}",
+        setup=(copy_to("src/k.py"),), exit=2, says=(r"k\.py",)),
+    Row("dump sample:double --target sm90 -o data --force", id="1-dump-force-foreign-folder", exit=2,
+        says=(r"data", r"(?i)refus|not (written|created|made) by|did(n't| not) (write|create)")),
+    Row("trace -o . --force -- {py} run_me.py", id="1-trace-out-cwd", exit=2,
+        says=(r"(?i)current (working )?directory|working directory",)),
+    Row("trace -o {work} --force -- {py} {work}/run_me.py", id="1-trace-out-holds-program", cwd="{home}", exit=2,
+        says=(r"(?i)run_me\.py|program",)),
+    Row("trace -o cap --force -- no-such-program-x", id="1-trace-keeps-old-until-new", setup=(capture,), exit=2,
+        says=(r"no-such-program-x",)),
+    Row("dump {kernels}/../bad.py -k arange_not_power_of_two --target sm90 -o out --force",
+        id="1-dump-keeps-old-on-failure", setup=(tool_output,), exit=1, then=OUT_OK),
+    Row("dump sample:double --target sm90 -o out --force", id="1-dump-force-own-output", setup=(tool_output,),
+        changes=("out",), check=out_complete),
+    # 2. An interrupted --force swap.
+    Row("dump sample:double --target sm90 -o out --force", id="2-next-run-restores-swap", setup=(interrupted_swap,),
+        changes=("out",), check=out_complete),
+    Row("dump sample:double --target sm90 -o out --force", id="2-sigterm-while-writing", setup=(tool_output,),
+        signal=TERM, ready=staging_appeared, changes=("out",), then=OUT_OK),
+    Row("dump sample:double --target sm90 -o out --force", id="2-sigint-while-writing", setup=(tool_output,),
+        signal=INT, ready=staging_appeared, changes=("out",), then=OUT_OK),
+    Row("dump sample:double --target sm90 -o out --force", id="2-sigterm-during-swap", setup=(tool_output,),
+        signal=TERM, ready=swap_started, changes=("out",), then=OUT_OK),
+    Row("dump sample:double --target sm90 -o out --force", id="2-sigint-during-swap", setup=(tool_output,),
+        signal=INT, ready=swap_started, changes=("out",), then=OUT_OK),
+    # 3. grid with 1 to 4 programs.
+    Row("grid sample:vector_add -a n_elements=4096 --target sm90", id="3-grid-4-programs",
+        shows=(r"output_ptr\[3072:4096\]",)),
+    Row("grid sample:double -a n_elements=1000 --target sm90", id="3-grid-1-program", shows=(r"output_ptr\[0:1000\]",)),
+    # 4. layout: shapes and fields Triton asserts on.
+    Row(f"layout '{LAYOUT_2D}' --shape 64", id="4-layout-rank-1-of-2", exit=2, says=(r"(?i)rank|dimension|2-d",)),
+    Row(f"layout '{LAYOUT_2D}' --shape 64x64x64", id="4-layout-rank-3-of-2", exit=2, says=(r"(?i)rank|dimension|2-d",)),
+    Row(f"layout '{MMA_ODD}' --shape 64x64", id="4-layout-odd-instrShape", exit=2, says=(r"instrShape",)),
+    # 5. Signals: every child dies with its parent, temporary folders removed.
+    Row("diff {kernels}/hang_heuristic.py --target sm90 --vary BLOCK_SIZE=128,256", id="5-diff-sigterm",
+        signal=TERM, ready=child_started),
+    Row("diff {kernels}/hang_heuristic.py --target sm90 --vary BLOCK_SIZE=128,256", id="5-diff-sigint",
+        signal=INT, ready=child_started),
+    Row("grid {kernels}/loop_interp.py --target sm90 --grid 1", id="5-grid-sigterm", signal=TERM, ready=child_started),
+    Row("grid {kernels}/loop_interp.py --target sm90 --grid 1", id="5-grid-sigint", signal=INT, ready=child_started),
+    Row("passes {kernels}/hang_heuristic.py --target sm90", id="5-passes-sigterm", signal=TERM, ready=child_started),
+    Row("passes {kernels}/hang_heuristic.py --target sm90", id="5-passes-sigint", signal=INT, ready=child_started),
+    # 6. Unbounded work: each gets a limit and a clear message.
+    Row("dump sample:double --target sm90 --lines 1-100000000000", id="6-lines-huge-range", exit=2, timeout=20,
+        says=(r"(?i)outside|at most|too (many|large)",)),
+    Row(f"grid sample:double {DEFAULTS_OF_DOUBLE} --grid 100000000 --timeout 5", id="6-grid-huge-grid", exit=2,
+        timeout=20, says=(r"(?i)time|too many|at most|limit",)),
+    Row(f"layout '{LAYOUT_2D}' --shape 65536x65536", id="6-layout-huge-shape", exit=2, timeout=20,
+        says=(r"(?i)too (large|big|many)|at most|limit|exceed",)),
+    Row("diff sample:double --target sm90 --vary BLOCK_SIZE=256,512 --timeout nan", id="6-diff-timeout-nan", exit=2,
+        says=(r"--timeout", r"nan")),
+    Row("diff sample:double --target sm90 --vary BLOCK_SIZE=256,512 --timeout -1", id="6-diff-timeout-negative",
+        exit=2, says=(r"--timeout",)),
+    Row("diff {kernels}/hang_heuristic.py --target sm90 --vary BLOCK_SIZE=128,256 --timeout 3",
+        id="6-diff-hung-variant-times-out", exit=1, timeout=20, says=(), shows=(r"(?i)timed out",)),
+    Row("grid {kernels}/loop_interp.py --target sm90 --grid 1 --timeout 3", id="6-grid-kernel-loops", exit=2,
+        timeout=20, says=(r"(?i)time",)),
+    Row("dump {kernels}/import_loop.py --target sm90 --timeout 3", id="6-dump-import-loops", exit=2, timeout=20,
+        says=(r"import_loop\.py", r"(?i)time")),
+    Row("passes {kernels}/import_loop.py --target sm90 --timeout 3", id="6-passes-import-loops", exit=2, timeout=20,
+        says=(r"import_loop\.py", r"(?i)time")),
+    Row("diff {kernels}/import_loop.py --target sm90 --vary num_warps=4,8 --timeout 3", id="6-diff-import-loops",
+        exit=2, timeout=20, says=(r"import_loop\.py", r"(?i)time")),
+    Row("list {kernels}/import_loop.py --timeout 3", id="6-list-import-loops", exit=2, timeout=20,
+        says=(r"import_loop\.py", r"(?i)time")),
+    # 7. -j capped at the cores.
+    Row("diff sample:double --target sm90 --vary BLOCK_SIZE=64,128,256,512,1024,2048 --stage ttgir -j 64",
+        id="7-diff-jobs-capped", count_processes=True, says=(r"(?i)\b(cores?|cpus?)\b",),
+        check=at_most_one_worker_per_core),
+    # 8. Bad files in tritonscope's own caches are rebuilt, never shown.
+    Row("dump sample:double --target sm90 --json", id="8-sass-memo-truncated", setup=(sass_memos(lambda b: b[:1200]),),
+        json=True, check=same_sass, then=Step("dump sample:double --target sm90 --json", json=True, check=same_sass)),
+    Row("dump sample:double --target sm90 --json", id="8-sass-memo-garbage",
+        setup=(sass_memos(lambda b: b"\xff\xfe\x00 garbage \x80"),), json=True, check=same_sass),
+    Row("dump sample:double --target sm90 --json", id="8-triton-key-garbage", setup=(garbage_triton_key,), json=True,
+        check=same_sass, then=Step("dump sample:vector_add --target sm90 --stage ttir", shows=(r"add_kernel",))),
+    # 9. Location stripping leaves string literals alone.
+    Row("dump {kernels}/device_print.py --target sm90 --stage ttir", id="9-loc-in-string-literal",
+        shows=(r"value loc\(x\) = ",)),
+    # 10. Values beyond 64 bits.
+    Row("dump sample:double --target sm90 -a n_elements=18446744073709551616", id="10-value-above-u64", exit=2,
+        says=(r"n_elements", r"(?i)out of range|too (large|big)|does not fit|overflow|beyond|64.bit")),
+    Row("dump sample:double --target sm90 -a n_elements=-9223372036854775809", id="10-value-below-i64", exit=2,
+        says=(r"n_elements", r"(?i)out of range|too (large|big|small)|does not fit|overflow|beyond|64.bit")),
+    # 11. --json is only the document.
+    Row("dump {kernels}/printer.py --target sm90 --json", id="11-dump-json-file-prints", json=True),
+    Row("list {kernels}/printer.py --json", id="11-list-json-file-prints", json=True),
+    Row("diff {kernels}/printer.py --target sm90 --vary BLOCK_SIZE=512,1024 --stage ttgir --json",
+        id="11-diff-json-file-prints", json=True),
+    Row("grid {kernels}/printer.py --target sm90 --json", id="11-grid-json-file-prints", json=True),
+    Row("dump {kernels}/scale.py --target sm90 -c SCALE=nan --json", id="11-json-nan-constexpr", json=True),
+    # 12. A user's or the machine's problem is a clear exit 2, not an internal error.
+    Row("dump sample:double --target sm90 -o ro/out", id="12-out-read-only-folder", setup=(folder("{work}/ro", 0o555),),
+        exit=2, says=(r"ro/out|/ro\b", r"(?i)permission|read-only|not writable")),
+    Row("dump sample:double --target sm90 -o afile/out", id="12-out-under-regular-file",
+        setup=(regular_file("{work}/afile"),), exit=2, says=(r"afile",)),
+    Row("report sample:double --target sm90 -o afile/r.html", id="12-report-under-regular-file",
+        setup=(regular_file("{work}/afile"),), exit=2, says=(r"afile",)),
+    Row("dump sample:double --target sm90 -o out", id="12-out-disk-full", fsize=16384, exit=2,
+        says=(r"\bout\b", r"(?i)file too large|no space|disk")),
+    Row("dump sample:double --target sm90", id="12-tmp-disk-full", fsize=4096, exit=2,
+        says=(r"(?i)file too large|no space|disk",)),
+    Row("dump sample:double --target sm90 -o 'o[/x]'", id="12-markup-in-out-path", changes=("o[",),
+        says=(r"o\[/x\]",)),
+    Row("report sample:double --target sm90 -o 'r[/x].html'", id="12-markup-in-report-path", changes=("r[",),
+        says=(r"r\[/x\]\.html",)),
+    Row("diff sample:double --target sm90 --vary 'BLOCK_SIZE=[/x],256'", id="12-markup-in-vary-value", exit=2,
+        says=(r"BLOCK_SIZE", r"\[/x\]")),
+    Row("list {kernels}/markup_defaults.py", id="12-markup-in-defaults", shows=(r"\[/x\]",)),
+    Row("dump {cache}/:double_kernel --stage ttir", id="12-markup-in-cache-metadata",
+        setup=(metadata(lambda d: {**d, "triton_version": "3.6.0[/x]"}),), shows=(r"3\.6\.0\[/x\]",)),
+    Row("cache list 'c[/x]'", id="12-markup-in-cache-path", setup=(cache_at("c[/x]"),), shows=(r"c\[/x\]",)),
+    Row("dump sample:double --target sm80 --num-ctas 2", id="12-num-ctas-on-sm80", exit=2,
+        says=(r"--num-ctas|num_ctas", r"sm90")),
+    Row("dump {kernels}/heuristic_object.py --target sm90", id="12-heuristic-returns-object", exit=2,
+        says=(r"BLOCK_SIZE", r"(?i)heuristic")),
+    Row("dump {kernels}/accented_text.py --target sm90", id="12-ascii-stdout-nonascii-kernel",
+        env={"PYTHONIOENCODING": "ascii"}, shows=(r"text_kernel",)),
+    Row("dump sample:double --target sm90 --json", id="12-stdout-closed-json", stdout="closed", exit=2,
+        says=(r"(?i)stdout|standard output",)),
+    Row("dump sample:double --target sm90", id="12-stdout-closed", stdout="closed", exit=2,
+        says=(r"(?i)stdout|standard output",)),
+    # 13. Cache and capture readers skip bad entries with a one-line notice.
+    Row("dump {kc}/:double_kernel --stage ttir", id="13-cached-source-syntax-error",
+        setup=(own_cache, append_to_source(b"\ndef (\n")), shows=(r"@double_kernel",), says=(r"k\.py",)),
+    Row("dump {kc}/:double_kernel --stage ttir", id="13-cached-source-not-utf8",
+        setup=(own_cache, append_to_source(b"\n# \xff\xfe\n")), shows=(r"@double_kernel",), says=(r"k\.py",)),
+    Row("dump {cache}/:double_kernel", id="13-metadata-without-num-warps", setup=(metadata(without("num_warps")),),
+        exit=2, says=(r"double_kernel\.json|num_warps",)),
+    Row("dump {cache}/:double_kernel", id="13-artifact-not-utf8", setup=(artifact_not_utf8,), exit=2,
+        says=(r"double_kernel\.ttir",)),
+    Row("cache list {cache}", id="13-metadata-target-string", setup=(metadata(lambda d: {**d, "target": "cuda"}),),
+        shows=(r"add_kernel",), says=(r"double_kernel\.json",)),
+    Row("cache list {cache}", id="13-metadata-null", setup=(metadata(lambda d: None),), shows=(r"add_kernel",),
+        says=(r"double_kernel\.json",)),
+    Row("cache list cap", id="13-capture-log-not-objects", setup=(capture_with_bad_log,), shows=(r"double_kernel",),
+        says=(r"kernels\.jsonl",)),
+    Row("dump cap/:double_kernel --stage ttir", id="13-capture-log-not-objects-dump", setup=(capture_with_bad_log,),
+        shows=(r"@double_kernel",), says=(r"kernels\.jsonl",)),
+    # 14. The environment's problems name the path and what to do (exit 2, not "failed to compile").
+    Row("dump sample:double --target sm90", id="14-triton-cache-is-a-file", setup=(regular_file("{work}/afile"),),
+        env={"TRITON_CACHE_DIR": "{work}/afile"}, exit=2, says=(r"afile", r"TRITON_CACHE_DIR")),
+    Row("dump sample:double --target sm90", id="14-triton-cache-read-only", setup=(folder("{work}/ro", 0o555),),
+        env={"TRITON_CACHE_DIR": "{work}/ro"}, exit=2, says=(r"/ro\b", r"TRITON_CACHE_DIR")),
+    Row("dump sample:double --target sm90", id="14-home-read-only", setup=(folder("{home}", 0o555),),
+        env={"TRITON_CACHE_DIR": None}, exit=2, says=(r"/home\b", r"TRITON_CACHE_DIR|\bHOME\b")),
+    Row("dump sample:double --target sm90", id="14-triton-metadata-corrupt", setup=(truncated_metadata,), exit=2,
+        says=(r"double_kernel\.json", r"(?i)delet|remov|clear")),
+    # 15. Clear messages.
+    Row("dump src/dé.py --target sm90", id="15-non-ascii-path", setup=(copy_to("src/dé.py"),), exit=2,
+        says=(r"dé\.py", r"(?i)non-ascii")),
+    Row("dump {kernels}/accented_name.py --target sm90", id="15-non-ascii-kernel-name", exit=1,
+        says=(r"café_kernel", r"(?i)ascii")),
+    Row("dump sample:double --target sm90 --num-ctas 3", id="15-num-ctas-3", exit=2,
+        says=(r"--num-ctas|num_ctas", r"(?i)power of (2|two)"), forbid=(r"module \{", r"mlir_reproducer")),
+    Row("dump sample:double --target sm90", id="15-pipe-to-head", stdout="head", forbid=(r"(?i)broken ?pipe",)),
+    Row("dump sample:double --target sm90 --json", id="15-json-pipe-closed", stdout="gone",
+        forbid=(r"(?i)broken ?pipe",)),
+]
+# fmt: on
+
+
+# --- the test -------------------------------------------------------------------------------
+
+
+def user_files(root: Path, double: Path) -> None:
+    """What a user keeps around: a kernel, notes, data, a program to trace, a home with files."""
+    work, home = root / "work", root / "home"
+    (work / "data").mkdir(parents=True)
+    shutil.copy(double, work / "k.py")
+    (work / "notes.txt").write_text("do not lose me\n")
+    (work / "data" / "table.csv").write_bytes(bytes(range(256)) * 4)
+    (work / "run_me.py").write_text(RUN_ME)
+    (home / "docs").mkdir(parents=True)
+    (home / ".bashrc").write_text("export PATH=$PATH\n")
+    (home / "docs" / "thesis.txt").write_text("chapter 1\n")
+    (root / "tmp").mkdir()
+
+
+@pytest.fixture(scope="module")
+def warm(tmp_path_factory):
+    """A Triton cache and user cache warmed once (sample:double and sample:vector_add), the SASS of
+    sample:double from a clean run, and the sample's path."""
+    root = tmp_path_factory.mktemp("warm")
+    for name in ("tmp", "work"):
+        (root / name).mkdir()
+    env = Env(root, "")
+    samples, _ = run(env, Run("samples --json"))
+    double = Path(next(s["path"] for s in json.loads(samples.out) if s["name"] == "double"))
+    reference, _ = run(env, Run("dump sample:double --target sm90 --json"))
+    assert reference.code == 0, reference.err
+    setup_run(env, "dump sample:vector_add --target sm90 --stage ttir")
+    return root, strict_json(reference.out)["stages"]["sass"], double
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r.id for r in ROWS])
+def test_fault(row: Row, warm, tmp_path):
+    warm_root, reference_sass, double = warm
+    env = Env(tmp_path, reference_sass)
+    user_files(tmp_path, double)
+    for name in ("cache", "xdg"):
+        shutil.copytree(warm_root / name, tmp_path / name)
+    for group in (tmp_path / "cache").glob("*/__grp__*.json"):  # Triton's index holds absolute paths
+        group.write_text(group.read_text().replace(str(warm_root / "cache"), str(tmp_path / "cache")))
+    for step in row.setup:
+        step(env)
+    work_before = snapshot(tmp_path / "work", row.changes)
+    home_before = snapshot(tmp_path / "home")
+
+    result, survivors = run(env, row)
+    problems = problems_of(env, "run", result, survivors, row.exit, row)
+    for folder_name, before in (("work", work_before), ("home", home_before)):
+        after = snapshot(tmp_path / folder_name, row.changes if folder_name == "work" else ())
+        lost = sorted(set(before) - set(after))
+        changed = sorted(k for k in before.keys() & after.keys() if before[k] != after[k])
+        added = sorted(set(after) - set(before))
+        if lost or changed or added:
+            problems.append(f"{folder_name} changed: lost {lost[:4]} changed {changed[:4]} added {added[:4]}")
+    if row.then is not None:
+        then, then_survivors = run(env, row.then)
+        problems += problems_of(env, "next run", then, then_survivors, row.then.exit, row.then)
+    for path in tmp_path.rglob("*"):  # let pytest remove what a row made read-only
+        if path.is_dir() and not path.is_symlink():
+            path.chmod(0o755)
+    assert not problems, "\n".join(
+        [*problems, f"exit {result.code}; stderr: {result.err.strip()[-600:]}", f"stdout: {result.out.strip()[:300]}"]
+    )
