@@ -90,7 +90,7 @@ DUMP = DumpResult(_compilation(), (Stage.SOURCE, Stage.TTIR, Stage.SASS))
 
 def test_dump_view_shows_header_resources_and_stages_without_reading_markup():
     out = DumpView(Terminal(100, False)).render(DUMP)
-    assert "k[/x]" in out and "sm_90" in out and "x_ptr: *fp32 (divisible by 16)" in out
+    assert "k[/x]" in out and "sm_90" in out and "x_ptr: *fp32 (divisible by 16; inferred" in out
     assert "registers" in out and "40" in out and "limited by registers" in out and "1x128b" in out
     assert "TTIR (Triton IR)" in out and "tt.load" in out and "loc(" not in out  # locations dropped
     assert "LDG.E.128" in out and "//## File" not in out

@@ -146,3 +146,18 @@ def rank(layout: Layout) -> int | None:
     if inner is None:
         return None
     return inner - 1 if layout.kind == "slice" else inner
+
+
+def field_problem(layout: Layout) -> str | None:
+    """What Triton would abort on in a layout's fields, said first (None when they look right)."""
+    fields = layout.fields
+    if layout.kind == "nvidia_mma":
+        major, shape = fields.get("versionMajor"), fields.get("instrShape")
+        if major not in (2, 3):
+            return f"versionMajor = {major}: nvidia_mma layouts are version 2 or 3"
+        fits = shape == [16, 8] if major == 2 else isinstance(shape, list) and len(shape) == 3 and shape[0] == 16
+        if not fits:
+            wanted = "[16, 8]" if major == 2 else "[16, N, K] (e.g. [16, 64, 16])"
+            return f"instrShape = {shape}: an mma v{major} layout's instrShape is {wanted}"
+    parent = fields.get("parent")
+    return field_problem(parent) if isinstance(parent, Layout) else None

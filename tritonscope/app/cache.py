@@ -66,76 +66,89 @@ def cache_root(folder: Path) -> Path:
 
 def entries(folder: Path) -> list[CacheEntry]:
     """Every compiled kernel in a cache or capture directory, newest first."""
+    return scan(folder)[0]
+
+
+def scan(folder: Path) -> tuple[list[CacheEntry], list[str]]:
+    """(every compiled kernel, newest first; one line per file that is not a readable entry)."""
     if not folder.is_dir():
         raise KernelFileError(f"no such directory: {folder}")
-    specializations = _capture_log(folder)
-    root = cache_root(folder)
+    specializations, problems = _capture_log(folder)
     found = []
-    for entry in root.iterdir():
+    for entry in sorted(cache_root(folder).iterdir()):
         if not entry.is_dir():
             continue
-        for meta in entry.glob("*.json"):
+        for meta in sorted(entry.glob("*.json")):
             if meta.name.startswith("__grp__"):
                 continue
-            try:
-                metadata = json.loads(meta.read_text())
-            except (OSError, ValueError):
-                continue  # a half-written or foreign file: not an entry
-            if not _is_metadata(metadata):
+            metadata, problem = _read_metadata(meta)
+            if problem:
+                problems.append(f"{meta}: {problem}, skipped")
                 continue
-            name = meta.stem
-            stages = tuple(kind for kind in _ASM if (entry / f"{name}.{kind}").exists())
-            files = [f for f in entry.iterdir() if f.is_file()]
-            found.append(
-                CacheEntry(
-                    folder=entry,
-                    name=name,
-                    metadata=metadata,
-                    stages=stages,
-                    size=sum(f.stat().st_size for f in files),
-                    modified=max(f.stat().st_mtime for f in files),
-                    specialization=specializations.get(metadata.get("hash")),
-                )
-            )
-    return sorted(found, key=lambda e: e.modified, reverse=True)
+            found.append(_entry(entry, meta.stem, metadata, specializations))
+    return sorted(found, key=lambda e: e.modified, reverse=True), problems
 
 
-def _is_metadata(metadata) -> bool:
-    """Triton's metadata of one compiled kernel, with the fields tritonscope reads."""
-    return (
-        isinstance(metadata, dict)
-        and isinstance(metadata.get("name"), str)
-        and isinstance(metadata.get("target"), dict)
-        and isinstance(metadata.get("num_warps"), int)
+def _read_metadata(meta: Path) -> tuple[dict, str | None]:
+    """Triton's metadata of one compiled kernel, or why the file is not that."""
+    try:
+        metadata = json.loads(meta.read_text())
+    except (OSError, ValueError) as exc:
+        return {}, f"not readable JSON ({type(exc).__name__})"
+    if not isinstance(metadata, dict):
+        return {}, "not a JSON object"
+    for field, kind in (("name", str), ("target", dict), ("num_warps", int)):
+        if not isinstance(metadata.get(field), kind):
+            return {}, f"no {field} ({kind.__name__}) in the metadata"
+    return metadata, None
+
+
+def _entry(folder: Path, name: str, metadata: dict, specializations: dict) -> CacheEntry:
+    files = [f for f in folder.iterdir() if f.is_file()]
+    return CacheEntry(
+        folder=folder,
+        name=name,
+        metadata=metadata,
+        stages=tuple(kind for kind in _ASM if (folder / f"{name}.{kind}").exists()),
+        size=sum(f.stat().st_size for f in files),
+        modified=max(f.stat().st_mtime for f in files),
+        specialization=specializations.get(metadata.get("hash")),
     )
 
 
-def find(reference: str) -> CacheEntry:
+def find(reference: str) -> tuple[CacheEntry, list[str]]:
+    """The newest entry a `DIR/:NAME` reference names, and the problems met reading DIR."""
     folder, _, name = reference.rpartition(":")
     folder_path = Path(folder or ".")
-    candidates = [e for e in entries(folder_path) if e.name == name]
+    found, problems = scan(folder_path)
+    candidates = [e for e in found if e.name == name]
     if not candidates:
-        names = sorted({e.name for e in entries(folder_path)})
+        names = sorted({e.name for e in found})
+        related = [p for p in problems if f"{name}.json" in p]
         raise KernelFileError(
-            f"no kernel named '{name}' in {folder_path}. Kernels there: {', '.join(names) or 'none'}",
+            f"no kernel named '{name}' in {folder_path}. Kernels there: {', '.join(names) or 'none'}"
+            + "".join(f"\n  {p}" for p in related),
             hint="tritonscope cache list DIR shows them",
         )
-    return candidates[0]  # the newest
+    return candidates[0], problems
 
 
-def _capture_log(folder: Path) -> dict[str, dict]:
+def _capture_log(folder: Path) -> tuple[dict[str, dict], list[str]]:
+    """The capture's records by compile hash, and a line per record that could not be read."""
     log = folder / CAPTURE_LOG
     if not log.exists():
-        return {}
-    records = {}
-    for line in log.read_text(errors="replace").splitlines():
+        return {}, []
+    records, problems = {}, []
+    for number, line in enumerate(log.read_text(errors="replace").splitlines(), start=1):
         try:
             record = json.loads(line)
         except ValueError:
-            continue  # a line cut short when the traced program was killed
+            record = None  # e.g. a line cut short when the traced program was killed
         if isinstance(record, dict) and isinstance(record.get("hash"), str):
             records[record["hash"]] = record
-    return records
+        elif line.strip():
+            problems.append(f"{log}:{number}: not a compile record, skipped")
+    return records, problems
 
 
 def environment_for_capture(out: Path) -> dict[str, str]:
@@ -167,13 +180,17 @@ def kernel_source(entry: CacheEntry) -> tuple[str, int, int, str]:
         source, first = record["source"], int(record.get("first_line") or 1)
         offset = next((i for i, line in enumerate(source.splitlines()) if line.lstrip().startswith("def ")), 0)
         return record["file"], first, first + offset, source
-    ttir = entry.path("ttir").read_text() if "ttir" in entry.stages else ""
+    ttir = entry.path("ttir").read_text(errors="replace") if "ttir" in entry.stages else ""
     match = re.search(r'^#loc\d* = loc\("((?:\\.|[^"\\])*)":(\d+):\d+\)', ttir, re.MULTILINE)
     if not match or not Path(match.group(1)).is_file():
         return (match.group(1) if match else ""), 1, 1, ""
     file, def_line = match.group(1), int(match.group(2))
-    text = Path(file).read_text()
-    for node in ast.walk(ast.parse(text)):
+    try:
+        text = Path(file).read_text()
+        tree = ast.parse(text)
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return file, def_line, def_line, ""  # the source changed since: shown without it
+    for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef) and node.lineno == def_line and node.end_lineno:
             first = min([d.lineno for d in node.decorator_list] + [node.lineno])
             return file, first, def_line, "".join(text.splitlines(keepends=True)[first - 1 : node.end_lineno])
@@ -206,7 +223,7 @@ def recorded_specialization(entry: CacheEntry) -> tuple[dict[str, str], dict[str
 def source_request(reference: str) -> VariantRequest:
     """A request that compiles a cached kernel again from its source file, as it was specialized:
     what `diff` and `passes`, which compile, start from when given `DIR/:NAME`."""
-    entry = find(reference)
+    entry, _ = find(reference)
     file, _, _, source = kernel_source(entry)
     if not source or not Path(file).is_file():
         raise KernelFileError(f"{reference}: its source file {file or '(unknown)'} is not there to compile from")
@@ -229,16 +246,18 @@ def read_compilation(reference: str) -> Compilation:
     """The Compilation of a cached kernel, from its artifacts alone: nothing is recompiled."""
     from ..triton_api.tools import machine_code
 
-    entry = find(reference)
+    entry, problems = find(reference)
     if entry.target not in TARGETS:
         raise UsageError(f"{reference}: compiled for {entry.target}, which tritonscope has no limits for")
     target = TARGETS[entry.target]
     if target.vendor.binary not in entry.stages:
         raise UsageError(f"{reference}: the entry has no binary ({target.vendor.binary})")
     binary = entry.path(target.vendor.binary).read_bytes()
-    texts = {k: entry.path(k).read_text(errors="replace") for k in entry.stages if k != target.vendor.binary}
+    texts = {k: _artifact_text(entry.path(k)) for k in entry.stages if k != target.vendor.binary}
     texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch))
     file, first_line, def_line, source = kernel_source(entry)
+    if file and not source:
+        problems.append(f"the source {file} is not readable as it was compiled: shown without it")
     spec = KernelSpec(name=entry.name, file=file, line=def_line, first_line=first_line, source=source, params=())
     signature, constants, hints = recorded_specialization(entry)
     variant = Variant(
@@ -252,5 +271,15 @@ def read_compilation(reference: str) -> Compilation:
         options={k: entry.metadata[k] for k in OPTION_NAMES if isinstance(entry.metadata.get(k), int)},
         cached=True,
     )
-    artifacts = Artifacts(texts, binary, entry.metadata, 0.0, (f"read from {entry.folder}, not recompiled",))
+    notices = (f"read from {entry.folder}, not recompiled", *problems)
+    artifacts = Artifacts(texts, binary, entry.metadata, 0.0, notices)
     return to_compilation(spec, variant, artifacts, target)
+
+
+def _artifact_text(path: Path) -> str:
+    try:
+        return path.read_text()
+    except UnicodeDecodeError:
+        raise UsageError(
+            f"{path}: not text (a damaged cache entry)", hint="delete its folder and compile again"
+        ) from None

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..core import samples as bundled
 from ..core.errors import UsageError
-from ..core.fileio import prepare_output_dir, publish_output_dir
+from ..core.fileio import discard, prepare_output_dir, publish_output_dir
 from ..core.results import CacheListing, KernelList, SamplesResult, TraceResult
 from . import cache
 from .load import load_file
@@ -24,7 +24,8 @@ def list_kernels(file: str) -> KernelList:
 
 def cache_list(folder: Path | None) -> CacheListing:
     folder = folder or cache.default_dir()
-    return CacheListing(folder, tuple(cache.entries(folder)))
+    found, problems = cache.scan(folder)
+    return CacheListing(folder, tuple(found), tuple(problems))
 
 
 def trace(command: list[str], out: Path, force: bool, protected: list[Path]) -> TraceResult:
@@ -35,8 +36,11 @@ def trace(command: list[str], out: Path, force: bool, protected: list[Path]) -> 
     try:
         finished = subprocess.run(command, env=cache.environment_for_capture(staging.resolve()))
     except OSError as exc:
+        discard(staging)  # nothing ran: the old capture stays as it was
         raise UsageError(f"cannot run {command[0]}: {exc.strerror}") from None
-    finally:
-        publish_output_dir(staging, out)
+    except BaseException:
+        discard(staging)
+        raise
+    publish_output_dir(staging, out)
     found = cache.entries(out) if (out / "cache").is_dir() else []
     return TraceResult(out, tuple(sorted({e.name for e in found})), finished.returncode)

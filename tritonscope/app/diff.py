@@ -45,13 +45,13 @@ def diff(
 
 
 def worker_count(jobs: int | None) -> tuple[int, str | None]:
-    """How many variants compile at once: the cores by default; more than the cores only when asked,
-    and then with a notice, since each worker holds a compiler's memory."""
+    """How many variants compile at once: the cores by default, and never more (each worker holds a
+    compiler's memory); asking for more gets the cores and a notice."""
     cores = os.cpu_count() or 1
     if jobs is None:
         return cores, None
     if jobs < 1:
         raise UsageError(f"-j/--jobs must be at least 1, not {jobs}")
     if jobs > cores:
-        return jobs, f"-j {jobs} is more than the {cores} cores here: each worker holds a compiler's memory"
+        return cores, f"-j {jobs}: using {cores} workers, one per core here (each holds a compiler's memory)"
     return jobs, None

@@ -79,8 +79,7 @@ def check_grid(size: tuple[int, ...]) -> tuple[int, ...]:
         programs *= extent
     if programs > MAX_PROGRAMS:
         raise UsageError(
-            f"a grid of {size} is {programs:,} programs; grid runs each one on the interpreter and "
-            f"stops at {MAX_PROGRAMS:,}",
+            f"a grid of {size} is {programs:,} programs; grid runs each on the interpreter, at most {MAX_PROGRAMS:,}",
             hint="give smaller sizes (-a), or larger blocks (-c), to see the same pattern",
         )
     return size

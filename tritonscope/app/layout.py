@@ -54,6 +54,9 @@ def _check_fits(chosen: layouts.Layout, shape: tuple[int, ...]) -> None:
         elements *= size
     if elements > MAX_ELEMENTS:
         raise UsageError(f"--shape {'x'.join(map(str, shape))} is {elements:,} elements; at most {MAX_ELEMENTS:,}")
+    problem = layouts.field_problem(chosen)
+    if problem:
+        raise UsageError(f"the layout {chosen.text[:60]}...: {problem}")
     rank = layouts.rank(chosen)
     if rank is not None and rank != len(shape):
         raise UsageError(

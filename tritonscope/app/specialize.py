@@ -10,16 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.errors import KernelFileError, UsageError
+from ..core.errors import KernelFileError, TritonscopeError, UsageError
 from ..core.model import OPTION_NAMES, KernelSpec, ParamKind, Variant, VariantRequest
 from ..core.targets import Target
 from ..core.values import INT64, SCALAR_TYPES, TypeName, canonical_type, parse
 from ..triton_api import kernels as triton_kernels
-from .load import LoadedKernel
+from .load import LoadedKernel, time_limit
 
 _I32 = (-(2**31), 2**31 - 1)
 _U64 = (2**63, 2**64 - 1)
-_CONSTEXPR_TYPES = (bool, int, float, str, type(None))
 
 
 def specialize_scalar(value: Any, specialize: bool, align: bool) -> tuple[str, str]:
@@ -80,7 +79,7 @@ def specialize(kernel: LoadedKernel, request: VariantRequest, file_defaults: dic
         signature=signature,
         hints=hints,
         arguments=arguments,
-        options=_options(request, config, file_defaults),
+        options=_check_options(_options(request, config, file_defaults), target),
         config=config.index if config is not None else None,
         specialize=request.specialize,
         inferred=_inferred(spec, signature, set(user_args) | set(file_defaults), request.dtype),
@@ -216,14 +215,17 @@ def _apply_heuristics(kernel: LoadedKernel, user: dict[str, Any], constexprs: di
             if name in user:
                 continue
             try:
-                result = heuristic({**seen, **constexprs})
+                with time_limit(f"the heuristic for {name} of {kernel.spec.name}"):
+                    result = heuristic({**seen, **constexprs})
+            except TritonscopeError:
+                raise
             except Exception as exc:  # noqa: BLE001 - the heuristic is the user's code
                 raise KernelFileError(
                     f"the heuristic for {name} of {kernel.spec.name} raised {type(exc).__name__}: {exc}",
                     hint=f"give scalar arguments it reads as values (-a NAME=VALUE), or set -c {name}=...",
                 ) from exc
             value = triton_kernels.plain_value(result)
-            if not isinstance(value, _CONSTEXPR_TYPES):
+            if not triton_kernels.is_constexpr_value(result):
                 raise KernelFileError(
                     f"the heuristic for {name} of {kernel.spec.name} returned a {type(result).__name__}, "
                     f"not a constexpr value (a number, bool, string, None or dtype)",
@@ -240,6 +242,19 @@ def _check_complete(spec: KernelSpec, constexprs: dict, request: VariantRequest)
             f"kernel {spec.name} needs a value for constexpr {', '.join(missing)}",
             hint=f"for example: tritonscope dump {request.file} -k {spec.name} {example}",
         )
+
+
+def _check_options(options: dict[str, int], target: Target) -> dict[str, int]:
+    """What Triton would reject deep in its pipeline (or with an MLIR dump), said up front."""
+    for name in ("num_warps", "num_ctas"):
+        value = options.get(name)
+        if value is not None and (value < 1 or value & (value - 1)):
+            flag = "-w/--num-warps" if name == "num_warps" else "--num-ctas"
+            raise UsageError(f"{flag} {value}: {name} must be a power of two (1, 2, 4, 8, ...)")
+    ctas = options.get("num_ctas", 1)
+    if ctas > 1 and (target.backend != "cuda" or int(target.arch) < 90):
+        raise UsageError(f"--num-ctas {ctas}: CTA clusters need sm90 or newer; {target.name} runs num_ctas=1")
+    return options
 
 
 def _options(request: VariantRequest, config, file_defaults: dict[str, Any]) -> dict[str, int]:

@@ -43,6 +43,7 @@ class Environment:
 
     no_pager: bool = False
     debug: bool = False
+    stdout: Any = None  # where results go; while a command runs, sys.stdout is stderr (a kernel's prints)
 
     @property
     def width(self) -> int:
@@ -97,7 +98,11 @@ def command(name: str | None = None, parent: typer.Typer = app, **settings):
         def run(**values):
             ENV.no_pager |= values.pop("no_pager")
             ENV.debug |= values.pop("debug")
-            with errors_reported():
+            ENV.stdout = sys.stdout
+            with errors_reported(), contextlib.redirect_stdout(sys.stderr), contextlib.ExitStack() as limits:
+                _check_stdout(ENV.stdout)
+                if values.get("timeout") is not None:
+                    limits.enter_context(_user_code_limit(values["timeout"]))
                 return function(**values)
 
         run.__signature__ = inspect.Signature(parameters)
@@ -139,6 +144,31 @@ def errors_reported():
         raise typer.Exit(3) from None
 
 
+def _user_code_limit(seconds: float):
+    """--timeout also bounds the kernel file's own code in this process (its import, heuristics)."""
+    from ..app.load import user_code_limit
+    from .argtypes import timeout
+
+    return user_code_limit(timeout(seconds))
+
+
+def _check_stdout(stream) -> None:
+    """Output needs somewhere to go: a closed stdout is the caller's mistake, said once."""
+    from ..core.errors import UsageError
+
+    closed = UsageError("stdout is closed: there is nowhere to write the output", hint="run with stdout open")
+    if stream is None or getattr(stream, "closed", False):
+        raise closed
+    try:
+        descriptor = stream.fileno()
+    except (OSError, ValueError, AttributeError):
+        return  # not a file (a test runner's buffer): writable
+    try:
+        os.fstat(descriptor)
+    except OSError:
+        raise closed from None
+
+
 def _traceback() -> None:
     if ENV.debug:
         traceback.print_exc()
@@ -176,15 +206,16 @@ def progress(message: str):
 
 def emit(renderer: Any, result: Any) -> None:
     """A result out through its renderer: text to stdout (paged on a terminal), JSON as it is."""
+    stdout = ENV.stdout or sys.stdout
     if not hasattr(renderer, "write"):
-        sys.stdout.write(renderer.render(result))
-        sys.stdout.flush()
+        stdout.write(renderer.render(result))
+        stdout.flush()
         return
-    if sys.stdout.isatty() and not ENV.no_pager and shutil.which("less"):
+    if stdout.isatty() and not ENV.no_pager and shutil.which("less"):
         _paged(renderer, result)
         return
-    renderer.write(result, sys.stdout)
-    sys.stdout.flush()
+    renderer.write(result, stdout)
+    stdout.flush()
 
 
 def _paged(renderer: Any, result: Any) -> None:
@@ -207,10 +238,8 @@ def _terminate(signum, frame):
 
 
 def main() -> None:
-    if sys.stdout is None:  # started with stdout closed: nowhere to write, but no crash either
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(AttributeError, ValueError):
+        with contextlib.suppress(AttributeError, ValueError, OSError):
             stream.reconfigure(errors="replace")  # a kernel's non-ASCII text on an ASCII terminal
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _terminate)

@@ -69,7 +69,14 @@ LinesOpt = Annotated[str | None, typer.Option("--lines", metavar="A-B", help="Sh
 KeepLocOpt = Annotated[
     bool, typer.Option("--keep-loc", help="Keep location noise (loc(...), !dbg, .loc, //## File) in the IR.")
 ]
-TimeoutOpt = Annotated[float, typer.Option("--timeout", metavar="SECONDS", help="Seconds user code may run.")]
+TimeoutOpt = Annotated[
+    float,
+    typer.Option(
+        "--timeout",
+        metavar="SECONDS",
+        help="Seconds the kernel file's own code (its import, heuristics, the interpreter) and each compile may run.",
+    ),
+]
 HtmlOpt = Annotated[Path | None, typer.Option("--html", metavar="FILE", help="Also write an HTML report.")]
 
 _VARIANT_FLAGS = {

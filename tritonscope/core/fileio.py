@@ -59,7 +59,8 @@ def read_checked(path: Path) -> str | None:
 # --- output folders: whole or not at all, and only ever replacing what tritonscope wrote ----------
 
 MARKER = ".tritonscope-output"  # in every folder tritonscope writes; --force replaces only those
-_NEW, _OLD = ".tritonscope-new.", ".tritonscope-old."
+# Beside OUT while it is written and swapped in: `.OUT.new.PID.*` (the new files) and `.OUT.old.PID.*`
+# (the old folder, kept until the new one is in place). Both hold the marker.
 
 
 def prepare_output_dir(out: Path, force: bool, protected: list[Path]) -> Path:
@@ -74,15 +75,19 @@ def prepare_output_dir(out: Path, force: bool, protected: list[Path]) -> Path:
             raise UsageError(f"--out {out}: directory is not empty", hint="use --force to replace its contents")
         if not (out / MARKER).is_file():
             raise UsageError(
-                f"--out {out}: not a folder tritonscope wrote, so --force will not replace it",
+                f"--out {out}: --force refused: tritonscope did not write this folder, so it will not replace it",
                 hint="choose a new or empty folder",
             )
     try:
         out.resolve().parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f"{_NEW}{out.name}.{os.getpid()}.", dir=out.resolve().parent))
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new.{os.getpid()}.", dir=out.resolve().parent))
         (staging / MARKER).write_text("written by tritonscope; `--force` may replace this folder\n")
     except OSError as exc:
+        discard_own(out)
         raise UsageError(f"--out {out}: cannot write there: {exc.strerror or exc}") from None
+    except BaseException:  # a signal while the folder is being made: leave nothing behind
+        discard_own(out)
+        raise
     return staging
 
 
@@ -93,7 +98,8 @@ def publish_output_dir(staging: Path, out: Path) -> None:
     if not out.exists():
         staging.rename(out)
         return
-    old = out.parent / f"{_OLD}{out.name}.{os.getpid()}"
+    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.{os.getpid()}.", dir=out.parent))
+    old.rmdir()
     out.rename(old)
     try:
         staging.rename(out)
@@ -107,6 +113,13 @@ def discard(staging: Path) -> None:
     shutil.rmtree(staging, ignore_errors=True)
 
 
+def discard_own(out: Path) -> None:
+    """Removes every staging folder this process made for OUT, even one whose name it never got."""
+    out = Path(out).expanduser().resolve()
+    for leftover in out.parent.glob(f".{out.name}.new.{os.getpid()}.*"):
+        shutil.rmtree(leftover, ignore_errors=True)
+
+
 def recover(out: Path) -> None:
     """Finishes or undoes a swap that was cut short (a kill between the two renames), and drops
     staging folders left by runs that were killed while writing."""
@@ -114,19 +127,20 @@ def recover(out: Path) -> None:
     parent = out.parent
     if not parent.is_dir():
         return
-    for leftover in parent.glob(f"{_OLD}{out.name}.*"):
-        if (leftover / MARKER).is_file() and not out.exists():
+    olds = [p for p in parent.glob(f".{out.name}.old.*") if (p / MARKER).is_file() and not _alive(p)]
+    for leftover in olds:
+        if not out.exists():
             leftover.rename(out)  # the old results come back
-        elif (leftover / MARKER).is_file():
+        else:
             shutil.rmtree(leftover, ignore_errors=True)
-    for leftover in parent.glob(f"{_NEW}{out.name}.*"):
-        if (leftover / MARKER).is_file() and not _alive(leftover):
+    for leftover in parent.glob(f".{out.name}.*"):
+        if leftover.is_dir() and (leftover / MARKER).is_file() and not _alive(leftover):
             shutil.rmtree(leftover, ignore_errors=True)
 
 
 def _alive(staging: Path) -> bool:
     """Whether the tritonscope that made a staging folder (its pid is in the name) still runs."""
-    pid = staging.name.removeprefix(_NEW).rsplit(".", 2)[-2]
+    pid = staging.name.rsplit(".", 2)[-2] if staging.name.count(".") >= 3 else ""
     if not pid.isdigit() or int(pid) == os.getpid():
         return False
     try:
@@ -142,11 +156,17 @@ def _refuse_precious(out: Path, protected: list[Path]) -> None:
     """Refuses an output folder that is, or holds, the working directory, the home folder, the root,
     or any of `protected` (the kernel file, the traced program)."""
     target = out.resolve()
-    precious = [Path.cwd(), Path.home(), Path(target.anchor), *protected]
-    for path in precious:
+    precious = [
+        ("the current directory", Path.cwd()),
+        ("your home folder", Path.home()),
+        ("the root folder", Path(target.anchor)),
+    ] + [(f"{Path(p).name}, which the run needs", p) for p in protected]
+    for what, path in precious:
         path = Path(path).expanduser().resolve()
         if path == target or target in path.parents:
+            relation = "is" if path == target else "contains"
             raise UsageError(
-                f"--out {out}: would replace {path}, which tritonscope did not write",
+                f"--out {out}: refused: it {relation} {what} ({path}); tritonscope did not write it and "
+                f"would replace it",
                 hint="give a new folder for the output, e.g. --out out/",
             )

@@ -172,80 +172,88 @@ def _tokenize(text: str) -> list[tuple[str, str]]:
 
 
 def _items(text: str) -> list[SourceLine | str]:
-    """The `file:line` leaves and `#loc` alias names of one location, in order.
+    """The `file:line` leaves and `#loc` alias names of one location, in order."""
+    return _LocationReader(text).read()
 
-    A pushdown reader: `owed` holds what each enclosing form still expects once the location
-    being read is complete (`)` of `loc(` or a name, `at` of a call site, `]` of a fused list).
-    """
-    tokens = _tokenize(text)
-    position = 0
 
-    def peek() -> tuple[str, str]:
-        return tokens[position] if position < len(tokens) else ("end", "")
+class _LocationReader:
+    """A pushdown reader: `owed` holds what each enclosing form still expects once the location
+    being read is complete (`)` of `loc(` or a name, `at` of a call site, `]` of a fused list)."""
 
-    def take(value: str | None = None, kind: str | None = None) -> str:
-        nonlocal position
-        token_kind, token = peek()
+    def __init__(self, text: str):
+        self.text, self.tokens, self.position = text, _tokenize(text), 0
+        self.items: list[SourceLine | str] = []
+        self.owed = ["end"]
+
+    def peek(self) -> tuple[str, str]:
+        return self.tokens[self.position] if self.position < len(self.tokens) else ("end", "")
+
+    def take(self, value: str | None = None, kind: str | None = None) -> str:
+        token_kind, token = self.peek()
         if (value is not None and token != value) or (kind is not None and token_kind != kind) or token_kind == "end":
             raise LocationError(f"expected {value or kind}, found {token or 'the end'}")
-        position += 1
+        self.position += 1
         return token
 
-    items: list[SourceLine | str] = []
-    owed = ["end"]
-    while True:
-        kind, token = peek()
-        opens = True  # whether this form holds a location to be read next
+    def read(self) -> list[SourceLine | str]:
+        while True:
+            if not self._open() and self._settle():
+                return self.items
+
+    def _open(self) -> bool:
+        """Reads the start of one form; True when a location inside it is to be read next."""
+        kind, token = self.peek()
         if kind == "alias":
-            take()
-            items.append(token)
-            opens = False
-        elif token == "unknown":
-            take()
-            opens = False
-        elif token in ("loc", "callsite"):
-            take()
-            take("(")
-            owed.append(")" if token == "loc" else "at")
-        elif token == "fused":
-            take()
-            _skip_metadata(take, peek)
-            take("[")
-            if peek()[1] == "]":
-                take("]")
-                opens = False
-            else:
-                owed.append("]")
-        elif kind == "string":
-            take()
-            if peek()[1] == "(":  # a named location: "x"(inner)
-                take("(")
-                owed.append(")")
-            else:
-                items.extend(_file_line(token, take, peek))
-                opens = False
-        else:
-            raise LocationError(f"unexpected {token or 'end'}")
-        while not opens:  # a location is complete: settle what the enclosing forms expect
-            expected = owed.pop()
+            self.items.append(self.take())
+            return False
+        if token == "unknown":
+            self.take()
+            return False
+        if token in ("loc", "callsite"):
+            self.take()
+            self.take("(")
+            self.owed.append(")" if token == "loc" else "at")
+            return True
+        if token == "fused":
+            self.take()
+            _skip_metadata(self.take, self.peek)
+            self.take("[")
+            if self.peek()[1] == "]":
+                self.take("]")
+                return False
+            self.owed.append("]")
+            return True
+        if kind == "string":
+            self.take()
+            if self.peek()[1] == "(":  # a named location: "x"(inner)
+                self.take("(")
+                self.owed.append(")")
+                return True
+            self.items.extend(_file_line(token, self.take, self.peek))
+            return False
+        raise LocationError(f"unexpected {token or 'end'}")
+
+    def _settle(self) -> bool:
+        """A location is complete: settle what the enclosing forms expect. True at the very end."""
+        while True:
+            expected = self.owed.pop()
             if expected == "end":
-                if position != len(tokens):
-                    raise LocationError(f"unexpected {tokens[position][1]!r} in {text!r}")
-                return items
+                if self.position != len(self.tokens):
+                    raise LocationError(f"unexpected {self.tokens[self.position][1]!r} in {self.text!r}")
+                return True
             if expected == ")":
-                take(")")
+                self.take(")")
             elif expected == "at":  # callee done, the caller follows
-                take("at")
-                owed.append(")")
-                opens = True
+                self.take("at")
+                self.owed.append(")")
+                return False
             elif expected == "]":  # one member of a fused list done
-                if peek()[1] == ",":
-                    take()
-                if peek()[1] == "]":
-                    take("]")
-                else:
-                    owed.append("]")
-                    opens = True
+                if self.peek()[1] == ",":
+                    self.take()
+                if self.peek()[1] != "]":
+                    self.owed.append("]")
+                    return False
+                self.take("]")
 
 
 def _skip_metadata(take, peek) -> None:

@@ -1,16 +1,14 @@
 """ptxas's own report (`ptxas -v`): the stack frame and the bytes it spills per thread.
 
-    ptxas info    : Function properties for matmul_kernel
-        760 bytes stack frame, 1012 bytes spill stores, 964 bytes spill loads
+ptxas info    : Function properties for matmul_kernel
+    760 bytes stack frame, 1012 bytes spill stores, 964 bytes spill loads
 """
 
 from __future__ import annotations
 
 import re
 
-_PROPERTIES = re.compile(
-    r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", re.MULTILINE
-)
+_PROPERTIES = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", re.MULTILINE)
 
 
 def spill_bytes(text: str) -> tuple[int, int] | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
+import json
 import os
 import re
 import sys
@@ -129,6 +130,11 @@ def run_compiler(kernel, variant: Variant, target: Target) -> None:
 
 def _run_triton(kernel, variant: Variant, target: Target):
     """triton.compile for a variant; its errors become CompileError (or UsageError for bad options)."""
+    if not kernel.spec.name.isascii():
+        raise CompileError(
+            f"{kernel.spec.file}:{kernel.spec.line}: the kernel's name {kernel.spec.name} is not ASCII, and Triton "
+            f"writes it into the PTX, which must be ASCII: rename the kernel"
+        )
     remember_triton_key()
     backend = make_backend(gpu_target(target))
     try:
@@ -149,10 +155,45 @@ def _run_triton(kernel, variant: Variant, target: Target):
         )
     except CompilationError as exc:
         raise _frontend_error(exc, kernel) from exc
+    except OSError as exc:  # Triton's cache folder: the machine's problem, not the kernel's
+        raise _cache_folder_problem(exc) from exc
+    except json.JSONDecodeError as exc:
+        raise _corrupt_cache_file(exc) from exc
     except Exception as exc:  # noqa: BLE001 - MLIR passes, ptxas and LLVM fail in many ways
+        if "non-ASCII" in str(exc) and not kernel.spec.file.isascii():
+            raise UsageError(
+                f"{kernel.spec.file}: the kernel file's path has non-ASCII characters, which ptxas rejects "
+                f"(Triton writes the path into the PTX)",
+                hint="move or rename the file to an ASCII path",
+            ) from exc
         raise CompileError(
             f"Triton failed to compile {kernel.spec.name} for {target.name}: {type(exc).__name__}: {str(exc).strip()}"
         ) from exc
+
+
+def _cache_folder_problem(exc: OSError) -> UsageError:
+    folder = triton.knobs.cache.dir
+    where = f" ({exc.filename})" if exc.filename else ""
+    return UsageError(
+        f"Triton cannot write its cache folder {folder}: {exc.strerror or exc}{where}",
+        hint="set TRITON_CACHE_DIR to a writable folder (the default is under HOME: ~/.triton/cache)",
+    )
+
+
+def _corrupt_cache_file(exc: json.JSONDecodeError) -> UsageError:
+    """Names the cache files Triton could not read back, so the user can delete them."""
+    folder = Path(triton.knobs.cache.dir)
+    corrupt = []
+    for path in sorted(folder.rglob("*.json"))[:5000]:
+        try:
+            json.loads(path.read_text())
+        except (ValueError, OSError):
+            corrupt.append(str(path))
+    names = ", ".join(corrupt[:3]) or str(folder)
+    return UsageError(
+        f"Triton's cache holds a corrupt file: {names} ({exc.msg})",
+        hint=f"delete it, or the folder that holds it, and run again (Triton's cache: {folder})",
+    )
 
 
 def _constexpr(value: Any) -> Any:

@@ -75,3 +75,8 @@ def uses_buffer_ops() -> bool:
     from triton import knobs
 
     return bool(knobs.amd.use_buffer_ops)
+
+
+def is_constexpr_value(value: Any) -> bool:
+    """What a constexpr may hold: a number, bool, string, None or a Triton dtype."""
+    return value is None or isinstance(value, (bool, int, float, str, tl.dtype))

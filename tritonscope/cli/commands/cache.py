@@ -5,7 +5,7 @@ from typing import Annotated
 
 import typer
 
-from ..app import app, command, emit
+from ..app import app, command, emit, say
 from ..options import JsonOpt
 from .render import terminal
 
@@ -34,4 +34,7 @@ def cache_list(
     from ...app.catalog import cache_list as find_entries
     from ...render.terminal.cache import CacheView
 
-    emit(terminal(CacheView, json_out, "cache list"), find_entries(directory))
+    result = find_entries(directory)
+    for problem in result.skipped:
+        say(problem, "yellow")
+    emit(terminal(CacheView, json_out, "cache list"), result)

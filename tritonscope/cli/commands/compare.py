@@ -5,7 +5,7 @@ from typing import Annotated
 import typer
 
 from ..app import command, emit, progress
-from ..options import JsonOpt, KeepLocOpt, LineOpt, LinesOpt, variant_flags
+from ..options import JsonOpt, KeepLocOpt, LineOpt, LinesOpt, TimeoutOpt, variant_flags
 from .dump import _notices
 from .render import terminal
 
@@ -27,6 +27,7 @@ def compare(
     keep_loc: KeepLocOpt = False,
     wrap: Annotated[bool, typer.Option("--wrap", help="Fold long lines instead of cutting them.")] = False,
     json_out: JsonOpt = False,
+    timeout: TimeoutOpt = 300.0,
 ):
     """Show 2 or 3 stages in columns, aligned by Python line: what each line of the kernel became.
 

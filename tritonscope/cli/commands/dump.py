@@ -6,7 +6,7 @@ from typing import Annotated
 import typer
 
 from ..app import command, emit, progress, say
-from ..options import JsonOpt, KeepLocOpt, LineOpt, LinesOpt, variant_flags
+from ..options import JsonOpt, KeepLocOpt, LineOpt, LinesOpt, TimeoutOpt, variant_flags
 from .output import write_folder
 from .render import terminal
 
@@ -41,6 +41,7 @@ def dump(
         bool, typer.Option("--annotate", help="Prefix every IR line with the Python line it came from.")
     ] = False,
     keep_loc: KeepLocOpt = False,
+    timeout: TimeoutOpt = 300.0,
 ):
     """Compile a kernel and show every stage, highlighted, with its resource figures.
 

@@ -1,12 +1,12 @@
 from __future__ import annotations
 
 from ..app import command, emit
-from ..options import FileArg, JsonOpt
+from ..options import FileArg, JsonOpt, TimeoutOpt
 from .render import terminal
 
 
 @command("list")
-def list_kernels(file: FileArg, json_out: JsonOpt = False):
+def list_kernels(file: FileArg, timeout: TimeoutOpt = 120.0, json_out: JsonOpt = False):
     """List the kernels in a file: parameters with their kinds and types, autotune configs, heuristics.
 
     Examples: tritonscope list my_kernels.py, tritonscope list sample:matmul_autotune

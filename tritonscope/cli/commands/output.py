@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...core import fileio
+from ...core.errors import UsageError
 from ...core.samples import PREFIX
 from ..app import say
 
@@ -29,10 +30,14 @@ def write_folder(out: Path | None, force: bool, *protected: str):
     try:
         yield folder
         for name, content in folder.files.items():
-            (staging / name).write_bytes(content)
+            try:
+                (staging / name).write_bytes(content)
+            except OSError as exc:
+                raise UsageError(f"--out {out}: could not write {name}: {exc.strerror or exc}") from None
         fileio.publish_output_dir(staging, out)
     except BaseException:
         fileio.discard(staging)
+        fileio.discard_own(out)
         raise
     say(f"wrote {len(folder.files)} files to {out}")
 

@@ -6,7 +6,7 @@ from typing import Annotated
 import typer
 
 from ..app import command, progress
-from ..options import KeepLocOpt, variant_flags
+from ..options import KeepLocOpt, TimeoutOpt, variant_flags
 from .dump import _notices
 from .output import write_page
 
@@ -23,6 +23,7 @@ def report(
         ),
     ] = None,
     keep_loc: KeepLocOpt = False,
+    timeout: TimeoutOpt = 300.0,
 ):
     """Write a self-contained HTML report: source beside every stage, lines linked, resources.
 

@@ -19,8 +19,13 @@ class Terminal:
     color: bool = False
 
 
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError  # the reader left (`| head`): the command layer ends quietly, exit 0
+
+
 def console_on(file: TextIO, terminal: Terminal) -> Console:
-    return Console(
+    return _Console(
         file=file,
         width=terminal.width,
         force_terminal=terminal.color,

@@ -30,8 +30,6 @@ class CacheView(TerminalRenderer):
             when = datetime.datetime.fromtimestamp(e.modified).strftime("%Y-%m-%d %H:%M")
             table.add_row(e.name, e.target, options, " ".join(e.stages), human_size(e.size), when)
         console.print(table)
-        for line in result.skipped:
-            console.print(f"skipped: {line}", style="yellow", soft_wrap=True)
         if result.entries:
             console.print(
                 f"show one with: tritonscope dump {result.folder}/:{result.entries[0].name}",
