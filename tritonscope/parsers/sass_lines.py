@@ -15,6 +15,7 @@ SourceLine = tuple[str, int]
 _LINE_INFO = re.compile(r'^\s*//##\s*File\s+"([^"]*)",\s*line\s+(\d+)(.*)$')
 _INLINED = re.compile(r'inlined at\s+"([^"]*)",\s*line\s+(\d+)')
 _INSTRUCTION = re.compile(r"^\s*/\*[0-9a-fA-F]+\*/")
+_MAX_DIGITS = 18  # a longer line number is not one (and int() refuses over 4300 digits)
 
 
 def parse(text: str) -> dict[int, tuple[SourceLine, ...]]:
@@ -23,9 +24,8 @@ def parse(text: str) -> dict[int, tuple[SourceLine, ...]]:
     for number, line in enumerate(text.splitlines(), start=1):
         info = _LINE_INFO.match(line)
         if info:
-            found = [(info.group(1), int(info.group(2)))]
-            found += [(path, int(n)) for path, n in _INLINED.findall(info.group(3))]
-            current = tuple(dict.fromkeys(s for s in found if s[1] > 0))
+            found = [(info.group(1), info.group(2))] + _INLINED.findall(info.group(3))
+            current = tuple(dict.fromkeys((path, int(n)) for path, n in found if len(n) <= _MAX_DIGITS and int(n) > 0))
         elif line.lstrip().startswith(".section"):
             current = ()
         elif current and _INSTRUCTION.match(line):
