@@ -201,3 +201,17 @@ def test_large_hostile_text_finishes(motif):
         _check_result(mlir_locations.parse(f"x loc(fused[{line}])"))
         assert is_subsequence(mlir_locations.without_locations(line), line)
         mlir_locations.last_location(line)
+
+
+@settings(max_examples=10, deadline=None)
+@given(leaves=st.integers(1, 5000), hubs=st.integers(1, 100), chain=st.integers(1, 100), repeats=st.integers(1, 100))
+@example(leaves=4000, hubs=1, chain=1, repeats=7000)  # one alias naming another 7000 times: 1 s before
+@example(leaves=5000, hubs=30, chain=300, repeats=1)  # the costliest shape found: about 1.5 s for 150 KB
+def test_alias_graphs_built_to_be_costly_finish(leaves, hubs, chain, repeats):
+    """Many leaves in one alias, hubs naming it (repeatedly), a chain of aliases fusing every hub."""
+    lines = ["x loc(#loca0)", "#loc0 = loc(fused[" + ", ".join(f'"a":{i}:0' for i in range(1, leaves + 1)) + "])"]
+    lines += [f"#loch{h} = loc(fused[{', '.join(['#loc0'] * repeats)}])" for h in range(hubs)]
+    named = ", ".join(f"#loch{h}" for h in range(hubs))
+    lines += [f"#loca{a} = loc(fused[{named}, #loca{a + 1}])" for a in range(chain)] + [f"#loca{chain} = loc(unknown)"]
+    with within():
+        assert mlir_locations.parse("\n".join(lines)) == {1: tuple(("a", i) for i in range(1, leaves + 1))}

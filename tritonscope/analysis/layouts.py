@@ -13,9 +13,17 @@ from dataclasses import dataclass
 
 from ..core.errors import UsageError
 
-_LAYOUT = re.compile(r"^#ttg\.(\w+)<\{(.*)\}>$", re.DOTALL)
 _ALIAS_DEFINITION = re.compile(r"^(#\w+)\s*=\s*(#ttg\.\w+<\{.*\}>)\s*$", re.MULTILINE)
-_TENSOR = re.compile(r"tensor<([0-9x]+)x[^,>]*?(?:<[^>]*>)?[^,>]*,\s*(#[\w.]+(?:<\{.*?\}>)?)>")
+_HEADER = re.compile(r"#ttg\.(\w+)<\{")
+_BRACKET = re.compile(r"[\[<{\]>}]")
+_ITEM_END = re.compile(r"[\[<{\]>},]")
+_SPACE = re.compile(r"\s*")
+_INT_LIST = re.compile(r"\[\s*(?:-?\d{1,18}\s*(?:,\s*-?\d{1,18}\s*)*)?\]")
+# Where a type's angle brackets are on a line: string literals (maybe unclosed), `->`, `tensor<`, `<`, `>`, `,`.
+_TYPE_SCAN = re.compile(r'"(?:\\.|[^"\\])*"?|->|tensor<|[<>,]')
+_DIMS = re.compile(r"(\d{1,18}(?:x\d{1,18})*)x")
+_ENCODING = re.compile(r"\s*#[\w.]+")
+MAX_DEPTH = 64  # layouts nested deeper (a real one nests 3 deep) are refused: each level copies its text
 SUPPORTED = ("blocked", "nvidia_mma", "dot_op", "slice")
 
 
@@ -42,24 +50,8 @@ def parse(text: str, aliases: dict[str, str] | None = None) -> Layout:
     text = text.strip()
     aliases = aliases or {}
     if text in aliases:
-        text = aliases[text]
-    match = _LAYOUT.match(text)
-    if not match:
-        raise UsageError(
-            f"not a TTGIR layout: '{text[:80]}'",
-            hint="e.g. '#ttg.blocked<{sizePerThread = [1, 4], "
-            "threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>'",
-        )
-    kind, body = match.groups()
-    if kind not in SUPPORTED:
-        raise UsageError(f"#ttg.{kind} layouts are not drawn yet; tritonscope draws {', '.join(SUPPORTED)}")
-    fields = {}
-    for item in _split(body):
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise UsageError(f"cannot read '{item}' in {text[:80]}")
-        fields[key.strip()] = _value(value.strip(), aliases)
-    return Layout(kind, fields, text)
+        text = aliases[text].strip()
+    return _Reader(aliases).read(text)
 
 
 def aliases_of(ttgir: str) -> dict[str, str]:
@@ -68,12 +60,41 @@ def aliases_of(ttgir: str) -> dict[str, str]:
 
 
 def tensor_type(line: str) -> tuple[tuple[int, ...], str] | None:
-    """The shape and layout of the last tensor type on a TTGIR line (an op's result)."""
-    found = _TENSOR.findall(line)
-    if not found:
+    """The shape and layout of the last tensor type on a TTGIR line (an op's result).
+
+    One scan matches every `<` with its `>` (outside string literals, `->` aside) and notes the
+    first comma directly inside each; a `tensor<DIMSxTYPE, #LAYOUT>` is checked as it closes.
+    """
+    opened: list[list[int]] = []  # per open `<`: [index after it, 1 if it is `tensor<`, its first comma or -1]
+    closes: dict[int, int] = {}  # index after a `<` -> index of its `>`
+    found = None
+    for match in _TYPE_SCAN.finditer(line):
+        token = match.group()
+        if token == ",":
+            if opened and opened[-1][2] < 0:
+                opened[-1][2] = match.start()
+        elif token in ("<", "tensor<"):
+            opened.append([match.end(), token == "tensor<", -1])
+        elif token == ">" and opened:
+            start, is_tensor, comma = opened.pop()
+            closes[start] = match.start()
+            if is_tensor and comma >= 0:
+                found = _tensor(line, start, comma, match.start(), closes) or found
+    return found
+
+
+def _tensor(line: str, start: int, comma: int, end: int, closes: dict[int, int]):
+    """line[start:end] as `DIMSxTYPE, #LAYOUT` (a name, maybe with `<{...}>`), or None."""
+    dims = _DIMS.match(line, start, comma)
+    encoding = _ENCODING.match(line, comma + 1, end)
+    if not dims or not encoding:
         return None
-    dims, layout = found[-1]
-    return tuple(int(d) for d in dims.split("x")), layout
+    after = encoding.end()
+    if after != end and not (
+        line.startswith("<{", after) and closes.get(after + 1) == end - 1 and line[end - 2] == "}"
+    ):
+        return None
+    return tuple(int(d) for d in dims.group(1).split("x")), line[comma + 1 : end].strip()
 
 
 def ownership(bases: dict[str, list[list[int]]], shape: tuple[int, ...]) -> Ownership:
@@ -102,30 +123,124 @@ def parse_shape(text: str) -> tuple[int, ...]:
     return shape
 
 
-def _split(body: str) -> list[str]:
-    """Top-level comma-separated items, ignoring commas inside [], <> and {}."""
-    items, depth, current = [], 0, []
-    for char in body:
-        if char in "[<{":
-            depth += 1
-        elif char in "]>}":
-            depth -= 1
-        if char == "," and depth == 0:
-            items.append("".join(current).strip())
-            current = []
-        else:
-            current.append(char)
-    if "".join(current).strip():
-        items.append("".join(current).strip())
-    return items
+class _Frame:
+    """A layout being read: `#ttg.KIND<{key = value, ...}>` at text[start:end]."""
+
+    def __init__(self, text: str, brackets: dict[int, int], start: int, end: int, key: str | None, alias: str | None):
+        header = _HEADER.match(text, start, end)
+        if not header or brackets.get(header.end() - 2) != end - 1 or brackets.get(header.end() - 1) != end - 2:
+            raise UsageError(
+                f"not a TTGIR layout: '{text[start:end][:80]}'",
+                hint="e.g. '#ttg.blocked<{sizePerThread = [1, 4], "
+                "threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>'",
+            )
+        self.kind = header.group(1)
+        if self.kind not in SUPPORTED:
+            raise UsageError(f"#ttg.{self.kind} layouts are not drawn yet; tritonscope draws {', '.join(SUPPORTED)}")
+        self.text, self.brackets, self.start, self.end = text, brackets, start, end
+        self.position, self.body_end = header.end(), end - 2
+        self.key, self.alias = key, alias  # its field in the layout holding it; the alias it defines
+        self.fields: dict = {}
+        self.height = 1
+
+    def next_item(self) -> tuple[str, int, int] | None:
+        """(key, start, end of its value) of the next `key = value`, or None at the end of the body."""
+        text = self.text
+        if self.position >= self.body_end:
+            return None
+        position = _SPACE.match(text, self.position, self.body_end).end()
+        if position == self.body_end:
+            return None
+        cursor = position
+        while True:  # to the next comma outside brackets, jumping over bracketed parts
+            stop = _ITEM_END.search(text, cursor, self.body_end)
+            if stop is None or stop.group() == ",":
+                break
+            close = self.brackets.get(stop.start(), self.body_end)
+            if stop.group() not in "[<{" or close >= self.body_end:
+                raise UsageError(f"unbalanced brackets in {text[self.start : self.end][:80]}")
+            cursor = close + 1
+        item_end = stop.start() if stop else self.body_end
+        self.position = item_end + 1
+        equals = text.find("=", position, item_end)
+        if equals < 0:
+            raise UsageError(
+                f"cannot read '{text[position:item_end].strip()[:80]}' in {text[self.start : self.end][:80]}"
+            )
+        value_start = _SPACE.match(text, equals + 1, item_end).end()
+        value_end = len(text[value_start:item_end].rstrip()) + value_start
+        return text[position:equals].strip(), value_start, value_end
 
 
-def _value(text: str, aliases: dict[str, str]):
-    if text.startswith("["):
-        inner = text.strip("[]").strip()
+class _Reader:
+    """Reads a layout and the layouts nested in it (inline or through aliases) on an explicit stack."""
+
+    def __init__(self, aliases: dict[str, str]):
+        self.aliases = aliases
+        self.done: dict[str, tuple[Layout, int]] = {}  # alias -> (its layout, its height)
+
+    def read(self, text: str) -> Layout:
+        stack = [_Frame(text, _brackets(text), 0, len(text), None, None)]
+        while True:
+            frame = stack[-1]
+            item = frame.next_item()
+            if item is not None:
+                child = self._value(frame, *item, stack)
+                if child is not None:
+                    if len(stack) >= MAX_DEPTH:
+                        raise UsageError(f"layout nested deeper than {MAX_DEPTH} levels: '{text[:80]}'")
+                    stack.append(child)
+                continue
+            stack.pop()
+            layout = Layout(frame.kind, frame.fields, frame.text[frame.start : frame.end])
+            if frame.alias is not None:
+                self.done[frame.alias] = (layout, frame.height)
+            if not stack:
+                return layout
+            self._set(stack[-1], frame.key, layout, frame.height)
+
+    def _value(self, frame: _Frame, key: str, start: int, end: int, stack: list[_Frame]) -> _Frame | None:
+        """Sets a plain value in frame.fields; for a nested layout not read yet, the frame that reads it."""
+        text = frame.text
+        if not text.startswith("#", start):
+            frame.fields[key] = _scalar(text[start:end])
+            return None
+        name = text[start:end]
+        if name in self.aliases:
+            if name in self.done:
+                self._set(frame, key, *self.done[name])
+                return None
+            if any(f.alias == name for f in stack):
+                raise UsageError(f"layout alias {name} refers to itself")
+            definition = self.aliases[name].strip()
+            return _Frame(definition, _brackets(definition), 0, len(definition), key, name)
+        return _Frame(text, frame.brackets, start, end, key, None)
+
+    @staticmethod
+    def _set(frame: _Frame, key: str, layout: Layout, height: int) -> None:
+        frame.fields[key] = layout
+        frame.height = max(frame.height, height + 1)
+        if frame.height > MAX_DEPTH:
+            raise UsageError(
+                f"layout nested deeper than {MAX_DEPTH} levels: '{frame.text[frame.start : frame.end][:80]}'"
+            )
+
+
+def _brackets(text: str) -> dict[int, int]:
+    """Index of each `[`, `<`, `{` -> index of the bracket closing it (any kind closes any, as nesting depth)."""
+    opened, pairs = [], {}
+    for match in _BRACKET.finditer(text):
+        if match.group() in "[<{":
+            opened.append(match.start())
+        elif opened:
+            pairs[opened.pop()] = match.start()
+    return pairs
+
+
+def _scalar(text: str):
+    if _INT_LIST.fullmatch(text):
+        inner = text[1:-1].strip()
         return [int(v) for v in inner.split(",")] if inner else []
-    if text.startswith("#"):
-        return parse(text, aliases)
     try:
         return int(text.split(":")[0].strip())
     except ValueError:

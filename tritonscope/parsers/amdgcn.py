@@ -12,8 +12,10 @@ import re
 
 from ..core.errors import TritonscopeError
 
-_METADATA_FIELD = re.compile(r"^\s*-?\s*\.(\w+):\s+(\d+)\s*$")
-_OCCUPANCY = re.compile(r"^\s*;\s*Occupancy:\s*(\d+)\s*$", re.MULTILINE)
+# No two runs of \s that can trade characters (`\s*-?\s*` backtracks quadratically on a line of
+# spaces), and no \s across lines in the MULTILINE search ([^\S\n] is a space that is not a newline).
+_METADATA_FIELD = re.compile(r"^\s*(?:-\s*)?\.(\w+):\s+(\d{1,18})\s*$")
+_OCCUPANCY = re.compile(r"^[^\S\n]*;[^\S\n]*Occupancy:[^\S\n]*(\d{1,18})[^\S\n]*$", re.MULTILINE)
 _FIELDS = (
     "vgpr_count",
     "agpr_count",

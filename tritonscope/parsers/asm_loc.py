@@ -17,7 +17,9 @@ SourceLine = tuple[str, int]
 _FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"((?:\\.|[^"\\])*)"(?:\s*,\s*\d+\s*,\s*\d+)?(?:\s+"((?:\\.|[^"\\])*)")?')
 _LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+\d+(.*)$")
 _INLINED_AT = re.compile(r"inlined_at\s+(\d+)\s+(\d+)\s+\d+")
-_CALL_SITE = re.compile(r"@\[\s*([^:\s\]]+):(\d+):\d+")
+# A name stops at `@` and `[`: the next `@[` starts a new try (else each `@[` rescans the rest: quadratic).
+_CALL_SITE = re.compile(r"@\[\s*([^:\s\]\[@]+):(\d+):\d+")
+_MAX_DIGITS = 18  # a longer line number is not one (and int() refuses over 4300 digits)
 _PTX_INSTRUCTION = re.compile(r"^\s*(@!?%\w+\s+)?[a-z][\w.]*(\s|;)")
 _AMDGCN_INSTRUCTION = re.compile(r"^\s+[a-z][a-z0-9_]*(\s|$)")
 
@@ -62,14 +64,14 @@ def _parse(text: str, instruction: re.Pattern) -> dict[int, tuple[SourceLine, ..
 
 
 def _location(match: re.Match, files: dict[str, str], by_name: dict[str, str]) -> tuple[SourceLine, ...]:
-    index, line, rest = match.group(1), int(match.group(2)), match.group(3)
-    if line == 0 or index not in files:
+    index, line, rest = match.group(1), match.group(2), match.group(3)
+    if len(line) > _MAX_DIGITS or int(line) == 0 or index not in files:
         return ()
-    found = [(files[index], line)]
+    found = [(files[index], int(line))]
     for inlined in _INLINED_AT.finditer(rest):
-        if inlined.group(1) in files:
+        if inlined.group(1) in files and len(inlined.group(2)) <= _MAX_DIGITS:
             found.append((files[inlined.group(1)], int(inlined.group(2))))
     for call in _CALL_SITE.finditer(rest):
-        if call.group(1) in by_name:
+        if call.group(1) in by_name and len(call.group(2)) <= _MAX_DIGITS:
             found.append((by_name[call.group(1)], int(call.group(2))))
     return tuple(dict.fromkeys(found))

@@ -12,7 +12,8 @@ import re
 from ..core.errors import TritonscopeError
 
 _FUNCTION = re.compile(r"^\s*Function\s+(\S+?):\s*$")
-_FIELD = re.compile(r"([A-Z]+(?:\[\d+\])?):(\d+)")
+_FIELD = re.compile(r"(?<![A-Z])([A-Z]+(?:\[\d+\])?):(\d+)")  # (?<![A-Z]): tried once per word, not per letter
+_MAX_DIGITS = 18
 
 
 def parse_resource_usage(text: str) -> dict[str, dict[str, int]]:
@@ -25,7 +26,7 @@ def parse_resource_usage(text: str) -> dict[str, dict[str, int]]:
             current = functions.setdefault(match.group(1), {})
             continue
         if current is not None:
-            current.update({key: int(value) for key, value in _FIELD.findall(line)})
+            current.update({key: int(value) for key, value in _FIELD.findall(line) if len(value) <= _MAX_DIGITS})
     return functions
 
 

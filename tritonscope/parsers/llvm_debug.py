@@ -5,6 +5,7 @@
     !1 = !DIFile(filename: "k.py", directory: "/path")
 
 An inlined location maps to the helper's line and, through inlinedAt, to each call site.
+Chains are followed in loops, at most MAX_HOPS links (real ones are a few deep), never by recursion.
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ import re
 SourceLine = tuple[str, int]
 
 _METADATA = re.compile(r"^(![\w.]+)\s*=\s*(?:distinct\s+)?!(\w+)\((.*)\)\s*$")
-_FIELD = re.compile(r'(\w+):\s*("(?:\\.|[^"\\])*"|![\w.]+|-?\d+)')
+_FIELD = re.compile(r'(?<!\w)(\w+):\s*("(?:\\.|[^"\\])*"|![\w.]+|-?\d+)')  # (?<!\w): tried once per word
 _DBG = re.compile(r"!dbg\s+(![\w.]+)")
+_LINE = re.compile(r"-?\d{1,18}")
+MAX_HOPS = 64
 
 
 def parse(text: str) -> dict[int, tuple[SourceLine, ...]]:
@@ -28,12 +31,13 @@ def parse(text: str) -> dict[int, tuple[SourceLine, ...]]:
             nodes[match.group(1)] = (match.group(2), dict(_FIELD.findall(match.group(3))))
     result: dict[int, tuple[SourceLine, ...]] = {}
     memo: dict[str, tuple[SourceLine, ...]] = {}
+    files: dict[str, str | None] = {}
     for number, line in enumerate(lines, start=1):
         if line.startswith("!"):
             continue
         match = _DBG.search(line)
         if match:
-            found = _location(match.group(1), nodes, memo, depth=0)
+            found = _location(match.group(1), nodes, memo, files)
             if found:
                 result[number] = found
     return result
@@ -49,31 +53,42 @@ def without_dbg(line: str) -> str:
     return re.sub(r",\s*!dbg\s+![\w.]+", "", line)
 
 
-def _location(ref: str, nodes, memo, depth: int) -> tuple[SourceLine, ...]:
-    if ref in memo:
-        return memo[ref]
-    if depth > 64 or ref not in nodes or nodes[ref][0] != "DILocation":
-        return ()
-    fields = nodes[ref][1]
-    found: list[SourceLine] = []
-    line = int(fields.get("line", "0"))
-    path = _file_of(fields.get("scope"), nodes, depth=0)
-    if line > 0 and path:
-        found.append((path, line))
-    if "inlinedAt" in fields:
-        found += _location(fields["inlinedAt"], nodes, memo, depth + 1)
-    memo[ref] = tuple(dict.fromkeys(found))
+def _location(ref: str, nodes, memo, files) -> tuple[SourceLine, ...]:
+    """The line of a DILocation, then those of its inlinedAt chain."""
+    if ref not in memo:
+        found: list[SourceLine] = []
+        seen: set[str] = set()
+        current = ref
+        while current in nodes and nodes[current][0] == "DILocation" and current not in seen and len(seen) <= MAX_HOPS:
+            seen.add(current)
+            fields = nodes[current][1]
+            line = _line(fields.get("line", "0"))
+            path = _file_of(fields.get("scope"), nodes, files)
+            if line > 0 and path:
+                found.append((path, line))
+            current = fields.get("inlinedAt")
+        memo[ref] = tuple(dict.fromkeys(found))
     return memo[ref]
 
 
-def _file_of(scope: str | None, nodes, depth: int) -> str | None:
-    if scope is None or scope not in nodes or depth > 64:
-        return None
-    kind, fields = nodes[scope]
-    if kind == "DIFile":
-        name = fields.get("filename", '""')[1:-1]
-        directory = fields.get("directory", '""')[1:-1]
-        return os.path.join(directory, name) if directory and not os.path.isabs(name) else name
-    if "file" in fields:
-        return _file_of(fields["file"], nodes, depth + 1)
-    return _file_of(fields.get("scope"), nodes, depth + 1)
+def _file_of(scope: str | None, nodes, files) -> str | None:
+    """The file of a scope: a DIFile, or the `file:` (else the `scope:`) of each enclosing scope."""
+    if scope not in files:
+        path, current = None, scope
+        for _ in range(MAX_HOPS + 1):
+            if current is None or current not in nodes:
+                break
+            kind, fields = nodes[current]
+            if kind == "DIFile":
+                name = fields.get("filename", '""')[1:-1]
+                directory = fields.get("directory", '""')[1:-1]
+                path = os.path.join(directory, name) if directory and not os.path.isabs(name) else name
+                break
+            current = fields.get("file", fields.get("scope"))
+        files[scope] = path
+    return files[scope]
+
+
+def _line(text: str) -> int:
+    """A line number; 0 for what is not one (a reference, or more digits than a line has)."""
+    return int(text) if _LINE.fullmatch(text) else 0

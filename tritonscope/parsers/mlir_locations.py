@@ -121,11 +121,13 @@ class _Resolver:
 
     def _expand(self, items: list) -> tuple[SourceLine, ...]:
         found: list[SourceLine] = []
+        expanded: set[str] = set()  # an alias met again adds nothing new
         for item in items:
-            if isinstance(item, str):
-                found.extend(self.alias(item))
-            else:
+            if not isinstance(item, str):
                 found.append(item)
+            elif item not in expanded:
+                expanded.add(item)
+                found.extend(self.alias(item))
         return tuple(dict.fromkeys(found))  # unique, in order
 
     def _resolve_graph(self, root: str) -> None:

@@ -20,9 +20,12 @@ FINAL_HEADER = "// -----// IR Dump After All (tritonscope-final) //----- //"
 _BEFORE = re.compile(
     r"^// -----// IR Dump Before (\S+) \((\S*)\) \('([^']*)' operation(?:: @?([^)]*))?\) //----- //\s*$"
 )
-_INTERNAL = re.compile(r"^// -----// (.+?) internal IR Dump After: (.+?)\s*$")
-_AFTER_FAILURE = re.compile(r"^// -----// IR Dump After .* Failed .*//----- //\s*$")
-_LLVM_AFTER = re.compile(r"^; \*\*\* IR Dump After (\S+) on (.+?) \*\*\*(?:\s*\(.*\))?\s*$")
+# Each header is matched in one pass: a lazy group is followed by a literal, never by a pattern that
+# rescans the rest of the line (`(.+?)\s*$` on a line of spaces, `.* Failed .*` are quadratic).
+_INTERNAL = re.compile(r"^// -----// (.+?) internal IR Dump After: (.+)$")
+_AFTER_FAILURE_PREFIX, _AFTER_FAILURE_SUFFIX = "// -----// IR Dump After ", "//----- //"
+_LLVM_AFTER = re.compile(r"^; \*\*\* IR Dump After (\S+) on (.+?) \*\*\*(.*)$")
+_LLVM_AFTER_TAIL = re.compile(r"\s*(?:\(.*\))?\s*")
 _LLVM_SKIPPED = re.compile(
     r"^; \*\*\* IR Dump After (\S+) on (.+?) (omitted because no change|filtered out|\(invalidated\)) \*\*\*"
 )
@@ -63,10 +66,11 @@ def parse_mlir(dump: str) -> tuple[list[Snapshot], str | None]:
             sections.append((Snapshot(before.group(1), before.group(2), before.group(3), ""), target, []))
         elif internal and sections:
             target = []
-            sections[-1][2].append((f"{internal.group(1)}: {internal.group(2)}", target))
+            step = internal.group(2).rstrip() or internal.group(2)[0]
+            sections[-1][2].append((f"{internal.group(1)}: {step}", target))
         elif line.strip() == FINAL_HEADER:
             final = target = []
-        elif _AFTER_FAILURE.match(line) or _LLVM_AFTER.match(line) or _LLVM_SKIPPED.match(line):
+        elif _is_failure(line) or _llvm_after(line) or _LLVM_SKIPPED.match(line):
             target = None  # not part of the MLIR snapshots
         elif target is not None:
             target.append(line)
@@ -85,7 +89,7 @@ def parse_llvm(dump: str) -> list[LlvmSnapshot]:
     sections: list[tuple[str, str, list[str] | None]] = []
     target: list[str] | None = None
     for line in dump.splitlines():
-        after = _LLVM_AFTER.match(line)
+        after = _llvm_after(line)
         skipped = _LLVM_SKIPPED.match(line)
         if skipped:
             target = None
@@ -99,6 +103,19 @@ def parse_llvm(dump: str) -> list[LlvmSnapshot]:
         elif target is not None:
             target.append(line)
     return [LlvmSnapshot(name, scope, None if lines is None else _joined(lines)) for name, scope, lines in sections]
+
+
+def _is_failure(line: str) -> bool:
+    """`// -----// IR Dump After ... Failed ...//----- //`: what MLIR prints after a pass that failed."""
+    stripped = line.rstrip()
+    inside = stripped[len(_AFTER_FAILURE_PREFIX) : len(stripped) - len(_AFTER_FAILURE_SUFFIX)]
+    return line.startswith(_AFTER_FAILURE_PREFIX) and stripped.endswith(_AFTER_FAILURE_SUFFIX) and " Failed " in inside
+
+
+def _llvm_after(line: str) -> re.Match | None:
+    """`; *** IR Dump After PASS on SCOPE ***`, maybe followed by `(...)`."""
+    match = _LLVM_AFTER.match(line)
+    return match if match and _LLVM_AFTER_TAIL.fullmatch(match.group(3)) else None
 
 
 def _joined(lines: list[str]) -> str:

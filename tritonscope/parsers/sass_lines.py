@@ -19,6 +19,7 @@ SourceLine = tuple[str, int]
 _LINE_INFO = re.compile(r'^\s*//##\s*File\s+"([^"]*)",\s*line\s+(\d+)(.*)$')
 _INLINED = re.compile(r'inlined at\s+"([^"]*)",\s*line\s+(\d+)')
 _INSTRUCTION = re.compile(r"^\s*/\*[0-9a-fA-F]+\*/")
+_MAX_DIGITS = 18  # a longer line number is not one (and int() refuses over 4300 digits)
 
 
 _PTX_FILE = ".nv_debug_ptx_txt"
@@ -32,9 +33,8 @@ def parse(text: str) -> dict[int, tuple[SourceLine, ...]]:
         if info and info.group(1) == _PTX_FILE:
             continue
         if info:
-            found = [(info.group(1), int(info.group(2)))]
-            found += [(path, int(n)) for path, n in _INLINED.findall(info.group(3))]
-            current = tuple(dict.fromkeys(s for s in found if s[1] > 0))
+            found = [(info.group(1), info.group(2))] + _INLINED.findall(info.group(3))
+            current = tuple(dict.fromkeys((path, int(n)) for path, n in found if len(n) <= _MAX_DIGITS and int(n) > 0))
         elif line.lstrip().startswith(".section"):
             current = ()
         elif current and _INSTRUCTION.match(line):

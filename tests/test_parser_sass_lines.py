@@ -1,0 +1,78 @@
+"""Properties of the reader of nvdisasm's `//## File ...` line information in a SASS listing."""
+
+from __future__ import annotations
+
+from hostile import large, motifs, repeated, within
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from tritonscope.parsers import sass_lines
+
+paths = st.sampled_from(["/d/k.py", "/d/helpers.py", "/x y/k.py", "k.py"])
+CODE = [
+    "        /*0000*/                   LDC R1, c[0x0][0x28] ;",
+    "  /*0a10*/ HFMA2.MMA R9, -RZ, RZ, 0, 0 ;",
+    "/*ffff*/ EXIT ;",
+]
+NOISE = ["", "        .text.add_kernel:", ".L_x_0:", "        // some comment", '        .headerflags @"EF_CUDA_SM90"']
+
+
+@st.composite
+def listings(draw):
+    """(listing, expected map): line-info comments, maybe inlined, then instructions."""
+    lines, expected, current = [], {}, ()
+    for _ in range(draw(st.integers(0, 25))):
+        kind = draw(st.sampled_from(["info", "code", "code", "noise", "section"]))
+        if kind == "info":
+            where = draw(st.lists(st.tuples(paths, st.integers(0, 10**6)), min_size=1, max_size=4))
+            text = f'\t//## File "{where[0][0]}", line {where[0][1]}'
+            text += "".join(f' inlined at "{path}", line {line}' for path, line in where[1:])
+            lines.append(text)
+            current = tuple(dict.fromkeys((path, line) for path, line in where if line > 0))
+        elif kind == "code":
+            lines.append(draw(st.sampled_from(CODE)))
+            if current:
+                expected[len(lines)] = current
+        elif kind == "noise":
+            lines.append(draw(st.sampled_from(NOISE)))
+        else:
+            lines.append("\t.section\t.nv.constant0.add_kernel")
+            current = ()
+    return "\n".join(lines), expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(listing=listings())
+def test_lines_found_are_exactly_the_ones_put_in(listing):
+    text, expected = listing
+    assert sass_lines.parse(text) == expected
+    assert [n for n, line in enumerate(text.splitlines(), 1) if sass_lines.is_line_info(line)] == [
+        n for n, line in enumerate(text.splitlines(), 1) if "//##" in line
+    ]
+
+
+_FRAGMENTS = ["//## File ", '"', "/d/k.py", '", line ', "1", "99999", " inlined at ", "/*0010*/", " ", "\n", ".section"]
+
+
+def _check(result: dict) -> None:
+    for number, found in result.items():
+        assert isinstance(number, int) and number >= 1 and found
+        assert all(isinstance(path, str) and isinstance(line, int) and line > 0 for path, line in found)
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.text(st.sampled_from('/#File", line0123456789*\n ') | st.characters(), max_size=200))
+@example(text='//## File "k.py", line ' + "9" * 5000 + "\n/*0000*/ EXIT ;")
+def test_any_text_gives_a_map(text):
+    _check(sass_lines.parse(text))
+
+
+@large
+@given(motif=motifs(_FRAGMENTS))
+@example(motif=' inlined at "')
+def test_large_hostile_text_finishes(motif):
+    text = repeated(motif)
+    with within():
+        _check(sass_lines.parse(text))
+        _check(sass_lines.parse('//## File "k.py", line 1' + text.replace("\n", " ") + "\n/*0000*/ EXIT ;"))
+        sass_lines.is_line_info(text)
