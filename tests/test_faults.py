@@ -523,7 +523,7 @@ ROWS = [
         changes=("out",), check=out_complete),
     # 2. An interrupted --force swap.
     Row("dump sample:double --target sm90 -o out --force", id="2-next-run-restores-swap", setup=(interrupted_swap,),
-        changes=("out", ".out.k2x9q7wa"), check=out_complete),  # the dead run's staging folder is cleared
+        changes=("out", ".out.k2x9q7wa", ".out.old.3hd8s0ft"), check=out_complete),  # restored, then replaced
     Row("dump sample:double --target sm90 -o out --force", id="2-sigterm-while-writing", setup=(tool_output,),
         signal=TERM, ready=staging_appeared, changes=("out",), then=OUT_OK),
     Row("dump sample:double --target sm90 -o out --force", id="2-sigint-while-writing", setup=(tool_output,),

@@ -7,7 +7,7 @@ from hostile import large, motifs, repeated, within
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from tritonscope.errors import TritonscopeError
+from tritonscope.core.errors import TritonscopeError
 from tritonscope.parsers import amdgcn
 
 FIELDS = ["vgpr_count", "agpr_count", "sgpr_count", "vgpr_spill_count", "sgpr_spill_count"]

@@ -9,7 +9,7 @@ from hostile import large, motifs, repeated, within
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from tritonscope.errors import TritonscopeError
+from tritonscope.core.errors import TritonscopeError
 from tritonscope.parsers import cuobjdump
 
 names = st.from_regex(r"[A-Za-z_][\w$]{0,20}", fullmatch=True)

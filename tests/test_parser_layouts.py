@@ -7,8 +7,8 @@ from hostile import large, motifs, repeated, within
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from tritonscope import layouts
-from tritonscope.errors import UsageError
+from tritonscope.analysis import layouts
+from tritonscope.core.errors import UsageError
 
 # --- generated layouts: what is read is what was written --------------------------------------------------------
 

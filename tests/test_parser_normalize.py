@@ -9,8 +9,8 @@ from hostile import is_subsequence, large, motifs, repeated, within
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from tritonscope import normalize
-from tritonscope.model import Stage
+from tritonscope.analysis import normalize
+from tritonscope.core.stages import Stage
 from tritonscope.parsers import asm_loc, llvm_debug, mlir_locations, sass_lines
 
 STAGES = list(Stage)
@@ -149,8 +149,8 @@ def _mlir_name(base: str, number: int | None) -> str:
 @given(case=renumbered())
 def test_canonical_names_ignore_the_numbering(case):
     stage, first, second = case
-    one = normalize.canonical_names(stage, normalize.listing(first))
-    assert one == normalize.canonical_names(stage, normalize.listing(second))
+    one = stage.info.rename(normalize.listing(first))
+    assert one == stage.info.rename(normalize.listing(second))
     assert [n for n, _ in one] == [n for n, _ in normalize.listing(first)]
     assert normalize.comparable(stage, first) == normalize.comparable(stage, second)
 

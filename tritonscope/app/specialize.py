@@ -250,7 +250,7 @@ def _check_options(options: dict[str, int], target: Target) -> dict[str, int]:
         value = options.get(name)
         if value is not None and (value < 1 or value & (value - 1)):
             flag = "-w/--num-warps" if name == "num_warps" else "--num-ctas"
-            raise UsageError(f"{flag} {value}: {name} must be a power of two (1, 2, 4, 8, ...)")
+            raise UsageError(f"{flag} {value}: {name} must be a power of 2 (1, 2, 4, 8, ...)")
     ctas = options.get("num_ctas", 1)
     if ctas > 1 and (target.backend != "cuda" or int(target.arch) < 90):
         raise UsageError(f"--num-ctas {ctas}: CTA clusters need sm90 or newer; {target.name} runs num_ctas=1")

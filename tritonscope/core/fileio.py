@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
+import signal
 import tempfile
 from pathlib import Path
 
@@ -91,9 +93,25 @@ def prepare_output_dir(out: Path, force: bool, protected: list[Path]) -> Path:
     return staging
 
 
+@contextlib.contextmanager
+def signals_deferred():
+    """Holds SIGINT, SIGTERM and SIGHUP back while a few renames run, so that a kill cannot land
+    between them; a signal that came meanwhile is delivered right after."""
+    held = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def publish_output_dir(staging: Path, out: Path) -> None:
     """Puts a complete staging folder in OUT's place; the old OUT is kept aside until then."""
-    out = Path(out).expanduser().resolve()
+    with signals_deferred():
+        _swap(staging, Path(out).expanduser().resolve())
+
+
+def _swap(staging: Path, out: Path) -> None:
     os.chmod(staging, 0o755)
     if not out.exists():
         staging.rename(out)
@@ -134,8 +152,16 @@ def recover(out: Path) -> None:
         else:
             shutil.rmtree(leftover, ignore_errors=True)
     for leftover in parent.glob(f".{out.name}.*"):
-        if leftover.is_dir() and (leftover / MARKER).is_file() and not _alive(leftover):
+        ours = (leftover / MARKER).is_file() or _is_empty_dir(leftover)
+        if leftover.is_dir() and ours and not _alive(leftover):
             shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _is_empty_dir(path: Path) -> bool:
+    try:
+        return path.is_dir() and not any(path.iterdir())
+    except OSError:
+        return False
 
 
 def _alive(staging: Path) -> bool:
