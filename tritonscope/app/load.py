@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import contextvars
 import importlib.util
 import inspect
@@ -84,7 +85,15 @@ def resolve_path(given: str) -> Path:
 
 
 def load_file(given: str) -> LoadedFile:
+    """The kernels of a file, executed once per process for each version of the file: a sweep
+    worker compiling many variants, or a command that loads twice, pays the import once."""
     path = resolve_path(given)
+    stat = path.stat()
+    return _load(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=16)
+def _load(path: Path, mtime_ns: int, size: int) -> LoadedFile:
     module = _execute(path)
     kernels = _find_kernels(module, path)
     if not kernels:
