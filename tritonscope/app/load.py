@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import functools
 import contextvars
+import functools
 import importlib.util
 import inspect
+import re
 import signal
 import sys
 import textwrap
@@ -30,6 +31,8 @@ from ..triton_api import kernels as triton_kernels
 from ..triton_api.kernels import plain_value
 
 DEFAULTS_NAME = "tritonscope_defaults"
+# What torch and Triton say when a file asks for a GPU at import on a machine without one.
+_NEEDS_GPU = re.compile(r"CUDA|cuda|active drivers|\bdriver\b|no GPU|device|HIP|ROCm", re.IGNORECASE)
 _module_ids = count()
 
 
@@ -131,6 +134,13 @@ def _execute(path: Path):
             raise
         line = _line_in_file(exc, path)
         where = f"{path}:{line}" if line else str(path)
+        if _NEEDS_GPU.search(f"{type(exc).__name__}: {exc}"):
+            raise KernelFileError(
+                f"{where}: the file needs a GPU while being imported, and none is visible here "
+                f"({type(exc).__name__}: {exc})",
+                hint='tritonscope compiles without a GPU: move GPU work under `if __name__ == "__main__":` '
+                "or into a function",
+            ) from exc
         raise KernelFileError(f"{where}: the file raised {type(exc).__name__} while being imported: {exc}") from exc
     finally:
         sys.path.remove(str(path.parent))

@@ -86,13 +86,20 @@ def installation_stamp(package: Path) -> str:
     return digest.hexdigest()
 
 
-def _cache_key_extras(kernel) -> dict[str, str]:
-    """What Triton's cache key needs besides its own: the kernel's path. Triton keys a kernel by its
-    source text, so the same kernel in another file would come back from the cache with the old
-    file's locations in its IR, and the line map would point at that file."""
+def _cache_key_extras(kernel, variant: Variant) -> dict[str, str]:
+    """What Triton's cache key needs besides its own:
+    - the kernel's path: Triton keys a kernel by its source text, so the same kernel in another file
+      would come back from the cache with the old file's locations in its IR;
+    - the constexprs' types: Triton keys constants by str(value), so the string "1" and the int 1
+      would share an entry (ASTSource.hash, 3.5 to 3.9)."""
     from triton._C.libtriton import get_cache_invalidating_env_vars  # what compile() uses when given none
 
-    return {**get_cache_invalidating_env_vars(), "tritonscope_kernel_file": kernel.spec.file}
+    types = ",".join(f"{name}:{type(value).__name__}" for name, value in sorted(variant.constexprs.items()))
+    return {
+        **get_cache_invalidating_env_vars(),
+        "tritonscope_kernel_file": kernel.spec.file,
+        "tritonscope_constexpr_types": types,
+    }
 
 
 def gpu_target(target: Target) -> GPUTarget:
@@ -151,7 +158,10 @@ def _run_triton(kernel, variant: Variant, target: Target):
     source = ASTSource(kernel.jit, dict(variant.signature), constants, attrs)
     try:
         return triton.compile(
-            source, target=gpu_target(target), options=dict(variant.options), _env_vars=_cache_key_extras(kernel)
+            source,
+            target=gpu_target(target),
+            options=dict(variant.options),
+            _env_vars=_cache_key_extras(kernel, variant),
         )
     except CompilationError as exc:
         raise _frontend_error(exc, kernel) from exc
