@@ -7,7 +7,7 @@ import json
 import re
 
 import pytest
-from conftest import make_request
+from conftest import KERNELS, make_request
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -145,3 +145,21 @@ def test_the_parser_survives_truncated_and_garbled_dumps(data):
     assert isinstance(parse_llvm(garbled), list)
     with pytest.raises(PassDumpError):
         parse_mlir("not a dump at all")
+
+
+def test_pass_records_are_kept_and_a_damaged_memo_is_rebuilt(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    kernel = tmp_path / "k.py"
+    kernel.write_text((KERNELS / "mixed.py").read_text())
+    request = make_request(str(kernel), "sm90", kernel="tuned_kernel")
+    first = run_passes(request, None, False, 600)
+    (memo,) = (tmp_path / "tritonscope" / "passes").iterdir()
+    again = run_passes(request, "tritongpu-coalesce", False, 600)  # from the memo: same records
+    assert [r.name for r in again.records] == [r.name for r in first.records]
+    assert again.selected and again.selected[0].name == "tritongpu-coalesce"
+    memo.write_bytes(memo.read_bytes()[:100])  # cut short: ignored, captured again, kept again
+    assert [r.name for r in run_passes(request, None, False, 600).records] == [r.name for r in first.records]
+    assert len(memo.read_bytes()) > 100
+    kernel.write_text(kernel.read_text().replace("+ 1, mask", "+ 2, mask"))  # another kernel: another memo
+    run_passes(make_request(str(kernel), "sm90", kernel="tuned_kernel"), None, False, 600)
+    assert len(list((tmp_path / "tritonscope" / "passes").iterdir())) == 2

@@ -2,15 +2,21 @@
 
 The dumps go to the worker's C-level stderr, a file here; a compiler crash there cannot
 take tritonscope down. The worker starts first, so its start-up overlaps checking the flags.
+The pass records are kept in the user cache under Triton's own cache key for the compile, so
+`--show`, `--full` and `--html` of a variant already captured need no compile.
 """
 
 from __future__ import annotations
 
+import hashlib
+import pickle
 import tempfile
+import zlib
 from pathlib import Path
 
 from ..analysis import passes as pipeline
 from ..core.errors import CompileError, UsageError
+from ..core.fileio import read_checked_bytes, user_cache_dir, write_checked_bytes
 from ..core.model import VariantRequest
 from ..core.results import PassesResult
 from ..isolate import Task, Workers
@@ -19,13 +25,38 @@ from .prepare import from_reference, prepare
 
 
 def passes(request: VariantRequest, show: str | None, llvm: bool, timeout: float) -> PassesResult:
-    variant, dump = capture_dump(from_reference(request), llvm, timeout)
-    records = pipeline.build(dump)
-    if not records:
-        raise CompileError("the compiler printed no pass dumps (is MLIR_ENABLE_DUMP honoured by this Triton?)")
-    llvm_records = tuple(pipeline.build_llvm(dump)) if llvm else None
-    selected = tuple(pipeline.select(records, show)) if show is not None else None
-    return PassesResult(variant, tuple(records), llvm_records, selected, _triton_version())
+    request = from_reference(request)
+    prepared = prepare(request)
+    memo = _memo_path(prepared, llvm)
+    kept = read_checked_bytes(memo)
+    if kept is not None:
+        records, llvm_records = pickle.loads(zlib.decompress(kept))
+    else:
+        _, dump = capture_dump(request, llvm, timeout)
+        records = tuple(pipeline.build(dump))
+        if not records:
+            raise CompileError("the compiler printed no pass dumps (is MLIR_ENABLE_DUMP honoured by this Triton?)")
+        llvm_records = tuple(pipeline.build_llvm(dump)) if llvm else None
+        write_checked_bytes(memo, zlib.compress(pickle.dumps((records, llvm_records)), 1))
+        _forget_old(memo.parent)
+    selected = tuple(pipeline.select(list(records), show)) if show is not None else None
+    return PassesResult(prepared.variant, records, llvm_records, selected, _triton_version())
+
+
+MEMO_COUNT = 32  # pass records kept (a large kernel's are a few MB compressed)
+
+
+def _memo_path(prepared, llvm: bool) -> Path:
+    from ..triton_api.compiler import compile_key
+
+    key = compile_key(prepared.kernel, prepared.variant, prepared.target) + ("-llvm" if llvm else "")
+    return user_cache_dir() / "passes" / f"{hashlib.sha256(key.encode()).hexdigest()}.bin"
+
+
+def _forget_old(folder: Path) -> None:
+    kept = sorted(folder.glob("*.bin"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in kept[MEMO_COUNT:]:
+        old.unlink(missing_ok=True)
 
 
 def capture_dump(request: VariantRequest, llvm: bool, timeout: float):

@@ -196,3 +196,26 @@ def _refuse_precious(out: Path, protected: list[Path]) -> None:
                 f"would replace it",
                 hint="give a new folder for the output, e.g. --out out/",
             )
+
+
+def write_checked_bytes(path: Path, data: bytes) -> None:
+    """Keeps `data` in a cache file behind its sha256, whole or not at all; a failure only costs time."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(hashlib.sha256(data).digest() + data)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError, UnboundLocalError):
+            Path(tmp).unlink()
+
+
+def read_checked_bytes(path: Path) -> bytes | None:
+    """What write_checked_bytes kept, or None when it is missing, unreadable, cut short or edited."""
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    digest, data = raw[:32], raw[32:]
+    return data if len(raw) >= 32 and hashlib.sha256(data).digest() == digest else None

@@ -142,20 +142,7 @@ def _run_triton(kernel, variant: Variant, target: Target):
             f"{kernel.spec.file}:{kernel.spec.line}: the kernel's name {kernel.spec.name} is not ASCII, and Triton "
             f"writes it into the PTX, which must be ASCII: rename the kernel"
         )
-    remember_triton_key()
-    backend = make_backend(gpu_target(target))
-    try:
-        backend.parse_options(dict(variant.options))
-    except AssertionError as exc:  # Triton checks options with asserts
-        raise UsageError(f"invalid compile options {variant.options}: {exc}") from exc
-
-    params = [p.name for p in kernel.spec.params]
-    constants = {name: _constexpr(value) for name, value in variant.constexprs.items()}
-    for name, type_ in variant.signature.items():
-        if type_ == "constexpr" and name not in constants:  # an argument specialized to a constant
-            constants[name] = variant.arguments[name]
-    attrs = {(params.index(name),): backend.parse_attr(hint) for name, hint in variant.hints.items() if hint}
-    source = ASTSource(kernel.jit, dict(variant.signature), constants, attrs)
+    source, backend = _source(kernel, variant, target)
     try:
         return triton.compile(
             source,
@@ -179,6 +166,34 @@ def _run_triton(kernel, variant: Variant, target: Target):
         raise CompileError(
             f"Triton failed to compile {kernel.spec.name} for {target.name}: {type(exc).__name__}: {str(exc).strip()}"
         ) from exc
+
+
+def _source(kernel, variant: Variant, target: Target):
+    """(Triton's ASTSource for the variant, the backend), with the options checked."""
+    remember_triton_key()
+    backend = make_backend(gpu_target(target))
+    try:
+        backend.parse_options(dict(variant.options))
+    except AssertionError as exc:  # Triton checks options with asserts
+        raise UsageError(f"invalid compile options {variant.options}: {exc}") from exc
+    params = [p.name for p in kernel.spec.params]
+    constants = {name: _constexpr(value) for name, value in variant.constexprs.items()}
+    for name, type_ in variant.signature.items():
+        if type_ == "constexpr" and name not in constants:  # an argument specialized to a constant
+            constants[name] = variant.arguments[name]
+    attrs = {(params.index(name),): backend.parse_attr(hint) for name, hint in variant.hints.items() if hint}
+    return ASTSource(kernel.jit, dict(variant.signature), constants, attrs), backend
+
+
+def compile_key(kernel, variant: Variant, target: Target) -> str:
+    """The key Triton's cache files this compile under (`get_cache_key` in triton/runtime/cache.py,
+    3.5 on): anything keyed by it is stale exactly when Triton's own cache entry would be."""
+    from triton.runtime.cache import get_cache_key
+
+    source, backend = _source(kernel, variant, target)
+    options = backend.parse_options(dict(variant.options))
+    key = get_cache_key(source, backend, options, env_vars=_cache_key_extras(kernel, variant))
+    return hashlib.sha256(key.encode()).hexdigest()
 
 
 def _cache_folder_problem(exc: OSError) -> UsageError:
