@@ -21,7 +21,7 @@ from tritonscope.core.targets import TARGETS
 from tritonscope.parsers.amdgcn import kernel_metadata, llvm_occupancy
 from tritonscope.parsers.cuobjdump import kernel_usage
 from tritonscope.triton_api.compiler import installation_stamp
-from tritonscope.triton_api.tools import resource_usage
+from tritonscope.triton_api.tools import ptxas_for, resource_usage
 
 SAMPLES = [s.name for s in all_samples()]
 
@@ -59,13 +59,11 @@ def test_gfx942_stages():
 
 def _ptxas_registers(ptx: str, arch: str) -> int:
     """Registers by an independent route: the bundled ptxas -v on the PTX stage."""
-    import triton
-
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "k.ptx"
         source.write_text(ptx)
         log = subprocess.run(
-            [triton.knobs.nvidia.ptxas.path, "-v", f"--gpu-name={arch}", str(source), "-o", str(Path(tmp) / "k.o")],
+            [ptxas_for(re.sub(r"\D", "", arch)), "-v", f"--gpu-name={arch}", str(source), "-o", str(Path(tmp) / "k.o")],
             capture_output=True,
             text=True,
             check=True,

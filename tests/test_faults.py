@@ -257,8 +257,13 @@ def staging_appeared(env: Env, child: subprocess.Popen, marker: str) -> bool:
 
 
 def swap_started(env: Env, child: subprocess.Popen, marker: str) -> bool:
-    """The old `out` has been moved aside (`.out.old.*`): the swap is under way."""
-    return any(name.startswith(".out.old.") for name in os.listdir(env.root / "work"))
+    """The old `out` has been moved aside (`.out.old.*`): the swap is under way. The swap holds
+    signals back and takes microseconds, so the moment may be missed: the new files being
+    complete in the staging folder (report.json, written last) is close enough to it."""
+    names = os.listdir(env.root / "work")
+    if any(name.startswith(".out.old.") for name in names):
+        return True
+    return any(name.startswith(".out.") and (env.root / "work" / name / "report.json").exists() for name in names)
 
 
 # --- checks -------------------------------------------------------------------------------------

@@ -19,8 +19,9 @@ NOISE = ["", "        .text.add_kernel:", ".L_x_0:", "        // some comment", 
 
 @st.composite
 def listings(draw):
-    """(listing, expected map): line-info comments, maybe inlined, then instructions."""
-    lines, expected, current = [], {}, ()
+    """(listing, expected map): line-info comments, maybe inlined, then instructions. Consecutive
+    comments are one inlining stack (nvdisasm since Triton 3.8): their lines add up."""
+    lines, expected, current, stacking = [], {}, (), False
     for _ in range(draw(st.integers(0, 25))):
         kind = draw(st.sampled_from(["info", "code", "code", "noise", "section"]))
         if kind == "info":
@@ -28,8 +29,12 @@ def listings(draw):
             text = f'\t//## File "{where[0][0]}", line {where[0][1]}'
             text += "".join(f' inlined at "{path}", line {line}' for path, line in where[1:])
             lines.append(text)
-            current = tuple(dict.fromkeys((path, line) for path, line in where if line > 0))
-        elif kind == "code":
+            found = [*current, *where] if stacking else where
+            current = tuple(dict.fromkeys((path, line) for path, line in found if line > 0))
+            stacking = True
+            continue
+        stacking = False
+        if kind == "code":
             lines.append(draw(st.sampled_from(CODE)))
             if current:
                 expected[len(lines)] = current

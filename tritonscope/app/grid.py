@@ -6,6 +6,7 @@ The kernel's own index arithmetic runs under Triton's interpreter in an isolated
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import asdict, dataclass
 
 from ..core.errors import KernelFileError, UsageError
@@ -87,6 +88,10 @@ def check_grid(size: tuple[int, ...]) -> tuple[int, ...]:
 
 def record(file: str, kernel: str, values: dict, pointers: dict, size: tuple[int, ...], timeout: float) -> list:
     """Every program's loads and stores, from a run in an isolated worker with the interpreter on."""
+    if importlib.util.find_spec("numpy") is None:
+        raise UsageError(
+            "grid runs Triton's interpreter, which needs numpy", hint="pip install numpy (or tritonscope[grid])"
+        )
     task = Task("tritonscope.triton_api.interpreter:record", (file, kernel, values, pointers, size))
     with Workers(timeout=timeout, env={"TRITON_INTERPRET": "1"}) as workers:
         outcome = workers.run([task])[0]

@@ -13,6 +13,7 @@ from ..analysis.artifacts import to_compilation
 from ..core.errors import UsageError
 from ..core.model import Compilation, Variant, VariantRequest
 from ..core.targets import Target, resolve
+from ..triton_api import version
 from . import cache
 from .load import LoadedKernel, load_file
 from .specialize import specialize
@@ -37,7 +38,8 @@ def prepare(request: VariantRequest) -> Prepared:
     loaded = load_file(request.file)
     kernel = loaded.pick(request.kernel)
     variant = specialize(kernel, request, loaded.defaults, target)
-    return Prepared(request, target, kernel, variant, loaded.module, (notice,) if notice else ())
+    notices = tuple(n for n in (version.notice(), notice) if n)
+    return Prepared(request, target, kernel, variant, loaded.module, notices)
 
 
 def from_reference(request: VariantRequest) -> VariantRequest:

@@ -37,6 +37,25 @@ def is_directive(line: str) -> bool:
     return bool(_FILE.match(line) or _LOC.match(line))
 
 
+_ASM_BEGIN, _ASM_END = "// begin inline asm", "// end inline asm"
+
+
+def without_inline_asm_locs(ptx: str) -> str:
+    """PTX without the `.loc` lines inside inline-asm blocks: since Triton 3.8 LLVM writes one before
+    each line of a block, the line number counted up by one each time, so a 5-line load block at
+    line 21 claims lines 21 to 25. The `.loc` before the block (the block's own line) then holds
+    for all of it, as before 3.8."""
+    kept, inside = [], False
+    for line in ptx.splitlines(keepends=True):
+        stripped = line.strip()
+        if stripped in (_ASM_BEGIN, _ASM_END):
+            inside = stripped == _ASM_BEGIN
+        elif inside and _LOC.match(line):
+            continue
+        kept.append(line)
+    return "".join(kept)
+
+
 def _parse(text: str, instruction: re.Pattern) -> dict[int, tuple[SourceLine, ...]]:
     lines = text.splitlines()
     files: dict[str, str] = {}  # PTX lists its files at the end, after the code that names them
@@ -48,12 +67,17 @@ def _parse(text: str, instruction: re.Pattern) -> dict[int, tuple[SourceLine, ..
     by_name = {os.path.basename(path): path for path in files.values()}
     current: tuple[SourceLine, ...] = ()
     result: dict[int, tuple[SourceLine, ...]] = {}
+    inside_asm = False  # since Triton 3.8 the `.loc` lines inside inline asm count up: see without_inline_asm_locs
     for number, line in enumerate(lines, start=1):
         if _FILE.match(line):
             continue
+        if line.strip() in (_ASM_BEGIN, _ASM_END):
+            inside_asm = line.strip() == _ASM_BEGIN
+            continue
         loc = _LOC.match(line)
         if loc:
-            current = _location(loc, files, by_name)
+            if not inside_asm:
+                current = _location(loc, files, by_name)
             continue
         stripped = line.strip()
         if stripped.startswith(".section") and "debug" in stripped or stripped.startswith(".Lfunc_end"):

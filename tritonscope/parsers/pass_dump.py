@@ -17,8 +17,13 @@ import re
 from dataclasses import dataclass, field
 
 FINAL_HEADER = "// -----// IR Dump After All (tritonscope-final) //----- //"
+# Up to Triton 3.7: `Before TritonGPUCoalesce (tritongpu-coalesce) ('builtin.module' operation)`; since 3.8
+# (newer MLIR): `Before TritonGPUCoalesce: tritongpu-coalesce ('builtin.module' operation)`, options in braces
+# after the argument (`inline{default-pipeline=canonicalize ...}`) and upstream classes named *Pass (InlinerPass).
 _BEFORE = re.compile(
-    r"^// -----// IR Dump Before (\S+) \((\S*)\) \('([^']*)' operation(?:: @?([^)]*))?\) //----- //\s*$"
+    r"^// -----// IR Dump Before (?:(?P<old_class>\S+) \((?P<old_argument>\S*)\)"
+    r"|(?P<class>\S+): (?P<argument>[^\s{]+)(?:\{[^}]*\})?)"
+    r" \('(?P<scope>[^']*)' operation(?:: @?(.*))?\) //----- //\s*$"  # up to 3.6 a function name may hold (1,)
 )
 # Each header is matched in one pass: a lazy group is followed by a literal, never by a pattern that
 # rescans the rest of the line (`(.+?)\s*$` on a line of spaces, `.* Failed .*` are quadratic).
@@ -63,7 +68,9 @@ def parse_mlir(dump: str) -> tuple[list[Snapshot], str | None]:
         internal = _INTERNAL.match(line)
         if before:
             target = []
-            sections.append((Snapshot(before.group(1), before.group(2), before.group(3), ""), target, []))
+            class_name = before["class"] or before["old_class"]
+            argument = before["argument"] if before["class"] else before["old_argument"]
+            sections.append((Snapshot(class_name, argument, before["scope"], ""), target, []))
         elif internal and sections:
             target = []
             step = internal.group(2).rstrip() or internal.group(2)[0]

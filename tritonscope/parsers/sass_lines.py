@@ -26,14 +26,20 @@ _PTX_FILE = ".nv_debug_ptx_txt"
 
 
 def parse(text: str) -> dict[int, tuple[SourceLine, ...]]:
+    """Since Triton 3.8 (PTX `.loc ... inlined_at`) nvdisasm writes the whole inlining stack before an
+    instruction, one `//##` line per frame, innermost first and the call site last; the lines of one
+    stack add up."""
     current: tuple[SourceLine, ...] = ()
     result: dict[int, tuple[SourceLine, ...]] = {}
+    stacking = False  # the previous line was line information too
     for number, line in enumerate(text.splitlines(), start=1):
         info = _LINE_INFO.match(line)
         if info and info.group(1) == _PTX_FILE:
             continue
+        stacked, stacking = stacking, bool(info)
         if info:
-            found = [(info.group(1), info.group(2))] + _INLINED.findall(info.group(3))
+            found = [(p, str(n)) for p, n in current] if stacked else []
+            found += [(info.group(1), info.group(2))] + _INLINED.findall(info.group(3))
             current = tuple(dict.fromkeys((path, int(n)) for path, n in found if len(n) <= _MAX_DIGITS and int(n) > 0))
         elif line.lstrip().startswith(".section"):
             current = ()

@@ -28,6 +28,7 @@ from ..core.fileio import read_checked, user_cache_dir, write_checked
 from ..core.model import Artifacts, Variant
 from ..core.targets import Target
 from ..core.values import TypeName
+from ..parsers import asm_loc
 from . import kernels as triton_kernels
 from .tools import machine_code
 
@@ -147,7 +148,7 @@ def _run_triton(kernel, variant: Variant, target: Target):
         return triton.compile(
             source,
             target=gpu_target(target),
-            options=dict(variant.options),
+            options=compile_options(variant.options),
             _env_vars=_cache_key_extras(kernel, variant),
         )
     except CompilationError as exc:
@@ -168,12 +169,50 @@ def _run_triton(kernel, variant: Variant, target: Target):
         ) from exc
 
 
+def compile_options(options: dict) -> dict:
+    """The options given to Triton: the variant's, plus FP fusion set explicitly to Triton's own default.
+
+    Since 3.9 Triton warns in every process that compiles without `enable_fp_fusion` while
+    TRITON_DEFAULT_FP_FUSION is unset (its default changes in 3.10). The knob reads that variable
+    with the release's own default, so the compile is the one Triton would make, without the warning.
+    """
+    default = getattr(getattr(triton.knobs, "language", None), "default_fp_fusion", None)
+    return {**({"enable_fp_fusion": default} if default is not None else {}), **options}
+
+
+STAGE_HOOKS: list = []  # more stage wrappers for this process (the passes worker keeps the final module)
+_HOOK_KEY = "tritonscope: one .loc per inline asm block"
+
+
+def _stages_hook(backend=None, stages=None, options=None, language=None, capability=None):
+    """Triton's pipeline hook (knobs.runtime.add_stages_inspection_hook, since 3.6).
+
+    Since 3.7 Triton also calls it with no arguments, for a (key, hash) it adds to its cache key.
+    Since 3.8 LLVM writes a `.loc` before every line of an inline-asm block, counting the line up
+    by one each time (llvm PR 177718), so ptxas files the instructions of a multi-line block (every
+    load) under the next source lines. ptxas here gets the PTX with one `.loc` per block, as up to
+    3.7; the PTX stage shown stays Triton's own."""
+    if stages is None:
+        return _HOOK_KEY, hashlib.sha256(_HOOK_KEY.encode()).hexdigest()
+    if "cubin" in stages:
+        make_cubin = stages["cubin"]
+        stages["cubin"] = lambda src, metadata: make_cubin(asm_loc.without_inline_asm_locs(src), metadata)
+    for hook in STAGE_HOOKS:
+        hook(stages)
+
+
+def _install_stages_hook() -> None:
+    if hasattr(triton.knobs.runtime, "add_stages_inspection_hook"):  # since 3.6
+        triton.knobs.runtime.add_stages_inspection_hook = _stages_hook
+
+
 def _source(kernel, variant: Variant, target: Target):
     """(Triton's ASTSource for the variant, the backend), with the options checked."""
     remember_triton_key()
+    _install_stages_hook()
     backend = make_backend(gpu_target(target))
     try:
-        backend.parse_options(dict(variant.options))
+        backend.parse_options(compile_options(variant.options))
     except AssertionError as exc:  # Triton checks options with asserts
         raise UsageError(f"invalid compile options {variant.options}: {exc}") from exc
     params = [p.name for p in kernel.spec.params]
@@ -191,7 +230,7 @@ def compile_key(kernel, variant: Variant, target: Target) -> str:
     from triton.runtime.cache import get_cache_key
 
     source, backend = _source(kernel, variant, target)
-    options = backend.parse_options(dict(variant.options))
+    options = backend.parse_options(compile_options(variant.options))
     key = get_cache_key(source, backend, options, env_vars=_cache_key_extras(kernel, variant))
     return hashlib.sha256(key.encode()).hexdigest()
 

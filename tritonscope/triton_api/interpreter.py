@@ -44,6 +44,7 @@ def record(file: str, kernel_name: str, values: dict, pointers: dict, grid: tupl
     _record_memory(interpreter.interpreter_builder, names, current)
     grid = tuple(grid) + (1,) * (3 - len(grid))
     fn = kernel.rewrite()
+    _index_with_any_numpy()
     patch = interpreter._patch_lang(kernel.fn)
     programs = []
     try:
@@ -59,8 +60,25 @@ def record(file: str, kernel_name: str, values: dict, pointers: dict, grid: tupl
     except Exception as exc:  # noqa: BLE001 - the kernel's own code: report it as one line
         raise KernelFileError(f"{kernel_name} failed under the interpreter: {type(exc).__name__}: {exc}") from exc
     finally:
-        patch.restore()
+        if patch is not None:  # before 3.6 _patch_lang patched for good and returned None
+            patch.restore()
     return programs
+
+
+def _index_with_any_numpy() -> None:
+    """Up to 3.6 the interpreter's `tensor.__index__` is `int()` of a 1-element array, which numpy 2.4
+    refuses ("only 0-dimensional arrays can be converted"); 3.7 squeezes the array first. Every jitted
+    call patches triton.language again, so the squeeze goes after each patch of the tensor class."""
+    original = interpreter._patch_lang_tensor  # (tensor) before 3.6, (tensor, scope) since
+    if getattr(original, "squeezes", False):
+        return
+
+    def patch_tensor(tensor, *scope):
+        original(tensor, *scope)
+        tensor.__index__ = lambda self: int(self.handle.data.squeeze())
+
+    patch_tensor.squeezes = True
+    interpreter._patch_lang_tensor = patch_tensor
 
 
 def _interpreted(file: str, kernel_name: str):

@@ -7,10 +7,15 @@ from ..core.errors import UsageError
 
 def linear_layout(layout, shape: list[int]) -> dict[str, list[list[int]]]:
     """The register, lane and warp bases of a TTGIR layout over `shape`, computed by Triton."""
+    import triton
+
     try:
         from triton._C.libtriton import gluon_ir, ir
     except ImportError:
-        raise UsageError("drawing layouts needs the linear layouts of Triton 3.6 or later") from None
+        gluon_ir = None
+    if gluon_ir is None or not hasattr(gluon_ir.GluonOpBuilder, "to_linear_layout"):  # since 3.6
+        raise UsageError(f"drawing layouts needs the linear layouts of Triton 3.6 or later, not {triton.__version__}")
+    _hide_nanobind_leak_report(ir)
     context = ir.context()
     ir.load_dialects(context)
     builder = gluon_ir.GluonOpBuilder(context)
@@ -33,3 +38,24 @@ def _layout_attr(builder, layout):
     if layout.kind == "dot_op":
         return builder.get_dot_operand_layout(f["opIdx"], _layout_attr(builder, f["parent"]), f.get("kWidth", 0))
     return builder.get_slice_layout(f["dim"], _layout_attr(builder, f["parent"]))
+
+
+def _hide_nanobind_leak_report(ir) -> None:
+    """Since 3.9 libtriton is a nanobind module, and its Gluon layout conversion keeps Python objects
+    alive to the end on purpose, so at exit nanobind prints `nanobind: leaked N instances!`. Triton's
+    own compile workers hide that report the same way (_compile_warmup_pool.py): stderr goes to
+    /dev/null once every exit handler before this one ran. This runs in an isolated worker."""
+    import atexit
+    import os
+    import sys
+
+    if type(type(ir.context)).__module__ != "nanobind":  # pybind11 up to 3.8
+        return
+
+    def silence() -> None:
+        sys.stderr.flush()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        os.close(devnull)
+
+    atexit.register(silence)

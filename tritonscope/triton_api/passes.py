@@ -9,22 +9,18 @@ from __future__ import annotations
 
 import os
 
-import triton
-
 from ..parsers.pass_dump import FINAL_HEADER
+from .compiler import STAGE_HOOKS
 
 DUMP_ENVIRONMENT = {"MLIR_ENABLE_DUMP": "1", "TRITON_ALWAYS_COMPILE": "1"}
 LLVM_DUMP_ENVIRONMENT = {"LLVM_IR_ENABLE_DUMP": "1"}
 
 
 def keep_final_module() -> None:
-    """Writes the final MLIR module to file descriptor 2 once the llir stage has run its passes.
+    """Writes the final MLIR module to file descriptor 2 once the llir stage has run its passes,
+    through the compiler's stage hook (since 3.6; older releases have no hook: no final module)."""
 
-    Since 3.6: `knobs.runtime.add_stages_inspection_hook(backend, stages, options, language,
-    capability)` may replace stage functions. Older releases have no hook: no final module.
-    """
-
-    def hook(backend, stages, options, language, capability):
+    def hook(stages):
         make_llir = stages["llir"]
 
         def llir(src, metadata):
@@ -34,5 +30,5 @@ def keep_final_module() -> None:
 
         stages["llir"] = llir
 
-    if hasattr(triton.knobs.runtime, "add_stages_inspection_hook"):
-        triton.knobs.runtime.add_stages_inspection_hook = hook
+    if hook not in STAGE_HOOKS:
+        STAGE_HOOKS.append(hook)

@@ -39,6 +39,18 @@ def _uses_local_memory(usage: str) -> bool:
     return any(int(size) for size in re.findall(r"\b(?:STACK|LOCAL):(\d+)", usage))
 
 
+def ptxas_for(arch: int | str) -> str:
+    """The ptxas Triton itself runs for an architecture: since 3.6 it bundles two, and 3.9 assembles
+    sm90 with the newer one (whose PTX the older ptxas refuses). `get_ptxas(arch)` since 3.6."""
+    import inspect
+
+    from triton.backends.nvidia import compiler
+
+    if inspect.signature(compiler.get_ptxas).parameters:
+        return compiler.get_ptxas(int(arch)).path
+    return compiler.get_ptxas().path
+
+
 def ptxas_report(ptx: str, arch: int | str) -> str:
     """`ptxas -v` on the PTX: the stack frame and the spill stores and loads, which only ptxas counts.
     Triton's own ptxas run keeps no report, so it is assembled again (0.1-0.3 s), only for kernels
@@ -47,7 +59,7 @@ def ptxas_report(ptx: str, arch: int | str) -> str:
     with tempfile.TemporaryDirectory(prefix="tritonscope-") as tmp:
         source, output = Path(tmp) / "kernel.ptx", Path(tmp) / "kernel.cubin"
         source.write_text(ptx)
-        command = [_nvidia_tool("ptxas"), "-v", f"--gpu-name=sm_{arch}{suffix}", str(source), "-o", str(output)]
+        command = [ptxas_for(arch), "-v", f"--gpu-name=sm_{arch}{suffix}", str(source), "-o", str(output)]
         result = subprocess.run(command, capture_output=True, text=True, errors="replace")
     return result.stdout + result.stderr
 
