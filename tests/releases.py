@@ -1,0 +1,59 @@
+"""Runs the tests on the other supported Triton releases, each in a fresh virtual environment:
+the whole suite on the newest (3.9.0) but for the liger-kernel corpus (which runs on the pinned
+release, to keep CI within its time), the smoke test (tests/test_smoke.py) on 3.5.1, 3.7.1 and
+3.8.0. The pinned release (3.6.0, the GPU machine's) is the README's own `python -m pytest`.
+
+    python tests/releases.py            # all of them
+    python tests/releases.py 3.8.0      # one
+
+Exits non-zero when any run fails, and says which.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FULL = ("3.9.0",)
+SMOKE = ("3.5.1", "3.7.1", "3.8.0")
+TORCH = "torch==2.13.0"  # the CPU build; an unpinned torch pulls gigabytes of CUDA
+
+
+def run(release: str, folder: Path) -> bool:
+    venv = folder / f"triton-{release}"
+    python = venv / "bin" / "python"
+    full = release in FULL
+    steps = [
+        [sys.executable, "-m", "venv", str(venv)],
+        [python, "-m", "pip", "install", "-q", "--upgrade", "pip"],
+        [python, "-m", "pip", "install", "-q", f"triton=={release}", f"{ROOT}[test]", *([TORCH] if full else [])],
+    ]
+    which = ["--ignore=tests/test_corpus_liger.py"] if full else ["-m", "smoke"]
+    steps.append([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *which])
+    started = time.monotonic()
+    for step in steps:
+        print(f"+ [{release}] {' '.join(map(str, step))}", flush=True)
+        if subprocess.run(step, cwd=ROOT).returncode != 0:
+            print(f"Triton {release}: FAILED at the step above", flush=True)
+            return False
+    print(f"Triton {release}: passed in {time.monotonic() - started:.0f} s", flush=True)
+    return True
+
+
+def main() -> int:
+    releases = sys.argv[1:] or [*FULL, *SMOKE]
+    with tempfile.TemporaryDirectory(prefix="tritonscope-releases-") as folder:
+        failed = [r for r in releases if not run(r, Path(folder))]
+    if failed:
+        print(f"failed on Triton {', '.join(failed)}")
+        return 1
+    print(f"passed on Triton {', '.join(releases)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
