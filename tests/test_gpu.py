@@ -13,6 +13,7 @@ from tritonscope.app.prepare import compile_request
 from tritonscope.core.model import VariantRequest
 from tritonscope.core.samples import all_samples, samples_dir
 from tritonscope.core.targets import local_target
+from tritonscope.core.values import TypeName
 
 pytestmark = pytest.mark.gpu
 SAMPLES = [s.name for s in all_samples()]
@@ -45,6 +46,28 @@ def test_registers_spills_and_occupancy_equal_the_drivers(sample):
         f"{sample}: registers {c.resources.registers} (driver {n_regs}), spills {c.resources.spills} "
         f"(driver {n_spills}), blocks/SM {c.resources.occupancy.blocks_per_sm} (occupancy API {blocks})"
     )
+    assert (c.resources.registers, c.resources.spills, c.resources.occupancy.blocks_per_sm) == (
+        n_regs,
+        n_spills,
+        blocks,
+    )
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "fp16"])
+def test_spills_equal_the_drivers_for_a_kernel_that_spills(dtype):
+    """A softmax row of 32768 16-bit values needs more than 255 registers: ptxas spills into the stack
+    frame, and the driver's local size (n_spills = bytes / 4) counts it."""
+    request = VariantRequest(
+        file="sample:softmax", target="auto", constexprs=(("BLOCK_SIZE", 32768),), dtype=TypeName(dtype)
+    )
+    c = compile_request(request)
+    n_regs, n_spills, blocks = _driver_figures(c)
+    print(
+        f"softmax BLOCK_SIZE=32768 {dtype}: registers {c.resources.registers} (driver {n_regs}), spills "
+        f"{c.resources.spills} (driver {n_spills}), stack {c.resources.stack_bytes} B, ptxas spill stores "
+        f"{c.resources.spill_store_bytes} B, loads {c.resources.spill_load_bytes} B"
+    )
+    assert n_spills > 0 and c.resources.spill_store_bytes > 0 and any("spill" in w for w in c.resources.warnings)
     assert (c.resources.registers, c.resources.spills, c.resources.occupancy.blocks_per_sm) == (
         n_regs,
         n_spills,
@@ -136,7 +159,7 @@ def test_trace_captures_torch_compile_kernels(cli, tmp_path):
     out = tmp_path / "run"
     result = cli("trace", "-o", out, "--", sys.executable, KERNELS / "torch_compile_program.py")
     print(result.stderr)
-    rows = json.loads(cli("cache", "list", out, "--json").stdout)
+    rows = json.loads(cli("cache", "list", out, "--json").stdout)["kernels"]
     print([(r["name"], r["target"], r["stages"]) for r in rows])
     assert rows and all(r["captured"] for r in rows) and any(r["name"].startswith("triton_") for r in rows)
     doc = json.loads(cli("dump", f"{out}/:{rows[0]['name']}", "--json").stdout)
