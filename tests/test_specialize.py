@@ -112,3 +112,14 @@ def test_printed_command_line_reproduces_the_variant(cli):
     assert again["variant"]["hints"] == original.variant.hints
     assert again["variant"]["constexprs"] == original.variant.constexprs
     assert again["metadata"]["num_stages"] == 2 and again["resources"]["registers"] == original.resources.registers
+
+
+def test_tensor_descriptor_types_parse_once_and_split_in_vary():
+    from tritonscope.cli.argtypes import axes
+    from tritonscope.core.values import TypeName, parse
+
+    assert parse("tensordesc<tl.bfloat16[64,64]>") == TypeName("tensordesc<bf16[64, 64]>")
+    assert parse("tensordesc<bf16[64, 64]>").is_descriptor and parse("tensordesc<nope[64]>") == "tensordesc<nope[64]>"
+    assert axes(["d=tensordesc<bf16[1, 64]>,tensordesc<fp16[1, 64]>"]) == [
+        ("d", (TypeName("tensordesc<bf16[1, 64]>"), TypeName("tensordesc<fp16[1, 64]>")))
+    ]

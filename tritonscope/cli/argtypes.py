@@ -37,14 +37,19 @@ def axes(items: list[str] | None) -> list[tuple[str, tuple[Any, ...]]]:
 
 
 def _split_values(text: str) -> list[str]:
-    values, current, quote = [], [], None
+    """V1,V2,... split at the commas outside quotes and brackets (`tensordesc<bf16[64, 64]>`)."""
+    values, current, quote, depth = [], [], None, 0
     for char in text:
-        if quote is None and char == ",":
+        if quote is None and depth == 0 and char == ",":
             values.append("".join(current))
             current = []
             continue
         if char in "\"'" and quote in (None, char):
             quote = None if quote else char
+        elif quote is None and char in "[<(":
+            depth += 1
+        elif quote is None and char in "]>)" and depth:
+            depth -= 1
         current.append(char)
     return [*values, "".join(current)]
 

@@ -81,13 +81,26 @@ class TypeName(str):
         return self.startswith("*")
 
     @property
+    def is_descriptor(self) -> bool:
+        return self.startswith("tensordesc<")
+
+    @property
     def element(self) -> str:
         return self.removeprefix("*")
 
 
+_TENSOR_DESCRIPTOR = re.compile(r"^tensordesc<\s*([\w.]+)\s*\[([\d,\s]+)\]\s*>$")
+
+
 def canonical_type(text: str) -> TypeName | None:
-    """The Triton type named by `text` (fp16, tl.float16, torch.int32, *i32 ...), or None."""
+    """The Triton type named by `text` (fp16, tl.float16, torch.int32, *i32, tensordesc<bf16[64, 64]>
+    ...), or None."""
     name = text.strip()
+    descriptor = _TENSOR_DESCRIPTOR.match(name)
+    if descriptor:  # a TMA tensor descriptor, as Triton's signatures write it
+        element = canonical_type(descriptor.group(1))
+        shape = ", ".join(d.strip() for d in descriptor.group(2).split(",") if d.strip())
+        return TypeName(f"tensordesc<{element}[{shape}]>") if element and not element.is_pointer else None
     pointer = name.startswith("*")
     name = name.removeprefix("*").strip()
     for prefix in ("tl.", "triton.language.", "torch."):
