@@ -26,21 +26,25 @@ from .prepare import from_reference, prepare
 
 def passes(request: VariantRequest, show: str | None, llvm: bool, timeout: float) -> PassesResult:
     request = from_reference(request)
-    prepared = prepare(request)
-    memo = _memo_path(prepared, llvm)
-    kept = read_checked_bytes(memo)
-    if kept is not None:
-        records, llvm_records = pickle.loads(zlib.decompress(kept))
-    else:
-        _, dump = capture_dump(request, llvm, timeout)
-        records = tuple(pipeline.build(dump))
-        if not records:
-            raise CompileError("the compiler printed no pass dumps (is MLIR_ENABLE_DUMP honoured by this Triton?)")
-        llvm_records = tuple(pipeline.build_llvm(dump)) if llvm else None
-        write_checked_bytes(memo, zlib.compress(pickle.dumps((records, llvm_records)), 1))
-        _forget_old(memo.parent)
+    with _Capture(llvm, timeout) as capture:  # the worker starts now, while the flags are checked
+        prepared = prepare(request)
+        memo = _memo_path(prepared, llvm)
+        kept = read_checked_bytes(memo)
+        if kept is not None:
+            records, llvm_records = pickle.loads(zlib.decompress(kept))
+        else:
+            records, llvm_records = _records(capture.dump(request), llvm)
+            write_checked_bytes(memo, zlib.compress(pickle.dumps((records, llvm_records)), 1))
+            _forget_old(memo.parent)
     selected = tuple(pipeline.select(list(records), show)) if show is not None else None
     return PassesResult(prepared.variant, records, llvm_records, selected, _triton_version())
+
+
+def _records(dump: str, llvm: bool):
+    records = tuple(pipeline.build(dump))
+    if not records:
+        raise CompileError("the compiler printed no pass dumps (is MLIR_ENABLE_DUMP honoured by this Triton?)")
+    return records, tuple(pipeline.build_llvm(dump)) if llvm else None
 
 
 MEMO_COUNT = 32  # pass records kept (a large kernel's are a few MB compressed)
@@ -59,20 +63,42 @@ def _forget_old(folder: Path) -> None:
         old.unlink(missing_ok=True)
 
 
-def capture_dump(request: VariantRequest, llvm: bool, timeout: float):
-    """(the Variant, Triton's pass-by-pass IR dumps) of one compile in an isolated worker."""
-    with tempfile.TemporaryDirectory(prefix="tritonscope-passes-") as folder:
-        dump_file = Path(folder) / "dump.txt"
-        env = {**DUMP_ENVIRONMENT, **(LLVM_DUMP_ENVIRONMENT if llvm else {}), "TRITON_CACHE_DIR": f"{folder}/cache"}
-        with open(dump_file, "w") as stderr, Workers(timeout=timeout, env=env, stderr=stderr) as workers:
-            workers.warm()
-            variant = prepare(request).variant  # bad flags fail here, while the worker starts
-            outcome = workers.run([Task("tritonscope.app.passes:capture", (request,))])[0]
+class _Capture:
+    """A worker with Triton's IR dumps on, its C-level stderr in a file of a temporary folder."""
+
+    def __init__(self, llvm: bool, timeout: float):
+        self.timeout = timeout
+        self._folder = tempfile.TemporaryDirectory(prefix="tritonscope-passes-")
+        self._file = Path(self._folder.name) / "dump.txt"
+        self._stderr = open(self._file, "w")  # noqa: SIM115 - closed in __exit__
+        env = {**DUMP_ENVIRONMENT, **(LLVM_DUMP_ENVIRONMENT if llvm else {})}
+        env["TRITON_CACHE_DIR"] = f"{self._folder.name}/cache"
+        self._workers = Workers(timeout=timeout, env=env, stderr=self._stderr)
+
+    def __enter__(self) -> _Capture:
+        self._workers.warm()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self._workers.close()
+        self._stderr.close()
+        self._folder.cleanup()
+
+    def dump(self, request: VariantRequest) -> str:
+        outcome = self._workers.run([Task("tritonscope.app.passes:capture", (request,))])[0]
         if not outcome.ok:
             if outcome.error.startswith("timed out"):
-                raise CompileError(f"capturing the passes took longer than {timeout:g} s", hint="raise --timeout")
+                raise CompileError(f"capturing the passes took longer than {self.timeout:g} s", hint="raise --timeout")
             outcome.unwrap()
-        return variant, dump_file.read_text(errors="replace")
+        self._stderr.flush()
+        return self._file.read_text(errors="replace")
+
+
+def capture_dump(request: VariantRequest, llvm: bool, timeout: float):
+    """(the Variant, Triton's pass-by-pass IR dumps) of one compile in an isolated worker."""
+    with _Capture(llvm, timeout) as capture:
+        variant = prepare(request).variant  # bad flags fail here, while the worker starts
+        return variant, capture.dump(request)
 
 
 def capture(request: VariantRequest) -> None:
