@@ -190,16 +190,17 @@ CASES = [
     Case("llama4_rope.py", "_llama4_rope_kernel",
          "--dtype bf16 -a freqs_complex_ptr=*fp32 -a imag_sign=fp32 -c head_dim_half=64 -c n_q_heads=40 "
          "-c n_k_heads=8 -c BLOCK_SIZE=64 -w 4 -s 2"),
-    # mhc.py: manifold hyper-connections, 4 streams of width H over 4096 tokens (K = 16384, M = 4*4 + 2*4 = 24),
+    # mhc.py: manifold hyper-connections, 4 streams of width 1024 over 4096 tokens (K = 4096, M = 4*4 + 2*4 = 24),
     # every stride a constexpr of the contiguous tensors; tmax 20, bf16 x with tensor cores (CAST_FP32 false).
+    # (The mm_norm kernels unroll K / BLOCK_K iterations: width 4096 would take 64 and 80 s of compiling.)
     Case("mhc.py", "_mhc_mm_norm_fwd_kernel",
-         "--dtype fp32 -a x_ptr=*bf16 -a phi_ptr=*bf16 -c N=4096 -c K=16384 -c M=24 -c stride_xn=16384 "
+         "--dtype fp32 -a x_ptr=*bf16 -a phi_ptr=*bf16 -c N=4096 -c K=4096 -c M=24 -c stride_xn=4096 "
          "-c stride_xk=1 -c stride_phik=24 -c stride_phim=1 -c stride_mn=24 -c stride_mm=1 -c eps=1e-6 "
          "-c BLOCK_N=32 -c BLOCK_K=256 -c BLOCK_M=32 -c CAST_FP32=false -w 4"),
     Case("mhc.py", "_mhc_mm_norm_bwd_fused_kernel",
-         "--dtype fp32 -a x_ptr=*bf16 -a phi_ptr=*bf16 -a grad_x_ptr=*bf16 -c N=4096 -c K=16384 -c M=24 "
-         "-c stride_xn=16384 -c stride_xk=1 -c stride_phik=24 -c stride_phim=1 -c stride_mn=24 -c stride_mm=1 "
-         "-c stride_invr=1 -c stride_gmn=24 -c stride_gmm=1 -c stride_gxn=16384 -c stride_gxk=1 -c stride_gpk=24 "
+         "--dtype fp32 -a x_ptr=*bf16 -a phi_ptr=*bf16 -a grad_x_ptr=*bf16 -c N=4096 -c K=4096 -c M=24 "
+         "-c stride_xn=4096 -c stride_xk=1 -c stride_phik=24 -c stride_phim=1 -c stride_mn=24 -c stride_mm=1 "
+         "-c stride_invr=1 -c stride_gmn=24 -c stride_gmm=1 -c stride_gxn=4096 -c stride_gxk=1 -c stride_gpk=24 "
          "-c stride_gpm=1 -c BLOCK_N=32 -c BLOCK_K=256 -c BLOCK_M=32 -c CAST_FP32=false -w 4"),
     Case("mhc.py", "_mhc_split_sinkhorn_fwd_kernel",
          "-c N=4096 -c HC=4 -c M=24 -c stride_mn=24 -c stride_mm=1 -c stride_hp_n=4 -c stride_hp_h=1 "
@@ -214,25 +215,25 @@ CASES = [
          "-c stride_hj=1 -c stride_go_n=16 -c stride_go_i=4 -c stride_go_j=1 -c stride_gl_n=16 -c stride_gl_i=4 "
          "-c stride_gl_j=1 -c sinkhorn_eps=1e-6 -c TMAX=20 -w 1"),
     Case("mhc.py", "_mhc_pre_fwd_kernel",
-         "--dtype fp32 -a x_ptr=*bf16 -c N=4096 -c HC=4 -c C=4096 -c stride_xn=16384 -c stride_xh=4096 "
-         "-c stride_xc=1 -c stride_hn=4 -c stride_hh=1 -c stride_on=4096 -c stride_oc=1 -c BLOCK_N=32 "
+         "--dtype fp32 -a x_ptr=*bf16 -c N=4096 -c HC=4 -c C=1024 -c stride_xn=4096 -c stride_xh=1024 "
+         "-c stride_xc=1 -c stride_hn=4 -c stride_hh=1 -c stride_on=1024 -c stride_oc=1 -c BLOCK_N=32 "
          "-c BLOCK_C=128 -w 4"),
     Case("mhc.py", "_mhc_pre_bwd_kernel",
-         "--dtype fp32 -a x_ptr=*bf16 -c N=4096 -c HC=4 -c C=4096 -c stride_xn=16384 -c stride_xh=4096 "
-         "-c stride_xc=1 -c stride_hn=4 -c stride_hh=1 -c stride_gon=4096 -c stride_goc=1 -c stride_gxn=16384 "
-         "-c stride_gxh=4096 -c stride_gxc=1 -c stride_ghn=4 -c stride_ghh=1 -c BLOCK_N=32 -c BLOCK_C=128 -w 4"),
+         "--dtype fp32 -a x_ptr=*bf16 -c N=4096 -c HC=4 -c C=1024 -c stride_xn=4096 -c stride_xh=1024 "
+         "-c stride_xc=1 -c stride_hn=4 -c stride_hh=1 -c stride_gon=1024 -c stride_goc=1 -c stride_gxn=4096 "
+         "-c stride_gxh=1024 -c stride_gxc=1 -c stride_ghn=4 -c stride_ghh=1 -c BLOCK_N=32 -c BLOCK_C=128 -w 4"),
     Case("mhc.py", "_mhc_post_res_fwd_kernel",
-         "--dtype fp32 -a x_ptr=*bf16 -a f_ptr=*bf16 -c N=4096 -c HC=4 -c C=4096 -c stride_xn=16384 "
-         "-c stride_xh=4096 -c stride_xc=1 -c stride_fn=4096 -c stride_fc=1 -c stride_hpn=4 -c stride_hph=1 "
-         "-c stride_hrn=16 -c stride_hri=4 -c stride_hrj=1 -c stride_on=16384 -c stride_oh=4096 -c stride_oc=1 "
-         "-c BLOCK_N=32 -c BLOCK_C=128 -w 8 -s 3"),
+         "--dtype fp32 -a x_ptr=*bf16 -a f_ptr=*bf16 -c N=4096 -c HC=4 -c C=1024 -c stride_xn=4096 "
+         "-c stride_xh=1024 -c stride_xc=1 -c stride_fn=1024 -c stride_fc=1 -c stride_hpn=4 -c stride_hph=1 "
+         "-c stride_hrn=16 -c stride_hri=4 -c stride_hrj=1 -c stride_on=4096 -c stride_oh=1024 -c stride_oc=1 "
+         "-c BLOCK_N=32 -c BLOCK_C=64 -w 4 -s 2"),
     Case("mhc.py", "_mhc_post_res_bwd_kernel",
-         "--dtype fp32 -a x_ptr=*bf16 -a f_ptr=*bf16 -c N=4096 -c HC=4 -c C=4096 -c stride_xn=16384 "
-         "-c stride_xh=4096 -c stride_xc=1 -c stride_fn=4096 -c stride_fc=1 -c stride_hpn=4 -c stride_hph=1 "
-         "-c stride_hrn=16 -c stride_hri=4 -c stride_hrj=1 -c stride_gon=16384 -c stride_goh=4096 -c stride_goc=1 "
-         "-c stride_gxn=16384 -c stride_gxh=4096 -c stride_gxc=1 -c stride_gfn=4096 -c stride_gfc=1 "
+         "--dtype fp32 -a x_ptr=*bf16 -a f_ptr=*bf16 -c N=4096 -c HC=4 -c C=1024 -c stride_xn=4096 "
+         "-c stride_xh=1024 -c stride_xc=1 -c stride_fn=1024 -c stride_fc=1 -c stride_hpn=4 -c stride_hph=1 "
+         "-c stride_hrn=16 -c stride_hri=4 -c stride_hrj=1 -c stride_gon=4096 -c stride_goh=1024 -c stride_goc=1 "
+         "-c stride_gxn=4096 -c stride_gxh=1024 -c stride_gxc=1 -c stride_gfn=1024 -c stride_gfc=1 "
          "-c stride_ghpn=4 -c stride_ghph=1 -c stride_ghrn=16 -c stride_ghri=4 -c stride_ghrj=1 -c BLOCK_N=32 "
-         "-c BLOCK_C=128 -w 8 -s 3"),
+         "-c BLOCK_C=64 -w 4 -s 2"),
     # mlp.py: TMA tensor descriptors (host TensorDescriptor objects), typed as Triton's launcher types them:
     # tensordesc<dtype[block shape]>, the block shape set by the autotune config's pre_hook (config 0).
     Case("mlp.py", "_swiglu_kernel_forward",
