@@ -40,6 +40,8 @@ from pathlib import Path
 
 import pytest
 
+_TRITON = tuple(int(p) for p in __import__("importlib.metadata").metadata.version("triton").split(".")[:2])
+
 KERNELS = Path(__file__).resolve().parent / "kernels" / "faults"
 LAYOUT_2D = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>"
 MMA_ODD = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16]}>"
@@ -663,8 +665,12 @@ ROWS = [
     Row("dump sample:double --target sm90", id="14-triton-metadata-corrupt", setup=(truncated_metadata,), exit=2,
         says=(r"double_kernel\.json", r"(?i)delet|remov|clear")),
     # 15. Clear messages.
+    # The ptxas of Triton 3.9 takes a non-ASCII path in the PTX; older ones refuse it.
     Row("dump src/dé.py --target sm90", id="15-non-ascii-path", setup=(copy_to("src/dé.py"),), exit=2,
-        says=(r"dé\.py", r"(?i)non-ascii")),
+        says=(r"dé\.py", r"(?i)non-ascii"))
+    if _TRITON < (3, 9) else
+    Row("dump src/dé.py --target sm90", id="15-non-ascii-path", setup=(copy_to("src/dé.py"),),
+        shows=(r"double_kernel",)),
     Row("dump {kernels}/accented_name.py --target sm90", id="15-non-ascii-kernel-name", exit=1,
         says=(r"café_kernel", r"(?i)ascii")),
     Row("dump sample:double --target sm90 --num-ctas 3", id="15-num-ctas-3", exit=2,

@@ -169,6 +169,26 @@ def _run_triton(kernel, variant: Variant, target: Target):
         ) from exc
 
 
+def _quiet_half_built_kernels() -> None:
+    """Since 3.9 a CompiledKernel whose cached metadata could not be read fails in its `__del__`
+    (no `module` attribute), and Python prints that as "Exception ignored ... Traceback" at some
+    later garbage collection. The error itself is reported as it happens; this drops the echo."""
+    previous = sys.unraisablehook
+
+    def hook(unraisable) -> None:
+        owner = getattr(unraisable.object, "__qualname__", "")
+        if owner == "CompiledKernel.__del__" and isinstance(unraisable.exc_value, AttributeError):
+            return
+        previous(unraisable)
+
+    if not getattr(previous, "tritonscope", False):
+        hook.tritonscope = True
+        sys.unraisablehook = hook
+
+
+_quiet_half_built_kernels()
+
+
 def compile_options(options: dict) -> dict:
     """The options given to Triton: the variant's, plus FP fusion set explicitly to Triton's own default.
 
