@@ -14,7 +14,9 @@ from .model import Compilation, KernelSpec, Variant
 from .stages import SourceLine, Stage
 
 if TYPE_CHECKING:
+    from ..analysis.cost import LineCost
     from ..analysis.diffing import StageDiff
+    from ..analysis.findings import Finding
     from ..analysis.layouts import Layout, Ownership
     from ..analysis.passes import LlvmPassRecord, PassRecord
     from ..app.bench import Measurement, Peak
@@ -102,3 +104,12 @@ class TraceResult:
     out: Path
     kernels: tuple[str, ...]
     returncode: int
+
+
+@dataclass(frozen=True)
+class ExplainResult:
+    compilation: Compilation
+    lines: tuple[LineCost, ...]  # each kernel-file line that produced machine code or a conversion
+    findings: tuple[Finding, ...]
+    live_registers: bool = False  # nvdisasm's register life ranges were read
+    notes: tuple[str, ...] = ()
