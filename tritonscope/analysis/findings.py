@@ -431,7 +431,7 @@ def _dot_problem(k: _Kernel, op: ttgir.Op, result: str | None) -> tuple[str, str
     shapes = [tuple(int(d) for d in s.split("x")) for s in _dims(op.text)]
     if result and result.startswith("#ttg.blocked"):
         cause = ""
-        if "xf32" in op.text.split("->")[0] and "ieee" in op.text:
+        if "xf32" in op.text.split("->")[0] and "inputPrecision" not in op.text:  # ieee, the default, is not printed
             cause = "fp32 operands with input_precision='ieee'"
         elif any(min(s) < 16 for s in shapes[:2]):
             cause = f"an operand dimension below 16 ({' and '.join('x'.join(map(str, s)) for s in shapes[:2])})"
