@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from ..analysis.passes import LlvmPassRecord, PassRecord
     from ..app.bench import Measurement, Peak
     from ..app.cache import CacheEntry
+    from ..app.check import EntryOutcome
     from ..app.grid import Program
     from ..app.sweep import Outcome
     from .samples import Sample
@@ -113,3 +114,19 @@ class ExplainResult:
     findings: tuple[Finding, ...]
     live_registers: bool = False  # nvdisasm's register life ranges were read
     notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    outcomes: tuple[EntryOutcome, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(o.ok for o in self.outcomes)
+
+    @property
+    def exit_code(self) -> int:
+        """0 every budget holds; 1 one is broken or a kernel does not compile; 2 an entry is bad input."""
+        if any(o.exit_code == 2 for o in self.outcomes):
+            return 2
+        return 0 if self.ok else 1

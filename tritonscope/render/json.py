@@ -18,6 +18,7 @@ from ..core.model import SCHEMA_VERSION, Compilation, to_jsonable
 from ..core.results import (
     BenchResult,
     CacheListing,
+    CheckResult,
     DiffResult,
     DumpResult,
     ExplainResult,
@@ -118,6 +119,24 @@ class JsonRenderer:
             "notes": list(r.notes),
         }
 
+    def _check(self, r: CheckResult):
+        entries = []
+        for o in r.outcomes:
+            entries.append(
+                {
+                    "name": o.entry.name,
+                    "command": o.compilation.variant.command_line() if o.compilation else None,
+                    "ok": o.ok,
+                    "error": o.error,
+                    "figures": o.figures,
+                    "budgets": [b.text for b in o.entry.budgets],
+                    "baseline": o.entry.baseline,
+                    "broken": [asdict(b) for b in o.broken],
+                    "findings": [finding_body(f) for f in o.findings],
+                }
+            )
+        return "check", {"ok": r.ok, "exit_code": r.exit_code, "entries": entries}
+
 
 _BODIES = {
     SamplesResult: JsonRenderer._samples,
@@ -130,6 +149,7 @@ _BODIES = {
     BenchResult: JsonRenderer._bench,
     CacheListing: JsonRenderer._cache,
     ExplainResult: JsonRenderer._explain,
+    CheckResult: JsonRenderer._check,
 }
 
 
