@@ -271,13 +271,13 @@ def _spills(k: _Kernel) -> list[Finding]:
         (c for c in k.costs.values() if c.instructions.local_loads + c.instructions.local_stores),
         key=lambda c: -(c.instructions.local_loads + c.instructions.local_stores),
     )
-    where = ", ".join(f"{c.line} ({c.instructions.local_stores}/{c.instructions.local_loads})" for c in local[:6])
+    where = ", ".join(f"{c.line} ({c.instructions.local_loads}/{c.instructions.local_stores})" for c in local[:6])
     words = k.target.vendor.words
     evidence = f"{r.stack_bytes + r.local_bytes} B of {words.local} per thread"
     if r.spill_store_bytes:
         evidence += f"; ptxas: {r.spill_store_bytes} B stored and {r.spill_load_bytes} B loaded per thread"
     if where:
-        evidence += f"; {words.local_ops} stores/loads by line: {where}"
+        evidence += f"; {words.local} loads/stores by line: {where}"
     maxnreg = k.c.options.get("maxnreg")
     if maxnreg:
         advice, what_if = (
@@ -325,7 +325,7 @@ def _shared_limit(k: _Kernel) -> list[Finding]:
     if shared <= limit:
         return []
     buffers = _allocations(k)
-    listed = "; ".join(f"line {line}: {shape} = {_kib(size)}" for line, shape, size in buffers[:4])
+    listed = "; ".join(f"line {line}: {shape} = {kib(size)}" for line, shape, size in buffers[:4])
     stages = k.c.options.get("num_stages") or 1
     what_if = (("option", "num_stages", stages - 1),) if stages > 1 else ()
     advice = f"num_stages={stages - 1} keeps one copy fewer of each pipelined tile" if stages > 1 else ""
@@ -333,8 +333,8 @@ def _shared_limit(k: _Kernel) -> list[Finding]:
         Finding(
             SHARED_LIMIT,
             buffers[0][0] if buffers else None,
-            f"needs {_kib(shared)} of {k.target.vendor.words.shared} per block; {k.target.label} allows "
-            f"{_kib(limit)}: the launch will fail (out of resources)",
+            f"needs {kib(shared)} of {k.target.vendor.words.shared} per block; {k.target.label} allows "
+            f"{kib(limit)}: the launch will fail (out of resources)",
             f"buffers in TTGIR: {listed or 'none named'}",
             "; ".join(a for a in (advice, "smaller BLOCK sizes (the tiles of A and B are what is kept)") if a),
             what_if=what_if,
@@ -349,12 +349,12 @@ def _occupancy(k: _Kernel) -> list[Finding]:
         return []
     warps = options.get("num_warps") or 4
     units = k.target.vendor.words
-    figure = f"{r.registers} {units.registers} per thread" if occ.limited_by == "registers" else _kib(r.shared_bytes)
+    figure = f"{r.registers} {units.registers} per thread" if occ.limited_by == "registers" else kib(r.shared_bytes)
     message = (
         f"occupancy {occ.percent:.0f}%: {occ.blocks_per_sm} block(s) of {warps} {units.warps} per "
         f"{units.multiprocessor}, limited by {occ.limited_by} ({figure})"
     )
-    evidence, line = _peak_note(k)
+    evidence, line = _peak_note(k) if occ.limited_by == "registers" else _buffers_note(k)
     advice, what_if = _next_step(k)
     return [Finding(OCCUPANCY, line, message, evidence, advice, what_if=what_if)]
 
@@ -363,9 +363,17 @@ def _peak_note(k: _Kernel) -> tuple[str, int | None]:
     peaks = [c for c in k.costs.values() if c.live_registers]
     if not peaks:
         r, words = k.c.resources, k.target.vendor.words
-        return f"{r.registers} {words.registers} per thread, {_kib(r.shared_bytes)} of {words.shared} per block", None
+        return f"{r.registers} {words.registers} per thread, {kib(r.shared_bytes)} of {words.shared} per block", None
     top = max(peaks, key=lambda c: c.live_registers or 0)
     return f"the most registers live at once: {top.live_registers}, on line {top.line}", top.line
+
+
+def _buffers_note(k: _Kernel) -> tuple[str, int | None]:
+    buffers = _allocations(k)
+    listed = "; ".join(f"line {line}: {shape} = {kib(size)}" for line, shape, size in buffers[:4])
+    return f"{kib(k.c.resources.shared_bytes)} per block; buffers in TTGIR: {listed or 'none named'}", (
+        buffers[0][0] if buffers else None
+    )
 
 
 def _next_step(k: _Kernel) -> tuple[str, tuple]:
@@ -475,7 +483,7 @@ def _conversions(k: _Kernel) -> list[Finding]:
                 CONVERSION,
                 cost.line,
                 f"layout conversion {moved[0].source} -> {moved[0].destination} moves "
-                f"{_kib(cost.shared_conversion_bytes)} through {k.target.vendor.words.shared}"
+                f"{kib(cost.shared_conversion_bytes)} through {k.target.vendor.words.shared}"
                 + (" in every loop iteration" if in_loop else ""),
                 _conversion_evidence(k, cost, moved),
                 "inside a loop, keep the values in one layout (compute on the dot's layout, or convert once before "
@@ -536,5 +544,5 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def _kib(n: int) -> str:
+def kib(n: int) -> str:
     return f"{n / 1024:.4g} KiB" if n >= 1024 else f"{n} B"

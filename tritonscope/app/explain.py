@@ -84,8 +84,8 @@ def describe(finding: Finding, outcome: Compilation | str) -> str:
     r = outcome.resources
     occ = r.occupancy
     text = (
-        f"{asked}: {r.registers} registers, {r.spills} spills, {r.shared_bytes / 1024:.4g} KiB shared, "
-        f"occupancy {occ.percent:.0f}% ({occ.blocks_per_sm} blocks)"
+        f"{asked}: {r.registers} registers, {r.spills} spills, {findings.kib(r.shared_bytes)} shared, "
+        f"occupancy {occ.percent:.0f}% ({occ.blocks_per_sm} block{'' if occ.blocks_per_sm == 1 else 's'})"
     )
     if finding.kind in (findings.NARROW, findings.UNCOALESCED) and finding.line is not None:
         line = next((c for c in cost.line_costs(outcome) if c.line == finding.line), None)
