@@ -8,6 +8,7 @@ that its suggestion amounts to; `tritonscope explain` compiles it and says what 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +17,7 @@ from ..core.stages import Stage
 from ..core.targets import TARGETS, NvidiaLimits, Target
 from . import ttgir
 from .cost import LineCost
+from .layouts import tensor_type
 from .resources import nvidia_occupancy
 
 NARROW = "narrow-global-access"
@@ -154,8 +156,6 @@ def _layout_note(k: _Kernel, op: ttgir.Op) -> str:
 
 def _per_thread(k: _Kernel, op: ttgir.Op) -> tuple[int, int, int, tuple[int, ...]] | None:
     """(contiguous elements each thread holds along the fastest dim, element bits, that dim, shape)."""
-    from .layouts import tensor_type
-
     typed = tensor_type(op.text.split("->")[0])
     bits = ttgir.element_bits(op.text)
     layout = k.module.layout(typed[1]) if typed else None
@@ -424,8 +424,6 @@ def _matrix(k: _Kernel) -> list[Finding]:
 
 
 def _result_layout(k: _Kernel, op: ttgir.Op) -> str | None:
-    from .layouts import tensor_type
-
     typed = tensor_type(op.text)
     if typed is None:
         return None
@@ -465,8 +463,6 @@ def _dot_problem(k: _Kernel, op: ttgir.Op, result: str | None) -> tuple[str, str
 
 
 def _dims(text: str) -> list[str]:
-    import re
-
     return re.findall(r"tensor<((?:\d+x)*\d+)x[a-zA-Z]", text.split("->")[0])
 
 
