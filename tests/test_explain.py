@@ -173,3 +173,16 @@ def test_cli_json_document(cli):
     kinds = {(f["kind"], f["line"]) for f in document["findings"]}
     assert (findings.NARROW, X_LOAD) in kinds
     assert set(document["findings"][0]) >= {"kind", "line", "message", "evidence", "suggestion"}
+
+
+def test_unspecialized_arguments_are_named_as_such_and_specializing_is_compiled():
+    result = explain(make_request("sample:matmul", "sm80", specialize=False))
+    a_load = line_of(MATMUL, "a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0)")
+    narrow = {f.line: f for f in of_kind(result, findings.NARROW)}[a_load]
+    assert "M=4096 is a multiple of 16 but has no hint under --no-specialize" in narrow.message
+    assert "stride_ak=1 is not specialized to the constant 1" in narrow.message
+    assert "not a multiple" not in narrow.message
+    assert narrow.what_if == (("option", "specialize", True),)
+    assert f"line {a_load}: 12 x 128-bit" in narrow.verified
+    uncoalesced = {f.line: f for f in of_kind(result, findings.UNCOALESCED)}[a_load]
+    assert uncoalesced.message.startswith("stride_ak is 1 at launch but not specialized")

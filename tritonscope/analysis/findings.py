@@ -113,6 +113,12 @@ def _accesses(k: _Kernel) -> dict[int, list[ttgir.Op]]:
     return found
 
 
+_WHY = {
+    "pointer": "that each thread's neighbouring elements are 16-byte aligned",
+    "mask": "that each thread's neighbouring elements are all inside or all outside the mask",
+}
+
+
 def _narrow(k: _Kernel) -> list[Finding]:
     found = []
     for line, ops in sorted(_accesses(k).items()):
@@ -121,26 +127,35 @@ def _narrow(k: _Kernel) -> list[Finding]:
         narrow = sorted(w for w in widths if w < 128)
         if not narrow:
             continue
-        causes, layout_notes, what_if = [], [], []
+        causes: dict[tuple[str, str], tuple | None] = {}  # (role, reason) -> the request change that fixes it
         for op in ops:
-            layout_notes.append(_layout_note(k, op))
-            for cause, change in _causes(k, op):
-                if cause not in causes:
-                    causes.append(cause)
-                    what_if += [change] if change and change not in what_if else []
+            for role, reason, change in _causes(k, op):
+                causes.setdefault((role, reason), change)
+        what_if = tuple(dict.fromkeys(change for change in causes.values() if change))
         counts = ", ".join(f"{n} x {w}-bit" for w, n in sorted(widths.items(), reverse=True))
         found.append(
             Finding(
                 NARROW,
                 line,
-                f"global memory accesses of {narrow[0]} bits per thread, not 128"
-                + (f": {'; '.join(causes)}" if causes else ""),
-                f"{k.machine} on line {line}: {counts}; TTGIR: " + "; ".join(n for n in layout_notes if n),
-                _narrow_advice(causes),
-                what_if=tuple(what_if),
+                f"global memory accesses of {narrow[0]} bits per thread, not 128" + _because(list(causes)),
+                f"{k.machine} on line {line}: {counts}; TTGIR: " + "; ".join(_layout_note(k, op) for op in ops),
+                _narrow_advice([reason for _, reason in causes]),
+                what_if=what_if,
             )
         )
     return found
+
+
+def _because(causes: list[tuple[str, str]]) -> str:
+    """`: Triton cannot prove that ... (reasons); nor that ... (reasons)`, the layout's reason as it is."""
+    parts = []
+    for role in ("pointer", "mask"):
+        reasons = [reason for r, reason in causes if r == role]
+        if reasons:
+            parts.append(f"{_WHY[role]} ({'; '.join(reasons)})")
+    text = ("Triton cannot prove " + "; nor ".join(parts)) if parts else ""
+    layout = [reason for r, reason in causes if r == "layout"]
+    return f": {'; '.join([text, *layout] if text else layout)}" if parts or layout else ""
 
 
 def _layout_note(k: _Kernel, op: ttgir.Op) -> str:
@@ -173,8 +188,9 @@ def _operand_after(op: ttgir.Op) -> str | None:
     return op.operands[index] if len(op.operands) > index else None
 
 
-def _causes(k: _Kernel, op: ttgir.Op) -> list[tuple[str, tuple | None]]:
-    """Why an access cannot be wider: arguments not known to be multiples of 16, then the layout."""
+def _causes(k: _Kernel, op: ttgir.Op) -> list[tuple[str, str, tuple | None]]:
+    """Why an access cannot be wider, as (role, reason, request change): the arguments its pointer and
+    its mask are computed from that Triton knows no divisibility of, else the layout."""
     v = k.c.variant
     causes = []
     mask = _operand_after(op)
@@ -183,40 +199,38 @@ def _causes(k: _Kernel, op: ttgir.Op) -> list[tuple[str, tuple | None]]:
     for name, role in reached:
         if "D" in v.hints.get(name, "") or v.signature.get(name) in (None, "constexpr"):
             continue
-        causes.append(_not_divisible(name, role, v))
+        causes.append((role, *_unknown(name, v)))
     info = _per_thread(k, op)
     if info is not None and not causes and info[0] * info[1] < 128:
-        contiguous, bits, dim, shape = info
-        causes.append(
-            (
-                f"each thread holds only {contiguous} contiguous {ttgir.element_name(op.text)} along dim {dim} "
-                f"({contiguous * bits} bits; 128 needs {128 // bits})",
-                None,
-            )
+        contiguous, bits, dim, _ = info
+        reason = (
+            f"each thread holds only {contiguous} contiguous {ttgir.element_name(op.text)} along dim {dim} "
+            f"({contiguous * bits} bits; 128 needs {128 // bits})"
         )
+        causes.append(("layout", reason, None))
     return causes
 
 
-def _not_divisible(name: str, role: str, v) -> tuple[str, tuple | None]:
+def _unknown(name: str, v) -> tuple[str, tuple | None]:
+    """Why Triton knows no divisibility of an argument, and the request change that would tell it."""
     value = v.arguments.get(name)
-    why = (
-        "each thread's neighbouring elements are 16-byte aligned"
-        if role == "pointer"
-        else "each thread's neighbouring elements are all inside or all outside the mask"
-    )
+    specialize = ("option", "specialize", True) if not v.specialize else None
+    unspecialized = "--no-specialize" if not v.specialize else "do_not_specialize"
     if v.signature[name].startswith("*"):
-        return f"{name} is not known to be 16-byte aligned, so Triton cannot prove that {why}", None
+        return f"{name} is not known to be 16-byte aligned", specialize
     if not isinstance(value, int) or isinstance(value, bool):
-        return f"{name} is given as a type, so nothing is known of its divisibility ({role})", None
-    rounded = -(-value // 16) * 16
-    return (
-        f"{name}={value} is not a multiple of 16 (no divisibility hint), so Triton cannot prove that {why}",
-        ("arg", name, rounded if rounded != value else 16),
-    )
+        return f"{name} is given as a type, so nothing is known of it", None
+    if value == 1:
+        return f"{name}=1 is not specialized to the constant 1 under {unspecialized}", specialize
+    if value % 16 == 0:
+        return f"{name}={value} is a multiple of 16 but has no hint under {unspecialized}", specialize
+    return f"{name}={value} is not a multiple of 16: no divisibility hint", ("arg", name, -(-value // 16) * 16)
 
 
 def _narrow_advice(causes: list[str]) -> str:
-    if any("multiple of 16" in c for c in causes):
+    if any("no hint" in c or "not specialized" in c for c in causes):
+        return "let the launcher specialize the arguments (drop --no-specialize / do_not_specialize)"
+    if any("not a multiple of 16" in c for c in causes):
         return (
             "launch with sizes and strides that are multiples of 16 (pad the buffers and round the size up); "
             "the launcher then gives them the divisibility hint and the accesses widen to 128 bits"
@@ -517,7 +531,7 @@ def _not_pipelined(k: _Kernel) -> list[Finding]:
         if stages <= 1:
             cause, advice = f"num_stages={stages}", "num_stages=3 (or 2, if shared memory is short)"
         elif has_dot:
-            cause, advice = "the pipeliner declined them (narrower than 32 bits per thread, or indirect)", ""
+            cause, advice = "the pipeliner declined them (it skips loads narrower than 32 bits per thread)", ""
         else:
             cause = "Triton's pipeliner takes loads that feed a tl.dot, and this loop has none"
             advice = "ask for it: `for i in tl.range(start, end, step, num_stages=3)`"
@@ -525,10 +539,10 @@ def _not_pipelined(k: _Kernel) -> list[Finding]:
             Finding(
                 NOT_PIPELINED,
                 lines[0],
-                f"loads in a loop are not software-pipelined ({cause}): each iteration waits for its data",
+                f"loads in a loop are not software-pipelined, so each iteration waits for its data: {cause}",
                 f"TTGIR: {len(loads)} tt.load in the scf.for at line {loop} (a pipelined load is an async copy), "
                 f"on Python line(s) {', '.join(map(str, lines))}",
-                advice or "make each thread's loads at least 32 bits wide, with addresses that do not depend on a load",
+                advice or "make each thread's loads at least 32 bits wide (see the narrow-access findings)",
                 lines,
                 (("option", "num_stages", 3),) if stages <= 1 else (),
             )
