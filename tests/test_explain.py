@@ -186,3 +186,12 @@ def test_unspecialized_arguments_are_named_as_such_and_specializing_is_compiled(
     assert f"line {a_load}: 12 x 128-bit" in narrow.verified
     uncoalesced = {f.line: f for f in of_kind(result, findings.UNCOALESCED)}[a_load]
     assert uncoalesced.message.startswith("stride_ak is 1 at launch but not specialized")
+
+
+def test_amd_buffer_loads_are_traced_too():
+    result = explain_compilation(compiled("sample:vector_add", "gfx942", args=("n_elements=4099",)))
+    load = {f.line: f for f in of_kind(result, findings.NARROW)}[X_LOAD]
+    assert "n_elements=4099 is not a multiple of 16" in load.message
+    assert "AMDGCN on line 21: 4 x 32-bit" in load.evidence and "amdg.buffer_load of 1024xf32" in load.evidence
+    matmul = cost.line_costs(compiled("sample:matmul", "gfx942"))
+    assert [c.line for c in matmul if c.instructions.matrix] == [DOT]

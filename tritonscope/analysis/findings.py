@@ -161,7 +161,11 @@ def _because(causes: list[tuple[str, str]]) -> str:
 def _layout_note(k: _Kernel, op: ttgir.Op) -> str:
     info = _per_thread(k, op)
     if info is None:
-        return f"{op.name} (line {op.number})"
+        typed = tensor_type(op.text.split("->")[0])
+        if typed is None:
+            return f"{op.name} (line {op.number})"
+        shape = "x".join(map(str, typed[0]))
+        return f"{op.name} of {shape}x{ttgir.element_name(op.text)} in {typed[1]} (line {op.number})"
     contiguous, bits, dim, shape = info
     return (
         f"{op.name} of {'x'.join(map(str, shape))}x{ttgir.element_name(op.text)} (line {op.number}), "
@@ -182,19 +186,13 @@ def _per_thread(k: _Kernel, op: ttgir.Op) -> tuple[int, int, int, tuple[int, ...
     return size[order[0]], bits, order[0], typed[0]
 
 
-def _operand_after(op: ttgir.Op) -> str | None:
-    """The mask of a load, store or async copy, when it has one."""
-    index = {"tt.load": 1, "tt.store": 2, "ttg.async_copy_global_to_local": 2}[op.name]
-    return op.operands[index] if len(op.operands) > index else None
-
-
 def _causes(k: _Kernel, op: ttgir.Op) -> list[tuple[str, str, tuple | None]]:
     """Why an access cannot be wider, as (role, reason, request change): the arguments its pointer and
     its mask are computed from that Triton knows no divisibility of, else the layout."""
     v = k.c.variant
     causes = []
-    mask = _operand_after(op)
-    reached = [(name, "pointer") for name in sorted(k.module.reaching(op.operands[0]))]
+    pointers, mask = ttgir.access_operands(op)
+    reached = [(name, "pointer") for name in sorted(set().union(*(k.module.reaching(p) for p in pointers)))]
     reached += [(name, "mask") for name in sorted(k.module.reaching(mask))] if mask else []
     for name, role in reached:
         if "D" in v.hints.get(name, "") or v.signature.get(name) in (None, "constexpr"):
@@ -254,7 +252,8 @@ def _uncoalesced(k: _Kernel) -> list[Finding]:
         unit = sorted(
             name
             for op in ops
-            for name in k.module.reaching(op.operands[0])
+            for pointer in ttgir.access_operands(op)[0]
+            for name in k.module.reaching(pointer)
             if v.arguments.get(name) == 1 and v.signature.get(name, "").startswith("i")
         )
         if not unit:

@@ -21,7 +21,7 @@ _FUNC_ARG = re.compile(r"(%[\w$.]+)\s*:")
 _ITER_ARG = re.compile(r"(%[\w$.]+)\s*=\s*(%[\w$.]+(?:#\d+)?)")
 _ELEMENT = re.compile(r"tensor<(?:\d+x)+(?:!tt\.ptr<)?([a-zA-Z]\w*)")
 _MEMDESC = re.compile(r"!ttg\.memdesc<((?:\d+x)+)([a-zA-Z]\w*)")
-MEMORY_OPS = ("tt.load", "tt.store", "ttg.async_copy_global_to_local")
+MEMORY_OPS = ("tt.load", "tt.store", "ttg.async_copy_global_to_local", "amdg.buffer_load", "amdg.buffer_store")
 DOT_OPS = ("tt.dot", "tt.dot_scaled", "ttng.warp_group_dot", "ttng.tc_gen5_mma", "ttng.tc_gen5_mma_scaled")
 
 
@@ -161,3 +161,19 @@ def memdesc_bytes(line: str) -> tuple[str, int] | None:
     for dim in dims:
         size *= dim
     return f"{match.group(1)}{match.group(2)}", size
+
+
+def access_operands(op: Op) -> tuple[tuple[str, ...], str | None]:
+    """The values a global load or store computes its addresses from, and its mask (or None).
+
+    tt.load %ptr, %mask, %other / tt.store %ptr, %value, %mask / ttg.async_copy_global_to_local
+    %ptr, %dst mask %mask ... / amdg.buffer_load %base[%offsets], %mask / amdg.buffer_store %value,
+    %base[%offsets], %mask."""
+    if op.name.startswith("amdg.buffer_"):
+        store = op.name == "amdg.buffer_store"
+        pointer = op.operands[int(store) : int(store) + 2]
+        after = op.text.split("]", 1)[1] if "]" in op.text else ""
+        mask = _NAME.match(after.lstrip(", ")) if after.lstrip().startswith(",") else None
+        return tuple(pointer), mask.group(0) if mask else None
+    index = {"tt.load": 1, "tt.store": 2, "ttg.async_copy_global_to_local": 2}[op.name]
+    return op.operands[:1], op.operands[index] if len(op.operands) > index else None
