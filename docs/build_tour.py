@@ -37,6 +37,26 @@ def tiles_and_wave(text: str) -> list[str]:
     return rows[:3] + ["..."] + [line for line in text.splitlines() if "the first 9 programs" in line]
 
 
+def lines_and_finding(first: int, last: int, kind: str):
+    """The explain rows of Python lines first..last (with the figures beneath them), then one finding."""
+
+    def select(text: str) -> list[str]:
+        lines = text.splitlines()
+        rows = []
+        for i, line in enumerate(lines):
+            number = line[:5].strip()
+            if number.isdigit() and first <= int(number) <= last and not line.startswith(" " * 5):
+                rows.append(line)
+                rows += [lines[i + 1]] if i + 1 < len(lines) and "↳" in lines[i + 1] else []
+        start = next((i for i, line in enumerate(lines) if line.startswith("●") and kind in line), None)
+        if start is None:
+            return []
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("●")), len(lines))
+        return [*rows, "...", *lines[start:end]]
+
+    return select
+
+
 STEPS = [
     (
         "Start: what does the compiler make of vector add?",
@@ -121,6 +141,29 @@ STEPS = [
         lines_with(r"HGMMA", limit=3),
     ),
     (None, None, "dump sample:matmul --target sm80 --line 35 --stage sass", lines_with(r"HMMA", limit=3)),
+    (
+        "Why is my kernel slow?",
+        "`explain` puts the figures on the Python lines: each line's machine instructions, the registers "
+        "live in them, and beneath it its memory traffic. Back to vector add at `n = 4099`: the loads of "
+        "lines 21 and 22 are 32 bits per thread. The finding traces the load's mask through TTGIR to the "
+        "kernel's arguments and names the one without a divisibility hint, then compiles its suggestion: "
+        "with 4112 the same line loads 128 bits per thread.",
+        "explain sample:vector_add --target sm90 -a n_elements=4099",
+        lines_and_finding(20, 24, "narrow-global-access"),
+    ),
+    (
+        None,
+        "With a register cap too low for the matmul tile, the finding names the lines whose code spills "
+        "(their local stores/loads) and compiles the kernel without the cap.",
+        "explain sample:matmul --target sm80 --maxnreg 64",
+        lines_and_finding(33, 35, "spills"),
+    ),
+    (
+        None,
+        "`check` makes such figures a gate for CI: a broken budget exits 1, with the finding behind it.",
+        "check sample:vector_add --target sm90 -a n_elements=4099 --budget spills=0 --budget 'global_load_bits>=128'",
+        first(8),
+    ),
 ]
 
 
@@ -130,7 +173,7 @@ def run(command: str) -> str:
     if command.startswith(("grid", "layout")):
         words.remove("--no-pager")
     result = subprocess.run(words, capture_output=True, text=True, env=env)
-    if result.returncode != 0:
+    if result.returncode not in ((0, 1) if command.startswith("check") else (0,)):  # check exits 1 on a broken budget
         raise SystemExit(f"tour: `tritonscope {command}` failed ({result.returncode}):\n{result.stderr}")
     return result.stdout
 
@@ -147,6 +190,8 @@ def build() -> str:
             raise SystemExit(f"tour: `tritonscope {command}` printed nothing the tour could quote")
         if title:
             parts.append(f"\n## {title}\n\n{prose}\n")
+        elif prose:
+            parts.append(f"\n{prose}\n")
         parts.append(f"\n```\n$ tritonscope {command}\n" + "\n".join(excerpt) + "\n```\n")
     return "".join(parts)
 

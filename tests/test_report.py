@@ -8,6 +8,7 @@ import re
 from conftest import KERNELS, compiled
 
 from tritonscope.core.backends import NVIDIA
+from tritonscope.core.stages import Stage
 from tritonscope.render import html
 
 
@@ -70,3 +71,11 @@ def test_diff_and_passes_reports(cli, tmp_path):
     cli("passes", "sample:vector_add", "-t", "sm90", "--html", tmp_path / "p.html")
     page = (tmp_path / "p.html").read_text()
     assert "tritongpu-coalesce" in page and "<details>" in page and "ttg.convert_layout" in page
+
+
+def test_the_report_carries_the_cost_of_each_line_and_the_findings():
+    c = compiled("sample:vector_add", "sm90", args=("n_elements=4099",))
+    page = html.compilation_report(c, [Stage.SASS])
+    assert 'title="16 instructions · global ld 8x32b">16</span>' in page
+    assert '<a href="#" data-goto="15">line 21</a>: <b>narrow-global-access</b>' in page
+    assert "n_elements=4099 is not a multiple of 16" in page

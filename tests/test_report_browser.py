@@ -116,3 +116,24 @@ def test_injected_script_is_shown_as_text_and_never_runs(browser, tmp_path):
     assert "</script><script>window.pwned = 1; alert(1)</script>" in browser.find_element("tag name", "body").text
     ARTIFACTS.mkdir(exist_ok=True)
     browser.save_screenshot(str(ARTIFACTS / "report-injection.png"))
+
+
+def test_the_heatmap_and_a_finding_lead_to_the_stages(browser, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    c = compiled("sample:matmul", "sm80")
+    _open(browser, tmp_path, c, "matmul-sm80")
+    cells = {
+        int(e.find_element(By.XPATH, "..").get_attribute("data-line")) + c.kernel.first_line - 1: e
+        for e in browser.find_elements(
+            By.CSS_SELECTOR, '.l[data-stage="source"] .cost.h1, .cost.h2, .cost.h3, .cost.h4'
+        )
+    }
+    dot = next(n for n, code in enumerate(c.kernel.source.splitlines(), start=c.kernel.first_line) if "tl.dot(" in code)
+    assert "matrix 64" in cells[dot].get_attribute("title")
+    link = next(e for e in browser.find_elements(By.CSS_SELECTOR, "a[data-goto]") if e.text == "line 44")
+    link.click()
+    expected = set(linemap.stage_lines(c, Stage.SASS, {(c.kernel.file, 44)}))
+    assert expected and _lit(browser, Stage.SASS) == expected
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser.save_screenshot(str(ARTIFACTS / "report-matmul-heat.png"))

@@ -4,9 +4,11 @@ NAME=VALUE, NAME=V1,V2, A-B line ranges, X,Y,Z grids, AxB shapes, stage lists, t
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from ..core.errors import UsageError
+from ..core.model import Budget
 from ..core.stages import Stage
 from ..core.values import parse, parse_number
 
@@ -111,3 +113,27 @@ def size_list(items: list[str] | None) -> list[int]:
             raise UsageError(f"--size expects a positive integer such as 4096 or 2**20, got '{item}'")
         values.append(value)
     return values
+
+
+_BUDGET = re.compile(r"^\s*([A-Za-z_]+)\s*(<=|>=|==|=|<|>)\s*(\d+(?:\.\d+)?)\s*(%|KiB|kib|KB|kb|B)?\s*$")
+_BYTES = ("shared", "local_bytes", "conversion_bytes")
+
+
+def budgets(items: list[str] | None, where: str = "--budget") -> tuple[Budget, ...]:
+    """FIGURE<=VALUE, FIGURE>=VALUE, FIGURE=VALUE...: `registers<=128`, `occupancy>=50%`, `shared<=96KiB`."""
+    from ..app.check import FIGURES
+
+    found = []
+    for item in items or ():
+        match = _BUDGET.match(str(item))
+        names = ", ".join(FIGURES)
+        if not match:
+            raise UsageError(f"{where} expects FIGURE<=VALUE (or >=, <, >, =), got '{item}'. Figures: {names}")
+        figure, op, number, unit = match.groups()
+        if figure not in FIGURES:
+            raise UsageError(f"{where} {item}: no figure named '{figure}'. Figures: {names}")
+        if unit == "%" and figure != "occupancy" or unit and unit != "%" and figure not in _BYTES:
+            raise UsageError(f"{where} {item}: {figure} is not measured in {unit}")
+        limit = float(number) * (1024 if unit and unit.lower() in ("kib", "kb") else 1)
+        found.append(Budget(figure, "==" if op == "=" else op, limit, str(item).strip()))
+    return tuple(found)

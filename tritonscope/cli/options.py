@@ -10,11 +10,19 @@ from typing import Annotated
 
 import typer
 
+from ..core.errors import UsageError
 from ..core.model import VariantRequest
 from . import argtypes
 
 FileArg = Annotated[
     str, typer.Argument(help="A kernel file (path/to/kernels.py) or a bundled sample (sample:NAME).", metavar="FILE")
+]
+OptionalFileArg = Annotated[
+    str | None,
+    typer.Argument(
+        help="A kernel file or sample:NAME; without it, the entries of [tool.tritonscope] in pyproject.toml.",
+        metavar="[FILE]",
+    ),
 ]
 KernelOpt = Annotated[
     str | None, typer.Option("--kernel", "-k", help="Kernel to compile; needed only when the file has more than one.")
@@ -94,15 +102,21 @@ _VARIANT_FLAGS = {
 }
 
 
-def variant_flags(command):
+def variant_flags(command=None, *, file_optional: bool = False):
     """Gives a command FILE and the variant flags, the same in every command that compiles.
 
     The command declares a `request` parameter instead; typer sees FILE, the variant flags,
-    then the command's own options.
+    then the command's own options. With `file_optional`, FILE may be left out: the command
+    then gets `request=None`, and variant flags without a FILE are refused.
     """
+    if command is None:
+        return functools.partial(variant_flags, file_optional=file_optional)
     own = typing.get_type_hints(command, include_extras=True)
     keyword = inspect.Parameter.KEYWORD_ONLY
-    parameters = [inspect.Parameter("file", keyword, annotation=FileArg)]
+    if file_optional:
+        parameters = [inspect.Parameter("file", keyword, annotation=OptionalFileArg, default=None)]
+    else:
+        parameters = [inspect.Parameter("file", keyword, annotation=FileArg)]
     parameters += [inspect.Parameter(n, keyword, annotation=a, default=d) for n, (a, d) in _VARIANT_FLAGS.items()]
     parameters += [
         p.replace(kind=keyword, annotation=own[p.name])
@@ -113,6 +127,11 @@ def variant_flags(command):
     @functools.wraps(command)
     def with_request(**values):
         flags = {name: values.pop(name) for name in ("file", *_VARIANT_FLAGS)}
+        if flags["file"] is None:
+            given = [name for name, (_, default) in _VARIANT_FLAGS.items() if flags[name] not in (default, None, [])]
+            if given:
+                raise UsageError(f"variant flags ({', '.join(given)}) need a FILE")
+            return command(request=None, **values)
         return command(request=request_from(flags), **values)
 
     with_request.__signature__ = inspect.Signature(parameters)
@@ -141,3 +160,53 @@ def request_from(flags: dict) -> VariantRequest:
         config=flags.get("config"),
         specialize=not flags.get("no_specialize", False),
     )
+
+
+_WORD_FLAGS = {
+    "-k": "kernel",
+    "--kernel": "kernel",
+    "-c": "constexpr",
+    "--constexpr": "constexpr",
+    "-a": "arg",
+    "--arg": "arg",
+    "--dtype": "dtype",
+    "-t": "target",
+    "--target": "target",
+    "-w": "num_warps",
+    "--num-warps": "num_warps",
+    "-s": "num_stages",
+    "--num-stages": "num_stages",
+    "--num-ctas": "num_ctas",
+    "--maxnreg": "maxnreg",
+    "--config": "config",
+}
+_INT_FLAGS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "config")
+
+
+def request_from_words(file: str, words: list[str], where: str) -> VariantRequest:
+    """The variant flags of a command line given as words (a project file's `flags`), as a request."""
+    flags: dict = {"file": file, "constexpr": [], "arg": []}
+    items = iter(words)
+    for word in items:
+        if word == "--no-specialize":
+            flags["no_specialize"] = True
+            continue
+        name, sep, inline = word.partition("=") if word.startswith("--") else (word, "", "")
+        key = _WORD_FLAGS.get(name)
+        if key is None:
+            raise UsageError(
+                f"{where}: '{word}' is not a variant flag. Flags: {', '.join(_WORD_FLAGS)}, --no-specialize"
+            )
+        value = inline if sep else next(items, None)
+        if value is None:
+            raise UsageError(f"{where}: {name} needs a value")
+        if key in _INT_FLAGS:
+            try:
+                value = int(value)
+            except ValueError:
+                raise UsageError(f"{where}: {name} expects an integer, got '{value}'") from None
+        if key in ("constexpr", "arg"):
+            flags[key].append(value)
+        else:
+            flags[key] = value
+    return request_from(flags)

@@ -116,6 +116,35 @@ class VariantRequest:
 
 
 @dataclass(frozen=True)
+class Budget:
+    """A limit on one figure of a compiled kernel (`tritonscope check --budget 'registers<=128'`)."""
+
+    figure: str  # a name of app/check.py's FIGURES: registers, spills, occupancy ...
+    op: str  # <=, >=, <, >, ==
+    limit: float
+    text: str  # as the user wrote it
+
+    def holds(self, value: float) -> bool:
+        return {
+            "<=": value <= self.limit,
+            ">=": value >= self.limit,
+            "<": value < self.limit,
+            ">": value > self.limit,
+            "==": value == self.limit,
+        }[self.op]
+
+
+@dataclass(frozen=True)
+class CheckEntry:
+    """One kernel variant `check` compiles, with its budgets and the baseline it is held to."""
+
+    name: str
+    request: VariantRequest
+    budgets: tuple[Budget, ...] = ()
+    baseline: str | None = None  # a saved `dump --json` report
+
+
+@dataclass(frozen=True)
 class Variant:
     """One fully specified compilation of a kernel: what `triton.compile` is given."""
 

@@ -14,11 +14,14 @@ from .model import Compilation, KernelSpec, Variant
 from .stages import SourceLine, Stage
 
 if TYPE_CHECKING:
+    from ..analysis.cost import LineCost
     from ..analysis.diffing import StageDiff
+    from ..analysis.findings import Finding
     from ..analysis.layouts import Layout, Ownership
     from ..analysis.passes import LlvmPassRecord, PassRecord
     from ..app.bench import Measurement, Peak
     from ..app.cache import CacheEntry
+    from ..app.check import EntryOutcome
     from ..app.grid import Program
     from ..app.sweep import Outcome
     from .samples import Sample
@@ -102,3 +105,28 @@ class TraceResult:
     out: Path
     kernels: tuple[str, ...]
     returncode: int
+
+
+@dataclass(frozen=True)
+class ExplainResult:
+    compilation: Compilation
+    lines: tuple[LineCost, ...]  # each kernel-file line that produced machine code or a conversion
+    findings: tuple[Finding, ...]
+    live_registers: bool = False  # nvdisasm's register life ranges were read
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    outcomes: tuple[EntryOutcome, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(o.ok for o in self.outcomes)
+
+    @property
+    def exit_code(self) -> int:
+        """0 every budget holds; 1 one is broken or a kernel does not compile; 2 an entry is bad input."""
+        if any(o.exit_code == 2 for o in self.outcomes):
+            return 2
+        return 0 if self.ok else 1

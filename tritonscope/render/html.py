@@ -17,7 +17,7 @@ from pygments import highlight as pygments_highlight
 from pygments.formatters import HtmlFormatter
 
 from .. import __version__
-from ..analysis import linemap, normalize
+from ..analysis import cost, findings, linemap, normalize
 from ..analysis.diffing import StageDiff
 from ..analysis.passes import PassRecord, normalized_ir
 from ..app.sweep import Outcome
@@ -28,6 +28,7 @@ from ..core.targets import TARGETS
 from .lexers import lexer_for
 from .terminal.diff import figure_rows
 from .terminal.dump import mix_rows, signature_text
+from .terminal.explain import figures
 
 _STYLE = "monokai"
 
@@ -51,6 +52,11 @@ code, .code { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 
 .l .ln { color: #75715e; display: inline-block; min-width: 4.5em; text-align: right; padding-right: 8px;
         user-select: none; }
 .l.hl { background: #49483e; outline: 1px solid #a6e22e; }
+.cost { display: inline-block; min-width: 3.5em; text-align: right; padding-right: 6px; color: #e6db74;
+        user-select: none; }
+.h1 { background: #2e2a1a; } .h2 { background: #4a3a12; } .h3 { background: #6b3d0c; } .h4 { background: #8a2b0a; }
+ul.findings li { margin: 6px 0; } ul.findings .evidence { color: #a6a69c; } ul.findings .try { color: #a6e22e; }
+ul.findings a { color: #66d9ef; }
 .l.sel { background: #3e3d32; }
 .hidden { display: none; }
 table.diff { border-collapse: collapse; width: 100%; table-layout: fixed; }
@@ -66,6 +72,7 @@ _SCRIPT = """
 (function () {
   const map = JSON.parse(document.getElementById('line-map').textContent);
   const lines = document.querySelectorAll('.l[data-stage]');
+  let pinned = 0;
   function clear() { lines.forEach(el => el.classList.remove('hl', 'sel')); }
   function stageLines(stage, pyLines) {
     const wanted = new Set(pyLines.map(String));
@@ -87,9 +94,19 @@ _SCRIPT = """
   lines.forEach(el => {
     el.addEventListener('click', () => { if (el.dataset.py) light(el.dataset.py.split(' '), el); });
     if (el.dataset.stage === 'source') {
-      el.addEventListener('mouseenter', () => { if (el.dataset.py) light(el.dataset.py.split(' '), el); });
+      el.addEventListener('mouseenter', () => {
+        if (el.dataset.py && Date.now() - pinned > 1000) light(el.dataset.py.split(' '), el);
+      });
     }
   });
+  document.querySelectorAll('a[data-goto]').forEach(link => link.addEventListener('click', event => {
+    event.preventDefault();
+    const line = document.getElementById('source-' + link.dataset.goto);
+    if (!line) return;
+    pinned = Date.now();  // the page scrolls under the pointer: its line, not the one it passes, stays lit
+    line.scrollIntoView({block: 'center'});
+    line.click();
+  }));
   document.querySelectorAll('.picker input').forEach(box => box.addEventListener('change', () => {
     document.getElementById('column-' + box.value).classList.toggle('hidden', !box.checked);
   }));
@@ -129,16 +146,17 @@ def _highlighted_lines(stage: Stage, lines: normalize.Listing) -> list[str]:
     return [span.split(">", 1)[1].rsplit("</span>", 1)[0].rstrip("\n") for span in spans]
 
 
-def _column(c: Compilation, stage: Stage, keep_loc: bool) -> str:
+def _column(c: Compilation, stage: Stage, keep_loc: bool, heat: dict[int, str] | None = None) -> str:
     lines = normalize.shown(stage, c.stages[stage], keep_loc)
     offset = c.kernel.first_line - 1 if stage is Stage.SOURCE else 0
     stage_map = c.line_map.get(stage, {})
     rows = []
     for (number, _), code in zip(lines, _highlighted_lines(stage, lines), strict=False):
         python = " ".join(str(line) for file, line in stage_map.get(number, ()) if file == c.kernel.file)
+        cost = heat.get(number + offset, '<span class="cost"></span>') if heat is not None else ""
         rows.append(
             f'<div class="l" id="{stage.value}-{number}" data-stage="{stage.value}" data-line="{number}" '
-            f'data-py="{python}"><span class="ln">{number + offset}</span>{code}</div>'
+            f'data-py="{python}"><span class="ln">{number + offset}</span>{cost}{code}</div>'
         )
     return (
         f'<div class="column" id="column-{stage.value}"><h3>{html.escape(stage.title)}</h3>'
@@ -190,7 +208,8 @@ def compilation_report(c: Compilation, stages: list[Stage], keep_loc: bool = Fal
         f"{html.escape(s.title)}</label>"
         for s in all_stages
     )
-    columns = _column(c, Stage.SOURCE, keep_loc) + "".join(
+    costs = cost.line_costs(c)
+    columns = _column(c, Stage.SOURCE, keep_loc, _heat(costs)) + "".join(
         _column(c, s, keep_loc).replace('class="column"', 'class="column hidden"', 1)
         if s not in stages
         else _column(c, s, keep_loc)
@@ -199,13 +218,45 @@ def compilation_report(c: Compilation, stages: list[Stage], keep_loc: bool = Fal
     body = (
         f"<header><h1>{html.escape(c.kernel.name)} on {html.escape(target.label)}</h1>{facts}</header>"
         f"<section><h2>Resources</h2>{_resource_table(c)}</section>"
+        f"{_findings(c, findings.find(c, costs))}"
         f'<section><h2>Stages</h2><div class="picker">Show: {picker}</div>'
         "<p>Point at or click a Python line to light up what it became; click a stage line for the "
-        "Python line it came from.</p></section>"
+        "Python line it came from. Beside each Python line: its machine instructions, shaded by its share "
+        "of the busiest line; point at the number for its memory traffic.</p></section>"
         f'<div class="columns">{columns}</div>'
     )
     data = {"stages": [s.value for s in c.stages], "map": linemap.by_source(c)}
     return _page(f"{c.kernel.name}: tritonscope", body, _SCRIPT, data)
+
+
+def _heat(costs) -> dict[int, str]:
+    """Each Python line's instruction count, as a span shaded by its share of the busiest line."""
+    busiest = max((x.instructions.total for x in costs), default=0) or 1
+    spans = {}
+    for x in costs:
+        level = min(4, 1 + 4 * x.instructions.total // (busiest + 1))
+        title = html.escape(
+            " · ".join(t for t in (f"{x.instructions.total} instructions", figures(x)) if t), quote=True
+        )
+        spans[x.line] = f'<span class="cost h{level}" title="{title}">{x.instructions.total}</span>'
+    return spans
+
+
+def _findings(c: Compilation, found) -> str:
+    if not found:
+        return "<section><h2>Findings</h2><p>None: nothing here looks slower than it must be.</p></section>"
+    items = []
+    for f in found:
+        inside = f.line is not None and 0 <= f.line - c.kernel.first_line <= c.kernel.source.count("\n")
+        where = f"line {f.line}" if f.line is not None else "kernel"
+        anchor = f'<a href="#" data-goto="{f.line - c.kernel.first_line + 1}">{where}</a>' if inside else where
+        items.append(
+            f"<li>{anchor}: <b>{html.escape(f.kind)}</b>: {html.escape(f.message)}"
+            f'<br><span class="evidence">evidence: {html.escape(f.evidence)}</span>'
+            + (f'<br><span class="try">try: {html.escape(f.suggestion)}</span>' if f.suggestion else "")
+            + "</li>"
+        )
+    return f'<section><h2>Findings</h2><ul class="findings">{"".join(items)}</ul></section>'
 
 
 def _diff_table(diff: StageDiff, old: str, new: str) -> str:

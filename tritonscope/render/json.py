@@ -13,12 +13,15 @@ from typing import Any
 
 from .. import __version__
 from ..analysis import linemap
+from ..analysis.findings import what_if_flags
 from ..core.model import SCHEMA_VERSION, Compilation, to_jsonable
 from ..core.results import (
     BenchResult,
     CacheListing,
+    CheckResult,
     DiffResult,
     DumpResult,
+    ExplainResult,
     GridResult,
     KernelList,
     LayoutResult,
@@ -99,6 +102,41 @@ class JsonRenderer:
             "skipped": list(r.skipped),
         }
 
+    def _explain(self, r: ExplainResult):
+        c = r.compilation
+        return "explain", {
+            "triton_version": c.triton_version,
+            "kernel": c.kernel.name,
+            "file": c.kernel.file,
+            "target": c.variant.target,
+            "command": c.variant.command_line(),
+            "variant": c.variant,
+            "options": c.options,
+            "resources": resources_body(c),
+            "live_registers": r.live_registers,
+            "lines": [line_body(cost) for cost in r.lines],
+            "findings": [finding_body(f) for f in r.findings],
+            "notes": list(r.notes),
+        }
+
+    def _check(self, r: CheckResult):
+        entries = []
+        for o in r.outcomes:
+            entries.append(
+                {
+                    "name": o.entry.name,
+                    "command": o.compilation.variant.command_line() if o.compilation else None,
+                    "ok": o.ok,
+                    "error": o.error,
+                    "figures": o.figures,
+                    "budgets": [b.text for b in o.entry.budgets],
+                    "baseline": o.entry.baseline,
+                    "broken": [asdict(b) for b in o.broken],
+                    "findings": [finding_body(f) for f in o.findings],
+                }
+            )
+        return "check", {"ok": r.ok, "exit_code": r.exit_code, "entries": entries}
+
 
 _BODIES = {
     SamplesResult: JsonRenderer._samples,
@@ -110,12 +148,46 @@ _BODIES = {
     LayoutResult: JsonRenderer._layout,
     BenchResult: JsonRenderer._bench,
     CacheListing: JsonRenderer._cache,
+    ExplainResult: JsonRenderer._explain,
+    CheckResult: JsonRenderer._check,
 }
 
 
-def compilation_body(c: Compilation) -> dict[str, Any]:
+def resources_body(c: Compilation) -> dict[str, Any]:
     resources = to_jsonable(c.resources)
     resources["occupancy"]["percent"] = round(c.resources.occupancy.percent, 1)
+    return resources
+
+
+def line_body(cost) -> dict[str, Any]:
+    """One Python line's cost (analysis/cost.py): `line` is a line of the kernel's own file."""
+    instructions = to_jsonable(cost.instructions)
+    instructions.update(tma=cost.tma, async_copy_widths=to_jsonable(cost.async_copy_widths))
+    return {
+        "line": cost.line,
+        "code": cost.code,
+        "instructions": instructions,
+        "conversions": to_jsonable(cost.conversions),
+        "shared_conversion_bytes": cost.shared_conversion_bytes,
+        "live_registers": cost.live_registers,
+    }
+
+
+def finding_body(f) -> dict[str, Any]:
+    return {
+        "kind": f.kind,
+        "line": f.line,
+        "message": f.message,
+        "evidence": f.evidence,
+        "suggestion": f.suggestion,
+        "lines": list(f.lines) or ([f.line] if f.line is not None else []),
+        "what_if": what_if_flags(f.what_if) if f.what_if else None,
+        "verified": f.verified or None,
+    }
+
+
+def compilation_body(c: Compilation) -> dict[str, Any]:
+    resources = resources_body(c)
     return {
         "triton_version": c.triton_version,
         "kernel": c.kernel,

@@ -13,6 +13,7 @@ import triton
 
 from ..core.errors import TritonscopeError
 from ..core.fileio import read_checked, write_checked
+from ..parsers import life_ranges
 
 
 def _nvidia_tool(name: str) -> str:
@@ -82,6 +83,20 @@ def disassemble(cubin: bytes) -> str:
     sass = _run_on_binary(tool, ["-c", "-gi", "-gp", "-ndf"], cubin)
     write_checked(cached, sass)
     return sass
+
+
+def live_registers(cubin: bytes) -> dict[int, int]:
+    """{instruction address: general registers live after it}, from nvdisasm's `--print-life-ranges`
+    (another nvdisasm run, 0.3-1.5 s); kept beside Triton's cache, as pairs, like `disassemble`'s text."""
+    tool = _nvidia_tool("nvdisasm")
+    key = hashlib.sha256(cubin + tool.encode() + b"--print-life-ranges").hexdigest()
+    cached = Path(triton.knobs.cache.dir) / "tritonscope" / f"{key}.live"
+    text = read_checked(cached)
+    if text is None:
+        live = life_ranges.parse(_run_on_binary(tool, ["-c", "--print-life-ranges"], cubin))
+        text = "".join(f"{address} {count}\n" for address, count in live.items())
+        write_checked(cached, text)
+    return {int(a): int(n) for a, n in (line.split() for line in text.splitlines())}
 
 
 def resource_usage(cubin: bytes) -> str:

@@ -1,0 +1,123 @@
+"""`tritonscope check`: budgets, baselines, a project's entries and JUnit, through the command line."""
+
+from __future__ import annotations
+
+import json
+from xml.etree import ElementTree
+
+import pytest
+from conftest import KERNELS
+
+from tritonscope.cli import argtypes
+from tritonscope.core.errors import UsageError
+from tritonscope.core.model import Budget
+
+ADD = ("sample:vector_add", "--target", "sm90")
+BUDGETS = ("--budget", "spills=0", "--budget", "registers<=128", "--budget", "global_load_bits>=128")
+
+
+def test_budgets_are_parsed_once_into_typed_limits():
+    parsed = argtypes.budgets(
+        ["spills=0", "registers<=128", "occupancy>=50%", "shared<=96KiB", "global_load_bits > 64"]
+    )
+    assert parsed == (
+        Budget("spills", "==", 0, "spills=0"),
+        Budget("registers", "<=", 128, "registers<=128"),
+        Budget("occupancy", ">=", 50, "occupancy>=50%"),
+        Budget("shared", "<=", 96 * 1024, "shared<=96KiB"),
+        Budget("global_load_bits", ">", 64, "global_load_bits > 64"),
+    )
+    assert parsed[2].holds(50) and not parsed[2].holds(49.9) and parsed[0].holds(0) and not parsed[0].holds(1)
+    for bad, said in (
+        ("speed<=1", "no figure named 'speed'"),
+        ("registers", "expects FIGURE<=VALUE"),
+        ("spills=2%", "%"),
+    ):
+        with pytest.raises(UsageError, match=said):
+            argtypes.budgets([bad])
+
+
+def test_all_budgets_hold_exit_0(cli):
+    out = cli("check", *ADD, "-a", "n_elements=4096", *BUDGETS, "--budget", "occupancy>=50%")
+    assert out.stdout.startswith("PASS") and "4 of 4 budgets hold" in out.stdout
+    assert "narrowest load 128b" in out.stdout
+
+
+def test_a_broken_budget_exits_1_with_the_figure_the_limit_and_the_finding(cli):
+    out = cli("check", *ADD, "-a", "n_elements=4099", *BUDGETS, expect=1)
+    assert out.stdout.startswith("FAIL") and "2 of 3 budgets hold" in out.stdout
+    assert "global_load_bits = 32, limit >= 128" in out.stdout
+    assert "line 21: global memory accesses of 32 bits per thread" in out.stdout
+    document = json.loads(cli("check", *ADD, "-a", "n_elements=4099", *BUDGETS, "--json", expect=1).stdout)
+    assert document["kind"] == "check" and document["ok"] is False and document["exit_code"] == 1
+    (entry,) = document["entries"]
+    narrow = next(f for f in entry["findings"] if f["line"] == 21)
+    assert entry["broken"] == [
+        {"figure": "global_load_bits", "value": 32, "limit": ">= 128", "finding": f"line 21: {narrow['message']}"}
+    ]
+    assert entry["figures"]["global_load_bits"] == 32 and entry["figures"]["registers"] == 26
+
+
+def test_bad_usage_exits_2(cli):
+    assert "no figure named 'speed'" in cli("check", *ADD, "--budget", "speed<1", expect=2).stderr
+    assert "nothing to check" in cli("check", *ADD, expect=2).stderr
+    assert "need a FILE" in cli("check", "--target", "sm80", "--budget", "spills=0", expect=2).stderr
+    assert "needs --baseline" in cli("check", *ADD, "--budget", "spills=0", "--update-baseline", expect=2).stderr
+
+
+def test_a_baseline_is_written_then_held(cli, tmp_path):
+    base = tmp_path / "base.json"
+    cli("check", "sample:matmul", "-t", "sm80", "--baseline", base, "--update-baseline")
+    saved = json.loads(base.read_text())
+    assert saved["kind"] == "dump" and saved["resources"]["registers"] == 167
+    same = cli("check", "sample:matmul", "-t", "sm80", "--baseline", base)
+    assert "no figures worse than" in same.stdout
+    worse = cli("check", "sample:matmul", "-t", "sm80", "-w", "4", "--baseline", base, expect=1)
+    assert "registers = 252, limit baseline 167" in worse.stdout
+    assert "limited by registers" in worse.stdout  # the finding behind it
+    other = cli("check", "sample:vector_add", "-t", "sm80", "--baseline", base, expect=2)
+    assert "a report of matmul_kernel, not of add_kernel" in other.stderr
+
+
+def test_a_projects_entries_run_isolated_with_a_junit_report(cli, tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text(
+        f"""
+[tool.tritonscope]
+budgets = ["spills=0"]
+
+[[tool.tritonscope.check]]
+file = "sample:vector_add"
+flags = "-a n_elements=4096 -t sm90"
+budgets = ["global_load_bits>=128"]
+
+[[tool.tritonscope.check]]
+name = "add, odd size"
+file = "sample:vector_add"
+flags = ["-a", "n_elements=4099", "-t", "sm90"]
+budgets = ["global_load_bits>=128"]
+
+[[tool.tritonscope.check]]
+name = "crashes"
+file = "{KERNELS / "crashy.py"}"
+flags = "-a n=11 -t sm90"
+"""
+    )
+    monkeypatch.chdir(tmp_path)
+    out = cli("check", "--junit", "report.xml", "-j", "2", expect=1)
+    assert out.stdout.count("PASS") == 1 and out.stdout.count("FAIL") == 1 and out.stdout.count("ERROR") == 1
+    assert "crashed (SIGSEGV)" in out.stdout and "2 of 3 failed" in out.stdout
+    suite = ElementTree.parse(tmp_path / "report.xml").getroot()
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("3", "1", "1")
+    cases = {case.get("name"): case for case in suite.iter("testcase")}
+    assert list(cases["sample:vector_add -a n_elements=4096 -t sm90"]) == []
+    (failure,) = cases["add, odd size"].iter("failure")
+    assert failure.get("message") == "global_load_bits = 32, limit >= 128" and "line 21" in failure.text
+    assert "SIGSEGV" in next(cases["crashes"].iter("error")).get("message")
+
+
+def test_a_bad_project_entry_is_named(cli, tmp_path):
+    project = tmp_path / "pyproject.toml"
+    project.write_text('[[tool.tritonscope.check]]\nfile = "k.py"\nflags = "--bogus 1"\n')
+    assert "#1: '--bogus' is not a variant flag" in cli("check", "--project", project, expect=2).stderr
+    project.write_text("[tool.other]\n")
+    assert "no [[tool.tritonscope.check]] entries" in cli("check", "--project", project, expect=2).stderr

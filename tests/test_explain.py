@@ -1,0 +1,197 @@
+"""`tritonscope explain`: cost per Python line and findings, on real compiles of the samples."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import KERNELS, compiled, make_request
+
+from tritonscope.analysis import cost, findings, instruction_mix
+from tritonscope.app.explain import explain, explain_compilation
+from tritonscope.core.samples import sample_path
+from tritonscope.core.stages import Stage
+from tritonscope.parsers import life_ranges
+from tritonscope.render.terminal.base import Terminal
+from tritonscope.render.terminal.explain import ExplainView
+
+VECTOR_ADD = sample_path("vector_add")
+MATMUL = sample_path("matmul")
+BIG_TILES = ("BLOCK_SIZE_M=256", "BLOCK_SIZE_N=256", "BLOCK_SIZE_K=128")
+
+
+def line_of(path: Path, text: str) -> int:
+    """The line number of a statement in a sample, found rather than assumed."""
+    return next(n for n, code in enumerate(path.read_text().splitlines(), start=1) if code.strip() == text)
+
+
+X_LOAD = line_of(VECTOR_ADD, "x = tl.load(x_ptr + offsets, mask=mask)")
+DOT = line_of(MATMUL, "accumulator = tl.dot(a, b, accumulator)")
+
+
+def of_kind(result, kind: str) -> list:
+    return [f for f in result.findings if f.kind == kind]
+
+
+def test_the_narrow_load_is_found_on_its_line_with_the_divisibility_cause():
+    result = explain(make_request("sample:vector_add", "sm90", args=["n_elements=4099"]))
+    assert X_LOAD == 21
+    narrow = {f.line: f for f in of_kind(result, findings.NARROW)}
+    load = narrow[X_LOAD]
+    assert "32 bits per thread, not 128" in load.message
+    assert "n_elements=4099 is not a multiple of 16" in load.message and "mask" in load.message
+    assert "8 x 32-bit" in load.evidence and "tt.load of 1024xf32" in load.evidence
+    # The suggestion is compiled: with a multiple of 16 the same line loads 128 bits per thread.
+    assert load.what_if == (("arg", "n_elements", 4112),)
+    assert load.verified.startswith("-a n_elements=4112:") and f"line {X_LOAD}: 2 x 128-bit" in load.verified
+    line = next(c for c in result.lines if c.line == X_LOAD)
+    assert line.code.strip() == "x = tl.load(x_ptr + offsets, mask=mask)"
+    assert line.instructions.global_loads == {32: 8}
+
+
+def test_a_multiple_of_16_has_no_narrow_access():
+    result = explain_compilation(compiled("sample:vector_add", "sm90", args=("n_elements=4096",)))
+    assert not of_kind(result, findings.NARROW)
+    line = next(c for c in result.lines if c.line == X_LOAD)
+    assert line.instructions.global_loads == {128: 2}
+
+
+def test_a_misaligned_row_stride_is_named_for_the_pointer():
+    result = explain_compilation(compiled("sample:softmax", "sm90"))
+    load = of_kind(result, findings.NARROW)[0]
+    assert "input_row_stride=781 is not a multiple of 16" in load.message and "16-byte aligned" in load.message
+    assert "n_cols=781" in load.message
+    assert load.what_if == (("arg", "input_row_stride", 784), ("arg", "n_cols", 784))
+
+
+def test_spills_name_the_lines_whose_code_spills():
+    c = compiled("sample:matmul", "sm80", maxnreg=64)
+    assert c.resources.stack_bytes == 760
+    result = explain_compilation(c)
+    (spill,) = of_kind(result, findings.SPILLS)
+    local = {x.line: x.instructions.local_loads + x.instructions.local_stores for x in result.lines}
+    assert spill.line == max(local, key=local.get) == DOT
+    assert set(spill.lines) == {line for line, n in local.items() if n}
+    assert "760 B of local memory" in spill.evidence and "1012 B stored" in spill.evidence
+    assert "--maxnreg 64" in spill.suggestion and spill.what_if == (("option", "maxnreg", None),)
+
+
+def test_tiles_too_big_for_shared_memory_are_found_and_the_fewer_stages_checked():
+    request = make_request("sample:matmul", "sm80", constexprs=BIG_TILES, num_stages=3)
+    result = explain(request)
+    (over,) = of_kind(result, findings.SHARED_LIMIT)
+    assert "needs 256 KiB" in over.message and "allows 163 KiB" in over.message and "launch will fail" in over.message
+    assert over.line == line_of(MATMUL, "a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0)")
+    assert "2x256x128xf16 = 128 KiB" in over.evidence
+    assert over.what_if == (("option", "num_stages", 2),)
+    assert over.verified.startswith("--num-stages 2:") and over.verified.endswith("; fits")
+
+
+def test_only_the_dot_line_carries_matrix_instructions():
+    for target in ("sm80", "sm90"):
+        costs = cost.line_costs(compiled("sample:matmul", target))
+        matrix = {c.line: c.instructions.matrix for c in costs if c.instructions.matrix}
+        assert list(matrix) == [DOT], (target, matrix)
+        whole = instruction_mix.count(Stage.SASS, compiled("sample:matmul", target).stages[Stage.SASS])
+        assert matrix[DOT] == whole.matrix
+
+
+def test_each_warp_group_chain_of_attention_stays_with_its_own_dot():
+    c = compiled("sample:fused_attention", "sm90")
+    per_line = {x.line: x.instructions.matrix for x in cost.line_costs(c) if x.instructions.matrix}
+    source = Path(c.kernel.file)
+    qk, pv = line_of(source, "qk = tl.dot(q, k)"), line_of(source, "acc = tl.dot(p.to(v.dtype), v, acc)")
+    helper_lines = {line for line in per_line if line < c.kernel.first_line}
+    assert helper_lines == {qk, pv} and per_line[qk] == per_line[pv] == 8
+
+
+def test_a_dot_that_falls_back_to_fma_and_one_without_wgmma():
+    fma = explain_compilation(compiled(str(KERNELS / "dot_ieee.py"), "sm80"))
+    (finding,) = of_kind(fma, findings.MATRIX)
+    assert "FMA units" in finding.message and "input_precision='ieee'" in finding.message
+    assert "#ttg.blocked" in finding.evidence and "0 matrix instructions" in finding.evidence
+    small = ("BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32")
+    v2 = explain_compilation(compiled("sample:matmul", "sm90", constexprs=small, num_warps=2))
+    (finding,) = of_kind(v2, findings.MATRIX)
+    assert finding.line == DOT and "mma.sync (HMMA)" in finding.message and "num_warps=2" in finding.message
+
+
+def test_the_epilogue_conversion_is_counted_with_its_bytes():
+    result = explain_compilation(compiled("sample:matmul", "sm80"))
+    (conversion,) = of_kind(result, findings.CONVERSION)
+    store = line_of(MATMUL, "tl.store(c_ptrs, c, mask=c_mask)")
+    assert conversion.line == store and "#mma -> #blocked moves 32 KiB" in conversion.message
+    line = next(x for x in result.lines if x.line == store)
+    assert line.shared_conversion_bytes == 128 * 128 * 2 and line.conversions[0].through_shared
+
+
+def test_loops_without_a_dot_are_not_pipelined_and_occupancy_has_a_next_step():
+    result = explain_compilation(compiled("sample:layernorm", "sm90"))
+    loops = of_kind(result, findings.NOT_PIPELINED)
+    assert len(loops) == 3 and all("tl.range" in f.suggestion for f in loops)
+    (occupancy,) = of_kind(result, findings.OCCUPANCY)
+    assert "limited by registers" in occupancy.message and "--maxnreg 48" in occupancy.suggestion
+    assert not of_kind(explain_compilation(compiled("sample:matmul", "sm80")), findings.NOT_PIPELINED)
+
+
+def test_registers_live_are_read_per_line():
+    result = explain_compilation(compiled("sample:matmul", "sm80"))
+    assert result.live_registers
+    live = {x.line: x.live_registers for x in result.lines if x.live_registers}
+    assert max(live.values()) <= compiled("sample:matmul", "sm80").resources.registers
+    assert live[DOT] > 100 and min(live.values()) < 20
+
+
+def test_life_ranges_are_read_by_address():
+    text = (
+        "        /*0000*/                   MOV R1, c[0x0][0x28] ;     // |   1   ^      |   |\n"
+        "        /*0010*/                   S2R R0, SR_TID.X ;         // |   2 ^ :      |   |\n"
+        "        .section .text\n"
+    )
+    assert life_ranges.parse(text) == {0: 1, 16: 2}
+    listing = '  //## File "k.py", line 3\n        /*0010*/   S2R R0, SR_TID.X ;\n'
+    assert life_ranges.by_listing_line(listing, {0: 1, 16: 2}) == {2: 2}
+
+
+def test_terminal_view_shows_the_source_gutter_and_findings():
+    result = explain_compilation(compiled("sample:vector_add", "sm90", args=("n_elements=4099",)))
+    text = ExplainView(Terminal(width=80)).render(result)
+    assert all(len(line) <= 80 for line in text.splitlines())
+    row = next(line for line in text.splitlines() if "x = tl.load(x_ptr + offsets" in line)
+    assert row.split()[0] == str(X_LOAD) and row.split()[1] == "16"
+    assert "↳ global ld 8x32b" in text
+    assert "3 findings" in text and f"line {X_LOAD}: narrow-global-access" in text
+
+
+def test_cli_json_document(cli):
+    out = cli("explain", "sample:vector_add", "-a", "n_elements=4099", "--target", "sm90", "--json", "--no-what-if")
+    document = json.loads(out.stdout)
+    assert document["kind"] == "explain" and document["schema"] >= 2
+    line = next(entry for entry in document["lines"] if entry["line"] == X_LOAD)
+    assert line["instructions"]["global_loads"] == {"32": 8} and line["instructions"]["matrix"] == 0
+    assert set(line["instructions"]) >= {"total", "global_stores", "shared_loads", "barriers", "local_loads", "tma"}
+    kinds = {(f["kind"], f["line"]) for f in document["findings"]}
+    assert (findings.NARROW, X_LOAD) in kinds
+    assert set(document["findings"][0]) >= {"kind", "line", "message", "evidence", "suggestion"}
+
+
+def test_unspecialized_arguments_are_named_as_such_and_specializing_is_compiled():
+    result = explain(make_request("sample:matmul", "sm80", specialize=False))
+    a_load = line_of(MATMUL, "a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0)")
+    narrow = {f.line: f for f in of_kind(result, findings.NARROW)}[a_load]
+    assert "M=4096 is a multiple of 16 but has no hint under --no-specialize" in narrow.message
+    assert "stride_ak=1 is not specialized to the constant 1" in narrow.message
+    assert "not a multiple" not in narrow.message
+    assert narrow.what_if == (("option", "specialize", True),)
+    assert f"line {a_load}: 12 x 128-bit" in narrow.verified
+    uncoalesced = {f.line: f for f in of_kind(result, findings.UNCOALESCED)}[a_load]
+    assert uncoalesced.message.startswith("stride_ak is 1 at launch but not specialized")
+
+
+def test_amd_buffer_loads_are_traced_too():
+    result = explain_compilation(compiled("sample:vector_add", "gfx942", args=("n_elements=4099",)))
+    load = {f.line: f for f in of_kind(result, findings.NARROW)}[X_LOAD]
+    assert "n_elements=4099 is not a multiple of 16" in load.message
+    assert "AMDGCN on line 21: 4 x 32-bit" in load.evidence and "amdg.buffer_load of 1024xf32" in load.evidence
+    matmul = cost.line_costs(compiled("sample:matmul", "gfx942"))
+    assert [c.line for c in matmul if c.instructions.matrix] == [DOT]

@@ -1,0 +1,193 @@
+"""`tritonscope check`: budgets on a kernel's figures, and a baseline they may not get worse than.
+
+Each entry (a kernel variant, its budgets, its baseline) is compiled and explained without
+what-ifs; a budget that does not hold, or a figure worse than the baseline's, is listed with
+the finding behind it. Many entries (a project's `[tool.tritonscope]`) compile in isolated
+workers, as `diff`'s variants do: one that fails, crashes or hangs fails alone.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..analysis import findings as kinds
+from ..analysis import instruction_mix
+from ..analysis.findings import Finding
+from ..core.errors import TritonscopeError, UsageError
+from ..core.model import Budget, CheckEntry, Compilation
+from ..core.results import CheckResult, ExplainResult
+from ..core.targets import TARGETS
+from ..isolate import Task, Workers
+from .explain import explain_compilation
+from .prepare import compile_request
+
+
+@dataclass(frozen=True)
+class Figure:
+    name: str
+    meaning: str
+    better: str  # lower or higher
+    findings: tuple[str, ...] = ()  # the kinds of finding that explain it
+
+
+FIGURES = {
+    f.name: f
+    for f in (
+        Figure("registers", "registers (AMD: VGPRs) per thread", "lower", (kinds.SPILLS, kinds.OCCUPANCY)),
+        Figure("spills", "spilled words (AMD: registers) per thread", "lower", (kinds.SPILLS,)),
+        Figure("local_bytes", "local memory and stack per thread, bytes", "lower", (kinds.SPILLS,)),
+        Figure("shared", "shared memory (LDS) per block, bytes", "lower", (kinds.SHARED_LIMIT, kinds.OCCUPANCY)),
+        Figure("occupancy", "percent of a multiprocessor's warps resident", "higher", (kinds.OCCUPANCY,)),
+        Figure(
+            "global_load_bits", "the narrowest global load or async copy, bits per thread", "higher", (kinds.NARROW,)
+        ),
+        Figure("global_store_bits", "the narrowest global store, bits per thread", "higher", (kinds.NARROW,)),
+        Figure("instructions", "machine instructions", "lower"),
+        Figure("conversion_bytes", "bytes layout conversions move through shared memory", "lower", (kinds.CONVERSION,)),
+        Figure("findings", "findings of `explain`", "lower"),
+    )
+}
+COMPARED = ("registers", "spills", "local_bytes", "shared", "occupancy", "global_load_bits", "global_store_bits")
+
+
+@dataclass(frozen=True)
+class Broken:
+    figure: str
+    value: float | None
+    limit: str  # the budget (`<= 128`) or the baseline (`baseline 26`)
+    finding: str = ""  # the finding behind it: `line 21: ...`
+
+
+@dataclass
+class EntryOutcome:
+    entry: CheckEntry
+    compilation: Compilation | None = None
+    figures: dict[str, Any] = field(default_factory=dict)
+    broken: tuple[Broken, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    error: str | None = None
+    exit_code: int = 0  # the error's: 1 the kernel does not compile, 2 bad input
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and not self.broken
+
+
+def check(
+    entries: list[CheckEntry],
+    jobs: int = 1,
+    timeout: float = 300.0,
+    baselines: bool = True,
+    on_done: Callable[[EntryOutcome], None] | None = None,
+) -> CheckResult:
+    """Every entry compiled and held to its budgets (and, with `baselines`, to its baseline)."""
+    if len(entries) == 1:
+        return CheckResult((_guarded(entries[0], baselines),))
+    outcomes: list[EntryOutcome] = []
+    tasks = [Task("tritonscope.app.check:evaluate", (entry, baselines)) for entry in entries]
+    with Workers(jobs=min(jobs, len(tasks)), timeout=timeout) as workers:
+        for entry, done in zip(entries, workers.run(tasks), strict=True):
+            outcome = done.value if done.ok else EntryOutcome(entry, error=done.error, exit_code=done.exit_code or 1)
+            outcomes.append(outcome)
+            if on_done:
+                on_done(outcome)
+    return CheckResult(tuple(outcomes))
+
+
+def _guarded(entry: CheckEntry, baselines: bool) -> EntryOutcome:
+    """One entry in this process: a kernel that does not compile is a failed entry, not a crash."""
+    try:
+        return evaluate(entry, baselines)
+    except TritonscopeError as exc:
+        if exc.exit_code != 1:
+            raise
+        return EntryOutcome(entry, error=exc.message, exit_code=1)
+
+
+def evaluate(entry: CheckEntry, baselines: bool = True) -> EntryOutcome:
+    c = compile_request(entry.request)
+    result = explain_compilation(c, None, live=False)
+    values = figures(result)
+    broken = [b for b in (_against_budget(budget, values, result.findings) for budget in entry.budgets) if b]
+    if baselines and entry.baseline:
+        broken += _against_baseline(read_baseline(entry.baseline, c), values, result.findings)
+    return EntryOutcome(entry, c, values, tuple(broken), result.findings)
+
+
+def figures(result: ExplainResult) -> dict[str, Any]:
+    c = result.compilation
+    r = c.resources
+    conversions = {x.ttgir_line: x.bytes for line in result.lines for x in line.conversions if x.through_shared}
+    return {
+        **machine_figures(c.variant.target, c.stages.get(TARGETS[c.variant.target].vendor.machine_code, "")),
+        "registers": r.registers,
+        "spills": r.spills,
+        "local_bytes": r.local_bytes + r.stack_bytes,
+        "shared": r.shared_bytes,
+        "occupancy": round(r.occupancy.percent, 1),
+        "conversion_bytes": sum(conversions.values()),
+        "findings": len(result.findings),
+    }
+
+
+def machine_figures(target: str, text: str) -> dict[str, Any]:
+    """The figures read off the machine code: instructions and the narrowest global accesses."""
+    ops = [op for _, op in instruction_mix.classify(TARGETS[target].vendor.machine_code, text)]
+    loads = [op.width for op in ops if op.kind in ("global_load", "async_copy")]
+    stores = [op.width for op in ops if op.kind == "global_store"]
+    return {
+        "instructions": len(ops),
+        "global_load_bits": min(loads, default=None),
+        "global_store_bits": min(stores, default=None),
+    }
+
+
+def _behind(figure: str, found: tuple[Finding, ...]) -> str:
+    reasons = FIGURES[figure].findings
+    finding = next((f for f in found if f.kind in reasons), None)
+    if finding is None:
+        return ""
+    return f"{'line ' + str(finding.line) if finding.line is not None else 'kernel'}: {finding.message}"
+
+
+def _against_budget(budget: Budget, values: dict[str, Any], found: tuple[Finding, ...]) -> Broken | None:
+    value = values.get(budget.figure)
+    if value is None or budget.holds(value):  # no global store, say: nothing to hold to a width
+        return None
+    return Broken(budget.figure, value, f"{budget.op} {budget.limit:g}", _behind(budget.figure, found))
+
+
+def read_baseline(path: str, c: Compilation) -> dict[str, Any]:
+    """The figures of a saved `dump --json` report of the same kernel."""
+    try:
+        document = json.loads(Path(path).read_text())
+        resources, variant = document["resources"], document["variant"]
+        values = machine_figures(variant["target"], document["stages"][TARGETS[variant["target"]].vendor.machine_code])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise UsageError(f"--baseline {path}: not a `tritonscope dump --json` report ({exc})") from None
+    if variant.get("kernel") != c.kernel.name:
+        raise UsageError(f"--baseline {path} is a report of {variant.get('kernel')}, not of {c.kernel.name}")
+    values.update(
+        registers=resources["registers"],
+        spills=resources["spills"],
+        local_bytes=resources["local_bytes"] + resources["stack_bytes"],
+        shared=resources["shared_bytes"],
+        occupancy=resources["occupancy"]["percent"],
+    )
+    return values
+
+
+def _against_baseline(old: dict[str, Any], new: dict[str, Any], found: tuple[Finding, ...]) -> list[Broken]:
+    broken = []
+    for name in COMPARED:
+        before, after = old.get(name), new.get(name)
+        if before is None or after is None:
+            continue
+        worse = after > before if FIGURES[name].better == "lower" else after < before
+        if worse:
+            broken.append(Broken(name, after, f"baseline {before:g}", _behind(name, found)))
+    return broken

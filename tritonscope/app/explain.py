@@ -1,0 +1,109 @@
+"""`tritonscope explain`: why is this kernel slow? Cost per Python line, then findings.
+
+One compile (or a cached kernel), the cost of each Python line read off the line map and the
+machine code, nvdisasm's register life ranges where it can give them, and the findings of
+analysis/findings.py. A finding whose suggestion is a different request (another --maxnreg,
+num_stages, argument value...) is checked by compiling that request: at most MAX_WHAT_IFS
+of them, each compiled once however many findings share it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..analysis import cost, findings
+from ..analysis.cost import LineCost
+from ..analysis.findings import Finding
+from ..core.errors import TritonscopeError
+from ..core.model import Compilation, VariantRequest
+from ..core.results import ExplainResult
+from ..core.stages import Stage
+from . import cache
+from .prepare import compile_request
+
+MAX_WHAT_IFS = 4
+
+
+def explain(request: VariantRequest, what_if: bool = True, live: bool = True) -> ExplainResult:
+    compilation = compile_request(request)
+    return explain_compilation(compilation, request if what_if else None, live)
+
+
+def explain_compilation(
+    compilation: Compilation, request: VariantRequest | None = None, live: bool = True
+) -> ExplainResult:
+    """The explanation of a compilation; with its `request`, the what-ifs are compiled too."""
+    live_map, notes = _live_registers(compilation) if live else (None, ())
+    costs = cost.line_costs(compilation, live_map)
+    found = findings.find(compilation, costs)
+    if request is not None and not cache.is_reference(request.file):
+        found = verified(request, found)
+    return ExplainResult(compilation, costs, found, live_map is not None, notes)
+
+
+def _live_registers(c: Compilation) -> tuple[dict[int, int] | None, tuple[str, ...]]:
+    """Registers live at each SASS line (NVIDIA only), or None with a note when they cannot be read."""
+    if Stage.SASS not in c.stages or not c.binary:
+        return None, ()
+    from ..parsers.life_ranges import by_listing_line
+    from ..triton_api.tools import live_registers
+
+    try:
+        return by_listing_line(c.stages[Stage.SASS], live_registers(c.binary)), ()
+    except (TritonscopeError, OSError) as exc:
+        return None, (f"register life ranges not read: {getattr(exc, 'message', exc)}",)
+
+
+def verified(request: VariantRequest, found: tuple[Finding, ...]) -> tuple[Finding, ...]:
+    """Each finding with its what-if compiled and said, the first MAX_WHAT_IFS distinct ones."""
+    outcomes: dict[tuple, Compilation | str] = {}
+    for finding in found:
+        if finding.what_if and finding.what_if not in outcomes and len(outcomes) < MAX_WHAT_IFS:
+            try:
+                outcomes[finding.what_if] = compile_request(changed(request, finding.what_if))
+            except TritonscopeError as exc:
+                outcomes[finding.what_if] = exc.message
+    return tuple(replace(f, verified=describe(f, outcomes[f.what_if])) if f.what_if in outcomes else f for f in found)
+
+
+def changed(request: VariantRequest, what_if: tuple) -> VariantRequest:
+    """The request with a finding's changes made."""
+    for what, name, value in what_if:
+        if what == "option":
+            request = replace(request, **{name: value})
+        else:
+            request = request.with_value(name, value, constexpr=what == "constexpr")
+    return request
+
+
+def describe(finding: Finding, outcome: Compilation | str) -> str:
+    """What compiling a finding's what-if gave, in the finding's own terms."""
+    asked = findings.what_if_flags(finding.what_if)
+    if isinstance(outcome, str):
+        return f"{asked}: the compile fails ({outcome})"
+    r = outcome.resources
+    occ = r.occupancy
+    text = (
+        f"{asked}: {r.registers} registers, {r.spills} spills, {findings.kib(r.shared_bytes)} shared, "
+        f"occupancy {occ.percent:.0f}% ({occ.blocks_per_sm} block{'' if occ.blocks_per_sm == 1 else 's'})"
+    )
+    if finding.kind in (findings.NARROW, findings.UNCOALESCED) and finding.line is not None:
+        line = next((c for c in cost.line_costs(outcome) if c.line == finding.line), None)
+        text += f"; line {finding.line}: {_widths(line)}"
+    if finding.kind == findings.SHARED_LIMIT:
+        fits = r.shared_bytes <= findings.shared_limit(_target(outcome))
+        text += "; fits" if fits else "; still over the limit"
+    return text
+
+
+def _widths(line: LineCost | None) -> str:
+    if line is None:
+        return "no global access"
+    widths = findings.line_widths(line)
+    return ", ".join(f"{n} x {w}-bit" for w, n in sorted(widths.items(), reverse=True)) or "no global access"
+
+
+def _target(c: Compilation):
+    from ..core.targets import TARGETS
+
+    return TARGETS[c.variant.target]

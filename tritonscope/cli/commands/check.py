@@ -1,0 +1,123 @@
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..app import command, emit, progress, say
+from ..options import JsonOpt, TimeoutOpt, variant_flags
+from .output import write_page
+from .render import terminal
+
+BudgetOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--budget",
+        "-b",
+        metavar="FIGURE<=VALUE",
+        help="A limit the kernel must keep, e.g. spills=0, 'registers<=128', 'global_load_bits>=128', "
+        "'occupancy>=50%', 'shared<=96KiB'. Figures: registers, spills, local_bytes, shared, occupancy, "
+        "global_load_bits, global_store_bits, instructions, conversion_bytes, findings. Repeatable.",
+    ),
+]
+BaselineOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--baseline", metavar="REPORT.json", help="A saved `dump --json` report: fail when a figure gets worse."
+    ),
+]
+UpdateOpt = Annotated[
+    bool, typer.Option("--update-baseline", help="Write the baseline reports (of --baseline or the project's).")
+]
+ProjectOpt = Annotated[
+    Path | None,
+    typer.Option("--project", metavar="PYPROJECT", help="Check the [tool.tritonscope] entries of this file."),
+]
+JunitOpt = Annotated[Path | None, typer.Option("--junit", metavar="FILE.xml", help="Also write a JUnit XML report.")]
+JobsOpt = Annotated[int | None, typer.Option("--jobs", "-j", help="Compile this many entries at once.")]
+
+
+@command()
+@variant_flags(file_optional=True)
+def check(
+    request,
+    budget: BudgetOpt = None,
+    baseline: BaselineOpt = None,
+    update_baseline: UpdateOpt = False,
+    project: ProjectOpt = None,
+    junit: JunitOpt = None,
+    jobs: JobsOpt = None,
+    json_out: JsonOpt = False,
+    timeout: TimeoutOpt = 300.0,
+):
+    """Hold kernels to budgets, for CI: exit 1 listing each broken budget, 0 when all hold.
+
+    A budget names a figure, a comparison and a limit; a broken one is listed with the finding
+    of `explain` behind it. --baseline fails when a figure (registers, spills, local memory,
+    shared memory, occupancy, the narrowest global access) gets worse than in a saved report.
+    Without FILE, the entries of [tool.tritonscope] in ./pyproject.toml (or --project) are
+    compiled in parallel, each in its own worker. Exit 2 for bad usage or a bad entry.
+
+    Examples:
+
+      tritonscope check sample:vector_add -a n_elements=4096 --budget spills=0 --budget 'global_load_bits>=128'
+
+      tritonscope check sample:matmul -t sm80 --budget 'registers<=128' --budget 'occupancy>=25%'
+
+      tritonscope check sample:matmul -t sm80 --baseline base.json --update-baseline     (save the figures)
+
+      tritonscope check sample:matmul -t sm80 -w 4 --baseline base.json                 (fail if one got worse)
+
+      tritonscope check --project pyproject.toml --junit check.xml
+    """
+    from ...app.check import check as run_check
+    from ...app.diff import worker_count
+    from ...render.terminal.check import CheckView
+    from .. import argtypes
+
+    entries = _entries(request, budget, baseline, project, update_baseline)
+    workers, notice = worker_count(jobs)
+    if notice:
+        say(notice, "yellow")
+    with progress(f"checking {len(entries)} kernel{'s' if len(entries) > 1 else ''}"):
+        result = run_check(entries, workers, argtypes.timeout(timeout), baselines=not update_baseline)
+    _write(result, update_baseline, junit)
+    emit(terminal(CheckView, json_out, "check"), result)
+    if result.exit_code:
+        raise typer.Exit(result.exit_code)
+
+
+def _entries(request, budget, baseline, project, update):
+    from ...core.errors import UsageError
+    from ...core.model import CheckEntry
+    from .. import argtypes
+    from ..project import entries
+
+    extra = argtypes.budgets(budget)
+    if request is None:
+        if baseline is not None:
+            raise UsageError("--baseline names one kernel's report: give a FILE, or `baseline` in each entry")
+        found = entries(project or Path("pyproject.toml"))
+        return [CheckEntry(e.name, e.request, (*e.budgets, *extra), e.baseline) for e in found]
+    if project is not None:
+        raise UsageError("give a FILE or --project, not both")
+    if not extra and baseline is None:
+        raise UsageError("nothing to check: give --budget FIGURE<=VALUE or --baseline REPORT.json")
+    if update and baseline is None:
+        raise UsageError("--update-baseline needs --baseline REPORT.json: where to write it")
+    name = request.file + (f" -k {request.kernel}" if request.kernel else "")
+    return [CheckEntry(name, request, extra, str(baseline) if baseline else None)]
+
+
+def _write(result, update: bool, junit: Path | None) -> None:
+    if update:
+        from ...render.json import report
+
+        for outcome in result.outcomes:
+            if outcome.compilation is not None and outcome.entry.baseline:
+                write_page(Path(outcome.entry.baseline), report(outcome.compilation))
+    if junit is not None:
+        from ...render.junit import JunitReport
+
+        write_page(junit, JunitReport().render(result))

@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ..app import command, emit, progress
+from ..options import JsonOpt, TimeoutOpt, variant_flags
+from .dump import _notices
+from .render import terminal
+
+WhatIfOpt = Annotated[
+    bool,
+    typer.Option(
+        "--what-if/--no-what-if",
+        help="Compile what the findings suggest (another --maxnreg, num_stages, argument value; at most 4 "
+        "compiles) and say what it gives.",
+    ),
+]
+LiveOpt = Annotated[
+    bool,
+    typer.Option(
+        "--registers/--no-registers",
+        help="Read the registers live on each line from nvdisasm's life ranges (NVIDIA; one more nvdisasm run).",
+    ),
+]
+
+
+@command()
+@variant_flags
+def explain(
+    request,
+    what_if: WhatIfOpt = True,
+    registers: LiveOpt = True,
+    json_out: JsonOpt = False,
+    timeout: TimeoutOpt = 300.0,
+):
+    """Why is this kernel slow? The cost of each Python line, then findings with causes and what to try.
+
+    Each line of the kernel gets its machine instructions, global loads and stores with their width
+    per thread, shared-memory traffic, matrix instructions, barriers, spills and layout conversions.
+    Findings name the line, the evidence in the IR or the machine code, the cause, and a suggestion,
+    compiled to check it where that is cheap.
+
+    Examples:
+
+      tritonscope explain sample:vector_add -a n_elements=4099
+
+      tritonscope explain sample:matmul --target sm80 --maxnreg 64
+
+      tritonscope explain my.py -k kern -c BLOCK=128 --json
+    """
+    from ...app.explain import explain as run_explain
+    from ...render.terminal.explain import ExplainView
+
+    with progress(f"compiling {request.file}"):
+        result = run_explain(request, what_if=what_if, live=registers)
+    _notices(result.compilation)
+    emit(terminal(ExplainView, json_out, "explain"), result)

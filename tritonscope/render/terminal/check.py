@@ -1,0 +1,64 @@
+"""`tritonscope check` in the terminal: each entry passed or failed, each broken budget with the
+figure, the limit and the finding behind it."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ...core.results import CheckResult
+from .base import TerminalRenderer
+
+
+def figures_line(figures: dict) -> str:
+    def bits(value):
+        return f"{value}b" if value is not None else "none"
+
+    if not figures:
+        return ""
+    return (
+        f"registers {figures['registers']} · spills {figures['spills']} · shared {figures['shared']:,} B · "
+        f"occupancy {figures['occupancy']:g}% · narrowest load {bits(figures['global_load_bits'])}, "
+        f"store {bits(figures['global_store_bits'])} · {figures['findings']} findings"
+    )
+
+
+def _held(outcome) -> str:
+    against_baseline = sum(1 for b in outcome.broken if b.limit.startswith("baseline"))
+    parts = []
+    if outcome.entry.budgets:
+        held = len(outcome.entry.budgets) - (len(outcome.broken) - against_baseline)
+        parts.append(f"{held} of {len(outcome.entry.budgets)} budgets hold")
+    if outcome.entry.baseline:
+        plural = "s" if against_baseline != 1 else ""
+        parts.append(f"{against_baseline or 'no'} figure{plural} worse than {outcome.entry.baseline}")
+    return "; ".join(parts)
+
+
+class CheckView(TerminalRenderer):
+    def draw(self, console: Console, result: CheckResult) -> None:
+        for outcome in result.outcomes:
+            table = Table.grid(padding=(0, 1))
+            table.add_column(no_wrap=True)
+            table.add_column()
+            if outcome.error is not None:
+                status, style = "ERROR", "bold red"
+            else:
+                status, style = ("PASS", "bold green") if outcome.ok else ("FAIL", "bold red")
+            table.add_row(Text(status, style=style), Text(outcome.entry.name, style="bold"))
+            if outcome.error is not None:
+                table.add_row(Text(""), Text(outcome.error, style="red"))
+            else:
+                table.add_row(Text(""), Text(_held(outcome), style="dim"))
+                table.add_row(Text(""), Text(figures_line(outcome.figures), style="dim"))
+            for broken in outcome.broken:
+                value = "none" if broken.value is None else f"{broken.value:g}"
+                table.add_row(Text(""), Text(f"{broken.figure} = {value}, limit {broken.limit}", style="yellow"))
+                if broken.finding:
+                    table.add_row(Text(""), Text(f"  ↳ {broken.finding}"))
+            console.print(table)
+        failed = sum(1 for o in result.outcomes if not o.ok)
+        total = len(result.outcomes)
+        summary = f"{failed} of {total} failed" if failed else f"all {total} held their budgets"
+        console.print(Text(summary, style="bold red" if failed else "bold green"))
