@@ -25,7 +25,7 @@ from typing import Any
 
 from ..analysis.infer import called_functions, infer_kinds
 from ..core import samples
-from ..core.errors import KernelFileError, TritonscopeError, UsageError
+from ..core.errors import KernelFileError, Terminated, TritonscopeError, UsageError
 from ..core.model import AutotuneConfig, KernelSpec, Param, ParamKind
 from ..triton_api import kernels as triton_kernels
 from ..triton_api.kernels import plain_value
@@ -130,7 +130,7 @@ def _execute(path: Path):
             spec.loader.exec_module(module)
     except BaseException as exc:  # noqa: BLE001 - foreign code can raise anything, even SystemExit
         del sys.modules[name]
-        if isinstance(exc, (KeyboardInterrupt, TritonscopeError)):
+        if isinstance(exc, (KeyboardInterrupt, TritonscopeError, Terminated)):
             raise
         line = _line_in_file(exc, path)
         where = f"{path}:{line}" if line else str(path)

@@ -234,7 +234,9 @@ def _paged(renderer: Any, result: Any) -> None:
 
 
 def _terminate(signum, frame):
-    raise SystemExit(128 + signum)  # unwinds like Ctrl-C: workers killed, staging folders removed
+    from ..core.errors import Terminated
+
+    raise Terminated(128 + signum)  # unwinds like Ctrl-C: workers killed, staging folders removed
 
 
 def main() -> None:

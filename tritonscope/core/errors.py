@@ -30,3 +30,8 @@ class CompileError(TritonscopeError):
     """Triton rejected the kernel; the message points at the kernel's own source line."""
 
     exit_code = 1
+
+
+class Terminated(SystemExit):
+    """A signal (SIGTERM, SIGHUP) ending the run: unwinds like Ctrl-C, and no handler of a kernel
+    file's errors may take it for the file's own."""
