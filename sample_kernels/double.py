@@ -20,7 +20,7 @@ def grid(meta):
     return (triton.cdiv(meta["n_elements"], meta["BLOCK_SIZE"]),)
 
 
-def make_inputs(size=4096, device="cuda"):
+def make_inputs(size=2**26, device="cuda"):  # 256 MiB: enough to fill a GPU
     import torch
 
     return (torch.randn(size, device=device),)

@@ -56,7 +56,7 @@ tritonscope_defaults = {
 }
 
 
-def make_inputs(size=8192, device="cuda", rows=1151):
+def make_inputs(size=8192, device="cuda", rows=16384):  # 256 MiB: enough to fill a GPU
     """x (rows x size), weight and bias (size), all fp16."""
     import torch
 

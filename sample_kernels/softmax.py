@@ -33,7 +33,7 @@ def softmax_kernel(
 tritonscope_defaults = {"input_row_stride": 781, "output_row_stride": 781, "n_cols": 781, "BLOCK_SIZE": 1024}
 
 
-def make_inputs(size=1823, device="cuda"):
+def make_inputs(size=2**17, device="cuda"):  # 400 MB: enough to fill a GPU
     """A (size, 781) matrix: the tutorial's shape, whose row length is no power of two."""
     import torch
 

@@ -33,7 +33,7 @@ def grid(meta):
     return (triton.cdiv(meta["n_elements"], meta["BLOCK_SIZE"]),)
 
 
-def make_inputs(size=98432, device="cuda"):
+def make_inputs(size=2**26, device="cuda"):  # 256 MiB a vector: enough to fill a GPU
     import torch
 
     return torch.rand(size, device=device), torch.rand(size, device=device)
