@@ -53,6 +53,10 @@ def header(c: Compilation) -> RenderableType:
     table.add_row("options", ", ".join(f"{k}={val}" for k, val in c.options.items() if val is not None))
     if v.cached:
         table.add_row("compiled", f"earlier, by Triton {c.triton_version}: read from its cache, not recompiled")
+    elif c.cache_hit:
+        table.add_row(
+            "compiled", f"earlier: read from Triton's cache in {c.compile_seconds:.2f} s (Triton {c.triton_version})"
+        )
     else:
         table.add_row("compiled", f"in {c.compile_seconds:.2f} s by Triton {c.triton_version}")
     table.add_row("reproduce", Text(v.command_line(), style="dim"))
