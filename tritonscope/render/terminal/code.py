@@ -123,7 +123,7 @@ def _char_cells(ch: str) -> int:
     return 2 if unicodedata.east_asian_width(ch) in "WF" else 1
 
 
-def _fitting(text: str, room: int) -> int:
+def fitting(text: str, room: int) -> int:
     """How many characters of `text`, from its start, fit in `room` columns."""
     if text.isascii():
         return min(len(text), room)
@@ -152,11 +152,11 @@ def fit(segments: Segments, text: str, room: int, wrap: bool) -> list[tuple[Segm
     """A line (`text`, lexed into `segments`) in rows of at most `room` columns: cut before the
     marker, or folded (`wrap`), at a space where one is near the edge."""
     if not wrap:
-        end = _fitting(text, room - 1)
+        end = fitting(text, room - 1)
         return [(_slice(segments, 0, end) + [(CUT_STYLE, CUT)], cells(text[:end]) + 1)]
     rows, start = [], 0
     while start < len(text):
-        end = start + max(_fitting(text[start:], room), 1)
+        end = start + max(fitting(text[start:], room), 1)
         space = text.rfind(" ", start + room // 2, end) if end < len(text) else -1
         end = space + 1 if space > start else end
         rows.append((_slice(segments, start, end), cells(text[start:end])))
@@ -197,6 +197,23 @@ def listing_rows(
         rows = [(line, width)] if width <= room else fit(line, text, room, code.wrap)
         for i, (row, used) in enumerate(rows):
             yield (prefix if i == 0 else blank) + paint(row, code.color), lead + used
+
+
+DIFF_STYLES = (("+++", "1"), ("---", "1"), ("@@", "36"), ("+", "32"), ("-", "31"))
+
+
+def diff_rows(lines: Iterable[str], code: Code, styles: tuple = DIFF_STYLES) -> Iterator[str]:
+    """A unified diff, each line coloured by its first characters and folded at the width, the
+    rest of a line indented under it (or cut with the marker without `wrap`)."""
+    for line in lines:
+        text = clean(line)
+        style = next((s for start, s in styles if text.startswith(start)), "")
+        segments = [(style, text)]
+        if cells(text) <= code.width:
+            yield paint(segments, code.color)
+            continue
+        for i, (row, _) in enumerate(fit(segments, text, max(code.width - 2, 8), code.wrap)):
+            yield ("  " if i else "") + paint(row, code.color)
 
 
 def _prefix(number: str, gutter: str | None, color: bool) -> str:

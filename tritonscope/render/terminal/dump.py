@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TextIO
 
 from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
@@ -19,7 +18,7 @@ from ...core.model import Compilation, InstructionMix, Resources
 from ...core.results import DumpResult
 from ...core.stages import Listing, Stage
 from ...core.targets import TARGETS
-from .base import TerminalRenderer
+from .base import TerminalRenderer, write_rows
 from .code import CUT, Code, Segments, cells, clean, highlighted, listing_rows, pad, paint, rule
 
 THEME = "monokai"  # of the diffs drawn by rich's Syntax
@@ -240,18 +239,6 @@ def side_by_side(c: Compilation, stages: list[Stage], view: View, code: Code) ->
     yield " │ ".join(titles)
     for left, right in itertools.zip_longest(*columns, fillvalue=("", 0)):
         yield pad(*left, column) + " │ " + right[0]
-
-
-def write_rows(file: TextIO, rows: Iterable[str], batch: int = 256) -> None:
-    """Rows onto `file` in batches: few writes, and the first screen out as soon as it is drawn."""
-    chunk = []
-    for row in rows:
-        chunk.append(row)
-        if len(chunk) >= batch:
-            file.write("\n".join(chunk) + "\n")
-            chunk.clear()
-    if chunk:
-        file.write("\n".join(chunk) + "\n")
 
 
 class DumpView(TerminalRenderer):
