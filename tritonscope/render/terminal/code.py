@@ -157,11 +157,20 @@ def fit(segments: Segments, text: str, room: int, wrap: bool) -> list[tuple[Segm
     rows, start = [], 0
     while start < len(text):
         end = start + max(fitting(text[start:], room), 1)
-        space = text.rfind(" ", start + room // 2, end) if end < len(text) else -1
-        end = space + 1 if space > start else end
+        if end < len(text):
+            end = _break(text, start + room // 2, end)
         rows.append((_slice(segments, start, end), cells(text[start:end])))
         start = end
     return rows
+
+
+def _break(text: str, low: int, end: int) -> int:
+    """Where to fold before `end`: after the last space past `low`, else after punctuation."""
+    for marks in (" ", ",;<>{}()[]"):
+        best = max(text.rfind(mark, low, end) for mark in marks)
+        if best >= low:
+            return best + 1
+    return end
 
 
 def paint(segments: Segments, color: bool) -> str:
@@ -229,6 +238,18 @@ def rule(title: str, width: int, color: bool, style: str = "1;34") -> str:
     fill = "─" * max(width - cells(first) - 4, 0)
     lines = [paint([(style, f"── {first} {fill}".rstrip())], color)]
     return "\n".join(lines + [paint([(style, f"   {line}")], color) for line in rest])
+
+
+def wrapped(text: str, width: int, color: bool, style: str = "", indent: int = 4) -> list[str]:
+    """Prose folded at spaces to the width, its later lines indented; words are never cut, only a
+    word longer than a whole line is split over lines."""
+    lines = []
+    for i, paragraph in enumerate(text.split("\n")):  # its own line breaks stay (a source line, a caret)
+        first = "" if i == 0 else " " * indent
+        lines += textwrap.wrap(
+            paragraph, max(width, 16), initial_indent=first, subsequent_indent=" " * indent, break_on_hyphens=False
+        ) or [""]
+    return [paint([(style, line)], color) for line in lines]
 
 
 def pad(row: str, used: int, width: int) -> str:
