@@ -194,7 +194,9 @@ def numbered(lines: Listing, stage: Stage, first_line: int) -> Text:
 def highlight(code: str, stage: Stage) -> Text:
     """One or more lines of a stage, highlighted, as rich Text."""
     rows = [_rich(segments, Text()) for segments in highlighted([clean(t) for t in code.split("\n")], stage.lexer)]
-    return Text("\n").join(rows).rstrip() or Text()
+    text = Text("\n").join(rows)
+    text.rstrip()
+    return text
 
 
 def _rich(segments: Segments, text: Text) -> Text:
