@@ -70,6 +70,8 @@ Segments = list[tuple[str, str]]  # (SGR code, text) of one line, no newline in 
 def highlighted(texts: list[str], alias: str, limit: int | None = None) -> Iterator[Segments]:
     """Each line as coloured segments. IR is lexed line by line, each line only as far as `limit`
     characters (what can be seen of it); Python is lexed whole (its strings span lines)."""
+    if not texts:
+        return
     lexer = lexer_for(alias)
     if alias == "python":  # small, and Pygments' Python lexer is too large to join quickly
         yield from _split_lines(lexer.get_tokens_unprocessed("\n".join(texts) + "\n"))
