@@ -160,19 +160,20 @@ def fit(segments: Segments, text: str, room: int, wrap: bool) -> list[tuple[Segm
     while start < len(text):
         end = start + max(fitting(text[start:], room), 1)
         if end < len(text):
-            end = _break(text, start + room // 2, end)
+            end = _break(text, start, start + room // 2, end)
         rows.append((_slice(segments, start, end), cells(text[start:end])))
         start = end
     return rows
 
 
-def _break(text: str, low: int, end: int) -> int:
-    """Where to fold before `end`: after the last space past `low`, else after punctuation."""
-    for marks in (" ", ",;<>{}()[]"):
-        best = max(text.rfind(mark, low, end) for mark in marks)
-        if best >= low:
-            return best + 1
-    return end
+def _break(text: str, start: int, low: int, end: int) -> int:
+    """Where to fold the row text[start:end]: after its last space, else after punctuation past
+    `low`, else at the edge."""
+    space = text.rfind(" ", start + 1, end)
+    if space > start:
+        return space + 1
+    best = max(text.rfind(mark, low, end) for mark in ",;<>{}()[]")
+    return best + 1 if best >= low else end
 
 
 def paint(segments: Segments, color: bool) -> str:
