@@ -15,9 +15,18 @@ from tritonscope.analysis.layouts import ownership, parse
 from tritonscope.analysis.passes import LlvmPassRecord, PassRecord
 from tritonscope.app.bench import Measurement, Peak
 from tritonscope.app.cache import CacheEntry
+from tritonscope.app.grid import Access, Program
 from tritonscope.app.sweep import Outcome
 from tritonscope.core.model import Compilation, InstructionMix, Occupancy, Resources, VariantRequest
-from tritonscope.core.results import BenchResult, CacheListing, DiffResult, DumpResult, LayoutResult, PassesResult
+from tritonscope.core.results import (
+    BenchResult,
+    CacheListing,
+    DiffResult,
+    DumpResult,
+    GridResult,
+    LayoutResult,
+    PassesResult,
+)
 from tritonscope.core.stages import Stage
 from tritonscope.render.terminal.base import Terminal
 from tritonscope.render.terminal.bench import BenchView
@@ -26,6 +35,7 @@ from tritonscope.render.terminal.code import CUT, cells, strip_ansi
 from tritonscope.render.terminal.compare import CompareView
 from tritonscope.render.terminal.diff import DiffView, resource_columns
 from tritonscope.render.terminal.dump import DumpView
+from tritonscope.render.terminal.grid import GridView
 from tritonscope.render.terminal.layout import LayoutView
 from tritonscope.render.terminal.passes import PassesView
 
@@ -273,3 +283,22 @@ def test_dump_side_by_side_at_80_columns():
     lines = lines_of(DumpView(NARROW, side_by_side=True).render(result))
     assert any(line.startswith("TTGIR (Triton GPU IR)") and "│ SASS" in line for line in lines)
     assert sum(CUT in line for line in lines) >= 2
+
+
+# --- grid -----------------------------------------------------------------------------------------
+
+
+def test_grid_of_many_tiles_at_80_columns_is_drawn_in_bands_with_every_program():
+    side, stride = 48, 96  # 48 x 48 output tiles of 2 x 2 elements, axis 0 fastest
+    programs = []
+    for c in range(side):
+        for r in range(side):
+            start = 2 * r * stride + 2 * c
+            runs = [[start, start + 2], [start + stride, start + stride + 2]]
+            programs.append(Program(len(programs), (r, c, 0), [], [Access("c_ptr", runs, 4)]))
+    result = GridResult(_compilation().variant, (side, side), tuple(programs))
+    lines = lines_of(GridView(NARROW).render(result))
+    rows = [line for line in lines if re.fullmatch(r"[\d ]+", line)]
+    numbers = [int(word) for line in rows for word in line.split()]
+    assert sorted(numbers) == list(range(side * side))  # every program's number, whole, once
+    assert "tile columns 0-15:" in lines and "tile columns 32-47:" in lines
