@@ -87,7 +87,7 @@ STEPS = [
         "thread loads 128 bits at once, with 4099 the compiler cannot prove alignment and falls back "
         "to 32-bit loads.",
         "diff sample:vector_add --target sm90 --vary BLOCK_SIZE=256,1024 --stage ttgir",
-        lines_with(r"^│ [-+]#blocked", r"registers", limit=4),
+        lines_with(r"^[-+]#blocked", r"registers", limit=4),
     ),
     (
         None,
@@ -132,7 +132,7 @@ STEPS = [
         None,
         None,
         "passes sample:matmul --target sm90 --show tritongpu-pipeline",
-        lines_with(r"pass \d+: tritongpu-pipeline", r"^│ \+.*async_copy_global_to_local", r"internal step", limit=5),
+        lines_with(r"pass \d+: tritongpu-pipeline", r"^\+.*async_copy_global_to_local", r"internal step", limit=5),
     ),
     (
         "Down to the tensor cores",

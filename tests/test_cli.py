@@ -173,3 +173,16 @@ def test_bench_without_a_gpu_says_so(cli):
     if local_target() is not None:
         pytest.skip("a GPU is visible here")
     assert "none is visible here" in cli("bench", "sample:vector_add", expect=2).stderr
+
+
+def test_a_kernel_from_tritons_cache_is_said_to_be_read_not_compiled(cli, tmp_path):
+    from tritonscope.core.samples import samples_dir
+
+    kernel = tmp_path / "fresh_vector_add.py"  # a new path: Triton's cache key includes it
+    kernel.write_text((samples_dir() / "vector_add.py").read_text())
+    first = json.loads(cli("dump", kernel, "--target", "sm90", "--json").stdout)
+    second = json.loads(cli("dump", kernel, "--target", "sm90", "--json").stdout)
+    assert (first["cache_hit"], second["cache_hit"]) == (False, True)
+    assert first["compile_seconds"] > 0 and second["compile_seconds"] > 0
+    header = cli("dump", kernel, "--target", "sm90", "--stage", "ttir").stdout
+    assert "read from Triton's cache" in header and "compiled    in" not in header

@@ -5,13 +5,14 @@ from __future__ import annotations
 import pytest
 from conftest import compiled
 from pygments.lexers import get_lexer_by_name
-from pygments.token import Error
+from pygments.token import Error, Keyword, Name
 
 from tritonscope.core.samples import all_samples
 from tritonscope.core.stages import Stage
 from tritonscope.render.lexers import (
     AMDGCNLexer,
     Layout,
+    LLVMIRLexer,
     Location,
     Op,
     Register,
@@ -19,9 +20,17 @@ from tritonscope.render.lexers import (
     TTGIRLexer,
     TTIRLexer,
     Type,
+    lexer_for,
 )
+from tritonscope.render.terminal import code
 
-OURS = {Stage.TTIR: TTIRLexer, Stage.TTGIR: TTGIRLexer, Stage.SASS: SASSLexer, Stage.AMDGCN: AMDGCNLexer}
+OURS = {
+    Stage.TTIR: TTIRLexer,
+    Stage.TTGIR: TTGIRLexer,
+    Stage.LLIR: LLVMIRLexer,
+    Stage.SASS: SASSLexer,
+    Stage.AMDGCN: AMDGCNLexer,
+}
 
 
 def _tokens(lexer, text):
@@ -72,3 +81,21 @@ def test_amdgcn_tokens():
 )
 def test_lexers_are_registered_with_pygments(alias, lexer):
     assert type(get_lexer_by_name(alias)) is lexer  # through the pygments.lexers entry point
+
+
+def test_llvm_ir_tokens():
+    tokens = _tokens(LLVMIRLexer, compiled("sample:matmul", "sm90").stages[Stage.LLIR])
+    assert {"define", "call", "getelementptr", "phi", "br", "icmp", "select"} <= _values(tokens, Keyword)
+    assert {"i32", "float", "ptr", "void"} <= _values(tokens, Type)
+    assert any(v.startswith("@llvm.nvvm.") for v in _values(tokens, Name.Variable.Global))
+    assert any(v.startswith("%") for v in _values(tokens, Name.Variable)) and _values(tokens, Name.Label)
+
+
+@pytest.mark.parametrize("target", ["sm90", "gfx942"])
+def test_the_joined_rules_give_pygments_own_tokens(target):
+    """The terminal lexes with each lexer's rules joined into one pattern per state: the same
+    tokens, in the same places, as Pygments' own loop, on every stage of a real kernel."""
+    c = compiled("sample:fused_attention", target)
+    for stage, text in c.stages.items():
+        lexer = lexer_for(stage.lexer)
+        assert list(code.tokens(lexer, text)) == list(lexer.get_tokens_unprocessed(text)), stage

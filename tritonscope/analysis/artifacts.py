@@ -41,6 +41,7 @@ def to_compilation(spec: KernelSpec, variant: Variant, artifacts: Artifacts, tar
         triton_version=str(artifacts.metadata.get("triton_version", "")),
         notices=artifacts.notices,
         line_map=linemap.build(stages, spec.file, spec.first_line),
+        cache_hit=artifacts.cache_hit,
     )
 
 

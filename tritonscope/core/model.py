@@ -235,6 +235,7 @@ class Artifacts:
     metadata: dict[str, Any]  # Triton's own metadata, as plain data
     seconds: float = 0.0
     notices: tuple[str, ...] = ()
+    cache_hit: bool = False  # Triton's cache already had the kernel: read back, not compiled
 
 
 @dataclass(frozen=True)
@@ -251,6 +252,7 @@ class Compilation:
     notices: tuple[str, ...] = field(default=())
     # Per stage: {line of the stage (1-based): ((python file, line), ...)}; see linemap.py.
     line_map: dict[Stage, dict[int, tuple[tuple[str, int], ...]]] = field(default_factory=dict)
+    cache_hit: bool = False  # triton.compile found the kernel in Triton's cache: compile_seconds is a read
 
     @property
     def options(self) -> dict[str, Any]:

@@ -198,7 +198,7 @@ def compilation_report(c: Compilation, stages: list[Stage], keep_loc: bool = Fal
             ("constexprs", ", ".join(f"{k}={val}" for k, val in v.constexprs.items()) or "none"),
             ("signature", signature),
             ("options", ", ".join(f"{k}={val}" for k, val in c.options.items() if val is not None)),
-            ("compiled by", f"Triton {c.triton_version} in {c.compile_seconds:.2f} s"),
+            ("compiled by", f"Triton {c.triton_version} in {c.compile_seconds:.2f} s" + _cache_note(c)),
             ("reproduce", v.command_line()),
         ]
     )
@@ -345,3 +345,7 @@ class HtmlReport:
         if isinstance(result, PassesResult):
             return passes_report(result.variant.kernel, result.variant.target, list(result.records))
         raise TypeError(f"no HTML page for {type(result).__name__}")
+
+
+def _cache_note(c) -> str:
+    return ", read from Triton's cache (compiled earlier)" if c.cache_hit else ""

@@ -197,6 +197,7 @@ def compilation_body(c: Compilation) -> dict[str, Any]:
         "resources": resources,
         "metadata": c.metadata,
         "compile_seconds": round(c.compile_seconds, 4),
+        "cache_hit": c.cache_hit,
         "binary": {"format": c.binary_ext, "bytes": len(c.binary)},
         "notices": list(c.notices),
         "stages": {stage.value: text for stage, text in c.stages.items()},
@@ -220,6 +221,7 @@ def _variant(index: int, outcome) -> dict[str, Any]:
             options=c.options,
             resources=c.resources,
             compile_seconds=round(c.compile_seconds, 4),
+            cache_hit=c.cache_hit,
         )
     return entry
 

@@ -6,7 +6,7 @@ Every lexer ends with catch-all rules: foreign text never produces Error tokens.
 
 from __future__ import annotations
 
-from pygments.lexer import RegexLexer, bygroups, include
+from pygments.lexer import RegexLexer, bygroups, include, words
 from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation, String, Text, Whitespace
 
 # Token types of our own, so that themes (and tests) can tell these apart.
@@ -154,9 +154,57 @@ class AMDGCNLexer(RegexLexer):
     }
 
 
+LLVM_WORDS = (
+    # instructions
+    "add", "fadd", "sub", "fsub", "mul", "fmul", "udiv", "sdiv", "fdiv", "urem", "srem", "frem", "fneg",
+    "shl", "lshr", "ashr", "and", "or", "xor", "icmp", "fcmp", "phi", "select", "call", "tail", "musttail",
+    "br", "switch", "ret", "unreachable", "load", "store", "alloca", "getelementptr", "inbounds", "fence",
+    "atomicrmw", "cmpxchg", "extractelement", "insertelement", "shufflevector", "extractvalue",
+    "insertvalue", "trunc", "zext", "sext", "fptrunc", "fpext", "fptoui", "fptosi", "uitofp", "sitofp",
+    "ptrtoint", "inttoptr", "bitcast", "addrspacecast", "freeze", "asm", "sideeffect",
+    # definitions and flags
+    "define", "declare", "attributes", "global", "constant", "private", "internal", "external",
+    "dso_local", "local_unnamed_addr", "unnamed_addr", "addrspace", "align", "section", "target",
+    "datalayout", "triple", "source_filename", "nuw", "nsw", "exact", "nnan", "ninf", "nsz", "arcp",
+    "contract", "afn", "reassoc", "fast", "volatile", "atomic", "syncscope", "seq_cst", "acquire",
+    "release", "acq_rel", "monotonic", "to", "x", "splat", "eq", "ne", "ugt", "uge", "ult", "ule", "sgt",
+    "sge", "slt", "sle", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "une", "uno",
+    "true", "false", "null", "undef", "poison", "zeroinitializer", "noundef", "nonnull", "immarg",
+)  # fmt: skip
+
+
+class LLVMIRLexer(RegexLexer):
+    """LLVM IR as Triton prints it, in few tokens: runs of spaces and punctuation are one token and
+    only the words worth a colour are listed, so that the terminal draws thousands of lines quickly.
+    Pygments' own `llvm` lexer knows every keyword of LLVM and is three times slower."""
+
+    name = "LLVM IR"
+    aliases = ["llvm-ir"]
+    filenames = ["*.ll", "*.llir"]
+
+    tokens = {
+        "root": [
+            (r"[ \t,()\[\]{}<>=*|]+", Punctuation),
+            (r"\n", Whitespace),
+            (r'%[-\w.$]+|%"[^"\n]*"', Name.Variable),
+            (r'@[-\w.$]+|@"[^"\n]*"', Name.Variable.Global),
+            (r"^[-\w.$]+:", Name.Label),
+            (r";.*", Comment.Single),
+            (r'c?"[^"\n]*"', String),
+            (r"0x[0-9A-Fa-f]+|-?\d+(\.\d+)?([eE][-+]?\d+)?", Number),
+            (r'![-\w.]+|!"[^"\n]*"|#\d+', Name.Attribute),
+            (r"(i\d+|half|bfloat|float|double|fp128|ptr|void|label|metadata|token)\b", Type),
+            (words(LLVM_WORDS, suffix=r"\b"), Keyword),
+            (r"[A-Za-z_$.][-\w$.]*", Name),
+            (r".", Text),
+        ],
+    }
+
+
 def lexer_for(alias: str):
     """A lexer instance for a stage's lexer alias (ours or Pygments' own)."""
-    ours = {cls.aliases[0]: cls for cls in (TTIRLexer, TTGIRLexer, SASSLexer, AMDGCNLexer, MLIRLexer)}
+    ours = {cls.aliases[0]: cls for cls in (TTIRLexer, TTGIRLexer, SASSLexer, AMDGCNLexer, MLIRLexer, LLVMIRLexer)}
+    ours["llvm"] = LLVMIRLexer  # the LLVM IR stage
     if alias in ours:
         return ours[alias]()
     from pygments.lexers import get_lexer_by_name

@@ -7,6 +7,7 @@ and the hook that keeps the last MLIR module for `passes`.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import inspect
@@ -103,6 +104,30 @@ def _cache_key_extras(kernel, variant: Variant) -> dict[str, str]:
     }
 
 
+@contextlib.contextmanager
+def _cache_hits():
+    """Collects whether each compile was served from Triton's cache, as its compilation listener
+    reports (`triton.knobs.compilation.listener`, in recent releases); a listener already set is
+    still called. On releases without one the list stays empty: not known to be a hit."""
+    compilation = getattr(getattr(triton, "knobs", None), "compilation", None)
+    if compilation is None or not hasattr(compilation, "listener"):
+        yield []
+        return
+    hits: list[bool] = []
+    previous = compilation.listener
+
+    def listener(**event):
+        hits.append(bool(event.get("cache_hit")))
+        if previous is not None:
+            previous(**event)
+
+    compilation.listener = listener
+    try:
+        yield hits
+    finally:
+        compilation.listener = previous
+
+
 def gpu_target(target: Target) -> GPUTarget:
     return GPUTarget(target.backend, target.arch, target.warp_size)
 
@@ -115,7 +140,7 @@ def compile_variant(kernel, variant: Variant, target: Target) -> Artifacts:
     started = time.perf_counter()
     diagnostics = _CStderrCapture()
     try:
-        with diagnostics:
+        with diagnostics, _cache_hits() as hits:
             compiled = _run_triton(kernel, variant, target)
     except CompileError as exc:
         details = diagnostics.text.strip()  # MLIR's own diagnostics, read once the capture ended
@@ -128,7 +153,7 @@ def compile_variant(kernel, variant: Variant, target: Target) -> Artifacts:
     texts = {key: value for key, value in compiled.asm.items() if isinstance(value, str)}
     texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch))
     notices = tuple(line for line in diagnostics.text.splitlines() if line.strip())
-    return Artifacts(texts, binary, metadata, seconds, notices)
+    return Artifacts(texts, binary, metadata, seconds, notices, cache_hit=hits == [True])
 
 
 def run_compiler(kernel, variant: Variant, target: Target) -> None:

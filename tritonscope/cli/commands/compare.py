@@ -7,7 +7,7 @@ import typer
 from ..app import command, emit, progress
 from ..options import JsonOpt, KeepLocOpt, LineOpt, LinesOpt, TimeoutOpt, variant_flags
 from .dump import _notices
-from .render import terminal
+from .render import WrapOpt, terminal
 
 
 @command()
@@ -25,7 +25,7 @@ def compare(
     line: LineOpt = None,
     lines: LinesOpt = None,
     keep_loc: KeepLocOpt = False,
-    wrap: Annotated[bool, typer.Option("--wrap", help="Fold long lines instead of cutting them.")] = False,
+    wrap: WrapOpt = False,
     json_out: JsonOpt = False,
     timeout: TimeoutOpt = 300.0,
 ):

@@ -8,7 +8,7 @@ import typer
 from ..app import command, emit, progress, say
 from ..options import JsonOpt, KeepLocOpt, LineOpt, LinesOpt, TimeoutOpt, variant_flags
 from .output import write_folder
-from .render import terminal
+from .render import WrapOpt, terminal
 
 StageOpt = Annotated[
     str | None,
@@ -41,6 +41,7 @@ def dump(
         bool, typer.Option("--annotate", help="Prefix every IR line with the Python line it came from.")
     ] = False,
     keep_loc: KeepLocOpt = False,
+    wrap: WrapOpt = False,
     timeout: TimeoutOpt = 300.0,
 ):
     """Compile a kernel and show every stage, highlighted, with its resource figures.
@@ -76,7 +77,7 @@ def dump(
             folder.files = FilesRenderer().render(result)
     if out is not None and not json_out:
         return
-    options = {"keep_loc": keep_loc, "annotate": annotate, "side_by_side": side_by_side}
+    options = {"keep_loc": keep_loc, "annotate": annotate, "side_by_side": side_by_side, "wrap": wrap}
     emit(terminal(DumpView, json_out, "dump", **({} if json_out else options)), result)
 
 

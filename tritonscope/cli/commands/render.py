@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
+import typer
+
 from ..app import ENV
+
+WrapOpt = Annotated[
+    bool, typer.Option("--wrap", help="Fold long lines instead of cutting them at the edge (where … marks a cut).")
+]
 
 
 def terminal(view_class, json_out: bool, kind: str | None = None, **options):

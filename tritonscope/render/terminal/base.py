@@ -7,6 +7,7 @@ markup and emoji off, and styles are given as Text styles.
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -55,3 +56,15 @@ class TerminalRenderer:
     def write(self, result: Any, file: TextIO) -> None:
         """Draws straight onto `file`, each part as soon as it is ready."""
         self.draw(console_on(file, self.terminal), result)
+
+
+def write_rows(file: TextIO, rows: Iterable[str], batch: int = 256) -> None:
+    """Finished rows onto `file` in batches: few writes, and the first screen out as soon as it is drawn."""
+    chunk = []
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) >= batch:
+            file.write("\n".join(chunk) + "\n")
+            chunk.clear()
+    if chunk:
+        file.write("\n".join(chunk) + "\n")

@@ -5,10 +5,12 @@ from __future__ import annotations
 import datetime
 
 from rich.console import Console
-from rich.table import Table
 
 from ...core.results import CacheListing
-from .base import TerminalRenderer
+from . import tables
+from .base import TerminalRenderer, write_rows
+from .code import wrapped
+from .tables import Column, fits, packed
 
 
 def human_size(n: float) -> str:
@@ -19,20 +21,42 @@ def human_size(n: float) -> str:
     return f"{n:.1f} GiB"
 
 
+COLUMNS = (
+    Column("kernel"),
+    Column("target"),
+    Column("warps", right=True),
+    Column("stages", right=True),
+    Column("size", right=True),
+    Column("modified"),
+    Column("files"),
+)
+
+
 class CacheView(TerminalRenderer):
+    """A table where it fits; else each kernel's name whole on its own line, its details under it.
+    Files every kernel has are said once, above."""
+
     def draw(self, console: Console, result: CacheListing) -> None:
-        table = Table(title=f"{len(result.entries)} compiled kernels in {result.folder}", title_justify="left")
-        table.add_column("kernel", overflow="fold")
-        for column in ("target", "options", "stages", "size", "modified"):
-            table.add_column(column)
-        for e in result.entries:
-            options = f"warps={e.metadata.get('num_warps')} stages={e.metadata.get('num_stages')}"
-            when = datetime.datetime.fromtimestamp(e.modified).strftime("%Y-%m-%d %H:%M")
-            table.add_row(e.name, e.target, options, " ".join(e.stages), human_size(e.size), when)
-        console.print(table)
+        width, color = self.terminal.width, self.terminal.color
+        lines = wrapped(f"{len(result.entries)} compiled kernels in {result.folder}", width, color, "1")
+        rows = [_row(e) for e in result.entries]
+        columns = list(COLUMNS)
+        if len({row[-1] for row in rows}) == 1:
+            lines += wrapped(f"each with the files: {rows[0][-1]}", width, color, "2")
+            columns, rows = columns[:-1], [row[:-1] for row in rows]
+        if fits(columns, rows, width):
+            lines += tables.draw(columns, rows, color)
+        else:
+            for row in rows:
+                lines += wrapped(row[0], width, color, "1")
+                lines += packed(list(zip((c.header for c in columns[1:]), row[1:], strict=True)), width, color)
         if result.entries:
-            console.print(
-                f"show one with: tritonscope dump {result.folder}/:{result.entries[0].name}",
-                style="dim",
-                soft_wrap=True,
-            )
+            lines += wrapped("show one with:", width, color, "2")
+            lines += wrapped(f"  tritonscope dump {result.folder}/:{result.entries[0].name}", width, color, "2")
+        write_rows(console.file, lines)
+
+
+def _row(e) -> list[str]:
+    when = datetime.datetime.fromtimestamp(e.modified).strftime("%Y-%m-%d %H:%M")
+    warps, stages = e.metadata.get("num_warps"), e.metadata.get("num_stages")
+    return [e.name, e.target, str(warps), str(stages), human_size(e.size), when, " ".join(e.stages)]

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from rich.console import Console, RenderableType
-from rich.panel import Panel
-from rich.syntax import Syntax
-from rich.table import Table
+import itertools
+from collections.abc import Iterator
+
+from rich.console import Console
 from rich.text import Text
 
 from ...analysis.diffing import StageDiff
@@ -13,10 +13,12 @@ from ...app.sweep import Outcome
 from ...core.model import Compilation
 from ...core.results import DiffResult
 from ...core.targets import TARGETS
-from .base import TerminalRenderer
-from .dump import THEME, highlight, widths
-
-_ROW_STYLE = {"replace": "yellow", "delete": "red", "insert": "green"}
+from . import tables
+from .base import Terminal, TerminalRenderer, write_rows
+from .code import Code, cells, clean, fit, highlighted, pad, paint, rule, wrapped
+from .code import diff_rows as unified_rows
+from .dump import widths
+from .tables import Column, bands, fits, packed
 
 
 def resource_columns(c: Compilation) -> dict[str, str]:
@@ -54,57 +56,85 @@ def figure_rows(outcomes: list[Outcome]) -> list[tuple[str, list[str], bool]]:
     return figures
 
 
-def resource_table(outcomes: list[Outcome]) -> Table:
-    """One column per variant, one row per figure; rows whose values differ are marked with *."""
-    table = Table(
-        title="variants (* = differs between variants)",
-        title_justify="left",
-        header_style="bold",
-        caption=LEGEND,
-        caption_justify="left",
-    )
-    table.add_column("")
+def variant_legend(outcomes: list[Outcome], terminal: Terminal) -> list[str]:
+    """`[i] label` for each variant (with its autotune config spelled out), and why a variant failed."""
+    lines = []
     for index, outcome in enumerate(outcomes):
-        table.add_column(f"[{index}] {outcome.describe()}", justify="right")
-    for name, values, differs in figure_rows(outcomes):
-        table.add_row(name + (" *" if differs else ""), *values, style="bold yellow" if differs else None)
-    if not all(o.ok for o in outcomes):
-        table.add_row(
-            "status", *[Text("ok") if o.ok else Text(f"FAILED: {o.error}", style="bold red") for o in outcomes]
-        )
-    return table
+        text = f"[{index}] {outcome.describe() or 'default'}"
+        if outcome.ok and outcome.compilation.variant.config is not None:
+            configs = outcome.compilation.kernel.autotune_configs
+            config = outcome.compilation.variant.config
+            text += f": {configs[config].describe()}" if config < len(configs) else ""
+        if outcome.ok:
+            lines += wrapped(text, terminal.width, terminal.color)
+        else:
+            lines += wrapped(f"{text}: FAILED: {outcome.error}", terminal.width, terminal.color, "1;31")
+    return lines
 
 
-def diff_panel(diff: StageDiff, outcomes: list[Outcome], side: bool) -> RenderableType:
+def resource_lines(outcomes: list[Outcome], terminal: Terminal) -> list[str]:
+    """The figures of every variant: a column per variant where they fit, else a row per variant
+    (the figures that differ as columns, in bands as wide as the terminal; the rest said once)."""
+    figures = figure_rows(outcomes)
+    ok = [i for i, o in enumerate(outcomes) if o.ok]
+    columns = [Column("")] + [Column(f"[{i}]", right=True) for i in ok]
+    rows = [[name + (" *" if differs else "")] + [values[i] for i in ok] for name, values, differs in figures]
+    if fits(columns, rows, terminal.width):
+        styles = ["1;33" if differs else "" for _, _, differs in figures]
+        title = paint([("1", "figures (* = differs between variants)")], terminal.color)
+        return [title, *tables.draw(columns, rows, terminal.color, row_styles=styles)]
+    same = [(name, values[ok[0]]) for name, values, differs in figures if not differs]
+    lines = [paint([("1", "the same in every variant:")], terminal.color)] if same else []
+    lines += packed(same, terminal.width, terminal.color, indent=2)
+    changing = [(name, values) for name, values, differs in figures if differs]
+    size = [max(cells(name), *(cells(values[i]) for i in ok)) + tables.GAP for name, values in changing]
+    for band in bands(len(changing), size.__getitem__, terminal.width - 5 - tables.GAP):
+        band_columns = [Column("")] + [Column(changing[f][0], right=True) for f in band]
+        band_rows = [[f"[{i}]"] + [changing[f][1][i] for f in band] for i in ok]
+        lines += [paint([("1", "differs between variants:")], terminal.color)] if band.start == 0 else []
+        lines += tables.draw(band_columns, band_rows, terminal.color)
+    return lines
+
+
+def diff_rows(diff: StageDiff, outcomes: list[Outcome], side: bool, terminal: Terminal) -> Iterator[str]:
     old, new = outcomes[diff.old].describe(), outcomes[diff.new].describe()
-    title = f"{diff.stage.title}: [{diff.old}] {old}  →  [{diff.new}] {new}"
+    yield rule(f"{diff.stage.title}: [{diff.old}] {old}  →  [{diff.new}] {new}", terminal.width, terminal.color, "1;35")
     if not diff.changed:
-        return Panel(Text("identical after normalization", style="dim"), title=title, title_align="left")
-    if side:
-        body = _side_by_side(diff, old, new)
+        yield paint([("2", "identical after normalization")], terminal.color)
+    elif side:
+        yield from _side_by_side(diff, old, new, terminal)
     else:
-        text = "\n".join(diff.unified(old, new))
-        body = Syntax(text, "diff", theme=THEME, word_wrap=True)
-    return Panel(body, title=title, title_align="left", border_style="magenta")
+        yield from unified_rows(diff.unified(old, new), Code(terminal.width, terminal.color, wrap=True))
+    yield ""
 
 
-def _side_by_side(diff: StageDiff, old: str, new: str) -> Table:
-    table = Table(expand=True, box=None, padding=(0, 1), show_header=True, header_style="bold")
-    table.add_column(old, ratio=1, overflow="fold")
-    table.add_column(new, ratio=1, overflow="fold")
+_MARKS = {"equal": (" ", ""), "replace": ("~", "33"), "delete": ("-", "31"), "insert": ("+", "32")}
+
+
+def _side_by_side(diff: StageDiff, old: str, new: str, terminal: Terminal) -> Iterator[str]:
+    """Old and new in two columns, folded in each; a mark before each line says how it changed."""
+    column = max((terminal.width - 3) // 2, 20)
+    code = Code(column - 2, terminal.color, wrap=True)
+    yield paint([("2", "~ changed, - removed, + added; ⋯ unchanged lines left out")], code.color)
+    yield paint([("1", pad(old[:column], cells(old[:column]), column)), ("", " │ "), ("1", new[:column])], code.color)
     for tag, left, right in diff.rows():
         if tag == "skip":
-            table.add_row(Text("⋯", style="dim"), Text("⋯", style="dim"))
+            yield paint([("2", pad("⋯", 1, column) + " │ ⋯")], code.color)
             continue
-        style = _ROW_STYLE.get(tag)
-        cells = []
-        for line in (left, right):
-            cell = highlight(line, diff.stage) if line is not None else Text("")
-            if style:
-                cell.stylize(f"on grey15 {style}" if tag != "equal" else "")
-            cells.append(cell)
-        table.add_row(*cells)
-    return table
+        mark, style = _MARKS[tag]
+        sides = [_folded(line, diff, code, mark if line is not None else " ", style) for line in (left, right)]
+        for a, b in itertools.zip_longest(*sides, fillvalue=("", 0)):
+            yield pad(a[0], a[1], column) + " │ " + b[0]
+
+
+def _folded(line: str | None, diff: StageDiff, code: Code, mark: str, style: str) -> list[tuple[str, int]]:
+    if line is None:
+        return [("", 0)]
+    text = clean(line)
+    segments = next(highlighted([text], diff.stage.lexer))
+    rows = [(segments, cells(text))] if cells(text) <= code.width else fit(segments, text, code.width, True)
+    marked = [paint([(style, mark if i == 0 else " "), ("", " ")] + row, code.color) for i, (row, _) in enumerate(rows)]
+    return [(text, used + 2) for text, (_, used) in zip(marked, rows, strict=True)]
 
 
 class DiffView(TerminalRenderer):
@@ -113,21 +143,17 @@ class DiffView(TerminalRenderer):
         self.side_by_side = side_by_side
 
     def draw(self, console: Console, result: DiffResult) -> None:
-        _draw(console, list(result.outcomes), list(result.diffs), self.side_by_side, list(result.missing))
-
-
-def _draw(console: Console, outcomes: list[Outcome], diffs: list[StageDiff], side: bool, missing: list[str]) -> None:
-    first = next((o.compilation for o in outcomes if o.ok), None)
-    if first is not None:
-        target = TARGETS[first.variant.target]
-        console.print(
-            Text(
-                f"{first.kernel.name} ({first.kernel.file}), {len(outcomes)} variants; first on {target.name}",
-                style="dim",
-            )
-        )
-    console.print(resource_table(outcomes))
-    for note in missing:
-        console.print(Text(note, style="yellow"))
-    for diff in diffs:
-        console.print(diff_panel(diff, outcomes, side))
+        outcomes, terminal = list(result.outcomes), self.terminal
+        first = next((o.compilation for o in outcomes if o.ok), None)
+        if first is not None:
+            target = TARGETS[first.variant.target]
+            intro = f"{first.kernel.name} ({first.kernel.file}), {len(outcomes)} variants; first on {target.name}"
+            console.print(Text(intro, style="dim"))
+        lines = variant_legend(outcomes, terminal)
+        if first is not None:
+            lines += resource_lines(outcomes, terminal) + wrapped(LEGEND, terminal.width, terminal.color, "2", 0)
+        for note in result.missing:
+            lines += wrapped(note, terminal.width, terminal.color, "33")
+        write_rows(console.file, lines)
+        for diff in result.diffs:
+            write_rows(console.file, diff_rows(diff, outcomes, self.side_by_side, terminal))

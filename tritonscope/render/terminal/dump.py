@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
-from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
@@ -17,10 +18,21 @@ from ...core.model import Compilation, InstructionMix, Resources
 from ...core.results import DumpResult
 from ...core.stages import Listing, Stage
 from ...core.targets import TARGETS
-from ..lexers import lexer_for
-from .base import TerminalRenderer
+from .base import TerminalRenderer, write_rows
+from .code import CUT, Code, Segments, cells, clean, highlighted, listing_rows, pad, paint, rule
 
-THEME = "monokai"
+THEME = "monokai"  # of the diffs drawn by rich's Syntax
+RICH_STYLES = {
+    "35": "magenta",
+    "36": "cyan",
+    "32": "green",
+    "32;1": "bold green",
+    "33": "yellow",
+    "34": "blue",
+    "95": "bright_magenta",
+    "90": "bright_black",
+    "91": "bright_red",
+}  # code.PALETTE's codes as rich styles
 HINT_NAMES = {"D": "divisible by 16", "S": "in 32-bit range"}
 
 
@@ -40,6 +52,10 @@ def header(c: Compilation) -> RenderableType:
     table.add_row("options", ", ".join(f"{k}={val}" for k, val in c.options.items() if val is not None))
     if v.cached:
         table.add_row("compiled", f"earlier, by Triton {c.triton_version}: read from its cache, not recompiled")
+    elif c.cache_hit:
+        table.add_row(
+            "compiled", f"earlier: read from Triton's cache in {c.compile_seconds:.2f} s (Triton {c.triton_version})"
+        )
     else:
         table.add_row("compiled", f"in {c.compile_seconds:.2f} s by Triton {c.triton_version}")
     table.add_row("reproduce", Text(v.command_line(), style="dim"))
@@ -126,20 +142,22 @@ def mix_rows(mix: InstructionMix, backend: Backend) -> list[tuple[str, str, str]
     ]
 
 
-def stage_panel(c: Compilation, stage: Stage, view: View) -> RenderableType:
-    """One stage, highlighted, with its own line numbers; filtered and annotated as `view` says."""
+def stage_rows(c: Compilation, stage: Stage, view: View, code: Code) -> Iterator[str]:
+    """One stage: its title, then each line highlighted behind its number; filtered and annotated
+    as `view` says. Rows come one at a time, so a pager shows the first ones while the rest are drawn."""
     total = len(c.stages[stage].splitlines())
     lines = normalize.shown(stage, c.stages[stage], view.keep_loc)
     title = f"{stage.title}  ({total} lines)"
     if view.source_lines is not None:
         lines = normalize.only(lines, set(linemap.stage_lines(c, stage, view.source_lines)))
         title = f"{stage.title}  ({len(lines)} of {total} lines from {view.describe()})"
-        if not lines:
-            note = Text(f"no line of {stage.title} comes from {view.describe()}", style="yellow")
-            return Panel(note, title=title, title_align="left", border_style="blue")
+    yield rule(title, code.width, code.color)
+    if not lines:
+        yield paint([("33", f"no line of {stage.title} comes from {view.describe()}")], code.color)
     gutter = _source_gutter(c, stage) if view.annotate and stage is not Stage.SOURCE else None
-    body = numbered(lines, stage, c.kernel.first_line, gutter)
-    return Panel(body, title=title, title_align="left", border_style="blue")
+    for row, _ in listing_rows(lines, stage, code, _offset(c, stage), gutter):
+        yield row
+    yield ""
 
 
 @dataclass(frozen=True)
@@ -157,68 +175,101 @@ class View:
         return f"Python line{'s' if len(numbers) > 1 else ''} {', '.join(map(str, numbers))}"
 
 
-def numbered(lines: Listing, stage: Stage, first_line: int, gutter: dict[int, str] | None = None) -> Text:
-    """Highlighted lines, each behind its line number (the file's for the Python source)."""
-    highlighted = highlight("\n".join(text for _, text in lines), stage)
+def _offset(c: Compilation, stage: Stage) -> int:
+    """The source is numbered as in its file; every other stage from 1."""
+    return c.kernel.first_line - 1 if stage is Stage.SOURCE else 0
+
+
+def numbered(lines: Listing, stage: Stage, first_line: int) -> Text:
+    """Highlighted lines behind their numbers, as rich Text, for views drawn in rich tables and panels."""
     offset = first_line - 1 if stage is Stage.SOURCE else 0
     width = len(str(max((n for n, _ in lines), default=1) + offset))
-    gutter_width = max((len(gutter.get(n, "")) for n, _ in lines), default=0) if gutter else 0
     rows = []
-    for (number, _), text in zip(lines, highlighted.split("\n", allow_blank=True), strict=False):
+    for (number, _), segments in zip(lines, highlighted([clean(t) for _, t in lines], stage.lexer), strict=True):
         row = Text(f"{number + offset:>{width}} ", style="dim")
-        if gutter is not None:
-            row.append(f"{gutter.get(number, ''):>{gutter_width}} │ ", style="cyan")
-        row.append_text(text)
-        rows.append(row)
+        rows.append(_rich(segments, row))
     return Text("\n").join(rows)
 
 
 def highlight(code: str, stage: Stage) -> Text:
-    text = Syntax(code, lexer_for(stage.lexer), theme=THEME).highlight(code)
+    """One or more lines of a stage, highlighted, as rich Text."""
+    rows = [_rich(segments, Text()) for segments in highlighted([clean(t) for t in code.split("\n")], stage.lexer)]
+    text = Text("\n").join(rows)
     text.rstrip()
     return text
 
 
+def _rich(segments: Segments, text: Text) -> Text:
+    for style, part in segments:
+        text.append(part, style=RICH_STYLES.get(style))
+    return text
+
+
+GUTTER = 16  # columns at most for `--annotate`'s source lines
+
+
 def _source_gutter(c: Compilation, stage: Stage) -> dict[int, str]:
-    """For each line of a stage, the Python line(s) it came from: `py 35`, or `other.py:9`."""
-    gutter = {}
-    for number, sources in c.line_map.get(stage, {}).items():
-        parts = [str(line) if file == c.kernel.file else f"{Path(file).name}:{line}" for file, line in sources]
-        gutter[number] = "py " + ",".join(parts)
-    return gutter
+    """For each line of a stage, the Python line(s) it came from: `py 35`, `py 35,40`; lines of
+    helpers in other files (inlined calls) are counted, `py 35 +2`, or named when alone, `other.py:9`."""
+    return {number: _gutter_text(c, sources) for number, sources in c.line_map.get(stage, {}).items()}
 
 
-def side_by_side(c: Compilation, stages: list[Stage], view: View) -> RenderableType:
-    table = Table(show_header=True, header_style="bold", expand=True, box=None, padding=(0, 1))
-    for stage in stages:
-        table.add_column(stage.title, ratio=1, overflow="crop", no_wrap=True)
-    cells = []
+def _gutter_text(c: Compilation, sources) -> str:
+    own = sorted({line for file, line in sources if file == c.kernel.file})
+    parts = [str(line) for line in own] or [f"{Path(file).name}:{line}" for file, line in sources[:1]]
+    more = len(set(sources)) - len(parts)
+    text = "py " + ",".join(parts) + (f" +{more}" if more else "")
+    return text if len(text) <= GUTTER else text[: GUTTER - 1] + CUT
+
+
+ANNOTATE_NOTE = "--annotate: py N is line N of the kernel's file; +K, K more lines in helpers it calls"
+
+
+def side_by_side(c: Compilation, stages: list[Stage], view: View, code: Code) -> Iterator[str]:
+    """Two stages in columns, each cut (or folded) at its column's edge."""
+    column = max((code.width - 3) // 2, 20)
+    narrow = replace(code, width=column)
+    columns = []
     for stage in stages:
         lines = normalize.shown(stage, c.stages[stage], view.keep_loc)
         if view.source_lines is not None:
             lines = normalize.only(lines, set(linemap.stage_lines(c, stage, view.source_lines)))
-        cells.append(numbered(lines, stage, c.kernel.first_line))
-    table.add_row(*cells)
-    return table
+        columns.append(listing_rows(lines, stage, narrow, _offset(c, stage)))
+    titles = [
+        paint([("1", pad(stage.title[:column], cells(stage.title[:column]), column))], code.color) for stage in stages
+    ]
+    yield " │ ".join(titles)
+    for left, right in itertools.zip_longest(*columns, fillvalue=("", 0)):
+        yield pad(*left, column) + " │ " + right[0]
 
 
 class DumpView(TerminalRenderer):
     """`dump` in the terminal: header, resources, then each stage (or two side by side)."""
 
-    def __init__(self, terminal=None, keep_loc: bool = False, annotate: bool = False, side_by_side: bool = False):
+    def __init__(
+        self,
+        terminal=None,
+        keep_loc: bool = False,
+        annotate: bool = False,
+        side_by_side: bool = False,
+        wrap: bool = False,
+    ):
         super().__init__(terminal)
-        self.keep_loc, self.annotate, self.side_by_side = keep_loc, annotate, side_by_side
+        self.keep_loc, self.annotate, self.side_by_side, self.wrap = keep_loc, annotate, side_by_side, wrap
 
     def draw(self, console: Console, result: DumpResult) -> None:
         c = result.compilation
         view = View(keep_loc=self.keep_loc, annotate=self.annotate, source_lines=result.source_lines)
+        code = Code(self.terminal.width, self.terminal.color, self.wrap)
         console.print(header(c))
         console.print(resource_table(c.resources, TARGETS[c.variant.target].vendor))
         if self.side_by_side:
-            console.print(side_by_side(c, list(result.stages), view))
+            write_rows(console.file, side_by_side(c, list(result.stages), view, code))
             return
+        if self.annotate:
+            console.print(Text(ANNOTATE_NOTE, style="dim"))
         for stage in result.stages:
-            console.print(stage_panel(c, stage, view))
+            write_rows(console.file, stage_rows(c, stage, view, code))
 
 
 def _bytes(n: int) -> str:

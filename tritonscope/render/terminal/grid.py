@@ -9,17 +9,21 @@ from rich.text import Text
 from ...app.grid import Program, tile_of
 from ...core.model import Variant
 from ...core.results import GridResult
-from .base import TerminalRenderer
+from .base import Terminal, TerminalRenderer, write_rows
+from .code import paint, wrapped
 
 _COLOURS = ("cyan", "magenta", "green", "yellow", "blue", "red", "bright_cyan", "bright_magenta", "bright_green")
 
 
 class GridView(TerminalRenderer):
     def draw(self, console: Console, result: GridResult) -> None:
-        _draw(console, result.variant, result.size, list(result.programs), result.wave, result.wave_loads)
+        programs = list(result.programs)
+        _draw(console, self.terminal, result.variant, result.size, programs, result.wave, result.wave_loads)
 
 
-def _draw(console: Console, variant: Variant, size, programs: list[Program], wave: int | None, counts) -> None:
+def _draw(
+    console: Console, terminal: Terminal, variant: Variant, size, programs: list[Program], wave: int | None, counts
+) -> None:
     console.print(
         Text(
             f"{variant.kernel}: {len(programs)} programs on a grid of {size}; "
@@ -30,7 +34,7 @@ def _draw(console: Console, variant: Variant, size, programs: list[Program], wav
     stores = [p.stores[0] for p in programs if p.stores]
     tiles = [tile_of(access) for access in stores]
     if stores and all(tiles):
-        _draw_tiles(console, programs, wave)
+        _draw_tiles(console, programs, wave, terminal)
     else:
         _list_ranges(console, programs)
     if wave:
@@ -40,7 +44,11 @@ def _draw(console: Console, variant: Variant, size, programs: list[Program], wav
         )
 
 
-def _draw_tiles(console: Console, programs: list[Program], wave: int | None) -> None:
+_SGR = {"cyan": "36", "magenta": "35", "green": "32", "yellow": "33", "blue": "34", "red": "31"}
+
+
+def _draw_tiles(console: Console, programs: list[Program], wave: int | None, terminal: Terminal) -> None:
+    """The output tiles as a grid of program numbers, in bands of as many tile columns as fit."""
     placed = {}
     for program in programs:
         row, column, rows, columns = tile_of(program.stores[0])
@@ -48,20 +56,26 @@ def _draw_tiles(console: Console, programs: list[Program], wave: int | None) -> 
     height = max(r for r, _ in placed) + 1
     width = max(c for _, c in placed) + 1
     label = len(str(len(programs)))
-    table = Table.grid(padding=(0, 1))
-    for _ in range(width):
-        table.add_column(justify="right")
-    for r in range(height):
-        cells = []
-        for c in range(width):
-            index = placed.get((r, c))
-            colour = _COLOURS[(index // wave if wave else index) % len(_COLOURS)] if index is not None else "dim"
-            cells.append(Text(f"{index if index is not None else '.':>{label}}", style=f"bold {colour}"))
-        table.add_row(*cells)
-    console.print("output tiles (rows of tiles down, columns across), each labelled by its program:")
-    console.print(table)
+    band = max(terminal.width // (label + 1), 1)
+    lines = wrapped(
+        "output tiles (rows of tiles down, columns across), each labelled by its program:",
+        terminal.width,
+        terminal.color,
+    )
+    for start in range(0, width, band):
+        if width > band:
+            lines.append(paint([("1", f"tile columns {start}-{min(start + band, width) - 1}:")], terminal.color))
+        for r in range(height):
+            cells = []
+            for c in range(start, min(start + band, width)):
+                index = placed.get((r, c))
+                colour = _COLOURS[(index // wave if wave else index) % len(_COLOURS)] if index is not None else "dim"
+                style = "1;" + _SGR.get(colour.removeprefix("bright_"), "2") if colour != "dim" else "2"
+                cells += [("", " ") if cells else ("", ""), (style, f"{index if index is not None else '.':>{label}}")]
+            lines.append(paint(cells, terminal.color))
     if wave:
-        console.print(Text(f"colours change every {wave} programs: one wave", style="dim"))
+        lines.append(paint([("2", f"colours change every {wave} programs: one wave")], terminal.color))
+    write_rows(console.file, lines)
 
 
 def _list_ranges(console: Console, programs: list[Program]) -> None:

@@ -3,50 +3,68 @@
 from __future__ import annotations
 
 from rich.console import Console
-from rich.text import Text
 
 from ...analysis.layouts import Layout, Ownership
 from ...core.results import LayoutResult
-from .base import TerminalRenderer
+from .base import Terminal, TerminalRenderer, write_rows
+from .code import cells, paint, wrapped
 
-_WARP_COLOURS = ("cyan", "magenta", "green", "yellow", "blue", "red", "bright_cyan", "bright_magenta")
+_WARP_COLOURS = ("36", "35", "32", "33", "34", "31", "96", "95")  # cyan, magenta, green, yellow, blue, red, bright ...
+CELL = 3  # columns per element: a lane number and a space
 
 
 class LayoutView(TerminalRenderer):
     def draw(self, console: Console, result: LayoutResult) -> None:
-        _draw(console, result.layout, result.ownership, result.origin)
+        write_rows(console.file, _lines(self.terminal, result.layout, result.ownership, result.origin))
 
 
-def _draw(console: Console, layout: Layout, own: Ownership, origin: str | None) -> None:
-    if origin:
-        console.print(Text(origin, style="dim"))
-    console.print(Text(layout.text, style="bold"))
-    copies = {len(owners) for owners in own.owners.values()}
-    console.print(
-        f"{'x'.join(map(str, own.shape))} elements over {own.warps} warps x {own.lanes} lanes x {own.registers} "
-        f"registers per thread"
-        + (
-            f"; each element is held by {max(copies)} threads (the layout's tile is larger "
-            "than the tensor, or it broadcasts)"
-            if max(copies) > 1
-            else ""
-        )
-    )
-    # A 1-D tensor is drawn 32 elements to a row, each row labelled with its first index.
-    rows, columns = own.shape if len(own.shape) == 2 else (max(own.shape[0] // 32, 1), min(own.shape[0], 32))
-    header = Text("     ")
-    for column in range(columns):
-        header.append(f"{column:<3}" if column % 8 == 0 else "   ", style="dim")
-    console.print(header, soft_wrap=True, crop=False)
-    for row in range(rows):
-        line = Text(f"{row if len(own.shape) == 2 else row * columns:>4} ", style="dim")
-        for column in range(columns):
-            element = (row, column) if len(own.shape) == 2 else (row * columns + column,)
-            warp, lane, register = own.owners[element][0]
-            line.append(f"{lane:>2} ", style=_WARP_COLOURS[warp % len(_WARP_COLOURS)])
-        console.print(line, soft_wrap=True, crop=False)
-    legend = Text("each cell: the lane (0-31) holding the element; its colour: the warp (")
+def _lines(terminal: Terminal, layout: Layout, own: Ownership, origin: str | None) -> list[str]:
+    width, color = terminal.width, terminal.color
+    lines = wrapped(origin, width, color, "2") if origin else []
+    lines += wrapped(layout.text, width, color, "1")
+    copies = max(len(owners) for owners in own.owners.values())
+    summary = f"{'x'.join(map(str, own.shape))} elements over {own.warps} warps x {own.lanes} lanes x {own.registers} "
+    summary += "registers per thread"
+    if copies > 1:
+        summary += f"; each element is held by {copies} threads"
+        summary += " (the layout's tile is larger than the tensor, or it broadcasts)"
+    lines += wrapped(summary, width, color)
+    lines += _grid(own, width, color)
+    legend = [("", f"each cell: the lane (0-{own.lanes - 1}) holding the element; its colour: the warp (")]
     for warp in range(min(own.warps, 8)):
-        legend.append(f"warp {warp}", style=_WARP_COLOURS[warp]).append(" " if warp < min(own.warps, 8) - 1 else "")
-    legend.append(")")
-    console.print(legend)
+        legend += [(_WARP_COLOURS[warp], f"warp {warp}"), ("", " " if warp < min(own.warps, 8) - 1 else ")")]
+    return (
+        lines + [paint(legend, color)]
+        if cells("".join(t for _, t in legend)) <= width
+        else lines + wrapped("".join(t for _, t in legend), width, color)
+    )
+
+
+def _grid(own: Ownership, width: int, color: bool) -> list[str]:
+    """The elements in rows, in bands of as many columns as fit (a power of two); a 1-D tensor is
+    drawn that many elements to a row, each row labelled with its first index."""
+    label = len(str(max(own.shape))) + 1
+    fit = max((width - label) // CELL, 1)
+    band = 1 << (fit.bit_length() - 1)
+    if len(own.shape) == 1:
+        columns = min(own.shape[0], band)
+        rows, element = -(-own.shape[0] // columns), lambda r, c: (r * columns + c,)
+        row_label = lambda r: r * columns  # noqa: E731
+    else:
+        rows, columns = own.shape
+        element, row_label = (lambda r, c: (r, c)), (lambda r: r)
+    lines = []
+    for start in range(0, columns, band):
+        stop = min(start + band, columns)
+        if columns > band:
+            lines.append(paint([("1", f"columns {start}-{stop - 1}:")], color))
+        ticks = "".join(f"{c:>{CELL - 1}} " if c % 8 == 0 else " " * CELL for c in range(start, stop))
+        lines.append(paint([("2", " " * label + ticks.rstrip())], color))
+        for r in range(rows):
+            cells_ = [("2", f"{row_label(r):>{label - 1}} ")]
+            for c in range(start, stop):
+                if element(r, c) in own.owners:
+                    warp, lane, _ = own.owners[element(r, c)][0]
+                    cells_.append((_WARP_COLOURS[warp % len(_WARP_COLOURS)], f"{lane:>{CELL - 1}} "))
+            lines.append(paint(cells_, color))
+    return lines

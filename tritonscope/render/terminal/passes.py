@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from rich.console import Console, Group
-from rich.panel import Panel
-from rich.syntax import Syntax
-from rich.table import Table
+from collections.abc import Iterator
+from dataclasses import replace
+
+from rich.console import Console
 from rich.text import Text
 
 from ...analysis import normalize
@@ -13,75 +13,81 @@ from ...analysis.passes import LlvmPassRecord, PassRecord
 from ...core.model import Variant
 from ...core.results import PassesResult
 from ...core.stages import Stage
-from .base import TerminalRenderer
-from .dump import THEME, numbered
+from . import tables
+from .base import Terminal, TerminalRenderer, write_rows
+from .code import Code, diff_rows, listing_rows, paint, rule
+from .tables import Cell, Column, fits
+
+CHANGE_NOTE = "change: lines added and removed (dim: the IR was left as it was; ?: not known)"
 
 
-def table(records: list[PassRecord], title: str) -> Table:
-    view = Table(title=title, title_justify="left", header_style="bold")
-    for column, justify in (
-        ("#", "right"),
-        ("pass", "left"),
-        ("class", "left"),
-        ("level", "left"),
-        ("changed", "left"),
-        ("+lines", "right"),
-        ("-lines", "right"),
-        ("run", "left"),
-    ):
-        view.add_column(column, justify=justify)
+def _change(changed: bool | None, added: int, removed: int) -> str:
+    if changed is None:
+        return "?"
+    return f"+{added} -{removed}" if changed else ""
+
+
+def table(records: list[PassRecord], title: str, terminal: Terminal) -> list[str]:
+    """The passes in order, each name whole (`--show` takes it), under a heading for each level of
+    IR they run on. The class column comes last, only where the terminal is wide enough for it."""
+    columns = [Column("#", right=True), Column("pass"), Column("change", right=True), Column("run")]
+    rows: list[list[Cell]] = []
     for r in records:
-        changed = "?" if r.changed is None else ("yes" if r.changed else "")
         run = f"{r.occurrence} of {r.occurrences}" if r.occurrences > 1 else ""
         substeps = f" (+{len(r.substeps)} steps)" if r.substeps else ""
-        view.add_row(
-            str(r.index),
-            r.name + substeps,
-            r.class_name,
-            r.level,
-            changed,
-            str(r.added) if r.changed else "",
-            str(r.removed) if r.changed else "",
-            run,
-            style="bold" if r.changed else "dim",
-        )
-    return view
+        rows.append([str(r.index), r.name + substeps, _change(r.changed, r.added, r.removed), run])
+    lines = [paint([("1", title)], terminal.color)]
+    with_class = [row + [r.class_name] for row, r in zip(rows, records, strict=True)]
+    if fits([*columns, Column("class")], with_class, terminal.width):
+        columns, rows = [*columns, Column("class")], with_class
+    else:
+        lines.append(paint([("2", "(each pass's class: --json, or a wider terminal)")], terminal.color))
+    styles = ["1" if r.changed else "2" for r in records]
+    head, body = tables.drawn(columns, rows, terminal.color, row_styles=styles)
+    return lines + head + _headed(records, body, lambda r: f"on {r.level}:", terminal.color)
 
 
-def llvm_table(records: list[LlvmPassRecord]) -> Table:
-    view = Table(title="LLVM passes (LLVM IR after each)", title_justify="left", header_style="bold")
-    for column in ("#", "pass", "on", "changed", "+lines", "-lines"):
-        view.add_column(column, justify="right" if column in ("#", "+lines", "-lines") else "left")
-    for r in records:
-        view.add_row(
-            str(r.index),
-            r.name,
-            Text(r.scope),  # `[module]` is no style tag
-            "yes" if r.changed else "",
-            str(r.added) if r.changed else "",
-            str(r.removed) if r.changed else "",
-            style="bold" if r.changed else "dim",
-        )
-    return view
+def llvm_table(records: list[LlvmPassRecord], terminal: Terminal) -> list[str]:
+    """LLVM's passes in order, under a heading for each module, function or loop they ran on."""
+    columns = [Column("#", right=True), Column("pass"), Column("change", right=True)]
+    rows: list[list[Cell]] = [[str(r.index), r.name, _change(r.changed, r.added, r.removed)] for r in records]
+    styles = ["1" if r.changed else "2" for r in records]
+    head, body = tables.drawn(columns, rows, terminal.color, row_styles=styles, fold=(1, terminal.width))
+    return [paint([("1", "LLVM passes (LLVM IR after each)")], terminal.color), *head] + _headed(
+        records, body, lambda r: f"on {r.scope}:", terminal.color
+    )
 
 
-def shown(record: PassRecord, full: bool, keep_loc: bool) -> Panel:
+def _headed(records: list, body: list[list[str]], heading, color: bool) -> list[str]:
+    """Each record's lines, with `heading(record)` before the first of each run of equal headings."""
+    lines = []
+    for i, (record, drawn) in enumerate(zip(records, body, strict=True)):
+        if i == 0 or heading(record) != heading(records[i - 1]):
+            lines.append(paint([("36", heading(record))], color))
+        lines += drawn
+    return lines
+
+
+def shown(record: PassRecord, full: bool, keep_loc: bool, terminal: Terminal) -> Iterator[str]:
+    """One pass: its title, then what it did (a unified diff), or the whole IR after it (`full`)."""
     title = f"pass {record.index}: {record.label} ({record.class_name}) on {record.level}"
-    parts = []
+    code = Code(terminal.width, terminal.color, wrap=True)
+    if full:
+        title += ": the IR after it" if record.after is not None else ": the IR before it (the after is unknown)"
+    yield rule(title, terminal.width, terminal.color, "1;35")
     if full:
         ir = record.after if record.after is not None else record.before
         lines = normalize.shown(Stage.TTGIR, ir, keep_loc)
-        parts.append(numbered(lines, Stage.TTGIR, 1))
-        title += ": the IR after it" if record.after is not None else ": the IR before it (the after is unknown)"
+        yield from (row for row, _ in listing_rows(lines, Stage.TTGIR, replace(code, wrap=False)))
     elif record.changed is False:
-        parts.append(Text("no change (after normalization)", style="dim"))
+        yield paint([("2", "no change (after normalization)")], terminal.color)
     elif record.after is None:
-        parts.append(Text("the IR after this pass was not dumped", style="yellow"))
+        yield paint([("33", "the IR after this pass was not dumped")], terminal.color)
     else:
-        parts.append(Syntax("\n".join(record.diff()), "diff", theme=THEME, word_wrap=True))
+        yield from diff_rows(record.diff(), code)
     for name, _ in record.substeps:
-        parts.append(Text(f"internal step: {name}", style="cyan"))
-    return Panel(Group(*parts), title=title, title_align="left", border_style="magenta")
+        yield paint([("36", f"internal step: {name}")], terminal.color)
+    yield ""
 
 
 class PassesView(TerminalRenderer):
@@ -93,16 +99,18 @@ class PassesView(TerminalRenderer):
         selected = list(result.selected) if result.selected is not None else None
         llvm = list(result.llvm_records) if result.llvm_records is not None else None
         records = list(result.records)
-        _draw(console, result.variant, records, llvm, self.only_changed, selected, self.full, self.keep_loc)
+        options = (self.only_changed, self.full, self.keep_loc)
+        _draw(console, self.terminal, result.variant, records, llvm, selected, *options)
 
 
 def _draw(
     console: Console,
+    terminal: Terminal,
     variant: Variant,
     records: list[PassRecord],
     llvm: list[LlvmPassRecord] | None,
-    only_changed: bool,
     selected: list[PassRecord] | None,
+    only_changed: bool,
     full: bool,
     keep_loc: bool,
 ) -> None:
@@ -112,9 +120,10 @@ def _draw(
     )
     if selected is None:
         rows = [r for r in records if r.changed] if only_changed else records
-        console.print(table(rows, "MLIR passes (IR before each, in order)"))
+        lines = table(rows, "MLIR passes (IR before each, in order)", terminal)
         if llvm is not None:
-            console.print(llvm_table([r for r in llvm if r.changed] if only_changed else llvm))
+            lines += [""] + llvm_table([r for r in llvm if r.changed] if only_changed else llvm, terminal)
+        write_rows(console.file, [*lines, paint([("2", CHANGE_NOTE)], terminal.color)])
         return
     for record in selected:
-        console.print(shown(record, full, keep_loc))
+        write_rows(console.file, shown(record, full, keep_loc, terminal))
