@@ -46,10 +46,6 @@ def stage_lines(c: Compilation, stage: Stage, source_lines: set[SourceLine]) -> 
     return [n for n, sources in c.line_map.get(stage, {}).items() if source_lines.intersection(sources)]
 
 
-def sources_of(c: Compilation, stage: Stage, line: int) -> tuple[SourceLine, ...]:
-    return c.line_map.get(stage, {}).get(line, ())
-
-
 def python_lines(c: Compilation) -> list[SourceLine]:
     """Every Python line some stage maps to: the kernel file's first, then others (helpers, tl.*)."""
     found = {s for stage_map in c.line_map.values() for sources in stage_map.values() for s in sources}

@@ -7,7 +7,7 @@ The kernel's own index arithmetic runs under Triton's interpreter in an isolated
 from __future__ import annotations
 
 import importlib.util
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from ..core.errors import KernelFileError, UsageError
 from ..core.model import VariantRequest
@@ -123,7 +123,3 @@ def tile_of(access: Access) -> tuple[int, int, int, int] | None:
     width = access.runs[0][1] - access.runs[0][0]
     row, column = divmod(access.runs[0][0], stride)
     return row, column, len(access.runs), width
-
-
-def as_json(programs) -> list[dict]:
-    return [asdict(p) for p in programs]

@@ -7,6 +7,7 @@ AMD's CDNA ISA guides. No Triton import here: the CLI validates --target cheaply
 from __future__ import annotations
 
 import ctypes
+import functools
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -118,8 +119,10 @@ def resolve(name: str) -> tuple[Target, str | None]:
     raise UsageError(f"unknown target '{name}'. Valid targets: {', '.join(TARGETS)}, auto")
 
 
+@functools.cache
 def local_target() -> Target | None:
-    """The visible GPU's target, found without importing torch (which `dump` must not load)."""
+    """The visible GPU's target, found without importing torch (which `dump` must not load); asked once
+    per process, however many times `--target auto` is resolved."""
     return _local_cuda_target() or _local_hip_target()
 
 

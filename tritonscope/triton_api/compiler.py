@@ -36,18 +36,6 @@ from .tools import machine_code
 # --- shim: what differs between Triton releases ---------------------------------------------
 
 
-def prepare_for_workers(targets: list[Target]) -> None:
-    """Computes once, before forking, what every compile starts with and Triton caches per process:
-    its hash of its own installation and each backend's tool versions."""
-    from triton.runtime import cache
-
-    remember_triton_key()
-    if hasattr(cache, "triton_key"):
-        cache.triton_key()
-    for target in targets:
-        make_backend(gpu_target(target)).hash()
-
-
 def remember_triton_key() -> None:
     """Keeps Triton's hash of its own installation on disk instead of recomputing it per process.
 

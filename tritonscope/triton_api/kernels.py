@@ -6,7 +6,7 @@ from typing import Any
 
 import triton.language as tl
 from triton.runtime.autotuner import Autotuner, Heuristics
-from triton.runtime.jit import JITFunction, KernelInterface
+from triton.runtime.jit import JITFunction
 
 _MAX_WRAPPERS = 16  # a `.fn` chain longer than this is taken for a cycle
 
@@ -28,10 +28,6 @@ def unwrap(obj: Any) -> tuple[Any, list[Any]] | None:
     return obj, wrappers
 
 
-def is_kernel_interface(obj: Any) -> bool:
-    return isinstance(obj, KernelInterface)
-
-
 def autotune_configs(wrapper: Any) -> list[Any] | None:
     """An Autotuner's configs (any subclass); None for other wrappers."""
     return list(wrapper.configs) if isinstance(wrapper, Autotuner) else None
@@ -42,20 +38,10 @@ def heuristics(wrapper: Any) -> dict[str, Any]:
     return dict(wrapper.values) if isinstance(wrapper, Heuristics) else {}
 
 
-def source_function(jit: Any):
-    """The plain Python function under a JITFunction."""
-    return jit.fn
-
-
 def dtype(name: str):
-    """Triton's dtype object for a Triton type name (fp16, i32, u1), as a constexpr or a pointer's element."""
-    return tl.core.str_to_ty(name, None) if hasattr(tl.core, "str_to_ty") else _str_to_ty(name)
-
-
-def _str_to_ty(name: str):
-    from triton.language import str_to_ty  # 3.5 and 3.6 keep it in triton.language
-
-    return str_to_ty(name, None)
+    """Triton's dtype object for a Triton type name (fp16, i32, u1), as a constexpr or a pointer's element
+    (`triton.language.str_to_ty`, 3.5 to 3.9)."""
+    return tl.str_to_ty(name, None)
 
 
 def plain_value(value: Any) -> Any:

@@ -16,12 +16,11 @@ from ...analysis import linemap, normalize
 from ...core.backends import Backend
 from ...core.model import Compilation, InstructionMix, Resources
 from ...core.results import DumpResult
-from ...core.stages import Listing, Stage
+from ...core.stages import Stage
 from ...core.targets import TARGETS
 from .base import TerminalRenderer, write_rows
 from .code import CUT, Code, Segments, cells, clean, highlighted, listing_rows, pad, paint, rule
 
-THEME = "monokai"  # of the diffs drawn by rich's Syntax
 RICH_STYLES = {
     "35": "magenta",
     "36": "cyan",
@@ -178,17 +177,6 @@ class View:
 def _offset(c: Compilation, stage: Stage) -> int:
     """The source is numbered as in its file; every other stage from 1."""
     return c.kernel.first_line - 1 if stage is Stage.SOURCE else 0
-
-
-def numbered(lines: Listing, stage: Stage, first_line: int) -> Text:
-    """Highlighted lines behind their numbers, as rich Text, for views drawn in rich tables and panels."""
-    offset = first_line - 1 if stage is Stage.SOURCE else 0
-    width = len(str(max((n for n, _ in lines), default=1) + offset))
-    rows = []
-    for (number, _), segments in zip(lines, highlighted([clean(t) for _, t in lines], stage.lexer), strict=True):
-        row = Text(f"{number + offset:>{width}} ", style="dim")
-        rows.append(_rich(segments, row))
-    return Text("\n").join(rows)
 
 
 def highlight(code: str, stage: Stage) -> Text:
