@@ -12,19 +12,21 @@ from pathlib import Path
 
 from .errors import TritonscopeError, UsageError
 
-_CHECKED = "tritonscope-sha256:"  # the first line of a checksummed cache file
-
 
 def write_text_atomically(path: Path, text: str) -> None:
     """Writes a file under a temporary name beside it, then renames it: never half a file."""
+    write_bytes_atomically(path, text.encode())
+
+
+def write_bytes_atomically(path: Path, data: bytes) -> None:
     path = path.resolve()
     if path.is_dir():
         raise UsageError(f"{path} is a directory; give a file name such as report.html")
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(fd, "w") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
@@ -39,23 +41,16 @@ def user_cache_dir() -> Path:
 
 def write_checked(path: Path, text: str) -> None:
     """Keeps `text` in a cache file with its checksum, whole or not at all; a failure only costs time."""
-    digest = hashlib.sha256(text.encode()).hexdigest()
-    try:
-        write_text_atomically(path, f"{_CHECKED}{digest}\n{text}")
-    except (OSError, TritonscopeError):
-        pass
+    write_checked_bytes(path, text.encode())
 
 
 def read_checked(path: Path) -> str | None:
     """What write_checked kept, or None when the file is missing, unreadable, cut short or edited."""
+    data = read_checked_bytes(path)
     try:
-        raw = path.read_text()
-    except (OSError, UnicodeDecodeError):
+        return data.decode() if data is not None else None
+    except UnicodeDecodeError:
         return None
-    head, _, text = raw.partition("\n")
-    if not head.startswith(_CHECKED) or hashlib.sha256(text.encode()).hexdigest() != head[len(_CHECKED) :]:
-        return None
-    return text
 
 
 # --- output folders: whole or not at all, and only ever replacing what tritonscope wrote ----------
@@ -200,15 +195,8 @@ def _refuse_precious(out: Path, protected: list[Path]) -> None:
 
 def write_checked_bytes(path: Path, data: bytes) -> None:
     """Keeps `data` in a cache file behind its sha256, whole or not at all; a failure only costs time."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(hashlib.sha256(data).digest() + data)
-        os.replace(tmp, path)
-    except OSError:
-        with contextlib.suppress(OSError, UnboundLocalError):
-            Path(tmp).unlink()
+    with contextlib.suppress(OSError, TritonscopeError):  # a read-only or full cache only costs time
+        write_bytes_atomically(path, hashlib.sha256(data).digest() + data)
 
 
 def read_checked_bytes(path: Path) -> bytes | None:
