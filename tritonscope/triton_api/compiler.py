@@ -81,7 +81,10 @@ def _cache_key_extras(kernel, variant: Variant) -> dict[str, str]:
     - the kernel's path: Triton keys a kernel by its source text, so the same kernel in another file
       would come back from the cache with the old file's locations in its IR;
     - the constexprs' types: Triton keys constants by str(value), so the string "1" and the int 1
-      would share an entry (ASTSource.hash, 3.5 to 3.9)."""
+      would share an entry (ASTSource.hash, 3.5 to 3.9);
+    - where Triton is installed: its key hashes its files' contents, so the same release in another
+      virtual environment would bring back IR whose locations name the other one's triton/language
+      files (gone once that environment is deleted)."""
     from triton._C.libtriton import get_cache_invalidating_env_vars  # what compile() uses when given none
 
     types = ",".join(f"{name}:{type(value).__name__}" for name, value in sorted(variant.constexprs.items()))
@@ -89,6 +92,7 @@ def _cache_key_extras(kernel, variant: Variant) -> dict[str, str]:
         **get_cache_invalidating_env_vars(),
         "tritonscope_kernel_file": kernel.spec.file,
         "tritonscope_constexpr_types": types,
+        "tritonscope_triton_dir": os.path.dirname(triton.__file__),
     }
 
 
