@@ -27,6 +27,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .core.errors import CompileError, KernelFileError, TritonscopeError, UsageError
@@ -39,6 +40,7 @@ _RESULT_FD = "TRITONSCOPE_RESULT_FD"
 class Task:
     function: str  # "package.module:function", imported in the worker
     args: tuple = ()
+    python: str | None = None  # the interpreter to run it (another Triton release's); None: this one
 
 
 @dataclass
@@ -82,10 +84,10 @@ class Workers:
             worker.kill()
         self._idle.clear()
 
-    def warm(self) -> Workers:
+    def warm(self, python: str | None = None) -> Workers:
         """Starts one worker now, so its start-up overlaps the caller's own work."""
-        if not self._idle:
-            self._idle.append(_Worker(self.env, self.stderr))
+        if not any(worker.python == python for worker in self._idle):
+            self._idle.append(_Worker(self.env, self.stderr, python))
         return self
 
     def call(self, task: Task) -> Any:
@@ -100,7 +102,7 @@ class Workers:
             while pending or busy:
                 while pending and len(busy) < self.jobs:
                     index, task = pending.pop(0)
-                    worker = self._idle.pop() if self._idle else _Worker(self.env, self.stderr)
+                    worker = self._worker_for(task.python)
                     worker.send(index, task)
                     busy[worker.results] = (worker, index, time.monotonic())
                 for index, outcome in self._collect(busy):
@@ -112,6 +114,16 @@ class Workers:
                 worker.kill()
             raise
         return outcomes  # type: ignore[return-value]
+
+    def _worker_for(self, python: str | None) -> _Worker:
+        """An idle worker running that interpreter, else a new one (an idle worker of another is let go)."""
+        for worker in self._idle:
+            if worker.python == python:
+                self._idle.remove(worker)
+                return worker
+        if len(self._idle) >= self.jobs:
+            self._idle.pop(0).kill()
+        return _Worker(self.env, self.stderr, python)
 
     def _collect(self, busy: dict) -> Iterator[tuple[int, Outcome]]:
         ready, _, _ = select.select(list(busy), [], [], 0.2)
@@ -132,11 +144,14 @@ class Workers:
 
 
 class _Worker:
-    def __init__(self, env: dict[str, str], stderr):
+    def __init__(self, env: dict[str, str], stderr, python: str | None = None):
         read_end, write_end = os.pipe()
+        self.python = python
         env = {**env, _RESULT_FD: str(write_end), "PYTHONFAULTHANDLER": ""}
+        if python is not None:  # another Triton release's environment
+            env.update(_foreign_environment(env))
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "tritonscope.isolate"],
+            [python or sys.executable, "-m", "tritonscope.isolate"],
             stdin=subprocess.PIPE,
             stdout=stderr if stderr is not None else 2,  # the parent's fd 2: never its stdout
             stderr=stderr,
@@ -175,6 +190,27 @@ class _Worker:
             self.process.stdin.close()
         with contextlib.suppress(OSError):
             self._stream.close()
+
+
+def _foreign_environment(env: dict[str, str]) -> dict[str, str]:
+    """What an interpreter of another environment needs to run this tritonscope: a folder holding only
+    a link to this package goes first on its path, so it imports this tritonscope and its own Triton
+    (the package's parent folder would also bring this environment's Triton)."""
+    import hashlib
+
+    from .core.fileio import user_cache_dir
+
+    package = Path(__file__).resolve().parent
+    folder = user_cache_dir() / "source" / hashlib.sha256(str(package).encode()).hexdigest()[:16]
+    link = folder / "tritonscope"
+    if not link.is_symlink() or link.resolve() != package:
+        folder.mkdir(parents=True, exist_ok=True)
+        staged = folder / f".link.{os.getpid()}"
+        staged.unlink(missing_ok=True)
+        staged.symlink_to(package, target_is_directory=True)
+        os.replace(staged, link)  # atomic: a worker starting now sees the old link or the new one
+    path = env.get("PYTHONPATH")
+    return {"PYTHONPATH": f"{folder}{os.pathsep}{path}" if path else str(folder), "PYTHONNOUSERSITE": "1"}
 
 
 def _read_message(stream) -> Any:

@@ -8,6 +8,8 @@ measured on normalized text (locations and renaming noise removed, as in `diff`)
 from __future__ import annotations
 
 import difflib
+import functools
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -153,3 +155,73 @@ def _line_changes(old: list[str], new: list[str]) -> tuple[int, int]:
         if tag in ("replace", "insert"):
             added += j2 - j1
     return added, removed
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """Where two pipelines (two Triton releases, or two variants) first part ways.
+
+    kind: "input" when the IR given to the first pass already differs (the front end differs),
+    "changed" when a pass both ran gave different output from the same input, "only" when passes
+    that only one of them runs (or that each runs in place of the other's) leave different IR: then
+    `first` and `second` are the first of those passes, in each, that changed the IR, or None.
+    "none" when every output matches.
+    """
+
+    kind: str
+    first: PassRecord | None = None
+    second: PassRecord | None = None
+
+
+def first_divergence(first: list[PassRecord], second: list[PassRecord]) -> Divergence:
+    """The first pass whose output differs. The pipelines are aligned by pass name, and compared
+    where both ran the same pass: passes one release runs in place of the other's are judged by
+    the IR they leave for the next pass both run."""
+    if not first or not second:
+        return Divergence("none")
+    if comparable_across(first[0].before) != comparable_across(second[0].before):
+        return Divergence("input", first[0], second[0])
+    matcher = difflib.SequenceMatcher(a=[r.name for r in first], b=[r.name for r in second], autojunk=False)
+    block = ((0, 0), (0, 0))  # the passes run by one release only since the last pass both ran
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            block = ((i1, i2), (j1, j2))
+            continue
+        for a, b in zip(first[i1:i2], second[j1:j2], strict=True):
+            if a.after is None or b.after is None or comparable_across(a.after) == comparable_across(b.after):
+                block = ((0, 0), (0, 0))
+                continue
+            if comparable_across(a.before) == comparable_across(b.before):
+                return Divergence("changed", a, b)
+            return _only(first, second, block)
+    ends = (first[-1].after, second[-1].after)
+    if None not in ends and comparable_across(ends[0]) != comparable_across(ends[1]):
+        return _only(first, second, block)
+    return Divergence("none")
+
+
+def _only(first: list[PassRecord], second: list[PassRecord], block) -> Divergence:
+    (i1, i2), (j1, j2) = block
+    changing = (
+        next((r for r in records[lo:hi] if r.changed), None) for records, lo, hi in ((first, i1, i2), (second, j1, j2))
+    )
+    return Divergence("only", *changing)
+
+
+_SYMBOL = re.compile(r'@(?:"[^"]*"|[\w.$-]+)')
+_TWO_CTAS = r'"?ttng\.two-ctas"?\s*=\s*\w+'
+_RELEASE_ONLY_ATTRIBUTES = re.compile(rf",\s*{_TWO_CTAS}|{_TWO_CTAS}\s*,?\s*")  # since 3.9, on every module
+
+
+@functools.lru_cache(maxsize=512)
+def comparable_across(ir: str) -> tuple[str, ...]:
+    """IR compared between releases: besides diff's normalization, helper functions' symbols are
+    numbered (each release mangles their names its own way) and attributes every module of one
+    release carries are dropped."""
+    symbols: dict[str, str] = {}
+
+    def number(match: re.Match) -> str:
+        return symbols.setdefault(match[0], f"@f{len(symbols)}")
+
+    lines = (_RELEASE_ONLY_ATTRIBUTES.sub("", line) for line in normalized_ir(ir))
+    return tuple(_SYMBOL.sub(number, line) for line in lines)

@@ -15,6 +15,7 @@ from ..core.results import GridResult
 from ..core.values import TypeName
 from ..isolate import Task, Workers
 from .prepare import prepare
+from .releases import in_release
 
 MAX_PROGRAMS = 1_000_000  # programs the interpreter runs one by one: more would take hours
 
@@ -38,6 +39,7 @@ class Program:
     stores: list[Access]
 
 
+@in_release
 def grid(request: VariantRequest, size: tuple[int, ...] | None, wave: int | None, timeout: float) -> GridResult:
     prepared = prepare(request)
     values, pointers = _values(prepared.variant)

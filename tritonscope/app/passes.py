@@ -18,12 +18,14 @@ from ..analysis import passes as pipeline
 from ..core.errors import CompileError, UsageError
 from ..core.fileio import read_checked_bytes, user_cache_dir, write_checked_bytes
 from ..core.model import VariantRequest
-from ..core.results import PassesResult
+from ..core.results import PassesComparison, PassesResult
 from ..isolate import Task, Workers
 from ..triton_api.passes import DUMP_ENVIRONMENT, LLVM_DUMP_ENVIRONMENT
 from .prepare import from_reference, prepare
+from .releases import in_release
 
 
+@in_release
 def passes(request: VariantRequest, show: str | None, llvm: bool, timeout: float) -> PassesResult:
     request = from_reference(request)
     with _Capture(llvm, timeout) as capture:  # the worker starts now, while the flags are checked
@@ -38,6 +40,21 @@ def passes(request: VariantRequest, show: str | None, llvm: bool, timeout: float
             _forget_old(memo.parent)
     selected = tuple(pipeline.select(list(records), show)) if show is not None else None
     return PassesResult(prepared.variant, records, llvm_records, selected, _triton_version())
+
+
+def compare(request: VariantRequest, axes: list, timeout: float) -> PassesComparison:
+    """The pipelines of the two variants one --vary axis names (two Triton releases, say), and the
+    first pass whose output differs between them."""
+    from .load import load_file
+    from .sweep import expand
+
+    base = from_reference(request)
+    variants = expand(base, axes, load_file(base.file).pick(base.kernel).spec, configs=False)
+    if len(variants) != 2:
+        raise UsageError(f"passes --vary compares two pipelines; this names {len(variants)}: give NAME=A,B")
+    results = tuple(passes(v.request, None, False, timeout) for v in variants)
+    divergence = pipeline.first_divergence(list(results[0].records), list(results[1].records))
+    return PassesComparison((variants[0].describe(), variants[1].describe()), results, divergence)
 
 
 def _records(dump: str, llvm: bool):

@@ -16,6 +16,7 @@ from ..core.targets import Target, resolve
 from ..triton_api import version
 from . import cache
 from .load import LoadedKernel, load_file
+from .releases import in_release
 from .specialize import specialize
 
 
@@ -57,6 +58,7 @@ def from_reference(request: VariantRequest) -> VariantRequest:
     return merged
 
 
+@in_release
 def compile_request(request: VariantRequest) -> Compilation:
     """The Compilation a request names: read whole from a cache (DIR/:NAME), or compiled."""
     if cache.is_reference(request.file):

@@ -83,6 +83,7 @@ def specialize(kernel: LoadedKernel, request: VariantRequest, file_defaults: dic
         config=config.index if config is not None else None,
         specialize=request.specialize,
         inferred=_inferred(spec, signature, set(user_args) | set(file_defaults), request.dtype),
+        triton=request.triton,
     )
 
 

@@ -17,8 +17,9 @@ from ..core.model import OPTION_NAMES, Compilation, KernelSpec, ParamKind, Varia
 from ..core.values import format_value
 from ..isolate import Outcome as TaskOutcome
 from ..isolate import Task, Workers
+from . import releases
 
-AXIS_OPTIONS = (*OPTION_NAMES, "target", "config")
+AXIS_OPTIONS = (*OPTION_NAMES, "target", "config", "triton")
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ def expand(base: VariantRequest, axes: list[Axis], spec: KernelSpec, configs: bo
     kinds = {p.name: p.kind for p in spec.params}
     for axis in axes:
         if axis.name not in kinds and axis.name not in AXIS_OPTIONS:
-            names = ", ".join([*kinds, *OPTION_NAMES, "target"])
+            names = ", ".join([*kinds, *OPTION_NAMES, "target", "triton"])
             raise UsageError(f"--vary {axis.name}: not a parameter of {spec.name} nor an option. Can vary: {names}")
     variants = []
     for values in itertools.product(*(axis.values for axis in axes)):
@@ -68,6 +69,8 @@ def expand(base: VariantRequest, axes: list[Axis], spec: KernelSpec, configs: bo
 def _with(request: VariantRequest, name: str, value: Any, kinds: dict[str, ParamKind]) -> VariantRequest:
     if name == "target":
         return replace(request, target=str(value))
+    if name == "triton":
+        return replace(request, triton=releases.checked(value))
     if name in AXIS_OPTIONS:
         if not isinstance(value, int) or isinstance(value, bool):
             raise UsageError(f"--vary {name}: '{format_value(value)}' is not an integer")
@@ -86,7 +89,8 @@ def run(
         if on_done:
             on_done(outcome)
 
-    tasks = [Task("tritonscope.app.prepare:compile_request", (v.request,)) for v in variants]
+    pythons = {r: releases.python_for(r) for r in {v.request.triton for v in variants}}
+    tasks = [Task("tritonscope.app.prepare:compile_request", (v.request,), pythons[v.request.triton]) for v in variants]
     with Workers(jobs=min(jobs, len(tasks)), timeout=timeout) as workers:
         workers.run(tasks, on_done=done)
     return variants

@@ -29,7 +29,8 @@ def axes(items: list[str] | None) -> list[tuple[str, tuple[Any, ...]]]:
     found: list[tuple[str, tuple[Any, ...]]] = []
     for item in items or ():
         name, sep, values = item.partition("=")
-        parts = tuple(parse(v) for v in _split_values(values) if v.strip())
+        typed = str.strip if name.strip() == "triton" else parse  # releases are names: 3.10 is not 3.1
+        parts = tuple(typed(v) for v in _split_values(values) if v.strip())
         if not sep or not name.strip() or not parts:
             raise UsageError(f"--vary expects NAME=V1,V2,..., got '{item}'")
         if any(n == name.strip() for n, _ in found):

@@ -85,6 +85,15 @@ TimeoutOpt = Annotated[
         help="Seconds the kernel file's own code (its import, heuristics, the interpreter) and each compile may run.",
     ),
 ]
+TritonOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--triton",
+        metavar="RELEASE",
+        help="Compile with this Triton release (e.g. 3.9.0), installed on first use into its own environment "
+        "under the user cache (`tritonscope envs`). Default: the installed Triton.",
+    ),
+]
 HtmlOpt = Annotated[Path | None, typer.Option("--html", metavar="FILE", help="Also write an HTML report.")]
 
 _VARIANT_FLAGS = {
@@ -99,6 +108,7 @@ _VARIANT_FLAGS = {
     "maxnreg": (MaxnregOpt, None),
     "config": (ConfigOpt, None),
     "no_specialize": (NoSpecializeOpt, False),
+    "triton": (TritonOpt, None),
 }
 
 
@@ -141,6 +151,7 @@ def variant_flags(command=None, *, file_optional: bool = False):
 
 
 def request_from(flags: dict) -> VariantRequest:
+    from ..app import releases
     from ..app.specialize import check_dtype
     from ..core.targets import resolve
 
@@ -159,6 +170,7 @@ def request_from(flags: dict) -> VariantRequest:
         maxnreg=flags.get("maxnreg"),
         config=flags.get("config"),
         specialize=not flags.get("no_specialize", False),
+        triton=releases.checked(flags["triton"]) if flags.get("triton") else None,
     )
 
 
@@ -179,6 +191,7 @@ _WORD_FLAGS = {
     "--num-ctas": "num_ctas",
     "--maxnreg": "maxnreg",
     "--config": "config",
+    "--triton": "triton",
 }
 _INT_FLAGS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "config")
 

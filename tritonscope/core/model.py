@@ -103,6 +103,7 @@ class VariantRequest:
     maxnreg: int | None = None
     config: int | None = None
     specialize: bool = True
+    triton: str | None = None  # the Triton release to compile with (app/releases.py); None: the running one
 
     @property
     def options(self) -> dict[str, int]:
@@ -160,6 +161,7 @@ class Variant:
     specialize: bool = True
     cached: bool = False  # read from a Triton cache or a capture, not compiled by tritonscope
     inferred: dict[str, str] = field(default_factory=dict)  # argument types guessed, not given
+    triton: str | None = None  # the release asked for with --triton / --vary triton=
 
     def command_line(self) -> str:
         """The tritonscope command that compiles exactly this variant."""
@@ -177,6 +179,8 @@ class Variant:
                 words += [flag, str(self.options[option])]
         if not self.specialize:
             words.append("--no-specialize")
+        if self.triton:
+            words += ["--triton", self.triton]
         return shlex.join(words)
 
 

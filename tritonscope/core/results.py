@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..analysis.diffing import StageDiff
     from ..analysis.findings import Finding
     from ..analysis.layouts import Layout, Ownership
-    from ..analysis.passes import LlvmPassRecord, PassRecord
+    from ..analysis.passes import Divergence, LlvmPassRecord, PassRecord
     from ..app.bench import Measurement, Peak
     from ..app.cache import CacheEntry
     from ..app.check import EntryOutcome
@@ -64,6 +64,29 @@ class PassesResult:
     llvm_records: tuple[LlvmPassRecord, ...] | None = None
     selected: tuple[PassRecord, ...] | None = None  # the passes --show names
     triton_version: str = ""
+
+
+@dataclass(frozen=True)
+class EnvsListing:
+    """`tritonscope envs list`: the Triton releases installed for --triton, and the running one."""
+
+    folder: Path
+    running: str
+    envs: tuple[tuple[str, Path, int], ...]  # (release, environment folder, bytes on disk)
+
+
+@dataclass(frozen=True)
+class PassesComparison:
+    """`passes --vary NAME=A,B`: two pipelines, and the first pass whose output differs."""
+
+    labels: tuple[str, str]  # each pipeline's variant, as varied: "triton=3.6.0"
+    results: tuple[PassesResult, PassesResult]
+    divergence: Divergence
+
+    def only_in(self, which: int) -> list[str]:
+        """The pass names one pipeline runs and the other never does."""
+        others = {r.name for r in self.results[1 - which].records}
+        return list(dict.fromkeys(r.name for r in self.results[which].records if r.name not in others))
 
 
 @dataclass(frozen=True)

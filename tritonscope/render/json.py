@@ -7,6 +7,7 @@ document.
 
 from __future__ import annotations
 
+import difflib
 import json
 from dataclasses import asdict
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 from .. import __version__
 from ..analysis import linemap
 from ..analysis.findings import what_if_flags
+from ..analysis.passes import comparable_across
 from ..core.model import SCHEMA_VERSION, Compilation, to_jsonable
 from ..core.results import (
     BenchResult,
@@ -21,10 +23,12 @@ from ..core.results import (
     CheckResult,
     DiffResult,
     DumpResult,
+    EnvsListing,
     ExplainResult,
     GridResult,
     KernelList,
     LayoutResult,
+    PassesComparison,
     PassesResult,
     SamplesResult,
 )
@@ -72,6 +76,24 @@ class JsonRenderer:
         if r.llvm_records is not None:
             body["llvm_passes"] = list(r.llvm_records)
         return "passes", body
+
+    def _passes_compare(self, r: PassesComparison):
+        d = r.divergence
+        body = {
+            "variants": [
+                {"label": label, "triton_version": p.triton_version, "variant": p.variant, "passes": _names(p)}
+                for label, p in zip(r.labels, r.results, strict=True)
+            ],
+            "divergence": {"kind": d.kind, "first": _diverging(d.first), "second": _diverging(d.second)},
+        }
+        if d.first is not None and d.second is not None and d.kind != "input":
+            first, second = (comparable_across(x.after or "") for x in (d.first, d.second))
+            body["divergence"]["output_diff"] = list(difflib.unified_diff(first, second, *r.labels, lineterm=""))
+        return "passes-compare", body
+
+    def _envs(self, r: EnvsListing):
+        envs = [{"release": release, "path": str(path), "bytes": size} for release, path, size in r.envs]
+        return "envs", {"folder": str(r.folder), "running": r.running, "envs": envs}
 
     def _grid(self, r: GridResult):
         body = {"kernel": r.variant.kernel, "grid": list(r.size), "programs": [asdict(p) for p in r.programs]}
@@ -144,6 +166,8 @@ _BODIES = {
     DumpResult: JsonRenderer._dump,
     DiffResult: JsonRenderer._diff,
     PassesResult: JsonRenderer._passes,
+    PassesComparison: JsonRenderer._passes_compare,
+    EnvsListing: JsonRenderer._envs,
     GridResult: JsonRenderer._grid,
     LayoutResult: JsonRenderer._layout,
     BenchResult: JsonRenderer._bench,
@@ -238,6 +262,17 @@ def _diffs(r: DiffResult) -> list[dict[str, Any]]:
         }
         for d in r.diffs
     ]
+
+
+def _names(result) -> list[str]:
+    return [record.name for record in result.records]
+
+
+def _diverging(record) -> dict[str, Any] | None:
+    """A pass of `passes --vary`'s divergence: where it ran and what it did."""
+    if record is None:
+        return None
+    return {"index": record.index, "name": record.name, "label": record.label, "diff": record.diff()}
 
 
 def _pass(p, selected, full: bool) -> dict[str, Any]:

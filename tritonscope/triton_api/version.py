@@ -20,7 +20,8 @@ def installed() -> str:
         raise UsageError("Triton is not installed", hint="pip install triton (3.5 or newer)") from None
 
 
-def _release(text: str) -> tuple[int, ...]:
+def release_tuple(text: str) -> tuple[int, ...]:
+    """(3, 9, 0) for 3.9.0, 3.9.0rc1 or 3.9.0+git; the leading numbers only."""
     parts = []
     for piece in text.split("+")[0].split(".")[:3]:
         digits = "".join(c for c in piece if c.isdigit())
@@ -32,10 +33,10 @@ def notice() -> str | None:
     """A line to show when the installed Triton is newer than every tested one; an error when it is
     older than tritonscope supports."""
     current = installed()
-    if _release(current)[:2] < OLDEST:
+    if release_tuple(current)[:2] < OLDEST:
         raise UsageError(
             f"Triton {current} is older than tritonscope supports (3.5 and newer)", hint="pip install -U triton"
         )
-    if _release(current) > max(_release(t) for t in TESTED):
+    if release_tuple(current) > max(release_tuple(t) for t in TESTED):
         return f"Triton {current} is newer than the releases tritonscope was tested with ({TESTED[-1]} at most)"
     return None

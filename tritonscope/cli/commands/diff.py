@@ -8,6 +8,7 @@ import typer
 
 from ..app import ENV, command, emit, say
 from ..options import HtmlOpt, JsonOpt, TimeoutOpt, variant_flags
+from .envs import ensure_releases
 from .output import write_page
 from .render import terminal
 
@@ -17,7 +18,7 @@ VaryOpt = Annotated[
         "--vary",
         metavar="NAME=V1,V2",
         help="Values to compare for a constexpr, an argument's type or value, num_warps, num_stages, "
-        "num_ctas, maxnreg or target. Repeatable: several make every combination.",
+        "num_ctas, maxnreg, target or triton (releases). Repeatable: several make every combination.",
     ),
 ]
 
@@ -61,6 +62,8 @@ def diff(
       tritonscope diff my.py -k kern --vary x_ptr='*fp16,*fp32' -c BLOCK=128
 
       tritonscope diff sample:matmul_autotune --configs
+
+      tritonscope diff sample:softmax --vary triton=3.6.0,3.9.0
     """
     from ...app.diff import diff as run_diff
     from ...app.diff import worker_count
@@ -69,6 +72,7 @@ def diff(
     from .. import argtypes
 
     axes = [Axis(name, values) for name, values in argtypes.axes(vary)]
+    ensure_releases(request, axes)
     workers, notice = worker_count(jobs)
     if notice:
         say(notice, "yellow")

@@ -6,6 +6,7 @@ import typer
 
 from ..app import command, emit, progress
 from ..options import HtmlOpt, JsonOpt, KeepLocOpt, TimeoutOpt, variant_flags
+from .envs import ensure_releases
 from .output import write_page
 from .render import terminal
 
@@ -24,6 +25,15 @@ def passes(
     changed: Annotated[bool, typer.Option("--changed", help="Only the passes that changed the IR.")] = False,
     llvm: Annotated[bool, typer.Option("--llvm", help="Also the LLVM-level passes (LLVM IR after each).")] = False,
     keep_loc: KeepLocOpt = False,
+    vary: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--vary",
+            metavar="NAME=A,B",
+            help="Compare two pipelines (two Triton releases, two num_warps ...) and show the first pass whose "
+            "output differs.",
+        ),
+    ] = None,
     timeout: TimeoutOpt = 600.0,
     html_out: HtmlOpt = None,
     json_out: JsonOpt = False,
@@ -44,10 +54,15 @@ def passes(
       tritonscope passes sample:matmul --changed
 
       tritonscope passes sample:vector_add --target gfx942 --json
+
+      tritonscope passes sample:softmax --vary triton=3.6.0,3.9.0
     """
     from ...app.passes import passes as run_passes
     from ...render.terminal.passes import PassesView
     from .. import argtypes
+
+    if vary:
+        return _compare(request, vary, argtypes.timeout(timeout), json_out, (show, full, changed, llvm, html_out))
 
     with progress(f"running {request.file} through the compiler with IR dumps on"):
         result = run_passes(request, show, llvm, argtypes.timeout(timeout))
@@ -61,3 +76,20 @@ def passes(
         emit(JsonRenderer("passes", full=full), result)
         return
     emit(terminal(PassesView, False, only_changed=changed, full=full, keep_loc=keep_loc), result)
+
+
+def _compare(request, vary: list[str], timeout: float, json_out: bool, single_only: tuple) -> None:
+    """`passes --vary NAME=A,B`: the two pipelines and where they first part ways."""
+    from ...app.passes import compare
+    from ...app.sweep import Axis
+    from ...core.errors import UsageError
+    from ...render.terminal.passes import PassesComparisonView
+    from .. import argtypes
+
+    if any(single_only):
+        raise UsageError("--show, --full, --changed, --llvm and --html show one pipeline: leave out --vary")
+    axes = [Axis(name, values) for name, values in argtypes.axes(vary)]
+    ensure_releases(request, axes)
+    with progress(f"running {request.file} through two compilers with IR dumps on"):
+        result = compare(request, axes, timeout)
+    emit(terminal(PassesComparisonView, json_out, "passes-compare"), result)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterator
 from dataclasses import replace
 
@@ -9,9 +10,9 @@ from rich.console import Console
 from rich.text import Text
 
 from ...analysis import normalize
-from ...analysis.passes import LlvmPassRecord, PassRecord
+from ...analysis.passes import LlvmPassRecord, PassRecord, comparable_across
 from ...core.model import Variant
-from ...core.results import PassesResult
+from ...core.results import PassesComparison, PassesResult
 from ...core.stages import Stage
 from . import tables
 from .base import Terminal, TerminalRenderer, write_rows
@@ -127,3 +128,51 @@ def _draw(
         return
     for record in selected:
         write_rows(console.file, shown(record, full, keep_loc, terminal))
+
+
+class PassesComparisonView(TerminalRenderer):
+    """`passes --vary`: what each pipeline runs that the other does not, then the first pass whose
+    output differs, with what it did in each and how its outputs differ."""
+
+    def draw(self, console: Console, result: PassesComparison) -> None:
+        first, second = result.results
+        color = self.terminal.color
+        lines = [paint([("1", f"{first.variant.kernel} on {first.variant.target}: two pass pipelines")], color)]
+        for which, (label, passes) in enumerate(zip(result.labels, result.results, strict=True)):
+            lines.append(f"[{which}] {label}: Triton {passes.triton_version}, {len(passes.records)} MLIR passes")
+        for which, label in enumerate(result.labels):
+            only = result.only_in(which)
+            if only:
+                lines.append(paint([("36", f"only in [{which}] {label}: ")], color) + ", ".join(only))
+        lines += ["", *_divergence_lines(result, self.terminal)]
+        write_rows(console.file, lines)
+
+
+def _divergence_lines(result: PassesComparison, terminal: Terminal) -> list[str]:
+    d, labels = result.divergence, result.labels
+    if d.kind == "none":
+        return [paint([("32", "every pass's output is the same in both (after normalization)")], terminal.color)]
+    if d.kind == "input":
+        return [
+            paint([("1;33", "the IR given to the first pass already differs: the front end differs")], terminal.color),
+            *diff_rows(_output_diff(d.first.before, d.second.before, labels), Code(terminal.width, terminal.color)),
+        ]
+    where = ", ".join(f"#{r.index} in [{i}]" for i, r in enumerate((d.first, d.second)) if r is not None)
+    name = (d.first or d.second).label
+    if d.kind == "changed":
+        heading = f"first difference: {name} ({where}) gives different output from the same input"
+    else:
+        heading = f"first difference: {name} ({where}), run by one pipeline only, leaves different IR"
+    lines = [paint([("1;33", heading)], terminal.color)]
+    for which, record in enumerate((d.first, d.second)):
+        if record is not None:
+            lines += [f"[{which}] {labels[which]}:", *shown(record, False, False, terminal)]
+    if d.first is not None and d.second is not None:
+        lines.append(rule(f"the output of {name}: [0] -> [1]", terminal.width, terminal.color, "1;35"))
+        lines += diff_rows(_output_diff(d.first.after, d.second.after, labels), Code(terminal.width, terminal.color))
+    return lines
+
+
+def _output_diff(first: str | None, second: str | None, labels: tuple[str, str]) -> list[str]:
+    a, b = (comparable_across(text or "") for text in (first, second))
+    return list(difflib.unified_diff(a, b, labels[0], labels[1], lineterm=""))

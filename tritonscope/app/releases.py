@@ -1,0 +1,182 @@
+"""Other Triton releases, for `--triton X`, `--vary triton=A,B` and `tritonscope envs`.
+
+Each release lives in a virtual environment of its own under the user cache (envs/triton-X),
+made on first use with this Python and pip, and holding Triton alone. A request that names a
+release other than the running one is carried out by a worker running that environment's
+interpreter (isolate.py puts this tritonscope on its path), so the same kernel file and the same
+flags meet the other release's compiler; what comes back is the same result type as here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import importlib.metadata
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import venv
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..core.errors import UsageError
+from ..core.fileio import user_cache_dir
+from ..core.results import EnvsListing
+from ..isolate import Task, Workers
+from ..triton_api import version
+
+_RELEASE = re.compile(r"^\d+\.\d+(\.\d+)?((a|b|rc|\.post|\.dev)\d+)?$")
+_READY = ".tritonscope-env"  # written last: an environment without it was never finished
+Progress = Callable[[int | None, int | None, str], None]  # (bytes done, bytes in all, what pip is doing)
+
+
+@dataclass(frozen=True)
+class ReleaseEnv:
+    release: str
+    path: Path
+
+    @property
+    def python(self) -> Path:
+        return self.path / "bin" / "python"
+
+    @property
+    def ready(self) -> bool:
+        return (self.path / _READY).is_file() and self.python.exists()
+
+    def size_bytes(self) -> int:
+        return sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file() and not f.is_symlink())
+
+
+def envs_dir() -> Path:
+    return user_cache_dir() / "envs"
+
+
+def checked(release: str) -> str:
+    """A release as pip names it (3.9.0), refused when it is not one or is older than tritonscope supports."""
+    text = str(release).strip()
+    if not _RELEASE.match(text):
+        raise UsageError(f"'{release}' is not a Triton release: give one like 3.6.0")
+    if version.release_tuple(text)[:2] < version.OLDEST:
+        raise UsageError(f"Triton {text} is older than tritonscope supports (3.5 and newer)")
+    return text
+
+
+def is_running(release: str) -> bool:
+    """Whether `release` is the Triton this process imports (3.9 and 3.9.0 are the same release)."""
+    return _padded(release) == _padded(version.installed())
+
+
+def _padded(text: str) -> tuple[int, ...]:
+    parts = version.release_tuple(text)
+    return parts + (0,) * (3 - len(parts))
+
+
+def env_for(release: str) -> ReleaseEnv:
+    return ReleaseEnv(release, envs_dir() / f"triton-{checked(release)}")
+
+
+def installed_envs() -> list[ReleaseEnv]:
+    """The finished environments, oldest release first."""
+    found = [ReleaseEnv(p.name.removeprefix("triton-"), p) for p in envs_dir().glob("triton-*")]
+    return sorted((e for e in found if e.ready), key=lambda e: _padded(e.release))
+
+
+def listing() -> EnvsListing:
+    envs = tuple((e.release, e.path, e.size_bytes()) for e in installed_envs())
+    return EnvsListing(envs_dir(), version.installed(), envs)
+
+
+def python_for(release: str | None, on_progress: Progress | None = None) -> str | None:
+    """The interpreter that compiles with `release`: None for the running Triton, else its
+    environment's, made first if there is none."""
+    if release is None or is_running(release):
+        return None
+    env = env_for(release)
+    if not env.ready:
+        create(env, on_progress)
+    return str(env.python)
+
+
+def create(env: ReleaseEnv, on_progress: Progress | None = None) -> None:
+    """Makes the environment in a staging folder and moves it into place once Triton is installed,
+    so an interrupted or failed install leaves nothing half-made."""
+    envs_dir().mkdir(parents=True, exist_ok=True)
+    staging = envs_dir() / f".{env.path.name}.new.{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        with_own_pip = not _pip_can_target()
+        venv.EnvBuilder(with_pip=with_own_pip, symlinks=True).create(staging)
+        _pip_install(staging, env.release, with_own_pip, on_progress or (lambda *_: None))
+        (staging / _READY).write_text(env.release + "\n")
+        if env.ready:  # another tritonscope finished the same environment meanwhile
+            return
+        shutil.rmtree(env.path, ignore_errors=True)  # an unfinished one
+        os.replace(staging, env.path)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _pip_can_target() -> bool:
+    """pip 24.1+ here can install into another environment (--python) with a raw progress bar."""
+    with contextlib.suppress(importlib.metadata.PackageNotFoundError):
+        return version.release_tuple(importlib.metadata.version("pip"))[:2] >= (24, 1)
+    return False
+
+
+def _pip_install(staging: Path, release: str, with_own_pip: bool, on_progress: Progress) -> None:
+    python = str(staging / "bin" / "python")
+    if with_own_pip:
+        command = [python, "-m", "pip", "install", "--progress-bar", "off"]
+    else:
+        command = [sys.executable, "-m", "pip", "--python", python, "install", "--progress-bar", "raw"]
+    # numpy: grid runs Triton's interpreter, which needs it (below 2.4 for Triton 3.6's).
+    command += ["--disable-pip-version-check", "--no-input", "numpy<2.4", f"triton=={release}"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = []
+    for line in process.stdout:
+        line = line.strip()
+        progress = re.match(r"Progress (\d+) of (\d+)", line)
+        if progress:
+            on_progress(int(progress[1]), int(progress[2]), "downloading")
+        elif line:
+            lines.append(line)
+            on_progress(None, None, line)
+    if process.wait() != 0:
+        reason = next((x for x in reversed(lines) if x.startswith("ERROR")), lines[-1] if lines else "pip failed")
+        by_hand = f"python -m venv ENV && ENV/bin/pip install {shlex.quote(f'triton=={release}')}"
+        offline = any(re.search(r"connection|could not fetch|network is unreachable", x, re.I) for x in lines)
+        if not offline and f"No matching distribution found for triton=={release}" in reason:
+            raise UsageError(f"Triton {release} is not on the package index ({reason})", hint=by_hand)
+        raise UsageError(
+            f"could not install Triton {release} for tritonscope: {reason}",
+            hint=f"this needs network access to the package index once; or by hand: {by_hand}",
+        )
+
+
+def remove(release: str) -> ReleaseEnv:
+    env = env_for(release)
+    if not env.path.exists():
+        have = ", ".join(e.release for e in installed_envs()) or "none"
+        raise UsageError(f"no environment for Triton {release} (installed: {have})")
+    shutil.rmtree(env.path)
+    return env
+
+
+def in_release(function):
+    """Runs an app function whose first argument is a request in the Triton release the request
+    names: here when that is the running release, else in a worker of the release's environment."""
+    name = f"{function.__module__}:{function.__name__}"
+
+    @functools.wraps(function)
+    def run(request, *args):
+        python = python_for(request.triton)
+        if python is None:
+            return function(request, *args)
+        with Workers(timeout=24 * 3600) as workers:  # the function keeps its own time limits
+            return workers.call(Task(name, (request, *args), python))
+
+    return run
