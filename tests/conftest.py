@@ -21,7 +21,10 @@ KERNELS = Path(__file__).parent / "kernels"
 
 @pytest.fixture(autouse=True, scope="session")
 def private_user_cache(tmp_path_factory):
-    """tritonscope's user cache (Triton's remembered installation hash) in a temporary folder."""
+    """tritonscope's user cache (Triton's remembered installation hash) in a temporary folder.
+    pip keeps its own cache (the other Triton releases' environments are installed from it)."""
+    home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    os.environ.setdefault("PIP_CACHE_DIR", str(Path(home) / "pip"))
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("user-cache"))
 
 

@@ -30,7 +30,6 @@ from ..isolate import Task, Workers
 from ..triton_api import version
 
 _RELEASE = re.compile(r"^\d+\.\d+(\.\d+)?((a|b|rc|\.post|\.dev)\d+)?$")
-_READY = ".tritonscope-env"  # written last: an environment without it was never finished
 Progress = Callable[[int | None, int | None, str], None]  # (bytes done, bytes in all, what pip is doing)
 
 
@@ -45,7 +44,11 @@ class ReleaseEnv:
 
     @property
     def ready(self) -> bool:
-        return (self.path / _READY).is_file() and self.python.exists()
+        """Whether this release of Triton is installed there (made by tritonscope, or by hand)."""
+        if not self.python.exists():
+            return False
+        found = self.path.glob("lib/python*/site-packages/triton-*.dist-info")
+        return any(_padded(d.name.split("-")[1].removesuffix(".dist-info")) == _padded(self.release) for d in found)
 
     def size_bytes(self) -> int:
         return sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file() and not f.is_symlink())
@@ -110,8 +113,7 @@ def create(env: ReleaseEnv, on_progress: Progress | None = None) -> None:
     try:
         with_own_pip = not _pip_can_target()
         venv.EnvBuilder(with_pip=with_own_pip, symlinks=True).create(staging)
-        _pip_install(staging, env.release, with_own_pip, on_progress or (lambda *_: None))
-        (staging / _READY).write_text(env.release + "\n")
+        _pip_install(staging, env, with_own_pip, on_progress or (lambda *_: None))
         if env.ready:  # another tritonscope finished the same environment meanwhile
             return
         shutil.rmtree(env.path, ignore_errors=True)  # an unfinished one
@@ -127,7 +129,8 @@ def _pip_can_target() -> bool:
     return False
 
 
-def _pip_install(staging: Path, release: str, with_own_pip: bool, on_progress: Progress) -> None:
+def _pip_install(staging: Path, env: ReleaseEnv, with_own_pip: bool, on_progress: Progress) -> None:
+    release = env.release
     python = str(staging / "bin" / "python")
     if with_own_pip:
         command = [python, "-m", "pip", "install", "--progress-bar", "off"]
@@ -147,7 +150,7 @@ def _pip_install(staging: Path, release: str, with_own_pip: bool, on_progress: P
             on_progress(None, None, line)
     if process.wait() != 0:
         reason = next((x for x in reversed(lines) if x.startswith("ERROR")), lines[-1] if lines else "pip failed")
-        by_hand = f"python -m venv ENV && ENV/bin/pip install {shlex.quote(f'triton=={release}')}"
+        by_hand = f"python -m venv {env.path} && {env.path}/bin/pip install {shlex.quote(f'triton=={release}')}"
         offline = any(re.search(r"connection|could not fetch|network is unreachable", x, re.I) for x in lines)
         if not offline and f"No matching distribution found for triton=={release}" in reason:
             raise UsageError(f"Triton {release} is not on the package index ({reason})", hint=by_hand)

@@ -16,7 +16,7 @@ from ...core.results import PassesComparison, PassesResult
 from ...core.stages import Stage
 from . import tables
 from .base import Terminal, TerminalRenderer, write_rows
-from .code import Code, diff_rows, listing_rows, paint, rule
+from .code import Code, diff_rows, listing_rows, paint, rule, wrapped
 from .tables import Cell, Column, fits
 
 CHANGE_NOTE = "change: lines added and removed (dim: the IR was left as it was; ?: not known)"
@@ -135,26 +135,28 @@ class PassesComparisonView(TerminalRenderer):
     output differs, with what it did in each and how its outputs differ."""
 
     def draw(self, console: Console, result: PassesComparison) -> None:
-        first, second = result.results
-        color = self.terminal.color
-        lines = [paint([("1", f"{first.variant.kernel} on {first.variant.target}: two pass pipelines")], color)]
+        first = result.results[0]
+        width, color = self.terminal.width, self.terminal.color
+        lines = wrapped(f"{first.variant.kernel} on {first.variant.target}: two pass pipelines", width, color, "1")
         for which, (label, passes) in enumerate(zip(result.labels, result.results, strict=True)):
-            lines.append(f"[{which}] {label}: Triton {passes.triton_version}, {len(passes.records)} MLIR passes")
+            text = f"[{which}] {label}: Triton {passes.triton_version}, {len(passes.records)} MLIR passes"
+            lines += wrapped(text, width, color)
         for which, label in enumerate(result.labels):
             only = result.only_in(which)
-            if only:
-                lines.append(paint([("36", f"only in [{which}] {label}: ")], color) + ", ".join(only))
+            if only:  # names whole, one per line where they do not fit: --show takes them
+                lines += wrapped(f"only in [{which}] {label}: " + ", ".join(only), width, color, "36")
         lines += ["", *_divergence_lines(result, self.terminal)]
         write_rows(console.file, lines)
 
 
 def _divergence_lines(result: PassesComparison, terminal: Terminal) -> list[str]:
     d, labels = result.divergence, result.labels
+    shape = (terminal.width, terminal.color)
     if d.kind == "none":
-        return [paint([("32", "every pass's output is the same in both (after normalization)")], terminal.color)]
+        return wrapped("every pass's output is the same in both (after normalization)", *shape, "32")
     if d.kind == "input":
         return [
-            paint([("1;33", "the IR given to the first pass already differs: the front end differs")], terminal.color),
+            *wrapped("the IR given to the first pass already differs: the front end differs", *shape, "1;33"),
             *diff_rows(_output_diff(d.first.before, d.second.before, labels), Code(terminal.width, terminal.color)),
         ]
     where = ", ".join(f"#{r.index} in [{i}]" for i, r in enumerate((d.first, d.second)) if r is not None)
@@ -163,7 +165,7 @@ def _divergence_lines(result: PassesComparison, terminal: Terminal) -> list[str]
         heading = f"first difference: {name} ({where}) gives different output from the same input"
     else:
         heading = f"first difference: {name} ({where}), run by one pipeline only, leaves different IR"
-    lines = [paint([("1;33", heading)], terminal.color)]
+    lines = wrapped(heading, terminal.width, terminal.color, "1;33")
     for which, record in enumerate((d.first, d.second)):
         if record is not None:
             lines += [f"[{which}] {labels[which]}:", *shown(record, False, False, terminal)]
