@@ -1,6 +1,6 @@
 """Sweep speed, measured in one run: 8 matmul variants compiled by `tritonscope diff`.
 
-1. Wall time at -j 1 over -j 2 (target: at least 1.6x on a 2-core machine), each with a
+1. Wall time at -j 1 over -j 2 (target: at least 1.75x on a 2-core machine), each with a
    cold Triton cache.
 2. tritonscope's overhead per variant against the same 8 `triton.compile` calls made one
    after another in one bare process (cold cache too).
@@ -64,11 +64,11 @@ def main() -> None:
     bare_compiles = float(out.strip().splitlines()[-1])
     print(f"cores: {os.cpu_count()}")
     print(f"diff, 8 matmul variants, -j 1: {one:6.2f} s")
-    print(f"diff, 8 matmul variants, -j 2: {two:6.2f} s   ratio -j1/-j2: {one / two:.2f}x  (target >= 1.6x)")
+    print(f"diff, 8 matmul variants, -j 2: {two:6.2f} s   ratio -j1/-j2: {one / two:.2f}x  (target >= 1.75x)")
     print(f"bare triton.compile x 8, one process: {bare_compiles:6.2f} s compiling ({bare_wall:.2f} s with start-up)")
     print(
         f"tritonscope overhead per variant at -j 1: {(one - bare_wall) / 8:.3f} s "
-        f"({one / bare_wall:.2f}x the bare process)"
+        f"({one / bare_wall:.2f}x the bare process; target <= 1.5x)"
     )
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..analysis.artifacts import to_compilation
 from ..core.errors import UsageError
-from ..core.model import Compilation, Variant, VariantRequest
+from ..core.model import Artifacts, Compilation, KernelSpec, Variant, VariantRequest
 from ..core.targets import Target, resolve
 from ..triton_api import version
 from . import cache
@@ -72,7 +72,41 @@ def compile_prepared(prepared: Prepared) -> Compilation:
     from ..triton_api.compiler import compile_variant
 
     artifacts = compile_variant(prepared.kernel, prepared.variant, prepared.target)
-    compilation = to_compilation(prepared.kernel.spec, prepared.variant, artifacts, prepared.target)
+    return _with_notices(to_compilation(prepared.kernel.spec, prepared.variant, artifacts, prepared.target), prepared)
+
+
+@dataclass(frozen=True)
+class Undisassembled:
+    """A compile whose SASS is still to be read: what a sweep's worker sends back, so that the
+    sweep disassembles all its cubins in one run (`finish`)."""
+
+    spec: KernelSpec
+    variant: Variant
+    target: Target
+    artifacts: Artifacts
+    notices: tuple[str, ...]
+
+
+def compile_undisassembled(request: VariantRequest) -> Undisassembled:
+    """In a sweep's worker: the compile, without its SASS."""
+    from ..triton_api.compiler import compile_variant
+
+    prepared = prepare(from_reference(request))
+    artifacts = compile_variant(prepared.kernel, prepared.variant, prepared.target, sass=False)
+    return Undisassembled(prepared.kernel.spec, prepared.variant, prepared.target, artifacts, prepared.notices)
+
+
+def finish(compiles: list[Undisassembled]) -> list[Compilation]:
+    """The Compilations of many compiles, their NVIDIA cubins disassembled together."""
+    from ..triton_api.tools import disassemble_code
+
+    nvidia = [c for c in compiles if c.target.backend == "cuda"]
+    for compiled, sass in zip(nvidia, disassemble_code([c.artifacts.binary for c in nvidia]), strict=True):
+        compiled.artifacts.texts["sass"] = sass
+    return [_with_notices(to_compilation(c.spec, c.variant, c.artifacts, c.target), c) for c in compiles]
+
+
+def _with_notices(compilation: Compilation, prepared) -> Compilation:
     if prepared.notices:
-        compilation = replace(compilation, notices=(*prepared.notices, *compilation.notices))
+        return replace(compilation, notices=(*prepared.notices, *compilation.notices))
     return compilation

@@ -18,6 +18,7 @@ from ..core.values import format_value
 from ..isolate import Outcome as TaskOutcome
 from ..isolate import Task, Workers
 from . import releases
+from .prepare import Undisassembled, finish
 
 AXIS_OPTIONS = (*OPTION_NAMES, "target", "config", "triton")
 
@@ -83,14 +84,32 @@ def run(
 ) -> list[Outcome]:
     """Compiles every variant in isolated workers, `jobs` at a time; fills in each Outcome."""
 
-    def done(index: int, result: TaskOutcome) -> None:
-        outcome = variants[index]
-        outcome.compilation, outcome.error = result.value, result.error
-        if on_done:
-            on_done(outcome)
+    results: dict[int, Any] = {}
 
-    pythons = {r: releases.python_for(r) for r in {v.request.triton for v in variants}}
-    tasks = [Task("tritonscope.app.prepare:compile_request", (v.request,), pythons[v.request.triton]) for v in variants]
-    with Workers(jobs=min(jobs, len(tasks)), timeout=timeout) as workers:
-        workers.run(tasks, on_done=done)
+    def done(index: int, result: TaskOutcome) -> None:
+        results[index], variants[index].error = result.value, result.error
+        if on_done:
+            on_done(variants[index])
+
+    with Workers(jobs=min(jobs, len(variants)), timeout=timeout) as workers:
+        workers.run(_tasks(variants), on_done=done)
+    # This release's compiles come back without SASS: disassembled here, all in one nvdisasm run.
+    pending = sorted(i for i, value in results.items() if isinstance(value, Undisassembled))
+    for index, compilation in zip(pending, finish([results[i] for i in pending]), strict=True):
+        results[index] = compilation
+    for index, variant in enumerate(variants):
+        variant.compilation = results.get(index)
     return variants
+
+
+def _tasks(variants: list[Outcome]) -> list[Task]:
+    """One task per variant: another release's worker compiles and disassembles on its own (with
+    its own nvdisasm); this release's leave the disassembly to `run`."""
+    pythons = {r: releases.python_for(r) for r in {v.request.triton for v in variants}}
+    return [
+        Task("tritonscope.app.prepare:compile_request", (v.request,), pythons[v.request.triton])
+        if pythons[v.request.triton]
+        else Task("tritonscope.app.prepare:compile_undisassembled", (v.request,))
+        for v in variants
+    ]
+

@@ -127,8 +127,8 @@ def gpu_target(target: Target) -> GPUTarget:
 # --- compilation ------------------------------------------------------------------------------
 
 
-def compile_variant(kernel, variant: Variant, target: Target) -> Artifacts:
-    """triton.compile for a variant, with the machine code read off the binary."""
+def compile_variant(kernel, variant: Variant, target: Target, sass: bool = True) -> Artifacts:
+    """triton.compile for a variant, with the machine code read off the binary (SASS only if `sass`)."""
     started = time.perf_counter()
     diagnostics = _CStderrCapture()
     try:
@@ -143,7 +143,7 @@ def compile_variant(kernel, variant: Variant, target: Target) -> Artifacts:
     metadata = {"triton_version": triton.__version__, **_plain_metadata(compiled.metadata._asdict())}
     binary = compiled.asm[target.vendor.binary]
     texts = {key: value for key, value in compiled.asm.items() if isinstance(value, str)}
-    texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch))
+    texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch, sass))
     notices = tuple(line for line in diagnostics.text.splitlines() if line.strip())
     return Artifacts(texts, binary, metadata, seconds, notices, cache_hit=hits == [True])
 

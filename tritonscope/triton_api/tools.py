@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import struct
 import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -14,6 +15,7 @@ import triton
 from ..core.errors import TritonscopeError
 from ..core.fileio import read_checked, write_checked
 from ..parsers import life_ranges
+from . import cubins
 
 
 def _nvidia_tool(name: str) -> str:
@@ -21,12 +23,20 @@ def _nvidia_tool(name: str) -> str:
     return getattr(triton.knobs.nvidia, name).path
 
 
-def machine_code(backend: str, binary: bytes, ptx: str | None = None, arch: int | str = 90) -> dict[str, str]:
+def machine_code(
+    backend: str, binary: bytes, ptx: str | None = None, arch: int | str = 90, sass: bool = True
+) -> dict[str, str]:
     """The texts read off a binary with the vendor's tools: SASS and cuobjdump's resource usage
     for NVIDIA (and ptxas's spill report when the kernel uses a stack frame or local memory);
-    nothing for AMD, whose assembly and metadata Triton already gives as text."""
+    nothing for AMD, whose assembly and metadata Triton already gives as text. Without `sass`,
+    the caller disassembles later (many cubins at once: `disassemble_code`)."""
     if backend != "cuda":
         return {}
+    if not sass:
+        texts = {"resource_usage": resource_usage(binary)}
+        if ptx and _uses_local_memory(texts["resource_usage"]):
+            texts["ptxas_report"] = ptxas_report(ptx, arch)
+        return texts
     with ThreadPoolExecutor(1) as background:
         sass = background.submit(disassemble, binary)  # nvdisasm's 0.2-0.3 s overlaps cuobjdump
         texts = {"resource_usage": resource_usage(binary)}
@@ -83,6 +93,37 @@ def disassemble(cubin: bytes) -> str:
     sass = _run_on_binary(tool, ["-c", "-gi", "-gp", "-ndf"], cubin)
     write_checked(cached, sass)
     return sass
+
+
+def disassemble_code(binaries: list[bytes]) -> list[str]:
+    """SASS without line information for many cubins, in one nvdisasm run per architecture (see
+    cubins.py), each kept beside Triton's cache like `disassemble`'s. A sweep's variants pay
+    nvdisasm's start-up once instead of once each."""
+    tool = _nvidia_tool("nvdisasm")
+    memos = [Path(triton.knobs.cache.dir) / "tritonscope" / f"{_key(b, tool, '-c -ndf')}.sass" for b in binaries]
+    texts = [read_checked(memo) for memo in memos]
+    missing: dict[int, list[int]] = {}
+    for index, (binary, text) in enumerate(zip(binaries, texts, strict=True)):
+        if text is None:
+            missing.setdefault(cubins.architecture(binary), []).append(index)
+    for indices in missing.values():
+        for index, text in zip(indices, _disassemble_together(tool, [binaries[i] for i in indices]), strict=True):
+            texts[index] = text
+            write_checked(memos[index], text)
+    return texts
+
+
+def _disassemble_together(tool: str, binaries: list[bytes]) -> list[str]:
+    if len(binaries) > 1:
+        try:
+            return cubins.split(_run_on_binary(tool, ["-c", "-ndf"], cubins.merge(binaries)), binaries)
+        except (TritonscopeError, ValueError, StopIteration, struct.error):
+            pass  # a cubin laid out otherwise than Triton's: each on its own, as below
+    return [_run_on_binary(tool, ["-c", "-ndf"], binary) for binary in binaries]
+
+
+def _key(binary: bytes, tool: str, flags: str) -> str:
+    return hashlib.sha256(binary + tool.encode() + flags.encode()).hexdigest()
 
 
 def live_registers(cubin: bytes) -> dict[int, int]:

@@ -1,0 +1,37 @@
+"""A sweep's cubins disassembled in one nvdisasm run (triton_api/cubins.py): each listing must be
+exactly what nvdisasm prints for that cubin alone, labels, sections and symbols included."""
+
+from __future__ import annotations
+
+from conftest import compiled
+
+from tritonscope.triton_api import cubins
+from tritonscope.triton_api.tools import _nvidia_tool, _run_on_binary, disassemble_code
+
+
+def _alone(binary: bytes) -> str:
+    return _run_on_binary(_nvidia_tool("nvdisasm"), ["-c", "-ndf"], binary)
+
+
+def test_merged_listing_splits_into_each_cubins_own():
+    binaries = [
+        compiled("sample:vector_add").binary,
+        compiled("sample:matmul").binary,  # a loop: backward and forward branch labels
+        compiled("sample:softmax", num_warps=8).binary,
+        compiled("sample:matmul", num_warps=8, num_stages=4).binary,
+    ]
+    merged = _run_on_binary(_nvidia_tool("nvdisasm"), ["-c", "-ndf"], cubins.merge(binaries))
+    assert merged.count(".text.matmul_kernel__tritonscope") >= 2  # one file, every kernel in it
+    listings = cubins.split(merged, binaries)
+    for binary, listing in zip(binaries, listings, strict=True):
+        assert listing == _alone(binary)
+    assert "BRA `(.L_x_0)" in listings[1] and "HGMMA" in listings[1]
+
+
+def test_disassemble_code_groups_by_architecture_and_remembers():
+    binaries = [compiled("sample:vector_add").binary, compiled("sample:vector_add", target="sm80").binary]
+    assert cubins.architecture(binaries[0]) != cubins.architecture(binaries[1])
+    first = disassemble_code(binaries)
+    assert first == [_alone(b) for b in binaries]
+    assert "EF_CUDA_SM80" in first[1] and "EF_CUDA_SM90" in first[0]
+    assert disassemble_code(binaries) == first  # read back from the memo
