@@ -20,10 +20,12 @@ from ..core.results import ExplainResult
 from ..core.stages import Stage
 from . import cache
 from .prepare import compile_request
+from .releases import in_release
 
 MAX_WHAT_IFS = 4
 
 
+@in_release
 def explain(request: VariantRequest, what_if: bool = True, live: bool = True) -> ExplainResult:
     compilation = compile_request(request)
     return explain_compilation(compilation, request if what_if else None, live)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib.metadata
+import inspect
 import os
 import re
 import shlex
@@ -173,13 +174,15 @@ def in_release(function):
     """Runs an app function whose first argument is a request in the Triton release the request
     names: here when that is the running release, else in a worker of the release's environment."""
     name = f"{function.__module__}:{function.__name__}"
+    signature = inspect.signature(function)
 
     @functools.wraps(function)
-    def run(request, *args):
+    def run(request, *args, **kwargs):
         python = python_for(request.triton)
         if python is None:
-            return function(request, *args)
+            return function(request, *args, **kwargs)
+        bound = signature.bind(request, *args, **kwargs)  # a task's arguments travel by position
         with Workers(timeout=24 * 3600) as workers:  # the function keeps its own time limits
-            return workers.call(Task(name, (request, *args), python))
+            return workers.call(Task(name, bound.args, python))
 
     return run
