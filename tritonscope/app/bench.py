@@ -62,13 +62,13 @@ def load_hooks(given: str) -> LoadedFile:
     return loaded
 
 
-def require_gpu():
+def require_gpu(command: str = "bench"):
     try:
         import torch
     except ImportError:
-        raise UsageError("bench runs kernels and needs torch: pip install tritonscope[torch]") from None
+        raise UsageError(f"{command} runs kernels and needs torch: pip install tritonscope[torch]") from None
     if not torch.cuda.is_available():
-        raise UsageError("bench runs kernels on a GPU, and none is visible here (the other commands need none)")
+        raise UsageError(f"{command} runs kernels on a GPU, and none is visible here (the other commands need none)")
     return torch
 
 

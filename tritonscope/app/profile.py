@@ -29,6 +29,7 @@ from . import cache
 from .launch_once import PREFIX
 
 NCU_OPTIONS = ("--section", "SourceCounters", "--csv", "--page", "source", "--print-source", "cuda,sass")
+CUDA_HOMES = ("/usr/local/cuda",)  # where ncu is looked for after PATH, $CUDA_HOME and $CUDA_PATH
 PERMISSION_HINT = (
     "ncu needs access to the GPU's counters: run as root, or see https://developer.nvidia.com/ERR_NVGPUCTRPERM"
 )
@@ -36,7 +37,7 @@ PERMISSION_HINT = (
 
 def find_ncu() -> str:
     """ncu on PATH, else in the CUDA toolkit's usual places."""
-    homes = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
+    homes = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), *CUDA_HOMES]
     places = [shutil.which("ncu"), *(str(Path(h) / "bin" / "ncu") for h in homes if h)]
     found = next((p for p in places if p and os.access(p, os.X_OK) and Path(p).is_file()), None)
     if found is None:
@@ -55,7 +56,7 @@ def profile(
     from .load import load_file
 
     ncu = find_ncu()
-    require_gpu()
+    require_gpu("profile")
     loaded = load_file(file)
     name = loaded.pick(kernel).spec.name
     spec = {"file": str(loaded.path), "size": size, "launch": launch, "inputs": inputs}
@@ -118,7 +119,7 @@ def _failure(out: str, err: str, code: int, kernel: str) -> str:
     for marker, said in (("==ERROR==", "ncu: "), (PREFIX, "")):
         found = next((line for line in lines if line.startswith(marker)), None)
         if found:
-            return said + found.removeprefix("==ERROR==").strip()
+            return said + found.removeprefix(marker).strip()
     if any("No kernels were profiled" in line for line in lines):
         return f"ncu profiled nothing: the program launched no kernel named {kernel}"
     last = next((line for line in reversed(lines) if not line.startswith("==")), "")
