@@ -228,7 +228,12 @@ def test_ncu_past_the_timeout_is_stopped_with_the_program_it_ran(tmp_path):
 
 
 def test_a_program_that_launches_nothing_is_said():
-    assert "launched no kernel named k" in profile._failure("==WARNING== No kernels were profiled.\n", "", 0, "k")
+    """ncu 2025.3.1 on an H100, `-k regex:^add_kern$` over sample vector_add, printed this."""
+    out = "==WARNING== No kernels were profiled.\nAvailable Kernels:\n1. add_kernel\n2. distribution_kernel\n"
+    assert profile._failure(out, "", 0, "add_kern") == (
+        "ncu profiled nothing: the program launched no kernel named add_kern "
+        "(it launched add_kernel, distribution_kernel)"
+    )
 
 
 def test_a_launch_that_fails_is_one_line_from_the_launcher():

@@ -120,8 +120,11 @@ def _failure(out: str, err: str, code: int, kernel: str) -> str:
         found = next((line for line in lines if line.startswith(marker)), None)
         if found:
             return said + found.removeprefix(marker).strip()
-    if any("No kernels were profiled" in line for line in lines):
-        return f"ncu profiled nothing: the program launched no kernel named {kernel}"
+    if any("No kernels were profiled" in line or line == "Available Kernels:" for line in lines):
+        launched = [line.split(". ", 1)[1] for line in lines if re.match(r"^\d+\. \S", line)]
+        return f"ncu profiled nothing: the program launched no kernel named {kernel}" + (
+            f" (it launched {', '.join(launched)})" if launched else ""
+        )
     last = next((line for line in reversed(lines) if not line.startswith("==")), "")
     return f"ncu exited with code {code} and printed no source counters" + (f": {last}" if last else "")
 
