@@ -81,14 +81,20 @@ def _own_lines(c: Compilation, sources) -> list[int]:
     return list(dict.fromkeys(line for file, line in sources if file == c.kernel.file))
 
 
-def _ops_by_line(c: Compilation, machine: Stage) -> dict[int, list[Op]]:
+def machine_listing(c: Compilation, machine: Stage) -> list[tuple[int, Op, list[int]]]:
+    """Every machine instruction: (its line in the listing, the instruction, the kernel-file lines it
+    counts for), matrix instructions put back on their `tl.dot` lines (module docstring)."""
     stage_map = c.line_map.get(machine, {})
     listing = [
         (n, op, _own_lines(c, stage_map.get(n, ()))) for n, op in instruction_mix.classify(machine, c.stages[machine])
     ]
     _matrix_to_dots(listing, dot_lines(c))
+    return listing
+
+
+def _ops_by_line(c: Compilation, machine: Stage) -> dict[int, list[Op]]:
     per_line: dict[int, list[Op]] = {}
-    for _, op, lines in listing:
+    for _, op, lines in machine_listing(c, machine):
         for line in lines:
             per_line.setdefault(line, []).append(op)
     return per_line

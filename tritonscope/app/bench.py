@@ -46,6 +46,8 @@ class Measurement:
     spills: int | None = None
     occupancy: str | None = None
     failure: str | None = None  # why the launch itself failed (out of resources, ...)
+    flops: int | None = None  # one launch's work, from the file's work hook
+    bytes: int | None = None
 
 
 def load_hooks(given: str) -> LoadedFile:
@@ -60,13 +62,13 @@ def load_hooks(given: str) -> LoadedFile:
     return loaded
 
 
-def require_gpu():
+def require_gpu(command: str = "bench"):
     try:
         import torch
     except ImportError:
-        raise UsageError("bench runs kernels and needs torch: pip install tritonscope[torch]") from None
+        raise UsageError(f"{command} runs kernels and needs torch: pip install tritonscope[torch]") from None
     if not torch.cuda.is_available():
-        raise UsageError("bench runs kernels on a GPU, and none is visible here (the other commands need none)")
+        raise UsageError(f"{command} runs kernels on a GPU, and none is visible here (the other commands need none)")
     return torch
 
 
@@ -102,7 +104,7 @@ def run(loaded: LoadedFile, sizes: list[int], axes: list[Axis], input_options: d
             raise UsageError(f"make_inputs({size}, ...) failed: {exc}") from None
         expected = module.reference(*inputs).float()
         torch_ms = do_bench(functools.partial(module.torch_op, *inputs))
-        work = module.work(*inputs)
+        work = _work(module.work(*inputs))
         for values in itertools.product(*(a.values for a in axes)) if axes else [()]:
             label = {a.name: format_value(v) for a, v in zip(axes, values, strict=True)}
             meta = dict(zip((a.name for a in axes), values, strict=True))
@@ -117,13 +119,14 @@ def run(loaded: LoadedFile, sizes: list[int], axes: list[Axis], input_options: d
                         False,
                         torch_ms=torch_ms,
                         failure=f"{type(exc).__name__}: {str(exc).splitlines()[0]}",
+                        **work,
                     )
                 )
                 continue
             error = ((output - expected).abs().max() / expected.abs().max().clamp_min(1e-30)).item()
             tolerance = 2e-2 if inputs[0].dtype in (torch.float16, torch.bfloat16) else 1e-4
             if not error < tolerance:  # NaN fails too
-                results.append(Measurement(size, label, error, False, torch_ms=torch_ms))
+                results.append(Measurement(size, label, error, False, torch_ms=torch_ms, **work))
                 continue
             ms = do_bench(functools.partial(module.launch, *inputs, **meta))
             results.append(
@@ -136,10 +139,16 @@ def run(loaded: LoadedFile, sizes: list[int], axes: list[Axis], input_options: d
                     torch_ms=torch_ms,
                     gbps=work["bytes"] / ms / 1e6,
                     tflops=work["flops"] / ms / 1e9,
+                    **work,
                     **_last_kernel(loaded),
                 )
             )
     return results
+
+
+def _work(work: dict) -> dict:
+    """One launch's flops and bytes, as the work hook gives them."""
+    return {"flops": work["flops"], "bytes": work["bytes"]}
 
 
 def _last_kernel(loaded: LoadedFile) -> dict:

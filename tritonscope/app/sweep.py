@@ -112,4 +112,3 @@ def _tasks(variants: list[Outcome]) -> list[Task]:
         else Task("tritonscope.app.prepare:compile_undisassembled", (v.request,))
         for v in variants
     ]
-

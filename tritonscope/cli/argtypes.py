@@ -106,14 +106,34 @@ def timeout(seconds: float, flag: str = "--timeout") -> float:
 
 
 def size_list(items: list[str] | None) -> list[int]:
-    """--size values: integers, or B**E (2**20)."""
+    """--size values: integers, B**E (2**20), or A..B: every power of two from A to B (2**12..2**27)."""
     values = []
     for item in items or ():
-        value = parse_number(item.strip())
-        if not isinstance(value, int) or value < 1:
-            raise UsageError(f"--size expects a positive integer such as 4096 or 2**20, got '{item}'")
-        values.append(value)
-    return values
+        first, dots, last = item.partition("..")
+        low, high = _size(first, item), _size(last, item) if dots else None
+        if high is None:
+            values.append(low)
+        elif low > high or low & (low - 1) or high & (high - 1):
+            raise UsageError(f"--size {item}: a range A..B goes from a power of two up to one (2**12..2**27)")
+        else:
+            values += [1 << e for e in range(low.bit_length() - 1, high.bit_length())]
+    return list(dict.fromkeys(values))
+
+
+def _size(text: str, item: str) -> int:
+    value = parse_number(text.strip())
+    if not isinstance(value, int) or value < 1:
+        raise UsageError(f"--size expects a positive integer (4096, 2**20) or a range (2**12..2**27), got '{item}'")
+    return value
+
+
+def launch_keywords(items: list[str] | None, flag: str) -> list[str]:
+    """NAME=VALUE items for one launch, checked and kept as text (a child process types them again)."""
+    for name, values in axes(items):
+        if len(values) > 1:
+            raise UsageError(f"{flag} {name}: one launch takes one value, got {len(values)}")
+    assignments(items, flag)
+    return [f"{n.strip()}={v.strip()}" for n, _, v in (item.partition("=") for item in items or ())]
 
 
 _BUDGET = re.compile(r"^\s*([A-Za-z_]+)\s*(<=|>=|==|=|<|>)\s*(\d+(?:\.\d+)?)\s*(%|KiB|kib|KB|kb|B)?\s*$")

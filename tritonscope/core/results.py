@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ..analysis.diffing import StageDiff
     from ..analysis.findings import Finding
     from ..analysis.layouts import Layout, Ownership
+    from ..analysis.measured import Measured
     from ..analysis.passes import Divergence, LlvmPassRecord, PassRecord
     from ..app.bench import Measurement, Peak
     from ..app.cache import CacheEntry
@@ -136,6 +137,17 @@ class ExplainResult:
     lines: tuple[LineCost, ...]  # each kernel-file line that produced machine code or a conversion
     findings: tuple[Finding, ...]
     live_registers: bool = False  # nvdisasm's register life ranges were read
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ProfileResult:
+    kernel: str
+    file: str  # the kernel's file
+    command: tuple[str, ...]  # the program ncu ran: it launches the kernel once
+    measured: Measured  # ncu's counters per Python line
+    compilation: Compilation | None  # the binary that ran, read back from its Triton cache
+    static: tuple[LineCost, ...] = ()  # explain's cost of each line of that binary
     notes: tuple[str, ...] = ()
 
 

@@ -30,6 +30,7 @@ from ..core.results import (
     LayoutResult,
     PassesComparison,
     PassesResult,
+    ProfileResult,
     SamplesResult,
 )
 
@@ -141,6 +142,24 @@ class JsonRenderer:
             "notes": list(r.notes),
         }
 
+    def _profile(self, r: ProfileResult):
+        m, static = r.measured, {cost.line: cost for cost in r.static}
+        return "profile", {
+            "kernel": r.kernel,
+            "file": r.file,
+            "command": list(r.command),
+            "target": r.compilation.variant.target if r.compilation else None,
+            "mapped_by": m.mapped_by,
+            "samples": m.samples,
+            "samples_not_issued": m.samples_not_issued,
+            "instructions_executed": m.executed,
+            "unattributed_samples": m.unattributed_samples,
+            "stalls": dict(m.stalls),
+            "hottest_line": m.hottest.line if m.hottest and m.hottest.samples else None,
+            "lines": [_measured_line(line, static.get(line.line)) for line in m.lines],
+            "notes": list(r.notes),
+        }
+
     def _check(self, r: CheckResult):
         entries = []
         for o in r.outcomes:
@@ -174,7 +193,23 @@ _BODIES = {
     CacheListing: JsonRenderer._cache,
     ExplainResult: JsonRenderer._explain,
     CheckResult: JsonRenderer._check,
+    ProfileResult: JsonRenderer._profile,
 }
+
+
+def _measured_line(line, static) -> dict[str, Any]:
+    """One Python line's measured figures (analysis/measured.py), with explain's static cost where read."""
+    return {
+        "line": line.line,
+        "code": line.code,
+        "samples": line.samples,
+        "samples_not_issued": line.samples_not_issued,
+        "instructions_executed": line.executed,
+        "thread_instructions_executed": line.thread_executed,
+        "stalls": dict(line.stalls),
+        "accesses": [asdict(a) for a in line.accesses],
+        "static": line_body(static) if static is not None else None,
+    }
 
 
 def resources_body(c: Compilation) -> dict[str, Any]:

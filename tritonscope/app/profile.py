@@ -1,0 +1,152 @@
+"""`tritonscope profile`: one launch of a kernel under Nsight Compute, its counters per Python line.
+
+ncu runs a program that launches the kernel once (`profile_command`, the seam: a kernel file's
+run hooks through app/launch_once.py today, a reproducer script tomorrow) with a fresh Triton
+cache, so the binary that ran is read back from it (app/cache.py) and its line map puts each
+instruction's counters on Python lines (analysis/measured.py), beside explain's static cost of
+the same binary.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from ..analysis import cost
+from ..analysis.measured import LINE_MAP, file_lines, measure
+from ..core.errors import TritonscopeError, UsageError
+from ..core.model import Compilation
+from ..core.results import ProfileResult
+from ..parsers.ncu_source import SourcePage, parse
+from . import cache
+from .launch_once import PREFIX
+
+NCU_OPTIONS = ("--section", "SourceCounters", "--csv", "--page", "source", "--print-source", "cuda,sass")
+CUDA_HOMES = ("/usr/local/cuda",)  # where ncu is looked for after PATH, $CUDA_HOME and $CUDA_PATH
+PERMISSION_HINT = (
+    "ncu needs access to the GPU's counters: run as root, or see https://developer.nvidia.com/ERR_NVGPUCTRPERM"
+)
+
+
+def find_ncu() -> str:
+    """ncu on PATH, else in the CUDA toolkit's usual places."""
+    homes = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), *CUDA_HOMES]
+    places = [shutil.which("ncu"), *(str(Path(h) / "bin" / "ncu") for h in homes if h)]
+    found = next((p for p in places if p and os.access(p, os.X_OK) and Path(p).is_file()), None)
+    if found is None:
+        raise UsageError(
+            "profile needs Nsight Compute (ncu), which is not on PATH here (nor in $CUDA_HOME/bin, "
+            "/usr/local/cuda/bin); Triton's own profiler, Proton (triton.profiler), measures kernels without it"
+        )
+    return found
+
+
+def profile(
+    file: str, kernel: str | None, size: int | None, launch: list[str], inputs: list[str], timeout: float
+) -> ProfileResult:
+    """One launch of a kernel file's kernel through its run hooks, under ncu."""
+    from .bench import require_gpu
+    from .load import load_file
+
+    ncu = find_ncu()
+    require_gpu("profile")
+    loaded = load_file(file)
+    name = loaded.pick(kernel).spec.name
+    spec = {"file": str(loaded.path), "size": size, "launch": launch, "inputs": inputs}
+    command = (sys.executable, "-m", "tritonscope.app.launch_once", json.dumps(spec))
+    return profile_command(ncu, command, name, str(loaded.path), timeout)
+
+
+def profile_command(ncu: str, command: tuple[str, ...], kernel: str, kernel_file: str, timeout: float) -> ProfileResult:
+    """The seam: any program that launches `kernel` (of `kernel_file`) once, run under ncu with a
+    fresh Triton cache; the binary that ran is read back from that cache for its line map."""
+    with tempfile.TemporaryDirectory(prefix="tritonscope-profile-") as folder:
+        page = run_ncu(ncu, command, kernel, {"TRITON_CACHE_DIR": folder}, timeout)
+        compilation, notes = binary_that_ran(Path(folder), kernel)
+    texts = file_lines(compilation) or _read_lines(kernel_file)
+    measured = measure(page, compilation, kernel_file, texts)
+    static = cost.line_costs(compilation) if compilation is not None and measured.mapped_by == LINE_MAP else ()
+    if compilation is not None and measured.mapped_by != LINE_MAP:
+        notes += ("the binary read back from Triton's cache is not the one ncu measured: lines from ncu's line table",)
+    return ProfileResult(kernel, kernel_file, command, measured, compilation, static, notes)
+
+
+def run_ncu(ncu: str, command: tuple[str, ...], kernel: str, env: dict[str, str], timeout: float) -> SourcePage:
+    """ncu's source page for the first launch of `kernel`; its own error, in one line, when it fails."""
+    argv = [ncu, "-k", f"regex:^{re.escape(kernel)}$", "--launch-count", "1", *NCU_OPTIONS, *command]
+    with subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        errors="replace",
+        env={**os.environ, **env},
+        start_new_session=True,  # ncu and the program it runs are stopped together
+    ) as process:
+        try:
+            out, err = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _stop(process)
+            raise UsageError(f"ncu ran past --timeout {timeout:g} s and was stopped", hint="raise --timeout") from None
+        except BaseException:
+            _stop(process)
+            raise
+    page = parse(out)
+    if not page.instructions:
+        raise UsageError(_failure(out, err, process.returncode, kernel), hint=_hint(out + err))
+    return page
+
+
+def _stop(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    process.communicate()
+
+
+def _failure(out: str, err: str, code: int, kernel: str) -> str:
+    """ncu's own error, or the launching program's, or what is missing, as one line."""
+    lines = [line.strip() for line in (out + "\n" + err).splitlines() if line.strip()]
+    for marker, said in (("==ERROR==", "ncu: "), (PREFIX, "")):
+        found = next((line for line in lines if line.startswith(marker)), None)
+        if found:
+            return said + found.removeprefix(marker).strip()
+    if any("No kernels were profiled" in line or line == "Available Kernels:" for line in lines):
+        launched = [line.split(". ", 1)[1] for line in lines if re.match(r"^\d+\. \S", line)]
+        return f"ncu profiled nothing: the program launched no kernel named {kernel}" + (
+            f" (it launched {', '.join(launched)})" if launched else ""
+        )
+    last = next((line for line in reversed(lines) if not line.startswith("==")), "")
+    return f"ncu exited with code {code} and printed no source counters" + (f": {last}" if last else "")
+
+
+def _hint(text: str) -> str | None:
+    return PERMISSION_HINT if "ERR_NVGPUCTRPERM" in text else None
+
+
+def binary_that_ran(folder: Path, kernel: str) -> tuple[Compilation | None, tuple[str, ...]]:
+    """The kernel's one compile in the program's fresh Triton cache, read as `DIR/:NAME` is."""
+    entries = [e for e in cache.entries(folder) if e.name == kernel] if folder.is_dir() else []
+    if len(entries) != 1:
+        why = "it was not compiled there" if not entries else f"it was compiled {len(entries)} times (autotuning)"
+        return None, (f"the binary that ran is not read back from Triton's cache ({why}): lines from ncu's line table",)
+    try:
+        return cache.read_compilation(f"{folder}/:{kernel}"), ()
+    except (TritonscopeError, OSError) as exc:
+        return None, (f"the binary that ran could not be read ({getattr(exc, 'message', exc)}): lines from ncu's",)
+
+
+def _read_lines(path: str) -> dict[int, str]:
+    try:
+        return dict(enumerate(Path(path).read_text(errors="replace").splitlines(), start=1))
+    except OSError:
+        return {}
