@@ -105,6 +105,19 @@ class TraceResult:
     out: Path
     kernels: tuple[str, ...]
     returncode: int
+    launches: int = 0  # launches recorded, all kernels together
+
+
+@dataclass(frozen=True)
+class ReproduceResult:
+    reference: str
+    kernel: str
+    number: int  # which recorded launch, from 1
+    launches: int  # how many were recorded
+    launch: dict[str, Any]  # the launch record (core/launches.py)
+    script: str
+    dump_command: str  # the dump line that specializes the kernel as that launch did
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -202,6 +202,7 @@ def compilation_body(c: Compilation) -> dict[str, Any]:
         "notices": list(c.notices),
         "stages": {stage.value: text for stage, text in c.stages.items()},
         "line_map": linemap.by_source(c),
+        "launches": list(c.launches),
     }
 
 
@@ -271,4 +272,5 @@ def _entry(folder, e) -> dict[str, Any]:
         "bytes": e.size,
         "modified": e.modified,
         "captured": e.specialization is not None,
+        "launches": list(e.launches),
     }
