@@ -72,6 +72,7 @@ def script(entry: CacheEntry, launch: dict, reference: str, notes: list[str]) ->
         "TARGET": (target["backend"], target["arch"], target["warp_size"]),
         "OPTIONS": {k: v for k, v in entry.metadata.items() if k not in _NOT_OPTIONS},
         "GRID": tuple(launch["grid"]),
+        "PARAMS": launch.get("params") or list(record.get("signature", {})),
         "ARGS": launch["args"],
         "SEED": 0,
         "ASSEMBLY": kind,

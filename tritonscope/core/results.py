@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ..analysis.findings import Finding
     from ..analysis.layouts import Layout, Ownership
     from ..analysis.passes import LlvmPassRecord, PassRecord
-    from ..app.bench import Measurement, Peak
+    from ..app.bench import LaunchTiming, Measurement, Peak
     from ..app.cache import CacheEntry
     from ..app.check import EntryOutcome
     from ..app.grid import Program
@@ -91,6 +91,21 @@ class BenchResult:
     @property
     def ok(self) -> bool:
         return all(r.correct for r in self.results)
+
+
+@dataclass(frozen=True)
+class ReplayResult:
+    """`bench DIR/:KERNEL` (file None: the captured kernel) or `bench FILE --launch DIR/:KERNEL`."""
+
+    reference: str
+    kernel: str
+    file: str | None
+    peak: Peak
+    launches: tuple[LaunchTiming, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(t.assembly_matched is not False for t in self.launches)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from ..core.results import (
     KernelList,
     LayoutResult,
     PassesResult,
+    ReplayResult,
     SamplesResult,
 )
 
@@ -95,6 +96,15 @@ class JsonRenderer:
     def _bench(self, r: BenchResult):
         return "bench", {"file": r.file, "peak": asdict(r.peak), "results": [asdict(m) for m in r.results]}
 
+    def _replay(self, r: ReplayResult):
+        return "bench", {
+            "capture": r.reference,
+            "kernel": r.kernel,
+            "file": r.file,
+            "peak": asdict(r.peak),
+            "launches": [asdict(t) for t in r.launches],
+        }
+
     def _cache(self, r: CacheListing):
         return "cache list", {
             "folder": str(r.folder),
@@ -147,6 +157,7 @@ _BODIES = {
     GridResult: JsonRenderer._grid,
     LayoutResult: JsonRenderer._layout,
     BenchResult: JsonRenderer._bench,
+    ReplayResult: JsonRenderer._replay,
     CacheListing: JsonRenderer._cache,
     ExplainResult: JsonRenderer._explain,
     CheckResult: JsonRenderer._check,

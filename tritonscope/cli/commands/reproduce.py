@@ -5,7 +5,7 @@ from typing import Annotated
 
 import typer
 
-from ..app import command, say
+from ..app import ENV, command, say
 
 
 @command()
@@ -55,7 +55,9 @@ def _write(script: str, out: str, force: bool) -> Path | None:
     from ...core.fileio import write_text_atomically
 
     if out == "-":
-        sys.stdout.write(script)
+        stdout = ENV.stdout or sys.stdout
+        stdout.write(script)
+        stdout.flush()
         return None
     path = Path(out)
     if path.exists() and not force:
