@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ..analysis.resources import nvidia_occupancy
 from ..core.errors import UsageError
-from ..core.results import BenchResult
+from ..core.results import BenchResult, ReplayResult
 from ..core.targets import local_target
 from ..core.values import format_value
 from ..triton_api.runtime import do_bench, last_compiled
@@ -165,3 +165,71 @@ def _last_kernel(loaded: LoadedFile) -> dict:
         "spills": newest.n_spills,
         "occupancy": f"{occupancy.percent:.0f}% ({occupancy.limited_by})",
     }
+
+
+@dataclass(frozen=True)
+class LaunchTiming:
+    number: int  # the recorded launch, from 1
+    grid: tuple[int, ...]
+    tensors: str  # the tensor arguments, short: f32[4096] f32[4096]
+    ms: float
+    bytes: int  # bytes the tensor arguments span, each counted once
+    gbps: float
+    assembly_matched: bool | None  # the PTX/AMDGCN hash equals the capture's; None for a file's kernel
+
+
+def replay(reference: str) -> ReplayResult:
+    """Each distinct recorded launch of a captured kernel, compiled as captured and timed."""
+    from ..triton_api.replay import script_module, time_captured
+    from .reproduce import script
+
+    entry, launches = _recorded(reference)
+    require_gpu()
+    peak = measure_peak()
+    rows = []
+    for number, launch in launches:
+        ms, matched = time_captured(script_module(script(entry, launch, reference, [])))
+        rows.append(_timing(number, launch, ms, matched))
+    return ReplayResult(reference, entry.name, None, peak, tuple(rows))
+
+
+def replay_file(file: str, kernel: str | None, reference: str) -> ReplayResult:
+    """A kernel of a file, launched by the JIT with each distinct recorded launch's arguments and options."""
+    from ..triton_api.replay import script_module, time_jit
+    from .reproduce import script
+
+    entry, launches = _recorded(reference)
+    require_gpu()
+    loaded = load_file(file).pick(kernel or entry.name)
+    options = {k: entry.metadata[k] for k in ("num_warps", "num_stages") if isinstance(entry.metadata.get(k), int)}
+    peak = measure_peak()
+    rows = []
+    for number, launch in launches:
+        ms = time_jit(loaded.jit, script_module(script(entry, launch, reference, [])), options)
+        rows.append(_timing(number, launch, ms, None))
+    return ReplayResult(reference, loaded.spec.name, file, peak, tuple(rows))
+
+
+def _recorded(reference: str):
+    """The captured entry and its distinct recorded launches, numbered from 1."""
+    import json
+
+    from . import cache
+    from .reproduce import pick_launch
+
+    entry, _ = cache.find(reference)
+    pick_launch(entry, reference, 1)  # says so when none was recorded
+    seen, launches = set(), []
+    for number, launch in enumerate(entry.launches, start=1):
+        key = json.dumps([launch["grid"], launch["args"]], sort_keys=True)
+        if key not in seen:
+            seen.add(key)
+            launches.append((number, launch))
+    return entry, launches
+
+
+def _timing(number: int, launch: dict, ms: float, matched: bool | None) -> LaunchTiming:
+    from ..core.launches import tensor_bytes, tensor_shapes
+
+    size = sum(tensor_bytes(a) for a in launch["args"])
+    return LaunchTiming(number, tuple(launch["grid"]), tensor_shapes(launch), ms, size, size / ms / 1e6, matched)

@@ -3,11 +3,13 @@
 A cache holds one folder per compiled kernel: `NAME.ttir .ttgir .llir .ptx .cubin`
 (or `.amdgcn .hsaco`), Triton's metadata `NAME.json` and a `__grp__NAME.json` index. A
 capture directory is a cache under `cache/` plus `kernels.jsonl`, one line per compile
-with the specialization Triton used. An entry is named `DIR/:NAME` on the command line.
+with the specialization Triton used, and `launches.jsonl`, one line per recorded launch (its
+grid and arguments; triton_api/capture.py writes them). An entry is named `DIR/:NAME` on the command line.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from dataclasses import dataclass
@@ -20,6 +22,7 @@ from ..core.targets import TARGETS
 from ..core.values import parse
 
 CAPTURE_LOG = "kernels.jsonl"
+LAUNCH_LOG = "launches.jsonl"
 _ASM = ("ttir", "ttgir", "llir", "ptx", "cubin", "amdgcn", "hsaco")
 
 
@@ -32,6 +35,7 @@ class CacheEntry:
     size: int
     modified: float
     specialization: dict | None = None  # from a capture's kernels.jsonl
+    launches: tuple[dict, ...] = ()  # from a capture's launches.jsonl, in the order they ran
 
     @property
     def target(self) -> str:
@@ -74,6 +78,8 @@ def scan(folder: Path) -> tuple[list[CacheEntry], list[str]]:
     if not folder.is_dir():
         raise KernelFileError(f"no such directory: {folder}")
     specializations, problems = _capture_log(folder)
+    launches, launch_problems = _launch_log(folder)
+    problems += launch_problems
     found = []
     for entry in sorted(cache_root(folder).iterdir()):
         if not entry.is_dir():
@@ -85,7 +91,7 @@ def scan(folder: Path) -> tuple[list[CacheEntry], list[str]]:
             if problem:
                 problems.append(f"{meta}: {problem}, skipped")
                 continue
-            found.append(_entry(entry, meta.stem, metadata, specializations))
+            found.append(_entry(entry, meta.stem, metadata, specializations, launches))
     return sorted(found, key=lambda e: e.modified, reverse=True), problems
 
 
@@ -103,7 +109,7 @@ def _read_metadata(meta: Path) -> tuple[dict, str | None]:
     return metadata, None
 
 
-def _entry(folder: Path, name: str, metadata: dict, specializations: dict) -> CacheEntry:
+def _entry(folder: Path, name: str, metadata: dict, specializations: dict, launches: dict) -> CacheEntry:
     files = [f for f in folder.iterdir() if f.is_file()]
     return CacheEntry(
         folder=folder,
@@ -113,6 +119,7 @@ def _entry(folder: Path, name: str, metadata: dict, specializations: dict) -> Ca
         size=sum(f.stat().st_size for f in files),
         modified=max(f.stat().st_mtime for f in files),
         specialization=specializations.get(metadata.get("hash")),
+        launches=tuple(launches.get(metadata.get("hash"), ())),
     )
 
 
@@ -151,8 +158,28 @@ def _capture_log(folder: Path) -> tuple[dict[str, dict], list[str]]:
     return records, problems
 
 
-def environment_for_capture(out: Path) -> dict[str, str]:
-    """The environment `trace` runs a program with: compiles land in OUT/cache, each one logged."""
+def _launch_log(folder: Path) -> tuple[dict[str, list[dict]], list[str]]:
+    """The capture's recorded launches by compile hash, and a line per record that could not be read."""
+    log = folder / LAUNCH_LOG
+    if not log.exists():
+        return {}, []
+    launches: dict[str, list[dict]] = {}
+    problems = []
+    for number, line in enumerate(log.read_text(errors="replace").splitlines(), start=1):
+        try:
+            record = json.loads(line)
+        except ValueError:
+            record = None
+        if isinstance(record, dict) and isinstance(record.get("hash"), str) and isinstance(record.get("args"), list):
+            launches.setdefault(record["hash"], []).append(record)
+        elif line.strip():
+            problems.append(f"{log}:{number}: not a launch record, skipped")
+    return launches, problems
+
+
+def environment_for_capture(out: Path, launches: int = 3) -> dict[str, str]:
+    """The environment `trace` runs a program with: compiles land in OUT/cache, each one logged, and
+    each compiled kernel's first LAUNCHES launches (in each process) are logged too."""
     hook = Path(__file__).resolve().parent.parent / "capture_hook"
     path = os.environ.get("PYTHONPATH", "")
     return {
@@ -165,6 +192,8 @@ def environment_for_capture(out: Path) -> dict[str, str]:
         "TORCHINDUCTOR_FORCE_DISABLE_CACHES": "1",
         "TRITONSCOPE_CAPTURE": str(out / CAPTURE_LOG),
         "TRITONSCOPE_CAPTURE_CACHE": str(out / "cache"),
+        "TRITONSCOPE_LAUNCHES": str(out / LAUNCH_LOG) if launches > 0 else "",
+        "TRITONSCOPE_LAUNCH_LIMIT": str(launches),
         "PYTHONPATH": f"{hook}{os.pathsep}{path}" if path else str(hook),
     }
 
@@ -273,7 +302,7 @@ def read_compilation(reference: str) -> Compilation:
     )
     notices = (f"read from {entry.folder}, not recompiled", *problems)
     artifacts = Artifacts(texts, binary, entry.metadata, 0.0, notices)
-    return to_compilation(spec, variant, artifacts, target)
+    return dataclasses.replace(to_compilation(spec, variant, artifacts, target), launches=entry.launches)
 
 
 def _artifact_text(path: Path) -> str:

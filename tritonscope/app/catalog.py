@@ -28,13 +28,16 @@ def cache_list(folder: Path | None) -> CacheListing:
     return CacheListing(folder, tuple(found), tuple(problems))
 
 
-def trace(command: list[str], out: Path, force: bool, protected: list[Path]) -> TraceResult:
-    """Runs a program with every Triton compile captured into OUT (written whole, then swapped in)."""
+def trace(command: list[str], out: Path, force: bool, protected: list[Path], launches: int = 3) -> TraceResult:
+    """Runs a program with every Triton compile captured into OUT (written whole, then swapped in), and
+    the first LAUNCHES launches of each compiled kernel."""
+    if launches < 0:
+        raise UsageError(f"--launches {launches}: give 0 (record none) or more")
     if not command:
         raise UsageError("give the program to run after --, e.g. tritonscope trace -o run1/ -- python train.py")
     staging = prepare_output_dir(out, force, protected)
     try:
-        finished = subprocess.run(command, env=cache.environment_for_capture(staging.resolve()))
+        finished = subprocess.run(command, env=cache.environment_for_capture(staging.resolve(), launches))
     except OSError as exc:
         discard(staging)  # nothing ran: the old capture stays as it was
         raise UsageError(f"cannot run {command[0]}: {exc.strerror}") from None
@@ -43,4 +46,5 @@ def trace(command: list[str], out: Path, force: bool, protected: list[Path]) -> 
         raise
     publish_output_dir(staging, out)
     found = cache.entries(out) if (out / "cache").is_dir() else []
-    return TraceResult(out, tuple(sorted({e.name for e in found})), finished.returncode)
+    recorded = sum(len(e.launches) for e in found)
+    return TraceResult(out, tuple(sorted({e.name for e in found})), finished.returncode, recorded)

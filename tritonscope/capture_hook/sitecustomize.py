@@ -4,11 +4,29 @@ Python imports `sitecustomize` at start-up in the traced program and in every Py
 process it starts (torch.compile's compile workers too). For each compile, Triton's
 compilation listener gets the source and the specialization; one JSON line per compile
 goes to the file named by TRITONSCOPE_CAPTURE. Triton writes the artifacts themselves
-into TRITON_CACHE_DIR.
+into TRITON_CACHE_DIR. With TRITONSCOPE_LAUNCHES set, each kernel's first launches (grid and
+arguments) go there too, one JSON line each: tritonscope/triton_api/capture.py, loaded by path so
+that the traced program needs no tritonscope on its path.
 """
 
 import json
 import os
+
+_loaded = []
+
+
+def _capture_module():
+    """tritonscope/triton_api/capture.py, loaded once from its file (this folder is all that is on the path)."""
+    import importlib.util
+
+    if _loaded:
+        return _loaded[0]
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "triton_api", "capture.py")
+    spec = importlib.util.spec_from_file_location("_tritonscope_capture", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    _loaded.append(module)
+    return module
 
 
 def _record(src, metadata):
@@ -23,6 +41,14 @@ def _record(src, metadata):
             record.update(file=base.__code__.co_filename, first_line=first, source="".join(lines))
         except (OSError, TypeError):
             record.update(source=getattr(fn, "src", ""))
+        record["module"] = getattr(base, "__module__", None)
+        try:  # what a standalone reproducer needs: the body's globals, the constants' typed values
+            capture = _capture_module()
+            record["globals"] = capture.kernel_globals(base)
+            constants = dict(getattr(src, "constants", {}))
+            record["constant_values"] = {str(k): capture.describe(v) for k, v in constants.items()}
+        except Exception:  # noqa: BLE001 - only a help
+            pass
         record["signature"] = {str(k): str(v) for k, v in dict(getattr(src, "signature", {})).items()}
         record["constants"] = {str(k): str(v) for k, v in dict(getattr(src, "constants", {})).items()}
         record["attrs"] = {str(k): v for k, v in dict(getattr(src, "attrs", {})).items()}
@@ -65,6 +91,12 @@ def _install(log):
             previous(src=src, metadata=metadata, metadata_group=metadata_group, times=times, cache_hit=cache_hit)
 
     knobs.compilation.listener = listener
+    launches = os.environ.get("TRITONSCOPE_LAUNCHES")
+    if launches:
+        try:
+            _capture_module().install(launches, int(os.environ.get("TRITONSCOPE_LAUNCH_LIMIT", "3")))
+        except Exception:  # noqa: BLE001 - capturing must never break the traced program
+            pass
 
 
 if os.environ.get("TRITONSCOPE_CAPTURE"):

@@ -257,6 +257,7 @@ class Compilation:
     # Per stage: {line of the stage (1-based): ((python file, line), ...)}; see linemap.py.
     line_map: dict[Stage, dict[int, tuple[tuple[str, int], ...]]] = field(default_factory=dict)
     cache_hit: bool = False  # triton.compile found the kernel in Triton's cache: compile_seconds is a read
+    launches: tuple[dict[str, Any], ...] = ()  # a captured kernel's recorded launches (core/launches.py)
 
     @property
     def options(self) -> dict[str, Any]:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ..analysis.layouts import Layout, Ownership
     from ..analysis.measured import Measured
     from ..analysis.passes import Divergence, LlvmPassRecord, PassRecord
-    from ..app.bench import Measurement, Peak
+    from ..app.bench import LaunchTiming, Measurement, Peak
     from ..app.cache import CacheEntry
     from ..app.check import EntryOutcome
     from ..app.grid import Program
@@ -118,6 +118,21 @@ class BenchResult:
 
 
 @dataclass(frozen=True)
+class ReplayResult:
+    """`bench DIR/:KERNEL` (file None: the captured kernel) or `bench FILE --launch DIR/:KERNEL`."""
+
+    reference: str
+    kernel: str
+    file: str | None
+    peak: Peak
+    launches: tuple[LaunchTiming, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(t.assembly_matched is not False for t in self.launches)
+
+
+@dataclass(frozen=True)
 class CacheListing:
     folder: Path
     entries: tuple[CacheEntry, ...]
@@ -129,6 +144,19 @@ class TraceResult:
     out: Path
     kernels: tuple[str, ...]
     returncode: int
+    launches: int = 0  # launches recorded, all kernels together
+
+
+@dataclass(frozen=True)
+class ReproduceResult:
+    reference: str
+    kernel: str
+    number: int  # which recorded launch, from 1
+    launches: int  # how many were recorded
+    launch: dict[str, Any]  # the launch record (core/launches.py)
+    script: str
+    dump_command: str  # the dump line that specializes the kernel as that launch did
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from ..core.results import (
     PassesComparison,
     PassesResult,
     ProfileResult,
+    ReplayResult,
     SamplesResult,
 )
 
@@ -118,6 +119,15 @@ class JsonRenderer:
     def _bench(self, r: BenchResult):
         return "bench", {"file": r.file, "peak": asdict(r.peak), "results": [asdict(m) for m in r.results]}
 
+    def _replay(self, r: ReplayResult):
+        return "bench", {
+            "capture": r.reference,
+            "kernel": r.kernel,
+            "file": r.file,
+            "peak": asdict(r.peak),
+            "launches": [asdict(t) for t in r.launches],
+        }
+
     def _cache(self, r: CacheListing):
         return "cache list", {
             "folder": str(r.folder),
@@ -190,6 +200,7 @@ _BODIES = {
     GridResult: JsonRenderer._grid,
     LayoutResult: JsonRenderer._layout,
     BenchResult: JsonRenderer._bench,
+    ReplayResult: JsonRenderer._replay,
     CacheListing: JsonRenderer._cache,
     ExplainResult: JsonRenderer._explain,
     CheckResult: JsonRenderer._check,
@@ -261,6 +272,7 @@ def compilation_body(c: Compilation) -> dict[str, Any]:
         "notices": list(c.notices),
         "stages": {stage.value: text for stage, text in c.stages.items()},
         "line_map": linemap.by_source(c),
+        "launches": list(c.launches),
     }
 
 
@@ -341,4 +353,5 @@ def _entry(folder, e) -> dict[str, Any]:
         "bytes": e.size,
         "modified": e.modified,
         "captured": e.specialization is not None,
+        "launches": list(e.launches),
     }

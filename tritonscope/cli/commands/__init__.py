@@ -2,4 +2,4 @@
 Imported in the order `tritonscope --help` lists them."""
 
 from . import samples, listing, dump, compare, explain, check, diff, passes, report, bench, profile  # noqa: F401, I001
-from . import layout, grid, cache, trace, envs  # noqa: F401, I001
+from . import layout, grid, cache, trace, envs, reproduce  # noqa: F401, I001

@@ -6,8 +6,26 @@ from typing import Annotated
 import typer
 
 from ..app import command, emit, progress, say
-from ..options import FileArg, JsonOpt
+from ..options import FileArg, JsonOpt, KernelOpt
 from .render import terminal
+
+
+def is_reference(given: str) -> bool:
+    from ...app.cache import is_reference as names_an_entry
+
+    return names_an_entry(given)
+
+
+def _replay(file: str, kernel: str | None, launch: str | None, json_out: bool) -> None:
+    """bench DIR/:KERNEL, or bench FILE --launch DIR/:KERNEL: recorded launches timed, no run hooks."""
+    from ...app.bench import replay, replay_file
+    from ...render.terminal.replay import ReplayView
+
+    with progress(f"replaying the launches recorded in {launch or file} on the GPU"):
+        result = replay(file) if launch is None else replay_file(file, kernel, launch)
+    emit(terminal(ReplayView, json_out, "bench"), result)
+    if not result.ok:
+        raise typer.Exit(1)
 
 
 @command()
@@ -39,6 +57,15 @@ def bench(
             help="A keyword for the file's make_inputs hook, e.g. head_dim=128. Repeatable.",
         ),
     ] = None,
+    kernel: KernelOpt = None,
+    launch: Annotated[
+        str | None,
+        typer.Option(
+            "--launch",
+            metavar="DIR/:KERNEL",
+            help="Launch FILE's kernel with the arguments, grid and options recorded for this captured kernel.",
+        ),
+    ] = None,
     json_out: JsonOpt = False,
     plot: Annotated[
         Path | None,
@@ -55,6 +82,10 @@ def bench(
     Needs a CUDA GPU and torch, and the run hooks of the kernel file (every sample has them; see
     docs/kernel-files.md). A wrong result is reported and not timed.
 
+    A kernel captured by `tritonscope trace` needs no hooks: `bench DIR/:KERNEL` replays each
+    distinct recorded launch (compiled as captured, the PTX hash checked), and `bench FILE -k
+    KERNEL --launch DIR/:KERNEL` launches the file's kernel with the recorded arguments.
+
     Examples:
 
       tritonscope bench sample:matmul --size 4096 --size 8192
@@ -64,13 +95,23 @@ def bench(
       tritonscope bench sample:vector_add --size 2**12..2**27 --plot add.svg
 
       tritonscope bench sample:fused_attention --size 4096 --input head_dim=128
+
+      tritonscope bench run1/:triton_poi_fused_add_0
+
+      tritonscope bench my_kernels.py -k add_kernel --launch run1/:add_kernel
     """
     from ...app.bench import bench as run_bench
     from ...app.sweep import Axis
+    from ...core.errors import UsageError
     from ...render import plot as plots
     from ...render.terminal.bench import BenchView
     from .. import argtypes
 
+    if launch or is_reference(file):
+        if size or vary or input_options or plot:
+            raise UsageError("--size, --vary, --input and --plot need run hooks; a recorded launch has its own shapes")
+        _replay(file, kernel, launch, json_out)
+        return
     axes = [Axis(name, values) for name, values in argtypes.axes(vary)]
     inputs = dict(argtypes.assignments(input_options, "--input"))
     if plot:

@@ -13,11 +13,21 @@ def trace(
     command_line: Annotated[list[str], typer.Argument(help="The program to run, after --.", metavar="-- COMMAND...")],
     out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="The capture directory to write.")],
     force: Annotated[bool, typer.Option("--force", help="Replace a capture directory tritonscope wrote.")] = False,
+    launches: Annotated[
+        int,
+        typer.Option(
+            "--launches",
+            metavar="N",
+            help="Record the first N launches of each compiled kernel (grid, argument shapes and values), "
+            "in each process; 0 records none.",
+        ),
+    ] = 3,
 ):
     """Run a program and capture every kernel Triton compiles in it (torch.compile's kernels too).
 
-    Each kernel's stages, metadata, source and the specialization Triton used land in DIR;
-    `tritonscope cache list DIR` lists them and `tritonscope dump DIR/:NAME` shows one.
+    Each kernel's stages, metadata, source and the specialization Triton used land in DIR, with
+    its first launches; `tritonscope cache list DIR` lists them, `tritonscope dump DIR/:NAME`
+    shows one, and `tritonscope reproduce DIR/:NAME` writes a script that launches it again.
 
     Example:
 
@@ -26,7 +36,9 @@ def trace(
     from ...app.catalog import trace as run_trace
 
     protected = [Path(word) for word in command_line if Path(word).exists()]  # the program and its files
-    result = run_trace(command_line, out, force, protected)
+    result = run_trace(command_line, out, force, protected, launches)
     say(f"captured {len(result.kernels)} compiled kernel(s) into {out}: " + ", ".join(result.kernels))
+    if launches:
+        say(f"recorded {result.launches} launch(es), at most {launches} per kernel and process")
     if result.returncode != 0:
         raise typer.Exit(result.returncode)

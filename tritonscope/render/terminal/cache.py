@@ -6,6 +6,7 @@ import datetime
 
 from rich.console import Console
 
+from ...core.launches import summary
 from ...core.results import CacheListing
 from . import tables
 from .base import TerminalRenderer, write_rows
@@ -28,6 +29,7 @@ COLUMNS = (
     Column("stages", right=True),
     Column("size", right=True),
     Column("modified"),
+    Column("launches"),
     Column("files"),
 )
 
@@ -41,6 +43,8 @@ class CacheView(TerminalRenderer):
         lines = wrapped(f"{len(result.entries)} compiled kernels in {result.folder}", width, color, "1")
         rows = [_row(e) for e in result.entries]
         columns = list(COLUMNS)
+        if not any(e.launches for e in result.entries):  # a plain cache, or a capture made with --launches 0
+            columns, rows = columns[:-2] + columns[-1:], [row[:-2] + row[-1:] for row in rows]
         if len({row[-1] for row in rows}) == 1:
             lines += wrapped(f"each with the files: {rows[0][-1]}", width, color, "2")
             columns, rows = columns[:-1], [row[:-1] for row in rows]
@@ -53,10 +57,15 @@ class CacheView(TerminalRenderer):
         if result.entries:
             lines += wrapped("show one with:", width, color, "2")
             lines += wrapped(f"  tritonscope dump {result.folder}/:{result.entries[0].name}", width, color, "2")
+            launched = next((e for e in result.entries if e.launches), None)
+            if launched:
+                lines += wrapped("replay a recorded launch with:", width, color, "2")
+                lines += wrapped(f"  tritonscope reproduce {result.folder}/:{launched.name}", width, color, "2")
         write_rows(console.file, lines)
 
 
 def _row(e) -> list[str]:
     when = datetime.datetime.fromtimestamp(e.modified).strftime("%Y-%m-%d %H:%M")
     warps, stages = e.metadata.get("num_warps"), e.metadata.get("num_stages")
-    return [e.name, e.target, str(warps), str(stages), human_size(e.size), when, " ".join(e.stages)]
+    row = [e.name, e.target, str(warps), str(stages), human_size(e.size), when, summary(e.launches) or "-"]
+    return row + [" ".join(e.stages)]

@@ -1,0 +1,208 @@
+"""What runs inside a program traced by `tritonscope trace`: launch recording and kernel globals.
+
+The traced program's sitecustomize (capture_hook/) loads this file by its path, so it imports
+only the standard library and Triton (torch only through a tensor it is given), never
+tritonscope. Nothing here may break or slow the traced program: every step is guarded, and
+after a kernel's first N launches a launch costs one dictionary look-up.
+
+How launches are seen, in every release from 3.5 to 3.9 (read in their runtime/jit.py and
+compiler/compiler.py): `JITFunction.run` calls `kernel.launch_metadata(grid, stream,
+*bound_args.values())` before each launch, with every parameter's value, constexprs included;
+torch.compile's launcher calls `CompiledKernel.launch_metadata((g0, g1, g2), stream, *args)`
+too, but only while a launch-enter hook is set (without one it burns None into its launcher,
+and its static CUDA launcher, which never calls it, refuses kernels while one is set). So the
+recorder wraps `CompiledKernel.launch_metadata` and adds a no-op launch-enter hook.
+`knobs.runtime.launch_enter_hook` itself only receives the kernel's name, function and stream.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import sys
+import textwrap
+
+SMALL_INTEGER_TENSOR = 1 << 20  # integer tensors up to this many elements get their min and max recorded
+MAX_ITEMS = 64  # of a tuple argument
+
+
+def append_line(path: str, record: dict) -> None:
+    """One JSON line, written with a single append: lines of several processes never interleave."""
+    line = json.dumps(record, default=str) + "\n"
+    descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(descriptor, line.encode())
+    finally:
+        os.close(descriptor)
+
+
+def _is_tensor(value) -> bool:
+    return all(hasattr(value, a) for a in ("data_ptr", "shape", "stride", "dtype", "device"))
+
+
+def _value_range(tensor) -> dict:
+    """min and max of a small integer tensor (index tensors), so that a replay can make in-range
+    values; nothing while a CUDA graph is being captured (reading would break the capture)."""
+    torch = sys.modules.get("torch")
+    dtype = tensor.dtype
+    if torch is None or dtype.is_floating_point or dtype.is_complex or not 0 < tensor.numel() <= SMALL_INTEGER_TENSOR:
+        return {}
+    if tensor.is_cuda and torch.cuda.is_current_stream_capturing():
+        return {}
+    try:
+        return {"min": int(tensor.min().item()), "max": int(tensor.max().item())}
+    except Exception:  # noqa: BLE001 - a dtype without min/max: the range is only a help
+        return {}
+
+
+def describe_tensor(tensor) -> dict:
+    return {
+        "kind": "tensor",
+        "shape": [int(n) for n in tensor.shape],
+        "stride": [int(s) for s in tensor.stride()],
+        "dtype": str(tensor.dtype),
+        "device": str(tensor.device),
+        "storage_offset": int(tensor.storage_offset()),
+        **_value_range(tensor),
+    }
+
+
+def describe(value) -> dict:
+    """One launch argument as plain JSON data: enough to make an argument like it again."""
+    if _is_tensor(value):
+        return describe_tensor(value)
+    kind = type(value).__name__
+    if isinstance(value, bool) or value is None:
+        return {"kind": "bool", "value": value} if value is not None else {"kind": "none"}
+    if isinstance(value, int):
+        return {"kind": "int", "value": int(value)}
+    if isinstance(value, float):
+        return {"kind": "float", "value": repr(float(value))}  # 'nan' and 'inf' are not JSON numbers
+    if isinstance(value, str):
+        return {"kind": "str", "value": value}
+    if isinstance(value, (tuple, list)):
+        return {"kind": "tuple", "items": [describe(v) for v in list(value)[:MAX_ITEMS]]}
+    if kind == "constexpr" and hasattr(value, "value"):
+        return describe(value.value)
+    if kind == "TensorDescriptor" and _is_tensor(getattr(value, "base", None)):
+        fields = {f: [int(n) for n in getattr(value, f)] for f in ("shape", "strides", "block_shape")}
+        return {"kind": "descriptor", "base": describe_tensor(value.base), **fields}
+    module = type(value).__module__ or ""
+    if kind == "dtype" and module.startswith("triton"):
+        return {"kind": "tl_dtype", "value": str(value)}
+    if kind == "dtype" and module.startswith("torch"):
+        return {"kind": "torch_dtype", "value": str(value)}
+    return {"kind": "other", "type": f"{module}.{kind}", "repr": repr(value)[:200]}
+
+
+def launch_record(kernel, grid, args, index: int) -> dict:
+    """A launch of a CompiledKernel: its hash and name, the grid (three numbers), every argument."""
+    grid = [int(g) for g in tuple(grid)[:3]]
+    fn = getattr(getattr(kernel, "src", None), "fn", None)
+    names = list(getattr(fn, "arg_names", []) or [])
+    return {
+        "hash": kernel.hash,
+        "name": kernel.name,
+        "launch": index,
+        "grid": grid + [1] * (3 - len(grid)),
+        "params": names if len(names) == len(args) else None,
+        "args": [describe(a) for a in args],
+        "pid": os.getpid(),
+    }
+
+
+class Recorder:
+    """Appends each compiled kernel's first `limit` launches (in this process) to `log`."""
+
+    def __init__(self, log: str, limit: int):
+        self.log, self.limit = log, limit
+        self.counts: dict[str, int] = {}
+
+    def __call__(self, kernel, grid, args) -> None:
+        key = getattr(kernel, "hash", None)
+        seen = self.counts.get(key, 0)
+        if key is None or seen >= self.limit:
+            return
+        self.counts[key] = seen + 1
+        append_line(self.log, launch_record(kernel, grid, args, seen))
+
+
+def wrap_launch_metadata(on_launch) -> None:
+    """Shim: every launch of every release from 3.5 on passes through CompiledKernel.launch_metadata."""
+    from triton.compiler.compiler import CompiledKernel
+
+    original = CompiledKernel.launch_metadata
+
+    def launch_metadata(self, grid, stream, *args):
+        try:
+            on_launch(self, grid, args)
+        except Exception:  # noqa: BLE001 - recording must never break the traced program
+            pass
+        return original(self, grid, stream, *args)
+
+    launch_metadata.__wrapped__ = original
+    CompiledKernel.launch_metadata = launch_metadata
+
+
+def _no_op_launch_hook(metadata) -> None:
+    return None
+
+
+def ensure_launch_enter_hook() -> None:
+    """Shim: a launch-enter hook, so that torch.compile's launcher calls launch_metadata.
+
+    From 3.5 on the knob is a HookChain (empty by default, and never None): add to it. An
+    older knob holds one callable or None: set it only when it is None."""
+    from triton import knobs
+
+    hook = knobs.runtime.launch_enter_hook
+    if hasattr(hook, "add"):
+        hook.add(_no_op_launch_hook)
+    elif hook is None:
+        knobs.runtime.launch_enter_hook = _no_op_launch_hook
+
+
+def install(log: str, limit: int) -> None:
+    if limit <= 0:
+        return
+    wrap_launch_metadata(Recorder(log, limit))
+    ensure_launch_enter_hook()
+
+
+def kernel_globals(function) -> dict:
+    """The globals a kernel's body names, each as what a standalone script needs to make it again:
+    a module to import, an object to import from a module, or a plain value (a constant)."""
+    try:
+        tree = ast.parse(textwrap.dedent(_source_of(function)))
+    except (OSError, TypeError, SyntaxError):
+        return {}
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    namespace = getattr(function, "__globals__", {})
+    found = {}
+    for name in sorted(names):
+        if name in namespace:
+            found[name] = _global(namespace[name])
+    return found
+
+
+def _source_of(function) -> str:
+    import inspect
+
+    return inspect.getsource(function)
+
+
+def _global(value) -> dict:
+    if type(value).__name__ == "module":
+        return {"module": value.__name__}
+    inner = getattr(value, "fn", value)  # a JITFunction names its Python function
+    module, name = getattr(inner, "__module__", None), getattr(inner, "__qualname__", None)
+    if module and name and module != "__main__" and "<" not in name:
+        return {"from": module, "name": name}
+    if type(value).__name__ == "constexpr":
+        value = getattr(value, "value", value)
+        if isinstance(value, (bool, int, float, str, type(None))):
+            return {"constexpr": repr(value)}
+    if isinstance(value, (bool, int, float, str, type(None))):
+        return {"value": repr(value)}
+    return {"unknown": f"{type(value).__module__}.{type(value).__name__}"}
