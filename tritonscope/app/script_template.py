@@ -13,6 +13,7 @@ import hashlib
 import importlib
 import importlib.util
 import linecache
+import os
 import sys
 
 import torch
@@ -116,7 +117,16 @@ def compile_kernel():
     """(the compiled kernel, the sha256 of its assembly); needs no GPU."""
     constants = {path: value(d) for path, d in CONSTANTS.items()}
     source = ASTSource(load_kernel(), SIGNATURE, constants, ATTRS)
-    compiled = triton.compile(source, target=GPUTarget(*TARGET), options=_options())
+    # Compiled afresh: Triton's cache key leaves out the kernel file's path, which the PTX names
+    # (.file), so a cached compile of the same source from another folder has another PTX.
+    always, os.environ["TRITON_ALWAYS_COMPILE"] = os.environ.get("TRITON_ALWAYS_COMPILE"), "1"
+    try:
+        compiled = triton.compile(source, target=GPUTarget(*TARGET), options=_options())
+    finally:
+        if always is None:
+            del os.environ["TRITON_ALWAYS_COMPILE"]
+        else:
+            os.environ["TRITON_ALWAYS_COMPILE"] = always
     assembly = compiled.asm[ASSEMBLY]
     return compiled, hashlib.sha256(assembly.encode() if isinstance(assembly, str) else assembly).hexdigest()
 
