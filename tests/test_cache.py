@@ -101,3 +101,15 @@ def test_diff_and_passes_start_from_the_captured_specialization(cli, capture):
     assert first["signature"]["x_ptr"] == "*fp16" and first["constexprs"] == {"BLOCK_SIZE": 256}
     passes = json.loads(cli("passes", f"{capture}/:softmax_kernel", "--json").stdout)
     assert passes["variant"]["target"] == "sm90" and passes["variant"]["constexprs"] == {"BLOCK_SIZE": 1024}
+
+
+def test_trace_json_names_the_capture_and_keeps_stdout_for_it(tmp_path):
+    from cli_process import tritonscope
+
+    program = f"print('hello from the program'); import runpy; runpy.run_path({str(KERNELS / 'compiles_two.py')!r})"
+    proc = tritonscope("trace", "-o", tmp_path / "run", "--json", "--", sys.executable, "-c", program)
+    document = json.loads(proc.stdout)  # the program's own output is not mixed into it
+    assert document["kind"] == "trace" and document["returncode"] == 0
+    assert document["kernels"] == ["add_kernel", "softmax_kernel"]
+    assert document["out"] == str(tmp_path / "run")
+    assert "hello from the program" in proc.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 from ..core import samples as bundled
@@ -28,16 +29,23 @@ def cache_list(folder: Path | None) -> CacheListing:
     return CacheListing(folder, tuple(found), tuple(problems))
 
 
-def trace(command: list[str], out: Path, force: bool, protected: list[Path], launches: int = 3) -> TraceResult:
+def trace(
+    command: list[str], out: Path, force: bool, protected: list[Path], launches: int = 3, program_to_stderr=False
+) -> TraceResult:
     """Runs a program with every Triton compile captured into OUT (written whole, then swapped in), and
-    the first LAUNCHES launches of each compiled kernel."""
+    the first LAUNCHES launches of each compiled kernel. The program's stdout goes to stderr when
+    stdout carries a document."""
     if launches < 0:
         raise UsageError(f"--launches {launches}: give 0 (record none) or more")
     if not command:
         raise UsageError("give the program to run after --, e.g. tritonscope trace -o run1/ -- python train.py")
     staging = prepare_output_dir(out, force, protected)
     try:
-        finished = subprocess.run(command, env=cache.environment_for_capture(staging.resolve(), launches))
+        finished = subprocess.run(
+            command,
+            env=cache.environment_for_capture(staging.resolve(), launches),
+            stdout=sys.stderr if program_to_stderr else None,
+        )
     except OSError as exc:
         discard(staging)  # nothing ran: the old capture stays as it was
         raise UsageError(f"cannot run {command[0]}: {exc.strerror}") from None

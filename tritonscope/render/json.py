@@ -33,6 +33,7 @@ from ..core.results import (
     ProfileResult,
     ReplayResult,
     SamplesResult,
+    TraceResult,
 )
 
 
@@ -92,6 +93,10 @@ class JsonRenderer:
             first, second = (comparable_across(x.after or "") for x in (d.first, d.second))
             body["divergence"]["output_diff"] = list(difflib.unified_diff(first, second, *r.labels, lineterm=""))
         return "passes-compare", body
+
+    def _trace(self, r: TraceResult):
+        body = {"out": str(r.out), "returncode": r.returncode, "kernels": list(r.kernels), "launches": r.launches}
+        return "trace", body
 
     def _envs(self, r: EnvsListing):
         envs = [{"release": release, "path": str(path), "bytes": size} for release, path, size in r.envs]
@@ -197,6 +202,7 @@ _BODIES = {
     PassesResult: JsonRenderer._passes,
     PassesComparison: JsonRenderer._passes_compare,
     EnvsListing: JsonRenderer._envs,
+    TraceResult: JsonRenderer._trace,
     GridResult: JsonRenderer._grid,
     LayoutResult: JsonRenderer._layout,
     BenchResult: JsonRenderer._bench,

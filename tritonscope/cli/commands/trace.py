@@ -5,7 +5,8 @@ from typing import Annotated
 
 import typer
 
-from ..app import command, say
+from ..app import command, emit, say
+from ..options import JsonOpt
 
 
 @command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
@@ -22,6 +23,7 @@ def trace(
             "in each process; 0 records none.",
         ),
     ] = 3,
+    json_out: JsonOpt = False,
 ):
     """Run a program and capture every kernel Triton compiles in it (torch.compile's kernels too).
 
@@ -29,14 +31,23 @@ def trace(
     its first launches; `tritonscope cache list DIR` lists them, `tritonscope dump DIR/:NAME`
     shows one, and `tritonscope reproduce DIR/:NAME` writes a script that launches it again.
 
-    Example:
+    With --json, a document naming what was captured goes to stdout, and the program's own
+    output to stderr.
+
+    Examples:
 
       tritonscope trace -o run1/ -- python train.py --steps 3
+
+      tritonscope trace -o run1/ --json -- python train.py > captured.json
     """
     from ...app.catalog import trace as run_trace
 
     protected = [Path(word) for word in command_line if Path(word).exists()]  # the program and its files
-    result = run_trace(command_line, out, force, protected, launches)
+    result = run_trace(command_line, out, force, protected, launches, program_to_stderr=json_out)
+    if json_out:
+        from ...render.json import JsonRenderer
+
+        emit(JsonRenderer("trace"), result)
     say(f"captured {len(result.kernels)} compiled kernel(s) into {out}: " + ", ".join(result.kernels))
     if launches:
         say(f"recorded {result.launches} launch(es), at most {launches} per kernel and process")
