@@ -20,6 +20,7 @@ from conftest import KERNELS
 
 from tritonscope.core.samples import samples_dir
 from tritonscope.core.targets import local_target
+from tritonscope.triton_api.tools import ptxas_for
 
 OFFLINE = KERNELS / "launches_offline.py"
 
@@ -39,7 +40,9 @@ def capture(tmp_path_factory):
     from tritonscope.cli import app
 
     out = tmp_path_factory.mktemp("launches") / "run"
-    result = CliRunner().invoke(app, ["trace", "-o", str(out), "--", sys.executable, str(OFFLINE)])
+    # As torch.compile does, the program names a ptxas (here Triton's own): the reproducer must use it too.
+    env = {"TRITON_PTXAS_PATH": ptxas_for(90)}
+    result = CliRunner().invoke(app, ["trace", "-o", str(out), "--", sys.executable, str(OFFLINE)], env=env)
     assert result.exit_code == 0, result.stderr
     assert "recorded 4 launch(es), at most 3 per kernel and process" in result.stderr
     return out
@@ -136,6 +139,7 @@ def test_reproduce_imports_a_library_kernel_and_its_ptx_hash_matches(cli, captur
     ptx = next((capture / "cache").glob("*/add_kernel.ptx"))
     assert data["ASSEMBLY"] == "ptx" and data["ASSEMBLY_SHA256"] == hashlib.sha256(ptx.read_bytes()).hexdigest()
     assert "extern_libs" not in data["OPTIONS"] and data["OPTIONS"]["num_warps"] == 4
+    assert data["ENVIRONMENT"] == {"TRITON_PTXAS_PATH": ptxas_for(90)}  # the traced program's ptxas
     code = f"import runpy; ns = runpy.run_path({str(script)!r}); c, d = ns['compile_kernel']()\n"
     code += "print(d == ns['ASSEMBLY_SHA256'], c.hash == ns['CAPTURED_HASH'])"
     ran = isolated(code, tmp_path)

@@ -78,6 +78,7 @@ def script(entry: CacheEntry, launch: dict, reference: str, notes: list[str]) ->
         "ASSEMBLY": kind,
         "ASSEMBLY_SHA256": digest,
         "CAPTURED_HASH": entry.metadata.get("hash"),
+        "ENVIRONMENT": record.get("environment", {}),  # e.g. the ptxas torch.compile had Triton use
     }
     lines = [f"{name} = {pprint.pformat(value, width=110, sort_dicts=False)}" for name, value in data.items()]
     return header(entry, launch, reference) + "\n".join(lines) + "\n" + CODE

@@ -118,15 +118,21 @@ def compile_kernel():
     constants = {path: value(d) for path, d in CONSTANTS.items()}
     source = ASTSource(load_kernel(), SIGNATURE, constants, ATTRS)
     # Compiled afresh: Triton's cache key leaves out the kernel file's path, which the PTX names
-    # (.file), so a cached compile of the same source from another folder has another PTX.
-    always, os.environ["TRITON_ALWAYS_COMPILE"] = os.environ.get("TRITON_ALWAYS_COMPILE"), "1"
+    # (.file), and the settings the traced program compiled with (its ptxas), which change the PTX.
+    settings = {k: v for k, v in ENVIRONMENT.items() if not k.endswith("_PATH") or os.path.exists(v)}
+    for name in ENVIRONMENT.keys() - settings.keys():
+        print(f"note: the capture compiled with {name}={ENVIRONMENT[name]}, not on this machine: the PTX may differ")
+    settings["TRITON_ALWAYS_COMPILE"] = "1"
+    saved = {k: os.environ.get(k) for k in settings}
+    os.environ.update(settings)
     try:
         compiled = triton.compile(source, target=GPUTarget(*TARGET), options=_options())
     finally:
-        if always is None:
-            del os.environ["TRITON_ALWAYS_COMPILE"]
-        else:
-            os.environ["TRITON_ALWAYS_COMPILE"] = always
+        for k, v in saved.items():
+            if v is None:
+                del os.environ[k]
+            else:
+                os.environ[k] = v
     assembly = compiled.asm[ASSEMBLY]
     return compiled, hashlib.sha256(assembly.encode() if isinstance(assembly, str) else assembly).hexdigest()
 

@@ -29,9 +29,15 @@ def _capture_module():
     return module
 
 
+# Settings that change the code Triton makes but not its cache key: torch.compile, for one, points
+# TRITON_PTXAS_PATH at the CUDA toolkit's ptxas, whose PTX version differs from Triton's own.
+_CODEGEN_ENVIRONMENT = ("TRITON_PTXAS_PATH", "TRITON_PTXAS_BLACKWELL_PATH", "TRITON_DEFAULT_FP_FUSION")
+
+
 def _record(src, metadata):
     fn = getattr(src, "fn", None)
     record = {"hash": metadata.get("hash"), "name": metadata.get("name")}
+    record["environment"] = {k: os.environ[k] for k in _CODEGEN_ENVIRONMENT if k in os.environ}
     if fn is not None:
         import inspect
 
