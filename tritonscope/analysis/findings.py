@@ -161,7 +161,7 @@ def _because(causes: list[tuple[str, str]]) -> str:
 def _layout_note(k: _Kernel, op: ttgir.Op) -> str:
     info = _per_thread(k, op)
     if info is None:
-        typed = tensor_type(op.text.split("->")[0])
+        typed = _access_type(op)
         if typed is None:
             return f"{op.name} (line {op.number})"
         shape = "x".join(map(str, typed[0]))
@@ -173,9 +173,15 @@ def _layout_note(k: _Kernel, op: ttgir.Op) -> str:
     )
 
 
+def _access_type(op: ttgir.Op) -> tuple[tuple[int, ...], str] | None:
+    """The shape and layout of the tensor an access moves: its operands' (a tt.load's pointers, a store's
+    values), else its result's (since 3.9 `amdg.buffer_load ... : !tt.ptr<f32> -> tensor<1024xf32, ...>`)."""
+    return tensor_type(op.text.split("->")[0]) or tensor_type(op.text)
+
+
 def _per_thread(k: _Kernel, op: ttgir.Op) -> tuple[int, int, int, tuple[int, ...]] | None:
     """(contiguous elements each thread holds along the fastest dim, element bits, that dim, shape)."""
-    typed = tensor_type(op.text.split("->")[0])
+    typed = _access_type(op)
     bits = ttgir.element_bits(op.text)
     layout = k.module.layout(typed[1]) if typed else None
     if typed is None or bits is None or layout is None or layout.kind != "blocked":

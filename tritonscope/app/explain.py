@@ -22,6 +22,7 @@ from . import cache
 from .prepare import compile_request
 
 MAX_WHAT_IFS = 4
+NO_LIVE_REGISTERS = "registers live per line: not shown"
 
 
 def explain(request: VariantRequest, what_if: bool = True, live: bool = True) -> ExplainResult:
@@ -49,9 +50,9 @@ def _live_registers(c: Compilation) -> tuple[dict[int, int] | None, tuple[str, .
     from ..triton_api.tools import live_registers
 
     try:
-        return by_listing_line(c.stages[Stage.SASS], live_registers(c.binary)), ()
+        return by_listing_line(c.stages[Stage.SASS], live_registers(c.binary, _target(c).arch)), ()
     except (TritonscopeError, OSError) as exc:
-        return None, (f"register life ranges not read: {getattr(exc, 'message', exc)}",)
+        return None, (f"{NO_LIVE_REGISTERS}: {getattr(exc, 'message', exc)}",)
 
 
 def verified(request: VariantRequest, found: tuple[Finding, ...]) -> tuple[Finding, ...]:
