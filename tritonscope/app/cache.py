@@ -254,7 +254,7 @@ def read_compilation(reference: str) -> Compilation:
         raise UsageError(f"{reference}: the entry has no binary ({target.vendor.binary})")
     binary = entry.path(target.vendor.binary).read_bytes()
     texts = {k: _artifact_text(entry.path(k)) for k in entry.stages if k != target.vendor.binary}
-    texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch))
+    texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch, entry.metadata))
     file, first_line, def_line, source = kernel_source(entry)
     if file and not source:
         problems.append(f"the source {file} is not readable as it was compiled: shown without it")

@@ -31,7 +31,7 @@ from ..core.targets import Target
 from ..core.values import TypeName
 from ..parsers import asm_loc
 from . import kernels as triton_kernels
-from .tools import machine_code
+from .tools import PTXAS_INPUT, machine_code
 
 # --- shim: what differs between Triton releases ---------------------------------------------
 
@@ -93,6 +93,7 @@ def _cache_key_extras(kernel, variant: Variant) -> dict[str, str]:
         "tritonscope_kernel_file": kernel.spec.file,
         "tritonscope_constexpr_types": types,
         "tritonscope_triton_dir": os.path.dirname(triton.__file__),
+        **(dict([PTXAS_INPUT]) if _has_stages_hook() else {}),
     }
 
 
@@ -143,7 +144,7 @@ def compile_variant(kernel, variant: Variant, target: Target) -> Artifacts:
     metadata = {"triton_version": triton.__version__, **_plain_metadata(compiled.metadata._asdict())}
     binary = compiled.asm[target.vendor.binary]
     texts = {key: value for key, value in compiled.asm.items() if isinstance(value, str)}
-    texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch))
+    texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch, metadata))
     notices = tuple(line for line in diagnostics.text.splitlines() if line.strip())
     return Artifacts(texts, binary, metadata, seconds, notices, cache_hit=hits == [True])
 
@@ -238,8 +239,12 @@ def _stages_hook(backend=None, stages=None, options=None, language=None, capabil
         hook(stages)
 
 
+def _has_stages_hook() -> bool:
+    return hasattr(triton.knobs.runtime, "add_stages_inspection_hook")  # since 3.6
+
+
 def _install_stages_hook() -> None:
-    if hasattr(triton.knobs.runtime, "add_stages_inspection_hook"):  # since 3.6
+    if _has_stages_hook():
         triton.knobs.runtime.add_stages_inspection_hook = _stages_hook
 
 
