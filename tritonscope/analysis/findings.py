@@ -9,7 +9,8 @@ that its suggestion amounts to; `tritonscope explain` compiles it and says what 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from ..core.model import Compilation
@@ -28,6 +29,7 @@ SPILLS = "spills"
 OCCUPANCY = "occupancy"
 SHARED_LIMIT = "shared-memory-over-limit"
 NOT_PIPELINED = "loop-not-pipelined"
+REMARK = "remark"  # an MLIR remark (or warning) of Triton's compiler that no other finding explains
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,7 @@ class Finding:
     # (num_warps, num_stages, maxnreg, specialize), arg or constexpr. Compiled by app/explain.py.
     what_if: tuple[tuple[str, str, Any], ...] = ()
     verified: str = ""  # what compiling `what_if` gave
+    remarks: tuple[str, ...] = ()  # the MLIR remarks of Triton's compiler on its line that it explains
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,7 @@ def find(c: Compilation, costs: tuple[LineCost, ...]) -> tuple[Finding, ...]:
     found: list[Finding] = []
     for detector in (_shared_limit, _spills, _narrow, _uncoalesced, _matrix, _conversions, _not_pipelined, _occupancy):
         found += detector(kernel)
-    return tuple(found)
+    return tuple(_with_remarks(kernel, found))
 
 
 def what_if_flags(what_if: tuple) -> str:
@@ -427,6 +430,8 @@ def _matrix(k: _Kernel) -> list[Finding]:
         if problem is None:
             continue
         message, cause, advice = problem
+        said = [r.message for r in _remarks_at(k, lines[0]) if r.message.startswith("MMA version")]
+        cause = cause or (f"Triton's remark: {said[0]}" if said else "")
         cost = k.costs.get(lines[0])
         count = cost.instructions.matrix if cost else 0
         found.append(
@@ -531,11 +536,18 @@ def _not_pipelined(k: _Kernel) -> list[Finding]:
     stages = k.c.options.get("num_stages") or 1
     found = []
     for loop, loads in sorted(loops.items()):
-        has_dot = any(op.loop == loop and op.name in ttgir.DOT_OPS for op in k.module.ops)
+        dots = [
+            k.lines_of(op)[0] for op in k.module.ops if op.loop == loop and op.name in ttgir.DOT_OPS and k.lines_of(op)
+        ]
         lines = tuple(dict.fromkeys(k.lines_of(op)[0] for op in loads))
+        said = [(line, r) for line in dots for r in _remarks_at(k, line) if "pipelined load" in r.message]
         if stages <= 1:
             cause, advice = f"num_stages={stages}", "num_stages=3 (or 2, if shared memory is short)"
-        elif has_dot:
+        elif said:
+            lines += (said[0][0],)  # the remark is on the tl.dot's line
+            cause = f"Triton's {said[0][1].severity} on the tl.dot (line {said[0][0]}): {said[0][1].message}"
+            advice = "store the operand in global memory in the order the matrix instruction reads (K-major)"
+        elif dots:
             cause, advice = "the pipeliner declined them (it skips loads narrower than 32 bits per thread)", ""
         else:
             cause = "Triton's pipeliner takes loads that feed a tl.dot, and this loop has none"
@@ -561,3 +573,49 @@ def _count(n: int, noun: str) -> str:
 
 def kib(n: int) -> str:
     return f"{n / 1024:.4g} KiB" if n >= 1024 else f"{n} B"
+
+
+# --- MLIR remarks ---------------------------------------------------------------------------------
+
+# What a remark is about, by its words: one on a line that has a finding of these kinds is that
+# finding's (its evidence, and for the dot its cause); any other is a finding of its own.
+_REMARK_TOPICS = (
+    ("MMA version", (MATRIX,)),  # AccelerateMatmul: "MMA version 3 acceleration not applied ..."
+    ("vectorization fails", (NARROW,)),  # LoadStoreOpToLLVM: "Warning: vectorization fails vec = 1 ..."
+    ("Pipelining load", (NOT_PIPELINED, NARROW)),  # the pipeliner: "... cannot use vectorized copy ..."
+    ("pipelined load for this operand", (NOT_PIPELINED,)),  # AccelerateMatmul: "Forcing a different order ..."
+)
+
+
+def remark_line(k: _Kernel, remark) -> int | None:
+    """The kernel-file line a remark is about: its own, or the call site of the helper it is in."""
+    return next((line for file, line in remark.locations if file == k.c.kernel.file), None)
+
+
+def _remarks_at(k: _Kernel, line: int) -> list:
+    return [r for r in k.c.remarks if remark_line(k, r) == line]
+
+
+def _with_remarks(k: _Kernel, found: list[Finding]) -> list[Finding]:
+    """The findings with each remark given to the one it is about, and the others as findings of their own."""
+    for remark in k.c.remarks:
+        line = remark_line(k, remark)
+        kinds = next((kinds for words, kinds in _REMARK_TOPICS if words in remark.message), ())
+        about = next((i for i, f in enumerate(found) if f.kind in kinds and line in (f.line, *f.lines)), None)
+        if about is None:
+            found.append(_remark_finding(k, remark, line))
+        elif remark.text not in found[about].remarks:
+            found[about] = replace(found[about], remarks=(*found[about].remarks, remark.text))
+    return found
+
+
+def _remark_finding(k: _Kernel, remark, line: int | None) -> Finding:
+    where = ", called from ".join(f"{Path(file).name}:{n}" for file, n in remark.locations) or "no location"
+    return Finding(
+        REMARK,
+        line,
+        f"Triton's compiler {'warns' if remark.severity == 'warning' else 'remarks'}: {remark.message}",
+        f"MLIR {remark.severity} at {where}" + "".join(f"; {note}" for note in remark.notes),
+        "",
+        remarks=(remark.text,),
+    )

@@ -244,6 +244,7 @@ def source_request(reference: str) -> VariantRequest:
 
 def read_compilation(reference: str) -> Compilation:
     """The Compilation of a cached kernel, from its artifacts alone: nothing is recompiled."""
+    from ..triton_api.compiler import recorded_remarks
     from ..triton_api.tools import machine_code
 
     entry, problems = find(reference)
@@ -272,7 +273,8 @@ def read_compilation(reference: str) -> Compilation:
         cached=True,
     )
     notices = (f"read from {entry.folder}, not recompiled", *problems)
-    artifacts = Artifacts(texts, binary, entry.metadata, 0.0, notices)
+    remarks = recorded_remarks(entry.metadata, Path(entry.folder).parent) or ()
+    artifacts = Artifacts(texts, binary, entry.metadata, 0.0, notices, remarks=remarks)
     return to_compilation(spec, variant, artifacts, target)
 
 
