@@ -90,10 +90,12 @@ def test_the_warning_that_disables_a_load_s_pipelining_is_the_not_pipelined_caus
     result = explain_compilation(compiled("sample:matmul", "sm90", args=("a_ptr=*fp8e4nv", "b_ptr=*fp8e4nv")))
     (loop,) = of_kind(result, findings.NOT_PIPELINED)
     assert loop.line == B_LOAD and loop.lines == (B_LOAD, DOT)
-    assert f"Triton's warning on the tl.dot (line {DOT}): Warning: Forcing a different order" in loop.message
-    assert "the pipelined load for this operand will be disabled" in loop.message
-    assert "K-major" in loop.suggestion
+    assert f"Triton transposes an operand of the tl.dot on line {DOT} in registers" in loop.message
+    assert loop.evidence.endswith(f"on Python line(s) {B_LOAD}") and "K-major" in loop.suggestion
     (said,) = loop.remarks
+    assert said.startswith(
+        "Warning: Forcing a different order [0, 1] on SMEM than the register order for the operand 1"
+    )
     assert said.endswith(
         "consider transposing the operand in global memory to remove the need to transpose the tensor in registers."
     )
@@ -128,7 +130,7 @@ def test_the_user_sees_remarks_as_findings_never_as_raw_stderr(tmp_path):
     shown = subprocess.run([*command, "--target", "sm90", "--no-what-if"], capture_output=True, text=True, env=env)
     assert shown.returncode == 0, shown.stderr
     assert "remark:" not in shown.stderr and "vectorization" not in shown.stderr
-    assert "Triton's remark: Warning: vectorization fails vec = 1 origin vec = 4 numElems = 8" in shown.stdout
+    assert "Triton says: Warning: vectorization fails vec = 1 origin vec = 4 numElems = 8" in shown.stdout
     document = subprocess.run(
         [sys.executable, "-m", "tritonscope", "explain", "sample:matmul", "--target", "sm100"]
         + ["-c", "BLOCK_SIZE_M=32", "--json", "--no-what-if"],

@@ -536,22 +536,9 @@ def _not_pipelined(k: _Kernel) -> list[Finding]:
     stages = k.c.options.get("num_stages") or 1
     found = []
     for loop, loads in sorted(loops.items()):
-        dots = [
-            k.lines_of(op)[0] for op in k.module.ops if op.loop == loop and op.name in ttgir.DOT_OPS and k.lines_of(op)
-        ]
+        dots = [k.lines_of(op)[0] for op in k.module.ops if op.loop == loop and op.name in ttgir.DOT_OPS]
         lines = tuple(dict.fromkeys(k.lines_of(op)[0] for op in loads))
-        said = [(line, r) for line in dots for r in _remarks_at(k, line) if "pipelined load" in r.message]
-        if stages <= 1:
-            cause, advice = f"num_stages={stages}", "num_stages=3 (or 2, if shared memory is short)"
-        elif said:
-            lines += (said[0][0],)  # the remark is on the tl.dot's line
-            cause = f"Triton's {said[0][1].severity} on the tl.dot (line {said[0][0]}): {said[0][1].message}"
-            advice = "store the operand in global memory in the order the matrix instruction reads (K-major)"
-        elif dots:
-            cause, advice = "the pipeliner declined them (it skips loads narrower than 32 bits per thread)", ""
-        else:
-            cause = "Triton's pipeliner takes loads that feed a tl.dot, and this loop has none"
-            advice = "ask for it: `for i in tl.range(start, end, step, num_stages=3)`"
+        cause, advice, remark_line = _loop_cause(k, stages, dots)
         found.append(
             Finding(
                 NOT_PIPELINED,
@@ -560,11 +547,32 @@ def _not_pipelined(k: _Kernel) -> list[Finding]:
                 f"TTGIR: {len(loads)} tt.load in the scf.for at line {loop} (a pipelined load is an async copy), "
                 f"on Python line(s) {', '.join(map(str, lines))}",
                 advice or "make each thread's loads at least 32 bits wide (see the narrow-access findings)",
-                lines,
+                lines + ((remark_line,) if remark_line else ()),
                 (("option", "num_stages", 3),) if stages <= 1 else (),
             )
         )
     return found
+
+
+def _loop_cause(k: _Kernel, stages: int, dots: list[int]) -> tuple[str, str, int | None]:
+    """(why a loop's loads are not pipelined, what to try, the line of the tl.dot whose remark says why)."""
+    if stages <= 1:
+        return f"num_stages={stages}", "num_stages=3 (or 2, if shared memory is short)", None
+    said = [line for line in dots for r in _remarks_at(k, line) if "pipelined load" in r.message]
+    if said:  # AccelerateMatmul: "Forcing a different order ... the pipelined load for this operand will be disabled"
+        return (
+            f"Triton transposes an operand of the tl.dot on line {said[0]} in registers before it stores it to "
+            "shared memory, and then does not pipeline its load (Triton's warning, below)",
+            "store that operand in global memory in the order the matrix instruction reads it (K-major)",
+            said[0],
+        )
+    if dots:
+        return "the pipeliner declined them (it skips loads narrower than 32 bits per thread)", "", None
+    return (
+        "Triton's pipeliner takes loads that feed a tl.dot, and this loop has none",
+        "ask for it: `for i in tl.range(start, end, step, num_stages=3)`",
+        None,
+    )
 
 
 def _count(n: int, noun: str) -> str:

@@ -145,7 +145,7 @@ def draw_findings(console: Console, found: tuple[Finding, ...]) -> None:
         table.add_row(Text(""), Text(finding.message))
         table.add_row(Text(""), Text(f"evidence: {finding.evidence}", style="dim"))
         if finding.remarks and finding.kind != REMARK:
-            table.add_row(Text(""), Text(f"Triton's remark: {' | '.join(finding.remarks)}", style="magenta"))
+            table.add_row(Text(""), Text(f"Triton says: {' | '.join(finding.remarks)}", style="magenta"))
         if finding.suggestion:
             table.add_row(Text(""), Text(f"try: {finding.suggestion}", style="green"))
         if finding.verified:
