@@ -11,7 +11,7 @@ from tritonscope.analysis import cost, findings, instruction_mix
 from tritonscope.app.explain import explain, explain_compilation
 from tritonscope.core.samples import sample_path
 from tritonscope.core.stages import Stage
-from tritonscope.parsers import life_ranges
+from tritonscope.parsers import life_ranges, sass_lines
 from tritonscope.render.terminal.base import Terminal
 from tritonscope.render.terminal.explain import ExplainView
 
@@ -96,6 +96,17 @@ def test_only_the_dot_line_carries_matrix_instructions():
         assert list(matrix) == [DOT], (target, matrix)
         whole = instruction_mix.count(Stage.SASS, compiled("sample:matmul", target).stages[Stage.SASS])
         assert matrix[DOT] == whole.matrix
+
+
+def test_the_sass_names_lines_of_the_ptx_shown():
+    """ptxas gets the PTX with one .loc per inline-asm block (since 3.8 LLVM writes one per asm line), so
+    nvdisasm's -gp lines count another text; the SASS shown names the lines of the PTX shown: each HMMA
+    comes from an mma.sync line (before the fix, from 3.8 on, they named the loads' lines)."""
+    c = compiled("sample:matmul", "sm80")
+    ptx, sass = c.stages[Stage.PTX].splitlines(), c.stages[Stage.SASS].splitlines()
+    pointers = sass_lines.ptx_lines(c.stages[Stage.SASS])
+    hmma = [n for n in pointers if "HMMA" in sass[n - 1]]
+    assert len(hmma) == 64 and all("mma.sync" in ptx[pointers[n] - 1] for n in hmma)
 
 
 def test_each_warp_group_chain_of_attention_stays_with_its_own_dot():
