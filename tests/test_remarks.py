@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -12,7 +13,7 @@ from conftest import compiled, make_request
 from test_explain import DOT, MATMUL, X_LOAD, line_of, of_kind
 
 from tritonscope.analysis import findings
-from tritonscope.app.explain import explain_compilation
+from tritonscope.app.explain import explain, explain_compilation
 from tritonscope.app.prepare import compile_request
 from tritonscope.parsers import mlir_diagnostics
 from tritonscope.triton_api import compiler
@@ -82,6 +83,20 @@ def test_a_remark_no_finding_explains_is_a_finding_on_its_line():
     )
     assert remark.evidence == "MLIR remark at matmul.py:35; Target compute capability (100) supports MMA v5."
     assert DOT == 35
+
+
+def test_a_what_if_that_ptxas_refuses_is_said_in_one_line():
+    """The same fp8 tile at --maxnreg 80 (occupancy's next step) does not assemble: the finding quotes
+    ptxas's error, not Triton's wrapper and the PTX reproducer after it."""
+    result = explain(make_request("sample:matmul", "sm90", args=["a_ptr=*fp8e4nv", "b_ptr=*fp8e4nv"]))
+    (occupancy,) = of_kind(result, findings.OCCUPANCY)
+    assert occupancy.what_if == (("option", "maxnreg", 80),)
+    # ptxas-blackwell is what 3.9 runs for sm90
+    assert re.match(
+        r"--maxnreg 80: the compile fails \(ptxas(-blackwell)? fatal : \(C7602\) Insufficient registers \(80\)",
+        occupancy.verified,
+    )
+    assert "\n" not in occupancy.verified and len(occupancy.verified) < 300
 
 
 def test_the_warning_that_disables_a_load_s_pipelining_is_the_not_pipelined_cause():
