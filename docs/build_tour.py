@@ -43,7 +43,8 @@ def lines_and_finding(first: int, last: int, kind: str):
     def select(text: str) -> list[str]:
         lines = text.splitlines()
         rows = []
-        for i, line in enumerate(lines):
+        source = next((i for i, line in enumerate(lines) if re.match(r"\d+ findings?$", line.strip())), len(lines))
+        for i, line in enumerate(lines[:source]):
             number = line[:5].strip()
             if number.isdigit() and first <= int(number) <= last and not line.startswith(" " * 5):
                 rows.append(line)
@@ -150,6 +151,14 @@ STEPS = [
         "with 4112 the same line loads 128 bits per thread.",
         "explain sample:vector_add --target sm90 -a n_elements=4099",
         lines_and_finding(20, 24, "narrow-global-access"),
+    ),
+    (
+        None,
+        "Triton's own remarks join the finding they explain (`Triton says`). With fp8 operands on Hopper, "
+        "wgmma reads B K-major while the sample stores it N-major: Triton transposes B in registers before "
+        "it goes to shared memory and stops pipelining its load, and the finding on line 34 says so.",
+        "explain sample:matmul --target sm90 -a 'a_ptr=*fp8e4nv' -a 'b_ptr=*fp8e4nv' --no-what-if",
+        lines_and_finding(33, 35, "loop-not-pipelined"),
     ),
     (
         None,

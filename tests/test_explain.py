@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from conftest import KERNELS, compiled, make_request
 
 from tritonscope.analysis import cost, findings, instruction_mix
 from tritonscope.app.explain import explain, explain_compilation
 from tritonscope.core.samples import sample_path
 from tritonscope.core.stages import Stage
-from tritonscope.parsers import life_ranges
+from tritonscope.parsers import life_ranges, sass_lines
 from tritonscope.render.terminal.base import Terminal
 from tritonscope.render.terminal.explain import ExplainView
 
@@ -28,12 +27,6 @@ def line_of(path: Path, text: str) -> int:
 
 X_LOAD = line_of(VECTOR_ADD, "x = tl.load(x_ptr + offsets, mask=mask)")
 _TRITON = tuple(int(p) for p in __import__("importlib.metadata").metadata.version("triton").split(".")[:2])
-# Known, tracked in issue 17: with Triton 3.8 and later (newer LLVM line tables and nvdisasm), explain
-# files some matrix instructions under the lines before the dot, nvdisasm refuses life ranges for
-# some kernels, and AMD buffer loads read differently. Strict: a pass there fails, so it is noticed.
-_LATER_TRITON_FAILS = pytest.mark.xfail(
-    _TRITON >= (3, 8), reason="explain's line attribution on Triton 3.8+ (issue 17, open)", strict=True
-)
 DOT = line_of(MATMUL, "accumulator = tl.dot(a, b, accumulator)")
 
 
@@ -96,7 +89,6 @@ def test_tiles_too_big_for_shared_memory_are_found_and_the_fewer_stages_checked(
     assert over.verified.startswith("--num-stages 2:") and over.verified.endswith("; fits")
 
 
-@_LATER_TRITON_FAILS
 def test_only_the_dot_line_carries_matrix_instructions():
     for target in ("sm80", "sm90"):
         costs = cost.line_costs(compiled("sample:matmul", target))
@@ -106,7 +98,17 @@ def test_only_the_dot_line_carries_matrix_instructions():
         assert matrix[DOT] == whole.matrix
 
 
-@_LATER_TRITON_FAILS
+def test_the_sass_names_lines_of_the_ptx_shown():
+    """ptxas gets the PTX with one .loc per inline-asm block (since 3.8 LLVM writes one per asm line), so
+    nvdisasm's -gp lines count another text; the SASS shown names the lines of the PTX shown: each HMMA
+    comes from an mma.sync line (before the fix, from 3.8 on, they named the loads' lines)."""
+    c = compiled("sample:matmul", "sm80")
+    ptx, sass = c.stages[Stage.PTX].splitlines(), c.stages[Stage.SASS].splitlines()
+    pointers = sass_lines.ptx_lines(c.stages[Stage.SASS])
+    hmma = [n for n in pointers if "HMMA" in sass[n - 1]]
+    assert len(hmma) == 64 and all("mma.sync" in ptx[pointers[n] - 1] for n in hmma)
+
+
 def test_each_warp_group_chain_of_attention_stays_with_its_own_dot():
     c = compiled("sample:fused_attention", "sm90")
     per_line = {x.line: x.instructions.matrix for x in cost.line_costs(c) if x.instructions.matrix}
@@ -145,13 +147,28 @@ def test_loops_without_a_dot_are_not_pipelined_and_occupancy_has_a_next_step():
     assert not of_kind(explain_compilation(compiled("sample:matmul", "sm80")), findings.NOT_PIPELINED)
 
 
-@_LATER_TRITON_FAILS
 def test_registers_live_are_read_per_line():
-    result = explain_compilation(compiled("sample:matmul", "sm80"))
-    assert result.live_registers
+    # Blackwell cubins are CUDA 13's ELF on every release, which every bundled nvdisasm analyzes.
+    result = explain_compilation(compiled("sample:matmul", "sm100"))
+    assert result.live_registers and not result.notes
     live = {x.line: x.live_registers for x in result.lines if x.live_registers}
-    assert max(live.values()) <= compiled("sample:matmul", "sm80").resources.registers
-    assert live[DOT] > 100 and min(live.values()) < 20
+    assert max(live.values()) <= compiled("sample:matmul", "sm100").resources.registers
+    assert live[DOT] > 60 and min(live.values()) < 20
+
+
+def test_registers_live_or_why_not_on_ampere():
+    """From 3.7 Triton carries nvdisasm 13, which analyzes no cubin of ptxas 12 (what it runs for sm80):
+    explain says so, in the terminal and in --json, instead of an empty column."""
+    result = explain_compilation(compiled("sample:matmul", "sm80"))
+    if _TRITON < (3, 7):
+        live = {x.line: x.live_registers for x in result.lines if x.live_registers}
+        assert result.live_registers and max(live.values()) <= compiled("sample:matmul", "sm80").resources.registers
+        assert live[DOT] > 100 and min(live.values()) < 20
+        return
+    (note,) = result.notes
+    assert not result.live_registers and note.startswith("registers live per line: not shown: nvdisasm 13.1 (Triton's)")
+    assert "ptxas 12." in note and "CUDA 12's ELF format" in note and "TRITON_NVDISASM_PATH" in note
+    assert " ".join(note.split()) in " ".join(ExplainView(Terminal(width=100)).render(result).split())
 
 
 def test_life_ranges_are_read_by_address():
@@ -200,11 +217,13 @@ def test_unspecialized_arguments_are_named_as_such_and_specializing_is_compiled(
     assert uncoalesced.message.startswith("stride_ak is 1 at launch but not specialized")
 
 
-@_LATER_TRITON_FAILS
 def test_amd_buffer_loads_are_traced_too():
     result = explain_compilation(compiled("sample:vector_add", "gfx942", args=("n_elements=4099",)))
     load = {f.line: f for f in of_kind(result, findings.NARROW)}[X_LOAD]
     assert "n_elements=4099 is not a multiple of 16" in load.message
-    assert "AMDGCN on line 21: 4 x 32-bit" in load.evidence and "amdg.buffer_load of 1024xf32" in load.evidence
+    # AMD buffer loads are on by default since 3.6 (knobs.amd.use_buffer_ops); since 3.9 TTGIR types
+    # them `!tt.ptr<f32> -> tensor<1024xf32, ...>`.
+    op = "amdg.buffer_load" if _TRITON >= (3, 6) else "tt.load"
+    assert "AMDGCN on line 21: 4 x 32-bit" in load.evidence and f"{op} of 1024xf32" in load.evidence
     matmul = cost.line_costs(compiled("sample:matmul", "gfx942"))
     assert [c.line for c in matmul if c.instructions.matrix] == [DOT]

@@ -132,3 +132,19 @@ def test_large_hostile_text_finishes(motif):
         _check(asm_loc.parse_amdgcn(text))
         _check(asm_loc.parse_ptx(f'.file 1 "/d/k.py"\n.loc 1 1 0 // {line}\nadd.s32 %r1;'))
         asm_loc.is_directive(line)
+
+
+def test_kept_line_numbers_name_each_kept_line_in_the_original():
+    ptx = (
+        "\t.loc 1 21 16\n"
+        "\t// begin inline asm\n"
+        "\t.loc 1 21 16\n"
+        "\tld.global.v4.b32 { %r1, %r2, %r3, %r4 }, [ %rd1 + 0 ];\n"
+        "\t.loc 1 22 16\n"
+        "\t// end inline asm\n"
+        "\tadd.f32 %f3, %f1, %f2;\n"
+    )
+    kept = asm_loc.without_inline_asm_locs(ptx).splitlines()
+    numbers = asm_loc.kept_line_numbers(ptx)
+    assert numbers == [1, 2, 4, 6, 7]
+    assert kept == [ptx.splitlines()[n - 1] for n in numbers]

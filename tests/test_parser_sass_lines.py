@@ -81,3 +81,16 @@ def test_large_hostile_text_finishes(motif):
         _check(sass_lines.parse(text))
         _check(sass_lines.parse('//## File "k.py", line 1' + text.replace("\n", " ") + "\n/*0000*/ EXIT ;"))
         sass_lines.is_line_info(text)
+
+
+def test_ptx_lines_are_renumbered_and_the_rest_kept():
+    listing = (
+        '\t//## File "/k/k.py", line 35\n'
+        '\t//## File ".nv_debug_ptx_txt", line 3\n'
+        "        /*0010*/                   HMMA.16816.F32 R4, R68, R2, R4 ;\n"
+        '\t//## File ".nv_debug_ptx_txt", line 9\n'
+        "        /*0020*/                   EXIT ;\n"
+    )
+    renumbered = sass_lines.renumber_ptx_lines(listing, [1, 2, 5])
+    assert sass_lines.ptx_lines(renumbered) == {3: 5, 5: 9}  # a line past the list is left as it is
+    assert sass_lines.parse(renumbered) == sass_lines.parse(listing)

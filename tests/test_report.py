@@ -79,3 +79,5 @@ def test_the_report_carries_the_cost_of_each_line_and_the_findings():
     assert 'title="16 instructions · global ld 8x32b">16</span>' in page
     assert '<a href="#" data-goto="15">line 21</a>: <b>narrow-global-access</b>' in page
     assert "n_elements=4099 is not a multiple of 16" in page
+    said = "Triton says: Warning: vectorization fails vec = 1 origin vec = 4 numElems = 8 mask is 1"
+    assert f'<span class="says">{said}</span>' in page

@@ -42,6 +42,7 @@ def to_compilation(spec: KernelSpec, variant: Variant, artifacts: Artifacts, tar
         notices=artifacts.notices,
         line_map=linemap.build(stages, spec.file, spec.first_line),
         cache_hit=artifacts.cache_hit,
+        remarks=artifacts.remarks,
     )
 
 

@@ -9,7 +9,8 @@ that its suggestion amounts to; `tritonscope explain` compiles it and says what 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from ..core.model import Compilation
@@ -28,6 +29,7 @@ SPILLS = "spills"
 OCCUPANCY = "occupancy"
 SHARED_LIMIT = "shared-memory-over-limit"
 NOT_PIPELINED = "loop-not-pipelined"
+REMARK = "remark"  # an MLIR remark (or warning) of Triton's compiler that no other finding explains
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,7 @@ class Finding:
     # (num_warps, num_stages, maxnreg, specialize), arg or constexpr. Compiled by app/explain.py.
     what_if: tuple[tuple[str, str, Any], ...] = ()
     verified: str = ""  # what compiling `what_if` gave
+    remarks: tuple[str, ...] = ()  # the MLIR remarks of Triton's compiler on its line that it explains
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,7 @@ def find(c: Compilation, costs: tuple[LineCost, ...]) -> tuple[Finding, ...]:
     found: list[Finding] = []
     for detector in (_shared_limit, _spills, _narrow, _uncoalesced, _matrix, _conversions, _not_pipelined, _occupancy):
         found += detector(kernel)
-    return tuple(found)
+    return tuple(_with_remarks(kernel, found))
 
 
 def what_if_flags(what_if: tuple) -> str:
@@ -161,7 +164,7 @@ def _because(causes: list[tuple[str, str]]) -> str:
 def _layout_note(k: _Kernel, op: ttgir.Op) -> str:
     info = _per_thread(k, op)
     if info is None:
-        typed = tensor_type(op.text.split("->")[0])
+        typed = _access_type(op)
         if typed is None:
             return f"{op.name} (line {op.number})"
         shape = "x".join(map(str, typed[0]))
@@ -173,9 +176,15 @@ def _layout_note(k: _Kernel, op: ttgir.Op) -> str:
     )
 
 
+def _access_type(op: ttgir.Op) -> tuple[tuple[int, ...], str] | None:
+    """The shape and layout of the tensor an access moves: its operands' (a tt.load's pointers, a store's
+    values), else its result's (since 3.9 `amdg.buffer_load ... : !tt.ptr<f32> -> tensor<1024xf32, ...>`)."""
+    return tensor_type(op.text.split("->")[0]) or tensor_type(op.text)
+
+
 def _per_thread(k: _Kernel, op: ttgir.Op) -> tuple[int, int, int, tuple[int, ...]] | None:
     """(contiguous elements each thread holds along the fastest dim, element bits, that dim, shape)."""
-    typed = tensor_type(op.text.split("->")[0])
+    typed = _access_type(op)
     bits = ttgir.element_bits(op.text)
     layout = k.module.layout(typed[1]) if typed else None
     if typed is None or bits is None or layout is None or layout.kind != "blocked":
@@ -421,6 +430,8 @@ def _matrix(k: _Kernel) -> list[Finding]:
         if problem is None:
             continue
         message, cause, advice = problem
+        said = [r.message for r in _remarks_at(k, lines[0]) if r.message.startswith("MMA version")]
+        cause = cause or (f"Triton's remark: {said[0]}" if said else "")
         cost = k.costs.get(lines[0])
         count = cost.instructions.matrix if cost else 0
         found.append(
@@ -525,15 +536,9 @@ def _not_pipelined(k: _Kernel) -> list[Finding]:
     stages = k.c.options.get("num_stages") or 1
     found = []
     for loop, loads in sorted(loops.items()):
-        has_dot = any(op.loop == loop and op.name in ttgir.DOT_OPS for op in k.module.ops)
+        dots = [k.lines_of(op)[0] for op in k.module.ops if op.loop == loop and op.name in ttgir.DOT_OPS]
         lines = tuple(dict.fromkeys(k.lines_of(op)[0] for op in loads))
-        if stages <= 1:
-            cause, advice = f"num_stages={stages}", "num_stages=3 (or 2, if shared memory is short)"
-        elif has_dot:
-            cause, advice = "the pipeliner declined them (it skips loads narrower than 32 bits per thread)", ""
-        else:
-            cause = "Triton's pipeliner takes loads that feed a tl.dot, and this loop has none"
-            advice = "ask for it: `for i in tl.range(start, end, step, num_stages=3)`"
+        cause, advice, remark_line = _loop_cause(k, stages, dots)
         found.append(
             Finding(
                 NOT_PIPELINED,
@@ -542,11 +547,32 @@ def _not_pipelined(k: _Kernel) -> list[Finding]:
                 f"TTGIR: {len(loads)} tt.load in the scf.for at line {loop} (a pipelined load is an async copy), "
                 f"on Python line(s) {', '.join(map(str, lines))}",
                 advice or "make each thread's loads at least 32 bits wide (see the narrow-access findings)",
-                lines,
+                lines + ((remark_line,) if remark_line else ()),
                 (("option", "num_stages", 3),) if stages <= 1 else (),
             )
         )
     return found
+
+
+def _loop_cause(k: _Kernel, stages: int, dots: list[int]) -> tuple[str, str, int | None]:
+    """(why a loop's loads are not pipelined, what to try, the line of the tl.dot whose remark says why)."""
+    if stages <= 1:
+        return f"num_stages={stages}", "num_stages=3 (or 2, if shared memory is short)", None
+    said = [line for line in dots for r in _remarks_at(k, line) if "pipelined load" in r.message]
+    if said:  # AccelerateMatmul: "Forcing a different order ... the pipelined load for this operand will be disabled"
+        return (
+            f"Triton transposes an operand of the tl.dot on line {said[0]} in registers before it stores it to "
+            "shared memory, and then does not pipeline its load (Triton's warning, below)",
+            "store that operand in global memory in the order the matrix instruction reads it (K-major)",
+            said[0],
+        )
+    if dots:
+        return "the pipeliner declined them (it skips loads narrower than 32 bits per thread)", "", None
+    return (
+        "Triton's pipeliner takes loads that feed a tl.dot, and this loop has none",
+        "ask for it: `for i in tl.range(start, end, step, num_stages=3)`",
+        None,
+    )
 
 
 def _count(n: int, noun: str) -> str:
@@ -555,3 +581,49 @@ def _count(n: int, noun: str) -> str:
 
 def kib(n: int) -> str:
     return f"{n / 1024:.4g} KiB" if n >= 1024 else f"{n} B"
+
+
+# --- MLIR remarks ---------------------------------------------------------------------------------
+
+# What a remark is about, by its words: one on a line that has a finding of these kinds is that
+# finding's (its evidence, and for the dot its cause); any other is a finding of its own.
+_REMARK_TOPICS = (
+    ("MMA version", (MATRIX,)),  # AccelerateMatmul: "MMA version 3 acceleration not applied ..."
+    ("vectorization fails", (NARROW,)),  # LoadStoreOpToLLVM: "Warning: vectorization fails vec = 1 ..."
+    ("Pipelining load", (NOT_PIPELINED, NARROW)),  # the pipeliner: "... cannot use vectorized copy ..."
+    ("pipelined load for this operand", (NOT_PIPELINED,)),  # AccelerateMatmul: "Forcing a different order ..."
+)
+
+
+def remark_line(k: _Kernel, remark) -> int | None:
+    """The kernel-file line a remark is about: its own, or the call site of the helper it is in."""
+    return next((line for file, line in remark.locations if file == k.c.kernel.file), None)
+
+
+def _remarks_at(k: _Kernel, line: int) -> list:
+    return [r for r in k.c.remarks if remark_line(k, r) == line]
+
+
+def _with_remarks(k: _Kernel, found: list[Finding]) -> list[Finding]:
+    """The findings with each remark given to the one it is about, and the others as findings of their own."""
+    for remark in k.c.remarks:
+        line = remark_line(k, remark)
+        kinds = next((kinds for words, kinds in _REMARK_TOPICS if words in remark.message), ())
+        about = next((i for i, f in enumerate(found) if f.kind in kinds and line in (f.line, *f.lines)), None)
+        if about is None:
+            found.append(_remark_finding(k, remark, line))
+        elif remark.text not in found[about].remarks:
+            found[about] = replace(found[about], remarks=(*found[about].remarks, remark.text))
+    return found
+
+
+def _remark_finding(k: _Kernel, remark, line: int | None) -> Finding:
+    where = ", called from ".join(f"{Path(file).name}:{n}" for file, n in remark.locations) or "no location"
+    return Finding(
+        REMARK,
+        line,
+        f"Triton's compiler {'warns' if remark.severity == 'warning' else 'remarks'}: {remark.message}",
+        f"MLIR {remark.severity} at {where}" + "".join(f"; {note}" for note in remark.notes),
+        "",
+        remarks=(remark.text,),
+    )

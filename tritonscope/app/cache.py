@@ -273,6 +273,7 @@ def source_request(reference: str) -> VariantRequest:
 
 def read_compilation(reference: str) -> Compilation:
     """The Compilation of a cached kernel, from its artifacts alone: nothing is recompiled."""
+    from ..triton_api.compiler import recorded_remarks
     from ..triton_api.tools import machine_code
 
     entry, problems = find(reference)
@@ -283,7 +284,7 @@ def read_compilation(reference: str) -> Compilation:
         raise UsageError(f"{reference}: the entry has no binary ({target.vendor.binary})")
     binary = entry.path(target.vendor.binary).read_bytes()
     texts = {k: _artifact_text(entry.path(k)) for k in entry.stages if k != target.vendor.binary}
-    texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch))
+    texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch, entry.metadata))
     file, first_line, def_line, source = kernel_source(entry)
     if file and not source:
         problems.append(f"the source {file} is not readable as it was compiled: shown without it")
@@ -301,7 +302,8 @@ def read_compilation(reference: str) -> Compilation:
         cached=True,
     )
     notices = (f"read from {entry.folder}, not recompiled", *problems)
-    artifacts = Artifacts(texts, binary, entry.metadata, 0.0, notices)
+    remarks = recorded_remarks(entry.metadata, Path(entry.folder).parent) or ()
+    artifacts = Artifacts(texts, binary, entry.metadata, 0.0, notices, remarks=remarks)
     return dataclasses.replace(to_compilation(spec, variant, artifacts, target), launches=entry.launches)
 
 

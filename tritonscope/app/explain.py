@@ -9,6 +9,7 @@ of them, each compiled once however many findings share it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from ..analysis import cost, findings
@@ -23,6 +24,7 @@ from .prepare import compile_request
 from .releases import in_release
 
 MAX_WHAT_IFS = 4
+NO_LIVE_REGISTERS = "registers live per line: not shown"
 
 
 @in_release
@@ -51,9 +53,9 @@ def _live_registers(c: Compilation) -> tuple[dict[int, int] | None, tuple[str, .
     from ..triton_api.tools import live_registers
 
     try:
-        return by_listing_line(c.stages[Stage.SASS], live_registers(c.binary)), ()
+        return by_listing_line(c.stages[Stage.SASS], live_registers(c.binary, _target(c).arch)), ()
     except (TritonscopeError, OSError) as exc:
-        return None, (f"register life ranges not read: {getattr(exc, 'message', exc)}",)
+        return None, (f"{NO_LIVE_REGISTERS}: {getattr(exc, 'message', exc)}",)
 
 
 def verified(request: VariantRequest, found: tuple[Finding, ...]) -> tuple[Finding, ...]:
@@ -82,7 +84,7 @@ def describe(finding: Finding, outcome: Compilation | str) -> str:
     """What compiling a finding's what-if gave, in the finding's own terms."""
     asked = findings.what_if_flags(finding.what_if)
     if isinstance(outcome, str):
-        return f"{asked}: the compile fails ({outcome})"
+        return f"{asked}: the compile fails ({_first_error(outcome)})"
     r = outcome.resources
     occ = r.occupancy
     text = (
@@ -96,6 +98,14 @@ def describe(finding: Finding, outcome: Compilation | str) -> str:
         fits = r.shared_bytes <= findings.shared_limit(_target(outcome))
         text += "; fits" if fits else "; still over the limit"
     return text
+
+
+def _first_error(message: str) -> str:
+    """A failed compile's message in one line: the tool's first error (`ptxas fatal : (C7602) Insufficient
+    registers ...`) rather than Triton's wrapper and the PTX reproducer it prints after it."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    said = next((line for line in lines[1:] if re.search(r"\b(fatal|error)\s*:", line)), lines[0] if lines else "")
+    return " ".join(said.split())
 
 
 def _widths(line: LineCost | None) -> str:

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
 from typing import Any
 
+from ..parsers.mlir_diagnostics import Remark
 from .stages import Stage
 from .values import TypeName, format_value, jsonable
 
@@ -240,6 +241,7 @@ class Artifacts:
     seconds: float = 0.0
     notices: tuple[str, ...] = ()
     cache_hit: bool = False  # Triton's cache already had the kernel: read back, not compiled
+    remarks: tuple[Remark, ...] = ()  # MLIR's remarks and warnings on the compile (parsers/mlir_diagnostics.py)
 
 
 @dataclass(frozen=True)
@@ -258,6 +260,7 @@ class Compilation:
     line_map: dict[Stage, dict[int, tuple[tuple[str, int], ...]]] = field(default_factory=dict)
     cache_hit: bool = False  # triton.compile found the kernel in Triton's cache: compile_seconds is a read
     launches: tuple[dict[str, Any], ...] = ()  # a captured kernel's recorded launches (core/launches.py)
+    remarks: tuple[Remark, ...] = ()  # MLIR's remarks and warnings, as Artifacts.remarks
 
     @property
     def options(self) -> dict[str, Any]:

@@ -45,15 +45,24 @@ def without_inline_asm_locs(ptx: str) -> str:
     each line of a block, the line number counted up by one each time, so a 5-line load block at
     line 21 claims lines 21 to 25. The `.loc` before the block (the block's own line) then holds
     for all of it, as before 3.8."""
-    kept, inside = [], False
-    for line in ptx.splitlines(keepends=True):
+    return "".join(line for _, line in _kept(ptx))
+
+
+def kept_line_numbers(ptx: str) -> list[int]:
+    """The line number in `ptx` of each line of `without_inline_asm_locs(ptx)`, in order: what turns a
+    line of the PTX ptxas was given (nvdisasm's `-gp`) back into a line of the PTX Triton wrote."""
+    return [number for number, _ in _kept(ptx)]
+
+
+def _kept(ptx: str):
+    inside = False
+    for number, line in enumerate(ptx.splitlines(keepends=True), start=1):
         stripped = line.strip()
         if stripped in (_ASM_BEGIN, _ASM_END):
             inside = stripped == _ASM_BEGIN
         elif inside and _LOC.match(line):
             continue
-        kept.append(line)
-    return "".join(kept)
+        yield number, line
 
 
 def _parse(text: str, instruction: re.Pattern) -> dict[int, tuple[SourceLine, ...]]:

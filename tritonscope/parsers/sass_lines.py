@@ -65,3 +65,17 @@ def ptx_lines(text: str) -> dict[int, int]:
         elif current and _INSTRUCTION.match(line):
             result[number] = current
     return result
+
+
+def renumber_ptx_lines(text: str, numbers: list[int]) -> str:
+    """The listing with each `-gp` PTX line N replaced by numbers[N - 1]: nvdisasm counts the lines of
+    the PTX ptxas was given, which may differ from the PTX shown (see asm_loc.kept_line_numbers)."""
+
+    def renumbered(match: re.Match) -> str:
+        n = int(match.group(2))
+        return f"{match.group(1)}{numbers[n - 1] if 0 < n <= len(numbers) else n}"
+
+    return _PTX_LINE.sub(renumbered, text)
+
+
+_PTX_LINE = re.compile(r'^(\s*//##\s*File\s+"\.nv_debug_ptx_txt",\s*line\s+)(\d{1,18})', re.MULTILINE)

@@ -56,6 +56,7 @@ code, .code { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 
         user-select: none; }
 .h1 { background: #2e2a1a; } .h2 { background: #4a3a12; } .h3 { background: #6b3d0c; } .h4 { background: #8a2b0a; }
 ul.findings li { margin: 6px 0; } ul.findings .evidence { color: #a6a69c; } ul.findings .try { color: #a6e22e; }
+ul.findings .says { color: #ae81ff; }
 ul.findings a { color: #66d9ef; }
 .l.sel { background: #3e3d32; }
 .hidden { display: none; }
@@ -253,10 +254,16 @@ def _findings(c: Compilation, found) -> str:
         items.append(
             f"<li>{anchor}: <b>{html.escape(f.kind)}</b>: {html.escape(f.message)}"
             f'<br><span class="evidence">evidence: {html.escape(f.evidence)}</span>'
+            + "".join(f'<br><span class="says">Triton says: {html.escape(r)}</span>' for r in _said(f))
             + (f'<br><span class="try">try: {html.escape(f.suggestion)}</span>' if f.suggestion else "")
             + "</li>"
         )
     return f'<section><h2>Findings</h2><ul class="findings">{"".join(items)}</ul></section>'
+
+
+def _said(finding) -> tuple[str, ...]:
+    """The MLIR remarks a finding carries, but a `remark` finding's own (its message says it)."""
+    return finding.remarks if finding.kind != "remark" else ()
 
 
 def _diff_table(diff: StageDiff, old: str, new: str) -> str:

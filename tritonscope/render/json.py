@@ -259,6 +259,7 @@ def finding_body(f) -> dict[str, Any]:
         "lines": list(f.lines) or ([f.line] if f.line is not None else []),
         "what_if": what_if_flags(f.what_if) if f.what_if else None,
         "verified": f.verified or None,
+        "remarks": list(f.remarks),
     }
 
 

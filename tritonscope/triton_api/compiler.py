@@ -29,9 +29,10 @@ from ..core.fileio import read_checked, user_cache_dir, write_checked
 from ..core.model import Artifacts, Variant
 from ..core.targets import Target
 from ..core.values import TypeName
-from ..parsers import asm_loc
+from ..parsers import asm_loc, mlir_diagnostics
+from ..parsers.mlir_diagnostics import Remark
 from . import kernels as triton_kernels
-from .tools import machine_code
+from .tools import PTXAS_INPUT, machine_code
 
 # --- shim: what differs between Triton releases ---------------------------------------------
 
@@ -93,6 +94,7 @@ def _cache_key_extras(kernel, variant: Variant) -> dict[str, str]:
         "tritonscope_kernel_file": kernel.spec.file,
         "tritonscope_constexpr_types": types,
         "tritonscope_triton_dir": os.path.dirname(triton.__file__),
+        **(dict([PTXAS_INPUT]) if _has_stages_hook() else {}),
     }
 
 
@@ -120,6 +122,53 @@ def _cache_hits():
         compilation.listener = previous
 
 
+# MLIR's remarks: libtriton's pass manager reads MLIR_ENABLE_DIAGNOSTICS when it runs (the same name and
+# values from 3.5 to 3.9, with no triton.knobs entry; the older MLIR_ENABLE_REMARK is gone). "remarks"
+# prints remarks and warnings with their locations to file descriptor 2, which compile_variant captures.
+# Triton counts the variable in its cache key, so a compile with remarks is filed apart from one without.
+DIAGNOSTICS_ENV = "MLIR_ENABLE_DIAGNOSTICS"
+REMARKS_UNKNOWN = (
+    "MLIR remarks: not known (Triton's cache had the kernel, and tritonscope's record of its remarks is gone; "
+    "TRITON_ALWAYS_COMPILE=1 compiles it again)"
+)
+
+
+@contextlib.contextmanager
+def _remarks_on():
+    previous = os.environ.get(DIAGNOSTICS_ENV)
+    os.environ[DIAGNOSTICS_ENV] = "remarks"  # not the user's own levels: "operations" would print IR
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(DIAGNOSTICS_ENV, None)
+        else:
+            os.environ[DIAGNOSTICS_ENV] = previous
+
+
+def _remarks_file(metadata: dict, cache: str | Path | None = None) -> Path:
+    """Where a compile's remarks are kept: beside Triton's cache (`cache`, else the one in use), by
+    Triton's key (`hash` in its metadata)."""
+    return Path(cache or triton.knobs.cache.dir) / "tritonscope" / f"{metadata.get('hash', '')}.remarks"
+
+
+def _record_remarks(metadata: dict, remarks: tuple[Remark, ...]) -> None:
+    rows = [[r.severity, r.message, [list(x) for x in r.locations], list(r.notes)] for r in remarks]
+    write_checked(_remarks_file(metadata), json.dumps(rows))  # a read-only cache only costs them later
+
+
+def recorded_remarks(metadata: dict, cache: str | Path | None = None) -> tuple[Remark, ...] | None:
+    """The remarks recorded when the kernel Triton's cache holds was compiled, or None if there are none kept."""
+    text = read_checked(_remarks_file(metadata, cache)) if metadata.get("hash") else None
+    if text is None:
+        return None
+    try:
+        rows = json.loads(text)
+        return tuple(Remark(s, m, tuple((f, int(n)) for f, n in where), tuple(notes)) for s, m, where, notes in rows)
+    except (ValueError, TypeError):
+        return None
+
+
 def gpu_target(target: Target) -> GPUTarget:
     return GPUTarget(target.backend, target.arch, target.warp_size)
 
@@ -128,14 +177,15 @@ def gpu_target(target: Target) -> GPUTarget:
 
 
 def compile_variant(kernel, variant: Variant, target: Target, sass: bool = True) -> Artifacts:
-    """triton.compile for a variant, with the machine code read off the binary (SASS only if `sass`)."""
+    """triton.compile for a variant, with the machine code read off the binary (SASS only if `sass`)
+    and MLIR's remarks."""
     started = time.perf_counter()
     diagnostics = _CStderrCapture()
     try:
-        with diagnostics, _cache_hits() as hits:
+        with diagnostics, _cache_hits() as hits, _remarks_on():
             compiled = _run_triton(kernel, variant, target)
     except CompileError as exc:
-        details = diagnostics.text.strip()  # MLIR's own diagnostics, read once the capture ended
+        details = mlir_diagnostics.parse(diagnostics.text)[1].strip()  # MLIR's errors, read once the capture ended
         if details and exc.__cause__ is not None and not isinstance(exc.__cause__, CompilationError):
             raise CompileError(f"{exc.message}\n{details}") from exc.__cause__
         raise
@@ -143,9 +193,16 @@ def compile_variant(kernel, variant: Variant, target: Target, sass: bool = True)
     metadata = {"triton_version": triton.__version__, **_plain_metadata(compiled.metadata._asdict())}
     binary = compiled.asm[target.vendor.binary]
     texts = {key: value for key, value in compiled.asm.items() if isinstance(value, str)}
-    texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch, sass))
-    notices = tuple(line for line in diagnostics.text.splitlines() if line.strip())
-    return Artifacts(texts, binary, metadata, seconds, notices, cache_hit=hits == [True])
+    texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch, metadata, sass))
+    remarks, rest = mlir_diagnostics.parse(diagnostics.text)
+    if hits == [True]:  # read back from Triton's cache: no pass ran, so no remark was printed
+        remarks = recorded_remarks(metadata)
+    else:
+        _record_remarks(metadata, remarks)
+    notices = tuple(line for line in rest.splitlines() if line.strip())
+    if remarks is None:
+        notices += (REMARKS_UNKNOWN,)
+    return Artifacts(texts, binary, metadata, seconds, notices, hits == [True], remarks or ())
 
 
 def run_compiler(kernel, variant: Variant, target: Target) -> None:
@@ -238,8 +295,12 @@ def _stages_hook(backend=None, stages=None, options=None, language=None, capabil
         hook(stages)
 
 
+def _has_stages_hook() -> bool:
+    return hasattr(triton.knobs.runtime, "add_stages_inspection_hook")  # since 3.6
+
+
 def _install_stages_hook() -> None:
-    if hasattr(triton.knobs.runtime, "add_stages_inspection_hook"):  # since 3.6
+    if _has_stages_hook():
         triton.knobs.runtime.add_stages_inspection_hook = _stages_hook
 
 

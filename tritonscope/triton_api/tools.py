@@ -14,8 +14,13 @@ import triton
 
 from ..core.errors import TritonscopeError
 from ..core.fileio import read_checked, write_checked
-from ..parsers import life_ranges
+from ..parsers import asm_loc, life_ranges, sass_lines
 from . import cubins
+
+# Kept in Triton's metadata (a cache-key entry, compiler._cache_key_extras) of the compiles whose ptxas
+# was given the PTX with one `.loc` per inline-asm block (compiler._stages_hook): nvdisasm's `-gp` PTX
+# lines then count that text's lines, not those of the PTX Triton wrote and tritonscope shows.
+PTXAS_INPUT = ("tritonscope_ptxas_input", "one-loc-per-inline-asm")
 
 
 def _nvidia_tool(name: str) -> str:
@@ -24,12 +29,18 @@ def _nvidia_tool(name: str) -> str:
 
 
 def machine_code(
-    backend: str, binary: bytes, ptx: str | None = None, arch: int | str = 90, sass: bool = True
+    backend: str,
+    binary: bytes,
+    ptx: str | None = None,
+    arch: int | str = 90,
+    metadata: dict | None = None,
+    sass: bool = True,
 ) -> dict[str, str]:
     """The texts read off a binary with the vendor's tools: SASS and cuobjdump's resource usage
     for NVIDIA (and ptxas's spill report when the kernel uses a stack frame or local memory);
-    nothing for AMD, whose assembly and metadata Triton already gives as text. Without `sass`,
-    the caller disassembles later (many cubins at once: `disassemble_code`)."""
+    nothing for AMD, whose assembly and metadata Triton already gives as text. The SASS's PTX
+    lines are those of `ptx` as shown, whatever ptxas was given (Triton's `metadata` says).
+    Without `sass`, the caller disassembles later (many cubins at once: `disassemble_code`)."""
     if backend != "cuda":
         return {}
     if not sass:
@@ -38,11 +49,13 @@ def machine_code(
             texts["ptxas_report"] = ptxas_report(ptx, arch)
         return texts
     with ThreadPoolExecutor(1) as background:
-        sass = background.submit(disassemble, binary)  # nvdisasm's 0.2-0.3 s overlaps cuobjdump
+        listing = background.submit(disassemble, binary)  # nvdisasm's 0.2-0.3 s overlaps cuobjdump
         texts = {"resource_usage": resource_usage(binary)}
         if ptx and _uses_local_memory(texts["resource_usage"]):
             texts["ptxas_report"] = ptxas_report(ptx, arch)
-        texts["sass"] = sass.result()
+        texts["sass"] = listing.result()
+    if ptx and (metadata or {}).get(PTXAS_INPUT[0]) == PTXAS_INPUT[1]:
+        texts["sass"] = sass_lines.renumber_ptx_lines(texts["sass"], asm_loc.kept_line_numbers(ptx))
     return texts
 
 
@@ -126,18 +139,47 @@ def _key(binary: bytes, tool: str, flags: str) -> str:
     return hashlib.sha256(binary + tool.encode() + flags.encode()).hexdigest()
 
 
-def live_registers(cubin: bytes) -> dict[int, int]:
+def live_registers(cubin: bytes, arch: int | str = 90) -> dict[int, int]:
     """{instruction address: general registers live after it}, from nvdisasm's `--print-life-ranges`
-    (another nvdisasm run, 0.3-1.5 s); kept beside Triton's cache, as pairs, like `disassemble`'s text."""
+    (another nvdisasm run, 0.3-1.5 s); kept beside Triton's cache, as pairs, like `disassemble`'s text.
+    A refusal is kept too (`!` and the reason), and raised as a TritonscopeError."""
     tool = _nvidia_tool("nvdisasm")
     key = hashlib.sha256(cubin + tool.encode() + b"--print-life-ranges").hexdigest()
     cached = Path(triton.knobs.cache.dir) / "tritonscope" / f"{key}.live"
     text = read_checked(cached)
     if text is None:
-        live = life_ranges.parse(_run_on_binary(tool, ["-c", "--print-life-ranges"], cubin))
-        text = "".join(f"{address} {count}\n" for address, count in live.items())
+        try:
+            live = life_ranges.parse(_run_on_binary(tool, ["-c", "--print-life-ranges"], cubin))
+            text = "".join(f"{address} {count}\n" for address, count in live.items())
+        except TritonscopeError as exc:
+            if "Std Elf" not in exc.message:
+                raise
+            text = "!" + _life_ranges_refused(arch)
         write_checked(cached, text)
+    if text.startswith("!"):
+        raise TritonscopeError(text[1:])
     return {int(a): int(n) for a, n in (line.split() for line in text.splitlines())}
+
+
+def _life_ranges_refused(arch: int | str) -> str:
+    """Why nvdisasm gave no life ranges: since Triton 3.7 it is CUDA 13's nvdisasm, which analyzes the
+    data flow of CUDA 13's cubins only (ELF e_version 1); a cubin of ptxas 12 (e_version 0x80, 0x81:
+    what 3.7 and later assemble sm80 with, and sm90 up to 3.8) it reads in its "old format" mode, where
+    the analysis is off ("Disassembling Std Elf to Old format ... not supported yet")."""
+    nvdisasm = triton.knobs.nvidia.nvdisasm.version
+    ptxas = _tool_version(ptxas_for(arch))
+    return (
+        f"nvdisasm {nvdisasm} (Triton's) gives no register life ranges for this cubin: ptxas {ptxas} wrote it in "
+        f"CUDA {ptxas.split('.')[0]}'s ELF format, which nvdisasm {nvdisasm.split('.')[0]} reads only without "
+        f"data-flow analysis (an nvdisasm of CUDA {ptxas.split('.')[0]} in TRITON_NVDISASM_PATH reads them)"
+    )
+
+
+def _tool_version(path: str) -> str:
+    from triton.knobs import NvidiaTool
+
+    tool = NvidiaTool.from_path(path)
+    return tool.version if tool else "?"
 
 
 def resource_usage(cubin: bytes) -> str:

@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ...analysis.cost import LineCost, source_texts
-from ...analysis.findings import Finding
+from ...analysis.findings import REMARK, Finding
 from ...core.results import ExplainResult
 from ...core.stages import Stage
 from ...core.targets import TARGETS
@@ -144,6 +144,8 @@ def draw_findings(console: Console, found: tuple[Finding, ...]) -> None:
         table.add_row(Text("●", style="bold red"), Text(f"{where}: {finding.kind}", style="bold"))
         table.add_row(Text(""), Text(finding.message))
         table.add_row(Text(""), Text(f"evidence: {finding.evidence}", style="dim"))
+        if finding.remarks and finding.kind != REMARK:
+            table.add_row(Text(""), Text(f"Triton says: {' | '.join(finding.remarks)}", style="magenta"))
         if finding.suggestion:
             table.add_row(Text(""), Text(f"try: {finding.suggestion}", style="green"))
         if finding.verified:
