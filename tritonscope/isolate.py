@@ -84,9 +84,9 @@ class Workers:
             worker.kill()
         self._idle.clear()
 
-    def warm(self, python: str | None = None) -> Workers:
-        """Starts one worker now, so its start-up overlaps the caller's own work."""
-        if not any(worker.python == python for worker in self._idle):
+    def warm(self, python: str | None = None, count: int = 1) -> Workers:
+        """Starts `count` workers now (those not yet started), so their start-up overlaps the caller's work."""
+        while sum(worker.python == python for worker in self._idle) < min(count, self.jobs):
             self._idle.append(_Worker(self.env, self.stderr, python))
         return self
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 
@@ -11,6 +12,7 @@ from ..core.model import VariantRequest
 from ..core.results import DiffResult
 from ..core.stages import Stage
 from ..core.targets import resolve
+from ..isolate import Workers
 from . import sweep
 from .load import load_file
 from .prepare import from_reference
@@ -28,12 +30,16 @@ def diff(
 ) -> DiffResult:
     if against not in ("first", "previous"):
         raise UsageError(f"--against must be first or previous, not '{against}'")
-    base = from_reference(request)
-    spec = load_file(base.file).pick(base.kernel).spec
-    variants = sweep.expand(base, axes, spec, configs)
-    if stages is None:
-        stages = (Stage.TTGIR, resolve(variants[0].request.target)[0].vendor.machine_code)
-    sweep.run(variants, jobs, timeout, on_done=on_done)
+    with Workers(jobs=jobs, timeout=timeout) as workers:
+        if request.triton is None and not any(a.name == "triton" for a in axes):
+            # This release's workers start while the kernel file loads here, as many as will be busy.
+            workers.warm(count=math.prod(len(a.values) for a in axes))
+        base = from_reference(request)
+        spec = load_file(base.file).pick(base.kernel).spec
+        variants = sweep.expand(base, axes, spec, configs)
+        if stages is None:
+            stages = (Stage.TTGIR, resolve(variants[0].request.target)[0].vendor.machine_code)
+        sweep.run(variants, workers, on_done=on_done)
     compilations = [v.compilation for v in variants]
     diffs, missing = [], []
     for stage in stages:  # a stage only some targets produce is diffed among the variants that have it

@@ -79,11 +79,8 @@ def _with(request: VariantRequest, name: str, value: Any, kinds: dict[str, Param
     return request.with_value(name, value, constexpr=kinds[name] is ParamKind.CONSTEXPR)
 
 
-def run(
-    variants: list[Outcome], jobs: int, timeout: float, on_done: Callable[[Outcome], None] | None = None
-) -> list[Outcome]:
-    """Compiles every variant in isolated workers, `jobs` at a time; fills in each Outcome."""
-
+def run(variants: list[Outcome], workers: Workers, on_done: Callable[[Outcome], None] | None = None) -> list[Outcome]:
+    """Compiles every variant in the workers (isolated, `workers.jobs` at a time); fills in each Outcome."""
     results: dict[int, Any] = {}
 
     def done(index: int, result: TaskOutcome) -> None:
@@ -91,8 +88,7 @@ def run(
         if on_done:
             on_done(variants[index])
 
-    with Workers(jobs=min(jobs, len(variants)), timeout=timeout) as workers:
-        workers.run(_tasks(variants), on_done=done)
+    workers.run(_tasks(variants), on_done=done)
     # This release's compiles come back without SASS: disassembled here, all in one nvdisasm run.
     pending = sorted(i for i, value in results.items() if isinstance(value, Undisassembled))
     for index, compilation in zip(pending, finish([results[i] for i in pending]), strict=True):
