@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 
 import pytest
 from cli_process import tritonscope
@@ -49,3 +50,17 @@ def test_bench_plot_draws_the_kernel_and_torch(tmp_path):
     groups = dict(re.findall(r'<g id="(series-\d+)">(.*?)</g>', svg, re.DOTALL))
     assert {gid: body.count("<use ") for gid, body in groups.items()} == {"series-0": 9, "series-1": 9}
     assert "triton" in svg and "torch" in svg and "GB/s" in svg
+
+
+def test_profile_replays_a_captured_launch(tmp_path):
+    """profile DIR/:KERNEL: the launch `trace` recorded, replayed by its reproducer under ncu, mapped
+    through the binary the reproducer compiled (the sample's own lines)."""
+    from conftest import KERNELS
+
+    tritonscope("trace", "-o", tmp_path / "run", "--", sys.executable, KERNELS / "launch_vector_add.py", timeout=120)
+    body = json.loads(tritonscope("profile", f"{tmp_path / 'run'}/:add_kernel", "--json", timeout=120).stdout)
+    assert body["kind"] == "profile" and body["mapped_by"] == "line map"
+    lines = {line["line"]: line for line in body["lines"]}
+    load = _line_of("vector_add", "x = tl.load(")
+    assert lines[load]["instructions_executed"] > 0
+    assert body["instructions_executed"] > 98432 // 32  # every element's warp ran: the whole grid was measured

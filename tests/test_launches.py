@@ -267,3 +267,8 @@ def test_torch_compile_launches_are_recorded_and_reproduced(cli, tmp_path):
     assert ran.returncode == 0 and "ptx hash matches the captured one" in ran.stdout
     doc = json.loads(cli("bench", f"{tmp_path / 'run'}/:{name}", "--json").stdout)
     assert doc["launches"][0]["ms"] > 0 and doc["launches"][0]["assembly_matched"] is True
+
+
+def test_profile_of_a_capture_takes_no_run_hook_flags(cli, capture):
+    result = cli("profile", f"{capture}/:add_kernel", "--size", "4096", expect=2)
+    assert "need run hooks; a recorded launch has its own" in result.stderr

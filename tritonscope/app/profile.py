@@ -64,6 +64,21 @@ def profile(
     return profile_command(ncu, command, name, str(loaded.path), timeout)
 
 
+def profile_captured(reference: str, number: int, timeout: float) -> ProfileResult:
+    """One recorded launch of a kernel `trace` captured, replayed under ncu by its reproducer script."""
+    from .bench import require_gpu
+    from .reproduce import reproduce
+
+    ncu = find_ncu()
+    require_gpu("profile")
+    made = reproduce(reference, number)
+    with tempfile.TemporaryDirectory(prefix="tritonscope-reproducer-") as folder:
+        script = Path(folder) / f"repro_{made.kernel}.py"
+        script.write_text(made.script)
+        source = (cache.find(reference)[0].specialization or {}).get("file", "")
+        return profile_command(ncu, (sys.executable, str(script), "--once"), made.kernel, source, timeout)
+
+
 def profile_command(ncu: str, command: tuple[str, ...], kernel: str, kernel_file: str, timeout: float) -> ProfileResult:
     """The seam: any program that launches `kernel` (of `kernel_file`) once, run under ncu with a
     fresh Triton cache; the binary that ran is read back from that cache for its line map."""

@@ -27,6 +27,9 @@ def profile(
         list[str] | None,
         typer.Option("--input", metavar="NAME=VALUE", help="A keyword for the file's make_inputs hook. Repeatable."),
     ] = None,
+    launch_number: Annotated[
+        int, typer.Option("--launch", metavar="K", help="With DIR/:KERNEL: which recorded launch (from 1).")
+    ] = 1,
     json_out: JsonOpt = False,
     timeout: Annotated[float, typer.Option("--timeout", metavar="S", help="Seconds ncu may run.")] = 300.0,
 ):
@@ -42,11 +45,22 @@ def profile(
       tritonscope profile sample:matmul
 
       tritonscope profile sample:vector_add --size 2**24 --vary BLOCK_SIZE=256 --json
+
+      tritonscope profile run1/:matmul_kernel          (a launch `trace` recorded, replayed)
     """
+    from ...app.cache import is_reference
     from ...app.profile import profile as run_profile
+    from ...app.profile import profile_captured
+    from ...core.errors import UsageError
     from ...render.terminal.profile import ProfileView
     from .. import argtypes
 
+    if is_reference(file):
+        if size or vary or input_options or kernel:
+            raise UsageError("-k, --size, --vary and --input need run hooks; a recorded launch has its own")
+        with progress(f"replaying {file} under ncu"):
+            result = profile_captured(file, launch_number, argtypes.timeout(timeout))
+        return emit(terminal(ProfileView, json_out, "profile"), result)
     sizes, launch = argtypes.size_list([size] if size else None), argtypes.launch_keywords(vary, "--vary")
     inputs = argtypes.launch_keywords(input_options, "--input")
     with progress(f"running {file} under ncu"):
