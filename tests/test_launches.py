@@ -48,6 +48,10 @@ def capture(tmp_path_factory):
     return out
 
 
+def _records(folder: Path) -> list[dict]:
+    return [json.loads(line) for line in (folder / "kernels.jsonl").read_text().splitlines()]
+
+
 def _launches(folder: Path) -> list[dict]:
     return [json.loads(line) for line in (folder / "launches.jsonl").read_text().splitlines()]
 
@@ -127,13 +131,14 @@ def test_reproduce_imports_a_library_kernel_and_its_ptx_hash_matches(cli, captur
     script = tmp_path / "repro.py"
     result = cli("reproduce", f"{capture}/:add_kernel", "--launch", "2", "-o", script)
     assert "launch 2 of 3: grid 16x1x1, f16[4096] f16[4096] f16[4096]" in result.stderr
-    vector_add = samples_dir() / "vector_add.py"
+    # The traced program's copy of the sample (an installed tritonscope's, or this checkout's).
+    vector_add = Path(next(r["file"] for r in _records(capture) if r["name"] == "add_kernel"))
     assert (
         f"specialized as that launch: tritonscope dump {vector_add} -k add_kernel --target sm90 -a 'x_ptr=*fp16' "
         "-a 'y_ptr=*fp16' -a 'output_ptr=*fp16' -a n_elements=4096 -c BLOCK_SIZE=256 -w 4 -s 3" in result.stderr
     )
     data = _script_data(script)
-    assert data["IMPORT"] == {"module": "vector_add", "root": str(samples_dir())}
+    assert data["IMPORT"] == {"module": "vector_add", "root": str(vector_add.parent)}
     assert data["GRID"] == (16, 1, 1) and data["TARGET"] == ("cuda", 90, 32)
     assert data["CONSTANTS"] == {(4,): {"kind": "int", "value": 256}}
     ptx = next((capture / "cache").glob("*/add_kernel.ptx"))
