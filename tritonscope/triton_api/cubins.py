@@ -18,7 +18,7 @@ from dataclasses import dataclass
 _HEADER = struct.Struct("<16sHHIQQQIHHHHHH")  # Elf64_Ehdr
 _SECTION = struct.Struct("<IIQQQQIIQQ")  # Elf64_Shdr
 _SYMBOL = struct.Struct("<IBBHQQ")  # Elf64_Sym
-_SYMTAB, _STRTAB = 2, 3  # section types
+_SYMTAB, _STRTAB, _NOTE = 2, 3, 7  # section types
 _OBJECT, _FUNC, _SECTION_SYMBOL = 1, 2, 3  # symbol types (a section symbol is bound locally: 3 is its st_info)
 _MARK = "__tritonscope"
 
@@ -54,6 +54,8 @@ def merge(cubins: list[bytes]) -> bytes:
         symbols.append(_SYMBOL.pack(strings.add(name), code.symbol_info, code.symbol_other, 4 + k, 0, len(code.code)))
     fixed = [names.add(n) for n in (".shstrtab", ".strtab", ".symtab")]
     code_names = [names.add(f".text.{name}") for name, _ in codes]  # every name in before the table is placed
+    described = _description(cubins[0])
+    described_names = [names.add(name) for name, _, _, _ in described]
     out = _Image()
     places = [out.put(names.data, 1), out.put(strings.data, 1), out.put(b"".join(symbols), 8)]
     sections = [
@@ -66,10 +68,30 @@ def merge(cubins: list[bytes]) -> bytes:
         offset = out.put(code.code, code.align)
         info = (code.info & 0xFF000000) | (functions + k)
         sections.append(_SECTION.pack(code_names[k], 1, code.flags, 0, offset, len(code.code), 3, info, code.align, 0))
+    moved = {old: len(sections) + k for k, (_, old, _, _) in enumerate(described)}
+    for name, (_, _, header_fields, body) in zip(described_names, described, strict=True):
+        kind, flags, _, _, _, link, info, align, entry = header_fields[1:]
+        offset = out.put(body, max(align, 1))
+        link, info = moved.get(link, 0), moved.get(info, 0)  # indices into the first cubin, renumbered
+        sections.append(_SECTION.pack(name, kind, flags, 0, offset, len(body), link, info, align, entry))
     table = out.put(b"".join(sections), 8)
     fields = list(header)
     fields[5], fields[6], fields[10], fields[12], fields[13] = 0, table, 0, len(sections), 1  # no program headers
     return out.finish(_HEADER.pack(*fields))
+
+
+def _description(cubin: bytes) -> list[tuple[str, int, tuple, bytes]]:
+    """The sections that describe the whole file, not a kernel: CUDA 13's notes, which say the
+    architecture with its variant (`.target sm_90a`), and what they name (`.nv.compat`).
+    As (name, index, header, contents)."""
+    header = _HEADER.unpack_from(cubin)
+    sections = [_SECTION.unpack_from(cubin, header[6] + i * header[11]) for i in range(header[12])]
+    name_of = _reader(cubin, sections[header[13]][4])
+    return [
+        (name_of(s[0]), index, s, cubin[s[4] : s[4] + s[5]])
+        for index, s in enumerate(sections)
+        if s[1] == _NOTE or name_of(s[0]) == ".nv.compat"
+    ]
 
 
 def split(listing: str, cubins: list[bytes]) -> list[str]:
