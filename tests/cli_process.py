@@ -31,10 +31,16 @@ def _checked(argv: list[str], proc: subprocess.CompletedProcess, expect: int | N
 ENV = {**os.environ, "COLUMNS": "240", "NO_COLOR": "1"}
 
 
-def tritonscope(*args, expect: int | None = 0, timeout: float = 600) -> subprocess.CompletedProcess:
-    """Runs `python -m tritonscope ARGS`; checks the exit code (unless expect is None) and that no traceback shows."""
+def tritonscope(
+    *args, expect: int | None = 0, timeout: float = 600, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    """Runs `python -m tritonscope ARGS`; checks the exit code (unless expect is None) and that no traceback
+    shows. `env` is laid over the environment."""
     argv = _argv(args)
-    return _checked(argv, subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=ENV), expect)
+    environment = {**ENV, **(env or {})}
+    return _checked(
+        argv, subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=environment), expect
+    )
 
 
 def tritonscope_together(*commands, timeout: float = 600) -> list[subprocess.CompletedProcess]:

@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_process import tritonscope
 
 from tritonscope.triton_api.version import installed
 
@@ -23,12 +23,9 @@ OTHER = "3.9.0" if RUNNING != "3.9.0" else "3.6.0"
 
 
 def run(*args, expect: int = 0, env: dict | None = None) -> subprocess.CompletedProcess:
-    argv = [sys.executable, "-m", "tritonscope", *map(str, args)]
-    environment = {**os.environ, "COLUMNS": "80", "NO_COLOR": "1", **(env or {})}
-    proc = subprocess.run(argv, capture_output=True, text=True, timeout=900, env=environment)
-    assert proc.returncode == expect, f"exit {proc.returncode}: {args}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
-    assert "Traceback" not in proc.stdout + proc.stderr
-    return proc
+    """tritonscope at 80 columns, with this session's user cache (where the environments go) and pip cache."""
+    session = {k: os.environ[k] for k in ("XDG_CACHE_HOME", "PIP_CACHE_DIR") if k in os.environ}
+    return tritonscope(*args, expect=expect, timeout=900, env={**session, "COLUMNS": "80", **(env or {})})
 
 
 @pytest.fixture(scope="module")
@@ -109,6 +106,7 @@ def test_no_network_is_one_clear_error_and_leaves_nothing(tmp_path):
         "PIP_DEFAULT_TIMEOUT": "3",
     }
     proc = run("dump", "sample:vector_add", "--triton", "3.7.1", expect=2, env=offline)
+    assert "installing Triton 3.7.1 into" in proc.stderr  # said before the download, by every command
     assert "could not install Triton 3.7.1" in proc.stderr
     assert "network access" in proc.stderr and "pip install triton==3.7.1" in proc.stderr
     assert not [p for p in (Path(tmp_path) / "tritonscope" / "envs").iterdir()]  # no half-made environment

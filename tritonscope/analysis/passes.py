@@ -208,6 +208,12 @@ def _only(first: list[PassRecord], second: list[PassRecord], block) -> Divergenc
     return Divergence("only", *changing)
 
 
+def across_diff(first: str | None, second: str | None, labels: tuple[str, str]) -> list[str]:
+    """The unified diff between two pipelines' IR, compared as `comparable_across` compares it."""
+    a, b = (comparable_across(text or "") for text in (first, second))
+    return list(difflib.unified_diff(a, b, labels[0], labels[1], lineterm=""))
+
+
 _SYMBOL = re.compile(r'@(?:"[^"]*"|[\w.$-]+)')
 _TWO_CTAS = r'"?ttng\.two-ctas"?\s*=\s*\w+'
 _RELEASE_ONLY_ATTRIBUTES = re.compile(rf",\s*{_TWO_CTAS}|{_TWO_CTAS}\s*,?\s*")  # since 3.9, on every module

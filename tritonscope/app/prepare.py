@@ -91,7 +91,7 @@ def compile_undisassembled(request: VariantRequest) -> Undisassembled:
     """In a sweep's worker: the compile, without its SASS."""
     from ..triton_api.compiler import compile_variant
 
-    prepared = prepare(from_reference(request))
+    prepared = prepare(request)
     artifacts = compile_variant(prepared.kernel, prepared.variant, prepared.target, sass=False)
     return Undisassembled(prepared.kernel.spec, prepared.variant, prepared.target, artifacts, prepared.notices)
 
@@ -101,9 +101,14 @@ def finish(compiles: list[Undisassembled]) -> list[Compilation]:
     from ..triton_api.tools import disassemble_code
 
     nvidia = [c for c in compiles if c.target.backend == "cuda"]
-    for compiled, sass in zip(nvidia, disassemble_code([c.artifacts.binary for c in nvidia]), strict=True):
-        compiled.artifacts.texts["sass"] = sass
-    return [_with_notices(to_compilation(c.spec, c.variant, c.artifacts, c.target), c) for c in compiles]
+    listings = iter(disassemble_code([c.artifacts.binary for c in nvidia]))
+    finished = []
+    for c in compiles:
+        artifacts = c.artifacts
+        if c.target.backend == "cuda":
+            artifacts = replace(artifacts, texts={**artifacts.texts, "sass": next(listings)})
+        finished.append(_with_notices(to_compilation(c.spec, c.variant, artifacts, c.target), c))
+    return finished
 
 
 def _with_notices(compilation: Compilation, prepared) -> Compilation:

@@ -75,8 +75,7 @@ def profile_captured(reference: str, number: int, timeout: float) -> ProfileResu
     with tempfile.TemporaryDirectory(prefix="tritonscope-reproducer-") as folder:
         script = Path(folder) / f"repro_{made.kernel}.py"
         script.write_text(made.script)
-        source = (cache.find(reference)[0].specialization or {}).get("file", "")
-        return profile_command(ncu, (sys.executable, str(script), "--once"), made.kernel, source, timeout)
+        return profile_command(ncu, (sys.executable, str(script), "--once"), made.kernel, made.source_file, timeout)
 
 
 def profile_command(ncu: str, command: tuple[str, ...], kernel: str, kernel_file: str, timeout: float) -> ProfileResult:

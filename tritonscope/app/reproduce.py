@@ -34,7 +34,8 @@ def reproduce(reference: str, number: int = 1) -> ReproduceResult:
     notes = []
     text = script(entry, launch, reference, notes)
     dump = dump_command(entry, launch, reference)
-    return ReproduceResult(reference, entry.name, number, len(entry.launches), launch, text, dump, tuple(notes))
+    source = entry.specialization.get("file", "")
+    return ReproduceResult(reference, entry.name, number, len(entry.launches), launch, text, dump, tuple(notes), source)
 
 
 def pick_launch(entry: CacheEntry, reference: str, number: int) -> dict:

@@ -154,9 +154,12 @@ def request_from(flags: dict) -> VariantRequest:
     from ..app import releases
     from ..app.specialize import check_dtype
     from ..core.targets import resolve
+    from .installs import ensure_release
 
     target = flags.get("target") or "auto"
     resolve(target)  # an unknown --target fails here, before any work
+    release = releases.checked(flags["triton"]) if flags.get("triton") else None
+    ensure_release(release)  # installed now, its download shown, if it is another release's first use
     return VariantRequest(
         file=flags["file"],
         kernel=flags.get("kernel"),
@@ -170,7 +173,7 @@ def request_from(flags: dict) -> VariantRequest:
         maxnreg=flags.get("maxnreg"),
         config=flags.get("config"),
         specialize=not flags.get("no_specialize", False),
-        triton=releases.checked(flags["triton"]) if flags.get("triton") else None,
+        triton=release,
     )
 
 

@@ -157,6 +157,7 @@ class ReproduceResult:
     script: str
     dump_command: str  # the dump line that specializes the kernel as that launch did
     notes: tuple[str, ...] = ()
+    source_file: str = ""  # the kernel's file, as the capture recorded it
 
 
 @dataclass(frozen=True)

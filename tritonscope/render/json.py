@@ -7,7 +7,6 @@ document.
 
 from __future__ import annotations
 
-import difflib
 import json
 from dataclasses import asdict
 from typing import Any
@@ -15,7 +14,7 @@ from typing import Any
 from .. import __version__
 from ..analysis import linemap
 from ..analysis.findings import what_if_flags
-from ..analysis.passes import comparable_across
+from ..analysis.passes import across_diff
 from ..core.model import SCHEMA_VERSION, Compilation, to_jsonable
 from ..core.results import (
     BenchResult,
@@ -90,8 +89,7 @@ class JsonRenderer:
             "divergence": {"kind": d.kind, "first": _diverging(d.first), "second": _diverging(d.second)},
         }
         if d.first is not None and d.second is not None and d.kind != "input":
-            first, second = (comparable_across(x.after or "") for x in (d.first, d.second))
-            body["divergence"]["output_diff"] = list(difflib.unified_diff(first, second, *r.labels, lineterm=""))
+            body["divergence"]["output_diff"] = across_diff(d.first.after, d.second.after, r.labels)
         return "passes-compare", body
 
     def _trace(self, r: TraceResult):

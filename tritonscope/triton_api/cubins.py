@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 
 _HEADER = struct.Struct("<16sHHIQQQIHHHHHH")  # Elf64_Ehdr
@@ -84,9 +85,7 @@ def _description(cubin: bytes) -> list[tuple[str, int, tuple, bytes]]:
     """The sections that describe the whole file, not a kernel: CUDA 13's notes, which say the
     architecture with its variant (`.target sm_90a`), and what they name (`.nv.compat`).
     As (name, index, header, contents)."""
-    header = _HEADER.unpack_from(cubin)
-    sections = [_SECTION.unpack_from(cubin, header[6] + i * header[11]) for i in range(header[12])]
-    name_of = _reader(cubin, sections[header[13]][4])
+    sections, name_of = _sections(cubin)
     return [
         (name_of(s[0]), index, s, cubin[s[4] : s[4] + s[5]])
         for index, s in enumerate(sections)
@@ -130,30 +129,35 @@ def _objects(cubin: bytes) -> str:
 
 def _symbols(cubin: bytes) -> list[tuple[str, int, int]]:
     """(name, st_info, st_size) of every symbol."""
-    header = _HEADER.unpack_from(cubin)
-    sections = [_SECTION.unpack_from(cubin, header[6] + i * header[11]) for i in range(header[12])]
-    symtab = next(s for s in sections if s[1] == _SYMTAB)
-    name_of = _reader(cubin, sections[symtab[6]][4])
-    entries = [_SYMBOL.unpack_from(cubin, symtab[4] + i * _SYMBOL.size) for i in range(symtab[5] // _SYMBOL.size)]
-    return [(name_of(e[0]), e[1], e[5]) for e in entries]
+    return [(name, e[1], e[5]) for name, e in _symbol_entries(cubin, _sections(cubin)[0])]
 
 
 def _code_sections(cubin: bytes) -> list[_Code]:
-    header = _HEADER.unpack_from(cubin)
-    offset, size, count, names_index = header[6], header[11], header[12], header[13]
-    sections = [_SECTION.unpack_from(cubin, offset + i * size) for i in range(count)]
-    name_of = _reader(cubin, sections[names_index][4])
-    symtab = next(s for s in sections if s[1] == _SYMTAB)
-    symbol_name = _reader(cubin, sections[symtab[6]][4])
-    symbols = [_SYMBOL.unpack_from(cubin, symtab[4] + i * _SYMBOL.size) for i in range(symtab[5] // _SYMBOL.size)]
+    sections, name_of = _sections(cubin)
+    symbols = _symbol_entries(cubin, sections)
     codes = []
     for index, s in enumerate(sections):
         if not name_of(s[0]).startswith(".text."):
             continue
-        symbol = next(y for y in symbols if y[3] == index and y[1] & 0xF == _FUNC)
+        name, symbol = next((n, y) for n, y in symbols if y[3] == index and y[1] & 0xF == _FUNC)
         body = cubin[s[4] : s[4] + s[5]]
-        codes.append(_Code(symbol_name(symbol[0]), s[2], s[7], max(s[8], 1), symbol[1], symbol[2], body))
+        codes.append(_Code(name, s[2], s[7], max(s[8], 1), symbol[1], symbol[2], body))
     return codes
+
+
+def _sections(cubin: bytes) -> tuple[list[tuple], Callable[[int], str]]:
+    """The section headers, and the reader of section names."""
+    header = _HEADER.unpack_from(cubin)
+    sections = [_SECTION.unpack_from(cubin, header[6] + i * header[11]) for i in range(header[12])]
+    return sections, _reader(cubin, sections[header[13]][4])
+
+
+def _symbol_entries(cubin: bytes, sections: list[tuple]) -> list[tuple[str, tuple]]:
+    """(name, Elf64_Sym fields) of every symbol of the symbol table."""
+    symtab = next(s for s in sections if s[1] == _SYMTAB)
+    name_of = _reader(cubin, sections[symtab[6]][4])
+    entries = [_SYMBOL.unpack_from(cubin, symtab[4] + i * _SYMBOL.size) for i in range(symtab[5] // _SYMBOL.size)]
+    return [(name_of(e[0]), e) for e in entries]
 
 
 def _reader(blob: bytes, start: int):

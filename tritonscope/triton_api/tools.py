@@ -43,16 +43,13 @@ def machine_code(
     Without `sass`, the caller disassembles later (many cubins at once: `disassemble_code`)."""
     if backend != "cuda":
         return {}
-    if not sass:
-        texts = {"resource_usage": resource_usage(binary)}
-        if ptx and _uses_local_memory(texts["resource_usage"]):
-            texts["ptxas_report"] = ptxas_report(ptx, arch)
-        return texts
     with ThreadPoolExecutor(1) as background:
-        listing = background.submit(disassemble, binary)  # nvdisasm's 0.2-0.3 s overlaps cuobjdump
+        listing = background.submit(disassemble, binary) if sass else None  # nvdisasm's 0.2-0.3 s overlaps cuobjdump
         texts = {"resource_usage": resource_usage(binary)}
         if ptx and _uses_local_memory(texts["resource_usage"]):
             texts["ptxas_report"] = ptxas_report(ptx, arch)
+        if listing is None:
+            return texts
         texts["sass"] = listing.result()
     if ptx and (metadata or {}).get(PTXAS_INPUT[0]) == PTXAS_INPUT[1]:
         texts["sass"] = sass_lines.renumber_ptx_lines(texts["sass"], asm_loc.kept_line_numbers(ptx))
@@ -96,8 +93,7 @@ def disassemble(cubin: bytes) -> str:
     The memo is checksummed: a truncated or edited one is rebuilt, never shown.
     """
     tool = _nvidia_tool("nvdisasm")
-    key = hashlib.sha256(cubin + tool.encode() + b"-gi -gp").hexdigest()
-    cached = Path(triton.knobs.cache.dir) / "tritonscope" / f"{key}.sass"
+    cached = _memo(cubin, tool, "-gi -gp", "sass")
     sass = read_checked(cached)
     if sass is not None:
         return sass
@@ -113,7 +109,7 @@ def disassemble_code(binaries: list[bytes]) -> list[str]:
     cubins.py), each kept beside Triton's cache like `disassemble`'s. A sweep's variants pay
     nvdisasm's start-up once instead of once each."""
     tool = _nvidia_tool("nvdisasm")
-    memos = [Path(triton.knobs.cache.dir) / "tritonscope" / f"{_key(b, tool, '-c -ndf')}.sass" for b in binaries]
+    memos = [_memo(binary, tool, "-c -ndf", "sass") for binary in binaries]
     texts = [read_checked(memo) for memo in memos]
     missing: dict[int, list[int]] = {}
     for index, (binary, text) in enumerate(zip(binaries, texts, strict=True)):
@@ -135,8 +131,11 @@ def _disassemble_together(tool: str, binaries: list[bytes]) -> list[str]:
     return [_run_on_binary(tool, ["-c", "-ndf"], binary) for binary in binaries]
 
 
-def _key(binary: bytes, tool: str, flags: str) -> str:
-    return hashlib.sha256(binary + tool.encode() + flags.encode()).hexdigest()
+def _memo(binary: bytes, tool: str, flags: str, suffix: str) -> Path:
+    """Where a tool's output for a binary is kept, beside Triton's cache: keyed by the binary, the
+    tool and the flags that change what it prints."""
+    key = hashlib.sha256(binary + tool.encode() + flags.encode()).hexdigest()
+    return Path(triton.knobs.cache.dir) / "tritonscope" / f"{key}.{suffix}"
 
 
 def live_registers(cubin: bytes, arch: int | str = 90) -> dict[int, int]:
@@ -144,8 +143,7 @@ def live_registers(cubin: bytes, arch: int | str = 90) -> dict[int, int]:
     (another nvdisasm run, 0.3-1.5 s); kept beside Triton's cache, as pairs, like `disassemble`'s text.
     A refusal is kept too (`!` and the reason), and raised as a TritonscopeError."""
     tool = _nvidia_tool("nvdisasm")
-    key = hashlib.sha256(cubin + tool.encode() + b"--print-life-ranges").hexdigest()
-    cached = Path(triton.knobs.cache.dir) / "tritonscope" / f"{key}.live"
+    cached = _memo(cubin, tool, "--print-life-ranges", "live")
     text = read_checked(cached)
     if text is None:
         try:

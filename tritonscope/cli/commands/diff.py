@@ -7,8 +7,8 @@ from typing import Annotated
 import typer
 
 from ..app import ENV, command, emit, say
+from ..installs import ensure_releases
 from ..options import HtmlOpt, JsonOpt, TimeoutOpt, variant_flags
-from .envs import ensure_releases
 from .output import write_page
 from .render import terminal
 
@@ -72,7 +72,7 @@ def diff(
     from .. import argtypes
 
     axes = [Axis(name, values) for name, values in argtypes.axes(vary)]
-    ensure_releases(request, axes)
+    ensure_releases(axes)
     workers, notice = worker_count(jobs)
     if notice:
         say(notice, "yellow")

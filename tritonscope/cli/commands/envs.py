@@ -1,12 +1,11 @@
 from __future__ import annotations
 
-import contextlib
-import sys
 from typing import Annotated
 
 import typer
 
-from ..app import ENV, _stderr_console, app, command, emit, say
+from ..app import app, command, emit, say
+from ..installs import ensure_release
 from ..options import JsonOpt
 from .render import terminal
 
@@ -69,50 +68,3 @@ def envs_remove(
     names = [e.release for e in releases.installed_envs()] if all_envs else release
     for name in names:
         say(f"removed Triton {name}: {releases.remove(name).path}")
-
-
-def ensure_release(release: str | None) -> None:
-    """The release's environment made now, with a progress bar, if it is not the running Triton and
-    is not installed yet (so that no command stalls silently on a download)."""
-    from ...app import releases
-
-    if release is None or releases.is_running(release) or releases.env_for(release).ready:
-        return
-    with _install_progress(release) as on_progress:
-        releases.python_for(release, on_progress)
-
-
-def ensure_releases(request, axes) -> None:
-    """Every release a command's request and --vary triton= name, installed."""
-    from ...app import releases
-
-    named = [v for a in axes if a.name == "triton" for v in a.values]
-    for release in dict.fromkeys([request.triton, *(releases.checked(v) for v in named)]):
-        ensure_release(release)
-
-
-@contextlib.contextmanager
-def _install_progress(release: str):
-    """A download bar on stderr where it is a terminal, else a line before and after."""
-    from ...app import releases
-
-    where = releases.env_for(release).path
-    if not sys.stderr.isatty() or ENV.debug:
-        say(f"installing Triton {release} into {where} (first use; a few hundred MB)")
-        yield lambda *_: None
-        say(f"installed Triton {release}")
-        return
-    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn
-
-    columns = (TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=_stderr_console(), transient=True) as bar:
-        task = bar.add_task(f"Triton {release}", total=None)
-
-        def advance(done: int | None, total: int | None, line: str) -> None:
-            if done is not None:
-                bar.update(task, completed=done, total=total)
-            else:
-                bar.update(task, description=f"Triton {release}: {line[:40]}")
-
-        yield advance
-    say(f"installed Triton {release} into {where}")

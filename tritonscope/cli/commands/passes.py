@@ -5,8 +5,8 @@ from typing import Annotated
 import typer
 
 from ..app import command, emit, progress
+from ..installs import ensure_releases
 from ..options import HtmlOpt, JsonOpt, KeepLocOpt, TimeoutOpt, variant_flags
-from .envs import ensure_releases
 from .output import write_page
 from .render import terminal
 
@@ -89,7 +89,7 @@ def _compare(request, vary: list[str], timeout: float, json_out: bool, single_on
     if any(single_only):
         raise UsageError("--show, --full, --changed, --llvm and --html show one pipeline: leave out --vary")
     axes = [Axis(name, values) for name, values in argtypes.axes(vary)]
-    ensure_releases(request, axes)
+    ensure_releases(axes)
     with progress(f"running {request.file} through two compilers with IR dumps on"):
         result = compare(request, axes, timeout)
     emit(terminal(PassesComparisonView, json_out, "passes-compare"), result)

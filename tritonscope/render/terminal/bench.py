@@ -35,14 +35,14 @@ COLUMNS = (
 NOTE = "vs torch: torch's time over the kernel's (above 1x, the kernel is faster)"
 
 
+def peak_lines(peak: Peak, terminal: Terminal) -> list[str]:
+    """The GPU's measured peaks, said above every bench table."""
+    text = f"measured peak: copy {peak.copy_gbps:,.0f} GB/s, fp16 matmul {peak.matmul_tflops:,.0f} TFLOP/s"
+    return wrapped(f"{text} (torch, on this GPU)", terminal.width, terminal.color, "2")
+
+
 def _draw(console: Console, terminal: Terminal, file: str, peak: Peak, results: list[Measurement]) -> None:
-    lines = wrapped(
-        f"measured peak: copy {peak.copy_gbps:,.0f} GB/s, fp16 matmul {peak.matmul_tflops:,.0f} "
-        "TFLOP/s (torch, on this GPU)",
-        terminal.width,
-        terminal.color,
-        "2",
-    )
+    lines = peak_lines(peak, terminal)
     lines.append(paint([("1", f"{file} on the GPU")], terminal.color))
     rows = [_row(r, peak) for r in results]
     if fits(COLUMNS, rows, terminal.width):

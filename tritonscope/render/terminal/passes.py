@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator
 from dataclasses import replace
 
@@ -10,7 +9,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ...analysis import normalize
-from ...analysis.passes import LlvmPassRecord, PassRecord, comparable_across
+from ...analysis.passes import LlvmPassRecord, PassRecord, across_diff
 from ...core.model import Variant
 from ...core.results import PassesComparison, PassesResult
 from ...core.stages import Stage
@@ -157,7 +156,7 @@ def _divergence_lines(result: PassesComparison, terminal: Terminal) -> list[str]
     if d.kind == "input":
         return [
             *wrapped("the IR given to the first pass already differs: the front end differs", *shape, "1;33"),
-            *diff_rows(_output_diff(d.first.before, d.second.before, labels), Code(terminal.width, terminal.color)),
+            *diff_rows(across_diff(d.first.before, d.second.before, labels), Code(terminal.width, terminal.color)),
         ]
     where = ", ".join(f"#{r.index} in [{i}]" for i, r in enumerate((d.first, d.second)) if r is not None)
     name = (d.first or d.second).label
@@ -171,10 +170,5 @@ def _divergence_lines(result: PassesComparison, terminal: Terminal) -> list[str]
             lines += [f"[{which}] {labels[which]}:", *shown(record, False, False, terminal)]
     if d.first is not None and d.second is not None:
         lines.append(rule(f"the output of {name}: [0] -> [1]", terminal.width, terminal.color, "1;35"))
-        lines += diff_rows(_output_diff(d.first.after, d.second.after, labels), Code(terminal.width, terminal.color))
+        lines += diff_rows(across_diff(d.first.after, d.second.after, labels), Code(terminal.width, terminal.color))
     return lines
-
-
-def _output_diff(first: str | None, second: str | None, labels: tuple[str, str]) -> list[str]:
-    a, b = (comparable_across(text or "") for text in (first, second))
-    return list(difflib.unified_diff(a, b, labels[0], labels[1], lineterm=""))

@@ -7,6 +7,7 @@ from rich.console import Console
 from ...core.results import ReplayResult
 from . import tables
 from .base import TerminalRenderer, write_rows
+from .bench import peak_lines
 from .code import wrapped
 from .tables import Column, fits, packed
 
@@ -26,13 +27,7 @@ class ReplayView(TerminalRenderer):
     def draw(self, console: Console, result: ReplayResult) -> None:
         width, color = self.terminal.width, self.terminal.color
         peak = result.peak
-        lines = wrapped(
-            f"measured peak: copy {peak.copy_gbps:,.0f} GB/s, fp16 matmul {peak.matmul_tflops:,.0f} TFLOP/s "
-            "(torch, on this GPU)",
-            width,
-            color,
-            "2",
-        )
+        lines = peak_lines(peak, self.terminal)
         source = f"{result.kernel} of {result.file}" if result.file else result.reference
         lines += wrapped(f"{source}, with the launches recorded in {result.reference}", width, color, "1")
         rows = [_row(t, peak.copy_gbps) for t in result.launches]
