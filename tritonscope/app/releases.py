@@ -140,15 +140,12 @@ def _pip_install(staging: Path, env: ReleaseEnv, with_own_pip: bool, on_progress
     # numpy: grid runs Triton's interpreter, which needs it (below 2.4 for Triton 3.6's).
     command += ["--disable-pip-version-check", "--no-input", "numpy<2.4", f"triton=={release}"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    lines = []
-    for line in process.stdout:
-        line = line.strip()
-        progress = re.match(r"Progress (\d+) of (\d+)", line)
-        if progress:
-            on_progress(int(progress[1]), int(progress[2]), "downloading")
-        elif line:
-            lines.append(line)
-            on_progress(None, None, line)
+    try:
+        lines = _follow(process, on_progress)
+    except BaseException:  # Ctrl-C, SIGTERM: pip must not go on writing into the staging folder
+        process.kill()
+        process.wait()
+        raise
     if process.wait() != 0:
         reason = next((x for x in reversed(lines) if x.startswith("ERROR")), lines[-1] if lines else "pip failed")
         by_hand = f"python -m venv {env.path} && {env.path}/bin/pip install {shlex.quote(f'triton=={release}')}"
@@ -159,6 +156,20 @@ def _pip_install(staging: Path, env: ReleaseEnv, with_own_pip: bool, on_progress
             f"could not install Triton {release} for tritonscope: {reason}",
             hint=f"this needs network access to the package index once; or by hand: {by_hand}",
         )
+
+
+def _follow(process: subprocess.Popen, on_progress: Progress) -> list[str]:
+    """pip's output as it comes, to the progress callback; its lines other than the download's."""
+    lines = []
+    for line in process.stdout:
+        line = line.strip()
+        progress = re.match(r"Progress (\d+) of (\d+)", line)
+        if progress:
+            on_progress(int(progress[1]), int(progress[2]), "downloading")
+        elif line:
+            lines.append(line)
+            on_progress(None, None, line)
+    return lines
 
 
 def remove(release: str) -> ReleaseEnv:
