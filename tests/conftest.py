@@ -10,9 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from tritonscope.app.prepare import compile_request
-from tritonscope.app.specialize import check_dtype
 from tritonscope.cli import app
-from tritonscope.cli.argtypes import assignments
+from tritonscope.cli.argtypes import assignments, check_dtype
 from tritonscope.core.model import VariantRequest
 from tritonscope.core.targets import local_target
 

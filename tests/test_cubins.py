@@ -38,3 +38,27 @@ def test_disassemble_code_groups_by_architecture_and_remembers():
     # Each architecture's own header (CUDA 12 says EF_CUDA_SM90, CUDA 13 `.target sm_90a`).
     assert re.search(r"sm_?80", first[1], re.I) and re.search(r"sm_?90", first[0], re.I)
     assert disassemble_code(binaries) == first  # read back from the memo
+
+
+def test_a_sweeps_finish_gives_what_a_whole_compile_gives():
+    """finish() builds the line maps while nvdisasm runs; the Compilation must be the same as one
+    built in one go from the same artifacts and their SASS."""
+    from dataclasses import replace
+
+    from tritonscope.analysis.artifacts import to_compilation
+    from tritonscope.app.prepare import compile_undisassembled, finish
+    from tritonscope.core.model import VariantRequest
+    from tritonscope.core.stages import Stage
+
+    undone = compile_undisassembled(VariantRequest(file="sample:matmul", target="sm90"))
+    [finished] = finish([undone])
+    sass = disassemble_code([undone.artifacts.binary])[0]
+    artifacts = replace(undone.artifacts, texts={**undone.artifacts.texts, "sass": sass})
+    whole = to_compilation(undone.spec, undone.variant, artifacts, undone.target)
+    assert finished.stages[Stage.SASS] == sass and "HGMMA" in sass
+    assert finished.line_map == whole.line_map
+    assert finished.resources == whole.resources and finished.resources.instructions
+    dot_line = next(
+        n for n, code in enumerate(undone.spec.source.splitlines(), undone.spec.first_line) if "tl.dot" in code
+    )
+    assert any((undone.spec.file, dot_line) in sources for sources in finished.line_map[Stage.TTGIR].values())

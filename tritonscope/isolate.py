@@ -34,6 +34,7 @@ from .core.errors import CompileError, KernelFileError, TritonscopeError, UsageE
 
 _LENGTH = struct.Struct("<Q")
 _RESULT_FD = "TRITONSCOPE_RESULT_FD"
+_PRELOAD = "TRITONSCOPE_PRELOAD"
 
 
 @dataclass(frozen=True)
@@ -84,10 +85,12 @@ class Workers:
             worker.kill()
         self._idle.clear()
 
-    def warm(self, python: str | None = None, count: int = 1) -> Workers:
-        """Starts `count` workers now (those not yet started), so their start-up overlaps the caller's work."""
+    def warm(self, python: str | None = None, count: int = 1, preload: str | None = None) -> Workers:
+        """Starts `count` workers now (those not yet started), so their start-up overlaps the caller's
+        work; each imports the module `preload` (the one its tasks will call) before its first task."""
+        env = {**self.env, _PRELOAD: preload} if preload else self.env
         while sum(worker.python == python for worker in self._idle) < min(count, self.jobs):
-            self._idle.append(_Worker(self.env, self.stderr, python))
+            self._idle.append(_Worker(env, self.stderr, python))
         return self
 
     def call(self, task: Task) -> Any:
@@ -252,6 +255,10 @@ def _serve() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     results = os.fdopen(int(os.environ.pop(_RESULT_FD)), "wb")
     sys.stdout = sys.stderr  # the user's prints never reach the parent's stdout
+    preload = os.environ.pop(_PRELOAD, None)
+    if preload:  # imported while the parent still prepares the tasks; a failure shows in the task itself
+        with contextlib.suppress(Exception):
+            importlib.import_module(preload)
     while True:
         try:
             index, task = _read_message(sys.stdin.buffer)

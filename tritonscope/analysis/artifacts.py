@@ -17,13 +17,13 @@ from . import instruction_mix, linemap
 from .resources import amd_resources, nvidia_resources
 
 
-def to_compilation(spec: KernelSpec, variant: Variant, artifacts: Artifacts, target: Target) -> Compilation:
+def to_compilation(
+    spec: KernelSpec, variant: Variant, artifacts: Artifacts, target: Target, line_map: dict | None = None
+) -> Compilation:
+    """`line_map`: the maps of some stages built beforehand (`early_line_map`), not built again."""
     backend = target.vendor
     texts = artifacts.texts
-    stages = {Stage.SOURCE: spec.source} if spec.source else {}
-    for stage in backend.stages[1:]:
-        if stage.value in texts:
-            stages[stage] = texts[stage.value]
+    stages = _stages(spec, texts, target)
     machine = backend.machine_code
     if machine not in stages:
         raise TritonscopeError(f"the {machine.title} is missing: resources cannot be read without it")
@@ -40,10 +40,26 @@ def to_compilation(spec: KernelSpec, variant: Variant, artifacts: Artifacts, tar
         compile_seconds=artifacts.seconds,
         triton_version=str(artifacts.metadata.get("triton_version", "")),
         notices=artifacts.notices,
-        line_map=linemap.build(stages, spec.file, spec.first_line),
+        line_map=linemap.build(stages, spec.file, spec.first_line, known=line_map),
         cache_hit=artifacts.cache_hit,
         remarks=artifacts.remarks,
     )
+
+
+def early_line_map(spec: KernelSpec, artifacts: Artifacts, target: Target) -> dict:
+    """The line maps of every stage but the machine code: built while the machine code is still
+    being disassembled (a sweep's nvdisasm run), then handed to `to_compilation`."""
+    stages = _stages(spec, artifacts.texts, target)
+    stages.pop(target.vendor.machine_code, None)
+    return linemap.build(stages, spec.file, spec.first_line)
+
+
+def _stages(spec: KernelSpec, texts: dict[str, str], target: Target) -> dict[Stage, str]:
+    stages = {Stage.SOURCE: spec.source} if spec.source else {}
+    for stage in target.vendor.stages[1:]:
+        if stage.value in texts:
+            stages[stage] = texts[stage.value]
+    return stages
 
 
 def _nvidia(target: Target, texts: dict[str, str], metadata: dict):

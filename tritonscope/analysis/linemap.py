@@ -13,10 +13,15 @@ from ..core.model import Compilation
 from ..core.stages import STAGES, SourceLine, Stage, StageMap
 
 
-def build(stages: dict[Stage, str], kernel_file: str, first_line: int) -> dict[Stage, StageMap]:
+def build(
+    stages: dict[Stage, str], kernel_file: str, first_line: int, known: dict[Stage, StageMap] | None = None
+) -> dict[Stage, StageMap]:
+    """Every stage's map; those in `known` (built by an earlier call, on the earlier stages) are kept."""
     line_map: dict[Stage, StageMap] = {}
     for stage, text in stages.items():
-        if stage is Stage.SOURCE:  # each line of code is its own source; blanks and comments are none
+        if known and stage in known:
+            line_map[stage] = known[stage]
+        elif stage is Stage.SOURCE:  # each line of code is its own source; blanks and comments are none
             line_map[stage] = {
                 n: ((kernel_file, first_line + n - 1),)
                 for n, code in enumerate(text.splitlines(), start=1)
@@ -26,7 +31,7 @@ def build(stages: dict[Stage, str], kernel_file: str, first_line: int) -> dict[S
             line_map[stage] = STAGES[stage].locations(text)
     for stage, text in stages.items():
         through = STAGES[stage].through
-        if through is not None and through[0] in line_map:
+        if through is not None and through[0] in line_map and not (known and stage in known):
             line_map[stage] = _joined(line_map[stage], through[1](text), line_map[through[0]])
     return line_map
 

@@ -7,16 +7,12 @@ becomes a KernelFileError naming the file and line.
 from __future__ import annotations
 
 import ast
-import contextlib
-import contextvars
 import functools
 import importlib.util
 import inspect
 import re
-import signal
 import sys
 import textwrap
-import threading
 import traceback
 from dataclasses import dataclass
 from itertools import count
@@ -26,6 +22,7 @@ from typing import Any
 from ..analysis.infer import called_functions, infer_kinds
 from ..core import samples
 from ..core.errors import KernelFileError, Terminated, TritonscopeError, UsageError
+from ..core.limits import time_limit
 from ..core.model import AutotuneConfig, KernelSpec, Param, ParamKind
 from ..triton_api import kernels as triton_kernels
 from ..triton_api.kernels import plain_value
@@ -145,39 +142,6 @@ def _execute(path: Path):
     finally:
         sys.path.remove(str(path.parent))
     return module
-
-
-USER_CODE_SECONDS: contextvars.ContextVar[float] = contextvars.ContextVar("user_code_seconds", default=300.0)
-
-
-@contextlib.contextmanager
-def user_code_limit(seconds: float):
-    """How long a kernel file's own code (its import, heuristics) may run in this process (--timeout)."""
-    token = USER_CODE_SECONDS.set(seconds)
-    try:
-        yield
-    finally:
-        USER_CODE_SECONDS.reset(token)
-
-
-@contextlib.contextmanager
-def time_limit(what: str):
-    """Stops user code that runs past the limit, with a message; a no-op off the main thread."""
-    seconds = USER_CODE_SECONDS.get()
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-        yield
-        return
-
-    def expire(signum, frame):
-        raise UsageError(f"{what} took longer than {seconds:g} s", hint="raise --timeout, or fix the loop")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def _line_in_file(exc: BaseException, path: Path) -> int | None:

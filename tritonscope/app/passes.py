@@ -93,7 +93,7 @@ class _Capture:
         self._workers = Workers(timeout=timeout, env=env, stderr=self._stderr)
 
     def __enter__(self) -> _Capture:
-        self._workers.warm()
+        self._workers.warm(preload="tritonscope.app.passes")
         return self
 
     def __exit__(self, *exc_info) -> None:

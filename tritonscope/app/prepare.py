@@ -6,10 +6,11 @@ passes child all go through it, so they specialize the same way.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..analysis.artifacts import to_compilation
+from ..analysis.artifacts import early_line_map, to_compilation
 from ..core.errors import UsageError
 from ..core.model import Artifacts, Compilation, KernelSpec, Variant, VariantRequest
 from ..core.targets import Target, resolve
@@ -97,17 +98,21 @@ def compile_undisassembled(request: VariantRequest) -> Undisassembled:
 
 
 def finish(compiles: list[Undisassembled]) -> list[Compilation]:
-    """The Compilations of many compiles, their NVIDIA cubins disassembled together."""
+    """The Compilations of many compiles, their NVIDIA cubins disassembled together. nvdisasm runs
+    (0.2-0.3 s, mostly its start-up) while the other stages' line maps are built here."""
     from ..triton_api.tools import disassemble_code
 
     nvidia = [c for c in compiles if c.target.backend == "cuda"]
-    listings = iter(disassemble_code([c.artifacts.binary for c in nvidia]))
+    with ThreadPoolExecutor(1) as background:
+        disassembly = background.submit(disassemble_code, [c.artifacts.binary for c in nvidia])
+        line_maps = [early_line_map(c.spec, c.artifacts, c.target) for c in compiles]
+        listings = iter(disassembly.result())
     finished = []
-    for c in compiles:
+    for c, line_map in zip(compiles, line_maps, strict=True):
         artifacts = c.artifacts
         if c.target.backend == "cuda":
             artifacts = replace(artifacts, texts={**artifacts.texts, "sass": next(listings)})
-        finished.append(_with_notices(to_compilation(c.spec, c.variant, artifacts, c.target), c))
+        finished.append(_with_notices(to_compilation(c.spec, c.variant, artifacts, c.target, line_map), c))
     return finished
 
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.errors import KernelFileError, TritonscopeError, UsageError
+from ..core.limits import time_limit
 from ..core.model import OPTION_NAMES, KernelSpec, ParamKind, Variant, VariantRequest
 from ..core.targets import Target
-from ..core.values import INT64, SCALAR_TYPES, TypeName, canonical_type, parse
+from ..core.values import INT64, TypeName, parse
 from ..triton_api import kernels as triton_kernels
-from .load import LoadedKernel, time_limit
+from .load import LoadedKernel
 
 _I32 = (-(2**31), 2**31 - 1)
 _U64 = (2**63, 2**64 - 1)
@@ -167,14 +168,6 @@ def _check_names(spec: KernelSpec, constexprs: dict[str, Any], args: dict[str, A
             raise UsageError(f"{name} is a constexpr of {spec.name}, not an argument: give it with -c {name}=...")
         if name not in arguments:
             raise UsageError(f"{spec.name} has no argument '{name}'. Arguments: {', '.join(arguments) or 'none'}")
-
-
-def check_dtype(text: str) -> TypeName:
-    """The --dtype value: an element type such as fp16, bf16, i32."""
-    canonical = canonical_type(text)
-    if canonical is None or canonical.is_pointer:
-        raise UsageError(f"unknown dtype '{text}'. Known: {', '.join(SCALAR_TYPES)}")
-    return canonical
 
 
 def _pick_config(spec: KernelSpec, index: int | None):

@@ -18,9 +18,9 @@ from ..core.values import format_value
 from ..isolate import Outcome as TaskOutcome
 from ..isolate import Task, Workers
 from . import releases
-from .prepare import Undisassembled, finish
 
 AXIS_OPTIONS = (*OPTION_NAMES, "target", "config", "triton")
+COMPILE_MODULE = "tritonscope.app.prepare"  # what a worker runs: its tasks name it, warmed workers preload it
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,8 @@ def run(variants: list[Outcome], workers: Workers, on_done: Callable[[Outcome], 
             on_done(variants[index])
 
     workers.run(_tasks(variants), on_done=done)
+    from .prepare import Undisassembled, finish
+
     # This release's compiles come back without SASS: disassembled here, all in one nvdisasm run.
     pending = sorted(i for i, value in results.items() if isinstance(value, Undisassembled))
     for index, compilation in zip(pending, finish([results[i] for i in pending]), strict=True):
@@ -103,8 +105,8 @@ def _tasks(variants: list[Outcome]) -> list[Task]:
     its own nvdisasm); this release's leave the disassembly to `run`."""
     pythons = {r: releases.python_for(r) for r in {v.request.triton for v in variants}}
     return [
-        Task("tritonscope.app.prepare:compile_request", (v.request,), pythons[v.request.triton])
+        Task(f"{COMPILE_MODULE}:compile_request", (v.request,), pythons[v.request.triton])
         if pythons[v.request.triton]
-        else Task("tritonscope.app.prepare:compile_undisassembled", (v.request,))
+        else Task(f"{COMPILE_MODULE}:compile_undisassembled", (v.request,))
         for v in variants
     ]

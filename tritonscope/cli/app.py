@@ -146,7 +146,7 @@ def errors_reported():
 
 def _user_code_limit(seconds: float):
     """--timeout also bounds the kernel file's own code in this process (its import, heuristics)."""
-    from ..app.load import user_code_limit
+    from ..core.limits import user_code_limit
     from .argtypes import timeout
 
     return user_code_limit(timeout(seconds))

@@ -10,7 +10,7 @@ from typing import Any
 from ..core.errors import UsageError
 from ..core.model import Budget
 from ..core.stages import Stage
-from ..core.values import parse, parse_number
+from ..core.values import SCALAR_TYPES, TypeName, canonical_type, parse, parse_number
 
 
 def assignments(items: list[str] | None, flag: str) -> tuple[tuple[str, Any], ...]:
@@ -158,3 +158,11 @@ def budgets(items: list[str] | None, where: str = "--budget") -> tuple[Budget, .
         limit = float(number) * (1024 if unit and unit.lower() in ("kib", "kb") else 1)
         found.append(Budget(figure, "==" if op == "=" else op, limit, str(item).strip()))
     return tuple(found)
+
+
+def check_dtype(text: str) -> TypeName:
+    """The --dtype value: an element type such as fp16, bf16, i32."""
+    canonical = canonical_type(text)
+    if canonical is None or canonical.is_pointer:
+        raise UsageError(f"unknown dtype '{text}'. Known: {', '.join(SCALAR_TYPES)}")
+    return canonical

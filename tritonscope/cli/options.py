@@ -152,7 +152,6 @@ def variant_flags(command=None, *, file_optional: bool = False):
 
 def request_from(flags: dict) -> VariantRequest:
     from ..app import releases
-    from ..app.specialize import check_dtype
     from ..core.targets import resolve
     from .installs import ensure_release
 
@@ -165,7 +164,7 @@ def request_from(flags: dict) -> VariantRequest:
         kernel=flags.get("kernel"),
         constexprs=argtypes.assignments(flags.get("constexpr"), "-c/--constexpr"),
         args=argtypes.assignments(flags.get("arg"), "-a/--arg"),
-        dtype=check_dtype(flags["dtype"]) if flags.get("dtype") else None,
+        dtype=argtypes.check_dtype(flags["dtype"]) if flags.get("dtype") else None,
         target=target,
         num_warps=flags.get("num_warps"),
         num_stages=flags.get("num_stages"),

@@ -68,8 +68,11 @@ def diff(
     from ...app.diff import diff as run_diff
     from ...app.diff import worker_count
     from ...app.sweep import Axis
-    from ...render.terminal.diff import DiffView
     from .. import argtypes
+
+    view = None  # the terminal view: imported before the compiles, not after them, and only if used
+    if not json_out:
+        from ...render.terminal.diff import DiffView as view
 
     axes = [Axis(name, values) for name, values in argtypes.axes(vary)]
     ensure_releases(axes)
@@ -84,7 +87,7 @@ def diff(
         from ...render.html import HtmlReport
 
         write_page(html_out, HtmlReport().render(result))
-    emit(terminal(DiffView, json_out, "diff", **({} if json_out else {"side_by_side": side_by_side})), result)
+    emit(terminal(view, json_out, "diff", **({} if json_out else {"side_by_side": side_by_side})), result)
     if not result.ok:
         raise typer.Exit(1)
 
