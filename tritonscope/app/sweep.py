@@ -89,6 +89,7 @@ def run(variants: list[Outcome], workers: Workers, on_done: Callable[[Outcome], 
             on_done(variants[index])
 
     workers.run(_tasks(variants), on_done=done)
+    workers.close()  # each holds a compiler's memory, and what is left (nvdisasm, analysis) needs none
     from .prepare import Undisassembled, finish
 
     # This release's compiles come back without SASS: disassembled here, all in one nvdisasm run.
