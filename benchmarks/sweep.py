@@ -15,12 +15,16 @@ Run: python benchmarks/sweep.py
 
 from __future__ import annotations
 
+import compileall
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import tritonscope
 
 VARY = ["--vary", "num_warps=4,8", "--vary", "num_stages=2,3", "--vary", "BLOCK_SIZE_K=32,64"]
 DIFF = [sys.executable, "-m", "tritonscope", "diff", "sample:matmul", "--target", "sm90", *VARY, "--json"]
@@ -64,11 +68,6 @@ def cold(command: list[str]) -> tuple[float, str]:
 
 
 def main() -> None:
-    import compileall
-    import statistics
-
-    import tritonscope
-
     compileall.compile_dir(Path(tritonscope.__file__).parent, quiet=1)
     runs: dict[str, list[float]] = {"1": [], "2": []}
     for _ in range(3):

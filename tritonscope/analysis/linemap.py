@@ -17,9 +17,10 @@ def build(
     stages: dict[Stage, str], kernel_file: str, first_line: int, known: dict[Stage, StageMap] | None = None
 ) -> dict[Stage, StageMap]:
     """Every stage's map; those in `known` (built by an earlier call, on the earlier stages) are kept."""
+    known = known or {}
     line_map: dict[Stage, StageMap] = {}
     for stage, text in stages.items():
-        if known and stage in known:
+        if stage in known:
             line_map[stage] = known[stage]
         elif stage is Stage.SOURCE:  # each line of code is its own source; blanks and comments are none
             line_map[stage] = {
@@ -31,7 +32,7 @@ def build(
             line_map[stage] = STAGES[stage].locations(text)
     for stage, text in stages.items():
         through = STAGES[stage].through
-        if through is not None and through[0] in line_map and not (known and stage in known):
+        if through is not None and through[0] in line_map and stage not in known:
             line_map[stage] = _joined(line_map[stage], through[1](text), line_map[through[0]])
     return line_map
 

@@ -93,7 +93,7 @@ class _Capture:
         self._workers = Workers(timeout=timeout, env=env, stderr=self._stderr)
 
     def __enter__(self) -> _Capture:
-        self._workers.warm(preload="tritonscope.app.passes")
+        self._workers.warm(preload=__name__)  # the module of `capture`, its task
         return self
 
     def __exit__(self, *exc_info) -> None:
@@ -102,7 +102,7 @@ class _Capture:
         self._folder.cleanup()
 
     def dump(self, request: VariantRequest) -> str:
-        outcome = self._workers.run([Task("tritonscope.app.passes:capture", (request,))])[0]
+        outcome = self._workers.run([Task(f"{__name__}:capture", (request,))])[0]
         if not outcome.ok:
             if outcome.error.startswith("timed out"):
                 raise CompileError(f"capturing the passes took longer than {self.timeout:g} s", hint="raise --timeout")
