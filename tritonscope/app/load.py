@@ -7,6 +7,7 @@ becomes a KernelFileError naming the file and line.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import importlib.util
 import inspect
@@ -19,7 +20,7 @@ from itertools import count
 from pathlib import Path
 from typing import Any
 
-from ..analysis.infer import called_functions, infer_kinds
+from ..analysis.infer import called_functions, infer_kinds, returns_value
 from ..core import samples
 from ..core.errors import KernelFileError, Terminated, TritonscopeError, UsageError
 from ..core.limits import time_limit
@@ -53,11 +54,17 @@ class LoadedFile:
         if name is not None:
             for kernel in self.kernels:
                 if kernel.spec.name == name:
-                    return kernel
+                    return _launchable(kernel, self.path)
             raise UsageError(f"no kernel named '{name}' in {self.path.name}. Kernels: {self._names()}")
         candidates = [k for k in self.kernels if not k.spec.is_helper]
         if len(candidates) == 1:
             return candidates[0]
+        if not candidates:
+            helpers = ", ".join(k.spec.name for k in self.kernels)
+            raise UsageError(
+                f"{self.path.name} has no kernel to compile, only @triton.jit helpers that kernels call: {helpers}",
+                hint="compile a kernel that calls them (tritonscope list FILE shows each helper's callers)",
+            )
         raise UsageError(f"{self.path.name} has {len(candidates)} kernels: {self._names()}. Choose one with -k NAME.")
 
     def _names(self) -> str:
@@ -164,14 +171,36 @@ def _find_kernels(module: Any, path: Path) -> list[LoadedKernel]:
 
     trees = {jit.__name__: _function_ast(jit) for jit, _, _ in found.values()}
     inferred = infer_kinds(trees)
-    helpers = set().union(*(called_functions(tree, set(trees) - {name}) for name, tree in trees.items()))
-    kernels = [
-        LoadedKernel(
-            _describe(jit, wrappers, inferred[jit.__name__], jit.__name__ in helpers), jit, obj, tuple(wrappers)
-        )
-        for jit, obj, wrappers in found.values()
-    ]
+    callers: dict[str, list[str]] = {name: [] for name in trees}
+    for name, tree in trees.items():
+        for callee in sorted(called_functions(tree, set(trees) - {name})):
+            callers[callee].append(name)
+    kernels = []
+    for jit, obj, wrappers in found.values():
+        spec = _describe(jit, wrappers, inferred[jit.__name__])
+        role = _role(tuple(callers[jit.__name__]), returns_value(trees[jit.__name__]))
+        kernels.append(LoadedKernel(dataclasses.replace(spec, **role), jit, obj, tuple(wrappers)))
     return sorted(kernels, key=lambda k: k.spec.line)
+
+
+def _role(called_by: tuple[str, ...], returns: bool) -> dict[str, Any]:
+    return {"called_by": called_by, "returns_value": returns, "is_helper": bool(called_by) or returns}
+
+
+def _launchable(kernel: LoadedKernel, path: Path) -> LoadedKernel:
+    """The kernel itself, unless it is a helper Triton cannot compile on its own (one that returns a
+    value): that would fail deep in Triton's pass manager, so say what it is and what to pick instead."""
+    spec = kernel.spec
+    if not spec.returns_value:
+        return kernel
+    callers = ", ".join(spec.called_by)
+    seen = f"it is called by {callers}" if callers else f"no @triton.jit function of {path.name} calls it"
+    hint = f"pick a kernel that calls it: -k {spec.called_by[0]}" if callers else "pick a kernel that calls it"
+    raise UsageError(
+        f"{spec.name} (line {spec.line}) is a @triton.jit helper: it returns a value, so Triton compiles it "
+        f"only inlined into a kernel that calls it; {seen}",
+        hint=hint,
+    )
 
 
 def _function_ast(jit: Any) -> ast.FunctionDef:
@@ -179,7 +208,7 @@ def _function_ast(jit: Any) -> ast.FunctionDef:
     return next(node for node in tree.body if isinstance(node, ast.FunctionDef))
 
 
-def _describe(jit: Any, wrappers: list[Any], inferred, is_helper: bool) -> KernelSpec:
+def _describe(jit: Any, wrappers: list[Any], inferred) -> KernelSpec:
     lines, first_line = inspect.getsourcelines(jit.fn)
     def_offset = next(i for i, line in enumerate(lines) if line.lstrip().startswith("def "))
     params = tuple(_describe_param(p, inferred) for p in jit.params)
@@ -199,7 +228,6 @@ def _describe(jit: Any, wrappers: list[Any], inferred, is_helper: bool) -> Kerne
         params=params,
         autotune_configs=configs,
         heuristics=heuristics,
-        is_helper=is_helper,
     )
 
 

@@ -69,7 +69,9 @@ class KernelSpec:
     params: tuple[Param, ...]
     autotune_configs: tuple[AutotuneConfig, ...] = ()
     heuristics: tuple[str, ...] = ()  # constexprs computed by @triton.heuristics
-    is_helper: bool = False  # called by another @triton.jit function of the file
+    is_helper: bool = False  # called by another @triton.jit function of the file, or returns a value
+    called_by: tuple[str, ...] = ()  # the @triton.jit functions of the file that call it
+    returns_value: bool = False  # a helper's `return x`: Triton cannot launch it on its own
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)

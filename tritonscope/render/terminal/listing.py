@@ -25,8 +25,16 @@ class ListingView(TerminalRenderer):
             _draw_kernel(console, spec, result.defaults)
 
 
+def _role(spec) -> str:
+    if not spec.is_helper:
+        return "kernel"
+    called = f"called by {', '.join(spec.called_by)}" if spec.called_by else "no kernel of this file calls it"
+    returns = "returns a value, " if spec.returns_value else ""
+    return f"helper ({returns}{called})"
+
+
 def _draw_kernel(console: Console, spec, defaults: dict) -> None:
-    role = "helper (called by another kernel)" if spec.is_helper else "kernel"
+    role = _role(spec)
     wrappers = f", {spec.wrappers}" if spec.wrappers else ""
     title = Text(f"{spec.name}  line {spec.line}  ") + Text(f"{role}{wrappers}", style="dim")
     table = Table(title=title, title_justify="left")
