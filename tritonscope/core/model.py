@@ -87,6 +87,14 @@ class KernelSpec:
 
 
 @dataclass(frozen=True)
+class FromRun:
+    """`--from-run`: take the specialization from a launch in the file's own run."""
+
+    launch: int = 1  # which launch of the kernel, from 1 (--launch N)
+    command: tuple[str, ...] = ()  # the program to run (after --); empty: `python FILE`
+
+
+@dataclass(frozen=True)
 class VariantRequest:
     """The variant flags of a command, parsed once into typed values (core/values.py).
 
@@ -107,6 +115,7 @@ class VariantRequest:
     config: int | None = None
     specialize: bool = True
     triton: str | None = None  # the Triton release to compile with (app/releases.py); None: the running one
+    from_run: FromRun | None = None  # resolved into a captured kernel before anything loads (app/from_run.py)
 
     @property
     def options(self) -> dict[str, int]:
