@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..core.errors import KernelFileError, UsageError
 from ..core.limits import USER_CODE_SECONDS
-from ..core.model import FromRun, VariantRequest
+from ..core.model import VariantRequest
 from . import cache
 
 STOP_EXIT_CODE = 87  # triton_api/capture.StopAtLaunch.EXIT_CODE (that file imports nothing of tritonscope)
@@ -75,7 +75,9 @@ def _run_to_launch(path: Path, request: VariantRequest, folder: Path) -> Launch:
     target, _ = resolve_target(request.target)
     command = list(request.from_run.command) or [sys.executable, str(path)]
     env = cache.environment_for_capture(folder, launches=max(3, request.from_run.launch))
-    want = {"name": request.kernel or "", "file": "" if request.kernel else str(path), "launch": request.from_run.launch}
+    # The kernel named with -k, else the first kernel defined in FILE that the run launches.
+    want = {"name": request.kernel or "", "file": "" if request.kernel else str(path)}
+    want["launch"] = request.from_run.launch
     env.update(TRITONSCOPE_STOP_AT_LAUNCH=json.dumps(want), **_simulated(target.name))
     seconds = USER_CODE_SECONDS.get()
     try:

@@ -14,7 +14,6 @@ import inspect
 import re
 import sys
 import textwrap
-import traceback
 from dataclasses import dataclass
 from itertools import count
 from pathlib import Path
@@ -27,6 +26,7 @@ from ..core.limits import time_limit
 from ..core.model import AutotuneConfig, KernelSpec, Param, ParamKind
 from ..triton_api import kernels as triton_kernels
 from ..triton_api.kernels import plain_value
+from .import_stop import continue_after, is_device_read, line_in_file
 
 DEFAULTS_NAME = "tritonscope_defaults"
 # What torch and Triton say when a file asks for a GPU at import on a machine without one.
@@ -48,6 +48,7 @@ class LoadedFile:
     module: Any
     kernels: list[LoadedKernel]
     defaults: dict[str, Any]  # the file's `tritonscope_defaults`
+    import_stop: str | None = None  # where module-level code read a device value (app/import_stop.py)
 
     def pick(self, name: str | None) -> LoadedKernel:
         """The kernel called `name`, or the file's only kernel when no name is given."""
@@ -101,14 +102,14 @@ def load_file(given: str) -> LoadedFile:
 
 @functools.lru_cache(maxsize=16)
 def _load(path: Path, mtime_ns: int, size: int) -> LoadedFile:
-    module = _execute(path)
+    module, import_stop = _execute(path)
     kernels = _find_kernels(module, path)
     if not kernels:
         raise KernelFileError(f"{path}: no @triton.jit kernels found", hint="decorate a kernel with @triton.jit")
     defaults = getattr(module, DEFAULTS_NAME, {})
     if not isinstance(defaults, dict):
         raise KernelFileError(f"{path}: {DEFAULTS_NAME} must be a dict of parameter names to values")
-    return LoadedFile(path, module, kernels, dict(defaults))
+    return LoadedFile(path, module, kernels, dict(defaults), import_stop)
 
 
 def _execute(path: Path):
@@ -129,14 +130,20 @@ def _execute(path: Path):
     sys.modules[name] = module
     # Let the file import its neighbours, as it could when run as a script.
     sys.path.insert(0, str(path.parent))
+    stop = None
     try:
         with time_limit(f"importing {path}"):
-            spec.loader.exec_module(module)
+            try:
+                spec.loader.exec_module(module)
+            except Exception as exc:  # noqa: BLE001 - a device read stops the import, not the command
+                if not is_device_read(exc):
+                    raise
+                stop = continue_after(module, path, source, exc)
     except BaseException as exc:  # noqa: BLE001 - foreign code can raise anything, even SystemExit
         del sys.modules[name]
         if isinstance(exc, (KeyboardInterrupt, TritonscopeError, Terminated)):
             raise
-        line = _line_in_file(exc, path)
+        line = line_in_file(exc, path)
         where = f"{path}:{line}" if line else str(path)
         if _NEEDS_GPU.search(f"{type(exc).__name__}: {exc}"):
             raise KernelFileError(
@@ -148,12 +155,7 @@ def _execute(path: Path):
         raise KernelFileError(f"{where}: the file raised {type(exc).__name__} while being imported: {exc}") from exc
     finally:
         sys.path.remove(str(path.parent))
-    return module
-
-
-def _line_in_file(exc: BaseException, path: Path) -> int | None:
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == path]
-    return frames[-1].lineno if frames else None
+    return module, stop
 
 
 def _find_kernels(module: Any, path: Path) -> list[LoadedKernel]:
