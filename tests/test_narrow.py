@@ -18,15 +18,6 @@ from tritonscope.app.cache import CacheEntry
 from tritonscope.app.grid import Access, Program
 from tritonscope.app.sweep import Outcome
 from tritonscope.core.model import Compilation, InstructionMix, Occupancy, Resources, VariantRequest
-from tritonscope.core.results import (
-    BenchResult,
-    CacheListing,
-    DiffResult,
-    DumpResult,
-    GridResult,
-    LayoutResult,
-    PassesResult,
-)
 from tritonscope.core.stages import Stage
 from tritonscope.render.terminal.base import Terminal
 from tritonscope.render.terminal.bench import BenchView
@@ -38,6 +29,13 @@ from tritonscope.render.terminal.dump import DumpView
 from tritonscope.render.terminal.grid import GridView
 from tritonscope.render.terminal.layout import LayoutView
 from tritonscope.render.terminal.passes import PassesView
+from tritonscope.results.bench import BenchResult
+from tritonscope.results.cache import CacheListing
+from tritonscope.results.diff import DiffResult
+from tritonscope.results.dump import DumpResult
+from tritonscope.results.grid import GridResult
+from tritonscope.results.layout import LayoutResult
+from tritonscope.results.passes import PassesResult
 
 NARROW = Terminal(80, False)
 

@@ -10,8 +10,8 @@ import pytest
 from tritonscope.app.bench import Measurement, Peak
 from tritonscope.cli.argtypes import size_list
 from tritonscope.core.errors import UsageError
-from tritonscope.core.results import BenchResult
 from tritonscope.render import plot
+from tritonscope.results.bench import BenchResult
 
 SIZES = [2**e for e in range(12, 21)]  # 2**12..2**20
 

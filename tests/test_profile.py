@@ -21,10 +21,10 @@ from tritonscope.analysis.measured import LINE_MAP, NCU, measure
 from tritonscope.app import cache, profile
 from tritonscope.app.launch_once import PREFIX
 from tritonscope.core.errors import UsageError
-from tritonscope.core.results import ProfileResult
 from tritonscope.parsers.ncu_source import parse, value
 from tritonscope.render.json import JsonRenderer
 from tritonscope.render.terminal.profile import ProfileView
+from tritonscope.results.explain import ProfileResult
 
 DATA = Path(__file__).parent / "data" / "ncu"
 RAN_FROM = {  # where the kernel files were on the H100

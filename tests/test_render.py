@@ -24,15 +24,6 @@ from tritonscope.core.model import (
     Variant,
     VariantRequest,
 )
-from tritonscope.core.results import (
-    BenchResult,
-    DiffResult,
-    DumpResult,
-    GridResult,
-    KernelList,
-    LayoutResult,
-    PassesResult,
-)
 from tritonscope.core.stages import Stage
 from tritonscope.core.values import TypeName
 from tritonscope.render.files import FilesRenderer
@@ -46,6 +37,13 @@ from tritonscope.render.terminal.grid import GridView
 from tritonscope.render.terminal.layout import LayoutView
 from tritonscope.render.terminal.listing import ListingView
 from tritonscope.render.terminal.passes import PassesView
+from tritonscope.results.bench import BenchResult
+from tritonscope.results.catalog import KernelList
+from tritonscope.results.diff import DiffResult
+from tritonscope.results.dump import DumpResult
+from tritonscope.results.grid import GridResult
+from tritonscope.results.layout import LayoutResult
+from tritonscope.results.passes import PassesResult
 
 SOURCE = "@triton.jit\ndef k(x_ptr, n, BLOCK: tl.constexpr):\n    x = tl.load(x_ptr + tl.arange(0, BLOCK))\n"
 TTIR = 'module {\n  %0 = tt.load %x_ptr : tensor<64x!tt.ptr<f32>> loc(#loc3)\n}\n#loc3 = loc("/k.py":3:8)\n'

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +19,10 @@ from ..analysis import instruction_mix
 from ..analysis.findings import Finding
 from ..core.errors import TritonscopeError, UsageError
 from ..core.model import Budget, CheckEntry, Compilation
-from ..core.results import CheckResult, ExplainResult
 from ..core.targets import TARGETS
 from ..isolate import Task, Workers
+from ..results.check import Broken, CheckResult, EntryOutcome
+from ..results.explain import ExplainResult
 from .explain import explain_compilation
 from .prepare import compile_request
 
@@ -52,29 +53,6 @@ FIGURES = {
     )
 }
 COMPARED = ("registers", "spills", "local_bytes", "shared", "occupancy", "global_load_bits", "global_store_bits")
-
-
-@dataclass(frozen=True)
-class Broken:
-    figure: str
-    value: float | None
-    limit: str  # the budget (`<= 128`) or the baseline (`baseline 26`)
-    finding: str = ""  # the finding behind it: `line 21: ...`
-
-
-@dataclass
-class EntryOutcome:
-    entry: CheckEntry
-    compilation: Compilation | None = None
-    figures: dict[str, Any] = field(default_factory=dict)
-    broken: tuple[Broken, ...] = ()
-    findings: tuple[Finding, ...] = ()
-    error: str | None = None
-    exit_code: int = 0  # the error's: 1 the kernel does not compile, 2 bad input
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None and not self.broken
 
 
 def check(

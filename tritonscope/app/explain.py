@@ -17,8 +17,8 @@ from ..analysis.cost import LineCost
 from ..analysis.findings import Finding
 from ..core.errors import TritonscopeError
 from ..core.model import Compilation, VariantRequest
-from ..core.results import ExplainResult
 from ..core.stages import Stage
+from ..results.explain import ExplainResult
 from . import cache
 from .prepare import compile_request
 from .releases import in_release

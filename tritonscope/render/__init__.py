@@ -1,4 +1,4 @@
-"""Renderers: a command's result (core/results.py) in, text or bytes out. They never compile.
+"""Renderers: a command's result (results/) in, text or bytes out. They never compile.
 
 Every renderer has `render(result) -> str | bytes`. Terminal renderers also `write(result,
 file)`, so that a pager shows the first screen while the rest is still being drawn. A new

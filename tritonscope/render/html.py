@@ -20,11 +20,12 @@ from .. import __version__
 from ..analysis import cost, findings, linemap, normalize
 from ..analysis.diffing import StageDiff
 from ..analysis.passes import PassRecord, normalized_ir
-from ..app.sweep import Outcome
 from ..core.model import Compilation
-from ..core.results import DiffResult, DumpResult, PassesResult
 from ..core.stages import Stage
 from ..core.targets import TARGETS
+from ..results.diff import DiffResult, Outcome
+from ..results.dump import DumpResult
+from ..results.passes import PassesResult
 from .lexers import lexer_for
 from .terminal.diff import figure_rows
 from .terminal.dump import mix_rows, signature_text

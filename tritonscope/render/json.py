@@ -16,24 +16,17 @@ from ..analysis import linemap
 from ..analysis.findings import what_if_flags
 from ..analysis.passes import across_diff
 from ..core.model import SCHEMA_VERSION, Compilation, to_jsonable
-from ..core.results import (
-    BenchResult,
-    CacheListing,
-    CheckResult,
-    DiffResult,
-    DumpResult,
-    EnvsListing,
-    ExplainResult,
-    GridResult,
-    KernelList,
-    LayoutResult,
-    PassesComparison,
-    PassesResult,
-    ProfileResult,
-    ReplayResult,
-    SamplesResult,
-    TraceResult,
-)
+from ..results.bench import BenchResult, ReplayResult
+from ..results.cache import CacheListing
+from ..results.catalog import EnvsListing, KernelList, SamplesResult
+from ..results.check import CheckResult
+from ..results.diff import DiffResult
+from ..results.dump import CompareResult, DumpResult
+from ..results.explain import ExplainResult, ProfileResult
+from ..results.grid import GridResult
+from ..results.layout import LayoutResult
+from ..results.passes import PassesComparison, PassesResult
+from ..results.trace import TraceResult
 
 
 def envelope(kind: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -196,6 +189,7 @@ _BODIES = {
     SamplesResult: JsonRenderer._samples,
     KernelList: JsonRenderer._list,
     DumpResult: JsonRenderer._dump,
+    CompareResult: JsonRenderer._dump,
     DiffResult: JsonRenderer._diff,
     PassesResult: JsonRenderer._passes,
     PassesComparison: JsonRenderer._passes_compare,

@@ -9,10 +9,9 @@ from rich.console import Console
 from rich.text import Text
 
 from ...analysis.diffing import StageDiff
-from ...app.sweep import Outcome
 from ...core.model import Compilation
-from ...core.results import DiffResult
 from ...core.targets import TARGETS
+from ...results.diff import DiffResult, Outcome
 from . import tables
 from .base import Terminal, TerminalRenderer, write_rows
 from .code import Code, cells, clean, fit, highlighted, pad, paint, rule, wrapped

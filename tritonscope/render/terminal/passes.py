@@ -11,8 +11,8 @@ from rich.text import Text
 from ...analysis import normalize
 from ...analysis.passes import LlvmPassRecord, PassRecord, across_diff
 from ...core.model import Variant
-from ...core.results import PassesComparison, PassesResult
 from ...core.stages import Stage
+from ...results.passes import PassesComparison, PassesResult
 from . import tables
 from .base import Terminal, TerminalRenderer, write_rows
 from .code import Code, diff_rows, listing_rows, paint, rule, wrapped

@@ -1,0 +1,43 @@
+"""`diff`: variants compiled side by side, and the stage diffs between them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ..analysis.diffing import StageDiff
+from ..core.model import Compilation, VariantRequest
+from .status import ExitStatus
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One variant of a sweep: its request, and the compilation or why there is none."""
+
+    label: dict[str, str]  # the varied names and this variant's values, as typed
+    request: VariantRequest
+    compilation: Compilation | None = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.compilation is not None
+
+    def describe(self) -> str:
+        return ", ".join(f"{k}={v}" for k, v in self.label.items())
+
+
+@dataclass(frozen=True)
+class DiffResult:
+    kind: ClassVar[str] = "diff"
+    outcomes: tuple[Outcome, ...]
+    diffs: tuple[StageDiff, ...]
+    missing: tuple[str, ...] = ()  # stages no variant produced
+
+    @property
+    def ok(self) -> bool:
+        return all(o.ok for o in self.outcomes)
+
+    @property
+    def exit_status(self) -> ExitStatus:
+        return ExitStatus.SUCCESS if self.ok else ExitStatus.FAILED
