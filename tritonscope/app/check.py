@@ -19,6 +19,7 @@ from ..analysis import instruction_mix
 from ..analysis.findings import Finding
 from ..core.errors import TritonscopeError, UsageError
 from ..core.model import Budget, CheckEntry, Compilation
+from ..core.status import ExitStatus
 from ..core.targets import TARGETS
 from ..isolate import Task, Workers
 from ..results.check import Broken, CheckResult, EntryOutcome
@@ -69,7 +70,11 @@ def check(
     tasks = [Task("tritonscope.app.check:evaluate", (entry, baselines)) for entry in entries]
     with Workers(jobs=min(jobs, len(tasks)), timeout=timeout) as workers:
         for entry, done in zip(entries, workers.run(tasks), strict=True):
-            outcome = done.value if done.ok else EntryOutcome(entry, error=done.error, exit_code=done.exit_code or 1)
+            outcome = (
+                done.value
+                if done.ok
+                else EntryOutcome(entry, error=done.error, exit_code=done.exit_code or ExitStatus.FAILED)
+            )
             outcomes.append(outcome)
             if on_done:
                 on_done(outcome)
@@ -83,7 +88,7 @@ def _guarded(entry: CheckEntry, baselines: bool) -> EntryOutcome:
     except TritonscopeError as exc:
         if exc.exit_code != 1:
             raise
-        return EntryOutcome(entry, error=exc.message, exit_code=1)
+        return EntryOutcome(entry, error=exc.message, exit_code=ExitStatus.FAILED)
 
 
 def evaluate(entry: CheckEntry, baselines: bool = True) -> EntryOutcome:

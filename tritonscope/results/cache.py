@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from ..core.status import ExitStatus
 from ..core.targets import TARGETS
-from .status import ExitStatus
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from ..core.model import KernelSpec
 from ..core.samples import Sample
-from .status import ExitStatus
+from ..core.status import ExitStatus
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from ..analysis.findings import Finding
 from ..core.model import CheckEntry, Compilation
-from .status import ExitStatus
+from ..core.status import ExitStatus
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from ..analysis.diffing import StageDiff
 from ..core.model import Compilation, VariantRequest
-from .status import ExitStatus
+from ..core.status import ExitStatus
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from ..core.model import Compilation
 from ..core.stages import SourceLine, Stage
-from .status import ExitStatus
+from ..core.status import ExitStatus
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from ..analysis.cost import LineCost
 from ..analysis.findings import Finding
 from ..analysis.measured import Measured
 from ..core.model import Compilation
-from .status import ExitStatus
+from ..core.status import ExitStatus
 
 
 @dataclass(frozen=True)

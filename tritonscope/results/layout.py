@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..analysis.layouts import Layout, Ownership
-from .status import ExitStatus
+from ..core.status import ExitStatus
 
 
 @dataclass(frozen=True)

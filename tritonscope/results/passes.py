@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from ..analysis.passes import Divergence, LlvmPassRecord, PassRecord
 from ..core.model import Variant
-from .status import ExitStatus
+from ..core.status import ExitStatus
 
 
 @dataclass(frozen=True)

@@ -37,10 +37,10 @@ def report(
       tritonscope report my.py -k kern -c BLOCK=128 --target sm80 -o kern.html
     """
     from ...app.dump import dump as run_dump
-    from ...render.html import HtmlReport
+    from ...render.registry import renderer
     from .. import argtypes
 
     with progress(f"compiling {request.file}"):
         result = run_dump(request, argtypes.stages(stage), None)
     _notices(result.compilation)
-    write_page(out, HtmlReport(keep_loc).render(result))
+    write_page(out, renderer(type(result), "html", keep_loc=keep_loc).render(result))
