@@ -58,9 +58,13 @@ def test_every_result_type_has_a_json_document_and_a_kind():
         namespace = vars(__import__(f"tritonscope.results.{module.name}", fromlist=["_"]))
         found |= {v for v in namespace.values() if dataclasses.is_dataclass(v) and hasattr(v, "exit_status")}
     assert len(found) >= 17
-    for kind in found - {__import__("tritonscope.results.trace", fromlist=["_"]).ReproduceResult}:
+    from tritonscope.results.explain import ReportResult
+    from tritonscope.results.trace import ReproduceResult
+
+    for kind in found - {ReproduceResult, ReportResult}:  # a script and a page: no JSON document
         assert (kind, "json") in RENDERERS and isinstance(kind.kind, str), kind
         assert renderer_class(kind, "json").__name__ == "JsonRenderer"
+    assert renderer_class(ReportResult, "html").__name__ == "HtmlReport"
     with pytest.raises(TypeError, match="registry"):
         renderer_class(int, "json")
 

@@ -14,7 +14,6 @@ from typing import Any
 from .. import __version__
 from ..analysis import linemap
 from ..analysis.findings import what_if_flags
-from ..analysis.passes import across_diff
 from ..core.model import SCHEMA_VERSION, Compilation, to_jsonable
 from ..results.bench import BenchResult, ReplayResult
 from ..results.cache import CacheListing
@@ -70,7 +69,7 @@ class JsonRenderer:
         body = {
             "triton_version": r.triton_version,
             "variant": r.variant,
-            "passes": [_pass(p, r.selected, self.full) for p in r.records],
+            "passes": [_pass(p, r.selected, r.diffs, self.full) for p in r.records],
         }
         if r.llvm_records is not None:
             body["llvm_passes"] = list(r.llvm_records)
@@ -83,10 +82,14 @@ class JsonRenderer:
                 {"label": label, "triton_version": p.triton_version, "variant": p.variant, "passes": _names(p)}
                 for label, p in zip(r.labels, r.results, strict=True)
             ],
-            "divergence": {"kind": d.kind, "first": _diverging(d.first), "second": _diverging(d.second)},
+            "divergence": {
+                "kind": d.kind,
+                "first": _diverging(d.first, r.first_diff),
+                "second": _diverging(d.second, r.second_diff),
+            },
         }
         if d.first is not None and d.second is not None and d.kind != "input":
-            body["divergence"]["output_diff"] = across_diff(d.first.after, d.second.after, r.labels)
+            body["divergence"]["output_diff"] = list(r.across)
         return body
 
     def _trace(self, r: TraceResult):
@@ -301,16 +304,9 @@ def _variant(index: int, outcome) -> dict[str, Any]:
 
 
 def _diffs(r: DiffResult) -> list[dict[str, Any]]:
-    names = [o.describe() for o in r.outcomes]
     return [
-        {
-            "stage": d.stage.value,
-            "old": d.old,
-            "new": d.new,
-            "changed": d.changed,
-            "unified": d.unified(names[d.old], names[d.new]),
-        }
-        for d in r.diffs
+        {"stage": d.stage.value, "old": d.old, "new": d.new, "changed": d.changed, "unified": list(unified)}
+        for d, unified in zip(r.diffs, r.unified, strict=True)
     ]
 
 
@@ -318,14 +314,14 @@ def _names(result) -> list[str]:
     return [record.name for record in result.records]
 
 
-def _diverging(record) -> dict[str, Any] | None:
+def _diverging(record, diff: tuple[str, ...]) -> dict[str, Any] | None:
     """A pass of `passes --vary`'s divergence: where it ran and what it did."""
     if record is None:
         return None
-    return {"index": record.index, "name": record.name, "label": record.label, "diff": record.diff()}
+    return {"index": record.index, "name": record.name, "label": record.label, "diff": list(diff)}
 
 
-def _pass(p, selected, full: bool) -> dict[str, Any]:
+def _pass(p, selected, diffs: dict[int, tuple[str, ...]], full: bool) -> dict[str, Any]:
     data = {
         "index": p.index,
         "name": p.name,
@@ -339,7 +335,7 @@ def _pass(p, selected, full: bool) -> dict[str, Any]:
         "substeps": [name for name, _ in p.substeps],
     }
     if selected is not None and p in selected:
-        data["diff"] = p.diff()
+        data["diff"] = list(diffs[p.index])
         if full:
             data["ir_after"] = p.after
     return data

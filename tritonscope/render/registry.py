@@ -16,7 +16,7 @@ from ..results.catalog import EnvsListing, KernelList, SamplesResult
 from ..results.check import CheckResult
 from ..results.diff import DiffResult
 from ..results.dump import CompareResult, DumpResult
-from ..results.explain import ExplainResult, ProfileResult
+from ..results.explain import ExplainResult, ProfileResult, ReportResult
 from ..results.grid import GridResult
 from ..results.layout import LayoutResult
 from ..results.passes import PassesComparison, PassesResult
@@ -47,6 +47,7 @@ RENDERERS: dict[tuple[type, Format], str] = {
     (ReplayResult, "terminal"): _VIEWS + "replay:ReplayView",
     (CacheListing, "terminal"): _VIEWS + "cache:CacheView",
     (ExplainResult, "terminal"): _VIEWS + "explain:ExplainView",
+    (ReportResult, "html"): _HTML,
     (ProfileResult, "terminal"): _VIEWS + "profile:ProfileView",
     (CheckResult, "terminal"): _VIEWS + "check:CheckView",
     (CheckResult, "junit"): "tritonscope.render.junit:JunitReport",

@@ -9,6 +9,7 @@ from ..analysis.cost import LineCost
 from ..analysis.findings import Finding
 from ..analysis.measured import Measured
 from ..core.model import Compilation
+from ..core.stages import Stage
 from ..core.status import ExitStatus
 
 
@@ -36,6 +37,20 @@ class ProfileResult:
     compilation: Compilation | None  # the binary that ran, read back from its Triton cache
     static: tuple[LineCost, ...] = ()  # explain's cost of each line of that binary
     notes: tuple[str, ...] = ()
+
+    @property
+    def exit_status(self) -> ExitStatus:
+        return ExitStatus.SUCCESS
+
+
+@dataclass(frozen=True)
+class ReportResult:
+    """`report`: explain's result as one HTML page (so the page and `explain` agree), with the
+    stages shown at first."""
+
+    kind: ClassVar[str] = "report"
+    explained: ExplainResult
+    stages: tuple[Stage, ...]
 
     @property
     def exit_status(self) -> ExitStatus:
