@@ -45,6 +45,7 @@ def infer_kinds(functions: dict[str, ast.FunctionDef]) -> dict[str, Inferred]:
     return results
 
 
+<<<<<<< HEAD
 def called_functions(fn: ast.FunctionDef, names: set[str]) -> set[str]:
     """The functions among `names` that `fn` calls."""
     return {
@@ -70,6 +71,8 @@ def _own_nodes(fn: ast.FunctionDef):
             stack.extend(ast.iter_child_nodes(node))
 
 
+=======
+>>>>>>> main
 class _FunctionReader:
     def __init__(self, fn: ast.FunctionDef, functions: dict[str, ast.FunctionDef], known: dict[str, Inferred]):
         self.fn = fn
