@@ -23,6 +23,8 @@ from ..results.cache import CacheEntry
 
 CAPTURE_LOG = "kernels.jsonl"
 LAUNCH_LOG = "launches.jsonl"
+AUTOTUNE_LOG = "autotune.jsonl"  # trace --target: which config each autotuned kernel launched, and why
+STOP_RECORD = "stopped.json"  # trace --target: where the program was stopped, and what it asked
 _ASM = ("ttir", "ttgir", "llir", "ptx", "cubin", "amdgcn", "hsaco")
 
 
@@ -153,13 +155,20 @@ def _launch_log(folder: Path) -> tuple[dict[str, list[dict]], list[str]]:
     return launches, problems
 
 
-def environment_for_capture(out: Path, launches: int = 3) -> dict[str, str]:
+def environment_for_capture(out: Path, launches: int = 3, device: dict | None = None) -> dict[str, str]:
     """The environment `trace` runs a program with: compiles land in OUT/cache, each one logged, and
-    each compiled kernel's first LAUNCHES launches (in each process) are logged too."""
+    each compiled kernel's first LAUNCHES launches (in each process) are logged too. With DEVICE
+    (core/targets.py: Target.simulated_device) the program runs against that simulated GPU."""
     hook = Path(__file__).resolve().parent.parent / "capture_hook"
     path = os.environ.get("PYTHONPATH", "")
+    simulated = {
+        "TRITONSCOPE_SIMULATED_DEVICE": json.dumps(device) if device else "",
+        "TRITONSCOPE_STOPPED": str(out / STOP_RECORD) if device else "",
+        "TRITONSCOPE_AUTOTUNE_LOG": str(out / AUTOTUNE_LOG) if device else "",
+    }
     return {
         **os.environ,
+        **simulated,
         "TRITON_CACHE_DIR": str(out / ".triton-cache"),  # a working cache; the hook copies each compile to cache/
         "TRITON_ALWAYS_COMPILE": "1",  # a kernel already in the user's cache is captured too
         # torch.compile keeps compiled kernels in caches of its own and would then skip Triton's compile:
@@ -172,6 +181,16 @@ def environment_for_capture(out: Path, launches: int = 3) -> dict[str, str]:
         "TRITONSCOPE_LAUNCH_LIMIT": str(launches),
         "PYTHONPATH": f"{hook}{os.pathsep}{path}" if path else str(hook),
     }
+
+
+def stop_record(folder: Path) -> str | None:
+    """The line saying where a simulated run stopped the program, or None if it was not stopped."""
+    path = folder / STOP_RECORD
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return f"{record.get('where')}: the program asked for {record.get('asked')}" if isinstance(record, dict) else None
 
 
 def kernel_source(entry: CacheEntry) -> tuple[str, int, int, str]:
@@ -232,9 +251,12 @@ def source_request(reference: str) -> VariantRequest:
     file, _, _, source = kernel_source(entry)
     if not source or not Path(file).is_file():
         raise KernelFileError(f"{reference}: its source file {file or '(unknown)'} is not there to compile from")
-    signature, constants, _ = recorded_specialization(entry)
+    signature, constants, hints = recorded_specialization(entry)
     constexprs = tuple((n, parse(v)) for n, v in constants.items() if signature.get(n) == "constexpr")
-    args = tuple((n, parse(t)) for n, t in signature.items() if t != "constexpr")
+    launched = _launched_scalars(entry)
+    args = tuple(
+        (n, launched.get(n, _specializing_as(t, hints.get(n, "")))) for n, t in signature.items() if t != "constexpr"
+    )
     metadata = entry.metadata
     return VariantRequest(
         file=file,
@@ -245,6 +267,36 @@ def source_request(reference: str) -> VariantRequest:
         num_warps=metadata.get("num_warps"),
         num_stages=metadata.get("num_stages"),
     )
+
+
+# An integer of each type that specializes as the recorded one did with the hint D (divisible by 16).
+_DIVISIBLE = {"i32": 16, "i64": 2**31 + 16, "u64": 2**63}
+
+
+def _specializing_as(type_: str, hint: str):
+    """A value (or type) for a scalar that specializes to TYPE with HINT, as the recorded compile did:
+    a type name gives no divisibility hint, so an integer that had one is given as a multiple of 16."""
+    if "D" in hint and type_ in _DIVISIBLE:
+        return _DIVISIBLE[type_]
+    return parse(type_)
+
+
+def _launched_scalars(entry: CacheEntry) -> dict[str, int | float | bool]:
+    """The integer, float and bool arguments of the entry's first recorded launch, by parameter name:
+    the values the program passed, which specialize (and feed heuristics) exactly as it did."""
+    if not entry.launches:
+        return {}
+    launch = entry.launches[0]
+    names, args = launch.get("params"), launch.get("args")
+    if not isinstance(names, list) or not isinstance(args, list) or len(names) != len(args):
+        return {}
+    values = {}
+    for name, arg in zip(names, args, strict=True):
+        if isinstance(arg, dict) and arg.get("kind") in ("int", "bool") and isinstance(arg.get("value"), (int, bool)):
+            values[name] = arg["value"]
+        elif isinstance(arg, dict) and arg.get("kind") == "float" and isinstance(arg.get("value"), str):
+            values[name] = float(arg["value"])
+    return values
 
 
 def read_compilation(reference: str) -> Compilation:

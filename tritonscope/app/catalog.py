@@ -9,6 +9,7 @@ from pathlib import Path
 from ..core import samples as bundled
 from ..core.errors import UsageError
 from ..core.fileio import discard, prepare_output_dir, publish_output_dir
+from ..core.targets import resolve
 from ..results.cache import CacheListing
 from ..results.catalog import KernelList, SamplesResult
 from ..results.trace import TraceResult
@@ -20,9 +21,9 @@ def samples() -> SamplesResult:
     return SamplesResult(tuple(bundled.all_samples()))
 
 
-def list_kernels(file: str) -> KernelList:
-    loaded = load_file(file)
-    return KernelList(loaded.path, tuple(k.spec for k in loaded.kernels), dict(loaded.defaults))
+def list_kernels(file: str, target: str = "auto") -> KernelList:
+    loaded = load_file(file, resolve(target)[0].name)
+    return KernelList(loaded.path, tuple(k.spec for k in loaded.kernels), dict(loaded.defaults), loaded.notices)
 
 
 def cache_list(folder: Path | None) -> CacheListing:

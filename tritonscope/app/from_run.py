@@ -52,19 +52,26 @@ def resolve(request: VariantRequest) -> tuple[VariantRequest, Launch | None]:
     if cache.is_reference(request.file):
         raise UsageError("--from-run runs a kernel file; a captured kernel (DIR/:NAME) already holds its launch")
     from .load import resolve_path
+    from .prepare import from_reference
 
     path = resolve_path(request.file)
-    folder = _private_folder()
-    launch = _run_to_launch(path, request, folder)
-    _keep_only(folder, launch)
-    reference = f"{folder}{os.sep}:{launch.name}"
-    return replace(request, file=reference, kernel=None, from_run=None), launch
-
-
-def _private_folder() -> Path:
     folder = Path(tempfile.mkdtemp(prefix="tritonscope-from-run-"))
-    atexit.register(shutil.rmtree, folder, True)
-    return folder
+    try:
+        launch = _run_to_launch(path, request, folder)
+        _keep_only(folder, launch)
+        captured = replace(request, file=f"{folder}{os.sep}:{launch.name}", kernel=None, from_run=None)
+        resolved = from_reference(captured)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    if Path(resolved.file).resolve().is_relative_to(folder.resolve()):
+        # a kernel whose source the run wrote itself (torch.compile's): read its compile as captured
+        atexit.register(shutil.rmtree, folder, True)
+        return captured, launch
+    # The launch's specialization as flags on the kernel's own file: every view then shows that file
+    # and a command line that makes the same compile (reproduce), not a private folder.
+    shutil.rmtree(folder, ignore_errors=True)
+    return replace(resolved, target=request.target), launch
 
 
 def _run_to_launch(path: Path, request: VariantRequest, folder: Path) -> Launch:
@@ -74,11 +81,11 @@ def _run_to_launch(path: Path, request: VariantRequest, folder: Path) -> Launch:
 
     target, _ = resolve_target(request.target)
     command = list(request.from_run.command) or [sys.executable, str(path)]
-    env = cache.environment_for_capture(folder, launches=max(3, request.from_run.launch))
+    env = cache.environment_for_capture(folder, max(3, request.from_run.launch), target.simulated_device())
     # The kernel named with -k, else the first kernel defined in FILE that the run launches.
     want = {"name": request.kernel or "", "file": "" if request.kernel else str(path)}
     want["launch"] = request.from_run.launch
-    env.update(TRITONSCOPE_STOP_AT_LAUNCH=json.dumps(want), **_simulated(target.name))
+    env["TRITONSCOPE_STOP_AT_LAUNCH"] = json.dumps(want)
     seconds = USER_CODE_SECONDS.get()
     try:
         finished = subprocess.run(command, env=env, capture_output=True, text=True, timeout=seconds, cwd=path.parent)
@@ -90,13 +97,8 @@ def _run_to_launch(path: Path, request: VariantRequest, folder: Path) -> Launch:
     except OSError as exc:
         raise UsageError(f"cannot run {command[0]}: {exc.strerror}") from None
     if finished.returncode != STOP_EXIT_CODE:
-        raise _not_reached(command, finished, request, path)
+        raise _not_reached(command, finished, request, path, cache.stop_record(folder))
     return _stopped_launch(folder, request)
-
-
-def _simulated(target: str) -> dict[str, str]:
-    """The environment that gives the program a simulated GPU of the target (trace --target)."""
-    return {"TRITONSCOPE_SIMULATE": target}
 
 
 def _stopped_launch(folder: Path, request: VariantRequest) -> Launch:
@@ -127,7 +129,13 @@ def _shown(command: list[str]) -> str:
     return " ".join(command[:6]) + (" ..." if len(command) > 6 else "")
 
 
-def _not_reached(command, finished, request, path) -> KernelFileError:
+def _not_reached(command, finished, request, path, stopped: str | None) -> KernelFileError:
+    if stopped:  # the program read a value from the simulated GPU before the launch
+        return KernelFileError(
+            f"{_shown(command)} stopped at {stopped} before reaching {_wanted(request, path)}: "
+            "a simulated GPU holds no values",
+            hint="launch the kernel before the program reads a result, or run a script that does (-- python ...)",
+        )
     tail = "\n".join(finished.stderr.strip().splitlines()[-_TAIL_LINES:])
     return KernelFileError(
         f"{_shown(command)} ended (exit {finished.returncode}) without reaching {_wanted(request, path)}"

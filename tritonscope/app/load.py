@@ -27,7 +27,7 @@ from ..core.model import AutotuneConfig, KernelSpec, Param, ParamKind
 from ..core.pysource import called_functions, returns_value
 from ..triton_api import kernels as triton_kernels
 from ..triton_api.kernels import plain_value
-from .import_stop import continue_after, is_device_read, line_in_file
+from .simulated_import import can_simulate, continue_after, line_in_file, simulated, stops_simulated_import
 
 DEFAULTS_NAME = "tritonscope_defaults"
 # What torch and Triton say when a file asks for a GPU at import on a machine without one.
@@ -49,7 +49,7 @@ class LoadedFile:
     module: Any
     kernels: list[LoadedKernel]
     defaults: dict[str, Any]  # the file's `tritonscope_defaults`
-    import_stop: str | None = None  # where module-level code read a device value (app/import_stop.py)
+    notices: tuple[str, ...] = ()  # how it was imported, when not plainly (app/simulated_import.py)
 
     def pick(self, name: str | None) -> LoadedKernel:
         """The kernel called `name`, or the file's only kernel when no name is given."""
@@ -93,27 +93,43 @@ def resolve_path(given: str) -> Path:
     return path.resolve()
 
 
-def load_file(given: str) -> LoadedFile:
+def load_file(given: str, target: str = "auto") -> LoadedFile:
     """The kernels of a file, executed once per process for each version of the file: a sweep
-    worker compiling many variants, or a command that loads twice, pays the import once."""
+    worker compiling many variants, or a command that loads twice, pays the import once. TARGET is
+    the GPU a file that asks for one gets, where none is visible (app/simulated_import.py)."""
     path = resolve_path(given)
     stat = path.stat()
-    return _load(path, stat.st_mtime_ns, stat.st_size)
+    return _load(path, stat.st_mtime_ns, stat.st_size, target)
 
 
 @functools.lru_cache(maxsize=16)
-def _load(path: Path, mtime_ns: int, size: int) -> LoadedFile:
-    module, import_stop = _execute(path)
-    kernels = _find_kernels(module, path)
+def _load(path: Path, mtime_ns: int, size: int, target: str) -> LoadedFile:
+    source = _source(path)
+    plain_failure: KernelFileError | None = None
+    try:
+        module, notices = _execute(path, source, simulating=False)
+        kernels = _find_kernels(module, path)
+    except KernelFileError as exc:
+        if not can_simulate():
+            raise
+        plain_failure, kernels = exc, []
+    if not kernels and can_simulate():  # it asked for a GPU, or defines its kernels only where there is one
+        with simulated(target) as device:
+            module, notices = _execute(path, source, simulating=True)
+            kernels = _find_kernels(module, path)
+        said = f"imported against a simulated {device['name']} ({device['target']}): no GPU is visible here"
+        notices = (said, *notices)
+    if not kernels and plain_failure is not None:
+        raise plain_failure  # the simulated GPU did not help: the file's own failure is the news
     if not kernels:
         raise KernelFileError(f"{path}: no @triton.jit kernels found", hint="decorate a kernel with @triton.jit")
     defaults = getattr(module, DEFAULTS_NAME, {})
     if not isinstance(defaults, dict):
         raise KernelFileError(f"{path}: {DEFAULTS_NAME} must be a dict of parameter names to values")
-    return LoadedFile(path, module, kernels, dict(defaults), import_stop)
+    return LoadedFile(path, module, kernels, dict(defaults), notices)
 
 
-def _execute(path: Path):
+def _source(path: Path) -> str:
     try:
         source = path.read_text()
     except (OSError, UnicodeDecodeError) as exc:
@@ -124,22 +140,26 @@ def _execute(path: Path):
         where = f"{path}:{exc.lineno}" if exc.lineno else str(path)
         text = f"\n    {exc.text.rstrip()}" if exc.text else ""
         raise KernelFileError(f"{where}: syntax error: {exc.msg}{text}") from exc
+    return source
 
+
+def _execute(path: Path, source: str, simulating: bool) -> tuple[Any, tuple[str, ...]]:
+    """The file run as a fresh module; with a line saying where the import stopped, if it did."""
     name = f"tritonscope_kernelfile_{next(_module_ids)}_{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     # Let the file import its neighbours, as it could when run as a script.
     sys.path.insert(0, str(path.parent))
-    stop = None
+    stop: tuple[str, ...] = ()
     try:
         with time_limit(f"importing {path}"):
             try:
                 spec.loader.exec_module(module)
-            except Exception as exc:  # noqa: BLE001 - a device read stops the import, not the command
-                if not is_device_read(exc):
+            except Exception as exc:  # noqa: BLE001 - under the simulated GPU, the import stops there
+                if not (simulating and stops_simulated_import(exc)):
                     raise
-                stop = continue_after(module, path, source, exc)
+                stop = (continue_after(module, path, source, exc),)
     except BaseException as exc:  # noqa: BLE001 - foreign code can raise anything, even SystemExit
         del sys.modules[name]
         if isinstance(exc, (KeyboardInterrupt, TritonscopeError, Terminated)):

@@ -20,7 +20,10 @@ TYPE_FROM = {
 
 class ListingView(TerminalRenderer):
     def draw(self, console: Console, result: KernelList) -> None:
-        console.print(Text(f"{result.path}", style="bold") + Text(f": {len(result.kernels)} @triton.jit function(s)\n"))
+        console.print(Text(f"{result.path}", style="bold") + Text(f": {len(result.kernels)} @triton.jit function(s)"))
+        for notice in result.notices:
+            console.print(Text(notice, style="dim"))
+        console.print()
         for spec in result.kernels:
             _draw_kernel(console, spec, result.defaults)
 
