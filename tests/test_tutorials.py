@@ -35,3 +35,53 @@ def test_a_file_of_helpers_alone_says_so(tmp_path):
     assert "lone.py has no kernel to compile, only @triton.jit helpers that kernels call: softplus" in proc.stderr
     listed = json.loads(tritonscope("list", lone, "--json").stdout)["kernels"]
     assert listed[0]["is_helper"] and listed[0]["called_by"] == []
+
+
+def _from_run(file, *flags, expect=0):
+    """`dump FILE --from-run --json`: (the compiled variant, what was said on stderr)."""
+    proc = tritonscope("dump", SHAPED / file, "--from-run", "--json", *flags, expect=expect)
+    return (json.loads(proc.stdout)["variant"] if expect == 0 else None), proc.stderr
+
+
+def test_list_imports_files_that_ask_for_the_gpu_against_the_simulated_one():
+    for file, kernels in {
+        "device_at_import.py": ["scale_kernel"],
+        "guarded.py": ["relu_kernel"],
+        "launch_at_import.py": ["add_kernel", "negate_kernel"],  # negate_kernel comes after the stop
+    }.items():
+        listed = json.loads(tritonscope("list", SHAPED / file, "--json").stdout)
+        assert [k["name"] for k in listed["kernels"]] == kernels, file
+        assert "imported against a simulated NVIDIA H100 80GB HBM3 (sm90)" in listed["notices"][0]
+    stop = json.loads(tritonscope("list", SHAPED / "launch_at_import.py", "--json").stdout)["notices"][1]
+    assert "stopped at line 31 (print(out)): printing a tensor needs values" in stop
+
+
+def test_from_run_compiles_the_kernel_as_the_files_own_launch_specialized_it():
+    variant, said = _from_run("launch_at_import.py", "-t", "sm90")
+    assert "launch 1 of add_kernel at" in said and "launch_at_import.py:22, grid 97x1x1" in said
+    assert variant["constexprs"] == {"BLOCK_SIZE": 1024}
+    assert variant["signature"]["x_ptr"] == "*fp16" and variant["hints"]["x_ptr"] == "D"
+    assert variant["arguments"]["n_elements"] == 98432 and variant["hints"]["n_elements"] == "D"
+
+
+def test_from_run_sees_the_targets_answers_and_the_launch_asked_for():
+    hopper, _ = _from_run("device_at_import.py", "-t", "sm90")
+    ampere, _ = _from_run("device_at_import.py", "-t", "sm80")
+    assert hopper["constexprs"] == {"BLOCK": 1024} and ampere["constexprs"] == {"BLOCK": 256}  # chosen by capability
+    assert hopper["signature"]["factor"] == "fp32" and hopper["arguments"]["n"] == 100_000
+    second, said = _from_run("launch_in_main.py", "--launch", "2", "-t", "sm90")
+    assert "launch 2 of row_scale_kernel" in said
+    assert second["arguments"]["n_cols"] == 4096 and second["hints"]["n_cols"] == "D"
+    assert second["constexprs"]["BLOCK"] == 4096  # the heuristic, from the launch's n_cols
+    assert second["signature"]["in_ptr"] == "*bf16"
+    _, said = _from_run("launch_in_main.py", "--launch", "3", "-t", "sm90", expect=2)
+    assert "stopped at " in said and "launch_in_main.py:39" in said and "before reaching launch 3" in said
+
+
+def test_from_run_of_a_program_that_never_launches_says_so(tmp_path):
+    _, said = _from_run("value_helper.py", "-k", "softplus_kernel", "-t", "sm90", expect=2)
+    assert "python value_helper.py ended (exit 0) without reaching a launch of softplus_kernel" in said
+    looping = tmp_path / "loops.py"
+    looping.write_text((SHAPED / "value_helper.py").read_text() + "\nwhile True:\n    pass\n")
+    proc = tritonscope("dump", looping, "--from-run", "--timeout", "3", "-t", "sm90", expect=2)
+    assert "ran 3 s without reaching a launch of a kernel of loops.py" in proc.stderr

@@ -124,8 +124,8 @@ def _wanted(request: VariantRequest, path: Path) -> str:
 
 def _shown(command: list[str]) -> str:
     """The command as the user would type it: `python FILE` for the file's own run."""
-    if command[0] == sys.executable:
-        command = ["python", *command[1:]]
+    if command[0] == sys.executable:  # the file's own run: `python FILE`, as the user would type it
+        command = ["python", Path(command[1]).name, *command[2:]]
     return " ".join(command[:6]) + (" ..." if len(command) > 6 else "")
 
 

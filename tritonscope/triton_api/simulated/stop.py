@@ -98,6 +98,31 @@ def _is_fake(tensor) -> bool:
     return "Fake" in type(tensor).__name__
 
 
+def _data_dependent(exc: BaseException) -> bool:
+    """A fake tensor refusing an operator whose result depends on values (torch.allclose, nonzero)."""
+    return type(exc).__name__ in ("DataDependentOutputException", "DynamicOutputShapeException")
+
+
+def _stop_at_uncaught(folders: tuple[str, ...]) -> None:
+    """A program that dies of a data-dependent operator (an `assert torch.allclose(...)`) was stopped
+    for a value too: said as a value read at the program's own line, not as torch's traceback."""
+    previous = sys.excepthook
+
+    def hook(kind, exc, tb):
+        frames = [f for f in _frames(tb) if not os.path.abspath(f.f_code.co_filename).startswith(folders)]
+        if _data_dependent(exc) and frames:
+            stop(frames[-1], f"{exc} (a result that depends on the tensors' values)")
+        previous(kind, exc, tb)
+
+    sys.excepthook = hook
+
+
+def _frames(tb):
+    while tb is not None:
+        yield tb.tb_frame
+        tb = tb.tb_next
+
+
 def install() -> None:
     import torch
 
@@ -106,3 +131,4 @@ def install() -> None:
         original = getattr(torch.Tensor, name, None)
         if original is not None:
             setattr(torch.Tensor, name, _wrap(original, asked, folders))
+    _stop_at_uncaught(folders)
