@@ -17,6 +17,7 @@ from ..analysis.findings import what_if_flags
 from ..core.model import SCHEMA_VERSION, Compilation, to_jsonable
 from ..results.bench import BenchResult, ReplayResult
 from ..results.cache import CacheListing
+from ..results.captures import CaptureDiffResult
 from ..results.catalog import EnvsListing, KernelList, SamplesResult
 from ..results.check import CheckResult
 from ..results.diff import DiffResult
@@ -26,6 +27,7 @@ from ..results.grid import GridResult
 from ..results.layout import LayoutResult
 from ..results.passes import PassesComparison, PassesResult
 from ..results.trace import TraceResult
+from .json_captures import capture_diff_body
 
 
 def envelope(kind: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -210,6 +212,7 @@ _BODIES = {
     ExplainResult: JsonRenderer._explain,
     CheckResult: JsonRenderer._check,
     ProfileResult: JsonRenderer._profile,
+    CaptureDiffResult: lambda self, r: capture_diff_body(r),
 }
 
 

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from ..results.bench import BenchResult, ReplayResult
 from ..results.cache import CacheListing
+from ..results.captures import CaptureDiffResult
 from ..results.catalog import EnvsListing, KernelList, SamplesResult
 from ..results.check import CheckResult
 from ..results.diff import DiffResult
@@ -51,6 +52,7 @@ RENDERERS: dict[tuple[type, Format], str] = {
     (ProfileResult, "terminal"): _VIEWS + "profile:ProfileView",
     (CheckResult, "terminal"): _VIEWS + "check:CheckView",
     (CheckResult, "junit"): "tritonscope.render.junit:JunitReport",
+    (CaptureDiffResult, "terminal"): _VIEWS + "captures:CaptureDiffView",
 }
 # Every result has a JSON document (render/json.py, docs/json-schema.md).
 RENDERERS.update(
@@ -74,6 +76,7 @@ RENDERERS.update(
             ExplainResult,
             ProfileResult,
             CheckResult,
+            CaptureDiffResult,
         )
     }
 )

@@ -1,0 +1,162 @@
+"""Whole captures side by side: `diff DIR1/ DIR2/`, `-k NAME --stage`, `--vary triton=` over a
+capture, and the errors a capture folder can give. The captures are real: `tritonscope trace`
+of a program that compiles its kernels with the real Triton, on the CPU."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+
+import pytest
+from conftest import KERNELS
+
+PROGRAM = KERNELS / "capture_program.py"
+
+
+def trace(cli, out, *flags):
+    cli("trace", "-o", out, "--", sys.executable, PROGRAM, *flags)
+    return out
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    from conftest import Cli
+
+    cli, root = Cli(), tmp_path_factory.mktemp("captures")
+    before = trace(cli, root / "before")
+    return {
+        "before": before,
+        "again": trace(cli, root / "again"),
+        "after": trace(cli, root / "after", "--after"),
+        "sm80": trace(cli, root / "sm80", "--target", "sm80"),
+    }
+
+
+def statuses(document) -> dict[str, str]:
+    return {k["name"]: k["status"] for k in document["kernels"]}
+
+
+def test_diff_names_the_changed_and_the_removed_kernel_and_the_rest_same(cli, runs):
+    doc = json.loads(cli("diff", runs["before"], runs["after"], "--json").stdout)
+    assert doc["kind"] == "capture diff"
+    assert statuses(doc) == {
+        "add_kernel": "changed",
+        "relu_kernel": "removed",
+        "row_sum_kernel": "same",
+        "scale_kernel": "same",
+    }
+    assert doc["counts"] == {"same": 2, "changed": 1, "added": 0, "removed": 1, "regressed": 1}
+    add = next(k for k in doc["kernels"] if k["name"] == "add_kernel")
+    assert add["paired"] == "specialization changed: BLOCK 256 -> 512"
+    assert add["before"]["specialization"]["constexprs"] == {"BLOCK": "256"}
+    assert add["after"]["specialization"]["constexprs"] == {"BLOCK": "512"}
+    changes = {c["figure"]: c for c in add["changes"]}
+    shared = changes["shared"]
+    assert shared["after"] - shared["before"] == shared["delta"] > 0 and shared["regression"]
+    assert changes["mix.global_load"]["delta"] > 0 and not changes["mix.global_load"]["regression"]
+    assert add["before"]["figures"]["registers"] > 0 and add["after"]["figures"]["shared"] == shared["after"]
+    removed = next(k for k in doc["kernels"] if k["name"] == "relu_kernel")
+    assert removed["after"] is None and removed["before"]["reference"].endswith(
+        ":relu_kernel@" + removed["before"]["hash"][:8]
+    )
+    same = next(k for k in doc["kernels"] if k["name"] == "scale_kernel")
+    assert same["changes"] == [] and same["before"]["figures"] == same["after"]["figures"]
+
+
+def test_the_view_fits_80_columns_and_marks_the_regression(tmp_path, runs):
+    from cli_process import tritonscope
+
+    proc = tritonscope("diff", runs["before"], runs["after"], env={"COLUMNS": "80"})
+    lines = proc.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert any(line.startswith("add_kernel [BLOCK=512]") and line.endswith("changed (worse)") for line in lines)
+    assert any(line.startswith("relu_kernel [BLOCK=1024]") and line.endswith("removed") for line in lines)
+    assert "    paired: specialization changed: BLOCK 256 -> 512" in lines
+    assert any(line.startswith("    shared memory B 1536 -> 2048 (+512) worse") for line in lines)
+    assert lines[-1] == "4 kernel compiles: 2 same, 1 changed (1 worse), 0 added, 1 removed"
+
+
+def test_a_program_traced_twice_is_the_same(cli, runs):
+    doc = json.loads(cli("diff", runs["before"], runs["again"], "--json").stdout)
+    assert set(statuses(doc).values()) == {"same"} and len(doc["kernels"]) == 4 and doc["notes"] == []
+
+
+def test_one_kernels_stage_diff(cli, runs):
+    doc = json.loads(cli("diff", runs["before"], runs["after"], "-k", "add_kernel", "--stage", "sass", "--json").stdout)
+    assert doc["kind"] == "diff" and len(doc["variants"]) == 2
+    assert [v["label"]["capture"] for v in doc["variants"]] == [str(runs["before"]), str(runs["after"])]
+    (sass,) = doc["diffs"]
+    assert sass["stage"] == "sass" and sass["changed"]
+    assert any(line.startswith("+") and "LDG" in line for line in sass["unified"])
+    out = cli("diff", runs["before"], runs["after"], "-k", "nope", expect=2).stderr
+    assert "-k nope: no kernel of that name" in out and "add_kernel" in out
+
+
+def test_vary_triton_over_a_capture_recompiles_every_kernel(cli, runs):
+    doc = json.loads(cli("diff", runs["after"], "--vary", "triton=3.6.0,3.6.0", "--json").stdout)
+    assert doc["before"] == doc["after"] == "triton=3.6.0"
+    assert statuses(doc) == dict.fromkeys(["add_kernel", "row_sum_kernel", "scale_kernel"], "same")
+    first = doc["kernels"][0]
+    assert first["before"]["figures"] == first["after"]["figures"] and first["before"]["figures"]["registers"] > 0
+
+
+def test_captures_of_different_targets_are_diffed_with_a_warning(cli, runs):
+    doc = json.loads(cli("diff", runs["before"], runs["sm80"], "--json").stdout)
+    assert "different targets (sm90 and sm80)" in doc["notes"][0]
+    assert set(statuses(doc).values()) == {"changed"}
+    assert {k["after"]["target"] for k in doc["kernels"]} == {"sm80"}
+    out = cli("diff", runs["before"], runs["sm80"]).stdout
+    assert out.startswith("note: the captures were made for different targets")
+
+
+def test_a_capture_of_another_release_is_said(cli, runs, tmp_path):
+    other = shutil.copytree(runs["before"], tmp_path / "other")
+    for meta in (other / "cache").glob("*/*_kernel.json"):
+        metadata = json.loads(meta.read_text())
+        meta.write_text(json.dumps({**metadata, "triton_version": "3.5.1"}))
+    doc = json.loads(cli("diff", other, runs["before"], "--json").stdout)
+    assert doc["notes"] == ["the captures were made with different Triton releases: 3.5.1 and 3.6.0"]
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        ("empty", "not a capture: it has no kernels.jsonl and no compiled kernels"),
+        ("missing", "no such directory"),
+        ("cubin", "a damaged capture (1 problem):"),
+        ("metadata", "add_kernel.json: not readable JSON"),
+        ("artifacts", "has no artifacts in cache/"),
+    ],
+)
+def test_bad_capture_folders_get_one_clear_message(cli, runs, tmp_path, damage, message):
+    folder = tmp_path / "bad"
+    if damage == "empty":
+        folder.mkdir()
+    elif damage != "missing":
+        shutil.copytree(runs["before"], folder)
+        entry = next(p.parent for p in (folder / "cache").glob("*/add_kernel.json"))
+        if damage == "cubin":
+            (entry / "add_kernel.cubin").unlink()
+        elif damage == "metadata":
+            (entry / "add_kernel.json").write_text("{cut sho")
+        else:
+            shutil.rmtree(entry)
+    result = cli("diff", runs["before"], folder, expect=2)
+    assert message in result.stderr and result.stdout == ""
+    if damage in ("cubin", "metadata"):
+        assert "trace the program again" in result.stderr
+
+
+def test_flags_that_do_not_apply_to_captures(cli, runs):
+    assert (
+        "variant flags (num_warps) do not apply"
+        in cli("diff", runs["before"], runs["after"], "-w", "8", expect=2).stderr
+    )
+    out = cli("diff", runs["before"], expect=2).stderr
+    assert "give a second one (diff DIR1/ DIR2/) or --vary triton=A,B" in out
+    assert (
+        "--vary does not apply to two captures"
+        in cli("diff", runs["before"], runs["after"], "--vary", "triton=3.6.0,3.6.0", expect=2).stderr
+    )
+    assert "only for comparing two capture folders" in cli("diff", "sample:vector_add", runs["after"], expect=2).stderr
