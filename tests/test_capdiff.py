@@ -160,3 +160,47 @@ def test_flags_that_do_not_apply_to_captures(cli, runs):
         in cli("diff", runs["before"], runs["after"], "--vary", "triton=3.6.0,3.6.0", expect=2).stderr
     )
     assert "only for comparing two capture folders" in cli("diff", "sample:vector_add", runs["after"], expect=2).stderr
+
+
+def test_check_a_capture_against_budgets_and_a_baseline_capture(cli, runs, tmp_path):
+    from xml.etree import ElementTree
+
+    report = tmp_path / "report.xml"
+    flags = ["--budget", "spills=0", "--baseline", runs["before"], "--junit", report]
+    result = cli("check", runs["after"], *flags, "--json", expect=1)
+    doc = json.loads(result.stdout)
+    failed = {e["name"].split("/:")[1].split("@")[0]: e for e in doc["entries"] if not e["ok"]}
+    assert list(failed) == ["add_kernel"] and len(doc["entries"]) == 3
+    broken = {(b["figure"], b["limit"]) for b in failed["add_kernel"]["broken"]}
+    assert ("shared", "baseline 1536") in broken and all(limit.startswith("baseline") for _, limit in broken)
+    assert doc["notes"] == [
+        f"{runs['before']}/:relu_kernel@{_hash(runs['before'], 'relu_kernel')[:8]}: no longer compiled"
+    ]
+    suite = ElementTree.parse(report).getroot()
+    assert suite.get("tests") == "3" and suite.get("failures") == "1"
+    cases = {c.get("classname"): c for c in suite.iter("testcase")}
+    assert set(cases) == {"add_kernel", "row_sum_kernel", "scale_kernel"}
+    assert [f.get("type") for f in cases["add_kernel"].iter("failure")] == [
+        b["figure"] for b in failed["add_kernel"]["broken"]
+    ]
+    held = cli("check", runs["again"], "--baseline", runs["before"], "--budget", "spills=0").stdout
+    assert held.rstrip().endswith("all 4 held their budgets")
+    budget = cli("check", runs["before"], "--budget", "shared<=1024", expect=1).stdout
+    assert "shared = 1536, limit <= 1024" in budget and "2 of 4 failed" in budget
+
+
+def _hash(folder, name) -> str:
+    return next(p.parent.name for p in (folder / "cache").glob(f"*/{name}.json"))
+
+
+def test_check_a_capture_refuses_what_does_not_apply(cli, runs, tmp_path):
+    assert "nothing to check" in cli("check", runs["after"], expect=2).stderr
+    report = tmp_path / "r.json"
+    report.write_text("{}")
+    out = cli("check", runs["after"], "--baseline", report, expect=2).stderr
+    assert "the baseline is a capture folder too" in out
+    assert (
+        "does not apply to a capture"
+        in cli("check", runs["after"], "--baseline", runs["before"], "--update-baseline", expect=2).stderr
+    )
+    assert "not a capture" in cli("check", tmp_path, "--budget", "spills=0", expect=2).stderr

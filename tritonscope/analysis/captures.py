@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .findings import Finding
+
 # The figures compared, in the order shown; where lower (or higher) is better, a change the other
 # way is a regression. `instructions` and the mix's other kinds change with any edit: shown, never marked.
 FIGURE_ORDER = (
@@ -54,7 +56,7 @@ class KernelFigures:
     shapes: tuple[str, ...]  # each distinct recorded launch: grid and tensor shapes
     figures: dict[str, Any]  # registers, spills, ... (FIGURE_ORDER)
     mix: dict[str, int]  # machine instructions by kind (instruction_mix.Op.kind)
-    findings: tuple[str, ...]  # explain's findings, "kind: message", without their line
+    findings: tuple[Finding, ...]  # explain's findings (no what-ifs compiled)
     code: str  # a digest of the normalized machine code
     reference: str = ""  # DIR/:NAME@HASH8, what -k and check name it by
 
@@ -170,11 +172,17 @@ def compare(a: KernelFigures, b: KernelFigures, how: str = "") -> KernelPair:
     kinds = sorted(set(a.mix) | set(b.mix))
     changes += [_change(f"mix.{k}", a.mix.get(k, 0), b.mix.get(k, 0)) for k in kinds]
     found = [c for c in changes if c is not None]
-    appeared = tuple(f for f in b.findings if f not in a.findings)
-    gone = tuple(f for f in a.findings if f not in b.findings)
+    old, new = finding_texts(a), finding_texts(b)
+    appeared = tuple(f for f in new if f not in old)
+    gone = tuple(f for f in old if f not in new)
     same = a.hash == b.hash or (a.code == b.code and not found and not appeared and not gone)
     status = "same" if same else "changed"
     return KernelPair(b.name, status, a, b, how, tuple(found), appeared, gone)
+
+
+def finding_texts(k: KernelFigures) -> tuple[str, ...]:
+    """A compile's findings as compared: kind and message, not the line (an edit above moves it)."""
+    return tuple(dict.fromkeys(f"{f.kind}: {f.message}" for f in k.findings))
 
 
 def _change(figure: str, before: Any, after: Any) -> Change | None:

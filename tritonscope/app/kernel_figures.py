@@ -33,7 +33,7 @@ def of(compilation: Compilation) -> dict[str, Any]:
         "triton_version": str(compilation.metadata.get("triton_version", compilation.triton_version)),
         "figures": values,
         "mix": {k: n for k, n in sorted(mix.items()) if k != "other"},
-        "findings": tuple(dict.fromkeys(f"{f.kind}: {f.message}" for f in explained.findings)),
+        "findings": tuple(explained.findings),
         "code": hashlib.sha256(code.encode()).hexdigest()[:16],
     }
 

@@ -191,7 +191,7 @@ class JsonRenderer:
                     "findings": [finding_body(f) for f in o.findings],
                 }
             )
-        return {"ok": r.ok, "exit_code": r.exit_code, "entries": entries}
+        return {"ok": r.ok, "exit_code": r.exit_code, "entries": entries, "notes": list(r.notes)}
 
 
 _BODIES = {

@@ -47,7 +47,7 @@ def side_body(k: KernelFigures | None) -> dict[str, Any] | None:
         "launch_shapes": list(k.shapes),
         "figures": k.figures,
         "instruction_mix": k.mix,
-        "findings": list(k.findings),
+        "findings": [{"kind": f.kind, "line": f.line, "message": f.message} for f in k.findings],
     }
 
 
