@@ -56,7 +56,7 @@ class KernelFigures:
     shapes: tuple[str, ...]  # each distinct recorded launch: grid and tensor shapes
     figures: dict[str, Any]  # registers, spills, ... (FIGURE_ORDER)
     mix: dict[str, int]  # machine instructions by kind (instruction_mix.Op.kind)
-    findings: tuple[Finding, ...]  # explain's findings (no what-ifs compiled)
+    findings: tuple[Finding, ...] | None  # explain's findings; None: not read (identical on both sides)
     code: str  # a digest of the normalized machine code
     reference: str = ""  # DIR/:NAME@HASH8, what -k and check name it by
 
@@ -182,7 +182,7 @@ def compare(a: KernelFigures, b: KernelFigures, how: str = "") -> KernelPair:
 
 def finding_texts(k: KernelFigures) -> tuple[str, ...]:
     """A compile's findings as compared: kind and message, not the line (an edit above moves it)."""
-    return tuple(dict.fromkeys(f"{f.kind}: {f.message}" for f in k.findings))
+    return tuple(dict.fromkeys(f"{f.kind}: {f.message}" for f in k.findings or ()))
 
 
 def _change(figure: str, before: Any, after: Any) -> Change | None:

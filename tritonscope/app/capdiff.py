@@ -8,7 +8,6 @@ workers of its own interpreter, in parallel.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,10 +21,10 @@ from . import cache, kernel_figures, releases
 from .captures import Capture, open_capture, summaries
 
 
-def diff_captures(before: Path, after: Path, jobs: int, timeout: float, on_done: Callable | None = None):
+def diff_captures(before: Path, after: Path, jobs: int, timeout: float) -> CaptureDiffResult:
     """Two captures side by side: one row per kernel compile, nothing compiled."""
     sides = [open_capture(before), open_capture(after)]
-    read = summaries(sides, jobs, timeout, on_done)
+    read = summaries(sides, jobs, timeout)
     figures = [[read[(s.folder, e.metadata["hash"])] for e in s.entries] for s in sides]
     pairs = tuple(pair(figures[0], figures[1]))
     return CaptureDiffResult((Comparison(str(before), str(after), pairs),), tuple(_notes(sides)))

@@ -19,7 +19,7 @@ def check_capture(
     """Every compile of the capture held to the budgets (and the baseline); the result's notes name
     the compiles without a counterpart in the baseline."""
     sides = [open_capture(folder)] + ([open_capture(baseline)] if baseline is not None else [])
-    read = summaries(sides, jobs, timeout)
+    read = summaries(sides, jobs, timeout, findings=True)
     mine = [read[(folder, e.metadata["hash"])] for e in sides[0].entries]
     counterparts: dict[str, KernelFigures | None] = {k.hash: None for k in mine}
     notes = []
@@ -37,12 +37,13 @@ def check_capture(
 
 
 def _outcome(k: KernelFigures, budgets, baseline: Path | None, before: KernelFigures | None) -> EntryOutcome:
-    values = {**k.figures, "findings": len(k.findings)}
-    broken = [b for b in (against_budget(budget, values, k.findings) for budget in budgets) if b]
+    found = k.findings or ()
+    values = {**k.figures, "findings": len(found)}
+    broken = [b for b in (against_budget(budget, values, found) for budget in budgets) if b]
     if before is not None:
-        broken += against_baseline(before.figures, values, k.findings)
+        broken += against_baseline(before.figures, values, found)
     name = k.reference + (f" [{k.label}]" if k.label else "")
     entry = CheckEntry(
         name, VariantRequest(file=k.reference, kernel=k.name), budgets, str(baseline) if baseline else None
     )
-    return EntryOutcome(entry, None, values, tuple(broken), k.findings)
+    return EntryOutcome(entry, None, values, tuple(broken), found)

@@ -8,7 +8,6 @@ nvdisasm run per worker), nothing recompiled.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -18,7 +17,9 @@ from ..isolate import Task, Workers
 from . import cache, kernel_figures
 
 SUMMARY_TASK = "tritonscope.app.captures:summarize"
-IN_PROCESS = 6  # up to this many compiles to read, a worker's start-up costs more than it saves
+# Up to this many nvdisasm runs (0.3 s each), a worker's start-up (Python, Triton: 1 s and more on a
+# loaded machine) costs more than it saves: benchmarks/capture_diff.py.
+IN_PROCESS = 8
 
 
 @dataclass(frozen=True)
@@ -84,16 +85,20 @@ def digest(entry: cache.CacheEntry) -> str:
 
 
 def summaries(
-    captures: list[Capture], jobs: int, timeout: float, on_done: Callable | None = None
+    captures: list[Capture], jobs: int, timeout: float, findings: bool = False
 ) -> dict[tuple[Path, str], KernelFigures]:
-    """Every compile of the captures summarized, keyed by (folder, hash); identical binaries once."""
+    """Every compile of the captures summarized, keyed by (folder, hash). Identical binaries are read
+    once; a binary every capture holds is the same on all sides, and is read fast (its SASS without
+    line information, many in one nvdisasm run: explain's findings are not read) unless `findings`."""
     first: dict[str, tuple[Path, str]] = {}
+    holders: dict[str, set[Path]] = {}
     for capture in captures:
         for entry in capture.entries:
             first.setdefault(digest(entry), (capture.folder, entry.metadata["hash"]))
-    unique = list(first.values())
-    read = _summarize_all(unique, jobs, timeout, on_done)
-    by_key = dict(zip(unique, read, strict=True))
+            holders.setdefault(digest(entry), set()).add(capture.folder)
+    everywhere = {d for d, held in holders.items() if len(held) == len(captures) > 1 and not findings}
+    jobs_of = [(key, d in everywhere) for d, key in first.items()]
+    by_key = _summarize_all(jobs_of, jobs, timeout)
     out = {}
     for capture in captures:
         for entry in capture.entries:
@@ -107,21 +112,28 @@ def _as_entry(made: KernelFigures, capture: Capture, entry: cache.CacheEntry) ->
     return replace(made, **kernel_figures.keys(capture.folder, entry))
 
 
-def _summarize_all(keys: list[tuple[Path, str]], jobs: int, timeout: float, on_done) -> list[KernelFigures]:
-    if len(keys) <= IN_PROCESS or jobs <= 1:
-        groups = _by_folder(keys)
-        return _in_order(keys, {k: v for folder, hashes in groups for k, v in _keyed(folder, hashes)})
-    size = -(-len(keys) // jobs)
-    chunks = [keys[i : i + size] for i in range(0, len(keys), size)]
-    tasks = [Task(SUMMARY_TASK, (_by_folder(chunk),)) for chunk in chunks]
+def _summarize_all(wanted: list[tuple[tuple[Path, str], bool]], jobs: int, timeout: float) -> dict:
+    """{(folder, hash): summary}, read in workers: the fast ones shared out in `jobs` batches, the
+    others a few at a time (each is one nvdisasm run)."""
+    fast = [key for key, quick in wanted if quick]
+    full = [key for key, quick in wanted if not quick]
+    chunks = [(c, True) for c in _split(fast, jobs)] + [(c, False) for c in _split(full, max(jobs, len(full) // 4))]
+    if len(full) + bool(fast) <= IN_PROCESS or jobs <= 1:
+        return {
+            k: v for chunk, quick in chunks for k, v in zip(chunk, summarize(_by_folder(chunk), quick), strict=True)
+        }
+    tasks = [Task(SUMMARY_TASK, (_by_folder(chunk), quick)) for chunk, quick in chunks]
     results: dict[tuple[Path, str], KernelFigures] = {}
     with Workers(jobs=min(jobs, len(tasks)), timeout=timeout) as workers:
-        for chunk, outcome in zip(chunks, workers.run(tasks), strict=True):
-            for key, value in zip(chunk, outcome.unwrap(), strict=True):
-                results[key] = value
-            if on_done:
-                on_done(len(chunk))
-    return _in_order(keys, results)
+        workers.warm(count=min(jobs, len(tasks)), preload=__name__)
+        for (chunk, _), outcome in zip(chunks, workers.run(tasks), strict=True):
+            results.update(zip(chunk, outcome.unwrap(), strict=True))
+    return results
+
+
+def _split(keys: list, parts: int) -> list[list]:
+    size = -(-len(keys) // max(parts, 1)) if keys else 1
+    return [keys[i : i + size] for i in range(0, len(keys), size)]
 
 
 def _by_folder(keys: list[tuple[Path, str]]) -> list[tuple[Path, list[str]]]:
@@ -131,29 +143,28 @@ def _by_folder(keys: list[tuple[Path, str]]) -> list[tuple[Path, list[str]]]:
     return list(groups.items())
 
 
-def _keyed(folder: Path, hashes: list[str]):
-    return zip([(folder, h) for h in hashes], summarize_folder(folder, hashes), strict=True)
+def summarize(groups: list[tuple[Path, list[str]]], quick: bool = False) -> list[KernelFigures]:
+    """In a worker: the summaries of some compiles of some captures, in the order given (`_by_folder`)."""
+    return [figures for folder, hashes in groups for figures in summarize_folder(folder, hashes, quick)]
 
 
-def _in_order(keys, results):
-    return [results[k] for k in keys]
-
-
-def summarize(groups: list[tuple[Path, list[str]]]) -> list[KernelFigures]:
-    """In a worker: the summaries of some compiles of some captures, in the order given."""
-    return [figures for folder, hashes in groups for figures in summarize_folder(folder, hashes)]
-
-
-def summarize_folder(folder: Path, hashes: list[str]) -> list[KernelFigures]:
+def summarize_folder(folder: Path, hashes: list[str], quick: bool = False) -> list[KernelFigures]:
     """The compiles `hashes` of one capture summarized. Each is disassembled with its line information
-    (explain's findings are placed by line), which nvdisasm keeps beside Triton's cache."""
+    (explain's findings are placed by line), which nvdisasm keeps beside Triton's cache; `quick`: all
+    together without it, and no findings."""
+    from .prepare import Undisassembled, finish
+
     by_hash = {e.metadata["hash"]: e for e in cache.entries(folder)}
-    summaries = []
-    for h in hashes:
-        entry = by_hash[h]
-        compilation = cache.entry_compilation(entry, _reference(folder, entry))
-        summaries.append(KernelFigures(**kernel_figures.of(compilation), **kernel_figures.keys(folder, entry)))
-    return summaries
+    entries = [by_hash[h] for h in hashes]
+    if quick:
+        parts = [Undisassembled(*cache.entry_parts(e, _reference(folder, e), [], sass=False), ()) for e in entries]
+        compilations = finish(parts)
+    else:
+        compilations = [cache.entry_compilation(e, _reference(folder, e)) for e in entries]
+    return [
+        KernelFigures(**kernel_figures.of(c, findings=not quick), **kernel_figures.keys(folder, e))
+        for e, c in zip(entries, compilations, strict=True)
+    ]
 
 
 def _reference(folder: Path, entry: cache.CacheEntry) -> str:

@@ -16,8 +16,9 @@ from ..core.targets import TARGETS
 from . import cache
 
 
-def of(compilation: Compilation) -> dict[str, Any]:
-    """The figures, mix, findings and code digest of a compilation (no what-ifs compiled)."""
+def of(compilation: Compilation, findings: bool = True) -> dict[str, Any]:
+    """The figures, mix, findings and code digest of a compilation (no what-ifs compiled). Without
+    `findings` (a SASS read without line information), findings are None: not read."""
     from .check import figures
     from .explain import explain_compilation
 
@@ -33,7 +34,7 @@ def of(compilation: Compilation) -> dict[str, Any]:
         "triton_version": str(compilation.metadata.get("triton_version", compilation.triton_version)),
         "figures": values,
         "mix": {k: n for k, n in sorted(mix.items()) if k != "other"},
-        "findings": tuple(explained.findings),
+        "findings": tuple(explained.findings) if findings else None,
         "code": hashlib.sha256(code.encode()).hexdigest()[:16],
     }
 

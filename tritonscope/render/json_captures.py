@@ -47,7 +47,9 @@ def side_body(k: KernelFigures | None) -> dict[str, Any] | None:
         "launch_shapes": list(k.shapes),
         "figures": k.figures,
         "instruction_mix": k.mix,
-        "findings": [{"kind": f.kind, "line": f.line, "message": f.message} for f in k.findings],
+        "findings": None
+        if k.findings is None
+        else [{"kind": f.kind, "line": f.line, "message": f.message} for f in k.findings],
     }
 
 
