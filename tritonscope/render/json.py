@@ -15,7 +15,7 @@ from .. import __version__
 from ..analysis import linemap
 from ..analysis.findings import what_if_flags
 from ..core.model import SCHEMA_VERSION, Compilation, to_jsonable
-from ..results.bench import BenchResult, ReplayResult
+from ..results.bench import BenchResult, ReleaseTimings, ReplayResult
 from ..results.cache import CacheListing
 from ..results.captures import CaptureDiffResult
 from ..results.catalog import EnvsListing, KernelList, SamplesResult
@@ -213,7 +213,20 @@ _BODIES = {
     CheckResult: JsonRenderer._check,
     ProfileResult: JsonRenderer._profile,
     CaptureDiffResult: lambda self, r: capture_diff_body(r),
+    ReleaseTimings: lambda self, r: _release_timings(self, r),
 }
+
+
+def _release_timings(renderer: JsonRenderer, r: ReleaseTimings) -> dict[str, Any]:
+    return {
+        "subject": r.subject,
+        "releases": list(r.releases),
+        "runs": [None if run is None else _BODIES[type(run)](renderer, run) for run in r.runs],
+        "errors": list(r.errors),
+        "ratios": [{"launch": key, "ratios": ratios} for key, ratios in r.ratios()],
+        "passes": None if r.passes is None else JsonRenderer._passes_compare(renderer, r.passes),
+        "passes_error": r.passes_error,
+    }
 
 
 def _measured_line(line, static) -> dict[str, Any]:

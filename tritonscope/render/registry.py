@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Literal
 
-from ..results.bench import BenchResult, ReplayResult
+from ..results.bench import BenchResult, ReleaseTimings, ReplayResult
 from ..results.cache import CacheListing
 from ..results.captures import CaptureDiffResult
 from ..results.catalog import EnvsListing, KernelList, SamplesResult
@@ -53,6 +53,7 @@ RENDERERS: dict[tuple[type, Format], str] = {
     (CheckResult, "terminal"): _VIEWS + "check:CheckView",
     (CheckResult, "junit"): "tritonscope.render.junit:JunitReport",
     (CaptureDiffResult, "terminal"): _VIEWS + "captures:CaptureDiffView",
+    (ReleaseTimings, "terminal"): _VIEWS + "bench_releases:ReleaseTimingsView",
 }
 # Every result has a JSON document (render/json.py, docs/json-schema.md).
 RENDERERS.update(
@@ -77,6 +78,7 @@ RENDERERS.update(
             ProfileResult,
             CheckResult,
             CaptureDiffResult,
+            ReleaseTimings,
         )
     }
 )
