@@ -145,6 +145,8 @@ class TraceResult:
     kernels: tuple[str, ...]
     returncode: int
     launches: int = 0  # launches recorded, all kernels together
+    target: str | None = None  # the simulated GPU's target (trace --target), None for the local GPU
+    stopped: str | None = None  # where and why the program was stopped (a value read on a simulated GPU)
 
 
 @dataclass(frozen=True)
