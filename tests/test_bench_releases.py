@@ -19,7 +19,7 @@ def capture(tmp_path_factory):
     from conftest import Cli
 
     out = tmp_path_factory.mktemp("bench") / "run"
-    Cli()("trace", "-o", out, "--", sys.executable, KERNELS / "capture_program.py")
+    Cli()("trace", "--target", "sm90", "-o", out, "--", sys.executable, KERNELS / "launch_program.py")
     return out
 
 

@@ -11,11 +11,12 @@ import sys
 import pytest
 from conftest import KERNELS
 
-PROGRAM = KERNELS / "capture_program.py"
+PROGRAM = KERNELS / "launch_program.py"
 
 
-def trace(cli, out, *flags):
-    cli("trace", "-o", out, "--", sys.executable, PROGRAM, *flags)
+def trace(cli, out, *flags, target="sm90"):
+    """A capture made on this CPU: the program runs against a simulated GPU of `target`."""
+    cli("trace", "--target", target, "-o", out, "--", sys.executable, PROGRAM, *flags)
     return out
 
 
@@ -29,7 +30,7 @@ def runs(tmp_path_factory):
         "before": before,
         "again": trace(cli, root / "again"),
         "after": trace(cli, root / "after", "--after"),
-        "sm80": trace(cli, root / "sm80", "--target", "sm80"),
+        "sm80": trace(cli, root / "sm80", target="sm80"),
     }
 
 
@@ -52,10 +53,14 @@ def test_diff_names_the_changed_and_the_removed_kernel_and_the_rest_same(cli, ru
     assert add["before"]["specialization"]["constexprs"] == {"BLOCK": "256"}
     assert add["after"]["specialization"]["constexprs"] == {"BLOCK": "512"}
     changes = {c["figure"]: c for c in add["changes"]}
-    shared = changes["shared"]
-    assert shared["after"] - shared["before"] == shared["delta"] > 0 and shared["regression"]
-    assert changes["mix.global_load"]["delta"] > 0 and not changes["mix.global_load"]["regression"]
-    assert add["before"]["figures"]["registers"] > 0 and add["after"]["figures"]["shared"] == shared["after"]
+    registers = changes["registers"]
+    assert registers["after"] - registers["before"] == registers["delta"] > 0 and registers["regression"]
+    assert add["before"]["figures"]["registers"] == registers["before"]
+    wider = changes["global_load_bits"]  # more elements per thread: wider loads, not a regression
+    assert wider["after"] == 2 * wider["before"] and not wider["regression"]
+    assert [f.split(":")[0] for f in add["findings_appeared"]] == ["narrow-global-access"]
+    assert add["before"]["launch_shapes"] == ["grid 32x1x1: f16[8192] f16[8192] f16[8192]"]
+    assert add["after"]["launch_shapes"] == ["grid 16x1x1: f16[8192] f16[8192] f16[8192]"]
     removed = next(k for k in doc["kernels"] if k["name"] == "relu_kernel")
     assert removed["after"] is None and removed["before"]["reference"].endswith(
         ":relu_kernel@" + removed["before"]["hash"][:8]
@@ -73,7 +78,8 @@ def test_the_view_fits_80_columns_and_marks_the_regression(tmp_path, runs):
     assert any(line.startswith("add_kernel [BLOCK=512]") and line.endswith("changed (worse)") for line in lines)
     assert any(line.startswith("relu_kernel [BLOCK=1024]") and line.endswith("removed") for line in lines)
     assert "    paired: specialization changed: BLOCK 256 -> 512" in lines
-    assert any(line.startswith("    shared memory B 1536 -> 2048 (+512) worse") for line in lines)
+    assert any(line.startswith("    registers ") and line.endswith(" worse") for line in lines)
+    assert all(line == line.rstrip() for line in lines)
     assert lines[-1] == "4 kernel compiles: 2 same, 1 changed (1 worse), 0 added, 1 removed"
 
 
@@ -172,7 +178,9 @@ def test_check_a_capture_against_budgets_and_a_baseline_capture(cli, runs, tmp_p
     failed = {e["name"].split("/:")[1].split("@")[0]: e for e in doc["entries"] if not e["ok"]}
     assert list(failed) == ["add_kernel"] and len(doc["entries"]) == 3
     broken = {(b["figure"], b["limit"]) for b in failed["add_kernel"]["broken"]}
-    assert ("shared", "baseline 1536") in broken and all(limit.startswith("baseline") for _, limit in broken)
+    before = json.loads(cli("diff", runs["before"], runs["after"], "--json").stdout)
+    add = next(k for k in before["kernels"] if k["name"] == "add_kernel")
+    assert broken == {("registers", f"baseline {add['before']['figures']['registers']}")}
     assert doc["notes"] == [
         f"{runs['before']}/:relu_kernel@{_hash(runs['before'], 'relu_kernel')[:8]}: no longer compiled"
     ]
@@ -186,7 +194,7 @@ def test_check_a_capture_against_budgets_and_a_baseline_capture(cli, runs, tmp_p
     held = cli("check", runs["again"], "--baseline", runs["before"], "--budget", "spills=0").stdout
     assert held.rstrip().endswith("all 4 held their budgets")
     budget = cli("check", runs["before"], "--budget", "shared<=1024", expect=1).stdout
-    assert "shared = 1536, limit <= 1024" in budget and "2 of 4 failed" in budget
+    assert "shared = 1040, limit <= 1024" in budget and "1 of 4 failed" in budget  # row_sum's reduction
 
 
 def _hash(folder, name) -> str:

@@ -23,6 +23,8 @@ from ..results.cache import CacheEntry
 
 CAPTURE_LOG = "kernels.jsonl"
 LAUNCH_LOG = "launches.jsonl"
+AUTOTUNE_LOG = "autotune.jsonl"  # trace --target: which config each autotuned kernel launched, and why
+STOP_RECORD = "stopped.json"  # trace --target: where the program was stopped, and what it asked
 _ASM = ("ttir", "ttgir", "llir", "ptx", "cubin", "amdgcn", "hsaco")
 
 
@@ -153,13 +155,20 @@ def _launch_log(folder: Path) -> tuple[dict[str, list[dict]], list[str]]:
     return launches, problems
 
 
-def environment_for_capture(out: Path, launches: int = 3) -> dict[str, str]:
+def environment_for_capture(out: Path, launches: int = 3, device: dict | None = None) -> dict[str, str]:
     """The environment `trace` runs a program with: compiles land in OUT/cache, each one logged, and
-    each compiled kernel's first LAUNCHES launches (in each process) are logged too."""
+    each compiled kernel's first LAUNCHES launches (in each process) are logged too. With DEVICE
+    (core/targets.py: Target.simulated_device) the program runs against that simulated GPU."""
     hook = Path(__file__).resolve().parent.parent / "capture_hook"
     path = os.environ.get("PYTHONPATH", "")
+    simulated = {
+        "TRITONSCOPE_SIMULATED_DEVICE": json.dumps(device) if device else "",
+        "TRITONSCOPE_STOPPED": str(out / STOP_RECORD) if device else "",
+        "TRITONSCOPE_AUTOTUNE_LOG": str(out / AUTOTUNE_LOG) if device else "",
+    }
     return {
         **os.environ,
+        **simulated,
         "TRITON_CACHE_DIR": str(out / ".triton-cache"),  # a working cache; the hook copies each compile to cache/
         "TRITON_ALWAYS_COMPILE": "1",  # a kernel already in the user's cache is captured too
         # torch.compile keeps compiled kernels in caches of its own and would then skip Triton's compile:
@@ -172,6 +181,16 @@ def environment_for_capture(out: Path, launches: int = 3) -> dict[str, str]:
         "TRITONSCOPE_LAUNCH_LIMIT": str(launches),
         "PYTHONPATH": f"{hook}{os.pathsep}{path}" if path else str(hook),
     }
+
+
+def stop_record(folder: Path) -> str | None:
+    """The line saying where a simulated run stopped the program, or None if it was not stopped."""
+    path = folder / STOP_RECORD
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return f"{record.get('where')}: the program asked for {record.get('asked')}" if isinstance(record, dict) else None
 
 
 def kernel_source(entry: CacheEntry) -> tuple[str, int, int, str]:

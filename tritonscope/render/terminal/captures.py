@@ -4,7 +4,6 @@ changed one each figure that changed, with its delta; regressions marked `worse`
 from __future__ import annotations
 
 from rich.console import Console
-from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -74,20 +73,27 @@ def summary(c: Comparison) -> Text:
     return text
 
 
+def _print_wrapped(console: Console, text: Text, indent: int = 0) -> None:
+    """Text wrapped to the width, each line indented and without trailing blanks (piped output)."""
+    for part in text.wrap(console, max(console.width - indent, 20)):
+        part.rstrip()
+        console.print(Text(" " * indent) + part)
+
+
 class CaptureDiffView(TerminalRenderer):
     def draw(self, console: Console, result: CaptureDiffResult) -> None:
         for note in result.notes:
-            console.print(Text(f"note: {note}", style="yellow"))
+            _print_wrapped(console, Text(f"note: {note}", style="yellow"))
         for comparison in result.comparisons:
-            console.print(Text(f"{comparison.before} -> {comparison.after}", style="bold"))
+            _print_wrapped(console, Text(f"{comparison.before} -> {comparison.after}", style="bold"))
             for p in comparison.pairs:
                 row = Table.grid(padding=(0, 1), expand=True)
                 row.add_column(overflow="fold", ratio=1)
                 row.add_column(no_wrap=True, justify="right")
                 row.add_row(_kernel(p), _status(p))
                 console.print(row)
-                for line in _details(p):
-                    console.print(Padding(line, (0, 0, 0, 4), expand=False))
+                for line in _details(p):  # indented under the kernel, wrapped to the width left
+                    _print_wrapped(console, line, indent=4)
             console.print(summary(comparison))
         for failure in result.failures:
-            console.print(Text(f"failed: {failure}", style="red"))
+            _print_wrapped(console, Text(f"failed: {failure}", style="red"))
