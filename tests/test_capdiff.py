@@ -47,7 +47,16 @@ def test_diff_names_the_changed_and_the_removed_kernel_and_the_rest_same(cli, ru
         "row_sum_kernel": "same",
         "scale_kernel": "same",
     }
-    assert doc["counts"] == {"same": 2, "changed": 1, "added": 0, "removed": 1, "regressed": 1}
+    assert doc["counts"] == {"same": 3, "changed": 1, "added": 0, "removed": 1, "regressed": 1}
+    scales = [k for k in doc["kernels"] if k["name"] == "scale_kernel"]  # two compiles, each with its own
+    assert [(k["paired"], k["before"]["specialization"]["constexprs"]) for k in scales] == [
+        ("exact", {"BLOCK": "1024"}),
+        ("exact", {"BLOCK": "256"}),
+    ]
+    assert [k["after"]["specialization"]["hints"] for k in scales] == [
+        {"n": "D", "out_ptr": "D", "x_ptr": "D"},
+        {"out_ptr": "D", "x_ptr": "D"},
+    ]
     add = next(k for k in doc["kernels"] if k["name"] == "add_kernel")
     assert add["paired"] == "specialization changed: BLOCK 256 -> 512"
     assert add["before"]["specialization"]["constexprs"] == {"BLOCK": "256"}
@@ -80,12 +89,12 @@ def test_the_view_fits_80_columns_and_marks_the_regression(tmp_path, runs):
     assert "    paired: specialization changed: BLOCK 256 -> 512" in lines
     assert any(line.startswith("    registers ") and line.endswith(" worse") for line in lines)
     assert all(line == line.rstrip() for line in lines)
-    assert lines[-1] == "4 kernel compiles: 2 same, 1 changed (1 worse), 0 added, 1 removed"
+    assert lines[-1] == "5 kernel compiles: 3 same, 1 changed (1 worse), 0 added, 1 removed"
 
 
 def test_a_program_traced_twice_is_the_same(cli, runs):
     doc = json.loads(cli("diff", runs["before"], runs["again"], "--json").stdout)
-    assert set(statuses(doc).values()) == {"same"} and len(doc["kernels"]) == 4 and doc["notes"] == []
+    assert set(statuses(doc).values()) == {"same"} and len(doc["kernels"]) == 5 and doc["notes"] == []
 
 
 def test_one_kernels_stage_diff(cli, runs):
@@ -176,7 +185,7 @@ def test_check_a_capture_against_budgets_and_a_baseline_capture(cli, runs, tmp_p
     result = cli("check", runs["after"], *flags, "--json", expect=1)
     doc = json.loads(result.stdout)
     failed = {e["name"].split("/:")[1].split("@")[0]: e for e in doc["entries"] if not e["ok"]}
-    assert list(failed) == ["add_kernel"] and len(doc["entries"]) == 3
+    assert list(failed) == ["add_kernel"] and len(doc["entries"]) == 4
     broken = {(b["figure"], b["limit"]) for b in failed["add_kernel"]["broken"]}
     before = json.loads(cli("diff", runs["before"], runs["after"], "--json").stdout)
     add = next(k for k in before["kernels"] if k["name"] == "add_kernel")
@@ -185,16 +194,16 @@ def test_check_a_capture_against_budgets_and_a_baseline_capture(cli, runs, tmp_p
         f"{runs['before']}/:relu_kernel@{_hash(runs['before'], 'relu_kernel')[:8]}: no longer compiled"
     ]
     suite = ElementTree.parse(report).getroot()
-    assert suite.get("tests") == "3" and suite.get("failures") == "1"
+    assert suite.get("tests") == "4" and suite.get("failures") == "1"
     cases = {c.get("classname"): c for c in suite.iter("testcase")}
     assert set(cases) == {"add_kernel", "row_sum_kernel", "scale_kernel"}
     assert [f.get("type") for f in cases["add_kernel"].iter("failure")] == [
         b["figure"] for b in failed["add_kernel"]["broken"]
     ]
     held = cli("check", runs["again"], "--baseline", runs["before"], "--budget", "spills=0").stdout
-    assert held.rstrip().endswith("all 4 held their budgets")
+    assert held.rstrip().endswith("all 5 held their budgets")
     budget = cli("check", runs["before"], "--budget", "shared<=1024", expect=1).stdout
-    assert "shared = 1040, limit <= 1024" in budget and "1 of 4 failed" in budget  # row_sum's reduction
+    assert "shared = 1040, limit <= 1024" in budget and "1 of 5 failed" in budget  # row_sum's reduction
 
 
 def _hash(folder, name) -> str:
