@@ -174,6 +174,10 @@ def test_flags_that_do_not_apply_to_captures(cli, runs):
         "--vary does not apply to two captures"
         in cli("diff", runs["before"], runs["after"], "--vary", "triton=3.6.0,3.6.0", expect=2).stderr
     )
+    assert (
+        "--html and --configs are for a kernel file"
+        in cli("diff", runs["before"], runs["after"], "--html", "x.html", expect=2).stderr
+    )
     assert "only for comparing two capture folders" in cli("diff", "sample:vector_add", runs["after"], expect=2).stderr
 
 

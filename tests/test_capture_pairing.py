@@ -57,3 +57,14 @@ def test_a_compile_against_another_kernels_figures_changes_with_deltas(kernels):
 def _with_block(k, block: str):
     spec = tuple((n, block if n == "c:BLOCK" else v) for n, v in k.specialization)
     return replace(k, specialization=spec, hash=k.hash[::-1])
+
+
+def test_a_finding_of_a_new_kind_is_a_regression_and_a_changed_message_is_not(kernels):
+    add = kernels[("add_kernel", "256")]
+    (first, *_) = add.findings
+    reworded = replace(add, hash="y" * 64, code="other", findings=(replace(first, message="wider now"),))
+    p = compare(add, reworded)
+    assert p.status == "changed" and p.appeared == (f"{first.kind}: wider now",) and not p.regression
+    spilling = replace(reworded, findings=(*reworded.findings, replace(first, kind="spills", message="spills 8 words")))
+    p = compare(add, spilling)
+    assert p.new_kinds == ("spills",) and p.regression

@@ -94,11 +94,23 @@ class KernelPair:
 
     @property
     def regression(self) -> bool:
-        return bool(self.appeared) or any(c.regression for c in self.changes)
+        """A figure got worse, or a finding of a kind the kernel did not have appeared (one whose
+        message only changed, a 32-bit access now 64-bit, say, is no new problem)."""
+        return bool(self.new_kinds) or any(c.regression for c in self.changes)
+
+    @property
+    def new_kinds(self) -> tuple[str, ...]:
+        old = {f.split(":")[0] for f in self.gone} | {f.split(":")[0] for f in _kept(self)}
+        return tuple(dict.fromkeys(k for k in (f.split(":")[0] for f in self.appeared) if k not in old))
 
     @property
     def sides(self) -> tuple[KernelFigures, ...]:
         return tuple(k for k in (self.before, self.after) if k is not None)
+
+
+def _kept(p: KernelPair) -> tuple[str, ...]:
+    """The findings both sides have."""
+    return tuple(f for f in finding_texts(p.before) if f not in p.gone) if p.before is not None else ()
 
 
 @dataclass

@@ -10,9 +10,11 @@ from ...core.model import VariantRequest
 from ..app import Output, progress
 
 
-def wants_captures(request: VariantRequest, other: str | None) -> bool:
+def wants_captures(request: VariantRequest, other: str | None, html_out=None, configs: bool = False) -> bool:
     """A folder as FILE (not DIR/:NAME) means captures; a second folder needs the first."""
     if Path(request.file).is_dir():
+        if html_out is not None or configs:
+            raise UsageError(f"{request.file} is a capture: --html and --configs are for a kernel file's variants")
         return True
     if other is not None:
         raise UsageError(

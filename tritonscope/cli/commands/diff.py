@@ -48,7 +48,7 @@ def diff(
     html_out: HtmlOpt = None,
     json_out: JsonOpt = False,
 ):
-    """Compare variants of a kernel: resources and instruction mix, then normalized IR diffs.
+    """Compare variants of a kernel (resources, instruction mix, normalized IR diffs), or two captures.
 
     Each variant compiles in its own worker process, so one that fails, crashes or hangs is
     reported and the others still finish (exit code 1 if any failed).
@@ -83,7 +83,7 @@ def diff(
     from .capdiff import capture_diff, wants_captures
 
     workers, notice = worker_count(jobs)
-    if wants_captures(request, other):
+    if wants_captures(request, other, html_out, configs):
         return capture_diff(request, other, vary, stage, workers, argtypes.timeout(timeout), side_by_side)
     if not json_out:  # the terminal view imported before the compiles, not after them, and only if used
         from ...render.registry import renderer_class
