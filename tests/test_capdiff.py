@@ -225,3 +225,17 @@ def test_check_a_capture_refuses_what_does_not_apply(cli, runs, tmp_path):
         in cli("check", runs["after"], "--baseline", runs["before"], "--update-baseline", expect=2).stderr
     )
     assert "not a capture" in cli("check", tmp_path, "--budget", "spills=0", expect=2).stderr
+
+
+def test_two_triton_cache_folders_are_paired_by_name_source_and_options(cli, tmp_path, monkeypatch):
+    from conftest import make_request
+
+    from tritonscope.app.prepare import compile_request
+
+    for folder, block in (("one", "256"), ("two", "1024")):
+        monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / folder))
+        compile_request(make_request("sample:vector_add", constexprs=[f"BLOCK_SIZE={block}"]))
+    doc = json.loads(cli("diff", tmp_path / "one", tmp_path / "two", "--json").stdout)
+    (add,) = doc["kernels"]
+    assert add["status"] == "changed" and "a Triton cache folder records no specialization" in add["paired"]
+    assert add["before"]["specialization"]["constexprs"] == {} and add["before"]["figures"]["registers"] > 0

@@ -59,6 +59,7 @@ class KernelFigures:
     findings: tuple[Finding, ...] | None  # explain's findings; None: not read (identical on both sides)
     code: str  # a digest of the normalized machine code
     reference: str = ""  # DIR/:NAME@HASH8, what -k and check name it by
+    recorded: bool = True  # the capture recorded the specialization (a bare Triton cache does not)
 
     @property
     def label(self) -> str:
@@ -147,7 +148,7 @@ def pair(before: list[KernelFigures], after: list[KernelFigures]) -> list[Kernel
         for a, b in _matches(left.kernels, right.kernels, key):
             left.take(a)
             right.take(b)
-            pairs.append(compare(a, b, how(a, b) if how else ""))
+            pairs.append(compare(a, b, how(a, b) if how else _unrecorded(a, b)))
     pairs += [KernelPair(k.name, "removed", k, None) for k in left.kernels]
     pairs += [KernelPair(k.name, "added", None, k) for k in right.kernels]
     return sorted(pairs, key=lambda p: (p.name, (p.before or p.after).label if p.sides else ""))
@@ -161,6 +162,13 @@ def _matches(left: list[KernelFigures], right: list[KernelFigures], key: Callabl
         for kernel in sorted(kernels, key=_spec_text):
             groups.setdefault(key(kernel), ([], []))[side].append(kernel)
     return [match for a, b in groups.values() for match in zip(a, b, strict=False)]
+
+
+def _unrecorded(a: KernelFigures, b: KernelFigures) -> str:
+    """How an `exact` pair was made where a side is a bare Triton cache, which records no specialization."""
+    if a.recorded and b.recorded:
+        return ""
+    return "by name, source and options only: a Triton cache folder records no specialization"
 
 
 def _launches_too(k: KernelFigures) -> str:

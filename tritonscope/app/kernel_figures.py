@@ -56,4 +56,5 @@ def keys(folder: Path, entry: cache.CacheEntry) -> dict[str, Any]:
         "specialization": tuple(sorted(spec)),
         "shapes": tuple(shapes),
         "reference": f"{folder}/:{entry.name}@{hash_[:8]}",
+        "recorded": entry.specialization is not None,
     }
