@@ -151,7 +151,7 @@ def pair(before: list[KernelFigures], after: list[KernelFigures]) -> list[Kernel
             pairs.append(compare(a, b, how(a, b) if how else _unrecorded(a, b)))
     pairs += [KernelPair(k.name, "removed", k, None) for k in left.kernels]
     pairs += [KernelPair(k.name, "added", None, k) for k in right.kernels]
-    return sorted(pairs, key=lambda p: (p.name, (p.before or p.after).label if p.sides else ""))
+    return sorted(pairs, key=lambda p: (p.name, p.sides[0].label))
 
 
 def _matches(left: list[KernelFigures], right: list[KernelFigures], key: Callable) -> list[tuple]:

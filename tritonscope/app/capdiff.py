@@ -8,12 +8,16 @@ workers of its own interpreter, in parallel.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from ..analysis.captures import KernelFigures, compare, pair
+from ..analysis.captures import KernelFigures, KernelPair, compare, pair
+from ..analysis.diffing import StageDiff, normalized
 from ..core.errors import TritonscopeError, UsageError
+from ..core.model import Compilation, VariantRequest
 from ..core.stages import Stage
+from ..core.targets import TARGETS
 from ..isolate import Task, Workers
 from ..results.captures import CaptureDiffResult, Comparison
 from ..results.diff import DiffResult, Outcome
@@ -49,9 +53,6 @@ def _notes(sides: list[Capture]) -> list[str]:
 
 def kernel_diff(before: Path, after: Path, name: str, stages: tuple[Stage, ...] | None) -> DiffResult:
     """`-k NAME`: each compile of NAME beside its counterpart, their stages diffed as `diff` diffs variants."""
-    from ..analysis import diffing
-    from ..core.targets import TARGETS
-
     sides = [open_capture(before), open_capture(after)]
     chosen = [[e for e in s.entries if e.name == name] for s in sides]
     if not any(chosen):
@@ -59,26 +60,30 @@ def kernel_diff(before: Path, after: Path, name: str, stages: tuple[Stage, ...] 
         raise UsageError(f"-k {name}: no kernel of that name in either capture. Kernels: {', '.join(names)}")
     keyed = [[_light_keys(s.folder, e) for e in found] for s, found in zip(sides, chosen, strict=True)]
     outcomes: list[Outcome] = []
-    diffs = []
+    diffs: list[StageDiff] = []
     for p in pair(keyed[0], keyed[1]):
-        indexes = []
-        for side, figures in zip(sides, (p.before, p.after), strict=True):
-            if figures is None:
-                continue
-            entry = next(e for e in side.entries if e.metadata["hash"] == figures.hash)
-            compilation = cache.entry_compilation(entry, f"{side.folder}/:{name}")
-            label = {"capture": str(side.folder), "compile": figures.hash[:8]}
-            indexes.append(len(outcomes))
-            outcomes.append(Outcome(label, None, compilation))  # type: ignore[arg-type]
-        if len(indexes) == 2:
-            a, b = (outcomes[i].compilation for i in indexes)
-            shown = stages or (Stage.TTGIR, TARGETS[a.variant.target].vendor.machine_code)
-            diffs += [
-                diffing.StageDiff(st, *indexes, diffing.normalized(a, st), diffing.normalized(b, st))
-                for st in shown
-                if st in a.stages and st in b.stages
-            ]
+        read = [_read(side, k) for side, k in zip(sides, (p.before, p.after), strict=True) if k is not None]
+        first = len(outcomes)
+        outcomes += [Outcome(label, VariantRequest(file=c.variant.file, kernel=name), c) for label, c in read]
+        if len(read) == 2:
+            diffs += _stage_diffs(read[0][1], read[1][1], first, stages)
     return DiffResult(tuple(outcomes), tuple(diffs))
+
+
+def _read(side: Capture, k: KernelFigures) -> tuple[dict[str, str], Compilation]:
+    """A compile read whole (its SASS with line information), and its label in the diff."""
+    entry = next(e for e in side.entries if e.metadata["hash"] == k.hash)
+    compilation = cache.entry_compilation(entry, f"{side.folder}/:{k.name}")
+    return {"capture": str(side.folder), "compile": k.hash[:8]}, compilation
+
+
+def _stage_diffs(a: Compilation, b: Compilation, first: int, stages: tuple[Stage, ...] | None) -> list[StageDiff]:
+    shown = stages or (Stage.TTGIR, TARGETS[a.variant.target].vendor.machine_code)
+    return [
+        StageDiff(stage, first, first + 1, normalized(a, stage), normalized(b, stage))
+        for stage in shown
+        if stage in a.stages and stage in b.stages
+    ]
 
 
 def _light_keys(folder: Path, entry: cache.CacheEntry) -> KernelFigures:
@@ -88,7 +93,9 @@ def _light_keys(folder: Path, entry: cache.CacheEntry) -> KernelFigures:
     )
 
 
-def vary_releases(folder: Path, wanted: tuple[str, ...], jobs: int, timeout: float, on_done=None):
+def vary_releases(
+    folder: Path, wanted: tuple[str, ...], jobs: int, timeout: float, on_done: Callable | None = None
+) -> CaptureDiffResult:
     """Every captured compile compiled again under each release; each release against the first."""
     capture = open_capture(folder)
     named = [releases.checked(r) for r in wanted]
@@ -138,9 +145,8 @@ def _release_result(capture: Capture, named: list, rows: list, outcomes: list) -
     return CaptureDiffResult(tuple(comparisons), (), tuple(failures))
 
 
-def compare_missing(a: KernelFigures | None, b: KernelFigures | None):
+def compare_missing(a: KernelFigures | None, b: KernelFigures | None) -> KernelPair:
     """A compile that failed under one release: removed (or added) on that side, as the failure says."""
-    from ..analysis.captures import KernelPair
-
     kept = a or b
+    assert kept is not None  # a pair of two missing compiles is never made
     return KernelPair(kept.name, "removed" if a else "added", a, b, "did not compile under the other release")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..analysis.captures import KernelFigures, pair
+from ..analysis.captures import KernelFigures, KernelPair, pair
 from ..core.model import Budget, CheckEntry, VariantRequest
 from ..results.check import CheckResult, EntryOutcome
 from .captures import open_capture, summaries
@@ -29,9 +29,7 @@ def check_capture(
             if p.after is not None:
                 counterparts[p.after.hash] = p.before
             if p.status in ("added", "removed"):
-                notes.append(
-                    f"{(p.after or p.before).reference}: {'new, no baseline' if p.after else 'no longer compiled'}"
-                )
+                notes.append(_unpaired(p))
     outcomes = [_outcome(k, budgets, baseline, counterparts[k.hash]) for k in mine]
     return CheckResult(tuple(outcomes), tuple(notes))
 
@@ -47,3 +45,9 @@ def _outcome(k: KernelFigures, budgets, baseline: Path | None, before: KernelFig
         name, VariantRequest(file=k.reference, kernel=k.name), budgets, str(baseline) if baseline else None
     )
     return EntryOutcome(entry, None, values, tuple(broken), found)
+
+
+def _unpaired(p: KernelPair) -> str:
+    """A note for a compile without a counterpart in the baseline, or one the capture no longer has."""
+    side = p.sides[0]
+    return f"{side.reference}: {'new, no baseline' if p.after is not None else 'no longer compiled'}"

@@ -40,6 +40,10 @@ class Capture:
 def open_capture(given: str | Path) -> Capture:
     """A capture or Triton cache folder, checked whole: one clear message if it is not one, or damaged."""
     folder = Path(given)
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(
+            f"{folder}: not a folder, so not a capture", hint="give a folder made by `tritonscope trace -o DIR`"
+        )
     if not folder.is_dir():
         raise UsageError(f"{folder}: no such directory", hint="give a folder made by `tritonscope trace -o DIR`")
     found, problems = cache.scan(folder)

@@ -23,7 +23,15 @@ def wants_captures(request: VariantRequest, other: str | None, html_out=None, co
     return False
 
 
-def capture_diff(request: VariantRequest, other, vary, stage, jobs: int, timeout: float, side_by_side: bool):
+def capture_diff(
+    request: VariantRequest,
+    other: str | None,
+    vary: list[str] | None,
+    stage: str | None,
+    jobs: int,
+    timeout: float,
+    side_by_side: bool,
+) -> object:
     from ...app import capdiff
     from .. import argtypes
 
