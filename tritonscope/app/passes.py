@@ -104,7 +104,7 @@ class _Capture:
     def dump(self, request: VariantRequest) -> str:
         outcome = self._workers.run([Task(f"{__name__}:capture", (request,))])[0]
         if not outcome.ok:
-            if outcome.error.startswith("timed out"):
+            if outcome.timed_out:
                 raise CompileError(f"capturing the passes took longer than {self.timeout:g} s", hint="raise --timeout")
             outcome.unwrap()
         self._stderr.flush()
