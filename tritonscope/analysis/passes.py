@@ -12,6 +12,7 @@ import functools
 import re
 from collections import Counter
 from dataclasses import dataclass
+from typing import Literal
 
 from ..core.errors import UsageError
 from ..core.stages import Stage
@@ -168,7 +169,7 @@ class Divergence:
     "none" when every output matches.
     """
 
-    kind: str
+    kind: Literal["input", "changed", "only", "none"]
     first: PassRecord | None = None
     second: PassRecord | None = None
 

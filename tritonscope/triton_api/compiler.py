@@ -84,7 +84,7 @@ def _run_triton(kernel, variant: Variant, target: Target):
             options=compile_options(variant.options),
             _env_vars=cache_key_extras(kernel, variant),
         )
-    except Exception as exc:  # noqa: BLE001 - MLIR passes, ptxas and LLVM fail in many ways
+    except Exception as exc:  # MLIR passes, ptxas and LLVM fail in many ways
         raise compile_errors.mapped(exc, kernel, target) from exc
 
 
