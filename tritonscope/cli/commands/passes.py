@@ -66,7 +66,7 @@ def passes(
         return _compare(request, vary, argtypes.timeout(timeout), (show, full, changed, llvm, html_out))
 
     with progress(f"running {request.file} through the compiler with IR dumps on"):
-        result = run_passes(request, show, llvm, argtypes.timeout(timeout))
+        result = run_passes(request, show, llvm, argtypes.timeout(timeout), page=html_out is not None)
     if html_out is not None:
         from ...render.registry import renderer
 
