@@ -287,7 +287,7 @@ def entry_parts(
     entry: CacheEntry, reference: str, problems: list[str], sass: bool
 ) -> tuple[KernelSpec, Variant, Target, Artifacts]:
     """What a Compilation of an entry is made of; without `sass`, the caller disassembles (many at once)."""
-    from ..triton_api.compiler import recorded_remarks
+    from ..triton_api.remarks import recorded_remarks
     from ..triton_api.tools import machine_code
 
     if entry.target not in TARGETS:
