@@ -61,14 +61,15 @@ def attention_tma_kernel(
     o_desc.store([off_hz, start_m * BLOCK_M, 0], acc.to(tl.float16).reshape(1, BLOCK_M, HEAD_DIM))
 
 
-# fp16, batch 4, 16 heads of HEAD_DIM 64, N_CTX 4096. A descriptor's type names its element type
-# and block shape, as Triton's launcher types a host TensorDescriptor.
+# fp16, batch 4, 16 heads of HEAD_DIM 64, N_CTX 4096, as `launch` tunes it for 64-wide heads.
+# A descriptor's type names its element type and block shape, as Triton's launcher types a
+# host TensorDescriptor.
 tritonscope_defaults = {
-    "q_desc": "tensordesc<fp16[1, 128, 64]>", "o_desc": "tensordesc<fp16[1, 128, 64]>",
+    "q_desc": "tensordesc<fp16[1, 64, 64]>", "o_desc": "tensordesc<fp16[1, 64, 64]>",
     "k_desc": "tensordesc<fp16[128, 64]>", "v_desc": "tensordesc<fp16[128, 64]>",
     "sm_scale": 0.125, "N_CTX": 4096,
-    "HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 128, "WARP_SPECIALIZE": False,
-    "num_warps": 8, "num_stages": 3,
+    "HEAD_DIM": 64, "BLOCK_M": 64, "BLOCK_N": 128, "WARP_SPECIALIZE": False,
+    "num_warps": 4, "num_stages": 2,
 }
 
 
