@@ -22,6 +22,14 @@ case "${STAGE:-final}" in
   ts sample:fused_attention_tma --size 4096 --input head_dim=64 --vary BLOCK_M=64 --vary num_warps=4 --vary BLOCK_N=64,128 --vary num_stages=2,3,4
   ts sample:fused_attention_tma --size 4096 --input head_dim=128 --vary BLOCK_M=64 --vary num_warps=4 --vary BLOCK_N=64,128 --vary num_stages=2,3
   ;;
+4)
+  # explain's occupancy what-if: --maxnreg 128 fits two 8-warp blocks per SM without spilling
+  ts sample:fused_attention_tma --size 4096 --input head_dim=128 --vary BLOCK_N=64 --vary num_stages=2 --vary maxnreg=128,255
+  ts sample:fused_attention_tma --size 4096 --input head_dim=64 --vary BLOCK_M=128 --vary num_warps=8 --vary BLOCK_N=64,128 --vary num_stages=2,3 --vary maxnreg=128
+  ts sample:fused_attention_tma --size 4096 --input head_dim=64
+  ts sample:fused_attention_tma --size 4096 --input head_dim=128
+  ts sample:fused_attention_tma --size 4096 --input head_dim=128 --vary BLOCK_N=64 --vary num_stages=2 --vary maxnreg=128
+  ;;
 final)
   # The tour's steps (docs/build_tour.py reads this file back): the notes' matmul, then the TMA one
   # from its first to its tuned form; the attention samples beside their TMA counterparts.

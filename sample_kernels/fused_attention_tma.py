@@ -86,18 +86,22 @@ def make_inputs(size=4096, device="cuda", batch=4, heads=16, head_dim=64):
     return tuple(torch.randn(shape, device=device, dtype=torch.float16) for _ in range(3))
 
 
-def launch(q, k, v, BLOCK_M=None, BLOCK_N=128, WARP_SPECIALIZE=False, num_warps=None, num_stages=None):
+def launch(q, k, v, BLOCK_M=None, BLOCK_N=None, WARP_SPECIALIZE=False, num_warps=None, num_stages=None,
+           maxnreg=None):
     import torch
     from triton.tools.tensor_descriptor import TensorDescriptor
 
     z, h, n_ctx, head_dim = q.shape
-    # Tuned on an H100 with `tritonscope bench --vary` (docs/hopper-study.md). Narrow heads: one
-    # warpgroup of 64 query rows needs few registers, so 3 programs share an SM and one's softmax
-    # runs while another's wgmma does. Wide heads: 128 rows on two warpgroups, one program per SM.
+    # Tuned on an H100 with `tritonscope bench --vary` (docs/hopper-study.md): two or three
+    # programs share each SM, so that one's softmax runs while another's wgmma does. Narrow heads:
+    # one warp group of 64 query rows, three programs per SM. Wide heads: 128 rows on two warp
+    # groups, capped at 128 registers (explain's occupancy what-if: no spills) for two per SM.
     wide = head_dim > 64
     BLOCK_M = BLOCK_M or (128 if wide else 64)
+    BLOCK_N = BLOCK_N or (64 if wide else 128)
     num_warps = num_warps or (8 if wide else 4)
-    num_stages = num_stages or (3 if wide else 2)
+    num_stages = num_stages or 2
+    maxnreg = maxnreg or (128 if wide else None)
     q, k, v = (t.contiguous() for t in (q, k, v))
     out = torch.empty_like(q)
     q_desc, o_desc = (TensorDescriptor.from_tensor(t.view(z * h, n_ctx, head_dim), [1, BLOCK_M, head_dim])
@@ -107,7 +111,7 @@ def launch(q, k, v, BLOCK_M=None, BLOCK_N=128, WARP_SPECIALIZE=False, num_warps=
     attention_tma_kernel[(triton.cdiv(n_ctx, BLOCK_M), z * h)](
         q_desc, k_desc, v_desc, o_desc, head_dim**-0.5, n_ctx,
         HEAD_DIM=head_dim, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, WARP_SPECIALIZE=WARP_SPECIALIZE,
-        num_warps=num_warps, num_stages=num_stages,
+        num_warps=num_warps, num_stages=num_stages, **({"maxnreg": maxnreg} if maxnreg else {}),
     )
     return out
 
