@@ -31,4 +31,4 @@ def test_the_tour_builds_and_answers_the_notes_questions(tmp_path):
     assert "line 33: tma-candidate" in chapter and "wgmma-waited-at-issue" in chapter
     assert "shared-memory-by-buffer" in chapter and "unlowered for this target" in " ".join(chapter.split())
     assert "4,096  default  ok (7e-04)  0.192" in chapter and "0.99x" in chapter and "0.78x" in chapter
-
+    assert "try: --maxnreg 128 reaches 2 blocks per SM" in chapter and "maxnreg=128  ok (6e-04)  1.061" in chapter
