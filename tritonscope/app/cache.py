@@ -249,7 +249,7 @@ def source_request(reference: str) -> VariantRequest:
 
 def read_compilation(reference: str) -> Compilation:
     """The Compilation of a cached kernel, from its artifacts alone: nothing is recompiled."""
-    from ..triton_api.compiler import recorded_remarks
+    from ..triton_api.remarks import recorded_remarks
     from ..triton_api.tools import machine_code
 
     entry, problems = find(reference)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
 from ..core import samples as bundled
 from ..core.errors import UsageError
 from ..core.fileio import discard, prepare_output_dir, publish_output_dir
+from ..isolate import Program
 from ..results.cache import CacheListing
 from ..results.catalog import KernelList, SamplesResult
 from ..results.trace import TraceResult
@@ -43,11 +43,11 @@ def trace(
         raise UsageError("give the program to run after --, e.g. tritonscope trace -o run1/ -- python train.py")
     staging = prepare_output_dir(out, force, protected)
     try:
-        finished = subprocess.run(
-            command,
-            env=cache.environment_for_capture(staging.resolve(), launches),
-            stdout=sys.stderr if program_to_stderr else None,
-        )
+        env = cache.environment_for_capture(staging.resolve(), launches)
+        # No time limit (a training run takes what it takes); it stays in the terminal's process
+        # group, so it reads the terminal and gets Ctrl-C itself, and is stopped if we are.
+        with Program(command, own_group=False, env=env, stdout=sys.stderr if program_to_stderr else None) as program:
+            finished = program.finish()
     except OSError as exc:
         discard(staging)  # nothing ran: the old capture stays as it was
         raise UsageError(f"cannot run {command[0]}: {exc.strerror}") from None

@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..analysis import findings as kinds
 from ..analysis import instruction_mix
@@ -32,7 +32,7 @@ from .prepare import compile_request
 class Figure:
     name: str
     meaning: str
-    better: str  # lower or higher
+    better: Literal["lower", "higher"]
     findings: tuple[str, ...] = ()  # the kinds of finding that explain it
 
 

@@ -1,12 +1,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ..app import command, progress, say
 from ..options import FileArg, JsonOpt, KernelOpt
+
+if TYPE_CHECKING:  # the command's import stays light: --help loads no result module
+    from ...results.bench import ReplayResult
 
 
 def is_reference(given: str) -> bool:
@@ -15,7 +18,7 @@ def is_reference(given: str) -> bool:
     return names_an_entry(given)
 
 
-def _replay(file: str, kernel: str | None, launch: str | None, json_out: bool) -> None:
+def _replay(file: str, kernel: str | None, launch: str | None) -> ReplayResult:
     """bench DIR/:KERNEL, or bench FILE --launch DIR/:KERNEL: recorded launches timed, no run hooks."""
     from ...app.bench import replay, replay_file
 
@@ -104,7 +107,7 @@ def bench(
     if launch or is_reference(file):
         if size or vary or input_options or plot:
             raise UsageError("--size, --vary, --input and --plot need run hooks; a recorded launch has its own shapes")
-        return _replay(file, kernel, launch, json_out)
+        return _replay(file, kernel, launch)
     axes = [Axis(name, values) for name, values in argtypes.axes(vary)]
     inputs = dict(argtypes.assignments(input_options, "--input"))
     if plot:
