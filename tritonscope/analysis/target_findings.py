@@ -57,6 +57,17 @@ def _finding(*args, **kwargs) -> Finding:
     return Finding(*args, **kwargs)
 
 
+def _arch(k: _Kernel) -> int:
+    """The compute capability (90 for sm90); 0 for a target that has none (AMD's gfx names)."""
+    return k.target.arch if isinstance(k.target.arch, int) else 0
+
+
+def _what_if(what: str, name: str, value: object):
+    from .findings import WhatIf
+
+    return WhatIf(what, name, value)  # type: ignore[arg-type]
+
+
 # --- which shared buffers an op reads or writes -------------------------------------------------------
 
 
@@ -89,7 +100,7 @@ def _dot_buffers(k: _Kernel) -> set[str]:
 
 
 def _tma_candidates(k: _Kernel) -> list[Finding]:
-    if k.target.arch < 90:
+    if _arch(k) < 90:
         return []
     fed = _dot_buffers(k)
     by_line: dict[int, list[ttgir.Op]] = {}
@@ -182,7 +193,8 @@ def _warp_specialize(k: _Kernel) -> list[Finding]:
     asked = [op for op in k.module.ops if op.name == "scf.for" and "tt.warp_specialize" in _loop_end(k, op)]
     lowered = "ttg.warp_specialize" in text
     if asked and not lowered:
-        line = (k.lines_of(asked[0]) or [None])[0]
+        lines = k.lines_of(asked[0])
+        line = lines[0] if lines else None
         return [
             _finding(
                 WARP_SPECIALIZE,
@@ -198,7 +210,7 @@ def _warp_specialize(k: _Kernel) -> list[Finding]:
     if lowered or k.c.resources.occupancy.blocks_per_sm != 1 or k.c.resources.occupancy.limited_by != "registers":
         return []
     name = _specialize_constexpr(k)
-    if name is None or k.target.arch < 90:
+    if name is None or _arch(k) < 90:
         return []
     return [
         _finding(
@@ -208,7 +220,7 @@ def _warp_specialize(k: _Kernel) -> list[Finding]:
             f"{k.c.resources.registers} registers per thread; tl.range(..., warp_specialize={name})",
             f"{name}=True: producer warps issue the loads with few registers (setmaxnreg), consumer warps keep "
             "the rest for the math, and loads overlap it",
-            what_if=(("constexpr", name, True),),
+            what_if=(_what_if("constexpr", name, True),),
         )
     ]
 
@@ -305,7 +317,7 @@ def _shared_buffers(k: _Kernel) -> list[Finding]:
             f"too much for {', '.join(over)} (OutOfResources at launch there)",
             f"buffers in TTGIR: {listed or 'none'}; the rest (barriers, conversion scratch) is under 1 KiB each",
             "; ".join(by_stages) or "smaller tiles: each pipelined buffer holds num_stages copies of one tile",
-            what_if=(("option", "num_stages", stages - 1),) if stages > 1 else (),
+            what_if=(_what_if("option", "num_stages", stages - 1),) if stages > 1 else (),
         )
     ]
 

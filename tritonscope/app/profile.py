@@ -89,7 +89,7 @@ def profile_command(ncu: str, command: tuple[str, ...], kernel: str, kernel_file
     static = cost.line_costs(compilation) if compilation is not None and measured.mapped_by == LINE_MAP else ()
     if compilation is not None and measured.mapped_by != LINE_MAP:
         notes += ("the binary read back from Triton's cache is not the one ncu measured: lines from ncu's line table",)
-    found = findings.find(compilation, static) if static else ()
+    found = findings.find(compilation, static) if static and compilation is not None else ()
     return ProfileResult(kernel, kernel_file, command, measured, compilation, static, notes, found)
 
 
