@@ -86,3 +86,17 @@ def test_shared_memory_is_broken_down_by_buffer_with_the_targets_and_stages_it_f
 
 def test_shared_memory_that_fits_every_target_has_no_breakdown():
     assert not kinds(explain_compilation(compiled("sample:matmul", "sm90")), tf.SHARED_BUFFERS)
+
+
+def test_on_gfx950_tiles_through_registers_are_lds_bypass_candidates_and_not_on_gfx942():
+    result = explain_compilation(compiled("sample:matmul", "gfx950"))
+    found = {f.line: f for f in kinds(result, tf.LDS_BYPASS)}
+    a_line = line_of("matmul", "a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0)")
+    assert a_line in found and len(kinds(result, tf.LDS_BYPASS)) == 2  # one per line, the pipeline's copies together
+    a = found[a_line]
+    assert "128x64xf16 tile feeding the MFMA dot" in a.message and "buffer_load ... lds" in a.message
+    assert "amdg.buffer_load, then line" in a.evidence and "(3 such loads in the pipeline)" in a.evidence
+    assert "TRITON_HIP_USE_ASYNC_COPY=1" in a.suggestion
+    # gfx942's direct-to-LDS copies move 32 bits per lane: no advice there; nor on NVIDIA targets.
+    assert not kinds(explain_compilation(compiled("sample:matmul", "gfx942")), tf.LDS_BYPASS)
+    assert not kinds(explain_compilation(compiled("sample:matmul", "sm90")), tf.LDS_BYPASS)

@@ -10,6 +10,9 @@
   one block per SM, the constexpr that asks for it, compiled as a what-if.
 - dot-not-on-tcgen05: on sm100, a tl.dot lowered to mma.sync instead of the fifth-generation
   tensor cores (sm120 has no tcgen05: mma.sync is its best).
+- lds-bypass-candidate: on gfx950 (AMD's counterpart of the TMA finding), a tile feeding MFMA that
+  goes global -> registers -> LDS (buffer_load, then ds_write), where gfx950's buffer_load ... lds
+  copies 128 bits per lane straight into LDS (Triton 3.6: TRITON_HIP_USE_ASYNC_COPY=1).
 - shared-memory-by-buffer: each shared-memory buffer (size, element type, layout, Python line,
   the stages that multiply it), and which targets and num_stages the total fits, before a launch.
 
@@ -35,7 +38,8 @@ WGMMA_WAIT = "wgmma-waited-at-issue"
 WARP_SPECIALIZE = "warp-specialize-not-applied"
 TCGEN05 = "dot-not-on-tcgen05"
 SHARED_BUFFERS = "shared-memory-by-buffer"
-KINDS = (TMA, WGMMA_WAIT, WARP_SPECIALIZE, TCGEN05, SHARED_BUFFERS)
+LDS_BYPASS = "lds-bypass-candidate"
+KINDS = (TMA, WGMMA_WAIT, WARP_SPECIALIZE, TCGEN05, SHARED_BUFFERS, LDS_BYPASS)
 
 _ALLOC = "ttg.local_alloc"
 _COPY = "ttg.async_copy_global_to_local"
@@ -44,7 +48,7 @@ _PENDINGS = re.compile(r"pendings = (\d+)")
 
 def find(k: _Kernel) -> list[Finding]:
     if k.target.backend != "cuda":
-        return []
+        return _lds_bypass(k)
     found: list[Finding] = []
     for detector in (_tma_candidates, _wgmma_waits, _warp_specialize, _tcgen05, _shared_buffers):
         found += detector(k)
@@ -349,3 +353,41 @@ def _shared_layout(k: _Kernel, text: str) -> str:
     elif vec:
         words += f" vec {vec.group(1)}"
     return words
+
+
+# --- AMD: tiles for MFMA through the registers -----------------------------------------------------------
+
+
+def _lds_bypass(k: _Kernel) -> list[Finding]:
+    """On gfx950 only: gfx942's direct-to-LDS loads move 32 bits per lane, so there it is no clear gain."""
+    if k.target.arch != "gfx950":
+        return []
+    fed, made_by = _dot_buffers(k), {r: op for op in k.module.ops for r in op.results}
+    by_line: dict[int, list[tuple[ttgir.Op, ttgir.Op]]] = {}  # the pipeliner's copies of one load, together
+    for store in k.module.ops:
+        if store.name != "ttg.local_store" or len(store.operands) < 2 or not _buffers(k, store.operands[1]) & fed:
+            continue
+        load = made_by.get(store.operands[0])
+        lines = k.lines_of(load) if load else []
+        if load is not None and load.name in ("amdg.buffer_load", "tt.load") and lines:
+            by_line.setdefault(lines[0], []).append((load, store))
+    found = []
+    for line, pairs in sorted(by_line.items()):
+        load, store = pairs[0]
+        cost = k.costs.get(line)
+        loads = sum(cost.instructions.global_loads.values()) if cost else 0
+        found.append(
+            _finding(
+                LDS_BYPASS,
+                line,
+                f"a {ttgir.tensor_shape(load.text) or '?'} tile feeding the MFMA dot is loaded into registers and "
+                "written to LDS by every lane; gfx950 loads it straight into LDS (buffer_load ... lds), with "
+                "no registers and no ds_write",
+                f"TTGIR line {load.number}: {load.name}, then line {store.number}: ttg.local_store into a buffer "
+                f"that a dot reads ({len(pairs)} such loads in the pipeline); {k.machine} on line {line}: {loads} "
+                "buffer/global loads to registers",
+                "compile with TRITON_HIP_USE_ASYNC_COPY=1 (Triton 3.6's switch): the tile becomes "
+                "amdg.buffer_load_to_local, 128 bits per lane straight into LDS",
+            )
+        )
+    return found
