@@ -7,6 +7,7 @@ from conftest import compiled, make_request
 from tritonscope.analysis import target_findings as tf
 from tritonscope.app.explain import explain, explain_compilation
 from tritonscope.core.samples import sample_path
+from tritonscope.core.stages import Stage
 
 
 def kinds(result, kind: str) -> list:
@@ -89,7 +90,11 @@ def test_shared_memory_that_fits_every_target_has_no_breakdown():
 
 
 def test_on_gfx950_tiles_through_registers_are_lds_bypass_candidates_and_not_on_gfx942():
-    result = explain_compilation(compiled("sample:matmul", "gfx950"))
+    c = compiled("sample:matmul", "gfx950")
+    result = explain_compilation(c)
+    if "amdg.buffer_load_to_local" in c.stages[Stage.TTGIR]:  # Triton 3.9 loads straight into LDS by itself
+        assert not kinds(result, tf.LDS_BYPASS)
+        return
     found = {f.line: f for f in kinds(result, tf.LDS_BYPASS)}
     a_line = line_of("matmul", "a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0)")
     assert a_line in found and len(kinds(result, tf.LDS_BYPASS)) == 2  # one per line, the pipeline's copies together

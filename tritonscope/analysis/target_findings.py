@@ -12,7 +12,7 @@
   tensor cores (sm120 has no tcgen05: mma.sync is its best).
 - lds-bypass-candidate: on gfx950 (AMD's counterpart of the TMA finding), a tile feeding MFMA that
   goes global -> registers -> LDS (buffer_load, then ds_write), where gfx950's buffer_load ... lds
-  copies 128 bits per lane straight into LDS (Triton 3.6: TRITON_HIP_USE_ASYNC_COPY=1).
+  copies 128 bits per lane straight into LDS (Triton 3.6: TRITON_HIP_USE_ASYNC_COPY=1; 3.9: default).
 - shared-memory-by-buffer: each shared-memory buffer (size, element type, layout, Python line,
   the stages that multiply it), and which targets and num_stages the total fits, before a launch.
 
@@ -386,8 +386,8 @@ def _lds_bypass(k: _Kernel) -> list[Finding]:
                 f"TTGIR line {load.number}: {load.name}, then line {store.number}: ttg.local_store into a buffer "
                 f"that a dot reads ({len(pairs)} such loads in the pipeline); {k.machine} on line {line}: {loads} "
                 "buffer/global loads to registers",
-                "compile with TRITON_HIP_USE_ASYNC_COPY=1 (Triton 3.6's switch): the tile becomes "
-                "amdg.buffer_load_to_local, 128 bits per lane straight into LDS",
+                "compile with TRITON_HIP_USE_ASYNC_COPY=1 (Triton 3.6's switch; Triton 3.9 does it by default): "
+                "the tile becomes amdg.buffer_load_to_local, 128 bits per lane straight into LDS",
             )
         )
     return found
