@@ -93,7 +93,9 @@ def find(c: Compilation, costs: tuple[LineCost, ...]) -> tuple[Finding, ...]:
     kernel = _Kernel(
         c, TARGETS[c.variant.target], ttgir.read(c.stages.get(Stage.TTGIR, "")), {x.line: x for x in costs}
     )
-    found: list[Finding] = []
+    from . import target_findings  # imports this module: loaded when first used
+
+    found: list[Finding] = list(target_findings.find(kernel))
     for detector in (_shared_limit, _spills, _narrow, _uncoalesced, _matrix, _conversions, _not_pipelined, _occupancy):
         found += detector(kernel)
     return tuple(_with_remarks(kernel, found))
@@ -612,7 +614,7 @@ def kib(n: int) -> str:
 # What a remark is about, by its words: one on a line that has a finding of these kinds is that
 # finding's (its evidence, and for the dot its cause); any other is a finding of its own.
 _REMARK_TOPICS = (
-    ("MMA version", (MATRIX,)),  # AccelerateMatmul: "MMA version 3 acceleration not applied ..."
+    ("MMA version", (MATRIX, "dot-not-on-tcgen05")),  # AccelerateMatmul: "MMA version 3 acceleration not applied ..."
     ("vectorization fails", (NARROW,)),  # LoadStoreOpToLLVM: "Warning: vectorization fails vec = 1 ..."
     ("Pipelining load", (NOT_PIPELINED, NARROW)),  # the pipeliner: "... cannot use vectorized copy ..."
     ("pipelined load for this operand", (NOT_PIPELINED,)),  # AccelerateMatmul: "Forcing a different order ..."

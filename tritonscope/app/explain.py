@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from ..analysis import cost, findings
+from ..analysis import cost, findings, target_findings
 from ..analysis.cost import LineCost
 from ..analysis.findings import Finding, WhatIf
 from ..core.errors import TritonscopeError
@@ -103,6 +103,9 @@ def describe(finding: Finding, outcome: Compilation | str) -> str:
     if finding.kind in (findings.NARROW, findings.UNCOALESCED) and finding.line is not None:
         line = next((c for c in cost.line_costs(outcome) if c.line == finding.line), None)
         text += f"; line {finding.line}: {_widths(line)}"
+    if finding.kind == target_findings.WARP_SPECIALIZE:
+        lowered = "ttg.warp_specialize" in outcome.stages.get(Stage.TTGIR, "")
+        text += "; lowered to warp-specialized partitions" if lowered else "; left unlowered for this target"
     if finding.kind == findings.SHARED_LIMIT:
         fits = r.shared_bytes <= findings.shared_limit(_target(outcome))
         text += "; fits" if fits else "; still over the limit"

@@ -171,7 +171,11 @@ class JsonRenderer:
             "unattributed_samples": m.unattributed_samples,
             "stalls": dict(m.stalls),
             "hottest_line": m.hottest.line if m.hottest and m.hottest.samples else None,
-            "lines": [_measured_line(line, static.get(line.line)) for line in m.lines],
+            "lines": [
+                {**_measured_line(line, static.get(line.line)), "findings": [f.kind for f in r.findings_on(line.line)]}
+                for line in m.lines
+            ],
+            "findings": [finding_body(f) for f in r.findings],
             "notes": list(r.notes),
         }
 
