@@ -17,7 +17,7 @@ from pathlib import Path
 from ..analysis.artifacts import to_compilation
 from ..core.errors import KernelFileError, UsageError
 from ..core.model import OPTION_NAMES, Artifacts, Compilation, KernelSpec, Variant, VariantRequest
-from ..core.targets import TARGETS
+from ..core.targets import TARGETS, Target
 from ..core.values import parse
 from ..results.cache import CacheEntry
 
@@ -248,6 +248,11 @@ def source_request(reference: str) -> VariantRequest:
     """A request that compiles a cached kernel again from its source file, as it was specialized:
     what `diff` and `passes`, which compile, start from when given `DIR/:NAME`."""
     entry, _ = find(reference)
+    return entry_request(entry, reference)
+
+
+def entry_request(entry: CacheEntry, reference: str) -> VariantRequest:
+    """The request that compiles one entry again from its source file, as it was specialized."""
     file, _, _, source = kernel_source(entry)
     if not source or not Path(file).is_file():
         raise KernelFileError(f"{reference}: its source file {file or '(unknown)'} is not there to compile from")
@@ -301,10 +306,23 @@ def _launched_scalars(entry: CacheEntry) -> dict[str, int | float | bool]:
 
 def read_compilation(reference: str) -> Compilation:
     """The Compilation of a cached kernel, from its artifacts alone: nothing is recompiled."""
-    from ..triton_api.compiler import recorded_remarks
+    entry, problems = find(reference)
+    return entry_compilation(entry, reference, problems)
+
+
+def entry_compilation(entry: CacheEntry, reference: str, problems: list[str] | None = None) -> Compilation:
+    """The Compilation of one entry (its SASS with line information), nothing recompiled."""
+    spec, variant, target, artifacts = entry_parts(entry, reference, list(problems or ()), sass=True)
+    return dataclasses.replace(to_compilation(spec, variant, artifacts, target), launches=entry.launches)
+
+
+def entry_parts(
+    entry: CacheEntry, reference: str, problems: list[str], sass: bool
+) -> tuple[KernelSpec, Variant, Target, Artifacts]:
+    """What a Compilation of an entry is made of; without `sass`, the caller disassembles (many at once)."""
+    from ..triton_api.remarks import recorded_remarks
     from ..triton_api.tools import machine_code
 
-    entry, problems = find(reference)
     if entry.target not in TARGETS:
         raise UsageError(f"{reference}: compiled for {entry.target}, which tritonscope has no limits for")
     target = TARGETS[entry.target]
@@ -312,7 +330,7 @@ def read_compilation(reference: str) -> Compilation:
         raise UsageError(f"{reference}: the entry has no binary ({target.vendor.binary})")
     binary = entry.path(target.vendor.binary).read_bytes()
     texts = {k: _artifact_text(entry.path(k)) for k in entry.stages if k != target.vendor.binary}
-    texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch, entry.metadata))
+    texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch, entry.metadata, sass=sass))
     file, first_line, def_line, source = kernel_source(entry)
     if file and not source:
         problems.append(f"the source {file} is not readable as it was compiled: shown without it")
@@ -331,8 +349,7 @@ def read_compilation(reference: str) -> Compilation:
     )
     notices = (f"read from {entry.folder}, not recompiled", *problems)
     remarks = recorded_remarks(entry.metadata, Path(entry.folder).parent) or ()
-    artifacts = Artifacts(texts, binary, entry.metadata, 0.0, notices, remarks=remarks)
-    return dataclasses.replace(to_compilation(spec, variant, artifacts, target), launches=entry.launches)
+    return spec, variant, target, Artifacts(texts, binary, entry.metadata, 0.0, notices, remarks=remarks)
 
 
 def _artifact_text(path: Path) -> str:

@@ -156,11 +156,11 @@ def _execute(path: Path, source: str, simulating: bool) -> tuple[Any, tuple[str,
         with time_limit(f"importing {path}"):
             try:
                 spec.loader.exec_module(module)
-            except Exception as exc:  # noqa: BLE001 - under the simulated GPU, the import stops there
+            except Exception as exc:  # under the simulated GPU, the import stops there
                 if not (simulating and stops_simulated_import(exc)):
                     raise
                 stop = (continue_after(module, path, source, exc),)
-    except BaseException as exc:  # noqa: BLE001 - foreign code can raise anything, even SystemExit
+    except BaseException as exc:  # foreign code can raise anything, even SystemExit
         del sys.modules[name]
         if isinstance(exc, (KeyboardInterrupt, TritonscopeError, Terminated)):
             raise

@@ -80,6 +80,7 @@ def _answers(device: dict, torch) -> dict:
         "set_device": lambda *a, **k: None,
         "get_device_capability": lambda *a, **k: tuple(device["capability"]),
         "get_device_properties": lambda *a, **k: props,
+        "_get_device_properties": lambda *a, **k: props,  # what the original (bound early elsewhere) calls
         "get_device_name": lambda *a, **k: device["name"],
         "synchronize": lambda *a, **k: None,
         "_lazy_init": lambda: None,
@@ -99,6 +100,9 @@ def _answers(device: dict, torch) -> dict:
         "manual_seed_all": lambda *a, **k: None,
         "is_bf16_supported": lambda *a, **k: device["capability"][0] >= 8,
         "get_arch_list": lambda: [f"sm_{device['arch']}"] if device["backend"] == "cuda" else [],
+        "_exchange_device": lambda *a: 0,
+        "_maybe_exchange_device": lambda *a: 0,
+        "_set_stream_by_id": lambda *a, **k: None,
         "Stream": _Stream,
         "Event": _Stream,
         "stream": lambda *a, **k: _Stream(),
@@ -116,6 +120,35 @@ def _patch_cuda(device: dict, torch) -> None:
     torch._C._cuda_setDevice = lambda *a: None
     if device["backend"] == "hip" and torch.version.hip is None:
         pass  # torch.compile decides CUDA or ROCm from torch's build: simulated.amd_notice says so
+
+
+_INTERFACE = {  # torch._dynamo's CudaInterface binds these torch.cuda functions when it is imported
+    "current_device": "current_device",
+    "set_device": "set_device",
+    "device_count": "device_count",
+    "stream": "stream",
+    "current_stream": "current_stream",
+    "set_stream": "set_stream",
+    "_set_stream_by_id": "_set_stream_by_id",
+    "synchronize": "synchronize",
+    "get_device_properties": "get_device_properties",
+    "exchange_device": "_exchange_device",
+    "maybe_exchange_device": "_maybe_exchange_device",
+    "memory_allocated": "memory_allocated",
+    "is_bf16_supported": "is_bf16_supported",
+}
+
+
+def _patch_device_interface(torch) -> None:
+    """Rebind torch._dynamo's CudaInterface to the answers (it may be imported already)."""
+    from torch._dynamo import device_interface
+
+    interface = device_interface.CudaInterface
+    for name, cuda_name in _INTERFACE.items():
+        if hasattr(interface, name):
+            setattr(interface, name, staticmethod(getattr(torch.cuda, cuda_name)))
+    interface.get_raw_stream = staticmethod(lambda *a: 0)
+    device_interface.get_cuda_stream = lambda *a: 0
 
 
 def _patch_accelerator(torch) -> None:
@@ -137,12 +170,39 @@ def _patch_accelerator(torch) -> None:
             setattr(accelerator, name, answer)
 
 
+def _patch_module_apply(torch) -> None:
+    """Module.cuda() / .to() / .half() on fake parameters: torch swaps a FakeTensor parameter in
+    place (swap_tensors), which its fake-tensor bookkeeping forbids; put new parameters in instead."""
+    original = torch.nn.Module._apply
+
+    def _apply(self, fn, recurse=True):
+        tensors = list(self.parameters(recurse)) + list(self.buffers(recurse))
+        if not any("Fake" in type(t).__name__ for t in tensors):
+            return original(self, fn, recurse)
+        for module in self.modules() if recurse else [self]:
+            with torch.no_grad():
+                for key, param in module._parameters.items():
+                    if param is not None:
+                        applied = fn(param.detach())
+                        module._parameters[key] = torch.nn.Parameter(applied, param.requires_grad)
+                for key, buffer in module._buffers.items():
+                    if buffer is not None:
+                        module._buffers[key] = fn(buffer)
+        return self
+
+    torch.nn.Module._apply = _apply
+
+
 def _fake_tensor_mode(torch):
     """The one FakeTensorMode every tensor of the program is made under."""
     from torch._subclasses import fake_tensor
 
     if hasattr(fake_tensor, "init_gpu_context"):
         fake_tensor.init_gpu_context = lambda *a, **k: None  # it makes a real CUDA tensor
+    # Every FakeTensorMode (torch.compile makes its own) must take the paths made for an absent
+    # GPU, which it decides by asking torch.cuda.is_available(), answered True here: never run
+    # an operator for real on CUDA constants; build torch.tensor(...) on the host, then move it.
+    fake_tensor.FakeTensorMode.avoid_device_init = property(lambda self: True)
     mode = fake_tensor.FakeTensorMode(allow_non_fake_inputs=True)
     mode.__enter__()
     return mode
@@ -157,10 +217,9 @@ def install(device: dict) -> None:
     # (a no-op CUDA device guard on CUDA builds; torch.tensor built on the host, then moved)
     _mode.append(_fake_tensor_mode(torch))
     _patch_cuda(device, torch)
+    _patch_device_interface(torch)
     _patch_accelerator(torch)
-    from . import indexing
+    from . import cuda_guard
 
-    if indexing.needed(torch):
-        indexing.install(torch)
-    # Module.cuda() on fake parameters cannot swap them in place (.data = ...): make new ones.
-    torch.__future__.set_overwrite_module_params_on_conversion(True)
+    cuda_guard.install(torch)
+    _patch_module_apply(torch)
