@@ -24,6 +24,7 @@ from ..core.values import parse
 CAPTURE_LOG = "kernels.jsonl"
 LAUNCH_LOG = "launches.jsonl"
 AUTOTUNE_LOG = "autotune.jsonl"  # trace --target: which config each autotuned kernel launched, and why
+SIMULATED_RECORD = "simulated.json"  # trace --target: the simulated GPU's description
 STOP_RECORD = "stopped.json"  # trace --target: where the program was stopped, and what it asked
 _ASM = ("ttir", "ttgir", "llir", "ptx", "cubin", "amdgcn", "hsaco")
 
@@ -205,6 +206,25 @@ def environment_for_capture(out: Path, launches: int = 3, device: dict | None = 
         "TRITONSCOPE_LAUNCH_LIMIT": str(launches),
         "PYTHONPATH": f"{hook}{os.pathsep}{path}" if path else str(hook),
     }
+
+
+def simulation_records(folder: Path) -> tuple[tuple[dict, ...], dict | None]:
+    """(each autotune choice a simulated run made, the simulated GPU), read from a capture made
+    with trace --target; nothing for other captures and caches. Unreadable lines are skipped."""
+    choices = []
+    log = folder / AUTOTUNE_LOG
+    for line in log.read_text(errors="replace").splitlines() if log.is_file() else []:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and isinstance(record.get("kernel"), str):
+            choices.append(record)
+    try:
+        device = json.loads((folder / SIMULATED_RECORD).read_text())
+    except (OSError, ValueError):
+        device = None
+    return tuple(choices), device if isinstance(device, dict) else None
 
 
 def stop_record(folder: Path) -> str | None:

@@ -59,7 +59,7 @@ _GPUS = {
     "sm80": Gpu("NVIDIA A100-SXM4-80GB", 108, 40 * _MIB, 81920 * _MIB),
     "sm86": Gpu("NVIDIA GeForce RTX 3090", 82, 6 * _MIB, 24576 * _MIB, 1536),
     "sm89": Gpu("NVIDIA L4", 58, 48 * _MIB, 23034 * _MIB, 1536),
-    "sm90": Gpu("NVIDIA H100 80GB HBM3", 132, 50 * _MIB, 81559 * _MIB),
+    "sm90": Gpu("NVIDIA H100 80GB HBM3", 132, 50 * _MIB, 81079 * _MIB),
     "sm100": Gpu("NVIDIA B200", 148, 126 * _MIB + 512 * 1024, 182642 * _MIB),
     "sm120": Gpu("NVIDIA GeForce RTX 5090", 170, 96 * _MIB, 32607 * _MIB, 1536),
     "gfx90a": Gpu("AMD Instinct MI250X/MI250", 104, 8 * _MIB, 65536 * _MIB),

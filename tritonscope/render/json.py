@@ -94,6 +94,7 @@ class JsonRenderer:
 
     def _trace(self, r: TraceResult):
         body = {"out": str(r.out), "returncode": r.returncode, "kernels": list(r.kernels), "launches": r.launches}
+        body.update(target=r.target, stopped=r.stopped)
         return "trace", body
 
     def _envs(self, r: EnvsListing):
@@ -136,6 +137,8 @@ class JsonRenderer:
             "folder": str(r.folder),
             "kernels": [_entry(r.folder, e) for e in r.entries],
             "skipped": list(r.skipped),
+            "simulated_device": r.simulated,
+            "autotune": list(r.autotune),
         }
 
     def _explain(self, r: ExplainResult):
