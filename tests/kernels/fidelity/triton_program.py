@@ -118,8 +118,8 @@ def main() -> None:
     if TensorDescriptor is not None and torch.cuda.get_device_capability()[0] >= 9:
         src = torch.randn(256, 128, device="cuda", dtype=torch.float16)
         dst = torch.empty_like(src)
-        tma_copy_kernel[(4, 2)](TensorDescriptor.from_tensor(src, [64, 64]), TensorDescriptor.from_tensor(dst, [64, 64]),
-                                BM=64, BN=64)
+        source, destination = (TensorDescriptor.from_tensor(t, [64, 64]) for t in (src, dst))
+        tma_copy_kernel[(4, 2)](source, destination, BM=64, BN=64)
 
     double(torch.randn(4096, device="cuda"))
     torch.cuda.synchronize()
