@@ -14,7 +14,8 @@ from pathlib import Path
 
 # What differs between two GPU captures of one program, or with the ptxas/CUDA release found:
 # the PTX ISA version and target lines, the file table, DWARF sections (they spell paths byte by
-# byte), and the assertFile_N strings of torch.compile's bounds checks (the kernel's random path).
+# byte), the assertFile_N strings of torch.compile's bounds checks (the kernel's random path), and
+# comments (LLVM names the source file in them).
 _DROPPED = re.compile(r"^\s*(\.version|\.target|\.file|\.global \.align 1 \.b8 assertFile_)")
 
 
@@ -24,7 +25,7 @@ def normal_ptx(text: str) -> str:
         if line.lstrip().startswith(".section") and ".debug_" in line:
             break  # the DWARF sections run to the end of the file
         if not _DROPPED.match(line):
-            kept.append(line.rstrip())
+            kept.append(line.split("//", 1)[0].rstrip())
     return "\n".join(kept).strip()
 
 

@@ -84,9 +84,11 @@ def _is_fake(tensor) -> bool:
 
 def install() -> None:
     import torch
+    from torch._subclasses.fake_tensor import FakeTensor
 
     folders = _library_folders()
     for name, asked in _ASKS.items():
-        original = getattr(torch.Tensor, name, None)
-        if original is not None:
-            setattr(torch.Tensor, name, _wrap(original, asked, folders))
+        for cls in (torch.Tensor, FakeTensor):  # FakeTensor has a tolist of its own
+            original = cls.__dict__.get(name) if cls is FakeTensor else getattr(cls, name, None)
+            if original is not None:
+                setattr(cls, name, _wrap(original, asked, folders))
