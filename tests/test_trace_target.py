@@ -160,8 +160,10 @@ def test_other_targets_compile_for_their_gpu(tmp_path, target, name, units, arch
     program = tmp_path / "props.py"
     program.write_text(
         "import torch, triton, triton.language as tl\n"
-        "p = torch.cuda.get_device_properties(0)\nprint(p.name, p.multi_processor_count, torch.cuda.get_device_capability())\n"
-        "@triton.jit\ndef k(x_ptr, BLOCK: tl.constexpr):\n    o = tl.arange(0, BLOCK)\n    tl.store(x_ptr + o, tl.load(x_ptr + o) * 2)\n"
+        "p = torch.cuda.get_device_properties(0)\n"
+        "print(p.name, p.multi_processor_count, torch.cuda.get_device_capability())\n"
+        "@triton.jit\ndef k(x_ptr, BLOCK: tl.constexpr):\n"
+        "    o = tl.arange(0, BLOCK)\n    tl.store(x_ptr + o, tl.load(x_ptr + o) * 2)\n"
         "k[(1,)](torch.empty(128, device='cuda'), BLOCK=128)\n"
     )
     out = tmp_path / "out"
