@@ -64,7 +64,7 @@ def trace(
     if launches:
         say(f"recorded {result.launches} launch(es), at most {launches} per kernel and process")
     if result.stopped:
-        say(f"stopped at {result.stopped}: a simulated GPU holds no values; the capture so far is kept", "yellow")
+        say(f"stopped at {result.stopped}, which a simulated GPU cannot answer; the capture so far is kept", "yellow")
         raise typer.Exit(2)
     if result.returncode != 0:
         raise typer.Exit(result.returncode)

@@ -51,9 +51,21 @@ def _program_frame(folders: tuple[str, ...]):
     return frame
 
 
+def program_caller():
+    """The innermost frame of the program's own code on the stack, or None."""
+    folders = _library_folders()
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not (os.path.abspath(name).startswith(folders) or name.startswith("<")):
+            return frame
+        frame = frame.f_back
+    return None
+
+
 def stop(frame, asked: str) -> None:
     """One line on stderr, then exit at once (no clean-up that could hang on a fake device)."""
-    where = f"{frame.f_code.co_filename}:{frame.f_lineno}"
+    where = f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else "the program"
     sys.stdout.flush()
     record = os.environ.get("TRITONSCOPE_STOPPED")
     if record:  # for `trace`, which says it in its own words
