@@ -54,6 +54,15 @@ def trace(
     """
     from ...app.catalog import trace as run_trace
 
+    if target is None:
+        from ...core.targets import local_target
+
+        if local_target() is None:
+            say(
+                "no GPU here: kernels the program launches cannot run; --target sm90 (or another) runs it against "
+                "a simulated GPU",
+                "yellow",
+            )
     protected = [Path(word) for word in command_line if Path(word).exists()]  # the program and its files
     result = run_trace(command_line, out, force, protected, launches, program_to_stderr=json_out, target=target)
     if json_out:
