@@ -12,6 +12,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from tritonscope.core.fileio import write_text_atomically
@@ -176,15 +177,67 @@ STEPS = [
 ]
 
 
+MODEL_CHAPTER = "What torch.compile makes of a small model for an H100, on a laptop"
+# {capture} is the capture folder (shown as h100/), {reduction} the first reduction kernel captured.
+TRACE_STEPS = [
+    (
+        MODEL_CHAPTER,
+        "`trace --target sm90` runs the program of `docs/tour_model.py` (a LayerNorm, two Linear layers "
+        "and a GELU under `torch.compile`) against a simulated H100: torch sees a CUDA device with the "
+        "H100's 132 multiprocessors, tensors take no memory, and every kernel Inductor writes is compiled "
+        "for sm_90 by the real Triton, exactly as its launch specializes it. Nothing runs.",
+        f"trace --target sm90 -o {{capture}} -- python {HERE / 'tour_model.py'}",
+        lines_with(r"captured", r"recorded"),
+    ),
+    (
+        None,
+        "The capture is today's format. `cache list` shows each kernel and its launches (grids and shapes "
+        "are the program's own) and says what a simulated run could not know: with no GPU to time them, "
+        "Inductor's autotuning kept its first candidate, after compiling every one as on a GPU.",
+        "cache list {capture}",
+        first(40),
+    ),
+    (
+        None,
+        "Every other command reads a captured kernel by name: here the LayerNorm's reduction, its registers, "
+        "occupancy, and the memory traffic and cost of its Python lines on an H100.",
+        "explain {capture}/:{reduction} --no-what-if",
+        lines_with(r"registers ·", r"tl\.load", r"↳", r"tl\.sum", limit=9),
+    ),
+]
+
+
+def _trace_chapter(folder: Path) -> str:
+    """The torch.compile chapter: one trace into FOLDER, then commands that read it."""
+    parts, names = [], {"capture": str(folder / "h100")}
+    for title, prose, command, select in TRACE_STEPS:
+        if "{reduction}" in command:
+            captured = (folder / "h100" / "kernels.jsonl").read_text()
+            names["reduction"] = re.search(r'"name": "(triton_per_[^"]+)"', captured).group(1)
+        output = run(command.format(**names)).replace(str(folder) + "/", "")
+        excerpt = [line.rstrip() for line in select(output)]
+        if not excerpt:
+            raise SystemExit(f"tour: `tritonscope {command}` printed nothing the tour could quote")
+        if title:
+            parts.append(f"\n## {title}\n\n{prose}\n")
+        elif prose:
+            parts.append(f"\n{prose}\n")
+        shown = command.format(**{**names, "capture": "h100/"}).replace(str(HERE.parent) + "/", "")
+        parts.append(f"\n```\n$ tritonscope {shown.replace('h100//', 'h100/')}\n" + "\n".join(excerpt) + "\n```\n")
+    return "".join(parts)
+
+
 def run(command: str) -> str:
     env = {**os.environ, "COLUMNS": "110"}
     words = [sys.executable, "-m", "tritonscope", *shlex.split(command), "--no-pager"]
     if command.startswith(("grid", "layout")):
         words.remove("--no-pager")
+    if command.startswith("trace"):
+        words = [sys.executable, "-m", "tritonscope", *shlex.split(command)]
     result = subprocess.run(words, capture_output=True, text=True, env=env)
     if result.returncode not in ((0, 1) if command.startswith("check") else (0,)):  # check exits 1 on a broken budget
         raise SystemExit(f"tour: `tritonscope {command}` failed ({result.returncode}):\n{result.stderr}")
-    return result.stdout
+    return result.stdout + (result.stderr if command.startswith("trace") else "")  # trace reports on stderr
 
 
 def build() -> str:
@@ -202,6 +255,8 @@ def build() -> str:
         elif prose:
             parts.append(f"\n{prose}\n")
         parts.append(f"\n```\n$ tritonscope {command}\n" + "\n".join(excerpt) + "\n```\n")
+    with tempfile.TemporaryDirectory() as folder:
+        parts.append(_trace_chapter(Path(folder)))
     return "".join(parts)
 
 
