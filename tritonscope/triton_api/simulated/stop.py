@@ -94,11 +94,33 @@ def _is_fake(tensor) -> bool:
     return "Fake" in type(tensor).__name__
 
 
+BACKWARD = (
+    "a backward pass (.backward(), autograd.grad, or torch.compile of a step whose inputs require grad), "
+    "for which torch's C++ autograd engine asks the CUDA driver for the device"
+)
+
+
+def _stop_backward(original):
+    """Every backward pass, eager or traced by torch.compile, goes through this one function."""
+
+    def run_backward(*args, **kwargs):
+        stop(program_caller(), BACKWARD)
+        return original(*args, **kwargs)
+
+    run_backward.__wrapped__ = original
+    return run_backward
+
+
 def install() -> None:
     import torch
     from torch._subclasses.fake_tensor import FakeTensor
 
     folders = _library_folders()
+    from torch.autograd import graph
+
+    if hasattr(graph, "_engine_run_backward"):  # torch.autograd took its own name for it at import
+        graph._engine_run_backward = _stop_backward(graph._engine_run_backward)
+        torch.autograd._engine_run_backward = graph._engine_run_backward
     for name, asked in _ASKS.items():
         for cls in (torch.Tensor, FakeTensor):  # FakeTensor has a tolist of its own
             original = cls.__dict__.get(name) if cls is FakeTensor else getattr(cls, name, None)
