@@ -12,14 +12,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..analysis.artifacts import to_compilation
 from ..core.errors import KernelFileError, UsageError
 from ..core.model import OPTION_NAMES, Artifacts, Compilation, KernelSpec, Variant, VariantRequest
-from ..core.targets import TARGETS
+from ..core.targets import TARGETS, Target
 from ..core.values import parse
+from ..results.cache import CacheEntry
 
 CAPTURE_LOG = "kernels.jsonl"
 LAUNCH_LOG = "launches.jsonl"
@@ -27,30 +27,6 @@ AUTOTUNE_LOG = "autotune.jsonl"  # trace --target: which config each autotuned k
 SIMULATED_RECORD = "simulated.json"  # trace --target: the simulated GPU's description
 STOP_RECORD = "stopped.json"  # trace --target: where the program was stopped, and what it asked
 _ASM = ("ttir", "ttgir", "llir", "ptx", "cubin", "amdgcn", "hsaco")
-
-
-@dataclass(frozen=True)
-class CacheEntry:
-    folder: Path
-    name: str
-    metadata: dict
-    stages: tuple[str, ...]  # artifact kinds present: ttir, ttgir, llir, ptx, cubin / amdgcn, hsaco
-    size: int
-    modified: float
-    specialization: dict | None = None  # from a capture's kernels.jsonl
-    launches: tuple[dict, ...] = ()  # from a capture's launches.jsonl, in the order they ran
-
-    @property
-    def target(self) -> str:
-        """Our name for the entry's target (sm90, gfx942), or Triton's own when we have none."""
-        target = self.metadata.get("target")
-        target = target if isinstance(target, dict) else {}
-        arch = target.get("arch")
-        name = f"sm{arch}" if target.get("backend") == "cuda" else str(arch)
-        return name if name in TARGETS else f"{target.get('backend')}:{arch}"
-
-    def path(self, kind: str) -> Path:
-        return self.folder / f"{self.name}.{kind}"
 
 
 def default_dir() -> Path:
@@ -292,6 +268,11 @@ def source_request(reference: str) -> VariantRequest:
     """A request that compiles a cached kernel again from its source file, as it was specialized:
     what `diff` and `passes`, which compile, start from when given `DIR/:NAME`."""
     entry, _ = find(reference)
+    return entry_request(entry, reference)
+
+
+def entry_request(entry: CacheEntry, reference: str) -> VariantRequest:
+    """The request that compiles one entry again from its source file, as it was specialized."""
     file, _, _, source = kernel_source(entry)
     if not source or not Path(file).is_file():
         raise KernelFileError(f"{reference}: its source file {file or '(unknown)'} is not there to compile from")
@@ -312,10 +293,23 @@ def source_request(reference: str) -> VariantRequest:
 
 def read_compilation(reference: str) -> Compilation:
     """The Compilation of a cached kernel, from its artifacts alone: nothing is recompiled."""
-    from ..triton_api.compiler import recorded_remarks
+    entry, problems = find(reference)
+    return entry_compilation(entry, reference, problems)
+
+
+def entry_compilation(entry: CacheEntry, reference: str, problems: list[str] | None = None) -> Compilation:
+    """The Compilation of one entry (its SASS with line information), nothing recompiled."""
+    spec, variant, target, artifacts = entry_parts(entry, reference, list(problems or ()), sass=True)
+    return dataclasses.replace(to_compilation(spec, variant, artifacts, target), launches=entry.launches)
+
+
+def entry_parts(
+    entry: CacheEntry, reference: str, problems: list[str], sass: bool
+) -> tuple[KernelSpec, Variant, Target, Artifacts]:
+    """What a Compilation of an entry is made of; without `sass`, the caller disassembles (many at once)."""
+    from ..triton_api.remarks import recorded_remarks
     from ..triton_api.tools import machine_code
 
-    entry, problems = find(reference)
     if entry.target not in TARGETS:
         raise UsageError(f"{reference}: compiled for {entry.target}, which tritonscope has no limits for")
     target = TARGETS[entry.target]
@@ -323,7 +317,7 @@ def read_compilation(reference: str) -> Compilation:
         raise UsageError(f"{reference}: the entry has no binary ({target.vendor.binary})")
     binary = entry.path(target.vendor.binary).read_bytes()
     texts = {k: _artifact_text(entry.path(k)) for k in entry.stages if k != target.vendor.binary}
-    texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch, entry.metadata))
+    texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch, entry.metadata, sass=sass))
     file, first_line, def_line, source = kernel_source(entry)
     if file and not source:
         problems.append(f"the source {file} is not readable as it was compiled: shown without it")
@@ -342,8 +336,7 @@ def read_compilation(reference: str) -> Compilation:
     )
     notices = (f"read from {entry.folder}, not recompiled", *problems)
     remarks = recorded_remarks(entry.metadata, Path(entry.folder).parent) or ()
-    artifacts = Artifacts(texts, binary, entry.metadata, 0.0, notices, remarks=remarks)
-    return dataclasses.replace(to_compilation(spec, variant, artifacts, target), launches=entry.launches)
+    return spec, variant, target, Artifacts(texts, binary, entry.metadata, 0.0, notices, remarks=remarks)
 
 
 def _artifact_text(path: Path) -> str:

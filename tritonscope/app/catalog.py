@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 from ..core import samples as bundled
 from ..core.errors import UsageError
 from ..core.fileio import discard, prepare_output_dir, publish_output_dir
-from ..core.results import CacheListing, KernelList, SamplesResult, TraceResult
 from ..core.targets import resolve
+from ..isolate import Program
+from ..results.cache import CacheListing
+from ..results.catalog import KernelList, SamplesResult
+from ..results.trace import TraceResult
 from . import cache
 from .load import load_file
 
@@ -51,11 +53,11 @@ def trace(
     device = resolve(target)[0].simulated_device() if target else None
     staging = prepare_output_dir(out, force, protected)
     try:
-        finished = subprocess.run(
-            command,
-            env=cache.environment_for_capture(staging.resolve(), launches, device),
-            stdout=sys.stderr if program_to_stderr else None,
-        )
+        env = cache.environment_for_capture(staging.resolve(), launches, device)
+        # No time limit (a training run takes what it takes); it stays in the terminal's process
+        # group, so it reads the terminal and gets Ctrl-C itself, and is stopped if we are.
+        with Program(command, own_group=False, env=env, stdout=sys.stderr if program_to_stderr else None) as program:
+            finished = program.finish()
     except OSError as exc:
         discard(staging)  # nothing ran: the old capture stays as it was
         raise UsageError(f"cannot run {command[0]}: {exc.strerror}") from None

@@ -11,6 +11,7 @@ import functools
 import shutil
 import subprocess
 from dataclasses import dataclass
+from typing import Literal
 
 from .backends import BACKENDS, Backend
 from .errors import UsageError
@@ -71,7 +72,7 @@ _GPUS = {
 @dataclass(frozen=True)
 class Target:
     name: str
-    backend: str  # cuda or hip
+    backend: Literal["cuda", "hip"]
     arch: int | str  # Triton's GPUTarget arch: 90, "gfx942"
     warp_size: int
     description: str
