@@ -56,7 +56,7 @@ def early_line_map(spec: KernelSpec, artifacts: Artifacts, target: Target) -> di
 
 def _stages(spec: KernelSpec, texts: dict[str, str], target: Target) -> dict[Stage, str]:
     stages = {Stage.SOURCE: spec.source} if spec.source else {}
-    for stage in target.vendor.stages[1:]:
+    for stage in target.vendor.stages_for(spec.language)[1:]:
         if stage.value in texts:
             stages[stage] = texts[stage.value]
     return stages

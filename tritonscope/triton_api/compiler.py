@@ -22,7 +22,7 @@ from typing import Any
 
 import triton
 from triton.backends.compiler import GPUTarget
-from triton.compiler import ASTSource, CompilationError, make_backend
+from triton.compiler import CompilationError, make_backend
 
 from ..core.errors import CompileError, UsageError
 from ..core.fileio import read_checked, user_cache_dir, write_checked
@@ -319,7 +319,8 @@ def _source(kernel, variant: Variant, target: Target):
         if type_ == "constexpr" and name not in constants:  # an argument specialized to a constant
             constants[name] = variant.arguments[name]
     attrs = {(params.index(name),): backend.parse_attr(hint) for name, hint in variant.hints.items() if hint}
-    return ASTSource(kernel.jit, dict(variant.signature), constants, attrs), backend
+    source_class = triton_kernels.source_class(kernel.jit)
+    return source_class(kernel.jit, dict(variant.signature), constants, attrs), backend
 
 
 def compile_key(kernel, variant: Variant, target: Target) -> str:

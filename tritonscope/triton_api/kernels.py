@@ -28,6 +28,25 @@ def unwrap(obj: Any) -> tuple[Any, list[Any]] | None:
     return obj, wrappers
 
 
+def is_gluon(jit: Any) -> bool:
+    """Whether a kernel is written in Gluon (`@gluon.jit`): its source starts at TTGIR, with the
+    layouts its author wrote (GluonJITFunction.is_gluon, 3.5 to 3.9)."""
+    check = getattr(jit, "is_gluon", None)
+    return bool(check()) if callable(check) else False
+
+
+def source_class(jit: Any) -> type:
+    """Triton's AST source for a kernel: Gluon's own for `@gluon.jit`, whose make_ir sets the module's
+    warps, CTAs and target before the body is built, as its layouts need."""
+    if is_gluon(jit):
+        from triton.experimental.gluon._runtime import GluonASTSource
+
+        return GluonASTSource
+    from triton.compiler import ASTSource
+
+    return ASTSource
+
+
 def autotune_configs(wrapper: Any) -> list[Any] | None:
     """An Autotuner's configs (any subclass); None for other wrappers."""
     return list(wrapper.configs) if isinstance(wrapper, Autotuner) else None
