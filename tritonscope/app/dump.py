@@ -34,7 +34,8 @@ def compare(request: VariantRequest, stages: tuple[Stage, ...] | None, lines: tu
 
 
 def check_stages(stages: tuple[Stage, ...], target_name: str) -> None:
-    """Every named stage is one the target produces."""
+    """Every named stage is one the target produces for some kernel (the kernel's language is checked
+    once it is loaded: _check_produced)."""
     from ..core.targets import TARGETS
 
     available = TARGETS[target_name].vendor.stages

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from ..core.errors import KernelFileError, UsageError
 from ..core.model import VariantRequest
 from ..core.results import GridResult
+from ..core.stages import Language
 from ..core.values import TypeName
 from ..isolate import Task, Workers
 from .prepare import prepare
@@ -42,6 +43,12 @@ class Program:
 @in_release
 def grid(request: VariantRequest, size: tuple[int, ...] | None, wave: int | None, timeout: float) -> GridResult:
     prepared = prepare(request)
+    if prepared.kernel.spec.language == Language.GLUON:
+        raise UsageError(
+            f"{prepared.kernel.spec.name} is a @gluon.jit kernel: grid runs kernels under Triton's interpreter, "
+            f"which runs @triton.jit kernels only",
+            hint="dump, explain and layout show what a Gluon kernel's programs do",
+        )
     values, pointers = _values(prepared.variant)
     size = check_grid(size) if size else launch_grid(prepared.module, values)
     programs = record(str(prepared.kernel.spec.file), prepared.kernel.spec.name, values, pointers, size, timeout)

@@ -89,7 +89,8 @@ class TypeName(str):
         return self.removeprefix("*")
 
 
-_TENSOR_DESCRIPTOR = re.compile(r"^tensordesc<\s*([\w.]+)\s*\[([\d,\s]+)\]\s*>$")
+# A Gluon kernel's descriptor also names its shared layout: tensordesc<fp16[64, 64],NVMMASharedLayout(...)>.
+_TENSOR_DESCRIPTOR = re.compile(r"^tensordesc<\s*([\w.]+)\s*\[([\d,\s]+)\]\s*(?:,\s*(\w+\(.*\)))?\s*>$")
 
 
 def canonical_type(text: str) -> TypeName | None:
@@ -100,7 +101,8 @@ def canonical_type(text: str) -> TypeName | None:
     if descriptor:  # a TMA tensor descriptor, as Triton's signatures write it
         element = canonical_type(descriptor.group(1))
         shape = ", ".join(d.strip() for d in descriptor.group(2).split(",") if d.strip())
-        return TypeName(f"tensordesc<{element}[{shape}]>") if element and not element.is_pointer else None
+        layout = f",{descriptor.group(3)}" if descriptor.group(3) else ""
+        return TypeName(f"tensordesc<{element}[{shape}]{layout}>") if element and not element.is_pointer else None
     pointer = name.startswith("*")
     name = name.removeprefix("*").strip()
     for prefix in ("tl.", "triton.language.", "torch."):

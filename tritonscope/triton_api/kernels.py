@@ -47,6 +47,20 @@ def source_class(jit: Any) -> type:
     return ASTSource
 
 
+def gluon_descriptor(type_name: str) -> str:
+    """A TMA descriptor's type as Gluon's launcher writes it, `tensordesc<fp16[64, 64],NVMMASharedLayout(...)>`:
+    one given without a layout gets the one `NVMMASharedLayout.get_default_for` picks for its block,
+    as host code building it with `TensorDescriptor.from_tensor` usually passes."""
+    if "," in type_name.split("]", 1)[-1]:
+        return type_name  # the user named the layout
+    from triton.experimental.gluon.language import NVMMASharedLayout
+
+    element, shape = type_name.removeprefix("tensordesc<").removesuffix(">").split("[", 1)
+    block = [int(d) for d in shape.rstrip("]").split(",")]
+    layout = NVMMASharedLayout.get_default_for(block, dtype(element))
+    return f"tensordesc<{element}[{', '.join(map(str, block))}],{layout!r}>"
+
+
 def autotune_configs(wrapper: Any) -> list[Any] | None:
     """An Autotuner's configs (any subclass); None for other wrappers."""
     return list(wrapper.configs) if isinstance(wrapper, Autotuner) else None

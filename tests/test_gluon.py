@@ -1,0 +1,204 @@
+"""Gluon kernels (`@gluon.jit`) compiled with the real Triton on their targets: the stages a Gluon
+kernel has (no TTIR; GLIR from Triton 3.9), the layouts their authors wrote kept in TTGIR, shared
+memory, TMA with mbarriers, warpgroup MMA (sm90), tcgen05 MMA in tensor memory (sm100) and warp
+specialization; and every command run on one."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import KERNELS, compiled
+
+from tritonscope.core.stages import Language, Stage
+from tritonscope.triton_api.version import installed, release_tuple
+
+GLUON = KERNELS / "gluon"
+HOPPER = str(GLUON / "hopper.py")
+FP16_64 = "tensordesc<fp16[64, 64]>"
+
+
+def _lines(c, stage: Stage, text: str) -> list[int]:
+    """The Python lines the stage's lines holding `text` come from."""
+    return sorted(
+        {
+            py
+            for n, line in enumerate(c.stages[stage].splitlines(), 1)
+            if text in line
+            for _, py in c.line_map[stage].get(n, ())
+        }
+    )
+
+
+def _source_line(path, text: str) -> int:
+    return next(n for n, line in enumerate(open(path).read().splitlines(), 1) if text in line)
+
+
+def test_gluon_kernel_starts_at_ttgir_with_its_own_layouts():
+    c = compiled(str(GLUON / "layouts_basic.py"), "sm90", kernel="row_sum", constexprs=("ROWS=16", "COLS=64"))
+    assert c.kernel.language is Language.GLUON
+    assert Stage.TTIR not in c.stages and Stage.TTGIR in c.stages and Stage.SASS in c.stages
+    assert (Stage.GLIR in c.stages) == (release_tuple(installed()) >= (3, 9))
+    # The layout written on the source line is the one TTGIR carries.
+    assert (
+        "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1]" in c.stages[Stage.TTGIR]
+    )
+    assert "#ttg.slice<{dim = 1" in c.stages[Stage.TTGIR]
+    total = _source_line(GLUON / "layouts_basic.py", "total = gl.sum")
+    assert total in _lines(c, Stage.TTGIR, "tt.reduce")
+
+
+def test_gluon_helper_lines_map_to_their_call_site():
+    c = compiled(
+        str(GLUON / "layouts_basic.py"), "sm90", kernel="scaled_copy", args=("factor=2.0",), constexprs=("BLOCK=512",)
+    )
+    helper = _source_line(GLUON / "layouts_basic.py", "return x * factor")
+    call = _source_line(GLUON / "layouts_basic.py", "offsets, _scale(x, factor)")
+    mapped = _lines(c, Stage.TTGIR, "arith.mulf")
+    assert helper in mapped and call in mapped
+
+
+def test_shared_memory_through_allocate_store_load():
+    c = compiled(str(GLUON / "shared_memory.py"), "sm90", kernel="transpose_swizzled", constexprs=("BLOCK=64",))
+    ttgir = c.stages[Stage.TTGIR]
+    assert "#ttg.swizzled_shared<{vec = 4, perPhase = 2, maxPhase = 8, order = [1, 0]}>" in ttgir
+    assert "ttg.local_alloc" in ttgir and "ttg.local_load" in ttgir and "ttg.memdesc_trans" in ttgir
+    assert c.resources.shared_bytes >= 64 * 64 * 4
+    assert c.resources.instructions.shared_loads > 0
+
+
+def test_tma_with_mbarriers_on_sm90():
+    c = compiled(
+        HOPPER,
+        "sm90",
+        kernel="tma_scale",
+        constexprs=("BLOCK_M=64", "BLOCK_N=64"),
+        args=(f"in_desc={FP16_64}", f"out_desc={FP16_64}", "factor=2.0"),
+    )
+    # The descriptor's shared layout is the default TensorDescriptor.from_tensor would take.
+    assert "NVMMASharedLayout(swizzle_byte_width=128" in c.variant.signature["in_desc"]
+    assert "ttng.async_tma_copy_global_to_local" in c.stages[Stage.TTGIR]
+    assert "ttng.wait_barrier" in c.stages[Stage.TTGIR]
+    assert "cp.async.bulk.tensor" in c.stages[Stage.PTX] and "mbarrier" in c.stages[Stage.PTX]
+    assert c.resources.instructions.async_copies >= 1
+
+
+def test_warpgroup_mma_on_sm90():
+    c = compiled(
+        HOPPER,
+        "sm90",
+        kernel="wgmma_tile",
+        constexprs=("BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=64"),
+        args=(f"a_desc={FP16_64}", f"b_desc={FP16_64}", f"c_desc={FP16_64}"),
+    )
+    assert "#ttg.nvidia_mma<{versionMajor = 3" in c.stages[Stage.TTGIR]
+    assert "ttng.warp_group_dot" in c.stages[Stage.TTGIR]
+    assert "HGMMA.64x64x16.F32" in c.stages[Stage.SASS]
+    line = _source_line(HOPPER, "acc = warpgroup_mma(a, b, acc)")
+    assert line in _lines(c, Stage.SASS, "HGMMA")
+
+
+def test_tcgen05_mma_in_tensor_memory_on_sm100():
+    c = compiled(
+        str(GLUON / "blackwell.py"),
+        "sm100",
+        constexprs=("BLOCK_M=128", "BLOCK_N=64", "BLOCK_K=64"),
+        args=("a_desc=tensordesc<fp16[128, 64]>", f"b_desc={FP16_64}", "c_desc=tensordesc<fp16[128, 64]>"),
+    )
+    ttgir = c.stages[Stage.TTGIR]
+    assert "ttng.tmem_alloc" in ttgir and "ttng.tc_gen5_mma" in ttgir and "#ttng.tensor_memory" in ttgir
+    assert "UTCHMMA" in c.stages[Stage.SASS] or "UTCQMMA" in c.stages[Stage.SASS]
+    assert c.metadata.get("tmem_size", 0) >= 64
+
+
+def test_warp_specialize_partitions_compile():
+    c = compiled(
+        str(GLUON / "warp_specialized.py"),
+        "sm90",
+        kernel="pipelined_scale",
+        constexprs=("STAGES=2", "BLOCK=64"),
+        args=("in_desc=tensordesc<fp32[64, 64]>", "out_ptr=*fp32", "factor=2.0", "tiles=16"),
+    )
+    ttgir = c.stages[Stage.TTGIR]
+    assert "ttg.warp_specialize" in ttgir and "partition0" in ttgir
+    assert "requestedRegisters = array<i32: 48>" in ttgir
+    assert "setmaxnreg" in c.stages[Stage.PTX]
+
+
+def test_list_and_stage_errors(cli):
+    out = cli("list", GLUON / "layouts_basic.py").stdout
+    assert "3 @gluon.jit function(s)" in out and "kernel, Gluon" in out
+    result = cli(
+        "dump",
+        GLUON / "layouts_basic.py",
+        "-k",
+        "row_sum",
+        "-c",
+        "ROWS=16",
+        "-c",
+        "COLS=64",
+        "-t",
+        "sm90",
+        "--stage",
+        "ttir",
+        expect=2,
+    )
+    assert "a @gluon.jit kernel has no ttir stage" in result.stderr
+
+
+def test_dump_json_names_the_language_and_stages(cli):
+    out = cli(
+        "dump", GLUON / "layouts_basic.py", "-k", "row_sum", "-c", "ROWS=16", "-c", "COLS=64", "-t", "sm90", "--json"
+    ).stdout
+    doc = json.loads(out)
+    assert doc["kernel"]["language"] == "gluon"
+    assert (
+        "ttir" not in doc["stages"]
+        and "ttgir" in doc["stages"]
+        and any("ttgir" in row["stages"] for row in doc["line_map"])
+    )
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        (("compare",), "TTGIR"),
+        (("explain",), "row_sum"),
+        (("check", "--budget", "registers<=64"), "1 of 1 budgets hold"),
+        (("diff", "--vary", "ROWS=16,32"), "[1] ROWS=32"),
+        (("passes",), "gluon-resolve-auto-encodings"),
+    ],
+)
+def test_every_command_runs_on_a_gluon_kernel(cli, command, expected):
+    args = ["-k", "row_sum", "-c", "COLS=64", "-t", "sm90"]
+    if "--vary" not in command:
+        args += ["-c", "ROWS=16"]
+    assert expected in cli(command[0], GLUON / "layouts_basic.py", *command[1:], *args).stdout
+
+
+def test_grid_says_the_interpreter_does_not_run_gluon(cli):
+    result = cli(
+        "grid",
+        GLUON / "layouts_basic.py",
+        "-k",
+        "row_sum",
+        "-c",
+        "ROWS=16",
+        "-c",
+        "COLS=64",
+        "-a",
+        "n_cols=64",
+        "--grid",
+        "4",
+        expect=2,
+    )
+    assert "is a @gluon.jit kernel" in result.stderr
+
+
+def test_report_of_a_gluon_kernel(cli, tmp_path):
+    out = tmp_path / "r.html"
+    cli(
+        "report", GLUON / "layouts_basic.py", "-k", "row_sum", "-c", "ROWS=16", "-c", "COLS=64", "-t", "sm90", "-o", out
+    )
+    page = out.read_text()
+    assert 'id="column-ttgir"' in page and 'id="column-ttir"' not in page
