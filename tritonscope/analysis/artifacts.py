@@ -25,10 +25,11 @@ def to_compilation(
     texts = artifacts.texts
     stages = _stages(spec, texts, target)
     machine = backend.machine_code
-    if machine not in stages:
+    if machine not in stages and not artifacts.notices:
         raise TritonscopeError(f"the {machine.title} is missing: resources cannot be read without it")
     resources = _RESOURCES[backend.name](target, texts, artifacts.metadata)
-    resources = replace(resources, instructions=instruction_mix.count(machine, stages[machine]))
+    # With no machine code (a notice says why: an nvdisasm older than the target), nothing is counted.
+    resources = replace(resources, instructions=instruction_mix.count(machine, stages.get(machine, "")))
     return Compilation(
         kernel=spec,
         variant=variant,
@@ -70,7 +71,8 @@ def _nvidia(target: Target, texts: dict[str, str], metadata: dict):
 
 def _amd(target: Target, texts: dict[str, str], metadata: dict):
     fields = amdgcn.kernel_metadata(texts["amdgcn"])
-    return amd_resources(target, fields, metadata.get("shared", 0), metadata["num_warps"])
+    waves = amdgcn.llvm_occupancy(texts["amdgcn"])
+    return amd_resources(target, fields, metadata.get("shared", 0), metadata["num_warps"], waves)
 
 
 _RESOURCES = {"cuda": _nvidia, "hip": _amd}  # backend name -> its resource reader

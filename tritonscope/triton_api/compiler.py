@@ -32,7 +32,8 @@ from ..core.values import TypeName
 from ..parsers import asm_loc, mlir_diagnostics
 from ..parsers.mlir_diagnostics import Remark
 from . import kernels as triton_kernels
-from .tools import PTXAS_INPUT, machine_code
+from .tools import PTXAS_INPUT, SASS_REFUSED, machine_code
+from .version import release_tuple
 
 # --- shim: what differs between Triton releases ---------------------------------------------
 
@@ -194,12 +195,13 @@ def compile_variant(kernel, variant: Variant, target: Target, sass: bool = True)
     binary = compiled.asm[target.vendor.binary]
     texts = {key: value for key, value in compiled.asm.items() if isinstance(value, str)}
     texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch, metadata, sass))
+    refused = texts.pop(SASS_REFUSED, None)
     remarks, rest = mlir_diagnostics.parse(diagnostics.text)
     if hits == [True]:  # read back from Triton's cache: no pass ran, so no remark was printed
         remarks = recorded_remarks(metadata)
     else:
         _record_remarks(metadata, remarks)
-    notices = tuple(line for line in rest.splitlines() if line.strip())
+    notices = tuple(line for line in rest.splitlines() if line.strip()) + ((refused,) if refused else ())
     if remarks is None:
         notices += (REMARKS_UNKNOWN,)
     return Artifacts(texts, binary, metadata, seconds, notices, hits == [True], remarks or ())
@@ -308,6 +310,12 @@ def _source(kernel, variant: Variant, target: Target):
     """(Triton's ASTSource for the variant, the backend), with the options checked."""
     remember_triton_key()
     _install_stages_hook()
+    if release_tuple(triton.__version__)[:2] < target.since:
+        since = ".".join(map(str, target.since))
+        raise UsageError(
+            f"Triton {triton.__version__} does not compile for {target.name}: its backend knows it from {since} on",
+            hint=f"compile with a newer release: --triton {since}.0",
+        )
     backend = make_backend(gpu_target(target))
     try:
         backend.parse_options(compile_options(variant.options))

@@ -50,10 +50,28 @@ def machine_code(
             texts["ptxas_report"] = ptxas_report(ptx, arch)
         if listing is None:
             return texts
-        texts["sass"] = listing.result()
+        try:
+            texts["sass"] = listing.result()
+        except TritonscopeError as exc:
+            if "Cannot decode architecture" not in str(exc):
+                raise
+            texts[SASS_REFUSED] = _sass_refused(arch, str(exc))
+            return texts
     if ptx and (metadata or {}).get(PTXAS_INPUT[0]) == PTXAS_INPUT[1]:
         texts["sass"] = sass_lines.renumber_ptx_lines(texts["sass"], asm_loc.kept_line_numbers(ptx))
     return texts
+
+
+SASS_REFUSED = "sass_refused"  # the texts' key of why there is no SASS (not a stage)
+
+
+def _sass_refused(arch: int | str, reason: str) -> str:
+    """An older nvdisasm than the target (Triton 3.6 bundles CUDA 12.8's, which knows no sm_103 or sm_121)."""
+    return (
+        f"no SASS: the nvdisasm Triton {triton.__version__} bundles ({_tool_version(_nvidia_tool('nvdisasm'))}) "
+        f"cannot disassemble sm_{arch} ({reason.split(':')[-1].strip()}); TRITON_NVDISASM_PATH can name a newer one, "
+        f"or compile with a newer Triton (--triton 3.9.0). Registers and shared memory are read from the binary."
+    )
 
 
 def _uses_local_memory(usage: str) -> bool:
