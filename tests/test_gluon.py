@@ -59,10 +59,10 @@ def test_gluon_helper_lines_map_to_their_call_site():
 
 
 def test_shared_memory_through_allocate_store_load():
-    c = compiled(str(GLUON / "shared_memory.py"), "sm90", kernel="transpose_swizzled", constexprs=("BLOCK=64",))
+    c = compiled(str(GLUON / "shared_memory.py"), "sm90", kernel="column_reads_swizzled", constexprs=("BLOCK=64",))
     ttgir = c.stages[Stage.TTGIR]
     assert "#ttg.swizzled_shared<{vec = 4, perPhase = 2, maxPhase = 8, order = [1, 0]}>" in ttgir
-    assert "ttg.local_alloc" in ttgir and "ttg.local_load" in ttgir and "ttg.memdesc_trans" in ttgir
+    assert "ttg.local_alloc" in ttgir and "ttg.local_load" in ttgir
     assert c.resources.shared_bytes >= 64 * 64 * 4
     assert c.resources.instructions.shared_loads > 0
 
@@ -202,3 +202,65 @@ def test_report_of_a_gluon_kernel(cli, tmp_path):
     )
     page = out.read_text()
     assert 'id="column-ttgir"' in page and 'id="column-ttir"' not in page
+
+
+SHARED = GLUON / "shared_memory.py"
+
+
+def test_layout_lists_the_layouts_a_gluon_kernel_wrote_with_their_lines(cli):
+    out = cli("layout", "--from", SHARED, "-k", "column_reads", "-c", "BLOCK=64", "-t", "sm90").stdout
+    assert "layouts, written in the kernel (Gluon)" in out
+    alloc = _source_line(SHARED, "smem = gl.allocate_shared_memory(gl.float32, [BLOCK, BLOCK], plain)")
+    row = next(line for line in out.splitlines() if line.startswith("#shared "))
+    assert "swizzled_shared" in row and str(alloc) in row
+
+
+def test_bank_conflicts_of_reading_columns_unswizzled_and_swizzled(cli):
+    def accesses(kernel):
+        out = cli("layout", "--from", SHARED, "-k", kernel, "-c", "BLOCK=64", "-t", "sm90", "--json").stdout
+        return {a["op"]: a for a in json.loads(out)["accesses"]}
+
+    plain, swizzled = accesses("column_reads"), accesses("column_reads_swizzled")
+    load_line = _source_line(SHARED, "by_column = smem.load(by_cols)")
+    assert plain["local_load"]["python_lines"] == [load_line]
+    # Each thread reads a column of the row-major tile: with no swizzle its lanes meet in few banks.
+    assert plain["local_load"]["conflicts"] > swizzled["local_load"]["conflicts"] == 0
+
+
+def test_shared_value_drawn_with_its_accesses(cli):
+    out = cli("layout", "--from", SHARED, "-k", "column_reads", "-c", "BLOCK=64", "-t", "sm90", "--value", "smem")
+    text = out.stdout
+    assert "SwizzledSharedLayout(vec=1, per_phase=1, max_phase=1, order=[1, 0]" in text
+    assert "local_load with #blocked1: 3 bank conflicts" in text
+    if release_tuple(installed()) >= (3, 9):  # Triton's shared linear layouts: the bank of each element
+        first_row = next(line for line in text.splitlines() if line.startswith(" 0 "))
+        assert first_row.split()[1:9] == ["0", "1", "2", "3", "4", "5", "6", "7"]
+
+
+def test_layout_draws_the_wgmma_accumulator(cli):
+    out = cli(
+        "layout",
+        "--from",
+        HOPPER,
+        "-k",
+        "wgmma_tile",
+        "-c",
+        "BLOCK_M=64",
+        "-c",
+        "BLOCK_N=64",
+        "-c",
+        "BLOCK_K=64",
+        "-a",
+        f"a_desc={FP16_64}",
+        "-a",
+        f"b_desc={FP16_64}",
+        "-a",
+        f"c_desc={FP16_64}",
+        "-t",
+        "sm90",
+        "--value",
+        "acc",
+    ).stdout
+    assert "#ttg.nvidia_mma<{versionMajor = 3" in out
+    assert "NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, 64, 16]" in out
+    assert "64x64 elements over 4 warps x 32 lanes x 32 registers per thread" in out

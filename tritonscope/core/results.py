@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ..analysis.findings import Finding
     from ..analysis.layouts import Layout, Ownership
     from ..analysis.measured import Measured
+    from ..analysis.module_layouts import SharedAccess, UsedLayout
     from ..analysis.passes import Divergence, LlvmPassRecord, PassRecord
     from ..app.bench import LaunchTiming, Measurement, Peak
     from ..app.cache import CacheEntry
@@ -95,6 +96,31 @@ class LayoutResult:
     layout: Layout
     ownership: Ownership
     origin: str | None = None  # where a layout taken from a kernel's TTGIR came from
+
+
+@dataclass(frozen=True)
+class LayoutListResult:
+    """`layout --from FILE -k KERNEL` alone: every layout the kernel's TTGIR uses, with its Python
+    lines, and every move between registers and shared memory with its bank conflicts."""
+
+    kernel: str
+    language: str  # triton or gluon: whether the author or the compiler chose the layouts
+    target: str
+    layouts: tuple[UsedLayout, ...]
+    accesses: tuple[SharedAccess, ...]
+
+
+@dataclass(frozen=True)
+class SharedLayoutResult:
+    """A shared-memory layout drawn as the bank of each element, with the accesses that use it."""
+
+    layout: str  # its TTGIR text
+    gluon: str  # as Gluon spells it: SwizzledSharedLayout(vec=1, ...)
+    shape: tuple[int, ...]
+    bits: int  # element width
+    banks: dict[tuple[int, ...], int] | None  # None where the Triton release gives no shared linear layout
+    accesses: tuple[SharedAccess, ...]
+    origin: str
 
 
 @dataclass(frozen=True)

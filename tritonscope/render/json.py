@@ -26,12 +26,14 @@ from ..core.results import (
     ExplainResult,
     GridResult,
     KernelList,
+    LayoutListResult,
     LayoutResult,
     PassesComparison,
     PassesResult,
     ProfileResult,
     ReplayResult,
     SamplesResult,
+    SharedLayoutResult,
     TraceResult,
 )
 
@@ -99,6 +101,27 @@ class JsonRenderer:
     def _envs(self, r: EnvsListing):
         envs = [{"release": release, "path": str(path), "bytes": size} for release, path, size in r.envs]
         return "envs", {"folder": str(r.folder), "running": r.running, "envs": envs}
+
+    def _layout_list(self, r: LayoutListResult):
+        return "layout_list", {
+            "kernel": r.kernel,
+            "language": r.language,
+            "target": r.target,
+            "layouts": [asdict(u) for u in r.layouts],
+            "accesses": [asdict(a) for a in r.accesses],
+        }
+
+    def _shared_layout(self, r: SharedLayoutResult):
+        banks = {",".join(map(str, e)): b for e, b in sorted(r.banks.items())} if r.banks is not None else None
+        return "shared_layout", {
+            "layout": r.layout,
+            "gluon": r.gluon,
+            "shape": list(r.shape),
+            "bits": r.bits,
+            "banks": banks,
+            "accesses": [asdict(a) for a in r.accesses],
+            "origin": r.origin,
+        }
 
     def _grid(self, r: GridResult):
         body = {"kernel": r.variant.kernel, "grid": list(r.size), "programs": [asdict(p) for p in r.programs]}
@@ -203,6 +226,8 @@ _BODIES = {
     TraceResult: JsonRenderer._trace,
     GridResult: JsonRenderer._grid,
     LayoutResult: JsonRenderer._layout,
+    LayoutListResult: JsonRenderer._layout_list,
+    SharedLayoutResult: JsonRenderer._shared_layout,
     BenchResult: JsonRenderer._bench,
     ReplayResult: JsonRenderer._replay,
     CacheListing: JsonRenderer._cache,

@@ -1,8 +1,8 @@
 """Gluon test kernels: shared memory allocated, stored and loaded; a transpose through it.
 
-`transpose_tile` goes through shared memory with a plain (unswizzled) layout, so its column reads
-conflict on banks; `transpose_swizzled` writes the same with a swizzled layout. `relayout` asks for
-a layout conversion with gl.convert_layout and lets the compiler route it.
+`column_reads` stores a tile by rows into a plain (unswizzled) shared layout and reads it back by
+columns, so the reads conflict on banks; `column_reads_swizzled` does the same through a swizzled
+layout. `relayout` asks for a layout conversion with gl.convert_layout and lets the compiler route it.
 """
 
 from triton.experimental import gluon
@@ -17,26 +17,26 @@ def _tile_offsets(BLOCK: gl.constexpr, layout: gl.constexpr):
 
 
 @gluon.jit
-def transpose_tile(src_ptr, dst_ptr, BLOCK: gl.constexpr):
+def column_reads(src_ptr, dst_ptr, BLOCK: gl.constexpr):
     by_rows: gl.constexpr = gl.BlockedLayout([1, 4], [8, 4], [gl.num_warps(), 1], [1, 0])
     by_cols: gl.constexpr = gl.BlockedLayout([4, 1], [4, 8], [1, gl.num_warps()], [0, 1])
     plain: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
     tile = gl.load(src_ptr + _tile_offsets(BLOCK, by_rows))
     smem = gl.allocate_shared_memory(gl.float32, [BLOCK, BLOCK], plain)
     smem.store(tile)
-    transposed = smem.permute([1, 0]).load(by_cols)
-    gl.store(dst_ptr + _tile_offsets(BLOCK, by_cols), transposed)
+    by_column = smem.load(by_cols)
+    gl.store(dst_ptr + _tile_offsets(BLOCK, by_cols), by_column)
 
 
 @gluon.jit
-def transpose_swizzled(src_ptr, dst_ptr, BLOCK: gl.constexpr):
+def column_reads_swizzled(src_ptr, dst_ptr, BLOCK: gl.constexpr):
     by_rows: gl.constexpr = gl.BlockedLayout([1, 4], [8, 4], [gl.num_warps(), 1], [1, 0])
     by_cols: gl.constexpr = gl.BlockedLayout([4, 1], [4, 8], [1, gl.num_warps()], [0, 1])
     swizzled: gl.constexpr = gl.SwizzledSharedLayout(4, 2, 8, [1, 0])
     tile = gl.load(src_ptr + _tile_offsets(BLOCK, by_rows))
     smem = gl.allocate_shared_memory(gl.float32, [BLOCK, BLOCK], swizzled, tile)
-    transposed = smem.permute([1, 0]).load(by_cols)
-    gl.store(dst_ptr + _tile_offsets(BLOCK, by_cols), transposed)
+    by_column = smem.load(by_cols)
+    gl.store(dst_ptr + _tile_offsets(BLOCK, by_cols), by_column)
 
 
 @gluon.jit
