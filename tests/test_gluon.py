@@ -264,3 +264,79 @@ def test_layout_draws_the_wgmma_accumulator(cli):
     assert "#ttg.nvidia_mma<{versionMajor = 3" in out
     assert "NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, 64, 16]" in out
     assert "64x64 elements over 4 warps x 32 lanes x 32 registers per thread" in out
+
+
+WS_ARGS = ("in_desc=tensordesc<fp32[64, 64]>", "out_ptr=*fp32", "factor=2.0", "tiles=16")
+
+
+def test_gluon_partitions_with_warps_registers_and_lines():
+    c = compiled(
+        str(GLUON / "warp_specialized.py"),
+        "sm90",
+        kernel="pipelined_scale",
+        constexprs=("STAGES=2", "BLOCK=64"),
+        args=WS_ARGS,
+    )
+    default, loader = c.partitions
+    path = GLUON / "warp_specialized.py"
+    assert (default.name, default.warps) == ("default", 4) and (loader.name, loader.warps, loader.registers) == (
+        "partition0",
+        1,
+        48,
+    )
+    assert _source_line(path, "tile = buffers.index(slot).load(regs)") in default.python_lines
+    assert _source_line(path, "mbarrier.expect(ready.index(slot)") in loader.python_lines
+    assert _source_line(path, "mbarrier.expect(ready.index(slot)") not in default.python_lines
+
+
+def test_triton_warp_specialize_shown_in_dump(cli):
+    out = cli(
+        "dump", KERNELS / "warp_specialized_matmul.py", "--dtype", "fp16", "-t", "sm100", "--stage", "source"
+    ).stdout
+    assert "warp specialization" in out and "partition0" in out and "default" in out
+    doc = json.loads(
+        cli(
+            "dump",
+            KERNELS / "warp_specialized_matmul.py",
+            "--dtype",
+            "fp16",
+            "-t",
+            "sm100",
+            "--stage",
+            "source",
+            "--json",
+        ).stdout
+    )
+    names = [p["name"] for p in doc["warp_specialization"]]
+    assert names[0] == "default" and "partition0" in names
+    loop = _source_line(KERNELS / "warp_specialized_matmul.py", "acc = tl.dot(a, b.T, acc)")
+    assert any(loop in p["python_lines"] for p in doc["warp_specialization"] if p["name"] != "default")
+
+
+def test_explain_reports_bank_conflicts_and_partitions(cli):
+    out = cli("explain", SHARED, "-k", "column_reads", "-c", "BLOCK=64", "-t", "sm90", "--json").stdout
+    conflicts = [f for f in json.loads(out)["findings"] if f["kind"] == "bank-conflicts"]
+    load_line = _source_line(SHARED, "by_column = smem.load(by_cols)")
+    assert any(f["line"] == load_line and "3 bank conflict(s)" in f["message"] for f in conflicts)
+    out = cli(
+        "explain",
+        GLUON / "warp_specialized.py",
+        "-k",
+        "pipelined_scale",
+        "-c",
+        "STAGES=2",
+        "-c",
+        "BLOCK=64",
+        *[x for a in WS_ARGS for x in ("-a", a)],
+        "-t",
+        "sm90",
+        "--json",
+    ).stdout
+    parts = [f for f in json.loads(out)["findings"] if f["kind"] == "warp-partition"]
+    assert any("partition0: 1 warp(s), 48 registers per thread" in f["message"] for f in parts)
+
+
+def test_a_conversion_the_author_wrote_is_not_called_unwritten(cli):
+    out = cli("explain", SHARED, "-k", "relayout", "-c", "BLOCK=64", "-t", "sm90", "--json").stdout
+    conversions = [f for f in json.loads(out)["findings"] if f["kind"] == "layout-conversion"]
+    assert conversions and not any("not written" in f["message"] for f in conversions)

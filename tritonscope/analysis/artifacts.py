@@ -13,7 +13,7 @@ from ..core.model import Artifacts, Compilation, KernelSpec, Variant
 from ..core.stages import Stage
 from ..core.targets import Target
 from ..parsers import amdgcn, cuobjdump, ptxas
-from . import instruction_mix, linemap
+from . import instruction_mix, linemap, warp_specialize
 from .resources import amd_resources, nvidia_resources
 
 
@@ -30,6 +30,7 @@ def to_compilation(
     resources = _RESOURCES[backend.name](target, texts, artifacts.metadata)
     # With no machine code (a notice says why: an nvdisasm older than the target), nothing is counted.
     resources = replace(resources, instructions=instruction_mix.count(machine, stages.get(machine, "")))
+    line_maps = linemap.build(stages, spec.file, spec.first_line, known=line_map)
     return Compilation(
         kernel=spec,
         variant=variant,
@@ -41,10 +42,18 @@ def to_compilation(
         compile_seconds=artifacts.seconds,
         triton_version=str(artifacts.metadata.get("triton_version", "")),
         notices=artifacts.notices,
-        line_map=linemap.build(stages, spec.file, spec.first_line, known=line_map),
+        line_map=line_maps,
         cache_hit=artifacts.cache_hit,
         remarks=artifacts.remarks,
+        partitions=_partitions(spec, stages, line_maps),
     )
+
+
+def _partitions(spec: KernelSpec, stages: dict[Stage, str], line_maps: dict) -> tuple:
+    if Stage.TTGIR not in stages or "ttg.warp_specialize" not in stages[Stage.TTGIR]:
+        return ()
+    ttgir_map = line_maps.get(Stage.TTGIR, {})
+    return warp_specialize.partitions(stages[Stage.TTGIR], ttgir_map, spec.file, stages.get(Stage.PTX, ""))
 
 
 def early_line_map(spec: KernelSpec, artifacts: Artifacts, target: Target) -> dict:

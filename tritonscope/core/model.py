@@ -262,6 +262,7 @@ class Compilation:
     cache_hit: bool = False  # triton.compile found the kernel in Triton's cache: compile_seconds is a read
     launches: tuple[dict[str, Any], ...] = ()  # a captured kernel's recorded launches (core/launches.py)
     remarks: tuple[Remark, ...] = ()  # MLIR's remarks and warnings, as Artifacts.remarks
+    partitions: tuple[Any, ...] = ()  # analysis.warp_specialize.Partition: warp-specialized regions, if any
 
     @property
     def options(self) -> dict[str, Any]:

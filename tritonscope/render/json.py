@@ -303,6 +303,7 @@ def compilation_body(c: Compilation) -> dict[str, Any]:
         "stages": {stage.value: text for stage, text in c.stages.items()},
         "line_map": linemap.by_source(c),
         "launches": list(c.launches),
+        "warp_specialization": [asdict(p) for p in c.partitions],
     }
 
 
