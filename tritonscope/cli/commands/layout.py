@@ -78,4 +78,4 @@ def layout(
         result = run_layout(
             text, parse_shape(shape) if shape else None, request, value, line, argtypes.timeout(timeout)
         )
-    emit(terminal(LayoutView, json_out, "layout"), result)
+    emit(terminal(LayoutView, json_out), result)  # the kind: layout, layout_list or shared_layout
