@@ -340,3 +340,36 @@ def test_a_conversion_the_author_wrote_is_not_called_unwritten(cli):
     out = cli("explain", SHARED, "-k", "relayout", "-c", "BLOCK=64", "-t", "sm90", "--json").stdout
     conversions = [f for f in json.loads(out)["findings"] if f["kind"] == "layout-conversion"]
     assert conversions and not any("not written" in f["message"] for f in conversions)
+
+
+def test_a_layout_given_as_a_constexpr():
+    layout = "layout=gl.BlockedLayout([4], [32], [4], [0])"
+    c = compiled(str(GLUON / "layouts_basic.py"), "sm90", kernel="copy_in_layout", constexprs=("BLOCK=1024", layout))
+    assert (
+        "#ttg.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>"
+        in c.stages[Stage.TTGIR]
+    )
+    assert "-c 'layout=gl.BlockedLayout([4], [32], [4], [0])'" in c.variant.command_line()
+
+
+def test_a_layout_constexpr_runs_only_gluon_layout_calls(cli):
+    result = cli(
+        "dump",
+        GLUON / "layouts_basic.py",
+        "-k",
+        "copy_in_layout",
+        "-c",
+        "BLOCK=1024",
+        "-t",
+        "sm90",
+        "-c",
+        "layout=gl.BlockedLayout([4], [32], [4], [0], ().__class__)",
+        expect=2,
+    )
+    assert "only gl.<Layout>(...) calls with literal arguments" in result.stderr
+
+
+def test_a_sweep_over_a_target_newer_than_nvdisasm_says_why(cli):
+    out = cli("diff", "sample:vector_add", "--vary", "target=sm90,sm103", "--json").stdout
+    variants = json.loads(out)["variants"]
+    assert variants[0]["ok"] and variants[1]["ok"]

@@ -18,6 +18,8 @@ EXPECTED = {
     "fused_attention": "attention_kernel",
     "layernorm": "layernorm_kernel",
     "add_op": "add_kernel",
+    "row_sum": "row_sum_kernel",
+    "row_sum_gluon": "row_sum_kernel",
 }
 
 

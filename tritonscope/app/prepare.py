@@ -100,7 +100,7 @@ def compile_undisassembled(request: VariantRequest) -> Undisassembled:
 def finish(compiles: list[Undisassembled]) -> list[Compilation]:
     """The Compilations of many compiles, their NVIDIA cubins disassembled together. nvdisasm runs
     (0.2-0.3 s, mostly its start-up) while the other stages' line maps are built here."""
-    from ..triton_api.tools import disassemble_code
+    from ..triton_api.tools import disassemble_code, sass_refused
 
     nvidia = [c for c in compiles if c.target.backend == "cuda"]
     with ThreadPoolExecutor(1) as background:
@@ -111,7 +111,12 @@ def finish(compiles: list[Undisassembled]) -> list[Compilation]:
     for c, line_map in zip(compiles, line_maps, strict=True):
         artifacts = c.artifacts
         if c.target.backend == "cuda":
-            artifacts = replace(artifacts, texts={**artifacts.texts, "sass": next(listings)})
+            listing = next(listings)
+            if listing is None:  # the bundled nvdisasm is older than the target
+                refused = sass_refused(c.target.arch)
+                artifacts = replace(artifacts, notices=(*artifacts.notices, refused))
+            else:
+                artifacts = replace(artifacts, texts={**artifacts.texts, "sass": listing})
         finished.append(_with_notices(to_compilation(c.spec, c.variant, artifacts, c.target, line_map), c))
     return finished
 

@@ -6,6 +6,8 @@ parsed here once, into Python values; later steps never parse text again.
 - int, float, bool (true/false), None;
 - a Triton type: `TypeName("fp16")`, `TypeName("*i32")` (fp16, tl.float16, torch.float16,
   int32, i32 are all the same type);
+- a Gluon layout: `LayoutName("gl.BlockedLayout([1], [32], [4], [0])")`, for a kernel that takes
+  its layout as a constexpr (`layout: gl.constexpr`), built by Triton's Gluon at compile time;
 - anything else is a string; quoting ("1", 'fp16') forces a string.
 """
 
@@ -113,6 +115,17 @@ def canonical_type(text: str) -> TypeName | None:
     return TypeName(f"*{name}" if pointer else name)
 
 
+class LayoutName(str):
+    """A Gluon layout as Python writes it, `gl.BlockedLayout([1, 4], [8, 4], [4, 1], [1, 0])`: a string,
+    so requests stay plain data; triton_api/kernels.py builds the layout object from it."""
+
+    __slots__ = ()
+
+
+# A call of one of Gluon's layout classes (gl.X, ttgl.X or bare): the text a user gives for a layout constexpr.
+_GLUON_LAYOUT = re.compile(r"^(?:(?:gl|ttgl|ttgl\.nvidia\.\w+|gl\.amd)\.)?[A-Z]\w*Layout\(.*\)$", re.DOTALL)
+
+
 def parse(text: str) -> Any:
     """One value from user text, by the rules in this module's docstring."""
     stripped = text.strip()
@@ -125,6 +138,8 @@ def parse(text: str) -> Any:
     number = parse_number(stripped)
     if number is not None:
         return number
+    if _GLUON_LAYOUT.match(stripped):
+        return LayoutName(stripped)
     return canonical_type(stripped) or stripped
 
 
@@ -147,7 +162,7 @@ def format_value(value: Any) -> str:
     """A value as the user would type it; `parse(format_value(v)) == v` for every value above."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if value is None or isinstance(value, (int, float, TypeName)):
+    if value is None or isinstance(value, (int, float, TypeName, LayoutName)):
         return str(value)
     if isinstance(value, str):
         back = parse(value)
@@ -159,6 +174,6 @@ def jsonable(value: Any) -> Any:
     """A value for JSON: non-finite floats become strings ("nan", "inf"), which strict parsers accept."""
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
-    if isinstance(value, TypeName):
+    if isinstance(value, (TypeName, LayoutName)):
         return str(value)
     return value

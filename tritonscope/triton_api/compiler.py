@@ -28,7 +28,7 @@ from ..core.errors import CompileError, UsageError
 from ..core.fileio import read_checked, user_cache_dir, write_checked
 from ..core.model import Artifacts, Variant
 from ..core.targets import Target
-from ..core.values import TypeName
+from ..core.values import LayoutName, TypeName
 from ..parsers import asm_loc, mlir_diagnostics
 from ..parsers.mlir_diagnostics import Remark
 from . import kernels as triton_kernels
@@ -368,7 +368,10 @@ def _corrupt_cache_file(exc: json.JSONDecodeError) -> UsageError:
 
 
 def _constexpr(value: Any) -> Any:
-    """Constexpr values as Triton wants them: dtypes become tl.dtype objects; strings stay strings."""
+    """Constexpr values as Triton wants them: dtypes become tl.dtype objects, Gluon layouts layout objects;
+    strings stay strings."""
+    if isinstance(value, LayoutName):
+        return triton_kernels.gluon_layout(value)
     return triton_kernels.dtype(value) if isinstance(value, TypeName) else value
 
 

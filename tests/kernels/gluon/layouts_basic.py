@@ -30,3 +30,11 @@ def scaled_copy(src_ptr, dst_ptr, n, factor, BLOCK: gl.constexpr):
     mask = offsets < n
     x = gl.load(src_ptr + offsets, mask=mask)
     gl.store(dst_ptr + offsets, _scale(x, factor), mask=mask)
+
+
+@gluon.jit
+def copy_in_layout(src_ptr, dst_ptr, n, BLOCK: gl.constexpr, layout: gl.constexpr):
+    # The caller picks the layout: a constexpr Gluon layout object.
+    offsets = gl.program_id(0) * BLOCK + gl.arange(0, BLOCK, layout=layout)
+    mask = offsets < n
+    gl.store(dst_ptr + offsets, gl.load(src_ptr + offsets, mask=mask), mask=mask)

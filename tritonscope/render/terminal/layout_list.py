@@ -16,7 +16,8 @@ _BANK_COLOURS = ("36", "35", "32", "33", "34", "31", "96", "95")
 
 def draw(console: Console, result: LayoutListResult) -> None:
     chooser = "written in the kernel (Gluon)" if result.language == "gluon" else "chosen by the compiler"
-    console.print(Text(f"{result.kernel} on {result.target}: {len(result.layouts)} layouts, {chooser}", style="bold"))
+    count = f"{len(result.layouts)} layout{'' if len(result.layouts) == 1 else 's'}"
+    console.print(Text(f"{result.kernel} on {result.target}: {count}, {chooser}", style="bold"))
     table = Table(show_edge=False, pad_edge=False)
     for column in ("alias", "kind", "Python lines", "layout"):
         table.add_column(column, overflow="fold")
