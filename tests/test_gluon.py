@@ -127,7 +127,7 @@ def test_warp_specialize_partitions_compile():
 
 def test_list_and_stage_errors(cli):
     out = cli("list", GLUON / "layouts_basic.py").stdout
-    assert "3 @gluon.jit function(s)" in out and "kernel, Gluon" in out
+    assert "4 @gluon.jit function(s)" in out and "kernel, Gluon" in out
     result = cli(
         "dump",
         GLUON / "layouts_basic.py",

@@ -95,7 +95,12 @@ def _probe_function(ttgir: str, types: list[str]):
         module = ir.parse_mlir_module(path, context)
     module.context = context  # kept alive with the module
     function = module.get_function("probe")
-    return gluon_ir.GluonOpBuilder(context), [function.args(i) for i in range(len(types))], module
+    builder = gluon_ir.GluonOpBuilder(context)
+    # Inside the function, so layouts that ask for the module's warps find them (3.9 crashes otherwise).
+    returns: list = []
+    module.walk(lambda op: returns.append(op) if op.get_name() == "tt.return" else None)
+    builder.set_insertion_point_to_start(returns[0].get_block())
+    return builder, [function.args(i) for i in range(len(types))], module
 
 
 def distributed_bases(ttgir: str, tensor_type: str, shape: list[int]) -> dict:
