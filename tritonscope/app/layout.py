@@ -13,9 +13,9 @@ from dataclasses import replace
 from ..analysis import layouts, linemap, module_layouts
 from ..core.errors import UsageError
 from ..core.model import Compilation, VariantRequest
-from ..core.results import LayoutListResult, LayoutResult, SharedLayoutResult
 from ..core.stages import Stage
 from ..isolate import Task, Workers
+from ..results.layout import LayoutListResult, LayoutResult, SharedLayoutResult
 from .prepare import compile_request
 
 MAX_ELEMENTS = 1 << 20  # a drawing of more elements than this is unreadable and slow to compute

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ...core.results import LayoutListResult, SharedLayoutResult
+from ...results.layout import LayoutListResult, SharedLayoutResult
 from .base import Terminal
 from .code import paint, wrapped
 
