@@ -81,7 +81,7 @@ def test_nvidia_registers_match_ptxas(sample):
     assert 0 < r.occupancy.blocks_per_sm <= 32
 
 
-@pytest.mark.parametrize("sample", SAMPLES)
+@pytest.mark.parametrize("sample", [s for s in SAMPLES if s != "row_sum_gluon"])  # its layouts: 32-thread warps
 def test_amd_figures_match_llvm(sample):
     c = compiled(f"sample:{sample}", "gfx942")
     fields = kernel_metadata(c.stages[Stage.AMDGCN])

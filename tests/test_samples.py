@@ -51,6 +51,7 @@ INTERPRETER_CASES = [
     ("fused_attention", {"size": 200, "batch": 1, "heads": 1, "head_dim": 32}),
     ("layernorm", {"size": 1000, "rows": 5}),
     ("add_op", {"size": 1000}),
+    ("row_sum", {"size": 77}),  # row_sum_gluon: Triton's interpreter runs no Gluon kernel
 ]
 
 
