@@ -373,3 +373,10 @@ def test_a_sweep_over_a_target_newer_than_nvdisasm_says_why(cli):
     out = cli("diff", "sample:vector_add", "--vary", "target=sm90,sm103", "--json").stdout
     variants = json.loads(out)["variants"]
     assert variants[0]["ok"] and variants[1]["ok"]
+
+
+def test_pointers_inferred_through_partitions_and_async_copies(cli):
+    doc = json.loads(cli("list", GLUON / "warp_specialized.py", "--json").stdout)
+    kernel = next(k for k in doc["kernels"] if k["name"] == "pipelined_scale")
+    out_ptr = next(p for p in kernel["params"] if p["name"] == "out_ptr")
+    assert (out_ptr["kind"], out_ptr["type_from"]) == ("pointer", "body")
