@@ -380,3 +380,29 @@ def test_pointers_inferred_through_partitions_and_async_copies(cli):
     kernel = next(k for k in doc["kernels"] if k["name"] == "pipelined_scale")
     out_ptr = next(p for p in kernel["params"] if p["name"] == "out_ptr")
     assert (out_ptr["kind"], out_ptr["type_from"]) == ("pointer", "body")
+
+
+def test_an_operation_the_target_lacks_is_a_compile_error_not_a_crash(cli):
+    result = cli(
+        "dump",
+        HOPPER,
+        "-k",
+        "wgmma_tile",
+        "-c",
+        "BLOCK_M=64",
+        "-c",
+        "BLOCK_N=64",
+        "-c",
+        "BLOCK_K=64",
+        "-a",
+        f"a_desc={FP16_64}",
+        "-a",
+        f"b_desc={FP16_64}",
+        "-a",
+        f"c_desc={FP16_64}",
+        "-t",
+        "sm100",
+        expect=1,
+    )
+    assert "wgmma_tile does not compile for sm100" in result.stderr
+    assert "it uses warpgroup_mma (Hopper (sm90) only)" in result.stderr

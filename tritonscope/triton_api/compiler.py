@@ -384,6 +384,9 @@ def _plain_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
     return plain
 
 
+STDERR_PASSED = "TRITONSCOPE_COMPILER_STDERR"  # set in a child that may abort: the compiler's stderr goes out
+
+
 class _CStderrCapture:
     """Collects what the C++ compiler writes to file descriptor 2 (MLIR diagnostics) into `text`.
 
@@ -394,6 +397,9 @@ class _CStderrCapture:
 
     def __enter__(self):
         sys.stderr.flush()
+        self._passed = os.environ.get(STDERR_PASSED) == "1"  # app/prepare.py's isolated compile
+        if self._passed:
+            return self
         self._file = tempfile.TemporaryFile(mode="w+")
         self._saved_fd = os.dup(2)
         self._python_stderr = sys.stderr
@@ -402,6 +408,8 @@ class _CStderrCapture:
         return self
 
     def __exit__(self, *exc_info):
+        if self._passed:  # nothing was captured: the diagnostics went out as they came
+            return False
         sys.stderr.flush()
         os.dup2(self._saved_fd, 2)
         os.close(self._saved_fd)
