@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import compiled
+from conftest import WARP32_SAMPLES, compiled
 
 from tritonscope.analysis.resources import amd_waves_per_simd, nvidia_occupancy, total_vgprs
 from tritonscope.core.backends import AMD, NVIDIA
@@ -81,7 +81,7 @@ def test_nvidia_registers_match_ptxas(sample):
     assert 0 < r.occupancy.blocks_per_sm <= 32
 
 
-@pytest.mark.parametrize("sample", [s for s in SAMPLES if s != "row_sum_gluon"])  # its layouts: 32-thread warps
+@pytest.mark.parametrize("sample", [s for s in SAMPLES if s not in WARP32_SAMPLES])
 def test_amd_figures_match_llvm(sample):
     c = compiled(f"sample:{sample}", "gfx942")
     fields = kernel_metadata(c.stages[Stage.AMDGCN])
