@@ -53,7 +53,9 @@ def _partitions(spec: KernelSpec, stages: dict[Stage, str], line_maps: dict) -> 
     if Stage.TTGIR not in stages or "ttg.warp_specialize" not in stages[Stage.TTGIR]:
         return ()
     ttgir_map = line_maps.get(Stage.TTGIR, {})
-    return warp_specialize.partitions(stages[Stage.TTGIR], ttgir_map, spec.file, stages.get(Stage.PTX, ""))
+    found = warp_specialize.partitions(stages[Stage.TTGIR], ttgir_map, spec.file, stages.get(Stage.PTX, ""))
+    # A region's closing ops carry the kernel's own location (its `def` line): no partition runs that.
+    return tuple(replace(p, python_lines=tuple(n for n in p.python_lines if n != spec.line)) for p in found)
 
 
 def early_line_map(spec: KernelSpec, artifacts: Artifacts, target: Target) -> dict:
