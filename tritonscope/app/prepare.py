@@ -97,7 +97,7 @@ def _compile_isolated(prepared: Prepared, lacking: list[str]) -> Compilation:
     """The compile in a child, whose Triton may abort the process on an operation the target lacks:
     the user gets the compiler's own words (its stderr is let through) and this message, not a crash."""
     from ..isolate import Task, Workers
-    from ..triton_api.compiler import STDERR_PASSED
+    from ..triton_api.remarks import STDERR_PASSED
 
     env = {STDERR_PASSED: "1"}
     with Workers(timeout=600, env=env) as workers:
