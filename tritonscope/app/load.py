@@ -25,6 +25,7 @@ from ..core.errors import KernelFileError, Terminated, TritonscopeError, UsageEr
 from ..core.limits import time_limit
 from ..core.model import AutotuneConfig, KernelSpec, Param, ParamKind
 from ..core.pysource import called_functions, returns_value
+from ..core.stages import Language
 from ..triton_api import kernels as triton_kernels
 from ..triton_api.kernels import plain_value
 from .simulated_import import can_simulate, continue_after, line_in_file, simulated, stops_simulated_import
@@ -251,6 +252,7 @@ def _describe(jit: Any, wrappers: list[Any], inferred) -> KernelSpec:
         params=params,
         autotune_configs=configs,
         heuristics=heuristics,
+        language=Language.GLUON if triton_kernels.is_gluon(jit) else Language.TRITON,
     )
 
 

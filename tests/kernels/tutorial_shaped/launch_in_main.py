@@ -35,7 +35,7 @@ def benchmark_setup():
 if __name__ == "__main__":
     inputs = benchmark_setup()
     outputs = [row_scale(x, 0.5) for x in inputs]
-    for x, y in zip(inputs, outputs):
+    for x, y in zip(inputs, outputs, strict=True):
         assert torch.allclose(y, x * 0.5)
     ms = triton.testing.do_bench(lambda: row_scale(inputs[0], 0.5))
     print(f"{ms:.3f} ms")
