@@ -85,3 +85,22 @@ def test_from_run_of_a_program_that_never_launches_says_so(tmp_path):
     looping.write_text((SHAPED / "value_helper.py").read_text() + "\nwhile True:\n    pass\n")
     proc = tritonscope("dump", looping, "--from-run", "--timeout", "3", "-t", "sm90", expect=2)
     assert "ran 3 s without reaching a launch of a kernel of loops.py" in proc.stderr
+
+
+def test_from_run_of_a_gluon_kernel_takes_the_layout_the_file_chose():
+    variant, said = _from_run("gluon_rows.py", "-t", "sm90")
+    assert "launch 1 of row_max_kernel at" in said and "gluon_rows.py:29, grid 256x1x1" in said
+    assert variant["constexprs"]["ROWS"] == 16 and variant["constexprs"]["COLS"] == 1024
+    assert "size_per_thread=[1, 8]" in str(variant["constexprs"]["layout"])
+    assert variant["arguments"]["n_rows"] == 4096 and variant["arguments"]["n_cols"] == 1000
+    assert variant["hints"]["n_rows"] == "D" and "n_cols" not in variant["hints"]
+
+
+def test_diff_varies_what_the_run_launched():
+    proc = tritonscope(
+        "diff", SHAPED / "launch_at_import.py", "--from-run", "-t", "sm90", "--vary", "num_warps=4,8", "--json"
+    )
+    variants = json.loads(proc.stdout)["variants"]
+    assert [v["variant"]["options"]["num_warps"] for v in variants] == [4, 8]
+    assert all(v["variant"]["arguments"]["n_elements"] == 98432 for v in variants)
+    assert all(v["variant"]["signature"]["x_ptr"] == "*fp16" for v in variants)

@@ -88,7 +88,7 @@ def _run_to_launch(path: Path, request: VariantRequest, folder: Path) -> Launch:
     env["TRITONSCOPE_STOP_AT_LAUNCH"] = json.dumps(want)
     seconds = USER_CODE_SECONDS.get()
     try:
-        finished = subprocess.run(command, env=env, capture_output=True, text=True, timeout=seconds, cwd=path.parent)
+        finished = subprocess.run(command, env=env, capture_output=True, text=True, timeout=seconds)
     except subprocess.TimeoutExpired:
         raise UsageError(
             f"{_shown(command)} ran {seconds:g} s without reaching {_wanted(request, path)}",
