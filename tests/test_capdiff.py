@@ -239,3 +239,13 @@ def test_two_triton_cache_folders_are_paired_by_name_source_and_options(cli, tmp
     (add,) = doc["kernels"]
     assert add["status"] == "changed" and "a Triton cache folder records no specialization" in add["paired"]
     assert add["before"]["specialization"]["constexprs"] == {} and add["before"]["figures"]["registers"] > 0
+
+
+def test_vary_triton_needs_the_captured_source(cli, runs, tmp_path):
+    moved = shutil.copytree(runs["after"], tmp_path / "moved")
+    log = moved / "kernels.jsonl"
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    log.write_text("".join(json.dumps({**r, "file": "/nowhere/program_kernels.py"}) + "\n" for r in records))
+    out = cli("diff", moved, "--vary", "triton=3.6.0,3.6.0", expect=2).stderr
+    assert "--vary triton=" in out and "/nowhere/program_kernels.py is not there to compile from" in out
+    assert json.loads(cli("diff", moved, runs["after"], "--json").stdout)["counts"]["same"] == 4  # read, not compiled
