@@ -144,6 +144,41 @@ STEPS = [
     ),
     (None, None, "dump sample:matmul --target sm80 --line 35 --stage sass", lines_with(r"HMMA", limit=3)),
     (
+        "A layout you wrote, a layout the compiler chose",
+        "The same reduction twice: `sample:row_sum` is a `@triton.jit` kernel, `sample:row_sum_gluon` its "
+        "Gluon twin, whose author wrote the layouts. `layout --from` lists what each one's TTGIR uses, with "
+        "the Python lines that use it. For the Triton kernel the compiler picked a blocked layout for the "
+        "tile and a second, 1-D one for the sums it stores.",
+        "layout --from sample:row_sum --target sm90",
+        first(7),
+    ),
+    (
+        None,
+        "The Gluon kernel has one layout, written on its line 10: the tile's; the sums stay in "
+        "`SliceLayout(1, tile)`, where each row's sum already is, and are stored from there.",
+        "layout --from sample:row_sum_gluon --target sm90",
+        first(4),
+    ),
+    (
+        None,
+        "The compiler's second layout costs a trip through shared memory on the store's line, which "
+        "`explain` reports; the Gluon kernel has no conversion at all, and fewer instructions.",
+        "explain sample:row_sum --target sm90 --no-what-if",
+        lines_and_finding(14, 14, "layout-conversion"),
+    ),
+    (
+        None,
+        None,
+        "dump sample:row_sum --target sm90 --stage source",
+        lines_with(r"instructions", r"shared loads", r"barriers", limit=3),
+    ),
+    (
+        None,
+        None,
+        "dump sample:row_sum_gluon --target sm90 --stage source",
+        lines_with(r"instructions", r"shared loads", r"barriers", limit=3),
+    ),
+    (
         "Why is my kernel slow?",
         "`explain` puts the figures on the Python lines: each line's machine instructions, the registers "
         "live in them, and beneath it its memory traffic. Back to vector add at `n = 4099`: the loads of "
