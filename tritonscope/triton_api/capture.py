@@ -48,6 +48,8 @@ def _value_range(tensor) -> dict:
     dtype = tensor.dtype
     if torch is None or dtype.is_floating_point or dtype.is_complex or not 0 < tensor.numel() <= SMALL_INTEGER_TENSOR:
         return {}
+    if "Fake" in type(tensor).__name__:
+        return {}  # a simulated GPU's tensor holds no values (and its torch may not answer the next question)
     if tensor.is_cuda and torch.cuda.is_current_stream_capturing():
         return {}
     try:
@@ -187,14 +189,18 @@ def ensure_launch_enter_hook() -> None:
         knobs.runtime.launch_enter_hook = _no_op_launch_hook
 
 
-_BENCHMARK_FUNCTIONS = {"_bench", "do_bench", "do_bench_cudagraph", "benchmark_gpu"}
+# torch.compile's autotuner times its candidates through these (the simulated GPU's answers included).
+_INDUCTOR_TIMING = {"benchmark_all_configs", "benchmark_gpu", "_benchmark_gpu"}
 
 
 def _benchmarking() -> bool:
-    """Whether this launch is an autotuner's or a benchmark's timing run, not one the program asked for."""
+    """Whether this launch is an autotuner timing its configs (Triton's Autotuner._bench, torch.compile's
+    benchmark_all_configs), not one the program asked for. A program's own benchmark (a
+    triton.testing.do_bench of its own) launches for real and counts."""
     frame = sys._getframe(2)
     while frame is not None:
-        if frame.f_code.co_name in _BENCHMARK_FUNCTIONS:
+        code = frame.f_code
+        if code.co_name in _INDUCTOR_TIMING or (code.co_name == "_bench" and code.co_filename.endswith("autotuner.py")):
             return True
         frame = frame.f_back
     return False
