@@ -93,7 +93,9 @@ def find(c: Compilation, costs: tuple[LineCost, ...]) -> tuple[Finding, ...]:
     kernel = _Kernel(
         c, TARGETS[c.variant.target], ttgir.read(c.stages.get(Stage.TTGIR, "")), {x.line: x for x in costs}
     )
-    found: list[Finding] = []
+    from . import target_findings  # imports this module: loaded when first used
+
+    found: list[Finding] = list(target_findings.find(kernel))
     for detector in (_shared_limit, _spills, _narrow, _uncoalesced, _matrix, _conversions, _not_pipelined, _occupancy):
         found += detector(kernel)
     return tuple(_with_remarks(kernel, found))
@@ -348,8 +350,10 @@ def _spills(k: _Kernel) -> list[Finding]:
 
 
 def shared_limit(target: Target) -> int:
+    """Shared memory a block may use; unknown (gfx1250's LDS) counts as no limit: none is reported."""
     limits = target.limits
-    return limits.shared_per_block if isinstance(limits, NvidiaLimits) else limits.lds_per_cu
+    limit = limits.shared_per_block if isinstance(limits, NvidiaLimits) else limits.lds_per_cu
+    return limit if limit is not None else 2**62
 
 
 def _allocations(k: _Kernel) -> list[tuple[int | None, str, int]]:
@@ -612,7 +616,7 @@ def kib(n: int) -> str:
 # What a remark is about, by its words: one on a line that has a finding of these kinds is that
 # finding's (its evidence, and for the dot its cause); any other is a finding of its own.
 _REMARK_TOPICS = (
-    ("MMA version", (MATRIX,)),  # AccelerateMatmul: "MMA version 3 acceleration not applied ..."
+    ("MMA version", (MATRIX, "dot-not-on-tcgen05")),  # AccelerateMatmul: "MMA version 3 acceleration not applied ..."
     ("vectorization fails", (NARROW,)),  # LoadStoreOpToLLVM: "Warning: vectorization fails vec = 1 ..."
     ("Pipelining load", (NOT_PIPELINED, NARROW)),  # the pipeliner: "... cannot use vectorized copy ..."
     ("pipelined load for this operand", (NOT_PIPELINED,)),  # AccelerateMatmul: "Forcing a different order ..."

@@ -18,7 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..analysis import cost
+from ..analysis import cost, findings
 from ..analysis.measured import LINE_MAP, file_lines, measure
 from ..core.errors import TritonscopeError, UsageError
 from ..core.model import Compilation
@@ -89,7 +89,8 @@ def profile_command(ncu: str, command: tuple[str, ...], kernel: str, kernel_file
     static = cost.line_costs(compilation) if compilation is not None and measured.mapped_by == LINE_MAP else ()
     if compilation is not None and measured.mapped_by != LINE_MAP:
         notes += ("the binary read back from Triton's cache is not the one ncu measured: lines from ncu's line table",)
-    return ProfileResult(kernel, kernel_file, command, measured, compilation, static, notes)
+    found = findings.find(compilation, static) if static and compilation is not None else ()
+    return ProfileResult(kernel, kernel_file, command, measured, compilation, static, notes, found)
 
 
 def run_ncu(ncu: str, command: tuple[str, ...], kernel: str, env: dict[str, str], timeout: float) -> SourcePage:
