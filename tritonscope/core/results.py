@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ..analysis.layouts import Layout, Ownership
     from ..analysis.measured import Measured
     from ..analysis.passes import Divergence, LlvmPassRecord, PassRecord
+    from ..analysis.compile_time import CompileTiming
     from ..app.bench import LaunchTiming, Measurement, Peak
     from ..app.cache import CacheEntry
     from ..app.check import EntryOutcome
@@ -65,6 +66,7 @@ class PassesResult:
     llvm_records: tuple[LlvmPassRecord, ...] | None = None
     selected: tuple[PassRecord, ...] | None = None  # the passes --show names
     triton_version: str = ""
+    timing: CompileTiming | None = None  # --time: where the compile's time went
 
 
 @dataclass(frozen=True)

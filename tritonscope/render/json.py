@@ -77,6 +77,8 @@ class JsonRenderer:
         }
         if r.llvm_records is not None:
             body["llvm_passes"] = list(r.llvm_records)
+        if r.timing is not None:
+            body["timing"] = _timing(r.timing)
         return "passes", body
 
     def _passes_compare(self, r: PassesComparison):
@@ -325,6 +327,24 @@ def _diverging(record) -> dict[str, Any] | None:
     if record is None:
         return None
     return {"index": record.index, "name": record.name, "label": record.label, "diff": record.diff()}
+
+
+def _timing(t) -> dict[str, Any]:
+    """passes --time: every step in order with its seconds; `measured` is what timers measured."""
+    steps = []
+    for s in t.steps:
+        step = {"stage": s.stage, "name": s.name, "kind": s.kind, "seconds": s.seconds, "index": s.index}
+        step["ops"] = list(s.ops) if s.ops is not None else None
+        step["lines"] = list(s.lines) if s.lines is not None else None
+        steps.append(step)
+    return {
+        "total_seconds": t.total,
+        "measured_seconds": t.measured,
+        "stages": [{"stage": name, "seconds": seconds} for name, seconds in t.stages],
+        "steps": steps,
+        "slowest": [t.steps.index(s) for s in t.slowest()],
+        "llvm_codegen_passes": [{"name": name, "seconds": seconds} for name, seconds in t.llvm_passes],
+    }
 
 
 def _pass(p, selected, full: bool) -> dict[str, Any]:

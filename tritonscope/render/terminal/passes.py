@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ...analysis import normalize
+from ...analysis.compile_time import CompileTiming
 from ...analysis.passes import LlvmPassRecord, PassRecord, across_diff
 from ...core.model import Variant
 from ...core.results import PassesComparison, PassesResult
@@ -100,7 +101,21 @@ class PassesView(TerminalRenderer):
         llvm = list(result.llvm_records) if result.llvm_records is not None else None
         records = list(result.records)
         options = (self.only_changed, self.full, self.keep_loc)
+        if result.timing is not None and selected is None:
+            _draw_timed(console, self.terminal, result, llvm, self.only_changed)
+            return
         _draw(console, self.terminal, result.variant, records, llvm, selected, *options)
+
+
+def _draw_timed(console: Console, terminal: Terminal, result: PassesResult, llvm, only_changed: bool) -> None:
+    """`passes --time`: the compile's steps with their times, instead of the plain pass table."""
+    variant, timing = result.variant, result.timing
+    console.print(Text(f"{variant.kernel} on {variant.target}: {len(result.records)} MLIR passes", style="dim"))
+    keep = {r.index for r in result.records if r.changed} if only_changed else None
+    lines = timing_lines(timing, keep, terminal)
+    if llvm is not None:
+        lines += [""] + llvm_table([r for r in llvm if r.changed] if only_changed else llvm, terminal)
+    write_rows(console.file, lines)
 
 
 def _draw(
@@ -172,3 +187,62 @@ def _divergence_lines(result: PassesComparison, terminal: Terminal) -> list[str]
         lines.append(rule(f"the output of {name}: [0] -> [1]", terminal.width, terminal.color, "1;35"))
         lines += diff_rows(across_diff(d.first.after, d.second.after, labels), Code(terminal.width, terminal.color))
     return lines
+
+
+TIME_NOTE = (
+    "ms: wall time, from MLIR's and LLVM's own timers and timers around each step, in a compile "
+    "of its own without IR dumps; ops, lines: the IR before→after the pass; ◀ the slowest steps"
+)
+
+
+def timing_table(timing: CompileTiming, only_changed: set[int] | None, terminal: Terminal) -> list[str]:
+    """Every step of the compile in order under its stage, with its time, share and the IR's size;
+    the slowest marked. `only_changed`: the pass indexes to keep (--changed); other steps stay."""
+    slowest = {id(s) for s in timing.slowest()}
+    steps = [s for s in timing.steps if only_changed is None or s.index is None or s.index in only_changed]
+    columns = [Column("#", right=True), Column("step"), Column("ms", right=True), Column("%", right=True)]
+    columns += [Column("ops", right=True), Column("lines", right=True), Column("")]
+    rows = [_timed_row(s, timing.total, id(s) in slowest) for s in steps]
+    styles = ["1;33" if id(s) in slowest else "2" if s.kind == "other" or not s.seconds else "" for s in steps]
+    head, body = tables.drawn(columns, rows, terminal.color, row_styles=styles, fold=(1, terminal.width))
+    stage_ms = dict(timing.stages)
+    lines = _headed(steps, body, lambda s: _stage_heading(s.stage, stage_ms), terminal.color)
+    return head + lines
+
+
+def _timed_row(step, total: float, slow: bool) -> list[Cell]:
+    share = f"{100 * step.seconds / total:.1f}%" if total else ""
+    return [str(step.index or ""), step.name, _ms(step.seconds), share, _sizes(step.ops), _sizes(step.lines)] + [
+        "◀" if slow else ""
+    ]
+
+
+def _stage_heading(stage: str, stage_seconds: dict[str, float]) -> str:
+    if not stage:
+        return "outside the stages:"
+    seconds = stage_seconds.get(stage)
+    return f"{stage} stage, {_ms(seconds)} ms:" if seconds is not None else f"{stage} stage:"
+
+
+def _ms(seconds: float) -> str:
+    ms = seconds * 1000
+    return f"{ms:.0f}" if ms >= 1000 else f"{ms:.1f}"
+
+
+def _sizes(pair: tuple[int, int] | None) -> str:
+    if pair is None:
+        return ""
+    return f"{pair[0]}→{pair[1]}" if pair[0] != pair[1] else str(pair[1])
+
+
+def timing_lines(timing: CompileTiming, only_changed: set[int] | None, terminal: Terminal) -> list[str]:
+    """The heading (the compile's time, and how much of it the steps account for), the table, and
+    LLVM code generation's slowest passes."""
+    share = 100 * timing.measured / timing.total if timing.total else 0.0
+    heading = f"compiled in {_ms(timing.total)} ms; timed steps add up to {_ms(timing.measured)} ms ({share:.0f}%)"
+    lines = wrapped(heading, terminal.width, terminal.color, "1")
+    lines += timing_table(timing, only_changed, terminal)
+    if timing.llvm_passes:
+        top = ", ".join(f"{name} {_ms(seconds)} ms" for name, seconds in timing.llvm_passes[:3])
+        lines += wrapped(f"LLVM code generation's slowest passes: {top}", terminal.width, terminal.color, "36")
+    return lines + wrapped(TIME_NOTE, terminal.width, terminal.color, "2")

@@ -1,0 +1,130 @@
+"""Where one compile's time went: every step in order, each MLIR pass joined to its row of the
+pass table, so that the steps add up to the whole compile.
+
+The times come from a compile of their own (see triton_api/timing.py), since the IR dumps of
+the pass table slow every pass down; its MLIR passes are matched to the dumped ones by their
+class names, in order (the two compiles run the same pipeline).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+from ..parsers.timing_report import Report
+from .passes import PassRecord
+
+# Kinds of step: an MLIR pass, MLIR's pass manager outside the passes, an LLVM call, an
+# external tool (ptxas), Triton's front end, its cache store, and what nothing above timed.
+MEASURED_KINDS = ("front end", "mlir", "mlir-rest", "llvm", "tool", "store")
+_OPERATION = re.compile(r'^\s*(?:%[^=\n]*=\s*)?"?[a-z_][\w]*\.[\w.]+', re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class TimedStep:
+    stage: str  # Triton's stage it ran in (ttir, ttgir, llir, ptx, cubin); "" outside the stages
+    name: str  # the pass's name as in the pass table, or the step's
+    seconds: float
+    kind: str  # one of MEASURED_KINDS, or "other"
+    index: int | None = None  # the MLIR pass's number in the pass table
+    ops: tuple[int, int] | None = None  # operations in the IR before and after the pass
+    lines: tuple[int, int] | None = None  # lines of the IR before and after the pass
+
+
+@dataclass(frozen=True)
+class CompileTiming:
+    total: float  # the compile, measured around it
+    stages: tuple[tuple[str, float], ...]  # (stage, seconds), in order
+    steps: tuple[TimedStep, ...]
+    llvm_passes: tuple[tuple[str, float], ...]  # LLVM's code-generation passes, slowest first
+
+    @property
+    def measured(self) -> float:
+        """The steps' times that a timer measured (not the remainders filed as "other")."""
+        return sum(s.seconds for s in self.steps if s.kind != "other")
+
+    def slowest(self, count: int = 5) -> list[TimedStep]:
+        return sorted((s for s in self.steps if s.kind != "other"), key=lambda s: -s.seconds)[:count]
+
+
+def operations(ir: str) -> int:
+    """Operations in MLIR text: lines that start with one (`%x = tt.load ...`, `scf.for ...`)."""
+    return len(_OPERATION.findall(ir))
+
+
+def build(measured, reports: list[Report], records: list[PassRecord]) -> CompileTiming:
+    """The steps of one timed compile (`measured`: triton_api.timing.StepTimes; `reports`: its
+    MLIR and LLVM reports), its MLIR passes joined to the pass table's `records`."""
+    stage_names = [name for name, _ in measured.stages] or ["ttir", "ttgir", "llir"]
+    reports = _staged(reports, stage_names)
+    mlir_steps = _joined(reports, records)
+    steps: list[TimedStep] = []
+    if measured.front_end is not None:
+        steps.append(TimedStep("", "front end (options, cache key, Python to TTIR)", measured.front_end, "front end"))
+    for stage, seconds in measured.stages:
+        steps += _stage_steps(stage, seconds, measured, reports, mlir_steps)
+    steps.append(TimedStep("", "Triton's cache writes (every stage)", measured.store, "store"))
+    if measured.handed_back is not None:
+        steps.append(TimedStep("", "the compiled kernel read back", measured.handed_back, "store"))
+    rest = measured.total - sum(s.seconds for s in steps)
+    steps.append(TimedStep("", "other (Python between the steps)", max(rest, 0.0), "other"))
+    return CompileTiming(measured.total, tuple(measured.stages), tuple(steps), _llvm_passes(reports))
+
+
+def _staged(reports: list[Report], stage_names: list[str]) -> list[Report]:
+    """Reports with their stage: where no mark filed them (no stage hook), the k-th MLIR report is
+    taken to be the k-th stage's, and LLVM's reports the PTX stage's."""
+    if all(r.stage is not None for r in reports):
+        return reports
+    mlir = iter(stage_names)
+    staged = []
+    for r in reports:
+        stage = next(mlir, "") if r.kind == "mlir" else "ptx"
+        staged.append(Report(r.kind, stage, r.passes, r.rest, r.total))
+    return staged
+
+
+def _joined(reports: list[Report], records: list[PassRecord]) -> list[TimedStep]:
+    """Each timed MLIR pass as a step, with the index and IR sizes of the pass-table row it matches."""
+    timed = [(r.stage or "", p) for r in reports if r.kind == "mlir" for p in r.passes]
+    matcher = difflib.SequenceMatcher(a=[p.name for _, p in timed], b=[r.class_name for r in records], autojunk=False)
+    match: dict[int, PassRecord] = {}
+    for block in matcher.get_matching_blocks():
+        for k in range(block.size):
+            match[block.a + k] = records[block.b + k]
+    steps = []
+    for i, (stage, p) in enumerate(timed):
+        record = match.get(i)
+        if record is None:
+            steps.append(TimedStep(stage, p.name, p.seconds, "mlir"))
+            continue
+        after = record.after if record.after is not None else record.before
+        ops = (operations(record.before), operations(after))
+        lines = (record.before.count("\n") + 1, after.count("\n") + 1)
+        steps.append(TimedStep(stage, record.label, p.seconds, "mlir", record.index, ops, lines))
+    return steps
+
+
+def _stage_steps(stage: str, seconds: float, measured, reports: list[Report], mlir: list[TimedStep]) -> list[TimedStep]:
+    steps = [s for s in mlir if s.stage == stage]
+    manager = sum(r.rest for r in reports if r.kind == "mlir" and r.stage == stage)
+    if manager:
+        steps.append(TimedStep(stage, "MLIR pass manager (between passes)", manager, "mlir-rest"))
+    steps += [TimedStep(stage, name, s, "llvm") for where, name, s in measured.steps if where == stage]
+    if stage in ("cubin", "hsaco"):  # the stage is the assembler run as a child process
+        tool = "ptxas" if stage == "cubin" else "assembler and linker"
+        return [TimedStep(stage, tool, seconds, "tool")]
+    rest = seconds - sum(s.seconds for s in steps)
+    if rest > 0:
+        steps.append(TimedStep(stage, f"other in {stage} (Python, pass set-up)", rest, "other"))
+    return steps
+
+
+def _llvm_passes(reports: list[Report]) -> tuple[tuple[str, float], ...]:
+    totals: dict[str, float] = {}
+    for r in reports:
+        if r.kind == "llvm":
+            for p in r.passes:
+                totals[p.name] = totals.get(p.name, 0.0) + p.seconds
+    return tuple(sorted(totals.items(), key=lambda item: -item[1]))
