@@ -43,6 +43,7 @@ def to_compilation(
         line_map=linemap.build(stages, spec.file, spec.first_line, known=line_map),
         cache_hit=artifacts.cache_hit,
         remarks=artifacts.remarks,
+        stage_seconds=artifacts.stage_seconds,
     )
 
 

@@ -21,9 +21,9 @@ from ..analysis.compile_time import CompileTiming
 from ..core.errors import CompileError, UsageError
 from ..core.fileio import read_checked_bytes, user_cache_dir, write_checked_bytes
 from ..core.model import VariantRequest
-from ..core.results import PassesComparison, PassesResult
 from ..isolate import Task, Workers
 from ..parsers import timing_report
+from ..results.passes import PassesComparison, PassesResult
 from ..triton_api.passes import DUMP_ENVIRONMENT, LLVM_DUMP_ENVIRONMENT, TIMING_ENVIRONMENT
 from .prepare import from_reference, prepare
 from .releases import in_release

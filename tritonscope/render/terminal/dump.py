@@ -15,9 +15,9 @@ from rich.text import Text
 from ...analysis import linemap, normalize
 from ...core.backends import Backend
 from ...core.model import Compilation, InstructionMix, Resources
-from ...core.results import DumpResult
 from ...core.stages import Stage
 from ...core.targets import TARGETS
+from ...results.dump import DumpResult
 from .base import TerminalRenderer, write_rows
 from .code import CUT, Code, Segments, cells, clean, highlighted, listing_rows, pad, paint, rule
 
@@ -57,8 +57,15 @@ def header(c: Compilation) -> RenderableType:
         )
     else:
         table.add_row("compiled", f"in {c.compile_seconds:.2f} s by Triton {c.triton_version}")
+    if c.stage_seconds and not c.cache_hit:
+        table.add_row("stage times", stage_times_text(c.stage_seconds))
     table.add_row("reproduce", Text(v.command_line(), style="dim"))
     return Panel(table, title="tritonscope", title_align="left", border_style="cyan")
+
+
+def stage_times_text(stage_seconds: tuple[tuple[str, float], ...]) -> str:
+    """`front end 52 ms, ttir 3 ms, ...`: Triton's own timers (passes --time splits them by pass)."""
+    return ", ".join(f"{name} {seconds * 1000:.0f} ms" for name, seconds in stage_seconds)
 
 
 def signature_text(c: Compilation) -> str:

@@ -9,14 +9,13 @@ from rich.console import Console
 from rich.text import Text
 
 from ...analysis import normalize
-from ...analysis.compile_time import CompileTiming
-from ...analysis.passes import LlvmPassRecord, PassRecord, across_diff
-from ...core.model import Variant
-from ...core.results import PassesComparison, PassesResult
+from ...analysis.passes import LlvmPassRecord, PassRecord
 from ...core.stages import Stage
+from ...results.passes import PassesComparison, PassesResult
 from . import tables
 from .base import Terminal, TerminalRenderer, write_rows
 from .code import Code, diff_rows, listing_rows, paint, rule, wrapped
+from .compile_time import timing_lines
 from .tables import Cell, Column, fits
 
 CHANGE_NOTE = "change: lines added and removed (dim: the IR was left as it was; ?: not known)"
@@ -45,7 +44,7 @@ def table(records: list[PassRecord], title: str, terminal: Terminal) -> list[str
         lines.append(paint([("2", "(each pass's class: --json, or a wider terminal)")], terminal.color))
     styles = ["1" if r.changed else "2" for r in records]
     head, body = tables.drawn(columns, rows, terminal.color, row_styles=styles)
-    return lines + head + _headed(records, body, lambda r: f"on {r.level}:", terminal.color)
+    return lines + head + tables.headed(records, body, lambda r: f"on {r.level}:", terminal.color)
 
 
 def llvm_table(records: list[LlvmPassRecord], terminal: Terminal) -> list[str]:
@@ -54,23 +53,15 @@ def llvm_table(records: list[LlvmPassRecord], terminal: Terminal) -> list[str]:
     rows: list[list[Cell]] = [[str(r.index), r.name, _change(r.changed, r.added, r.removed)] for r in records]
     styles = ["1" if r.changed else "2" for r in records]
     head, body = tables.drawn(columns, rows, terminal.color, row_styles=styles, fold=(1, terminal.width))
-    return [paint([("1", "LLVM passes (LLVM IR after each)")], terminal.color), *head] + _headed(
+    return [paint([("1", "LLVM passes (LLVM IR after each)")], terminal.color), *head] + tables.headed(
         records, body, lambda r: f"on {r.scope}:", terminal.color
     )
 
 
-def _headed(records: list, body: list[list[str]], heading, color: bool) -> list[str]:
-    """Each record's lines, with `heading(record)` before the first of each run of equal headings."""
-    lines = []
-    for i, (record, drawn) in enumerate(zip(records, body, strict=True)):
-        if i == 0 or heading(record) != heading(records[i - 1]):
-            lines.append(paint([("36", heading(record))], color))
-        lines += drawn
-    return lines
-
-
-def shown(record: PassRecord, full: bool, keep_loc: bool, terminal: Terminal) -> Iterator[str]:
-    """One pass: its title, then what it did (a unified diff), or the whole IR after it (`full`)."""
+def shown(
+    record: PassRecord, full: bool, keep_loc: bool, terminal: Terminal, diff: tuple[str, ...] = ()
+) -> Iterator[str]:
+    """One pass: its title, then what it did (`diff`, unified), or the whole IR after it (`full`)."""
     title = f"pass {record.index}: {record.label} ({record.class_name}) on {record.level}"
     code = Code(terminal.width, terminal.color, wrap=True)
     if full:
@@ -85,7 +76,7 @@ def shown(record: PassRecord, full: bool, keep_loc: bool, terminal: Terminal) ->
     elif record.after is None:
         yield paint([("33", "the IR after this pass was not dumped")], terminal.color)
     else:
-        yield from diff_rows(record.diff(), code)
+        yield from diff_rows(list(diff), code)
     for name, _ in record.substeps:
         yield paint([("36", f"internal step: {name}")], terminal.color)
     yield ""
@@ -104,7 +95,7 @@ class PassesView(TerminalRenderer):
         if result.timing is not None and selected is None:
             _draw_timed(console, self.terminal, result, llvm, self.only_changed)
             return
-        _draw(console, self.terminal, result.variant, records, llvm, selected, *options)
+        _draw(console, self.terminal, result, records, llvm, selected, *options)
 
 
 def _draw_timed(console: Console, terminal: Terminal, result: PassesResult, llvm, only_changed: bool) -> None:
@@ -121,7 +112,7 @@ def _draw_timed(console: Console, terminal: Terminal, result: PassesResult, llvm
 def _draw(
     console: Console,
     terminal: Terminal,
-    variant: Variant,
+    result: PassesResult,
     records: list[PassRecord],
     llvm: list[LlvmPassRecord] | None,
     selected: list[PassRecord] | None,
@@ -129,7 +120,7 @@ def _draw(
     full: bool,
     keep_loc: bool,
 ) -> None:
-    changed = sum(1 for r in records if r.changed)
+    changed, variant = sum(1 for r in records if r.changed), result.variant
     console.print(
         Text(f"{variant.kernel} on {variant.target}: {len(records)} MLIR passes, {changed} changed the IR", style="dim")
     )
@@ -141,7 +132,7 @@ def _draw(
         write_rows(console.file, [*lines, paint([("2", CHANGE_NOTE)], terminal.color)])
         return
     for record in selected:
-        write_rows(console.file, shown(record, full, keep_loc, terminal))
+        write_rows(console.file, shown(record, full, keep_loc, terminal, result.diffs.get(record.index, ())))
 
 
 class PassesComparisonView(TerminalRenderer):
@@ -171,7 +162,7 @@ def _divergence_lines(result: PassesComparison, terminal: Terminal) -> list[str]
     if d.kind == "input":
         return [
             *wrapped("the IR given to the first pass already differs: the front end differs", *shape, "1;33"),
-            *diff_rows(across_diff(d.first.before, d.second.before, labels), Code(terminal.width, terminal.color)),
+            *diff_rows(list(result.across), Code(terminal.width, terminal.color)),
         ]
     where = ", ".join(f"#{r.index} in [{i}]" for i, r in enumerate((d.first, d.second)) if r is not None)
     name = (d.first or d.second).label
@@ -180,69 +171,10 @@ def _divergence_lines(result: PassesComparison, terminal: Terminal) -> list[str]
     else:
         heading = f"first difference: {name} ({where}), run by one pipeline only, leaves different IR"
     lines = wrapped(heading, terminal.width, terminal.color, "1;33")
-    for which, record in enumerate((d.first, d.second)):
+    for which, (record, diff) in enumerate(((d.first, result.first_diff), (d.second, result.second_diff))):
         if record is not None:
-            lines += [f"[{which}] {labels[which]}:", *shown(record, False, False, terminal)]
+            lines += [f"[{which}] {labels[which]}:", *shown(record, False, False, terminal, diff)]
     if d.first is not None and d.second is not None:
         lines.append(rule(f"the output of {name}: [0] -> [1]", terminal.width, terminal.color, "1;35"))
-        lines += diff_rows(across_diff(d.first.after, d.second.after, labels), Code(terminal.width, terminal.color))
+        lines += diff_rows(list(result.across), Code(terminal.width, terminal.color))
     return lines
-
-
-TIME_NOTE = (
-    "ms: wall time, from MLIR's and LLVM's own timers and timers around each step, in a compile "
-    "of its own without IR dumps; ops, lines: the IR before→after the pass; ◀ the slowest steps"
-)
-
-
-def timing_table(timing: CompileTiming, only_changed: set[int] | None, terminal: Terminal) -> list[str]:
-    """Every step of the compile in order under its stage, with its time, share and the IR's size;
-    the slowest marked. `only_changed`: the pass indexes to keep (--changed); other steps stay."""
-    slowest = {id(s) for s in timing.slowest()}
-    steps = [s for s in timing.steps if only_changed is None or s.index is None or s.index in only_changed]
-    columns = [Column("#", right=True), Column("step"), Column("ms", right=True), Column("%", right=True)]
-    columns += [Column("ops", right=True), Column("lines", right=True), Column("")]
-    rows = [_timed_row(s, timing.total, id(s) in slowest) for s in steps]
-    styles = ["1;33" if id(s) in slowest else "2" if s.kind == "other" or not s.seconds else "" for s in steps]
-    head, body = tables.drawn(columns, rows, terminal.color, row_styles=styles, fold=(1, terminal.width))
-    stage_ms = dict(timing.stages)
-    lines = _headed(steps, body, lambda s: _stage_heading(s.stage, stage_ms), terminal.color)
-    return head + lines
-
-
-def _timed_row(step, total: float, slow: bool) -> list[Cell]:
-    share = f"{100 * step.seconds / total:.1f}%" if total else ""
-    return [str(step.index or ""), step.name, _ms(step.seconds), share, _sizes(step.ops), _sizes(step.lines)] + [
-        "◀" if slow else ""
-    ]
-
-
-def _stage_heading(stage: str, stage_seconds: dict[str, float]) -> str:
-    if not stage:
-        return "outside the stages:"
-    seconds = stage_seconds.get(stage)
-    return f"{stage} stage, {_ms(seconds)} ms:" if seconds is not None else f"{stage} stage:"
-
-
-def _ms(seconds: float) -> str:
-    ms = seconds * 1000
-    return f"{ms:.0f}" if ms >= 1000 else f"{ms:.1f}"
-
-
-def _sizes(pair: tuple[int, int] | None) -> str:
-    if pair is None:
-        return ""
-    return f"{pair[0]}→{pair[1]}" if pair[0] != pair[1] else str(pair[1])
-
-
-def timing_lines(timing: CompileTiming, only_changed: set[int] | None, terminal: Terminal) -> list[str]:
-    """The heading (the compile's time, and how much of it the steps account for), the table, and
-    LLVM code generation's slowest passes."""
-    share = 100 * timing.measured / timing.total if timing.total else 0.0
-    heading = f"compiled in {_ms(timing.total)} ms; timed steps add up to {_ms(timing.measured)} ms ({share:.0f}%)"
-    lines = wrapped(heading, terminal.width, terminal.color, "1")
-    lines += timing_table(timing, only_changed, terminal)
-    if timing.llvm_passes:
-        top = ", ".join(f"{name} {_ms(seconds)} ms" for name, seconds in timing.llvm_passes[:3])
-        lines += wrapped(f"LLVM code generation's slowest passes: {top}", terminal.width, terminal.color, "36")
-    return lines + wrapped(TIME_NOTE, terminal.width, terminal.color, "2")

@@ -1,0 +1,100 @@
+"""Where a compile's time went (`passes --time`): every step in order under its stage, with its
+wall time, its share, and the IR's size before and after; the slowest marked."""
+
+from __future__ import annotations
+
+from ...analysis.compile_time import CompileTiming, TimedStep
+from . import tables
+from .base import Terminal
+from .code import wrapped
+from .tables import Cell, Column
+
+TIME_NOTE = (
+    "ms: wall time, from MLIR's and LLVM's own timers and timers around each step, in a compile "
+    "of its own without IR dumps; ops, lines: the IR before→after the pass; ◀ the slowest steps"
+)
+
+
+def timing_table(timing: CompileTiming, only_changed: set[int] | None, terminal: Terminal) -> list[str]:
+    """Every step of the compile in order under its stage, with its time, share and the IR's size;
+    the slowest marked. `only_changed`: the pass indexes to keep (--changed); other steps stay."""
+    slowest = {id(s) for s in timing.slowest()}
+    steps = [s for s in timing.steps if only_changed is None or s.index is None or s.index in only_changed]
+    columns = [Column("#", right=True), Column("step"), Column("ms", right=True), Column("%", right=True)]
+    columns += [Column("ops", right=True), Column("lines", right=True), Column("")]
+    rows = [_timed_row(s, timing.total, id(s) in slowest) for s in steps]
+    styles = ["1;33" if id(s) in slowest else "2" if s.kind == "other" or not s.seconds else "" for s in steps]
+    head, body = tables.drawn(columns, rows, terminal.color, row_styles=styles, fold=(1, terminal.width))
+    stage_ms = dict(timing.stages)
+    lines = tables.headed(steps, body, lambda s: _stage_heading(s.stage, stage_ms), terminal.color)
+    return head + lines
+
+
+def _timed_row(step: TimedStep, total: float, slow: bool) -> list[Cell]:
+    share = f"{100 * step.seconds / total:.1f}%" if total else ""
+    return [str(step.index or ""), step.name, _ms(step.seconds), share, _sizes(step.ops), _sizes(step.lines)] + [
+        "◀" if slow else ""
+    ]
+
+
+def _stage_heading(stage: str, stage_seconds: dict[str, float]) -> str:
+    if not stage:
+        return "outside the stages:"
+    seconds = stage_seconds.get(stage)
+    return f"{stage} stage, {_ms(seconds)} ms:" if seconds is not None else f"{stage} stage:"
+
+
+def _ms(seconds: float) -> str:
+    ms = seconds * 1000
+    return f"{ms:.0f}" if ms >= 1000 else f"{ms:.1f}"
+
+
+def _sizes(pair: tuple[int, int] | None) -> str:
+    if pair is None:
+        return ""
+    return f"{pair[0]}→{pair[1]}" if pair[0] != pair[1] else str(pair[1])
+
+
+def timing_lines(timing: CompileTiming, only_changed: set[int] | None, terminal: Terminal) -> list[str]:
+    """The heading (the compile's time, and how much of it the steps account for), the table, and
+    LLVM code generation's slowest passes."""
+    share = 100 * timing.measured / timing.total if timing.total else 0.0
+    heading = f"compiled in {_ms(timing.total)} ms; timed steps add up to {_ms(timing.measured)} ms ({share:.0f}%)"
+    lines = wrapped(heading, terminal.width, terminal.color, "1")
+    lines += timing_table(timing, only_changed, terminal)
+    if timing.llvm_passes:
+        top = ", ".join(f"{name} {_ms(seconds)} ms" for name, seconds in timing.llvm_passes[:3])
+        lines += wrapped(f"LLVM code generation's slowest passes: {top}", terminal.width, terminal.color, "36")
+    return lines + wrapped(TIME_NOTE, terminal.width, terminal.color, "2")
+
+
+def stage_time_lines(compilations: list, labels: list[str], terminal: Terminal) -> list[str]:
+    """`diff`: each variant's compile time per stage (Triton's own timers), a column per variant, and
+    each variant's total against the first's: how compile time grows along a --vary axis."""
+    timed = [(label, c) for label, c in zip(labels, compilations, strict=True) if c is not None and c.stage_seconds]
+    if not timed:
+        return []
+    stages = list(dict.fromkeys(name for _, c in timed for name, _ in c.stage_seconds))
+    columns = [Column("ms")] + [Column(label, right=True) for label, _ in timed]
+    rows: list[list[Cell]] = []
+    for stage in stages:
+        rows.append(
+            [stage] + [_ms(dict(c.stage_seconds)[stage]) if stage in dict(c.stage_seconds) else "" for _, c in timed]
+        )
+    totals = [sum(s for _, s in c.stage_seconds) for _, c in timed]
+    rows.append(["total"] + [_ms(t) for t in totals])
+    rows.append(["× first"] + [f"{t / totals[0]:.2f}x" if totals[0] else "" for t in totals])
+    if not tables.fits(columns, rows, terminal.width):
+        return wrapped(
+            "compile time per stage: "
+            + "; ".join(f"{label} {_ms(t)} ms" for (label, _), t in zip(timed, totals, strict=True)),
+            terminal.width,
+            terminal.color,
+        )
+    title = wrapped(
+        "compile time per stage (Triton's timers; passes --time splits a stage by pass)",
+        terminal.width,
+        terminal.color,
+        "1",
+    )
+    return title + tables.draw(columns, rows, terminal.color, row_styles=[""] * (len(rows) - 2) + ["1", "1;33"])
