@@ -12,6 +12,8 @@ import difflib
 import re
 from dataclasses import dataclass
 
+from ..core.model import Compilation
+from ..core.stages import Stage
 from ..parsers.timing_report import Report
 from .passes import PassRecord
 
@@ -127,3 +129,58 @@ def _llvm_passes(reports: list[Report]) -> tuple[tuple[str, float], ...]:
             for p in r.passes:
                 totals[p.name] = totals.get(p.name, 0.0) + p.seconds
     return tuple(sorted(totals.items(), key=lambda item: -item[1]))
+
+
+GROWTH_STAGES = (Stage.TTIR, Stage.TTGIR, Stage.LLIR)
+
+
+@dataclass(frozen=True)
+class LineGrowth:
+    """What one Python line of the kernel became at each IR level: operations (MLIR) or instructions
+    (LLVM IR) that carry its location."""
+
+    line: int
+    code: str
+    counts: dict[Stage, int]  # by stage in GROWTH_STAGES
+
+    @property
+    def size(self) -> int:
+        """The most operations the line has at any level: what the passes work through."""
+        return max(self.counts.values(), default=0)
+
+    @property
+    def growth(self) -> float | None:
+        """LLVM IR over TTIR: how much the line grows as it is lowered (a large tile, many elements
+        per thread); None where it has no TTIR operation."""
+        ttir = self.counts.get(Stage.TTIR, 0)
+        return self.counts.get(Stage.LLIR, 0) / ttir if ttir else None
+
+
+def line_growth(c: Compilation) -> tuple[LineGrowth, ...]:
+    """Every line of the kernel's file that any IR level has an operation of, the largest first.
+    A line is counted where an operation's location names it, inlined callers included."""
+    counts: dict[int, dict[Stage, int]] = {}
+    for stage in GROWTH_STAGES:
+        text = c.stages.get(stage)
+        if text is None:
+            continue
+        lines = text.splitlines()
+        for number, sources in c.line_map.get(stage, {}).items():
+            if stage is not Stage.LLIR and not _OPERATION.match(lines[number - 1]):
+                continue  # an attribute alias, a block label: not an operation
+            for line in {line for file, line in sources if file == c.kernel.file}:
+                per_stage = counts.setdefault(line, {})
+                per_stage[stage] = per_stage.get(stage, 0) + 1
+    source = c.kernel.source.splitlines()
+    grown = [LineGrowth(line, _code(source, line - c.kernel.first_line), n) for line, n in counts.items()]
+    return tuple(sorted(grown, key=lambda g: (-g.size, g.line)))
+
+
+def most_grown(growth: tuple[LineGrowth, ...]) -> LineGrowth | None:
+    """The line that grows most across lowering (by LLVM IR over TTIR), among those with 2+ operations."""
+    grown = [g for g in growth if g.growth is not None and g.size > 1]
+    return max(grown, key=lambda g: (g.growth, g.size), default=None)
+
+
+def _code(source: list[str], index: int) -> str:
+    return source[index].strip() if 0 <= index < len(source) else ""

@@ -142,7 +142,7 @@ class JsonRenderer:
 
     def _explain(self, r: ExplainResult):
         c = r.compilation
-        return {
+        body = {
             "triton_version": c.triton_version,
             "kernel": c.kernel.name,
             "file": c.kernel.file,
@@ -156,6 +156,9 @@ class JsonRenderer:
             "findings": [finding_body(f) for f in r.findings],
             "notes": list(r.notes),
         }
+        if r.growth is not None:
+            body["compile_time"] = _compile_time(c, r.growth)
+        return body
 
     def _profile(self, r: ProfileResult):
         m, static = r.measured, {cost.line: cost for cost in r.static}
@@ -323,6 +326,15 @@ def _diverging(record, diff: tuple[str, ...]) -> dict[str, Any] | None:
     if record is None:
         return None
     return {"index": record.index, "name": record.name, "label": record.label, "diff": list(diff)}
+
+
+def _compile_time(c, growth) -> dict[str, Any]:
+    """explain --compile-time: the stages' seconds, and each line's operations at each IR level."""
+    lines = [
+        {"line": g.line, "code": g.code, "operations": {s.value: n for s, n in g.counts.items()}, "growth": g.growth}
+        for g in growth
+    ]
+    return {"stage_seconds": {name: seconds for name, seconds in c.stage_seconds}, "lines": lines}
 
 
 def _timing(t) -> dict[str, Any]:

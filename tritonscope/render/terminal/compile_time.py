@@ -3,7 +3,8 @@ wall time, its share, and the IR's size before and after; the slowest marked."""
 
 from __future__ import annotations
 
-from ...analysis.compile_time import CompileTiming, TimedStep
+from ...analysis.compile_time import GROWTH_STAGES, CompileTiming, LineGrowth, TimedStep, most_grown
+from ...core.model import Compilation
 from . import tables
 from .base import Terminal
 from .code import wrapped
@@ -98,3 +99,45 @@ def stage_time_lines(compilations: list, labels: list[str], terminal: Terminal) 
         "1",
     )
     return title + tables.draw(columns, rows, terminal.color, row_styles=[""] * (len(rows) - 2) + ["1", "1;33"])
+
+
+GROWTH_ROWS = 12  # lines shown by explain --compile-time, the largest first
+GROWTH_NOTE = (
+    "ops: the operations (LLVM IR: instructions) that carry the line's location at each level; "
+    "x: LLVM IR over TTIR. passes --time names the pass that took the time."
+)
+
+
+def compile_time_lines(c: Compilation, growth: tuple[LineGrowth, ...], terminal: Terminal) -> list[str]:
+    """explain --compile-time: the stage that took the time, then the Python lines with the most
+    operations at TTIR, TTGIR and LLVM IR, and the line that grows most as it is lowered."""
+    shape = (terminal.width, terminal.color)
+    lines = wrapped(_slowest_stage(c.stage_seconds), *shape, "1")  # each stage's time: in the header
+    grown = most_grown(growth)
+    if grown is not None:
+        counts = " → ".join(f"{n} {s.value.upper()}" for s, n in grown.counts.items())
+        lines += wrapped(f"grows most as it is lowered: line {grown.line} ({counts})", *shape, "1;33")
+    columns = [Column("line", right=True), Column("code")] + [Column(s.value, right=True) for s in GROWTH_STAGES]
+    columns.append(Column("x", right=True))
+    rows: list[list[Cell]] = []
+    for g in growth[:GROWTH_ROWS]:
+        factor = f"{g.growth:.1f}" if g.growth is not None else ""
+        rows.append([str(g.line), g.code] + [str(g.counts.get(s, "")) for s in GROWTH_STAGES] + [factor])
+    lines += ["", *tables.draw(columns, rows, terminal.color, fold=(1, terminal.width))]
+    if len(growth) > GROWTH_ROWS:
+        lines += wrapped(f"({len(growth) - GROWTH_ROWS} smaller lines left out; --json has every line)", *shape, "2")
+    return lines + wrapped(GROWTH_NOTE, *shape, "2")
+
+
+def _slowest_stage(stage_seconds: tuple[tuple[str, float], ...]) -> str:
+    if not stage_seconds:
+        return "stage times: not known (this Triton has no compilation listener)"
+    total = sum(seconds for _, seconds in stage_seconds)
+    name, seconds = max(stage_seconds, key=lambda item: item[1])
+    share = 100 * seconds / total if total else 0.0
+    return f"compiled in {_ms(total)} ms; the slowest stage: {name}, {_ms(seconds)} ms ({share:.0f}%)"
+
+
+def stage_times_text(stage_seconds: tuple[tuple[str, float], ...]) -> str:
+    """`front end 52 ms, ttir 3 ms, ...`: Triton's own timers (passes --time splits them by pass)."""
+    return ", ".join(f"{name} {_ms(seconds)} ms" for name, seconds in stage_seconds)

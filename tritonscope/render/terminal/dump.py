@@ -20,6 +20,7 @@ from ...core.targets import TARGETS
 from ...results.dump import DumpResult
 from .base import TerminalRenderer, write_rows
 from .code import CUT, Code, Segments, cells, clean, highlighted, listing_rows, pad, paint, rule
+from .compile_time import stage_times_text
 
 RICH_STYLES = {
     "35": "magenta",
@@ -61,11 +62,6 @@ def header(c: Compilation) -> RenderableType:
         table.add_row("stage times", stage_times_text(c.stage_seconds))
     table.add_row("reproduce", Text(v.command_line(), style="dim"))
     return Panel(table, title="tritonscope", title_align="left", border_style="cyan")
-
-
-def stage_times_text(stage_seconds: tuple[tuple[str, float], ...]) -> str:
-    """`front end 52 ms, ttir 3 ms, ...`: Triton's own timers (passes --time splits them by pass)."""
-    return ", ".join(f"{name} {seconds * 1000:.0f} ms" for name, seconds in stage_seconds)
 
 
 def signature_text(c: Compilation) -> str:
