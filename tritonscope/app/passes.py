@@ -24,35 +24,37 @@ from ..core.model import VariantRequest
 from ..isolate import Task, Workers
 from ..parsers import timing_report
 from ..results.passes import PassesComparison, PassesResult
-from ..triton_api.passes import DUMP_ENVIRONMENT, LLVM_DUMP_ENVIRONMENT, TIMING_ENVIRONMENT
+from ..triton_api.passes import DUMP_ENVIRONMENT, LLVM_DUMP_ENVIRONMENT
 from .prepare import from_reference, prepare
 from .releases import in_release
 
 
 @in_release
 def passes(request: VariantRequest, show: str | None, llvm: bool, timeout: float, timed: bool = False) -> PassesResult:
-    """The pass table; with `timed`, also where the compile's time went (a second compile, without
-    dumps, in its own worker: it runs while this process reads the first one's dumps)."""
+    """The pass table; with `timed`, also where the compile's time went: a second compile, without
+    dumps and with Triton's timers on, in the same worker once it has sent the dumps back, while
+    this process reads them (the worker's start-up is not paid twice, nor timed)."""
     request = from_reference(request)
-    with _Capture(_dump_env(llvm), timeout) as capture, _Capture(TIMING_ENVIRONMENT, timeout, timed) as timer:
-        prepared = prepare(request)  # the workers start while the flags are checked
+    with _Capture(_dump_env(llvm), timeout) as capture:
+        prepared = prepare(request)  # the worker starts while the flags are checked
         memo = _memo_path(prepared, llvm)
         kept = read_checked_bytes(memo)
         dump = capture.dump(request) if kept is None else None
-        timer.start(request)
+        if timed:
+            capture.start_timed(request)
         if kept is not None:
             records, llvm_records = pickle.loads(zlib.decompress(kept))
         else:
             records, llvm_records = _records(dump, llvm)
             write_checked_bytes(memo, zlib.compress(pickle.dumps((records, llvm_records)), 1))
             _forget_old(memo.parent)
-        timing = _timing(timer, records) if timed else None
+        timing = _timing(capture, records) if timed else None
     selected = tuple(pipeline.select(list(records), show)) if show is not None else None
     return PassesResult(prepared.variant, records, llvm_records, selected, _triton_version(), timing)
 
 
-def _timing(timer: _Capture, records) -> CompileTiming:
-    measured, report_text = timer.finish()
+def _timing(capture: _Capture, records) -> CompileTiming:
+    measured, report_text = capture.finish_timed()
     return compile_time.build(measured, timing_report.parse(report_text), list(records))
 
 
@@ -99,22 +101,22 @@ def _forget_old(folder: Path) -> None:
 
 
 class _Capture:
-    """A worker compiling with `env` (Triton's IR dumps or its timers on), its C-level stderr in a
-    file of a temporary folder. Not `used`: starts nothing."""
+    """A worker compiling with `env` (Triton's IR dumps on), its C-level stderr in a file of a
+    temporary folder; each compile's share of that file is read once the compile has ended."""
 
-    def __init__(self, env: dict[str, str], timeout: float, used: bool = True):
-        self.timeout, self.used = timeout, used
+    def __init__(self, env: dict[str, str], timeout: float):
+        self.timeout = timeout
         self._folder = tempfile.TemporaryDirectory(prefix="tritonscope-passes-")
         self._file = Path(self._folder.name) / "stderr.txt"
-        self._stderr = open(self._file, "w")  # noqa: SIM115 - closed in __exit__
+        self._stderr = open(self._file, "wb")  # noqa: SIM115 - closed in __exit__
         env = {**env, "TRITON_CACHE_DIR": f"{self._folder.name}/cache"}
         self._workers = Workers(timeout=timeout, env=env, stderr=self._stderr)
+        self._read_up_to = 0  # bytes of the file an earlier compile printed
         self._thread: threading.Thread | None = None
         self._outcome = None
 
     def __enter__(self) -> _Capture:
-        if self.used:
-            self._workers.warm(preload=__name__)  # the module of `capture`, its task
+        self._workers.warm(preload=__name__)  # the module of `capture`, its task
         return self
 
     def __exit__(self, *exc_info) -> None:
@@ -128,14 +130,13 @@ class _Capture:
         self._outcome = self._workers.run([Task(f"{__name__}:capture", (request,))])[0]
         return self._read()[1]
 
-    def start(self, request: VariantRequest) -> None:
-        """The timed compile, in a thread that waits on the worker; `finish` collects it."""
-        if self.used:
-            task = Task(f"{__name__}:timed", (request,))
-            self._thread = threading.Thread(target=lambda: setattr(self, "_outcome", self._workers.run([task])[0]))
-            self._thread.start()
+    def start_timed(self, request: VariantRequest) -> None:
+        """The timed compile, in a thread that waits on the worker; `finish_timed` collects it."""
+        task = Task(f"{__name__}:timed", (request,))
+        self._thread = threading.Thread(target=lambda: setattr(self, "_outcome", self._workers.run([task])[0]))
+        self._thread.start()
 
-    def finish(self):
+    def finish_timed(self):
         """(the timed compile's StepTimes, what it printed on its C-level stderr)."""
         self._thread.join()
         self._thread = None
@@ -148,7 +149,11 @@ class _Capture:
                 raise CompileError(f"compiling took longer than {self.timeout:g} s", hint="raise --timeout")
             outcome.unwrap()
         self._stderr.flush()
-        return outcome.value, self._file.read_text(errors="replace")
+        with open(self._file, "rb") as file:
+            file.seek(self._read_up_to)
+            printed = file.read()
+        self._read_up_to += len(printed)
+        return outcome.value, printed.decode(errors="replace")
 
 
 def capture_dump(request: VariantRequest, llvm: bool, timeout: float):
@@ -169,9 +174,10 @@ def capture(request: VariantRequest) -> None:
 
 
 def timed(request: VariantRequest):
-    """In the worker: one compile with Triton's timers on (triton_api.timing.StepTimes)."""
-    from ..triton_api.timing import timed_compile
+    """In the worker: one compile with Triton's timers on and its dumps off (triton_api.timing.StepTimes)."""
+    from ..triton_api.timing import timed_compile, timers_on
 
+    timers_on()
     prepared = prepare(request)
     return timed_compile(prepared.kernel, prepared.variant, prepared.target)
 

@@ -21,6 +21,7 @@ import triton
 
 from ..parsers.timing_report import STAGE_MARK
 from .compiler import STAGE_HOOKS, run_compiler
+from .passes import DUMP_ENVIRONMENT, LLVM_DUMP_ENVIRONMENT, TIMING_ENVIRONMENT
 
 # The LLVM entry points of triton._C.libtriton.llvm the backends call, as each step is named.
 LLVM_STEPS = {
@@ -45,9 +46,18 @@ class StepTimes:
     stage: str | None = None  # the stage running now
 
 
+def timers_on() -> None:
+    """This process's next compiles with Triton's timers on and its IR dumps off (Triton reads these
+    variables at each compile), and without the hooks of an earlier dumping compile."""
+    for name in (*DUMP_ENVIRONMENT, *LLVM_DUMP_ENVIRONMENT):
+        os.environ.pop(name, None)
+    os.environ.update(TIMING_ENVIRONMENT)
+    STAGE_HOOKS.clear()
+
+
 def timed_compile(kernel, variant, target) -> StepTimes:
     """Compiles once, with MLIR's and LLVM's timers on (TIMING_ENVIRONMENT, set in this process's
-    environment by the caller: triton_api.passes.TIMING_ENVIRONMENT), measuring what their reports leave out."""
+    environment by `timers_on`), measuring what their reports leave out."""
     measured = StepTimes()
     if hook_stages(measured):
         _time_llvm(measured)
