@@ -63,14 +63,14 @@ def build(measured, reports: list[Report], records: list[PassRecord]) -> Compile
     mlir_steps = _joined(reports, records)
     steps: list[TimedStep] = []
     if measured.front_end is not None:
-        steps.append(TimedStep("", "front end (options, cache key, Python to TTIR)", measured.front_end, "front end"))
+        steps.append(TimedStep("", "front end (Python to TTIR)", measured.front_end, "front end"))
     for stage, seconds in measured.stages:
         steps += _stage_steps(stage, seconds, measured, reports, mlir_steps)
-    steps.append(TimedStep("", "Triton's cache writes (every stage)", measured.store, "store"))
+    steps.append(TimedStep("", "cache writes (every stage)", measured.store, "store"))
     if measured.handed_back is not None:
-        steps.append(TimedStep("", "the compiled kernel read back", measured.handed_back, "store"))
+        steps.append(TimedStep("", "compiled kernel read back", measured.handed_back, "store"))
     rest = measured.total - sum(s.seconds for s in steps)
-    steps.append(TimedStep("", "other (Python between the steps)", max(rest, 0.0), "other"))
+    steps.append(TimedStep("", "other (Python between steps)", max(rest, 0.0), "other"))
     return CompileTiming(measured.total, tuple(measured.stages), tuple(steps), _llvm_passes(reports))
 
 
@@ -118,7 +118,7 @@ def _stage_steps(stage: str, seconds: float, measured, reports: list[Report], ml
         return [TimedStep(stage, tool, seconds, "tool")]
     rest = seconds - sum(s.seconds for s in steps)
     if rest > 0:
-        steps.append(TimedStep(stage, f"other in {stage} (pass set-up, verifier, Python)", rest, "other"))
+        steps.append(TimedStep(stage, f"other ({stage} set-up, Python)", rest, "other"))
     return steps
 
 

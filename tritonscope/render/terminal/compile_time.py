@@ -18,17 +18,25 @@ TIME_NOTE = (
 
 def timing_table(timing: CompileTiming, only_changed: set[int] | None, terminal: Terminal) -> list[str]:
     """Every step of the compile in order under its stage, with its time, share and the IR's size;
-    the slowest marked. `only_changed`: the pass indexes to keep (--changed); other steps stay."""
+    the slowest marked. `only_changed`: the pass indexes to keep (--changed); other steps stay.
+    The lines column goes first where the terminal is too narrow for every name whole."""
     slowest = {id(s) for s in timing.slowest()}
     steps = [s for s in timing.steps if only_changed is None or s.index is None or s.index in only_changed]
     columns = [Column("#", right=True), Column("step"), Column("ms", right=True), Column("%", right=True)]
     columns += [Column("ops", right=True), Column("lines", right=True), Column("")]
     rows = [_timed_row(s, timing.total, id(s) in slowest) for s in steps]
+    note = []
+    if not tables.fits(columns, rows, terminal.width):
+        columns, rows = columns[:5] + columns[6:], [row[:5] + row[6:] for row in rows]
+        note = wrapped("(the IR's lines before→after each pass: --json, or a wider terminal)", *_shape(terminal), "2")
     styles = ["1;33" if id(s) in slowest else "2" if s.kind == "other" or not s.seconds else "" for s in steps]
     head, body = tables.drawn(columns, rows, terminal.color, row_styles=styles, fold=(1, terminal.width))
     stage_ms = dict(timing.stages)
-    lines = tables.headed(steps, body, lambda s: _stage_heading(s.stage, stage_ms), terminal.color)
-    return head + lines
+    return note + head + tables.headed(steps, body, lambda s: _stage_heading(s.stage, stage_ms), terminal.color)
+
+
+def _shape(terminal: Terminal) -> tuple[int, bool]:
+    return terminal.width, terminal.color
 
 
 def _timed_row(step: TimedStep, total: float, slow: bool) -> list[Cell]:
