@@ -40,7 +40,8 @@ def test_the_steps_add_up_to_the_whole_compile():
     writes) adds up to within 10% of the compile's time, measured around it."""
     for n in (4, 32):
         timing = _timed(n).timing
-        assert 0.9 <= timing.measured / timing.total <= 1.1, (n, timing.measured, timing.total)
+        steps = [(s.stage, s.name, round(s.seconds * 1000, 1)) for s in timing.steps if s.kind != "mlir"]
+        assert 0.9 <= timing.measured / timing.total <= 1.1, (n, timing.measured, timing.total, steps)
         assert [name for name, _ in timing.stages] == STAGES
         kinds = {s.kind for s in timing.steps}
         assert {"front end", "mlir", "llvm", "tool", "store"} <= kinds

@@ -31,7 +31,8 @@ STAGE_MARK = "// tritonscope-stage "
 _MLIR_TITLE = "... Execution time report ..."
 _LLVM_TITLE = "Pass execution timing report"
 _FIGURE = r"(\d+\.\d+) \(\s*[\d.]+%\)"
-_MLIR_ROW = re.compile(rf"^\s*{_FIGURE}  (\s*)(\S.*?)\s*$")
+# Up to 3.5 a user-time column comes before the wall time; the wall time is always the last figure.
+_MLIR_ROW = re.compile(rf"^\s*(?:{_FIGURE}\s+)?{_FIGURE}  (\s*)(\S.*?)\s*$")
 _LLVM_ROW = re.compile(rf"^\s*(?:{_FIGURE}\s+)+\s*(\S.*?)\s*$")
 _LLVM_WALL = re.compile(_FIGURE)
 
@@ -88,7 +89,7 @@ def _mlir(body: list[str], stage: str | None) -> Report:
     for line in body:
         match = _MLIR_ROW.match(line)
         if match:
-            rows.append((len(match[2]) // 2, float(match[1]), match[3]))
+            rows.append((len(match[3]) // 2, float(match[2]), match[4]))
     top = {name: seconds for depth, seconds, name in rows if depth == 0 and name in ("Rest", "Total")}
     names, own = [], []  # each pass, and its time less that of the passes nested in it
     stack: list[tuple[int, int | None]] = []  # (depth, the pass's place in `own`, None for others)

@@ -30,6 +30,7 @@ LLVM_STEPS = {
     "optimize_module": "LLVM -O3",
     "translate_to_asm": "LLVM code generation",
 }
+_LLVM_STAGE = {"translate_to_asm": "ptx"}  # the stage of a call where no stage hook says (3.5): else llir
 
 
 @dataclass
@@ -41,7 +42,7 @@ class StepTimes:
     started: float = 0.0
     stages: list[tuple[str, float]] = field(default_factory=list)  # (stage, seconds) in order
     steps: list[tuple[str, str, float]] = field(default_factory=list)  # (stage, step, seconds)
-    store: float = 0.0  # writing Triton's cache: each stage's output, the metadata
+    store: float | None = None  # writing Triton's cache (each stage's output, the metadata); None: not timed
     handed_back: float | None = None  # from the listener's call to the end: the CompiledKernel made
     stage: str | None = None  # the stage running now
 
@@ -59,9 +60,9 @@ def timed_compile(kernel, variant, target) -> StepTimes:
     """Compiles once, with MLIR's and LLVM's timers on (TIMING_ENVIRONMENT, set in this process's
     environment by `timers_on`), measuring what their reports leave out."""
     measured = StepTimes()
-    if hook_stages(measured):
-        _time_llvm(measured)
-    _time_cache_writes(measured)
+    _time_llvm(measured)
+    if hook_stages(measured):  # without it, Triton's own stage times hold the cache writes
+        _time_cache_writes(measured)
     measured.started = time.perf_counter()
     with _listening(measured):
         run_compiler(kernel, variant, target)
@@ -91,7 +92,7 @@ def _timed_stage(name: str, make, measured: StepTimes):
         measured.stage = name
         started = time.perf_counter()
         if measured.front_end is None:  # less the cache write of the source, timed as a write
-            measured.front_end = started - measured.started - measured.store
+            measured.front_end = started - measured.started - (measured.store or 0.0)
         try:
             return make(src, metadata)
         finally:
@@ -106,17 +107,17 @@ def _time_llvm(measured: StepTimes) -> None:
     for attribute, step in LLVM_STEPS.items():
         original = getattr(llvm, attribute, None)
         if original is not None:
-            setattr(llvm, attribute, _timed_call(original, step, measured))
+            setattr(llvm, attribute, _timed_call(original, step, measured, _LLVM_STAGE.get(attribute, "llir")))
 
 
-def _timed_call(function, step: str, measured: StepTimes):
+def _timed_call(function, step: str, measured: StepTimes, stage: str):
     @functools.wraps(function)
     def timed(*args, **kwargs):
         started = time.perf_counter()
         try:
             return function(*args, **kwargs)
         finally:
-            measured.steps.append((measured.stage or "", step, time.perf_counter() - started))
+            measured.steps.append((measured.stage or stage, step, time.perf_counter() - started))
 
     return timed
 
@@ -127,6 +128,7 @@ def _time_cache_writes(measured: StepTimes) -> None:
     from triton.runtime.cache import FileCacheManager
 
     original = FileCacheManager.put
+    measured.store = 0.0
 
     @functools.wraps(original)
     def put(self, *args, **kwargs):
