@@ -80,33 +80,39 @@ def timing_lines(timing: CompileTiming, only_changed: set[int] | None, terminal:
 def stage_time_lines(compilations: list, labels: list[str], terminal: Terminal) -> list[str]:
     """`diff`: each variant's compile time per stage (Triton's own timers), a column per variant, and
     each variant's total against the first's: how compile time grows along a --vary axis."""
-    timed = [(label, c) for label, c in zip(labels, compilations, strict=True) if c is not None and c.stage_seconds]
-    if not timed:
-        return []
-    stages = list(dict.fromkeys(name for _, c in timed for name, _ in c.stage_seconds))
-    columns = [Column("ms")] + [Column(label, right=True) for label, _ in timed]
-    rows: list[list[Cell]] = []
-    for stage in stages:
-        rows.append(
-            [stage] + [_ms(dict(c.stage_seconds)[stage]) if stage in dict(c.stage_seconds) else "" for _, c in timed]
+    shape = _shape(terminal)
+    pairs = [(label, c) for label, c in zip(labels, compilations, strict=True) if c is not None]
+    timed = [(label, c) for label, c in pairs if c.stage_seconds]
+    untimed = [label for label, c in pairs if not c.stage_seconds]
+    note = (
+        wrapped(
+            f"compile time of {', '.join(untimed)}: not known (read from Triton's cache; "
+            "TRITON_ALWAYS_COMPILE=1 compiles again)",
+            *shape,
+            "2",
         )
-    totals = [sum(s for _, s in c.stage_seconds) for _, c in timed]
-    rows.append(["total"] + [_ms(t) for t in totals])
-    rows.append(["× first"] + [f"{t / totals[0]:.2f}x" if totals[0] else "" for t in totals])
-    if not tables.fits(columns, rows, terminal.width):
-        return wrapped(
-            "compile time per stage: "
-            + "; ".join(f"{label} {_ms(t)} ms" for (label, _), t in zip(timed, totals, strict=True)),
-            terminal.width,
-            terminal.color,
-        )
-    title = wrapped(
-        "compile time per stage (Triton's timers; passes --time splits a stage by pass)",
-        terminal.width,
-        terminal.color,
-        "1",
+        if untimed
+        else []
     )
-    return title + tables.draw(columns, rows, terminal.color, row_styles=[""] * (len(rows) - 2) + ["1", "1;33"])
+    if not timed:
+        return note
+    totals = [sum(s for _, s in c.stage_seconds) for _, c in timed]
+    columns = [Column("ms")] + [Column(label, right=True) for label, _ in timed]
+    stages = list(dict.fromkeys(name for _, c in timed for name, _ in c.stage_seconds))
+    rows: list[list[Cell]] = [[stage] + [_stage_ms(c, stage) for _, c in timed] for stage in stages]
+    rows.append(["total"] + [_ms(t) for t in totals])
+    rows.append([f"× {timed[0][0]}"] + [f"{t / totals[0]:.2f}x" if totals[0] else "" for t in totals])
+    if not tables.fits(columns, rows, terminal.width):
+        pieces = (f"{label} {_ms(t)} ms" for (label, _), t in zip(timed, totals, strict=True))
+        return wrapped("compile time: " + "; ".join(pieces), *shape) + note
+    title = wrapped("compile time per stage (Triton's timers; passes --time splits a stage by pass)", *shape, "1")
+    styles = [""] * (len(rows) - 2) + ["1", "1;33"]
+    return title + tables.draw(columns, rows, terminal.color, row_styles=styles) + note
+
+
+def _stage_ms(c: Compilation, stage: str) -> str:
+    seconds = dict(c.stage_seconds).get(stage)
+    return _ms(seconds) if seconds is not None else ""
 
 
 GROWTH_ROWS = 12  # lines shown by explain --compile-time, the largest first
