@@ -112,7 +112,12 @@ def _joined(reports: list[Report], records: list[PassRecord]) -> list[TimedStep]
 def _stage_steps(stage: str, seconds: float, measured, reports: list[Report], mlir: list[TimedStep]) -> list[TimedStep]:
     # MLIR's "Rest" is left out: its timer runs for as long as the pass manager object lives, after
     # the passes too (through the LLVM steps of the llir stage), so it would count those twice.
+    # The runs timed around pm.run, less their passes, are the verifier and the manager.
     steps = [s for s in mlir if s.stage == stage]
+    runs = [seconds for where, seconds in measured.pass_manager_runs if where == stage]
+    manager = sum(runs) - sum(s.seconds for s in steps)
+    if runs and manager > 0:
+        steps.append(TimedStep(stage, "MLIR verifier, pass manager", manager, "mlir"))
     steps += [TimedStep(stage, name, s, "llvm") for where, name, s in measured.steps if where == stage]
     if stage in ("cubin", "hsaco"):  # the stage is the assembler run as a child process
         tool = "ptxas" if stage == "cubin" else "assembler and linker"

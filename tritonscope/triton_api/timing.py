@@ -42,6 +42,7 @@ class StepTimes:
     started: float = 0.0
     stages: list[tuple[str, float]] = field(default_factory=list)  # (stage, seconds) in order
     steps: list[tuple[str, str, float]] = field(default_factory=list)  # (stage, step, seconds)
+    pass_manager_runs: list[tuple[str, float]] = field(default_factory=list)  # (stage, seconds) of each pm.run
     store: float | None = None  # writing Triton's cache (each stage's output, the metadata); None: not timed
     handed_back: float | None = None  # from the listener's call to the end: the CompiledKernel made
     stage: str | None = None  # the stage running now
@@ -63,6 +64,7 @@ def timed_compile(kernel, variant, target) -> StepTimes:
     _time_llvm(measured)
     if hook_stages(measured):  # without it, Triton's own stage times hold the cache writes
         _time_cache_writes(measured)
+        _time_pass_managers(measured)
     measured.started = time.perf_counter()
     with _listening(measured):
         run_compiler(kernel, variant, target)
@@ -120,6 +122,24 @@ def _timed_call(function, step: str, measured: StepTimes, stage: str):
             measured.steps.append((measured.stage or stage, step, time.perf_counter() - started))
 
     return timed
+
+
+def _time_pass_managers(measured: StepTimes) -> None:
+    """Each MLIR pass manager's run: what it takes beyond its passes is the verifier and the
+    manager itself (MLIR's "Rest" cannot say: its timer also runs on after the run)."""
+    from triton._C.libtriton import ir
+
+    original = ir.pass_manager.run
+
+    @functools.wraps(original)
+    def run(self, *args, **kwargs):
+        started = time.perf_counter()
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            measured.pass_manager_runs.append((measured.stage or "", time.perf_counter() - started))
+
+    ir.pass_manager.run = run
 
 
 def _time_cache_writes(measured: StepTimes) -> None:
