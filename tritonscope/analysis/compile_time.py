@@ -97,13 +97,20 @@ def _joined(reports: list[Report], records: list[PassRecord]) -> list[TimedStep]
         for k in range(block.size):
             match[block.a + k] = records[block.b + k]
     steps = []
+    counted: dict[int, int] = {}  # by id of the text: a pass's output is the next one's input
+
+    def count(text: str) -> int:
+        if id(text) not in counted:
+            counted[id(text)] = operations(text)
+        return counted[id(text)]
+
     for i, (stage, p) in enumerate(timed):
         record = match.get(i)
         if record is None:
             steps.append(TimedStep(stage, p.name, p.seconds, "mlir"))
             continue
         after = record.after if record.after is not None else record.before
-        ops = (operations(record.before), operations(after))
+        ops = (count(record.before), count(after))
         lines = (record.before.count("\n") + 1, after.count("\n") + 1)
         steps.append(TimedStep(stage, record.label, p.seconds, "mlir", record.index, ops, lines))
     return steps
