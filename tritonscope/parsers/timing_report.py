@@ -33,7 +33,7 @@ _LLVM_TITLE = "Pass execution timing report"
 _FIGURE = r"(\d+\.\d+) \(\s*[\d.]+%\)"
 # Up to 3.5 a user-time column comes before the wall time; the wall time is always the last figure.
 _MLIR_ROW = re.compile(rf"^\s*(?:{_FIGURE}\s+)?{_FIGURE}  (\s*)(\S.*?)\s*$")
-_LLVM_ROW = re.compile(rf"^\s*(?:{_FIGURE}\s+)+\s*(\S.*?)\s*$")
+_LLVM_ROW = re.compile(rf"^\s*(?:{_FIGURE}\s+)+\s*(?P<name>\S.*?)\s*$")
 _LLVM_WALL = re.compile(_FIGURE)
 
 
@@ -91,7 +91,8 @@ def _mlir(body: list[str], stage: str | None) -> Report:
         if match:
             rows.append((len(match[3]) // 2, float(match[2]), match[4]))
     top = {name: seconds for depth, seconds, name in rows if depth == 0 and name in ("Rest", "Total")}
-    names, own = [], []  # each pass, and its time less that of the passes nested in it
+    names: list[tuple[str, int]] = []  # each pass, with its depth
+    own: list[float] = []  # its time less that of the passes nested in it
     stack: list[tuple[int, int | None]] = []  # (depth, the pass's place in `own`, None for others)
     for depth, seconds, name in rows:
         if depth == 0 and name in top:
@@ -119,7 +120,7 @@ def _llvm(body: list[str], stage: str | None) -> Report:
         if not match:
             continue
         seconds = float(_LLVM_WALL.findall(line)[-1])
-        name = match[match.lastindex]
+        name = match["name"]
         if name == "Total":
             total = seconds
         else:

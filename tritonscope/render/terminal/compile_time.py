@@ -41,9 +41,8 @@ def _shape(terminal: Terminal) -> tuple[int, bool]:
 
 def _timed_row(step: TimedStep, total: float, slow: bool) -> list[Cell]:
     share = f"{100 * step.seconds / total:.1f}%" if total else ""
-    return [str(step.index or ""), step.name, _ms(step.seconds), share, _sizes(step.ops), _sizes(step.lines)] + [
-        "◀" if slow else ""
-    ]
+    cells: list[Cell] = [str(step.index or ""), step.name, _ms(step.seconds), share, _sizes(step.ops)]
+    return cells + [_sizes(step.lines), "◀" if slow else ""]
 
 
 def _stage_heading(stage: str, stage_seconds: dict[str, float]) -> str:
@@ -100,8 +99,8 @@ def stage_time_lines(compilations: list, labels: list[str], terminal: Terminal) 
     columns = [Column("ms")] + [Column(label, right=True) for label, _ in timed]
     stages = list(dict.fromkeys(name for _, c in timed for name, _ in c.stage_seconds))
     rows: list[list[Cell]] = [[stage] + [_stage_ms(c, stage) for _, c in timed] for stage in stages]
-    rows.append(["total"] + [_ms(t) for t in totals])
-    rows.append([f"× {timed[0][0]}"] + [f"{t / totals[0]:.2f}x" if totals[0] else "" for t in totals])
+    rows.append(["total", *(_ms(t) for t in totals)])
+    rows.append([f"× {timed[0][0]}", *(f"{t / totals[0]:.2f}x" if totals[0] else "" for t in totals)])
     if not tables.fits(columns, rows, terminal.width):
         pieces = (f"{label} {_ms(t)} ms" for (label, _), t in zip(timed, totals, strict=True))
         return wrapped("compile time: " + "; ".join(pieces), *shape) + note
@@ -136,7 +135,7 @@ def compile_time_lines(c: Compilation, growth: tuple[LineGrowth, ...], terminal:
     rows: list[list[Cell]] = []
     for g in growth[:GROWTH_ROWS]:
         factor = f"{g.growth:.1f}" if g.growth is not None else ""
-        rows.append([str(g.line), g.code] + [str(g.counts.get(s, "")) for s in GROWTH_STAGES] + [factor])
+        rows.append([str(g.line), g.code, *(str(g.counts.get(s, "")) for s in GROWTH_STAGES), factor])
     lines += ["", *tables.draw(columns, rows, terminal.color, fold=(1, terminal.width))]
     if len(growth) > GROWTH_ROWS:
         lines += wrapped(f"({len(growth) - GROWTH_ROWS} smaller lines left out; --json has every line)", *shape, "2")
