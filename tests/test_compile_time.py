@@ -26,7 +26,7 @@ STAGES = ["ttir", "ttgir", "llir", "ptx", "cubin"]
 @functools.cache
 def _timed(n: int, block: int = 128):
     request = make_request(UNROLLED, "sm90", constexprs=(f"N={n}", f"BLOCK={block}"))
-    return run_passes(request, None, False, 600, True)
+    return run_passes(request, None, False, 600, timed=True)
 
 
 @functools.cache

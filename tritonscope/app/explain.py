@@ -14,10 +14,10 @@ import os
 import re
 from dataclasses import replace
 
-from ..analysis import cost, findings
+from ..analysis import cost, findings, target_findings
 from ..analysis.compile_time import line_growth as compile_time_lines
 from ..analysis.cost import LineCost
-from ..analysis.findings import Finding
+from ..analysis.findings import Finding, WhatIf
 from ..core.errors import TritonscopeError
 from ..core.model import Compilation, VariantRequest
 from ..core.stages import Stage
@@ -95,7 +95,7 @@ def _live_registers(c: Compilation) -> tuple[dict[int, int] | None, tuple[str, .
 
 def verified(request: VariantRequest, found: tuple[Finding, ...]) -> tuple[Finding, ...]:
     """Each finding with its what-if compiled and said, the first MAX_WHAT_IFS distinct ones."""
-    outcomes: dict[tuple, Compilation | str] = {}
+    outcomes: dict[tuple[WhatIf, ...], Compilation | str] = {}
     for finding in found:
         if finding.what_if and finding.what_if not in outcomes and len(outcomes) < MAX_WHAT_IFS:
             try:
@@ -105,7 +105,7 @@ def verified(request: VariantRequest, found: tuple[Finding, ...]) -> tuple[Findi
     return tuple(replace(f, verified=describe(f, outcomes[f.what_if])) if f.what_if in outcomes else f for f in found)
 
 
-def changed(request: VariantRequest, what_if: tuple) -> VariantRequest:
+def changed(request: VariantRequest, what_if: tuple[WhatIf, ...]) -> VariantRequest:
     """The request with a finding's changes made."""
     for what, name, value in what_if:
         if what == "option":
@@ -129,6 +129,9 @@ def describe(finding: Finding, outcome: Compilation | str) -> str:
     if finding.kind in (findings.NARROW, findings.UNCOALESCED) and finding.line is not None:
         line = next((c for c in cost.line_costs(outcome) if c.line == finding.line), None)
         text += f"; line {finding.line}: {_widths(line)}"
+    if finding.kind == target_findings.WARP_SPECIALIZE:
+        lowered = "ttg.warp_specialize" in outcome.stages.get(Stage.TTGIR, "")
+        text += "; lowered to warp-specialized partitions" if lowered else "; left unlowered for this target"
     if finding.kind == findings.SHARED_LIMIT:
         fits = r.shared_bytes <= findings.shared_limit(_target(outcome))
         text += "; fits" if fits else "; still over the limit"

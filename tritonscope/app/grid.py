@@ -77,7 +77,7 @@ def record(file: str, kernel: str, values: dict, pointers: dict, size: tuple[int
     task = Task("tritonscope.triton_api.interpreter:record", (file, kernel, values, pointers, size))
     with Workers(timeout=timeout, env={"TRITON_INTERPRET": "1"}) as workers:
         outcome = workers.run([task])[0]
-    if not outcome.ok and outcome.error.startswith("timed out"):
+    if outcome.timed_out:
         raise UsageError(f"the interpreter ran {kernel} for more than {timeout:g} s", hint="raise --timeout")
     if not outcome.ok and outcome.exit_code == 1:
         raise KernelFileError(f"the interpreter could not run {kernel}: {outcome.error}")

@@ -126,7 +126,7 @@ def _execute(path: Path):
     try:
         with time_limit(f"importing {path}"):
             spec.loader.exec_module(module)
-    except BaseException as exc:  # noqa: BLE001 - foreign code can raise anything, even SystemExit
+    except BaseException as exc:  # foreign code can raise anything, even SystemExit
         del sys.modules[name]
         if isinstance(exc, (KeyboardInterrupt, TritonscopeError, Terminated)):
             raise

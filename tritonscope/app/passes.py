@@ -30,10 +30,13 @@ from .releases import in_release
 
 
 @in_release
-def passes(request: VariantRequest, show: str | None, llvm: bool, timeout: float, timed: bool = False) -> PassesResult:
-    """The pass table; with `timed`, also where the compile's time went: a second compile, without
-    dumps and with Triton's timers on, in the same worker once it has sent the dumps back, while
-    this process reads them (the worker's start-up is not paid twice, nor timed)."""
+def passes(
+    request: VariantRequest, show: str | None, llvm: bool, timeout: float, page: bool = False, timed: bool = False
+) -> PassesResult:
+    """The pass pipeline of one compile; with `page`, each changed pass side by side (for --html);
+    with `timed`, also where the compile's time went: a second compile, without dumps and with
+    Triton's timers on, in the same worker once it has sent the dumps back, while this process
+    reads them (the worker's start-up is not paid twice, nor timed)."""
     request = from_reference(request)
     with _Capture(_dump_env(llvm), timeout) as capture:
         prepared = prepare(request)  # the worker starts while the flags are checked
@@ -50,7 +53,8 @@ def passes(request: VariantRequest, show: str | None, llvm: bool, timeout: float
             _forget_old(memo.parent)
         timing = _timing(capture, records) if timed else None
     selected = tuple(pipeline.select(list(records), show)) if show is not None else None
-    return PassesResult(prepared.variant, records, llvm_records, selected, _triton_version(), timing)
+    rows = {r.index: pipeline.side_by_side(r) for r in records if r.changed and r.after is not None} if page else {}
+    return PassesResult(prepared.variant, records, llvm_records, selected, _triton_version(), timing, rows)
 
 
 def _timing(capture: _Capture, records) -> CompileTiming:
@@ -145,7 +149,7 @@ class _Capture:
     def _read(self):
         outcome = self._outcome
         if not outcome.ok:
-            if outcome.error.startswith("timed out"):
+            if outcome.timed_out:
                 raise CompileError(f"compiling took longer than {self.timeout:g} s", hint="raise --timeout")
             outcome.unwrap()
         self._stderr.flush()

@@ -15,8 +15,9 @@ from .. import __version__
 from ..analysis import linemap
 from ..analysis.findings import what_if_flags
 from ..core.model import SCHEMA_VERSION, Compilation, to_jsonable
-from ..results.bench import BenchResult, ReplayResult
+from ..results.bench import BenchResult, ReleaseTimings, ReplayResult
 from ..results.cache import CacheListing
+from ..results.captures import CaptureDiffResult
 from ..results.catalog import EnvsListing, KernelList, SamplesResult
 from ..results.check import CheckResult
 from ..results.diff import DiffResult
@@ -26,6 +27,7 @@ from ..results.grid import GridResult
 from ..results.layout import LayoutResult
 from ..results.passes import PassesComparison, PassesResult
 from ..results.trace import TraceResult
+from .json_captures import capture_diff_body
 
 
 def envelope(kind: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -174,7 +176,11 @@ class JsonRenderer:
             "unattributed_samples": m.unattributed_samples,
             "stalls": dict(m.stalls),
             "hottest_line": m.hottest.line if m.hottest and m.hottest.samples else None,
-            "lines": [_measured_line(line, static.get(line.line)) for line in m.lines],
+            "lines": [
+                {**_measured_line(line, static.get(line.line)), "findings": [f.kind for f in r.findings_on(line.line)]}
+                for line in m.lines
+            ],
+            "findings": [finding_body(f) for f in r.findings],
             "notes": list(r.notes),
         }
 
@@ -194,7 +200,7 @@ class JsonRenderer:
                     "findings": [finding_body(f) for f in o.findings],
                 }
             )
-        return {"ok": r.ok, "exit_code": r.exit_code, "entries": entries}
+        return {"ok": r.ok, "exit_code": r.exit_code, "entries": entries, "notes": list(r.notes)}
 
 
 _BODIES = {
@@ -215,7 +221,21 @@ _BODIES = {
     ExplainResult: JsonRenderer._explain,
     CheckResult: JsonRenderer._check,
     ProfileResult: JsonRenderer._profile,
+    CaptureDiffResult: lambda self, r: capture_diff_body(r),
+    ReleaseTimings: lambda self, r: _release_timings(self, r),
 }
+
+
+def _release_timings(renderer: JsonRenderer, r: ReleaseTimings) -> dict[str, Any]:
+    return {
+        "subject": r.subject,
+        "releases": list(r.releases),
+        "runs": [None if run is None else _BODIES[type(run)](renderer, run) for run in r.runs],
+        "errors": list(r.errors),
+        "ratios": [{"launch": key, "ratios": ratios} for key, ratios in r.ratios()],
+        "passes": None if r.passes is None else JsonRenderer._passes_compare(renderer, r.passes),
+        "passes_error": r.passes_error,
+    }
 
 
 def _measured_line(line, static) -> dict[str, Any]:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import importlib
 from typing import Any, Literal
 
-from ..results.bench import BenchResult, ReplayResult
+from ..results.bench import BenchResult, ReleaseTimings, ReplayResult
 from ..results.cache import CacheListing
+from ..results.captures import CaptureDiffResult
 from ..results.catalog import EnvsListing, KernelList, SamplesResult
 from ..results.check import CheckResult
 from ..results.diff import DiffResult
@@ -51,6 +52,8 @@ RENDERERS: dict[tuple[type, Format], str] = {
     (ProfileResult, "terminal"): _VIEWS + "profile:ProfileView",
     (CheckResult, "terminal"): _VIEWS + "check:CheckView",
     (CheckResult, "junit"): "tritonscope.render.junit:JunitReport",
+    (CaptureDiffResult, "terminal"): _VIEWS + "captures:CaptureDiffView",
+    (ReleaseTimings, "terminal"): _VIEWS + "bench_releases:ReleaseTimingsView",
 }
 # Every result has a JSON document (render/json.py, docs/json-schema.md).
 RENDERERS.update(
@@ -74,6 +77,8 @@ RENDERERS.update(
             ExplainResult,
             ProfileResult,
             CheckResult,
+            CaptureDiffResult,
+            ReleaseTimings,
         )
     }
 )

@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 import triton
 
 from ..parsers.timing_report import STAGE_MARK
-from .compiler import STAGE_HOOKS, run_compiler
+from .compiler import run_compiler
 from .passes import DUMP_ENVIRONMENT, LLVM_DUMP_ENVIRONMENT, TIMING_ENVIRONMENT
+from .shims import STAGE_HOOKS
 
 # The LLVM entry points of triton._C.libtriton.llvm the backends call, as each step is named.
 LLVM_STEPS = {

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -8,6 +8,9 @@ from ..app import Output, command, progress
 from ..installs import ensure_releases
 from ..options import HtmlOpt, JsonOpt, KeepLocOpt, TimeoutOpt, variant_flags
 from .output import write_page
+
+if TYPE_CHECKING:  # the command's import stays light: --help loads no result module
+    from ...results.passes import PassesComparison
 
 
 @command()
@@ -70,11 +73,10 @@ def passes(
     from .. import argtypes
 
     if vary:
-        single = (show, full, changed, llvm, html_out, time)
-        return _compare(request, vary, argtypes.timeout(timeout), json_out, single)
+        return _compare(request, vary, argtypes.timeout(timeout), (show, full, changed, llvm, html_out, time))
 
     with progress(f"running {request.file} through the compiler with IR dumps on" + (", and timed" if time else "")):
-        result = run_passes(request, show, llvm, argtypes.timeout(timeout), time)
+        result = run_passes(request, show, llvm, argtypes.timeout(timeout), page=html_out is not None, timed=time)
     if html_out is not None:
         from ...render.registry import renderer
 
@@ -82,7 +84,7 @@ def passes(
     return Output(result, {"only_changed": changed, "full": full, "keep_loc": keep_loc})
 
 
-def _compare(request, vary: list[str], timeout: float, json_out: bool, single_only: tuple) -> None:
+def _compare(request, vary: list[str], timeout: float, single_only: tuple) -> PassesComparison:
     """`passes --vary NAME=A,B`: the two pipelines and where they first part ways."""
     from ...app.passes import compare
     from ...app.sweep import Axis
