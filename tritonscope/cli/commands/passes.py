@@ -27,6 +27,14 @@ def passes(
     changed: Annotated[bool, typer.Option("--changed", help="Only the passes that changed the IR.")] = False,
     llvm: Annotated[bool, typer.Option("--llvm", help="Also the LLVM-level passes (LLVM IR after each).")] = False,
     keep_loc: KeepLocOpt = False,
+    time: Annotated[
+        bool,
+        typer.Option(
+            "--time",
+            help="Where the compile's time went: each MLIR pass, LLVM step and ptxas with its wall time and the "
+            "IR's size before and after; the slowest marked (a second compile, without dumps, timed).",
+        ),
+    ] = False,
     vary: Annotated[
         list[str] | None,
         typer.Option(
@@ -55,6 +63,8 @@ def passes(
 
       tritonscope passes sample:matmul --changed
 
+      tritonscope passes sample:matmul --time
+
       tritonscope passes sample:vector_add --target gfx942 --json
 
       tritonscope passes sample:softmax --vary triton=3.6.0,3.9.0
@@ -63,10 +73,10 @@ def passes(
     from .. import argtypes
 
     if vary:
-        return _compare(request, vary, argtypes.timeout(timeout), (show, full, changed, llvm, html_out))
+        return _compare(request, vary, argtypes.timeout(timeout), (show, full, changed, llvm, html_out, time))
 
-    with progress(f"running {request.file} through the compiler with IR dumps on"):
-        result = run_passes(request, show, llvm, argtypes.timeout(timeout), page=html_out is not None)
+    with progress(f"running {request.file} through the compiler with IR dumps on" + (", and timed" if time else "")):
+        result = run_passes(request, show, llvm, argtypes.timeout(timeout), page=html_out is not None, timed=time)
     if html_out is not None:
         from ...render.registry import renderer
 
@@ -82,7 +92,7 @@ def _compare(request, vary: list[str], timeout: float, single_only: tuple) -> Pa
     from .. import argtypes
 
     if any(single_only):
-        raise UsageError("--show, --full, --changed, --llvm and --html show one pipeline: leave out --vary")
+        raise UsageError("--show, --full, --changed, --llvm, --time and --html show one pipeline: leave out --vary")
     axes = [Axis(name, values) for name, values in argtypes.axes(vary)]
     ensure_releases(axes)
     with progress(f"running {request.file} through two compilers with IR dumps on"):
