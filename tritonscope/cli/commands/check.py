@@ -6,7 +6,7 @@ from typing import Annotated
 import typer
 
 from ..app import command, emit, progress, say
-from ..options import JsonOpt, TimeoutOpt, variant_flags
+from ..options import ClusterOpt, JsonOpt, TimeoutOpt, variant_flags
 from .output import write_page
 from .render import terminal
 
@@ -50,6 +50,7 @@ def check(
     jobs: JobsOpt = None,
     json_out: JsonOpt = False,
     timeout: TimeoutOpt = 300.0,
+    cluster: ClusterOpt = None,
 ):
     """Hold kernels to budgets, for CI: exit 1 listing each broken budget, 0 when all hold.
 
@@ -70,6 +71,8 @@ def check(
       tritonscope check sample:matmul -t sm80 -w 4 --baseline base.json                 (fail if one got worse)
 
       tritonscope check --project pyproject.toml --junit check.xml
+
+      tritonscope check --cluster ray://head:10001     (every entry, compiled on a Ray cluster)
     """
     from ...app.check import check as run_check
     from ...app.diff import worker_count

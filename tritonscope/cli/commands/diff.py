@@ -8,7 +8,7 @@ import typer
 
 from ..app import ENV, command, emit, say
 from ..installs import ensure_releases
-from ..options import HtmlOpt, JsonOpt, TimeoutOpt, variant_flags
+from ..options import ClusterOpt, HtmlOpt, JsonOpt, TimeoutOpt, variant_flags
 from .output import write_page
 from .render import terminal
 
@@ -43,6 +43,7 @@ def diff(
         int | None, typer.Option("--jobs", "-j", help="Compile this many variants at once (default: the cores).")
     ] = None,
     timeout: TimeoutOpt = 300.0,
+    cluster: ClusterOpt = None,
     html_out: HtmlOpt = None,
     json_out: JsonOpt = False,
 ):
@@ -64,6 +65,8 @@ def diff(
       tritonscope diff sample:matmul_autotune --configs
 
       tritonscope diff sample:softmax --vary triton=3.6.0,3.9.0
+
+      tritonscope diff sample:matmul --vary num_warps=2,4,8 --cluster auto   (on a Ray cluster)
     """
     from ...app.diff import diff as run_diff
     from ...app.diff import worker_count
