@@ -32,6 +32,7 @@ from ..core.results import (
     ProfileResult,
     ReplayResult,
     SamplesResult,
+    SpaceResult,
     TraceResult,
 )
 
@@ -48,6 +49,17 @@ class JsonRenderer:
     def render(self, result: Any) -> str:
         kind, body = _BODIES[type(result)](self, result)
         return json.dumps(to_jsonable(envelope(self.kind or kind, body)), indent=2, allow_nan=False) + "\n"
+
+    def _space(self, r: SpaceResult):
+        def point(index: int) -> dict[str, Any]:
+            p = r.points[index]
+            return {"index": index, "label": p.label, "figures": p.figures, "cause": p.cause, "error": p.error}
+
+        body = {"axes": list(r.axes), "static": r.static, "count": len(r.points), "failures": r.failures}
+        body["pareto"] = [point(i) for i in r.pareto]
+        body["sort"], body["top"] = r.sort, [point(i) for i in r.top]
+        body["points"] = [point(i) for i in range(len(r.points))]
+        return "space", body
 
     def _samples(self, r: SamplesResult):
         rows = [
@@ -209,6 +221,7 @@ _BODIES = {
     ExplainResult: JsonRenderer._explain,
     CheckResult: JsonRenderer._check,
     ProfileResult: JsonRenderer._profile,
+    SpaceResult: JsonRenderer._space,
 }
 
 

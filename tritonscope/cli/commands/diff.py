@@ -1,11 +1,13 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import sys
 from typing import Annotated
 
 import typer
 
+from ...core.errors import UsageError
 from ..app import ENV, command, emit, say
 from ..installs import ensure_releases
 from ..options import ClusterOpt, HtmlOpt, JsonOpt, TimeoutOpt, variant_flags
@@ -21,6 +23,24 @@ VaryOpt = Annotated[
         "num_ctas, maxnreg, target or triton (releases). Repeatable: several make every combination.",
     ),
 ]
+SpaceOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--space",
+        metavar="NAME=V1,V2",
+        help="Explore a space instead of diffing: every combination of these axes (as --vary takes), shown as "
+        "failures by cause, the Pareto set and --top N, for hundreds of configs. Repeatable.",
+    ),
+]
+TopOpt = Annotated[int | None, typer.Option("--top", metavar="N", help="With --space: the N best configs by --sort.")]
+SortOpt = Annotated[
+    str,
+    typer.Option(
+        "--sort",
+        metavar="FIGURE",
+        help="With --space --top: registers, spills, shared, occupancy (best: highest), instructions or findings.",
+    ),
+]
 
 
 @command()
@@ -28,6 +48,9 @@ VaryOpt = Annotated[
 def diff(
     request,
     vary: VaryOpt = None,
+    space: SpaceOpt = None,
+    top: TopOpt = None,
+    sort: SortOpt = "occupancy",
     configs: Annotated[bool, typer.Option("--configs", help="Compare every autotune config.")] = False,
     stage: Annotated[
         str | None,
@@ -67,6 +90,8 @@ def diff(
       tritonscope diff sample:softmax --vary triton=3.6.0,3.9.0
 
       tritonscope diff sample:matmul --vary num_warps=2,4,8 --cluster auto   (on a Ray cluster)
+
+      tritonscope diff sample:matmul --space BLOCK_M=32,64,128 --space num_warps=4,8 --top 5 --sort registers
     """
     from ...app.diff import diff as run_diff
     from ...app.diff import worker_count
@@ -77,11 +102,13 @@ def diff(
     if not json_out:
         from ...render.terminal.diff import DiffView as view
 
-    axes = [Axis(name, values) for name, values in argtypes.axes(vary)]
+    axes = [Axis(name, values) for name, values in argtypes.axes(vary or space)]
     ensure_releases(axes)
     workers, notice = worker_count(jobs)
     if notice:
         say(notice, "yellow")
+    if space:
+        return _explore(request, axes, vary, workers, timeout, top, sort, json_out)
     with _progress_bar() as advance:
         result = run_diff(
             request, axes, configs, argtypes.stages(stage), against, workers, argtypes.timeout(timeout), advance
@@ -95,16 +122,39 @@ def diff(
         raise typer.Exit(1)
 
 
+def _explore(request, axes, vary, workers: int, timeout: float, top, sort: str, json_out: bool) -> None:
+    from ...app.explore import explore
+    from ...render.terminal.space import SpaceView
+    from .. import argtypes
+
+    if vary:
+        raise UsageError("--space and --vary are two ways to sweep: give one of them")
+    total = math.prod(len(a.values) for a in axes)
+    with _progress_bar(total) as advance:
+        result = explore(request, axes, workers, argtypes.timeout(timeout), top, sort, advance)
+    emit(terminal(SpaceView, json_out, "space"), result)
+    if not result.ok:
+        raise typer.Exit(1)
+
+
 @contextlib.contextmanager
-def _progress_bar():
+def _progress_bar(total: int | None = None):
     """A progress bar on stderr where it is a terminal; yields the callback that advances it."""
     if not sys.stderr.isatty() or ENV.debug:
         yield lambda outcome: None
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
-    with Progress(
-        TextColumn("compiling variants"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=True
-    ) as bar:
-        task = bar.add_task("compile", total=None)
+    columns = [TextColumn("compiling variants"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
+    if total:  # a space's size is known: an estimate of the time left
+        columns += [TextColumn("left"), TimeRemainingColumn()]
+    with Progress(*columns, transient=True) as bar:
+        task = bar.add_task("compile", total=total)
         yield lambda outcome: bar.advance(task)
