@@ -89,7 +89,7 @@ class RayWorkers:
         self.close()
 
     def close(self) -> None:
-        """Nothing to let go: the cluster's workers are Ray's."""
+        return None  # nothing to let go: the cluster's workers are Ray's
 
     def warm(self, python: str | None = None, count: int = 1, preload: str | None = None) -> RayWorkers:
         return self  # Ray starts and keeps its own workers
