@@ -94,7 +94,6 @@ def diff(
       tritonscope diff sample:matmul --space BLOCK_M=32,64,128 --space num_warps=4,8 --top 5 --sort registers
     """
     from ...app.diff import diff as run_diff
-    from ...app.diff import worker_count
     from ...app.sweep import Axis
     from .. import argtypes
 
@@ -104,9 +103,7 @@ def diff(
 
     axes = [Axis(name, values) for name, values in argtypes.axes(vary or space)]
     ensure_releases(axes)
-    workers, notice = worker_count(jobs)
-    if notice:
-        say(notice, "yellow")
+    workers = _workers(jobs)
     if space:
         return _explore(request, axes, vary, workers, timeout, top, sort, json_out)
     with _progress_bar() as advance:
@@ -120,6 +117,15 @@ def diff(
     emit(terminal(view, json_out, "diff", **({} if json_out else {"side_by_side": side_by_side})), result)
     if not result.ok:
         raise typer.Exit(1)
+
+
+def _workers(jobs: int | None) -> int:
+    from ...app.diff import worker_count
+
+    workers, notice = worker_count(jobs)
+    if notice:
+        say(notice, "yellow")
+    return workers
 
 
 def _explore(request, axes, vary, workers: int, timeout: float, top, sort: str, json_out: bool) -> None:
