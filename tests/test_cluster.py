@@ -8,6 +8,7 @@ own, which Ray sends to the node: the node shares no files with the driver by de
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -71,8 +72,9 @@ def _free_ports(count: int) -> list[int]:
     return ports
 
 
-def _group_members(group: int) -> list[int]:
-    """The processes of a process group still alive (zombies are gone already)."""
+def _session_members(session: int) -> list[int]:
+    """The processes of a session still alive (zombies are gone already). Ray's workers make
+    process groups of their own, but stay in the session `ray start` opened."""
     members = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -81,7 +83,7 @@ def _group_members(group: int) -> list[int]:
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if int(fields[2]) == group and fields[0] != "Z":
+        if int(fields[3]) == session and fields[0] != "Z":
             members.append(int(entry.name))
     return members
 
@@ -98,13 +100,13 @@ def head():
     argv += ["--metrics-export-port", str(metrics), "--node-manager-port", str(node)]
     argv += ["--object-manager-port", str(objects), "--min-worker-port", "0", "--max-worker-port", "0"]
     started = subprocess.Popen(argv, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    group = started.pid  # the session's process group: every daemon and worker Ray starts is in it
+    session = started.pid  # the new session: every daemon and worker Ray starts is in it
     output = started.communicate(timeout=120)[0].decode(errors="replace")
     try:
         assert started.returncode == 0, output
         yield _address(output, gcs)
     finally:
-        _stop(group)
+        _stop(session)
         shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -115,18 +117,16 @@ def _address(output: str, port: int) -> str:
     return found.group(1)
 
 
-def _stop(group: int) -> None:
-    with_signal = signal.SIGTERM
-    for _ in range(2):
-        try:
-            os.killpg(group, with_signal)
-        except ProcessLookupError:
-            break
+def _stop(session: int) -> None:
+    """Ends every process of the head's session (SIGTERM, then SIGKILL) and checks none is left."""
+    for with_signal in (signal.SIGTERM, signal.SIGKILL):
+        for pid in _session_members(session):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, with_signal)
         deadline = time.monotonic() + 15
-        while _group_members(group) and time.monotonic() < deadline:
+        while _session_members(session) and time.monotonic() < deadline:
             time.sleep(0.2)
-        with_signal = signal.SIGKILL
-    assert not _group_members(group), f"Ray processes left behind: {_group_members(group)}"
+    assert not _session_members(session), f"Ray processes left behind: {_session_members(session)}"
 
 
 @pytest.fixture
