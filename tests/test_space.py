@@ -77,3 +77,24 @@ def test_a_cluster_without_ray_says_to_install_the_extra(cli, monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # as if not installed
     result = cli("diff", "sample:vector_add", "--vary", "BLOCK_SIZE=64,128", "--cluster", "auto", expect=2)
     assert "tritonscope[cluster]" in result.stderr
+
+
+def test_bench_space_launches_the_pareto_set_alone():
+    """Up to the launch (no GPU here): the configs bench --space would run are the space's Pareto set."""
+    from tritonscope.app.bench import combinations, pareto_configs
+    from tritonscope.app.explore import explore
+    from tritonscope.app.sweep import Axis
+    from tritonscope.core.model import VariantRequest
+    from tritonscope.core.samples import samples_dir
+
+    file = str(samples_dir() / "vector_add.py")
+    axes = [Axis("BLOCK_SIZE", (64, 128, 256, 1024)), Axis("num_warps", (1, 4))]
+    chosen = pareto_configs(file, axes, timeout=300)
+    front = explore(VariantRequest(file=file), axes, 2, 300).pareto
+    assert chosen == [combinations(axes)[i] for i in front]
+    assert 0 < len(chosen) < 8 and all(set(c) == {"BLOCK_SIZE", "num_warps"} for c in chosen)
+
+
+def test_bench_space_needs_a_gpu(cli):
+    result = cli("bench", "sample:vector_add", "--space", "BLOCK_SIZE=256,1024", expect=2)
+    assert "GPU" in result.stderr or "torch" in result.stderr

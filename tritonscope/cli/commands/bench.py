@@ -28,6 +28,16 @@ def _replay(file: str, kernel: str | None, launch: str | None, json_out: bool) -
         raise typer.Exit(1)
 
 
+def _axes(vary: list[str] | None, space: list[str] | None) -> list:
+    from ...app.sweep import Axis
+    from ...core.errors import UsageError
+    from .. import argtypes
+
+    if vary and space:
+        raise UsageError("--space and --vary are two ways to sweep: give one of them")
+    return [Axis(name, values) for name, values in argtypes.axes(vary or space)]
+
+
 @command()
 def bench(
     file: FileArg,
@@ -55,6 +65,15 @@ def bench(
             "--input",
             metavar="NAME=VALUE",
             help="A keyword for the file's make_inputs hook, e.g. head_dim=128. Repeatable.",
+        ),
+    ] = None,
+    space: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--space",
+            metavar="NAME=V1,V2",
+            help="Explore this space statically (as `diff --space`), then run and time its Pareto set alone. "
+            "Repeatable; not with --vary.",
         ),
     ] = None,
     kernel: KernelOpt = None,
@@ -92,6 +111,8 @@ def bench(
 
       tritonscope bench sample:vector_add --vary BLOCK_SIZE=256,1024,4096
 
+      tritonscope bench sample:matmul --space BLOCK_SIZE_M=32,64,128 --space BLOCK_SIZE_K=32,64
+
       tritonscope bench sample:vector_add --size 2**12..2**27 --plot add.svg
 
       tritonscope bench sample:fused_attention --size 4096 --input head_dim=128
@@ -101,23 +122,22 @@ def bench(
       tritonscope bench my_kernels.py -k add_kernel --launch run1/:add_kernel
     """
     from ...app.bench import bench as run_bench
-    from ...app.sweep import Axis
     from ...core.errors import UsageError
     from ...render import plot as plots
     from ...render.terminal.bench import BenchView
     from .. import argtypes
 
     if launch or is_reference(file):
-        if size or vary or input_options or plot:
+        if size or vary or space or input_options or plot:
             raise UsageError("--size, --vary, --input and --plot need run hooks; a recorded launch has its own shapes")
         _replay(file, kernel, launch, json_out)
         return
-    axes = [Axis(name, values) for name, values in argtypes.axes(vary)]
+    axes = _axes(vary, space)
     inputs = dict(argtypes.assignments(input_options, "--input"))
     if plot:
         plots.check(plot)
     with progress(f"running {file} on the GPU"):
-        result = run_bench(file, argtypes.size_list(size), axes, inputs)
+        result = run_bench(file, argtypes.size_list(size), axes, inputs, bool(space))
     emit(terminal(BenchView, json_out, "bench"), result)
     if plot:
         plots.write(result, plot)
