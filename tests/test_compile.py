@@ -20,7 +20,7 @@ from tritonscope.core.stages import Stage
 from tritonscope.core.targets import TARGETS
 from tritonscope.parsers.amdgcn import kernel_metadata, llvm_occupancy
 from tritonscope.parsers.cuobjdump import kernel_usage
-from tritonscope.triton_api.compiler import installation_stamp
+from tritonscope.triton_api.shims import installation_stamp
 from tritonscope.triton_api.tools import ptxas_for, resource_usage
 
 SAMPLES = [s.name for s in all_samples()]
@@ -117,7 +117,7 @@ def test_too_much_shared_memory_warns_that_launch_will_fail():
 # --- Triton's hash of its own installation, kept between runs ---------------------------------
 
 TRITON_KEY = "from triton.runtime.cache import triton_key; print(triton_key(), end='')"
-REMEMBERED_KEY = "from tritonscope.triton_api.compiler import remember_triton_key; remember_triton_key(); " + TRITON_KEY
+REMEMBERED_KEY = "from tritonscope.triton_api.shims import remember_triton_key; remember_triton_key(); " + TRITON_KEY
 
 
 def _python(code: str, user_cache: Path) -> str:

@@ -15,6 +15,7 @@ import pytest
 from conftest import KERNELS, compiled
 
 from tritonscope.analysis import linemap
+from tritonscope.app.explain import explain_compilation
 from tritonscope.core.stages import Stage
 from tritonscope.render import html
 
@@ -62,7 +63,10 @@ def browser():
 
 def _open(browser, tmp_path, compilation, name):
     page = tmp_path / f"{name}.html"
-    page.write_text(html.compilation_report(compilation, [s for s in compilation.stages if s is not Stage.SOURCE]))
+    stages = [s for s in compilation.stages if s is not Stage.SOURCE]
+    page.write_text(
+        html.compilation_report(compilation, stages, explained=explain_compilation(compilation, live=False))
+    )
     browser.get(page.as_uri())
     return page
 

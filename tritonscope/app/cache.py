@@ -12,42 +12,20 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..analysis.artifacts import to_compilation
 from ..core.errors import KernelFileError, UsageError
 from ..core.model import OPTION_NAMES, Artifacts, Compilation, KernelSpec, Variant, VariantRequest
-from ..core.targets import TARGETS
+from ..core.targets import TARGETS, Target
 from ..core.values import parse
+from ..results.cache import CacheEntry
 
 CAPTURE_LOG = "kernels.jsonl"
 LAUNCH_LOG = "launches.jsonl"
+AUTOTUNE_LOG = "autotune.jsonl"  # trace --target: which config each autotuned kernel launched, and why
+STOP_RECORD = "stopped.json"  # trace --target: where the program was stopped, and what it asked
 _ASM = ("ttir", "ttgir", "llir", "ptx", "cubin", "amdgcn", "hsaco")
-
-
-@dataclass(frozen=True)
-class CacheEntry:
-    folder: Path
-    name: str
-    metadata: dict
-    stages: tuple[str, ...]  # artifact kinds present: ttir, ttgir, llir, ptx, cubin / amdgcn, hsaco
-    size: int
-    modified: float
-    specialization: dict | None = None  # from a capture's kernels.jsonl
-    launches: tuple[dict, ...] = ()  # from a capture's launches.jsonl, in the order they ran
-
-    @property
-    def target(self) -> str:
-        """Our name for the entry's target (sm90, gfx942), or Triton's own when we have none."""
-        target = self.metadata.get("target")
-        target = target if isinstance(target, dict) else {}
-        arch = target.get("arch")
-        name = f"sm{arch}" if target.get("backend") == "cuda" else str(arch)
-        return name if name in TARGETS else f"{target.get('backend')}:{arch}"
-
-    def path(self, kind: str) -> Path:
-        return self.folder / f"{self.name}.{kind}"
 
 
 def default_dir() -> Path:
@@ -177,13 +155,20 @@ def _launch_log(folder: Path) -> tuple[dict[str, list[dict]], list[str]]:
     return launches, problems
 
 
-def environment_for_capture(out: Path, launches: int = 3) -> dict[str, str]:
+def environment_for_capture(out: Path, launches: int = 3, device: dict | None = None) -> dict[str, str]:
     """The environment `trace` runs a program with: compiles land in OUT/cache, each one logged, and
-    each compiled kernel's first LAUNCHES launches (in each process) are logged too."""
+    each compiled kernel's first LAUNCHES launches (in each process) are logged too. With DEVICE
+    (core/targets.py: Target.simulated_device) the program runs against that simulated GPU."""
     hook = Path(__file__).resolve().parent.parent / "capture_hook"
     path = os.environ.get("PYTHONPATH", "")
+    simulated = {
+        "TRITONSCOPE_SIMULATED_DEVICE": json.dumps(device) if device else "",
+        "TRITONSCOPE_STOPPED": str(out / STOP_RECORD) if device else "",
+        "TRITONSCOPE_AUTOTUNE_LOG": str(out / AUTOTUNE_LOG) if device else "",
+    }
     return {
         **os.environ,
+        **simulated,
         "TRITON_CACHE_DIR": str(out / ".triton-cache"),  # a working cache; the hook copies each compile to cache/
         "TRITON_ALWAYS_COMPILE": "1",  # a kernel already in the user's cache is captured too
         # torch.compile keeps compiled kernels in caches of its own and would then skip Triton's compile:
@@ -196,6 +181,16 @@ def environment_for_capture(out: Path, launches: int = 3) -> dict[str, str]:
         "TRITONSCOPE_LAUNCH_LIMIT": str(launches),
         "PYTHONPATH": f"{hook}{os.pathsep}{path}" if path else str(hook),
     }
+
+
+def stop_record(folder: Path) -> str | None:
+    """The line saying where a simulated run stopped the program, or None if it was not stopped."""
+    path = folder / STOP_RECORD
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return f"{record.get('where')}: the program asked for {record.get('asked')}" if isinstance(record, dict) else None
 
 
 def kernel_source(entry: CacheEntry) -> tuple[str, int, int, str]:
@@ -253,6 +248,11 @@ def source_request(reference: str) -> VariantRequest:
     """A request that compiles a cached kernel again from its source file, as it was specialized:
     what `diff` and `passes`, which compile, start from when given `DIR/:NAME`."""
     entry, _ = find(reference)
+    return entry_request(entry, reference)
+
+
+def entry_request(entry: CacheEntry, reference: str) -> VariantRequest:
+    """The request that compiles one entry again from its source file, as it was specialized."""
     file, _, _, source = kernel_source(entry)
     if not source or not Path(file).is_file():
         raise KernelFileError(f"{reference}: its source file {file or '(unknown)'} is not there to compile from")
@@ -273,10 +273,23 @@ def source_request(reference: str) -> VariantRequest:
 
 def read_compilation(reference: str) -> Compilation:
     """The Compilation of a cached kernel, from its artifacts alone: nothing is recompiled."""
-    from ..triton_api.compiler import recorded_remarks
+    entry, problems = find(reference)
+    return entry_compilation(entry, reference, problems)
+
+
+def entry_compilation(entry: CacheEntry, reference: str, problems: list[str] | None = None) -> Compilation:
+    """The Compilation of one entry (its SASS with line information), nothing recompiled."""
+    spec, variant, target, artifacts = entry_parts(entry, reference, list(problems or ()), sass=True)
+    return dataclasses.replace(to_compilation(spec, variant, artifacts, target), launches=entry.launches)
+
+
+def entry_parts(
+    entry: CacheEntry, reference: str, problems: list[str], sass: bool
+) -> tuple[KernelSpec, Variant, Target, Artifacts]:
+    """What a Compilation of an entry is made of; without `sass`, the caller disassembles (many at once)."""
+    from ..triton_api.remarks import recorded_remarks
     from ..triton_api.tools import machine_code
 
-    entry, problems = find(reference)
     if entry.target not in TARGETS:
         raise UsageError(f"{reference}: compiled for {entry.target}, which tritonscope has no limits for")
     target = TARGETS[entry.target]
@@ -284,7 +297,7 @@ def read_compilation(reference: str) -> Compilation:
         raise UsageError(f"{reference}: the entry has no binary ({target.vendor.binary})")
     binary = entry.path(target.vendor.binary).read_bytes()
     texts = {k: _artifact_text(entry.path(k)) for k in entry.stages if k != target.vendor.binary}
-    texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch, entry.metadata))
+    texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch, entry.metadata, sass=sass))
     file, first_line, def_line, source = kernel_source(entry)
     if file and not source:
         problems.append(f"the source {file} is not readable as it was compiled: shown without it")
@@ -303,8 +316,7 @@ def read_compilation(reference: str) -> Compilation:
     )
     notices = (f"read from {entry.folder}, not recompiled", *problems)
     remarks = recorded_remarks(entry.metadata, Path(entry.folder).parent) or ()
-    artifacts = Artifacts(texts, binary, entry.metadata, 0.0, notices, remarks=remarks)
-    return dataclasses.replace(to_compilation(spec, variant, artifacts, target), launches=entry.launches)
+    return spec, variant, target, Artifacts(texts, binary, entry.metadata, 0.0, notices, remarks=remarks)
 
 
 def _artifact_text(path: Path) -> str:

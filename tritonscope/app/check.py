@@ -10,18 +10,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..analysis import findings as kinds
 from ..analysis import instruction_mix
 from ..analysis.findings import Finding
 from ..core.errors import TritonscopeError, UsageError
 from ..core.model import Budget, CheckEntry, Compilation
-from ..core.results import CheckResult, ExplainResult
+from ..core.status import ExitStatus
 from ..core.targets import TARGETS
 from ..isolate import Task, pool
+from ..results.check import Broken, CheckResult, EntryOutcome
+from ..results.explain import ExplainResult
 from .explain import explain_compilation
 from .prepare import compile_request
 
@@ -30,7 +32,7 @@ from .prepare import compile_request
 class Figure:
     name: str
     meaning: str
-    better: str  # lower or higher
+    better: Literal["lower", "higher"]
     findings: tuple[str, ...] = ()  # the kinds of finding that explain it
 
 
@@ -54,29 +56,6 @@ FIGURES = {
 COMPARED = ("registers", "spills", "local_bytes", "shared", "occupancy", "global_load_bits", "global_store_bits")
 
 
-@dataclass(frozen=True)
-class Broken:
-    figure: str
-    value: float | None
-    limit: str  # the budget (`<= 128`) or the baseline (`baseline 26`)
-    finding: str = ""  # the finding behind it: `line 21: ...`
-
-
-@dataclass
-class EntryOutcome:
-    entry: CheckEntry
-    compilation: Compilation | None = None
-    figures: dict[str, Any] = field(default_factory=dict)
-    broken: tuple[Broken, ...] = ()
-    findings: tuple[Finding, ...] = ()
-    error: str | None = None
-    exit_code: int = 0  # the error's: 1 the kernel does not compile, 2 bad input
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None and not self.broken
-
-
 def check(
     entries: list[CheckEntry],
     jobs: int = 1,
@@ -91,7 +70,11 @@ def check(
     tasks = [Task("tritonscope.app.check:evaluate", (entry, baselines), files=_files(entry)) for entry in entries]
     with pool(jobs=min(jobs, len(tasks)), timeout=timeout) as workers:
         for entry, done in zip(entries, workers.run(tasks), strict=True):
-            outcome = done.value if done.ok else EntryOutcome(entry, error=done.error, exit_code=done.exit_code or 1)
+            outcome = (
+                done.value
+                if done.ok
+                else EntryOutcome(entry, error=done.error, exit_code=done.exit_code or ExitStatus.FAILED)
+            )
             outcomes.append(outcome)
             if on_done:
                 on_done(outcome)
@@ -110,16 +93,16 @@ def _guarded(entry: CheckEntry, baselines: bool) -> EntryOutcome:
     except TritonscopeError as exc:
         if exc.exit_code != 1:
             raise
-        return EntryOutcome(entry, error=exc.message, exit_code=1)
+        return EntryOutcome(entry, error=exc.message, exit_code=ExitStatus.FAILED)
 
 
 def evaluate(entry: CheckEntry, baselines: bool = True) -> EntryOutcome:
     c = compile_request(entry.request)
     result = explain_compilation(c, None, live=False)
     values = figures(result)
-    broken = [b for b in (_against_budget(budget, values, result.findings) for budget in entry.budgets) if b]
+    broken = [b for b in (against_budget(budget, values, result.findings) for budget in entry.budgets) if b]
     if baselines and entry.baseline:
-        broken += _against_baseline(read_baseline(entry.baseline, c), values, result.findings)
+        broken += against_baseline(read_baseline(entry.baseline, c), values, result.findings)
     return EntryOutcome(entry, c, values, tuple(broken), result.findings)
 
 
@@ -159,7 +142,7 @@ def _behind(figure: str, found: tuple[Finding, ...]) -> str:
     return f"{'line ' + str(finding.line) if finding.line is not None else 'kernel'}: {finding.message}"
 
 
-def _against_budget(budget: Budget, values: dict[str, Any], found: tuple[Finding, ...]) -> Broken | None:
+def against_budget(budget: Budget, values: dict[str, Any], found: tuple[Finding, ...]) -> Broken | None:
     value = values.get(budget.figure)
     if value is None or budget.holds(value):  # no global store, say: nothing to hold to a width
         return None
@@ -186,7 +169,7 @@ def read_baseline(path: str, c: Compilation) -> dict[str, Any]:
     return values
 
 
-def _against_baseline(old: dict[str, Any], new: dict[str, Any], found: tuple[Finding, ...]) -> list[Broken]:
+def against_baseline(old: dict[str, Any], new: dict[str, Any], found: tuple[Finding, ...]) -> list[Broken]:
     broken = []
     for name in COMPARED:
         before, after = old.get(name), new.get(name)

@@ -12,13 +12,13 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from ..analysis import cost, findings
+from ..analysis import cost, findings, target_findings
 from ..analysis.cost import LineCost
-from ..analysis.findings import Finding
+from ..analysis.findings import Finding, WhatIf
 from ..core.errors import TritonscopeError
 from ..core.model import Compilation, VariantRequest
-from ..core.results import ExplainResult
 from ..core.stages import Stage
+from ..results.explain import ExplainResult, ReportResult
 from . import cache
 from .prepare import compile_request
 from .releases import in_release
@@ -31,6 +31,15 @@ NO_LIVE_REGISTERS = "registers live per line: not shown"
 def explain(request: VariantRequest, what_if: bool = True, live: bool = True) -> ExplainResult:
     compilation = compile_request(request)
     return explain_compilation(compilation, request if what_if else None, live)
+
+
+@in_release
+def report(request: VariantRequest, stages: tuple[Stage, ...] | None) -> ReportResult:
+    """`report`: the stages asked for (all by default) and explain's result, what-ifs compiled."""
+    from .dump import dump
+
+    shown = dump(request, stages, None)
+    return ReportResult(explain_compilation(shown.compilation, request), shown.stages)
 
 
 def explain_compilation(
@@ -60,7 +69,7 @@ def _live_registers(c: Compilation) -> tuple[dict[int, int] | None, tuple[str, .
 
 def verified(request: VariantRequest, found: tuple[Finding, ...]) -> tuple[Finding, ...]:
     """Each finding with its what-if compiled and said, the first MAX_WHAT_IFS distinct ones."""
-    outcomes: dict[tuple, Compilation | str] = {}
+    outcomes: dict[tuple[WhatIf, ...], Compilation | str] = {}
     for finding in found:
         if finding.what_if and finding.what_if not in outcomes and len(outcomes) < MAX_WHAT_IFS:
             try:
@@ -70,7 +79,7 @@ def verified(request: VariantRequest, found: tuple[Finding, ...]) -> tuple[Findi
     return tuple(replace(f, verified=describe(f, outcomes[f.what_if])) if f.what_if in outcomes else f for f in found)
 
 
-def changed(request: VariantRequest, what_if: tuple) -> VariantRequest:
+def changed(request: VariantRequest, what_if: tuple[WhatIf, ...]) -> VariantRequest:
     """The request with a finding's changes made."""
     for what, name, value in what_if:
         if what == "option":
@@ -94,6 +103,9 @@ def describe(finding: Finding, outcome: Compilation | str) -> str:
     if finding.kind in (findings.NARROW, findings.UNCOALESCED) and finding.line is not None:
         line = next((c for c in cost.line_costs(outcome) if c.line == finding.line), None)
         text += f"; line {finding.line}: {_widths(line)}"
+    if finding.kind == target_findings.WARP_SPECIALIZE:
+        lowered = "ttg.warp_specialize" in outcome.stages.get(Stage.TTGIR, "")
+        text += "; lowered to warp-specialized partitions" if lowered else "; left unlowered for this target"
     if finding.kind == findings.SHARED_LIMIT:
         fits = r.shared_bytes <= findings.shared_limit(_target(outcome))
         text += "; fits" if fits else "; still over the limit"

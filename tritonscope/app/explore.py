@@ -14,9 +14,9 @@ from typing import Any
 from ..analysis import findings as kinds
 from ..core.errors import UsageError
 from ..core.model import VariantRequest
-from ..core.results import SpacePoint, SpaceResult
 from ..isolate import Outcome as TaskOutcome
 from ..isolate import Task, pool
+from ..results.space import SpacePoint, SpaceResult
 from . import releases, sweep
 
 # The figures a config is judged by, and which way is better.

@@ -19,11 +19,12 @@ from itertools import count
 from pathlib import Path
 from typing import Any
 
-from ..analysis.infer import called_functions, infer_kinds
+from ..analysis.infer import infer_kinds
 from ..core import samples
 from ..core.errors import KernelFileError, Terminated, TritonscopeError, UsageError
 from ..core.limits import time_limit
 from ..core.model import AutotuneConfig, KernelSpec, Param, ParamKind
+from ..core.pysource import called_functions
 from ..triton_api import kernels as triton_kernels
 from ..triton_api.kernels import plain_value
 
@@ -125,7 +126,7 @@ def _execute(path: Path):
     try:
         with time_limit(f"importing {path}"):
             spec.loader.exec_module(module)
-    except BaseException as exc:  # noqa: BLE001 - foreign code can raise anything, even SystemExit
+    except BaseException as exc:  # foreign code can raise anything, even SystemExit
         del sys.modules[name]
         if isinstance(exc, (KeyboardInterrupt, TritonscopeError, Terminated)):
             raise

@@ -213,7 +213,7 @@ def _apply_heuristics(kernel: LoadedKernel, user: dict[str, Any], constexprs: di
                     result = heuristic({**seen, **constexprs})
             except TritonscopeError:
                 raise
-            except Exception as exc:  # noqa: BLE001 - the heuristic is the user's code
+            except Exception as exc:  # the heuristic is the user's code
                 raise KernelFileError(
                     f"the heuristic for {name} of {kernel.spec.name} raised {type(exc).__name__}: {exc}",
                     hint=f"give scalar arguments it reads as values (-a NAME=VALUE), or set -c {name}=...",

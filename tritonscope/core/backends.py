@@ -7,6 +7,7 @@ backend's entry here instead of branching on the vendor across the code.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from .stages import Stage
 
@@ -32,7 +33,7 @@ class Backend:
     vendor: str
     stages: tuple[Stage, ...]  # what a compile produces, in pipeline order
     machine_code: Stage  # the stage the instruction mix and per-line cost are read from
-    binary: str  # Triton's key (and file extension) of the binary: cubin, hsaco
+    binary: Literal["cubin", "hsaco"]  # Triton's key (and file extension) of the binary
     words: Words
 
     def label(self, arch: int | str) -> str:

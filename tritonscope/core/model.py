@@ -9,7 +9,7 @@ from __future__ import annotations
 import shlex
 from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
-from typing import Any
+from typing import Any, Literal
 
 from ..parsers.mlir_diagnostics import Remark
 from .stages import Stage
@@ -250,7 +250,7 @@ class Compilation:
     variant: Variant
     stages: dict[Stage, str]
     binary: bytes
-    binary_ext: str  # cubin or hsaco
+    binary_ext: Literal["cubin", "hsaco"]
     metadata: dict[str, Any]  # Triton's own metadata for the compiled kernel
     resources: Resources
     compile_seconds: float

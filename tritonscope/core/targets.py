@@ -11,6 +11,7 @@ import functools
 import shutil
 import subprocess
 from dataclasses import dataclass
+from typing import Literal
 
 from .backends import BACKENDS, Backend
 from .errors import UsageError
@@ -42,13 +43,65 @@ class AmdLimits:
 
 
 @dataclass(frozen=True)
+class Gpu:
+    """One GPU of a target as torch.cuda.get_device_properties reports it: what `trace --target`
+    simulates (torch.compile puts these figures into its kernels' metadata and cache keys)."""
+
+    name: str
+    multiprocessors: int
+    l2_bytes: int
+    memory_bytes: int
+    threads_per_multiprocessor: int = 2048
+
+
+_MIB = 1 << 20
+_AMD_CAPABILITY = {"gfx90a": (9, 0), "gfx942": (9, 4), "gfx950": (9, 5)}  # what ROCm's torch reports
+_GPUS = {
+    "sm80": Gpu("NVIDIA A100-SXM4-80GB", 108, 40 * _MIB, 81920 * _MIB),
+    "sm86": Gpu("NVIDIA GeForce RTX 3090", 82, 6 * _MIB, 24576 * _MIB, 1536),
+    "sm89": Gpu("NVIDIA L4", 58, 48 * _MIB, 23034 * _MIB, 1536),
+    "sm90": Gpu("NVIDIA H100 80GB HBM3", 132, 50 * _MIB, 81559 * _MIB),
+    "sm100": Gpu("NVIDIA B200", 148, 126 * _MIB + 512 * 1024, 182642 * _MIB),
+    "sm120": Gpu("NVIDIA GeForce RTX 5090", 170, 96 * _MIB, 32607 * _MIB, 1536),
+    "gfx90a": Gpu("AMD Instinct MI250X/MI250", 104, 8 * _MIB, 65536 * _MIB),
+    "gfx942": Gpu("AMD Instinct MI300X", 304, 4 * _MIB, 196592 * _MIB),
+    "gfx950": Gpu("AMD Instinct MI355X", 256, 4 * _MIB, 294896 * _MIB),
+}
+
+
+@dataclass(frozen=True)
 class Target:
     name: str
-    backend: str  # cuda or hip
+    backend: Literal["cuda", "hip"]
     arch: int | str  # Triton's GPUTarget arch: 90, "gfx942"
     warp_size: int
     description: str
     limits: NvidiaLimits | AmdLimits
+
+    @property
+    def gpu(self) -> Gpu:
+        """The GPU `trace --target` simulates for this target."""
+        return _GPUS[self.name]
+
+    def simulated_device(self) -> dict:
+        """What triton_api/simulated/ is activated with: plain data, passed to the traced program."""
+        gpu, limits = self.gpu, self.limits
+        nvidia = isinstance(limits, NvidiaLimits)
+        capability = divmod(int(self.arch), 10) if nvidia else _AMD_CAPABILITY[str(self.arch)]
+        return {
+            "target": self.name,
+            "name": gpu.name,
+            "backend": self.backend,
+            "arch": self.arch,
+            "capability": list(capability),
+            "warp_size": self.warp_size,
+            "multiprocessor_count": gpu.multiprocessors,
+            "shared_memory_per_block_optin": limits.shared_per_block if nvidia else limits.lds_per_cu,
+            "shared_memory_per_multiprocessor": limits.shared_per_sm if nvidia else limits.lds_per_cu,
+            "l2_cache_size": gpu.l2_bytes,
+            "total_memory": gpu.memory_bytes,
+            "max_threads_per_multiprocessor": gpu.threads_per_multiprocessor,
+        }
 
     @property
     def vendor(self) -> Backend:

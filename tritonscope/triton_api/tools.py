@@ -17,8 +17,8 @@ from ..core.fileio import read_checked, write_checked
 from ..parsers import asm_loc, life_ranges, sass_lines
 from . import cubins
 
-# Kept in Triton's metadata (a cache-key entry, compiler._cache_key_extras) of the compiles whose ptxas
-# was given the PTX with one `.loc` per inline-asm block (compiler._stages_hook): nvdisasm's `-gp` PTX
+# Kept in Triton's metadata (a cache-key entry, shims.cache_key_extras) of the compiles whose ptxas
+# was given the PTX with one `.loc` per inline-asm block (shims._stages_hook): nvdisasm's `-gp` PTX
 # lines then count that text's lines, not those of the PTX Triton wrote and tritonscope shows.
 PTXAS_INPUT = ("tritonscope_ptxas_input", "one-loc-per-inline-asm")
 

@@ -5,10 +5,9 @@ from typing import Annotated
 
 import typer
 
-from ..app import command, emit, progress, say
+from ..app import command, progress, say
 from ..options import ClusterOpt, JsonOpt, TimeoutOpt, variant_flags
 from .output import write_page
-from .render import terminal
 
 BudgetOpt = Annotated[
     list[str] | None,
@@ -24,7 +23,9 @@ BudgetOpt = Annotated[
 BaselineOpt = Annotated[
     Path | None,
     typer.Option(
-        "--baseline", metavar="REPORT.json", help="A saved `dump --json` report: fail when a figure gets worse."
+        "--baseline",
+        metavar="REPORT.json|DIR0/",
+        help="A saved `dump --json` report (or, checking a capture, another capture): fail when a figure gets worse.",
     ),
 ]
 UpdateOpt = Annotated[
@@ -72,13 +73,21 @@ def check(
 
       tritonscope check --project pyproject.toml --junit check.xml
 
+    Given a capture folder (`trace -o DIR`), every kernel compile in it is held to the budgets,
+    read from its artifacts (nothing compiled); --baseline DIR0/ holds each one to its
+    counterpart in another capture, paired as `diff DIR0/ DIR/` pairs them:
+
+      tritonscope check after/ --budget spills=0 --baseline before/ --junit report.xml
+
       tritonscope check --cluster ray://head:10001     (every entry, compiled on a Ray cluster)
     """
     from ...app.check import check as run_check
     from ...app.diff import worker_count
-    from ...render.terminal.check import CheckView
     from .. import argtypes
+    from .capture_check import check_capture, is_capture
 
+    if is_capture(request):
+        return check_capture(request, budget, baseline, update_baseline, project, junit, jobs, timeout)
     entries = _entries(request, budget, baseline, project, update_baseline)
     workers, notice = worker_count(jobs)
     if notice:
@@ -86,9 +95,7 @@ def check(
     with progress(f"checking {len(entries)} kernel{'s' if len(entries) > 1 else ''}"):
         result = run_check(entries, workers, argtypes.timeout(timeout), baselines=not update_baseline)
     _write(result, update_baseline, junit)
-    emit(terminal(CheckView, json_out, "check"), result)
-    if result.exit_code:
-        raise typer.Exit(result.exit_code)
+    return result
 
 
 def _entries(request, budget, baseline, project, update):
@@ -121,6 +128,6 @@ def _write(result, update: bool, junit: Path | None) -> None:
             if outcome.compilation is not None and outcome.entry.baseline:
                 write_page(Path(outcome.entry.baseline), report(outcome.compilation))
     if junit is not None:
-        from ...render.junit import JunitReport
+        from ...render.registry import renderer
 
-        write_page(junit, JunitReport().render(result))
+        write_page(junit, renderer(type(result), "junit").render(result))

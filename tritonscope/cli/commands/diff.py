@@ -8,11 +8,10 @@ from typing import Annotated
 import typer
 
 from ...core.errors import UsageError
-from ..app import ENV, command, emit, say
+from ..app import ENV, Output, command, say
 from ..installs import ensure_releases
 from ..options import ClusterOpt, HtmlOpt, JsonOpt, TimeoutOpt, variant_flags
 from .output import write_page
-from .render import terminal
 
 VaryOpt = Annotated[
     list[str] | None,
@@ -47,6 +46,9 @@ SortOpt = Annotated[
 @variant_flags
 def diff(
     request,
+    other: Annotated[
+        str | None, typer.Argument(metavar="[DIR2]", help="A second capture folder: compare two captures.")
+    ] = None,
     vary: VaryOpt = None,
     space: SpaceOpt = None,
     top: TopOpt = None,
@@ -70,7 +72,7 @@ def diff(
     html_out: HtmlOpt = None,
     json_out: JsonOpt = False,
 ):
-    """Compare variants of a kernel: resources and instruction mix, then normalized IR diffs.
+    """Compare variants of a kernel (resources, instruction mix, normalized IR diffs), or two captures.
 
     Each variant compiles in its own worker process, so one that fails, crashes or hangs is
     reported and the others still finish (exit code 1 if any failed).
@@ -92,31 +94,47 @@ def diff(
       tritonscope diff sample:matmul --vary num_warps=2,4,8 --cluster auto   (on a Ray cluster)
 
       tritonscope diff sample:matmul --space BLOCK_M=32,64,128 --space num_warps=4,8 --top 5 --sort registers
+
+    Two captures (`trace -o DIR`): every kernel compile paired with its counterpart, same,
+    changed (each figure's delta; regressions marked), added or removed. Nothing is compiled.
+
+      tritonscope diff before/ after/
+
+      tritonscope diff before/ after/ -k matmul_kernel --stage sass
+
+      tritonscope diff before/ --vary triton=3.6.0,3.9.0     (every captured kernel, each release)
     """
     from ...app.diff import diff as run_diff
     from ...app.sweep import Axis
     from .. import argtypes
+    from .capdiff import capture_diff, wants_captures
 
-    view = None  # the terminal view: imported before the compiles, not after them, and only if used
-    if not json_out:
-        from ...render.terminal.diff import DiffView as view
+    workers = _workers(jobs)
+    if wants_captures(request, other, html_out, configs):
+        return capture_diff(request, other, vary, stage, workers, argtypes.timeout(timeout), side_by_side)
+    if not json_out:  # the terminal view imported before the compiles, not after them, and only if used
+        from ...render.registry import renderer_class
+        from ...results.diff import DiffResult
+
+        renderer_class(DiffResult, "terminal")
 
     axes = [Axis(name, values) for name, values in argtypes.axes(vary or space)]
     ensure_releases(axes)
-    workers = _workers(jobs)
     if space:
-        return _explore(request, axes, vary, workers, timeout, top, sort, json_out)
+        return _explore(request, axes, vary, workers, timeout, top, sort)
     with _progress_bar() as advance:
         result = run_diff(
             request, axes, configs, argtypes.stages(stage), against, workers, argtypes.timeout(timeout), advance
         )
-    if html_out is not None:
-        from ...render.html import HtmlReport
+    _html(html_out, result)
+    return Output(result, {"side_by_side": side_by_side})
 
-        write_page(html_out, HtmlReport().render(result))
-    emit(terminal(view, json_out, "diff", **({} if json_out else {"side_by_side": side_by_side})), result)
-    if not result.ok:
-        raise typer.Exit(1)
+
+def _html(html_out, result) -> None:
+    if html_out is not None:
+        from ...render.registry import renderer
+
+        write_page(html_out, renderer(type(result), "html").render(result))
 
 
 def _workers(jobs: int | None) -> int:
@@ -128,9 +146,8 @@ def _workers(jobs: int | None) -> int:
     return workers
 
 
-def _explore(request, axes, vary, workers: int, timeout: float, top, sort: str, json_out: bool) -> None:
+def _explore(request, axes, vary, workers: int, timeout: float, top, sort: str) -> Output:
     from ...app.explore import explore
-    from ...render.terminal.space import SpaceView
     from .. import argtypes
 
     if vary:
@@ -138,9 +155,7 @@ def _explore(request, axes, vary, workers: int, timeout: float, top, sort: str, 
     total = math.prod(len(a.values) for a in axes)
     with _progress_bar(total) as advance:
         result = explore(request, axes, workers, argtypes.timeout(timeout), top, sort, advance)
-    emit(terminal(SpaceView, json_out, "space"), result)
-    if not result.ok:
-        raise typer.Exit(1)
+    return Output(result)
 
 
 @contextlib.contextmanager

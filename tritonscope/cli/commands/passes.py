@@ -1,14 +1,16 @@
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..app import command, emit, progress
+from ..app import Output, command, progress
 from ..installs import ensure_releases
 from ..options import HtmlOpt, JsonOpt, KeepLocOpt, TimeoutOpt, variant_flags
 from .output import write_page
-from .render import terminal
+
+if TYPE_CHECKING:  # the command's import stays light: --help loads no result module
+    from ...results.passes import PassesComparison
 
 
 @command()
@@ -58,32 +60,25 @@ def passes(
       tritonscope passes sample:softmax --vary triton=3.6.0,3.9.0
     """
     from ...app.passes import passes as run_passes
-    from ...render.terminal.passes import PassesView
     from .. import argtypes
 
     if vary:
-        return _compare(request, vary, argtypes.timeout(timeout), json_out, (show, full, changed, llvm, html_out))
+        return _compare(request, vary, argtypes.timeout(timeout), (show, full, changed, llvm, html_out))
 
     with progress(f"running {request.file} through the compiler with IR dumps on"):
-        result = run_passes(request, show, llvm, argtypes.timeout(timeout))
+        result = run_passes(request, show, llvm, argtypes.timeout(timeout), page=html_out is not None)
     if html_out is not None:
-        from ...render.html import HtmlReport
+        from ...render.registry import renderer
 
-        write_page(html_out, HtmlReport().render(result))
-    if json_out:
-        from ...render.json import JsonRenderer
-
-        emit(JsonRenderer("passes", full=full), result)
-        return
-    emit(terminal(PassesView, False, only_changed=changed, full=full, keep_loc=keep_loc), result)
+        write_page(html_out, renderer(type(result), "html").render(result))
+    return Output(result, {"only_changed": changed, "full": full, "keep_loc": keep_loc})
 
 
-def _compare(request, vary: list[str], timeout: float, json_out: bool, single_only: tuple) -> None:
+def _compare(request, vary: list[str], timeout: float, single_only: tuple) -> PassesComparison:
     """`passes --vary NAME=A,B`: the two pipelines and where they first part ways."""
     from ...app.passes import compare
     from ...app.sweep import Axis
     from ...core.errors import UsageError
-    from ...render.terminal.passes import PassesComparisonView
     from .. import argtypes
 
     if any(single_only):
@@ -92,4 +87,4 @@ def _compare(request, vary: list[str], timeout: float, json_out: bool, single_on
     ensure_releases(axes)
     with progress(f"running {request.file} through two compilers with IR dumps on"):
         result = compare(request, axes, timeout)
-    emit(terminal(PassesComparisonView, json_out, "passes-compare"), result)
+    return result

@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ...core.results import SpacePoint, SpaceResult
+from ...results.space import SpacePoint, SpaceResult
 from .base import TerminalRenderer
 
 _FIGURES = (("registers", "regs"), ("spills", "spill"), ("shared", "smem"), ("occupancy", "occ%"))
