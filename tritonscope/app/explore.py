@@ -46,9 +46,9 @@ def explore(
     points: list[SpacePoint | None] = [None] * len(variants)
 
     def done(index: int, outcome: TaskOutcome) -> None:
-        points[index] = _point(variants[index].label, outcome)
+        point = points[index] = _point(variants[index].label, outcome)
         if on_done:
-            on_done(points[index])
+            on_done(point)
 
     with pool(jobs=jobs, timeout=timeout) as workers:
         workers.run(_tasks(variants), on_done=done)
@@ -118,6 +118,6 @@ def pareto(points: tuple[SpacePoint, ...]) -> tuple[int, ...]:
 def ranked(points: tuple[SpacePoint, ...], sort: str, top: int | None) -> tuple[int, ...]:
     """The configs that compiled within the limits, best first by `sort` (ties: fewer instructions)."""
     sign = -1 if sort in HIGHER else 1
-    usable = [i for i, p in enumerate(points) if p.cause is None and p.figures]
-    order = sorted(usable, key=lambda i: (sign * points[i].figures[sort], points[i].figures["instructions"], i))
+    usable = {i: p.figures for i, p in enumerate(points) if p.cause is None and p.figures}
+    order = sorted(usable, key=lambda i: (sign * usable[i][sort], usable[i]["instructions"], i))
     return tuple(order if top is None else order[:top])

@@ -48,7 +48,8 @@ class JsonRenderer:
             p = r.points[index]
             return {"index": index, "label": p.label, "figures": p.figures, "cause": p.cause, "error": p.error}
 
-        body = {"axes": list(r.axes), "static": r.static, "count": len(r.points), "failures": r.failures}
+        body: dict[str, Any] = {"axes": list(r.axes), "static": r.static, "count": len(r.points)}
+        body["failures"] = r.failures
         body["pareto"] = [point(i) for i in r.pareto]
         body["sort"], body["top"] = r.sort, [point(i) for i in r.top]
         body["points"] = [point(i) for i in range(len(r.points))]

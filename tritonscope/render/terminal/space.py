@@ -10,8 +10,8 @@ from rich.text import Text
 from ...results.space import SpacePoint, SpaceResult
 from .base import TerminalRenderer
 
-_FIGURES = (("registers", "regs"), ("spills", "spill"), ("shared", "smem"), ("occupancy", "occ%"))
-_FIGURES += (("instructions", "instrs"), ("findings", "finds"))
+_FIGURES: tuple[tuple[str, str], ...] = (("registers", "regs"), ("spills", "spill"), ("shared", "smem"))
+_FIGURES += (("occupancy", "occ%"), ("instructions", "instrs"), ("findings", "finds"))
 
 
 class SpaceView(TerminalRenderer):
