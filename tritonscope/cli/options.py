@@ -99,21 +99,12 @@ TritonOpt = Annotated[
 ]
 
 
-def _use_cluster(address: str | None) -> str | None:
-    """--cluster sets where isolate's executor runs tasks; the commands themselves never look."""
-    from ..isolate import use_cluster
-
-    use_cluster(address)
-    return address
-
-
 ClusterOpt = Annotated[
     str | None,
     typer.Option(
         "--cluster",
         metavar="ADDRESS",
         envvar="TRITONSCOPE_CLUSTER",
-        callback=_use_cluster,
         help="Compile on this Ray cluster: auto, HOST:PORT or ray://HOST:PORT (needs tritonscope[cluster]). "
         "Default: $TRITONSCOPE_CLUSTER, else this machine's workers.",
     ),
