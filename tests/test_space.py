@@ -98,3 +98,16 @@ def test_bench_space_launches_the_pareto_set_alone():
 def test_bench_space_needs_a_gpu(cli):
     result = cli("bench", "sample:vector_add", "--space", "BLOCK_SIZE=256,1024", expect=2)
     assert "GPU" in result.stderr or "torch" in result.stderr
+
+
+def test_a_cluster_address_that_does_not_answer_is_said_at_once(cli):
+    import socket
+
+    pytest = __import__("pytest")
+    pytest.importorskip("ray")
+    with socket.socket() as unused:  # a port nothing listens on
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    result = cli("diff", "sample:vector_add", "--vary", "BLOCK_SIZE=64,128", "--cluster", f"127.0.0.1:{port}", expect=2)
+    assert f"--cluster 127.0.0.1:{port}: nothing answers there" in result.stderr
+    assert "ray start --head" in result.stderr

@@ -26,6 +26,7 @@ import dataclasses
 import hashlib
 import logging
 import os
+import socket
 import sys
 import tempfile
 import time
@@ -56,6 +57,7 @@ def connect(address: str) -> Any:
     ray = _ray()
     if ray.is_initialized():
         return ray
+    _check_reachable(address)
     package = str(Path(__file__).resolve().parent)
     try:
         ray.init(
@@ -70,6 +72,20 @@ def connect(address: str) -> Any:
             hint="start one with `ray start --head`, or give its address (auto, HOST:PORT, ray://HOST:10001)",
         ) from None
     return ray
+
+
+def _check_reachable(address: str) -> None:
+    """A HOST:PORT that does not answer is said at once: Ray itself waits a minute or more."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        return  # auto, or a form Ray reads itself
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except OSError as exc:
+        raise UsageError(
+            f"--cluster {address}: nothing answers there ({exc.strerror or exc})",
+            hint="start one with `ray start --head`, or give its address (auto, HOST:PORT, ray://HOST:10001)",
+        ) from None
 
 
 class RayWorkers:
