@@ -103,7 +103,8 @@ def test_bench_space_needs_a_gpu(cli):
 def test_a_cluster_address_that_does_not_answer_is_said_at_once(cli):
     import socket
 
-    pytest = __import__("pytest")
+    import pytest
+
     pytest.importorskip("ray")
     with socket.socket() as unused:  # a port nothing listens on
         unused.bind(("127.0.0.1", 0))
