@@ -12,6 +12,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from tritonscope.core.fileio import write_text_atomically
@@ -143,6 +144,41 @@ STEPS = [
     ),
     (None, None, "dump sample:matmul --target sm80 --line 35 --stage sass", lines_with(r"HMMA", limit=3)),
     (
+        "A layout you wrote, a layout the compiler chose",
+        "The same reduction twice: `sample:row_sum` is a `@triton.jit` kernel, `sample:row_sum_gluon` its "
+        "Gluon twin, whose author wrote the layouts. `layout --from` lists what each one's TTGIR uses, with "
+        "the Python lines that use it. For the Triton kernel the compiler picked a blocked layout for the "
+        "tile and a second, 1-D one for the sums it stores.",
+        "layout --from sample:row_sum --target sm90",
+        first(7),
+    ),
+    (
+        None,
+        "The Gluon kernel has one layout, written on its line 10: the tile's; the sums stay in "
+        "`SliceLayout(1, tile)`, where each row's sum already is, and are stored from there.",
+        "layout --from sample:row_sum_gluon --target sm90",
+        first(4),
+    ),
+    (
+        None,
+        "The compiler's second layout costs a trip through shared memory on the store's line, which "
+        "`explain` reports; the Gluon kernel has no conversion at all, and fewer instructions.",
+        "explain sample:row_sum --target sm90 --no-what-if",
+        lines_and_finding(14, 14, "layout-conversion"),
+    ),
+    (
+        None,
+        None,
+        "dump sample:row_sum --target sm90 --stage source",
+        lines_with(r"instructions", r"shared loads", r"barriers", limit=3),
+    ),
+    (
+        None,
+        None,
+        "dump sample:row_sum_gluon --target sm90 --stage source",
+        lines_with(r"instructions", r"shared loads", r"barriers", limit=3),
+    ),
+    (
         "Why is my kernel slow?",
         "`explain` puts the figures on the Python lines: each line's machine instructions, the registers "
         "live in them, and beneath it its memory traffic. Back to vector add at `n = 4099`: the loads of "
@@ -172,6 +208,36 @@ STEPS = [
         "`check` makes such figures a gate for CI: a broken budget exits 1, with the finding behind it.",
         "check sample:vector_add --target sm90 -a n_elements=4099 --budget spills=0 --budget 'global_load_bits>=128'",
         first(8),
+    ),
+]
+
+
+MODEL_CHAPTER = "What torch.compile makes of a small model for an H100, on a laptop"
+# {capture} is the capture folder (shown as h100/), {reduction} the first reduction kernel captured.
+TRACE_STEPS = [
+    (
+        MODEL_CHAPTER,
+        "`trace --target sm90` runs the program of `docs/tour_model.py` (a LayerNorm, two Linear layers "
+        "and a GELU under `torch.compile`) against a simulated H100: torch sees a CUDA device with the "
+        "H100's 132 multiprocessors, tensors take no memory, and every kernel Inductor writes is compiled "
+        "for sm_90 by the real Triton, exactly as its launch specializes it. Nothing runs.",
+        f"trace --target sm90 -o {{capture}} -- python {HERE / 'tour_model.py'}",
+        lines_with(r"captured", r"recorded"),
+    ),
+    (
+        None,
+        "The capture is today's format. `cache list` shows each kernel and its launches (grids and shapes "
+        "are the program's own) and says what a simulated run could not know: with no GPU to time them, "
+        "Inductor's autotuning kept its first candidate, after compiling every one as on a GPU.",
+        "cache list {capture}",
+        first(40),
+    ),
+    (
+        None,
+        "Every other command reads a captured kernel by name: here the LayerNorm's reduction, its registers, "
+        "occupancy, and the memory traffic and cost of its Python lines on an H100.",
+        "explain {capture}/:{reduction} --no-what-if",
+        lines_with(r"registers ·", r"tl\.load", r"↳", r"tl\.sum", limit=9),
     ),
 ]
 
@@ -304,6 +370,26 @@ HOPPER_STEPS = [
 ]
 
 
+def _trace_chapter(folder: Path) -> str:
+    """The torch.compile chapter: one trace into FOLDER, then commands that read it."""
+    parts, names = [], {"capture": str(folder / "h100")}
+    for title, prose, command, select in TRACE_STEPS:
+        if "{reduction}" in command:
+            captured = (folder / "h100" / "kernels.jsonl").read_text()
+            names["reduction"] = re.search(r'"name": "(triton_per_[^"]+)"', captured).group(1)
+        output = run(command.format(**names)).replace(str(folder) + "/", "")
+        excerpt = [line.rstrip() for line in select(output)]
+        if not excerpt:
+            raise SystemExit(f"tour: `tritonscope {command}` printed nothing the tour could quote")
+        if title:
+            parts.append(f"\n## {title}\n\n{prose}\n")
+        elif prose:
+            parts.append(f"\n{prose}\n")
+        shown = command.format(**{**names, "capture": "h100/"}).replace(str(HERE.parent) + "/", "")
+        parts.append(f"\n```\n$ tritonscope {shown.replace('h100//', 'h100/')}\n" + "\n".join(excerpt) + "\n```\n")
+    return "".join(parts)
+
+
 def gpu_sections(stage: str) -> list[tuple[str, list[str]]]:
     """A stored H100 run, cut into one (command, output lines) per bench command of the script's stage."""
     script = GPU_SCRIPT.read_text().split(f"\n{stage})", 1)[1].split(";;", 1)[0]
@@ -358,10 +444,12 @@ def run(command: str) -> str:
     words = [sys.executable, "-m", "tritonscope", *shlex.split(command), "--no-pager"]
     if command.startswith(("grid", "layout")):
         words.remove("--no-pager")
+    if command.startswith("trace"):
+        words = [sys.executable, "-m", "tritonscope", *shlex.split(command)]
     result = subprocess.run(words, capture_output=True, text=True, env=env)
     if result.returncode not in ((0, 1) if command.startswith("check") else (0,)):  # check exits 1 on a broken budget
         raise SystemExit(f"tour: `tritonscope {command}` failed ({result.returncode}):\n{result.stderr}")
-    return result.stdout
+    return result.stdout + (result.stderr if command.startswith("trace") else "")  # trace reports on stderr
 
 
 def build() -> str:
@@ -380,6 +468,8 @@ def build() -> str:
         elif prose:
             parts.append(f"\n{prose}\n")
         parts.append(f"\n```\n$ tritonscope {command}\n" + "\n".join(excerpt) + "\n```\n")
+    with tempfile.TemporaryDirectory() as folder:
+        parts.append(_trace_chapter(Path(folder)))
     return "".join(parts) + hopper_chapter()
 
 

@@ -20,6 +20,8 @@ EXPECTED = {
     "add_op": "add_kernel",
     "matmul_tma": "matmul_tma_kernel",
     "fused_attention_tma": "attention_tma_kernel",
+    "row_sum": "row_sum_kernel",
+    "row_sum_gluon": "row_sum_kernel",
 }
 
 
@@ -55,6 +57,7 @@ INTERPRETER_CASES = [
     ("matmul_tma", {"size": 200}),
     ("fused_attention_tma", {"size": 200, "batch": 1, "heads": 2}),
     ("fused_attention_tma", {"size": 150, "batch": 1, "heads": 2, "head_dim": 128}),
+    ("row_sum", {"size": 77}),  # row_sum_gluon: Triton's interpreter runs no Gluon kernel
 ]
 
 

@@ -350,8 +350,10 @@ def _spills(k: _Kernel) -> list[Finding]:
 
 
 def shared_limit(target: Target) -> int:
+    """Shared memory a block may use; unknown (gfx1250's LDS) counts as no limit: none is reported."""
     limits = target.limits
-    return limits.shared_per_block if isinstance(limits, NvidiaLimits) else limits.lds_per_cu
+    limit = limits.shared_per_block if isinstance(limits, NvidiaLimits) else limits.lds_per_cu
+    return limit if limit is not None else 2**62
 
 
 def _allocations(k: _Kernel) -> list[tuple[int | None, str, int]]:

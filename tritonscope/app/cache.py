@@ -17,6 +17,7 @@ from pathlib import Path
 from ..analysis.artifacts import to_compilation
 from ..core.errors import KernelFileError, UsageError
 from ..core.model import OPTION_NAMES, Artifacts, Compilation, KernelSpec, Variant, VariantRequest
+from ..core.stages import Language
 from ..core.targets import TARGETS, Target
 from ..core.values import parse
 from ..results.cache import CacheEntry
@@ -24,6 +25,7 @@ from ..results.cache import CacheEntry
 CAPTURE_LOG = "kernels.jsonl"
 LAUNCH_LOG = "launches.jsonl"
 AUTOTUNE_LOG = "autotune.jsonl"  # trace --target: which config each autotuned kernel launched, and why
+SIMULATED_RECORD = "simulated.json"  # trace --target: the simulated GPU's description
 STOP_RECORD = "stopped.json"  # trace --target: where the program was stopped, and what it asked
 _ASM = ("ttir", "ttgir", "llir", "ptx", "cubin", "amdgcn", "hsaco")
 
@@ -183,6 +185,25 @@ def environment_for_capture(out: Path, launches: int = 3, device: dict | None = 
     }
 
 
+def simulation_records(folder: Path) -> tuple[tuple[dict, ...], dict | None]:
+    """(each autotune choice a simulated run made, the simulated GPU), read from a capture made
+    with trace --target; nothing for other captures and caches. Unreadable lines are skipped."""
+    choices = []
+    log = folder / AUTOTUNE_LOG
+    for line in log.read_text(errors="replace").splitlines() if log.is_file() else []:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and isinstance(record.get("kernel"), str):
+            choices.append(record)
+    try:
+        device = json.loads((folder / SIMULATED_RECORD).read_text())
+    except (OSError, ValueError):
+        device = None
+    return tuple(choices), device if isinstance(device, dict) else None
+
+
 def stop_record(folder: Path) -> str | None:
     """The line saying where a simulated run stopped the program, or None if it was not stopped."""
     path = folder / STOP_RECORD
@@ -204,7 +225,8 @@ def kernel_source(entry: CacheEntry) -> tuple[str, int, int, str]:
         source, first = record["source"], int(record.get("first_line") or 1)
         offset = next((i for i, line in enumerate(source.splitlines()) if line.lstrip().startswith("def ")), 0)
         return record["file"], first, first + offset, source
-    ttir = entry.path("ttir").read_text(errors="replace") if "ttir" in entry.stages else ""
+    first_ir = next((k for k in ("ttir", "glir", "ttgir") if k in entry.stages), None)  # Gluon has no TTIR
+    ttir = entry.path(first_ir).read_text(errors="replace") if first_ir else ""
     match = re.search(r'^#loc\d* = loc\("((?:\\.|[^"\\])*)":(\d+):\d+\)', ttir, re.MULTILINE)
     if not match or not Path(match.group(1)).is_file():
         return (match.group(1) if match else ""), 1, 1, ""
@@ -301,7 +323,10 @@ def entry_parts(
     file, first_line, def_line, source = kernel_source(entry)
     if file and not source:
         problems.append(f"the source {file} is not readable as it was compiled: shown without it")
-    spec = KernelSpec(name=entry.name, file=file, line=def_line, first_line=first_line, source=source, params=())
+    language = Language.TRITON if "ttir" in entry.stages else Language.GLUON  # a Gluon kernel starts at GLIR/TTGIR
+    spec = KernelSpec(
+        name=entry.name, file=file, line=def_line, first_line=first_line, source=source, params=(), language=language
+    )
     signature, constants, hints = recorded_specialization(entry)
     variant = Variant(
         kernel=entry.name,

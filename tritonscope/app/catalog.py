@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -29,7 +30,8 @@ def list_kernels(file: str) -> KernelList:
 def cache_list(folder: Path | None) -> CacheListing:
     folder = folder or cache.default_dir()
     found, problems = cache.scan(folder)
-    return CacheListing(folder, tuple(found), tuple(problems))
+    autotune, simulated = cache.simulation_records(folder)
+    return CacheListing(folder, tuple(found), tuple(problems), autotune, simulated)
 
 
 def trace(
@@ -63,6 +65,8 @@ def trace(
         discard(staging)
         raise
     stopped = cache.stop_record(staging)
+    if device:
+        (staging / cache.SIMULATED_RECORD).write_text(json.dumps(device, indent=1) + "\n")
     publish_output_dir(staging, out)
     found = cache.entries(out) if (out / "cache").is_dir() else []
     recorded = sum(len(e.launches) for e in found)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from ..analysis import cost, findings, target_findings
+from ..analysis import cost, findings, gluon_findings, target_findings
 from ..analysis.cost import LineCost
 from ..analysis.findings import Finding, WhatIf
 from ..core.errors import TritonscopeError
@@ -48,10 +48,24 @@ def explain_compilation(
     """The explanation of a compilation; with its `request`, the what-ifs are compiled too."""
     live_map, notes = _live_registers(compilation) if live else (None, ())
     costs = cost.line_costs(compilation, live_map)
-    found = findings.find(compilation, costs)
+    found = gluon_findings.find(compilation, findings.find(compilation, costs), _shared_accesses(compilation))
     if request is not None and not cache.is_reference(request.file):
         found = verified(request, found)
     return ExplainResult(compilation, costs, found, live_map is not None, notes)
+
+
+def _shared_accesses(c: Compilation) -> tuple:
+    """Each move through shared memory with Gluon's bank-conflict count (a worker runs Triton's), when
+    the TTGIR has any: a Gluon kernel's or a Triton kernel's that the compiler staged."""
+    ttgir = c.stages.get(Stage.TTGIR, "")
+    if "ttg.local_load" not in ttgir and "ttg.local_store" not in ttgir:
+        return ()
+    from .layout import listing
+
+    try:
+        return listing(c, timeout=60.0).accesses
+    except TritonscopeError:
+        return ()  # a Triton without Gluon's layout readers: the other findings stand
 
 
 def _live_registers(c: Compilation) -> tuple[dict[int, int] | None, tuple[str, ...]]:

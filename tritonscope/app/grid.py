@@ -10,6 +10,7 @@ import importlib.util
 
 from ..core.errors import KernelFileError, UsageError
 from ..core.model import VariantRequest
+from ..core.stages import Language
 from ..core.values import TypeName
 from ..isolate import Task, Workers
 from ..results.grid import Access, GridResult, Program
@@ -22,6 +23,12 @@ MAX_PROGRAMS = 1_000_000  # programs the interpreter runs one by one: more would
 @in_release
 def grid(request: VariantRequest, size: tuple[int, ...] | None, wave: int | None, timeout: float) -> GridResult:
     prepared = prepare(request)
+    if prepared.kernel.spec.language == Language.GLUON:
+        raise UsageError(
+            f"{prepared.kernel.spec.name} is a @gluon.jit kernel: grid runs kernels under Triton's interpreter, "
+            f"which runs @triton.jit kernels only",
+            hint="dump, explain and layout show what a Gluon kernel's programs do",
+        )
     values, pointers = _values(prepared.variant)
     size = check_grid(size) if size else launch_grid(prepared.module, values)
     programs = record(str(prepared.kernel.spec.file), prepared.kernel.spec.name, values, pointers, size, timeout)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from .stages import Stage
+from .stages import NOT_PRODUCED, Language, Stage
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,12 @@ class Backend:
     binary: Literal["cubin", "hsaco"]  # Triton's key (and file extension) of the binary
     words: Words
 
+    def stages_for(self, language: Language | str) -> tuple[Stage, ...]:
+        """The stages a kernel in `language` has on this vendor, in pipeline order (a stage
+        of a newer Triton, such as GLIR, is shown only where the compile produced it)."""
+        missing = NOT_PRODUCED[Language(language)]
+        return tuple(s for s in self.stages if s.value not in missing)
+
     def label(self, arch: int | str) -> str:
         """The name the vendor uses for an architecture: sm_90, gfx942."""
         return f"sm_{arch}" if self.name == "cuda" else str(arch)
@@ -44,7 +50,7 @@ class Backend:
 NVIDIA = Backend(
     name="cuda",
     vendor="NVIDIA",
-    stages=(Stage.SOURCE, Stage.TTIR, Stage.TTGIR, Stage.LLIR, Stage.PTX, Stage.SASS),
+    stages=(Stage.SOURCE, Stage.TTIR, Stage.GLIR, Stage.TTGIR, Stage.LLIR, Stage.PTX, Stage.SASS),
     machine_code=Stage.SASS,
     binary="cubin",
     words=Words(
@@ -62,7 +68,7 @@ NVIDIA = Backend(
 AMD = Backend(
     name="hip",
     vendor="AMD",
-    stages=(Stage.SOURCE, Stage.TTIR, Stage.TTGIR, Stage.LLIR, Stage.AMDGCN),
+    stages=(Stage.SOURCE, Stage.TTIR, Stage.GLIR, Stage.TTGIR, Stage.LLIR, Stage.AMDGCN),
     machine_code=Stage.AMDGCN,
     binary="hsaco",
     words=Words(

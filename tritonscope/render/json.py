@@ -24,7 +24,7 @@ from ..results.diff import DiffResult
 from ..results.dump import CompareResult, DumpResult
 from ..results.explain import ExplainResult, ProfileResult
 from ..results.grid import GridResult
-from ..results.layout import LayoutResult
+from ..results.layout import LayoutListResult, LayoutResult, SharedLayoutResult
 from ..results.passes import PassesComparison, PassesResult
 from ..results.space import SpaceResult
 from ..results.trace import TraceResult
@@ -109,11 +109,33 @@ class JsonRenderer:
 
     def _trace(self, r: TraceResult):
         body = {"out": str(r.out), "returncode": r.returncode, "kernels": list(r.kernels), "launches": r.launches}
+        body.update(target=r.target, stopped=r.stopped)
         return body
 
     def _envs(self, r: EnvsListing):
         envs = [{"release": release, "path": str(path), "bytes": size} for release, path, size in r.envs]
         return {"folder": str(r.folder), "running": r.running, "envs": envs}
+
+    def _layout_list(self, r: LayoutListResult):
+        return {
+            "kernel": r.kernel,
+            "language": r.language,
+            "target": r.target,
+            "layouts": [asdict(u) for u in r.layouts],
+            "accesses": [asdict(a) for a in r.accesses],
+        }
+
+    def _shared_layout(self, r: SharedLayoutResult):
+        banks = {",".join(map(str, e)): b for e, b in sorted(r.banks.items())} if r.banks is not None else None
+        return {
+            "layout": r.layout,
+            "gluon": r.gluon,
+            "shape": list(r.shape),
+            "bits": r.bits,
+            "banks": banks,
+            "accesses": [asdict(a) for a in r.accesses],
+            "origin": r.origin,
+        }
 
     def _grid(self, r: GridResult):
         body = {"kernel": r.variant.kernel, "grid": list(r.size), "programs": [asdict(p) for p in r.programs]}
@@ -151,6 +173,8 @@ class JsonRenderer:
             "folder": str(r.folder),
             "kernels": [_entry(r.folder, e) for e in r.entries],
             "skipped": list(r.skipped),
+            "simulated_device": r.simulated,
+            "autotune": list(r.autotune),
         }
 
     def _explain(self, r: ExplainResult):
@@ -223,6 +247,8 @@ _BODIES = {
     TraceResult: JsonRenderer._trace,
     GridResult: JsonRenderer._grid,
     LayoutResult: JsonRenderer._layout,
+    LayoutListResult: JsonRenderer._layout_list,
+    SharedLayoutResult: JsonRenderer._shared_layout,
     BenchResult: JsonRenderer._bench,
     ReplayResult: JsonRenderer._replay,
     CacheListing: JsonRenderer._cache,
@@ -313,6 +339,7 @@ def compilation_body(c: Compilation) -> dict[str, Any]:
         "stages": {stage.value: text for stage, text in c.stages.items()},
         "line_map": linemap.by_source(c),
         "launches": list(c.launches),
+        "warp_specialization": [asdict(p) for p in c.partitions],
     }
 
 

@@ -19,7 +19,7 @@ from ..results.diff import DiffResult
 from ..results.dump import CompareResult, DumpResult
 from ..results.explain import ExplainResult, ProfileResult, ReportResult
 from ..results.grid import GridResult
-from ..results.layout import LayoutResult
+from ..results.layout import LayoutListResult, LayoutResult, SharedLayoutResult
 from ..results.passes import PassesComparison, PassesResult
 from ..results.space import SpaceResult
 from ..results.trace import TraceResult
@@ -45,6 +45,8 @@ RENDERERS: dict[tuple[type, Format], str] = {
     (EnvsListing, "terminal"): _VIEWS + "envs:EnvsView",
     (GridResult, "terminal"): _VIEWS + "grid:GridView",
     (LayoutResult, "terminal"): _VIEWS + "layout:LayoutView",
+    (LayoutListResult, "terminal"): _VIEWS + "layout:LayoutListView",
+    (SharedLayoutResult, "terminal"): _VIEWS + "layout:SharedLayoutView",
     (BenchResult, "terminal"): _VIEWS + "bench:BenchView",
     (ReplayResult, "terminal"): _VIEWS + "replay:ReplayView",
     (CacheListing, "terminal"): _VIEWS + "cache:CacheView",
@@ -73,6 +75,8 @@ RENDERERS.update(
             TraceResult,
             GridResult,
             LayoutResult,
+            LayoutListResult,
+            SharedLayoutResult,
             BenchResult,
             ReplayResult,
             CacheListing,

@@ -13,12 +13,12 @@ from typing import Any
 
 import triton
 from triton.backends.compiler import GPUTarget
-from triton.compiler import ASTSource, CompilationError, make_backend
+from triton.compiler import CompilationError, make_backend
 
 from ..core.errors import CompileError, UsageError
 from ..core.model import Artifacts, Variant
 from ..core.targets import Target
-from ..core.values import TypeName
+from ..core.values import LayoutName, TypeName
 from ..parsers import mlir_diagnostics
 from . import compile_errors
 from . import kernels as triton_kernels
@@ -32,7 +32,8 @@ from .shims import (
     quiet_half_built_kernels,
     remember_triton_key,
 )
-from .tools import machine_code
+from .tools import SASS_REFUSED, machine_code
+from .version import release_tuple
 
 
 def compile_variant(kernel, variant: Variant, target: Target, sass: bool = True) -> Artifacts:
@@ -53,12 +54,13 @@ def compile_variant(kernel, variant: Variant, target: Target, sass: bool = True)
     binary = compiled.asm[target.vendor.binary]
     texts = {key: value for key, value in compiled.asm.items() if isinstance(value, str)}
     texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch, metadata, sass))
+    refused = texts.pop(SASS_REFUSED, None)  # an nvdisasm older than the target: no SASS, and why
     remarks, rest = mlir_diagnostics.parse(diagnostics.text)
     if hits == [True]:  # read back from Triton's cache: no pass ran, so no remark was printed
         remarks = recorded_remarks(metadata)
     else:
         record_remarks(metadata, remarks)
-    notices = tuple(line for line in rest.splitlines() if line.strip())
+    notices = tuple(line for line in rest.splitlines() if line.strip()) + ((refused,) if refused else ())
     if remarks is None:
         notices += (REMARKS_UNKNOWN,)
     return Artifacts(texts, binary, metadata, seconds, notices, hits == [True], remarks or ())
@@ -93,6 +95,12 @@ def _source(kernel, variant: Variant, target: Target):
     remember_triton_key()
     install_stages_hook()
     quiet_half_built_kernels()
+    if release_tuple(triton.__version__)[:2] < target.since:
+        since = ".".join(map(str, target.since))
+        raise UsageError(
+            f"Triton {triton.__version__} does not compile for {target.name}: its backend knows it from {since} on",
+            hint=f"compile with a newer release: --triton {since}.0",
+        )
     backend = make_backend(gpu_target(target))
     try:
         backend.parse_options(compile_options(variant.options))
@@ -104,7 +112,8 @@ def _source(kernel, variant: Variant, target: Target):
         if type_ == "constexpr" and name not in constants:  # an argument specialized to a constant
             constants[name] = variant.arguments[name]
     attrs = {(params.index(name),): backend.parse_attr(hint) for name, hint in variant.hints.items() if hint}
-    return ASTSource(kernel.jit, dict(variant.signature), constants, attrs), backend
+    source_class = triton_kernels.source_class(kernel.jit)  # Gluon's own for @gluon.jit
+    return source_class(kernel.jit, dict(variant.signature), constants, attrs), backend
 
 
 def compile_key(kernel, variant: Variant, target: Target) -> str:
@@ -119,7 +128,10 @@ def compile_key(kernel, variant: Variant, target: Target) -> str:
 
 
 def _constexpr(value: Any) -> Any:
-    """Constexpr values as Triton wants them: dtypes become tl.dtype objects; strings stay strings."""
+    """Constexpr values as Triton wants them: dtypes become tl.dtype objects, Gluon layouts layout objects;
+    strings stay strings."""
+    if isinstance(value, LayoutName):
+        return triton_kernels.gluon_layout(value)
     return triton_kernels.dtype(value) if isinstance(value, TypeName) else value
 
 

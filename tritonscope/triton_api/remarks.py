@@ -64,6 +64,9 @@ def recorded_remarks(metadata: dict, cache: str | Path | None = None) -> tuple[R
         return None
 
 
+STDERR_PASSED = "TRITONSCOPE_COMPILER_STDERR"  # set in a child that may abort: the compiler's stderr goes out
+
+
 class StderrCapture:
     """Collects what the C++ compiler writes to file descriptor 2 (MLIR diagnostics) into `text`.
 
@@ -74,6 +77,9 @@ class StderrCapture:
 
     def __enter__(self):
         sys.stderr.flush()
+        self._passed = os.environ.get(STDERR_PASSED) == "1"  # app/prepare.py's isolated compile
+        if self._passed:
+            return self
         self._file = tempfile.TemporaryFile(mode="w+")
         self._saved_fd = os.dup(2)
         self._python_stderr = sys.stderr
@@ -82,6 +88,8 @@ class StderrCapture:
         return self
 
     def __exit__(self, *exc_info):
+        if self._passed:  # nothing was captured: the diagnostics went out as they came
+            return False
         sys.stderr.flush()
         os.dup2(self._saved_fd, 2)
         os.close(self._saved_fd)

@@ -54,11 +54,20 @@ def trace(
     """
     from ...app.catalog import trace as run_trace
 
+    if target is None:
+        from ...core.targets import local_target
+
+        if local_target() is None:
+            say(
+                "no GPU here: kernels the program launches cannot run; --target sm90 (or another) runs it against "
+                "a simulated GPU",
+                "yellow",
+            )
     protected = [Path(word) for word in command_line if Path(word).exists()]  # the program and its files
     result = run_trace(command_line, out, force, protected, launches, program_to_stderr=json_out, target=target)
     say(f"captured {len(result.kernels)} compiled kernel(s) into {out}: " + ", ".join(result.kernels))
     if launches:
         say(f"recorded {result.launches} launch(es), at most {launches} per kernel and process")
     if result.stopped:
-        say(f"stopped at {result.stopped}: a simulated GPU holds no values; the capture so far is kept", "yellow")
+        say(f"stopped at {result.stopped}, which a simulated GPU cannot answer; the capture so far is kept", "yellow")
     return Output(result, shown=json_out)  # without --json, stdout is the program's

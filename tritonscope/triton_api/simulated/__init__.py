@@ -37,9 +37,10 @@ def activate(device: dict) -> None:
     torch_cuda.install(device)
     driver.install(device)
     stop.install()
-    from . import inductor
+    from . import autotune, inductor
 
     inductor.install(device)
+    autotune.install()
 
 
 def active_device() -> dict | None:

@@ -54,9 +54,24 @@ def _settings() -> None:
         config.autotune_in_subproc = False  # a subprocess would not see the simulated GPU
 
 
+def _refuse_rocm_compiles() -> None:
+    """torch.compile decides CUDA or ROCm code from torch's build, not from the device: with a CUDA
+    or CPU build it would write CUDA code for an AMD target. Stop with one line instead."""
+    from torch._inductor import compile_fx as module
+
+    def compile_fx(*args, **kwargs):
+        from . import stop
+
+        stop.stop(stop.program_caller(), "torch.compile for an AMD GPU, which needs torch's ROCm build")
+
+    module.compile_fx = compile_fx
+
+
 def install(device: dict) -> None:
     import torch
 
+    if device["backend"] == "hip" and torch.version.hip is None:
+        _refuse_rocm_compiles()
     _fake_allocation(torch)
     try:
         _answer_benchmarks()

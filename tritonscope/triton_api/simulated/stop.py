@@ -51,9 +51,21 @@ def _program_frame(folders: tuple[str, ...]):
     return frame
 
 
+def program_caller():
+    """The innermost frame of the program's own code on the stack, or None."""
+    folders = _library_folders()
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not (os.path.abspath(name).startswith(folders) or name.startswith("<")):
+            return frame
+        frame = frame.f_back
+    return None
+
+
 def stop(frame, asked: str) -> None:
     """One line on stderr, then exit at once (no clean-up that could hang on a fake device)."""
-    where = f"{frame.f_code.co_filename}:{frame.f_lineno}"
+    where = f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else "the program"
     sys.stdout.flush()
     record = os.environ.get("TRITONSCOPE_STOPPED")
     if record:  # for `trace`, which says it in its own words
@@ -82,11 +94,35 @@ def _is_fake(tensor) -> bool:
     return "Fake" in type(tensor).__name__
 
 
+BACKWARD = (
+    "a backward pass (.backward(), autograd.grad, or torch.compile of a step whose inputs require grad), "
+    "for which torch's C++ autograd engine asks the CUDA driver for the device"
+)
+
+
+def _stop_backward(original):
+    """Every backward pass, eager or traced by torch.compile, goes through this one function."""
+
+    def run_backward(*args, **kwargs):
+        stop(program_caller(), BACKWARD)
+        return original(*args, **kwargs)
+
+    run_backward.__wrapped__ = original
+    return run_backward
+
+
 def install() -> None:
     import torch
+    from torch._subclasses.fake_tensor import FakeTensor
 
     folders = _library_folders()
+    from torch.autograd import graph
+
+    if hasattr(graph, "_engine_run_backward"):  # torch.autograd took its own name for it at import
+        graph._engine_run_backward = _stop_backward(graph._engine_run_backward)
+        torch.autograd._engine_run_backward = graph._engine_run_backward
     for name, asked in _ASKS.items():
-        original = getattr(torch.Tensor, name, None)
-        if original is not None:
-            setattr(torch.Tensor, name, _wrap(original, asked, folders))
+        for cls in (torch.Tensor, FakeTensor):  # FakeTensor has a tolist of its own
+            original = cls.__dict__.get(name) if cls is FakeTensor else getattr(cls, name, None)
+            if original is not None:
+                setattr(cls, name, _wrap(original, asked, folders))

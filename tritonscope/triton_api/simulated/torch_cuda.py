@@ -222,4 +222,7 @@ def install(device: dict) -> None:
     from . import cuda_guard
 
     cuda_guard.install(torch)
+    from . import triton_ops
+
+    triton_ops.install(_mode[0])
     _patch_module_apply(torch)
