@@ -216,3 +216,11 @@ def _gone(pid: int) -> None:
     while Path(f"/proc/{pid}").exists() and "Z" not in Path(f"/proc/{pid}/stat").read_text().split(")")[-1][:3]:
         assert time.monotonic() < deadline, f"the Ray worker {pid} still runs the cancelled task"
         time.sleep(0.2)
+
+
+def test_passes_vary_on_ray_equals_the_local_run(head, kernels):
+    args = ("passes", kernels / "vector_add.py", "--target", "sm90", "--vary", "num_warps=4,8", "--json")
+    local = tritonscope(*args, timeout=300)
+    remote = tritonscope(*args, "--cluster", head, timeout=300)
+    assert json.loads(remote.stdout) == json.loads(local.stdout)
+    assert json.loads(local.stdout)["divergence"] is not None

@@ -114,7 +114,7 @@ def vary_releases(
                     "tritonscope.app.prepare:compile_request",
                     (replace(request, triton=release),),
                     releases.python_for(release),
-                    release,
+                    release if releases.python_for(release) else None,  # on Ray: another release's
                     files=(request.file,),
                 )
             )
