@@ -224,3 +224,20 @@ def test_passes_vary_on_ray_equals_the_local_run(head, kernels):
     remote = tritonscope(*args, "--cluster", head, timeout=300)
     assert json.loads(remote.stdout) == json.loads(local.stdout)
     assert json.loads(local.stdout)["divergence"] is not None
+
+
+def test_check_on_ray_equals_the_local_run_and_a_crash_fails_its_entry_alone(head, kernels):
+    shutil.copy(Path(__file__).parent / "kernels" / "crashy.py", kernels)
+    (kernels / "pyproject.toml").write_text(
+        '[[tool.tritonscope.check]]\nfile = "vector_add.py"\nflags = "-a n_elements=4096 -t sm90"\n'
+        'budgets = ["spills=0"]\n\n'
+        '[[tool.tritonscope.check]]\nname = "odd"\nfile = "vector_add.py"\nflags = "-a n_elements=4099 -t sm90"\n'
+        'budgets = ["global_load_bits>=128"]\n\n'
+        '[[tool.tritonscope.check]]\nname = "crashes"\nfile = "crashy.py"\nflags = "-a n=11 -t sm90"\n'
+    )
+    project = ("check", "--project", kernels / "pyproject.toml", "--json")
+    local = json.loads(tritonscope(*project, "-j", "2", expect=1, timeout=300).stdout)
+    remote = json.loads(tritonscope(*project, "--cluster", head, expect=1, timeout=300).stdout)
+    assert remote["entries"][:2] == local["entries"][:2]
+    assert [e["ok"] for e in remote["entries"]] == [True, False, False]
+    assert "crashed on the cluster" in remote["entries"][2]["error"]
