@@ -54,7 +54,8 @@ def compare(request: VariantRequest, axes: list, timeout: float) -> PassesCompar
     variants = expand(base, axes, load_file(base.file).pick(base.kernel).spec, configs=False)
     if len(variants) != 2:
         raise UsageError(f"passes --vary compares two pipelines; this names {len(variants)}: give NAME=A,B")
-    results = _both(variants, timeout)
+    first, second = _both(variants, timeout)
+    results = (first, second)
     divergence = pipeline.first_divergence(list(results[0].records), list(results[1].records))
     return PassesComparison((variants[0].describe(), variants[1].describe()), results, divergence)
 
