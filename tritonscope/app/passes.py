@@ -21,7 +21,7 @@ from ..analysis.compile_time import CompileTiming
 from ..core.errors import CompileError, UsageError
 from ..core.fileio import read_checked_bytes, user_cache_dir, write_checked_bytes
 from ..core.model import VariantRequest
-from ..isolate import Task, Workers
+from ..isolate import Task, Workers, pool
 from ..parsers import timing_report
 from ..results.passes import PassesComparison, PassesResult
 from ..triton_api.passes import DUMP_ENVIRONMENT, LLVM_DUMP_ENVIRONMENT
@@ -76,9 +76,23 @@ def compare(request: VariantRequest, axes: list, timeout: float) -> PassesCompar
     variants = expand(base, axes, load_file(base.file).pick(base.kernel).spec, configs=False)
     if len(variants) != 2:
         raise UsageError(f"passes --vary compares two pipelines; this names {len(variants)}: give NAME=A,B")
-    results = tuple(passes(v.request, None, False, timeout) for v in variants)
+    first, second = _both(variants, timeout)
+    results = (first, second)
     divergence = pipeline.first_divergence(list(results[0].records), list(results[1].records))
     return PassesComparison((variants[0].describe(), variants[1].describe()), results, divergence)
+
+
+def _both(variants: list, timeout: float) -> tuple[PassesResult, ...]:
+    """Both pipelines at once, each in a worker of its release (or a cluster's node, with --cluster)."""
+    from . import releases
+
+    tasks = []
+    for v in variants:
+        python = releases.python_for(v.request.triton)
+        release = v.request.triton if python else None
+        tasks.append(Task(f"{__name__}:passes", (v.request, None, False, timeout), python, release, (v.request.file,)))
+    with pool(jobs=2, timeout=24 * 3600) as workers:  # `passes` keeps its own time limits
+        return tuple(outcome.unwrap() for outcome in workers.run(tasks))
 
 
 def _records(dump: str, llvm: bool):

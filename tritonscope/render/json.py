@@ -26,6 +26,7 @@ from ..results.explain import ExplainResult, ProfileResult
 from ..results.grid import GridResult
 from ..results.layout import LayoutListResult, LayoutResult, SharedLayoutResult
 from ..results.passes import PassesComparison, PassesResult
+from ..results.space import SpaceResult
 from ..results.trace import TraceResult
 from .json_captures import capture_diff_body
 
@@ -41,6 +42,18 @@ class JsonRenderer:
     def render(self, result: Any) -> str:
         body = _BODIES[type(result)](self, result)
         return json.dumps(to_jsonable(envelope(result.kind, body)), indent=2, allow_nan=False) + "\n"
+
+    def _space(self, r: SpaceResult):
+        def point(index: int) -> dict[str, Any]:
+            p = r.points[index]
+            return {"index": index, "label": p.label, "figures": p.figures, "cause": p.cause, "error": p.error}
+
+        body: dict[str, Any] = {"axes": list(r.axes), "static": r.static, "count": len(r.points)}
+        body["failures"] = r.failures
+        body["pareto"] = [point(i) for i in r.pareto]
+        body["sort"], body["top"] = r.sort, [point(i) for i in r.top]
+        body["points"] = [point(i) for i in range(len(r.points))]
+        return body
 
     def _samples(self, r: SamplesResult):
         rows = [
@@ -249,6 +262,7 @@ _BODIES = {
     ProfileResult: JsonRenderer._profile,
     CaptureDiffResult: lambda self, r: capture_diff_body(r),
     ReleaseTimings: lambda self, r: _release_timings(self, r),
+    SpaceResult: JsonRenderer._space,
 }
 
 

@@ -6,7 +6,7 @@ import typer
 
 from ..app import Output, command, progress
 from ..installs import ensure_releases
-from ..options import HtmlOpt, JsonOpt, KeepLocOpt, TimeoutOpt, variant_flags
+from ..options import ClusterOpt, HtmlOpt, JsonOpt, KeepLocOpt, TimeoutOpt, variant_flags
 from .output import write_page
 
 if TYPE_CHECKING:  # the command's import stays light: --help loads no result module
@@ -45,6 +45,7 @@ def passes(
         ),
     ] = None,
     timeout: TimeoutOpt = 600.0,
+    cluster: ClusterOpt = None,
     html_out: HtmlOpt = None,
     json_out: JsonOpt = False,
 ):
@@ -68,6 +69,8 @@ def passes(
       tritonscope passes sample:vector_add --target gfx942 --json
 
       tritonscope passes sample:softmax --vary triton=3.6.0,3.9.0
+
+      tritonscope passes sample:softmax --vary num_warps=4,8 --cluster auto     (on a Ray cluster)
     """
     from ...app.passes import passes as run_passes
     from .. import argtypes
