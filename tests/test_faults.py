@@ -29,6 +29,7 @@ import resource
 import shlex
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -499,6 +500,51 @@ def at_most_one_worker_per_core(env: Env, result: Result) -> None:
     assert result.peak_processes <= cores, f"{result.peak_processes} worker processes ran at once on {cores} cores"
 
 
+# --- issue 27 ------------------------------------------------------------------------------------
+
+
+def fifo(name: str) -> Callable[[Env], None]:
+    """A named pipe at `name` (nobody writes or reads it: opening it blocks)."""
+    return lambda env: os.mkfifo(env.path(name))
+
+
+def symlink_loop(name: str) -> Callable[[Env], None]:
+    return lambda env: env.path(name).symlink_to(env.path(name))
+
+
+def project(text: bytes | str) -> Callable[[Env], None]:
+    """A pyproject.toml in work (text, or raw bytes for an encoding fault)."""
+
+    def make(env: Env) -> None:
+        data = text.encode() if isinstance(text, str) else text
+        (env.root / "work" / "pyproject.toml").write_bytes(data)
+
+    return make
+
+
+def null_device(name: str) -> Callable[[Env], None]:
+    """A character device like /dev/null at `name`: made with mknod as root (so that a faulty
+    writer replaces this one, never the machine's /dev/null), else a link to /dev/null."""
+
+    def make(env: Env) -> None:
+        if os.geteuid() == 0:
+            os.mknod(env.path(name), 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        else:
+            env.path(name).symlink_to("/dev/null")
+
+    return make
+
+
+def still_char_device(name: str) -> Callable[[Env, Result], None]:
+    def check(env: Env, result: Result) -> None:
+        assert stat.S_ISCHR(os.stat(env.path(name)).st_mode), f"{name} is no longer a character device"
+
+    return check
+
+
+ENTRY = '[[tool.tritonscope.check]]\nfile = "k.py"\nflags = "-t sm90 -a n_elements=4096"\nbudgets = ["spills=0"]\n'
+
+
 OUT_OK = Step("dump sample:double --target sm90 -o out --force", check=out_complete)
 TERM, INT = signal.SIGTERM, signal.SIGINT
 DEFAULTS_OF_DOUBLE = "--target sm90 -a n_elements=4096"
@@ -678,6 +724,58 @@ ROWS = [
     Row("dump sample:double --target sm90", id="15-pipe-to-head", stdout="head", forbid=(r"(?i)broken ?pipe",)),
     Row("dump sample:double --target sm90 --json", id="15-json-pipe-closed", stdout="gone",
         forbid=(r"(?i)broken ?pipe",)),
+]
+# fmt: on
+
+# fmt: off
+ROWS += [
+    # 16. Single-file outputs never replace what the run reads, nor a device or a pipe.
+    Row("report k.py --target sm90 -o k.py", id="27-16-report-over-kernel", exit=2, says=(r"k\.py", r"(?i)reads")),
+    Row("diff k.py --target sm90 --vary BLOCK_SIZE=256,512 --stage ttir --html k.py", id="27-16-diff-html-over-kernel",
+        exit=2, says=(r"--html", r"k\.py", r"(?i)reads")),
+    Row("passes k.py --target sm90 --html k.py", id="27-16-passes-html-over-kernel", exit=2,
+        says=(r"--html", r"(?i)reads")),
+    Row("check k.py --target sm90 --budget spills=0 --junit k.py", id="27-16-junit-over-kernel", exit=2,
+        says=(r"--junit", r"(?i)reads")),
+    Row("check k.py --target sm90 --baseline k.py --update-baseline", id="27-16-baseline-over-kernel", exit=2,
+        says=(r"--update-baseline", r"(?i)reads")),
+    Row("check --project pyproject.toml --update-baseline", id="27-16-project-baseline-over-pyproject",
+        setup=(project(ENTRY + 'baseline = "pyproject.toml"\n'),), exit=2, says=(r"pyproject\.toml", r"(?i)reads")),
+    Row("check --project pyproject.toml --update-baseline", id="27-16-project-baseline-over-kernel",
+        setup=(project(ENTRY + 'baseline = "k.py"\n'),), exit=2, says=(r"k\.py", r"(?i)reads")),
+    Row("report k.py --target sm90 -o pipe.html", id="27-16-report-into-pipe-without-reader",
+        setup=(fifo("{work}/pipe.html"),), exit=2, timeout=60, says=(r"pipe\.html",)),
+    Row("check k.py --target sm90 --budget spills=0 --junit null", id="27-16-junit-through-a-device",
+        setup=(null_device("{work}/null"),), check=still_char_device("{work}/null")),
+    Row("check k.py --target sm90 --budget spills=0 --junit /dev/stdout", id="27-16-junit-through-stdout",
+        shows=(r"<testsuites?",)),
+    Row("report k.py --target sm90 -o loop.html", id="27-16-20-report-symlink-loop", setup=(symlink_loop("{work}/loop.html"),),
+        exit=2, says=(r"loop\.html",)),
+    Row("check k.py --target sm90 --budget spills=0 --junit same.xml --baseline same.xml --update-baseline",
+        id="27-16-two-outputs-one-file", changes=("same.xml",), exit=2, says=(r"same\.xml", r"(?i)already wrote")),
+    # 20. A damaged pyproject.toml: one message naming the file and the key, exit 2.
+    Row("check --project pyproject.toml", id="27-20-pyproject-not-utf8", setup=(project(b"[tool]\nx = '\xff\xfe'\n"),),
+        exit=2, says=(r"pyproject\.toml", r"(?i)utf-8")),
+    Row("check --project pyproject.toml", id="27-20-pyproject-tool-not-table", setup=(project("tool = 3\n"),),
+        exit=2, says=(r"pyproject\.toml", r"tool")),
+    Row("check --project pyproject.toml", id="27-20-pyproject-budgets-not-list",
+        setup=(project(ENTRY.replace('budgets = ["spills=0"]', "budgets = 3")),), exit=2, says=(r"budgets",)),
+    Row("check --project pyproject.toml", id="27-20-pyproject-budget-not-string",
+        setup=(project(ENTRY.replace('["spills=0"]', "[{a = 1}]")),), exit=2, says=(r"budgets",)),
+    Row("check --project pyproject.toml", id="27-20-pyproject-common-budgets-not-list",
+        setup=(project("[tool.tritonscope]\nbudgets = 1\n" + ENTRY),), exit=2, says=(r"budgets",)),
+    Row("check --project pyproject.toml", id="27-20-pyproject-flags-wrong-type",
+        setup=(project(ENTRY.replace('flags = "-t sm90 -a n_elements=4096"', "flags = 7")),), exit=2, says=(r"flags",)),
+    Row("check --project pyproject.toml", id="27-20-pyproject-flags-unbalanced-quote",
+        setup=(project(ENTRY.replace('"-t sm90 -a n_elements=4096"', "\"-t 'sm90\"")),), exit=2, says=(r"flags",)),
+    Row("check --project pyproject.toml", id="27-20-pyproject-baseline-wrong-type",
+        setup=(project(ENTRY + "baseline = [1]\n"),), exit=2, says=(r"baseline",)),
+    Row("check --project pyproject.toml", id="27-20-pyproject-kernel-wrong-type",
+        setup=(project(ENTRY + "kernel = {a = 1}\n"),), exit=2, says=(r"kernel",)),
+    Row("check --project pyproject.toml", id="27-20-pyproject-deep-nesting",
+        setup=(project("x = " + "[" * 100000 + "]" * 100000 + "\n" + ENTRY),), exit=2, says=(r"pyproject\.toml",)),
+    Row("check --project pyproject.toml", id="27-19-pyproject-is-a-pipe", setup=(fifo("{work}/pyproject.toml"),),
+        exit=2, timeout=30, says=(r"pyproject\.toml", r"(?i)pipe")),
 ]
 # fmt: on
 

@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from ..core import fileio
 from ..core.errors import UsageError
 from ..core.model import VariantRequest
 from . import argtypes
@@ -159,6 +160,7 @@ def request_from(flags: dict) -> VariantRequest:
     resolve(target)  # an unknown --target fails here, before any work
     release = releases.checked(flags["triton"]) if flags.get("triton") else None
     ensure_release(release)  # installed now, its download shown, if it is another release's first use
+    fileio.note_read(flags["file"])  # no output of this run may replace the kernel file
     return VariantRequest(
         file=flags["file"],
         kernel=flags.get("kernel"),

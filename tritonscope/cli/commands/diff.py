@@ -86,7 +86,7 @@ def diff(
     if html_out is not None:
         from ...render.html import HtmlReport
 
-        write_page(html_out, HtmlReport().render(result))
+        write_page(html_out, HtmlReport().render(result), "--html", request.file)
     emit(terminal(view, json_out, "diff", **({} if json_out else {"side_by_side": side_by_side})), result)
     if not result.ok:
         raise typer.Exit(1)

@@ -69,7 +69,7 @@ def passes(
     if html_out is not None:
         from ...render.html import HtmlReport
 
-        write_page(html_out, HtmlReport().render(result))
+        write_page(html_out, HtmlReport().render(result), "--html", request.file)
     if json_out:
         from ...render.json import JsonRenderer
 

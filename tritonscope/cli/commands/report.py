@@ -43,4 +43,4 @@ def report(
     with progress(f"compiling {request.file}"):
         result = run_dump(request, argtypes.stages(stage), None)
     _notices(result.compilation)
-    write_page(out, HtmlReport(keep_loc).render(result))
+    write_page(out, HtmlReport(keep_loc).render(result), "-o", request.file)
