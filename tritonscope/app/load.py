@@ -66,7 +66,9 @@ class LoadedFile:
 
 def resolve_path(given: str) -> Path:
     if given.startswith(samples.PREFIX):
-        return samples.sample_path(given[len(samples.PREFIX) :])
+        # Resolved like any file: another release's worker reaches the samples through a link to
+        # this package, and the kernels' code names the file behind the link.
+        return samples.sample_path(given[len(samples.PREFIX) :]).resolve()
     from .cache import is_reference
 
     if is_reference(given):
@@ -145,7 +147,7 @@ def _execute(path: Path):
 
 
 def _line_in_file(exc: BaseException, path: Path) -> int | None:
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == path]
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename).resolve() == path]
     return frames[-1].lineno if frames else None
 
 
