@@ -232,7 +232,7 @@ def _run_triton(kernel, variant: Variant, target: Target):
     except json.JSONDecodeError as exc:
         raise _corrupt_cache_file(exc) from exc
     except Exception as exc:  # noqa: BLE001 - MLIR passes, ptxas and LLVM fail in many ways
-        if "non-ASCII" in str(exc) and not kernel.spec.file.isascii():
+        if "non-ASCII" in str(exc) and not kernel.spec.file.isascii() and not _has_stages_hook():
             raise UsageError(
                 f"{kernel.spec.file}: the kernel file's path has non-ASCII characters, which ptxas rejects "
                 f"(Triton writes the path into the PTX)",
@@ -290,7 +290,9 @@ def _stages_hook(backend=None, stages=None, options=None, language=None, capabil
         return _HOOK_KEY, hashlib.sha256(_HOOK_KEY.encode()).hexdigest()
     if "cubin" in stages:
         make_cubin = stages["cubin"]
-        stages["cubin"] = lambda src, metadata: make_cubin(asm_loc.without_inline_asm_locs(src), metadata)
+        stages["cubin"] = lambda src, metadata: make_cubin(
+            asm_loc.ascii_only(asm_loc.without_inline_asm_locs(src)), metadata
+        )
     for hook in STAGE_HOOKS:
         hook(stages)
 
