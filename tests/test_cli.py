@@ -40,6 +40,35 @@ def test_dump_json_document(cli):
     assert doc["binary"]["format"] == "hsaco" and doc["binary"]["bytes"] > 0
 
 
+def test_dump_json_holds_only_the_stages_asked_for(cli):
+    doc = json.loads(cli("dump", "sample:vector_add", "-t", "sm90", "--stage", "ttgir", "--json").stdout)
+    assert set(doc["stages"]) == {"ttgir"} and "tt.load" in doc["stages"]["ttgir"]
+    assert doc["line_map"] and all(set(entry["stages"]) == {"ttgir"} for entry in doc["line_map"])
+
+
+def test_every_result_type_has_a_json_document_and_a_kind():
+    import dataclasses
+    import pkgutil
+
+    import tritonscope.results
+    from tritonscope.render.registry import RENDERERS, renderer_class
+
+    found = set()
+    for module in pkgutil.iter_modules(tritonscope.results.__path__):
+        namespace = vars(__import__(f"tritonscope.results.{module.name}", fromlist=["_"]))
+        found |= {v for v in namespace.values() if dataclasses.is_dataclass(v) and hasattr(v, "exit_status")}
+    assert len(found) >= 17
+    from tritonscope.results.explain import ReportResult
+    from tritonscope.results.trace import ReproduceResult
+
+    for kind in found - {ReproduceResult, ReportResult}:  # a script and a page: no JSON document
+        assert (kind, "json") in RENDERERS and isinstance(kind.kind, str), kind
+        assert renderer_class(kind, "json").__name__ == "JsonRenderer"
+    assert renderer_class(ReportResult, "html").__name__ == "HtmlReport"
+    with pytest.raises(TypeError, match="registry"):
+        renderer_class(int, "json")
+
+
 def test_python_dash_m_runs_the_same_cli():
     result = subprocess.run(
         [sys.executable, "-m", "tritonscope", "dump", "sample:double", "-t", "sm90", "--json"],

@@ -13,20 +13,7 @@ from test_render import _compilation
 from tritonscope.analysis.diffing import StageDiff
 from tritonscope.analysis.layouts import ownership, parse
 from tritonscope.analysis.passes import LlvmPassRecord, PassRecord
-from tritonscope.app.bench import Measurement, Peak
-from tritonscope.app.cache import CacheEntry
-from tritonscope.app.grid import Access, Program
-from tritonscope.app.sweep import Outcome
 from tritonscope.core.model import Compilation, InstructionMix, Occupancy, Resources, VariantRequest
-from tritonscope.core.results import (
-    BenchResult,
-    CacheListing,
-    DiffResult,
-    DumpResult,
-    GridResult,
-    LayoutResult,
-    PassesResult,
-)
 from tritonscope.core.stages import Stage
 from tritonscope.render.terminal.base import Terminal
 from tritonscope.render.terminal.bench import BenchView
@@ -38,6 +25,13 @@ from tritonscope.render.terminal.dump import DumpView
 from tritonscope.render.terminal.grid import GridView
 from tritonscope.render.terminal.layout import LayoutView
 from tritonscope.render.terminal.passes import PassesView
+from tritonscope.results.bench import BenchResult, Measurement, Peak
+from tritonscope.results.cache import CacheEntry, CacheListing
+from tritonscope.results.diff import DiffResult, Outcome
+from tritonscope.results.dump import DumpResult
+from tritonscope.results.grid import Access, GridResult, Program
+from tritonscope.results.layout import LayoutResult
+from tritonscope.results.passes import PassesResult
 
 NARROW = Terminal(80, False)
 

@@ -7,11 +7,10 @@ import sys
 
 import pytest
 
-from tritonscope.app.bench import Measurement, Peak
 from tritonscope.cli.argtypes import size_list
 from tritonscope.core.errors import UsageError
-from tritonscope.core.results import BenchResult
 from tritonscope.render import plot
+from tritonscope.results.bench import BenchResult, Measurement, Peak
 
 SIZES = [2**e for e in range(12, 21)]  # 2**12..2**20
 

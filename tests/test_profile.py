@@ -21,10 +21,10 @@ from tritonscope.analysis.measured import LINE_MAP, NCU, measure
 from tritonscope.app import cache, profile
 from tritonscope.app.launch_once import PREFIX
 from tritonscope.core.errors import UsageError
-from tritonscope.core.results import ProfileResult
 from tritonscope.parsers.ncu_source import parse, value
 from tritonscope.render.json import JsonRenderer
 from tritonscope.render.terminal.profile import ProfileView
+from tritonscope.results.explain import ProfileResult
 
 DATA = Path(__file__).parent / "data" / "ncu"
 RAN_FROM = {  # where the kernel files were on the H100
@@ -167,7 +167,7 @@ def test_the_view_at_80_columns_marks_the_hottest_line_and_its_stall_reasons():
 
 
 def test_json_has_the_envelope_and_every_measured_line():
-    body = json.loads(JsonRenderer("profile").render(_result()))
+    body = json.loads(JsonRenderer().render(_result()))
     assert (body["schema"], body["kind"], body["tool"]["name"]) == (2, "profile", "tritonscope")
     assert body["hottest_line"] == FOR_LINE and body["mapped_by"] == LINE_MAP and body["samples"] == 408
     dot = next(line for line in body["lines"] if line["line"] == DOT_LINE)

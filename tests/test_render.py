@@ -10,9 +10,6 @@ import pytest
 from tritonscope.analysis.diffing import StageDiff
 from tritonscope.analysis.layouts import ownership, parse
 from tritonscope.analysis.passes import PassRecord
-from tritonscope.app.bench import Measurement, Peak
-from tritonscope.app.grid import Access, Program
-from tritonscope.app.sweep import Outcome
 from tritonscope.core.model import (
     Compilation,
     InstructionMix,
@@ -23,15 +20,6 @@ from tritonscope.core.model import (
     Resources,
     Variant,
     VariantRequest,
-)
-from tritonscope.core.results import (
-    BenchResult,
-    DiffResult,
-    DumpResult,
-    GridResult,
-    KernelList,
-    LayoutResult,
-    PassesResult,
 )
 from tritonscope.core.stages import Stage
 from tritonscope.core.values import TypeName
@@ -46,6 +34,13 @@ from tritonscope.render.terminal.grid import GridView
 from tritonscope.render.terminal.layout import LayoutView
 from tritonscope.render.terminal.listing import ListingView
 from tritonscope.render.terminal.passes import PassesView
+from tritonscope.results.bench import BenchResult, Measurement, Peak
+from tritonscope.results.catalog import KernelList
+from tritonscope.results.diff import DiffResult, Outcome
+from tritonscope.results.dump import CompareResult, DumpResult
+from tritonscope.results.grid import Access, GridResult, Program
+from tritonscope.results.layout import LayoutResult
+from tritonscope.results.passes import PassesResult
 
 SOURCE = "@triton.jit\ndef k(x_ptr, n, BLOCK: tl.constexpr):\n    x = tl.load(x_ptr + tl.arange(0, BLOCK))\n"
 TTIR = 'module {\n  %0 = tt.load %x_ptr : tensor<64x!tt.ptr<f32>> loc(#loc3)\n}\n#loc3 = loc("/k.py":3:8)\n'
@@ -109,7 +104,7 @@ def test_json_has_the_envelope_and_strict_values():
     assert doc["variant"]["constexprs"] == {"BLOCK": 64, "MODE": "mean", "DT": "fp16", "SCALE": "nan"}
     assert doc["variant"]["arguments"] == {"x_ptr": "*fp32", "n": 4096} and doc["variant"]["inferred"]
     assert doc["line_map"] == [{"file": "/k.py", "line": 3, "stages": {"ttir": [2], "sass": [1]}}]
-    assert json.loads(JsonRenderer("compare").render(DUMP))["kind"] == "compare"
+    assert json.loads(JsonRenderer().render(CompareResult(DUMP.compilation, DUMP.stages)))["kind"] == "compare"
 
 
 def test_files_renderer_names_every_stage_the_binary_and_the_report():

@@ -7,6 +7,7 @@ import re
 
 from conftest import KERNELS, compiled
 
+from tritonscope.app.explain import explain_compilation
 from tritonscope.core.backends import NVIDIA
 from tritonscope.core.stages import Stage
 from tritonscope.render import html
@@ -75,9 +76,24 @@ def test_diff_and_passes_reports(cli, tmp_path):
 
 def test_the_report_carries_the_cost_of_each_line_and_the_findings():
     c = compiled("sample:vector_add", "sm90", args=("n_elements=4099",))
-    page = html.compilation_report(c, [Stage.SASS])
+    page = html.compilation_report(c, [Stage.SASS], explained=explain_compilation(c, live=False))
     assert 'title="16 instructions · global ld 8x32b">16</span>' in page
     assert '<a href="#" data-goto="15">line 21</a>: <b>narrow-global-access</b>' in page
     assert "n_elements=4099 is not a multiple of 16" in page
     said = "Triton says: Warning: vectorization fails vec = 1 origin vec = 4 numElems = 8 mask is 1"
     assert f'<span class="says">{said}</span>' in page
+
+
+def test_the_report_page_says_what_explain_says(cli, tmp_path):
+    from html import escape
+
+    args = ("sample:vector_add", "-t", "sm90", "-a", "n_elements=4099")
+    out = tmp_path / "r.html"
+    cli("report", *args, "-o", out)
+    page = out.read_text()
+    found = json.loads(cli("explain", *args, "--json").stdout)["findings"]
+    assert found and any(f["verified"] for f in found)  # a what-if compiled, as explain does
+    for f in found:
+        assert escape(f["message"]) in page
+        if f["verified"]:
+            assert f'<span class="try">compiled: {escape(f["verified"])}</span>' in page

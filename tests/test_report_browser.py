@@ -16,6 +16,7 @@ from cli_process import tritonscope
 from conftest import KERNELS, compiled
 
 from tritonscope.analysis import linemap
+from tritonscope.app.explain import explain_compilation
 from tritonscope.core.stages import Stage
 from tritonscope.render import html
 
@@ -63,7 +64,10 @@ def browser():
 
 def _open(browser, tmp_path, compilation, name):
     page = tmp_path / f"{name}.html"
-    page.write_text(html.compilation_report(compilation, [s for s in compilation.stages if s is not Stage.SOURCE]))
+    stages = [s for s in compilation.stages if s is not Stage.SOURCE]
+    page.write_text(
+        html.compilation_report(compilation, stages, explained=explain_compilation(compilation, live=False))
+    )
     browser.get(page.as_uri())
     return page
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from .core.errors import CompileError, KernelFileError, TritonscopeError, UsageError
+from .core.status import ExitStatus
 
 _LENGTH = struct.Struct("<Q")
 _RESULT_FD = "TRITONSCOPE_RESULT_FD"
@@ -134,7 +135,7 @@ class Workers:
             worker, index, _ = busy.pop(fd)
             outcome = worker.receive()
             if outcome is None:  # the worker died: its task failed, the worker is gone
-                outcome = Outcome(error=worker.death(), exit_code=1, error_type="CompileError")
+                outcome = Outcome(error=worker.death(), exit_code=ExitStatus.FAILED, error_type="CompileError")
             else:
                 self._idle.append(worker)
             yield index, outcome
@@ -143,7 +144,7 @@ class Workers:
             if now - started > self.timeout:
                 busy.pop(fd)
                 worker.kill()
-                yield index, Outcome(error=f"timed out after {self.timeout:g} s", exit_code=2)
+                yield index, Outcome(error=f"timed out after {self.timeout:g} s", exit_code=ExitStatus.USAGE)
 
 
 class _Worker:
@@ -246,7 +247,7 @@ def _perform(task: Task) -> Outcome:
         return Outcome(error=message, exit_code=exc.exit_code, error_type=type(exc).__name__)
     except BaseException as exc:  # noqa: BLE001 - anything else is reported, the parent carries on
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-        return Outcome(error=detail, exit_code=3)
+        return Outcome(error=detail, exit_code=ExitStatus.BUG)
 
 
 def _serve() -> None:
@@ -268,7 +269,7 @@ def _serve() -> None:
         try:
             payload = pickle.dumps((index, outcome))
         except Exception as exc:  # noqa: BLE001 - a value that cannot travel is a bug, reported
-            payload = pickle.dumps((index, Outcome(error=f"unpicklable result: {exc}", exit_code=3)))
+            payload = pickle.dumps((index, Outcome(error=f"unpicklable result: {exc}", exit_code=ExitStatus.BUG)))
         results.write(_LENGTH.pack(len(payload)) + payload)
         results.flush()
 

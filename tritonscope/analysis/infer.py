@@ -45,15 +45,6 @@ def infer_kinds(functions: dict[str, ast.FunctionDef]) -> dict[str, Inferred]:
     return results
 
 
-def called_functions(fn: ast.FunctionDef, names: set[str]) -> set[str]:
-    """The functions among `names` that `fn` calls."""
-    return {
-        node.func.id
-        for node in ast.walk(fn)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names
-    }
-
-
 class _FunctionReader:
     def __init__(self, fn: ast.FunctionDef, functions: dict[str, ast.FunctionDef], known: dict[str, Inferred]):
         self.fn = fn

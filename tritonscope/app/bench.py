@@ -12,42 +12,17 @@ from __future__ import annotations
 import functools
 import inspect
 import itertools
-from dataclasses import dataclass
 
 from ..analysis.resources import nvidia_occupancy
 from ..core.errors import UsageError
-from ..core.results import BenchResult, ReplayResult
 from ..core.targets import local_target
 from ..core.values import format_value
+from ..results.bench import BenchResult, LaunchTiming, Measurement, Peak, ReplayResult
 from ..triton_api.runtime import do_bench, last_compiled
 from .load import LoadedFile, load_file
 from .sweep import Axis
 
 HOOKS = ("make_inputs", "launch", "reference", "torch_op", "work")
-
-
-@dataclass(frozen=True)
-class Peak:
-    copy_gbps: float  # device-to-device copy, bytes read + written per second
-    matmul_tflops: float  # a large fp16 torch.matmul
-
-
-@dataclass(frozen=True)
-class Measurement:
-    size: int
-    label: dict[str, str]
-    error: float  # max |out - reference| / max |reference|
-    correct: bool
-    ms: float | None = None
-    torch_ms: float | None = None
-    gbps: float | None = None
-    tflops: float | None = None
-    registers: int | None = None
-    spills: int | None = None
-    occupancy: str | None = None
-    failure: str | None = None  # why the launch itself failed (out of resources, ...)
-    flops: int | None = None  # one launch's work, from the file's work hook
-    bytes: int | None = None
 
 
 def load_hooks(given: str) -> LoadedFile:
@@ -165,17 +140,6 @@ def _last_kernel(loaded: LoadedFile) -> dict:
         "spills": newest.n_spills,
         "occupancy": f"{occupancy.percent:.0f}% ({occupancy.limited_by})",
     }
-
-
-@dataclass(frozen=True)
-class LaunchTiming:
-    number: int  # the recorded launch, from 1
-    grid: tuple[int, ...]
-    tensors: str  # the tensor arguments, short: f32[4096] f32[4096]
-    ms: float
-    bytes: int  # bytes the tensor arguments span, each counted once
-    gbps: float
-    assembly_matched: bool | None  # the PTX/AMDGCN hash equals the capture's; None for a file's kernel
 
 
 def replay(reference: str) -> ReplayResult:

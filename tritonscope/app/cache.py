@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..analysis.artifacts import to_compilation
@@ -20,34 +19,11 @@ from ..core.errors import KernelFileError, UsageError
 from ..core.model import OPTION_NAMES, Artifacts, Compilation, KernelSpec, Variant, VariantRequest
 from ..core.targets import TARGETS
 from ..core.values import parse
+from ..results.cache import CacheEntry
 
 CAPTURE_LOG = "kernels.jsonl"
 LAUNCH_LOG = "launches.jsonl"
 _ASM = ("ttir", "ttgir", "llir", "ptx", "cubin", "amdgcn", "hsaco")
-
-
-@dataclass(frozen=True)
-class CacheEntry:
-    folder: Path
-    name: str
-    metadata: dict
-    stages: tuple[str, ...]  # artifact kinds present: ttir, ttgir, llir, ptx, cubin / amdgcn, hsaco
-    size: int
-    modified: float
-    specialization: dict | None = None  # from a capture's kernels.jsonl
-    launches: tuple[dict, ...] = ()  # from a capture's launches.jsonl, in the order they ran
-
-    @property
-    def target(self) -> str:
-        """Our name for the entry's target (sm90, gfx942), or Triton's own when we have none."""
-        target = self.metadata.get("target")
-        target = target if isinstance(target, dict) else {}
-        arch = target.get("arch")
-        name = f"sm{arch}" if target.get("backend") == "cuda" else str(arch)
-        return name if name in TARGETS else f"{target.get('backend')}:{arch}"
-
-    def path(self, kind: str) -> Path:
-        return self.folder / f"{self.name}.{kind}"
 
 
 def default_dir() -> Path:

@@ -9,7 +9,9 @@ from pathlib import Path
 from ..core import samples as bundled
 from ..core.errors import UsageError
 from ..core.fileio import discard, prepare_output_dir, publish_output_dir
-from ..core.results import CacheListing, KernelList, SamplesResult, TraceResult
+from ..results.cache import CacheListing
+from ..results.catalog import KernelList, SamplesResult
+from ..results.trace import TraceResult
 from . import cache
 from .load import load_file
 

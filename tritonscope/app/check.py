@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +19,11 @@ from ..analysis import instruction_mix
 from ..analysis.findings import Finding
 from ..core.errors import TritonscopeError, UsageError
 from ..core.model import Budget, CheckEntry, Compilation
-from ..core.results import CheckResult, ExplainResult
+from ..core.status import ExitStatus
 from ..core.targets import TARGETS
 from ..isolate import Task, Workers
+from ..results.check import Broken, CheckResult, EntryOutcome
+from ..results.explain import ExplainResult
 from .explain import explain_compilation
 from .prepare import compile_request
 
@@ -54,29 +56,6 @@ FIGURES = {
 COMPARED = ("registers", "spills", "local_bytes", "shared", "occupancy", "global_load_bits", "global_store_bits")
 
 
-@dataclass(frozen=True)
-class Broken:
-    figure: str
-    value: float | None
-    limit: str  # the budget (`<= 128`) or the baseline (`baseline 26`)
-    finding: str = ""  # the finding behind it: `line 21: ...`
-
-
-@dataclass
-class EntryOutcome:
-    entry: CheckEntry
-    compilation: Compilation | None = None
-    figures: dict[str, Any] = field(default_factory=dict)
-    broken: tuple[Broken, ...] = ()
-    findings: tuple[Finding, ...] = ()
-    error: str | None = None
-    exit_code: int = 0  # the error's: 1 the kernel does not compile, 2 bad input
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None and not self.broken
-
-
 def check(
     entries: list[CheckEntry],
     jobs: int = 1,
@@ -91,7 +70,11 @@ def check(
     tasks = [Task("tritonscope.app.check:evaluate", (entry, baselines)) for entry in entries]
     with Workers(jobs=min(jobs, len(tasks)), timeout=timeout) as workers:
         for entry, done in zip(entries, workers.run(tasks), strict=True):
-            outcome = done.value if done.ok else EntryOutcome(entry, error=done.error, exit_code=done.exit_code or 1)
+            outcome = (
+                done.value
+                if done.ok
+                else EntryOutcome(entry, error=done.error, exit_code=done.exit_code or ExitStatus.FAILED)
+            )
             outcomes.append(outcome)
             if on_done:
                 on_done(outcome)
@@ -105,7 +88,7 @@ def _guarded(entry: CheckEntry, baselines: bool) -> EntryOutcome:
     except TritonscopeError as exc:
         if exc.exit_code != 1:
             raise
-        return EntryOutcome(entry, error=exc.message, exit_code=1)
+        return EntryOutcome(entry, error=exc.message, exit_code=ExitStatus.FAILED)
 
 
 def evaluate(entry: CheckEntry, baselines: bool = True) -> EntryOutcome:

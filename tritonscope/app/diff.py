@@ -8,9 +8,9 @@ from collections.abc import Callable
 
 from ..core.errors import UsageError
 from ..core.model import VariantRequest
-from ..core.results import DiffResult
 from ..core.stages import Stage
 from ..isolate import Workers
+from ..results.diff import DiffResult
 from . import sweep
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from ..analysis.linemap import requested_lines
 from ..core.errors import UsageError
 from ..core.model import VariantRequest
-from ..core.results import DumpResult
 from ..core.stages import Stage
 from ..core.targets import resolve
+from ..results.dump import CompareResult, DumpResult
 from .prepare import compile_request
 
 
@@ -22,13 +22,14 @@ def dump(request: VariantRequest, stages: tuple[Stage, ...] | None, lines: tuple
     return DumpResult(compilation, chosen, requested_lines(compilation, lines))
 
 
-def compare(request: VariantRequest, stages: tuple[Stage, ...] | None, lines: tuple[int, int] | None) -> DumpResult:
+def compare(request: VariantRequest, stages: tuple[Stage, ...] | None, lines: tuple[int, int] | None) -> CompareResult:
     """Two or three stages side by side, aligned by Python line (default source, TTGIR, machine code)."""
     target = resolve(request.target)[0]
     stages = stages or (Stage.SOURCE, Stage.TTGIR, target.vendor.machine_code)
     if not 2 <= len(stages) <= 3:
         raise UsageError(f"compare shows 2 or 3 stages; --stages names {len(stages)}")
-    return dump(request, stages, lines)
+    shown = dump(request, stages, lines)
+    return CompareResult(shown.compilation, shown.stages, shown.source_lines)
 
 
 def check_stages(stages: tuple[Stage, ...], target_name: str) -> None:

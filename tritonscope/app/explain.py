@@ -17,8 +17,8 @@ from ..analysis.cost import LineCost
 from ..analysis.findings import Finding
 from ..core.errors import TritonscopeError
 from ..core.model import Compilation, VariantRequest
-from ..core.results import ExplainResult
 from ..core.stages import Stage
+from ..results.explain import ExplainResult, ReportResult
 from . import cache
 from .prepare import compile_request
 from .releases import in_release
@@ -31,6 +31,15 @@ NO_LIVE_REGISTERS = "registers live per line: not shown"
 def explain(request: VariantRequest, what_if: bool = True, live: bool = True) -> ExplainResult:
     compilation = compile_request(request)
     return explain_compilation(compilation, request if what_if else None, live)
+
+
+@in_release
+def report(request: VariantRequest, stages: tuple[Stage, ...] | None) -> ReportResult:
+    """`report`: the stages asked for (all by default) and explain's result, what-ifs compiled."""
+    from .dump import dump
+
+    shown = dump(request, stages, None)
+    return ReportResult(explain_compilation(shown.compilation, request), shown.stages)
 
 
 def explain_compilation(

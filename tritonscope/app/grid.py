@@ -7,36 +7,16 @@ The kernel's own index arithmetic runs under Triton's interpreter in an isolated
 from __future__ import annotations
 
 import importlib.util
-from dataclasses import dataclass
 
 from ..core.errors import KernelFileError, UsageError
 from ..core.model import VariantRequest
-from ..core.results import GridResult
 from ..core.values import TypeName
 from ..isolate import Task, Workers
+from ..results.grid import Access, GridResult, Program
 from .prepare import prepare
 from .releases import in_release
 
 MAX_PROGRAMS = 1_000_000  # programs the interpreter runs one by one: more would take hours
-
-
-@dataclass(frozen=True)
-class Access:
-    param: str  # the pointer parameter it goes through
-    runs: list[list[int]]  # element offsets as [start, end) runs, in order
-    count: int
-
-    @property
-    def key(self) -> tuple:
-        return self.param, tuple(map(tuple, self.runs))
-
-
-@dataclass(frozen=True)
-class Program:
-    index: int  # linear launch order: x fastest, as GPUs launch them
-    pid: tuple[int, int, int]
-    loads: list[Access]
-    stores: list[Access]
 
 
 @in_release
@@ -114,14 +94,3 @@ def wave_loads(programs: list[Program], wave: int) -> dict[str, int]:
         for access in program.loads:
             seen.setdefault(access.param, set()).add(access.key)
     return {param: len(keys) for param, keys in seen.items()}
-
-
-def tile_of(access: Access) -> tuple[int, int, int, int] | None:
-    """(first row, first column, rows, columns) of a 2-D tile written as equal runs, in elements of
-    a row-major matrix whose row stride is the distance between runs; None for one run."""
-    if len(access.runs) < 2:
-        return None
-    stride = access.runs[1][0] - access.runs[0][0]
-    width = access.runs[0][1] - access.runs[0][0]
-    row, column = divmod(access.runs[0][0], stride)
-    return row, column, len(access.runs), width

@@ -12,9 +12,9 @@ import re
 from ..analysis import layouts, linemap
 from ..core.errors import UsageError
 from ..core.model import Compilation, VariantRequest
-from ..core.results import LayoutResult
 from ..core.stages import Stage
 from ..isolate import Task, Workers
+from ..results.layout import LayoutResult
 from .prepare import compile_request
 
 MAX_ELEMENTS = 1 << 20  # a drawing of more elements than this is unreadable and slow to compute

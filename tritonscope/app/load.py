@@ -19,11 +19,12 @@ from itertools import count
 from pathlib import Path
 from typing import Any
 
-from ..analysis.infer import called_functions, infer_kinds
+from ..analysis.infer import infer_kinds
 from ..core import samples
 from ..core.errors import KernelFileError, Terminated, TritonscopeError, UsageError
 from ..core.limits import time_limit
 from ..core.model import AutotuneConfig, KernelSpec, Param, ParamKind
+from ..core.pysource import called_functions
 from ..triton_api import kernels as triton_kernels
 from ..triton_api.kernels import plain_value
 

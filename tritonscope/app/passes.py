@@ -18,8 +18,8 @@ from ..analysis import passes as pipeline
 from ..core.errors import CompileError, UsageError
 from ..core.fileio import read_checked_bytes, user_cache_dir, write_checked_bytes
 from ..core.model import VariantRequest
-from ..core.results import PassesComparison, PassesResult
 from ..isolate import Task, Workers
+from ..results.passes import PassesComparison, PassesResult
 from ..triton_api.passes import DUMP_ENVIRONMENT, LLVM_DUMP_ENVIRONMENT
 from .prepare import from_reference, prepare
 from .releases import in_release

@@ -23,8 +23,8 @@ from ..analysis import cost
 from ..analysis.measured import LINE_MAP, file_lines, measure
 from ..core.errors import TritonscopeError, UsageError
 from ..core.model import Compilation
-from ..core.results import ProfileResult
 from ..parsers.ncu_source import SourcePage, parse
+from ..results.explain import ProfileResult
 from . import cache
 from .launch_once import PREFIX
 

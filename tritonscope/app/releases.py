@@ -26,8 +26,8 @@ from pathlib import Path
 
 from ..core.errors import UsageError
 from ..core.fileio import user_cache_dir
-from ..core.results import EnvsListing
 from ..isolate import Task, Workers
+from ..results.catalog import EnvsListing
 from ..triton_api import version
 
 _RELEASE = re.compile(r"^\d+\.\d+(\.\d+)?((a|b|rc|\.post|\.dev)\d+)?$")

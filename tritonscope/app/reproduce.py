@@ -16,9 +16,10 @@ import shlex
 from pathlib import Path
 
 from ..core.errors import KernelFileError, UsageError
-from ..core.results import ReproduceResult
 from ..core.values import format_value
-from .cache import CacheEntry, find
+from ..results.cache import CacheEntry
+from ..results.trace import ReproduceResult
+from .cache import find
 from .script_template import CODE
 
 # Triton's metadata that is not a compile option (or, as extern_libs, names files of one installation).

@@ -13,10 +13,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..core.errors import UsageError
-from ..core.model import OPTION_NAMES, Compilation, KernelSpec, ParamKind, VariantRequest
+from ..core.model import OPTION_NAMES, KernelSpec, ParamKind, VariantRequest
 from ..core.values import format_value
 from ..isolate import Outcome as TaskOutcome
 from ..isolate import Task, Workers
+from ..results.diff import Outcome
 from . import releases
 
 AXIS_OPTIONS = (*OPTION_NAMES, "target", "config", "triton")
@@ -27,21 +28,6 @@ COMPILE_MODULE = "tritonscope.app.prepare"  # what a worker runs: its tasks name
 class Axis:
     name: str
     values: tuple[Any, ...]  # typed values (core/values.py)
-
-
-@dataclass
-class Outcome:
-    label: dict[str, str]  # the varied names and this variant's values, as typed
-    request: VariantRequest
-    compilation: Compilation | None = None
-    error: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.compilation is not None
-
-    def describe(self) -> str:
-        return ", ".join(f"{k}={v}" for k, v in self.label.items())
 
 
 def expand(base: VariantRequest, axes: list[Axis], spec: KernelSpec, configs: bool) -> list[Outcome]:
@@ -80,11 +66,13 @@ def _with(request: VariantRequest, name: str, value: Any, kinds: dict[str, Param
 
 
 def run(variants: list[Outcome], workers: Workers, on_done: Callable[[Outcome], None] | None = None) -> list[Outcome]:
-    """Compiles every variant in the workers (isolated, `workers.jobs` at a time); fills in each Outcome."""
+    """Compiles every variant in the workers (isolated, `workers.jobs` at a time); each Outcome in the
+    list is replaced by one with its compilation or error."""
     results: dict[int, Any] = {}
 
     def done(index: int, result: TaskOutcome) -> None:
-        results[index], variants[index].error = result.value, result.error
+        results[index] = result.value
+        variants[index] = replace(variants[index], error=result.error)
         if on_done:
             on_done(variants[index])
 
@@ -96,8 +84,7 @@ def run(variants: list[Outcome], workers: Workers, on_done: Callable[[Outcome], 
     pending = sorted(i for i, value in results.items() if isinstance(value, Undisassembled))
     for index, compilation in zip(pending, finish([results[i] for i in pending]), strict=True):
         results[index] = compilation
-    for index, variant in enumerate(variants):
-        variant.compilation = results.get(index)
+    variants[:] = [replace(variant, compilation=results.get(index)) for index, variant in enumerate(variants)]
     return variants
 
 

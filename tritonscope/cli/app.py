@@ -1,8 +1,10 @@
 """The command line's frame: the typer app, global options, errors mapped to exit codes once,
 the pager, and where output goes. Commands (one module each) only parse, call app/, emit.
 
-Exit codes: 0 ok, 1 the kernel failed to compile, 2 bad usage, input or environment,
-3 a bug in tritonscope (traceback with --debug). 130 and 143 for Ctrl-C and SIGTERM.
+Exit codes (results/status.py ExitStatus): 0 ok, 1 the kernel failed to compile, 2 bad usage,
+input or environment, 3 a bug in tritonscope (traceback with --debug). 130 and 143 for Ctrl-C
+and SIGTERM. A command returns its result; the wrapper here draws it in the format asked for
+(render/registry.py) and exits with the result's status.
 """
 
 from __future__ import annotations
@@ -18,13 +20,14 @@ import sys
 import traceback
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 import typer
 
 from .. import __version__
 from ..core.errors import TritonscopeError
+from ..core.status import ExitStatus
 
 app = typer.Typer(
     name="tritonscope",
@@ -57,6 +60,17 @@ class Environment:
 
 
 ENV = Environment()
+
+
+@dataclass(frozen=True)
+class Output:
+    """What a command returns when its view takes options: the result, and those options
+    (--wrap, --side-by-side ...). A command may also return the bare result."""
+
+    result: Any
+    options: dict[str, Any] = field(default_factory=dict)
+    shown: bool = True  # False: only the exit status (trace's own output is its program's)
+
 
 NoPagerOpt = Annotated[bool, typer.Option("--no-pager", help="Never page long output on a terminal.")]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show Python tracebacks for errors.")]
@@ -103,7 +117,7 @@ def command(name: str | None = None, parent: typer.Typer = app, **settings):
                 _check_stdout(ENV.stdout)
                 if values.get("timeout") is not None:
                     limits.enter_context(_user_code_limit(values["timeout"]))
-                return function(**values)
+                _finish(function(**values), "json" if values.get("json_out") else "terminal")
 
         run.__signature__ = inspect.Signature(parameters)
         run.__annotations__ = {p.name: p.annotation for p in parameters}
@@ -112,6 +126,20 @@ def command(name: str | None = None, parent: typer.Typer = app, **settings):
         return function
 
     return register
+
+
+def _finish(returned: Any, fmt: str) -> None:
+    """A command's result drawn in the format asked for, then its exit status."""
+    if returned is None:
+        return
+    output = returned if isinstance(returned, Output) else Output(returned)
+    if output.shown:
+        from ..render.registry import renderer
+
+        kind = type(output.result)
+        emit(renderer(kind, fmt, width=ENV.width, color=ENV.color, **output.options), output.result)
+    if output.result.exit_status != ExitStatus.SUCCESS:
+        raise typer.Exit(int(output.result.exit_status))
 
 
 @contextlib.contextmanager
@@ -128,20 +156,20 @@ def errors_reported():
     except (typer.Exit, typer.Abort):
         raise
     except KeyboardInterrupt:
-        raise typer.Exit(130) from None
+        raise typer.Exit(ExitStatus.INTERRUPTED) from None
     except BrokenPipeError:  # the reader went away (`| head`): what it wanted was written
         _silence_stdout()
-        raise typer.Exit(0) from None
+        raise typer.Exit(ExitStatus.SUCCESS) from None
     except OSError as exc:  # the machine's problem: a full disk, a read-only folder
         _traceback()
         where = f" {exc.filename}" if exc.filename else ""
         say(f"error: cannot use{where}: {exc.strerror or exc}", "bold red")
-        raise typer.Exit(2) from None
+        raise typer.Exit(ExitStatus.USAGE) from None
     except Exception as exc:  # noqa: BLE001 - anything else is a tritonscope bug
         _traceback()
         say(f"internal error: {type(exc).__name__}: {exc}", "bold red")
         say("this is a bug in tritonscope; run again with --debug for the traceback", "dim")
-        raise typer.Exit(3) from None
+        raise typer.Exit(ExitStatus.BUG) from None
 
 
 def _user_code_limit(seconds: float):

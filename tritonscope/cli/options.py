@@ -78,6 +78,9 @@ LinesOpt = Annotated[str | None, typer.Option("--lines", metavar="A-B", help="Sh
 KeepLocOpt = Annotated[
     bool, typer.Option("--keep-loc", help="Keep location noise (loc(...), !dbg, .loc, //## File) in the IR.")
 ]
+WrapOpt = Annotated[
+    bool, typer.Option("--wrap", help="Fold long lines instead of cutting them at the edge (where … marks a cut).")
+]
 TimeoutOpt = Annotated[
     float,
     typer.Option(

@@ -6,11 +6,13 @@ escapes is a bug in tritonscope (exit 3, traceback with --debug).
 
 from __future__ import annotations
 
+from .status import ExitStatus
+
 
 class TritonscopeError(Exception):
     """A failure with a message meant for the user; never shown as a traceback."""
 
-    exit_code = 2
+    exit_code: int = ExitStatus.USAGE
 
     def __init__(self, message: str, hint: str | None = None):
         super().__init__(message)
@@ -29,7 +31,7 @@ class KernelFileError(TritonscopeError):
 class CompileError(TritonscopeError):
     """Triton rejected the kernel; the message points at the kernel's own source line."""
 
-    exit_code = 1
+    exit_code = ExitStatus.FAILED
 
 
 class Terminated(SystemExit):

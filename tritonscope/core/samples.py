@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from ..analysis.infer import called_functions
 from .errors import KernelFileError
+from .pysource import called_functions
 
 PREFIX = "sample:"
 

@@ -1,8 +1,9 @@
-"""Renderers: a command's result (core/results.py) in, text or bytes out. They never compile.
+"""Renderers: a command's result (results/) in, text or bytes out. They never compile.
 
 Every renderer has `render(result) -> str | bytes`. Terminal renderers also `write(result,
 file)`, so that a pager shows the first screen while the rest is still being drawn. A new
-output format is one renderer module; `for_format` is where a command finds it.
+output format is one renderer module and its rows in registry.py, where the command
+wrapper (cli/app.py) finds it.
 """
 
 from __future__ import annotations

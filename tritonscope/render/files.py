@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..core.results import DumpResult
 from ..core.stages import Stage
+from ..results.dump import DumpResult
 from .json import report
 
 

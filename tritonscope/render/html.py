@@ -19,14 +19,16 @@ from pygments import highlight as pygments_highlight
 from pygments.formatters import HtmlFormatter
 
 from .. import __version__
-from ..analysis import cost, findings, linemap, normalize
+from ..analysis import linemap, normalize
 from ..analysis.diffing import StageDiff
 from ..analysis.passes import PassRecord, normalized_ir
-from ..app.sweep import Outcome
 from ..core.model import Compilation
-from ..core.results import DiffResult, DumpResult, PassesResult
 from ..core.stages import Stage
 from ..core.targets import TARGETS
+from ..results.diff import DiffResult
+from ..results.dump import DumpResult
+from ..results.explain import ExplainResult, ReportResult
+from ..results.passes import PassesResult
 from .lexers import lexer_for
 from .terminal.diff import figure_rows
 from .terminal.dump import mix_rows, signature_text
@@ -199,8 +201,11 @@ def _resource_table(c: Compilation) -> str:
     return f'<table class="grid"><tr><th>resource</th><th>value</th></tr>{cells}</table>{warnings}'
 
 
-def compilation_report(c: Compilation, stages: list[Stage], keep_loc: bool = False) -> str:
-    """The report of one compilation: header, resources, and source beside the chosen stages."""
+def compilation_report(
+    c: Compilation, stages: list[Stage], keep_loc: bool = False, explained: ExplainResult | None = None
+) -> str:
+    """The report of one compilation: header, resources, and source beside the chosen stages; with
+    explain's result, each Python line's cost beside it and the findings."""
     v = c.variant
     target = TARGETS[v.target]
     signature = signature_text(c)
@@ -221,8 +226,8 @@ def compilation_report(c: Compilation, stages: list[Stage], keep_loc: bool = Fal
         f"{html.escape(s.title)}</label>"
         for s in all_stages
     )
-    costs = cost.line_costs(c)
-    columns = _column(c, Stage.SOURCE, keep_loc, _heat(costs)) + "".join(
+    heat = _heat(explained.lines) if explained is not None else None
+    columns = _column(c, Stage.SOURCE, keep_loc, heat) + "".join(
         _column(c, s, keep_loc).replace('class="column"', 'class="column hidden"', 1)
         if s not in stages
         else _column(c, s, keep_loc)
@@ -231,7 +236,7 @@ def compilation_report(c: Compilation, stages: list[Stage], keep_loc: bool = Fal
     body = (
         f"<header><h1>{html.escape(c.kernel.name)} on {html.escape(target.label)}</h1>{facts}</header>"
         f"<section><h2>Resources</h2>{_resource_table(c)}</section>"
-        f"{_findings(c, findings.find(c, costs))}"
+        f"{_findings(c, explained.findings) if explained is not None else ''}"
         f'<section><h2>Stages</h2><div class="picker">Show: {picker}</div>'
         "<p>Point at or click a Python line to light up what it became; click a stage line for the "
         "Python line it came from. Beside each Python line: its machine instructions, shaded by its share "
@@ -268,6 +273,7 @@ def _findings(c: Compilation, found) -> str:
             f'<br><span class="evidence">evidence: {html.escape(f.evidence)}</span>'
             + "".join(f'<br><span class="says">Triton says: {html.escape(r)}</span>' for r in _said(f))
             + (f'<br><span class="try">try: {html.escape(f.suggestion)}</span>' if f.suggestion else "")
+            + (f'<br><span class="try">compiled: {html.escape(f.verified)}</span>' if f.verified else "")
             + "</li>"
         )
     return f'<section><h2>Findings</h2><ul class="findings">{"".join(items)}</ul></section>'
@@ -278,9 +284,9 @@ def _said(finding) -> tuple[str, ...]:
     return finding.remarks if finding.kind != "remark" else ()
 
 
-def _diff_table(diff: StageDiff, old: str, new: str) -> str:
+def _diff_table(side_by_side: Iterable[tuple[str, str | None, str | None]], old: str, new: str) -> str:
     rows = [f"<tr><th>{html.escape(old)}</th><th>{html.escape(new)}</th></tr>"]
-    for tag, left, right in diff.rows():
+    for tag, left, right in side_by_side:
         if tag == "skip":
             rows.append('<tr class="skip"><td>⋯</td><td>⋯</td></tr>')
             continue
@@ -289,7 +295,8 @@ def _diff_table(diff: StageDiff, old: str, new: str) -> str:
     return f'<table class="diff">{"".join(rows)}</table>'
 
 
-def diff_report(outcomes: list[Outcome], diffs: list[StageDiff]) -> str:
+def diff_report(result: DiffResult) -> str:
+    outcomes = list(result.outcomes)
     head = "".join(f"<th>[{i}] {html.escape(o.describe())}</th>" for i, o in enumerate(outcomes))
     body_rows = []
     for name, values, differs in figure_rows(outcomes):
@@ -305,10 +312,10 @@ def diff_report(outcomes: list[Outcome], diffs: list[StageDiff]) -> str:
         + "</tr>"
     )
     sections = []
-    for d in diffs:
+    for d, rows in zip(result.diffs, result.side_by_side, strict=True):
         old, new = outcomes[d.old].describe(), outcomes[d.new].describe()
         title = f"{d.stage.title}: [{d.old}] {old} → [{d.new}] {new}"
-        content = _diff_table(d, old, new) if d.changed else "<p>identical after normalization</p>"
+        content = _diff_table(rows, old, new) if d.changed else "<p>identical after normalization</p>"
         sections.append(f"<details open><summary>{html.escape(title)}</summary>{content}</details>")
     first = next((o.compilation for o in outcomes if o.ok), None)
     name = first.kernel.name if first else "kernel"
@@ -339,7 +346,7 @@ def passes_report(kernel: str, target: str, records: list[PassRecord]) -> str:
         steps = "".join(f"<p>internal step: {html.escape(name)}</p>" for name, _ in r.substeps)
         sections.append(
             f"<details><summary>pass {r.index}: {html.escape(r.label)} ({html.escape(r.class_name)}), "
-            f"+{r.added} -{r.removed}</summary>{steps}{_diff_table(diff, 'before', 'after')}</details>"
+            f"+{r.added} -{r.removed}</summary>{steps}{_diff_table(diff.rows(), 'before', 'after')}</details>"
         )
     body = (
         f"<header><h1>{html.escape(kernel)} on {html.escape(target)}: {len(records)} MLIR passes</h1></header>"
@@ -351,16 +358,19 @@ def passes_report(kernel: str, target: str, records: list[PassRecord]) -> str:
 
 
 class HtmlReport:
-    """A self-contained HTML page for a dump (report), a diff or a pass pipeline."""
+    """A self-contained HTML page for a report (explain's result), a dump, a diff or a pass pipeline."""
 
     def __init__(self, keep_loc: bool = False):
         self.keep_loc = keep_loc
 
     def render(self, result) -> str:
+        if isinstance(result, ReportResult):
+            c = result.explained.compilation
+            return compilation_report(c, list(result.stages), self.keep_loc, result.explained)
         if isinstance(result, DumpResult):
             return compilation_report(result.compilation, list(result.stages), self.keep_loc)
         if isinstance(result, DiffResult):
-            return diff_report(list(result.outcomes), list(result.diffs))
+            return diff_report(result)
         if isinstance(result, PassesResult):
             return passes_report(result.variant.kernel, result.variant.target, list(result.records))
         raise TypeError(f"no HTML page for {type(result).__name__}")

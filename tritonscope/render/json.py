@@ -14,26 +14,18 @@ from typing import Any
 from .. import __version__
 from ..analysis import linemap
 from ..analysis.findings import what_if_flags
-from ..analysis.passes import across_diff
 from ..core.model import SCHEMA_VERSION, Compilation, to_jsonable
-from ..core.results import (
-    BenchResult,
-    CacheListing,
-    CheckResult,
-    DiffResult,
-    DumpResult,
-    EnvsListing,
-    ExplainResult,
-    GridResult,
-    KernelList,
-    LayoutResult,
-    PassesComparison,
-    PassesResult,
-    ProfileResult,
-    ReplayResult,
-    SamplesResult,
-    TraceResult,
-)
+from ..results.bench import BenchResult, ReplayResult
+from ..results.cache import CacheListing
+from ..results.catalog import EnvsListing, KernelList, SamplesResult
+from ..results.check import CheckResult
+from ..results.diff import DiffResult
+from ..results.dump import CompareResult, DumpResult
+from ..results.explain import ExplainResult, ProfileResult
+from ..results.grid import GridResult
+from ..results.layout import LayoutResult
+from ..results.passes import PassesComparison, PassesResult
+from ..results.trace import TraceResult
 
 
 def envelope(kind: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -41,43 +33,47 @@ def envelope(kind: str, body: dict[str, Any]) -> dict[str, Any]:
 
 
 class JsonRenderer:
-    def __init__(self, kind: str | None = None, full: bool = False):
-        self.kind = kind  # dump and compare share a result; the command names the document's kind
+    def __init__(self, full: bool = False):
         self.full = full  # passes --show --full: the IR after each shown pass
 
     def render(self, result: Any) -> str:
-        kind, body = _BODIES[type(result)](self, result)
-        return json.dumps(to_jsonable(envelope(self.kind or kind, body)), indent=2, allow_nan=False) + "\n"
+        body = _BODIES[type(result)](self, result)
+        return json.dumps(to_jsonable(envelope(result.kind, body)), indent=2, allow_nan=False) + "\n"
 
     def _samples(self, r: SamplesResult):
         rows = [
             {"name": s.name, "kernels": list(s.kernels), "description": s.description, "path": str(s.path)}
             for s in r.samples
         ]
-        return "samples", {"samples": rows}
+        return {"samples": rows}
 
     def _list(self, r: KernelList):
-        return "list", {"file": str(r.path), "kernels": list(r.kernels), "defaults": r.defaults}
+        return {"file": str(r.path), "kernels": list(r.kernels), "defaults": r.defaults}
 
     def _dump(self, r: DumpResult):
         body = compilation_body(r.compilation)
+        shown = {stage.value for stage in r.stages}  # --stage: only those, in the text and the line map
+        body["stages"] = {name: text for name, text in body["stages"].items() if name in shown}
+        for entry in body["line_map"]:
+            entry["stages"] = {name: lines for name, lines in entry["stages"].items() if name in shown}
+        body["line_map"] = [entry for entry in body["line_map"] if entry["stages"]]
         if r.source_lines is not None:  # --line / --lines: what those Python lines became, only
             body["selected_lines"] = sorted(line for _, line in r.source_lines)
             body["line_map"] = [e for e in body["line_map"] if (e["file"], e["line"]) in r.source_lines]
-        return "dump", body
+        return body
 
     def _diff(self, r: DiffResult):
-        return "diff", {"variants": [_variant(i, o) for i, o in enumerate(r.outcomes)], "diffs": _diffs(r)}
+        return {"variants": [_variant(i, o) for i, o in enumerate(r.outcomes)], "diffs": _diffs(r)}
 
     def _passes(self, r: PassesResult):
         body = {
             "triton_version": r.triton_version,
             "variant": r.variant,
-            "passes": [_pass(p, r.selected, self.full) for p in r.records],
+            "passes": [_pass(p, r.selected, r.diffs, self.full) for p in r.records],
         }
         if r.llvm_records is not None:
             body["llvm_passes"] = list(r.llvm_records)
-        return "passes", body
+        return body
 
     def _passes_compare(self, r: PassesComparison):
         d = r.divergence
@@ -86,30 +82,34 @@ class JsonRenderer:
                 {"label": label, "triton_version": p.triton_version, "variant": p.variant, "passes": _names(p)}
                 for label, p in zip(r.labels, r.results, strict=True)
             ],
-            "divergence": {"kind": d.kind, "first": _diverging(d.first), "second": _diverging(d.second)},
+            "divergence": {
+                "kind": d.kind,
+                "first": _diverging(d.first, r.first_diff),
+                "second": _diverging(d.second, r.second_diff),
+            },
         }
         if d.first is not None and d.second is not None and d.kind != "input":
-            body["divergence"]["output_diff"] = across_diff(d.first.after, d.second.after, r.labels)
-        return "passes-compare", body
+            body["divergence"]["output_diff"] = list(r.across)
+        return body
 
     def _trace(self, r: TraceResult):
         body = {"out": str(r.out), "returncode": r.returncode, "kernels": list(r.kernels), "launches": r.launches}
-        return "trace", body
+        return body
 
     def _envs(self, r: EnvsListing):
         envs = [{"release": release, "path": str(path), "bytes": size} for release, path, size in r.envs]
-        return "envs", {"folder": str(r.folder), "running": r.running, "envs": envs}
+        return {"folder": str(r.folder), "running": r.running, "envs": envs}
 
     def _grid(self, r: GridResult):
         body = {"kernel": r.variant.kernel, "grid": list(r.size), "programs": [asdict(p) for p in r.programs]}
         if r.wave:
             body["wave"] = {"programs": r.wave, "distinct_input_tiles": r.wave_loads}
-        return "grid", body
+        return body
 
     def _layout(self, r: LayoutResult):
         own = r.ownership
         owners = {",".join(map(str, e)): [list(o) for o in who] for e, who in sorted(own.owners.items())}
-        return "layout", {
+        return {
             "layout": r.layout.text,
             "origin": r.origin,
             "shape": list(own.shape),
@@ -120,10 +120,10 @@ class JsonRenderer:
         }
 
     def _bench(self, r: BenchResult):
-        return "bench", {"file": r.file, "peak": asdict(r.peak), "results": [asdict(m) for m in r.results]}
+        return {"file": r.file, "peak": asdict(r.peak), "results": [asdict(m) for m in r.results]}
 
     def _replay(self, r: ReplayResult):
-        return "bench", {
+        return {
             "capture": r.reference,
             "kernel": r.kernel,
             "file": r.file,
@@ -132,7 +132,7 @@ class JsonRenderer:
         }
 
     def _cache(self, r: CacheListing):
-        return "cache list", {
+        return {
             "folder": str(r.folder),
             "kernels": [_entry(r.folder, e) for e in r.entries],
             "skipped": list(r.skipped),
@@ -140,7 +140,7 @@ class JsonRenderer:
 
     def _explain(self, r: ExplainResult):
         c = r.compilation
-        return "explain", {
+        return {
             "triton_version": c.triton_version,
             "kernel": c.kernel.name,
             "file": c.kernel.file,
@@ -157,7 +157,7 @@ class JsonRenderer:
 
     def _profile(self, r: ProfileResult):
         m, static = r.measured, {cost.line: cost for cost in r.static}
-        return "profile", {
+        return {
             "kernel": r.kernel,
             "file": r.file,
             "command": list(r.command),
@@ -189,13 +189,14 @@ class JsonRenderer:
                     "findings": [finding_body(f) for f in o.findings],
                 }
             )
-        return "check", {"ok": r.ok, "exit_code": r.exit_code, "entries": entries}
+        return {"ok": r.ok, "exit_code": r.exit_code, "entries": entries}
 
 
 _BODIES = {
     SamplesResult: JsonRenderer._samples,
     KernelList: JsonRenderer._list,
     DumpResult: JsonRenderer._dump,
+    CompareResult: JsonRenderer._dump,
     DiffResult: JsonRenderer._diff,
     PassesResult: JsonRenderer._passes,
     PassesComparison: JsonRenderer._passes_compare,
@@ -303,16 +304,9 @@ def _variant(index: int, outcome) -> dict[str, Any]:
 
 
 def _diffs(r: DiffResult) -> list[dict[str, Any]]:
-    names = [o.describe() for o in r.outcomes]
     return [
-        {
-            "stage": d.stage.value,
-            "old": d.old,
-            "new": d.new,
-            "changed": d.changed,
-            "unified": d.unified(names[d.old], names[d.new]),
-        }
-        for d in r.diffs
+        {"stage": d.stage.value, "old": d.old, "new": d.new, "changed": d.changed, "unified": list(unified)}
+        for d, unified in zip(r.diffs, r.unified, strict=True)
     ]
 
 
@@ -320,14 +314,14 @@ def _names(result) -> list[str]:
     return [record.name for record in result.records]
 
 
-def _diverging(record) -> dict[str, Any] | None:
+def _diverging(record, diff: tuple[str, ...]) -> dict[str, Any] | None:
     """A pass of `passes --vary`'s divergence: where it ran and what it did."""
     if record is None:
         return None
-    return {"index": record.index, "name": record.name, "label": record.label, "diff": record.diff()}
+    return {"index": record.index, "name": record.name, "label": record.label, "diff": list(diff)}
 
 
-def _pass(p, selected, full: bool) -> dict[str, Any]:
+def _pass(p, selected, diffs: dict[int, tuple[str, ...]], full: bool) -> dict[str, Any]:
     data = {
         "index": p.index,
         "name": p.name,
@@ -341,7 +335,7 @@ def _pass(p, selected, full: bool) -> dict[str, Any]:
         "substeps": [name for name, _ in p.substeps],
     }
     if selected is not None and p in selected:
-        data["diff"] = p.diff()
+        data["diff"] = list(diffs[p.index])
         if full:
             data["ir_after"] = p.after
     return data

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from xml.etree import ElementTree
 
-from ..core.results import CheckResult
+from ..results.check import CheckResult
 
 
 class JunitReport:

@@ -12,7 +12,7 @@ import io
 from pathlib import Path
 
 from ..core.errors import UsageError
-from ..core.results import BenchResult
+from ..results.bench import BenchResult
 
 FORMATS = (".svg", ".png")
 

@@ -5,9 +5,8 @@ from typing import Annotated
 
 import typer
 
-from ..app import command, emit, progress, say
+from ..app import command, progress, say
 from ..options import FileArg, JsonOpt, KernelOpt
-from .render import terminal
 
 
 def is_reference(given: str) -> bool:
@@ -19,13 +18,9 @@ def is_reference(given: str) -> bool:
 def _replay(file: str, kernel: str | None, launch: str | None, json_out: bool) -> None:
     """bench DIR/:KERNEL, or bench FILE --launch DIR/:KERNEL: recorded launches timed, no run hooks."""
     from ...app.bench import replay, replay_file
-    from ...render.terminal.replay import ReplayView
 
     with progress(f"replaying the launches recorded in {launch or file} on the GPU"):
-        result = replay(file) if launch is None else replay_file(file, kernel, launch)
-    emit(terminal(ReplayView, json_out, "bench"), result)
-    if not result.ok:
-        raise typer.Exit(1)
+        return replay(file) if launch is None else replay_file(file, kernel, launch)
 
 
 @command()
@@ -104,23 +99,19 @@ def bench(
     from ...app.sweep import Axis
     from ...core.errors import UsageError
     from ...render import plot as plots
-    from ...render.terminal.bench import BenchView
     from .. import argtypes
 
     if launch or is_reference(file):
         if size or vary or input_options or plot:
             raise UsageError("--size, --vary, --input and --plot need run hooks; a recorded launch has its own shapes")
-        _replay(file, kernel, launch, json_out)
-        return
+        return _replay(file, kernel, launch, json_out)
     axes = [Axis(name, values) for name, values in argtypes.axes(vary)]
     inputs = dict(argtypes.assignments(input_options, "--input"))
     if plot:
         plots.check(plot)
     with progress(f"running {file} on the GPU"):
         result = run_bench(file, argtypes.size_list(size), axes, inputs)
-    emit(terminal(BenchView, json_out, "bench"), result)
     if plot:
         plots.write(result, plot)
         say(f"plot written to {plot}", "dim")
-    if not result.ok:
-        raise typer.Exit(1)
+    return result

@@ -5,9 +5,8 @@ from typing import Annotated
 
 import typer
 
-from ..app import app, command, emit, say
+from ..app import app, command, say
 from ..options import JsonOpt
-from .render import terminal
 
 cache_app = typer.Typer(help="Read Triton's cache, or a capture made by `tritonscope trace`.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")
@@ -32,9 +31,8 @@ def cache_list(
       tritonscope cache list run1/
     """
     from ...app.catalog import cache_list as find_entries
-    from ...render.terminal.cache import CacheView
 
     result = find_entries(directory)
     for problem in result.skipped:
         say(problem, "yellow")
-    emit(terminal(CacheView, json_out, "cache list"), result)
+    return result

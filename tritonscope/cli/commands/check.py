@@ -5,10 +5,9 @@ from typing import Annotated
 
 import typer
 
-from ..app import command, emit, progress, say
+from ..app import command, progress, say
 from ..options import JsonOpt, TimeoutOpt, variant_flags
 from .output import write_page
-from .render import terminal
 
 BudgetOpt = Annotated[
     list[str] | None,
@@ -73,7 +72,6 @@ def check(
     """
     from ...app.check import check as run_check
     from ...app.diff import worker_count
-    from ...render.terminal.check import CheckView
     from .. import argtypes
 
     entries = _entries(request, budget, baseline, project, update_baseline)
@@ -83,9 +81,7 @@ def check(
     with progress(f"checking {len(entries)} kernel{'s' if len(entries) > 1 else ''}"):
         result = run_check(entries, workers, argtypes.timeout(timeout), baselines=not update_baseline)
     _write(result, update_baseline, junit)
-    emit(terminal(CheckView, json_out, "check"), result)
-    if result.exit_code:
-        raise typer.Exit(result.exit_code)
+    return result
 
 
 def _entries(request, budget, baseline, project, update):
@@ -123,6 +119,6 @@ def _write(result, update: bool, junit: Path | None) -> None:
                     outcome.entry.request.file,
                 )
     if junit is not None:
-        from ...render.junit import JunitReport
+        from ...render.registry import renderer
 
-        write_page(junit, JunitReport().render(result), "--junit")
+        write_page(junit, renderer(type(result), "junit").render(result), "--junit")

@@ -4,10 +4,9 @@ from typing import Annotated
 
 import typer
 
-from ..app import command, emit, progress
-from ..options import JsonOpt, KeepLocOpt, LineOpt, LinesOpt, TimeoutOpt, variant_flags
+from ..app import Output, command, progress
+from ..options import JsonOpt, KeepLocOpt, LineOpt, LinesOpt, TimeoutOpt, WrapOpt, variant_flags
 from .dump import _notices
-from .render import WrapOpt, terminal
 
 
 @command()
@@ -38,13 +37,10 @@ def compare(
       tritonscope compare my.py -k kern --stages ttgir,sass --line 42
     """
     from ...app.dump import compare as run_compare
-    from ...render.terminal.compare import CompareView
     from .. import argtypes
 
     chosen = argtypes.stages(stages, "--stages")
     with progress(f"compiling {request.file}"):
         result = run_compare(request, chosen, argtypes.line_range(line, lines))
     _notices(result.compilation)
-    emit(
-        terminal(CompareView, json_out, "compare", **({} if json_out else {"keep_loc": keep_loc, "wrap": wrap})), result
-    )
+    return Output(result, {"keep_loc": keep_loc, "wrap": wrap})

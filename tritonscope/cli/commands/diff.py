@@ -6,11 +6,10 @@ from typing import Annotated
 
 import typer
 
-from ..app import ENV, command, emit, say
+from ..app import ENV, Output, command, say
 from ..installs import ensure_releases
 from ..options import HtmlOpt, JsonOpt, TimeoutOpt, variant_flags
 from .output import write_page
-from .render import terminal
 
 VaryOpt = Annotated[
     list[str] | None,
@@ -70,9 +69,11 @@ def diff(
     from ...app.sweep import Axis
     from .. import argtypes
 
-    view = None  # the terminal view: imported before the compiles, not after them, and only if used
-    if not json_out:
-        from ...render.terminal.diff import DiffView as view
+    if not json_out:  # the terminal view imported before the compiles, not after them, and only if used
+        from ...render.registry import renderer_class
+        from ...results.diff import DiffResult
+
+        renderer_class(DiffResult, "terminal")
 
     axes = [Axis(name, values) for name, values in argtypes.axes(vary)]
     ensure_releases(axes)
@@ -84,12 +85,10 @@ def diff(
             request, axes, configs, argtypes.stages(stage), against, workers, argtypes.timeout(timeout), advance
         )
     if html_out is not None:
-        from ...render.html import HtmlReport
+        from ...render.registry import renderer
 
-        write_page(html_out, HtmlReport().render(result), "--html", request.file)
-    emit(terminal(view, json_out, "diff", **({} if json_out else {"side_by_side": side_by_side})), result)
-    if not result.ok:
-        raise typer.Exit(1)
+        write_page(html_out, renderer(type(result), "html").render(result), "--html", request.file)
+    return Output(result, {"side_by_side": side_by_side})
 
 
 @contextlib.contextmanager

@@ -5,10 +5,9 @@ from typing import Annotated
 
 import typer
 
-from ..app import command, emit, progress, say
-from ..options import JsonOpt, KeepLocOpt, LineOpt, LinesOpt, TimeoutOpt, variant_flags
+from ..app import Output, command, progress, say
+from ..options import JsonOpt, KeepLocOpt, LineOpt, LinesOpt, TimeoutOpt, WrapOpt, variant_flags
 from .output import write_folder
-from .render import WrapOpt, terminal
 
 StageOpt = Annotated[
     str | None,
@@ -62,7 +61,8 @@ def dump(
     """
     from ...app.dump import dump as run_dump
     from ...core.errors import UsageError
-    from ...render.terminal.dump import DumpView
+    from ...render.registry import renderer
+    from ...results.dump import DumpResult
     from .. import argtypes
 
     stages = argtypes.stages(stage)
@@ -72,13 +72,9 @@ def dump(
         result = run_dump(request, stages, argtypes.line_range(line, lines))
         _notices(result.compilation)
         if folder is not None:
-            from ...render.files import FilesRenderer
-
-            folder.files = FilesRenderer().render(result)
-    if out is not None and not json_out:
-        return
+            folder.files = renderer(DumpResult, "files").render(result)
     options = {"keep_loc": keep_loc, "annotate": annotate, "side_by_side": side_by_side, "wrap": wrap}
-    emit(terminal(DumpView, json_out, "dump", **({} if json_out else options)), result)
+    return Output(result, options, shown=out is None or json_out)  # -o alone: the files are the output
 
 
 def _notices(compilation) -> None:

@@ -4,10 +4,9 @@ from typing import Annotated
 
 import typer
 
-from ..app import app, command, emit, say
+from ..app import app, command, say
 from ..installs import ensure_release
 from ..options import JsonOpt
-from .render import terminal
 
 envs_app = typer.Typer(
     help="The Triton releases tritonscope keeps for --triton and --vary triton= (one environment each).",
@@ -25,9 +24,8 @@ def envs_list(json_out: JsonOpt = False):
       tritonscope envs list
     """
     from ...app import releases
-    from ...render.terminal.envs import EnvsView
 
-    emit(terminal(EnvsView, json_out, "envs"), releases.listing())
+    return releases.listing()
 
 
 @command("add", parent=envs_app)

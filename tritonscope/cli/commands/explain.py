@@ -4,10 +4,9 @@ from typing import Annotated
 
 import typer
 
-from ..app import command, emit, progress
+from ..app import command, progress
 from ..options import JsonOpt, TimeoutOpt, variant_flags
 from .dump import _notices
-from .render import terminal
 
 WhatIfOpt = Annotated[
     bool,
@@ -51,9 +50,8 @@ def explain(
       tritonscope explain my.py -k kern -c BLOCK=128 --json
     """
     from ...app.explain import explain as run_explain
-    from ...render.terminal.explain import ExplainView
 
     with progress(f"compiling {request.file}"):
         result = run_explain(request, what_if=what_if, live=registers)
     _notices(result.compilation)
-    emit(terminal(ExplainView, json_out, "explain"), result)
+    return result

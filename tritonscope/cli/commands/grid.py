@@ -4,9 +4,8 @@ from typing import Annotated
 
 import typer
 
-from ..app import command, emit, progress
+from ..app import command, progress
 from ..options import JsonOpt, TimeoutOpt, variant_flags
-from .render import terminal
 
 
 @command()
@@ -45,7 +44,6 @@ def grid(
     """
     from ...app.grid import grid as run_grid
     from ...core.errors import UsageError
-    from ...render.terminal.grid import GridView
     from .. import argtypes
 
     size = argtypes.sizes(grid_size, "--grid", ",") if grid_size else None
@@ -53,4 +51,4 @@ def grid(
         raise UsageError(f"--wave must be at least 1, not {wave}")
     with progress(f"running {request.file} on the interpreter"):
         result = run_grid(request, size, wave, argtypes.timeout(timeout))
-    emit(terminal(GridView, json_out, "grid"), result)
+    return result

@@ -4,9 +4,8 @@ from typing import Annotated
 
 import typer
 
-from ..app import command, emit, progress
+from ..app import command, progress
 from ..options import ArgOpt, ConstexprOpt, JsonOpt, KernelOpt, TargetOpt, TimeoutOpt, WarpsOpt, request_from
-from .render import terminal
 
 
 @command()
@@ -55,7 +54,6 @@ def layout(
     """
     from ...analysis.layouts import parse_shape
     from ...app.layout import layout as run_layout
-    from ...render.terminal.layout import LayoutView
     from .. import argtypes
 
     flags = {
@@ -71,4 +69,4 @@ def layout(
         result = run_layout(
             text, parse_shape(shape) if shape else None, request, value, line, argtypes.timeout(timeout)
         )
-    emit(terminal(LayoutView, json_out, "layout"), result)
+    return result

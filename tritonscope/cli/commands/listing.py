@@ -1,8 +1,7 @@
 from __future__ import annotations
 
-from ..app import command, emit
+from ..app import command
 from ..options import FileArg, JsonOpt, TimeoutOpt
-from .render import terminal
 
 
 @command("list")
@@ -12,6 +11,5 @@ def list_kernels(file: FileArg, timeout: TimeoutOpt = 120.0, json_out: JsonOpt =
     Examples: tritonscope list my_kernels.py, tritonscope list sample:matmul_autotune
     """
     from ...app.catalog import list_kernels as find_kernels
-    from ...render.terminal.listing import ListingView
 
-    emit(terminal(ListingView, json_out, "list"), find_kernels(file))
+    return find_kernels(file)

@@ -4,11 +4,10 @@ from typing import Annotated
 
 import typer
 
-from ..app import command, emit, progress
+from ..app import Output, command, progress
 from ..installs import ensure_releases
 from ..options import HtmlOpt, JsonOpt, KeepLocOpt, TimeoutOpt, variant_flags
 from .output import write_page
-from .render import terminal
 
 
 @command()
@@ -58,7 +57,6 @@ def passes(
       tritonscope passes sample:softmax --vary triton=3.6.0,3.9.0
     """
     from ...app.passes import passes as run_passes
-    from ...render.terminal.passes import PassesView
     from .. import argtypes
 
     if vary:
@@ -67,15 +65,10 @@ def passes(
     with progress(f"running {request.file} through the compiler with IR dumps on"):
         result = run_passes(request, show, llvm, argtypes.timeout(timeout))
     if html_out is not None:
-        from ...render.html import HtmlReport
+        from ...render.registry import renderer
 
-        write_page(html_out, HtmlReport().render(result), "--html", request.file)
-    if json_out:
-        from ...render.json import JsonRenderer
-
-        emit(JsonRenderer("passes", full=full), result)
-        return
-    emit(terminal(PassesView, False, only_changed=changed, full=full, keep_loc=keep_loc), result)
+        write_page(html_out, renderer(type(result), "html").render(result), "--html", request.file)
+    return Output(result, {"only_changed": changed, "full": full, "keep_loc": keep_loc})
 
 
 def _compare(request, vary: list[str], timeout: float, json_out: bool, single_only: tuple) -> None:
@@ -83,7 +76,6 @@ def _compare(request, vary: list[str], timeout: float, json_out: bool, single_on
     from ...app.passes import compare
     from ...app.sweep import Axis
     from ...core.errors import UsageError
-    from ...render.terminal.passes import PassesComparisonView
     from .. import argtypes
 
     if any(single_only):
@@ -92,4 +84,4 @@ def _compare(request, vary: list[str], timeout: float, json_out: bool, single_on
     ensure_releases(axes)
     with progress(f"running {request.file} through two compilers with IR dumps on"):
         result = compare(request, axes, timeout)
-    emit(terminal(PassesComparisonView, json_out, "passes-compare"), result)
+    return result

@@ -4,9 +4,8 @@ from typing import Annotated
 
 import typer
 
-from ..app import command, emit, progress
+from ..app import command, progress
 from ..options import FileArg, JsonOpt, KernelOpt
-from .render import terminal
 
 
 @command()
@@ -52,7 +51,6 @@ def profile(
     from ...app.profile import profile as run_profile
     from ...app.profile import profile_captured
     from ...core.errors import UsageError
-    from ...render.terminal.profile import ProfileView
     from .. import argtypes
 
     if is_reference(file):
@@ -60,9 +58,9 @@ def profile(
             raise UsageError("-k, --size, --vary and --input need run hooks; a recorded launch has its own")
         with progress(f"replaying {file} under ncu"):
             result = profile_captured(file, launch_number, argtypes.timeout(timeout))
-        return emit(terminal(ProfileView, json_out, "profile"), result)
+        return result
     sizes, launch = argtypes.size_list([size] if size else None), argtypes.launch_keywords(vary, "--vary")
     inputs = argtypes.launch_keywords(input_options, "--input")
     with progress(f"running {file} under ncu"):
         result = run_profile(file, kernel, sizes[0] if sizes else None, launch, inputs, argtypes.timeout(timeout))
-    emit(terminal(ProfileView, json_out, "profile"), result)
+    return result

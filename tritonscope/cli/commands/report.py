@@ -28,7 +28,8 @@ def report(
     """Write a self-contained HTML report: source beside every stage, lines linked, resources.
 
     One file with its CSS and script inline: it opens with no network, and can be attached to a
-    bug report. Pointing at a Python line lights up what it became in every stage.
+    bug report. Pointing at a Python line lights up what it became in every stage. The cost of
+    each line and the findings are `explain`'s, what-ifs compiled.
 
     Examples:
 
@@ -36,11 +37,11 @@ def report(
 
       tritonscope report my.py -k kern -c BLOCK=128 --target sm80 -o kern.html
     """
-    from ...app.dump import dump as run_dump
-    from ...render.html import HtmlReport
+    from ...app.explain import report as run_report
+    from ...render.registry import renderer
     from .. import argtypes
 
     with progress(f"compiling {request.file}"):
-        result = run_dump(request, argtypes.stages(stage), None)
-    _notices(result.compilation)
-    write_page(out, HtmlReport(keep_loc).render(result), "-o", request.file)
+        result = run_report(request, argtypes.stages(stage))
+    _notices(result.explained.compilation)
+    write_page(out, renderer(type(result), "html", keep_loc=keep_loc).render(result), "-o", request.file)

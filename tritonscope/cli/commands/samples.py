@@ -1,8 +1,7 @@
 from __future__ import annotations
 
-from ..app import command, emit
+from ..app import command
 from ..options import JsonOpt
-from .render import terminal
 
 
 @command()
@@ -12,6 +11,5 @@ def samples(json_out: JsonOpt = False):
     Example: tritonscope samples
     """
     from ...app.catalog import samples as find_samples
-    from ...render.terminal.samples import SamplesView
 
-    emit(terminal(SamplesView, json_out, "samples"), find_samples())
+    return find_samples()

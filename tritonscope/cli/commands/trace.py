@@ -5,7 +5,7 @@ from typing import Annotated
 
 import typer
 
-from ..app import command, emit, say
+from ..app import Output, command, say
 from ..options import JsonOpt
 
 
@@ -44,12 +44,7 @@ def trace(
 
     protected = [Path(word) for word in command_line if Path(word).exists()]  # the program and its files
     result = run_trace(command_line, out, force, protected, launches, program_to_stderr=json_out)
-    if json_out:
-        from ...render.json import JsonRenderer
-
-        emit(JsonRenderer("trace"), result)
     say(f"captured {len(result.kernels)} compiled kernel(s) into {out}: " + ", ".join(result.kernels))
     if launches:
         say(f"recorded {result.launches} launch(es), at most {launches} per kernel and process")
-    if result.returncode != 0:
-        raise typer.Exit(result.returncode)
+    return Output(result, shown=json_out)  # without --json, stdout is the program's

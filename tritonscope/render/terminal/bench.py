@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from ...app.bench import Measurement, Peak
-from ...core.results import BenchResult
+from ...results.bench import BenchResult, Measurement, Peak
 from . import tables
 from .base import Terminal, TerminalRenderer, write_rows
 from .code import paint, wrapped

@@ -7,7 +7,7 @@ import datetime
 from rich.console import Console
 
 from ...core.launches import summary
-from ...core.results import CacheListing
+from ...results.cache import CacheListing
 from . import tables
 from .base import TerminalRenderer, write_rows
 from .code import wrapped

@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ...core.results import CheckResult
+from ...results.check import CheckResult
 from .base import TerminalRenderer
 
 

@@ -17,8 +17,8 @@ from rich.console import Console
 
 from ...analysis import linemap, normalize
 from ...core.model import Compilation
-from ...core.results import DumpResult
 from ...core.stages import Listing, Stage
+from ...results.dump import DumpResult
 from .base import Terminal, TerminalRenderer, write_rows
 from .code import Code, cells, listing_rows, pad, paint, rule, wrapped
 

@@ -9,10 +9,9 @@ from rich.console import Console
 from rich.text import Text
 
 from ...analysis.diffing import StageDiff
-from ...app.sweep import Outcome
 from ...core.model import Compilation
-from ...core.results import DiffResult
 from ...core.targets import TARGETS
+from ...results.diff import DiffResult, Outcome
 from . import tables
 from .base import Terminal, TerminalRenderer, write_rows
 from .code import Code, cells, clean, fit, highlighted, pad, paint, rule, wrapped
@@ -96,28 +95,30 @@ def resource_lines(outcomes: list[Outcome], terminal: Terminal) -> list[str]:
     return lines
 
 
-def diff_rows(diff: StageDiff, outcomes: list[Outcome], side: bool, terminal: Terminal) -> Iterator[str]:
+def diff_rows(result: DiffResult, index: int, side: bool, terminal: Terminal) -> Iterator[str]:
+    """One stage diff, unified or side by side, as the result carries it."""
+    diff, outcomes = result.diffs[index], result.outcomes
     old, new = outcomes[diff.old].describe(), outcomes[diff.new].describe()
     yield rule(f"{diff.stage.title}: [{diff.old}] {old}  →  [{diff.new}] {new}", terminal.width, terminal.color, "1;35")
     if not diff.changed:
         yield paint([("2", "identical after normalization")], terminal.color)
     elif side:
-        yield from _side_by_side(diff, old, new, terminal)
+        yield from _side_by_side(diff, result.side_by_side[index], old, new, terminal)
     else:
-        yield from unified_rows(diff.unified(old, new), Code(terminal.width, terminal.color, wrap=True))
+        yield from unified_rows(result.unified[index], Code(terminal.width, terminal.color, wrap=True))
     yield ""
 
 
 _MARKS = {"equal": (" ", ""), "replace": ("~", "33"), "delete": ("-", "31"), "insert": ("+", "32")}
 
 
-def _side_by_side(diff: StageDiff, old: str, new: str, terminal: Terminal) -> Iterator[str]:
+def _side_by_side(diff: StageDiff, rows: tuple, old: str, new: str, terminal: Terminal) -> Iterator[str]:
     """Old and new in two columns, folded in each; a mark before each line says how it changed."""
     column = max((terminal.width - 3) // 2, 20)
     code = Code(column - 2, terminal.color, wrap=True)
     yield paint([("2", "~ changed, - removed, + added; ⋯ unchanged lines left out")], code.color)
     yield paint([("1", pad(old[:column], cells(old[:column]), column)), ("", " │ "), ("1", new[:column])], code.color)
-    for tag, left, right in diff.rows():
+    for tag, left, right in rows:
         if tag == "skip":
             yield paint([("2", pad("⋯", 1, column) + " │ ⋯")], code.color)
             continue
@@ -155,5 +156,5 @@ class DiffView(TerminalRenderer):
         for note in result.missing:
             lines += wrapped(note, terminal.width, terminal.color, "33")
         write_rows(console.file, lines)
-        for diff in result.diffs:
-            write_rows(console.file, diff_rows(diff, outcomes, self.side_by_side, terminal))
+        for index in range(len(result.diffs)):
+            write_rows(console.file, diff_rows(result, index, self.side_by_side, terminal))

@@ -15,9 +15,9 @@ from rich.text import Text
 from ...analysis import linemap, normalize
 from ...core.backends import Backend
 from ...core.model import Compilation, InstructionMix, Resources
-from ...core.results import DumpResult
 from ...core.stages import Stage
 from ...core.targets import TARGETS
+from ...results.dump import DumpResult
 from .base import TerminalRenderer, write_rows
 from .code import CUT, Code, Segments, cells, clean, highlighted, listing_rows, pad, paint, rule
 

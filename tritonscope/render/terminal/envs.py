@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from ...core.results import EnvsListing
+from ...results.catalog import EnvsListing
 from .base import TerminalRenderer, write_rows
 from .cache import human_size
 from .code import wrapped

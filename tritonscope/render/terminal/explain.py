@@ -10,9 +10,9 @@ from rich.text import Text
 
 from ...analysis.cost import LineCost, source_texts
 from ...analysis.findings import REMARK, Finding
-from ...core.results import ExplainResult
 from ...core.stages import Stage
 from ...core.targets import TARGETS
+from ...results.explain import ExplainResult
 from .base import Terminal, TerminalRenderer
 from .dump import header, highlight, widths
 

@@ -6,9 +6,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ...app.grid import Program, tile_of
 from ...core.model import Variant
-from ...core.results import GridResult
+from ...results.grid import GridResult, Program, tile_of
 from .base import Terminal, TerminalRenderer, write_rows
 from .code import paint, wrapped
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from ...analysis.layouts import Layout, Ownership
-from ...core.results import LayoutResult
+from ...results.layout import LayoutResult
 from .base import Terminal, TerminalRenderer, write_rows
 from .code import cells, paint, wrapped
 

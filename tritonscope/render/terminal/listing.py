@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ...core.model import ParamKind
-from ...core.results import KernelList
+from ...results.catalog import KernelList
 from .base import TerminalRenderer
 
 TYPE_FROM = {

@@ -9,10 +9,9 @@ from rich.console import Console
 from rich.text import Text
 
 from ...analysis import normalize
-from ...analysis.passes import LlvmPassRecord, PassRecord, across_diff
-from ...core.model import Variant
-from ...core.results import PassesComparison, PassesResult
+from ...analysis.passes import LlvmPassRecord, PassRecord
 from ...core.stages import Stage
+from ...results.passes import PassesComparison, PassesResult
 from . import tables
 from .base import Terminal, TerminalRenderer, write_rows
 from .code import Code, diff_rows, listing_rows, paint, rule, wrapped
@@ -68,8 +67,10 @@ def _headed(records: list, body: list[list[str]], heading, color: bool) -> list[
     return lines
 
 
-def shown(record: PassRecord, full: bool, keep_loc: bool, terminal: Terminal) -> Iterator[str]:
-    """One pass: its title, then what it did (a unified diff), or the whole IR after it (`full`)."""
+def shown(
+    record: PassRecord, full: bool, keep_loc: bool, terminal: Terminal, diff: tuple[str, ...] = ()
+) -> Iterator[str]:
+    """One pass: its title, then what it did (`diff`, unified), or the whole IR after it (`full`)."""
     title = f"pass {record.index}: {record.label} ({record.class_name}) on {record.level}"
     code = Code(terminal.width, terminal.color, wrap=True)
     if full:
@@ -84,7 +85,7 @@ def shown(record: PassRecord, full: bool, keep_loc: bool, terminal: Terminal) ->
     elif record.after is None:
         yield paint([("33", "the IR after this pass was not dumped")], terminal.color)
     else:
-        yield from diff_rows(record.diff(), code)
+        yield from diff_rows(list(diff), code)
     for name, _ in record.substeps:
         yield paint([("36", f"internal step: {name}")], terminal.color)
     yield ""
@@ -100,13 +101,13 @@ class PassesView(TerminalRenderer):
         llvm = list(result.llvm_records) if result.llvm_records is not None else None
         records = list(result.records)
         options = (self.only_changed, self.full, self.keep_loc)
-        _draw(console, self.terminal, result.variant, records, llvm, selected, *options)
+        _draw(console, self.terminal, result, records, llvm, selected, *options)
 
 
 def _draw(
     console: Console,
     terminal: Terminal,
-    variant: Variant,
+    result: PassesResult,
     records: list[PassRecord],
     llvm: list[LlvmPassRecord] | None,
     selected: list[PassRecord] | None,
@@ -114,7 +115,7 @@ def _draw(
     full: bool,
     keep_loc: bool,
 ) -> None:
-    changed = sum(1 for r in records if r.changed)
+    changed, variant = sum(1 for r in records if r.changed), result.variant
     console.print(
         Text(f"{variant.kernel} on {variant.target}: {len(records)} MLIR passes, {changed} changed the IR", style="dim")
     )
@@ -126,7 +127,7 @@ def _draw(
         write_rows(console.file, [*lines, paint([("2", CHANGE_NOTE)], terminal.color)])
         return
     for record in selected:
-        write_rows(console.file, shown(record, full, keep_loc, terminal))
+        write_rows(console.file, shown(record, full, keep_loc, terminal, result.diffs.get(record.index, ())))
 
 
 class PassesComparisonView(TerminalRenderer):
@@ -156,7 +157,7 @@ def _divergence_lines(result: PassesComparison, terminal: Terminal) -> list[str]
     if d.kind == "input":
         return [
             *wrapped("the IR given to the first pass already differs: the front end differs", *shape, "1;33"),
-            *diff_rows(across_diff(d.first.before, d.second.before, labels), Code(terminal.width, terminal.color)),
+            *diff_rows(list(result.across), Code(terminal.width, terminal.color)),
         ]
     where = ", ".join(f"#{r.index} in [{i}]" for i, r in enumerate((d.first, d.second)) if r is not None)
     name = (d.first or d.second).label
@@ -165,10 +166,10 @@ def _divergence_lines(result: PassesComparison, terminal: Terminal) -> list[str]
     else:
         heading = f"first difference: {name} ({where}), run by one pipeline only, leaves different IR"
     lines = wrapped(heading, terminal.width, terminal.color, "1;33")
-    for which, record in enumerate((d.first, d.second)):
+    for which, (record, diff) in enumerate(((d.first, result.first_diff), (d.second, result.second_diff))):
         if record is not None:
-            lines += [f"[{which}] {labels[which]}:", *shown(record, False, False, terminal)]
+            lines += [f"[{which}] {labels[which]}:", *shown(record, False, False, terminal, diff)]
     if d.first is not None and d.second is not None:
         lines.append(rule(f"the output of {name}: [0] -> [1]", terminal.width, terminal.color, "1;35"))
-        lines += diff_rows(across_diff(d.first.after, d.second.after, labels), Code(terminal.width, terminal.color))
+        lines += diff_rows(list(result.across), Code(terminal.width, terminal.color))
     return lines

@@ -11,8 +11,8 @@ from rich.text import Text
 
 from ...analysis.cost import LineCost
 from ...analysis.measured import LINE_MAP, Access, Measured, MeasuredLine
-from ...core.results import ProfileResult
 from ...core.stages import Stage
+from ...results.explain import ProfileResult
 from .base import TerminalRenderer
 from .dump import highlight
 from .explain import _bar

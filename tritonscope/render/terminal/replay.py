@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from ...core.results import ReplayResult
+from ...results.bench import ReplayResult
 from . import tables
 from .base import TerminalRenderer, write_rows
 from .bench import peak_lines

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from ...core.results import SamplesResult
+from ...results.catalog import SamplesResult
 from .base import TerminalRenderer
 
 

@@ -1,0 +1,47 @@
+"""`samples`, `list` and `envs list`: what there is to look at."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from ..core.model import KernelSpec
+from ..core.samples import Sample
+from ..core.status import ExitStatus
+
+
+@dataclass(frozen=True)
+class SamplesResult:
+    kind: ClassVar[str] = "samples"
+    samples: tuple[Sample, ...]
+
+    @property
+    def exit_status(self) -> ExitStatus:
+        return ExitStatus.SUCCESS
+
+
+@dataclass(frozen=True)
+class KernelList:
+    kind: ClassVar[str] = "list"
+    path: Path
+    kernels: tuple[KernelSpec, ...]
+    defaults: dict[str, Any]  # the file's tritonscope_defaults
+
+    @property
+    def exit_status(self) -> ExitStatus:
+        return ExitStatus.SUCCESS
+
+
+@dataclass(frozen=True)
+class EnvsListing:
+    """`tritonscope envs list`: the Triton releases installed for --triton, and the running one."""
+
+    kind: ClassVar[str] = "envs"
+    folder: Path
+    running: str
+    envs: tuple[tuple[str, Path, int], ...]  # (release, environment folder, bytes on disk)
+
+    @property
+    def exit_status(self) -> ExitStatus:
+        return ExitStatus.SUCCESS

@@ -1,0 +1,55 @@
+"""`check`: kernels held to their budgets and baselines."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from ..analysis.findings import Finding
+from ..core.model import CheckEntry, Compilation
+from ..core.status import ExitStatus
+
+
+@dataclass(frozen=True)
+class Broken:
+    figure: str
+    value: float | None
+    limit: str  # the budget (`<= 128`) or the baseline (`baseline 26`)
+    finding: str = ""  # the finding behind it: `line 21: ...`
+
+
+@dataclass(frozen=True)
+class EntryOutcome:
+    entry: CheckEntry
+    compilation: Compilation | None = None
+    figures: dict[str, Any] = field(default_factory=dict)
+    broken: tuple[Broken, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    error: str | None = None
+    exit_code: int = 0  # the error's: 1 the kernel does not compile, 2 bad input
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and not self.broken
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    kind: ClassVar[str] = "check"
+    outcomes: tuple[EntryOutcome, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(o.ok for o in self.outcomes)
+
+    @property
+    def exit_status(self) -> ExitStatus:
+        """SUCCESS every budget holds; FAILED one broke or a kernel does not compile; USAGE an entry is bad input."""
+        if any(o.exit_code == ExitStatus.USAGE for o in self.outcomes):
+            return ExitStatus.USAGE
+        return ExitStatus.SUCCESS if self.ok else ExitStatus.FAILED
+
+    @property
+    def exit_code(self) -> int:
+        """The JSON document's `exit_code` (docs/json-schema.md): the status as a number."""
+        return int(self.exit_status)

@@ -1,0 +1,29 @@
+"""`dump` and `compare`: one compilation's stages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ..core.model import Compilation
+from ..core.stages import SourceLine, Stage
+from ..core.status import ExitStatus
+
+
+@dataclass(frozen=True)
+class DumpResult:
+    kind: ClassVar[str] = "dump"
+    compilation: Compilation
+    stages: tuple[Stage, ...]  # the stages asked for, in pipeline order
+    source_lines: frozenset[SourceLine] | None = None  # only what these Python lines became
+
+    @property
+    def exit_status(self) -> ExitStatus:
+        return ExitStatus.SUCCESS
+
+
+@dataclass(frozen=True)
+class CompareResult(DumpResult):
+    """`compare`: the same stages, side by side; its own kind of document."""
+
+    kind: ClassVar[str] = "compare"

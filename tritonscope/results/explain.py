@@ -1,0 +1,57 @@
+"""`explain` and `profile`: what each Python line cost, statically and as measured by ncu."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ..analysis.cost import LineCost
+from ..analysis.findings import Finding
+from ..analysis.measured import Measured
+from ..core.model import Compilation
+from ..core.stages import Stage
+from ..core.status import ExitStatus
+
+
+@dataclass(frozen=True)
+class ExplainResult:
+    kind: ClassVar[str] = "explain"
+    compilation: Compilation
+    lines: tuple[LineCost, ...]  # each kernel-file line that produced machine code or a conversion
+    findings: tuple[Finding, ...]
+    live_registers: bool = False  # nvdisasm's register life ranges were read
+    notes: tuple[str, ...] = ()
+
+    @property
+    def exit_status(self) -> ExitStatus:
+        return ExitStatus.SUCCESS
+
+
+@dataclass(frozen=True)
+class ProfileResult:
+    kind: ClassVar[str] = "profile"
+    kernel: str
+    file: str  # the kernel's file
+    command: tuple[str, ...]  # the program ncu ran: it launches the kernel once
+    measured: Measured  # ncu's counters per Python line
+    compilation: Compilation | None  # the binary that ran, read back from its Triton cache
+    static: tuple[LineCost, ...] = ()  # explain's cost of each line of that binary
+    notes: tuple[str, ...] = ()
+
+    @property
+    def exit_status(self) -> ExitStatus:
+        return ExitStatus.SUCCESS
+
+
+@dataclass(frozen=True)
+class ReportResult:
+    """`report`: explain's result as one HTML page (so the page and `explain` agree), with the
+    stages shown at first."""
+
+    kind: ClassVar[str] = "report"
+    explained: ExplainResult
+    stages: tuple[Stage, ...]
+
+    @property
+    def exit_status(self) -> ExitStatus:
+        return ExitStatus.SUCCESS

@@ -1,0 +1,41 @@
+"""`trace` and `reproduce`: a program's kernels captured, and one launch of them written back out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from ..core.status import ExitStatus
+
+
+@dataclass(frozen=True)
+class TraceResult:
+    kind: ClassVar[str] = "trace"
+    out: Path
+    kernels: tuple[str, ...]
+    returncode: int
+    launches: int = 0  # launches recorded, all kernels together
+
+    @property
+    def exit_status(self) -> int:
+        """The traced program's own status, passed through (a shell sees how the program ended)."""
+        return self.returncode
+
+
+@dataclass(frozen=True)
+class ReproduceResult:
+    kind: ClassVar[str] = "reproduce"
+    reference: str
+    kernel: str
+    number: int  # which recorded launch, from 1
+    launches: int  # how many were recorded
+    launch: dict[str, Any]  # the launch record (core/launches.py)
+    script: str
+    dump_command: str  # the dump line that specializes the kernel as that launch did
+    notes: tuple[str, ...] = ()
+    source_file: str = ""  # the kernel's file, as the capture recorded it
+
+    @property
+    def exit_status(self) -> ExitStatus:
+        return ExitStatus.SUCCESS
