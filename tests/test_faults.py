@@ -542,6 +542,56 @@ def still_char_device(name: str) -> Callable[[Env, Result], None]:
     return check
 
 
+def capture_records(log: str, edit: Callable[[dict], object]) -> Callable[[Env], None]:
+    """A capture whose every record in `log` (kernels.jsonl or launches.jsonl) is replaced by `edit`
+    of it; launches.jsonl, empty without a GPU, gets one record of double_kernel's first."""
+
+    def make(env: Env) -> None:
+        capture(env)
+        cap = env.root / "work" / "cap"
+        kernels = [json.loads(line) for line in (cap / "kernels.jsonl").read_text().splitlines() if line.strip()]
+        records = kernels
+        if log == "launches.jsonl":
+            first = kernels[0]
+            records = [{"hash": first["hash"], "name": first["name"], "launch": 0, "grid": [4, 1, 1],
+                        "params": None, "args": [{"kind": "int", "value": 4096}], "pid": 1}]  # fmt: skip
+        lines = [e if isinstance(e := edit(dict(r)), str) else json.dumps(e) for r in records]
+        (cap / log).write_text("\n".join(lines) + "\n")
+
+    return make
+
+
+def capture_metadata(edit: Callable[[dict], object]) -> Callable[[Env], None]:
+    def make(env: Env) -> None:
+        capture(env)
+        for path in (env.root / "work" / "cap" / "cache").glob("*/double_kernel.json"):
+            path.write_text(json.dumps(edit(json.loads(path.read_text()))))
+
+    return make
+
+
+def baseline(edit: Callable[[dict], object] | str) -> Callable[[Env], None]:
+    """base.json: a saved `dump --json` report of sample:double, edited (or raw text)."""
+
+    def make(env: Env) -> None:
+        if isinstance(edit, str):
+            text = edit
+        else:
+            setup_run(env, "check sample:double --target sm90 --baseline base.json --update-baseline")
+            text = json.dumps(edit(json.loads((env.root / "work" / "base.json").read_text())))
+        (env.root / "work" / "base.json").write_text(text)
+
+    return make
+
+
+def fifo_in_cache(env: Env) -> None:
+    entry = double_entry(env, "json").parent
+    os.mkfifo(entry / "stuck.json")
+
+
+DEEP = "[" * 100000 + "]" * 100000
+
+
 def every_stage_maps_to(name: str) -> Callable[[Env, Result], None]:
     """Every stage's line map names the kernel file by its real path (none by an escaped spelling)."""
 
@@ -818,6 +868,53 @@ ROWS += [
     Row("diff {kernels}/exits_at_import.py --target sm90 --vary num_warps=4,8", id="27-11-os-exit-at-import-diff",
         exit=2, says=(r"os\._exit\(7\)",)),
     Row("list {kernels}/exits_at_import.py", id="27-11-os-exit-at-import-list", exit=2, says=(r"os\._exit\(7\)",)),
+    # 12, 19, 20. Damaged capture files, baselines, pipes: one message naming the file, line and field.
+    Row("dump cap/:double_kernel --stage ttir", id="27-12-signature-is-a-list",
+        setup=(capture_records("kernels.jsonl", lambda r: {**r, "signature": [1, 2]}),), shows=(r"@double_kernel",),
+        says=(r"kernels\.jsonl:1", r"signature")),
+    Row("dump cap/:double_kernel --stage ttir", id="27-12-attrs-malformed-key",
+        setup=(capture_records("kernels.jsonl", lambda r: {**r, "attrs": {"(0": [["tt.divisibility", 16]]}}),),
+        shows=(r"@double_kernel",), says=(r"kernels\.jsonl:1", r"attrs")),
+    Row("dump cap/:double_kernel --stage ttir", id="27-12-constants-wrong-type",
+        setup=(capture_records("kernels.jsonl", lambda r: {**r, "constants": {"(3,)": {"a": [1]}}}),),
+        shows=(r"@double_kernel",), says=(r"kernels\.jsonl:1", r"constants")),
+    Row("diff cap/:double_kernel --vary num_warps=4,8 --stage ttir", id="27-12-diff-signature-is-a-list",
+        setup=(capture_records("kernels.jsonl", lambda r: {**r, "signature": "text"}),), shows=(r"num_warps=8",)),
+    Row("dump cap/:double_kernel --stage ttir", id="27-20-capture-record-deeply-nested",
+        setup=(capture_records("kernels.jsonl", lambda r: DEEP),), shows=(r"@double_kernel",),
+        says=(r"kernels\.jsonl:1", r"(?i)nested")),
+    Row("dump cap/:double_kernel --stage ttir", id="27-20-launch-without-grid",
+        setup=(capture_records("launches.jsonl", without("grid")),), shows=(r"@double_kernel",),
+        says=(r"launches\.jsonl:1", r"grid")),
+    Row("dump cap/:double_kernel --stage ttir", id="27-20-launch-args-not-objects",
+        setup=(capture_records("launches.jsonl", lambda r: {**r, "args": [1, "x"]}),), shows=(r"@double_kernel",),
+        says=(r"launches\.jsonl:1", r"args")),
+    Row("dump cap/:double_kernel --stage ttir", id="27-20-launch-tensor-shape-text",
+        setup=(capture_records("launches.jsonl", lambda r: {**r, "args": [{"kind": "tensor", "shape": "x",
+                                                                             "dtype": "f"}]}),),
+        shows=(r"@double_kernel",), says=(r"launches\.jsonl:1",)),
+    Row("dump cap/:double_kernel --stage ttir", id="27-20-metadata-without-warp-size", exit=2,
+        setup=(capture_metadata(lambda d: {**d, "target": {k: v for k, v in d["target"].items() if k != "warp_size"}}),),
+        says=(r"double_kernel\.json", r"warp_size")),
+    Row("dump cap/:double_kernel --stage ttir", id="27-20-metadata-nested", exit=2,
+        setup=(capture_metadata(lambda d: {**d, "num_warps": {"a": {"b": [4]}}}),),
+        says=(r"double_kernel\.json", r"num_warps")),
+    Row("cache list cap", id="27-19-capture-log-is-a-pipe", timeout=30,
+        setup=(capture, lambda env: (env.root / "work" / "cap" / "kernels.jsonl").unlink(),
+               lambda env: os.mkfifo(env.root / "work" / "cap" / "kernels.jsonl")),
+        shows=(r"double_kernel",), says=(r"kernels\.jsonl", r"(?i)pipe")),
+    Row("cache list {cache}", id="27-19-cache-json-is-a-pipe", timeout=30, setup=(fifo_in_cache,),
+        shows=(r"double_kernel",), says=(r"stuck\.json", r"(?i)pipe")),
+    Row("check sample:double --target sm90 --baseline base.json", id="27-20-baseline-missing-field",
+        setup=(baseline(lambda d: {**d, "resources": without("spills")(d["resources"])}),), exit=2,
+        says=(r"base\.json", r"resources\.spills")),
+    Row("check sample:double --target sm90 --baseline base.json", id="27-20-baseline-wrong-type",
+        setup=(baseline(lambda d: {**d, "variant": {**d["variant"], "target": ["sm90"]}}),), exit=2,
+        says=(r"base\.json", r"variant\.target")),
+    Row("check sample:double --target sm90 --baseline base.json", id="27-20-baseline-deep-nesting",
+        setup=(baseline(DEEP),), exit=2, says=(r"base\.json", r"(?i)nested")),
+    Row("check sample:double --target sm90 --baseline base.json", id="27-19-baseline-is-a-pipe", timeout=30,
+        setup=(fifo("{work}/base.json"),), exit=2, says=(r"base\.json", r"(?i)pipe")),
     # 20. A damaged pyproject.toml: one message naming the file and the key, exit 2.
     Row("check --project pyproject.toml", id="27-20-pyproject-not-utf8", setup=(project(b"[tool]\nx = '\xff\xfe'\n"),),
         exit=2, says=(r"pyproject\.toml", r"(?i)utf-8")),

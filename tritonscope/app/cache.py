@@ -10,11 +10,12 @@ grid and arguments; triton_api/capture.py writes them). An entry is named `DIR/:
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
+import re
 from pathlib import Path
 
 from ..analysis.artifacts import to_compilation
+from ..core import fileio, schemas
 from ..core.errors import KernelFileError, UsageError
 from ..core.model import OPTION_NAMES, Artifacts, Compilation, KernelSpec, Variant, VariantRequest
 from ..core.targets import TARGETS
@@ -74,15 +75,13 @@ def scan(folder: Path) -> tuple[list[CacheEntry], list[str]]:
 def _read_metadata(meta: Path) -> tuple[dict, str | None]:
     """Triton's metadata of one compiled kernel, or why the file is not that."""
     try:
-        metadata = json.loads(meta.read_text())
-    except (OSError, ValueError) as exc:
-        return {}, f"not readable JSON ({type(exc).__name__})"
-    if not isinstance(metadata, dict):
-        return {}, "not a JSON object"
-    for field, kind in (("name", str), ("target", dict), ("num_warps", int)):
-        if not isinstance(metadata.get(field), kind):
-            return {}, f"no {field} ({kind.__name__}) in the metadata"
-    return metadata, None
+        metadata = schemas.parse(fileio.read_input_text(meta))
+    except (OSError, UnicodeDecodeError) as exc:
+        return {}, f"not readable ({getattr(exc, 'strerror', None) or exc})"
+    except schemas.Invalid as exc:
+        return {}, str(exc)
+    wrong = schemas.problem(metadata, schemas.METADATA)
+    return (metadata, None) if wrong is None else ({}, f"not Triton's metadata: {wrong}")
 
 
 def _entry(folder: Path, name: str, metadata: dict, specializations: dict, launches: dict) -> CacheEntry:
@@ -118,38 +117,55 @@ def find(reference: str) -> tuple[CacheEntry, list[str]]:
 
 def _capture_log(folder: Path) -> tuple[dict[str, dict], list[str]]:
     """The capture's records by compile hash, and a line per record that could not be read."""
-    log = folder / CAPTURE_LOG
-    if not log.exists():
-        return {}, []
-    records, problems = {}, []
-    for number, line in enumerate(log.read_text(errors="replace").splitlines(), start=1):
+    records: dict[str, dict] = {}
+    lines, problems = _log_records(folder / CAPTURE_LOG, schemas.COMPILE_RECORD, "compile record")
+    for record in lines:
+        if record.get("file"):
+            record["file"] = _as_published(record["file"], folder)
+        records[record["hash"]] = record
+    return records, problems
+
+
+def _as_published(file: str, folder: Path) -> str:
+    """A path the traced program saw inside the capture while it was written (the hidden staging
+    folder `.NAME.new.PID.xxxx` beside it: torch.compile writes its kernels there) as the same
+    path in the capture folder the user has."""
+    parent, name = folder.resolve().parent, folder.resolve().name
+    match = re.match(rf"^{re.escape(str(parent))}/\.{re.escape(name)}\.new\.\d+\.[^/]+(/.*)?$", file)
+    return str(folder.resolve()) + (match.group(1) or "") if match else file
+
+
+def _log_records(log: Path, shape: dict, what: str) -> tuple[list[dict], list[str]]:
+    """The records of a capture's log that have the shape they should, and a line naming the file,
+    line and field of each that has not (a line cut short when the traced program was killed, say)."""
+    if not log.exists() and not log.is_symlink():
+        return [], []
+    try:
+        text = fileio.read_input(log).decode(errors="replace")
+    except OSError as exc:
+        return [], [f"{log}: not readable ({exc.strerror or exc}), skipped"]
+    records, problems = [], []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
         try:
-            record = json.loads(line)
-        except ValueError:
-            record = None  # e.g. a line cut short when the traced program was killed
-        if isinstance(record, dict) and isinstance(record.get("hash"), str):
-            records[record["hash"]] = record
-        elif line.strip():
-            problems.append(f"{log}:{number}: not a compile record, skipped")
+            record = schemas.parse(line)
+            wrong = schemas.problem(record, shape)
+        except schemas.Invalid as exc:
+            wrong = str(exc)
+        if wrong is None:
+            records.append(record)
+        else:
+            problems.append(f"{log}:{number}: not a {what} ({wrong}), skipped")
     return records, problems
 
 
 def _launch_log(folder: Path) -> tuple[dict[str, list[dict]], list[str]]:
     """The capture's recorded launches by compile hash, and a line per record that could not be read."""
-    log = folder / LAUNCH_LOG
-    if not log.exists():
-        return {}, []
     launches: dict[str, list[dict]] = {}
-    problems = []
-    for number, line in enumerate(log.read_text(errors="replace").splitlines(), start=1):
-        try:
-            record = json.loads(line)
-        except ValueError:
-            record = None
-        if isinstance(record, dict) and isinstance(record.get("hash"), str) and isinstance(record.get("args"), list):
-            launches.setdefault(record["hash"], []).append(record)
-        elif line.strip():
-            problems.append(f"{log}:{number}: not a launch record, skipped")
+    records, problems = _log_records(folder / LAUNCH_LOG, schemas.LAUNCH_RECORD, "launch record")
+    for record in records:
+        launches.setdefault(record["hash"], []).append(record)
     return launches, problems
 
 
@@ -185,13 +201,13 @@ def kernel_source(entry: CacheEntry) -> tuple[str, int, int, str]:
         source, first = record["source"], int(record.get("first_line") or 1)
         offset = next((i for i, line in enumerate(source.splitlines()) if line.lstrip().startswith("def ")), 0)
         return record["file"], first, first + offset, source
-    ttir = entry.path("ttir").read_text(errors="replace") if "ttir" in entry.stages else ""
+    ttir = _artifact_text(entry.path("ttir")) if "ttir" in entry.stages else ""
     match = re.search(r'^#loc\d* = loc\("((?:\\.|[^"\\])*)":(\d+):\d+\)', ttir, re.MULTILINE)
     if not match or not Path(match.group(1)).is_file():
         return (match.group(1) if match else ""), 1, 1, ""
     file, def_line = match.group(1), int(match.group(2))
     try:
-        text = Path(file).read_text()
+        text = fileio.read_input_text(file)
         tree = ast.parse(text)
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
         return file, def_line, def_line, ""  # the source changed since: shown without it
@@ -258,7 +274,7 @@ def read_compilation(reference: str) -> Compilation:
     target = TARGETS[entry.target]
     if target.vendor.binary not in entry.stages:
         raise UsageError(f"{reference}: the entry has no binary ({target.vendor.binary})")
-    binary = entry.path(target.vendor.binary).read_bytes()
+    binary = _artifact(entry.path(target.vendor.binary))
     texts = {k: _artifact_text(entry.path(k)) for k in entry.stages if k != target.vendor.binary}
     texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch, entry.metadata))
     file, first_line, def_line, source = kernel_source(entry)
@@ -283,9 +299,19 @@ def read_compilation(reference: str) -> Compilation:
     return dataclasses.replace(to_compilation(spec, variant, artifacts, target), launches=entry.launches)
 
 
+def _artifact(path: Path) -> bytes:
+    """A file of a cache entry (only a regular file: a pipe there would never end the read)."""
+    try:
+        return fileio.read_input(path)
+    except OSError as exc:
+        raise UsageError(
+            f"{path}: not readable ({exc.strerror or exc})", hint="delete its folder and compile again"
+        ) from None
+
+
 def _artifact_text(path: Path) -> str:
     try:
-        return path.read_text()
+        return _artifact(path).decode()
     except UnicodeDecodeError:
         raise UsageError(
             f"{path}: not text (a damaged cache entry)", hint="delete its folder and compile again"

@@ -15,6 +15,7 @@ import pprint
 import shlex
 from pathlib import Path
 
+from ..core import fileio
 from ..core.errors import KernelFileError, UsageError
 from ..core.values import format_value
 from ..results.cache import CacheEntry
@@ -56,7 +57,11 @@ def assembly(entry: CacheEntry) -> tuple[str, str]:
     kind = "ptx" if "ptx" in entry.stages else "amdgcn"
     if kind not in entry.stages:
         raise UsageError(f"{entry.folder}: the entry has neither PTX nor AMDGCN to check a reproduction against")
-    return kind, hashlib.sha256(entry.path(kind).read_bytes()).hexdigest()
+    try:
+        data = fileio.read_input(entry.path(kind))
+    except OSError as exc:
+        raise UsageError(f"{entry.path(kind)}: not readable ({exc.strerror or exc})") from None
+    return kind, hashlib.sha256(data).hexdigest()
 
 
 def script(entry: CacheEntry, launch: dict, reference: str, notes: list[str]) -> str:
@@ -120,7 +125,7 @@ def kernel_import(record: dict, notes: list[str]) -> dict | None:
 def _unchanged(record: dict) -> bool:
     """The file still holds the kernel's source at the line it was compiled from."""
     try:
-        lines = Path(record["file"]).read_text().splitlines(keepends=True)
+        lines = fileio.read_input_text(record["file"]).splitlines(keepends=True)
     except (OSError, UnicodeDecodeError):
         return False
     first, source = int(record.get("first_line") or 1), record.get("source", "")
