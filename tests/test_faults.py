@@ -894,7 +894,7 @@ ROWS += [
                                                                              "dtype": "f"}]}),),
         shows=(r"@double_kernel",), says=(r"launches\.jsonl:1",)),
     Row("dump cap/:double_kernel --stage ttir", id="27-20-metadata-without-warp-size", exit=2,
-        setup=(capture_metadata(lambda d: {**d, "target": {k: v for k, v in d["target"].items() if k != "warp_size"}}),),
+        setup=(capture_metadata(lambda d: {**d, "target": without("warp_size")(d["target"])}),),
         says=(r"double_kernel\.json", r"warp_size")),
     Row("dump cap/:double_kernel --stage ttir", id="27-20-metadata-nested", exit=2,
         setup=(capture_metadata(lambda d: {**d, "num_warps": {"a": {"b": [4]}}}),),
