@@ -24,6 +24,7 @@ import triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource, CompilationError, make_backend
 
+from ..core import fileio, schemas
 from ..core.errors import CompileError, UsageError
 from ..core.fileio import read_checked, user_cache_dir, write_checked
 from ..core.model import Artifacts, Variant
@@ -31,6 +32,7 @@ from ..core.targets import Target
 from ..core.values import TypeName
 from ..parsers import asm_loc, mlir_diagnostics
 from ..parsers.mlir_diagnostics import Remark
+from . import cubins
 from . import kernels as triton_kernels
 from .tools import PTXAS_INPUT, machine_code
 
@@ -183,7 +185,7 @@ def compile_variant(kernel, variant: Variant, target: Target, sass: bool = True)
     diagnostics = _CStderrCapture()
     try:
         with diagnostics, _cache_hits() as hits, _remarks_on():
-            compiled = _run_triton(kernel, variant, target)
+            compiled, repaired = _compile_repairing(kernel, variant, target, hits)
     except CompileError as exc:
         details = mlir_diagnostics.parse(diagnostics.text)[1].strip()  # MLIR's errors, read once the capture ended
         if details and exc.__cause__ is not None and not isinstance(exc.__cause__, CompilationError):
@@ -199,7 +201,7 @@ def compile_variant(kernel, variant: Variant, target: Target, sass: bool = True)
         remarks = recorded_remarks(metadata)
     else:
         _record_remarks(metadata, remarks)
-    notices = tuple(line for line in rest.splitlines() if line.strip())
+    notices = tuple(line for line in rest.splitlines() if line.strip()) + ((repaired,) if repaired else ())
     if remarks is None:
         notices += (REMARKS_UNKNOWN,)
     return Artifacts(texts, binary, metadata, seconds, notices, hits == [True], remarks or ())
@@ -207,7 +209,65 @@ def compile_variant(kernel, variant: Variant, target: Target, sass: bool = True)
 
 def run_compiler(kernel, variant: Variant, target: Target) -> None:
     """triton.compile alone, for its side effects (the IR dumps `passes` reads): no disassembly."""
-    _run_triton(kernel, variant, target)
+    _compile_repairing(kernel, variant, target, [])
+
+
+_GROUP = {"child_paths": schemas.Map(str)}  # Triton's `__grp__NAME.json`: file name -> path
+
+
+class _DamagedEntry(Exception):
+    """Triton's cache entry of this compile could not be read back (why: the reason)."""
+
+
+def _compile_repairing(kernel, variant: Variant, target: Target, hits: list[bool]):
+    """(triton.compile's result, a one-line notice or None). A damaged cache entry of the compile
+    (metadata or its group index not JSON or not their shape, a cut-short binary) would fail every
+    later run the same way: it is moved aside, under the cache's `tritonscope/damaged/`, and the
+    kernel compiled afresh."""
+    folder = _entry_folder(kernel, variant, target)
+    why = _entry_damage(folder) if folder is not None else None
+    if why is None:
+        try:
+            compiled = _run_triton(kernel, variant, target)
+            why = cubins.damage(compiled.asm[target.vendor.binary]) if hits == [True] else None
+        except _DamagedEntry as exc:
+            why = str(exc)
+        if why is None:
+            return compiled, None
+    if folder is None or not folder.is_dir():
+        raise _corrupt_cache_file(why)
+    aside = Path(triton.knobs.cache.dir) / "tritonscope" / "damaged" / f"{folder.name}.{time.time_ns()}"
+    try:
+        aside.parent.mkdir(parents=True, exist_ok=True)
+        folder.rename(aside)
+        hits.clear()
+        compiled = _run_triton(kernel, variant, target)
+    except (OSError, _DamagedEntry) as exc:
+        raise _corrupt_cache_file(str(exc)) from None
+    return compiled, f"Triton's cache entry {folder} was damaged ({why}): moved it to {aside} and compiled again"
+
+
+def _entry_damage(folder: Path) -> str | None:
+    """What is wrong with the JSON files of a cache entry (its group index, each kernel's metadata)."""
+    if not folder.is_dir():
+        return None
+    for path in sorted(folder.glob("*.json")):
+        shape = _GROUP if path.name.startswith("__grp__") else schemas.METADATA
+        try:
+            wrong = schemas.problem(schemas.parse(fileio.read_input_text(path)), shape)
+        except (OSError, UnicodeDecodeError, schemas.Invalid) as exc:
+            wrong = getattr(exc, "strerror", None) or str(exc)
+        if wrong is not None:
+            return f"{path.name}: {wrong}"
+    return None
+
+
+def _entry_folder(kernel, variant: Variant, target: Target) -> Path | None:
+    """The folder of Triton's cache holding this compile (`get_cache_manager`: the key in base32)."""
+    from triton.runtime import cache
+
+    base32 = getattr(cache, "_base32", None)
+    return Path(triton.knobs.cache.dir) / base32(compile_key(kernel, variant, target)) if base32 else None
 
 
 def _run_triton(kernel, variant: Variant, target: Target):
@@ -230,7 +290,7 @@ def _run_triton(kernel, variant: Variant, target: Target):
     except OSError as exc:  # Triton's cache folder: the machine's problem, not the kernel's
         raise _cache_folder_problem(exc) from exc
     except json.JSONDecodeError as exc:
-        raise _corrupt_cache_file(exc) from exc
+        raise _DamagedEntry(f"not JSON: {exc.msg}") from exc
     except Exception as exc:  # noqa: BLE001 - MLIR passes, ptxas and LLVM fail in many ways
         if "non-ASCII" in str(exc) and not kernel.spec.file.isascii() and not _has_stages_hook():
             raise UsageError(
@@ -344,7 +404,7 @@ def _cache_folder_problem(exc: OSError) -> UsageError:
     )
 
 
-def _corrupt_cache_file(exc: json.JSONDecodeError) -> UsageError:
+def _corrupt_cache_file(why: str) -> UsageError:
     """Names the cache files Triton could not read back, so the user can delete them."""
     folder = Path(triton.knobs.cache.dir)
     corrupt = []
@@ -355,7 +415,7 @@ def _corrupt_cache_file(exc: json.JSONDecodeError) -> UsageError:
             corrupt.append(str(path))
     names = ", ".join(corrupt[:3]) or str(folder)
     return UsageError(
-        f"Triton's cache holds a corrupt file: {names} ({exc.msg})",
+        f"Triton's cache holds a corrupt file: {names} ({why})",
         hint=f"delete it, or the folder that holds it, and run again (Triton's cache: {folder})",
     )
 
