@@ -589,6 +589,14 @@ def fifo_in_cache(env: Env) -> None:
     os.mkfifo(entry / "stuck.json")
 
 
+def interrupted_capture_swap(env: Env) -> None:
+    """A `trace -o cap --force` killed between its two renames: no cap, the old capture hidden."""
+    capture(env)
+    work = env.root / "work"
+    shutil.copytree(work / "cap", work / ".cap.new.999999.k2x9q7wa")
+    (work / "cap").rename(work / ".cap.old.999999.3hd8s0ft")
+
+
 DEEP = "[" * 100000 + "]" * 100000
 
 
@@ -928,6 +936,11 @@ ROWS += [
         then=Step("dump sample:double --target sm90 --json", json=True, check=same_sass, forbid=(r"(?i)damaged",))),
     Row("diff sample:double --target sm90 --vary BLOCK_SIZE=1024,512 --stage sass", id="27-8-metadata-garbage-diff",
         setup=(metadata(lambda d: "garbage"), truncated_metadata), shows=(r"BLOCK_SIZE=512",), forbid=(r"FAILED",)),
+    # 9. A capture left half-swapped is put back by the next run that reads it.
+    Row("cache list cap", id="27-9-half-swapped-capture-put-back", setup=(interrupted_capture_swap,),
+        changes=("cap", ".cap.new.999999.k2x9q7wa", ".cap.old.999999.3hd8s0ft"), shows=(r"double_kernel",),
+        check=lambda env, result: None if (env.root / "work" / "cap" / "kernels.jsonl").is_file() else pytest.fail(
+            "cap was not put back")),
     # 20. A damaged pyproject.toml: one message naming the file and the key, exit 2.
     Row("check --project pyproject.toml", id="27-20-pyproject-not-utf8", setup=(project(b"[tool]\nx = '\xff\xfe'\n"),),
         exit=2, says=(r"pyproject\.toml", r"(?i)utf-8")),

@@ -52,6 +52,7 @@ def entries(folder: Path) -> list[CacheEntry]:
 
 def scan(folder: Path) -> tuple[list[CacheEntry], list[str]]:
     """(every compiled kernel, newest first; one line per file that is not a readable entry)."""
+    fileio.recover(folder)  # a capture whose --force swap was cut short by a kill: put back
     if not folder.is_dir():
         raise KernelFileError(f"no such directory: {folder}")
     specializations, problems = _capture_log(folder)
