@@ -941,6 +941,16 @@ ROWS += [
         changes=("cap", ".cap.new.999999.k2x9q7wa", ".cap.old.999999.3hd8s0ft"), shows=(r"double_kernel",),
         check=lambda env, result: None if (env.root / "work" / "cap" / "kernels.jsonl").is_file() else pytest.fail(
             "cap was not put back")),
+    # 13. layout: a wrong number is named before Triton's bindings see it.
+    Row(f"layout '{LAYOUT_2D}' --shape -64x64", id="27-13-layout-negative-shape", exit=2, says=(r"-64",)),
+    Row(f"layout '{LAYOUT_2D.replace('[1, 4]', '[1, -4]')}' --shape 64x64", id="27-13-layout-negative-field", exit=2,
+        says=(r"sizePerThread", r"-4"), forbid=(r"incompatible function arguments",)),
+    Row(f"layout '{LAYOUT_2D.replace('[1, 4]', '[1, 99999999999]')}' --shape 64x64", id="27-13-layout-huge-field",
+        exit=2, says=(r"sizePerThread", r"99999999999"), forbid=(r"incompatible function arguments",)),
+    Row(f"layout '{LAYOUT_2D.replace('order = [1, 0]', 'order = [1, 1]')}' --shape 64x64", id="27-13-layout-bad-order",
+        exit=2, says=(r"order",)),
+    Row(f"layout '#ttg.slice<{{dim = 7, parent = {LAYOUT_2D}}}>' --shape 64", id="27-13-layout-slice-dim-too-big",
+        exit=2, says=(r"dim = 7",)),
     # 20. A damaged pyproject.toml: one message naming the file and the key, exit 2.
     Row("check --project pyproject.toml", id="27-20-pyproject-not-utf8", setup=(project(b"[tool]\nx = '\xff\xfe'\n"),),
         exit=2, says=(r"pyproject\.toml", r"(?i)utf-8")),
