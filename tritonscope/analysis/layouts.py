@@ -120,7 +120,7 @@ def parse_shape(text: str) -> tuple[int, ...]:
         raise UsageError(f"--shape expects sizes like 64x64, got '{text}'") from None
     bad = next((d for d in shape if d <= 0 or d & (d - 1)), None)
     if not shape or bad is not None:
-        raise UsageError(f"--shape {text}: {bad} is not positive: every size must be a power of two")
+        raise UsageError(f"--shape {text}: {bad} is wrong: every size must be a power of two")
     return shape
 
 
