@@ -951,6 +951,12 @@ ROWS += [
         exit=2, says=(r"order",)),
     Row(f"layout '#ttg.slice<{{dim = 7, parent = {LAYOUT_2D}}}>' --shape 64", id="27-13-layout-slice-dim-too-big",
         exit=2, says=(r"dim = 7",)),
+    # 14. A value for a pointer is a usage error naming the pointer and the forms a pointer takes.
+    Row("dump sample:double --target sm90 -a x_ptr=4096", id="27-14-number-for-pointer", exit=2,
+        says=(r"x_ptr", r"\*fp16", r"None"), forbid=(r"does not compile",)),
+    Row("dump sample:double --target sm90 -a x_ptr=fp32", id="27-14-scalar-type-for-pointer", exit=2,
+        says=(r"x_ptr", r"\*fp16")),
+    Row("dump sample:double --target sm90 -a x_ptr=true", id="27-14-bool-for-pointer", exit=2, says=(r"x_ptr",)),
     # 20. A damaged pyproject.toml: one message naming the file and the key, exit 2.
     Row("check --project pyproject.toml", id="27-20-pyproject-not-utf8", setup=(project(b"[tool]\nx = '\xff\xfe'\n"),),
         exit=2, says=(r"pyproject\.toml", r"(?i)utf-8")),
