@@ -957,6 +957,12 @@ ROWS += [
     Row("dump sample:double --target sm90 -a x_ptr=fp32", id="27-14-scalar-type-for-pointer", exit=2,
         says=(r"x_ptr", r"\*fp16")),
     Row("dump sample:double --target sm90 -a x_ptr=true", id="27-14-bool-for-pointer", exit=2, says=(r"x_ptr",)),
+    # 15. --json is strict JSON, whatever the kernel file does to stdout at import.
+    *[Row(f"{cmd.format(f'{{kernels}}/{file}.py')} --json", id=f"27-15-{file}-{cmd.split()[0]}", json=True)
+      for file in ("writes_fd1", "closes_stdout")
+      for cmd in ("dump {} --target sm90 --stage ttir", "list {}", "explain {} --target sm90",
+                  "diff {} --target sm90 --vary num_warps=4,8 --stage ttir",
+                  "check {} --target sm90 --budget spills=0")],
     # 20. A damaged pyproject.toml: one message naming the file and the key, exit 2.
     Row("check --project pyproject.toml", id="27-20-pyproject-not-utf8", setup=(project(b"[tool]\nx = '\xff\xfe'\n"),),
         exit=2, says=(r"pyproject\.toml", r"(?i)utf-8")),

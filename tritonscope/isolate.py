@@ -292,7 +292,9 @@ def _serve() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     results = os.fdopen(int(os.environ.pop(_RESULT_FD)), "wb")
     _stack_on_request()
-    sys.stdout = sys.stderr  # the user's prints never reach the parent's stdout
+    # The user's prints never reach the parent's stdout; a file of their own, so that a kernel file
+    # closing sys.stdout leaves sys.stderr (and the messages written to it) alone.
+    sys.stdout = os.fdopen(os.dup(2), "w", errors="replace", buffering=1)
     preload = os.environ.pop(_PRELOAD, None)
     if preload:  # imported while the parent still prepares the tasks; a failure shows in the task itself
         with contextlib.suppress(Exception):

@@ -41,6 +41,10 @@ _READ: dict[tuple[int, int], Path] = {}  # (device, inode) -> the path of a file
 _WRITTEN: dict[tuple[int, int], Path] = {}  # the files this run wrote, each once
 
 
+RESULTS_FD: int | None = None  # the command's own stdout (cli/app.py points descriptor 1 at stderr)
+_STDOUT_NAMES = ("-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1")
+
+
 class NotRegularFile(OSError):
     """A path tritonscope would read that is a pipe, device, socket or folder: reading it could block
     forever or never end, so it is refused (an OSError, so every reader's `cannot read` covers it)."""
@@ -93,6 +97,9 @@ def write_output(path: Path | str, data: bytes, flag: str, protected: tuple[Path
     for path_read in protected:
         note_read(path_read)
     given = Path(path)
+    if str(given) in _STDOUT_NAMES and RESULTS_FD is not None:  # descriptor 1 is stderr while a command runs
+        _write_all(RESULTS_FD, data, flag, given)
+        return
     try:
         target = given.expanduser().resolve()
         info = os.stat(target) if target.exists() else None
@@ -132,13 +139,18 @@ def _write_through(target: Path, data: bytes, flag: str, given: Path) -> None:
         ) from None
     try:
         os.set_blocking(fd, True)
+        _write_all(fd, data, flag, given)
+    finally:
+        os.close(fd)
+
+
+def _write_all(fd: int, data: bytes, flag: str, given: Path) -> None:
+    try:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
     except OSError as exc:
         raise UsageError(f"{flag} {given}: cannot write there: {exc.strerror or exc}") from None
-    finally:
-        os.close(fd)
 
 
 def user_cache_dir() -> Path:
