@@ -16,6 +16,8 @@ from tritonscope.core.model import VariantRequest
 from tritonscope.core.targets import local_target
 
 KERNELS = Path(__file__).parent / "kernels"
+# Samples whose Gluon layouts name 32 threads per warp: they compile for NVIDIA only, not wave64 AMD.
+WARP32_SAMPLES = {"row_sum_gluon"}
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -1,14 +1,142 @@
-"""The layering DESIGN promises, checked on the source: who may import Triton, how long code may grow."""
+"""The layering DESIGN promises, checked on the source: who may import what (the table in
+docs/architecture.md), that renderers load neither Triton nor torch, how long code may grow."""
 
 from __future__ import annotations
 
 import ast
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "tritonscope"
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "tritonscope"
 MODULES = sorted(p for p in PACKAGE.rglob("*.py") if "capture_hook" not in p.parts)
+EVERY_MODULE = sorted(PACKAGE.rglob("*.py"))
+GUARDED = ("triton", "torch")  # third-party packages the table names; others are not checked
+
+
+def allowed_imports() -> dict[str, set[str]]:
+    """The table under "## Packages" in docs/architecture.md: unit -> what it may import.
+    A unit is `core/` (a package) or `isolate.py` (a module); the names are backticked."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    section = text.split("## Packages", 1)[1].split("\n## ", 1)[0]
+    table = {}
+    for row in section.splitlines():
+        cells = [cell.strip() for cell in row.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0].startswith("`"):
+            table[cells[0].strip("`")] = set(re.findall(r"`([^`]+)`", cells[2]))
+    return table
+
+
+def _unit(module: str) -> str:
+    """tritonscope.core.model -> core/; tritonscope.isolate -> isolate.py; tritonscope -> ''."""
+    parts = module.split(".")[1:]
+    if not parts:
+        return ""
+    return f"{parts[0]}/" if (PACKAGE / parts[0]).is_dir() else f"{parts[0]}.py"
+
+
+def _dotted(path: Path, root: Path = ROOT) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def every_import(path: Path, root: Path = ROOT) -> list[tuple[int, str]]:
+    """(line, absolute module) of every import in a file, wherever it sits: top level, in a
+    function, under TYPE_CHECKING; `from . import x` counts as the module x."""
+    dotted = _dotted(path, root).split(".")
+    package = dotted if path.name == "__init__.py" else dotted[:-1]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            found.append((node.lineno, node.module))
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join(package[: len(package) - node.level + 1] + ([node.module] if node.module else []))
+            found += [(node.lineno, _module_of(base, alias.name, root)) for alias in node.names]
+    return found
+
+
+def _module_of(base: str, name: str, root: Path) -> str:
+    """`from base import name`: the module base.name where that is a module on disk, else base."""
+    where = root.joinpath(*base.split("."), name)
+    return f"{base}.{name}" if where.is_dir() or where.with_suffix(".py").is_file() else base
+
+
+def _permits(allowed: set[str], module: str) -> bool:
+    """Whether an import of `module` (absolute) is one the unit may make."""
+    top = module.split(".")[0]
+    if top in GUARDED:
+        return top in allowed
+    if top != "tritonscope":
+        return True
+    unit = _unit(module)
+    if unit == "":
+        return True  # the package itself: its version
+    within = "/".join(module.split(".")[1:3])  # core/errors for tritonscope.core.errors(.x)
+    return unit in allowed or within in allowed or within.split("/")[0] + ".py" in allowed
+
+
+@pytest.mark.parametrize("path", EVERY_MODULE, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_every_import_keeps_to_the_table_in_architecture_md(path):
+    table = allowed_imports()
+    unit = _unit(_dotted(path))
+    if unit == "":
+        return  # tritonscope/__init__.py: the version
+    assert unit in table, f"{unit} has no row in docs/architecture.md's package table"
+    allowed = table[unit] | {unit}
+    broken = [f"line {n}: {m}" for n, m in every_import(path) if not _permits(allowed, m)]
+    assert not broken, f"{path.relative_to(PACKAGE)} ({unit}) may import only {sorted(table[unit])}: {broken}"
+
+
+def test_the_import_check_sees_every_kind_of_import(tmp_path):
+    (tmp_path / "tritonscope" / "render").mkdir(parents=True)
+    probe = tmp_path / "tritonscope" / "render" / "probe.py"
+    (probe.parent / "json.py").write_text("")
+    probe.write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..app import sweep\n"
+        "def f():\n    from ..triton_api.compiler import compile_variant\n    import torch\n"
+        "from . import json\n"
+    )
+    imports = [m for _, m in sorted(every_import(probe, tmp_path))]
+    assert imports == [
+        "typing",
+        "tritonscope.app",
+        "tritonscope.triton_api.compiler",
+        "torch",
+        "tritonscope.render.json",
+    ]
+    allowed = allowed_imports()["render/"] | {"render/"}
+    assert [m for m in imports if not _permits(allowed, m)] == imports[1:4]
+
+
+_BLOCKED = """
+import importlib.abc, pkgutil, sys
+
+class Blocked(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("triton", "torch"):
+            raise ImportError(f"blocked: {name}")
+        return None
+
+sys.meta_path.insert(0, Blocked())
+import tritonscope.render
+for module in pkgutil.walk_packages(tritonscope.render.__path__, "tritonscope.render."):
+    __import__(module.name)
+    print(module.name)
+"""
+
+
+def test_every_renderer_imports_with_triton_and_torch_blocked():
+    done = subprocess.run([sys.executable, "-c", _BLOCKED], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    imported = set(done.stdout.split())
+    on_disk = {_dotted(p) for p in (PACKAGE / "render").rglob("*.py") if p.name != "__init__.py"}
+    assert on_disk <= imported and "tritonscope.render.registry" in imported
 
 
 def _imports(tree: ast.AST) -> set[str]:

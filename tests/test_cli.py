@@ -124,7 +124,11 @@ def test_failed_compile_writes_nothing(cli, tmp_path):
         ([BAD, "-k", "needs_block", "-a", "NOPE=1"], 2, "has no argument 'NOPE'. Arguments: x_ptr, n"),
         ([BAD, "-k", "needs_block"], 2, "needs a value for constexpr BLOCK"),
         ([BAD, "-k", "needs_block", "-c", "BLOCK"], 2, "-c/--constexpr expects NAME=VALUE, got 'BLOCK'"),
-        ([BAD, "-k", "needs_block", "-c", "BLOCK=64", "-t", "sm42"], 2, "unknown target 'sm42'. Valid targets: sm80"),
+        (
+            [BAD, "-k", "needs_block", "-c", "BLOCK=64", "-t", "sm42"],
+            2,
+            "unknown target 'sm42'. Valid targets: sm75, sm80",
+        ),
         (
             [BAD, "-k", "needs_block", "-c", "BLOCK=64", "-t", "gfx942", "--stage", "sass"],
             2,

@@ -85,6 +85,8 @@ GPU_SIZES = {
     "fused_attention": [1024, 1000],
     "layernorm": [8192, 1000],
     "add_op": [98432, 12345],
+    "row_sum": [4096, 1000],
+    "row_sum_gluon": [4096, 1000],
 }
 
 

@@ -62,8 +62,8 @@ def test_layout_from_a_real_compilation(cli):
         (["#ttg.swizzled_shared<{vec = 8}>", "--shape", "16x16"], "are not drawn yet"),
         (["#blocked", "--shape", "16x16"], "not a TTGIR layout"),
         ([], "give a LAYOUT, or --from FILE"),
-        (["--from", "sample:softmax", "-t", "sm90"], "give --value NAME or --line N"),
-        (["--from", "sample:softmax", "--value", "nope", "-t", "sm90"], "no tensor with a layout for value %nope"),
+        (["--from", "sample:softmax", "-t", "sm90", "--value", "row", "--line", "30"], "give --value NAME or --line N"),
+        (["--from", "sample:softmax", "--value", "nope", "-t", "sm90"], "no tensor or shared memory with a layout"),
     ],
 )
 def test_bad_layout_requests(cli, args, message):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import compiled
+from conftest import WARP32_SAMPLES, compiled
 from pygments.lexers import get_lexer_by_name
 from pygments.token import Error, Keyword, Name
 
@@ -40,6 +40,8 @@ def _tokens(lexer, text):
 @pytest.mark.parametrize("target", ["sm90", "gfx942"])
 @pytest.mark.parametrize("sample", [s.name for s in all_samples()])
 def test_no_error_tokens_on_real_ir(sample, target):
+    if sample in WARP32_SAMPLES and target == "gfx942":
+        pytest.skip("its Gluon layouts are written for 32-thread warps")
     c = compiled(f"sample:{sample}", target)
     for stage, lexer in OURS.items():
         if stage in c.stages:

@@ -17,6 +17,7 @@ import pytest
 from test_narrow import NARROW, lines_of
 
 from tritonscope.analysis import cost
+from tritonscope.analysis.findings import find
 from tritonscope.analysis.measured import LINE_MAP, NCU, measure
 from tritonscope.app import cache, profile
 from tritonscope.app.launch_once import PREFIX
@@ -164,6 +165,29 @@ def test_the_view_at_80_columns_marks_the_hottest_line_and_its_stall_reasons():
     dot_row = next(line for line in lines if line.lstrip().startswith(f"{DOT_LINE} "))
     assert dot_row.split()[1:4] == ["85", "▉", "204.8K"]  # samples, bar, executed
     assert "global→shared copy 128b" in text and "barrier 34%" in text
+
+
+def _result_with_findings() -> ProfileResult:
+    m, c = measured("matmul_cuda_sass", "matmul_kernel")
+    static = cost.line_costs(c)
+    return ProfileResult("matmul_kernel", "sample_kernels/matmul.py", ("run.py",), m, c, static, (), find(c, static))
+
+
+def test_each_measured_line_shows_explains_finding_on_it():
+    """The A and B loads wait in the H100's counters; explain says why: cp.async where TMA would serve."""
+    result = _result_with_findings()
+    lines = lines_of(ProfileView(NARROW).render(result))
+    load_row = next(i for i, line in enumerate(lines) if line.lstrip().startswith(f"{A_LOAD} "))
+    below = " ".join(line.strip() for line in lines[load_row + 1 : load_row + 9])
+    assert "global→shared copy 128b" in below  # ncu: the LDGSTS
+    assert "↳ explain: tma-candidate: a 128x64xf16 tile feeding tl.dot is copied with cp.async" in below
+    assert all(len(line) <= 80 for line in lines)
+    body = json.loads(JsonRenderer().render(result))
+    load = next(line for line in body["lines"] if line["line"] == A_LOAD)
+    assert load["findings"] == ["tma-candidate"] and body["findings"][0]["kind"] == "tma-candidate"
+    # A line with no finding says so: the for line is the hottest, and nothing static explains it.
+    hot = next(line for line in body["lines"] if line["line"] == FOR_LINE)
+    assert hot["findings"] == []
 
 
 def test_json_has_the_envelope_and_every_measured_line():

@@ -18,7 +18,7 @@ from tritonscope.app.explain import explain, explain_compilation
 from tritonscope.app.prepare import compile_request
 from tritonscope.core.stages import Stage
 from tritonscope.parsers import mlir_diagnostics
-from tritonscope.triton_api import compiler
+from tritonscope.triton_api import remarks as compiler
 
 B_LOAD = line_of(MATMUL, "b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_SIZE_K, other=0.0)")
 MMA_V3 = "MMA version 3 acceleration not applied due to unsupported shapes or data types."

@@ -18,6 +18,10 @@ EXPECTED = {
     "fused_attention": "attention_kernel",
     "layernorm": "layernorm_kernel",
     "add_op": "add_kernel",
+    "matmul_tma": "matmul_tma_kernel",
+    "fused_attention_tma": "attention_tma_kernel",
+    "row_sum": "row_sum_kernel",
+    "row_sum_gluon": "row_sum_kernel",
 }
 
 
@@ -49,6 +53,11 @@ INTERPRETER_CASES = [
     ("fused_attention", {"size": 200, "batch": 1, "heads": 1, "head_dim": 32}),
     ("layernorm", {"size": 1000, "rows": 5}),
     ("add_op", {"size": 1000}),
+    # Host TensorDescriptors under the interpreter: tiles past the edges arrive as zeros.
+    ("matmul_tma", {"size": 200}),
+    ("fused_attention_tma", {"size": 200, "batch": 1, "heads": 2}),
+    ("fused_attention_tma", {"size": 150, "batch": 1, "heads": 2, "head_dim": 128}),
+    ("row_sum", {"size": 77}),  # row_sum_gluon: Triton's interpreter runs no Gluon kernel
 ]
 
 

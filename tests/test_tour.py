@@ -24,4 +24,15 @@ def test_the_tour_builds_and_answers_the_notes_questions(tmp_path):
     assert "line 21: narrow-global-access" in tour and "compiled: -a n_elements=4112" in tour
     assert "Triton says: Warning: vectorization fails" in tour and "line 34: loop-not-pipelined" in tour
     assert "Forcing a different order [0, 1] on SMEM" in tour
+    assert "## What torch.compile makes of a small model for an H100, on a laptop" in tour
+    assert "captured against a simulated NVIDIA H100 80GB HBM3 (sm90)" in tour and "triton_per_fused" in tour
+    assert "chosen by the compiler" in tour and "written in the kernel (Gluon)" in tour
+    assert "line 14: layout-conversion" in tour
     assert "line 35: spills" in tour and "global_load_bits = 32, limit >= 128" in tour
+    # The Hopper chapter: explain's target-aware findings, beside bench's figures as captured on the H100.
+    chapter = tour.split("## From 0.8x to 1.0x of cuBLAS", 1)[1]
+    assert "measured once, on an H100" in chapter and "docs/data/h100-2026-11-23-final.txt" in chapter
+    assert "line 33: tma-candidate" in chapter and "wgmma-waited-at-issue" in chapter
+    assert "shared-memory-by-buffer" in chapter and "unlowered for this target" in " ".join(chapter.split())
+    assert "4,096  default  ok (7e-04)  0.192" in chapter and "0.99x" in chapter and "0.78x" in chapter
+    assert "try: --maxnreg 128 reaches 2 blocks per SM" in chapter and "maxnreg=128  ok (6e-04)  1.061" in chapter

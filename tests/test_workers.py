@@ -3,9 +3,15 @@ first task comes, so its start-up overlaps the parent's work."""
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 import time
+from pathlib import Path
 
-from tritonscope.isolate import Task, Workers
+import pytest
+
+from tritonscope.isolate import Program, Task, Workers
 
 
 def _probe_module(folder, name: str) -> None:
@@ -39,3 +45,57 @@ def test_a_preload_that_fails_leaves_the_worker_serving(tmp_path):
         assert workers.call(Task("probe_after:loaded", ("broken_preload",))) is False
         outcome = workers.run([Task("broken_preload:anything")])[0]
         assert not outcome.ok and "broken on import" in outcome.error
+
+
+def _gone(pid: int) -> bool:
+    """The process has ended (gone, or a zombie its new parent has not reaped yet)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        stat = Path(f"/proc/{pid}/stat")
+        try:
+            if stat.read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                return True
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_a_task_past_the_timeout_says_so_in_a_field():
+    with Workers(timeout=1) as workers:
+        outcome = workers.run([Task("time:sleep", (30,))])[0]
+    assert outcome.timed_out and not outcome.ok and outcome.error == "timed out after 1 s"
+
+
+def test_a_program_past_its_time_limit_is_stopped_with_what_it_started(tmp_path):
+    marker = tmp_path / "child.pid"
+    start = time.monotonic()
+    with Program(["sh", "-c", f"sleep 60 & echo $! > {marker}; wait"]) as program:
+        finished = program.finish(timeout=1)
+    assert finished.timed_out and time.monotonic() - start < 10
+    assert _gone(int(marker.read_text())) and _gone(program.process.pid)
+
+
+def test_a_program_is_stopped_when_its_caller_is_interrupted():
+    with pytest.raises(KeyboardInterrupt), Program(["sleep", "60"], own_group=False) as program:
+        raise KeyboardInterrupt
+    assert program.process.returncode == -signal.SIGTERM
+
+
+def test_a_program_dies_with_its_parent_whatever_killed_it():
+    code = (
+        "import time\nfrom tritonscope.isolate import Program\n"
+        "p = Program(['sleep', '60'])\nprint(p.process.pid, flush=True)\ntime.sleep(60)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    pid = int(parent.stdout.readline())
+    time.sleep(1)  # the launcher has asked for its death signal and become `sleep`
+    assert Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"sleep")
+    parent.kill()
+    parent.wait()
+    assert _gone(pid)
+
+
+def test_a_missing_program_is_said_as_the_system_says_it():
+    with pytest.raises(FileNotFoundError, match="no-such-program-x"):
+        Program(["no-such-program-x"])

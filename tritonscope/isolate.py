@@ -10,15 +10,22 @@ passes' dump capture, grid's interpreter) goes through `Workers`:
   runs past the timeout is killed and replaced, and only its task fails;
 - workers die with their parent whatever the signal (PR_SET_PDEATHSIG, and end of input),
   ignore the terminal's Ctrl-C (the parent handles it), and never write to stdout.
+
+Foreign programs (ncu, pip, the program `trace` runs) go through `Program`: they too die
+with their parent, run under a time limit where one is given, and are stopped (SIGTERM,
+then SIGKILL; with their own process group, the programs they started too) when the limit
+passes or the parent is interrupted.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import importlib
 import os
 import pickle
 import select
+import shutil
 import signal
 import struct
 import subprocess
@@ -55,6 +62,7 @@ class Outcome:
     error: str | None = None  # the message when the task failed
     exit_code: int = 0  # the failure's exit code: 1 compile, 2 usage or input, 3 a tritonscope bug
     error_type: str = ""  # the TritonscopeError subclass, to raise the same again
+    timed_out: bool = False  # the task ran past the workers' timeout and its worker was killed
 
     @property
     def ok(self) -> bool:
@@ -150,7 +158,8 @@ class Workers:
                 where = worker.where_stuck()
                 worker.kill()
                 stuck = f" (stuck at {where})" if where else ""
-                yield index, Outcome(error=f"timed out after {self.timeout:g} s{stuck}", exit_code=ExitStatus.USAGE)
+                message = f"timed out after {self.timeout:g} s{stuck}"
+                yield index, Outcome(error=message, exit_code=ExitStatus.USAGE, timed_out=True)
 
 
 class _Worker:
@@ -220,6 +229,76 @@ class _Worker:
             self.process.stdin.close()
         with contextlib.suppress(OSError):
             self._stream.close()
+
+
+# Runs first in a foreign program's process: asks the kernel to kill it when its parent dies, then
+# becomes the program (exec keeps the process, so the death signal holds).
+_LAUNCHER = """import ctypes, os, signal, sys
+try:
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
+except (AttributeError, OSError):
+    pass
+if os.getppid() != int(sys.argv[1]):
+    os._exit(1)
+try:
+    os.execvp(sys.argv[2], sys.argv[2:])
+except OSError as exc:
+    sys.stderr.write(f"cannot run {sys.argv[2]}: {exc.strerror}\\n")
+    os._exit(127)
+"""
+STOP_GRACE = 3.0  # seconds a stopped program has between SIGTERM and SIGKILL
+
+
+@dataclass(frozen=True)
+class Finished:
+    returncode: int
+    stdout: str | bytes | None = None  # what it printed, where piped
+    stderr: str | bytes | None = None
+    timed_out: bool = False  # it ran past its time limit and was stopped
+
+
+class Program:
+    """A foreign program as a child: `with Program(argv, ...) as p: finished = p.finish(timeout)`.
+    With `own_group` it and what it starts are stopped together; without, it stays in the
+    terminal's group (a user's program that reads the terminal, sees its Ctrl-C)."""
+
+    def __init__(self, argv: list[str], own_group: bool = True, **popen: Any):
+        env = popen.get("env") or os.environ
+        if shutil.which(argv[0], path=env.get("PATH")) is None:  # said here, as Popen would say it
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), argv[0])
+        self.own_group = own_group
+        launcher = [sys.executable, "-S", "-c", _LAUNCHER, str(os.getpid()), *argv]
+        self.process = subprocess.Popen(launcher, start_new_session=own_group, **popen)
+
+    def __enter__(self) -> Program:
+        return self
+
+    def __exit__(self, kind, *_) -> None:
+        if kind is not None:  # the caller failed or was interrupted (Ctrl-C, SIGTERM): no orphan
+            self.stop()
+        self.process.wait()
+
+    def finish(self, timeout: float | None = None) -> Finished:
+        """Waits for the program (at most `timeout` seconds), reading what it prints where piped."""
+        try:
+            out, err = self.process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.stop()
+            return Finished(self.process.returncode, timed_out=True)
+        return Finished(self.process.returncode, out, err)
+
+    def stop(self) -> None:
+        """SIGTERM (to its group, with one), then SIGKILL if it is still there after STOP_GRACE."""
+        for sig, wait in ((signal.SIGTERM, STOP_GRACE), (signal.SIGKILL, None)):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                if self.own_group:
+                    os.killpg(self.process.pid, sig)
+                else:
+                    self.process.send_signal(sig)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.communicate(timeout=wait)
+                if not self.own_group:  # a group may outlive its first process: it gets SIGKILL too
+                    return
 
 
 def _foreign_environment(env: dict[str, str]) -> dict[str, str]:

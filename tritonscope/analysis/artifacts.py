@@ -13,7 +13,7 @@ from ..core.model import Artifacts, Compilation, KernelSpec, Variant
 from ..core.stages import Stage
 from ..core.targets import Target
 from ..parsers import amdgcn, cuobjdump, ptxas
-from . import instruction_mix, linemap
+from . import instruction_mix, linemap, warp_specialize
 from .resources import amd_resources, nvidia_resources
 
 
@@ -25,10 +25,12 @@ def to_compilation(
     texts = artifacts.texts
     stages = _stages(spec, texts, target)
     machine = backend.machine_code
-    if machine not in stages:
+    if machine not in stages and not artifacts.notices:
         raise TritonscopeError(f"the {machine.title} is missing: resources cannot be read without it")
     resources = _RESOURCES[backend.name](target, texts, artifacts.metadata)
-    resources = replace(resources, instructions=instruction_mix.count(machine, stages[machine]))
+    # With no machine code (a notice says why: an nvdisasm older than the target), nothing is counted.
+    resources = replace(resources, instructions=instruction_mix.count(machine, stages.get(machine, "")))
+    line_maps = linemap.build(stages, spec.file, spec.first_line, known=line_map)
     return Compilation(
         kernel=spec,
         variant=variant,
@@ -40,10 +42,20 @@ def to_compilation(
         compile_seconds=artifacts.seconds,
         triton_version=str(artifacts.metadata.get("triton_version", "")),
         notices=artifacts.notices,
-        line_map=linemap.build(stages, spec.file, spec.first_line, known=line_map),
+        line_map=line_maps,
         cache_hit=artifacts.cache_hit,
         remarks=artifacts.remarks,
+        partitions=_partitions(spec, stages, line_maps),
     )
+
+
+def _partitions(spec: KernelSpec, stages: dict[Stage, str], line_maps: dict) -> tuple:
+    if Stage.TTGIR not in stages or "ttg.warp_specialize" not in stages[Stage.TTGIR]:
+        return ()
+    ttgir_map = line_maps.get(Stage.TTGIR, {})
+    found = warp_specialize.partitions(stages[Stage.TTGIR], ttgir_map, spec.file, stages.get(Stage.PTX, ""))
+    # A region's closing ops carry the kernel's own location (its `def` line): no partition runs that.
+    return tuple(replace(p, python_lines=tuple(n for n in p.python_lines if n != spec.line)) for p in found)
 
 
 def early_line_map(spec: KernelSpec, artifacts: Artifacts, target: Target) -> dict:
@@ -56,7 +68,7 @@ def early_line_map(spec: KernelSpec, artifacts: Artifacts, target: Target) -> di
 
 def _stages(spec: KernelSpec, texts: dict[str, str], target: Target) -> dict[Stage, str]:
     stages = {Stage.SOURCE: spec.source} if spec.source else {}
-    for stage in target.vendor.stages[1:]:
+    for stage in target.vendor.stages_for(spec.language)[1:]:
         if stage.value in texts:
             stages[stage] = texts[stage.value]
     return stages
@@ -70,7 +82,8 @@ def _nvidia(target: Target, texts: dict[str, str], metadata: dict):
 
 def _amd(target: Target, texts: dict[str, str], metadata: dict):
     fields = amdgcn.kernel_metadata(texts["amdgcn"])
-    return amd_resources(target, fields, metadata.get("shared", 0), metadata["num_warps"])
+    waves = amdgcn.llvm_occupancy(texts["amdgcn"])
+    return amd_resources(target, fields, metadata.get("shared", 0), metadata["num_warps"], waves)
 
 
 _RESOURCES = {"cuda": _nvidia, "hip": _amd}  # backend name -> its resource reader

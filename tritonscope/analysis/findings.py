@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, NamedTuple
 
 from ..core.model import Compilation
 from ..core.stages import Stage
@@ -32,6 +33,27 @@ NOT_PIPELINED = "loop-not-pipelined"
 REMARK = "remark"  # an MLIR remark (or warning) of Triton's compiler that no other finding explains
 
 
+class WhatIf(NamedTuple):
+    """One change to the request that a finding's suggestion amounts to; app/explain.py compiles it.
+
+    A typed tuple: it is hashable (what-ifs shared by findings are compiled once) and reads as
+    the (what, name, value) it is."""
+
+    what: Literal["option", "arg", "constexpr"]  # option: num_warps, num_stages, maxnreg, specialize
+    name: str
+    value: Any  # None: drop the option
+
+
+class Cause(Enum):
+    """Why Triton cannot make an access wider: what the advice is chosen by."""
+
+    UNSPECIALIZED = "unspecialized"  # a value the launcher would specialize (1, a multiple of 16), left unhinted
+    NOT_MULTIPLE_OF_16 = "not-multiple-of-16"  # a size or stride with no divisibility by 16
+    UNALIGNED = "unaligned"  # a pointer not known to be 16-byte aligned
+    GIVEN_AS_TYPE = "given-as-type"  # an argument given as a type: nothing is known of its value
+    LAYOUT = "layout"  # each thread holds fewer than 128 contiguous bits
+
+
 @dataclass(frozen=True)
 class Finding:
     kind: str
@@ -40,9 +62,7 @@ class Finding:
     evidence: str
     suggestion: str
     lines: tuple[int, ...] = ()  # every line it concerns (the spilling lines), `line` first
-    # The request change the suggestion amounts to: (what, name, value), what being option
-    # (num_warps, num_stages, maxnreg, specialize), arg or constexpr. Compiled by app/explain.py.
-    what_if: tuple[tuple[str, str, Any], ...] = ()
+    what_if: tuple[WhatIf, ...] = ()  # the request changes the suggestion amounts to
     verified: str = ""  # what compiling `what_if` gave
     remarks: tuple[str, ...] = ()  # the MLIR remarks of Triton's compiler on its line that it explains
 
@@ -73,13 +93,15 @@ def find(c: Compilation, costs: tuple[LineCost, ...]) -> tuple[Finding, ...]:
     kernel = _Kernel(
         c, TARGETS[c.variant.target], ttgir.read(c.stages.get(Stage.TTGIR, "")), {x.line: x for x in costs}
     )
-    found: list[Finding] = []
+    from . import target_findings  # imports this module: loaded when first used
+
+    found: list[Finding] = list(target_findings.find(kernel))
     for detector in (_shared_limit, _spills, _narrow, _uncoalesced, _matrix, _conversions, _not_pipelined, _occupancy):
         found += detector(kernel)
     return tuple(_with_remarks(kernel, found))
 
 
-def what_if_flags(what_if: tuple) -> str:
+def what_if_flags(what_if: tuple[WhatIf, ...]) -> str:
     """A what-if as the command-line flags that ask for it."""
     words = []
     for what, name, value in what_if:
@@ -130,11 +152,11 @@ def _narrow(k: _Kernel) -> list[Finding]:
         narrow = sorted(w for w in widths if w < 128)
         if not narrow:
             continue
-        causes: dict[tuple[str, str], tuple | None] = {}  # (role, reason) -> the request change that fixes it
+        causes: dict[tuple[str, str], tuple[Cause, WhatIf | None]] = {}  # (role, reason) -> (cause, its fix)
         for op in ops:
-            for role, reason, change in _causes(k, op):
-                causes.setdefault((role, reason), change)
-        what_if = tuple(dict.fromkeys(change for change in causes.values() if change))
+            for role, cause, reason, change in _causes(k, op):
+                causes.setdefault((role, reason), (cause, change))
+        what_if = tuple(dict.fromkeys(change for _, change in causes.values() if change))
         counts = ", ".join(f"{n} x {w}-bit" for w, n in sorted(widths.items(), reverse=True))
         found.append(
             Finding(
@@ -142,7 +164,7 @@ def _narrow(k: _Kernel) -> list[Finding]:
                 line,
                 f"global memory accesses of {narrow[0]} bits per thread, not 128" + _because(list(causes)),
                 f"{k.machine} on line {line}: {counts}; TTGIR: " + "; ".join(_layout_note(k, op) for op in ops),
-                _narrow_advice([reason for _, reason in causes]),
+                _narrow_advice([cause for cause, _ in causes.values()]),
                 what_if=what_if,
             )
         )
@@ -195,8 +217,8 @@ def _per_thread(k: _Kernel, op: ttgir.Op) -> tuple[int, int, int, tuple[int, ...
     return size[order[0]], bits, order[0], typed[0]
 
 
-def _causes(k: _Kernel, op: ttgir.Op) -> list[tuple[str, str, tuple | None]]:
-    """Why an access cannot be wider, as (role, reason, request change): the arguments its pointer and
+def _causes(k: _Kernel, op: ttgir.Op) -> list[tuple[str, Cause, str, WhatIf | None]]:
+    """Why an access cannot be wider, as (role, cause, reason, request change): the arguments its pointer and
     its mask are computed from that Triton knows no divisibility of, else the layout."""
     v = k.c.variant
     causes = []
@@ -214,37 +236,39 @@ def _causes(k: _Kernel, op: ttgir.Op) -> list[tuple[str, str, tuple | None]]:
             f"each thread holds only {contiguous} contiguous {ttgir.element_name(op.text)} along dim {dim} "
             f"({contiguous * bits} bits; 128 needs {128 // bits})"
         )
-        causes.append(("layout", reason, None))
+        causes.append(("layout", Cause.LAYOUT, reason, None))
     return causes
 
 
-def _unknown(name: str, v) -> tuple[str, tuple | None]:
+def _unknown(name: str, v) -> tuple[Cause, str, WhatIf | None]:
     """Why Triton knows no divisibility of an argument, and the request change that would tell it."""
     value = v.arguments.get(name)
-    specialize = ("option", "specialize", True) if not v.specialize else None
+    specialize = WhatIf("option", "specialize", True) if not v.specialize else None
     unspecialized = "--no-specialize" if not v.specialize else "do_not_specialize"
     if v.signature[name].startswith("*"):
-        return f"{name} is not known to be 16-byte aligned", specialize
+        return Cause.UNALIGNED, f"{name} is not known to be 16-byte aligned", specialize
     if not isinstance(value, int) or isinstance(value, bool):
-        return f"{name} is given as a type, so nothing is known of it", None
+        return Cause.GIVEN_AS_TYPE, f"{name} is given as a type, so nothing is known of it", None
     if value == 1:
-        return f"{name}=1 is not specialized to the constant 1 under {unspecialized}", specialize
+        return Cause.UNSPECIALIZED, f"{name}=1 is not specialized to the constant 1 under {unspecialized}", specialize
     if value % 16 == 0:
-        return f"{name}={value} is a multiple of 16 but has no hint under {unspecialized}", specialize
-    return f"{name}={value} is not a multiple of 16: no divisibility hint", ("arg", name, -(-value // 16) * 16)
+        reason = f"{name}={value} is a multiple of 16 but has no hint under {unspecialized}"
+        return Cause.UNSPECIALIZED, reason, specialize
+    rounded = WhatIf("arg", name, -(-value // 16) * 16)
+    return Cause.NOT_MULTIPLE_OF_16, f"{name}={value} is not a multiple of 16: no divisibility hint", rounded
 
 
-def _narrow_advice(causes: list[str]) -> str:
-    if any("no hint" in c or "not specialized" in c for c in causes):
+def _narrow_advice(causes: list[Cause]) -> str:
+    if Cause.UNSPECIALIZED in causes:
         return "let the launcher specialize the arguments (drop --no-specialize / do_not_specialize)"
-    if any("not a multiple of 16" in c for c in causes):
+    if Cause.NOT_MULTIPLE_OF_16 in causes:
         return (
             "launch with sizes and strides that are multiples of 16 (pad the buffers and round the size up); "
             "the launcher then gives them the divisibility hint and the accesses widen to 128 bits"
         )
-    if any("16-byte aligned" in c for c in causes):
+    if Cause.UNALIGNED in causes:
         return "pass pointers aligned to 16 bytes (torch's allocations are), so the launcher marks them"
-    if any("given as a type" in c for c in causes):
+    if Cause.GIVEN_AS_TYPE in causes:
         return "give the argument's value with -a NAME=VALUE, as at a real launch"
     return "give each thread at least 128 contiguous bits: a larger BLOCK along the contiguous dimension, fewer warps"
 
@@ -276,7 +300,7 @@ def _uncoalesced(k: _Kernel) -> list[Finding]:
                 f"TTGIR: {ops[0].name} (line {ops[0].number}) computes its pointers from {names} as a runtime "
                 f"value; {_layout_note(k, ops[0])}",
                 "let the launcher specialize it (drop --no-specialize / do_not_specialize), or make it a constexpr",
-                what_if=(("option", "specialize", True),) if not v.specialize else (),
+                what_if=(WhatIf("option", "specialize", True),) if not v.specialize else (),
             )
         )
     return found
@@ -304,12 +328,12 @@ def _spills(k: _Kernel) -> list[Finding]:
     if maxnreg:
         advice, what_if = (
             f"raise or drop --maxnreg {maxnreg}: the code needs more registers",
-            ("option", "maxnreg", None),
+            WhatIf("option", "maxnreg", None),
         )
     else:
         warps = k.c.options.get("num_warps") or 4
         advice = f"spread the tile over more threads (num_warps={warps * 2}) or make the BLOCK sizes smaller"
-        what_if = ("option", "num_warps", warps * 2)
+        what_if = WhatIf("option", "num_warps", warps * 2)
     lines = tuple(c.line for c in local)
     return [
         Finding(
@@ -326,8 +350,10 @@ def _spills(k: _Kernel) -> list[Finding]:
 
 
 def shared_limit(target: Target) -> int:
+    """Shared memory a block may use; unknown (gfx1250's LDS) counts as no limit: none is reported."""
     limits = target.limits
-    return limits.shared_per_block if isinstance(limits, NvidiaLimits) else limits.lds_per_cu
+    limit = limits.shared_per_block if isinstance(limits, NvidiaLimits) else limits.lds_per_cu
+    return limit if limit is not None else 2**62
 
 
 def _allocations(k: _Kernel) -> list[tuple[int | None, str, int]]:
@@ -349,7 +375,7 @@ def _shared_limit(k: _Kernel) -> list[Finding]:
     buffers = _allocations(k)
     listed = "; ".join(f"line {line}: {shape} = {kib(size)}" for line, shape, size in buffers[:4])
     stages = k.c.options.get("num_stages") or 1
-    what_if = (("option", "num_stages", stages - 1),) if stages > 1 else ()
+    what_if = (WhatIf("option", "num_stages", stages - 1),) if stages > 1 else ()
     advice = f"num_stages={stages - 1} keeps one copy fewer of each pipelined tile" if stages > 1 else ""
     return [
         Finding(
@@ -398,7 +424,7 @@ def _buffers_note(k: _Kernel) -> tuple[str, int | None]:
     )
 
 
-def _next_step(k: _Kernel) -> tuple[str, tuple]:
+def _next_step(k: _Kernel) -> tuple[str, tuple[WhatIf, ...]]:
     """What reaches one more resident block, as a request change to compile."""
     r, occ, limits = k.c.resources, k.c.resources.occupancy, k.target.limits
     warps = k.c.options.get("num_warps") or 4
@@ -408,11 +434,13 @@ def _next_step(k: _Kernel) -> tuple[str, tuple]:
             if nvidia_occupancy(limits, cap, r.shared_bytes, warps).blocks_per_sm > occ.blocks_per_sm:
                 return (
                     f"--maxnreg {cap} reaches {occ.blocks_per_sm + 1} blocks per SM, if the code fits without spilling",
-                    (("option", "maxnreg", cap),),
+                    (WhatIf("option", "maxnreg", cap),),
                 )
         return "fewer registers per thread: smaller BLOCK sizes or more warps", ()
     if occ.limited_by == "shared memory" and stages > 1:
-        return f"num_stages={stages - 1} needs less shared memory per block", (("option", "num_stages", stages - 1),)
+        return f"num_stages={stages - 1} needs less shared memory per block", (
+            WhatIf("option", "num_stages", stages - 1),
+        )
     return f"fewer {k.target.vendor.words.registers} or less shared memory per block: smaller BLOCK sizes", ()
 
 
@@ -548,7 +576,7 @@ def _not_pipelined(k: _Kernel) -> list[Finding]:
                 f"on Python line(s) {', '.join(map(str, lines))}",
                 advice or "make each thread's loads at least 32 bits wide (see the narrow-access findings)",
                 lines + ((remark_line,) if remark_line else ()),
-                (("option", "num_stages", 3),) if stages <= 1 else (),
+                (WhatIf("option", "num_stages", 3),) if stages <= 1 else (),
             )
         )
     return found
@@ -588,7 +616,7 @@ def kib(n: int) -> str:
 # What a remark is about, by its words: one on a line that has a finding of these kinds is that
 # finding's (its evidence, and for the dot its cause); any other is a finding of its own.
 _REMARK_TOPICS = (
-    ("MMA version", (MATRIX,)),  # AccelerateMatmul: "MMA version 3 acceleration not applied ..."
+    ("MMA version", (MATRIX, "dot-not-on-tcgen05")),  # AccelerateMatmul: "MMA version 3 acceleration not applied ..."
     ("vectorization fails", (NARROW,)),  # LoadStoreOpToLLVM: "Warning: vectorization fails vec = 1 ..."
     ("Pipelining load", (NOT_PIPELINED, NARROW)),  # the pipeliner: "... cannot use vectorized copy ..."
     ("pipelined load for this operand", (NOT_PIPELINED,)),  # AccelerateMatmul: "Forcing a different order ..."

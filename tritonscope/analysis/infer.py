@@ -3,9 +3,10 @@
 Triton learns argument types from the values passed at launch; tritonscope has no
 values, so it reads the code instead:
 - a pointer is a parameter that is the base of the address given to tl.load,
-  tl.store, tl.atomic_*, tl.make_block_ptr or tl.make_tensor_descriptor, directly
-  or through local variables (`ptrs = x_ptr + offsets`), or is passed as a pointer
-  to another @triton.jit function of the same file;
+  tl.store, tl.atomic_*, tl.make_block_ptr or tl.make_tensor_descriptor (or Gluon's
+  cp.async_copy_global_to_shared), directly or through local variables
+  (`ptrs = x_ptr + offsets`), or is passed as a pointer to another @triton.jit function of
+  the same file, by a call or as a gl.warp_specialize partition's argument;
 - a float is a parameter combined with a float literal (`scale * 1.44`) or used in the
   arithmetic a math function takes (`tl.sqrt(eps)`, `tl.rsqrt(var + eps)`).
 The base of `a + b` is taken from the left operand when it has one, because Triton
@@ -18,6 +19,8 @@ import ast
 from dataclasses import dataclass, field
 
 _POINTER_FUNCTIONS = {"load", "store", "make_block_ptr", "make_tensor_descriptor"}
+# Calls whose pointer is not their first argument: Gluon's cp.async copy (smem, pointer, mask).
+_POINTER_ARGUMENT = {"async_copy_global_to_shared": 1}
 _POINTER_KEYWORDS = {"pointer", "base", "ptr"}
 _MATH_FUNCTIONS = {"exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos", "erf", "fdiv", "div_rn"}
 
@@ -76,8 +79,23 @@ class _FunctionReader:
                 if node.args:
                     yield node.args[0]
                 yield from (kw.value for kw in node.keywords if kw.arg in _POINTER_KEYWORDS)
+            elif isinstance(func, ast.Attribute) and len(node.args) > _POINTER_ARGUMENT.get(func.attr, 99):
+                yield node.args[_POINTER_ARGUMENT[func.attr]]
+            elif isinstance(func, ast.Attribute) and func.attr == "warp_specialize" and node.args:
+                yield from self._partition_pointers(node.args[0])
             elif isinstance(func, ast.Name) and func.id in self.functions:
                 yield from self._pointer_arguments(node, self.functions[func.id], self.known[func.id].pointers)
+
+    def _partition_pointers(self, partitions: ast.expr):
+        """The arguments given to gl.warp_specialize's partitions, [(fn, (args...)), ...], that the
+        partition function takes as pointers."""
+        for item in getattr(partitions, "elts", []):
+            if not isinstance(item, ast.Tuple) or len(item.elts) != 2:
+                continue
+            fn, args = item.elts
+            if isinstance(fn, ast.Name) and fn.id in self.functions and isinstance(args, ast.Tuple):
+                call = ast.Call(func=fn, args=list(args.elts), keywords=[])
+                yield from self._pointer_arguments(call, self.functions[fn.id], self.known[fn.id].pointers)
 
     @staticmethod
     def _pointer_arguments(call: ast.Call, callee: ast.FunctionDef, callee_pointers: set[str]):

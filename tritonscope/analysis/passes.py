@@ -12,6 +12,7 @@ import functools
 import re
 from collections import Counter
 from dataclasses import dataclass
+from typing import Literal
 
 from ..core.errors import UsageError
 from ..core.stages import Stage
@@ -142,6 +143,16 @@ def select(records: list[PassRecord], wanted: str) -> list[PassRecord]:
     return found
 
 
+def side_by_side(record: PassRecord) -> tuple[tuple[str, str | None, str | None], ...]:
+    """A pass's IR before and after it, normalized, as side-by-side rows (diffing.StageDiff.rows)."""
+    from .diffing import StageDiff
+
+    diff = StageDiff(
+        Stage.TTGIR, record.index - 1, record.index, normalized_ir(record.before), normalized_ir(record.after or "")
+    )
+    return tuple(diff.rows())
+
+
 def normalized_ir(ir: str) -> tuple[str, ...]:
     """MLIR text with locations and renaming noise removed, as compared between snapshots."""
     return normalize.comparable(Stage.TTGIR, ir)  # MLIR rules serve TTIR, TTGIR and the LLVM dialect
@@ -168,7 +179,7 @@ class Divergence:
     "none" when every output matches.
     """
 
-    kind: str
+    kind: Literal["input", "changed", "only", "none"]
     first: PassRecord | None = None
     second: PassRecord | None = None
 

@@ -42,25 +42,34 @@ def nvidia_occupancy(limits: NvidiaLimits, registers: int, shared_bytes: int, nu
     return _occupancy(candidates, warps_per_block, limits.max_warps_per_sm)
 
 
-def amd_occupancy(limits: AmdLimits, vgprs: int, lds_bytes: int, num_warps: int) -> Occupancy:
-    """Workgroups of `num_warps` wavefronts resident per CU, and which limit binds first."""
+def amd_occupancy(
+    limits: AmdLimits, vgprs: int, lds_bytes: int, num_warps: int, llvm_waves: int | None = None
+) -> Occupancy:
+    """Workgroups of `num_warps` wavefronts resident per CU, and which limit binds first. Where the
+    table has no VGPR figures for a target, LLVM's own waves per SIMD (`; Occupancy`) stands in; a
+    CU's SIMD count unknown, the figures are per SIMD (one SIMD taken as the unit)."""
     waves_per_block = num_warps
-    max_waves = limits.max_waves_per_simd * limits.simds_per_cu
+    simds = limits.simds_per_cu or 1
+    max_per_simd = limits.max_waves_per_simd or llvm_waves or 1
+    max_waves = max_per_simd * simds
     candidates: dict[str, int] = {
         "waves": max_waves // waves_per_block,
-        "registers": amd_waves_per_simd(limits, vgprs) * limits.simds_per_cu // waves_per_block,
+        "registers": amd_waves_per_simd(limits, vgprs, llvm_waves) * simds // waves_per_block,
     }
-    if lds_bytes > limits.lds_per_cu:
+    if limits.lds_per_cu is not None and lds_bytes > limits.lds_per_cu:
         candidates["shared memory"] = 0
-    elif lds_bytes:
+    elif limits.lds_per_cu is not None and lds_bytes:
         candidates["shared memory"] = limits.lds_per_cu // lds_bytes
-    if waves_per_block * 64 > limits.max_threads_per_block:
+    if waves_per_block * limits.wave_size > limits.max_threads_per_block:
         candidates["threads per block"] = 0
     return _occupancy(candidates, waves_per_block, max_waves)
 
 
-def amd_waves_per_simd(limits: AmdLimits, vgprs: int) -> int:
-    """Wavefronts one SIMD can hold given each one's VGPRs (LLVM prints the same as `; Occupancy`)."""
+def amd_waves_per_simd(limits: AmdLimits, vgprs: int, llvm_waves: int | None = None) -> int:
+    """Wavefronts one SIMD can hold given each one's VGPRs (LLVM prints the same as `; Occupancy`);
+    LLVM's figure itself where the table does not know the register file."""
+    if limits.vgprs_per_simd_lane is None or limits.vgpr_granularity is None or limits.max_waves_per_simd is None:
+        return llvm_waves or limits.max_waves_per_simd or 1
     if not vgprs:
         return limits.max_waves_per_simd
     return min(limits.max_waves_per_simd, limits.vgprs_per_simd_lane // _round_up(vgprs, limits.vgpr_granularity))
@@ -100,13 +109,15 @@ def nvidia_resources(
     )
 
 
-def amd_resources(target: Target, fields: dict[str, int], shared_bytes: int, num_warps: int) -> Resources:
+def amd_resources(
+    target: Target, fields: dict[str, int], shared_bytes: int, num_warps: int, llvm_waves: int | None = None
+) -> Resources:
     """Resources from the AMDGCN metadata block (see parsers.amdgcn) and Triton's dynamic LDS bytes."""
     limits = target.limits
     vgprs = total_vgprs(fields)
     lds = fields.get("group_segment_fixed_size", 0) + shared_bytes
     scratch = fields.get("private_segment_fixed_size", 0)
-    occupancy = amd_occupancy(limits, vgprs, lds, num_warps)
+    occupancy = amd_occupancy(limits, vgprs, lds, num_warps, llvm_waves)
     return Resources(
         registers=vgprs,
         spills=fields.get("vgpr_spill_count", 0) + fields.get("sgpr_spill_count", 0),
@@ -115,7 +126,7 @@ def amd_resources(target: Target, fields: dict[str, int], shared_bytes: int, num
         stack_bytes=0,
         occupancy=occupancy,
         sgprs=fields.get("sgpr_count"),
-        warnings=_warnings(target, lds, limits.lds_per_cu, scratch, num_warps, occupancy),
+        warnings=_warnings(target, lds, limits.lds_per_cu, scratch, num_warps, occupancy) + _unknown(target),
     )
 
 
@@ -126,9 +137,17 @@ def total_vgprs(fields: dict[str, int]) -> int:
     return _round_up(vgprs, 4) + agprs if agprs else vgprs
 
 
-def _warnings(target: Target, shared: int, shared_limit: int, local: int, num_warps: int, occupancy: Occupancy):
+def _unknown(target: Target) -> tuple[str, ...]:
+    """Says which of the target's limits are not known, so an occupancy is read for what it is."""
+    if not target.unknown:
+        return ()
+    unit = "" if target.limits.simds_per_cu else " (per SIMD: the SIMDs per CU are unknown)"
+    return (f"{target.label}: {', '.join(target.unknown)} unknown; occupancy from LLVM's waves per SIMD{unit}",)
+
+
+def _warnings(target: Target, shared: int, shared_limit: int | None, local: int, num_warps: int, occupancy: Occupancy):
     warnings = []
-    if shared > shared_limit:
+    if shared_limit is not None and shared > shared_limit:
         warnings.append(
             f"needs {_kib(shared)} of shared memory; {target.label} allows {_kib(shared_limit)} per block: "
             f"launch will fail with an out-of-resources error"

@@ -163,6 +163,25 @@ def memdesc_bytes(line: str) -> tuple[str, int] | None:
     return f"{match.group(1)}{match.group(2)}", size
 
 
+def memdesc_dims(line: str) -> list[int] | None:
+    """The dimensions of the first shared-memory descriptor on a line: [3, 128, 64] for a 3-stage buffer."""
+    match = _MEMDESC.search(line)
+    return [int(d) for d in match.group(1).rstrip("x").split("x")] if match else None
+
+
+def tensor_shape(line: str) -> str | None:
+    """The shape and element type of the first tensor on a line, as `128x64xf16` (pointers' pointee)."""
+    match = re.search(r"tensor<((?:\d+x)+)(?:!tt\.ptr<)?([a-zA-Z]\w*)", line)
+    return f"{match.group(1)}{match.group(2)}" if match else None
+
+
+def result_layout_name(line: str) -> str | None:
+    """The layout (alias) of an op's result tensor: `#mma` in `... -> tensor<128x128xf32, #mma>`."""
+    result = line.rsplit("->", 1)[-1] if "->" in line else line.rsplit(":", 1)[-1]
+    match = re.search(r"tensor<[^,>]+,\s*(#[\w.]+)", result)
+    return match.group(1) if match else None
+
+
 def access_operands(op: Op) -> tuple[tuple[str, ...], str | None]:
     """The values a global load or store computes its addresses from, and its mask (or None).
 

@@ -10,6 +10,7 @@ grid and arguments; triton_api/capture.py writes them). An entry is named `DIR/:
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import re
 from pathlib import Path
@@ -18,12 +19,16 @@ from ..analysis.artifacts import to_compilation
 from ..core import fileio, schemas
 from ..core.errors import KernelFileError, UsageError
 from ..core.model import OPTION_NAMES, Artifacts, Compilation, KernelSpec, Variant, VariantRequest
-from ..core.targets import TARGETS
+from ..core.stages import Language
+from ..core.targets import TARGETS, Target
 from ..core.values import parse
 from ..results.cache import CacheEntry
 
 CAPTURE_LOG = "kernels.jsonl"
 LAUNCH_LOG = "launches.jsonl"
+AUTOTUNE_LOG = "autotune.jsonl"  # trace --target: which config each autotuned kernel launched, and why
+SIMULATED_RECORD = "simulated.json"  # trace --target: the simulated GPU's description
+STOP_RECORD = "stopped.json"  # trace --target: where the program was stopped, and what it asked
 _ASM = ("ttir", "ttgir", "llir", "ptx", "cubin", "amdgcn", "hsaco")
 
 
@@ -170,13 +175,20 @@ def _launch_log(folder: Path) -> tuple[dict[str, list[dict]], list[str]]:
     return launches, problems
 
 
-def environment_for_capture(out: Path, launches: int = 3) -> dict[str, str]:
+def environment_for_capture(out: Path, launches: int = 3, device: dict | None = None) -> dict[str, str]:
     """The environment `trace` runs a program with: compiles land in OUT/cache, each one logged, and
-    each compiled kernel's first LAUNCHES launches (in each process) are logged too."""
+    each compiled kernel's first LAUNCHES launches (in each process) are logged too. With DEVICE
+    (core/targets.py: Target.simulated_device) the program runs against that simulated GPU."""
     hook = Path(__file__).resolve().parent.parent / "capture_hook"
     path = os.environ.get("PYTHONPATH", "")
+    simulated = {
+        "TRITONSCOPE_SIMULATED_DEVICE": json.dumps(device) if device else "",
+        "TRITONSCOPE_STOPPED": str(out / STOP_RECORD) if device else "",
+        "TRITONSCOPE_AUTOTUNE_LOG": str(out / AUTOTUNE_LOG) if device else "",
+    }
     return {
         **os.environ,
+        **simulated,
         "TRITON_CACHE_DIR": str(out / ".triton-cache"),  # a working cache; the hook copies each compile to cache/
         "TRITON_ALWAYS_COMPILE": "1",  # a kernel already in the user's cache is captured too
         # torch.compile keeps compiled kernels in caches of its own and would then skip Triton's compile:
@@ -191,6 +203,39 @@ def environment_for_capture(out: Path, launches: int = 3) -> dict[str, str]:
     }
 
 
+def simulation_records(folder: Path) -> tuple[tuple[dict, ...], dict | None]:
+    """(each autotune choice a simulated run made, the simulated GPU), read from a capture made
+    with trace --target; nothing for other captures and caches. Unreadable lines are skipped."""
+    choices = []
+    try:  # only a regular file is read: a named pipe there would never end the read
+        lines = fileio.read_input(folder / AUTOTUNE_LOG).decode(errors="replace").splitlines()
+    except OSError:
+        lines = []
+    for line in lines:
+        try:
+            record = schemas.parse(line)
+        except schemas.Invalid:
+            continue
+        if isinstance(record, dict) and isinstance(record.get("kernel"), str):
+            choices.append(record)
+    device = _json_file(folder / SIMULATED_RECORD)
+    return tuple(choices), device if isinstance(device, dict) else None
+
+
+def _json_file(path: Path):
+    """A small JSON file of a capture, or None when it is missing, not a regular file, or not JSON."""
+    try:
+        return schemas.parse(fileio.read_input_text(path))
+    except (OSError, UnicodeDecodeError, schemas.Invalid):
+        return None
+
+
+def stop_record(folder: Path) -> str | None:
+    """The line saying where a simulated run stopped the program, or None if it was not stopped."""
+    record = _json_file(folder / STOP_RECORD)
+    return f"{record.get('where')}: the program asked for {record.get('asked')}" if isinstance(record, dict) else None
+
+
 def kernel_source(entry: CacheEntry) -> tuple[str, int, int, str]:
     """(file, first line, def line, source) of the kernel: from the capture, else found through the
     location of the kernel in its TTIR. Empty source when neither is there any more."""
@@ -202,7 +247,8 @@ def kernel_source(entry: CacheEntry) -> tuple[str, int, int, str]:
         source, first = record["source"], int(record.get("first_line") or 1)
         offset = next((i for i, line in enumerate(source.splitlines()) if line.lstrip().startswith("def ")), 0)
         return record["file"], first, first + offset, source
-    ttir = _artifact_text(entry.path("ttir")) if "ttir" in entry.stages else ""
+    first_ir = next((k for k in ("ttir", "glir", "ttgir") if k in entry.stages), None)  # Gluon has no TTIR
+    ttir = _artifact_text(entry.path(first_ir)) if first_ir else ""
     match = re.search(r'^#loc\d* = loc\("((?:\\.|[^"\\])*)":(\d+):\d+\)', ttir, re.MULTILINE)
     if not match or not Path(match.group(1)).is_file():
         return (match.group(1) if match else ""), 1, 1, ""
@@ -246,6 +292,11 @@ def source_request(reference: str) -> VariantRequest:
     """A request that compiles a cached kernel again from its source file, as it was specialized:
     what `diff` and `passes`, which compile, start from when given `DIR/:NAME`."""
     entry, _ = find(reference)
+    return entry_request(entry, reference)
+
+
+def entry_request(entry: CacheEntry, reference: str) -> VariantRequest:
+    """The request that compiles one entry again from its source file, as it was specialized."""
     file, _, _, source = kernel_source(entry)
     if not source or not Path(file).is_file():
         raise KernelFileError(f"{reference}: its source file {file or '(unknown)'} is not there to compile from")
@@ -266,10 +317,23 @@ def source_request(reference: str) -> VariantRequest:
 
 def read_compilation(reference: str) -> Compilation:
     """The Compilation of a cached kernel, from its artifacts alone: nothing is recompiled."""
-    from ..triton_api.compiler import recorded_remarks
+    entry, problems = find(reference)
+    return entry_compilation(entry, reference, problems)
+
+
+def entry_compilation(entry: CacheEntry, reference: str, problems: list[str] | None = None) -> Compilation:
+    """The Compilation of one entry (its SASS with line information), nothing recompiled."""
+    spec, variant, target, artifacts = entry_parts(entry, reference, list(problems or ()), sass=True)
+    return dataclasses.replace(to_compilation(spec, variant, artifacts, target), launches=entry.launches)
+
+
+def entry_parts(
+    entry: CacheEntry, reference: str, problems: list[str], sass: bool
+) -> tuple[KernelSpec, Variant, Target, Artifacts]:
+    """What a Compilation of an entry is made of; without `sass`, the caller disassembles (many at once)."""
+    from ..triton_api.remarks import recorded_remarks
     from ..triton_api.tools import machine_code
 
-    entry, problems = find(reference)
     if entry.target not in TARGETS:
         raise UsageError(f"{reference}: compiled for {entry.target}, which tritonscope has no limits for")
     target = TARGETS[entry.target]
@@ -277,11 +341,14 @@ def read_compilation(reference: str) -> Compilation:
         raise UsageError(f"{reference}: the entry has no binary ({target.vendor.binary})")
     binary = _artifact(entry.path(target.vendor.binary))
     texts = {k: _artifact_text(entry.path(k)) for k in entry.stages if k != target.vendor.binary}
-    texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch, entry.metadata))
+    texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch, entry.metadata, sass=sass))
     file, first_line, def_line, source = kernel_source(entry)
     if file and not source:
         problems.append(f"the source {file} is not readable as it was compiled: shown without it")
-    spec = KernelSpec(name=entry.name, file=file, line=def_line, first_line=first_line, source=source, params=())
+    language = Language.TRITON if "ttir" in entry.stages else Language.GLUON  # a Gluon kernel starts at GLIR/TTGIR
+    spec = KernelSpec(
+        name=entry.name, file=file, line=def_line, first_line=first_line, source=source, params=(), language=language
+    )
     signature, constants, hints = recorded_specialization(entry)
     variant = Variant(
         kernel=entry.name,
@@ -296,8 +363,7 @@ def read_compilation(reference: str) -> Compilation:
     )
     notices = (f"read from {entry.folder}, not recompiled", *problems)
     remarks = recorded_remarks(entry.metadata, Path(entry.folder).parent) or ()
-    artifacts = Artifacts(texts, binary, entry.metadata, 0.0, notices, remarks=remarks)
-    return dataclasses.replace(to_compilation(spec, variant, artifacts, target), launches=entry.launches)
+    return spec, variant, target, Artifacts(texts, binary, entry.metadata, 0.0, notices, remarks=remarks)
 
 
 def _artifact(path: Path) -> bytes:

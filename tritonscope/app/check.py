@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from ..analysis import findings as kinds
 from ..analysis import instruction_mix
@@ -31,7 +31,7 @@ from .prepare import compile_request
 class Figure:
     name: str
     meaning: str
-    better: str  # lower or higher
+    better: Literal["lower", "higher"]
     findings: tuple[str, ...] = ()  # the kinds of finding that explain it
 
 
@@ -94,9 +94,9 @@ def evaluate(entry: CheckEntry, baselines: bool = True) -> EntryOutcome:
     c = compile_request(entry.request)
     result = explain_compilation(c, None, live=False)
     values = figures(result)
-    broken = [b for b in (_against_budget(budget, values, result.findings) for budget in entry.budgets) if b]
+    broken = [b for b in (against_budget(budget, values, result.findings) for budget in entry.budgets) if b]
     if baselines and entry.baseline:
-        broken += _against_baseline(read_baseline(entry.baseline, c), values, result.findings)
+        broken += against_baseline(read_baseline(entry.baseline, c), values, result.findings)
     return EntryOutcome(entry, c, values, tuple(broken), result.findings)
 
 
@@ -136,7 +136,7 @@ def _behind(figure: str, found: tuple[Finding, ...]) -> str:
     return f"{'line ' + str(finding.line) if finding.line is not None else 'kernel'}: {finding.message}"
 
 
-def _against_budget(budget: Budget, values: dict[str, Any], found: tuple[Finding, ...]) -> Broken | None:
+def against_budget(budget: Budget, values: dict[str, Any], found: tuple[Finding, ...]) -> Broken | None:
     value = values.get(budget.figure)
     if value is None or budget.holds(value):  # no global store, say: nothing to hold to a width
         return None
@@ -172,7 +172,7 @@ def read_baseline(path: str, c: Compilation) -> dict[str, Any]:
     return values
 
 
-def _against_baseline(old: dict[str, Any], new: dict[str, Any], found: tuple[Finding, ...]) -> list[Broken]:
+def against_baseline(old: dict[str, Any], new: dict[str, Any], found: tuple[Finding, ...]) -> list[Broken]:
     broken = []
     for name in COMPARED:
         before, after = old.get(name), new.get(name)

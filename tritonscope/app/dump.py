@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..analysis.linemap import requested_lines
 from ..core.errors import UsageError
 from ..core.model import VariantRequest
-from ..core.stages import Stage
+from ..core.stages import NOT_PRODUCED, Stage
 from ..core.targets import resolve
 from ..results.dump import CompareResult, DumpResult
 from .prepare import compile_request
@@ -18,6 +18,8 @@ def dump(request: VariantRequest, stages: tuple[Stage, ...] | None, lines: tuple
         check_stages(stages, resolve(request.target)[0].name)  # fails before a slow compile
     compilation = compile_request(request)
     produced = _produced(compilation)
+    if stages is not None:
+        _check_produced(stages, compilation, produced)
     chosen = tuple(s for s in produced if stages is None or s in stages)
     return DumpResult(compilation, chosen, requested_lines(compilation, lines))
 
@@ -33,7 +35,8 @@ def compare(request: VariantRequest, stages: tuple[Stage, ...] | None, lines: tu
 
 
 def check_stages(stages: tuple[Stage, ...], target_name: str) -> None:
-    """Every named stage is one the target produces."""
+    """Every named stage is one the target produces for some kernel (the kernel's language is checked
+    once it is loaded: _check_produced)."""
     from ..core.targets import TARGETS
 
     available = TARGETS[target_name].vendor.stages
@@ -41,6 +44,25 @@ def check_stages(stages: tuple[Stage, ...], target_name: str) -> None:
     for stage in stages:
         if stage not in available:
             raise UsageError(f"stage '{stage.value}' is not produced for {target_name}. Stages: {names}")
+
+
+def _check_produced(stages: tuple[Stage, ...], compilation, produced: tuple[Stage, ...]) -> None:
+    """Every named stage is one this kernel has: a Gluon kernel has no TTIR, a Triton kernel no GLIR,
+    and GLIR exists from Triton 3.9 on."""
+    language = compilation.kernel.language
+    names = ", ".join(s.value for s in produced)
+    for stage in stages:
+        if stage in produced:
+            continue
+        if stage.value in NOT_PRODUCED[language]:
+            raise UsageError(
+                f"a {language.decorator} kernel has no {stage.value} stage "
+                f"({compilation.kernel.name}'s stages: {names})"
+            )
+        raise UsageError(
+            f"stage '{stage.value}' was not produced by Triton {compilation.triton_version} "
+            f"for {compilation.kernel.name}. Stages: {names}"
+        )
 
 
 def _produced(compilation) -> tuple[Stage, ...]:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from ..analysis import cost, findings
+from ..analysis import cost, findings, gluon_findings, target_findings
 from ..analysis.cost import LineCost
-from ..analysis.findings import Finding
+from ..analysis.findings import Finding, WhatIf
 from ..core.errors import TritonscopeError
 from ..core.model import Compilation, VariantRequest
 from ..core.stages import Stage
@@ -48,10 +48,24 @@ def explain_compilation(
     """The explanation of a compilation; with its `request`, the what-ifs are compiled too."""
     live_map, notes = _live_registers(compilation) if live else (None, ())
     costs = cost.line_costs(compilation, live_map)
-    found = findings.find(compilation, costs)
+    found = gluon_findings.find(compilation, findings.find(compilation, costs), _shared_accesses(compilation))
     if request is not None and not cache.is_reference(request.file):
         found = verified(request, found)
     return ExplainResult(compilation, costs, found, live_map is not None, notes)
+
+
+def _shared_accesses(c: Compilation) -> tuple:
+    """Each move through shared memory with Gluon's bank-conflict count (a worker runs Triton's), when
+    the TTGIR has any: a Gluon kernel's or a Triton kernel's that the compiler staged."""
+    ttgir = c.stages.get(Stage.TTGIR, "")
+    if "ttg.local_load" not in ttgir and "ttg.local_store" not in ttgir:
+        return ()
+    from .layout import listing
+
+    try:
+        return listing(c, timeout=60.0).accesses
+    except TritonscopeError:
+        return ()  # a Triton without Gluon's layout readers: the other findings stand
 
 
 def _live_registers(c: Compilation) -> tuple[dict[int, int] | None, tuple[str, ...]]:
@@ -69,7 +83,7 @@ def _live_registers(c: Compilation) -> tuple[dict[int, int] | None, tuple[str, .
 
 def verified(request: VariantRequest, found: tuple[Finding, ...]) -> tuple[Finding, ...]:
     """Each finding with its what-if compiled and said, the first MAX_WHAT_IFS distinct ones."""
-    outcomes: dict[tuple, Compilation | str] = {}
+    outcomes: dict[tuple[WhatIf, ...], Compilation | str] = {}
     for finding in found:
         if finding.what_if and finding.what_if not in outcomes and len(outcomes) < MAX_WHAT_IFS:
             try:
@@ -79,7 +93,7 @@ def verified(request: VariantRequest, found: tuple[Finding, ...]) -> tuple[Findi
     return tuple(replace(f, verified=describe(f, outcomes[f.what_if])) if f.what_if in outcomes else f for f in found)
 
 
-def changed(request: VariantRequest, what_if: tuple) -> VariantRequest:
+def changed(request: VariantRequest, what_if: tuple[WhatIf, ...]) -> VariantRequest:
     """The request with a finding's changes made."""
     for what, name, value in what_if:
         if what == "option":
@@ -103,6 +117,9 @@ def describe(finding: Finding, outcome: Compilation | str) -> str:
     if finding.kind in (findings.NARROW, findings.UNCOALESCED) and finding.line is not None:
         line = next((c for c in cost.line_costs(outcome) if c.line == finding.line), None)
         text += f"; line {finding.line}: {_widths(line)}"
+    if finding.kind == target_findings.WARP_SPECIALIZE:
+        lowered = "ttg.warp_specialize" in outcome.stages.get(Stage.TTGIR, "")
+        text += "; lowered to warp-specialized partitions" if lowered else "; left unlowered for this target"
     if finding.kind == findings.SHARED_LIMIT:
         fits = r.shared_bytes <= findings.shared_limit(_target(outcome))
         text += "; fits" if fits else "; still over the limit"

@@ -10,6 +10,7 @@ import importlib.util
 
 from ..core.errors import KernelFileError, UsageError
 from ..core.model import VariantRequest
+from ..core.stages import Language
 from ..core.values import TypeName
 from ..isolate import Task, Workers
 from ..results.grid import Access, GridResult, Program
@@ -22,6 +23,12 @@ MAX_PROGRAMS = 1_000_000  # programs the interpreter runs one by one: more would
 @in_release
 def grid(request: VariantRequest, size: tuple[int, ...] | None, wave: int | None, timeout: float) -> GridResult:
     prepared = prepare(request)
+    if prepared.kernel.spec.language == Language.GLUON:
+        raise UsageError(
+            f"{prepared.kernel.spec.name} is a @gluon.jit kernel: grid runs kernels under Triton's interpreter, "
+            f"which runs @triton.jit kernels only",
+            hint="dump, explain and layout show what a Gluon kernel's programs do",
+        )
     values, pointers = _values(prepared.variant)
     size = check_grid(size) if size else launch_grid(prepared.module, values)
     programs = record(str(prepared.kernel.spec.file), prepared.kernel.spec.name, values, pointers, size, timeout)
@@ -77,7 +84,7 @@ def record(file: str, kernel: str, values: dict, pointers: dict, size: tuple[int
     task = Task("tritonscope.triton_api.interpreter:record", (file, kernel, values, pointers, size))
     with Workers(timeout=timeout, env={"TRITON_INTERPRET": "1"}) as workers:
         outcome = workers.run([task])[0]
-    if not outcome.ok and outcome.error.startswith("timed out"):
+    if outcome.timed_out:
         stuck = outcome.error.partition("(stuck at ")[2].rstrip(")")
         where = f": stuck at {stuck}" if stuck else ""
         raise UsageError(f"the interpreter ran {kernel} for more than {timeout:g} s{where}", hint="raise --timeout")

@@ -8,13 +8,14 @@ layouts that do not fit the shape, which must cost the user a message, not trito
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
-from ..analysis import layouts, linemap
+from ..analysis import layouts, linemap, module_layouts
 from ..core.errors import UsageError
 from ..core.model import Compilation, VariantRequest
 from ..core.stages import Stage
 from ..isolate import Task, Workers
-from ..results.layout import LayoutResult
+from ..results.layout import LayoutListResult, LayoutResult, SharedLayoutResult
 from .prepare import compile_request
 
 MAX_ELEMENTS = 1 << 20  # a drawing of more elements than this is unreadable and slow to compute
@@ -27,15 +28,17 @@ def layout(
     value: str | None,
     line: int | None,
     timeout: float,
-) -> LayoutResult:
+) -> LayoutResult | LayoutListResult | SharedLayoutResult:
+    """A layout given as text drawn over --shape; or, --from a kernel, the layouts it uses (listed), or
+    one value's (--value, --line) drawn."""
     if (text is None) == (request is None):
-        raise UsageError("give a LAYOUT, or --from FILE with --value NAME or --line N")
-    origin = None
-    if text is not None:
-        chosen, found_shape = layouts.parse(text), None
-    else:
-        chosen, found_shape, origin = _from_kernel(request, value, line)
-    size = shape or found_shape
+        raise UsageError("give a LAYOUT, or --from FILE (with --value NAME or --line N to draw one)")
+    if request is not None and value is None and line is None:
+        return listing(compile_request(request), timeout)
+    if request is not None:
+        return _from_kernel(request, value, line, shape, timeout)
+    chosen = layouts.parse(text)
+    size = shape
     if size is None:
         raise UsageError("--shape is needed with a LAYOUT, e.g. --shape 64x64")
     _check_fits(chosen, size)
@@ -44,16 +47,12 @@ def layout(
         outcome = workers.run([task])[0]
     if not outcome.ok and outcome.exit_code == 1:  # Triton aborted on it
         raise UsageError(f"Triton cannot lay {chosen.text[:60]}... over {'x'.join(map(str, size))}: {outcome.error}")
-    return LayoutResult(chosen, layouts.ownership(outcome.unwrap(), size), origin)
+    return LayoutResult(chosen, layouts.ownership(outcome.unwrap(), size))
 
 
 def _check_fits(chosen: layouts.Layout, shape: tuple[int, ...]) -> None:
     """What Triton asserts on (and aborts the process for), checked first with a clear message."""
-    elements = 1
-    for size in shape:
-        elements *= size
-    if elements > MAX_ELEMENTS:
-        raise UsageError(f"--shape {'x'.join(map(str, shape))} is {elements:,} elements; at most {MAX_ELEMENTS:,}")
+    _check_fits_size(shape)
     problem = layouts.field_problem(chosen)
     if problem:
         raise UsageError(f"the layout {chosen.text[:60]}...: {problem}")
@@ -65,21 +64,93 @@ def _check_fits(chosen: layouts.Layout, shape: tuple[int, ...]) -> None:
         )
 
 
-def _from_kernel(request: VariantRequest, value: str | None, line: int | None):
-    """(layout, shape, where it came from) of a value in a real compilation's TTGIR."""
+def listing(compilation: Compilation, timeout: float) -> LayoutListResult:
+    """Every layout the kernel uses, and its moves through shared memory with their bank conflicts."""
+    ttgir, line_map = compilation.stages[Stage.TTGIR], compilation.line_map.get(Stage.TTGIR, {})
+    used = module_layouts.used_layouts(ttgir, line_map, compilation.kernel.file)
+    accesses = module_layouts.shared_accesses(ttgir, line_map, compilation.kernel.file)
+    counts = _conflicts(ttgir, accesses, timeout)
+    accesses = [replace(a, conflicts=n) for a, n in zip(accesses, counts, strict=True)]
+    c = compilation
+    return LayoutListResult(c.kernel.name, c.kernel.language.value, c.variant.target, tuple(used), tuple(accesses))
+
+
+def _conflicts(ttgir: str, accesses: list, timeout: float) -> list[int | None]:
+    """Gluon's bank-conflict counts, in a worker: Triton aborts the process on a pair it cannot lay."""
+    if not accesses:
+        return []
+    pairs = [(a.tensor_type, a.memdesc_type, list(a.shape), a.bitwidth) for a in accesses]
+    task = Task("tritonscope.triton_api.layouts:all_bank_conflicts", (ttgir, pairs))
+    with Workers(timeout=timeout) as workers:
+        outcome = workers.run([task])[0]
+    return outcome.unwrap() if outcome.ok else [None] * len(accesses)
+
+
+def _from_kernel(request: VariantRequest, value: str | None, line: int | None, shape, timeout: float):
+    """A value's layout in a real compilation's TTGIR: distributed (who holds each element) or shared
+    (the bank of each element), read by Triton's Gluon, so every layout kind Triton knows is drawn."""
     if (value is None) == (line is None):
         raise UsageError("with --from, give --value NAME or --line N")
     compilation = compile_request(request)
-    ttgir = compilation.stages[Stage.TTGIR].splitlines()
-    candidates, what = _candidates(compilation, ttgir, value, line)
+    ttgir = compilation.stages[Stage.TTGIR]
+    lines = ttgir.splitlines()
+    candidates, what = _candidates(compilation, lines, value, line)
     for number in candidates:
-        found = layouts.tensor_type(ttgir[number - 1])
+        text = lines[number - 1]
+        origin = f"{what}, TTGIR line {number}: {text.strip()[:120]}"
+        shared = module_layouts.memdesc_type(text)
+        if shared and (value is not None or layouts.tensor_type(text) is None) and _makes_memdesc(text):
+            return _shared(compilation, shared, origin, timeout)
+        found = layouts.tensor_type(text)
         if found:
-            shape, layout_text = found
-            aliases = layouts.aliases_of(compilation.stages[Stage.TTGIR])
-            origin = f"{what}, TTGIR line {number}: {ttgir[number - 1].strip()[:120]}"
-            return layouts.parse(layout_text, aliases), shape, origin
-    raise UsageError(f"no tensor with a layout for {what} in the TTGIR of {compilation.kernel.name}")
+            return _distributed(ttgir, shape or found[0], found[1], origin, timeout)
+    raise UsageError(f"no tensor or shared memory with a layout for {what} in the TTGIR of {compilation.kernel.name}")
+
+
+def _makes_memdesc(text: str) -> bool:
+    """Whether the line's result is a shared-memory descriptor (an alloc, a view of one)."""
+    result = text.rsplit("->", 1)[-1] if "->" in text else text.split(":", 1)[-1]
+    return "!ttg.memdesc<" in result
+
+
+def _distributed(ttgir: str, shape, layout_text: str, origin: str, timeout: float) -> LayoutResult:
+    _check_fits_size(shape)
+    tensor = f"tensor<{'x'.join(map(str, shape))}xf32, {layout_text}>"
+    bases = _worker("distributed_bases", (ttgir, tensor, list(shape)), timeout, layout_text, shape)
+    definition = layouts.aliases_of(ttgir).get(layout_text, layout_text)
+    chosen = layouts.Layout(definition.split("<")[0].removeprefix("#ttg."), {}, definition)
+    return LayoutResult(
+        chosen, layouts.ownership(bases, tuple(shape)), f"{origin}\nas Gluon writes it: {bases['gluon']}"
+    )
+
+
+def _shared(compilation: Compilation, found, origin: str, timeout: float) -> SharedLayoutResult:
+    shape, memdesc, alias = found
+    _check_fits_size(shape)
+    ttgir = compilation.stages[Stage.TTGIR]
+    read = _worker("shared_offsets", (ttgir, memdesc, list(shape)), timeout, memdesc, shape)
+    bits = module_layouts.bitwidth(memdesc.split("x")[len(shape)].split(",")[0])
+    banks = module_layouts.banks(read["offset"], shape, bits) if read["offset"] else None
+    listed = listing(compilation, timeout).accesses
+    uses = tuple(a for a in listed if alias in a.memdesc_type.split(",")[1])
+    definition = layouts.aliases_of(ttgir).get(alias, alias)
+    return SharedLayoutResult(definition, read["gluon"], tuple(shape), bits, banks, uses, origin)
+
+
+def _worker(function: str, args: tuple, timeout: float, what: str, shape) -> dict:
+    with Workers(timeout=timeout) as workers:
+        outcome = workers.run([Task(f"tritonscope.triton_api.layouts:{function}", args)])[0]
+    if not outcome.ok and outcome.exit_code == 1:  # Triton aborted on it
+        raise UsageError(f"Triton cannot lay {what[:60]} over {'x'.join(map(str, shape))}: {outcome.error}")
+    return outcome.unwrap()
+
+
+def _check_fits_size(shape) -> None:
+    elements = 1
+    for size in shape:
+        elements *= size
+    if elements > MAX_ELEMENTS:
+        raise UsageError(f"the tensor is {'x'.join(map(str, shape))}: {elements:,} elements; at most {MAX_ELEMENTS:,}")
 
 
 def _candidates(compilation: Compilation, ttgir: list[str], value: str | None, line: int | None):

@@ -28,6 +28,7 @@ from ..core.errors import KernelFileError, Terminated, TritonscopeError, UsageEr
 from ..core.limits import stuck_at, time_limit
 from ..core.model import AutotuneConfig, KernelSpec, Param, ParamKind
 from ..core.pysource import called_functions
+from ..core.stages import Language
 from ..triton_api import kernels as triton_kernels
 from ..triton_api.kernels import plain_value
 from . import packages
@@ -279,6 +280,7 @@ def _describe(jit: Any, wrappers: list[Any], inferred, is_helper: bool) -> Kerne
         autotune_configs=configs,
         heuristics=heuristics,
         is_helper=is_helper,
+        language=Language.GLUON if triton_kernels.is_gluon(jit) else Language.TRITON,
     )
 
 

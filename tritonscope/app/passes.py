@@ -26,7 +26,8 @@ from .releases import in_release
 
 
 @in_release
-def passes(request: VariantRequest, show: str | None, llvm: bool, timeout: float) -> PassesResult:
+def passes(request: VariantRequest, show: str | None, llvm: bool, timeout: float, page: bool = False) -> PassesResult:
+    """The pass pipeline of one compile; with `page`, each changed pass side by side (for --html)."""
     request = from_reference(request)
     with _Capture(llvm, timeout) as capture:  # the worker starts now, while the flags are checked
         prepared = prepare(request)
@@ -39,7 +40,8 @@ def passes(request: VariantRequest, show: str | None, llvm: bool, timeout: float
             write_checked_bytes(memo, zlib.compress(pickle.dumps((records, llvm_records)), 1))
             _forget_old(memo.parent)
     selected = tuple(pipeline.select(list(records), show)) if show is not None else None
-    return PassesResult(prepared.variant, records, llvm_records, selected, _triton_version())
+    rows = {r.index: pipeline.side_by_side(r) for r in records if r.changed and r.after is not None} if page else {}
+    return PassesResult(prepared.variant, records, llvm_records, selected, _triton_version(), rows)
 
 
 def compare(request: VariantRequest, axes: list, timeout: float) -> PassesComparison:
@@ -104,7 +106,7 @@ class _Capture:
     def dump(self, request: VariantRequest) -> str:
         outcome = self._workers.run([Task(f"{__name__}:capture", (request,))])[0]
         if not outcome.ok:
-            if outcome.error.startswith("timed out"):
+            if outcome.timed_out:
                 raise CompileError(f"capturing the passes took longer than {self.timeout:g} s", hint="raise --timeout")
             outcome.unwrap()
         self._stderr.flush()

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
+from ..analysis import gluon_targets
 from ..analysis.artifacts import early_line_map, to_compilation
-from ..core.errors import UsageError
+from ..core.errors import CompileError, UsageError
 from ..core.model import Artifacts, Compilation, KernelSpec, Variant, VariantRequest
+from ..core.stages import Language
 from ..core.targets import Target, resolve
 from ..triton_api import version
 from . import cache
@@ -72,8 +75,40 @@ def compile_request(request: VariantRequest) -> Compilation:
 def compile_prepared(prepared: Prepared) -> Compilation:
     from ..triton_api.compiler import compile_variant
 
+    risky = _target_lacks(prepared)
+    if risky:
+        return _compile_isolated(prepared, risky)
     artifacts = compile_variant(prepared.kernel, prepared.variant, prepared.target)
     return _with_notices(to_compilation(prepared.kernel.spec, prepared.variant, artifacts, prepared.target), prepared)
+
+
+def _target_lacks(prepared: Prepared) -> list[str]:
+    """A Gluon kernel's operations its target has not (analysis/gluon_targets.py): empty for most."""
+    if prepared.kernel.spec.language is not Language.GLUON:
+        return []
+    try:
+        source = Path(prepared.kernel.spec.file).read_text(errors="replace")
+    except OSError:
+        return []
+    return gluon_targets.missing_operations(source, prepared.target.backend, prepared.target.arch)
+
+
+def _compile_isolated(prepared: Prepared, lacking: list[str]) -> Compilation:
+    """The compile in a child, whose Triton may abort the process on an operation the target lacks:
+    the user gets the compiler's own words (its stderr is let through) and this message, not a crash."""
+    from ..isolate import Task, Workers
+    from ..triton_api.remarks import STDERR_PASSED
+
+    env = {STDERR_PASSED: "1"}
+    with Workers(timeout=600, env=env) as workers:
+        outcome = workers.run([Task("tritonscope.app.prepare:compile_undisassembled", (prepared.request,))])[0]
+    if not outcome.ok and outcome.error_type == "CompileError" and "crashed" in (outcome.error or ""):
+        spec = prepared.kernel.spec
+        raise CompileError(
+            f"{spec.file}:{spec.line}: {spec.name} does not compile for {prepared.target.name}: {outcome.error}; "
+            f"it uses {', '.join(lacking)}"
+        )
+    return finish([outcome.unwrap()])[0]
 
 
 @dataclass(frozen=True)
@@ -100,7 +135,7 @@ def compile_undisassembled(request: VariantRequest) -> Undisassembled:
 def finish(compiles: list[Undisassembled]) -> list[Compilation]:
     """The Compilations of many compiles, their NVIDIA cubins disassembled together. nvdisasm runs
     (0.2-0.3 s, mostly its start-up) while the other stages' line maps are built here."""
-    from ..triton_api.tools import disassemble_code
+    from ..triton_api.tools import disassemble_code, sass_refused
 
     nvidia = [c for c in compiles if c.target.backend == "cuda"]
     with ThreadPoolExecutor(1) as background:
@@ -111,7 +146,12 @@ def finish(compiles: list[Undisassembled]) -> list[Compilation]:
     for c, line_map in zip(compiles, line_maps, strict=True):
         artifacts = c.artifacts
         if c.target.backend == "cuda":
-            artifacts = replace(artifacts, texts={**artifacts.texts, "sass": next(listings)})
+            listing = next(listings)
+            if listing is None:  # the bundled nvdisasm is older than the target
+                refused = sass_refused(c.target.arch)
+                artifacts = replace(artifacts, notices=(*artifacts.notices, refused))
+            else:
+                artifacts = replace(artifacts, texts={**artifacts.texts, "sass": listing})
         finished.append(_with_notices(to_compilation(c.spec, c.variant, artifacts, c.target, line_map), c))
     return finished
 

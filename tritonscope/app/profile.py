@@ -13,16 +13,16 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from ..analysis import cost
+from ..analysis import cost, findings
 from ..analysis.measured import LINE_MAP, file_lines, measure
 from ..core.errors import TritonscopeError, UsageError
 from ..core.model import Compilation
+from ..isolate import Program
 from ..parsers.ncu_source import SourcePage, parse
 from ..results.explain import ProfileResult
 from . import cache
@@ -89,13 +89,14 @@ def profile_command(ncu: str, command: tuple[str, ...], kernel: str, kernel_file
     static = cost.line_costs(compilation) if compilation is not None and measured.mapped_by == LINE_MAP else ()
     if compilation is not None and measured.mapped_by != LINE_MAP:
         notes += ("the binary read back from Triton's cache is not the one ncu measured: lines from ncu's line table",)
-    return ProfileResult(kernel, kernel_file, command, measured, compilation, static, notes)
+    found = findings.find(compilation, static) if static and compilation is not None else ()
+    return ProfileResult(kernel, kernel_file, command, measured, compilation, static, notes, found)
 
 
 def run_ncu(ncu: str, command: tuple[str, ...], kernel: str, env: dict[str, str], timeout: float) -> SourcePage:
     """ncu's source page for the first launch of `kernel`; its own error, in one line, when it fails."""
     argv = [ncu, "-k", f"regex:^{re.escape(kernel)}$", "--launch-count", "1", *NCU_OPTIONS, *command]
-    with subprocess.Popen(
+    program = Program(
         argv,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -103,28 +104,16 @@ def run_ncu(ncu: str, command: tuple[str, ...], kernel: str, env: dict[str, str]
         text=True,
         errors="replace",
         env={**os.environ, **env},
-        start_new_session=True,  # ncu and the program it runs are stopped together
-    ) as process:
-        try:
-            out, err = process.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _stop(process)
-            raise UsageError(f"ncu ran past --timeout {timeout:g} s and was stopped", hint="raise --timeout") from None
-        except BaseException:
-            _stop(process)
-            raise
+    )
+    with program:  # ncu and the program it runs are stopped together
+        finished = program.finish(timeout)
+    if finished.timed_out:
+        raise UsageError(f"ncu ran past --timeout {timeout:g} s and was stopped", hint="raise --timeout")
+    out, err = finished.stdout, finished.stderr
     page = parse(out)
     if not page.instructions:
-        raise UsageError(_failure(out, err, process.returncode, kernel), hint=_hint(out + err))
+        raise UsageError(_failure(out, err, finished.returncode, kernel), hint=_hint(out + err))
     return page
-
-
-def _stop(process: subprocess.Popen) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    process.communicate()
 
 
 def _failure(out: str, err: str, code: int, kernel: str) -> str:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ..core.errors import UsageError
 from ..core.fileio import user_cache_dir
-from ..isolate import Task, Workers
+from ..isolate import Program, Task, Workers
 from ..results.catalog import EnvsListing
 from ..triton_api import version
 
@@ -139,14 +139,11 @@ def _pip_install(staging: Path, env: ReleaseEnv, with_own_pip: bool, on_progress
         command = [sys.executable, "-m", "pip", "--python", python, "install", "--progress-bar", "raw"]
     # numpy: grid runs Triton's interpreter, which needs it (below 2.4 for Triton 3.6's).
     command += ["--disable-pip-version-check", "--no-input", "numpy<2.4", f"triton=={release}"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        lines = _follow(process, on_progress)
-    except BaseException:  # Ctrl-C, SIGTERM: pip must not go on writing into the staging folder
-        process.kill()
-        process.wait()
-        raise
-    if process.wait() != 0:
+    # Stopped on Ctrl-C or SIGTERM (Program's exit): pip must not go on writing into the staging folder.
+    with Program(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as pip:
+        lines = _follow(pip.process, on_progress)
+        finished = pip.finish()
+    if finished.returncode != 0:
         reason = next((x for x in reversed(lines) if x.startswith("ERROR")), lines[-1] if lines else "pip failed")
         by_hand = f"python -m venv {env.path} && {env.path}/bin/pip install {shlex.quote(f'triton=={release}')}"
         offline = any(re.search(r"connection|could not fetch|network is unreachable", x, re.I) for x in lines)

@@ -116,7 +116,11 @@ def _options():
 def compile_kernel():
     """(the compiled kernel, the sha256 of its assembly); needs no GPU."""
     constants = {path: value(d) for path, d in CONSTANTS.items()}
-    source = ASTSource(load_kernel(), SIGNATURE, constants, ATTRS)
+    kernel = load_kernel()
+    source_class = ASTSource
+    if getattr(kernel, "is_gluon", lambda: False)():  # @gluon.jit: its own source sets warps before the body
+        from triton.experimental.gluon._runtime import GluonASTSource as source_class
+    source = source_class(kernel, SIGNATURE, constants, ATTRS)
     # Compiled afresh: Triton's cache key leaves out the kernel file's path, which the PTX names
     # (.file), and the settings the traced program compiled with (its ptxas), which change the PTX.
     settings = {k: v for k, v in ENVIRONMENT.items() if not k.endswith("_PATH") or os.path.exists(v)}

@@ -13,6 +13,7 @@ from typing import Any
 from ..core.errors import KernelFileError, TritonscopeError, UsageError
 from ..core.limits import time_limit
 from ..core.model import OPTION_NAMES, KernelSpec, ParamKind, Variant, VariantRequest
+from ..core.stages import Language
 from ..core.targets import Target
 from ..core.values import INT64, TypeName, parse
 from ..triton_api import kernels as triton_kernels
@@ -114,6 +115,9 @@ def _arguments(kernel: LoadedKernel, request: VariantRequest, user_args: dict, d
         arguments[param.name] = value
         align = request.specialize and not jit_param.do_not_specialize_on_alignment
         if isinstance(value, TypeName):
+            if value.is_descriptor and kernel.spec.language == Language.GLUON:
+                value = TypeName(triton_kernels.gluon_descriptor(value))  # with the shared layout Gluon's needs
+                arguments[param.name] = value
             signature[param.name] = str(value)
             if value.is_pointer:
                 seen[param.name] = PointerStandIn(value)
@@ -228,7 +232,7 @@ def _apply_heuristics(kernel: LoadedKernel, user: dict[str, Any], constexprs: di
                     result = heuristic({**seen, **constexprs})
             except TritonscopeError:
                 raise
-            except Exception as exc:  # noqa: BLE001 - the heuristic is the user's code
+            except Exception as exc:  # the heuristic is the user's code
                 raise KernelFileError(
                     f"the heuristic for {name} of {kernel.spec.name} raised {type(exc).__name__}: {exc}",
                     hint=f"give scalar arguments it reads as values (-a NAME=VALUE), or set -c {name}=...",

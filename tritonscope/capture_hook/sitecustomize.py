@@ -29,6 +29,22 @@ def _capture_module():
     return module
 
 
+def _simulated_device():
+    """tritonscope/triton_api/simulated/, loaded from its folder as a package of its own name."""
+    import importlib.util
+    import sys
+
+    folder = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "triton_api", "simulated")
+    name = "_tritonscope_simulated"
+    spec = importlib.util.spec_from_file_location(
+        name, os.path.join(folder, "__init__.py"), submodule_search_locations=[folder]
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 # Settings that change the code Triton makes but not its cache key: torch.compile, for one, points
 # TRITON_PTXAS_PATH at the CUDA toolkit's ptxas, whose PTX version differs from Triton's own.
 _CODEGEN_ENVIRONMENT = ("TRITON_PTXAS_PATH", "TRITON_PTXAS_BLACKWELL_PATH", "TRITON_DEFAULT_FP_FUSION")
@@ -85,7 +101,12 @@ def _install(log):
     def listener(*, src, metadata, metadata_group, times, cache_hit):
         try:
             _copy_artifacts(metadata, metadata_group)
-            line = json.dumps(_record(src, metadata), default=str) + "\n"
+            record = _record(src, metadata)
+            try:  # Triton's own measure of the compile, in microseconds
+                record["compile_us"] = times.ir_initialization + times.total_lowering + times.store_results
+            except Exception:  # noqa: BLE001 - a release without them
+                pass
+            line = json.dumps(record, default=str) + "\n"
             descriptor = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             try:
                 os.write(descriptor, line.encode())  # one append: processes never interleave lines
@@ -105,5 +126,8 @@ def _install(log):
             pass
 
 
+if os.environ.get("TRITONSCOPE_SIMULATED_DEVICE"):
+    # before the program runs: it must see the simulated GPU from its first line (trace --target)
+    _simulated_device().activate_from_environment()
 if os.environ.get("TRITONSCOPE_CAPTURE"):
     _install(os.environ["TRITONSCOPE_CAPTURE"])

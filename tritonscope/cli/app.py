@@ -29,6 +29,9 @@ from .. import __version__
 from ..core.errors import TritonscopeError
 from ..core.status import ExitStatus
 
+if typing.TYPE_CHECKING:
+    from ..render.registry import Format
+
 app = typer.Typer(
     name="tritonscope",
     help="See what the Triton compiler does to a GPU kernel: every stage from Python to SASS, "
@@ -129,7 +132,7 @@ def command(name: str | None = None, parent: typer.Typer = app, **settings):
     return register
 
 
-def _finish(returned: Any, fmt: str) -> None:
+def _finish(returned: Any, fmt: Format) -> None:
     """A command's result drawn in the format asked for, then its exit status."""
     if returned is None:
         return

@@ -13,6 +13,7 @@ import typer
 from ..core import fileio
 from ..core.errors import UsageError
 from ..core.model import VariantRequest
+from ..core.targets import TARGETS
 from . import argtypes
 
 FileArg = Annotated[
@@ -56,7 +57,7 @@ TargetOpt = Annotated[
     typer.Option(
         "--target",
         "-t",
-        help="sm80, sm86, sm89, sm90, sm100, sm120, gfx90a, gfx942, gfx950, or auto: the local GPU, else sm90.",
+        help=f"{', '.join(TARGETS)}, or auto: the local GPU, else sm90 (sm110 from Triton 3.9).",
     ),
 ]
 WarpsOpt = Annotated[int | None, typer.Option("--num-warps", "-w", help="Warps per program.")]

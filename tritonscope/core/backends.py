@@ -7,8 +7,9 @@ backend's entry here instead of branching on the vendor across the code.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
-from .stages import Stage
+from .stages import NOT_PRODUCED, Language, Stage
 
 
 @dataclass(frozen=True)
@@ -32,8 +33,14 @@ class Backend:
     vendor: str
     stages: tuple[Stage, ...]  # what a compile produces, in pipeline order
     machine_code: Stage  # the stage the instruction mix and per-line cost are read from
-    binary: str  # Triton's key (and file extension) of the binary: cubin, hsaco
+    binary: Literal["cubin", "hsaco"]  # Triton's key (and file extension) of the binary
     words: Words
+
+    def stages_for(self, language: Language | str) -> tuple[Stage, ...]:
+        """The stages a kernel in `language` has on this vendor, in pipeline order (a stage
+        of a newer Triton, such as GLIR, is shown only where the compile produced it)."""
+        missing = NOT_PRODUCED[Language(language)]
+        return tuple(s for s in self.stages if s.value not in missing)
 
     def label(self, arch: int | str) -> str:
         """The name the vendor uses for an architecture: sm_90, gfx942."""
@@ -43,7 +50,7 @@ class Backend:
 NVIDIA = Backend(
     name="cuda",
     vendor="NVIDIA",
-    stages=(Stage.SOURCE, Stage.TTIR, Stage.TTGIR, Stage.LLIR, Stage.PTX, Stage.SASS),
+    stages=(Stage.SOURCE, Stage.TTIR, Stage.GLIR, Stage.TTGIR, Stage.LLIR, Stage.PTX, Stage.SASS),
     machine_code=Stage.SASS,
     binary="cubin",
     words=Words(
@@ -61,7 +68,7 @@ NVIDIA = Backend(
 AMD = Backend(
     name="hip",
     vendor="AMD",
-    stages=(Stage.SOURCE, Stage.TTIR, Stage.TTGIR, Stage.LLIR, Stage.AMDGCN),
+    stages=(Stage.SOURCE, Stage.TTIR, Stage.GLIR, Stage.TTGIR, Stage.LLIR, Stage.AMDGCN),
     machine_code=Stage.AMDGCN,
     binary="hsaco",
     words=Words(

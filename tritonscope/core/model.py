@@ -9,10 +9,10 @@ from __future__ import annotations
 import shlex
 from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
-from typing import Any
+from typing import Any, Literal
 
 from ..parsers.mlir_diagnostics import Remark
-from .stages import Stage
+from .stages import Language, Stage
 from .values import TypeName, format_value, jsonable
 
 SCHEMA_VERSION = 2  # 2: every document carries `kind`; values are typed (strings, None, dtypes)
@@ -59,7 +59,7 @@ class AutotuneConfig:
 
 @dataclass(frozen=True)
 class KernelSpec:
-    """A `@triton.jit` function found in a kernel file."""
+    """A `@triton.jit` or `@gluon.jit` function found in a kernel file."""
 
     name: str
     file: str
@@ -70,6 +70,7 @@ class KernelSpec:
     autotune_configs: tuple[AutotuneConfig, ...] = ()
     heuristics: tuple[str, ...] = ()  # constexprs computed by @triton.heuristics
     is_helper: bool = False  # called by another @triton.jit function of the file
+    language: Language = Language.TRITON  # @triton.jit or @gluon.jit: decides the stages before TTGIR
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
@@ -250,7 +251,7 @@ class Compilation:
     variant: Variant
     stages: dict[Stage, str]
     binary: bytes
-    binary_ext: str  # cubin or hsaco
+    binary_ext: Literal["cubin", "hsaco"]
     metadata: dict[str, Any]  # Triton's own metadata for the compiled kernel
     resources: Resources
     compile_seconds: float
@@ -261,6 +262,7 @@ class Compilation:
     cache_hit: bool = False  # triton.compile found the kernel in Triton's cache: compile_seconds is a read
     launches: tuple[dict[str, Any], ...] = ()  # a captured kernel's recorded launches (core/launches.py)
     remarks: tuple[Remark, ...] = ()  # MLIR's remarks and warnings, as Artifacts.remarks
+    partitions: tuple[Any, ...] = ()  # analysis.warp_specialize.Partition: warp-specialized regions, if any
 
     @property
     def options(self) -> dict[str, Any]:

@@ -25,6 +25,7 @@ class Stage(str, Enum):
 
     SOURCE = "source"
     TTIR = "ttir"
+    GLIR = "glir"  # a Gluon kernel's own IR, before Triton's passes (Triton 3.9 on)
     TTGIR = "ttgir"
     LLIR = "llir"
     PTX = "ptx"
@@ -46,6 +47,25 @@ class Stage(str, Enum):
     @property
     def lexer(self) -> str:
         return STAGES[self].lexer
+
+
+class Language(str, Enum):
+    """What a kernel is written in: it decides the stages before TTGIR."""
+
+    TRITON = "triton"  # @triton.jit: Python -> TTIR -> TTGIR (the compiler picks the layouts)
+    GLUON = "gluon"  # @gluon.jit: Python -> (GLIR, 3.9 on) -> TTGIR (the author wrote the layouts)
+
+    @property
+    def decorator(self) -> str:
+        return "@gluon.jit" if self is Language.GLUON else "@triton.jit"
+
+
+# The stages a language never has: a Gluon kernel is built straight into TTGIR's dialect, so it has
+# no TTIR (Triton 3.9 keeps that first module as GLIR); a Triton kernel has no GLIR.
+NOT_PRODUCED: dict[Language, frozenset] = {
+    Language.TRITON: frozenset({"glir"}),
+    Language.GLUON: frozenset({"ttir"}),
+}
 
 
 def _keep(lines: Listing) -> Listing:
@@ -162,6 +182,7 @@ def _rename_sass(lines: Listing) -> Listing:
 STAGES: dict[Stage, StageInfo] = {
     Stage.SOURCE: StageInfo("Python source", ".py", "python", None),
     Stage.TTIR: StageInfo("TTIR (Triton IR)", ".ttir", "ttir", mlir_locations.parse, _strip_mlir, _rename_mlir),
+    Stage.GLIR: StageInfo("GLIR (Gluon IR)", ".glir", "ttgir", mlir_locations.parse, _strip_mlir, _rename_mlir),
     Stage.TTGIR: StageInfo("TTGIR (Triton GPU IR)", ".ttgir", "ttgir", mlir_locations.parse, _strip_mlir, _rename_mlir),
     Stage.LLIR: StageInfo("LLVM IR", ".ll", "llvm", llvm_debug.parse, _strip_llvm, _rename_llvm),
     Stage.PTX: StageInfo("PTX", ".ptx", "ptx", asm_loc.parse_ptx, _strip_asm, _rename_ptx),

@@ -1,7 +1,9 @@
 """The GPUs tritonscope compiles for, and the per-multiprocessor limits that decide occupancy.
 
-Figures are from NVIDIA's CUDA C++ Programming Guide (compute capability table) and
-AMD's CDNA ISA guides. No Triton import here: the CLI validates --target cheaply.
+Every target Triton's NVIDIA and AMD backends compile for (3.5 to 3.9). Figures are from NVIDIA's
+CUDA C++ Programming Guide (compute capability table) and AMD's CDNA ISA guides; a figure not
+known for a target is None and reads "unknown". No Triton import here: the CLI validates --target
+cheaply.
 """
 
 from __future__ import annotations
@@ -11,11 +13,15 @@ import functools
 import shutil
 import subprocess
 from dataclasses import dataclass
+from typing import Literal
 
 from .backends import BACKENDS, Backend
 from .errors import UsageError
 
 
+# Figures from NVIDIA's CUDA C++ Programming Guide (its per-compute-capability table, as CCCL's
+# cuda/__device/arch_traits.h spells it). A figure not published for a part is None: "unknown", and
+# occupancy is computed from the known ones (AMD: LLVM's own estimate; analysis/resources.py).
 @dataclass(frozen=True)
 class NvidiaLimits:
     registers_per_sm: int = 65536
@@ -33,22 +39,81 @@ class NvidiaLimits:
 
 @dataclass(frozen=True)
 class AmdLimits:
-    simds_per_cu: int = 4
-    max_waves_per_simd: int = 8
-    vgprs_per_simd_lane: int = 512  # VGPRs and AGPRs share one file on CDNA2 and later
-    vgpr_granularity: int = 8
-    lds_per_cu: int = 65536
+    simds_per_cu: int | None = 4
+    max_waves_per_simd: int | None = 8
+    vgprs_per_simd_lane: int | None = 512  # VGPRs and AGPRs share one file on CDNA2 and later
+    vgpr_granularity: int | None = 8
+    lds_per_cu: int | None = 65536
     max_threads_per_block: int = 1024
+    wave_size: int = 64  # RDNA and gfx1250 run 32-wide waves
+
+
+@dataclass(frozen=True)
+class Gpu:
+    """One GPU of a target as torch.cuda.get_device_properties reports it: what `trace --target`
+    simulates (torch.compile puts these figures into its kernels' metadata and cache keys)."""
+
+    name: str
+    multiprocessors: int
+    l2_bytes: int
+    memory_bytes: int
+    threads_per_multiprocessor: int = 2048
+
+
+_MIB = 1 << 20
+_AMD_CAPABILITY = {"gfx90a": (9, 0), "gfx942": (9, 4), "gfx950": (9, 5)}  # what ROCm's torch reports
+_GPUS = {
+    "sm80": Gpu("NVIDIA A100-SXM4-80GB", 108, 40 * _MIB, 81920 * _MIB),
+    "sm86": Gpu("NVIDIA GeForce RTX 3090", 82, 6 * _MIB, 24576 * _MIB, 1536),
+    "sm89": Gpu("NVIDIA L4", 58, 48 * _MIB, 23034 * _MIB, 1536),
+    "sm90": Gpu("NVIDIA H100 80GB HBM3", 132, 50 * _MIB, 81079 * _MIB),
+    "sm100": Gpu("NVIDIA B200", 148, 126 * _MIB + 512 * 1024, 182642 * _MIB),
+    "sm120": Gpu("NVIDIA GeForce RTX 5090", 170, 96 * _MIB, 32607 * _MIB, 1536),
+    "gfx90a": Gpu("AMD Instinct MI250X/MI250", 104, 8 * _MIB, 65536 * _MIB),
+    "gfx942": Gpu("AMD Instinct MI300X", 304, 4 * _MIB, 196592 * _MIB),
+    "gfx950": Gpu("AMD Instinct MI355X", 256, 4 * _MIB, 294896 * _MIB),
+}
 
 
 @dataclass(frozen=True)
 class Target:
     name: str
-    backend: str  # cuda or hip
+    backend: Literal["cuda", "hip"]
     arch: int | str  # Triton's GPUTarget arch: 90, "gfx942"
     warp_size: int
     description: str
     limits: NvidiaLimits | AmdLimits
+    since: tuple[int, int] = (3, 5)  # the first Triton release whose backend compiles for it
+
+    @property
+    def unknown(self) -> tuple[str, ...]:
+        """The limits not known for this target: they read "unknown" wherever they are shown."""
+        return tuple(name for name, value in vars(self.limits).items() if value is None)
+
+    @property
+    def gpu(self) -> Gpu:
+        """The GPU `trace --target` simulates for this target."""
+        return _GPUS[self.name]
+
+    def simulated_device(self) -> dict:
+        """What triton_api/simulated/ is activated with: plain data, passed to the traced program."""
+        gpu, limits = self.gpu, self.limits
+        nvidia = isinstance(limits, NvidiaLimits)
+        capability = divmod(int(self.arch), 10) if nvidia else _AMD_CAPABILITY[str(self.arch)]
+        return {
+            "target": self.name,
+            "name": gpu.name,
+            "backend": self.backend,
+            "arch": self.arch,
+            "capability": list(capability),
+            "warp_size": self.warp_size,
+            "multiprocessor_count": gpu.multiprocessors,
+            "shared_memory_per_block_optin": limits.shared_per_block if nvidia else limits.lds_per_cu,
+            "shared_memory_per_multiprocessor": limits.shared_per_sm if nvidia else limits.lds_per_cu,
+            "l2_cache_size": gpu.l2_bytes,
+            "total_memory": gpu.memory_bytes,
+            "max_threads_per_multiprocessor": gpu.threads_per_multiprocessor,
+        }
 
     @property
     def vendor(self) -> Backend:
@@ -62,9 +127,26 @@ class Target:
 
 
 _KIB = 1024
+_TURING = NvidiaLimits(
+    max_warps_per_sm=32,
+    max_blocks_per_sm=16,
+    shared_per_sm=64 * _KIB,
+    shared_per_block=64 * _KIB,
+    shared_reserved_per_block=0,
+)
+_DATACENTER_BLACKWELL = NvidiaLimits()
+_THOR = NvidiaLimits(max_warps_per_sm=48, max_blocks_per_sm=24)
+_CONSUMER_BLACKWELL = NvidiaLimits(
+    max_warps_per_sm=48, max_blocks_per_sm=24, shared_per_sm=100 * _KIB, shared_per_block=99 * _KIB
+)
+# RDNA: a CU has two SIMD32s and 64 KiB of LDS a workgroup can use; 16 waves per SIMD is what LLVM's own
+# `; Occupancy` gives a light kernel on gfx11, gfx12 and gfx12.5. VGPRs per lane differ between parts of
+# one family, so they are unknown, and LLVM's waves per SIMD for the kernel stand in for that limit.
+_RDNA = AmdLimits(simds_per_cu=2, max_waves_per_simd=16, vgprs_per_simd_lane=None, vgpr_granularity=None, wave_size=32)
 TARGETS: dict[str, Target] = {
     t.name: t
     for t in [
+        Target("sm75", "cuda", 75, 32, "T4, RTX 20xx (Turing)", _TURING),
         Target(
             "sm80", "cuda", 80, 32, "A100 (Ampere)", NvidiaLimits(shared_per_sm=164 * _KIB, shared_per_block=163 * _KIB)
         ),
@@ -89,18 +171,31 @@ TARGETS: dict[str, Target] = {
             ),
         ),
         Target("sm90", "cuda", 90, 32, "H100, H200 (Hopper)", NvidiaLimits()),
-        Target("sm100", "cuda", 100, 32, "B200 (Blackwell)", NvidiaLimits()),
-        Target(
-            "sm120",
-            "cuda",
-            120,
-            32,
-            "RTX 50xx (Blackwell)",
-            NvidiaLimits(max_warps_per_sm=48, shared_per_sm=100 * _KIB, shared_per_block=99 * _KIB),
-        ),
+        Target("sm100", "cuda", 100, 32, "B200 (Blackwell)", _DATACENTER_BLACKWELL),
+        Target("sm103", "cuda", 103, 32, "B300, GB300 (Blackwell Ultra)", _DATACENTER_BLACKWELL),
+        Target("sm110", "cuda", 110, 32, "Jetson Thor (Blackwell; Triton 3.9 on)", _THOR, since=(3, 9)),
+        Target("sm120", "cuda", 120, 32, "RTX 50xx, RTX PRO 6000 (Blackwell)", _CONSUMER_BLACKWELL),
+        Target("sm121", "cuda", 121, 32, "DGX Spark GB10 (Blackwell)", _CONSUMER_BLACKWELL),
         Target("gfx90a", "hip", "gfx90a", 64, "MI200 (CDNA2)", AmdLimits()),
         Target("gfx942", "hip", "gfx942", 64, "MI300 (CDNA3)", AmdLimits()),
         Target("gfx950", "hip", "gfx950", 64, "MI350 (CDNA4)", AmdLimits(lds_per_cu=160 * _KIB)),
+        Target("gfx1100", "hip", "gfx1100", 32, "RX 7900, PRO W7900 (RDNA3)", _RDNA),
+        Target("gfx1200", "hip", "gfx1200", 32, "RX 9060 (RDNA4)", _RDNA),
+        Target(
+            "gfx1250",
+            "hip",
+            "gfx1250",
+            32,
+            "MI400-series (gfx12.5)",
+            AmdLimits(
+                simds_per_cu=None,
+                max_waves_per_simd=16,
+                vgprs_per_simd_lane=None,
+                vgpr_granularity=None,
+                lds_per_cu=None,
+                wave_size=32,
+            ),
+        ),
     ]
 }
 DEFAULT_TARGET = "sm90"

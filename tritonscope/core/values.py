@@ -6,6 +6,8 @@ parsed here once, into Python values; later steps never parse text again.
 - int, float, bool (true/false), None;
 - a Triton type: `TypeName("fp16")`, `TypeName("*i32")` (fp16, tl.float16, torch.float16,
   int32, i32 are all the same type);
+- a Gluon layout: `LayoutName("gl.BlockedLayout([1], [32], [4], [0])")`, for a kernel that takes
+  its layout as a constexpr (`layout: gl.constexpr`), built by Triton's Gluon at compile time;
 - anything else is a string; quoting ("1", 'fp16') forces a string.
 """
 
@@ -89,7 +91,8 @@ class TypeName(str):
         return self.removeprefix("*")
 
 
-_TENSOR_DESCRIPTOR = re.compile(r"^tensordesc<\s*([\w.]+)\s*\[([\d,\s]+)\]\s*>$")
+# A Gluon kernel's descriptor also names its shared layout: tensordesc<fp16[64, 64],NVMMASharedLayout(...)>.
+_TENSOR_DESCRIPTOR = re.compile(r"^tensordesc<\s*([\w.]+)\s*\[([\d,\s]+)\]\s*(?:,\s*(\w+\(.*\)))?\s*>$")
 
 
 def canonical_type(text: str) -> TypeName | None:
@@ -100,7 +103,8 @@ def canonical_type(text: str) -> TypeName | None:
     if descriptor:  # a TMA tensor descriptor, as Triton's signatures write it
         element = canonical_type(descriptor.group(1))
         shape = ", ".join(d.strip() for d in descriptor.group(2).split(",") if d.strip())
-        return TypeName(f"tensordesc<{element}[{shape}]>") if element and not element.is_pointer else None
+        layout = f",{descriptor.group(3)}" if descriptor.group(3) else ""
+        return TypeName(f"tensordesc<{element}[{shape}]{layout}>") if element and not element.is_pointer else None
     pointer = name.startswith("*")
     name = name.removeprefix("*").strip()
     for prefix in ("tl.", "triton.language.", "torch."):
@@ -109,6 +113,17 @@ def canonical_type(text: str) -> TypeName | None:
     if name not in SCALAR_TYPES:
         return None
     return TypeName(f"*{name}" if pointer else name)
+
+
+class LayoutName(str):
+    """A Gluon layout as Python writes it, `gl.BlockedLayout([1, 4], [8, 4], [4, 1], [1, 0])`: a string,
+    so requests stay plain data; triton_api/kernels.py builds the layout object from it."""
+
+    __slots__ = ()
+
+
+# A call of one of Gluon's layout classes (gl.X, ttgl.X or bare): the text a user gives for a layout constexpr.
+_GLUON_LAYOUT = re.compile(r"^(?:(?:gl|ttgl|ttgl\.nvidia\.\w+|gl\.amd)\.)?[A-Z]\w*Layout\(.*\)$", re.DOTALL)
 
 
 def parse(text: str) -> Any:
@@ -123,6 +138,8 @@ def parse(text: str) -> Any:
     number = parse_number(stripped)
     if number is not None:
         return number
+    if _GLUON_LAYOUT.match(stripped):
+        return LayoutName(stripped)
     return canonical_type(stripped) or stripped
 
 
@@ -145,7 +162,7 @@ def format_value(value: Any) -> str:
     """A value as the user would type it; `parse(format_value(v)) == v` for every value above."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if value is None or isinstance(value, (int, float, TypeName)):
+    if value is None or isinstance(value, (int, float, TypeName, LayoutName)):
         return str(value)
     if isinstance(value, str):
         back = parse(value)
@@ -157,6 +174,6 @@ def jsonable(value: Any) -> Any:
     """A value for JSON: non-finite floats become strings ("nan", "inf"), which strict parsers accept."""
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
-    if isinstance(value, TypeName):
+    if isinstance(value, (TypeName, LayoutName)):
         return str(value)
     return value

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from .mlir_locations import LocationError, resolve
 
@@ -33,7 +34,7 @@ KEPT = ("remark", "warning")  # what becomes a Remark; errors stay in the text
 class Remark:
     """One MLIR remark or warning: where (the op's location, then the call sites of inlined code), what."""
 
-    severity: str  # remark or warning
+    severity: Literal["remark", "warning"]
     message: str
     locations: tuple[SourceLine, ...]  # the op's own line first, then the lines that called it
     notes: tuple[str, ...] = ()

@@ -20,8 +20,6 @@ from pygments.formatters import HtmlFormatter
 
 from .. import __version__
 from ..analysis import linemap, normalize
-from ..analysis.diffing import StageDiff
-from ..analysis.passes import PassRecord, normalized_ir
 from ..core.model import Compilation
 from ..core.stages import Stage
 from ..core.targets import TARGETS
@@ -328,7 +326,8 @@ def diff_report(result: DiffResult) -> str:
     return _page(f"{name} variants: tritonscope", body)
 
 
-def passes_report(kernel: str, target: str, records: list[PassRecord]) -> str:
+def passes_report(result: PassesResult) -> str:
+    kernel, target, records = result.variant.kernel, result.variant.target, list(result.records)
     rows = []
     for r in records:
         changed = "?" if r.changed is None else ("yes" if r.changed else "")
@@ -339,14 +338,13 @@ def passes_report(kernel: str, target: str, records: list[PassRecord]) -> str:
         )
     sections = []
     for r in records:
-        if not r.changed or r.after is None:
+        if r.index not in result.side_by_side:
             continue
-        before, after = normalized_ir(r.before), normalized_ir(r.after)
-        diff = StageDiff(Stage.TTGIR, r.index - 1, r.index, before, after)
         steps = "".join(f"<p>internal step: {html.escape(name)}</p>" for name, _ in r.substeps)
         sections.append(
             f"<details><summary>pass {r.index}: {html.escape(r.label)} ({html.escape(r.class_name)}), "
-            f"+{r.added} -{r.removed}</summary>{steps}{_diff_table(diff.rows(), 'before', 'after')}</details>"
+            f"+{r.added} -{r.removed}</summary>{steps}"
+            f"{_diff_table(result.side_by_side[r.index], 'before', 'after')}</details>"
         )
     body = (
         f"<header><h1>{html.escape(kernel)} on {html.escape(target)}: {len(records)} MLIR passes</h1></header>"
@@ -372,7 +370,7 @@ class HtmlReport:
         if isinstance(result, DiffResult):
             return diff_report(result)
         if isinstance(result, PassesResult):
-            return passes_report(result.variant.kernel, result.variant.target, list(result.records))
+            return passes_report(result)
         raise TypeError(f"no HTML page for {type(result).__name__}")
 
 

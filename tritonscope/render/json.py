@@ -15,17 +15,19 @@ from .. import __version__
 from ..analysis import linemap
 from ..analysis.findings import what_if_flags
 from ..core.model import SCHEMA_VERSION, Compilation, to_jsonable
-from ..results.bench import BenchResult, ReplayResult
+from ..results.bench import BenchResult, ReleaseTimings, ReplayResult
 from ..results.cache import CacheListing
+from ..results.captures import CaptureDiffResult
 from ..results.catalog import EnvsListing, KernelList, SamplesResult
 from ..results.check import CheckResult
 from ..results.diff import DiffResult
 from ..results.dump import CompareResult, DumpResult
 from ..results.explain import ExplainResult, ProfileResult
 from ..results.grid import GridResult
-from ..results.layout import LayoutResult
+from ..results.layout import LayoutListResult, LayoutResult, SharedLayoutResult
 from ..results.passes import PassesComparison, PassesResult
 from ..results.trace import TraceResult
+from .json_captures import capture_diff_body
 
 
 def envelope(kind: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -94,11 +96,33 @@ class JsonRenderer:
 
     def _trace(self, r: TraceResult):
         body = {"out": str(r.out), "returncode": r.returncode, "kernels": list(r.kernels), "launches": r.launches}
+        body.update(target=r.target, stopped=r.stopped)
         return body
 
     def _envs(self, r: EnvsListing):
         envs = [{"release": release, "path": str(path), "bytes": size} for release, path, size in r.envs]
         return {"folder": str(r.folder), "running": r.running, "envs": envs}
+
+    def _layout_list(self, r: LayoutListResult):
+        return {
+            "kernel": r.kernel,
+            "language": r.language,
+            "target": r.target,
+            "layouts": [asdict(u) for u in r.layouts],
+            "accesses": [asdict(a) for a in r.accesses],
+        }
+
+    def _shared_layout(self, r: SharedLayoutResult):
+        banks = {",".join(map(str, e)): b for e, b in sorted(r.banks.items())} if r.banks is not None else None
+        return {
+            "layout": r.layout,
+            "gluon": r.gluon,
+            "shape": list(r.shape),
+            "bits": r.bits,
+            "banks": banks,
+            "accesses": [asdict(a) for a in r.accesses],
+            "origin": r.origin,
+        }
 
     def _grid(self, r: GridResult):
         body = {"kernel": r.variant.kernel, "grid": list(r.size), "programs": [asdict(p) for p in r.programs]}
@@ -136,6 +160,8 @@ class JsonRenderer:
             "folder": str(r.folder),
             "kernels": [_entry(r.folder, e) for e in r.entries],
             "skipped": list(r.skipped),
+            "simulated_device": r.simulated,
+            "autotune": list(r.autotune),
         }
 
     def _explain(self, r: ExplainResult):
@@ -169,7 +195,11 @@ class JsonRenderer:
             "unattributed_samples": m.unattributed_samples,
             "stalls": dict(m.stalls),
             "hottest_line": m.hottest.line if m.hottest and m.hottest.samples else None,
-            "lines": [_measured_line(line, static.get(line.line)) for line in m.lines],
+            "lines": [
+                {**_measured_line(line, static.get(line.line)), "findings": [f.kind for f in r.findings_on(line.line)]}
+                for line in m.lines
+            ],
+            "findings": [finding_body(f) for f in r.findings],
             "notes": list(r.notes),
         }
 
@@ -189,7 +219,7 @@ class JsonRenderer:
                     "findings": [finding_body(f) for f in o.findings],
                 }
             )
-        return {"ok": r.ok, "exit_code": r.exit_code, "entries": entries}
+        return {"ok": r.ok, "exit_code": r.exit_code, "entries": entries, "notes": list(r.notes)}
 
 
 _BODIES = {
@@ -204,13 +234,29 @@ _BODIES = {
     TraceResult: JsonRenderer._trace,
     GridResult: JsonRenderer._grid,
     LayoutResult: JsonRenderer._layout,
+    LayoutListResult: JsonRenderer._layout_list,
+    SharedLayoutResult: JsonRenderer._shared_layout,
     BenchResult: JsonRenderer._bench,
     ReplayResult: JsonRenderer._replay,
     CacheListing: JsonRenderer._cache,
     ExplainResult: JsonRenderer._explain,
     CheckResult: JsonRenderer._check,
     ProfileResult: JsonRenderer._profile,
+    CaptureDiffResult: lambda self, r: capture_diff_body(r),
+    ReleaseTimings: lambda self, r: _release_timings(self, r),
 }
+
+
+def _release_timings(renderer: JsonRenderer, r: ReleaseTimings) -> dict[str, Any]:
+    return {
+        "subject": r.subject,
+        "releases": list(r.releases),
+        "runs": [None if run is None else _BODIES[type(run)](renderer, run) for run in r.runs],
+        "errors": list(r.errors),
+        "ratios": [{"launch": key, "ratios": ratios} for key, ratios in r.ratios()],
+        "passes": None if r.passes is None else JsonRenderer._passes_compare(renderer, r.passes),
+        "passes_error": r.passes_error,
+    }
 
 
 def _measured_line(line, static) -> dict[str, Any]:
@@ -279,6 +325,7 @@ def compilation_body(c: Compilation) -> dict[str, Any]:
         "stages": {stage.value: text for stage, text in c.stages.items()},
         "line_map": linemap.by_source(c),
         "launches": list(c.launches),
+        "warp_specialization": [asdict(p) for p in c.partitions],
     }
 
 

@@ -24,7 +24,7 @@ class JunitReport:
                 suite,
                 "testcase",
                 name=outcome.entry.name,
-                classname=c.kernel.name if c else outcome.entry.request.file,
+                classname=c.kernel.name if c else (outcome.entry.request.kernel or outcome.entry.request.file),
                 time=f"{c.compile_seconds:.3f}" if c else "0",
             )
             if outcome.error is not None:

@@ -10,15 +10,16 @@ from __future__ import annotations
 import importlib
 from typing import Any, Literal
 
-from ..results.bench import BenchResult, ReplayResult
+from ..results.bench import BenchResult, ReleaseTimings, ReplayResult
 from ..results.cache import CacheListing
+from ..results.captures import CaptureDiffResult
 from ..results.catalog import EnvsListing, KernelList, SamplesResult
 from ..results.check import CheckResult
 from ..results.diff import DiffResult
 from ..results.dump import CompareResult, DumpResult
 from ..results.explain import ExplainResult, ProfileResult, ReportResult
 from ..results.grid import GridResult
-from ..results.layout import LayoutResult
+from ..results.layout import LayoutListResult, LayoutResult, SharedLayoutResult
 from ..results.passes import PassesComparison, PassesResult
 from ..results.trace import TraceResult
 
@@ -43,6 +44,8 @@ RENDERERS: dict[tuple[type, Format], str] = {
     (EnvsListing, "terminal"): _VIEWS + "envs:EnvsView",
     (GridResult, "terminal"): _VIEWS + "grid:GridView",
     (LayoutResult, "terminal"): _VIEWS + "layout:LayoutView",
+    (LayoutListResult, "terminal"): _VIEWS + "layout:LayoutListView",
+    (SharedLayoutResult, "terminal"): _VIEWS + "layout:SharedLayoutView",
     (BenchResult, "terminal"): _VIEWS + "bench:BenchView",
     (ReplayResult, "terminal"): _VIEWS + "replay:ReplayView",
     (CacheListing, "terminal"): _VIEWS + "cache:CacheView",
@@ -51,6 +54,8 @@ RENDERERS: dict[tuple[type, Format], str] = {
     (ProfileResult, "terminal"): _VIEWS + "profile:ProfileView",
     (CheckResult, "terminal"): _VIEWS + "check:CheckView",
     (CheckResult, "junit"): "tritonscope.render.junit:JunitReport",
+    (CaptureDiffResult, "terminal"): _VIEWS + "captures:CaptureDiffView",
+    (ReleaseTimings, "terminal"): _VIEWS + "bench_releases:ReleaseTimingsView",
 }
 # Every result has a JSON document (render/json.py, docs/json-schema.md).
 RENDERERS.update(
@@ -68,12 +73,16 @@ RENDERERS.update(
             TraceResult,
             GridResult,
             LayoutResult,
+            LayoutListResult,
+            SharedLayoutResult,
             BenchResult,
             ReplayResult,
             CacheListing,
             ExplainResult,
             ProfileResult,
             CheckResult,
+            CaptureDiffResult,
+            ReleaseTimings,
         )
     }
 )

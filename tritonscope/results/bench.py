@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from ..core.status import ExitStatus
 
@@ -77,3 +77,40 @@ class ReplayResult:
     @property
     def exit_status(self) -> ExitStatus:
         return ExitStatus.SUCCESS if self.ok else ExitStatus.FAILED
+
+
+@dataclass(frozen=True)
+class ReleaseTimings:
+    """`bench ... --vary triton=A,B`: the same launches timed under each release (each in its own
+    worker process), beside the first compiler pass whose output differs between the first two."""
+
+    kind: ClassVar[str] = "bench releases"
+    subject: str  # the kernel file, or DIR/:KERNEL
+    releases: tuple[str, ...]
+    runs: tuple[BenchResult | ReplayResult | None, ...]  # one per release; None where it failed
+    errors: tuple[str | None, ...]  # why a release's run failed
+    passes: Any = None  # results.passes.PassesComparison of the first two releases
+    passes_error: str | None = None
+
+    @property
+    def exit_status(self) -> ExitStatus:
+        ok = all(r is not None and r.ok for r in self.runs)
+        return ExitStatus.SUCCESS if ok else ExitStatus.FAILED
+
+    def ratios(self) -> list[tuple[str, list[float | None]]]:
+        """Per launch (or size and variant): each release's time over the first release's."""
+        rows = [_times(r) for r in self.runs]
+        first = rows[0] if rows else {}
+        return [(key, [_ratio(row.get(key), ms) for row in rows]) for key, ms in first.items()]
+
+
+def _times(run: BenchResult | ReplayResult | None) -> dict[str, float | None]:
+    if isinstance(run, ReplayResult):
+        return {f"launch {t.number} ({t.tensors})": t.ms for t in run.launches}
+    if isinstance(run, BenchResult):
+        return {f"size {m.size} {m.label}".rstrip(" {}"): m.ms for m in run.results}
+    return {}
+
+
+def _ratio(ms: float | None, first: float | None) -> float | None:
+    return ms / first if ms and first else None

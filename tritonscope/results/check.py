@@ -37,6 +37,7 @@ class EntryOutcome:
 class CheckResult:
     kind: ClassVar[str] = "check"
     outcomes: tuple[EntryOutcome, ...]
+    notes: tuple[str, ...] = ()  # checking a capture: compiles without a counterpart in the baseline
 
     @property
     def ok(self) -> bool:

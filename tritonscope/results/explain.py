@@ -37,6 +37,10 @@ class ProfileResult:
     compilation: Compilation | None  # the binary that ran, read back from its Triton cache
     static: tuple[LineCost, ...] = ()  # explain's cost of each line of that binary
     notes: tuple[str, ...] = ()
+    findings: tuple[Finding, ...] = ()  # explain's findings on that binary: a stall read beside its cause
+
+    def findings_on(self, line: int) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if line == f.line or line in f.lines)
 
     @property
     def exit_status(self) -> ExitStatus:

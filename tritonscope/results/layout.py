@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..analysis.layouts import Layout, Ownership
+from ..analysis.module_layouts import SharedAccess, UsedLayout
 from ..core.status import ExitStatus
 
 
@@ -15,6 +16,41 @@ class LayoutResult:
     layout: Layout
     ownership: Ownership
     origin: str | None = None  # where a layout taken from a kernel's TTGIR came from
+
+    @property
+    def exit_status(self) -> ExitStatus:
+        return ExitStatus.SUCCESS
+
+
+@dataclass(frozen=True)
+class LayoutListResult:
+    """`layout --from FILE -k KERNEL` alone: every layout the kernel's TTGIR uses, with its Python
+    lines, and every move between registers and shared memory with its bank conflicts."""
+
+    kind: ClassVar[str] = "layout_list"
+    kernel: str
+    language: str  # triton or gluon: whether the author or the compiler chose the layouts
+    target: str
+    layouts: tuple[UsedLayout, ...]
+    accesses: tuple[SharedAccess, ...]
+
+    @property
+    def exit_status(self) -> ExitStatus:
+        return ExitStatus.SUCCESS
+
+
+@dataclass(frozen=True)
+class SharedLayoutResult:
+    """A shared-memory layout drawn as the bank of each element, with the accesses that use it."""
+
+    kind: ClassVar[str] = "shared_layout"
+    layout: str  # its TTGIR text
+    gluon: str  # as Gluon spells it: SwizzledSharedLayout(vec=1, ...)
+    shape: tuple[int, ...]
+    bits: int  # element width
+    banks: dict[tuple[int, ...], int] | None  # None where the Triton release gives no shared linear layout
+    accesses: tuple[SharedAccess, ...]
+    origin: str
 
     @property
     def exit_status(self) -> ExitStatus:

@@ -18,6 +18,9 @@ class PassesResult:
     llvm_records: tuple[LlvmPassRecord, ...] | None = None
     selected: tuple[PassRecord, ...] | None = None  # the passes --show names
     triton_version: str = ""
+    # Each changed pass's before and after side by side, by pass index: made by app/ for the
+    # HTML page only (`passes --html`), which shows every one.
+    side_by_side: dict[int, tuple[tuple[str, str | None, str | None], ...]] = field(default_factory=dict)
     # What each --show pass did, as a unified diff, by pass index: made once with the result.
     diffs: dict[int, tuple[str, ...]] = field(init=False, repr=False, compare=False)
 

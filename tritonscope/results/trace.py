@@ -16,11 +16,14 @@ class TraceResult:
     kernels: tuple[str, ...]
     returncode: int
     launches: int = 0  # launches recorded, all kernels together
+    target: str | None = None  # the simulated GPU's target (trace --target), None for the local GPU
+    stopped: str | None = None  # where and why the program was stopped (a value read on a simulated GPU)
 
     @property
     def exit_status(self) -> int:
-        """The traced program's own status, passed through (a shell sees how the program ended)."""
-        return self.returncode
+        """The traced program's own status, passed through (a shell sees how the program ended); 2
+        when a simulated GPU stopped it (a value read)."""
+        return int(ExitStatus.USAGE) if self.stopped else self.returncode
 
 
 @dataclass(frozen=True)

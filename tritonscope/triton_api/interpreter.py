@@ -57,7 +57,7 @@ def record(file: str, kernel_name: str, values: dict, pointers: dict, grid: tupl
                     interpreter.interpreter_builder.set_grid_idx(x, y, z)
                     fn(**call)
                     programs.append({"index": len(programs), "pid": [x, y, z], **current})
-    except Exception as exc:  # noqa: BLE001 - the kernel's own code: report it as one line
+    except Exception as exc:  # the kernel's own code: report it as one line
         raise KernelFileError(f"{kernel_name} failed under the interpreter: {type(exc).__name__}: {exc}") from exc
     finally:
         if patch is not None:  # before 3.6 _patch_lang patched for good and returned None

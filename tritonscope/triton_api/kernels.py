@@ -28,6 +28,66 @@ def unwrap(obj: Any) -> tuple[Any, list[Any]] | None:
     return obj, wrappers
 
 
+def is_gluon(jit: Any) -> bool:
+    """Whether a kernel is written in Gluon (`@gluon.jit`): its source starts at TTGIR, with the
+    layouts its author wrote (GluonJITFunction.is_gluon, 3.5 to 3.9)."""
+    check = getattr(jit, "is_gluon", None)
+    return bool(check()) if callable(check) else False
+
+
+def source_class(jit: Any) -> type:
+    """Triton's AST source for a kernel: Gluon's own for `@gluon.jit`, whose make_ir sets the module's
+    warps, CTAs and target before the body is built, as its layouts need."""
+    if is_gluon(jit):
+        from triton.experimental.gluon._runtime import GluonASTSource
+
+        return GluonASTSource
+    from triton.compiler import ASTSource
+
+    return ASTSource
+
+
+def gluon_descriptor(type_name: str) -> str:
+    """A TMA descriptor's type as Gluon's launcher writes it, `tensordesc<fp16[64, 64],NVMMASharedLayout(...)>`:
+    one given without a layout gets the one `NVMMASharedLayout.get_default_for` picks for its block,
+    as host code building it with `TensorDescriptor.from_tensor` usually passes."""
+    if "," in type_name.split("]", 1)[-1]:
+        return type_name  # the user named the layout
+    from triton.experimental.gluon.language import NVMMASharedLayout
+
+    element, shape = type_name.removeprefix("tensordesc<").removesuffix(">").split("[", 1)
+    block = [int(d) for d in shape.rstrip("]").split(",")]
+    layout = NVMMASharedLayout.get_default_for(block, dtype(element))
+    return f"tensordesc<{element}[{', '.join(map(str, block))}],{layout!r}>"
+
+
+def gluon_layout(text: str) -> Any:
+    """The Gluon layout object a `-c layout=gl.BlockedLayout(...)` names, built by Gluon's own classes:
+    the text is evaluated with only Gluon's layout classes in scope (no builtins), so it can do nothing
+    but call them with literal arguments."""
+    import ast
+
+    from triton.experimental.gluon import language as gl
+    from triton.experimental.gluon.language import _layouts
+
+    from ..core.errors import UsageError
+
+    names = {n: getattr(_layouts, n) for n in dir(_layouts) if n.endswith("Layout")}
+    tree = ast.parse(text, mode="eval")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and not (
+            isinstance(node.value, ast.Name) and node.value.id in ("gl", "ttgl")
+        ):
+            raise UsageError(f"the layout {text}: only gl.<Layout>(...) calls with literal arguments")
+        if isinstance(node, ast.Name) and node.id not in names and node.id not in ("gl", "ttgl"):
+            raise UsageError(f"the layout {text}: unknown name {node.id} (Gluon's layouts: {', '.join(sorted(names))})")
+    namespace = {"__builtins__": {}, "gl": gl, "ttgl": gl, **names}
+    try:
+        return eval(compile(tree, "<layout>", "eval"), namespace)  # noqa: S307 - checked above: layout calls only
+    except Exception as exc:  # noqa: BLE001 - Gluon checks its layouts' fields with asserts and TypeErrors
+        raise UsageError(f"the layout {text}: {type(exc).__name__}: {exc}") from None
+
+
 def autotune_configs(wrapper: Any) -> list[Any] | None:
     """An Autotuner's configs (any subclass); None for other wrappers."""
     return list(wrapper.configs) if isinstance(wrapper, Autotuner) else None
@@ -46,12 +106,14 @@ def dtype(name: str):
 
 def plain_value(value: Any) -> Any:
     """A value as JSON-friendly data: Triton dtypes become their Triton type names (fp16, i32)."""
-    from ..core.values import TypeName, canonical_type
+    from ..core.values import LayoutName, TypeName, canonical_type
 
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, tl.dtype):
         return canonical_type(value.name) or TypeName(value.name)
+    if is_constexpr_value(value) and type(value).__name__.endswith("Layout"):  # a Gluon layout object
+        return LayoutName(repr(value))
     name = getattr(value, "name", None)
     return name if isinstance(name, str) else repr(value)
 
@@ -64,5 +126,7 @@ def uses_buffer_ops() -> bool:
 
 
 def is_constexpr_value(value: Any) -> bool:
-    """What a constexpr may hold: a number, bool, string, None or a Triton dtype."""
-    return value is None or isinstance(value, (bool, int, float, str, tl.dtype))
+    """What a constexpr may hold: a number, bool, string, None, a Triton dtype or a Gluon layout."""
+    if value is None or isinstance(value, (bool, int, float, str, tl.dtype)):
+        return True
+    return type(value).__module__.startswith("triton.experimental.gluon") and type(value).__name__.endswith("Layout")

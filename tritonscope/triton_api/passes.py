@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from ..parsers.pass_dump import FINAL_HEADER
-from .compiler import STAGE_HOOKS
+from .shims import STAGE_HOOKS
 
 DUMP_ENVIRONMENT = {"MLIR_ENABLE_DUMP": "1", "TRITON_ALWAYS_COMPILE": "1"}
 LLVM_DUMP_ENVIRONMENT = {"LLVM_IR_ENABLE_DUMP": "1"}

@@ -17,8 +17,8 @@ from ..core.fileio import read_checked, write_checked
 from ..parsers import asm_loc, life_ranges, sass_lines
 from . import cubins
 
-# Kept in Triton's metadata (a cache-key entry, compiler._cache_key_extras) of the compiles whose ptxas
-# was given the PTX with one `.loc` per inline-asm block (compiler._stages_hook): nvdisasm's `-gp` PTX
+# Kept in Triton's metadata (a cache-key entry, shims.cache_key_extras) of the compiles whose ptxas
+# was given the PTX with one `.loc` per inline-asm block (shims._stages_hook): nvdisasm's `-gp` PTX
 # lines then count that text's lines, not those of the PTX Triton wrote and tritonscope shows.
 PTXAS_INPUT = ("tritonscope_ptxas_input", "one-loc-per-inline-asm")
 
@@ -50,11 +50,29 @@ def machine_code(
             texts["ptxas_report"] = ptxas_report(ptx, arch)
         if listing is None:
             return texts
-        texts["sass"] = listing.result()
+        try:
+            texts["sass"] = listing.result()
+        except TritonscopeError as exc:
+            if "Cannot decode architecture" not in str(exc):
+                raise
+            texts[SASS_REFUSED] = sass_refused(arch, str(exc))
+            return texts
     if ptx and (metadata or {}).get(PTXAS_INPUT[0]) == PTXAS_INPUT[1]:
         texts["sass"] = sass_lines.renumber_ptx_lines(texts["sass"], asm_loc.kept_line_numbers(ptx))
     texts["sass"] = asm_loc.real_file_names(texts["sass"], ptx)
     return texts
+
+
+SASS_REFUSED = "sass_refused"  # the texts' key of why there is no SASS (not a stage)
+
+
+def sass_refused(arch: int | str, reason: str = "Cannot decode architecture") -> str:
+    """An older nvdisasm than the target (Triton 3.6 bundles CUDA 12.8's, which knows no sm_103 or sm_121)."""
+    return (
+        f"no SASS: the nvdisasm Triton {triton.__version__} bundles ({_tool_version(_nvidia_tool('nvdisasm'))}) "
+        f"cannot disassemble sm_{arch} ({reason.split(':')[-1].strip()}); TRITON_NVDISASM_PATH can name a newer one, "
+        f"or compile with a newer Triton (--triton 3.9.0). Registers and shared memory are read from the binary."
+    )
 
 
 def _uses_local_memory(usage: str) -> bool:
@@ -105,10 +123,10 @@ def disassemble(cubin: bytes) -> str:
     return sass
 
 
-def disassemble_code(binaries: list[bytes]) -> list[str]:
+def disassemble_code(binaries: list[bytes]) -> list[str | None]:
     """SASS without line information for many cubins, in one nvdisasm run per architecture (see
     cubins.py), each kept beside Triton's cache like `disassemble`'s. A sweep's variants pay
-    nvdisasm's start-up once instead of once each."""
+    nvdisasm's start-up once instead of once each. None for a cubin the bundled nvdisasm cannot read."""
     tool = _nvidia_tool("nvdisasm")
     memos = [_memo(binary, tool, "-c -ndf", "sass") for binary in binaries]
     texts = [read_checked(memo) for memo in memos]
@@ -117,7 +135,13 @@ def disassemble_code(binaries: list[bytes]) -> list[str]:
         if text is None:
             missing.setdefault(cubins.architecture(binary), []).append(index)
     for indices in missing.values():
-        for index, text in zip(indices, _disassemble_together(tool, [binaries[i] for i in indices]), strict=True):
+        try:
+            listings = _disassemble_together(tool, [binaries[i] for i in indices])
+        except TritonscopeError as exc:
+            if "Cannot decode architecture" not in str(exc):
+                raise
+            continue  # an nvdisasm older than the target: these stay None (no SASS), as machine_code says
+        for index, text in zip(indices, listings, strict=True):
             texts[index] = text
             write_checked(memos[index], text)
     return texts

@@ -1,12 +1,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ..app import command, progress, say
 from ..options import FileArg, JsonOpt, KernelOpt
+
+if TYPE_CHECKING:  # the command's import stays light: --help loads no result module
+    from ...results.bench import ReplayResult
 
 
 def is_reference(given: str) -> bool:
@@ -15,12 +18,31 @@ def is_reference(given: str) -> bool:
     return names_an_entry(given)
 
 
-def _replay(file: str, kernel: str | None, launch: str | None, json_out: bool) -> None:
+def _replay(file: str, kernel: str | None, launch: str | None) -> ReplayResult:
     """bench DIR/:KERNEL, or bench FILE --launch DIR/:KERNEL: recorded launches timed, no run hooks."""
     from ...app.bench import replay, replay_file
 
     with progress(f"replaying the launches recorded in {launch or file} on the GPU"):
         return replay(file) if launch is None else replay_file(file, kernel, launch)
+
+
+def _releases(file: str, kernel, vary, size, input_options, other):
+    from ...app import releases
+    from ...app.bench_releases import bench_releases
+    from ...app.sweep import Axis
+    from ...core.errors import UsageError
+    from .. import argtypes
+    from ..installs import ensure_releases
+
+    axes = argtypes.axes(vary)
+    if len(axes) > 1 or other or len(axes[0][1]) < 2:
+        raise UsageError("--vary triton=A,B times two releases or more, alone: no other --vary, --launch or --plot")
+    wanted = tuple(releases.checked(r) for r in axes[0][1])
+    ensure_releases([Axis("triton", wanted)])
+    with progress(f"timing {file} under Triton {', '.join(wanted)} on the GPU"):
+        return bench_releases(
+            file, wanted, argtypes.size_list(size), dict(argtypes.assignments(input_options, "--input")), kernel, 600.0
+        )
 
 
 @command()
@@ -94,6 +116,13 @@ def bench(
       tritonscope bench run1/:triton_poi_fused_add_0
 
       tritonscope bench my_kernels.py -k add_kernel --launch run1/:add_kernel
+
+    --vary triton=A,B times the same launches under each release (each in a fresh worker of
+    its own interpreter), with the first compiler pass whose output differs between them:
+
+      tritonscope bench run1/:matmul_kernel --vary triton=3.6.0,3.7.1
+
+      tritonscope bench sample:vector_add --size 2**24 --vary triton=3.6.0,3.7.1
     """
     from ...app.bench import bench as run_bench
     from ...app.sweep import Axis
@@ -101,10 +130,12 @@ def bench(
     from ...render import plot as plots
     from .. import argtypes
 
+    if any(item.partition("=")[0].strip() == "triton" for item in vary or ()):
+        return _releases(file, kernel, vary, size, input_options, launch or plot)
     if launch or is_reference(file):
         if size or vary or input_options or plot:
             raise UsageError("--size, --vary, --input and --plot need run hooks; a recorded launch has its own shapes")
-        return _replay(file, kernel, launch, json_out)
+        return _replay(file, kernel, launch)
     axes = [Axis(name, values) for name, values in argtypes.axes(vary)]
     inputs = dict(argtypes.assignments(input_options, "--input"))
     if plot:

@@ -23,7 +23,9 @@ BudgetOpt = Annotated[
 BaselineOpt = Annotated[
     Path | None,
     typer.Option(
-        "--baseline", metavar="REPORT.json", help="A saved `dump --json` report: fail when a figure gets worse."
+        "--baseline",
+        metavar="REPORT.json|DIR0/",
+        help="A saved `dump --json` report (or, checking a capture, another capture): fail when a figure gets worse.",
     ),
 ]
 UpdateOpt = Annotated[
@@ -69,11 +71,20 @@ def check(
       tritonscope check sample:matmul -t sm80 -w 4 --baseline base.json                 (fail if one got worse)
 
       tritonscope check --project pyproject.toml --junit check.xml
+
+    Given a capture folder (`trace -o DIR`), every kernel compile in it is held to the budgets,
+    read from its artifacts (nothing compiled); --baseline DIR0/ holds each one to its
+    counterpart in another capture, paired as `diff DIR0/ DIR/` pairs them:
+
+      tritonscope check after/ --budget spills=0 --baseline before/ --junit report.xml
     """
     from ...app.check import check as run_check
     from ...app.diff import worker_count
     from .. import argtypes
+    from .capture_check import check_capture, is_capture
 
+    if is_capture(request):
+        return check_capture(request, budget, baseline, update_baseline, project, junit, jobs, timeout)
     entries = _entries(request, budget, baseline, project, update_baseline)
     workers, notice = worker_count(jobs)
     if notice:

@@ -26,6 +26,9 @@ VaryOpt = Annotated[
 @variant_flags
 def diff(
     request,
+    other: Annotated[
+        str | None, typer.Argument(metavar="[DIR2]", help="A second capture folder: compare two captures.")
+    ] = None,
     vary: VaryOpt = None,
     configs: Annotated[bool, typer.Option("--configs", help="Compare every autotune config.")] = False,
     stage: Annotated[
@@ -45,7 +48,7 @@ def diff(
     html_out: HtmlOpt = None,
     json_out: JsonOpt = False,
 ):
-    """Compare variants of a kernel: resources and instruction mix, then normalized IR diffs.
+    """Compare variants of a kernel (resources, instruction mix, normalized IR diffs), or two captures.
 
     Each variant compiles in its own worker process, so one that fails, crashes or hangs is
     reported and the others still finish (exit code 1 if any failed).
@@ -63,12 +66,25 @@ def diff(
       tritonscope diff sample:matmul_autotune --configs
 
       tritonscope diff sample:softmax --vary triton=3.6.0,3.9.0
+
+    Two captures (`trace -o DIR`): every kernel compile paired with its counterpart, same,
+    changed (each figure's delta; regressions marked), added or removed. Nothing is compiled.
+
+      tritonscope diff before/ after/
+
+      tritonscope diff before/ after/ -k matmul_kernel --stage sass
+
+      tritonscope diff before/ --vary triton=3.6.0,3.9.0     (every captured kernel, each release)
     """
     from ...app.diff import diff as run_diff
     from ...app.diff import worker_count
     from ...app.sweep import Axis
     from .. import argtypes
+    from .capdiff import capture_diff, wants_captures
 
+    workers, notice = worker_count(jobs)
+    if wants_captures(request, other, html_out, configs):
+        return capture_diff(request, other, vary, stage, workers, argtypes.timeout(timeout), side_by_side)
     if not json_out:  # the terminal view imported before the compiles, not after them, and only if used
         from ...render.registry import renderer_class
         from ...results.diff import DiffResult
@@ -77,18 +93,21 @@ def diff(
 
     axes = [Axis(name, values) for name, values in argtypes.axes(vary)]
     ensure_releases(axes)
-    workers, notice = worker_count(jobs)
     if notice:
         say(notice, "yellow")
     with _progress_bar() as advance:
         result = run_diff(
             request, axes, configs, argtypes.stages(stage), against, workers, argtypes.timeout(timeout), advance
         )
+    _html(html_out, result, request.file)
+    return Output(result, {"side_by_side": side_by_side})
+
+
+def _html(html_out, result, kernel_file: str) -> None:
     if html_out is not None:
         from ...render.registry import renderer
 
-        write_page(html_out, renderer(type(result), "html").render(result), "--html", request.file)
-    return Output(result, {"side_by_side": side_by_side})
+        write_page(html_out, renderer(type(result), "html").render(result), "--html", kernel_file)
 
 
 @contextlib.contextmanager

@@ -15,7 +15,7 @@ StageOpt = Annotated[
         "--stage",
         metavar="LIST",
         help="Stages to show, comma-separated: source, ttir, ttgir, llir, ptx, sass (NVIDIA) / amdgcn (AMD). "
-        "Default: all.",
+        "A @gluon.jit kernel has no ttir; from Triton 3.9 it has glir (its own IR) before ttgir. Default: all.",
     ),
 ]
 

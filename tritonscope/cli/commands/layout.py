@@ -24,7 +24,7 @@ def layout(
     value: Annotated[
         str | None,
         typer.Option(
-            "--value", metavar="NAME", help="With --from: the SSA value (a Python variable's name, e.g. row)."
+            "--value", metavar="NAME", help="With --from: the SSA value (a Python variable's name, e.g. row, smem)."
         ),
     ] = None,
     line: Annotated[
@@ -41,9 +41,16 @@ def layout(
     """Draw which thread (lane and warp) holds each element of a tensor in a TTGIR layout.
 
     Uses Triton's own linear-layout conversion: blocked, NVIDIA MMA (v2, v3), dot-operand and
-    slice layouts.
+    slice layouts given as text. With --from a kernel (Triton or Gluon) and nothing more, lists
+    every layout it uses with its Python lines, and each move through shared memory with its bank
+    conflicts; --value or --line draws one, of any kind Triton's Gluon reads (linear, AMD MFMA/WMMA
+    too); a shared one (swizzled, NVMMA, padded, linear) as the bank of each element (Triton 3.9).
 
     Examples:
+
+      tritonscope layout --from kernels.py -k my_gluon_kernel -c BLOCK=64
+
+      tritonscope layout --from kernels.py -k my_gluon_kernel -c BLOCK=64 --value smem
 
       tritonscope layout '#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4],
       warpsPerCTA = [4, 1], order = [1, 0]}>' --shape 64x64

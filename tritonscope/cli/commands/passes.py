@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -8,6 +8,9 @@ from ..app import Output, command, progress
 from ..installs import ensure_releases
 from ..options import HtmlOpt, JsonOpt, KeepLocOpt, TimeoutOpt, variant_flags
 from .output import write_page
+
+if TYPE_CHECKING:  # the command's import stays light: --help loads no result module
+    from ...results.passes import PassesComparison
 
 
 @command()
@@ -60,10 +63,10 @@ def passes(
     from .. import argtypes
 
     if vary:
-        return _compare(request, vary, argtypes.timeout(timeout), json_out, (show, full, changed, llvm, html_out))
+        return _compare(request, vary, argtypes.timeout(timeout), (show, full, changed, llvm, html_out))
 
     with progress(f"running {request.file} through the compiler with IR dumps on"):
-        result = run_passes(request, show, llvm, argtypes.timeout(timeout))
+        result = run_passes(request, show, llvm, argtypes.timeout(timeout), page=html_out is not None)
     if html_out is not None:
         from ...render.registry import renderer
 
@@ -71,7 +74,7 @@ def passes(
     return Output(result, {"only_changed": changed, "full": full, "keep_loc": keep_loc})
 
 
-def _compare(request, vary: list[str], timeout: float, json_out: bool, single_only: tuple) -> None:
+def _compare(request, vary: list[str], timeout: float, single_only: tuple) -> PassesComparison:
     """`passes --vary NAME=A,B`: the two pipelines and where they first part ways."""
     from ...app.passes import compare
     from ...app.sweep import Axis

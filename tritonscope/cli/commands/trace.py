@@ -23,6 +23,16 @@ def trace(
             "in each process; 0 records none.",
         ),
     ] = 3,
+    target: Annotated[
+        str | None,
+        typer.Option(
+            "--target",
+            "-t",
+            metavar="TARGET",
+            help="Run the program against a simulated GPU of this target (sm80 ... sm120, gfx90a ... gfx950): "
+            "every kernel compiles for it, none runs; no GPU needed.",
+        ),
+    ] = None,
     json_out: JsonOpt = False,
 ):
     """Run a program and capture every kernel Triton compiles in it (torch.compile's kernels too).
@@ -39,12 +49,25 @@ def trace(
       tritonscope trace -o run1/ -- python train.py --steps 3
 
       tritonscope trace -o run1/ --json -- python train.py > captured.json
+
+      tritonscope trace --target sm90 -o h100/ -- python infer.py   (no GPU needed)
     """
     from ...app.catalog import trace as run_trace
 
+    if target is None:
+        from ...core.targets import local_target
+
+        if local_target() is None:
+            say(
+                "no GPU here: kernels the program launches cannot run; --target sm90 (or another) runs it against "
+                "a simulated GPU",
+                "yellow",
+            )
     protected = [Path(word) for word in command_line if Path(word).exists()]  # the program and its files
-    result = run_trace(command_line, out, force, protected, launches, program_to_stderr=json_out)
+    result = run_trace(command_line, out, force, protected, launches, program_to_stderr=json_out, target=target)
     say(f"captured {len(result.kernels)} compiled kernel(s) into {out}: " + ", ".join(result.kernels))
     if launches:
         say(f"recorded {result.launches} launch(es), at most {launches} per kernel and process")
+    if result.stopped:
+        say(f"stopped at {result.stopped}, which a simulated GPU cannot answer; the capture so far is kept", "yellow")
     return Output(result, shown=json_out)  # without --json, stdout is the program's

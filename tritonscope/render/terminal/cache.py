@@ -54,6 +54,7 @@ class CacheView(TerminalRenderer):
             for row in rows:
                 lines += wrapped(row[0], width, color, "1")
                 lines += packed(list(zip((c.header for c in columns[1:]), row[1:], strict=True)), width, color)
+        lines += _simulation_lines(result, width, color)
         if result.entries:
             lines += wrapped("show one with:", width, color, "2")
             lines += wrapped(f"  tritonscope dump {result.folder}/:{result.entries[0].name}", width, color, "2")
@@ -69,3 +70,29 @@ def _row(e) -> list[str]:
     warps, stages = e.metadata.get("num_warps"), e.metadata.get("num_stages")
     row = [e.name, e.target, str(warps), str(stages), human_size(e.size), when, summary(e.launches) or "-"]
     return row + [" ".join(e.stages)]
+
+
+def _simulation_lines(result: CacheListing, width: int, color: bool) -> list:
+    """What a capture made against a simulated GPU could not take from a real run: said plainly."""
+    if result.simulated is None:
+        return []
+    device = result.simulated
+    lines = wrapped(
+        f"captured against a simulated {device.get('name')} ({device.get('target')}): nothing ran, so launch "
+        "grids and shapes are the program's, but no figure was measured",
+        width,
+        color,
+        "yellow",
+    )
+    for record in result.autotune:
+        candidates = record.get("candidates") or []
+        lines += wrapped(
+            f"autotuned {record.get('kernel')} ({record.get('by')}): {len(candidates)} candidates compiled, "
+            f"launched {record.get('chosen')}",
+            width,
+            color,
+            "2",
+        )
+    if result.autotune:
+        lines += wrapped(f"how chosen: {result.autotune[0].get('rule')}; a GPU run may keep another", width, color, "2")
+    return lines

@@ -58,6 +58,8 @@ class CheckView(TerminalRenderer):
                 if broken.finding:
                     table.add_row(Text(""), Text(f"  ↳ {broken.finding}"))
             console.print(table)
+        for note in result.notes:
+            console.print(Text(f"note: {note}", style="yellow"))
         failed = sum(1 for o in result.outcomes if not o.ok)
         total = len(result.outcomes)
         summary = f"{failed} of {total} failed" if failed else f"all {total} held their budgets"

@@ -20,6 +20,7 @@ from ...core.targets import TARGETS
 from ...results.dump import DumpResult
 from .base import TerminalRenderer, write_rows
 from .code import CUT, Code, Segments, cells, clean, highlighted, listing_rows, pad, paint, rule
+from .partitions import partition_table
 
 RICH_STYLES = {
     "35": "magenta",
@@ -251,6 +252,8 @@ class DumpView(TerminalRenderer):
         code = Code(self.terminal.width, self.terminal.color, self.wrap)
         console.print(header(c))
         console.print(resource_table(c.resources, TARGETS[c.variant.target].vendor))
+        if c.partitions:
+            console.print(partition_table(c.partitions))
         if self.side_by_side:
             write_rows(console.file, side_by_side(c, list(result.stages), view, code))
             return

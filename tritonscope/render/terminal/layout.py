@@ -5,7 +5,8 @@ from __future__ import annotations
 from rich.console import Console
 
 from ...analysis.layouts import Layout, Ownership
-from ...results.layout import LayoutResult
+from ...results.layout import LayoutListResult, LayoutResult, SharedLayoutResult
+from . import layout_list
 from .base import Terminal, TerminalRenderer, write_rows
 from .code import cells, paint, wrapped
 
@@ -16,6 +17,16 @@ CELL = 3  # columns per element: a lane number and a space
 class LayoutView(TerminalRenderer):
     def draw(self, console: Console, result: LayoutResult) -> None:
         write_rows(console.file, _lines(self.terminal, result.layout, result.ownership, result.origin))
+
+
+class LayoutListView(TerminalRenderer):
+    def draw(self, console: Console, result: LayoutListResult) -> None:
+        layout_list.draw(console, result)
+
+
+class SharedLayoutView(TerminalRenderer):
+    def draw(self, console: Console, result: SharedLayoutResult) -> None:
+        write_rows(console.file, layout_list.bank_lines(self.terminal, result))
 
 
 def _lines(terminal: Terminal, layout: Layout, own: Ownership, origin: str | None) -> list[str]:

@@ -20,14 +20,24 @@ TYPE_FROM = {
 
 class ListingView(TerminalRenderer):
     def draw(self, console: Console, result: KernelList) -> None:
-        console.print(Text(f"{result.path}", style="bold") + Text(f": {len(result.kernels)} @triton.jit function(s)\n"))
+        console.print(Text(f"{result.path}", style="bold") + Text(f": {_counts(result.kernels)}\n"))
         for spec in result.kernels:
             _draw_kernel(console, spec, result.defaults)
+
+
+def _counts(kernels) -> str:
+    """`3 @triton.jit function(s)`, or both decorators' counts in a file that mixes them."""
+    counts: dict[str, int] = {}
+    for spec in kernels:
+        counts[spec.language.decorator] = counts.get(spec.language.decorator, 0) + 1
+    parts = [f"{n} {decorator}" for decorator, n in counts.items()] or ["0 @triton.jit"]
+    return " and ".join(parts) + " function(s)"
 
 
 def _draw_kernel(console: Console, spec, defaults: dict) -> None:
     role = "helper (called by another kernel)" if spec.is_helper else "kernel"
     wrappers = f", {spec.wrappers}" if spec.wrappers else ""
+    wrappers += ", Gluon" if spec.language.value == "gluon" else ""
     title = Text(f"{spec.name}  line {spec.line}  ") + Text(f"{role}{wrappers}", style="dim")
     table = Table(title=title, title_justify="left")
     for column in ("parameter", "kind", "type", "default", "how the type was found"):

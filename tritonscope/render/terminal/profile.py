@@ -53,7 +53,10 @@ def totals(m: Measured) -> str:
 def _legend(static: bool) -> str:
     text = "samples: warp-stall samples on the line's instructions, with a bar for their share; exec: warp instructions"
     text += " executed" + ("; static: SASS instructions in the binary (as explain counts them)" if static else "")
-    return text + ". Below a line: its top stall reasons, and memory traffic against the ideal for its access size."
+    return text + (
+        ". Below a line: its top stall reasons, memory traffic against the ideal for its access size, and "
+        "explain's findings on it"
+    )
 
 
 def source_table(result: ProfileResult, color: bool) -> Table:
@@ -74,6 +77,9 @@ def source_table(result: ProfileResult, color: bool) -> Table:
     for number in range(numbers[0], numbers[-1] + 1):
         for row in _rows(number, codes.get(number, ""), lines.get(number), static, m.samples, hot, color):
             table.add_row(*row)
+        for finding in result.findings_on(number) if number in lines else ():
+            blank = [Text("")] * (4 + bool(static))
+            table.add_row(*blank, Text(f"  ↳ explain: {finding.kind}: {finding.message}", "magenta"))
     return table
 
 

@@ -1,0 +1,70 @@
+"""Pairing two captures' compiles (analysis/captures.py), on summaries of real compiles read from a
+capture, varied where a test needs a case the program does not make: several compiles of one
+kernel that all changed, a renamed source, an added compile."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+
+import pytest
+from conftest import KERNELS
+
+from tritonscope.analysis.captures import compare, pair
+from tritonscope.app.captures import open_capture, summaries
+
+
+@pytest.fixture(scope="module")
+def kernels(tmp_path_factory):
+    from conftest import Cli
+
+    out = tmp_path_factory.mktemp("pairing") / "run"
+    Cli()("trace", "--target", "sm90", "-o", out, "--", sys.executable, KERNELS / "launch_program.py")
+    capture = open_capture(out)
+    read = summaries([capture], 1, 300, findings=True)
+    return {(k.name, dict(k.specialization)["c:BLOCK"]): k for k in read.values()}
+
+
+def test_each_compile_of_a_kernel_meets_its_counterpart(kernels):
+    big, small = kernels[("scale_kernel", "1024")], kernels[("scale_kernel", "256")]
+    moved = [_with_block(big, "2048"), _with_block(small, "512")]  # both compiles changed their block
+    pairs = pair([big, small], moved)
+    assert [(p.before.hash, p.after.hash) for p in pairs] == [(big.hash, moved[0].hash), (small.hash, moved[1].hash)]
+    assert [p.how for p in pairs] == [
+        "same launches, specialization changed: BLOCK 1024 -> 2048",
+        "same launches, specialization changed: BLOCK 256 -> 512",
+    ]
+
+
+def test_a_source_change_is_said_and_an_unmatched_compile_is_added(kernels):
+    add, relu = kernels[("add_kernel", "256")], kernels[("relu_kernel", "1024")]
+    edited = replace(add, source="another", hash="x" * 64)
+    pairs = pair([add], [edited, relu])
+    assert [(p.name, p.status, p.how) for p in pairs] == [
+        ("add_kernel", "same", "same specialization, source changed"),
+        ("relu_kernel", "added", ""),
+    ]
+
+
+def test_a_compile_against_another_kernels_figures_changes_with_deltas(kernels):
+    add, row_sum = kernels[("add_kernel", "256")], kernels[("row_sum_kernel", "128")]
+    p = compare(add, replace(row_sum, name="add_kernel"))
+    assert p.status == "changed"
+    shared = next(c for c in p.changes if c.figure == "shared")
+    assert (shared.before, shared.after, shared.delta, shared.regression) == (0, 1040, 1040, True)
+
+
+def _with_block(k, block: str):
+    spec = tuple((n, block if n == "c:BLOCK" else v) for n, v in k.specialization)
+    return replace(k, specialization=spec, hash=k.hash[::-1])
+
+
+def test_a_finding_of_a_new_kind_is_a_regression_and_a_changed_message_is_not(kernels):
+    add = kernels[("add_kernel", "256")]
+    (first, *_) = add.findings
+    reworded = replace(add, hash="y" * 64, code="other", findings=(replace(first, message="wider now"),))
+    p = compare(add, reworded)
+    assert p.status == "changed" and p.appeared == (f"{first.kind}: wider now",) and not p.regression
+    spilling = replace(reworded, findings=(*reworded.findings, replace(first, kind="spills", message="spills 8 words")))
+    p = compare(add, spilling)
+    assert p.new_kinds == ("spills",) and p.regression

@@ -1,0 +1,408 @@
+"""Gluon kernels (`@gluon.jit`) compiled with the real Triton on their targets: the stages a Gluon
+kernel has (no TTIR; GLIR from Triton 3.9), the layouts their authors wrote kept in TTGIR, shared
+memory, TMA with mbarriers, warpgroup MMA (sm90), tcgen05 MMA in tensor memory (sm100) and warp
+specialization; and every command run on one."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import KERNELS, compiled
+
+from tritonscope.core.stages import Language, Stage
+from tritonscope.triton_api.version import installed, release_tuple
+
+GLUON = KERNELS / "gluon"
+HOPPER = str(GLUON / "hopper.py")
+FP16_64 = "tensordesc<fp16[64, 64]>"
+
+
+def _lines(c, stage: Stage, text: str) -> list[int]:
+    """The Python lines the stage's lines holding `text` come from."""
+    return sorted(
+        {
+            py
+            for n, line in enumerate(c.stages[stage].splitlines(), 1)
+            if text in line
+            for _, py in c.line_map[stage].get(n, ())
+        }
+    )
+
+
+def _source_line(path, text: str) -> int:
+    return next(n for n, line in enumerate(open(path).read().splitlines(), 1) if text in line)
+
+
+def test_gluon_kernel_starts_at_ttgir_with_its_own_layouts():
+    c = compiled(str(GLUON / "layouts_basic.py"), "sm90", kernel="row_sum", constexprs=("ROWS=16", "COLS=64"))
+    assert c.kernel.language is Language.GLUON
+    assert Stage.TTIR not in c.stages and Stage.TTGIR in c.stages and Stage.SASS in c.stages
+    assert (Stage.GLIR in c.stages) == (release_tuple(installed()) >= (3, 9))
+    # The layout written on the source line is the one TTGIR carries.
+    assert (
+        "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1]" in c.stages[Stage.TTGIR]
+    )
+    assert "#ttg.slice<{dim = 1" in c.stages[Stage.TTGIR]
+    total = _source_line(GLUON / "layouts_basic.py", "total = gl.sum")
+    assert total in _lines(c, Stage.TTGIR, "tt.reduce")
+
+
+def test_gluon_helper_lines_map_to_their_call_site():
+    c = compiled(
+        str(GLUON / "layouts_basic.py"), "sm90", kernel="scaled_copy", args=("factor=2.0",), constexprs=("BLOCK=512",)
+    )
+    helper = _source_line(GLUON / "layouts_basic.py", "return x * factor")
+    call = _source_line(GLUON / "layouts_basic.py", "offsets, _scale(x, factor)")
+    mapped = _lines(c, Stage.TTGIR, "arith.mulf")
+    assert helper in mapped and call in mapped
+
+
+def test_shared_memory_through_allocate_store_load():
+    c = compiled(str(GLUON / "shared_memory.py"), "sm90", kernel="column_reads_swizzled", constexprs=("BLOCK=64",))
+    ttgir = c.stages[Stage.TTGIR]
+    assert "#ttg.swizzled_shared<{vec = 4, perPhase = 2, maxPhase = 8, order = [1, 0]}>" in ttgir
+    assert "ttg.local_alloc" in ttgir and "ttg.local_load" in ttgir
+    assert c.resources.shared_bytes >= 64 * 64 * 4
+    assert c.resources.instructions.shared_loads > 0
+
+
+def test_tma_with_mbarriers_on_sm90():
+    c = compiled(
+        HOPPER,
+        "sm90",
+        kernel="tma_scale",
+        constexprs=("BLOCK_M=64", "BLOCK_N=64"),
+        args=(f"in_desc={FP16_64}", f"out_desc={FP16_64}", "factor=2.0"),
+    )
+    # The descriptor's shared layout is the default TensorDescriptor.from_tensor would take.
+    assert "NVMMASharedLayout(swizzle_byte_width=128" in c.variant.signature["in_desc"]
+    assert "ttng.async_tma_copy_global_to_local" in c.stages[Stage.TTGIR]
+    assert "ttng.wait_barrier" in c.stages[Stage.TTGIR]
+    assert "cp.async.bulk.tensor" in c.stages[Stage.PTX] and "mbarrier" in c.stages[Stage.PTX]
+    assert c.resources.instructions.async_copies >= 1
+
+
+def test_warpgroup_mma_on_sm90():
+    c = compiled(
+        HOPPER,
+        "sm90",
+        kernel="wgmma_tile",
+        constexprs=("BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=64"),
+        args=(f"a_desc={FP16_64}", f"b_desc={FP16_64}", f"c_desc={FP16_64}"),
+    )
+    assert "#ttg.nvidia_mma<{versionMajor = 3" in c.stages[Stage.TTGIR]
+    assert "ttng.warp_group_dot" in c.stages[Stage.TTGIR]
+    assert "HGMMA.64x64x16.F32" in c.stages[Stage.SASS]
+    line = _source_line(HOPPER, "acc = warpgroup_mma(a, b, acc)")
+    assert line in _lines(c, Stage.SASS, "HGMMA")
+
+
+def test_tcgen05_mma_in_tensor_memory_on_sm100():
+    c = compiled(
+        str(GLUON / "blackwell.py"),
+        "sm100",
+        constexprs=("BLOCK_M=128", "BLOCK_N=64", "BLOCK_K=64"),
+        args=("a_desc=tensordesc<fp16[128, 64]>", f"b_desc={FP16_64}", "c_desc=tensordesc<fp16[128, 64]>"),
+    )
+    ttgir = c.stages[Stage.TTGIR]
+    assert "ttng.tmem_alloc" in ttgir and "ttng.tc_gen5_mma" in ttgir and "#ttng.tensor_memory" in ttgir
+    assert "UTCHMMA" in c.stages[Stage.SASS] or "UTCQMMA" in c.stages[Stage.SASS]
+    assert c.metadata.get("tmem_size", 0) >= 64
+
+
+def test_warp_specialize_partitions_compile():
+    c = compiled(
+        str(GLUON / "warp_specialized.py"),
+        "sm90",
+        kernel="pipelined_scale",
+        constexprs=("STAGES=2", "BLOCK=64"),
+        args=("in_desc=tensordesc<fp32[64, 64]>", "out_ptr=*fp32", "factor=2.0", "tiles=16"),
+    )
+    ttgir = c.stages[Stage.TTGIR]
+    assert "ttg.warp_specialize" in ttgir and "partition0" in ttgir
+    assert "requestedRegisters = array<i32: 48>" in ttgir
+    assert "setmaxnreg" in c.stages[Stage.PTX]
+
+
+def test_list_and_stage_errors(cli):
+    out = cli("list", GLUON / "layouts_basic.py").stdout
+    assert "4 @gluon.jit function(s)" in out and "kernel, Gluon" in out
+    result = cli(
+        "dump",
+        GLUON / "layouts_basic.py",
+        "-k",
+        "row_sum",
+        "-c",
+        "ROWS=16",
+        "-c",
+        "COLS=64",
+        "-t",
+        "sm90",
+        "--stage",
+        "ttir",
+        expect=2,
+    )
+    assert "a @gluon.jit kernel has no ttir stage" in result.stderr
+
+
+def test_dump_json_names_the_language_and_stages(cli):
+    out = cli(
+        "dump", GLUON / "layouts_basic.py", "-k", "row_sum", "-c", "ROWS=16", "-c", "COLS=64", "-t", "sm90", "--json"
+    ).stdout
+    doc = json.loads(out)
+    assert doc["kernel"]["language"] == "gluon"
+    assert (
+        "ttir" not in doc["stages"]
+        and "ttgir" in doc["stages"]
+        and any("ttgir" in row["stages"] for row in doc["line_map"])
+    )
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        (("compare",), "TTGIR"),
+        (("explain",), "row_sum"),
+        (("check", "--budget", "registers<=64"), "1 of 1 budgets hold"),
+        (("diff", "--vary", "ROWS=16,32"), "[1] ROWS=32"),
+        (("passes",), "gluon-resolve-auto-encodings"),
+    ],
+)
+def test_every_command_runs_on_a_gluon_kernel(cli, command, expected):
+    args = ["-k", "row_sum", "-c", "COLS=64", "-t", "sm90"]
+    if "--vary" not in command:
+        args += ["-c", "ROWS=16"]
+    assert expected in cli(command[0], GLUON / "layouts_basic.py", *command[1:], *args).stdout
+
+
+def test_grid_says_the_interpreter_does_not_run_gluon(cli):
+    result = cli(
+        "grid",
+        GLUON / "layouts_basic.py",
+        "-k",
+        "row_sum",
+        "-c",
+        "ROWS=16",
+        "-c",
+        "COLS=64",
+        "-a",
+        "n_cols=64",
+        "--grid",
+        "4",
+        expect=2,
+    )
+    assert "is a @gluon.jit kernel" in result.stderr
+
+
+def test_report_of_a_gluon_kernel(cli, tmp_path):
+    out = tmp_path / "r.html"
+    cli(
+        "report", GLUON / "layouts_basic.py", "-k", "row_sum", "-c", "ROWS=16", "-c", "COLS=64", "-t", "sm90", "-o", out
+    )
+    page = out.read_text()
+    assert 'id="column-ttgir"' in page and 'id="column-ttir"' not in page
+
+
+SHARED = GLUON / "shared_memory.py"
+
+
+def test_layout_lists_the_layouts_a_gluon_kernel_wrote_with_their_lines(cli):
+    out = cli("layout", "--from", SHARED, "-k", "column_reads", "-c", "BLOCK=64", "-t", "sm90").stdout
+    assert "layouts, written in the kernel (Gluon)" in out
+    alloc = _source_line(SHARED, "smem = gl.allocate_shared_memory(gl.float32, [BLOCK, BLOCK], plain)")
+    row = next(line for line in out.splitlines() if line.startswith("#shared "))
+    assert "swizzled_shared" in row and str(alloc) in row
+
+
+def test_bank_conflicts_of_reading_columns_unswizzled_and_swizzled(cli):
+    def accesses(kernel):
+        out = cli("layout", "--from", SHARED, "-k", kernel, "-c", "BLOCK=64", "-t", "sm90", "--json").stdout
+        return {a["op"]: a for a in json.loads(out)["accesses"]}
+
+    plain, swizzled = accesses("column_reads"), accesses("column_reads_swizzled")
+    load_line = _source_line(SHARED, "by_column = smem.load(by_cols)")
+    assert plain["local_load"]["python_lines"] == [load_line]
+    # Each thread reads a column of the row-major tile: with no swizzle its lanes meet in few banks.
+    assert plain["local_load"]["conflicts"] > swizzled["local_load"]["conflicts"] == 0
+
+
+def test_shared_value_drawn_with_its_accesses(cli):
+    out = cli("layout", "--from", SHARED, "-k", "column_reads", "-c", "BLOCK=64", "-t", "sm90", "--value", "smem")
+    text = out.stdout
+    assert "SwizzledSharedLayout(vec=1, per_phase=1, max_phase=1, order=[1, 0]" in text
+    assert "local_load with #blocked1: 3 bank conflicts" in text
+    if release_tuple(installed()) >= (3, 9):  # Triton's shared linear layouts: the bank of each element
+        first_row = next(line for line in text.splitlines() if line.startswith(" 0 "))
+        assert first_row.split()[1:9] == ["0", "1", "2", "3", "4", "5", "6", "7"]
+
+
+def test_layout_draws_the_wgmma_accumulator(cli):
+    out = cli(
+        "layout",
+        "--from",
+        HOPPER,
+        "-k",
+        "wgmma_tile",
+        "-c",
+        "BLOCK_M=64",
+        "-c",
+        "BLOCK_N=64",
+        "-c",
+        "BLOCK_K=64",
+        "-a",
+        f"a_desc={FP16_64}",
+        "-a",
+        f"b_desc={FP16_64}",
+        "-a",
+        f"c_desc={FP16_64}",
+        "-t",
+        "sm90",
+        "--value",
+        "acc",
+    ).stdout
+    assert "#ttg.nvidia_mma<{versionMajor = 3" in out
+    assert "NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, 64, 16]" in out
+    assert "64x64 elements over 4 warps x 32 lanes x 32 registers per thread" in out
+
+
+WS_ARGS = ("in_desc=tensordesc<fp32[64, 64]>", "out_ptr=*fp32", "factor=2.0", "tiles=16")
+
+
+def test_gluon_partitions_with_warps_registers_and_lines():
+    c = compiled(
+        str(GLUON / "warp_specialized.py"),
+        "sm90",
+        kernel="pipelined_scale",
+        constexprs=("STAGES=2", "BLOCK=64"),
+        args=WS_ARGS,
+    )
+    default, loader = c.partitions
+    path = GLUON / "warp_specialized.py"
+    assert (default.name, default.warps) == ("default", 4) and (loader.name, loader.warps, loader.registers) == (
+        "partition0",
+        1,
+        48,
+    )
+    assert _source_line(path, "tile = buffers.index(slot).load(regs)") in default.python_lines
+    assert _source_line(path, "mbarrier.expect(ready.index(slot)") in loader.python_lines
+    assert _source_line(path, "mbarrier.expect(ready.index(slot)") not in default.python_lines
+
+
+def test_triton_warp_specialize_shown_in_dump(cli):
+    out = cli(
+        "dump", KERNELS / "warp_specialized_matmul.py", "--dtype", "fp16", "-t", "sm100", "--stage", "source"
+    ).stdout
+    assert "warp specialization" in out and "partition0" in out and "default" in out
+    doc = json.loads(
+        cli(
+            "dump",
+            KERNELS / "warp_specialized_matmul.py",
+            "--dtype",
+            "fp16",
+            "-t",
+            "sm100",
+            "--stage",
+            "source",
+            "--json",
+        ).stdout
+    )
+    names = [p["name"] for p in doc["warp_specialization"]]
+    assert names[0] == "default" and "partition0" in names
+    loop = _source_line(KERNELS / "warp_specialized_matmul.py", "acc = tl.dot(a, b.T, acc)")
+    assert any(loop in p["python_lines"] for p in doc["warp_specialization"] if p["name"] != "default")
+
+
+def test_explain_reports_bank_conflicts_and_partitions(cli):
+    out = cli("explain", SHARED, "-k", "column_reads", "-c", "BLOCK=64", "-t", "sm90", "--json").stdout
+    conflicts = [f for f in json.loads(out)["findings"] if f["kind"] == "bank-conflicts"]
+    load_line = _source_line(SHARED, "by_column = smem.load(by_cols)")
+    assert any(f["line"] == load_line and "3 bank conflict(s)" in f["message"] for f in conflicts)
+    out = cli(
+        "explain",
+        GLUON / "warp_specialized.py",
+        "-k",
+        "pipelined_scale",
+        "-c",
+        "STAGES=2",
+        "-c",
+        "BLOCK=64",
+        *[x for a in WS_ARGS for x in ("-a", a)],
+        "-t",
+        "sm90",
+        "--json",
+    ).stdout
+    parts = [f for f in json.loads(out)["findings"] if f["kind"] == "warp-partition"]
+    assert any("partition0: 1 warp(s), 48 registers per thread" in f["message"] for f in parts)
+
+
+def test_a_conversion_the_author_wrote_is_not_called_unwritten(cli):
+    out = cli("explain", SHARED, "-k", "relayout", "-c", "BLOCK=64", "-t", "sm90", "--json").stdout
+    conversions = [f for f in json.loads(out)["findings"] if f["kind"] == "layout-conversion"]
+    assert conversions and not any("not written" in f["message"] for f in conversions)
+
+
+def test_a_layout_given_as_a_constexpr():
+    layout = "layout=gl.BlockedLayout([4], [32], [4], [0])"
+    c = compiled(str(GLUON / "layouts_basic.py"), "sm90", kernel="copy_in_layout", constexprs=("BLOCK=1024", layout))
+    assert (
+        "#ttg.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>"
+        in c.stages[Stage.TTGIR]
+    )
+    assert "-c 'layout=gl.BlockedLayout([4], [32], [4], [0])'" in c.variant.command_line()
+
+
+def test_a_layout_constexpr_runs_only_gluon_layout_calls(cli):
+    result = cli(
+        "dump",
+        GLUON / "layouts_basic.py",
+        "-k",
+        "copy_in_layout",
+        "-c",
+        "BLOCK=1024",
+        "-t",
+        "sm90",
+        "-c",
+        "layout=gl.BlockedLayout([4], [32], [4], [0], ().__class__)",
+        expect=2,
+    )
+    assert "only gl.<Layout>(...) calls with literal arguments" in result.stderr
+
+
+def test_a_sweep_over_a_target_newer_than_nvdisasm_says_why(cli):
+    out = cli("diff", "sample:vector_add", "--vary", "target=sm90,sm103", "--json").stdout
+    variants = json.loads(out)["variants"]
+    assert variants[0]["ok"] and variants[1]["ok"]
+
+
+def test_pointers_inferred_through_partitions_and_async_copies(cli):
+    doc = json.loads(cli("list", GLUON / "warp_specialized.py", "--json").stdout)
+    kernel = next(k for k in doc["kernels"] if k["name"] == "pipelined_scale")
+    out_ptr = next(p for p in kernel["params"] if p["name"] == "out_ptr")
+    assert (out_ptr["kind"], out_ptr["type_from"]) == ("pointer", "body")
+
+
+def test_an_operation_the_target_lacks_is_a_compile_error_not_a_crash(cli):
+    result = cli(
+        "dump",
+        HOPPER,
+        "-k",
+        "wgmma_tile",
+        "-c",
+        "BLOCK_M=64",
+        "-c",
+        "BLOCK_N=64",
+        "-c",
+        "BLOCK_K=64",
+        "-a",
+        f"a_desc={FP16_64}",
+        "-a",
+        f"b_desc={FP16_64}",
+        "-a",
+        f"c_desc={FP16_64}",
+        "-t",
+        "sm100",
+        expect=1,
+    )
+    assert "wgmma_tile does not compile for sm100" in result.stderr
+    assert "it uses warpgroup_mma (Hopper (sm90) only)" in result.stderr

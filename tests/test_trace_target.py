@@ -1,0 +1,179 @@
+"""`trace --target`: real programs run against a simulated GPU in a child process, on this CPU, and
+their captures held against captures made with `trace` on a real H100 (tests/data/trace_h100).
+
+The fixtures were made with torch 2.11.0 and Triton 3.6.0. A plain Triton program must give the
+same compiles, specialization, PTX and launches under any torch. A torch.compile program is held
+whole when torch is the fixture's release; under another torch release, Inductor writes other
+kernel source (other names, other loads), so what is held is what does not depend on torch's
+release: every compile whose kernel body is the same text must have the same specialization and
+PTX, the user kernel behind a triton_op called from torch.compile among them; every Inductor
+kernel carries the H100's device properties; the numbers of kernels agree.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+import triton
+from capture_fidelity import compare, compiles
+from cli_process import tritonscope
+
+HERE = Path(__file__).parent
+FIXTURES = HERE / "data" / "trace_h100"
+PROGRAMS = HERE / "kernels" / "fidelity"
+VERSIONS = json.loads((FIXTURES / "versions.json").read_text())
+SAME_TRITON = triton.__version__ == VERSIONS["triton"]
+needs_fixture_triton = pytest.mark.skipif(
+    not SAME_TRITON, reason=f"the H100 fixtures were compiled by Triton {VERSIONS['triton']}"
+)
+
+
+def _trace(out: Path, program: Path, *extra: str, expect: int = 0):
+    return tritonscope("trace", "--target", "sm90", "-o", out, *extra, "--", sys.executable, program, expect=expect)
+
+
+@pytest.fixture(scope="module")
+def triton_capture(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("sim") / "triton_program"
+    _trace(out, PROGRAMS / "triton_program.py")
+    return out
+
+
+@pytest.fixture(scope="module")
+def compile_capture(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("sim") / "compile_program"
+    _trace(out, PROGRAMS / "compile_program.py")
+    return out
+
+
+@needs_fixture_triton
+def test_a_plain_triton_program_compiles_and_launches_as_on_the_h100(triton_capture):
+    figures = compare(FIXTURES / "triton_program", triton_capture)
+    assert figures["gpu_compiles"] == figures["simulated_compiles"] == figures["matched"] == 12, figures
+    assert figures["identical_ptx"] == 12, figures["ptx_differs"]
+    assert not figures["launches_only_gpu"] and not figures["launches_only_simulated"], figures
+    assert figures["launches_compared"] >= 8 and figures["autotuned"] == ["matmul_kernel"]
+
+
+def test_specialization_follows_the_fake_pointers_and_values(triton_capture):
+    records = [json.loads(line) for line in (triton_capture / "kernels.jsonl").read_text().splitlines()]
+    adds = [r for r in records if r["name"] == "add_kernel"]
+    # x (aligned, n % 16 == 0, stride 1 -> constant), x[1:] (misaligned, n = 8191), stride 2
+    assert {r["attrs"]["(0,)"] == [] for r in adds} == {True, False}
+    assert any(r["constants"].get("(4,)") == "1" for r in adds)  # the stride equal to 1 became a constant
+    matmuls = [r for r in records if r["name"] == "matmul_kernel"]
+    assert len(matmuls) == 4  # two configs, each with a bias and with None
+    assert sum(r["constants"].get("(3,)") == "None" for r in matmuls) == 2
+    assert any(
+        r["signature"].get("in_desc", "").startswith("tensordesc") for r in records if r["name"] == "tma_copy_kernel"
+    )
+    assert "double_kernel" in {r["name"] for r in records}  # a triton_op called eagerly
+
+
+def test_cache_list_says_the_capture_is_simulated_and_which_config_ran(triton_capture):
+    listing = tritonscope("cache", "list", triton_capture, env={"COLUMNS": "80"}).stdout
+    assert all(len(line) <= 80 for line in listing.splitlines())
+    flat = " ".join(listing.split())  # lines wrapped at 80 columns
+    assert "captured against a simulated NVIDIA H100 80GB HBM3 (sm90)" in flat
+    assert "autotuned matmul_kernel (triton.autotune): 2 candidates compiled, launched BM: 64" in flat
+    assert "how chosen: first config" in flat
+    document = json.loads(tritonscope("cache", "list", triton_capture, "--json").stdout)
+    assert document["simulated_device"]["multiprocessor_count"] == 132
+    assert document["autotune"][0]["chosen"].startswith("BM: 64, BN: 64")
+    shown = tritonscope("dump", f"{triton_capture}/:softmax_kernel", "--stage", "ptx").stdout
+    assert ".target sm_90" in shown
+
+
+def _body(source: str) -> str:
+    """A kernel's text from its def on: Inductor's decorator spells its own release's settings."""
+    return source[source.index("def ") :] if "def " in source else source
+
+
+def test_a_torch_compile_program_compiles_as_on_the_h100(compile_capture):
+    if not SAME_TRITON:
+        pytest.skip(f"the H100 fixtures were compiled by Triton {VERSIONS['triton']}")
+    fixture = FIXTURES / "compile_program"
+    if torch.__version__.split("+")[0] == VERSIONS["torch"].split("+")[0]:
+        figures = compare(fixture, compile_capture)
+        assert figures["matched"] == figures["identical_ptx"] == figures["gpu_compiles"], figures
+        assert not figures["launches_only_gpu"] and not figures["launches_only_simulated"], figures
+        return
+    gpu, simulated = compiles(fixture), compiles(compile_capture)
+    assert sum(map(len, gpu.values())) == sum(map(len, simulated.values()))  # 7 compiles, 5 kernels
+    by_body = {(_body(r["source"]), k[1:]): r["ptx"] for k, rs in simulated.items() for r in rs}
+    same_text = [(k, r) for k, rs in gpu.items() for r in rs if (_body(r["source"]), k[1:]) in by_body]
+    assert "square_kernel" in {k[0] for k, _ in same_text}  # the user's kernel, from a triton_op
+    for key, record in same_text:
+        assert by_body[(_body(record["source"]), key[1:])] == record["ptx"], key[0]
+    device = re.compile(r"'device': DeviceProperties\([^)]*\)")
+    gpu_devices = {device.search(r["source"]).group() for rs in gpu.values() for r in rs}
+    assert gpu_devices == {device.search(r["source"]).group() for rs in simulated.values() for r in rs}
+
+
+def test_torch_compile_autotuning_is_answered_and_every_candidate_compiled(compile_capture):
+    choices = [json.loads(line) for line in (compile_capture / "autotune.jsonl").read_text().splitlines()]
+    assert choices and all(c["by"] == "torch.compile" for c in choices)
+    names = [json.loads(line)["name"] for line in (compile_capture / "kernels.jsonl").read_text().splitlines()]
+    for choice in choices:
+        assert names.count(choice["kernel"]) == len(choice["candidates"]) >= 2
+        assert choice["chosen"] == choice["candidates"][0]
+
+
+STOPS = {
+    "x.sum().item()": ".item()",
+    "print(x)": "printing a tensor",
+    "x.tolist()": ".tolist()",
+    "if x.sum() > 0:\n    pass": "a Python branch on a tensor's value",
+    "x.requires_grad_()\n(x * 2).sum().backward()": "a backward pass",
+}
+
+
+@pytest.mark.parametrize("statement", list(STOPS))
+def test_a_value_read_stops_the_program_with_one_line_and_keeps_the_capture(tmp_path, statement):
+    program = tmp_path / "reads.py"
+    program.write_text(
+        "import torch, triton, triton.language as tl\n\n"
+        "@triton.jit\ndef k(x_ptr, n, BLOCK: tl.constexpr):\n"
+        "    o = tl.arange(0, BLOCK)\n    tl.store(x_ptr + o, tl.load(x_ptr + o, mask=o < n) + 1, mask=o < n)\n\n"
+        "x = torch.zeros(64, device='cuda')\nk[(1,)](x, 64, BLOCK=64)\n" + statement + "\nprint('not reached')\n"
+    )
+    if statement != "x.sum().item()":
+        program.write_text(program.read_text().replace("k[(1,)](x, 64, BLOCK=64)\n", ""))
+    result = _trace(tmp_path / "out", program, expect=2)
+    line = 10 if statement == "x.sum().item()" else 9 + statement.count("\n") * ("backward" in statement)
+    assert f"stopped at {program}:{line}: the program asked for {STOPS[statement]}" in result.stderr
+    assert "not reached" not in result.stdout
+    if statement == "x.sum().item()":
+        assert "captured 1 compiled kernel(s)" in result.stderr
+        assert (tmp_path / "out" / "launches.jsonl").read_text().count('"name": "k"') == 1
+
+
+@pytest.mark.parametrize(
+    ("target", "name", "units", "arch"),
+    [("sm80", "NVIDIA A100-SXM4-80GB", 108, 80), ("sm120", "NVIDIA GeForce RTX 5090", 170, 120)],
+)
+def test_other_targets_compile_for_their_gpu(tmp_path, target, name, units, arch):
+    program = tmp_path / "props.py"
+    program.write_text(
+        "import torch, triton, triton.language as tl\n"
+        "p = torch.cuda.get_device_properties(0)\n"
+        "print(p.name, p.multi_processor_count, torch.cuda.get_device_capability())\n"
+        "@triton.jit\ndef k(x_ptr, BLOCK: tl.constexpr):\n"
+        "    o = tl.arange(0, BLOCK)\n    tl.store(x_ptr + o, tl.load(x_ptr + o) * 2)\n"
+        "k[(1,)](torch.empty(128, device='cuda'), BLOCK=128)\n"
+    )
+    out = tmp_path / "out"
+    result = tritonscope("trace", "--target", target, "-o", out, "--", sys.executable, program)
+    assert f"{name} {units} ({arch // 10}, {arch % 10})" in result.stdout + result.stderr
+    (metadata,) = [p for p in (out / "cache").glob("*/k.json")]
+    assert json.loads(metadata.read_text())["target"]["arch"] == arch
+
+
+def test_an_unknown_target_is_refused_before_the_program_runs(tmp_path):
+    result = tritonscope("trace", "--target", "sm42", "-o", tmp_path / "o", "--", sys.executable, "-c", "1", expect=2)
+    assert "unknown target 'sm42'" in result.stderr and not (tmp_path / "o").exists()

@@ -1,0 +1,393 @@
+"""Findings that know the target's best instructions: what a Hopper (or Blackwell) expert says first.
+
+- tma-candidate: on sm90+, tiles feeding a dot copied with cp.async (LDGSTS), where the tensor
+  memory accelerator (TMA, through tensor descriptors) would copy them without registers or
+  per-thread address arithmetic.
+- wgmma-waited-at-issue: a wgmma whose wait (`warp_group_dot_wait {pendings = 0}`) follows its
+  issue at once, so the warps idle while the tensor cores work; with the loop's pipelining depth.
+- warp-specialize-not-applied: a loop asks for `warp_specialize=True` and the compiler leaves it
+  unlowered for this target (Triton 3.6 lowers it for sm100, not sm90); or, where registers hold
+  one block per SM, the constexpr that asks for it, compiled as a what-if.
+- dot-not-on-tcgen05: on sm100, a tl.dot lowered to mma.sync instead of the fifth-generation
+  tensor cores (sm120 has no tcgen05: mma.sync is its best).
+- lds-bypass-candidate: on gfx950 (AMD's counterpart of the TMA finding), a tile feeding MFMA that
+  goes global -> registers -> LDS (buffer_load, then ds_write), where gfx950's buffer_load ... lds
+  copies 128 bits per lane straight into LDS (Triton 3.6: TRITON_HIP_USE_ASYNC_COPY=1; 3.9: default).
+- shared-memory-by-buffer: each shared-memory buffer (size, element type, layout, Python line,
+  the stages that multiply it), and which targets and num_stages the total fits, before a launch.
+
+Read from the TTGIR, the per-line machine-code cost and the resources alone, as findings.py is.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+from typing import TYPE_CHECKING
+
+from ..core.stages import Stage
+from ..core.targets import TARGETS, NvidiaLimits
+from . import ttgir
+
+if TYPE_CHECKING:
+    from .findings import Finding, _Kernel
+
+TMA = "tma-candidate"
+WGMMA_WAIT = "wgmma-waited-at-issue"
+WARP_SPECIALIZE = "warp-specialize-not-applied"
+TCGEN05 = "dot-not-on-tcgen05"
+SHARED_BUFFERS = "shared-memory-by-buffer"
+LDS_BYPASS = "lds-bypass-candidate"
+KINDS = (TMA, WGMMA_WAIT, WARP_SPECIALIZE, TCGEN05, SHARED_BUFFERS, LDS_BYPASS)
+
+_ALLOC = "ttg.local_alloc"
+_COPY = "ttg.async_copy_global_to_local"
+_PENDINGS = re.compile(r"pendings = (\d+)")
+
+
+def find(k: _Kernel) -> list[Finding]:
+    if k.target.backend != "cuda":
+        return _lds_bypass(k)
+    found: list[Finding] = []
+    for detector in (_tma_candidates, _wgmma_waits, _warp_specialize, _tcgen05, _shared_buffers):
+        found += detector(k)
+    return found
+
+
+def _finding(*args, **kwargs) -> Finding:
+    from .findings import Finding
+
+    return Finding(*args, **kwargs)
+
+
+def _arch(k: _Kernel) -> int:
+    """The compute capability (90 for sm90); 0 for a target that has none (AMD's gfx names)."""
+    return k.target.arch if isinstance(k.target.arch, int) else 0
+
+
+def _what_if(what: str, name: str, value: object):
+    from .findings import WhatIf
+
+    return WhatIf(what, name, value)  # type: ignore[arg-type]
+
+
+# --- which shared buffers an op reads or writes -------------------------------------------------------
+
+
+def _buffers(k: _Kernel, value: str) -> set[str]:
+    """The ttg.local_alloc results a memdesc value is a view of (through indexing, transposes, loops)."""
+    allocs = {op.results[0] for op in k.module.ops if op.name == _ALLOC and op.results}
+    seen, todo, found = set(), [value], set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in allocs:
+            found.add(name)
+        else:
+            todo.extend(k.module.defs.get(name, ()))
+    return found
+
+
+def _dot_buffers(k: _Kernel) -> set[str]:
+    found: set[str] = set()
+    for op in k.module.ops:
+        if op.name in ttgir.DOT_OPS:
+            for operand in op.operands[:2]:
+                found |= _buffers(k, operand)
+    return found
+
+
+# --- cp.async where TMA would serve -----------------------------------------------------------------
+
+
+def _tma_candidates(k: _Kernel) -> list[Finding]:
+    if _arch(k) < 90:
+        return []
+    fed = _dot_buffers(k)
+    by_line: dict[int, list[ttgir.Op]] = {}
+    for op in k.module.ops:
+        lines = k.lines_of(op)
+        if op.name == _COPY and lines and len(op.operands) > 1 and _buffers(k, op.operands[1]) & fed:
+            by_line.setdefault(lines[0], []).append(op)
+    found = []
+    for line, ops in sorted(by_line.items()):
+        cost = k.costs.get(line)
+        ldgsts = sum(cost.async_copy_widths.values()) if cost else 0
+        shape = ttgir.tensor_shape(ops[0].text) or "?"
+        found.append(
+            _finding(
+                TMA,
+                line,
+                f"a {shape} tile feeding tl.dot is copied with cp.async (LDGSTS): each thread computes "
+                f"addresses and masks; on {k.target.label} the tensor memory accelerator (TMA) copies a whole "
+                "tile from one instruction",
+                f"TTGIR line {ops[0].number}: {_COPY} into a buffer that a dot reads; {k.machine} on line "
+                f"{line}: {ldgsts} LDGSTS, {cost.tma if cost else 0} UTMALDG",
+                "load the tile through a tensor descriptor: a host TensorDescriptor "
+                "(triton.tools.tensor_descriptor) passed to the kernel, or tl.make_tensor_descriptor in it, then "
+                "desc.load([row, col]); out-of-bounds parts arrive as zeros (sample matmul_tma shows it)",
+            )
+        )
+    return found
+
+
+# --- wgmma issued and waited for at once ---------------------------------------------------------------
+
+
+def _wgmma_waits(k: _Kernel) -> list[Finding]:
+    ops = k.module.ops
+    found = []
+    for i, op in enumerate(ops):
+        if op.name != "ttng.warp_group_dot" or not op.results or not k.lines_of(op):
+            continue
+        wait = next((w for w in ops[i + 1 : i + 3] if w.name == "ttng.warp_group_dot_wait"), None)
+        pendings = _PENDINGS.search(wait.text) if wait else None
+        if wait is None or op.results[0] not in wait.operands or not pendings or pendings.group(1) != "0":
+            continue
+        line = k.lines_of(op)[0]
+        found.append(
+            _finding(
+                WGMMA_WAIT,
+                line,
+                "the wgmma is waited for right after it is issued: the warps idle while the tensor cores work, "
+                "and no other math overlaps it" + _depth(k, op),
+                f"TTGIR line {op.number}: ttng.warp_group_dot, then line {wait.number}: "
+                "ttng.warp_group_dot_wait {pendings = 0}",
+                "Triton keeps a wgmma in flight only when its result is the next iteration's accumulator of the "
+                "same dot (a matmul's K loop); a result used at once (attention's Q K^T) is waited for. " + _overlap(k),
+            )
+        )
+    return found
+
+
+def _overlap(k: _Kernel) -> str:
+    blocks = k.c.resources.occupancy.blocks_per_sm
+    if blocks > 1:
+        return f"Here {blocks} blocks share each SM, so one block's other math runs while another's wgmma does"
+    return (
+        "Overlap comes from a second block per SM (a smaller BLOCK_M and num_warps=4, so that one block's "
+        "softmax runs while another's wgmma does), or from warp specialization where Triton lowers it"
+    )
+
+
+def _depth(k: _Kernel, dot: ttgir.Op) -> str:
+    """The loop's pipelining depth: the copies of each tile the dot reads that are kept in flight."""
+    if dot.loop is None:
+        return ""
+    sizes = set()
+    for operand in dot.operands[:2]:
+        for buffer in _buffers(k, operand):
+            alloc = next(o for o in k.module.ops if o.results[:1] == (buffer,))
+            dims = ttgir.memdesc_dims(alloc.text)
+            if dims and len(dims) == 3:
+                sizes.add(dims[0])
+    stages = k.c.options.get("num_stages") or 1
+    kept = f"{'/'.join(map(str, sorted(sizes)))} buffers per tile" if sizes else "operands not multi-buffered"
+    return f" (in the loop at TTGIR line {dot.loop}: num_stages={stages}, {kept})"
+
+
+# --- warp specialization -----------------------------------------------------------------------------------
+
+
+def _warp_specialize(k: _Kernel) -> list[Finding]:
+    text = k.c.stages.get(Stage.TTGIR, "")
+    asked = [op for op in k.module.ops if op.name == "scf.for" and "tt.warp_specialize" in _loop_end(k, op)]
+    lowered = "ttg.warp_specialize" in text
+    if asked and not lowered:
+        lines = k.lines_of(asked[0])
+        line = lines[0] if lines else None
+        return [
+            _finding(
+                WARP_SPECIALIZE,
+                line,
+                f"the loop asks for warp_specialize=True, and Triton {k.c.triton_version} leaves it unlowered for "
+                f"{k.target.label}: every warp still issues loads, waits and math in turn",
+                f"TTGIR: the scf.for at line {asked[0].number} keeps the attribute tt.warp_specialize and no "
+                "ttg.warp_specialize op (partitions) exists",
+                "on this target, overlap comes from more blocks per SM (fewer registers or shared memory per "
+                "block) or a newer Triton; the attribute costs nothing where it is ignored",
+            )
+        ]
+    if lowered or k.c.resources.occupancy.blocks_per_sm != 1 or k.c.resources.occupancy.limited_by != "registers":
+        return []
+    name = _specialize_constexpr(k)
+    if name is None or _arch(k) < 90:
+        return []
+    return [
+        _finding(
+            WARP_SPECIALIZE,
+            None,
+            f"registers hold one block per SM; the loop's warp specialization is off ({name}=False)",
+            f"{k.c.resources.registers} registers per thread; tl.range(..., warp_specialize={name})",
+            f"{name}=True: producer warps issue the loads with few registers (setmaxnreg), consumer warps keep "
+            "the rest for the math, and loads overlap it",
+            what_if=(_what_if("constexpr", name, True),),
+        )
+    ]
+
+
+def _loop_end(k: _Kernel, loop: ttgir.Op) -> str:
+    """The text of the line that closes a loop (where MLIR prints its attributes)."""
+    depth = 0
+    for op in k.module.ops:
+        if op.number <= loop.number:
+            continue
+        if op.text.endswith("{") and op.name != "}":
+            depth += 1
+        elif op.name == "}":
+            if depth == 0:
+                return op.text
+            depth -= 1 if not op.text.endswith("{") else 0
+    return ""
+
+
+def _specialize_constexpr(k: _Kernel) -> str | None:
+    """A constexpr set to False that the kernel passes as `tl.range(..., warp_specialize=NAME)`."""
+    try:
+        tree = ast.parse(textwrap.dedent(k.c.kernel.source))
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            for keyword in node.keywords:
+                value = keyword.value
+                if keyword.arg == "warp_specialize" and isinstance(value, ast.Name):
+                    if k.c.variant.constexprs.get(value.id) is False:
+                        return value.id
+    return None
+
+
+# --- Blackwell's tensor cores -------------------------------------------------------------------------------
+
+
+def _tcgen05(k: _Kernel) -> list[Finding]:
+    if k.target.arch != 100:
+        return []
+    found = []
+    for op in k.module.ops:
+        lines = k.lines_of(op)
+        if op.name == "tt.dot" and lines and "nvidia_mma" in _layout_text(k, op):
+            shapes = ttgir.tensor_shape(op.text)
+            found.append(
+                _finding(
+                    TCGEN05,
+                    lines[0],
+                    "tl.dot runs on mma.sync (HMMA), not on sm100's fifth-generation tensor cores (tcgen05.mma, "
+                    "accumulating in tensor memory)",
+                    f"TTGIR line {op.number}: tt.dot {shapes or ''} with an #nvidia_mma result; no ttng.tc_gen5_mma",
+                    "tiles of at least 64 (M) x 8 (N) x 16 (K) elements per dot and num_warps a multiple of 4 let "
+                    "Triton choose tcgen05; sm120 has no tcgen05, so there mma.sync is the best",
+                )
+            )
+    return found
+
+
+def _layout_text(k: _Kernel, op: ttgir.Op) -> str:
+    typed = ttgir.result_layout_name(op.text)
+    return k.module.aliases.get(typed, typed) if typed else ""
+
+
+# --- shared memory, buffer by buffer --------------------------------------------------------------------------
+
+
+def _shared_buffers(k: _Kernel) -> list[Finding]:
+    """Only where the total does not fit some NVIDIA target: that is when the breakdown answers a question."""
+    total = k.c.resources.shared_bytes
+    limits = {t.label: t.limits.shared_per_block for t in TARGETS.values() if isinstance(t.limits, NvidiaLimits)}
+    if not total or total <= min(limits.values()):
+        return []
+    from .findings import kib
+
+    stages = k.c.options.get("num_stages") or 1
+    allocs = [op for op in k.module.ops if op.name == _ALLOC and (ttgir.memdesc_bytes(op.text) or ("", 0))[1] >= 1024]
+    buffers = [_buffer(k, op, stages) for op in allocs]
+    staged = sum(size for _, _, size, multiplied in buffers if multiplied)
+    fits = [name for name, limit in limits.items() if total <= limit]
+    over = [f"{name} ({kib(limit)})" for name, limit in limits.items() if total > limit]
+    by_stages = []
+    for n in range(stages - 1, 1, -1):
+        estimate = total - staged + staged // stages * n
+        where = [name for name, limit in limits.items() if estimate <= limit]
+        by_stages.append(f"num_stages={n}: about {kib(estimate)}, fits {', '.join(where) or 'none'}")
+    listed = "; ".join(text for _, text, _, _ in sorted(buffers, key=lambda b: -b[2]))
+    return [
+        _finding(
+            SHARED_BUFFERS,
+            max(buffers, key=lambda b: b[2])[0] if buffers else None,
+            f"{kib(total)} of shared memory per block: fits {', '.join(fits) or 'no NVIDIA target'}; "
+            f"too much for {', '.join(over)} (OutOfResources at launch there)",
+            f"buffers in TTGIR: {listed or 'none'}; the rest (barriers, conversion scratch) is under 1 KiB each",
+            "; ".join(by_stages) or "smaller tiles: each pipelined buffer holds num_stages copies of one tile",
+            what_if=(_what_if("option", "num_stages", stages - 1),) if stages > 1 else (),
+        )
+    ]
+
+
+def _buffer(k: _Kernel, op: ttgir.Op, stages: int) -> tuple[int | None, str, int, bool]:
+    """(line, description, bytes, multiplied by num_stages) of one ttg.local_alloc."""
+    from .findings import kib
+
+    shape, size = ttgir.memdesc_bytes(op.text) or ("?", 0)
+    dims = ttgir.memdesc_dims(op.text) or []
+    lines = k.lines_of(op)
+    multiplied = len(dims) >= 3 and dims[0] == stages and stages > 1
+    layout = _shared_layout(k, op.text)
+    where = f"line {lines[0]}" if lines else "no line"
+    times = f" ({stages} stages x {kib(size // stages)})" if multiplied else ""
+    return lines[0] if lines else None, f"{where}: {shape}, {layout} = {kib(size)}{times}", size, multiplied
+
+
+def _shared_layout(k: _Kernel, text: str) -> str:
+    """A buffer's shared layout in a few words: `nvmma_shared swizzle 128`, `swizzled_shared vec 8`."""
+    match = re.search(r"!ttg\.memdesc<[^,]+,\s*(#[\w.]+)", text)
+    layout = k.module.aliases.get(match.group(1), match.group(1)) if match else ""
+    kind = re.match(r"#ttg\.(\w+)", layout)
+    swizzle = re.search(r"swizzlingByteWidth = (\d+)", layout)
+    vec = re.search(r"vec = (\d+)", layout)
+    words = kind.group(1) if kind else "layout ?"
+    if swizzle:
+        words += f" swizzle {swizzle.group(1)}"
+    elif vec:
+        words += f" vec {vec.group(1)}"
+    return words
+
+
+# --- AMD: tiles for MFMA through the registers -----------------------------------------------------------
+
+
+def _lds_bypass(k: _Kernel) -> list[Finding]:
+    """On gfx950 only: gfx942's direct-to-LDS loads move 32 bits per lane, so there it is no clear gain."""
+    if k.target.arch != "gfx950":
+        return []
+    fed, made_by = _dot_buffers(k), {r: op for op in k.module.ops for r in op.results}
+    by_line: dict[int, list[tuple[ttgir.Op, ttgir.Op]]] = {}  # the pipeliner's copies of one load, together
+    for store in k.module.ops:
+        if store.name != "ttg.local_store" or len(store.operands) < 2 or not _buffers(k, store.operands[1]) & fed:
+            continue
+        load = made_by.get(store.operands[0])
+        lines = k.lines_of(load) if load else []
+        if load is not None and load.name in ("amdg.buffer_load", "tt.load") and lines:
+            by_line.setdefault(lines[0], []).append((load, store))
+    found = []
+    for line, pairs in sorted(by_line.items()):
+        load, store = pairs[0]
+        cost = k.costs.get(line)
+        loads = sum(cost.instructions.global_loads.values()) if cost else 0
+        found.append(
+            _finding(
+                LDS_BYPASS,
+                line,
+                f"a {ttgir.tensor_shape(load.text) or '?'} tile feeding the MFMA dot is loaded into registers and "
+                "written to LDS by every lane; gfx950 loads it straight into LDS (buffer_load ... lds), with "
+                "no registers and no ds_write",
+                f"TTGIR line {load.number}: {load.name}, then line {store.number}: ttg.local_store into a buffer "
+                f"that a dot reads ({len(pairs)} such loads in the pipeline); {k.machine} on line {line}: {loads} "
+                "buffer/global loads to registers",
+                "compile with TRITON_HIP_USE_ASYNC_COPY=1 (Triton 3.6's switch; Triton 3.9 does it by default): "
+                "the tile becomes amdg.buffer_load_to_local, 128 bits per lane straight into LDS",
+            )
+        )
+    return found

@@ -1,0 +1,99 @@
+"""Triton's failures as tritonscope's errors: a front-end error at the kernel's own line, a
+cache folder that cannot be written or holds a corrupt file, and what MLIR, ptxas and LLVM raise.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+from pathlib import Path
+
+import triton
+from triton.compiler import CompilationError
+
+from ..core.errors import CompileError, TritonscopeError, UsageError
+from ..core.targets import Target
+from .shims import has_stages_hook
+
+
+def mapped(exc: Exception, kernel, target: Target) -> TritonscopeError:
+    """The error to raise for what triton.compile raised."""
+    if isinstance(exc, CompilationError):
+        return frontend_error(exc, kernel)
+    if isinstance(exc, OSError):  # Triton's cache folder: the machine's problem, not the kernel's
+        return cache_folder_problem(exc)
+    if isinstance(exc, json.JSONDecodeError):
+        return corrupt_cache_file(exc.msg)
+    if "non-ASCII" in str(exc) and not kernel.spec.file.isascii() and not has_stages_hook():
+        return UsageError(
+            f"{kernel.spec.file}: the kernel file's path has non-ASCII characters, which ptxas rejects "
+            f"(Triton writes the path into the PTX)",
+            hint="move or rename the file to an ASCII path",
+        )
+    return CompileError(
+        f"Triton failed to compile {kernel.spec.name} for {target.name}: {type(exc).__name__}: {str(exc).strip()}"
+    )
+
+
+def cache_folder_problem(exc: OSError) -> UsageError:
+    folder = triton.knobs.cache.dir
+    where = f" ({exc.filename})" if exc.filename else ""
+    return UsageError(
+        f"Triton cannot write its cache folder {folder}: {exc.strerror or exc}{where}",
+        hint="set TRITON_CACHE_DIR to a writable folder (the default is under HOME: ~/.triton/cache)",
+    )
+
+
+def corrupt_cache_file(why: str) -> UsageError:
+    """Names the cache files Triton could not read back, so the user can delete them."""
+    folder = Path(triton.knobs.cache.dir)
+    corrupt = []
+    for path in sorted(folder.rglob("*.json"))[:5000]:
+        try:
+            json.loads(path.read_text())
+        except (ValueError, OSError):
+            corrupt.append(str(path))
+    names = ", ".join(corrupt[:3]) or str(folder)
+    return UsageError(
+        f"Triton's cache holds a corrupt file: {names} ({why})",
+        hint=f"delete it, or the folder that holds it, and run again (Triton's cache: {folder})",
+    )
+
+
+def frontend_error(exc: CompilationError, kernel) -> CompileError:
+    """Triton's front-end error as file:line of the kernel's own source, with that line shown."""
+    chain = [exc]
+    while isinstance(chain[-1].__cause__, CompilationError):
+        chain.append(chain[-1].__cause__)
+    innermost = chain[-1]
+    cause = innermost.__cause__
+    message = innermost.error_message or (f"{type(cause).__name__}: {cause}" if cause else "")
+    # Triton stores some errors as their repr, e.g. NameError('x is not defined').
+    message = re.sub(r"^(\w+Error)\((['\"])(.*)\2\)$", r"\1: \3", message.strip(), flags=re.DOTALL)
+    locations = [_locate(error, kernel) for error in reversed(chain)]
+    file, line, text, column = locations[0]
+    pointer = f"\n    {' ' * column}^" if column is not None else ""
+    called_from = "".join(f"\n  called from {f}:{n}: {t.strip()}" for f, n, t, _ in locations[1:])
+    return CompileError(
+        f"{file}:{line}: {kernel.spec.name} does not compile: {message.strip()}\n    {text}{pointer}{called_from}"
+    )
+
+
+def _locate(error: CompilationError, kernel) -> tuple[str, int, str, int | None]:
+    """(file, absolute line, source line, column) of a CompilationError's node."""
+    from triton.runtime.jit import JITFunction
+
+    node_line = getattr(error.node, "lineno", 1)
+    column = getattr(error.node, "col_offset", None)
+    candidates = [kernel.jit] + [v for v in kernel.jit.fn.__globals__.values() if isinstance(v, JITFunction)]
+    fn = next((c for c in candidates if c.src == error.src), kernel.jit)
+    lines, first = inspect.getsourcelines(fn.fn)
+    def_offset = next(i for i, text in enumerate(lines) if text.lstrip().startswith("def "))
+    index = def_offset + node_line - 1
+    text = lines[index].rstrip("\n") if 0 <= index < len(lines) else ""
+    if column is not None:
+        # Triton counts columns in the dedented source; the line is shown stripped of its indent.
+        def_indent = len(lines[def_offset]) - len(lines[def_offset].lstrip())
+        column -= (len(text) - len(text.lstrip())) - def_indent
+    return fn.fn.__code__.co_filename, first + index, text.strip(), column

@@ -1,0 +1,128 @@
+"""Reading a value from the simulated GPU stops the program with one line, and the capture is kept.
+
+A simulated GPU holds no values: `.item()`, printing a tensor, `.cpu()`, `.tolist()`, `.numpy()`
+or a Python branch on a tensor's value cannot be answered. When the program's own code (not
+torch's or Triton's, which read values of their own fake tensors legitimately) asks for one,
+the process writes one line naming the program's file and line and what it asked, and exits
+with STOPPED_EXIT at once: every compile and launch recorded so far is already on disk, each
+written by a single append.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+STOPPED_EXIT = 75  # `trace` turns it into its documented exit code and message
+
+_ASKS = {
+    "item": ".item()",
+    "tolist": ".tolist()",
+    "numpy": ".numpy()",
+    "cpu": ".cpu()",
+    "__repr__": "printing a tensor",
+    "__str__": "printing a tensor",
+    "__format__": "formatting a tensor",
+    "__bool__": "a Python branch on a tensor's value",
+    "__float__": "float() of a tensor",
+    "__int__": "int() of a tensor",
+    "__array__": "a NumPy array of a tensor",
+}
+
+
+def _library_folders() -> tuple[str, ...]:
+    import importlib.util
+
+    folders = [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]  # tritonscope
+    for name in ("torch", "triton", "numpy", "functorch"):
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            folders.append(os.path.dirname(list(spec.submodule_search_locations)[0]) + os.sep + name)
+    return tuple(folders)
+
+
+def _program_frame(folders: tuple[str, ...]):
+    """The frame of the program's own code that asked, or None when torch or Triton asked."""
+    frame = sys._getframe(2)
+    filename = os.path.abspath(frame.f_code.co_filename)
+    if filename.startswith(folders) or frame.f_code.co_filename.startswith("<frozen"):
+        return None
+    return frame
+
+
+def program_caller():
+    """The innermost frame of the program's own code on the stack, or None."""
+    folders = _library_folders()
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not (os.path.abspath(name).startswith(folders) or name.startswith("<")):
+            return frame
+        frame = frame.f_back
+    return None
+
+
+def stop(frame, asked: str) -> None:
+    """One line on stderr, then exit at once (no clean-up that could hang on a fake device)."""
+    where = f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else "the program"
+    sys.stdout.flush()
+    record = os.environ.get("TRITONSCOPE_STOPPED")
+    if record:  # for `trace`, which says it in its own words
+        with open(record, "w") as handle:
+            json.dump({"where": where, "asked": asked}, handle)
+    else:
+        sys.stderr.write(f"stopped at {where}: the program asked for {asked}; a simulated GPU holds no values\n")
+        sys.stderr.flush()
+    os._exit(STOPPED_EXIT)
+
+
+def _wrap(original, asked: str, folders: tuple[str, ...]):
+    def method(self, *args, **kwargs):
+        # every tensor is fake (CPU ones too, made under the same mode): none holds a value
+        if _is_fake(self) and not (asked == ".cpu()" and self.device.type == "cpu"):
+            frame = _program_frame(folders)
+            if frame is not None:
+                stop(frame, asked)
+        return original(self, *args, **kwargs)
+
+    method.__wrapped__ = original
+    return method
+
+
+def _is_fake(tensor) -> bool:
+    return "Fake" in type(tensor).__name__
+
+
+BACKWARD = (
+    "a backward pass (.backward(), autograd.grad, or torch.compile of a step whose inputs require grad), "
+    "for which torch's C++ autograd engine asks the CUDA driver for the device"
+)
+
+
+def _stop_backward(original):
+    """Every backward pass, eager or traced by torch.compile, goes through this one function."""
+
+    def run_backward(*args, **kwargs):
+        stop(program_caller(), BACKWARD)
+        return original(*args, **kwargs)
+
+    run_backward.__wrapped__ = original
+    return run_backward
+
+
+def install() -> None:
+    import torch
+    from torch._subclasses.fake_tensor import FakeTensor
+
+    folders = _library_folders()
+    from torch.autograd import graph
+
+    if hasattr(graph, "_engine_run_backward"):  # torch.autograd took its own name for it at import
+        graph._engine_run_backward = _stop_backward(graph._engine_run_backward)
+        torch.autograd._engine_run_backward = graph._engine_run_backward
+    for name, asked in _ASKS.items():
+        for cls in (torch.Tensor, FakeTensor):  # FakeTensor has a tolist of its own
+            original = cls.__dict__.get(name) if cls is FakeTensor else getattr(cls, name, None)
+            if original is not None:
+                setattr(cls, name, _wrap(original, asked, folders))

@@ -1,0 +1,228 @@
+"""torch's side of the simulated GPU: fake CUDA tensors and `torch.cuda` answering as the target.
+
+One global FakeTensorMode makes every tensor a FakeTensor (shapes, strides, dtypes as torch's own
+ops make them; no memory). The `torch.cuda` queries a program, torch.compile and Triton make are
+answered from the device description; work that would need the GPU (synchronize, streams,
+events, seeds) does nothing.
+"""
+
+from __future__ import annotations
+
+import types
+import warnings
+
+_mode: list = []
+
+
+def properties(device: dict) -> types.SimpleNamespace:
+    """What torch.cuda.get_device_properties returns on the real GPU, for the fields programs read."""
+    major, minor = device["capability"]
+    fields = {
+        "name": device["name"],
+        "major": major,
+        "minor": minor,
+        "total_memory": device["total_memory"],
+        "multi_processor_count": device["multiprocessor_count"],
+        "L2_cache_size": device["l2_cache_size"],
+        "shared_memory_per_block": 49152,
+        "shared_memory_per_block_optin": device["shared_memory_per_block_optin"],
+        "shared_memory_per_multiprocessor": device["shared_memory_per_multiprocessor"],
+        "max_threads_per_multi_processor": device["max_threads_per_multiprocessor"],
+        "max_threads_per_block": 1024,
+        "regs_per_multiprocessor": 65536,
+        "warp_size": device["warp_size"],
+        "is_integrated": 0,
+        "is_multi_gpu_board": 0,
+        "gcnArchName": device["arch"] if device["backend"] == "hip" else "NVIDIA",
+        "uuid": "00000000-0000-0000-0000-000000000000",
+        "clock_rate": device.get("clock_rate_khz", 1980000),
+        "memory_clock_rate": device.get("memory_clock_rate_khz", 2619000),
+        "memory_bus_width": device.get("memory_bus_width", 5120),
+    }
+    namespace = types.SimpleNamespace(**fields)
+    return namespace
+
+
+class _Stream:
+    """A stream or event that orders nothing: nothing runs on a simulated GPU."""
+
+    cuda_stream = 0
+    device = None
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: None
+
+    def query(self) -> bool:
+        return True
+
+    def elapsed_time(self, other) -> float:
+        return 1.0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+
+def _answers(device: dict, torch) -> dict:
+    props = properties(device)
+    cuda_device = torch.device("cuda", 0)
+    stream = _Stream()
+    stream.device = cuda_device
+    return {
+        "is_available": lambda: True,
+        "device_count": lambda: 1,
+        "current_device": lambda: 0,
+        "set_device": lambda *a, **k: None,
+        "get_device_capability": lambda *a, **k: tuple(device["capability"]),
+        "get_device_properties": lambda *a, **k: props,
+        "_get_device_properties": lambda *a, **k: props,  # what the original (bound early elsewhere) calls
+        "get_device_name": lambda *a, **k: device["name"],
+        "synchronize": lambda *a, **k: None,
+        "_lazy_init": lambda: None,
+        "is_initialized": lambda: True,
+        "_is_compiled": lambda: True,
+        "current_stream": lambda *a, **k: stream,
+        "default_stream": lambda *a, **k: stream,
+        "set_stream": lambda *a, **k: None,
+        "empty_cache": lambda: None,
+        "memory_allocated": lambda *a, **k: 0,
+        "max_memory_allocated": lambda *a, **k: 0,
+        "reset_peak_memory_stats": lambda *a, **k: None,
+        "mem_get_info": lambda *a, **k: (device["total_memory"], device["total_memory"]),
+        "get_rng_state": lambda *a, **k: torch.zeros(16, dtype=torch.uint8, device="cpu"),
+        "set_rng_state": lambda *a, **k: None,
+        "manual_seed": lambda *a, **k: None,
+        "manual_seed_all": lambda *a, **k: None,
+        "is_bf16_supported": lambda *a, **k: device["capability"][0] >= 8,
+        "get_arch_list": lambda: [f"sm_{device['arch']}"] if device["backend"] == "cuda" else [],
+        "_exchange_device": lambda *a: 0,
+        "_maybe_exchange_device": lambda *a: 0,
+        "_set_stream_by_id": lambda *a, **k: None,
+        "Stream": _Stream,
+        "Event": _Stream,
+        "stream": lambda *a, **k: _Stream(),
+    }
+
+
+def _patch_cuda(device: dict, torch) -> None:
+    for name, answer in _answers(device, torch).items():
+        setattr(torch.cuda, name, answer)
+    torch.cuda.device = _Stream  # `with torch.cuda.device(i):` selects nothing
+    torch.cuda._DeviceGuard = _Stream
+    torch._C._cuda_getDevice = lambda: 0
+    torch._C._cuda_getDeviceCount = lambda: 1
+    torch._C._cuda_getCurrentRawStream = lambda *a: 0
+    torch._C._cuda_setDevice = lambda *a: None
+    if device["backend"] == "hip" and torch.version.hip is None:
+        pass  # torch.compile decides CUDA or ROCm from torch's build: simulated.amd_notice says so
+
+
+_INTERFACE = {  # torch._dynamo's CudaInterface binds these torch.cuda functions when it is imported
+    "current_device": "current_device",
+    "set_device": "set_device",
+    "device_count": "device_count",
+    "stream": "stream",
+    "current_stream": "current_stream",
+    "set_stream": "set_stream",
+    "_set_stream_by_id": "_set_stream_by_id",
+    "synchronize": "synchronize",
+    "get_device_properties": "get_device_properties",
+    "exchange_device": "_exchange_device",
+    "maybe_exchange_device": "_maybe_exchange_device",
+    "memory_allocated": "memory_allocated",
+    "is_bf16_supported": "is_bf16_supported",
+}
+
+
+def _patch_device_interface(torch) -> None:
+    """Rebind torch._dynamo's CudaInterface to the answers (it may be imported already)."""
+    from torch._dynamo import device_interface
+
+    interface = device_interface.CudaInterface
+    for name, cuda_name in _INTERFACE.items():
+        if hasattr(interface, name):
+            setattr(interface, name, staticmethod(getattr(torch.cuda, cuda_name)))
+    interface.get_raw_stream = staticmethod(lambda *a: 0)
+    device_interface.get_cuda_stream = lambda *a: 0
+
+
+def _patch_accelerator(torch) -> None:
+    accelerator = getattr(torch, "accelerator", None)
+    if accelerator is None:
+        return
+    answers = {
+        "is_available": lambda *a, **k: True,
+        "current_accelerator": lambda *a, **k: torch.device("cuda"),
+        "device_count": lambda *a, **k: 1,
+        "current_device_index": lambda *a, **k: 0,
+        "current_device_idx": lambda *a, **k: 0,
+        "set_device_index": lambda *a, **k: None,
+        "synchronize": lambda *a, **k: None,
+        "current_stream": lambda *a, **k: torch.cuda.current_stream(),
+    }
+    for name, answer in answers.items():
+        if hasattr(accelerator, name):
+            setattr(accelerator, name, answer)
+
+
+def _patch_module_apply(torch) -> None:
+    """Module.cuda() / .to() / .half() on fake parameters: torch swaps a FakeTensor parameter in
+    place (swap_tensors), which its fake-tensor bookkeeping forbids; put new parameters in instead."""
+    original = torch.nn.Module._apply
+
+    def _apply(self, fn, recurse=True):
+        tensors = list(self.parameters(recurse)) + list(self.buffers(recurse))
+        if not any("Fake" in type(t).__name__ for t in tensors):
+            return original(self, fn, recurse)
+        for module in self.modules() if recurse else [self]:
+            with torch.no_grad():
+                for key, param in module._parameters.items():
+                    if param is not None:
+                        applied = fn(param.detach())
+                        module._parameters[key] = torch.nn.Parameter(applied, param.requires_grad)
+                for key, buffer in module._buffers.items():
+                    if buffer is not None:
+                        module._buffers[key] = fn(buffer)
+        return self
+
+    torch.nn.Module._apply = _apply
+
+
+def _fake_tensor_mode(torch):
+    """The one FakeTensorMode every tensor of the program is made under."""
+    from torch._subclasses import fake_tensor
+
+    if hasattr(fake_tensor, "init_gpu_context"):
+        fake_tensor.init_gpu_context = lambda *a, **k: None  # it makes a real CUDA tensor
+    # Every FakeTensorMode (torch.compile makes its own) must take the paths made for an absent
+    # GPU, which it decides by asking torch.cuda.is_available(), answered True here: never run
+    # an operator for real on CUDA constants; build torch.tensor(...) on the host, then move it.
+    fake_tensor.FakeTensorMode.avoid_device_init = property(lambda self: True)
+    mode = fake_tensor.FakeTensorMode(allow_non_fake_inputs=True)
+    mode.__enter__()
+    return mode
+
+
+def install(device: dict) -> None:
+    import torch
+
+    warnings.filterwarnings("ignore", message=".*data pointer of FakeTensor.*")
+    warnings.filterwarnings("ignore", message=".*data_ptr.*FakeTensor.*")
+    # the mode first: made while torch.cuda still says no GPU, it takes the paths made for that
+    # (a no-op CUDA device guard on CUDA builds; torch.tensor built on the host, then moved)
+    _mode.append(_fake_tensor_mode(torch))
+    _patch_cuda(device, torch)
+    _patch_device_interface(torch)
+    _patch_accelerator(torch)
+    from . import cuda_guard
+
+    cuda_guard.install(torch)
+    from . import triton_ops
+
+    triton_ops.install(_mode[0])
+    _patch_module_apply(torch)
