@@ -126,16 +126,21 @@ def _capture_log(folder: Path) -> tuple[dict[str, dict], list[str]]:
     records: dict[str, dict] = {}
     lines, problems = _log_records(folder / CAPTURE_LOG, schemas.COMPILE_RECORD, "compile record")
     for record in lines:
-        if record.get("file"):
-            record["file"] = _as_published(record["file"], folder)
         records[record["hash"]] = record
     return records, problems
 
 
-def _as_published(file: str, folder: Path) -> str:
+def capture_folder(entry: CacheEntry) -> Path:
+    """The capture (or cache) folder an entry was found in: OUT of `trace -o OUT` for OUT/cache/KEY."""
+    cache_folder = Path(entry.folder).parent
+    return cache_folder.parent if (cache_folder.parent / CAPTURE_LOG).exists() else cache_folder
+
+
+def as_published(file: str, folder: Path) -> str:
     """A path the traced program saw inside the capture while it was written (the hidden staging
     folder `.NAME.new.PID.xxxx` beside it: torch.compile writes its kernels there) as the same
-    path in the capture folder the user has."""
+    path in the capture folder the user has. The record keeps the path as compiled: it is in the
+    kernel's line information and its PTX, which a reproduction must match."""
     parent, name = folder.resolve().parent, folder.resolve().name
     match = re.match(rf"^{re.escape(str(parent))}/\.{re.escape(name)}\.new\.\d+\.[^/]+(/.*)?$", file)
     return str(folder.resolve()) + (match.group(1) or "") if match else file
@@ -344,7 +349,8 @@ def entry_parts(
     texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch, entry.metadata, sass=sass))
     file, first_line, def_line, source = kernel_source(entry)
     if file and not source:
-        problems.append(f"the source {file} is not readable as it was compiled: shown without it")
+        shown = as_published(file, capture_folder(entry))
+        problems.append(f"the kernel's source file {shown} is not there as it was compiled: shown without it")
     language = Language.TRITON if "ttir" in entry.stages else Language.GLUON  # a Gluon kernel starts at GLIR/TTGIR
     spec = KernelSpec(
         name=entry.name, file=file, line=def_line, first_line=first_line, source=source, params=(), language=language
