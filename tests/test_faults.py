@@ -600,6 +600,14 @@ def interrupted_capture_swap(env: Env) -> None:
 DEEP = "[" * 100000 + "]" * 100000
 
 
+def junit_parses(env: Env, result: Result) -> None:
+    from xml.etree import ElementTree
+
+    root = ElementTree.parse(env.root / "work" / "j.xml").getroot()
+    names = [case.get("name") for case in root.iter("testcase")]
+    assert names and "bell" in names[0], names
+
+
 def every_stage_maps_to(name: str) -> Callable[[Env, Result], None]:
     """Every stage's line map names the kernel file by its real path (none by an escaped spelling)."""
 
@@ -963,6 +971,13 @@ ROWS += [
       for cmd in ("dump {} --target sm90 --stage ttir", "list {}", "explain {} --target sm90",
                   "diff {} --target sm90 --vary num_warps=4,8 --stage ttir",
                   "check {} --target sm90 --budget spills=0")],
+    # 21. Smaller ones: a JUnit report stays XML; trace passes a signal's death on as a shell does.
+    Row("check --project pyproject.toml --junit j.xml", id="27-21-junit-control-character", changes=("j.xml",),
+        setup=(project(ENTRY + 'name = "bell\\u0007 nul\\u0000 esc\\u001b"\n'),), check=junit_parses),
+    Row("trace -o capk -- {py} -c 'import os, signal; os.kill(os.getpid(), signal.SIGKILL)'",
+        id="27-21-trace-program-sigkill", exit=137, changes=("capk",)),
+    Row("trace -o capk -- {py} -c 'import os, signal; os.kill(os.getpid(), signal.SIGTERM)'",
+        id="27-21-trace-program-sigterm", exit=143, changes=("capk",)),
     # 20. A damaged pyproject.toml: one message naming the file and the key, exit 2.
     Row("check --project pyproject.toml", id="27-20-pyproject-not-utf8", setup=(project(b"[tool]\nx = '\xff\xfe'\n"),),
         exit=2, says=(r"pyproject\.toml", r"(?i)utf-8")),
