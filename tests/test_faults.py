@@ -597,6 +597,22 @@ def interrupted_capture_swap(env: Env) -> None:
     (work / "cap").rename(work / ".cap.old.999999.3hd8s0ft")
 
 
+def mislabelled_env(env: Env) -> None:
+    """envs/triton-3.7.0 whose Python imports this Triton (3.6.0 in CI) while its metadata says 3.7.0."""
+    import site
+
+    path = env.root / "xdg" / "tritonscope" / "envs" / "triton-3.7.0"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True)
+    own = next(path.glob("lib/python*/site-packages"))
+    shared = [p for p in [*site.getsitepackages(), *sys.path] if p.endswith("site-packages") and Path(p).is_dir()]
+    (own / "zz_shared.pth").write_text("\n".join(dict.fromkeys(shared)) + "\n")
+    (own / "triton-3.7.0.dist-info").mkdir()  # what `ready` looks for; what Python imports says otherwise
+    running = __import__("importlib.metadata").metadata.version("triton")
+    (own / "triton-3.7.0.dist-info" / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: triton\nVersion: {running}\n"
+    )
+
+
 DEEP = "[" * 100000 + "]" * 100000
 
 
@@ -998,6 +1014,13 @@ ROWS += [
         says=(r"sm999",)),
     Row("trace --target sm90 -o capt -- {py} {kernels}/exits_at_import.py", id="27-sweep-trace-target-program-exits",
         exit=7, changes=("capt",)),
+    # 17. An environment holding the wrong Triton is refused once, not entered again and again.
+    *([] if _TRITON[:2] == (3, 7) else [
+        Row("dump sample:double --target sm90 --stage ttir --triton 3.7.0", id="27-17-env-holds-wrong-triton", exit=2,
+            setup=(mislabelled_env,), timeout=120, count_processes=True, says=(r"triton-3\.7\.0", r"envs remove"),
+            check=lambda env, result: None if result.peak_processes <= 2 else pytest.fail(
+                f"{result.peak_processes} workers at once")),
+    ]),
     # 20. A damaged pyproject.toml: one message naming the file and the key, exit 2.
     Row("check --project pyproject.toml", id="27-20-pyproject-not-utf8", setup=(project(b"[tool]\nx = '\xff\xfe'\n"),),
         exit=2, says=(r"pyproject\.toml", r"(?i)utf-8")),
