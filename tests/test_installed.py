@@ -91,3 +91,13 @@ def test_a_sample_compiles_with_another_release(installed):
     assert proc.returncode == 0, proc.stderr[-2000:]
     report = json.loads(proc.stdout)
     assert report["triton_version"] == other and "tt.func public @double_kernel" in report["stages"]["ttir"]
+
+
+def test_every_package_of_the_source_is_installed(installed):
+    """A package left out of pyproject.toml's list works in an editable install and fails in a
+    regular one (`No module named tritonscope.results`): every one is checked here."""
+    source = ROOT / "tritonscope"
+    wanted = sorted(".".join(("tritonscope", *p.parent.relative_to(source).parts)) for p in source.rglob("__init__.py"))
+    probe = "import importlib, sys; [importlib.import_module(n) for n in sys.argv[1:]]"
+    proc = _run(installed, "-c", probe, *wanted)
+    assert proc.returncode == 0, proc.stderr[-1500:]

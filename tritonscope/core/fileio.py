@@ -182,7 +182,7 @@ MARKER = ".tritonscope-output"  # in every folder tritonscope writes; --force re
 def prepare_output_dir(out: Path, force: bool, protected: list[Path]) -> Path:
     """A fresh staging folder beside OUT, after checking that OUT may be written (and replaced)."""
     out = Path(out).expanduser()
-    _refuse_precious(out, [*protected, *_READ.values()])
+    _refuse_precious(out, protected)
     recover(out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out}: exists and is not a directory")
