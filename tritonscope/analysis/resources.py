@@ -131,10 +131,10 @@ def amd_resources(
 
 
 def total_vgprs(fields: dict[str, int]) -> int:
-    """VGPRs plus AGPRs, which share one register file (AGPRs start at a multiple of 4)."""
-    agprs = fields.get("agpr_count", 0)
-    vgprs = fields["vgpr_count"]
-    return _round_up(vgprs, 4) + agprs if agprs else vgprs
+    """VGPRs and AGPRs together, as occupancy counts them: the metadata's `.vgpr_count` is that total
+    already (LLVM's TotalNumVgprs: on gfx90a and later, whose one file holds both, the VGPRs rounded up
+    to 4 plus the AGPRs; on gfx908 the larger of the two), so `.agpr_count` is not added again."""
+    return fields["vgpr_count"]
 
 
 def _unknown(target: Target) -> tuple[str, ...]:
