@@ -40,6 +40,8 @@ class CacheListing:
     folder: Path
     entries: tuple[CacheEntry, ...]
     skipped: tuple[str, ...] = ()  # one line per entry that could not be read
+    autotune: tuple[dict, ...] = ()  # trace --target: each autotuned kernel's candidates, choice and rule
+    simulated: dict | None = None  # trace --target: the simulated GPU the capture was made against
 
     @property
     def exit_status(self) -> ExitStatus:
