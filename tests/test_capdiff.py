@@ -58,7 +58,7 @@ def test_diff_names_the_changed_and_the_removed_kernel_and_the_rest_same(cli, ru
         {"out_ptr": "D", "x_ptr": "D"},
     ]
     add = next(k for k in doc["kernels"] if k["name"] == "add_kernel")
-    assert add["paired"] == "specialization changed: BLOCK 256 -> 512"
+    assert add["paired"] == "specialization changed: BLOCK 256 -> 512; launch shapes differ"
     assert add["before"]["specialization"]["constexprs"] == {"BLOCK": "256"}
     assert add["after"]["specialization"]["constexprs"] == {"BLOCK": "512"}
     changes = {c["figure"]: c for c in add["changes"]}
@@ -86,7 +86,7 @@ def test_the_view_fits_80_columns_and_marks_the_regression(tmp_path, runs):
     assert max(len(line) for line in lines) <= 80
     assert any(line.startswith("add_kernel [BLOCK=512]") and line.endswith("changed (worse)") for line in lines)
     assert any(line.startswith("relu_kernel [BLOCK=1024]") and line.endswith("removed") for line in lines)
-    assert "    paired: specialization changed: BLOCK 256 -> 512" in lines
+    assert "    paired: specialization changed: BLOCK 256 -> 512; launch shapes differ" in lines
     assert any(line.startswith("    registers ") and line.endswith(" worse") for line in lines)
     assert all(line == line.rstrip() for line in lines)
     assert lines[-1] == "5 kernel compiles: 3 same, 1 changed (1 worse), 0 added, 1 removed"
@@ -239,3 +239,13 @@ def test_two_triton_cache_folders_are_paired_by_name_source_and_options(cli, tmp
     (add,) = doc["kernels"]
     assert add["status"] == "changed" and "a Triton cache folder records no specialization" in add["paired"]
     assert add["before"]["specialization"]["constexprs"] == {} and add["before"]["figures"]["registers"] > 0
+
+
+def test_vary_triton_needs_the_captured_source(cli, runs, tmp_path):
+    moved = shutil.copytree(runs["after"], tmp_path / "moved")
+    log = moved / "kernels.jsonl"
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    log.write_text("".join(json.dumps({**r, "file": "/nowhere/program_kernels.py"}) + "\n" for r in records))
+    out = cli("diff", moved, "--vary", "triton=3.6.0,3.6.0", expect=2).stderr
+    assert "--vary triton=" in out and "/nowhere/program_kernels.py is not there to compile from" in out
+    assert json.loads(cli("diff", moved, runs["after"], "--json").stdout)["counts"]["same"] == 4  # read, not compiled

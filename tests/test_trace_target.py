@@ -177,3 +177,13 @@ def test_other_targets_compile_for_their_gpu(tmp_path, target, name, units, arch
 def test_an_unknown_target_is_refused_before_the_program_runs(tmp_path):
     result = tritonscope("trace", "--target", "sm42", "-o", tmp_path / "o", "--", sys.executable, "-c", "1", expect=2)
     assert "unknown target 'sm42'" in result.stderr and not (tmp_path / "o").exists()
+
+
+def test_nothing_outside_the_capture_hook_imports_the_simulated_device():
+    package = HERE.parent / "tritonscope"
+    simulated = package / "triton_api" / "simulated"
+    for path in package.rglob("*.py"):
+        if simulated in path.parents:
+            continue
+        text = path.read_text()
+        assert "import simulated" not in text and "simulated import" not in text and ".simulated." not in text, path

@@ -135,8 +135,8 @@ _ROUNDS: tuple[tuple[Callable[[KernelFigures], tuple], Callable | None], ...] = 
     (lambda k: (k.name, k.specialization, k.shapes), lambda a, b: "same specialization, source changed"),
     (lambda k: (k.name, k.specialization), lambda a, b: "same specialization, source and launches changed"),
     (lambda k: (k.name, k.source, k.shapes), lambda a, b: _launches_too(a) + spec_change(a, b)),
-    (lambda k: (k.name, k.source), lambda a, b: spec_change(a, b)),
-    (lambda k: (k.name,), lambda a, b: "same name, source changed, " + spec_change(a, b)),
+    (lambda k: (k.name, k.source), lambda a, b: spec_change(a, b) + _launches_differ(a, b)),
+    (lambda k: (k.name,), lambda a, b: "same name, source changed, " + spec_change(a, b) + _launches_differ(a, b)),
 )
 
 
@@ -169,6 +169,10 @@ def _unrecorded(a: KernelFigures, b: KernelFigures) -> str:
     if a.recorded and b.recorded:
         return ""
     return "by name, source and options only: a Triton cache folder records no specialization"
+
+
+def _launches_differ(a: KernelFigures, b: KernelFigures) -> str:
+    return "; launch shapes differ" if a.shapes != b.shapes else ""
 
 
 def _launches_too(k: KernelFigures) -> str:

@@ -43,6 +43,23 @@ def _answer_benchmarks() -> None:
                 cls.benchmark_gpu_with_cuda_graph = _benchmark_gpu
 
 
+def _fake_example_values() -> None:
+    """Benchmark inputs (matmul templates under max-autotune, fused-node benchmarks) come from
+    torch._dynamo.testing.rand_strided, called where Inductor has switched the program's fake mode
+    off, so they would be real CUDA tensors: make them fake, under the program's mode."""
+    from torch._dynamo import testing
+
+    from .torch_cuda import program_mode
+
+    original = testing.rand_strided
+
+    def rand_strided(*args, **kwargs):
+        with program_mode():
+            return original(*args, **kwargs)
+
+    testing.rand_strided = rand_strided
+
+
 def _settings() -> None:
     from torch._inductor import config
 
@@ -76,5 +93,6 @@ def install(device: dict) -> None:
     try:
         _answer_benchmarks()
         _settings()
+        _fake_example_values()
     except ImportError:  # a torch without Inductor: plain Triton programs still work
         pass

@@ -208,6 +208,11 @@ def _fake_tensor_mode(torch):
     return mode
 
 
+def program_mode():
+    """The program's FakeTensorMode, to enter where torch switched it off but a tensor must be fake."""
+    return _mode[0]
+
+
 def install(device: dict) -> None:
     import torch
 
