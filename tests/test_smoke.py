@@ -70,3 +70,15 @@ def test_layout():
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
     assert doc["owners"]["0,0"] == [[0, 0, 0]] and not result.stderr.strip()
+
+
+@pytest.mark.parametrize("target", sorted(STAGES))
+def test_passes_time(target):
+    """passes --time on every release: MLIR's timings joined to the pass table, the LLVM steps and
+    the assembler timed (the 10% sum is tests/test_compile_time.py's, on releases with a stage hook)."""
+    doc = json.loads(_run("passes", "sample:vector_add", "-t", target, "--time", "--json").stdout)
+    timing, names = doc["timing"], {p["name"] for p in doc["passes"]}
+    joined = [s for s in timing["steps"] if s["kind"] == "mlir" and s["index"]]
+    assert len(joined) > len(doc["passes"]) // 2 and {s["name"].split("#")[0] for s in joined} <= names
+    assert {s["kind"] for s in timing["steps"]} >= {"front end", "mlir", "llvm", "tool"}
+    assert 0 < timing["measured_seconds"] <= 1.2 * timing["total_seconds"]

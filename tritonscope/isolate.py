@@ -11,6 +11,18 @@ passes' dump capture, grid's interpreter) goes through `Workers`:
 - workers die with their parent whatever the signal (PR_SET_PDEATHSIG, and end of input),
   ignore the terminal's Ctrl-C (the parent handles it), and never write to stdout.
 
+The executor interface (what commands fan out through; `pool` picks the implementation):
+
+    with pool(jobs, timeout) as workers:          # Workers here, or cluster.RayWorkers (--cluster)
+        workers.warm(preload="pkg.module")        # optional: start-up overlapped (a no-op on Ray)
+        outcomes = workers.run(tasks, on_done)    # list[Outcome] in task order; on_done(index, outcome)
+        value = workers.call(task)                # one task's value, or its error raised here
+
+A Task is plain picklable data: "module:function", its arguments, and, for Ray, the files its
+arguments name (`files`, sent with it: nodes share no disk) and the Triton `release` it needs.
+Both implementations keep the same guarantees: a task that crashes or passes `timeout` is one
+failed Outcome; Ctrl-C ends every task still running; outcomes are the same values.
+
 Foreign programs (ncu, pip, the program `trace` runs) go through `Program`: they too die
 with their parent, run under a time limit where one is given, and are stopped (SIGTERM,
 then SIGKILL; with their own process group, the programs they started too) when the limit
@@ -50,6 +62,8 @@ class Task:
     function: str  # "package.module:function", imported in the worker
     args: tuple = ()
     python: str | None = None  # the interpreter to run it (another Triton release's); None: this one
+    release: str | None = None  # that Triton release (on Ray, installed on the node instead)
+    files: tuple[str, ...] = ()  # local files its arguments name, sent with it to a cluster's nodes
 
 
 @dataclass
@@ -72,6 +86,25 @@ class Outcome:
         if self.exit_code == 3:
             raise RuntimeError(self.error)
         raise kind(self.error)
+
+
+_cluster: str | None = None  # the Ray address --cluster (or TRITONSCOPE_CLUSTER) named
+
+
+def use_cluster(address: str | None) -> None:
+    """From now on `pool` runs tasks on this Ray cluster (None: in local workers)."""
+    global _cluster
+    _cluster = address or None
+
+
+def pool(jobs: int = 1, timeout: float = 600, env: dict[str, str] | None = None) -> Workers:
+    """The executor for a fan-out of tasks: local workers, or a Ray cluster's after `use_cluster`.
+    Callers see one interface (above) and the same outcomes whichever runs."""
+    if _cluster is None:
+        return Workers(jobs=jobs, timeout=timeout, env=env)
+    from .cluster import RayWorkers
+
+    return RayWorkers(_cluster, timeout=timeout, env=env)  # type: ignore[return-value]
 
 
 class Workers:

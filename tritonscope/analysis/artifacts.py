@@ -45,6 +45,7 @@ def to_compilation(
         line_map=line_maps,
         cache_hit=artifacts.cache_hit,
         remarks=artifacts.remarks,
+        stage_seconds=artifacts.stage_seconds,
         partitions=_partitions(spec, stages, line_maps),
     )
 

@@ -58,8 +58,10 @@ def measure_peak() -> Peak:
     return Peak(2 * src.numel() * 4 / copy_ms / 1e6, 2 * 8192**3 / matmul_ms / 1e9)
 
 
-def bench(file: str, sizes: list[int], axes: list[Axis], inputs: dict) -> BenchResult:
-    """Every size and variant run, checked and timed on the local GPU."""
+def bench(file: str, sizes: list[int], axes: list[Axis], inputs: dict, space: bool = False) -> BenchResult:
+    """Every size and variant run, checked and timed on the local GPU (with `space`, the Pareto set's)."""
+    if space:
+        return bench_space(file, sizes, axes, inputs, timeout=300.0)
     require_gpu()
     loaded = load_hooks(file)
     if not sizes:
@@ -68,7 +70,41 @@ def bench(file: str, sizes: list[int], axes: list[Axis], inputs: dict) -> BenchR
     return BenchResult(file, peak, tuple(run(loaded, sizes, axes, inputs)))
 
 
-def run(loaded: LoadedFile, sizes: list[int], axes: list[Axis], input_options: dict | None = None) -> list[Measurement]:
+def combinations(axes: list[Axis]) -> list[dict]:
+    """Every combination of the axes, as the keyword arguments of the launch hook."""
+    return [dict(zip((a.name for a in axes), v, strict=True)) for v in itertools.product(*(a.values for a in axes))]
+
+
+def bench_space(file: str, sizes: list[int], axes: list[Axis], inputs: dict, timeout: float) -> BenchResult:
+    """bench --space: the space compiled and explained (static figures), then only its Pareto set
+    run, checked and timed on the GPU."""
+    require_gpu()
+    configs = pareto_configs(file, axes, timeout)
+    loaded = load_hooks(file)
+    if not sizes:
+        sizes = [inspect.signature(loaded.module.make_inputs).parameters["size"].default]
+    return BenchResult(file, measure_peak(), tuple(run(loaded, sizes, axes, inputs, configs)))
+
+
+def pareto_configs(file: str, axes: list[Axis], timeout: float) -> list[dict]:
+    """The launch arguments of the space's Pareto set, for the local GPU (or sm90 without one)."""
+    import os
+
+    from ..core.model import VariantRequest
+    from .explore import explore
+
+    result = explore(VariantRequest(file=file), axes, os.cpu_count() or 1, timeout)
+    every = combinations(axes)
+    return [every[i] for i in result.pareto]
+
+
+def run(
+    loaded: LoadedFile,
+    sizes: list[int],
+    axes: list[Axis],
+    input_options: dict | None = None,
+    configs: list[dict] | None = None,
+) -> list[Measurement]:
     torch = require_gpu()
     module = loaded.module
     results = []
@@ -80,9 +116,8 @@ def run(loaded: LoadedFile, sizes: list[int], axes: list[Axis], input_options: d
         expected = module.reference(*inputs).float()
         torch_ms = do_bench(functools.partial(module.torch_op, *inputs))
         work = _work(module.work(*inputs))
-        for values in itertools.product(*(a.values for a in axes)) if axes else [()]:
-            label = {a.name: format_value(v) for a, v in zip(axes, values, strict=True)}
-            meta = dict(zip((a.name for a in axes), values, strict=True))
+        for meta in configs if configs is not None else combinations(axes):
+            label = {name: format_value(v) for name, v in meta.items()}
             try:
                 output = module.launch(*inputs, **meta).float()
             except Exception as exc:  # noqa: BLE001 - the kernel file's code: report, go on

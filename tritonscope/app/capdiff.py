@@ -18,7 +18,7 @@ from ..core.errors import TritonscopeError, UsageError
 from ..core.model import Compilation, VariantRequest
 from ..core.stages import Stage
 from ..core.targets import TARGETS
-from ..isolate import Task, Workers
+from ..isolate import Task, pool
 from ..results.captures import CaptureDiffResult, Comparison
 from ..results.diff import DiffResult, Outcome
 from . import cache, kernel_figures, releases
@@ -114,10 +114,12 @@ def vary_releases(
                     "tritonscope.app.prepare:compile_request",
                     (replace(request, triton=release),),
                     releases.python_for(release),
+                    release if releases.python_for(release) else None,  # on Ray: another release's
+                    files=(request.file,),
                 )
             )
             rows.append((entry, release))
-    with Workers(jobs=min(jobs, len(tasks)), timeout=timeout) as workers:
+    with pool(jobs=min(jobs, len(tasks)), timeout=timeout) as workers:
         outcomes = workers.run(tasks, on_done=on_done and (lambda i, o: on_done(o)))
     return _release_result(capture, named, rows, outcomes)
 

@@ -21,7 +21,7 @@ from ..core.errors import TritonscopeError, UsageError
 from ..core.model import Budget, CheckEntry, Compilation
 from ..core.status import ExitStatus
 from ..core.targets import TARGETS
-from ..isolate import Task, Workers
+from ..isolate import Task, pool
 from ..results.check import Broken, CheckResult, EntryOutcome
 from ..results.explain import ExplainResult
 from .explain import explain_compilation
@@ -67,8 +67,8 @@ def check(
     if len(entries) == 1:
         return CheckResult((_guarded(entries[0], baselines),))
     outcomes: list[EntryOutcome] = []
-    tasks = [Task("tritonscope.app.check:evaluate", (entry, baselines)) for entry in entries]
-    with Workers(jobs=min(jobs, len(tasks)), timeout=timeout) as workers:
+    tasks = [Task("tritonscope.app.check:evaluate", (entry, baselines), files=_files(entry)) for entry in entries]
+    with pool(jobs=min(jobs, len(tasks)), timeout=timeout) as workers:
         for entry, done in zip(entries, workers.run(tasks), strict=True):
             outcome = (
                 done.value
@@ -79,6 +79,11 @@ def check(
             if on_done:
                 on_done(outcome)
     return CheckResult(tuple(outcomes))
+
+
+def _files(entry: CheckEntry) -> tuple[str, ...]:
+    """What an entry's task reads, sent with it to a cluster's nodes: the kernel and its baseline."""
+    return tuple(f for f in (entry.request.file, entry.baseline) if f)
 
 
 def _guarded(entry: CheckEntry, baselines: bool) -> EntryOutcome:

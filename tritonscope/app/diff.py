@@ -9,7 +9,7 @@ from collections.abc import Callable
 from ..core.errors import UsageError
 from ..core.model import VariantRequest
 from ..core.stages import Stage
-from ..isolate import Workers
+from ..isolate import pool
 from ..results.diff import DiffResult
 from . import sweep
 
@@ -26,7 +26,7 @@ def diff(
 ) -> DiffResult:
     if against not in ("first", "previous"):
         raise UsageError(f"--against must be first or previous, not '{against}'")
-    with Workers(jobs=jobs, timeout=timeout) as workers:
+    with pool(jobs=jobs, timeout=timeout) as workers:
         if request.triton is None and not any(a.name == "triton" for a in axes):
             # This release's workers start first, as many as will be busy: their Python and Triton
             # start-up (0.2 s) overlaps this process's own imports and the kernel file's loading.

@@ -9,10 +9,13 @@ of them, each compiled once however many findings share it.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 from dataclasses import replace
 
 from ..analysis import cost, findings, gluon_findings, target_findings
+from ..analysis.compile_time import line_growth as compile_time_lines
 from ..analysis.cost import LineCost
 from ..analysis.findings import Finding, WhatIf
 from ..core.errors import TritonscopeError
@@ -28,9 +31,32 @@ NO_LIVE_REGISTERS = "registers live per line: not shown"
 
 
 @in_release
-def explain(request: VariantRequest, what_if: bool = True, live: bool = True) -> ExplainResult:
+def explain(
+    request: VariantRequest, what_if: bool = True, live: bool = True, compile_time: bool = False
+) -> ExplainResult:
+    """The explanation; with `compile_time`, the kernel compiled afresh (so Triton's timers run)
+    and the operations each Python line has at each IR level, the findings' what-ifs left out."""
+    if compile_time:
+        with _always_compile():
+            compilation = compile_request(request)
+        result = explain_compilation(compilation, None, live)
+        return replace(result, growth=compile_time_lines(compilation))
     compilation = compile_request(request)
     return explain_compilation(compilation, request if what_if else None, live)
+
+
+@contextlib.contextmanager
+def _always_compile():
+    """Triton compiles even what its cache holds: a kernel read back has no stage times."""
+    previous = os.environ.get("TRITON_ALWAYS_COMPILE")
+    os.environ["TRITON_ALWAYS_COMPILE"] = "1"
+    try:
+        yield
+    finally:
+        if previous is None:
+            del os.environ["TRITON_ALWAYS_COMPILE"]
+        else:
+            os.environ["TRITON_ALWAYS_COMPILE"] = previous
 
 
 @in_release

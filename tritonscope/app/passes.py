@@ -11,14 +11,18 @@ from __future__ import annotations
 import hashlib
 import pickle
 import tempfile
+import threading
 import zlib
 from pathlib import Path
 
+from ..analysis import compile_time
 from ..analysis import passes as pipeline
+from ..analysis.compile_time import CompileTiming
 from ..core.errors import CompileError, UsageError
 from ..core.fileio import read_checked_bytes, user_cache_dir, write_checked_bytes
 from ..core.model import VariantRequest
-from ..isolate import Task, Workers
+from ..isolate import Task, Workers, pool
+from ..parsers import timing_report
 from ..results.passes import PassesComparison, PassesResult
 from ..triton_api.passes import DUMP_ENVIRONMENT, LLVM_DUMP_ENVIRONMENT
 from .prepare import from_reference, prepare
@@ -26,22 +30,40 @@ from .releases import in_release
 
 
 @in_release
-def passes(request: VariantRequest, show: str | None, llvm: bool, timeout: float, page: bool = False) -> PassesResult:
-    """The pass pipeline of one compile; with `page`, each changed pass side by side (for --html)."""
+def passes(
+    request: VariantRequest, show: str | None, llvm: bool, timeout: float, page: bool = False, timed: bool = False
+) -> PassesResult:
+    """The pass pipeline of one compile; with `page`, each changed pass side by side (for --html);
+    with `timed`, also where the compile's time went: a second compile, without dumps and with
+    Triton's timers on, in the same worker once it has sent the dumps back, while this process
+    reads them (the worker's start-up is not paid twice, nor timed)."""
     request = from_reference(request)
-    with _Capture(llvm, timeout) as capture:  # the worker starts now, while the flags are checked
-        prepared = prepare(request)
+    with _Capture(_dump_env(llvm), timeout) as capture:
+        prepared = prepare(request)  # the worker starts while the flags are checked
         memo = _memo_path(prepared, llvm)
         kept = read_checked_bytes(memo)
+        dump = capture.dump(request) if kept is None else None
+        if timed:
+            capture.start_timed(request)
         if kept is not None:
             records, llvm_records = pickle.loads(zlib.decompress(kept))
         else:
-            records, llvm_records = _records(capture.dump(request), llvm)
+            records, llvm_records = _records(dump, llvm)
             write_checked_bytes(memo, zlib.compress(pickle.dumps((records, llvm_records)), 1))
             _forget_old(memo.parent)
+        timing = _timing(capture, records) if timed else None
     selected = tuple(pipeline.select(list(records), show)) if show is not None else None
     rows = {r.index: pipeline.side_by_side(r) for r in records if r.changed and r.after is not None} if page else {}
-    return PassesResult(prepared.variant, records, llvm_records, selected, _triton_version(), rows)
+    return PassesResult(prepared.variant, records, llvm_records, selected, _triton_version(), timing, rows)
+
+
+def _timing(capture: _Capture, records) -> CompileTiming:
+    measured, report_text = capture.finish_timed()
+    return compile_time.build(measured, timing_report.parse(report_text), list(records))
+
+
+def _dump_env(llvm: bool) -> dict[str, str]:
+    return {**DUMP_ENVIRONMENT, **(LLVM_DUMP_ENVIRONMENT if llvm else {})}
 
 
 def compare(request: VariantRequest, axes: list, timeout: float) -> PassesComparison:
@@ -54,9 +76,23 @@ def compare(request: VariantRequest, axes: list, timeout: float) -> PassesCompar
     variants = expand(base, axes, load_file(base.file).pick(base.kernel).spec, configs=False)
     if len(variants) != 2:
         raise UsageError(f"passes --vary compares two pipelines; this names {len(variants)}: give NAME=A,B")
-    results = tuple(passes(v.request, None, False, timeout) for v in variants)
+    first, second = _both(variants, timeout)
+    results = (first, second)
     divergence = pipeline.first_divergence(list(results[0].records), list(results[1].records))
     return PassesComparison((variants[0].describe(), variants[1].describe()), results, divergence)
+
+
+def _both(variants: list, timeout: float) -> tuple[PassesResult, ...]:
+    """Both pipelines at once, each in a worker of its release (or a cluster's node, with --cluster)."""
+    from . import releases
+
+    tasks = []
+    for v in variants:
+        python = releases.python_for(v.request.triton)
+        release = v.request.triton if python else None
+        tasks.append(Task(f"{__name__}:passes", (v.request, None, False, timeout), python, release, (v.request.file,)))
+    with pool(jobs=2, timeout=24 * 3600) as workers:  # `passes` keeps its own time limits
+        return tuple(outcome.unwrap() for outcome in workers.run(tasks))
 
 
 def _records(dump: str, llvm: bool):
@@ -83,39 +119,64 @@ def _forget_old(folder: Path) -> None:
 
 
 class _Capture:
-    """A worker with Triton's IR dumps on, its C-level stderr in a file of a temporary folder."""
+    """A worker compiling with `env` (Triton's IR dumps on), its C-level stderr in a file of a
+    temporary folder; each compile's share of that file is read once the compile has ended."""
 
-    def __init__(self, llvm: bool, timeout: float):
+    def __init__(self, env: dict[str, str], timeout: float):
         self.timeout = timeout
         self._folder = tempfile.TemporaryDirectory(prefix="tritonscope-passes-")
-        self._file = Path(self._folder.name) / "dump.txt"
-        self._stderr = open(self._file, "w")  # noqa: SIM115 - closed in __exit__
-        env = {**DUMP_ENVIRONMENT, **(LLVM_DUMP_ENVIRONMENT if llvm else {})}
-        env["TRITON_CACHE_DIR"] = f"{self._folder.name}/cache"
+        self._file = Path(self._folder.name) / "stderr.txt"
+        self._stderr = open(self._file, "wb")  # noqa: SIM115 - closed in __exit__
+        env = {**env, "TRITON_CACHE_DIR": f"{self._folder.name}/cache"}
         self._workers = Workers(timeout=timeout, env=env, stderr=self._stderr)
+        self._read_up_to = 0  # bytes of the file an earlier compile printed
+        self._thread: threading.Thread | None = None
+        self._outcome = None
 
     def __enter__(self) -> _Capture:
         self._workers.warm(preload=__name__)  # the module of `capture`, its task
         return self
 
     def __exit__(self, *exc_info) -> None:
+        if self._thread is not None:
+            self._thread.join()  # after an error too: the timed compile ends within --timeout
         self._workers.close()
         self._stderr.close()
         self._folder.cleanup()
 
     def dump(self, request: VariantRequest) -> str:
-        outcome = self._workers.run([Task(f"{__name__}:capture", (request,))])[0]
+        self._outcome = self._workers.run([Task(f"{__name__}:capture", (request,))])[0]
+        return self._read()[1]
+
+    def start_timed(self, request: VariantRequest) -> None:
+        """The timed compile, in a thread that waits on the worker; `finish_timed` collects it."""
+        task = Task(f"{__name__}:timed", (request,))
+        self._thread = threading.Thread(target=lambda: setattr(self, "_outcome", self._workers.run([task])[0]))
+        self._thread.start()
+
+    def finish_timed(self):
+        """(the timed compile's StepTimes, what it printed on its C-level stderr)."""
+        self._thread.join()
+        self._thread = None
+        return self._read()
+
+    def _read(self):
+        outcome = self._outcome
         if not outcome.ok:
             if outcome.timed_out:
-                raise CompileError(f"capturing the passes took longer than {self.timeout:g} s", hint="raise --timeout")
+                raise CompileError(f"compiling took longer than {self.timeout:g} s", hint="raise --timeout")
             outcome.unwrap()
         self._stderr.flush()
-        return self._file.read_text(errors="replace")
+        with open(self._file, "rb") as file:
+            file.seek(self._read_up_to)
+            printed = file.read()
+        self._read_up_to += len(printed)
+        return outcome.value, printed.decode(errors="replace")
 
 
 def capture_dump(request: VariantRequest, llvm: bool, timeout: float):
     """(the Variant, Triton's pass-by-pass IR dumps) of one compile in an isolated worker."""
-    with _Capture(llvm, timeout) as capture:
+    with _Capture(_dump_env(llvm), timeout) as capture:
         variant = prepare(request).variant  # bad flags fail here, while the worker starts
         return variant, capture.dump(request)
 
@@ -128,6 +189,15 @@ def capture(request: VariantRequest) -> None:
     keep_final_module()
     prepared = prepare(request)
     run_compiler(prepared.kernel, prepared.variant, prepared.target)
+
+
+def timed(request: VariantRequest):
+    """In the worker: one compile with Triton's timers on and its dumps off (triton_api.timing.StepTimes)."""
+    from ..triton_api.timing import timed_compile, timers_on
+
+    timers_on()
+    prepared = prepare(request)
+    return timed_compile(prepared.kernel, prepared.variant, prepared.target)
 
 
 def _triton_version() -> str:

@@ -93,8 +93,14 @@ def _tasks(variants: list[Outcome]) -> list[Task]:
     its own nvdisasm); this release's leave the disassembly to `run`."""
     pythons = {r: releases.python_for(r) for r in {v.request.triton for v in variants}}
     return [
-        Task(f"{COMPILE_MODULE}:compile_request", (v.request,), pythons[v.request.triton])
+        Task(
+            f"{COMPILE_MODULE}:compile_request",
+            (v.request,),
+            pythons[v.request.triton],
+            v.request.triton,
+            files=(v.request.file,),
+        )
         if pythons[v.request.triton]
-        else Task(f"{COMPILE_MODULE}:compile_undisassembled", (v.request,))
+        else Task(f"{COMPILE_MODULE}:compile_undisassembled", (v.request,), files=(v.request.file,))
         for v in variants
     ]

@@ -97,6 +97,19 @@ def _main(
     ENV.no_pager, ENV.debug = no_pager, debug
 
 
+@contextlib.contextmanager
+def _executor(cluster: str | None):
+    """--cluster names where isolate's executor runs tasks for this command only; the command's
+    own code never looks (isolate.pool does)."""
+    from ..isolate import use_cluster
+
+    use_cluster(cluster)
+    try:
+        yield
+    finally:
+        use_cluster(None)
+
+
 def command(name: str | None = None, parent: typer.Typer = app, **settings):
     """Registers a command with --no-pager and --debug added, and its failures turned into exit codes."""
 
@@ -120,6 +133,7 @@ def command(name: str | None = None, parent: typer.Typer = app, **settings):
                 _check_stdout(ENV.stdout)
                 if values.get("timeout") is not None:
                     limits.enter_context(_user_code_limit(values["timeout"]))
+                limits.enter_context(_executor(values.get("cluster")))
                 _finish(function(**values), "json" if values.get("json_out") else "terminal")
 
         run.__signature__ = inspect.Signature(parameters)

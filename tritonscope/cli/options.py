@@ -98,6 +98,18 @@ TritonOpt = Annotated[
         "under the user cache (`tritonscope envs`). Default: the installed Triton.",
     ),
 ]
+
+
+ClusterOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--cluster",
+        metavar="ADDRESS",
+        envvar="TRITONSCOPE_CLUSTER",
+        help="Compile on this Ray cluster: auto, HOST:PORT or ray://HOST:PORT (needs tritonscope[cluster]). "
+        "Default: $TRITONSCOPE_CLUSTER, else this machine's workers.",
+    ),
+]
 HtmlOpt = Annotated[Path | None, typer.Option("--html", metavar="FILE", help="Also write an HTML report.")]
 
 _VARIANT_FLAGS = {

@@ -243,6 +243,7 @@ class Artifacts:
     notices: tuple[str, ...] = ()
     cache_hit: bool = False  # Triton's cache already had the kernel: read back, not compiled
     remarks: tuple[Remark, ...] = ()  # MLIR's remarks and warnings on the compile (parsers/mlir_diagnostics.py)
+    stage_seconds: tuple[tuple[str, float], ...] = ()  # ("front end", s), ("ttir", s) ...; () if not known
 
 
 @dataclass(frozen=True)
@@ -262,6 +263,8 @@ class Compilation:
     cache_hit: bool = False  # triton.compile found the kernel in Triton's cache: compile_seconds is a read
     launches: tuple[dict[str, Any], ...] = ()  # a captured kernel's recorded launches (core/launches.py)
     remarks: tuple[Remark, ...] = ()  # MLIR's remarks and warnings, as Artifacts.remarks
+    # Triton's own timers: ("front end", s), ("ttir", s) ... ("cubin", s); () when not known (a cache hit)
+    stage_seconds: tuple[tuple[str, float], ...] = ()
     partitions: tuple[Any, ...] = ()  # analysis.warp_specialize.Partition: warp-specialized regions, if any
 
     @property

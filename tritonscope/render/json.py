@@ -27,6 +27,7 @@ from ..results.explain import ExplainResult, ProfileResult
 from ..results.grid import GridResult
 from ..results.layout import LayoutListResult, LayoutResult, SharedLayoutResult
 from ..results.passes import PassesComparison, PassesResult
+from ..results.space import SpaceResult
 from ..results.trace import TraceResult
 from .json_captures import capture_diff_body
 
@@ -42,6 +43,18 @@ class JsonRenderer:
     def render(self, result: Any) -> str:
         body = _BODIES[type(result)](self, result)
         return json.dumps(to_jsonable(envelope(result.kind, body)), indent=2, allow_nan=False) + "\n"
+
+    def _space(self, r: SpaceResult):
+        def point(index: int) -> dict[str, Any]:
+            p = r.points[index]
+            return {"index": index, "label": p.label, "figures": p.figures, "cause": p.cause, "error": p.error}
+
+        body: dict[str, Any] = {"axes": list(r.axes), "static": r.static, "count": len(r.points)}
+        body["failures"] = r.failures
+        body["pareto"] = [point(i) for i in r.pareto]
+        body["sort"], body["top"] = r.sort, [point(i) for i in r.top]
+        body["points"] = [point(i) for i in range(len(r.points))]
+        return body
 
     def _samples(self, r: SamplesResult):
         rows = [
@@ -76,6 +89,8 @@ class JsonRenderer:
         }
         if r.llvm_records is not None:
             body["llvm_passes"] = list(r.llvm_records)
+        if r.timing is not None:
+            body["timing"] = _timing(r.timing)
         return body
 
     def _passes_compare(self, r: PassesComparison):
@@ -171,7 +186,7 @@ class JsonRenderer:
 
     def _explain(self, r: ExplainResult):
         c = r.compilation
-        return {
+        body = {
             "triton_version": c.triton_version,
             "kernel": c.kernel.name,
             "file": c.kernel.file,
@@ -185,6 +200,9 @@ class JsonRenderer:
             "findings": [finding_body(f) for f in r.findings],
             "notes": list(r.notes),
         }
+        if r.growth is not None:
+            body["compile_time"] = _compile_time(c, r.growth)
+        return body
 
     def _profile(self, r: ProfileResult):
         m, static = r.measured, {cost.line: cost for cost in r.static}
@@ -249,6 +267,7 @@ _BODIES: dict[type, Callable[[JsonRenderer, Any], dict[str, Any]]] = {
     ProfileResult: JsonRenderer._profile,
     CaptureDiffResult: lambda self, r: capture_diff_body(r),
     ReleaseTimings: lambda self, r: _release_timings(self, r),
+    SpaceResult: JsonRenderer._space,
 }
 
 
@@ -324,6 +343,7 @@ def compilation_body(c: Compilation) -> dict[str, Any]:
         "resources": resources,
         "metadata": c.metadata,
         "compile_seconds": round(c.compile_seconds, 4),
+        "stage_seconds": {name: round(seconds, 4) for name, seconds in c.stage_seconds},
         "cache_hit": c.cache_hit,
         "binary": {"format": c.binary_ext, "bytes": len(c.binary)},
         "notices": list(c.notices),
@@ -350,6 +370,7 @@ def _variant(index: int, outcome) -> dict[str, Any]:
             options=c.options,
             resources=c.resources,
             compile_seconds=round(c.compile_seconds, 4),
+            stage_seconds={name: round(seconds, 4) for name, seconds in c.stage_seconds},
             cache_hit=c.cache_hit,
         )
     return entry
@@ -371,6 +392,33 @@ def _diverging(record, diff: tuple[str, ...]) -> dict[str, Any] | None:
     if record is None:
         return None
     return {"index": record.index, "name": record.name, "label": record.label, "diff": list(diff)}
+
+
+def _compile_time(c, growth) -> dict[str, Any]:
+    """explain --compile-time: the stages' seconds, and each line's operations at each IR level."""
+    lines = [
+        {"line": g.line, "code": g.code, "operations": {s.value: n for s, n in g.counts.items()}, "growth": g.growth}
+        for g in growth
+    ]
+    return {"stage_seconds": {name: seconds for name, seconds in c.stage_seconds}, "lines": lines}
+
+
+def _timing(t) -> dict[str, Any]:
+    """passes --time: every step in order with its seconds; `measured` is what timers measured."""
+    steps = []
+    for s in t.steps:
+        step = {"stage": s.stage, "name": s.name, "kind": s.kind, "seconds": s.seconds, "index": s.index}
+        step["ops"] = list(s.ops) if s.ops is not None else None
+        step["lines"] = list(s.lines) if s.lines is not None else None
+        steps.append(step)
+    return {
+        "total_seconds": t.total,
+        "measured_seconds": t.measured,
+        "stages": [{"stage": name, "seconds": seconds} for name, seconds in t.stages],
+        "steps": steps,
+        "slowest": [t.steps.index(s) for s in t.slowest()],
+        "llvm_codegen_passes": [{"name": name, "seconds": seconds} for name, seconds in t.llvm_passes],
+    }
 
 
 def _pass(p, selected, diffs: dict[int, tuple[str, ...]], full: bool) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from ..results.explain import ExplainResult, ProfileResult, ReportResult
 from ..results.grid import GridResult
 from ..results.layout import LayoutListResult, LayoutResult, SharedLayoutResult
 from ..results.passes import PassesComparison, PassesResult
+from ..results.space import SpaceResult
 from ..results.trace import TraceResult
 
 Format = Literal["terminal", "json", "html", "files", "junit"]
@@ -56,6 +57,7 @@ RENDERERS: dict[tuple[type, Format], str] = {
     (CheckResult, "junit"): "tritonscope.render.junit:JunitReport",
     (CaptureDiffResult, "terminal"): _VIEWS + "captures:CaptureDiffView",
     (ReleaseTimings, "terminal"): _VIEWS + "bench_releases:ReleaseTimingsView",
+    (SpaceResult, "terminal"): _VIEWS + "space:SpaceView",
 }
 # Every result has a JSON document (render/json.py, docs/json-schema.md).
 RENDERERS.update(
@@ -82,6 +84,7 @@ RENDERERS.update(
             ProfileResult,
             CheckResult,
             CaptureDiffResult,
+            SpaceResult,
             ReleaseTimings,
         )
     }

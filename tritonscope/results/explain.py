@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from ..analysis.compile_time import LineGrowth
 from ..analysis.cost import LineCost
 from ..analysis.findings import Finding
 from ..analysis.measured import Measured
@@ -21,6 +22,7 @@ class ExplainResult:
     findings: tuple[Finding, ...]
     live_registers: bool = False  # nvdisasm's register life ranges were read
     notes: tuple[str, ...] = ()
+    growth: tuple[LineGrowth, ...] | None = None  # --compile-time: operations per line at each IR level
 
     @property
     def exit_status(self) -> ExitStatus:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from ..analysis.compile_time import CompileTiming
 from ..analysis.passes import Divergence, LlvmPassRecord, PassRecord, across_diff
 from ..core.model import Variant
 from ..core.status import ExitStatus
@@ -18,6 +19,7 @@ class PassesResult:
     llvm_records: tuple[LlvmPassRecord, ...] | None = None
     selected: tuple[PassRecord, ...] | None = None  # the passes --show names
     triton_version: str = ""
+    timing: CompileTiming | None = None  # --time: where the compile's time went
     # Each changed pass's before and after side by side, by pass index: made by app/ for the
     # HTML page only (`passes --html`), which shows every one.
     side_by_side: dict[int, tuple[tuple[str, str | None, str | None], ...]] = field(default_factory=dict)

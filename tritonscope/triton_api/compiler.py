@@ -24,11 +24,11 @@ from . import compile_errors
 from . import kernels as triton_kernels
 from .remarks import REMARKS_UNKNOWN, StderrCapture, record_remarks, recorded_remarks, remarks_on
 from .shims import (
-    cache_hits,
     cache_key_extras,
     compile_options,
     gpu_target,
     install_stages_hook,
+    listened,
     quiet_half_built_kernels,
     remember_triton_key,
 )
@@ -42,7 +42,7 @@ def compile_variant(kernel, variant: Variant, target: Target, sass: bool = True)
     started = time.perf_counter()
     diagnostics = StderrCapture()
     try:
-        with diagnostics, cache_hits() as hits, remarks_on():
+        with diagnostics, listened() as (hits, times), remarks_on():
             compiled = _run_triton(kernel, variant, target)
     except CompileError as exc:
         details = mlir_diagnostics.parse(diagnostics.text)[1].strip()  # MLIR's errors, read once the capture ended
@@ -63,7 +63,8 @@ def compile_variant(kernel, variant: Variant, target: Target, sass: bool = True)
     notices = tuple(line for line in rest.splitlines() if line.strip()) + ((refused,) if refused else ())
     if remarks is None:
         notices += (REMARKS_UNKNOWN,)
-    return Artifacts(texts, binary, metadata, seconds, notices, hits == [True], remarks or ())
+    stage_seconds = times[0] if len(times) == 1 else ()
+    return Artifacts(texts, binary, metadata, seconds, notices, hits == [True], remarks or (), stage_seconds)
 
 
 def run_compiler(kernel, variant: Variant, target: Target) -> None:

@@ -14,6 +14,8 @@ from .shims import STAGE_HOOKS
 
 DUMP_ENVIRONMENT = {"MLIR_ENABLE_DUMP": "1", "TRITON_ALWAYS_COMPILE": "1"}
 LLVM_DUMP_ENVIRONMENT = {"LLVM_IR_ENABLE_DUMP": "1"}
+# `passes --time`: MLIR's and LLVM's own timers, in a compile of its own (triton_api/timing.py).
+TIMING_ENVIRONMENT = {"MLIR_ENABLE_TIMING": "1", "LLVM_ENABLE_TIMING": "1", "TRITON_ALWAYS_COMPILE": "1"}
 
 
 def keep_final_module() -> None:

@@ -87,27 +87,38 @@ def cache_key_extras(kernel, variant: Variant) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def cache_hits():
-    """Collects whether each compile was served from Triton's cache, as its compilation listener
-    reports (`triton.knobs.compilation.listener`, in recent releases); a listener already set is
-    still called. On releases without one the list stays empty: not known to be a hit."""
+def listened():
+    """Collects what Triton's compilation listener reports of each compile (`triton.knobs.compilation
+    .listener`, 3.5 on): whether it was served from Triton's cache, and the seconds of its front end
+    and of each stage; a listener already set is still called. On releases without one the lists
+    stay empty: not known to be a hit, no stage times."""
+    hits: list[bool] = []
+    times: list[tuple[tuple[str, float], ...]] = []
     compilation = getattr(getattr(triton, "knobs", None), "compilation", None)
     if compilation is None or not hasattr(compilation, "listener"):
-        yield []
+        yield hits, times
         return
-    hits: list[bool] = []
     previous = compilation.listener
 
     def listener(**event):
         hits.append(bool(event.get("cache_hit")))
+        times.append(_stage_seconds(event.get("times")) if not event.get("cache_hit") else ())
         if previous is not None:
             previous(**event)
 
     compilation.listener = listener
     try:
-        yield hits
+        yield hits, times
     finally:
         compilation.listener = previous
+
+
+def _stage_seconds(times) -> tuple[tuple[str, float], ...]:
+    """(("front end", s), ("ttir", s) ...): Triton's CompileTimes, in microseconds, as seconds."""
+    if times is None:
+        return ()
+    stages = [(name, us / 1e6) for name, us in times.lowering_stages]
+    return (("front end", times.ir_initialization / 1e6), *stages)
 
 
 def gpu_target(target: Target) -> GPUTarget:

@@ -45,6 +45,16 @@ def _releases(file: str, kernel, vary, size, input_options, other):
         )
 
 
+def _axes(vary: list[str] | None, space: list[str] | None) -> list:
+    from ...app.sweep import Axis
+    from ...core.errors import UsageError
+    from .. import argtypes
+
+    if vary and space:
+        raise UsageError("--space and --vary are two ways to sweep: give one of them")
+    return [Axis(name, values) for name, values in argtypes.axes(vary or space)]
+
+
 @command()
 def bench(
     file: FileArg,
@@ -72,6 +82,15 @@ def bench(
             "--input",
             metavar="NAME=VALUE",
             help="A keyword for the file's make_inputs hook, e.g. head_dim=128. Repeatable.",
+        ),
+    ] = None,
+    space: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--space",
+            metavar="NAME=V1,V2",
+            help="Explore this space statically (as `diff --space`), then run and time its Pareto set alone. "
+            "Repeatable; not with --vary.",
         ),
     ] = None,
     kernel: KernelOpt = None,
@@ -109,6 +128,8 @@ def bench(
 
       tritonscope bench sample:vector_add --vary BLOCK_SIZE=256,1024,4096
 
+      tritonscope bench sample:matmul --space BLOCK_SIZE_M=32,64,128 --space BLOCK_SIZE_K=32,64
+
       tritonscope bench sample:vector_add --size 2**12..2**27 --plot add.svg
 
       tritonscope bench sample:fused_attention --size 4096 --input head_dim=128
@@ -125,7 +146,6 @@ def bench(
       tritonscope bench sample:vector_add --size 2**24 --vary triton=3.6.0,3.7.1
     """
     from ...app.bench import bench as run_bench
-    from ...app.sweep import Axis
     from ...core.errors import UsageError
     from ...render import plot as plots
     from .. import argtypes
@@ -133,15 +153,15 @@ def bench(
     if any(item.partition("=")[0].strip() == "triton" for item in vary or ()):
         return _releases(file, kernel, vary, size, input_options, launch or plot)
     if launch or is_reference(file):
-        if size or vary or input_options or plot:
+        if size or vary or space or input_options or plot:
             raise UsageError("--size, --vary, --input and --plot need run hooks; a recorded launch has its own shapes")
         return _replay(file, kernel, launch)
-    axes = [Axis(name, values) for name, values in argtypes.axes(vary)]
+    axes = _axes(vary, space)
     inputs = dict(argtypes.assignments(input_options, "--input"))
     if plot:
         plots.check(plot)
     with progress(f"running {file} on the GPU"):
-        result = run_bench(file, argtypes.size_list(size), axes, inputs)
+        result = run_bench(file, argtypes.size_list(size), axes, inputs, bool(space))
     if plot:
         plots.write(result, plot)
         say(f"plot written to {plot}", "dim")

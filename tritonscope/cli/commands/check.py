@@ -6,7 +6,7 @@ from typing import Annotated
 import typer
 
 from ..app import command, progress, say
-from ..options import JsonOpt, TimeoutOpt, variant_flags
+from ..options import ClusterOpt, JsonOpt, TimeoutOpt, variant_flags
 from .output import write_page
 
 BudgetOpt = Annotated[
@@ -51,6 +51,7 @@ def check(
     jobs: JobsOpt = None,
     json_out: JsonOpt = False,
     timeout: TimeoutOpt = 300.0,
+    cluster: ClusterOpt = None,
 ):
     """Hold kernels to budgets, for CI: exit 1 listing each broken budget, 0 when all hold.
 
@@ -77,6 +78,8 @@ def check(
     counterpart in another capture, paired as `diff DIR0/ DIR/` pairs them:
 
       tritonscope check after/ --budget spills=0 --baseline before/ --junit report.xml
+
+      tritonscope check --cluster ray://head:10001     (every entry, compiled on a Ray cluster)
     """
     from ...app.check import check as run_check
     from ...app.diff import worker_count

@@ -1,14 +1,16 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import sys
 from typing import Annotated
 
 import typer
 
+from ...core.errors import UsageError
 from ..app import ENV, Output, command, say
 from ..installs import ensure_releases
-from ..options import HtmlOpt, JsonOpt, TimeoutOpt, variant_flags
+from ..options import ClusterOpt, HtmlOpt, JsonOpt, TimeoutOpt, variant_flags
 from .output import write_page
 
 VaryOpt = Annotated[
@@ -18,6 +20,24 @@ VaryOpt = Annotated[
         metavar="NAME=V1,V2",
         help="Values to compare for a constexpr, an argument's type or value, num_warps, num_stages, "
         "num_ctas, maxnreg, target or triton (releases). Repeatable: several make every combination.",
+    ),
+]
+SpaceOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--space",
+        metavar="NAME=V1,V2",
+        help="Explore a space instead of diffing: every combination of these axes (as --vary takes), shown as "
+        "failures by cause, the Pareto set and --top N, for hundreds of configs. Repeatable.",
+    ),
+]
+TopOpt = Annotated[int | None, typer.Option("--top", metavar="N", help="With --space: the N best configs by --sort.")]
+SortOpt = Annotated[
+    str,
+    typer.Option(
+        "--sort",
+        metavar="FIGURE",
+        help="With --space --top: registers, spills, shared, occupancy (best: highest), instructions or findings.",
     ),
 ]
 
@@ -30,6 +50,9 @@ def diff(
         str | None, typer.Argument(metavar="[DIR2]", help="A second capture folder: compare two captures.")
     ] = None,
     vary: VaryOpt = None,
+    space: SpaceOpt = None,
+    top: TopOpt = None,
+    sort: SortOpt = "occupancy",
     configs: Annotated[bool, typer.Option("--configs", help="Compare every autotune config.")] = False,
     stage: Annotated[
         str | None,
@@ -45,6 +68,7 @@ def diff(
         int | None, typer.Option("--jobs", "-j", help="Compile this many variants at once (default: the cores).")
     ] = None,
     timeout: TimeoutOpt = 300.0,
+    cluster: ClusterOpt = None,
     html_out: HtmlOpt = None,
     json_out: JsonOpt = False,
 ):
@@ -67,6 +91,10 @@ def diff(
 
       tritonscope diff sample:softmax --vary triton=3.6.0,3.9.0
 
+      tritonscope diff sample:matmul --vary num_warps=2,4,8 --cluster auto   (on a Ray cluster)
+
+      tritonscope diff sample:matmul --space BLOCK_M=32,64,128 --space num_warps=4,8 --top 5 --sort registers
+
     Two captures (`trace -o DIR`): every kernel compile paired with its counterpart, same,
     changed (each figure's delta; regressions marked), added or removed. Nothing is compiled.
 
@@ -77,12 +105,11 @@ def diff(
       tritonscope diff before/ --vary triton=3.6.0,3.9.0     (every captured kernel, each release)
     """
     from ...app.diff import diff as run_diff
-    from ...app.diff import worker_count
     from ...app.sweep import Axis
     from .. import argtypes
     from .capdiff import capture_diff, wants_captures
 
-    workers, notice = worker_count(jobs)
+    workers = _workers(jobs)
     if wants_captures(request, other, html_out, configs):
         return capture_diff(request, other, vary, stage, workers, argtypes.timeout(timeout), side_by_side)
     if not json_out:  # the terminal view imported before the compiles, not after them, and only if used
@@ -91,10 +118,10 @@ def diff(
 
         renderer_class(DiffResult, "terminal")
 
-    axes = [Axis(name, values) for name, values in argtypes.axes(vary)]
+    axes = [Axis(name, values) for name, values in argtypes.axes(vary or space)]
     ensure_releases(axes)
-    if notice:
-        say(notice, "yellow")
+    if space:
+        return _explore(request, axes, vary, workers, timeout, top, sort)
     with _progress_bar() as advance:
         result = run_diff(
             request, axes, configs, argtypes.stages(stage), against, workers, argtypes.timeout(timeout), advance
@@ -110,16 +137,45 @@ def _html(html_out, result) -> None:
         write_page(html_out, renderer(type(result), "html").render(result))
 
 
+def _workers(jobs: int | None) -> int:
+    from ...app.diff import worker_count
+
+    workers, notice = worker_count(jobs)
+    if notice:
+        say(notice, "yellow")
+    return workers
+
+
+def _explore(request, axes, vary, workers: int, timeout: float, top, sort: str) -> Output:
+    from ...app.explore import explore
+    from .. import argtypes
+
+    if vary:
+        raise UsageError("--space and --vary are two ways to sweep: give one of them")
+    total = math.prod(len(a.values) for a in axes)
+    with _progress_bar(total) as advance:
+        result = explore(request, axes, workers, argtypes.timeout(timeout), top, sort, advance)
+    return Output(result)
+
+
 @contextlib.contextmanager
-def _progress_bar():
+def _progress_bar(total: int | None = None):
     """A progress bar on stderr where it is a terminal; yields the callback that advances it."""
     if not sys.stderr.isatty() or ENV.debug:
         yield lambda outcome: None
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
-    with Progress(
-        TextColumn("compiling variants"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=True
-    ) as bar:
-        task = bar.add_task("compile", total=None)
+    columns = [TextColumn("compiling variants"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
+    if total:  # a space's size is known: an estimate of the time left
+        columns += [TextColumn("left"), TimeRemainingColumn()]
+    with Progress(*columns, transient=True) as bar:
+        task = bar.add_task("compile", total=total)
         yield lambda outcome: bar.advance(task)

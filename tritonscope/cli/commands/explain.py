@@ -31,6 +31,14 @@ def explain(
     request,
     what_if: WhatIfOpt = True,
     registers: LiveOpt = True,
+    compile_time: Annotated[
+        bool,
+        typer.Option(
+            "--compile-time",
+            help="Why the compile is slow: the time of each stage, and the operations each Python line has "
+            "at TTIR, TTGIR and LLVM IR (an unrolled loop, a large tile). passes --time splits it by pass.",
+        ),
+    ] = False,
     json_out: JsonOpt = False,
     timeout: TimeoutOpt = 300.0,
 ):
@@ -48,10 +56,12 @@ def explain(
       tritonscope explain sample:matmul --target sm80 --maxnreg 64
 
       tritonscope explain my.py -k kern -c BLOCK=128 --json
+
+      tritonscope explain sample:matmul --compile-time
     """
     from ...app.explain import explain as run_explain
 
     with progress(f"compiling {request.file}"):
-        result = run_explain(request, what_if=what_if, live=registers)
+        result = run_explain(request, what_if=what_if, live=registers, compile_time=compile_time)
     _notices(result.compilation)
     return result

@@ -6,7 +6,7 @@ import typer
 
 from ..app import Output, command, progress
 from ..installs import ensure_releases
-from ..options import HtmlOpt, JsonOpt, KeepLocOpt, TimeoutOpt, variant_flags
+from ..options import ClusterOpt, HtmlOpt, JsonOpt, KeepLocOpt, TimeoutOpt, variant_flags
 from .output import write_page
 
 if TYPE_CHECKING:  # the command's import stays light: --help loads no result module
@@ -27,6 +27,14 @@ def passes(
     changed: Annotated[bool, typer.Option("--changed", help="Only the passes that changed the IR.")] = False,
     llvm: Annotated[bool, typer.Option("--llvm", help="Also the LLVM-level passes (LLVM IR after each).")] = False,
     keep_loc: KeepLocOpt = False,
+    time: Annotated[
+        bool,
+        typer.Option(
+            "--time",
+            help="Where the compile's time went: each MLIR pass, LLVM step and ptxas with its wall time and the "
+            "IR's size before and after; the slowest marked (a second compile, without dumps, timed).",
+        ),
+    ] = False,
     vary: Annotated[
         list[str] | None,
         typer.Option(
@@ -37,6 +45,7 @@ def passes(
         ),
     ] = None,
     timeout: TimeoutOpt = 600.0,
+    cluster: ClusterOpt = None,
     html_out: HtmlOpt = None,
     json_out: JsonOpt = False,
 ):
@@ -55,18 +64,22 @@ def passes(
 
       tritonscope passes sample:matmul --changed
 
+      tritonscope passes sample:matmul --time
+
       tritonscope passes sample:vector_add --target gfx942 --json
 
       tritonscope passes sample:softmax --vary triton=3.6.0,3.9.0
+
+      tritonscope passes sample:softmax --vary num_warps=4,8 --cluster auto     (on a Ray cluster)
     """
     from ...app.passes import passes as run_passes
     from .. import argtypes
 
     if vary:
-        return _compare(request, vary, argtypes.timeout(timeout), (show, full, changed, llvm, html_out))
+        return _compare(request, vary, argtypes.timeout(timeout), (show, full, changed, llvm, html_out, time))
 
-    with progress(f"running {request.file} through the compiler with IR dumps on"):
-        result = run_passes(request, show, llvm, argtypes.timeout(timeout), page=html_out is not None)
+    with progress(f"running {request.file} through the compiler with IR dumps on" + (", and timed" if time else "")):
+        result = run_passes(request, show, llvm, argtypes.timeout(timeout), page=html_out is not None, timed=time)
     if html_out is not None:
         from ...render.registry import renderer
 
@@ -82,7 +95,7 @@ def _compare(request, vary: list[str], timeout: float, single_only: tuple) -> Pa
     from .. import argtypes
 
     if any(single_only):
-        raise UsageError("--show, --full, --changed, --llvm and --html show one pipeline: leave out --vary")
+        raise UsageError("--show, --full, --changed, --llvm, --time and --html show one pipeline: leave out --vary")
     axes = [Axis(name, values) for name, values in argtypes.axes(vary)]
     ensure_releases(axes)
     with progress(f"running {request.file} through two compilers with IR dumps on"):

@@ -16,6 +16,7 @@ from . import tables
 from .base import Terminal, TerminalRenderer, write_rows
 from .code import Code, cells, clean, fit, highlighted, pad, paint, rule, wrapped
 from .code import diff_rows as unified_rows
+from .compile_time import stage_time_lines
 from .dump import widths
 from .tables import Column, bands, fits, packed
 
@@ -153,6 +154,8 @@ class DiffView(TerminalRenderer):
         lines = variant_legend(outcomes, terminal)
         if first is not None:
             lines += resource_lines(outcomes, terminal) + wrapped(LEGEND, terminal.width, terminal.color, "2", 0)
+            compilations = [o.compilation if o.ok else None for o in outcomes]
+            lines += stage_time_lines(compilations, [f"[{i}]" for i in range(len(outcomes))], terminal)
         for note in result.missing:
             lines += wrapped(note, terminal.width, terminal.color, "33")
         write_rows(console.file, lines)

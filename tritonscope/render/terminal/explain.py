@@ -13,7 +13,8 @@ from ...analysis.findings import REMARK, Finding
 from ...core.stages import Stage
 from ...core.targets import TARGETS
 from ...results.explain import ExplainResult
-from .base import Terminal, TerminalRenderer
+from .base import Terminal, TerminalRenderer, write_rows
+from .compile_time import compile_time_lines
 from .dump import header, highlight, widths
 
 _BAR = " ▏▎▍▌▋▊▉█"
@@ -27,6 +28,9 @@ class ExplainView(TerminalRenderer):
     def draw(self, console: Console, result: ExplainResult) -> None:
         c = result.compilation
         console.print(header(c))
+        if result.growth is not None:  # --compile-time: that section alone
+            write_rows(console.file, compile_time_lines(c, result.growth, self.terminal))
+            return
         console.print(summary(c))
         console.print(_legend(result))
         console.print(source_table(result, self.terminal.color))

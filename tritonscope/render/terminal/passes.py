@@ -15,6 +15,7 @@ from ...results.passes import PassesComparison, PassesResult
 from . import tables
 from .base import Terminal, TerminalRenderer, write_rows
 from .code import Code, diff_rows, listing_rows, paint, rule, wrapped
+from .compile_time import timing_lines
 from .tables import Cell, Column, fits
 
 CHANGE_NOTE = "change: lines added and removed (dim: the IR was left as it was; ?: not known)"
@@ -43,7 +44,7 @@ def table(records: list[PassRecord], title: str, terminal: Terminal) -> list[str
         lines.append(paint([("2", "(each pass's class: --json, or a wider terminal)")], terminal.color))
     styles = ["1" if r.changed else "2" for r in records]
     head, body = tables.drawn(columns, rows, terminal.color, row_styles=styles)
-    return lines + head + _headed(records, body, lambda r: f"on {r.level}:", terminal.color)
+    return lines + head + tables.headed(records, body, lambda r: f"on {r.level}:", terminal.color)
 
 
 def llvm_table(records: list[LlvmPassRecord], terminal: Terminal) -> list[str]:
@@ -52,19 +53,9 @@ def llvm_table(records: list[LlvmPassRecord], terminal: Terminal) -> list[str]:
     rows: list[list[Cell]] = [[str(r.index), r.name, _change(r.changed, r.added, r.removed)] for r in records]
     styles = ["1" if r.changed else "2" for r in records]
     head, body = tables.drawn(columns, rows, terminal.color, row_styles=styles, fold=(1, terminal.width))
-    return [paint([("1", "LLVM passes (LLVM IR after each)")], terminal.color), *head] + _headed(
+    return [paint([("1", "LLVM passes (LLVM IR after each)")], terminal.color), *head] + tables.headed(
         records, body, lambda r: f"on {r.scope}:", terminal.color
     )
-
-
-def _headed(records: list, body: list[list[str]], heading, color: bool) -> list[str]:
-    """Each record's lines, with `heading(record)` before the first of each run of equal headings."""
-    lines = []
-    for i, (record, drawn) in enumerate(zip(records, body, strict=True)):
-        if i == 0 or heading(record) != heading(records[i - 1]):
-            lines.append(paint([("36", heading(record))], color))
-        lines += drawn
-    return lines
 
 
 def shown(
@@ -101,7 +92,21 @@ class PassesView(TerminalRenderer):
         llvm = list(result.llvm_records) if result.llvm_records is not None else None
         records = list(result.records)
         options = (self.only_changed, self.full, self.keep_loc)
+        if result.timing is not None and selected is None:
+            _draw_timed(console, self.terminal, result, llvm, self.only_changed)
+            return
         _draw(console, self.terminal, result, records, llvm, selected, *options)
+
+
+def _draw_timed(console: Console, terminal: Terminal, result: PassesResult, llvm, only_changed: bool) -> None:
+    """`passes --time`: the compile's steps with their times, instead of the plain pass table."""
+    variant, timing = result.variant, result.timing
+    console.print(Text(f"{variant.kernel} on {variant.target}: {len(result.records)} MLIR passes", style="dim"))
+    keep = {r.index for r in result.records if r.changed} if only_changed else None
+    lines = timing_lines(timing, keep, terminal)
+    if llvm is not None:
+        lines += [""] + llvm_table([r for r in llvm if r.changed] if only_changed else llvm, terminal)
+    write_rows(console.file, lines)
 
 
 def _draw(

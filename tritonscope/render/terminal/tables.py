@@ -145,3 +145,13 @@ def bands(count: int, size_of, room: int) -> list[range]:
     if count:
         result.append(range(start, count))
     return result
+
+
+def headed(records: list, body: list[list[str]], heading, color: bool) -> list[str]:
+    """Each record's lines, with `heading(record)` before the first of each run of equal headings."""
+    lines = []
+    for i, (record, drawn) in enumerate(zip(records, body, strict=True)):
+        if i == 0 or heading(record) != heading(records[i - 1]):
+            lines.append(paint([("36", heading(record))], color))
+        lines += drawn
+    return lines

@@ -1,0 +1,121 @@
+"""Ray against local workers, measured in one run on this machine (issue 28).
+
+A 64-config space of the matmul sample (`diff --space`, figures only) is explored twice, each
+with a cold Triton cache: by local workers (-j 2), and through a Ray head of 2 CPUs started
+here (`--cluster`). Printed: configs per second of each, the compile time per config, Ray's
+overhead per task (64 empty tasks through the same executor), and that overhead as a share
+of a compile (goal: at most 10%). The sizes that travel are printed too: the kernel's folder
+(sent once) and one config's result.
+
+Run: python benchmarks/cluster.py      (needs tritonscope[cluster])
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tritonscope.core.samples import samples_dir
+
+SPACE = ["--space", "BLOCK_SIZE_M=32,64", "--space", "BLOCK_SIZE_N=32,64", "--space", "BLOCK_SIZE_K=32,64"]
+SPACE += ["--space", "num_warps=2,4", "--space", "num_stages=2,3,4,5"]
+CONFIGS = 64
+RAY = str(Path(sys.executable).with_name("ray"))
+
+
+def _ports(count: int) -> list[int]:
+    sockets = [socket.socket() for _ in range(count)]
+    for s in sockets:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports
+
+
+def start_head(folder: str, cache: str) -> tuple[int, str]:
+    gcs, client, dash, agent, grpc, env_agent, metrics = _ports(7)
+    argv = [RAY, "start", "--head", "--num-cpus", "2", "--temp-dir", folder, "--port", str(gcs)]
+    argv += ["--include-dashboard=false", "--disable-usage-stats", "--ray-client-server-port", str(client)]
+    argv += ["--dashboard-port", str(dash), "--dashboard-agent-listen-port", str(agent)]
+    argv += ["--dashboard-agent-grpc-port", str(grpc), "--runtime-env-agent-port", str(env_agent)]
+    argv += ["--metrics-export-port", str(metrics)]
+    env = {**os.environ, "TRITON_CACHE_DIR": cache}
+    head = subprocess.Popen(argv, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+    output = head.communicate()[0].decode(errors="replace")
+    address = re.search(rf"([0-9.]+:{gcs})", output)
+    if head.returncode or not address:
+        stop(head.pid)
+        raise SystemExit(f"ray start failed:\n{output}")
+    return head.pid, address.group(1)  # every Ray process is in the session `ray start` opened
+
+
+def stop(session: int) -> None:
+    """Every process of the head's session (Ray's workers lead process groups of their own)."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for entry in Path("/proc").iterdir():
+            try:
+                if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[3]) == session:
+                    os.kill(int(entry.name), sig)
+            except (OSError, ProcessLookupError):
+                continue
+        time.sleep(3)
+
+
+def space(cache: str, *extra: str) -> float:
+    argv = [sys.executable, "-m", "tritonscope", "diff", str(samples_dir() / "matmul.py"), "--target", "sm90"]
+    started = time.perf_counter()
+    env = {**os.environ, "TRITON_CACHE_DIR": cache}
+    subprocess.run([*argv, *SPACE, "--json", *extra], check=True, capture_output=True, env=env)
+    return time.perf_counter() - started
+
+
+def per_task(workers) -> float:
+    """Seconds of executor overhead per task: 64 empty tasks, with every slot busy."""
+    from tritonscope.isolate import Task
+
+    tasks = [Task("os:getpid") for _ in range(CONFIGS)]
+    workers.run(tasks[:4])  # the workers started and warm
+    started = time.perf_counter()
+    workers.run(tasks)
+    return (time.perf_counter() - started) * workers.jobs / CONFIGS
+
+
+def main() -> None:
+    from tritonscope.cluster import RayWorkers, pack
+    from tritonscope.isolate import Workers
+
+    with tempfile.TemporaryDirectory(prefix="rts-bench-", dir="/tmp") as folder:
+        local = space(f"{folder}/cache-local", "-j", "2")
+        group, address = start_head(f"{folder}/ray", f"{folder}/cache-ray")
+        try:
+            remote = space(f"{folder}/cache-ray", "--cluster", address)
+            with Workers(jobs=2) as workers:
+                local_task = per_task(workers)
+            ray_task = per_task(RayWorkers(address))
+        finally:
+            import ray
+
+            ray.shutdown()
+            stop(group)
+    compile_seconds = local * 2 / CONFIGS  # two workers busy throughout
+    bundle = len(pickle.dumps(pack(str(samples_dir()))))
+    print(f"{CONFIGS}-config space of sample:matmul (diff --space, cold Triton cache), 2 cores")
+    print(f"  local -j 2:        {local:6.1f} s  {CONFIGS / local:5.2f} configs/s")
+    print(f"  Ray, 2 CPUs here:  {remote:6.1f} s  {CONFIGS / remote:5.2f} configs/s  ({remote / local:.2f}x the time)")
+    print(f"  compile + explain per config: {compile_seconds * 1000:.0f} ms")
+    print(f"  executor overhead per task: local {local_task * 1000:.1f} ms, Ray {ray_task * 1000:.1f} ms")
+    print(f"  Ray's per-task overhead / a compile: {ray_task / compile_seconds:.1%} (goal <= 10%)")
+    print(f"  sent once: the kernel's folder, {bundle / 1024:.0f} KiB; back per config: a figures dict")
+
+
+if __name__ == "__main__":
+    main()

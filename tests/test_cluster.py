@@ -1,0 +1,243 @@
+"""--cluster on a real Ray cluster on this machine (issue 28).
+
+One Ray head (`ray start --head --num-cpus 2`) serves the module: its own temporary folder and
+free ports, so parallel test runs do not meet, and its own process group, so that stopping it
+can be checked: no Ray process is left behind. The kernels are copied into a folder of their
+own, which Ray sends to the node: the node shares no files with the driver by design, even here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from cli_process import ENV, tritonscope
+
+pytest.importorskip("ray")
+
+RAY = str(Path(sys.executable).with_name("ray"))
+SWEEP = ("--vary", "BLOCK_SIZE=128,256,512,1024", "--vary", "num_warps=1,2,4,8", "--target", "sm90")
+
+SLOW_KERNEL = '''
+import os
+import time
+
+import triton
+import triton.language as tl
+
+
+def _slow(args):
+    """Stands in for a compile that takes long: the first BLOCK_SIZE 512 variant waits, telling the
+    test its pid (the marker is made exclusively: one variant only)."""
+    if args["BLOCK_SIZE"] == 512:
+        try:
+            fd = os.open({marker!r}, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            return 1
+        os.write(fd, str(os.getpid()).encode())
+        os.close(fd)
+        time.sleep(600)
+    return 1
+
+
+@triton.heuristics({{"SLOW": _slow}})
+@triton.jit
+def slow_kernel(x_ptr, n_elements, BLOCK_SIZE: tl.constexpr, SLOW: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    tl.store(x_ptr + offsets, 1.0, mask=offsets < n_elements)
+
+
+tritonscope_defaults = {{"n_elements": 4096}}
+'''
+
+
+def _free_ports(count: int) -> list[int]:
+    sockets = [socket.socket() for _ in range(count)]
+    for s in sockets:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports
+
+
+def _session_members(session: int) -> list[int]:
+    """The processes of a session still alive (zombies are gone already). Ray's workers make
+    process groups of their own, but stay in the session `ray start` opened."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) == session and fields[0] != "Z":
+            members.append(int(entry.name))
+    return members
+
+
+@pytest.fixture(scope="module")
+def head():
+    """A Ray head of 2 CPUs in its own session; stopped, and checked gone, after the module."""
+    folder = tempfile.mkdtemp(prefix="rts-", dir="/tmp")  # short: Ray's socket paths have a length limit
+    gcs, client, dash, agent, grpc, env_agent, metrics, node, objects = _free_ports(9)
+    argv = [RAY, "start", "--head", "--num-cpus", "2", "--temp-dir", folder, "--port", str(gcs)]
+    argv += ["--include-dashboard=false", "--disable-usage-stats", "--ray-client-server-port", str(client)]
+    argv += ["--dashboard-port", str(dash), "--dashboard-agent-listen-port", str(agent)]
+    argv += ["--dashboard-agent-grpc-port", str(grpc), "--runtime-env-agent-port", str(env_agent)]
+    argv += ["--metrics-export-port", str(metrics), "--node-manager-port", str(node)]
+    argv += ["--object-manager-port", str(objects), "--min-worker-port", "0", "--max-worker-port", "0"]
+    started = subprocess.Popen(argv, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    session = started.pid  # the new session: every daemon and worker Ray starts is in it
+    output = started.communicate(timeout=120)[0].decode(errors="replace")
+    try:
+        assert started.returncode == 0, output
+        yield _address(output, gcs)
+    finally:
+        _stop(session)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _address(output: str, port: int) -> str:
+    """HOST:PORT of the head, as `ray start` prints it (`ray start --address='HOST:PORT'`)."""
+    found = re.search(rf"([0-9.]+:{port})", output)
+    assert found, f"no address with port {port} in `ray start`'s output:\n{output}"
+    return found.group(1)
+
+
+def _stop(session: int) -> None:
+    """Ends every process of the head's session (SIGTERM, then SIGKILL) and checks none is left."""
+    for with_signal in (signal.SIGTERM, signal.SIGKILL):
+        for pid in _session_members(session):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, with_signal)
+        deadline = time.monotonic() + 15
+        while _session_members(session) and time.monotonic() < deadline:
+            time.sleep(0.2)
+    assert not _session_members(session), f"Ray processes left behind: {_session_members(session)}"
+
+
+@pytest.fixture
+def kernels(tmp_path) -> Path:
+    folder = tmp_path / "kernels"
+    folder.mkdir()
+    shutil.copy(Path(__file__).parents[1] / "sample_kernels" / "vector_add.py", folder)
+    return folder
+
+
+def _figures(stdout: str) -> dict:
+    """A diff's JSON without what differs between any two runs: the wall time, and whether Triton's
+    cache held the compile."""
+    document = json.loads(stdout)
+    for variant in document["variants"]:
+        variant.pop("compile_seconds", None)
+        variant.pop("cache_hit", None)
+    return document
+
+
+def test_a_sweep_on_ray_equals_the_local_run(head, kernels):
+    local = tritonscope("diff", kernels / "vector_add.py", *SWEEP, "--json", "-j", "2", timeout=300)
+    remote = tritonscope("diff", kernels / "vector_add.py", *SWEEP, "--json", "--cluster", head, timeout=300)
+    assert len(json.loads(local.stdout)["variants"]) == 16
+    assert _figures(remote.stdout) == _figures(local.stdout)
+    assert str(kernels) in remote.stdout  # paths read as the driver's, not the node's copy
+
+
+def test_the_environment_variable_names_the_cluster(head, kernels):
+    remote = tritonscope(
+        "diff",
+        kernels / "vector_add.py",
+        "--vary",
+        "BLOCK_SIZE=128,256",
+        "--json",
+        timeout=300,
+        env={"TRITONSCOPE_CLUSTER": head},
+    )
+    assert [v["label"] for v in json.loads(remote.stdout)["variants"]] == [{"BLOCK_SIZE": "128"}, {"BLOCK_SIZE": "256"}]
+
+
+def _slow_sweep(kernels: Path, head: str, *extra: str) -> tuple[subprocess.Popen, Path]:
+    marker = kernels / "slow.pid"
+    (kernels / "slow.py").write_text(SLOW_KERNEL.format(marker=str(marker)))
+    argv = [sys.executable, "-m", "tritonscope", "diff", str(kernels / "slow.py"), *SWEEP, "--json"]
+    argv += ["--cluster", head, *extra]
+    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+    deadline = time.monotonic() + 120
+    while not marker.exists() or not marker.read_text().strip():
+        assert child.poll() is None and time.monotonic() < deadline, child.communicate()
+        time.sleep(0.05)
+    return child, marker
+
+
+def test_a_ray_worker_killed_mid_task_fails_its_variant_alone(head, kernels):
+    child, marker = _slow_sweep(kernels, head, "--timeout", "300")
+    os.kill(int(marker.read_text()), signal.SIGKILL)
+    stdout, stderr = child.communicate(timeout=300)
+    assert child.returncode == 1, stderr
+    variants = json.loads(stdout)["variants"]
+    failed = [v for v in variants if v["error"]]
+    assert [v["label"]["BLOCK_SIZE"] for v in failed] == ["512"], failed
+    assert "crashed on the cluster" in failed[0]["error"]
+    assert sum(1 for v in variants if v["ok"]) == 15
+
+
+def test_a_task_past_the_timeout_is_cancelled_on_the_node(head, kernels):
+    child, marker = _slow_sweep(kernels, head, "--timeout", "20")
+    stdout, stderr = child.communicate(timeout=300)
+    assert child.returncode == 1, stderr
+    failed = [v for v in json.loads(stdout)["variants"] if v["error"]]
+    assert [v["error"] for v in failed] == ["timed out after 20 s"]
+    _gone(int(marker.read_text()))
+
+
+def test_ctrl_c_cancels_the_clusters_tasks(head, kernels):
+    child, marker = _slow_sweep(kernels, head, "--timeout", "300")
+    child.send_signal(signal.SIGINT)
+    child.communicate(timeout=60)
+    assert child.returncode != 0
+    _gone(int(marker.read_text()))
+
+
+def _gone(pid: int) -> None:
+    """The Ray worker that ran the slow task ends soon (it was cancelled by force)."""
+    deadline = time.monotonic() + 30
+    while Path(f"/proc/{pid}").exists() and "Z" not in Path(f"/proc/{pid}/stat").read_text().split(")")[-1][:3]:
+        assert time.monotonic() < deadline, f"the Ray worker {pid} still runs the cancelled task"
+        time.sleep(0.2)
+
+
+def test_passes_vary_on_ray_equals_the_local_run(head, kernels):
+    args = ("passes", kernels / "vector_add.py", "--target", "sm90", "--vary", "num_warps=4,8", "--json")
+    local = tritonscope(*args, timeout=300)
+    remote = tritonscope(*args, "--cluster", head, timeout=300)
+    assert json.loads(remote.stdout) == json.loads(local.stdout)
+    assert json.loads(local.stdout)["divergence"] is not None
+
+
+def test_check_on_ray_equals_the_local_run_and_a_crash_fails_its_entry_alone(head, kernels):
+    shutil.copy(Path(__file__).parent / "kernels" / "crashy.py", kernels)
+    (kernels / "pyproject.toml").write_text(
+        '[[tool.tritonscope.check]]\nfile = "vector_add.py"\nflags = "-a n_elements=4096 -t sm90"\n'
+        'budgets = ["spills=0"]\n\n'
+        '[[tool.tritonscope.check]]\nname = "odd"\nfile = "vector_add.py"\nflags = "-a n_elements=4099 -t sm90"\n'
+        'budgets = ["global_load_bits>=128"]\n\n'
+        '[[tool.tritonscope.check]]\nname = "crashes"\nfile = "crashy.py"\nflags = "-a n=11 -t sm90"\n'
+    )
+    project = ("check", "--project", kernels / "pyproject.toml", "--json")
+    local = json.loads(tritonscope(*project, "-j", "2", expect=1, timeout=300).stdout)
+    remote = json.loads(tritonscope(*project, "--cluster", head, expect=1, timeout=300).stdout)
+    assert remote["entries"][:2] == local["entries"][:2]
+    assert [e["ok"] for e in remote["entries"]] == [True, False, False]
+    assert "crashed on the cluster" in remote["entries"][2]["error"]
