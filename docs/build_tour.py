@@ -242,6 +242,85 @@ TRACE_STEPS = [
 ]
 
 
+# --- Triton's tutorials with no GPU: a tutorial-shaped file and a Gluon one, opened with --from-run ----
+
+SHAPED = "tests/kernels/tutorial_shaped"
+
+
+def launch_and_header(*keys: str, ir: str | None = None):
+    """The `from the run` line, the header rows named KEYS with their continuation lines (the box's
+    borders taken off), and the first IR line matching IR."""
+
+    def select(text: str) -> list[str]:
+        lines = text.splitlines()
+        chosen = [line for line in lines if line.startswith("from the run")]
+        inside = [
+            line.rstrip()[1:-1].rstrip() for line in lines if line.startswith("│") and line.rstrip().endswith("│")
+        ]
+        current = None
+        for row in inside:
+            if not row.startswith("  "):  # ` key  value`: a new row
+                current = row.split()[0] if row.split() else None
+            if current in keys:
+                chosen.append(row[1:])
+        chosen += [line for line in lines if ir and re.search(ir, line)][:1]
+        return chosen
+
+    return select
+
+
+TUTORIAL_STEPS = [
+    (
+        "Triton's tutorials with no GPU",
+        "Triton's tutorials ask for the GPU while they are imported (`DEVICE = "
+        "triton.runtime.driver.active.get_active_torch_device()`), launch a kernel at module level and "
+        "print its result there. On a laptop a plain import fails at the first line that asks. "
+        f"`{SHAPED}/launch_at_import.py` is written in that shape (it is not Triton's code): `list` "
+        "imports it again against a simulated H100, and the `print` of a result, which a simulated GPU "
+        "cannot answer, stops the import there. The kernel defined after the print is still listed.",
+        f"list {SHAPED}/launch_at_import.py",
+        lines_with(r"imported against", r"stopped at", r"line \d+  (kernel|helper)"),
+    ),
+    (
+        None,
+        "`--from-run` needs no flags: the file runs against the simulated GPU up to the kernel's first "
+        "launch, which decides everything. The tensors were fp16 and 16-byte aligned; `n_elements` was "
+        "98432, a multiple of 16, so it has the divisibility hint; `BLOCK_SIZE` came from the call. The "
+        "`reproduce` line spells the same compile as flags.",
+        f"dump {SHAPED}/launch_at_import.py --from-run -t sm90 --stage ttgir",
+        launch_and_header("constexprs", "signature", "reproduce"),
+    ),
+    (
+        None,
+        "A file that chooses by the device gets the target's answers: "
+        f"`{SHAPED}/device_at_import.py` picks a 1024-wide block on capability 9 and 256 below it.",
+        f"dump {SHAPED}/device_at_import.py --from-run -t sm80 --stage ttgir",
+        launch_and_header("constexprs"),
+    ),
+    (
+        None,
+        "The Gluon tutorials are written the same way. In a Gluon kernel the layout is the author's: "
+        f"`{SHAPED}/gluon_rows.py` builds a `BlockedLayout` in Python from the row length and passes it "
+        "as a constexpr. `--from-run` shows the layout the launch chose, and the TTGIR carries it as "
+        "written, with no layout of the compiler's own.",
+        f"dump {SHAPED}/gluon_rows.py --from-run -t sm100 --stage ttgir",
+        launch_and_header("constexprs", ir=r"^\s*\d+ #blocked\d* ="),
+    ),
+]
+
+
+def tutorials_chapter() -> str:
+    parts = []
+    for title, prose, command, select in TUTORIAL_STEPS:
+        excerpt = [line.rstrip() for line in select(run(command))]
+        if not excerpt:
+            raise SystemExit(f"tour: `tritonscope {command}` printed nothing the tour could quote")
+        parts.append(f"\n## {title}\n\n{prose}\n" if title else f"\n{prose}\n")
+        shown = "\n".join(line.replace(str(HERE.parent) + "/", "") for line in excerpt)
+        parts.append(f"\n```\n$ tritonscope {command}\n{shown}\n```\n")
+    return "".join(parts)
+
+
 # --- From 0.8x to 1.0x of cuBLAS: explain run live, bench's figures as captured on the H100 ----------
 
 GPU_RUNS = {  # `STAGE=<key> bash benchmarks/hopper_study.sh`, as printed on the H100
@@ -449,7 +528,9 @@ def run(command: str) -> str:
     result = subprocess.run(words, capture_output=True, text=True, env=env)
     if result.returncode not in ((0, 1) if command.startswith("check") else (0,)):  # check exits 1 on a broken budget
         raise SystemExit(f"tour: `tritonscope {command}` failed ({result.returncode}):\n{result.stderr}")
-    return result.stdout + (result.stderr if command.startswith("trace") else "")  # trace reports on stderr
+    # trace reports on stderr after the program's output; --from-run says which launch before the view
+    before = result.stderr if "--from-run" in command else ""
+    return before + result.stdout + (result.stderr if command.startswith("trace") else "")
 
 
 def build() -> str:
@@ -470,7 +551,7 @@ def build() -> str:
         parts.append(f"\n```\n$ tritonscope {command}\n" + "\n".join(excerpt) + "\n```\n")
     with tempfile.TemporaryDirectory() as folder:
         parts.append(_trace_chapter(Path(folder)))
-    return "".join(parts) + hopper_chapter()
+    return "".join(parts) + tutorials_chapter() + hopper_chapter()
 
 
 def main() -> None:

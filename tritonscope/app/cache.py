@@ -278,9 +278,12 @@ def entry_request(entry: CacheEntry, reference: str) -> VariantRequest:
     file, _, _, source = kernel_source(entry)
     if not source or not Path(file).is_file():
         raise KernelFileError(f"{reference}: its source file {file or '(unknown)'} is not there to compile from")
-    signature, constants, _ = recorded_specialization(entry)
+    signature, constants, hints = recorded_specialization(entry)
     constexprs = tuple((n, parse(v)) for n, v in constants.items() if signature.get(n) == "constexpr")
-    args = tuple((n, parse(t)) for n, t in signature.items() if t != "constexpr")
+    launched = _launched_scalars(entry)
+    args = tuple(
+        (n, launched.get(n, _specializing_as(t, hints.get(n, "")))) for n, t in signature.items() if t != "constexpr"
+    )
     metadata = entry.metadata
     return VariantRequest(
         file=file,
@@ -291,6 +294,36 @@ def entry_request(entry: CacheEntry, reference: str) -> VariantRequest:
         num_warps=metadata.get("num_warps"),
         num_stages=metadata.get("num_stages"),
     )
+
+
+# An integer of each type that specializes as the recorded one did with the hint D (divisible by 16).
+_DIVISIBLE = {"i32": 16, "i64": 2**31 + 16, "u64": 2**63}
+
+
+def _specializing_as(type_: str, hint: str):
+    """A value (or type) for a scalar that specializes to TYPE with HINT, as the recorded compile did:
+    a type name gives no divisibility hint, so an integer that had one is given as a multiple of 16."""
+    if "D" in hint and type_ in _DIVISIBLE:
+        return _DIVISIBLE[type_]
+    return parse(type_)
+
+
+def _launched_scalars(entry: CacheEntry) -> dict[str, int | float | bool]:
+    """The integer, float and bool arguments of the entry's first recorded launch, by parameter name:
+    the values the program passed, which specialize (and feed heuristics) exactly as it did."""
+    if not entry.launches:
+        return {}
+    launch = entry.launches[0]
+    names, args = launch.get("params"), launch.get("args")
+    if not isinstance(names, list) or not isinstance(args, list) or len(names) != len(args):
+        return {}
+    values = {}
+    for name, arg in zip(names, args, strict=True):
+        if isinstance(arg, dict) and arg.get("kind") in ("int", "bool") and isinstance(arg.get("value"), (int, bool)):
+            values[name] = arg["value"]
+        elif isinstance(arg, dict) and arg.get("kind") == "float" and isinstance(arg.get("value"), str):
+            values[name] = float(arg["value"])
+    return values
 
 
 def read_compilation(reference: str) -> Compilation:

@@ -22,9 +22,9 @@ def samples() -> SamplesResult:
     return SamplesResult(tuple(bundled.all_samples()))
 
 
-def list_kernels(file: str) -> KernelList:
-    loaded = load_file(file)
-    return KernelList(loaded.path, tuple(k.spec for k in loaded.kernels), dict(loaded.defaults))
+def list_kernels(file: str, target: str = "auto") -> KernelList:
+    loaded = load_file(file, resolve(target)[0].name)
+    return KernelList(loaded.path, tuple(k.spec for k in loaded.kernels), dict(loaded.defaults), loaded.notices)
 
 
 def cache_list(folder: Path | None) -> CacheListing:

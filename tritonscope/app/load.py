@@ -7,13 +7,13 @@ becomes a KernelFileError naming the file and line.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import importlib.util
 import inspect
 import re
 import sys
 import textwrap
-import traceback
 from dataclasses import dataclass
 from itertools import count
 from pathlib import Path
@@ -24,10 +24,11 @@ from ..core import samples
 from ..core.errors import KernelFileError, Terminated, TritonscopeError, UsageError
 from ..core.limits import time_limit
 from ..core.model import AutotuneConfig, KernelSpec, Param, ParamKind
-from ..core.pysource import called_functions
+from ..core.pysource import called_functions, returns_value
 from ..core.stages import Language
 from ..triton_api import kernels as triton_kernels
 from ..triton_api.kernels import plain_value
+from .simulated_import import can_simulate, continue_after, line_in_file, simulated, stops_simulated_import
 
 DEFAULTS_NAME = "tritonscope_defaults"
 # What torch and Triton say when a file asks for a GPU at import on a machine without one.
@@ -49,17 +50,24 @@ class LoadedFile:
     module: Any
     kernels: list[LoadedKernel]
     defaults: dict[str, Any]  # the file's `tritonscope_defaults`
+    notices: tuple[str, ...] = ()  # how it was imported, when not plainly (app/simulated_import.py)
 
     def pick(self, name: str | None) -> LoadedKernel:
         """The kernel called `name`, or the file's only kernel when no name is given."""
         if name is not None:
             for kernel in self.kernels:
                 if kernel.spec.name == name:
-                    return kernel
+                    return _launchable(kernel, self.path)
             raise UsageError(f"no kernel named '{name}' in {self.path.name}. Kernels: {self._names()}")
         candidates = [k for k in self.kernels if not k.spec.is_helper]
         if len(candidates) == 1:
             return candidates[0]
+        if not candidates:
+            helpers = ", ".join(k.spec.name for k in self.kernels)
+            raise UsageError(
+                f"{self.path.name} has no kernel to compile, only @triton.jit helpers that kernels call: {helpers}",
+                hint="compile a kernel that calls them (tritonscope list FILE shows each helper's callers)",
+            )
         raise UsageError(f"{self.path.name} has {len(candidates)} kernels: {self._names()}. Choose one with -k NAME.")
 
     def _names(self) -> str:
@@ -86,27 +94,43 @@ def resolve_path(given: str) -> Path:
     return path.resolve()
 
 
-def load_file(given: str) -> LoadedFile:
+def load_file(given: str, target: str = "auto") -> LoadedFile:
     """The kernels of a file, executed once per process for each version of the file: a sweep
-    worker compiling many variants, or a command that loads twice, pays the import once."""
+    worker compiling many variants, or a command that loads twice, pays the import once. TARGET is
+    the GPU a file that asks for one gets, where none is visible (app/simulated_import.py)."""
     path = resolve_path(given)
     stat = path.stat()
-    return _load(path, stat.st_mtime_ns, stat.st_size)
+    return _load(path, stat.st_mtime_ns, stat.st_size, target)
 
 
 @functools.lru_cache(maxsize=16)
-def _load(path: Path, mtime_ns: int, size: int) -> LoadedFile:
-    module = _execute(path)
-    kernels = _find_kernels(module, path)
+def _load(path: Path, mtime_ns: int, size: int, target: str) -> LoadedFile:
+    source = _source(path)
+    plain_failure: KernelFileError | None = None
+    try:
+        module, notices = _execute(path, source, simulating=False)
+        kernels = _find_kernels(module, path)
+    except KernelFileError as exc:
+        if not can_simulate():
+            raise
+        plain_failure, kernels = exc, []
+    if not kernels and can_simulate():  # it asked for a GPU, or defines its kernels only where there is one
+        with simulated(target) as device:
+            module, notices = _execute(path, source, simulating=True)
+            kernels = _find_kernels(module, path)
+        said = f"imported against a simulated {device['name']} ({device['target']}): no GPU is visible here"
+        notices = (said, *notices)
+    if not kernels and plain_failure is not None:
+        raise plain_failure  # the simulated GPU did not help: the file's own failure is the news
     if not kernels:
         raise KernelFileError(f"{path}: no @triton.jit kernels found", hint="decorate a kernel with @triton.jit")
     defaults = getattr(module, DEFAULTS_NAME, {})
     if not isinstance(defaults, dict):
         raise KernelFileError(f"{path}: {DEFAULTS_NAME} must be a dict of parameter names to values")
-    return LoadedFile(path, module, kernels, dict(defaults))
+    return LoadedFile(path, module, kernels, dict(defaults), notices)
 
 
-def _execute(path: Path):
+def _source(path: Path) -> str:
     try:
         source = path.read_text()
     except (OSError, UnicodeDecodeError) as exc:
@@ -117,21 +141,31 @@ def _execute(path: Path):
         where = f"{path}:{exc.lineno}" if exc.lineno else str(path)
         text = f"\n    {exc.text.rstrip()}" if exc.text else ""
         raise KernelFileError(f"{where}: syntax error: {exc.msg}{text}") from exc
+    return source
 
+
+def _execute(path: Path, source: str, simulating: bool) -> tuple[Any, tuple[str, ...]]:
+    """The file run as a fresh module; with a line saying where the import stopped, if it did."""
     name = f"tritonscope_kernelfile_{next(_module_ids)}_{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     # Let the file import its neighbours, as it could when run as a script.
     sys.path.insert(0, str(path.parent))
+    stop: tuple[str, ...] = ()
     try:
         with time_limit(f"importing {path}"):
-            spec.loader.exec_module(module)
+            try:
+                spec.loader.exec_module(module)
+            except Exception as exc:  # under the simulated GPU, the import stops there
+                if not (simulating and stops_simulated_import(exc)):
+                    raise
+                stop = (continue_after(module, path, source, exc),)
     except BaseException as exc:  # foreign code can raise anything, even SystemExit
         del sys.modules[name]
         if isinstance(exc, (KeyboardInterrupt, TritonscopeError, Terminated)):
             raise
-        line = _line_in_file(exc, path)
+        line = line_in_file(exc, path)
         where = f"{path}:{line}" if line else str(path)
         if _NEEDS_GPU.search(f"{type(exc).__name__}: {exc}"):
             raise KernelFileError(
@@ -143,12 +177,7 @@ def _execute(path: Path):
         raise KernelFileError(f"{where}: the file raised {type(exc).__name__} while being imported: {exc}") from exc
     finally:
         sys.path.remove(str(path.parent))
-    return module
-
-
-def _line_in_file(exc: BaseException, path: Path) -> int | None:
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == path]
-    return frames[-1].lineno if frames else None
+    return module, stop
 
 
 def _find_kernels(module: Any, path: Path) -> list[LoadedKernel]:
@@ -166,14 +195,36 @@ def _find_kernels(module: Any, path: Path) -> list[LoadedKernel]:
 
     trees = {jit.__name__: _function_ast(jit) for jit, _, _ in found.values()}
     inferred = infer_kinds(trees)
-    helpers = set().union(*(called_functions(tree, set(trees) - {name}) for name, tree in trees.items()))
-    kernels = [
-        LoadedKernel(
-            _describe(jit, wrappers, inferred[jit.__name__], jit.__name__ in helpers), jit, obj, tuple(wrappers)
-        )
-        for jit, obj, wrappers in found.values()
-    ]
+    callers: dict[str, list[str]] = {name: [] for name in trees}
+    for name, tree in trees.items():
+        for callee in sorted(called_functions(tree, set(trees) - {name})):
+            callers[callee].append(name)
+    kernels = []
+    for jit, obj, wrappers in found.values():
+        spec = _describe(jit, wrappers, inferred[jit.__name__])
+        role = _role(tuple(callers[jit.__name__]), returns_value(trees[jit.__name__]))
+        kernels.append(LoadedKernel(dataclasses.replace(spec, **role), jit, obj, tuple(wrappers)))
     return sorted(kernels, key=lambda k: k.spec.line)
+
+
+def _role(called_by: tuple[str, ...], returns: bool) -> dict[str, Any]:
+    return {"called_by": called_by, "returns_value": returns, "is_helper": bool(called_by) or returns}
+
+
+def _launchable(kernel: LoadedKernel, path: Path) -> LoadedKernel:
+    """The kernel itself, unless it is a helper Triton cannot compile on its own (one that returns a
+    value): that would fail deep in Triton's pass manager, so say what it is and what to pick instead."""
+    spec = kernel.spec
+    if not spec.returns_value:
+        return kernel
+    callers = ", ".join(spec.called_by)
+    seen = f"it is called by {callers}" if callers else f"no @triton.jit function of {path.name} calls it"
+    hint = f"pick a kernel that calls it: -k {spec.called_by[0]}" if callers else "pick a kernel that calls it"
+    raise UsageError(
+        f"{spec.name} (line {spec.line}) is a @triton.jit helper: it returns a value, so Triton compiles it "
+        f"only inlined into a kernel that calls it; {seen}",
+        hint=hint,
+    )
 
 
 def _function_ast(jit: Any) -> ast.FunctionDef:
@@ -181,7 +232,7 @@ def _function_ast(jit: Any) -> ast.FunctionDef:
     return next(node for node in tree.body if isinstance(node, ast.FunctionDef))
 
 
-def _describe(jit: Any, wrappers: list[Any], inferred, is_helper: bool) -> KernelSpec:
+def _describe(jit: Any, wrappers: list[Any], inferred) -> KernelSpec:
     lines, first_line = inspect.getsourcelines(jit.fn)
     def_offset = next(i for i, line in enumerate(lines) if line.lstrip().startswith("def "))
     params = tuple(_describe_param(p, inferred) for p in jit.params)
@@ -201,7 +252,6 @@ def _describe(jit: Any, wrappers: list[Any], inferred, is_helper: bool) -> Kerne
         params=params,
         autotune_configs=configs,
         heuristics=heuristics,
-        is_helper=is_helper,
         language=Language.GLUON if triton_kernels.is_gluon(jit) else Language.TRITON,
     )
 

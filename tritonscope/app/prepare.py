@@ -40,10 +40,10 @@ def prepare(request: VariantRequest) -> Prepared:
     """Load, pick and specialize. A cached kernel (DIR/:NAME) starts from its recorded specialization."""
     request = from_reference(request)
     target, notice = resolve(request.target)
-    loaded = load_file(request.file)
+    loaded = load_file(request.file, target.name)
     kernel = loaded.pick(request.kernel)
     variant = specialize(kernel, request, loaded.defaults, target)
-    notices = tuple(n for n in (version.notice(), notice) if n)
+    notices = tuple(n for n in (version.notice(), notice, *loaded.notices) if n)
     return Prepared(request, target, kernel, variant, loaded.module, notices)
 
 

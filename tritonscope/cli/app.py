@@ -139,6 +139,8 @@ def command(name: str | None = None, parent: typer.Typer = app, **settings):
         run.__signature__ = inspect.Signature(parameters)
         run.__annotations__ = {p.name: p.annotation for p in parameters}
         del run.__wrapped__  # typer must read the new signature
+        if hasattr(function, "context_settings"):  # variant_flags' `-- COMMAND...`
+            settings["context_settings"] = {**function.context_settings, **settings.get("context_settings", {})}
         parent.command(name, **settings)(run)
         return function
 

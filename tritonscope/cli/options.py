@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from ..core.errors import UsageError
-from ..core.model import VariantRequest
+from ..core.model import FromRun, VariantRequest
 from ..core.targets import TARGETS
 from . import argtypes
 
@@ -98,6 +98,17 @@ TritonOpt = Annotated[
         "under the user cache (`tritonscope envs`). Default: the installed Triton.",
     ),
 ]
+FromRunOpt = Annotated[
+    bool,
+    typer.Option(
+        "--from-run",
+        help="Run the file (its module code and __main__, or the command after --) against a simulated GPU of "
+        "the target, stop at the kernel's launch, and compile it as that launch specialized it.",
+    ),
+]
+LaunchOpt = Annotated[
+    int, typer.Option("--launch", metavar="N", help="With --from-run: the Nth launch of the kernel (default 1).")
+]
 
 
 ClusterOpt = Annotated[
@@ -125,6 +136,8 @@ _VARIANT_FLAGS = {
     "config": (ConfigOpt, None),
     "no_specialize": (NoSpecializeOpt, False),
     "triton": (TritonOpt, None),
+    "from_run": (FromRunOpt, False),
+    "launch": (LaunchOpt, 1),
 }
 
 
@@ -144,6 +157,7 @@ def variant_flags(command=None, *, file_optional: bool = False):
     else:
         parameters = [inspect.Parameter("file", keyword, annotation=FileArg)]
     parameters += [inspect.Parameter(n, keyword, annotation=a, default=d) for n, (a, d) in _VARIANT_FLAGS.items()]
+    parameters.append(inspect.Parameter("context", keyword, annotation=typer.Context))  # its args: after --
     parameters += [
         p.replace(kind=keyword, annotation=own[p.name])
         for p in inspect.signature(command).parameters.values()
@@ -153,17 +167,45 @@ def variant_flags(command=None, *, file_optional: bool = False):
     @functools.wraps(command)
     def with_request(**values):
         flags = {name: values.pop(name) for name in ("file", *_VARIANT_FLAGS)}
+        flags["run_command"] = tuple(values.pop("context").args)
         if flags["file"] is None:
             given = [name for name, (_, default) in _VARIANT_FLAGS.items() if flags[name] not in (default, None, [])]
             if given:
                 raise UsageError(f"variant flags ({', '.join(given)}) need a FILE")
             return command(request=None, **values)
-        return command(request=request_from(flags), **values)
+        return command(request=_from_its_run(request_from(flags)), **values)
 
     with_request.__signature__ = inspect.Signature(parameters)
     with_request.__annotations__ = {p.name: p.annotation for p in parameters}
+    with_request.context_settings = {"allow_extra_args": True}  # `--from-run -- COMMAND...`
     del with_request.__wrapped__  # typer must read the new signature, not the command's
     return with_request
+
+
+def _from_its_run(request: VariantRequest) -> VariantRequest:
+    """A `--from-run` request as the kernel its launch compiled, with a line saying which launch."""
+    if request.from_run is None:
+        return request
+    from ..app.from_run import resolve
+    from .app import progress, say
+
+    with progress(f"running {request.file} to the launch"):
+        resolved, launch = resolve(request)
+    say(launch.describe())
+    return resolved
+
+
+def _from_run(flags: dict) -> FromRun | None:
+    command, launch = tuple(flags.get("run_command") or ()), flags.get("launch") or 1
+    if not flags.get("from_run"):
+        if command:
+            raise UsageError(f"unexpected words: {' '.join(command)} (a command after -- goes with --from-run)")
+        if launch != 1:
+            raise UsageError("--launch N goes with --from-run")
+        return None
+    if launch < 1:
+        raise UsageError(f"--launch {launch}: launches are counted from 1")
+    return FromRun(launch=launch, command=command)
 
 
 def request_from(flags: dict) -> VariantRequest:
@@ -189,6 +231,7 @@ def request_from(flags: dict) -> VariantRequest:
         config=flags.get("config"),
         specialize=not flags.get("no_specialize", False),
         triton=release,
+        from_run=_from_run(flags),
     )
 
 

@@ -69,7 +69,9 @@ class KernelSpec:
     params: tuple[Param, ...]
     autotune_configs: tuple[AutotuneConfig, ...] = ()
     heuristics: tuple[str, ...] = ()  # constexprs computed by @triton.heuristics
-    is_helper: bool = False  # called by another @triton.jit function of the file
+    is_helper: bool = False  # called by another @triton.jit function of the file, or returns a value
+    called_by: tuple[str, ...] = ()  # the @triton.jit functions of the file that call it
+    returns_value: bool = False  # a helper's `return x`: Triton cannot launch it on its own
     language: Language = Language.TRITON  # @triton.jit or @gluon.jit: decides the stages before TTGIR
 
     def param(self, name: str) -> Param | None:
@@ -83,6 +85,14 @@ class KernelSpec:
         if self.heuristics:
             kinds.append("heuristics")
         return "+".join(kinds)
+
+
+@dataclass(frozen=True)
+class FromRun:
+    """`--from-run`: take the specialization from a launch in the file's own run."""
+
+    launch: int = 1  # which launch of the kernel, from 1 (--launch N)
+    command: tuple[str, ...] = ()  # the program to run (after --); empty: `python FILE`
 
 
 @dataclass(frozen=True)
@@ -106,6 +116,7 @@ class VariantRequest:
     config: int | None = None
     specialize: bool = True
     triton: str | None = None  # the Triton release to compile with (app/releases.py); None: the running one
+    from_run: FromRun | None = None  # resolved into a captured kernel before anything loads (app/from_run.py)
 
     @property
     def options(self) -> dict[str, int]:

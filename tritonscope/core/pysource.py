@@ -15,3 +15,19 @@ def called_functions(fn: ast.FunctionDef, names: set[str]) -> set[str]:
             for value in named:
                 called.update(n.id for n in ast.walk(value) if isinstance(n, ast.Name) and n.id in names)
     return called
+
+
+def returns_value(fn: ast.FunctionDef) -> bool:
+    """Whether `fn` returns a value. A kernel cannot: Triton launches only functions that return None,
+    so such a function is a helper that other kernels call."""
+    return any(isinstance(node, ast.Return) and node.value is not None for node in _own_nodes(fn))
+
+
+def _own_nodes(fn: ast.FunctionDef):
+    """The nodes of `fn`'s body, not those of functions or lambdas defined inside it."""
+    stack = list(fn.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))

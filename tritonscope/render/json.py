@@ -64,7 +64,7 @@ class JsonRenderer:
         return {"samples": rows}
 
     def _list(self, r: KernelList):
-        return {"file": str(r.path), "kernels": list(r.kernels), "defaults": r.defaults}
+        return {"file": str(r.path), "kernels": list(r.kernels), "defaults": r.defaults, "notices": list(r.notices)}
 
     def _dump(self, r: DumpResult):
         body = compilation_body(r.compilation)

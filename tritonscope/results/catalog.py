@@ -27,6 +27,7 @@ class KernelList:
     path: Path
     kernels: tuple[KernelSpec, ...]
     defaults: dict[str, Any]  # the file's tritonscope_defaults
+    notices: tuple[str, ...] = ()  # how the file was imported, when not plainly (a simulated GPU, a stop)
 
     @property
     def exit_status(self) -> ExitStatus:

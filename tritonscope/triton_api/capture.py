@@ -48,6 +48,8 @@ def _value_range(tensor) -> dict:
     dtype = tensor.dtype
     if torch is None or dtype.is_floating_point or dtype.is_complex or not 0 < tensor.numel() <= SMALL_INTEGER_TENSOR:
         return {}
+    if "Fake" in type(tensor).__name__:
+        return {}  # a simulated GPU's tensor holds no values (and its torch may not answer the next question)
     if tensor.is_cuda and torch.cuda.is_current_stream_capturing():
         return {}
     try:
@@ -97,7 +99,8 @@ def describe(value) -> dict:
 
 
 def launch_record(kernel, grid, args, index: int) -> dict:
-    """A launch of a CompiledKernel: its hash and name, the grid (three numbers), every argument."""
+    """A launch of a CompiledKernel: its hash and name, the grid (three numbers), every argument,
+    and the program's line that launched it."""
     grid = [int(g) for g in tuple(grid)[:3]]
     fn = getattr(getattr(kernel, "src", None), "fn", None)
     names = list(getattr(fn, "arg_names", []) or [])
@@ -109,7 +112,30 @@ def launch_record(kernel, grid, args, index: int) -> dict:
         "params": names if len(names) == len(args) else None,
         "args": [describe(a) for a in args],
         "pid": os.getpid(),
+        "call_site": call_site(),
     }
+
+
+def _library_folders() -> tuple[str, ...]:
+    """The folders of the packages a launch passes through on its way from the program's line."""
+    folders = [os.path.dirname(os.path.abspath(__file__))]
+    for name in ("triton", "torch", "functools"):
+        module = sys.modules.get(name)
+        if module is not None and getattr(module, "__file__", None):
+            folders.append(os.path.dirname(os.path.abspath(module.__file__)))
+    return tuple(folder + os.sep for folder in folders)
+
+
+def call_site() -> dict | None:
+    """The innermost frame outside Triton, torch and this file: the program's line that launched."""
+    libraries = _library_folders()
+    frame = sys._getframe(1)
+    while frame is not None:
+        file = frame.f_code.co_filename
+        if not file.startswith("<") and not os.path.abspath(file).startswith(libraries):
+            return {"file": file, "line": frame.f_lineno, "function": frame.f_code.co_name}
+        frame = frame.f_back
+    return None
 
 
 class Recorder:
@@ -163,10 +189,61 @@ def ensure_launch_enter_hook() -> None:
         knobs.runtime.launch_enter_hook = _no_op_launch_hook
 
 
+# torch.compile's autotuner times its candidates through these (the simulated GPU's answers included).
+_INDUCTOR_TIMING = {"benchmark_all_configs", "benchmark_gpu", "_benchmark_gpu"}
+
+
+def _benchmarking() -> bool:
+    """Whether this launch is an autotuner timing its configs (Triton's Autotuner._bench, torch.compile's
+    benchmark_all_configs), not one the program asked for. A program's own benchmark (a
+    triton.testing.do_bench of its own) launches for real and counts."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name in _INDUCTOR_TIMING or (code.co_name == "_bench" and code.co_filename.endswith("autotuner.py")):
+            return True
+        frame = frame.f_back
+    return False
+
+
+class StopAtLaunch:
+    """Records launches, and ends the program once the `launch`-th launch (from 1) of the kernel named
+    `name` (any kernel when empty) defined in `file` (any file when empty) is written: what
+    `--from-run` needs is that launch's compile and record, nothing the program does after it."""
+
+    EXIT_CODE = 87  # tells tritonscope the launch was reached; a program's own exit rarely uses it
+
+    def __init__(self, recorder: Recorder, want: dict):
+        self.recorder, self.want, self.seen = recorder, want, 0
+
+    def __call__(self, kernel, grid, args) -> None:
+        if self._wanted(kernel):
+            self.seen += 1
+            if self.seen >= int(self.want.get("launch", 1)):
+                index = self.recorder.counts.get(kernel.hash, 0)
+                append_line(self.recorder.log, {**launch_record(kernel, grid, args, index), "stop": True})
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(self.EXIT_CODE)
+        self.recorder(kernel, grid, args)
+
+    def _wanted(self, kernel) -> bool:
+        if _benchmarking():
+            return False  # an autotuner timing its configs: the program's own launch comes after
+        name, file = self.want.get("name"), self.want.get("file")
+        fn = getattr(getattr(getattr(kernel, "src", None), "fn", None), "fn", None)
+        defined_in = getattr(getattr(fn, "__code__", None), "co_filename", None)
+        if name and kernel.name != name:
+            return False
+        return not file or (defined_in is not None and os.path.realpath(defined_in) == os.path.realpath(file))
+
+
 def install(log: str, limit: int) -> None:
-    if limit <= 0:
+    stop = os.environ.get("TRITONSCOPE_STOP_AT_LAUNCH")
+    if limit <= 0 and not stop:
         return
-    wrap_launch_metadata(Recorder(log, limit))
+    recorder = Recorder(log, limit)
+    wrap_launch_metadata(StopAtLaunch(recorder, json.loads(stop)) if stop else recorder)
     ensure_launch_enter_hook()
 
 

@@ -1,15 +1,20 @@
 from __future__ import annotations
 
 from ..app import command
-from ..options import FileArg, JsonOpt, TimeoutOpt
+from ..options import FileArg, JsonOpt, TargetOpt, TimeoutOpt
 
 
 @command("list")
-def list_kernels(file: FileArg, timeout: TimeoutOpt = 120.0, json_out: JsonOpt = False):
-    """List the kernels in a file: parameters with their kinds and types, autotune configs, heuristics.
+def list_kernels(file: FileArg, target: TargetOpt = "auto", timeout: TimeoutOpt = 120.0, json_out: JsonOpt = False):
+    """List the kernels in a file: parameters with their kinds and types, autotune configs, heuristics,
+    and which @triton.jit functions are helpers (with the kernels that call them).
 
-    Examples: tritonscope list my_kernels.py, tritonscope list sample:matmul_autotune
+    A file that asks for a GPU at import (as Triton's tutorials do) is imported against a simulated
+    GPU of the target where none is visible.
+
+    Examples: tritonscope list my_kernels.py, tritonscope list sample:matmul_autotune,
+    tritonscope list 01-vector-add.py -t sm100
     """
     from ...app.catalog import list_kernels as find_kernels
 
-    return find_kernels(file)
+    return find_kernels(file, target)

@@ -20,9 +20,20 @@ TYPE_FROM = {
 
 class ListingView(TerminalRenderer):
     def draw(self, console: Console, result: KernelList) -> None:
-        console.print(Text(f"{result.path}", style="bold") + Text(f": {_counts(result.kernels)}\n"))
+        console.print(Text(f"{result.path}", style="bold") + Text(f": {_counts(result.kernels)}"))
+        for notice in result.notices:
+            console.print(Text(notice, style="dim"))
+        console.print()
         for spec in result.kernels:
             _draw_kernel(console, spec, result.defaults)
+
+
+def _role(spec) -> str:
+    if not spec.is_helper:
+        return "kernel"
+    called = f"called by {', '.join(spec.called_by)}" if spec.called_by else "no kernel of this file calls it"
+    returns = "returns a value, " if spec.returns_value else ""
+    return f"helper ({returns}{called})"
 
 
 def _counts(kernels) -> str:
@@ -35,7 +46,7 @@ def _counts(kernels) -> str:
 
 
 def _draw_kernel(console: Console, spec, defaults: dict) -> None:
-    role = "helper (called by another kernel)" if spec.is_helper else "kernel"
+    role = _role(spec)
     wrappers = f", {spec.wrappers}" if spec.wrappers else ""
     wrappers += ", Gluon" if spec.language.value == "gluon" else ""
     title = Text(f"{spec.name}  line {spec.line}  ") + Text(f"{role}{wrappers}", style="dim")

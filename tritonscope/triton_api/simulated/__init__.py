@@ -19,6 +19,7 @@ makes it from the targets table), once per process, before the program makes CUD
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 
@@ -55,3 +56,79 @@ def activate_from_environment() -> bool:
         return False
     activate(json.loads(text))
     return True
+
+
+class _Patches:
+    """What installing the simulated GPU changed in torch's namespaces (torch.cuda, torch._C, the
+    fake-tensor classes, Tensor's value reads...), so that an import's simulated GPU can be taken
+    away afterwards and put back for the next import: name by name, whatever the install touched."""
+
+    def __init__(self, spaces: list) -> None:
+        self.before = [(space, dict(vars(space))) for space in spaces]
+        self.after: list[tuple[object, dict]] = []
+
+    def taken(self) -> None:
+        missing = object()
+        self.after = [
+            (space, {k: v for k, v in vars(space).items() if before.get(k, missing) is not v})
+            for space, before in self.before
+        ]
+
+    def undo(self) -> None:
+        for (space, before), (_, after) in zip(self.before, self.after, strict=True):
+            for name in after:
+                if name in before:
+                    setattr(space, name, before[name])
+                else:
+                    delattr(space, name)
+
+    def redo(self) -> None:
+        for space, after in self.after:
+            for name, value in after.items():
+                setattr(space, name, value)
+
+
+def _torch_namespaces() -> list:
+    import torch
+    from torch._dynamo import device_interface
+    from torch._subclasses import fake_tensor
+
+    spaces = [torch.cuda, torch._C, torch.Tensor, torch.nn.Module, fake_tensor, fake_tensor.FakeTensorMode]
+    spaces += [fake_tensor.FakeTensor, device_interface, device_interface.CudaInterface]
+    return spaces + ([torch.accelerator] if hasattr(torch, "accelerator") else [])
+
+
+_patches: list[_Patches] = []
+
+
+@contextlib.contextmanager
+def importing(device: dict):
+    """For the length of a kernel file's import in tritonscope's own process: `device` answers the
+    file's questions (torch.cuda, Triton's driver), its tensors are fake, and a value read raises
+    stop.DeviceValueRead (the import stops there) rather than ending the process. Afterwards every
+    answer is taken back (torch.cuda, the fake-tensor mode, Triton's driver), so the command's own
+    work sees the machine as it is: no GPU for bench, real CPU tensors for the interpreter. Only
+    the CUDA device guard a CPU-only torch gets stays registered (it cannot be taken back, and no
+    CPU work uses it). torch.compile's settings are left alone: an import runs no compiled model."""
+    import triton
+
+    from . import driver, stop, torch_cuda
+
+    if not _patches:
+        patches = _Patches(_torch_namespaces())
+        torch_cuda.install(device)  # enters the mode
+        stop.install()
+        stop.raise_on_read()
+        patches.taken()
+        _patches.append(patches)
+        _active.append(device)
+    else:
+        _patches[0].redo()
+        torch_cuda._mode[0].__enter__()
+    driver.install(_active[0])
+    try:
+        yield _active[0]
+    finally:
+        torch_cuda._mode[0].__exit__(None, None, None)
+        _patches[0].undo()
+        triton.runtime.driver.reset_active()

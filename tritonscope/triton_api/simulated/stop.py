@@ -16,6 +16,20 @@ import os
 import sys
 
 STOPPED_EXIT = 75  # `trace` turns it into its documented exit code and message
+_raising: list[bool] = []  # set by raise_on_read(): in tritonscope's own process, importing a kernel file
+
+
+class DeviceValueRead(Exception):
+    """The code asked the simulated GPU for a value (raised instead of ending the process)."""
+
+    device_value_read = True  # what app/import_stop.py recognizes, without importing this module
+
+
+def raise_on_read() -> None:
+    """Raise DeviceValueRead at a value read instead of ending the process: an import of a kernel file
+    in tritonscope's own process stops there, and the command goes on with what was defined."""
+    _raising.append(True)
+
 
 _ASKS = {
     "item": ".item()",
@@ -67,6 +81,8 @@ def program_caller():
 def stop(frame, asked: str) -> None:
     """One line on stderr, then exit at once (no clean-up that could hang on a fake device)."""
     where = f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else "the program"
+    if _raising:
+        raise DeviceValueRead(f"{asked} needs values, which a simulated GPU does not hold")
     sys.stdout.flush()
     record = os.environ.get("TRITONSCOPE_STOPPED")
     if record:  # for `trace`, which says it in its own words
@@ -93,6 +109,31 @@ def _wrap(original, asked: str, folders: tuple[str, ...]):
 
 def _is_fake(tensor) -> bool:
     return "Fake" in type(tensor).__name__
+
+
+def _data_dependent(exc: BaseException) -> bool:
+    """A fake tensor refusing an operator whose result depends on values (torch.allclose, nonzero)."""
+    return type(exc).__name__ in ("DataDependentOutputException", "DynamicOutputShapeException")
+
+
+def _stop_at_uncaught(folders: tuple[str, ...]) -> None:
+    """A program that dies of a data-dependent operator (an `assert torch.allclose(...)`) was stopped
+    for a value too: said as a value read at the program's own line, not as torch's traceback."""
+    previous = sys.excepthook
+
+    def hook(kind, exc, tb):
+        frames = [f for f in _frames(tb) if not os.path.abspath(f.f_code.co_filename).startswith(folders)]
+        if _data_dependent(exc) and frames:
+            stop(frames[-1], f"{exc} (a result that depends on the tensors' values)")
+        previous(kind, exc, tb)
+
+    sys.excepthook = hook
+
+
+def _frames(tb):
+    while tb is not None:
+        yield tb.tb_frame
+        tb = tb.tb_next
 
 
 BACKWARD = (
@@ -127,3 +168,4 @@ def install() -> None:
             original = cls.__dict__.get(name) if cls is FakeTensor else getattr(cls, name, None)
             if original is not None:
                 setattr(cls, name, _wrap(original, asked, folders))
+    _stop_at_uncaught(folders)

@@ -75,6 +75,7 @@ def _answers(device: dict, torch) -> dict:
     stream.device = cuda_device
     return {
         "is_available": lambda: True,
+        "is_current_stream_capturing": lambda: False,  # nothing is captured into a graph on a simulated GPU
         "device_count": lambda: 1,
         "current_device": lambda: 0,
         "set_device": lambda *a, **k: None,

@@ -1,0 +1,144 @@
+"""`--from-run`: the specialization a kernel gets at a launch in the file's own run.
+
+The file (its module-level code and `__main__`), or the command given after `--`, runs as
+`trace` runs a program, against the simulated GPU of the target: the launch is recorded, the
+kernel compiled as that launch specialized it, and the program ended right after it
+(capture.StopAtLaunch). The request then names that compile as a captured kernel
+(`CAPTURE/:NAME`), which every command already reads: dump and explain read it whole, diff and
+passes start from its recorded specialization.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ..core.errors import KernelFileError, UsageError
+from ..core.limits import USER_CODE_SECONDS
+from ..core.model import VariantRequest
+from . import cache
+
+STOP_EXIT_CODE = 87  # triton_api/capture.StopAtLaunch.EXIT_CODE (that file imports nothing of tritonscope)
+_TAIL_LINES = 6
+
+
+@dataclass(frozen=True)
+class Launch:
+    """The launch a `--from-run` request stopped at."""
+
+    name: str
+    grid: tuple[int, int, int]
+    file: str | None  # the program's line that launched it
+    line: int | None
+    index: int  # which launch of that kernel, from 1
+    hash: str  # of the compile it launched
+
+    def describe(self) -> str:
+        where = f" at {self.file}:{self.line}" if self.file else ""
+        grid = "x".join(str(g) for g in self.grid)
+        return f"from the run: launch {self.index} of {self.name}{where}, grid {grid}"
+
+
+def resolve(request: VariantRequest) -> tuple[VariantRequest, Launch | None]:
+    """A `--from-run` request as the captured kernel its launch compiled; other requests as they are."""
+    if request.from_run is None:
+        return request, None
+    if cache.is_reference(request.file):
+        raise UsageError("--from-run runs a kernel file; a captured kernel (DIR/:NAME) already holds its launch")
+    from .load import resolve_path
+    from .prepare import from_reference
+
+    path = resolve_path(request.file)
+    folder = Path(tempfile.mkdtemp(prefix="tritonscope-from-run-"))
+    try:
+        launch = _run_to_launch(path, request, folder)
+        _keep_only(folder, launch)
+        captured = replace(request, file=f"{folder}{os.sep}:{launch.name}", kernel=None, from_run=None)
+        resolved = from_reference(captured)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    if Path(resolved.file).resolve().is_relative_to(folder.resolve()):
+        # a kernel whose source the run wrote itself (torch.compile's): read its compile as captured
+        atexit.register(shutil.rmtree, folder, True)
+        return captured, launch
+    # The launch's specialization as flags on the kernel's own file: every view then shows that file
+    # and a command line that makes the same compile (reproduce), not a private folder.
+    shutil.rmtree(folder, ignore_errors=True)
+    return replace(resolved, target=request.target), launch
+
+
+def _run_to_launch(path: Path, request: VariantRequest, folder: Path) -> Launch:
+    import subprocess
+
+    from ..core.targets import resolve as resolve_target
+
+    target, _ = resolve_target(request.target)
+    command = list(request.from_run.command) or [sys.executable, str(path)]
+    env = cache.environment_for_capture(folder, max(3, request.from_run.launch), target.simulated_device())
+    # The kernel named with -k, else the first kernel defined in FILE that the run launches.
+    want = {"name": request.kernel or "", "file": "" if request.kernel else str(path)}
+    want["launch"] = request.from_run.launch
+    env["TRITONSCOPE_STOP_AT_LAUNCH"] = json.dumps(want)
+    seconds = USER_CODE_SECONDS.get()
+    try:
+        finished = subprocess.run(command, env=env, capture_output=True, text=True, timeout=seconds)
+    except subprocess.TimeoutExpired:
+        raise UsageError(
+            f"{_shown(command)} ran {seconds:g} s without reaching {_wanted(request, path)}",
+            hint="raise --timeout, or name another launch with --launch N",
+        ) from None
+    except OSError as exc:
+        raise UsageError(f"cannot run {command[0]}: {exc.strerror}") from None
+    if finished.returncode != STOP_EXIT_CODE:
+        raise _not_reached(command, finished, request, path, cache.stop_record(folder))
+    return _stopped_launch(folder, request)
+
+
+def _stopped_launch(folder: Path, request: VariantRequest) -> Launch:
+    records = [json.loads(line) for line in (folder / cache.LAUNCH_LOG).read_text().splitlines() if line.strip()]
+    stop = next(r for r in reversed(records) if r.get("stop"))
+    site = stop.get("call_site") or {}
+    grid = tuple(int(g) for g in stop["grid"])
+    return Launch(stop["name"], grid, site.get("file"), site.get("line"), request.from_run.launch, stop["hash"])
+
+
+def _keep_only(folder: Path, launch: Launch) -> None:
+    """The private capture holds every compile the run made; keep the launched one alone, so that
+    CAPTURE/:NAME names it."""
+    for entry in (folder / "cache").iterdir():
+        if entry.is_dir() and entry.name != launch.hash:
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def _wanted(request: VariantRequest, path: Path) -> str:
+    which = f"launch {request.from_run.launch} of " if request.from_run.launch > 1 else "a launch of "
+    return which + (request.kernel if request.kernel else f"a kernel of {path.name}")
+
+
+def _shown(command: list[str]) -> str:
+    """The command as the user would type it: `python FILE` for the file's own run."""
+    if command[0] == sys.executable:  # the file's own run: `python FILE`, as the user would type it
+        command = ["python", Path(command[1]).name, *command[2:]]
+    return " ".join(command[:6]) + (" ..." if len(command) > 6 else "")
+
+
+def _not_reached(command, finished, request, path, stopped: str | None) -> KernelFileError:
+    if stopped:  # the program read a value from the simulated GPU before the launch
+        return KernelFileError(
+            f"{_shown(command)} stopped at {stopped} before reaching {_wanted(request, path)}: "
+            "a simulated GPU holds no values",
+            hint="launch the kernel before the program reads a result, or run a script that does (-- python ...)",
+        )
+    tail = "\n".join(finished.stderr.strip().splitlines()[-_TAIL_LINES:])
+    return KernelFileError(
+        f"{_shown(command)} ended (exit {finished.returncode}) without reaching {_wanted(request, path)}"
+        + (f"; it printed:\n{tail}" if tail else ""),
+        hint="run the code that launches it after --, e.g. --from-run -- python bench.py, or name another launch",
+    )
