@@ -86,6 +86,8 @@ def test_amd_figures_match_llvm(sample):
     c = compiled(f"sample:{sample}", "gfx942")
     fields = kernel_metadata(c.stages[Stage.AMDGCN])
     assert c.resources.registers == total_vgprs(fields) > 0
+    # The same total by LLVM's own comment, AGPRs included (they share the VGPRs' file on gfx942).
+    assert c.resources.registers == int(re.search(r"; NumVGPRsForWavesPerEU: (\d+)", c.stages[Stage.AMDGCN]).group(1))
     # LLVM's own waves-per-SIMD estimate counts registers only (Triton's LDS is dynamic).
     assert amd_waves_per_simd(TARGETS["gfx942"].limits, c.resources.registers) == llvm_occupancy(c.stages[Stage.AMDGCN])
     assert c.resources.shared_bytes >= c.metadata["shared"]

@@ -44,7 +44,7 @@ _POLL = 0.1  # seconds between looks at the tasks in flight
 
 def _ray():
     try:
-        import ray
+        import ray  # type: ignore[import-not-found]  # an optional extra (tritonscope[cluster])
     except ImportError:
         raise UsageError(
             "--cluster needs Ray, which is not installed", hint="pip install 'tritonscope[cluster]'"

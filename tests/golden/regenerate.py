@@ -6,13 +6,16 @@ so that a change to a view shows in review as a change to these files.
 
 They hold nothing of this machine and nothing that varies between runs: the kernel file is
 named `sample_kernels/NAME.py` wherever the checkout is, and the compile is said to take
-0.00 s, uncached. What Triton emits differs between releases, so they are made with, and
-compared under, the release named in VERSION only.
+0.00 s, uncached. The sample is compiled from a copy at one fixed path (PLACE), not from the
+checkout: the PTX spells the kernel file's path in its debug strings, split over lines by
+length, so a checkout's path would change the PTX's line count. What Triton emits differs
+between releases, so they are made with, and compared under, the release named in VERSION only.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 from pathlib import Path
 
@@ -31,11 +34,26 @@ SAMPLES = ("vector_add", "softmax", "matmul")
 TARGET = "sm90"
 WIDTH = 80
 VERSION = HERE / "VERSION"  # the Triton release the views were made with
+# Where the samples are compiled from: the same path on every machine and checkout (Triton runs
+# on Linux only, so /tmp is there; not tempfile.gettempdir(), which follows $TMPDIR).
+PLACE = Path("/tmp/tritonscope-golden/sample_kernels")
 
 
-def placeless(c: Compilation, name: str) -> Compilation:
-    """The compilation as if its kernel file were `sample_kernels/NAME.py`, compiled in no time."""
-    real, shown = str(sample_path(name)), f"sample_kernels/{name}.py"
+def placed(name: str) -> Path:
+    """A copy of the sample at PLACE, written whole (a run beside this one may be reading it)."""
+    source, copy = sample_path(name).read_text(), PLACE / f"{name}.py"
+    if not copy.is_file() or copy.read_text() != source:
+        PLACE.mkdir(parents=True, exist_ok=True)
+        part = copy.with_name(f".{name}.{os.getpid()}.part")
+        part.write_text(source)
+        os.replace(part, copy)
+    return copy
+
+
+def placeless(c: Compilation, name: str, real: str) -> Compilation:
+    """The compilation of the copy at `real` as if it were `sample:NAME`, in `sample_kernels/NAME.py`,
+    compiled in no time."""
+    shown = f"sample_kernels/{name}.py"
 
     def moved(where: tuple[tuple[str, int], ...]) -> tuple[tuple[str, int], ...]:
         return tuple((shown if file == real else file, line) for file, line in where)
@@ -43,6 +61,7 @@ def placeless(c: Compilation, name: str) -> Compilation:
     return dataclasses.replace(
         c,
         kernel=dataclasses.replace(c.kernel, file=shown if c.kernel.file == real else c.kernel.file),
+        variant=dataclasses.replace(c.variant, file=f"sample:{name}"),
         stages={stage: text.replace(real, shown) for stage, text in c.stages.items()},
         line_map={s: {n: moved(where) for n, where in lines.items()} for s, lines in c.line_map.items()},
         remarks=tuple(dataclasses.replace(r, locations=moved(r.locations)) for r in c.remarks),
@@ -56,7 +75,8 @@ def views() -> dict[str, str]:
     """File name -> the view, drawn now."""
     drawn = {}
     for name in SAMPLES:
-        c = placeless(compile_request(VariantRequest(f"sample:{name}", target=TARGET)), name)
+        copy = str(placed(name))
+        c = placeless(compile_request(VariantRequest(copy, target=TARGET)), name, copy)
         drawn[f"dump-{name}.txt"] = _drawn(DumpResult(c, tuple(c.stages)))
         explained = explain_compilation(c, None, live=False)  # no what-ifs, no nvdisasm: the compile's own
         drawn[f"explain-{name}.txt"] = _drawn(dataclasses.replace(explained, notes=()))

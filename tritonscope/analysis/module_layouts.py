@@ -52,7 +52,7 @@ def used_layouts(ttgir: str, line_map: StageMap, kernel_file: str) -> list[UsedL
             continue
         name, definition, kind = match.groups()
         uses = re.compile(re.escape(name) + r"(?![\w.])")
-        python = set()
+        python: set[int] = set()
         for other, body in enumerate(lines, start=1):
             if other != number and not body.startswith("#") and uses.search(body):
                 python.update(n for file, n in line_map.get(other, ()) if file == kernel_file)

@@ -90,6 +90,8 @@ def nvidia_resources(
     ptxas's spill stores and loads. The driver's local size (CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES) is the
     stack frame, where ptxas spills, plus local memory; Triton's n_spills is that over 4."""
     limits = target.limits
+    if not isinstance(limits, NvidiaLimits):
+        raise TypeError(f"{target.name} is not an NVIDIA target")
     shared = shared_bytes + usage.get("SHARED", 0)
     occupancy = nvidia_occupancy(limits, usage["REG"], shared, num_warps)
     local, stack = usage.get("LOCAL", 0), usage.get("STACK", 0)
@@ -114,6 +116,8 @@ def amd_resources(
 ) -> Resources:
     """Resources from the AMDGCN metadata block (see parsers.amdgcn) and Triton's dynamic LDS bytes."""
     limits = target.limits
+    if not isinstance(limits, AmdLimits):
+        raise TypeError(f"{target.name} is not an AMD target")
     vgprs = total_vgprs(fields)
     lds = fields.get("group_segment_fixed_size", 0) + shared_bytes
     scratch = fields.get("private_segment_fixed_size", 0)
@@ -131,17 +135,18 @@ def amd_resources(
 
 
 def total_vgprs(fields: dict[str, int]) -> int:
-    """VGPRs plus AGPRs, which share one register file (AGPRs start at a multiple of 4)."""
-    agprs = fields.get("agpr_count", 0)
-    vgprs = fields["vgpr_count"]
-    return _round_up(vgprs, 4) + agprs if agprs else vgprs
+    """VGPRs and AGPRs together, as occupancy counts them: the metadata's `.vgpr_count` is that total
+    already (LLVM's TotalNumVgprs: on gfx90a and later, whose one file holds both, the VGPRs rounded up
+    to 4 plus the AGPRs; on gfx908 the larger of the two), so `.agpr_count` is not added again."""
+    return fields["vgpr_count"]
 
 
 def _unknown(target: Target) -> tuple[str, ...]:
     """Says which of the target's limits are not known, so an occupancy is read for what it is."""
     if not target.unknown:
         return ()
-    unit = "" if target.limits.simds_per_cu else " (per SIMD: the SIMDs per CU are unknown)"
+    per_simd = isinstance(target.limits, AmdLimits) and not target.limits.simds_per_cu
+    unit = " (per SIMD: the SIMDs per CU are unknown)" if per_simd else ""
     return (f"{target.label}: {', '.join(target.unknown)} unknown; occupancy from LLVM's waves per SIMD{unit}",)
 
 

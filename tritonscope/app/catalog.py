@@ -71,4 +71,4 @@ def trace(
     found = cache.entries(out) if (out / "cache").is_dir() else []
     recorded = sum(len(e.launches) for e in found)
     names = tuple(sorted({e.name for e in found}))
-    return TraceResult(out, names, finished.returncode, recorded, device and device["target"], stopped)
+    return TraceResult(out, names, finished.returncode, recorded, device["target"] if device else None, stopped)

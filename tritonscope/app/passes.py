@@ -21,7 +21,7 @@ from ..analysis.compile_time import CompileTiming
 from ..core.errors import CompileError, UsageError
 from ..core.fileio import read_checked_bytes, user_cache_dir, write_checked_bytes
 from ..core.model import VariantRequest
-from ..isolate import Task, Workers, pool
+from ..isolate import Outcome, Task, Workers, pool
 from ..parsers import timing_report
 from ..results.passes import PassesComparison, PassesResult
 from ..triton_api.passes import DUMP_ENVIRONMENT, LLVM_DUMP_ENVIRONMENT
@@ -48,6 +48,7 @@ def passes(
         if kept is not None:
             records, llvm_records = pickle.loads(zlib.decompress(kept))
         else:
+            assert dump is not None  # dumped above, since nothing was kept
             records, llvm_records = _records(dump, llvm)
             write_checked_bytes(memo, zlib.compress(pickle.dumps((records, llvm_records)), 1))
             _forget_old(memo.parent)
@@ -131,7 +132,7 @@ class _Capture:
         self._workers = Workers(timeout=timeout, env=env, stderr=self._stderr)
         self._read_up_to = 0  # bytes of the file an earlier compile printed
         self._thread: threading.Thread | None = None
-        self._outcome = None
+        self._outcome: Outcome | None = None
 
     def __enter__(self) -> _Capture:
         self._workers.warm(preload=__name__)  # the module of `capture`, its task

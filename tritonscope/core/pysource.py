@@ -8,7 +8,7 @@ import ast
 def called_functions(fn: ast.FunctionDef, names: set[str]) -> set[str]:
     """The functions among `names` that `fn` calls, or hands to a call as a value (a partition
     given to `gl.warp_specialize` runs as a helper of the kernel that names it)."""
-    called = set()
+    called: set[str] = set()
     for node in ast.walk(fn):
         if isinstance(node, ast.Call):
             named = [node.func, *node.args, *(k.value for k in node.keywords)]

@@ -98,8 +98,14 @@ class Target:
     def simulated_device(self) -> dict:
         """What triton_api/simulated/ is activated with: plain data, passed to the traced program."""
         gpu, limits = self.gpu, self.limits
-        nvidia = isinstance(limits, NvidiaLimits)
-        capability = divmod(int(self.arch), 10) if nvidia else _AMD_CAPABILITY[str(self.arch)]
+        per_block: int | None
+        per_multiprocessor: int | None
+        if isinstance(limits, NvidiaLimits):
+            capability = divmod(int(self.arch), 10)
+            per_block, per_multiprocessor = limits.shared_per_block, limits.shared_per_sm
+        else:  # an AMD workgroup may take all of its CU's LDS
+            capability = _AMD_CAPABILITY[str(self.arch)]
+            per_block = per_multiprocessor = limits.lds_per_cu
         return {
             "target": self.name,
             "name": gpu.name,
@@ -108,8 +114,8 @@ class Target:
             "capability": list(capability),
             "warp_size": self.warp_size,
             "multiprocessor_count": gpu.multiprocessors,
-            "shared_memory_per_block_optin": limits.shared_per_block if nvidia else limits.lds_per_cu,
-            "shared_memory_per_multiprocessor": limits.shared_per_sm if nvidia else limits.lds_per_cu,
+            "shared_memory_per_block_optin": per_block,
+            "shared_memory_per_multiprocessor": per_multiprocessor,
             "l2_cache_size": gpu.l2_bytes,
             "total_memory": gpu.memory_bytes,
             "max_threads_per_multiprocessor": gpu.threads_per_multiprocessor,

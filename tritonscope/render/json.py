@@ -8,6 +8,7 @@ document.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
@@ -94,7 +95,7 @@ class JsonRenderer:
 
     def _passes_compare(self, r: PassesComparison):
         d = r.divergence
-        body = {
+        body: dict[str, Any] = {
             "variants": [
                 {"label": label, "triton_version": p.triton_version, "variant": p.variant, "passes": _names(p)}
                 for label, p in zip(r.labels, r.results, strict=True)
@@ -140,7 +141,11 @@ class JsonRenderer:
         }
 
     def _grid(self, r: GridResult):
-        body = {"kernel": r.variant.kernel, "grid": list(r.size), "programs": [asdict(p) for p in r.programs]}
+        body: dict[str, Any] = {
+            "kernel": r.variant.kernel,
+            "grid": list(r.size),
+            "programs": [asdict(p) for p in r.programs],
+        }
         if r.wave:
             body["wave"] = {"programs": r.wave, "distinct_input_tiles": r.wave_loads}
         return body
@@ -240,7 +245,7 @@ class JsonRenderer:
         return {"ok": r.ok, "exit_code": r.exit_code, "entries": entries, "notes": list(r.notes)}
 
 
-_BODIES = {
+_BODIES: dict[type, Callable[[JsonRenderer, Any], dict[str, Any]]] = {
     SamplesResult: JsonRenderer._samples,
     KernelList: JsonRenderer._list,
     DumpResult: JsonRenderer._dump,

@@ -18,7 +18,7 @@ def unwrap(obj: Any) -> tuple[Any, list[Any]] | None:
     a library's subclass of them or of KernelInterface, or any object that holds the kernel
     in `.fn` (a `libentry`-style wrapper).
     """
-    wrappers = []
+    wrappers: list[Any] = []
     while not isinstance(obj, JITFunction):
         inner = getattr(obj, "fn", None) if not isinstance(obj, type) else None
         if inner is None or len(wrappers) >= _MAX_WRAPPERS:
@@ -39,7 +39,7 @@ def source_class(jit: Any) -> type:
     """Triton's AST source for a kernel: Gluon's own for `@gluon.jit`, whose make_ir sets the module's
     warps, CTAs and target before the body is built, as its layouts need."""
     if is_gluon(jit):
-        from triton.experimental.gluon._runtime import GluonASTSource
+        from triton.experimental.gluon._runtime import GluonASTSource  # type: ignore[import-untyped]
 
         return GluonASTSource
     from triton.compiler import ASTSource
@@ -53,7 +53,7 @@ def gluon_descriptor(type_name: str) -> str:
     as host code building it with `TensorDescriptor.from_tensor` usually passes."""
     if "," in type_name.split("]", 1)[-1]:
         return type_name  # the user named the layout
-    from triton.experimental.gluon.language import NVMMASharedLayout
+    from triton.experimental.gluon.language import NVMMASharedLayout  # type: ignore[import-untyped]
 
     element, shape = type_name.removeprefix("tensordesc<").removesuffix(">").split("[", 1)
     block = [int(d) for d in shape.rstrip("]").split(",")]
@@ -67,7 +67,7 @@ def gluon_layout(text: str) -> Any:
     but call them with literal arguments."""
     import ast
 
-    from triton.experimental.gluon import language as gl
+    from triton.experimental.gluon import language as gl  # type: ignore[import-untyped]
     from triton.experimental.gluon.language import _layouts
 
     from ..core.errors import UsageError

@@ -17,7 +17,7 @@ import os
 import time
 from dataclasses import dataclass, field
 
-import triton
+import triton  # type: ignore[import-untyped]
 
 from ..parsers.timing_report import STAGE_MARK
 from .compiler import run_compiler
@@ -105,7 +105,7 @@ def _timed_stage(name: str, make, measured: StepTimes):
 
 
 def _time_llvm(measured: StepTimes) -> None:
-    from triton._C.libtriton import llvm
+    from triton._C.libtriton import llvm  # type: ignore[import-untyped]
 
     for attribute, step in LLVM_STEPS.items():
         original = getattr(llvm, attribute, None)
@@ -146,7 +146,7 @@ def _time_pass_managers(measured: StepTimes) -> None:
 def _time_cache_writes(measured: StepTimes) -> None:
     """Triton writes every stage's output to its cache between the stages (FileCacheManager.put,
     3.5 to 3.9; put_group writes through put)."""
-    from triton.runtime.cache import FileCacheManager
+    from triton.runtime.cache import FileCacheManager  # type: ignore[import-untyped]
 
     original = FileCacheManager.put
     measured.store = 0.0

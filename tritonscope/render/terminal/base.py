@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import IO, Any, TextIO
 
 from rich.console import Console
 
@@ -58,7 +58,7 @@ class TerminalRenderer:
         self.draw(console_on(file, self.terminal), result)
 
 
-def write_rows(file: TextIO, rows: Iterable[str], batch: int = 256) -> None:
+def write_rows(file: IO[str], rows: Iterable[str], batch: int = 256) -> None:
     """Finished rows onto `file` in batches: few writes, and the first screen out as soon as it is drawn."""
     chunk = []
     for row in rows:

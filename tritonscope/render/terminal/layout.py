@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.console import Console
 
 from ...analysis.layouts import Layout, Ownership
@@ -57,6 +59,7 @@ def _grid(own: Ownership, width: int, color: bool) -> list[str]:
     label = len(str(max(own.shape))) + 1
     fit = max((width - label) // CELL, 1)
     band = 1 << (fit.bit_length() - 1)
+    element: Callable[[int, int], tuple[int, ...]]
     if len(own.shape) == 1:
         columns = min(own.shape[0], band)
         rows, element = -(-own.shape[0] // columns), lambda r, c: (r * columns + c,)

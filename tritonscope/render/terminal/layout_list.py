@@ -65,6 +65,7 @@ def bank_lines(terminal: Terminal, result: SharedLayoutResult) -> list[str]:
 def _grid(result: SharedLayoutResult, width: int, color: bool) -> list[str]:
     shape = result.shape if len(result.shape) == 2 else (1, result.shape[-1])
     rows, columns = shape[-2], shape[-1]
+    banks = result.banks or {}  # drawn only where the release gave them
     label = len(str(rows)) + 1
     band = 1 << (max((width - label) // CELL, 1).bit_length() - 1)
     lines = []
@@ -75,7 +76,7 @@ def _grid(result: SharedLayoutResult, width: int, color: bool) -> list[str]:
         for r in range(rows):
             row = [("2", f"{r:>{label - 1}} ")]
             for c in range(start, stop):
-                bank = result.banks.get((r, c) if len(result.shape) == 2 else (c,), 0)
+                bank = banks.get((r, c) if len(result.shape) == 2 else (c,), 0)
                 row.append((_BANK_COLOURS[bank // 4 % len(_BANK_COLOURS)], f"{bank:>{CELL - 1}} "))
             lines.append(paint(row, color))
     return lines

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ...analysis import normalize
+from ...analysis.compile_time import CompileTiming
 from ...analysis.passes import LlvmPassRecord, PassRecord
 from ...core.stages import Stage
 from ...results.passes import PassesComparison, PassesResult
@@ -93,14 +94,16 @@ class PassesView(TerminalRenderer):
         records = list(result.records)
         options = (self.only_changed, self.full, self.keep_loc)
         if result.timing is not None and selected is None:
-            _draw_timed(console, self.terminal, result, llvm, self.only_changed)
+            _draw_timed(console, self.terminal, result, result.timing, llvm, self.only_changed)
             return
         _draw(console, self.terminal, result, records, llvm, selected, *options)
 
 
-def _draw_timed(console: Console, terminal: Terminal, result: PassesResult, llvm, only_changed: bool) -> None:
-    """`passes --time`: the compile's steps with their times, instead of the plain pass table."""
-    variant, timing = result.variant, result.timing
+def _draw_timed(
+    console: Console, terminal: Terminal, result: PassesResult, timing: CompileTiming, llvm, only_changed: bool
+) -> None:
+    """`passes --time`: the compile's steps with their times (`result.timing`), instead of the plain pass table."""
+    variant = result.variant
     console.print(Text(f"{variant.kernel} on {variant.target}: {len(result.records)} MLIR passes", style="dim"))
     keep = {r.index for r in result.records if r.changed} if only_changed else None
     lines = timing_lines(timing, keep, terminal)

@@ -8,6 +8,7 @@ Autotuner and torch.compile's CachingAutotuner are both followed.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 
@@ -27,10 +28,11 @@ def _write(record: dict) -> None:
 
 
 def _follow_triton() -> None:
-    from triton.runtime.autotuner import Autotuner
+    from triton.runtime.autotuner import Autotuner  # type: ignore[import-untyped]
 
     original = Autotuner.run
 
+    @functools.wraps(original)  # keeps the original as __wrapped__
     def run(self, *args, **kwargs):
         before = len(getattr(self, "cache", {}))
         result = original(self, *args, **kwargs)
@@ -46,7 +48,6 @@ def _follow_triton() -> None:
             )
         return result
 
-    run.__wrapped__ = original
     Autotuner.run = run
 
 
@@ -70,7 +71,7 @@ def _follow_inductor() -> None:
             )
         return result
 
-    CachingAutotuner.autotune_to_one_config = autotune_to_one_config
+    CachingAutotuner.autotune_to_one_config = autotune_to_one_config  # type: ignore[method-assign]
 
 
 def install() -> None:

@@ -31,7 +31,7 @@ class _Launcher:
 @functools.cache
 def _cuobjdump() -> str | None:
     try:
-        from triton import knobs
+        from triton import knobs  # type: ignore[import-untyped]
 
         return knobs.nvidia.cuobjdump.path
     except Exception:  # noqa: BLE001 - an older release: the figures are then estimates
@@ -98,8 +98,8 @@ class _Utils:
 
 
 def _driver_class(device: dict):
-    from triton.backends.compiler import GPUTarget
-    from triton.backends.driver import DriverBase
+    from triton.backends.compiler import GPUTarget  # type: ignore[import-untyped]
+    from triton.backends.driver import DriverBase  # type: ignore[import-untyped]
 
     class SimulatedDriver(DriverBase):
         """Triton's active driver: the target's GPU, device 0, stream 0; launches do nothing."""
@@ -130,7 +130,7 @@ def _driver_class(device: dict):
             return torch.cuda
 
         def map_python_to_cpp_type(self, ty: str) -> str:
-            from triton.backends.nvidia.driver import ty_to_cpp
+            from triton.backends.nvidia.driver import ty_to_cpp  # type: ignore[import-untyped]
 
             return ty_to_cpp(ty)
 
@@ -152,7 +152,7 @@ def install(device: dict) -> None:
     """Make the simulated driver Triton's active one, and the one a fresh driver is made from
     (torch.compile makes its own from triton.backends.backends[...].driver)."""
     import triton
-    from triton.backends import backends
+    from triton.backends import backends  # type: ignore[import-untyped]
 
     cls = _driver_class(device)
     vendor = "nvidia" if device["backend"] == "cuda" else "amd"

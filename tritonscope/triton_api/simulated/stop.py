@@ -10,6 +10,7 @@ written by a single append.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -94,6 +95,7 @@ def stop(frame, asked: str) -> None:
 
 
 def _wrap(original, asked: str, folders: tuple[str, ...]):
+    @functools.wraps(original)  # keeps the original as __wrapped__
     def method(self, *args, **kwargs):
         # every tensor is fake (CPU ones too, made under the same mode): none holds a value
         if _is_fake(self) and not (asked == ".cpu()" and self.device.type == "cpu"):
@@ -102,7 +104,6 @@ def _wrap(original, asked: str, folders: tuple[str, ...]):
                 stop(frame, asked)
         return original(self, *args, **kwargs)
 
-    method.__wrapped__ = original
     return method
 
 
