@@ -19,6 +19,7 @@ from ..analysis.artifacts import to_compilation
 from ..core import fileio, schemas
 from ..core.errors import KernelFileError, UsageError
 from ..core.model import OPTION_NAMES, Artifacts, Compilation, KernelSpec, Variant, VariantRequest
+from ..core.pysource import declared_constexprs
 from ..core.stages import Language
 from ..core.targets import TARGETS, Target
 from ..core.values import parse
@@ -306,10 +307,16 @@ def entry_request(entry: CacheEntry, reference: str) -> VariantRequest:
     if not source or not Path(file).is_file():
         raise KernelFileError(f"{reference}: its source file {file or '(unknown)'} is not there to compile from")
     signature, constants, hints = recorded_specialization(entry)
-    constexprs = tuple((n, parse(v)) for n, v in constants.items() if signature.get(n) == "constexpr")
     launched = _launched_scalars(entry)
+    # Triton records an argument specialized to a constant (a 1, a None) as a constexpr too: only the
+    # parameters the kernel declares constexpr are given as such, the others as the value they had.
+    declared = declared_constexprs(source, entry.name)
+    constant = {n: parse(v) for n, v in constants.items() if signature.get(n) == "constexpr"}
+    constexprs = tuple((n, v) for n, v in constant.items() if declared is None or n in declared)
     args = tuple(
-        (n, launched.get(n, _specializing_as(t, hints.get(n, "")))) for n, t in signature.items() if t != "constexpr"
+        (n, launched.get(n, constant[n] if t == "constexpr" else _specializing_as(t, hints.get(n, ""))))
+        for n, t in signature.items()
+        if t != "constexpr" or (declared is not None and n not in declared and n in constant)
     )
     metadata = entry.metadata
     return VariantRequest(
