@@ -144,6 +144,7 @@ def _figures(stdout: str) -> dict:
     for variant in document["variants"]:
         variant.pop("compile_seconds", None)
         variant.pop("cache_hit", None)
+        variant.pop("stage_seconds", None)
     return document
 
 

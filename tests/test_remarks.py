@@ -75,16 +75,17 @@ def test_a_dot_without_wgmma_carries_triton_s_remark():
     assert not of_kind(result, findings.REMARK)  # given to the finding it explains, not repeated
 
 
-def test_a_remark_no_finding_explains_is_a_finding_on_its_line():
-    """On sm100 a dot with a 32-row tile gets no tcgen05 (MMA v5): Triton says so, and no detector does."""
+def test_a_remark_a_finding_explains_is_carried_by_it_on_its_line():
+    """On sm100 a dot with a 32-row tile gets no tcgen05 (MMA v5): Triton says so, and the target-aware
+    finding about that dot carries the remark (no separate remark finding repeats it)."""
     result = explain_compilation(compiled("sample:matmul", "sm100", constexprs=("BLOCK_SIZE_M=32",)))
-    (remark,) = of_kind(result, findings.REMARK)
-    assert remark.line == DOT
-    assert remark.message == (
-        "Triton's compiler remarks: MMA version 5 acceleration not applied due to unsupported shapes or data types."
+    (dot,) = of_kind(result, "dot-not-on-tcgen05")
+    assert dot.line == DOT == 35
+    assert dot.remarks == (
+        "MMA version 5 acceleration not applied due to unsupported shapes or data types. "
+        "Target compute capability (100) supports MMA v5.",
     )
-    assert remark.evidence == "MLIR remark at matmul.py:35; Target compute capability (100) supports MMA v5."
-    assert DOT == 35
+    assert not of_kind(result, findings.REMARK)
 
 
 def test_a_what_if_that_ptxas_refuses_is_said_in_one_line():
@@ -165,5 +166,5 @@ def test_the_user_sees_remarks_as_findings_never_as_raw_stderr(tmp_path):
     )
     assert document.returncode == 0 and "remark:" not in document.stderr
     found = json.loads(document.stdout)["findings"]
-    remark = next(f for f in found if f["kind"] == findings.REMARK)
+    remark = next(f for f in found if f["kind"] == "dot-not-on-tcgen05")
     assert remark["line"] == DOT and remark["remarks"][0].startswith("MMA version 5 acceleration not applied")

@@ -52,7 +52,9 @@ def test_stage_choice_and_bad_output(cli, tmp_path):
     cli("report", "sample:vector_add", "-t", "gfx942", "--stage", "amdgcn", "-o", out)
     page = out.read_text()
     assert 'class="column hidden" id="column-ttgir"' in page and 'class="column" id="column-amdgcn"' in page
-    assert "is a directory" in cli("report", "sample:vector_add", "-t", "sm90", "-o", tmp_path, expect=2).stderr
+    assert (
+        "refused: it is a folder" in cli("report", "sample:vector_add", "-t", "sm90", "-o", tmp_path, expect=2).stderr
+    )
     assert (
         "not produced for gfx942"
         in cli("report", "sample:vector_add", "-t", "gfx942", "--stage", "sass", "-o", out, expect=2).stderr

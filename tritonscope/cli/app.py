@@ -26,6 +26,7 @@ from typing import Annotated, Any
 import typer
 
 from .. import __version__
+from ..core import fileio
 from ..core.errors import TritonscopeError
 from ..core.status import ExitStatus
 
@@ -129,6 +130,7 @@ def command(name: str | None = None, parent: typer.Typer = app, **settings):
             ENV.no_pager |= values.pop("no_pager")
             ENV.debug |= values.pop("debug")
             ENV.stdout = sys.stdout
+            fileio.new_run()
             with errors_reported(), contextlib.ExitStack() as limits:
                 _check_stdout(ENV.stdout)
                 ENV.stdout = _private_stdout(ENV.stdout, limits)

@@ -41,6 +41,11 @@ _READ: dict[tuple[int, int], Path] = {}  # (device, inode) -> the path of a file
 _WRITTEN: dict[tuple[int, int], Path] = {}  # the files this run wrote, each once
 
 
+def new_run() -> None:
+    """A command starts: no file is written by it yet (a process may run several, as tests do)."""
+    _WRITTEN.clear()
+
+
 RESULTS_FD: int | None = None  # the command's own stdout (cli/app.py points descriptor 1 at stderr)
 _STDOUT_NAMES = ("-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1")
 
