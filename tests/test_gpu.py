@@ -87,6 +87,8 @@ GPU_SIZES = {
     "add_op": [98432, 12345],
     "row_sum": [4096, 1000],
     "row_sum_gluon": [4096, 1000],
+    "matmul_tma": [512, 1000],
+    "fused_attention_tma": [1024, 1000],
 }
 
 

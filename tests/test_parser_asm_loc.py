@@ -148,3 +148,41 @@ def test_kept_line_numbers_name_each_kept_line_in_the_original():
     numbers = asm_loc.kept_line_numbers(ptx)
     assert numbers == [1, 2, 4, 6, 7]
     assert kept == [ptx.splitlines()[n - 1] for n in numbers]
+
+
+# --- non-ASCII file names (issue 27, item 5) ---------------------------------------------------
+
+_names = st.lists(
+    st.text(st.characters(blacklist_characters='/"\\\n\r\x00', blacklist_categories=("Cs",)), min_size=1, max_size=6),
+    min_size=1,
+    max_size=4,
+).map(lambda parts: "/" + "/".join(parts) + ".py")
+
+
+def _octal(name: str) -> str:
+    return "".join(c if c.isascii() else "".join(f"\\{b:03o}" for b in c.encode()) for c in name)
+
+
+def _nvdisasm(name: str) -> str:
+    """nvdisasm's spelling: the octal escapes, the last one of the file's own name behind a `/`."""
+    folder, _, base = _octal(name).rpartition("/")
+    head, sep, tail = base.rpartition("\\")
+    return f"{folder}/{head}/{tail}" if sep and base.count("\\") > 1 else f"{folder}/{base}"
+
+
+@given(_names)
+def test_escaped_file_names_read_back_as_written(name):
+    from tritonscope.parsers.asm_loc import ascii_only, unescaped_hex, unescaped_name
+
+    assert unescaped_name(_octal(name)) == name
+    assert unescaped_hex("".join(c if c.isascii() else "".join(f"\\{b:02X}" for b in c.encode()) for c in name)) == name
+    assert ascii_only(f".loc 1 8 0 // {name}:8:0\n").isascii()
+    if not name.rpartition("/")[2].isascii():
+        assert unescaped_name(_nvdisasm(name)) == name
+
+
+def test_a_folder_named_by_digits_is_not_a_byte():
+    from tritonscope.parsers.asm_loc import unescaped_name
+
+    assert unescaped_name("/a/200/caf\\303\\251/k.py") == "/a/200/café/k.py"
+    assert unescaped_name("/x\\303\\251/201/k.py") == "/xé/201/k.py"

@@ -274,3 +274,20 @@ def test_a_launch_that_fails_is_one_line_from_the_launcher():
 def test_profile_takes_one_value_per_launch_keyword(cli):
     result = cli("profile", "sample:vector_add", "--vary", "BLOCK_SIZE=256,1024", expect=2)
     assert "one launch takes one value" in result.stderr
+
+
+def test_a_captured_source_is_put_where_its_line_information_points_while_ncu_runs(tmp_path):
+    """torch.compile writes its kernels inside the capture while it is written (a staging folder
+    renamed afterwards): ncu, which prints each line from the file the binary names, found nothing
+    there (issue 27, item 3). The source is put there for the run, then removed with its folders."""
+    from types import SimpleNamespace
+
+    from tritonscope.app.profile import source_in_place
+
+    (tmp_path / "cap").mkdir()
+    staged = tmp_path / ".cap.new.428.k4jpn7xj" / "inductor" / "b5" / "k.py"
+    record = {"file": str(staged), "source": "@triton.jit\ndef k(x):\n    pass\n", "first_line": 18}
+    with source_in_place(SimpleNamespace(specialization=record)):
+        lines = staged.read_text().splitlines()
+        assert lines[17] == "@triton.jit" and lines[18] == "def k(x):"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cap"]

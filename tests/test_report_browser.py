@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from cli_process import tritonscope
 from conftest import KERNELS, compiled
 
 from tritonscope.analysis import linemap
@@ -141,3 +142,50 @@ def test_the_heatmap_and_a_finding_lead_to_the_stages(browser, tmp_path):
     assert expected and _lit(browser, Stage.SASS) == expected
     ARTIFACTS.mkdir(exist_ok=True)
     browser.save_screenshot(str(ARTIFACTS / "report-matmul-heat.png"))
+
+
+def _injected(browser) -> tuple[list[str], list[str]]:
+    """What markup from a hostile kernel did in the open page: the `__pwned*` globals its scripts
+    set, and the b/img/h2 elements its text made (the page's own tags carry no hostile words)."""
+    return browser.execute_script(
+        "return [Object.keys(window).filter(k => k.startsWith('__pwned')),"
+        " Array.from(document.querySelectorAll('b, img, h1, script:not([id]), iframe'))"
+        "  .map(e => e.outerHTML).filter(h => /pwned|bold|printed|device|escaped|>tag</.test(h))]"
+    )
+
+
+def test_pages_built_from_markup_show_it_as_text_in_every_html_output(browser, tmp_path):
+    """report, diff --html (a variant that fails, whose message carries the markup) and
+    passes --html of a kernel whose docstring, comments, prints and constexprs are markup."""
+    kernel = KERNELS / "faults" / "markup_kernel.py"
+    bad = "<script>window.__pwned_vary=1</script><b>bold vary</b>"
+    pages = {
+        "report": ("report", kernel, "--target", "sm90", "-o", tmp_path / "report.html"),
+        "diff": ("diff", kernel, "--target", "sm90", "--vary", f"BLOCK=16,{bad}", "--html", tmp_path / "diff.html"),
+        "passes": ("passes", kernel, "--target", "sm90", "--html", tmp_path / "passes.html"),
+    }
+    for name, args in pages.items():
+        tritonscope(*args, expect=None)
+        page = tmp_path / f"{name}.html"
+        assert page.is_file(), name
+        browser.get(page.as_uri())
+        ran, made = _injected(browser)
+        assert ran == [] and made == [], f"{name}: scripts ran {ran}, markup rendered {made}"
+    browser.get((tmp_path / "report.html").as_uri())
+    body = browser.find_element("tag name", "body").text
+    assert "<script>window.__pwned_comment = 1</script> <b>bold comment</b>" in body
+    assert "<script>window.__pwned_tag=1</script><b>tag</b>" in body
+
+
+def test_only_the_pages_own_script_may_run(browser, tmp_path):
+    """Defence in depth: markup that slipped past escaping still cannot run (the policy lists the
+    page's own script by digest), while the page's own script does run."""
+    c = compiled("sample:double", "sm90")
+    page = html.compilation_report(c, [Stage.TTIR])
+    hostile = '<img src="x" onerror="window.__pwned_img=1"><script>window.__pwned_script=1</script>'
+    (tmp_path / "slipped.html").write_text(page.replace("<header>", hostile + "<header>", 1))
+    browser.get((tmp_path / "slipped.html").as_uri())
+    assert browser.execute_script("return Object.keys(window).filter(k => k.startsWith('__pwned'))") == []
+    load = next(e for e in browser.find_elements("css selector", '.l[data-stage="source"]') if "tl.load" in e.text)
+    load.click()
+    assert browser.find_elements("css selector", '.l.hl[data-stage="ttir"]'), "the page's own script did not run"

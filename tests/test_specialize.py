@@ -81,7 +81,7 @@ def test_autotune_config_and_heuristics():
         ({"kernel": "scale_kernel"}, "needs a value for constexpr BLOCK"),
         (
             {"kernel": "scale_kernel", "constexprs": ("BLOCK=64",), "args": ("in_ptr=abc",)},
-            "bad value for argument in_ptr: 'abc'",
+            "-a in_ptr=abc: in_ptr is a pointer",
         ),
         ({"kernel": "scale_kernel", "constexprs": ("BLOCK=64",), "args": ("n=2**70",)}, "does not fit in 64 bits"),
         ({"kernel": "scale_kernel", "constexprs": ("BLOCK=64",), "args": ("n=lots",)}, "bad value for argument n"),

@@ -69,6 +69,9 @@ def test_from_run_sees_the_targets_answers_and_the_launch_asked_for():
     ampere, _ = _from_run("device_at_import.py", "-t", "sm80")
     assert hopper["constexprs"] == {"BLOCK": 1024} and ampere["constexprs"] == {"BLOCK": 256}  # chosen by capability
     assert hopper["signature"]["factor"] == "fp32" and hopper["arguments"]["n"] == 100_000
+    guarded, _ = _from_run("guarded.py", "-t", "sm90")  # an argument launched as 1 is a constant, not a constexpr
+    assert guarded["signature"]["stride"] == "constexpr" and guarded["arguments"]["stride"] == 1
+    assert guarded["constexprs"] == {"BLOCK": 512}
     second, said = _from_run("launch_in_main.py", "--launch", "2", "-t", "sm90")
     assert "launch 2 of row_scale_kernel" in said
     assert second["arguments"]["n_cols"] == 4096 and second["hints"]["n_cols"] == "D"

@@ -42,6 +42,7 @@ import signal
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Callable, Iterator
@@ -50,11 +51,14 @@ from pathlib import Path
 from typing import Any
 
 from .core.errors import CompileError, KernelFileError, TritonscopeError, UsageError
+from .core.limits import stuck_in_dump
 from .core.status import ExitStatus
 
 _LENGTH = struct.Struct("<Q")
 _RESULT_FD = "TRITONSCOPE_RESULT_FD"
 _PRELOAD = "TRITONSCOPE_PRELOAD"
+_STACK_FD = "TRITONSCOPE_STACK_FD"
+_STACK_FILE = None  # kept open for faulthandler, which writes to it from a signal handler
 
 
 @dataclass(frozen=True)
@@ -184,8 +188,10 @@ class Workers:
         for fd, (worker, index, started) in list(busy.items()):
             if now - started > self.timeout:
                 busy.pop(fd)
+                where = worker.where_stuck()
                 worker.kill()
-                message = f"timed out after {self.timeout:g} s"
+                stuck = f" (stuck at {where})" if where else ""
+                message = f"timed out after {self.timeout:g} s{stuck}"
                 yield index, Outcome(error=message, exit_code=ExitStatus.USAGE, timed_out=True)
 
 
@@ -193,7 +199,9 @@ class _Worker:
     def __init__(self, env: dict[str, str], stderr, python: str | None = None):
         read_end, write_end = os.pipe()
         self.python = python
-        env = {**env, _RESULT_FD: str(write_end), "PYTHONFAULTHANDLER": ""}
+        # Where the worker writes its stack when asked (SIGUSR1), to say where a task was stuck.
+        self._stack = tempfile.TemporaryFile()  # noqa: SIM115 - closed in kill()
+        env = {**env, _RESULT_FD: str(write_end), _STACK_FD: str(self._stack.fileno()), "PYTHONFAULTHANDLER": ""}
         if python is not None:  # another Triton release's environment
             env.update(_foreign_environment(env))
         self.process = subprocess.Popen(
@@ -202,7 +210,7 @@ class _Worker:
             stdout=stderr if stderr is not None else 2,  # the parent's fd 2: never its stdout
             stderr=stderr,
             env=env,
-            pass_fds=(write_end,),
+            pass_fds=(write_end, self._stack.fileno()),
         )
         os.close(write_end)
         self.results = read_end
@@ -228,10 +236,28 @@ class _Worker:
             return f"the compiler process was killed by signal {-code}"
         return f"the compiler process exited with code {code} without a result"
 
+    def where_stuck(self) -> str | None:
+        """The user's file and line the worker's task is running now (its stack, written by
+        faulthandler on SIGUSR1, even from inside C code), or None if it does not say in time."""
+        if self.process.poll() is not None:
+            return None
+        with contextlib.suppress(OSError):
+            self.process.send_signal(signal.SIGUSR1)
+            deadline = time.monotonic() + 1
+            while time.monotonic() < deadline:
+                time.sleep(0.05)
+                self._stack.seek(0)
+                text = self._stack.read().decode(errors="replace")
+                if "File " in text and text.endswith("\n"):
+                    return stuck_in_dump(text)
+        return None
+
     def kill(self) -> None:
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait()
+        with contextlib.suppress(OSError):
+            self._stack.close()
         with contextlib.suppress(OSError):
             self.process.stdin.close()
         with contextlib.suppress(OSError):
@@ -350,6 +376,16 @@ def _die_with_parent() -> None:
         os._exit(1)
 
 
+def _stack_on_request() -> None:
+    """SIGUSR1 writes this worker's stack to the file its parent reads (Workers.where_stuck)."""
+    import faulthandler
+
+    global _STACK_FILE
+    with contextlib.suppress(KeyError, ValueError, OSError, RuntimeError):
+        _STACK_FILE = os.fdopen(int(os.environ.pop(_STACK_FD)), "w")
+        faulthandler.register(signal.SIGUSR1, file=_STACK_FILE, all_threads=False)
+
+
 def _perform(task: Task) -> Outcome:
     module, _, name = task.function.partition(":")
     try:
@@ -367,7 +403,10 @@ def _serve() -> None:
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     results = os.fdopen(int(os.environ.pop(_RESULT_FD)), "wb")
-    sys.stdout = sys.stderr  # the user's prints never reach the parent's stdout
+    _stack_on_request()
+    # The user's prints never reach the parent's stdout; a file of their own, so that a kernel file
+    # closing sys.stdout leaves sys.stderr (and the messages written to it) alone.
+    sys.stdout = os.fdopen(os.dup(2), "w", errors="replace", buffering=1)
     preload = os.environ.pop(_PRELOAD, None)
     if preload:  # imported while the parent still prepares the tasks; a failure shows in the task itself
         with contextlib.suppress(Exception):

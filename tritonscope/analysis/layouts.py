@@ -118,8 +118,9 @@ def parse_shape(text: str) -> tuple[int, ...]:
         shape = tuple(int(d) for d in text.lower().split("x"))
     except ValueError:
         raise UsageError(f"--shape expects sizes like 64x64, got '{text}'") from None
-    if not shape or any(d <= 0 or d & (d - 1) for d in shape):
-        raise UsageError(f"--shape {text}: every size must be a power of two")
+    bad = next((d for d in shape if d <= 0 or d & (d - 1)), None)
+    if not shape or bad is not None:
+        raise UsageError(f"--shape {text}: {bad} is wrong: every size must be a power of two")
     return shape
 
 
@@ -263,9 +264,44 @@ def rank(layout: Layout) -> int | None:
     return inner - 1 if layout.kind == "slice" else inner
 
 
+_POWERS_OF_TWO = ("sizePerThread", "threadsPerWarp", "warpsPerCTA", "CTAsPerCGA", "CTASplitNum")
+_FIELD_LIMIT = 1 << 16  # far above any real layout; Triton's bindings take 32-bit values
+
+
+def _value_problem(layout: Layout) -> str | None:
+    """A number Triton's bindings would refuse with a dump of their signature (negative, huge), a
+    size that is no power of two, an order that is no permutation, per-dimension lists of unequal length."""
+    fields = layout.fields
+    for key, value in fields.items():
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if isinstance(item, int) and not 0 <= item < _FIELD_LIMIT:
+                return f"{key} = {value}: {item} is out of range (0 to {_FIELD_LIMIT - 1})"
+        if key in _POWERS_OF_TWO and isinstance(value, list):
+            bad = next((v for v in value if not isinstance(v, int) or v <= 0 or v & (v - 1)), None)
+            if bad is not None:
+                return f"{key} = {value}: {bad} is not a positive power of two"
+    order = fields.get("order")
+    if isinstance(order, list) and sorted(order) != list(range(len(order))):
+        return f"order = {order}: it lists each dimension once, 0 to {len(order) - 1}"
+    parent = fields.get("parent")
+    inner = rank(parent) if isinstance(parent, Layout) else None
+    if layout.kind == "slice" and isinstance(fields.get("dim"), int) and inner is not None and fields["dim"] >= inner:
+        return f"dim = {fields['dim']}: the parent layout has {inner} dimensions, numbered from 0"
+    if layout.kind == "blocked":
+        lengths = {k: len(fields[k]) for k in ("sizePerThread", "threadsPerWarp", "warpsPerCTA", "order")
+                   if isinstance(fields.get(k), list)}  # fmt: skip
+        if len(set(lengths.values())) > 1:
+            return f"sizePerThread, threadsPerWarp, warpsPerCTA and order give one value per dimension: {lengths}"
+    return None
+
+
 def field_problem(layout: Layout) -> str | None:
     """What Triton would abort on in a layout's fields, said first (None when they look right)."""
     fields = layout.fields
+    wrong = _value_problem(layout)
+    if wrong is not None:
+        return wrong
     if layout.kind == "nvidia_mma":
         major, shape = fields.get("versionMajor"), fields.get("instrShape")
         if major not in (2, 3):

@@ -12,11 +12,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 from pathlib import Path
 
 from ..analysis.artifacts import to_compilation
+from ..core import fileio, schemas
 from ..core.errors import KernelFileError, UsageError
 from ..core.model import OPTION_NAMES, Artifacts, Compilation, KernelSpec, Variant, VariantRequest
+from ..core.pysource import declared_constexprs
 from ..core.stages import Language
 from ..core.targets import TARGETS, Target
 from ..core.values import parse
@@ -55,6 +58,7 @@ def entries(folder: Path) -> list[CacheEntry]:
 
 def scan(folder: Path) -> tuple[list[CacheEntry], list[str]]:
     """(every compiled kernel, newest first; one line per file that is not a readable entry)."""
+    fileio.recover(folder)  # a capture whose --force swap was cut short by a kill: put back
     if not folder.is_dir():
         raise KernelFileError(f"no such directory: {folder}")
     specializations, problems = _capture_log(folder)
@@ -78,15 +82,13 @@ def scan(folder: Path) -> tuple[list[CacheEntry], list[str]]:
 def _read_metadata(meta: Path) -> tuple[dict, str | None]:
     """Triton's metadata of one compiled kernel, or why the file is not that."""
     try:
-        metadata = json.loads(meta.read_text())
-    except (OSError, ValueError) as exc:
-        return {}, f"not readable JSON ({type(exc).__name__})"
-    if not isinstance(metadata, dict):
-        return {}, "not a JSON object"
-    for field, kind in (("name", str), ("target", dict), ("num_warps", int)):
-        if not isinstance(metadata.get(field), kind):
-            return {}, f"no {field} ({kind.__name__}) in the metadata"
-    return metadata, None
+        metadata = schemas.parse(fileio.read_input_text(meta))
+    except (OSError, UnicodeDecodeError) as exc:
+        return {}, f"not readable ({getattr(exc, 'strerror', None) or exc})"
+    except schemas.Invalid as exc:
+        return {}, str(exc)
+    wrong = schemas.problem(metadata, schemas.METADATA)
+    return (metadata, None) if wrong is None else ({}, f"not Triton's metadata: {wrong}")
 
 
 def _entry(folder: Path, name: str, metadata: dict, specializations: dict, launches: dict) -> CacheEntry:
@@ -122,38 +124,60 @@ def find(reference: str) -> tuple[CacheEntry, list[str]]:
 
 def _capture_log(folder: Path) -> tuple[dict[str, dict], list[str]]:
     """The capture's records by compile hash, and a line per record that could not be read."""
-    log = folder / CAPTURE_LOG
-    if not log.exists():
-        return {}, []
-    records, problems = {}, []
-    for number, line in enumerate(log.read_text(errors="replace").splitlines(), start=1):
+    records: dict[str, dict] = {}
+    lines, problems = _log_records(folder / CAPTURE_LOG, schemas.COMPILE_RECORD, "compile record")
+    for record in lines:
+        records[record["hash"]] = record
+    return records, problems
+
+
+def capture_folder(entry: CacheEntry) -> Path:
+    """The capture (or cache) folder an entry was found in: OUT of `trace -o OUT` for OUT/cache/KEY."""
+    cache_folder = Path(entry.folder).parent
+    return cache_folder.parent if (cache_folder.parent / CAPTURE_LOG).exists() else cache_folder
+
+
+def as_published(file: str, folder: Path) -> str:
+    """A path the traced program saw inside the capture while it was written (the hidden staging
+    folder `.NAME.new.PID.xxxx` beside it: torch.compile writes its kernels there) as the same
+    path in the capture folder the user has. The record keeps the path as compiled: it is in the
+    kernel's line information and its PTX, which a reproduction must match."""
+    parent, name = folder.resolve().parent, folder.resolve().name
+    match = re.match(rf"^{re.escape(str(parent))}/\.{re.escape(name)}\.new\.\d+\.[^/]+(/.*)?$", file)
+    return str(folder.resolve()) + (match.group(1) or "") if match else file
+
+
+def _log_records(log: Path, shape: dict, what: str) -> tuple[list[dict], list[str]]:
+    """The records of a capture's log that have the shape they should, and a line naming the file,
+    line and field of each that has not (a line cut short when the traced program was killed, say)."""
+    if not log.exists() and not log.is_symlink():
+        return [], []
+    try:
+        text = fileio.read_input(log).decode(errors="replace")
+    except OSError as exc:
+        return [], [f"{log}: not readable ({exc.strerror or exc}), skipped"]
+    records, problems = [], []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
         try:
-            record = json.loads(line)
-        except ValueError:
-            record = None  # e.g. a line cut short when the traced program was killed
-        if isinstance(record, dict) and isinstance(record.get("hash"), str):
-            records[record["hash"]] = record
-        elif line.strip():
-            problems.append(f"{log}:{number}: not a compile record, skipped")
+            record = schemas.parse(line)
+            wrong = schemas.problem(record, shape)
+        except schemas.Invalid as exc:
+            wrong = str(exc)
+        if wrong is None:
+            records.append(record)
+        else:
+            problems.append(f"{log}:{number}: not a {what} ({wrong}), skipped")
     return records, problems
 
 
 def _launch_log(folder: Path) -> tuple[dict[str, list[dict]], list[str]]:
     """The capture's recorded launches by compile hash, and a line per record that could not be read."""
-    log = folder / LAUNCH_LOG
-    if not log.exists():
-        return {}, []
     launches: dict[str, list[dict]] = {}
-    problems = []
-    for number, line in enumerate(log.read_text(errors="replace").splitlines(), start=1):
-        try:
-            record = json.loads(line)
-        except ValueError:
-            record = None
-        if isinstance(record, dict) and isinstance(record.get("hash"), str) and isinstance(record.get("args"), list):
-            launches.setdefault(record["hash"], []).append(record)
-        elif line.strip():
-            problems.append(f"{log}:{number}: not a launch record, skipped")
+    records, problems = _log_records(folder / LAUNCH_LOG, schemas.LAUNCH_RECORD, "launch record")
+    for record in records:
+        launches.setdefault(record["hash"], []).append(record)
     return launches, problems
 
 
@@ -189,28 +213,32 @@ def simulation_records(folder: Path) -> tuple[tuple[dict, ...], dict | None]:
     """(each autotune choice a simulated run made, the simulated GPU), read from a capture made
     with trace --target; nothing for other captures and caches. Unreadable lines are skipped."""
     choices = []
-    log = folder / AUTOTUNE_LOG
-    for line in log.read_text(errors="replace").splitlines() if log.is_file() else []:
+    try:  # only a regular file is read: a named pipe there would never end the read
+        lines = fileio.read_input(folder / AUTOTUNE_LOG).decode(errors="replace").splitlines()
+    except OSError:
+        lines = []
+    for line in lines:
         try:
-            record = json.loads(line)
-        except ValueError:
+            record = schemas.parse(line)
+        except schemas.Invalid:
             continue
         if isinstance(record, dict) and isinstance(record.get("kernel"), str):
             choices.append(record)
-    try:
-        device = json.loads((folder / SIMULATED_RECORD).read_text())
-    except (OSError, ValueError):
-        device = None
+    device = _json_file(folder / SIMULATED_RECORD)
     return tuple(choices), device if isinstance(device, dict) else None
+
+
+def _json_file(path: Path):
+    """A small JSON file of a capture, or None when it is missing, not a regular file, or not JSON."""
+    try:
+        return schemas.parse(fileio.read_input_text(path))
+    except (OSError, UnicodeDecodeError, schemas.Invalid):
+        return None
 
 
 def stop_record(folder: Path) -> str | None:
     """The line saying where a simulated run stopped the program, or None if it was not stopped."""
-    path = folder / STOP_RECORD
-    try:
-        record = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
+    record = _json_file(folder / STOP_RECORD)
     return f"{record.get('where')}: the program asked for {record.get('asked')}" if isinstance(record, dict) else None
 
 
@@ -226,13 +254,13 @@ def kernel_source(entry: CacheEntry) -> tuple[str, int, int, str]:
         offset = next((i for i, line in enumerate(source.splitlines()) if line.lstrip().startswith("def ")), 0)
         return record["file"], first, first + offset, source
     first_ir = next((k for k in ("ttir", "glir", "ttgir") if k in entry.stages), None)  # Gluon has no TTIR
-    ttir = entry.path(first_ir).read_text(errors="replace") if first_ir else ""
+    ttir = _artifact_text(entry.path(first_ir)) if first_ir else ""
     match = re.search(r'^#loc\d* = loc\("((?:\\.|[^"\\])*)":(\d+):\d+\)', ttir, re.MULTILINE)
     if not match or not Path(match.group(1)).is_file():
         return (match.group(1) if match else ""), 1, 1, ""
     file, def_line = match.group(1), int(match.group(2))
     try:
-        text = Path(file).read_text()
+        text = fileio.read_input_text(file)
         tree = ast.parse(text)
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
         return file, def_line, def_line, ""  # the source changed since: shown without it
@@ -279,10 +307,16 @@ def entry_request(entry: CacheEntry, reference: str) -> VariantRequest:
     if not source or not Path(file).is_file():
         raise KernelFileError(f"{reference}: its source file {file or '(unknown)'} is not there to compile from")
     signature, constants, hints = recorded_specialization(entry)
-    constexprs = tuple((n, parse(v)) for n, v in constants.items() if signature.get(n) == "constexpr")
     launched = _launched_scalars(entry)
+    # Triton records an argument specialized to a constant (a 1, a None) as a constexpr too: only the
+    # parameters the kernel declares constexpr are given as such, the others as the value they had.
+    declared = declared_constexprs(source, entry.name)
+    constant = {n: parse(v) for n, v in constants.items() if signature.get(n) == "constexpr"}
+    constexprs = tuple((n, v) for n, v in constant.items() if declared is None or n in declared)
     args = tuple(
-        (n, launched.get(n, _specializing_as(t, hints.get(n, "")))) for n, t in signature.items() if t != "constexpr"
+        (n, launched.get(n, constant[n] if t == "constexpr" else _specializing_as(t, hints.get(n, ""))))
+        for n, t in signature.items()
+        if t != "constexpr" or (declared is not None and n not in declared and n in constant)
     )
     metadata = entry.metadata
     return VariantRequest(
@@ -350,12 +384,13 @@ def entry_parts(
     target = TARGETS[entry.target]
     if target.vendor.binary not in entry.stages:
         raise UsageError(f"{reference}: the entry has no binary ({target.vendor.binary})")
-    binary = entry.path(target.vendor.binary).read_bytes()
+    binary = _artifact(entry.path(target.vendor.binary))
     texts = {k: _artifact_text(entry.path(k)) for k in entry.stages if k != target.vendor.binary}
     texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch, entry.metadata, sass=sass))
     file, first_line, def_line, source = kernel_source(entry)
     if file and not source:
-        problems.append(f"the source {file} is not readable as it was compiled: shown without it")
+        shown = as_published(file, capture_folder(entry))
+        problems.append(f"the kernel's source file {shown} is not there as it was compiled: shown without it")
     language = Language.TRITON if "ttir" in entry.stages else Language.GLUON  # a Gluon kernel starts at GLIR/TTGIR
     spec = KernelSpec(
         name=entry.name, file=file, line=def_line, first_line=first_line, source=source, params=(), language=language
@@ -377,9 +412,19 @@ def entry_parts(
     return spec, variant, target, Artifacts(texts, binary, entry.metadata, 0.0, notices, remarks=remarks)
 
 
+def _artifact(path: Path) -> bytes:
+    """A file of a cache entry (only a regular file: a pipe there would never end the read)."""
+    try:
+        return fileio.read_input(path)
+    except OSError as exc:
+        raise UsageError(
+            f"{path}: not readable ({exc.strerror or exc})", hint="delete its folder and compile again"
+        ) from None
+
+
 def _artifact_text(path: Path) -> str:
     try:
-        return path.read_text()
+        return _artifact(path).decode()
     except UnicodeDecodeError:
         raise UsageError(
             f"{path}: not text (a damaged cache entry)", hint="delete its folder and compile again"

@@ -8,15 +8,14 @@ workers, as `diff`'s variants do: one that fails, crashes or hangs fails alone.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 from ..analysis import findings as kinds
 from ..analysis import instruction_mix
 from ..analysis.findings import Finding
+from ..core import fileio, schemas
 from ..core.errors import TritonscopeError, UsageError
 from ..core.model import Budget, CheckEntry, Compilation
 from ..core.status import ExitStatus
@@ -152,11 +151,20 @@ def against_budget(budget: Budget, values: dict[str, Any], found: tuple[Finding,
 def read_baseline(path: str, c: Compilation) -> dict[str, Any]:
     """The figures of a saved `dump --json` report of the same kernel."""
     try:
-        document = json.loads(Path(path).read_text())
-        resources, variant = document["resources"], document["variant"]
-        values = machine_figures(variant["target"], document["stages"][TARGETS[variant["target"]].vendor.machine_code])
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise UsageError(f"--baseline {path}: not a `tritonscope dump --json` report ({exc})") from None
+        document = schemas.parse(fileio.read_input_text(path))
+        wrong = schemas.problem(document, schemas.BASELINE)
+        if wrong is None and document["variant"]["target"] not in TARGETS:
+            wrong = f"variant.target {document['variant']['target']!r} is no target tritonscope knows"
+        if wrong is None:
+            variant, resources = document["variant"], document["resources"]
+            machine = TARGETS[variant["target"]].vendor.machine_code
+            if machine not in document["stages"]:
+                wrong = f"stages.{machine} is missing"
+    except (OSError, UnicodeDecodeError, schemas.Invalid) as exc:
+        wrong = getattr(exc, "strerror", None) or str(exc)
+    if wrong is not None:
+        raise UsageError(f"--baseline {path}: not a `tritonscope dump --json` report: {wrong}")
+    values = machine_figures(variant["target"], document["stages"][machine])
     if variant.get("kernel") != c.kernel.name:
         raise UsageError(f"--baseline {path} is a report of {variant.get('kernel')}, not of {c.kernel.name}")
     values.update(

@@ -85,7 +85,9 @@ def record(file: str, kernel: str, values: dict, pointers: dict, size: tuple[int
     with Workers(timeout=timeout, env={"TRITON_INTERPRET": "1"}) as workers:
         outcome = workers.run([task])[0]
     if outcome.timed_out:
-        raise UsageError(f"the interpreter ran {kernel} for more than {timeout:g} s", hint="raise --timeout")
+        stuck = outcome.error.partition("(stuck at ")[2].rstrip(")")
+        where = f": stuck at {stuck}" if stuck else ""
+        raise UsageError(f"the interpreter ran {kernel} for more than {timeout:g} s{where}", hint="raise --timeout")
     if not outcome.ok and outcome.exit_code == 1:
         raise KernelFileError(f"the interpreter could not run {kernel}: {outcome.error}")
     return [

@@ -7,27 +7,32 @@ becomes a KernelFileError naming the file and line.
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
 import functools
+import importlib
 import importlib.util
 import inspect
+import os
 import re
 import sys
 import textwrap
+import traceback
 from dataclasses import dataclass
 from itertools import count
 from pathlib import Path
 from typing import Any
 
 from ..analysis.infer import infer_kinds
-from ..core import samples
+from ..core import fileio, samples
 from ..core.errors import KernelFileError, Terminated, TritonscopeError, UsageError
-from ..core.limits import time_limit
+from ..core.limits import stuck_at, time_limit
 from ..core.model import AutotuneConfig, KernelSpec, Param, ParamKind
 from ..core.pysource import called_functions, returns_value
 from ..core.stages import Language
 from ..triton_api import kernels as triton_kernels
 from ..triton_api.kernels import plain_value
+from . import packages
 from .simulated_import import can_simulate, continue_after, line_in_file, simulated, stops_simulated_import
 
 DEFAULTS_NAME = "tritonscope_defaults"
@@ -76,7 +81,9 @@ class LoadedFile:
 
 def resolve_path(given: str) -> Path:
     if given.startswith(samples.PREFIX):
-        return samples.sample_path(given[len(samples.PREFIX) :])
+        # Resolved like any file: another release's worker reaches the samples through a link to
+        # this package, and the kernels' code names the file behind the link.
+        return samples.sample_path(given[len(samples.PREFIX) :]).resolve()
     from .cache import is_reference
 
     if is_reference(given):
@@ -84,6 +91,11 @@ def resolve_path(given: str) -> Path:
             f"{given} is a compiled kernel from a cache: dump, compare and report read it, but this command "
             f"compiles, and needs the kernel's source file"
         )
+    from . import packages
+
+    if packages.is_module_reference(given):
+        module, _, _ = given.partition(":")
+        return packages.file_of(module)
     path = Path(given).expanduser()
     if not path.exists():
         raise KernelFileError(f"no such file: {given}")
@@ -132,7 +144,7 @@ def _load(path: Path, mtime_ns: int, size: int, target: str) -> LoadedFile:
 
 def _source(path: Path) -> str:
     try:
-        source = path.read_text()
+        source = fileio.read_input_text(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise KernelFileError(f"cannot read {path}: {exc}") from exc
     try:
@@ -145,39 +157,107 @@ def _source(path: Path) -> str:
 
 
 def _execute(path: Path, source: str, simulating: bool) -> tuple[Any, tuple[str, ...]]:
-    """The file run as a fresh module; with a line saying where the import stopped, if it did."""
-    name = f"tritonscope_kernelfile_{next(_module_ids)}_{path.stem}"
+    """The file run as a module (its package's, or a fresh one), with a line saying where its import
+    stopped, if it did (under the simulated GPU: app/simulated_import.py)."""
+    package = packages.module_name(path)
+    name = package or f"tritonscope_kernelfile_{next(_module_ids)}_{path.stem}"
+    # A file inside a package is imported as part of it (its `from .utils import x` then works),
+    # from the folder holding the package; a lone file from its own folder, as when run as a script.
+    folder = str(packages.root(path, package))
+    sys.path.insert(0, folder)
+    try:
+        with time_limit(f"importing {path}"), _exits_reported(path):
+            return _import(path, name, package is not None, source, simulating)
+    except BaseException as exc:  # noqa: BLE001 - foreign code can raise anything, even SystemExit
+        sys.modules.pop(name, None)
+        if isinstance(exc, (KeyboardInterrupt, TritonscopeError, Terminated)):
+            raise
+        raise _import_failure(exc, path) from exc
+    finally:
+        sys.path.remove(folder)
+
+
+def _import(path: Path, name: str, in_package: bool, source: str, simulating: bool) -> tuple[Any, tuple[str, ...]]:
+    """The module of the file: a package's module by its dotted name, else a fresh module."""
+    if in_package:
+        sys.modules.pop(name, None)  # a changed file is imported again, not taken from before
+        module = importlib.import_module(name)
+        if Path(getattr(module, "__file__", "") or "").resolve() != path:
+            raise KernelFileError(
+                f"{path}: importing it as {name} found {module.__file__} instead (another package of that name "
+                f"comes first on the path)"
+            )
+        return module, ()
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    # Let the file import its neighbours, as it could when run as a script.
-    sys.path.insert(0, str(path.parent))
-    stop: tuple[str, ...] = ()
     try:
-        with time_limit(f"importing {path}"):
-            try:
-                spec.loader.exec_module(module)
-            except Exception as exc:  # under the simulated GPU, the import stops there
-                if not (simulating and stops_simulated_import(exc)):
-                    raise
-                stop = (continue_after(module, path, source, exc),)
-    except BaseException as exc:  # foreign code can raise anything, even SystemExit
-        del sys.modules[name]
-        if isinstance(exc, (KeyboardInterrupt, TritonscopeError, Terminated)):
+        spec.loader.exec_module(module)
+    except Exception as exc:  # under the simulated GPU, the import stops there
+        if not (simulating and stops_simulated_import(exc)):
             raise
-        line = line_in_file(exc, path)
-        where = f"{path}:{line}" if line else str(path)
-        if _NEEDS_GPU.search(f"{type(exc).__name__}: {exc}"):
-            raise KernelFileError(
-                f"{where}: the file needs a GPU while being imported, and none is visible here "
-                f"({type(exc).__name__}: {exc})",
-                hint='tritonscope compiles without a GPU: move GPU work under `if __name__ == "__main__":` '
-                "or into a function",
-            ) from exc
-        raise KernelFileError(f"{where}: the file raised {type(exc).__name__} while being imported: {exc}") from exc
+        return module, (continue_after(module, path, source, exc),)
+    return module, ()
+
+
+def _import_failure(exc: BaseException, path: Path) -> KernelFileError:
+    """What went wrong while the file was imported, named by its file and line."""
+    line = line_in_file(exc, path)
+    where = f"{path}:{line}" if line else str(path)
+    if isinstance(exc, ImportError):
+        # A missing module is a missing module, whatever its name says (`cuda_utils` is not a GPU).
+        chain = " -> ".join(_import_chain(exc)) or str(path)
+        if isinstance(exc, ModuleNotFoundError) and exc.name:
+            return KernelFileError(
+                f"{where}: the file needs the module '{exc.name}', which is not installed here; import chain: {chain}",
+                hint=f"install what provides '{exc.name.split('.')[0]}' here, or give the kernel in a file "
+                "that does not import it",
+            )
+        return KernelFileError(f"{where}: the file's imports failed: {exc}; import chain: {chain}")
+    if isinstance(exc, _Exited):
+        return KernelFileError(f"{where}: the file called {exc.call} while being imported")
+    if _NEEDS_GPU.search(f"{type(exc).__name__}: {exc}"):
+        return KernelFileError(
+            f"{where}: the file needs a GPU while being imported, and none is visible here "
+            f"({type(exc).__name__}: {exc})",
+            hint='tritonscope compiles without a GPU: move GPU work under `if __name__ == "__main__":` '
+            "or into a function",
+        )
+    return KernelFileError(f"{where}: the file raised {type(exc).__name__} while being imported: {exc}")
+
+
+def _import_chain(exc: BaseException) -> list[str]:
+    """`file:line` of each import statement on the way to the failure (Python's import machinery
+    and tritonscope's own frames left out), outermost first."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    return [f"{f.filename}:{f.lineno}" for f in frames if stuck_at([(f.filename, f.lineno)])]
+
+
+class _Exited(BaseException):
+    """The file called os._exit() or os.abort() while being imported: reported, not obeyed."""
+
+    def __init__(self, call: str):
+        super().__init__(call)
+        self.call = call
+
+
+@contextlib.contextmanager
+def _exits_reported(path: Path):
+    """While the file is imported, os._exit(N) and os.abort() raise instead of ending tritonscope
+    silently (with the file's exit code): the file's import is then reported as what it did."""
+    original_exit, original_abort = os._exit, os.abort
+
+    def exit_instead(code=0):
+        raise _Exited(f"os._exit({code})")
+
+    def abort_instead():
+        raise _Exited("os.abort()")
+
+    os._exit, os.abort = exit_instead, abort_instead
+    try:
+        yield
     finally:
-        sys.path.remove(str(path.parent))
-    return module, stop
+        os._exit, os.abort = original_exit, original_abort
 
 
 def _find_kernels(module: Any, path: Path) -> list[LoadedKernel]:

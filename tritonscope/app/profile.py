@@ -9,6 +9,7 @@ the same binary.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -72,15 +73,21 @@ def profile_captured(reference: str, number: int, timeout: float) -> ProfileResu
     ncu = find_ncu()
     require_gpu("profile")
     made = reproduce(reference, number)
-    with tempfile.TemporaryDirectory(prefix="tritonscope-reproducer-") as folder:
+    entry, _ = cache.find(reference)
+    with tempfile.TemporaryDirectory(prefix="tritonscope-reproducer-") as folder, source_in_place(entry):
         script = Path(folder) / f"repro_{made.kernel}.py"
         script.write_text(made.script)
-        return profile_command(ncu, (sys.executable, str(script), "--once"), made.kernel, made.source_file, timeout)
+        shown = cache.as_published(made.source_file, cache.capture_folder(entry)) if made.source_file else ""
+        command = (sys.executable, str(script), "--once")
+        return profile_command(ncu, command, made.kernel, made.source_file, timeout, shown)
 
 
-def profile_command(ncu: str, command: tuple[str, ...], kernel: str, kernel_file: str, timeout: float) -> ProfileResult:
+def profile_command(
+    ncu: str, command: tuple[str, ...], kernel: str, kernel_file: str, timeout: float, shown_file: str = ""
+) -> ProfileResult:
     """The seam: any program that launches `kernel` (of `kernel_file`) once, run under ncu with a
-    fresh Triton cache; the binary that ran is read back from that cache for its line map."""
+    fresh Triton cache; the binary that ran is read back from that cache for its line map. The
+    result names the file as `shown_file` when given (a path as the user knows it)."""
     with tempfile.TemporaryDirectory(prefix="tritonscope-profile-") as folder:
         page = run_ncu(ncu, command, kernel, {"TRITON_CACHE_DIR": folder}, timeout)
         compilation, notes = binary_that_ran(Path(folder), kernel)
@@ -90,7 +97,7 @@ def profile_command(ncu: str, command: tuple[str, ...], kernel: str, kernel_file
     if compilation is not None and measured.mapped_by != LINE_MAP:
         notes += ("the binary read back from Triton's cache is not the one ncu measured: lines from ncu's line table",)
     found = findings.find(compilation, static) if static and compilation is not None else ()
-    return ProfileResult(kernel, kernel_file, command, measured, compilation, static, notes, found)
+    return ProfileResult(kernel, shown_file or kernel_file, command, measured, compilation, static, notes, found)
 
 
 def run_ncu(ncu: str, command: tuple[str, ...], kernel: str, env: dict[str, str], timeout: float) -> SourcePage:
@@ -153,3 +160,32 @@ def _read_lines(path: str) -> dict[int, str]:
         return dict(enumerate(Path(path).read_text(errors="replace").splitlines(), start=1))
     except OSError:
         return {}
+
+
+@contextlib.contextmanager
+def source_in_place(entry):
+    """The kernel's source at the path its line information names, while ncu runs: ncu prints each
+    line from that file. torch.compile writes its kernels inside the capture while it is written (a
+    hidden staging folder, renamed to the capture when done), so the path is gone: the captured
+    source is put there for the run (blank lines before it, so the numbers hold), then removed,
+    with every folder made for it."""
+    record = entry.specialization or {}
+    file, source = record.get("file"), record.get("source")
+    path = Path(file) if file else None
+    if path is None or not source or not path.is_absolute() or path.exists():
+        yield
+        return
+    made = [p for p in reversed(path.parents) if not p.exists()]
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("\n" * (int(record.get("first_line") or 1) - 1) + source)
+    except OSError:
+        made = [p for p in made if p.exists()]
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            path.unlink(missing_ok=True)
+        for folder in reversed(made):
+            with contextlib.suppress(OSError):
+                folder.rmdir()

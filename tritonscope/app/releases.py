@@ -100,6 +100,13 @@ def python_for(release: str | None, on_progress: Progress | None = None) -> str 
     if release is None or is_running(release):
         return None
     env = env_for(release)
+    if Path(sys.prefix).resolve() == env.path.resolve():
+        # This process is that environment's worker, and its Triton is another release: starting
+        # a worker there again would start one more, without end. Checked here, once, for all.
+        raise UsageError(
+            f"{env.path} should hold Triton {release}, but its Python imports Triton {version.installed()}",
+            hint=f"remove it (tritonscope envs remove {release}) and run again: it is made afresh",
+        )
     if not env.ready:
         create(env, on_progress)
     return str(env.python)

@@ -15,11 +15,12 @@ import pprint
 import shlex
 from pathlib import Path
 
+from ..core import fileio
 from ..core.errors import KernelFileError, UsageError
 from ..core.values import format_value
 from ..results.cache import CacheEntry
 from ..results.trace import ReproduceResult
-from .cache import find
+from .cache import as_published, capture_folder, find
 from .script_template import CODE
 
 # Triton's metadata that is not a compile option (or, as extern_libs, names files of one installation).
@@ -56,7 +57,11 @@ def assembly(entry: CacheEntry) -> tuple[str, str]:
     kind = "ptx" if "ptx" in entry.stages else "amdgcn"
     if kind not in entry.stages:
         raise UsageError(f"{entry.folder}: the entry has neither PTX nor AMDGCN to check a reproduction against")
-    return kind, hashlib.sha256(entry.path(kind).read_bytes()).hexdigest()
+    try:
+        data = fileio.read_input(entry.path(kind))
+    except OSError as exc:
+        raise UsageError(f"{entry.path(kind)}: not readable ({exc.strerror or exc})") from None
+    return kind, hashlib.sha256(data).hexdigest()
 
 
 def script(entry: CacheEntry, launch: dict, reference: str, notes: list[str]) -> str:
@@ -66,7 +71,7 @@ def script(entry: CacheEntry, launch: dict, reference: str, notes: list[str]) ->
     target = entry.metadata["target"]
     data = {
         "KERNEL": entry.name,
-        "IMPORT": kernel_import(record, notes),
+        "IMPORT": kernel_import(record, notes, capture_folder(entry)),
         **embedded_source(record, entry.name),
         "SIGNATURE": record.get("signature", {}),
         "CONSTANTS": constants(record, launch),
@@ -99,12 +104,13 @@ def header(entry: CacheEntry, launch: dict, reference: str) -> str:
     )
 
 
-def kernel_import(record: dict, notes: list[str]) -> dict | None:
+def kernel_import(record: dict, notes: list[str], capture: Path) -> dict | None:
     """How the script gets the kernel from its file: by module name (with the folder to put on
     sys.path) or by path; None when the source has to be embedded instead."""
     file, module = record.get("file"), record.get("module")
     if not file or not Path(file).is_file() or not _unchanged(record):
-        notes.append(f"the kernel's source is embedded: {file or 'its file'} is not there as it was compiled")
+        shown = as_published(file, capture) if file else f"the file of {record.get('name') or 'the kernel'}"
+        notes.append(f"the kernel's source is embedded: {shown} is not there as it was compiled")
         return None
     if module in (None, "__main__"):
         notes.append(f"the kernel's source is embedded: importing {file} would run that program")
@@ -120,7 +126,7 @@ def kernel_import(record: dict, notes: list[str]) -> dict | None:
 def _unchanged(record: dict) -> bool:
     """The file still holds the kernel's source at the line it was compiled from."""
     try:
-        lines = Path(record["file"]).read_text().splitlines(keepends=True)
+        lines = fileio.read_input_text(record["file"]).splitlines(keepends=True)
     except (OSError, UnicodeDecodeError):
         return False
     first, source = int(record.get("first_line") or 1), record.get("source", "")

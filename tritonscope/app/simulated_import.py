@@ -65,7 +65,7 @@ def stops_simulated_import(exc: BaseException) -> bool:
 
 
 def line_in_file(exc: BaseException, path: Path) -> int | None:
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == path]
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename).resolve() == path]
     return frames[-1].lineno if frames else None
 
 

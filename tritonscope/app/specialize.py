@@ -111,6 +111,7 @@ def _arguments(kernel: LoadedKernel, request: VariantRequest, user_args: dict, d
             signature[param.name] = "constexpr"
             continue
         value = _argument_value(param, user_args, defaults, request.dtype)
+        _check_pointer(param, value, param.name in user_args)
         arguments[param.name] = value
         align = request.specialize and not jit_param.do_not_specialize_on_alignment
         if isinstance(value, TypeName):
@@ -130,6 +131,20 @@ def _arguments(kernel: LoadedKernel, request: VariantRequest, user_args: dict, d
             hints[param.name] = hint
         seen[param.name] = value
     return arguments, signature, hints, seen
+
+
+def _check_pointer(param, value: Any, given: bool) -> None:
+    """A parameter the kernel uses as a pointer (its annotation says so, or it is loaded from or
+    stored to) takes a pointer type or None; a number or a scalar type for it would fail deep in
+    the compile."""
+    sure = param.kind == ParamKind.POINTER and param.type_from in ("annotation", "body")
+    pointer = value is None or isinstance(value, TypeName) and value.is_pointer
+    if sure and given and not pointer:
+        how = "its annotation says so" if param.type_from == "annotation" else "the kernel loads or stores through it"
+        raise UsageError(
+            f"-a {param.name}={value}: {param.name} is a pointer ({how}); give the type it points to, such as "
+            f"-a {param.name}='*fp16' or '*i32', or None for a null pointer"
+        )
 
 
 def _check_scalar(name: str, kind: ParamKind, value: Any) -> None:

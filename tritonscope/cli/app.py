@@ -59,7 +59,7 @@ class Environment:
     def color(self) -> bool:
         if os.environ.get("NO_COLOR"):
             return False
-        return bool(os.environ.get("FORCE_COLOR")) or sys.stdout.isatty()
+        return bool(os.environ.get("FORCE_COLOR")) or (self.stdout or sys.stdout).isatty()
 
 
 ENV = Environment()
@@ -129,8 +129,9 @@ def command(name: str | None = None, parent: typer.Typer = app, **settings):
             ENV.no_pager |= values.pop("no_pager")
             ENV.debug |= values.pop("debug")
             ENV.stdout = sys.stdout
-            with errors_reported(), contextlib.redirect_stdout(sys.stderr), contextlib.ExitStack() as limits:
+            with errors_reported(), contextlib.ExitStack() as limits:
                 _check_stdout(ENV.stdout)
+                ENV.stdout = _private_stdout(ENV.stdout, limits)
                 if values.get("timeout") is not None:
                     limits.enter_context(_user_code_limit(values["timeout"]))
                 limits.enter_context(_executor(values.get("cluster")))
@@ -214,6 +215,28 @@ def _check_stdout(stream) -> None:
         os.fstat(descriptor)
     except OSError:
         raise closed from None
+
+
+def _private_stdout(stream, stack: contextlib.ExitStack):
+    """The results' own copy of stdout. While the command runs, file descriptor 1 and sys.stdout
+    point at stderr instead: a kernel file that prints, writes to descriptor 1 itself (os.write, a C
+    library, a child process) or closes it cannot mix anything into the output or take it away."""
+    try:
+        descriptor = stream.fileno()
+    except (OSError, ValueError, AttributeError):  # not a file (a test runner's buffer)
+        stack.enter_context(contextlib.redirect_stdout(sys.stderr))
+        return stream
+    stream.flush()
+    private = os.dup(descriptor)
+    os.set_inheritable(private, False)
+    os.dup2(2, descriptor)
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    results = stack.enter_context(os.fdopen(private, "w", encoding=encoding, errors="replace"))
+    from ..core import fileio
+
+    fileio.RESULTS_FD = private
+    stack.enter_context(contextlib.redirect_stdout(os.fdopen(descriptor, "w", closefd=False, errors="replace")))
+    return results
 
 
 def _traceback() -> None:

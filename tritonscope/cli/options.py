@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from ..core import fileio
 from ..core.errors import UsageError
 from ..core.model import FromRun, VariantRequest
 from ..core.targets import TARGETS
@@ -218,9 +219,11 @@ def request_from(flags: dict) -> VariantRequest:
     resolve(target)  # an unknown --target fails here, before any work
     release = releases.checked(flags["triton"]) if flags.get("triton") else None
     ensure_release(release)  # installed now, its download shown, if it is another release's first use
+    file, kernel = _file_and_kernel(flags["file"], flags.get("kernel"))
+    fileio.note_read(file)  # no output of this run may replace the kernel file
     return VariantRequest(
-        file=flags["file"],
-        kernel=flags.get("kernel"),
+        file=file,
+        kernel=kernel,
         constexprs=argtypes.assignments(flags.get("constexpr"), "-c/--constexpr"),
         args=argtypes.assignments(flags.get("arg"), "-a/--arg"),
         dtype=argtypes.check_dtype(flags["dtype"]) if flags.get("dtype") else None,
@@ -234,6 +237,18 @@ def request_from(flags: dict) -> VariantRequest:
         triton=release,
         from_run=_from_run(flags),
     )
+
+
+def _file_and_kernel(given: str, kernel: str | None) -> tuple[str, str | None]:
+    """A module reference `pkg.module:kernel` as the module's file and the kernel; else as given."""
+    from ..app import packages
+
+    if not packages.is_module_reference(given):
+        return given, kernel
+    module, _, named = given.partition(":")
+    if named and kernel and named != kernel:
+        raise UsageError(f"{given} names the kernel {named}, and -k names {kernel}: give one")
+    return str(packages.file_of(module)), kernel or named or None
 
 
 _WORD_FLAGS = {

@@ -17,6 +17,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
+from ..core import fileio
 from ..core.errors import UsageError
 from ..core.model import CheckEntry
 from ..core.samples import PREFIX
@@ -36,21 +37,26 @@ def _toml(path: Path) -> dict:
         except ImportError:
             raise UsageError("reading pyproject.toml needs Python 3.11, or `pip install tomli`") from None
     try:
-        return tomllib.loads(path.read_text())
+        return tomllib.loads(fileio.read_input_text(path))
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path} is not UTF-8 text (byte {exc.start})", hint="save it as UTF-8") from None
+    except RecursionError:
+        raise UsageError(f"{path}: nested too deeply to read") from None
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{path} is not valid TOML: {exc}") from None
 
 
 def entries(path: Path) -> list[CheckEntry]:
-    if not path.is_file():
+    if not path.exists():
         raise UsageError(f"no FILE given and no {path} here", hint="give a kernel FILE, or --project pyproject.toml")
-    table = _toml(path).get("tool", {}).get("tritonscope", {})
-    items = table.get("check") if isinstance(table, dict) else None
+    tool = _typed(path.name, "tool", _toml(path).get("tool", {}), dict)
+    table = _typed(path.name, "tool.tritonscope", tool.get("tritonscope", {}), dict)
+    items = table.get("check")
     if not isinstance(items, list) or not items:
         raise UsageError(f"{path} has no [[tool.tritonscope.check]] entries", hint=f"for example:\n{EXAMPLE}")
-    common = table.get("budgets", [])
+    common = _strings(f"{path.name} [tool.tritonscope]", "budgets", table.get("budgets", []))
     return [_entry(path, index, item, common) for index, item in enumerate(items, start=1)]
 
 
@@ -61,12 +67,39 @@ def _entry(path: Path, index: int, item, common: list) -> CheckEntry:
     unknown = sorted(set(item) - set(KEYS))
     if unknown:
         raise UsageError(f"{where}: unknown key(s) {', '.join(unknown)}; keys: {', '.join(KEYS)}")
-    flags = item.get("flags", [])
-    words = shlex.split(flags) if isinstance(flags, str) else [str(word) for word in flags]
+    words = _flags(where, item.get("flags", []))
+    for key in ("kernel", "baseline", "name"):
+        _typed(where, key, item.get(key, ""), str)
     if item.get("kernel"):
-        words = ["-k", str(item["kernel"]), *words]
+        words = ["-k", item["kernel"], *words]
     file = item["file"] if item["file"].startswith(PREFIX) else str(path.parent / item["file"])
-    budgets = argtypes.budgets([*common, *item.get("budgets", [])], f"{where}: budget")
+    budgets = argtypes.budgets([*common, *_strings(where, "budgets", item.get("budgets", []))], f"{where}: budget")
     baseline = str(path.parent / item["baseline"]) if item.get("baseline") else None
-    name = str(item.get("name") or " ".join([item["file"], *words]))
+    name = item.get("name") or " ".join([item["file"], *words])
     return CheckEntry(name, request_from_words(file, words, where), budgets, baseline)
+
+
+def _typed(where: str, key: str, value, kind: type):
+    """`value` when it is of `kind`, else a usage error naming the key and the type wanted."""
+    if not isinstance(value, kind):
+        wanted = {dict: "a table", str: "a string", list: "a list"}[kind]
+        raise UsageError(f"{where}: `{key}` must be {wanted}, not {type(value).__name__} ({str(value)[:60]})")
+    return value
+
+
+def _strings(where: str, key: str, value) -> list[str]:
+    """A list of strings (budgets, flags), or a usage error naming the key."""
+    items = _typed(where, key, value, list)
+    if not all(isinstance(item, str) for item in items):
+        raise UsageError(f'{where}: `{key}` must be a list of strings, such as ["spills=0"]')
+    return items
+
+
+def _flags(where: str, flags) -> list[str]:
+    """An entry's variant flags: one string split as a shell does, or a list of strings."""
+    if not isinstance(flags, str):
+        return _strings(where, "flags", flags)
+    try:
+        return shlex.split(flags)
+    except ValueError as exc:  # an unbalanced quote
+        raise UsageError(f"{where}: `flags` cannot be split into words: {exc}: {flags!r}") from None

@@ -7,6 +7,7 @@ import hashlib
 import os
 import shutil
 import signal
+import stat
 import tempfile
 from pathlib import Path
 
@@ -32,6 +33,124 @@ def write_bytes_atomically(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+# --- reading: only regular files, each remembered so that no output of the run replaces it -------
+
+_READ: dict[tuple[int, int], Path] = {}  # (device, inode) -> the path of a file this run reads
+_WRITTEN: dict[tuple[int, int], Path] = {}  # the files this run wrote, each once
+
+
+RESULTS_FD: int | None = None  # the command's own stdout (cli/app.py points descriptor 1 at stderr)
+_STDOUT_NAMES = ("-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1")
+
+
+class NotRegularFile(OSError):
+    """A path tritonscope would read that is a pipe, device, socket or folder: reading it could block
+    forever or never end, so it is refused (an OSError, so every reader's `cannot read` covers it)."""
+
+
+def _kind(mode: int) -> str:
+    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"))
+    kinds += ((stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
+
+
+def read_input(path: Path | str) -> bytes:
+    """The bytes of a file tritonscope reads, which must be a regular file. Opened without waiting
+    (a named pipe with no writer would block the open), checked, then read; remembered as read."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFile(0, f"{_kind(info.st_mode)}, not a regular file", str(path))
+        _READ[(info.st_dev, info.st_ino)] = Path(path)
+        os.set_blocking(fd, True)
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read()
+    finally:
+        os.close(fd)
+
+
+def read_input_text(path: Path | str) -> str:
+    """read_input, as UTF-8 text (a UnicodeDecodeError, a ValueError, for the caller to name)."""
+    return read_input(path).decode()
+
+
+def note_read(path: Path | str) -> None:
+    """Remembers a file the run reads elsewhere (a kernel file imported by a worker)."""
+    with contextlib.suppress(OSError, ValueError):
+        info = os.stat(path)
+        if stat.S_ISREG(info.st_mode):
+            _READ[(info.st_dev, info.st_ino)] = Path(path)
+
+
+# --- writing one output file -------------------------------------------------------------------
+
+
+def write_output(path: Path | str, data: bytes, flag: str, protected: tuple[Path | str, ...] = ()) -> None:
+    """The one writer of single-file outputs (-o, --html, --junit, baselines). Refuses a file this run
+    reads (the kernel file, pyproject.toml, a baseline it compares with, `protected`) or already
+    wrote; writes through a character device or a named pipe (/dev/null, /dev/stdout, `<(...)`)
+    rather than replacing it; refuses folders, block devices and sockets; else replaces the file
+    whole or not at all (a symbolic link is followed: the file it names is replaced)."""
+    for path_read in protected:
+        note_read(path_read)
+    given = Path(path)
+    if str(given) in _STDOUT_NAMES and RESULTS_FD is not None:  # descriptor 1 is stderr while a command runs
+        _write_all(RESULTS_FD, data, flag, given)
+        return
+    try:
+        target = given.expanduser().resolve()
+        info = os.stat(target) if target.exists() else None
+    except (OSError, RuntimeError) as exc:  # a symlink loop, a name too long, no permission
+        raise UsageError(f"{flag} {given}: cannot write there: {getattr(exc, 'strerror', None) or exc}") from None
+    if info is not None:
+        key = (info.st_dev, info.st_ino)
+        if key in _READ:
+            raise UsageError(
+                f"{flag} {given}: refused: it is {_READ[key]}, which this run reads; writing there would destroy it",
+                hint="give another file name for the output",
+            )
+        if key in _WRITTEN:
+            raise UsageError(
+                f"{flag} {given}: refused: this run already wrote {_WRITTEN[key]}", hint="give each output its own file"
+            )
+        if stat.S_ISCHR(info.st_mode) or stat.S_ISFIFO(info.st_mode):
+            _write_through(target, data, flag, given)
+            return
+        if not stat.S_ISREG(info.st_mode):
+            raise UsageError(f"{flag} {given}: refused: it is {_kind(info.st_mode)}", hint="give a file name")
+    try:
+        write_bytes_atomically(target, data)
+        info = os.stat(target)
+    except OSError as exc:
+        raise UsageError(f"{flag} {given}: cannot write there: {exc.strerror or exc}") from None
+    _WRITTEN[(info.st_dev, info.st_ino)] = given
+
+
+def _write_through(target: Path, data: bytes, flag: str, given: Path) -> None:
+    """Writes into a device or pipe as it is (a pipe with no reader is refused, not waited on)."""
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise UsageError(
+            f"{flag} {given}: cannot write there: {exc.strerror or exc} (a pipe with no reader?)"
+        ) from None
+    try:
+        os.set_blocking(fd, True)
+        _write_all(fd, data, flag, given)
+    finally:
+        os.close(fd)
+
+
+def _write_all(fd: int, data: bytes, flag: str, given: Path) -> None:
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    except OSError as exc:
+        raise UsageError(f"{flag} {given}: cannot write there: {exc.strerror or exc}") from None
 
 
 def user_cache_dir() -> Path:
@@ -111,6 +230,9 @@ def _swap(staging: Path, out: Path) -> None:
     if not out.exists():
         staging.rename(out)
         return
+    if exchange(staging, out):  # one step: a kill can land before it or after it, never between
+        shutil.rmtree(staging, ignore_errors=True)  # the old folder, now under the staging name
+        return
     old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.{os.getpid()}.", dir=out.parent))
     old.rmdir()
     out.rename(old)
@@ -120,6 +242,29 @@ def _swap(staging: Path, out: Path) -> None:
         old.rename(out)
         raise
     shutil.rmtree(old, ignore_errors=True)
+
+
+def exchange(first: Path, second: Path) -> bool:
+    """Swaps two existing paths in one atomic step: Linux's renameat2(RENAME_EXCHANGE). False where
+    the system or the file system has no such call (the caller then renames twice)."""
+    import ctypes
+    import errno
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):
+        return False  # a C library older than glibc 2.28
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    at_cwd, rename_exchange = -100, 2
+    if renameat2(at_cwd, os.fsencode(first), at_cwd, os.fsencode(second), rename_exchange) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EPERM):
+        return False
+    raise OSError(code, os.strerror(code), str(second))
 
 
 def discard(staging: Path) -> None:

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import re
 import signal
+import sysconfig
 import threading
+import traceback
+from pathlib import Path
 
 from .errors import UsageError
 
@@ -32,7 +36,11 @@ def time_limit(what: str):
         return
 
     def expire(signum, frame):
-        raise UsageError(f"{what} took longer than {seconds:g} s", hint="raise --timeout, or fix the loop")
+        where = stuck_at([(f.filename, f.lineno) for f in reversed(traceback.extract_stack(frame))])
+        raise UsageError(
+            f"{what} took longer than {seconds:g} s" + (f": stuck at {where}" if where else ""),
+            hint="raise --timeout, or fix the loop",
+        )
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -41,3 +49,40 @@ def time_limit(what: str):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+# Code that is not the user's: tritonscope, Triton, Python's own library.
+_NOT_USERS = tuple(
+    str(Path(p).resolve())
+    for p in (Path(__file__).parents[1], sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"])
+)
+_FAULTHANDLER_FRAME = re.compile(r'^\s*File "(.+)", line (\d+)', re.MULTILINE)
+
+
+def stuck_at(frames: list[tuple[str, int | None]]) -> str | None:
+    """`file:line` of the innermost frame of the user's code (a kernel file, a library it imports),
+    given frames innermost first; None when no frame is the user's."""
+    triton_dir = _triton_dir()
+    for file, line in frames:
+        if file.startswith("<") or not line:
+            continue
+        resolved = str(Path(file).resolve())
+        if not resolved.startswith(_NOT_USERS) and not (triton_dir and resolved.startswith(triton_dir)):
+            return f"{file}:{line}"
+    return None
+
+
+def stuck_in_dump(text: str) -> str | None:
+    """stuck_at for a traceback as faulthandler writes it (innermost first)."""
+    return stuck_at([(file, int(line)) for file, line in _FAULTHANDLER_FRAME.findall(text)])
+
+
+def _triton_dir() -> str | None:
+    """Where Triton is installed, found without importing it (this module runs before Triton is)."""
+    import importlib.util
+
+    with contextlib.suppress(ImportError, ValueError):
+        spec = importlib.util.find_spec("triton")
+        if spec is not None and spec.origin:
+            return str(Path(spec.origin).resolve().parent)
+    return None

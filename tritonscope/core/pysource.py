@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import textwrap
 
 
 def called_functions(fn: ast.FunctionDef, names: set[str]) -> set[str]:
@@ -31,3 +32,19 @@ def _own_nodes(fn: ast.FunctionDef):
         yield node
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             stack.extend(ast.iter_child_nodes(node))
+
+
+def declared_constexprs(source: str, name: str) -> set[str] | None:
+    """The parameters of function NAME in SOURCE annotated `constexpr` (tl.constexpr, gl.constexpr);
+    None when the source does not parse or has no such function."""
+    try:
+        tree = ast.parse(textwrap.dedent(source))
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            params = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+            return {
+                a.arg for a in params if a.annotation is not None and ast.unparse(a.annotation).endswith("constexpr")
+            }
+    return None

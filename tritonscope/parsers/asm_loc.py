@@ -72,6 +72,7 @@ def _parse(text: str, instruction: re.Pattern) -> dict[int, tuple[SourceLine, ..
         file_match = _FILE.match(line)
         if file_match:
             index, first, second = file_match.groups()
+            first, second = unescaped_name(first), second and unescaped_name(second)
             files[index] = os.path.join(first, second) if second else first
     by_name = {os.path.basename(path): path for path in files.values()}
     current: tuple[SourceLine, ...] = ()
@@ -108,3 +109,70 @@ def _location(match: re.Match, files: dict[str, str], by_name: dict[str, str]) -
         if call.group(1) in by_name and len(call.group(2)) <= _MAX_DIGITS:
             found.append((by_name[call.group(1)], int(call.group(2))))
     return tuple(dict.fromkeys(found))
+
+
+# ptxas up to CUDA 12.8 refuses PTX with a non-ASCII character, and Triton writes the kernel file's
+# name into its comments (`// dé.py:8:0` beside each `.loc`); LLVM writes the `.file` names with each
+# non-ASCII byte as an octal escape (`"/home/\345\274\240.../k.py"`), which ptxas takes. ptxas
+# is given the PTX with every non-ASCII character percent-encoded (one line for one line: the line
+# numbers hold). nvdisasm prints the escapes back, but for the last of the file's own name, which
+# it writes behind a `/` (`d\303/251.py`): `unescaped_name` reads both spellings.
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+_ESCAPE = re.compile(r"\\([0-3][0-7]{2})|/(2[0-7]{2})")
+_QUOTED = re.compile(r'"([^"\n]*[\\/][0-7]{3}[^"\n]*)"')
+
+
+def ascii_only(ptx: str) -> str:
+    """The PTX with every non-ASCII character percent-encoded (the PTX itself, if it has none)."""
+    return ptx if ptx.isascii() else _NON_ASCII.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode()), ptx)
+
+
+def unescaped_name(name: str) -> str:
+    """A file name as LLVM or nvdisasm spell it (UTF-8 bytes as octal escapes) as the text it is.
+    A `/2oo` counts as a byte only where a UTF-8 character still needs one (else it is a folder)."""
+    if "\\" not in name:
+        return name
+    data, position, pending = bytearray(), 0, 0
+    for match in _ESCAPE.finditer(name):
+        between = name[position : match.start()]
+        if match.group(2) and (pending == 0 or between):
+            continue
+        data += between.encode()
+        byte = int(match.group(1) or match.group(2), 8)
+        data.append(byte)
+        pending = _continuations(byte) if byte >= 0xC0 else max(0, pending - 1) if not between else 0
+        position = match.end()
+    data += name[position:].encode()
+    try:
+        return data.decode()
+    except UnicodeDecodeError:
+        return name
+
+
+_HEX_ESCAPE = re.compile(r"\\([0-9A-Fa-f]{2})")
+
+
+def unescaped_hex(name: str) -> str:
+    r"""A file name as MLIR and LLVM IR print it (`caf\C3\A9.py`: UTF-8 bytes as hex escapes) as the
+    text it is; the name unchanged when the escapes are not UTF-8."""
+    if "\\" not in name:
+        return name
+    data, position = bytearray(), 0
+    for match in _HEX_ESCAPE.finditer(name):
+        data += name[position : match.start()].encode() + bytes([int(match.group(1), 16)])
+        position = match.end()
+    data += name[position:].encode()
+    try:
+        return data.decode()
+    except UnicodeDecodeError:
+        return name
+
+
+def _continuations(lead: int) -> int:
+    return 1 if lead < 0xE0 else 2 if lead < 0xF0 else 3
+
+
+def real_file_names(text: str, ptx: str | None = None) -> str:
+    """`text` (what ptxas or nvdisasm printed) with each quoted file name that holds octal escapes
+    written as the text it is."""
+    return _QUOTED.sub(lambda m: f'"{unescaped_name(m.group(1))}"', text) if "\\" in text else text

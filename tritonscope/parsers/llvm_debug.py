@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 import re
 
+from .asm_loc import unescaped_hex
+
 SourceLine = tuple[str, int]
 
 _METADATA = re.compile(r"^(![\w.]+)\s*=\s*(?:distinct\s+)?!(\w+)\((.*)\)\s*$")
@@ -82,6 +84,7 @@ def _file_of(scope: str | None, nodes, files) -> str | None:
             if kind == "DIFile":
                 name = fields.get("filename", '""')[1:-1]
                 directory = fields.get("directory", '""')[1:-1]
+                name, directory = unescaped_hex(name), unescaped_hex(directory)
                 path = os.path.join(directory, name) if directory and not os.path.isabs(name) else name
                 break
             current = fields.get("file", fields.get("scope"))

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from .asm_loc import unescaped_hex
+
 SourceLine = tuple[str, int]
 
 _TOKEN = re.compile(
@@ -291,4 +293,4 @@ def _file_line(name: str, take, peek) -> list[SourceLine]:
         take(kind="int")
     if len(line) > _MAX_DIGITS:
         raise LocationError(f"line number {line[:20]}... is too large")
-    return [(name[1:-1], int(line))] if int(line) > 0 else []
+    return [(unescaped_hex(name[1:-1]), int(line))] if int(line) > 0 else []

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from .asm_loc import unescaped_name
+
 SourceLine = tuple[str, int]
 
 _LINE_INFO = re.compile(r'^\s*//##\s*File\s+"([^"]*)",\s*line\s+(\d+)(.*)$')
@@ -40,7 +42,9 @@ def parse(text: str) -> dict[int, tuple[SourceLine, ...]]:
         if info:
             found = [(p, str(n)) for p, n in current] if stacked else []
             found += [(info.group(1), info.group(2))] + _INLINED.findall(info.group(3))
-            current = tuple(dict.fromkeys((path, int(n)) for path, n in found if len(n) <= _MAX_DIGITS and int(n) > 0))
+            current = tuple(
+                dict.fromkeys((unescaped_name(p), int(n)) for p, n in found if len(n) <= _MAX_DIGITS and int(n) > 0)
+            )
         elif line.lstrip().startswith(".section"):
             current = ()
         elif current and _INSTRUCTION.match(line):

@@ -3,9 +3,19 @@ actions' reporters) show as tests: one test case per entry, a failure per broken
 
 from __future__ import annotations
 
+import re
 from xml.etree import ElementTree
 
 from ..results.check import CheckResult
+
+# What XML 1.0 cannot hold at all, even escaped: control characters but tab and newlines, lone
+# surrogates, U+FFFE and U+FFFF. A kernel's name or a compiler's message may carry them.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml_text(text: str) -> str:
+    """Text XML can hold: each character it cannot shown as its code (`\\x07`)."""
+    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 class JunitReport:
@@ -23,16 +33,19 @@ class JunitReport:
             case = ElementTree.SubElement(
                 suite,
                 "testcase",
-                name=outcome.entry.name,
-                classname=c.kernel.name if c else (outcome.entry.request.kernel or outcome.entry.request.file),
+                name=_xml_text(outcome.entry.name),
+                classname=_xml_text(
+                    c.kernel.name if c else (outcome.entry.request.kernel or outcome.entry.request.file)
+                ),
                 time=f"{c.compile_seconds:.3f}" if c else "0",
             )
             if outcome.error is not None:
-                ElementTree.SubElement(case, "error", message=outcome.error).text = outcome.error
+                error = _xml_text(outcome.error)
+                ElementTree.SubElement(case, "error", message=error).text = error
             for broken in outcome.broken:
                 value = "none" if broken.value is None else f"{broken.value:g}"
                 message = f"{broken.figure} = {value}, limit {broken.limit}"
                 failure = ElementTree.SubElement(case, "failure", message=message, type=broken.figure)
-                failure.text = message + (f"\n{broken.finding}" if broken.finding else "")
+                failure.text = _xml_text(message + (f"\n{broken.finding}" if broken.finding else ""))
         ElementTree.indent(suite)
         return '<?xml version="1.0" encoding="utf-8"?>\n' + ElementTree.tostring(suite, encoding="unicode") + "\n"

@@ -83,6 +83,6 @@ def render(result: BenchResult, format: str) -> bytes:
 
 
 def write(result: BenchResult, path: Path) -> None:
-    from ..core.fileio import write_bytes_atomically
+    from ..core.fileio import write_output
 
-    write_bytes_atomically(path, render(result, path.suffix.lower().lstrip(".")))
+    write_output(path, render(result, path.suffix.lower().lstrip(".")), "--plot", (result.file,))

@@ -23,7 +23,11 @@ class TraceResult:
     def exit_status(self) -> int:
         """The traced program's own status, passed through (a shell sees how the program ended); 2
         when a simulated GPU stopped it (a value read)."""
-        return int(ExitStatus.USAGE) if self.stopped else self.returncode
+        if self.stopped:
+            return int(ExitStatus.USAGE)
+        # A program killed by signal N has returncode -N: a shell says 128 + N (137 for SIGKILL),
+        # where passing -N to exit() would give 256 - N (247).
+        return 128 - self.returncode if self.returncode < 0 else self.returncode
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from triton.compiler import CompilationError
 
 from ..core.errors import CompileError, TritonscopeError, UsageError
 from ..core.targets import Target
+from .shims import has_stages_hook
 
 
 def mapped(exc: Exception, kernel, target: Target) -> TritonscopeError:
@@ -23,8 +24,8 @@ def mapped(exc: Exception, kernel, target: Target) -> TritonscopeError:
     if isinstance(exc, OSError):  # Triton's cache folder: the machine's problem, not the kernel's
         return cache_folder_problem(exc)
     if isinstance(exc, json.JSONDecodeError):
-        return corrupt_cache_file(exc)
-    if "non-ASCII" in str(exc) and not kernel.spec.file.isascii():
+        return corrupt_cache_file(exc.msg)
+    if "non-ASCII" in str(exc) and not kernel.spec.file.isascii() and not has_stages_hook():
         return UsageError(
             f"{kernel.spec.file}: the kernel file's path has non-ASCII characters, which ptxas rejects "
             f"(Triton writes the path into the PTX)",
@@ -44,7 +45,7 @@ def cache_folder_problem(exc: OSError) -> UsageError:
     )
 
 
-def corrupt_cache_file(exc: json.JSONDecodeError) -> UsageError:
+def corrupt_cache_file(why: str) -> UsageError:
     """Names the cache files Triton could not read back, so the user can delete them."""
     folder = Path(triton.knobs.cache.dir)
     corrupt = []
@@ -55,7 +56,7 @@ def corrupt_cache_file(exc: json.JSONDecodeError) -> UsageError:
             corrupt.append(str(path))
     names = ", ".join(corrupt[:3]) or str(folder)
     return UsageError(
-        f"Triton's cache holds a corrupt file: {names} ({exc.msg})",
+        f"Triton's cache holds a corrupt file: {names} ({why})",
         hint=f"delete it, or the folder that holds it, and run again (Triton's cache: {folder})",
     )
 

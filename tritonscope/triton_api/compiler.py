@@ -8,19 +8,22 @@ compile_errors.py.
 from __future__ import annotations
 
 import hashlib
+import json
 import time
+from pathlib import Path
 from typing import Any
 
 import triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import CompilationError, make_backend
 
+from ..core import fileio, schemas
 from ..core.errors import CompileError, UsageError
 from ..core.model import Artifacts, Variant
 from ..core.targets import Target
 from ..core.values import LayoutName, TypeName
 from ..parsers import mlir_diagnostics
-from . import compile_errors
+from . import compile_errors, cubins
 from . import kernels as triton_kernels
 from .remarks import REMARKS_UNKNOWN, StderrCapture, record_remarks, recorded_remarks, remarks_on
 from .shims import (
@@ -43,7 +46,7 @@ def compile_variant(kernel, variant: Variant, target: Target, sass: bool = True)
     diagnostics = StderrCapture()
     try:
         with diagnostics, listened() as (hits, times), remarks_on():
-            compiled = _run_triton(kernel, variant, target)
+            compiled, repaired = _compile_repairing(kernel, variant, target, hits)
     except CompileError as exc:
         details = mlir_diagnostics.parse(diagnostics.text)[1].strip()  # MLIR's errors, read once the capture ended
         if details and exc.__cause__ is not None and not isinstance(exc.__cause__, CompilationError):
@@ -60,7 +63,8 @@ def compile_variant(kernel, variant: Variant, target: Target, sass: bool = True)
         remarks = recorded_remarks(metadata)
     else:
         record_remarks(metadata, remarks)
-    notices = tuple(line for line in rest.splitlines() if line.strip()) + ((refused,) if refused else ())
+    notices = tuple(line for line in rest.splitlines() if line.strip())
+    notices += tuple(notice for notice in (refused, repaired) if notice)
     if remarks is None:
         notices += (REMARKS_UNKNOWN,)
     stage_seconds = times[0] if len(times) == 1 else ()
@@ -69,7 +73,65 @@ def compile_variant(kernel, variant: Variant, target: Target, sass: bool = True)
 
 def run_compiler(kernel, variant: Variant, target: Target) -> None:
     """triton.compile alone, for its side effects (the IR dumps `passes` reads): no disassembly."""
-    _run_triton(kernel, variant, target)
+    _compile_repairing(kernel, variant, target, [])
+
+
+_GROUP = {"child_paths": schemas.Map(str)}  # Triton's `__grp__NAME.json`: file name -> path
+
+
+class _DamagedEntry(Exception):
+    """Triton's cache entry of this compile could not be read back (why: the reason)."""
+
+
+def _compile_repairing(kernel, variant: Variant, target: Target, hits: list[bool]):
+    """(triton.compile's result, a one-line notice or None). A damaged cache entry of the compile
+    (metadata or its group index not JSON or not their shape, a cut-short binary) would fail every
+    later run the same way: it is moved aside, under the cache's `tritonscope/damaged/`, and the
+    kernel compiled afresh."""
+    folder = _entry_folder(kernel, variant, target)
+    why = _entry_damage(folder) if folder is not None else None
+    if why is None:
+        try:
+            compiled = _run_triton(kernel, variant, target)
+            why = cubins.damage(compiled.asm[target.vendor.binary]) if hits == [True] else None
+        except _DamagedEntry as exc:
+            why = str(exc)
+        if why is None:
+            return compiled, None
+    if folder is None or not folder.is_dir():
+        raise compile_errors.corrupt_cache_file(why)
+    aside = Path(triton.knobs.cache.dir) / "tritonscope" / "damaged" / f"{folder.name}.{time.time_ns()}"
+    try:
+        aside.parent.mkdir(parents=True, exist_ok=True)
+        folder.rename(aside)
+        hits.clear()
+        compiled = _run_triton(kernel, variant, target)
+    except (OSError, _DamagedEntry) as exc:
+        raise compile_errors.corrupt_cache_file(str(exc)) from None
+    return compiled, f"Triton's cache entry {folder} was damaged ({why}): moved it to {aside} and compiled again"
+
+
+def _entry_damage(folder: Path) -> str | None:
+    """What is wrong with the JSON files of a cache entry (its group index, each kernel's metadata)."""
+    if not folder.is_dir():
+        return None
+    for path in sorted(folder.glob("*.json")):
+        shape = _GROUP if path.name.startswith("__grp__") else schemas.METADATA
+        try:
+            wrong = schemas.problem(schemas.parse(fileio.read_input_text(path)), shape)
+        except (OSError, UnicodeDecodeError, schemas.Invalid) as exc:
+            wrong = getattr(exc, "strerror", None) or str(exc)
+        if wrong is not None:
+            return f"{path.name}: {wrong}"
+    return None
+
+
+def _entry_folder(kernel, variant: Variant, target: Target) -> Path | None:
+    """The folder of Triton's cache holding this compile (`get_cache_manager`: the key in base32)."""
+    from triton.runtime import cache
+
+    base32 = getattr(cache, "_base32", None)
+    return Path(triton.knobs.cache.dir) / base32(compile_key(kernel, variant, target)) if base32 else None
 
 
 def _run_triton(kernel, variant: Variant, target: Target):
@@ -87,6 +149,8 @@ def _run_triton(kernel, variant: Variant, target: Target):
             options=compile_options(variant.options),
             _env_vars=cache_key_extras(kernel, variant),
         )
+    except json.JSONDecodeError as exc:  # a cache entry Triton cannot read back
+        raise _DamagedEntry(f"not JSON: {exc.msg}") from exc
     except Exception as exc:  # MLIR passes, ptxas and LLVM fail in many ways
         raise compile_errors.mapped(exc, kernel, target) from exc
 

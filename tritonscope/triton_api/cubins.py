@@ -191,3 +191,17 @@ class _Image:
     def finish(self, header: bytes) -> bytes:
         self.data[: _HEADER.size] = header
         return bytes(self.data)
+
+
+def damage(binary: bytes | str) -> str | None:
+    """Why a compiled binary (an ELF: a cubin or an hsaco) is not whole, or None: the header's
+    section table must lie inside it. What a cache entry cut short by a full disk looks like."""
+    if isinstance(binary, str):
+        return None  # a text format: nothing to check here
+    if len(binary) < 64 or binary[:4] != b"\x7fELF" or binary[4] != 2:
+        return f"the binary is not a 64-bit ELF ({len(binary)} bytes)"
+    shoff = int.from_bytes(binary[0x28:0x30], "little")
+    size, count = int.from_bytes(binary[0x3A:0x3C], "little"), int.from_bytes(binary[0x3C:0x3E], "little")
+    if shoff + size * count > len(binary):
+        return f"the binary is cut short: {len(binary)} bytes, its section table ends at byte {shoff + size * count}"
+    return None

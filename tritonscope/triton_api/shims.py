@@ -148,7 +148,9 @@ def _stages_hook(backend=None, stages=None, options=None, language=None, capabil
         return _HOOK_KEY, hashlib.sha256(_HOOK_KEY.encode()).hexdigest()
     if "cubin" in stages:
         make_cubin = stages["cubin"]
-        stages["cubin"] = lambda src, metadata: make_cubin(asm_loc.without_inline_asm_locs(src), metadata)
+        stages["cubin"] = lambda src, metadata: make_cubin(
+            asm_loc.ascii_only(asm_loc.without_inline_asm_locs(src)), metadata
+        )
     for hook in STAGE_HOOKS:
         hook(stages)
 

@@ -59,6 +59,7 @@ def machine_code(
             return texts
     if ptx and (metadata or {}).get(PTXAS_INPUT[0]) == PTXAS_INPUT[1]:
         texts["sass"] = sass_lines.renumber_ptx_lines(texts["sass"], asm_loc.kept_line_numbers(ptx))
+    texts["sass"] = asm_loc.real_file_names(texts["sass"], ptx)
     return texts
 
 
@@ -97,10 +98,10 @@ def ptxas_report(ptx: str, arch: int | str) -> str:
     suffix = "a" if str(arch) in ("90", "100", "101", "120") else ""
     with tempfile.TemporaryDirectory(prefix="tritonscope-") as tmp:
         source, output = Path(tmp) / "kernel.ptx", Path(tmp) / "kernel.cubin"
-        source.write_text(ptx)
+        source.write_text(asm_loc.ascii_only(ptx))
         command = [ptxas_for(arch), "-v", f"--gpu-name=sm_{arch}{suffix}", str(source), "-o", str(output)]
         result = subprocess.run(command, capture_output=True, text=True, errors="replace")
-    return result.stdout + result.stderr
+    return asm_loc.real_file_names(result.stdout + result.stderr, ptx)
 
 
 def disassemble(cubin: bytes) -> str:

@@ -5,6 +5,7 @@ Read from the package's metadata, without importing Triton (which costs time).
 
 from __future__ import annotations
 
+import sys
 from importlib.metadata import PackageNotFoundError, version
 
 from ..core.errors import UsageError
@@ -15,9 +16,15 @@ OLDEST = (3, 5)
 
 def installed() -> str:
     try:
-        return version("triton")
+        found = version("triton")
     except PackageNotFoundError:
         raise UsageError("Triton is not installed", hint="pip install triton (3.5 or newer)") from None
+    if not found:  # a dist-info without its METADATA: a broken installation
+        raise UsageError(
+            f"Triton's installation in {sys.prefix} is broken: its package metadata has no version",
+            hint="reinstall Triton there (for a release environment: tritonscope envs remove X)",
+        )
+    return found
 
 
 def release_tuple(text: str) -> tuple[int, ...]:

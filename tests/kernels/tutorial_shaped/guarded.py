@@ -7,13 +7,13 @@ if torch.cuda.is_available():
     import triton.language as tl
 
     @triton.jit
-    def relu_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    def relu_kernel(x_ptr, n, stride, BLOCK: tl.constexpr):
         offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
         mask = offs < n
-        tl.store(x_ptr + offs, tl.maximum(tl.load(x_ptr + offs, mask=mask), 0.0), mask=mask)
+        tl.store(x_ptr + offs * stride, tl.maximum(tl.load(x_ptr + offs * stride, mask=mask), 0.0), mask=mask)
 
     def relu_(x: torch.Tensor) -> torch.Tensor:
-        relu_kernel[(triton.cdiv(x.numel(), 512),)](x, x.numel(), BLOCK=512)
+        relu_kernel[(triton.cdiv(x.numel(), 512),)](x, x.numel(), x.stride(0), BLOCK=512)
         return x
 
 

@@ -126,8 +126,13 @@ def _write(result, update: bool, junit: Path | None) -> None:
 
         for outcome in result.outcomes:
             if outcome.compilation is not None and outcome.entry.baseline:
-                write_page(Path(outcome.entry.baseline), report(outcome.compilation))
+                write_page(
+                    Path(outcome.entry.baseline),
+                    report(outcome.compilation),
+                    "--update-baseline",
+                    outcome.entry.request.file,
+                )
     if junit is not None:
         from ...render.registry import renderer
 
-        write_page(junit, renderer(type(result), "junit").render(result))
+        write_page(junit, renderer(type(result), "junit").render(result), "--junit")

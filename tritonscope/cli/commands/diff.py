@@ -126,15 +126,15 @@ def diff(
         result = run_diff(
             request, axes, configs, argtypes.stages(stage), against, workers, argtypes.timeout(timeout), advance
         )
-    _html(html_out, result)
+    _html(html_out, result, request.file)
     return Output(result, {"side_by_side": side_by_side})
 
 
-def _html(html_out, result) -> None:
+def _html(html_out, result, kernel_file: str) -> None:
     if html_out is not None:
         from ...render.registry import renderer
 
-        write_page(html_out, renderer(type(result), "html").render(result))
+        write_page(html_out, renderer(type(result), "html").render(result), "--html", kernel_file)
 
 
 def _workers(jobs: int | None) -> int:

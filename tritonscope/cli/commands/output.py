@@ -42,6 +42,7 @@ def write_folder(out: Path | None, force: bool, *protected: str):
     say(f"wrote {len(folder.files)} files to {out}")
 
 
-def write_page(path: Path, page: str) -> None:
-    fileio.write_text_atomically(path, page)
+def write_page(path: Path, page: str, flag: str, *protected: str) -> None:
+    """Writes one output file through the one writer (which refuses what the run reads)."""
+    fileio.write_output(path, page.encode(), flag, tuple(p for p in protected if not p.startswith(PREFIX)))
     say(f"wrote {path}")

@@ -83,7 +83,7 @@ def passes(
     if html_out is not None:
         from ...render.registry import renderer
 
-        write_page(html_out, renderer(type(result), "html").render(result))
+        write_page(html_out, renderer(type(result), "html").render(result), "--html", request.file)
     return Output(result, {"only_changed": changed, "full": full, "keep_loc": keep_loc})
 
 

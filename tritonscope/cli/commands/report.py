@@ -44,4 +44,4 @@ def report(
     with progress(f"compiling {request.file}"):
         result = run_report(request, argtypes.stages(stage))
     _notices(result.explained.compilation)
-    write_page(out, renderer(type(result), "html", keep_loc=keep_loc).render(result))
+    write_page(out, renderer(type(result), "html", keep_loc=keep_loc).render(result), "-o", request.file)

@@ -52,7 +52,7 @@ def _write(script: str, out: str, force: bool) -> Path | None:
     import sys
 
     from ...core.errors import UsageError
-    from ...core.fileio import write_text_atomically
+    from ...core.fileio import write_output
 
     if out == "-":
         stdout = ENV.stdout or sys.stdout
@@ -62,5 +62,5 @@ def _write(script: str, out: str, force: bool) -> Path | None:
     path = Path(out)
     if path.exists() and not force:
         raise UsageError(f"-o {out}: exists", hint="use --force to replace it, or -o - to print the script")
-    write_text_atomically(path, script)
+    write_output(path, script.encode(), "-o")
     return path

@@ -1,0 +1,1 @@
+"""A library's package holding kernels (as unsloth's or triton_kernels' do)."""

@@ -1,0 +1,3 @@
+"""A helper module beside the kernel, imported relatively."""
+
+BLOCK = 256
