@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..core.errors import KernelFileError, UsageError
 from ..core.limits import USER_CODE_SECONDS
-from ..core.model import VariantRequest
+from ..core.model import FromRun, VariantRequest
 from . import cache
 
 STOP_EXIT_CODE = 87  # triton_api/capture.StopAtLaunch.EXIT_CODE (that file imports nothing of tritonscope)
@@ -33,7 +33,7 @@ class Launch:
     """The launch a `--from-run` request stopped at."""
 
     name: str
-    grid: tuple[int, int, int]
+    grid: tuple[int, ...]  # as the launch gave it
     file: str | None  # the program's line that launched it
     line: int | None
     index: int  # which launch of that kernel, from 1
@@ -80,11 +80,12 @@ def _run_to_launch(path: Path, request: VariantRequest, folder: Path) -> Launch:
     from ..core.targets import resolve as resolve_target
 
     target, _ = resolve_target(request.target)
-    command = list(request.from_run.command) or [sys.executable, str(path)]
-    env = cache.environment_for_capture(folder, max(3, request.from_run.launch), target.simulated_device())
+    run = _from_run(request)
+    command = list(run.command) or [sys.executable, str(path)]
+    env = cache.environment_for_capture(folder, max(3, run.launch), target.simulated_device())
     # The kernel named with -k, else the first kernel defined in FILE that the run launches.
-    want = {"name": request.kernel or "", "file": "" if request.kernel else str(path)}
-    want["launch"] = request.from_run.launch
+    want: dict[str, str | int] = {"name": request.kernel or "", "file": "" if request.kernel else str(path)}
+    want["launch"] = run.launch
     env["TRITONSCOPE_STOP_AT_LAUNCH"] = json.dumps(want)
     seconds = USER_CODE_SECONDS.get()
     try:
@@ -106,7 +107,14 @@ def _stopped_launch(folder: Path, request: VariantRequest) -> Launch:
     stop = next(r for r in reversed(records) if r.get("stop"))
     site = stop.get("call_site") or {}
     grid = tuple(int(g) for g in stop["grid"])
-    return Launch(stop["name"], grid, site.get("file"), site.get("line"), request.from_run.launch, stop["hash"])
+    return Launch(stop["name"], grid, site.get("file"), site.get("line"), _from_run(request).launch, stop["hash"])
+
+
+def _from_run(request: VariantRequest) -> FromRun:
+    """The request's --from-run: resolve() runs only the requests that have one."""
+    if request.from_run is None:
+        raise TypeError("not a --from-run request")
+    return request.from_run
 
 
 def _keep_only(folder: Path, launch: Launch) -> None:
@@ -118,7 +126,8 @@ def _keep_only(folder: Path, launch: Launch) -> None:
 
 
 def _wanted(request: VariantRequest, path: Path) -> str:
-    which = f"launch {request.from_run.launch} of " if request.from_run.launch > 1 else "a launch of "
+    launch = _from_run(request).launch
+    which = f"launch {launch} of " if launch > 1 else "a launch of "
     return which + (request.kernel if request.kernel else f"a kernel of {path.name}")
 
 

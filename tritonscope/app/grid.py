@@ -85,7 +85,7 @@ def record(file: str, kernel: str, values: dict, pointers: dict, size: tuple[int
     with Workers(timeout=timeout, env={"TRITON_INTERPRET": "1"}) as workers:
         outcome = workers.run([task])[0]
     if outcome.timed_out:
-        stuck = outcome.error.partition("(stuck at ")[2].rstrip(")")
+        stuck = (outcome.error or "").partition("(stuck at ")[2].rstrip(")")
         where = f": stuck at {stuck}" if stuck else ""
         raise UsageError(f"the interpreter ran {kernel} for more than {timeout:g} s{where}", hint="raise --timeout")
     if not outcome.ok and outcome.exit_code == 1:

@@ -61,7 +61,8 @@ def _with(request: VariantRequest, name: str, value: Any, kinds: dict[str, Param
     if name in AXIS_OPTIONS:
         if not isinstance(value, int) or isinstance(value, bool):
             raise UsageError(f"--vary {name}: '{format_value(value)}' is not an integer")
-        return replace(request, **{name: value})
+        option: dict[str, Any] = {name: value}  # one option, named at run time
+        return replace(request, **option)
     return request.with_value(name, value, constexpr=kinds[name] is ParamKind.CONSTEXPR)
 
 

@@ -192,7 +192,8 @@ def _from_its_run(request: VariantRequest) -> VariantRequest:
 
     with progress(f"running {request.file} to the launch"):
         resolved, launch = resolve(request)
-    say(launch.describe())
+    if launch is not None:  # always, for a --from-run request
+        say(launch.describe())
     return resolved
 
 
@@ -291,10 +292,10 @@ def request_from_words(file: str, words: list[str], where: str) -> VariantReques
             raise UsageError(f"{where}: {name} needs a value")
         if key in _INT_FLAGS:
             try:
-                value = int(value)
+                flags[key] = int(value)
             except ValueError:
                 raise UsageError(f"{where}: {name} expects an integer, got '{value}'") from None
-        if key in ("constexpr", "arg"):
+        elif key in ("constexpr", "arg"):
             flags[key].append(value)
         else:
             flags[key] = value

@@ -82,7 +82,8 @@ def _entry(path: Path, index: int, item, common: list) -> CheckEntry:
 def _typed(where: str, key: str, value, kind: type):
     """`value` when it is of `kind`, else a usage error naming the key and the type wanted."""
     if not isinstance(value, kind):
-        wanted = {dict: "a table", str: "a string", list: "a list"}[kind]
+        names: dict[type, str] = {dict: "a table", str: "a string", list: "a list"}
+        wanted = names[kind]
         raise UsageError(f"{where}: `{key}` must be {wanted}, not {type(value).__name__} ({str(value)[:60]})")
     return value
 

@@ -9,6 +9,7 @@ import shutil
 import signal
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from .errors import TritonscopeError, UsageError
@@ -56,6 +57,7 @@ class NotRegularFile(OSError):
 
 
 def _kind(mode: int) -> str:
+    kinds: tuple[tuple[Callable[[int], bool], str], ...]
     kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"))
     kinds += ((stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
     return next((name for test, name in kinds if test(mode)), "not a regular file")

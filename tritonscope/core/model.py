@@ -126,7 +126,8 @@ class VariantRequest:
         """This request with one more constexpr (or argument) value; a later value wins."""
         field_name = "constexprs" if constexpr else "args"
         pairs = tuple(p for p in getattr(self, field_name) if p[0] != name) + ((name, value),)
-        return replace(self, **{field_name: pairs})
+        changed: dict[str, Any] = {field_name: pairs}  # one field, named at run time
+        return replace(self, **changed)
 
 
 @dataclass(frozen=True)

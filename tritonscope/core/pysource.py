@@ -26,7 +26,7 @@ def returns_value(fn: ast.FunctionDef) -> bool:
 
 def _own_nodes(fn: ast.FunctionDef):
     """The nodes of `fn`'s body, not those of functions or lambdas defined inside it."""
-    stack = list(fn.body)
+    stack: list[ast.AST] = list(fn.body)
     while stack:
         node = stack.pop()
         yield node

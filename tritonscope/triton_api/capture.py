@@ -18,10 +18,12 @@ recorder wraps `CompiledKernel.launch_metadata` and adds a no-op launch-enter ho
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import os
 import sys
 import textwrap
+from types import FrameType
 
 SMALL_INTEGER_TENSOR = 1 << 20  # integer tensors up to this many elements get their min and max recorded
 MAX_ITEMS = 64  # of a tuple argument
@@ -120,16 +122,16 @@ def _library_folders() -> tuple[str, ...]:
     """The folders of the packages a launch passes through on its way from the program's line."""
     folders = [os.path.dirname(os.path.abspath(__file__))]
     for name in ("triton", "torch", "functools"):
-        module = sys.modules.get(name)
-        if module is not None and getattr(module, "__file__", None):
-            folders.append(os.path.dirname(os.path.abspath(module.__file__)))
+        file = getattr(sys.modules.get(name), "__file__", None)
+        if file:
+            folders.append(os.path.dirname(os.path.abspath(file)))
     return tuple(folder + os.sep for folder in folders)
 
 
 def call_site() -> dict | None:
     """The innermost frame outside Triton, torch and this file: the program's line that launched."""
     libraries = _library_folders()
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         file = frame.f_code.co_filename
         if not file.startswith("<") and not os.path.abspath(file).startswith(libraries):
@@ -147,7 +149,7 @@ class Recorder:
 
     def __call__(self, kernel, grid, args) -> None:
         key = getattr(kernel, "hash", None)
-        seen = self.counts.get(key, 0)
+        seen = self.counts.get(key, 0) if key is not None else 0
         if key is None or seen >= self.limit:
             return
         self.counts[key] = seen + 1
@@ -156,10 +158,11 @@ class Recorder:
 
 def wrap_launch_metadata(on_launch) -> None:
     """Shim: every launch of every release from 3.5 on passes through CompiledKernel.launch_metadata."""
-    from triton.compiler.compiler import CompiledKernel
+    from triton.compiler.compiler import CompiledKernel  # type: ignore[import-untyped]
 
     original = CompiledKernel.launch_metadata
 
+    @functools.wraps(original)  # keeps the original as __wrapped__
     def launch_metadata(self, grid, stream, *args):
         try:
             on_launch(self, grid, args)
@@ -167,7 +170,6 @@ def wrap_launch_metadata(on_launch) -> None:
             pass
         return original(self, grid, stream, *args)
 
-    launch_metadata.__wrapped__ = original
     CompiledKernel.launch_metadata = launch_metadata
 
 
@@ -180,7 +182,7 @@ def ensure_launch_enter_hook() -> None:
 
     From 3.5 on the knob is a HookChain (empty by default, and never None): add to it. An
     older knob holds one callable or None: set it only when it is None."""
-    from triton import knobs
+    from triton import knobs  # type: ignore[import-untyped]
 
     hook = knobs.runtime.launch_enter_hook
     if hasattr(hook, "add"):
@@ -197,7 +199,7 @@ def _benchmarking() -> bool:
     """Whether this launch is an autotuner timing its configs (Triton's Autotuner._bench, torch.compile's
     benchmark_all_configs), not one the program asked for. A program's own benchmark (a
     triton.testing.do_bench of its own) launches for real and counts."""
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None:
         code = frame.f_code
         if code.co_name in _INDUCTOR_TIMING or (code.co_name == "_bench" and code.co_filename.endswith("autotuner.py")):

@@ -58,6 +58,7 @@ def compile_variant(kernel, variant: Variant, target: Target, sass: bool = True)
     texts = {key: value for key, value in compiled.asm.items() if isinstance(value, str)}
     texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch, metadata, sass))
     refused = texts.pop(SASS_REFUSED, None)  # an nvdisasm older than the target: no SASS, and why
+    remarks: tuple[mlir_diagnostics.Remark, ...] | None  # None: not known (a cache hit kept none)
     remarks, rest = mlir_diagnostics.parse(diagnostics.text)
     if hits == [True]:  # read back from Triton's cache: no pass ran, so no remark was printed
         remarks = recorded_remarks(metadata)

@@ -110,7 +110,7 @@ def importing(device: dict):
     work sees the machine as it is: no GPU for bench, real CPU tensors for the interpreter. Only
     the CUDA device guard a CPU-only torch gets stays registered (it cannot be taken back, and no
     CPU work uses it). torch.compile's settings are left alone: an import runs no compiled model."""
-    import triton
+    import triton  # type: ignore[import-untyped]
 
     from . import driver, stop, torch_cuda
 
