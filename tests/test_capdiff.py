@@ -140,7 +140,7 @@ def test_a_capture_of_another_release_is_said(cli, runs, tmp_path):
         ("empty", "not a capture: it has no kernels.jsonl and no compiled kernels"),
         ("missing", "no such directory"),
         ("cubin", "a damaged capture (1 problem):"),
-        ("metadata", "add_kernel.json: not readable JSON"),
+        ("metadata", "add_kernel.json: not JSON"),
         ("artifacts", "has no artifacts in cache/"),
     ],
 )
