@@ -46,6 +46,8 @@ def _details(p: KernelPair) -> list[Text]:
     lines += [change_text(c) for c in p.changes]
     lines += [Text(f"+ finding: {f}", style="red") for f in p.appeared]
     lines += [Text(f"- finding: {f}", style="green") for f in p.gone]
+    if p.status == "changed" and not (p.changes or p.appeared or p.gone):
+        lines.append(Text("the machine code differs; no figure does", style="dim"))
     return lines
 
 
