@@ -23,7 +23,7 @@ from ..core.model import Artifacts, Variant
 from ..core.targets import Target
 from ..core.values import LayoutName, TypeName
 from ..parsers import mlir_diagnostics
-from . import compile_errors, cubins
+from . import compile_errors, cubins, version
 from . import kernels as triton_kernels
 from .remarks import REMARKS_UNKNOWN, StderrCapture, record_remarks, recorded_remarks, remarks_on
 from .shims import (
@@ -190,6 +190,10 @@ def compile_key(kernel, variant: Variant, target: Target) -> str:
     source, backend = _source(kernel, variant, target)
     options = backend.parse_options(compile_options(variant.options))
     key = get_cache_key(source, backend, options, env_vars=cache_key_extras(kernel, variant))
+    install_stages_hook()  # as triton.compile will see it
+    hook = getattr(triton.knobs.runtime, "add_stages_inspection_hook", None)
+    if hook is not None and version.release_tuple(version.installed()) >= (3, 7):
+        key += hook()[0]  # from 3.7 on triton.compile adds the stage hook's key to its own
     return hashlib.sha256(key.encode()).hexdigest()
 
 
