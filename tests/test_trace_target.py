@@ -20,7 +20,6 @@ from pathlib import Path
 
 import pytest
 import triton
-
 from capture_fidelity import compare, compiles
 from cli_process import tritonscope
 
