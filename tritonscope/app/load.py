@@ -220,8 +220,8 @@ def _import_failure(exc: BaseException, path: Path) -> KernelFileError:
         return KernelFileError(
             f"{where}: the file needs a GPU while being imported, and none is visible here "
             f"({type(exc).__name__}: {exc})",
-            hint='tritonscope compiles without a GPU: move GPU work under `if __name__ == "__main__":` '
-            "or into a function",
+            hint="with torch installed, tritonscope imports such a file against a simulated GPU; or move GPU "
+            'work under `if __name__ == "__main__":` or into a function',
         )
     return KernelFileError(f"{where}: the file raised {type(exc).__name__} while being imported: {exc}")
 

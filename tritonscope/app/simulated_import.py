@@ -39,10 +39,14 @@ _DEFINITIONS = (
 
 def can_simulate() -> bool:
     """Whether an import may be retried against a simulated GPU: only where no GPU is visible (a real
-    one answers for itself, and bench and profile need it real)."""
+    one answers for itself, and bench and profile need it real) and torch is installed."""
+    import importlib.util
+
     from ..core.targets import local_target
 
-    return local_target() is None
+    # The simulated GPU answers through torch (its fake tensors, torch.cuda): without torch installed
+    # the plain import's own error stands.
+    return local_target() is None and importlib.util.find_spec("torch") is not None
 
 
 def simulated(target: str):
