@@ -63,6 +63,8 @@ def test_warp_specialization_off_under_register_pressure_is_compiled_as_a_what_i
     assert (
         off.verified.startswith("-c WARP_SPECIALIZE=True:") and "lowered to warp-specialized partitions" in off.verified
     )
+    # A kernel with no warp_specialize= constexpr is not told to specialize.
+    assert not kinds(explain_compilation(compiled("sample:matmul", "sm90")), tf.WARP_SPECIALIZE)
 
 
 def test_a_small_dot_on_sm100_is_not_on_tcgen05_and_a_large_one_is():
