@@ -22,6 +22,7 @@ from pathlib import Path
 from ..core.errors import KernelFileError, UsageError
 from ..core.limits import USER_CODE_SECONDS
 from ..core.model import FromRun, VariantRequest
+from ..isolate import Finished, Program
 from . import cache
 
 STOP_EXIT_CODE = 87  # triton_api/capture.StopAtLaunch.EXIT_CODE (that file imports nothing of tritonscope)
@@ -88,15 +89,16 @@ def _run_to_launch(path: Path, request: VariantRequest, folder: Path) -> Launch:
     want["launch"] = run.launch
     env["TRITONSCOPE_STOP_AT_LAUNCH"] = json.dumps(want)
     seconds = USER_CODE_SECONDS.get()
-    try:
-        finished = subprocess.run(command, env=env, capture_output=True, text=True, timeout=seconds)
-    except subprocess.TimeoutExpired:
+    try:  # the one runner: the program and what it starts are stopped together, and die with tritonscope
+        with Program(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as program:
+            finished = program.finish(seconds)
+    except OSError as exc:
+        raise UsageError(f"cannot run {command[0]}: {exc.strerror}") from None
+    if finished.timed_out:
         raise UsageError(
             f"{_shown(command)} ran {seconds:g} s without reaching {_wanted(request, path)}",
             hint="raise --timeout, or name another launch with --launch N",
-        ) from None
-    except OSError as exc:
-        raise UsageError(f"cannot run {command[0]}: {exc.strerror}") from None
+        )
     if finished.returncode != STOP_EXIT_CODE:
         raise _not_reached(command, finished, request, path, cache.stop_record(folder))
     return _stopped_launch(folder, request)
@@ -138,14 +140,14 @@ def _shown(command: list[str]) -> str:
     return " ".join(command[:6]) + (" ..." if len(command) > 6 else "")
 
 
-def _not_reached(command, finished, request, path, stopped: str | None) -> KernelFileError:
+def _not_reached(command, finished: Finished, request, path, stopped: str | None) -> KernelFileError:
     if stopped:  # the program read a value from the simulated GPU before the launch
         return KernelFileError(
             f"{_shown(command)} stopped at {stopped} before reaching {_wanted(request, path)}: "
             "a simulated GPU holds no values",
             hint="launch the kernel before the program reads a result, or run a script that does (-- python ...)",
         )
-    tail = "\n".join(finished.stderr.strip().splitlines()[-_TAIL_LINES:])
+    tail = "\n".join(str(finished.stderr or "").strip().splitlines()[-_TAIL_LINES:])
     return KernelFileError(
         f"{_shown(command)} ended (exit {finished.returncode}) without reaching {_wanted(request, path)}"
         + (f"; it printed:\n{tail}" if tail else ""),
