@@ -78,9 +78,8 @@ def continue_after(module: Any, path: Path, source: str, exc: BaseException) -> 
     it stopped and why."""
     tree = ast.parse(source, str(path))
     line = line_in_file(exc, path) or 0
-    stopped = next((i for i, s in enumerate(tree.body) if s.lineno <= line <= (s.end_lineno or s.lineno)), None)
-    if stopped is None:
-        stopped = len(tree.body)
+    body = tree.body
+    stopped = next((i for i, s in enumerate(body) if s.lineno <= line <= (s.end_lineno or s.lineno)), len(body))
     flags = _future_flags(tree)
     skipped = 0
     for statement in tree.body[stopped + 1 :]:
@@ -93,8 +92,9 @@ def continue_after(module: Any, path: Path, source: str, exc: BaseException) -> 
         except Exception:  # noqa: BLE001 - foreign code after the stop: keep what defines, skip the rest
             skipped += 1
     after = f"; the definitions after it ran, {skipped} other statement(s) were skipped" if skipped else ""
-    code = source.splitlines()[line - 1].strip() if 0 < line <= len(source.splitlines()) else ""
-    shown = f" ({code[:60]})" if code else ""
+    lines = source.splitlines()
+    text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+    shown = f" ({text[:60]})" if text else ""
     reason = str(exc) if getattr(type(exc), "device_value_read", False) else f"{type(exc).__name__}: {exc}"
     reason = reason.strip().rstrip(".")
     return f"the import of {path.name} stopped at line {line}{shown}: {reason}{after}"
