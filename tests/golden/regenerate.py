@@ -6,7 +6,7 @@ so that a change to a view shows in review as a change to these files.
 
 They hold nothing of this machine and nothing that varies between runs: the kernel file is
 named `sample_kernels/NAME.py` wherever the checkout is, and the compile is said to take
-0.00 s, uncached. The sample is compiled from a copy at one fixed path (PLACE), not from the
+0.00 s, uncached, with no stage times. The sample is compiled from a copy at one fixed path (PLACE), not from the
 checkout: the PTX spells the kernel file's path in its debug strings, split over lines by
 length, so a checkout's path would change the PTX's line count. What Triton emits differs
 between releases, so they are made with, and compared under, the release named in VERSION only.
@@ -66,6 +66,7 @@ def placeless(c: Compilation, name: str, real: str) -> Compilation:
         line_map={s: {n: moved(where) for n, where in lines.items()} for s, lines in c.line_map.items()},
         remarks=tuple(dataclasses.replace(r, locations=moved(r.locations)) for r in c.remarks),
         compile_seconds=0.0,
+        stage_seconds=(),  # measured only when Triton compiled it here, not read from the cache
         cache_hit=False,
         notices=(),
     )
