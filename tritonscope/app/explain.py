@@ -156,7 +156,10 @@ def _first_error(message: str) -> str:
     """A failed compile's message in one line: the tool's first error (`ptxas fatal : (C7602) Insufficient
     registers ...`) rather than Triton's wrapper and the PTX reproducer it prints after it."""
     lines = [line.strip() for line in message.splitlines() if line.strip()]
-    said = next((line for line in lines[1:] if re.search(r"\b(fatal|error)\s*:", line)), lines[0] if lines else "")
+    tool = next((m[1] for line in lines if (m := re.search(r"(ptxas\S*\s+(fatal|error)\s*:.*)", line))), None)
+    said = tool or next(
+        (line for line in lines[1:] if re.search(r"\b(fatal|error)\s*:", line)), lines[0] if lines else ""
+    )
     return " ".join(said.split())
 
 

@@ -31,9 +31,26 @@ def mapped(exc: Exception, kernel, target: Target) -> TritonscopeError:
             f"(Triton writes the path into the PTX)",
             hint="move or rename the file to an ASCII path",
         )
+    refusal = ptxas_refusal(exc)
+    if refusal is not None:
+        return CompileError(
+            f"ptxas refused {kernel.spec.name} for {target.name}: {refusal}",
+            hint="the kernel compiled up to PTX; change what ptxas names (e.g. raise --maxnreg) and run again",
+        )
     return CompileError(
         f"Triton failed to compile {kernel.spec.name} for {target.name}: {type(exc).__name__}: {str(exc).strip()}"
     )
+
+
+def ptxas_refusal(exc: BaseException) -> str | None:
+    """ptxas's own first error line when ptxas refused the PTX (Triton's PTXASError, whose message
+    wraps ptxas's stderr in its own words and a repro command), else None."""
+    text = str(exc)
+    if type(exc).__name__ != "PTXASError" and "`ptxas` stderr:" not in text:
+        return None
+    lines = [" ".join(line.split()) for line in text.splitlines() if line.strip()]
+    said = [line for line in lines if re.match(r"ptxas\S*\s+(fatal|error)\s*:", line)]
+    return said[0] if said else lines[0] if lines else type(exc).__name__
 
 
 def cache_folder_problem(exc: OSError) -> UsageError:

@@ -7,8 +7,11 @@ compile_errors.py.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -143,17 +146,25 @@ def _run_triton(kernel, variant: Variant, target: Target):
             f"writes it into the PTX, which must be ASCII: rename the kernel"
         )
     source, backend = _source(kernel, variant, target)
+    printed = io.StringIO()
     try:
-        return triton.compile(
-            source,
-            target=gpu_target(target),
-            options=compile_options(variant.options),
-            _env_vars=cache_key_extras(kernel, variant),
-        )
+        # Triton's prints held: when ptxas refuses the PTX, Triton prints the whole PTX as a
+        # reproducer (a thousand lines), where ptxas's own line says it all.
+        with contextlib.redirect_stdout(printed):
+            compiled = triton.compile(
+                source,
+                target=gpu_target(target),
+                options=compile_options(variant.options),
+                _env_vars=cache_key_extras(kernel, variant),
+            )
     except json.JSONDecodeError as exc:  # a cache entry Triton cannot read back
         raise _DamagedEntry(f"not JSON: {exc.msg}") from exc
     except Exception as exc:  # MLIR passes, ptxas and LLVM fail in many ways
+        if compile_errors.ptxas_refusal(exc) is None:
+            sys.stdout.write(printed.getvalue())
         raise compile_errors.mapped(exc, kernel, target) from exc
+    sys.stdout.write(printed.getvalue())  # the dumps a user asked Triton for (its knobs), as they came
+    return compiled
 
 
 def _source(kernel, variant: Variant, target: Target):
