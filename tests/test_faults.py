@@ -254,6 +254,11 @@ def child_started(env: Env, child: subprocess.Popen, marker: str) -> bool:
     return True
 
 
+def ptxas_running(env: Env, child: subprocess.Popen, marker: str) -> bool:
+    """Triton has written ptxas's input (tmpXXXX.ptx, in TMPDIR or a folder of the run's there)."""
+    return any(path.suffix == ".ptx" for path in (env.root / "tmp").rglob("*"))
+
+
 def staging_appeared(env: Env, child: subprocess.Popen, marker: str) -> bool:
     """The hidden staging folder of `-o out` exists: the files are being written or swapped in."""
     return any(name.startswith(".out.") for name in os.listdir(env.root / "work"))
@@ -332,8 +337,8 @@ def problems_of(env: Env, what: str, result: Result, survivors: list[int], code:
             problems.append(f"{what}: stdout is not strict JSON ({exc}): {result.out[:60]!r}")
     if survivors:
         problems.append(f"{what}: {len(survivors)} process(es) of the run still alive")
-    left = [p.name for p in (env.root / "tmp").iterdir() if p.name.startswith("tritonscope")]
-    if left:
+    left = [p.name for p in (env.root / "tmp").iterdir() if p.name.startswith("tritonscope") or step.signal]
+    if left:  # after a signal, nothing at all: ptxas's .ptx and .log files are written there too
         problems.append(f"{what}: left in TMPDIR: {left}")
     for folder in ("work", "home"):
         if stray := stray_temporaries(env.root / folder):
@@ -1001,6 +1006,11 @@ ROWS += [
           **{where: (r"ptxas(-blackwell)? fatal : \(C7602\) Insufficient registers \(24\)", r"matmul_kernel")})
       for cmd, where in (("explain", "says"), ("dump", "says"), ("check --budget spills=0", "shows"),
                          ("diff --vary num_warps=4,8 --stage ptx", "shows"))],
+    # 18. Ctrl-C or SIGTERM while ptxas runs (a cold cache): its .ptx and .log files go with the run.
+    *[Row(f"{cmd} sample:fused_attention --target sm90", id=f"27-18-{cmd.split()[0]}-{name}-while-ptxas-runs",
+          env={"TRITON_CACHE_DIR": "{kc}"}, signal=sig, ready=ptxas_running, timeout=120)
+      for cmd in ("check --budget spills=0", "diff --vary num_warps=4,8 --stage sass")
+      for name, sig in (("sigint", INT), ("sigterm", TERM))],
     # Round 3's features as they are on main (issue 27's sweep): capture diffs, Gluon, trace --target.
     Row("diff cap nothere", id="27-sweep-capdiff-missing-folder", setup=(capture,), exit=2, says=(r"nothere",)),
     Row("diff cap notes.txt", id="27-sweep-capdiff-regular-file", setup=(capture,), exit=2, says=(r"notes\.txt",)),
@@ -1120,3 +1130,27 @@ def test_fault(row: Row, warm, tmp_path):
     assert not problems, "\n".join(
         [*problems, f"exit {result.code}; stderr: {result.err.strip()[-600:]}", f"stdout: {result.out.strip()[:300]}"]
     )
+
+
+def dead_pid() -> int:
+    """The id of a process that has ended (and been reaped): no process has it now."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_a_killed_run_s_temporary_folder_is_removed_by_the_next_run(warm, tmp_path):
+    """SIGKILL leaves the run's TMPDIR folder (ptxas's files in it); the next run removes it, and
+    nothing else: not the folder of a run still alive, not a user's file of a similar name."""
+    env = Env(tmp_path, "")
+    user_files(tmp_path, warm[2])
+    tmp = tmp_path / "tmp"
+    abandoned, alive = tmp / f"tritonscope-run.{dead_pid()}.k2x9q7wa", tmp / f"tritonscope-run.{os.getpid()}.x"
+    for folder in (abandoned, alive, tmp / "tritonscope-run.notes"):
+        folder.mkdir()
+        (folder / "tmpabc.ptx").write_text("// ptx\n")
+    (tmp / "tritonscope-run.1.txt").write_text("a user's file\n")
+    result, survivors = run(env, Run("dump sample:double --target sm90 --stage ttir"))
+    assert result.code == 0 and not survivors, result.err
+    left = sorted(p.name for p in tmp.iterdir())
+    assert left == sorted([alive.name, "tritonscope-run.notes", "tritonscope-run.1.txt"])

@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .core import scratch
 from .core.errors import CompileError, KernelFileError, TritonscopeError, UsageError
 from .core.limits import stuck_in_dump
 from .core.status import ExitStatus
@@ -116,7 +117,7 @@ class Workers:
 
     def __init__(self, jobs: int = 1, timeout: float = 600, env: dict[str, str] | None = None, stderr=None):
         self.jobs, self.timeout = max(jobs, 1), timeout
-        self.env = {**os.environ, **(env or {})}
+        self.env = {**os.environ, **scratch.environ(), **(env or {})}
         self.stderr = stderr  # a file for the workers' C-level stderr (passes reads the dumps there)
         self._idle: list[_Worker] = []
 

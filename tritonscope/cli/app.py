@@ -317,4 +317,7 @@ def main() -> None:
             stream.reconfigure(errors="replace")  # a kernel's non-ASCII text on an ASCII terminal
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _terminate)
-    app()
+    from ..core import scratch
+
+    with scratch.run_folder():  # ptxas's and pip's temporary files, removed however the run ends
+        app()
