@@ -259,6 +259,11 @@ def ptxas_running(env: Env, child: subprocess.Popen, marker: str) -> bool:
     return any(path.suffix == ".ptx" for path in (env.root / "tmp").rglob("*"))
 
 
+def file_appeared(name: str) -> Callable[[Env, subprocess.Popen, str], bool]:
+    """The program run has written `name` in the work folder (it has reached the moment to signal)."""
+    return lambda env, child, marker: (env.root / "work" / name).exists()
+
+
 def staging_appeared(env: Env, child: subprocess.Popen, marker: str) -> bool:
     """The hidden staging folder of `-o out` exists: the files are being written or swapped in."""
     return any(name.startswith(".out.") for name in os.listdir(env.root / "work"))
@@ -1011,6 +1016,10 @@ ROWS += [
           env={"TRITON_CACHE_DIR": "{kc}"}, signal=sig, ready=ptxas_running, timeout=120)
       for cmd in ("check --budget spills=0", "diff --vary num_warps=4,8 --stage sass")
       for name, sig in (("sigint", INT), ("sigterm", TERM))],
+    # 18. A signal to trace ends the traced program and the programs it started (the terminal's group).
+    *[Row("trace -o capg -- {py} {kernels}/spawns_child.py", id=f"27-18-trace-{name}-program-s-child", signal=sig,
+          ready=file_appeared("started"), changes=("capg", "started"))
+      for name, sig in (("sigterm", TERM), ("sighup", signal.SIGHUP), ("sigint", INT))],
     # Round 3's features as they are on main (issue 27's sweep): capture diffs, Gluon, trace --target.
     Row("diff cap nothere", id="27-sweep-capdiff-missing-folder", setup=(capture,), exit=2, says=(r"nothere",)),
     Row("diff cap notes.txt", id="27-sweep-capdiff-regular-file", setup=(capture,), exit=2, says=(r"notes\.txt",)),

@@ -265,20 +265,105 @@ class _Worker:
             self._stream.close()
 
 
-# Runs first in a foreign program's process: asks the kernel to kill it when its parent dies, then
-# becomes the program (exec keeps the process, so the death signal holds).
-_LAUNCHER = """import ctypes, os, signal, sys
+# The foreign program's supervisor, its parent: started first, it asks the kernel to tell it when
+# tritonscope dies (PR_SET_PDEATHSIG, whatever killed tritonscope, SIGKILL too) and to make it the
+# parent of every orphan the program leaves (PR_SET_CHILD_SUBREAPER), then starts the program. Told
+# to stop (SIGTERM, SIGHUP) or orphaned, it stops the program and all it started, found through
+# /proc whatever their process group (SIGTERM, then SIGKILL after the grace); it ends as the program
+# ended (its exit code, or the same signal). SIGINT is the program's own (the terminal's Ctrl-C).
+_LAUNCHER = """import ctypes, os, signal, sys, time
+parent, grace, argv = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3:]
+asked = (signal.SIGTERM, signal.SIGHUP)
+mask = signal.pthread_sigmask(signal.SIG_BLOCK, asked)
 try:
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(1, signal.SIGTERM)
+    libc.prctl(36, 1)
 except (AttributeError, OSError):
     pass
-if os.getppid() != int(sys.argv[1]):
+if os.getppid() != parent:
     os._exit(1)
+child = os.fork()
+if child == 0:
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    try:
+        os.execvp(argv[0], argv)
+    except OSError as exc:
+        sys.stderr.write(f"cannot run {argv[0]}: {exc.strerror}\\n")
+        os._exit(127)
+
+class Stop(Exception):
+    pass
+
+def stop(signum, frame):
+    raise Stop
+
+def descendants():
+    children = {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                ppid = int(stat.read().rpartition(")")[2].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    found, todo = set(), [os.getpid()]
+    while todo:
+        for pid in children.get(todo.pop(), []):
+            if pid not in found:
+                found.add(pid)
+                todo.append(pid)
+    return found
+
+def reap(status):
+    while True:
+        try:
+            pid, code = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return status
+        if pid == 0:
+            return status
+        if pid == child:
+            status = code
+
+def end(status):
+    for sig in asked:
+        signal.signal(sig, signal.SIG_IGN)
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            status = reap(status)
+            alive = descendants()
+            if not alive:
+                return status
+            for pid in alive:
+                try:
+                    os.kill(pid, sig)
+                except OSError:
+                    pass
+            time.sleep(0.05)
+    return status
+
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+for sig in asked:
+    signal.signal(sig, stop)
+status = None
 try:
-    os.execvp(sys.argv[2], sys.argv[2:])
-except OSError as exc:
-    sys.stderr.write(f"cannot run {sys.argv[2]}: {exc.strerror}\\n")
-    os._exit(127)
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    while status is None:
+        pid, code = os.waitpid(-1, 0)
+        status = code if pid == child else None
+except Stop:
+    status = end(status)
+if status is None or not os.WIFSIGNALED(status):
+    os._exit(os.WEXITSTATUS(status) if status is not None and os.WIFEXITED(status) else 128 + signal.SIGTERM)
+import resource
+resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+sig = os.WTERMSIG(status)
+signal.signal(sig, signal.SIG_DFL) if sig != signal.SIGKILL else None
+signal.pthread_sigmask(signal.SIG_UNBLOCK, [sig])
+os.kill(os.getpid(), sig)
+os._exit(128 + sig)
 """
 STOP_GRACE = 3.0  # seconds a stopped program has between SIGTERM and SIGKILL
 
@@ -301,7 +386,7 @@ class Program:
         if shutil.which(argv[0], path=env.get("PATH")) is None:  # said here, as Popen would say it
             raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), argv[0])
         self.own_group = own_group
-        launcher = [sys.executable, "-S", "-c", _LAUNCHER, str(os.getpid()), *argv]
+        launcher = [sys.executable, "-S", "-c", _LAUNCHER, str(os.getpid()), str(STOP_GRACE), *argv]
         self.process = subprocess.Popen(launcher, start_new_session=own_group, **popen)
 
     def __enter__(self) -> Program:
@@ -322,17 +407,16 @@ class Program:
         return Finished(self.process.returncode, out, err)
 
     def stop(self) -> None:
-        """SIGTERM (to its group, with one), then SIGKILL if it is still there after STOP_GRACE."""
-        for sig, wait in ((signal.SIGTERM, STOP_GRACE), (signal.SIGKILL, None)):
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                if self.own_group:
-                    os.killpg(self.process.pid, sig)
-                else:
-                    self.process.send_signal(sig)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.process.communicate(timeout=wait)
-                if not self.own_group:  # a group may outlive its first process: it gets SIGKILL too
-                    return
+        """Asks the supervisor to stop the program and everything it started (SIGTERM, then SIGKILL
+        after STOP_GRACE); SIGKILL to it, and to its group where it has one, if it does not end."""
+        with contextlib.suppress(ProcessLookupError):
+            self.process.send_signal(signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.communicate(timeout=STOP_GRACE + 6)
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL) if self.own_group else self.process.kill()
+        self.process.communicate()
 
 
 def _foreign_environment(env: dict[str, str]) -> dict[str, str]:
