@@ -32,15 +32,18 @@ import signal
 import stat
 import subprocess
 import sys
+import tarfile
 import threading
 import time
 import uuid
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
+_PIP = tuple(int(p) for p in __import__("importlib.metadata").metadata.version("pip").split(".")[:2])
 _TRITON = tuple(int(p) for p in __import__("importlib.metadata").metadata.version("triton").split(".")[:2])
 
 KERNELS = Path(__file__).resolve().parent / "kernels" / "faults"
@@ -264,6 +267,21 @@ def file_appeared(name: str) -> Callable[[Env, subprocess.Popen, str], bool]:
     return lambda env, child, marker: (env.root / "work" / name).exists()
 
 
+def program_running(word: str) -> Callable[[Env, subprocess.Popen, str], bool]:
+    """A process of the run whose command line holds `word` (ensurepip, pip) is running."""
+
+    def running(env: Env, child: subprocess.Popen, marker: str) -> bool:
+        for pid in marked_processes(marker):
+            try:
+                if word.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    return True
+            except OSError:
+                pass
+        return False
+
+    return running
+
+
 def staging_appeared(env: Env, child: subprocess.Popen, marker: str) -> bool:
     """The hidden staging folder of `-o out` exists: the files are being written or swapped in."""
     return any(name.startswith(".out.") for name in os.listdir(env.root / "work"))
@@ -345,7 +363,7 @@ def problems_of(env: Env, what: str, result: Result, survivors: list[int], code:
     left = [p.name for p in (env.root / "tmp").iterdir() if p.name.startswith("tritonscope") or step.signal]
     if left:  # after a signal, nothing at all: ptxas's .ptx and .log files are written there too
         problems.append(f"{what}: left in TMPDIR: {left}")
-    for folder in ("work", "home"):
+    for folder in ("work", "home", "xdg/tritonscope/envs"):
         if stray := stray_temporaries(env.root / folder):
             problems.append(f"{what}: stray temporaries in {folder}: {stray}")
     if step.check is not None and result.code == code:
@@ -511,6 +529,50 @@ def at_most_one_worker_per_core(env: Env, result: Result) -> None:
 
 
 # --- issue 27 ------------------------------------------------------------------------------------
+
+
+# A package index of two files in the work folder, for installs without network: numpy (a wheel)
+# and Triton 3.5.0 (a source archive whose build backend holds pip, in a process of pip's own, until
+# killed), so that a signal meets the install where pip's own children run.
+HELD_BACKEND = """import os, pathlib, time
+def get_requires_for_build_wheel(config_settings=None):
+    return []
+def prepare_metadata_for_build_wheel(*args, **kwargs):
+    pathlib.Path(os.environ["FAKE_TRITON_BUILDING"]).write_text(str(os.getpid()))
+    time.sleep(300)
+build_wheel = prepare_metadata_for_build_wheel
+"""
+PIP_OFFLINE = {
+    "PIP_NO_INDEX": "1",
+    "PIP_FIND_LINKS": "{work}/index",
+    "PIP_NO_CACHE_DIR": "1",
+    "FAKE_TRITON_BUILDING": "{work}/index/building",
+    # pip asks rustc its version for its user agent, and rustup's rustc writes into HOME
+    "PATH": os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if not Path(p, "rustc").exists()),
+}
+
+
+def package_index(env: Env) -> None:
+    index = env.root / "work" / "index"
+    index.mkdir()
+    info = "numpy-2.0.0.dist-info"
+    with zipfile.ZipFile(index / "numpy-2.0.0-py3-none-any.whl", "w") as wheel:
+        wheel.writestr("numpy/__init__.py", "")
+        wheel.writestr(f"{info}/METADATA", "Metadata-Version: 2.1\nName: numpy\nVersion: 2.0.0\n")
+        wheel.writestr(
+            f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+        )
+        wheel.writestr(f"{info}/RECORD", "")
+    project = '[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n'
+    with tarfile.open(index / "triton-3.5.0.tar.gz", "w:gz") as sdist:
+        for name, text in (
+            ("pyproject.toml", project),
+            ("backend.py", HELD_BACKEND),
+            ("PKG-INFO", "Metadata-Version: 2.1\nName: triton\nVersion: 3.5.0\n"),
+        ):
+            member = tarfile.TarInfo(f"triton-3.5.0/{name}")
+            member.size = len(text.encode())
+            sdist.addfile(member, __import__("io").BytesIO(text.encode()))
 
 
 def fifo(name: str) -> Callable[[Env], None]:
@@ -1020,6 +1082,13 @@ ROWS += [
     *[Row("trace -o capg -- {py} {kernels}/spawns_child.py", id=f"27-18-trace-{name}-program-s-child", signal=sig,
           ready=file_appeared("started"), changes=("capg", "started"))
       for name, sig in (("sigterm", TERM), ("sighup", signal.SIGHUP), ("sigint", INT))],
+    # 18. A signal during a release environment's setup: pip (and ensurepip) and what they started
+    # end with tritonscope; the staging folder and pip's temporary files go (an offline index).
+    *[Row("envs add 3.5.0", id=f"27-18-envs-{name}-while-{moment}", env=PIP_OFFLINE, setup=(package_index,),
+          signal=sig, ready=ready, timeout=120, changes=("index",))
+      for moment, ready in (("pip-builds", file_appeared("index/building")),
+                            *([("ensurepip", program_running("ensurepip"))] if _PIP < (24, 1) else []))
+      for name, sig in (("sigterm", TERM), ("sighup", signal.SIGHUP))],
     # Round 3's features as they are on main (issue 27's sweep): capture diffs, Gluon, trace --target.
     Row("diff cap nothere", id="27-sweep-capdiff-missing-folder", setup=(capture,), exit=2, says=(r"nothere",)),
     Row("diff cap notes.txt", id="27-sweep-capdiff-regular-file", setup=(capture,), exit=2, says=(r"notes\.txt",)),
@@ -1163,3 +1232,24 @@ def test_a_killed_run_s_temporary_folder_is_removed_by_the_next_run(warm, tmp_pa
     assert result.code == 0 and not survivors, result.err
     left = sorted(p.name for p in tmp.iterdir())
     assert left == sorted([alive.name, "tritonscope-run.notes", "tritonscope-run.1.txt"])
+
+
+def test_sigkill_during_an_install_leaves_what_the_next_install_removes(warm, tmp_path):
+    """SIGKILL to tritonscope while pip builds: pip and its build backend (pip's own child) end with it,
+    and the staging folder and temporary folder it left are removed by the next install."""
+    env = Env(tmp_path, "")
+    user_files(tmp_path, warm[2])
+    package_index(env)
+    killed = Run(
+        "envs add 3.5.0", env=PIP_OFFLINE, signal=signal.SIGKILL, ready=file_appeared("index/building"), timeout=120
+    )
+    result, survivors = run(env, killed)
+    assert result.code == -signal.SIGKILL and not survivors, f"{len(survivors)} process(es) left: {result.err}"
+    envs = tmp_path / "xdg" / "tritonscope" / "envs"
+    assert [p.name for p in envs.glob(".triton-3.5.0.new.*")], "the killed install left no staging folder"
+    (tmp_path / "work" / "index" / "triton-3.5.0.tar.gz").unlink()  # the next install fails at once
+    then, survivors = run(env, Run("envs add 3.5.0", env=PIP_OFFLINE, timeout=120))
+    assert then.code == 2 and not survivors and found(r"3\.5\.0", then.err), then.err
+    assert "Traceback" not in then.err
+    assert not list(envs.iterdir()), "a staging folder is left"
+    assert not list((tmp_path / "tmp").iterdir()), "pip's or the run's temporary files are left"

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core import scratch
 from ..core.errors import UsageError
 from ..core.fileio import user_cache_dir
 from ..isolate import Program, Task, Workers
@@ -116,11 +117,14 @@ def create(env: ReleaseEnv, on_progress: Progress | None = None) -> None:
     """Makes the environment in a staging folder and moves it into place once Triton is installed,
     so an interrupted or failed install leaves nothing half-made."""
     envs_dir().mkdir(parents=True, exist_ok=True)
+    _remove_abandoned_staging()
     staging = envs_dir() / f".{env.path.name}.new.{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
     try:
         with_own_pip = not _pip_can_target()
-        venv.EnvBuilder(with_pip=with_own_pip, symlinks=True).create(staging)
+        venv.EnvBuilder(with_pip=False, symlinks=True).create(staging)
+        if with_own_pip:  # venv's own ensurepip runs pip outside the one runner: it would outlive a kill
+            _run_pip([str(staging / "bin" / "python"), "-m", "ensurepip", "--upgrade", "--default-pip"])
         _pip_install(staging, env, with_own_pip, on_progress or (lambda *_: None))
         if env.ready:  # another tritonscope finished the same environment meanwhile
             return
@@ -128,6 +132,27 @@ def create(env: ReleaseEnv, on_progress: Progress | None = None) -> None:
         os.replace(staging, env.path)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _remove_abandoned_staging() -> None:
+    """The staging folders of installs whose tritonscope was killed outright (SIGKILL: nothing ran to
+    remove them): only those named as `create` names them, and only once their process is gone."""
+    for folder in envs_dir().glob(".triton-*.new.*"):
+        pid = folder.name.rpartition(".")[2]
+        if pid.isdigit() and folder.is_dir() and not folder.is_symlink() and not scratch.alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _run_pip(command: list[str]) -> list[str]:
+    """Runs pip (or ensurepip) through the one runner: stopped with what it started on Ctrl-C, SIGTERM
+    or SIGHUP, and when tritonscope is killed; its temporary files in the run's own folder."""
+    env = {**os.environ, **scratch.environ()}
+    with Program(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as pip:
+        finished = pip.finish()
+    lines = (finished.stdout or "").splitlines()
+    if finished.returncode != 0:
+        raise UsageError(f"could not set up pip for Triton's environment: {lines[-1] if lines else 'ensurepip failed'}")
+    return lines
 
 
 def _pip_can_target() -> bool:
@@ -147,7 +172,8 @@ def _pip_install(staging: Path, env: ReleaseEnv, with_own_pip: bool, on_progress
     # numpy: grid runs Triton's interpreter, which needs it (below 2.4 for Triton 3.6's).
     command += ["--disable-pip-version-check", "--no-input", "numpy<2.4", f"triton=={release}"]
     # Stopped on Ctrl-C or SIGTERM (Program's exit): pip must not go on writing into the staging folder.
-    with Program(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as pip:
+    environ = {**os.environ, **scratch.environ()}  # pip's build folders: removed with the run however it ends
+    with Program(command, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as pip:
         lines = _follow(pip.process, on_progress)
         finished = pip.finish()
     if finished.returncode != 0:

@@ -58,11 +58,12 @@ def remove_abandoned(base: Path) -> None:
     with contextlib.suppress(OSError):
         for entry in os.scandir(base):
             match = _NAME.match(entry.name)
-            if match and entry.is_dir(follow_symlinks=False) and not _alive(int(match[1])):
+            if match and entry.is_dir(follow_symlinks=False) and not alive(int(match[1])):
                 shutil.rmtree(entry.path, ignore_errors=True)
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """Whether a process of this id runs (another user's too)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
