@@ -68,11 +68,13 @@ class Result:
 class Env:
     root: Path
     reference_sass: str
+    extra: dict[str, str] = field(default_factory=dict)  # more places, such as {cluster}: a Ray head's address
 
     @property
     def places(self) -> dict[str, str]:
         names = ("work", "home", "cache", "xdg", "tmp", "kc")
-        return {"{py}": sys.executable, "{kernels}": str(KERNELS), **{f"{{{n}}}": str(self.root / n) for n in names}}
+        places = {"{py}": sys.executable, "{kernels}": str(KERNELS), **{f"{{{n}}}": str(self.root / n) for n in names}}
+        return {**places, **self.extra}
 
     def path(self, text: str) -> Path:
         return Path(self.fill(text))
@@ -127,11 +129,12 @@ def python_children(marker: str, parent: int) -> int:
     return count
 
 
-def _limits(fsize: int | None, close_stdout: bool):
+def _limits(fsize: int | None, close_stdout: bool, memory: int | None = MEMORY_LIMIT):
     """In the child before exec: a memory cap; as root, no permission override (so chmod counts)."""
 
     def apply():
-        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+        if memory is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
         if os.geteuid() == 0:
             libc = ctypes.CDLL(None, use_errno=True)
             for capability in (1, 2, 3):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER
@@ -155,8 +158,10 @@ class Run:
     timeout: float = 60
     stdout: str = "file"  # file; closed; head: read one line, then close the pipe (`| head -1`); gone: `| true`
     fsize: int | None = None
+    memory: int | None = MEMORY_LIMIT  # bytes of address space (Ray's driver maps the node's whole object store)
     signal: int | None = None  # sent to the main process once `ready` holds
     ready: Callable[[Env, subprocess.Popen, str], bool] | None = None
+    action: Callable[[Env, subprocess.Popen, str], None] | None = None  # done once `ready` holds (no signal)
     count_processes: bool = False
 
 
@@ -167,7 +172,7 @@ def run(env: Env, spec: Run) -> tuple[Result, list[int]]:
     the few milliseconds an output folder is being swapped, can be missed)."""
     for _ in range(5):
         result, survivors, signalled = _run_once(env, spec)
-        if spec.signal is None or signalled:
+        if (spec.signal is None and spec.action is None) or signalled:
             return result, survivors
     raise AssertionError(f"test setup: the moment to send signal {spec.signal!r} never came; exit {result.code}")
 
@@ -192,7 +197,7 @@ def _run_once(env: Env, spec: Run) -> tuple[Result, list[int], bool]:
             stdin=subprocess.DEVNULL,
             stdout=stdout,
             stderr=err_file,
-            preexec_fn=_limits(spec.fsize, spec.stdout == "closed"),
+            preexec_fn=_limits(spec.fsize, spec.stdout == "closed", spec.memory),
             start_new_session=True,
         )
         if spec.count_processes:
@@ -202,7 +207,7 @@ def _run_once(env: Env, spec: Run) -> tuple[Result, list[int], bool]:
         if spec.stdout == "head":
             out_file.write(child.stdout.readline().decode(errors="replace"))
             child.stdout.close()
-        if spec.signal is not None:
+        if spec.signal is not None or spec.action is not None:
             signalled = _signal_when_ready(env, spec, child, marker)
         try:
             code = child.wait(timeout=spec.timeout)
@@ -228,10 +233,10 @@ def _count(child: subprocess.Popen, marker: str, peak: list[int]) -> None:
 
 
 def _signal_when_ready(env: Env, spec: Run, child: subprocess.Popen, marker: str) -> bool:
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + max(30, spec.timeout / 2)
     while child.poll() is None and time.monotonic() < deadline:
         if spec.ready(env, child, marker):
-            child.send_signal(spec.signal)
+            spec.action(env, child, marker) if spec.action else child.send_signal(spec.signal)
             return True
     return False
 
@@ -1089,6 +1094,14 @@ ROWS += [
       for moment, ready in (("pip-builds", file_appeared("index/building")),
                             *([("ensurepip", program_running("ensurepip"))] if _PIP < (24, 1) else []))
       for name, sig in (("sigterm", TERM), ("sighup", signal.SIGHUP))],
+    # The cluster executor given an address where no Ray cluster answers: one line at once, exit 2.
+    *[Row(f"diff sample:double --target sm90 --vary BLOCK_SIZE=256,512 --cluster {address}",
+          id=f"27-sweep-cluster-address-{name}", exit=2, timeout=60, says=(r"--cluster", said))
+      for name, address, said in (("refused", "127.0.0.1:1", r"127\.0\.0\.1:1"),
+                                  ("client-refused", "ray://127.0.0.1:1", r"127\.0\.0\.1:1"),
+                                  ("unknown-host", "no-such-host.invalid:6379", r"no-such-host\.invalid"),
+                                  ("port-out-of-range", "127.0.0.1:99999", r"99999"),
+                                  ("not-an-address", "not-an-address", r"not-an-address"))],
     # Round 3's features as they are on main (issue 27's sweep): capture diffs, Gluon, trace --target.
     Row("diff cap nothere", id="27-sweep-capdiff-missing-folder", setup=(capture,), exit=2, says=(r"nothere",)),
     Row("diff cap notes.txt", id="27-sweep-capdiff-regular-file", setup=(capture,), exit=2, says=(r"notes\.txt",)),
@@ -1143,6 +1156,127 @@ ROWS += [
 # fmt: on
 
 
+# --- the cluster executor on a real Ray head --------------------------------------------------
+
+# A kernel for the cluster rows: its heuristic, run on the node, holds the BLOCK_SIZE 512 variant
+# (writing the Ray worker's pid into {marker} first) and raises for BLOCK_SIZE 256.
+ON_CLUSTER = """import os, time
+import triton
+import triton.language as tl
+
+
+def _held(args):
+    if args["BLOCK_SIZE"] == 256:
+        raise ValueError("no tiles of 256 here")
+    if args["BLOCK_SIZE"] == 512:
+        with open({marker!r}, "x") as marker:
+            marker.write(str(os.getpid()))
+        time.sleep(600)
+    return 1
+
+
+@triton.heuristics({{"HELD": _held}})
+@triton.jit
+def held_kernel(x_ptr, n_elements, BLOCK_SIZE: tl.constexpr, HELD: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    tl.store(x_ptr + offsets, 1.0, mask=offsets < n_elements)
+
+
+tritonscope_defaults = {{"n_elements": 4096}}
+"""
+HELD = ("held.pid",)  # what the cluster rows write in the work folder
+
+
+def on_cluster(env: Env) -> None:
+    (env.root / "work" / "held.py").write_text(ON_CLUSTER.format(marker=str(env.root / "work" / "held.pid")))
+
+
+def kill_held_worker(env: Env, child: subprocess.Popen, marker: str) -> None:
+    os.kill(int((env.root / "work" / "held.pid").read_text()), signal.SIGKILL)
+
+
+def held_worker_started(env: Env, child: subprocess.Popen, marker: str) -> bool:
+    path = env.root / "work" / "held.pid"
+    return path.exists() and path.read_text().strip() != ""
+
+
+def variant_failed(block: str, pattern: str, worker_ends: bool = False) -> Callable[[Env, Result], None]:
+    """The variant BLOCK_SIZE=block alone failed, its error matching `pattern`; with `worker_ends`, the
+    Ray worker held by it is stopped (cancelled by force)."""
+
+    def check(env: Env, result: Result) -> None:
+        try:
+            variants = strict_json(result.out)["variants"]
+        except ValueError as exc:
+            raise AssertionError(f"stdout is not the sweep's JSON ({exc}); stderr: {result.err[-1500:]}") from None
+        failed = [(v["label"]["BLOCK_SIZE"], v["error"]) for v in variants if v["error"]]
+        assert len(failed) == 1 and failed[0][0] == block and re.search(pattern, failed[0][1]), failed
+        assert "\n" not in failed[0][1], f"the error is not one line: {failed[0][1]!r}"
+        if worker_ends:
+            pid, deadline = int((env.root / "work" / "held.pid").read_text()), time.monotonic() + 30
+            while Path(f"/proc/{pid}").exists() and Path(f"/proc/{pid}/stat").read_text().split(")")[-1][:3] != " Z ":
+                assert time.monotonic() < deadline, f"the Ray worker {pid} still runs the cancelled task"
+                time.sleep(0.2)
+
+    return check
+
+
+SWEEP_ON = "diff held.py --target sm90 --json --cluster {cluster} --vary BLOCK_SIZE="
+UNCAPPED = {"memory": None}  # Ray's driver maps the node's whole object store: no address-space cap
+# fmt: off
+CLUSTER_ROWS = [
+    Row(SWEEP_ON + "128,256", id="cluster-variant-raises", setup=(on_cluster,), **UNCAPPED, exit=1, json=True,
+        timeout=300, check=variant_failed("256", r"held_kernel raised ValueError: no tiles of 256 here")),
+    Row(SWEEP_ON + "128,512 --timeout 300", id="cluster-worker-killed", setup=(on_cluster,), **UNCAPPED, exit=1,
+        json=True, timeout=300, ready=held_worker_started, action=kill_held_worker, changes=HELD,
+        check=variant_failed("512", r"crashed on the cluster")),
+    Row(SWEEP_ON + "128,512 --timeout 20", id="cluster-variant-past-timeout", setup=(on_cluster,), **UNCAPPED,
+        exit=1, json=True, timeout=300, changes=HELD,
+        check=variant_failed("512", r"^timed out after 20 s$", worker_ends=True)),
+    Row(SWEEP_ON + "128,512 --timeout 300", id="cluster-sigint-mid-sweep", setup=(on_cluster,), **UNCAPPED, signal=INT,
+        timeout=300, ready=held_worker_started, changes=HELD),
+]
+# fmt: on
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    """One Ray head for the module's cluster rows (started only when one runs; seconds)."""
+    pytest.importorskip("ray")
+    from ray_head import ray_head
+
+    with ray_head() as (address, _):
+        yield address
+
+
+@pytest.mark.parametrize("row", CLUSTER_ROWS, ids=[r.id for r in CLUSTER_ROWS])
+def test_cluster_fault(row: Row, ray_cluster, warm, tmp_path):
+    check_row(row, warm, tmp_path, {"{cluster}": ray_cluster})
+
+
+def test_cluster_head_gone_mid_sweep(warm, tmp_path):
+    """The head of the cluster stops while a variant runs: one line naming the cluster, exit 2, and
+    nothing of the run left (a head of its own: this one is stopped)."""
+    pytest.importorskip("ray")
+    from ray_head import ray_head, stop
+
+    with ray_head() as (address, session):
+        row = Row(
+            SWEEP_ON + "128,512 --timeout 300",
+            id="cluster-head-gone",
+            setup=(on_cluster,),
+            **UNCAPPED,
+            exit=2,
+            timeout=300,
+            ready=held_worker_started,
+            action=lambda *_: stop(session),
+            changes=HELD,
+            says=(rf"--cluster {re.escape(address)}", r"(?i)stopped answering"),
+            forbid=(r"SystemExit",),
+        )
+        check_row(row, warm, tmp_path, {"{cluster}": address})
+
+
 # --- the test -------------------------------------------------------------------------------
 
 
@@ -1178,8 +1312,13 @@ def warm(tmp_path_factory):
 
 @pytest.mark.parametrize("row", ROWS, ids=[r.id for r in ROWS])
 def test_fault(row: Row, warm, tmp_path):
+    check_row(row, warm, tmp_path)
+
+
+def check_row(row: Row, warm, tmp_path: Path, places: dict[str, str] | None = None) -> None:
+    """Runs a row in fresh folders (the warm caches copied in) and asserts all of the module's checks."""
     warm_root, reference_sass, double = warm
-    env = Env(tmp_path, reference_sass)
+    env = Env(tmp_path, reference_sass, places or {})
     user_files(tmp_path, double)
     for name in ("cache", "xdg"):
         shutil.copytree(warm_root / name, tmp_path / name)

@@ -26,6 +26,7 @@ import dataclasses
 import hashlib
 import logging
 import os
+import signal
 import socket
 import sys
 import tempfile
@@ -40,6 +41,7 @@ from .isolate import Outcome, Task, _perform
 _SKIPPED = {".git", ".hg", ".venv", "venv", "__pycache__", "node_modules", ".tox", ".mypy_cache", ".ruff_cache"}
 BUNDLE_LIMIT = 64 << 20  # bytes of the kernel's folder sent to the nodes
 _POLL = 0.1  # seconds between looks at the tasks in flight
+_HEAD_CHECK = 3.0  # seconds between looks at whether the cluster's head still answers
 
 
 def _ray():
@@ -59,6 +61,9 @@ def connect(address: str) -> Any:
         return ray
     _check_reachable(address)
     package = str(Path(__file__).resolve().parent)
+    # ray.init puts in a SIGTERM handler of its own (sys.exit at any point, a traceback from inside an
+    # import); tritonscope's is put back, so SIGTERM unwinds as everywhere else (tasks cancelled).
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)}
     try:
         ray.init(
             address=address,
@@ -71,21 +76,92 @@ def connect(address: str) -> Any:
             f"--cluster {address}: cannot reach a Ray cluster there ({str(exc).splitlines()[0]})",
             hint="start one with `ray start --head`, or give its address (auto, HOST:PORT, ray://HOST:10001)",
         ) from None
+    finally:
+        for sig, handler in handlers.items():
+            with contextlib.suppress(TypeError, ValueError):
+                signal.signal(sig, handler)
     return ray
 
 
-def _check_reachable(address: str) -> None:
-    """A HOST:PORT that does not answer is said at once: Ray itself waits a minute or more."""
+def _check_reachable(address: str, given: str | None = None) -> None:
+    """A HOST:PORT that does not answer is said at once: Ray itself waits a minute or more. `given`:
+    the cluster as --cluster named it, which answered at the start of the run: its head is gone now."""
     host, _, port = address.removeprefix("ray://").rpartition(":")
     if not host or not port.isdigit():
         return  # auto, or a form Ray reads itself
     try:
         socket.create_connection((host, int(port)), timeout=5).close()
-    except OSError as exc:
+    except (OSError, OverflowError) as exc:
+        why = getattr(exc, "strerror", None) or str(exc)
+        if given is not None:
+            raise UsageError(
+                f"--cluster {given}: the cluster's head ({address}) stopped answering during the run ({why})",
+                hint="start the head again (ray start --head) and run again, or run without --cluster",
+            ) from None
         raise UsageError(
-            f"--cluster {address}: nothing answers there ({exc.strerror or exc})",
+            f"--cluster {address}: nothing answers there ({why})",
             hint="start one with `ray start --head`, or give its address (auto, HOST:PORT, ray://HOST:10001)",
         ) from None
+
+
+def _head_address(ray: Any, address: str) -> str:
+    """HOST:PORT of the cluster's head as the driver reached it (`auto` named none), else `address`."""
+    with contextlib.suppress(Exception):
+        return str(ray.get_runtime_context().gcs_address or address)
+    return address
+
+
+_DRIVER_FD = "TRITONSCOPE_RAY_DRIVER_FD"  # in the child that drives Ray: where to say it finished
+_done: int | None = None  # that descriptor, in that child
+
+
+def drive_in_child(address: str, stdout: Any) -> int | None:
+    """Ray ends its driver process at once (exit 1, no Python cleanup) when the node it is attached
+    to, or the head, goes away mid-run. So the process the user started runs the same command again
+    as a child that drives Ray, and says what happened when that child ends without finishing.
+
+    Returns None in the driver (the command runs there), else the exit code to end with."""
+    global _done
+    if _DRIVER_FD in os.environ:
+        _done = int(os.environ.pop(_DRIVER_FD))
+        os.set_inheritable(_done, False)
+        return None
+    try:
+        out = stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a test runner's buffer): drive Ray here
+        return None
+    from .core import scratch
+    from .isolate import Program
+
+    read, write = os.pipe()
+    argv = [sys.executable, "-m", "tritonscope", *sys.argv[1:]]
+    env = {**os.environ, **scratch.environ(), _DRIVER_FD: str(write)}  # its temporary files go with this run's
+    try:
+        child = Program(argv, own_group=False, env=env, stdout=out, pass_fds=(write,))
+    finally:
+        os.close(write)  # the child's copy alone: the pipe ends with it
+    try:
+        with child:
+            code = child.finish().returncode
+        said = os.read(read, 16)
+    finally:
+        os.close(read)
+    if said.isdigit():  # the command's own exit code (Ray may end the process otherwise after it)
+        return int(said)
+    code = 128 - code if code < 0 else code  # a signal's death as a shell says it
+    _check_reachable(address, given=address)  # it ended without a word: the head gone is said as such
+    raise UsageError(
+        f"--cluster {address}: the process driving Ray ended abruptly (exit {code}), without a result",
+        hint="Ray ends its driver when this machine's Ray node fails; its log says why (/tmp/ray/session_latest/logs)",
+    )
+
+
+def finished(code: object) -> None:
+    """In the child that drives Ray: tells the process the user started that the command ended, with
+    this exit code, before Ray's own shutdown (which may end the process abruptly)."""
+    if _done is not None:
+        with contextlib.suppress(OSError):
+            os.write(_done, str(code if isinstance(code, int) else int(bool(code))).encode())
 
 
 class RayWorkers:
@@ -93,6 +169,8 @@ class RayWorkers:
 
     def __init__(self, address: str, timeout: float = 600, env: dict[str, str] | None = None):
         self.ray = connect(address)
+        self.address, self._head = address, _head_address(self.ray, address)
+        self._looked = time.monotonic()  # when the head was last seen answering
         self.timeout = timeout
         self.env = dict(env or {})
         self.jobs = max(int(self.ray.cluster_resources().get("CPU", 1)), 1)
@@ -124,15 +202,24 @@ class RayWorkers:
                     index, task = pending.pop(0)
                     flying[self._submit(task, bundle)] = (index, time.monotonic())
                 for index, outcome in self._collect(flying):
+                    self._check_head(now=not outcome.ok)  # a task failed: the cluster's fault, or its own
                     outcomes[index] = outcome
                     if on_done:
                         on_done(index, outcome)
+                self._check_head()
         except BaseException:
             for ref in flying:
                 with contextlib.suppress(Exception):
                     self.ray.cancel(ref, force=True)
             raise
         return outcomes  # type: ignore[return-value]
+
+    def _check_head(self, now: bool = False) -> None:
+        """A head gone mid-run is said once (exit 2), not as every task's failure (Ray's workers end with
+        SystemExit when their node loses the head) nor as a wait without end; looked at every few seconds."""
+        if now or time.monotonic() - self._looked > _HEAD_CHECK:
+            self._looked = time.monotonic()
+            _check_reachable(self._head, given=self.address)
 
     def _submit(self, task: Task, bundle: Any) -> Any:
         runtime_env: dict[str, Any] = {"env_vars": self.env} if self.env else {}

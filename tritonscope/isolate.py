@@ -329,19 +329,20 @@ def reap(status):
 def end(status):
     for sig in asked:
         signal.signal(sig, signal.SIG_IGN)
-    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
-        deadline = time.monotonic() + wait
-        while time.monotonic() < deadline:
-            status = reap(status)
-            alive = descendants()
-            if not alive:
-                return status
-            for pid in alive:
-                try:
-                    os.kill(pid, sig)
-                except OSError:
-                    pass
-            time.sleep(0.05)
+    told, started = set(), time.monotonic()
+    while time.monotonic() - started < grace + 5:
+        status = reap(status)
+        alive = descendants()
+        if not alive:
+            break
+        late = time.monotonic() - started > grace
+        for pid in alive if late else alive - told:
+            try:
+                os.kill(pid, signal.SIGKILL if late else signal.SIGTERM)
+            except OSError:
+                pass
+        told |= alive
+        time.sleep(0.05)
     return status
 
 signal.signal(signal.SIGINT, signal.SIG_IGN)

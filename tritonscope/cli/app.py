@@ -104,6 +104,12 @@ def _executor(cluster: str | None):
     own code never looks (isolate.pool does)."""
     from ..isolate import use_cluster
 
+    if cluster:
+        from ..cluster import drive_in_child
+
+        code = drive_in_child(cluster, ENV.stdout)  # Ray is driven by a child, which may end abruptly
+        if code is not None:
+            raise typer.Exit(code)
     use_cluster(cluster)
     try:
         yield
@@ -319,5 +325,11 @@ def main() -> None:
         signal.signal(signum, _terminate)
     from ..core import scratch
 
-    with scratch.run_folder():  # ptxas's and pip's temporary files, removed however the run ends
-        app()
+    try:
+        with scratch.run_folder():  # ptxas's and pip's temporary files, removed however the run ends
+            app()
+    except SystemExit as end:
+        driver = sys.modules.get("tritonscope.cluster")
+        if driver is not None:  # --cluster: this may be the child that drives Ray (cluster.drive_in_child)
+            driver.finished(end.code)
+        raise
