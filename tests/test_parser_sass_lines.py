@@ -131,4 +131,8 @@ def test_ptxas_performance_losses_are_read_without_the_function_name():
         "wgmma.mma_async instructions are serialized due to non wgmma instructions reading accumulator registers "
         "of a wgmma between start and end of the pipeline stage",
     )
+    assert performance_losses(
+        "ptxas info    : (C7512) Potential Performance Loss: wgmma.mma_async instructions are serialized due to "
+        "insufficient register resources for the function 'k'"
+    ) == ("wgmma.mma_async instructions are serialized due to insufficient register resources",)
     assert performance_losses("ptxas info    : Used 40 registers") == ()

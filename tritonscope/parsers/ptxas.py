@@ -21,7 +21,7 @@ def spill_bytes(text: str) -> tuple[int, int] | None:
     return (int(match.group(2)), int(match.group(3))) if match else None
 
 
-_LOSS = re.compile(r"Potential Performance Loss: (.*?)(?: in the function '[^']*')?\s*$", re.MULTILINE)
+_LOSS = re.compile(r"Potential Performance Loss: (.*?)(?: (?:in|for) the function '[^']*')?\s*$", re.MULTILINE)
 
 
 def performance_losses(text: str) -> tuple[str, ...]:
