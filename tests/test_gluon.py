@@ -342,6 +342,54 @@ def test_a_conversion_the_author_wrote_is_not_called_unwritten(cli):
     assert conversions and not any("not written" in f["message"] for f in conversions)
 
 
+def test_a_conversion_written_in_a_helper_is_the_authors(cli):
+    """The finding lands on the helper's line, outside the kernel's own source: it was once called
+    unwritten there, the check reading only the kernel function's lines."""
+    out = cli("explain", SHARED, "-k", "relayout_in_helper", "-c", "BLOCK=64", "-t", "sm90", "--json").stdout
+    conversions = [f for f in json.loads(out)["findings"] if f["kind"] == "layout-conversion"]
+    helper = _source_line(SHARED, "return gl.convert_layout(x, layout)")
+    assert [f["line"] for f in conversions] == [helper]
+    assert "#blocked -> #blocked1" in conversions[0]["message"] and "not written" not in conversions[0]["message"]
+
+
+GLUON_KERNELS = [
+    (SHARED, "sm90", {"kernel": k, "constexprs": ("BLOCK=64",)})
+    for k in ("column_reads", "column_reads_swizzled", "relayout", "relayout_in_helper")
+] + [
+    (GLUON / "layouts_basic.py", "sm90", {"kernel": "row_sum", "constexprs": ("ROWS=16", "COLS=64")}),
+    (
+        GLUON / "warp_specialized.py",
+        "sm90",
+        {"kernel": "pipelined_scale", "constexprs": ("STAGES=2", "BLOCK=64"), "args": WS_ARGS},
+    ),
+    (
+        HOPPER,
+        "sm90",
+        {
+            "kernel": "wgmma_tile",
+            "constexprs": ("BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=64"),
+            "args": (f"a_desc={FP16_64}", f"b_desc={FP16_64}", f"c_desc={FP16_64}"),
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize(("path", "target", "flags"), GLUON_KERNELS, ids=lambda x: str(x).split("/")[-1][:24])
+def test_every_gluon_conversion_comes_from_a_convert_layout_call(path, target, flags):
+    """What the unwritten-conversion mark rests on (gluon_findings._unwritten): Gluon's pipeline adds
+    and moves no ttg.convert_layout, so each one's lines hold a convert_layout call. Were a release to
+    insert one (CI runs this on 3.9 too), this fails, and the mark would then fire on that kernel."""
+    c = compiled(str(path), target, **flags)
+    lines = c.stages[Stage.TTGIR].splitlines()
+    texts = {(str(path), n): t for n, t in enumerate(open(path).read().splitlines(), 1)}
+    converts = [n for n, t in enumerate(lines, 1) if "ttg.convert_layout" in t]
+    for number in converts:
+        places = c.line_map[Stage.TTGIR].get(number, ())
+        assert any("convert_layout" in texts.get(p, "") for p in places), (lines[number - 1], places)
+    if path == SHARED:  # only the kernels that call it have one
+        assert bool(converts) == (flags["kernel"] in ("relayout", "relayout_in_helper"))
+
+
 def test_a_layout_given_as_a_constexpr():
     layout = "layout=gl.BlockedLayout([4], [32], [4], [0])"
     c = compiled(str(GLUON / "layouts_basic.py"), "sm90", kernel="copy_in_layout", constexprs=("BLOCK=1024", layout))
