@@ -129,7 +129,7 @@ def _shared(compilation: Compilation, found, origin: str, timeout: float) -> Sha
     shape, memdesc, alias = found
     _check_fits_size(shape)
     ttgir = compilation.stages[Stage.TTGIR]
-    read = _worker("shared_offsets", (ttgir, memdesc, list(shape)), timeout, memdesc, shape)
+    read = _shared_read(ttgir, memdesc, shape, timeout)
     bits = module_layouts.bitwidth(memdesc.split("x")[len(shape)].split(",")[0])
     definition = shared_layouts.definition(ttgir, alias) or alias
     mapping, source = _mapping(definition, read["offset"], tuple(shape), compilation.triton_version)
@@ -137,6 +137,14 @@ def _shared(compilation: Compilation, found, origin: str, timeout: float) -> Sha
     listed = listing(compilation, timeout).accesses
     uses = tuple(a for a in listed if alias in a.memdesc_type.split(",")[1])
     return SharedLayoutResult(definition, read["gluon"], tuple(shape), bits, banks, uses, origin, source)
+
+
+def _shared_read(ttgir: str, memdesc: str, shape, timeout: float) -> dict:
+    """Gluon's spelling of a shared layout and, from 3.9, Triton's offsets; neither where Triton's
+    Gluon cannot read it (3.5's crashes on a memdesc), the drawing then being tritonscope's alone."""
+    with Workers(timeout=timeout) as workers:
+        outcome = workers.run([Task("tritonscope.triton_api.layouts:shared_offsets", (ttgir, memdesc, list(shape)))])[0]
+    return outcome.unwrap() if outcome.ok else {"gluon": None, "offset": None}
 
 
 def _mapping(definition: str, offsets, shape: tuple[int, ...], release: str):

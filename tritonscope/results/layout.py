@@ -45,7 +45,7 @@ class SharedLayoutResult:
 
     kind: ClassVar[str] = "shared_layout"
     layout: str  # its TTGIR text
-    gluon: str  # as Gluon spells it: SwizzledSharedLayout(vec=1, ...)
+    gluon: str | None  # as Gluon spells it: SwizzledSharedLayout(vec=1, ...); None where it cannot (3.5)
     shape: tuple[int, ...]
     bits: int  # element width
     banks: dict[tuple[int, ...], int] | None  # None where neither Triton nor tritonscope can lay it out

@@ -49,7 +49,8 @@ def _alias(type_text: str) -> str:
 
 def bank_lines(terminal: Terminal, result: SharedLayoutResult) -> list[str]:
     width, color = terminal.width, terminal.color
-    lines = wrapped(result.origin, width, color, "2") + wrapped(f"{result.layout}  ({result.gluon})", width, color, "1")
+    spelled = f"  ({result.gluon})" if result.gluon else ""
+    lines = wrapped(result.origin, width, color, "2") + wrapped(f"{result.layout}{spelled}", width, color, "1")
     shape = "x".join(map(str, result.shape))
     for a in result.accesses:
         conflicts = "unknown" if a.conflicts is None else a.conflicts
