@@ -197,3 +197,17 @@ def test_swizzled_tile_drawn_on_every_release(cli):
     text = cli(*args, "--value", "smem").stdout
     assert ("laid out by tritonscope" in text) == (not GIVES_LINEAR_FORM)
     assert next(line for line in text.splitlines() if line.startswith(" 2 ")).split()[1:5] == ["4", "5", "6", "7"]
+
+
+def test_nvmma_tile_drawn_on_every_release(cli):
+    """A TMA tile in Hopper's 128-byte swizzle, fp16: 64 to a row (128 bytes, two to a bank), row r's
+    16-byte chunks XORed with r mod 8, so each of 8 rows starts 4 banks later and row 8 starts over."""
+    descriptor = "tensordesc<fp16[64, 64]>"
+    args = ("-a", f"in_desc={descriptor}", "-a", f"out_desc={descriptor}", "-a", "factor=2.0", "-t", "sm90")
+    command = ("layout", "--from", GLUON / "hopper.py", "-k", "tma_scale", "-c", "BLOCK_M=64", "-c", "BLOCK_N=64")
+    drawn = json.loads(cli(*command, *args, "--value", "tile", "--json").stdout)
+    banks = {tuple(map(int, e.split(","))): b for e, b in drawn["banks"].items()}
+    assert drawn["bits"] == 16 and len(banks) == 64 * 64
+    assert [banks[(r, 0)] for r in range(9)] == [0, 4, 8, 12, 16, 20, 24, 28, 0]
+    assert banks[(0, 1)] == 0 and banks[(1, 8)] == 0 and banks[(7, 63)] == 3
+    assert [a["conflicts"] is not None for a in drawn["accesses"]] == [True] * len(drawn["accesses"])
