@@ -211,3 +211,11 @@ def test_nvmma_tile_drawn_on_every_release(cli):
     assert [banks[(r, 0)] for r in range(9)] == [0, 4, 8, 12, 16, 20, 24, 28, 0]
     assert banks[(0, 1)] == 0 and banks[(1, 8)] == 0 and banks[(7, 63)] == 3
     assert [a["conflicts"] is not None for a in drawn["accesses"]] == [True] * len(drawn["accesses"])
+
+
+def test_a_layout_split_across_ctas_is_not_modelled():
+    for split in ("CTAsPerCGA = [2, 1], CTASplitNum = [2, 1], CTAOrder = [1, 0]", "CGALayout = [[1, 0]]"):
+        text = f"#ttg.nvmma_shared<{{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16, {split}}}>"
+        assert shared_layouts.mapping(text, (128, 64)) is None
+    single = "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16, CGALayout = []}>"
+    assert shared_layouts.mapping(single, (128, 64)) is not None

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 _HEADER = re.compile(r"#ttg\.(\w+)<")
 _FIELD = re.compile(r"(\w+)\s*=\s*(\[\[.*?\]\]|\[[^\]]*\]|\w+)")
 _PADDING = re.compile(r"(\d+):\+(\d+)")
-_SPLITS = ("CTAsPerCGA", "CTASplitNum", "CGALayout", "cgaLayout", "block")
+_SPLIT_COUNTS = ("CTAsPerCGA", "CTASplitNum")  # 3.6 spells a split as counts per dimension
+_SPLIT_BASES = ("CGALayout", "cgaLayout", "block")  # later ones (and linear layouts) as bases
 
 
 @dataclass(frozen=True)
@@ -103,11 +104,8 @@ def eval_list(text: str) -> list:
 
 def _split(fields: dict) -> bool:
     """Whether the layout spreads over several CTAs (its bases then include a block dimension)."""
-    for key in _SPLITS:
-        value = fields.get(key)
-        if isinstance(value, list) and any(v not in (0, 1) and v != [] for v in _flat(value)):
-            return True
-    return False
+    counts = any(v != 1 for key in _SPLIT_COUNTS for v in _flat(fields.get(key) or []))
+    return counts or any(_flat(fields.get(key) or []) for key in _SPLIT_BASES)
 
 
 def _flat(values: list) -> list:
@@ -130,9 +128,9 @@ def _unit(rank: int, dim: int, value: int) -> list[int]:
 
 def _identity(fields: dict, shape: tuple[int, ...]) -> list[list[int]] | None:
     """Offsets walking the dimensions in `order`, the fastest first (a padded layout's short form)."""
-    order = fields.get("order")
-    if not order:
-        return None
+    order, own = fields.get("order"), fields.get("shape")
+    if not order or (own and tuple(own) != shape):
+        return None  # laid over another shape than the allocation's: not modelled
     return [_unit(len(shape), d, 1 << i) for d in order for i in range(_log2(shape[d]))]
 
 
