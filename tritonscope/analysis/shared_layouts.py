@@ -70,6 +70,7 @@ def mapping(text: str, shape: tuple[int, ...], release: tuple[int, ...] = (3, 6)
     if rank is None or rank > len(shape) or not all(_power_of_two(s) for s in shape) or _split(fields):
         return None
     inner = tuple(shape[len(shape) - rank :])
+    bases: list[list[int]] | None
     if name == "swizzled_shared" or name == "amd_rotating_shared":
         bases = _swizzled(fields, inner, rotating=name == "amd_rotating_shared")
     elif name == "nvmma_shared":
@@ -158,7 +159,7 @@ def _nvmma(fields: dict, shape: tuple[int, ...], release: tuple[int, ...]) -> li
     row-major in 8-row core matrices whose rows are swizzled, then boxes repeated over the shape.
     Unswizzled, the box is row-major; transposed, up to 3.7 too (the rule of 3.6's source), but dim 0
     fastest from the release that made swizzle 0 usable by TMA and MMA (3.9; 3.8 is taken as 3.7)."""
-    swizzle, bits, transposed = fields["swizzlingByteWidth"], fields["elementBitWidth"], fields.get("transposed")
+    swizzle, bits, transposed = fields["swizzlingByteWidth"], fields["elementBitWidth"], bool(fields.get("transposed"))
     if fields.get("fp4Padded"):
         return None
     rank = len(shape)
@@ -174,8 +175,8 @@ def _nvmma(fields: dict, shape: tuple[int, ...], release: tuple[int, ...]) -> li
             walk = [0, *walk[:-1]]
         inner = [_unit(rank, d, 1 << i) for d in walk for i in range(_log2(box[d]))]
         return inner + _repeats(shape, box, reversed(range(rank)))
-    inner = _swizzled_box(swizzle, bits, box, transposed)
-    return None if inner is None else inner + _repeats(shape, box, range(rank))
+    tile = _swizzled_box(swizzle, bits, box, transposed)
+    return None if tile is None else tile + _repeats(shape, box, range(rank))
 
 
 def _swizzled_box(swizzle: int, bits: int, box: list[int], transposed: bool) -> list[list[int]] | None:
