@@ -105,12 +105,15 @@ KERNEL_CASES = [
             "args": ("in_desc=tensordesc<fp32[64, 64]>", "out_ptr=*fp32", "factor=2.0", "tiles=16"),
         },
     ),
+    ("sample:fused_attention_gluon", "sm90", {"kernel": "attention_gluon_kernel"}),  # K and V in 2 buffers
 ]
 _MEMDESC = re.compile(r"!ttg\.memdesc<((?:\d+x)+)(\w+), (#shared\d*), #smem")
 
 
 @pytest.mark.skipif(not GIVES_LINEAR_FORM, reason="this Triton gives no shared linear layout to compare with")
-@pytest.mark.parametrize(("file", "target", "flags"), KERNEL_CASES, ids=lambda x: str(x).split("/")[-1][:30])
+@pytest.mark.parametrize(
+    ("file", "target", "flags"), KERNEL_CASES, ids=lambda x: str(x).split("/")[-1].split(":")[-1][:30]
+)
 def test_every_shared_layout_of_the_test_kernels_equals_tritons(file, target, flags):
     ttgir = compiled(file, target, **flags).stages[Stage.TTGIR]
     types = set(_MEMDESC.findall(ttgir))
