@@ -23,6 +23,7 @@ import os
 import re
 import shlex
 import shutil
+import socket
 import subprocess
 import sys
 import venv
@@ -122,11 +123,15 @@ def python_for(release: str | None, on_progress: Progress | None = None) -> str 
 
 @contextlib.contextmanager
 def _creating(env: ReleaseEnv):
-    """Holds a lock file beside the environment while it is made; another process waits, then finds it."""
+    """Holds a lock on the environments' folder while one is made (no file of its own left behind);
+    another process waits, then finds it made."""
     envs_dir().mkdir(parents=True, exist_ok=True)
-    with open(envs_dir() / f".{env.path.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    folder = os.open(envs_dir(), os.O_RDONLY)
+    try:
+        fcntl.flock(folder, fcntl.LOCK_EX)
         yield
+    finally:
+        os.close(folder)  # the lock goes with it
 
 
 def create(env: ReleaseEnv, on_progress: Progress | None = None) -> None:
@@ -224,7 +229,10 @@ def on_node(release: str, function: str, here: str, args: tuple):
     is kept, so the node's next tasks of that release skip its start-up; it dies with this process
     (isolate's guarantee), so a task cancelled by force ends it too. The time limit is the driver's:
     it cancels the Ray task."""
-    python = python_for(release)
+    try:
+        python = python_for(release)
+    except UsageError as exc:  # said with the node's name: the driver's user reads it
+        raise UsageError(f"on the cluster's node {socket.gethostname()}: {exc.message}", hint=exc.hint) from None
     if python is None:
         module, _, name = here.partition(":")
         return getattr(importlib.import_module(module), name)(*args)
