@@ -223,6 +223,12 @@ def test_two_releases_on_ray_run_in_the_nodes_own_environments(head, kernels, no
     assert [v["triton_version"] for v in variants] == [r for r in releases for _ in range(2)]
     assert all(v["ok"] for v in variants), [v["error"] for v in variants]
     assert _figures(remote.stdout) == _figures(local.stdout)
+    # --triton names the release of the whole sweep: the same compiles as that release's above.
+    alone = ("--triton", other_release, "--vary", "BLOCK_SIZE=128,256", "--target", "sm90", "--json")
+    remote = tritonscope("diff", kernels / "vector_add.py", *alone, "--cluster", head, timeout=300, env=driver)
+    again = json.loads(remote.stdout)["variants"]
+    assert [v["triton_version"] for v in again] == [other_release] * 2
+    assert [v["resources"] for v in again] == [v["resources"] for v in variants[2:]]
     assert not (tmp_path / "driver-cache" / "tritonscope" / "envs").exists()  # the head installed nothing
 
 
