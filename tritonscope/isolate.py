@@ -94,6 +94,15 @@ class Outcome:
         raise kind(self.error)
 
 
+class Relayed(Exception):  # noqa: N818 - not an error of its own: another task's, passed on
+    """Raised by a task that ran a task of its own (a node's worker of another release): that task's
+    failed Outcome becomes this task's, unchanged (message, exit code, kind, time-out)."""
+
+    def __init__(self, outcome: Outcome):
+        super().__init__(outcome.error)
+        self.outcome = outcome
+
+
 _cluster: str | None = None  # the Ray address --cluster (or TRITONSCOPE_CLUSTER) named
 
 
@@ -402,6 +411,8 @@ def _perform(task: Task) -> Outcome:
     module, _, name = task.function.partition(":")
     try:
         return Outcome(value=getattr(importlib.import_module(module), name)(*task.args))
+    except Relayed as relayed:
+        return relayed.outcome
     except TritonscopeError as exc:
         message = exc.message + (f" ({exc.hint})" if exc.hint else "")
         return Outcome(error=message, exit_code=exc.exit_code, error_type=type(exc).__name__)

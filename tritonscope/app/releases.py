@@ -33,7 +33,7 @@ from pathlib import Path
 
 from ..core.errors import UsageError
 from ..core.fileio import user_cache_dir
-from ..isolate import Program, Task, Workers, on_cluster
+from ..isolate import Program, Relayed, Task, Workers, on_cluster
 from ..results.catalog import EnvsListing
 from ..triton_api import version
 
@@ -238,7 +238,10 @@ def on_node(release: str, function: str, here: str, args: tuple):
         return getattr(importlib.import_module(module), name)(*args)
     if python not in _node_workers:
         _node_workers[python] = Workers(timeout=24 * 3600)
-    return _node_workers[python].call(Task(function, args, python))
+    outcome = _node_workers[python].run([Task(function, args, python)])[0]
+    if not outcome.ok:
+        raise Relayed(outcome)  # the task's outcome is that worker's, as a local run's would be
+    return outcome.value
 
 
 def in_release(function):
