@@ -53,9 +53,9 @@ def _session_members(session: int) -> list[int]:
 
 
 @contextlib.contextmanager
-def ray_head() -> Iterator[tuple[str, int]]:
-    """A Ray head of 2 CPUs in its own session, as (its address, the session); stopped, and checked
-    gone, at the end of the block."""
+def ray_head(env: dict[str, str] | None = None) -> Iterator[tuple[str, int]]:
+    """A Ray head of 2 CPUs in its own session (its daemons and workers in `env`), as (its address, the
+    session); stopped, and checked gone, at the end of the block."""
     folder = tempfile.mkdtemp(prefix="rts-", dir="/tmp")  # short: Ray's socket paths have a length limit
     gcs, client, dash, agent, grpc, env_agent, metrics, node, objects = _free_ports(9)
     argv = [*RAY, "start", "--head", "--num-cpus", "2", "--temp-dir", folder, "--port", str(gcs)]
@@ -64,7 +64,7 @@ def ray_head() -> Iterator[tuple[str, int]]:
     argv += ["--dashboard-agent-grpc-port", str(grpc), "--runtime-env-agent-port", str(env_agent)]
     argv += ["--metrics-export-port", str(metrics), "--node-manager-port", str(node)]
     argv += ["--object-manager-port", str(objects), "--min-worker-port", "0", "--max-worker-port", "0"]
-    started = subprocess.Popen(argv, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    started = subprocess.Popen(argv, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
     session = started.pid  # the new session: every daemon and worker Ray starts is in it
     output = started.communicate(timeout=120)[0].decode(errors="replace")
     try:

@@ -102,12 +102,10 @@ def _main(
 def _executor(cluster: str | None):
     """--cluster names where isolate's executor runs tasks for this command only; the command's
     own code never looks (isolate.pool does)."""
-    from ..isolate import use_cluster
+    from ..isolate import drive_cluster, use_cluster
 
     if cluster:
-        from ..cluster import drive_in_child
-
-        code = drive_in_child(cluster, ENV.stdout)  # Ray is driven by a child, which may end abruptly
+        code = drive_cluster(cluster, ENV.stdout)  # Ray is driven by a child, which may end abruptly
         if code is not None:
             raise typer.Exit(code)
     use_cluster(cluster)
