@@ -161,10 +161,17 @@ def _run_triton(kernel, variant: Variant, target: Target):
         raise _DamagedEntry(f"not JSON: {exc.msg}") from exc
     except Exception as exc:  # MLIR passes, ptxas and LLVM fail in many ways
         if compile_errors.ptxas_refusal(exc) is None:
-            sys.stdout.write(printed.getvalue())
+            _pass_on(printed.getvalue())
         raise compile_errors.mapped(exc, kernel, target) from exc
-    sys.stdout.write(printed.getvalue())  # the dumps a user asked Triton for (its knobs), as they came
+    _pass_on(printed.getvalue())  # the dumps a user asked Triton for (its knobs), as they came
     return compiled
+
+
+def _pass_on(text: str) -> None:
+    """Triton's held prints to where prints go now (a kernel file may have closed sys.stdout)."""
+    if text:
+        with contextlib.suppress(ValueError, OSError):
+            sys.stdout.write(text)
 
 
 def _source(kernel, variant: Variant, target: Target):
