@@ -64,11 +64,11 @@ def trace(
 
       tritonscope trace --target sm90 -o h100/ -- python infer.py   (no GPU needed)
 
-      tritonscope trace --target sm90 --autotune BLOCK_M=128,num_warps=8 -o h100/ -- python infer.py
+      tritonscope trace -t sm90 --autotune last -o h100/ -- python infer.py
     """
     from ...app.catalog import trace as run_trace
 
-    if target is None:
+    if target is None and autotune is None:  # else the app refuses --autotune alone, in one line
         from ...core.targets import local_target
 
         if local_target() is None:
