@@ -78,7 +78,7 @@ def test_a_rule_that_names_no_candidate_keeps_the_first_and_says_so(tmp_path):
     assert choice["rule"].startswith("config 7 (from 0) (--autotune 7)")
     assert _records(out, "launches.jsonl")[-1]["grid"] == [4096 // 64, 1, 1]
     listing = " ".join(tritonscope("cache", "list", out, env={"COLUMNS": "80"}).stdout.split())
-    assert "(candidate 0); none is the one the rule names, so the first was kept" in listing
+    assert "(candidate 0); not the one the rule names (the kernel has none, or it failed), so the first" in listing
     document = json.loads(tritonscope("cache", "list", out, "--json").stdout)
     assert document["autotune"][0]["matched"] is False
 
@@ -130,3 +130,33 @@ def test_autotune_rule_forms(given, kind, index, settings):
 def test_bad_autotune_rules(given):
     with pytest.raises(UsageError):
         autotune_rule(given)
+
+
+TOO_BIG = """
+import torch, triton, triton.language as tl
+
+@triton.autotune(
+    configs=[triton.Config({"B": 32}, num_stages=2), triton.Config({"B": 256}, num_stages=4)],
+    key=["n"],
+)
+@triton.jit
+def tile_kernel(a_ptr, c_ptr, n, B: tl.constexpr):
+    r = tl.arange(0, B)
+    acc = tl.zeros((B, B), dtype=tl.float32)
+    for k in range(0, n, B):
+        a = tl.load(a_ptr + r[:, None] * n + (k + r)[None, :])
+        acc += tl.dot(a, a)
+    tl.store(c_ptr + r[:, None] * B + r[None, :], acc)
+
+a = torch.empty(1024, 1024, device="cuda", dtype=torch.float16)
+tile_kernel[(1,)](a, torch.empty(256, 256, device="cuda"), 1024)
+"""
+
+
+def test_a_named_candidate_that_runs_out_of_shared_memory_is_not_launched(tmp_path):
+    program = tmp_path / "too_big.py"
+    program.write_text(TOO_BIG)
+    out = tmp_path / "out"
+    tritonscope("trace", "--target", "sm90", "--autotune", "last", "-o", out, "--", sys.executable, program)
+    (choice,) = _records(out, "autotune.jsonl")
+    assert choice["chosen"].startswith("B: 32") and choice["chosen_index"] == 0 and choice["matched"] is False

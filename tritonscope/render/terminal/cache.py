@@ -98,5 +98,5 @@ def _autotune_line(record: dict) -> str:
     line = f"autotuned {record.get('kernel')} ({record.get('by')}): {len(candidates)} candidates compiled, "
     line += f"launched {record.get('chosen')}{which}"
     if record.get("matched") is False:
-        line += "; none is the one the rule names, so the first was kept"
+        line += "; not the one the rule names (the kernel has none, or it failed), so the first was kept"
     return line

@@ -5,7 +5,8 @@ it. With no GPU to time them, a rule picks one: the first (the default), the las
 index, or the first with given settings (`trace --autotune`, passed as JSON in
 TRITONSCOPE_AUTOTUNE_RULE). The picked candidate is given the shortest time (benchmark.py's),
 the others twice that, so the autotuner itself keeps it and launches it. A kernel that has no
-candidate the rule names keeps its first, and its line says so. A GPU run may keep another: the
+candidate the rule names keeps its first, and its line says so (`matched`: false), as does one
+whose named candidate failed (the autotuner keeps the first that did not). A GPU run may keep another: the
 capture says so, line by line, in autotune.jsonl (TRITONSCOPE_AUTOTUNE_LOG). Triton's own
 Autotuner and torch.compile's CachingAutotuner are both followed.
 """
@@ -79,7 +80,7 @@ def _write(candidates: list, chosen, record: dict) -> None:
         return
     index = candidates.index(chosen) if chosen in candidates else None
     record = {**record, "candidates": [str(c) for c in candidates], "chosen": str(chosen), "chosen_index": index}
-    record.update(rule=describe(), matched=pick(candidates) is not None)
+    record.update(rule=describe(), matched=index is not None and pick(candidates) == index)
     line = json.dumps(record, default=str) + "\n"
     descriptor = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
