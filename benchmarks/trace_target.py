@@ -14,8 +14,9 @@ program, less the Triton compiles made inside them. What is left past that is th
 and tritonscope's own cost. The traced command is `python benchmarks/trace_target_phases.py
 PROGRAM`, which runs PROGRAM and writes those figures at its exit (milliseconds of runpy).
 
-The machine may be shared: each run measures its parts back to back, the medians of the runs are
-printed, and the load average before and after is printed with them.
+The machine may be shared: each run measures its parts back to back and its own ratios; the
+median ratio is printed with every run's, the parts as medians, and the load average before
+and after.
 
 Run: python benchmarks/trace_target.py [--program FILE] [--runs N]
 """
@@ -67,6 +68,8 @@ def _one_run(program: Path, out: Path) -> dict[str, float]:
     figures = _trace(program, out)
     figures.update(bare=bare, compile_imports=imports)
     figures["torch_compile"] = figures["compile_imports"] + max(0.0, figures["dynamo"] - figures["triton_in_dynamo"])
+    figures["ratio"] = figures["wall"] / (figures["compiles"] + bare)
+    figures["ratio_with"] = figures["wall"] / (figures["compiles"] + bare + figures["torch_compile"])
     return figures
 
 
@@ -74,16 +77,22 @@ def _load() -> str:
     return "/".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def _report(program: Path, median: dict[str, float], runs: int, load: str) -> None:
+def _spread(runs: list[dict[str, float]], key: str) -> str:
+    values = sorted(run[key] for run in runs)
+    return f"{statistics.median(values):.2f}x (runs: {', '.join(f'{v:.2f}' for v in values)})"
+
+
+def _report(program: Path, runs: list[dict[str, float]], load: str) -> None:
+    median = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
     wall, compiles, bare, own = median["wall"], median["compiles"], median["bare"], median["torch_compile"]
-    print(f"program: {program} ({median['count']:.0f} compiles), medians of {runs} runs")
+    print(f"program: {program} ({median['count']:.0f} compiles), medians of {len(runs)} runs")
     print(f"machine: {os.cpu_count()} CPUs, load average (1/5/15 min) {load}")
     print(f"trace --target sm90:              {wall:6.2f} s")
     print(f"Triton compiles it captured:      {compiles:6.2f} s")
     print(f"python -c 'import torch':         {bare:6.2f} s")
-    print(f"ratio: {wall / (compiles + bare):.2f}x  (goal: at most 1.3x)")
+    print(f"ratio: {_spread(runs, 'ratio')}  (goal: at most 1.3x)")
     print(f"torch.compile's own work:         {own:6.2f} s  (its imports: {median['compile_imports']:.2f} s)")
-    print(f"ratio with it: {wall / (compiles + bare + own):.2f}x  (trace / (compiles + torch + torch.compile's own))")
+    print(f"ratio with it: {_spread(runs, 'ratio_with')}  (trace / (compiles + import torch + that))")
     print("where the trace's time went:")
     started, run = median["started"], median["run"]
     print(f"  python, import torch, simulated GPU start: {started:6.2f} s  (bare import torch {bare:.2f} s)")
@@ -102,8 +111,7 @@ def main() -> None:
     load = _load()
     with tempfile.TemporaryDirectory() as folder:
         runs = [_one_run(options.program.resolve(), Path(folder) / f"run{run}") for run in range(options.runs)]
-    median = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
-    _report(options.program, median, options.runs, f"{load} before, {_load()} after")
+    _report(options.program, runs, f"{load} before, {_load()} after")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,9 @@ Each step is skipped on a torch release that lacks the setting it changes.
 
 from __future__ import annotations
 
+import importlib.machinery
+import sys
+
 from . import benchmark
 
 
@@ -43,12 +46,10 @@ def _answer_benchmarks() -> None:
                 cls.benchmark_gpu_with_cuda_graph = _benchmark_gpu
 
 
-def _fake_example_values() -> None:
+def _fake_example_values(testing) -> None:
     """Benchmark inputs (matmul templates under max-autotune, fused-node benchmarks) come from
     torch._dynamo.testing.rand_strided, called where Inductor has switched the program's fake mode
     off, so they would be real CUDA tensors: make them fake, under the program's mode."""
-    from torch._dynamo import testing
-
     from .torch_cuda import program_mode
 
     original = testing.rand_strided
@@ -58,6 +59,38 @@ def _fake_example_values() -> None:
             return original(*args, **kwargs)
 
     testing.rand_strided = rand_strided
+
+
+class _AfterImport:
+    """Runs `then(module)` right after the module NAME's code has run, before the import that asked
+    for it binds any of its names (`from torch._dynamo.testing import rand_strided` in Inductor)."""
+
+    def __init__(self, name: str, then) -> None:
+        self.name, self.then = name, then
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != self.name:
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is not None and spec.loader is not None:
+            run = spec.loader.exec_module
+
+            def exec_module(module) -> None:
+                run(module)
+                self.then(module)
+
+            spec.loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
+def after_import(name: str, then) -> None:
+    """`then(module)` now if NAME is imported, else as soon as it is. torch._dynamo.testing costs a
+    program that never calls torch.compile a fifth of a second (it imports AOT autograd)."""
+    if name in sys.modules:
+        then(sys.modules[name])
+    else:
+        sys.meta_path.insert(0, _AfterImport(name, then))
 
 
 def _settings() -> None:
@@ -93,6 +126,6 @@ def install(device: dict) -> None:
     try:
         _answer_benchmarks()
         _settings()
-        _fake_example_values()
+        after_import("torch._dynamo.testing", _fake_example_values)
     except ImportError:  # a torch without Inductor: plain Triton programs still work
         pass
