@@ -6,13 +6,15 @@ given) against the sum of the compile times Triton reports for the kernels it ca
 bare `python -c "import torch"` (the program must import torch in any case). Goal: at most 1.3x.
 
 That reference leaves out torch.compile's own work, which a trace on a real GPU pays as well:
-importing torch._dynamo and Inductor, Dynamo's tracing, AOT autograd, Inductor's lowering and code
-generation. A second line holds the trace against the reference with that work added, measured in
-the same runs: the import as the seconds `import torch._dynamo, torch._inductor.compile_fx` takes
-after `import torch` in one process, the rest as torch.compile reports its own compile times in the traced
-program, less the Triton compiles made inside them. What is left past that is the simulated GPU's
-and tritonscope's own cost. The traced command is `python benchmarks/trace_target_phases.py
-PROGRAM`, which runs PROGRAM and writes those figures at its exit (milliseconds of runpy).
+importing torch._dynamo and Inductor, Dynamo's tracing, AOT autograd, Inductor's lowering and
+code generation. A second line holds the trace against the reference with that work added,
+measured in the same runs (for a program that calls torch.compile): the import as the seconds
+`import torch._dynamo, torch._inductor.compile_fx` takes after `import torch` in one process,
+the rest as torch.compile reports its own compile times in the traced program, less the Triton
+compiles made inside them. What is left past that is the simulated GPU's and tritonscope's own
+cost, and the program's eager work. The traced command is `python
+benchmarks/trace_target_phases.py PROGRAM`, which runs PROGRAM and writes those figures at its
+exit (milliseconds of runpy).
 
 The machine may be shared: each run measures its parts back to back and its own ratios; the
 median ratio is printed with every run's, the parts as medians, and the load average before
@@ -67,7 +69,9 @@ def _one_run(program: Path, out: Path) -> dict[str, float]:
     imports = float(measured.stdout)
     figures = _trace(program, out)
     figures.update(bare=bare, compile_imports=imports)
-    figures["torch_compile"] = figures["compile_imports"] + max(0.0, figures["dynamo"] - figures["triton_in_dynamo"])
+    compiled = figures["dynamo"] > 0  # a program that never calls torch.compile owes none of its imports
+    own = max(0.0, figures["dynamo"] - figures["triton_in_dynamo"])
+    figures["torch_compile"] = (figures["compile_imports"] if compiled else 0.0) + own
     figures["ratio"] = figures["wall"] / (figures["compiles"] + bare)
     figures["ratio_with"] = figures["wall"] / (figures["compiles"] + bare + figures["torch_compile"])
     return figures
