@@ -17,8 +17,8 @@ benchmarks/trace_target_phases.py PROGRAM`, which runs PROGRAM and writes those 
 exit (milliseconds of runpy).
 
 The machine may be shared: each run measures its parts back to back and its own ratios; the
-median ratio is printed with every run's, the parts as medians, and the load average before
-and after.
+median ratio is printed with every run's, the parts as medians, the load average before and
+after, and the CPU seconds of the trace (every process it waited for) and of the bare import.
 
 Run: python benchmarks/trace_target.py [--program FILE] [--runs N]
 """
@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -45,10 +46,16 @@ TORCH_COMPILE_IMPORTS = (
 )
 
 
-def _timed(command: list[str], env: dict[str, str] | None = None) -> float:
-    start = time.perf_counter()
+def _timed(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the command and every process it waited for)."""
+    before, start = _children_cpu(), time.perf_counter()
     subprocess.run(command, check=True, capture_output=True, env=env)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, _children_cpu() - before
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _trace(program: Path, out: Path) -> dict[str, float]:
@@ -56,19 +63,19 @@ def _trace(program: Path, out: Path) -> dict[str, float]:
     phases = out.with_suffix(".json")
     command = [sys.executable, "-m", "tritonscope", "trace", "--target", "sm90", "-o", str(out), "--force", "--"]
     env = {**os.environ, "TRACE_TARGET_PHASES": str(phases)}
-    wall = _timed(command + [sys.executable, str(PHASES), str(program)], env)
+    wall, cpu = _timed(command + [sys.executable, str(PHASES), str(program)], env)
     records = [json.loads(line) for line in (out / "kernels.jsonl").read_text().splitlines()]
     figures = json.loads(phases.read_text())
-    figures.update(wall=wall, compiles=sum(r.get("compile_us", 0) for r in records) / 1e6, count=len(records))
+    figures.update(wall=wall, cpu=cpu, compiles=sum(r.get("compile_us", 0) for r in records) / 1e6, count=len(records))
     return figures
 
 
 def _one_run(program: Path, out: Path) -> dict[str, float]:
-    bare = _timed([sys.executable, "-c", "import torch"])
+    bare, bare_cpu = _timed([sys.executable, "-c", "import torch"])
     measured = subprocess.run([sys.executable, "-c", TORCH_COMPILE_IMPORTS], capture_output=True, text=True, check=True)
     imports = float(measured.stdout)
     figures = _trace(program, out)
-    figures.update(bare=bare, compile_imports=imports)
+    figures.update(bare=bare, bare_cpu=bare_cpu, compile_imports=imports)
     compiled = figures["dynamo"] > 0  # a program that never calls torch.compile owes none of its imports
     own = max(0.0, figures["dynamo"] - figures["triton_in_dynamo"])
     figures["torch_compile"] = (figures["compile_imports"] if compiled else 0.0) + own
@@ -97,6 +104,7 @@ def _report(program: Path, runs: list[dict[str, float]], load: str) -> None:
     print(f"ratio: {_spread(runs, 'ratio')}  (goal: at most 1.3x)")
     print(f"torch.compile's own work:         {own:6.2f} s  (its imports: {median['compile_imports']:.2f} s)")
     print(f"ratio with it: {_spread(runs, 'ratio_with')}  (trace / (compiles + import torch + that))")
+    print(f"CPU time (less sensitive to load): trace {median['cpu']:.2f} s, import torch {median['bare_cpu']:.2f} s")
     print("where the trace's time went:")
     started, run = median["started"], median["run"]
     print(f"  python, import torch, simulated GPU start: {started:6.2f} s  (bare import torch {bare:.2f} s)")
