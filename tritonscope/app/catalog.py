@@ -16,7 +16,6 @@ from ..results.cache import CacheListing
 from ..results.catalog import KernelList, SamplesResult
 from ..results.trace import TraceResult
 from . import cache
-from .load import load_file
 
 
 def samples() -> SamplesResult:
@@ -24,6 +23,8 @@ def samples() -> SamplesResult:
 
 
 def list_kernels(file: str, target: str = "auto") -> KernelList:
+    from .load import load_file  # imports Triton: `trace` and `cache list`, which import this module, need none
+
     loaded = load_file(file, resolve(target)[0].name)
     return KernelList(loaded.path, tuple(k.spec for k in loaded.kernels), dict(loaded.defaults), loaded.notices)
 
