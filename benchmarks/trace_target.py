@@ -102,7 +102,8 @@ def _report(program: Path, runs: list[dict[str, float]], load: str) -> None:
     print(f"Triton compiles it captured:      {compiles:6.2f} s")
     print(f"python -c 'import torch':         {bare:6.2f} s")
     print(f"ratio: {_spread(runs, 'ratio')}  (goal: at most 1.3x)")
-    print(f"torch.compile's own work:         {own:6.2f} s  (its imports: {median['compile_imports']:.2f} s)")
+    counted = f"its imports: {median['compile_imports']:.2f} s" if median["dynamo"] else "the program does not call it"
+    print(f"torch.compile's own work:         {own:6.2f} s  ({counted})")
     print(f"ratio with it: {_spread(runs, 'ratio_with')}  (trace / (compiles + import torch + that))")
     print(f"CPU time (less sensitive to load): trace {median['cpu']:.2f} s, import torch {median['bare_cpu']:.2f} s")
     print("where the trace's time went:")
