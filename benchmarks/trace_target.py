@@ -79,6 +79,9 @@ def _one_run(program: Path, out: Path) -> dict[str, float]:
     compiled = figures["dynamo"] > 0  # a program that never calls torch.compile owes none of its imports
     own = max(0.0, figures["dynamo"] - figures["triton_in_dynamo"])
     figures["torch_compile"] = (figures["compile_imports"] if compiled else 0.0) + own
+    figures["dynamo_own"] = own
+    figures["rest"] = figures["run"] - figures["dynamo"] - figures["triton_outside"]
+    figures["tail"] = figures["wall"] - figures["started"] - figures["run"]
     figures["ratio"] = figures["wall"] / (figures["compiles"] + bare)
     figures["ratio_with"] = figures["wall"] / (figures["compiles"] + bare + figures["torch_compile"])
     return figures
@@ -106,14 +109,12 @@ def _report(program: Path, runs: list[dict[str, float]], load: str) -> None:
     print(f"torch.compile's own work:         {own:6.2f} s  ({counted})")
     print(f"ratio with it: {_spread(runs, 'ratio_with')}  (trace / (compiles + import torch + that))")
     print(f"CPU time (less sensitive to load): trace {median['cpu']:.2f} s, import torch {median['bare_cpu']:.2f} s")
-    print("where the trace's time went:")
-    started, run = median["started"], median["run"]
-    print(f"  python, import torch, simulated GPU start: {started:6.2f} s  (bare import torch {bare:.2f} s)")
-    print(f"  torch.compile (Triton compiles excluded):  {median['dynamo'] - median['triton_in_dynamo']:6.2f} s")
+    print("where the trace's time went (medians of each run's parts):")
+    print(f"  python, import torch, simulated GPU start: {median['started']:6.2f} s  (bare import torch {bare:.2f} s)")
+    print(f"  torch.compile (Triton compiles excluded):  {median['dynamo_own']:6.2f} s")
     print(f"  Triton compiles:                           {compiles:6.2f} s")
-    rest = run - median["dynamo"] - median["triton_outside"]
-    print(f"  the rest of the program:                   {rest:6.2f} s  (torch.compile's imports, eager work)")
-    print(f"  tritonscope start and finish, exit:        {wall - started - run:6.2f} s")
+    print(f"  the rest of the program:                   {median['rest']:6.2f} s  (torch.compile's imports, eager ops)")
+    print(f"  tritonscope start and finish, exit:        {median['tail']:6.2f} s")
 
 
 def main() -> None:
