@@ -138,7 +138,8 @@ def _frames(tb):
 
 BACKWARD = (
     "a backward pass (.backward(), autograd.grad, or torch.compile of a step whose inputs require grad), "
-    "for which torch's C++ autograd engine asks the CUDA driver for the device"
+    "for which torch's C++ autograd engine asks the CUDA runtime for the device: a CUDA build of torch "
+    "answers only with a GPU in the machine (a CPU-only torch is simulated)"
 )
 
 
@@ -153,14 +154,18 @@ def _stop_backward(original):
     return run_backward
 
 
-def install() -> None:
+def install(stop_backward: bool = True) -> None:
+    """Wrap the value reads; with `stop_backward`, a backward pass stops too (where torch's autograd
+    engine cannot be given the simulated device: an import in tritonscope's own process, or a CUDA
+    build of torch with no GPU in the machine)."""
     import torch
     from torch._subclasses.fake_tensor import FakeTensor
 
     folders = _library_folders()
     from torch.autograd import graph
 
-    if hasattr(graph, "_engine_run_backward"):  # torch.autograd took its own name for it at import
+    # torch.autograd took its own name for _engine_run_backward at import
+    if stop_backward and hasattr(graph, "_engine_run_backward"):
         graph._engine_run_backward = _stop_backward(graph._engine_run_backward)
         torch.autograd._engine_run_backward = graph._engine_run_backward
     for name, asked in _ASKS.items():
