@@ -41,8 +41,9 @@ def activate(device: dict) -> None:
     backward_runs = torch_cuda.install_engine_hooks()
     driver.install(device)
     stop.install(stop_backward=not backward_runs)
-    from . import autotune, inductor
+    from . import autotune, fused_optimizers, inductor
 
+    fused_optimizers.install()
     inductor.install(device)
     autotune.install()
 

@@ -138,8 +138,8 @@ def _frames(tb):
 
 BACKWARD = (
     "a backward pass (.backward(), autograd.grad, or torch.compile of a step whose inputs require grad), "
-    "for which torch's C++ autograd engine asks the CUDA runtime for the device: a CUDA build of torch "
-    "answers only with a GPU in the machine (a CPU-only torch is simulated)"
+    "which torch's C++ autograd engine runs on a simulated GPU only in a program traced with a CPU-only "
+    "build of torch (a CUDA or ROCm build drives its real runtime)"
 )
 
 
@@ -157,7 +157,7 @@ def _stop_backward(original):
 def install(stop_backward: bool = True) -> None:
     """Wrap the value reads; with `stop_backward`, a backward pass stops too (where torch's autograd
     engine cannot be given the simulated device: an import in tritonscope's own process, or a CUDA
-    build of torch with no GPU in the machine)."""
+    or ROCm build of torch)."""
     import torch
     from torch._subclasses.fake_tensor import FakeTensor
 

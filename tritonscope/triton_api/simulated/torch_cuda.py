@@ -12,7 +12,6 @@ import types
 import warnings
 
 _mode: list = []
-_real_devices: list[int] = []  # GPUs torch's own CUDA or ROCm runtime saw, before the answers replaced it
 
 
 def properties(device: dict) -> types.SimpleNamespace:
@@ -218,9 +217,6 @@ def program_mode():
 def install(device: dict) -> None:
     import torch
 
-    if not _real_devices:
-        counter = getattr(torch._C, "_cuda_getDeviceCount", None)
-        _real_devices.append(counter() if counter is not None else 0)
     warnings.filterwarnings("ignore", message=".*data pointer of FakeTensor.*")
     warnings.filterwarnings("ignore", message=".*data_ptr.*FakeTensor.*")
     # the mode first: made while torch.cuda still says no GPU, it takes the paths made for that
@@ -241,13 +237,13 @@ def install(device: dict) -> None:
 def install_engine_hooks() -> bool:
     """The traced program's backward passes: torch's C++ autograd engine asks whether a CUDA device
     is there before it runs one on CUDA tensors. A CPU-only torch is given simulated CUDA hooks for
-    it (cuda_guard.cpp); a CUDA build asks its own runtime, which answers only with a GPU in the
-    machine. True if a backward pass can run. Not in tritonscope's own process (an import of a kernel
-    file, app/simulated_import.py), whose CPU work must see the machine as it is."""
+    it (cuda_guard.cpp); a CUDA or ROCm build keeps its own, which drive the real runtime (with no
+    GPU it fails; with one, a backward of fake tensors was seen to fail on an H100 too), so there a
+    backward pass stops with one line. True if a backward pass can run. Not in tritonscope's own
+    process (an import of a kernel file, app/simulated_import.py), whose CPU work must see the
+    machine as it is."""
     import torch
 
     from . import cuda_guard
 
-    if torch.version.cuda is not None or torch.version.hip is not None:
-        return _real_devices[0] > 0
     return cuda_guard.install_hooks(torch)
