@@ -133,3 +133,17 @@ def test_optimizer_steps_run_with_foreach_and_fused_off_or_on(tmp_path):
     assert said.count("stepped ") == 7, said
     assert "stepped AdamW ['fused']" in said and "stepped SGD ['fused']" in said
     assert "shapes [(128, 64), (128,), (10, 128), (10,)] None" in said  # zero_grad set the grads to None
+
+
+def test_a_tensor_printed_through_generated_code_stops_at_the_program_line(tmp_path):
+    """A dataclass's __repr__ is code made with exec ("<string>"), called from the standard library:
+    the line named is the program's (torch's own dataclasses, formatted while torch.compile builds a
+    training graph, are passed by the same rule)."""
+    program = tmp_path / "holder.py"
+    program.write_text(
+        "import dataclasses, torch\n\n@dataclasses.dataclass\nclass Holder:\n    t: torch.Tensor\n\n"
+        "holder = Holder(torch.zeros(4, device='cuda'))\ntext = repr(holder)\nprint('not reached')\n"
+    )
+    result = tritonscope("trace", "--target", "sm90", "-o", tmp_path / "out", "--", sys.executable, program, expect=2)
+    assert f"stopped at {program}:8: the program asked for printing a tensor" in result.stderr
+    assert "not reached" not in result.stdout

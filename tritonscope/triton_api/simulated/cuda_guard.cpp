@@ -10,13 +10,20 @@
 // 2. CUDA hooks that say CUDA is there: the autograd engine finds the accelerator whose streams it
 //    synchronizes with at::getAccelerator(), which asks whether CUDA hooks are built in, and stops a backward pass
 //    with "Cannot access accelerator device when none is available" when it says no. torch made
-//    its hooks object (the default, which says no to everything) when it was imported, so the
-//    simulated hooks are constructed in that object's place: the same size, only the answers differ.
+//    its hooks object when it was imported (on a CPU-only build the default, which says no to
+//    everything; on a CUDA build the real one, which drives the CUDA runtime and fails with no GPU),
+//    so the simulated hooks are constructed in that object's place: both classes hold nothing but
+//    their virtual functions, so the size is the same and only the answers differ.
 #include <ATen/detail/CUDAHooksInterface.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
+#include <cstring>
 #include <new>
 #include <typeinfo>
+#if __has_include(<ATen/cuda/detail/CUDAHooks.h>)
+#include <ATen/cuda/detail/CUDAHooks.h>
+#define TRITONSCOPE_HAS_CUDA_HOOKS 1
+#endif
 
 namespace {
 
@@ -62,6 +69,20 @@ struct SimulatedCudaHooks final : public at::CUDAHooksInterface {
 };
 
 static_assert(sizeof(SimulatedCudaHooks) == sizeof(at::CUDAHooksInterface), "hooks must fit in place");
+#ifdef TRITONSCOPE_HAS_CUDA_HOOKS
+static_assert(sizeof(SimulatedCudaHooks) == sizeof(at::cuda::detail::CUDAHooks), "hooks must fit in place");
+#endif
+
+// The hooks torch made (by their class's name: a CPU-only build has no CUDAHooks class to compare with).
+bool replaceable(const at::CUDAHooksInterface& hooks) {
+  const char* name = typeid(hooks).name();
+  if (std::strcmp(name, typeid(at::CUDAHooksInterface).name()) == 0) return true;
+#ifdef TRITONSCOPE_HAS_CUDA_HOOKS
+  return std::strcmp(name, "N2at4cuda6detail9CUDAHooksE") == 0;
+#else
+  return false;
+#endif
+}
 
 SimulatedCudaGuard simulated_cuda_guard;
 
@@ -75,10 +96,18 @@ extern "C" int tritonscope_register_cuda_guard() {
   return 1;
 }
 
-// 1 if the hooks now say a CUDA device is there; 0 where they are not torch's default ones.
+// The traced program of a CUDA build: its device guard drives the CUDA runtime; put the simulated one
+// in its place (nothing real runs in that process: every CUDA tensor is fake).
+extern "C" int tritonscope_replace_cuda_guard() {
+  c10::impl::device_guard_impl_registry[static_cast<size_t>(c10::DeviceType::CUDA)].store(&simulated_cuda_guard);
+  return 1;
+}
+
+// 1 if the hooks now say a CUDA device is there; 0 where they are of a class not known here.
 extern "C" int tritonscope_install_cuda_hooks() {
   auto& hooks = const_cast<at::CUDAHooksInterface&>(at::detail::getCUDAHooks());
-  if (typeid(hooks) != typeid(at::CUDAHooksInterface)) return hooks.hasCUDA() ? 1 : 0;
+  if (std::strcmp(typeid(hooks).name(), typeid(SimulatedCudaHooks).name()) == 0) return 1;
+  if (!replaceable(hooks)) return 0;
   hooks.~CUDAHooksInterface();
   new (&hooks) SimulatedCudaHooks();
   return 1;

@@ -24,7 +24,7 @@ def _cache_folder() -> str:
 def _build(torch, source: str, library: str) -> None:
     compiler = os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++") or shutil.which("clang++")
     if compiler is None:
-        raise GuardUnavailable("a CPU-only torch needs a C++ compiler (g++) for the simulated GPU: install one")
+        raise GuardUnavailable("the simulated GPU needs a C++ compiler (g++) with this torch: install one")
     root = os.path.dirname(torch.__file__)
     os.makedirs(os.path.dirname(library), exist_ok=True)
     handle, staging = tempfile.mkstemp(suffix=".so", dir=os.path.dirname(library))
@@ -40,9 +40,7 @@ def _build(torch, source: str, library: str) -> None:
 
 
 def _library(torch):
-    """The built guard library, loaded (None on a build of torch with CUDA or ROCm of its own)."""
-    if torch.version.cuda is not None or torch.version.hip is not None:
-        return None
+    """The built guard library, loaded (built first if this torch release has none in the cache)."""
     source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cuda_guard.cpp")
     with open(source, "rb") as handle:
         key = hashlib.sha256(handle.read() + torch.__version__.encode()).hexdigest()[:16]
@@ -54,14 +52,26 @@ def _library(torch):
     return ctypes.CDLL(library)
 
 
+def _cpu_only(torch) -> bool:
+    return torch.version.cuda is None and torch.version.hip is None
+
+
 def install(torch) -> bool:
     """True if the guard was registered (a CPU-only build), False where torch has its own."""
-    library = _library(torch)
-    return library is not None and bool(library.tritonscope_register_cuda_guard())
+    return _cpu_only(torch) and bool(_library(torch).tritonscope_register_cuda_guard())
 
 
-def install_hooks(torch) -> bool:
-    """In the traced program only: make torch's C++ code (the autograd engine) see a CUDA device,
-    so that a backward pass on fake CUDA tensors runs. True if the hooks answer so now."""
-    library = _library(torch)
-    return library is not None and bool(library.tritonscope_install_cuda_hooks())
+def install_engine(torch) -> bool:
+    """In the traced program only: make torch's C++ code (the autograd engine) see the simulated CUDA
+    device, so that a backward pass on fake CUDA tensors runs. A CUDA build's own guard and hooks,
+    which drive the real runtime, are replaced; a ROCm build's are left alone. True if a backward
+    pass can run now; False where it cannot (ROCm, no C++ compiler, hooks of an unknown class)."""
+    if torch.version.hip is not None:
+        return False
+    try:
+        library = _library(torch)
+    except (GuardUnavailable, OSError):
+        return False
+    if not _cpu_only(torch):
+        library.tritonscope_replace_cuda_guard()
+    return bool(library.tritonscope_install_cuda_hooks())

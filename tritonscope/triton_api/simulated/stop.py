@@ -57,9 +57,25 @@ def _library_folders() -> tuple[str, ...]:
     return tuple(folders)
 
 
+_STDLIB = os.path.dirname(os.__file__) + os.sep
+
+
+def _passes_through(name: str) -> bool:
+    """Code made with exec ("<string>": a dataclass's generated __repr__) or of the standard library
+    asks for whoever called it: torch formats its own dataclasses holding fake tensors while
+    torch.compile builds a training graph, and a program may print its own."""
+    if name.startswith("<frozen"):
+        return False
+    return name.startswith("<") or (name.startswith(_STDLIB) and "site-packages" not in name)
+
+
 def _program_frame(folders: tuple[str, ...]):
     """The frame of the program's own code that asked, or None when torch or Triton asked."""
-    frame = sys._getframe(2)
+    frame = asked = sys._getframe(2)
+    while _passes_through(frame.f_code.co_filename):
+        if frame.f_back is None:
+            return asked  # the program itself is the exec'd text (python -c)
+        frame = frame.f_back
     filename = os.path.abspath(frame.f_code.co_filename)
     if filename.startswith(folders) or frame.f_code.co_filename.startswith("<frozen"):
         return None
@@ -138,8 +154,8 @@ def _frames(tb):
 
 BACKWARD = (
     "a backward pass (.backward(), autograd.grad, or torch.compile of a step whose inputs require grad), "
-    "which torch's C++ autograd engine runs on a simulated GPU only in a program traced with a CPU-only "
-    "build of torch (a CUDA or ROCm build drives its real runtime)"
+    "for which torch's C++ autograd engine could not be given the simulated device here (torch's ROCm "
+    "build, or no C++ compiler such as g++ to build it with)"
 )
 
 
@@ -156,8 +172,8 @@ def _stop_backward(original):
 
 def install(stop_backward: bool = True) -> None:
     """Wrap the value reads; with `stop_backward`, a backward pass stops too (where torch's autograd
-    engine cannot be given the simulated device: an import in tritonscope's own process, or a CUDA
-    or ROCm build of torch)."""
+    engine cannot be given the simulated device: an import in tritonscope's own process, torch's
+    ROCm build, no C++ compiler)."""
     import torch
     from torch._subclasses.fake_tensor import FakeTensor
 

@@ -235,15 +235,13 @@ def install(device: dict) -> None:
 
 
 def install_engine_hooks() -> bool:
-    """The traced program's backward passes: torch's C++ autograd engine asks whether a CUDA device
-    is there before it runs one on CUDA tensors. A CPU-only torch is given simulated CUDA hooks for
-    it (cuda_guard.cpp); a CUDA or ROCm build keeps its own, which drive the real runtime (with no
-    GPU it fails; with one, a backward of fake tensors was seen to fail on an H100 too), so there a
-    backward pass stops with one line. True if a backward pass can run. Not in tritonscope's own
-    process (an import of a kernel file, app/simulated_import.py), whose CPU work must see the
-    machine as it is."""
+    """The traced program's backward passes: torch's C++ autograd engine asks the CUDA hooks and device
+    guard for the device, its streams and events, before it runs one on CUDA tensors; they are
+    given the simulated device's answers (cuda_guard.cpp). True if a backward pass can run. Not in
+    tritonscope's own process (an import of a kernel file, app/simulated_import.py), whose CPU work
+    must see the machine as it is."""
     import torch
 
     from . import cuda_guard
 
-    return cuda_guard.install_hooks(torch)
+    return cuda_guard.install_engine(torch)
