@@ -147,3 +147,20 @@ def test_a_tensor_printed_through_generated_code_stops_at_the_program_line(tmp_p
     result = tritonscope("trace", "--target", "sm90", "-o", tmp_path / "out", "--", sys.executable, program, expect=2)
     assert f"stopped at {program}:8: the program asked for printing a tensor" in result.stderr
     assert "not reached" not in result.stdout
+
+
+def test_a_compiled_optimizer_step_stops_with_one_line(tmp_path):
+    """torch.compile of `optimizer.step()`: torch._dynamo initialises the optimizer's state and
+    Inductor folds its constants by running operators for real on the device, which a simulated
+    GPU cannot; the program stops at its own line, with the operator named, and no traceback."""
+    program = tmp_path / "compiled_step.py"
+    program.write_text(
+        "import torch\nmodel = torch.nn.Linear(64, 10).cuda()\n"
+        "optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)\n"
+        "model(torch.randn(32, 64, device='cuda')).sum().backward()\n"
+        "step = torch.compile(optimizer.step)\nstep()\nprint('not reached')\n"
+    )
+    result = tritonscope("trace", "--target", "sm90", "-o", tmp_path / "out", "--", sys.executable, program, expect=2)
+    assert f"stopped at {program}:6: the program asked for aten::" in result.stderr
+    assert "run for real on the device by torch itself" in result.stderr
+    assert "Traceback" not in result.stderr and "not reached" not in result.stdout

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import sys
 
 STOPPED_EXIT = 75  # `trace` turns it into its documented exit code and message
@@ -132,15 +133,31 @@ def _data_dependent(exc: BaseException) -> bool:
     return type(exc).__name__ in ("DataDependentOutputException", "DynamicOutputShapeException")
 
 
+def _run_on_the_device(exc: BaseException) -> str | None:
+    """The operator torch itself ran for real on the CUDA device (which a CPU-only torch has no
+    kernels for), or None: Inductor's constant folding of a compiled optimizer step computes its
+    constants so, for one."""
+    found = re.search(r"Could not run '([\w:.]+)' with arguments from the 'CUDA' backend", str(exc))
+    return found.group(1) if found else None
+
+
 def _stop_at_uncaught(folders: tuple[str, ...]) -> None:
     """A program that dies of a data-dependent operator (an `assert torch.allclose(...)`) was stopped
-    for a value too: said as a value read at the program's own line, not as torch's traceback."""
+    for a value too, and one that dies of an operator run for real on the device was stopped for a
+    computation: said at the program's own line, not as torch's traceback."""
     previous = sys.excepthook
 
     def hook(kind, exc, tb):
-        frames = [f for f in _frames(tb) if not os.path.abspath(f.f_code.co_filename).startswith(folders)]
-        if _data_dependent(exc) and frames:
+        frames = [
+            f
+            for f in _frames(tb)
+            if not (os.path.abspath(f.f_code.co_filename).startswith(folders) or _passes_through(f.f_code.co_filename))
+        ]
+        operator = _run_on_the_device(exc)
+        if frames and _data_dependent(exc):
             stop(frames[-1], f"{exc} (a result that depends on the tensors' values)")
+        if frames and operator:
+            stop(frames[-1], f"{operator} run for real on the device by torch itself (not by the program's code)")
         previous(kind, exc, tb)
 
     sys.excepthook = hook
