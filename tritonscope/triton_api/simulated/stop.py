@@ -172,7 +172,7 @@ def _frames(tb):
 BACKWARD = (
     "a backward pass (.backward(), autograd.grad, or torch.compile of a step whose inputs require grad), "
     "for which torch's C++ autograd engine could not be given the simulated device here (torch's ROCm "
-    "build, or no C++ compiler such as g++ to build it with)"
+    "build, no C++ compiler such as g++ to build it with, or a kernel file imported by tritonscope itself)"
 )
 
 
