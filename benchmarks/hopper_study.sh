@@ -3,7 +3,8 @@
 # and the notes' own samples, each checked against torch and timed beside it in one run.
 # Run from a directory holding tritonscope/ and sample_kernels/ (the device copy), e.g.
 #   OUT=/tmp/out STAGE=1 bash benchmarks/hopper_study.sh
-# STAGE picks the set of variants: 1 explores, final runs the chosen defaults only.
+# STAGE picks the set of variants: 1 explores, final runs the chosen defaults only, gluon the
+# Gluon attention.
 set -o pipefail
 export PYTHONUNBUFFERED=1 COLUMNS=${COLUMNS:-200}
 ts() { python3 -m tritonscope --no-pager bench "$@"; }
@@ -29,6 +30,12 @@ case "${STAGE:-final}" in
   ts sample:fused_attention_tma --size 4096 --input head_dim=64
   ts sample:fused_attention_tma --size 4096 --input head_dim=128
   ts sample:fused_attention_tma --size 4096 --input head_dim=128 --vary BLOCK_N=64 --vary num_stages=2 --vary maxnreg=128
+  ;;
+gluon)
+  # The Gluon attention (FlashAttention-3's intra-warpgroup pipelining), beside the TMA sample.
+  ts sample:fused_attention_gluon --size 4096 --vary BLOCK_N=64,128
+  ts sample:fused_attention_gluon --size 4096 --input head_dim=64 --vary BLOCK_N=64,128
+  ts sample:fused_attention_tma --size 4096 --input head_dim=128
   ;;
 final)
   # The tour's steps (docs/build_tour.py reads this file back): the notes' matmul, then the TMA one

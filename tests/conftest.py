@@ -17,7 +17,7 @@ from tritonscope.core.targets import local_target
 
 KERNELS = Path(__file__).parent / "kernels"
 # Samples whose Gluon layouts name 32 threads per warp: they compile for NVIDIA only, not wave64 AMD.
-WARP32_SAMPLES = {"row_sum_gluon"}
+WARP32_SAMPLES = {"row_sum_gluon", "fused_attention_gluon"}  # Gluon written for NVIDIA (the attention: wgmma)
 
 
 @pytest.fixture(autouse=True, scope="session")

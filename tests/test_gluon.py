@@ -232,9 +232,9 @@ def test_shared_value_drawn_with_its_accesses(cli):
     text = out.stdout
     assert "SwizzledSharedLayout(vec=1, per_phase=1, max_phase=1, order=[1, 0]" in text
     assert "local_load with #blocked1: 3 bank conflicts" in text
-    if release_tuple(installed()) >= (3, 9):  # Triton's shared linear layouts: the bank of each element
-        first_row = next(line for line in text.splitlines() if line.startswith(" 0 "))
-        assert first_row.split()[1:9] == ["0", "1", "2", "3", "4", "5", "6", "7"]
+    # The bank of each element: Triton's shared linear layout (3.9), tritonscope's reading before.
+    first_row = next(line for line in text.splitlines() if line.startswith(" 0 "))
+    assert first_row.split()[1:9] == ["0", "1", "2", "3", "4", "5", "6", "7"]
 
 
 def test_layout_draws_the_wgmma_accumulator(cli):
@@ -340,6 +340,58 @@ def test_a_conversion_the_author_wrote_is_not_called_unwritten(cli):
     out = cli("explain", SHARED, "-k", "relayout", "-c", "BLOCK=64", "-t", "sm90", "--json").stdout
     conversions = [f for f in json.loads(out)["findings"] if f["kind"] == "layout-conversion"]
     assert conversions and not any("not written" in f["message"] for f in conversions)
+
+
+def test_a_conversion_written_in_a_helper_is_the_authors(cli):
+    """The finding lands on the helper's line, outside the kernel's own source: it was once called
+    unwritten there, the check reading only the kernel function's lines."""
+    out = cli("explain", SHARED, "-k", "relayout_in_helper", "-c", "BLOCK=64", "-t", "sm90", "--json").stdout
+    conversions = [f for f in json.loads(out)["findings"] if f["kind"] == "layout-conversion"]
+    helper = _source_line(SHARED, "return gl.convert_layout(x, layout)")
+    assert [f["line"] for f in conversions] == [helper]
+    assert "#blocked -> #blocked1" in conversions[0]["message"] and "not written" not in conversions[0]["message"]
+
+
+GLUON_KERNELS = [
+    (SHARED, "sm90", {"kernel": k, "constexprs": ("BLOCK=64",)})
+    for k in ("column_reads", "column_reads_swizzled", "relayout", "relayout_in_helper")
+] + [
+    (GLUON / "layouts_basic.py", "sm90", {"kernel": "row_sum", "constexprs": ("ROWS=16", "COLS=64")}),
+    (
+        GLUON / "warp_specialized.py",
+        "sm90",
+        {"kernel": "pipelined_scale", "constexprs": ("STAGES=2", "BLOCK=64"), "args": WS_ARGS},
+    ),
+    (
+        HOPPER,
+        "sm90",
+        {
+            "kernel": "wgmma_tile",
+            "constexprs": ("BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=64"),
+            "args": (f"a_desc={FP16_64}", f"b_desc={FP16_64}", f"c_desc={FP16_64}"),
+        },
+    ),
+    # FlashAttention-3's overlap in Gluon: five conversions, in and around its wgmma loop.
+    ("sample:fused_attention_gluon", "sm90", {"kernel": "attention_gluon_kernel"}),
+]
+
+
+@pytest.mark.parametrize(("path", "target", "flags"), GLUON_KERNELS, ids=lambda x: str(x).split("/")[-1][:24])
+def test_every_gluon_conversion_comes_from_a_convert_layout_call(path, target, flags):
+    """What the unwritten-conversion mark rests on (gluon_findings._unwritten): Gluon's pipeline adds
+    and moves no ttg.convert_layout, so each one's lines hold a convert_layout call. Were a release to
+    insert one (CI runs this on 3.9 too), this fails, and the mark would then fire on that kernel."""
+    c = compiled(str(path), target, **flags)
+    lines = c.stages[Stage.TTGIR].splitlines()
+    texts = {(c.kernel.file, n): t for n, t in enumerate(open(c.kernel.file).read().splitlines(), 1)}
+    converts = [n for n, t in enumerate(lines, 1) if "ttg.convert_layout" in t]
+    for number in converts:
+        places = c.line_map[Stage.TTGIR].get(number, ())
+        assert any("convert_layout" in texts.get(p, "") for p in places), (lines[number - 1], places)
+    if flags["kernel"] in ("relayout", "relayout_in_helper", "attention_gluon_kernel"):
+        assert converts  # the kernels that call it have some, so the claim is tested on them
+    elif path == SHARED:
+        assert not converts
 
 
 def test_a_layout_given_as_a_constexpr():

@@ -89,6 +89,7 @@ GPU_SIZES = {
     "row_sum_gluon": [4096, 1000],
     "matmul_tma": [512, 1000],
     "fused_attention_tma": [1024, 1000],
+    "fused_attention_gluon": [1024, 384],  # N_CTX a multiple of its 128-row blocks
 }
 
 

@@ -285,3 +285,21 @@ def test_integer_beyond_64_bits_is_refused(value):
     stderr = tritonscope("dump", "sample:vector_add", "-a", f"n_elements={value}", "--target", "sm90", expect=2).stderr
     assert "n_elements" in stderr
     assert re.search(r"64|too large|range", stderr), stderr
+
+
+def test_file_needing_a_gpu_at_import_where_torch_is_not_installed(tmp_path):
+    """The simulated GPU answers through torch: where torch cannot be imported (hidden here by a
+    sitecustomize, as a Triton-only install has none), the file's own error stands, exit 2, with
+    what to do; never an internal error."""
+    from tritonscope.core.targets import local_target
+
+    if local_target() is not None:
+        pytest.skip("a GPU is visible here: the file imports against it")
+    (tmp_path / "sitecustomize.py").write_text("import sys\nsys.modules['torch'] = None  # no torch here\n")
+    proc = tritonscope(
+        "list", LIBRARY / "gpu_at_import_triton.py", "--target", "sm90", expect=2, env={"PYTHONPATH": str(tmp_path)}
+    )
+    assert "simulated" not in proc.stdout
+    assert "gpu_at_import_triton.py:6" in proc.stderr
+    assert "with torch installed, tritonscope imports such a file against a simulated GPU" in proc.stderr
+    assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr

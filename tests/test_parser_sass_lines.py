@@ -94,3 +94,45 @@ def test_ptx_lines_are_renumbered_and_the_rest_kept():
     renumbered = sass_lines.renumber_ptx_lines(listing, [1, 2, 5])
     assert sass_lines.ptx_lines(renumbered) == {3: 5, 5: 9}  # a line past the list is left as it is
     assert sass_lines.parse(renumbered) == sass_lines.parse(listing)
+
+
+def test_hgmma_waits_tells_a_pipelined_chain_from_serialized_wgmma():
+    from tritonscope.parsers.sass_lines import hgmma_waits
+
+    pipelined = """
+        /*0e90*/                   HGMMA.64x128x16.F32 R24, gdesc[UR28], RZ, !UPT ;
+        //## File "/k.py", line 14
+        /*0f00*/                   HGMMA.64x128x16.F32 R24, gdesc[UR20], R24 ;
+        /*0f60*/                   HGMMA.64x128x16.F32 R24, gdesc[UR52], R24, gsb0 ;
+        /*0f70*/                   WARPGROUP.DEPBAR.LE gsb0, 0x0 ;
+"""
+    serialized = """
+        /*08b0*/                   HGMMA.64x128x16.F32 R88, gdesc[UR12], RZ, !UPT, gsb0 ;
+        /*0ce0*/                   WARPGROUP.DEPBAR.LE gsb0, 0x0 ;
+        /*0cf0*/                   WARPGROUP.ARRIVE ;
+        /*0d00*/                   HGMMA.64x128x16.F32 R88, gdesc[UR16], R88, gsb0 ;
+        /*0d10*/                   WARPGROUP.DEPBAR.LE gsb0, 0x0 ;
+"""
+    assert hgmma_waits(pipelined) == (3, 1)
+    assert hgmma_waits(serialized) == (2, 2)
+    assert hgmma_waits("        /*0010*/                   FFMA R1, R2, R3, R4 ;") == (0, 0)
+
+
+def test_ptxas_performance_losses_are_read_without_the_function_name():
+    from tritonscope.parsers.ptxas import performance_losses
+
+    report = (
+        "ptxas info    : (C7514) Potential Performance Loss: wgmma.mma_async instructions are serialized due to "
+        "non wgmma instructions reading accumulator registers of  a wgmma between start and end of the pipeline "
+        "stage in the function 'attention_kernel'\n"
+        "ptxas info    : Used 255 registers, used 1 barriers\n"
+    )
+    assert performance_losses(report) == (
+        "wgmma.mma_async instructions are serialized due to non wgmma instructions reading accumulator registers "
+        "of a wgmma between start and end of the pipeline stage",
+    )
+    assert performance_losses(
+        "ptxas info    : (C7512) Potential Performance Loss: wgmma.mma_async instructions are serialized due to "
+        "insufficient register resources for the function 'k'"
+    ) == ("wgmma.mma_async instructions are serialized due to insufficient register resources",)
+    assert performance_losses("ptxas info    : Used 40 registers") == ()

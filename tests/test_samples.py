@@ -20,6 +20,7 @@ EXPECTED = {
     "add_op": "add_kernel",
     "matmul_tma": "matmul_tma_kernel",
     "fused_attention_tma": "attention_tma_kernel",
+    "fused_attention_gluon": "attention_gluon_kernel",
     "row_sum": "row_sum_kernel",
     "row_sum_gluon": "row_sum_kernel",
 }
@@ -57,7 +58,7 @@ INTERPRETER_CASES = [
     ("matmul_tma", {"size": 200}),
     ("fused_attention_tma", {"size": 200, "batch": 1, "heads": 2}),
     ("fused_attention_tma", {"size": 150, "batch": 1, "heads": 2, "head_dim": 128}),
-    ("row_sum", {"size": 77}),  # row_sum_gluon: Triton's interpreter runs no Gluon kernel
+    ("row_sum", {"size": 77}),  # row_sum_gluon, fused_attention_gluon: Triton's interpreter runs no Gluon kernel
 ]
 
 
@@ -106,3 +107,16 @@ def test_sample_matches_its_torch_reference(name, sizes, interpreter_results):
     tolerance = 2e-2 if result["fp16"] else 1e-5
     assert result["shapes_match"]
     assert result["errors"] and max(result["errors"]) < tolerance, f"{name}: relative errors {result['errors']}"
+
+
+def test_the_gluon_attention_refuses_a_length_its_blocks_do_not_divide():
+    import importlib.util
+
+    torch = pytest.importorskip("torch")
+    spec = importlib.util.spec_from_file_location("gluon_attention", samples_dir() / "fused_attention_gluon.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    q, k, v = module.make_inputs(200, device="cpu", batch=1, heads=1)
+    assert q.dtype == torch.float16 and q.shape == (1, 1, 200, 128)
+    with pytest.raises(ValueError, match="N_CTX=200 must be a multiple of BLOCK_M=128 and BLOCK_N=128"):
+        module.launch(q, k, v)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import compiled, make_request
+from conftest import KERNELS, compiled, make_request
 
 from tritonscope.analysis import target_findings as tf
 from tritonscope.app.explain import explain, explain_compilation
@@ -107,3 +107,23 @@ def test_on_gfx950_tiles_through_registers_are_lds_bypass_candidates_and_not_on_
     # gfx942's direct-to-LDS copies move 32 bits per lane: no advice there; nor on NVIDIA targets.
     assert not kinds(explain_compilation(compiled("sample:matmul", "gfx942")), tf.LDS_BYPASS)
     assert not kinds(explain_compilation(compiled("sample:matmul", "sm90")), tf.LDS_BYPASS)
+
+
+RESCALED = str(KERNELS / "gluon" / "wgmma_rescaled.py")
+
+
+def test_wgmma_that_ptxas_serialized_is_found_with_its_reason_and_pipelined_wgmma_is_not():
+    # The accumulator rescaled after warpgroup_mma_wait(1): ptxas serializes every wgmma.
+    serialized = explain_compilation(compiled(RESCALED, "sm90", constexprs=("WAIT=1",)))
+    (found,) = kinds(serialized, tf.WGMMA_SERIALIZED)
+    source = open(RESCALED).read().splitlines()
+    assert "warpgroup_mma(" in source[found.line - 1]
+    assert "reading accumulator registers" in found.evidence
+    assert "8 of 8 HGMMA end a wgmma group" in found.evidence
+    assert "warpgroup_mma_wait(0)" in found.suggestion
+    assert any("wgmma.mma_async instructions are serialized" in w for w in serialized.compilation.resources.warnings)
+    # Waiting with 0 before the rescale keeps them pipelined: no finding, no warning.
+    pipelined = explain_compilation(compiled(RESCALED, "sm90", constexprs=("WAIT=0",)))
+    assert not kinds(pipelined, tf.WGMMA_SERIALIZED) and not pipelined.compilation.resources.warnings
+    # So does the Gluon attention sample, whose rescale waits for every wgmma (issue 29's study).
+    assert not kinds(explain_compilation(compiled("sample:fused_attention_gluon", "sm90")), tf.WGMMA_SERIALIZED)

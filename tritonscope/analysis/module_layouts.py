@@ -91,16 +91,3 @@ def bitwidth(element: str) -> int:
     """Bits of an MLIR element type: f32 -> 32, bf16 -> 16, f8E4M3FN -> 8, i1 -> 8 (stored as bytes)."""
     digits = re.search(r"\d+", element)
     return max(int(digits.group()) if digits else 32, 8)
-
-
-def banks(offsets: list[list[int]], shape: tuple[int, ...], bits: int) -> dict[tuple[int, ...], int]:
-    """The bank (of 32 four-byte banks) of each element, from a shared layout's offset bases: offset o
-    holds the element that is the XOR of the bases of o's set bits."""
-    found: dict[tuple[int, ...], int] = {}
-    for offset in range(1 << len(offsets)):
-        element = [0] * len(shape)
-        for bit, basis in enumerate(offsets):
-            if offset >> bit & 1:
-                element = [e ^ b for e, b in zip(element, basis, strict=True)]
-        found.setdefault(tuple(element), offset * bits // 32 % 32)
-    return found

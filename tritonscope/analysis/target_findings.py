@@ -5,6 +5,8 @@
   per-thread address arithmetic.
 - wgmma-waited-at-issue: a wgmma whose wait (`warp_group_dot_wait {pendings = 0}`) follows its
   issue at once, so the warps idle while the tensor cores work; with the loop's pipelining depth.
+- wgmma-serialized: ptxas announced that it serialized the kernel's wgmma (each waited for before
+  the next issues, whatever the TTGIR's waits say), with its reason and what removes it.
 - warp-specialize-not-applied: a loop asks for `warp_specialize=True` and the compiler leaves it
   unlowered for this target (Triton 3.6 lowers it for sm100, not sm90); or, where registers hold
   one block per SM, the constexpr that asks for it, compiled as a what-if.
@@ -28,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from ..core.stages import Stage
 from ..core.targets import TARGETS, NvidiaLimits
+from ..parsers import sass_lines
 from . import ttgir
 
 if TYPE_CHECKING:
@@ -35,11 +38,12 @@ if TYPE_CHECKING:
 
 TMA = "tma-candidate"
 WGMMA_WAIT = "wgmma-waited-at-issue"
+WGMMA_SERIALIZED = "wgmma-serialized"
 WARP_SPECIALIZE = "warp-specialize-not-applied"
 TCGEN05 = "dot-not-on-tcgen05"
 SHARED_BUFFERS = "shared-memory-by-buffer"
 LDS_BYPASS = "lds-bypass-candidate"
-KINDS = (TMA, WGMMA_WAIT, WARP_SPECIALIZE, TCGEN05, SHARED_BUFFERS, LDS_BYPASS)
+KINDS = (TMA, WGMMA_WAIT, WGMMA_SERIALIZED, WARP_SPECIALIZE, TCGEN05, SHARED_BUFFERS, LDS_BYPASS)
 
 _ALLOC = "ttg.local_alloc"
 _COPY = "ttg.async_copy_global_to_local"
@@ -50,7 +54,7 @@ def find(k: _Kernel) -> list[Finding]:
     if k.target.backend != "cuda":
         return _lds_bypass(k)
     found: list[Finding] = []
-    for detector in (_tma_candidates, _wgmma_waits, _warp_specialize, _tcgen05, _shared_buffers):
+    for detector in (_tma_candidates, _wgmma_waits, _wgmma_serialized, _warp_specialize, _tcgen05, _shared_buffers):
         found += detector(k)
     return found
 
@@ -161,6 +165,44 @@ def _wgmma_waits(k: _Kernel) -> list[Finding]:
             )
         )
     return found
+
+
+_SERIALIZED = "ptxas: wgmma.mma_async instructions are serialized due to "
+# ptxas's reasons (its C7508-C7520 announcements), by a phrase of each -> what removes it.
+_UNSERIALIZE = {
+    "reading accumulator registers": "an accumulator is read while ptxas cannot prove its wgmma done: in Gluon, "
+    "wait with `warpgroup_mma_wait(0)` (not 1) before reading or rescaling the accumulator",
+    "defining accumulator registers": "an accumulator is written while its wgmma may run: wait for the wgmma "
+    "before changing it, or start a new accumulator",
+    "defining input registers": "an operand held in registers is rewritten while its wgmma may run: wait first",
+    "insufficient register resources": "the wgmma pipeline needs more registers than are left: a smaller tile, "
+    "fewer stages, or fewer live values across the loop",
+    "Extern calls": "the kernel calls a function ptxas cannot see into (libdevice, an extern): keep such calls "
+    "out of the loop that issues wgmma",
+    "function boundary": "a wgmma pipeline crosses a call: inline the helper (no noinline=True)",
+}
+
+
+def _wgmma_serialized(k: _Kernel) -> list[Finding]:
+    reasons = [w.removeprefix(_SERIALIZED) for w in k.c.resources.warnings if w.startswith(_SERIALIZED)]
+    if not reasons:
+        return []
+    dots = [op for op in k.module.ops if op.name == "ttng.warp_group_dot" and k.lines_of(op)]
+    lines = list(dict.fromkeys(k.lines_of(op)[0] for op in dots))
+    hgmma, waited = sass_lines.hgmma_waits(k.c.stages.get(Stage.SASS, ""))
+    fixes = [fix for phrase, fix in _UNSERIALIZE.items() if any(phrase in r for r in reasons)]
+    return [
+        _finding(
+            WGMMA_SERIALIZED,
+            lines[0] if lines else None,
+            "ptxas serialized every wgmma: each is waited for before the next issues, so no wgmma overlaps "
+            "another or any other math, whatever the waits in the TTGIR allow",
+            f"ptxas: serialized due to {'; '.join(reasons)}; SASS: {waited} of {hgmma} HGMMA end a wgmma group "
+            "(gsb0) and are waited for (WARPGROUP.DEPBAR) on their own",
+            ("; ".join(fixes) or "see ptxas's reason") + ". `dump` shows the warning among the resources",
+            lines=tuple(lines),
+        )
+    ]
 
 
 def _overlap(k: _Kernel) -> str:

@@ -10,12 +10,13 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from ..analysis import layouts, linemap, module_layouts
+from ..analysis import layouts, linemap, module_layouts, shared_layouts
 from ..core.errors import UsageError
 from ..core.model import Compilation, VariantRequest
 from ..core.stages import Stage
 from ..isolate import Task, Workers
 from ..results.layout import LayoutListResult, LayoutResult, SharedLayoutResult
+from ..triton_api.version import release_tuple
 from .prepare import compile_request
 
 MAX_ELEMENTS = 1 << 20  # a drawing of more elements than this is unreadable and slow to compute
@@ -128,13 +129,31 @@ def _shared(compilation: Compilation, found, origin: str, timeout: float) -> Sha
     shape, memdesc, alias = found
     _check_fits_size(shape)
     ttgir = compilation.stages[Stage.TTGIR]
-    read = _worker("shared_offsets", (ttgir, memdesc, list(shape)), timeout, memdesc, shape)
+    read = _shared_read(ttgir, memdesc, shape, timeout)
     bits = module_layouts.bitwidth(memdesc.split("x")[len(shape)].split(",")[0])
-    banks = module_layouts.banks(read["offset"], shape, bits) if read["offset"] else None
+    definition = shared_layouts.definition(ttgir, alias) or alias
+    mapping, source = _mapping(definition, read["offset"], tuple(shape), compilation.triton_version)
+    banks = shared_layouts.banks(mapping, tuple(shape), bits) if mapping else None
     listed = listing(compilation, timeout).accesses
     uses = tuple(a for a in listed if alias in a.memdesc_type.split(",")[1])
-    definition = layouts.aliases_of(ttgir).get(alias, alias)
-    return SharedLayoutResult(definition, read["gluon"], tuple(shape), bits, banks, uses, origin)
+    return SharedLayoutResult(definition, read["gluon"], tuple(shape), bits, banks, uses, origin, source)
+
+
+def _shared_read(ttgir: str, memdesc: str, shape, timeout: float) -> dict:
+    """Gluon's spelling of a shared layout and, from 3.9, Triton's offsets; neither where Triton's
+    Gluon cannot read it (3.5's crashes on a memdesc), the drawing then being tritonscope's alone."""
+    with Workers(timeout=timeout) as workers:
+        outcome = workers.run([Task("tritonscope.triton_api.layouts:shared_offsets", (ttgir, memdesc, list(shape)))])[0]
+    return outcome.unwrap() if outcome.ok else {"gluon": None, "offset": None}
+
+
+def _mapping(definition: str, offsets, shape: tuple[int, ...], release: str):
+    """Where each element lives: Triton's shared linear layout where the release gives one (3.9),
+    else tritonscope's reading of the layout's parameters (the same rules; tests hold them equal)."""
+    if offsets:
+        return shared_layouts.SharedMapping(offsets, shared_layouts.paddings(definition)), "triton"
+    computed = shared_layouts.mapping(definition, shape, release_tuple(release))
+    return computed, "tritonscope" if computed else None
 
 
 def _worker(function: str, args: tuple, timeout: float, what: str, shape) -> dict:

@@ -83,3 +83,11 @@ def renumber_ptx_lines(text: str, numbers: list[int]) -> str:
 
 
 _PTX_LINE = re.compile(r'^(\s*//##\s*File\s+"\.nv_debug_ptx_txt",\s*line\s+)(\d{1,18})', re.MULTILINE)
+
+
+def hgmma_waits(text: str) -> tuple[int, int]:
+    """(HGMMA instructions, those that end a wgmma group: `gsb0`, waited for by a
+    `WARPGROUP.DEPBAR`). A pipelined chain of k-steps marks only its last; when ptxas serializes
+    wgmma, every one is marked and waited for before the next issues."""
+    hgmma = [line for line in text.splitlines() if "HGMMA." in line and not is_line_info(line)]
+    return len(hgmma), sum("gsb0" in line for line in hgmma)

@@ -136,6 +136,7 @@ class JsonRenderer:
             "shape": list(r.shape),
             "bits": r.bits,
             "banks": banks,
+            "banks_from": r.banks_from,
             "accesses": [asdict(a) for a in r.accesses],
             "origin": r.origin,
         }

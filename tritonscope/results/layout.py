@@ -45,12 +45,15 @@ class SharedLayoutResult:
 
     kind: ClassVar[str] = "shared_layout"
     layout: str  # its TTGIR text
-    gluon: str  # as Gluon spells it: SwizzledSharedLayout(vec=1, ...)
+    gluon: str | None  # as Gluon spells it: SwizzledSharedLayout(vec=1, ...); None where it cannot (3.5)
     shape: tuple[int, ...]
     bits: int  # element width
-    banks: dict[tuple[int, ...], int] | None  # None where the Triton release gives no shared linear layout
+    banks: dict[tuple[int, ...], int] | None  # None where neither Triton nor tritonscope can lay it out
     accesses: tuple[SharedAccess, ...]
     origin: str
+    # Who laid the elements out: "triton" (its shared linear layout, 3.9 on), "tritonscope" (the same
+    # rules, read from the layout's parameters: analysis/shared_layouts.py), or None (not drawn).
+    banks_from: str | None = None
 
     @property
     def exit_status(self) -> ExitStatus:

@@ -57,6 +57,8 @@ def machine_code(
                 raise
             texts[SASS_REFUSED] = sass_refused(arch, str(exc))
             return texts
+    if ptx and "ptxas_report" not in texts and _wgmma_serialized(texts["sass"]):
+        texts["ptxas_report"] = ptxas_report(ptx, arch)  # it says why
     if ptx and (metadata or {}).get(PTXAS_INPUT[0]) == PTXAS_INPUT[1]:
         texts["sass"] = sass_lines.renumber_ptx_lines(texts["sass"], asm_loc.kept_line_numbers(ptx))
     texts["sass"] = asm_loc.real_file_names(texts["sass"], ptx)
@@ -73,6 +75,12 @@ def sass_refused(arch: int | str, reason: str = "Cannot decode architecture") ->
         f"cannot disassemble sm_{arch} ({reason.split(':')[-1].strip()}); TRITON_NVDISASM_PATH can name a newer one, "
         f"or compile with a newer Triton (--triton 3.9.0). Registers and shared memory are read from the binary."
     )
+
+
+def _wgmma_serialized(sass: str) -> bool:
+    """Every wgmma waited for on its own (see sass_lines.hgmma_waits), in chains of more than one."""
+    hgmma, waited = sass_lines.hgmma_waits(sass)
+    return hgmma > 1 and waited == hgmma
 
 
 def _uses_local_memory(usage: str) -> bool:
@@ -92,9 +100,10 @@ def ptxas_for(arch: int | str) -> str:
 
 
 def ptxas_report(ptx: str, arch: int | str) -> str:
-    """`ptxas -v` on the PTX: the stack frame and the spill stores and loads, which only ptxas counts.
-    Triton's own ptxas run keeps no report, so it is assembled again (0.1-0.3 s), only for kernels
-    that use local memory."""
+    """`ptxas -v` on the PTX: the stack frame and the spill stores and loads, which only ptxas counts,
+    and the performance losses it announces. Triton's own ptxas run keeps no report, so it is
+    assembled again (0.1-0.3 s), only for kernels that use local memory or whose SASS shows
+    serialized wgmma."""
     suffix = "a" if str(arch) in ("90", "100", "101", "120") else ""
     with tempfile.TemporaryDirectory(prefix="tritonscope-") as tmp:
         source, output = Path(tmp) / "kernel.ptx", Path(tmp) / "kernel.cubin"

@@ -2,7 +2,8 @@
 
 `column_reads` stores a tile by rows into a plain (unswizzled) shared layout and reads it back by
 columns, so the reads conflict on banks; `column_reads_swizzled` does the same through a swizzled
-layout. `relayout` asks for a layout conversion with gl.convert_layout and lets the compiler route it.
+layout. `relayout` asks for a layout conversion with gl.convert_layout and lets the compiler route it;
+`relayout_in_helper` asks for it in a helper.
 """
 
 from triton.experimental import gluon
@@ -45,4 +46,18 @@ def relayout(src_ptr, dst_ptr, BLOCK: gl.constexpr):
     by_cols: gl.constexpr = gl.BlockedLayout([4, 1], [4, 8], [1, gl.num_warps()], [0, 1])
     tile = gl.load(src_ptr + _tile_offsets(BLOCK, by_rows))
     moved = gl.convert_layout(tile, by_cols)
+    gl.store(dst_ptr + _tile_offsets(BLOCK, by_cols), moved * 2.0)
+
+
+@gluon.jit
+def _to_layout(x, layout: gl.constexpr):
+    return gl.convert_layout(x, layout)
+
+
+@gluon.jit
+def relayout_in_helper(src_ptr, dst_ptr, BLOCK: gl.constexpr):
+    by_rows: gl.constexpr = gl.BlockedLayout([1, 4], [8, 4], [gl.num_warps(), 1], [1, 0])
+    by_cols: gl.constexpr = gl.BlockedLayout([4, 1], [4, 8], [1, gl.num_warps()], [0, 1])
+    tile = gl.load(src_ptr + _tile_offsets(BLOCK, by_rows))
+    moved = _to_layout(tile, by_cols)
     gl.store(dst_ptr + _tile_offsets(BLOCK, by_cols), moved * 2.0)

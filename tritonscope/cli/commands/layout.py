@@ -44,7 +44,7 @@ def layout(
     slice layouts given as text. With --from a kernel (Triton or Gluon) and nothing more, lists
     every layout it uses with its Python lines, and each move through shared memory with its bank
     conflicts; --value or --line draws one, of any kind Triton's Gluon reads (linear, AMD MFMA/WMMA
-    too); a shared one (swizzled, NVMMA, padded, linear) as the bank of each element (Triton 3.9).
+    too); a shared one (swizzled, NVMMA, padded, linear) as the bank of each element.
 
     Examples:
 

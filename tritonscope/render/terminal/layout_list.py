@@ -49,26 +49,31 @@ def _alias(type_text: str) -> str:
 
 def bank_lines(terminal: Terminal, result: SharedLayoutResult) -> list[str]:
     width, color = terminal.width, terminal.color
-    lines = wrapped(result.origin, width, color, "2") + wrapped(f"{result.layout}  ({result.gluon})", width, color, "1")
+    spelled = f"  ({result.gluon})" if result.gluon else ""
+    lines = wrapped(result.origin, width, color, "2") + wrapped(f"{result.layout}{spelled}", width, color, "1")
     shape = "x".join(map(str, result.shape))
     for a in result.accesses:
         conflicts = "unknown" if a.conflicts is None else a.conflicts
         where = ",".join(map(str, a.python_lines)) or "?"
         lines += wrapped(f"line {where}: {a.op} with {_alias(a.tensor_type)}: {conflicts} bank conflicts", width, color)
     if result.banks is None:
-        note = f"{shape} x {result.bits}-bit elements; drawing banks needs Triton 3.9's shared linear layouts"
+        note = f"{shape} x {result.bits}-bit elements; banks not drawn: this layout is not one tritonscope can lay out"
         return lines + wrapped(note, width, color, "2")
     lines += wrapped(f"{shape} x {result.bits}-bit elements; each cell: the bank (0-31) holding it", width, color)
+    if result.banks_from == "tritonscope":
+        note = "(laid out by tritonscope from the layout's parameters: this Triton gives no shared linear layout)"
+        lines += wrapped(note, width, color, "2")
     return lines + _grid(result, width, color)
 
 
 def _grid(result: SharedLayoutResult, width: int, color: bool) -> list[str]:
-    shape = result.shape if len(result.shape) == 2 else (1, result.shape[-1])
-    rows, columns = shape[-2], shape[-1]
-    banks = result.banks or {}  # drawn only where the release gave them
+    rank = len(result.shape)
+    rows, columns = (result.shape[-2], result.shape[-1]) if rank >= 2 else (1, result.shape[-1])
+    lead = (0,) * max(rank - 2, 0)  # of several buffers (leading dimensions), the first is drawn
+    banks = result.banks or {}
     label = len(str(rows)) + 1
     band = 1 << (max((width - label) // CELL, 1).bit_length() - 1)
-    lines = []
+    lines = wrapped(f"the first buffer, [{', '.join(['0'] * len(lead))}, :, :]", width, color, "2") if lead else []
     for start in range(0, columns, band):
         stop = min(start + band, columns)
         if columns > band:
@@ -76,7 +81,7 @@ def _grid(result: SharedLayoutResult, width: int, color: bool) -> list[str]:
         for r in range(rows):
             row = [("2", f"{r:>{label - 1}} ")]
             for c in range(start, stop):
-                bank = banks.get((r, c) if len(result.shape) == 2 else (c,), 0)
+                bank = banks.get((*lead, r, c) if rank >= 2 else (c,), 0)
                 row.append((_BANK_COLOURS[bank // 4 % len(_BANK_COLOURS)], f"{bank:>{CELL - 1}} "))
             lines.append(paint(row, color))
     return lines
