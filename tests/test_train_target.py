@@ -122,6 +122,13 @@ for name, flags in [("SGD", {"foreach": False}), ("SGD", {"foreach": True, "mome
     optimizer.zero_grad()
     print("stepped", name, sorted(flags))
 print("shapes", [tuple(p.shape) for p in model.parameters()], model[0].weight.grad)
+with torch.autocast("cuda", dtype=torch.bfloat16):
+    loss = model(x).float().pow(2).mean()
+loss.backward()
+norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+(grad,) = torch.autograd.grad(model(x.requires_grad_()).pow(2).sum(), x, create_graph=True)
+grad.sum().backward()
+print("autocast, clipping, double backward:", tuple(norm.shape), tuple(x.grad.shape))
 """
 
 
@@ -133,6 +140,21 @@ def test_optimizer_steps_run_with_foreach_and_fused_off_or_on(tmp_path):
     assert said.count("stepped ") == 7, said
     assert "stepped AdamW ['fused']" in said and "stepped SGD ['fused']" in said
     assert "shapes [(128, 64), (128,), (10, 128), (10,)] None" in said  # zero_grad set the grads to None
+    assert "autocast, clipping, double backward: () (32, 64)" in said
+
+
+def test_a_grad_scaler_step_stops_where_it_reads_whether_the_gradients_were_finite(tmp_path):
+    program = tmp_path / "scaler.py"
+    program.write_text(
+        "import torch\nmodel = torch.nn.Linear(64, 10).cuda()\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\nscaler = torch.amp.GradScaler('cuda')\n"
+        "with torch.autocast('cuda', dtype=torch.float16):\n"
+        "    loss = model(torch.randn(32, 64, device='cuda')).float().sum()\n"
+        "scaler.scale(loss).backward()\nscaler.step(optimizer)\nprint('not reached')\n"
+    )
+    result = tritonscope("trace", "--target", "sm90", "-o", tmp_path / "out", "--", sys.executable, program, expect=2)
+    assert f"stopped at {program}:8: the program asked for aten._local_scalar_dense" in result.stderr
+    assert "a result that depends on the tensors' values" in result.stderr and "not reached" not in result.stdout
 
 
 def test_a_tensor_printed_through_generated_code_stops_at_the_program_line(tmp_path):
