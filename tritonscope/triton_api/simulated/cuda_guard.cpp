@@ -1,19 +1,22 @@
-// The simulated GPU's CUDA device for a CPU-only build of torch, which has none. Built and loaded
-// by cuda_guard.py, on CPU-only builds alone.
+// The simulated GPU's CUDA device, for torch's C++ code. Built and loaded by cuda_guard.py: the
+// guard alone on a CPU-only build of torch (which has none), in any process; the guard and the hooks
+// only in a traced program, where on a CUDA build they replace torch's own.
 //
 // 1. A device guard: torch's C++ code opens a device guard for a tensor's device (indexing, .cuda(),
 //    .to("cuda"), module initialisation), and with none registered for CUDA it fails with "PyTorch is
-//    not linked with support for cuda devices". The autograd engine asks the same guard how many
-//    devices there are (one worker thread each), for the current stream of each, and records and
-//    waits on events between streams. One device, one stream (id 0), events that are always done:
-//    nothing runs on a simulated GPU, so there is nothing to order.
+//    not linked with support for cuda devices"; a CUDA build's own drives the CUDA runtime, which
+//    fails with no GPU. The autograd engine asks the guard how many devices there are (one worker
+//    thread each), for the current stream of each, and records and waits on events between
+//    streams. One device, one stream (id 0), events that are always done: nothing runs on a
+//    simulated GPU, so there is nothing to order.
 // 2. CUDA hooks that say CUDA is there: the autograd engine finds the accelerator whose streams it
-//    synchronizes with at::getAccelerator(), which asks whether CUDA hooks are built in, and stops a backward pass
-//    with "Cannot access accelerator device when none is available" when it says no. torch made
-//    its hooks object when it was imported (on a CPU-only build the default, which says no to
-//    everything; on a CUDA build the real one, which drives the CUDA runtime and fails with no GPU),
-//    so the simulated hooks are constructed in that object's place: both classes hold nothing but
-//    their virtual functions, so the size is the same and only the answers differ.
+//    synchronizes with through at::getAccelerator(), which asks whether CUDA hooks are built in, and
+//    stops a backward pass with "Cannot access accelerator device when none is available" when
+//    they say no; it asks them which devices have a context. torch made its hooks object when it
+//    was imported (on a CPU-only build the default, which says no to everything; on a CUDA build
+//    the real one, which asks the CUDA runtime), so the simulated hooks are constructed in that
+//    object's place: the classes hold nothing but their virtual functions, so the size is the same
+//    (checked below against the headers of the torch being built for) and only the answers differ.
 #include <ATen/detail/CUDAHooksInterface.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
