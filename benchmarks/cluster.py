@@ -7,7 +7,14 @@ overhead per task (64 empty tasks through the same executor), and that overhead 
 of a compile (goal: at most 10%). The sizes that travel are printed too: the kernel's folder
 (sent once) and one config's result.
 
-Run: python benchmarks/cluster.py      (needs tritonscope[cluster])
+A `diff --vary` variant on a cluster comes back finished: its node disassembled it (nvdisasm,
+cuobjdump) and built its line maps, where local workers leave that to the parent, which reads
+all the cubins in one nvdisasm run. `vary_costs` measures what moved: that work per variant,
+done alone (on a node) and as a share of one run for 8 variants (on the head, before), and the
+size of a finished compilation as it travels back.
+
+Run: python benchmarks/cluster.py           (needs tritonscope[cluster])
+     python benchmarks/cluster.py --vary    (vary_costs alone: no Ray needed)
 """
 
 from __future__ import annotations
@@ -117,5 +124,35 @@ def main() -> None:
     print(f"  sent once: the kernel's folder, {bundle / 1024:.0f} KiB; back per config: a figures dict")
 
 
+def vary_costs(count: int = 8) -> None:
+    """diff --vary's work after a compile, per variant: on its own (a node's), and as a share of one
+    run for all (the parent's); and the size of a finished compilation. Cold Triton cache."""
+    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="rts-vary-")  # before Triton is imported
+    from tritonscope.app import sweep
+    from tritonscope.app.load import load_file
+    from tritonscope.app.prepare import compile_undisassembled, finish
+    from tritonscope.core.model import VariantRequest
+
+    base = VariantRequest(file=str(samples_dir() / "matmul.py"), target="sm90")
+    axes = [sweep.Axis("BLOCK_SIZE_M", (32, 64)), sweep.Axis("BLOCK_SIZE_N", (32, 64)), sweep.Axis("num_warps", (2, 4))]
+    variants = sweep.expand(base, axes, load_file(base.file).pick(None).spec, configs=False)[:count]
+    compiles = [compile_undisassembled(v.request) for v in variants]
+    memos = Path(os.environ["TRITON_CACHE_DIR"]) / "tritonscope"
+    started = time.perf_counter()
+    finished = finish(compiles)
+    together = (time.perf_counter() - started) / len(compiles)
+    for memo in memos.glob("*.sass"):  # nvdisasm's kept listings: each variant pays its own run below
+        memo.unlink()
+    started = time.perf_counter()
+    for c in compiles:
+        finish([c])
+    alone = (time.perf_counter() - started) / len(compiles)
+    size = sum(len(pickle.dumps(c)) for c in finished) / len(finished)
+    print(f"diff --vary, {len(compiles)} variants of sample:matmul (sm90), the work after the compile per variant:")
+    print(f"  on a node, alone (nvdisasm's start-up each): {alone * 1000:.0f} ms")
+    print(f"  on the head, one nvdisasm run for all: {together * 1000:.0f} ms a variant (serial there)")
+    print(f"  back per variant: a finished compilation, {size / 1024:.0f} KiB pickled")
+
+
 if __name__ == "__main__":
-    main()
+    vary_costs() if sys.argv[1:] == ["--vary"] else main()

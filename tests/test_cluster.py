@@ -24,9 +24,13 @@ from pathlib import Path
 import pytest
 from cli_process import ENV, tritonscope
 
+from tritonscope.triton_api.version import installed
+
 pytest.importorskip("ray")
 
 RAY = str(Path(sys.executable).with_name("ray"))
+RUNNING = installed()
+OTHER = "3.9.0" if RUNNING != "3.9.0" else "3.6.0"  # as in tests/test_other_releases.py
 SWEEP = ("--vary", "BLOCK_SIZE=128,256,512,1024", "--vary", "num_warps=1,2,4,8", "--target", "sm90")
 
 SLOW_KERNEL = '''
@@ -88,8 +92,26 @@ def _session_members(session: int) -> list[int]:
     return members
 
 
+# The node's own user cache (where its Triton release environments are), and a pip that reaches
+# no package index: what the node has, it has of its own, and no test here downloads on a node.
+NODE_PIP = {
+    "PIP_CONFIG_FILE": os.devnull,
+    "PIP_INDEX_URL": "http://127.0.0.1:9/simple",  # nothing listens there
+    "PIP_FIND_LINKS": "",
+    "PIP_EXTRA_INDEX_URL": "",
+    "PIP_NO_CACHE_DIR": "1",
+    "PIP_RETRIES": "0",
+    "PIP_DEFAULT_TIMEOUT": "3",
+}
+
+
 @pytest.fixture(scope="module")
-def head():
+def node_cache(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("node-cache")
+
+
+@pytest.fixture(scope="module")
+def head(node_cache):
     """A Ray head of 2 CPUs in its own session; stopped, and checked gone, after the module."""
     folder = tempfile.mkdtemp(prefix="rts-", dir="/tmp")  # short: Ray's socket paths have a length limit
     gcs, client, dash, agent, grpc, env_agent, metrics, node, objects = _free_ports(9)
@@ -99,7 +121,8 @@ def head():
     argv += ["--dashboard-agent-grpc-port", str(grpc), "--runtime-env-agent-port", str(env_agent)]
     argv += ["--metrics-export-port", str(metrics), "--node-manager-port", str(node)]
     argv += ["--object-manager-port", str(objects), "--min-worker-port", "0", "--max-worker-port", "0"]
-    started = subprocess.Popen(argv, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    env = {**os.environ, "XDG_CACHE_HOME": str(node_cache), **NODE_PIP}
+    started = subprocess.Popen(argv, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
     session = started.pid  # the new session: every daemon and worker Ray starts is in it
     output = started.communicate(timeout=120)[0].decode(errors="replace")
     try:
@@ -148,12 +171,77 @@ def _figures(stdout: str) -> dict:
     return document
 
 
-def test_a_sweep_on_ray_equals_the_local_run(head, kernels):
+def _traps(folder: Path) -> dict[str, str]:
+    """The driver's nvdisasm and cuobjdump (Triton's TRITON_*_PATH): scripts that note each call
+    in `folder`/called and fail (Triton then falls back to its own). The nodes' Ray workers do not
+    see them: their environment is the head's."""
+    script = folder / "trap"
+    script.write_text(f'#!/bin/sh\necho "$0 $*" >> {folder / "called"}\nexit 1\n')
+    script.chmod(0o755)
+    return {"TRITON_NVDISASM_PATH": str(script), "TRITON_CUOBJDUMP_PATH": str(script)}
+
+
+def test_a_sweep_on_ray_equals_the_local_run_and_the_head_disassembles_nothing(head, kernels, tmp_path):
     local = tritonscope("diff", kernels / "vector_add.py", *SWEEP, "--json", "-j", "2", timeout=300)
-    remote = tritonscope("diff", kernels / "vector_add.py", *SWEEP, "--json", "--cluster", head, timeout=300)
+    env = _traps(tmp_path)
+    remote = tritonscope("diff", kernels / "vector_add.py", *SWEEP, "--json", "--cluster", head, timeout=300, env=env)
     assert len(json.loads(local.stdout)["variants"]) == 16
     assert _figures(remote.stdout) == _figures(local.stdout)
     assert str(kernels) in remote.stdout  # paths read as the driver's, not the node's copy
+    sass = [d for d in json.loads(remote.stdout)["diffs"] if d["stage"] == "sass"]
+    assert len(sass) == 15 and any(d["changed"] for d in sass)  # the nodes' SASS, compared on the head
+    assert not (tmp_path / "called").exists(), (tmp_path / "called").read_text()  # nor by the head
+
+
+@pytest.fixture(scope="module")
+def other_release() -> str:
+    """Another Triton release's environment in this session's user cache, made by `tritonscope
+    envs add` as a user makes it (from pip's cache after the first time; tests/test_other_releases.py
+    then finds it made)."""
+    tritonscope("envs", "add", OTHER, timeout=900, env=_session())
+    return OTHER
+
+
+def _session() -> dict[str, str]:
+    """This session's user cache and pip cache (conftest sets them after cli_process read the environment)."""
+    return {k: os.environ[k] for k in ("XDG_CACHE_HOME", "PIP_CACHE_DIR") if k in os.environ}
+
+
+def test_two_releases_on_ray_run_in_the_nodes_own_environments(head, kernels, node_cache, other_release, tmp_path):
+    releases = sorted([RUNNING, other_release])
+    vary = ("--vary", f"triton={','.join(releases)}", "--vary", "BLOCK_SIZE=128,256")
+    sweep = ("diff", kernels / "vector_add.py", *vary)
+    local = tritonscope(*sweep, "--target", "sm90", "--json", timeout=300, env=_session())
+    # The node holds the release as `tritonscope envs add` leaves it there (the same files as here:
+    # its pip reaches no index, so it can not make them itself).
+    made = Path(os.environ["XDG_CACHE_HOME"]) / "tritonscope" / "envs" / f"triton-{other_release}"
+    (node_cache / "tritonscope" / "envs").mkdir(parents=True, exist_ok=True)
+    (node_cache / "tritonscope" / "envs" / made.name).symlink_to(made, target_is_directory=True)
+    driver = {"XDG_CACHE_HOME": str(tmp_path / "driver-cache")}  # no environment of any release
+    remote = tritonscope(*sweep, "--target", "sm90", "--json", "--cluster", head, timeout=300, env=driver)
+    variants = json.loads(remote.stdout)["variants"]
+    assert [v["triton_version"] for v in variants] == [r for r in releases for _ in range(2)]
+    assert all(v["ok"] for v in variants), [v["error"] for v in variants]
+    assert _figures(remote.stdout) == _figures(local.stdout)
+    # --triton names the release of the whole sweep: the same compiles as that release's above.
+    alone = ("--triton", other_release, "--vary", "BLOCK_SIZE=128,256", "--target", "sm90", "--json")
+    remote = tritonscope("diff", kernels / "vector_add.py", *alone, "--cluster", head, timeout=300, env=driver)
+    again = json.loads(remote.stdout)["variants"]
+    assert [v["triton_version"] for v in again] == [other_release] * 2
+    assert [v["resources"] for v in again] == [v["resources"] for v in variants[2:]]
+    assert not (tmp_path / "driver-cache" / "tritonscope" / "envs").exists()  # the head installed nothing
+
+
+def test_a_node_without_the_release_says_so_and_the_other_variants_finish(head, kernels, node_cache):
+    release = "3.7.1"  # a supported release neither CI run has made: the node tries pip, which is offline
+    sweep = ("diff", kernels / "vector_add.py", "--vary", f"triton={RUNNING},{release}", "--target", "sm90")
+    proc = tritonscope(*sweep, "--json", "--cluster", head, expect=None, timeout=300)
+    assert proc.returncode == 1, proc.stderr
+    first, second = json.loads(proc.stdout)["variants"]
+    assert first["ok"] and first["triton_version"] == RUNNING
+    assert f"on the cluster's node {socket.gethostname()}: could not install Triton {release}" in second["error"]
+    assert "network access" in second["error"] and f"pip install triton=={release}" in second["error"]
+    assert not list((node_cache / "tritonscope" / "envs").glob(f"*{release}*"))  # nothing half-made there
 
 
 def test_the_environment_variable_names_the_cluster(head, kernels):

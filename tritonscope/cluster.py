@@ -15,8 +15,12 @@ isolate's guarantees holds on Ray:
   travels as a `py_modules` package, so nodes need neither a shared disk nor this tritonscope
   installed, only Python, Ray and Triton; on the node, paths into that folder are rewritten to the
   node's copy and back in the result, so outcomes (locations in the IR included) equal a local run's;
-- a Task of another Triton release runs in a Ray runtime environment with `pip: triton==X`, which
-  Ray builds on each node once (a virtualenv over the node's packages) and caches.
+- a Task of another Triton release comes here as app/releases.py's `on_node`: the node runs it in
+  its own tritonscope environment of that release (envs/triton-X in the node's user cache), found
+  there (made beforehand with `tritonscope envs add X`) or made on first use with pip (so the node
+  needs the package index, or a pip configuration naming a shared wheel folder); the head
+  installs nothing. A prepared environment rather than Ray's `pip` runtime environment: the same
+  environments as a local run's, kept across jobs, and nodes prepared once need no network.
 """
 
 from __future__ import annotations
@@ -135,12 +139,10 @@ class RayWorkers:
         return outcomes  # type: ignore[return-value]
 
     def _submit(self, task: Task, bundle: Any) -> Any:
-        runtime_env: dict[str, Any] = {"env_vars": self.env} if self.env else {}
-        if task.release:
-            runtime_env["pip"] = [f"triton=={task.release}"]
-        # The node's own Python, in that environment; relative paths made whole (the node has no cwd here).
+        # The node's own Python (a path here means nothing there: another release's task comes
+        # wrapped to find the node's environment); relative paths made whole (no cwd on the node).
         task = _absolute_paths(dataclasses.replace(task, python=None))
-        options = {"runtime_env": runtime_env} if runtime_env else {}
+        options = {"runtime_env": {"env_vars": self.env}} if self.env else {}
         return self._remote.options(**options).remote(task, bundle)
 
     def _bundle(self, files: list[str]) -> Any:

@@ -18,8 +18,11 @@ The executor interface (what commands fan out through; `pool` picks the implemen
         outcomes = workers.run(tasks, on_done)    # list[Outcome] in task order; on_done(index, outcome)
         value = workers.call(task)                # one task's value, or its error raised here
 
-A Task is plain picklable data: "module:function", its arguments, and, for Ray, the files its
-arguments name (`files`, sent with it: nodes share no disk) and the Triton `release` it needs.
+A Task is plain picklable data: "module:function", its arguments, the interpreter to run it in
+(`python`: another Triton release's environment; None: this one) and, for Ray, the files its
+arguments name (`files`, sent with it: nodes share no disk). On a cluster (`on_cluster()`) a
+task of another release names no interpreter: app/releases.py's `task` wraps it so that the
+node finds or makes its own environment of that release.
 Both implementations keep the same guarantees: a task that crashes or passes `timeout` is one
 failed Outcome; Ctrl-C ends every task still running; outcomes are the same values.
 
@@ -66,7 +69,6 @@ class Task:
     function: str  # "package.module:function", imported in the worker
     args: tuple = ()
     python: str | None = None  # the interpreter to run it (another Triton release's); None: this one
-    release: str | None = None  # that Triton release (on Ray, installed on the node instead)
     files: tuple[str, ...] = ()  # local files its arguments name, sent with it to a cluster's nodes
 
 
@@ -92,6 +94,15 @@ class Outcome:
         raise kind(self.error)
 
 
+class Relayed(Exception):  # noqa: N818 - not an error of its own: another task's, passed on
+    """Raised by a task that ran a task of its own (a node's worker of another release): that task's
+    failed Outcome becomes this task's, unchanged (message, exit code, kind, time-out)."""
+
+    def __init__(self, outcome: Outcome):
+        super().__init__(outcome.error)
+        self.outcome = outcome
+
+
 _cluster: str | None = None  # the Ray address --cluster (or TRITONSCOPE_CLUSTER) named
 
 
@@ -99,6 +110,13 @@ def use_cluster(address: str | None) -> None:
     """From now on `pool` runs tasks on this Ray cluster (None: in local workers)."""
     global _cluster
     _cluster = address or None
+
+
+def on_cluster() -> bool:
+    """Whether `pool`'s tasks run on a cluster's nodes: work that follows a task is then better done
+    in the task (on the node) than after it (on the head, for every task), and a task's interpreter
+    is the node's to find, not a path on this machine."""
+    return _cluster is not None
 
 
 def pool(jobs: int = 1, timeout: float = 600, env: dict[str, str] | None = None) -> Workers:
@@ -166,8 +184,11 @@ class Workers:
 
     def _worker_for(self, python: str | None) -> _Worker:
         """An idle worker running that interpreter, else a new one (an idle worker of another is let go)."""
-        for worker in self._idle:
-            if worker.python == python:
+        for worker in list(self._idle):
+            if worker.process.poll() is not None:  # died while idle (its parent thread gone, say)
+                self._idle.remove(worker)
+                worker.kill()
+            elif worker.python == python:
                 self._idle.remove(worker)
                 return worker
         if len(self._idle) >= self.jobs:
@@ -390,6 +411,8 @@ def _perform(task: Task) -> Outcome:
     module, _, name = task.function.partition(":")
     try:
         return Outcome(value=getattr(importlib.import_module(module), name)(*task.args))
+    except Relayed as relayed:
+        return relayed.outcome
     except TritonscopeError as exc:
         message = exc.message + (f" ({exc.hint})" if exc.hint else "")
         return Outcome(error=message, exit_code=exc.exit_code, error_type=type(exc).__name__)

@@ -18,7 +18,7 @@ from ..core.errors import TritonscopeError, UsageError
 from ..core.model import Compilation, VariantRequest
 from ..core.stages import Stage
 from ..core.targets import TARGETS
-from ..isolate import Task, pool
+from ..isolate import pool
 from ..results.captures import CaptureDiffResult, Comparison
 from ..results.diff import DiffResult, Outcome
 from . import cache, kernel_figures, releases
@@ -109,15 +109,8 @@ def vary_releases(
                 f"--vary triton=: {exc.message}", hint="--vary recompiles from the source the capture names"
             ) from None
         for release in named:
-            tasks.append(
-                Task(
-                    "tritonscope.app.prepare:compile_request",
-                    (replace(request, triton=release),),
-                    releases.python_for(release),
-                    release if releases.python_for(release) else None,  # on Ray: another release's
-                    files=(request.file,),
-                )
-            )
+            compile_task = "tritonscope.app.prepare:compile_request"
+            tasks.append(releases.task(compile_task, (replace(request, triton=release),), release, (request.file,)))
             rows.append((entry, release))
     with pool(jobs=min(jobs, len(tasks)), timeout=timeout) as workers:
         outcomes = workers.run(tasks, on_done=on_done and (lambda i, o: on_done(o)))

@@ -58,11 +58,7 @@ def explore(
 
 
 def _tasks(variants: list[sweep.Outcome]) -> list[Task]:
-    pythons = {r: releases.python_for(r) for r in {v.request.triton for v in variants}}
-    return [
-        Task(f"{__name__}:measure", (v.request,), pythons[v.request.triton], v.request.triton, (v.request.file,))
-        for v in variants
-    ]
+    return [releases.task(f"{__name__}:measure", (v.request,), v.request.triton, (v.request.file,)) for v in variants]
 
 
 def measure(request: VariantRequest) -> dict[str, Any]:

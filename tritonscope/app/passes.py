@@ -87,11 +87,9 @@ def _both(variants: list, timeout: float) -> tuple[PassesResult, ...]:
     """Both pipelines at once, each in a worker of its release (or a cluster's node, with --cluster)."""
     from . import releases
 
-    tasks = []
+    name, tasks = f"{__name__}:passes", []
     for v in variants:
-        python = releases.python_for(v.request.triton)
-        release = v.request.triton if python else None
-        tasks.append(Task(f"{__name__}:passes", (v.request, None, False, timeout), python, release, (v.request.file,)))
+        tasks.append(releases.task(name, (v.request, None, False, timeout), v.request.triton, (v.request.file,)))
     with pool(jobs=2, timeout=24 * 3600) as workers:  # `passes` keeps its own time limits
         return tuple(outcome.unwrap() for outcome in workers.run(tasks))
 

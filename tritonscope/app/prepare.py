@@ -132,6 +132,12 @@ def compile_undisassembled(request: VariantRequest) -> Undisassembled:
     return Undisassembled(prepared.kernel.spec, prepared.variant, prepared.target, artifacts, prepared.notices)
 
 
+def compile_finished(request: VariantRequest) -> Compilation:
+    """In a sweep's task on a cluster's node: the compile finished there, its SASS read as `finish`
+    reads a local sweep's (so the two runs' results are equal), and the head does no work for it."""
+    return finish([compile_undisassembled(request)])[0]
+
+
 def finish(compiles: list[Undisassembled]) -> list[Compilation]:
     """The Compilations of many compiles, their NVIDIA cubins disassembled together. nvdisasm runs
     (0.2-0.3 s, mostly its start-up) while the other stages' line maps are built here."""

@@ -5,18 +5,25 @@ made on first use with this Python and pip, and holding Triton alone. A request 
 release other than the running one is carried out by a worker running that environment's
 interpreter (isolate.py puts this tritonscope on its path), so the same kernel file and the same
 flags meet the other release's compiler; what comes back is the same result type as here.
+
+On a Ray cluster (`--cluster`) the same holds on each node: a task of another release is sent as
+`on_node` (see `task`), which runs it in the node's own environment of that release, found in the
+node's user cache or made there on first use, exactly as here. The head installs nothing.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
+import importlib
 import importlib.metadata
 import inspect
 import os
 import re
 import shlex
 import shutil
+import socket
 import subprocess
 import sys
 import venv
@@ -26,7 +33,7 @@ from pathlib import Path
 
 from ..core.errors import UsageError
 from ..core.fileio import user_cache_dir
-from ..isolate import Program, Task, Workers
+from ..isolate import Program, Relayed, Task, Workers, on_cluster
 from ..results.catalog import EnvsListing
 from ..triton_api import version
 
@@ -108,8 +115,23 @@ def python_for(release: str | None, on_progress: Progress | None = None) -> str 
             hint=f"remove it (tritonscope envs remove {release}) and run again: it is made afresh",
         )
     if not env.ready:
-        create(env, on_progress)
+        with _creating(env):  # one pip at a time per release and machine (a node's workers start together)
+            if not env.ready:
+                create(env, on_progress)
     return str(env.python)
+
+
+@contextlib.contextmanager
+def _creating(env: ReleaseEnv):
+    """Holds a lock on the environments' folder while one is made (no file of its own left behind);
+    another process waits, then finds it made."""
+    envs_dir().mkdir(parents=True, exist_ok=True)
+    folder = os.open(envs_dir(), os.O_RDONLY)
+    try:
+        fcntl.flock(folder, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(folder)  # the lock goes with it
 
 
 def create(env: ReleaseEnv, on_progress: Progress | None = None) -> None:
@@ -183,6 +205,43 @@ def remove(release: str) -> ReleaseEnv:
         raise UsageError(f"no environment for Triton {release} (installed: {have})")
     shutil.rmtree(env.path)
     return env
+
+
+def task(function: str, args: tuple, release: str | None, files: tuple[str, ...] = (), here: str | None = None) -> Task:
+    """A Task running `function(*args)` under Triton `release`, wherever the executor runs it, or
+    `here(*args)` (default: `function`) where that release is the one running (or None names it).
+    Locally: another release's task runs in a worker of this machine's environment of it (made if
+    missing). On a cluster: it is sent as `on_node`, so that each node finds or makes its own
+    environment and makes the same choice between `function` and `here`; the head needs none."""
+    if on_cluster() and release is not None:
+        return Task(f"{__name__}:on_node", (release, function, here or function, args), files=files)
+    python = python_for(release)
+    return Task(function if python else here or function, args, python, files=files)
+
+
+_node_workers: dict[str, Workers] = {}  # on a node: a worker per release, kept for the node's next tasks
+
+
+def on_node(release: str, function: str, here: str, args: tuple):
+    """In a cluster node's Ray worker: `here(*args)` in this process if the node runs `release`, else
+    `function(*args)` in a worker of the node's environment of it (found, or made with pip on first
+    use: the node needs the package index, or a pip configuration naming a wheel folder). The worker
+    is kept, so the node's next tasks of that release skip its start-up; it dies with this process
+    (isolate's guarantee), so a task cancelled by force ends it too. The time limit is the driver's:
+    it cancels the Ray task."""
+    try:
+        python = python_for(release)
+    except UsageError as exc:  # said with the node's name: the driver's user reads it
+        raise UsageError(f"on the cluster's node {socket.gethostname()}: {exc.message}", hint=exc.hint) from None
+    if python is None:
+        module, _, name = here.partition(":")
+        return getattr(importlib.import_module(module), name)(*args)
+    if python not in _node_workers:
+        _node_workers[python] = Workers(timeout=24 * 3600)
+    outcome = _node_workers[python].run([Task(function, args, python)])[0]
+    if not outcome.ok:
+        raise Relayed(outcome)  # the task's outcome is that worker's, as a local run's would be
+    return outcome.value
 
 
 def in_release(function):

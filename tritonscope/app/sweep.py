@@ -16,7 +16,7 @@ from ..core.errors import UsageError
 from ..core.model import OPTION_NAMES, KernelSpec, ParamKind, VariantRequest
 from ..core.values import format_value
 from ..isolate import Outcome as TaskOutcome
-from ..isolate import Task, Workers
+from ..isolate import Task, Workers, on_cluster
 from ..results.diff import Outcome
 from . import releases
 
@@ -81,7 +81,8 @@ def run(variants: list[Outcome], workers: Workers, on_done: Callable[[Outcome], 
     workers.close()  # each holds a compiler's memory, and what is left (nvdisasm, analysis) needs none
     from .prepare import Undisassembled, finish
 
-    # This release's compiles come back without SASS: disassembled here, all in one nvdisasm run.
+    # Local workers send this release's compiles back without SASS: disassembled here, all in one
+    # nvdisasm run. A cluster's nodes finished theirs (none is pending).
     pending = sorted(i for i, value in results.items() if isinstance(value, Undisassembled))
     for index, compilation in zip(pending, finish([results[i] for i in pending]), strict=True):
         results[index] = compilation
@@ -90,18 +91,10 @@ def run(variants: list[Outcome], workers: Workers, on_done: Callable[[Outcome], 
 
 
 def _tasks(variants: list[Outcome]) -> list[Task]:
-    """One task per variant: another release's worker compiles and disassembles on its own (with
-    its own nvdisasm); this release's leave the disassembly to `run`."""
-    pythons = {r: releases.python_for(r) for r in {v.request.triton for v in variants}}
-    return [
-        Task(
-            f"{COMPILE_MODULE}:compile_request",
-            (v.request,),
-            pythons[v.request.triton],
-            v.request.triton,
-            files=(v.request.file,),
-        )
-        if pythons[v.request.triton]
-        else Task(f"{COMPILE_MODULE}:compile_undisassembled", (v.request,), files=(v.request.file,))
-        for v in variants
-    ]
+    """One task per variant. Another release's compiles and disassembles in a worker of its own (with
+    its own nvdisasm). This release's leaves the disassembly to `run`, which reads every cubin in
+    one nvdisasm run, except on a cluster: there the node finishes its own compile
+    (`compile_finished`), so that the head does no work per variant."""
+    here = f"{COMPILE_MODULE}:" + ("compile_finished" if on_cluster() else "compile_undisassembled")
+    function = f"{COMPILE_MODULE}:compile_request"
+    return [releases.task(function, (v.request,), v.request.triton, (v.request.file,), here) for v in variants]

@@ -2,7 +2,8 @@
 
 Any request naming a release (`--triton`, `--vary triton=`) passes here before work starts: a
 release not installed yet is installed with a download bar (a line before and after where
-stderr is no terminal), instead of stalling silently inside the compile that needs it.
+stderr is no terminal), instead of stalling silently inside the compile that needs it. With
+--cluster nothing is installed here: the nodes compile, each in its own environment.
 """
 
 from __future__ import annotations
@@ -17,8 +18,11 @@ def ensure_release(release: str | None) -> None:
     """The release's environment made now, with a progress bar, if it is not the running Triton and
     is not installed yet (so that no command stalls silently on a download)."""
     from ..app import releases
+    from ..isolate import on_cluster
 
-    if release is None or releases.is_running(release) or releases.env_for(release).ready:
+    if release is None or on_cluster():  # on a cluster each node finds or makes its own (releases.on_node)
+        return
+    if releases.is_running(release) or releases.env_for(release).ready:
         return
     with _install_progress(release) as on_progress:
         releases.python_for(release, on_progress)

@@ -136,6 +136,8 @@ def disassemble_code(binaries: list[bytes]) -> list[str | None]:
     """SASS without line information for many cubins, in one nvdisasm run per architecture (see
     cubins.py), each kept beside Triton's cache like `disassemble`'s. A sweep's variants pay
     nvdisasm's start-up once instead of once each. None for a cubin the bundled nvdisasm cannot read."""
+    if not binaries:  # nothing to read (AMD targets, a cluster's finished compiles): no tool looked up
+        return []
     tool = _nvidia_tool("nvdisasm")
     memos = [_memo(binary, tool, "-c -ndf", "sass") for binary in binaries]
     texts = [read_checked(memo) for memo in memos]
