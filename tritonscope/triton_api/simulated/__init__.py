@@ -41,6 +41,10 @@ def activate(device: dict) -> None:
     backward_runs = torch_cuda.install_engine_hooks()
     driver.install(device)
     stop.install(stop_backward=not backward_runs)
+    if backward_runs:
+        from . import autograd_exit
+
+        autograd_exit.install()
     from . import autotune, fused_optimizers, inductor
 
     fused_optimizers.install()
