@@ -51,6 +51,8 @@ def trace(
       tritonscope trace -o run1/ --json -- python train.py > captured.json
 
       tritonscope trace --target sm90 -o h100/ -- python infer.py   (no GPU needed)
+
+      tritonscope trace --target sm90 -o step/ -- python train.py --steps 1   (backward too)
     """
     from ...app.catalog import trace as run_trace
 
