@@ -64,6 +64,8 @@ def trace(
 
       tritonscope trace --target sm90 -o h100/ -- python infer.py   (no GPU needed)
 
+      tritonscope trace --target sm90 -o step/ -- python train.py --steps 1   (backward too)
+
       tritonscope trace -t sm90 --autotune last -o h100/ -- python infer.py
     """
     from ...app.catalog import trace as run_trace

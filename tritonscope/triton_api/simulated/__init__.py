@@ -14,6 +14,8 @@ makes it from the targets table), once per process, before the program makes CUD
   and `torch.cuda` answering as the target's GPU (torch_cuda.py);
 - Triton: an active driver for the target that compiles and never launches (driver.py);
 - torch.compile: the settings and benchmark answers Inductor needs with no GPU (inductor.py);
+- torch's C++ autograd engine: a CUDA device, streams and events that order nothing, so a
+  backward pass and an optimizer step run on the fake tensors (cuda_guard.cpp);
 - reading a value from the device stops the program with one line (stop.py).
 """
 
@@ -36,10 +38,16 @@ def activate(device: dict) -> None:
     from . import driver, stop, torch_cuda
 
     torch_cuda.install(device)
+    backward_runs = torch_cuda.install_engine_hooks()
     driver.install(device)
-    stop.install()
-    from . import autotune, inductor
+    stop.install(stop_backward=not backward_runs)
+    if backward_runs:
+        from . import autograd_exit
 
+        autograd_exit.install()
+    from . import autotune, fused_optimizers, inductor
+
+    fused_optimizers.install()
     inductor.install(device)
     autotune.install()
     _quick_exit()
