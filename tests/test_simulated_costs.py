@@ -15,7 +15,7 @@ import sys
 import pytest
 from cli_process import tritonscope
 
-from tritonscope.triton_api.simulated.inductor import after_import
+from tritonscope.triton_api.simulated.after_import import after_import
 
 pytest.importorskip("torch")  # the smoke runs of other releases install no torch
 

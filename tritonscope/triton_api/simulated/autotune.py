@@ -19,6 +19,7 @@ import math
 import os
 
 from . import benchmark
+from .after_import import after_import
 
 RULE_ENVIRONMENT = "TRITONSCOPE_AUTOTUNE_RULE"  # core/autotune_rule.py writes it
 
@@ -117,9 +118,10 @@ def _follow_triton() -> None:
     Autotuner.run, Autotuner.prune_configs, Autotuner._bench = run, prune_configs, _bench
 
 
-def _follow_inductor() -> None:
-    from torch._inductor.runtime.triton_heuristics import CachingAutotuner
-
+def _follow_inductor(heuristics) -> None:
+    CachingAutotuner = getattr(heuristics, "CachingAutotuner", None)
+    if CachingAutotuner is None:  # a torch release without it: nothing to follow
+        return
     original_tune, original_bench = CachingAutotuner.autotune_to_one_config, CachingAutotuner.bench
 
     def bench(self, launcher, *args, **kwargs):
@@ -144,7 +146,5 @@ def install() -> None:
         _follow_triton()
     except (ImportError, AttributeError):
         pass
-    try:
-        _follow_inductor()
-    except (ImportError, AttributeError):
-        pass
+    # when torch.compile imports it: 0.04 s a program that never calls torch.compile need not pay
+    after_import("torch._inductor.runtime.triton_heuristics", _follow_inductor)

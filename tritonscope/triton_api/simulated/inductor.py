@@ -11,10 +11,8 @@ Each step is skipped on a torch release that lacks the setting it changes.
 
 from __future__ import annotations
 
-import importlib.machinery
-import sys
-
 from . import benchmark
+from .after_import import after_import
 
 
 def _fake_allocation(torch) -> None:
@@ -59,38 +57,6 @@ def _fake_example_values(testing) -> None:
             return original(*args, **kwargs)
 
     testing.rand_strided = rand_strided
-
-
-class _AfterImport:
-    """Runs `then(module)` right after the module NAME's code has run, before the import that asked
-    for it binds any of its names (`from torch._dynamo.testing import rand_strided` in Inductor)."""
-
-    def __init__(self, name: str, then) -> None:
-        self.name, self.then = name, then
-
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname != self.name:
-            return None
-        sys.meta_path.remove(self)
-        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
-        if spec is not None and spec.loader is not None:
-            run = spec.loader.exec_module
-
-            def exec_module(module) -> None:
-                run(module)
-                self.then(module)
-
-            spec.loader.exec_module = exec_module  # type: ignore[method-assign]
-        return spec
-
-
-def after_import(name: str, then) -> None:
-    """`then(module)` now if NAME is imported, else as soon as it is. torch._dynamo.testing costs a
-    program that never calls torch.compile a fifth of a second (it imports AOT autograd)."""
-    if name in sys.modules:
-        then(sys.modules[name])
-    else:
-        sys.meta_path.insert(0, _AfterImport(name, then))
 
 
 def _settings() -> None:
