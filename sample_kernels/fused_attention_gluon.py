@@ -173,7 +173,7 @@ def make_inputs(size=4096, device="cuda", batch=4, heads=16, head_dim=128):
     return tuple(torch.randn(shape, device=device, dtype=torch.float16) for _ in range(3))
 
 
-def launch(q, k, v, BLOCK_M=128, BLOCK_N=128, BUFFERS=2, num_warps=8):
+def launch(q, k, v, BLOCK_M=128, BLOCK_N=128, BUFFERS=2, num_warps=8, maxnreg=None):
     import torch
     from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
@@ -190,7 +190,7 @@ def launch(q, k, v, BLOCK_M=128, BLOCK_N=128, BUFFERS=2, num_warps=8):
     attention_gluon_kernel[(n_ctx // BLOCK_M, z * h)](
         described(q, BLOCK_M), described(k, BLOCK_N), described(v, BLOCK_N), described(out, BLOCK_M),
         head_dim**-0.5, n_ctx, HEAD_DIM=head_dim, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BUFFERS=BUFFERS,
-        num_warps=num_warps,
+        num_warps=num_warps, **({"maxnreg": maxnreg} if maxnreg else {}),
     )
     return out
 

@@ -16,7 +16,8 @@ import re
 from pathlib import Path
 
 from ..analysis.artifacts import to_compilation
-from ..core import fileio, schemas
+from ..core import autotune_rule, fileio, schemas
+from ..core.autotune_rule import AutotuneRule
 from ..core.errors import KernelFileError, UsageError
 from ..core.model import OPTION_NAMES, Artifacts, Compilation, KernelSpec, Variant, VariantRequest
 from ..core.pysource import declared_constexprs
@@ -181,16 +182,20 @@ def _launch_log(folder: Path) -> tuple[dict[str, list[dict]], list[str]]:
     return launches, problems
 
 
-def environment_for_capture(out: Path, launches: int = 3, device: dict | None = None) -> dict[str, str]:
+def environment_for_capture(
+    out: Path, launches: int = 3, device: dict | None = None, autotune: AutotuneRule | None = None
+) -> dict[str, str]:
     """The environment `trace` runs a program with: compiles land in OUT/cache, each one logged, and
     each compiled kernel's first LAUNCHES launches (in each process) are logged too. With DEVICE
-    (core/targets.py: Target.simulated_device) the program runs against that simulated GPU."""
+    (core/targets.py: Target.simulated_device) the program runs against that simulated GPU, where
+    AUTOTUNE (default: the first) picks the candidate each autotuned kernel launches."""
     hook = Path(__file__).resolve().parent.parent / "capture_hook"
     path = os.environ.get("PYTHONPATH", "")
     simulated = {
         "TRITONSCOPE_SIMULATED_DEVICE": json.dumps(device) if device else "",
         "TRITONSCOPE_STOPPED": str(out / STOP_RECORD) if device else "",
         "TRITONSCOPE_AUTOTUNE_LOG": str(out / AUTOTUNE_LOG) if device else "",
+        autotune_rule.ENVIRONMENT: autotune.as_environment() if device and autotune else "",
     }
     return {
         **os.environ,

@@ -1,5 +1,5 @@
 """The command line's value forms, each parsed once into typed values (core/values.py):
-NAME=VALUE, NAME=V1,V2, A-B line ranges, X,Y,Z grids, AxB shapes, stage lists, timeouts."""
+NAME=VALUE, NAME=V1,V2, A-B line ranges, X,Y,Z grids, AxB shapes, stage lists, timeouts, autotune rules."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import math
 import re
 from typing import Any
 
+from ..core.autotune_rule import FORMS as AUTOTUNE_FORMS
+from ..core.autotune_rule import AutotuneRule
 from ..core.errors import UsageError
 from ..core.model import Budget
 from ..core.stages import Stage
@@ -166,3 +168,21 @@ def check_dtype(text: str) -> TypeName:
     if canonical is None or canonical.is_pointer:
         raise UsageError(f"unknown dtype '{text}'. Known: {', '.join(SCALAR_TYPES)}")
     return canonical
+
+
+def autotune_rule(text: str) -> AutotuneRule:
+    """--autotune's value, checked before the program runs."""
+    given = text.strip()
+    if given in ("first", "last"):
+        return AutotuneRule(given, given=given)  # type: ignore[arg-type]
+    if re.fullmatch(r"\d+", given):
+        return AutotuneRule("index", index=int(given), given=given)
+    settings = []
+    for item in given.split(","):
+        name, _, value = item.replace(":", "=", 1).partition("=")
+        if not name.strip() or not value.strip() or not re.fullmatch(r"\w+", name.strip()):
+            raise UsageError(f"--autotune expects {AUTOTUNE_FORMS}; got '{text}'")
+        settings.append((name.strip(), value.strip()))
+    if len({name for name, _ in settings}) < len(settings):
+        raise UsageError(f"--autotune names a setting twice: '{text}'")
+    return AutotuneRule("config", settings=tuple(settings), given=given)

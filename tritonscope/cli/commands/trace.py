@@ -6,6 +6,7 @@ from typing import Annotated
 import typer
 
 from ..app import Output, command, say
+from ..argtypes import autotune_rule
 from ..options import JsonOpt
 
 
@@ -33,6 +34,17 @@ def trace(
             "every kernel compiles for it, none runs; no GPU needed.",
         ),
     ] = None,
+    autotune: Annotated[
+        str | None,
+        typer.Option(
+            "--autotune",
+            metavar="RULE",
+            help="With --target: the candidate each autotuned kernel launches, since none can be timed "
+            "(every one still compiles): first (default), last, N (the candidate at index N, from 0), or "
+            "KEY=VALUE,... (the first candidate with those settings, e.g. BLOCK_M=128,num_warps=8); a kernel "
+            "with no such candidate launches its first.",
+        ),
+    ] = None,
     json_out: JsonOpt = False,
 ):
     """Run a program and capture every kernel Triton compiles in it (torch.compile's kernels too).
@@ -51,10 +63,14 @@ def trace(
       tritonscope trace -o run1/ --json -- python train.py > captured.json
 
       tritonscope trace --target sm90 -o h100/ -- python infer.py   (no GPU needed)
+
+      tritonscope trace --target sm90 -o step/ -- python train.py --steps 1   (backward too)
+
+      tritonscope trace -t sm90 --autotune last -o h100/ -- python infer.py
     """
     from ...app.catalog import trace as run_trace
 
-    if target is None:
+    if target is None and autotune is None:  # else the app refuses --autotune alone, in one line
         from ...core.targets import local_target
 
         if local_target() is None:
@@ -64,7 +80,8 @@ def trace(
                 "yellow",
             )
     protected = [Path(word) for word in command_line if Path(word).exists()]  # the program and its files
-    result = run_trace(command_line, out, force, protected, launches, program_to_stderr=json_out, target=target)
+    rule = autotune_rule(autotune) if autotune is not None else None
+    result = run_trace(command_line, out, force, protected, launches, json_out, target, rule)
     say(f"captured {len(result.kernels)} compiled kernel(s) into {out}: " + ", ".join(result.kernels))
     if launches:
         say(f"recorded {result.launches} launch(es), at most {launches} per kernel and process")

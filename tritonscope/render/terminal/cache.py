@@ -85,14 +85,18 @@ def _simulation_lines(result: CacheListing, width: int, color: bool) -> list:
         "yellow",
     )
     for record in result.autotune:
-        candidates = record.get("candidates") or []
-        lines += wrapped(
-            f"autotuned {record.get('kernel')} ({record.get('by')}): {len(candidates)} candidates compiled, "
-            f"launched {record.get('chosen')}",
-            width,
-            color,
-            "2",
-        )
+        lines += wrapped(_autotune_line(record), width, color, "2")
     if result.autotune:
         lines += wrapped(f"how chosen: {result.autotune[0].get('rule')}; a GPU run may keep another", width, color, "2")
     return lines
+
+
+def _autotune_line(record: dict) -> str:
+    candidates = record.get("candidates") or []
+    index = record.get("chosen_index")
+    which = f" (candidate {index})" if isinstance(index, int) else ""
+    line = f"autotuned {record.get('kernel')} ({record.get('by')}): {len(candidates)} candidates compiled, "
+    line += f"launched {record.get('chosen')}{which}"
+    if record.get("matched") is False:
+        line += "; not the one the rule names (the kernel has none, or it failed), so the first was kept"
+    return line

@@ -7,6 +7,7 @@ escape codes at all.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -113,10 +114,16 @@ def _join(parts: list[tuple[str, str]], color: bool) -> str:
 
 def packed(pairs: Sequence[tuple[str, Cell]], room: int, color: bool, indent: int = 4) -> list[str]:
     """`name value` pairs, as many to a line as fit in `room` columns; a pair is never split
-    (one wider than the room gets a line of its own)."""
+    (one wider than the room gets lines of its own, its value folded at spaces under itself)."""
     lines, line, used = [], [], indent
     for name, value in pairs:
         style = "" if isinstance(value, str) else value[1]
+        if indent + cells(name) + 1 + cells(text_of(value)) > room:
+            if line:
+                lines.append(" " * indent + paint(line, color))
+                line, used = [], indent
+            lines += _folded(name, text_of(value), style, room, color, indent)
+            continue
         item = [("2", f"{name} "), (style, text_of(value))]
         size = cells(name) + 1 + cells(text_of(value))
         if line and used + 3 + size > room:
@@ -130,6 +137,14 @@ def packed(pairs: Sequence[tuple[str, Cell]], room: int, color: bool, indent: in
     if line:
         lines.append(" " * indent + paint(line, color))
     return lines
+
+
+def _folded(name: str, text: str, style: str, room: int, color: bool, indent: int) -> list[str]:
+    """One `name value` pair wider than the room: the value folded at spaces, under its first line."""
+    under = indent + cells(name) + 1
+    pieces = textwrap.wrap(text, max(room - under, 16), break_on_hyphens=False) or [""]
+    first = " " * indent + paint([("2", f"{name} "), (style, pieces[0])], color)
+    return [first] + [" " * under + paint([(style, piece)], color) for piece in pieces[1:]]
 
 
 def bands(count: int, size_of, room: int) -> list[range]:

@@ -12,6 +12,7 @@ Each step is skipped on a torch release that lacks the setting it changes.
 from __future__ import annotations
 
 from . import benchmark
+from .after_import import after_import
 
 
 def _fake_allocation(torch) -> None:
@@ -43,12 +44,10 @@ def _answer_benchmarks() -> None:
                 cls.benchmark_gpu_with_cuda_graph = _benchmark_gpu
 
 
-def _fake_example_values() -> None:
+def _fake_example_values(testing) -> None:
     """Benchmark inputs (matmul templates under max-autotune, fused-node benchmarks) come from
     torch._dynamo.testing.rand_strided, called where Inductor has switched the program's fake mode
     off, so they would be real CUDA tensors: make them fake, under the program's mode."""
-    from torch._dynamo import testing
-
     from .torch_cuda import program_mode
 
     original = testing.rand_strided
@@ -93,6 +92,6 @@ def install(device: dict) -> None:
     try:
         _answer_benchmarks()
         _settings()
-        _fake_example_values()
+        after_import("torch._dynamo.testing", _fake_example_values)
     except ImportError:  # a torch without Inductor: plain Triton programs still work
         pass

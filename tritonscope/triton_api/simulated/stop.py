@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import sys
 
 STOPPED_EXIT = 75  # `trace` turns it into its documented exit code and message
@@ -57,9 +58,25 @@ def _library_folders() -> tuple[str, ...]:
     return tuple(folders)
 
 
+_STDLIB = os.path.dirname(os.__file__) + os.sep
+
+
+def _passes_through(name: str) -> bool:
+    """Code made with exec ("<string>": a dataclass's generated __repr__) or of the standard library
+    asks for whoever called it: torch formats its own dataclasses holding fake tensors while
+    torch.compile builds a training graph, and a program may print its own."""
+    if name.startswith("<frozen"):
+        return False
+    return name.startswith("<") or (name.startswith(_STDLIB) and "site-packages" not in name)
+
+
 def _program_frame(folders: tuple[str, ...]):
     """The frame of the program's own code that asked, or None when torch or Triton asked."""
-    frame = sys._getframe(2)
+    frame = asked = sys._getframe(2)
+    while _passes_through(frame.f_code.co_filename):
+        if frame.f_back is None:
+            return asked  # the program itself is the exec'd text (python -c)
+        frame = frame.f_back
     filename = os.path.abspath(frame.f_code.co_filename)
     if filename.startswith(folders) or frame.f_code.co_filename.startswith("<frozen"):
         return None
@@ -116,15 +133,31 @@ def _data_dependent(exc: BaseException) -> bool:
     return type(exc).__name__ in ("DataDependentOutputException", "DynamicOutputShapeException")
 
 
+def _run_on_the_device(exc: BaseException) -> str | None:
+    """The operator torch itself ran for real on the CUDA device (which a CPU-only torch has no
+    kernels for), or None: Inductor's constant folding of a compiled optimizer step computes its
+    constants so, for one."""
+    found = re.search(r"Could not run '([\w:.]+)' with arguments from the 'CUDA' backend", str(exc))
+    return found.group(1) if found else None
+
+
 def _stop_at_uncaught(folders: tuple[str, ...]) -> None:
     """A program that dies of a data-dependent operator (an `assert torch.allclose(...)`) was stopped
-    for a value too: said as a value read at the program's own line, not as torch's traceback."""
+    for a value too, and one that dies of an operator run for real on the device was stopped for a
+    computation: said at the program's own line, not as torch's traceback."""
     previous = sys.excepthook
 
     def hook(kind, exc, tb):
-        frames = [f for f in _frames(tb) if not os.path.abspath(f.f_code.co_filename).startswith(folders)]
-        if _data_dependent(exc) and frames:
+        frames = [
+            f
+            for f in _frames(tb)
+            if not (os.path.abspath(f.f_code.co_filename).startswith(folders) or _passes_through(f.f_code.co_filename))
+        ]
+        operator = _run_on_the_device(exc)
+        if frames and _data_dependent(exc):
             stop(frames[-1], f"{exc} (a result that depends on the tensors' values)")
+        if frames and operator:
+            stop(frames[-1], f"{operator} run for real on the device by torch itself (not by the program's code)")
         previous(kind, exc, tb)
 
     sys.excepthook = hook
@@ -138,7 +171,8 @@ def _frames(tb):
 
 BACKWARD = (
     "a backward pass (.backward(), autograd.grad, or torch.compile of a step whose inputs require grad), "
-    "for which torch's C++ autograd engine asks the CUDA driver for the device"
+    "for which torch's C++ autograd engine could not be given the simulated device here (torch's ROCm "
+    "build, no C++ compiler such as g++ to build it with, or a kernel file imported by tritonscope itself)"
 )
 
 
@@ -153,14 +187,18 @@ def _stop_backward(original):
     return run_backward
 
 
-def install() -> None:
+def install(stop_backward: bool = True) -> None:
+    """Wrap the value reads; with `stop_backward`, a backward pass stops too (where torch's autograd
+    engine cannot be given the simulated device: an import in tritonscope's own process, torch's
+    ROCm build, no C++ compiler)."""
     import torch
     from torch._subclasses.fake_tensor import FakeTensor
 
     folders = _library_folders()
     from torch.autograd import graph
 
-    if hasattr(graph, "_engine_run_backward"):  # torch.autograd took its own name for it at import
+    # torch.autograd took its own name for _engine_run_backward at import
+    if stop_backward and hasattr(graph, "_engine_run_backward"):
         graph._engine_run_backward = _stop_backward(graph._engine_run_backward)
         torch.autograd._engine_run_backward = graph._engine_run_backward
     for name, asked in _ASKS.items():
