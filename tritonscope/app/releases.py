@@ -171,7 +171,7 @@ def _run_pip(command: list[str]) -> list[str]:
     env = {**os.environ, **scratch.environ()}
     with Program(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as pip:
         finished = pip.finish()
-    lines = (finished.stdout or "").splitlines()
+    lines = finished.stdout.splitlines() if isinstance(finished.stdout, str) else []  # text=True: a str
     if finished.returncode != 0:
         raise UsageError(f"could not set up pip for Triton's environment: {lines[-1] if lines else 'ensurepip failed'}")
     return lines
@@ -213,7 +213,7 @@ def _pip_install(staging: Path, env: ReleaseEnv, with_own_pip: bool, on_progress
 def _follow(process: subprocess.Popen, on_progress: Progress) -> list[str]:
     """pip's output as it comes, to the progress callback; its lines other than the download's."""
     lines = []
-    for line in process.stdout:
+    for line in process.stdout or ():  # always a pipe here
         line = line.strip()
         progress = re.match(r"Progress (\d+) of (\d+)", line)
         if progress:
