@@ -16,6 +16,17 @@ from tritonscope.core.model import VariantRequest
 from tritonscope.core.targets import local_target
 
 KERNELS = Path(__file__).parent / "kernels"
+# A pip that reaches no package index: what a test's machine (or cluster node) has, it has of its
+# own, and nothing is downloaded.
+OFFLINE_PIP = {
+    "PIP_CONFIG_FILE": os.devnull,
+    "PIP_INDEX_URL": "http://127.0.0.1:9/simple",  # nothing listens there
+    "PIP_FIND_LINKS": "",
+    "PIP_EXTRA_INDEX_URL": "",
+    "PIP_NO_CACHE_DIR": "1",
+    "PIP_RETRIES": "0",
+    "PIP_DEFAULT_TIMEOUT": "3",
+}
 # Samples whose Gluon layouts name 32 threads per warp: they compile for NVIDIA only, not wave64 AMD.
 WARP32_SAMPLES = {"row_sum_gluon", "fused_attention_gluon"}  # Gluon written for NVIDIA (the attention: wgmma)
 

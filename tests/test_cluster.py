@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from cli_process import ENV, tritonscope
+from conftest import OFFLINE_PIP
 from ray_head import ray_head
 
 from tritonscope.triton_api.version import installed
@@ -65,15 +66,7 @@ tritonscope_defaults = {{"n_elements": 4096}}
 
 # The node's own user cache (where its Triton release environments are), and a pip that reaches
 # no package index: what the node has, it has of its own, and no test here downloads on a node.
-NODE_PIP = {
-    "PIP_CONFIG_FILE": os.devnull,
-    "PIP_INDEX_URL": "http://127.0.0.1:9/simple",  # nothing listens there
-    "PIP_FIND_LINKS": "",
-    "PIP_EXTRA_INDEX_URL": "",
-    "PIP_NO_CACHE_DIR": "1",
-    "PIP_RETRIES": "0",
-    "PIP_DEFAULT_TIMEOUT": "3",
-}
+NODE_PIP = OFFLINE_PIP
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from cli_process import tritonscope
+from conftest import OFFLINE_PIP
 
 from tritonscope.triton_api.version import installed
 
@@ -95,16 +96,7 @@ def test_envs_list_and_remove_errors(other_release):
 
 
 def test_no_network_is_one_clear_error_and_leaves_nothing(tmp_path):
-    offline = {
-        "XDG_CACHE_HOME": str(tmp_path),
-        "PIP_CONFIG_FILE": os.devnull,
-        "PIP_INDEX_URL": "http://127.0.0.1:9/simple",  # nothing listens there
-        "PIP_FIND_LINKS": "",
-        "PIP_EXTRA_INDEX_URL": "",
-        "PIP_NO_CACHE_DIR": "1",
-        "PIP_RETRIES": "0",
-        "PIP_DEFAULT_TIMEOUT": "3",
-    }
+    offline = {"XDG_CACHE_HOME": str(tmp_path), **OFFLINE_PIP}
     proc = run("dump", "sample:vector_add", "--triton", "3.7.1", expect=2, env=offline)
     assert "installing Triton 3.7.1 into" in proc.stderr  # said before the download, by every command
     assert "could not install Triton 3.7.1" in proc.stderr
