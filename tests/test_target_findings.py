@@ -6,6 +6,7 @@ from conftest import KERNELS, compiled, make_request
 
 from tritonscope.analysis import target_findings as tf
 from tritonscope.app.explain import explain, explain_compilation
+from tritonscope.app.prepare import compile_undisassembled, finish
 from tritonscope.core.samples import sample_path
 from tritonscope.core.stages import Stage
 
@@ -122,6 +123,9 @@ def test_wgmma_that_ptxas_serialized_is_found_with_its_reason_and_pipelined_wgmm
     assert "8 of 8 HGMMA end a wgmma group" in found.evidence
     assert "warpgroup_mma_wait(0)" in found.suggestion
     assert any("wgmma.mma_async instructions are serialized" in w for w in serialized.compilation.resources.warnings)
+    # A sweep disassembles later, many cubins at once: its compile carries the same warning.
+    (swept,) = finish([compile_undisassembled(make_request(RESCALED, "sm90", constexprs=("WAIT=1",)))])
+    assert swept.resources.warnings == serialized.compilation.resources.warnings
     # Waiting with 0 before the rescale keeps them pipelined: no finding, no warning.
     pipelined = explain_compilation(compiled(RESCALED, "sm90", constexprs=("WAIT=0",)))
     assert not kinds(pipelined, tf.WGMMA_SERIALIZED) and not pipelined.compilation.resources.warnings

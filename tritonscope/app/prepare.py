@@ -141,7 +141,7 @@ def compile_finished(request: VariantRequest) -> Compilation:
 def finish(compiles: list[Undisassembled]) -> list[Compilation]:
     """The Compilations of many compiles, their NVIDIA cubins disassembled together. nvdisasm runs
     (0.2-0.3 s, mostly its start-up) while the other stages' line maps are built here."""
-    from ..triton_api.tools import disassemble_code, sass_refused
+    from ..triton_api.tools import disassemble_code, sass_refused, with_serialization_report
 
     nvidia = [c for c in compiles if c.target.backend == "cuda"]
     with ThreadPoolExecutor(1) as background:
@@ -157,7 +157,9 @@ def finish(compiles: list[Undisassembled]) -> list[Compilation]:
                 refused = sass_refused(c.target.arch)
                 artifacts = replace(artifacts, notices=(*artifacts.notices, refused))
             else:
-                artifacts = replace(artifacts, texts={**artifacts.texts, "sass": listing})
+                texts = {**artifacts.texts, "sass": listing}
+                texts = with_serialization_report(texts, texts.get("ptx"), c.target.arch)
+                artifacts = replace(artifacts, texts=texts)
         finished.append(_with_notices(to_compilation(c.spec, c.variant, artifacts, c.target, line_map), c))
     return finished
 

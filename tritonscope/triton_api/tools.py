@@ -57,8 +57,7 @@ def machine_code(
                 raise
             texts[SASS_REFUSED] = sass_refused(arch, str(exc))
             return texts
-    if ptx and "ptxas_report" not in texts and _wgmma_serialized(texts["sass"]):
-        texts["ptxas_report"] = ptxas_report(ptx, arch)  # it says why
+    texts = with_serialization_report(texts, ptx, arch)
     if ptx and (metadata or {}).get(PTXAS_INPUT[0]) == PTXAS_INPUT[1]:
         texts["sass"] = sass_lines.renumber_ptx_lines(texts["sass"], asm_loc.kept_line_numbers(ptx))
     texts["sass"] = asm_loc.real_file_names(texts["sass"], ptx)
@@ -77,10 +76,16 @@ def sass_refused(arch: int | str, reason: str = "Cannot decode architecture") ->
     )
 
 
-def _wgmma_serialized(sass: str) -> bool:
-    """Every wgmma waited for on its own (see sass_lines.hgmma_waits), in chains of more than one."""
-    hgmma, waited = sass_lines.hgmma_waits(sass)
-    return hgmma > 1 and waited == hgmma
+def with_serialization_report(texts: dict[str, str], ptx: str | None, arch: int | str) -> dict[str, str]:
+    """The texts, with ptxas's report where their SASS shows every wgmma waited for on its own
+    (sass_lines.hgmma_waits): ptxas serialized them, and only its report says why. Called where
+    the SASS is read, one compile's (`machine_code`) or a sweep's (`app.prepare.finish`)."""
+    if not ptx or "ptxas_report" in texts:
+        return texts
+    hgmma, waited = sass_lines.hgmma_waits(texts.get("sass", ""))
+    if hgmma > 1 and waited == hgmma:
+        return {**texts, "ptxas_report": ptxas_report(ptx, arch)}
+    return texts
 
 
 def _uses_local_memory(usage: str) -> bool:
