@@ -21,9 +21,6 @@ from __future__ import annotations
 
 import os
 import pickle
-import re
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -35,46 +32,8 @@ from tritonscope.core.samples import samples_dir
 SPACE = ["--space", "BLOCK_SIZE_M=32,64", "--space", "BLOCK_SIZE_N=32,64", "--space", "BLOCK_SIZE_K=32,64"]
 SPACE += ["--space", "num_warps=2,4", "--space", "num_stages=2,3,4,5"]
 CONFIGS = 64
-RAY = str(Path(sys.executable).with_name("ray"))
-
-
-def _ports(count: int) -> list[int]:
-    sockets = [socket.socket() for _ in range(count)]
-    for s in sockets:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in sockets]
-    for s in sockets:
-        s.close()
-    return ports
-
-
-def start_head(folder: str, cache: str) -> tuple[int, str]:
-    gcs, client, dash, agent, grpc, env_agent, metrics = _ports(7)
-    argv = [RAY, "start", "--head", "--num-cpus", "2", "--temp-dir", folder, "--port", str(gcs)]
-    argv += ["--include-dashboard=false", "--disable-usage-stats", "--ray-client-server-port", str(client)]
-    argv += ["--dashboard-port", str(dash), "--dashboard-agent-listen-port", str(agent)]
-    argv += ["--dashboard-agent-grpc-port", str(grpc), "--runtime-env-agent-port", str(env_agent)]
-    argv += ["--metrics-export-port", str(metrics)]
-    env = {**os.environ, "TRITON_CACHE_DIR": cache}
-    head = subprocess.Popen(argv, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
-    output = head.communicate()[0].decode(errors="replace")
-    address = re.search(rf"([0-9.]+:{gcs})", output)
-    if head.returncode or not address:
-        stop(head.pid)
-        raise SystemExit(f"ray start failed:\n{output}")
-    return head.pid, address.group(1)  # every Ray process is in the session `ray start` opened
-
-
-def stop(session: int) -> None:
-    """Every process of the head's session (Ray's workers lead process groups of their own)."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        for entry in Path("/proc").iterdir():
-            try:
-                if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[3]) == session:
-                    os.kill(int(entry.name), sig)
-            except (OSError, ProcessLookupError):
-                continue
-        time.sleep(3)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from ray_head import ray_head  # noqa: E402  (the tests' head: its own ports and session, checked gone)
 
 
 def space(cache: str, *extra: str) -> float:
@@ -102,17 +61,16 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="rts-bench-", dir="/tmp") as folder:
         local = space(f"{folder}/cache-local", "-j", "2")
-        group, address = start_head(f"{folder}/ray", f"{folder}/cache-ray")
-        try:
-            remote = space(f"{folder}/cache-ray", "--cluster", address)
-            with Workers(jobs=2) as workers:
-                local_task = per_task(workers)
-            ray_task = per_task(RayWorkers(address))
-        finally:
-            import ray
+        with ray_head(env={**os.environ, "TRITON_CACHE_DIR": f"{folder}/cache-ray"}) as (address, _):
+            try:
+                remote = space(f"{folder}/cache-ray", "--cluster", address)
+                with Workers(jobs=2) as workers:
+                    local_task = per_task(workers)
+                ray_task = per_task(RayWorkers(address))
+            finally:
+                import ray
 
-            ray.shutdown()
-            stop(group)
+                ray.shutdown()
     compile_seconds = local * 2 / CONFIGS  # two workers busy throughout
     bundle = len(pickle.dumps(pack(str(samples_dir()))))
     print(f"{CONFIGS}-config space of sample:matmul (diff --space, cold Triton cache), 2 cores")

@@ -1,5 +1,5 @@
 """A real Ray head on this machine for the tests of --cluster (tests/test_cluster.py, and the
-cluster rows of tests/test_faults.py).
+cluster rows of tests/test_faults.py), and for benchmarks/cluster.py.
 
 Its own temporary folder and free ports, so parallel test runs do not meet, and its own session,
 so that stopping it can be checked: no Ray process is left behind.
