@@ -4,7 +4,7 @@
 # Run from a directory holding tritonscope/ and sample_kernels/ (the device copy), e.g.
 #   OUT=/tmp/out STAGE=1 bash benchmarks/hopper_study.sh
 # STAGE picks the set of variants: 1 explores, final runs the chosen defaults only, gluon the
-# Gluon attention.
+# Gluon attention's first form, gluon-ws its warp-specialized one.
 set -o pipefail
 export PYTHONUNBUFFERED=1 COLUMNS=${COLUMNS:-200}
 ts() { python3 -m tritonscope --no-pager bench "$@"; }
@@ -36,6 +36,16 @@ gluon)
   ts sample:fused_attention_gluon --size 4096 --vary BLOCK_N=64,128
   ts sample:fused_attention_gluon --size 4096 --input head_dim=64 --vary BLOCK_N=64,128
   ts sample:fused_attention_tma --size 4096 --input head_dim=128
+  ;;
+gluon-ws)
+  # The warp-specialized Gluon attention (a copying warp, two warp groups taking turns): its
+  # buffers and ping-pong at both head widths, its defaults, and the TMA sample in the same run.
+  ts sample:fused_attention_gluon --size 4096 --vary BUFFERS=2,3 --vary PING_PONG=True,False
+  ts sample:fused_attention_gluon --size 4096 --input head_dim=64 --vary BUFFERS=2,3,4,6
+  ts sample:fused_attention_gluon --size 4096
+  ts sample:fused_attention_gluon --size 4096 --input head_dim=64
+  ts sample:fused_attention_tma --size 4096 --input head_dim=128
+  ts sample:fused_attention_tma --size 4096 --input head_dim=64
   ;;
 final)
   # The tour's steps (docs/build_tour.py reads this file back): the notes' matmul, then the TMA one

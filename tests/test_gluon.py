@@ -287,6 +287,51 @@ def test_gluon_partitions_with_warps_registers_and_lines():
     assert _source_line(path, "tile = buffers.index(slot).load(regs)") in default.python_lines
     assert _source_line(path, "mbarrier.expect(ready.index(slot)") in loader.python_lines
     assert _source_line(path, "mbarrier.expect(ready.index(slot)") not in default.python_lines
+    # 8 warps launch with 256 registers; the loader's warp group drops to its 48, and what it frees
+    # would give the default 464, which setmaxnreg caps at 256.
+    assert (default.registers, default.requested, loader.requested) == (256, None, 48)
+    assert "setmaxnreg.dec.sync.aligned.u32 \t48;" in c.stages[Stage.PTX]
+
+
+def test_register_budgets_of_a_warp_specialized_attention_are_what_setmaxnreg_sets():
+    from tritonscope.analysis.findings import OCCUPANCY
+    from tritonscope.analysis.gluon_findings import PARTITION
+    from tritonscope.analysis.warp_specialize import registers_held
+    from tritonscope.app.explain import explain_compilation
+
+    c = compiled("sample:fused_attention_gluon", "sm90", kernel="attention_gluon_kernel")
+    # 12 warps (4 + 4 + the copying warp padded to a warp group) launch with 65536 / 384 -> 168
+    # registers; the copying group takes 24, the second warp group the 240 it asked, the default
+    # what is left: (168 x 384 - 128 x 240 - 128 x 24) / 128 = 240.
+    assert [(p.name, p.warps, p.registers, p.requested) for p in c.partitions] == [
+        ("default", 4, 240, None),
+        ("partition0", 4, 240, 240),
+        ("partition1", 1, 24, 24),
+    ]
+    ptx = c.stages[Stage.PTX]
+    assert ".maxnreg 168" in ptx
+    assert {n for n in (240, 24) if f"setmaxnreg.dec.sync.aligned.u32 \t{n};" in ptx} == {240, 24}
+    assert registers_held(c.partitions) == 64_512 <= 168 * 384
+    result = explain_compilation(c)
+    messages = [f.message for f in result.findings if f.kind == PARTITION]
+    assert "default: 4 warp(s), 240 registers per thread (setmaxnreg)" in messages[0]
+    evidence = [f.evidence for f in result.findings if f.kind == PARTITION]
+    assert len(evidence) == 3 and all("together 64,512 of the SM's 65,536 registers" in e for e in evidence)
+    # One block per SM is the partitions' design, not a register problem to fix.
+    assert not [f for f in result.findings if f.kind == OCCUPANCY]
+
+
+def test_workers_that_leave_the_default_too_few_registers_get_none_reallocated():
+    """Triton's rule (AllocateWarpGroups): two 4-warp workers asking 248 beside 4 default warps at
+    168 would leave the default 8 registers, under its 24: no setmaxnreg, every warp keeps 168."""
+    from tritonscope.analysis.warp_specialize import Partition, _allotted
+
+    op = [Partition("default", 4, None, None, (), (1, 1))] + [
+        Partition(f"partition{i}", 4, None, 248, (), (1, 1)) for i in range(2)
+    ]
+    assert [p.registers for p in _allotted(op, 4, 2, 168)] == [None, None, None]
+    asked_less = [op[0]] + [Partition(f"partition{i}", 4, None, 200, (), (1, 1)) for i in range(2)]
+    assert [p.registers for p in _allotted(asked_less, 4, 2, 168)] == [104, 200, 200]
 
 
 def test_triton_warp_specialize_shown_in_dump(cli):

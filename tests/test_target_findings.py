@@ -5,6 +5,7 @@ from __future__ import annotations
 from conftest import KERNELS, compiled, make_request
 
 from tritonscope.analysis import target_findings as tf
+from tritonscope.analysis import ttgir
 from tritonscope.app.explain import explain, explain_compilation
 from tritonscope.app.prepare import compile_undisassembled, finish
 from tritonscope.core.samples import sample_path
@@ -131,3 +132,28 @@ def test_wgmma_that_ptxas_serialized_is_found_with_its_reason_and_pipelined_wgmm
     assert not kinds(pipelined, tf.WGMMA_SERIALIZED) and not pipelined.compilation.resources.warnings
     # So does the Gluon attention sample, whose rescale waits for every wgmma (issue 29's study).
     assert not kinds(explain_compilation(compiled("sample:fused_attention_gluon", "sm90")), tf.WGMMA_SERIALIZED)
+
+
+def test_a_wgmma_waited_at_issue_outside_any_loop_is_not_a_finding():
+    # The warp-specialized attention waits at issue for block 0's scores before its loop and for
+    # the last P·V after it: once per program each. In its loop every wait leaves work in flight.
+    c = compiled("sample:fused_attention_gluon", "sm90")
+    ops = ttgir.read(c.stages[Stage.TTGIR]).ops
+    at_issue = [
+        (dot, ops[i + 1])
+        for i, dot in enumerate(ops[:-1])
+        if dot.name == "ttng.warp_group_dot"
+        and ops[i + 1].name == "ttng.warp_group_dot_wait"
+        and "pendings = 0" in ops[i + 1].text
+    ]
+    assert at_issue and all(dot.loop is None for dot, _ in at_issue)
+    assert any(op.name == "ttng.warp_group_dot" and op.loop is not None for op in ops)
+    assert not kinds(explain_compilation(c), tf.WGMMA_WAIT)
+
+
+def test_a_gluon_kernels_buffers_are_its_own_allocations_not_num_stages():
+    # Gluon pipelines nothing: the 3 K/V buffers are the kernel's BUFFERS, though num_stages is 3 too.
+    (shared,) = kinds(explain_compilation(compiled("sample:fused_attention_gluon", "sm90")), tf.SHARED_BUFFERS)
+    assert "3x128x128xf16" in shared.evidence and "stages x" not in shared.evidence
+    assert "gl.allocate_shared_memory" in shared.suggestion and "num_stages" not in shared.suggestion
+    assert not shared.what_if

@@ -395,6 +395,10 @@ def _occupancy(k: _Kernel) -> list[Finding]:
     occ = r.occupancy
     if occ.limited_by not in ("registers", "shared memory") or occ.blocks_per_sm == 0 or occ.percent >= 100:
         return []
+    if occ.limited_by == "registers" and any(p.registers for p in k.c.partitions):
+        # Warp-specialized partitions that reallocate registers (setmaxnreg) share out the whole
+        # register file among one block's warps: one block per SM by design (warp-partition says how).
+        return []
     warps = options.get("num_warps") or 4
     units = k.target.vendor.words
     figure = f"{r.registers} {units.registers} per thread" if occ.limited_by == "registers" else kib(r.shared_bytes)

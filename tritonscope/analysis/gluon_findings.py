@@ -10,13 +10,13 @@ from pathlib import Path
 
 from ..core.model import Compilation
 from ..core.stages import Language, Stage
-from . import cost
+from . import cost, warp_specialize
 from .findings import CONVERSION, Finding
 from .module_layouts import SharedAccess
 
 BANK_CONFLICTS = "bank-conflicts"
 PARTITION = "warp-partition"
-REGISTERS_PER_SM = 65536  # every NVIDIA target tritonscope knows: the budgets of all partitions share it
+REGISTERS_PER_SM = warp_specialize.REGISTERS_PER_SM
 
 
 def find(c: Compilation, found: tuple[Finding, ...], accesses: tuple[SharedAccess, ...]) -> tuple[Finding, ...]:
@@ -90,25 +90,36 @@ def _conflicts(accesses: tuple[SharedAccess, ...]) -> list[Finding]:
 
 
 def _partitions(c: Compilation) -> list[Finding]:
-    if not c.partitions:
-        return []
-    budgets = [(p.warps, p.registers) for p in c.partitions if p.registers]
-    # Registers are handed out per warpgroup of 4 warps: a 1-warp worker holds a whole group's.
-    used = sum(-(-warps // 4) * 4 * 32 * registers for warps, registers in budgets)
-    total = f"; together {used:,} of the SM's {REGISTERS_PER_SM:,} registers per block" if budgets else ""
     found = []
+    ops: list[list] = []  # each warp_specialize op's partitions, default first
     for p in c.partitions:
-        budget = f"{p.registers} registers per thread" if p.registers else "no register budget asked"
-        where = ", ".join(map(str, p.python_lines[:10])) or "none of the kernel's lines"
-        found.append(
-            Finding(
-                PARTITION,
-                p.python_lines[0] if p.python_lines else None,
-                f"warp-specialized {p.name}: {p.warps} warp(s), {budget}; runs lines {where}",
-                f"TTGIR lines {p.ttgir_lines[0]}-{p.ttgir_lines[1]}{total}",
-                "a worker's registers are worker_num_regs (gl.warp_specialize); the default partition's are what "
-                "the kernel's maxnreg leaves: lower a worker's that only issues copies, raise the default's for math",
-                lines=p.python_lines,
+        if p.name == "default" or not ops:
+            ops.append([])
+        ops[-1].append(p)
+    for op in ops:
+        held = warp_specialize.registers_held(tuple(op))
+        total = f"; together {held:,} of the SM's {REGISTERS_PER_SM:,} registers while they run" if held else ""
+        for p in op:
+            found.append(
+                Finding(
+                    PARTITION,
+                    p.python_lines[0] if p.python_lines else None,
+                    f"warp-specialized {p.name}: {p.warps} warp(s), {_budget(p)}; runs lines "
+                    f"{', '.join(map(str, p.python_lines[:10])) or 'none of the kernel' + chr(39) + 's lines'}",
+                    f"TTGIR lines {p.ttgir_lines[0]}-{p.ttgir_lines[1]}{total}",
+                    "a worker's registers are what worker_num_regs asks (gl.warp_specialize), rounded up to 8, "
+                    "the largest ask of its warp group; the default partition gets what the others leave of "
+                    "maxnreg x every thread: lower the ask of a worker that only issues copies, for the math",
+                    lines=p.python_lines,
+                )
             )
-        )
     return found
+
+
+def _budget(p) -> str:
+    if p.registers is not None:
+        asked = f", asked {p.requested}" if p.requested is not None and p.requested != p.registers else ""
+        return f"{p.registers} registers per thread (setmaxnreg{asked})"
+    if p.requested is not None:
+        return f"asked {p.requested} registers per thread, not reallocated: every warp keeps the launch's"
+    return "no registers asked: every warp keeps the launch's"

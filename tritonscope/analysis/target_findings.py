@@ -3,8 +3,9 @@
 - tma-candidate: on sm90+, tiles feeding a dot copied with cp.async (LDGSTS), where the tensor
   memory accelerator (TMA, through tensor descriptors) would copy them without registers or
   per-thread address arithmetic.
-- wgmma-waited-at-issue: a wgmma whose wait (`warp_group_dot_wait {pendings = 0}`) follows its
-  issue at once, so the warps idle while the tensor cores work; with the loop's pipelining depth.
+- wgmma-waited-at-issue: a wgmma in a loop whose wait (`warp_group_dot_wait {pendings = 0}`)
+  follows its issue at once, so the warps idle while the tensor cores work; with the loop's
+  pipelining depth.
 - wgmma-serialized: ptxas announced that it serialized the kernel's wgmma (each waited for before
   the next issues, whatever the TTGIR's waits say), with its reason and what removes it.
 - warp-specialize-not-applied: a loop asks for `warp_specialize=True` and the compiler leaves it
@@ -28,7 +29,7 @@ import re
 import textwrap
 from typing import TYPE_CHECKING
 
-from ..core.stages import Stage
+from ..core.stages import Language, Stage
 from ..core.targets import TARGETS, NvidiaLimits
 from ..parsers import sass_lines
 from . import ttgir
@@ -145,7 +146,9 @@ def _wgmma_waits(k: _Kernel) -> list[Finding]:
     ops = k.module.ops
     found = []
     for i, op in enumerate(ops):
-        if op.name != "ttng.warp_group_dot" or not op.results or not k.lines_of(op):
+        # Once outside a loop (a prologue's or an epilogue's wgmma) a wait at issue costs one wgmma's
+        # latency per program, not the tensor cores' idle time every iteration.
+        if op.name != "ttng.warp_group_dot" or not op.results or not k.lines_of(op) or op.loop is None:
             continue
         wait = next((w for w in ops[i + 1 : i + 3] if w.name == "ttng.warp_group_dot_wait"), None)
         pendings = _PENDINGS.search(wait.text) if wait else None
@@ -349,7 +352,9 @@ def _shared_buffers(k: _Kernel) -> list[Finding]:
         return []
     from .findings import kib
 
-    stages = k.c.options.get("num_stages") or 1
+    # Gluon pipelines nothing: its buffers are the kernel's own allocations, whatever num_stages says.
+    gluon = k.c.kernel.language is Language.GLUON
+    stages = 1 if gluon else k.c.options.get("num_stages") or 1
     allocs = [op for op in k.module.ops if op.name == _ALLOC and (ttgir.memdesc_bytes(op.text) or ("", 0))[1] >= 1024]
     buffers = [_buffer(k, op, stages) for op in allocs]
     staged = sum(size for _, _, size, multiplied in buffers if multiplied)
@@ -368,7 +373,13 @@ def _shared_buffers(k: _Kernel) -> list[Finding]:
             f"{kib(total)} of shared memory per block: fits {', '.join(fits) or 'no NVIDIA target'}; "
             f"too much for {', '.join(over)} (OutOfResources at launch there)",
             f"buffers in TTGIR: {listed or 'none'}; the rest (barriers, conversion scratch) is under 1 KiB each",
-            "; ".join(by_stages) or "smaller tiles: each pipelined buffer holds num_stages copies of one tile",
+            "; ".join(by_stages)
+            or (
+                "fewer or smaller gl.allocate_shared_memory buffers: a multi-buffered one holds its leading "
+                "dimension's copies of a block"
+                if gluon
+                else "smaller tiles: each pipelined buffer holds num_stages copies of one tile"
+            ),
             what_if=(_what_if("option", "num_stages", stages - 1),) if stages > 1 else (),
         )
     ]
