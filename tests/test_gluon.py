@@ -354,6 +354,10 @@ def test_triton_warp_specialize_shown_in_dump(cli):
     )
     names = [p["name"] for p in doc["warp_specialization"]]
     assert names[0] == "default" and "partition0" in names
+    # Triton asked 24 registers for each worker; their warp group (1 + 2 warps and a padding warp)
+    # drops to 24, and the default's leftover, 488, is capped at 256 by setmaxnreg.
+    budgets = [(p["name"], p["warps"], p["registers"], p["requested"]) for p in doc["warp_specialization"]]
+    assert budgets == [("default", 4, 256, None), ("partition0", 1, 24, 24), ("partition1", 2, 24, 24)]
     loop = _source_line(KERNELS / "warp_specialized_matmul.py", "acc = tl.dot(a, b.T, acc)")
     assert any(loop in p["python_lines"] for p in doc["warp_specialization"] if p["name"] != "default")
 
