@@ -321,6 +321,14 @@ def test_register_budgets_of_a_warp_specialized_attention_are_what_setmaxnreg_se
     assert not [f for f in result.findings if f.kind == OCCUPANCY]
 
 
+def test_dump_says_the_launch_registers_are_shared_out_by_setmaxnreg(cli):
+    out = cli("dump", "sample:fused_attention_gluon", "--stage", "source").stdout
+    row = next(line for line in out.splitlines() if "│ registers" in line)
+    assert "168" in row and "per thread at launch; setmaxnreg gives the partitions 240, 240, 24" in row
+    plain = cli("dump", "sample:row_sum_gluon", "--stage", "source").stdout
+    assert "setmaxnreg" not in plain and "per thread" in plain
+
+
 def test_workers_that_leave_the_default_too_few_registers_get_none_reallocated():
     """Triton's rule (AllocateWarpGroups): two 4-warp workers asking 248 beside 4 default warps at
     168 would leave the default 8 registers, under its 24: no setmaxnreg, every warp keeps 168."""

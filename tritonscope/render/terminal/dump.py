@@ -86,7 +86,7 @@ def inferred_note(name: str, type_: str) -> str:
     return f"inferred; give -a {name}={example}"
 
 
-def resource_table(resources: Resources, backend: Backend) -> RenderableType:
+def resource_table(resources: Resources, backend: Backend, partitions=()) -> RenderableType:
     occ = resources.occupancy
     words = backend.words
     nvidia = backend.name == "cuda"
@@ -95,7 +95,9 @@ def resource_table(resources: Resources, backend: Backend) -> RenderableType:
     table.add_column("what")
     table.add_column("value", justify="right")
     table.add_column("meaning", style="dim")
-    table.add_row(words.registers, str(resources.registers), "per thread")
+    budgets = [p.registers for p in partitions if p.registers]
+    moved = f"; setmaxnreg gives the partitions {', '.join(map(str, budgets))}" if budgets else ""
+    table.add_row(words.registers, str(resources.registers), f"per thread{' at launch' if moved else ''}{moved}")
     if resources.sgprs is not None:
         table.add_row("SGPRs", str(resources.sgprs), "per wavefront")
     table.add_row(
@@ -254,7 +256,7 @@ class DumpView(TerminalRenderer):
         view = View(keep_loc=self.keep_loc, annotate=self.annotate, source_lines=result.source_lines)
         code = Code(self.terminal.width, self.terminal.color, self.wrap)
         console.print(header(c))
-        console.print(resource_table(c.resources, TARGETS[c.variant.target].vendor))
+        console.print(resource_table(c.resources, TARGETS[c.variant.target].vendor, c.partitions))
         if c.partitions:
             console.print(partition_table(c.partitions))
         if self.side_by_side:
