@@ -296,7 +296,7 @@ def test_gluon_partitions_with_warps_registers_and_lines():
 def test_register_budgets_of_a_warp_specialized_attention_are_what_setmaxnreg_sets():
     from tritonscope.analysis.findings import OCCUPANCY
     from tritonscope.analysis.gluon_findings import PARTITION
-    from tritonscope.analysis.warp_specialize import registers_held
+    from tritonscope.analysis.warp_specialize import held_by_op
     from tritonscope.app.explain import explain_compilation
 
     c = compiled("sample:fused_attention_gluon", "sm90", kernel="attention_gluon_kernel")
@@ -311,7 +311,7 @@ def test_register_budgets_of_a_warp_specialized_attention_are_what_setmaxnreg_se
     ptx = c.stages[Stage.PTX]
     assert ".maxnreg 168" in ptx
     assert {n for n in (240, 24) if f"setmaxnreg.dec.sync.aligned.u32 \t{n};" in ptx} == {240, 24}
-    assert registers_held(c.partitions) == 64_512 <= 168 * 384
+    assert held_by_op(c.partitions) == [(c.partitions, 64_512)] and 64_512 <= 168 * 384
     result = explain_compilation(c)
     messages = [f.message for f in result.findings if f.kind == PARTITION]
     assert "default: 4 warp(s), 240 registers per thread (setmaxnreg)" in messages[0]

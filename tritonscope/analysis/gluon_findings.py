@@ -91,21 +91,15 @@ def _conflicts(accesses: tuple[SharedAccess, ...]) -> list[Finding]:
 
 def _partitions(c: Compilation) -> list[Finding]:
     found = []
-    ops: list[list] = []  # each warp_specialize op's partitions, default first
-    for p in c.partitions:
-        if p.name == "default" or not ops:
-            ops.append([])
-        ops[-1].append(p)
-    for op in ops:
-        held = warp_specialize.registers_held(tuple(op))
+    for op, held in warp_specialize.held_by_op(c.partitions):
         total = f"; together {held:,} of the SM's {REGISTERS_PER_SM:,} registers while they run" if held else ""
         for p in op:
+            where = ", ".join(map(str, p.python_lines[:10])) or "none of the kernel's lines"
             found.append(
                 Finding(
                     PARTITION,
                     p.python_lines[0] if p.python_lines else None,
-                    f"warp-specialized {p.name}: {p.warps} warp(s), {_budget(p)}; runs lines "
-                    f"{', '.join(map(str, p.python_lines[:10])) or 'none of the kernel' + chr(39) + 's lines'}",
+                    f"warp-specialized {p.name}: {p.warps} warp(s), {_budget(p)}; runs lines {where}",
                     f"TTGIR lines {p.ttgir_lines[0]}-{p.ttgir_lines[1]}{total}",
                     "a worker's registers are what worker_num_regs asks (gl.warp_specialize), rounded up to 8, "
                     "the largest ask of its warp group; the default partition gets what the others leave of "

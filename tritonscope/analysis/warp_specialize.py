@@ -67,7 +67,7 @@ def partitions(ttgir: str, line_map: StageMap, kernel_file: str, ptx: str = "") 
     # Registers are reallocated only where the PTX says so (setmaxnreg), with the budgets below.
     if not _SETMAXNREG.search(ptx):
         return tuple(p for op in ops for p in op)
-    extra_groups = max((-(-sum(p.warps for p in op[1:]) // 4) for op in ops), default=0)
+    extra_groups = _extra_groups(ops)
     maxnreg = _maxnreg(ttgir, ptx, default_warps + 4 * extra_groups)
     return tuple(p for op in ops for p in _allotted(op, default_warps, extra_groups, maxnreg))
 
@@ -122,17 +122,36 @@ def _warp_groups(workers: list[Partition], default_warps: int, extra_groups: int
     return groups, group_of[: len(workers)]
 
 
-def registers_held(partitions: tuple[Partition, ...]) -> int | None:
-    """Registers one warp_specialize op's partitions hold together while they run (default first):
-    a worker's whole warp group holds its budget, the padding warps beside a 1-warp worker too."""
-    if len(partitions) < 2 or any(p.registers is None for p in partitions):
-        return None
-    workers = list(partitions[1:])
-    groups, group_of = _warp_groups(workers, partitions[0].warps, -(-sum(w.warps for w in workers) // 4))
-    budgets = {g: w.registers for g, w in zip(group_of, workers, strict=True)}
-    return partitions[0].warps * 32 * (partitions[0].registers or 0) + sum(
-        warps * 32 * (budgets.get(g) or asked) for g, (warps, asked) in enumerate(groups)
-    )
+def held_by_op(partitions: tuple[Partition, ...]) -> list[tuple[tuple[Partition, ...], int | None]]:
+    """Each warp_specialize op's partitions (default first) with the registers they hold together
+    while they run: the default's warps at its budget, and every warp of the workers' warp groups,
+    padding warps included, at its group's; None where nothing is reallocated."""
+    ops = _by_op(partitions)
+    extra_groups = _extra_groups(ops)
+    held: list[tuple[tuple[Partition, ...], int | None]] = []
+    for op in ops:
+        if len(op) < 2 or any(p.registers is None for p in op):
+            held.append((op, None))
+            continue
+        groups, _ = _warp_groups(list(op[1:]), op[0].warps, extra_groups)
+        default = op[0].warps * 32 * (op[0].registers or 0)
+        held.append((op, default + sum(warps * 32 * min(256, regs) for warps, regs in groups)))
+    return held
+
+
+def _by_op(partitions: tuple[Partition, ...]) -> list[tuple[Partition, ...]]:
+    """The module's partitions split by warp_specialize op: each op's default partition opens it."""
+    ops: list[list[Partition]] = []
+    for p in partitions:
+        if p.name == "default" or not ops:
+            ops.append([])
+        ops[-1].append(p)
+    return [tuple(op) for op in ops]
+
+
+def _extra_groups(ops) -> int:
+    """The warp groups Triton adds for the workers: the most any op needs, every op padded to it."""
+    return max((-(-sum(p.warps for p in op[1:]) // 4) for op in ops), default=0)
 
 
 def _region_end(lines: list[str], start: int) -> int:
