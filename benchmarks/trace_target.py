@@ -1,26 +1,30 @@
 """What `trace --target sm90` costs beyond the compiles it makes, measured in one run.
 
-The goal (issue 24, item 7): the wall time of `tritonscope trace --target sm90` on a small
-torch.compile program (the fidelity program of tests/kernels/fidelity/compile_program.py, or one
-given) against the sum of the compile times Triton reports for the kernels it captured, plus one
+The goal (issue 24, item 7): the wall time of `tritonscope trace --target sm90` on a torch.compile
+program against the sum of the compile times Triton reports for the kernels it captured, plus one
 bare `python -c "import torch"` (the program must import torch in any case). Goal: at most 1.3x.
 
-That reference leaves out torch.compile's own work, which a trace on a real GPU pays as well:
-importing torch._dynamo and Inductor, Dynamo's tracing, AOT autograd, Inductor's lowering and
-code generation. A second line holds the trace against the reference with that work added,
-measured in the same runs (for a program that calls torch.compile): the import as the seconds
-`import torch._dynamo, torch._inductor.compile_fx` takes after `import torch` in one process,
-the rest as torch.compile reports its own compile times in the traced program, less the Triton
-compiles made inside them. What is left past that is the simulated GPU's and tritonscope's own
-cost, and the program's eager work. The traced command is `python
-benchmarks/trace_target_phases.py PROGRAM`, which runs PROGRAM and writes those figures at its
-exit (milliseconds of runpy).
+Two programs by default, the two ends of what torch.compile makes (or one given with --program):
+- the small fidelity program (tests/kernels/fidelity/compile_program.py, 7 compiles) in
+  torch.compile's default mode, where torch.compile's own work is most of the time;
+- the same program with `--mode max-autotune-no-cudagraphs`: Inductor compiles every candidate of
+  its matmul templates and pointwise configs (85 compiles), so the compiles are most of it.
+
+The reference leaves out torch.compile's own work, which a trace on a real GPU pays as well, and so
+does the program run alone there: importing torch._dynamo and Inductor, Dynamo's tracing, AOT
+autograd, Inductor's lowering and code generation. A second line holds the trace against the
+reference with that work added, measured in the same runs: the import as the seconds `import
+torch._dynamo, torch._inductor.compile_fx` takes after `import torch` in one process, the rest as
+torch.compile reports its own compile times in the traced program, less the Triton compiles made
+inside them. What is left past that is the simulated GPU's and tritonscope's own cost, and the
+program's eager work. The traced command is `python benchmarks/trace_target_phases.py PROGRAM
+ARGS`, which runs PROGRAM and writes those figures at its exit (milliseconds of runpy).
 
 The machine may be shared: each run measures its parts back to back and its own ratios; the
 median ratio is printed with every run's, the parts as medians, the load average before and
 after, and the CPU seconds of the trace (every process it waited for) and of the bare import.
 
-Run: python benchmarks/trace_target.py [--program FILE] [--runs N]
+Run: python benchmarks/trace_target.py [--runs N] [--program FILE [ARGS...]]
 """
 
 from __future__ import annotations
@@ -37,7 +41,8 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-PROGRAM = HERE.parent / "tests" / "kernels" / "fidelity" / "compile_program.py"
+PROGRAM = str(HERE.parent / "tests" / "kernels" / "fidelity" / "compile_program.py")
+PROGRAMS = [[PROGRAM], [PROGRAM, "--mode", "max-autotune-no-cudagraphs"]]
 PHASES = HERE / "trace_target_phases.py"
 # In one process, after `import torch`: the seconds of torch.compile's imports alone (not the exit's)
 TORCH_COMPILE_IMPORTS = (
@@ -58,19 +63,19 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _trace(program: Path, out: Path) -> dict[str, float]:
+def _trace(program: list[str], out: Path) -> dict[str, float]:
     """One traced run's figures: its wall time, the Triton compiles it captured, and its phases."""
     phases = out.with_suffix(".json")
     command = [sys.executable, "-m", "tritonscope", "trace", "--target", "sm90", "-o", str(out), "--force", "--"]
     env = {**os.environ, "TRACE_TARGET_PHASES": str(phases)}
-    wall, cpu = _timed(command + [sys.executable, str(PHASES), str(program)], env)
+    wall, cpu = _timed(command + [sys.executable, str(PHASES), *program], env)
     records = [json.loads(line) for line in (out / "kernels.jsonl").read_text().splitlines()]
     figures = json.loads(phases.read_text())
     figures.update(wall=wall, cpu=cpu, compiles=sum(r.get("compile_us", 0) for r in records) / 1e6, count=len(records))
     return figures
 
 
-def _one_run(program: Path, out: Path) -> dict[str, float]:
+def _one_run(program: list[str], out: Path) -> dict[str, float]:
     bare, bare_cpu = _timed([sys.executable, "-c", "import torch"])
     measured = subprocess.run([sys.executable, "-c", TORCH_COMPILE_IMPORTS], capture_output=True, text=True, check=True)
     imports = float(measured.stdout)
@@ -96,10 +101,11 @@ def _spread(runs: list[dict[str, float]], key: str) -> str:
     return f"{statistics.median(values):.2f}x (runs: {', '.join(f'{v:.2f}' for v in values)})"
 
 
-def _report(program: Path, runs: list[dict[str, float]], load: str) -> None:
+def _report(program: list[str], runs: list[dict[str, float]], load: str) -> None:
     median = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
     wall, compiles, bare, own = median["wall"], median["compiles"], median["bare"], median["torch_compile"]
-    print(f"program: {program} ({median['count']:.0f} compiles), medians of {len(runs)} runs")
+    print(f"program: {' '.join([os.path.relpath(program[0]), *program[1:]])}")
+    print(f"  {median['count']:.0f} compiles, medians of {len(runs)} runs")
     print(f"machine: {os.cpu_count()} CPUs, load average (1/5/15 min) {load}")
     print(f"trace --target sm90:              {wall:6.2f} s")
     print(f"Triton compiles it captured:      {compiles:6.2f} s")
@@ -119,13 +125,18 @@ def _report(program: Path, runs: list[dict[str, float]], load: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--program", type=Path, default=PROGRAM)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--program", nargs=argparse.REMAINDER, help="one program to trace, then its arguments (last)")
     options = parser.parse_args()
-    load = _load()
+    programs = [options.program] if options.program else PROGRAMS
     with tempfile.TemporaryDirectory() as folder:
-        runs = [_one_run(options.program.resolve(), Path(folder) / f"run{run}") for run in range(options.runs)]
-    _report(options.program, runs, f"{load} before, {_load()} after")
+        for number, program in enumerate(programs):
+            command = [str(Path(program[0]).resolve()), *program[1:]]
+            load = _load()
+            runs = [_one_run(command, Path(folder) / f"p{number}run{run}") for run in range(options.runs)]
+            if number:
+                print()
+            _report(program, runs, f"{load} before, {_load()} after")
 
 
 if __name__ == "__main__":

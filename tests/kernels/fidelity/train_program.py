@@ -7,7 +7,9 @@
    backward, and Inductor writes kernels for both; `loss.backward()` outside the compiled function,
    SGD with momentum (foreach on);
 3. `loss.backward()` inside a compiled function (a graph break: the backward runs the compiled
-   forward's backward graph), and a fused AdamW step.
+   forward's backward graph), and a fused AdamW step;
+4. a compiled optimizer step: `torch.compile` of Adam's `step()` (foreach), whose state
+   torch._dynamo initialises and whose constants Inductor folds before it writes the kernels.
 It reads no value back."""
 
 import torch
@@ -106,11 +108,24 @@ def backward_inside_compile() -> None:
     optimizer.step()
 
 
+def compiled_optimizer_step() -> None:
+    model = torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.GELU(), torch.nn.Linear(512, 128)).cuda()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3, weight_decay=0.01)
+    model(torch.randn(16, 256, device="cuda")).square().mean().backward()
+
+    @torch.compile
+    def step():
+        optimizer.step()
+
+    step()
+
+
 def main() -> None:
     torch.manual_seed(0)
     eager_step()
     compiled_step()
     backward_inside_compile()
+    compiled_optimizer_step()
     torch.cuda.synchronize()
     print("fidelity train program: done")
 

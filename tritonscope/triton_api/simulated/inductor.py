@@ -5,7 +5,11 @@
 - `empty_strided_cuda` and `reinterpret_tensor`, which Inductor's generated code takes from C++,
   make fake tensors instead;
 - every benchmark (block-size autotuning, coordinate descent, matmul templates) gets the same
-  time, after calling the candidate once so that it is compiled as on a GPU (benchmark.py).
+  time, after calling the candidate once so that it is compiled as on a GPU (benchmark.py);
+- a compiled optimizer step: torch._dynamo initialises the optimizer's state where it has switched
+  the program's fake mode off, and Inductor's constant folding computes one-element constants on
+  the device to read their values: the state is made under the program's mode, the constants on
+  the host.
 Each step is skipped on a torch release that lacks the setting it changes.
 """
 
@@ -59,6 +63,55 @@ def _fake_example_values(testing) -> None:
     testing.rand_strided = rand_strided
 
 
+def _state_under_the_program_mode(optimizer_module) -> None:
+    """torch._dynamo runs an optimizer's `_init_group` for real, outside its own tracing (so not
+    traced), with every mode off: its `torch.zeros(..., device=p.device)` would be a real CUDA
+    tensor. Under the program's mode it is fake, like the parameters it belongs to."""
+    from .torch_cuda import program_mode
+
+    variable = optimizer_module.OptimizerVariable
+    original = variable.call_method
+
+    def call_method(self, tx, name, *args, **kwargs):
+        if name != "_init_group":
+            return original(self, tx, name, *args, **kwargs)
+        with program_mode():
+            return original(self, tx, name, *args, **kwargs)
+
+    variable.call_method = call_method
+
+
+def _fold_constants_on_the_host(joint_graph) -> None:
+    """Inductor's constant_fold_uniform_value computes a one-element tensor for each value it can
+    know at compile time (`aten.full([1], v, device=cuda)`, then the pointwise ops on it) and reads
+    it with `.item()`; the graph it writes keeps the original device. The same ops on the host give
+    the same numbers (IEEE arithmetic; a transcendental may differ in its last bit between CUDA's
+    and the CPU's libraries), so the folded graph is the one a GPU run compiles."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    cuda, host = "cuda", torch.device("cpu")
+
+    class OnTheHost(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = dict(kwargs or {})
+            if kwargs.get("device") is not None and torch.device(kwargs["device"]).type == cuda:
+                kwargs["device"] = host
+            if func is torch.ops.prims.device_put.default:
+                args = (args[0], host, *args[2:])
+            return func(*args, **kwargs)
+
+    folder = joint_graph.UniformValueConstantFolder
+    for name in ("run", "_add_peephole_patterns"):  # both make the constants
+        original = getattr(folder, name)
+
+        def on_the_host(self, *args, _original=original, **kwargs):
+            with OnTheHost():
+                return _original(self, *args, **kwargs)
+
+        setattr(folder, name, on_the_host)
+
+
 def _settings() -> None:
     from torch._inductor import config
 
@@ -93,5 +146,7 @@ def install(device: dict) -> None:
         _answer_benchmarks()
         _settings()
         after_import("torch._dynamo.testing", _fake_example_values)
+        after_import("torch._dynamo.variables.optimizer", _state_under_the_program_mode)
+        after_import("torch._inductor.fx_passes.joint_graph", _fold_constants_on_the_host)
     except ImportError:  # a torch without Inductor: plain Triton programs still work
         pass

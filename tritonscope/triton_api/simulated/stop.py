@@ -135,8 +135,8 @@ def _data_dependent(exc: BaseException) -> bool:
 
 def _run_on_the_device(exc: BaseException) -> str | None:
     """The operator torch itself ran for real on the CUDA device (which a CPU-only torch has no
-    kernels for), or None: Inductor's constant folding of a compiled optimizer step computes its
-    constants so, for one."""
+    kernels for), or None: a pass of torch.compile's that computes on the device and that the
+    simulated GPU does not move to the host (inductor.py moves constant folding's)."""
     found = re.search(r"Could not run '([\w:.]+)' with arguments from the 'CUDA' backend", str(exc))
     return found.group(1) if found else None
 
