@@ -154,6 +154,36 @@ def test_a_value_read_stops_the_program_with_one_line_and_keeps_the_capture(tmp_
         assert (tmp_path / "out" / "launches.jsonl").read_text().count('"name": "k"') == 1
 
 
+def test_a_host_number_the_program_gave_is_answered_a_gpu_one_stops(tmp_path):
+    """Torch's fake mode keeps the value of a one-element host tensor made from a Python number, as
+    a compiled optimizer's `lr=torch.tensor(0.01)`, through the operators on it: that is answered.
+    A GPU tensor's is not (a Triton kernel may have written it unseen). The numbers are the ones
+    torch prints on a real run."""
+    program = tmp_path / "numbers.py"
+    program.write_text(
+        "import torch\nlr = torch.tensor(0.01)\nlr.mul_(2)\nprint('lr', lr.item(), float(lr * 3))\n"
+        "g = torch.tensor(1.0, device='cuda')\nprint(g.item())\nprint('not reached')\n"
+    )
+    result = _trace(tmp_path / "out", program, expect=2)
+    assert "lr 0.019999999552965164 0.05999999865889549" in result.stdout + result.stderr
+    assert f"stopped at {program}:6: the program asked for .item()," in result.stderr
+    assert "not reached" not in result.stdout
+
+
+def test_a_read_in_code_torch_compile_wrote_names_the_program_line_that_ran_it(tmp_path):
+    """Inductor's generated modules live in its cache folder (the capture's): a read there is told
+    at the program's line that called into them, and says where it was asked."""
+    program = tmp_path / "generated.py"
+    program.write_text(
+        "import os, sys, torch\nfolder = os.environ['TORCHINDUCTOR_CACHE_DIR']\nos.makedirs(folder, exist_ok=True)\n"
+        "open(os.path.join(folder, 'made.py'), 'w').write('def call(x):\\n    return x.sum().item()\\n')\n"
+        "sys.path.insert(0, folder)\nimport made\nmade.call(torch.ones(4, device='cuda'))\nprint('not reached')\n"
+    )
+    result = _trace(tmp_path / "out", program, expect=2)
+    asked = ".item() (in the code torch.compile generated for it)"
+    assert f"stopped at {program}:7: the program asked for {asked}" in result.stderr
+
+
 @pytest.mark.parametrize(
     ("target", "name", "units", "arch"),
     [("sm80", "NVIDIA A100-SXM4-80GB", 108, 80), ("sm120", "NVIDIA GeForce RTX 5090", 170, 120)],

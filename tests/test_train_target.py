@@ -210,3 +210,41 @@ def test_torch_compile_of_optimizer_step_runs_quietly(tmp_path):
     assert "data pointer of FakeTensor" not in result.stderr
     names = {r["name"] for r in _records(tmp_path / "out" / "launches.jsonl")}
     assert names and all(name.startswith("triton_for_fused_") for name in names), names
+
+
+COMPILED_OPTIMIZERS = """
+import torch
+model = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 10)).cuda()
+x = torch.randn(32, 64, device="cuda")
+for name, flags in [("SGD", {"momentum": 0.9}), ("Adam", {"amsgrad": True}), ("AdamW", {"lr": torch.tensor(0.01)}),
+                    ("Adagrad", {}), ("RMSprop", {"momentum": 0.5}), ("Adam", {"capturable": True}),
+                    ("NAdam", {}), ("Adamax", {})]:
+    optimizer = getattr(torch.optim, name)(model.parameters(), **flags)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1)
+    model(x).pow(2).mean().backward()
+    torch._dynamo.reset()
+
+    @torch.compile
+    def step():
+        optimizer.step()
+
+    step()
+    step()
+    scheduler.step()
+    optimizer.zero_grad()
+    print("stepped", name, sorted(flags), flush=True)
+"""
+
+
+def test_compiled_optimizer_steps_of_every_kind_run_with_a_learning_rate_schedule(tmp_path):
+    """Eight optimizers' steps compiled and taken twice, with a StepLR schedule; AdamW's learning
+    rate a host tensor (as compiled optimizers take one to change it without recompiling), which
+    Inductor's generated code reads back: torch's fake mode knows its value."""
+    program = tmp_path / "compiled_optimizers.py"
+    program.write_text(COMPILED_OPTIMIZERS)
+    result = tritonscope("trace", "--target", "sm90", "-o", tmp_path / "out", "--", sys.executable, program)
+    said = result.stdout + result.stderr
+    assert said.count("stepped ") == 8, said
+    assert "stepped AdamW ['lr']" in said and "stepped Adam ['capturable']" in said
+    compiled = _records(tmp_path / "out" / "kernels.jsonl")
+    assert len(compiled) >= 8 and all(r["name"].startswith("triton_") for r in compiled)

@@ -70,26 +70,40 @@ def _passes_through(name: str) -> bool:
     return name.startswith("<") or (name.startswith(_STDLIB) and "site-packages" not in name)
 
 
+def _generated(name: str) -> bool:
+    """Code torch.compile wrote for the program (Inductor's output modules, in its cache folder:
+    `trace` puts it in the capture's): it asks on behalf of the program line that called it."""
+    folder = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    return bool(folder) and os.path.abspath(name).startswith(os.path.abspath(folder) + os.sep)
+
+
+GENERATED = " (in the code torch.compile generated for it)"
+
+
 def _program_frame(folders: tuple[str, ...]):
-    """The frame of the program's own code that asked, or None when torch or Triton asked."""
+    """(the frame of the program's own code that asked, and what to add to what it asked), or
+    (None, "") when torch or Triton asked."""
     frame = asked = sys._getframe(2)
     while _passes_through(frame.f_code.co_filename):
         if frame.f_back is None:
-            return asked  # the program itself is the exec'd text (python -c)
+            return asked, ""  # the program itself is the exec'd text (python -c)
         frame = frame.f_back
+    if _generated(frame.f_code.co_filename):
+        return program_caller(frame.f_back, folders), GENERATED
     filename = os.path.abspath(frame.f_code.co_filename)
     if filename.startswith(folders) or frame.f_code.co_filename.startswith("<frozen"):
-        return None
-    return frame
+        return None, ""
+    return frame, ""
 
 
-def program_caller():
-    """The innermost frame of the program's own code on the stack, or None."""
-    folders = _library_folders()
-    frame = sys._getframe(1)
+def program_caller(frame=None, folders: tuple[str, ...] | None = None):
+    """The innermost frame of the program's own code on the stack (from FRAME outwards, else from
+    the caller's), or None."""
+    folders = folders or _library_folders()
+    frame = frame or sys._getframe(1)
     while frame is not None:
         name = frame.f_code.co_filename
-        if not (os.path.abspath(name).startswith(folders) or name.startswith("<")):
+        if not (os.path.abspath(name).startswith(folders) or name.startswith("<") or _generated(name)):
             return frame
         frame = frame.f_back
     return None
@@ -115,10 +129,10 @@ def _wrap(original, asked: str, folders: tuple[str, ...]):
     @functools.wraps(original)  # keeps the original as __wrapped__
     def method(self, *args, **kwargs):
         # every tensor is fake (CPU ones too, made under the same mode): none holds a value
-        if _is_fake(self) and not (asked == ".cpu()" and self.device.type == "cpu"):
-            frame = _program_frame(folders)
+        if _is_fake(self) and not (asked == ".cpu()" and self.device.type == "cpu") and not _known(self):
+            frame, where = _program_frame(folders)
             if frame is not None:
-                stop(frame, asked)
+                stop(frame, asked + where)
         return original(self, *args, **kwargs)
 
     return method
@@ -126,6 +140,14 @@ def _wrap(original, asked: str, folders: tuple[str, ...]):
 
 def _is_fake(tensor) -> bool:
     return "Fake" in type(tensor).__name__
+
+
+def _known(tensor) -> bool:
+    """A host tensor whose value torch's fake mode keeps: one element the program made from a
+    Python number (`lr=torch.tensor(0.01)`, as compiled optimizers take it), or computed from such.
+    The fake mode forgets the value when an operator writes the tensor; a GPU tensor's is not
+    trusted, since a Triton kernel may write it unseen."""
+    return tensor.device.type == "cpu" and getattr(tensor, "constant", None) is not None
 
 
 def _data_dependent(exc: BaseException) -> bool:
