@@ -133,11 +133,16 @@ print("autocast, clipping, double backward:", tuple(norm.shape), tuple(x.grad.sh
 """
 
 
-def test_optimizer_steps_run_with_foreach_and_fused_off_or_on(tmp_path):
-    program = tmp_path / "optimizers.py"
-    program.write_text(OPTIMIZERS)
+def _said(tmp_path: Path, name: str, text: str) -> str:
+    """What the program NAME (TEXT) and `trace --target sm90` of it wrote; the capture is tmp_path/out."""
+    program = tmp_path / name
+    program.write_text(text)
     result = tritonscope("trace", "--target", "sm90", "-o", tmp_path / "out", "--", sys.executable, program)
-    said = result.stdout + result.stderr
+    return result.stdout + result.stderr
+
+
+def test_optimizer_steps_run_with_foreach_and_fused_off_or_on(tmp_path):
+    said = _said(tmp_path, "optimizers.py", OPTIMIZERS)
     assert said.count("stepped ") == 7, said
     assert "stepped AdamW ['fused']" in said and "stepped SGD ['fused']" in said
     assert "shapes [(128, 64), (128,), (10, 128), (10,)] None" in said  # zero_grad set the grads to None
@@ -198,16 +203,16 @@ def test_torch_compile_of_optimizer_step_runs_quietly(tmp_path):
     """`torch.compile(optimizer.step)` called at module level, AdamW: its kernels are captured, the
     program goes on, and torch's C++ warning about fake tensors' data pointers (its guards read
     them) is not written to the program's stderr."""
-    program = tmp_path / "compiled_step.py"
-    program.write_text(
+    said = _said(
+        tmp_path,
+        "compiled_step.py",
         "import torch\nmodel = torch.nn.Linear(64, 10).cuda()\n"
         "optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)\n"
         "model(torch.randn(32, 64, device='cuda')).sum().backward()\n"
-        "step = torch.compile(optimizer.step)\nstep()\nprint('stepped', len(optimizer.state))\n"
+        "step = torch.compile(optimizer.step)\nstep()\nprint('stepped', len(optimizer.state))\n",
     )
-    result = tritonscope("trace", "--target", "sm90", "-o", tmp_path / "out", "--", sys.executable, program)
-    assert "stepped 2" in result.stdout + result.stderr
-    assert "data pointer of FakeTensor" not in result.stderr
+    assert "stepped 2" in said
+    assert "data pointer of FakeTensor" not in said
     names = {r["name"] for r in _records(tmp_path / "out" / "launches.jsonl")}
     assert names and all(name.startswith("triton_for_fused_") for name in names), names
 
@@ -240,10 +245,7 @@ def test_compiled_optimizer_steps_of_every_kind_run_with_a_learning_rate_schedul
     """Eight optimizers' steps compiled and taken twice, with a StepLR schedule; AdamW's learning
     rate a host tensor (as compiled optimizers take one to change it without recompiling), which
     Inductor's generated code reads back: torch's fake mode knows its value."""
-    program = tmp_path / "compiled_optimizers.py"
-    program.write_text(COMPILED_OPTIMIZERS)
-    result = tritonscope("trace", "--target", "sm90", "-o", tmp_path / "out", "--", sys.executable, program)
-    said = result.stdout + result.stderr
+    said = _said(tmp_path, "compiled_optimizers.py", COMPILED_OPTIMIZERS)
     assert said.count("stepped ") == 8, said
     assert "stepped AdamW ['lr']" in said and "stepped Adam ['capturable']" in said
     compiled = _records(tmp_path / "out" / "kernels.jsonl")
