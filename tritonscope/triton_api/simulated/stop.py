@@ -74,7 +74,9 @@ def _generated(name: str) -> bool:
     """Code torch.compile wrote for the program (Inductor's output modules, in its cache folder:
     `trace` puts it in the capture's): it asks on behalf of the program line that called it."""
     folder = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-    return bool(folder) and os.path.abspath(name).startswith(os.path.abspath(folder) + os.sep)
+    if not folder:
+        return False
+    return os.path.abspath(name).startswith(os.path.abspath(folder) + os.sep)
 
 
 GENERATED = " (in the code torch.compile generated for it)"
