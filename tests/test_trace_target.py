@@ -42,7 +42,9 @@ def _trace(out: Path, program: Path, *extra: str, expect: int = 0):
 @pytest.fixture(scope="module")
 def triton_capture(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("sim") / "triton_program"
-    _trace(out, PROGRAMS / "triton_program.py")
+    result = _trace(out, PROGRAMS / "triton_program.py")
+    # Triton 3.9's nanobind bindings report what is alive at exit, which the quick exit keeps alive
+    assert "leaked" not in result.stderr, result.stderr[-2000:]
     return out
 
 
