@@ -11,7 +11,7 @@ import pytest
 from conftest import KERNELS
 
 from tritonscope.analysis.captures import compare, pair
-from tritonscope.app.captures import open_capture, summaries
+from tritonscope.app.capture.summaries import open_capture, summaries
 
 
 @pytest.fixture(scope="module")

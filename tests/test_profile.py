@@ -19,7 +19,8 @@ from test_narrow import NARROW, lines_of
 from tritonscope.analysis import cost
 from tritonscope.analysis.findings import find
 from tritonscope.analysis.measured import LINE_MAP, NCU, measure
-from tritonscope.app import cache, profile
+from tritonscope.app import profile
+from tritonscope.app.capture import entries as cache
 from tritonscope.app.launch_once import PREFIX
 from tritonscope.core.errors import UsageError
 from tritonscope.parsers.ncu_source import parse, value

@@ -13,7 +13,7 @@ from conftest import compiled, make_request
 from test_explain import DOT, MATMUL, X_LOAD, line_of, of_kind
 
 from tritonscope.analysis import findings
-from tritonscope.app import cache
+from tritonscope.app.capture import entries as cache
 from tritonscope.app.explain import explain, explain_compilation
 from tritonscope.app.prepare import compile_request
 from tritonscope.core.stages import Stage

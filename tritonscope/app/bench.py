@@ -213,7 +213,7 @@ def _recorded(reference: str):
     """The captured entry and its distinct recorded launches, numbered from 1."""
     import json
 
-    from . import cache
+    from .capture import entries as cache
     from .reproduce import pick_launch
 
     entry, _ = cache.find(reference)

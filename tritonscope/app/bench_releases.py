@@ -10,7 +10,7 @@ from ..core.model import VariantRequest
 from ..isolate import Task, Workers
 from ..results.bench import ReleaseTimings
 from . import releases
-from .cache import is_reference
+from .capture.entries import is_reference
 
 
 def plan(subject: str, wanted: tuple[str, ...], sizes: list[int], inputs: dict) -> list[Task]:

@@ -15,7 +15,7 @@ from ..isolate import Program
 from ..results.cache import CacheListing
 from ..results.catalog import KernelList, SamplesResult
 from ..results.trace import TraceResult
-from . import cache
+from .capture import entries as cache
 
 
 def samples() -> SamplesResult:

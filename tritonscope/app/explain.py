@@ -22,7 +22,7 @@ from ..core.errors import TritonscopeError
 from ..core.model import Compilation, VariantRequest
 from ..core.stages import Stage
 from ..results.explain import ExplainResult, ReportResult
-from . import cache
+from .capture import entries as cache
 from .prepare import compile_request
 from .releases import in_release
 

@@ -23,7 +23,7 @@ from ..core.errors import KernelFileError, UsageError
 from ..core.limits import USER_CODE_SECONDS
 from ..core.model import FromRun, VariantRequest
 from ..isolate import Finished, Program
-from . import cache
+from .capture import entries as cache
 
 STOP_EXIT_CODE = 87  # triton_api/capture.StopAtLaunch.EXIT_CODE (that file imports nothing of tritonscope)
 _TAIL_LINES = 6

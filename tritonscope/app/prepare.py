@@ -18,7 +18,7 @@ from ..core.model import Artifacts, Compilation, KernelSpec, Variant, VariantReq
 from ..core.stages import Language
 from ..core.targets import Target, resolve
 from ..triton_api import version
-from . import cache
+from .capture import entries as cache
 from .load import LoadedKernel, load_file
 from .releases import in_release
 from .specialize import specialize

@@ -26,7 +26,7 @@ from ..core.model import Compilation
 from ..isolate import Program
 from ..parsers.ncu_source import SourcePage, parse
 from ..results.explain import ProfileResult
-from . import cache
+from .capture import entries as cache
 from .launch_once import PREFIX
 
 NCU_OPTIONS = ("--section", "SourceCounters", "--csv", "--page", "source", "--print-source", "cuda,sass")

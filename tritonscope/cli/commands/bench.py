@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # the command's import stays light: --help loads no result mo
 
 
 def is_reference(given: str) -> bool:
-    from ...app.cache import is_reference as names_an_entry
+    from ...app.capture.entries import is_reference as names_an_entry
 
     return names_an_entry(given)
 

@@ -32,7 +32,7 @@ def capture_diff(
     timeout: float,
     side_by_side: bool,
 ) -> object:
-    from ...app import capdiff
+    from ...app.capture import diff as capdiff
     from .. import argtypes
 
     _refuse_variant_flags(request)
@@ -54,7 +54,7 @@ def capture_diff(
 
 
 def _vary(folder: str, wanted, jobs: int, timeout: float):
-    from ...app import capdiff
+    from ...app.capture import diff as capdiff
     from ...app.sweep import Axis
     from ..installs import ensure_releases
 

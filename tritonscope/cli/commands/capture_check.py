@@ -15,7 +15,7 @@ def is_capture(request: VariantRequest | None) -> bool:
 
 
 def check_capture(request: VariantRequest, budget, baseline, update: bool, project, junit, jobs, timeout):
-    from ...app import capture_check
+    from ...app.capture import check as capture_check
     from ...app.diff import worker_count
     from .. import argtypes
     from .check import _write

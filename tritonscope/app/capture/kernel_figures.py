@@ -9,18 +9,18 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ..analysis import instruction_mix, normalize
-from ..core import launches
-from ..core.model import OPTION_NAMES, Compilation
-from ..core.targets import TARGETS
-from . import cache
+from ...analysis import instruction_mix, normalize
+from ...core import launches
+from ...core.model import OPTION_NAMES, Compilation
+from ...core.targets import TARGETS
+from . import entries as cache
 
 
 def of(compilation: Compilation, findings: bool = True) -> dict[str, Any]:
     """The figures, mix, findings and code digest of a compilation (no what-ifs compiled). Without
     `findings` (a SASS read without line information), findings are None: not read."""
-    from .check import figures
-    from .explain import explain_compilation
+    from ..check import figures
+    from ..explain import explain_compilation
 
     explained = explain_compilation(compilation, None, live=False)
     values = figures(explained)

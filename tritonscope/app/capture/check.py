@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..analysis.captures import KernelFigures, KernelPair, pair
-from ..core.model import Budget, CheckEntry, VariantRequest
-from ..results.check import CheckResult, EntryOutcome
-from .captures import open_capture, summaries
-from .check import against_baseline, against_budget
+from ...analysis.captures import KernelFigures, KernelPair, pair
+from ...core.model import Budget, CheckEntry, VariantRequest
+from ...results.check import CheckResult, EntryOutcome
+from ..check import against_baseline, against_budget
+from .summaries import open_capture, summaries
 
 
 def check_capture(

@@ -15,16 +15,16 @@ import os
 import re
 from pathlib import Path
 
-from ..analysis.artifacts import to_compilation
-from ..core import autotune_rule, fileio, schemas
-from ..core.autotune_rule import AutotuneRule
-from ..core.errors import KernelFileError, UsageError
-from ..core.model import OPTION_NAMES, Artifacts, Compilation, KernelSpec, Variant, VariantRequest
-from ..core.pysource import declared_constexprs
-from ..core.stages import Language
-from ..core.targets import TARGETS, Target
-from ..core.values import parse
-from ..results.cache import CacheEntry
+from ...analysis.artifacts import to_compilation
+from ...core import autotune_rule, fileio, schemas
+from ...core.autotune_rule import AutotuneRule
+from ...core.errors import KernelFileError, UsageError
+from ...core.model import OPTION_NAMES, Artifacts, Compilation, KernelSpec, Variant, VariantRequest
+from ...core.pysource import declared_constexprs
+from ...core.stages import Language
+from ...core.targets import TARGETS, Target
+from ...core.values import parse
+from ...results.cache import CacheEntry
 
 CAPTURE_LOG = "kernels.jsonl"
 LAUNCH_LOG = "launches.jsonl"
@@ -36,7 +36,7 @@ _ASM = ("ttir", "ttgir", "llir", "ptx", "cubin", "amdgcn", "hsaco")
 
 def default_dir() -> Path:
     """Triton's cache: TRITON_CACHE_DIR, else ~/.triton/cache."""
-    from ..triton_api.runtime import cache_dir
+    from ...triton_api.runtime import cache_dir
 
     return cache_dir()
 
@@ -189,7 +189,7 @@ def environment_for_capture(
     each compiled kernel's first LAUNCHES launches (in each process) are logged too. With DEVICE
     (core/targets.py: Target.simulated_device) the program runs against that simulated GPU, where
     AUTOTUNE (default: the first) picks the candidate each autotuned kernel launches."""
-    hook = Path(__file__).resolve().parent.parent / "capture_hook"
+    hook = Path(__file__).resolve().parent.parent.parent / "capture_hook"
     path = os.environ.get("PYTHONPATH", "")
     simulated = {
         "TRITONSCOPE_SIMULATED_DEVICE": json.dumps(device) if device else "",
@@ -381,8 +381,8 @@ def entry_parts(
     entry: CacheEntry, reference: str, problems: list[str], sass: bool
 ) -> tuple[KernelSpec, Variant, Target, Artifacts]:
     """What a Compilation of an entry is made of; without `sass`, the caller disassembles (many at once)."""
-    from ..triton_api.remarks import recorded_remarks
-    from ..triton_api.tools import machine_code
+    from ...triton_api.remarks import recorded_remarks
+    from ...triton_api.tools import machine_code
 
     if entry.target not in TARGETS:
         raise UsageError(f"{reference}: compiled for {entry.target}, which tritonscope has no limits for")

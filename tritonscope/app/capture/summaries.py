@@ -11,12 +11,13 @@ import hashlib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..analysis.captures import KernelFigures
-from ..core.errors import UsageError
-from ..isolate import Task, Workers
-from . import cache, kernel_figures
+from ...analysis.captures import KernelFigures
+from ...core.errors import UsageError
+from ...isolate import Task, Workers
+from . import entries as cache
+from . import kernel_figures
 
-SUMMARY_TASK = "tritonscope.app.captures:summarize"
+SUMMARY_TASK = "tritonscope.app.capture.summaries:summarize"
 # Up to this many nvdisasm runs (0.3 s each), a worker's start-up (Python, Triton: 1 s and more on a
 # loaded machine) costs more than it saves: benchmarks/capture_diff.py.
 IN_PROCESS = 8
@@ -156,7 +157,7 @@ def summarize_folder(folder: Path, hashes: list[str], quick: bool = False) -> li
     """The compiles `hashes` of one capture summarized. Each is disassembled with its line information
     (explain's findings are placed by line), which nvdisasm keeps beside Triton's cache; `quick`: all
     together without it, and no findings."""
-    from .prepare import Undisassembled, finish
+    from ..prepare import Undisassembled, finish
 
     by_hash = {e.metadata["hash"]: e for e in cache.entries(folder)}
     entries = [by_hash[h] for h in hashes]

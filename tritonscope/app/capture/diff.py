@@ -12,17 +12,19 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from ..analysis.captures import KernelFigures, KernelPair, compare, pair
-from ..analysis.diffing import StageDiff, normalized
-from ..core.errors import TritonscopeError, UsageError
-from ..core.model import Compilation, VariantRequest
-from ..core.stages import Stage
-from ..core.targets import TARGETS
-from ..isolate import pool
-from ..results.captures import CaptureDiffResult, Comparison
-from ..results.diff import DiffResult, Outcome
-from . import cache, kernel_figures, releases
-from .captures import Capture, open_capture, summaries
+from ...analysis.captures import KernelFigures, KernelPair, compare, pair
+from ...analysis.diffing import StageDiff, normalized
+from ...core.errors import TritonscopeError, UsageError
+from ...core.model import Compilation, VariantRequest
+from ...core.stages import Stage
+from ...core.targets import TARGETS
+from ...isolate import pool
+from ...results.captures import CaptureDiffResult, Comparison
+from ...results.diff import DiffResult, Outcome
+from .. import releases
+from . import entries as cache
+from . import kernel_figures
+from .summaries import Capture, open_capture, summaries
 
 
 def diff_captures(before: Path, after: Path, jobs: int, timeout: float) -> CaptureDiffResult:
