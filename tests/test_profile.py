@@ -20,7 +20,7 @@ from tritonscope.analysis import cost
 from tritonscope.analysis.findings import find
 from tritonscope.analysis.measured import LINE_MAP, NCU, measure
 from tritonscope.app import profile
-from tritonscope.app.capture import entries as cache
+from tritonscope.app.capture.compiled import read_compilation
 from tritonscope.app.launch_once import PREFIX
 from tritonscope.core.errors import UsageError
 from tritonscope.parsers.ncu_source import parse, value
@@ -41,7 +41,7 @@ def page(name: str):
 
 
 def binary(kernel: str):
-    return cache.read_compilation(f"{DATA / 'cache'}/:{kernel}")
+    return read_compilation(f"{DATA / 'cache'}/:{kernel}")
 
 
 def measured(name: str, kernel: str, compilation=True):

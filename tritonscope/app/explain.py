@@ -22,7 +22,7 @@ from ..core.errors import TritonscopeError
 from ..core.model import Compilation, VariantRequest
 from ..core.stages import Stage
 from ..results.explain import ExplainResult, ReportResult
-from .capture import entries as cache
+from .capture.entries import is_reference
 from .prepare import compile_request
 from .releases import in_release
 
@@ -75,7 +75,7 @@ def explain_compilation(
     live_map, notes = _live_registers(compilation) if live else (None, ())
     costs = cost.line_costs(compilation, live_map)
     found = gluon_findings.find(compilation, findings.find(compilation, costs), _shared_accesses(compilation))
-    if request is not None and not cache.is_reference(request.file):
+    if request is not None and not is_reference(request.file):
         found = verified(request, found)
     return ExplainResult(compilation, costs, found, live_map is not None, notes)
 

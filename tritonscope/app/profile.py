@@ -2,7 +2,7 @@
 
 ncu runs a program that launches the kernel once (`profile_command`, the seam: a kernel file's
 run hooks through app/launch_once.py today, a reproducer script tomorrow) with a fresh Triton
-cache, so the binary that ran is read back from it (app/cache.py) and its line map puts each
+cache, so the binary that ran is read back from it (app/capture/) and its line map puts each
 instruction's counters on Python lines (analysis/measured.py), beside explain's static cost of
 the same binary.
 """
@@ -26,7 +26,8 @@ from ..core.model import Compilation
 from ..isolate import Program
 from ..parsers.ncu_source import SourcePage, parse
 from ..results.explain import ProfileResult
-from .capture import entries as cache
+from .capture.compiled import read_compilation
+from .capture.entries import as_published, capture_folder, entries, find
 from .launch_once import PREFIX
 
 NCU_OPTIONS = ("--section", "SourceCounters", "--csv", "--page", "source", "--print-source", "cuda,sass")
@@ -73,11 +74,11 @@ def profile_captured(reference: str, number: int, timeout: float) -> ProfileResu
     ncu = find_ncu()
     require_gpu("profile")
     made = reproduce(reference, number)
-    entry, _ = cache.find(reference)
+    entry, _ = find(reference)
     with tempfile.TemporaryDirectory(prefix="tritonscope-reproducer-") as folder, source_in_place(entry):
         script = Path(folder) / f"repro_{made.kernel}.py"
         script.write_text(made.script)
-        shown = cache.as_published(made.source_file, cache.capture_folder(entry)) if made.source_file else ""
+        shown = as_published(made.source_file, capture_folder(entry)) if made.source_file else ""
         command = (sys.executable, str(script), "--once")
         return profile_command(ncu, command, made.kernel, made.source_file, timeout, shown)
 
@@ -145,12 +146,12 @@ def _hint(text: str) -> str | None:
 
 def binary_that_ran(folder: Path, kernel: str) -> tuple[Compilation | None, tuple[str, ...]]:
     """The kernel's one compile in the program's fresh Triton cache, read as `DIR/:NAME` is."""
-    entries = [e for e in cache.entries(folder) if e.name == kernel] if folder.is_dir() else []
-    if len(entries) != 1:
-        why = "it was not compiled there" if not entries else f"it was compiled {len(entries)} times (autotuning)"
+    compiles = [e for e in entries(folder) if e.name == kernel] if folder.is_dir() else []
+    if len(compiles) != 1:
+        why = "it was not compiled there" if not compiles else f"it was compiled {len(compiles)} times (autotuning)"
         return None, (f"the binary that ran is not read back from Triton's cache ({why}): lines from ncu's line table",)
     try:
-        return cache.read_compilation(f"{folder}/:{kernel}"), ()
+        return read_compilation(f"{folder}/:{kernel}"), ()
     except (TritonscopeError, OSError) as exc:
         return None, (f"the binary that ran could not be read ({getattr(exc, 'message', exc)}): lines from ncu's",)
 

@@ -10,7 +10,8 @@ from ...analysis.captures import KernelFigures, KernelPair, pair
 from ...core.model import Budget, CheckEntry, VariantRequest
 from ...results.check import CheckResult, EntryOutcome
 from ..check import against_baseline, against_budget
-from .summaries import open_capture, summaries
+from .folder import open_capture
+from .summaries import summaries
 
 
 def check_capture(

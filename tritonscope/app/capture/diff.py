@@ -1,7 +1,7 @@
 """`diff DIR1/ DIR2/` (two captures) and `diff DIR/ --vary triton=A,B` (one capture, recompiled
 under each release): every kernel paired with its counterpart and its figures compared.
 
-Two captures are read, never compiled (app/captures.py). Under --vary triton=, each captured
+Two captures are read, never compiled (summaries.py). Under --vary triton=, each captured
 compile is compiled again from its source with its recorded specialization, every release in
 workers of its own interpreter, in parallel.
 """
@@ -19,12 +19,15 @@ from ...core.model import Compilation, VariantRequest
 from ...core.stages import Stage
 from ...core.targets import TARGETS
 from ...isolate import pool
+from ...results.cache import CacheEntry
 from ...results.captures import CaptureDiffResult, Comparison
 from ...results.diff import DiffResult, Outcome
 from .. import releases
-from . import entries as cache
 from . import kernel_figures
-from .summaries import Capture, open_capture, summaries
+from .compiled import entry_compilation
+from .folder import Capture, open_capture
+from .rebuild import entry_request
+from .summaries import summaries
 
 
 def diff_captures(before: Path, after: Path, jobs: int, timeout: float) -> CaptureDiffResult:
@@ -75,7 +78,7 @@ def kernel_diff(before: Path, after: Path, name: str, stages: tuple[Stage, ...] 
 def _read(side: Capture, k: KernelFigures) -> tuple[dict[str, str], Compilation]:
     """A compile read whole (its SASS with line information), and its label in the diff."""
     entry = next(e for e in side.entries if e.metadata["hash"] == k.hash)
-    compilation = cache.entry_compilation(entry, f"{side.folder}/:{k.name}")
+    compilation = entry_compilation(entry, f"{side.folder}/:{k.name}")
     return {"capture": str(side.folder), "compile": k.hash[:8]}, compilation
 
 
@@ -88,7 +91,7 @@ def _stage_diffs(a: Compilation, b: Compilation, first: int, stages: tuple[Stage
     ]
 
 
-def _light_keys(folder: Path, entry: cache.CacheEntry) -> KernelFigures:
+def _light_keys(folder: Path, entry: CacheEntry) -> KernelFigures:
     """An entry's pairing keys alone (no figures): what -k pairs its compiles by."""
     return KernelFigures(
         target="", triton_version="", figures={}, mix={}, findings=(), code="", **kernel_figures.keys(folder, entry)
@@ -105,7 +108,7 @@ def vary_releases(
     for entry in capture.entries:
         reference = f"{folder}/:{entry.name}"
         try:
-            request = cache.entry_request(entry, reference)
+            request = entry_request(entry, reference)
         except TritonscopeError as exc:
             raise UsageError(
                 f"--vary triton=: {exc.message}", hint="--vary recompiles from the source the capture names"

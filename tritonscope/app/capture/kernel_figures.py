@@ -13,7 +13,8 @@ from ...analysis import instruction_mix, normalize
 from ...core import launches
 from ...core.model import OPTION_NAMES, Compilation
 from ...core.targets import TARGETS
-from . import entries as cache
+from ...results.cache import CacheEntry
+from .recorded import kernel_source, recorded_specialization
 
 
 def of(compilation: Compilation, findings: bool = True) -> dict[str, Any]:
@@ -39,10 +40,10 @@ def of(compilation: Compilation, findings: bool = True) -> dict[str, Any]:
     }
 
 
-def keys(folder: Path, entry: cache.CacheEntry) -> dict[str, Any]:
+def keys(folder: Path, entry: CacheEntry) -> dict[str, Any]:
     """The entry's name, hash, source digest, specialization and distinct launch shapes."""
-    _, _, _, source = cache.kernel_source(entry)
-    signature, constants, hints = cache.recorded_specialization(entry)
+    _, _, _, source = kernel_source(entry)
+    signature, constants, hints = recorded_specialization(entry)
     spec = [(f"s:{n}", t) for n, t in signature.items() if t != "constexpr"]
     spec += [(f"c:{n}", v) for n, v in constants.items()]
     spec += [(f"h:{n}", h) for n, h in hints.items() if h]

@@ -1,21 +1,21 @@
-"""Whole captures (`trace -o DIR`, or a Triton cache folder) read as sets of kernels: opened and
-checked, each compile summarized from its artifacts (in parallel workers: cuobjdump and one
-nvdisasm run per worker), nothing recompiled.
-
-`diff DIR1/ DIR2/`, `diff DIR/ --vary triton=A,B` and `check DIR/` start here.
+"""Whole captures' compiles (folder.py opens them) each summarized from its artifacts (in
+parallel workers: cuobjdump and one nvdisasm run per worker), nothing recompiled: what
+`diff DIR1/ DIR2/` and `check DIR/` compare.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from ...analysis.captures import KernelFigures
-from ...core.errors import UsageError
 from ...isolate import Task, Workers
-from . import entries as cache
+from ...results.cache import CacheEntry
 from . import kernel_figures
+from .compiled import entry_compilation, entry_parts
+from .entries import entries
+from .folder import Capture
 
 SUMMARY_TASK = "tritonscope.app.capture.summaries:summarize"
 # Up to this many nvdisasm runs (0.3 s each), a worker's start-up (Python, Triton: 1 s and more on a
@@ -23,66 +23,7 @@ SUMMARY_TASK = "tritonscope.app.capture.summaries:summarize"
 IN_PROCESS = 8
 
 
-@dataclass(frozen=True)
-class Capture:
-    folder: Path
-    entries: tuple[cache.CacheEntry, ...]  # oldest first
-    captured: bool  # a `trace` capture (kernels.jsonl), not a bare Triton cache
-
-    @property
-    def targets(self) -> list[str]:
-        return sorted({e.target for e in self.entries})
-
-    @property
-    def releases(self) -> list[str]:
-        return sorted({str(e.metadata.get("triton_version", "?")) for e in self.entries})
-
-
-def open_capture(given: str | Path) -> Capture:
-    """A capture or Triton cache folder, checked whole: one clear message if it is not one, or damaged."""
-    folder = Path(given)
-    if folder.exists() and not folder.is_dir():
-        raise UsageError(
-            f"{folder}: not a folder, so not a capture", hint="give a folder made by `tritonscope trace -o DIR`"
-        )
-    if not folder.is_dir():
-        raise UsageError(f"{folder}: no such directory", hint="give a folder made by `tritonscope trace -o DIR`")
-    found, problems = cache.scan(folder)
-    captured = (folder / cache.CAPTURE_LOG).exists()
-    if not found and not problems:
-        raise UsageError(
-            f"{folder}: not a capture: it has no {cache.CAPTURE_LOG} and no compiled kernels",
-            hint="make one with `tritonscope trace -o DIR -- python prog.py` (or give a TRITON_CACHE_DIR)",
-        )
-    problems += _missing(folder, found, captured)
-    if problems:
-        shown = "\n  ".join(problems[:8]) + (f"\n  ... and {len(problems) - 8} more" if len(problems) > 8 else "")
-        raise UsageError(
-            f"{folder}: a damaged capture ({len(problems)} problem{'s' if len(problems) > 1 else ''}):\n  {shown}",
-            hint="trace the program again, or restore the folder from where it is kept",
-        )
-    return Capture(folder, tuple(sorted(found, key=lambda e: (e.name, e.metadata["hash"]))), captured)
-
-
-def _missing(folder: Path, found: list[cache.CacheEntry], captured: bool) -> list[str]:
-    """Compiles the capture's log names whose artifacts are gone, and entries without their binary."""
-    problems = []
-    have = {e.metadata.get("hash") for e in found}
-    if captured:
-        logged, _ = cache._capture_log(folder)
-        problems += [
-            f"{folder / cache.CAPTURE_LOG}: compile {h[:12]} ({r.get('name')}) has no artifacts in cache/"
-            for h, r in logged.items()
-            if h not in have
-        ]
-    for e in found:
-        binary = "hsaco" if e.target.startswith("gfx") else "cubin"
-        if binary not in e.stages:
-            problems.append(f"{e.folder}: {e.name}.{binary} is missing")
-    return problems
-
-
-def digest(entry: cache.CacheEntry) -> str:
+def digest(entry: CacheEntry) -> str:
     """Compiles with the same binary and name have the same figures: read once for both captures."""
     binary = next((entry.path(k) for k in ("cubin", "hsaco") if k in entry.stages), None)
     data = binary.read_bytes() if binary else entry.metadata["hash"].encode()
@@ -112,7 +53,7 @@ def summaries(
     return out
 
 
-def _as_entry(made: KernelFigures, capture: Capture, entry: cache.CacheEntry) -> KernelFigures:
+def _as_entry(made: KernelFigures, capture: Capture, entry: CacheEntry) -> KernelFigures:
     """A summary read from an identical binary, with this entry's own name, hash, source and launches."""
     return replace(made, **kernel_figures.keys(capture.folder, entry))
 
@@ -159,18 +100,18 @@ def summarize_folder(folder: Path, hashes: list[str], quick: bool = False) -> li
     together without it, and no findings."""
     from ..prepare import Undisassembled, finish
 
-    by_hash = {e.metadata["hash"]: e for e in cache.entries(folder)}
-    entries = [by_hash[h] for h in hashes]
+    by_hash = {e.metadata["hash"]: e for e in entries(folder)}
+    wanted = [by_hash[h] for h in hashes]
     if quick:
-        parts = [Undisassembled(*cache.entry_parts(e, _reference(folder, e), [], sass=False), ()) for e in entries]
+        parts = [Undisassembled(*entry_parts(e, _reference(folder, e), [], sass=False), ()) for e in wanted]
         compilations = finish(parts)
     else:
-        compilations = [cache.entry_compilation(e, _reference(folder, e)) for e in entries]
+        compilations = [entry_compilation(e, _reference(folder, e)) for e in wanted]
     return [
         KernelFigures(**kernel_figures.of(c, findings=not quick), **kernel_figures.keys(folder, e))
-        for e, c in zip(entries, compilations, strict=True)
+        for e, c in zip(wanted, compilations, strict=True)
     ]
 
 
-def _reference(folder: Path, entry: cache.CacheEntry) -> str:
+def _reference(folder: Path, entry: CacheEntry) -> str:
     return f"{folder}/:{entry.name}"

@@ -68,7 +68,7 @@ def trace(
 
       tritonscope trace -t sm90 --autotune last -o h100/ -- python infer.py
     """
-    from ...app.catalog import trace as run_trace
+    from ...app.capture.trace import trace as run_trace
 
     if target is None and autotune is None:  # else the app refuses --autotune alone, in one line
         from ...core.targets import local_target
