@@ -67,6 +67,8 @@ def measure(request: VariantRequest) -> dict[str, Any]:
     from .explain import explain_compilation
     from .prepare import compile_request
 
+    # explain's findings, less the registers live per line: they change no figure here (only where an
+    # occupancy finding points), and would cost an nvdisasm run per config.
     result = explain_compilation(compile_request(request), None, live=False)
     values = {name: figures(result)[name] for name in SHOWN}
     values["over_shared_limit"] = any(f.kind == kinds.SHARED_LIMIT for f in result.findings)

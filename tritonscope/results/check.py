@@ -27,6 +27,7 @@ class EntryOutcome:
     findings: tuple[Finding, ...] = ()
     error: str | None = None
     exit_code: int = 0  # the error's: 1 the kernel does not compile, 2 bad input
+    notes: tuple[str, ...] = ()  # the findings': what was missing, the kinds therefore not looked for
 
     @property
     def ok(self) -> bool:
@@ -37,7 +38,7 @@ class EntryOutcome:
 class CheckResult:
     kind: ClassVar[str] = "check"
     outcomes: tuple[EntryOutcome, ...]
-    notes: tuple[str, ...] = ()  # checking a capture: compiles without a counterpart in the baseline
+    notes: tuple[str, ...] = ()  # a capture's compiles without a counterpart in the baseline; entries' notes
 
     @property
     def ok(self) -> bool:

@@ -23,6 +23,8 @@ def of(compilation: Compilation, findings: bool = True) -> dict[str, Any]:
     from ..check import figures
     from ..explain import explain_compilation
 
+    # explain's findings, less the registers live per line: findings are compared by kind and message,
+    # which they do not change (only where an occupancy finding points), and nvdisasm would run per compile.
     explained = explain_compilation(compilation, None, live=False)
     values = figures(explained)
     values.pop("findings", None)  # compared one by one, below

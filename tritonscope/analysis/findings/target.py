@@ -19,7 +19,7 @@
 - shared-memory-by-buffer: each shared-memory buffer (size, element type, layout, Python line,
   the stages that multiply it), and which targets and num_stages the total fits, before a launch.
 
-Read from the TTGIR, the per-line machine-code cost and the resources alone, as findings.py is.
+Read from the TTGIR, the per-line machine-code cost and the resources alone, as the other detectors are.
 """
 
 from __future__ import annotations
@@ -27,60 +27,29 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
-from typing import TYPE_CHECKING
 
-from ..core.stages import Language, Stage
-from ..core.targets import TARGETS, NvidiaLimits
-from ..parsers import sass_lines
-from . import ttgir
-
-if TYPE_CHECKING:
-    from .findings import Finding, _Kernel
-
-TMA = "tma-candidate"
-WGMMA_WAIT = "wgmma-waited-at-issue"
-WGMMA_SERIALIZED = "wgmma-serialized"
-WARP_SPECIALIZE = "warp-specialize-not-applied"
-TCGEN05 = "dot-not-on-tcgen05"
-SHARED_BUFFERS = "shared-memory-by-buffer"
-LDS_BYPASS = "lds-bypass-candidate"
-KINDS = (TMA, WGMMA_WAIT, WGMMA_SERIALIZED, WARP_SPECIALIZE, TCGEN05, SHARED_BUFFERS, LDS_BYPASS)
+from ...core.stages import Language, Stage
+from ...core.targets import TARGETS, NvidiaLimits
+from ...parsers import sass_lines
+from .. import ttgir
+from .kernel import Kernel
+from .kinds import LDS_BYPASS, SHARED_BUFFERS, TCGEN05, TMA, WARP_SPECIALIZE, WGMMA_SERIALIZED, WGMMA_WAIT
+from .model import Finding, WhatIf, kib
 
 _ALLOC = "ttg.local_alloc"
 _COPY = "ttg.async_copy_global_to_local"
 _PENDINGS = re.compile(r"pendings = (\d+)")
 
 
-def find(k: _Kernel) -> list[Finding]:
-    if k.target.backend != "cuda":
-        return _lds_bypass(k)
-    found: list[Finding] = []
-    for detector in (_tma_candidates, _wgmma_waits, _wgmma_serialized, _warp_specialize, _tcgen05, _shared_buffers):
-        found += detector(k)
-    return found
-
-
-def _finding(*args, **kwargs) -> Finding:
-    from .findings import Finding
-
-    return Finding(*args, **kwargs)
-
-
-def _arch(k: _Kernel) -> int:
+def _arch(k: Kernel) -> int:
     """The compute capability (90 for sm90); 0 for a target that has none (AMD's gfx names)."""
     return k.target.arch if isinstance(k.target.arch, int) else 0
-
-
-def _what_if(what: str, name: str, value: object):
-    from .findings import WhatIf
-
-    return WhatIf(what, name, value)  # type: ignore[arg-type]
 
 
 # --- which shared buffers an op reads or writes -------------------------------------------------------
 
 
-def _buffers(k: _Kernel, value: str) -> set[str]:
+def _buffers(k: Kernel, value: str) -> set[str]:
     """The ttg.local_alloc results a memdesc value is a view of (through indexing, transposes, loops)."""
     allocs = {op.results[0] for op in k.module.ops if op.name == _ALLOC and op.results}
     seen, todo, found = set(), [value], set()
@@ -96,7 +65,7 @@ def _buffers(k: _Kernel, value: str) -> set[str]:
     return found
 
 
-def _dot_buffers(k: _Kernel) -> set[str]:
+def _dot_buffers(k: Kernel) -> set[str]:
     found: set[str] = set()
     for op in k.module.ops:
         if op.name in ttgir.DOT_OPS:
@@ -108,7 +77,7 @@ def _dot_buffers(k: _Kernel) -> set[str]:
 # --- cp.async where TMA would serve -----------------------------------------------------------------
 
 
-def _tma_candidates(k: _Kernel) -> list[Finding]:
+def tma_candidates(k: Kernel) -> list[Finding]:
     if _arch(k) < 90:
         return []
     fed = _dot_buffers(k)
@@ -123,7 +92,7 @@ def _tma_candidates(k: _Kernel) -> list[Finding]:
         ldgsts = sum(cost.async_copy_widths.values()) if cost else 0
         shape = ttgir.tensor_shape(ops[0].text) or "?"
         found.append(
-            _finding(
+            Finding(
                 TMA,
                 line,
                 f"a {shape} tile feeding tl.dot is copied with cp.async (LDGSTS): each thread computes "
@@ -142,7 +111,7 @@ def _tma_candidates(k: _Kernel) -> list[Finding]:
 # --- wgmma issued and waited for at once ---------------------------------------------------------------
 
 
-def _wgmma_waits(k: _Kernel) -> list[Finding]:
+def wgmma_waits(k: Kernel) -> list[Finding]:
     ops = k.module.ops
     found = []
     for i, op in enumerate(ops):
@@ -156,7 +125,7 @@ def _wgmma_waits(k: _Kernel) -> list[Finding]:
             continue
         line = k.lines_of(op)[0]
         found.append(
-            _finding(
+            Finding(
                 WGMMA_WAIT,
                 line,
                 "the wgmma is waited for right after it is issued: the warps idle while the tensor cores work, "
@@ -186,7 +155,7 @@ _UNSERIALIZE = {
 }
 
 
-def _wgmma_serialized(k: _Kernel) -> list[Finding]:
+def wgmma_serialized(k: Kernel) -> list[Finding]:
     reasons = [w.removeprefix(_SERIALIZED) for w in k.c.resources.warnings if w.startswith(_SERIALIZED)]
     if not reasons:
         return []
@@ -195,7 +164,7 @@ def _wgmma_serialized(k: _Kernel) -> list[Finding]:
     hgmma, waited = sass_lines.hgmma_waits(k.c.stages.get(Stage.SASS, ""))
     fixes = [fix for phrase, fix in _UNSERIALIZE.items() if any(phrase in r for r in reasons)]
     return [
-        _finding(
+        Finding(
             WGMMA_SERIALIZED,
             lines[0] if lines else None,
             "ptxas serialized every wgmma: each is waited for before the next issues, so no wgmma overlaps "
@@ -208,7 +177,7 @@ def _wgmma_serialized(k: _Kernel) -> list[Finding]:
     ]
 
 
-def _overlap(k: _Kernel) -> str:
+def _overlap(k: Kernel) -> str:
     blocks = k.c.resources.occupancy.blocks_per_sm
     if blocks > 1:
         return f"Here {blocks} blocks share each SM, so one block's other math runs while another's wgmma does"
@@ -218,7 +187,7 @@ def _overlap(k: _Kernel) -> str:
     )
 
 
-def _depth(k: _Kernel, dot: ttgir.Op) -> str:
+def _depth(k: Kernel, dot: ttgir.Op) -> str:
     """The loop's pipelining depth: the copies of each tile the dot reads that are kept in flight."""
     if dot.loop is None:
         return ""
@@ -237,15 +206,14 @@ def _depth(k: _Kernel, dot: ttgir.Op) -> str:
 # --- warp specialization -----------------------------------------------------------------------------------
 
 
-def _warp_specialize(k: _Kernel) -> list[Finding]:
-    text = k.c.stages.get(Stage.TTGIR, "")
+def warp_specialize_not_applied(k: Kernel) -> list[Finding]:
     asked = [op for op in k.module.ops if op.name == "scf.for" and "tt.warp_specialize" in _loop_end(k, op)]
-    lowered = "ttg.warp_specialize" in text
+    lowered = any(op.name == "ttg.warp_specialize" for op in k.module.ops)
     if asked and not lowered:
         lines = k.lines_of(asked[0])
         line = lines[0] if lines else None
         return [
-            _finding(
+            Finding(
                 WARP_SPECIALIZE,
                 line,
                 f"the loop asks for warp_specialize=True, and Triton {k.c.triton_version} leaves it unlowered for "
@@ -262,19 +230,19 @@ def _warp_specialize(k: _Kernel) -> list[Finding]:
     if name is None or _arch(k) < 90:
         return []
     return [
-        _finding(
+        Finding(
             WARP_SPECIALIZE,
             None,
             f"registers hold one block per SM; the loop's warp specialization is off ({name}=False)",
             f"{k.c.resources.registers} registers per thread; tl.range(..., warp_specialize={name})",
             f"{name}=True: producer warps issue the loads with few registers (setmaxnreg), consumer warps keep "
             "the rest for the math, and loads overlap it",
-            what_if=(_what_if("constexpr", name, True),),
+            what_if=(WhatIf("constexpr", name, True),),
         )
     ]
 
 
-def _loop_end(k: _Kernel, loop: ttgir.Op) -> str:
+def _loop_end(k: Kernel, loop: ttgir.Op) -> str:
     """The text of the line that closes a loop (where MLIR prints its attributes)."""
     depth = 0
     for op in k.module.ops:
@@ -289,7 +257,7 @@ def _loop_end(k: _Kernel, loop: ttgir.Op) -> str:
     return ""
 
 
-def _specialize_constexpr(k: _Kernel) -> str | None:
+def _specialize_constexpr(k: Kernel) -> str | None:
     """A constexpr set to False that the kernel passes as `tl.range(..., warp_specialize=NAME)`."""
     try:
         tree = ast.parse(textwrap.dedent(k.c.kernel.source))
@@ -308,7 +276,7 @@ def _specialize_constexpr(k: _Kernel) -> str | None:
 # --- Blackwell's tensor cores -------------------------------------------------------------------------------
 
 
-def _tcgen05(k: _Kernel) -> list[Finding]:
+def tcgen05(k: Kernel) -> list[Finding]:
     if k.target.arch != 100:
         return []
     found = []
@@ -317,7 +285,7 @@ def _tcgen05(k: _Kernel) -> list[Finding]:
         if op.name == "tt.dot" and lines and "nvidia_mma" in _layout_text(k, op):
             shapes = ttgir.tensor_shape(op.text)
             found.append(
-                _finding(
+                Finding(
                     TCGEN05,
                     lines[0],
                     "tl.dot runs on mma.sync (HMMA), not on sm100's fifth-generation tensor cores (tcgen05.mma, "
@@ -330,7 +298,7 @@ def _tcgen05(k: _Kernel) -> list[Finding]:
     return found
 
 
-def _layout_text(k: _Kernel, op: ttgir.Op) -> str:
+def _layout_text(k: Kernel, op: ttgir.Op) -> str:
     typed = ttgir.result_layout_name(op.text)
     return k.module.aliases.get(typed, typed) if typed else ""
 
@@ -338,7 +306,7 @@ def _layout_text(k: _Kernel, op: ttgir.Op) -> str:
 # --- shared memory, buffer by buffer --------------------------------------------------------------------------
 
 
-def _shared_buffers(k: _Kernel) -> list[Finding]:
+def shared_buffers(k: Kernel) -> list[Finding]:
     """Only where the total does not fit some NVIDIA target from sm80 on: that is when the breakdown answers
     a question. sm75 (a T4's 64 KiB) is left out: nearly every pipelined tile kernel exceeds it, and the
     kernels this is for are written for Ampere and later."""
@@ -350,8 +318,6 @@ def _shared_buffers(k: _Kernel) -> list[Finding]:
     }
     if not total or total <= min(limits.values()):
         return []
-    from .findings import kib
-
     # Gluon pipelines nothing: its buffers are the kernel's own allocations, whatever num_stages says.
     gluon = k.c.kernel.language is Language.GLUON
     stages = 1 if gluon else k.c.options.get("num_stages") or 1
@@ -367,7 +333,7 @@ def _shared_buffers(k: _Kernel) -> list[Finding]:
         by_stages.append(f"num_stages={n}: about {kib(estimate)}, fits {', '.join(where) or 'none'}")
     listed = "; ".join(text for _, text, _, _ in sorted(buffers, key=lambda b: -b[2]))
     return [
-        _finding(
+        Finding(
             SHARED_BUFFERS,
             max(buffers, key=lambda b: b[2])[0] if buffers else None,
             f"{kib(total)} of shared memory per block: fits {', '.join(fits) or 'no NVIDIA target'}; "
@@ -380,15 +346,13 @@ def _shared_buffers(k: _Kernel) -> list[Finding]:
                 if gluon
                 else "smaller tiles: each pipelined buffer holds num_stages copies of one tile"
             ),
-            what_if=(_what_if("option", "num_stages", stages - 1),) if stages > 1 else (),
+            what_if=(WhatIf("option", "num_stages", stages - 1),) if stages > 1 else (),
         )
     ]
 
 
-def _buffer(k: _Kernel, op: ttgir.Op, stages: int) -> tuple[int | None, str, int, bool]:
+def _buffer(k: Kernel, op: ttgir.Op, stages: int) -> tuple[int | None, str, int, bool]:
     """(line, description, bytes, multiplied by num_stages) of one ttg.local_alloc."""
-    from .findings import kib
-
     shape, size = ttgir.memdesc_bytes(op.text) or ("?", 0)
     dims = ttgir.memdesc_dims(op.text) or []
     lines = k.lines_of(op)
@@ -399,7 +363,7 @@ def _buffer(k: _Kernel, op: ttgir.Op, stages: int) -> tuple[int | None, str, int
     return lines[0] if lines else None, f"{where}: {shape}, {layout} = {kib(size)}{times}", size, multiplied
 
 
-def _shared_layout(k: _Kernel, text: str) -> str:
+def _shared_layout(k: Kernel, text: str) -> str:
     """A buffer's shared layout in a few words: `nvmma_shared swizzle 128`, `swizzled_shared vec 8`."""
     match = re.search(r"!ttg\.memdesc<[^,]+,\s*(#[\w.]+)", text)
     layout = k.module.aliases.get(match.group(1), match.group(1)) if match else ""
@@ -417,7 +381,7 @@ def _shared_layout(k: _Kernel, text: str) -> str:
 # --- AMD: tiles for MFMA through the registers -----------------------------------------------------------
 
 
-def _lds_bypass(k: _Kernel) -> list[Finding]:
+def lds_bypass(k: Kernel) -> list[Finding]:
     """On gfx950 only: gfx942's direct-to-LDS loads move 32 bits per lane, so there it is no clear gain."""
     if k.target.arch != "gfx950":
         return []
@@ -436,7 +400,7 @@ def _lds_bypass(k: _Kernel) -> list[Finding]:
         cost = k.costs.get(line)
         loads = sum(cost.instructions.global_loads.values()) if cost else 0
         found.append(
-            _finding(
+            Finding(
                 LDS_BYPASS,
                 line,
                 f"a {ttgir.tensor_shape(load.text) or '?'} tile feeding the MFMA dot is loaded into registers and "

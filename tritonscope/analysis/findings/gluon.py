@@ -1,33 +1,24 @@
 """Findings about what a kernel's author controls in Gluon, or asked for with warp specialization:
 shared-memory accesses that conflict on banks (Gluon's own count), warp-specialized partitions
-and their register budgets, and layout conversions through shared memory the source never wrote.
-Kept apart from findings.py so its detectors stay one list; app/explain.py joins the two."""
+and their register budgets, and whether a layout conversion through shared memory was written in
+the source (memory.py's conversions ask `unwritten`)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
-from ..core.model import Compilation
-from ..core.stages import Language, Stage
-from . import cost, warp_specialize
-from .findings import CONVERSION, Finding
-from .module_layouts import SharedAccess
+from ...core.stages import Language, Stage
+from .. import cost, warp_specialize
+from .kernel import Kernel
+from .kinds import BANK_CONFLICTS, PARTITION
+from .model import Finding
 
-BANK_CONFLICTS = "bank-conflicts"
-PARTITION = "warp-partition"
 REGISTERS_PER_SM = warp_specialize.REGISTERS_PER_SM
 
 
-def find(c: Compilation, found: tuple[Finding, ...], accesses: tuple[SharedAccess, ...]) -> tuple[Finding, ...]:
-    """The findings of findings.find with these added, and its conversions marked when unwritten."""
-    marked = tuple(_unwritten(c, f) if f.kind == CONVERSION else f for f in found)
-    return marked + tuple(_conflicts(accesses)) + tuple(_partitions(c))
-
-
-def _unwritten(c: Compilation, finding: Finding) -> Finding:
-    """A Gluon kernel's conversion that no gl.convert_layout call made: none of the Python lines its
-    TTGIR op comes from (its own, in a helper too, and every call site, in any file) calls one.
+def unwritten(k: Kernel, line: int) -> bool:
+    """A Gluon kernel's conversion on `line` that no gl.convert_layout call made: none of the Python
+    lines its TTGIR ops come from (its own, in a helper too, and every call site, in any file) calls one.
 
     When it can fire: Gluon makes a ttg.convert_layout only for gl.convert_layout (the frontend's one
     create_convert_layout call, Triton 3.5 to 3.9), and its TTGIR pipeline (inliner, auto and coalesced
@@ -36,29 +27,27 @@ def _unwritten(c: Compilation, finding: Finding) -> Finding:
     where we tried). So on these releases it fires only where the call is spelled otherwise (a
     convert_layout under another name); it is kept for a release or pipeline that changes that.
     tests/test_gluon.py holds the claim on every Gluon test kernel: a release that breaks it fails."""
-    if c.kernel.language is not Language.GLUON or finding.line is None:
-        return finding
-    places = conversion_places(c, finding.line)
-    if not places or any("convert_layout" in _python_line(c, file, n) for file, n in places):
-        return finding
-    return replace(finding, message=f"not written in the kernel (no convert_layout on its lines): {finding.message}")
+    if k.c.kernel.language is not Language.GLUON:
+        return False
+    places = conversion_places(k, line)
+    return bool(places) and not any("convert_layout" in _python_line(k, file, n) for file, n in places)
 
 
-def conversion_places(c: Compilation, line: int) -> set[tuple[str, int]]:
+def conversion_places(k: Kernel, line: int) -> set[tuple[str, int]]:
     """Every (file, line) the ttg.convert_layout ops reported on `line` of the kernel's file come from."""
-    stage_map = c.line_map.get(Stage.TTGIR, {})
+    stage_map = k.c.line_map.get(Stage.TTGIR, {})
     places: set[tuple[str, int]] = set()
-    for number, text in enumerate(c.stages.get(Stage.TTGIR, "").splitlines(), start=1):
-        located = stage_map.get(number, ())
-        if "ttg.convert_layout" in text and (c.kernel.file, line) in located:
+    for op in k.module.ops:
+        located = stage_map.get(op.number, ())
+        if op.name == "ttg.convert_layout" and (k.c.kernel.file, line) in located:
             places.update(located)
     return places
 
 
-def _python_line(c: Compilation, file: str, number: int) -> str:
+def _python_line(k: Kernel, file: str, number: int) -> str:
     """A line of the kernel's file, or of another file a helper lives in ("" where it cannot be read)."""
-    if file == c.kernel.file:
-        return cost.source_texts(c).get(number, "")
+    if file == k.c.kernel.file:
+        return cost.source_texts(k.c).get(number, "")
     try:
         lines = Path(file).read_text(errors="replace").splitlines()
     except OSError:
@@ -66,9 +55,9 @@ def _python_line(c: Compilation, file: str, number: int) -> str:
     return lines[number - 1] if 0 < number <= len(lines) else ""
 
 
-def _conflicts(accesses: tuple[SharedAccess, ...]) -> list[Finding]:
+def bank_conflicts(k: Kernel) -> list[Finding]:
     found = []
-    for a in accesses:
+    for a in k.shared_accesses:
         if not a.conflicts:
             continue
         registers, shared = (t.split(",")[1].strip().rstrip(">") for t in (a.tensor_type, a.memdesc_type))
@@ -89,9 +78,9 @@ def _conflicts(accesses: tuple[SharedAccess, ...]) -> list[Finding]:
     return found
 
 
-def _partitions(c: Compilation) -> list[Finding]:
+def partitions(k: Kernel) -> list[Finding]:
     found = []
-    for op, held in warp_specialize.held_by_op(c.partitions):
+    for op, held in warp_specialize.held_by_op(k.c.partitions):
         total = f"; together {held:,} of the SM's {REGISTERS_PER_SM:,} registers while they run" if held else ""
         for p in op:
             where = ", ".join(map(str, p.python_lines[:10])) or "none of the kernel's lines"
