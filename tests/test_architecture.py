@@ -184,3 +184,20 @@ def test_command_bodies_only_parse_call_and_emit():
         if path.parts[:2] == ("cli", "commands") and not name.startswith("_") and n > 25
     ]
     assert not long, long
+
+
+def test_commands_never_pick_a_renderer_or_write_a_file():
+    """A command returns its result, or an Output naming its files (cli/output.py); the wrapper
+    draws and writes them through render/registry.py and core/fileio.py."""
+    found = []
+    for path in sorted((PACKAGE / "cli" / "commands").glob("*.py")):
+        found += [
+            f"{path.name}:{n}: {m}"
+            for n, m in every_import(path)
+            if m.startswith(("tritonscope.render", "tritonscope.core.fileio"))
+        ]
+        source = path.read_text()
+        found += [
+            f"{path.name}: {call}" for call in ("write_bytes(", "write_text(", "open(", ".write(") if call in source
+        ]
+    assert not found, found
