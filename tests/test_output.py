@@ -115,3 +115,20 @@ def test_check_writes_its_baseline_and_junit_report_before_its_view(cli, tmp_pat
     saved = json.loads(base.read_text())
     assert saved["kind"] == "dump" and saved["resources"] == dumped["resources"]
     assert 'failures="1"' in junit.read_text()
+
+
+def test_bench_plot_goes_through_the_wrapper_in_the_format_its_name_says(tmp_path, capsys):
+    from tritonscope.results.bench import BenchResult, Measurement, Peak
+
+    m = Measurement(4096, {"BLOCK_SIZE": "256"}, 0.0, True, ms=0.01, torch_ms=0.02, bytes=12 * 4096)
+    bench = BenchResult("sample_kernels/vector_add.py", Peak(3000.0, 800.0), (m,))
+    svg, png = tmp_path / "add.svg", tmp_path / "add.png"
+    for path in (svg, png):
+        drawn = File(path, "plot", "--plot", options={"path": path}, said="plot written to {path}").checked(BenchResult)
+        write(Output(bench, files=(drawn,)))
+    assert svg.read_text().startswith("<?xml") and "<svg" in svg.read_text() and "GB/s" in svg.read_text()
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"plot written to {svg}" in capsys.readouterr().err
+    with pytest.raises(UsageError, match=r"--plot .*add\.pdf: give a \.svg or \.png file name"):
+        File(tmp_path / "add.pdf", "plot", "--plot", options={"path": tmp_path / "add.pdf"}).checked(BenchResult)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["add.png", "add.svg"]
