@@ -296,3 +296,20 @@ def test_a_traced_process_reads_the_contract_tritonscope_reads(tmp_path):
     assert set(seen["files"].values()) == {str(CONTRACT)} and seen["one_module"], seen
     assert seen["names"] == {k: v for k, v in vars(contract).items() if k.isupper()} == _contract_values()
     assert seen["tritonscope"] == []
+
+
+def test_commands_never_pick_a_renderer_or_write_a_file():
+    """A command returns its result, or an Output naming its files (cli/output.py); the wrapper
+    draws and writes them through render/registry.py and core/fileio.py."""
+    found = []
+    for path in sorted((PACKAGE / "cli" / "commands").glob("*.py")):
+        found += [
+            f"{path.name}:{n}: {m}"
+            for n, m in every_import(path)
+            if m.startswith(("tritonscope.render", "tritonscope.core.fileio"))
+        ]
+        source = path.read_text()
+        found += [
+            f"{path.name}: {call}" for call in ("write_bytes(", "write_text(", "open(", ".write(") if call in source
+        ]
+    assert not found, found

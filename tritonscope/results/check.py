@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 from ..analysis.findings import Finding
 from ..core.model import CheckEntry, Compilation
 from ..core.status import ExitStatus
+from .base import Result
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ class EntryOutcome:
 
 
 @dataclass(frozen=True)
-class CheckResult:
+class CheckResult(Result):
     kind: ClassVar[str] = "check"
     outcomes: tuple[EntryOutcome, ...]
     notes: tuple[str, ...] = ()  # a capture's compiles without a counterpart in the baseline; entries' notes

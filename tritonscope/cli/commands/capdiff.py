@@ -7,7 +7,8 @@ from pathlib import Path
 
 from ...core.errors import UsageError
 from ...core.model import VariantRequest
-from ..app import Output, progress
+from ..app import progress
+from ..output import Output
 
 
 def wants_captures(request: VariantRequest, other: str | None, html_out=None, configs: bool = False) -> bool:

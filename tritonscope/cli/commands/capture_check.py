@@ -8,6 +8,7 @@ from pathlib import Path
 from ...core.errors import UsageError
 from ...core.model import VariantRequest
 from ..app import progress, say
+from ..output import Output
 
 
 def is_capture(request: VariantRequest | None) -> bool:
@@ -18,7 +19,7 @@ def check_capture(request: VariantRequest, budget, baseline, update: bool, proje
     from ...app.capture import check as capture_check
     from ...app.diff import worker_count
     from .. import argtypes
-    from .check import _write
+    from .check import files
 
     budgets = argtypes.budgets(budget)
     _refuse(request, budgets, baseline, update, project)
@@ -29,8 +30,7 @@ def check_capture(request: VariantRequest, budget, baseline, update: bool, proje
         result = capture_check.check_capture(
             Path(request.file), tuple(budgets), baseline, workers, argtypes.timeout(timeout)
         )
-    _write(result, False, junit)
-    return result
+    return Output(result, files=files(result, False, junit))
 
 
 def _refuse(request: VariantRequest, budgets, baseline, update: bool, project) -> None:

@@ -7,7 +7,7 @@ import typer
 
 from ..app import command, progress, say
 from ..options import ClusterOpt, JsonOpt, TimeoutOpt, variant_flags
-from .output import write_page
+from ..output import File, Output
 
 BudgetOpt = Annotated[
     list[str] | None,
@@ -94,8 +94,7 @@ def check(
         say(notice, "yellow")
     with progress(f"checking {len(entries)} kernel{'s' if len(entries) > 1 else ''}"):
         result = run_check(entries, workers, argtypes.timeout(timeout), baselines=not update_baseline)
-    _write(result, update_baseline, junit)
-    return result
+    return Output(result, files=files(result, update_baseline, junit))
 
 
 def _entries(request, budget, baseline, project, update):
@@ -120,19 +119,24 @@ def _entries(request, budget, baseline, project, update):
     return [CheckEntry(name, request, extra, str(baseline) if baseline else None)]
 
 
-def _write(result, update: bool, junit: Path | None) -> None:
+def files(result, update: bool, junit: Path | None) -> tuple[File, ...]:
+    """What check writes: with --update-baseline, each compiled entry's `dump --json` report as its
+    baseline; with --junit, the JUnit report."""
+    from ...results.dump import DumpResult
+
+    written = []
     if update:
-        from ...render.json import report
-
-        for outcome in result.outcomes:
-            if outcome.compilation is not None and outcome.entry.baseline:
-                write_page(
-                    Path(outcome.entry.baseline),
-                    report(outcome.compilation),
-                    "--update-baseline",
-                    outcome.entry.request.file,
-                )
+        written += [
+            File(
+                Path(o.entry.baseline),
+                "json",
+                "--update-baseline",
+                (o.entry.request.file,),
+                result=DumpResult(c, tuple(c.stages)),
+            )
+            for o in result.outcomes
+            if (c := o.compilation) is not None and o.entry.baseline
+        ]
     if junit is not None:
-        from ...render.registry import renderer
-
-        write_page(junit, renderer(type(result), "junit").render(result), "--junit")
+        written.append(File(junit, "junit", "--junit"))
+    return tuple(written)

@@ -5,9 +5,10 @@ from typing import Annotated
 
 import typer
 
-from ..app import Output, command, say
+from ..app import command, say
 from ..argtypes import autotune_rule
 from ..options import JsonOpt
+from ..output import Output
 
 
 @command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
