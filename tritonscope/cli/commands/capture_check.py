@@ -8,6 +8,7 @@ from pathlib import Path
 from ...core.errors import UsageError
 from ...core.model import VariantRequest
 from ..app import progress, say
+from .output import write_junit
 
 
 def is_capture(request: VariantRequest | None) -> bool:
@@ -18,7 +19,6 @@ def check_capture(request: VariantRequest, budget, baseline, update: bool, proje
     from ...app import capture_check
     from ...app.diff import worker_count
     from .. import argtypes
-    from .check import _write
 
     budgets = argtypes.budgets(budget)
     _refuse(request, budgets, baseline, update, project)
@@ -29,7 +29,7 @@ def check_capture(request: VariantRequest, budget, baseline, update: bool, proje
         result = capture_check.check_capture(
             Path(request.file), tuple(budgets), baseline, workers, argtypes.timeout(timeout)
         )
-    _write(result, False, junit)
+    write_junit(result, junit)
     return result
 
 

@@ -7,7 +7,7 @@ import typer
 
 from ..app import command, progress, say
 from ..options import ClusterOpt, JsonOpt, TimeoutOpt, variant_flags
-from .output import write_page
+from .output import write_junit, write_page
 
 BudgetOpt = Annotated[
     list[str] | None,
@@ -132,7 +132,4 @@ def _write(result, update: bool, junit: Path | None) -> None:
                     "--update-baseline",
                     outcome.entry.request.file,
                 )
-    if junit is not None:
-        from ...render.registry import renderer
-
-        write_page(junit, renderer(type(result), "junit").render(result), "--junit")
+    write_junit(result, junit)

@@ -46,3 +46,11 @@ def write_page(path: Path, page: str, flag: str, *protected: str) -> None:
     """Writes one output file through the one writer (which refuses what the run reads)."""
     fileio.write_output(path, page.encode(), flag, tuple(p for p in protected if not p.startswith(PREFIX)))
     say(f"wrote {path}")
+
+
+def write_junit(result, path: Path | None) -> None:
+    """`--junit FILE.xml`: the result's JUnit report (check of kernels and of captures alike)."""
+    if path is not None:
+        from ...render.registry import renderer
+
+        write_page(path, renderer(type(result), "junit").render(result), "--junit")
