@@ -44,7 +44,6 @@ WARP_SPECIALIZE = "warp-specialize-not-applied"
 TCGEN05 = "dot-not-on-tcgen05"
 SHARED_BUFFERS = "shared-memory-by-buffer"
 LDS_BYPASS = "lds-bypass-candidate"
-KINDS = (TMA, WGMMA_WAIT, WGMMA_SERIALIZED, WARP_SPECIALIZE, TCGEN05, SHARED_BUFFERS, LDS_BYPASS)
 
 _ALLOC = "ttg.local_alloc"
 _COPY = "ttg.async_copy_global_to_local"

@@ -93,11 +93,6 @@ def _bindings_count_leaks() -> bool:
     return type(value).__module__ == "nanobind"
 
 
-def active_device() -> dict | None:
-    """The device activate() was given, or None."""
-    return _active[0] if _active else None
-
-
 def activate_from_environment() -> bool:
     """activate() with the device in TRITONSCOPE_SIMULATED_DEVICE, if set; True if it was."""
     text = os.environ.get(ENVIRONMENT)
