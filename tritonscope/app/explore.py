@@ -23,7 +23,6 @@ from . import releases, sweep
 LOWER = ("registers", "spills", "shared", "instructions")
 HIGHER = ("occupancy",)
 SHOWN = (*LOWER[:3], "occupancy", "instructions", "findings")
-CAUSES = ("shared memory", "registers", "timeout", "other")
 
 
 def explore(

@@ -11,6 +11,7 @@ passes start from its recorded specialization.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import shutil
@@ -78,8 +79,6 @@ def resolve(request: VariantRequest) -> tuple[VariantRequest, Launch | None]:
 
 
 def _run_to_launch(path: Path, request: VariantRequest, folder: Path) -> Launch:
-    import subprocess
-
     from ..core.targets import resolve as resolve_target
 
     target, _ = resolve_target(request.target)
@@ -91,11 +90,7 @@ def _run_to_launch(path: Path, request: VariantRequest, folder: Path) -> Launch:
     want["launch"] = run.launch
     env[contract.ENV_STOP_AT_LAUNCH] = json.dumps(want)
     seconds = USER_CODE_SECONDS.get()
-    try:  # the one runner: the program and what it starts are stopped together, and die with tritonscope
-        with Program(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as program:
-            finished = program.finish(seconds)
-    except OSError as exc:
-        raise UsageError(f"cannot run {command[0]}: {exc.strerror}") from None
+    finished = _run(command, env, seconds, own_run=not run.command)
     if finished.timed_out:
         raise UsageError(
             f"{_shown(command)} ran {seconds:g} s without reaching {_wanted(request, path)}",
@@ -104,6 +99,24 @@ def _run_to_launch(path: Path, request: VariantRequest, folder: Path) -> Launch:
     if finished.returncode != contract.LAUNCH_REACHED_EXIT:
         raise _not_reached(command, finished, request, path, stop_record(folder))
     return _stopped_launch(folder, request)
+
+
+def _run(command: list[str], env: dict[str, str], seconds: float, own_run: bool) -> Finished:
+    """The program through the one runner: it and what it starts are stopped together, and die with
+    tritonscope. The file's own run (no command after --) works in a folder of tritonscope's own, so
+    that what it writes there (a benchmark's results.html, its plots: figures of no real run) goes
+    with the folder; a command the user gave works where the user is, as under `trace`."""
+    import subprocess
+
+    from ..core.scratch import own_working_folder
+
+    with contextlib.ExitStack() as stack:
+        cwd = stack.enter_context(own_working_folder()) if own_run else None
+        try:
+            with Program(command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as p:
+                return p.finish(seconds)
+        except OSError as exc:
+            raise UsageError(f"cannot run {command[0]}: {exc.strerror}") from None
 
 
 def _stopped_launch(folder: Path, request: VariantRequest) -> Launch:

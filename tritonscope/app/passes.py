@@ -173,13 +173,6 @@ class _Capture:
         return outcome.value, printed.decode(errors="replace")
 
 
-def capture_dump(request: VariantRequest, llvm: bool, timeout: float):
-    """(the Variant, Triton's pass-by-pass IR dumps) of one compile in an isolated worker."""
-    with _Capture(_dump_env(llvm), timeout) as capture:
-        variant = prepare(request).variant  # bad flags fail here, while the worker starts
-        return variant, capture.dump(request)
-
-
 def capture(request: VariantRequest) -> None:
     """In the worker: the pipeline up to triton.compile, keeping the final LLVM-dialect module."""
     from ..triton_api.compiler import run_compiler

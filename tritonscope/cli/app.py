@@ -30,6 +30,7 @@ from .. import __version__
 from ..core import fileio
 from ..core.errors import TritonscopeError
 from ..core.status import ExitStatus
+from .messages import progress, say  # noqa: F401 - the commands' `from ..app import say, progress`
 from .output import Output
 
 if typing.TYPE_CHECKING:
@@ -260,31 +261,6 @@ def _traceback() -> None:
 def _silence_stdout() -> None:
     with contextlib.suppress(OSError):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-
-
-@functools.cache
-def _stderr_console():
-    """rich is imported only once something is printed through it: `dump --json` never does."""
-    from rich.console import Console
-
-    return Console(stderr=True, highlight=False, markup=False, emoji=False)
-
-
-def say(message: str, style: str | None = None) -> None:
-    """One line to stderr, styled where stderr is a terminal; user text is never read as markup."""
-    from rich.text import Text
-
-    _stderr_console().print(Text(message, style=style or ""), soft_wrap=True)
-
-
-@contextlib.contextmanager
-def progress(message: str):
-    """A spinner on stderr while long work runs, only where stderr is a terminal."""
-    if sys.stderr.isatty():
-        with _stderr_console().status(message, spinner="dots"):
-            yield
-    else:
-        yield
 
 
 def emit(renderer: Any, result: Any) -> None:

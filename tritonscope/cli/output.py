@@ -116,6 +116,6 @@ def _read(protected: tuple[str, ...]) -> list[Path]:
 
 
 def _say(message: str, style: str | None = None) -> None:
-    from .app import say
+    from .messages import say
 
     say(message, style)

@@ -9,6 +9,7 @@ from ...core.errors import UsageError
 from ...core.model import VariantRequest
 from ..app import progress, say
 from ..output import Output
+from .check_files import written_files
 
 
 def is_capture(request: VariantRequest | None) -> bool:
@@ -19,7 +20,6 @@ def check_capture(request: VariantRequest, budget, baseline, update: bool, proje
     from ...app.capture import check as capture_check
     from ...app.diff import worker_count
     from .. import argtypes
-    from .check import files
 
     budgets = argtypes.budgets(budget)
     _refuse(request, budgets, baseline, update, project)
@@ -30,7 +30,7 @@ def check_capture(request: VariantRequest, budget, baseline, update: bool, proje
         result = capture_check.check_capture(
             Path(request.file), tuple(budgets), baseline, workers, argtypes.timeout(timeout)
         )
-    return Output(result, files=files(result, False, junit))
+    return Output(result, files=written_files(result, False, junit))
 
 
 def _refuse(request: VariantRequest, budgets, baseline, update: bool, project) -> None:

@@ -7,7 +7,8 @@ import typer
 
 from ..app import command, progress, say
 from ..options import ClusterOpt, JsonOpt, TimeoutOpt, variant_flags
-from ..output import File, Output
+from ..output import Output
+from .check_files import written_files
 
 BudgetOpt = Annotated[
     list[str] | None,
@@ -94,7 +95,7 @@ def check(
         say(notice, "yellow")
     with progress(f"checking {len(entries)} kernel{'s' if len(entries) > 1 else ''}"):
         result = run_check(entries, workers, argtypes.timeout(timeout), baselines=not update_baseline)
-    return Output(result, files=files(result, update_baseline, junit))
+    return Output(result, files=written_files(result, update_baseline, junit))
 
 
 def _entries(request, budget, baseline, project, update):
@@ -117,26 +118,3 @@ def _entries(request, budget, baseline, project, update):
         raise UsageError("--update-baseline needs --baseline REPORT.json: where to write it")
     name = request.file + (f" -k {request.kernel}" if request.kernel else "")
     return [CheckEntry(name, request, extra, str(baseline) if baseline else None)]
-
-
-def files(result, update: bool, junit: Path | None) -> tuple[File, ...]:
-    """What check writes: with --update-baseline, each compiled entry's `dump --json` report as its
-    baseline; with --junit, the JUnit report."""
-    from ...results.dump import DumpResult
-
-    written = []
-    if update:
-        written += [
-            File(
-                Path(o.entry.baseline),
-                "json",
-                "--update-baseline",
-                (o.entry.request.file,),
-                result=DumpResult(c, tuple(c.stages)),
-            )
-            for o in result.outcomes
-            if (c := o.compilation) is not None and o.entry.baseline
-        ]
-    if junit is not None:
-        written.append(File(junit, "junit", "--junit"))
-    return tuple(written)

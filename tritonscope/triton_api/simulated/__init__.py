@@ -26,10 +26,7 @@ import contextlib
 import json
 import os
 
-try:  # in tritonscope's own process; the modules of this package read it as `from . import contract`
-    from ...capture_hook import tritonscope_contract as contract
-except ImportError:  # loaded by its path in the traced program, whose path has the hook's folder
-    import tritonscope_contract as contract  # type: ignore[import-not-found, no-redef]
+from .shared import contract
 
 _active: list[dict] = []
 
@@ -96,11 +93,6 @@ def _bindings_count_leaks() -> bool:
     libtriton = sys.modules.get("triton._C.libtriton")
     value = getattr(getattr(libtriton, "ir", None), "value", None)
     return type(value).__module__ == "nanobind"
-
-
-def active_device() -> dict | None:
-    """The device activate() was given, or None."""
-    return _active[0] if _active else None
 
 
 def activate_from_environment() -> bool:

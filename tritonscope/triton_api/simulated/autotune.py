@@ -18,8 +18,9 @@ import json
 import math
 import os
 
-from . import benchmark, contract
+from . import benchmark
 from .after_import import after_import
+from .shared import contract
 
 
 @functools.cache

@@ -16,7 +16,7 @@ import os
 import re
 import sys
 
-from . import contract
+from .shared import contract
 
 STOPPED_EXIT = 75  # `trace` turns it into its documented exit code and message
 _raising: list[bool] = []  # set by raise_on_read(): in tritonscope's own process, importing a kernel file
