@@ -13,10 +13,9 @@ from pathlib import Path
 
 from ..analysis.captures import KernelFigures
 from ..core.errors import UsageError
-from ..isolate import Task, Workers
+from ..isolate import Workers, task
 from . import cache, kernel_figures
 
-SUMMARY_TASK = "tritonscope.app.captures:summarize"
 # Up to this many nvdisasm runs (0.3 s each), a worker's start-up (Python, Triton: 1 s and more on a
 # loaded machine) costs more than it saves: benchmarks/capture_diff.py.
 IN_PROCESS = 8
@@ -126,7 +125,7 @@ def _summarize_all(wanted: list[tuple[tuple[Path, str], bool]], jobs: int, timeo
         return {
             k: v for chunk, quick in chunks for k, v in zip(chunk, summarize(_by_folder(chunk), quick), strict=True)
         }
-    tasks = [Task(SUMMARY_TASK, (_by_folder(chunk), quick)) for chunk, quick in chunks]
+    tasks = [task(summarize, _by_folder(chunk), quick) for chunk, quick in chunks]
     results: dict[tuple[Path, str], KernelFigures] = {}
     with Workers(jobs=min(jobs, len(tasks)), timeout=timeout) as workers:
         workers.warm(count=min(jobs, len(tasks)), preload=__name__)
