@@ -36,8 +36,8 @@ def test_a_task_is_named_from_its_function():
     # warmed workers preload the module the sweep's tasks name
     assert made.function.partition(":")[0] == sweep.COMPILE_MODULE
     # a decorated function is named as its module names it (in_release's wrapper: what a worker calls)
-    assert task(passes.passes, request, python="/envs/py", files=["k.py"]).function == "tritonscope.app.passes:passes"
-    assert task(passes.passes, request, python="/envs/py", files=["k.py"]).files == ("k.py",)
+    assert task(passes.passes, request, python="/envs/py", files=("k.py",)).function == "tritonscope.app.passes:passes"
+    assert task(passes.passes, request, python="/envs/py", files=("k.py",)).files == ("k.py",)
     assert task(os.getpid).function == f"{os.getpid.__module__}:getpid"
 
 
