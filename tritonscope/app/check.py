@@ -20,7 +20,7 @@ from ..core.errors import TritonscopeError, UsageError
 from ..core.model import Budget, CheckEntry, Compilation
 from ..core.status import ExitStatus
 from ..core.targets import TARGETS
-from ..isolate import Task, pool
+from ..isolate import pool, task
 from ..results.check import Broken, CheckResult, EntryOutcome
 from ..results.explain import ExplainResult
 from .explain import explain_compilation
@@ -66,7 +66,7 @@ def check(
     if len(entries) == 1:
         return _with_notes((_guarded(entries[0], baselines),))
     outcomes: list[EntryOutcome] = []
-    tasks = [Task("tritonscope.app.check:evaluate", (entry, baselines), files=_files(entry)) for entry in entries]
+    tasks = [task(evaluate, entry, baselines, files=_files(entry)) for entry in entries]
     with pool(jobs=min(jobs, len(tasks)), timeout=timeout) as workers:
         for entry, done in zip(entries, workers.run(tasks), strict=True):
             outcome = (

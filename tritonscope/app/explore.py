@@ -57,7 +57,7 @@ def explore(
 
 
 def _tasks(variants: list[sweep.Outcome]) -> list[Task]:
-    return [releases.task(f"{__name__}:measure", (v.request,), v.request.triton, (v.request.file,)) for v in variants]
+    return [releases.task(measure, (v.request,), v.request.triton, (v.request.file,)) for v in variants]
 
 
 def measure(request: VariantRequest) -> dict[str, Any]:

@@ -98,12 +98,12 @@ def _target_lacks(prepared: Prepared) -> list[str]:
 def _compile_isolated(prepared: Prepared, lacking: list[str]) -> Compilation:
     """The compile in a child, whose Triton may abort the process on an operation the target lacks:
     the user gets the compiler's own words (its stderr is let through) and this message, not a crash."""
-    from ..isolate import Task, Workers
+    from ..isolate import Workers, task
     from ..triton_api.remarks import STDERR_PASSED
 
     env = {STDERR_PASSED: "1"}
     with Workers(timeout=600, env=env) as workers:
-        outcome = workers.run([Task("tritonscope.app.prepare:compile_undisassembled", (prepared.request,))])[0]
+        outcome = workers.run([task(compile_undisassembled, prepared.request)])[0]
     if not outcome.ok and outcome.error_type == "CompileError" and "crashed" in (outcome.error or ""):
         spec = prepared.kernel.spec
         raise CompileError(

@@ -310,7 +310,7 @@ def main() -> None:
         with scratch.run_folder():  # ptxas's and pip's temporary files, removed however the run ends
             app()
     except SystemExit as end:
-        driver = sys.modules.get("tritonscope.cluster")
+        driver = sys.modules.get("tritonscope.isolate.cluster")
         if driver is not None:  # --cluster: this may be the child that drives Ray (cluster.drive_in_child)
             driver.finished(end.code)
         raise

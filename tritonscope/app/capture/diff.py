@@ -102,6 +102,8 @@ def vary_releases(
     folder: Path, wanted: tuple[str, ...], jobs: int, timeout: float, on_done: Callable | None = None
 ) -> CaptureDiffResult:
     """Every captured compile compiled again under each release; each release against the first."""
+    from .prepare import compile_request  # the tasks' function: its module imports Triton, so only here
+
     capture = open_capture(folder)
     named = [releases.checked(r) for r in wanted]
     tasks, rows = [], []
@@ -114,8 +116,7 @@ def vary_releases(
                 f"--vary triton=: {exc.message}", hint="--vary recompiles from the source the capture names"
             ) from None
         for release in named:
-            compile_task = "tritonscope.app.prepare:compile_request"
-            tasks.append(releases.task(compile_task, (replace(request, triton=release),), release, (request.file,)))
+            tasks.append(releases.task(compile_request, (replace(request, triton=release),), release, (request.file,)))
             rows.append((entry, release))
     with pool(jobs=min(jobs, len(tasks)), timeout=timeout) as workers:
         outcomes = workers.run(tasks, on_done=on_done and (lambda i, o: on_done(o)))

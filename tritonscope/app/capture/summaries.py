@@ -10,14 +10,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from ...analysis.captures import KernelFigures
-from ...isolate import Task, Workers
+from ...isolate import Workers, task
 from ...results.cache import CacheEntry
 from . import kernel_figures
 from .compiled import entry_compilation, entry_parts
 from .entries import entries
 from .folder import Capture
 
-SUMMARY_TASK = "tritonscope.app.capture.summaries:summarize"
 # Up to this many nvdisasm runs (0.3 s each), a worker's start-up (Python, Triton: 1 s and more on a
 # loaded machine) costs more than it saves: benchmarks/capture_diff.py.
 IN_PROCESS = 8
@@ -68,7 +67,7 @@ def _summarize_all(wanted: list[tuple[tuple[Path, str], bool]], jobs: int, timeo
         return {
             k: v for chunk, quick in chunks for k, v in zip(chunk, summarize(_by_folder(chunk), quick), strict=True)
         }
-    tasks = [Task(SUMMARY_TASK, (_by_folder(chunk), quick)) for chunk, quick in chunks]
+    tasks = [task(summarize, _by_folder(chunk), quick) for chunk, quick in chunks]
     results: dict[tuple[Path, str], KernelFigures] = {}
     with Workers(jobs=min(jobs, len(tasks)), timeout=timeout) as workers:
         workers.warm(count=min(jobs, len(tasks)), preload=__name__)

@@ -1,15 +1,16 @@
-"""The isolate executor on a Ray cluster: the same Tasks and Outcomes as local workers, run on nodes.
+"""The executor on a Ray cluster: the same Tasks and Outcomes as local workers, run on nodes.
 
 `isolate.pool` returns a `RayWorkers` after `--cluster ADDRESS` (what `ray.init(address=...)`
 takes: auto, HOST:PORT, ray://HOST:PORT); commands do not know which one runs. How each of
-isolate's guarantees holds on Ray:
+the executor's guarantees (executor.py) holds on Ray:
 
 - a task is a Ray task with no retries, one CPU each; a node's Ray worker that crashes fails that
   task alone (WorkerCrashedError), and one past `timeout` is cancelled by force (its worker killed);
   at most as many tasks are in flight as the cluster has CPUs, so the time limit counts running
   time, not time in Ray's queue;
 - Ctrl-C (any exception in the driver) cancels every task in flight by force; the rest were never
-  submitted;
+  submitted; a submitted task's `cancel()` (from any thread) cancels it by force too, its Ray
+  worker killed;
 - the files a Task names travel with it: their common folder (so the kernel's sibling imports come
   too) is packed once into Ray's object store and unpacked once per node, and this tritonscope
   travels as a `py_modules` package, so nodes need neither a shared disk nor this tritonscope
@@ -34,13 +35,15 @@ import signal
 import socket
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from .core.errors import UsageError
-from .isolate import Outcome, Task, _perform
+from ..core.errors import UsageError
+from .tasks import Outcome, Task, cancelled, perform
 
 _SKIPPED = {".git", ".hg", ".venv", "venv", "__pycache__", "node_modules", ".tox", ".mypy_cache", ".ruff_cache"}
 BUNDLE_LIMIT = 64 << 20  # bytes of the kernel's folder sent to the nodes
@@ -64,7 +67,7 @@ def connect(address: str) -> Any:
     if ray.is_initialized():
         return ray
     _check_reachable(address)
-    package = str(Path(__file__).resolve().parent)
+    package = str(Path(__file__).resolve().parents[1])  # tritonscope/, this file being isolate/cluster.py
     # ray.init puts in a SIGTERM handler of its own (sys.exit at any point, a traceback from inside an
     # import); tritonscope's is put back, so SIGTERM unwinds as everywhere else (tasks cancelled).
     handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)}
@@ -134,8 +137,8 @@ def drive_in_child(address: str, stdout: Any) -> int | None:
         out = stdout.fileno()
     except (AttributeError, OSError, ValueError):  # not a file (a test runner's buffer): drive Ray here
         return None
-    from .core import scratch
-    from .isolate import Program
+    from ..core import scratch
+    from .programs import Program
 
     read, write = os.pipe()
     argv = [sys.executable, "-m", "tritonscope", *sys.argv[1:]]
@@ -169,7 +172,7 @@ def finished(code: object) -> None:
 
 
 class RayWorkers:
-    """isolate's executor interface on Ray (see isolate.py): `run`, `call`, `warm`, `close`."""
+    """The executor interface (executor.Executor) on Ray: `run`, `call`, `submit`, `warm`, `close`."""
 
     def __init__(self, address: str, timeout: float = 600, env: dict[str, str] | None = None):
         self.ray = connect(address)
@@ -179,6 +182,8 @@ class RayWorkers:
         self.env = dict(env or {})
         self.jobs = max(int(self.ray.cluster_resources().get("CPU", 1)), 1)
         self._remote = self.ray.remote(num_cpus=1, max_retries=0)(on_node)
+        self._submitted: set[RayHandle] = set()  # submit's tasks not ended yet: `close` cancels them
+        self._lock = threading.Lock()
 
     def __enter__(self) -> RayWorkers:
         return self
@@ -187,7 +192,11 @@ class RayWorkers:
         self.close()
 
     def close(self) -> None:
-        return None  # nothing to let go: the cluster's workers are Ray's
+        """Cancels the submitted tasks still running; the cluster's workers are Ray's to keep."""
+        with self._lock:
+            running = list(self._submitted)
+        for handle in running:
+            handle.cancel()
 
     def warm(self, python: str | None = None, count: int = 1, preload: str | None = None) -> RayWorkers:
         return self  # Ray starts and keeps its own workers
@@ -195,26 +204,34 @@ class RayWorkers:
     def call(self, task: Task) -> Any:
         return self.run([task])[0].unwrap()
 
-    def run(self, tasks: list[Task], on_done=None) -> list[Outcome]:
+    def submit(self, task: Task) -> RayHandle:
+        """Sends one task now (its files with it) and returns its handle; `cancel()` cancels it by force."""
+        handle = RayHandle(self, task, self._bundle(list(task.files)))
+        with self._lock:
+            self._submitted.add(handle)
+        return handle
+
+    def run(self, tasks: list[Task], on_done: Callable[[int, Outcome], None] | None = None) -> list[Outcome]:
         outcomes: list[Outcome | None] = [None] * len(tasks)
         bundle = self._bundle([f for task in tasks for f in task.files])
-        pending, self._tasks = list(enumerate(tasks)), tasks
-        flying: dict[Any, tuple[int, float]] = {}  # ObjectRef -> (task index, submitted)
+        pending = list(enumerate(tasks))
+        flying: dict[RayHandle, int] = {}  # handle -> task index
         try:
             while pending or flying:
                 while pending and len(flying) < self.jobs:
                     index, task = pending.pop(0)
-                    flying[self._submit(task, bundle)] = (index, time.monotonic())
-                for index, outcome in self._collect(flying):
+                    flying[RayHandle(self, task, bundle)] = index
+                done = set(self.ray.wait([handle.ref for handle in flying], num_returns=1, timeout=_POLL)[0])
+                for handle in [h for h in flying if h.settle(h.ref in done)]:
+                    index = flying.pop(handle)
+                    outcomes[index] = outcome = handle.result()
                     self._check_head(now=not outcome.ok)  # a task failed: the cluster's fault, or its own
-                    outcomes[index] = outcome
                     if on_done:
                         on_done(index, outcome)
                 self._check_head()
         except BaseException:
-            for ref in flying:
-                with contextlib.suppress(Exception):
-                    self.ray.cancel(ref, force=True)
+            for handle in flying:
+                handle.cancel()
             raise
         return outcomes  # type: ignore[return-value]
 
@@ -225,7 +242,8 @@ class RayWorkers:
             self._looked = time.monotonic()
             _check_reachable(self._head, given=self.address)
 
-    def _submit(self, task: Task, bundle: Any) -> Any:
+    def _send(self, task: Task, bundle: Any) -> Any:
+        """The task as a Ray task: its ObjectRef."""
         # The node's own Python (a path here means nothing there: another release's task comes
         # wrapped to find the node's environment); relative paths made whole (no cwd on the node).
         task = _absolute_paths(dataclasses.replace(task, python=None))
@@ -239,18 +257,9 @@ class RayWorkers:
             return None
         return self.ray.put(pack(root))
 
-    def _collect(self, flying: dict):
-        done, _ = self.ray.wait(list(flying), num_returns=1, timeout=_POLL)
-        for ref in done:
-            index, _ = flying.pop(ref)
-            yield index, self._outcome(ref, self._tasks[index])
-        now = time.monotonic()
-        for ref, (index, started) in list(flying.items()):
-            if now - started > self.timeout:
-                flying.pop(ref)
-                with contextlib.suppress(Exception):
-                    self.ray.cancel(ref, force=True)
-                yield index, Outcome(error=f"timed out after {self.timeout:g} s", exit_code=2)
+    def _ended(self, handle: RayHandle) -> None:
+        with self._lock:
+            self._submitted.discard(handle)
 
     def _outcome(self, ref: Any, task: Task) -> Outcome:
         errors = self.ray.exceptions
@@ -264,6 +273,60 @@ class RayWorkers:
         except errors.RayError as exc:
             why = f"the cluster failed the task: {_first_line(exc)}"
             return Outcome(error=why, exit_code=1, error_type="CompileError")
+
+
+class RayHandle:
+    """A task on the cluster: the Handle `RayWorkers.submit` returns (and what `run` keeps for each task
+    in flight). Any thread may ask it; the first to see the task end takes its Outcome."""
+
+    def __init__(self, workers: RayWorkers, task: Task, bundle: Any):
+        self._workers, self._task = workers, task
+        self.ref = workers._send(task, bundle)
+        self._started = time.monotonic()
+        self._outcome: Outcome | None = None
+        self._lock = threading.Lock()
+
+    def done(self) -> bool:
+        return self.settle(self._ready(0))
+
+    def result(self) -> Outcome:
+        """The task's Outcome, once it has ended: answered, failed, crashed, timed out or cancelled."""
+        while self._outcome is None:
+            if not self.settle(self._ready(_POLL)):
+                self._workers._check_head()
+        return self._outcome
+
+    def cancel(self) -> bool:
+        """Cancels the Ray task by force (its Ray worker killed); its Outcome says `cancelled`. False
+        where it had ended already."""
+        with self._lock:
+            if self._outcome is not None:
+                return False
+            self._force_cancel()
+            self._end(cancelled())
+            return True
+
+    def settle(self, ready: bool) -> bool:
+        """Whether the task has ended, taking its Outcome if it just did: `ready` (Ray has its result)
+        brings the result or the cluster's failure; else the time limit is looked at."""
+        with self._lock:
+            if self._outcome is None and ready:
+                self._end(self._workers._outcome(self.ref, self._task))
+            elif self._outcome is None and time.monotonic() - self._started > self._workers.timeout:
+                self._force_cancel()
+                self._end(Outcome(error=f"timed out after {self._workers.timeout:g} s", exit_code=2, timed_out=True))
+            return self._outcome is not None
+
+    def _ready(self, wait: float) -> bool:
+        return bool(self._workers.ray.wait([self.ref], num_returns=1, timeout=wait)[0])
+
+    def _force_cancel(self) -> None:
+        with contextlib.suppress(Exception):
+            self._workers.ray.cancel(self.ref, force=True)
+
+    def _end(self, outcome: Outcome) -> None:
+        self._outcome = outcome
+        self._workers._ended(self)
 
 
 def _first_line(exc: BaseException) -> str:
@@ -340,9 +403,9 @@ def on_node(task: Task, bundle: Bundle | None) -> Outcome:
     outcome with them moved back, so that it reads as a local run's."""
     sys.stdout = sys.stderr  # the user's prints never reach the driver's stdout
     if bundle is None:
-        return _perform(task)
+        return perform(task)
     here = unpack(bundle)
-    return relocate(_perform(relocate(task, bundle.root, here)), here, bundle.root)
+    return relocate(perform(relocate(task, bundle.root, here)), here, bundle.root)
 
 
 def relocate(value: Any, old: str, new: str, whole: bool = False) -> Any:
