@@ -60,3 +60,9 @@ def test_the_table_counts_the_compiles_both_runs_made():
     table = capture_h100._table({"compile_program": {"1": first, "2": second}}, 30.0)
     row = next(line for line in table.splitlines() if line.startswith("compile_program"))
     assert row.split() == ["compile_program", "7", "6", "5", "12.5", "13.0", "ok/exit", "1"]
+
+
+def test_a_program_stopped_before_its_first_compile_is_summarized_with_where_it_stopped(tmp_path):
+    stop = {"where": "vit_timm.py:14", "asked": ".item()"}
+    (tmp_path / "stopped.json").write_text(json.dumps(stop))
+    assert capture_h100.summarize(tmp_path) == ({"compiles": [], "stopped": stop}, {})

@@ -2,8 +2,8 @@
 JSON summary of what each run compiled and launched: the ground truth `trace --target` is held to.
 
 Run on the GPU machine from the repository's root (tritonscope need not be installed; the wheels
-under .carry/wheels, when there, are installed into a private folder first: tritonscope's own
-dependencies, and timm for vit_timm.py):
+under .carry/wheels, when there, are unpacked into a private folder on the programs' path first:
+tritonscope's own dependencies, and timm for vit_timm.py; all pure Python):
 
     PYTHONUNBUFFERED=1 python3 tests/programs/capture_h100.py [--out DIR] [PROGRAM ...]
 
@@ -31,6 +31,7 @@ import tarfile
 import tempfile
 import threading
 import time
+import zipfile
 from collections import Counter
 from pathlib import Path
 
@@ -94,7 +95,7 @@ def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("programs", nargs="*", help=f"programs to trace (default: all of {', '.join(PROGRAMS)})")
     parser.add_argument("--out", help="folder of the summary (default: $OUT, else ./corpus-h100)")
-    parser.add_argument("--jobs", type=int, default=3, help="traces run at once (default 3)")
+    parser.add_argument("--jobs", type=int, default=4, help="traces run at once (default 4)")
     parser.add_argument("--limit", type=float, default=240, help="seconds one trace may run (default 240)")
     parser.add_argument(
         "--budget", type=float, default=480, help="seconds for everything (default 480): every trace ends by then"
@@ -108,12 +109,13 @@ def _environment(work: Path) -> dict[str, str]:
     """The programs' environment: the repository (and the carried wheels, installed once) on the path."""
     paths = [str(REPO)]
     wheels = sorted((REPO / ".carry" / "wheels").glob("*.whl"))
-    if wheels:
+    if wheels:  # pure-Python wheels, unpacked: the same as pip's install, with no pip needed there
         site = work / "site"
-        pip = [sys.executable, "-m", "pip", "install", "-q", "--no-index", "--no-deps", "--no-compile"]
-        subprocess.run([*pip, "--target", str(site), *map(str, wheels)], check=True)
+        for wheel in wheels:
+            with zipfile.ZipFile(wheel) as archive:
+                archive.extractall(site)
         paths.append(str(site))
-        print(f"installed {len(wheels)} carried wheel(s) into {site}", flush=True)
+        print(f"unpacked {len(wheels)} carried wheel(s) into {site}: {', '.join(w.name for w in wheels)}", flush=True)
     return {**os.environ, "PYTHONPATH": os.pathsep.join(paths), "PYTHONUNBUFFERED": "1"}
 
 
@@ -137,7 +139,7 @@ def _trace(program: str, run: int, work: Path, env: dict, args, deadline: float)
     began = time.monotonic()
     code, output = _run(command, env, min(args.limit, left))
     wall = round(time.monotonic() - began, 1)
-    record, texts = summarize(capture) if (capture / "kernels.jsonl").exists() else ({"compiles": []}, {})
+    record, texts = summarize(capture)
     record.update(exit_code=code, wall_s=wall, output_tail=output[-TAIL:])
     record["status"] = "timed out" if code is None else ("ok" if code == 0 else f"exit {code}")
     print(f"end   {program} run {run}: {record['status']}, {len(record['compiles'])} compiles, {wall} s", flush=True)
@@ -163,7 +165,7 @@ def summarize(capture: Path) -> tuple[dict, dict[str, str]]:
     digest ({"ptx/DIGEST.ptx": normalized PTX, "source/DIGEST.py": the kernel's source})."""
     launches = _launches(capture)
     compiles, texts = [], {}
-    for line in (capture / "kernels.jsonl").read_text().splitlines():
+    for line in _lines(capture / "kernels.jsonl"):
         record = json.loads(line)
         entry = {key: record.get(key) for key in ("name", "signature", "constants", "attrs")}
         entry.update(_compile_options(capture / "cache" / record["hash"], record["name"]))
@@ -178,6 +180,11 @@ def summarize(capture: Path) -> tuple[dict, dict[str, str]]:
     stopped_record = capture / "stopped.json"
     stopped = json.loads(stopped_record.read_text()) if stopped_record.exists() else None
     return {"compiles": compiles, "stopped": stopped}, texts
+
+
+def _lines(log: Path) -> list[str]:
+    """The lines of a capture's log; none where the program ended before writing it."""
+    return log.read_text().splitlines() if log.exists() else []
 
 
 def _digest(text: str) -> str:
@@ -198,7 +205,7 @@ def _launches(capture: Path) -> dict[str, list]:
     """Compile hash -> [[count, grid, [each argument: shape, stride, dtype / value / kind]], ...]."""
     log = capture / "launches.jsonl"
     found: dict[str, Counter] = {}
-    for line in log.read_text().splitlines() if log.exists() else ():
+    for line in _lines(log):
         record = json.loads(line)
         args = json.dumps([_argument(a) for a in record["args"]])
         found.setdefault(record["hash"], Counter())[(json.dumps(record["grid"]), args)] += 1
@@ -252,9 +259,13 @@ class Results:
         partial.replace(self.out / name)
 
 
+def _order(program: str) -> int:
+    return PROGRAMS.index(program) if program in PROGRAMS else len(PROGRAMS)
+
+
 def _table(runs: dict, total: float) -> str:
     rows = [f"{'program':<22} {'run1':>5} {'run2':>5} {'same':>5} {'wall1 s':>8} {'wall2 s':>8}  status"]
-    for program, by_run in runs.items():
+    for program, by_run in sorted(runs.items(), key=lambda item: _order(item[0])):
         first, second = by_run.get("1", {}), by_run.get("2", {})
         a = Counter(compile_key(e) for e in first.get("compiles", []))
         b = Counter(compile_key(e) for e in second.get("compiles", []))
