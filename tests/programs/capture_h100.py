@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import contextlib
 import hashlib
 import io
 import json
@@ -82,8 +83,15 @@ def main() -> None:
         program, run = job
         results.add(program, run, *_trace(program, run, work, env, args, started + args.budget))
 
-    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so that the traces are ended below
+    pool = concurrent.futures.ThreadPoolExecutor(args.jobs)
+    try:
         list(pool.map(one, jobs))
+    finally:  # each trace runs in a session of its own: none may outlive this script
+        _STOPPING.set()
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in list(_LIVE):
+            _kill(process)
     if args.keep:
         print(f"captures kept in {work}", flush=True)
     else:
@@ -107,7 +115,7 @@ def _arguments() -> argparse.Namespace:
 
 def _environment(work: Path) -> dict[str, str]:
     """The programs' environment: the repository (and the carried wheels, installed once) on the path."""
-    paths = [str(REPO)]
+    paths = [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]
     wheels = sorted((REPO / ".carry" / "wheels").glob("*.whl"))
     if wheels:  # pure-Python wheels, unpacked: the same as pip's install, with no pip needed there
         site = work / "site"
@@ -125,7 +133,7 @@ def _versions(env: dict[str, str]) -> dict:
 
 
 def _trace(program: str, run: int, work: Path, env: dict, args, deadline: float) -> tuple[dict, dict]:
-    """Traces PROGRAM once with cold caches: (its summary, {PTX digest: normalized PTX})."""
+    """Traces PROGRAM once with cold caches: (its summary, the texts it names by digest)."""
     left = deadline - time.monotonic()
     if left < 20:
         print(f"skip  {program} run {run}: out of time", flush=True)
@@ -146,18 +154,35 @@ def _trace(program: str, run: int, work: Path, env: dict, args, deadline: float)
     return record, texts
 
 
+_LIVE: set[subprocess.Popen] = set()  # the traces running now
+_STOPPING = threading.Event()  # set when the script ends: no trace starts after
+
+
 def _run(command: list[str], env: dict, timeout: float) -> tuple[int | None, str]:
-    """(exit code, or None when it ran past TIMEOUT and was killed with all it started; output)."""
+    """(exit code, or None when it ran past TIMEOUT, was killed with all it started, or was not
+    started because the script is ending; output)."""
+    if _STOPPING.is_set():
+        return None, "not started: the script was ending"
     process = subprocess.Popen(
         command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
     )
+    _LIVE.add(process)
     try:
         output, _ = process.communicate(timeout=timeout)
         return process.returncode, output.decode(errors="replace")
     except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
+        _kill(process)
         output, _ = process.communicate()
         return None, output.decode(errors="replace")
+    finally:  # what it left running too (nothing, as tritonscope ends its children)
+        _kill(process)
+        _LIVE.discard(process)
+
+
+def _kill(process: subprocess.Popen) -> None:
+    """Ends the trace and everything it started (its session's process group)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
 
 
 def summarize(capture: Path) -> tuple[dict, dict[str, str]]:
