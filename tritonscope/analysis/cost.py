@@ -21,7 +21,6 @@ from pathlib import Path
 
 from ..core.model import Compilation, InstructionMix
 from ..core.stages import Stage
-from ..core.targets import TARGETS
 from . import instruction_mix, layouts, ttgir
 from .instruction_mix import Op
 
@@ -57,7 +56,7 @@ class LineCost:
 def line_costs(c: Compilation, live: dict[int, int] | None = None) -> tuple[LineCost, ...]:
     """The cost of every line of the kernel's file that produced machine code or a conversion.
     `live`: registers live at each machine-code line (parsers/life_ranges.py), where read."""
-    machine = TARGETS[c.variant.target].vendor.machine_code
+    machine = c.variant.target_info.vendor.machine_code
     per_line = _ops_by_line(c, machine)
     live_at = _peak_live(c, machine, live) if live else {}
     texts = source_texts(c)

@@ -16,7 +16,7 @@ from typing import Any, Literal, NamedTuple
 
 from ..core.model import Compilation
 from ..core.stages import Stage
-from ..core.targets import TARGETS, NvidiaLimits, Target
+from ..core.targets import NvidiaLimits, Target
 from . import ttgir
 from .cost import LineCost
 from .layouts import tensor_type
@@ -90,9 +90,7 @@ class _Kernel:
 
 
 def find(c: Compilation, costs: tuple[LineCost, ...]) -> tuple[Finding, ...]:
-    kernel = _Kernel(
-        c, TARGETS[c.variant.target], ttgir.read(c.stages.get(Stage.TTGIR, "")), {x.line: x for x in costs}
-    )
+    kernel = _Kernel(c, c.variant.target_info, ttgir.read(c.stages.get(Stage.TTGIR, "")), {x.line: x for x in costs})
     from . import target_findings  # imports this module: loaded when first used
 
     found: list[Finding] = list(target_findings.find(kernel))

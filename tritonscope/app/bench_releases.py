@@ -5,20 +5,25 @@ between the first two releases (`passes --vary triton=A,B`)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..core.errors import TritonscopeError
 from ..core.model import VariantRequest
+from ..core.source import CachedKernel
+from ..core.source import parse as parse_source
 from ..isolate import Task, Workers
 from ..results.bench import ReleaseTimings
 from . import releases
-from .cache import is_reference
 
 
 def plan(subject: str, wanted: tuple[str, ...], sizes: list[int], inputs: dict) -> list[Task]:
-    """One task per release: the captured launches replayed, or the file's run hooks run."""
+    """One task per release: the captured launches replayed, or the file's run hooks run. Each task
+    is given SUBJECT as typed, and parses it in its worker (core/source.py), as a command line would."""
+    captured = isinstance(parse_source(subject), CachedKernel)
     tasks = []
     for release in wanted:
         python = releases.python_for(release)
-        if is_reference(subject):
+        if captured:
             tasks.append(Task("tritonscope.app.bench:replay", (subject,), python))
         else:
             tasks.append(Task("tritonscope.app.bench:bench", (subject, sizes, [], inputs), python))
@@ -48,7 +53,9 @@ def divergence(subject: str, kernel: str | None, wanted: tuple[str, ...], timeou
     from .sweep import Axis
 
     try:
-        request = VariantRequest(file=subject, kernel=None if is_reference(subject) else kernel)
+        request = VariantRequest(file=subject)
+        if not isinstance(request.source, CachedKernel):
+            request = replace(request, kernel=kernel)
         return compare(request, [Axis("triton", tuple(wanted[:2]))], timeout), None
     except TritonscopeError as exc:
         return None, exc.message

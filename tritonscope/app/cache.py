@@ -21,8 +21,9 @@ from ..core.autotune_rule import AutotuneRule
 from ..core.errors import KernelFileError, UsageError
 from ..core.model import OPTION_NAMES, Artifacts, Compilation, KernelSpec, Variant, VariantRequest
 from ..core.pysource import declared_constexprs
+from ..core.source import CachedKernel, cached_kernel
 from ..core.stages import Language
-from ..core.targets import TARGETS, Target
+from ..core.targets import Target, named
 from ..core.values import parse
 from ..results.cache import CacheEntry
 
@@ -39,12 +40,6 @@ def default_dir() -> Path:
     from ..triton_api.runtime import cache_dir
 
     return cache_dir()
-
-
-def is_reference(given: str) -> bool:
-    """`DIR/:NAME` (or `DIR:NAME`) naming an entry of an existing directory."""
-    folder, sep, name = given.rpartition(":")
-    return bool(sep and name and not given.startswith("sample:") and Path(folder or ".").is_dir())
 
 
 def cache_root(folder: Path) -> Path:
@@ -106,17 +101,16 @@ def _entry(folder: Path, name: str, metadata: dict, specializations: dict, launc
     )
 
 
-def find(reference: str) -> tuple[CacheEntry, list[str]]:
+def find(kernel: CachedKernel) -> tuple[CacheEntry, list[str]]:
     """The newest entry a `DIR/:NAME` reference names, and the problems met reading DIR."""
-    folder, _, name = reference.rpartition(":")
-    folder_path = Path(folder or ".")
-    found, problems = scan(folder_path)
+    name = kernel.name
+    found, problems = scan(kernel.folder_path)
     candidates = [e for e in found if e.name == name]
     if not candidates:
         names = sorted({e.name for e in found})
         related = [p for p in problems if f"{name}.json" in p]
         raise KernelFileError(
-            f"no kernel named '{name}' in {folder_path}. Kernels there: {', '.join(names) or 'none'}"
+            f"no kernel named '{name}' in {kernel.folder_path}. Kernels there: {', '.join(names) or 'none'}"
             + "".join(f"\n  {p}" for p in related),
             hint="tritonscope cache list DIR shows them",
         )
@@ -299,11 +293,11 @@ def recorded_specialization(entry: CacheEntry) -> tuple[dict[str, str], dict[str
     return signature, constants, hints
 
 
-def source_request(reference: str) -> VariantRequest:
+def source_request(kernel: CachedKernel) -> VariantRequest:
     """A request that compiles a cached kernel again from its source file, as it was specialized:
     what `diff` and `passes`, which compile, start from when given `DIR/:NAME`."""
-    entry, _ = find(reference)
-    return entry_request(entry, reference)
+    entry, _ = find(kernel)
+    return entry_request(entry, kernel.given)
 
 
 def entry_request(entry: CacheEntry, reference: str) -> VariantRequest:
@@ -365,10 +359,13 @@ def _launched_scalars(entry: CacheEntry) -> dict[str, int | float | bool]:
     return values
 
 
-def read_compilation(reference: str) -> Compilation:
-    """The Compilation of a cached kernel, from its artifacts alone: nothing is recompiled."""
-    entry, problems = find(reference)
-    return entry_compilation(entry, reference, problems)
+def read_compilation(kernel: CachedKernel | str) -> Compilation:
+    """The Compilation of a cached kernel, from its artifacts alone: nothing is recompiled. A str
+    is a `DIR/:NAME` reference."""
+    if isinstance(kernel, str):
+        kernel = cached_kernel(kernel)
+    entry, problems = find(kernel)
+    return entry_compilation(entry, kernel.given, problems)
 
 
 def entry_compilation(entry: CacheEntry, reference: str, problems: list[str] | None = None) -> Compilation:
@@ -384,9 +381,9 @@ def entry_parts(
     from ..triton_api.remarks import recorded_remarks
     from ..triton_api.tools import machine_code
 
-    if entry.target not in TARGETS:
+    target = named(entry.target)
+    if target is None:
         raise UsageError(f"{reference}: compiled for {entry.target}, which tritonscope has no limits for")
-    target = TARGETS[entry.target]
     if target.vendor.binary not in entry.stages:
         raise UsageError(f"{reference}: the entry has no binary ({target.vendor.binary})")
     binary = _artifact(entry.path(target.vendor.binary))

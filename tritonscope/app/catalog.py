@@ -10,7 +10,8 @@ from ..core import samples as bundled
 from ..core.autotune_rule import AutotuneRule
 from ..core.errors import UsageError
 from ..core.fileio import discard, prepare_output_dir, publish_output_dir
-from ..core.targets import resolve
+from ..core.source import Source
+from ..core.targets import Target
 from ..isolate import Program
 from ..results.cache import CacheListing
 from ..results.catalog import KernelList, SamplesResult
@@ -22,10 +23,10 @@ def samples() -> SamplesResult:
     return SamplesResult(tuple(bundled.all_samples()))
 
 
-def list_kernels(file: str, target: str = "auto") -> KernelList:
+def list_kernels(source: Source, target: Target) -> KernelList:
     from .load import load_file  # imports Triton: `trace` and `cache list`, which import this module, need none
 
-    loaded = load_file(file, resolve(target)[0].name)
+    loaded = load_file(source, target)
     return KernelList(loaded.path, tuple(k.spec for k in loaded.kernels), dict(loaded.defaults), loaded.notices)
 
 
@@ -43,7 +44,7 @@ def trace(
     protected: list[Path],
     launches: int = 3,
     program_to_stderr=False,
-    target: str | None = None,
+    target: Target | None = None,
     autotune: AutotuneRule | None = None,
 ) -> TraceResult:
     """Runs a program with every Triton compile captured into OUT (written whole, then swapped in), and
@@ -60,7 +61,7 @@ def trace(
         )
     if not command:
         raise UsageError("give the program to run after --, e.g. tritonscope trace -o run1/ -- python train.py")
-    device = resolve(target)[0].simulated_device() if target else None
+    device = target.simulated_device() if target else None
     staging = prepare_output_dir(out, force, protected)
     try:
         env = cache.environment_for_capture(staging.resolve(), launches, device, autotune)

@@ -20,9 +20,9 @@ from ..analysis.cost import LineCost
 from ..analysis.findings import Finding, WhatIf
 from ..core.errors import TritonscopeError
 from ..core.model import Compilation, VariantRequest
+from ..core.source import CachedKernel
 from ..core.stages import Stage
 from ..results.explain import ExplainResult, ReportResult
-from . import cache
 from .prepare import compile_request
 from .releases import in_release
 
@@ -75,7 +75,7 @@ def explain_compilation(
     live_map, notes = _live_registers(compilation) if live else (None, ())
     costs = cost.line_costs(compilation, live_map)
     found = gluon_findings.find(compilation, findings.find(compilation, costs), _shared_accesses(compilation))
-    if request is not None and not cache.is_reference(request.file):
+    if request is not None and not isinstance(request.source, CachedKernel):
         found = verified(request, found)
     return ExplainResult(compilation, costs, found, live_map is not None, notes)
 
@@ -102,7 +102,7 @@ def _live_registers(c: Compilation) -> tuple[dict[int, int] | None, tuple[str, .
     from ..triton_api.tools import live_registers
 
     try:
-        return by_listing_line(c.stages[Stage.SASS], live_registers(c.binary, _target(c).arch)), ()
+        return by_listing_line(c.stages[Stage.SASS], live_registers(c.binary, c.variant.target_info.arch)), ()
     except (TritonscopeError, OSError) as exc:
         return None, (f"{NO_LIVE_REGISTERS}: {getattr(exc, 'message', exc)}",)
 
@@ -147,7 +147,7 @@ def describe(finding: Finding, outcome: Compilation | str) -> str:
         lowered = "ttg.warp_specialize" in outcome.stages.get(Stage.TTGIR, "")
         text += "; lowered to warp-specialized partitions" if lowered else "; left unlowered for this target"
     if finding.kind == findings.SHARED_LIMIT:
-        fits = r.shared_bytes <= findings.shared_limit(_target(outcome))
+        fits = r.shared_bytes <= findings.shared_limit(outcome.variant.target_info)
         text += "; fits" if fits else "; still over the limit"
     return text
 
@@ -168,9 +168,3 @@ def _widths(line: LineCost | None) -> str:
         return "no global access"
     widths = findings.line_widths(line)
     return ", ".join(f"{n} x {w}-bit" for w, n in sorted(widths.items(), reverse=True)) or "no global access"
-
-
-def _target(c: Compilation):
-    from ..core.targets import TARGETS
-
-    return TARGETS[c.variant.target]

@@ -21,7 +21,10 @@ import __future__
 import ast
 import traceback
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..core.targets import Target
 
 _DEFINITIONS = (
     ast.FunctionDef,
@@ -49,13 +52,14 @@ def can_simulate() -> bool:
     return local_target() is None and importlib.util.find_spec("torch") is not None
 
 
-def simulated(target: str):
-    """A context in which this process sees a simulated GPU of TARGET (the first target a process
-    simulates stays its device); yields the device's description."""
-    from ..core.targets import resolve
+def simulated(target: Target | None):
+    """A context in which this process sees a simulated GPU of TARGET (None: what `--target auto`
+    compiles for; the first target a process simulates stays its device); yields the device's
+    description."""
+    from ..core.targets import auto
     from ..triton_api import simulated as device
 
-    return device.importing(resolve(target)[0].simulated_device())
+    return device.importing((target or auto()).simulated_device())
 
 
 def stops_simulated_import(exc: BaseException) -> bool:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ...core import fileio
 from ...core.errors import UsageError
-from ...core.samples import PREFIX
+from ...core.source import own_paths
 from ..app import say
 
 
@@ -25,7 +25,7 @@ def write_folder(out: Path | None, force: bool, *protected: str):
     if out is None:
         yield None
         return
-    staging = fileio.prepare_output_dir(out, force, [Path(p) for p in protected if not p.startswith(PREFIX)])
+    staging = fileio.prepare_output_dir(out, force, own_paths(protected))
     folder = Folder(out)
     try:
         yield folder
@@ -44,5 +44,5 @@ def write_folder(out: Path | None, force: bool, *protected: str):
 
 def write_page(path: Path, page: str, flag: str, *protected: str) -> None:
     """Writes one output file through the one writer (which refuses what the run reads)."""
-    fileio.write_output(path, page.encode(), flag, tuple(p for p in protected if not p.startswith(PREFIX)))
+    fileio.write_output(path, page.encode(), flag, tuple(own_paths(protected)))
     say(f"wrote {path}")
