@@ -18,4 +18,5 @@ def list_kernels(file: FileArg, target: TargetOpt = "auto", timeout: TimeoutOpt 
     from ...app.catalog import list_kernels as find_kernels
     from .. import argtypes
 
-    return find_kernels(argtypes.source(file), argtypes.target(target))
+    chosen = argtypes.target(target)  # an unknown --target is refused before the file is looked at
+    return find_kernels(argtypes.source(file), chosen)
