@@ -208,16 +208,35 @@ DEFAULT_TARGET = "sm90"
 
 
 def resolve(name: str) -> tuple[Target, str | None]:
-    """The target for a --target value, and a notice to show when `auto` had to guess."""
-    key = name.strip().lower().replace("_", "")
+    """The target for a --target value, and a notice to show when `auto` had to guess. Outside
+    core/, app/prepare.py resolves a request's (the one place) and cli/argtypes.py a command's own."""
+    key = parse_name(name)
     if key == "auto":
         local = local_target()
         if local is not None:
             return local, None
-        return TARGETS[DEFAULT_TARGET], f"no GPU visible: compiling for {DEFAULT_TARGET} (choose with --target)"
-    if key in TARGETS:
-        return TARGETS[key], None
+        return auto(), f"no GPU visible: compiling for {DEFAULT_TARGET} (choose with --target)"
+    return TARGETS[key], None
+
+
+def auto() -> Target:
+    """What `--target auto` compiles for: the visible GPU's target, else the default."""
+    return local_target() or TARGETS[DEFAULT_TARGET]
+
+
+def parse_name(name: str) -> str:
+    """A --target value as a target's name (sm_90 is sm90) or `auto`, resolved later where the
+    compile runs; an unknown name fails here, before any work."""
+    key = name.strip().lower().replace("_", "")
+    if key == "auto" or key in TARGETS:
+        return key
     raise UsageError(f"unknown target '{name}'. Valid targets: {', '.join(TARGETS)}, auto")
+
+
+def named(name: str) -> Target | None:
+    """The target of a name read back (a cache entry's, a saved report's, a compiled Variant's), or
+    None where tritonscope has no target of that name."""
+    return TARGETS.get(name)
 
 
 @functools.cache

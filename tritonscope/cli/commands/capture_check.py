@@ -12,10 +12,6 @@ from ..output import Output
 from .check_files import written_files
 
 
-def is_capture(request: VariantRequest | None) -> bool:
-    return request is not None and Path(request.file).is_dir()
-
-
 def check_capture(request: VariantRequest, budget, baseline, update: bool, project, junit, jobs, timeout):
     from ...app.capture import check as capture_check
     from ...app.diff import worker_count
@@ -34,7 +30,7 @@ def check_capture(request: VariantRequest, budget, baseline, update: bool, proje
 
 
 def _refuse(request: VariantRequest, budgets, baseline, update: bool, project) -> None:
-    if request != VariantRequest(file=request.file):
+    if request != VariantRequest(file=request.file, source=request.source):
         raise UsageError(f"{request.file} is a capture: variant flags do not apply to its kernels")
     if project is not None:
         raise UsageError("give a capture folder or --project, not both")

@@ -84,10 +84,11 @@ def check(
     """
     from ...app.check import check as run_check
     from ...app.diff import worker_count
+    from ...core.source import CaptureFolder
     from .. import argtypes
-    from .capture_check import check_capture, is_capture
+    from .capture_check import check_capture
 
-    if is_capture(request):
+    if request is not None and isinstance(request.source, CaptureFolder):
         return check_capture(request, budget, baseline, update_baseline, project, junit, jobs, timeout)
     entries = _entries(request, budget, baseline, project, update_baseline)
     workers, notice = worker_count(jobs)
