@@ -39,6 +39,17 @@ def target(text: str) -> targets.Target:
     return targets.resolve(text)[0]
 
 
+def target_list(text: str, flag: str = "--targets") -> tuple[str, ...]:
+    """A comma-separated list of targets (sm86,sm89,gfx942) as their names, each once, in the order given."""
+    names = [word.strip() for word in text.split(",") if word.strip()]
+    if not names:
+        raise UsageError(f"{flag} is empty. Targets: {', '.join(targets.TARGETS)}")
+    found = [targets.parse_name(name) for name in names]
+    if "auto" in found:
+        raise UsageError(f"{flag}: name the targets (auto is one machine's GPU). Targets: {', '.join(targets.TARGETS)}")
+    return tuple(dict.fromkeys(found))
+
+
 def assignments(items: list[str] | None, flag: str) -> tuple[tuple[str, Any], ...]:
     """NAME=VALUE items as (name, typed value) pairs; a later value for a name wins."""
     pairs: dict[str, Any] = {}
