@@ -11,6 +11,7 @@ from .base import Result
 
 NO_COMPILE = "does not compile"
 VERDICTS = (FITS, NO_FIT, NO_COMPILE, UNKNOWN)
+__all__ = ["FITS", "NO_COMPILE", "NO_FIT", "UNKNOWN", "VERDICTS", "Cell", "ConfigRow", "FitResult", "KernelFit"]
 
 
 @dataclass(frozen=True)

@@ -57,16 +57,17 @@ def plan_capture(capture: Capture, kernel: str | None = None) -> tuple[list[Plan
             skipped.append(f"{entry.name}: not compiled again: {exc.message}")
             continue
         groups.setdefault((entry.name, request.file), []).append((entry, request))
-    plans = [_plan(capture.folder, name, compiles) for (name, _), compiles in groups.items()]
+    ran = launched(capture)
+    plans = [_plan(capture.folder, name, compiles, ran) for (name, _), compiles in groups.items()]
     return plans, tuple(dict.fromkeys(skipped))
 
 
-def _plan(folder: Path, name: str, compiles: list[tuple[CacheEntry, VariantRequest]]) -> Plan:
+def _plan(folder: Path, name: str, compiles: list[tuple[CacheEntry, VariantRequest]], ran: set[str]) -> Plan:
     """One kernel's compiles as rows: told apart by the constexprs and options that differ among them."""
     unique: dict[VariantRequest, bool] = {}  # the request (any target) -> launched
     for entry, request in compiles:
         key = replace(request, target="auto")
-        unique[key] = unique.get(key, False) or bool(entry.launches)
+        unique[key] = unique.get(key, False) or entry.metadata["hash"] in ran
     values = [_values(r) for r in unique]
     differing = [n for n in values[0] if len({format_value(v.get(n)) for v in values}) > 1]
     shown = differing or [n for n in ("num_warps", "num_stages") if n in values[0]]
@@ -84,19 +85,56 @@ def _values(request: VariantRequest) -> dict[str, Any]:
     return {**dict(request.constexprs), **{k: v for k, v in options.items() if v is not None}}
 
 
-def launched_fits(capture: Capture, targets: tuple[str, ...], jobs: int, timeout: float) -> dict[str, list]:
-    """check --fit: each launched compile (every compile, where the capture recorded no launch) compiled
-    for each target, by its hash: [(target, Cell)]. A compile with no source file to rebuild from is left out."""
+def launched(capture: Capture) -> set[str]:
+    """The hashes of the compiles the program launched: those with a recorded launch (every compile,
+    where the capture recorded none). An autotuned kernel's candidates are each launched to be timed;
+    where autotune.jsonl (trace --target) names the one it kept, that one alone counts."""
+    from .logs import simulation_records
+
     recorded = any(e.launches for e in capture.entries)
-    chosen = [e for e in capture.entries if e.launches or not recorded]
-    plans, hashes = [], []
-    for entry in chosen:
+    chosen = {r["kernel"]: _settings(str(r.get("chosen", ""))) for r in simulation_records(capture.folder)[0]}
+    found = set()
+    for entry in capture.entries:
+        if recorded and not entry.launches:
+            continue
+        if entry.name in chosen and not _is_chosen(capture, entry, chosen[entry.name]):
+            continue
+        found.add(entry.metadata["hash"])
+    return found
+
+
+def _settings(text: str) -> dict[str, str]:
+    """A config as its autotuner prints it (`BLOCK: 128, num_warps: 4, ...`), by setting."""
+    pairs = (item.partition(": ") for item in text.split(", "))
+    return {name.strip(): value.strip() for name, sep, value in pairs if sep}
+
+
+def _is_chosen(capture: Capture, entry: CacheEntry, chosen: dict[str, str]) -> bool:
+    try:
+        values = _values(entry_request(entry, f"{capture.folder}/:{entry.name}"))
+    except KernelFileError:
+        return True  # cannot be told apart from the others: held to the limits as launched
+    return all(str(values[name]) == value for name, value in chosen.items() if name in values)
+
+
+def launched_fits(
+    capture: Capture, targets: tuple[str, ...], jobs: int, timeout: float
+) -> tuple[dict[str, list[tuple[str, Cell]]], tuple[str, ...]]:
+    """check --fit: each launched compile compiled for each target, by its hash: [(target, Cell)]; and
+    a note for each one with no source file to rebuild it from."""
+    plans, hashes, notes = [], [], []
+    chosen = launched(capture)
+    for entry in capture.entries:
+        if entry.metadata["hash"] not in chosen:
+            continue
         try:
             request = entry_request(entry, f"{capture.folder}/:{entry.name}")
-        except KernelFileError:
+        except KernelFileError as exc:
+            notes.append(f"--fit: {entry.name} not compiled again: {exc.message}")
             continue
         plans.append(Plan(entry.name, request.file, "", (ConfigRow({}, {}),), (request,)))
         hashes.append(entry.metadata["hash"])
     with pool(jobs=jobs, timeout=timeout) as workers:
         found: tuple[KernelFit, ...] = matrices(plans, targets, (), workers)
-    return {h: list(zip(targets, k.cells[0], strict=True)) for h, k in zip(hashes, found, strict=True)}
+    fits = {h: list(zip(targets, k.cells[0], strict=True)) for h, k in zip(hashes, found, strict=True)}
+    return fits, tuple(notes)
