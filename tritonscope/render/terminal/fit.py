@@ -52,8 +52,8 @@ def _matrix(console: Console, k: KernelFit, columns: list[int]) -> None:
                 style = _STYLE[cell.verdict] if line == 0 else ""
                 text.append(_cell_line(cell, line)[: _CELL - 1].ljust(_CELL), style=style)
             console.print(text, no_wrap=True)
-    counts = "".join(f"{len(k.fitting(k.targets[c]))}/{len(k.rows)} fit".ljust(_CELL) for c in columns)
-    console.print(Text("".ljust(_ROW) + counts, style="bold"), no_wrap=True)
+    counts = "".join(f"{len(k.fitting(k.targets[c]))}/{len(k.rows)}".ljust(_CELL) for c in columns)
+    console.print(Text("fit".ljust(_ROW) + counts, style="bold"), no_wrap=True)
 
 
 def _cell_line(cell: Cell, line: int) -> str:
