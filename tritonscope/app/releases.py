@@ -16,17 +16,13 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
-import importlib
-import importlib.metadata
 import inspect
 import os
 import re
 import shlex
 import shutil
-import socket
 import subprocess
 import sys
-import venv
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -140,6 +136,8 @@ def _creating(env: ReleaseEnv):
 def create(env: ReleaseEnv, on_progress: Progress | None = None) -> None:
     """Makes the environment in a staging folder and moves it into place once Triton is installed,
     so an interrupted or failed install leaves nothing half-made."""
+    import venv
+
     envs_dir().mkdir(parents=True, exist_ok=True)
     _remove_abandoned_staging()
     staging = envs_dir() / f".{env.path.name}.new.{os.getpid()}"
@@ -181,8 +179,11 @@ def _run_pip(command: list[str]) -> list[str]:
 
 def _pip_can_target() -> bool:
     """pip 24.1+ here can install into another environment (--python) with a raw progress bar."""
-    with contextlib.suppress(importlib.metadata.PackageNotFoundError):
-        return version.release_tuple(importlib.metadata.version("pip"))[:2] >= (24, 1)
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed_version
+
+    with contextlib.suppress(PackageNotFoundError):
+        return version.release_tuple(installed_version("pip"))[:2] >= (24, 1)
     return False
 
 
@@ -263,6 +264,8 @@ def on_node(release: str, function: str, here: str, args: tuple):
     is kept, so the node's next tasks of that release skip its start-up; it dies with this process
     (isolate's guarantee), so a task cancelled by force ends it too. The time limit is the driver's:
     it cancels the Ray task."""
+    import socket
+
     try:
         python = python_for(release)
     except UsageError as exc:  # said with the node's name: the driver's user reads it
