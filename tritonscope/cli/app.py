@@ -30,6 +30,7 @@ from .. import __version__
 from ..core import fileio
 from ..core.errors import TritonscopeError
 from ..core.status import ExitStatus
+from . import status
 from .messages import progress, say  # noqa: F401 - the commands' `from ..app import say, progress`
 from .output import Output
 
@@ -95,18 +96,37 @@ def _main(
 @contextlib.contextmanager
 def _executor(cluster: str | None):
     """--cluster names where isolate's executor runs tasks for this command only; the command's
-    own code never looks (isolate.pool does)."""
+    own code never looks (isolate.pool does). An address read from TRITONSCOPE_CLUSTER is named
+    as that variable in every message about it: the user typed no --cluster."""
     from ..isolate import drive_cluster, use_cluster
+    from .argtypes import cluster_address
 
-    if cluster:
-        code = drive_cluster(cluster, ENV.stdout)  # Ray is driven by a child, which may end abruptly
-        if code is not None:
-            raise typer.Exit(code)
-    use_cluster(cluster)
+    named = _cluster_named(cluster) if cluster else None
     try:
+        if cluster:
+            cluster_address(cluster, named)
+            code = drive_cluster(cluster, ENV.stdout)  # Ray is driven by a child, which may end abruptly
+            if code is not None:
+                raise typer.Exit(code)
+        use_cluster(cluster)
         yield
+    except TritonscopeError as exc:
+        if named and not named.startswith("--"):
+            exc.message = exc.message.replace(f"--cluster {cluster}", named)
+        raise
     finally:
         use_cluster(None)
+
+
+CLUSTER_VARIABLE = "TRITONSCOPE_CLUSTER"
+
+
+def _cluster_named(cluster: str) -> str:
+    """How the user gave the cluster's address: `--cluster X`, or the variable it was read from."""
+    typed = any(arg == "--cluster" or arg.startswith("--cluster=") for arg in sys.argv[1:])
+    if typed or os.environ.get(CLUSTER_VARIABLE) != cluster:
+        return f"--cluster {cluster}"
+    return f"{CLUSTER_VARIABLE}={cluster} (from the environment)"
 
 
 def command(name: str | None = None, parent: typer.Typer = app, **settings):
@@ -136,7 +156,9 @@ def command(name: str | None = None, parent: typer.Typer = app, **settings):
                 if values.get("timeout") is not None:
                     limits.enter_context(_user_code_limit(values["timeout"]))
                 limits.enter_context(_executor(values.get("cluster")))
-                _finish(function(**values), ENV.fmt)
+                with status.shown():  # what runs, on a terminal, once it has run two seconds
+                    returned = function(**values)
+                _finish(returned, ENV.fmt)
 
         run.__signature__ = inspect.Signature(parameters)
         run.__annotations__ = {p.name: p.annotation for p in parameters}
