@@ -14,12 +14,13 @@ Run: python benchmarks/overhead.py [--runs N]
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+import installed
 
 BARE_COMPILE = """
 import importlib.util, sys
@@ -50,7 +51,7 @@ HELP_MODULES = (
 
 
 def timed(command: list[str], cache: str, user_cache: str) -> float:
-    env = {**os.environ, "TRITON_CACHE_DIR": cache, "XDG_CACHE_HOME": user_cache, "COLUMNS": "120"}
+    env = installed.environ(TRITON_CACHE_DIR=cache, XDG_CACHE_HOME=user_cache, COLUMNS="120")
     started = time.perf_counter()
     subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return time.perf_counter() - started
@@ -97,6 +98,7 @@ def main() -> None:
     print(f"{'dump, first run ever':26} {first:11.3f}s {cold_base:9.3f}s {first / cold_base:6.2f}x  (one run)")
     print("baselines: a bare triton.compile of the same kernel; `python -c 'import typer, rich'` for --help")
     print("first run ever: empty Triton cache and no remembered triton_key (tritonscope hashes Triton once)")
+    print(installed.load())
 
     loaded = subprocess.run([sys.executable, "-c", HELP_MODULES], capture_output=True, text=True, check=True)
     print(f"modules --help imports among torch, triton, triton.compiler: {loaded.stdout.strip()}")

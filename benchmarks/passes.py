@@ -11,12 +11,13 @@ Run: python benchmarks/passes.py [--runs N]
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+import installed
 
 COMMON = ["sample:matmul", "--target", "sm90", "--json"]
 DUMP = [sys.executable, "-m", "tritonscope", "dump", *COMMON]
@@ -25,7 +26,9 @@ PASSES = [sys.executable, "-m", "tritonscope", "passes", *COMMON]
 
 def timed(command: list[str], env: dict[str, str]) -> float:
     started = time.perf_counter()
-    subprocess.run(command, env={**os.environ, **env}, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        command, env=installed.environ(**env), check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     return time.perf_counter() - started
 
 
@@ -46,6 +49,7 @@ def main() -> None:
     d, p = statistics.median(dump), statistics.median(passes)
     print(f"cold: dump   sample:matmul sm90: {d:6.2f} s")
     print(f"cold: passes sample:matmul sm90: {p:6.2f} s   ratio passes/dump: {p / d:.2f}x  (target <= 2x)")
+    print(installed.load())
     with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as user:
         env = {"TRITON_CACHE_DIR": cache, "XDG_CACHE_HOME": user}
         timed(DUMP, env), timed(PASSES, env)  # both kept: the compile, and the pass records

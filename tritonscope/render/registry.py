@@ -78,7 +78,6 @@ _ROWS: dict[tuple[str, Format], str] = {
 }
 
 
-
 def _name(result_type: type) -> str:
     return f"{result_type.__module__}:{result_type.__qualname__}"
 
@@ -104,6 +103,7 @@ class _Renderers(Mapping):
 
 
 RENDERERS: Mapping[tuple[type, Format], str] = _Renderers()
+
 
 def _row(result_type: type, fmt: Format) -> tuple[str, str, str | None]:
     """(module, class, part) of the renderer that draws `result_type` in `fmt`; a missing row is a
