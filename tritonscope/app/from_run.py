@@ -119,8 +119,8 @@ def _run(command: list[str], env: dict[str, str], seconds: float, own_run: bool)
             # The program's prompts go to a pipe: on a terminal its `input()` would wait unseen, so it
             # reads nothing there (and ends in EOFError, said below); input piped to tritonscope is its.
             stdin = subprocess.DEVNULL if _terminal_input() else None
-            pipes = {"stdin": stdin, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
-            with Program(command, env=env, cwd=cwd, text=True, **pipes) as p:
+            pipe = subprocess.PIPE
+            with Program(command, env=env, cwd=cwd, text=True, stdin=stdin, stdout=pipe, stderr=pipe) as p:
                 return p.finish(seconds)
         except OSError as exc:
             raise UsageError(f"cannot run {command[0]}: {exc.strerror}") from None

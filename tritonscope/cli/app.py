@@ -103,7 +103,7 @@ def _executor(cluster: str | None):
 
     named = _cluster_named(cluster) if cluster else None
     try:
-        if cluster:
+        if cluster and named:
             cluster_address(cluster, named)
             code = drive_cluster(cluster, ENV.stdout)  # Ray is driven by a child, which may end abruptly
             if code is not None:
