@@ -53,7 +53,7 @@ def detail(text: str | None) -> None:
 @dataclass(frozen=True)
 class Now:
     text: str
-    seconds: float  # since the outermost step of this text began
+    seconds: float  # since the outermost step began: how long the command has been at work
     detail: str | None
     where: Callable[[], str | None] | None
 
