@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import compileall
 import os
+import resource
+import subprocess
+import time
 from pathlib import Path
 
 import tritonscope
@@ -25,3 +28,14 @@ def environ(**changes: str) -> dict[str, str]:
 def load() -> str:
     """The load average, to print beside a run's figures (the machine is shared)."""
     return "load average " + ", ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def run(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the command and every process it waited for). On a machine
+    shared with other jobs the CPU time moves far less than the wall time does."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
