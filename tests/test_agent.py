@@ -237,6 +237,8 @@ def test_errors_are_answers_and_the_server_keeps_serving(tmp_path):
         assert "hang_heuristic.py" in result_text(hung)  # where it was stuck
         after = structured(await client.call_tool("dump", {"kernel_file": "sample:vector_add", "stages": ["ttir"]}))
         assert after["kind"] == "dump" and after["stages"]["ttir"]
+        noisy = structured(await client.call_tool("dump", {"kernel_file": str(KERNELS / "faults" / "writes_fd1.py")}))
+        assert noisy["kernel"]["name"] == "fd_kernel"  # what it wrote to descriptor 1 missed the protocol
 
     serving(check)
 

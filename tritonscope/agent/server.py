@@ -6,17 +6,14 @@ worker starts with the server, so that the first call finds Triton imported."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
-import io
 import os
-import sys
 import typing
 from typing import IO, Annotated, Any
 
-import anyio
 from mcp.server.mcpserver import MCPServer
-from mcp.server.stdio import stdio_server
 from mcp.types import CallToolResult, ToolAnnotations
 
 from .. import __version__
@@ -77,25 +74,13 @@ def _answered(answers: Answers, tool):
 
 
 def serve(session: Session, stdout: IO[str] | None = None) -> None:
-    """Serves MCP on stdin and `stdout` (the command line's own copy of stdout: file descriptor 1
-    then points at stderr, so nothing a kernel or a program prints reaches the protocol) until the
-    client closes stdin, answering through `session`."""
-    anyio.run(_run, build(Answers(session)), stdout)
-
-
-async def _run(server: MCPServer, stdout: IO[str] | None) -> None:
-    streams: dict[str, Any] = {}
+    """Serves MCP on stdin and stdout until the client closes stdin, answering through `session`.
+    `stdout` is the command line's own copy of stdout (file descriptor 1 points at stderr while a
+    command runs): the protocol goes back on descriptor 1, which the SDK takes for itself and points
+    at stderr again while it serves, so that nothing a kernel or a program prints reaches the wire."""
+    server = build(Answers(session))
     if stdout is not None:
-        stdin = io.TextIOWrapper(os.fdopen(os.dup(sys.stdin.fileno()), "rb"), encoding="utf-8", errors="replace")
-        streams = {"stdin": anyio.wrap_file(stdin), "stdout": anyio.wrap_file(_utf8(stdout))}
-    lowlevel = server._lowlevel_server  # the SDK's way to run on given streams (MCPServer.run_stdio_async)
-    async with stdio_server(**streams) as (read_stream, write_stream):
-        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
-
-
-def _utf8(stream: IO[str]) -> IO[str]:
-    """The protocol is UTF-8 whatever the locale says stdout's encoding is."""
-    try:
-        return io.TextIOWrapper(os.fdopen(os.dup(stream.fileno()), "wb"), encoding="utf-8", write_through=True)
-    except (OSError, ValueError, AttributeError):  # not a file: written as it is
-        return stream
+        with contextlib.suppress(OSError, ValueError, AttributeError):  # not a file: descriptor 1 as it is
+            stdout.flush()
+            os.dup2(stdout.fileno(), 1)
+    server.run("stdio")

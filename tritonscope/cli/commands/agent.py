@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from ..app import ENV, command
+from ..app import ENV, command, say
 from ..options import TimeoutOpt
 
 
@@ -15,11 +15,15 @@ def mcp(timeout: TimeoutOpt = 300.0):
     that worker, never the server. --timeout is each call's limit unless the call gives its own.
     Needs the MCP SDK: pip install "tritonscope[mcp]". docs/agents.md is the skill file for agents.
 
-    Example, a client's configuration (.mcp.json, claude_desktop_config.json):
+    Example, in a client's configuration (.mcp.json, claude_desktop_config.json):
 
-      {"mcpServers": {"tritonscope": {"command": "tritonscope", "args": ["mcp"]}}}
+      "mcpServers": {"tritonscope": {"command": "tritonscope", "args": ["mcp"]}}
     """
+    import sys
+
     from ...agent import serve
     from .. import argtypes
 
+    if sys.stdin.isatty():
+        say("waiting for an MCP client on stdin: an agent's client starts this command (docs/agents.md)", "dim")
     serve(ENV.stdout, argtypes.timeout(timeout))
