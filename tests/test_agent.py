@@ -151,6 +151,7 @@ def test_every_other_tool_answers_on_a_sample(tmp_path):
     and the facts its command gives."""
     cli_diff = cli_json("diff", "sample:softmax", "-t", "sm90", "--vary", "num_warps=4,8")
     cli_list = cli_json("list", "sample:matmul_autotune")
+    cli_passes = cli_json("passes", "sample:vector_add", "--vary", "num_warps=4,8")
 
     async def check(client):
         samples = structured(await client.call_tool("samples", {}))
@@ -179,6 +180,9 @@ def test_every_other_tool_answers_on_a_sample(tmp_path):
             await client.call_tool("passes", {"kernel_file": "sample:vector_add", "show": passes["passes"][0]["name"]})
         )
         assert shown["passes"][0]["diff"]
+        vary = {"kernel_file": "sample:vector_add", "vary": {"num_warps": [4, 8]}}
+        compared = structured(await client.call_tool("passes", vary))
+        assert compared["divergence"] == cli_passes["divergence"]
         layout = structured(await client.call_tool("layout", {"kernel_file": "sample:softmax", "value": "row"}))
         assert layout["kind"] == "layout" and layout["owners"]
         grid = structured(

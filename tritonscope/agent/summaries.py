@@ -68,6 +68,13 @@ def _passes(doc: Document) -> list[str]:
     return [f"Triton {doc['triton_version']}: passes {_names(rows)}"]
 
 
+def _passes_compare(doc: Document) -> list[str]:
+    labels = " and ".join(str(v["label"]) for v in doc["variants"])
+    divergence = doc["divergence"]
+    where = [f"{side}: pass {p['index']} {p['name']}" for side in ("first", "second") if (p := divergence[side])]
+    return [f"{labels}: the pipelines part: {divergence['kind']}", *where]
+
+
 def _capture_diff(doc: Document) -> list[str]:
     counts = ", ".join(f"{n} {what}" for what, n in doc["counts"].items())
     regressed = [k["name"] for k in doc["kernels"] if k["regression"]]
@@ -131,6 +138,7 @@ _SUMMARIES: dict[str, Callable[[Document], list[str]]] = {
     "check": _check,
     "diff": _diff,
     "passes": _passes,
+    "passes-compare": _passes_compare,
     "capture diff": _capture_diff,
     "trace": _trace,
 }
