@@ -29,6 +29,19 @@ def test_a_value_is_kept_by_task_unless_the_task_acts(session):
     assert session.answer(task(time.monotonic)) != first  # another task
 
 
+def test_a_kept_value_is_answered_while_another_task_runs(session):
+    first = session.answer(task(time.time))
+    slow = session.call(task(time.sleep, 30), keep=False)
+    ended: list[BaseException] = []
+    waiter = threading.Thread(target=lambda: ended.append(pytest.raises(Cancelled, slow.result).value))
+    waiter.start()
+    time.sleep(0.5)  # the slow task holds the turn
+    assert session.answer(task(time.time)) == first and waiter.is_alive()  # answered without waiting for it
+    slow.cancel()
+    waiter.join(timeout=20)
+    assert len(ended) == 1 and isinstance(ended[0], Cancelled)
+
+
 def test_a_changed_input_is_computed_again_in_a_fresh_worker(session, tmp_path):
     kernel = tmp_path / "kernel.py"
     kernel.write_text("x = 1\n")

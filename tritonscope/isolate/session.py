@@ -7,11 +7,12 @@ answered by a task in a warm worker and kept, so that asking again is answered a
     call.cancel()              # from any thread: a waiting call never runs, a running one's worker is killed
     session.close()
 
-One task runs at a time (a later call waits its turn, so no two are ever mixed); a task's own time
-limit ends its worker, never the session. Values are kept by task, and by the state of the files the
-task reads (`inputs`): a kernel file changed on disk is compiled again, and the warm workers are
-started afresh first, since they may hold a module imported from the old files (a kernel file's
-helpers are imported once per process).
+One task runs at a time (a later call waits its turn, so no two are ever mixed; a kept value is
+answered at once, even while a task runs); a task's own time limit ends its worker, never the
+session. Values are kept by task, and by the state of the files the task reads (`inputs`): a
+kernel file changed on disk is compiled again, and the warm workers are started afresh first,
+since they may hold a module imported from the old files (a kernel file's helpers are imported
+once per process).
 """
 
 from __future__ import annotations
@@ -59,13 +60,16 @@ class Session:
         self._workers.close()
 
     def _run(self, call: Call) -> Outcome:
-        """The call's outcome: its kept value, or its task run in its turn (None: cancelled first)."""
+        """The call's outcome: its kept value (at once, even while another task runs), or its task
+        run in its turn (cancelled: never started, or its worker killed)."""
         key = (call.task, call.fingerprint)
+        kept = self._kept_outcome(call, key)
+        if kept is not None:
+            return kept
         with self._turn:
-            with self._kept:
-                if call.keep and key in self._values:
-                    self._values.move_to_end(key)
-                    return Outcome(value=self._values[key])
+            kept = self._kept_outcome(call, key)  # computed by a call this one waited behind
+            if kept is not None:
+                return kept
             if call.cancelled:
                 return cancelled()
             self._renew_if_changed(call.fingerprint)
@@ -76,6 +80,13 @@ class Session:
                 while len(self._values) > self.keep:
                     self._values.popitem(last=False)
         return outcome
+
+    def _kept_outcome(self, call: Call, key: tuple[Task, Fingerprint]) -> Outcome | None:
+        with self._kept:
+            if not call.keep or key not in self._values:
+                return None
+            self._values.move_to_end(key)
+            return Outcome(value=self._values[key])
 
     def _renew_if_changed(self, fingerprint: Fingerprint) -> None:
         """Fresh workers when a file a worker has read has changed since: they may hold its old import."""
