@@ -207,6 +207,32 @@ def test_every_other_tool_answers_on_a_sample(tmp_path):
     serving(check)
 
 
+def test_the_kernel_tools_answer_on_a_library_kernel():
+    """list_kernels, check, diff, passes, layout and grid on liger-kernel's rms_norm forward kernel."""
+    cli_list = cli_json("list", "liger_kernel.ops.rms_norm")
+    values = {"Y_row_stride": 4096, "X_row_stride": 4096, "W_row_stride": 0, "RSTD_row_stride": 1, "n_cols": 4096}
+    values |= {"eps": 1e-6, "offset": 0.0, "Y_ptr": "*bf16", "X_ptr": "*bf16", "W_ptr": "*bf16", "RSTD_ptr": "*fp32"}
+
+    async def check(client):
+        listing = structured(await client.call_tool("list_kernels", {"kernel_file": "liger_kernel.ops.rms_norm"}))
+        assert listing["kernels"] == cli_list["kernels"] and len(listing["kernels"]) == 4
+        held = structured(await client.call_tool("check", {**LIGER_INPUTS, "budgets": ["spills=0", "registers<=8"]}))
+        figures = held["entries"][0]["figures"]
+        assert held["ok"] is False and [b["figure"] for b in held["entries"][0]["broken"]] == ["registers"]
+        varied = structured(await client.call_tool("diff", {**LIGER_INPUTS, "vary": {"num_warps": [8, 4]}}))
+        assert varied["variants"][0]["resources"]["registers"] == figures["registers"]
+        assert [v["label"] for v in varied["variants"]] == [{"num_warps": "8"}, {"num_warps": "4"}]
+        passes = structured(await client.call_tool("passes", {**LIGER_INPUTS, "changed_only": True}))
+        assert passes["passes"] and all(p["changed"] for p in passes["passes"])
+        layouts = structured(await client.call_tool("layout", LIGER_INPUTS))
+        assert layouts["kind"] == "layout_list" and layouts["layouts"]
+        on_grid = {**LIGER_INPUTS, "args": values, "grid_size": [4]}
+        grid = structured(await client.call_tool("grid", on_grid))
+        assert grid["grid"] == [4, 1, 1] and [p["index"] for p in grid["programs"]] == [0, 1, 2, 3]
+
+    serving(check)
+
+
 def test_a_page_goes_on_with_its_cursor():
     async def check(client):
         asked = {"kernel_file": "sample:matmul", "target": "sm90", "stages": ["ptx"], "max_lines": 30}
