@@ -61,6 +61,11 @@ def test_vector_add_ranges_and_masked_tail(cli):
     assert "97 programs" in out and "output_ptr[98304:98432]" in out and "masked tail" in out
 
 
+def test_a_float_argument_is_an_fp32_scalar_as_a_launch_passes_it(cli):
+    doc = _grid(cli, KERNELS / "float_scalar.py", "-c", "BLOCK=64", "-a", "eps=0.5", "-a", "n=100", "--grid", "2")
+    assert [p["stores"][0]["runs"] for p in doc["programs"]] == [[[0, 64]], [[64, 100]]]
+
+
 def test_a_2d_kernel_with_a_mask(cli):
     doc = _grid(
         cli,

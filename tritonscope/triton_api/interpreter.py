@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import triton.language as tl
 from triton.runtime import interpreter
 
 from ..core.errors import KernelFileError
@@ -48,7 +49,7 @@ def record(file: str, kernel_name: str, values: dict, pointers: dict, grid: tupl
     patch = interpreter._patch_lang(kernel.fn)
     programs = []
     try:
-        call = {n: a if n in constexprs else interpreter._implicit_cvt(a) for n, a in args.items()}
+        call = {n: a if n in constexprs else _as_launched(a) for n, a in args.items()}
         interpreter.interpreter_builder.set_grid_dim(*grid)
         for z in range(grid[2]):
             for y in range(grid[1]):
@@ -63,6 +64,16 @@ def record(file: str, kernel_name: str, values: dict, pointers: dict, grid: tupl
         if patch is not None:  # before 3.6 _patch_lang patched for good and returned None
             patch.restore()
     return programs
+
+
+def _as_launched(arg):
+    """An argument as a launch passes it: the interpreter's own conversion, and a float as an fp32
+    scalar tensor (the launcher specializes it so; `_implicit_cvt` leaves it a Python float, whose
+    `eps.to(tl.float32)` then fails)."""
+    if isinstance(arg, float):
+        handle = interpreter.TensorHandle(np.array([arg], dtype=np.float32), tl.float32)
+        return tl.tensor(handle, tl.float32)
+    return interpreter._implicit_cvt(arg)
 
 
 def _index_with_any_numpy() -> None:
