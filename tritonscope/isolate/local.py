@@ -6,8 +6,8 @@ Triton's start-up and the kernel file's import are paid once per worker, not onc
 - a task that raises comes back as its message and exit code; a worker that crashes or runs past
   the timeout is killed and replaced, and only its task fails; a time-out says where the task was
   ("stuck at FILE:LINE", from the worker's stack);
-- a cancelled task's worker is killed and reaped at once: nothing of it is left, and the next
-  task gets a fresh worker;
+- a cancelled task's worker is killed and reaped at once, with the processes it started (its own
+  process group: ptxas, nvdisasm): nothing of it is left, and the next task gets a fresh worker;
 - workers die with their parent whatever the signal, ignore the terminal's Ctrl-C (an exception in
   `run`, Ctrl-C or SIGTERM's, kills every worker still busy) and never write to stdout.
 """
@@ -224,6 +224,7 @@ class _Worker:
             stderr=stderr,
             env=env,
             pass_fds=(write_end, self._stack.fileno()),
+            start_new_session=True,  # its own process group: `kill` ends what it started too (ptxas)
         )
         os.close(write_end)
         self.results = read_end
@@ -265,8 +266,9 @@ class _Worker:
         return None
 
     def kill(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
+        """The worker and every process it started (ptxas, nvdisasm: its process group), reaped."""
+        with contextlib.suppress(OSError):  # the group is gone: nothing of it is left
+            os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait()
         for stream in (self._stack, self._input, self._stream):
             with contextlib.suppress(OSError):
