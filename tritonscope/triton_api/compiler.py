@@ -26,7 +26,7 @@ from ..core.model import Artifacts, Variant
 from ..core.targets import Target
 from ..core.values import LayoutName, TypeName
 from ..parsers import mlir_diagnostics
-from . import compile_errors, cubins, version
+from . import compile_errors, cubins, progress, version
 from . import kernels as triton_kernels
 from .remarks import REMARKS_UNKNOWN, StderrCapture, record_remarks, recorded_remarks, remarks_on
 from .shims import (
@@ -59,6 +59,7 @@ def compile_variant(kernel, variant: Variant, target: Target, sass: bool = True)
     metadata = {"triton_version": triton.__version__, **_plain_metadata(compiled.metadata._asdict())}
     binary = compiled.asm[target.vendor.binary]
     texts = {key: value for key, value in compiled.asm.items() if isinstance(value, str)}
+    progress.tell("machine code")
     texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch, metadata, sass))
     refused = texts.pop(SASS_REFUSED, None)  # an nvdisasm older than the target: no SASS, and why
     remarks: tuple[mlir_diagnostics.Remark, ...] | None  # None: not known (a cache hit kept none)

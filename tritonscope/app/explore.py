@@ -1,0 +1,88 @@
+"""`tritonscope explore`'s work, done in the explorer's child process: one variant compiled and
+explained, the kernels of a folder or of a file with several, a pass pipeline.
+
+The explorer's own process never imports Triton or torch: it imports this module only to name
+these functions as tasks (`isolate.task`), so everything they need is imported inside them, and
+its worker imports WARM before the first task comes.
+"""
+
+from __future__ import annotations
+
+from ..core.model import VariantRequest
+from ..core.source import CachedKernel, CaptureFolder
+from ..results.cache import CacheListing
+from ..results.catalog import KernelList
+from ..results.explore import CompileFailure, ExploreResult
+from ..results.passes import PassesResult
+from .releases import in_release
+
+WARM = "tritonscope.app.explain"  # what the tasks below import first: Triton, the pipeline, explain
+
+Explored = ExploreResult | CompileFailure | KernelList | CacheListing
+
+
+def explored(request: VariantRequest, told: str | None = None) -> Explored:
+    """The variant compiled and explained (no what-ifs: they are compiles of their own), or why it did
+    not compile; a capture or cache folder, or a file of several kernels with none named, is listed
+    instead. Each step is told to the file `told` as it starts (the status line)."""
+    return _explored(request, told)
+
+
+@in_release
+def _explored(request: VariantRequest, told: str | None) -> Explored:
+    """`explored` in the Triton release the request names (a worker of its environment, for another)."""
+    from ..triton_api import progress
+
+    progress.telling(told)
+    try:
+        return _explained(request)
+    finally:
+        progress.telling(None)
+
+
+def _explained(request: VariantRequest) -> Explored:
+    from ..core.errors import CompileError
+    from ..triton_api import progress
+    from .catalog import cache_list
+    from .explain import explain_compilation
+    from .prepare import compile_request, from_reference
+
+    if isinstance(request.source, CaptureFolder):
+        return cache_list(request.source.folder)
+    several = _several_kernels(request)
+    if several is not None:
+        return several
+    if isinstance(request.source, CachedKernel) and request != VariantRequest(request.file, source=request.source):
+        request = from_reference(request)  # a captured kernel changed: compiled again from its source
+    progress.tell("front end")
+    try:
+        compilation = compile_request(request)
+    except CompileError as exc:
+        return CompileFailure(request, exc.message, exc.hint, getattr(exc, "where", None))
+    progress.tell("explain")
+    return ExploreResult(request, explain_compilation(compilation), _releases())
+
+
+def _several_kernels(request: VariantRequest) -> KernelList | None:
+    """The file's kernels when it has several and the request names none (the explorer lists them)."""
+    if request.kernel is not None or isinstance(request.source, CachedKernel):
+        return None
+    from .catalog import list_kernels
+    from .prepare import requested_target
+
+    listed = list_kernels(request.source, requested_target(request)[0])
+    return listed if sum(not k.is_helper for k in listed.kernels) > 1 else None
+
+
+def _releases() -> tuple[str, ...]:
+    from ..triton_api.version import installed
+    from .releases import installed_envs
+
+    return (installed(), *(env.release for env in installed_envs() if env.release != installed()))
+
+
+def pipeline(request: VariantRequest, timeout: float = 600.0) -> PassesResult:
+    """The variant's pass pipeline, as `passes` reads it."""
+    from .passes import passes
+
+    return passes(request, None, False, timeout)
