@@ -49,6 +49,14 @@ async def settled(app: ExplorerApp, pilot, seconds: float = 300) -> None:
     await pilot.pause()
 
 
+async def until(pilot, condition, seconds: float = 300) -> None:
+    """Waits, the screen live, until `condition()` holds."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "waited too long"
+        await pilot.pause(0.1)
+
+
 def pane(app: ExplorerApp, name: str) -> CodePane:
     return app.query_one(f"#{name}", CodePane)
 
@@ -70,6 +78,12 @@ def children() -> set[int]:
 
 
 MATMUL = VariantRequest(file="sample:matmul", target="sm90")
+
+
+@pytest.fixture
+def cold_triton_cache(tmp_path, monkeypatch):
+    """Triton's cache empty for the explorer's child: its compiles take a compile's time."""
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton-cache"))
 
 
 def test_line_33_of_matmul_highlights_its_sass_and_a_sass_line_its_python_line():
@@ -101,7 +115,7 @@ def test_line_33_of_matmul_highlights_its_sass_and_a_sass_line_its_python_line()
     asyncio.run(scenario())
 
 
-def test_changing_block_size_recompiles_marks_the_changes_and_comes_back_from_memory():
+def test_changing_block_size_recompiles_marks_the_changes_and_comes_back_from_memory(cold_triton_cache):
     async def scenario():
         request = VariantRequest(file="sample:vector_add", target="sm90")
         async with opened(request) as (app, pilot):
@@ -200,7 +214,7 @@ def test_the_pass_view_shows_a_pass_before_and_after_linked_to_the_source_line()
     asyncio.run(scenario())
 
 
-def test_a_newer_request_cancels_the_older_and_leaves_no_process():
+def test_a_newer_request_cancels_the_older_and_leaves_no_process(cold_triton_cache):
     async def scenario():
         request = VariantRequest(file="sample:vector_add", target="sm90")
         async with opened(request) as (app, pilot):
@@ -240,9 +254,9 @@ def test_a_file_of_several_kernels_opens_on_its_kernel_list():
             assert isinstance(app.screen, KernelListScreen)
             names = [app.screen.query_one("#kernels").get_option_at_index(i).id for i in range(3)]
             assert names == ["scale_kernel", "tuned_kernel", "row_kernel"]
-            await pilot.press("enter")
-            await settled(app, pilot)
-            assert app.session.shown.compilation.kernel.name == "scale_kernel"
+            await pilot.press("down", "enter")  # the autotuned one: its first config
+            await until(pilot, lambda: app.session.shown is not None)
+            assert app.session.shown.compilation.kernel.name == "tuned_kernel"
             assert pane(app, "source").number == app.session.shown.compilation.kernel.line
 
     asyncio.run(scenario())

@@ -93,6 +93,7 @@ class ExplorerApp(App):
         self._pending: dict[int, tuple[Any, float]] = {}  # ticket -> (memory key, started)
         self._step = ""
         self._searched = ""
+        self._how = ""
         self._prompting = ""
         self._stop = threading.Event()
         self._watched: str | None = None
@@ -120,7 +121,7 @@ class ExplorerApp(App):
         for signum in (signal.SIGTERM, signal.SIGHUP):  # the screen ends as after q: the terminal as it was
             loop.add_signal_handler(signum, self._terminated, signum)
         self._layout(self.size.width)
-        self._take(self.first, self.session.key(self.session.request))
+        self._take(self.first, self.session.key(self.session.request), "opened")
         self.set_interval(0.2, self._tick)
         self.compiles.spare()
 
@@ -162,10 +163,10 @@ class ExplorerApp(App):
 
     # --- results in -------------------------------------------------------------------------------
 
-    def _take(self, value: Any, key) -> None:
+    def _take(self, value: Any, key, how: str) -> None:
         """A compile's value on screen: a variant, a failure, or a list of kernels to choose from."""
         if isinstance(value, ExploreResult):
-            self._show(value, key)
+            self._show(value, key, how)
             self._watch(value.compilation.kernel.file)
         elif isinstance(value, CompileFailure):
             self._failed(value.message + (f" ({value.hint})" if value.hint else ""), value.where)
@@ -173,8 +174,11 @@ class ExplorerApp(App):
         else:
             self.push_screen(KernelListScreen(value, self.session.request), self._chosen)
 
-    def _show(self, result: ExploreResult, key) -> None:
+    def _show(self, result: ExploreResult, key, how: str) -> None:
+        """Shows a variant (`how` it came: compiled, from memory), and marks what changed in a thread."""
         session = self.session
+        self._status(f"{how}: {_describe(result)}")
+        self._how = how
         kernel_changed = session.shown is None or session.kernel_file != result.compilation.kernel.file
         session.arrived(key, result)
         if session.line is None or kernel_changed:
@@ -194,7 +198,8 @@ class ExplorerApp(App):
             pane.refresh()
         if where is not None and where[0] == self.session.kernel_file:
             self._select(where[1], None)
-        self._status("the compile failed: the stages shown are the last good ones (stale)")
+        stale = "; the stages shown are the last good ones (stale)" if self.session.shown is not None else ""
+        self._status(f"the compile failed{stale}: fix the file and save, or change the variant (v)")
 
     def _mark_changes(self) -> None:
         changes = self.session.changes()  # in a thread: a diff of every stage
@@ -210,7 +215,8 @@ class ExplorerApp(App):
         count = sum(len(lines) for lines in changes.values())
         previous = self.session.previous
         if previous is not None:
-            self._status(f"{count} lines changed against {_describe(previous)}; {self._cost_line()}")
+            said = f"{self._how}: {_describe(shown)}; {count} lines changed against {_describe(previous)} (▌)"
+            self._status(said)
 
     # --- drawing ----------------------------------------------------------------------------------
 
@@ -303,14 +309,13 @@ class ExplorerApp(App):
             self._step = step
 
     def _done(self, ticket: int, outcome: Outcome) -> None:
-        key, _ = self._pending.pop(ticket, (None, 0.0))
+        key, started = self._pending.pop(ticket, (None, 0.0))
         if key is None:
             return
         if key == PIPELINE:
             self._passes_ready(outcome)
         elif outcome.ok:
-            self._take(outcome.value, key)
-            self._status(f"compiled {_describe(self.session.shown) if self.session.shown else ''}")
+            self._take(outcome.value, key, f"compiled in {time.monotonic() - started:.1f} s")
         else:
             self._failed(outcome.error or "the compile failed")
 
@@ -333,8 +338,7 @@ class ExplorerApp(App):
         if remembered is not None:
             self.compiles.cancel()
             self._pending.clear()
-            self._show(remembered, self.session.key(request))
-            self._status(f"from memory: {_describe(remembered)}")
+            self._show(remembered, self.session.key(request), "from memory")
             return
         ticket = self.compiles.submit(request)
         self._pending = {ticket: (self.session.key(request), time.monotonic())}

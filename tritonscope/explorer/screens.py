@@ -70,22 +70,28 @@ class KernelListScreen(ModalScreen[VariantRequest | None]):
 
     BINDINGS = [Binding("escape,q", "dismiss_none", "back")]
     DEFAULT_CSS = "KernelListScreen { align: center middle; } #kernels { width: 90%; height: 80%; }"
+    AUTO_FOCUS = "#kernels"
 
     def __init__(self, listing: KernelList | CacheListing, request: VariantRequest):
         super().__init__()
         self.listing, self.request = listing, request
 
     def compose(self) -> ComposeResult:
-        kernels = OptionList(id="kernels")
         if isinstance(self.listing, KernelList):
-            kernels.border_title = f"kernels of {self.listing.path.name}: enter opens one"
-            for spec in self.listing.kernels:
-                if not spec.is_helper:
-                    kernels.add_option(Option(f"{spec.name}  (line {spec.line})", id=spec.name))
+            title = f"kernels of {self.listing.path.name}: enter opens one"
+            options = [
+                Option(f"{spec.name}  (line {spec.line})", id=spec.name)
+                for spec in self.listing.kernels
+                if not spec.is_helper
+            ]
         else:
-            kernels.border_title = f"kernels compiled in {self.listing.folder}: enter opens one"
-            for entry in self.listing.entries:
-                kernels.add_option(Option(f"{entry.name}  {entry.target}  {', '.join(entry.stages)}", id=entry.name))
+            title = f"kernels compiled in {self.listing.folder}: enter opens one"
+            options = [
+                Option(f"{entry.name}  {entry.target}  {', '.join(entry.stages)}", id=entry.name)
+                for entry in self.listing.entries
+            ]
+        kernels = OptionList(*options, id="kernels")
+        kernels.border_title = title
         yield kernels
 
     @on(OptionList.OptionSelected)
@@ -116,6 +122,7 @@ class VariantScreen(ModalScreen):
     #value { width: 52; display: none; }
     VariantScreen.editing #value { display: block; }
     """
+    AUTO_FOCUS = "#knobs"
 
     def __init__(self, app: Any, knobs: list[Knob], request: VariantRequest):
         super().__init__()
@@ -204,6 +211,7 @@ class PassesScreen(Screen):
     PassesScreen.narrow #pipeline { width: 30; }
     PassesScreen.narrow #sides { layout: vertical; }
     """
+    AUTO_FOCUS = "#pipeline"
 
     def __init__(self, app: Any, passes: PassesResult):
         super().__init__()

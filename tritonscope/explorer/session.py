@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.model import OPTION_NAMES, VariantRequest
+from ..core.source import local_file
 from ..core.values import TypeName, format_value
 from ..results.explore import CompileFailure, ExploreResult
 
@@ -41,7 +42,8 @@ class Session:
         return self.shown.compilation.kernel.file if self.shown is not None else None
 
     def key(self, request: VariantRequest) -> Key:
-        return (request, file_digest(self.kernel_file))
+        file = local_file(request.source)
+        return (request, file_digest(str(file) if file is not None else None))
 
     def remembered(self, request: VariantRequest) -> ExploreResult | None:
         return self.memory.get(self.key(request))
