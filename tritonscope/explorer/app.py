@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -41,6 +41,7 @@ PIPELINE = ("pipeline",)  # the memory key of a pass-pipeline capture in flight
 class ExplorerApp(App):
     TITLE = "tritonscope explore"
     AUTO_FOCUS = "#source"
+    ENABLE_COMMAND_PALETTE = False
     CSS = """
     #title { height: 1; background: $primary-background; color: $text; padding: 0 1; }
     #status { height: 1; background: $panel; color: $text-muted; padding: 0 1; }
@@ -60,19 +61,18 @@ class ExplorerApp(App):
     .narrow.panel #code { display: none; }
     .wide.panel #side { display: none; }
     .failed #error { display: block; }
-    .prompting #prompt { display: block; }
     """
     BINDINGS = [
         Binding("q", "quit", "quit"),
         Binding("ctrl+c", "interrupt", "quit", show=False, priority=True),
         Binding("question_mark", "help", "keys"),
-        Binding("s", "stage(1)", "stage"),
+        Binding("s", "stage(1)", "stage", show=False),
         Binding("S", "stage(-1)", "stage back", show=False),
-        Binding("plus,equals_sign", "panes(1)", "pane+"),
-        Binding("minus", "panes(-1)", "pane-"),
+        Binding("plus,equals_sign", "panes(1)", "pane+", show=False),
+        Binding("minus", "panes(-1)", "pane-", show=False),
         Binding("v", "variant", "variant"),
-        Binding("b", "back", "back"),
-        Binding("y", "copy", "dump cmd"),
+        Binding("b", "back", "back", show=False),
+        Binding("y", "copy", "copy cmd"),
         Binding("p", "passes", "passes"),
         Binding("r", "panel", "panel"),
         Binding("f", "findings", "findings", show=False),
@@ -154,6 +154,8 @@ class ExplorerApp(App):
         self.screen.set_class(not wide, "narrow")
         if self.session.shown is not None and not self.pane_stages:
             self._default_panes()
+        if self.session.shown is not None:
+            self.query_one("#title", Static).update(_title(self.session.shown, wide))
         self._arrange()
 
     @property
@@ -246,7 +248,7 @@ class ExplorerApp(App):
         self._arrange()
         self._select(self.session.line, None)
         self._panel(result)
-        self.query_one("#title", Static).update(_title(result))
+        self.query_one("#title", Static).update(_title(result, self.size.width >= WIDE))
 
     def _select(self, line: int | None, moved: CodePane | None) -> None:
         """Selects a Python line: every pane but the one moved scrolls to the lines it became."""
@@ -411,12 +413,25 @@ class ExplorerApp(App):
         prompt.placeholder = "search this pane for…" if kind == "search" else "go to line…"
         prompt.value = ""
         self._return_to = self.focused if isinstance(self.focused, CodePane) else self.query_one("#source")
-        self.screen.add_class("prompting")
-        prompt.focus()
+        prompt.display = True  # at once, not at the next restyle or refresh: the keys typed next go to it
+        self.screen.set_focus(prompt)
+
+    def on_key(self, event: events.Key) -> None:
+        """Keys typed just after `/` or `:`, before the prompt has the focus, still go to it."""
+        prompt = self.query_one("#prompt", Input)
+        if not prompt.display:  # what the prompt itself takes never reaches here
+            return
+        if event.key == "enter":
+            event.stop()
+            self.call_later(prompt.action_submit)
+        elif event.is_printable and event.character:
+            event.stop()
+            prompt.insert_text_at_cursor(event.character)
 
     def action_close_prompt(self) -> None:
-        if self.screen.has_class("prompting"):
-            self.screen.remove_class("prompting")
+        prompt = self.query_one("#prompt", Input)
+        if prompt.display:
+            prompt.display = False
             self._return_to.focus()
 
     @on(Input.Submitted, "#prompt")
@@ -477,13 +492,20 @@ def _describe(result: ExploreResult) -> str:
     return ", ".join([*words, v.target])
 
 
-def _title(result: ExploreResult) -> str:
+def _title(result: ExploreResult, wide: bool) -> str:
+    """The kernel and its figures in one line, short enough for 80 columns when not `wide`."""
     c = result.compilation
     r = c.resources
     words = c.variant.target_info.vendor.words
+    shared = f"{r.shared_bytes / 1024:.4g} KiB" if r.shared_bytes >= 1024 else f"{r.shared_bytes} B"
+    if not wide:
+        return (
+            f"{c.kernel.name} · {c.variant.target} · {r.registers} regs · {r.spills} spills · {shared} shared · "
+            f"occupancy {r.occupancy.percent:.0f}%"
+        )
     return (
         f"{c.kernel.name} · {c.variant.target} · Triton {c.triton_version} · {r.registers} {words.registers} · "
-        f"{r.spills} spills · {r.shared_bytes:,} B {words.shared} · occupancy {r.occupancy.percent:.0f}%"
+        f"{r.spills} spills · {shared} {words.shared} · occupancy {r.occupancy.percent:.0f}%"
     )
 
 

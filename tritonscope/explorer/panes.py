@@ -69,7 +69,7 @@ class CodePane(ScrollView, can_focus=True):
         "code--stale",
     }
     DEFAULT_CSS = """
-    CodePane { border: round $panel-lighten-2; border-title-color: $text-muted; scrollbar-size: 1 1; }
+    CodePane { border: round $panel-lighten-2; border-title-color: $text-muted; scrollbar-size: 0 1; }
     CodePane:focus { border: round $accent; border-title-color: $text; }
     CodePane > .code--number { color: $text-muted; }
     CodePane > .code--linked { background: $primary 40%; }
@@ -88,6 +88,8 @@ class CodePane(ScrollView, can_focus=True):
         Binding("pagedown,ctrl+f,space", "page(1)", "page down", show=False),
         Binding("home,g", "ends(0)", "first line", show=False),
         Binding("end,G", "ends(1)", "last line", show=False),
+        Binding("left,h", "scroll_left", "left", show=False),
+        Binding("right,l", "scroll_right", "right", show=False),
     ]
 
     class Moved(Message):
