@@ -269,3 +269,30 @@ def test_a_file_that_is_not_a_kernel_fails_before_the_screen():
     with pytest.raises(KernelFileError, match="no_kernels.py"):
         opening.first()
     assert not children()
+
+
+def test_a_liger_kernel_explored_from_its_module():
+    """A real library's kernel, named as a module (liger imports torch: in the child only)."""
+    from test_corpus_liger import CASES, liger_ops
+
+    from tritonscope.cli.options import request_from_words
+
+    liger_ops()
+    case = next(c for c in CASES if c.kernel == "_rms_norm_forward_kernel")
+    request = request_from_words(
+        "liger_kernel.ops.rms_norm:_rms_norm_forward_kernel", [*case.flags.split(), "--target", "sm90"], "test"
+    )
+
+    async def scenario():
+        async with opened(request) as (app, pilot):
+            result = app.session.shown
+            source_text = result.file_lines
+            load = next(n for n, t in source_text.items() if "X_row = tl.load(x_base + col_offsets" in t)
+            await pilot.press("colon", *str(load), "enter")
+            sass = pane(app, "stage-0")
+            assert sass.linked and sass.linked == set(result.stage_lines(Stage.SASS, load))
+            assert any("LDG.E" in row for row in rows(sass, sass.linked))
+            assert pane(app, "source").border_title.startswith("_rms_norm_forward_kernel  (rms_norm.py)")
+            assert "registers" in app.query_one("#resources").render().plain
+
+    asyncio.run(scenario())
