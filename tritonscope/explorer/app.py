@@ -52,7 +52,7 @@ class ExplorerApp(App):
     #resources { height: auto; padding: 0 1; }
     #findings { height: 1fr; border: round $panel-lighten-2; }
     #findings:focus { border: round $accent; }
-    #detail { height: auto; max-height: 8; padding: 0 1; color: $text-muted; }
+    #detail { height: 6; padding: 0 1; color: $text-muted; }
     #error { height: auto; max-height: 12; border: round $error; color: $error; padding: 0 1; display: none; }
     #prompt { height: 3; display: none; }
     .narrow #code { layout: vertical; }

@@ -17,7 +17,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -26,6 +26,7 @@ from ..render.terminal.code import cells, clean, highlighted
 from ..render.terminal.dump import RICH_STYLES
 
 Links = Callable[[int], tuple[int, ...]]
+LEXED = 64  # rows lexed at once, when the first of them is drawn
 
 
 def _none(_: int) -> tuple[int, ...]:
@@ -109,6 +110,9 @@ class CodePane(ScrollView, can_focus=True):
         self._numbers: list[int] = []  # each row's number, in order
         self._tokens: dict[int, list[tuple[str, str]]] = {}  # row -> its lexed segments, made when first drawn
         self._lead = 0  # the gutter's columns
+        self._styles: dict[str, Style] = {}
+        self._drawn: dict[tuple, Strip] = {}  # rows drawn, by what decides their look
+        self._region_width: int | None = None
         self._number_width = 1
 
     # --- what it shows ----------------------------------------------------------------------------
@@ -119,7 +123,7 @@ class CodePane(ScrollView, can_focus=True):
         self.content = content
         self._numbers = [n for n, _ in content.lines]
         self._rows = {n: row for row, n in enumerate(self._numbers)}
-        self._tokens = {}
+        self._tokens, self._drawn, self._region_width = {}, {}, None
         if content.lexer == "python":  # lexed whole: its strings span lines
             self._tokens = dict(enumerate(highlighted([clean(t) for _, t in content.lines], "python")))
         width = max((cells(clean(t)) for _, t in content.lines), default=0)
@@ -133,13 +137,22 @@ class CodePane(ScrollView, can_focus=True):
     def link(self, python_line: int | None, scroll: bool = True) -> None:
         """Highlights the lines that came from `python_line`; with `scroll`, brings the first into view."""
         numbers = self.content.numbers(python_line) if python_line is not None else ()
-        self.linked = frozenset(n for n in numbers if n in self._rows)
-        if scroll and self.linked:
-            rows = sorted(self._rows[n] for n in self.linked)
+        linked = frozenset(n for n in numbers if n in self._rows)
+        was, self.linked = self.linked, linked
+        if scroll and linked:
+            rows = sorted(self._rows[n] for n in linked)
             top, height = int(self.scroll_y), self.scrollable_content_region.height
             if not any(top <= row < top + height for row in rows):
                 self.scroll_to(y=max(rows[0] - height // 3, 0), animate=False)
-        self.refresh()
+                return  # a scroll draws every row
+        self._refresh_rows(self._rows[n] for n in was ^ linked if n in self._rows)
+
+    def _refresh_rows(self, rows) -> None:
+        """Draws again only the rows given that are on screen (a cursor move changes a few rows of a pane)."""
+        top, height, width = int(self.scroll_y), self.scrollable_content_region.height, self.size.width
+        for row in rows:
+            if top <= row < top + height:
+                self.refresh(Region(0, row - top, width, 1))
 
     def go_to_number(self, number: int) -> bool:
         """Moves the cursor to the line numbered `number` (or the next one after it)."""
@@ -191,13 +204,14 @@ class CodePane(ScrollView, can_focus=True):
     def _move_to(self, row: int) -> None:
         if not self._numbers:
             return
-        self.cursor = min(max(row, 0), len(self._numbers) - 1)
+        was, self.cursor = self.cursor, min(max(row, 0), len(self._numbers) - 1)
         top, height = int(self.scroll_y), self.scrollable_content_region.height
         if self.cursor < top:
             self.scroll_to(y=self.cursor, animate=False)
         elif self.cursor >= top + height:
             self.scroll_to(y=self.cursor - height + 1, animate=False)
-        self.refresh()
+        else:
+            self._refresh_rows((was, self.cursor))
         self.post_message(self.Moved(self, self.content.python_lines(self._numbers[self.cursor])))
 
     def _nearest(self, number: int) -> int:
@@ -207,46 +221,76 @@ class CodePane(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         row = int(self.scroll_y) + y
-        width = self.scrollable_content_region.width
+        width = self._width()
         if row >= len(self._numbers):
-            return Strip.blank(width, self.rich_style)
-        return self._strip(row, width)
+            return Strip.blank(width, self._style("base"))
+        kind = (
+            "cursor" if row == self.cursor and self.has_focus else "linked" if self._numbers[row] in self.linked else ""
+        )
+        key = (row, kind, int(self.scroll_x), width, self.stale, self._numbers[row] in self.content.changed)
+        strip = self._drawn.get(key)
+        if strip is None:
+            if len(self._drawn) > 20_000:  # a long session's scrolling: drawn again when seen again
+                self._drawn.clear()
+            strip = self._drawn[key] = self._strip(row, width, kind)
+        return strip
 
-    def _strip(self, row: int, width: int) -> Strip:
-        number = self._numbers[row]
-        base = self.rich_style
-        background = self._background(row, number)
-        lead = Strip(self._gutter(number), self._lead)
-        code = Strip(self._code(row), None).crop(int(self.scroll_x), int(self.scroll_x) + max(width - self._lead, 0))
-        strip = Strip.join([lead, code]).extend_cell_length(width).crop(0, width)
-        return strip.apply_style(base + background) if background else strip.apply_style(base)
+    def notify_style_update(self) -> None:
+        """The theme (or the focus) changed: every row is drawn again in its colours."""
+        super().notify_style_update()
+        self._styles, self._drawn, self._region_width = {}, {}, None
 
-    def _background(self, row: int, number: int) -> Style | None:
-        if row == self.cursor and self.has_focus:
-            return Style(bgcolor=self.get_component_rich_style("code--cursor").bgcolor)
-        if number in self.linked:
-            return Style(bgcolor=self.get_component_rich_style("code--linked").bgcolor)
-        return None
+    def on_resize(self) -> None:
+        self._region_width, self._drawn = None, {}
+
+    def _width(self) -> int:
+        if self._region_width is None:
+            self._region_width = self.scrollable_content_region.width
+        return self._region_width
+
+    def _style(self, name: str) -> Style:
+        """The style of a part (its CSS component class), read once per theme."""
+        if name not in self._styles:
+            if name == "base":
+                self._styles[name] = self.rich_style
+            elif name in ("cursor", "linked"):
+                self._styles[name] = Style(bgcolor=self.get_component_rich_style(f"code--{name}").bgcolor)
+            elif name == "number":
+                self._styles[name] = Style(color=self.get_component_rich_style("code--number").color)
+            else:
+                self._styles[name] = self.get_component_rich_style(f"code--{name}", partial=True)
+        return self._styles[name]
+
+    def _strip(self, row: int, width: int, kind: str) -> Strip:
+        base = self._style("base") + self._style(kind) if kind else self._style("base")
+        lead = Strip(self._gutter(self._numbers[row]), self._lead)
+        start = int(self.scroll_x)
+        code = Strip(self._code(row)).crop(start, start + max(width - self._lead, 0))
+        return Strip.join([lead, code]).extend_cell_length(width).crop(0, width).apply_style(base)
 
     def _gutter(self, number: int) -> list[Segment]:
-        numbers = Style(color=self.get_component_rich_style("code--number").color)
+        numbers = self._style("number")
         changed = number in self.content.changed
-        mark = Segment("▌" if changed else " ", self.get_component_rich_style("code--changed") if changed else None)
-        parts = [Segment(f"{number:>{self._number_width}} ", numbers), mark]
+        parts = [Segment(f"{number:>{self._number_width}} ", numbers)]
+        parts.append(Segment("▌", self._style("changed")) if changed else Segment(" "))
         if self.content.gutter_width:
             figures, heat = self.content.gutter.get(number, ("", 0))
-            style = self.get_component_rich_style(f"code--heat-{heat}") if heat else None
-            parts.append(Segment(f"{figures:>{self.content.gutter_width}}", style))
+            parts.append(
+                Segment(f"{figures:>{self.content.gutter_width}}", self._style(f"heat-{heat}") if heat else None)
+            )
             parts.append(Segment(" "))
         parts.append(Segment("│ ", numbers))
         return parts
 
     def _code(self, row: int) -> list[Segment]:
         tokens = self._tokens.get(row)
-        if tokens is None:
-            tokens = next(highlighted([clean(self.content.lines[row][1])], self.content.lexer), [])
-            self._tokens[row] = tokens
+        if tokens is None:  # lexed in blocks: a screenful costs one lexer
+            first = row - row % LEXED
+            block = self.content.lines[first : first + LEXED]
+            for at, lexed in enumerate(highlighted([clean(text) for _, text in block], self.content.lexer), first):
+                self._tokens.setdefault(at, lexed)
+            tokens = self._tokens[row]
         if self.stale:
-            stale = self.get_component_rich_style("code--stale")
+            stale = self._style("stale")
             return [Segment(text, stale) for _, text in tokens]
         return [Segment(text, code_style(sgr)) for sgr, text in tokens]
