@@ -164,11 +164,12 @@ async def _cursor_moves(app, pilot) -> dict:
 
 
 async def _timed_until(app, pilot, act, back: bool = False) -> float:
-    """Seconds from `act` (a key's action) to its variant's stages on screen."""
+    """Seconds from `act` (a key's action) to its variant's stages on screen (the registers live
+    per line, read by another nvdisasm run, come after them)."""
     before = app.session.shown
     began = time.perf_counter()
     act()
-    while app.session.shown is before or app.compiling:
+    while app.session.shown is before:
         await pilot.pause(0.005)
     return time.perf_counter() - began
 

@@ -60,7 +60,16 @@ def _explained(request: VariantRequest) -> Explored:
     except CompileError as exc:
         return CompileFailure(request, exc.message, exc.hint, getattr(exc, "where", None))
     progress.tell("explain")
-    return ExploreResult(request, explain_compilation(compilation), _releases())
+    # nvdisasm's life ranges (1-3 s) come after, in `with_live_registers`: the stages show first
+    return ExploreResult(request, explain_compilation(compilation, live=False), _releases())
+
+
+def with_live_registers(result: ExploreResult) -> ExploreResult:
+    """The variant explained again with the registers live on each line read (nvdisasm's life
+    ranges): explain's full result, which the explorer shows once the stages are on screen."""
+    from .explain import explain_compilation
+
+    return ExploreResult(result.request, explain_compilation(result.compilation), result.releases)
 
 
 def _several_kernels(request: VariantRequest) -> KernelList | None:

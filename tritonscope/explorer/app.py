@@ -35,7 +35,6 @@ from .session import Session, knobs
 WIDE = 120  # columns from which the panes sit side by side, with the panel beside them
 WIDEST = 200  # columns from which TTGIR is shown too at first
 PANES = 3  # stage panes at most
-PIPELINE = ("pipeline",)  # the memory key of a pass-pipeline capture in flight
 
 
 class ExplorerApp(App):
@@ -90,7 +89,8 @@ class ExplorerApp(App):
         self.session = Session(request)
         self.pane_stages: list[Stage] = []
         self.exit_code = 0
-        self._pending: dict[int, tuple[Any, float]] = {}  # ticket -> (memory key, started)
+        # ticket -> (what: variant, live or pipeline; its memory key; when it started)
+        self._pending: dict[int, tuple[str, Any, float]] = {}
         self._step = ""
         self._searched = ""
         self._how = ""
@@ -190,6 +190,20 @@ class ExplorerApp(App):
         self.screen.remove_class("failed")
         self._redraw()
         self.run_worker(self._mark_changes, thread=True, exclusive=True, group="changes")
+        if not result.explained.live_registers and Stage.SASS in result.compilation.stages:
+            ticket = self.compiles.live_registers(result)  # nvdisasm's life ranges: after the stages
+            self._pending[ticket] = ("live", key, time.monotonic())
+
+    def _live(self, key, outcome: Outcome) -> None:
+        """Explain's full result (registers live per line) for a variant: kept, and shown if on screen."""
+        if not outcome.ok or not isinstance(outcome.value, ExploreResult):
+            return
+        result, session = outcome.value, self.session
+        session.memory[key] = result
+        if session.shown is not None and session.shown.request == result.request and session.failure is None:
+            session.shown = result
+            self._redraw()
+            self.run_worker(self._mark_changes, thread=True, exclusive=True, group="changes")
 
     def _failed(self, message: str, where: tuple[str, int] | None = None) -> None:
         self.session.failure = CompileFailure(self.session.request, message, where=where)
@@ -311,11 +325,13 @@ class ExplorerApp(App):
             self._step = step
 
     def _done(self, ticket: int, outcome: Outcome) -> None:
-        key, started = self._pending.pop(ticket, (None, 0.0))
-        if key is None:
-            return
-        if key == PIPELINE:
+        what, key, started = self._pending.pop(ticket, ("", None, 0.0))
+        if what == "pipeline":
             self._passes_ready(outcome)
+        elif what == "live":
+            self._live(key, outcome)
+        elif not what:
+            return
         elif outcome.ok:
             self._take(outcome.value, key, f"compiled in {time.monotonic() - started:.1f} s")
         else:
@@ -323,7 +339,9 @@ class ExplorerApp(App):
 
     def _tick(self) -> None:
         if self._pending:
-            _, started = next(iter(self._pending.values()))
+            kind, _, started = next(iter(self._pending.values()))
+            if kind == "live":
+                return  # the stages are on screen: the status says what they are
             what = self._step or "starting"
             asked = _describe_request(self.session.request)
             self._status(f"compiling {asked}: {what}… {time.monotonic() - started:.1f} s")
@@ -343,7 +361,7 @@ class ExplorerApp(App):
             self._show(remembered, self.session.key(request), "from memory")
             return
         ticket = self.compiles.submit(request)
-        self._pending = {ticket: (self.session.key(request), time.monotonic())}
+        self._pending = {ticket: ("variant", self.session.key(request), time.monotonic())}
         self._step = ""
         self._tick()
 
@@ -457,7 +475,7 @@ class ExplorerApp(App):
         if self.session.shown is None:
             return
         ticket = self.compiles.pipeline(self.session.request)
-        self._pending = {ticket: (PIPELINE, time.monotonic())}
+        self._pending = {ticket: ("pipeline", None, time.monotonic())}
         self._step = "capturing the pass pipeline"
 
     def _passes_ready(self, outcome: Outcome) -> None:

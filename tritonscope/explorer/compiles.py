@@ -40,6 +40,10 @@ class Compiles:
         """Starts compiling `request` (the one in flight, if any, is cancelled first)."""
         return self._start(lambda told: task(explore.explored, request, told))
 
+    def live_registers(self, result) -> int:
+        """Starts reading the registers live per line of a variant on screen (`with_live_registers`)."""
+        return self._start(lambda told: task(explore.with_live_registers, result))
+
     def pipeline(self, request: VariantRequest) -> int:
         """Starts capturing the pass pipeline of `request` (cancelling what is in flight)."""
         return self._start(lambda told: task(explore.pipeline, request))

@@ -179,7 +179,7 @@ class CodePane(ScrollView, can_focus=True):
 
     def row_text(self, row: int) -> str:
         """What row `row` shows, as plain text (tests and the terminal test read panes this way)."""
-        return "".join(segment.text for segment in self._strip(row, self.size.width or 200))
+        return "".join(segment.text for segment in self._strip(row, self.size.width or 200, ""))
 
     def visible_rows(self) -> range:
         top = int(self.scroll_y)
