@@ -131,7 +131,7 @@ async def in_app(kernel: str, change: tuple[str, int]) -> dict:
             await pilot.pause()
             moves = await _cursor_moves(app, pilot)
             changed = await _timed_until(app, pilot, lambda: app.ask(request.with_value(*change, constexpr=True)))
-            back = await _timed_until(app, pilot, lambda: app.action_back(), back=True)
+            back = await _timed_until(app, pilot, lambda: app.action_previous_variant(), back=True)
     finally:
         opening.compiles.close()
     return {**moves, "changed": changed, "back": back}

@@ -33,7 +33,7 @@ class StageDiff:
         """The indexes of `old_lines` the new lacks: removed, or changed in place."""
         return [i for tag, i1, i2, _, _ in self._opcodes() if tag in ("replace", "delete") for i in range(i1, i2)]
 
-    def _opcodes(self) -> list[tuple[str, int, int, int, int]]:
+    def _opcodes(self) -> list:
         return difflib.SequenceMatcher(a=self.old_lines, b=self.new_lines, autojunk=False).get_opcodes()
 
     def rows(self, context: int = 3) -> list[tuple[str, str | None, str | None]]:

@@ -70,7 +70,7 @@ class ExplorerApp(App):
         Binding("plus,equals_sign", "panes(1)", "pane+", show=False),
         Binding("minus", "panes(-1)", "pane-", show=False),
         Binding("v", "variant", "variant"),
-        Binding("b", "back", "back", show=False),
+        Binding("b", "previous_variant", "back", show=False),
         Binding("y", "copy", "copy cmd"),
         Binding("p", "passes", "passes"),
         Binding("r", "panel", "panel"),
@@ -85,7 +85,7 @@ class ExplorerApp(App):
 
     def __init__(self, compiles: Compiles, request: VariantRequest, first: Any, watch: bool = True):
         super().__init__()
-        self.compiles, self.first, self.watch = compiles, first, watch
+        self.compiles, self.first, self.follow_saves = compiles, first, watch
         self.session = Session(request)
         self.pane_stages: list[Stage] = []
         self.exit_code = 0
@@ -131,7 +131,7 @@ class ExplorerApp(App):
 
     def _watch(self, file: str | None) -> None:
         """Recompiles on every save of `file` (the kernel's), from now on."""
-        if not self.watch or file is None or file == self._watched:
+        if not self.follow_saves or file is None or file == self._watched:
             return
         self.stop_watching()
         self._stop, self._watched = threading.Event(), file
@@ -374,7 +374,7 @@ class ExplorerApp(App):
             names = tuple(TARGETS)
             self.push_screen(VariantScreen(self, knobs(self.session.shown, names), self.session.request))
 
-    def action_back(self) -> None:
+    def action_previous_variant(self) -> None:
         previous = self.session.previous
         if previous is not None:
             self.ask(previous.request)
@@ -430,7 +430,7 @@ class ExplorerApp(App):
         self._prompting = kind
         prompt.placeholder = "search this pane for…" if kind == "search" else "go to line…"
         prompt.value = ""
-        self._return_to = self.focused if isinstance(self.focused, CodePane) else self.query_one("#source")
+        self._return_to = self.focused if isinstance(self.focused, CodePane) else self.query_one("#source", CodePane)
         prompt.display = True  # at once, not at the next restyle or refresh: the keys typed next go to it
         self.screen.set_focus(prompt)
 

@@ -94,7 +94,8 @@ def resources(result: ExploreResult, before: ExploreResult | None) -> list[tuple
     for name, value, number, meaning in rows:
         change = ""
         if name in old and old[name][0] != value:
-            delta = number - old[name][1] if number is not None and old[name][1] is not None else None
+            was = old[name][1]
+            delta = number - was if number is not None and was is not None else None
             unit = "%" if name == "occupancy" else " B" if value.endswith("B") or "KiB" in value else ""
             change = f"{delta:+,}{unit} (was {old[name][0]})" if delta else f"was {old[name][0]}"
         shown.append((name, value, change, meaning))

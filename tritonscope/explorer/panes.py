@@ -177,9 +177,9 @@ class CodePane(ScrollView, can_focus=True):
         """The number of the line under the cursor."""
         return self._numbers[self.cursor] if self._numbers else None
 
-    def row_text(self, row: int) -> str:
-        """What row `row` shows, as plain text (tests and the terminal test read panes this way)."""
-        return "".join(segment.text for segment in self._strip(row, self.size.width or 200, ""))
+    def row_text(self, row: int, width: int | None = None) -> str:
+        """What row `row` shows (in `width` columns: the pane's own by default), as plain text."""
+        return "".join(segment.text for segment in self._strip(row, width or self.size.width or 200, ""))
 
     def visible_rows(self) -> range:
         top = int(self.scroll_y)

@@ -9,6 +9,7 @@ stay in analysis/, reached through the methods here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -77,7 +78,7 @@ class ExploreResult(Result):
         return changes
 
 
-def _linked(c: Compilation, stages: list[Stage]) -> dict[int, dict[Stage, tuple[int, ...]]]:
+def _linked(c: Compilation, stages: Sequence[Stage]) -> dict[int, dict[Stage, tuple[int, ...]]]:
     found: dict[int, dict[Stage, list[int]]] = {}
     for stage in stages:
         for number, sources in c.line_map.get(stage, {}).items():
