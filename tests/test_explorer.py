@@ -35,6 +35,7 @@ async def opened(request: VariantRequest, size=WIDE, watch: bool = False):
     try:
         async with app.run_test(size=size) as pilot:
             await pilot.pause()
+            await until(pilot, lambda: app.session.shown is None or app.session.shown.unread is None)  # its SASS
             yield app, pilot
     finally:
         opening.compiles.close()
@@ -124,7 +125,10 @@ def test_changing_block_size_recompiles_marks_the_changes_and_comes_back_from_me
             await pilot.press("v")
             assert isinstance(app.screen, VariantScreen)
             assert app.screen.knobs[0].name == "BLOCK_SIZE"
-            await pilot.press("left", "left")  # 1024 -> 512 -> 256: the 512 compile is cancelled by the 256 one
+            # <- twice, as a key held down types it: 1024 -> 512 -> 256, the 512 compile cancelled by the 256
+            # one (Pilot's presses wait for the screen to settle, long enough for 512's stages to come)
+            app.screen.action_step(-1)
+            app.screen.action_step(-1)
             assert app.compiling
             await pilot.press("escape")
             source = pane(app, "source")
@@ -221,7 +225,7 @@ def test_a_newer_request_cancels_the_older_and_leaves_no_process(cold_triton_cac
         request = VariantRequest(file="sample:vector_add", target="sm90")
         async with opened(request) as (app, pilot):
             app.ask(request.with_value("BLOCK_SIZE", 128, constexpr=True))
-            await pilot.pause(0.3)
+            await until(pilot, lambda: app._step)  # the child has begun compiling it
             app.ask(request.with_value("BLOCK_SIZE", 64, constexpr=True))
             await settled(app, pilot)
             assert app.session.shown.compilation.variant.constexprs["BLOCK_SIZE"] == 64
@@ -298,3 +302,27 @@ def test_a_liger_kernel_explored_from_its_module():
             assert "registers" in app.query_one("#resources").render().plain
 
     asyncio.run(scenario())
+
+
+def test_the_stages_come_first_and_the_sass_after_them_as_explain_reads_it():
+    """The first screen waits for Triton's stages only; the SASS read after them (nvdisasm) gives the
+    explorer what a whole compile gives explain: the same SASS, line map, resources and findings."""
+    from tritonscope.app import explore
+    from tritonscope.app.explain import explain_compilation
+    from tritonscope.app.prepare import MACHINE_CODE_PENDING, compile_request
+    from tritonscope.explorer import contents
+
+    request = VariantRequest(file="sample:softmax", target="sm90")
+    first = explore.explored(request)
+    assert isinstance(first, ExploreResult) and first.unread is not None
+    assert Stage.SASS not in first.stages and Stage.PTX in first.stages and Stage.PTX in first.listings
+    assert MACHINE_CODE_PENDING in first.compilation.notices and not first.explained.findings
+    assert contents.stage(first, Stage.SASS).title == "SASS: being read (nvdisasm)…"
+    full = explore.with_machine_code(first)
+    whole = explain_compilation(compile_request(request), live=False)
+    assert full.unread is None and MACHINE_CODE_PENDING not in full.compilation.notices
+    assert full.compilation.stages[Stage.SASS] == whole.compilation.stages[Stage.SASS]
+    assert full.compilation.line_map == whole.compilation.line_map and full.compilation.line_map[Stage.SASS]
+    assert full.compilation.resources == whole.compilation.resources
+    assert [(f.kind, f.line) for f in full.explained.findings] == [(f.kind, f.line) for f in whole.findings]
+    assert full.compilation.compile_seconds == first.compilation.compile_seconds

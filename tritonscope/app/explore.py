@@ -8,10 +8,12 @@ its worker imports WARM before the first task comes.
 
 from __future__ import annotations
 
+from ..analysis.artifacts import to_compilation
 from ..core.model import VariantRequest
 from ..core.source import CachedKernel, CaptureFolder
 from ..results.cache import CacheListing
 from ..results.catalog import KernelList
+from ..results.explain import ExplainResult
 from ..results.explore import CompileFailure, ExploreResult
 from ..results.passes import PassesResult
 from .releases import in_release
@@ -45,7 +47,7 @@ def _explained(request: VariantRequest) -> Explored:
     from ..triton_api import progress
     from .catalog import cache_list
     from .explain import explain_compilation
-    from .prepare import compile_request, from_reference
+    from .prepare import compile_stages, from_reference
 
     if isinstance(request.source, CaptureFolder):
         return cache_list(request.source.folder)
@@ -56,12 +58,33 @@ def _explained(request: VariantRequest) -> Explored:
         request = from_reference(request)  # a captured kernel changed: compiled again from its source
     progress.tell("front end")
     try:
-        compilation = compile_request(request)
+        compilation, unread = compile_stages(request)
     except CompileError as exc:
         return CompileFailure(request, exc.message, exc.hint, getattr(exc, "where", None))
+    if unread is not None:  # Triton's stages now; the SASS (`with_machine_code`), then explain, after them
+        return ExploreResult(request, ExplainResult(compilation, (), ()), _releases(), unread)
     progress.tell("explain")
     # nvdisasm's life ranges (1-3 s) come after, in `with_live_registers`: the stages show first
     return ExploreResult(request, explain_compilation(compilation, live=False), _releases())
+
+
+def with_machine_code(result: ExploreResult) -> ExploreResult:
+    """A variant shown with Triton's stages only, its SASS read now (nvdisasm) and explained (without the
+    registers live per line: `with_live_registers` reads them next)."""
+    from dataclasses import replace
+
+    from ..triton_api.compiler import disassembled
+    from .explain import explain_compilation
+    from .prepare import MACHINE_CODE_PENDING
+
+    c, target = result.compilation, result.compilation.variant.target_info
+    if result.unread is None:
+        return result
+    known = {stage: lines for stage, lines in c.line_map.items() if stage is not target.vendor.machine_code}
+    full = to_compilation(c.kernel, c.variant, disassembled(result.unread, target), target, known)
+    notices = (*(n for n in c.notices if n != MACHINE_CODE_PENDING), *full.notices)
+    full = replace(full, notices=tuple(dict.fromkeys(notices)), compile_seconds=c.compile_seconds)
+    return ExploreResult(result.request, explain_compilation(full, live=False), result.releases)
 
 
 def with_live_registers(result: ExploreResult) -> ExploreResult:

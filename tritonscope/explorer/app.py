@@ -185,25 +185,48 @@ class ExplorerApp(App):
         session.arrived(key, result)
         if session.line is None or kernel_changed:
             session.line = result.compilation.kernel.line
-        if not self.pane_stages or any(s not in result.listings for s in self.pane_stages):
+        if not self.pane_stages or any(s not in _coming(result) for s in self.pane_stages):
             self._default_panes()
         self.screen.remove_class("failed")
         self._redraw()
         self.run_worker(self._mark_changes, thread=True, exclusive=True, group="changes")
-        if not result.explained.live_registers and Stage.SASS in result.compilation.stages:
-            ticket = self.compiles.live_registers(result)  # nvdisasm's life ranges: after the stages
-            self._pending[ticket] = ("live", key, time.monotonic())
+        self._follow_up()
 
-    def _live(self, key, outcome: Outcome) -> None:
-        """Explain's full result (registers live per line) for a variant: kept, and shown if on screen."""
+    def _follow_up(self) -> None:
+        """What comes after Triton's stages, one task at a time: the SASS (nvdisasm) with explain's cost and
+        findings, then the registers live per line (nvdisasm's life ranges); for the variant on screen,
+        then for the one before it (the diff's other side, whose follow-up a newer request cancelled)."""
+        session = self.session
+        for result in (session.shown, session.previous):
+            if result is None or session.failure is not None and result is session.shown:
+                continue
+            if result.unread is not None:
+                make, what = self.compiles.machine_code, "machine"
+            elif not result.explained.live_registers and Stage.SASS in result.compilation.stages:
+                make, what = self.compiles.live_registers, "live"
+            else:
+                continue
+            key = next((k for k, kept in session.memory.items() if kept is result), session.key(result.request))
+            self._pending[make(result)] = (what, key, time.monotonic())
+            return
+
+    def _completed(self, key, outcome: Outcome) -> None:
+        """A variant completed (its SASS, its live registers): kept, shown if on screen, and followed up."""
         if not outcome.ok or not isinstance(outcome.value, ExploreResult):
+            if not outcome.cancelled and outcome.error:
+                self._status(f"the SASS could not be read: {outcome.error}")
             return
         result, session = outcome.value, self.session
         session.memory[key] = result
-        if session.shown is not None and session.shown.request == result.request and session.failure is None:
+        if session.previous is not None and session.previous.request == result.request:
+            session.previous = result
+        elif session.shown is not None and session.shown.request == result.request and session.failure is None:
             session.shown = result
             self._redraw()
-            self.run_worker(self._mark_changes, thread=True, exclusive=True, group="changes")
+        else:
+            return
+        self.run_worker(self._mark_changes, thread=True, exclusive=True, group="changes")
+        self._follow_up()
 
     def _failed(self, message: str, where: tuple[str, int] | None = None) -> None:
         self.session.failure = CompileFailure(self.session.request, message, where=where)
@@ -242,7 +265,7 @@ class ExplorerApp(App):
             return
         machine = result.compilation.variant.target_info.vendor.machine_code
         wanted = [Stage.TTGIR, machine] if self.size.width >= WIDEST else [machine]
-        self.pane_stages = [s for s in wanted if s in result.listings] or list(result.stages[-1:])
+        self.pane_stages = [s for s in wanted if s in _coming(result)] or list(result.stages[-1:])
 
     def _arrange(self) -> None:
         for index in range(PANES):
@@ -328,8 +351,8 @@ class ExplorerApp(App):
         what, key, started = self._pending.pop(ticket, ("", None, 0.0))
         if what == "pipeline":
             self._passes_ready(outcome)
-        elif what == "live":
-            self._live(key, outcome)
+        elif what in ("machine", "live"):
+            self._completed(key, outcome)
         elif not what:
             return
         elif outcome.ok:
@@ -340,7 +363,10 @@ class ExplorerApp(App):
     def _tick(self) -> None:
         if self._pending:
             kind, _, started = next(iter(self._pending.values()))
-            if kind == "live":
+            shown = self.session.shown
+            if kind == "machine" and shown is not None and shown.unread is not None:
+                self._status(f"{self._how}; reading the SASS (nvdisasm)… {time.monotonic() - started:.1f} s")
+            if kind in ("live", "machine"):
                 return  # the stages are on screen: the status says what they are
             what = self._step or "starting"
             asked = _describe_request(self.session.request)
@@ -494,6 +520,12 @@ class ExplorerApp(App):
     def action_interrupt(self) -> None:
         self.exit_code = 130
         self.exit()
+
+
+def _coming(result: ExploreResult) -> set[Stage]:
+    """The stages a variant has, or will have once its machine code is read."""
+    machine = result.compilation.variant.target_info.vendor.machine_code
+    return set(result.stages) | ({machine} if result.unread is not None else set())
 
 
 def _describe_request(request: VariantRequest) -> str:

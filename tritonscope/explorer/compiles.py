@@ -40,6 +40,10 @@ class Compiles:
         """Starts compiling `request` (the one in flight, if any, is cancelled first)."""
         return self._start(lambda told: task(explore.explored, request, told))
 
+    def machine_code(self, result) -> int:
+        """Starts reading the SASS of a variant shown with Triton's stages only (`with_machine_code`)."""
+        return self._start(lambda told: task(explore.with_machine_code, result))
+
     def live_registers(self, result) -> int:
         """Starts reading the registers live per line of a variant on screen (`with_live_registers`)."""
         return self._start(lambda told: task(explore.with_live_registers, result))

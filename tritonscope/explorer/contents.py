@@ -63,6 +63,8 @@ def source(result: ExploreResult, changed: frozenset[int] = frozenset()) -> Cont
 
 
 def stage(result: ExploreResult, which: Stage, changed: frozenset[int] = frozenset()) -> Content:
+    if which not in result.listings:  # the machine code, still being read
+        return Content(f"{which.title}: being read (nvdisasm)…", (), which.lexer)
     listing = result.listings[which]
     return Content(
         title=f"{which.title}  ({len(listing)} lines)",

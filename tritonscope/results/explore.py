@@ -16,7 +16,7 @@ from typing import ClassVar
 from ..analysis import diffing, normalize
 from ..analysis.cost import source_texts
 from ..analysis.passes import PassRecord
-from ..core.model import Compilation, VariantRequest
+from ..core.model import Artifacts, Compilation, VariantRequest
 from ..core.stages import STAGES, Stage
 from ..core.status import ExitStatus
 from .base import Result
@@ -31,6 +31,9 @@ class ExploreResult(Result):
     request: VariantRequest  # as the explorer asked for it
     explained: ExplainResult
     releases: tuple[str, ...] = ()  # the Triton releases installed for --triton (the running one first)
+    # A compile whose machine code is still to be read (its SASS: nvdisasm), shown with Triton's stages
+    # first; app/explore.py's `with_machine_code` reads it. None once read (or for AMD, a cached kernel).
+    unread: Artifacts | None = field(default=None, repr=False, compare=False)
     # Made once, with the result: each stage as the panes show it (location noise dropped), the same
     # lines as diff compares them, the kernel file's lines, and kernel-file line -> stage -> its lines.
     listings: dict[Stage, Listing] = field(init=False, repr=False, compare=False)
