@@ -244,6 +244,8 @@ first = opening.first()
 async def main():
     app = ExplorerApp(opening.compiles, request, first, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
+        while app.session.shown.unread is not None:  # the SASS, read after the stages
+            await pilot.pause(0.1)
         await pilot.press("colon", "2", "1", "enter")
         print(app.query_one("#stage-0").border_title, sorted(app.query_one("#stage-0").linked)[:1])
 
@@ -260,6 +262,16 @@ def test_the_explorer_runs_with_triton_and_torch_blocked_in_its_process():
     assert done.returncode == 0, done.stderr[-3000:]
     title, imported = done.stdout.strip().splitlines()[-2:]
     assert title.startswith("SASS") and "[]" not in title and imported == "[]"
+
+
+def test_the_agent_server_imports_with_triton_and_torch_blocked():
+    """The agent server is a front end (docs/architecture.md): its workers compile, its own process
+    never imports Triton or torch (tests/test_agent.py also runs it so)."""
+    script = _BLOCKED.replace("tritonscope.render", "tritonscope.agent")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    on_disk = {_dotted(p) for p in (PACKAGE / "agent").rglob("*.py") if p.name != "__init__.py"}
+    assert on_disk <= set(done.stdout.split()) and "tritonscope.agent.server" in on_disk
 
 
 def _imports(tree: ast.AST) -> set[str]:

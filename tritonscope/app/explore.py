@@ -33,18 +33,28 @@ def explored(request: VariantRequest, told: str | None = None) -> Explored:
 @in_release
 def _explored(request: VariantRequest, told: str | None) -> Explored:
     """`explored` in the Triton release the request names (a worker of its environment, for another)."""
-    from ..triton_api import progress
+    from ..core import progress
 
-    progress.telling(told)
+    progress.listen(_told_to(told) if told else None)
     try:
         return _explained(request)
     finally:
-        progress.telling(None)
+        progress.listen(None)
+
+
+def _told_to(path: str):
+    """A listener that appends each step said (core/progress.py) as a line of `path`."""
+
+    def tell(step: str) -> None:
+        with open(path, "a", encoding="utf-8") as file:
+            file.write(step.replace("\n", " ") + "\n")
+
+    return tell
 
 
 def _explained(request: VariantRequest) -> Explored:
+    from ..core import progress
     from ..core.errors import CompileError
-    from ..triton_api import progress
     from .catalog import cache_list
     from .explain import explain_compilation
     from .prepare import compile_stages, from_reference
@@ -56,16 +66,15 @@ def _explained(request: VariantRequest) -> Explored:
         return several
     if isinstance(request.source, CachedKernel) and request != VariantRequest(request.file, source=request.source):
         request = from_reference(request)  # a captured kernel changed: compiled again from its source
-    progress.tell("front end")
     try:
         compilation, unread = compile_stages(request)
     except CompileError as exc:
         return CompileFailure(request, exc.message, exc.hint, getattr(exc, "where", None))
     if unread is not None:  # Triton's stages now; the SASS (`with_machine_code`), then explain, after them
         return ExploreResult(request, ExplainResult(compilation, (), ()), _releases(), unread)
-    progress.tell("explain")
-    # nvdisasm's life ranges (1-3 s) come after, in `with_live_registers`: the stages show first
-    return ExploreResult(request, explain_compilation(compilation, live=False), _releases())
+    with progress.step("explain"):
+        # nvdisasm's life ranges (1-3 s) come after, in `with_live_registers`: the stages show first
+        return ExploreResult(request, explain_compilation(compilation, live=False), _releases())
 
 
 def with_machine_code(result: ExploreResult) -> ExploreResult:

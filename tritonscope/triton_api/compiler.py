@@ -21,16 +21,17 @@ import triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import CompilationError, make_backend
 
-from ..core import fileio, schemas
+from ..core import fileio, progress, schemas
 from ..core.errors import CompileError, UsageError
 from ..core.model import Artifacts, Variant
 from ..core.targets import Target
 from ..core.values import LayoutName, TypeName
 from ..parsers import mlir_diagnostics
-from . import compile_errors, cubins, progress, version
+from . import compile_errors, cubins, version
 from . import kernels as triton_kernels
 from .remarks import REMARKS_UNKNOWN, StderrCapture, record_remarks, recorded_remarks, remarks_on
 from .shims import (
+    STAGE_HOOKS,
     cache_key_extras,
     compile_options,
     gpu_target,
@@ -60,7 +61,7 @@ def compile_variant(kernel, variant: Variant, target: Target, sass: bool = True)
     metadata = {"triton_version": triton.__version__, **_plain_metadata(compiled.metadata._asdict())}
     binary = compiled.asm[target.vendor.binary]
     texts = {key: value for key, value in compiled.asm.items() if isinstance(value, str)}
-    progress.tell("machine code")
+    progress.detail("machine code (nvdisasm)" if sass and target.backend == "cuda" else "machine code")
     texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch, metadata, sass))
     refused = texts.pop(SASS_REFUSED, None)  # an nvdisasm older than the target: no SASS, and why
     remarks: tuple[mlir_diagnostics.Remark, ...] | None  # None: not known (a cache hit kept none)
@@ -188,6 +189,8 @@ def _pass_on(text: str) -> None:
 def _source(kernel, variant: Variant, target: Target):
     """(Triton's ASTSource for the variant, the backend), with the options checked."""
     remember_triton_key()
+    if _stage_said not in STAGE_HOOKS:
+        STAGE_HOOKS.append(_stage_said)
     install_stages_hook()
     quiet_half_built_kernels()
     if release_tuple(triton.__version__)[:2] < target.since:
@@ -209,6 +212,19 @@ def _source(kernel, variant: Variant, target: Target):
     attrs = {(params.index(name),): backend.parse_attr(hint) for name, hint in variant.hints.items() if hint}
     source_class = triton_kernels.source_class(kernel.jit)  # Gluon's own for @gluon.jit
     return source_class(kernel.jit, dict(variant.signature), constants, attrs), backend
+
+
+def _stage_said(stages: dict) -> None:
+    """Each stage of the pipeline says it runs (`stage 3 of 5 (llir)`), for the status line."""
+    names = list(stages)
+    for index, name in enumerate(names, 1):
+        run = stages[name]
+
+        def staged(src, metadata, _run=run, _said=f"stage {index} of {len(names)} ({name})"):
+            progress.detail(_said)
+            return _run(src, metadata)
+
+        stages[name] = staged
 
 
 def compile_key(kernel, variant: Variant, target: Target) -> str:
