@@ -18,6 +18,7 @@ from tritonscope.analysis.linemap import stage_lines
 from tritonscope.core.model import VariantRequest
 from tritonscope.core.stages import Stage
 from tritonscope.explorer.app import ExplorerApp
+from tritonscope.explorer.compiles import Compiles
 from tritonscope.explorer.panes import CodePane
 from tritonscope.explorer.screens import KernelListScreen, PassesScreen, VariantScreen
 from tritonscope.results.explore import ExploreResult
@@ -26,10 +27,22 @@ ROOT = Path(__file__).resolve().parent.parent
 WIDE, NARROW = (160, 48), (80, 24)
 
 
+@pytest.fixture(scope="module")
+def warm(tmp_path_factory):
+    """One explorer's workers for the module's screens, Triton started once, and a Triton cache of the
+    module's own: each variant's first compile is cold, and no path is shared with other tests."""
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("TRITON_CACHE_DIR", str(tmp_path_factory.mktemp("triton-cache")))
+        compiles = Compiles()
+        yield compiles
+        compiles.close()
+
+
 @contextlib.asynccontextmanager
-async def opened(request: VariantRequest, size=WIDE, watch: bool = False):
-    """The explorer on `request`, as `tritonscope explore` opens it: the first compile, then the screen."""
-    opening = explorer.start(request)
+async def opened(request: VariantRequest, size=WIDE, watch: bool = False, compiles: Compiles | None = None):
+    """The explorer on `request`, as `tritonscope explore` opens it: the first compile, then the screen;
+    in `compiles`' warm workers if given (left running for the next test), else in its own."""
+    opening = explorer.start(request, compiles)
     first = await asyncio.to_thread(opening.first)
     app = ExplorerApp(opening.compiles, request, first, watch)
     try:
@@ -38,7 +51,7 @@ async def opened(request: VariantRequest, size=WIDE, watch: bool = False):
             await until(pilot, lambda: app.session.shown is None or app.session.shown.unread is None)  # its SASS
             yield app, pilot
     finally:
-        opening.compiles.close()
+        opening.compiles.cancel() if compiles is not None else opening.compiles.close()
 
 
 async def settled(app: ExplorerApp, pilot, seconds: float = 300) -> None:
@@ -81,15 +94,9 @@ def children() -> set[int]:
 MATMUL = VariantRequest(file="sample:matmul", target="sm90")
 
 
-@pytest.fixture
-def cold_triton_cache(tmp_path, monkeypatch):
-    """Triton's cache empty for the explorer's child: its compiles take a compile's time."""
-    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton-cache"))
-
-
-def test_line_33_of_matmul_highlights_its_sass_and_a_sass_line_its_python_line():
+def test_line_33_of_matmul_highlights_its_sass_and_a_sass_line_its_python_line(warm):
     async def scenario():
-        async with opened(MATMUL) as (app, pilot):
+        async with opened(MATMUL, compiles=warm) as (app, pilot):
             result = app.session.shown
             assert isinstance(result, ExploreResult) and app.pane_stages == [Stage.SASS]
             await pilot.press("colon", "3", "3", "enter")  # go to line 33 of the source
@@ -116,10 +123,10 @@ def test_line_33_of_matmul_highlights_its_sass_and_a_sass_line_its_python_line()
     asyncio.run(scenario())
 
 
-def test_changing_block_size_recompiles_marks_the_changes_and_comes_back_from_memory(cold_triton_cache):
+def test_changing_block_size_recompiles_marks_the_changes_and_comes_back_from_memory(warm):
     async def scenario():
         request = VariantRequest(file="sample:vector_add", target="sm90")
-        async with opened(request) as (app, pilot):
+        async with opened(request, compiles=warm) as (app, pilot):
             before = app.session.shown
             assert before.compilation.variant.constexprs["BLOCK_SIZE"] == 1024
             await pilot.press("v")
@@ -162,14 +169,14 @@ def test_changing_block_size_recompiles_marks_the_changes_and_comes_back_from_me
     asyncio.run(scenario())
 
 
-def test_a_bad_save_shows_the_error_pane_and_keeps_the_last_stages_stale(tmp_path):
+def test_a_bad_save_shows_the_error_pane_and_keeps_the_last_stages_stale(tmp_path, warm):
     kernel = tmp_path / "add.py"
     shutil.copy(ROOT / "sample_kernels" / "vector_add.py", kernel)
     good = kernel.read_text()
     bad_line = next(n for n, t in enumerate(good.splitlines(), 1) if "output = x + y" in t)
 
     async def scenario():
-        async with opened(VariantRequest(file=str(kernel), target="sm90"), watch=True) as (app, pilot):
+        async with opened(VariantRequest(file=str(kernel), target="sm90"), watch=True, compiles=warm) as (app, pilot):
             await settled(app, pilot)  # the registers live per line read too
             shown = app.session.shown
             kernel.write_text(good.replace("output = x + y", "output = x + undefined_thing"))
@@ -193,9 +200,9 @@ def test_a_bad_save_shows_the_error_pane_and_keeps_the_last_stages_stale(tmp_pat
     asyncio.run(scenario())
 
 
-def test_the_pass_view_shows_a_pass_before_and_after_linked_to_the_source_line():
+def test_the_pass_view_shows_a_pass_before_and_after_linked_to_the_source_line(warm):
     async def scenario():
-        async with opened(MATMUL) as (app, pilot):
+        async with opened(MATMUL, compiles=warm) as (app, pilot):
             await pilot.press("colon", "3", "5", "enter")  # line 35: the tl.dot
             await pilot.press("p")
             await settled(app, pilot)
@@ -220,7 +227,9 @@ def test_the_pass_view_shows_a_pass_before_and_after_linked_to_the_source_line()
     asyncio.run(scenario())
 
 
-def test_a_newer_request_cancels_the_older_and_leaves_no_process(cold_triton_cache):
+def test_a_newer_request_cancels_the_older_and_leaves_no_process(warm):  # its cold Triton cache
+    others = children()  # the module's warm workers
+
     async def scenario():
         request = VariantRequest(file="sample:vector_add", target="sm90")
         async with opened(request) as (app, pilot):
@@ -230,15 +239,18 @@ def test_a_newer_request_cancels_the_older_and_leaves_no_process(cold_triton_cac
             await settled(app, pilot)
             assert app.session.shown.compilation.variant.constexprs["BLOCK_SIZE"] == 64
             assert app.session.previous.compilation.variant.constexprs["BLOCK_SIZE"] == 1024  # 128 never shown
-            assert len(children()) <= 2  # the one that compiled and the spare: the cancelled one is gone
-        assert not children()
+            assert len(children() - others) <= 2  # the one that compiled and the spare: the cancelled one is gone
+        assert not children() - others
 
     asyncio.run(scenario())
 
 
-def test_the_layout_stacks_at_80x24_and_the_panel_opens_with_r():
+def test_the_layout_stacks_at_80x24_and_the_panel_opens_with_r(warm):
     async def scenario():
-        async with opened(VariantRequest(file="sample:softmax", target="sm90"), size=NARROW) as (app, pilot):
+        async with opened(VariantRequest(file="sample:softmax", target="sm90"), size=NARROW, compiles=warm) as (
+            app,
+            pilot,
+        ):
             source, stage = pane(app, "source"), pane(app, "stage-0")
             assert source.region.x == stage.region.x and source.region.y < stage.region.y  # stacked
             assert source.region.width == 80 and not app.query_one("#side").display
@@ -253,10 +265,10 @@ def test_the_layout_stacks_at_80x24_and_the_panel_opens_with_r():
     asyncio.run(scenario())
 
 
-def test_a_file_of_several_kernels_opens_on_its_kernel_list():
+def test_a_file_of_several_kernels_opens_on_its_kernel_list(warm):
     async def scenario():
         request = VariantRequest(file=str(ROOT / "tests" / "kernels" / "mixed.py"), target="sm90")
-        async with opened(request) as (app, pilot):
+        async with opened(request, compiles=warm) as (app, pilot):
             assert isinstance(app.screen, KernelListScreen)
             names = [app.screen.query_one("#kernels").get_option_at_index(i).id for i in range(3)]
             assert names == ["scale_kernel", "tuned_kernel", "row_kernel"]
@@ -271,13 +283,14 @@ def test_a_file_of_several_kernels_opens_on_its_kernel_list():
 def test_a_file_that_is_not_a_kernel_fails_before_the_screen():
     from tritonscope.core.errors import KernelFileError
 
+    others = children()  # the module's warm workers
     opening = explorer.start(VariantRequest(file=str(ROOT / "tests" / "kernels" / "no_kernels.py")))
     with pytest.raises(KernelFileError, match="no_kernels.py"):
         opening.first()
-    assert not children()
+    assert not children() - others
 
 
-def test_a_liger_kernel_explored_from_its_module():
+def test_a_liger_kernel_explored_from_its_module(warm):
     """A real library's kernel, named as a module (liger imports torch: in the child only)."""
     from test_corpus_liger import CASES, liger_ops
 
@@ -290,7 +303,7 @@ def test_a_liger_kernel_explored_from_its_module():
     )
 
     async def scenario():
-        async with opened(request) as (app, pilot):
+        async with opened(request, compiles=warm) as (app, pilot):
             result = app.session.shown
             source_text = result.file_lines
             load = next(n for n, t in source_text.items() if "X_row = tl.load(x_base + col_offsets" in t)

@@ -25,11 +25,13 @@ from .compiles import Compiles
 class Opening:
     """The first compile, started before the screen: what it gives decides whether the screen opens."""
 
-    def __init__(self, request: VariantRequest):
+    def __init__(self, request: VariantRequest, compiles: Compiles | None = None):
         self.request = request
         self._done = threading.Event()
         self._outcome: Outcome | None = None
-        self.compiles = Compiles(on_done=self._arrived)
+        self.compiles = compiles or Compiles()
+        # a screen before this one is gone: its callbacks would wait on its loop for ever
+        self.compiles.on_step, self.compiles.on_done = None, self._arrived
         self.compiles.submit(request)
 
     def _arrived(self, ticket: int, outcome: Outcome) -> None:
@@ -53,8 +55,10 @@ class Opening:
             raise
 
 
-def start(request: VariantRequest) -> Opening:
-    return Opening(request)
+def start(request: VariantRequest, compiles: Compiles | None = None) -> Opening:
+    """The first compile of `request` started, in `compiles`' warm workers if given (another kernel
+    opened by the same front end), else in new ones."""
+    return Opening(request, compiles)
 
 
 def run(opening: Opening, first: Any, watch: bool = True) -> int:

@@ -223,6 +223,7 @@ class ExplorerApp(App):
         elif session.shown is not None and session.shown.request == result.request and session.failure is None:
             session.shown = result
             self._redraw()
+            self._status(f"{self._how}: {_describe(result)}")  # no longer "reading the SASS"
         else:
             return
         self.run_worker(self._mark_changes, thread=True, exclusive=True, group="changes")
