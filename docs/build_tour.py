@@ -593,6 +593,132 @@ def run(command: str) -> str:
     return before + result.stdout + (result.stderr if command.startswith("trace") else "")
 
 
+# --- Follow tl.dot from Python to HGMMA, one keystroke at a time: the explorer, driven headless ----
+
+EXPLORE_CHAPTER = "Follow `tl.dot` from Python to HGMMA, one keystroke at a time"
+# (prose, the keys typed, what to quote: "linked" (each pane's highlighted lines), "cursor" (the line
+# under the SASS pane's cursor and the source line it selects), "panel" (the resource panel), "pass")
+EXPLORE_STEPS = [
+    (
+        "`tritonscope explore sample:matmul --target sm90` opens the kernel's file beside its stages. "
+        "`+` adds a stage pane, `tab` and `S` make it TTIR, and `:35` puts the source's cursor on the "
+        "`tl.dot` line: every pane highlights what came from it, through the line map `dump --line` uses. "
+        "In TTIR it is one `tt.dot`; in TTGIR the compiler has made it a Hopper warp-group dot and the wait "
+        "that follows it; in SASS, the address arithmetic that feeds the tensor cores.",
+        ["plus", "tab", "S", "S", "S", "shift+tab", "colon", "3", "5", "enter"],
+        "+  tab  S S S  shift+tab  :35⏎",
+        "linked",
+    ),
+    (
+        "`tab` to the SASS pane and `/HGMMA` finds the first warp-group matrix instruction; the source "
+        "pane follows it to its Python line. ptxas's line table files this first `HGMMA` under line 34, the "
+        "load before the dot (`explain` puts such instructions back on their `tl.dot` line); `n`, the next "
+        "match, is filed under 35.",
+        ["tab", "tab", "tab", "slash", *"HGMMA", "enter"],
+        "tab tab tab  /HGMMA⏎",
+        "cursor",
+    ),
+    (None, ["n"], "n", "cursor"),
+    (
+        "`v` opens the variant: `←` on `BLOCK_SIZE_N` halves it to 64 and compiles it in the background, "
+        "the screen live meanwhile. The resource panel says what each figure became, and `▌` marks the SASS "
+        "lines that changed against the variant before (what `diff` shows): the `HGMMA` is now 64x64.",
+        ["v", "down", "left", "escape"],
+        "v  ↓  ←  esc",
+        "panel",
+    ),
+    (
+        "`b` brings the 128-wide variant back from memory, and `p` opens its pass pipeline, as `passes` "
+        "lists it. On `tritongpu-accelerate-matmul` the IR before and after the pass sits side by side, the "
+        "lines it changed marked, the `tl.dot` line still linked: this pass turns `tt.dot` into "
+        "`ttng.warp_group_dot`.",
+        ["b", "p"],
+        "b  p  (then the pass chosen)",
+        "pass",
+    ),
+]
+
+
+def explore_chapter() -> str:
+    """The explorer driven with its own keys (Textual's headless Pilot), each step's screen quoted."""
+    import asyncio
+
+    quoted = asyncio.run(_explore_steps())
+    parts = [f"\n## {EXPLORE_CHAPTER}\n"]
+    for (prose, _, shown, _), excerpt in zip(EXPLORE_STEPS, quoted, strict=True):
+        if not excerpt:
+            raise SystemExit(f"tour: the explorer showed nothing to quote after {shown}")
+        parts.append(f"\n{prose}\n" if prose else "")
+        parts.append(f"\n```\nkeys: {shown}\n" + "\n".join(excerpt) + "\n```\n")
+    return "".join(parts)
+
+
+async def _explore_steps() -> list[list[str]]:
+    import asyncio
+
+    from tritonscope import explorer
+    from tritonscope.core.model import VariantRequest
+    from tritonscope.explorer.app import ExplorerApp
+
+    request = VariantRequest(file="sample:matmul", target="sm90")
+    opening = explorer.start(request)
+    first = await asyncio.to_thread(opening.first)
+    app = ExplorerApp(opening.compiles, request, first, watch=False)
+    quoted = []
+    try:
+        async with app.run_test(size=(200, 50)) as pilot:
+            await pilot.pause()
+            for _, keys, _, what in EXPLORE_STEPS:
+                await pilot.press(*keys)
+                while app.compiling or (what == "pass" and not app.screen.query("#pipeline")):
+                    await pilot.pause(0.1)
+                if what == "pass":
+                    index = next(r.index for r in app.screen.passes.records if r.name == "tritongpu-accelerate-matmul")
+                    app.screen.query_one("#pipeline").highlighted = index - 1
+                await pilot.pause(0.5)
+                quoted.append(_quote(app, what))
+    finally:
+        opening.compiles.close()
+    return quoted
+
+
+def _quote(app, what: str) -> list[str]:
+    from tritonscope.explorer.panes import CodePane
+
+    def rows(pane, numbers) -> list[str]:
+        return [pane.row_text(pane._rows[n], 100).rstrip() for n in sorted(numbers)]
+
+    if what == "pass":
+        before, after = app.screen.query_one("#before", CodePane), app.screen.query_one("#after", CodePane)
+        lines = [
+            f"── {before.border_title}: changed, from line 35",
+            *rows(before, before.content.changed & before.linked),
+        ]
+        return lines + [
+            f"── {after.border_title}: changed, from line 35",
+            *rows(after, after.content.changed & after.linked),
+        ]
+    sass = app.query_one("#stage-2", CodePane)
+    if what == "cursor":
+        source = app.query_one("#source", CodePane)
+        return [
+            f"SASS   {sass.row_text(sass.cursor, 100).strip()}",
+            f"source {source.row_text(source.cursor, 100).strip()}",
+        ]
+    if what == "panel":
+        panel = [line.strip() for line in app.query_one("#resources").render().plain.splitlines() if "was" in line]
+        changed = rows(sass, sass.content.changed)
+        return panel + [f"── SASS: {len(changed)} lines changed (▌)", *[r for r in changed if "HGMMA" in r][:2]]
+    lines = []
+    for pane in app.query(CodePane):
+        if pane.display and pane.id != "source":
+            linked = rows(pane, pane.linked)
+            count = f"{len(linked)} line{'s' if len(linked) != 1 else ''}"
+            lines += [f"── {pane.border_title}: {count} from line 35", *linked[:4]]
+            lines += ["   ..."] if len(linked) > 4 else []
+    return lines
+
+
 def build() -> str:
     parts = [
         "# A guided tour: from Python to SASS\n",
@@ -611,7 +737,7 @@ def build() -> str:
         parts.append(f"\n```\n$ tritonscope {command}\n" + "\n".join(excerpt) + "\n```\n")
     with tempfile.TemporaryDirectory() as folder:
         parts.append(_trace_chapter(Path(folder)))
-    return "".join(parts) + tutorials_chapter() + hopper_chapter()
+    return "".join(parts) + explore_chapter() + tutorials_chapter() + hopper_chapter()
 
 
 def main() -> None:

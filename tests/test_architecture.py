@@ -222,6 +222,48 @@ def test_every_renderer_imports_with_triton_and_torch_blocked():
     assert on_disk <= imported and "tritonscope.render.registry" in imported
 
 
+_EXPLORER_BLOCKED = """
+import asyncio, importlib.abc, sys
+
+class Blocked(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("triton", "torch"):
+            raise ImportError(f"blocked: {name}")
+        return None
+
+sys.meta_path.insert(0, Blocked())
+import tritonscope.cli.commands.explore  # the command as the CLI loads it
+from tritonscope import explorer
+from tritonscope.core.model import VariantRequest
+from tritonscope.explorer.app import ExplorerApp
+
+request = VariantRequest(file="sample:vector_add", target="sm90")
+opening = explorer.start(request)
+first = opening.first()
+
+async def main():
+    app = ExplorerApp(opening.compiles, request, first, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        while app.session.shown.unread is not None:  # the SASS, read after the stages
+            await pilot.pause(0.1)
+        await pilot.press("colon", "2", "1", "enter")
+        print(app.query_one("#stage-0").border_title, sorted(app.query_one("#stage-0").linked)[:1])
+
+asyncio.run(main())
+opening.compiles.close()
+print(sorted(m for m in sys.modules if m.split(".")[0] in ("triton", "torch")))
+"""
+
+
+def test_the_explorer_runs_with_triton_and_torch_blocked_in_its_process():
+    """The explorer's process never imports Triton or torch: its compiles run in a child, whose
+    results it draws (here through a real compile of the vector_add sample)."""
+    done = subprocess.run([sys.executable, "-c", _EXPLORER_BLOCKED], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    title, imported = done.stdout.strip().splitlines()[-2:]
+    assert title.startswith("SASS") and "[]" not in title and imported == "[]"
+
+
 def test_the_agent_server_imports_with_triton_and_torch_blocked():
     """The agent server is a front end (docs/architecture.md): its workers compile, its own process
     never imports Triton or torch (tests/test_agent.py also runs it so)."""

@@ -152,6 +152,34 @@ def test_a_newer_request_cancels_the_older_one(tmp_path):
         assert not Path(f"/proc/{pid}").exists()
 
 
+def test_a_cancelled_task_ends_the_processes_it_started(tmp_path):
+    """A compile runs ptxas and nvdisasm: cancelling it ends them with it (the worker's process group)."""
+    marker = tmp_path / "child.pid"
+    script = tmp_path / "spawner.py"
+    script.write_text(
+        "import pathlib, subprocess, time\n"
+        f"child = subprocess.Popen(['sleep', '600'])\npathlib.Path({str(marker)!r}).write_text(str(child.pid))\n"
+        "time.sleep(600)\n"
+    )
+    with Workers() as workers:
+        handle = workers.submit(task(runpy.run_path, str(script)))
+        grandchild = _pid_in(marker)
+        assert Path(f"/proc/{grandchild}").exists()
+        assert handle.cancel() and handle.result().cancelled
+        deadline = time.monotonic() + 10
+        while Path(f"/proc/{grandchild}").exists() and "Z" not in _state(grandchild):
+            assert time.monotonic() < deadline, "the cancelled task's child process is still running"
+            time.sleep(0.05)
+
+
+def _state(pid: int) -> str:
+    """A process's state letter (Z: a zombie, waiting for init to reap it), or "" when it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return ""
+
+
 def test_a_submitted_task_past_the_timeout_says_so():
     with Workers(timeout=1) as workers:
         started = time.monotonic()

@@ -15,7 +15,7 @@ from conftest import KERNELS, compiled, make_request
 from tritonscope.analysis import findings
 from tritonscope.analysis.findings import DETECTORS, Input, Kernel, find
 from tritonscope.analysis.measured import LINE_MAP
-from tritonscope.app import explore, profile
+from tritonscope.app import profile, space
 from tritonscope.app.capture import kernel_figures
 from tritonscope.app.check import check
 from tritonscope.app.explain import explain
@@ -65,7 +65,7 @@ def test_explain_profile_and_check_report_the_same_findings(file, target, flags,
     assert on_profile == checked.findings == explained.findings
     assert profile_notes == checked.notes == explained.notes
     # diff --space counts them, and a capture's summary compares their kinds and messages: the same set.
-    assert explore.measure(request)["findings"] == len(explained.findings)
+    assert space.measure(request)["findings"] == len(explained.findings)
     summarized = kernel_figures.of(compiled(file, target, **flags))["findings"]
     assert [(f.kind, f.message) for f in summarized] == [(f.kind, f.message) for f in explained.findings]
 

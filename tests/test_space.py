@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tritonscope.app.explore import LOWER, cause_of
+from tritonscope.app.space import LOWER, cause_of
 
 SPACE = ("--space", "BLOCK_SIZE=64,128,256,1024", "--space", "num_warps=1,4", "--target", "sm90")
 
@@ -82,7 +82,7 @@ def test_a_cluster_without_ray_says_to_install_the_extra(cli, monkeypatch):
 def test_bench_space_launches_the_pareto_set_alone():
     """Up to the launch (no GPU here): the configs bench --space would run are the space's Pareto set."""
     from tritonscope.app.bench import combinations, pareto_configs
-    from tritonscope.app.explore import explore
+    from tritonscope.app.space import explore
     from tritonscope.app.sweep import Axis
     from tritonscope.core.model import VariantRequest
     from tritonscope.core.samples import samples_dir

@@ -35,6 +35,11 @@ def test_the_tour_builds_and_answers_the_notes_questions(tmp_path):
     assert "from the run: launch 1 of add_kernel at" in tour and "-a n_elements=98432" in tour
     assert re.search(r"constexprs +BLOCK=256", tour) and "size_per_thread=[1, 8]" in tour
     assert "line 35: spills" in tour and "global_load_bits = 32, limit >= 128" in tour
+    # The explorer's chapter: keys typed, each pane's highlighted lines quoted as the explorer shows them.
+    explored = tour.split("## Follow `tl.dot` from Python to HGMMA, one keystroke at a time", 1)[1].split("\n## ", 1)[0]
+    assert "keys: " in explored and "tt.dot" in explored and "ttng.warp_group_dot" in explored
+    assert "HGMMA.64x128x16" in explored and "HGMMA.64x64x16" in explored and "(was 126)" in explored
+    assert "before tritongpu-accelerate-matmul" in explored and "source 35" in explored
     # The Hopper chapter: explain's target-aware findings, beside bench's figures as captured on the H100.
     chapter = tour.split("## From 0.8x to 1.0x of cuBLAS", 1)[1]
     assert "measured once, on an H100" in chapter and "docs/data/h100-2026-11-23-final.txt" in chapter

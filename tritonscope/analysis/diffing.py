@@ -25,6 +25,17 @@ class StageDiff:
     def unified(self, old_name: str, new_name: str, context: int = 3) -> list[str]:
         return list(difflib.unified_diff(self.old_lines, self.new_lines, old_name, new_name, n=context, lineterm=""))
 
+    def new_changes(self) -> list[int]:
+        """The indexes of `new_lines` that differ from the old: added, or changed in place."""
+        return [j for tag, _, _, j1, j2 in self._opcodes() if tag in ("replace", "insert") for j in range(j1, j2)]
+
+    def old_changes(self) -> list[int]:
+        """The indexes of `old_lines` the new lacks: removed, or changed in place."""
+        return [i for tag, i1, i2, _, _ in self._opcodes() if tag in ("replace", "delete") for i in range(i1, i2)]
+
+    def _opcodes(self) -> list:
+        return difflib.SequenceMatcher(a=self.old_lines, b=self.new_lines, autojunk=False).get_opcodes()
+
     def rows(self, context: int = 3) -> list[tuple[str, str | None, str | None]]:
         """Side-by-side rows: (tag, old line, new line), tag one of equal, replace, delete, insert, skip."""
         matcher = difflib.SequenceMatcher(a=self.old_lines, b=self.new_lines, autojunk=False)

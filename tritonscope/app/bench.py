@@ -92,7 +92,7 @@ def pareto_configs(file: str, axes: list[Axis], timeout: float) -> list[dict]:
     import os
 
     from ..core.model import VariantRequest
-    from .explore import explore
+    from .space import explore
 
     result = explore(VariantRequest(file=file), axes, os.cpu_count() or 1, timeout)
     every = combinations(axes)

@@ -1,120 +1,129 @@
-"""`diff --space`: an autotune space explored, for hundreds of configs.
+"""`tritonscope explore`'s work, done in the explorer's child process: one variant compiled and
+explained, the kernels of a folder or of a file with several, a pass pipeline.
 
-Each config compiles and is explained where it runs (a local worker or a cluster's node), and
-only its figures come back: a few numbers per config, so the head does no analysis and moves
-no IR. Configs that fail, or compile past a limit, are counted by cause; the rest are reduced
-to their Pareto set and a top N. The figures are static (read off the compile): no GPU runs.
+The explorer's own process never imports Triton or torch: it imports this module only to name
+these functions as tasks (`isolate.task`), so everything they need is imported inside them, and
+its worker imports WARM before the first task comes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
-from ..analysis import findings as kinds
-from ..core.errors import UsageError
+from ..analysis.artifacts import to_compilation
 from ..core.model import VariantRequest
-from ..isolate import Outcome as TaskOutcome
-from ..isolate import Task, pool
-from ..results.space import SpacePoint, SpaceResult
-from . import releases, sweep
+from ..core.source import CachedKernel, CaptureFolder
+from ..results.cache import CacheListing
+from ..results.catalog import KernelList
+from ..results.explain import ExplainResult
+from ..results.explore import CompileFailure, ExploreResult
+from ..results.passes import PassesResult
+from .releases import in_release
 
-# The figures a config is judged by, and which way is better.
-LOWER = ("registers", "spills", "shared", "instructions")
-HIGHER = ("occupancy",)
-SHOWN = (*LOWER[:3], "occupancy", "instructions", "findings")
+WARM = "tritonscope.app.explain"  # what the tasks below import first: Triton, the pipeline, explain
 
-
-def explore(
-    request: VariantRequest,
-    axes: list[sweep.Axis],
-    jobs: int,
-    timeout: float,
-    top: int | None = None,
-    sort: str = "occupancy",
-    on_done: Callable[[SpacePoint], None] | None = None,
-) -> SpaceResult:
-    from .load import load_file
-    from .prepare import from_reference
-
-    if sort not in SHOWN:
-        raise UsageError(f"--sort {sort}: not a figure. Sort by one of: {', '.join(SHOWN)}")
-    base = from_reference(request)
-    spec = load_file(base.source).pick(base.kernel).spec
-    variants = sweep.expand(base, axes, spec, configs=False)
-    points: list[SpacePoint | None] = [None] * len(variants)
-
-    def done(index: int, outcome: TaskOutcome) -> None:
-        point = points[index] = _point(variants[index].label, outcome)
-        if on_done:
-            on_done(point)
-
-    with pool(jobs=jobs, timeout=timeout) as workers:
-        workers.run(_tasks(variants), on_done=done)
-    ready = tuple(p for p in points if p is not None)
-    front = pareto(ready)
-    return SpaceResult(tuple(a.name for a in axes), ready, front, ranked(ready, sort, top), sort)
+Explored = ExploreResult | CompileFailure | KernelList | CacheListing
 
 
-def _tasks(variants: list[sweep.Outcome]) -> list[Task]:
-    return [releases.task(measure, (v.request,), v.request.triton, (v.request.file,)) for v in variants]
+def explored(request: VariantRequest, told: str | None = None) -> Explored:
+    """The variant compiled and explained (no what-ifs: they are compiles of their own), or why it did
+    not compile; a capture or cache folder, or a file of several kernels with none named, is listed
+    instead. Each step is told to the file `told` as it starts (the status line)."""
+    return _explored(request, told)
 
 
-def measure(request: VariantRequest) -> dict[str, Any]:
-    """In a worker: one config compiled and explained (no what-ifs), down to its figures."""
-    from .check import figures
+@in_release
+def _explored(request: VariantRequest, told: str | None) -> Explored:
+    """`explored` in the Triton release the request names (a worker of its environment, for another)."""
+    from ..core import progress
+
+    progress.listen(_told_to(told) if told else None)
+    try:
+        return _explained(request)
+    finally:
+        progress.listen(None)
+
+
+def _told_to(path: str):
+    """A listener that appends each step said (core/progress.py) as a line of `path`."""
+
+    def tell(step: str) -> None:
+        with open(path, "a", encoding="utf-8") as file:
+            file.write(step.replace("\n", " ") + "\n")
+
+    return tell
+
+
+def _explained(request: VariantRequest) -> Explored:
+    from ..core import progress
+    from ..core.errors import CompileError
+    from .catalog import cache_list
     from .explain import explain_compilation
-    from .prepare import compile_request
+    from .prepare import compile_stages, from_reference
 
-    # explain's findings, less the registers live per line: they change no figure here (only where an
-    # occupancy finding points), and would cost an nvdisasm run per config.
-    result = explain_compilation(compile_request(request), None, live=False)
-    values = {name: figures(result)[name] for name in SHOWN}
-    values["over_shared_limit"] = any(f.kind == kinds.SHARED_LIMIT for f in result.findings)
-    return values
-
-
-def _point(label: dict[str, str], outcome: TaskOutcome) -> SpacePoint:
-    if not outcome.ok:
-        return SpacePoint(label, cause=cause_of(outcome.error or ""), error=outcome.error)
-    values = dict(outcome.value)
-    over = values.pop("over_shared_limit", False)
-    if over:
-        return SpacePoint(label, values, "shared memory", "needs more shared memory than the target has")
-    return SpacePoint(label, values)
-
-
-def cause_of(error: str) -> str:
-    """Why a config failed, as counted: the limit it hit, a timeout, or other."""
-    text = error.lower()
-    if "shared memory" in text or "shared_memory" in text or "out of resource: shared" in text:
-        return "shared memory"
-    if "register" in text:
-        return "registers"
-    if text.startswith("timed out"):
-        return "timeout"
-    return "other"
+    if isinstance(request.source, CaptureFolder):
+        return cache_list(request.source.folder)
+    several = _several_kernels(request)
+    if several is not None:
+        return several
+    if isinstance(request.source, CachedKernel) and request != VariantRequest(request.file, source=request.source):
+        request = from_reference(request)  # a captured kernel changed: compiled again from its source
+    try:
+        compilation, unread = compile_stages(request)
+    except CompileError as exc:
+        return CompileFailure(request, exc.message, exc.hint, getattr(exc, "where", None))
+    if unread is not None:  # Triton's stages now; the SASS (`with_machine_code`), then explain, after them
+        return ExploreResult(request, ExplainResult(compilation, (), ()), _releases(), unread)
+    with progress.step("explain"):
+        # nvdisasm's life ranges (1-3 s) come after, in `with_live_registers`: the stages show first
+        return ExploreResult(request, explain_compilation(compilation, live=False), _releases())
 
 
-def _key(figures: dict[str, Any]) -> tuple[float, ...]:
-    """The figures as all lower-is-better."""
-    return (*(figures[n] for n in LOWER), *(-figures[n] for n in HIGHER))
+def with_machine_code(result: ExploreResult) -> ExploreResult:
+    """A variant shown with Triton's stages only, its SASS read now (nvdisasm) and explained (without the
+    registers live per line: `with_live_registers` reads them next)."""
+    from dataclasses import replace
+
+    from ..triton_api.compiler import disassembled
+    from .explain import explain_compilation
+    from .prepare import MACHINE_CODE_PENDING
+
+    c, target = result.compilation, result.compilation.variant.target_info
+    if result.unread is None:
+        return result
+    known = {stage: lines for stage, lines in c.line_map.items() if stage is not target.vendor.machine_code}
+    full = to_compilation(c.kernel, c.variant, disassembled(result.unread, target), target, known)
+    notices = (*(n for n in c.notices if n != MACHINE_CODE_PENDING), *full.notices)
+    full = replace(full, notices=tuple(dict.fromkeys(notices)), compile_seconds=c.compile_seconds)
+    return ExploreResult(result.request, explain_compilation(full, live=False), result.releases)
 
 
-def pareto(points: tuple[SpacePoint, ...]) -> tuple[int, ...]:
-    """The configs no other config beats on every figure (equal on all and better on one)."""
-    keys = [(i, _key(p.figures)) for i, p in enumerate(points) if p.cause is None and p.figures]
-    front = []
-    for i, mine in keys:
-        beaten = any(all(o <= m for o, m in zip(other, mine, strict=True)) and other != mine for _, other in keys)
-        if not beaten:
-            front.append(i)
-    return tuple(front)
+def with_live_registers(result: ExploreResult) -> ExploreResult:
+    """The variant explained again with the registers live on each line read (nvdisasm's life
+    ranges): explain's full result, which the explorer shows once the stages are on screen."""
+    from .explain import explain_compilation
+
+    return ExploreResult(result.request, explain_compilation(result.compilation), result.releases)
 
 
-def ranked(points: tuple[SpacePoint, ...], sort: str, top: int | None) -> tuple[int, ...]:
-    """The configs that compiled within the limits, best first by `sort` (ties: fewer instructions)."""
-    sign = -1 if sort in HIGHER else 1
-    usable = {i: p.figures for i, p in enumerate(points) if p.cause is None and p.figures}
-    order = sorted(usable, key=lambda i: (sign * usable[i][sort], usable[i]["instructions"], i))
-    return tuple(order if top is None else order[:top])
+def _several_kernels(request: VariantRequest) -> KernelList | None:
+    """The file's kernels when it has several and the request names none (the explorer lists them)."""
+    if request.kernel is not None or isinstance(request.source, CachedKernel):
+        return None
+    from .catalog import list_kernels
+    from .prepare import requested_target
+
+    listed = list_kernels(request.source, requested_target(request)[0])
+    return listed if sum(not k.is_helper for k in listed.kernels) > 1 else None
+
+
+def _releases() -> tuple[str, ...]:
+    from ..triton_api.version import installed
+    from .releases import installed_envs
+
+    return (installed(), *(env.release for env in installed_envs() if env.release != installed()))
+
+
+def pipeline(request: VariantRequest, timeout: float = 600.0) -> PassesResult:
+    """The variant's pass pipeline, as `passes` reads it."""
+    from .passes import passes
+
+    return passes(request, None, False, timeout)

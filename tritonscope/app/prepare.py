@@ -83,6 +83,28 @@ def compile_request(request: VariantRequest) -> Compilation:
     return compile_prepared(prepare(request))
 
 
+def compile_stages(request: VariantRequest) -> tuple[Compilation, Artifacts | None]:
+    """The compile with its SASS still to be read, where it can wait (an NVIDIA target, a kernel compiled
+    here): (the Compilation of Triton's stages, its artifacts, for `triton_api.compiler.disassembled`);
+    else (the whole Compilation, None)."""
+    from ..triton_api.compiler import compile_variant
+
+    if isinstance(request.source, CachedKernel):
+        return compile_request(request), None
+    prepared = prepare(request)
+    if prepared.target.backend != "cuda" or _target_lacks(prepared):
+        return compile_prepared(prepared), None
+    with _layouts_explained(prepared), progress.step(_compiling(prepared)):
+        artifacts = compile_variant(prepared.kernel, prepared.variant, prepared.target, sass=False)
+    waiting = replace(artifacts, notices=(*artifacts.notices, MACHINE_CODE_PENDING))
+    return _with_notices(
+        to_compilation(prepared.kernel.spec, prepared.variant, waiting, prepared.target), prepared
+    ), artifacts
+
+
+MACHINE_CODE_PENDING = "the SASS is being read (nvdisasm)"
+
+
 def compile_prepared(prepared: Prepared) -> Compilation:
     from ..triton_api.compiler import compile_variant
 
@@ -91,10 +113,14 @@ def compile_prepared(prepared: Prepared) -> Compilation:
         return _compile_isolated(prepared, risky)
     with (
         _layouts_explained(prepared),
-        progress.step(f"compiling {prepared.kernel.spec.name} for {prepared.target.name}"),
+        progress.step(_compiling(prepared)),
     ):
         artifacts = compile_variant(prepared.kernel, prepared.variant, prepared.target)
     return _with_notices(to_compilation(prepared.kernel.spec, prepared.variant, artifacts, prepared.target), prepared)
+
+
+def _compiling(prepared: Prepared) -> str:
+    return f"compiling {prepared.kernel.spec.name} for {prepared.target.name}"
 
 
 @contextlib.contextmanager

@@ -122,6 +122,10 @@ ClusterOpt = Annotated[
         "Default: $TRITONSCOPE_CLUSTER, else this machine's workers.",
     ),
 ]
+WatchOpt = Annotated[
+    bool,
+    typer.Option("--watch", help="Draw it again every time the kernel file is saved (in any editor), until Ctrl-C."),
+]
 HtmlOpt = Annotated[Path | None, typer.Option("--html", metavar="FILE", help="Also write an HTML report.")]
 
 _VARIANT_FLAGS = {

@@ -29,9 +29,14 @@ class KernelFileError(TritonscopeError):
 
 
 class CompileError(TritonscopeError):
-    """Triton rejected the kernel; the message points at the kernel's own source line."""
+    """Triton rejected the kernel; the message points at the kernel's own source line, which `where`
+    holds as (file, line) where it is known (a front-end error: the explorer puts its cursor there)."""
 
     exit_code = ExitStatus.FAILED
+
+    def __init__(self, message: str, hint: str | None = None, where: tuple[str, int] | None = None):
+        super().__init__(message, hint)
+        self.where = where
 
 
 class Terminated(SystemExit):

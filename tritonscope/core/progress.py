@@ -2,8 +2,10 @@
 
 Any layer says what it starts with `step("importing kernels.py")`, and may say where it is
 stuck (`where`: a function naming the user's file and line, asked now and then); a compile says
-which of its stages runs (`detail`). Nothing here draws: the status line reads `now()`. The steps
-are a list, not a strict stack, since work in other threads (a worker's task) ends in any order.
+which of its stages runs (`detail`). Nothing here draws: the status line reads `now()`; a listener
+(`listen`) is told each step and detail as it is said (the explorer's child tells its parent so).
+The steps are a list, not a strict stack, since work in other threads (a worker's task) ends in
+any order.
 """
 
 from __future__ import annotations
@@ -25,6 +27,18 @@ class Step:
 
 _steps: list[Step] = []
 _lock = threading.Lock()
+_listener: list[Callable[[str], None] | None] = [None]
+
+
+def listen(listener: Callable[[str], None] | None) -> None:
+    """Each step and detail said from now on is told to `listener` too (None: to no one)."""
+    _listener[0] = listener
+
+
+def _tell(text: str | None) -> None:
+    listener = _listener[0]
+    if listener is not None and text:
+        listener(text)
 
 
 @contextlib.contextmanager
@@ -33,6 +47,7 @@ def step(text: str | None, where: Callable[[], str | None] | None = None) -> Ite
     entry = Step(text, where)
     with _lock:
         _steps.append(entry)
+    _tell(text)
     try:
         yield entry
     finally:
@@ -47,7 +62,8 @@ def detail(text: str | None) -> None:
         for entry in reversed(_steps):
             if entry.text is not None:
                 entry.detail = text
-                return
+                break
+    _tell(text)
 
 
 @dataclass(frozen=True)

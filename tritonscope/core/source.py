@@ -103,6 +103,21 @@ def parse(given: str) -> Source:
     return KernelFile(given, _absolute(given))
 
 
+def local_file(source: Source) -> Path | None:
+    """The Python file a source is read from on this machine (what `--watch` and the explorer watch for
+    saves); None for a compiled kernel or a folder, which have none."""
+    if isinstance(source, (KernelFile, ModuleReference)):
+        return Path(source.path)
+    if isinstance(source, SampleKernel):
+        from .samples import sample_path
+
+        try:
+            return sample_path(source.name)
+        except KernelFileError:
+            return None
+    return None
+
+
 def in_folder(given: str, folder: Path) -> str:
     """A FILE written in a file of FOLDER (a project's pyproject.toml): a path is relative to FOLDER,
     a sample is as it is."""

@@ -6,8 +6,8 @@ Triton's start-up and the kernel file's import are paid once per worker, not onc
 - a task that raises comes back as its message and exit code; a worker that crashes or runs past
   the timeout is killed and replaced, and only its task fails; a time-out says where the task was
   ("stuck at FILE:LINE", from the worker's stack);
-- a cancelled task's worker is killed and reaped at once: nothing of it is left, and the next
-  task gets a fresh worker;
+- a cancelled task's worker is killed and reaped at once, with the processes it started (its own
+  process group: ptxas, nvdisasm): nothing of it is left, and the next task gets a fresh worker;
 - workers die with their parent whatever the signal, ignore the terminal's Ctrl-C (an exception in
   `run`, Ctrl-C or SIGTERM's, kills every worker still busy) and never write to stdout.
 """

@@ -95,7 +95,8 @@ def frontend_error(exc: CompilationError, kernel) -> CompileError:
     pointer = f"\n    {' ' * column}^" if column is not None else ""
     called_from = "".join(f"\n  called from {f}:{n}: {t.strip()}" for f, n, t, _ in locations[1:])
     return CompileError(
-        f"{file}:{line}: {kernel.spec.name} does not compile: {message.strip()}\n    {text}{pointer}{called_from}"
+        f"{file}:{line}: {kernel.spec.name} does not compile: {message.strip()}\n    {text}{pointer}{called_from}",
+        where=(file, line),
     )
 
 

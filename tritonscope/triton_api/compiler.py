@@ -13,6 +13,7 @@ import io
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,7 @@ def compile_variant(kernel, variant: Variant, target: Target, sass: bool = True)
     metadata = {"triton_version": triton.__version__, **_plain_metadata(compiled.metadata._asdict())}
     binary = compiled.asm[target.vendor.binary]
     texts = {key: value for key, value in compiled.asm.items() if isinstance(value, str)}
+    progress.detail("machine code (nvdisasm)" if sass and target.backend == "cuda" else "machine code")
     texts.update(machine_code(target.backend, binary, texts.get("ptx"), target.arch, metadata, sass))
     refused = texts.pop(SASS_REFUSED, None)  # an nvdisasm older than the target: no SASS, and why
     remarks: tuple[mlir_diagnostics.Remark, ...] | None  # None: not known (a cache hit kept none)
@@ -74,6 +76,15 @@ def compile_variant(kernel, variant: Variant, target: Target, sass: bool = True)
         notices += (REMARKS_UNKNOWN,)
     stage_seconds = times[0] if len(times) == 1 else ()
     return Artifacts(texts, binary, metadata, seconds, notices, hits == [True], remarks or (), stage_seconds)
+
+
+def disassembled(artifacts: Artifacts, target: Target) -> Artifacts:
+    """The artifacts of a compile made without its SASS (`compile_variant(..., sass=False)`), the SASS
+    read now, as `compile_variant` reads it (the explorer shows Triton's stages while nvdisasm runs)."""
+    texts = {**artifacts.texts}
+    texts.update(machine_code(target.backend, artifacts.binary, texts.get("ptx"), target.arch, artifacts.metadata))
+    refused = texts.pop(SASS_REFUSED, None)
+    return replace(artifacts, texts=texts, notices=artifacts.notices + ((refused,) if refused else ()))
 
 
 def run_compiler(kernel, variant: Variant, target: Target) -> None:

@@ -138,7 +138,7 @@ def _workers(jobs: int | None) -> int:
 
 
 def _explore(request, axes, vary, workers: int, timeout: float, top, sort: str) -> Output:
-    from ...app.explore import explore
+    from ...app.space import explore
     from .. import argtypes
 
     if vary:

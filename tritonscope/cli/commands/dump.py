@@ -6,7 +6,7 @@ from typing import Annotated
 import typer
 
 from ..app import command, progress, say
-from ..options import JsonOpt, KeepLocOpt, LineOpt, LinesOpt, TimeoutOpt, WrapOpt, variant_flags
+from ..options import JsonOpt, KeepLocOpt, LineOpt, LinesOpt, TimeoutOpt, WatchOpt, WrapOpt, variant_flags
 from ..output import Folder, Output
 
 StageOpt = Annotated[
@@ -41,6 +41,7 @@ def dump(
     ] = False,
     keep_loc: KeepLocOpt = False,
     wrap: WrapOpt = False,
+    watch: WatchOpt = False,
     timeout: TimeoutOpt = 300.0,
 ):
     """Compile a kernel and show every stage, highlighted, with its resource figures.
@@ -58,6 +59,8 @@ def dump(
       tritonscope dump sample:matmul -o out/
 
       tritonscope dump sample:matmul --line 35          (what line 35 became, in every stage)
+
+      tritonscope dump kernels.py -k softmax_kernel --stage ttgir --watch   (again on every save)
     """
     from ...app.dump import dump as run_dump
     from ...core.errors import UsageError
@@ -67,11 +70,23 @@ def dump(
     if side_by_side and (stages is None or len(stages) != 2):
         raise UsageError("--side-by-side needs exactly two stages, e.g. --stage ttgir,ptx")
     files = (Folder(out, force, (request.file,)).checked(),) if out is not None else ()  # before the compile
+    options = {"keep_loc": keep_loc, "annotate": annotate, "side_by_side": side_by_side, "wrap": wrap}
+    if watch:
+        return _watch(out, lambda: run_dump(request, stages, argtypes.line_range(line, lines)), request, options)
     with progress(f"compiling {request.file}"):
         result = run_dump(request, stages, argtypes.line_range(line, lines))
     _notices(result.compilation)
-    options = {"keep_loc": keep_loc, "annotate": annotate, "side_by_side": side_by_side, "wrap": wrap}
     return Output(result, options, shown=out is None or json_out, files=files)  # -o alone: the files are the output
+
+
+def _watch(out, make, request, options) -> None:
+    """--watch: drawn again on every save (cli/watch.py); its output is the terminal's, never files."""
+    from ...core.errors import UsageError
+    from ..watch import watched
+
+    if out is not None:
+        raise UsageError("--watch draws again on every save; it does not go with -o/--out")
+    watched(request, make, options)
 
 
 def _notices(compilation) -> None:

@@ -5,7 +5,7 @@ from typing import Annotated
 import typer
 
 from ..app import command, progress
-from ..options import JsonOpt, TimeoutOpt, variant_flags
+from ..options import JsonOpt, TimeoutOpt, WatchOpt, variant_flags
 from .dump import _notices
 
 WhatIfOpt = Annotated[
@@ -40,6 +40,7 @@ def explain(
         ),
     ] = False,
     json_out: JsonOpt = False,
+    watch: WatchOpt = False,
     timeout: TimeoutOpt = 300.0,
 ):
     """Why is this kernel slow? The cost of each Python line, then findings with causes and what to try.
@@ -58,9 +59,15 @@ def explain(
       tritonscope explain my.py -k kern -c BLOCK=128 --json
 
       tritonscope explain sample:matmul --compile-time
+
+      tritonscope explain kernels.py -k softmax_kernel --no-what-if --watch   (again on every save)
     """
     from ...app.explain import explain as run_explain
 
+    if watch:
+        from ..watch import watched
+
+        return watched(request, lambda: run_explain(request, what_if, registers, compile_time), {})
     with progress(f"compiling {request.file}"):
         result = run_explain(request, what_if=what_if, live=registers, compile_time=compile_time)
     _notices(result.compilation)

@@ -85,35 +85,36 @@ def inferred_note(name: str, type_: str) -> str:
     return f"inferred; give -a {name}={example}"
 
 
-def resource_table(resources: Resources, backend: Backend, partitions=()) -> RenderableType:
+def resource_rows(resources: Resources, backend: Backend, partitions=()) -> list[tuple[str, str, str]]:
+    """The resource figures as (what, value, meaning) rows: dump's table, and the explorer's panel."""
     occ = resources.occupancy
     words = backend.words
-    nvidia = backend.name == "cuda"
     unit, place = words.warps, words.multiprocessor
+    budgets = [p.registers for p in partitions if p.registers]
+    moved = f"; setmaxnreg gives the partitions {', '.join(map(str, budgets))}" if budgets else ""
+    rows = [(words.registers, str(resources.registers), f"per thread{' at launch' if moved else ''}{moved}")]
+    if resources.sgprs is not None:
+        rows.append(("SGPRs", str(resources.sgprs), "per wavefront"))
+    rows.append(("spills", str(resources.spills), words.spills))
+    rows.append((words.shared, _bytes(resources.shared_bytes), "per block"))
+    rows.append((words.local, _bytes(resources.local_bytes), "per thread"))
+    if backend.name == "cuda":
+        rows.append(("stack", _bytes(resources.stack_bytes), "per thread"))
+    occupancy = (
+        f"{occ.blocks_per_sm} blocks = {occ.warps_per_sm} of {occ.max_warps_per_sm} {unit} per {place}, "
+        f"limited by {occ.limited_by}"
+    )
+    rows.append(("occupancy", f"{occ.percent:.0f}%", occupancy))
+    return rows
+
+
+def resource_table(resources: Resources, backend: Backend, partitions=()) -> RenderableType:
     table = Table(title="resources", title_justify="left", show_header=True, header_style="bold")
     table.add_column("what")
     table.add_column("value", justify="right")
     table.add_column("meaning", style="dim")
-    budgets = [p.registers for p in partitions if p.registers]
-    moved = f"; setmaxnreg gives the partitions {', '.join(map(str, budgets))}" if budgets else ""
-    table.add_row(words.registers, str(resources.registers), f"per thread{' at launch' if moved else ''}{moved}")
-    if resources.sgprs is not None:
-        table.add_row("SGPRs", str(resources.sgprs), "per wavefront")
-    table.add_row(
-        "spills",
-        str(resources.spills),
-        words.spills,
-    )
-    table.add_row(words.shared, _bytes(resources.shared_bytes), "per block")
-    table.add_row(words.local, _bytes(resources.local_bytes), "per thread")
-    if nvidia:
-        table.add_row("stack", _bytes(resources.stack_bytes), "per thread")
-    table.add_row(
-        "occupancy",
-        f"{occ.percent:.0f}%",
-        f"{occ.blocks_per_sm} blocks = {occ.warps_per_sm} of {occ.max_warps_per_sm} {unit} per {place}, "
-        f"limited by {occ.limited_by}",
-    )
+    for name, value, meaning in resource_rows(resources, backend, partitions):
+        table.add_row(name, value, meaning)
     if resources.instructions is not None:
         for name, value, meaning in mix_rows(resources.instructions, backend):
             table.add_row(name, value, meaning)

@@ -88,10 +88,10 @@ def _titles(live: bool) -> list[Text]:
 def _rows(number: int, code: str, cost: LineCost | None, busiest: int, flagged: bool, live: bool, color: bool):
     """The row of one Python line, and the row of its memory figures beneath it when it has some."""
     share = cost.instructions.total / busiest if cost else 0.0
-    heat = _HEAT[min(int(share * len(_HEAT)), len(_HEAT) - 1)] if cost and color else ""
+    heat = _HEAT[heat_level(share)] if cost and color else ""
     mark = Text(str(number), style="bold red" if flagged else "dim")
     inst = Text(str(cost.instructions.total) if cost else "", style=heat)
-    bar = Text(_bar(share) if cost else "", style="red" if color else "", justify="left")
+    bar = Text(share_bar(share) if cost else "", style="red" if color else "", justify="left")
     regs = [Text(str(cost.live_registers) if cost and cost.live_registers else "", style="cyan")] if live else []
     source = highlight(code, Stage.SOURCE) if code.strip() else Text("")
     source.no_wrap, source.overflow = True, "ellipsis"
@@ -102,7 +102,13 @@ def _rows(number: int, code: str, cost: LineCost | None, busiest: int, flagged: 
     return rows
 
 
-def _bar(share: float, width: int = 4) -> str:
+def heat_level(share: float) -> int:
+    """A line's shade, 0 (none) to 4, by its share of the busiest line's instructions."""
+    return min(int(share * len(_HEAT)), len(_HEAT) - 1)
+
+
+def share_bar(share: float, width: int = 4) -> str:
+    """A bar of eighths, `width` cells for the busiest line."""
     eighths = round(share * width * 8)
     full, part = divmod(eighths, 8)
     return ("█" * full + (_BAR[part] if part else "")).ljust(width)

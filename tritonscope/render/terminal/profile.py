@@ -15,7 +15,7 @@ from ...core.stages import Stage
 from ...results.explain import ProfileResult
 from .base import TerminalRenderer
 from .dump import highlight
-from .explain import _bar
+from .explain import share_bar
 
 HOT = "▶"
 _SPACES = {"Global": "global", "Shared": "shared", "Local": "local", "Global,Shared": "global→shared"}
@@ -87,7 +87,7 @@ def _rows(number, code, line: MeasuredLine | None, static: dict[int, LineCost], 
     share = line.samples / total if line and total else 0.0
     mark = Text(f"{HOT if number == hot else ''}{number}", style="bold red" if number == hot else "dim")
     samples = Text(f"{line.samples:,}" if line and line.samples else "", style="bold" if number == hot else "")
-    bar = Text(_bar(share) if share else "", style="red" if color else "", justify="left")
+    bar = Text(share_bar(share) if share else "", style="red" if color else "", justify="left")
     executed = Text(compact(line.executed) if line else "")
     counts = [Text(str(static[number].instructions.total) if number in static else "", style="dim")] if static else []
     source = highlight(code, Stage.SOURCE) if code.strip() else Text("")

@@ -1,0 +1,224 @@
+"""The explorer's speed (issue 39), as ratios measured in one run.
+
+1. First full screen: `tritonscope explore KERNEL` in a real pseudo-terminal (160x48), from the
+   command's start to the screen holding the kernel (its status line drawn), against a bare script
+   that imports Triton and makes the same `triton.compile` call; both with Triton's cache cold (a
+   fresh folder each run), tritonscope's user cache as after its first use. Target: at most 1.3x.
+2. A cursor move in the source pane with every stage open (the three largest stages' panes and the
+   source, fused attention): the time to re-highlight every pane, that is the app's handling of
+   the move and the drawing of every visible row of every pane, and the same through Textual's own
+   loop (a key pressed, the screen idle again). Median and worst case. Target: at most 50 ms.
+3. A changed constexpr: from the key to its stages on screen, against the bare compile of that
+   variant in a process that has imported Triton already. Target: at most 1.2x.
+4. A variant seen before (`b`): from the key to its stages on screen. Target: at most 100 ms.
+
+Run: python benchmarks/explore.py [--runs N] [--kernel sample:matmul]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import pty
+import select
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+BARE = """
+import importlib.util, json, sys, time
+started = time.perf_counter()
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource, make_backend
+
+spec = json.loads(sys.argv[1])
+loaded = importlib.util.spec_from_file_location("kernel", spec["file"])
+module = importlib.util.module_from_spec(loaded)
+loaded.loader.exec_module(module)
+kernel = getattr(module, spec["kernel"])
+target = GPUTarget("cuda", spec["arch"], 32)
+backend = make_backend(target)
+for variant in spec["variants"]:
+    params = list(variant["signature"])
+    attrs = {(params.index(n),): backend.parse_attr(h) for n, h in variant["hints"].items() if h}
+    source = ASTSource(kernel, variant["signature"], variant["constants"], attrs)
+    began = time.perf_counter()
+    triton.compile(source, target=target, options=variant["options"])
+    print(json.dumps({"compile": time.perf_counter() - began, "since_start": time.perf_counter() - started}))
+"""
+
+
+def bare_spec(request, changes: list) -> dict:
+    """What the bare script compiles: the request as tritonscope specializes it, then each change."""
+    from tritonscope.app.prepare import prepare
+
+    variants = []
+    for made in [request, *changes]:
+        prepared = prepare(made)
+        v = prepared.variant
+        constants = dict(v.constexprs)
+        constants |= {n: v.arguments[n] for n, t in v.signature.items() if t == "constexpr" and n not in constants}
+        variants.append({"signature": v.signature, "constants": constants, "hints": v.hints, "options": v.options})
+    return {"file": prepared.kernel.spec.file, "kernel": prepared.kernel.spec.name, "arch": 90, "variants": variants}
+
+
+def run_bare(spec: dict, env: dict) -> list[dict]:
+    """The bare script's timings (cold cache): per variant, its compile, and the time since start."""
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", BARE, json.dumps(spec)], capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(done.stderr[-2000:])
+    timings = [json.loads(line) for line in done.stdout.splitlines()]
+    timings[0]["wall"] = wall - (timings[-1]["since_start"] - timings[0]["since_start"]) if len(timings) > 1 else wall
+    return timings
+
+
+def first_screen(kernel: str, env: dict) -> float:
+    """Seconds from `tritonscope explore` started in a 160x48 pseudo-terminal to its first full screen."""
+    import fcntl
+    import struct
+    import termios
+
+    main, child = pty.openpty()
+    fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", 48, 160, 0, 0))
+    started = time.perf_counter()
+    words = [sys.executable, "-m", "tritonscope", "explore", kernel, "--target", "sm90", "--no-watch"]
+    process = subprocess.Popen(words, stdin=child, stdout=child, stderr=child, env=env, close_fds=True)
+    os.close(child)
+    seen, drawn = b"", None
+    while drawn is None and time.perf_counter() - started < 600:
+        if select.select([main], [], [], 0.05)[0]:
+            try:
+                seen += os.read(main, 65536)
+            except OSError:
+                break
+            if b"opened:" in seen:
+                drawn = time.perf_counter() - started
+    os.write(main, b"q")
+    try:
+        while process.poll() is None:  # its output read to the end: a full pty would block its exit
+            if select.select([main], [], [], 0.1)[0]:
+                try:
+                    os.read(main, 65536)
+                except OSError:
+                    break
+        process.wait(60)
+    finally:
+        os.close(main)
+    if drawn is None:
+        raise SystemExit(f"the explorer never drew its screen:\n{seen[-2000:].decode(errors='replace')}")
+    return drawn
+
+
+async def in_app(kernel: str, change: tuple[str, int]) -> dict:
+    """Cursor moves, a changed constexpr, a variant seen before: timed in one explorer (headless)."""
+    from tritonscope import explorer
+    from tritonscope.core.model import VariantRequest
+    from tritonscope.explorer.app import ExplorerApp
+
+    request = VariantRequest(file=kernel, target="sm90")
+    opening = explorer.start(request)
+    first = await asyncio.to_thread(opening.first)
+    app = ExplorerApp(opening.compiles, request, first, watch=False)
+    try:
+        async with app.run_test(size=(240, 60)) as pilot:
+            await pilot.pause()
+            moves = await _cursor_moves(app, pilot)
+            changed = await _timed_until(app, pilot, lambda: app.ask(request.with_value(*change, constexpr=True)))
+            back = await _timed_until(app, pilot, lambda: app.action_previous_variant(), back=True)
+    finally:
+        opening.compiles.close()
+    return {**moves, "changed": changed, "back": back}
+
+
+async def _cursor_moves(app, pilot) -> dict:
+    """Every stage open (the three largest stages' panes), the cursor moved down the kernel's lines."""
+    result = app.session.shown
+    app.pane_stages = sorted(result.stages, key=lambda s: len(result.listings[s]))[-3:]
+    app._redraw()
+    await pilot.pause()
+    source = app.query_one("#source")
+    source.go_to_number(result.compilation.kernel.line)
+    panes = list(app.query("CodePane"))
+    direct, through = [], []
+    for _ in range(60):
+        began = time.perf_counter()
+        source.action_move(1)
+        app._select(source.number, source)
+        for pane in panes:
+            for y in range(pane.scrollable_content_region.height):
+                pane.render_line(y)
+        direct.append(time.perf_counter() - began)
+        began = time.perf_counter()
+        await pilot.press("j")
+        await pilot.pause()
+        through.append(time.perf_counter() - began)
+    lines = {s.value: len(result.listings[s]) for s in app.pane_stages}
+    return {"direct": direct, "through": through, "lines": lines}
+
+
+async def _timed_until(app, pilot, act, back: bool = False) -> float:
+    """Seconds from `act` (a key's action) to its variant's stages on screen (the registers live
+    per line, read by another nvdisasm run, come after them)."""
+    before = app.session.shown
+    began = time.perf_counter()
+    act()
+    while app.session.shown is before:
+        await pilot.pause(0.005)
+    return time.perf_counter() - began
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--kernel", default="sample:matmul")
+    parser.add_argument("--moves-kernel", default="sample:fused_attention")
+    args = parser.parse_args()
+    from tritonscope.core.model import VariantRequest
+
+    change = ("BLOCK_SIZE_N", 64)
+    base = VariantRequest(file=args.kernel, target="sm90")
+    spec = bare_spec(base, [base.with_value(*change, constexpr=True)])
+    firsts, bares, compiles = [], [], []
+    with tempfile.TemporaryDirectory() as home:
+        env = {**os.environ, "XDG_CACHE_HOME": home}
+        subprocess.run([sys.executable, "-m", "tritonscope", "dump", "sample:vector_add", "--json"], env=env,
+                       capture_output=True, check=True)  # fmt: skip  # tritonscope's user cache as after first use
+        for _ in range(args.runs):  # in turns, each with Triton's cache cold
+            with tempfile.TemporaryDirectory() as cache:
+                bare = run_bare(spec, {**env, "TRITON_CACHE_DIR": cache})
+                bares.append(bare[0]["wall"])
+                compiles.append(bare[1]["compile"])
+            with tempfile.TemporaryDirectory() as cache:
+                firsts.append(first_screen(args.kernel, {**env, "TRITON_CACHE_DIR": cache}))
+        with tempfile.TemporaryDirectory() as cache:
+            os.environ.update(XDG_CACHE_HOME=home, TRITON_CACHE_DIR=cache)
+            moves = asyncio.run(in_app(args.moves_kernel, ("BLOCK_N", 32)))
+            timed = asyncio.run(in_app(args.kernel, change))
+    _report(args, firsts, bares, compiles, moves, timed)
+
+
+def _report(args, firsts, bares, compiles, moves, timed) -> None:
+    ms = [1000 * t for t in moves["direct"]]
+    loop = [1000 * t for t in moves["through"]]
+    first, bare = statistics.median(firsts), statistics.median(bares)
+    print(f"1. first full screen of {args.kernel}, cold (median of {args.runs}): explore {first:.2f} s, "
+          f"bare triton.compile {bare:.2f} s: {first / bare:.2f}x (target <= 1.3x)")  # fmt: skip
+    print(f"   runs: explore {', '.join(f'{t:.2f}' for t in firsts)}; bare {', '.join(f'{t:.2f}' for t in bares)}")
+    print(f"2. cursor move on {args.moves_kernel}, panes {moves['lines']} + source: re-highlight every pane "
+          f"median {statistics.median(ms):.1f} ms, worst {max(ms):.1f} ms (target <= 50 ms); through Textual's "
+          f"loop (key to idle) median {statistics.median(loop):.1f} ms, worst {max(loop):.1f} ms")  # fmt: skip
+    bare_compile = statistics.median(compiles)
+    print(f"3. changed constexpr on {args.kernel}: stages on screen in {timed['changed']:.2f} s, bare compile of "
+          f"that variant {bare_compile:.2f} s: {timed['changed'] / bare_compile:.2f}x (target <= 1.2x)")  # fmt: skip
+    print(f"4. a variant seen before: on screen in {1000 * timed['back']:.0f} ms (target <= 100 ms)")
+
+
+if __name__ == "__main__":
+    main()

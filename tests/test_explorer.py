@@ -1,0 +1,341 @@
+"""`tritonscope explore` (issue 39), driven as a user drives it: keys and clicks through Textual's
+headless harness (its Pilot), real kernels compiled by the real Triton in the explorer's child, and
+what each pane shows asserted. The terminal itself is tested in tests/test_explorer_terminal.py."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from tritonscope import explorer
+from tritonscope.analysis.linemap import stage_lines
+from tritonscope.core.model import VariantRequest
+from tritonscope.core.stages import Stage
+from tritonscope.explorer.app import ExplorerApp
+from tritonscope.explorer.compiles import Compiles
+from tritonscope.explorer.panes import CodePane
+from tritonscope.explorer.screens import KernelListScreen, PassesScreen, VariantScreen
+from tritonscope.results.explore import ExploreResult
+
+ROOT = Path(__file__).resolve().parent.parent
+WIDE, NARROW = (160, 48), (80, 24)
+
+
+@pytest.fixture(scope="module")
+def warm(tmp_path_factory):
+    """One explorer's workers for the module's screens, Triton started once, and a Triton cache of the
+    module's own: each variant's first compile is cold, and no path is shared with other tests."""
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("TRITON_CACHE_DIR", str(tmp_path_factory.mktemp("triton-cache")))
+        compiles = Compiles()
+        yield compiles
+        compiles.close()
+
+
+@contextlib.asynccontextmanager
+async def opened(request: VariantRequest, size=WIDE, watch: bool = False, compiles: Compiles | None = None):
+    """The explorer on `request`, as `tritonscope explore` opens it: the first compile, then the screen;
+    in `compiles`' warm workers if given (left running for the next test), else in its own."""
+    opening = explorer.start(request, compiles)
+    first = await asyncio.to_thread(opening.first)
+    app = ExplorerApp(opening.compiles, request, first, watch)
+    try:
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            await until(pilot, lambda: app.session.shown is None or app.session.shown.unread is None)  # its SASS
+            yield app, pilot
+    finally:
+        opening.compiles.cancel() if compiles is not None else opening.compiles.close()
+
+
+async def settled(app: ExplorerApp, pilot, seconds: float = 300) -> None:
+    """Waits, the screen live, until no compile is in flight."""
+    deadline = time.monotonic() + seconds
+    while app.compiling:
+        assert time.monotonic() < deadline, "the compile did not end"
+        await pilot.pause(0.1)
+    await pilot.pause()
+
+
+async def until(pilot, condition, seconds: float = 300) -> None:
+    """Waits, the screen live, until `condition()` holds."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "waited too long"
+        await pilot.pause(0.1)
+
+
+def pane(app: ExplorerApp, name: str) -> CodePane:
+    return app.query_one(f"#{name}", CodePane)
+
+
+def rows(p: CodePane, numbers) -> list[str]:
+    return [p.row_text(p._rows[n]) for n in sorted(numbers)]
+
+
+def children() -> set[int]:
+    """This process's worker processes (`python -m tritonscope.isolate`)."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            cmdline = (stat.parent / "cmdline").read_bytes()
+            if int(fields[1]) == os.getpid() and fields[0] != "Z" and b"tritonscope.isolate" in cmdline:
+                found.add(int(stat.parent.name))
+    return found
+
+
+MATMUL = VariantRequest(file="sample:matmul", target="sm90")
+
+
+def test_line_33_of_matmul_highlights_its_sass_and_a_sass_line_its_python_line(warm):
+    async def scenario():
+        async with opened(MATMUL, compiles=warm) as (app, pilot):
+            result = app.session.shown
+            assert isinstance(result, ExploreResult) and app.pane_stages == [Stage.SASS]
+            await pilot.press("colon", "3", "3", "enter")  # go to line 33 of the source
+            source, sass = pane(app, "source"), pane(app, "stage-0")
+            assert source.number == 33 and app.session.line == 33
+            # dump --line's line map, read independently of the explorer
+            expected = set(stage_lines(result.compilation, Stage.SASS, {(result.compilation.kernel.file, 33)}))
+            assert sass.linked == expected and len(expected) > 5
+            linked_rows = rows(sass, expected)
+            assert any("LDGSTS" in row for row in linked_rows), linked_rows  # tl.load, copied asynchronously
+            assert any(r in sass.visible_rows() for r in (sass._rows[n] for n in expected))  # scrolled to them
+            assert "a = tl.load(a_ptrs" in app.query_one("#detail").render().plain
+            # The cursor on an HGMMA line of the SASS: the source highlights the Python line it came from
+            await pilot.click("#stage-0")
+            await pilot.press("slash", *"HGMMA", "enter")
+            hgmma = sass.number
+            assert "HGMMA" in sass.row_text(sass.cursor)
+            came_from = result.python_lines(Stage.SASS, hgmma)
+            assert came_from and source.linked == {came_from[0]} and app.session.line == came_from[0]
+            assert source.number == came_from[0] and source.cursor in source.visible_rows()
+            await pilot.press("n")
+            assert sass.number != hgmma and "HGMMA" in sass.row_text(sass.cursor)
+
+    asyncio.run(scenario())
+
+
+def test_changing_block_size_recompiles_marks_the_changes_and_comes_back_from_memory(warm):
+    async def scenario():
+        request = VariantRequest(file="sample:vector_add", target="sm90")
+        async with opened(request, compiles=warm) as (app, pilot):
+            before = app.session.shown
+            assert before.compilation.variant.constexprs["BLOCK_SIZE"] == 1024
+            await pilot.press("v")
+            assert isinstance(app.screen, VariantScreen)
+            assert app.screen.knobs[0].name == "BLOCK_SIZE"
+            # <- twice, as a key held down types it: 1024 -> 512 -> 256, the 512 compile cancelled by the 256
+            # one (Pilot's presses wait for the screen to settle, long enough for 512's stages to come)
+            app.screen.action_step(-1)
+            app.screen.action_step(-1)
+            assert app.compiling
+            await pilot.press("escape")
+            source = pane(app, "source")
+            row = source.cursor
+            await pilot.press("down")  # the screen is live while the child compiles
+            assert source.cursor == row + 1 and app.compiling
+            await settled(app, pilot)
+            after = app.session.shown
+            assert after.compilation.variant.constexprs["BLOCK_SIZE"] == 256
+            assert app.session.previous.request == before.request
+            assert app.session.previous.explained.live_registers  # its registers live per line, read after it
+            panel = app.query_one("#resources").render().plain
+            old, new = before.compilation.resources, after.compilation.resources
+            assert old.registers != new.registers or old.occupancy.percent != new.occupancy.percent
+            if old.registers != new.registers:
+                assert f"{new.registers - old.registers:+,} (was {old.registers})" in panel
+            assert "(was " in panel and "per thread" in panel
+            sass = pane(app, "stage-0")
+            await settled(app, pilot)
+            await pilot.pause(0.5)  # the diff is made in a thread
+            expected = after.changed_lines(before)[Stage.SASS]
+            assert sass.content.changed == expected and expected
+            assert "▌" in sass.row_text(sass._rows[min(expected)])
+            await pilot.press("y")
+            assert "-c BLOCK_SIZE=256" in app.query_one("#status").render().plain
+            await pilot.press("b")  # back: from memory, no compile
+            assert app.session.shown.request == before.request and app.session.shown.explained.live_registers
+            assert not app.compiling
+            assert "from memory" in app.query_one("#status").render().plain
+
+    asyncio.run(scenario())
+
+
+def test_a_bad_save_shows_the_error_pane_and_keeps_the_last_stages_stale(tmp_path, warm):
+    kernel = tmp_path / "add.py"
+    shutil.copy(ROOT / "sample_kernels" / "vector_add.py", kernel)
+    good = kernel.read_text()
+    bad_line = next(n for n, t in enumerate(good.splitlines(), 1) if "output = x + y" in t)
+
+    async def scenario():
+        async with opened(VariantRequest(file=str(kernel), target="sm90"), watch=True, compiles=warm) as (app, pilot):
+            await settled(app, pilot)  # the registers live per line read too
+            shown = app.session.shown
+            kernel.write_text(good.replace("output = x + y", "output = x + undefined_thing"))
+            deadline = time.monotonic() + 120
+            while app.session.failure is None:
+                assert time.monotonic() < deadline, "the save was not compiled"
+                await pilot.pause(0.1)
+            error = app.query_one("#error")
+            assert error.display and app.screen.has_class("failed")
+            message = error.render().plain
+            assert f"{kernel}:{bad_line}:" in message and "undefined_thing" in message
+            assert "output = x + undefined_thing" in message  # the kernel's own source line, as the CLI shows it
+            assert app.session.shown is shown and pane(app, "stage-0").stale and pane(app, "source").stale
+            assert app.session.line == bad_line and pane(app, "source").number == bad_line
+            kernel.write_text(good)  # fixed: compiled again, the error gone
+            while app.session.failure is not None or app.compiling:
+                assert time.monotonic() < deadline + 120, "the fixed file was not compiled"
+                await pilot.pause(0.1)
+            assert not app.screen.has_class("failed") and not pane(app, "stage-0").stale
+
+    asyncio.run(scenario())
+
+
+def test_the_pass_view_shows_a_pass_before_and_after_linked_to_the_source_line(warm):
+    async def scenario():
+        async with opened(MATMUL, compiles=warm) as (app, pilot):
+            await pilot.press("colon", "3", "5", "enter")  # line 35: the tl.dot
+            await pilot.press("p")
+            await settled(app, pilot)
+            assert isinstance(app.screen, PassesScreen)
+            records = app.screen.passes.records
+            coalesce = next(r for r in records if r.name == "tritongpu-accelerate-matmul")
+            listing = app.screen.query_one("#pipeline")
+            listing.highlighted = coalesce.index - 1
+            await pilot.pause()
+            before, after = app.screen.query_one("#before", CodePane), app.screen.query_one("#after", CodePane)
+            assert before.content.title == "before tritongpu-accelerate-matmul"
+            assert any("tt.dot " in t for _, t in before.content.lines)
+            assert any("ttng.warp_group_dot" in t for _, t in after.content.lines)
+            assert after.content.changed and before.content.changed  # the pass changed the dot
+            changed_rows = rows(after, after.content.changed)
+            assert any("warp_group_dot" in row for row in changed_rows)
+            assert after.linked and any("warp_group_dot" in row for row in rows(after, after.linked))
+            assert "Python line 35: accumulator = tl.dot" in app.screen.query_one("#line").render().plain
+            await pilot.press("escape")
+            assert not isinstance(app.screen, PassesScreen) and app.session.line == 35
+
+    asyncio.run(scenario())
+
+
+def test_a_newer_request_cancels_the_older_and_leaves_no_process(warm):  # its cold Triton cache
+    others = children()  # the module's warm workers
+
+    async def scenario():
+        request = VariantRequest(file="sample:vector_add", target="sm90")
+        async with opened(request) as (app, pilot):
+            app.ask(request.with_value("BLOCK_SIZE", 128, constexpr=True))
+            await until(pilot, lambda: app._step)  # the child has begun compiling it
+            app.ask(request.with_value("BLOCK_SIZE", 64, constexpr=True))
+            await settled(app, pilot)
+            assert app.session.shown.compilation.variant.constexprs["BLOCK_SIZE"] == 64
+            assert app.session.previous.compilation.variant.constexprs["BLOCK_SIZE"] == 1024  # 128 never shown
+            assert len(children() - others) <= 2  # the one that compiled and the spare: the cancelled one is gone
+        assert not children() - others
+
+    asyncio.run(scenario())
+
+
+def test_the_layout_stacks_at_80x24_and_the_panel_opens_with_r(warm):
+    async def scenario():
+        async with opened(VariantRequest(file="sample:softmax", target="sm90"), size=NARROW, compiles=warm) as (
+            app,
+            pilot,
+        ):
+            source, stage = pane(app, "source"), pane(app, "stage-0")
+            assert source.region.x == stage.region.x and source.region.y < stage.region.y  # stacked
+            assert source.region.width == 80 and not app.query_one("#side").display
+            await pilot.press("r")
+            assert app.query_one("#side").display and not app.query_one("#code").display
+            assert "registers" in app.query_one("#resources").render().plain
+            await pilot.press("r", "plus")
+            assert app.query_one("#stage-1", CodePane).display and len(app.pane_stages) == 2
+            await pilot.press("question_mark")
+            assert "copy the `tritonscope dump` command" in app.screen.query_one("#keys").render().plain
+
+    asyncio.run(scenario())
+
+
+def test_a_file_of_several_kernels_opens_on_its_kernel_list(warm):
+    async def scenario():
+        request = VariantRequest(file=str(ROOT / "tests" / "kernels" / "mixed.py"), target="sm90")
+        async with opened(request, compiles=warm) as (app, pilot):
+            assert isinstance(app.screen, KernelListScreen)
+            names = [app.screen.query_one("#kernels").get_option_at_index(i).id for i in range(3)]
+            assert names == ["scale_kernel", "tuned_kernel", "row_kernel"]
+            await pilot.press("down", "enter")  # the autotuned one: its first config
+            await until(pilot, lambda: app.session.shown is not None)
+            assert app.session.shown.compilation.kernel.name == "tuned_kernel"
+            assert pane(app, "source").number == app.session.shown.compilation.kernel.line
+
+    asyncio.run(scenario())
+
+
+def test_a_file_that_is_not_a_kernel_fails_before_the_screen():
+    from tritonscope.core.errors import KernelFileError
+
+    others = children()  # the module's warm workers
+    opening = explorer.start(VariantRequest(file=str(ROOT / "tests" / "kernels" / "no_kernels.py")))
+    with pytest.raises(KernelFileError, match="no_kernels.py"):
+        opening.first()
+    assert not children() - others
+
+
+def test_a_liger_kernel_explored_from_its_module(warm):
+    """A real library's kernel, named as a module (liger imports torch: in the child only)."""
+    from test_corpus_liger import CASES, liger_ops
+
+    from tritonscope.cli.options import request_from_words
+
+    liger_ops()
+    case = next(c for c in CASES if c.kernel == "_rms_norm_forward_kernel")
+    request = request_from_words(
+        "liger_kernel.ops.rms_norm:_rms_norm_forward_kernel", [*case.flags.split(), "--target", "sm90"], "test"
+    )
+
+    async def scenario():
+        async with opened(request, compiles=warm) as (app, pilot):
+            result = app.session.shown
+            source_text = result.file_lines
+            load = next(n for n, t in source_text.items() if "X_row = tl.load(x_base + col_offsets" in t)
+            await pilot.press("colon", *str(load), "enter")
+            sass = pane(app, "stage-0")
+            assert sass.linked and sass.linked == set(result.stage_lines(Stage.SASS, load))
+            assert any("LDG.E" in row for row in rows(sass, sass.linked))
+            assert pane(app, "source").border_title.startswith("_rms_norm_forward_kernel  (rms_norm.py)")
+            assert "registers" in app.query_one("#resources").render().plain
+
+    asyncio.run(scenario())
+
+
+def test_the_stages_come_first_and_the_sass_after_them_as_explain_reads_it():
+    """The first screen waits for Triton's stages only; the SASS read after them (nvdisasm) gives the
+    explorer what a whole compile gives explain: the same SASS, line map, resources and findings."""
+    from tritonscope.app import explore
+    from tritonscope.app.explain import explain_compilation
+    from tritonscope.app.prepare import MACHINE_CODE_PENDING, compile_request
+    from tritonscope.explorer import contents
+
+    request = VariantRequest(file="sample:softmax", target="sm90")
+    first = explore.explored(request)
+    assert isinstance(first, ExploreResult) and first.unread is not None
+    assert Stage.SASS not in first.stages and Stage.PTX in first.stages and Stage.PTX in first.listings
+    assert MACHINE_CODE_PENDING in first.compilation.notices and not first.explained.findings
+    assert contents.stage(first, Stage.SASS).title == "SASS: being read (nvdisasm)…"
+    full = explore.with_machine_code(first)
+    whole = explain_compilation(compile_request(request), live=False)
+    assert full.unread is None and MACHINE_CODE_PENDING not in full.compilation.notices
+    assert full.compilation.stages[Stage.SASS] == whole.compilation.stages[Stage.SASS]
+    assert full.compilation.line_map == whole.compilation.line_map and full.compilation.line_map[Stage.SASS]
+    assert full.compilation.resources == whole.compilation.resources
+    assert [(f.kind, f.line) for f in full.explained.findings] == [(f.kind, f.line) for f in whole.findings]
+    assert full.compilation.compile_seconds == first.compilation.compile_seconds

@@ -1,0 +1,78 @@
+"""The explorer (`tritonscope explore`): a full-screen terminal front end, beside cli/.
+
+It holds the state (session.py: the variant, the selection, the panes) and draws the results of
+app/explore.py's tasks, which run in a child process through the executor (compiles.py): this
+process never imports Triton or torch. Its panes (panes.py) draw with render/'s lexers and colours;
+the screen is app.py, the other screens screens.py, what each part shows contents.py.
+
+    opening = start(request)   # the child starts compiling now, before Textual's own start-up
+    first = opening.first()    # raises what the command line says of a file that is not a kernel
+    code = run(opening, first) # the screen, until q, Ctrl-C or SIGTERM; the terminal as it was after
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from typing import Any
+
+from ..core.model import VariantRequest
+from ..isolate import Outcome
+from .compiles import Compiles
+
+
+class Opening:
+    """The first compile, started before the screen: what it gives decides whether the screen opens."""
+
+    def __init__(self, request: VariantRequest, compiles: Compiles | None = None):
+        self.request = request
+        self._done = threading.Event()
+        self._outcome: Outcome | None = None
+        self.compiles = compiles or Compiles()
+        # a screen before this one is gone: its callbacks would wait on its loop for ever
+        self.compiles.on_step, self.compiles.on_done = None, self._arrived
+        self.compiles.submit(request)
+
+    def _arrived(self, ticket: int, outcome: Outcome) -> None:
+        self._outcome = outcome
+        self._done.set()
+
+    def first(self) -> Any:
+        """The first compile's value (a variant, a failure to show, a list of kernels); a file that
+        is not a kernel, or a flag that does not apply, raises its error here, before any screen."""
+        try:
+            while not self._done.wait(0.1):
+                pass
+        except BaseException:
+            self.compiles.close()
+            raise
+        assert self._outcome is not None
+        try:
+            return self._outcome.unwrap()
+        except BaseException:
+            self.compiles.close()
+            raise
+
+
+def start(request: VariantRequest, compiles: Compiles | None = None) -> Opening:
+    """The first compile of `request` started, in `compiles`' warm workers if given (another kernel
+    opened by the same front end), else in new ones."""
+    return Opening(request, compiles)
+
+
+def run(opening: Opening, first: Any, watch: bool = True) -> int:
+    """The screen until the user quits (or Ctrl-C, SIGTERM, SIGHUP end it); its exit code."""
+    from .app import ExplorerApp
+
+    kept = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    app = ExplorerApp(opening.compiles, opening.request, first, watch)
+    try:
+        app.run()
+    finally:
+        opening.compiles.close()
+        app.stop_watching()
+        for signum, handler in kept.items():
+            with contextlib.suppress(ValueError, TypeError):
+                signal.signal(signum, handler)
+    return app.exit_code

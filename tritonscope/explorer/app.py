@@ -1,0 +1,572 @@
+"""The explorer's screen: the Python source and one to three stage panes linked by the selected
+Python line, the resource panel and explain's findings, a status line; variants by keystroke,
+compiled in the child (compiles.py) while the screen stays live, and recompiled on every save."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import threading
+import time
+from dataclasses import replace
+from typing import Any
+
+from rich.text import Text
+from textual import events, on
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ..core.model import VariantRequest
+from ..core.stages import Stage
+from ..core.targets import TARGETS
+from ..core.watching import saves
+from ..isolate import Outcome
+from ..results.explore import CompileFailure, ExploreResult
+from ..results.passes import PassesResult
+from . import contents
+from .compiles import Compiles
+from .panes import CodePane
+from .screens import HelpScreen, KernelListScreen, PassesScreen, VariantScreen
+from .session import Session, knobs
+
+WIDE = 120  # columns from which the panes sit side by side, with the panel beside them
+WIDEST = 200  # columns from which TTGIR is shown too at first
+PANES = 3  # stage panes at most
+
+
+class ExplorerApp(App):
+    TITLE = "tritonscope explore"
+    AUTO_FOCUS = "#source"
+    ENABLE_COMMAND_PALETTE = False
+    CSS = """
+    #title { height: 1; background: $primary-background; color: $text; padding: 0 1; }
+    #status { height: 1; background: $panel; color: $text-muted; padding: 0 1; }
+    #body { height: 1fr; }
+    #code { width: 1fr; layout: horizontal; }
+    #code CodePane { width: 1fr; height: 1fr; }
+    #side { width: 42; border-left: solid $panel-lighten-2; }
+    #resources { height: auto; padding: 0 1; }
+    #findings { height: 1fr; border: round $panel-lighten-2; }
+    #findings:focus { border: round $accent; }
+    #detail { height: 6; padding: 0 1; color: $text-muted; }
+    #error { height: auto; max-height: 12; border: round $error; color: $error; padding: 0 1; display: none; }
+    #prompt { height: 3; display: none; }
+    .narrow #code { layout: vertical; }
+    .narrow #side { display: none; }
+    .narrow.panel #side { display: block; width: 1fr; border-left: none; }
+    .narrow.panel #code { display: none; }
+    .wide.panel #side { display: none; }
+    .failed #error { display: block; }
+    """
+    BINDINGS = [
+        Binding("q", "quit", "quit"),
+        Binding("ctrl+c", "interrupt", "quit", show=False, priority=True),
+        Binding("question_mark", "help", "keys"),
+        Binding("s", "stage(1)", "stage", show=False),
+        Binding("S", "stage(-1)", "stage back", show=False),
+        Binding("plus,equals_sign", "panes(1)", "pane+", show=False),
+        Binding("minus", "panes(-1)", "pane-", show=False),
+        Binding("v", "variant", "variant"),
+        Binding("b", "previous_variant", "back", show=False),
+        Binding("y", "copy", "copy cmd"),
+        Binding("p", "passes", "passes"),
+        Binding("r", "panel", "panel"),
+        Binding("f", "findings", "findings", show=False),
+        Binding("slash", "prompt('search')", "search"),
+        Binding("n", "search_again(1)", "next match", show=False),
+        Binding("N", "search_again(-1)", "previous match", show=False),
+        Binding("colon", "prompt('line')", "go to line", show=False),
+        Binding("t", "theme", "theme", show=False),
+        Binding("escape", "close_prompt", "close", show=False),
+    ]
+
+    def __init__(self, compiles: Compiles, request: VariantRequest, first: Any, watch: bool = True):
+        super().__init__()
+        self.compiles, self.first, self.follow_saves = compiles, first, watch
+        self.session = Session(request)
+        self.pane_stages: list[Stage] = []
+        self.exit_code = 0
+        # ticket -> (what: variant, live or pipeline; its memory key; when it started)
+        self._pending: dict[int, tuple[str, Any, float]] = {}
+        self._step = ""
+        self._searched = ""
+        self._how = ""
+        self._prompting = ""
+        self._stop = threading.Event()
+        self._watched: str | None = None
+        compiles.on_step = lambda ticket, step: self.call_from_thread(self._told, ticket, step)
+        compiles.on_done = lambda ticket, outcome: self.call_from_thread(self._done, ticket, outcome)
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="title")
+        with Horizontal(id="body"):
+            with Vertical(id="code"):
+                yield CodePane(id="source")
+                for index in range(PANES):
+                    yield CodePane(id=f"stage-{index}")
+                yield Static(id="error")
+            with Vertical(id="side"):
+                yield Static(id="resources")
+                yield OptionList(id="findings")
+                yield Static(id="detail")
+        yield Input(id="prompt")
+        yield Static(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGHUP):  # the screen ends as after q: the terminal as it was
+            loop.add_signal_handler(signum, self._terminated, signum)
+        self._layout(self.size.width)
+        self._take(self.first, self.session.key(self.session.request), "opened")
+        self.set_interval(0.2, self._tick)
+        self.compiles.spare()
+
+    def _terminated(self, signum: int) -> None:
+        self.exit_code = 128 + signum
+        self.exit()
+
+    def _watch(self, file: str | None) -> None:
+        """Recompiles on every save of `file` (the kernel's), from now on."""
+        if not self.follow_saves or file is None or file == self._watched:
+            return
+        self.stop_watching()
+        self._stop, self._watched = threading.Event(), file
+        threading.Thread(target=self._follow_saves, args=(file, self._stop), daemon=True).start()
+
+    def _follow_saves(self, file: str, stop: threading.Event) -> None:
+        for _ in saves([file], stop):
+            self.call_from_thread(self.recompile)
+
+    def stop_watching(self) -> None:
+        self._stop.set()
+        self._watched = None
+
+    def on_resize(self, event) -> None:
+        self._layout(event.size.width)
+
+    def _layout(self, width: int) -> None:
+        wide = width >= WIDE
+        self.screen.set_class(wide, "wide")
+        self.screen.set_class(not wide, "narrow")
+        if self.session.shown is not None and not self.pane_stages:
+            self._default_panes()
+        if self.session.shown is not None:
+            self.query_one("#title", Static).update(_title(self.session.shown, wide))
+        self._arrange()
+
+    @property
+    def compiling(self) -> bool:
+        """Whether a compile (or a pass-pipeline capture) is in flight."""
+        return bool(self._pending)
+
+    # --- results in -------------------------------------------------------------------------------
+
+    def _take(self, value: Any, key, how: str) -> None:
+        """A compile's value on screen: a variant, a failure, or a list of kernels to choose from."""
+        if isinstance(value, ExploreResult):
+            self._show(value, key, how)
+            self._watch(value.compilation.kernel.file)
+        elif isinstance(value, CompileFailure):
+            self._failed(value.message + (f" ({value.hint})" if value.hint else ""), value.where)
+            self._watch(getattr(value.request.source, "path", None))
+        else:
+            self.push_screen(KernelListScreen(value, self.session.request), self._chosen)
+
+    def _show(self, result: ExploreResult, key, how: str) -> None:
+        """Shows a variant (`how` it came: compiled, from memory), and marks what changed in a thread."""
+        session = self.session
+        self._status(f"{how}: {_describe(result)}")
+        self._how = how
+        kernel_changed = session.shown is None or session.kernel_file != result.compilation.kernel.file
+        session.arrived(key, result)
+        if session.line is None or kernel_changed:
+            session.line = result.compilation.kernel.line
+        if not self.pane_stages or any(s not in _coming(result) for s in self.pane_stages):
+            self._default_panes()
+        self.screen.remove_class("failed")
+        self._redraw()
+        self.run_worker(self._mark_changes, thread=True, exclusive=True, group="changes")
+        self._follow_up()
+
+    def _follow_up(self) -> None:
+        """What comes after Triton's stages, one task at a time: the SASS (nvdisasm) with explain's cost and
+        findings, then the registers live per line (nvdisasm's life ranges); for the variant on screen,
+        then for the one before it (the diff's other side, whose follow-up a newer request cancelled)."""
+        session = self.session
+        for result in (session.shown, session.previous):
+            if result is None or session.failure is not None and result is session.shown:
+                continue
+            if result.unread is not None:
+                make, what = self.compiles.machine_code, "machine"
+            elif not result.explained.live_registers and Stage.SASS in result.compilation.stages:
+                make, what = self.compiles.live_registers, "live"
+            else:
+                continue
+            key = next((k for k, kept in session.memory.items() if kept is result), session.key(result.request))
+            self._pending[make(result)] = (what, key, time.monotonic())
+            return
+
+    def _completed(self, key, outcome: Outcome) -> None:
+        """A variant completed (its SASS, its live registers): kept, shown if on screen, and followed up."""
+        if not outcome.ok or not isinstance(outcome.value, ExploreResult):
+            if not outcome.cancelled and outcome.error:
+                self._status(f"the SASS could not be read: {outcome.error}")
+            return
+        result, session = outcome.value, self.session
+        session.memory[key] = result
+        if session.previous is not None and session.previous.request == result.request:
+            session.previous = result
+        elif session.shown is not None and session.shown.request == result.request and session.failure is None:
+            session.shown = result
+            self._redraw()
+            self._status(f"{self._how}: {_describe(result)}")  # no longer "reading the SASS"
+        else:
+            return
+        self.run_worker(self._mark_changes, thread=True, exclusive=True, group="changes")
+        self._follow_up()
+
+    def _failed(self, message: str, where: tuple[str, int] | None = None) -> None:
+        self.session.failure = CompileFailure(self.session.request, message, where=where)
+        self.query_one("#error", Static).update(f"error: {message}")
+        self.screen.add_class("failed")
+        for pane in self.query(CodePane):
+            pane.stale = True
+            pane.refresh()
+        if where is not None and where[0] == self.session.kernel_file:
+            self._select(where[1], None)
+        stale = "; the stages shown are the last good ones (stale)" if self.session.shown is not None else ""
+        self._status(f"the compile failed{stale}: fix the file and save, or change the variant (v)")
+
+    def _mark_changes(self) -> None:
+        changes = self.session.changes()  # in a thread: a diff of every stage
+        self.call_from_thread(self._marked, self.session.shown, changes)
+
+    def _marked(self, shown: ExploreResult, changes: dict) -> None:
+        if shown is not self.session.shown:
+            return
+        for index, stage in enumerate(self.pane_stages):
+            pane = self.query_one(f"#stage-{index}", CodePane)
+            pane.content = replace(pane.content, changed=changes.get(stage, frozenset()))
+            pane.refresh()
+        count = sum(len(lines) for lines in changes.values())
+        previous = self.session.previous
+        if previous is not None:
+            said = f"{self._how}: {_describe(shown)}; {count} lines changed against {_describe(previous)} (▌)"
+            self._status(said)
+
+    # --- drawing ----------------------------------------------------------------------------------
+
+    def _default_panes(self) -> None:
+        result = self.session.shown
+        if result is None:
+            return
+        machine = result.compilation.variant.target_info.vendor.machine_code
+        wanted = [Stage.TTGIR, machine] if self.size.width >= WIDEST else [machine]
+        self.pane_stages = [s for s in wanted if s in _coming(result)] or list(result.stages[-1:])
+
+    def _arrange(self) -> None:
+        for index in range(PANES):
+            self.query_one(f"#stage-{index}", CodePane).display = index < len(self.pane_stages)
+
+    def _redraw(self) -> None:
+        result = self.session.shown
+        if result is None:
+            return
+        source = self.query_one("#source", CodePane)
+        source.show(contents.source(result))
+        source.stale = False
+        for index, stage in enumerate(self.pane_stages):
+            pane = self.query_one(f"#stage-{index}", CodePane)
+            pane.show(contents.stage(result, stage), keep_place=pane.content.title.startswith(stage.title))
+            pane.stale = False
+        self._arrange()
+        self._select(self.session.line, None)
+        self._panel(result)
+        self.query_one("#title", Static).update(_title(result, self.size.width >= WIDE))
+
+    def _select(self, line: int | None, moved: CodePane | None) -> None:
+        """Selects a Python line: every pane but the one moved scrolls to the lines it became."""
+        self.session.line = line
+        for pane in self.query(CodePane):
+            pane.link(line, scroll=pane is not moved)
+        source = self.query_one("#source", CodePane)
+        if moved is not source and line is not None:
+            source.go_to_number(line) if source.number != line else None
+        self.query_one("#detail", Static).update(self._cost_line())
+
+    def _cost_line(self) -> str:
+        result, line = self.session.shown, self.session.line
+        if result is None or line is None:
+            return ""
+        text = result.file_lines.get(line, "").strip()
+        cost = contents.cost_of(result, line)
+        return f"{cost or f'line {line}: no machine code'} · {text}"
+
+    def _panel(self, result: ExploreResult) -> None:
+        rows = contents.resources(result, self.session.previous)
+        self.query_one("#resources", Static).update(_resource_text(rows))
+        findings = self.query_one("#findings", OptionList)
+        findings.clear_options()
+        for index, finding in enumerate(result.explained.findings):
+            where = f"line {finding.line}" if finding.line is not None else "kernel"
+            findings.add_option(Option(f"{where}: {finding.kind}", id=str(index)))
+        findings.border_title = f"findings ({len(result.explained.findings)})"
+
+    # --- events -----------------------------------------------------------------------------------
+
+    @on(CodePane.Moved)
+    def _moved(self, message: CodePane.Moved) -> None:
+        if message.python_lines:
+            self._select(message.python_lines[0], message.pane)
+            if message.pane.id == "source":
+                return
+            self.query_one("#source", CodePane).link(message.python_lines[0])
+
+    @on(OptionList.OptionHighlighted, "#findings")
+    def _finding_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        result = self.session.shown
+        if result is not None and event.option.id is not None:
+            f = result.explained.findings[int(event.option.id)]
+            text = f"{f.message}\nevidence: {f.evidence}" + (f"\ntry: {f.suggestion}" if f.suggestion else "")
+            self.query_one("#detail", Static).update(text)
+
+    @on(OptionList.OptionSelected, "#findings")
+    def _finding_chosen(self, event: OptionList.OptionSelected) -> None:
+        result = self.session.shown
+        if result is not None and event.option.id is not None:
+            finding = result.explained.findings[int(event.option.id)]
+            if finding.line is not None:
+                self._select(finding.line, None)
+                self.screen.remove_class("panel") if self.screen.has_class("narrow") else None
+                self.query_one("#source", CodePane).focus()
+
+    def _told(self, ticket: int, step: str) -> None:
+        if ticket in self._pending:
+            self._step = step
+
+    def _done(self, ticket: int, outcome: Outcome) -> None:
+        what, key, started = self._pending.pop(ticket, ("", None, 0.0))
+        if what == "pipeline":
+            self._passes_ready(outcome)
+        elif what in ("machine", "live"):
+            self._completed(key, outcome)
+        elif not what:
+            return
+        elif outcome.ok:
+            self._take(outcome.value, key, f"compiled in {time.monotonic() - started:.1f} s")
+        else:
+            self._failed(outcome.error or "the compile failed")
+
+    def _tick(self) -> None:
+        if self._pending:
+            kind, _, started = next(iter(self._pending.values()))
+            shown = self.session.shown
+            if kind == "machine" and shown is not None and shown.unread is not None:
+                self._status(f"{self._how}; reading the SASS (nvdisasm)… {time.monotonic() - started:.1f} s")
+            if kind in ("live", "machine"):
+                return  # the stages are on screen: the status says what they are
+            what = self._step or "starting"
+            asked = _describe_request(self.session.request)
+            self._status(f"compiling {asked}: {what}… {time.monotonic() - started:.1f} s")
+
+    def _status(self, text: str) -> None:
+        self.query_one("#status", Static).update(text)
+
+    # --- variants ---------------------------------------------------------------------------------
+
+    def ask(self, request: VariantRequest) -> None:
+        """Shows `request`: from memory at once when compiled before, else compiled in the background."""
+        self.session.request = request
+        remembered = self.session.remembered(request)
+        if remembered is not None:
+            self.compiles.cancel()
+            self._pending.clear()
+            self._show(remembered, self.session.key(request), "from memory")
+            return
+        ticket = self.compiles.submit(request)
+        self._pending = {ticket: ("variant", self.session.key(request), time.monotonic())}
+        self._step = ""
+        self._tick()
+
+    def recompile(self) -> None:
+        """The kernel file was saved: the variant on screen compiled again."""
+        self.ask(self.session.request)
+
+    def action_variant(self) -> None:
+        if self.session.shown is not None:
+            names = tuple(TARGETS)
+            self.push_screen(VariantScreen(self, knobs(self.session.shown, names), self.session.request))
+
+    def action_previous_variant(self) -> None:
+        previous = self.session.previous
+        if previous is not None:
+            self.ask(previous.request)
+
+    def action_copy(self) -> None:
+        command = self.session.command_line()
+        if command:
+            self.copy_to_clipboard(command)
+            self._status(f"copied: {command}")
+
+    def _chosen(self, request: VariantRequest | None) -> None:
+        if request is None:
+            if self.session.shown is None:
+                self.exit()
+            return
+        self.ask(request)
+
+    # --- panes, panel, prompt ---------------------------------------------------------------------
+
+    def action_stage(self, by: int) -> None:
+        result = self.session.shown
+        pane = self.focused if isinstance(self.focused, CodePane) else None
+        if result is None or pane is None or not pane.id or not pane.id.startswith("stage-"):
+            self._status("focus a stage pane (tab) to change its stage")
+            return
+        index = int(pane.id.split("-")[1])
+        stages = list(result.stages)
+        current = self.pane_stages[index]
+        self.pane_stages[index] = stages[(stages.index(current) + by) % len(stages)]
+        self._redraw()
+        self._marked(result, self.session.changes()) if self.session.previous is not None else None
+
+    def action_panes(self, by: int) -> None:
+        result = self.session.shown
+        if result is None:
+            return
+        count = min(max(len(self.pane_stages) + by, 1), PANES, len(result.stages))
+        while len(self.pane_stages) < count:
+            unused = [s for s in result.stages if s not in self.pane_stages]
+            self.pane_stages.insert(0, (unused or list(result.stages))[-1])
+        del self.pane_stages[count:]
+        self._redraw()
+
+    def action_panel(self) -> None:
+        self.screen.toggle_class("panel")
+
+    def action_findings(self) -> None:
+        self.screen.remove_class("panel") if self.screen.has_class("wide") else self.screen.add_class("panel")
+        self.query_one("#findings", OptionList).focus()
+
+    def action_prompt(self, kind: str) -> None:
+        prompt = self.query_one("#prompt", Input)
+        self._prompting = kind
+        prompt.placeholder = "search this pane for…" if kind == "search" else "go to line…"
+        prompt.value = ""
+        self._return_to = self.focused if isinstance(self.focused, CodePane) else self.query_one("#source", CodePane)
+        prompt.display = True  # at once, not at the next restyle or refresh: the keys typed next go to it
+        self.screen.set_focus(prompt)
+
+    def on_key(self, event: events.Key) -> None:
+        """Keys typed just after `/` or `:`, before the prompt has the focus, still go to it."""
+        prompt = self.query_one("#prompt", Input)
+        if not prompt.display:  # what the prompt itself takes never reaches here
+            return
+        if event.key == "enter":
+            event.stop()
+            self.call_later(prompt.action_submit)
+        elif event.is_printable and event.character:
+            event.stop()
+            prompt.insert_text_at_cursor(event.character)
+
+    def action_close_prompt(self) -> None:
+        prompt = self.query_one("#prompt", Input)
+        if prompt.display:
+            prompt.display = False
+            self._return_to.focus()
+
+    @on(Input.Submitted, "#prompt")
+    def _prompted(self, event: Input.Submitted) -> None:
+        pane = self._return_to
+        self.action_close_prompt()
+        text = event.value.strip()
+        if self._prompting == "line":
+            if not text.isdigit() or not pane.go_to_number(int(text)):
+                self._status(f"no line {text} in {pane.border_title}")
+            return
+        self._searched = text
+        self._search(pane, 1)
+
+    def action_search_again(self, direction: int) -> None:
+        self._search(self.focused if isinstance(self.focused, CodePane) else None, direction)
+
+    def _search(self, pane: CodePane | None, direction: int) -> None:
+        if pane is not None and self._searched and not pane.find(self._searched, direction > 0):
+            self._status(f"'{self._searched}' is not in {pane.border_title}")
+
+    def action_passes(self) -> None:
+        if self.session.shown is None:
+            return
+        ticket = self.compiles.pipeline(self.session.request)
+        self._pending = {ticket: ("pipeline", None, time.monotonic())}
+        self._step = "capturing the pass pipeline"
+
+    def _passes_ready(self, outcome: Outcome) -> None:
+        if not outcome.ok or not isinstance(outcome.value, PassesResult):
+            self._status(f"the pass pipeline could not be captured: {outcome.error}")
+            return
+        self._status(f"{len(outcome.value.records)} passes: enter shows one, escape goes back")
+        self.push_screen(PassesScreen(self, outcome.value))
+
+    def action_theme(self) -> None:
+        self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen(self))
+
+    def action_interrupt(self) -> None:
+        self.exit_code = 130
+        self.exit()
+
+
+def _coming(result: ExploreResult) -> set[Stage]:
+    """The stages a variant has, or will have once its machine code is read."""
+    machine = result.compilation.variant.target_info.vendor.machine_code
+    return set(result.stages) | ({machine} if result.unread is not None else set())
+
+
+def _describe_request(request: VariantRequest) -> str:
+    changed = [f"{k}={v}" for k, v in (*request.constexprs, *request.args)]
+    changed += [f"{k}={v}" for k, v in request.options.items()]
+    return " ".join([request.kernel or request.file, *changed, request.target if request.target != "auto" else ""])
+
+
+def _describe(result: ExploreResult) -> str:
+    """A variant in one phrase: its constexprs, warps and stages, target."""
+    v, options = result.compilation.variant, result.compilation.options
+    words = [f"{k}={val}" for k, val in v.constexprs.items()]
+    words += [f"{k}={options[k]}" for k in ("num_warps", "num_stages") if options.get(k) is not None]
+    return ", ".join([*words, v.target])
+
+
+def _title(result: ExploreResult, wide: bool) -> str:
+    """The kernel and its figures in one line, short enough for 80 columns when not `wide`."""
+    c = result.compilation
+    r = c.resources
+    words = c.variant.target_info.vendor.words
+    shared = f"{r.shared_bytes / 1024:.4g} KiB" if r.shared_bytes >= 1024 else f"{r.shared_bytes} B"
+    if not wide:
+        return (
+            f"{c.kernel.name} · {c.variant.target} · {r.registers} regs · {r.spills} spills · {shared} shared · "
+            f"occupancy {r.occupancy.percent:.0f}%"
+        )
+    return (
+        f"{c.kernel.name} · {c.variant.target} · Triton {c.triton_version} · {r.registers} {words.registers} · "
+        f"{r.spills} spills · {shared} {words.shared} · occupancy {r.occupancy.percent:.0f}%"
+    )
+
+
+def _resource_text(rows: list[tuple[str, str, str, str]]) -> Text:
+    """Each figure, its change against the previous variant, and beneath it what it means."""
+    text = Text()
+    for name, value, change, meaning in rows:
+        text.append(f"{name:<14}", "bold")
+        text.append(f"{value:>12}")
+        if change:
+            text.append(f"  {change}", "bold yellow")
+        text.append(f"\n  {meaning}\n", "dim")
+    return text

@@ -1,0 +1,109 @@
+"""The explorer's compiles, in a child process through the executor: one request at a time, a newer
+one cancelling the older (its process killed with what it started), the steps of the one running
+read as it tells them (app/explore.py writes them to a file), and a spare worker kept warm so that
+the request after a cancel does not wait for Triton's start-up.
+
+The callbacks run in a thread of this module's: the app hands them to its own thread.
+"""
+
+from __future__ import annotations
+
+import select
+import tempfile
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..app import explore
+from ..core.model import VariantRequest
+from ..isolate import Outcome, Workers, task
+
+POLL = 0.05  # seconds between looks at the steps told
+Step = Callable[[int, str], None]  # (ticket, the step starting now)
+Done = Callable[[int, Outcome], None]  # (ticket, its outcome)
+
+
+class Compiles:
+    """Starts its first worker at once (Triton's start-up overlaps the caller's); `submit` returns a
+    ticket, and `on_done` gets each ticket's outcome, unless a newer request cancelled it."""
+
+    def __init__(self, on_step: Step | None = None, on_done: Done | None = None, timeout: float = 600.0):
+        self._workers = Workers(jobs=2, timeout=timeout).warm(preload=explore.WARM)
+        self._folder = tempfile.TemporaryDirectory(prefix="tritonscope-explore-")
+        self.on_step, self.on_done = on_step, on_done
+        self._lock = threading.Lock()
+        self._tickets = 0
+        self._running: tuple[int, Any] | None = None  # (ticket, handle) of the compile in flight
+
+    def submit(self, request: VariantRequest) -> int:
+        """Starts compiling `request` (the one in flight, if any, is cancelled first)."""
+        return self._start(lambda told: task(explore.explored, request, told))
+
+    def machine_code(self, result) -> int:
+        """Starts reading the SASS of a variant shown with Triton's stages only (`with_machine_code`)."""
+        return self._start(lambda told: task(explore.with_machine_code, result))
+
+    def live_registers(self, result) -> int:
+        """Starts reading the registers live per line of a variant on screen (`with_live_registers`)."""
+        return self._start(lambda told: task(explore.with_live_registers, result))
+
+    def pipeline(self, request: VariantRequest) -> int:
+        """Starts capturing the pass pipeline of `request` (cancelling what is in flight)."""
+        return self._start(lambda told: task(explore.pipeline, request))
+
+    def _start(self, make: Callable[[str], Any]) -> int:
+        with self._lock:
+            self._tickets += 1
+            ticket = self._tickets
+            if self._running is not None:
+                self._running[1].cancel()
+            told = Path(self._folder.name) / f"{ticket}.steps"
+            handle = self._workers.submit(make(str(told)))
+            self._running = (ticket, handle)
+        threading.Thread(target=self._follow, args=(ticket, handle, told), daemon=True).start()
+        return ticket
+
+    def spare(self) -> None:
+        """Keeps one idle worker started (after the first screen: it would slow the first compile)."""
+        self._workers.warm(count=1, preload=explore.WARM)
+
+    def cancel(self) -> None:
+        with self._lock:
+            if self._running is not None:
+                self._running[1].cancel()
+
+    def close(self) -> None:
+        """Ends every worker, and whatever runs in them; the steps' folder is removed."""
+        self._workers.close()
+        self._folder.cleanup()
+
+    def _follow(self, ticket: int, handle, told: Path) -> None:
+        read = 0
+        while not _ended(handle):
+            read = self._steps(ticket, told, read)
+        outcome = handle.result()
+        with self._lock:
+            if self._running is not None and self._running[0] == ticket:
+                self._running = None
+        if not outcome.cancelled and self.on_done is not None:
+            self.on_done(ticket, outcome)
+
+    def _steps(self, ticket: int, told: Path, read: int) -> int:
+        try:
+            text = told.read_text(encoding="utf-8")
+        except OSError:  # not written yet
+            return read
+        lines = text[read:].split("\n")
+        for step in lines[:-1]:  # whole lines only
+            if self.on_step is not None:
+                self.on_step(ticket, step)
+        return len(text) - len(lines[-1])
+
+
+def _ended(handle) -> bool:
+    try:
+        select.select([handle], [], [], POLL)
+    except (OSError, ValueError):  # its pipe closed by a cancel: done() says so
+        pass
+    return handle.done()

@@ -1,0 +1,296 @@
+"""A code pane: one listing (the Python source, a stage, a pass's IR), highlighted as `dump`
+highlights it (render/terminal/code.py's lexers and colours), with a cursor, the lines linked to the
+selected Python line, the lines changed against the previous variant and, for the source, explain's
+cost per line in the gutter.
+
+Only the rows on screen are drawn (Textual's line API), each from its tokens lexed once, so moving
+the cursor redraws a screenful per pane whatever the listing's length.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from ..render.terminal.code import cells, clean, highlighted
+from ..render.terminal.dump import RICH_STYLES
+
+Links = Callable[[int], tuple[int, ...]]
+LEXED = 64  # rows lexed at once, when the first of them is drawn
+
+
+def _none(_: int) -> tuple[int, ...]:
+    return ()
+
+
+@dataclass(frozen=True)
+class Content:
+    """What a pane shows: numbered lines, their lexer, and how they link to the kernel's Python lines."""
+
+    title: str
+    lines: tuple[tuple[int, str], ...]  # (number shown, text)
+    lexer: str  # a Pygments alias, as core/stages.py names it
+    python_lines: Links = _none  # a line's number -> the kernel-file lines it came from, innermost first
+    numbers: Links = _none  # a kernel-file line -> the numbers of the lines that came from it
+    changed: frozenset[int] = frozenset()  # numbers of the lines that differ from the previous variant
+    gutter: dict[int, tuple[str, int]] = field(default_factory=dict)  # number -> (figures, heat 0-4)
+    gutter_width: int = 0
+
+
+_CODE_STYLES = {code: Style.parse(name) for code, name in RICH_STYLES.items()} | {"1": Style(bold=True), "": Style()}
+
+
+def code_style(sgr: str) -> Style:
+    """A colour of render/terminal/code.py's palette (an SGR code) as a rich Style."""
+    return _CODE_STYLES.get(sgr) or Style.parse(RICH_STYLES.get(sgr, "none"))
+
+
+class CodePane(ScrollView, can_focus=True):
+    """One listing with a cursor; moving it posts `Moved` with the Python lines of the line under it."""
+
+    COMPONENT_CLASSES = {
+        "code--number",
+        "code--linked",
+        "code--cursor",
+        "code--changed",
+        "code--heat-1",
+        "code--heat-2",
+        "code--heat-3",
+        "code--heat-4",
+        "code--stale",
+    }
+    DEFAULT_CSS = """
+    CodePane { border: round $panel-lighten-2; border-title-color: $text-muted; scrollbar-size: 0 1; }
+    CodePane:focus { border: round $accent; border-title-color: $text; }
+    CodePane > .code--number { color: $text-muted; }
+    CodePane > .code--linked { background: $primary 40%; }
+    CodePane > .code--cursor { background: $accent 45%; }
+    CodePane > .code--changed { color: $warning; text-style: bold; }
+    CodePane > .code--heat-1 { background: $error 15%; }
+    CodePane > .code--heat-2 { background: $error 30%; }
+    CodePane > .code--heat-3 { background: $error 50%; }
+    CodePane > .code--heat-4 { background: $error 75%; }
+    CodePane > .code--stale { color: $text-disabled; }
+    """
+    BINDINGS = [
+        Binding("up,k", "move(-1)", "up", show=False),
+        Binding("down,j", "move(1)", "down", show=False),
+        Binding("pageup,ctrl+b", "page(-1)", "page up", show=False),
+        Binding("pagedown,ctrl+f,space", "page(1)", "page down", show=False),
+        Binding("home,g", "ends(0)", "first line", show=False),
+        Binding("end,G", "ends(1)", "last line", show=False),
+        Binding("left,h", "scroll_left", "left", show=False),
+        Binding("right,l", "scroll_right", "right", show=False),
+    ]
+
+    class Moved(Message):
+        """The cursor moved to a line: the Python lines it came from (the source's own line there)."""
+
+        def __init__(self, pane: CodePane, python_lines: tuple[int, ...]):
+            super().__init__()
+            self.pane, self.python_lines = pane, python_lines
+
+    def __init__(self, *, id: str | None = None):
+        super().__init__(id=id)
+        self.content = Content("", (), "text")
+        self.cursor = 0  # a row
+        self.linked: frozenset[int] = frozenset()  # numbers of the rows linked to the selected Python line
+        self.stale = False
+        self._rows: dict[int, int] = {}  # number -> row
+        self._numbers: list[int] = []  # each row's number, in order
+        self._tokens: dict[int, list[tuple[str, str]]] = {}  # row -> its lexed segments, made when first drawn
+        self._lead = 0  # the gutter's columns
+        self._styles: dict[str, Style] = {}
+        self._drawn: dict[tuple, Strip] = {}  # rows drawn, by what decides their look
+        self._region_width: int | None = None
+        self._number_width = 1
+
+    # --- what it shows ----------------------------------------------------------------------------
+
+    def show(self, content: Content, keep_place: bool = True) -> None:
+        """Shows `content`; with `keep_place`, the cursor stays on the same line number (or the nearest)."""
+        number = self._numbers[self.cursor] if keep_place and self._numbers else None
+        self.content = content
+        self._numbers = [n for n, _ in content.lines]
+        self._rows = {n: row for row, n in enumerate(self._numbers)}
+        self._tokens, self._drawn, self._region_width = {}, {}, None
+        if content.lexer == "python":  # lexed whole: its strings span lines
+            self._tokens = dict(enumerate(highlighted([clean(t) for _, t in content.lines], "python")))
+        width = max((cells(clean(t)) for _, t in content.lines), default=0)
+        self._number_width = len(str(max(self._numbers, default=1)))
+        self._lead = self._number_width + 2 + (content.gutter_width + 1 if content.gutter_width else 0) + 2
+        self.virtual_size = Size(self._lead + width + 1, len(content.lines))
+        self.border_title = content.title
+        self.cursor = self._nearest(number) if number is not None else 0
+        self.refresh()
+
+    def link(self, python_line: int | None, scroll: bool = True) -> None:
+        """Highlights the lines that came from `python_line`; with `scroll`, brings the first into view."""
+        numbers = self.content.numbers(python_line) if python_line is not None else ()
+        linked = frozenset(n for n in numbers if n in self._rows)
+        was, self.linked = self.linked, linked
+        if scroll and linked:
+            rows = sorted(self._rows[n] for n in linked)
+            top, height = int(self.scroll_y), self.scrollable_content_region.height
+            if not any(top <= row < top + height for row in rows):
+                self.scroll_to(y=max(rows[0] - height // 3, 0), animate=False)
+                return  # a scroll draws every row
+        self._refresh_rows(self._rows[n] for n in was ^ linked if n in self._rows)
+
+    def _refresh_rows(self, rows) -> None:
+        """Draws again only the rows given that are on screen (a cursor move changes a few rows of a pane)."""
+        top, height, width = int(self.scroll_y), self.scrollable_content_region.height, self.size.width
+        for row in rows:
+            if top <= row < top + height:
+                self.refresh(Region(0, row - top, width, 1))
+
+    def go_to_number(self, number: int) -> bool:
+        """Moves the cursor to the line numbered `number` (or the next one after it)."""
+        if not self._numbers or number > self._numbers[-1]:
+            return False
+        self._move_to(bisect.bisect_left(self._numbers, number))
+        return True
+
+    def find(self, text: str, forward: bool = True) -> bool:
+        """Moves the cursor to the next line holding `text` (any case), wrapping around."""
+        wanted = text.lower()
+        count = len(self._numbers)
+        for step in range(1, count + 1):
+            row = (self.cursor + (step if forward else -step)) % count
+            if wanted in self.content.lines[row][1].lower():
+                self._move_to(row)
+                return True
+        return False
+
+    @property
+    def number(self) -> int | None:
+        """The number of the line under the cursor."""
+        return self._numbers[self.cursor] if self._numbers else None
+
+    def row_text(self, row: int, width: int | None = None) -> str:
+        """What row `row` shows (in `width` columns: the pane's own by default), as plain text."""
+        return "".join(segment.text for segment in self._strip(row, width or self.size.width or 200, ""))
+
+    def visible_rows(self) -> range:
+        top = int(self.scroll_y)
+        return range(top, min(top + self.scrollable_content_region.height, len(self._numbers)))
+
+    # --- the keys and the mouse -------------------------------------------------------------------
+
+    def action_move(self, by: int) -> None:
+        self._move_to(self.cursor + by)
+
+    def action_page(self, by: int) -> None:
+        self._move_to(self.cursor + by * max(self.scrollable_content_region.height - 1, 1))
+
+    def action_ends(self, end: int) -> None:
+        self._move_to(len(self._numbers) - 1 if end else 0)
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is not None:
+            self._move_to(int(self.scroll_y) + offset.y)
+
+    def _move_to(self, row: int) -> None:
+        if not self._numbers:
+            return
+        was, self.cursor = self.cursor, min(max(row, 0), len(self._numbers) - 1)
+        top, height = int(self.scroll_y), self.scrollable_content_region.height
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False)
+        elif self.cursor >= top + height:
+            self.scroll_to(y=self.cursor - height + 1, animate=False)
+        else:
+            self._refresh_rows((was, self.cursor))
+        self.post_message(self.Moved(self, self.content.python_lines(self._numbers[self.cursor])))
+
+    def _nearest(self, number: int) -> int:
+        return min(bisect.bisect_left(self._numbers, number), max(len(self._numbers) - 1, 0))
+
+    # --- drawing ----------------------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        row = int(self.scroll_y) + y
+        width = self._width()
+        if row >= len(self._numbers):
+            return Strip.blank(width, self._style("base"))
+        kind = (
+            "cursor" if row == self.cursor and self.has_focus else "linked" if self._numbers[row] in self.linked else ""
+        )
+        key = (row, kind, int(self.scroll_x), width, self.stale, self._numbers[row] in self.content.changed)
+        strip = self._drawn.get(key)
+        if strip is None:
+            if len(self._drawn) > 20_000:  # a long session's scrolling: drawn again when seen again
+                self._drawn.clear()
+            strip = self._drawn[key] = self._strip(row, width, kind)
+        return strip
+
+    def notify_style_update(self) -> None:
+        """The theme (or the focus) changed: every row is drawn again in its colours."""
+        super().notify_style_update()
+        self._styles, self._drawn, self._region_width = {}, {}, None
+
+    def on_resize(self) -> None:
+        self._region_width, self._drawn = None, {}
+
+    def _width(self) -> int:
+        if self._region_width is None:
+            self._region_width = self.scrollable_content_region.width
+        return self._region_width
+
+    def _style(self, name: str) -> Style:
+        """The style of a part (its CSS component class), read once per theme."""
+        if name not in self._styles:
+            if name == "base":
+                self._styles[name] = self.rich_style
+            elif name in ("cursor", "linked"):
+                self._styles[name] = Style(bgcolor=self.get_component_rich_style(f"code--{name}").bgcolor)
+            elif name == "number":
+                self._styles[name] = Style(color=self.get_component_rich_style("code--number").color)
+            else:
+                self._styles[name] = self.get_component_rich_style(f"code--{name}", partial=True)
+        return self._styles[name]
+
+    def _strip(self, row: int, width: int, kind: str) -> Strip:
+        base = self._style("base") + self._style(kind) if kind else self._style("base")
+        lead = Strip(self._gutter(self._numbers[row]), self._lead)
+        start = int(self.scroll_x)
+        code = Strip(self._code(row)).crop(start, start + max(width - self._lead, 0))
+        return Strip.join([lead, code]).extend_cell_length(width).crop(0, width).apply_style(base)
+
+    def _gutter(self, number: int) -> list[Segment]:
+        numbers = self._style("number")
+        changed = number in self.content.changed
+        parts = [Segment(f"{number:>{self._number_width}} ", numbers)]
+        parts.append(Segment("▌", self._style("changed")) if changed else Segment(" "))
+        if self.content.gutter_width:
+            figures, heat = self.content.gutter.get(number, ("", 0))
+            parts.append(
+                Segment(f"{figures:>{self.content.gutter_width}}", self._style(f"heat-{heat}") if heat else None)
+            )
+            parts.append(Segment(" "))
+        parts.append(Segment("│ ", numbers))
+        return parts
+
+    def _code(self, row: int) -> list[Segment]:
+        tokens = self._tokens.get(row)
+        if tokens is None:  # lexed in blocks: a screenful costs one lexer
+            first = row - row % LEXED
+            block = self.content.lines[first : first + LEXED]
+            for at, lexed in enumerate(highlighted([clean(text) for _, text in block], self.content.lexer), first):
+                self._tokens.setdefault(at, lexed)
+            tokens = self._tokens[row]
+        if self.stale:
+            stale = self._style("stale")
+            return [Segment(text, stale) for _, text in tokens]
+        return [Segment(text, code_style(sgr)) for sgr, text in tokens]

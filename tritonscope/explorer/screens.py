@@ -1,0 +1,287 @@
+"""The explorer's other screens: the keys (`?`), a kernel list (a folder, or a file of several
+kernels), the variant editor (`v`) and the pass pipeline (`p`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import partial
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ..core.errors import UsageError
+from ..core.model import VariantRequest
+from ..core.values import parse
+from ..results.cache import CacheListing
+from ..results.catalog import KernelList
+from ..results.explore import IRSide, PassStep
+from ..results.passes import PassesResult
+from .panes import CodePane, Content
+from .session import Knob, changed, stepped
+
+KEYS = [
+    ("↑ ↓  j k  PgUp PgDn  g G", "move the cursor in a pane (the mouse too: click a line, scroll)"),
+    ("tab  shift+tab", "the next or previous pane"),
+    ("s  S", "the focused pane's next or previous stage"),
+    ("+  -", "one stage pane more or less (1 to 3)"),
+    ("/  n  N", "search the focused pane, next and previous match"),
+    (":", "go to a line of the focused pane (the source: the file's line number)"),
+    ("v", "change the variant: constexprs, arguments, warps, stages, target, Triton"),
+    ("b", "back to the variant before (from memory, at once)"),
+    ("y", "copy the `tritonscope dump` command of the variant on screen"),
+    ("p", "the pass pipeline: each pass's IR before and after it"),
+    ("r", "the resource panel and explain's findings (beside the panes when wide)"),
+    ("f", "the findings: enter jumps every pane to a finding's line"),
+    ("t", "light or dark theme"),
+    ("?", "these keys"),
+    ("q  ctrl+c", "quit"),
+]
+
+
+class HelpScreen(ModalScreen):
+    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "close")]
+    DEFAULT_CSS = "HelpScreen { align: center middle; } #keys { width: 80; height: auto; border: round $accent; }"
+
+    def __init__(self, app: Any):
+        super().__init__()
+        self._app = app
+
+    def compose(self) -> ComposeResult:
+        text = Text()
+        for keys, meaning in KEYS:
+            text.append(f"{keys:<26}", "bold")
+            text.append(f"{meaning}\n")
+        text.append(
+            "\nA cursor on any line selects its Python line; every other pane highlights what came from it.", "dim"
+        )
+        text.append("\nSaving the kernel file recompiles it. The status line names the step compiling.", "dim")
+        yield Static(text, id="keys")
+
+
+class KernelListScreen(ModalScreen[VariantRequest | None]):
+    """The kernels to choose from: a file's (several, none named), or a capture's or Triton cache's."""
+
+    BINDINGS = [Binding("escape,q", "dismiss_none", "back")]
+    DEFAULT_CSS = "KernelListScreen { align: center middle; } #kernels { width: 90%; height: 80%; }"
+    AUTO_FOCUS = "#kernels"
+
+    def __init__(self, listing: KernelList | CacheListing, request: VariantRequest):
+        super().__init__()
+        self.listing, self.request = listing, request
+
+    def compose(self) -> ComposeResult:
+        if isinstance(self.listing, KernelList):
+            title = f"kernels of {self.listing.path.name}: enter opens one"
+            options = [
+                Option(f"{spec.name}  (line {spec.line})", id=spec.name)
+                for spec in self.listing.kernels
+                if not spec.is_helper
+            ]
+        else:
+            title = f"kernels compiled in {self.listing.folder}: enter opens one"
+            options = [
+                Option(f"{entry.name}  {entry.target}  {', '.join(entry.stages)}", id=entry.name)
+                for entry in self.listing.entries
+            ]
+        kernels = OptionList(*options, id="kernels")
+        kernels.border_title = title
+        yield kernels
+
+    @on(OptionList.OptionSelected)
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        name = event.option.id or ""
+        if isinstance(self.listing, KernelList):
+            self.dismiss(replace(self.request, kernel=name))
+        else:
+            self.dismiss(VariantRequest(file=f"{str(self.listing.folder).rstrip('/')}/:{name}"))
+
+    def action_dismiss_none(self) -> None:
+        self.dismiss(None)
+
+
+class VariantScreen(ModalScreen):
+    """The variant's values: ← → (or - +) step one (twice or half a power of two, the next type,
+    target or release) and compile at once; enter types a value."""
+
+    BINDINGS = [
+        Binding("left,minus", "step(-1)", "less"),
+        Binding("right,plus,equals_sign", "step(1)", "more"),
+        Binding("enter", "edit", "type a value"),
+        Binding("escape,v", "close", "close"),
+    ]
+    DEFAULT_CSS = """
+    VariantScreen { align: right middle; }
+    #knobs { width: 52; height: 100%; border: round $accent; }
+    #value { width: 52; display: none; }
+    VariantScreen.editing #value { display: block; }
+    """
+    AUTO_FOCUS = "#knobs"
+
+    def __init__(self, app: Any, knobs: list[Knob], request: VariantRequest):
+        super().__init__()
+        self._app, self.knobs, self.request = app, knobs, request
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield OptionList(*self._options(), id="knobs")
+            yield Input(id="value")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#knobs", OptionList).border_title = "variant: ← → change, enter types, esc closes"
+
+    def _options(self) -> list[Option]:
+        return [Option(f"{_label(k):<34} {k.text}", id=str(i)) for i, k in enumerate(self.knobs)]
+
+    def _current(self) -> int | None:
+        return self.query_one("#knobs", OptionList).highlighted
+
+    def action_step(self, by: int) -> None:
+        index = self._current()
+        if index is not None:
+            knob = self.knobs[index]
+            self._set(index, stepped(knob, by > 0))
+
+    def action_edit(self) -> None:
+        index = self._current()
+        if index is None:
+            return
+        box = self.query_one("#value", Input)
+        box.value = self.knobs[index].text
+        self.add_class("editing")
+        box.focus()
+
+    @on(Input.Submitted, "#value")
+    def _typed(self, event: Input.Submitted) -> None:
+        index = self._current()
+        self.remove_class("editing")
+        self.query_one("#knobs", OptionList).focus()
+        if index is None or not event.value.strip():
+            return
+        knob = self.knobs[index]
+        text = event.value.strip()
+        try:
+            value = text if knob.what in ("target", "triton") else parse(text)
+        except UsageError as exc:
+            self._app.notify(exc.message, severity="error")
+            return
+        self._set(index, None if knob.what == "triton" and text == "running" else value)
+
+    def _set(self, index: int, value: Any) -> None:
+        knob = self.knobs[index]
+        if value == knob.value:
+            return
+        self.request = changed(self.request, knob, value)
+        self.knobs[index] = replace(knob, value=value)
+        knobs = self.query_one("#knobs", OptionList)
+        knobs.replace_option_prompt_at_index(index, f"{_label(self.knobs[index]):<34} {self.knobs[index].text}")
+        self._app.ask(self.request)
+
+    def action_close(self) -> None:
+        if self.has_class("editing"):
+            self.remove_class("editing")
+            self.query_one("#knobs", OptionList).focus()
+            return
+        self.dismiss()
+
+
+def _label(knob: Knob) -> str:
+    kinds = {"constexpr": "constexpr", "arg": "argument", "option": "option", "target": "", "triton": ""}
+    return f"{knob.name} ({kinds[knob.what]})" if kinds[knob.what] else knob.name
+
+
+class PassesScreen(Screen):
+    """The pass pipeline as `passes` lists it; the pass under the cursor shows its IR before and after,
+    the lines it changed marked, the selected Python line linked in both."""
+
+    BINDINGS = [Binding("escape,p", "app.pop_screen", "back"), Binding("q", "app.quit", "quit")]
+    DEFAULT_CSS = """
+    #pipeline { width: 44; height: 1fr; border: round $panel-lighten-2; }
+    #pipeline:focus { border: round $accent; }
+    #sides { width: 1fr; }
+    #sides CodePane { height: 1fr; width: 1fr; }
+    #line { height: 1; background: $primary-background; padding: 0 1; }
+    PassesScreen.narrow #pipeline { width: 30; }
+    PassesScreen.narrow #sides { layout: vertical; }
+    """
+    AUTO_FOCUS = "#pipeline"
+
+    def __init__(self, app: Any, passes: PassesResult):
+        super().__init__()
+        self._app, self.passes = app, passes
+        self._steps: dict[int, PassStep] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="line")
+        with Horizontal():
+            yield OptionList(*[_pass_option(r) for r in self.passes.records], id="pipeline")
+            with Horizontal(id="sides"):
+                yield CodePane(id="before")
+                yield CodePane(id="after")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.set_class(self.app.size.width < 120, "narrow")
+        changed = sum(1 for r in self.passes.records if r.changed)
+        self.query_one("#pipeline", OptionList).border_title = f"{len(self.passes.records)} passes, {changed} changed"
+        self._show_line()
+
+    @on(OptionList.OptionHighlighted, "#pipeline")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        index = int(event.option.id or 0)
+        if index not in self._steps:
+            record = self.passes.records[index]
+            self._steps[index] = PassStep.of(record, self._app.session.kernel_file or "")
+        self._show(self._steps[index])
+
+    def _show(self, step: PassStep) -> None:
+        label = step.record.label
+        sides = (("before", step.before, f"before {label}"), ("after", step.after, f"after {label}"))
+        for name, side, title in sides:
+            pane = self.query_one(f"#{name}", CodePane)
+            pane.show(_side_content(title, side), keep_place=False)
+            pane.link(self._app.session.line)
+
+    @on(CodePane.Moved)
+    def _moved(self, message: CodePane.Moved) -> None:
+        if message.python_lines:
+            self._app.session.line = message.python_lines[0]
+            for pane in self.query(CodePane):
+                pane.link(message.python_lines[0], scroll=pane is not message.pane)
+            self._show_line()
+
+    def _show_line(self) -> None:
+        session = self._app.session
+        if session.shown is not None and session.line is not None:
+            text = session.shown.file_lines.get(session.line, "").strip()
+            self.query_one("#line", Static).update(f"Python line {session.line}: {text}")
+
+
+def _pass_option(record) -> Option:
+    change = "?" if record.changed is None else f"+{record.added} -{record.removed}" if record.changed else ""
+    prompt = Text(f"{record.index:>3} {record.label:<28} {change}", style="bold" if record.changed else "dim")
+    return Option(prompt, id=str(record.index - 1))
+
+
+def _side_content(title: str, side: IRSide | None) -> Content:
+    if side is None:
+        return Content(f"{title}: not dumped", (), "ttgir")
+    return Content(
+        title=title,
+        lines=side.listing,
+        lexer="ttgir",
+        python_lines=partial(_get, side.sources),
+        numbers=partial(_get, side.linked),
+        changed=side.changed,
+    )
+
+
+def _get(table: dict[int, tuple[int, ...]], key: int) -> tuple[int, ...]:
+    return table.get(key, ())

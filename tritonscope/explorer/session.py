@@ -1,0 +1,134 @@
+"""What the explorer holds: the variant on screen and the one before it, the compiles it has seen
+(kept in memory, so a variant seen before comes back at once), the last compile's failure, and the
+Python line selected. Plain state, no widgets: the app draws it."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ..core.model import OPTION_NAMES, VariantRequest
+from ..core.source import local_file
+from ..core.values import TypeName, format_value
+from ..results.explore import CompileFailure, ExploreResult
+
+Key = tuple[VariantRequest, str]  # a request and the digest of its kernel file when it was asked for
+
+
+def file_digest(path: str | None) -> str:
+    """The kernel file's content as a short digest: a saved change makes every variant new."""
+    if not path:
+        return ""
+    try:
+        return hashlib.sha1(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return ""
+
+
+@dataclass
+class Session:
+    request: VariantRequest  # the variant asked for last (on screen, or compiling)
+    shown: ExploreResult | None = None  # what the panes show
+    previous: ExploreResult | None = None  # the variant shown before it: the diff's other side
+    failure: CompileFailure | None = None  # the last compile failed: the panes show the last good one, stale
+    line: int | None = None  # the Python line selected (a line of the kernel's file)
+    memory: dict[Key, ExploreResult] = field(default_factory=dict)
+    _changes: dict[tuple[int, int], Any] = field(default_factory=dict)
+
+    @property
+    def kernel_file(self) -> str | None:
+        return self.shown.compilation.kernel.file if self.shown is not None else None
+
+    def key(self, request: VariantRequest) -> Key:
+        file = local_file(request.source)
+        return (request, file_digest(str(file) if file is not None else None))
+
+    def remembered(self, request: VariantRequest) -> ExploreResult | None:
+        return self.memory.get(self.key(request))
+
+    def arrived(self, key: Key, result: ExploreResult) -> None:
+        """A compile shown: kept in memory, and the one it replaces kept as the diff's other side."""
+        self.memory[key] = result
+        self.show(result)
+
+    def show(self, result: ExploreResult) -> None:
+        if self.shown is not None and self.shown is not result:
+            self.previous = self.shown
+        self.shown, self.failure, self.request = result, None, result.request
+
+    def failed(self, failure: CompileFailure) -> None:
+        self.failure = failure
+
+    def changes(self) -> dict:
+        """The lines of each stage that differ from the previous variant's, kept per pair (computed once)."""
+        if self.shown is None or self.previous is None:
+            return {}
+        pair = (id(self.previous), id(self.shown))
+        if pair not in self._changes:
+            self._changes[pair] = self.shown.changed_lines(self.previous)
+        return self._changes[pair]
+
+    def command_line(self) -> str:
+        """The `tritonscope dump` command that compiles the variant on screen."""
+        return self.shown.compilation.variant.command_line() if self.shown is not None else ""
+
+
+@dataclass(frozen=True)
+class Knob:
+    """One value of the variant that the keyboard changes: a constexpr, an argument, an option, the
+    target or the Triton release."""
+
+    what: str  # constexpr, arg, option, target, triton
+    name: str
+    value: Any
+    choices: tuple[Any, ...] = ()  # the values it steps through, where it has a list
+
+    @property
+    def text(self) -> str:
+        return "running" if self.what == "triton" and self.value is None else format_value(self.value)
+
+
+POINTER_TYPES = tuple(TypeName(t) for t in ("*fp16", "*bf16", "*fp32", "*fp8e4nv", "*i8", "*i32", "*i64"))
+
+
+def knobs(result: ExploreResult, target_names: tuple[str, ...]) -> list[Knob]:
+    """The variant's values, in the order the editor lists them."""
+    v = result.compilation.variant
+    found = [Knob("constexpr", name, value) for name, value in v.constexprs.items()]
+    for name, value in v.arguments.items():
+        choices = POINTER_TYPES if isinstance(value, TypeName) and value.startswith("*") else ()
+        found.append(Knob("arg", name, value, choices))
+    options = result.compilation.options
+    found += [Knob("option", name, options.get(name)) for name in OPTION_NAMES if name in ("num_warps", "num_stages")]
+    found.append(Knob("target", "target", v.target, target_names))
+    if len(result.releases) > 1:
+        found.append(Knob("triton", "triton", result.request.triton, (None, *result.releases[1:])))
+    return found
+
+
+def stepped(knob: Knob, up: bool) -> Any:
+    """The knob's next value: the next of its choices, twice or half a power of two, one more or less."""
+    if knob.choices:
+        index = knob.choices.index(knob.value) if knob.value in knob.choices else -1
+        return knob.choices[(index + (1 if up else -1)) % len(knob.choices)]
+    value = knob.value
+    if isinstance(value, bool) or value is None:
+        return not value if isinstance(value, bool) else value
+    if isinstance(value, int):
+        if value > 0 and value & (value - 1) == 0:
+            return value * 2 if up else max(value // 2, 1)
+        return value + (1 if up else -1)
+    return value
+
+
+def changed(request: VariantRequest, knob: Knob, value: Any) -> VariantRequest:
+    """The request with one knob set to `value`."""
+    if knob.what in ("constexpr", "arg"):
+        return request.with_value(knob.name, value, constexpr=knob.what == "constexpr")
+    if knob.what == "option":
+        return replace(request, **{knob.name: value})
+    if knob.what == "target":
+        return replace(request, target=value)
+    return replace(request, triton=value)
