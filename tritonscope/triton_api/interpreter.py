@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import triton.language as tl
 from triton.runtime import interpreter
 
 from ..core.errors import KernelFileError
@@ -71,6 +70,7 @@ def _as_launched(arg):
     scalar tensor (the launcher specializes it so; `_implicit_cvt` leaves it a Python float, whose
     `eps.to(tl.float32)` then fails)."""
     if isinstance(arg, float):
+        tl = interpreter.tl
         handle = interpreter.TensorHandle(np.array([arg], dtype=np.float32), tl.float32)
         return tl.tensor(handle, tl.float32)
     return interpreter._implicit_cvt(arg)
