@@ -23,11 +23,12 @@ STATUS = "Ctrl-C stops it"
 
 def on_a_terminal(*args, until: str, wait: float = 120) -> tuple[int, str]:
     """Runs tritonscope with stderr on a terminal until `until` shows there, then presses Ctrl-C
-    (SIGINT to it); (its exit code, all it wrote to the terminal)."""
+    (SIGINT to it); (its exit code, all it wrote to the terminal). Its stdout is not a terminal, and
+    not an unread pipe either, where a large document would block the command before it exits."""
     main, side = pty.openpty()
     env = {**os.environ, "COLUMNS": "100", "TERM": "xterm"}
     argv = [sys.executable, "-m", "tritonscope", *map(str, args)]
-    child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=side, env=env)
+    child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=side, env=env)
     os.close(side)
     seen, deadline = b"", time.monotonic() + wait
     while until.encode() not in seen and time.monotonic() < deadline and child.poll() is None:
