@@ -46,9 +46,9 @@ def space(cache: str, *extra: str) -> float:
 
 def per_task(workers) -> float:
     """Seconds of executor overhead per task: 64 empty tasks, with every slot busy."""
-    from tritonscope.isolate import Task
+    from tritonscope.isolate import task
 
-    tasks = [Task("os:getpid") for _ in range(CONFIGS)]
+    tasks = [task(os.getpid) for _ in range(CONFIGS)]
     workers.run(tasks[:4])  # the workers started and warm
     started = time.perf_counter()
     workers.run(tasks)
@@ -56,8 +56,8 @@ def per_task(workers) -> float:
 
 
 def main() -> None:
-    from tritonscope.cluster import RayWorkers, pack
     from tritonscope.isolate import Workers
+    from tritonscope.isolate.cluster import RayWorkers, pack
 
     with tempfile.TemporaryDirectory(prefix="rts-bench-", dir="/tmp") as folder:
         local = space(f"{folder}/cache-local", "-j", "2")

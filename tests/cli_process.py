@@ -32,15 +32,14 @@ ENV = {**os.environ, "COLUMNS": "240", "NO_COLOR": "1"}
 
 
 def tritonscope(
-    *args, expect: int | None = 0, timeout: float = 600, env: dict[str, str] | None = None
+    *args, expect: int | None = 0, timeout: float = 600, env: dict[str, str] | None = None, cwd=None
 ) -> subprocess.CompletedProcess:
-    """Runs `python -m tritonscope ARGS`; checks the exit code (unless expect is None) and that no traceback
-    shows. `env` is laid over the environment."""
+    """Runs `python -m tritonscope ARGS` (in CWD, else here); checks the exit code (unless expect is None)
+    and that no traceback shows. `env` is laid over the environment."""
     argv = _argv(args)
     environment = {**ENV, **(env or {})}
-    return _checked(
-        argv, subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=environment), expect
-    )
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=environment, cwd=cwd)
+    return _checked(argv, done, expect)
 
 
 def tritonscope_together(*commands, timeout: float = 600) -> list[subprocess.CompletedProcess]:

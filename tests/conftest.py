@@ -67,6 +67,14 @@ def cli() -> Cli:
     return Cli()
 
 
+@pytest.fixture(scope="module")
+def warm(tmp_path_factory):
+    """The fault suite's caches (tests/fault_suite.py), warmed once per test module of it."""
+    from fault_suite import warm_caches
+
+    return warm_caches(tmp_path_factory)
+
+
 def make_request(file: str, target: str = "sm90", **flags) -> VariantRequest:
     """A request as the command line makes it: constexprs and args given as NAME=VALUE text."""
     for key, flag in (("constexprs", "-c"), ("args", "-a")):

@@ -46,13 +46,16 @@ def _dotted(path: Path, root: Path = ROOT) -> str:
 
 def every_import(path: Path, root: Path = ROOT) -> list[tuple[int, str]]:
     """(line, absolute module) of every import in a file, wherever it sits: top level, in a
-    function, under TYPE_CHECKING; `from . import x` counts as the module x."""
+    function, under TYPE_CHECKING; `from . import x` (or `from tritonscope import x`) counts as
+    the module x."""
     dotted = _dotted(path, root).split(".")
     package = dotted if path.name == "__init__.py" else dotted[:-1]
     found = []
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module.split(".")[0] == "tritonscope":
+            found += [(node.lineno, _module_of(node.module, alias.name, root)) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0:
             found.append((node.lineno, node.module))
         elif isinstance(node, ast.ImportFrom):
@@ -112,6 +115,86 @@ def test_the_import_check_sees_every_kind_of_import(tmp_path):
     ]
     allowed = allowed_imports()["render/"] | {"render/"}
     assert [m for m in imports if not _permits(allowed, m)] == imports[1:4]
+
+
+def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
+    """tritonscope's modules -> the modules of tritonscope each one imports, anywhere in it (as
+    every_import sees them): `from .x import name` is an edge to x, `from . import x` to the module
+    x where x is one, `import a.b` to a.b. A package's __init__ is the module of its own name."""
+    package = root / "tritonscope"
+    modules = {_dotted(path, root): path for path in package.rglob("*.py")}
+    graph = {}
+    for name, path in modules.items():
+        graph[name] = {_known(imported, modules) for _, imported in every_import(path, root) if imported}
+        graph[name] -= {None, name}
+    return graph
+
+
+def _known(module: str, modules: dict) -> str | None:
+    """The longest prefix of `module` that is one of tritonscope's modules (None outside it): an
+    import of tritonscope.isolate._serve is one of tritonscope.isolate."""
+    parts = module.split(".")
+    while parts and ".".join(parts) not in modules:
+        parts.pop()
+    return ".".join(parts) or None
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every circle of imports, of any length: the strongly connected groups of more than one
+    module (Tarjan's algorithm), each sorted, listed in order."""
+    order, low, stack, groups = {}, {}, [], []
+
+    def visit(module: str) -> None:
+        order[module] = low[module] = len(order)
+        stack.append(module)
+        for imported in sorted(graph.get(module, ())):
+            if imported not in order:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in stack:
+                low[module] = min(low[module], order[imported])
+        if low[module] == order[module]:
+            group = []
+            while not group or group[-1] != module:
+                group.append(stack.pop())
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for module in sorted(graph):
+        if module not in order:
+            visit(module)
+    return sorted(groups)
+
+
+# Circles on main when this check came (issue 37), each being taken apart by the branch that
+# rebuilds its modules. An entry that is gone must be deleted here; none may be added.
+def test_no_modules_import_each_other_in_a_circle():
+    cycles = sorted(" <-> ".join(group) for group in import_cycles(import_graph()))
+    assert not cycles, (
+        "modules that import each other, directly or through others (move the shared piece to the "
+        f"module it belongs to, which both import): {cycles}"
+    )
+
+
+def test_the_circle_check_finds_circles_of_any_length(tmp_path):
+    files = {
+        "__init__.py": "",
+        "a.py": "from .b import f\n",
+        "b.py": "def f():\n    from . import c\n",
+        "c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import g\n",
+        "d.py": "from tritonscope import a\n",
+        "e.py": "import tritonscope.f\n",
+        "f.py": "from tritonscope.e import x\n",
+    }
+    for name, text in files.items():
+        (tmp_path / "tritonscope" / name).parent.mkdir(exist_ok=True)
+        (tmp_path / "tritonscope" / name).write_text(text)
+    graph = import_graph(tmp_path)
+    assert graph["tritonscope.d"] == {"tritonscope.a"} and graph["tritonscope.c"] == {"tritonscope.a"}
+    assert import_cycles(graph) == [
+        ["tritonscope.a", "tritonscope.b", "tritonscope.c"],
+        ["tritonscope.e", "tritonscope.f"],
+    ]
 
 
 _BLOCKED = """
@@ -184,3 +267,132 @@ def test_command_bodies_only_parse_call_and_emit():
         if path.parts[:2] == ("cli", "commands") and not name.startswith("_") and n > 25
     ]
     assert not long, long
+
+
+# What tritonscope and a program it traces agree on (docs/architecture.md, "Captures"): one file,
+# read by both processes, and the modules that run in the traced program.
+CONTRACT = PACKAGE / "capture_hook" / "tritonscope_contract.py"
+TRACED_SIDE = (PACKAGE / "capture_hook", PACKAGE / "triton_api" / "capture.py", PACKAGE / "triton_api" / "simulated")
+
+
+def _contract_values() -> dict[str, object]:
+    """The contract's constants, read from its source: NAME -> value."""
+    tree = ast.parse(CONTRACT.read_text())
+    assigned = [node for node in tree.body if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)]
+    return {node.targets[0].id: node.value.value for node in assigned if isinstance(node.value, ast.Constant)}
+
+
+def _code_strings(source: str) -> list[tuple[int, str]]:
+    """(line, text) of every string constant of a module's code; docstrings are prose, left out."""
+    tree = ast.parse(source)
+    documented = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, documented) and node.body and isinstance(node.body[0], ast.Expr)
+    }
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+    ]
+
+
+def _spelled(paths, names: set[str]) -> list[str]:
+    """Each string constant in the code of PATHS that contains one of NAMES, as file:line: text."""
+    return [
+        f"{path.relative_to(ROOT)}:{line}: {text!r}"
+        for path in paths
+        for line, text in _code_strings(path.read_text())
+        if any(name in text for name in names)
+    ]
+
+
+def test_only_the_capture_contract_spells_what_tritonscope_shares_with_a_traced_program():
+    """The traced program's environment variables anywhere (tritonscope, its tests, its benchmarks),
+    and a capture's file names in tritonscope, are spelled only in the contract: every other module
+    names them through it, so the two sides cannot drift apart. (Tests spell the file names: they
+    check a capture as a user sees it.)"""
+    values = {v for v in _contract_values().values() if isinstance(v, str)}
+    variables = {v for v in values if v.startswith("TRITONSCOPE_")}
+    files = {v for v in values if "." in v}
+    assert len(variables) >= 9 and {"kernels.jsonl", "launches.jsonl"} <= files
+    others = [p for p in EVERY_MODULE if p != CONTRACT]
+    broken = ROOT / "tests" / "kernels" / "syntax_error.py"  # a deliberately broken kernel file
+    outside = sorted(p for p in [*(ROOT / "tests").rglob("*.py"), *(ROOT / "benchmarks").rglob("*.py")] if p != broken)
+    spelled = _spelled(others, variables | files) + _spelled(outside, variables)
+    assert not spelled, "name these through capture_hook/tritonscope_contract.py:\n" + "\n".join(spelled)
+
+
+def test_the_traced_side_has_no_variable_of_its_own():
+    """The hook, the launch recorder and the simulated GPU read no TRITONSCOPE_ variable that the
+    contract does not name (a new one goes into the contract, where tritonscope sees it too)."""
+    traced = [p for p in EVERY_MODULE if p != CONTRACT and any(p == s or s in p.parents for s in TRACED_SIDE)]
+    assert len(traced) > 10 and PACKAGE / "capture_hook" / "sitecustomize.py" in traced
+    assert not _spelled(traced, {"TRITONSCOPE_"})
+
+
+def test_the_contract_check_sees_a_name_spelled_in_code_and_not_in_prose():
+    probe = '"""Reads TRITONSCOPE_PROBE."""\nimport os\n\nlog = os.environ.get(f"TRITONSCOPE_{\'PROBE\'}")\n'
+    assert _code_strings(probe) == [(4, "TRITONSCOPE_"), (4, "PROBE")]
+    assert _code_strings('def f():\n    """TRITONSCOPE_X"""\n    return "TRITONSCOPE_X"\n') == [(3, "TRITONSCOPE_X")]
+
+
+_TRACED = """
+import importlib.abc, json, sys
+
+class Blocked(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "tritonscope" or name.startswith("tritonscope."):
+            raise ImportError(f"blocked: {name}")
+        return None
+
+sys.meta_path.insert(0, Blocked())
+import sitecustomize  # the hook, imported at start-up from the folder trace puts on the path
+
+readers = {"hook": sitecustomize, "recorder": sitecustomize._capture_module(),
+           "simulated": sitecustomize._simulated_device()}
+contract = readers["hook"].contract
+print(json.dumps({
+    "files": {name: module.contract.__file__ for name, module in readers.items()},
+    "one_module": all(module.contract is contract for module in readers.values()),
+    "names": {k: v for k, v in vars(contract).items() if k.isupper()},
+    "tritonscope": sorted(m for m in sys.modules if m == "tritonscope" or m.startswith("tritonscope.")),
+}))
+"""
+
+
+def test_a_traced_process_reads_the_contract_tritonscope_reads(tmp_path):
+    """The hook, the launch recorder and the simulated GPU, in a process with the path `trace` gives it
+    and tritonscope blocked, read one contract: the very file, and the names, tritonscope reads."""
+    import json
+
+    from tritonscope.app.capture.environment import environment_for_capture
+    from tritonscope.capture_hook import tritonscope_contract as contract
+
+    path = environment_for_capture(tmp_path)["PYTHONPATH"]
+    done = subprocess.run(
+        [sys.executable, "-c", _TRACED], capture_output=True, text=True, cwd=tmp_path, env={"PYTHONPATH": path}
+    )
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert set(seen["files"].values()) == {str(CONTRACT)} and seen["one_module"], seen
+    assert seen["names"] == {k: v for k, v in vars(contract).items() if k.isupper()} == _contract_values()
+    assert seen["tritonscope"] == []
+
+
+def test_commands_never_pick_a_renderer_or_write_a_file():
+    """A command returns its result, or an Output naming its files (cli/output.py); the wrapper
+    draws and writes them through render/registry.py and core/fileio.py."""
+    found = []
+    for path in sorted((PACKAGE / "cli" / "commands").glob("*.py")):
+        found += [
+            f"{path.name}:{n}: {m}"
+            for n, m in every_import(path)
+            if m.startswith(("tritonscope.render", "tritonscope.core.fileio"))
+        ]
+        source = path.read_text()
+        found += [
+            f"{path.name}: {call}" for call in ("write_bytes(", "write_text(", "open(", ".write(") if call in source
+        ]
+    assert not found, found

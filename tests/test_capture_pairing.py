@@ -11,7 +11,8 @@ import pytest
 from conftest import KERNELS
 
 from tritonscope.analysis.captures import compare, pair
-from tritonscope.app.captures import open_capture, summaries
+from tritonscope.app.capture.folder import open_capture
+from tritonscope.app.capture.summaries import summaries
 
 
 @pytest.fixture(scope="module")

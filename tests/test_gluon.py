@@ -294,8 +294,7 @@ def test_gluon_partitions_with_warps_registers_and_lines():
 
 
 def test_register_budgets_of_a_warp_specialized_attention_are_what_setmaxnreg_sets():
-    from tritonscope.analysis.findings import OCCUPANCY
-    from tritonscope.analysis.gluon_findings import PARTITION
+    from tritonscope.analysis.findings import OCCUPANCY, PARTITION
     from tritonscope.analysis.warp_specialize import held_by_op
     from tritonscope.app.explain import explain_compilation
 
@@ -435,7 +434,7 @@ GLUON_KERNELS = [
 
 @pytest.mark.parametrize(("path", "target", "flags"), GLUON_KERNELS, ids=lambda x: str(x).split("/")[-1][:24])
 def test_every_gluon_conversion_comes_from_a_convert_layout_call(path, target, flags):
-    """What the unwritten-conversion mark rests on (gluon_findings._unwritten): Gluon's pipeline adds
+    """What the unwritten-conversion mark rests on (analysis/findings/gluon.py's unwritten): Gluon's pipeline adds
     and moves no ttg.convert_layout, so each one's lines hold a convert_layout call. Were a release to
     insert one (CI runs this on 3.9 too), this fails, and the mark would then fire on that kernel."""
     c = compiled(str(path), target, **flags)

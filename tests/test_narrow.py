@@ -18,7 +18,7 @@ from tritonscope.core.stages import Stage
 from tritonscope.render.terminal.base import Terminal
 from tritonscope.render.terminal.bench import BenchView
 from tritonscope.render.terminal.cache import CacheView
-from tritonscope.render.terminal.code import CUT, cells, strip_ansi
+from tritonscope.render.terminal.code import CUT, cells
 from tritonscope.render.terminal.compare import CompareView
 from tritonscope.render.terminal.diff import DiffView, resource_columns
 from tritonscope.render.terminal.dump import DumpView
@@ -34,6 +34,11 @@ from tritonscope.results.layout import LayoutResult
 from tritonscope.results.passes import PassesResult
 
 NARROW = Terminal(80, False)
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def strip_ansi(text: str) -> str:
+    return _ANSI.sub("", text)
 
 
 def lines_of(out: str, width: int = 80) -> list[str]:

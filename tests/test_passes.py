@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tritonscope.analysis import passes
-from tritonscope.app.passes import capture_dump
+from tritonscope.app.passes import _Capture, _dump_env
 from tritonscope.app.passes import passes as run_passes
 from tritonscope.parsers.pass_dump import PassDumpError, parse_llvm, parse_mlir
 
@@ -24,7 +24,9 @@ def _result(file: str, target: str, llvm: bool = False, **flags):
 
 @functools.cache
 def _dump(file: str, target: str, llvm: bool = False, **flags) -> str:
-    return capture_dump(make_request(file, target, **flags), llvm, 600)[1]
+    """Triton's pass-by-pass IR dumps of one compile, captured in an isolated worker as `passes` does."""
+    with _Capture(_dump_env(llvm), 600) as capture:
+        return capture.dump(make_request(file, target, **flags))
 
 
 def _records(file: str, target: str, **flags):

@@ -13,7 +13,7 @@ from conftest import compiled, make_request
 from test_explain import DOT, MATMUL, X_LOAD, line_of, of_kind
 
 from tritonscope.analysis import findings
-from tritonscope.app import cache
+from tritonscope.app.capture.compiled import read_compilation
 from tritonscope.app.explain import explain, explain_compilation
 from tritonscope.app.prepare import compile_request
 from tritonscope.core.stages import Stage
@@ -145,7 +145,7 @@ def test_remarks_come_back_with_a_cache_hit_and_their_loss_is_said(tmp_path, mon
 def test_a_kernel_read_from_the_cache_has_its_remarks_and_the_ptx_lines_shown(tmp_path, monkeypatch):
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
     fresh = compile_request(make_request("sample:matmul", "sm80", constexprs=["BLOCK_SIZE_K=32"], specialize=False))
-    read = cache.read_compilation(f"{tmp_path}/:matmul_kernel")
+    read = read_compilation(f"{tmp_path}/:matmul_kernel")
     assert len(fresh.remarks) == 3 and read.remarks == fresh.remarks
     assert read.stages[Stage.SASS] == fresh.stages[Stage.SASS] and read.stages[Stage.PTX] == fresh.stages[Stage.PTX]
 

@@ -1,10 +1,10 @@
-"""Target-aware findings (analysis/target_findings.py), each on a real compile that shows it and one that does not."""
+"""Target-aware findings (analysis/findings/target.py), each on a real compile that shows it and one that does not."""
 
 from __future__ import annotations
 
 from conftest import KERNELS, compiled, make_request
 
-from tritonscope.analysis import target_findings as tf
+from tritonscope.analysis import findings as tf
 from tritonscope.analysis import ttgir
 from tritonscope.app.explain import explain, explain_compilation
 from tritonscope.app.prepare import compile_undisassembled, finish

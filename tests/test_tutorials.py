@@ -107,3 +107,16 @@ def test_diff_varies_what_the_run_launched():
     assert [v["variant"]["options"]["num_warps"] for v in variants] == [4, 8]
     assert all(v["variant"]["arguments"]["n_elements"] == 98432 for v in variants)
     assert all(v["variant"]["signature"]["x_ptr"] == "*fp16" for v in variants)
+
+
+def test_what_a_file_writes_under_the_simulated_gpu_stays_out_of_the_working_directory(tmp_path):
+    """A file imported, or run for --from-run, against the simulated GPU writes into a folder of
+    tritonscope's own: a benchmark's results.html (figures of no real run) never lands in the cwd."""
+    file = SHAPED / "writes_results.py"
+    listed = json.loads(tritonscope("list", file, "--json", cwd=tmp_path).stdout)
+    assert [k["name"] for k in listed["kernels"]] == ["fill_kernel"]
+    assert "imported against a simulated" in listed["notices"][0]
+    proc = tritonscope("dump", file, "--from-run", "-t", "sm90", "--json", cwd=tmp_path)
+    assert json.loads(proc.stdout)["variant"]["arguments"]["n_elements"] == 4096
+    assert "launch 1 of fill_kernel" in proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

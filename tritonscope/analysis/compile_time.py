@@ -17,9 +17,6 @@ from ..core.stages import Stage
 from ..parsers.timing_report import Report
 from .passes import PassRecord
 
-# Kinds of step: Triton's front end, an MLIR pass, an LLVM call, an external tool (ptxas), the
-# cache writes; and "other": what no timer measured (the stage less its timed steps, and so on).
-MEASURED_KINDS = ("front end", "mlir", "llvm", "tool", "store")
 _OPERATION = re.compile(r'^\s*(?:%[^=\n]*=\s*)?"?[a-z_][\w]*\.[\w.]+', re.MULTILINE)
 
 
@@ -28,7 +25,10 @@ class TimedStep:
     stage: str  # Triton's stage it ran in (ttir, ttgir, llir, ptx, cubin); "" outside the stages
     name: str  # the pass's name as in the pass table, or the step's
     seconds: float
-    kind: str  # one of MEASURED_KINDS, or "other"
+    # Triton's front end, an MLIR pass, an LLVM call, an external tool (ptxas), the cache writes:
+    # "front end", "mlir", "llvm", "tool", "store"; "other" is what no timer measured (the stage
+    # less its timed steps, and so on).
+    kind: str
     index: int | None = None  # the MLIR pass's number in the pass table
     ops: tuple[int, int] | None = None  # operations in the IR before and after the pass
     lines: tuple[int, int] | None = None  # lines of the IR before and after the pass

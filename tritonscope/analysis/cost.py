@@ -54,11 +54,15 @@ class LineCost:
         return sum(c.bytes for c in self.conversions if c.through_shared)
 
 
-def line_costs(c: Compilation, live: dict[int, int] | None = None) -> tuple[LineCost, ...]:
+def line_costs(
+    c: Compilation, live: dict[int, int] | None = None, module: ttgir.Module | None = None
+) -> tuple[LineCost, ...]:
     """The cost of every line of the kernel's file that produced machine code or a conversion.
-    `live`: registers live at each machine-code line (parsers/life_ranges.py), where read."""
+    `live`: registers live at each machine-code line (parsers/life_ranges.py), where read; `module`:
+    the TTGIR already read (findings/kernel.py reads it once for every detector)."""
     machine = TARGETS[c.variant.target].vendor.machine_code
-    per_line = _ops_by_line(c, machine)
+    module = module if module is not None else ttgir.read(c.stages.get(Stage.TTGIR, ""))
+    per_line = _ops_by_line(c, machine, module)
     live_at = _peak_live(c, machine, live) if live else {}
     texts = source_texts(c)
     costs = {}
@@ -71,7 +75,7 @@ def line_costs(c: Compilation, live: dict[int, int] | None = None) -> tuple[Line
             async_copy_widths=dict(sorted(Counter(op.width for op in ops if op.kind == "async_copy").items())),
             live_registers=live_at.get(number),
         )
-    for number, conversions in _conversions(c, costs).items():
+    for number, conversions in _conversions(c, costs, module).items():
         base = costs.get(number) or LineCost(number, texts.get(number, ""), instruction_mix.tally(()))
         costs[number] = LineCost(**{**vars(base), "conversions": conversions})
     return tuple(costs[n] for n in sorted(costs))
@@ -81,20 +85,22 @@ def _own_lines(c: Compilation, sources) -> list[int]:
     return list(dict.fromkeys(line for file, line in sources if file == c.kernel.file))
 
 
-def machine_listing(c: Compilation, machine: Stage) -> list[tuple[int, Op, list[int]]]:
+def machine_listing(
+    c: Compilation, machine: Stage, module: ttgir.Module | None = None
+) -> list[tuple[int, Op, list[int]]]:
     """Every machine instruction: (its line in the listing, the instruction, the kernel-file lines it
     counts for), matrix instructions put back on their `tl.dot` lines (module docstring)."""
     stage_map = c.line_map.get(machine, {})
     listing = [
         (n, op, _own_lines(c, stage_map.get(n, ()))) for n, op in instruction_mix.classify(machine, c.stages[machine])
     ]
-    _matrix_to_dots(listing, dot_lines(c))
+    _matrix_to_dots(listing, dot_lines(c, module))
     return listing
 
 
-def _ops_by_line(c: Compilation, machine: Stage) -> dict[int, list[Op]]:
+def _ops_by_line(c: Compilation, machine: Stage, module: ttgir.Module) -> dict[int, list[Op]]:
     per_line: dict[int, list[Op]] = {}
-    for _, op, lines in machine_listing(c, machine):
+    for _, op, lines in machine_listing(c, machine, module):
         for line in lines:
             per_line.setdefault(line, []).append(op)
     return per_line
@@ -137,10 +143,10 @@ def _chains(listing: list[tuple[int, Op, list[int]]]) -> list[list[int]]:
     return chains
 
 
-def dot_lines(c: Compilation) -> dict[int, list[int]]:
+def dot_lines(c: Compilation, module: ttgir.Module | None = None) -> dict[int, list[int]]:
     """The matrix products TTGIR holds (tt.dot, warp-group dots): each one's innermost kernel-file
     line (a helper's own) -> all its lines (with the call sites)."""
-    module = ttgir.read(c.stages.get(Stage.TTGIR, ""))
+    module = module if module is not None else ttgir.read(c.stages.get(Stage.TTGIR, ""))
     stage_map = c.line_map.get(Stage.TTGIR, {})
     found: dict[int, list[int]] = {}
     for op in module.ops:
@@ -159,9 +165,7 @@ def _peak_live(c: Compilation, machine: Stage, live: dict[int, int]) -> dict[int
     return peak
 
 
-def _conversions(c: Compilation, costs: dict[int, LineCost]) -> dict[int, tuple[Conversion, ...]]:
-    text = c.stages.get(Stage.TTGIR, "")
-    module = ttgir.read(text)
+def _conversions(c: Compilation, costs: dict[int, LineCost], module: ttgir.Module) -> dict[int, tuple[Conversion, ...]]:
     stage_map = c.line_map.get(Stage.TTGIR, {})
     found: dict[int, list[Conversion]] = {}
     for op in module.ops:

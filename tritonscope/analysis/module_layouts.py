@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from ..core.stages import StageMap
 
 _ALIAS = re.compile(r"^(#[\w.]+)\s*=\s*(#(?:ttg|ttng|amdg)?\.?(\w+)(?:<.*>)?)\s*$")
-_USE = re.compile(r"#[\w.]+")
 _MEMDESC = re.compile(r"!ttg\.memdesc<((?:\d+x)+)(\w+),\s*(#[\w.]+)[^>]*>")
 _TENSOR = re.compile(r"tensor<((?:\d+x)+)(\w+),\s*(#[\w.]+)>")
 _ACCESS = re.compile(r"\bttg\.(local_load|local_store|local_alloc)\b")

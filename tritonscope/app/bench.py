@@ -213,10 +213,10 @@ def _recorded(reference: str):
     """The captured entry and its distinct recorded launches, numbered from 1."""
     import json
 
-    from . import cache
+    from .capture.entries import find
     from .reproduce import pick_launch
 
-    entry, _ = cache.find(reference)
+    entry, _ = find(reference)
     pick_launch(entry, reference, 1)  # says so when none was recorded
     seen, launches = set(), []
     for number, launch in enumerate(entry.launches, start=1):

@@ -7,21 +7,23 @@ from __future__ import annotations
 
 from ..core.errors import TritonscopeError
 from ..core.model import VariantRequest
-from ..isolate import Task, Workers
+from ..isolate import Task, Workers, task
 from ..results.bench import ReleaseTimings
 from . import releases
-from .cache import is_reference
+from .capture.entries import is_reference
 
 
 def plan(subject: str, wanted: tuple[str, ...], sizes: list[int], inputs: dict) -> list[Task]:
     """One task per release: the captured launches replayed, or the file's run hooks run."""
+    from .bench import bench, replay  # here: the module imports Triton, which this process may not need
+
     tasks = []
     for release in wanted:
         python = releases.python_for(release)
         if is_reference(subject):
-            tasks.append(Task("tritonscope.app.bench:replay", (subject,), python))
+            tasks.append(task(replay, subject, python=python))
         else:
-            tasks.append(Task("tritonscope.app.bench:bench", (subject, sizes, [], inputs), python))
+            tasks.append(task(bench, subject, sizes, [], inputs, python=python))
     return tasks
 
 
@@ -32,9 +34,9 @@ def bench_releases(
 
     require_gpu()  # here, before any worker: the one clear message on a machine without a GPU
     runs, errors = [], []
-    for task in plan(subject, wanted, sizes, inputs):
+    for release_task in plan(subject, wanted, sizes, inputs):
         with Workers(jobs=1, timeout=timeout) as workers:  # a fresh process for each release
-            (outcome,) = workers.run([task])
+            (outcome,) = workers.run([release_task])
         runs.append(outcome.value if outcome.ok else None)
         errors.append(outcome.error)
     comparison, problem = divergence(subject, kernel, wanted, timeout)

@@ -20,7 +20,7 @@ from ..core.errors import TritonscopeError, UsageError
 from ..core.model import Budget, CheckEntry, Compilation
 from ..core.status import ExitStatus
 from ..core.targets import TARGETS
-from ..isolate import Task, pool
+from ..isolate import pool, task
 from ..results.check import Broken, CheckResult, EntryOutcome
 from ..results.explain import ExplainResult
 from .explain import explain_compilation
@@ -64,9 +64,9 @@ def check(
 ) -> CheckResult:
     """Every entry compiled and held to its budgets (and, with `baselines`, to its baseline)."""
     if len(entries) == 1:
-        return CheckResult((_guarded(entries[0], baselines),))
+        return _with_notes((_guarded(entries[0], baselines),))
     outcomes: list[EntryOutcome] = []
-    tasks = [Task("tritonscope.app.check:evaluate", (entry, baselines), files=_files(entry)) for entry in entries]
+    tasks = [task(evaluate, entry, baselines, files=_files(entry)) for entry in entries]
     with pool(jobs=min(jobs, len(tasks)), timeout=timeout) as workers:
         for entry, done in zip(entries, workers.run(tasks), strict=True):
             outcome = (
@@ -77,7 +77,12 @@ def check(
             outcomes.append(outcome)
             if on_done:
                 on_done(outcome)
-    return CheckResult(tuple(outcomes))
+    return _with_notes(tuple(outcomes))
+
+
+def _with_notes(outcomes: tuple[EntryOutcome, ...]) -> CheckResult:
+    """The result, with each entry's findings' notes (what explain would also say was missing)."""
+    return CheckResult(outcomes, tuple(f"{o.entry.name}: {note}" for o in outcomes for note in o.notes))
 
 
 def _files(entry: CheckEntry) -> tuple[str, ...]:
@@ -97,12 +102,12 @@ def _guarded(entry: CheckEntry, baselines: bool) -> EntryOutcome:
 
 def evaluate(entry: CheckEntry, baselines: bool = True) -> EntryOutcome:
     c = compile_request(entry.request)
-    result = explain_compilation(c, None, live=False)
+    result = explain_compilation(c)  # explain's findings, live registers included, what-ifs left out
     values = figures(result)
     broken = [b for b in (against_budget(budget, values, result.findings) for budget in entry.budgets) if b]
     if baselines and entry.baseline:
         broken += against_baseline(read_baseline(entry.baseline, c), values, result.findings)
-    return EntryOutcome(entry, c, values, tuple(broken), result.findings)
+    return EntryOutcome(entry, c, values, tuple(broken), result.findings, notes=result.notes)
 
 
 def figures(result: ExplainResult) -> dict[str, Any]:

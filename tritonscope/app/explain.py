@@ -2,9 +2,10 @@
 
 One compile (or a cached kernel), the cost of each Python line read off the line map and the
 machine code, nvdisasm's register life ranges where it can give them, and the findings of
-analysis/findings.py. A finding whose suggestion is a different request (another --maxnreg,
-num_stages, argument value...) is checked by compiling that request: at most MAX_WHAT_IFS
-of them, each compiled once however many findings share it.
+analysis/findings/ (`examine` reads what they need beside the compilation; profile, check,
+diff --space and the captures' summaries take the same path). A finding whose suggestion is a
+different request (another --maxnreg, num_stages, argument value...) is checked by compiling
+that request: at most MAX_WHAT_IFS of them, each compiled once however many findings share it.
 """
 
 from __future__ import annotations
@@ -14,20 +15,19 @@ import os
 import re
 from dataclasses import replace
 
-from ..analysis import cost, findings, gluon_findings, target_findings
+from ..analysis import cost, findings
 from ..analysis.compile_time import line_growth as compile_time_lines
 from ..analysis.cost import LineCost
-from ..analysis.findings import Finding, WhatIf
+from ..analysis.findings import Finding, Input, Kernel, WhatIf
 from ..core.errors import TritonscopeError
 from ..core.model import Compilation, VariantRequest
 from ..core.stages import Stage
 from ..results.explain import ExplainResult, ReportResult
-from . import cache
+from .capture.entries import is_reference
 from .prepare import compile_request
 from .releases import in_release
 
 MAX_WHAT_IFS = 4
-NO_LIVE_REGISTERS = "registers live per line: not shown"
 
 
 @in_release
@@ -72,15 +72,24 @@ def explain_compilation(
     compilation: Compilation, request: VariantRequest | None = None, live: bool = True
 ) -> ExplainResult:
     """The explanation of a compilation; with its `request`, the what-ifs are compiled too."""
-    live_map, notes = _live_registers(compilation) if live else (None, ())
-    costs = cost.line_costs(compilation, live_map)
-    found = gluon_findings.find(compilation, findings.find(compilation, costs), _shared_accesses(compilation))
-    if request is not None and not cache.is_reference(request.file):
+    kernel = examine(compilation, live)
+    found, notes = findings.find(kernel)
+    if request is not None and not is_reference(request.file):
         found = verified(request, found)
-    return ExplainResult(compilation, costs, found, live_map is not None, notes)
+    return ExplainResult(compilation, kernel.lines, found, kernel.live_registers is not None, notes)
 
 
-def _shared_accesses(c: Compilation) -> tuple:
+def examine(compilation: Compilation, live: bool = True) -> Kernel:
+    """What the findings read: the compilation, and beside it the registers live on each line
+    (`live`: nvdisasm's life ranges, NVIDIA) and the moves through shared memory with Gluon's
+    bank-conflict counts; what cannot be read is said in the findings' notes."""
+    unread: dict[Input, str] = {}
+    live_map = _live_registers(compilation, unread) if live else None
+    accesses = _shared_accesses(compilation, unread)
+    return Kernel.of(compilation, live_map, accesses, unread)
+
+
+def _shared_accesses(c: Compilation, unread: dict[Input, str]) -> tuple:
     """Each move through shared memory with Gluon's bank-conflict count (a worker runs Triton's), when
     the TTGIR has any: a Gluon kernel's or a Triton kernel's that the compiler staged."""
     ttgir = c.stages.get(Stage.TTGIR, "")
@@ -90,21 +99,23 @@ def _shared_accesses(c: Compilation) -> tuple:
 
     try:
         return listing(c, timeout=60.0).accesses
-    except TritonscopeError:
-        return ()  # a Triton without Gluon's layout readers: the other findings stand
+    except TritonscopeError as exc:  # a Triton without Gluon's layout readers: the other findings stand
+        unread[Input.SHARED_ACCESSES] = exc.message
+        return ()
 
 
-def _live_registers(c: Compilation) -> tuple[dict[int, int] | None, tuple[str, ...]]:
-    """Registers live at each SASS line (NVIDIA only), or None with a note when they cannot be read."""
+def _live_registers(c: Compilation, unread: dict[Input, str]) -> dict[int, int] | None:
+    """Registers live at each SASS line (NVIDIA only), or None (with why, where it could be read)."""
     if Stage.SASS not in c.stages or not c.binary:
-        return None, ()
+        return None
     from ..parsers.life_ranges import by_listing_line
     from ..triton_api.tools import live_registers
 
     try:
-        return by_listing_line(c.stages[Stage.SASS], live_registers(c.binary, _target(c).arch)), ()
+        return by_listing_line(c.stages[Stage.SASS], live_registers(c.binary, _target(c).arch))
     except (TritonscopeError, OSError) as exc:
-        return None, (f"{NO_LIVE_REGISTERS}: {getattr(exc, 'message', exc)}",)
+        unread[Input.LIVE_REGISTERS] = str(getattr(exc, "message", exc))
+        return None
 
 
 def verified(request: VariantRequest, found: tuple[Finding, ...]) -> tuple[Finding, ...]:
@@ -143,7 +154,7 @@ def describe(finding: Finding, outcome: Compilation | str) -> str:
     if finding.kind in (findings.NARROW, findings.UNCOALESCED) and finding.line is not None:
         line = next((c for c in cost.line_costs(outcome) if c.line == finding.line), None)
         text += f"; line {finding.line}: {_widths(line)}"
-    if finding.kind == target_findings.WARP_SPECIALIZE:
+    if finding.kind == findings.WARP_SPECIALIZE:
         lowered = "ttg.warp_specialize" in outcome.stages.get(Stage.TTGIR, "")
         text += "; lowered to warp-specialized partitions" if lowered else "; left unlowered for this target"
     if finding.kind == findings.SHARED_LIMIT:

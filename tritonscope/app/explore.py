@@ -23,7 +23,6 @@ from . import releases, sweep
 LOWER = ("registers", "spills", "shared", "instructions")
 HIGHER = ("occupancy",)
 SHOWN = (*LOWER[:3], "occupancy", "instructions", "findings")
-CAUSES = ("shared memory", "registers", "timeout", "other")
 
 
 def explore(
@@ -58,7 +57,7 @@ def explore(
 
 
 def _tasks(variants: list[sweep.Outcome]) -> list[Task]:
-    return [releases.task(f"{__name__}:measure", (v.request,), v.request.triton, (v.request.file,)) for v in variants]
+    return [releases.task(measure, (v.request,), v.request.triton, (v.request.file,)) for v in variants]
 
 
 def measure(request: VariantRequest) -> dict[str, Any]:
@@ -67,6 +66,8 @@ def measure(request: VariantRequest) -> dict[str, Any]:
     from .explain import explain_compilation
     from .prepare import compile_request
 
+    # explain's findings, less the registers live per line: they change no figure here (only where an
+    # occupancy finding points), and would cost an nvdisasm run per config.
     result = explain_compilation(compile_request(request), None, live=False)
     values = {name: figures(result)[name] for name in SHOWN}
     values["over_shared_limit"] = any(f.kind == kinds.SHARED_LIMIT for f in result.findings)

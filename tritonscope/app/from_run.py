@@ -11,6 +11,7 @@ passes start from its recorded specialization.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import shutil
@@ -19,13 +20,15 @@ import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ..capture_hook import tritonscope_contract as contract
 from ..core.errors import KernelFileError, UsageError
 from ..core.limits import USER_CODE_SECONDS
 from ..core.model import FromRun, VariantRequest
 from ..isolate import Finished, Program
-from . import cache
+from .capture.entries import is_reference
+from .capture.environment import environment_for_capture
+from .capture.logs import stop_record
 
-STOP_EXIT_CODE = 87  # triton_api/capture.StopAtLaunch.EXIT_CODE (that file imports nothing of tritonscope)
 _TAIL_LINES = 6
 
 
@@ -50,7 +53,7 @@ def resolve(request: VariantRequest) -> tuple[VariantRequest, Launch | None]:
     """A `--from-run` request as the captured kernel its launch compiled; other requests as they are."""
     if request.from_run is None:
         return request, None
-    if cache.is_reference(request.file):
+    if is_reference(request.file):
         raise UsageError("--from-run runs a kernel file; a captured kernel (DIR/:NAME) already holds its launch")
     from .load import resolve_path
     from .prepare import from_reference
@@ -76,36 +79,48 @@ def resolve(request: VariantRequest) -> tuple[VariantRequest, Launch | None]:
 
 
 def _run_to_launch(path: Path, request: VariantRequest, folder: Path) -> Launch:
-    import subprocess
-
     from ..core.targets import resolve as resolve_target
 
     target, _ = resolve_target(request.target)
     run = _from_run(request)
     command = list(run.command) or [sys.executable, str(path)]
-    env = cache.environment_for_capture(folder, max(3, run.launch), target.simulated_device())
+    env = environment_for_capture(folder, max(contract.DEFAULT_LAUNCH_LIMIT, run.launch), target.simulated_device())
     # The kernel named with -k, else the first kernel defined in FILE that the run launches.
     want: dict[str, str | int] = {"name": request.kernel or "", "file": "" if request.kernel else str(path)}
     want["launch"] = run.launch
-    env["TRITONSCOPE_STOP_AT_LAUNCH"] = json.dumps(want)
+    env[contract.ENV_STOP_AT_LAUNCH] = json.dumps(want)
     seconds = USER_CODE_SECONDS.get()
-    try:  # the one runner: the program and what it starts are stopped together, and die with tritonscope
-        with Program(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as program:
-            finished = program.finish(seconds)
-    except OSError as exc:
-        raise UsageError(f"cannot run {command[0]}: {exc.strerror}") from None
+    finished = _run(command, env, seconds, own_run=not run.command)
     if finished.timed_out:
         raise UsageError(
             f"{_shown(command)} ran {seconds:g} s without reaching {_wanted(request, path)}",
             hint="raise --timeout, or name another launch with --launch N",
         )
-    if finished.returncode != STOP_EXIT_CODE:
-        raise _not_reached(command, finished, request, path, cache.stop_record(folder))
+    if finished.returncode != contract.LAUNCH_REACHED_EXIT:
+        raise _not_reached(command, finished, request, path, stop_record(folder))
     return _stopped_launch(folder, request)
 
 
+def _run(command: list[str], env: dict[str, str], seconds: float, own_run: bool) -> Finished:
+    """The program through the one runner: it and what it starts are stopped together, and die with
+    tritonscope. The file's own run (no command after --) works in a folder of tritonscope's own, so
+    that what it writes there (a benchmark's results.html, its plots: figures of no real run) goes
+    with the folder; a command the user gave works where the user is, as under `trace`."""
+    import subprocess
+
+    from ..core.scratch import own_working_folder
+
+    with contextlib.ExitStack() as stack:
+        cwd = stack.enter_context(own_working_folder()) if own_run else None
+        try:
+            with Program(command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as p:
+                return p.finish(seconds)
+        except OSError as exc:
+            raise UsageError(f"cannot run {command[0]}: {exc.strerror}") from None
+
+
 def _stopped_launch(folder: Path, request: VariantRequest) -> Launch:
-    records = [json.loads(line) for line in (folder / cache.LAUNCH_LOG).read_text().splitlines() if line.strip()]
+    records = [json.loads(line) for line in (folder / contract.LAUNCH_LOG).read_text().splitlines() if line.strip()]
     stop = next(r for r in reversed(records) if r.get("stop"))
     site = stop.get("call_site") or {}
     grid = tuple(int(g) for g in stop["grid"])
@@ -122,7 +137,7 @@ def _from_run(request: VariantRequest) -> FromRun:
 def _keep_only(folder: Path, launch: Launch) -> None:
     """The private capture holds every compile the run made; keep the launched one alone, so that
     CAPTURE/:NAME names it."""
-    for entry in (folder / "cache").iterdir():
+    for entry in (folder / contract.CACHE_FOLDER).iterdir():
         if entry.is_dir() and entry.name != launch.hash:
             shutil.rmtree(entry, ignore_errors=True)
 

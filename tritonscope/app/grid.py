@@ -12,7 +12,7 @@ from ..core.errors import KernelFileError, UsageError
 from ..core.model import VariantRequest
 from ..core.stages import Language
 from ..core.values import TypeName
-from ..isolate import Task, Workers
+from ..isolate import Workers, task
 from ..results.grid import Access, GridResult, Program
 from .prepare import prepare
 from .releases import in_release
@@ -81,9 +81,11 @@ def record(file: str, kernel: str, values: dict, pointers: dict, size: tuple[int
         raise UsageError(
             "grid runs Triton's interpreter, which needs numpy", hint="pip install numpy (or tritonscope[grid])"
         )
-    task = Task("tritonscope.triton_api.interpreter:record", (file, kernel, values, pointers, size))
     with Workers(timeout=timeout, env={"TRITON_INTERPRET": "1"}) as workers:
-        outcome = workers.run([task])[0]
+        workers.warm()  # its start-up overlaps this process's import of the task's module (numpy)
+        from ..triton_api import interpreter
+
+        outcome = workers.run([task(interpreter.record, file, kernel, values, pointers, size)])[0]
     if outcome.timed_out:
         stuck = (outcome.error or "").partition("(stuck at ")[2].rstrip(")")
         where = f": stuck at {stuck}" if stuck else ""

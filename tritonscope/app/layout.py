@@ -8,14 +8,16 @@ layouts that do not fit the shape, which must cost the user a message, not trito
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 
 from ..analysis import layouts, linemap, module_layouts, shared_layouts
 from ..core.errors import UsageError
 from ..core.model import Compilation, VariantRequest
 from ..core.stages import Stage
-from ..isolate import Task, Workers
+from ..isolate import Workers, task
 from ..results.layout import LayoutListResult, LayoutResult, SharedLayoutResult
+from ..triton_api import layouts as triton_layouts
 from ..triton_api.version import release_tuple
 from .prepare import compile_request
 
@@ -43,9 +45,8 @@ def layout(
     if size is None:
         raise UsageError("--shape is needed with a LAYOUT, e.g. --shape 64x64")
     _check_fits(chosen, size)
-    task = Task("tritonscope.triton_api.layouts:linear_layout", (chosen, list(size)))
     with Workers(timeout=timeout) as workers:
-        outcome = workers.run([task])[0]
+        outcome = workers.run([task(triton_layouts.linear_layout, chosen, list(size))])[0]
     if not outcome.ok and outcome.exit_code == 1:  # Triton aborted on it
         raise UsageError(f"Triton cannot lay {chosen.text[:60]}... over {'x'.join(map(str, size))}: {outcome.error}")
     return LayoutResult(chosen, layouts.ownership(outcome.unwrap(), size))
@@ -81,9 +82,8 @@ def _conflicts(ttgir: str, accesses: list, timeout: float) -> list[int | None]:
     if not accesses:
         return []
     pairs = [(a.tensor_type, a.memdesc_type, list(a.shape), a.bitwidth) for a in accesses]
-    task = Task("tritonscope.triton_api.layouts:all_bank_conflicts", (ttgir, pairs))
     with Workers(timeout=timeout) as workers:
-        outcome = workers.run([task])[0]
+        outcome = workers.run([task(triton_layouts.all_bank_conflicts, ttgir, pairs)])[0]
     return outcome.unwrap() if outcome.ok else [None] * len(accesses)
 
 
@@ -117,7 +117,7 @@ def _makes_memdesc(text: str) -> bool:
 def _distributed(ttgir: str, shape, layout_text: str, origin: str, timeout: float) -> LayoutResult:
     _check_fits_size(shape)
     tensor = f"tensor<{'x'.join(map(str, shape))}xf32, {layout_text}>"
-    bases = _worker("distributed_bases", (ttgir, tensor, list(shape)), timeout, layout_text, shape)
+    bases = _worker(triton_layouts.distributed_bases, (ttgir, tensor, list(shape)), timeout, layout_text, shape)
     definition = layouts.aliases_of(ttgir).get(layout_text, layout_text)
     chosen = layouts.Layout(definition.split("<")[0].removeprefix("#ttg."), {}, definition)
     return LayoutResult(
@@ -143,7 +143,7 @@ def _shared_read(ttgir: str, memdesc: str, shape, timeout: float) -> dict:
     """Gluon's spelling of a shared layout and, from 3.9, Triton's offsets; neither where Triton's
     Gluon cannot read it (3.5's crashes on a memdesc), the drawing then being tritonscope's alone."""
     with Workers(timeout=timeout) as workers:
-        outcome = workers.run([Task("tritonscope.triton_api.layouts:shared_offsets", (ttgir, memdesc, list(shape)))])[0]
+        outcome = workers.run([task(triton_layouts.shared_offsets, ttgir, memdesc, list(shape))])[0]
     return outcome.unwrap() if outcome.ok else {"gluon": None, "offset": None}
 
 
@@ -156,9 +156,9 @@ def _mapping(definition: str, offsets, shape: tuple[int, ...], release: str):
     return computed, "tritonscope" if computed else None
 
 
-def _worker(function: str, args: tuple, timeout: float, what: str, shape) -> dict:
+def _worker(function: Callable[..., dict], args: tuple, timeout: float, what: str, shape) -> dict:
     with Workers(timeout=timeout) as workers:
-        outcome = workers.run([Task(f"tritonscope.triton_api.layouts:{function}", args)])[0]
+        outcome = workers.run([task(function, *args)])[0]
     if not outcome.ok and outcome.exit_code == 1:  # Triton aborted on it
         raise UsageError(f"Triton cannot lay {what[:60]} over {'x'.join(map(str, shape))}: {outcome.error}")
     return outcome.unwrap()

@@ -84,7 +84,7 @@ def resolve_path(given: str) -> Path:
         # Resolved like any file: another release's worker reaches the samples through a link to
         # this package, and the kernels' code names the file behind the link.
         return samples.sample_path(given[len(samples.PREFIX) :]).resolve()
-    from .cache import is_reference
+    from .capture.entries import is_reference
 
     if is_reference(given):
         raise KernelFileError(

@@ -21,7 +21,7 @@ from ..analysis.compile_time import CompileTiming
 from ..core.errors import CompileError, UsageError
 from ..core.fileio import read_checked_bytes, user_cache_dir, write_checked_bytes
 from ..core.model import VariantRequest
-from ..isolate import Outcome, Task, Workers, pool
+from ..isolate import Outcome, Workers, pool, task
 from ..parsers import timing_report
 from ..results.passes import PassesComparison, PassesResult
 from ..triton_api.passes import DUMP_ENVIRONMENT, LLVM_DUMP_ENVIRONMENT
@@ -87,9 +87,9 @@ def _both(variants: list, timeout: float) -> tuple[PassesResult, ...]:
     """Both pipelines at once, each in a worker of its release (or a cluster's node, with --cluster)."""
     from . import releases
 
-    name, tasks = f"{__name__}:passes", []
+    tasks = []
     for v in variants:
-        tasks.append(releases.task(name, (v.request, None, False, timeout), v.request.triton, (v.request.file,)))
+        tasks.append(releases.task(passes, (v.request, None, False, timeout), v.request.triton, (v.request.file,)))
     with pool(jobs=2, timeout=24 * 3600) as workers:  # `passes` keeps its own time limits
         return tuple(outcome.unwrap() for outcome in workers.run(tasks))
 
@@ -144,13 +144,13 @@ class _Capture:
         self._folder.cleanup()
 
     def dump(self, request: VariantRequest) -> str:
-        self._outcome = self._workers.run([Task(f"{__name__}:capture", (request,))])[0]
+        self._outcome = self._workers.run([task(capture, request)])[0]
         return self._read()[1]
 
     def start_timed(self, request: VariantRequest) -> None:
         """The timed compile, in a thread that waits on the worker; `finish_timed` collects it."""
-        task = Task(f"{__name__}:timed", (request,))
-        self._thread = threading.Thread(target=lambda: setattr(self, "_outcome", self._workers.run([task])[0]))
+        timing = task(timed, request)
+        self._thread = threading.Thread(target=lambda: setattr(self, "_outcome", self._workers.run([timing])[0]))
         self._thread.start()
 
     def finish_timed(self):
@@ -171,13 +171,6 @@ class _Capture:
             printed = file.read()
         self._read_up_to += len(printed)
         return outcome.value, printed.decode(errors="replace")
-
-
-def capture_dump(request: VariantRequest, llvm: bool, timeout: float):
-    """(the Variant, Triton's pass-by-pass IR dumps) of one compile in an isolated worker."""
-    with _Capture(_dump_env(llvm), timeout) as capture:
-        variant = prepare(request).variant  # bad flags fail here, while the worker starts
-        return variant, capture.dump(request)
 
 
 def capture(request: VariantRequest) -> None:

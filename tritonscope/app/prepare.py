@@ -18,7 +18,9 @@ from ..core.model import Artifacts, Compilation, KernelSpec, Variant, VariantReq
 from ..core.stages import Language
 from ..core.targets import Target, resolve
 from ..triton_api import version
-from . import cache
+from .capture.compiled import read_compilation
+from .capture.entries import is_reference
+from .capture.rebuild import source_request
 from .load import LoadedKernel, load_file
 from .releases import in_release
 from .specialize import specialize
@@ -49,9 +51,9 @@ def prepare(request: VariantRequest) -> Prepared:
 
 def from_reference(request: VariantRequest) -> VariantRequest:
     """A request for a cached kernel's source file, specialized as it was; other requests as they are."""
-    if not cache.is_reference(request.file):
+    if not is_reference(request.file):
         return request
-    recorded = cache.source_request(request.file)
+    recorded = source_request(request.file)
     # Flags the user gave on top of the reference win over the recorded ones.
     kept = ("file", "target", "constexprs", "args")
     merged = replace(recorded, **{k: v for k, v in vars(request).items() if v and k not in kept})
@@ -65,10 +67,10 @@ def from_reference(request: VariantRequest) -> VariantRequest:
 @in_release
 def compile_request(request: VariantRequest) -> Compilation:
     """The Compilation a request names: read whole from a cache (DIR/:NAME), or compiled."""
-    if cache.is_reference(request.file):
+    if is_reference(request.file):
         if request != VariantRequest(file=request.file, target=request.target):
             raise UsageError(f"{request.file} is already compiled: variant flags (-c, -a, --target...) do not apply")
-        return cache.read_compilation(request.file)
+        return read_compilation(request.file)
     return compile_prepared(prepare(request))
 
 
@@ -96,12 +98,12 @@ def _target_lacks(prepared: Prepared) -> list[str]:
 def _compile_isolated(prepared: Prepared, lacking: list[str]) -> Compilation:
     """The compile in a child, whose Triton may abort the process on an operation the target lacks:
     the user gets the compiler's own words (its stderr is let through) and this message, not a crash."""
-    from ..isolate import Task, Workers
+    from ..isolate import Workers, task
     from ..triton_api.remarks import STDERR_PASSED
 
     env = {STDERR_PASSED: "1"}
     with Workers(timeout=600, env=env) as workers:
-        outcome = workers.run([Task("tritonscope.app.prepare:compile_undisassembled", (prepared.request,))])[0]
+        outcome = workers.run([task(compile_undisassembled, prepared.request)])[0]
     if not outcome.ok and outcome.error_type == "CompileError" and "crashed" in (outcome.error or ""):
         spec = prepared.kernel.spec
         raise CompileError(

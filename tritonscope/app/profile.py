@@ -2,9 +2,9 @@
 
 ncu runs a program that launches the kernel once (`profile_command`, the seam: a kernel file's
 run hooks through app/launch_once.py today, a reproducer script tomorrow) with a fresh Triton
-cache, so the binary that ran is read back from it (app/cache.py) and its line map puts each
+cache, so the binary that ran is read back from it (app/capture/) and its line map puts each
 instruction's counters on Python lines (analysis/measured.py), beside explain's static cost of
-the same binary.
+the same binary and its findings (`explained`: the same path as explain's).
 """
 
 from __future__ import annotations
@@ -19,18 +19,25 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..analysis import cost, findings
+from ..analysis.cost import LineCost
+from ..analysis.findings import Finding
 from ..analysis.measured import LINE_MAP, file_lines, measure
 from ..core.errors import TritonscopeError, UsageError
 from ..core.model import Compilation
 from ..isolate import Program
 from ..parsers.ncu_source import SourcePage, parse
 from ..results.explain import ProfileResult
-from . import cache
+from .capture.compiled import read_compilation
+from .capture.entries import as_published, capture_folder, entries, find
+from .explain import explain_compilation
 from .launch_once import PREFIX
 
 NCU_OPTIONS = ("--section", "SourceCounters", "--csv", "--page", "source", "--print-source", "cuda,sass")
 CUDA_HOMES = ("/usr/local/cuda",)  # where ncu is looked for after PATH, $CUDA_HOME and $CUDA_PATH
+_NOT_THE_BINARY = (
+    "the binary read back from Triton's cache is not the one ncu measured: lines from ncu's line table, "
+    "without explain's cost and findings"
+)
 PERMISSION_HINT = (
     "ncu needs access to the GPU's counters: run as root, or see https://developer.nvidia.com/ERR_NVGPUCTRPERM"
 )
@@ -73,11 +80,11 @@ def profile_captured(reference: str, number: int, timeout: float) -> ProfileResu
     ncu = find_ncu()
     require_gpu("profile")
     made = reproduce(reference, number)
-    entry, _ = cache.find(reference)
+    entry, _ = find(reference)
     with tempfile.TemporaryDirectory(prefix="tritonscope-reproducer-") as folder, source_in_place(entry):
         script = Path(folder) / f"repro_{made.kernel}.py"
         script.write_text(made.script)
-        shown = cache.as_published(made.source_file, cache.capture_folder(entry)) if made.source_file else ""
+        shown = as_published(made.source_file, capture_folder(entry)) if made.source_file else ""
         command = (sys.executable, str(script), "--once")
         return profile_command(ncu, command, made.kernel, made.source_file, timeout, shown)
 
@@ -93,11 +100,21 @@ def profile_command(
         compilation, notes = binary_that_ran(Path(folder), kernel)
     texts = file_lines(compilation) or _read_lines(kernel_file)
     measured = measure(page, compilation, kernel_file, texts)
-    static = cost.line_costs(compilation) if compilation is not None and measured.mapped_by == LINE_MAP else ()
-    if compilation is not None and measured.mapped_by != LINE_MAP:
-        notes += ("the binary read back from Triton's cache is not the one ncu measured: lines from ncu's line table",)
-    found = findings.find(compilation, static) if static and compilation is not None else ()
-    return ProfileResult(kernel, shown_file or kernel_file, command, measured, compilation, static, notes, found)
+    static, found, more = explained(compilation, measured.mapped_by)
+    return ProfileResult(kernel, shown_file or kernel_file, command, measured, compilation, static, notes + more, found)
+
+
+def explained(
+    compilation: Compilation | None, mapped_by: str
+) -> tuple[tuple[LineCost, ...], tuple[Finding, ...], tuple[str, ...]]:
+    """explain's cost per line, findings and notes of the binary that ran (explain's own path, what-ifs
+    left out), where its line map placed ncu's counters: beside another binary's lines they would mislead."""
+    if compilation is None:
+        return (), (), ()
+    if mapped_by != LINE_MAP:
+        return (), (), (_NOT_THE_BINARY,)
+    result = explain_compilation(compilation)
+    return result.lines, result.findings, result.notes
 
 
 def run_ncu(ncu: str, command: tuple[str, ...], kernel: str, env: dict[str, str], timeout: float) -> SourcePage:
@@ -145,12 +162,12 @@ def _hint(text: str) -> str | None:
 
 def binary_that_ran(folder: Path, kernel: str) -> tuple[Compilation | None, tuple[str, ...]]:
     """The kernel's one compile in the program's fresh Triton cache, read as `DIR/:NAME` is."""
-    entries = [e for e in cache.entries(folder) if e.name == kernel] if folder.is_dir() else []
-    if len(entries) != 1:
-        why = "it was not compiled there" if not entries else f"it was compiled {len(entries)} times (autotuning)"
+    compiles = [e for e in entries(folder) if e.name == kernel] if folder.is_dir() else []
+    if len(compiles) != 1:
+        why = "it was not compiled there" if not compiles else f"it was compiled {len(compiles)} times (autotuning)"
         return None, (f"the binary that ran is not read back from Triton's cache ({why}): lines from ncu's line table",)
     try:
-        return cache.read_compilation(f"{folder}/:{kernel}"), ()
+        return read_compilation(f"{folder}/:{kernel}"), ()
     except (TritonscopeError, OSError) as exc:
         return None, (f"the binary that ran could not be read ({getattr(exc, 'message', exc)}): lines from ncu's",)
 

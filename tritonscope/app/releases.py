@@ -3,7 +3,7 @@
 Each release lives in a virtual environment of its own under the user cache (envs/triton-X),
 made on first use with this Python and pip, and holding Triton alone. A request that names a
 release other than the running one is carried out by a worker running that environment's
-interpreter (isolate.py puts this tritonscope on its path), so the same kernel file and the same
+interpreter (isolate/local.py puts this tritonscope on its path), so the same kernel file and the same
 flags meet the other release's compiler; what comes back is the same result type as here.
 
 On a Ray cluster (`--cluster`) the same holds on each node: a task of another release is sent as
@@ -30,11 +30,13 @@ import venv
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from .. import isolate
 from ..core import scratch
 from ..core.errors import UsageError
 from ..core.fileio import user_cache_dir
-from ..isolate import Program, Relayed, Task, Workers, on_cluster
+from ..isolate import Program, Relayed, Task, Workers, function_named, name_of, on_cluster
 from ..results.catalog import EnvsListing
 from ..triton_api import version
 
@@ -233,16 +235,22 @@ def remove(release: str) -> ReleaseEnv:
     return env
 
 
-def task(function: str, args: tuple, release: str | None, files: tuple[str, ...] = (), here: str | None = None) -> Task:
+def task(
+    function: Callable[..., Any],
+    args: tuple,
+    release: str | None,
+    files: tuple[str, ...] = (),
+    here: Callable[..., Any] | None = None,
+) -> Task:
     """A Task running `function(*args)` under Triton `release`, wherever the executor runs it, or
     `here(*args)` (default: `function`) where that release is the one running (or None names it).
     Locally: another release's task runs in a worker of this machine's environment of it (made if
     missing). On a cluster: it is sent as `on_node`, so that each node finds or makes its own
     environment and makes the same choice between `function` and `here`; the head needs none."""
     if on_cluster() and release is not None:
-        return Task(f"{__name__}:on_node", (release, function, here or function, args), files=files)
+        return isolate.task(on_node, release, name_of(function), name_of(here or function), args, files=files)
     python = python_for(release)
-    return Task(function if python else here or function, args, python, files=files)
+    return isolate.task(function if python else here or function, *args, python=python, files=files)
 
 
 _node_workers: dict[str, Workers] = {}  # on a node: a worker per release, kept for the node's next tasks
@@ -260,8 +268,7 @@ def on_node(release: str, function: str, here: str, args: tuple):
     except UsageError as exc:  # said with the node's name: the driver's user reads it
         raise UsageError(f"on the cluster's node {socket.gethostname()}: {exc.message}", hint=exc.hint) from None
     if python is None:
-        module, _, name = here.partition(":")
-        return getattr(importlib.import_module(module), name)(*args)
+        return function_named(here)(*args)
     if python not in _node_workers:
         _node_workers[python] = Workers(timeout=24 * 3600)
     outcome = _node_workers[python].run([Task(function, args, python)])[0]
@@ -273,7 +280,6 @@ def on_node(release: str, function: str, here: str, args: tuple):
 def in_release(function):
     """Runs an app function whose first argument is a request in the Triton release the request
     names: here when that is the running release, else in a worker of the release's environment."""
-    name = f"{function.__module__}:{function.__name__}"
     signature = inspect.signature(function)
 
     @functools.wraps(function)
@@ -283,6 +289,6 @@ def in_release(function):
             return function(request, *args, **kwargs)
         bound = signature.bind(request, *args, **kwargs)  # a task's arguments travel by position
         with Workers(timeout=24 * 3600) as workers:  # the function keeps its own time limits
-            return workers.call(Task(name, bound.args, python))
+            return workers.call(isolate.task(run, *bound.args, python=python))  # named as the module names it
 
     return run

@@ -20,7 +20,7 @@ from ..core.errors import KernelFileError, UsageError
 from ..core.values import format_value
 from ..results.cache import CacheEntry
 from ..results.trace import ReproduceResult
-from .cache import as_published, capture_folder, find
+from .capture.entries import as_published, capture_folder, find
 from .script_template import CODE
 
 # Triton's metadata that is not a compile option (or, as extern_libs, names files of one installation).

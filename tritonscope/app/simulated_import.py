@@ -12,14 +12,18 @@ simulated device that print cannot be answered, so the import stops at that stat
 kernels defined so far are kept, and so are the ones defined after it: the definitions that
 follow the stopping statement (def, class, import, assignments, if/try/with blocks) still
 run, one statement at a time; its other statements (calls, loops: benchmarks, more prints)
-are skipped, as they would read the device again.
+are skipped, as they would read the device again. The import works in a folder of tritonscope's
+own, removed after it: what the file writes into its working directory meanwhile (a benchmark's
+results.html, its plots: figures of no real run) never lands among the user's files.
 """
 
 from __future__ import annotations
 import __future__
 
 import ast
+import contextlib
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -49,13 +53,18 @@ def can_simulate() -> bool:
     return local_target() is None and importlib.util.find_spec("torch") is not None
 
 
-def simulated(target: str):
+@contextlib.contextmanager
+def simulated(target: str) -> Iterator[dict]:
     """A context in which this process sees a simulated GPU of TARGET (the first target a process
-    simulates stays its device); yields the device's description."""
+    simulates stays its device), working in a folder of its own (what the file writes there goes
+    with it); yields the device's description."""
+    from ..core.scratch import own_working_folder, working_in
     from ..core.targets import resolve
     from ..triton_api import simulated as device
 
-    return device.importing(resolve(target)[0].simulated_device())
+    with device.importing(resolve(target)[0].simulated_device()) as described, own_working_folder() as folder:
+        with working_in(folder):
+            yield described
 
 
 def stops_simulated_import(exc: BaseException) -> bool:

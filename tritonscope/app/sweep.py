@@ -1,6 +1,6 @@
 """Variant sweeps: --vary axes expanded into requests, compiled in isolated workers.
 
-Each variant runs the whole pipeline (load, specialize, compile) in a worker (isolate.py),
+Each variant runs the whole pipeline (load, specialize, compile) in a worker (isolate/),
 so a heuristic or compiler that raises, aborts or segfaults, or runs past the timeout, fails
 that variant alone. Results come back in variant order, whatever the number of workers.
 """
@@ -15,13 +15,13 @@ from typing import Any
 from ..core.errors import UsageError
 from ..core.model import OPTION_NAMES, KernelSpec, ParamKind, VariantRequest
 from ..core.values import format_value
+from ..isolate import Executor, Task, on_cluster
 from ..isolate import Outcome as TaskOutcome
-from ..isolate import Task, Workers, on_cluster
 from ..results.diff import Outcome
 from . import releases
 
 AXIS_OPTIONS = (*OPTION_NAMES, "target", "config", "triton")
-COMPILE_MODULE = "tritonscope.app.prepare"  # what a worker runs: its tasks name it, warmed workers preload it
+COMPILE_MODULE = "tritonscope.app.prepare"  # the module of the tasks' functions: warmed workers preload it
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ def _with(request: VariantRequest, name: str, value: Any, kinds: dict[str, Param
     return request.with_value(name, value, constexpr=kinds[name] is ParamKind.CONSTEXPR)
 
 
-def run(variants: list[Outcome], workers: Workers, on_done: Callable[[Outcome], None] | None = None) -> list[Outcome]:
+def run(variants: list[Outcome], workers: Executor, on_done: Callable[[Outcome], None] | None = None) -> list[Outcome]:
     """Compiles every variant in the workers (isolated, `workers.jobs` at a time); each Outcome in the
     list is replaced by one with its compilation or error."""
     results: dict[int, Any] = {}
@@ -95,6 +95,7 @@ def _tasks(variants: list[Outcome]) -> list[Task]:
     its own nvdisasm). This release's leaves the disassembly to `run`, which reads every cubin in
     one nvdisasm run, except on a cluster: there the node finishes its own compile
     (`compile_finished`), so that the head does no work per variant."""
-    here = f"{COMPILE_MODULE}:" + ("compile_finished" if on_cluster() else "compile_undisassembled")
-    function = f"{COMPILE_MODULE}:compile_request"
-    return [releases.task(function, (v.request,), v.request.triton, (v.request.file,), here) for v in variants]
+    from .prepare import compile_finished, compile_request, compile_undisassembled  # loaded by now: no cost
+
+    here = compile_finished if on_cluster() else compile_undisassembled
+    return [releases.task(compile_request, (v.request,), v.request.triton, (v.request.file,), here) for v in variants]

@@ -3,14 +3,17 @@
 Python imports `sitecustomize` at start-up in the traced program and in every Python
 process it starts (torch.compile's compile workers too). For each compile, Triton's
 compilation listener gets the source and the specialization; one JSON line per compile
-goes to the file named by TRITONSCOPE_CAPTURE. Triton writes the artifacts themselves
-into TRITON_CACHE_DIR. With TRITONSCOPE_LAUNCHES set, each kernel's first launches (grid and
+goes to the file named by $TRITONSCOPE_CAPTURE. Triton writes the artifacts themselves
+into TRITON_CACHE_DIR. With $TRITONSCOPE_LAUNCHES set, each kernel's first launches (grid and
 arguments) go there too, one JSON line each: tritonscope/triton_api/capture.py, loaded by path so
-that the traced program needs no tritonscope on its path.
+that the traced program needs no tritonscope on its path. The variables' names are
+tritonscope_contract.py's, beside this file.
 """
 
 import json
 import os
+
+import tritonscope_contract as contract  # type: ignore[import-not-found]  # beside this file, on the path
 
 _loaded = []
 
@@ -80,7 +83,7 @@ def _record(src, metadata):
 def _copy_artifacts(metadata, metadata_group):
     import shutil
 
-    target = os.environ.get("TRITONSCOPE_CAPTURE_CACHE")
+    target = os.environ.get(contract.ENV_CAPTURE_CACHE)
     if not target or not metadata.get("hash"):
         return
     folder = os.path.join(target, str(metadata["hash"]))
@@ -118,16 +121,17 @@ def _install(log):
             previous(src=src, metadata=metadata, metadata_group=metadata_group, times=times, cache_hit=cache_hit)
 
     knobs.compilation.listener = listener
-    launches = os.environ.get("TRITONSCOPE_LAUNCHES")
+    launches = os.environ.get(contract.ENV_LAUNCHES)
     if launches:
         try:
-            _capture_module().install(launches, int(os.environ.get("TRITONSCOPE_LAUNCH_LIMIT", "3")))
+            limit = int(os.environ.get(contract.ENV_LAUNCH_LIMIT, contract.DEFAULT_LAUNCH_LIMIT))
+            _capture_module().install(launches, limit)
         except Exception:  # noqa: BLE001 - capturing must never break the traced program
             pass
 
 
-if os.environ.get("TRITONSCOPE_SIMULATED_DEVICE"):
+if os.environ.get(contract.ENV_SIMULATED_DEVICE):
     # before the program runs: it must see the simulated GPU from its first line (trace --target)
     _simulated_device().activate_from_environment()
-if os.environ.get("TRITONSCOPE_CAPTURE"):
-    _install(os.environ["TRITONSCOPE_CAPTURE"])
+if os.environ.get(contract.ENV_CAPTURE):
+    _install(os.environ[contract.ENV_CAPTURE])

@@ -1,10 +1,11 @@
 """The command line's frame: the typer app, global options, errors mapped to exit codes once,
 the pager, and where output goes. Commands (one module each) only parse, call app/, emit.
 
-Exit codes (results/status.py ExitStatus): 0 ok, 1 the kernel failed to compile, 2 bad usage,
+Exit codes (core/status.py ExitStatus): 0 ok, 1 the kernel failed to compile, 2 bad usage,
 input or environment, 3 a bug in tritonscope (traceback with --debug). 130 and 143 for Ctrl-C
-and SIGTERM. A command returns its result; the wrapper here draws it in the format asked for
-(render/registry.py) and exits with the result's status.
+and SIGTERM. A command returns its result (or cli/output.py's Output: the result, its view's
+options, the files it names); the wrapper here writes the files, draws the result in the format
+asked for (both through render/registry.py) and exits with the result's status.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import sys
 import traceback
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 import typer
@@ -29,6 +30,8 @@ from .. import __version__
 from ..core import fileio
 from ..core.errors import TritonscopeError
 from ..core.status import ExitStatus
+from .messages import progress, say  # noqa: F401 - the commands' `from ..app import say, progress`
+from .output import Output
 
 if typing.TYPE_CHECKING:
     from ..render.registry import Format
@@ -50,6 +53,7 @@ class Environment:
 
     no_pager: bool = False
     debug: bool = False
+    fmt: Format = "terminal"  # the format asked for (--json: "json"), while a command runs
     stdout: Any = None  # where results go; while a command runs, sys.stdout is stderr (a kernel's prints)
 
     @property
@@ -64,16 +68,6 @@ class Environment:
 
 
 ENV = Environment()
-
-
-@dataclass(frozen=True)
-class Output:
-    """What a command returns when its view takes options: the result, and those options
-    (--wrap, --side-by-side ...). A command may also return the bare result."""
-
-    result: Any
-    options: dict[str, Any] = field(default_factory=dict)
-    shown: bool = True  # False: only the exit status (trace's own output is its program's)
 
 
 NoPagerOpt = Annotated[bool, typer.Option("--no-pager", help="Never page long output on a terminal.")]
@@ -134,6 +128,7 @@ def command(name: str | None = None, parent: typer.Typer = app, **settings):
             ENV.no_pager |= values.pop("no_pager")
             ENV.debug |= values.pop("debug")
             ENV.stdout = sys.stdout
+            ENV.fmt = "json" if values.get("json_out") else "terminal"
             fileio.new_run()
             with errors_reported(), contextlib.ExitStack() as limits:
                 _check_stdout(ENV.stdout)
@@ -141,7 +136,7 @@ def command(name: str | None = None, parent: typer.Typer = app, **settings):
                 if values.get("timeout") is not None:
                     limits.enter_context(_user_code_limit(values["timeout"]))
                 limits.enter_context(_executor(values.get("cluster")))
-                _finish(function(**values), "json" if values.get("json_out") else "terminal")
+                _finish(function(**values), ENV.fmt)
 
         run.__signature__ = inspect.Signature(parameters)
         run.__annotations__ = {p.name: p.annotation for p in parameters}
@@ -155,17 +150,30 @@ def command(name: str | None = None, parent: typer.Typer = app, **settings):
 
 
 def _finish(returned: Any, fmt: Format) -> None:
-    """A command's result drawn in the format asked for, then its exit status."""
+    """A command's output: its files written, its result drawn in the format asked for (both
+    through render/registry.py), then its exit status."""
     if returned is None:
         return
     output = returned if isinstance(returned, Output) else Output(returned)
+    if output.files:
+        from .output import write
+
+        write(output)
     if output.shown:
         from ..render.registry import renderer
 
-        kind = type(output.result)
+        kind, fmt = type(output.result), output.fmt or fmt
         emit(renderer(kind, fmt, width=ENV.width, color=ENV.color, **output.options), output.result)
     if output.result.exit_status != ExitStatus.SUCCESS:
         raise typer.Exit(int(output.result.exit_status))
+
+
+def preload(result_type: type) -> None:
+    """Imports the renderer the command's result will be drawn with now, while other work runs (a
+    sweep's workers compile), rather than after it."""
+    from ..render.registry import renderer_class
+
+    renderer_class(result_type, ENV.fmt)
 
 
 @contextlib.contextmanager
@@ -255,31 +263,6 @@ def _silence_stdout() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
-@functools.cache
-def _stderr_console():
-    """rich is imported only once something is printed through it: `dump --json` never does."""
-    from rich.console import Console
-
-    return Console(stderr=True, highlight=False, markup=False, emoji=False)
-
-
-def say(message: str, style: str | None = None) -> None:
-    """One line to stderr, styled where stderr is a terminal; user text is never read as markup."""
-    from rich.text import Text
-
-    _stderr_console().print(Text(message, style=style or ""), soft_wrap=True)
-
-
-@contextlib.contextmanager
-def progress(message: str):
-    """A spinner on stderr while long work runs, only where stderr is a terminal."""
-    if sys.stderr.isatty():
-        with _stderr_console().status(message, spinner="dots"):
-            yield
-    else:
-        yield
-
-
 def emit(renderer: Any, result: Any) -> None:
     """A result out through its renderer: text to stdout (paged on a terminal), JSON as it is."""
     stdout = ENV.stdout or sys.stdout
@@ -327,7 +310,7 @@ def main() -> None:
         with scratch.run_folder():  # ptxas's and pip's temporary files, removed however the run ends
             app()
     except SystemExit as end:
-        driver = sys.modules.get("tritonscope.cluster")
+        driver = sys.modules.get("tritonscope.isolate.cluster")
         if driver is not None:  # --cluster: this may be the child that drives Ray (cluster.drive_in_child)
             driver.finished(end.code)
         raise

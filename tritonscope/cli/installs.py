@@ -11,7 +11,8 @@ from __future__ import annotations
 import contextlib
 import sys
 
-from .app import ENV, _stderr_console, say
+from .app import ENV
+from .messages import say, stderr_console
 
 
 def ensure_release(release: str | None) -> None:
@@ -50,7 +51,7 @@ def _install_progress(release: str):
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn
 
     columns = (TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=_stderr_console(), transient=True) as bar:
+    with Progress(*columns, console=stderr_console(), transient=True) as bar:
         task = bar.add_task(f"Triton {release}", total=None)
 
         def advance(done: int | None, total: int | None, line: str) -> None:

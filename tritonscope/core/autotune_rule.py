@@ -2,8 +2,9 @@
 
 With no GPU the candidates cannot be timed. Every one is still compiled, as on a GPU; the rule
 says which one the autotuner is told is the fastest, so that it keeps and launches that one.
-The traced program gets the rule as JSON (triton_api/simulated/autotune.py applies it and writes,
-per autotuned kernel, the rule, the candidate chosen and whether the rule found its candidate).
+The traced program gets the rule as JSON (`as_environment`, in the variable the capture contract
+names: capture_hook/tritonscope_contract.py); triton_api/simulated/autotune.py applies it and writes,
+per autotuned kernel, the rule, the candidate chosen and whether the rule found its candidate.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import json
 from dataclasses import dataclass
 from typing import Literal
 
-ENVIRONMENT = "TRITONSCOPE_AUTOTUNE_RULE"
 FORMS = "first, last, an index N (from 0) or KEY=VALUE,... (e.g. BLOCK_M=128,num_warps=8)"
 
 

@@ -71,3 +71,27 @@ def alive(pid: int) -> bool:
     except PermissionError:  # another user's process
         return True
     return True
+
+
+@contextlib.contextmanager
+def own_working_folder() -> Iterator[Path]:
+    """A fresh folder of tritonscope's own (in the run's folder where there is one), removed after the
+    block: the working directory of code tritonscope runs on its own account, a kernel file imported
+    or run against the simulated GPU, so that what that code writes into its working directory (a
+    benchmark's results.html and plots, figures of no real run) never lands among the user's files."""
+    folder = Path(tempfile.mkdtemp(prefix="tritonscope-cwd."))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def working_in(folder: Path) -> Iterator[None]:
+    """This process's working directory is FOLDER for the block, then the one before again."""
+    previous = os.getcwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(previous)

@@ -11,4 +11,3 @@ class ExitStatus(IntEnum):
     USAGE = 2  # bad usage, input or environment
     BUG = 3  # a bug in tritonscope
     INTERRUPTED = 130  # Ctrl-C
-    TERMINATED = 143  # SIGTERM

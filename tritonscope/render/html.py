@@ -28,6 +28,7 @@ from ..results.dump import DumpResult
 from ..results.explain import ExplainResult, ReportResult
 from ..results.passes import PassesResult
 from .lexers import lexer_for
+from .registry import part
 from .terminal.diff import figure_rows
 from .terminal.dump import mix_rows, signature_text
 from .terminal.explain import figures
@@ -362,16 +363,20 @@ class HtmlReport:
         self.keep_loc = keep_loc
 
     def render(self, result) -> str:
-        if isinstance(result, ReportResult):
-            c = result.explained.compilation
-            return compilation_report(c, list(result.stages), self.keep_loc, result.explained)
-        if isinstance(result, DumpResult):
-            return compilation_report(result.compilation, list(result.stages), self.keep_loc)
-        if isinstance(result, DiffResult):
-            return diff_report(result)
-        if isinstance(result, PassesResult):
-            return passes_report(result)
-        raise TypeError(f"no HTML page for {type(result).__name__}")
+        return getattr(self, part(type(result), "html"))(result)  # the page render/registry.py names
+
+    def report(self, result: ReportResult) -> str:
+        c = result.explained.compilation
+        return compilation_report(c, list(result.stages), self.keep_loc, result.explained)
+
+    def dump(self, result: DumpResult) -> str:
+        return compilation_report(result.compilation, list(result.stages), self.keep_loc)
+
+    def diff(self, result: DiffResult) -> str:
+        return diff_report(result)
+
+    def passes(self, result: PassesResult) -> str:
+        return passes_report(result)
 
 
 def _cache_note(c) -> str:

@@ -8,7 +8,6 @@ document.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
@@ -22,7 +21,7 @@ from ..results.captures import CaptureDiffResult
 from ..results.catalog import EnvsListing, KernelList, SamplesResult
 from ..results.check import CheckResult
 from ..results.diff import DiffResult
-from ..results.dump import CompareResult, DumpResult
+from ..results.dump import DumpResult
 from ..results.explain import ExplainResult, ProfileResult
 from ..results.grid import GridResult
 from ..results.layout import LayoutListResult, LayoutResult, SharedLayoutResult
@@ -30,6 +29,7 @@ from ..results.passes import PassesComparison, PassesResult
 from ..results.space import SpaceResult
 from ..results.trace import TraceResult
 from .json_captures import capture_diff_body
+from .registry import part
 
 
 def envelope(kind: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -41,10 +41,13 @@ class JsonRenderer:
         self.full = full  # passes --show --full: the IR after each shown pass
 
     def render(self, result: Any) -> str:
-        body = _BODIES[type(result)](self, result)
-        return json.dumps(to_jsonable(envelope(result.kind, body)), indent=2, allow_nan=False) + "\n"
+        return json.dumps(to_jsonable(envelope(result.kind, self.body(result))), indent=2, allow_nan=False) + "\n"
 
-    def _space(self, r: SpaceResult):
+    def body(self, result: Any) -> dict[str, Any]:
+        """A result's document without the envelope, drawn by the part render/registry.py names."""
+        return getattr(self, part(type(result), "json"))(result)
+
+    def space(self, r: SpaceResult):
         def point(index: int) -> dict[str, Any]:
             p = r.points[index]
             return {"index": index, "label": p.label, "figures": p.figures, "cause": p.cause, "error": p.error}
@@ -56,17 +59,17 @@ class JsonRenderer:
         body["points"] = [point(i) for i in range(len(r.points))]
         return body
 
-    def _samples(self, r: SamplesResult):
+    def samples(self, r: SamplesResult):
         rows = [
             {"name": s.name, "kernels": list(s.kernels), "description": s.description, "path": str(s.path)}
             for s in r.samples
         ]
         return {"samples": rows}
 
-    def _list(self, r: KernelList):
+    def kernel_list(self, r: KernelList):
         return {"file": str(r.path), "kernels": list(r.kernels), "defaults": r.defaults, "notices": list(r.notices)}
 
-    def _dump(self, r: DumpResult):
+    def dump(self, r: DumpResult):
         body = compilation_body(r.compilation)
         shown = {stage.value for stage in r.stages}  # --stage: only those, in the text and the line map
         body["stages"] = {name: text for name, text in body["stages"].items() if name in shown}
@@ -78,10 +81,10 @@ class JsonRenderer:
             body["line_map"] = [e for e in body["line_map"] if (e["file"], e["line"]) in r.source_lines]
         return body
 
-    def _diff(self, r: DiffResult):
+    def diff(self, r: DiffResult):
         return {"variants": [_variant(i, o) for i, o in enumerate(r.outcomes)], "diffs": _diffs(r)}
 
-    def _passes(self, r: PassesResult):
+    def passes(self, r: PassesResult):
         body = {
             "triton_version": r.triton_version,
             "variant": r.variant,
@@ -93,7 +96,7 @@ class JsonRenderer:
             body["timing"] = _timing(r.timing)
         return body
 
-    def _passes_compare(self, r: PassesComparison):
+    def passes_compare(self, r: PassesComparison):
         d = r.divergence
         body: dict[str, Any] = {
             "variants": [
@@ -110,16 +113,16 @@ class JsonRenderer:
             body["divergence"]["output_diff"] = list(r.across)
         return body
 
-    def _trace(self, r: TraceResult):
+    def trace(self, r: TraceResult):
         body = {"out": str(r.out), "returncode": r.returncode, "kernels": list(r.kernels), "launches": r.launches}
         body.update(target=r.target, stopped=r.stopped)
         return body
 
-    def _envs(self, r: EnvsListing):
+    def envs(self, r: EnvsListing):
         envs = [{"release": release, "path": str(path), "bytes": size} for release, path, size in r.envs]
         return {"folder": str(r.folder), "running": r.running, "envs": envs}
 
-    def _layout_list(self, r: LayoutListResult):
+    def layout_list(self, r: LayoutListResult):
         return {
             "kernel": r.kernel,
             "language": r.language,
@@ -128,7 +131,7 @@ class JsonRenderer:
             "accesses": [asdict(a) for a in r.accesses],
         }
 
-    def _shared_layout(self, r: SharedLayoutResult):
+    def shared_layout(self, r: SharedLayoutResult):
         banks = {",".join(map(str, e)): b for e, b in sorted(r.banks.items())} if r.banks is not None else None
         return {
             "layout": r.layout,
@@ -141,7 +144,7 @@ class JsonRenderer:
             "origin": r.origin,
         }
 
-    def _grid(self, r: GridResult):
+    def grid(self, r: GridResult):
         body: dict[str, Any] = {
             "kernel": r.variant.kernel,
             "grid": list(r.size),
@@ -151,7 +154,7 @@ class JsonRenderer:
             body["wave"] = {"programs": r.wave, "distinct_input_tiles": r.wave_loads}
         return body
 
-    def _layout(self, r: LayoutResult):
+    def layout(self, r: LayoutResult):
         own = r.ownership
         owners = {",".join(map(str, e)): [list(o) for o in who] for e, who in sorted(own.owners.items())}
         return {
@@ -164,10 +167,10 @@ class JsonRenderer:
             "owners": owners,
         }
 
-    def _bench(self, r: BenchResult):
+    def bench(self, r: BenchResult):
         return {"file": r.file, "peak": asdict(r.peak), "results": [asdict(m) for m in r.results]}
 
-    def _replay(self, r: ReplayResult):
+    def replay(self, r: ReplayResult):
         return {
             "capture": r.reference,
             "kernel": r.kernel,
@@ -176,7 +179,7 @@ class JsonRenderer:
             "launches": [asdict(t) for t in r.launches],
         }
 
-    def _cache(self, r: CacheListing):
+    def cache(self, r: CacheListing):
         return {
             "folder": str(r.folder),
             "kernels": [_entry(r.folder, e) for e in r.entries],
@@ -185,7 +188,7 @@ class JsonRenderer:
             "autotune": list(r.autotune),
         }
 
-    def _explain(self, r: ExplainResult):
+    def explain(self, r: ExplainResult):
         c = r.compilation
         body = {
             "triton_version": c.triton_version,
@@ -205,7 +208,7 @@ class JsonRenderer:
             body["compile_time"] = _compile_time(c, r.growth)
         return body
 
-    def _profile(self, r: ProfileResult):
+    def profile(self, r: ProfileResult):
         m, static = r.measured, {cost.line: cost for cost in r.static}
         return {
             "kernel": r.kernel,
@@ -227,7 +230,7 @@ class JsonRenderer:
             "notes": list(r.notes),
         }
 
-    def _check(self, r: CheckResult):
+    def check(self, r: CheckResult):
         entries = []
         for o in r.outcomes:
             entries.append(
@@ -245,43 +248,19 @@ class JsonRenderer:
             )
         return {"ok": r.ok, "exit_code": r.exit_code, "entries": entries, "notes": list(r.notes)}
 
+    def capture_diff(self, r: CaptureDiffResult):
+        return capture_diff_body(r)
 
-_BODIES: dict[type, Callable[[JsonRenderer, Any], dict[str, Any]]] = {
-    SamplesResult: JsonRenderer._samples,
-    KernelList: JsonRenderer._list,
-    DumpResult: JsonRenderer._dump,
-    CompareResult: JsonRenderer._dump,
-    DiffResult: JsonRenderer._diff,
-    PassesResult: JsonRenderer._passes,
-    PassesComparison: JsonRenderer._passes_compare,
-    EnvsListing: JsonRenderer._envs,
-    TraceResult: JsonRenderer._trace,
-    GridResult: JsonRenderer._grid,
-    LayoutResult: JsonRenderer._layout,
-    LayoutListResult: JsonRenderer._layout_list,
-    SharedLayoutResult: JsonRenderer._shared_layout,
-    BenchResult: JsonRenderer._bench,
-    ReplayResult: JsonRenderer._replay,
-    CacheListing: JsonRenderer._cache,
-    ExplainResult: JsonRenderer._explain,
-    CheckResult: JsonRenderer._check,
-    ProfileResult: JsonRenderer._profile,
-    CaptureDiffResult: lambda self, r: capture_diff_body(r),
-    ReleaseTimings: lambda self, r: _release_timings(self, r),
-    SpaceResult: JsonRenderer._space,
-}
-
-
-def _release_timings(renderer: JsonRenderer, r: ReleaseTimings) -> dict[str, Any]:
-    return {
-        "subject": r.subject,
-        "releases": list(r.releases),
-        "runs": [None if run is None else _BODIES[type(run)](renderer, run) for run in r.runs],
-        "errors": list(r.errors),
-        "ratios": [{"launch": key, "ratios": ratios} for key, ratios in r.ratios()],
-        "passes": None if r.passes is None else JsonRenderer._passes_compare(renderer, r.passes),
-        "passes_error": r.passes_error,
-    }
+    def release_timings(self, r: ReleaseTimings):
+        return {
+            "subject": r.subject,
+            "releases": list(r.releases),
+            "runs": [None if run is None else self.body(run) for run in r.runs],
+            "errors": list(r.errors),
+            "ratios": [{"launch": key, "ratios": ratios} for key, ratios in r.ratios()],
+            "passes": None if r.passes is None else self.passes_compare(r.passes),
+            "passes_error": r.passes_error,
+        }
 
 
 def _measured_line(line, static) -> dict[str, Any]:

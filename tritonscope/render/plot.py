@@ -82,7 +82,21 @@ def render(result: BenchResult, format: str) -> bytes:
     return buffer.getvalue()
 
 
+class PlotRenderer:
+    """`bench --plot FILE`: the file's name picks the format (.svg or .png), checked when the
+    renderer is made, so that the command can ask before any GPU time is spent."""
+
+    def __init__(self, path: Path | str = "plot.svg"):
+        check(Path(path))
+        self.format = Path(path).suffix.lower().lstrip(".")
+
+    def render(self, result: BenchResult) -> bytes:
+        return render(result, self.format)
+
+
 def write(result: BenchResult, path: Path) -> None:
+    """The plot written whole to `path`, as the command wrapper writes `--plot` (for callers of
+    tritonscope as a library)."""
     from ..core.fileio import write_output
 
-    write_output(path, render(result, path.suffix.lower().lstrip(".")), "--plot", (result.file,))
+    write_output(path, PlotRenderer(path).render(result), "--plot", (result.file,))

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..core.status import ExitStatus
+from .base import Result
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ class LaunchTiming:
 
 
 @dataclass(frozen=True)
-class BenchResult:
+class BenchResult(Result):
     kind: ClassVar[str] = "bench"
     file: str
     peak: Peak
@@ -60,7 +61,7 @@ class BenchResult:
 
 
 @dataclass(frozen=True)
-class ReplayResult:
+class ReplayResult(Result):
     """`bench DIR/:KERNEL` (file None: the captured kernel) or `bench FILE --launch DIR/:KERNEL`."""
 
     kind: ClassVar[str] = "bench"
@@ -80,7 +81,7 @@ class ReplayResult:
 
 
 @dataclass(frozen=True)
-class ReleaseTimings:
+class ReleaseTimings(Result):
     """`bench ... --vary triton=A,B`: the same launches timed under each release (each in its own
     worker process), beside the first compiler pass whose output differs between the first two."""
 

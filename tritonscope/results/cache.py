@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from ..core.status import ExitStatus
 from ..core.targets import TARGETS
+from .base import Result
 
 
 @dataclass(frozen=True)
@@ -35,14 +35,10 @@ class CacheEntry:
 
 
 @dataclass(frozen=True)
-class CacheListing:
+class CacheListing(Result):
     kind: ClassVar[str] = "cache list"
     folder: Path
     entries: tuple[CacheEntry, ...]
     skipped: tuple[str, ...] = ()  # one line per entry that could not be read
     autotune: tuple[dict, ...] = ()  # trace --target: each autotuned kernel's candidates, choice and rule
     simulated: dict | None = None  # trace --target: the simulated GPU the capture was made against
-
-    @property
-    def exit_status(self) -> ExitStatus:
-        return ExitStatus.SUCCESS

@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from ..analysis.captures import KernelPair, counts
 from ..core.status import ExitStatus
+from .base import Result
 
 
 @dataclass(frozen=True)
@@ -23,7 +24,7 @@ class Comparison:
 
 
 @dataclass(frozen=True)
-class CaptureDiffResult:
+class CaptureDiffResult(Result):
     kind: ClassVar[str] = "capture diff"
     comparisons: tuple[Comparison, ...]
     notes: tuple[str, ...] = ()  # warnings: targets or releases that differ between the sides

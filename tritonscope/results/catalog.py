@@ -8,41 +8,29 @@ from typing import Any, ClassVar
 
 from ..core.model import KernelSpec
 from ..core.samples import Sample
-from ..core.status import ExitStatus
+from .base import Result
 
 
 @dataclass(frozen=True)
-class SamplesResult:
+class SamplesResult(Result):
     kind: ClassVar[str] = "samples"
     samples: tuple[Sample, ...]
 
-    @property
-    def exit_status(self) -> ExitStatus:
-        return ExitStatus.SUCCESS
-
 
 @dataclass(frozen=True)
-class KernelList:
+class KernelList(Result):
     kind: ClassVar[str] = "list"
     path: Path
     kernels: tuple[KernelSpec, ...]
     defaults: dict[str, Any]  # the file's tritonscope_defaults
     notices: tuple[str, ...] = ()  # how the file was imported, when not plainly (a simulated GPU, a stop)
 
-    @property
-    def exit_status(self) -> ExitStatus:
-        return ExitStatus.SUCCESS
-
 
 @dataclass(frozen=True)
-class EnvsListing:
+class EnvsListing(Result):
     """`tritonscope envs list`: the Triton releases installed for --triton, and the running one."""
 
     kind: ClassVar[str] = "envs"
     folder: Path
     running: str
     envs: tuple[tuple[str, Path, int], ...]  # (release, environment folder, bytes on disk)
-
-    @property
-    def exit_status(self) -> ExitStatus:
-        return ExitStatus.SUCCESS

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 from ..analysis.findings import Finding
 from ..core.model import CheckEntry, Compilation
 from ..core.status import ExitStatus
+from .base import Result
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,7 @@ class EntryOutcome:
     findings: tuple[Finding, ...] = ()
     error: str | None = None
     exit_code: int = 0  # the error's: 1 the kernel does not compile, 2 bad input
+    notes: tuple[str, ...] = ()  # the findings': what was missing, the kinds therefore not looked for
 
     @property
     def ok(self) -> bool:
@@ -34,10 +36,10 @@ class EntryOutcome:
 
 
 @dataclass(frozen=True)
-class CheckResult:
+class CheckResult(Result):
     kind: ClassVar[str] = "check"
     outcomes: tuple[EntryOutcome, ...]
-    notes: tuple[str, ...] = ()  # checking a capture: compiles without a counterpart in the baseline
+    notes: tuple[str, ...] = ()  # a capture's compiles without a counterpart in the baseline; entries' notes
 
     @property
     def ok(self) -> bool:

@@ -8,6 +8,7 @@ from typing import ClassVar
 from ..analysis.diffing import StageDiff
 from ..core.model import Compilation, VariantRequest
 from ..core.status import ExitStatus
+from .base import Result
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,7 @@ class Outcome:
 
 
 @dataclass(frozen=True)
-class DiffResult:
+class DiffResult(Result):
     kind: ClassVar[str] = "diff"
     outcomes: tuple[Outcome, ...]
     diffs: tuple[StageDiff, ...]

@@ -7,19 +7,15 @@ from typing import ClassVar
 
 from ..core.model import Compilation
 from ..core.stages import SourceLine, Stage
-from ..core.status import ExitStatus
+from .base import Result
 
 
 @dataclass(frozen=True)
-class DumpResult:
+class DumpResult(Result):
     kind: ClassVar[str] = "dump"
     compilation: Compilation
     stages: tuple[Stage, ...]  # the stages asked for, in pipeline order
     source_lines: frozenset[SourceLine] | None = None  # only what these Python lines became
-
-    @property
-    def exit_status(self) -> ExitStatus:
-        return ExitStatus.SUCCESS
 
 
 @dataclass(frozen=True)

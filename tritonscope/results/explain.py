@@ -11,11 +11,11 @@ from ..analysis.findings import Finding
 from ..analysis.measured import Measured
 from ..core.model import Compilation
 from ..core.stages import Stage
-from ..core.status import ExitStatus
+from .base import Result
 
 
 @dataclass(frozen=True)
-class ExplainResult:
+class ExplainResult(Result):
     kind: ClassVar[str] = "explain"
     compilation: Compilation
     lines: tuple[LineCost, ...]  # each kernel-file line that produced machine code or a conversion
@@ -24,13 +24,9 @@ class ExplainResult:
     notes: tuple[str, ...] = ()
     growth: tuple[LineGrowth, ...] | None = None  # --compile-time: operations per line at each IR level
 
-    @property
-    def exit_status(self) -> ExitStatus:
-        return ExitStatus.SUCCESS
-
 
 @dataclass(frozen=True)
-class ProfileResult:
+class ProfileResult(Result):
     kind: ClassVar[str] = "profile"
     kernel: str
     file: str  # the kernel's file
@@ -44,20 +40,12 @@ class ProfileResult:
     def findings_on(self, line: int) -> tuple[Finding, ...]:
         return tuple(f for f in self.findings if line == f.line or line in f.lines)
 
-    @property
-    def exit_status(self) -> ExitStatus:
-        return ExitStatus.SUCCESS
-
 
 @dataclass(frozen=True)
-class ReportResult:
+class ReportResult(Result):
     """`report`: explain's result as one HTML page (so the page and `explain` agree), with the
     stages shown at first."""
 
     kind: ClassVar[str] = "report"
     explained: ExplainResult
     stages: tuple[Stage, ...]
-
-    @property
-    def exit_status(self) -> ExitStatus:
-        return ExitStatus.SUCCESS

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..core.model import Variant
-from ..core.status import ExitStatus
+from .base import Result
 
 
 @dataclass(frozen=True)
@@ -29,17 +29,13 @@ class Program:
 
 
 @dataclass(frozen=True)
-class GridResult:
+class GridResult(Result):
     kind: ClassVar[str] = "grid"
     variant: Variant
     size: tuple[int, ...]
     programs: tuple[Program, ...]
     wave: int | None = None
     wave_loads: dict[str, int] | None = None  # distinct input tiles the first `wave` programs load
-
-    @property
-    def exit_status(self) -> ExitStatus:
-        return ExitStatus.SUCCESS
 
 
 def tile_of(access: Access) -> tuple[int, int, int, int] | None:

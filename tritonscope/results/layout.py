@@ -7,23 +7,19 @@ from typing import ClassVar
 
 from ..analysis.layouts import Layout, Ownership
 from ..analysis.module_layouts import SharedAccess, UsedLayout
-from ..core.status import ExitStatus
+from .base import Result
 
 
 @dataclass(frozen=True)
-class LayoutResult:
+class LayoutResult(Result):
     kind: ClassVar[str] = "layout"
     layout: Layout
     ownership: Ownership
     origin: str | None = None  # where a layout taken from a kernel's TTGIR came from
 
-    @property
-    def exit_status(self) -> ExitStatus:
-        return ExitStatus.SUCCESS
-
 
 @dataclass(frozen=True)
-class LayoutListResult:
+class LayoutListResult(Result):
     """`layout --from FILE -k KERNEL` alone: every layout the kernel's TTGIR uses, with its Python
     lines, and every move between registers and shared memory with its bank conflicts."""
 
@@ -34,13 +30,9 @@ class LayoutListResult:
     layouts: tuple[UsedLayout, ...]
     accesses: tuple[SharedAccess, ...]
 
-    @property
-    def exit_status(self) -> ExitStatus:
-        return ExitStatus.SUCCESS
-
 
 @dataclass(frozen=True)
-class SharedLayoutResult:
+class SharedLayoutResult(Result):
     """A shared-memory layout drawn as the bank of each element, with the accesses that use it."""
 
     kind: ClassVar[str] = "shared_layout"
@@ -54,7 +46,3 @@ class SharedLayoutResult:
     # Who laid the elements out: "triton" (its shared linear layout, 3.9 on), "tritonscope" (the same
     # rules, read from the layout's parameters: analysis/shared_layouts.py), or None (not drawn).
     banks_from: str | None = None
-
-    @property
-    def exit_status(self) -> ExitStatus:
-        return ExitStatus.SUCCESS

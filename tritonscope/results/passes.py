@@ -8,11 +8,11 @@ from typing import ClassVar
 from ..analysis.compile_time import CompileTiming
 from ..analysis.passes import Divergence, LlvmPassRecord, PassRecord, across_diff
 from ..core.model import Variant
-from ..core.status import ExitStatus
+from .base import Result
 
 
 @dataclass(frozen=True)
-class PassesResult:
+class PassesResult(Result):
     kind: ClassVar[str] = "passes"
     variant: Variant
     records: tuple[PassRecord, ...]
@@ -29,13 +29,9 @@ class PassesResult:
     def __post_init__(self) -> None:
         object.__setattr__(self, "diffs", {r.index: tuple(r.diff()) for r in self.selected or ()})
 
-    @property
-    def exit_status(self) -> ExitStatus:
-        return ExitStatus.SUCCESS
-
 
 @dataclass(frozen=True)
-class PassesComparison:
+class PassesComparison(Result):
     """`passes --vary NAME=A,B`: two pipelines, and the first pass whose output differs."""
 
     kind: ClassVar[str] = "passes-compare"
@@ -63,7 +59,3 @@ class PassesComparison:
         """The pass names one pipeline runs and the other never does."""
         others = {r.name for r in self.results[1 - which].records}
         return list(dict.fromkeys(r.name for r in self.results[which].records if r.name not in others))
-
-    @property
-    def exit_status(self) -> ExitStatus:
-        return ExitStatus.SUCCESS

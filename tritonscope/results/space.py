@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..core.status import ExitStatus
+from .base import Result
 
 
 @dataclass(frozen=True)
@@ -19,7 +20,7 @@ class SpacePoint:
 
 
 @dataclass(frozen=True)
-class SpaceResult:
+class SpaceResult(Result):
     """`diff --space`: every config's figures, the failures by cause, the Pareto set and the top N."""
 
     kind: ClassVar[str] = "space"

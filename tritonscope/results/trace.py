@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ..core.status import ExitStatus
+from .base import Result
 
 
 @dataclass(frozen=True)
-class TraceResult:
+class TraceResult(Result):
     kind: ClassVar[str] = "trace"
     out: Path
     kernels: tuple[str, ...]
@@ -31,7 +32,7 @@ class TraceResult:
 
 
 @dataclass(frozen=True)
-class ReproduceResult:
+class ReproduceResult(Result):
     kind: ClassVar[str] = "reproduce"
     reference: str
     kernel: str
@@ -42,7 +43,3 @@ class ReproduceResult:
     dump_command: str  # the dump line that specializes the kernel as that launch did
     notes: tuple[str, ...] = ()
     source_file: str = ""  # the kernel's file, as the capture recorded it
-
-    @property
-    def exit_status(self) -> ExitStatus:
-        return ExitStatus.SUCCESS

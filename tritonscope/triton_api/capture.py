@@ -1,9 +1,10 @@
 """What runs inside a program traced by `tritonscope trace`: launch recording and kernel globals.
 
 The traced program's sitecustomize (capture_hook/) loads this file by its path, so it imports
-only the standard library and Triton (torch only through a tensor it is given), never
-tritonscope. Nothing here may break or slow the traced program: every step is guarded, and
-after a kernel's first N launches a launch costs one dictionary look-up.
+only the standard library, Triton (torch only through a tensor it is given) and the contract beside
+the hook (capture_hook/tritonscope_contract.py), never the rest of tritonscope. Nothing here may
+break or slow the traced program: every step is guarded, and after a kernel's first N launches a
+launch costs one dictionary look-up.
 
 How launches are seen, in every release from 3.5 to 3.9 (read in their runtime/jit.py and
 compiler/compiler.py): `JITFunction.run` calls `kernel.launch_metadata(grid, stream,
@@ -24,6 +25,11 @@ import os
 import sys
 import textwrap
 from types import FrameType
+
+try:  # in tritonscope's own process
+    from ..capture_hook import tritonscope_contract as contract
+except ImportError:  # loaded by its path in the traced program, whose path has the hook's folder
+    import tritonscope_contract as contract  # type: ignore[import-not-found, no-redef]
 
 SMALL_INTEGER_TENSOR = 1 << 20  # integer tensors up to this many elements get their min and max recorded
 MAX_ITEMS = 64  # of a tuple argument
@@ -213,8 +219,6 @@ class StopAtLaunch:
     `name` (any kernel when empty) defined in `file` (any file when empty) is written: what
     `--from-run` needs is that launch's compile and record, nothing the program does after it."""
 
-    EXIT_CODE = 87  # tells tritonscope the launch was reached; a program's own exit rarely uses it
-
     def __init__(self, recorder: Recorder, want: dict):
         self.recorder, self.want, self.seen = recorder, want, 0
 
@@ -226,7 +230,7 @@ class StopAtLaunch:
                 append_line(self.recorder.log, {**launch_record(kernel, grid, args, index), "stop": True})
                 sys.stdout.flush()
                 sys.stderr.flush()
-                os._exit(self.EXIT_CODE)
+                os._exit(contract.LAUNCH_REACHED_EXIT)
         self.recorder(kernel, grid, args)
 
     def _wanted(self, kernel) -> bool:
@@ -241,7 +245,7 @@ class StopAtLaunch:
 
 
 def install(log: str, limit: int) -> None:
-    stop = os.environ.get("TRITONSCOPE_STOP_AT_LAUNCH")
+    stop = os.environ.get(contract.ENV_STOP_AT_LAUNCH)
     if limit <= 0 and not stop:
         return
     recorder = Recorder(log, limit)

@@ -5,15 +5,16 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..app import command, progress, say
+from ..app import command, progress
 from ..options import FileArg, JsonOpt, KernelOpt
+from ..output import File, Output
 
 if TYPE_CHECKING:  # the command's import stays light: --help loads no result module
     from ...results.bench import ReplayResult
 
 
 def is_reference(given: str) -> bool:
-    from ...app.cache import is_reference as names_an_entry
+    from ...app.capture.entries import is_reference as names_an_entry
 
     return names_an_entry(given)
 
@@ -147,7 +148,6 @@ def bench(
     """
     from ...app.bench import bench as run_bench
     from ...core.errors import UsageError
-    from ...render import plot as plots
     from .. import argtypes
 
     if any(item.partition("=")[0].strip() == "triton" for item in vary or ()):
@@ -158,11 +158,17 @@ def bench(
         return _replay(file, kernel, launch)
     axes = _axes(vary, space)
     inputs = dict(argtypes.assignments(input_options, "--input"))
-    if plot:
-        plots.check(plot)
+    drawn = _plot(plot, file)  # checked before any GPU time is spent
     with progress(f"running {file} on the GPU"):
         result = run_bench(file, argtypes.size_list(size), axes, inputs, bool(space))
-    if plot:
-        plots.write(result, plot)
-        say(f"plot written to {plot}", "dim")
-    return result
+    return Output(result, files=drawn)
+
+
+def _plot(plot: Path | None, file: str) -> tuple[File, ...]:
+    """--plot FILE: the plot, in the format its name says, written beside the view."""
+    from ...results.bench import BenchResult
+
+    if plot is None:
+        return ()
+    drawn = File(plot, "plot", "--plot", (file,), {"path": plot}, said="plot written to {path}", style="dim")
+    return (drawn.checked(BenchResult),)

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from ...core.errors import UsageError
 from ...core.model import VariantRequest
-from ..app import Output, progress
+from ..app import progress
+from ..output import Output
 
 
 def wants_captures(request: VariantRequest, other: str | None, html_out=None, configs: bool = False) -> bool:
@@ -32,7 +33,7 @@ def capture_diff(
     timeout: float,
     side_by_side: bool,
 ) -> object:
-    from ...app import capdiff
+    from ...app.capture.diff import diff_captures, kernel_diff
     from .. import argtypes
 
     _refuse_variant_flags(request)
@@ -47,20 +48,20 @@ def capture_diff(
     if axes:
         raise UsageError("--vary does not apply to two captures: give one capture with --vary triton=A,B")
     if request.kernel:
-        result = capdiff.kernel_diff(Path(request.file), Path(other), request.kernel, argtypes.stages(stage))
+        result = kernel_diff(Path(request.file), Path(other), request.kernel, argtypes.stages(stage))
         return Output(result, {"side_by_side": side_by_side})
     with progress("reading the captures"):
-        return capdiff.diff_captures(Path(request.file), Path(other), jobs, timeout)
+        return diff_captures(Path(request.file), Path(other), jobs, timeout)
 
 
 def _vary(folder: str, wanted, jobs: int, timeout: float):
-    from ...app import capdiff
+    from ...app.capture.diff import vary_releases
     from ...app.sweep import Axis
     from ..installs import ensure_releases
 
     ensure_releases([Axis("triton", tuple(wanted))])
     with progress(f"compiling every captured kernel under {len(wanted)} releases"):
-        return capdiff.vary_releases(Path(folder), tuple(wanted), jobs, timeout)
+        return vary_releases(Path(folder), tuple(wanted), jobs, timeout)
 
 
 def _refuse_variant_flags(request: VariantRequest) -> None:

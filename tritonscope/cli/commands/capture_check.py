@@ -8,6 +8,8 @@ from pathlib import Path
 from ...core.errors import UsageError
 from ...core.model import VariantRequest
 from ..app import progress, say
+from ..output import Output
+from .check_files import written_files
 
 
 def is_capture(request: VariantRequest | None) -> bool:
@@ -15,10 +17,9 @@ def is_capture(request: VariantRequest | None) -> bool:
 
 
 def check_capture(request: VariantRequest, budget, baseline, update: bool, project, junit, jobs, timeout):
-    from ...app import capture_check
+    from ...app.capture import check as capture_check
     from ...app.diff import worker_count
     from .. import argtypes
-    from .check import _write
 
     budgets = argtypes.budgets(budget)
     _refuse(request, budgets, baseline, update, project)
@@ -29,8 +30,7 @@ def check_capture(request: VariantRequest, budget, baseline, update: bool, proje
         result = capture_check.check_capture(
             Path(request.file), tuple(budgets), baseline, workers, argtypes.timeout(timeout)
         )
-    _write(result, False, junit)
-    return result
+    return Output(result, files=written_files(result, False, junit))
 
 
 def _refuse(request: VariantRequest, budgets, baseline, update: bool, project) -> None:

@@ -7,7 +7,8 @@ import typer
 
 from ..app import command, progress, say
 from ..options import ClusterOpt, JsonOpt, TimeoutOpt, variant_flags
-from .output import write_page
+from ..output import Output
+from .check_files import written_files
 
 BudgetOpt = Annotated[
     list[str] | None,
@@ -94,8 +95,7 @@ def check(
         say(notice, "yellow")
     with progress(f"checking {len(entries)} kernel{'s' if len(entries) > 1 else ''}"):
         result = run_check(entries, workers, argtypes.timeout(timeout), baselines=not update_baseline)
-    _write(result, update_baseline, junit)
-    return result
+    return Output(result, files=written_files(result, update_baseline, junit))
 
 
 def _entries(request, budget, baseline, project, update):
@@ -118,21 +118,3 @@ def _entries(request, budget, baseline, project, update):
         raise UsageError("--update-baseline needs --baseline REPORT.json: where to write it")
     name = request.file + (f" -k {request.kernel}" if request.kernel else "")
     return [CheckEntry(name, request, extra, str(baseline) if baseline else None)]
-
-
-def _write(result, update: bool, junit: Path | None) -> None:
-    if update:
-        from ...render.json import report
-
-        for outcome in result.outcomes:
-            if outcome.compilation is not None and outcome.entry.baseline:
-                write_page(
-                    Path(outcome.entry.baseline),
-                    report(outcome.compilation),
-                    "--update-baseline",
-                    outcome.entry.request.file,
-                )
-    if junit is not None:
-        from ...render.registry import renderer
-
-        write_page(junit, renderer(type(result), "junit").render(result), "--junit")

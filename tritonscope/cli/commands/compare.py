@@ -4,8 +4,9 @@ from typing import Annotated
 
 import typer
 
-from ..app import Output, command, progress
+from ..app import command, progress
 from ..options import JsonOpt, KeepLocOpt, LineOpt, LinesOpt, TimeoutOpt, WrapOpt, variant_flags
+from ..output import Output
 from .dump import _notices
 
 

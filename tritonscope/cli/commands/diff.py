@@ -8,10 +8,10 @@ from typing import Annotated
 import typer
 
 from ...core.errors import UsageError
-from ..app import ENV, Output, command, say
+from ..app import ENV, command, preload, say
 from ..installs import ensure_releases
 from ..options import ClusterOpt, HtmlOpt, JsonOpt, TimeoutOpt, variant_flags
-from .output import write_page
+from ..output import File, Output
 
 VaryOpt = Annotated[
     list[str] | None,
@@ -112,11 +112,9 @@ def diff(
     workers = _workers(jobs)
     if wants_captures(request, other, html_out, configs):
         return capture_diff(request, other, vary, stage, workers, argtypes.timeout(timeout), side_by_side)
-    if not json_out:  # the terminal view imported before the compiles, not after them, and only if used
-        from ...render.registry import renderer_class
-        from ...results.diff import DiffResult
+    from ...results.diff import DiffResult
 
-        renderer_class(DiffResult, "terminal")
+    preload(DiffResult)  # its renderer imported before the compiles, not after them
 
     axes = [Axis(name, values) for name, values in argtypes.axes(vary or space)]
     ensure_releases(axes)
@@ -126,15 +124,8 @@ def diff(
         result = run_diff(
             request, axes, configs, argtypes.stages(stage), against, workers, argtypes.timeout(timeout), advance
         )
-    _html(html_out, result, request.file)
-    return Output(result, {"side_by_side": side_by_side})
-
-
-def _html(html_out, result, kernel_file: str) -> None:
-    if html_out is not None:
-        from ...render.registry import renderer
-
-        write_page(html_out, renderer(type(result), "html").render(result), "--html", kernel_file)
+    page = (File(html_out, "html", "--html", (request.file,)),) if html_out is not None else ()
+    return Output(result, {"side_by_side": side_by_side}, files=page)
 
 
 def _workers(jobs: int | None) -> int:

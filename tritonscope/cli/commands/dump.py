@@ -5,9 +5,9 @@ from typing import Annotated
 
 import typer
 
-from ..app import Output, command, progress, say
+from ..app import command, progress, say
 from ..options import JsonOpt, KeepLocOpt, LineOpt, LinesOpt, TimeoutOpt, WrapOpt, variant_flags
-from .output import write_folder
+from ..output import Folder, Output
 
 StageOpt = Annotated[
     str | None,
@@ -61,20 +61,17 @@ def dump(
     """
     from ...app.dump import dump as run_dump
     from ...core.errors import UsageError
-    from ...render.registry import renderer
-    from ...results.dump import DumpResult
     from .. import argtypes
 
     stages = argtypes.stages(stage)
     if side_by_side and (stages is None or len(stages) != 2):
         raise UsageError("--side-by-side needs exactly two stages, e.g. --stage ttgir,ptx")
-    with progress(f"compiling {request.file}"), write_folder(out, force, request.file) as folder:
+    files = (Folder(out, force, (request.file,)).checked(),) if out is not None else ()  # before the compile
+    with progress(f"compiling {request.file}"):
         result = run_dump(request, stages, argtypes.line_range(line, lines))
-        _notices(result.compilation)
-        if folder is not None:
-            folder.files = renderer(DumpResult, "files").render(result)
+    _notices(result.compilation)
     options = {"keep_loc": keep_loc, "annotate": annotate, "side_by_side": side_by_side, "wrap": wrap}
-    return Output(result, options, shown=out is None or json_out)  # -o alone: the files are the output
+    return Output(result, options, shown=out is None or json_out, files=files)  # -o alone: the files are the output
 
 
 def _notices(compilation) -> None:

@@ -4,10 +4,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..app import Output, command, progress
+from ..app import command, progress
 from ..installs import ensure_releases
 from ..options import ClusterOpt, HtmlOpt, JsonOpt, KeepLocOpt, TimeoutOpt, variant_flags
-from .output import write_page
+from ..output import File, Output
 
 if TYPE_CHECKING:  # the command's import stays light: --help loads no result module
     from ...results.passes import PassesComparison
@@ -80,11 +80,8 @@ def passes(
 
     with progress(f"running {request.file} through the compiler with IR dumps on" + (", and timed" if time else "")):
         result = run_passes(request, show, llvm, argtypes.timeout(timeout), page=html_out is not None, timed=time)
-    if html_out is not None:
-        from ...render.registry import renderer
-
-        write_page(html_out, renderer(type(result), "html").render(result), "--html", request.file)
-    return Output(result, {"only_changed": changed, "full": full, "keep_loc": keep_loc})
+    page = (File(html_out, "html", "--html", (request.file,)),) if html_out is not None else ()
+    return Output(result, {"only_changed": changed, "full": full, "keep_loc": keep_loc}, files=page)
 
 
 def _compare(request, vary: list[str], timeout: float, single_only: tuple) -> PassesComparison:

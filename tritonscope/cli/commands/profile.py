@@ -47,7 +47,7 @@ def profile(
 
       tritonscope profile run1/:matmul_kernel          (a launch `trace` recorded, replayed)
     """
-    from ...app.cache import is_reference
+    from ...app.capture.entries import is_reference
     from ...app.profile import profile as run_profile
     from ...app.profile import profile_captured
     from ...core.errors import UsageError

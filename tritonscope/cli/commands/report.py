@@ -7,8 +7,8 @@ import typer
 
 from ..app import command, progress
 from ..options import KeepLocOpt, TimeoutOpt, variant_flags
+from ..output import File, Output
 from .dump import _notices
-from .output import write_page
 
 
 @command()
@@ -38,10 +38,10 @@ def report(
       tritonscope report my.py -k kern -c BLOCK=128 --target sm80 -o kern.html
     """
     from ...app.explain import report as run_report
-    from ...render.registry import renderer
     from .. import argtypes
 
     with progress(f"compiling {request.file}"):
         result = run_report(request, argtypes.stages(stage))
     _notices(result.explained.compilation)
-    write_page(out, renderer(type(result), "html", keep_loc=keep_loc).render(result), "-o", request.file)
+    page = File(out, "html", "-o", (request.file,), {"keep_loc": keep_loc})
+    return Output(result, shown=False, files=(page,))  # the page is the output

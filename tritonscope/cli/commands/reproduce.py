@@ -5,7 +5,8 @@ from typing import Annotated
 
 import typer
 
-from ..app import ENV, command, say
+from ..app import command, say
+from ..output import File, Output
 
 
 @command()
@@ -38,29 +39,24 @@ def reproduce(
     from ...core.launches import grid_text, tensor_shapes
 
     result = make_script(reference, launch)
-    written = _write(result.script, out or f"repro_{result.kernel}.py", force)
+    script = _script(out or f"repro_{result.kernel}.py", force)
     shapes = tensor_shapes(result.launch) or "no tensors"
     say(f"launch {result.number} of {result.launches}: grid {grid_text(result.launch)}, {shapes}")
     for note in result.notes:
         say(note, "yellow")
-    if written:
-        say(f"wrote {written}; run it with: python {written}")
     say(f"specialized as that launch: {result.dump_command}")
+    if script is None:  # -o -: the script is the output
+        return Output(result, fmt="script")
+    return Output(result, shown=False, files=(script,))
 
 
-def _write(script: str, out: str, force: bool) -> Path | None:
-    import sys
-
+def _script(out: str, force: bool) -> File | None:
+    """Where the script goes: a file (not over one that exists, without --force), or stdout (None)."""
     from ...core.errors import UsageError
-    from ...core.fileio import write_output
 
     if out == "-":
-        stdout = ENV.stdout or sys.stdout
-        stdout.write(script)
-        stdout.flush()
         return None
     path = Path(out)
     if path.exists() and not force:
         raise UsageError(f"-o {out}: exists", hint="use --force to replace it, or -o - to print the script")
-    write_output(path, script.encode(), "-o")
-    return path
+    return File(path, "script", "-o", said="wrote {path}; run it with: python {path}")

@@ -5,9 +5,10 @@ from typing import Annotated
 
 import typer
 
-from ..app import Output, command, say
+from ..app import command, say
 from ..argtypes import autotune_rule
 from ..options import JsonOpt
+from ..output import Output
 
 
 @command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
@@ -68,7 +69,7 @@ def trace(
 
       tritonscope trace -t sm90 --autotune last -o h100/ -- python infer.py
     """
-    from ...app.catalog import trace as run_trace
+    from ...app.capture.trace import trace as run_trace
 
     if target is None and autotune is None:  # else the app refuses --autotune alone, in one line
         from ...core.targets import local_target

@@ -21,7 +21,7 @@ from ..lexers import Layout, Location, lexer_for
 
 CUT = "…"  # ends a line cut at the edge
 RESET = "\x1b[0m"
-DIM, NUMBER_STYLE, GUTTER_STYLE, CUT_STYLE = "2", "2", "36", "1;7"
+NUMBER_STYLE, GUTTER_STYLE, CUT_STYLE = "2", "36", "1;7"
 
 # Token colours as SGR codes of the 16 ANSI colours: the terminal's own theme decides the shades,
 # so they read on light and dark backgrounds alike. The nearest listed parent of a token wins.
@@ -257,13 +257,6 @@ def wrapped(text: str, width: int, color: bool, style: str = "", indent: int = 4
 
 def pad(row: str, used: int, width: int) -> str:
     return row + " " * max(width - used, 0)
-
-
-def strip_ansi(text: str) -> str:
-    return _ANSI.sub("", text)
-
-
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 # --- a faster Pygments engine --------------------------------------------------------------------

@@ -3,8 +3,9 @@
 Used by `tritonscope trace --target T` (capture_hook/ loads this package by its path inside the
 traced program, with the device described by TRITONSCOPE_SIMULATED_DEVICE) and by anything else
 that must run a user's program or import a user's kernel file with no GPU. Only the standard
-library, torch and Triton are imported here, never the rest of tritonscope, so it works on the
-traced program's path without tritonscope installed.
+library, torch, Triton and the contract beside the hook (capture_hook/tritonscope_contract.py: the
+environment's names) are imported here, never the rest of tritonscope, so it works on the traced
+program's path without tritonscope installed.
 
 Entry point: `activate(device)` with a device description (`core/targets.py: simulated_device`
 makes it from the targets table), once per process, before the program makes CUDA tensors:
@@ -25,7 +26,8 @@ import contextlib
 import json
 import os
 
-ENVIRONMENT = "TRITONSCOPE_SIMULATED_DEVICE"
+from .shared import contract
+
 _active: list[dict] = []
 
 
@@ -93,14 +95,9 @@ def _bindings_count_leaks() -> bool:
     return type(value).__module__ == "nanobind"
 
 
-def active_device() -> dict | None:
-    """The device activate() was given, or None."""
-    return _active[0] if _active else None
-
-
 def activate_from_environment() -> bool:
     """activate() with the device in TRITONSCOPE_SIMULATED_DEVICE, if set; True if it was."""
-    text = os.environ.get(ENVIRONMENT)
+    text = os.environ.get(contract.ENV_SIMULATED_DEVICE)
     if not text:
         return False
     activate(json.loads(text))

@@ -20,13 +20,12 @@ import os
 
 from . import benchmark
 from .after_import import after_import
-
-RULE_ENVIRONMENT = "TRITONSCOPE_AUTOTUNE_RULE"  # core/autotune_rule.py writes it
+from .shared import contract
 
 
 @functools.cache
 def _rule() -> dict:
-    text = os.environ.get(RULE_ENVIRONMENT)
+    text = os.environ.get(contract.ENV_AUTOTUNE_RULE)  # core/autotune_rule.py writes it
     return json.loads(text) if text else {"kind": "first", "index": 0, "settings": {}, "given": "first"}
 
 
@@ -76,7 +75,7 @@ def simulated_time(configs: list, config, measured):
 
 
 def _write(candidates: list, chosen, record: dict) -> None:
-    log = os.environ.get("TRITONSCOPE_AUTOTUNE_LOG")
+    log = os.environ.get(contract.ENV_AUTOTUNE_LOG)
     if not log:
         return
     index = candidates.index(chosen) if chosen in candidates else None

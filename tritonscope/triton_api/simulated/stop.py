@@ -16,6 +16,8 @@ import os
 import re
 import sys
 
+from .shared import contract
+
 STOPPED_EXIT = 75  # `trace` turns it into its documented exit code and message
 _raising: list[bool] = []  # set by raise_on_read(): in tritonscope's own process, importing a kernel file
 
@@ -117,7 +119,7 @@ def stop(frame, asked: str) -> None:
     if _raising:
         raise DeviceValueRead(f"{asked} needs values, which a simulated GPU does not hold")
     sys.stdout.flush()
-    record = os.environ.get("TRITONSCOPE_STOPPED")
+    record = os.environ.get(contract.ENV_STOPPED)
     if record:  # for `trace`, which says it in its own words
         with open(record, "w") as handle:
             json.dump({"where": where, "asked": asked}, handle)

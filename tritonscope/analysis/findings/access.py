@@ -1,0 +1,199 @@
+"""Global memory accesses: narrower than 128 bits per thread (and why Triton could not make them
+wider: an argument it knows no divisibility of, or the layout), and uncoalesced because a stride of 1
+was not specialized."""
+
+from __future__ import annotations
+
+from .. import ttgir
+from ..cost import LineCost
+from ..layouts import tensor_type
+from .kernel import Kernel
+from .kinds import NARROW, UNCOALESCED
+from .model import Cause, Finding, WhatIf
+
+
+def line_widths(cost: LineCost) -> dict[int, int]:
+    """Bits per thread -> count, of a line's global loads, stores and asynchronous copies."""
+    widths: dict[int, int] = {}
+    for counts in (cost.instructions.global_loads, cost.instructions.global_stores, cost.async_copy_widths):
+        for width, count in counts.items():
+            widths[width] = widths.get(width, 0) + count
+    return widths
+
+
+def _accesses(k: Kernel) -> dict[int, list[ttgir.Op]]:
+    """Tensor loads, stores and async copies by their innermost kernel-file line."""
+    found: dict[int, list[ttgir.Op]] = {}
+    for op in k.module.ops:
+        lines = k.lines_of(op)
+        if op.name in ttgir.MEMORY_OPS and "tensor<" in op.text and lines:
+            found.setdefault(lines[0], []).append(op)
+    return found
+
+
+_WHY = {
+    "pointer": "that each thread's neighbouring elements are 16-byte aligned",
+    "mask": "that each thread's neighbouring elements are all inside or all outside the mask",
+}
+
+
+def narrow(k: Kernel) -> list[Finding]:
+    found = []
+    for line, ops in sorted(_accesses(k).items()):
+        cost = k.costs.get(line)
+        widths = line_widths(cost) if cost else {}
+        narrow = sorted(w for w in widths if w < 128)
+        if not narrow:
+            continue
+        causes: dict[tuple[str, str], tuple[Cause, WhatIf | None]] = {}  # (role, reason) -> (cause, its fix)
+        for op in ops:
+            for role, cause, reason, change in _causes(k, op):
+                causes.setdefault((role, reason), (cause, change))
+        what_if = tuple(dict.fromkeys(change for _, change in causes.values() if change))
+        counts = ", ".join(f"{n} x {w}-bit" for w, n in sorted(widths.items(), reverse=True))
+        found.append(
+            Finding(
+                NARROW,
+                line,
+                f"global memory accesses of {narrow[0]} bits per thread, not 128" + _because(list(causes)),
+                f"{k.machine} on line {line}: {counts}; TTGIR: " + "; ".join(_layout_note(k, op) for op in ops),
+                _narrow_advice([cause for cause, _ in causes.values()]),
+                what_if=what_if,
+            )
+        )
+    return found
+
+
+def _because(causes: list[tuple[str, str]]) -> str:
+    """`: Triton cannot prove that ... (reasons); nor that ... (reasons)`, the layout's reason as it is."""
+    parts = []
+    for role in ("pointer", "mask"):
+        reasons = [reason for r, reason in causes if r == role]
+        if reasons:
+            parts.append(f"{_WHY[role]} ({'; '.join(reasons)})")
+    text = ("Triton cannot prove " + "; nor ".join(parts)) if parts else ""
+    layout = [reason for r, reason in causes if r == "layout"]
+    return f": {'; '.join([text, *layout] if text else layout)}" if parts or layout else ""
+
+
+def _layout_note(k: Kernel, op: ttgir.Op) -> str:
+    info = _per_thread(k, op)
+    if info is None:
+        typed = _access_type(op)
+        if typed is None:
+            return f"{op.name} (line {op.number})"
+        dims = "x".join(map(str, typed[0]))
+        return f"{op.name} of {dims}x{ttgir.element_name(op.text)} in {typed[1]} (line {op.number})"
+    contiguous, bits, dim, shape = info
+    return (
+        f"{op.name} of {'x'.join(map(str, shape))}x{ttgir.element_name(op.text)} (line {op.number}), "
+        f"{contiguous} contiguous element(s) per thread along dim {dim} = {contiguous * bits} bits"
+    )
+
+
+def _access_type(op: ttgir.Op) -> tuple[tuple[int, ...], str] | None:
+    """The shape and layout of the tensor an access moves: its operands' (a tt.load's pointers, a store's
+    values), else its result's (since 3.9 `amdg.buffer_load ... : !tt.ptr<f32> -> tensor<1024xf32, ...>`)."""
+    return tensor_type(op.text.split("->")[0]) or tensor_type(op.text)
+
+
+def _per_thread(k: Kernel, op: ttgir.Op) -> tuple[int, int, int, tuple[int, ...]] | None:
+    """(contiguous elements each thread holds along the fastest dim, element bits, that dim, shape)."""
+    typed = _access_type(op)
+    bits = ttgir.element_bits(op.text)
+    layout = k.module.layout(typed[1]) if typed else None
+    if typed is None or bits is None or layout is None or layout.kind != "blocked":
+        return None
+    order, size = layout.fields.get("order"), layout.fields.get("sizePerThread")
+    if not order or not size:
+        return None
+    return size[order[0]], bits, order[0], typed[0]
+
+
+def _causes(k: Kernel, op: ttgir.Op) -> list[tuple[str, Cause, str, WhatIf | None]]:
+    """Why an access cannot be wider, as (role, cause, reason, request change): the arguments its pointer and
+    its mask are computed from that Triton knows no divisibility of, else the layout."""
+    v = k.c.variant
+    causes = []
+    pointers, mask = ttgir.access_operands(op)
+    reached = [(name, "pointer") for name in sorted(set().union(*(k.module.reaching(p) for p in pointers)))]
+    reached += [(name, "mask") for name in sorted(k.module.reaching(mask))] if mask else []
+    for name, role in reached:
+        if "D" in v.hints.get(name, "") or v.signature.get(name) in (None, "constexpr"):
+            continue
+        causes.append((role, *_unknown(name, v)))
+    info = _per_thread(k, op)
+    if info is not None and not causes and info[0] * info[1] < 128:
+        contiguous, bits, dim, _ = info
+        reason = (
+            f"each thread holds only {contiguous} contiguous {ttgir.element_name(op.text)} along dim {dim} "
+            f"({contiguous * bits} bits; 128 needs {128 // bits})"
+        )
+        causes.append(("layout", Cause.LAYOUT, reason, None))
+    return causes
+
+
+def _unknown(name: str, v) -> tuple[Cause, str, WhatIf | None]:
+    """Why Triton knows no divisibility of an argument, and the request change that would tell it."""
+    value = v.arguments.get(name)
+    specialize = WhatIf("option", "specialize", True) if not v.specialize else None
+    unspecialized = "--no-specialize" if not v.specialize else "do_not_specialize"
+    if v.signature[name].startswith("*"):
+        return Cause.UNALIGNED, f"{name} is not known to be 16-byte aligned", specialize
+    if not isinstance(value, int) or isinstance(value, bool):
+        return Cause.GIVEN_AS_TYPE, f"{name} is given as a type, so nothing is known of it", None
+    if value == 1:
+        return Cause.UNSPECIALIZED, f"{name}=1 is not specialized to the constant 1 under {unspecialized}", specialize
+    if value % 16 == 0:
+        reason = f"{name}={value} is a multiple of 16 but has no hint under {unspecialized}"
+        return Cause.UNSPECIALIZED, reason, specialize
+    rounded = WhatIf("arg", name, -(-value // 16) * 16)
+    return Cause.NOT_MULTIPLE_OF_16, f"{name}={value} is not a multiple of 16: no divisibility hint", rounded
+
+
+def _narrow_advice(causes: list[Cause]) -> str:
+    if Cause.UNSPECIALIZED in causes:
+        return "let the launcher specialize the arguments (drop --no-specialize / do_not_specialize)"
+    if Cause.NOT_MULTIPLE_OF_16 in causes:
+        return (
+            "launch with sizes and strides that are multiples of 16 (pad the buffers and round the size up); "
+            "the launcher then gives them the divisibility hint and the accesses widen to 128 bits"
+        )
+    if Cause.UNALIGNED in causes:
+        return "pass pointers aligned to 16 bytes (torch's allocations are), so the launcher marks them"
+    if Cause.GIVEN_AS_TYPE in causes:
+        return "give the argument's value with -a NAME=VALUE, as at a real launch"
+    return "give each thread at least 128 contiguous bits: a larger BLOCK along the contiguous dimension, fewer warps"
+
+
+# --- coalescing -------------------------------------------------------------------------------
+
+
+def uncoalesced(k: Kernel) -> list[Finding]:
+    """A stride of 1 at launch that Triton was not told (no specialization): it cannot know which
+    dimension is contiguous, and lays the access out as if the last one were."""
+    v = k.c.variant
+    found = []
+    for line, ops in sorted(_accesses(k).items()):
+        unit = sorted(
+            name
+            for op in ops
+            for pointer in ttgir.access_operands(op)[0]
+            for name in k.module.reaching(pointer)
+            if v.arguments.get(name) == 1 and v.signature.get(name, "").startswith("i")
+        )
+        if not unit:
+            continue
+        names = ", ".join(dict.fromkeys(unit))
+        found.append(
+            Finding(
+                UNCOALESCED,
+                line,
+                f"{names} is 1 at launch but not specialized: Triton does not know which dimension is contiguous",
+                f"TTGIR: {ops[0].name} (line {ops[0].number}) computes its pointers from {names} as a runtime "
+                f"value; {_layout_note(k, ops[0])}",
+                "let the launcher specialize it (drop --no-specialize / do_not_specialize), or make it a constexpr",
+                what_if=(WhatIf("option", "specialize", True),) if not v.specialize else (),
+            )
+        )
+    return found

@@ -1,0 +1,237 @@
+"""Registers and shared memory: spills, a block over the shared-memory limit, occupancy held by
+registers or shared memory (with the next step to one more block), layout conversions through shared
+memory, and loads in a loop the pipeliner left waiting."""
+
+from __future__ import annotations
+
+from ...core.targets import NvidiaLimits, Target
+from .. import ttgir
+from ..cost import LineCost
+from ..resources import nvidia_occupancy
+from .gluon import unwritten
+from .kernel import Kernel
+from .kinds import CONVERSION, NOT_PIPELINED, OCCUPANCY, SHARED_LIMIT, SPILLS
+from .model import Finding, WhatIf, count, kib
+
+
+def spills(k: Kernel) -> list[Finding]:
+    r = k.c.resources
+    if r.spills <= 0 and not r.spill_store_bytes:
+        return []
+    local = sorted(
+        (c for c in k.costs.values() if c.instructions.local_loads + c.instructions.local_stores),
+        key=lambda c: -(c.instructions.local_loads + c.instructions.local_stores),
+    )
+    where = ", ".join(f"{c.line} ({c.instructions.local_loads}/{c.instructions.local_stores})" for c in local[:6])
+    words = k.target.vendor.words
+    evidence = f"{r.stack_bytes + r.local_bytes} B of {words.local} per thread"
+    if r.spill_store_bytes:
+        evidence += f"; ptxas: {r.spill_store_bytes} B stored and {r.spill_load_bytes} B loaded per thread"
+    if where:
+        evidence += f"; {words.local} loads/stores by line: {where}"
+    maxnreg = k.c.options.get("maxnreg")
+    if maxnreg:
+        advice, what_if = (
+            f"raise or drop --maxnreg {maxnreg}: the code needs more registers",
+            WhatIf("option", "maxnreg", None),
+        )
+    else:
+        warps = k.c.options.get("num_warps") or 4
+        advice = f"spread the tile over more threads (num_warps={warps * 2}) or make the BLOCK sizes smaller"
+        what_if = WhatIf("option", "num_warps", warps * 2)
+    lines = tuple(c.line for c in local)
+    return [
+        Finding(
+            SPILLS,
+            lines[0] if lines else None,
+            f"registers spill to {words.local}: {r.spills} {'words' if words.local == 'local memory' else 'registers'}"
+            + (f", on lines {', '.join(map(str, lines[:6]))}" if lines else ""),
+            evidence,
+            advice,
+            lines,
+            (what_if,),
+        )
+    ]
+
+
+def shared_limit(target: Target) -> int:
+    """Shared memory a block may use; unknown (gfx1250's LDS) counts as no limit: none is reported."""
+    limits = target.limits
+    limit = limits.shared_per_block if isinstance(limits, NvidiaLimits) else limits.lds_per_cu
+    return limit if limit is not None else 2**62
+
+
+def _allocations(k: Kernel) -> list[tuple[int | None, str, int]]:
+    """(kernel line, shape, bytes) of each shared-memory buffer TTGIR allocates, largest first."""
+    found = []
+    for op in k.module.ops:
+        if op.name == "ttg.local_alloc":
+            buffer = ttgir.memdesc_bytes(op.text)
+            lines = k.lines_of(op)
+            if buffer:
+                found.append((lines[0] if lines else None, *buffer))
+    return sorted(found, key=lambda a: -a[2])
+
+
+def over_shared_limit(k: Kernel) -> list[Finding]:
+    shared, limit = k.c.resources.shared_bytes, shared_limit(k.target)
+    if shared <= limit:
+        return []
+    buffers = _allocations(k)
+    listed = "; ".join(f"line {line}: {shape} = {kib(size)}" for line, shape, size in buffers[:4])
+    stages = k.c.options.get("num_stages") or 1
+    what_if = (WhatIf("option", "num_stages", stages - 1),) if stages > 1 else ()
+    advice = f"num_stages={stages - 1} keeps one copy fewer of each pipelined tile" if stages > 1 else ""
+    return [
+        Finding(
+            SHARED_LIMIT,
+            buffers[0][0] if buffers else None,
+            f"needs {kib(shared)} of {k.target.vendor.words.shared} per block; {k.target.label} allows "
+            f"{kib(limit)}: the launch will fail (out of resources)",
+            f"buffers in TTGIR: {listed or 'none named'}",
+            "; ".join(a for a in (advice, "smaller BLOCK sizes (the tiles of A and B are what is kept)") if a),
+            what_if=what_if,
+        )
+    ]
+
+
+def occupancy(k: Kernel) -> list[Finding]:
+    r, options = k.c.resources, k.c.options
+    occ = r.occupancy
+    if occ.limited_by not in ("registers", "shared memory") or occ.blocks_per_sm == 0 or occ.percent >= 100:
+        return []
+    if occ.limited_by == "registers" and any(p.registers for p in k.c.partitions):
+        # Warp-specialized partitions that reallocate registers (setmaxnreg) share out the whole
+        # register file among one block's warps: one block per SM by design (warp-partition says how).
+        return []
+    warps = options.get("num_warps") or 4
+    units = k.target.vendor.words
+    figure = f"{r.registers} {units.registers} per thread" if occ.limited_by == "registers" else kib(r.shared_bytes)
+    message = (
+        f"occupancy {occ.percent:.0f}%: {occ.blocks_per_sm} block(s) of {warps} {units.warps} per "
+        f"{units.multiprocessor}, limited by {occ.limited_by} ({figure})"
+    )
+    evidence, line = _peak_note(k) if occ.limited_by == "registers" else _buffers_note(k)
+    advice, what_if = _next_step(k)
+    return [Finding(OCCUPANCY, line, message, evidence, advice, what_if=what_if)]
+
+
+def _peak_note(k: Kernel) -> tuple[str, int | None]:
+    peaks = [c for c in k.costs.values() if c.live_registers]
+    if not peaks:
+        r, words = k.c.resources, k.target.vendor.words
+        return f"{r.registers} {words.registers} per thread, {kib(r.shared_bytes)} of {words.shared} per block", None
+    top = max(peaks, key=lambda c: c.live_registers or 0)
+    return f"the most registers live at once: {top.live_registers}, on line {top.line}", top.line
+
+
+def _buffers_note(k: Kernel) -> tuple[str, int | None]:
+    buffers = _allocations(k)
+    listed = "; ".join(f"line {line}: {shape} = {kib(size)}" for line, shape, size in buffers[:4])
+    return f"{kib(k.c.resources.shared_bytes)} per block; buffers in TTGIR: {listed or 'none named'}", (
+        buffers[0][0] if buffers else None
+    )
+
+
+def _next_step(k: Kernel) -> tuple[str, tuple[WhatIf, ...]]:
+    """What reaches one more resident block, as a request change to compile."""
+    r, occ, limits = k.c.resources, k.c.resources.occupancy, k.target.limits
+    warps = k.c.options.get("num_warps") or 4
+    stages = k.c.options.get("num_stages") or 1
+    if occ.limited_by == "registers" and isinstance(limits, NvidiaLimits):
+        for cap in range(r.registers - r.registers % 8, 23, -8):
+            if nvidia_occupancy(limits, cap, r.shared_bytes, warps).blocks_per_sm > occ.blocks_per_sm:
+                return (
+                    f"--maxnreg {cap} reaches {occ.blocks_per_sm + 1} blocks per SM, if the code fits without spilling",
+                    (WhatIf("option", "maxnreg", cap),),
+                )
+        return "fewer registers per thread: smaller BLOCK sizes or more warps", ()
+    if occ.limited_by == "shared memory" and stages > 1:
+        return f"num_stages={stages - 1} needs less shared memory per block", (
+            WhatIf("option", "num_stages", stages - 1),
+        )
+    return f"fewer {k.target.vendor.words.registers} or less shared memory per block: smaller BLOCK sizes", ()
+
+
+def conversions(k: Kernel) -> list[Finding]:
+    found = []
+    loops = {op.number: op.loop for op in k.module.ops}
+    for cost in sorted(k.costs.values(), key=lambda c: c.line):
+        moved = [c for c in cost.conversions if c.through_shared]
+        if not moved or any(k.lines_of_number(c.ttgir_line)[:1] != [cost.line] for c in moved):
+            continue  # reported on the conversion's own line, not again at a helper's call site
+        in_loop = any(loops.get(c.ttgir_line) for c in moved)
+        found.append(
+            Finding(
+                CONVERSION,
+                cost.line,
+                ("not written in the kernel (no convert_layout on its lines): " if unwritten(k, cost.line) else "")
+                + f"layout conversion {moved[0].source} -> {moved[0].destination} moves "
+                f"{kib(cost.shared_conversion_bytes)} through {k.target.vendor.words.shared}"
+                + (" in every loop iteration" if in_loop else ""),
+                _conversion_evidence(k, cost, moved),
+                "inside a loop, keep the values in one layout (compute on the dot's layout, or convert once before "
+                "the loop)"
+                if in_loop
+                else "once per tile (an epilogue before a store) this round trip is usually worth it",
+            )
+        )
+    return found
+
+
+def _conversion_evidence(k: Kernel, cost: LineCost, moved) -> str:
+    ops = "; ".join(
+        f"TTGIR line {c.ttgir_line}: ttg.convert_layout of {'x'.join(map(str, c.shape))}x{c.element}" for c in moved
+    )
+    mix = cost.instructions
+    return (
+        f"{ops}; {k.machine} on line {cost.line}: {count(mix.shared_stores, 'shared store')}, "
+        f"{count(mix.shared_loads, 'shared load')}, {count(mix.barriers, 'barrier')}"
+    )
+
+
+def not_pipelined(k: Kernel) -> list[Finding]:
+    loops: dict[int, list[ttgir.Op]] = {}
+    for op in k.module.ops:
+        if op.name == "tt.load" and op.loop is not None and "tensor<" in op.text and k.lines_of(op):
+            loops.setdefault(op.loop, []).append(op)
+    stages = k.c.options.get("num_stages") or 1
+    found = []
+    for loop, loads in sorted(loops.items()):
+        dots = [k.lines_of(op)[0] for op in k.module.ops if op.loop == loop and op.name in ttgir.DOT_OPS]
+        lines = tuple(dict.fromkeys(k.lines_of(op)[0] for op in loads))
+        cause, advice, remark_line = _loop_cause(k, stages, dots)
+        found.append(
+            Finding(
+                NOT_PIPELINED,
+                lines[0],
+                f"loads in a loop are not software-pipelined, so each iteration waits for its data: {cause}",
+                f"TTGIR: {len(loads)} tt.load in the scf.for at line {loop} (a pipelined load is an async copy), "
+                f"on Python line(s) {', '.join(map(str, lines))}",
+                advice or "make each thread's loads at least 32 bits wide (see the narrow-access findings)",
+                lines + ((remark_line,) if remark_line else ()),
+                (WhatIf("option", "num_stages", 3),) if stages <= 1 else (),
+            )
+        )
+    return found
+
+
+def _loop_cause(k: Kernel, stages: int, dots: list[int]) -> tuple[str, str, int | None]:
+    """(why a loop's loads are not pipelined, what to try, the line of the tl.dot whose remark says why)."""
+    if stages <= 1:
+        return f"num_stages={stages}", "num_stages=3 (or 2, if shared memory is short)", None
+    said = [line for line in dots for r in k.remarks_at(line) if "pipelined load" in r.message]
+    if said:  # AccelerateMatmul: "Forcing a different order ... the pipelined load for this operand will be disabled"
+        return (
+            f"Triton transposes an operand of the tl.dot on line {said[0]} in registers before it stores it to "
+            "shared memory, and then does not pipeline its load (Triton's warning, below)",
+            "store that operand in global memory in the order the matrix instruction reads it (K-major)",
+            said[0],
+        )
+    if dots:
+        return "the pipeliner declined them (it skips loads narrower than 32 bits per thread)", "", None
+    return (
+        "Triton's pipeliner takes loads that feed a tl.dot, and this loop has none",
+        "ask for it: `for i in tl.range(start, end, step, num_stages=3)`",
+        None,
+    )

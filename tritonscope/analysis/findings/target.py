@@ -1,0 +1,416 @@
+"""Findings that know the target's best instructions: what a Hopper (or Blackwell) expert says first.
+
+- tma-candidate: on sm90+, tiles feeding a dot copied with cp.async (LDGSTS), where the tensor
+  memory accelerator (TMA, through tensor descriptors) would copy them without registers or
+  per-thread address arithmetic.
+- wgmma-waited-at-issue: a wgmma in a loop whose wait (`warp_group_dot_wait {pendings = 0}`)
+  follows its issue at once, so the warps idle while the tensor cores work; with the loop's
+  pipelining depth.
+- wgmma-serialized: ptxas announced that it serialized the kernel's wgmma (each waited for before
+  the next issues, whatever the TTGIR's waits say), with its reason and what removes it.
+- warp-specialize-not-applied: a loop asks for `warp_specialize=True` and the compiler leaves it
+  unlowered for this target (Triton 3.6 lowers it for sm100, not sm90); or, where registers hold
+  one block per SM, the constexpr that asks for it, compiled as a what-if.
+- dot-not-on-tcgen05: on sm100, a tl.dot lowered to mma.sync instead of the fifth-generation
+  tensor cores (sm120 has no tcgen05: mma.sync is its best).
+- lds-bypass-candidate: on gfx950 (AMD's counterpart of the TMA finding), a tile feeding MFMA that
+  goes global -> registers -> LDS (buffer_load, then ds_write), where gfx950's buffer_load ... lds
+  copies 128 bits per lane straight into LDS (Triton 3.6: TRITON_HIP_USE_ASYNC_COPY=1; 3.9: default).
+- shared-memory-by-buffer: each shared-memory buffer (size, element type, layout, Python line,
+  the stages that multiply it), and which targets and num_stages the total fits, before a launch.
+
+Read from the TTGIR, the per-line machine-code cost and the resources alone, as the other detectors are.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+
+from ...core.stages import Language, Stage
+from ...core.targets import TARGETS, NvidiaLimits
+from ...parsers import sass_lines
+from .. import ttgir
+from .kernel import Kernel
+from .kinds import LDS_BYPASS, SHARED_BUFFERS, TCGEN05, TMA, WARP_SPECIALIZE, WGMMA_SERIALIZED, WGMMA_WAIT
+from .model import Finding, WhatIf, kib
+
+_ALLOC = "ttg.local_alloc"
+_COPY = "ttg.async_copy_global_to_local"
+_PENDINGS = re.compile(r"pendings = (\d+)")
+
+
+def _arch(k: Kernel) -> int:
+    """The compute capability (90 for sm90); 0 for a target that has none (AMD's gfx names)."""
+    return k.target.arch if isinstance(k.target.arch, int) else 0
+
+
+# --- which shared buffers an op reads or writes -------------------------------------------------------
+
+
+def _buffers(k: Kernel, value: str) -> set[str]:
+    """The ttg.local_alloc results a memdesc value is a view of (through indexing, transposes, loops)."""
+    allocs = {op.results[0] for op in k.module.ops if op.name == _ALLOC and op.results}
+    seen, todo, found = set(), [value], set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in allocs:
+            found.add(name)
+        else:
+            todo.extend(k.module.defs.get(name, ()))
+    return found
+
+
+def _dot_buffers(k: Kernel) -> set[str]:
+    found: set[str] = set()
+    for op in k.module.ops:
+        if op.name in ttgir.DOT_OPS:
+            for operand in op.operands[:2]:
+                found |= _buffers(k, operand)
+    return found
+
+
+# --- cp.async where TMA would serve -----------------------------------------------------------------
+
+
+def tma_candidates(k: Kernel) -> list[Finding]:
+    if _arch(k) < 90:
+        return []
+    fed = _dot_buffers(k)
+    by_line: dict[int, list[ttgir.Op]] = {}
+    for op in k.module.ops:
+        lines = k.lines_of(op)
+        if op.name == _COPY and lines and len(op.operands) > 1 and _buffers(k, op.operands[1]) & fed:
+            by_line.setdefault(lines[0], []).append(op)
+    found = []
+    for line, ops in sorted(by_line.items()):
+        cost = k.costs.get(line)
+        ldgsts = sum(cost.async_copy_widths.values()) if cost else 0
+        shape = ttgir.tensor_shape(ops[0].text) or "?"
+        found.append(
+            Finding(
+                TMA,
+                line,
+                f"a {shape} tile feeding tl.dot is copied with cp.async (LDGSTS): each thread computes "
+                f"addresses and masks; on {k.target.label} the tensor memory accelerator (TMA) copies a whole "
+                "tile from one instruction",
+                f"TTGIR line {ops[0].number}: {_COPY} into a buffer that a dot reads; {k.machine} on line "
+                f"{line}: {ldgsts} LDGSTS, {cost.tma if cost else 0} UTMALDG",
+                "load the tile through a tensor descriptor: a host TensorDescriptor "
+                "(triton.tools.tensor_descriptor) passed to the kernel, or tl.make_tensor_descriptor in it, then "
+                "desc.load([row, col]); out-of-bounds parts arrive as zeros (sample matmul_tma shows it)",
+            )
+        )
+    return found
+
+
+# --- wgmma issued and waited for at once ---------------------------------------------------------------
+
+
+def wgmma_waits(k: Kernel) -> list[Finding]:
+    ops = k.module.ops
+    found = []
+    for i, op in enumerate(ops):
+        # Once outside a loop (a prologue's or an epilogue's wgmma) a wait at issue costs one wgmma's
+        # latency per program, not the tensor cores' idle time every iteration.
+        if op.name != "ttng.warp_group_dot" or not op.results or not k.lines_of(op) or op.loop is None:
+            continue
+        wait = next((w for w in ops[i + 1 : i + 3] if w.name == "ttng.warp_group_dot_wait"), None)
+        pendings = _PENDINGS.search(wait.text) if wait else None
+        if wait is None or op.results[0] not in wait.operands or not pendings or pendings.group(1) != "0":
+            continue
+        line = k.lines_of(op)[0]
+        found.append(
+            Finding(
+                WGMMA_WAIT,
+                line,
+                "the wgmma is waited for right after it is issued: the warps idle while the tensor cores work, "
+                "and no other math overlaps it" + _depth(k, op),
+                f"TTGIR line {op.number}: ttng.warp_group_dot, then line {wait.number}: "
+                "ttng.warp_group_dot_wait {pendings = 0}",
+                "Triton keeps a wgmma in flight only when its result is the next iteration's accumulator of the "
+                "same dot (a matmul's K loop); a result used at once (attention's Q K^T) is waited for. " + _overlap(k),
+            )
+        )
+    return found
+
+
+_SERIALIZED = "ptxas: wgmma.mma_async instructions are serialized due to "
+# ptxas's reasons (its C7508-C7520 announcements), by a phrase of each -> what removes it.
+_UNSERIALIZE = {
+    "reading accumulator registers": "an accumulator is read while ptxas cannot prove its wgmma done: in Gluon, "
+    "wait with `warpgroup_mma_wait(0)` (not 1) before reading or rescaling the accumulator",
+    "defining accumulator registers": "an accumulator is written while its wgmma may run: wait for the wgmma "
+    "before changing it, or start a new accumulator",
+    "defining input registers": "an operand held in registers is rewritten while its wgmma may run: wait first",
+    "insufficient register resources": "the wgmma pipeline needs more registers than are left: a smaller tile, "
+    "fewer stages, or fewer live values across the loop",
+    "Extern calls": "the kernel calls a function ptxas cannot see into (libdevice, an extern): keep such calls "
+    "out of the loop that issues wgmma",
+    "function boundary": "a wgmma pipeline crosses a call: inline the helper (no noinline=True)",
+}
+
+
+def wgmma_serialized(k: Kernel) -> list[Finding]:
+    reasons = [w.removeprefix(_SERIALIZED) for w in k.c.resources.warnings if w.startswith(_SERIALIZED)]
+    if not reasons:
+        return []
+    dots = [op for op in k.module.ops if op.name == "ttng.warp_group_dot" and k.lines_of(op)]
+    lines = list(dict.fromkeys(k.lines_of(op)[0] for op in dots))
+    hgmma, waited = sass_lines.hgmma_waits(k.c.stages.get(Stage.SASS, ""))
+    fixes = [fix for phrase, fix in _UNSERIALIZE.items() if any(phrase in r for r in reasons)]
+    return [
+        Finding(
+            WGMMA_SERIALIZED,
+            lines[0] if lines else None,
+            "ptxas serialized every wgmma: each is waited for before the next issues, so no wgmma overlaps "
+            "another or any other math, whatever the waits in the TTGIR allow",
+            f"ptxas: serialized due to {'; '.join(reasons)}; SASS: {waited} of {hgmma} HGMMA end a wgmma group "
+            "(gsb0) and are waited for (WARPGROUP.DEPBAR) on their own",
+            ("; ".join(fixes) or "see ptxas's reason") + ". `dump` shows the warning among the resources",
+            lines=tuple(lines),
+        )
+    ]
+
+
+def _overlap(k: Kernel) -> str:
+    blocks = k.c.resources.occupancy.blocks_per_sm
+    if blocks > 1:
+        return f"Here {blocks} blocks share each SM, so one block's other math runs while another's wgmma does"
+    return (
+        "Overlap comes from a second block per SM (a smaller BLOCK_M and num_warps=4, so that one block's "
+        "softmax runs while another's wgmma does), or from warp specialization where Triton lowers it"
+    )
+
+
+def _depth(k: Kernel, dot: ttgir.Op) -> str:
+    """The loop's pipelining depth: the copies of each tile the dot reads that are kept in flight."""
+    if dot.loop is None:
+        return ""
+    sizes = set()
+    for operand in dot.operands[:2]:
+        for buffer in _buffers(k, operand):
+            alloc = next(o for o in k.module.ops if o.results[:1] == (buffer,))
+            dims = ttgir.memdesc_dims(alloc.text)
+            if dims and len(dims) == 3:
+                sizes.add(dims[0])
+    stages = k.c.options.get("num_stages") or 1
+    kept = f"{'/'.join(map(str, sorted(sizes)))} buffers per tile" if sizes else "operands not multi-buffered"
+    return f" (in the loop at TTGIR line {dot.loop}: num_stages={stages}, {kept})"
+
+
+# --- warp specialization -----------------------------------------------------------------------------------
+
+
+def warp_specialize_not_applied(k: Kernel) -> list[Finding]:
+    asked = [op for op in k.module.ops if op.name == "scf.for" and "tt.warp_specialize" in _loop_end(k, op)]
+    lowered = any(op.name == "ttg.warp_specialize" for op in k.module.ops)
+    if asked and not lowered:
+        lines = k.lines_of(asked[0])
+        line = lines[0] if lines else None
+        return [
+            Finding(
+                WARP_SPECIALIZE,
+                line,
+                f"the loop asks for warp_specialize=True, and Triton {k.c.triton_version} leaves it unlowered for "
+                f"{k.target.label}: every warp still issues loads, waits and math in turn",
+                f"TTGIR: the scf.for at line {asked[0].number} keeps the attribute tt.warp_specialize and no "
+                "ttg.warp_specialize op (partitions) exists",
+                "on this target, overlap comes from more blocks per SM (fewer registers or shared memory per "
+                "block) or a newer Triton; the attribute costs nothing where it is ignored",
+            )
+        ]
+    if lowered or k.c.resources.occupancy.blocks_per_sm != 1 or k.c.resources.occupancy.limited_by != "registers":
+        return []
+    name = _specialize_constexpr(k)
+    if name is None or _arch(k) < 90:
+        return []
+    return [
+        Finding(
+            WARP_SPECIALIZE,
+            None,
+            f"registers hold one block per SM; the loop's warp specialization is off ({name}=False)",
+            f"{k.c.resources.registers} registers per thread; tl.range(..., warp_specialize={name})",
+            f"{name}=True: producer warps issue the loads with few registers (setmaxnreg), consumer warps keep "
+            "the rest for the math, and loads overlap it",
+            what_if=(WhatIf("constexpr", name, True),),
+        )
+    ]
+
+
+def _loop_end(k: Kernel, loop: ttgir.Op) -> str:
+    """The text of the line that closes a loop (where MLIR prints its attributes)."""
+    depth = 0
+    for op in k.module.ops:
+        if op.number <= loop.number:
+            continue
+        if op.text.endswith("{") and op.name != "}":
+            depth += 1
+        elif op.name == "}":
+            if depth == 0:
+                return op.text
+            depth -= 1 if not op.text.endswith("{") else 0
+    return ""
+
+
+def _specialize_constexpr(k: Kernel) -> str | None:
+    """A constexpr set to False that the kernel passes as `tl.range(..., warp_specialize=NAME)`."""
+    try:
+        tree = ast.parse(textwrap.dedent(k.c.kernel.source))
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            for keyword in node.keywords:
+                value = keyword.value
+                if keyword.arg == "warp_specialize" and isinstance(value, ast.Name):
+                    if k.c.variant.constexprs.get(value.id) is False:
+                        return value.id
+    return None
+
+
+# --- Blackwell's tensor cores -------------------------------------------------------------------------------
+
+
+def tcgen05(k: Kernel) -> list[Finding]:
+    if k.target.arch != 100:
+        return []
+    found = []
+    for op in k.module.ops:
+        lines = k.lines_of(op)
+        if op.name == "tt.dot" and lines and "nvidia_mma" in _layout_text(k, op):
+            shapes = ttgir.tensor_shape(op.text)
+            found.append(
+                Finding(
+                    TCGEN05,
+                    lines[0],
+                    "tl.dot runs on mma.sync (HMMA), not on sm100's fifth-generation tensor cores (tcgen05.mma, "
+                    "accumulating in tensor memory)",
+                    f"TTGIR line {op.number}: tt.dot {shapes or ''} with an #nvidia_mma result; no ttng.tc_gen5_mma",
+                    "tiles of at least 64 (M) x 8 (N) x 16 (K) elements per dot and num_warps a multiple of 4 let "
+                    "Triton choose tcgen05; sm120 has no tcgen05, so there mma.sync is the best",
+                )
+            )
+    return found
+
+
+def _layout_text(k: Kernel, op: ttgir.Op) -> str:
+    typed = ttgir.result_layout_name(op.text)
+    return k.module.aliases.get(typed, typed) if typed else ""
+
+
+# --- shared memory, buffer by buffer --------------------------------------------------------------------------
+
+
+def shared_buffers(k: Kernel) -> list[Finding]:
+    """Only where the total does not fit some NVIDIA target from sm80 on: that is when the breakdown answers
+    a question. sm75 (a T4's 64 KiB) is left out: nearly every pipelined tile kernel exceeds it, and the
+    kernels this is for are written for Ampere and later."""
+    total = k.c.resources.shared_bytes
+    limits = {
+        t.label: t.limits.shared_per_block
+        for t in TARGETS.values()
+        if isinstance(t.limits, NvidiaLimits) and int(t.arch) >= 80
+    }
+    if not total or total <= min(limits.values()):
+        return []
+    # Gluon pipelines nothing: its buffers are the kernel's own allocations, whatever num_stages says.
+    gluon = k.c.kernel.language is Language.GLUON
+    stages = 1 if gluon else k.c.options.get("num_stages") or 1
+    allocs = [op for op in k.module.ops if op.name == _ALLOC and (ttgir.memdesc_bytes(op.text) or ("", 0))[1] >= 1024]
+    buffers = [_buffer(k, op, stages) for op in allocs]
+    staged = sum(size for _, _, size, multiplied in buffers if multiplied)
+    fits = [name for name, limit in limits.items() if total <= limit]
+    over = [f"{name} ({kib(limit)})" for name, limit in limits.items() if total > limit]
+    by_stages = []
+    for n in range(stages - 1, 1, -1):
+        estimate = total - staged + staged // stages * n
+        where = [name for name, limit in limits.items() if estimate <= limit]
+        by_stages.append(f"num_stages={n}: about {kib(estimate)}, fits {', '.join(where) or 'none'}")
+    listed = "; ".join(text for _, text, _, _ in sorted(buffers, key=lambda b: -b[2]))
+    return [
+        Finding(
+            SHARED_BUFFERS,
+            max(buffers, key=lambda b: b[2])[0] if buffers else None,
+            f"{kib(total)} of shared memory per block: fits {', '.join(fits) or 'no NVIDIA target'}; "
+            f"too much for {', '.join(over)} (OutOfResources at launch there)",
+            f"buffers in TTGIR: {listed or 'none'}; the rest (barriers, conversion scratch) is under 1 KiB each",
+            "; ".join(by_stages)
+            or (
+                "fewer or smaller gl.allocate_shared_memory buffers: a multi-buffered one holds its leading "
+                "dimension's copies of a block"
+                if gluon
+                else "smaller tiles: each pipelined buffer holds num_stages copies of one tile"
+            ),
+            what_if=(WhatIf("option", "num_stages", stages - 1),) if stages > 1 else (),
+        )
+    ]
+
+
+def _buffer(k: Kernel, op: ttgir.Op, stages: int) -> tuple[int | None, str, int, bool]:
+    """(line, description, bytes, multiplied by num_stages) of one ttg.local_alloc."""
+    shape, size = ttgir.memdesc_bytes(op.text) or ("?", 0)
+    dims = ttgir.memdesc_dims(op.text) or []
+    lines = k.lines_of(op)
+    multiplied = len(dims) >= 3 and dims[0] == stages and stages > 1
+    layout = _shared_layout(k, op.text)
+    where = f"line {lines[0]}" if lines else "no line"
+    times = f" ({stages} stages x {kib(size // stages)})" if multiplied else ""
+    return lines[0] if lines else None, f"{where}: {shape}, {layout} = {kib(size)}{times}", size, multiplied
+
+
+def _shared_layout(k: Kernel, text: str) -> str:
+    """A buffer's shared layout in a few words: `nvmma_shared swizzle 128`, `swizzled_shared vec 8`."""
+    match = re.search(r"!ttg\.memdesc<[^,]+,\s*(#[\w.]+)", text)
+    layout = k.module.aliases.get(match.group(1), match.group(1)) if match else ""
+    kind = re.match(r"#ttg\.(\w+)", layout)
+    swizzle = re.search(r"swizzlingByteWidth = (\d+)", layout)
+    vec = re.search(r"vec = (\d+)", layout)
+    words = kind.group(1) if kind else "layout ?"
+    if swizzle:
+        words += f" swizzle {swizzle.group(1)}"
+    elif vec:
+        words += f" vec {vec.group(1)}"
+    return words
+
+
+# --- AMD: tiles for MFMA through the registers -----------------------------------------------------------
+
+
+def lds_bypass(k: Kernel) -> list[Finding]:
+    """On gfx950 only: gfx942's direct-to-LDS loads move 32 bits per lane, so there it is no clear gain."""
+    if k.target.arch != "gfx950":
+        return []
+    fed, made_by = _dot_buffers(k), {r: op for op in k.module.ops for r in op.results}
+    by_line: dict[int, list[tuple[ttgir.Op, ttgir.Op]]] = {}  # the pipeliner's copies of one load, together
+    for store in k.module.ops:
+        if store.name != "ttg.local_store" or len(store.operands) < 2 or not _buffers(k, store.operands[1]) & fed:
+            continue
+        load = made_by.get(store.operands[0])
+        lines = k.lines_of(load) if load else []
+        if load is not None and load.name in ("amdg.buffer_load", "tt.load") and lines:
+            by_line.setdefault(lines[0], []).append((load, store))
+    found = []
+    for line, pairs in sorted(by_line.items()):
+        load, store = pairs[0]
+        cost = k.costs.get(line)
+        loads = sum(cost.instructions.global_loads.values()) if cost else 0
+        found.append(
+            Finding(
+                LDS_BYPASS,
+                line,
+                f"a {ttgir.tensor_shape(load.text) or '?'} tile feeding the MFMA dot is loaded into registers and "
+                "written to LDS by every lane; gfx950 loads it straight into LDS (buffer_load ... lds), with "
+                "no registers and no ds_write",
+                f"TTGIR line {load.number}: {load.name}, then line {store.number}: ttg.local_store into a buffer "
+                f"that a dot reads ({len(pairs)} such loads in the pipeline); {k.machine} on line {line}: {loads} "
+                "buffer/global loads to registers",
+                "compile with TRITON_HIP_USE_ASYNC_COPY=1 (Triton 3.6's switch; Triton 3.9 does it by default): "
+                "the tile becomes amdg.buffer_load_to_local, 128 bits per lane straight into LDS",
+            )
+        )
+    return found

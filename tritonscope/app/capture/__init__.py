@@ -1,0 +1,1 @@
+"""Captures (`trace -o DIR`) and Triton cache folders: made, read, compared and checked."""

@@ -1,0 +1,54 @@
+"""`check DIR/`: the budgets `check` has, held by every kernel compile of a capture, and with
+`--baseline DIR0/` no figure worse than its counterpart's in another capture (paired as
+`diff DIR0/ DIR/` pairs them). Read from the artifacts: nothing is compiled."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ...analysis.captures import KernelFigures, KernelPair, pair
+from ...core.model import Budget, CheckEntry, VariantRequest
+from ...results.check import CheckResult, EntryOutcome
+from ..check import against_baseline, against_budget
+from .folder import open_capture
+from .summaries import summaries
+
+
+def check_capture(
+    folder: Path, budgets: tuple[Budget, ...], baseline: Path | None, jobs: int, timeout: float
+) -> CheckResult:
+    """Every compile of the capture held to the budgets (and the baseline); the result's notes name
+    the compiles without a counterpart in the baseline."""
+    sides = [open_capture(folder)] + ([open_capture(baseline)] if baseline is not None else [])
+    read = summaries(sides, jobs, timeout, findings=True)
+    mine = [read[(folder, e.metadata["hash"])] for e in sides[0].entries]
+    counterparts: dict[str, KernelFigures | None] = {k.hash: None for k in mine}
+    notes = []
+    if baseline is not None:
+        theirs = [read[(baseline, e.metadata["hash"])] for e in sides[1].entries]
+        for p in pair(theirs, mine):
+            if p.after is not None:
+                counterparts[p.after.hash] = p.before
+            if p.status in ("added", "removed"):
+                notes.append(_unpaired(p))
+    outcomes = [_outcome(k, budgets, baseline, counterparts[k.hash]) for k in mine]
+    return CheckResult(tuple(outcomes), tuple(notes))
+
+
+def _outcome(k: KernelFigures, budgets, baseline: Path | None, before: KernelFigures | None) -> EntryOutcome:
+    found = k.findings or ()
+    values = {**k.figures, "findings": len(found)}
+    broken = [b for b in (against_budget(budget, values, found) for budget in budgets) if b]
+    if before is not None:
+        broken += against_baseline(before.figures, values, found)
+    name = k.reference + (f" [{k.label}]" if k.label else "")
+    entry = CheckEntry(
+        name, VariantRequest(file=k.reference, kernel=k.name), budgets, str(baseline) if baseline else None
+    )
+    return EntryOutcome(entry, None, values, tuple(broken), found)
+
+
+def _unpaired(p: KernelPair) -> str:
+    """A note for a compile without a counterpart in the baseline, or one the capture no longer has."""
+    side = p.sides[0]
+    return f"{side.reference}: {'new, no baseline' if p.after is not None else 'no longer compiled'}"

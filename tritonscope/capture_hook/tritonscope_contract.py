@@ -1,0 +1,37 @@
+"""What tritonscope and a program it traces agree on: the environment `trace` runs the program
+with, the files of a capture folder, and the exit code that says a wanted launch was reached.
+
+Both processes read this one file. tritonscope imports it as tritonscope.capture_hook.tritonscope_contract
+(app/capture/, app/from_run.py). Inside the traced program, where tritonscope may not be
+importable, it is the top-level module `tritonscope_contract`: this folder is on the program's
+PYTHONPATH (app/capture/environment.py puts it there), so the hook beside it (sitecustomize.py)
+imports it, and so do triton_api/capture.py and triton_api/simulated/ when the hook has loaded them
+by their paths. Hence it imports nothing, and its name is one a user's program is unlikely to have.
+tests/test_architecture.py holds every other module to naming these variables through it.
+"""
+
+# The traced program's environment: the names tritonscope sets and the program's side reads.
+ENV_CAPTURE = "TRITONSCOPE_CAPTURE"  # the compile log (CAPTURE_LOG) the hook appends one line per compile to
+ENV_CAPTURE_CACHE = "TRITONSCOPE_CAPTURE_CACHE"  # the folder (CACHE_FOLDER) the hook copies each compile into
+ENV_LAUNCHES = "TRITONSCOPE_LAUNCHES"  # the launch log (LAUNCH_LOG); empty: no launch is recorded
+ENV_LAUNCH_LIMIT = "TRITONSCOPE_LAUNCH_LIMIT"  # launches recorded per kernel and process
+ENV_STOP_AT_LAUNCH = "TRITONSCOPE_STOP_AT_LAUNCH"  # --from-run: JSON {name, file, launch} of the launch to end at
+ENV_SIMULATED_DEVICE = "TRITONSCOPE_SIMULATED_DEVICE"  # trace --target: the device as JSON (core/targets.py)
+ENV_AUTOTUNE_RULE = "TRITONSCOPE_AUTOTUNE_RULE"  # trace --autotune: the rule as JSON (core/autotune_rule.py)
+ENV_AUTOTUNE_LOG = "TRITONSCOPE_AUTOTUNE_LOG"  # where the simulated GPU logs each autotune choice (AUTOTUNE_LOG)
+ENV_STOPPED = "TRITONSCOPE_STOPPED"  # where the simulated GPU writes where a value read stopped it (STOP_RECORD)
+
+DEFAULT_LAUNCH_LIMIT = 3
+
+# A capture folder (`trace -o DIR`). The records' shapes are core/schemas.py's COMPILE_RECORD and
+# LAUNCH_RECORD; tritonscope checks every line against them when it reads one.
+CACHE_FOLDER = "cache"  # Triton's artifacts, one folder per compile, as in Triton's own cache
+CAPTURE_LOG = "kernels.jsonl"  # one line per compile: source, specialization, environment
+LAUNCH_LOG = "launches.jsonl"  # one line per recorded launch: grid, arguments, the program's line
+AUTOTUNE_LOG = "autotune.jsonl"  # trace --target: which config each autotuned kernel launched, and why
+SIMULATED_RECORD = "simulated.json"  # trace --target: the simulated GPU's description
+STOP_RECORD = "stopped.json"  # trace --target: where the program was stopped, and what it asked
+
+# --from-run: the traced program ends with this code right after the wanted launch is logged (a
+# program's own exit rarely uses it).
+LAUNCH_REACHED_EXIT = 87

@@ -1,0 +1,56 @@
+"""The executor: user code and the compiler run in child processes that may crash or hang.
+
+Every command that runs a user's kernel code away from the main process (diff's variants, passes'
+dump capture, grid's interpreter) goes through an Executor (executor.py); `pool` picks the
+implementation:
+
+    with pool(jobs, timeout) as workers:            # local.Workers, or cluster.RayWorkers (--cluster)
+        workers.warm(preload="pkg.module")          # optional: start-up overlapped (a no-op on Ray)
+        outcomes = workers.run(tasks, on_done)      # list[Outcome] in task order; on_done(index, outcome)
+        value = workers.call(task(function, *args)) # one task's value, or its error raised here
+        handle = workers.submit(task(...))          # one task started now: handle.result(), .done(),
+        handle.cancel()                             # .cancel() from any thread: its process killed
+
+A Task is plain picklable data, made by `task(function, *args)` (tasks.py): "module:function" (named
+from the function itself), its arguments, the interpreter to run it in (`python`: another Triton
+release's environment; None: this one) and, for Ray, the files its arguments name (`files`, sent
+with it: nodes share no disk). On a cluster (`on_cluster()`) a task of another release names no
+interpreter: app/releases.py's `task` wraps it so that the node finds or makes its own environment
+of that release. Both implementations keep the same guarantees: a task that crashes or passes
+`timeout` is one failed Outcome (locally, "timed out after N s (stuck at FILE:LINE)"); Ctrl-C and
+SIGTERM end every task still running; a cancelled task's process is killed; outcomes are the same
+values. Local workers (local.py, worker.py) die with their parent whatever the signal, ignore the
+terminal's Ctrl-C and never write to stdout.
+
+Foreign programs (ncu, pip, the program `trace` runs) go through `Program` (programs.py, under
+supervisor.py): they too die with their parent, run under a time limit where one is given, and are
+stopped (SIGTERM, then SIGKILL; the programs they started too) when the limit passes or the parent
+is interrupted.
+"""
+
+from .executor import Executor, Handle, drive_cluster, on_cluster, pool, use_cluster
+from .local import LocalHandle, Workers
+from .programs import STOP_GRACE, Finished, Program
+from .tasks import Cancelled, Outcome, Relayed, Task, function_named, name_of, perform, task
+
+__all__ = [
+    "STOP_GRACE",
+    "Cancelled",
+    "Executor",
+    "Finished",
+    "Handle",
+    "LocalHandle",
+    "Outcome",
+    "Program",
+    "Relayed",
+    "Task",
+    "Workers",
+    "drive_cluster",
+    "function_named",
+    "name_of",
+    "on_cluster",
+    "perform",
+    "pool",
+    "task",
+    "use_cluster",
+]

@@ -1,0 +1,294 @@
+"""The executor on this machine: a pool of worker processes (worker.py), each serving many tasks, so
+Triton's start-up and the kernel file's import are paid once per worker, not once per task.
+
+- a worker is a fresh Python interpreter (`python -m tritonscope.isolate`) with the environment it
+  was asked for (another Triton release's interpreter, with this tritonscope put on its path);
+- a task that raises comes back as its message and exit code; a worker that crashes or runs past
+  the timeout is killed and replaced, and only its task fails; a time-out says where the task was
+  ("stuck at FILE:LINE", from the worker's stack);
+- a cancelled task's worker is killed and reaped at once: nothing of it is left, and the next
+  task gets a fresh worker;
+- workers die with their parent whatever the signal, ignore the terminal's Ctrl-C (an exception in
+  `run`, Ctrl-C or SIGTERM's, kills every worker still busy) and never write to stdout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+from ..core import scratch
+from ..core.limits import stuck_in_dump
+from ..core.status import ExitStatus
+from .tasks import Outcome, Task, cancelled
+from .worker import PRELOAD, RESULT_FD, STACK_FD, read_message, write_message
+
+_POLL = 0.2  # seconds between looks at the time limits of the tasks in flight
+
+
+class Workers:
+    """Up to `jobs` worker processes: `run` hands out tasks and returns their outcomes in order;
+    `submit` starts one task at once on a worker of its own and returns its handle."""
+
+    def __init__(self, jobs: int = 1, timeout: float = 600, env: dict[str, str] | None = None, stderr=None):
+        self.jobs, self.timeout = max(jobs, 1), timeout
+        self.env = {**os.environ, **scratch.environ(), **(env or {})}
+        self.stderr = stderr  # a file for the workers' C-level stderr (passes reads the dumps there)
+        self._idle: list[_Worker] = []
+        self._submitted: set[LocalHandle] = set()  # submit's tasks not ended yet: `close` ends them
+        self._lock = threading.Lock()  # both: a submitted task ends in whichever thread waits on it
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Kills every worker: the idle ones, and those of submitted tasks still running (cancelled)."""
+        with self._lock:
+            idle, self._idle = self._idle, []
+            running = list(self._submitted)
+        for handle in running:
+            handle.cancel()
+        for worker in idle:
+            worker.kill()
+
+    def warm(self, python: str | None = None, count: int = 1, preload: str | None = None) -> Workers:
+        """Starts `count` workers now (those not yet started), so their start-up overlaps the caller's
+        work; each imports the module `preload` (the one its tasks will call) before its first task."""
+        env = {**self.env, PRELOAD: preload} if preload else self.env
+        with self._lock:
+            while sum(worker.python == python for worker in self._idle) < min(count, self.jobs):
+                self._idle.append(_Worker(env, self.stderr, python))
+        return self
+
+    def call(self, task: Task) -> Any:
+        """One task's value, or its error raised here."""
+        return self.run([task])[0].unwrap()
+
+    def submit(self, task: Task) -> LocalHandle:
+        """Starts `task` now on a worker of its own (an idle one, else a new one) and returns its handle:
+        `result()` waits for its Outcome, `cancel()` (from any thread) kills its worker."""
+        handle = LocalHandle(self, task)
+        with self._lock:
+            self._submitted.add(handle)
+        return handle
+
+    def run(self, tasks: list[Task], on_done: Callable[[int, Outcome], None] | None = None) -> list[Outcome]:
+        """Every task's Outcome, in task order, `jobs` at a time; `on_done(index, outcome)` as each ends."""
+        outcomes: list[Outcome | None] = [None] * len(tasks)
+        pending = list(enumerate(tasks))
+        running: dict[LocalHandle, int] = {}  # handle -> task index
+        try:
+            while pending or running:
+                while pending and len(running) < self.jobs:
+                    index, task = pending.pop(0)
+                    running[LocalHandle(self, task)] = index
+                for handle in _settled(list(running)):
+                    index = running.pop(handle)
+                    outcomes[index] = handle.result()
+                    if on_done:
+                        on_done(index, outcomes[index])  # type: ignore[arg-type]
+        except BaseException:
+            for handle in running:
+                handle.cancel()
+            raise
+        return outcomes  # type: ignore[return-value]
+
+    def _take(self, python: str | None) -> _Worker:
+        """An idle worker running that interpreter, else a new one (an idle worker of another is let go)."""
+        with self._lock:
+            for worker in list(self._idle):
+                if worker.process.poll() is not None:  # died while idle (its parent thread gone, say)
+                    self._idle.remove(worker)
+                    worker.kill()
+                elif worker.python == python:
+                    self._idle.remove(worker)
+                    return worker
+            if len(self._idle) >= self.jobs:
+                self._idle.pop(0).kill()
+            return _Worker(self.env, self.stderr, python)
+
+    def _release(self, handle: LocalHandle, worker: _Worker | None) -> None:
+        """A task ended: its worker (None: killed) waits for the next task; a submitted one is let go."""
+        with self._lock:
+            self._submitted.discard(handle)
+            if worker is not None:
+                self._idle.append(worker)
+
+
+def _settled(handles: list[LocalHandle]) -> list[LocalHandle]:
+    """Those of the handles whose task has ended, waiting up to _POLL seconds for one to."""
+    with contextlib.suppress(OSError, ValueError):  # a descriptor closed by a cancel: settled below
+        readable, _, _ = select.select(handles, [], [], _POLL)
+        return [handle for handle in handles if handle.settle(handle in readable)]
+    return [handle for handle in handles if handle.settle(True)]
+
+
+class LocalHandle:
+    """A task on a local worker: the Handle `Workers.submit` returns (and what `run` keeps for each
+    task in flight). Any thread may ask it; the first to see the task end takes its Outcome."""
+
+    def __init__(self, workers: Workers, task: Task):
+        self._workers = workers
+        self._worker = workers._take(task.python)
+        self._outcome: Outcome | None = None
+        self._lock = threading.Lock()
+        try:
+            self._worker.send(task)
+        except BaseException:  # it died at start, or the caller was interrupted: no worker left unowned
+            self._worker.kill()
+            raise
+        self._started = time.monotonic()
+
+    def fileno(self) -> int:
+        """The worker's result pipe (for select): readable once it answers or dies."""
+        return self._worker.results
+
+    def done(self) -> bool:
+        return self.settle(_readable(self._worker.results, 0))
+
+    def result(self) -> Outcome:
+        """The task's Outcome, once it has ended: answered, failed, crashed, timed out or cancelled."""
+        while self._outcome is None:
+            self.settle(_readable(self._worker.results, _POLL))
+        return self._outcome
+
+    def cancel(self) -> bool:
+        """Ends the task now: its worker is killed and reaped (nothing of it is left), and its Outcome
+        says `cancelled`. False where it had ended already."""
+        with self._lock:
+            if self._outcome is not None:
+                return False
+            self._worker.kill()
+            self._end(cancelled())
+            return True
+
+    def settle(self, answered: bool) -> bool:
+        """Whether the task has ended, taking its Outcome if it just did: `answered` (its result pipe is
+        readable) brings the worker's answer or its death; else the time limit is looked at."""
+        with self._lock:
+            if self._outcome is None and answered:
+                answer = self._worker.receive()
+                if answer is not None:
+                    self._end(answer, self._worker)  # which then waits for the next task
+                else:  # the worker died: its task failed, the worker is gone
+                    died = self._worker.death()
+                    self._end(Outcome(error=died, exit_code=ExitStatus.FAILED, error_type="CompileError"))
+            elif self._outcome is None and time.monotonic() - self._started > self._workers.timeout:
+                where = self._worker.where_stuck()
+                self._worker.kill()
+                stuck = f" (stuck at {where})" if where else ""
+                message = f"timed out after {self._workers.timeout:g} s{stuck}"
+                self._end(Outcome(error=message, exit_code=ExitStatus.USAGE, timed_out=True))
+            return self._outcome is not None
+
+    def _end(self, outcome: Outcome, worker: _Worker | None = None) -> None:
+        self._outcome = outcome
+        self._workers._release(self, worker)
+
+
+def _readable(fd: int, wait: float) -> bool:
+    """Whether the pipe has something to read (an answer, or its end), waiting up to `wait` seconds."""
+    try:
+        return bool(select.select([fd], [], [], wait)[0])
+    except (OSError, ValueError):  # closed by a cancel in another thread: the handle has its outcome
+        return False
+
+
+class _Worker:
+    def __init__(self, env: dict[str, str], stderr, python: str | None = None):
+        read_end, write_end = os.pipe()
+        self.python = python
+        # Where the worker writes its stack when asked (SIGUSR1), to say where a task was stuck.
+        self._stack = tempfile.TemporaryFile()  # noqa: SIM115 - closed in kill()
+        env = {**env, RESULT_FD: str(write_end), STACK_FD: str(self._stack.fileno()), "PYTHONFAULTHANDLER": ""}
+        if python is not None:  # another Triton release's environment
+            env.update(_foreign_environment(env))
+        self.process = subprocess.Popen(
+            [python or sys.executable, "-m", "tritonscope.isolate"],
+            stdin=subprocess.PIPE,
+            stdout=stderr if stderr is not None else 2,  # the parent's fd 2: never its stdout
+            stderr=stderr,
+            env=env,
+            pass_fds=(write_end, self._stack.fileno()),
+        )
+        os.close(write_end)
+        self.results = read_end
+        self._stream = os.fdopen(read_end, "rb")
+        self._input: IO[bytes] = self.process.stdin  # type: ignore[assignment]  # a pipe: asked for above
+
+    def send(self, task: Task) -> None:
+        write_message(self._input, pickle.dumps(task))
+
+    def receive(self) -> Outcome | None:
+        try:
+            return read_message(self._stream)
+        except (EOFError, OSError, pickle.UnpicklingError):
+            self.kill()
+            return None
+
+    def death(self) -> str:
+        code = self.process.wait()
+        if code < 0:
+            with contextlib.suppress(ValueError):
+                return f"the compiler process crashed ({signal.Signals(-code).name})"
+            return f"the compiler process was killed by signal {-code}"
+        return f"the compiler process exited with code {code} without a result"
+
+    def where_stuck(self) -> str | None:
+        """The user's file and line the worker's task is running now (its stack, written by
+        faulthandler on SIGUSR1, even from inside C code), or None if it does not say in time."""
+        if self.process.poll() is not None:
+            return None
+        with contextlib.suppress(OSError):
+            self.process.send_signal(signal.SIGUSR1)
+            deadline = time.monotonic() + 1
+            while time.monotonic() < deadline:
+                time.sleep(0.05)
+                self._stack.seek(0)
+                text = self._stack.read().decode(errors="replace")
+                if "File " in text and text.endswith("\n"):
+                    return stuck_in_dump(text)
+        return None
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        for stream in (self._stack, self._input, self._stream):
+            with contextlib.suppress(OSError):
+                stream.close()
+
+
+def _foreign_environment(env: dict[str, str]) -> dict[str, str]:
+    """What an interpreter of another environment needs to run this tritonscope: a folder holding only
+    a link to this package goes first on its path, so it imports this tritonscope and its own Triton
+    (the package's parent folder would also bring this environment's Triton)."""
+    import hashlib
+
+    from ..core.fileio import user_cache_dir
+
+    package = Path(__file__).resolve().parents[1]  # tritonscope/, this file being isolate/local.py
+    folder = user_cache_dir() / "source" / hashlib.sha256(str(package).encode()).hexdigest()[:16]
+    link = folder / "tritonscope"
+    if not link.is_symlink() or link.resolve() != package:
+        folder.mkdir(parents=True, exist_ok=True)
+        staged = folder / f".link.{os.getpid()}"
+        staged.unlink(missing_ok=True)
+        staged.symlink_to(package, target_is_directory=True)
+        os.replace(staged, link)  # atomic: a worker starting now sees the old link or the new one
+    path = env.get("PYTHONPATH")
+    return {"PYTHONPATH": f"{folder}{os.pathsep}{path}" if path else str(folder), "PYTHONNOUSERSITE": "1"}

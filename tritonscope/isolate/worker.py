@@ -1,0 +1,92 @@
+"""The worker's side of local.Workers: a fresh interpreter (`python -m tritonscope.isolate`) that
+reads tasks from stdin and writes each outcome to its result pipe, until end of input.
+
+It dies with its parent whatever the signal (PR_SET_PDEATHSIG, and end of input), ignores the
+terminal's Ctrl-C (the parent handles it), writes its stack where the parent reads it when asked
+(SIGUSR1: where a task is stuck) and never writes to the parent's stdout. Messages both ways are
+a length and a pickle (`write_message`, `read_message`)."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import pickle
+import signal
+import struct
+import sys
+from typing import IO, Any
+
+from ..core.status import ExitStatus
+from .tasks import Outcome, perform
+
+RESULT_FD = "TRITONSCOPE_RESULT_FD"  # the descriptor of the pipe the worker writes outcomes to
+PRELOAD = "TRITONSCOPE_PRELOAD"  # a module the worker imports before its first task
+STACK_FD = "TRITONSCOPE_STACK_FD"  # the file the worker writes its stack to on SIGUSR1
+_LENGTH = struct.Struct("<Q")
+_STACK_FILE: IO[str] | None = None  # kept open for faulthandler, which writes to it from a signal handler
+
+
+def write_message(stream: IO[bytes], payload: bytes) -> None:
+    stream.write(_LENGTH.pack(len(payload)) + payload)
+    stream.flush()
+
+
+def read_message(stream: IO[bytes]) -> Any:
+    """The next message's value; EOFError where the stream ends before a whole one."""
+    header = stream.read(_LENGTH.size)
+    if len(header) < _LENGTH.size:
+        raise EOFError
+    (length,) = _LENGTH.unpack(header)
+    body = stream.read(length)
+    if len(body) < length:
+        raise EOFError
+    return pickle.loads(body)
+
+
+def _die_with_parent() -> None:
+    """Linux: the kernel kills this process when its parent dies, whatever killed the parent."""
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() == 1:
+        os._exit(1)
+
+
+def _stack_on_request() -> None:
+    """SIGUSR1 writes this worker's stack to the file its parent reads (local._Worker.where_stuck)."""
+    import faulthandler
+
+    global _STACK_FILE
+    with contextlib.suppress(KeyError, ValueError, OSError, RuntimeError):
+        _STACK_FILE = os.fdopen(int(os.environ.pop(STACK_FD)), "w")
+        faulthandler.register(signal.SIGUSR1, file=_STACK_FILE, all_threads=False)
+
+
+def _outcome_payload(outcome: Outcome) -> bytes:
+    try:
+        return pickle.dumps(outcome)
+    except Exception as exc:  # noqa: BLE001 - a value that cannot travel is a bug, reported
+        return pickle.dumps(Outcome(error=f"unpicklable result: {exc}", exit_code=ExitStatus.BUG))
+
+
+def serve() -> None:
+    """In the worker: read tasks from stdin, write each outcome to the result pipe, until EOF."""
+    _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    results = os.fdopen(int(os.environ.pop(RESULT_FD)), "wb")
+    _stack_on_request()
+    # The user's prints never reach the parent's stdout; a file of their own, so that a kernel file
+    # closing sys.stdout leaves sys.stderr (and the messages written to it) alone.
+    sys.stdout = os.fdopen(os.dup(2), "w", errors="replace", buffering=1)
+    preload = os.environ.pop(PRELOAD, None)
+    if preload:  # imported while the parent still prepares the tasks; a failure shows in the task itself
+        with contextlib.suppress(Exception):
+            importlib.import_module(preload)
+    while True:
+        try:
+            task = read_message(sys.stdin.buffer)
+        except EOFError:
+            return
+        write_message(results, _outcome_payload(perform(task)))
