@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from tritonscope.analysis import cost  # noqa: E402 - after the repository is put on the path
 from tritonscope.analysis.measured import Measured, file_lines, lines_by_address, measure  # noqa: E402
-from tritonscope.app import cache  # noqa: E402
+from tritonscope.app.capture import compiled, entries  # noqa: E402
 from tritonscope.core.errors import TritonscopeError  # noqa: E402
 from tritonscope.core.model import Compilation  # noqa: E402
 from tritonscope.parsers.ncu_source import SourcePage, parse  # noqa: E402
@@ -96,11 +96,11 @@ def matching_binary(page: SourcePage, caches: list[Path]) -> Compilation | None:
     for root in caches:
         if not root.is_dir():
             continue
-        for entry in cache.entries(root):
+        for entry in entries.entries(root):
             if entry.name != page.kernel:
                 continue
             try:
-                compilation = cache.entry_compilation(entry, f"{root}/:{entry.name}")
+                compilation = compiled.entry_compilation(entry, f"{root}/:{entry.name}")
             except TritonscopeError:
                 continue
             if lines_by_address(page, compilation) is not None:
