@@ -56,6 +56,7 @@ class Scheduled:
     control: Control
     lines: tuple[int, ...]  # the kernel-file lines it counts for (analysis/cost.py's line map)
     waits: tuple[Wait, ...] = ()
+    word: int = 0  # the 128-bit instruction word the control code was read from
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,8 @@ def schedule(c: Compilation) -> Schedule | None:
     listing = sass_listing.parse(c.stages[Stage.SASS])
     if not listing.instructions:
         return None
-    controls = sass_control.decode(cubin_code.kernel_code(c.binary, str(c.metadata.get("name", ""))))
+    code = cubin_code.kernel_code(c.binary, str(c.metadata.get("name", "")))
+    controls, words = sass_control.decode(code), sass_control.words(code)
     found = waits(listing, controls)
     by_line = {number: tuple(lines) for number, _, lines in cost.machine_listing(c, Stage.SASS)}
     steps = tuple(
@@ -98,6 +100,7 @@ def schedule(c: Compilation) -> Schedule | None:
             controls[s.offset],
             by_line.get(s.listing_line, ()),
             found.get(s.offset, ()),
+            words.get(s.offset, 0),
         )
         for s in listing.instructions
     )
