@@ -123,7 +123,31 @@ def figures(result: ExplainResult) -> dict[str, Any]:
         "occupancy": round(r.occupancy.percent, 1),
         "conversion_bytes": sum(conversions.values()),
         "findings": len(result.findings),
+        "line_time": _line_time(result),
+        "line_waits": _line_waits(result),
     }
+
+
+def _line_time(result: ExplainResult) -> dict[str, float] | None:
+    """Each line's share of the estimated time, in percent (`--budget 'line 33 <= 40%'`); None without SASS."""
+    if result.time is None:
+        return None
+    return {str(t.line): round(100 * t.share, 1) for t in result.time.lines}
+
+
+def _line_waits(result: ExplainResult) -> dict[str, str] | None:
+    """What each line waits on most, said where a line budget breaks."""
+    if result.time is None:
+        return None
+    found = {}
+    for t in result.time.lines:
+        if t.waits_on and t.waits_on[0].cycles >= 0.25 * t.cycles:
+            w = t.waits_on[0]
+            on = (
+                f"lines {', '.join(map(str, w.lines))}" if len(w.lines) > 1 else f"line {w.lines[0]}" if w.lines else ""
+            )
+            found[str(t.line)] = f"waits on {on} ({w.kind})" if on else f"waits for {w.kind} at a barrier"
+    return found
 
 
 def machine_figures(target: str, text: str) -> dict[str, Any]:
@@ -139,18 +163,42 @@ def machine_figures(target: str, text: str) -> dict[str, Any]:
 
 
 def _behind(figure: str, found: tuple[Finding, ...]) -> str:
-    reasons = FIGURES[figure].findings
-    finding = next((f for f in found if f.kind in reasons), None)
+    if figure.startswith(LINE):
+        number = int(figure.removeprefix(LINE))
+        finding = next((f for f in found if f.line == number or number in f.lines), None)
+    else:
+        finding = next((f for f in found if f.kind in FIGURES[figure].findings), None)
     if finding is None:
         return ""
     return f"{'line ' + str(finding.line) if finding.line is not None else 'kernel'}: {finding.message}"
 
 
 def against_budget(budget: Budget, values: dict[str, Any], found: tuple[Finding, ...]) -> Broken | None:
+    if budget.figure.startswith(LINE):
+        return _against_line_budget(budget, values, found)
     value = values.get(budget.figure)
     if value is None or budget.holds(value):  # no global store, say: nothing to hold to a width
         return None
     return Broken(budget.figure, value, f"{budget.op} {budget.limit:g}", _behind(budget.figure, found))
+
+
+LINE = "line "  # a budget on a line's share of the estimated time: `line 33`
+
+
+def _against_line_budget(budget: Budget, values: dict[str, Any], found: tuple[Finding, ...]) -> Broken | None:
+    """A line's share of the estimated time, in percent (a line with no instruction holds 0%); a
+    compile with no estimate (no SASS) breaks the budget, saying so, rather than pass unchecked."""
+    shares = values.get("line_time")
+    if shares is None:
+        return Broken(
+            budget.figure, None, f"{budget.op} {budget.limit:g}%", "no time estimate: the compile has no SASS"
+        )
+    value = shares.get(budget.figure.removeprefix(LINE), 0.0)
+    if budget.holds(value):
+        return None
+    line = budget.figure.removeprefix(LINE)
+    said = _behind(budget.figure, found) or f"line {line} {(values.get('line_waits') or {}).get(line, '')}".strip()
+    return Broken(budget.figure, value, f"{budget.op} {budget.limit:g}%", said)
 
 
 def read_baseline(path: str, c: Compilation) -> dict[str, Any]:

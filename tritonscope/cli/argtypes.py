@@ -138,12 +138,14 @@ def launch_keywords(items: list[str] | None, flag: str) -> list[str]:
     return [f"{n.strip()}={v.strip()}" for n, _, v in (item.partition("=") for item in items or ())]
 
 
-_BUDGET = re.compile(r"^\s*([A-Za-z_]+)\s*(<=|>=|==|=|<|>)\s*(\d+(?:\.\d+)?)\s*(%|KiB|kib|KB|kb|B)?\s*$")
+_BUDGET = re.compile(r"^\s*(line\s*\d+|[A-Za-z_]+)\s*(<=|>=|==|=|<|>)\s*(\d+(?:\.\d+)?)\s*(%|KiB|kib|KB|kb|B)?\s*$")
+_LINE = re.compile(r"^line\s*(\d+)$")
 _BYTES = ("shared", "local_bytes", "conversion_bytes")
 
 
 def budgets(items: list[str] | None, where: str = "--budget") -> tuple[Budget, ...]:
-    """FIGURE<=VALUE, FIGURE>=VALUE, FIGURE=VALUE...: `registers<=128`, `occupancy>=50%`, `shared<=96KiB`."""
+    """FIGURE<=VALUE, FIGURE>=VALUE, FIGURE=VALUE...: `registers<=128`, `occupancy>=50%`, `shared<=96KiB`;
+    `line 33 <= 40%`: line 33's share of the estimated time (explain's)."""
     from ..app.check import FIGURES
 
     found = []
@@ -153,6 +155,14 @@ def budgets(items: list[str] | None, where: str = "--budget") -> tuple[Budget, .
         if not match:
             raise UsageError(f"{where} expects FIGURE<=VALUE (or >=, <, >, =), got '{item}'. Figures: {names}")
         figure, op, number, unit = match.groups()
+        line = _LINE.match(figure)
+        if line:
+            if unit not in (None, "%"):
+                raise UsageError(f"{where} {item}: a line's budget is its share of the estimated time, in %")
+            found.append(
+                Budget(f"line {int(line.group(1))}", "==" if op == "=" else op, float(number), str(item).strip())
+            )
+            continue
         if figure not in FIGURES:
             raise UsageError(f"{where} {item}: no figure named '{figure}'. Figures: {names}")
         if unit == "%" and figure != "occupancy" or unit and unit != "%" and figure not in _BYTES:

@@ -54,6 +54,8 @@ class CheckView(TerminalRenderer):
                 table.add_row(Text(""), Text(figures_line(outcome.figures), style="dim"))
             for broken in outcome.broken:
                 value = "none" if broken.value is None else f"{broken.value:g}"
+                if broken.figure.startswith("line ") and broken.value is not None:
+                    value += "% of the estimated time"
                 table.add_row(Text(""), Text(f"{broken.figure} = {value}, limit {broken.limit}", style="yellow"))
                 if broken.finding:
                     table.add_row(Text(""), Text(f"  ↳ {broken.finding}"))
