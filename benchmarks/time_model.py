@@ -10,13 +10,23 @@ binaries (tests/data/ncu). Each page is matched to the cache entry whose SASS is
 measured (offset by offset, as `profile` checks it), and its counters are put on Python lines
 through that binary's line map (analysis/measured.py).
 
+DATA may also be a folder this script saved with --save DIR: the per-line samples (samples.json:
+each kernel's samples, stall reasons and instructions executed per Python line, as mapped above)
+and the captures of the binaries that ran (captures.tar.gz: cubin, metadata, TTGIR, PTX and the
+kernel's file per kernel), which is all the scoring needs (docs/data/h100-time-model/).
+
 Per kernel and per model: the Spearman rank correlation between the model's figure per line and
 ncu's samples per line, over the lines holding at least 1% of either (ties share their mean rank;
 undefined where either side is constant or fewer than 2 lines remain), and whether the model's
 top line (the earliest of equals) is the line with the most samples. Then, for the tuning set,
 the held-out set (by eval_set.json's `held_out`) and all: the median Spearman and the share of
 top lines right. The models: `counts`, each line's SASS instructions as `explain` counts them
-(analysis/cost.py). A new model is one entry of MODELS.
+(analysis/cost.py); `time`, each line's estimated cycles (analysis/line_time.py). A new model is
+one entry of MODELS. A saved folder's notes.json says, per kernel, why a model misses there;
+--markdown prints the table as docs/cli.md shows it.
+
+    python benchmarks/time_model.py /work/data/h100-ncu-1/ground_truth.tar.gz --save docs/data/h100-time-model
+    python benchmarks/time_model.py docs/data/h100-time-model [--json | --markdown]
 """
 
 from __future__ import annotations
@@ -35,8 +45,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tritonscope.analysis import cost  # noqa: E402 - after the repository is put on the path
-from tritonscope.analysis.measured import Measured, file_lines, lines_by_address, measure  # noqa: E402
+from tritonscope.analysis import cost, line_time  # noqa: E402 - after the repository is put on the path
+from tritonscope.analysis.measured import Measured, MeasuredLine, file_lines, lines_by_address, measure  # noqa: E402
 from tritonscope.app.capture import compiled, entries  # noqa: E402
 from tritonscope.core.errors import TritonscopeError  # noqa: E402
 from tritonscope.core.model import Compilation  # noqa: E402
@@ -53,9 +63,10 @@ class NoData(Exception):
 @dataclass(frozen=True)
 class Kernel:
     name: str
-    page: SourcePage
+    page: SourcePage | None  # None: read back from a saved folder, already mapped to lines
     compilation: Compilation | None  # the binary ncu measured, where a cache entry matches it
     measured: Measured
+    binary: str = ""  # its cache entry's hash
 
 
 def counts(kernel: Kernel) -> dict[int, float]:
@@ -65,7 +76,13 @@ def counts(kernel: Kernel) -> dict[int, float]:
     return {c.line: float(c.instructions.total) for c in cost.line_costs(kernel.compilation)}
 
 
-MODELS: dict[str, Callable[[Kernel], dict[int, float]]] = {"counts": counts}
+def estimated(kernel: Kernel) -> dict[int, float]:
+    """explain's time estimate: each line's cycles (analysis/line_time.py)."""
+    found = line_time.estimate(kernel.compilation) if kernel.compilation is not None else None
+    return {t.line: t.cycles for t in found.lines} if found else {}
+
+
+MODELS: dict[str, Callable[[Kernel], dict[int, float]]] = {"counts": counts, "time": estimated}
 
 
 # ---------------------------------------------------------------- reading saved profiles
@@ -84,15 +101,17 @@ def load_page(name: str, csv: Path, caches: list[Path]) -> Kernel:
         raise NoData(f"{csv}: {exc.strerror or exc}") from None
     if not page.instructions:
         raise NoData("")
-    compilation = matching_binary(page, caches)
-    if compilation is None:
+    found = matching_binary(page, caches)
+    if found is None:
         files = Counter(i.file for i in page.instructions if i.file)
         kernel_file = files.most_common(1)[0][0] if files else ""
         return Kernel(name, page, None, measure(page, None, kernel_file, {}))
-    return Kernel(name, page, compilation, measure(page, compilation, compilation.kernel.file, file_lines(compilation)))
+    c, binary = found
+    return Kernel(name, page, c, measure(page, c, c.kernel.file, file_lines(c)), binary)
 
 
-def matching_binary(page: SourcePage, caches: list[Path]) -> Compilation | None:
+def matching_binary(page: SourcePage, caches: list[Path]) -> tuple[Compilation, str] | None:
+    """The compilation ncu measured and its cache entry's hash."""
     for root in caches:
         if not root.is_dir():
             continue
@@ -104,7 +123,7 @@ def matching_binary(page: SourcePage, caches: list[Path]) -> Compilation | None:
             except TritonscopeError:
                 continue
             if lines_by_address(page, compilation) is not None:
-                return compilation
+                return compilation, str(entry.metadata.get("hash", ""))
     return None
 
 
@@ -217,31 +236,133 @@ def medians(rows: list[dict], model: str) -> dict:
     }
 
 
+# ---------------------------------------------------------------- saved data
+
+SAMPLES, CAPTURES, NOTES = "samples.json", "captures.tar.gz", "notes.json"
+_KEPT = (".cubin", ".json", ".ttgir", ".ptx", ".source", ".jsonl")  # what rebuilding a compilation reads
+
+
+def save(kernels: list[tuple[Kernel, str]], data: Path, out: Path) -> None:
+    """OUT/samples.json (each kernel's samples per line) and OUT/captures.tar.gz (the captures they
+    were measured on, the files a compilation is read back from), each written whole."""
+    out.mkdir(parents=True, exist_ok=True)
+    body = [_saved(kernel, label) for kernel, label in kernels]
+    partial = out / (SAMPLES + ".partial")
+    partial.write_text(json.dumps({"kernels": body}, indent=1) + "\n")
+    partial.replace(out / SAMPLES)
+    partial = out / (CAPTURES + ".partial")
+    with tarfile.open(partial, "w:gz") as tar:
+        for kernel, _ in kernels:
+            capture = data / kernel.name / "capture"
+            for path in sorted(capture.rglob("*")) if capture.is_dir() else ():
+                if path.is_file() and path.name.endswith(_KEPT):
+                    tar.add(path, arcname=str(path.relative_to(data)))
+    partial.replace(out / CAPTURES)
+
+
+def _saved(kernel: Kernel, label: str) -> dict:
+    m = kernel.measured
+    lines = [{k: v for k, v in vars(line).items() if k != "accesses"} for line in m.lines]
+    return {
+        "name": kernel.name,
+        "set": label,
+        "kernel": kernel.compilation.kernel.name if kernel.compilation else None,
+        "binary": kernel.binary,
+        "mapped_by": m.mapped_by,
+        "samples": m.samples,
+        "samples_not_issued": m.samples_not_issued,
+        "executed": m.executed,
+        "stalls": m.stalls,
+        "unattributed_samples": m.unattributed_samples,
+        "lines": lines,
+    }
+
+
+def load_saved(folder: Path, scratch: Path) -> list[tuple[Kernel, str]]:
+    """The kernels of a saved folder, each with its set label, its compilation read back from the captures."""
+    with tarfile.open(folder / CAPTURES) as tar:
+        tar.extractall(scratch, filter="data")
+    found = []
+    for saved in json.loads((folder / SAMPLES).read_text())["kernels"]:
+        lines = tuple(MeasuredLine(**{**x, "stalls": tuple(map(tuple, x["stalls"]))}) for x in saved["lines"])
+        fields = ("samples", "samples_not_issued", "executed", "unattributed_samples")
+        stalls = tuple(map(tuple, saved["stalls"]))
+        measured = Measured(lines, saved["mapped_by"], stalls=stalls, **{k: saved[k] for k in fields})
+        compilation = _saved_binary(scratch / saved["name"] / "capture", saved["kernel"], saved["binary"])
+        found.append((Kernel(saved["name"], None, compilation, measured, saved["binary"]), saved["set"]))
+    return found
+
+
+def _saved_binary(capture: Path, kernel: str | None, binary: str) -> Compilation | None:
+    for entry in entries.entries(capture) if capture.is_dir() else ():
+        if entry.name == kernel and str(entry.metadata.get("hash", "")) == binary:
+            return compiled.entry_compilation(entry, f"{capture}/:{entry.name}")
+    return None
+
+
+def notes_of(data: Path) -> dict[str, str]:
+    try:
+        return json.loads((data / NOTES).read_text())
+    except (OSError, ValueError):
+        return {}
+
+
 # ---------------------------------------------------------------- output
 
 
-def report(rows: list[dict]) -> str:
+def _cell(m: dict) -> tuple[str, str, str]:
+    rho = f"{m['spearman']:.2f}" if m["spearman"] is not None else "-"
+    return rho, f"L{m['top']}" if m["top"] else "-", "ok" if m["agrees"] else "no"
+
+
+def report(rows: list[dict], notes: dict[str, str] | None = None) -> str:
+    """80 columns: per kernel the measured top line, then per model its Spearman, top line, agreement."""
     names = list(MODELS)
-    head = f"{'kernel':<30} {'set':<5} {'samples':>9} {'top':>5} " + " ".join(f"{n + ' rho/top':>18}" for n in names)
-    lines = [head]
+    head = f"{'kernel':<23} {'set':<4} {'top':>5} " + " ".join(f"{n[:6] + ' rho':>10} {'top':>5}   " for n in names)
+    lines = [head.rstrip()]
     for r in rows:
-        cells = []
-        for name in names:
-            m = r["models"][name]
-            rho = f"{m['spearman']:.2f}" if m["spearman"] is not None else "-"
-            cells.append(f"{rho:>6} {'L' + str(m['top']) if m['top'] else '-':>6} {'ok' if m['agrees'] else 'no':>4}")
-        lines.append(
-            f"{r['name'][:30]:<30} {r['set']:<5} {r['samples']:>9} {r['top_line'] or '-':>5} " + " ".join(cells)
-        )
+        cells = [f"{rho:>10} {top:>5} {ok:>2}" for rho, top, ok in (_cell(r["models"][n]) for n in names)]
+        lines.append(f"{r['name'][:23]:<23} {r['set']:<4} {r['top_line'] or '-':>5} " + " ".join(cells))
+    lines += [""] + summary_lines(rows)
+    said = [(r["name"], (notes or {}).get(r["name"])) for r in rows if _missed(r)]
+    lines += ["", "where the time model misses:"] + [f"  {n}: {why}" for n, why in said if why] if said else []
+    return "\n".join(lines)
+
+
+def summary_lines(rows: list[dict]) -> list[str]:
+    found = []
     for label, group in groups(rows):
-        for name in names:
+        for name in MODELS:
             s = medians(group, name)
             rho = f"{s['median_spearman']:.2f}" if s["median_spearman"] is not None else "-"
-            lines.append(
+            found.append(
                 f"{label}: {name}: median Spearman {rho} ({s['spearman_defined']} of {s['kernels']} defined), "
                 f"top line right in {s['top_right']} of {s['kernels']}"
             )
-    return "\n".join(lines)
+    return found
+
+
+def _missed(row: dict) -> bool:
+    m = row["models"].get("time")
+    return m is not None and (not m["agrees"] or m["spearman"] is None or m["spearman"] < 0.8)
+
+
+def markdown(rows: list[dict], notes: dict[str, str] | None = None) -> str:
+    """The table as docs/cli.md shows it: tuning kernels, then held-out ones, each with the note."""
+    lines = [
+        "| kernel | set | measured top line | counts: rho | counts: top | time: rho | time: top "
+        "| why the time model misses |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in sorted(rows, key=lambda r: (r["set"] != "tune", r["name"])):
+        (c_rho, c_top, c_ok), (t_rho, t_top, t_ok) = (_cell(r["models"][n]) for n in ("counts", "time"))
+        share = f"{r['top_share']:.0%}"
+        why = (notes or {}).get(r["name"], "") if _missed(r) else ""
+        lines.append(
+            f"| {r['name']} | {r['set']} | {r['top_line']} ({share}) | {c_rho} | {c_top} {c_ok} | "
+            f"{t_rho} | {t_top} {t_ok} | {why} |"
+        )
+    return "\n".join(lines + [""] + [f"- {line}" for line in summary_lines(rows)])
 
 
 def groups(rows: list[dict]) -> list[tuple[str, list[dict]]]:
@@ -251,10 +372,10 @@ def groups(rows: list[dict]) -> list[tuple[str, list[dict]]]:
     return [*found, ("all", rows)]
 
 
-def evaluate_all(data: Path, manifest: Path) -> tuple[list[dict], list[str]]:
-    """(a row per kernel with counters, a line per profile that has none)."""
+def read_all(data: Path, manifest: Path) -> tuple[list[tuple[Kernel, str]], list[str]]:
+    """(each kernel with counters and its set label, a line per profile that has none)."""
     held = held_out_names(manifest)
-    rows, skipped = [], []
+    found, skipped = [], []
     for name, csv, caches in units(data):
         try:
             kernel = load_page(name, csv, caches)
@@ -263,32 +384,43 @@ def evaluate_all(data: Path, manifest: Path) -> tuple[list[dict], list[str]]:
             continue
         marked = case_mark(csv.parent / "case.json")
         marked = held.get(name) if marked is None else marked
-        label = "-" if marked is None else ("held" if marked else "tune")
-        rows.append({"name": name, "set": label, **evaluate(kernel)})
-    return rows, skipped
+        found.append((kernel, "-" if marked is None else ("held" if marked else "tune")))
+    return found, skipped
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("data", help="ground_truth.tar.gz, its folder, or a folder of ncu pages beside a cache")
+    parser.add_argument(
+        "data", help="ground_truth.tar.gz, its folder, a folder of ncu pages beside a cache, or a saved folder"
+    )
     parser.add_argument("--set", default=str(EVAL_SET), help="the evaluation set, for its held-out marks")
-    parser.add_argument("--json", action="store_true", help="one JSON document instead of the table")
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument("--json", action="store_true", help="one JSON document instead of the table")
+    shown.add_argument("--markdown", action="store_true", help="the table in Markdown, as docs/cli.md shows it")
+    parser.add_argument("--save", metavar="DIR", help="save the per-line samples and the captures there")
     args = parser.parse_args(argv)
     data = Path(args.data)
     if not data.exists():
         print(f"time_model: no such file or folder: {data}", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="time-model-") as scratch:
+        notes = notes_of(data) if data.is_dir() else {}
         if data.is_file():
             with tarfile.open(data) as tar:
                 tar.extractall(scratch, filter="data")
             data = Path(scratch)
-        rows, skipped = evaluate_all(data, Path(args.set))
+        if (data / SAMPLES).is_file():
+            kernels, skipped = load_saved(data, Path(scratch)), []
+        else:
+            kernels, skipped = read_all(data, Path(args.set))
+        if args.save:
+            save(kernels, data, Path(args.save))
+        rows = [{"name": k.name, "set": label, **evaluate(k)} for k, label in kernels]
     if args.json:
         summary = {label: {n: medians(g, n) for n in MODELS} for label, g in groups(rows)}
-        print(json.dumps({"kernels": rows, "skipped": skipped, "summary": summary}, indent=1))
+        print(json.dumps({"kernels": rows, "skipped": skipped, "summary": summary, "notes": notes}, indent=1))
     else:
-        print(report(rows) + "".join(f"\n{line}" for line in skipped))
+        print((markdown if args.markdown else report)(rows, notes) + "".join(f"\n{line}" for line in skipped))
     return 0 if rows else 2
 
 
