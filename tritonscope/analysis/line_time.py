@@ -23,7 +23,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from ..core.model import Compilation
-from ..core.targets import TARGETS
 from . import cost, latencies, scoreboards, served_by, trip_counts
 from .latencies import Costs
 from .scoreboards import Schedule
@@ -80,7 +79,7 @@ def estimate(c: Compilation, schedule: Schedule | None = None, trips: int = LOOP
     schedule = schedule or scoreboards.schedule(c)
     if schedule is None:
         return None
-    costs = latencies.for_arch(int(TARGETS[c.variant.target].arch))
+    costs = latencies.for_arch(int(c.variant.target_info.arch))
     walk = Timeline(schedule, costs, trips, int(c.metadata.get("num_warps", 4)), trip_counts.loop_trips(c))
     walk.cached = served_by.cached_loads(c)
     walk.spills_past_l1 = served_by.spills_past_l1(c, costs)

@@ -23,7 +23,6 @@ from functools import cached_property
 
 from ..core.model import Compilation
 from ..core.stages import Stage
-from ..core.targets import TARGETS
 from ..parsers import cubin_code, sass_control, sass_listing
 from ..parsers.sass_control import Control
 from ..parsers.sass_listing import Instruction, Listing
@@ -82,7 +81,7 @@ def schedule(c: Compilation) -> Schedule | None:
     nvdisasm older than the target)."""
     from . import cost
 
-    target = TARGETS[c.variant.target]
+    target = c.variant.target_info
     if target.vendor.machine_code is not Stage.SASS or not c.stages.get(Stage.SASS) or not c.binary:
         return None
     listing = sass_listing.parse(c.stages[Stage.SASS])

@@ -6,6 +6,7 @@ passes child all go through it, so they specialize the same way.
 
 from __future__ import annotations
 
+import contextlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -13,13 +14,14 @@ from typing import Any
 
 from ..analysis import gluon_targets
 from ..analysis.artifacts import early_line_map, to_compilation
+from ..core import progress
 from ..core.errors import CompileError, UsageError
 from ..core.model import Artifacts, Compilation, KernelSpec, Variant, VariantRequest
+from ..core.source import CachedKernel
 from ..core.stages import Language
 from ..core.targets import Target, resolve
 from ..triton_api import version
 from .capture.compiled import read_compilation
-from .capture.entries import is_reference
 from .capture.rebuild import source_request
 from .load import LoadedKernel, load_file
 from .releases import in_release
@@ -41,21 +43,28 @@ class Prepared:
 def prepare(request: VariantRequest) -> Prepared:
     """Load, pick and specialize. A cached kernel (DIR/:NAME) starts from its recorded specialization."""
     request = from_reference(request)
-    target, notice = resolve(request.target)
-    loaded = load_file(request.file, target.name)
+    target, notice = requested_target(request)
+    loaded = load_file(request.source, target)
     kernel = loaded.pick(request.kernel)
     variant = specialize(kernel, request, loaded.defaults, target)
     notices = tuple(n for n in (version.notice(), notice, *loaded.notices) if n)
     return Prepared(request, target, kernel, variant, loaded.module, notices)
 
 
+def requested_target(request: VariantRequest) -> tuple[Target, str | None]:
+    """The target a request's --target names (`auto`: this machine's GPU, else sm90, with a notice
+    saying so): the one resolution of a request's target, shared by prepare and by the steps that
+    need it before a compile (a stage list checked, a program run to a launch)."""
+    return resolve(request.target)
+
+
 def from_reference(request: VariantRequest) -> VariantRequest:
     """A request for a cached kernel's source file, specialized as it was; other requests as they are."""
-    if not is_reference(request.file):
+    if not isinstance(request.source, CachedKernel):
         return request
-    recorded = source_request(request.file)
+    recorded = source_request(request.source)
     # Flags the user gave on top of the reference win over the recorded ones.
-    kept = ("file", "target", "constexprs", "args")
+    kept = ("file", "source", "target", "constexprs", "args")
     merged = replace(recorded, **{k: v for k, v in vars(request).items() if v and k not in kept})
     for name, value in request.constexprs:
         merged = merged.with_value(name, value, constexpr=True)
@@ -67,10 +76,10 @@ def from_reference(request: VariantRequest) -> VariantRequest:
 @in_release
 def compile_request(request: VariantRequest) -> Compilation:
     """The Compilation a request names: read whole from a cache (DIR/:NAME), or compiled."""
-    if is_reference(request.file):
-        if request != VariantRequest(file=request.file, target=request.target):
+    if isinstance(request.source, CachedKernel):
+        if request != VariantRequest(file=request.file, target=request.target, source=request.source):
             raise UsageError(f"{request.file} is already compiled: variant flags (-c, -a, --target...) do not apply")
-        return read_compilation(request.file)
+        return read_compilation(request.source)
     return compile_prepared(prepare(request))
 
 
@@ -80,8 +89,38 @@ def compile_prepared(prepared: Prepared) -> Compilation:
     risky = _target_lacks(prepared)
     if risky:
         return _compile_isolated(prepared, risky)
-    artifacts = compile_variant(prepared.kernel, prepared.variant, prepared.target)
+    with (
+        _layouts_explained(prepared),
+        progress.step(f"compiling {prepared.kernel.spec.name} for {prepared.target.name}"),
+    ):
+        artifacts = compile_variant(prepared.kernel, prepared.variant, prepared.target)
     return _with_notices(to_compilation(prepared.kernel.spec, prepared.variant, artifacts, prepared.target), prepared)
+
+
+@contextlib.contextmanager
+def _layouts_explained(prepared: Prepared):
+    """A Gluon kernel that fails for a target whose warps have another number of lanes than its
+    layouts were written for (gfx942's 64 against 32) is told so: Triton's own error may be a bare
+    AssertionError deep in a reduction."""
+    try:
+        yield
+    except CompileError as exc:
+        target, spec = prepared.target, prepared.kernel.spec
+        if spec.language is not Language.GLUON:
+            raise
+        try:
+            source = Path(spec.file).read_text(errors="replace")
+        except OSError:
+            raise exc from None
+        wrong = gluon_targets.layouts_for_other_warps(source, target.warp_size)
+        if not wrong:
+            raise
+        raise CompileError(
+            f"{exc.message}\n{spec.file}: its layouts are written for another warp size than "
+            f"{target.name}'s {target.warp_size} threads per warp ({'; '.join(wrong)})",
+            hint=f"write the layouts for {target.warp_size} threads per warp (their threads_per_warp multiply "
+            f"to {target.warp_size}), or compile for a target whose warps have that many",
+        ) from exc
 
 
 def _target_lacks(prepared: Prepared) -> list[str]:
@@ -130,7 +169,8 @@ def compile_undisassembled(request: VariantRequest) -> Undisassembled:
     from ..triton_api.compiler import compile_variant
 
     prepared = prepare(request)
-    artifacts = compile_variant(prepared.kernel, prepared.variant, prepared.target, sass=False)
+    with _layouts_explained(prepared):
+        artifacts = compile_variant(prepared.kernel, prepared.variant, prepared.target, sass=False)
     return Undisassembled(prepared.kernel.spec, prepared.variant, prepared.target, artifacts, prepared.notices)
 
 

@@ -17,7 +17,6 @@ from ...analysis.diffing import StageDiff, normalized
 from ...core.errors import TritonscopeError, UsageError
 from ...core.model import Compilation, VariantRequest
 from ...core.stages import Stage
-from ...core.targets import TARGETS
 from ...isolate import pool
 from ...results.cache import CacheEntry
 from ...results.captures import CaptureDiffResult, Comparison
@@ -83,7 +82,7 @@ def _read(side: Capture, k: KernelFigures) -> tuple[dict[str, str], Compilation]
 
 
 def _stage_diffs(a: Compilation, b: Compilation, first: int, stages: tuple[Stage, ...] | None) -> list[StageDiff]:
-    shown = stages or (Stage.TTGIR, TARGETS[a.variant.target].vendor.machine_code)
+    shown = stages or (Stage.TTGIR, a.variant.target_info.vendor.machine_code)
     return [
         StageDiff(stage, first, first + 1, normalized(a, stage), normalized(b, stage))
         for stage in shown
@@ -102,7 +101,7 @@ def vary_releases(
     folder: Path, wanted: tuple[str, ...], jobs: int, timeout: float, on_done: Callable | None = None
 ) -> CaptureDiffResult:
     """Every captured compile compiled again under each release; each release against the first."""
-    from .prepare import compile_request  # the tasks' function: its module imports Triton, so only here
+    from ..prepare import compile_request  # the tasks' function: its module imports Triton, so only here
 
     capture = open_capture(folder)
     named = [releases.checked(r) for r in wanted]

@@ -10,7 +10,7 @@ from ...capture_hook import tritonscope_contract as contract
 from ...core.autotune_rule import AutotuneRule
 from ...core.errors import UsageError
 from ...core.fileio import discard, prepare_output_dir, publish_output_dir
-from ...core.targets import resolve
+from ...core.targets import Target
 from ...isolate import Program
 from ...results.trace import TraceResult
 from .entries import entries
@@ -25,7 +25,7 @@ def trace(
     protected: list[Path],
     launches: int = 3,
     program_to_stderr=False,
-    target: str | None = None,
+    target: Target | None = None,
     autotune: AutotuneRule | None = None,
 ) -> TraceResult:
     """Runs a program with every Triton compile captured into OUT (written whole, then swapped in), and
@@ -42,7 +42,7 @@ def trace(
         )
     if not command:
         raise UsageError("give the program to run after --, e.g. tritonscope trace -o run1/ -- python train.py")
-    device = resolve(target)[0].simulated_device() if target else None
+    device = target.simulated_device() if target else None
     staging = prepare_output_dir(out, force, protected)
     try:
         env = environment_for_capture(staging.resolve(), launches, device, autotune)

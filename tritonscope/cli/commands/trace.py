@@ -7,6 +7,7 @@ import typer
 
 from ..app import command, say
 from ..argtypes import autotune_rule
+from ..argtypes import target as parse_target
 from ..options import JsonOpt
 from ..output import Output
 
@@ -82,7 +83,8 @@ def trace(
             )
     protected = [Path(word) for word in command_line if Path(word).exists()]  # the program and its files
     rule = autotune_rule(autotune) if autotune is not None else None
-    result = run_trace(command_line, out, force, protected, launches, json_out, target, rule)
+    simulated = parse_target(target) if target is not None else None
+    result = run_trace(command_line, out, force, protected, launches, json_out, simulated, rule)
     say(f"captured {len(result.kernels)} compiled kernel(s) into {out}: " + ", ".join(result.kernels))
     if launches:
         say(f"recorded {result.launches} launch(es), at most {launches} per kernel and process")

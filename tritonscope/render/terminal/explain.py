@@ -14,7 +14,6 @@ from ...analysis.cost import LineCost, source_texts
 from ...analysis.findings import REMARK, Finding
 from ...analysis.line_time import LineTime, TimeEstimate
 from ...core.stages import Stage
-from ...core.targets import TARGETS
 from ...results.explain import ExplainResult
 from .base import Terminal, TerminalRenderer, write_rows
 from .compile_time import compile_time_lines
@@ -46,7 +45,7 @@ class ExplainView(TerminalRenderer):
 
 def summary(c) -> Text:
     """The kernel's figures on one line: registers, spills, shared memory, occupancy, instructions."""
-    r, words = c.resources, TARGETS[c.variant.target].vendor.words
+    r, words = c.resources, c.variant.target_info.vendor.words
     occ = r.occupancy
     return Text(
         f"{r.registers} {words.registers} · {r.spills} spills · {r.shared_bytes:,} B {words.shared} · "
@@ -57,7 +56,7 @@ def summary(c) -> Text:
 
 
 def _legend(result: ExplainResult) -> Text:
-    machine = TARGETS[result.compilation.variant.target].vendor.machine_code.title
+    machine = result.compilation.variant.target_info.vendor.machine_code.title
     text = f"inst: {machine} instructions of each Python line"
     if result.time is not None:
         text += "; time: its share of the estimated time, with a bar (below the source: the lines ranked)"
