@@ -150,11 +150,29 @@ def _bounded(walk: Timeline, steps: list[InstructionTime], warps: float) -> tupl
     if name == "DRAM":
         return _queued(walk, timeline, needed), name
     extra, total = needed - timeline, sum(parts.values())
+    # A warp-group matrix instruction runs asynchronously: a warp's turn at the tensor cores is
+    # waited for where it next waits (the pipeline's copies, its barriers), not where it issues.
+    deferred = sum(v for offset, v in parts.items() if _is_async(walk, offset))
     grown = [
-        replace(s, issue=s.issue + extra * parts.get(s.offset, 0.0) / total / s.repeats) if s.repeats else s
+        replace(s, issue=s.issue + extra * parts.get(s.offset, 0.0) / total / s.repeats)
+        if s.repeats and not _is_async(walk, s.offset)
+        else s
         for s in steps
     ]
-    return grown, name
+    return _waits_grown(grown, extra * deferred / total), name
+
+
+def _is_async(walk: Timeline, offset: int) -> bool:
+    return walk.schedule.at(offset).opcode.split(".")[0].endswith("GMMA")
+
+
+def _waits_grown(steps: list[InstructionTime], extra: float) -> list[InstructionTime]:
+    """Each wait made longer in proportion to its cycles, `extra` cycles in all."""
+    waited = sum(s.repeats * sum(w.cycles for w in s.waits) for s in steps)
+    if extra <= 0 or not waited:
+        return steps
+    scale = 1 + extra / waited
+    return [replace(s, waits=tuple(replace(w, cycles=w.cycles * scale) for w in s.waits)) for s in steps]
 
 
 def _queued(walk: Timeline, unloaded: float, needed: float) -> list[InstructionTime]:

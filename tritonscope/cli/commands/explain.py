@@ -47,7 +47,9 @@ def explain(
     Each line of the kernel gets its machine instructions, global loads and stores with their width
     per thread, shared-memory traffic, matrix instructions, barriers, spills and layout conversions.
     Findings name the line, the evidence in the IR or the machine code, the cause, and a suggestion,
-    compiled to check it where that is cheap.
+    compiled to check it where that is cheap. On NVIDIA, beside the counts, each line's share of
+    the estimated time (the SASS's control codes, the waits charged to the line that waits, the
+    occupancy), and the lines ranked by it: `line 23 waits on lines 21, 22 (global load)`.
 
     Examples:
 
@@ -58,6 +60,8 @@ def explain(
       tritonscope explain my.py -k kern -c BLOCK=128 --json
 
       tritonscope explain sample:matmul --compile-time
+
+      tritonscope explain sample:softmax --json     (the estimate under "time", per line)
     """
     from ...app.explain import explain as run_explain
 
