@@ -278,12 +278,15 @@ def _saved(kernel: Kernel, label: str) -> dict:
     }
 
 
-def load_saved(folder: Path, scratch: Path) -> list[tuple[Kernel, str]]:
-    """The kernels of a saved folder, each with its set label, its compilation read back from the captures."""
+def load_saved(folder: Path, scratch: Path, only: tuple[str, ...] = ()) -> list[tuple[Kernel, str]]:
+    """The kernels of a saved folder (`only` these, where named), each with its set label, its
+    compilation read back from the captures."""
     with tarfile.open(folder / CAPTURES) as tar:
         tar.extractall(scratch, filter="data")
     found = []
     for saved in json.loads((folder / SAMPLES).read_text())["kernels"]:
+        if only and saved["name"] not in only:
+            continue
         lines = tuple(MeasuredLine(**{**x, "stalls": tuple(map(tuple, x["stalls"]))}) for x in saved["lines"])
         fields = ("samples", "samples_not_issued", "executed", "unattributed_samples")
         stalls = tuple(map(tuple, saved["stalls"]))
@@ -398,6 +401,7 @@ def main(argv: list[str]) -> int:
     shown.add_argument("--json", action="store_true", help="one JSON document instead of the table")
     shown.add_argument("--markdown", action="store_true", help="the table in Markdown, as docs/cli.md shows it")
     parser.add_argument("--save", metavar="DIR", help="save the per-line samples and the captures there")
+    parser.add_argument("--only", nargs="*", default=(), help="these kernels alone (of a saved folder), by name")
     args = parser.parse_args(argv)
     data = Path(args.data)
     if not data.exists():
@@ -410,7 +414,7 @@ def main(argv: list[str]) -> int:
                 tar.extractall(scratch, filter="data")
             data = Path(scratch)
         if (data / SAMPLES).is_file():
-            kernels, skipped = load_saved(data, Path(scratch)), []
+            kernels, skipped = load_saved(data, Path(scratch), tuple(args.only)), []
         else:
             kernels, skipped = read_all(data, Path(args.set))
         if args.save:
