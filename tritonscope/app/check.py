@@ -8,6 +8,7 @@ workers, as `diff`'s variants do: one that fails, crashes or hangs fails alone.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -53,6 +54,37 @@ FIGURES = {
     )
 }
 COMPARED = ("registers", "spills", "local_bytes", "shared", "occupancy", "global_load_bits", "global_store_bits")
+
+
+LINE = "line "  # a budget on a line's share of the estimated time: `line 33`
+_BUDGET = re.compile(r"^\s*(line\s*\d+|[A-Za-z_]+)\s*(<=|>=|==|=|<|>)\s*(\d+(?:\.\d+)?)\s*(%|KiB|kib|KB|kb|B)?\s*$")
+_LINE = re.compile(r"^line\s*(\d+)$")
+_BYTES = ("shared", "local_bytes", "conversion_bytes")
+
+
+def budgets(items: list[str] | None, where: str = "--budget") -> tuple[Budget, ...]:
+    """FIGURE<=VALUE, FIGURE>=VALUE, FIGURE=VALUE...: `registers<=128`, `occupancy>=50%`, `shared<=96KiB`;
+    `line 33 <= 40%`: line 33's share of the estimated time (explain's). Every front end's form of a
+    budget: the command line's --budget, the agent server's budgets."""
+    found = []
+    for item in items or ():
+        match = _BUDGET.match(str(item))
+        names = ", ".join(FIGURES) + ", line N"
+        if not match:
+            raise UsageError(f"{where} expects FIGURE<=VALUE (or >=, <, >, =), got '{item}'. Figures: {names}")
+        figure, op, number, unit = match.groups()
+        line = _LINE.match(figure)
+        if line and unit not in (None, "%"):
+            raise UsageError(f"{where} {item}: a line's budget is its share of the estimated time, in %")
+        if line:
+            figure = f"{LINE}{int(line.group(1))}"
+        elif figure not in FIGURES:
+            raise UsageError(f"{where} {item}: no figure named '{figure}'. Figures: {names}")
+        elif unit == "%" and figure != "occupancy" or unit and unit != "%" and figure not in _BYTES:
+            raise UsageError(f"{where} {item}: {figure} is not measured in {unit}")
+        limit = float(number) * (1024 if unit and unit.lower() in ("kib", "kb") else 1)
+        found.append(Budget(figure, "==" if op == "=" else op, limit, str(item).strip()))
+    return tuple(found)
 
 
 def check(
@@ -180,9 +212,6 @@ def against_budget(budget: Budget, values: dict[str, Any], found: tuple[Finding,
     if value is None or budget.holds(value):  # no global store, say: nothing to hold to a width
         return None
     return Broken(budget.figure, value, f"{budget.op} {budget.limit:g}", _behind(budget.figure, found))
-
-
-LINE = "line "  # a budget on a line's share of the estimated time: `line 33`
 
 
 def _against_line_budget(budget: Budget, values: dict[str, Any], found: tuple[Finding, ...]) -> Broken | None:

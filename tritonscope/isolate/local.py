@@ -78,10 +78,11 @@ class Workers:
         """One task's value, or its error raised here."""
         return self.run([task])[0].unwrap()
 
-    def submit(self, task: Task) -> LocalHandle:
+    def submit(self, task: Task, timeout: float | None = None) -> LocalHandle:
         """Starts `task` now on a worker of its own (an idle one, else a new one) and returns its handle:
-        `result()` waits for its Outcome, `cancel()` (from any thread) kills its worker."""
-        handle = LocalHandle(self, task)
+        `result()` waits for its Outcome, `cancel()` (from any thread) kills its worker. `timeout`: this
+        task's own time limit, where not the workers' (a session's calls each have theirs)."""
+        handle = LocalHandle(self, task, timeout)
         with self._lock:
             self._submitted.add(handle)
         return handle
@@ -154,8 +155,9 @@ class LocalHandle:
     """A task on a local worker: the Handle `Workers.submit` returns (and what `run` keeps for each
     task in flight). Any thread may ask it; the first to see the task end takes its Outcome."""
 
-    def __init__(self, workers: Workers, task: Task):
+    def __init__(self, workers: Workers, task: Task, timeout: float | None = None):
         self._workers = workers
+        self._timeout = workers.timeout if timeout is None else timeout
         self._worker = workers._take(task.python)
         self._outcome: Outcome | None = None
         self._lock = threading.Lock()
@@ -206,11 +208,11 @@ class LocalHandle:
                 else:  # the worker died: its task failed, the worker is gone
                     died = self._worker.death()
                     self._end(Outcome(error=died, exit_code=ExitStatus.FAILED, error_type="CompileError"))
-            elif self._outcome is None and time.monotonic() - self._started > self._workers.timeout:
+            elif self._outcome is None and time.monotonic() - self._started > self._timeout:
                 where = self._worker.where_stuck()
                 self._worker.kill()
                 stuck = f" (stuck at {where})" if where else ""
-                message = f"timed out after {self._workers.timeout:g} s{stuck}"
+                message = f"timed out after {self._timeout:g} s{stuck}"
                 self._end(Outcome(error=message, exit_code=ExitStatus.USAGE, timed_out=True))
             return self._outcome is not None
 

@@ -84,13 +84,25 @@ def serve() -> None:
     # The user's prints never reach the parent's stdout; a file of their own, so that a kernel file
     # closing sys.stdout leaves sys.stderr (and the messages written to it) alone.
     sys.stdout = os.fdopen(os.dup(2), "w", errors="replace", buffering=1)
+    tasks = _tasks_alone()
     preload = os.environ.pop(PRELOAD, None)
     if preload:  # imported while the parent still prepares the tasks; a failure shows in the task itself
         with contextlib.suppress(Exception):
             importlib.import_module(preload)
     while True:
         try:
-            task = read_message(sys.stdin.buffer)
+            task = read_message(tasks)
         except EOFError:
             return
         write_message(results, _outcome_payload(perform(task)))
+
+
+def _tasks_alone() -> IO[bytes]:
+    """The task pipe on a descriptor of its own, and /dev/null as stdin: a kernel file's `input()`, or a
+    program a task starts (trace's, ncu), reads nothing of the tasks that follow, and never waits on them."""
+    tasks = os.fdopen(os.dup(0), "rb")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    sys.stdin = open(os.devnull)  # noqa: SIM115 - the process's stdin for its whole life
+    return tasks

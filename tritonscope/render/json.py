@@ -424,7 +424,7 @@ def _variant(index: int, outcome) -> dict[str, Any]:
             triton_version=c.triton_version,
             variant=c.variant,
             options=c.options,
-            resources=c.resources,
+            resources=resources_body(c),  # as in the dump report: occupancy with its percent
             compile_seconds=round(c.compile_seconds, 4),
             stage_seconds={name: round(seconds, 4) for name, seconds in c.stage_seconds},
             cache_hit=c.cache_hit,
