@@ -65,7 +65,7 @@ def test_explain_ranks_lines_by_the_estimate_beside_the_counts(cli):
     ranked = out.split("where the time goes", 1)[1]
     first = re.search(r"line (\d+)\s+(\d+)%", ranked)
     assert int(first.group(1)) == add and int(first.group(2)) > 40
-    assert f"waits on lines {loads[0]}, {loads[1]} (global load)" in ranked
+    assert f"waits on the loads of lines {loads[0]}, {loads[1]} (global load)" in ranked
     assert all(len(line) <= 80 for line in out.splitlines())
 
 

@@ -28,6 +28,7 @@ from .latencies import Costs
 from .scoreboards import Schedule
 from .warp_timeline import BARRIER, InstructionTime, Timeline
 
+LOADS = ("global load", "shared load", "async copy", "local memory", "local memory (past the L1)")
 LOOP_TRIPS = 16  # iterations assumed per loop level: a trip count is a run-time value
 
 
@@ -39,6 +40,17 @@ class WaitsOn:
     kind: str  # global load, shared load, MUFU, barrier ...
     cycles: float  # per warp, all executions
     waits: int  # instructions of the line that wait on them
+
+    @property
+    def said(self) -> str:
+        """`waits on the loads of lines 21, 22 (global load)`; a barrier's: `waits for ... at a barrier`."""
+        if not self.lines:
+            return f"waits for {self.kind} at a barrier"
+        lines = ", ".join(map(str, self.lines[:4])) + (" ..." if len(self.lines) > 4 else "")
+        loads = self.kind in LOADS or self.kind.startswith("L2")
+        return (
+            f"waits on {'the loads of ' if loads else ''}line{'s' if len(self.lines) > 1 else ''} {lines} ({self.kind})"
+        )
 
 
 @dataclass(frozen=True)

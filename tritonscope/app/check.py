@@ -174,11 +174,7 @@ def _line_waits(result: ExplainResult) -> dict[str, str] | None:
     found = {}
     for t in result.time.lines:
         if t.waits_on and t.waits_on[0].cycles >= 0.25 * t.cycles:
-            w = t.waits_on[0]
-            on = (
-                f"lines {', '.join(map(str, w.lines))}" if len(w.lines) > 1 else f"line {w.lines[0]}" if w.lines else ""
-            )
-            found[str(t.line)] = f"waits on {on} ({w.kind})" if on else f"waits for {w.kind} at a barrier"
+            found[str(t.line)] = t.waits_on[0].said
     return found
 
 

@@ -49,7 +49,7 @@ def explain(
     Findings name the line, the evidence in the IR or the machine code, the cause, and a suggestion,
     compiled to check it where that is cheap. On NVIDIA, beside the counts, each line's share of
     the estimated time (the SASS's control codes, the waits charged to the line that waits, the
-    occupancy), and the lines ranked by it: `line 23 waits on lines 21, 22 (global load)`.
+    occupancy), and the lines ranked by it: `line 23 waits on the loads of lines 21, 22`.
 
     Examples:
 

@@ -200,12 +200,7 @@ def evidence(line: LineTime) -> list[str]:
     """What a line's estimate is made of, largest part first, as phrases that read alone."""
     parts: list[tuple[float, str]] = []
     for w in [w for w in line.waits_on if w.cycles >= 0.01 * line.cycles][:3]:
-        waits = f"{w.waits} wait{'s' if w.waits != 1 else ''}, {w.cycles:,.0f} cycles"
-        if not w.lines:
-            parts.append((w.cycles, f"waits for {w.kind} at a barrier: {waits}"))
-            continue
-        on = ", ".join(map(str, w.lines[:4])) + (" ..." if len(w.lines) > 4 else "")
-        parts.append((w.cycles, f"waits on line{'s' if len(w.lines) > 1 else ''} {on} ({w.kind}): {waits}"))
+        parts.append((w.cycles, f"{w.said}: {w.waits} wait{'s' if w.waits != 1 else ''}, {w.cycles:,.0f} cycles"))
     if line.issue >= 0.5:
         parts.append((line.issue, f"issues {line.instructions} instructions: {line.issue:,.0f} cycles"))
     if line.drain:
