@@ -252,3 +252,14 @@ def test_vary_triton_needs_the_captured_source(cli, runs, tmp_path):
     out = cli("diff", moved, "--vary", "triton=3.6.0,3.6.0", expect=2).stderr
     assert "--vary triton=" in out and "/nowhere/program_kernels.py is not there to compile from" in out
     assert json.loads(cli("diff", moved, runs["after"], "--json").stdout)["counts"]["same"] == 4  # read, not compiled
+
+
+def test_check_a_capture_holds_a_line_to_its_share_of_the_estimated_time(cli, runs):
+    """`check DIR/ --budget 'line 19 <= 50%'`: line 19 of program_kernels.py is all of add_kernel
+    (its loads, the add and the store); the other kernels have no line 19 and hold 0% there."""
+    doc = json.loads(cli("check", runs["before"], "--budget", "line 19 <= 50%", "--json", expect=1).stdout)
+    failed = {e["name"].split("/:")[1].split("@")[0]: e for e in doc["entries"] if not e["ok"]}
+    assert list(failed) == ["add_kernel"] and len(doc["entries"]) == 5
+    broken = failed["add_kernel"]["broken"]
+    assert [b["figure"] for b in broken] == ["line 19"] and broken[0]["value"] > 90
+    cli("check", runs["before"], "--budget", "line 19 <= 100%")

@@ -56,23 +56,31 @@ FIGURES = {
 COMPARED = ("registers", "spills", "local_bytes", "shared", "occupancy", "global_load_bits", "global_store_bits")
 
 
-_BUDGET = re.compile(r"^\s*([A-Za-z_]+)\s*(<=|>=|==|=|<|>)\s*(\d+(?:\.\d+)?)\s*(%|KiB|kib|KB|kb|B)?\s*$")
+LINE = "line "  # a budget on a line's share of the estimated time: `line 33`
+_BUDGET = re.compile(r"^\s*(line\s*\d+|[A-Za-z_]+)\s*(<=|>=|==|=|<|>)\s*(\d+(?:\.\d+)?)\s*(%|KiB|kib|KB|kb|B)?\s*$")
+_LINE = re.compile(r"^line\s*(\d+)$")
 _BYTES = ("shared", "local_bytes", "conversion_bytes")
 
 
 def budgets(items: list[str] | None, where: str = "--budget") -> tuple[Budget, ...]:
-    """FIGURE<=VALUE, FIGURE>=VALUE, FIGURE=VALUE...: `registers<=128`, `occupancy>=50%`, `shared<=96KiB`
-    (every front end's form of a budget: the command line's --budget, the agent server's budgets)."""
+    """FIGURE<=VALUE, FIGURE>=VALUE, FIGURE=VALUE...: `registers<=128`, `occupancy>=50%`, `shared<=96KiB`;
+    `line 33 <= 40%`: line 33's share of the estimated time (explain's). Every front end's form of a
+    budget: the command line's --budget, the agent server's budgets."""
     found = []
     for item in items or ():
         match = _BUDGET.match(str(item))
-        names = ", ".join(FIGURES)
+        names = ", ".join(FIGURES) + ", line N"
         if not match:
             raise UsageError(f"{where} expects FIGURE<=VALUE (or >=, <, >, =), got '{item}'. Figures: {names}")
         figure, op, number, unit = match.groups()
-        if figure not in FIGURES:
+        line = _LINE.match(figure)
+        if line and unit not in (None, "%"):
+            raise UsageError(f"{where} {item}: a line's budget is its share of the estimated time, in %")
+        if line:
+            figure = f"{LINE}{int(line.group(1))}"
+        elif figure not in FIGURES:
             raise UsageError(f"{where} {item}: no figure named '{figure}'. Figures: {names}")
-        if unit == "%" and figure != "occupancy" or unit and unit != "%" and figure not in _BYTES:
+        elif unit == "%" and figure != "occupancy" or unit and unit != "%" and figure not in _BYTES:
             raise UsageError(f"{where} {item}: {figure} is not measured in {unit}")
         limit = float(number) * (1024 if unit and unit.lower() in ("kib", "kb") else 1)
         found.append(Budget(figure, "==" if op == "=" else op, limit, str(item).strip()))
@@ -147,7 +155,27 @@ def figures(result: ExplainResult) -> dict[str, Any]:
         "occupancy": round(r.occupancy.percent, 1),
         "conversion_bytes": sum(conversions.values()),
         "findings": len(result.findings),
+        "line_time": _line_time(result),
+        "line_waits": _line_waits(result),
     }
+
+
+def _line_time(result: ExplainResult) -> dict[str, float] | None:
+    """Each line's share of the estimated time, in percent (`--budget 'line 33 <= 40%'`); None without SASS."""
+    if result.time is None:
+        return None
+    return {str(t.line): round(100 * t.share, 1) for t in result.time.lines}
+
+
+def _line_waits(result: ExplainResult) -> dict[str, str] | None:
+    """What each line waits on most, said where a line budget breaks."""
+    if result.time is None:
+        return None
+    found = {}
+    for t in result.time.lines:
+        if t.waits_on and t.waits_on[0].cycles >= 0.25 * t.cycles:
+            found[str(t.line)] = t.waits_on[0].said
+    return found
 
 
 def machine_figures(target: Target, text: str) -> dict[str, Any]:
@@ -163,18 +191,39 @@ def machine_figures(target: Target, text: str) -> dict[str, Any]:
 
 
 def _behind(figure: str, found: tuple[Finding, ...]) -> str:
-    reasons = FIGURES[figure].findings
-    finding = next((f for f in found if f.kind in reasons), None)
+    if figure.startswith(LINE):
+        number = int(figure.removeprefix(LINE))
+        finding = next((f for f in found if f.line == number or number in f.lines), None)
+    else:
+        finding = next((f for f in found if f.kind in FIGURES[figure].findings), None)
     if finding is None:
         return ""
     return f"{'line ' + str(finding.line) if finding.line is not None else 'kernel'}: {finding.message}"
 
 
 def against_budget(budget: Budget, values: dict[str, Any], found: tuple[Finding, ...]) -> Broken | None:
+    if budget.figure.startswith(LINE):
+        return _against_line_budget(budget, values, found)
     value = values.get(budget.figure)
     if value is None or budget.holds(value):  # no global store, say: nothing to hold to a width
         return None
     return Broken(budget.figure, value, f"{budget.op} {budget.limit:g}", _behind(budget.figure, found))
+
+
+def _against_line_budget(budget: Budget, values: dict[str, Any], found: tuple[Finding, ...]) -> Broken | None:
+    """A line's share of the estimated time, in percent (a line with no instruction holds 0%); a
+    compile with no estimate (no SASS) breaks the budget, saying so, rather than pass unchecked."""
+    shares = values.get("line_time")
+    if shares is None:
+        return Broken(
+            budget.figure, None, f"{budget.op} {budget.limit:g}%", "no time estimate: the compile has no SASS"
+        )
+    value = shares.get(budget.figure.removeprefix(LINE), 0.0)
+    if budget.holds(value):
+        return None
+    line = budget.figure.removeprefix(LINE)
+    said = _behind(budget.figure, found) or f"line {line} {(values.get('line_waits') or {}).get(line, '')}".strip()
+    return Broken(budget.figure, value, f"{budget.op} {budget.limit:g}%", said)
 
 
 def read_baseline(path: str, c: Compilation) -> dict[str, Any]:

@@ -3,6 +3,7 @@ optional filter to what some Python lines became."""
 
 from __future__ import annotations
 
+from ..analysis import scoreboards
 from ..analysis.linemap import requested_lines
 from ..core.errors import UsageError
 from ..core.model import VariantRequest
@@ -12,16 +13,25 @@ from ..results.dump import CompareResult, DumpResult
 from .prepare import compile_request, requested_target
 
 
-def dump(request: VariantRequest, stages: tuple[Stage, ...] | None, lines: tuple[int, int] | None) -> DumpResult:
-    """The compilation, with every stage its target produces unless some are named."""
+def dump(
+    request: VariantRequest, stages: tuple[Stage, ...] | None, lines: tuple[int, int] | None, control: bool = False
+) -> DumpResult:
+    """The compilation, with every stage its target produces unless some are named; with `control`,
+    each SASS instruction's control code and what its waits wait for."""
+    target = requested_target(request)[0]
     if stages is not None:
-        check_stages(stages, requested_target(request)[0])  # fails before a slow compile
+        check_stages(stages, target)  # fails before a slow compile
+    if control and target.vendor.machine_code is not Stage.SASS:
+        raise UsageError(f"--control reads NVIDIA SASS; {target.name} has {target.vendor.machine_code.title}")
     compilation = compile_request(request)
     produced = _produced(compilation)
     if stages is not None:
         _check_produced(stages, compilation, produced)
     chosen = tuple(s for s in produced if stages is None or s in stages)
-    return DumpResult(compilation, chosen, requested_lines(compilation, lines))
+    schedule = scoreboards.schedule(compilation) if control else None
+    if control and schedule is None:
+        raise UsageError(f"--control: no SASS for {compilation.kernel.name} ({'; '.join(compilation.notices)})")
+    return DumpResult(compilation, chosen, requested_lines(compilation, lines), schedule)
 
 
 def compare(request: VariantRequest, stages: tuple[Stage, ...] | None, lines: tuple[int, int] | None) -> CompareResult:

@@ -76,7 +76,7 @@ def explain_compilation(
     found, notes = findings.find(kernel)
     if request is not None and not isinstance(request.source, CachedKernel):
         found = verified(request, found)
-    return ExplainResult(compilation, kernel.lines, found, kernel.live_registers is not None, notes)
+    return ExplainResult(compilation, kernel.lines, found, kernel.live_registers is not None, notes, time=kernel.time)
 
 
 def examine(compilation: Compilation, live: bool = True) -> Kernel:

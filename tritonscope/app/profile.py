@@ -27,7 +27,7 @@ from ..core.model import Compilation
 from ..core.source import CachedKernel, Source
 from ..isolate import Program
 from ..parsers.ncu_source import SourcePage, parse
-from ..results.explain import ProfileResult
+from ..results.explain import ExplainResult, ProfileResult
 from .capture.compiled import read_compilation
 from .capture.entries import as_published, capture_folder, entries, find
 from .explain import explain_compilation
@@ -101,8 +101,12 @@ def profile_command(
         compilation, notes = binary_that_ran(Path(folder), kernel)
     texts = file_lines(compilation) or _read_lines(kernel_file)
     measured = measure(page, compilation, kernel_file, texts)
-    static, found, more = explained(compilation, measured.mapped_by)
-    return ProfileResult(kernel, shown_file or kernel_file, command, measured, compilation, static, notes + more, found)
+    result = _explain(compilation, measured.mapped_by)
+    static, found, more = _parts(compilation, result)
+    time = result.time if result else None
+    return ProfileResult(
+        kernel, shown_file or kernel_file, command, measured, compilation, static, notes + more, found, time
+    )
 
 
 def explained(
@@ -110,11 +114,20 @@ def explained(
 ) -> tuple[tuple[LineCost, ...], tuple[Finding, ...], tuple[str, ...]]:
     """explain's cost per line, findings and notes of the binary that ran (explain's own path, what-ifs
     left out), where its line map placed ncu's counters: beside another binary's lines they would mislead."""
-    if compilation is None:
-        return (), (), ()
-    if mapped_by != LINE_MAP:
-        return (), (), (_NOT_THE_BINARY,)
-    result = explain_compilation(compilation)
+    return _parts(compilation, _explain(compilation, mapped_by))
+
+
+def _explain(compilation: Compilation | None, mapped_by: str) -> ExplainResult | None:
+    if compilation is None or mapped_by != LINE_MAP:
+        return None
+    return explain_compilation(compilation)
+
+
+def _parts(
+    compilation: Compilation | None, result: ExplainResult | None
+) -> tuple[tuple[LineCost, ...], tuple[Finding, ...], tuple[str, ...]]:
+    if result is None:
+        return (), (), (() if compilation is None else (_NOT_THE_BINARY,))
     return result.lines, result.findings, result.notes
 
 

@@ -100,6 +100,8 @@ class JsonRenderer:
         if r.source_lines is not None:  # --line / --lines: what those Python lines became, only
             body["selected_lines"] = sorted(line for _, line in r.source_lines)
             body["line_map"] = [e for e in body["line_map"] if (e["file"], e["line"]) in r.source_lines]
+        if r.schedule is not None:  # --control
+            body["sass_control"] = schedule_body(r.schedule)
         return body
 
     def diff(self, r: DiffResult):
@@ -224,6 +226,7 @@ class JsonRenderer:
             "lines": [line_body(cost) for cost in r.lines],
             "findings": [finding_body(f) for f in r.findings],
             "notes": list(r.notes),
+            "time": time_body(r.time),
         }
         if r.growth is not None:
             body["compile_time"] = _compile_time(c, r.growth)
@@ -249,6 +252,7 @@ class JsonRenderer:
             ],
             "findings": [finding_body(f) for f in r.findings],
             "notes": list(r.notes),
+            "time": time_body(r.time),
         }
 
     def check(self, r: CheckResult):
@@ -334,6 +338,53 @@ def finding_body(f) -> dict[str, Any]:
         "what_if": what_if_flags(f.what_if) if f.what_if else None,
         "verified": f.verified or None,
         "remarks": list(f.remarks),
+        "time_share": f.time_share,
+    }
+
+
+def schedule_body(schedule) -> dict[str, Any]:
+    """Each SASS instruction's word, control code and waits (analysis/scoreboards.py)."""
+    instructions = []
+    for s in schedule.instructions:
+        k = s.control
+        control = {"text": k.text, "stall": k.stall, "yield": k.yield_hint, "write": k.write, "read": k.read}
+        control.update(wait=list(k.wait), reuse=list(k.reuse))
+        waits = [{"scoreboard": w.scoreboard, "producers": list(w.producers), "partial": w.partial} for w in s.waits]
+        entry = {"offset": s.offset, "word": f"0x{s.word:032x}", "text": s.text, "lines": list(s.lines)}
+        instructions.append({**entry, "control": control, "waits": waits})
+    return {"layout": schedule.layout, "instructions": instructions}
+
+
+def time_body(estimate) -> dict[str, Any] | None:
+    """explain's time estimate (analysis/line_time.py): per line, its cycles per warp, share and
+    evidence (issue, waits, drain; what it waits on), most time first; None without SASS."""
+    if estimate is None:
+        return None
+    return {
+        "cycles": round(estimate.cycles, 1),
+        "bound": estimate.bound,
+        "warps_per_scheduler": estimate.warps_per_scheduler,
+        "figures": estimate.family,
+        "control_codes": estimate.layout,
+        "assumptions": list(estimate.assumptions),
+        "lines": [_line_time(t) for t in estimate.ranked],
+    }
+
+
+def _line_time(t) -> dict[str, Any]:
+    waits = [
+        {"lines": list(w.lines), "kind": w.kind, "cycles": round(w.cycles, 1), "waits": w.waits} for w in t.waits_on
+    ]
+    return {
+        "line": t.line,
+        "code": t.code,
+        "share": round(t.share, 4),
+        "cycles": round(t.cycles, 1),
+        "issue": round(t.issue, 1),
+        "waited": round(t.waited, 1),
+        "drain": round(t.drain, 1),
+        "instructions": t.instructions,
+        "waits_on": waits,
     }
 
 

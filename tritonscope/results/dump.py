@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from ..analysis.scoreboards import Schedule
 from ..core.model import Compilation
 from ..core.stages import SourceLine, Stage
 from .base import Result
@@ -16,6 +17,7 @@ class DumpResult(Result):
     compilation: Compilation
     stages: tuple[Stage, ...]  # the stages asked for, in pipeline order
     source_lines: frozenset[SourceLine] | None = None  # only what these Python lines became
+    schedule: Schedule | None = None  # --control: each SASS instruction's control code and waits
 
 
 @dataclass(frozen=True)

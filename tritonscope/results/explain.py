@@ -8,6 +8,7 @@ from typing import ClassVar
 from ..analysis.compile_time import LineGrowth
 from ..analysis.cost import LineCost
 from ..analysis.findings import Finding
+from ..analysis.line_time import TimeEstimate
 from ..analysis.measured import Measured
 from ..core.model import Compilation
 from ..core.stages import Stage
@@ -23,6 +24,7 @@ class ExplainResult(Result):
     live_registers: bool = False  # nvdisasm's register life ranges were read
     notes: tuple[str, ...] = ()
     growth: tuple[LineGrowth, ...] | None = None  # --compile-time: operations per line at each IR level
+    time: TimeEstimate | None = None  # where the time goes per line (NVIDIA, with SASS)
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,7 @@ class ProfileResult(Result):
     static: tuple[LineCost, ...] = ()  # explain's cost of each line of that binary
     notes: tuple[str, ...] = ()
     findings: tuple[Finding, ...] = ()  # explain's findings on that binary: a stall read beside its cause
+    time: TimeEstimate | None = None  # explain's estimate of where that binary's time goes, per line
 
     def findings_on(self, line: int) -> tuple[Finding, ...]:
         return tuple(f for f in self.findings if line == f.line or line in f.lines)

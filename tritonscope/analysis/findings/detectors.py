@@ -11,7 +11,7 @@ findings' order; MLIR's remarks are given to the findings last (remarks.py).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, NamedTuple
 
 from ...core.stages import Language, Stage
@@ -103,7 +103,15 @@ def find(k: Kernel) -> Found:
             found += detector.detect(k)
     notes = [f"{what.value}: {why}" for what, why in k.unread.items() if what not in _NEEDED]
     notes += [f"{why}; not looked for: {', '.join(kinds)}" for why, kinds in skipped.items()]
-    return Found(tuple(remarks.with_remarks(k, found)), tuple(notes))
+    return Found(tuple(_with_time(k, remarks.with_remarks(k, found))), tuple(notes))
+
+
+def _with_time(k: Kernel, found: list[Finding]) -> list[Finding]:
+    """Each finding that names a line with the share of the estimated time that line holds."""
+    if k.time is None or not any(f.line is not None for f in found):
+        return found
+    shares = {t.line: t.share for t in k.time.lines}
+    return [replace(f, time_share=shares.get(f.line, 0.0)) if f.line is not None else f for f in found]
 
 
 def _lacks(k: Kernel, detector: Detector) -> str:

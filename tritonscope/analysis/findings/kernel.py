@@ -1,6 +1,7 @@
 """What every detector reads: one compilation with its target, its TTGIR read once as ops, the cost
-of each Python line, the registers live on each machine-code line and the moves through shared
-memory. The last two come from outside analysis/ (nvdisasm's life ranges; Triton's layout readers,
+of each Python line and its estimated share of the time (read when first asked), the registers
+live on each machine-code line and the moves through shared memory. The last two come from
+outside analysis/ (nvdisasm's life ranges; Triton's layout readers,
 in a worker), so the app reads them and says here why one is missing (`unread`)."""
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from functools import cached_property
 from ...core.model import Compilation
 from ...core.stages import Stage
 from ...core.targets import Target
-from .. import ttgir
+from .. import line_time, ttgir
 from ..cost import LineCost, line_costs
+from ..line_time import TimeEstimate
 from ..module_layouts import SharedAccess
 
 
@@ -53,6 +55,13 @@ class Kernel:
     def c(self) -> Compilation:
         """The compilation (short: the detectors read it on nearly every line)."""
         return self.compilation
+
+    @cached_property
+    def time(self) -> TimeEstimate | None:
+        """Where the time goes, per line (analysis/line_time.py): None without SASS and its line map."""
+        if not self.c.line_map.get(self.target.vendor.machine_code):
+            return None
+        return line_time.estimate(self.c)
 
     @cached_property
     def costs(self) -> dict[int, LineCost]:

@@ -40,6 +40,7 @@ class Finding:
     what_if: tuple[WhatIf, ...] = ()  # the request changes the suggestion amounts to
     verified: str = ""  # what compiling `what_if` gave
     remarks: tuple[str, ...] = ()  # the MLIR remarks of Triton's compiler on its line that it explains
+    time_share: float | None = None  # its line's share of the estimated time (analysis/line_time.py)
 
 
 def what_if_flags(what_if: tuple[WhatIf, ...]) -> str:

@@ -19,7 +19,8 @@ BudgetOpt = Annotated[
         metavar="FIGURE<=VALUE",
         help="A limit the kernel must keep, e.g. spills=0, 'registers<=128', 'global_load_bits>=128', "
         "'occupancy>=50%', 'shared<=96KiB'. Figures: registers, spills, local_bytes, shared, occupancy, "
-        "global_load_bits, global_store_bits, instructions, conversion_bytes, findings. Repeatable.",
+        "global_load_bits, global_store_bits, instructions, conversion_bytes, findings; 'line 33 <= 40%': "
+        "a line's share of explain's estimated time (NVIDIA). Repeatable.",
     ),
 ]
 BaselineOpt = Annotated[
@@ -83,6 +84,8 @@ def check(
 
       tritonscope check sample:matmul -t sm80 -w 4 --baseline base.json                 (fail if one got worse)
 
+      tritonscope check sample:matmul --budget 'line 35 <= 60%'     (line 35's share of the estimated time)
+
       tritonscope check --project pyproject.toml --junit check.xml
 
     Given a capture folder (`trace -o DIR`), every kernel compile in it is held to the budgets,
@@ -90,6 +93,8 @@ def check(
     counterpart in another capture, paired as `diff DIR0/ DIR/` pairs them:
 
       tritonscope check after/ --budget spills=0 --baseline before/ --junit report.xml
+
+      tritonscope check after/ --budget 'line 33 <= 40%'     (every kernel's line 33, as explain estimates it)
 
       tritonscope check after/ --fit sm86,sm89     (fail on a launched kernel that would not fit an L4)
 

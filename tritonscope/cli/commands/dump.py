@@ -40,6 +40,15 @@ def dump(
         bool, typer.Option("--annotate", help="Prefix every IR line with the Python line it came from.")
     ] = False,
     keep_loc: KeepLocOpt = False,
+    control: Annotated[
+        bool,
+        typer.Option(
+            "--control",
+            help="Beside each SASS instruction its control code: the scoreboards it waits on (B), sets "
+            "on read (R) and write (W), the yield hint (Y) and stall cycles (S); with --json, per "
+            "instruction with the instructions each wait waits for (NVIDIA).",
+        ),
+    ] = False,
     wrap: WrapOpt = False,
     watch: WatchOpt = False,
     timeout: TimeoutOpt = 300.0,
@@ -61,6 +70,8 @@ def dump(
       tritonscope dump sample:matmul --line 35          (what line 35 became, in every stage)
 
       tritonscope dump kernels.py -k softmax_kernel --stage ttgir --watch   (again on every save)
+
+      tritonscope dump sample:matmul --stage sass --control
     """
     from ...app.dump import dump as run_dump
     from ...core.errors import UsageError
@@ -72,9 +83,9 @@ def dump(
     files = (Folder(out, force, (request.file,)).checked(),) if out is not None else ()  # before the compile
     options = {"keep_loc": keep_loc, "annotate": annotate, "side_by_side": side_by_side, "wrap": wrap}
     if watch:
-        return _watch(out, lambda: run_dump(request, stages, argtypes.line_range(line, lines)), request, options)
+        return _watch(out, lambda: run_dump(request, stages, argtypes.line_range(line, lines), control), request, options)
     with progress(f"compiling {request.file}"):
-        result = run_dump(request, stages, argtypes.line_range(line, lines))
+        result = run_dump(request, stages, argtypes.line_range(line, lines), control)
     _notices(result.compilation)
     return Output(result, options, shown=out is None or json_out, files=files)  # -o alone: the files are the output
 

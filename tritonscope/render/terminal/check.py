@@ -55,6 +55,8 @@ class CheckView(TerminalRenderer):
                 table.add_row(Text(""), Text(figures_line(outcome.figures), style="dim"))
             for broken in outcome.broken:
                 value = "none" if broken.value is None else f"{broken.value:g}"
+                if broken.figure.startswith("line ") and broken.value is not None:
+                    value += "% of the estimated time"
                 said = (
                     f"{broken.figure}: {broken.limit}"
                     if broken.is_fit

@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ...analysis import linemap, normalize
+from ...analysis.scoreboards import Schedule
 from ...core.backends import Backend
 from ...core.model import Compilation, InstructionMix, Resources
 from ...core.stages import Stage
@@ -160,6 +161,9 @@ def stage_rows(c: Compilation, stage: Stage, view: View, code: Code) -> Iterator
     if not lines:
         yield paint([("33", f"no line of {stage.title} comes from {view.describe()}")], code.color)
     gutter = _source_gutter(c, stage) if view.annotate and stage is not Stage.SOURCE else None
+    if view.schedule is not None and stage is Stage.SASS:
+        yield from (paint([("90", note)], code.color) for note in CONTROL_NOTE.splitlines())
+        gutter = {s.listing_line: view.schedule.controls[s.offset].text for s in view.schedule.listing.instructions}
     for row, _ in listing_rows(lines, stage, code, _offset(c, stage), gutter):
         yield row
     yield ""
@@ -172,6 +176,7 @@ class View:
     keep_loc: bool = False
     annotate: bool = False
     source_lines: frozenset[tuple[str, int]] | None = None  # show only what these Python lines became
+    schedule: Schedule | None = None  # --control: the SASS's control codes, in the gutter
 
     def describe(self) -> str:
         numbers = sorted(line for _, line in self.source_lines or ())
@@ -217,6 +222,11 @@ def _gutter_text(c: Compilation, sources) -> str:
 
 
 ANNOTATE_NOTE = "--annotate: py N is line N of the kernel's file; +K, K more lines in helpers it calls"
+CONTROL_NOTE = (  # lines of at most 80 columns
+    "--control (CuAssembler's notation): B the scoreboards it waits on,\n"
+    "R the one released once its sources are read, W once its result is written,\n"
+    "Y the yield hint, S the cycles to its next issue"
+)
 
 
 def side_by_side(c: Compilation, stages: list[Stage], view: View, code: Code) -> Iterator[str]:
@@ -253,7 +263,7 @@ class DumpView(TerminalRenderer):
 
     def draw(self, console: Console, result: DumpResult) -> None:
         c = result.compilation
-        view = View(keep_loc=self.keep_loc, annotate=self.annotate, source_lines=result.source_lines)
+        view = View(self.keep_loc, self.annotate, result.source_lines, result.schedule)
         code = Code(self.terminal.width, self.terminal.color, self.wrap)
         console.print(header(c))
         console.print(resource_table(c.resources, c.variant.target_info.vendor, c.partitions))

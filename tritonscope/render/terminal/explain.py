@@ -1,6 +1,8 @@
-"""`tritonscope explain` in the terminal: the Python source with a gutter of what each line costs,
-shaded by its share of the instructions, then the findings. Readable at 80 columns: the gutter
-is narrow, and a line's memory, matrix and barrier figures go on a row of their own beneath it."""
+"""`tritonscope explain` in the terminal: the Python source with a gutter of what each line costs
+(its instructions, and where the time estimate is read its share of the estimated time, with a
+bar), then where the time goes (the lines ranked by the estimate, each with its evidence), then
+the findings. Readable at 80 columns: the gutter is narrow, and a line's memory, matrix and
+barrier figures go on a row of their own beneath it."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from rich.text import Text
 
 from ...analysis.cost import LineCost, source_texts
 from ...analysis.findings import REMARK, Finding
+from ...analysis.line_time import LineTime, TimeEstimate
 from ...core.stages import Stage
 from ...results.explain import ExplainResult
 from .base import Terminal, TerminalRenderer, write_rows
@@ -33,6 +36,8 @@ class ExplainView(TerminalRenderer):
         console.print(summary(c))
         console.print(_legend(result))
         console.print(source_table(result, self.terminal.color))
+        if result.time is not None:
+            console.print(time_section(result.time))
         for note in result.notes:
             console.print(Text(note, style="dim"))
         draw_findings(console, result.findings)
@@ -52,7 +57,11 @@ def summary(c) -> Text:
 
 def _legend(result: ExplainResult) -> Text:
     machine = result.compilation.variant.target_info.vendor.machine_code.title
-    text = f"inst: {machine} instructions of each Python line, with a bar for its share of the busiest line"
+    text = f"inst: {machine} instructions of each Python line"
+    if result.time is not None:
+        text += "; time: its share of the estimated time, with a bar (below the source: the lines ranked)"
+    else:
+        text += ", with a bar for its share of the busiest line"
     if result.live_registers:
         text += "; regs: the most registers live at once in them"
     return Text(text + ". Below a line: its memory traffic (count x bits per thread), matrix ops, barriers.", "dim")
@@ -61,50 +70,67 @@ def _legend(result: ExplainResult) -> Text:
 def source_table(result: ExplainResult, color: bool) -> Table:
     c = result.compilation
     costs = {cost.line: cost for cost in result.lines}
+    times = {t.line: t for t in result.time.lines} if result.time is not None else None
     texts = source_texts(c)
     first = min([c.kernel.first_line, *costs])
     last = max([c.kernel.first_line + c.kernel.source.count("\n"), *costs])
     busiest = max((cost.instructions.total for cost in costs.values()), default=0) or 1
     flagged = {f.line for f in result.findings}
     table = Table.grid(padding=(0, 1))
-    numbers = (len(str(last)), len(str(busiest)), 4) + ((4,) if result.live_registers else ())
+    numbers = (len(str(last)), len(str(busiest))) + ((4,) if times is not None else ()) + (4,)
+    numbers += (4,) if result.live_registers else ()
     for width in numbers:  # fixed: the source column is cut at the edge, never the gutter
         table.add_column(justify="right", no_wrap=True, min_width=max(width, 4))
     table.add_column(ratio=1)  # each cell says how it wraps: source lines are cut, figures folded
-    table.add_row(*_titles(result.live_registers))
+    table.add_row(*_titles(result.live_registers, times is not None))
     for number in range(first, last + 1):
         code = texts.get(number, "")
         cost = costs.get(number)
-        for row in _rows(number, code, cost, busiest, number in flagged, result.live_registers, color):
+        shown = _Shown(number in flagged, result.live_registers, color, times)
+        for row in _rows(number, code, cost, busiest, shown):
             table.add_row(*row)
     return table
 
 
-def _titles(live: bool) -> list[Text]:
-    titles = ["line", "inst", ""] + (["regs"] if live else []) + ["source"]
+class _Shown:
+    """How a row is drawn: flagged by a finding, with live registers, in colour, with the time estimate."""
+
+    def __init__(self, flagged: bool, live: bool, color: bool, times: dict[int, LineTime] | None):
+        self.flagged, self.live, self.color, self.times = flagged, live, color, times
+
+
+def _titles(live: bool, timed: bool) -> list[Text]:
+    titles = ["line", "inst"] + (["time"] if timed else []) + [""] + (["regs"] if live else []) + ["source"]
     return [Text(t, style="bold") for t in titles]
 
 
-def _rows(number: int, code: str, cost: LineCost | None, busiest: int, flagged: bool, live: bool, color: bool):
+def _rows(number: int, code: str, cost: LineCost | None, busiest: int, shown: _Shown):
     """The row of one Python line, and the row of its memory figures beneath it when it has some."""
-    share = cost.instructions.total / busiest if cost else 0.0
-    heat = _HEAT[heat_level(share)] if cost and color else ""
-    mark = Text(str(number), style="bold red" if flagged else "dim")
-    inst = Text(str(cost.instructions.total) if cost else "", style=heat)
-    bar = Text(share_bar(share) if cost else "", style="red" if color else "", justify="left")
-    regs = [Text(str(cost.live_registers) if cost and cost.live_registers else "", style="cyan")] if live else []
+    timed = shown.times is not None
+    line_time = shown.times.get(number) if shown.times is not None else None
+    share = (line_time.share if line_time else 0.0) if timed else (cost.instructions.total / busiest if cost else 0.0)
+    heat = _HEAT[heat_level(share)] if (cost or line_time) and shown.color else ""
+    mark = Text(str(number), style="bold red" if shown.flagged else "dim")
+    inst = Text(str(cost.instructions.total) if cost else "", style="" if timed else heat)
+    time = [Text(_percent(line_time.share) if line_time else "", style=heat)] if timed else []
+    bar = Text(share_bar(share) if share else "", style="red" if shown.color else "", justify="left")
+    regs = [Text(str(cost.live_registers) if cost and cost.live_registers else "", style="cyan")] if shown.live else []
     source = highlight(code, Stage.SOURCE) if code.strip() else Text("")
     source.no_wrap, source.overflow = True, "ellipsis"
-    rows = [[mark, inst, bar, *regs, source]]
+    rows = [[mark, inst, *time, bar, *regs, source]]
     details = figures(cost) if cost else ""
     if details:
-        rows.append([Text(""), Text(""), Text(""), *([Text("")] if live else []), Text(f"  ↳ {details}", "yellow")])
+        rows.append([Text("")] * (len(rows[0]) - 1) + [Text(f"  ↳ {details}", "yellow")])
     return rows
 
 
 def heat_level(share: float) -> int:
-    """A line's shade, 0 (none) to 4, by its share of the busiest line's instructions."""
+    """A line's shade, 0 (none) to 4, by its share (of the busiest line's instructions, or of the time)."""
     return min(int(share * len(_HEAT)), len(_HEAT) - 1)
+
+
+def _percent(share: float) -> str:
+    return f"{share:.0%}" if share >= 0.005 else "<1%"
 
 
 def share_bar(share: float, width: int = 4) -> str:
@@ -140,6 +166,54 @@ def figures(cost: LineCost) -> str:
     return " · ".join(parts)
 
 
+RANKED = 8  # lines shown under `where the time goes`
+
+
+def time_section(estimate: TimeEstimate) -> Table:
+    """The lines ranked by their share of the estimated time, each with its evidence: the waits it
+    makes (on which lines' results), its issue cycles and drain; then what the estimate rests on."""
+    table = Table.grid(padding=(0, 1))
+    table.add_column(no_wrap=True, justify="right")
+    table.add_column(no_wrap=True, justify="right")
+    table.add_column()
+    bound = _BOUNDS.get(estimate.bound, estimate.bound)
+    title = f"where the time goes (estimated: {bound}; {estimate.warps_per_scheduler:g} warps per scheduler)"
+    table.add_row(Text(""), Text(""), Text(title, style="bold"))
+    for line in [t for t in estimate.ranked if t.share >= 0.01][:RANKED]:
+        table.add_row(Text(f"line {line.line}"), Text(_percent(line.share), style="bold"), _code(line.code))
+        for said in evidence(line):
+            table.add_row(Text(""), Text(""), Text(f"↳ {said}", style="yellow"))
+    rests = [f"control codes: {estimate.layout}", *estimate.assumptions]
+    table.add_row(Text(""), Text(""), Text("; ".join(rests), style="dim"))
+    return table
+
+
+_BOUNDS = {
+    "latency": "latency-bound: one warp's own waits",
+    "issue": "issue-bound: the warps take turns at the scheduler",
+    "memory pipe": "bound by the memory pipe: the warps take turns at the L1",
+    "DRAM": "DRAM-bound: memory waits grow with the DRAM's queue",
+}
+
+
+def _code(code: str) -> Text:
+    text = highlight(code, Stage.SOURCE) if code.strip() else Text("")
+    text.no_wrap, text.overflow = True, "ellipsis"
+    return text
+
+
+def evidence(line: LineTime) -> list[str]:
+    """What a line's estimate is made of, largest part first, as phrases that read alone."""
+    parts: list[tuple[float, str]] = []
+    for w in [w for w in line.waits_on if w.cycles >= 0.01 * line.cycles][:3]:
+        parts.append((w.cycles, f"{w.said}: {w.waits} wait{'s' if w.waits != 1 else ''}, {w.cycles:,.0f} cycles"))
+    if line.issue >= 0.5:
+        parts.append((line.issue, f"issues {line.instructions} instructions: {line.issue:,.0f} cycles"))
+    if line.drain:
+        parts.append((line.drain, f"stores drain after EXIT: {line.drain:,.0f} cycles"))
+    return [said for _, said in sorted(parts, key=lambda p: -p[0])]
+
+
 def draw_findings(console: Console, found: tuple[Finding, ...]) -> None:
     if not found:
         console.print(Text("No findings: nothing here looks slower than it must be.", style="green"))
@@ -150,7 +224,8 @@ def draw_findings(console: Console, found: tuple[Finding, ...]) -> None:
         table.add_column(no_wrap=True)
         table.add_column()
         where = f"line {finding.line}" if finding.line is not None else "kernel"
-        table.add_row(Text("●", style="bold red"), Text(f"{where}: {finding.kind}", style="bold"))
+        share = f" ({_percent(finding.time_share)} of the estimated time)" if finding.time_share is not None else ""
+        table.add_row(Text("●", style="bold red"), Text(f"{where}: {finding.kind}{share}", style="bold"))
         table.add_row(Text(""), Text(finding.message))
         table.add_row(Text(""), Text(f"evidence: {finding.evidence}", style="dim"))
         if finding.remarks and finding.kind != REMARK:

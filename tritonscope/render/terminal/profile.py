@@ -1,7 +1,8 @@
 """`tritonscope profile` in the terminal: explain's per-line view with measured figures. The kernel's
 source with a gutter of warp-stall samples (a bar for the share of all), instructions executed
-and, where the binary that ran was read, its static instruction count; under a line its top stall
-reasons and memory traffic; the hottest line marked and said again at the end. Fits 80 columns."""
+and, where the binary that ran was read, its static instruction count and explain's estimate of the
+line's share of the time (beside the measured share: the estimate checked); under a line its top
+stall reasons and memory traffic; the hottest line marked and said again at the end. Fits 80 columns."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ class ProfileView(TerminalRenderer):
         console.print(Text(totals(m), style="bold"))
         if m.stalls:
             console.print(Text("stalls: " + shares(m.stalls, m.samples, 6)))
-        console.print(Text(_legend(bool(result.static)), style="dim"))
+        console.print(Text(_legend(bool(result.static), result.time is not None), style="dim"))
         console.print(source_table(result, self.terminal.color))
         hot = m.hottest
         if hot is not None and hot.samples:
@@ -50,9 +51,10 @@ def totals(m: Measured) -> str:
     return text
 
 
-def _legend(static: bool) -> str:
+def _legend(static: bool, timed: bool = False) -> str:
     text = "samples: warp-stall samples on the line's instructions, with a bar for their share; exec: warp instructions"
     text += " executed" + ("; static: SASS instructions in the binary (as explain counts them)" if static else "")
+    text += "; est: explain's estimate of the line's share of the time" if timed else ""
     return text + (
         ". Below a line: its top stall reasons, memory traffic against the ideal for its access size, and "
         "explain's findings on it"
@@ -67,18 +69,25 @@ def source_table(result: ProfileResult, color: bool) -> Table:
     if not numbers:
         return Table.grid()
     hot = m.hottest.line if m.hottest and m.hottest.samples else None
+    estimated = {t.line: t.share for t in result.time.lines} if result.time is not None else None
     table = Table.grid(padding=(0, 1))
-    for width in (len(str(numbers[-1])) + 1, 7, 4, 6) + ((6,) if static else ()):
+    widths = (len(str(numbers[-1])) + 1, 7, 4, 6) + ((6,) if static else ()) + ((4,) if estimated else ())
+    for width in widths:
         table.add_column(justify="right", no_wrap=True, min_width=width)
     table.add_column(ratio=1)
-    titles = ["line", "samples", "", "exec"] + (["static"] if static else []) + ["source"]
-    table.add_row(*[Text(t, style="bold") for t in titles])
+    titles = ["line", "samples", "", "exec"] + (["static"] if static else []) + (["est"] if estimated else [])
+    table.add_row(*[Text(t, style="bold") for t in [*titles, "source"]])
     codes = {n: line.code for n, line in lines.items()} | {n: c.code for n, c in static.items() if c.code}
     for number in range(numbers[0], numbers[-1] + 1):
-        for row in _rows(number, codes.get(number, ""), lines.get(number), static, m.samples, hot, color):
+        rows = _rows(number, codes.get(number, ""), lines.get(number), static, m.samples, hot, color)
+        if estimated is not None:
+            share = estimated.get(number)
+            cell = Text(f"{share:.0%}" if share and share >= 0.005 else ("<1%" if share else ""), style="dim")
+            rows = [[*row[:-1], cell if i == 0 else Text(""), row[-1]] for i, row in enumerate(rows)]
+        for row in rows:
             table.add_row(*row)
         for finding in result.findings_on(number) if number in lines else ():
-            blank = [Text("")] * (4 + bool(static))
+            blank = [Text("")] * len(widths)
             table.add_row(*blank, Text(f"  ↳ explain: {finding.kind}: {finding.message}", "magenta"))
     return table
 

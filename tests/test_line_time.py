@@ -1,0 +1,76 @@
+"""The per-line time model (analysis/line_time.py) on what it can be sure of, with real compiles."""
+
+from __future__ import annotations
+
+from conftest import KERNELS, compiled
+
+from tritonscope.analysis import line_time, served_by
+
+
+def _line_of(c, text: str) -> int:
+    """The kernel-file line whose code starts with `text`."""
+    for offset, code in enumerate(c.kernel.source.splitlines()):
+        if code.strip().startswith(text):
+            return c.kernel.first_line + offset
+    raise AssertionError(f"no line starts with {text!r}")
+
+
+def test_a_chain_of_dependent_fmas_puts_the_time_on_its_line():
+    """256 dependent FMAs on one line, each waiting out the previous one's stall count: that line
+    holds nearly all the estimated time, and its cycles are at least 256 x the FMA's 4-cycle latency."""
+    c = compiled(str(KERNELS / "fma_one_line.py"))
+    estimate = line_time.estimate(c)
+    chain = estimate.line(_line_of(c, "x = x * a + b"))
+    assert estimate.ranked[0].line == chain.line
+    assert chain.share > 0.8
+    assert chain.cycles >= 256 * 4 and chain.instructions >= 256
+
+
+def test_the_line_that_uses_the_loads_waits_on_them():
+    """vector_add: `output = x + y` is where a warp waits for its loads: the top line, with its
+    time a wait on the loads of the two `tl.load` lines, counted as global loads."""
+    c = compiled("sample:vector_add")
+    estimate = line_time.estimate(c)
+    add = _line_of(c, "output = x + y")
+    assert estimate.ranked[0].line == add
+    top = estimate.line(add)
+    waited_on = top.waits_on[0]
+    assert waited_on.kind == "global load"
+    assert set(waited_on.lines) == {_line_of(c, "x = tl.load"), _line_of(c, "y = tl.load")}
+    assert top.waited > top.issue
+    assert estimate.bound in ("DRAM", "latency")
+
+
+def test_the_store_line_holds_the_drain():
+    c = compiled("sample:vector_add")
+    store = line_time.estimate(c).line(_line_of(c, "tl.store"))
+    assert store.drain > 0
+
+
+def test_shares_add_up_and_loops_are_counted_from_the_arguments():
+    """Each instruction counts once per line here (no inlined helper): shares sum to 1. matmul's
+    K loop runs K / BLOCK_SIZE_K = 4096 / 64 times (the sample's defaults), which the estimate
+    says, and only the K loop's warp-group matrix instructions repeat that often."""
+    c = compiled("sample:matmul")
+    estimate = line_time.estimate(c)
+    assert abs(sum(t.share for t in estimate.lines) - 1) < 1e-6
+    loop = _line_of(c, "for k in ")
+    assert f"loop trips from the arguments (line {loop}: 64)" in estimate.assumptions
+    repeats = {s.repeats for s in estimate.instructions if s.opcode.startswith("HGMMA")}
+    assert repeats == {64.0}
+
+
+def test_second_passes_and_shared_weights_are_served_by_the_l2():
+    """layernorm reads X three times: the second and third loops' loads are served by the L2, and so
+    are W and B, which every program reads alike; the first pass over X comes from the DRAM."""
+    c = compiled("sample:layernorm")
+    cached = served_by.cached_loads(c)
+    loads = [n for n, code in enumerate(c.kernel.source.splitlines(), c.kernel.first_line) if "tl.load(X" in code]
+    assert len(loads) == 3
+    assert loads[0] not in cached
+    assert cached[loads[1]] == cached[loads[2]] == served_by.READ_BEFORE
+    assert cached[_line_of(c, "w = tl.load")] == served_by.SHARED_BY_PROGRAMS
+
+
+def test_no_estimate_without_sass():
+    assert line_time.estimate(compiled("sample:vector_add", "gfx942")) is None

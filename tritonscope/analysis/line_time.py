@@ -1,0 +1,233 @@
+"""Where a kernel's time goes, per Python line: an estimate of the cycles a warp spends on each
+line's instructions, from their control codes, the scoreboard waits and the occupancy.
+
+One warp is followed through the machine code (analysis/warp_timeline.py): the stall counts,
+the waits on variable-latency results at the instruction that waits, the barrier waits and the
+drain after EXIT. Then the SM's limits, with the occupancy the kernel gets (W warps per
+scheduler, all running the same code):
+  - issue: a scheduler issues one instruction a cycle; a MUFU, FP64 or tensor-core instruction
+    holds its pipe several cycles (analysis/latencies.py);
+  - memory pipe: a memory instruction holds its scheduler's share of the L1 bandwidth;
+  - DRAM: the warps' global bytes at the DRAM's bandwidth per SM (loads the L2 serves left out).
+Where the W warps need more of a limit than one warp's own timeline, the kernel is bound by it:
+for issue and the memory pipe each warp waits its turn at each instruction, the difference spread
+by the instructions' part; for the DRAM the memory waits grow, the walk repeated with memory
+latencies `queue` times longer until the timeline takes what the DRAM needs.
+
+The estimate is per warp, in cycles, as a share of the whole; each line keeps its evidence: its
+instructions' issue cycles, the waits it makes (on which lines' instructions), its drain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from ..core.model import Compilation
+from . import cost, latencies, scoreboards, served_by, trip_counts
+from .latencies import Costs
+from .scoreboards import Schedule
+from .warp_timeline import BARRIER, InstructionTime, Timeline
+
+LOADS = ("global load", "shared load", "async copy", "local memory", "local memory (past the L1)")
+LOOP_TRIPS = 16  # iterations assumed per loop level: a trip count is a run-time value
+
+
+@dataclass(frozen=True)
+class WaitsOn:
+    """The waits one line makes on one kind of result of some lines (the scoreboard its producers set)."""
+
+    lines: tuple[int, ...]  # the lines of the producers (empty: a barrier's, the block's other warps)
+    kind: str  # global load, shared load, MUFU, barrier ...
+    cycles: float  # per warp, all executions
+    waits: int  # instructions of the line that wait on them
+
+    @property
+    def said(self) -> str:
+        """`waits on the loads of lines 21, 22 (global load)`; a barrier's: `waits for ... at a barrier`."""
+        if not self.lines:
+            return f"waits for {self.kind} at a barrier"
+        lines = ", ".join(map(str, self.lines[:4])) + (" ..." if len(self.lines) > 4 else "")
+        loads = self.kind in LOADS or self.kind.startswith("L2")
+        return (
+            f"waits on {'the loads of ' if loads else ''}line{'s' if len(self.lines) > 1 else ''} {lines} ({self.kind})"
+        )
+
+
+@dataclass(frozen=True)
+class LineTime:
+    line: int
+    code: str
+    cycles: float  # per warp
+    share: float  # of the kernel's estimated cycles
+    issue: float  # of which: issuing (stall counts, a turn at the scheduler or memory pipe)
+    waited: float  # of which: scoreboard and barrier waits
+    drain: float  # of which: stores draining after EXIT
+    instructions: int  # machine instructions on the line
+    waits_on: tuple[WaitsOn, ...] = ()  # most cycles first
+
+
+@dataclass(frozen=True)
+class TimeEstimate:
+    lines: tuple[LineTime, ...]  # by line number
+    instructions: tuple[InstructionTime, ...]  # by offset
+    cycles: float  # per warp: the kernel's estimated time
+    bound: str  # what limits it: `latency` (one warp's own timeline), `issue`, `memory pipe`, `DRAM`
+    warps_per_scheduler: float
+    family: str  # the figures' source (latencies.Costs)
+    layout: str  # how the control-code layout is known for this target
+    assumptions: tuple[str, ...] = field(default=())
+
+    def line(self, number: int) -> LineTime | None:
+        return next((t for t in self.lines if t.line == number), None)
+
+    @property
+    def ranked(self) -> tuple[LineTime, ...]:
+        """The lines, most time first."""
+        return tuple(sorted(self.lines, key=lambda t: (-t.cycles, t.line)))
+
+
+def estimate(c: Compilation, schedule: Schedule | None = None, trips: int = LOOP_TRIPS) -> TimeEstimate | None:
+    """The estimate, or None where there is no SASS to read (AMD, or an nvdisasm too old)."""
+    schedule = schedule or scoreboards.schedule(c)
+    if schedule is None:
+        return None
+    costs = latencies.for_arch(int(c.variant.target_info.arch))
+    walk = Timeline(schedule, costs, trips, int(c.metadata.get("num_warps", 4)), trip_counts.loop_trips(c))
+    walk.cached = served_by.cached_loads(c)
+    walk.spills_past_l1 = served_by.spills_past_l1(c, costs)
+    occupancy = c.resources.occupancy
+    warps = occupancy.warps_per_sm / 4 if occupancy.warps_per_sm else 1.0
+    steps, bound = _bounded(walk, walk.run(), warps)
+    total = sum(s.cycles for s in steps)
+    assumptions = _loops_said(walk, trips)
+    if costs.assumed:
+        assumptions.append(f"{costs.family}: the figures of {costs.source}")
+    return TimeEstimate(
+        lines=_per_line(c, steps, total),
+        instructions=tuple(steps),
+        cycles=total,
+        bound=bound,
+        warps_per_scheduler=warps,
+        family=costs.family,
+        layout=schedule.layout,
+        assumptions=tuple(assumptions),
+    )
+
+
+def _loops_said(walk: Timeline, trips: int) -> list[str]:
+    """How many times each loop is counted: from the arguments, or assumed."""
+    known = sorted({f"line {line}: {count}" for count, line in walk.trips.values() if line is not None})
+    assumed = sum(1 for _, line in walk.trips.values() if line is None)
+    said = [f"loop trips from the arguments ({', '.join(known)})"] if known else []
+    if assumed:
+        plural = "s" if assumed > 1 else ""
+        said.append(f"{assumed} loop{plural} assumed to run {trips} times (a trip count known only at run time)")
+    return said
+
+
+def _issue_slots(step: InstructionTime, costs: Costs) -> float:
+    """Cycles a warp's instruction holds its scheduler's issue port or pipe."""
+    base = step.opcode.split(".")[0]
+    if base == "MUFU":
+        return float(costs.mufu_interval)
+    if base in ("DADD", "DMUL", "DFMA", "DSETP", "DMNMX"):
+        return float(costs.fp64_interval)
+    if base.endswith("GMMA"):
+        return latencies.matrix_cycles(step.opcode, costs)
+    if base.endswith("MMA"):
+        return float(costs.tensor_interval)
+    return 1.0
+
+
+def _limits(walk: Timeline, steps: list[InstructionTime], warps: float) -> dict[str, tuple[float, dict[int, float]]]:
+    """Per limit of the SM: (cycles the W warps of a scheduler need, each instruction's part)."""
+    costs = walk.costs
+    issue = {s.offset: s.repeats * _issue_slots(s, costs) for s in steps}
+    pipe = {s.offset: s.repeats * latencies.lsu_cycles(s.opcode, costs) for s in steps}
+    on_chip = set(walk.cached)  # lines whose loads the L2 serves: no DRAM traffic
+    dram = {s.offset: s.repeats * latencies.global_bytes(s.opcode) for s in steps if not set(s.lines[:1]) & on_chip}
+    return {
+        "issue": (warps * sum(issue.values()), issue),
+        "memory pipe": (warps * sum(pipe.values()), pipe),
+        "DRAM": (4 * warps * sum(dram.values()) / costs.dram_bytes_per_cycle, dram),
+    }
+
+
+def _bounded(walk: Timeline, steps: list[InstructionTime], warps: float) -> tuple[list[InstructionTime], str]:
+    """The timeline under the SM's tightest limit, where that is more than the warp's own (module docstring)."""
+    timeline = sum(s.cycles for s in steps)
+    name, (needed, parts) = max(_limits(walk, steps, warps).items(), key=lambda item: item[1][0])
+    if needed <= timeline or not sum(parts.values()):
+        return steps, "latency"
+    if name == "DRAM":
+        return _queued(walk, timeline, needed), name
+    extra, total = needed - timeline, sum(parts.values())
+    # A warp-group matrix instruction runs asynchronously: a warp's turn at the tensor cores is
+    # waited for where it next waits (the pipeline's copies, its barriers), not where it issues.
+    deferred = sum(v for offset, v in parts.items() if _is_async(walk, offset))
+    grown = [
+        replace(s, issue=s.issue + extra * parts.get(s.offset, 0.0) / total / s.repeats)
+        if s.repeats and not _is_async(walk, s.offset)
+        else s
+        for s in steps
+    ]
+    return _waits_grown(grown, extra * deferred / total), name
+
+
+def _is_async(walk: Timeline, offset: int) -> bool:
+    return walk.schedule.at(offset).opcode.split(".")[0].endswith("GMMA")
+
+
+def _waits_grown(steps: list[InstructionTime], extra: float) -> list[InstructionTime]:
+    """Each wait made longer in proportion to its cycles, `extra` cycles in all."""
+    waited = sum(s.repeats * sum(w.cycles for w in s.waits) for s in steps)
+    if extra <= 0 or not waited:
+        return steps
+    scale = 1 + extra / waited
+    return [replace(s, waits=tuple(replace(w, cycles=w.cycles * scale) for w in s.waits)) for s in steps]
+
+
+def _queued(walk: Timeline, unloaded: float, needed: float) -> list[InstructionTime]:
+    """The walk again with memory-queue latencies `queue` times longer, `queue` found by the secant
+    method so that the timeline takes the DRAM's `needed` cycles (within 2%, six walks at most)."""
+    low, low_time, high = 1.0, unloaded, 2.0
+    steps = walk.run(high)
+    high_time = sum(s.cycles for s in steps)
+    for _ in range(6):
+        if abs(high_time - needed) < 0.02 * needed or high_time == low_time:
+            break
+        guess = high + (needed - high_time) * (high - low) / (high_time - low_time)
+        low, low_time, high = high, high_time, max(guess, 1.0)
+        steps = walk.run(high)
+        high_time = sum(s.cycles for s in steps)
+    return steps
+
+
+def _per_line(c: Compilation, steps: list[InstructionTime], total: float) -> tuple[LineTime, ...]:
+    """Each line's time: every instruction counts for each of its lines (an inlined helper's line and its call site)."""
+    texts = cost.source_texts(c)
+    sums: dict[int, list[float]] = {}  # line -> [issue, waited, drain, instructions]
+    waits: dict[int, dict[tuple[tuple[int, ...], str], list[float]]] = {}
+    for step in steps:
+        for line in step.lines:
+            entry = sums.setdefault(line, [0.0, 0.0, 0.0, 0])
+            entry[0] += step.repeats * step.issue
+            entry[1] += step.repeats * sum(w.cycles for w in step.waits)
+            entry[2] += step.drain
+            entry[3] += 1
+            for wait in step.waits:
+                lines = () if wait.scoreboard == BARRIER else wait.producer_lines
+                found = waits.setdefault(line, {}).setdefault((lines, wait.kind), [0.0, 0])
+                found[0] += step.repeats * wait.cycles
+                found[1] += 1
+    result = []
+    for line in sorted(sums):
+        issue, waited, drain, count = sums[line]
+        cycles = issue + waited + drain
+        on = [WaitsOn(lines, kind, v, int(n)) for (lines, kind), (v, n) in waits.get(line, {}).items() if v >= 0.5]
+        on.sort(key=lambda w: -w.cycles)
+        share = cycles / total if total else 0.0
+        result.append(
+            LineTime(line, texts.get(line, "").strip(), cycles, share, issue, waited, drain, int(count), tuple(on))
+        )
+    return tuple(result)

@@ -1,0 +1,97 @@
+"""How many times each loop runs, where its bounds follow from values known at compile time.
+
+A loop's bounds are TTGIR values (`scf.for %k = %c0 to %ub step %c1`), computed from the kernel's
+arguments by integer ops (`tl.cdiv(K, 64)` is an arith.addi and an arith.divsi). Where those
+arguments' values are known (given with -a NAME=VALUE, a sample's defaults, or a captured launch's
+arguments) the ops are evaluated: the trip count of program 0 (its first iteration for a loop
+inside another). Anything else (a value loaded from memory, an op not read here) leaves the loop's
+count unknown.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from ..core.model import Compilation
+from ..core.stages import Stage
+from . import ttgir
+
+_FOR = re.compile(r"scf\.for\s+(%[\w#.]+)\s*=\s*(%[\w#.]+)\s+to\s+(%[\w#.]+)\s+step\s+(%[\w#.]+)")
+_CONSTANT = re.compile(r"arith\.constant\s+(-?\d+)\s*:\s*(?:i\d+|index)\b")
+_BINARY: dict[str, Callable[[int, int], int | None]] = {
+    "arith.addi": lambda a, b: a + b,
+    "arith.subi": lambda a, b: a - b,
+    "arith.muli": lambda a, b: a * b,
+    "arith.divsi": lambda a, b: int(a / b) if b else None,
+    "arith.divui": lambda a, b: a // b if b else None,
+    "arith.ceildivsi": lambda a, b: -(-a // b) if b else None,
+    "arith.remsi": lambda a, b: a - b * int(a / b) if b else None,
+    "arith.remui": lambda a, b: a % b if b else None,
+    "arith.maxsi": max,
+    "arith.minsi": min,
+}
+_SAME = ("arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast", "arith.bitcast")
+
+
+def known_values(c: Compilation) -> dict[str, int]:
+    """The integer arguments whose values are known: the variant's, then a recorded launch's."""
+    found = {name: v for name, v in c.variant.arguments.items() if isinstance(v, int) and not isinstance(v, bool)}
+    for launch in c.launches[:1]:
+        for name, arg in zip(launch.get("params") or (), launch.get("args") or (), strict=False):
+            if isinstance(arg, dict) and arg.get("kind") == "int" and isinstance(arg.get("value"), int):
+                found[name] = arg["value"]
+    return found
+
+
+def loop_trips(c: Compilation, values: dict[str, int] | None = None) -> dict[int, int]:
+    """{kernel-file line of a loop: how many times it runs}, for the loops whose bounds evaluate."""
+    module = ttgir.read(c.stages.get(Stage.TTGIR, ""))
+    known: dict[str, int] = {f"%{name}": value for name, value in (values or known_values(c)).items()}
+    stage_map = c.line_map.get(Stage.TTGIR, {})
+    closing = _closing_lines(module)
+    found: dict[int, int] = {}
+    for op in module.ops:
+        _evaluate(op, known)
+        loop = _FOR.search(op.text) if op.name == "scf.for" else None
+        if loop is None:
+            continue
+        lower, upper, step = (known.get(name) for name in loop.group(2, 3, 4))
+        # a region op's location is printed after its closing brace
+        located = stage_map.get(op.number) or stage_map.get(closing.get(op.number, 0), ())
+        lines = [n for f, n in located if f == c.kernel.file]
+        if lines and lower is not None and upper is not None and step is not None and step > 0:
+            found[lines[0]] = max(found.get(lines[0], 0), -(-(upper - lower) // step))
+        if lower is not None:
+            known[loop.group(1)] = lower  # a loop inside sees its first iteration
+    return found
+
+
+def _closing_lines(module: ttgir.Module) -> dict[int, int]:
+    """{TTGIR line of a region op: the line of the brace that closes it}."""
+    found: dict[int, int] = {}
+    open_ops: list[int] = []
+    for op in module.ops:
+        if op.name == "}" and open_ops and not op.text.endswith("{"):
+            found[open_ops.pop()] = op.number
+        elif op.name != "}" and op.text.endswith("{"):
+            open_ops.append(op.number)
+    return found
+
+
+def _evaluate(op: ttgir.Op, known: dict[str, int]) -> None:
+    if len(op.results) != 1:
+        return
+    result = op.results[0]
+    if op.name == "arith.constant":
+        constant = _CONSTANT.search(op.text)
+        if constant:
+            known[result] = int(constant.group(1))
+    elif op.name == "tt.get_program_id":
+        known[result] = 0
+    elif op.name in _SAME and op.operands and op.operands[0] in known:
+        known[result] = known[op.operands[0]]
+    elif op.name in _BINARY and len(op.operands) == 2 and all(o in known for o in op.operands):
+        value = _BINARY[op.name](known[op.operands[0]], known[op.operands[1]])
+        if value is not None:
+            known[result] = value

@@ -1,0 +1,297 @@
+"""One warp followed through a kernel's machine code: the cycles it spends at each instruction.
+
+In listing order (analysis/scoreboards.py names what each wait waits for), a warp spends at
+each instruction:
+  - issue: the cycles since the previous instruction issued, its stall count (at least 1); under
+    a DRAM-bound load, a memory instruction also waits its turn in the memory pipe's queue;
+  - waits: until the results it waits on are there: a producer's latency by class
+    (analysis/latencies.py; the L1 or L2 where analysis/served_by.py says a load is served
+    there) less the cycles already spent since it issued. A `DEPBAR` wait holds up the
+    instruction after it, where the warp sampler sees it. A `BAR.SYNC` waits for the slowest
+    warp of the block: with one warp's waits since the last barrier spread +-50% uniformly
+    between warps (LATENCY_SPREAD), the slowest of n waits (n - 1) / (n + 1) x 50% longer than the
+    mean; a deferred-blocking barrier holds up the warp's next shared-memory access;
+  - drain: after its last EXIT, until its global stores are accepted (an L2 round trip), on the
+    instruction after the EXIT, where the sampler sees exiting warps.
+A loop body counts its trip count times (analysis/trip_counts.py, where the arguments give it;
+else `trips`, an assumption) times those of the loops around it; a producer
+issued late in a loop body and waited for early in the next iteration (or, for `DEPBAR.LE ..., N`,
+N iterations back) is credited the cycles between, and in a loop's steady state a wait waits for
+the loop's own producers, not those of its prologue.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ..parsers.sass_control import Control
+from ..parsers.sass_listing import Instruction, Listing
+from . import latencies, scoreboards
+from .latencies import Costs
+from .scoreboards import Schedule
+
+# What waits in the DRAM's queue when the kernel is DRAM-bound: global memory, local memory past
+# the L1, and the special registers a starting warp reads through the same memory pipe (MIO) as
+# the loads of older warps.
+MEMORY_QUEUE = ("global load", "async copy", "barrier wait", "special register", "local memory (past the L1)")
+LATENCY_SPREAD = 0.5  # how far one warp's waits stray from the block's mean: +-50%, uniformly
+SYNC_LATENCY = 20  # a barrier's own cost once every warp is there
+SPIN_LOOP = 8  # instructions: a back edge over at most this many around a SYNCS wait is a poll, not a loop
+BARRIER = "barrier"  # a WaitCost's scoreboard for a BAR.SYNC's wait
+_STORES = ("STG", "ST", "RED", "REDG", "UTMASTG", "ATOMG", "STL")
+
+
+@dataclass(frozen=True)
+class WaitCost:
+    """A wait an instruction makes, its cycles, and the instructions it waits for."""
+
+    scoreboard: str  # SB0-SB5, gsb0, or BARRIER
+    cycles: float  # per execution
+    producers: tuple[int, ...]  # their offsets
+    producer_lines: tuple[int, ...]  # their kernel-file lines
+    kind: str  # what the producer whose result comes last is: `global load`, `shared load`, `MUFU` ...
+
+
+@dataclass(frozen=True)
+class InstructionTime:
+    offset: int
+    opcode: str
+    lines: tuple[int, ...]  # the kernel-file lines its time counts for
+    control: Control
+    repeats: float  # executions per warp (loops: assumed trips)
+    issue: float  # cycles per execution: since the previous issue (its stall count), or waiting a turn
+    waits: tuple[WaitCost, ...] = ()
+    drain: float = 0.0  # cycles waiting for stores after the warp's last EXIT
+
+    @property
+    def cycles(self) -> float:
+        """Cycles per warp, all executions."""
+        return self.repeats * (self.issue + sum(w.cycles for w in self.waits)) + self.drain
+
+
+def loops(listing: Listing) -> list[tuple[int, int]]:
+    """The loops (first offset, last offset): every back edge but a branch to itself (the trap
+    after EXIT) and a poll around a SYNCS wait."""
+    edges = scoreboards.successors(listing)
+    steps = listing.instructions
+    index = {s.offset: i for i, s in enumerate(steps)}
+    found = []
+    for source, targets in edges.items():
+        for target in targets:
+            if target >= source or target not in index:
+                continue
+            body = steps[index[target] : index[source] + 1]
+            if len(body) <= SPIN_LOOP and any(s.base == "SYNCS" for s in body):
+                continue
+            found.append((target, source))
+    return found
+
+
+class _Barrier:
+    """A BAR.SYNC's wait from the sync to where the warp sampler sees it: a deferred-blocking
+    barrier lets the warp run on to its first shared-memory access (at most REACH instructions),
+    which may be the one right after it: ncu's `barrier` samples sit on the never-executed
+    `@!PT LDS RZ, [RZ]` ptxas puts after a BAR.SYNC.DEFER_BLOCKING (matmul on the H100: 17%)."""
+
+    REACH = 16
+    TOUCHES = ("LDS", "STS", "LDSM", "STSM", "ATOMS", "HGMMA", "BAR", "LDGSTS")
+
+    def __init__(self) -> None:
+        self.pending: WaitCost | None = None
+        self.age = 0
+        self.drift = 0.0  # the warp's waits since the last barrier, all executions
+
+    def sync(self, wait: WaitCost) -> None:
+        self.pending, self.age, self.drift = wait, 0, 0.0
+
+    def lands(self, step: Instruction) -> list[WaitCost]:
+        if self.pending is None:
+            return []
+        self.age += 1
+        if step.base in self.TOUCHES or self.age > self.REACH:
+            wait, self.pending = self.pending, None
+            return [wait]
+        return []
+
+
+class Timeline:
+    """The walk (module docstring). `cached`: lines whose loads the L2 serves, and why;
+    `spills_past_l1`: local memory comes from the L2."""
+
+    def __init__(self, schedule: Schedule, costs: Costs, trips: int, block_warps: int, known: dict[int, int]):
+        self.schedule, self.costs = schedule, costs
+        self.loops = loops(schedule.listing)
+        # each loop's (trip count, its `for` line where the arguments gave it; None: `trips`, assumed)
+        self.trips = {loop: _known(schedule, loop, known, trips) for loop in self.loops}
+        self.repeats = {s.offset: 1.0 for s in schedule.listing.instructions}
+        for (first, last), (count, _) in self.trips.items():
+            for s in schedule.listing.instructions:
+                if first <= s.offset <= last:
+                    self.repeats[s.offset] *= count
+        self.block_warps = max(block_warps, 1)
+        self.queue = 1.0  # how many times their unloaded latency memory-queue waits take (DRAM-bound)
+        self.cached: dict[int, str] = {}
+        self.spills_past_l1 = False
+        self.issued: dict[int, float] = {}  # offset -> issue time, this pass
+        self.before: dict[int, float] = {}  # the previous pass's
+        self.groups = scoreboards.groups(schedule.listing)
+        self.innermost = _innermost_loops(schedule.listing, self.loops)
+        # a memory instruction's place in the memory pipe's queue: one entry whatever its width
+        self.pipe = {
+            s.offset: latencies.MIO_ENTRY if latencies.lsu_cycles(s.opcode, costs) else 0.0
+            for s in schedule.instructions
+        }
+
+    def run(self, queue: float = 1.0) -> list[InstructionTime]:
+        """A pass gives the times the next one's loop-carried waits count back from: the first
+        walk makes two, a later one (another `queue`) starts from the previous walk's times."""
+        self.queue = queue
+        if not self.issued:
+            self._pass()
+        self.before, self.issued = self.issued, {}
+        return self._pass()
+
+    def _pass(self) -> list[InstructionTime]:
+        steps: list[InstructionTime] = []
+        clock, previous = 0.0, None
+        held: list[WaitCost] = []  # a DEPBAR's wait: the next instruction's
+        barrier = _Barrier()
+        for step, scheduled in zip(self.schedule.listing.instructions, self.schedule.instructions, strict=True):
+            issue = float(max(1, previous.stall)) if previous else 1.0
+            issue += (self.queue - 1) * self.pipe[step.offset]
+            arrive = clock + issue
+            own = [self._wait(step, w, arrive) for w in scheduled.waits]
+            waits = held + [w for w, deferred in own if not deferred] + barrier.lands(step)
+            held = [w for w, deferred in own if deferred]
+            repeats = self.repeats[step.offset]
+            if step.base == "BAR" and ".SYNC" in step.opcode:
+                barrier.sync(self._barrier(barrier.drift / repeats))
+            barrier.drift += repeats * sum(w.cycles for w in waits if w.scoreboard != BARRIER)
+            clock = arrive + sum(w.cycles for w in waits)
+            self.issued[step.offset] = clock
+            steps.append(
+                InstructionTime(
+                    step.offset, step.opcode, scheduled.lines, scheduled.control, repeats, issue, tuple(waits)
+                )
+            )
+            previous = scheduled.control
+        return self._with_drain(steps)
+
+    def _wait(self, step: Instruction, wait: scoreboards.Wait, arrive: float) -> tuple[WaitCost, bool]:
+        """A wait's cost, and whether it holds up the next instruction (a DEPBAR) rather than this one."""
+        keep = int(step.operands[1], 0) if wait.partial else 0
+        ready, kind = arrive, "unknown"
+        for producer in self._steady(wait.producers, step.offset):
+            issued = self._issue_time(producer, step.offset, keep)
+            if issued is None:
+                continue
+            latency, its_kind = self._latency(producer, wait.scoreboard)
+            if issued + latency > ready or kind == "unknown":
+                kind = its_kind
+            ready = max(ready, issued + latency)
+        at = self.schedule.index
+        lines = tuple(
+            dict.fromkeys(
+                n for p in wait.producers for m in self._members(p) for n in self.schedule.instructions[at[m]].lines
+            )
+        )
+        return WaitCost(wait.scoreboard, ready - arrive, wait.producers, lines, kind), step.base == "DEPBAR"
+
+    def _issue_time(self, producer: int, waiter: int, keep: int) -> float | None:
+        """When the producer issued, in the waiter's iteration's clock: this iteration's, or the
+        previous pass's counted back over the loop's period (keep: a DEPBAR's N, iterations further)."""
+        loop = self._loop_of(producer, waiter)
+        this_iteration = producer < waiter and producer in self.issued
+        if loop is None:
+            return self.issued[producer] if this_iteration else None
+        first, last = loop
+        period = self.before.get(last, 0.0) - self.before.get(first, 0.0) + 1.0
+        if this_iteration:
+            return self.issued[producer] - keep * period
+        if producer not in self.before:
+            return None
+        return self.before[producer] - (1 + keep) * period
+
+    def _steady(self, producers: tuple[int, ...], waiter: int) -> tuple[int, ...]:
+        inside = tuple(p for p in producers if self._loop_of(p, waiter) is not None)
+        return inside or producers
+
+    def _loop_of(self, a: int, b: int) -> tuple[int, int] | None:
+        """The innermost loop holding both instructions."""
+        return next((loop for loop in self.innermost.get(a, ()) if loop[0] <= b <= loop[1]), None)
+
+    def _latency(self, producer: int, board: str) -> tuple[float, str]:
+        scheduled = self.schedule.instructions[self.schedule.index[producer]]
+        if board != scoreboards.GROUP and f"SB{scheduled.control.write}" != board:
+            return float(self.costs.register_read), "register read"
+        step = self.schedule.listing.instructions[self.schedule.index[producer]]
+        latency, kind = latency_of(step, self.costs, self._members(producer))
+        if kind == "local memory" and self.spills_past_l1:
+            return self.costs.l2 * self.queue, "local memory (past the L1)"
+        line = scheduled.lines[:1]
+        if kind == "global load" and line and line[0] in self.cached:
+            return float(self.costs.l2), f"L2 ({self.cached[line[0]]})"
+        return (latency * self.queue if kind in MEMORY_QUEUE else latency), kind
+
+    def _members(self, producer: int) -> tuple[int, ...]:
+        return self.groups.get(producer, (producer,))
+
+    def _barrier(self, waited: float) -> WaitCost:
+        n = self.block_warps
+        cycles = SYNC_LATENCY + LATENCY_SPREAD * (n - 1) / (n + 1) * waited
+        return WaitCost(BARRIER, cycles, (), (), "the block's other warps")
+
+    def _with_drain(self, steps: list[InstructionTime]) -> list[InstructionTime]:
+        """The drain after the last unconditional EXIT, on the instruction after it (module docstring)."""
+        listing = self.schedule.listing.instructions
+        exits = [i for i, s in enumerate(listing) if s.base == "EXIT" and not s.predicate]
+        if not exits or not any(s.base in _STORES for s in listing):
+            return steps
+        at = exits[-1] + 1 if exits[-1] + 1 < len(steps) and steps[exits[-1] + 1].lines else exits[-1]
+        steps[at] = replace(steps[at], drain=self.costs.l2 * self.queue)
+        return steps
+
+
+def _known(schedule: Schedule, loop: tuple[int, int], known: dict[int, int], trips: int) -> tuple[int, int | None]:
+    """(the loop's trip count, its line where the count is known from the arguments; None: assumed).
+    The back edge (the branch closing the loop) is on the loop's `for` line."""
+    line = next(iter(schedule.at(loop[1]).lines), None)
+    if line is not None and line in known:
+        return max(known[line], 1), line
+    return trips, None
+
+
+def _innermost_loops(listing: Listing, found: list[tuple[int, int]]) -> dict[int, tuple[tuple[int, int], ...]]:
+    """{offset: the loops holding it, innermost first}."""
+    by_size = sorted(set(found), key=lambda loop: loop[1] - loop[0])
+    return {s.offset: tuple(loop for loop in by_size if loop[0] <= s.offset <= loop[1]) for s in listing.instructions}
+
+
+def latency_of(step: Instruction, costs: Costs, members: tuple[int, ...] = ()) -> tuple[float, str]:
+    """(cycles until a variable-latency instruction's result is there, what it is)."""
+    base = step.base
+    if base in ("LDG", "LD", "LDGDEPBAR", "ATOMG", "ATOM", "SULD", "TLD", "TEX", "LDGSTS"):
+        return float(costs.global_memory), "global load" if base != "LDGDEPBAR" else "async copy"
+    if base in ("LDL", "STL"):
+        return float(costs.l1), "local memory"
+    if base in ("LDS", "LDSM", "ATOMS", "LDTM", "STS"):
+        return float(costs.shared), "shared load"
+    if base == "SYNCS":
+        return float(costs.global_memory if "TRANS" in step.opcode else costs.shared), "barrier wait"
+    if base in ("S2R", "S2UR", "CS2R"):
+        return float(costs.special_register), "special register"
+    if base in ("LDC", "LDCU", "ULDC"):
+        return float(costs.constant), "constant load"
+    if base == "MUFU":
+        return float(costs.mufu), "MUFU"
+    if base in ("SHFL", "VOTE", "MATCH", "REDUX"):
+        return float(costs.shuffle), "shuffle"
+    if base.endswith("GMMA"):  # a warp-group's chain: every member's turn at the tensor cores
+        return len(members or (step.offset,)) * latencies.matrix_cycles(step.opcode, costs) + costs.tensor, "wgmma"
+    if base.endswith("MMA"):
+        return float(costs.tensor), "mma"
+    if base in ("MEMBAR", "RED", "REDG"):
+        return float(costs.l2), "memory fence"
+    if base == "FENCE":  # a proxy fence orders shared memory for the TMA unit
+        return float(costs.shared), "memory fence"
+    return float(costs.conversion), "conversion" if base[:1] in "IFD" else "variable latency"

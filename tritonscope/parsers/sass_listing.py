@@ -1,0 +1,89 @@
+"""Reads the instructions of nvdisasm's SASS listing: offset, predicate, opcode, operands, branch
+target, and the labels branches name (parsers/sass_lines.py reads the line-information comments
+of the same listing).
+
+    .L_x_1:
+            /*0160*/              @P0 BRA `(.L_x_3) ;
+            /*0170*/                  LDG.E.128 R16, desc[UR4][R2.64] ;
+            /*0180*/                  DEPBAR.LE SB0, 0x2 ;
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_INSTRUCTION = re.compile(
+    r"^\s*/\*([0-9a-fA-F]{1,8})\*/\s+(?:(@!?U?P(?:T|\d))\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)\s*([^;]*);"
+)
+_LABEL = re.compile(r"^([.$\w][\w.$]*):\s*$")
+_TARGET = re.compile(r"`\(([^)]+)\)")
+# What nvdisasm prints after the operands for sm120: the control fields (&req={0,2} &wr=0x1
+# ?trans4 ?WAIT4_END_GROUP), read from the instruction words instead (parsers/sass_control.py).
+_ANNOTATIONS = re.compile(r"\s+[&?][^\s;]+")
+
+
+@dataclass(frozen=True)
+class Instruction:
+    offset: int  # bytes from the kernel's start, as /*0170*/ says
+    listing_line: int  # 1-based, in the listing
+    predicate: str  # `@P0`, `@!PT`, or ""
+    opcode: str  # with its modifiers: LDG.E.128
+    operands: tuple[str, ...]  # as printed, split at the top-level commas
+    target: str | None = None  # the label a branch or call names
+    base: str = ""  # the opcode without modifiers: LDG
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "base", self.opcode.split(".")[0])
+
+
+@dataclass(frozen=True)
+class Listing:
+    instructions: tuple[Instruction, ...]  # in offset order
+    labels: dict[str, int]  # label -> the offset of the instruction it precedes
+
+
+def parse(text: str) -> Listing:
+    """The instructions of the listing's first kernel section, and its labels."""
+    found: list[Instruction] = []
+    labels: dict[str, int] = {}
+    waiting: list[str] = []  # labels seen before their instruction
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = _INSTRUCTION.match(line)
+        if match:
+            offset = int(match.group(1), 16)
+            if found and offset <= found[-1].offset:
+                break  # a second kernel's code: its offsets start again
+            labels.update(dict.fromkeys(waiting, offset))
+            waiting = []
+            operands = tuple(_operands(_ANNOTATIONS.sub("", match.group(4))))
+            target = _TARGET.search(match.group(4))
+            found.append(
+                Instruction(
+                    offset, number, match.group(2) or "", match.group(3), operands, target.group(1) if target else None
+                )
+            )
+            continue
+        label = _LABEL.match(line.strip())
+        if label:
+            waiting.append(label.group(1))
+    return Listing(tuple(found), labels)
+
+
+def _operands(text: str) -> list[str]:
+    """Split at commas outside brackets and braces: `desc[UR4][R2.64+0x800], R12`."""
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for char in text:
+        if char in "[{(":
+            depth += 1
+        elif char in "]})":
+            depth -= 1
+        if char == "," and depth == 0:
+            parts.append("".join(current).strip())
+            current = []
+        else:
+            current.append(char)
+    tail = "".join(current).strip()
+    return [*parts, tail] if tail or parts else []
