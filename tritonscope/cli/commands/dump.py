@@ -82,10 +82,11 @@ def dump(
         raise UsageError("--side-by-side needs exactly two stages, e.g. --stage ttgir,ptx")
     files = (Folder(out, force, (request.file,)).checked(),) if out is not None else ()  # before the compile
     options = {"keep_loc": keep_loc, "annotate": annotate, "side_by_side": side_by_side, "wrap": wrap}
+    shown_lines = argtypes.line_range(line, lines)
     if watch:
-        return _watch(out, lambda: run_dump(request, stages, argtypes.line_range(line, lines), control), request, options)
+        return _watch(out, lambda: run_dump(request, stages, shown_lines, control), request, options)
     with progress(f"compiling {request.file}"):
-        result = run_dump(request, stages, argtypes.line_range(line, lines), control)
+        result = run_dump(request, stages, shown_lines, control)
     _notices(result.compilation)
     return Output(result, options, shown=out is None or json_out, files=files)  # -o alone: the files are the output
 
