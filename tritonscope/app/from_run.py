@@ -1,7 +1,8 @@
 """`--from-run`: the specialization a kernel gets at a launch in the file's own run.
 
-The file (its module-level code and `__main__`), or the command given after `--`, runs as
-`trace` runs a program, against the simulated GPU of the target: the launch is recorded, the
+The file (as a learner runs it: its module-level code and `__main__`, then its tests and
+benchmarks; app/own_run.py), or the command given after `--`, runs as `trace` runs a program,
+against the simulated GPU of the target: the launch is recorded, the
 kernel compiled as that launch specialized it, and the program ended right after it
 (capture.StopAtLaunch). The request then names that compile as a captured kernel
 (`CAPTURE/:NAME`), which every command already reads: dump and explain read it whole, diff and
@@ -15,7 +16,6 @@ import contextlib
 import json
 import os
 import shutil
-import sys
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -26,6 +26,7 @@ from ..core.limits import USER_CODE_SECONDS
 from ..core.model import FromRun, VariantRequest
 from ..core.source import CachedKernel
 from ..isolate import Finished, Program
+from . import own_run
 from .capture.environment import environment_for_capture
 from .capture.logs import stop_record
 
@@ -85,7 +86,7 @@ def _run_to_launch(path: Path, request: VariantRequest, folder: Path) -> Launch:
 
     target, _ = requested_target(request)
     run = _from_run(request)
-    command = list(run.command) or [sys.executable, str(path)]
+    command = list(run.command) or own_run.command(path, folder)
     env = environment_for_capture(folder, max(contract.DEFAULT_LAUNCH_LIMIT, run.launch), target.simulated_device())
     # The kernel named with -k, else the first kernel defined in FILE that the run launches.
     want: dict[str, str | int] = {"name": request.kernel or "", "file": "" if request.kernel else str(path)}
@@ -93,13 +94,17 @@ def _run_to_launch(path: Path, request: VariantRequest, folder: Path) -> Launch:
     env[contract.ENV_STOP_AT_LAUNCH] = json.dumps(want)
     seconds = USER_CODE_SECONDS.get()
     finished = _run(command, env, seconds, own_run=not run.command)
+    shown = _shown(command) if run.command else f"python {path.name}"
     if finished.timed_out:
         raise UsageError(
-            f"{_shown(command)} ran {seconds:g} s without reaching {_wanted(request, path)}",
+            f"{shown} ran {seconds:g} s without reaching {_wanted(request, path)}",
             hint="raise --timeout, or name another launch with --launch N",
         )
     if finished.returncode != contract.LAUNCH_REACHED_EXIT:
-        raise _not_reached(command, finished, request, path, stop_record(folder))
+        steps = own_run.steps(folder)
+        if steps is not None and not run.command and finished.returncode == 0:
+            raise own_run.not_launched(path, request.kernel, _wanted(request, path), run.launch, steps)
+        raise _not_reached(shown, finished, request, path, stop_record(folder))
     return _stopped_launch(folder, request)
 
 
@@ -151,22 +156,19 @@ def _wanted(request: VariantRequest, path: Path) -> str:
 
 
 def _shown(command: list[str]) -> str:
-    """The command as the user would type it: `python FILE` for the file's own run."""
-    if command[0] == sys.executable:  # the file's own run: `python FILE`, as the user would type it
-        command = ["python", Path(command[1]).name, *command[2:]]
+    """The command as the user gave it after --."""
     return " ".join(command[:6]) + (" ..." if len(command) > 6 else "")
 
 
-def _not_reached(command, finished: Finished, request, path, stopped: str | None) -> KernelFileError:
+def _not_reached(shown: str, finished: Finished, request, path, stopped: str | None) -> KernelFileError:
     if stopped:  # the program read a value from the simulated GPU before the launch
         return KernelFileError(
-            f"{_shown(command)} stopped at {stopped} before reaching {_wanted(request, path)}: "
-            "a simulated GPU holds no values",
+            f"{shown} stopped at {stopped} before reaching {_wanted(request, path)}: a simulated GPU holds no values",
             hint="launch the kernel before the program reads a result, or run a script that does (-- python ...)",
         )
     tail = "\n".join(str(finished.stderr or "").strip().splitlines()[-_TAIL_LINES:])
     return KernelFileError(
-        f"{_shown(command)} ended (exit {finished.returncode}) without reaching {_wanted(request, path)}"
+        f"{shown} ended (exit {finished.returncode}) without reaching {_wanted(request, path)}"
         + (f"; it printed:\n{tail}" if tail else ""),
         hint="run the code that launches it after --, e.g. --from-run -- python bench.py, or name another launch",
     )

@@ -58,6 +58,8 @@ def dump(
       tritonscope dump sample:matmul -o out/
 
       tritonscope dump sample:matmul --line 35          (what line 35 became, in every stage)
+
+      tritonscope dump 06-fused-attention.py -k _attn_bwd --from-run -t sm90   (as its test_op launches it)
     """
     from ...app.dump import dump as run_dump
     from ...core.errors import UsageError
