@@ -60,6 +60,8 @@ def dump(
       tritonscope dump sample:matmul --line 35          (what line 35 became, in every stage)
 
       tritonscope dump 06-fused-attention.py -k _attn_bwd --from-run -t sm90   (as its test_op launches it)
+
+      tritonscope dump sample:matmul -t sm103 --stage sass   (Triton 3.6: pip install "tritonscope[sass]")
     """
     from ...app.dump import dump as run_dump
     from ...core.errors import UsageError
