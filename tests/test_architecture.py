@@ -222,6 +222,16 @@ def test_every_renderer_imports_with_triton_and_torch_blocked():
     assert on_disk <= imported and "tritonscope.render.registry" in imported
 
 
+def test_the_agent_server_imports_with_triton_and_torch_blocked():
+    """The agent server is a front end (docs/architecture.md): its workers compile, its own process
+    never imports Triton or torch (tests/test_agent.py also runs it so)."""
+    script = _BLOCKED.replace("tritonscope.render", "tritonscope.agent")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    on_disk = {_dotted(p) for p in (PACKAGE / "agent").rglob("*.py") if p.name != "__init__.py"}
+    assert on_disk <= set(done.stdout.split()) and "tritonscope.agent.server" in on_disk
+
+
 def _imports(tree: ast.AST) -> set[str]:
     names = set()
     for node in ast.walk(tree):

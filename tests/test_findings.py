@@ -40,7 +40,14 @@ VARIANTS = [
 ]
 
 
-@pytest.mark.parametrize(("file", "target", "flags", "shown"), VARIANTS, ids=lambda x: str(x).split("/")[-1][:24])
+def _variant_id(variant) -> str:
+    """A test's name from its file, target and kernel: the same in every process (a set's order is not,
+    and pytest-xdist's workers must collect the same names)."""
+    file, target, flags, _ = variant
+    return "-".join([file.split("/")[-1], target, *([flags["kernel"]] if "kernel" in flags else [])])
+
+
+@pytest.mark.parametrize(("file", "target", "flags", "shown"), VARIANTS, ids=[_variant_id(v) for v in VARIANTS])
 def test_explain_profile_and_check_report_the_same_findings(file, target, flags, shown):
     request = make_request(file, target, **flags)
     explained = explain(request, what_if=False)

@@ -8,6 +8,7 @@ workers, as `diff`'s variants do: one that fails, crashes or hangs fails alone.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -53,6 +54,29 @@ FIGURES = {
     )
 }
 COMPARED = ("registers", "spills", "local_bytes", "shared", "occupancy", "global_load_bits", "global_store_bits")
+
+
+_BUDGET = re.compile(r"^\s*([A-Za-z_]+)\s*(<=|>=|==|=|<|>)\s*(\d+(?:\.\d+)?)\s*(%|KiB|kib|KB|kb|B)?\s*$")
+_BYTES = ("shared", "local_bytes", "conversion_bytes")
+
+
+def budgets(items: list[str] | None, where: str = "--budget") -> tuple[Budget, ...]:
+    """FIGURE<=VALUE, FIGURE>=VALUE, FIGURE=VALUE...: `registers<=128`, `occupancy>=50%`, `shared<=96KiB`
+    (every front end's form of a budget: the command line's --budget, the agent server's budgets)."""
+    found = []
+    for item in items or ():
+        match = _BUDGET.match(str(item))
+        names = ", ".join(FIGURES)
+        if not match:
+            raise UsageError(f"{where} expects FIGURE<=VALUE (or >=, <, >, =), got '{item}'. Figures: {names}")
+        figure, op, number, unit = match.groups()
+        if figure not in FIGURES:
+            raise UsageError(f"{where} {item}: no figure named '{figure}'. Figures: {names}")
+        if unit == "%" and figure != "occupancy" or unit and unit != "%" and figure not in _BYTES:
+            raise UsageError(f"{where} {item}: {figure} is not measured in {unit}")
+        limit = float(number) * (1024 if unit and unit.lower() in ("kib", "kb") else 1)
+        found.append(Budget(figure, "==" if op == "=" else op, limit, str(item).strip()))
+    return tuple(found)
 
 
 def check(

@@ -13,7 +13,6 @@ import typer
 from ..core import fileio
 from ..core.errors import UsageError
 from ..core.model import FromRun, VariantRequest
-from ..core.source import ModuleReference, Source
 from ..core.targets import TARGETS
 from . import argtypes
 
@@ -214,18 +213,17 @@ def _from_run(flags: dict) -> FromRun | None:
 
 def request_from(flags: dict) -> VariantRequest:
     from ..app import releases
+    from ..core import forms
     from .installs import ensure_release
 
-    target = argtypes.target_name(flags.get("target") or "auto")  # an unknown --target fails here, before any work
+    given = flags.get("target")  # an empty one (`-t "$TARGET"`, the variable unset) is refused, not taken for auto
+    target = argtypes.target_name("auto" if given is None else given)  # an unknown --target fails here, before work
     release = releases.checked(flags["triton"]) if flags.get("triton") else None
     ensure_release(release)  # installed now, its download shown, if it is another release's first use
     source = argtypes.source(flags["file"])
-    file, kernel = _file_and_kernel(source, flags.get("kernel"))
-    fileio.note_read(file)  # no output of this run may replace the kernel file
-    return VariantRequest(
-        file=file,
-        source=source,
-        kernel=kernel,
+    request = forms.variant_request(
+        source,
+        flags.get("kernel"),
         constexprs=argtypes.assignments(flags.get("constexpr"), "-c/--constexpr"),
         args=argtypes.assignments(flags.get("arg"), "-a/--arg"),
         dtype=argtypes.check_dtype(flags["dtype"]) if flags.get("dtype") else None,
@@ -239,15 +237,8 @@ def request_from(flags: dict) -> VariantRequest:
         triton=release,
         from_run=_from_run(flags),
     )
-
-
-def _file_and_kernel(source: Source, kernel: str | None) -> tuple[str, str | None]:
-    """A module reference `pkg.module:kernel` as the module's file and the kernel; else as given."""
-    if not isinstance(source, ModuleReference):
-        return source.given, kernel
-    if source.kernel and kernel and source.kernel != kernel:
-        raise UsageError(f"{source} names the kernel {source.kernel}, and -k names {kernel}: give one")
-    return source.path, kernel or source.kernel
+    fileio.note_read(request.file)  # no output of this run may replace the kernel file
+    return request
 
 
 _WORD_FLAGS = {

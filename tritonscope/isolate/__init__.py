@@ -22,6 +22,10 @@ SIGTERM end every task still running; a cancelled task's process is killed; outc
 values. Local workers (local.py, worker.py) die with their parent whatever the signal, ignore the
 terminal's Ctrl-C and never write to stdout.
 
+A front end that answers many requests over its life (the agent server, the explorer) holds a
+`Session` (session.py): one task at a time in a warm worker, each value kept by task and by the
+state of the files it read, a call cancellable from any thread.
+
 Foreign programs (ncu, pip, the program `trace` runs) go through `Program` (programs.py, under
 supervisor.py): they too die with their parent, run under a time limit where one is given, and are
 stopped (SIGTERM, then SIGKILL; the programs they started too) when the limit passes or the parent
@@ -31,10 +35,12 @@ is interrupted.
 from .executor import Executor, Handle, drive_cluster, on_cluster, pool, use_cluster
 from .local import LocalHandle, Workers
 from .programs import STOP_GRACE, Finished, Program
+from .session import Call, Session
 from .tasks import Cancelled, Outcome, Relayed, Task, function_named, name_of, perform, task
 
 __all__ = [
     "STOP_GRACE",
+    "Call",
     "Cancelled",
     "Executor",
     "Finished",
@@ -43,6 +49,7 @@ __all__ = [
     "Outcome",
     "Program",
     "Relayed",
+    "Session",
     "Task",
     "Workers",
     "drive_cluster",

@@ -23,6 +23,7 @@ from .tasks import Outcome, perform
 RESULT_FD = "TRITONSCOPE_RESULT_FD"  # the descriptor of the pipe the worker writes outcomes to
 PRELOAD = "TRITONSCOPE_PRELOAD"  # a module the worker imports before its first task
 STACK_FD = "TRITONSCOPE_STACK_FD"  # the file the worker writes its stack to on SIGUSR1
+PARENT = "TRITONSCOPE_WORKER_PARENT"  # the id of the process that started the worker
 _LENGTH = struct.Struct("<Q")
 _STACK_FILE: IO[str] | None = None  # kept open for faulthandler, which writes to it from a signal handler
 
@@ -45,12 +46,15 @@ def read_message(stream: IO[bytes]) -> Any:
 
 
 def _die_with_parent() -> None:
-    """Linux: the kernel kills this process when its parent dies, whatever killed the parent."""
+    """Linux: the kernel kills this process when its parent dies, whatever killed the parent. A parent
+    that died before that was asked (SIGTERM while this interpreter started) is seen by its id: an
+    orphan's parent is then init or a subreaper (a container's init, a supervisor), not pid 1 alone."""
     with contextlib.suppress(OSError, AttributeError):
         import ctypes
 
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    if os.getppid() == 1:
+    parent = os.environ.pop(PARENT, "")
+    if os.getppid() == 1 or (parent.isdigit() and os.getppid() != int(parent)):
         os._exit(1)
 
 
@@ -80,13 +84,25 @@ def serve() -> None:
     # The user's prints never reach the parent's stdout; a file of their own, so that a kernel file
     # closing sys.stdout leaves sys.stderr (and the messages written to it) alone.
     sys.stdout = os.fdopen(os.dup(2), "w", errors="replace", buffering=1)
+    tasks = _tasks_alone()
     preload = os.environ.pop(PRELOAD, None)
     if preload:  # imported while the parent still prepares the tasks; a failure shows in the task itself
         with contextlib.suppress(Exception):
             importlib.import_module(preload)
     while True:
         try:
-            task = read_message(sys.stdin.buffer)
+            task = read_message(tasks)
         except EOFError:
             return
         write_message(results, _outcome_payload(perform(task)))
+
+
+def _tasks_alone() -> IO[bytes]:
+    """The task pipe on a descriptor of its own, and /dev/null as stdin: a kernel file's `input()`, or a
+    program a task starts (trace's, ncu), reads nothing of the tasks that follow, and never waits on them."""
+    tasks = os.fdopen(os.dup(0), "rb")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    sys.stdin = open(os.devnull)  # noqa: SIM115 - the process's stdin for its whole life
+    return tasks

@@ -27,11 +27,13 @@ def trace(
     program_to_stderr=False,
     target: Target | None = None,
     autotune: AutotuneRule | None = None,
+    limit: float | None = None,
 ) -> TraceResult:
     """Runs a program with every Triton compile captured into OUT (written whole, then swapped in), and
     the first LAUNCHES launches of each compiled kernel; against a simulated GPU of TARGET when one
     is given, where AUTOTUNE picks each autotuned kernel's launched candidate. The program's stdout
-    goes to stderr when stdout carries a document."""
+    goes to stderr when stdout carries a document. With a time LIMIT (seconds; the agent server's),
+    a program still running then is stopped, and nothing is written."""
     if launches < 0:
         raise UsageError(f"--launches {launches}: give 0 (record none) or more")
     if autotune is not None and target is None:
@@ -46,10 +48,15 @@ def trace(
     staging = prepare_output_dir(out, force, protected)
     try:
         env = environment_for_capture(staging.resolve(), launches, device, autotune)
-        # No time limit (a training run takes what it takes); it stays in the terminal's process
-        # group, so it reads the terminal and gets Ctrl-C itself, and is stopped if we are.
+        # No time limit unless given (a training run takes what it takes); it stays in the terminal's
+        # process group, so it reads the terminal and gets Ctrl-C itself, and is stopped if we are.
         with Program(command, own_group=False, env=env, stdout=sys.stderr if program_to_stderr else None) as program:
-            finished = program.finish()
+            finished = program.finish(limit)
+        if finished.timed_out:
+            raise UsageError(
+                f"{command[0]} ran past the time limit of {limit:g} s and was stopped; {out} was not written",
+                hint="give a longer time limit, or a shorter run of the program (fewer steps, a smaller input)",
+            )
     except OSError as exc:
         discard(staging)  # nothing ran: the old capture stays as it was
         raise UsageError(f"cannot run {command[0]}: {exc.strerror}") from None

@@ -1,0 +1,86 @@
+"""`tritonscope mcp`: the Model Context Protocol server, over stdio, on the official SDK.
+
+Each tool (tools.py) is registered with its inputs, its description and its output schema (the
+`--json` document of its kind, documents.py); its answer comes from answers.py. The session's warm
+worker starts with the server, so that the first call finds Triton imported."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+import os
+import typing
+from typing import IO, Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult, ToolAnnotations
+
+from .. import __version__
+from ..core.errors import TritonscopeError
+from ..isolate.session import Session
+from . import documents, tools
+from .answers import Answers, tool_error
+from .resources import Resources
+
+INSTRUCTIONS = """tritonscope shows what the Triton compiler does to a GPU kernel, with the real compiler and no GPU.
+Which tool answers which question:
+- why is it slow, which line spills: explain (per-line cost, findings with evidence and what to try)
+- what did the compiler make of it, what did line N become: dump (stages a page at a time; line=N)
+- does it fit on an A10 / an H100: check with target sm86 / sm90 and budgets (spills=0, registers<=128)
+- which config, target or release is better; what changed between Triton 3.6 and 3.9: diff with vary
+- which pass did it: passes (show=NAME for one pass's change)
+- a whole program's kernels: trace (target=sm90 needs no GPU), then capture_list, capture_diff, capture_check
+Answers are cut to fit: each part says what is shown and its next_cursor; ask again with cursor for more.
+Kernels: a file path, sample:NAME (the samples tool), pkg.module:kernel, or a capture's DIR/:NAME."""
+
+# Tools that change something outside tritonscope's answers: trace runs a program and writes a folder.
+_ACTING = {"trace"}
+
+
+def build(answers: Answers) -> MCPServer:
+    """The server: every tool of tools.py and the resources, answered through `answers`."""
+    server: MCPServer = MCPServer("tritonscope", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+    resources = Resources(server, answers)
+    answers.seen = resources.seen
+    for tool in tools.TOOLS:
+        hints = ToolAnnotations(
+            read_only_hint=tool.__name__ not in _ACTING,
+            destructive_hint=False,
+            idempotent_hint=tool.__name__ not in _ACTING,
+            open_world_hint=tool.__name__ in _ACTING,
+        )
+        server.add_tool(_answered(answers, tool), name=tool.__name__, annotations=hints, structured_output=True)
+    return server
+
+
+def _answered(answers: Answers, tool):
+    """The tool as the SDK calls it: its inputs validated, its Ask answered, its failures tool errors."""
+
+    @functools.wraps(tool)
+    async def answered(**values: Any) -> CallToolResult:
+        try:
+            ask = tool(**values)
+        except TritonscopeError as exc:
+            raise tool_error(exc) from None
+        return await answers.reply(ask)
+
+    hints = typing.get_type_hints(tool, include_extras=True)
+    parameters = [p.replace(annotation=hints[p.name]) for p in inspect.signature(tool).parameters.values()]
+    returned = Annotated[CallToolResult, documents.output_of(tool.__name__)]
+    answered.__signature__ = inspect.Signature(parameters, return_annotation=returned)  # type: ignore[attr-defined]
+    del answered.__wrapped__  # type: ignore[attr-defined]  # the SDK reads the signature above
+    return answered
+
+
+def serve(session: Session, stdout: IO[str] | None = None) -> None:
+    """Serves MCP on stdin and stdout until the client closes stdin, answering through `session`.
+    `stdout` is the command line's own copy of stdout (file descriptor 1 points at stderr while a
+    command runs): the protocol goes back on descriptor 1, which the SDK takes for itself and points
+    at stderr again while it serves, so that nothing a kernel or a program prints reaches the wire."""
+    server = build(Answers(session))
+    if stdout is not None:
+        with contextlib.suppress(OSError, ValueError, AttributeError):  # not a file: descriptor 1 as it is
+            stdout.flush()
+            os.dup2(stdout.fileno(), 1)
+    server.run("stdio")

@@ -1,0 +1,144 @@
+"""The few lines an answer starts with: what the document says, read from it as it is (nothing is
+computed here), and what was cut, with the cursor that goes on. One function per document kind."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+Document = dict[str, Any]
+
+
+def summary(doc: Document) -> str:
+    """The summary of a (cut) document; the kinds without their own say their kind and size."""
+    lines = _SUMMARIES.get(doc["kind"], _generic)(doc)
+    return "\n".join([*lines, *_cuts(doc.get("page", {}))])
+
+
+def _resources(r: dict[str, Any]) -> str:
+    occupancy = r["occupancy"]
+    return (
+        f"{r['registers']} registers, {r['spills']} spills, {r['shared_bytes']} B shared, "
+        f"occupancy {occupancy.get('percent', '?')}% ({occupancy['blocks_per_sm']} blocks/SM, "
+        f"limited by {occupancy['limited_by']})"
+    )
+
+
+def _dump(doc: Document) -> list[str]:
+    variant = doc["variant"]
+    head = f"{variant['kernel']} on {variant['target']}, Triton {doc['triton_version']}: {_resources(doc['resources'])}"
+    stages = ", ".join(f"{name} {info['total_lines']} lines" for name, info in doc["page"]["stages"].items())
+    found = [head, f"stages: {stages}"]
+    if "selected_lines" in doc:
+        found.append(f"showing what Python lines {_span(doc['selected_lines'])} became")
+    return found + [f"notice: {notice}" for notice in doc["notices"]]
+
+
+MOST = 8  # findings or entries named in a summary; the document holds them all
+
+
+def _explain(doc: Document) -> list[str]:
+    head = f"{doc['kernel']} on {doc['target']}: {_resources(doc['resources'])}"
+    found = doc["findings"]
+    named = [f"- line {f['line']}: {f['kind']}: {f['message']}" for f in found[:MOST]]
+    more = [f"... and {len(found) - MOST} more in findings"] if len(found) > MOST else []
+    return [head, f"{len(found)} finding(s)" + (":" if found else ""), *named, *more]
+
+
+def _check(doc: Document) -> list[str]:
+    failed = [entry for entry in doc["entries"] if not entry["ok"]]
+    found = [f"all budgets hold ({len(doc['entries'])} checked)" if doc["ok"] else f"{len(failed)} failed"]
+    for entry in failed[:MOST]:
+        found.append(f"- {entry['name']}: {entry['error'] or 'broken'}")
+        found += [f"  {b['figure']} = {b['value']} ({b['limit']}) {b['finding']}".rstrip() for b in entry["broken"]]
+    return found + ([f"... and {len(failed) - MOST} more in entries"] if len(failed) > MOST else [])
+
+
+def _diff(doc: Document) -> list[str]:
+    found = []
+    for v in doc["variants"]:
+        label = ", ".join(f"{k}={val}" for k, val in v["label"].items()) if isinstance(v["label"], dict) else v["label"]
+        found.append(f"- {label}: " + (_resources(v["resources"]) if v["ok"] else f"failed: {v['error']}"))
+    changed = [f"{d['stage']} {d['old']}->{d['new']}" for d in doc["diffs"] if d["changed"]]
+    return [*found, "changed: " + (", ".join(changed) or "nothing in the stages diffed")]
+
+
+def _passes(doc: Document) -> list[str]:
+    rows = doc["passes"]
+    return [f"Triton {doc['triton_version']}: passes {_names(rows)}"]
+
+
+def _passes_compare(doc: Document) -> list[str]:
+    labels = " and ".join(str(v["label"]) for v in doc["variants"])
+    divergence = doc["divergence"]
+    where = [f"{side}: pass {p['index']} {p['name']}" for side in ("first", "second") if (p := divergence[side])]
+    return [f"{labels}: the pipelines part: {divergence['kind']}", *where]
+
+
+def _capture_diff(doc: Document) -> list[str]:
+    counts = ", ".join(f"{n} {what}" for what, n in doc["counts"].items())
+    regressed = [k["name"] for k in doc["kernels"] if k["regression"]]
+    return [
+        f"{doc['before']} -> {doc['after']}: {counts}",
+        *(f"regressed: {name}" for name in regressed),
+        *doc["notes"],
+    ]
+
+
+def _trace(doc: Document) -> list[str]:
+    found = [f"captured {len(doc['kernels'])} kernel(s) into {doc['out']}: {', '.join(doc['kernels'])}"]
+    found.append(f"the program exited with {doc['returncode']}; {doc['launches']} launch(es) recorded")
+    return found + ([f"stopped at {doc['stopped']}"] if doc["stopped"] else [])
+
+
+def _generic(doc: Document) -> list[str]:
+    sizes = [f"{len(value)} {key}" for key, value in doc.items() if isinstance(value, list) and key != "notes"]
+    return [f"{doc['kind']}: " + (", ".join(sizes) or "see the document")]
+
+
+def _names(rows: list[dict]) -> str:
+    shown = ", ".join(f"{p['index']} {p['name']}" + (" (changed)" if p["changed"] else "") for p in rows[:12])
+    return shown + (", ..." if len(rows) > 12 else "")
+
+
+def _span(numbers: list[int]) -> str:
+    return f"{numbers[0]}-{numbers[-1]}" if len(numbers) > 1 else str(numbers[0])
+
+
+def _cuts(page: dict[str, Any]) -> list[str]:
+    """One line per part that was cut, with its cursor."""
+    found = []
+    for part, info in _parts(page):
+        total = info.get("total_lines", info.get("total"))
+        unit = "lines" if "total_lines" in info else "items"
+        shown = f"{len(info['shown_lines'])} selected lines" if "shown_lines" in info else _shown(info["shown"], unit)
+        if info.get("next_cursor"):
+            found.append(f"{part}: showing {shown} of {total}; more with cursor {info['next_cursor']!r}")
+        elif "how" in info:
+            found.append(f"{part}: {total} entries left out ({info['how']})")
+    return found
+
+
+def _parts(page: dict[str, Any]):
+    for part, info in page.items():
+        if isinstance(info, dict) and "next_cursor" not in info and "how" not in info:
+            yield from ((f"{part}.{name}", sub) for name, sub in info.items())
+        else:
+            yield part, info
+
+
+def _shown(shown: Any, unit: str) -> str:
+    """A page's [first, last] (lines from 1, items from 0) as `unit first-last` (none: nothing)."""
+    return f"{unit} {shown[0]}-{shown[1]}" if isinstance(shown, list) and len(shown) == 2 else "nothing"
+
+
+_SUMMARIES: dict[str, Callable[[Document], list[str]]] = {
+    "dump": _dump,
+    "explain": _explain,
+    "check": _check,
+    "diff": _diff,
+    "passes": _passes,
+    "passes-compare": _passes_compare,
+    "capture diff": _capture_diff,
+    "trace": _trace,
+}

@@ -1,0 +1,159 @@
+"""The app functions as front ends that keep Triton out of their own process call them: as tasks, in
+a worker (isolate/session.py). The agent server (and the explorer) make each task from a function
+here, `task(calls.dump, request, stages, lines)`, with the same typed values as the command line's;
+each function is a thin call of the app function its command uses, imported where the task runs,
+so that this module imports nothing heavy and the front end never imports Triton."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..core.autotune_rule import AutotuneRule
+from ..core.errors import UsageError
+from ..core.model import CheckEntry, VariantRequest
+from ..core.source import Source
+from ..core.stages import Stage
+from ..core.targets import Target
+
+COMPILE_MODULE = "tritonscope.app.dump"  # what a warm worker imports before its first call (Triton with it)
+
+
+def samples():
+    from .catalog import samples
+
+    return samples()
+
+
+def list_kernels(source: Source, target: Target):
+    from .catalog import list_kernels
+
+    return list_kernels(source, target)
+
+
+def dump(request: VariantRequest, stages: tuple[Stage, ...] | None, lines: tuple[int, int] | None):
+    from .dump import dump
+
+    return dump(_installed(request), stages, lines)
+
+
+def explain(request: VariantRequest, what_if: bool, live: bool, compile_time: bool):
+    from .explain import explain
+
+    return explain(_installed(request), what_if=what_if, live=live, compile_time=compile_time)
+
+
+def check(request: VariantRequest, budgets: tuple[str, ...], baseline: str | None):
+    """`check FILE --budget ... [--baseline REPORT.json]`: one kernel held to its budgets."""
+    from .check import budgets as parsed
+    from .check import check
+
+    if not budgets and baseline is None:
+        raise UsageError("nothing to check: give budgets (e.g. spills=0, registers<=128) or a baseline report")
+    name = request.file + (f" -k {request.kernel}" if request.kernel else "")
+    return check([CheckEntry(name, _installed(request), parsed(list(budgets), "budget"), baseline)])
+
+
+def diff(request: VariantRequest, axes: tuple[tuple[str, tuple[Any, ...]], ...], configs: bool, stages, timeout: float):
+    """`diff FILE --vary NAME=V1,V2 ...` (or `--configs`): each variant in a worker of its own."""
+    from .diff import diff, worker_count
+    from .sweep import Axis
+
+    if not axes and not configs:
+        raise UsageError('nothing to compare: give vary (e.g. {"num_warps": [4, 8]}) or configs')
+    _releases_installed(request, axes)
+    chosen = [Axis(name, values) for name, values in axes]
+    return diff(request, chosen, configs, stages, "first", worker_count(None)[0], timeout)
+
+
+def passes(request: VariantRequest, show: str | None, timeout: float):
+    from .passes import passes
+
+    return passes(_installed(request), show, False, timeout)
+
+
+def passes_compare(request: VariantRequest, axes: tuple[tuple[str, tuple[Any, ...]], ...], timeout: float):
+    """`passes --vary NAME=A,B`: the two pipelines and the first pass whose output differs."""
+    from .passes import compare
+    from .sweep import Axis
+
+    _releases_installed(request, axes)
+    return compare(request, [Axis(name, values) for name, values in axes], timeout)
+
+
+def layout(request: VariantRequest, value: str | None, line: int | None, shape: str | None, timeout: float):
+    from ..analysis.layouts import parse_shape
+    from .layout import layout
+
+    return layout(None, parse_shape(shape) if shape else None, _installed(request), value, line, timeout)
+
+
+def grid(request: VariantRequest, size: tuple[int, ...] | None, wave: int | None, timeout: float):
+    from .grid import grid
+
+    return grid(_installed(request), size, wave, timeout)
+
+
+def trace(command: tuple[str, ...], out: str, force: bool, launches: int, target: Target | None, rule, limit: float):
+    """`trace -o OUT [--target T] -- COMMAND`, the program stopped after `limit` seconds."""
+    from .capture.trace import trace
+
+    protected = [Path(word) for word in command if Path(word).exists()]  # the program and its files
+    chosen: AutotuneRule | None = rule
+    return trace(list(command), Path(out), force, protected, launches, True, target, chosen, limit)
+
+
+def capture_list(folder: str):
+    from .catalog import cache_list
+
+    return cache_list(Path(folder))
+
+
+def capture_diff(before: str, after: str, kernel: str | None, stages, timeout: float):
+    """`diff DIR1/ DIR2/` (every compile paired), or `-k NAME` (one kernel's stages diffed)."""
+    from .capture.diff import diff_captures, kernel_diff
+    from .diff import worker_count
+
+    if kernel:
+        return kernel_diff(Path(before), Path(after), kernel, stages)
+    return diff_captures(Path(before), Path(after), worker_count(None)[0], timeout)
+
+
+def capture_check(folder: str, budgets: tuple[str, ...], baseline: str | None, timeout: float):
+    from .capture.check import check_capture
+    from .check import budgets as parsed
+    from .diff import worker_count
+
+    given = parsed(list(budgets), "budget")
+    if not given and baseline is None:
+        raise UsageError("nothing to check: give budgets (e.g. spills=0) or a baseline capture folder")
+    if baseline is not None and not Path(baseline).is_dir():
+        raise UsageError(f"baseline {baseline}: checking a capture, the baseline is a capture folder too")
+    return check_capture(Path(folder), given, Path(baseline) if baseline else None, worker_count(None)[0], timeout)
+
+
+def _installed(request: VariantRequest) -> VariantRequest:
+    """The request, once its Triton release is known to be installed: installing one downloads Triton
+    for minutes, which a call is not the place for."""
+    if request.triton is not None:
+        _release_ready(request.triton)
+    return request
+
+
+def _releases_installed(request: VariantRequest, axes) -> None:
+    _installed(request)
+    for name, values in axes:
+        if name == "triton":
+            for release in values:
+                _release_ready(release)
+
+
+def _release_ready(release: str) -> None:
+    from . import releases
+
+    checked = releases.checked(release)
+    if not releases.is_running(checked) and not releases.env_for(checked).ready:
+        raise UsageError(
+            f"Triton {checked} is not installed for tritonscope",
+            hint=f"run `tritonscope envs add {checked}` once (it downloads Triton), then ask again",
+        )
