@@ -76,8 +76,7 @@ def test_list_file_in_a_namespace_folder_imports_it_as_part_of_its_package():
     # relative imports (`from .base import Layout`) and the package's own name (`from triton_kernels...`)
     helpers = _names(_listed(PACKAGE / "tensor_details" / "layout_details" / "hopper_value.py"))
     assert ("mxfp4_to_bf16_triton", True) in helpers and all(helper for _, helper in helpers)
-    assert ("_swiglu", False) in _names(_listed(PACKAGE / "swiglu_details" / "_swiglu.py"))
-    assert ("_downcast_to_mxfp", False) in _names(_listed(DOWNCAST))
+    # swiglu_details/ is listed by module name below, mxfp_details/ dumped by file: one process each
 
 
 def test_list_a_module_inside_namespace_folders_by_its_name():
