@@ -2,13 +2,17 @@
 for (issue 43, item 3), on this machine's simulated GPU: each kernel `list` finds in each tutorial
 (helpers aside), dumped from the tutorial's own run, and what stopped the others.
 
-    python benchmarks/tutorials_from_run.py TUTORIALS [--targets sm90,sm100] [--jobs 2] [--json OUT]
+    python benchmarks/tutorials_from_run.py TUTORIALS [--targets sm90,sm100,gfx950] [--jobs 2] [--json OUT]
 
 TUTORIALS is a folder of the tutorials (`python/tutorials` of a Triton checkout of the release
 installed; its `gluon/` folder included). Each kernel is dumped for the first of TARGETS, then for
-the next where that gave no machine code (a Blackwell tutorial's kernels need sm100, as their
-reader's GPU would be). Prints one line per kernel (the target that gave SASS, else why not) and
-the counts; each dump runs in a process of its own, JOBS at a time.
+the next where that gave no machine code, SASS or AMDGCN (a Blackwell tutorial's kernels need
+sm100, as their reader's GPU would be; block-scaled matmul's CDNA4 kernel gfx950). Prints one line
+per kernel (the target that gave machine code, else why not) and the counts; each dump runs in a
+process of its own, JOBS at a time. Reading Triton 3.6's tutorials from a mirror of Triton:
+
+    git -C TRITON archive v3.6.0 python/tutorials | tar -x -C /tmp/t
+    python benchmarks/tutorials_from_run.py /tmp/t/python/tutorials --targets sm90,sm100,gfx950
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ def from_run(file: Path, kernel: str, targets: list[str]) -> dict:
     for target in targets:
         done = tritonscope("dump", str(file), "-k", kernel, "--from-run", "-t", target, "--json", timeout=900)
         said = [line for line in done.stderr.splitlines() if line.strip()]
-        sass = done.returncode == 0 and "sass" in json.loads(done.stdout)["stages"]
+        sass = done.returncode == 0 and bool({"sass", "amdgcn"} & set(json.loads(done.stdout)["stages"]))
         why = next((line for line in said if line.startswith("error:")), said[-1] if said else "")
         if sass:
             return {"file": file.name, "kernel": kernel, "exit": 0, "sass": target, "why": ""}

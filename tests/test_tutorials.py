@@ -146,14 +146,28 @@ def test_from_run_finds_launches_in_test_functions_with_their_smallest_sizes():
     it with the smallest size its parametrize offers, once per other choice (test_file_run.py holds
     which cases)."""
     first, said = _from_run("launches_in_tests.py", "-k", "scale_kernel", "-t", "sm90")
-    assert "launch 1 of scale_kernel at" in said and "launches_in_tests.py:35, grid 4x1x1" in said
+    assert "launch 1 of scale_kernel at" in said and "launches_in_tests.py:44, grid 4x1x1" in said
     assert first["arguments"]["n"] == 1000 and first["signature"]["x_ptr"] == "*fp16"
 
 
 def test_from_run_finds_launches_in_perf_report_benchmarks_at_their_smallest_x():
-    variant, said = _from_run("launches_in_tests.py", "-k", "square_kernel", "-t", "sm90")
-    assert "launch 1 of square_kernel at" in said and "grid 8x1x1" in said
-    assert variant["arguments"]["n"] == 4096 and variant["signature"]["x_ptr"] == "*bf16"
+    """square_kernel is launched by a benchmark only, with a class as a constexpr (as Gluon's persistence
+    tutorial gives its MMA abstraction): no flag gives a class back, so the launch's compile is read."""
+    proc = tritonscope(
+        "dump", SHAPED / "launches_in_tests.py", "--from-run", "--json", "-k", "square_kernel", "-t", "sm90"
+    )
+    dumped, said = json.loads(proc.stdout), proc.stderr
+    assert "launch 1 of square_kernel at" in said and "grid 8x1x1" in said and "not recompiled" in said
+    variant = dumped["variant"]  # the captured compile: the launch's specialization, its values unrecorded
+    assert variant["signature"] == {
+        "x_ptr": "*bf16",
+        "out_ptr": "*bf16",
+        "n": "i32",
+        "OP": "constexpr",
+        "BLOCK": "constexpr",
+    }
+    assert variant["hints"]["n"] == "D" and variant["constexprs"] == {"OP": "<class '__main__.Square'>", "BLOCK": 512}
+    assert "HMUL2.BF16" in dumped["stages"]["sass"]  # OP.apply(x) = x * x, in bf16
 
 
 def test_from_run_of_a_kernel_no_step_launches_names_the_function_that_would():
@@ -161,7 +175,7 @@ def test_from_run_of_a_kernel_no_step_launches_names_the_function_that_would():
     said = " ".join(said.split())
     assert "python launches_in_tests.py ended (exit 0) without reaching a launch of negate_kernel" in said
     assert "python launches_in_tests.py: every statement ran" in said
-    assert "test_scale (line 39), 2 case(s): 2 failed, the first at line 43" in said
-    assert "bench_square (line 46), 2 case(s): ran without launching it" in said
-    assert "negate_kernel is launched by negate_in_place (line 65)" in said
+    assert "test_scale (line 48), 2 case(s): 2 failed, the first at line 52" in said
+    assert "bench_square (line 55), 2 case(s): ran without launching it" in said
+    assert "negate_kernel is launched by negate_in_place (line 74)" in said
     assert "call negate_in_place from a script of yours and give it after --" in said

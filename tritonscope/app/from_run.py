@@ -73,14 +73,21 @@ def resolve(request: VariantRequest) -> tuple[VariantRequest, Launch | None]:
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
-    if Path(resolved.file).resolve().is_relative_to(folder.resolve()):
-        # a kernel whose source the run wrote itself (torch.compile's): read its compile as captured
+    if Path(resolved.file).resolve().is_relative_to(folder.resolve()) or _object_constexprs(resolved):
+        # a kernel whose source the run wrote itself (torch.compile's), or a constexpr no flag can give
+        # back (a Python class, as Gluon's MMA abstraction): read its compile as captured
         atexit.register(shutil.rmtree, folder, True)
         return captured, launch
     # The launch's specialization as flags on the kernel's own file: every view then shows that file
     # and a command line that makes the same compile (reproduce), not a private folder.
     shutil.rmtree(folder, ignore_errors=True)
     return replace(resolved, target=request.target), launch
+
+
+def _object_constexprs(request: VariantRequest) -> list[str]:
+    """Constexprs the launch gave as Python objects (a class, an instance), recorded as their repr
+    (`<class '__main__.WGMMA'>`): flags cannot give them back."""
+    return [name for name, value in request.constexprs if isinstance(value, str) and value.startswith("<")]
 
 
 def _run_to_launch(path: Path, request: VariantRequest, folder: Path) -> Launch:

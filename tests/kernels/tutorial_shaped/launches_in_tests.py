@@ -16,12 +16,21 @@ def scale_kernel(x_ptr, out_ptr, n, factor, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * factor, mask=mask)
 
 
+class Square:
+    """An operation given to a kernel as a class (as Gluon's tutorials give their MMA abstraction)."""
+
+    @staticmethod
+    @triton.jit
+    def apply(x):
+        return x * x
+
+
 @triton.jit
-def square_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+def square_kernel(x_ptr, out_ptr, n, OP: tl.constexpr, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask)
-    tl.store(out_ptr + offs, x * x, mask=mask)
+    tl.store(out_ptr + offs, OP.apply(x), mask=mask)
 
 
 @triton.jit
@@ -59,9 +68,8 @@ def bench_square(size, provider, dtype):
     out = torch.empty_like(x)
     if provider == "torch":
         return triton.testing.do_bench(lambda: x * x)
-    return triton.testing.do_bench(lambda: square_kernel[(triton.cdiv(size, 512),)](x, out, size, BLOCK=512))
+    return triton.testing.do_bench(lambda: square_kernel[(triton.cdiv(size, 512),)](x, out, size, OP=Square, BLOCK=512))
 
 
 def negate_in_place(x):
     negate_kernel[(triton.cdiv(x.numel(), 128),)](x, x.numel(), BLOCK=128)
-
