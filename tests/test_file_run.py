@@ -65,19 +65,22 @@ def test_statements_fail_alone_and_if_blocks_are_entered_statement_by_statement(
             "if missing_name:",  # 10
             "    done.append(11)",  # 11
             "done.append(12)",  # 12
-            "sys.exit(0)",  # 13
-            "done.append(14)",  # 14
+            "handle = 1 / 0",  # 13: unbound, as None (a GPU library's handle that fails to load)
+            "done.append(handle)",  # 14
+            "sys.exit(0)",  # 15
+            "done.append(16)",  # 16
         ]
     )
     path = tmp_path / "prog.py"
     namespace = {"__name__": "__main__", "__builtins__": __builtins__}
     run = file_run._Statements(namespace, str(path), 0)
-    assert run.block(ast.parse(source).body) == 13  # sys.exit ends the run there
-    assert namespace["done"] == [4, 7, 12]
+    assert run.block(ast.parse(source).body) == 15  # sys.exit ends the run there
+    assert namespace["done"] == [4, 7, 12, None]
     assert [(f["line"], f["error"].split(":")[0]) for f in run.failures] == [
         (3, "AssertionError"),
         (6, "ZeroDivisionError"),
         (10, "NameError"),
+        (13, "ZeroDivisionError"),
     ]
 
 

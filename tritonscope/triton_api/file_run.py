@@ -119,7 +119,16 @@ class _Statements:
                 raise
             except BaseException as exc:  # noqa: BLE001 - the next statement runs, as far as it can (pytest.skip too)
                 self.failures.append(_failure(exc, self.path, statement.lineno))
+                self._unset(statement)
         return None
+
+    def _unset(self, statement: ast.stmt) -> None:
+        """The names a failed assignment would have bound, as None where unbound: Triton's tutorials make
+        a GPU library's handle (`cublas = nvidia.cublas.CublasLt(...)`, else None) and test it later
+        (`if cublas is not None:`), which a simulated GPU, with no library behind it, then skips."""
+        targets = statement.targets if isinstance(statement, ast.Assign) else []
+        for name in (t.id for t in targets if isinstance(t, ast.Name)):
+            self.namespace.setdefault(name, None)
 
     def _evaluate(self, test: ast.expr):
         return eval(self._compiled(ast.Expression(test), "eval"), self.namespace)
