@@ -123,3 +123,13 @@ def test_tensor_descriptor_types_parse_once_and_split_in_vary():
     assert axes(["d=tensordesc<bf16[1, 64]>,tensordesc<fp16[1, 64]>"]) == [
         ("d", (TypeName("tensordesc<bf16[1, 64]>"), TypeName("tensordesc<fp16[1, 64]>")))
     ]
+
+
+def test_an_argument_the_body_makes_a_descriptor_of_takes_a_descriptor_too():
+    """Triton's fused-attention tutorial passes a tensor descriptor where its body would make one of a
+    pointer (`_maybe_make_tensor_desc(desc_q, ...)`): --from-run gives that launch's type back as a flag."""
+    file = str(KERNELS / "warp_specialized_matmul.py")
+    v = _variant(file, args=("a_ptr=tensordesc<fp16[128, 64]>",), dtype="fp16")
+    assert v.signature["a_ptr"] == "tensordesc<fp16[128, 64]>" and v.signature["b_ptr"] == "*fp16"
+    with pytest.raises(UsageError, match="-a a_ptr=fp16: a_ptr is a pointer"):
+        _variant(file, args=("a_ptr=fp16",), dtype="fp16")

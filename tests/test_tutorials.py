@@ -77,8 +77,10 @@ def test_from_run_sees_the_targets_answers_and_the_launch_asked_for():
     assert second["arguments"]["n_cols"] == 4096 and second["hints"]["n_cols"] == "D"
     assert second["constexprs"]["BLOCK"] == 4096  # the heuristic, from the launch's n_cols
     assert second["signature"]["in_ptr"] == "*bf16"
-    _, said = _from_run("launch_in_main.py", "--launch", "3", "-t", "sm90", expect=2)
-    assert "stopped at " in said and "launch_in_main.py:39" in said and "before reaching launch 3" in said
+    # The check at line 39 reads the device; the run goes on past it (issue 43), and the do_bench at
+    # line 40 launches the kernel a third time, on the first input.
+    third, said = _from_run("launch_in_main.py", "--launch", "3", "-t", "sm90")
+    assert "launch 3 of row_scale_kernel" in said and third["arguments"]["n_cols"] == 781
 
 
 def test_from_run_of_a_program_that_never_launches_says_so(tmp_path):
@@ -120,3 +122,60 @@ def test_what_a_file_writes_under_the_simulated_gpu_stays_out_of_the_working_dir
     assert json.loads(proc.stdout)["variant"]["arguments"]["n_elements"] == 4096
     assert "launch 1 of fill_kernel" in proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_from_run_goes_on_past_a_check_of_a_result_to_the_next_launch():
+    """Triton's low-memory dropout and grouped GEMM tutorials check a result on the device (an
+    `assert torch.allclose`, a print) between their launches: the run goes on past the check, into
+    an `if __name__ == "__main__" and ...:` block, statement by statement there too."""
+    variant, said = _from_run("checks_between_launches.py", "-k", "seeded_noise_kernel", "-t", "sm90")
+    assert "launch 1 of seeded_noise_kernel at" in said and "checks_between_launches.py:35, grid 3x1x1" in said
+    assert variant["arguments"] == {"out_ptr": "*fp32", "n": 3000, "seed": 123}
+    _, said = _from_run(
+        "checks_between_launches.py", "-k", "seeded_noise_kernel", "--launch", "2", "-t", "sm90", expect=2
+    )
+    said = " ".join(said.split())
+    assert "python checks_between_launches.py stopped at " in said and "checks_between_launches.py:30 " in said
+    assert "aten.allclose" in said and "before reaching launch 2 of seeded_noise_kernel" in said
+    assert "3 statement(s) failed (lines 30, 33, 36), the others ran" in said
+    assert "seeded_noise_kernel is launched by the file's own code (line 35)" in said and "--launch 1" in said
+
+
+def test_from_run_finds_launches_in_test_functions_with_their_smallest_sizes():
+    """A kernel launched only by a `test_*` function (Triton's fused-attention tutorial): the run calls
+    it with the smallest size its parametrize offers, once per other choice (test_file_run.py holds
+    which cases)."""
+    first, said = _from_run("launches_in_tests.py", "-k", "scale_kernel", "-t", "sm90")
+    assert "launch 1 of scale_kernel at" in said and "launches_in_tests.py:44, grid 4x1x1" in said
+    assert first["arguments"]["n"] == 1000 and first["signature"]["x_ptr"] == "*fp16"
+
+
+def test_from_run_finds_launches_in_perf_report_benchmarks_at_their_smallest_x():
+    """square_kernel is launched by a benchmark only, with a class as a constexpr (as Gluon's persistence
+    tutorial gives its MMA abstraction): no flag gives a class back, so the launch's compile is read."""
+    proc = tritonscope(
+        "dump", SHAPED / "launches_in_tests.py", "--from-run", "--json", "-k", "square_kernel", "-t", "sm90"
+    )
+    dumped, said = json.loads(proc.stdout), proc.stderr
+    assert "launch 1 of square_kernel at" in said and "grid 8x1x1" in said and "not recompiled" in said
+    variant = dumped["variant"]  # the captured compile: the launch's specialization, its values unrecorded
+    assert variant["signature"] == {
+        "x_ptr": "*bf16",
+        "out_ptr": "*bf16",
+        "n": "i32",
+        "OP": "constexpr",
+        "BLOCK": "constexpr",
+    }
+    assert variant["hints"]["n"] == "D" and variant["constexprs"] == {"OP": "<class '__main__.Square'>", "BLOCK": 512}
+    assert "HMUL2.BF16" in dumped["stages"]["sass"]  # OP.apply(x) = x * x, in bf16
+
+
+def test_from_run_of_a_kernel_no_step_launches_names_the_function_that_would():
+    _, said = _from_run("launches_in_tests.py", "-k", "negate_kernel", "-t", "sm90", expect=2)
+    said = " ".join(said.split())
+    assert "python launches_in_tests.py ended (exit 0) without reaching a launch of negate_kernel" in said
+    assert "python launches_in_tests.py: every statement ran" in said
+    assert "test_scale (line 48), 2 case(s): 2 failed, the first at line 52" in said
+    assert "bench_square (line 55), 2 case(s): ran without launching it" in said
+    assert "negate_kernel is launched by negate_in_place (line 74)" in said
+    assert "call negate_in_place from a script of yours and give it after --" in said

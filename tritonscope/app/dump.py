@@ -67,9 +67,10 @@ def _check_produced(stages: tuple[Stage, ...], compilation, produced: tuple[Stag
                 f"a {language.decorator} kernel has no {stage.value} stage "
                 f"({compilation.kernel.name}'s stages: {names})"
             )
+        why = next((n for n in compilation.notices if n.startswith(f"no {stage.value.upper()}:")), None)
         raise UsageError(
             f"stage '{stage.value}' was not produced by Triton {compilation.triton_version} "
-            f"for {compilation.kernel.name}. Stages: {names}"
+            f"for {compilation.kernel.name}. Stages: {names}" + (f"\n{why}" if why else "")
         )
 
 

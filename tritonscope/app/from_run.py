@@ -1,7 +1,8 @@
 """`--from-run`: the specialization a kernel gets at a launch in the file's own run.
 
-The file (its module-level code and `__main__`), or the command given after `--`, runs as
-`trace` runs a program, against the simulated GPU of the target: the launch is recorded, the
+The file (as a learner runs it: its module-level code and `__main__`, then its tests and
+benchmarks; app/own_run.py), or the command given after `--`, runs as `trace` runs a program,
+against the simulated GPU of the target: the launch is recorded, the
 kernel compiled as that launch specialized it, and the program ended right after it
 (capture.StopAtLaunch). The request then names that compile as a captured kernel
 (`CAPTURE/:NAME`), which every command already reads: dump and explain read it whole, diff and
@@ -27,6 +28,7 @@ from ..core.limits import USER_CODE_SECONDS
 from ..core.model import FromRun, VariantRequest
 from ..core.source import CachedKernel
 from ..isolate import Finished, Program
+from . import own_run
 from .capture.environment import environment_for_capture
 from .capture.logs import stop_record
 
@@ -71,8 +73,9 @@ def resolve(request: VariantRequest) -> tuple[VariantRequest, Launch | None]:
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
-    if Path(resolved.file).resolve().is_relative_to(folder.resolve()):
-        # a kernel whose source the run wrote itself (torch.compile's): read its compile as captured
+    if Path(resolved.file).resolve().is_relative_to(folder.resolve()) or _object_constexprs(resolved):
+        # a kernel whose source the run wrote itself (torch.compile's), or a constexpr no flag can give
+        # back (a Python class, as Gluon's MMA abstraction): read its compile as captured
         atexit.register(shutil.rmtree, folder, True)
         return captured, launch
     # The launch's specialization as flags on the kernel's own file: every view then shows that file
@@ -81,12 +84,18 @@ def resolve(request: VariantRequest) -> tuple[VariantRequest, Launch | None]:
     return replace(resolved, target=request.target), launch
 
 
+def _object_constexprs(request: VariantRequest) -> list[str]:
+    """Constexprs the launch gave as Python objects (a class, an instance), recorded as their repr
+    (`<class '__main__.WGMMA'>`): flags cannot give them back."""
+    return [name for name, value in request.constexprs if isinstance(value, str) and value.startswith("<")]
+
+
 def _run_to_launch(path: Path, request: VariantRequest, folder: Path) -> Launch:
     from .prepare import requested_target
 
     target, _ = requested_target(request)
     run = _from_run(request)
-    command = list(run.command) or [sys.executable, str(path)]
+    command = list(run.command) or own_run.command(path, folder)
     env = environment_for_capture(folder, max(contract.DEFAULT_LAUNCH_LIMIT, run.launch), target.simulated_device())
     # The kernel named with -k, else the first kernel defined in FILE that the run launches.
     want: dict[str, str | int] = {"name": request.kernel or "", "file": "" if request.kernel else str(path)}
@@ -94,13 +103,17 @@ def _run_to_launch(path: Path, request: VariantRequest, folder: Path) -> Launch:
     env[contract.ENV_STOP_AT_LAUNCH] = json.dumps(want)
     seconds = USER_CODE_SECONDS.get()
     finished = _run(command, env, seconds, own_run=not run.command)
+    shown = _shown(command) if run.command else f"python {path.name}"
     if finished.timed_out:
         raise UsageError(
-            f"{_shown(command)} ran {seconds:g} s without reaching {_wanted(request, path)}",
+            f"{shown} ran {seconds:g} s without reaching {_wanted(request, path)}",
             hint="raise --timeout, or name another launch with --launch N",
         )
     if finished.returncode != contract.LAUNCH_REACHED_EXIT:
-        raise _not_reached(command, finished, request, path, stop_record(folder))
+        steps = None if run.command else own_run.steps(folder)
+        if steps is not None and finished.returncode == 0:
+            raise _own_run_failed(path, request, finished, steps)
+        raise _not_reached(shown, finished, request, path, stop_record(folder))
     return _stopped_launch(folder, request)
 
 
@@ -163,28 +176,47 @@ def _wanted(request: VariantRequest, path: Path) -> str:
 
 
 def _shown(command: list[str]) -> str:
-    """The command as the user would type it: `python FILE` for the file's own run."""
-    if command[0] == sys.executable:  # the file's own run: `python FILE`, as the user would type it
-        command = ["python", Path(command[1]).name, *command[2:]]
+    """The command as the user gave it after --."""
     return " ".join(command[:6]) + (" ..." if len(command) > 6 else "")
 
 
-def _not_reached(command, finished: Finished, request, path, stopped: str | None) -> KernelFileError:
+def _not_reached(shown: str, finished: Finished, request, path, stopped: str | None) -> KernelFileError:
     if stopped:  # the program read a value from the simulated GPU before the launch
         return KernelFileError(
-            f"{_shown(command)} stopped at {stopped} before reaching {_wanted(request, path)}: "
-            "a simulated GPU holds no values",
+            f"{shown} stopped at {stopped} before reaching {_wanted(request, path)}: a simulated GPU holds no values",
             hint="launch the kernel before the program reads a result, or run a script that does (-- python ...)",
         )
     failure = program_failure(str(finished.stderr or ""))
     if failure is not None:
-        return _failed(command, failure, request, path)
+        return _failed(shown, failure, request, path)
     tail = "\n".join(str(finished.stderr or "").strip().splitlines()[-_TAIL_LINES:])
     return KernelFileError(
-        f"{_shown(command)} ended (exit {finished.returncode}) without reaching {_wanted(request, path)}"
+        f"{shown} ended (exit {finished.returncode}) without reaching {_wanted(request, path)}"
         + (f"; it printed:\n{tail}" if tail else ""),
         hint="run the code that launches it after --, e.g. --from-run -- python bench.py, or name another launch",
     )
+
+
+def _own_run_failed(path: Path, request: VariantRequest, finished: Finished, steps: list[dict]) -> KernelFileError:
+    """Why the file's own run, which goes on past what fails, never launched the kernel: a thread it
+    started that failed, or standard input it read, said as a program's failure; else step by step."""
+    failure = program_failure(str(finished.stderr or ""))
+    if failure is None or not failure.thread:
+        failure = _input_read(path, steps)
+    if failure is not None:
+        return _failed(f"python {path.name}", failure, request, path)
+    return own_run.not_launched(path, request.kernel, _wanted(request, path), _from_run(request).launch, steps)
+
+
+def _input_read(path: Path, steps: list[dict]) -> ProgramFailure | None:
+    """The file's first failed statement, where it read standard input (EOFError: no one answers)."""
+    main = next((step for step in steps if step.get("step") == "__main__"), {})
+    first = (main.get("failures") or [{}])[0]
+    if not str(first.get("error", "")).startswith("EOFError"):
+        return None
+    line = int(first["line"])
+    code = path.read_text(errors="replace").splitlines()[line - 1].strip()
+    return ProgramFailure(_first_sentence(first["error"]), str(path), line, code, None)
 
 
 @dataclass(frozen=True)
@@ -243,13 +275,13 @@ def _first_sentence(text: str, limit: int = 160) -> str:
     return sentence if len(sentence) <= limit else sentence[: limit - 3] + "..."
 
 
-def _failed(command, failure: ProgramFailure, request, path) -> KernelFileError:
+def _failed(shown: str, failure: ProgramFailure, request, path) -> KernelFileError:
     """The program failed before the launch: where (its own line), what, and what to do."""
     where = f" at {failure.file}:{failure.line}" if failure.file else ""
     where += f" ({failure.code})" if failure.file and failure.code else ""
     who = f"a thread it started ({failure.thread})" if failure.thread else "it"
     what = failure.exception.rstrip(".")
-    message = f"{_shown(command)}: {who} failed{where} before reaching {_wanted(request, path)}: {what}"
+    message = f"{shown}: {who} failed{where} before reaching {_wanted(request, path)}: {what}"
     if failure.exception.startswith("EOFError"):
         return KernelFileError(
             message.replace("failed", "read standard input", 1),

@@ -112,17 +112,20 @@ def load_file(source: Source | str, target: Target | None = None) -> LoadedFile:
     worker compiling many variants, or a command that loads twice, pays the import once. TARGET is
     the GPU a file that asks for one gets, where none is visible (app/simulated_import.py); None:
     what `--target auto` compiles for. A str is parsed as a FILE argument is (core/source.py)."""
-    path = kernel_path(parse_source(source) if isinstance(source, str) else source)
+    parsed = parse_source(source) if isinstance(source, str) else source
+    path = kernel_path(parsed)
+    module = parsed.module if isinstance(parsed, ModuleReference) else None  # imported by the name given
     stat = path.stat()
-    return _load(path, stat.st_mtime_ns, stat.st_size, target)
+    return _load(path, module, stat.st_mtime_ns, stat.st_size, target)
 
 
 @functools.lru_cache(maxsize=16)
-def _load(path: Path, mtime_ns: int, size: int, target: Target | None) -> LoadedFile:
+def _load(path: Path, module_name: str | None, mtime_ns: int, size: int, target: Target | None) -> LoadedFile:
     source = _source(path)
     plain_failure: KernelFileError | None = None
+    name = module_name or packages.module_name(path)
     try:
-        module, notices = _execute(path, source, simulating=False)
+        module, notices = _execute(path, name, source, simulating=False)
         kernels = _find_kernels(module, path)
     except KernelFileError as exc:
         if not can_simulate():
@@ -130,7 +133,7 @@ def _load(path: Path, mtime_ns: int, size: int, target: Target | None) -> Loaded
         plain_failure, kernels = exc, []
     if not kernels and can_simulate():  # it asked for a GPU, or defines its kernels only where there is one
         with simulated(target) as device:
-            module, notices = _execute(path, source, simulating=True)
+            module, notices = _execute(path, name, source, simulating=True)
             kernels = _find_kernels(module, path)
         said = f"imported against a simulated {device['name']} ({device['target']}): no GPU is visible here"
         notices = (said, *notices)
@@ -158,10 +161,10 @@ def _source(path: Path) -> str:
     return source
 
 
-def _execute(path: Path, source: str, simulating: bool) -> tuple[Any, tuple[str, ...]]:
-    """The file run as a module (its package's, or a fresh one), with a line saying where its import
-    stopped, if it did (under the simulated GPU: app/simulated_import.py)."""
-    package = packages.module_name(path)
+def _execute(path: Path, package: str | None, source: str, simulating: bool) -> tuple[Any, tuple[str, ...]]:
+    """The file run as a module: by its dotted name PACKAGE (app/packages.py), or as a fresh module
+    when it is a lone file (None); with a line saying where its import stopped, if it did (under the
+    simulated GPU: app/simulated_import.py)."""
     name = package or f"tritonscope_kernelfile_{next(_module_ids)}_{path.stem}"
     # A file inside a package is imported as part of it (its `from .utils import x` then works),
     # from the folder holding the package; a lone file from its own folder, as when run as a script.
@@ -214,6 +217,13 @@ def _import_failure(exc: BaseException, path: Path) -> KernelFileError:
                 f"{where}: the file needs the module '{exc.name}', which is not installed here; import chain: {chain}",
                 hint=f"install what provides '{exc.name.split('.')[0]}' here, or give the kernel in a file "
                 "that does not import it",
+            )
+        if "no known parent package" in str(exc):
+            return KernelFileError(
+                f"{where}: the file imports relative to its package ({exc}), and no folder above it holds an "
+                "__init__.py, so it was imported as a lone file",
+                hint="give it as a module from the folder that holds its package (cd there; tritonscope list "
+                "pkg.module), or add an __init__.py to the package's top folder",
             )
         return KernelFileError(f"{where}: the file's imports failed: {exc}; import chain: {chain}")
     if isinstance(exc, _Exited):

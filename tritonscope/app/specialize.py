@@ -139,6 +139,9 @@ def _check_pointer(param, value: Any, given: bool) -> None:
     the compile."""
     sure = param.kind == ParamKind.POINTER and param.type_from in ("annotation", "body")
     pointer = value is None or isinstance(value, TypeName) and value.is_pointer
+    # A body that makes a descriptor of its argument may be given a descriptor instead (Triton's
+    # fused-attention tutorial: `_maybe_make_tensor_desc(desc_q, ...)` takes either).
+    pointer = pointer or param.type_from == "body" and isinstance(value, TypeName) and value.is_descriptor
     if sure and given and not pointer:
         how = "its annotation says so" if param.type_from == "annotation" else "the kernel loads or stores through it"
         raise UsageError(

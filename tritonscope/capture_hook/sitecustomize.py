@@ -38,7 +38,7 @@ def _simulated_device():
     import sys
 
     folder = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "triton_api", "simulated")
-    name = "_tritonscope_simulated"
+    name = contract.SIMULATED_PACKAGE
     spec = importlib.util.spec_from_file_location(
         name, os.path.join(folder, "__init__.py"), submodule_search_locations=[folder]
     )

@@ -23,6 +23,10 @@ ENV_STOPPED = "TRITONSCOPE_STOPPED"  # where the simulated GPU writes where a va
 
 DEFAULT_LAUNCH_LIMIT = 3
 
+# The name the hook loads triton_api/simulated/ under in the traced program (--from-run's run of a
+# kernel file, triton_api/file_run.py, finds it there).
+SIMULATED_PACKAGE = "_tritonscope_simulated"
+
 # A capture folder (`trace -o DIR`). The records' shapes are core/schemas.py's COMPILE_RECORD and
 # LAUNCH_RECORD; tritonscope checks every line against them when it reads one.
 CACHE_FOLDER = "cache"  # Triton's artifacts, one folder per compile, as in Triton's own cache

@@ -103,8 +103,9 @@ FromRunOpt = Annotated[
     bool,
     typer.Option(
         "--from-run",
-        help="Run the file (its module code and __main__, or the command after --) against a simulated GPU of "
-        "the target, stop at the kernel's launch, and compile it as that launch specialized it.",
+        help="Run the file as a learner would (its module code and __main__, a statement at a time, then its "
+        "test_* and perf_report functions at their smallest sizes), or the command after --, against a simulated "
+        "GPU of the target, stop at the kernel's launch, and compile it as that launch specialized it.",
     ),
 ]
 LaunchOpt = Annotated[

@@ -24,7 +24,7 @@ def returns_value(fn: ast.FunctionDef) -> bool:
     return any(isinstance(node, ast.Return) and node.value is not None for node in _own_nodes(fn))
 
 
-def _own_nodes(fn: ast.FunctionDef):
+def _own_nodes(fn: ast.FunctionDef | ast.AsyncFunctionDef):
     """The nodes of `fn`'s body, not those of functions or lambdas defined inside it."""
     stack: list[ast.AST] = list(fn.body)
     while stack:
@@ -48,3 +48,39 @@ def declared_constexprs(source: str, name: str) -> set[str] | None:
                 a.arg for a in params if a.annotation is not None and ast.unparse(a.annotation).endswith("constexpr")
             }
     return None
+
+
+def launch_sites(source: str, kernel: str) -> list[tuple[str, int]]:
+    """Where SOURCE launches KERNEL (`kernel[grid](...)`): each function whose own body does, by
+    qualified name (`_attention.forward`) and line, and "" with the line for a launch by the file's
+    module-level code; in the order of the file, [] when none does or SOURCE does not parse."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    found: list[tuple[str, int]] = []
+
+    def visit(node: ast.AST, prefix: str, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = f"{prefix}{child.name}"
+                if not isinstance(child, ast.ClassDef) and any(_launches(n, kernel) for n in _own_nodes(child)):
+                    found.append((name, child.lineno))
+                visit(child, f"{name}.", in_function or not isinstance(child, ast.ClassDef))
+            else:
+                if not in_function and isinstance(child, ast.Call) and _launches(child, kernel):
+                    found.append(("", child.lineno))
+                visit(child, prefix, in_function)
+
+    visit(tree, "", False)
+    return found
+
+
+def _launches(node: ast.AST, kernel: str) -> bool:
+    """`kernel[grid](...)` (also `module.kernel[grid](...)`)."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Subscript):
+        return False
+    launched = node.func.value
+    return (isinstance(launched, ast.Name) and launched.id == kernel) or (
+        isinstance(launched, ast.Attribute) and launched.attr == kernel
+    )

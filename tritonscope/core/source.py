@@ -21,8 +21,10 @@ it reads it.
 
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
+import os
 import re
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -153,14 +155,51 @@ def _is_module_reference(given: str) -> bool:
 
 
 def file_of(module: str) -> Path:
-    """The file of a dotted module name, found on sys.path without importing anything."""
-    parts = module.split(".")
-    for entry in sys.path:
-        base = Path(entry or ".").joinpath(*parts)
-        for candidate in (base.with_name(base.name + ".py"), base / "__init__.py"):
-            if candidate.is_file():
-                return candidate.resolve()
+    """The file of a dotted module name, found as Python's import finds it, without importing anything:
+    the top package by the import system's finders (sys.path, an editable install's), each name below
+    it in its package's folders, through namespace folders (no `__init__.py`, PEP 420) too. The
+    working folder is searched last, as `python -m` would search it first."""
+    top, *below = module.split(".")
+    locations: list[str] | None = _top_locations(top)
+    found: Path | None = None
+    for depth, name in enumerate(below):
+        found, locations = _below(locations or [], name)
+        if locations is None and depth < len(below) - 1:
+            found = None  # a module, not a package: it holds no further names
+            break
+    if found is not None:
+        return found.resolve()
     raise KernelFileError(
-        f"no module {module} on Python's path (a module reference is pkg.module:kernel)",
-        hint="give the kernel file's path instead, or install the package in this environment",
+        f"no module {module} on Python's path or in the working folder (a module reference is pkg.module:kernel)",
+        hint="give the kernel file's path instead, run from the folder that holds the package, or install "
+        "the package in this environment",
     )
+
+
+def _top_locations(top: str) -> list[str]:
+    """The folders a top-level package is made of: nothing of it is imported (its __init__ runs only
+    when the kernel is loaded)."""
+    importlib.invalidate_caches()  # a folder made since the last search (a test's) is seen
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or spec.submodule_search_locations is None:
+        spec = importlib.machinery.PathFinder.find_spec(top, [os.getcwd()])
+    return list(spec.submodule_search_locations or []) if spec is not None else []
+
+
+def _below(locations: list[str], name: str) -> tuple[Path | None, list[str] | None]:
+    """The file of NAME in a package's folders and, where it is a package, its own folders: as Python's
+    FileFinder decides, a regular package or a module of the first folder that has one, else the
+    namespace folders of every folder."""
+    portions = []
+    for location in locations:
+        folder = Path(location) / name
+        if (folder / "__init__.py").is_file():
+            return folder / "__init__.py", [str(folder)]
+        if folder.with_name(name + ".py").is_file():
+            return folder.with_name(name + ".py"), None
+        if folder.is_dir():
+            portions.append(str(folder))
+    return None, portions or None

@@ -1,8 +1,12 @@
-"""The NVIDIA tools Triton's wheel carries (nvdisasm, cuobjdump), run on a compiled binary."""
+"""The NVIDIA tools Triton's wheel carries (nvdisasm, cuobjdump), run on a compiled binary; where
+Triton's nvdisasm is older than the target, NVIDIA's newer one that `tritonscope[sass]` installs."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib.metadata
+import os
 import re
 import struct
 import subprocess
@@ -65,15 +69,76 @@ def machine_code(
 
 
 SASS_REFUSED = "sass_refused"  # the texts' key of why there is no SASS (not a stage)
+SASS_EXTRA = "tritonscope[sass]"  # pyproject.toml's extra that installs NVIDIA's newest nvdisasm
 
 
 def sass_refused(arch: int | str, reason: str = "Cannot decode architecture") -> str:
     """An older nvdisasm than the target (Triton 3.6 bundles CUDA 12.8's, which knows no sm_103 or sm_121)."""
+    newer = newer_tool("nvdisasm")
+    bundled = _tool_version(_nvidia_tool("nvdisasm"))
+    return refusal_line(arch, reason, bundled, _tool_version(newer) if newer else None)
+
+
+def refusal_line(arch: int | str, reason: str, bundled: str, newer: str | None) -> str:
+    """One line saying that no nvdisasm here reads sm_ARCH, and which extra gives the SASS: nvdisasm
+    BUNDLED is Triton's, NEWER tritonscope[sass]'s (None: not installed)."""
+    ours = f"the nvdisasm Triton {triton.__version__} bundles ({bundled})"
+    why = reason.split(":")[-1].strip()
+    if newer is None:
+        return (
+            f'no SASS: {ours} cannot disassemble sm_{arch} ({why}); pip install "{SASS_EXTRA}" adds NVIDIA\'s newer '
+            "one, which can. Registers and shared memory are read from the binary."
+        )
     return (
-        f"no SASS: the nvdisasm Triton {triton.__version__} bundles ({_tool_version(_nvidia_tool('nvdisasm'))}) "
-        f"cannot disassemble sm_{arch} ({reason.split(':')[-1].strip()}); TRITON_NVDISASM_PATH can name a newer one, "
-        f"or compile with a newer Triton (--triton 3.9.0). Registers and shared memory are read from the binary."
+        f"no SASS: neither {ours} nor {SASS_EXTRA}'s ({newer}) can disassemble sm_{arch} ({why}); "
+        f'pip install -U "{SASS_EXTRA}" for a newer one. Registers and shared memory are read from the binary.'
     )
+
+
+@functools.cache
+def newer_tool(name: str) -> str | None:
+    """The NAME binary of NVIDIA's nvidia-cuda-NAME wheel (CUDA 13's, or later: what tritonscope[sass]
+    installs, at `nvidia/cu13/bin/NAME` in site-packages), found by the wheel's own file list; None
+    where it is not installed."""
+    try:
+        files = importlib.metadata.distribution(f"nvidia-cuda-{name}").files or []
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    for file in files:
+        if file.name == name and file.parent.name == "bin":
+            path = Path(str(file.locate())).resolve()
+            if os.access(path, os.X_OK):
+                return str(path)
+    return None
+
+
+def _nvdisasms() -> list[str]:
+    """The nvdisasm binaries to read a cubin with, in order: Triton's (or TRITON_NVDISASM_PATH's),
+    then tritonscope[sass]'s where it is installed, for the architectures Triton's cannot decode."""
+    tools = [_nvidia_tool("nvdisasm")]
+    newer = newer_tool("nvdisasm")
+    return tools + [newer] if newer and newer not in tools else tools
+
+
+_REFUSED: set[tuple[str, int]] = set()  # (nvdisasm, cubin architecture) that said it cannot decode it
+
+
+def _run_nvdisasm(flags: list[str], binary: bytes) -> str:
+    """nvdisasm's output for a cubin, from the first of `_nvdisasms` that decodes its architecture
+    (a refusal is remembered for this process); TritonscopeError "Cannot decode architecture" when none does."""
+    arch = cubins.architecture(binary)
+    refusal = TritonscopeError(f"nvdisasm failed: Cannot decode architecture of the cubin ({arch:#x})")
+    for tool in _nvdisasms():
+        if (tool, arch) in _REFUSED:
+            continue
+        try:
+            return _run_on_binary(tool, flags, binary)
+        except TritonscopeError as exc:
+            if "Cannot decode architecture" not in str(exc):
+                raise
+            _REFUSED.add((tool, arch))
+            refusal = exc
+    raise refusal
 
 
 def with_serialization_report(texts: dict[str, str], ptx: str | None, arch: int | str) -> dict[str, str]:
@@ -125,14 +190,13 @@ def disassemble(cubin: bytes) -> str:
     beside Triton's cache, keyed by the cubin, and a warm run does not pay it again.
     The memo is checksummed: a truncated or edited one is rebuilt, never shown.
     """
-    tool = _nvidia_tool("nvdisasm")
-    cached = _memo(cubin, tool, "-gi -gp", "sass")
+    cached = _memo(cubin, "\n".join(_nvdisasms()), "-gi -gp", "sass")
     sass = read_checked(cached)
     if sass is not None:
         return sass
     # -gi: Python lines; -gp: PTX lines, for the call sites of inlined helpers; -ndf: no dataflow
     # analysis (the same text, faster).
-    sass = _run_on_binary(tool, ["-c", "-gi", "-gp", "-ndf"], cubin)
+    sass = _run_nvdisasm(["-c", "-gi", "-gp", "-ndf"], cubin)
     write_checked(cached, sass)
     return sass
 
@@ -140,11 +204,11 @@ def disassemble(cubin: bytes) -> str:
 def disassemble_code(binaries: list[bytes]) -> list[str | None]:
     """SASS without line information for many cubins, in one nvdisasm run per architecture (see
     cubins.py), each kept beside Triton's cache like `disassemble`'s. A sweep's variants pay
-    nvdisasm's start-up once instead of once each. None for a cubin the bundled nvdisasm cannot read."""
+    nvdisasm's start-up once instead of once each. None for a cubin no nvdisasm here can read."""
     if not binaries:  # nothing to read (AMD targets, a cluster's finished compiles): no tool looked up
         return []
-    tool = _nvidia_tool("nvdisasm")
-    memos = [_memo(binary, tool, "-c -ndf", "sass") for binary in binaries]
+    tools = "\n".join(_nvdisasms())
+    memos = [_memo(binary, tools, "-c -ndf", "sass") for binary in binaries]
     texts = [read_checked(memo) for memo in memos]
     missing: dict[int, list[int]] = {}
     for index, (binary, text) in enumerate(zip(binaries, texts, strict=True)):
@@ -152,24 +216,28 @@ def disassemble_code(binaries: list[bytes]) -> list[str | None]:
             missing.setdefault(cubins.architecture(binary), []).append(index)
     for indices in missing.values():
         try:
-            listings = _disassemble_together(tool, [binaries[i] for i in indices])
+            listings = _disassemble_together([binaries[i] for i in indices])
         except TritonscopeError as exc:
             if "Cannot decode architecture" not in str(exc):
                 raise
-            continue  # an nvdisasm older than the target: these stay None (no SASS), as machine_code says
+            continue  # every nvdisasm here is older than the target: these stay None (no SASS), as machine_code says
         for index, text in zip(indices, listings, strict=True):
             texts[index] = text
             write_checked(memos[index], text)
     return texts
 
 
-def _disassemble_together(tool: str, binaries: list[bytes]) -> list[str]:
+def _disassemble_together(binaries: list[bytes]) -> list[str]:
+    """Cubins of one architecture, in one nvdisasm run where they merge."""
     if len(binaries) > 1:
         try:
-            return cubins.split(_run_on_binary(tool, ["-c", "-ndf"], cubins.merge(binaries)), binaries)
-        except (TritonscopeError, ValueError, StopIteration, struct.error):
+            return cubins.split(_run_nvdisasm(["-c", "-ndf"], cubins.merge(binaries)), binaries)
+        except TritonscopeError as exc:
+            if "Cannot decode architecture" in str(exc):
+                raise
+        except (ValueError, StopIteration, struct.error):
             pass  # a cubin laid out otherwise than Triton's: each on its own, as below
-    return [_run_on_binary(tool, ["-c", "-ndf"], binary) for binary in binaries]
+    return [_run_nvdisasm(["-c", "-ndf"], binary) for binary in binaries]
 
 
 def _memo(binary: bytes, tool: str, flags: str, suffix: str) -> Path:
@@ -183,12 +251,11 @@ def live_registers(cubin: bytes, arch: int | str = 90) -> dict[int, int]:
     """{instruction address: general registers live after it}, from nvdisasm's `--print-life-ranges`
     (another nvdisasm run, 0.3-1.5 s); kept beside Triton's cache, as pairs, like `disassemble`'s text.
     A refusal is kept too (`!` and the reason), and raised as a TritonscopeError."""
-    tool = _nvidia_tool("nvdisasm")
-    cached = _memo(cubin, tool, "--print-life-ranges", "live")
+    cached = _memo(cubin, "\n".join(_nvdisasms()), "--print-life-ranges", "live")
     text = read_checked(cached)
     if text is None:
         try:
-            live = life_ranges.parse(_run_on_binary(tool, ["-c", "--print-life-ranges"], cubin))
+            live = life_ranges.parse(_run_nvdisasm(["-c", "--print-life-ranges"], cubin))
             text = "".join(f"{address} {count}\n" for address, count in live.items())
         except TritonscopeError as exc:
             if "Std Elf" not in exc.message:

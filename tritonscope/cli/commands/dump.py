@@ -72,6 +72,10 @@ def dump(
       tritonscope dump kernels.py -k softmax_kernel --stage ttgir --watch   (again on every save)
 
       tritonscope dump sample:matmul --stage sass --control
+
+      tritonscope dump 06-fused-attention.py -k _attn_bwd --from-run -t sm90   (as its test_op launches it)
+
+      tritonscope dump sample:matmul -t sm103 --stage sass   (Triton 3.6: pip install "tritonscope[sass]")
     """
     from ...app.dump import dump as run_dump
     from ...core.errors import UsageError
