@@ -20,6 +20,7 @@ ENV_SIMULATED_DEVICE = "TRITONSCOPE_SIMULATED_DEVICE"  # trace --target: the dev
 ENV_AUTOTUNE_RULE = "TRITONSCOPE_AUTOTUNE_RULE"  # trace --autotune: the rule as JSON (core/autotune_rule.py)
 ENV_AUTOTUNE_LOG = "TRITONSCOPE_AUTOTUNE_LOG"  # where the simulated GPU logs each autotune choice (AUTOTUNE_LOG)
 ENV_STOPPED = "TRITONSCOPE_STOPPED"  # where the simulated GPU writes where a value read stopped it (STOP_RECORD)
+ENV_DEBUG = "TRITONSCOPE_DEBUG"  # trace --debug: a stop also writes the Python stack it was met in to stderr
 
 DEFAULT_LAUNCH_LIMIT = 3
 

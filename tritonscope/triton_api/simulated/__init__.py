@@ -40,6 +40,7 @@ def activate(device: dict) -> None:
     from . import driver, stop, torch_cuda
 
     torch_cuda.install(device)
+    torch_cuda.install_allocation()
     backward_runs = torch_cuda.install_engine_hooks()
     driver.install(device)
     stop.install(stop_backward=not backward_runs)
@@ -47,9 +48,10 @@ def activate(device: dict) -> None:
         from . import autograd_exit
 
         autograd_exit.install()
-    from . import autotune, fused_optimizers, inductor
+    from . import autotune, fused_optimizers, inductor, sdpa
 
     fused_optimizers.install()
+    sdpa.install(device)
     inductor.install(device)
     autotune.install()
     _quick_exit()

@@ -17,7 +17,10 @@
 //    the real one, which asks the CUDA runtime), so the simulated hooks are constructed in that
 //    object's place: the classes hold nothing but their virtual functions, so the size is the same
 //    (checked below against the headers of the torch being built for) and only the answers differ.
+// 3. (see simulated_sdp_choice) scaled_dot_product_attention's choice of kernel, asked of sdpa.py.
 #include <ATen/detail/CUDAHooksInterface.h>
+#include <ATen/native/transformers/attention.h>
+#include <ATen/ops/_fused_sdp_choice.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
 #include <cstring>
@@ -89,6 +92,15 @@ bool replaceable(const at::CUDAHooksInterface& hooks) {
 
 SimulatedCudaGuard simulated_cuda_guard;
 
+// scaled_dot_product_attention asks this stub for the attention kernel of CUDA tensors, where a CPU
+// build has none (so it picks math) and a CUDA build's asks the CUDA runtime: ask the
+// _fused_sdp_choice operator instead, whose answer for the simulated device is sdpa.py's.
+int64_t simulated_sdp_choice(const at::Tensor& query, const at::Tensor& key, const at::Tensor& value,
+                             const std::optional<at::Tensor>& mask, double dropout, bool causal,
+                             std::optional<double> scale, bool enable_gqa) {
+  return at::_fused_sdp_choice(query, key, value, mask, dropout, causal, scale, enable_gqa);
+}
+
 }  // namespace
 
 // 1 if the guard was registered (a CPU-only build), 0 where torch has a CUDA guard of its own.
@@ -113,5 +125,11 @@ extern "C" int tritonscope_install_cuda_hooks() {
   if (!replaceable(hooks)) return 0;
   hooks.~CUDAHooksInterface();
   new (&hooks) SimulatedCudaHooks();
+  return 1;
+}
+
+// The traced program: scaled_dot_product_attention picks its kernel as on the target GPU (3. above).
+extern "C" int tritonscope_answer_sdp_choice() {
+  at::native::_fused_sdp_choice_stub.set_cuda_dispatch_ptr(&simulated_sdp_choice);
   return 1;
 }

@@ -74,4 +74,5 @@ def install_engine(torch) -> bool:
         return False
     if not _cpu_only(torch):
         library.tritonscope_replace_cuda_guard()
+    library.tritonscope_answer_sdp_choice()
     return bool(library.tritonscope_install_cuda_hooks())

@@ -113,12 +113,14 @@ def program_caller(frame=None, folders: tuple[str, ...] | None = None):
     return None
 
 
-def stop(frame, asked: str) -> None:
+def stop(frame, asked: str, exc: BaseException | None = None) -> None:
     """One line on stderr, then exit at once (no clean-up that could hang on a fake device)."""
     where = f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else "the program"
     if _raising:
         raise DeviceValueRead(f"{asked} needs values, which a simulated GPU does not hold")
     sys.stdout.flush()
+    if os.environ.get(contract.ENV_DEBUG):
+        _write_stack(exc)
     record = os.environ.get(contract.ENV_STOPPED)
     if record:  # for `trace`, which says it in its own words
         with open(record, "w") as handle:
@@ -127,6 +129,17 @@ def stop(frame, asked: str) -> None:
         sys.stderr.write(f"stopped at {where}: the program asked for {asked}; a simulated GPU holds no values\n")
         sys.stderr.flush()
     os._exit(STOPPED_EXIT)
+
+
+def _write_stack(exc: BaseException | None) -> None:
+    """The Python stack the stop was met in (the exception's, where one ended the program)."""
+    import traceback
+
+    if exc is not None:
+        traceback.print_exception(exc)
+    else:
+        traceback.print_stack(sys._getframe(2))
+    sys.stderr.flush()
 
 
 def _wrap(original, asked: str, folders: tuple[str, ...]):
@@ -181,9 +194,9 @@ def _stop_at_uncaught(folders: tuple[str, ...]) -> None:
         ]
         operator = _run_on_the_device(exc)
         if frames and _data_dependent(exc):
-            stop(frames[-1], f"{exc} (a result that depends on the tensors' values)")
+            stop(frames[-1], f"{exc} (a result that depends on the tensors' values)", exc)
         if frames and operator:
-            stop(frames[-1], f"{operator} run for real on the device by torch itself (not by the program's code)")
+            stop(frames[-1], f"{operator} run for real on the device by torch itself (not by the program's code)", exc)
         previous(kind, exc, tb)
 
     sys.excepthook = hook

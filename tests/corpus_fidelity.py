@@ -1,0 +1,175 @@
+"""Holds a `trace --target sm90` capture of a corpus program (tests/programs/) against the H100's
+ground truth (tests/programs/h100/summary.json: what two cold-cache H100 runs compiled and launched).
+
+A compile is its kernel's name, specialization (signature, constants, attributes), options (warps,
+stages, CTAs, registers cap, shared memory, arch, Triton release) and normalized PTX
+(capture_fidelity.normal_ptx: DWARF, file table and assertFile paths set aside). Launches are
+compared as sets of distinct (grid, each argument's shape, stride, dtype, offset or value): a GPU
+times each autotuning candidate many times, a simulated one calls it once.
+
+Two ways, by the torch release that made the capture:
+
+- the H100's torch (2.11): exact. Every compile both H100 runs made is made (missing: none), none
+  is made that neither run made (extra: none), and every compile launches with the same shapes.
+  Where the two H100 runs differ (max-autotune: the template picked by timing, then fused with its
+  epilogue, differs between runs), a compile made by one run only may be made or not.
+- another torch: Inductor writes other kernel text between releases (other names, other loads),
+  so what is held is what the release does not change: every compile whose kernel text (from its
+  `def` on) and specialization are the H100's has the H100's PTX and launches, and the number of
+  compiles is within what the H100 runs made (see `cross_release`).
+
+Build the summary from the H100 script's output (tests/programs/capture_h100.py):
+    python tests/corpus_fidelity.py build corpus_h100.json texts.tar.gz > tests/programs/h100/summary.json
+Compare a capture:  python tests/corpus_fidelity.py compare PROGRAM CAPTURE_DIR
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import sys
+import tarfile
+from collections import Counter
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SUMMARY = HERE / "programs" / "h100" / "summary.json"
+_spec = importlib.util.spec_from_file_location("capture_h100", HERE / "programs" / "capture_h100.py")
+assert _spec and _spec.loader
+capture_h100 = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(capture_h100)
+
+SPEC_KEYS = ("name", "signature", "constants", "attrs", "options")
+
+
+def body(source: str | None) -> str | None:
+    """A kernel's text from its def on: Inductor's decorator spells its own release's settings."""
+    if source is None:
+        return None
+    return source[source.index("def ") :] if "def " in source else source
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def key(entry: dict) -> str:
+    """The compile: name, specialization, options and PTX digest."""
+    return json.dumps({k: entry.get(k) for k in (*SPEC_KEYS, "ptx")}, sort_keys=True)
+
+
+def spec_key(entry: dict) -> str:
+    """The compile but its name and PTX: its kernel text's digest and specialization."""
+    return json.dumps({k: entry.get(k) for k in (*SPEC_KEYS[1:], "body")}, sort_keys=True)
+
+
+def _launch_set(entry: dict) -> list:
+    return sorted({json.dumps([grid, args]) for _, grid, args in entry.get("launches", [])})
+
+
+def _program(by_run: dict, sources: dict[str, str]) -> dict:
+    """One program's two H100 runs as one list of compiles, each with the runs that made it."""
+    merged: dict[str, dict] = {}
+    for run in ("1", "2"):
+        for entry in by_run[run]["compiles"]:
+            compact = {k: entry.get(k) for k in (*SPEC_KEYS, "ptx")}
+            text = sources.get(f"source/{entry.get('source')}.py")
+            compact["body"] = digest(body(text)) if text is not None else None
+            found = merged.setdefault(key(compact), {**compact, "made": {"1": 0, "2": 0}, "launches": set()})
+            found["made"][run] += 1
+            found["launches"].update(_launch_set(entry))
+    compiles = [{**c, "launches": [json.loads(x) for x in sorted(c["launches"])]} for c in merged.values()]
+    runs = {run: len(by_run[run]["compiles"]) for run in ("1", "2")}
+    return {"compiles_per_run": runs, "compiles": compiles, "status": [by_run[r]["status"] for r in ("1", "2")]}
+
+
+def build(corpus_json: Path, texts: Path) -> dict:
+    corpus = json.loads(corpus_json.read_text())
+    with tarfile.open(texts) as archive:
+        sources = {
+            m.name: archive.extractfile(m).read().decode() for m in archive.getmembers() if m.name.startswith("source/")
+        }
+    programs = {name: _program(runs, sources) for name, runs in sorted(corpus["runs"].items())}
+    return {"versions": corpus["versions"], "programs": programs}
+
+
+def simulated(capture: Path) -> list[dict]:
+    """A capture's compiles as the summary holds them (with their kernel text's digest)."""
+    summary, texts = capture_h100.summarize(capture)
+    found = []
+    for entry in summary["compiles"]:
+        text = texts.get(f"source/{entry.get('source')}.py")
+        compact = {k: entry.get(k) for k in (*SPEC_KEYS, "ptx")}
+        compact["body"] = digest(body(text)) if text is not None else None
+        compact["launches"] = [json.loads(x) for x in _launch_set(entry)]
+        found.append(compact)
+    return found
+
+
+def exact(h100: dict, capture: Path) -> dict:
+    """Figures for a capture made under the H100's torch release (see the module's docstring)."""
+    made = simulated(capture)
+    truth = {key(c): c for c in h100["compiles"]}
+    both = Counter({key(c): min(c["made"].values()) for c in h100["compiles"] if min(c["made"].values())})
+    ours = Counter(key(c) for c in made)
+    launches_differ = [
+        c["name"]
+        for c in made
+        if key(c) in truth and sorted(map(json.dumps, c["launches"])) != _truth_launches(truth, c)
+    ]
+    return {
+        "h100": dict(h100["compiles_per_run"]),
+        "simulated": len(made),
+        "identical": sum(n for k, n in ours.items() if k in truth),
+        "missing": sorted(json.loads(k)["name"] for k in (both - ours).elements()),
+        "extra": sorted(json.loads(k)["name"] for k in ours.elements() if k not in truth),
+        "launches_matched": sum(1 for c in made if key(c) in truth) - len(launches_differ),
+        "launches_differ": sorted(launches_differ),
+    }
+
+
+def _truth_launches(truth: dict, entry: dict) -> list[str]:
+    return sorted(map(json.dumps, truth[key(entry)]["launches"]))
+
+
+def cross_release(h100: dict, capture: Path) -> dict:
+    """Figures for a capture made under another torch release (see the module's docstring)."""
+    made = simulated(capture)
+    by_text: dict[str, dict] = {}
+    for c in h100["compiles"]:
+        by_text.setdefault(spec_key(c), c)
+    same_text = [c for c in made if spec_key(c) in by_text]
+    ptx_differs = sorted(c["name"] for c in same_text if c["ptx"] != by_text[spec_key(c)]["ptx"])
+    launches_differ = sorted(
+        c["name"] for c in same_text if sorted(map(json.dumps, c["launches"])) != _launches_of(by_text[spec_key(c)])
+    )
+    return {
+        "h100": dict(h100["compiles_per_run"]),
+        "simulated": len(made),
+        "same_text": len(same_text),
+        "identical": len(same_text) - len(ptx_differs),
+        "ptx_differs": ptx_differs,
+        "launches_matched": len(same_text) - len(launches_differ),
+        "launches_differ": launches_differ,
+    }
+
+
+def _launches_of(entry: dict) -> list[str]:
+    return sorted(map(json.dumps, entry["launches"]))
+
+
+def load(program: str) -> dict:
+    return json.loads(SUMMARY.read_text())["programs"][program]
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "build":
+        print(json.dumps(build(Path(sys.argv[2]), Path(sys.argv[3])), sort_keys=True, separators=(",", ":")))
+    else:
+        import torch
+
+        versions = json.loads(SUMMARY.read_text())["versions"]
+        same = torch.__version__.split("+")[0] == versions["torch"].split("+")[0]
+        figures = (exact if same else cross_release)(load(sys.argv[2]), Path(sys.argv[3]))
+        print(json.dumps(figures, indent=1))
