@@ -84,7 +84,8 @@ def _run_to_launch(path: Path, request: VariantRequest, folder: Path) -> Launch:
     target, _ = resolve_target(request.target)
     run = _from_run(request)
     command = list(run.command) or [sys.executable, str(path)]
-    env = environment_for_capture(folder, max(contract.DEFAULT_LAUNCH_LIMIT, run.launch), target.simulated_device())
+    limit = max(contract.DEFAULT_LAUNCH_LIMIT, run.launch)
+    env = environment_for_capture(folder, limit, target.simulated_device(), on_read=run.on_read)
     # The kernel named with -k, else the first kernel defined in FILE that the run launches.
     want: dict[str, str | int] = {"name": request.kernel or "", "file": "" if request.kernel else str(path)}
     want["launch"] = run.launch
@@ -160,7 +161,8 @@ def _not_reached(command, finished: Finished, request, path, stopped: str | None
         return KernelFileError(
             f"{_shown(command)} stopped at {stopped} before reaching {_wanted(request, path)}: "
             "a simulated GPU holds no values",
-            hint="launch the kernel before the program reads a result, or run a script that does (-- python ...)",
+            hint="add --on-read zero to go on past it with a stand-in value, or run a script that launches the "
+            "kernel before it reads a result (-- python ...)",
         )
     tail = "\n".join(str(finished.stderr or "").strip().splitlines()[-_TAIL_LINES:])
     return KernelFileError(

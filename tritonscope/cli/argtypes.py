@@ -170,6 +170,20 @@ def check_dtype(text: str) -> TypeName:
     return canonical
 
 
+def on_read_value(text: str) -> str:
+    """--on-read's value: "stop", or the number a value read is answered with ("zero" is 0)."""
+    given = text.strip().lower()
+    if given in ("stop", "zero"):
+        return "stop" if given == "stop" else "0"
+    try:
+        number = float(given)
+    except ValueError:
+        raise UsageError(f"--on-read expects stop, zero or a number such as 1; got '{text}'") from None
+    if not math.isfinite(number):
+        raise UsageError(f"--on-read expects stop, zero or a finite number; got '{text}'")
+    return given
+
+
 def autotune_rule(text: str) -> AutotuneRule:
     """--autotune's value, checked before the program runs."""
     given = text.strip()

@@ -141,7 +141,8 @@ def _torch_namespaces() -> list:
     from torch._dynamo import device_interface
     from torch._subclasses import fake_tensor
 
-    spaces = [torch.cuda, torch._C, torch.Tensor, torch.nn.Module, fake_tensor, fake_tensor.FakeTensorMode]
+    spaces = [torch.cuda, torch.cuda.memory, torch._C, torch.Tensor, torch.nn.Module, fake_tensor]
+    spaces.append(fake_tensor.FakeTensorMode)
     spaces += [fake_tensor.FakeTensor, device_interface, device_interface.CudaInterface]
     return spaces + ([torch.accelerator] if hasattr(torch, "accelerator") else [])
 

@@ -16,6 +16,7 @@ import os
 import re
 import sys
 
+from . import reads
 from .shared import contract
 
 STOPPED_EXIT = 75  # `trace` turns it into its documented exit code and message
@@ -145,14 +146,53 @@ def _write_stack(exc: BaseException | None) -> None:
 def _wrap(original, asked: str, folders: tuple[str, ...]):
     @functools.wraps(original)  # keeps the original as __wrapped__
     def method(self, *args, **kwargs):
-        # every tensor is fake (CPU ones too, made under the same mode): none holds a value
+        # a device tensor is fake, and holds no value (nor a host tensor made from one)
         if _is_fake(self) and not (asked == ".cpu()" and self.device.type == "cpu") and not _known(self):
             frame, where = _program_frame(folders)
             if frame is not None:
-                stop(frame, asked + where)
+                value = _answered(frame, asked + where)
+                return original(reads.stand_in(self, value), *args, **kwargs)
         return original(self, *args, **kwargs)
 
     return method
+
+
+def _answered(frame, asked: str):
+    """The value --on-read gives the read (logged), or the program is stopped there."""
+    value = reads.standing_value()
+    if value is None:
+        stop(frame, asked)
+    reads.record(f"{frame.f_code.co_filename}:{frame.f_lineno}", asked, value)
+    return value
+
+
+# Frames of torch's dispatch between a tensor method and the simulated GPU's mode.
+_DISPATCH = tuple(
+    os.sep + os.path.join("torch", *part.split("/"))
+    for part in ("_ops.py", "_subclasses/", "utils/_python_dispatch.py", "utils/_stats.py", "_compile.py")
+) + (os.sep + os.path.join("torch", "_dynamo", "eval_frame.py"),)
+
+
+def _copy_to_the_host(folders: tuple[str, ...]):
+    """What the program's mode does with a copy of a device tensor into a host tensor
+    (`host.copy_(device)`): the program's own copy is a value read; torch's own (Inductor keeps
+    host copies of what a benchmark overwrites) leaves the host tensor as it was."""
+    here = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+    def copy(host, device):
+        frame = sys._getframe(1)
+        while frame is not None and (frame.f_code.co_filename.startswith(here) or _dispatching(frame)):
+            frame = frame.f_back
+        if frame is None or os.path.abspath(frame.f_code.co_filename).startswith(folders):
+            return host
+        return host.fill_(_answered(frame, "a copy of a device tensor into a host tensor (.copy_())"))
+
+    return copy
+
+
+def _dispatching(frame) -> bool:
+    name = frame.f_code.co_filename
+    return any(part in name for part in _DISPATCH) or _passes_through(name)
 
 
 def _is_fake(tensor) -> bool:
@@ -246,3 +286,6 @@ def install(stop_backward: bool = True) -> None:
             if original is not None:
                 setattr(cls, name, _wrap(original, asked, folders))
     _stop_at_uncaught(folders)
+    from . import torch_cuda
+
+    torch_cuda.HOST_COPY[:] = [_copy_to_the_host(folders)]

@@ -90,11 +90,7 @@ def _answers(device: dict, torch) -> dict:
         "current_stream": lambda *a, **k: stream,
         "default_stream": lambda *a, **k: stream,
         "set_stream": lambda *a, **k: None,
-        "empty_cache": lambda: None,
-        "memory_allocated": lambda *a, **k: 0,
-        "max_memory_allocated": lambda *a, **k: 0,
-        "reset_peak_memory_stats": lambda *a, **k: None,
-        "mem_get_info": lambda *a, **k: (device["total_memory"], device["total_memory"]),
+        **_memory_answers(device),
         "get_rng_state": lambda *a, **k: torch.zeros(16, dtype=torch.uint8, device="cpu"),
         "set_rng_state": lambda *a, **k: None,
         "manual_seed": lambda *a, **k: None,
@@ -110,9 +106,28 @@ def _answers(device: dict, torch) -> dict:
     }
 
 
+def _memory_answers(device: dict) -> dict:
+    """The caching allocator's figures: fake tensors take no device memory, so the whole of the
+    target's memory is free, and none is allocated or reserved."""
+    total = device["total_memory"]
+    answers = {"mem_get_info": lambda *a, **k: (total, total), "memory_stats": lambda *a, **k: {}}
+    for name in ("memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved"):
+        answers[name] = lambda *a, **k: 0
+    for name in (
+        "empty_cache",
+        "reset_peak_memory_stats",
+        "reset_max_memory_allocated",
+        "set_per_process_memory_fraction",
+    ):
+        answers[name] = lambda *a, **k: None
+    return answers
+
+
 def _patch_cuda(device: dict, torch) -> None:
     for name, answer in _answers(device, torch).items():
         setattr(torch.cuda, name, answer)
+    for name, answer in _memory_answers(device).items():  # the module they are defined in, called by its name too
+        setattr(torch.cuda.memory, name, answer)
     torch.cuda.device = _Stream  # `with torch.cuda.device(i):` selects nothing
     torch.cuda._DeviceGuard = _Stream
     torch._C._cuda_getDevice = lambda: 0
