@@ -60,8 +60,12 @@ struct SimulatedCudaGuard final : public c10::impl::DeviceGuardImplInterface {
   void recordDataPtrOnStream(const c10::DataPtr&, const Stream&) const override {}
 };
 
-// Only the answers the autograd engine and at::getAccelerator() ask for; the rest stay as the
-// default hooks give them (most raise "without ATen_cuda library", as before).
+long simulated_cudnn_version = 0;  // tritonscope_set_cudnn: torch's CUDA build's (build_facts.py)
+
+// The answers the autograd engine and at::getAccelerator() ask for, and cuDNN's, by which torch
+// picks convolution and batch-norm kernels (and a convolution's output layout: channels-last
+// where cuDNN takes it) as on the GPU; the rest stay as the default hooks give them (most raise
+// "without ATen_cuda library", as before).
 struct SimulatedCudaHooks final : public at::CUDAHooksInterface {
   void init() const override {}
   bool isBuilt() const override { return true; }
@@ -72,6 +76,14 @@ struct SimulatedCudaHooks final : public at::CUDAHooksInterface {
   DeviceIndex getCurrentDevice() const override { return 0; }
   DeviceIndex current_device() const override { return 0; }
   int getNumGPUs() const override { return 1; }
+  bool hasCuDNN() const override { return simulated_cudnn_version > 0; }
+  bool compiledWithCuDNN() const override { return simulated_cudnn_version > 0; }
+  bool supportsDilatedConvolutionWithCuDNN() const override { return true; }
+  bool supportsDepthwiseConvolutionWithCuDNN() const override { return true; }
+  bool supportsBFloat16ConvolutionWithCuDNNv8() const override { return true; }
+  long versionCuDNN() const override { return simulated_cudnn_version; }
+  long versionRuntimeCuDNN() const override { return simulated_cudnn_version; }
+  double batchnormMinEpsilonCuDNN() const override { return 0.0; }  // CUDNN_BN_MIN_EPSILON
 };
 
 static_assert(sizeof(SimulatedCudaHooks) == sizeof(at::CUDAHooksInterface), "hooks must fit in place");
@@ -117,6 +129,8 @@ extern "C" int tritonscope_replace_cuda_guard() {
   c10::impl::device_guard_impl_registry[static_cast<size_t>(c10::DeviceType::CUDA)].store(&simulated_cuda_guard);
   return 1;
 }
+
+extern "C" void tritonscope_set_cudnn(long version) { simulated_cudnn_version = version; }
 
 // 1 if the hooks now say a CUDA device is there; 0 where they are of a class not known here.
 extern "C" int tritonscope_install_cuda_hooks() {

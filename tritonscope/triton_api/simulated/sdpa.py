@@ -9,32 +9,16 @@ written here and answer `aten::_fused_sdp_choice` for tensors on the simulated d
 
 cuDNN comes first when torch's CUDA build ships cuDNN newer than 9.15 and the GPU is sm90 or sm10x
 (torch 2.11 and later); the cuDNN release is the installed one on a CUDA build, else the one
-torch's CUDA build of that release depends on (CUDNN_OF_TORCH).
+torch's CUDA build of that release depends on (build_facts.py).
 """
 
 from __future__ import annotations
 
-import importlib.metadata
+from .build_facts import cudnn_version
 
 MATH, FLASH, EFFICIENT, CUDNN = 0, 1, 2, 3  # torch._C._SDPBackend's values
 DEFAULT_ORDER = [FLASH, EFFICIENT, MATH, CUDNN, 4]
-# cuDNN of torch's CUDA build (its wheel's nvidia-cudnn requirement), by torch release: for a
-# CPU build, the newest release listed at or below the running one.
-CUDNN_OF_TORCH = {(2, 11): 91900, (2, 14): 92400}
 _HALF = ("torch.float16", "torch.bfloat16")
-
-
-def cudnn_version(torch) -> int:
-    """cuDNN as major*10000 + minor*100 + patch, as torch.backends.cudnn.version() says it."""
-    for name in ("nvidia-cudnn-cu13", "nvidia-cudnn-cu12"):
-        try:
-            major, minor, patch = (int(p) for p in importlib.metadata.version(name).split(".")[:3])
-            return major * 10000 + minor * 100 + patch
-        except (importlib.metadata.PackageNotFoundError, ValueError):
-            continue
-    release = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
-    known = [r for r in sorted(CUDNN_OF_TORCH) if r <= release]
-    return CUDNN_OF_TORCH[known[-1] if known else min(CUDNN_OF_TORCH)]
 
 
 def _order(torch, capability: tuple[int, int], cudnn: int) -> list[int]:
