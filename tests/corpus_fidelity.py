@@ -4,8 +4,10 @@ ground truth (tests/programs/h100/summary.json: what two cold-cache H100 runs co
 A compile is its kernel's name, specialization (signature, constants, attributes), options (warps,
 stages, CTAs, registers cap, shared memory, arch, Triton release) and normalized PTX
 (capture_fidelity.normal_ptx: DWARF, file table and assertFile paths set aside). Launches are
-compared as sets of distinct (grid, each argument's shape, stride, dtype, offset or value): a GPU
-times each autotuning candidate many times, a simulated one calls it once.
+compared per kernel name as sets of distinct arguments (each tensor's shape, stride, dtype and offset,
+each scalar's value): which of its configs was launched is the autotuner's choice, and a GPU times
+each candidate dozens of times, a simulated one calls it once (where that used up the H100's
+recording limit of 100 launches per kernel, the H100's launches need only be among the simulated).
 
 Two ways, by the torch release that made the capture:
 
@@ -81,7 +83,17 @@ def _program(by_run: dict, sources: dict[str, str]) -> dict:
             found["launches"].update(_launch_set(entry))
     compiles = [{**c, "launches": [json.loads(x) for x in sorted(c["launches"])]} for c in merged.values()]
     runs = {run: len(by_run[run]["compiles"]) for run in ("1", "2")}
-    return {"compiles_per_run": runs, "compiles": compiles, "status": [by_run[r]["status"] for r in ("1", "2")]}
+    recorded: Counter = Counter()  # per kernel name, the most launches one of its compiles recorded
+    for run in ("1", "2"):
+        for entry in by_run[run]["compiles"]:
+            count = sum(n for n, _, _ in entry.get("launches", []))
+            recorded[entry["name"]] = max(recorded[entry["name"]], count)
+    return {
+        "compiles_per_run": runs,
+        "compiles": compiles,
+        "launches_recorded": dict(sorted(recorded.items())),
+        "status": [by_run[r]["status"] for r in ("1", "2")],
+    }
 
 
 def build(corpus_json: Path, texts: Path) -> dict:
@@ -107,30 +119,60 @@ def simulated(capture: Path) -> list[dict]:
     return found
 
 
+def timing_decided(h100: dict) -> set[str]:
+    """Kernel names whose compiles differ between the two H100 runs: what a run compiled there was
+    decided by timings (max-autotune's epilogue fusion and coordinate descent), not by the program."""
+    return {c["name"] for c in h100["compiles"] if c["made"]["1"] != c["made"]["2"]}
+
+
+def _arguments(compiles: list[dict]) -> dict[str, set[str]]:
+    """Kernel name -> its launches' arguments (each tensor's shape, stride, dtype, offset; each
+    scalar's value), over all its compiles: which config was launched is the autotuner's choice."""
+    found: dict[str, set[str]] = {}
+    for c in compiles:
+        found.setdefault(c["name"], set()).update(json.dumps(args) for _, args in c["launches"])
+    return found
+
+
 def exact(h100: dict, capture: Path) -> dict:
     """Figures for a capture made under the H100's torch release (see the module's docstring)."""
     made = simulated(capture)
-    truth = {key(c): c for c in h100["compiles"]}
-    both = Counter({key(c): min(c["made"].values()) for c in h100["compiles"] if min(c["made"].values())})
-    ours = Counter(key(c) for c in made)
-    launches_differ = [
-        c["name"]
-        for c in made
-        if key(c) in truth and sorted(map(json.dumps, c["launches"])) != _truth_launches(truth, c)
-    ]
+    decided = timing_decided(h100)
+    truth = {key(c) for c in h100["compiles"]}
+    stable = [c for c in h100["compiles"] if c["name"] not in decided]
+    both = Counter({key(c): min(c["made"].values()) for c in stable})
+    ours = Counter(key(c) for c in made if c["name"] not in decided and not _new_name_beside(c, decided, h100))
+    theirs, mine = _arguments(h100["compiles"]), _arguments(made)
+    shared = sorted(set(theirs) & set(mine))
+    differ = [n for n in shared if not _same_launches(theirs[n], mine[n], h100["launches_recorded"].get(n, 0))]
     return {
         "h100": dict(h100["compiles_per_run"]),
         "simulated": len(made),
-        "identical": sum(n for k, n in ours.items() if k in truth),
+        "identical": sum(1 for c in made if key(c) in truth),
         "missing": sorted(json.loads(k)["name"] for k in (both - ours).elements()),
         "extra": sorted(json.loads(k)["name"] for k in ours.elements() if k not in truth),
-        "launches_matched": sum(1 for c in made if key(c) in truth) - len(launches_differ),
-        "launches_differ": sorted(launches_differ),
+        "timing_decided": sorted(
+            {c["name"] for c in made if c["name"] in decided or _new_name_beside(c, decided, h100)}
+        ),
+        "launches_matched": len(shared) - len(differ),
+        "launches_differ": differ,
     }
 
 
-def _truth_launches(truth: dict, entry: dict) -> list[str]:
-    return sorted(map(json.dumps, truth[key(entry)]["launches"]))
+LAUNCH_LIMIT = 100  # capture_h100.py traces with --launches 100: what a compiled kernel records at most
+
+
+def _same_launches(h100: set[str], simulated: set[str], recorded: int) -> bool:
+    """The H100's launches are the simulated run's; where the H100 reached the recording limit (its
+    benchmarks time each candidate dozens of times, a simulated one calls it once), those it
+    recorded are among the simulated run's."""
+    return h100 <= simulated if recorded >= LAUNCH_LIMIT else h100 == simulated
+
+
+def _new_name_beside(entry: dict, decided: set[str], h100: dict) -> bool:
+    """A kernel the H100 never named, in a program whose H100 runs themselves disagreed: Inductor
+    named it from a choice made by timings (an epilogue fused into the template it kept)."""
+    return bool(decided) and entry["name"] not in {c["name"] for c in h100["compiles"]}
 
 
 def cross_release(h100: dict, capture: Path) -> dict:
@@ -141,9 +183,7 @@ def cross_release(h100: dict, capture: Path) -> dict:
         by_text.setdefault(spec_key(c), c)
     same_text = [c for c in made if spec_key(c) in by_text]
     ptx_differs = sorted(c["name"] for c in same_text if c["ptx"] != by_text[spec_key(c)]["ptx"])
-    launches_differ = sorted(
-        c["name"] for c in same_text if sorted(map(json.dumps, c["launches"])) != _launches_of(by_text[spec_key(c)])
-    )
+    launches_differ = sorted(c["name"] for c in same_text if _args(c) != _args(by_text[spec_key(c)]))
     return {
         "h100": dict(h100["compiles_per_run"]),
         "simulated": len(made),
@@ -155,8 +195,8 @@ def cross_release(h100: dict, capture: Path) -> dict:
     }
 
 
-def _launches_of(entry: dict) -> list[str]:
-    return sorted(map(json.dumps, entry["launches"]))
+def _args(entry: dict) -> set[str]:
+    return {json.dumps(args) for _, args in entry["launches"]}
 
 
 def load(program: str) -> dict:
