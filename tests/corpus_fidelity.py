@@ -5,9 +5,10 @@ A compile is its kernel's name, specialization (signature, constants, attributes
 stages, CTAs, registers cap, shared memory, arch, Triton release) and normalized PTX
 (capture_fidelity.normal_ptx: DWARF, file table and assertFile paths set aside). Launches are
 compared per kernel name as sets of distinct arguments (each tensor's shape, stride, dtype and offset,
-each scalar's value): which of its configs was launched is the autotuner's choice, and a GPU times
-each candidate dozens of times, a simulated one calls it once (where that used up the H100's
-recording limit of 100 launches per kernel, the H100's launches need only be among the simulated).
+each scalar's value): which of its configs was launched is the autotuner's choice. Of an
+autotuned kernel, or one whose H100 launches reached the recording limit (100 per compile: a GPU
+times each candidate dozens of times, a simulated one calls it once), the H100's launches need only
+be among the simulated run's.
 
 Two ways, by the torch release that made the capture:
 
@@ -144,7 +145,10 @@ def exact(h100: dict, capture: Path) -> dict:
     ours = Counter(key(c) for c in made if c["name"] not in decided and not _new_name_beside(c, decided, h100))
     theirs, mine = _arguments(h100["compiles"]), _arguments(made)
     shared = sorted(set(theirs) & set(mine))
-    differ = [n for n in shared if not _same_launches(theirs[n], mine[n], h100["launches_recorded"].get(n, 0))]
+    tuned = _autotuned(capture)
+    differ = [
+        n for n in shared if not _same_launches(theirs[n], mine[n], h100["launches_recorded"].get(n, 0), n in tuned)
+    ]
     return {
         "h100": dict(h100["compiles_per_run"]),
         "simulated": len(made),
@@ -162,11 +166,18 @@ def exact(h100: dict, capture: Path) -> dict:
 LAUNCH_LIMIT = 100  # capture_h100.py traces with --launches 100: what a compiled kernel records at most
 
 
-def _same_launches(h100: set[str], simulated: set[str], recorded: int) -> bool:
-    """The H100's launches are the simulated run's; where the H100 reached the recording limit (its
-    benchmarks time each candidate dozens of times, a simulated one calls it once), those it
-    recorded are among the simulated run's."""
-    return h100 <= simulated if recorded >= LAUNCH_LIMIT else h100 == simulated
+def _same_launches(h100: set[str], simulated: set[str], recorded: int, autotuned: bool) -> bool:
+    """The H100's launches are the simulated run's. Of an autotuned kernel, or where the H100 reached
+    its recording limit (it times each candidate dozens of times, a simulated GPU calls each once;
+    a candidate a GPU finds it cannot launch is timed no further), those the H100 recorded are
+    among the simulated run's."""
+    return h100 <= simulated if autotuned or recorded >= LAUNCH_LIMIT else h100 == simulated
+
+
+def _autotuned(capture: Path) -> set[str]:
+    log = capture / "autotune.jsonl"
+    lines = log.read_text().splitlines() if log.exists() else []
+    return {json.loads(line)["kernel"] for line in lines if line.strip()}
 
 
 def _new_name_beside(entry: dict, decided: set[str], h100: dict) -> bool:
