@@ -18,8 +18,9 @@ Two ways, by the torch release that made the capture:
   epilogue, differs between runs), a compile made by one run only may be made or not.
 - another torch: Inductor writes other kernel text between releases (other names, other loads),
   so what is held is what the release does not change: every compile whose kernel text (from its
-  `def` on) and specialization are the H100's has the H100's PTX and launches, and the number of
-  compiles is within what the H100 runs made (see `cross_release`).
+  `def` on) and specialization are the H100's has the H100's PTX (but the line numbers of torch's
+  own helpers inlined into it, which move between releases) and launches, and torch picks the
+  H100's attention kernels (see `cross_release`).
 
 Build the summary from the H100 script's output (tests/programs/capture_h100.py):
     python tests/corpus_fidelity.py build corpus_h100.json texts.tar.gz > tests/programs/h100/summary.json
@@ -31,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import re
 import sys
 import tarfile
 from collections import Counter
@@ -67,11 +69,21 @@ def spec_key(entry: dict) -> str:
     return json.dumps({k: entry.get(k) for k in (*SPEC_KEYS[1:], "body")}, sort_keys=True)
 
 
+def library_lines_aside(ptx: str) -> str:
+    """Normalized PTX without the `.loc` lines that point into files other than the kernel's own
+    (file 1): Inductor's kernels inline torch's triton_helpers, whose line numbers move between
+    torch releases while the instructions stay the same."""
+    return "\n".join(line for line in ptx.splitlines() if not _OTHER_FILE.match(line))
+
+
+_OTHER_FILE = re.compile(r"\s*\.loc\s+(?!1\s)\d+\s")
+
+
 def _launch_set(entry: dict) -> list:
     return sorted({json.dumps([grid, args]) for _, grid, args in entry.get("launches", [])})
 
 
-def _program(by_run: dict, sources: dict[str, str]) -> dict:
+def _program(by_run: dict, sources: dict[str, str], ptx: dict[str, str]) -> dict:
     """One program's two H100 runs as one list of compiles, each with the runs that made it."""
     merged: dict[str, dict] = {}
     for run in ("1", "2"):
@@ -79,6 +91,8 @@ def _program(by_run: dict, sources: dict[str, str]) -> dict:
             compact = {k: entry.get(k) for k in (*SPEC_KEYS, "ptx")}
             text = sources.get(f"source/{entry.get('source')}.py")
             compact["body"] = digest(body(text)) if text is not None else None
+            code = ptx.get(f"ptx/{entry.get('ptx')}.ptx")
+            compact["ptx_code"] = digest(library_lines_aside(code)) if code is not None else None
             found = merged.setdefault(key(compact), {**compact, "made": {"1": 0, "2": 0}, "launches": set()})
             found["made"][run] += 1
             found["launches"].update(_launch_set(entry))
@@ -100,10 +114,8 @@ def _program(by_run: dict, sources: dict[str, str]) -> dict:
 def build(corpus_json: Path, texts: Path) -> dict:
     corpus = json.loads(corpus_json.read_text())
     with tarfile.open(texts) as archive:
-        sources = {
-            m.name: archive.extractfile(m).read().decode() for m in archive.getmembers() if m.name.startswith("source/")
-        }
-    programs = {name: _program(runs, sources) for name, runs in sorted(corpus["runs"].items())}
+        files = {m.name: archive.extractfile(m).read().decode() for m in archive.getmembers() if m.isfile()}
+    programs = {name: _program(runs, files, files) for name, runs in sorted(corpus["runs"].items())}
     return {"versions": corpus["versions"], "programs": programs}
 
 
@@ -115,6 +127,8 @@ def simulated(capture: Path) -> list[dict]:
         text = texts.get(f"source/{entry.get('source')}.py")
         compact = {k: entry.get(k) for k in (*SPEC_KEYS, "ptx")}
         compact["body"] = digest(body(text)) if text is not None else None
+        code = texts.get(f"ptx/{entry.get('ptx')}.ptx")
+        compact["ptx_code"] = digest(library_lines_aside(code)) if code is not None else None
         compact["launches"] = [json.loads(x) for x in _launch_set(entry)]
         found.append(compact)
     return found
@@ -193,8 +207,15 @@ def cross_release(h100: dict, capture: Path) -> dict:
     for c in h100["compiles"]:
         by_text.setdefault(spec_key(c), c)
     same_text = [c for c in made if spec_key(c) in by_text]
-    ptx_differs = sorted(c["name"] for c in same_text if c["ptx"] != by_text[spec_key(c)]["ptx"])
-    launches_differ = sorted(c["name"] for c in same_text if _args(c) != _args(by_text[spec_key(c)]))
+    ptx_differs = sorted(c["name"] for c in same_text if c["ptx_code"] != by_text[spec_key(c)]["ptx_code"])
+    tuned, recorded = _autotuned(capture), h100["launches_recorded"]
+    launches_differ = sorted(
+        c["name"]
+        for c in same_text
+        if not _same_launches(
+            _args(by_text[spec_key(c)]), _args(c), recorded.get(by_text[spec_key(c)]["name"], 0), c["name"] in tuned
+        )
+    )
     return {
         "h100": dict(h100["compiles_per_run"]),
         "simulated": len(made),
@@ -203,11 +224,21 @@ def cross_release(h100: dict, capture: Path) -> dict:
         "ptx_differs": ptx_differs,
         "launches_matched": len(same_text) - len(launches_differ),
         "launches_differ": launches_differ,
+        "attention": (_attention(h100["compiles"]), _attention(made)),
     }
 
 
 def _args(entry: dict) -> set[str]:
     return {json.dumps(args) for _, args in entry["launches"]}
+
+
+def _attention(compiles: list[dict]) -> list[str]:
+    """The attention kernels torch picked (Inductor names a kernel after the operators it fuses,
+    the fused attention's among them): the same choice under any torch release."""
+    return sorted({m.group() for c in compiles for m in [_ATTENTION.search(c["name"])] if m})
+
+
+_ATTENTION = re.compile(r"scaled_dot_product_\w+?_attention")
 
 
 def load(program: str) -> dict:

@@ -5,10 +5,11 @@ tests/corpus_fidelity.py says how).
 Under the H100's torch release (2.11) the hold is exact: the same compiles (name, specialization,
 options, PTX), none missing, none extra, and every kernel's launches with the same arguments; only
 max-autotune's kernels chosen by timings (the names its two H100 runs disagree on) are set apart.
-Under another torch (CI's 2.13 CPU build) Inductor writes other kernel text, so what is held is what
-a torch release does not change: every compile whose kernel text and specialization are the H100's
-has the H100's PTX and launches, and the programs compile as many kernels as they did there (the
-figures each program keeps across releases are in SAME_COUNT_ACROSS_RELEASES, measured and kept).
+Under another torch (CI's 2.13 CPU build) Inductor writes other kernel text and fuses differently
+(llama_train compiles 57 kernels there, 69 on the H100's 2.11), so what is held is what a torch
+release does not change: the program runs to its end, every compile whose kernel text and
+specialization are the H100's has the H100's PTX and launches, and torch picks the H100's attention
+kernels (docs/corpus.md has the figures of both).
 
 The traces run two at a time (each is one process, mostly one core busy); the programs need
 transformers, timm and torchvision (the README's test command installs them).
@@ -68,4 +69,5 @@ def test_the_program_compiles_and_launches_as_on_the_h100(traced, program):
         return
     figures = cross_release(h100, capture)
     assert figures["ptx_differs"] == [] and figures["launches_differ"] == [], figures
-    assert figures["simulated"] == SAME_COUNT_ACROSS_RELEASES.get(program, figures["h100"]["1"]), figures
+    h100_attention, attention = figures["attention"]
+    assert attention == h100_attention, figures  # torch picked the H100's attention kernels
