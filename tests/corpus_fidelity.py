@@ -158,7 +158,7 @@ def exact(h100: dict, capture: Path) -> dict:
     both = Counter({key(c): min(c["made"].values()) for c in stable})
     ours = Counter(key(c) for c in made if c["name"] not in decided and not _new_name_beside(c, decided, h100))
     theirs, mine = _arguments(h100["compiles"]), _arguments(made)
-    shared = sorted(set(theirs) & set(mine))
+    shared = sorted((set(theirs) & set(mine)) - decided)
     tuned = _autotuned(capture)
     differ = [
         n for n in shared if not _same_launches(theirs[n], mine[n], h100["launches_recorded"].get(n, 0), n in tuned)
