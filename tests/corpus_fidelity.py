@@ -25,6 +25,7 @@ Two ways, by the torch release that made the capture:
 Build the summary from the H100 script's output (tests/programs/capture_h100.py):
     python tests/corpus_fidelity.py build corpus_h100.json texts.tar.gz > tests/programs/h100/summary.json
 Compare a capture:  python tests/corpus_fidelity.py compare PROGRAM CAPTURE_DIR
+The docs' table:    python tests/corpus_fidelity.py table DIR_UNDER_2.11 DIR_UNDER_2.13
 """
 
 from __future__ import annotations
@@ -245,8 +246,33 @@ def load(program: str) -> dict:
     return json.loads(SUMMARY.read_text())["programs"][program]
 
 
+def table(same: Path, other: Path) -> str:
+    """The docs' table (docs/corpus.md): each program's H100 runs, its capture under the H100's
+    torch (folder SAME/PROGRAM) and under another release (OTHER/PROGRAM)."""
+    rows = [
+        "| program | H100 compiles (run 1/run 2/same) | 2.11 CUDA build: compiles | identical | missing | extra "
+        "| launches matched | 2.13 CPU build: compiles | same text | identical PTX | launches matched |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for program in capture_h100.PROGRAMS:
+        h100 = load(program)
+        runs = h100["compiles_per_run"]
+        both = sum(min(c["made"].values()) for c in h100["compiles"])
+        a, b = exact(h100, same / program), cross_release(h100, other / program)
+        decided = f" (+{len(a['timing_decided'])} names timing-decided)" if a["timing_decided"] else ""
+        launches = f"{a['launches_matched']}/{a['launches_matched'] + len(a['launches_differ'])} kernels"
+        rows.append(
+            f"| {program} | {runs['1']}/{runs['2']}/{both} | {a['simulated']} | {a['identical']}{decided} "
+            f"| {len(a['missing'])} | {len(a['extra'])} | {launches} | {b['simulated']} | {b['same_text']} "
+            f"| {b['identical']} | {b['launches_matched']}/{b['same_text']} |"
+        )
+    return "\n".join(rows)
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "build":
+    if sys.argv[1] == "table":
+        print(table(Path(sys.argv[2]), Path(sys.argv[3])))
+    elif sys.argv[1] == "build":
         print(json.dumps(build(Path(sys.argv[2]), Path(sys.argv[3])), sort_keys=True, separators=(",", ":")))
     else:
         import torch

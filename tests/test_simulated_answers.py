@@ -147,3 +147,19 @@ def test_a_child_the_program_leaves_running_ends_with_the_trace(tmp_path):
     stat = Path(f"/proc/{child}/stat")
     alive = stat.exists() and stat.read_text().rpartition(")")[2].split()[0] != "Z"  # not a zombie
     assert not alive, f"the program's child {child} outlived the trace"
+
+
+def test_a_read_in_an_installed_library_names_the_programs_line_and_the_librarys(tmp_path):
+    """timm spaced its stochastic depth with `.item()`: the stop names the program's line that called
+    into the library, then the library's own line."""
+    library = tmp_path / "site-packages" / "mylib"
+    library.mkdir(parents=True)
+    (library / "__init__.py").write_text("def read(x):\n    return x.sum().item()\n")
+    program = _program(
+        tmp_path,
+        f"import sys, torch\nsys.path.insert(0, {str(library.parent)!r})\nimport mylib\n"
+        "mylib.read(torch.ones(3, device='cuda'))\n",
+    )
+    result = tritonscope("trace", "-t", "sm90", "-o", tmp_path / "out", "--", sys.executable, program, expect=2)
+    flat = " ".join(result.stderr.split())
+    assert f"stopped at {program}:4: the program asked for .item() (in {library / '__init__.py'}:2)" in flat

@@ -114,9 +114,27 @@ def program_caller(frame=None, folders: tuple[str, ...] | None = None):
     return None
 
 
+def _installed(name: str) -> bool:
+    return f"{os.sep}site-packages{os.sep}" in name or f"{os.sep}dist-packages{os.sep}" in name
+
+
+def located(frame, asked: str) -> tuple[str, str]:
+    """(FILE:LINE of the program's own code, what was asked): where a library the program calls
+    (timm, transformers, installed packages) asked, the program's line that called into it, and
+    the library's line after what was asked."""
+    if frame is None:
+        return "the program", asked
+    user = frame
+    while user is not None and _installed(user.f_code.co_filename):
+        user = user.f_back
+    if user is None or user is frame:
+        return f"{frame.f_code.co_filename}:{frame.f_lineno}", asked
+    return f"{user.f_code.co_filename}:{user.f_lineno}", f"{asked} (in {frame.f_code.co_filename}:{frame.f_lineno})"
+
+
 def stop(frame, asked: str, exc: BaseException | None = None) -> None:
     """One line on stderr, then exit at once (no clean-up that could hang on a fake device)."""
-    where = f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else "the program"
+    where, asked = located(frame, asked)
     if _raising:
         raise DeviceValueRead(f"{asked} needs values, which a simulated GPU does not hold")
     sys.stdout.flush()
@@ -162,7 +180,7 @@ def _answered(frame, asked: str):
     value = reads.standing_value()
     if value is None:
         stop(frame, asked)
-    reads.record(f"{frame.f_code.co_filename}:{frame.f_lineno}", asked, value)
+    reads.record(*located(frame, asked), value)
     return value
 
 
