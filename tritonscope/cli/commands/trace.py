@@ -56,7 +56,7 @@ def trace(
             help="With --target: what a read of a device value (.item(), printing a tensor, a branch on "
             "one) gets, which a simulated GPU cannot know: stop the program there, keeping the capture "
             "(default), or go on as if the tensor held 0 (zero) or the number N everywhere; each answered "
-            "read is logged in DIR/reads.jsonl.",
+            "read is logged in the capture.",
         ),
     ] = "stop",
     json_out: JsonOpt = False,
