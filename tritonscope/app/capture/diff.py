@@ -102,7 +102,7 @@ def vary_releases(
     folder: Path, wanted: tuple[str, ...], jobs: int, timeout: float, on_done: Callable | None = None
 ) -> CaptureDiffResult:
     """Every captured compile compiled again under each release; each release against the first."""
-    from .prepare import compile_request  # the tasks' function: its module imports Triton, so only here
+    from ..prepare import compile_request  # the tasks' function: its module imports Triton, so only here
 
     capture = open_capture(folder)
     named = [releases.checked(r) for r in wanted]

@@ -110,7 +110,7 @@ def _memory_answers(device: dict) -> dict:
     """The caching allocator's figures: fake tensors take no device memory, so the whole of the
     target's memory is free, and none is allocated or reserved."""
     total = device["total_memory"]
-    answers = {"mem_get_info": lambda *a, **k: (total, total), "memory_stats": lambda *a, **k: {}}
+    answers: dict = {"mem_get_info": lambda *a, **k: (total, total), "memory_stats": lambda *a, **k: {}}
     for name in ("memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved"):
         answers[name] = lambda *a, **k: 0
     for name in (
