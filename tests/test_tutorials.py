@@ -64,6 +64,17 @@ def test_from_run_compiles_the_kernel_as_the_files_own_launch_specialized_it():
     assert variant["arguments"]["n_elements"] == 98432 and variant["hints"]["n_elements"] == "D"
 
 
+def test_from_run_goes_past_a_value_read_with_on_read():
+    """negate_kernel is launched after the file prints a tensor: the run stops there, and says how to
+    go on; with --on-read zero the print gets zeros and the launch is reached."""
+    _, said = _from_run("launch_at_import.py", "-k", "negate_kernel", "-t", "sm90", expect=2)
+    assert "launch_at_import.py:31: the program asked for printing a tensor before reaching" in said
+    assert "add --on-read zero" in said
+    variant, said = _from_run("launch_at_import.py", "-k", "negate_kernel", "-t", "sm90", "--on-read", "zero")
+    assert "launch 1 of negate_kernel at" in said and "launch_at_import.py:42, grid 1x1x1" in said
+    assert variant["arguments"]["n_elements"] == 16 and variant["constexprs"] == {"BLOCK_SIZE": 16}
+
+
 def test_from_run_sees_the_targets_answers_and_the_launch_asked_for():
     hopper, _ = _from_run("device_at_import.py", "-t", "sm90")
     ampere, _ = _from_run("device_at_import.py", "-t", "sm80")
