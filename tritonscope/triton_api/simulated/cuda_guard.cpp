@@ -20,7 +20,7 @@
 // 3. (see simulated_sdp_choice) scaled_dot_product_attention's choice of kernel, asked of sdpa.py.
 #include <ATen/detail/CUDAHooksInterface.h>
 #include <ATen/native/transformers/attention.h>
-#include <ATen/ops/_fused_sdp_choice.h>
+#include <ATen/ops/_fused_sdp_choice_ops.h>  // the operator alone: at::_fused_sdp_choice's header takes seconds more to compile
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
 #include <cstring>
@@ -110,7 +110,7 @@ SimulatedCudaGuard simulated_cuda_guard;
 int64_t simulated_sdp_choice(const at::Tensor& query, const at::Tensor& key, const at::Tensor& value,
                              const std::optional<at::Tensor>& mask, double dropout, bool causal,
                              std::optional<double> scale, bool enable_gqa) {
-  return at::_fused_sdp_choice(query, key, value, mask, dropout, causal, scale, enable_gqa);
+  return at::_ops::_fused_sdp_choice::call(query, key, value, mask, dropout, causal, scale, enable_gqa);
 }
 
 }  // namespace
