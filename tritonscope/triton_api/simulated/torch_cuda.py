@@ -344,16 +344,16 @@ def install(device: dict) -> None:
     # the mode first: made while torch.cuda still says no GPU, it takes the paths made for that
     # (a no-op CUDA device guard on CUDA builds; torch.tensor built on the host, then moved)
     _mode.append(_fake_tensor_mode(torch))
-    # torch warns once per process of a fake tensor's data pointer read: read one here, where the
-    # warning is Python's and filtered above, not first in C++ (torch._dynamo's guards on a
-    # compiled optimizer's state), which writes it to stderr
-    torch.empty(1, device="cpu").data_ptr()
     _patch_cuda(device, torch)
     _patch_device_interface(torch)
     _patch_accelerator(torch)
     from . import cuda_guard
 
     cuda_guard.install(torch)
+    # torch warns once per process of a fake tensor's data pointer read: read one here (a device
+    # tensor's: host tensors are real), where the warning is Python's and filtered above, not first
+    # in C++ (torch._dynamo's guards on a compiled optimizer's state), which writes it to stderr
+    torch.empty(1, device="cuda").data_ptr()
     from . import triton_ops
 
     triton_ops.install(_mode[0])
