@@ -144,6 +144,18 @@ STEPS = [
     ),
     (None, None, "dump sample:matmul --target sm80 --line 35 --stage sass", lines_with(r"HMMA", limit=3)),
     (
+        "Why does my kernel crash on an RTX 4090 and not on an H100?",
+        "A user's report reads `OutOfResources: out of resource: shared memory, Required: 131072, Hardware "
+        "limit: 101376`. With the notes' 128 x 128 x 128 tiles, each pipeline stage keeps a 32 KiB tile of A "
+        "and one of B in shared memory. `fit` compiles each config for each GPU, no GPU needed: an RTX 4090 "
+        "(sm89) allows 99 KiB per block, an H100 (sm90) 227 KiB, and Ada's pipeline keeps one stage fewer "
+        "than Hopper's. `--emit-prune FILE.py` writes the `early_config_prune` function that keeps, on the "
+        "GPU a launch runs on, exactly the configs that fit it; `check DIR/ --fit sm89` gates a whole "
+        "program's capture.",
+        f"fit sample:matmul {MATMUL_NOTES} --vary num_stages=2,3,4 --targets sm89,sm90",
+        lambda text: text.splitlines()[3:],
+    ),
+    (
         "A layout you wrote, a layout the compiler chose",
         "The same reduction twice: `sample:row_sum` is a `@triton.jit` kernel, `sample:row_sum_gluon` its "
         "Gluon twin, whose author wrote the layouts. `layout --from` lists what each one's TTGIR uses, with "

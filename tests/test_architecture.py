@@ -396,3 +396,106 @@ def test_commands_never_pick_a_renderer_or_write_a_file():
             f"{path.name}: {call}" for call in ("write_bytes(", "write_text(", "open(", ".write(") if call in source
         ]
     assert not found, found
+
+
+# A kernel source is classified once, by core/source.py's parser; a target is looked up by name only in
+# core/ (a Variant's `target_info`, `targets.named` for a name read back) and resolved from a --target
+# only where a request is prepared (app/prepare.py) or a command takes its own (cli/argtypes.py).
+SOURCE_PARSER = "core/source.py"
+TARGET_RESOLVERS = {"app/prepare.py", "cli/argtypes.py"}
+_CLASSIFIERS = {"is_reference", "is_module_reference", "is_capture", "resolve_path", "SAMPLE_PREFIX"}
+_STRING_TESTS = {"startswith", "removeprefix", "partition", "rpartition", "split", "find", "index"}
+
+
+def _is_sample_text(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("sample:")
+
+
+def source_classifications(tree: ast.AST) -> list[int]:
+    """Lines that classify a kernel source by its text or the disk: a classifier named, `sample:` tested,
+    or `Path(x.file).is_dir()` (a request's FILE taken for a capture folder)."""
+    lines = []
+    for node in ast.walk(tree):
+        named = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+        if named in _CLASSIFIERS or (isinstance(node, ast.FunctionDef) and node.name in _CLASSIFIERS):
+            lines.append(node.lineno)
+        elif isinstance(node, ast.Compare) and any(map(_is_sample_text, [node.left, *node.comparators])):
+            lines.append(node.lineno)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr in _STRING_TESTS and any(map(_is_sample_text, node.args)):
+                lines.append(node.lineno)
+            elif node.func.attr in ("is_dir", "exists", "is_file") and _is_path_of_file(node.func.value):
+                lines.append(node.lineno)
+    return lines
+
+
+def _is_path_of_file(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "Path"
+        and any(isinstance(a, ast.Attribute) and a.attr == "file" for a in node.args)
+    )
+
+
+def target_lookups(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, what) of every look-up of the targets table by name, and every import of `resolve`."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and _names_targets(node.value):
+            found.append((node.lineno, "TARGETS[...]"))
+        elif isinstance(node, ast.Attribute) and node.attr == "get" and _names_targets(node.value):
+            found.append((node.lineno, "TARGETS.get"))
+        elif isinstance(node, ast.Compare) and any(map(_names_targets, node.comparators)):
+            found.append((node.lineno, "in TARGETS"))
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").endswith("targets"):
+            found += [(node.lineno, "resolve") for alias in node.names if alias.name == "resolve"]
+        elif isinstance(node, ast.Attribute) and node.attr == "resolve" and _names_targets(node.value, "targets"):
+            found.append((node.lineno, "resolve"))
+    return found
+
+
+def _names_targets(node: ast.AST, name: str = "TARGETS") -> bool:
+    return (isinstance(node, ast.Name) and node.id == name) or (isinstance(node, ast.Attribute) and node.attr == name)
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_kernel_sources_are_classified_only_by_the_parser(path):
+    if str(path.relative_to(PACKAGE)) == SOURCE_PARSER:
+        return
+    lines = source_classifications(ast.parse(path.read_text()))
+    assert not lines, f"{path.relative_to(PACKAGE)} classifies a kernel source at lines {lines}: use core/source.py"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_targets_are_looked_up_only_in_core(path):
+    where = str(path.relative_to(PACKAGE))
+    if where.startswith("core/"):
+        return
+    found = target_lookups(ast.parse(path.read_text()))
+    if where in TARGET_RESOLVERS:
+        found = [(line, what) for line, what in found if what != "resolve"]
+    assert not found, f"{where} looks targets up by name: {found}; take Variant.target_info or a resolved Target"
+
+
+def test_the_source_and_target_checks_find_what_they_forbid():
+    probe = ast.parse(
+        "from ..core.targets import TARGETS, resolve\n"
+        "a = given.startswith('sample:')\n"
+        "b = Path(request.file).is_dir()\n"
+        "c = cache.is_reference(x)\n"
+        "d = TARGETS[v.target]\n"
+        "e = targets.TARGETS.get(name)\n"
+        "f = name in TARGETS\n"
+        "g = targets.resolve('auto')\n"
+        "h = [t.name for t in TARGETS.values()]\n"
+        "i = f'sample:{name}'\n"
+    )
+    assert source_classifications(probe) == [2, 3, 4]
+    assert sorted(target_lookups(probe)) == [
+        (1, "resolve"),
+        (5, "TARGETS[...]"),
+        (6, "TARGETS.get"),
+        (7, "in TARGETS"),
+        (8, "resolve"),
+    ]

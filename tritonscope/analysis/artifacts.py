@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..core.errors import TritonscopeError
-from ..core.model import Artifacts, Compilation, KernelSpec, Variant
+from ..core.model import Artifacts, Compilation, KernelSpec, Resources, Variant
 from ..core.stages import Stage
 from ..core.targets import Target
 from ..parsers import amdgcn, cuobjdump, ptxas
@@ -27,7 +27,7 @@ def to_compilation(
     machine = backend.machine_code
     if machine not in stages and not artifacts.notices:
         raise TritonscopeError(f"the {machine.title} is missing: resources cannot be read without it")
-    resources = _RESOURCES[backend.name](target, texts, artifacts.metadata)
+    resources = read_resources(target, artifacts)
     # With no machine code (a notice says why: an nvdisasm older than the target), nothing is counted.
     resources = replace(resources, instructions=instruction_mix.count(machine, stages.get(machine, "")))
     line_maps = linemap.build(stages, spec.file, spec.first_line, known=line_map)
@@ -48,6 +48,12 @@ def to_compilation(
         stage_seconds=artifacts.stage_seconds,
         partitions=_partitions(spec, stages, line_maps),
     )
+
+
+def read_resources(target: Target, artifacts: Artifacts) -> Resources:
+    """Registers, spills, shared memory and occupancy, read off the binary's resource listing (NVIDIA) or the
+    AMDGCN metadata: no machine code needed (`fit` reads them so, for many compiles)."""
+    return _RESOURCES[target.vendor.name](target, artifacts.texts, artifacts.metadata)
 
 
 def _partitions(spec: KernelSpec, stages: dict[Stage, str], line_maps: dict) -> tuple:

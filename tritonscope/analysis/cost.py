@@ -21,7 +21,6 @@ from pathlib import Path
 
 from ..core.model import Compilation, InstructionMix
 from ..core.stages import Stage
-from ..core.targets import TARGETS
 from . import instruction_mix, layouts, ttgir
 from .instruction_mix import Op
 
@@ -60,7 +59,7 @@ def line_costs(
     """The cost of every line of the kernel's file that produced machine code or a conversion.
     `live`: registers live at each machine-code line (parsers/life_ranges.py), where read; `module`:
     the TTGIR already read (findings/kernel.py reads it once for every detector)."""
-    machine = TARGETS[c.variant.target].vendor.machine_code
+    machine = c.variant.target_info.vendor.machine_code
     module = module if module is not None else ttgir.read(c.stages.get(Stage.TTGIR, ""))
     per_line = _ops_by_line(c, machine, module)
     live_at = _peak_live(c, machine, live) if live else {}

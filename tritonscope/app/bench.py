@@ -15,6 +15,7 @@ import itertools
 
 from ..analysis.resources import nvidia_occupancy
 from ..core.errors import UsageError
+from ..core.source import CachedKernel, cached_kernel
 from ..core.targets import local_target
 from ..core.values import format_value
 from ..results.bench import BenchResult, LaunchTiming, Measurement, Peak, ReplayResult
@@ -178,11 +179,12 @@ def _last_kernel(loaded: LoadedFile) -> dict:
 
 
 def replay(reference: str) -> ReplayResult:
-    """Each distinct recorded launch of a captured kernel, compiled as captured and timed."""
+    """Each distinct recorded launch of a captured kernel (DIR/:KERNEL, as typed: a task of another
+    release's worker is given the text), compiled as captured and timed."""
     from ..triton_api.replay import script_module, time_captured
     from .reproduce import script
 
-    entry, launches = _recorded(reference)
+    entry, launches = _recorded(cached_kernel(reference))
     require_gpu()
     peak = measure_peak()
     rows = []
@@ -192,12 +194,13 @@ def replay(reference: str) -> ReplayResult:
     return ReplayResult(reference, entry.name, None, peak, tuple(rows))
 
 
-def replay_file(file: str, kernel: str | None, reference: str) -> ReplayResult:
+def replay_file(file: str, kernel: str | None, captured: CachedKernel) -> ReplayResult:
     """A kernel of a file, launched by the JIT with each distinct recorded launch's arguments and options."""
     from ..triton_api.replay import script_module, time_jit
     from .reproduce import script
 
-    entry, launches = _recorded(reference)
+    reference = captured.given
+    entry, launches = _recorded(captured)
     require_gpu()
     loaded = load_file(file).pick(kernel or entry.name)
     options = {k: entry.metadata[k] for k in ("num_warps", "num_stages") if isinstance(entry.metadata.get(k), int)}
@@ -209,15 +212,15 @@ def replay_file(file: str, kernel: str | None, reference: str) -> ReplayResult:
     return ReplayResult(reference, loaded.spec.name, file, peak, tuple(rows))
 
 
-def _recorded(reference: str):
+def _recorded(captured: CachedKernel):
     """The captured entry and its distinct recorded launches, numbered from 1."""
     import json
 
     from .capture.entries import find
     from .reproduce import pick_launch
 
-    entry, _ = find(reference)
-    pick_launch(entry, reference, 1)  # says so when none was recorded
+    entry, _ = find(captured)
+    pick_launch(entry, captured.given, 1)  # says so when none was recorded
     seen, launches = set(), []
     for number, launch in enumerate(entry.launches, start=1):
         key = json.dumps([launch["grid"], launch["args"]], sort_keys=True)

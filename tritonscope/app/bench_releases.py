@@ -5,22 +5,27 @@ between the first two releases (`passes --vary triton=A,B`)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..core.errors import TritonscopeError
 from ..core.model import VariantRequest
+from ..core.source import CachedKernel
+from ..core.source import parse as parse_source
 from ..isolate import Task, Workers, task
 from ..results.bench import ReleaseTimings
 from . import releases
-from .capture.entries import is_reference
 
 
 def plan(subject: str, wanted: tuple[str, ...], sizes: list[int], inputs: dict) -> list[Task]:
-    """One task per release: the captured launches replayed, or the file's run hooks run."""
+    """One task per release: the captured launches replayed, or the file's run hooks run. Each task
+    is given SUBJECT as typed, and parses it in its worker (core/source.py), as a command line would."""
     from .bench import bench, replay  # here: the module imports Triton, which this process may not need
 
+    captured = isinstance(parse_source(subject), CachedKernel)
     tasks = []
     for release in wanted:
         python = releases.python_for(release)
-        if is_reference(subject):
+        if captured:
             tasks.append(task(replay, subject, python=python))
         else:
             tasks.append(task(bench, subject, sizes, [], inputs, python=python))
@@ -50,7 +55,9 @@ def divergence(subject: str, kernel: str | None, wanted: tuple[str, ...], timeou
     from .sweep import Axis
 
     try:
-        request = VariantRequest(file=subject, kernel=None if is_reference(subject) else kernel)
+        request = VariantRequest(file=subject)
+        if not isinstance(request.source, CachedKernel):
+            request = replace(request, kernel=kernel)
         return compare(request, [Axis("triton", tuple(wanted[:2]))], timeout), None
     except TritonscopeError as exc:
         return None, exc.message

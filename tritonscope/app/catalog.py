@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..core import samples as bundled
-from ..core.targets import resolve
+from ..core.source import Source
+from ..core.targets import Target
 from ..results.cache import CacheListing
 from ..results.catalog import KernelList, SamplesResult
 from .capture.entries import default_dir, scan
@@ -16,10 +17,10 @@ def samples() -> SamplesResult:
     return SamplesResult(tuple(bundled.all_samples()))
 
 
-def list_kernels(file: str, target: str = "auto") -> KernelList:
+def list_kernels(source: Source, target: Target) -> KernelList:
     from .load import load_file  # imports Triton: `samples` and `cache list`, which import this module, need none
 
-    loaded = load_file(file, resolve(target)[0].name)
+    loaded = load_file(source, target)
     return KernelList(loaded.path, tuple(k.spec for k in loaded.kernels), dict(loaded.defaults), loaded.notices)
 
 

@@ -19,7 +19,7 @@ from ..core import fileio, schemas
 from ..core.errors import TritonscopeError, UsageError
 from ..core.model import Budget, CheckEntry, Compilation
 from ..core.status import ExitStatus
-from ..core.targets import TARGETS
+from ..core.targets import Target, named
 from ..isolate import pool, task
 from ..results.check import Broken, CheckResult, EntryOutcome
 from ..results.explain import ExplainResult
@@ -115,7 +115,7 @@ def figures(result: ExplainResult) -> dict[str, Any]:
     r = c.resources
     conversions = {x.ttgir_line: x.bytes for line in result.lines for x in line.conversions if x.through_shared}
     return {
-        **machine_figures(c.variant.target, c.stages.get(TARGETS[c.variant.target].vendor.machine_code, "")),
+        **machine_figures(c.variant.target_info, c.stages.get(c.variant.target_info.vendor.machine_code, "")),
         "registers": r.registers,
         "spills": r.spills,
         "local_bytes": r.local_bytes + r.stack_bytes,
@@ -126,9 +126,9 @@ def figures(result: ExplainResult) -> dict[str, Any]:
     }
 
 
-def machine_figures(target: str, text: str) -> dict[str, Any]:
+def machine_figures(target: Target, text: str) -> dict[str, Any]:
     """The figures read off the machine code: instructions and the narrowest global accesses."""
-    ops = [op for _, op in instruction_mix.classify(TARGETS[target].vendor.machine_code, text)]
+    ops = [op for _, op in instruction_mix.classify(target.vendor.machine_code, text)]
     loads = [op.width for op in ops if op.kind in ("global_load", "async_copy")]
     stores = [op.width for op in ops if op.kind == "global_store"]
     return {
@@ -158,18 +158,19 @@ def read_baseline(path: str, c: Compilation) -> dict[str, Any]:
     try:
         document = schemas.parse(fileio.read_input_text(path))
         wrong = schemas.problem(document, schemas.BASELINE)
-        if wrong is None and document["variant"]["target"] not in TARGETS:
+        target = named(document["variant"]["target"]) if wrong is None else None
+        if wrong is None and target is None:
             wrong = f"variant.target {document['variant']['target']!r} is no target tritonscope knows"
-        if wrong is None:
+        if target is not None:
             variant, resources = document["variant"], document["resources"]
-            machine = TARGETS[variant["target"]].vendor.machine_code
+            machine = target.vendor.machine_code
             if machine not in document["stages"]:
                 wrong = f"stages.{machine} is missing"
     except (OSError, UnicodeDecodeError, schemas.Invalid) as exc:
         wrong = getattr(exc, "strerror", None) or str(exc)
-    if wrong is not None:
+    if wrong is not None or target is None:
         raise UsageError(f"--baseline {path}: not a `tritonscope dump --json` report: {wrong}")
-    values = machine_figures(variant["target"], document["stages"][machine])
+    values = machine_figures(target, document["stages"][machine])
     if variant.get("kernel") != c.kernel.name:
         raise UsageError(f"--baseline {path} is a report of {variant.get('kernel')}, not of {c.kernel.name}")
     values.update(

@@ -32,15 +32,14 @@ def diff(
             # start-up (0.2 s) overlaps this process's own imports and the kernel file's loading.
             workers.warm(count=math.prod(len(a.values) for a in axes), preload=sweep.COMPILE_MODULE)
         from ..analysis import diffing
-        from ..core.targets import resolve
         from .load import load_file
-        from .prepare import from_reference
+        from .prepare import from_reference, requested_target
 
         base = from_reference(request)
-        spec = load_file(base.file).pick(base.kernel).spec
+        spec = load_file(base.source).pick(base.kernel).spec
         variants = sweep.expand(base, axes, spec, configs)
         if stages is None:
-            stages = (Stage.TTGIR, resolve(variants[0].request.target)[0].vendor.machine_code)
+            stages = (Stage.TTGIR, requested_target(variants[0].request)[0].vendor.machine_code)
         sweep.run(variants, workers, on_done=on_done)
     compilations = [v.compilation for v in variants]
     diffs, missing = [], []

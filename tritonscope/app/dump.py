@@ -7,15 +7,15 @@ from ..analysis.linemap import requested_lines
 from ..core.errors import UsageError
 from ..core.model import VariantRequest
 from ..core.stages import NOT_PRODUCED, Stage
-from ..core.targets import resolve
+from ..core.targets import Target
 from ..results.dump import CompareResult, DumpResult
-from .prepare import compile_request
+from .prepare import compile_request, requested_target
 
 
 def dump(request: VariantRequest, stages: tuple[Stage, ...] | None, lines: tuple[int, int] | None) -> DumpResult:
     """The compilation, with every stage its target produces unless some are named."""
     if stages is not None:
-        check_stages(stages, resolve(request.target)[0].name)  # fails before a slow compile
+        check_stages(stages, requested_target(request)[0])  # fails before a slow compile
     compilation = compile_request(request)
     produced = _produced(compilation)
     if stages is not None:
@@ -26,7 +26,7 @@ def dump(request: VariantRequest, stages: tuple[Stage, ...] | None, lines: tuple
 
 def compare(request: VariantRequest, stages: tuple[Stage, ...] | None, lines: tuple[int, int] | None) -> CompareResult:
     """Two or three stages side by side, aligned by Python line (default source, TTGIR, machine code)."""
-    target = resolve(request.target)[0]
+    target = requested_target(request)[0]
     stages = stages or (Stage.SOURCE, Stage.TTGIR, target.vendor.machine_code)
     if not 2 <= len(stages) <= 3:
         raise UsageError(f"compare shows 2 or 3 stages; --stages names {len(stages)}")
@@ -34,16 +34,14 @@ def compare(request: VariantRequest, stages: tuple[Stage, ...] | None, lines: tu
     return CompareResult(shown.compilation, shown.stages, shown.source_lines)
 
 
-def check_stages(stages: tuple[Stage, ...], target_name: str) -> None:
+def check_stages(stages: tuple[Stage, ...], target: Target) -> None:
     """Every named stage is one the target produces for some kernel (the kernel's language is checked
     once it is loaded: _check_produced)."""
-    from ..core.targets import TARGETS
-
-    available = TARGETS[target_name].vendor.stages
+    available = target.vendor.stages
     names = ", ".join(s.value for s in available)
     for stage in stages:
         if stage not in available:
-            raise UsageError(f"stage '{stage.value}' is not produced for {target_name}. Stages: {names}")
+            raise UsageError(f"stage '{stage.value}' is not produced for {target.name}. Stages: {names}")
 
 
 def _check_produced(stages: tuple[Stage, ...], compilation, produced: tuple[Stage, ...]) -> None:

@@ -21,9 +21,9 @@ from ..analysis.cost import LineCost
 from ..analysis.findings import Finding, Input, Kernel, WhatIf
 from ..core.errors import TritonscopeError
 from ..core.model import Compilation, VariantRequest
+from ..core.source import CachedKernel
 from ..core.stages import Stage
 from ..results.explain import ExplainResult, ReportResult
-from .capture.entries import is_reference
 from .prepare import compile_request
 from .releases import in_release
 
@@ -74,7 +74,7 @@ def explain_compilation(
     """The explanation of a compilation; with its `request`, the what-ifs are compiled too."""
     kernel = examine(compilation, live)
     found, notes = findings.find(kernel)
-    if request is not None and not is_reference(request.file):
+    if request is not None and not isinstance(request.source, CachedKernel):
         found = verified(request, found)
     return ExplainResult(compilation, kernel.lines, found, kernel.live_registers is not None, notes)
 
@@ -112,7 +112,7 @@ def _live_registers(c: Compilation, unread: dict[Input, str]) -> dict[int, int] 
     from ..triton_api.tools import live_registers
 
     try:
-        return by_listing_line(c.stages[Stage.SASS], live_registers(c.binary, _target(c).arch))
+        return by_listing_line(c.stages[Stage.SASS], live_registers(c.binary, c.variant.target_info.arch))
     except (TritonscopeError, OSError) as exc:
         unread[Input.LIVE_REGISTERS] = str(getattr(exc, "message", exc))
         return None
@@ -158,7 +158,7 @@ def describe(finding: Finding, outcome: Compilation | str) -> str:
         lowered = "ttg.warp_specialize" in outcome.stages.get(Stage.TTGIR, "")
         text += "; lowered to warp-specialized partitions" if lowered else "; left unlowered for this target"
     if finding.kind == findings.SHARED_LIMIT:
-        fits = r.shared_bytes <= findings.shared_limit(_target(outcome))
+        fits = r.shared_bytes <= findings.shared_limit(outcome.variant.target_info)
         text += "; fits" if fits else "; still over the limit"
     return text
 
@@ -179,9 +179,3 @@ def _widths(line: LineCost | None) -> str:
         return "no global access"
     widths = findings.line_widths(line)
     return ", ".join(f"{n} x {w}-bit" for w, n in sorted(widths.items(), reverse=True)) or "no global access"
-
-
-def _target(c: Compilation):
-    from ..core.targets import TARGETS
-
-    return TARGETS[c.variant.target]

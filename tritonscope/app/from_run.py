@@ -24,8 +24,8 @@ from ..capture_hook import tritonscope_contract as contract
 from ..core.errors import KernelFileError, UsageError
 from ..core.limits import USER_CODE_SECONDS
 from ..core.model import FromRun, VariantRequest
+from ..core.source import CachedKernel
 from ..isolate import Finished, Program
-from .capture.entries import is_reference
 from .capture.environment import environment_for_capture
 from .capture.logs import stop_record
 
@@ -53,17 +53,19 @@ def resolve(request: VariantRequest) -> tuple[VariantRequest, Launch | None]:
     """A `--from-run` request as the captured kernel its launch compiled; other requests as they are."""
     if request.from_run is None:
         return request, None
-    if is_reference(request.file):
+    if isinstance(request.source, CachedKernel):
         raise UsageError("--from-run runs a kernel file; a captured kernel (DIR/:NAME) already holds its launch")
-    from .load import resolve_path
+    from .load import kernel_path
     from .prepare import from_reference
 
-    path = resolve_path(request.file)
+    path = kernel_path(request.source)
     folder = Path(tempfile.mkdtemp(prefix="tritonscope-from-run-"))
     try:
         launch = _run_to_launch(path, request, folder)
         _keep_only(folder, launch)
-        captured = replace(request, file=f"{folder}{os.sep}:{launch.name}", kernel=None, from_run=None)
+        reference = f"{folder}{os.sep}:{launch.name}"
+        source = CachedKernel(reference, f"{folder}{os.sep}", launch.name)
+        captured = replace(request, file=reference, source=source, kernel=None, from_run=None)
         resolved = from_reference(captured)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
@@ -79,9 +81,9 @@ def resolve(request: VariantRequest) -> tuple[VariantRequest, Launch | None]:
 
 
 def _run_to_launch(path: Path, request: VariantRequest, folder: Path) -> Launch:
-    from ..core.targets import resolve as resolve_target
+    from .prepare import requested_target
 
-    target, _ = resolve_target(request.target)
+    target, _ = requested_target(request)
     run = _from_run(request)
     command = list(run.command) or [sys.executable, str(path)]
     limit = max(contract.DEFAULT_LAUNCH_LIMIT, run.launch)

@@ -1,4 +1,4 @@
-"""Loads a kernel file (a path or sample:NAME) and describes the Triton kernels in it.
+"""Loads a kernel file (a path, a sample, a module: core/source.py) and describes the Triton kernels in it.
 
 The file is foreign code: it is executed as a fresh module, and anything it raises
 becomes a KernelFileError naming the file and line.
@@ -29,7 +29,10 @@ from ..core.errors import KernelFileError, Terminated, TritonscopeError, UsageEr
 from ..core.limits import stuck_at, time_limit
 from ..core.model import AutotuneConfig, KernelSpec, Param, ParamKind
 from ..core.pysource import called_functions, returns_value
+from ..core.source import CachedKernel, CaptureFolder, ModuleReference, SampleKernel, Source
+from ..core.source import parse as parse_source
 from ..core.stages import Language
+from ..core.targets import Target
 from ..triton_api import kernels as triton_kernels
 from ..triton_api.kernels import plain_value
 from . import packages
@@ -79,44 +82,43 @@ class LoadedFile:
         return ", ".join(k.spec.name for k in self.kernels if not k.spec.is_helper)
 
 
-def resolve_path(given: str) -> Path:
-    if given.startswith(samples.PREFIX):
+def kernel_path(source: Source) -> Path:
+    """The Python file a source names, or why there is none to load."""
+    if isinstance(source, SampleKernel):
         # Resolved like any file: another release's worker reaches the samples through a link to
         # this package, and the kernels' code names the file behind the link.
-        return samples.sample_path(given[len(samples.PREFIX) :]).resolve()
-    from .capture.entries import is_reference
-
-    if is_reference(given):
+        return samples.sample_path(source.name).resolve()
+    if isinstance(source, CachedKernel):
         raise KernelFileError(
-            f"{given} is a compiled kernel from a cache: dump, compare and report read it, but this command "
+            f"{source} is a compiled kernel from a cache: dump, compare and report read it, but this command "
             f"compiles, and needs the kernel's source file"
         )
-    from . import packages
-
-    if packages.is_module_reference(given):
-        module, _, _ = given.partition(":")
-        return packages.file_of(module)
-    path = Path(given).expanduser()
+    if isinstance(source, CaptureFolder):
+        raise KernelFileError(f"{source} is a directory; give a Python file with Triton kernels")
+    path = Path(source.path)
+    if isinstance(source, ModuleReference):
+        return path
     if not path.exists():
-        raise KernelFileError(f"no such file: {given}")
+        raise KernelFileError(f"no such file: {source}")
     if path.is_dir():
-        raise KernelFileError(f"{given} is a directory; give a Python file with Triton kernels")
+        raise KernelFileError(f"{source} is a directory; give a Python file with Triton kernels")
     if path.suffix != ".py":
-        raise KernelFileError(f"{given} is not a Python file (expected a .py file with @triton.jit kernels)")
-    return path.resolve()
+        raise KernelFileError(f"{source} is not a Python file (expected a .py file with @triton.jit kernels)")
+    return path
 
 
-def load_file(given: str, target: str = "auto") -> LoadedFile:
+def load_file(source: Source | str, target: Target | None = None) -> LoadedFile:
     """The kernels of a file, executed once per process for each version of the file: a sweep
     worker compiling many variants, or a command that loads twice, pays the import once. TARGET is
-    the GPU a file that asks for one gets, where none is visible (app/simulated_import.py)."""
-    path = resolve_path(given)
+    the GPU a file that asks for one gets, where none is visible (app/simulated_import.py); None:
+    what `--target auto` compiles for. A str is parsed as a FILE argument is (core/source.py)."""
+    path = kernel_path(parse_source(source) if isinstance(source, str) else source)
     stat = path.stat()
     return _load(path, stat.st_mtime_ns, stat.st_size, target)
 
 
 @functools.lru_cache(maxsize=16)
-def _load(path: Path, mtime_ns: int, size: int, target: str) -> LoadedFile:
+def _load(path: Path, mtime_ns: int, size: int, target: Target | None) -> LoadedFile:
     source = _source(path)
     plain_failure: KernelFileError | None = None
     try:

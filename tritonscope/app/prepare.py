@@ -15,11 +15,11 @@ from ..analysis import gluon_targets
 from ..analysis.artifacts import early_line_map, to_compilation
 from ..core.errors import CompileError, UsageError
 from ..core.model import Artifacts, Compilation, KernelSpec, Variant, VariantRequest
+from ..core.source import CachedKernel
 from ..core.stages import Language
 from ..core.targets import Target, resolve
 from ..triton_api import version
 from .capture.compiled import read_compilation
-from .capture.entries import is_reference
 from .capture.rebuild import source_request
 from .load import LoadedKernel, load_file
 from .releases import in_release
@@ -41,21 +41,28 @@ class Prepared:
 def prepare(request: VariantRequest) -> Prepared:
     """Load, pick and specialize. A cached kernel (DIR/:NAME) starts from its recorded specialization."""
     request = from_reference(request)
-    target, notice = resolve(request.target)
-    loaded = load_file(request.file, target.name)
+    target, notice = requested_target(request)
+    loaded = load_file(request.source, target)
     kernel = loaded.pick(request.kernel)
     variant = specialize(kernel, request, loaded.defaults, target)
     notices = tuple(n for n in (version.notice(), notice, *loaded.notices) if n)
     return Prepared(request, target, kernel, variant, loaded.module, notices)
 
 
+def requested_target(request: VariantRequest) -> tuple[Target, str | None]:
+    """The target a request's --target names (`auto`: this machine's GPU, else sm90, with a notice
+    saying so): the one resolution of a request's target, shared by prepare and by the steps that
+    need it before a compile (a stage list checked, a program run to a launch)."""
+    return resolve(request.target)
+
+
 def from_reference(request: VariantRequest) -> VariantRequest:
     """A request for a cached kernel's source file, specialized as it was; other requests as they are."""
-    if not is_reference(request.file):
+    if not isinstance(request.source, CachedKernel):
         return request
-    recorded = source_request(request.file)
+    recorded = source_request(request.source)
     # Flags the user gave on top of the reference win over the recorded ones.
-    kept = ("file", "target", "constexprs", "args")
+    kept = ("file", "source", "target", "constexprs", "args")
     merged = replace(recorded, **{k: v for k, v in vars(request).items() if v and k not in kept})
     for name, value in request.constexprs:
         merged = merged.with_value(name, value, constexpr=True)
@@ -67,10 +74,10 @@ def from_reference(request: VariantRequest) -> VariantRequest:
 @in_release
 def compile_request(request: VariantRequest) -> Compilation:
     """The Compilation a request names: read whole from a cache (DIR/:NAME), or compiled."""
-    if is_reference(request.file):
-        if request != VariantRequest(file=request.file, target=request.target):
+    if isinstance(request.source, CachedKernel):
+        if request != VariantRequest(file=request.file, target=request.target, source=request.source):
             raise UsageError(f"{request.file} is already compiled: variant flags (-c, -a, --target...) do not apply")
-        return read_compilation(request.file)
+        return read_compilation(request.source)
     return compile_prepared(prepare(request))
 
 

@@ -24,6 +24,7 @@ from ..analysis.findings import Finding
 from ..analysis.measured import LINE_MAP, file_lines, measure
 from ..core.errors import TritonscopeError, UsageError
 from ..core.model import Compilation
+from ..core.source import CachedKernel, Source
 from ..isolate import Program
 from ..parsers.ncu_source import SourcePage, parse
 from ..results.explain import ProfileResult
@@ -57,7 +58,7 @@ def find_ncu() -> str:
 
 
 def profile(
-    file: str, kernel: str | None, size: int | None, launch: list[str], inputs: list[str], timeout: float
+    source: Source, kernel: str | None, size: int | None, launch: list[str], inputs: list[str], timeout: float
 ) -> ProfileResult:
     """One launch of a kernel file's kernel through its run hooks, under ncu."""
     from .bench import require_gpu
@@ -65,22 +66,22 @@ def profile(
 
     ncu = find_ncu()
     require_gpu("profile")
-    loaded = load_file(file)
+    loaded = load_file(source)
     name = loaded.pick(kernel).spec.name
     spec = {"file": str(loaded.path), "size": size, "launch": launch, "inputs": inputs}
     command = (sys.executable, "-m", "tritonscope.app.launch_once", json.dumps(spec))
     return profile_command(ncu, command, name, str(loaded.path), timeout)
 
 
-def profile_captured(reference: str, number: int, timeout: float) -> ProfileResult:
+def profile_captured(captured: CachedKernel, number: int, timeout: float) -> ProfileResult:
     """One recorded launch of a kernel `trace` captured, replayed under ncu by its reproducer script."""
     from .bench import require_gpu
     from .reproduce import reproduce
 
     ncu = find_ncu()
     require_gpu("profile")
-    made = reproduce(reference, number)
-    entry, _ = find(reference)
+    made = reproduce(captured, number)
+    entry, _ = find(captured)
     with tempfile.TemporaryDirectory(prefix="tritonscope-reproducer-") as folder, source_in_place(entry):
         script = Path(folder) / f"repro_{made.kernel}.py"
         script.write_text(made.script)
@@ -167,7 +168,7 @@ def binary_that_ran(folder: Path, kernel: str) -> tuple[Compilation | None, tupl
         why = "it was not compiled there" if not compiles else f"it was compiled {len(compiles)} times (autotuning)"
         return None, (f"the binary that ran is not read back from Triton's cache ({why}): lines from ncu's line table",)
     try:
-        return read_compilation(f"{folder}/:{kernel}"), ()
+        return read_compilation(CachedKernel(f"{folder}/:{kernel}", f"{folder}/", kernel)), ()
     except (TritonscopeError, OSError) as exc:
         return None, (f"the binary that ran could not be read ({getattr(exc, 'message', exc)}): lines from ncu's",)
 

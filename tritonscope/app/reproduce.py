@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..core import fileio
 from ..core.errors import KernelFileError, UsageError
+from ..core.source import CachedKernel
 from ..core.values import format_value
 from ..results.cache import CacheEntry
 from ..results.trace import ReproduceResult
@@ -28,8 +29,9 @@ _NOT_OPTIONS = {"hash", "name", "target", "shared", "tmem_size", "triton_version
 _NOT_OPTIONS |= {"global_scratch_size", "global_scratch_align", "profile_scratch_size", "profile_scratch_align"}
 
 
-def reproduce(reference: str, number: int = 1) -> ReproduceResult:
-    entry, _ = find(reference)
+def reproduce(kernel: CachedKernel, number: int = 1) -> ReproduceResult:
+    entry, _ = find(kernel)
+    reference = kernel.given
     launch = pick_launch(entry, reference, number)
     if entry.specialization is None:
         raise UsageError(f"{reference}: not from a `tritonscope trace` capture (no recorded specialization)")

@@ -25,7 +25,10 @@ import contextlib
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..core.targets import Target
 
 _DEFINITIONS = (
     ast.FunctionDef,
@@ -54,15 +57,15 @@ def can_simulate() -> bool:
 
 
 @contextlib.contextmanager
-def simulated(target: str) -> Iterator[dict]:
-    """A context in which this process sees a simulated GPU of TARGET (the first target a process
-    simulates stays its device), working in a folder of its own (what the file writes there goes
-    with it); yields the device's description."""
+def simulated(target: Target | None) -> Iterator[dict]:
+    """A context in which this process sees a simulated GPU of TARGET (None: what `--target auto`
+    compiles for; the first target a process simulates stays its device), working in a folder of its
+    own (what the file writes there goes with it); yields the device's description."""
     from ..core.scratch import own_working_folder, working_in
-    from ..core.targets import resolve
+    from ..core.targets import auto
     from ..triton_api import simulated as device
 
-    with device.importing(resolve(target)[0].simulated_device()) as described, own_working_folder() as folder:
+    with device.importing((target or auto()).simulated_device()) as described, own_working_folder() as folder:
         with working_in(folder):
             yield described
 

@@ -30,8 +30,9 @@ class Axis:
     values: tuple[Any, ...]  # typed values (core/values.py)
 
 
-def expand(base: VariantRequest, axes: list[Axis], spec: KernelSpec, configs: bool) -> list[Outcome]:
-    """Every combination of the axes (and of the autotune configs with --configs), as requests."""
+def expand(base: VariantRequest, axes: list[Axis], spec: KernelSpec, configs: bool, at_least: int = 2) -> list[Outcome]:
+    """Every combination of the axes (and of the autotune configs with --configs), as requests; a diff
+    needs two (`fit` takes one: a kernel with neither configs nor axes is one row)."""
     if configs:
         if not spec.autotune_configs:
             raise UsageError(f"--configs: {spec.name} has no @triton.autotune configs")
@@ -48,7 +49,7 @@ def expand(base: VariantRequest, axes: list[Axis], spec: KernelSpec, configs: bo
             request = _with(request, axis.name, value, kinds)
         label = {a.name: format_value(v) for a, v in zip(axes, values, strict=True)}
         variants.append(Outcome(label, request))
-    if len(variants) < 2:
+    if len(variants) < at_least:
         raise UsageError("a diff needs at least two variants: give --vary NAME=V1,V2 (or --configs)")
     return variants
 

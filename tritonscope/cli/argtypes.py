@@ -1,5 +1,6 @@
 """The command line's value forms, each parsed once into typed values (core/values.py):
-NAME=VALUE, NAME=V1,V2, A-B line ranges, X,Y,Z grids, AxB shapes, stage lists, timeouts, autotune rules."""
+FILE sources, targets, NAME=VALUE, NAME=V1,V2, A-B line ranges, X,Y,Z grids, AxB shapes, stage lists,
+timeouts, autotune rules."""
 
 from __future__ import annotations
 
@@ -7,12 +8,46 @@ import math
 import re
 from typing import Any
 
+from ..core import source as sources
+from ..core import targets
 from ..core.autotune_rule import FORMS as AUTOTUNE_FORMS
 from ..core.autotune_rule import AutotuneRule
 from ..core.errors import UsageError
 from ..core.model import Budget
 from ..core.stages import Stage
 from ..core.values import SCALAR_TYPES, TypeName, canonical_type, parse, parse_number
+
+
+def source(given: str) -> sources.Source:
+    """A FILE argument: a kernel file, a sample, a module reference, a cached kernel or a capture
+    folder (core/source.py), what the disk says settled here, where the request is made."""
+    return sources.parse(given)
+
+
+def cached_kernel(given: str) -> sources.CachedKernel:
+    """A DIR/:KERNEL argument (reproduce): a kernel of a capture or a Triton cache."""
+    return sources.cached_kernel(given)
+
+
+def target_name(text: str) -> str:
+    """A --target of a request: a target's name or `auto`, which prepare resolves where it compiles."""
+    return targets.parse_name(text)
+
+
+def target(text: str) -> targets.Target:
+    """A --target of a command that compiles no request (list, trace): the target itself."""
+    return targets.resolve(text)[0]
+
+
+def target_list(text: str, flag: str = "--targets") -> tuple[str, ...]:
+    """A comma-separated list of targets (sm86,sm89,gfx942) as their names, each once, in the order given."""
+    names = [word.strip() for word in text.split(",") if word.strip()]
+    if not names:
+        raise UsageError(f"{flag} is empty. Targets: {', '.join(targets.TARGETS)}")
+    found = [targets.parse_name(name) for name in names]
+    if "auto" in found:
+        raise UsageError(f"{flag}: name the targets (auto is one machine's GPU). Targets: {', '.join(targets.TARGETS)}")
+    return tuple(dict.fromkeys(found))
 
 
 def assignments(items: list[str] | None, flag: str) -> tuple[tuple[str, Any], ...]:

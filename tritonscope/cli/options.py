@@ -13,6 +13,7 @@ import typer
 from ..core import fileio
 from ..core.errors import UsageError
 from ..core.model import FromRun, VariantRequest
+from ..core.source import ModuleReference, Source
 from ..core.targets import TARGETS
 from . import argtypes
 
@@ -223,17 +224,17 @@ def _from_run(flags: dict) -> FromRun | None:
 
 def request_from(flags: dict) -> VariantRequest:
     from ..app import releases
-    from ..core.targets import resolve
     from .installs import ensure_release
 
-    target = flags.get("target") or "auto"
-    resolve(target)  # an unknown --target fails here, before any work
+    target = argtypes.target_name(flags.get("target") or "auto")  # an unknown --target fails here, before any work
     release = releases.checked(flags["triton"]) if flags.get("triton") else None
     ensure_release(release)  # installed now, its download shown, if it is another release's first use
-    file, kernel = _file_and_kernel(flags["file"], flags.get("kernel"))
+    source = argtypes.source(flags["file"])
+    file, kernel = _file_and_kernel(source, flags.get("kernel"))
     fileio.note_read(file)  # no output of this run may replace the kernel file
     return VariantRequest(
         file=file,
+        source=source,
         kernel=kernel,
         constexprs=argtypes.assignments(flags.get("constexpr"), "-c/--constexpr"),
         args=argtypes.assignments(flags.get("arg"), "-a/--arg"),
@@ -250,16 +251,13 @@ def request_from(flags: dict) -> VariantRequest:
     )
 
 
-def _file_and_kernel(given: str, kernel: str | None) -> tuple[str, str | None]:
+def _file_and_kernel(source: Source, kernel: str | None) -> tuple[str, str | None]:
     """A module reference `pkg.module:kernel` as the module's file and the kernel; else as given."""
-    from ..app import packages
-
-    if not packages.is_module_reference(given):
-        return given, kernel
-    module, _, named = given.partition(":")
-    if named and kernel and named != kernel:
-        raise UsageError(f"{given} names the kernel {named}, and -k names {kernel}: give one")
-    return str(packages.file_of(module)), kernel or named or None
+    if not isinstance(source, ModuleReference):
+        return source.given, kernel
+    if source.kernel and kernel and source.kernel != kernel:
+        raise UsageError(f"{source} names the kernel {source.kernel}, and -k names {kernel}: give one")
+    return source.path, kernel or source.kernel
 
 
 _WORD_FLAGS = {

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import fileio
 from ..core.errors import UsageError
-from ..core.samples import PREFIX
+from ..core.source import own_paths
 
 if TYPE_CHECKING:
     from ..render.registry import Format
@@ -54,7 +54,7 @@ class Folder:
         """Checks that the folder may be written (and replaced) before a slow compile: a staging
         folder is made beside it and removed again."""
         try:
-            fileio.discard(fileio.prepare_output_dir(self.path, self.force, _read(self.protected)))
+            fileio.discard(fileio.prepare_output_dir(self.path, self.force, own_paths(self.protected)))
         except BaseException:
             fileio.discard_own(self.path)  # even one whose name a signal kept from us
             raise
@@ -86,7 +86,7 @@ def write(output: Output) -> None:
         if isinstance(drawn, dict):
             raise TypeError(f"{out.flag}: {out.fmt} draws a folder's files: name a Folder")
         data = drawn.encode() if isinstance(drawn, str) else drawn
-        fileio.write_output(out.path, data, out.flag, tuple(_read(out.protected)))
+        fileio.write_output(out.path, data, out.flag, tuple(own_paths(out.protected)))
         if out.said:
             _say(out.said.format(path=out.path), out.style)
 
@@ -95,7 +95,7 @@ def _write_folder(folder: Folder, files: Any) -> None:
     """Staged beside OUT and swapped in: nothing is written when this fails, is interrupted or is
     killed by SIGTERM."""
     out = folder.path
-    staging = fileio.prepare_output_dir(out, folder.force, _read(folder.protected))
+    staging = fileio.prepare_output_dir(out, folder.force, own_paths(folder.protected))
     try:
         for name, content in files.items():
             try:
@@ -108,11 +108,6 @@ def _write_folder(folder: Folder, files: Any) -> None:
         fileio.discard_own(out)
         raise
     _say(f"wrote {len(files)} files to {out}")
-
-
-def _read(protected: tuple[str, ...]) -> list[Path]:
-    """The files the run reads, but a sample's (`sample:NAME` names no file of the user's)."""
-    return [Path(p) for p in protected if not p.startswith(PREFIX)]
 
 
 def _say(message: str, style: str | None = None) -> None:

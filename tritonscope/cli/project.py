@@ -20,7 +20,7 @@ from pathlib import Path
 from ..core import fileio
 from ..core.errors import UsageError
 from ..core.model import CheckEntry
-from ..core.samples import PREFIX
+from ..core.source import in_folder
 from . import argtypes
 from .options import request_from_words
 
@@ -72,7 +72,7 @@ def _entry(path: Path, index: int, item, common: list) -> CheckEntry:
         _typed(where, key, item.get(key, ""), str)
     if item.get("kernel"):
         words = ["-k", item["kernel"], *words]
-    file = item["file"] if item["file"].startswith(PREFIX) else str(path.parent / item["file"])
+    file = in_folder(item["file"], path.parent)
     budgets = argtypes.budgets([*common, *_strings(where, "budgets", item.get("budgets", []))], f"{where}: budget")
     baseline = str(path.parent / item["baseline"]) if item.get("baseline") else None
     name = item.get("name") or " ".join([item["file"], *words])

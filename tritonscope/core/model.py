@@ -12,7 +12,10 @@ from enum import Enum
 from typing import Any, Literal
 
 from ..parsers.mlir_diagnostics import Remark
+from .source import Source
+from .source import parse as parse_source
 from .stages import Language, Stage
+from .targets import TARGETS, Target
 from .values import TypeName, format_value, jsonable
 
 SCHEMA_VERSION = 2  # 2: every document carries `kind`; values are typed (strings, None, dtypes)
@@ -101,7 +104,10 @@ class VariantRequest:
     """The variant flags of a command, parsed once into typed values (core/values.py).
 
     Plain, hashable data, so it can travel to a worker process. `constexprs` and `args` are
-    (name, value) pairs: a value is a number, bool, None, string or TypeName.
+    (name, value) pairs: a value is a number, bool, None, string or TypeName. `file` is the text
+    shown (messages, command lines, JSON): what the user typed, or a module reference's file;
+    `source` is what it names, parsed once where the request is made (core/source.py), from
+    `file` when not given.
     """
 
     file: str
@@ -118,6 +124,11 @@ class VariantRequest:
     specialize: bool = True
     triton: str | None = None  # the Triton release to compile with (app/releases.py); None: the running one
     from_run: FromRun | None = None  # resolved into a captured kernel before anything loads (app/from_run.py)
+    source: Source = None  # type: ignore[assignment]  # set from `file` by __post_init__ when not given
+
+    def __post_init__(self) -> None:
+        if self.source is None:
+            object.__setattr__(self, "source", parse_source(self.file))
 
     @property
     def options(self) -> dict[str, int]:
@@ -177,6 +188,11 @@ class Variant:
     cached: bool = False  # read from a Triton cache or a capture, not compiled by tritonscope
     inferred: dict[str, str] = field(default_factory=dict)  # argument types guessed, not given
     triton: str | None = None  # the release asked for with --triton / --vary triton=
+
+    @property
+    def target_info(self) -> Target:
+        """The target compiled for: its vendor (stages, machine code, words) and its limits."""
+        return TARGETS[self.target]
 
     def command_line(self) -> str:
         """The tritonscope command that compiles exactly this variant."""

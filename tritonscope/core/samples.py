@@ -10,8 +10,6 @@ from pathlib import Path
 from .errors import KernelFileError
 from .pysource import called_functions
 
-PREFIX = "sample:"
-
 
 @dataclass(frozen=True)
 class Sample:

@@ -22,30 +22,37 @@ from .errors import UsageError
 # Figures from NVIDIA's CUDA C++ Programming Guide (its per-compute-capability table, as CCCL's
 # cuda/__device/arch_traits.h spells it). A figure not published for a part is None: "unknown", and
 # occupancy is computed from the known ones (AMD: LLVM's own estimate; analysis/resources.py).
+# [Guide]: https://docs.nvidia.com/cuda/cuda-c-programming-guide/ "Technical Specifications per Compute
+# Capability"; [Tuning]: NVIDIA's tuning guide of each architecture (docs.nvidia.com/cuda/<arch>-tuning-guide),
+# which gives the shared memory per SM and the opt-in maximum per block. The defaults are sm90's.
 @dataclass(frozen=True)
 class NvidiaLimits:
-    registers_per_sm: int = 65536
-    registers_per_block: int = 65536
-    register_granularity: int = 256  # registers are allocated per warp in units of 256
+    registers_per_sm: int = 65536  # [Guide] "32-bit registers per SM": 64K on every capability here
+    registers_per_block: int = 65536  # [Guide] "32-bit registers per thread block": 64K
+    register_granularity: int = 256  # registers are allocated per warp in units of 256 ([Guide] occupancy)
     sub_partitions: int = 4  # each SM's register file is split into four quadrants
-    max_warps_per_sm: int = 64
-    max_blocks_per_sm: int = 32
-    shared_per_sm: int = 233472
-    shared_per_block: int = 232448  # the opt-in maximum Triton asks for
-    shared_reserved_per_block: int = 1024  # the driver keeps 1 KiB per block (sm80 on)
+    max_warps_per_sm: int = 64  # [Guide] "resident warps per SM"
+    max_blocks_per_sm: int = 32  # [Guide] "resident blocks per SM"
+    shared_per_sm: int = 233472  # [Guide], [Tuning]: 228 KiB on Hopper
+    shared_per_block: int = 232448  # the opt-in maximum Triton checks a launch against: [Tuning] 227 KiB on Hopper
+    shared_reserved_per_block: int = 1024  # the driver keeps 1 KiB per block (sm80 on; [Guide] "reserved")
     shared_granularity: int = 128
-    max_threads_per_block: int = 1024
+    max_threads_per_block: int = 1024  # [Guide] "threads per block"
 
 
+# [ROCm]: ROCm's "AMD GPU specifications" table (rocm.docs.amd.com/en/latest/reference/gpu-specs.html: LDS
+# and VGPR file per CU, wavefront size); [CDNA3], [CDNA4]: AMD's Instinct MI300 and MI350 ISA reference
+# guides (the LDS a workgroup may allocate, waves per SIMD); [HIP]: HIP's hipDeviceProp_t
+# maxThreadsPerBlock (1024 on every AMD GPU ROCm supports). The defaults are CDNA's.
 @dataclass(frozen=True)
 class AmdLimits:
-    simds_per_cu: int | None = 4
-    max_waves_per_simd: int | None = 8
-    vgprs_per_simd_lane: int | None = 512  # VGPRs and AGPRs share one file on CDNA2 and later
+    simds_per_cu: int | None = 4  # [CDNA3] a CU's four SIMDs
+    max_waves_per_simd: int | None = 8  # [CDNA3] 8 wave slots per SIMD on CDNA2 and later
+    vgprs_per_simd_lane: int | None = 512  # [ROCm] 512 KiB VGPR file per CU; VGPRs and AGPRs share it (CDNA2 on)
     vgpr_granularity: int | None = 8
-    lds_per_cu: int | None = 65536
-    max_threads_per_block: int = 1024
-    wave_size: int = 64  # RDNA and gfx1250 run 32-wide waves
+    lds_per_cu: int | None = 65536  # [ROCm] [CDNA3] 64 KiB, all of it for one workgroup (what Triton checks)
+    max_threads_per_block: int = 1024  # [HIP]
+    wave_size: int = 64  # [ROCm] RDNA and gfx1250 run 32-wide waves
 
 
 @dataclass(frozen=True)
@@ -122,6 +129,13 @@ class Target:
         }
 
     @property
+    def shared_limit(self) -> int | None:
+        """The most shared memory (LDS) one block may use: the device's `max_shared_mem`, which Triton checks
+        each launch against (OutOfResources above it). None where the table does not know it."""
+        limits = self.limits
+        return limits.shared_per_block if isinstance(limits, NvidiaLimits) else limits.lds_per_cu
+
+    @property
     def vendor(self) -> Backend:
         """Everything vendor-specific about this target: stages, machine code, words."""
         return BACKENDS[self.backend]
@@ -133,6 +147,8 @@ class Target:
 
 
 _KIB = 1024
+# Turing (7.5): [Guide] 32 warps and 16 blocks per SM; [Tuning] (Turing) 64 KiB of shared memory per SM and
+# per block, with no opt-in above it and no reserved KiB.
 _TURING = NvidiaLimits(
     max_warps_per_sm=32,
     max_blocks_per_sm=16,
@@ -140,22 +156,28 @@ _TURING = NvidiaLimits(
     shared_per_block=64 * _KIB,
     shared_reserved_per_block=0,
 )
+# Blackwell 10.0 and 10.3: [Guide], [Tuning] (Blackwell) as Hopper: 228 KiB per SM, 227 KiB per block.
 _DATACENTER_BLACKWELL = NvidiaLimits()
+# Thor (11.0, once 10.1): [Guide] 48 warps and 24 blocks per SM; shared memory as 10.0.
 _THOR = NvidiaLimits(max_warps_per_sm=48, max_blocks_per_sm=24)
+# Blackwell 12.0 and 12.1: [Guide] 48 warps and 24 blocks per SM; [Tuning] (Blackwell) 100 KiB per SM, 99 per block.
 _CONSUMER_BLACKWELL = NvidiaLimits(
     max_warps_per_sm=48, max_blocks_per_sm=24, shared_per_sm=100 * _KIB, shared_per_block=99 * _KIB
 )
 # RDNA: a CU has two SIMD32s and 64 KiB of LDS a workgroup can use; 16 waves per SIMD is what LLVM's own
 # `; Occupancy` gives a light kernel on gfx11, gfx12 and gfx12.5. VGPRs per lane differ between parts of
 # one family, so they are unknown, and LLVM's waves per SIMD for the kernel stand in for that limit.
+# LDS: [ROCm] (its Radeon table) 128 KiB per WGP, two CUs, of which a workgroup may take 64 KiB.
 _RDNA = AmdLimits(simds_per_cu=2, max_waves_per_simd=16, vgprs_per_simd_lane=None, vgpr_granularity=None, wave_size=32)
 TARGETS: dict[str, Target] = {
     t.name: t
     for t in [
         Target("sm75", "cuda", 75, 32, "T4, RTX 20xx (Turing)", _TURING),
+        # A100 (8.0): [Guide] 64 warps, 32 blocks; [Tuning] (Ampere) 164 KiB per SM, 163 KiB per block.
         Target(
             "sm80", "cuda", 80, 32, "A100 (Ampere)", NvidiaLimits(shared_per_sm=164 * _KIB, shared_per_block=163 * _KIB)
         ),
+        # GA10x (8.6): [Guide] 48 warps, 16 blocks; [Tuning] (Ampere) 100 KiB per SM, 99 KiB per block.
         Target(
             "sm86",
             "cuda",
@@ -166,6 +188,7 @@ TARGETS: dict[str, Target] = {
                 max_warps_per_sm=48, max_blocks_per_sm=16, shared_per_sm=100 * _KIB, shared_per_block=99 * _KIB
             ),
         ),
+        # Ada (8.9): [Guide] 48 warps, 24 blocks; [Tuning] (Ada) 100 KiB per SM, 99 KiB per block.
         Target(
             "sm89",
             "cuda",
@@ -176,17 +199,20 @@ TARGETS: dict[str, Target] = {
                 max_warps_per_sm=48, max_blocks_per_sm=24, shared_per_sm=100 * _KIB, shared_per_block=99 * _KIB
             ),
         ),
+        # Hopper (9.0): [Guide] 64 warps, 32 blocks; [Tuning] (Hopper) 228 KiB per SM, 227 KiB per block.
         Target("sm90", "cuda", 90, 32, "H100, H200 (Hopper)", NvidiaLimits()),
         Target("sm100", "cuda", 100, 32, "B200 (Blackwell)", _DATACENTER_BLACKWELL),
         Target("sm103", "cuda", 103, 32, "B300, GB300 (Blackwell Ultra)", _DATACENTER_BLACKWELL),
         Target("sm110", "cuda", 110, 32, "Jetson Thor (Blackwell; Triton 3.9 on)", _THOR, since=(3, 9)),
         Target("sm120", "cuda", 120, 32, "RTX 50xx, RTX PRO 6000 (Blackwell)", _CONSUMER_BLACKWELL),
         Target("sm121", "cuda", 121, 32, "DGX Spark GB10 (Blackwell)", _CONSUMER_BLACKWELL),
+        # MI200, MI300: [ROCm] 64 KiB of LDS per CU; MI350: [ROCm] [CDNA4] 160 KiB.
         Target("gfx90a", "hip", "gfx90a", 64, "MI200 (CDNA2)", AmdLimits()),
         Target("gfx942", "hip", "gfx942", 64, "MI300 (CDNA3)", AmdLimits()),
         Target("gfx950", "hip", "gfx950", 64, "MI350 (CDNA4)", AmdLimits(lds_per_cu=160 * _KIB)),
         Target("gfx1100", "hip", "gfx1100", 32, "RX 7900, PRO W7900 (RDNA3)", _RDNA),
         Target("gfx1200", "hip", "gfx1200", 32, "RX 9060 (RDNA4)", _RDNA),
+        # gfx1250: no public table gives its LDS, register file or SIMDs yet: unknown, never guessed.
         Target(
             "gfx1250",
             "hip",
@@ -208,16 +234,35 @@ DEFAULT_TARGET = "sm90"
 
 
 def resolve(name: str) -> tuple[Target, str | None]:
-    """The target for a --target value, and a notice to show when `auto` had to guess."""
-    key = name.strip().lower().replace("_", "")
+    """The target for a --target value, and a notice to show when `auto` had to guess. Outside
+    core/, app/prepare.py resolves a request's (the one place) and cli/argtypes.py a command's own."""
+    key = parse_name(name)
     if key == "auto":
         local = local_target()
         if local is not None:
             return local, None
-        return TARGETS[DEFAULT_TARGET], f"no GPU visible: compiling for {DEFAULT_TARGET} (choose with --target)"
-    if key in TARGETS:
-        return TARGETS[key], None
+        return auto(), f"no GPU visible: compiling for {DEFAULT_TARGET} (choose with --target)"
+    return TARGETS[key], None
+
+
+def auto() -> Target:
+    """What `--target auto` compiles for: the visible GPU's target, else the default."""
+    return local_target() or TARGETS[DEFAULT_TARGET]
+
+
+def parse_name(name: str) -> str:
+    """A --target value as a target's name (sm_90 is sm90) or `auto`, resolved later where the
+    compile runs; an unknown name fails here, before any work."""
+    key = name.strip().lower().replace("_", "")
+    if key == "auto" or key in TARGETS:
+        return key
     raise UsageError(f"unknown target '{name}'. Valid targets: {', '.join(TARGETS)}, auto")
+
+
+def named(name: str) -> Target | None:
+    """The target of a name read back (a cache entry's, a saved report's, a compiled Variant's), or
+    None where tritonscope has no target of that name."""
+    return TARGETS.get(name)
 
 
 @functools.cache

@@ -22,7 +22,6 @@ from .. import __version__
 from ..analysis import linemap, normalize
 from ..core.model import Compilation
 from ..core.stages import Stage
-from ..core.targets import TARGETS
 from ..results.diff import DiffResult
 from ..results.dump import DumpResult
 from ..results.explain import ExplainResult, ReportResult
@@ -179,7 +178,7 @@ def _column(c: Compilation, stage: Stage, keep_loc: bool, heat: dict[int, str] |
 
 
 def _resource_table(c: Compilation) -> str:
-    r, backend = c.resources, TARGETS[c.variant.target].vendor
+    r, backend = c.resources, c.variant.target_info.vendor
     words = backend.words
     occ = r.occupancy
     rows = [
@@ -206,7 +205,7 @@ def compilation_report(
     """The report of one compilation: header, resources, and source beside the chosen stages; with
     explain's result, each Python line's cost beside it and the findings."""
     v = c.variant
-    target = TARGETS[v.target]
+    target = v.target_info
     signature = signature_text(c)
     facts = _facts(
         [

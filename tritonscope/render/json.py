@@ -23,6 +23,7 @@ from ..results.check import CheckResult
 from ..results.diff import DiffResult
 from ..results.dump import DumpResult
 from ..results.explain import ExplainResult, ProfileResult
+from ..results.fit import FitResult
 from ..results.grid import GridResult
 from ..results.layout import LayoutListResult, LayoutResult, SharedLayoutResult
 from ..results.passes import PassesComparison, PassesResult
@@ -58,6 +59,26 @@ class JsonRenderer:
         body["sort"], body["top"] = r.sort, [point(i) for i in r.top]
         body["points"] = [point(i) for i in range(len(r.points))]
         return body
+
+    def fit(self, r: FitResult):
+        def row(kernel, index: int) -> dict[str, Any]:
+            config = kernel.rows[index]
+            cells = zip(kernel.targets, kernel.cells[index], strict=True)
+            body = {"label": config.label, "values": config.values, "config": config.index, "launched": config.launched}
+            return body | {"cells": {target: asdict(cell) for target, cell in cells}}
+
+        kernels = [
+            {
+                "kernel": k.kernel,
+                "file": k.file,
+                "specialization": k.specialization,
+                "targets": list(k.targets),
+                "fitting": {t: list(k.fitting(t)) for t in k.targets},
+                "configs": [row(k, i) for i in range(len(k.rows))],
+            }
+            for k in r.kernels
+        ]
+        return {"triton": r.triton_version, "budgets": list(r.budgets), "kernels": kernels, "notes": list(r.notes)}
 
     def samples(self, r: SamplesResult):
         rows = [

@@ -21,6 +21,7 @@ from ..results.check import CheckResult
 from ..results.diff import DiffResult
 from ..results.dump import CompareResult, DumpResult
 from ..results.explain import ExplainResult, ProfileResult, ReportResult
+from ..results.fit import FitResult
 from ..results.grid import GridResult
 from ..results.layout import LayoutListResult, LayoutResult, SharedLayoutResult
 from ..results.passes import PassesComparison, PassesResult
@@ -63,6 +64,8 @@ RENDERERS: dict[tuple[type, Format], str] = {
     (ReleaseTimings, "terminal"): _VIEWS + "bench_releases:ReleaseTimingsView",
     (SpaceResult, "terminal"): _VIEWS + "space:SpaceView",
     (ReproduceResult, "script"): "tritonscope.render.script:ScriptRenderer",
+    (FitResult, "terminal"): _VIEWS + "fit:FitView",
+    (FitResult, "script"): "tritonscope.render.prune:PruneRenderer",  # fit --emit-prune: the pruner module
     # Every result but a page and a script has a JSON document (docs/json-schema.md), drawn by the
     # part of render/json.py named here.
     (SamplesResult, "json"): _JSON + "samples",
@@ -87,6 +90,7 @@ RENDERERS: dict[tuple[type, Format], str] = {
     (CaptureDiffResult, "json"): _JSON + "capture_diff",
     (SpaceResult, "json"): _JSON + "space",
     (ReleaseTimings, "json"): _JSON + "release_timings",
+    (FitResult, "json"): _JSON + "fit",
 }
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from ..core.targets import TARGETS
+from ..core.targets import named
 from .base import Result
 
 
@@ -28,7 +28,7 @@ class CacheEntry:
         target = target if isinstance(target, dict) else {}
         arch = target.get("arch")
         name = f"sm{arch}" if target.get("backend") == "cuda" else str(arch)
-        return name if name in TARGETS else f"{target.get('backend')}:{arch}"
+        return name if named(name) is not None else f"{target.get('backend')}:{arch}"
 
     def path(self, kind: str) -> Path:
         return self.folder / f"{self.name}.{kind}"

@@ -10,13 +10,19 @@ from ..core.model import CheckEntry, Compilation
 from ..core.status import ExitStatus
 from .base import Result
 
+FIT = "fit "  # a Broken of `check DIR/ --fit`: its figure is `fit TARGET`, its limit the verdict
+
 
 @dataclass(frozen=True)
 class Broken:
     figure: str
     value: float | None
-    limit: str  # the budget (`<= 128`) or the baseline (`baseline 26`)
+    limit: str  # the budget (`<= 128`), the baseline (`baseline 26`), or --fit's verdict (`does not fit: ...`)
     finding: str = ""  # the finding behind it: `line 21: ...`
+
+    @property
+    def is_fit(self) -> bool:
+        return self.figure.startswith(FIT)
 
 
 @dataclass(frozen=True)

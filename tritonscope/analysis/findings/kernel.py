@@ -11,7 +11,7 @@ from functools import cached_property
 
 from ...core.model import Compilation
 from ...core.stages import Stage
-from ...core.targets import TARGETS, Target
+from ...core.targets import Target
 from .. import ttgir
 from ..cost import LineCost, line_costs
 from ..module_layouts import SharedAccess
@@ -43,7 +43,7 @@ class Kernel:
         unread: dict[Input, str] | None = None,
     ) -> Kernel:
         """The context of a compilation, with what the app read for it: TTGIR is parsed here only."""
-        target = TARGETS[c.variant.target]
+        target = c.variant.target_info
         module = ttgir.read(c.stages.get(Stage.TTGIR, ""))
         measured = target.vendor.machine_code in c.stages
         lines = line_costs(c, live_registers, module) if measured else ()

@@ -318,11 +318,9 @@ def shared_buffers(k: Kernel) -> list[Finding]:
     }
     if not total or total <= min(limits.values()):
         return []
-    # Gluon pipelines nothing: its buffers are the kernel's own allocations, whatever num_stages says.
     gluon = k.c.kernel.language is Language.GLUON
-    stages = 1 if gluon else k.c.options.get("num_stages") or 1
-    allocs = [op for op in k.module.ops if op.name == _ALLOC and (ttgir.memdesc_bytes(op.text) or ("", 0))[1] >= 1024]
-    buffers = [_buffer(k, op, stages) for op in allocs]
+    stages = _stages(k)
+    buffers = shared_buffer_list(k)
     staged = sum(size for _, _, size, multiplied in buffers if multiplied)
     fits = [name for name, limit in limits.items() if total <= limit]
     over = [f"{name} ({kib(limit)})" for name, limit in limits.items() if total > limit]
@@ -349,6 +347,20 @@ def shared_buffers(k: Kernel) -> list[Finding]:
             what_if=(WhatIf("option", "num_stages", stages - 1),) if stages > 1 else (),
         )
     ]
+
+
+def _stages(k: Kernel) -> int:
+    """The copies of each pipelined tile: num_stages; Gluon pipelines nothing (its buffers are the kernel's
+    own allocations, whatever num_stages says)."""
+    return 1 if k.c.kernel.language is Language.GLUON else k.c.options.get("num_stages") or 1
+
+
+def shared_buffer_list(k: Kernel) -> list[tuple[int | None, str, int, bool]]:
+    """(line, description, bytes, multiplied by num_stages) of each shared buffer of 1 KiB or more, in
+    TTGIR order: what this finding lists, and what `fit` shows where shared memory is over a limit."""
+    stages = _stages(k)
+    allocs = [op for op in k.module.ops if op.name == _ALLOC and (ttgir.memdesc_bytes(op.text) or ("", 0))[1] >= 1024]
+    return [_buffer(k, op, stages) for op in allocs]
 
 
 def _buffer(k: Kernel, op: ttgir.Op, stages: int) -> tuple[int | None, str, int, bool]:

@@ -8,22 +8,31 @@ from pathlib import Path
 
 from ...analysis.captures import KernelFigures, KernelPair, pair
 from ...core.model import Budget, CheckEntry, VariantRequest
-from ...results.check import CheckResult, EntryOutcome
+from ...results.check import FIT, Broken, CheckResult, EntryOutcome
+from ...results.fit import NO_COMPILE, NO_FIT, Cell
 from ..check import against_baseline, against_budget
+from .fit import launched_fits
 from .folder import open_capture
 from .summaries import summaries
 
 
 def check_capture(
-    folder: Path, budgets: tuple[Budget, ...], baseline: Path | None, jobs: int, timeout: float
+    folder: Path,
+    budgets: tuple[Budget, ...],
+    baseline: Path | None,
+    jobs: int,
+    timeout: float,
+    fit_targets: tuple[str, ...] = (),
 ) -> CheckResult:
-    """Every compile of the capture held to the budgets (and the baseline); the result's notes name
-    the compiles without a counterpart in the baseline."""
+    """Every compile of the capture held to the budgets (and the baseline), and with `fit_targets` each
+    launched one compiled again for them and held to their limits; the result's notes name the
+    compiles without a counterpart in the baseline."""
     sides = [open_capture(folder)] + ([open_capture(baseline)] if baseline is not None else [])
+    fits, notes = launched_fits(sides[0], fit_targets, jobs, timeout) if fit_targets else ({}, ())
     read = summaries(sides, jobs, timeout, findings=True)
     mine = [read[(folder, e.metadata["hash"])] for e in sides[0].entries]
     counterparts: dict[str, KernelFigures | None] = {k.hash: None for k in mine}
-    notes = []
+    notes = list(notes)
     if baseline is not None:
         theirs = [read[(baseline, e.metadata["hash"])] for e in sides[1].entries]
         for p in pair(theirs, mine):
@@ -31,21 +40,31 @@ def check_capture(
                 counterparts[p.after.hash] = p.before
             if p.status in ("added", "removed"):
                 notes.append(_unpaired(p))
-    outcomes = [_outcome(k, budgets, baseline, counterparts[k.hash]) for k in mine]
+    outcomes = [_outcome(k, budgets, baseline, counterparts[k.hash], fits.get(k.hash, ())) for k in mine]
     return CheckResult(tuple(outcomes), tuple(notes))
 
 
-def _outcome(k: KernelFigures, budgets, baseline: Path | None, before: KernelFigures | None) -> EntryOutcome:
+def _outcome(k: KernelFigures, budgets, baseline: Path | None, before: KernelFigures | None, fits=()) -> EntryOutcome:
     found = k.findings or ()
     values = {**k.figures, "findings": len(found)}
     broken = [b for b in (against_budget(budget, values, found) for budget in budgets) if b]
     if before is not None:
         broken += against_baseline(before.figures, values, found)
+    broken += [_unfit(target, cell, k.reference) for target, cell in fits if cell.verdict in (NO_FIT, NO_COMPILE)]
     name = k.reference + (f" [{k.label}]" if k.label else "")
     entry = CheckEntry(
         name, VariantRequest(file=k.reference, kernel=k.name), budgets, str(baseline) if baseline else None
     )
     return EntryOutcome(entry, None, values, tuple(broken), found)
+
+
+def _unfit(target: str, cell: Cell, reference: str) -> Broken:
+    """A launched compile that would not launch on `target` (or not compile for it), as a broken check:
+    its buffers, and where to see which of its kernel's configs do fit there."""
+    folder, _, name = reference.partition("/:")
+    where = f"`tritonscope fit {folder}/ -k {name.partition('@')[0]} --targets {target}` shows which configs fit"
+    buffers = f"buffers: {'; '.join(cell.buffers)}; " if cell.buffers else ""
+    return Broken(FIT + target, None, f"{cell.verdict}: {cell.reason}", buffers + where)
 
 
 def _unpaired(p: KernelPair) -> str:

@@ -9,18 +9,22 @@ from pathlib import Path
 from ...analysis.artifacts import to_compilation
 from ...core.errors import UsageError
 from ...core.model import OPTION_NAMES, Artifacts, Compilation, KernelSpec, Variant
+from ...core.source import CachedKernel, cached_kernel
 from ...core.stages import Language
-from ...core.targets import TARGETS, Target
+from ...core.targets import Target, named
 from ...core.values import parse
 from ...results.cache import CacheEntry
 from .entries import artifact, artifact_text, as_published, capture_folder, find
 from .recorded import kernel_source, recorded_specialization
 
 
-def read_compilation(reference: str) -> Compilation:
-    """The Compilation of a cached kernel, from its artifacts alone: nothing is recompiled."""
-    entry, problems = find(reference)
-    return entry_compilation(entry, reference, problems)
+def read_compilation(kernel: CachedKernel | str) -> Compilation:
+    """The Compilation of a cached kernel, from its artifacts alone: nothing is recompiled. A str
+    is a `DIR/:NAME` reference."""
+    if isinstance(kernel, str):
+        kernel = cached_kernel(kernel)
+    entry, problems = find(kernel)
+    return entry_compilation(entry, kernel.given, problems)
 
 
 def entry_compilation(entry: CacheEntry, reference: str, problems: list[str] | None = None) -> Compilation:
@@ -36,9 +40,9 @@ def entry_parts(
     from ...triton_api.remarks import recorded_remarks
     from ...triton_api.tools import machine_code
 
-    if entry.target not in TARGETS:
+    target = named(entry.target)
+    if target is None:
         raise UsageError(f"{reference}: compiled for {entry.target}, which tritonscope has no limits for")
-    target = TARGETS[entry.target]
     if target.vendor.binary not in entry.stages:
         raise UsageError(f"{reference}: the entry has no binary ({target.vendor.binary})")
     binary = artifact(entry.path(target.vendor.binary))

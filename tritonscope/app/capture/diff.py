@@ -17,7 +17,6 @@ from ...analysis.diffing import StageDiff, normalized
 from ...core.errors import TritonscopeError, UsageError
 from ...core.model import Compilation, VariantRequest
 from ...core.stages import Stage
-from ...core.targets import TARGETS
 from ...isolate import pool
 from ...results.cache import CacheEntry
 from ...results.captures import CaptureDiffResult, Comparison
@@ -83,7 +82,7 @@ def _read(side: Capture, k: KernelFigures) -> tuple[dict[str, str], Compilation]
 
 
 def _stage_diffs(a: Compilation, b: Compilation, first: int, stages: tuple[Stage, ...] | None) -> list[StageDiff]:
-    shown = stages or (Stage.TTGIR, TARGETS[a.variant.target].vendor.machine_code)
+    shown = stages or (Stage.TTGIR, a.variant.target_info.vendor.machine_code)
     return [
         StageDiff(stage, first, first + 1, normalized(a, stage), normalized(b, stage))
         for stage in shown

@@ -15,6 +15,7 @@ from pathlib import Path
 from ...capture_hook import tritonscope_contract as contract
 from ...core import fileio, schemas
 from ...core.errors import KernelFileError, UsageError
+from ...core.source import CachedKernel
 from ...results.cache import CacheEntry
 from .logs import compile_records, launch_records
 
@@ -26,12 +27,6 @@ def default_dir() -> Path:
     from ...triton_api.runtime import cache_dir
 
     return cache_dir()
-
-
-def is_reference(given: str) -> bool:
-    """`DIR/:NAME` (or `DIR:NAME`) naming an entry of an existing directory."""
-    folder, sep, name = given.rpartition(":")
-    return bool(sep and name and not given.startswith("sample:") and Path(folder or ".").is_dir())
 
 
 def cache_root(folder: Path) -> Path:
@@ -94,17 +89,16 @@ def _entry(folder: Path, name: str, metadata: dict, specializations: dict, launc
     )
 
 
-def find(reference: str) -> tuple[CacheEntry, list[str]]:
+def find(kernel: CachedKernel) -> tuple[CacheEntry, list[str]]:
     """The newest entry a `DIR/:NAME` reference names, and the problems met reading DIR."""
-    folder, _, name = reference.rpartition(":")
-    folder_path = Path(folder or ".")
-    found, problems = scan(folder_path)
+    name = kernel.name
+    found, problems = scan(kernel.folder_path)
     candidates = [e for e in found if e.name == name]
     if not candidates:
         names = sorted({e.name for e in found})
         related = [p for p in problems if f"{name}.json" in p]
         raise KernelFileError(
-            f"no kernel named '{name}' in {folder_path}. Kernels there: {', '.join(names) or 'none'}"
+            f"no kernel named '{name}' in {kernel.folder_path}. Kernels there: {', '.join(names) or 'none'}"
             + "".join(f"\n  {p}" for p in related),
             hint="tritonscope cache list DIR shows them",
         )

@@ -12,7 +12,6 @@ from typing import Any
 from ...analysis import instruction_mix, normalize
 from ...core import launches
 from ...core.model import OPTION_NAMES, Compilation
-from ...core.targets import TARGETS
 from ...results.cache import CacheEntry
 from .recorded import kernel_source, recorded_specialization
 
@@ -28,7 +27,7 @@ def of(compilation: Compilation, findings: bool = True) -> dict[str, Any]:
     explained = explain_compilation(compilation, None, live=False)
     values = figures(explained)
     values.pop("findings", None)  # compared one by one, below
-    stage = TARGETS[compilation.variant.target].vendor.machine_code
+    stage = compilation.variant.target_info.vendor.machine_code
     text = compilation.stages.get(stage, "")
     mix = Counter(op.kind for _, op in instruction_mix.classify(stage, text))
     code = "\n".join(normalize.comparable(stage, text)) if text else ""

@@ -9,17 +9,18 @@ from pathlib import Path
 from ...core.errors import KernelFileError
 from ...core.model import VariantRequest
 from ...core.pysource import declared_constexprs
+from ...core.source import CachedKernel
 from ...core.values import parse
 from ...results.cache import CacheEntry
 from .entries import find
 from .recorded import kernel_source, recorded_specialization
 
 
-def source_request(reference: str) -> VariantRequest:
+def source_request(kernel: CachedKernel) -> VariantRequest:
     """A request that compiles a cached kernel again from its source file, as it was specialized:
     what `diff` and `passes`, which compile, start from when given `DIR/:NAME`."""
-    entry, _ = find(reference)
-    return entry_request(entry, reference)
+    entry, _ = find(kernel)
+    return entry_request(entry, kernel.given)
 
 
 def entry_request(entry: CacheEntry, reference: str) -> VariantRequest:

@@ -10,7 +10,7 @@ from ...capture_hook import tritonscope_contract as contract
 from ...core.autotune_rule import AutotuneRule
 from ...core.errors import UsageError
 from ...core.fileio import discard, prepare_output_dir, publish_output_dir
-from ...core.targets import resolve
+from ...core.targets import Target
 from ...isolate import Program
 from ...results.trace import TraceResult
 from .entries import entries
@@ -22,7 +22,7 @@ from .logs import answered_reads, stop_record
 class Simulation:
     """How the simulated GPU of `trace --target` answers what it cannot know."""
 
-    target: str
+    target: Target
     autotune: AutotuneRule | None = None  # which candidate each autotuned kernel launches
     on_read: str = "stop"  # a value read: "stop", or the number it is answered with
     debug: bool = False  # a stop writes the Python stack it was met in
@@ -44,7 +44,7 @@ def trace(
         raise UsageError(f"--launches {launches}: give 0 (record none) or more")
     if not command:
         raise UsageError("give the program to run after --, e.g. tritonscope trace -o run1/ -- python train.py")
-    device = resolve(simulation.target)[0].simulated_device() if simulation else None
+    device = simulation.target.simulated_device() if simulation else None
     staging = prepare_output_dir(out, force, protected)
     try:
         answers = (simulation.autotune, simulation.on_read, simulation.debug) if simulation else (None, "stop", False)

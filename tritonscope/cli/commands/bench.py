@@ -13,18 +13,13 @@ if TYPE_CHECKING:  # the command's import stays light: --help loads no result mo
     from ...results.bench import ReplayResult
 
 
-def is_reference(given: str) -> bool:
-    from ...app.capture.entries import is_reference as names_an_entry
-
-    return names_an_entry(given)
-
-
 def _replay(file: str, kernel: str | None, launch: str | None) -> ReplayResult:
     """bench DIR/:KERNEL, or bench FILE --launch DIR/:KERNEL: recorded launches timed, no run hooks."""
     from ...app.bench import replay, replay_file
+    from .. import argtypes
 
     with progress(f"replaying the launches recorded in {launch or file} on the GPU"):
-        return replay(file) if launch is None else replay_file(file, kernel, launch)
+        return replay(file) if launch is None else replay_file(file, kernel, argtypes.cached_kernel(launch))
 
 
 def _releases(file: str, kernel, vary, size, input_options, other):
@@ -148,11 +143,12 @@ def bench(
     """
     from ...app.bench import bench as run_bench
     from ...core.errors import UsageError
+    from ...core.source import CachedKernel
     from .. import argtypes
 
     if any(item.partition("=")[0].strip() == "triton" for item in vary or ()):
         return _releases(file, kernel, vary, size, input_options, launch or plot)
-    if launch or is_reference(file):
+    if launch or isinstance(argtypes.source(file), CachedKernel):
         if size or vary or space or input_options or plot:
             raise UsageError("--size, --vary, --input and --plot need run hooks; a recorded launch has its own shapes")
         return _replay(file, kernel, launch)

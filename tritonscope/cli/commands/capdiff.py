@@ -7,13 +7,14 @@ from pathlib import Path
 
 from ...core.errors import UsageError
 from ...core.model import VariantRequest
+from ...core.source import CaptureFolder
 from ..app import progress
 from ..output import Output
 
 
 def wants_captures(request: VariantRequest, other: str | None, html_out=None, configs: bool = False) -> bool:
     """A folder as FILE (not DIR/:NAME) means captures; a second folder needs the first."""
-    if Path(request.file).is_dir():
+    if isinstance(request.source, CaptureFolder):
         if html_out is not None or configs:
             raise UsageError(f"{request.file} is a capture: --html and --configs are for a kernel file's variants")
         return True
@@ -65,7 +66,7 @@ def _vary(folder: str, wanted, jobs: int, timeout: float):
 
 
 def _refuse_variant_flags(request: VariantRequest) -> None:
-    bare = VariantRequest(file=request.file, kernel=request.kernel)
+    bare = VariantRequest(file=request.file, kernel=request.kernel, source=request.source)
     given = [name for name, value in vars(request).items() if value != getattr(bare, name) and name != "target"]
     if given or request.target not in ("auto", None):
         raise UsageError(

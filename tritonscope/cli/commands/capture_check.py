@@ -12,29 +12,26 @@ from ..output import Output
 from .check_files import written_files
 
 
-def is_capture(request: VariantRequest | None) -> bool:
-    return request is not None and Path(request.file).is_dir()
-
-
-def check_capture(request: VariantRequest, budget, baseline, update: bool, project, junit, jobs, timeout):
+def check_capture(request: VariantRequest, budget, baseline, update: bool, project, junit, jobs, timeout, fit=None):
     from ...app.capture import check as capture_check
     from ...app.diff import worker_count
     from .. import argtypes
 
     budgets = argtypes.budgets(budget)
-    _refuse(request, budgets, baseline, update, project)
+    targets = argtypes.target_list(fit, "--fit") if fit is not None else ()
+    _refuse(request, budgets, baseline, update, project, targets)
     workers, notice = worker_count(jobs)
     if notice:
         say(notice, "yellow")
     with progress(f"checking the kernels of {request.file}"):
         result = capture_check.check_capture(
-            Path(request.file), tuple(budgets), baseline, workers, argtypes.timeout(timeout)
+            Path(request.file), tuple(budgets), baseline, workers, argtypes.timeout(timeout), targets
         )
     return Output(result, files=written_files(result, False, junit))
 
 
-def _refuse(request: VariantRequest, budgets, baseline, update: bool, project) -> None:
-    if request != VariantRequest(file=request.file):
+def _refuse(request: VariantRequest, budgets, baseline, update: bool, project, fit: tuple[str, ...]) -> None:
+    if request != VariantRequest(file=request.file, source=request.source):
         raise UsageError(f"{request.file} is a capture: variant flags do not apply to its kernels")
     if project is not None:
         raise UsageError("give a capture folder or --project, not both")
@@ -45,5 +42,5 @@ def _refuse(request: VariantRequest, budgets, baseline, update: bool, project) -
         )
     if baseline is not None and not baseline.is_dir():
         raise UsageError(f"--baseline {baseline}: checking a capture, the baseline is a capture folder too")
-    if not budgets and baseline is None:
-        raise UsageError("nothing to check: give --budget FIGURE<=VALUE or --baseline DIR0/")
+    if not budgets and baseline is None and not fit:
+        raise UsageError("nothing to check: give --budget FIGURE<=VALUE, --baseline DIR0/ or --fit TARGETS")

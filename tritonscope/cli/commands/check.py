@@ -5,6 +5,7 @@ from typing import Annotated
 
 import typer
 
+from ...core.errors import UsageError
 from ..app import command, progress, say
 from ..options import ClusterOpt, JsonOpt, TimeoutOpt, variant_flags
 from ..output import Output
@@ -38,6 +39,15 @@ ProjectOpt = Annotated[
 ]
 JunitOpt = Annotated[Path | None, typer.Option("--junit", metavar="FILE.xml", help="Also write a JUnit XML report.")]
 JobsOpt = Annotated[int | None, typer.Option("--jobs", "-j", help="Compile this many entries at once.")]
+FitOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--fit",
+        metavar="LIST",
+        help="Checking a capture: compile each launched kernel again for these targets (sm86,sm89) and fail "
+        "where it would not fit (OutOfResources at launch) or not compile.",
+    ),
+]
 
 
 @command()
@@ -50,6 +60,7 @@ def check(
     project: ProjectOpt = None,
     junit: JunitOpt = None,
     jobs: JobsOpt = None,
+    fit: FitOpt = None,
     json_out: JsonOpt = False,
     timeout: TimeoutOpt = 300.0,
     cluster: ClusterOpt = None,
@@ -80,15 +91,20 @@ def check(
 
       tritonscope check after/ --budget spills=0 --baseline before/ --junit report.xml
 
+      tritonscope check after/ --fit sm86,sm89     (fail on a launched kernel that would not fit an L4)
+
       tritonscope check --cluster ray://head:10001     (every entry, compiled on a Ray cluster)
     """
     from ...app.check import check as run_check
     from ...app.diff import worker_count
+    from ...core.source import CaptureFolder
     from .. import argtypes
-    from .capture_check import check_capture, is_capture
+    from .capture_check import check_capture
 
-    if is_capture(request):
-        return check_capture(request, budget, baseline, update_baseline, project, junit, jobs, timeout)
+    if request is not None and isinstance(request.source, CaptureFolder):
+        return check_capture(request, budget, baseline, update_baseline, project, junit, jobs, timeout, fit)
+    if fit is not None:
+        raise UsageError("--fit checks a capture folder's kernels; for a kernel file: tritonscope fit FILE --targets")
     entries = _entries(request, budget, baseline, project, update_baseline)
     workers, notice = worker_count(jobs)
     if notice:

@@ -16,5 +16,7 @@ def list_kernels(file: FileArg, target: TargetOpt = "auto", timeout: TimeoutOpt 
     tritonscope list 01-vector-add.py -t sm100
     """
     from ...app.catalog import list_kernels as find_kernels
+    from .. import argtypes
 
-    return find_kernels(file, target)
+    chosen = argtypes.target(target)  # an unknown --target is refused before the file is looked at
+    return find_kernels(argtypes.source(file), chosen)

@@ -47,20 +47,21 @@ def profile(
 
       tritonscope profile run1/:matmul_kernel          (a launch `trace` recorded, replayed)
     """
-    from ...app.capture.entries import is_reference
     from ...app.profile import profile as run_profile
     from ...app.profile import profile_captured
     from ...core.errors import UsageError
+    from ...core.source import CachedKernel
     from .. import argtypes
 
-    if is_reference(file):
+    source = argtypes.source(file)
+    if isinstance(source, CachedKernel):
         if size or vary or input_options or kernel:
             raise UsageError("-k, --size, --vary and --input need run hooks; a recorded launch has its own")
         with progress(f"replaying {file} under ncu"):
-            result = profile_captured(file, launch_number, argtypes.timeout(timeout))
+            result = profile_captured(source, launch_number, argtypes.timeout(timeout))
         return result
     sizes, launch = argtypes.size_list([size] if size else None), argtypes.launch_keywords(vary, "--vary")
     inputs = argtypes.launch_keywords(input_options, "--input")
     with progress(f"running {file} under ncu"):
-        result = run_profile(file, kernel, sizes[0] if sizes else None, launch, inputs, argtypes.timeout(timeout))
+        result = run_profile(source, kernel, sizes[0] if sizes else None, launch, inputs, argtypes.timeout(timeout))
     return result

@@ -37,8 +37,9 @@ def reproduce(
     """
     from ...app.reproduce import reproduce as make_script
     from ...core.launches import grid_text, tensor_shapes
+    from .. import argtypes
 
-    result = make_script(reference, launch)
+    result = make_script(argtypes.cached_kernel(reference), launch)
     script = _script(out or f"repro_{result.kernel}.py", force)
     shapes = tensor_shapes(result.launch) or "no tensors"
     say(f"launch {result.number} of {result.launches}: grid {grid_text(result.launch)}, {shapes}")

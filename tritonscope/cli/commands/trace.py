@@ -9,6 +9,7 @@ import typer
 from ...core.errors import UsageError
 from ..app import ENV, command, say
 from ..argtypes import autotune_rule, on_read_value
+from ..argtypes import target as parse_target
 from ..options import JsonOpt
 from ..output import Output
 
@@ -124,7 +125,7 @@ def _simulation(target: str | None, autotune: str | None, on_read: str):
     if target is None:
         return None
     rule = autotune_rule(autotune) if autotune is not None else None
-    return Simulation(target, rule, on_read_value(on_read), ENV.debug)
+    return Simulation(parse_target(target), rule, on_read_value(on_read), ENV.debug)
 
 
 def _program_stdout(json_out: bool):

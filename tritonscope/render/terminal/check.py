@@ -26,9 +26,10 @@ def figures_line(figures: dict) -> str:
 
 def _held(outcome) -> str:
     against_baseline = sum(1 for b in outcome.broken if b.limit.startswith("baseline"))
+    fits = sum(1 for b in outcome.broken if b.is_fit)
     parts = []
     if outcome.entry.budgets:
-        held = len(outcome.entry.budgets) - (len(outcome.broken) - against_baseline)
+        held = len(outcome.entry.budgets) - (len(outcome.broken) - against_baseline - fits)
         parts.append(f"{held} of {len(outcome.entry.budgets)} budgets hold")
     if outcome.entry.baseline:
         plural = "s" if against_baseline != 1 else ""
@@ -54,7 +55,12 @@ class CheckView(TerminalRenderer):
                 table.add_row(Text(""), Text(figures_line(outcome.figures), style="dim"))
             for broken in outcome.broken:
                 value = "none" if broken.value is None else f"{broken.value:g}"
-                table.add_row(Text(""), Text(f"{broken.figure} = {value}, limit {broken.limit}", style="yellow"))
+                said = (
+                    f"{broken.figure}: {broken.limit}"
+                    if broken.is_fit
+                    else f"{broken.figure} = {value}, limit {broken.limit}"
+                )
+                table.add_row(Text(""), Text(said, style="yellow"))
                 if broken.finding:
                     table.add_row(Text(""), Text(f"  ↳ {broken.finding}"))
             console.print(table)

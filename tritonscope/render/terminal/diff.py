@@ -10,7 +10,6 @@ from rich.text import Text
 
 from ...analysis.diffing import StageDiff
 from ...core.model import Compilation
-from ...core.targets import TARGETS
 from ...results.diff import DiffResult, Outcome
 from . import tables
 from .base import Terminal, TerminalRenderer, write_rows
@@ -148,7 +147,7 @@ class DiffView(TerminalRenderer):
         outcomes, terminal = list(result.outcomes), self.terminal
         first = next((o.compilation for o in outcomes if o.ok), None)
         if first is not None:
-            target = TARGETS[first.variant.target]
+            target = first.variant.target_info
             intro = f"{first.kernel.name} ({first.kernel.file}), {len(outcomes)} variants; first on {target.name}"
             console.print(Text(intro, style="dim"))
         lines = variant_legend(outcomes, terminal)

@@ -16,7 +16,6 @@ from ...analysis import linemap, normalize
 from ...core.backends import Backend
 from ...core.model import Compilation, InstructionMix, Resources
 from ...core.stages import Stage
-from ...core.targets import TARGETS
 from ...results.dump import DumpResult
 from .base import TerminalRenderer, write_rows
 from .code import CUT, Code, Segments, cells, clean, highlighted, listing_rows, pad, paint, rule
@@ -39,7 +38,7 @@ HINT_NAMES = {"D": "divisible by 16", "S": "in 32-bit range"}
 
 def header(c: Compilation) -> RenderableType:
     v = c.variant
-    target = TARGETS[v.target]
+    target = v.target_info
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold cyan", no_wrap=True)
     table.add_column()
@@ -256,7 +255,7 @@ class DumpView(TerminalRenderer):
         view = View(keep_loc=self.keep_loc, annotate=self.annotate, source_lines=result.source_lines)
         code = Code(self.terminal.width, self.terminal.color, self.wrap)
         console.print(header(c))
-        console.print(resource_table(c.resources, TARGETS[c.variant.target].vendor, c.partitions))
+        console.print(resource_table(c.resources, c.variant.target_info.vendor, c.partitions))
         if c.partitions:
             console.print(partition_table(c.partitions))
         if self.side_by_side:

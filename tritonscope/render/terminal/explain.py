@@ -11,7 +11,6 @@ from rich.text import Text
 from ...analysis.cost import LineCost, source_texts
 from ...analysis.findings import REMARK, Finding
 from ...core.stages import Stage
-from ...core.targets import TARGETS
 from ...results.explain import ExplainResult
 from .base import Terminal, TerminalRenderer, write_rows
 from .compile_time import compile_time_lines
@@ -41,7 +40,7 @@ class ExplainView(TerminalRenderer):
 
 def summary(c) -> Text:
     """The kernel's figures on one line: registers, spills, shared memory, occupancy, instructions."""
-    r, words = c.resources, TARGETS[c.variant.target].vendor.words
+    r, words = c.resources, c.variant.target_info.vendor.words
     occ = r.occupancy
     return Text(
         f"{r.registers} {words.registers} · {r.spills} spills · {r.shared_bytes:,} B {words.shared} · "
@@ -52,7 +51,7 @@ def summary(c) -> Text:
 
 
 def _legend(result: ExplainResult) -> Text:
-    machine = TARGETS[result.compilation.variant.target].vendor.machine_code.title
+    machine = result.compilation.variant.target_info.vendor.machine_code.title
     text = f"inst: {machine} instructions of each Python line, with a bar for its share of the busiest line"
     if result.live_registers:
         text += "; regs: the most registers live at once in them"

@@ -1,0 +1,251 @@
+"""`tritonscope fit` (issue 40): every autotune config compiled for every default target, judged
+against each target's limits, with real compiles. The kernel of tests/kernels/fit_limits.py has
+configs 2 KiB under, exactly at and 2 KiB over an H100's 227 KiB, 1 KiB over and 3 KiB under the
+99 KiB of Ampere and Ada; liger-kernel's autotuned kernels are the library corpus. The pruner fit
+writes is loaded and asked, target by target; a capture is fitted whole and gated by `check --fit`."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from cli_process import tritonscope
+from test_corpus_liger import liger_ops
+
+from tritonscope.analysis.fitting import FITS, NO_FIT
+from tritonscope.app.fit import DEFAULT_TARGETS, fit
+from tritonscope.app.sweep import Axis
+from tritonscope.cli.argtypes import budgets, check_dtype
+from tritonscope.core.model import VariantRequest
+from tritonscope.core.targets import TARGETS
+from tritonscope.render.registry import render
+
+LIMITS = Path(__file__).parent / "kernels" / "fit_limits.py"
+H100 = 232448  # 227 KiB: cudaDevAttrMaxSharedMemoryPerBlockOptin of an H100
+ADA = 101376  # 99 KiB: an L4's, an RTX 4090's, an A10's
+
+
+def load(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def limits():
+    """The near-limit kernel's 7 configs x the 8 default targets, compiled two at a time."""
+    result = fit(VariantRequest(file=str(LIMITS)), DEFAULT_TARGETS, [], (), jobs=2, timeout=600)
+    (kernel,) = result.kernels
+    return result, kernel
+
+
+def shared(kernel, row: int, target: str) -> int:
+    return kernel.cells[row][kernel.targets.index(target)].figures["shared"]
+
+
+def test_every_default_target_compiles_and_only_shared_memory_over_its_limit_does_not_fit(limits):
+    _, kernel = limits
+    assert kernel.targets == DEFAULT_TARGETS and len(kernel.rows) == 7
+    for row in kernel.cells:
+        for target, cell in zip(kernel.targets, row, strict=True):
+            assert cell.verdict in (FITS, NO_FIT), (target, cell)
+            over = cell.figures["shared"] > TARGETS[target].shared_limit
+            assert (cell.verdict == NO_FIT) == over, (target, cell)
+            assert cell.limit == ("shared memory" if over else None)
+            assert cell.figures["registers"] > 0 and (cell.figures["blocks_per_sm"] == 0) == over
+
+
+def test_the_h100s_227_kib_two_under_exactly_at_and_two_over(limits):
+    _, kernel = limits
+    hopper = [shared(kernel, row, "sm90") - H100 for row in range(4)]
+    assert hopper[:3] == [-2048, 0, 2048] and hopper[3] > 0
+    assert [c.verdict for c in kernel.column("sm90")[:4]] == [FITS, FITS, NO_FIT, NO_FIT]
+    # A B200 has the same 227 KiB, and sm100's pipeline takes 16 bytes more: the config at the H100's limit
+    # is 32 bytes over it.
+    assert [shared(kernel, row, "sm100") - H100 for row in range(3)] == [-2032, 32, 2080]
+    assert [c.verdict for c in kernel.column("sm100")[:4]] == [FITS, NO_FIT, NO_FIT, NO_FIT]
+    over = kernel.column("sm90")[2]
+    assert over.reason == "shared memory 229 KiB > 227 KiB per block"
+    # The buffers that make it up, as explain lists them: 7 stages of each tile, and W loaded once.
+    assert over.buffers == (
+        "line 47: 7x128x64xf16, nvmma_shared swizzle 128 = 112 KiB (7 stages x 16 KiB)",
+        "line 48: 7x64x128xf16, nvmma_shared swizzle 128 = 112 KiB (7 stages x 16 KiB)",
+        "line 44: 64x32xf16, nvmma_shared swizzle 64 = 4 KiB",
+    )
+    assert "111 registers, 0 spills, 225 KiB shared memory, 1 block per SM (12%)" == kernel.column("sm90")[0].reason
+
+
+def test_ampere_and_ada_at_99_kib_and_the_64_kib_of_a_t4_and_an_mi300x(limits):
+    _, kernel = limits
+    for target in ("sm86", "sm89"):  # one stage fewer than num_stages: 5 x 20 KiB, 6 x 16 KiB
+        assert [shared(kernel, row, target) - ADA for row in (4, 5)] == [1024, -3072]
+    for target in ("sm86", "sm89", "sm120"):  # sm120's pipeline takes 1 KiB more, on either side of the limit
+        assert [c.verdict for c in kernel.column(target)[4:6]] == [NO_FIT, FITS]
+    assert kernel.column("sm80")[4].verdict == FITS  # an A100's 163 KiB holds the 100 KiB
+    assert kernel.fitting("gfx942") == (6,)  # 64 KiB of LDS: only the small config
+    assert kernel.column("gfx942")[5].reason == "LDS 96 KiB > 64 KiB per block"
+    assert kernel.column("sm75")[6].verdict == FITS
+
+
+def test_the_buffers_are_the_ones_explain_lists(limits):
+    _, kernel = limits
+    report = json.loads(tritonscope("explain", LIMITS, "--config", "2", "--target", "sm90", "--json").stdout)
+    finding = next(f for f in report["findings"] if f["kind"] == "shared-memory-by-buffer")
+    for buffer in kernel.column("sm90")[2].buffers:
+        assert buffer in finding["evidence"]
+
+
+def test_the_matrix_reads_at_80_columns_and_says_why(limits):
+    result, kernel = limits
+    text = render(result, "terminal", width=80)
+    assert max(len(line) for line in text.splitlines()) <= 80
+    header = next(line for line in text.splitlines() if line.startswith("config"))
+    assert header.split() == ["config", *DEFAULT_TARGETS]
+    assert "#2 sm90, sm100: does not fit: shared memory 229 KiB > 227 KiB per block" in text
+    counts = next(line for line in text.splitlines() if line.startswith("fit "))
+    assert counts.split() == ["fit", "5/7", "3/7", "2/7", "2/7", "5/7", "4/7", "2/7", "1/7"]
+    assert "#1: BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, W_N=16, num_warps=8, num_stages=7" in text
+    narrow = render(result, "terminal", width=40)  # stacked: two targets a table
+    assert (
+        max(len(line) for line in narrow.splitlines() if not line.startswith(("#", "    ", "spec", "rN", "the"))) <= 40
+    )
+    document = json.loads(render(result, "json"))
+    assert document["kind"] == "fit" and document["kernels"][0]["fitting"]["sm90"] == [0, 1, 4, 5, 6]
+    cell = document["kernels"][0]["configs"][2]["cells"]["sm90"]
+    assert cell["verdict"] == NO_FIT and cell["figures"]["shared"] == H100 + 2048 and len(cell["buffers"]) == 3
+
+
+def test_the_written_pruner_keeps_exactly_the_configs_that_fit_each_target(limits, tmp_path):
+    result, kernel = limits
+    written = tmp_path / "tiled_matmul_fit.py"
+    written.write_text(render(result, "script"))
+    pruner = load(written, "tiled_matmul_fit")
+    configs = load(LIMITS, "fit_limits_kernel").tiled_matmul.configs
+    for target in kernel.targets:
+        kept = pruner.fitting(configs, target)
+        assert [configs.index(c) for c in kept] == list(kernel.fitting(target)), target
+    # A GPU the matrix lacks: by the limit its driver reports, against its vendor's nearest target below.
+    sm87 = [configs.index(c) for c in pruner.fitting(configs, "sm87", shared_limit=ADA)]
+    assert sm87 == list(kernel.fitting("sm86"))
+    assert pruner.fitting(configs, "gfx1201", shared_limit=65536) == configs  # nothing known: all kept
+    assert "prune_configs_by" in pruner.__doc__ and "a_ptr=*fp16" in pruner.__doc__
+    assert pruner.prune_configs.__code__.co_varnames[:2] == ("configs", "named_args")
+
+
+def test_the_command_line_writes_the_pruner_and_refuses_what_does_not_apply(tmp_path):
+    out = tmp_path / "prune.py"
+    run = tritonscope("fit", LIMITS, "--targets", "sm90,sm_86", "--emit-prune", out, "--json")
+    document = json.loads(run.stdout)
+    assert document["kernels"][0]["targets"] == ["sm90", "sm86"]
+    assert f"wrote {out}" in run.stderr and "FITS = {" in out.read_text()
+    assert "--targets, not --target" in tritonscope("fit", LIMITS, "-t", "sm90", expect=2).stderr
+    assert "unknown target 'sm42'" in tritonscope("fit", LIMITS, "--targets", "sm90,sm42", expect=2).stderr
+    assert "--config picks one" in tritonscope("fit", LIMITS, "--config", "1", expect=2).stderr
+    assert "fit holds registers" in tritonscope("fit", LIMITS, "--budget", "instructions<=10", expect=2).stderr
+
+
+def test_a_budget_on_spills_and_a_grid_for_a_kernel_without_configs():
+    request = VariantRequest(file="sample:matmul", constexprs=(("BLOCK_SIZE_M", 128),))
+    result = fit(request, ("sm75", "sm90"), [Axis("num_stages", (2, 3))], budgets(["spills=0"]), jobs=2, timeout=600)
+    (kernel,) = result.kernels
+    assert [row.label for row in kernel.rows] == [{"num_stages": "2"}, {"num_stages": "3"}]
+    t4 = kernel.column("sm75")
+    assert all(c.verdict == NO_FIT and c.limit == "budget" and c.figures["spills"] > 0 for c in t4)
+    assert t4[0].reason.startswith("spills ") and t4[0].reason.endswith("over --budget spills=0")
+    assert [c.verdict for c in kernel.column("sm90")] == [FITS, FITS]
+
+
+def test_liger_kernels_autotuned_configs_on_every_default_target():
+    """liger's DyT forward, its 18 autotune configs (elementwise: registers, no staged tiles) on each of the
+    8 default targets, specialized as liger launches it for a 4096-wide bf16 row."""
+    dyt = VariantRequest(
+        file=str(liger_ops() / "dyt.py"),
+        kernel="_dyt_fwd_kernel",
+        dtype=check_dtype("bf16"),
+        constexprs=(("HAVE_BETA", True), ("N", 4096)),
+    )
+    (kernel,) = fit(dyt, DEFAULT_TARGETS, [], (), jobs=2, timeout=600).kernels
+    assert len(kernel.rows) == 18 and kernel.rows[0].label == {"BLOCK_N": "1024", "num_warps": "4", "num_stages": "1"}
+    for target in DEFAULT_TARGETS:
+        column = kernel.column(target)
+        assert all(c.verdict == FITS and c.figures["registers"] > 0 for c in column), target
+        assert all(c.figures["shared"] <= TARGETS[target].shared_limit for c in column)
+
+
+AUTOTUNED_PROGRAM = """
+import torch, triton, triton.language as tl
+
+@triton.autotune(
+    configs=[
+        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}, num_stages=5, num_warps=4),
+        triton.Config({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, num_stages=3, num_warps=4),
+    ],
+    key=["M", "N", "K"],
+)
+@triton.jit
+def tile_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + rm[:, None] * K + (rk[None, :] + k))
+        b = tl.load(b_ptr + (rk[:, None] + k) * N + rn[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+@triton.jit
+def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=offsets < n), mask=offsets < n)
+
+a = torch.empty(256, 256, device="cuda", dtype=torch.float16)
+c = torch.empty(256, 256, device="cuda", dtype=torch.float32)
+tile_kernel[lambda meta: (256 // meta["BLOCK_M"], 256 // meta["BLOCK_N"])](a, a, c, 256, 256, 256)
+x = torch.empty(4096, device="cuda")
+copy_kernel[(4,)](x, torch.empty_like(x), 4096, BLOCK=1024)
+"""
+
+
+@pytest.fixture(scope="module")
+def capture(tmp_path_factory):
+    pytest.importorskip("torch")
+    folder = tmp_path_factory.mktemp("fit-capture")
+    program = folder / "program.py"
+    program.write_text(AUTOTUNED_PROGRAM)
+    tritonscope("trace", "--target", "sm90", "-o", folder / "out", "--", sys.executable, program)
+    return folder / "out"
+
+
+def test_a_capture_fitted_whole(capture):
+    document = json.loads(tritonscope("fit", capture, "--targets", "sm89,sm90", "--json", "-j", "2").stdout)
+    kernels = {k["kernel"]: k for k in document["kernels"]}
+    assert set(kernels) == {"tile_kernel", "copy_kernel"}
+    rows = kernels["tile_kernel"]["configs"]
+    assert sorted(tuple(r["label"].items()) for r in rows) == [
+        (("BLOCK_M", "128"), ("BLOCK_N", "128"), ("BLOCK_K", "64"), ("num_stages", "5")),
+        (("BLOCK_M", "64"), ("BLOCK_N", "64"), ("BLOCK_K", "32"), ("num_stages", "3")),
+    ]
+    big = next(r for r in rows if r["label"]["num_stages"] == "5")
+    small = next(r for r in rows if r["label"]["num_stages"] == "3")
+    assert big["launched"] and not small["launched"]  # the simulated autotuner kept the first
+    assert big["cells"]["sm89"]["verdict"] == NO_FIT and big["cells"]["sm90"]["verdict"] == FITS
+    assert small["cells"]["sm89"]["verdict"] == FITS
+    (copy,) = kernels["copy_kernel"]["configs"]
+    assert copy["launched"] and all(c["verdict"] == FITS for c in copy["cells"].values())
+    text = tritonscope("fit", capture, "--targets", "sm89", "-k", "tile_kernel", env={"COLUMNS": "80"}).stdout
+    assert "(launched)" in text and "does not fit: shared memory 128 KiB > 99 KiB per block" in text
+
+
+def test_check_fit_gates_a_capture_on_the_launched_configs(capture):
+    failed = tritonscope("check", capture, "--fit", "sm89", expect=1).stdout
+    assert "FAIL" in failed and "fit sm89: does not fit: shared memory 128 KiB > 99 KiB per block" in failed
+    assert f"tritonscope fit {capture}/ -k tile_kernel --targets sm89" in " ".join(failed.split())
+    assert "copy_kernel" in failed and "1 of 3 failed" in failed  # the timing-only candidate is not held
+    held = tritonscope("check", capture, "--fit", "sm90").stdout
+    assert "all 3 held their budgets" in held
+    assert "--fit checks a capture" in tritonscope("check", LIMITS, "--fit", "sm89", expect=2).stderr

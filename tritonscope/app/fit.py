@@ -1,0 +1,164 @@
+"""`tritonscope fit`: every autotune config of a kernel (or a --vary grid) compiled for every target,
+each judged against that target's limits: fits, does not fit (and why), does not compile.
+
+Each config x target is one compile, run by the executor (local workers, or Ray with --cluster) and
+judged where it ran (analysis/fitting.py), so only a verdict and a few figures come back. The compile
+reads the binary's resource listing, not its SASS; where shared memory is over the limit, the buffers
+that make it up are listed as `explain` lists them (analysis/findings/target.py). A capture folder
+(`trace -o DIR`) gives its kernels' compiles as the rows, each rebuilt from its record.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..analysis.fitting import checked_budgets, figures, judge
+from ..core.model import OPTION_NAMES, AutotuneConfig, Budget, VariantRequest
+from ..core.values import format_value
+from ..isolate import Executor, Task, pool
+from ..isolate import Outcome as TaskOutcome
+from ..results.fit import NO_COMPILE, Cell, ConfigRow, FitResult, KernelFit
+from ..triton_api import version
+from . import releases, sweep
+
+# A T4, an A100, an A10 or RTX 3090, an L4 or RTX 4090, an H100, a B200, an RTX 5090 and an MI300X.
+DEFAULT_TARGETS = ("sm75", "sm80", "sm86", "sm89", "sm90", "sm100", "sm120", "gfx942")
+NO_SASS = "SASS not read: fit judges the resource listing and the TTGIR"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One kernel's rows, each with the request that compiles it (for the first target)."""
+
+    kernel: str
+    file: str
+    specialization: str
+    rows: tuple[ConfigRow, ...]
+    requests: tuple[VariantRequest, ...]
+
+
+def fit(
+    request: VariantRequest,
+    targets: tuple[str, ...],
+    axes: list[sweep.Axis],
+    budgets: tuple[Budget, ...],
+    jobs: int,
+    timeout: float,
+    on_done: Callable[[Cell], None] | None = None,
+) -> FitResult:
+    """The matrix of one kernel of a file: its autotune configs (and --vary axes) x `targets`."""
+    checked_budgets(budgets)
+    with pool(jobs=jobs, timeout=timeout) as workers:
+        if request.triton is None:  # workers start while this process loads the kernel file
+            workers.warm(count=jobs, preload=sweep.COMPILE_MODULE)
+        plan = plan_file(replace(request, target=targets[0]), axes)
+        kernels = matrices([plan], targets, budgets, workers, on_done)
+    return FitResult(kernels, tuple(b.text for b in budgets), request.triton or version.installed())
+
+
+def plan_file(request: VariantRequest, axes: list[sweep.Axis]) -> Plan:
+    """The rows of a kernel file's kernel: its autotune configs times the --vary axes (a grid where it
+    has no configs; the variant as given where it has neither)."""
+    from .prepare import from_reference, prepare
+
+    request = from_reference(request)
+    prepared = prepare(request)
+    spec = prepared.kernel.spec
+    configs: list[AutotuneConfig | None] = list(spec.autotune_configs) or [None]
+    outcomes = sweep.expand(request, axes, spec, configs=bool(spec.autotune_configs), at_least=1)
+    combos = itertools.product(configs, *(a.values for a in axes))
+    rows = [_row(config, dict(zip([a.name for a in axes], values, strict=True))) for config, *values in combos]
+    specialization = " ".join(f"{k}={format_value(v)}" for k, v in prepared.variant.arguments.items())
+    requests = tuple(o.request for o in outcomes)
+    return Plan(spec.name, request.file, specialization, tuple(rows), requests)
+
+
+def _row(config: AutotuneConfig | None, varied: dict[str, Any]) -> ConfigRow:
+    values: dict[str, Any] = dict(config.constexprs) if config else {}
+    if config is not None:
+        values |= {o: getattr(config, o) for o in OPTION_NAMES if getattr(config, o) is not None}
+    values |= varied
+    # num_ctas=1 is every config's (Triton's default): kept to match a triton.Config by, not shown
+    label = {name: format_value(value) for name, value in values.items() if (name, value) != ("num_ctas", 1)}
+    return ConfigRow(label, values, config.index if config else None)
+
+
+def matrices(
+    plans: list[Plan],
+    targets: tuple[str, ...],
+    budgets: tuple[Budget, ...],
+    workers: Executor,
+    on_done: Callable[[Cell], None] | None = None,
+) -> tuple[KernelFit, ...]:
+    """Every plan's rows x targets, compiled in one run of the workers (all kernels share them)."""
+    requests = [replace(r, target=t) for plan in plans for r in plan.requests for t in targets]
+    cells: list[Cell | None] = [None] * len(requests)
+
+    def done(index: int, outcome: TaskOutcome) -> None:
+        cells[index] = cell = cell_of(outcome)
+        if on_done:
+            on_done(cell)
+
+    workers.run([_task(r, budgets) for r in requests], on_done=done)
+    finished = [cell for cell in cells if cell is not None]
+    if len(finished) != len(requests):
+        raise RuntimeError(f"the executor answered {len(finished)} of {len(requests)} compiles")
+    found, at = [], 0
+    for plan in plans:
+        grid = []
+        for _ in plan.rows:
+            grid.append(tuple(finished[at : at + len(targets)]))
+            at += len(targets)
+        found.append(KernelFit(plan.kernel, plan.file, plan.specialization, plan.rows, targets, tuple(grid)))
+    return tuple(found)
+
+
+def _task(request: VariantRequest, budgets: tuple[Budget, ...]) -> Task:
+    return releases.task(measure, (request, budgets), request.triton, (request.file,))
+
+
+def cell_of(outcome: TaskOutcome) -> Cell:
+    """A worker's cell, or a compile that failed as a cell that says why in one line."""
+    if outcome.ok:
+        return outcome.value
+    return Cell(NO_COMPILE, one_line(outcome.error or "failed"))
+
+
+def one_line(error: str) -> str:
+    """The compiler's reason in one line: the first line, without the `FILE:LINE: KERNEL does not compile
+    for TARGET:` that every cell of the column would repeat."""
+    first = error.strip().splitlines()[0] if error.strip() else "failed"
+    _, sep, rest = first.partition(" does not compile")
+    if sep:
+        first = rest.partition(": ")[2] or first
+    return first
+
+
+def measure(request: VariantRequest, budgets: tuple[Budget, ...]) -> Cell:
+    """In a worker: one config compiled for one target and judged there."""
+    from ..analysis.artifacts import read_resources
+    from .prepare import compile_undisassembled
+
+    compiled = compile_undisassembled(request)
+    resources = read_resources(compiled.target, compiled.artifacts)
+    metadata = compiled.artifacts.metadata
+    verdict = judge(compiled.target, resources, metadata["num_warps"], metadata.get("tmem_size"), budgets)
+    buffers = _buffers(compiled) if verdict.limit == "shared memory" else ()
+    return Cell(verdict.verdict, verdict.reason, figures(resources), verdict.limit, buffers)
+
+
+def _buffers(compiled) -> tuple[str, ...]:
+    """The shared buffers of a compile, largest first, as explain's shared-memory finding lists them."""
+    from ..analysis.artifacts import to_compilation
+    from ..analysis.findings import Kernel
+    from ..analysis.findings.target import shared_buffer_list
+
+    artifacts = compiled.artifacts
+    if compiled.target.backend == "cuda":  # the SASS was never read: said, so that none is expected
+        artifacts = replace(artifacts, notices=(*artifacts.notices, NO_SASS))
+    c = to_compilation(compiled.spec, compiled.variant, artifacts, compiled.target)
+    listed = sorted(shared_buffer_list(Kernel.of(c)), key=lambda buffer: -buffer[2])
+    return tuple(text for _, text, _, _ in listed)

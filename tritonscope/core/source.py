@@ -1,0 +1,151 @@
+"""What a kernel FILE argument names, parsed once where the request is made (`parse`).
+
+The five kinds of source, as a command line, a project file, the explorer or the agent server
+gives them:
+
+    path/to/kernels.py          KernelFile       a Python file of kernels
+    sample:NAME                 SampleKernel     a bundled sample
+    pkg.module[:KERNEL]         ModuleReference  a module on Python's path, not imported to find it
+    DIR/:NAME (or DIR:NAME)     CachedKernel     a compiled kernel of a Triton cache or a capture
+    DIR/                        CaptureFolder    a capture (`trace -o DIR`) or a Triton cache, whole
+
+Each keeps `given`, the text as typed: messages, command lines and JSON show it. A source is
+plain, hashable data that travels inside a VariantRequest to worker processes, other Triton
+releases' interpreters and Ray nodes, so what the disk says is settled here, where the request
+is made: a kernel file's and a module's path are absolute (a node moves paths under the files'
+folder to its copy of them), and whether DIR exists decides a cached kernel or a folder. A sample
+is found where it is loaded (another release's worker reaches the samples through a link to this
+package, a Ray node through its copy of it). A folder is kept as typed: the process that parsed
+it reads it.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import KernelFileError
+
+SAMPLE_PREFIX = "sample:"
+_DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
+class _Given:
+    given: str
+
+    def __str__(self) -> str:
+        return self.given
+
+
+@dataclass(frozen=True)
+class KernelFile(_Given):
+    """A Python file of kernels; it may not exist (loading it says so)."""
+
+    given: str
+    path: str  # absolute, resolved where the request was made
+
+
+@dataclass(frozen=True)
+class SampleKernel(_Given):
+    given: str
+    name: str  # core/samples.py finds its file where it is loaded
+
+
+@dataclass(frozen=True)
+class ModuleReference(_Given):
+    """`pkg.module` or `pkg.module:kernel`: the module's file, found on Python's path here."""
+
+    given: str
+    module: str
+    kernel: str | None
+    path: str  # absolute
+
+
+@dataclass(frozen=True)
+class CachedKernel(_Given):
+    given: str
+    folder: str  # as typed; "" for `:NAME` (the working folder)
+    name: str
+
+    @property
+    def folder_path(self) -> Path:
+        return Path(self.folder or ".")
+
+
+@dataclass(frozen=True)
+class CaptureFolder(_Given):
+    given: str
+
+    @property
+    def folder(self) -> Path:
+        return Path(self.given)
+
+
+Source = KernelFile | SampleKernel | ModuleReference | CachedKernel | CaptureFolder
+
+
+def parse(given: str) -> Source:
+    """The source a FILE argument names. Only a module reference that is on no path fails here;
+    a missing file, sample or cached kernel fails where it is read, with the command's own message."""
+    if given.startswith(SAMPLE_PREFIX):
+        return SampleKernel(given, given[len(SAMPLE_PREFIX) :])
+    folder, sep, name = given.rpartition(":")
+    if sep and name and Path(folder or ".").is_dir():
+        return CachedKernel(given, folder, name)
+    if Path(given).is_dir():
+        return CaptureFolder(given)
+    if _is_module_reference(given):
+        module, _, kernel = given.partition(":")
+        return ModuleReference(given, module, kernel or None, str(file_of(module)))
+    return KernelFile(given, _absolute(given))
+
+
+def in_folder(given: str, folder: Path) -> str:
+    """A FILE written in a file of FOLDER (a project's pyproject.toml): a path is relative to FOLDER,
+    a sample is as it is."""
+    return given if given.startswith(SAMPLE_PREFIX) else str(folder / given)
+
+
+def own_paths(given: Iterable[str]) -> list[Path]:
+    """The FILE arguments that are the user's own paths, not a bundled sample: what a run's
+    outputs may not replace."""
+    return [Path(g) for g in given if not g.startswith(SAMPLE_PREFIX)]
+
+
+def cached_kernel(given: str) -> CachedKernel:
+    """A DIR/:NAME argument of a command that takes only cached kernels (reproduce): DIR is read,
+    and said to be missing, by that command."""
+    folder, _, name = given.rpartition(":")
+    return CachedKernel(given, folder, name)
+
+
+def _absolute(given: str) -> str:
+    path = Path(given).expanduser()
+    try:
+        return str(path.resolve())
+    except (OSError, ValueError):  # a name no file has (a NUL in it): loading it says "no such file"
+        return str(path.absolute())
+
+
+def _is_module_reference(given: str) -> bool:
+    """`pkg.mod` or `pkg.mod:kernel`: a dotted name that is not a path to an existing file."""
+    module, _, kernel = given.partition(":")
+    dotted = bool(_DOTTED.fullmatch(module)) and (not kernel or kernel.isidentifier())
+    return dotted and "." in module and not Path(given).exists() and not module.endswith(".py")
+
+
+def file_of(module: str) -> Path:
+    """The file of a dotted module name, found on sys.path without importing anything."""
+    parts = module.split(".")
+    for entry in sys.path:
+        base = Path(entry or ".").joinpath(*parts)
+        for candidate in (base.with_name(base.name + ".py"), base / "__init__.py"):
+            if candidate.is_file():
+                return candidate.resolve()
+    raise KernelFileError(
+        f"no module {module} on Python's path (a module reference is pkg.module:kernel)",
+        hint="give the kernel file's path instead, or install the package in this environment",
+    )

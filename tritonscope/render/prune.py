@@ -1,0 +1,130 @@
+"""`fit --emit-prune FILE`: the matrix of one kernel written as a small Python module whose
+`prune_configs`, given to `@triton.autotune(prune_configs_by={"early_config_prune": ...})`, keeps
+exactly the configs fit found to fit the GPU a launch runs on. The module needs Triton, not tritonscope."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import __version__
+from ..core.errors import UsageError
+from ..core.targets import named
+from ..results.fit import FitResult, KernelFit
+
+_PLAIN = (bool, int, float, str, type(None))  # values written as Python literals; others are not compared
+
+_FUNCTIONS = '''
+
+def device_target():
+    """The target of the GPU this process launches on, by its capability: sm90 for an H100, gfx942 for an
+    MI300X."""
+    from triton.runtime import driver
+
+    target = driver.active.get_current_target()
+    return f"sm{target.arch}" if target.backend == "cuda" else str(target.arch).split(":")[0]
+
+
+def device_shared_limit():
+    """The shared memory (LDS) one block may use on this GPU, as Triton reads it (max_shared_mem)."""
+    from triton.runtime import driver
+
+    device = driver.active.get_current_device()
+    return driver.active.utils.get_device_properties(device)["max_shared_mem"]
+
+
+def fitting(configs, target, shared_limit=None):
+    """The configs (triton.Config) that fit `target`. For a target FITS lacks: those whose shared memory,
+    on the nearest NVIDIA target below it, is within `shared_limit`; all of them where neither is known."""
+    if target in FITS:
+        chosen = [CONFIGS[i] for i in FITS[target]]
+    else:
+        nearest = _nearest(target)
+        if nearest is None or shared_limit is None:
+            return list(configs)
+        chosen = [CONFIGS[i] for i, need in enumerate(SHARED[nearest]) if need is not None and need <= shared_limit]
+    return [config for config in configs if any(_matches(config, row) for row in chosen)]
+
+
+def prune_configs(configs, named_args, **kwargs):
+    """early_config_prune: the configs that fit the GPU this launch runs on."""
+    target = device_target()
+    kept = fitting(configs, target, None if target in FITS else device_shared_limit())
+    if not kept:
+        raise RuntimeError(
+            f"no autotune config of {KERNEL} fits {target}: each needs more than it has (tritonscope fit "
+            "shows why); add a smaller config"
+        )
+    return kept
+
+
+def _matches(config, row):
+    values = config.all_kwargs()
+    return all(name in values and values[name] == value for name, value in row.items())
+
+
+def _nearest(target):
+    """The NVIDIA target of SHARED with the highest capability at or below `target`'s (sm86 for an sm87)."""
+    if not target.startswith("sm") or not target[2:].isdigit():
+        return None
+    known = [name for name in SHARED if name.startswith("sm") and int(name[2:]) <= int(target[2:])]
+    return max(known, key=lambda name: int(name[2:]), default=None)
+'''
+
+
+class PruneRenderer:
+    def render(self, result: FitResult) -> str:
+        if len(result.kernels) != 1:
+            raise UsageError("--emit-prune writes one kernel's pruner: name the kernel with -k")
+        k = result.kernels[0]
+        return _header(k, result) + _tables(k) + _FUNCTIONS
+
+
+def _header(k: KernelFit, result: FitResult) -> str:
+    return (
+        f'"""The autotune configs of {k.kernel} that fit each GPU: a pruner for @triton.autotune.\n\n'
+        f"Written by tritonscope {__version__} (`tritonscope fit`) from {k.file}, compiled with Triton "
+        f"{result.triton_version}\nfor the kernel specialized as: {k.specialization or 'recorded'}\n"
+        "The shared memory a config needs depends on that specialization (the element types above all): run\n"
+        "fit again when it changes.\n\n"
+        f"    from {_module_hint(k)} import prune_configs\n\n"
+        '    @triton.autotune(configs=..., key=[...], prune_configs_by={"early_config_prune": prune_configs})\n'
+        '"""\n\n'
+        f"KERNEL = {k.kernel!r}\n"
+    )
+
+
+def _module_hint(k: KernelFit) -> str:
+    return f"{k.kernel.strip('_')}_fit"
+
+
+def _tables(k: KernelFit) -> str:
+    lines = ["", "# The configs fit compiled, by what tells them apart (a triton.Config's kwargs and options)."]
+    lines.append("CONFIGS = [")
+    lines += [f"    {_row(row.values)},  # {index}" for index, row in enumerate(k.rows)]
+    lines += ["]", "", "# For each target: the configs (indices into CONFIGS) that fit it.", "FITS = {"]
+    lines += [f"    {target!r}: {list(k.fitting(target))},  # {_described(k, target)}" for target in k.targets]
+    lines += ["}", "", "# The shared memory (bytes) each config needs on each target; None: it did not compile."]
+    lines += ["SHARED = {"]
+    for target in k.targets:
+        needs = [cell.figures.get("shared") for cell in k.column(target)]
+        lines.append(f"    {target!r}: {needs},")
+    return "\n".join([*lines, "}", ""])
+
+
+def _row(values: dict[str, Any]) -> str:
+    plain = {name: value for name, value in values.items() if isinstance(value, _PLAIN)}
+    return "{" + ", ".join(f"{name!r}: {value!r}" for name, value in plain.items()) + "}"
+
+
+def _described(k: KernelFit, target: str) -> str:
+    known = named(target)
+    if known is None:
+        return target
+    limit = known.shared_limit
+    words = known.vendor.words.shared
+    held = (
+        f"{limit // 1024} KiB of {words} per block"
+        if limit is not None
+        else f"{words} limit unknown: kept all that compile"
+    )
+    return f"{known.description}: {held}"

@@ -1,0 +1,77 @@
+"""The result of `fit`: which configs of a kernel fit which GPU, as a matrix of configs x targets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from ..analysis.fitting import FITS, NO_FIT, UNKNOWN
+from ..core.status import ExitStatus
+from .base import Result
+
+NO_COMPILE = "does not compile"
+VERDICTS = (FITS, NO_FIT, NO_COMPILE, UNKNOWN)
+__all__ = ["FITS", "NO_COMPILE", "NO_FIT", "UNKNOWN", "VERDICTS", "Cell", "ConfigRow", "FitResult", "KernelFit"]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One config compiled for one target: whether it fits, and why."""
+
+    verdict: str  # one of VERDICTS
+    reason: str  # one line: the figures; the limit and the figure against it; the compiler's reason
+    figures: dict[str, Any] = field(default_factory=dict)  # registers, spills, shared, occupancy ... (compiled)
+    limit: str | None = None  # what does not fit: shared memory, tensor memory, threads, registers, budget
+    buffers: tuple[str, ...] = ()  # the shared buffers, as explain lists them, where shared memory is over
+
+    @property
+    def fits(self) -> bool:
+        return self.verdict == FITS
+
+
+@dataclass(frozen=True)
+class ConfigRow:
+    """A row: one autotune config (or one point of a --vary grid, or one compile of a capture)."""
+
+    label: dict[str, str]  # what tells it apart from the others: BLOCK_SIZE_M=128, num_warps=8 ...
+    values: dict[str, Any]  # the same, typed: what a written pruner matches triton.Config's values against
+    index: int | None = None  # its autotune config's number (`--config N`), where it is one
+    launched: bool = False  # a capture's compile that the program launched
+
+    def describe(self) -> str:
+        return ", ".join(f"{k}={v}" for k, v in self.label.items()) or "as specialized"
+
+
+@dataclass(frozen=True)
+class KernelFit:
+    """One kernel's matrix: `cells[row][column]` for its rows and `targets`."""
+
+    kernel: str
+    file: str  # as the user named it (a sample, a path, DIR/:NAME)
+    specialization: str  # the flags it was compiled with, as `dump` takes them
+    rows: tuple[ConfigRow, ...]
+    targets: tuple[str, ...]
+    cells: tuple[tuple[Cell, ...], ...]
+
+    def column(self, target: str) -> tuple[Cell, ...]:
+        at = self.targets.index(target)
+        return tuple(row[at] for row in self.cells)
+
+    def fitting(self, target: str) -> tuple[int, ...]:
+        """The rows (by position) that fit `target`; where its limit is unknown, those that compiled."""
+        return tuple(i for i, cell in enumerate(self.column(target)) if cell.verdict in (FITS, UNKNOWN))
+
+
+@dataclass(frozen=True)
+class FitResult(Result):
+    kind: ClassVar[str] = "fit"
+    kernels: tuple[KernelFit, ...]
+    budgets: tuple[str, ...] = ()
+    triton_version: str = ""
+    notes: tuple[str, ...] = ()
+
+    @property
+    def exit_status(self) -> ExitStatus:
+        """FAILED only where nothing compiled at all: a config that does not fit is what fit reports."""
+        compiled = any(c.verdict != NO_COMPILE for k in self.kernels for row in k.cells for c in row)
+        return ExitStatus.SUCCESS if compiled else ExitStatus.FAILED
