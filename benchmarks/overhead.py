@@ -14,12 +14,12 @@ Run: python benchmarks/overhead.py [--runs N]
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
+
+import installed
 
 BARE_COMPILE = """
 import importlib.util, sys
@@ -49,11 +49,14 @@ HELP_MODULES = (
 )
 
 
+CPU: dict[tuple[str, ...], list[float]] = {}  # each command's CPU seconds, run by run
+
+
 def timed(command: list[str], cache: str, user_cache: str) -> float:
-    env = {**os.environ, "TRITON_CACHE_DIR": cache, "XDG_CACHE_HOME": user_cache, "COLUMNS": "120"}
-    started = time.perf_counter()
-    subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - started
+    env = installed.environ(TRITON_CACHE_DIR=cache, XDG_CACHE_HOME=user_cache, COLUMNS="120")
+    wall, cpu = installed.run(command, env)
+    CPU.setdefault(tuple(command), []).append(cpu)
+    return wall
 
 
 def paired(ours: list[str], base: list[str], runs: int, fresh_cache: bool, user_cache: str) -> tuple[float, float]:
@@ -85,7 +88,9 @@ def main() -> None:
         # as Triton does in every process, and keeps the hash in the user cache.
         with tempfile.TemporaryDirectory() as cold:
             first = timed(DUMP, cold, user_cache)
+        CPU.clear()
         rows.append(("dump --json, cold cache", *paired(DUMP, BARE, runs, True, user_cache), 1.2))
+        cold_cpu = statistics.median(CPU[tuple(DUMP)]), statistics.median(CPU[tuple(BARE)])
         rows.append(("dump --json, warm cache", *paired(DUMP, BARE, runs, False, user_cache), 1.5))
         rows.append(("--help", *paired(HELP, IMPORTS, runs, False, user_cache), None))
 
@@ -95,8 +100,11 @@ def main() -> None:
         print(f"{name:26} {ours:11.3f}s {base:9.3f}s {ours / base:6.2f}x  {verdict}")
     cold_base = rows[0][2]
     print(f"{'dump, first run ever':26} {first:11.3f}s {cold_base:9.3f}s {first / cold_base:6.2f}x  (one run)")
+    ours, base = cold_cpu
+    print(f"{'dump --json, cold, CPU':26} {ours:11.3f}s {base:9.3f}s {ours / base:6.2f}x  (process and its children)")
     print("baselines: a bare triton.compile of the same kernel; `python -c 'import typer, rich'` for --help")
     print("first run ever: empty Triton cache and no remembered triton_key (tritonscope hashes Triton once)")
+    print(installed.load())
 
     loaded = subprocess.run([sys.executable, "-c", HELP_MODULES], capture_output=True, text=True, check=True)
     print(f"modules --help imports among torch, triton, triton.compiler: {loaded.stdout.strip()}")

@@ -12,13 +12,14 @@ Run: python benchmarks/passes_time.py [--runs N]
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import installed
 
 UNROLLED = str(Path(__file__).parent.parent / "tests" / "kernels" / "static_unroll.py")
 KERNELS = {
@@ -30,7 +31,7 @@ PASSES = [sys.executable, "-m", "tritonscope", "passes", "--json"]
 
 def cold(command: list[str]) -> float:
     with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as user:
-        env = {**os.environ, "TRITON_CACHE_DIR": cache, "XDG_CACHE_HOME": user}
+        env = installed.environ(TRITON_CACHE_DIR=cache, XDG_CACHE_HOME=user)
         started = time.perf_counter()
         subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         return time.perf_counter() - started

@@ -15,12 +15,13 @@ Run: python benchmarks/render.py [--runs N] [--sample NAME]
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+import installed
 
 SCREEN = 60  # lines
 
@@ -50,7 +51,7 @@ def main() -> None:
     parser.add_argument("--sample", default="fused_attention")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "TRITON_CACHE_DIR": cache, "COLUMNS": "120"}
+        env = installed.environ(TRITON_CACHE_DIR=cache, COLUMNS="120")
         env.pop("NO_COLOR", None)
         terminal_env = {**env, "FORCE_COLOR": "1"}
         json_cmd, terminal_cmd = command(args.sample, True), command(args.sample, False)
@@ -67,7 +68,7 @@ def main() -> None:
     print(f"  --json:                          {json_s:.2f} s")
     print(f"  terminal (colour, 120 columns):  {terminal_s:.2f} s")
     print(f"  first screen of it:              {statistics.median(first_screens):.2f} s")
-    print(f"ratio terminal / --json: {terminal_s / json_s:.2f}x (target: at most 1.5x)")
+    print(f"ratio terminal / --json: {terminal_s / json_s:.2f}x (target: at most 1.5x); {installed.load()}")
 
 
 if __name__ == "__main__":

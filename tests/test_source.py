@@ -9,7 +9,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from tritonscope.isolate.cluster import relocate
 
 from tritonscope.app.prepare import prepare
 from tritonscope.core import targets
@@ -28,6 +27,7 @@ from tritonscope.core.source import (
     parse,
 )
 from tritonscope.core.stages import Stage
+from tritonscope.isolate.cluster import relocate
 
 
 @pytest.fixture

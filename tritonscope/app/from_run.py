@@ -14,6 +14,7 @@ import atexit
 import contextlib
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -116,10 +117,21 @@ def _run(command: list[str], env: dict[str, str], seconds: float, own_run: bool)
     with contextlib.ExitStack() as stack:
         cwd = stack.enter_context(own_working_folder()) if own_run else None
         try:
-            with Program(command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as p:
+            # The program's prompts go to a pipe: on a terminal its `input()` would wait unseen, so it
+            # reads nothing there (and ends in EOFError, said below); input piped to tritonscope is its.
+            stdin = subprocess.DEVNULL if _terminal_input() else None
+            pipe = subprocess.PIPE
+            with Program(command, env=env, cwd=cwd, text=True, stdin=stdin, stdout=pipe, stderr=pipe) as p:
                 return p.finish(seconds)
         except OSError as exc:
             raise UsageError(f"cannot run {command[0]}: {exc.strerror}") from None
+
+
+def _terminal_input() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (ValueError, OSError):  # closed
+        return False
 
 
 def _stopped_launch(folder: Path, request: VariantRequest) -> Launch:
@@ -166,9 +178,89 @@ def _not_reached(command, finished: Finished, request, path, stopped: str | None
             hint="add --on-read zero to go on past it with a stand-in value, or run a script that launches the "
             "kernel before it reads a result (-- python ...)",
         )
+    failure = program_failure(str(finished.stderr or ""))
+    if failure is not None:
+        return _failed(command, failure, request, path)
     tail = "\n".join(str(finished.stderr or "").strip().splitlines()[-_TAIL_LINES:])
     return KernelFileError(
         f"{_shown(command)} ended (exit {finished.returncode}) without reaching {_wanted(request, path)}"
         + (f"; it printed:\n{tail}" if tail else ""),
         hint="run the code that launches it after --, e.g. --from-run -- python bench.py, or name another launch",
     )
+
+
+@dataclass(frozen=True)
+class ProgramFailure:
+    """The last Python traceback a program printed, as one line of each thing a user needs."""
+
+    exception: str  # `EOFError: EOF when reading a line`, its first line only
+    file: str | None  # the program's own innermost line (not the standard library's or a package's)
+    line: int | None
+    code: str
+    thread: str | None  # `Thread-1 (work)` where a thread other than the main one failed
+
+
+_TRACEBACK = "Traceback (most recent call last):"
+_FRAME = re.compile(r'^  File "(?P<file>[^"]+)", line (?P<line>\d+)')
+_THREAD = re.compile(r"^Exception in thread (?P<name>.+?):$")
+
+
+def program_failure(stderr: str) -> ProgramFailure | None:
+    """The failure the program's last traceback tells of, or None where it printed none."""
+    lines = stderr.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith(_TRACEBACK)]
+    if not starts:
+        return None
+    start = starts[-1]
+    thread = _THREAD.match(lines[start - 1]) if start else None
+    frames: list[tuple[str, int, str]] = []
+    exception = ""
+    for index in range(start + 1, len(lines)):
+        frame = _FRAME.match(lines[index])
+        if frame:
+            code = lines[index + 1].strip() if index + 1 < len(lines) and lines[index + 1].startswith("    ") else ""
+            frames.append((frame["file"], int(frame["line"]), code))
+        elif lines[index] and not lines[index].startswith(" "):
+            exception = lines[index].strip()
+            break
+    own = next((f for f in reversed(frames) if _programs_own(f[0])), None)
+    file, line, code = own if own else (None, None, "")
+    return ProgramFailure(_first_sentence(exception), file, line, code, thread["name"] if thread else None)
+
+
+def _programs_own(file: str) -> bool:
+    """Whether a traceback's file is the program's, not Python's, a package's or tritonscope's."""
+    import sysconfig
+
+    if file.startswith("<"):
+        return False
+    libraries = {sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+    resolved = str(Path(file).resolve())
+    return not any(resolved.startswith(str(Path(folder).resolve())) for folder in libraries)
+
+
+def _first_sentence(text: str, limit: int = 160) -> str:
+    """An exception's line cut to its first sentence (torch's dispatcher errors run a page long)."""
+    sentence = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
+    return sentence if len(sentence) <= limit else sentence[: limit - 3] + "..."
+
+
+def _failed(command, failure: ProgramFailure, request, path) -> KernelFileError:
+    """The program failed before the launch: where (its own line), what, and what to do."""
+    where = f" at {failure.file}:{failure.line}" if failure.file else ""
+    where += f" ({failure.code})" if failure.file and failure.code else ""
+    who = f"a thread it started ({failure.thread})" if failure.thread else "it"
+    what = failure.exception.rstrip(".")
+    message = f"{_shown(command)}: {who} failed{where} before reaching {_wanted(request, path)}: {what}"
+    if failure.exception.startswith("EOFError"):
+        return KernelFileError(
+            message.replace("failed", "read standard input", 1),
+            hint="--from-run gives the program no terminal: pipe its input in (tritonscope ... --from-run "
+            "< input.txt), or run a script that launches the kernel without asking (--from-run -- python script.py)",
+        )
+    if failure.thread:
+        return KernelFileError(
+            message + "; the simulated GPU answers the program's main thread only",
+            hint="launch the kernel from the main thread, or run a script that does (--from-run -- python script.py)",
+        )
+    return KernelFileError(message, hint="fix the program, or run the code that launches it after --")

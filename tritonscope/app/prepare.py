@@ -6,6 +6,7 @@ passes child all go through it, so they specialize the same way.
 
 from __future__ import annotations
 
+import contextlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any
 
 from ..analysis import gluon_targets
 from ..analysis.artifacts import early_line_map, to_compilation
+from ..core import progress
 from ..core.errors import CompileError, UsageError
 from ..core.model import Artifacts, Compilation, KernelSpec, Variant, VariantRequest
 from ..core.source import CachedKernel
@@ -87,8 +89,38 @@ def compile_prepared(prepared: Prepared) -> Compilation:
     risky = _target_lacks(prepared)
     if risky:
         return _compile_isolated(prepared, risky)
-    artifacts = compile_variant(prepared.kernel, prepared.variant, prepared.target)
+    with (
+        _layouts_explained(prepared),
+        progress.step(f"compiling {prepared.kernel.spec.name} for {prepared.target.name}"),
+    ):
+        artifacts = compile_variant(prepared.kernel, prepared.variant, prepared.target)
     return _with_notices(to_compilation(prepared.kernel.spec, prepared.variant, artifacts, prepared.target), prepared)
+
+
+@contextlib.contextmanager
+def _layouts_explained(prepared: Prepared):
+    """A Gluon kernel that fails for a target whose warps have another number of lanes than its
+    layouts were written for (gfx942's 64 against 32) is told so: Triton's own error may be a bare
+    AssertionError deep in a reduction."""
+    try:
+        yield
+    except CompileError as exc:
+        target, spec = prepared.target, prepared.kernel.spec
+        if spec.language is not Language.GLUON:
+            raise
+        try:
+            source = Path(spec.file).read_text(errors="replace")
+        except OSError:
+            raise exc from None
+        wrong = gluon_targets.layouts_for_other_warps(source, target.warp_size)
+        if not wrong:
+            raise
+        raise CompileError(
+            f"{exc.message}\n{spec.file}: its layouts are written for another warp size than "
+            f"{target.name}'s {target.warp_size} threads per warp ({'; '.join(wrong)})",
+            hint=f"write the layouts for {target.warp_size} threads per warp (their threads_per_warp multiply "
+            f"to {target.warp_size}), or compile for a target whose warps have that many",
+        ) from exc
 
 
 def _target_lacks(prepared: Prepared) -> list[str]:
@@ -137,7 +169,8 @@ def compile_undisassembled(request: VariantRequest) -> Undisassembled:
     from ..triton_api.compiler import compile_variant
 
     prepared = prepare(request)
-    artifacts = compile_variant(prepared.kernel, prepared.variant, prepared.target, sass=False)
+    with _layouts_explained(prepared):
+        artifacts = compile_variant(prepared.kernel, prepared.variant, prepared.target, sass=False)
     return Undisassembled(prepared.kernel.spec, prepared.variant, prepared.target, artifacts, prepared.notices)
 
 

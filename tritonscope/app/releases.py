@@ -16,17 +16,13 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
-import importlib
-import importlib.metadata
 import inspect
 import os
 import re
 import shlex
 import shutil
-import socket
 import subprocess
 import sys
-import venv
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,6 +56,27 @@ class ReleaseEnv:
             return False
         found = self.path.glob("lib/python*/site-packages/triton-*.dist-info")
         return any(_padded(d.name.split("-")[1].removesuffix(".dist-info")) == _padded(self.release) for d in found)
+
+    def damage(self) -> str | None:
+        """What is wrong with a finished environment's Triton, read off its files (no process started):
+        its package deleted, or its library emptied or cut (a full disk, a hand that tidied up)."""
+        for site in self.path.glob("lib/python*/site-packages"):
+            if not any(site.glob("triton-*.dist-info")):
+                continue
+            package = site / "triton"
+            if not (package / "__init__.py").is_file():
+                return f"its triton package is missing ({package})"
+            libraries = sorted((package / "_C").glob("libtriton*.so"))
+            if not libraries:
+                return f"its libtriton.so is missing ({package / '_C'})"
+            for library in libraries:
+                try:
+                    with open(library, "rb") as file:
+                        if file.read(4) != b"\x7fELF":
+                            return f"{library} is empty or not a library"
+                except OSError as exc:
+                    return f"{library} cannot be read ({exc.strerror})"
+        return None
 
     def size_bytes(self) -> int:
         return sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file() and not f.is_symlink())
@@ -100,6 +117,7 @@ def installed_envs() -> list[ReleaseEnv]:
 
 
 def listing() -> EnvsListing:
+    _tidy()
     envs = tuple((e.release, e.path, e.size_bytes()) for e in installed_envs())
     return EnvsListing(envs_dir(), version.installed(), envs)
 
@@ -121,6 +139,12 @@ def python_for(release: str | None, on_progress: Progress | None = None) -> str 
         with _creating(env):  # one pip at a time per release and machine (a node's workers start together)
             if not env.ready:
                 create(env, on_progress)
+    damage = env.damage()
+    if damage is not None:  # its worker would fail to import Triton, taken for a bug in tritonscope
+        raise UsageError(
+            f"the environment of Triton {release} ({env.path}) is broken: {damage}",
+            hint=f"remove it and run again, which makes it afresh: tritonscope envs remove {release}",
+        )
     return str(env.python)
 
 
@@ -132,16 +156,32 @@ def _creating(env: ReleaseEnv):
     folder = os.open(envs_dir(), os.O_RDONLY)
     try:
         fcntl.flock(folder, fcntl.LOCK_EX)
+        _remove_abandoned_staging()  # no install runs now: every staging folder is a killed one's
         yield
     finally:
         os.close(folder)  # the lock goes with it
 
 
+def _tidy() -> None:
+    """The staging folders killed installs left, removed where no install runs now (else left to it)."""
+    if not envs_dir().is_dir():
+        return
+    folder = os.open(envs_dir(), os.O_RDONLY)
+    try:
+        fcntl.flock(folder, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        _remove_abandoned_staging()
+    except BlockingIOError:
+        pass  # an install is running
+    finally:
+        os.close(folder)
+
+
 def create(env: ReleaseEnv, on_progress: Progress | None = None) -> None:
     """Makes the environment in a staging folder and moves it into place once Triton is installed,
     so an interrupted or failed install leaves nothing half-made."""
+    import venv
+
     envs_dir().mkdir(parents=True, exist_ok=True)
-    _remove_abandoned_staging()
     staging = envs_dir() / f".{env.path.name}.new.{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
     try:
@@ -160,10 +200,11 @@ def create(env: ReleaseEnv, on_progress: Progress | None = None) -> None:
 
 def _remove_abandoned_staging() -> None:
     """The staging folders of installs whose tritonscope was killed outright (SIGKILL: nothing ran to
-    remove them): only those named as `create` names them, and only once their process is gone."""
+    remove them; a few hundred MB each), only those named as `create` names them. Called with the
+    environments' lock held, which every install holds: none of them is being written. Their process
+    id is not asked: in a fresh container a later run may have the killed one's."""
     for folder in envs_dir().glob(".triton-*.new.*"):
-        pid = folder.name.rpartition(".")[2]
-        if pid.isdigit() and folder.is_dir() and not folder.is_symlink() and not scratch.alive(int(pid)):
+        if folder.name.rpartition(".")[2].isdigit() and folder.is_dir() and not folder.is_symlink():
             shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -181,8 +222,11 @@ def _run_pip(command: list[str]) -> list[str]:
 
 def _pip_can_target() -> bool:
     """pip 24.1+ here can install into another environment (--python) with a raw progress bar."""
-    with contextlib.suppress(importlib.metadata.PackageNotFoundError):
-        return version.release_tuple(importlib.metadata.version("pip"))[:2] >= (24, 1)
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed_version
+
+    with contextlib.suppress(PackageNotFoundError):
+        return version.release_tuple(installed_version("pip"))[:2] >= (24, 1)
     return False
 
 
@@ -263,6 +307,8 @@ def on_node(release: str, function: str, here: str, args: tuple):
     is kept, so the node's next tasks of that release skip its start-up; it dies with this process
     (isolate's guarantee), so a task cancelled by force ends it too. The time limit is the driver's:
     it cancels the Ray task."""
+    import socket
+
     try:
         python = python_for(release)
     except UsageError as exc:  # said with the node's name: the driver's user reads it

@@ -30,6 +30,7 @@ from .. import __version__
 from ..core import fileio
 from ..core.errors import TritonscopeError
 from ..core.status import ExitStatus
+from . import status
 from .messages import progress, say  # noqa: F401 - the commands' `from ..app import say, progress`
 from .output import Output
 
@@ -95,18 +96,37 @@ def _main(
 @contextlib.contextmanager
 def _executor(cluster: str | None):
     """--cluster names where isolate's executor runs tasks for this command only; the command's
-    own code never looks (isolate.pool does)."""
+    own code never looks (isolate.pool does). An address read from TRITONSCOPE_CLUSTER is named
+    as that variable in every message about it: the user typed no --cluster."""
     from ..isolate import drive_cluster, use_cluster
+    from .argtypes import cluster_address
 
-    if cluster:
-        code = drive_cluster(cluster, ENV.stdout)  # Ray is driven by a child, which may end abruptly
-        if code is not None:
-            raise typer.Exit(code)
-    use_cluster(cluster)
+    named = _cluster_named(cluster) if cluster else None
     try:
+        if cluster and named:
+            cluster_address(cluster, named)
+            code = drive_cluster(cluster, ENV.stdout)  # Ray is driven by a child, which may end abruptly
+            if code is not None:
+                raise typer.Exit(code)
+        use_cluster(cluster)
         yield
+    except TritonscopeError as exc:
+        if named and not named.startswith("--"):
+            exc.message = exc.message.replace(f"--cluster {cluster}", named)
+        raise
     finally:
         use_cluster(None)
+
+
+CLUSTER_VARIABLE = "TRITONSCOPE_CLUSTER"
+
+
+def _cluster_named(cluster: str) -> str:
+    """How the user gave the cluster's address: `--cluster X`, or the variable it was read from."""
+    typed = any(arg == "--cluster" or arg.startswith("--cluster=") for arg in sys.argv[1:])
+    if typed or os.environ.get(CLUSTER_VARIABLE) != cluster:
+        return f"--cluster {cluster}"
+    return f"{CLUSTER_VARIABLE}={cluster} (from the environment)"
 
 
 def command(name: str | None = None, parent: typer.Typer = app, **settings):
@@ -136,7 +156,9 @@ def command(name: str | None = None, parent: typer.Typer = app, **settings):
                 if values.get("timeout") is not None:
                     limits.enter_context(_user_code_limit(values["timeout"]))
                 limits.enter_context(_executor(values.get("cluster")))
-                _finish(function(**values), ENV.fmt)
+                with status.shown():  # what runs, on a terminal, once it has run two seconds
+                    returned = function(**values)
+                _finish(returned, ENV.fmt)
 
         run.__signature__ = inspect.Signature(parameters)
         run.__annotations__ = {p.name: p.annotation for p in parameters}
@@ -298,6 +320,22 @@ def _terminate(signum, frame):
     raise Terminated(128 + signum)  # unwinds like Ctrl-C: workers killed, staging folders removed
 
 
+def _only_the_command_named(args: list[str]) -> None:
+    """typer builds the options of every registered command on each run (a tenth of a second for
+    twenty commands, in a run of `dump --json` that takes one and a half); a run naming a command
+    builds that one alone. Without one (`--help`, a typo) every command stays, for typer's listing."""
+    word = next((arg for arg in args if not arg.startswith("-")), None)
+    commands = [c for c in app.registered_commands if _name_of(c) == word]
+    groups = [g for g in app.registered_groups if g.name == word]
+    if commands or groups:
+        app.registered_commands, app.registered_groups = commands, groups
+
+
+def _name_of(command) -> str:
+    """A registered command's name as typer derives it: given, else its function's with dashes."""
+    return command.name or getattr(command.callback, "__name__", "").replace("_", "-")
+
+
 def main() -> None:
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(AttributeError, ValueError, OSError):
@@ -306,6 +344,7 @@ def main() -> None:
         signal.signal(signum, _terminate)
     from ..core import scratch
 
+    _only_the_command_named(sys.argv[1:])
     try:
         with scratch.run_folder():  # ptxas's and pip's temporary files, removed however the run ends
             app()

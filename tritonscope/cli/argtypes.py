@@ -34,6 +34,18 @@ def target_name(text: str) -> str:
     return targets.parse_name(text)
 
 
+def cluster_address(text: str, named: str) -> str:
+    """A Ray cluster's address as --cluster takes it: auto, HOST:PORT or ray://HOST:PORT; `named`
+    says where it came from (`--cluster X`, or the variable TRITONSCOPE_CLUSTER) in the message."""
+    host, _, port = text.strip().removeprefix("ray://").rpartition(":")
+    if text.strip() == "auto" or (host and port.isdigit() and 0 < int(port) < 65536):
+        return text.strip()
+    raise UsageError(
+        f"{named}: not a Ray cluster's address",
+        hint="give auto, HOST:PORT or ray://HOST:PORT (ray start --head prints it)",
+    )
+
+
 def target(text: str) -> targets.Target:
     """A --target of a command that compiles no request (list, trace): the target itself."""
     return targets.resolve(text)[0]

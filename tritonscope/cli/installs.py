@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import sys
 
+from . import status
 from .app import ENV
 from .messages import say, stderr_console
 
@@ -51,7 +52,7 @@ def _install_progress(release: str):
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn
 
     columns = (TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=stderr_console(), transient=True) as bar:
+    with status.paused(), Progress(*columns, console=stderr_console(), transient=True) as bar:
         task = bar.add_task(f"Triton {release}", total=None)
 
         def advance(done: int | None, total: int | None, line: str) -> None:

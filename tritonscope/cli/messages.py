@@ -1,10 +1,12 @@
-"""Lines to stderr for the person at the terminal: messages, and a spinner while long work runs."""
+"""Lines to stderr for the person at the terminal: messages, and what long work is doing (cli/status.py)."""
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import sys
+
+from ..core.progress import step
+from . import status
 
 
 @functools.cache
@@ -19,14 +21,13 @@ def say(message: str, style: str | None = None) -> None:
     """One line to stderr, styled where stderr is a terminal; user text is never read as markup."""
     from rich.text import Text
 
-    stderr_console().print(Text(message, style=style or ""), soft_wrap=True)
+    with status.paused():  # the status line, if shown, gives way to the message
+        stderr_console().print(Text(message, style=style or ""), soft_wrap=True)
 
 
 @contextlib.contextmanager
 def progress(message: str):
-    """A spinner on stderr while long work runs, only where stderr is a terminal."""
-    if sys.stderr.isatty():
-        with stderr_console().status(message, spinner="dots"):
-            yield
-    else:
-        yield
+    """Long work: the status line (cli/status.py) says `message` once it has run two seconds, on a
+    terminal only, with where the work is and that Ctrl-C stops it."""
+    with step(message) as entry:
+        yield entry  # its `detail` may say more as the work goes (`3 of 8 done`)

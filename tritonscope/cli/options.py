@@ -226,7 +226,8 @@ def request_from(flags: dict) -> VariantRequest:
     from ..app import releases
     from .installs import ensure_release
 
-    target = argtypes.target_name(flags.get("target") or "auto")  # an unknown --target fails here, before any work
+    given = flags.get("target")  # an empty one (`-t "$TARGET"`, the variable unset) is refused, not taken for auto
+    target = argtypes.target_name("auto" if given is None else given)  # an unknown --target fails here, before work
     release = releases.checked(flags["triton"]) if flags.get("triton") else None
     ensure_release(release)  # installed now, its download shown, if it is another release's first use
     source = argtypes.source(flags["file"])

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import re
 import signal
+import sys
 import sysconfig
 import threading
 import traceback
 from pathlib import Path
 
+from . import progress
 from .errors import UsageError
 
 USER_CODE_SECONDS: contextvars.ContextVar[float] = contextvars.ContextVar("user_code_seconds", default=300.0)
@@ -29,7 +32,25 @@ def user_code_limit(seconds: float):
 
 @contextlib.contextmanager
 def time_limit(what: str):
-    """Stops user code that runs past the limit, with a message; a no-op off the main thread."""
+    """Stops user code that runs past the limit, with a message (a no-op off the main thread); the
+    status line says `what` runs meanwhile, and where in the user's code it is."""
+    with progress.step(what, where=functools.partial(where_now, threading.get_ident())):
+        with _stopped_after(what):
+            yield
+
+
+def where_now(thread: int) -> str | None:
+    """`file:line` of the user's code a thread of this process runs now, or None."""
+    frame = sys._current_frames().get(thread)
+    frames: list[tuple[str, int | None]] = []
+    while frame is not None:
+        frames.append((frame.f_code.co_filename, frame.f_lineno))
+        frame = frame.f_back
+    return stuck_at(frames)
+
+
+@contextlib.contextmanager
+def _stopped_after(what: str):
     seconds = USER_CODE_SECONDS.get()
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
         yield

@@ -256,6 +256,10 @@ def parse_name(name: str) -> str:
     key = name.strip().lower().replace("_", "")
     if key == "auto" or key in TARGETS:
         return key
+    if not key:
+        raise UsageError(
+            "--target is empty (an unset variable in a script?)", hint=f"give one: {', '.join(TARGETS)}, or auto"
+        )
     raise UsageError(f"unknown target '{name}'. Valid targets: {', '.join(TARGETS)}, auto")
 
 

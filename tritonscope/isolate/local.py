@@ -28,11 +28,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from ..core import scratch
+from ..core import progress, scratch
 from ..core.limits import stuck_in_dump
 from ..core.status import ExitStatus
 from .tasks import Outcome, Task, cancelled
-from .worker import PRELOAD, RESULT_FD, STACK_FD, read_message, write_message
+from .worker import PARENT, PRELOAD, RESULT_FD, STACK_FD, read_message, write_message
 
 _POLL = 0.2  # seconds between looks at the time limits of the tasks in flight
 
@@ -92,20 +92,24 @@ class Workers:
         pending = list(enumerate(tasks))
         running: dict[LocalHandle, int] = {}  # handle -> task index
         try:
-            while pending or running:
-                while pending and len(running) < self.jobs:
-                    index, task = pending.pop(0)
-                    running[LocalHandle(self, task)] = index
-                for handle in _settled(list(running)):
-                    index = running.pop(handle)
-                    outcomes[index] = handle.result()
-                    if on_done:
-                        on_done(index, outcomes[index])  # type: ignore[arg-type]
+            with progress.step(None, where=lambda: _where_any(list(running))):  # for the status line
+                self._run(pending, running, outcomes, on_done)
         except BaseException:
             for handle in running:
                 handle.cancel()
             raise
         return outcomes  # type: ignore[return-value]
+
+    def _run(self, pending, running, outcomes, on_done) -> None:
+        while pending or running:
+            while pending and len(running) < self.jobs:
+                index, task = pending.pop(0)
+                running[LocalHandle(self, task)] = index
+            for handle in _settled(list(running)):
+                index = running.pop(handle)
+                outcomes[index] = handle.result()
+                if on_done:
+                    on_done(index, outcomes[index])
 
     def _take(self, python: str | None) -> _Worker:
         """An idle worker running that interpreter, else a new one (an idle worker of another is let go)."""
@@ -127,6 +131,15 @@ class Workers:
             self._submitted.discard(handle)
             if worker is not None:
                 self._idle.append(worker)
+
+
+def _where_any(handles: list[LocalHandle]) -> str | None:
+    """Where the user's code is in the first running task that says (its worker's stack)."""
+    for handle in handles:
+        where = handle.where()
+        if where:
+            return where
+    return None
 
 
 def _settled(handles: list[LocalHandle]) -> list[LocalHandle]:
@@ -152,6 +165,12 @@ class LocalHandle:
             self._worker.kill()
             raise
         self._started = time.monotonic()
+
+    def where(self) -> str | None:
+        """The user's file and line the task runs now, if it runs the user's code (None once ended)."""
+        if self._outcome is not None:
+            return None
+        return self._worker.where_stuck()
 
     def fileno(self) -> int:
         """The worker's result pipe (for select): readable once it answers or dies."""
@@ -215,6 +234,7 @@ class _Worker:
         # Where the worker writes its stack when asked (SIGUSR1), to say where a task was stuck.
         self._stack = tempfile.TemporaryFile()  # noqa: SIM115 - closed in kill()
         env = {**env, RESULT_FD: str(write_end), STACK_FD: str(self._stack.fileno()), "PYTHONFAULTHANDLER": ""}
+        env[PARENT] = str(os.getpid())
         if python is not None:  # another Triton release's environment
             env.update(_foreign_environment(env))
         self.process = subprocess.Popen(
@@ -224,6 +244,7 @@ class _Worker:
             stderr=stderr,
             env=env,
             pass_fds=(write_end, self._stack.fileno()),
+            start_new_session=True,  # a group of its own: killed, it takes ptxas and the like with it
         )
         os.close(write_end)
         self.results = read_end
@@ -251,9 +272,11 @@ class _Worker:
     def where_stuck(self) -> str | None:
         """The user's file and line the worker's task is running now (its stack, written by
         faulthandler on SIGUSR1, even from inside C code), or None if it does not say in time."""
-        if self.process.poll() is not None:
-            return None
-        with contextlib.suppress(OSError):
+        if self.process.poll() is not None or not _catches(self.process.pid, signal.SIGUSR1):
+            return None  # a worker still starting would be killed by the signal
+        with contextlib.suppress(OSError, ValueError):  # ValueError: closed by a kill in another thread
+            self._stack.seek(0)
+            self._stack.truncate()  # the stack written now alone (the worker writes at this offset)
             self.process.send_signal(signal.SIGUSR1)
             deadline = time.monotonic() + 1
             while time.monotonic() < deadline:
@@ -265,12 +288,27 @@ class _Worker:
         return None
 
     def kill(self) -> None:
+        """The worker and what it started (ptxas, a kernel file's children: its process group) end now."""
         if self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)  # the unreaped worker keeps its id theirs
             self.process.kill()
         self.process.wait()
         for stream in (self._stack, self._input, self._stream):
             with contextlib.suppress(OSError):
                 stream.close()
+
+
+def _catches(pid: int, signum: int) -> bool:
+    """Whether the process has a handler for the signal (Linux: its SigCgt mask), so that sending it
+    cannot end the process; True where that cannot be read."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("SigCgt:"):
+                return bool(int(line.split()[1], 16) >> (signum - 1) & 1)
+    except (OSError, ValueError, IndexError):
+        return True
+    return True
 
 
 def _foreign_environment(env: dict[str, str]) -> dict[str, str]:

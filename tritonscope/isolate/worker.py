@@ -23,6 +23,7 @@ from .tasks import Outcome, perform
 RESULT_FD = "TRITONSCOPE_RESULT_FD"  # the descriptor of the pipe the worker writes outcomes to
 PRELOAD = "TRITONSCOPE_PRELOAD"  # a module the worker imports before its first task
 STACK_FD = "TRITONSCOPE_STACK_FD"  # the file the worker writes its stack to on SIGUSR1
+PARENT = "TRITONSCOPE_WORKER_PARENT"  # the id of the process that started the worker
 _LENGTH = struct.Struct("<Q")
 _STACK_FILE: IO[str] | None = None  # kept open for faulthandler, which writes to it from a signal handler
 
@@ -45,12 +46,15 @@ def read_message(stream: IO[bytes]) -> Any:
 
 
 def _die_with_parent() -> None:
-    """Linux: the kernel kills this process when its parent dies, whatever killed the parent."""
+    """Linux: the kernel kills this process when its parent dies, whatever killed the parent. A parent
+    that died before that was asked (SIGTERM while this interpreter started) is seen by its id: an
+    orphan's parent is then init or a subreaper (a container's init, a supervisor), not pid 1 alone."""
     with contextlib.suppress(OSError, AttributeError):
         import ctypes
 
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    if os.getppid() == 1:
+    parent = os.environ.pop(PARENT, "")
+    if os.getppid() == 1 or (parent.isdigit() and os.getppid() != int(parent)):
         os._exit(1)
 
 

@@ -9,28 +9,28 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..analysis import linemap
-from ..analysis.findings import what_if_flags
 from ..core.model import SCHEMA_VERSION, Compilation, to_jsonable
-from ..results.bench import BenchResult, ReleaseTimings, ReplayResult
-from ..results.cache import CacheListing
-from ..results.captures import CaptureDiffResult
-from ..results.catalog import EnvsListing, KernelList, SamplesResult
-from ..results.check import CheckResult
-from ..results.diff import DiffResult
 from ..results.dump import DumpResult
-from ..results.explain import ExplainResult, ProfileResult
-from ..results.fit import FitResult
-from ..results.grid import GridResult
-from ..results.layout import LayoutListResult, LayoutResult, SharedLayoutResult
-from ..results.passes import PassesComparison, PassesResult
-from ..results.space import SpaceResult
-from ..results.trace import TraceResult
-from .json_captures import capture_diff_body
 from .registry import part
+
+if TYPE_CHECKING:  # the result types, named in annotations only: `dump --json` imports none of the others
+    from ..results.bench import BenchResult, ReleaseTimings, ReplayResult
+    from ..results.cache import CacheListing
+    from ..results.captures import CaptureDiffResult
+    from ..results.catalog import EnvsListing, KernelList, SamplesResult
+    from ..results.check import CheckResult
+    from ..results.diff import DiffResult
+    from ..results.explain import ExplainResult, ProfileResult
+    from ..results.fit import FitResult
+    from ..results.grid import GridResult
+    from ..results.layout import LayoutListResult, LayoutResult, SharedLayoutResult
+    from ..results.passes import PassesComparison, PassesResult
+    from ..results.space import SpaceResult
+    from ..results.trace import TraceResult
 
 
 def envelope(kind: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -270,6 +270,8 @@ class JsonRenderer:
         return {"ok": r.ok, "exit_code": r.exit_code, "entries": entries, "notes": list(r.notes)}
 
     def capture_diff(self, r: CaptureDiffResult):
+        from .json_captures import capture_diff_body
+
         return capture_diff_body(r)
 
     def release_timings(self, r: ReleaseTimings):
@@ -320,6 +322,8 @@ def line_body(cost) -> dict[str, Any]:
 
 
 def finding_body(f) -> dict[str, Any]:
+    from ..analysis.findings import what_if_flags
+
     return {
         "kind": f.kind,
         "line": f.line,

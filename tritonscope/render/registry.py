@@ -11,87 +11,101 @@ HTML) is named with the part that draws this one, "module:Class.part": the row i
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator, Mapping
 from typing import Any, Literal
-
-from ..results.bench import BenchResult, ReleaseTimings, ReplayResult
-from ..results.cache import CacheListing
-from ..results.captures import CaptureDiffResult
-from ..results.catalog import EnvsListing, KernelList, SamplesResult
-from ..results.check import CheckResult
-from ..results.diff import DiffResult
-from ..results.dump import CompareResult, DumpResult
-from ..results.explain import ExplainResult, ProfileResult, ReportResult
-from ..results.fit import FitResult
-from ..results.grid import GridResult
-from ..results.layout import LayoutListResult, LayoutResult, SharedLayoutResult
-from ..results.passes import PassesComparison, PassesResult
-from ..results.space import SpaceResult
-from ..results.trace import ReproduceResult, TraceResult
 
 Format = Literal["terminal", "json", "html", "files", "junit", "plot", "script"]
 
 _JSON = "tritonscope.render.json:JsonRenderer."
 _HTML = "tritonscope.render.html:HtmlReport."
 _VIEWS = "tritonscope.render.terminal."
+_R = "tritonscope.results."  # result types are named, not imported: a command imports its own alone
 
-RENDERERS: dict[tuple[type, Format], str] = {
-    (SamplesResult, "terminal"): _VIEWS + "samples:SamplesView",
-    (KernelList, "terminal"): _VIEWS + "listing:ListingView",
-    (DumpResult, "terminal"): _VIEWS + "dump:DumpView",
-    (DumpResult, "html"): _HTML + "dump",
-    (DumpResult, "files"): "tritonscope.render.files:FilesRenderer",
-    (CompareResult, "terminal"): _VIEWS + "compare:CompareView",
-    (DiffResult, "terminal"): _VIEWS + "diff:DiffView",
-    (DiffResult, "html"): _HTML + "diff",
-    (PassesResult, "terminal"): _VIEWS + "passes:PassesView",
-    (PassesResult, "html"): _HTML + "passes",
-    (PassesComparison, "terminal"): _VIEWS + "passes:PassesComparisonView",
-    (EnvsListing, "terminal"): _VIEWS + "envs:EnvsView",
-    (GridResult, "terminal"): _VIEWS + "grid:GridView",
-    (LayoutResult, "terminal"): _VIEWS + "layout:LayoutView",
-    (LayoutListResult, "terminal"): _VIEWS + "layout:LayoutListView",
-    (SharedLayoutResult, "terminal"): _VIEWS + "layout:SharedLayoutView",
-    (BenchResult, "terminal"): _VIEWS + "bench:BenchView",
-    (BenchResult, "plot"): "tritonscope.render.plot:PlotRenderer",
-    (ReplayResult, "terminal"): _VIEWS + "replay:ReplayView",
-    (CacheListing, "terminal"): _VIEWS + "cache:CacheView",
-    (ExplainResult, "terminal"): _VIEWS + "explain:ExplainView",
-    (ReportResult, "html"): _HTML + "report",
-    (ProfileResult, "terminal"): _VIEWS + "profile:ProfileView",
-    (CheckResult, "terminal"): _VIEWS + "check:CheckView",
-    (CheckResult, "junit"): "tritonscope.render.junit:JunitReport",
-    (CaptureDiffResult, "terminal"): _VIEWS + "captures:CaptureDiffView",
-    (ReleaseTimings, "terminal"): _VIEWS + "bench_releases:ReleaseTimingsView",
-    (SpaceResult, "terminal"): _VIEWS + "space:SpaceView",
-    (ReproduceResult, "script"): "tritonscope.render.script:ScriptRenderer",
-    (FitResult, "terminal"): _VIEWS + "fit:FitView",
-    (FitResult, "script"): "tritonscope.render.prune:PruneRenderer",  # fit --emit-prune: the pruner module
+_ROWS: dict[tuple[str, Format], str] = {
+    (_R + "catalog:SamplesResult", "terminal"): _VIEWS + "samples:SamplesView",
+    (_R + "catalog:KernelList", "terminal"): _VIEWS + "listing:ListingView",
+    (_R + "dump:DumpResult", "terminal"): _VIEWS + "dump:DumpView",
+    (_R + "dump:DumpResult", "html"): _HTML + "dump",
+    (_R + "dump:DumpResult", "files"): "tritonscope.render.files:FilesRenderer",
+    (_R + "dump:CompareResult", "terminal"): _VIEWS + "compare:CompareView",
+    (_R + "diff:DiffResult", "terminal"): _VIEWS + "diff:DiffView",
+    (_R + "diff:DiffResult", "html"): _HTML + "diff",
+    (_R + "passes:PassesResult", "terminal"): _VIEWS + "passes:PassesView",
+    (_R + "passes:PassesResult", "html"): _HTML + "passes",
+    (_R + "passes:PassesComparison", "terminal"): _VIEWS + "passes:PassesComparisonView",
+    (_R + "catalog:EnvsListing", "terminal"): _VIEWS + "envs:EnvsView",
+    (_R + "grid:GridResult", "terminal"): _VIEWS + "grid:GridView",
+    (_R + "layout:LayoutResult", "terminal"): _VIEWS + "layout:LayoutView",
+    (_R + "layout:LayoutListResult", "terminal"): _VIEWS + "layout:LayoutListView",
+    (_R + "layout:SharedLayoutResult", "terminal"): _VIEWS + "layout:SharedLayoutView",
+    (_R + "bench:BenchResult", "terminal"): _VIEWS + "bench:BenchView",
+    (_R + "bench:BenchResult", "plot"): "tritonscope.render.plot:PlotRenderer",
+    (_R + "bench:ReplayResult", "terminal"): _VIEWS + "replay:ReplayView",
+    (_R + "cache:CacheListing", "terminal"): _VIEWS + "cache:CacheView",
+    (_R + "explain:ExplainResult", "terminal"): _VIEWS + "explain:ExplainView",
+    (_R + "explain:ReportResult", "html"): _HTML + "report",
+    (_R + "explain:ProfileResult", "terminal"): _VIEWS + "profile:ProfileView",
+    (_R + "check:CheckResult", "terminal"): _VIEWS + "check:CheckView",
+    (_R + "check:CheckResult", "junit"): "tritonscope.render.junit:JunitReport",
+    (_R + "captures:CaptureDiffResult", "terminal"): _VIEWS + "captures:CaptureDiffView",
+    (_R + "bench:ReleaseTimings", "terminal"): _VIEWS + "bench_releases:ReleaseTimingsView",
+    (_R + "space:SpaceResult", "terminal"): _VIEWS + "space:SpaceView",
+    (_R + "trace:ReproduceResult", "script"): "tritonscope.render.script:ScriptRenderer",
+    (_R + "fit:FitResult", "terminal"): _VIEWS + "fit:FitView",
+    (_R + "fit:FitResult", "script"): "tritonscope.render.prune:PruneRenderer",  # fit --emit-prune: the pruner module
     # Every result but a page and a script has a JSON document (docs/json-schema.md), drawn by the
     # part of render/json.py named here.
-    (SamplesResult, "json"): _JSON + "samples",
-    (KernelList, "json"): _JSON + "kernel_list",
-    (DumpResult, "json"): _JSON + "dump",
-    (CompareResult, "json"): _JSON + "dump",
-    (DiffResult, "json"): _JSON + "diff",
-    (PassesResult, "json"): _JSON + "passes",
-    (PassesComparison, "json"): _JSON + "passes_compare",
-    (EnvsListing, "json"): _JSON + "envs",
-    (TraceResult, "json"): _JSON + "trace",
-    (GridResult, "json"): _JSON + "grid",
-    (LayoutResult, "json"): _JSON + "layout",
-    (LayoutListResult, "json"): _JSON + "layout_list",
-    (SharedLayoutResult, "json"): _JSON + "shared_layout",
-    (BenchResult, "json"): _JSON + "bench",
-    (ReplayResult, "json"): _JSON + "replay",
-    (CacheListing, "json"): _JSON + "cache",
-    (ExplainResult, "json"): _JSON + "explain",
-    (ProfileResult, "json"): _JSON + "profile",
-    (CheckResult, "json"): _JSON + "check",
-    (CaptureDiffResult, "json"): _JSON + "capture_diff",
-    (SpaceResult, "json"): _JSON + "space",
-    (ReleaseTimings, "json"): _JSON + "release_timings",
-    (FitResult, "json"): _JSON + "fit",
+    (_R + "catalog:SamplesResult", "json"): _JSON + "samples",
+    (_R + "catalog:KernelList", "json"): _JSON + "kernel_list",
+    (_R + "dump:DumpResult", "json"): _JSON + "dump",
+    (_R + "dump:CompareResult", "json"): _JSON + "dump",
+    (_R + "diff:DiffResult", "json"): _JSON + "diff",
+    (_R + "passes:PassesResult", "json"): _JSON + "passes",
+    (_R + "passes:PassesComparison", "json"): _JSON + "passes_compare",
+    (_R + "catalog:EnvsListing", "json"): _JSON + "envs",
+    (_R + "trace:TraceResult", "json"): _JSON + "trace",
+    (_R + "grid:GridResult", "json"): _JSON + "grid",
+    (_R + "layout:LayoutResult", "json"): _JSON + "layout",
+    (_R + "layout:LayoutListResult", "json"): _JSON + "layout_list",
+    (_R + "layout:SharedLayoutResult", "json"): _JSON + "shared_layout",
+    (_R + "bench:BenchResult", "json"): _JSON + "bench",
+    (_R + "bench:ReplayResult", "json"): _JSON + "replay",
+    (_R + "cache:CacheListing", "json"): _JSON + "cache",
+    (_R + "explain:ExplainResult", "json"): _JSON + "explain",
+    (_R + "explain:ProfileResult", "json"): _JSON + "profile",
+    (_R + "check:CheckResult", "json"): _JSON + "check",
+    (_R + "captures:CaptureDiffResult", "json"): _JSON + "capture_diff",
+    (_R + "space:SpaceResult", "json"): _JSON + "space",
+    (_R + "bench:ReleaseTimings", "json"): _JSON + "release_timings",
+    (_R + "fit:FitResult", "json"): _JSON + "fit",
 }
+
+
+def _name(result_type: type) -> str:
+    return f"{result_type.__module__}:{result_type.__qualname__}"
+
+
+class _Renderers(Mapping):
+    """The table as (result type, format) -> renderer: a result type is imported only when the table
+    is walked whole (tests, docs), never to draw one result."""
+
+    def __getitem__(self, key: tuple[type, Format]) -> str:
+        result_type, fmt = key
+        return _ROWS[(_name(result_type), fmt)]
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, tuple) and len(key) == 2 and (_name(key[0]), key[1]) in _ROWS
+
+    def __iter__(self) -> Iterator[tuple[type, Format]]:
+        for name, fmt in _ROWS:
+            module, _, cls = name.partition(":")
+            yield getattr(importlib.import_module(module), cls), fmt
+
+    def __len__(self) -> int:
+        return len(_ROWS)
+
+
+RENDERERS: Mapping[tuple[type, Format], str] = _Renderers()
 
 
 def _row(result_type: type, fmt: Format) -> tuple[str, str, str | None]:

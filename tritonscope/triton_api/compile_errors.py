@@ -86,6 +86,8 @@ def frontend_error(exc: CompilationError, kernel) -> CompileError:
     innermost = chain[-1]
     cause = innermost.__cause__
     message = innermost.error_message or (f"{type(cause).__name__}: {cause}" if cause else "")
+    if cause is not None and not str(cause).strip() and message.strip() == f"{type(cause).__name__}:":
+        message = f"{type(cause).__name__} (a check inside Triton, which gives no reason)"
     # Triton stores some errors as their repr, e.g. NameError('x is not defined').
     message = re.sub(r"^(\w+Error)\((['\"])(.*)\2\)$", r"\1: \3", message.strip(), flags=re.DOTALL)
     locations = [_locate(error, kernel) for error in reversed(chain)]

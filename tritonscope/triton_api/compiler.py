@@ -20,7 +20,7 @@ import triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import CompilationError, make_backend
 
-from ..core import fileio, schemas
+from ..core import fileio, progress, schemas
 from ..core.errors import CompileError, UsageError
 from ..core.model import Artifacts, Variant
 from ..core.targets import Target
@@ -30,6 +30,7 @@ from . import compile_errors, cubins, version
 from . import kernels as triton_kernels
 from .remarks import REMARKS_UNKNOWN, StderrCapture, record_remarks, recorded_remarks, remarks_on
 from .shims import (
+    STAGE_HOOKS,
     cache_key_extras,
     compile_options,
     gpu_target,
@@ -177,6 +178,8 @@ def _pass_on(text: str) -> None:
 def _source(kernel, variant: Variant, target: Target):
     """(Triton's ASTSource for the variant, the backend), with the options checked."""
     remember_triton_key()
+    if _stage_said not in STAGE_HOOKS:
+        STAGE_HOOKS.append(_stage_said)
     install_stages_hook()
     quiet_half_built_kernels()
     if release_tuple(triton.__version__)[:2] < target.since:
@@ -198,6 +201,19 @@ def _source(kernel, variant: Variant, target: Target):
     attrs = {(params.index(name),): backend.parse_attr(hint) for name, hint in variant.hints.items() if hint}
     source_class = triton_kernels.source_class(kernel.jit)  # Gluon's own for @gluon.jit
     return source_class(kernel.jit, dict(variant.signature), constants, attrs), backend
+
+
+def _stage_said(stages: dict) -> None:
+    """Each stage of the pipeline says it runs (`stage 3 of 5 (llir)`), for the status line."""
+    names = list(stages)
+    for index, name in enumerate(names, 1):
+        run = stages[name]
+
+        def staged(src, metadata, _run=run, _said=f"stage {index} of {len(names)} ({name})"):
+            progress.detail(_said)
+            return _run(src, metadata)
+
+        stages[name] = staged
 
 
 def compile_key(kernel, variant: Variant, target: Target) -> str:

@@ -2,13 +2,13 @@ from __future__ import annotations
 
 import contextlib
 import math
-import sys
+import time
 from typing import Annotated
 
 import typer
 
 from ...core.errors import UsageError
-from ..app import ENV, command, preload, say
+from ..app import command, preload, progress, say
 from ..installs import ensure_releases
 from ..options import ClusterOpt, HtmlOpt, JsonOpt, TimeoutOpt, variant_flags
 from ..output import File, Output
@@ -151,22 +151,16 @@ def _explore(request, axes, vary, workers: int, timeout: float, top, sort: str) 
 
 @contextlib.contextmanager
 def _progress_bar(total: int | None = None):
-    """A progress bar on stderr where it is a terminal; yields the callback that advances it."""
-    if not sys.stderr.isatty() or ENV.debug:
-        yield lambda outcome: None
-        return
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+    """How many variants have compiled (and, where their number is known, about how long the rest
+    take), said by the status line on a terminal; yields the callback that counts one more."""
+    done, started = [0], time.monotonic()
+    with progress("compiling variants") as step:
 
-    columns = [TextColumn("compiling variants"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
-    if total:  # a space's size is known: an estimate of the time left
-        columns += [TextColumn("left"), TimeRemainingColumn()]
-    with Progress(*columns, transient=True) as bar:
-        task = bar.add_task("compile", total=total)
-        yield lambda outcome: bar.advance(task)
+        def advance(outcome) -> None:
+            done[0] += 1
+            step.detail = f"{done[0]} of {total} done" if total else f"{done[0]} done"
+            if total and done[0] < total:
+                left = (time.monotonic() - started) / done[0] * (total - done[0])
+                step.detail += f", about {left:.0f} s left"
+
+        yield advance
