@@ -28,11 +28,11 @@ def check_capture(
     launched one compiled again for them and held to their limits; the result's notes name the
     compiles without a counterpart in the baseline."""
     sides = [open_capture(folder)] + ([open_capture(baseline)] if baseline is not None else [])
-    fits, notes = launched_fits(sides[0], fit_targets, jobs, timeout) if fit_targets else ({}, ())
+    fits, fit_notes = launched_fits(sides[0], fit_targets, jobs, timeout) if fit_targets else ({}, ())
     read = summaries(sides, jobs, timeout, findings=True)
     mine = [read[(folder, e.metadata["hash"])] for e in sides[0].entries]
     counterparts: dict[str, KernelFigures | None] = {k.hash: None for k in mine}
-    notes = list(notes)
+    notes = list(fit_notes)
     if baseline is not None:
         theirs = [read[(baseline, e.metadata["hash"])] for e in sides[1].entries]
         for p in pair(theirs, mine):
