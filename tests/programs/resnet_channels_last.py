@@ -4,7 +4,9 @@ autocast, channels-last, two forward passes."""
 
 import corpus
 import torch
-from torchvision.models.resnet import BasicBlock, ResNet
+
+corpus.torchvision_importable()
+from torchvision.models.resnet import BasicBlock, ResNet  # noqa: E402
 
 
 def main() -> None:
