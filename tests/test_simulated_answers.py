@@ -1,21 +1,24 @@
 """What the simulated GPU of `trace --target` answers where torch or a program asks the device:
 host tensors stay real, value reads answered with --on-read, memory figures, attention and
 convolution kernels picked as torch picks them on the target, CUDA graphs, and the program's own
-streams and children. Each runs a real program in a child process."""
+streams and children. Each runs a real program in a child process; one trace serves every assert on
+it (a module's fixtures run them, several at once), so the file costs six traces, not one a test."""
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from pathlib import Path
 
 import pytest
-from cli_process import tritonscope
+from cli_process import check, tritonscope, tritonscope_together
 
 torch = pytest.importorskip("torch")
 
-READS = """import torch
+READS = """import sys, torch
+sys.path.insert(0, sys.argv[1])
 x = torch.ones(4, device="cuda") * 3
 host = torch.empty(4)
 host.copy_(x)
@@ -23,34 +26,109 @@ print("host", host.tolist())
 print("item", x.sum().item())
 if x.sum() > 0:
     print("branch taken")
+import mylib
+mylib.read(x)
 print("done")
+"""
+READ_LINES = (5, 7, 8, 11)  # the copy into a host tensor, .item(), the branch, the library's .item()
+
+# One program asks the simulated GPU what a model asks it: a host tensor's values (timm spaces its
+# stochastic depth with torch.linspace(...).item() on the host), memory figures, the attention
+# kernel torch picks (fp32 with a mask, then bf16), a channels-last convolution's layout, its own
+# streams, events and RNG state, and with the argument `compile`, a function compiled with
+# mode="reduce-overhead" (CUDA graphs).
+PROBE = """import sys, torch
+rates = [x.item() for x in torch.linspace(0, 0.1, 3)]
+y = torch.tensor(rates).to('cuda')
+print('host', rates, type(y).__name__, y.device, tuple(y.shape))
+print('memory', torch.cuda.mem_get_info(), torch.cuda.memory.mem_get_info(0), torch.cuda.memory_reserved(),
+      torch.cuda.get_device_properties(0).total_memory)
+q = torch.randn(4, 4, 32, 32, device='cuda')
+m = torch.ones(4, 1, 32, 32, dtype=torch.bool, device='cuda')
+h = q.to(torch.bfloat16)
+print('sdpa', torch._fused_sdp_choice(q, q, q, m), torch._fused_sdp_choice(h, h, h))
+x = torch.randn(2, 64, 8, 8, device='cuda').to(memory_format=torch.channels_last)
+c = torch.nn.Conv2d(64, 64, 3, padding=1).cuda().to(memory_format=torch.channels_last)
+print('conv', c(x).stride())
+side, done = torch.cuda.Stream(), torch.cuda.Event(enable_timing=True)
+with torch.cuda.stream(side):
+    z = torch.ones(8, device='cuda') + 1
+done.record(side)
+torch.cuda.current_stream().wait_event(done)
+torch.cuda.synchronize()
+torch.cuda.manual_seed(0)
+state = torch.cuda.get_rng_state()
+torch.cuda.set_rng_state(state)
+print('streams', tuple(z.shape), done.query(), tuple(state.shape), state.dtype, state.device)
+if sys.argv[1:] == ['compile']:
+    f = torch.compile(lambda x: torch.sin(x) * 2, mode='reduce-overhead')
+    x = torch.randn(1024, device='cuda')
+    for _ in range(3):
+        out = f(x)
+    print('reduce-overhead', tuple(out.shape))
 """
 
 
-def _program(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "program.py"
+def _program(folder: Path, text: str, name: str = "program.py") -> Path:
+    path = folder / name
     path.write_text(text)
     return path
 
 
+@pytest.fixture(scope="module")
+def library(tmp_path_factory) -> Path:
+    """An installed library (under a site-packages folder) whose function reads a device value."""
+    package = tmp_path_factory.mktemp("lib") / "site-packages" / "mylib"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("def read(x):\n    return x.sum().item()\n")
+    return package
+
+
+@pytest.fixture(scope="module")
+def reads(tmp_path_factory, library):
+    """READS traced on sm90 with --on-read zero, 2.5 and stop (the default): answer -> (program,
+    process, capture)."""
+    folder = tmp_path_factory.mktemp("reads")
+    program = _program(folder, READS)
+    answers = {"zero": ["--on-read", "zero"], "2.5": ["--on-read", "2.5"], "stop": []}
+    commands = [
+        ("trace", "-t", "sm90", *flags, "-o", folder / given, "--", sys.executable, program, library.parent)
+        for given, flags in answers.items()
+    ]
+    done = tritonscope_together(*commands)
+    return {given: (program, run, folder / given) for given, run in zip(answers, done, strict=True)}
+
+
+@pytest.fixture(scope="module")
+def probes(tmp_path_factory):
+    """PROBE traced on sm90 (with its compile) and sm80: target -> (process, capture)."""
+    folder = tmp_path_factory.mktemp("probe")
+    program = _program(folder, PROBE)
+    commands = [
+        ("trace", "-t", "sm90", "-o", folder / "sm90", "--", sys.executable, program, "compile"),
+        ("trace", "-t", "sm80", "-o", folder / "sm80", "--", sys.executable, program),
+    ]
+    done = tritonscope_together(*commands)
+    return {target: (check(run), folder / target) for target, run in zip(("sm90", "sm80"), done, strict=True)}
+
+
 @pytest.mark.parametrize(("given", "value"), [("zero", 0), ("2.5", 2.5)])
-def test_on_read_answers_each_read_with_the_value_and_logs_it(tmp_path, given, value):
-    program = _program(tmp_path, READS)
-    out = tmp_path / "out"
-    result = tritonscope("trace", "-t", "sm90", "--on-read", given, "-o", out, "--", sys.executable, program)
+def test_on_read_answers_each_read_with_the_value_and_logs_it(reads, given, value):
+    program, result, out = reads[given]
+    check(result)
     assert f"host {[float(value)] * 4}" in result.stdout and f"item {float(value)}" in result.stdout
     assert ("branch taken" in result.stdout) == bool(value) and "done" in result.stdout
-    reads = [json.loads(line) for line in (out / "reads.jsonl").read_text().splitlines()]
-    assert [(r["where"], r["answered"]) for r in reads] == [(f"{program}:{n}", value) for n in (4, 6, 7)]
-    assert reads[0]["asked"].startswith("a copy of a device tensor into a host tensor")
+    logged = [json.loads(line) for line in (out / "reads.jsonl").read_text().splitlines()]
+    assert [(r["where"], r["answered"]) for r in logged] == [(f"{program}:{n}", value) for n in READ_LINES]
+    assert logged[0]["asked"].startswith("a copy of a device tensor into a host tensor")
     flat = " ".join(result.stderr.split())
-    assert f"answered 3 value read(s) with {'0' if value == 0 else given} (--on-read), the first at {program}:4" in flat
+    assert f"answered 4 value read(s) with {'0' if value == 0 else given} (--on-read), the first at {program}:5" in flat
 
 
-def test_without_on_read_the_first_read_stops_and_says_how_to_go_on(tmp_path):
-    program = _program(tmp_path, READS)
-    result = tritonscope("trace", "-t", "sm90", "-o", tmp_path / "out", "--", sys.executable, program, expect=2)
-    assert f"stopped at {program}:4: the program asked for a copy of a device tensor" in result.stderr
+def test_without_on_read_the_first_read_stops_and_says_how_to_go_on(reads):
+    program, result, _ = reads["stop"]
+    check(result, expect=2)
+    assert f"stopped at {program}:5: the program asked for a copy of a device tensor" in result.stderr
     assert "--on-read zero" in result.stderr and "host" not in result.stdout
 
 
@@ -68,67 +146,48 @@ def test_on_read_is_refused_without_a_target_or_a_number(tmp_path, args, said):
     assert said in result.stderr and not out.exists()
 
 
-def test_host_tensors_keep_their_values_and_device_ones_are_fake(tmp_path):
+def test_host_tensors_keep_their_values_and_device_ones_are_fake(probes):
     """timm spaces its stochastic depth with torch.linspace(...).item() on the host: a real value."""
-    program = _program(
-        tmp_path,
-        "import torch\nrates = [x.item() for x in torch.linspace(0, 0.1, 3)]\n"
-        "y = torch.tensor(rates).to('cuda')\nprint(rates, type(y).__name__, y.device, tuple(y.shape))\n",
-    )
-    result = tritonscope("trace", "-t", "sm90", "-o", tmp_path / "out", "--", sys.executable, program)
-    assert "[0.0, 0.05000000074505806, 0.10000000149011612] FakeTensor cuda:0 (3,)" in result.stdout
+    result, _ = probes["sm90"]
+    assert "host [0.0, 0.05000000074505806, 0.10000000149011612] FakeTensor cuda:0 (3,)" in result.stdout
 
 
-def test_memory_figures_are_the_targets(tmp_path):
-    program = _program(
-        tmp_path,
-        "import torch\nprint(torch.cuda.mem_get_info(), torch.cuda.memory.mem_get_info(0), "
-        "torch.cuda.memory_reserved(), torch.cuda.get_device_properties(0).total_memory)\n",
-    )
+def test_memory_figures_are_the_targets(probes):
     for target, name in (("sm90", "H100"), ("sm80", "A100")):
-        result = tritonscope("trace", "-t", target, "-o", tmp_path / target, "--", sys.executable, program)
-        total = json.loads((tmp_path / target / "simulated.json").read_text())["total_memory"]
-        assert f"({total}, {total}) ({total}, {total}) 0 {total}" in result.stdout, name
+        result, out = probes[target]
+        total = json.loads((out / "simulated.json").read_text())["total_memory"]
+        assert f"memory ({total}, {total}) ({total}, {total}) 0 {total}" in result.stdout, name
+    assert probes["sm90"][1] != probes["sm80"][1]
 
 
-def test_reduce_overhead_compiles_with_cuda_graphs_skipped(tmp_path):
-    program = _program(
-        tmp_path,
-        "import torch\nf = torch.compile(lambda x: torch.sin(x) * 2, mode='reduce-overhead')\n"
-        "x = torch.randn(1024, device='cuda')\nfor _ in range(3):\n    y = f(x)\nprint('done', tuple(y.shape))\n",
-    )
-    out = tmp_path / "out"
-    result = tritonscope("trace", "-t", "sm90", "-o", out, "--", sys.executable, program)
-    assert "done (1024,)" in result.stdout
+def test_reduce_overhead_compiles_with_cuda_graphs_skipped(probes):
+    result, out = probes["sm90"]
+    assert "reduce-overhead (1024,)" in result.stdout
     names = {json.loads(line)["name"] for line in (out / "kernels.jsonl").read_text().splitlines()}
     assert any(n.startswith("triton_poi_fused_mul_sin") for n in names), names
 
 
-def test_attention_and_convolution_pick_the_targets_kernels(tmp_path):
+def test_attention_and_convolution_pick_the_targets_kernels(probes):
     """On an H100 with torch's cuDNN: fp32 with a mask goes to memory-efficient attention, bf16 to
     cuDNN attention; an A100 prefers flash attention where it can; a channels-last convolution's
     output is channels-last (cuDNN's layout)."""
-    program = _program(
-        tmp_path,
-        "import torch\nq = torch.randn(4, 4, 32, 32, device='cuda')\n"
-        "m = torch.ones(4, 1, 32, 32, dtype=torch.bool, device='cuda')\n"
-        "h = q.to(torch.bfloat16)\n"
-        "print('sdpa', torch._fused_sdp_choice(q, q, q, m), torch._fused_sdp_choice(h, h, h))\n"
-        "x = torch.randn(2, 64, 8, 8, device='cuda').to(memory_format=torch.channels_last)\n"
-        "c = torch.nn.Conv2d(64, 64, 3, padding=1).cuda().to(memory_format=torch.channels_last)\n"
-        "print('conv', c(x).stride())\n",
-    )
-    h100 = tritonscope("trace", "-t", "sm90", "-o", tmp_path / "h", "--", sys.executable, program).stdout
-    a100 = tritonscope("trace", "-t", "sm80", "-o", tmp_path / "a", "--", sys.executable, program).stdout
+    h100, a100 = probes["sm90"][0].stdout, probes["sm80"][0].stdout
     assert "sdpa 2 3" in h100 and "sdpa 2 1" in a100
     assert "conv (4096, 1, 512, 64)" in h100
 
 
-def test_the_programs_stdout_stays_its_own(tmp_path):
-    program = _program(tmp_path, "import torch\nprint('result', torch.zeros(2, device='cuda').shape)\n")
-    result = tritonscope("trace", "-t", "sm90", "-o", tmp_path / "out", "--", sys.executable, program)
-    assert "result torch.Size([2])" in result.stdout and "result" not in result.stderr
-    assert result.stderr.count("captured 0 compiled kernel(s)") == 1 and "captured" not in result.stdout
+def test_streams_events_and_rng_state_answer_as_on_a_gpu(probes):
+    """Work on a side stream, an event recorded and waited on, a seed and the generator's state (a
+    host byte tensor, as torch's CUDA generator gives) go through with nothing to order."""
+    result, _ = probes["sm90"]
+    assert "streams (8,) True (16,) torch.uint8 cpu" in result.stdout, result.stdout
+
+
+def test_the_programs_stdout_stays_its_own(probes):
+    result, _ = probes["sm90"]
+    assert "host [" in result.stdout and "host [" not in result.stderr
+    said = re.findall(r"captured (\d+) compiled kernel\(s\)", result.stderr)
+    assert len(said) == 1 and int(said[0]) > 0 and "captured" not in result.stdout, result.stderr
 
 
 def test_a_child_the_program_leaves_running_ends_with_the_trace(tmp_path):
@@ -149,17 +208,10 @@ def test_a_child_the_program_leaves_running_ends_with_the_trace(tmp_path):
     assert not alive, f"the program's child {child} outlived the trace"
 
 
-def test_a_read_in_an_installed_library_names_the_programs_line_and_the_librarys(tmp_path):
-    """timm spaced its stochastic depth with `.item()`: the stop names the program's line that called
-    into the library, then the library's own line."""
-    library = tmp_path / "site-packages" / "mylib"
-    library.mkdir(parents=True)
-    (library / "__init__.py").write_text("def read(x):\n    return x.sum().item()\n")
-    program = _program(
-        tmp_path,
-        f"import sys, torch\nsys.path.insert(0, {str(library.parent)!r})\nimport mylib\n"
-        "mylib.read(torch.ones(3, device='cuda'))\n",
-    )
-    result = tritonscope("trace", "-t", "sm90", "-o", tmp_path / "out", "--", sys.executable, program, expect=2)
-    flat = " ".join(result.stderr.split())
-    assert f"stopped at {program}:4: the program asked for .item() (in {library / '__init__.py'}:2)" in flat
+def test_a_read_in_an_installed_library_names_the_programs_line_and_the_librarys(reads, library):
+    """timm spaced its stochastic depth with `.item()`: a read inside an installed library is
+    placed at the program's line that called into it, then the library's own line."""
+    program, result, out = reads["zero"]
+    last = json.loads((out / "reads.jsonl").read_text().splitlines()[-1])
+    assert last["where"] == f"{program}:11", last
+    assert f"(in {library / '__init__.py'}:2)" in last["asked"], last
