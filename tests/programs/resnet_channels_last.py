@@ -4,9 +4,7 @@ autocast, channels-last, two forward passes."""
 
 import corpus
 import torch
-
-corpus.torchvision_importable()
-from torchvision.models.resnet import BasicBlock, ResNet  # noqa: E402
+from torchvision.models.resnet import BasicBlock, ResNet
 
 
 def main() -> None:

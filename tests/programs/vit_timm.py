@@ -3,10 +3,8 @@ stochastic depth set, which timm's constructor spaces with torch.linspace on the
 whole, under bf16 autocast, fed channels-last images, two forward passes."""
 
 import corpus
+import timm
 import torch
-
-corpus.torchvision_importable()  # timm imports torchvision
-import timm  # noqa: E402
 
 
 def main() -> None:
