@@ -1,14 +1,15 @@
 """Runs the simulated GPU's tests under torch's CUDA build with no GPU visible, in a fresh virtual
 environment: what a workstation or a GPU-less node of a cluster has (the README's test command
-runs everything else under torch's CPU build).
+runs everything else under torch's CPU build). Run by hand after a change to
+triton_api/simulated/, not in CI: on the shared 2-core machine the install alone took 10 minutes.
 
     python tests/cuda_build.py
 
 The CUDA build is torch 2.14.1 (and the torchvision of its release), which pip takes from this
-machine's disk for Python 3.11 rather than downloading it (5.5 GB in the environment; about two
-minutes to install here), with the Triton release torch pins. Its tests: the simulated GPU's answers
-(tests/test_simulated_answers.py: the attention and convolution kernels torch's CUDA build picks,
-memory figures, CUDA graphs, value reads). The corpus against the H100 (tests/test_corpus_h100.py)
+machine's disk for Python 3.11 rather than downloading it (5.5 GB in the environment), with the
+Triton release torch pins. Its tests: the simulated GPU's answers (tests/test_simulated_answers.py:
+the attention and convolution kernels torch's CUDA build picks, memory figures, CUDA graphs, value
+reads). The corpus against the H100 (tests/test_corpus_h100.py)
 needs the H100's Triton, 3.6.0, which torch 2.14.1 does not take: it runs in the README's command.
 Exits non-zero when the run fails.
 """
