@@ -4,6 +4,7 @@ imports against the simulated device, and `--from-run` specializations (issue 32
 from __future__ import annotations
 
 import json
+import sys
 
 from cli_process import tritonscope
 from conftest import KERNELS
@@ -62,6 +63,20 @@ def test_from_run_compiles_the_kernel_as_the_files_own_launch_specialized_it():
     assert variant["constexprs"] == {"BLOCK_SIZE": 1024}
     assert variant["signature"]["x_ptr"] == "*fp16" and variant["hints"]["x_ptr"] == "D"
     assert variant["arguments"]["n_elements"] == 98432 and variant["hints"]["n_elements"] == "D"
+
+
+def test_from_run_goes_past_a_value_read_with_on_read():
+    """negate_kernel is launched after the program prints a tensor: run as a program (-- python FILE),
+    it stops there and says how to go on; with --on-read zero the print gets zeros and the launch is
+    reached. (The file's own run, without --, goes on past the failed statement by itself.)"""
+    program = ("--", sys.executable, str(SHAPED / "launch_at_import.py"))
+    _, said = _from_run("launch_at_import.py", "-k", "negate_kernel", "-t", "sm90", *program, expect=2)
+    assert "launch_at_import.py:31: the program asked for printing a tensor before reaching" in said
+    assert "add --on-read zero" in said
+    flags = ("-k", "negate_kernel", "-t", "sm90", "--on-read", "zero", *program)
+    variant, said = _from_run("launch_at_import.py", *flags)
+    assert "launch 1 of negate_kernel at" in said and "launch_at_import.py:42, grid 1x1x1" in said
+    assert variant["arguments"]["n_elements"] == 16 and variant["constexprs"] == {"BLOCK_SIZE": 16}
 
 
 def test_from_run_sees_the_targets_answers_and_the_launch_asked_for():

@@ -77,7 +77,7 @@ def main() -> None:
     env = _environment(work)
     results = Results(out, {"versions": _versions(env), "budget_s": args.budget, "limit_s": args.limit, "runs": {}})
     print("versions:", json.dumps(results.summary["versions"]), flush=True)
-    jobs = [(program, run) for run in (1, 2) for program in (args.programs or PROGRAMS)]
+    jobs = [(program, run) for run in range(1, args.runs + 1) for program in (args.programs or PROGRAMS)]
 
     def one(job: tuple[str, int]) -> None:
         program, run = job
@@ -109,6 +109,7 @@ def _arguments() -> argparse.Namespace:
         "--budget", type=float, default=480, help="seconds for everything (default 480): every trace ends by then"
     )
     parser.add_argument("--keep", action="store_true", help="keep the captures (their folder is printed)")
+    parser.add_argument("--runs", type=int, default=2, help="traces of each program, each with cold caches (default 2)")
     parser.add_argument("--target", help="trace against this simulated GPU instead (trace --target), to compare")
     return parser.parse_args()
 

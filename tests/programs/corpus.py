@@ -7,7 +7,9 @@ is downloaded. Import this module before Triton: the interpreter is chosen when 
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 
 DEVICE = os.environ.get("TRITONSCOPE_CORPUS_DEVICE", "cuda")
 ON_GPU = DEVICE == "cuda"
@@ -15,6 +17,34 @@ if not ON_GPU:
     os.environ.setdefault("TRITON_INTERPRET", "1")
 
 import torch  # noqa: E402  (after the interpreter is chosen)
+
+_torchvision_operators = None  # kept alive: a Library's operators go when it is collected
+
+
+def _torchvision_importable() -> None:
+    """Lets torchvision import beside torch's CPU build (timm imports it, and transformers where it
+    is installed: BertModel fails to import with it). PyPI's torchvision is a CUDA build: beside a
+    CPU torch its compiled operators do not load, and 0.28's import then fails registering a fake of
+    one (`operator torchvision::nms does not exist`). The corpus's models call none of them, so where
+    that happens their schemas are declared and the import is tried again; where torchvision imports
+    (the H100's, a matching build) this only imports it."""
+    global _torchvision_operators
+    if importlib.util.find_spec("torchvision") is None:
+        return
+    try:
+        import torchvision  # noqa: F401
+    except RuntimeError as exc:
+        if "torchvision::nms does not exist" not in str(exc):
+            raise
+        _torchvision_operators = torch.library.Library("torchvision", "FRAGMENT")
+        for name in ("nms", "qnms"):  # the two 0.28 registers a fake of without checking they loaded
+            _torchvision_operators.define(f"{name}(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
+        for module in [m for m in sys.modules if m == "torchvision" or m.startswith("torchvision.")]:
+            del sys.modules[module]
+        import torchvision  # noqa: F401
+
+
+_torchvision_importable()
 
 
 def compiled(fn, **options):

@@ -6,6 +6,7 @@ so that this module imports nothing heavy and the front end never imports Triton
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -96,11 +97,19 @@ def grid(request: VariantRequest, size: tuple[int, ...] | None, wave: int | None
 
 def trace(command: tuple[str, ...], out: str, force: bool, launches: int, target: Target | None, rule, limit: float):
     """`trace -o OUT [--target T] -- COMMAND`, the program stopped after `limit` seconds."""
-    from .capture.trace import trace
+    from .capture.trace import Simulation, trace
 
     protected = [Path(word) for word in command if Path(word).exists()]  # the program and its files
     chosen: AutotuneRule | None = rule
-    return trace(list(command), Path(out), force, protected, launches, True, target, chosen, limit)
+    if chosen is not None and target is None:
+        raise UsageError(
+            f"autotune {chosen.given}: on a real GPU the autotuner times its candidates; the rule is for a "
+            "simulated one",
+            hint="give a target as well (e.g. sm90)",
+        )
+    simulation = Simulation(target, chosen) if target is not None else None
+    # The program's own stdout goes to stderr: a front end's stdout carries its protocol.
+    return trace(list(command), Path(out), force, protected, launches, sys.stderr, simulation, limit)
 
 
 def capture_list(folder: str):

@@ -96,7 +96,8 @@ def _run_to_launch(path: Path, request: VariantRequest, folder: Path) -> Launch:
     target, _ = requested_target(request)
     run = _from_run(request)
     command = list(run.command) or own_run.command(path, folder)
-    env = environment_for_capture(folder, max(contract.DEFAULT_LAUNCH_LIMIT, run.launch), target.simulated_device())
+    limit = max(contract.DEFAULT_LAUNCH_LIMIT, run.launch)
+    env = environment_for_capture(folder, limit, target.simulated_device(), on_read=run.on_read)
     # The kernel named with -k, else the first kernel defined in FILE that the run launches.
     want: dict[str, str | int] = {"name": request.kernel or "", "file": "" if request.kernel else str(path)}
     want["launch"] = run.launch
@@ -184,7 +185,8 @@ def _not_reached(shown: str, finished: Finished, request, path, stopped: str | N
     if stopped:  # the program read a value from the simulated GPU before the launch
         return KernelFileError(
             f"{shown} stopped at {stopped} before reaching {_wanted(request, path)}: a simulated GPU holds no values",
-            hint="launch the kernel before the program reads a result, or run a script that does (-- python ...)",
+            hint="add --on-read zero to go on past it with a stand-in value, or run a script that launches the "
+            "kernel before it reads a result (-- python ...)",
         )
     failure = program_failure(str(finished.stderr or ""))
     if failure is not None:

@@ -5,6 +5,8 @@ timeouts, autotune rules, budgets. The forms every front end shares are parsed i
 
 from __future__ import annotations
 
+import math
+
 from ..core import source as sources
 from ..core import targets
 from ..core.errors import UsageError
@@ -103,3 +105,17 @@ def budgets(items: list[str] | None, where: str = "--budget") -> tuple[Budget, .
     from ..app.check import budgets as parsed
 
     return parsed(items, where)
+
+
+def on_read_value(text: str) -> str:
+    """--on-read's value: "stop", or the number a value read is answered with ("zero" is 0)."""
+    given = text.strip().lower()
+    if given in ("stop", "zero"):
+        return "stop" if given == "stop" else "0"
+    try:
+        number = float(given)
+    except ValueError:
+        raise UsageError(f"--on-read expects stop, zero or a number such as 1; got '{text}'") from None
+    if not math.isfinite(number):
+        raise UsageError(f"--on-read expects stop, zero or a finite number; got '{text}'")
+    return given

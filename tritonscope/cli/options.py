@@ -111,6 +111,15 @@ FromRunOpt = Annotated[
 LaunchOpt = Annotated[
     int, typer.Option("--launch", metavar="N", help="With --from-run: the Nth launch of the kernel (default 1).")
 ]
+OnReadOpt = Annotated[
+    str,
+    typer.Option(
+        "--on-read",
+        metavar="stop|zero|N",
+        help="With --from-run: a read of a device value before the launch stops the run (default), or gets 0 "
+        "(zero) or N, so that later launches are reached.",
+    ),
+]
 
 
 ClusterOpt = Annotated[
@@ -144,6 +153,7 @@ _VARIANT_FLAGS = {
     "triton": (TritonOpt, None),
     "from_run": (FromRunOpt, False),
     "launch": (LaunchOpt, 1),
+    "on_read": (OnReadOpt, "stop"),
 }
 
 
@@ -204,15 +214,16 @@ def _from_its_run(request: VariantRequest) -> VariantRequest:
 
 def _from_run(flags: dict) -> FromRun | None:
     command, launch = tuple(flags.get("run_command") or ()), flags.get("launch") or 1
+    on_read = flags.get("on_read") or "stop"
     if not flags.get("from_run"):
         if command:
             raise UsageError(f"unexpected words: {' '.join(command)} (a command after -- goes with --from-run)")
-        if launch != 1:
-            raise UsageError("--launch N goes with --from-run")
+        if launch != 1 or on_read != "stop":
+            raise UsageError("--launch N and --on-read go with --from-run")
         return None
     if launch < 1:
         raise UsageError(f"--launch {launch}: launches are counted from 1")
-    return FromRun(launch=launch, command=command)
+    return FromRun(launch=launch, command=command, on_read=argtypes.on_read_value(on_read))
 
 
 def request_from(flags: dict) -> VariantRequest:

@@ -6,8 +6,9 @@ Started first, it asks the kernel to tell it when tritonscope (pid PARENT) dies 
 whatever killed tritonscope, SIGKILL too) and to make it the parent of every orphan the program
 leaves (PR_SET_CHILD_SUBREAPER), then starts the program. Told to stop (SIGTERM, SIGHUP) or
 orphaned, it stops the program and all it started, found through /proc whatever their process
-group (SIGTERM, then SIGKILL after GRACE seconds); it ends as the program ended (its exit code, or
-the same signal). SIGINT is the program's own (the terminal's Ctrl-C).
+group (SIGTERM, then SIGKILL after GRACE seconds); so is what the program left running when it
+ends. It ends as the program ended (its exit code, or the same signal). SIGINT is the program's
+own (the terminal's Ctrl-C).
 
 Standard library only, and nothing imported that it does not use at run time: it must start fast
 (every program tritonscope runs waits for it) and never imports tritonscope. Run as a file, its own
@@ -63,7 +64,10 @@ def main(argv: list[str]) -> NoReturn:
             pid, code = os.waitpid(-1, 0)
             status = code if pid == child else None
     except Stop:
-        status = _end(child, status, grace)
+        pass
+    # Told to stop, or the program ended: what it started and left running (a forked child that
+    # outlives it, orphaned to this subreaper) ends too, so that none outlives tritonscope.
+    status = _end(child, status, grace)
     _exit_as(status)
 
 

@@ -138,7 +138,7 @@ class JsonRenderer:
 
     def trace(self, r: TraceResult):
         body = {"out": str(r.out), "returncode": r.returncode, "kernels": list(r.kernels), "launches": r.launches}
-        body.update(target=r.target, stopped=r.stopped)
+        body.update(target=r.target, stopped=r.stopped, on_read=r.on_read, answered_reads=list(r.answered))
         return body
 
     def envs(self, r: EnvsListing):

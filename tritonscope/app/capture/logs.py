@@ -81,6 +81,23 @@ def _json_file(path: Path):
         return None
 
 
+def answered_reads(folder: Path) -> tuple[str, ...]:
+    """Each value read --on-read answered, as "FILE:LINE: what was asked" (reads.jsonl)."""
+    try:
+        lines = fileio.read_input(folder / contract.READ_LOG).decode(errors="replace").splitlines()
+    except OSError:
+        return ()
+    found = []
+    for line in lines:
+        try:
+            record = schemas.parse(line)
+        except schemas.Invalid:
+            continue
+        if isinstance(record, dict):
+            found.append(f"{record.get('where')}: {record.get('asked')}")
+    return tuple(found)
+
+
 def stop_record(folder: Path) -> str | None:
     """The line saying where a simulated run stopped the program, or None if it was not stopped."""
     record = _json_file(folder / contract.STOP_RECORD)

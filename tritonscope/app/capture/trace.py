@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from ...capture_hook import tritonscope_contract as contract
@@ -15,7 +15,17 @@ from ...isolate import Program
 from ...results.trace import TraceResult
 from .entries import entries
 from .environment import environment_for_capture
-from .logs import stop_record
+from .logs import answered_reads, stop_record
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """How the simulated GPU of `trace --target` answers what it cannot know."""
+
+    target: Target
+    autotune: AutotuneRule | None = None  # which candidate each autotuned kernel launches
+    on_read: str = "stop"  # a value read: "stop", or the number it is answered with
+    debug: bool = False  # a stop writes the Python stack it was met in
 
 
 def trace(
@@ -24,33 +34,27 @@ def trace(
     force: bool,
     protected: list[Path],
     launches: int = 3,
-    program_to_stderr=False,
-    target: Target | None = None,
-    autotune: AutotuneRule | None = None,
+    program_stdout=None,
+    simulation: Simulation | None = None,
     limit: float | None = None,
 ) -> TraceResult:
     """Runs a program with every Triton compile captured into OUT (written whole, then swapped in), and
-    the first LAUNCHES launches of each compiled kernel; against a simulated GPU of TARGET when one
-    is given, where AUTOTUNE picks each autotuned kernel's launched candidate. The program's stdout
-    goes to stderr when stdout carries a document. With a time LIMIT (seconds; the agent server's),
-    a program still running then is stopped, and nothing is written."""
+    the first LAUNCHES launches of each compiled kernel; against a simulated GPU when SIMULATION is
+    given. The program's stdout is PROGRAM_STDOUT (a file or descriptor; None: this process's). With a
+    time LIMIT (seconds; the agent server's), a program still running then is stopped, and nothing is
+    written."""
     if launches < 0:
         raise UsageError(f"--launches {launches}: give 0 (record none) or more")
-    if autotune is not None and target is None:
-        raise UsageError(
-            f"--autotune {autotune.given}: on a real GPU the autotuner times its candidates; the rule is for "
-            "a simulated one",
-            hint="add --target T (e.g. --target sm90)",
-        )
     if not command:
         raise UsageError("give the program to run after --, e.g. tritonscope trace -o run1/ -- python train.py")
-    device = target.simulated_device() if target else None
+    device = simulation.target.simulated_device() if simulation else None
     staging = prepare_output_dir(out, force, protected)
     try:
-        env = environment_for_capture(staging.resolve(), launches, device, autotune)
+        answers = (simulation.autotune, simulation.on_read, simulation.debug) if simulation else (None, "stop", False)
+        env = environment_for_capture(staging.resolve(), launches, device, *answers)
         # No time limit unless given (a training run takes what it takes); it stays in the terminal's
         # process group, so it reads the terminal and gets Ctrl-C itself, and is stopped if we are.
-        with Program(command, own_group=False, env=env, stdout=sys.stderr if program_to_stderr else None) as program:
+        with Program(command, own_group=False, env=env, stdout=program_stdout) as program:
             finished = program.finish(limit)
         if finished.timed_out:
             raise UsageError(
@@ -63,11 +67,13 @@ def trace(
     except BaseException:
         discard(staging)
         raise
-    stopped = stop_record(staging)
+    stopped, answered = stop_record(staging), answered_reads(staging)
     if device:
         (staging / contract.SIMULATED_RECORD).write_text(json.dumps(device, indent=1) + "\n")
     publish_output_dir(staging, out)
     found = entries(out) if (out / contract.CACHE_FOLDER).is_dir() else []
     recorded = sum(len(e.launches) for e in found)
     names = tuple(sorted({e.name for e in found}))
-    return TraceResult(out, names, finished.returncode, recorded, device["target"] if device else None, stopped)
+    on_read = simulation.on_read if simulation else "stop"
+    target = device["target"] if device else None
+    return TraceResult(out, names, finished.returncode, recorded, target, stopped, on_read, answered)

@@ -1,12 +1,14 @@
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from ..app import command, say
-from ..argtypes import autotune_rule
+from ...core.errors import UsageError
+from ..app import ENV, command, say
+from ..argtypes import autotune_rule, on_read_value
 from ..argtypes import target as parse_target
 from ..options import JsonOpt
 from ..output import Output
@@ -47,6 +49,17 @@ def trace(
             "with no such candidate launches its first.",
         ),
     ] = None,
+    on_read: Annotated[
+        str,
+        typer.Option(
+            "--on-read",
+            metavar="stop|zero|N",
+            help="With --target: what a read of a device value (.item(), printing a tensor, a branch on "
+            "one) gets, which a simulated GPU cannot know: stop the program there, keeping the capture "
+            "(default), or go on as if the tensor held 0 (zero) or the number N everywhere; each answered "
+            "read is logged in the capture.",
+        ),
+    ] = "stop",
     json_out: JsonOpt = False,
 ):
     """Run a program and capture every kernel Triton compiles in it (torch.compile's kernels too).
@@ -69,6 +82,8 @@ def trace(
       tritonscope trace --target sm90 -o step/ -- python train.py --steps 1   (backward too)
 
       tritonscope trace -t sm90 --autotune last -o h100/ -- python infer.py
+
+      tritonscope trace -t sm90 --on-read zero -o h100/ -- python train.py   (reads get 0)
     """
     from ...app.capture.trace import trace as run_trace
 
@@ -82,12 +97,44 @@ def trace(
                 "yellow",
             )
     protected = [Path(word) for word in command_line if Path(word).exists()]  # the program and its files
-    rule = autotune_rule(autotune) if autotune is not None else None
-    simulated = parse_target(target) if target is not None else None
-    result = run_trace(command_line, out, force, protected, launches, json_out, simulated, rule)
+    simulation = _simulation(target, autotune, on_read)
+    result = run_trace(command_line, out, force, protected, launches, _program_stdout(json_out), simulation)
     say(f"captured {len(result.kernels)} compiled kernel(s) into {out}: " + ", ".join(result.kernels))
     if launches:
         say(f"recorded {result.launches} launch(es), at most {launches} per kernel and process")
+    if result.answered:
+        first = result.answered[0]
+        say(f"answered {len(result.answered)} value read(s) with {result.on_read} (--on-read), the first at {first}")
     if result.stopped:
         say(f"stopped at {result.stopped}, which a simulated GPU cannot answer; the capture so far is kept", "yellow")
+        say("to go on past it with a stand-in value: --on-read zero (or --on-read N)", "dim")
     return Output(result, shown=json_out)  # without --json, stdout is the program's
+
+
+def _simulation(target: str | None, autotune: str | None, on_read: str):
+    """The simulated GPU's answers, checked before the program runs; None without --target."""
+    from ...app.capture.trace import Simulation
+
+    why = {
+        "--autotune": "on a real GPU the autotuner times its candidates; the rule is for a simulated one",
+        "--on-read": "on a real GPU a read gets the real value; the stand-in is for a simulated one",
+    }
+    for flag, given, default in (("--autotune", autotune, None), ("--on-read", on_read, "stop")):
+        if target is None and given != default:
+            raise UsageError(f"{flag} {given}: {why[flag]}", hint="add --target T (e.g. --target sm90)")
+    if target is None:
+        return None
+    rule = autotune_rule(autotune) if autotune is not None else None
+    return Simulation(parse_target(target), rule, on_read_value(on_read), ENV.debug)
+
+
+def _program_stdout(json_out: bool):
+    """The traced program's stdout: this command's own (results go to a private copy of it), or
+    stderr where stdout carries the --json document."""
+    if json_out:
+        return sys.stderr
+    try:
+        ENV.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a test runner's buffer)
+        return None
+    return ENV.stdout

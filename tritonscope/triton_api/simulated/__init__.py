@@ -40,6 +40,7 @@ def activate(device: dict) -> None:
     from . import driver, stop, torch_cuda
 
     torch_cuda.install(device)
+    torch_cuda.install_allocation()
     backward_runs = torch_cuda.install_engine_hooks()
     driver.install(device)
     stop.install(stop_backward=not backward_runs)
@@ -47,9 +48,10 @@ def activate(device: dict) -> None:
         from . import autograd_exit
 
         autograd_exit.install()
-    from . import autotune, fused_optimizers, inductor
+    from . import autotune, fused_optimizers, inductor, sdpa
 
     fused_optimizers.install()
+    sdpa.install(device)
     inductor.install(device)
     autotune.install()
     _quick_exit()
@@ -139,7 +141,8 @@ def _torch_namespaces() -> list:
     from torch._dynamo import device_interface
     from torch._subclasses import fake_tensor
 
-    spaces = [torch.cuda, torch._C, torch.Tensor, torch.nn.Module, fake_tensor, fake_tensor.FakeTensorMode]
+    spaces = [torch.cuda, torch.cuda.memory, torch._C, torch.Tensor, torch.nn.Module, fake_tensor]
+    spaces.append(fake_tensor.FakeTensorMode)
     spaces += [fake_tensor.FakeTensor, device_interface, device_interface.CudaInterface]
     return spaces + ([torch.accelerator] if hasattr(torch, "accelerator") else [])
 

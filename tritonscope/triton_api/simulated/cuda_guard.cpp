@@ -17,7 +17,10 @@
 //    the real one, which asks the CUDA runtime), so the simulated hooks are constructed in that
 //    object's place: the classes hold nothing but their virtual functions, so the size is the same
 //    (checked below against the headers of the torch being built for) and only the answers differ.
+// 3. (see simulated_sdp_choice) scaled_dot_product_attention's choice of kernel, asked of sdpa.py.
 #include <ATen/detail/CUDAHooksInterface.h>
+#include <ATen/native/transformers/attention.h>
+#include <ATen/ops/_fused_sdp_choice_ops.h>  // the operator alone: at::_fused_sdp_choice's header takes seconds more to compile
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
 #include <cstring>
@@ -57,8 +60,12 @@ struct SimulatedCudaGuard final : public c10::impl::DeviceGuardImplInterface {
   void recordDataPtrOnStream(const c10::DataPtr&, const Stream&) const override {}
 };
 
-// Only the answers the autograd engine and at::getAccelerator() ask for; the rest stay as the
-// default hooks give them (most raise "without ATen_cuda library", as before).
+long simulated_cudnn_version = 0;  // tritonscope_set_cudnn: torch's CUDA build's (build_facts.py)
+
+// The answers the autograd engine and at::getAccelerator() ask for, and cuDNN's, by which torch
+// picks convolution and batch-norm kernels (and a convolution's output layout: channels-last
+// where cuDNN takes it) as on the GPU; the rest stay as the default hooks give them (most raise
+// "without ATen_cuda library", as before).
 struct SimulatedCudaHooks final : public at::CUDAHooksInterface {
   void init() const override {}
   bool isBuilt() const override { return true; }
@@ -69,6 +76,14 @@ struct SimulatedCudaHooks final : public at::CUDAHooksInterface {
   DeviceIndex getCurrentDevice() const override { return 0; }
   DeviceIndex current_device() const override { return 0; }
   int getNumGPUs() const override { return 1; }
+  bool hasCuDNN() const override { return simulated_cudnn_version > 0; }
+  bool compiledWithCuDNN() const override { return simulated_cudnn_version > 0; }
+  bool supportsDilatedConvolutionWithCuDNN() const override { return true; }
+  bool supportsDepthwiseConvolutionWithCuDNN() const override { return true; }
+  bool supportsBFloat16ConvolutionWithCuDNNv8() const override { return true; }
+  long versionCuDNN() const override { return simulated_cudnn_version; }
+  long versionRuntimeCuDNN() const override { return simulated_cudnn_version; }
+  double batchnormMinEpsilonCuDNN() const override { return 0.0; }  // CUDNN_BN_MIN_EPSILON
 };
 
 static_assert(sizeof(SimulatedCudaHooks) == sizeof(at::CUDAHooksInterface), "hooks must fit in place");
@@ -89,6 +104,15 @@ bool replaceable(const at::CUDAHooksInterface& hooks) {
 
 SimulatedCudaGuard simulated_cuda_guard;
 
+// scaled_dot_product_attention asks this stub for the attention kernel of CUDA tensors, where a CPU
+// build has none (so it picks math) and a CUDA build's asks the CUDA runtime: ask the
+// _fused_sdp_choice operator instead, whose answer for the simulated device is sdpa.py's.
+int64_t simulated_sdp_choice(const at::Tensor& query, const at::Tensor& key, const at::Tensor& value,
+                             const std::optional<at::Tensor>& mask, double dropout, bool causal,
+                             std::optional<double> scale, bool enable_gqa) {
+  return at::_ops::_fused_sdp_choice::call(query, key, value, mask, dropout, causal, scale, enable_gqa);
+}
+
 }  // namespace
 
 // 1 if the guard was registered (a CPU-only build), 0 where torch has a CUDA guard of its own.
@@ -106,6 +130,8 @@ extern "C" int tritonscope_replace_cuda_guard() {
   return 1;
 }
 
+extern "C" void tritonscope_set_cudnn(long version) { simulated_cudnn_version = version; }
+
 // 1 if the hooks now say a CUDA device is there; 0 where they are of a class not known here.
 extern "C" int tritonscope_install_cuda_hooks() {
   auto& hooks = const_cast<at::CUDAHooksInterface&>(at::detail::getCUDAHooks());
@@ -113,5 +139,11 @@ extern "C" int tritonscope_install_cuda_hooks() {
   if (!replaceable(hooks)) return 0;
   hooks.~CUDAHooksInterface();
   new (&hooks) SimulatedCudaHooks();
+  return 1;
+}
+
+// The traced program: scaled_dot_product_attention picks its kernel as on the target GPU (3. above).
+extern "C" int tritonscope_answer_sdp_choice() {
+  at::native::_fused_sdp_choice_stub.set_cuda_dispatch_ptr(&simulated_sdp_choice);
   return 1;
 }

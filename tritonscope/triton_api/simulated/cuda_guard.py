@@ -74,4 +74,8 @@ def install_engine(torch) -> bool:
         return False
     if not _cpu_only(torch):
         library.tritonscope_replace_cuda_guard()
+    library.tritonscope_answer_sdp_choice()
+    from .build_facts import cudnn_version
+
+    library.tritonscope_set_cudnn(ctypes.c_long(cudnn_version(torch)))
     return bool(library.tritonscope_install_cuda_hooks())

@@ -81,6 +81,27 @@ def _state_under_the_program_mode(optimizer_module) -> None:
     variable.call_method = call_method
 
 
+def _pad_mm_under_the_program_mode(pad_mm) -> None:
+    """Inductor's pad_mm times a matmul padded against unpadded, on device tensors it makes with
+    every mode off (no_dispatch), which would be real CUDA tensors. Made under the program's mode
+    they are fake; the benchmark answers both with the same time, so padding is not faster and the
+    matmul is not padded (as the H100 chose for every unaligned matmul of the corpus)."""
+    from .torch_cuda import program_mode
+
+    pad_mm.no_dispatch = program_mode
+
+
+NO_GRAPHS = "a simulated GPU captures and replays no CUDA graph (the kernels are compiled as with graphs)"
+
+
+def _no_cuda_graphs(cudagraph_utils) -> None:
+    """mode="reduce-overhead" records the compiled graph into a CUDA graph (the caching allocator's
+    private pools, a capture on a side stream), which needs the CUDA driver; Inductor's kernels are
+    the same with or without it. Inductor is told why it skips the graph, as it is for a graph
+    that cannot be captured, and runs the compiled code directly."""
+    cudagraph_utils.check_lowering_disable_cudagraph = lambda *a, **k: NO_GRAPHS
+
+
 def _fold_constants_on_the_host(joint_graph) -> None:
     """Inductor's constant_fold_uniform_value computes a one-element tensor for each value it can
     know at compile time (`aten.full([1], v, device=cuda)`, then the pointwise ops on it) and reads
@@ -148,5 +169,7 @@ def install(device: dict) -> None:
         after_import("torch._dynamo.testing", _fake_example_values)
         after_import("torch._dynamo.variables.optimizer", _state_under_the_program_mode)
         after_import("torch._inductor.fx_passes.joint_graph", _fold_constants_on_the_host)
+        after_import("torch._inductor.fx_passes.pad_mm", _pad_mm_under_the_program_mode)
+        after_import("torch._inductor.cudagraph_utils", _no_cuda_graphs)
     except ImportError:  # a torch without Inductor: plain Triton programs still work
         pass

@@ -16,6 +16,7 @@ import os
 import re
 import sys
 
+from . import reads
 from .shared import contract
 
 STOPPED_EXIT = 75  # `trace` turns it into its documented exit code and message
@@ -113,12 +114,32 @@ def program_caller(frame=None, folders: tuple[str, ...] | None = None):
     return None
 
 
-def stop(frame, asked: str) -> None:
+def _installed(name: str) -> bool:
+    return f"{os.sep}site-packages{os.sep}" in name or f"{os.sep}dist-packages{os.sep}" in name
+
+
+def located(frame, asked: str) -> tuple[str, str]:
+    """(FILE:LINE of the program's own code, what was asked): where a library the program calls
+    (timm, transformers, installed packages) asked, the program's line that called into it, and
+    the library's line after what was asked."""
+    if frame is None:
+        return "the program", asked
+    user = frame
+    while user is not None and _installed(user.f_code.co_filename):
+        user = user.f_back
+    if user is None or user is frame:
+        return f"{frame.f_code.co_filename}:{frame.f_lineno}", asked
+    return f"{user.f_code.co_filename}:{user.f_lineno}", f"{asked} (in {frame.f_code.co_filename}:{frame.f_lineno})"
+
+
+def stop(frame, asked: str, exc: BaseException | None = None) -> None:
     """One line on stderr, then exit at once (no clean-up that could hang on a fake device)."""
-    where = f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else "the program"
+    where, asked = located(frame, asked)
     if _raising:
         raise DeviceValueRead(f"{asked} needs values, which a simulated GPU does not hold")
     sys.stdout.flush()
+    if os.environ.get(contract.ENV_DEBUG):
+        _write_stack(exc)
     record = os.environ.get(contract.ENV_STOPPED)
     if record:  # for `trace`, which says it in its own words
         with open(record, "w") as handle:
@@ -129,17 +150,67 @@ def stop(frame, asked: str) -> None:
     os._exit(STOPPED_EXIT)
 
 
+def _write_stack(exc: BaseException | None) -> None:
+    """The Python stack the stop was met in (the exception's, where one ended the program)."""
+    import traceback
+
+    if exc is not None:
+        traceback.print_exception(exc)
+    else:
+        traceback.print_stack(sys._getframe(2))
+    sys.stderr.flush()
+
+
 def _wrap(original, asked: str, folders: tuple[str, ...]):
     @functools.wraps(original)  # keeps the original as __wrapped__
     def method(self, *args, **kwargs):
-        # every tensor is fake (CPU ones too, made under the same mode): none holds a value
+        # a device tensor is fake, and holds no value (nor a host tensor made from one)
         if _is_fake(self) and not (asked == ".cpu()" and self.device.type == "cpu") and not _known(self):
             frame, where = _program_frame(folders)
             if frame is not None:
-                stop(frame, asked + where)
+                value = _answered(frame, asked + where)
+                return original(reads.stand_in(self, value), *args, **kwargs)
         return original(self, *args, **kwargs)
 
     return method
+
+
+def _answered(frame, asked: str):
+    """The value --on-read gives the read (logged), or the program is stopped there."""
+    value = reads.standing_value()
+    if value is None:
+        stop(frame, asked)
+    reads.record(*located(frame, asked), value)
+    return value
+
+
+# Frames of torch's dispatch between a tensor method and the simulated GPU's mode.
+_DISPATCH = tuple(
+    os.sep + os.path.join("torch", *part.split("/"))
+    for part in ("_ops.py", "_subclasses/", "utils/_python_dispatch.py", "utils/_stats.py", "_compile.py")
+) + (os.sep + os.path.join("torch", "_dynamo", "eval_frame.py"),)
+
+
+def _copy_to_the_host(folders: tuple[str, ...]):
+    """What the program's mode does with a copy of a device tensor into a host tensor
+    (`host.copy_(device)`): the program's own copy is a value read; torch's own (Inductor keeps
+    host copies of what a benchmark overwrites) leaves the host tensor as it was."""
+    here = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+    def copy(host, device):
+        frame = sys._getframe(1)
+        while frame is not None and (frame.f_code.co_filename.startswith(here) or _dispatching(frame)):
+            frame = frame.f_back
+        if frame is None or os.path.abspath(frame.f_code.co_filename).startswith(folders):
+            return host
+        return host.fill_(_answered(frame, "a copy of a device tensor into a host tensor (.copy_())"))
+
+    return copy
+
+
+def _dispatching(frame) -> bool:
+    name = frame.f_code.co_filename
+    return any(part in name for part in _DISPATCH) or _passes_through(name)
 
 
 def _is_fake(tensor) -> bool:
@@ -181,9 +252,9 @@ def _stop_at_uncaught(folders: tuple[str, ...]) -> None:
         ]
         operator = _run_on_the_device(exc)
         if frames and _data_dependent(exc):
-            stop(frames[-1], f"{exc} (a result that depends on the tensors' values)")
+            stop(frames[-1], f"{exc} (a result that depends on the tensors' values)", exc)
         if frames and operator:
-            stop(frames[-1], f"{operator} run for real on the device by torch itself (not by the program's code)")
+            stop(frames[-1], f"{operator} run for real on the device by torch itself (not by the program's code)", exc)
         previous(kind, exc, tb)
 
     sys.excepthook = hook
@@ -233,3 +304,6 @@ def install(stop_backward: bool = True) -> None:
             if original is not None:
                 setattr(cls, name, _wrap(original, asked, folders))
     _stop_at_uncaught(folders)
+    from . import torch_cuda
+
+    torch_cuda.HOST_COPY[:] = [_copy_to_the_host(folders)]

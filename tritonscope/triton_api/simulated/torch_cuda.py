@@ -1,9 +1,9 @@
 """torch's side of the simulated GPU: fake CUDA tensors and `torch.cuda` answering as the target.
 
-One global FakeTensorMode makes every tensor a FakeTensor (shapes, strides, dtypes as torch's own
-ops make them; no memory). The `torch.cuda` queries a program, torch.compile and Triton make are
-answered from the device description; work that would need the GPU (synchronize, streams,
-events, seeds) does nothing.
+One global FakeTensorMode makes every tensor on the device a FakeTensor (shapes, strides, dtypes as
+torch's own ops make them; no memory); tensors on the host stay real. The `torch.cuda` queries a
+program, torch.compile and Triton make are answered from the device description; work that would
+need the GPU (synchronize, streams, events, seeds) does nothing.
 """
 
 from __future__ import annotations
@@ -90,11 +90,7 @@ def _answers(device: dict, torch) -> dict:
         "current_stream": lambda *a, **k: stream,
         "default_stream": lambda *a, **k: stream,
         "set_stream": lambda *a, **k: None,
-        "empty_cache": lambda: None,
-        "memory_allocated": lambda *a, **k: 0,
-        "max_memory_allocated": lambda *a, **k: 0,
-        "reset_peak_memory_stats": lambda *a, **k: None,
-        "mem_get_info": lambda *a, **k: (device["total_memory"], device["total_memory"]),
+        **_memory_answers(device),
         "get_rng_state": lambda *a, **k: torch.zeros(16, dtype=torch.uint8, device="cpu"),
         "set_rng_state": lambda *a, **k: None,
         "manual_seed": lambda *a, **k: None,
@@ -110,9 +106,28 @@ def _answers(device: dict, torch) -> dict:
     }
 
 
+def _memory_answers(device: dict) -> dict:
+    """The caching allocator's figures: fake tensors take no device memory, so the whole of the
+    target's memory is free, and none is allocated or reserved."""
+    total = device["total_memory"]
+    answers: dict = {"mem_get_info": lambda *a, **k: (total, total), "memory_stats": lambda *a, **k: {}}
+    for name in ("memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved"):
+        answers[name] = lambda *a, **k: 0
+    for name in (
+        "empty_cache",
+        "reset_peak_memory_stats",
+        "reset_max_memory_allocated",
+        "set_per_process_memory_fraction",
+    ):
+        answers[name] = lambda *a, **k: None
+    return answers
+
+
 def _patch_cuda(device: dict, torch) -> None:
     for name, answer in _answers(device, torch).items():
         setattr(torch.cuda, name, answer)
+    for name, answer in _memory_answers(device).items():  # the module they are defined in, called by its name too
+        setattr(torch.cuda.memory, name, answer)
     torch.cuda.device = _Stream  # `with torch.cuda.device(i):` selects nothing
     torch.cuda._DeviceGuard = _Stream
     torch._C._cuda_getDevice = lambda: 0
@@ -194,9 +209,39 @@ def _patch_module_apply(torch) -> None:
     torch.nn.Module._apply = _apply
 
 
+def _on_the_device(leaves, fake_class) -> bool:
+    """Whether an operator involves the simulated GPU: a fake tensor among its arguments, or a CUDA
+    device asked for (a factory with device="cuda", a copy to the device)."""
+    import torch
+
+    for leaf in leaves:
+        if isinstance(leaf, fake_class) or (isinstance(leaf, torch.device) and leaf.type != "cpu"):
+            return True
+        if isinstance(leaf, str) and leaf.startswith("cuda"):
+            return True
+    return False
+
+
+def _adopted(mode, fake_class, args, kwargs):
+    """ARGS and KWARGS with each fake tensor of another mode (torch.compile's, met where Inductor
+    benchmarks with its own example values) replaced by one of MODE's with the same layout."""
+    import torch
+    from torch.utils import _pytree as pytree
+
+    def own(leaf):
+        if not isinstance(leaf, fake_class) or leaf.fake_mode is mode:
+            return leaf
+        return torch.empty_strided(leaf.shape, leaf.stride(), dtype=leaf.dtype, device=leaf.device)
+
+    with mode:
+        return pytree.tree_map(own, (args, kwargs))
+
+
 def _fake_tensor_mode(torch):
-    """The one FakeTensorMode every tensor of the program is made under."""
+    """The one mode every tensor of the program is made under: a tensor on the simulated GPU is
+    fake, one on the host is real (its values are the program's own, and reading them needs no GPU)."""
     from torch._subclasses import fake_tensor
+    from torch.utils import _pytree as pytree
 
     if hasattr(fake_tensor, "init_gpu_context"):
         fake_tensor.init_gpu_context = lambda *a, **k: None  # it makes a real CUDA tensor
@@ -204,9 +249,86 @@ def _fake_tensor_mode(torch):
     # GPU, which it decides by asking torch.cuda.is_available(), answered True here: never run
     # an operator for real on CUDA constants; build torch.tensor(...) on the host, then move it.
     fake_tensor.FakeTensorMode.avoid_device_init = property(lambda self: True)
-    mode = fake_tensor.FakeTensorMode(allow_non_fake_inputs=True)
+    fake_class = fake_tensor.FakeTensor
+
+    class ProgramMode(fake_tensor.FakeTensorMode):
+        """Host operators run for real; the rest as a FakeTensorMode runs them (shapes, no values)."""
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            leaves = pytree.arg_tree_leaves(*args, **kwargs)
+            if not _on_the_device(leaves, fake_class):
+                return _on_the_host(func, args, kwargs)  # this mode is off inside its own handler
+            if func is _COPY[0] and not isinstance(args[0], fake_class) and HOST_COPY:
+                return HOST_COPY[0](args[0], args[1])  # a value read: the device's values into a host tensor
+            if any(isinstance(leaf, fake_class) and leaf.fake_mode is not self for leaf in leaves):
+                args, kwargs = _adopted(self, fake_class, args, kwargs)
+            return super().__torch_dispatch__(func, types, args, kwargs)
+
+    import torch as _torch
+
+    _COPY.append(_torch.ops.aten.copy_.default)
+    mode = ProgramMode(allow_non_fake_inputs=True)
     mode.__enter__()
     return mode
+
+
+_COPY: list = []
+# What answers a copy of a device tensor into a host tensor (stop.py: the program's own copy is a
+# value read; torch's are let through, as a fake copy that leaves the host tensor as it was).
+HOST_COPY: list = []
+
+
+def _on_the_host(func, args, kwargs):
+    """A host operator, run for real; page-locked ("pinned") host memory, which needs a GPU driver,
+    is plain host memory here (Inductor pins the host copies it keeps while it autotunes)."""
+    import torch
+
+    if func is torch.ops.aten.is_pinned.default:
+        return False
+    if func is torch.ops.aten._pin_memory.default:
+        return args[0].clone()
+    if kwargs.get("pin_memory"):
+        kwargs = {**kwargs, "pin_memory": False}
+    return func(*args, **kwargs)
+
+
+def install_allocation() -> None:
+    """In the traced program only (an import in tritonscope's own process cannot take it back)."""
+    import torch
+
+    _allocate_fake_where_modes_are_off(torch, _mode[0])
+
+
+def _allocate_fake_where_modes_are_off(torch, mode) -> None:
+    """torch sometimes makes a device tensor with every mode off (constant propagation while it
+    traces a graph: `torch.tensor([], device="cuda")` in transformers' DynamicCache): CUDA's
+    allocation kernels give a fake tensor of the program's mode instead of asking the CUDA runtime
+    (a CUDA build) or failing (a CPU build has none). Made from a meta tensor, with no dispatch, so
+    that it works where torch has switched dispatch to Python off."""
+    import warnings
+
+    from torch._subclasses.fake_tensor import FakeTensor
+
+    def device_of(device):
+        return torch.device(device) if device is not None else torch.device("cuda", 0)
+
+    def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+        meta = torch.empty(size, dtype=dtype, device="meta", memory_format=memory_format or torch.contiguous_format)
+        return FakeTensor(mode, meta, device_of(device))
+
+    def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
+        return FakeTensor(mode, torch.empty_strided(size, stride, dtype=dtype, device="meta"), device_of(device))
+
+    library = torch.library.Library("aten", "IMPL")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a CUDA build's own kernels are overridden on purpose
+        library.impl("empty.memory_format", empty, "CUDA")
+        library.impl("empty_strided", empty_strided, "CUDA")
+    _libraries.append(library)
+
+
+_libraries: list = []
 
 
 def program_mode():
@@ -222,16 +344,16 @@ def install(device: dict) -> None:
     # the mode first: made while torch.cuda still says no GPU, it takes the paths made for that
     # (a no-op CUDA device guard on CUDA builds; torch.tensor built on the host, then moved)
     _mode.append(_fake_tensor_mode(torch))
-    # torch warns once per process of a fake tensor's data pointer read: read one here, where the
-    # warning is Python's and filtered above, not first in C++ (torch._dynamo's guards on a
-    # compiled optimizer's state), which writes it to stderr
-    torch.empty(1, device="cpu").data_ptr()
     _patch_cuda(device, torch)
     _patch_device_interface(torch)
     _patch_accelerator(torch)
     from . import cuda_guard
 
     cuda_guard.install(torch)
+    # torch warns once per process of a fake tensor's data pointer read: read one here (a device
+    # tensor's: host tensors are real), where the warning is Python's and filtered above, not first
+    # in C++ (torch._dynamo's guards on a compiled optimizer's state), which writes it to stderr
+    torch.empty(1, device="cuda").data_ptr()
     from . import triton_ops
 
     triton_ops.install(_mode[0])
