@@ -1,9 +1,11 @@
 """Runs the tests on the other supported Triton releases, each in a fresh virtual environment:
-the whole suite on the newest (3.9.0) but for the corpora and the simulated GPU's answers (run on
-the pinned release only, to keep CI within its time: the liger-kernel corpus; the corpus of real
-programs, whose H100 summary is the pinned release's; the simulated GPU's answers to torch, which
-are torch's and the same under every Triton), the smoke test (tests/test_smoke.py) on 3.5.1, 3.7.1 and
-3.8.0. The pinned release (3.6.0, the GPU machine's) is the README's own `python -m pytest`.
+the whole suite on the newest (3.9.0), on every core, but for what runs on the pinned release only,
+to keep CI within its time: the corpora (the liger-kernel corpus; the corpus of real programs, whose
+H100 summary is the pinned release's), the simulated GPU's answers to torch (torch's own, the same
+under every Triton), and the front ends that drive the same app functions the rest of the suite holds
+on every release (the explorer's screens, the agent server's protocol, the status line). The smoke
+test (tests/test_smoke.py) runs on 3.5.1, 3.7.1 and 3.8.0. The pinned release (3.6.0, the GPU
+machine's) is the README's own `python -m pytest`.
 
     python tests/releases.py            # all of them
     python tests/releases.py 3.8.0      # one
@@ -22,7 +24,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 FULL = ("3.9.0",)
 SMOKE = ("3.5.1", "3.7.1", "3.8.0")
-PINNED_ONLY = ("test_corpus_liger.py", "test_corpus_h100.py", "test_simulated_answers.py")
+PINNED_ONLY = (
+    *("test_corpus_liger.py", "test_corpus_h100.py", "test_simulated_answers.py"),
+    *("test_explorer.py", "test_explorer_snapshots.py", "test_explorer_terminal.py"),
+    *("test_agent.py", "test_agent_pages.py", "test_status_line.py"),
+)
 TORCH = "torch==2.13.0"  # the CPU build; an unpinned torch pulls gigabytes of CUDA
 
 
@@ -35,7 +41,8 @@ def run(release: str, folder: Path) -> bool:
         [python, "-m", "pip", "install", "-q", "--upgrade", "pip"],
         [python, "-m", "pip", "install", "-q", f"triton=={release}", f"{ROOT}[test]", *([TORCH] if full else [])],
     ]
-    which = [f"--ignore=tests/{name}" for name in PINNED_ONLY] if full else ["-m", "smoke"]
+    every_core = ["-n", "auto", "--dist", "loadfile"]  # a file's tests in one worker: its fixtures built once
+    which = [*every_core, *(f"--ignore=tests/{name}" for name in PINNED_ONLY)] if full else ["-m", "smoke"]
     steps.append([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *which])
     started = time.monotonic()
     for step in steps:
