@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import compileall
 import os
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
+
+from sweep import cold  # a command timed with a cold Triton cache, as the sweep benchmark times it
 
 import tritonscope
 
@@ -59,17 +58,6 @@ for name in DEFAULT_TARGETS:
         assert compiled.asm[target.vendor.binary]
 print(seconds)
 """
-
-
-def cold(command: list[str]) -> tuple[float, str]:
-    with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "TRITON_CACHE_DIR": cache}
-        started = time.perf_counter()
-        run = subprocess.run(command, env=env, capture_output=True, text=True)
-        elapsed = time.perf_counter() - started
-    if run.returncode != 0:
-        raise SystemExit(f"{' '.join(command[:5])} failed:\n{run.stderr[-2000:]}")
-    return elapsed, run.stdout
 
 
 def main() -> None:
