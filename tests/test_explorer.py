@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import shutil
 import time
 from pathlib import Path
@@ -119,6 +120,32 @@ def test_line_33_of_matmul_highlights_its_sass_and_a_sass_line_its_python_line(w
             assert source.number == came_from[0] and source.cursor in source.visible_rows()
             await pilot.press("n")
             assert sass.number != hgmma and "HGMMA" in sass.row_text(sass.cursor)
+
+    asyncio.run(scenario())
+
+
+def test_c_shows_and_hides_the_control_codes_beside_the_sass_at_80_columns(warm):
+    async def scenario():
+        async with opened(MATMUL, size=NARROW, compiles=warm) as (app, pilot):
+            await settled(app, pilot)  # its registers live read too: nothing else writes the status line
+            result = app.session.shown
+            await pilot.press("colon", "3", "3", "enter")
+            sass = pane(app, "stage-0")
+            copies = [n for n in sass.linked if "LDGSTS" in sass.row_text(sass._rows[n])]
+            assert copies and not any(result.controls[n] in sass.row_text(sass._rows[n]) for n in copies)
+            footer = {key.description: key.region for key in app.query("FooterKey")}
+            assert "codes" in footer and footer["codes"].right <= 80  # the key said on screen
+            await pilot.press("c")
+            for n in copies:  # the code and the instruction side by side, in 80 columns
+                row = sass.row_text(sass._rows[n])
+                assert result.controls[n] in row and "LDGSTS" in row and len(row) <= 80, row
+            assert "S stall cycles" in app.query_one("#status").render().plain
+            await pilot.press("c")
+            assert not app.controls_shown
+            assert not any(result.controls[n] in sass.row_text(sass._rows[n]) for n in copies)
+            await pilot.press("question_mark")
+            keys = app.screen.query_one("#keys").render().plain
+            assert "control codes beside each instruction (dump --control)" in keys
 
     asyncio.run(scenario())
 
@@ -317,25 +344,81 @@ def test_a_liger_kernel_explored_from_its_module(warm):
     asyncio.run(scenario())
 
 
-def test_the_stages_come_first_and_the_sass_after_them_as_explain_reads_it():
-    """The first screen waits for Triton's stages only; the SASS read after them (nvdisasm) gives the
-    explorer what a whole compile gives explain: the same SASS, line map, resources and findings."""
+@pytest.fixture(scope="module")
+def softmax_in_steps():
+    """softmax on sm90 as the explorer's worker makes it (Triton's stages first, then the SASS read),
+    and as a whole compile explained gives it: (first, full, whole)."""
     from tritonscope.app import explore
     from tritonscope.app.explain import explain_compilation
-    from tritonscope.app.prepare import MACHINE_CODE_PENDING, compile_request
-    from tritonscope.explorer import contents
+    from tritonscope.app.prepare import compile_request
 
     request = VariantRequest(file="sample:softmax", target="sm90")
     first = explore.explored(request)
+    full = explore.with_machine_code(first)
+    return first, full, explain_compilation(compile_request(request), live=False)
+
+
+def test_the_stages_come_first_and_the_sass_after_them_as_explain_reads_it(softmax_in_steps):
+    """The first screen waits for Triton's stages only; the SASS read after them (nvdisasm) gives the
+    explorer what a whole compile gives explain: the same SASS, line map, resources and findings."""
+    from tritonscope.app.prepare import MACHINE_CODE_PENDING
+    from tritonscope.explorer import contents
+
+    first, full, whole = softmax_in_steps
     assert isinstance(first, ExploreResult) and first.unread is not None
     assert Stage.SASS not in first.stages and Stage.PTX in first.stages and Stage.PTX in first.listings
     assert MACHINE_CODE_PENDING in first.compilation.notices and not first.explained.findings
     assert contents.stage(first, Stage.SASS).title == "SASS: being read (nvdisasm)…"
-    full = explore.with_machine_code(first)
-    whole = explain_compilation(compile_request(request), live=False)
     assert full.unread is None and MACHINE_CODE_PENDING not in full.compilation.notices
     assert full.compilation.stages[Stage.SASS] == whole.compilation.stages[Stage.SASS]
     assert full.compilation.line_map == whole.compilation.line_map and full.compilation.line_map[Stage.SASS]
     assert full.compilation.resources == whole.compilation.resources
     assert [(f.kind, f.line) for f in full.explained.findings] == [(f.kind, f.line) for f in whole.findings]
     assert full.compilation.compile_seconds == first.compilation.compile_seconds
+
+
+def test_the_sass_read_brings_dump_controls_codes_and_explain_times_each_line(softmax_in_steps):
+    """The control codes come with the SASS, as `dump --control` writes them, in the SASS pane's gutter
+    when asked for; the source gutter gives explain's share of the estimated time, and a line's cost
+    the waits that make it."""
+    from tritonscope.analysis import scoreboards
+    from tritonscope.explorer import contents
+
+    first, full, whole = softmax_in_steps
+    assert first.controls is None and contents.controls_missing(first) is None  # they come with the SASS
+    schedule = scoreboards.schedule(whole.compilation)  # dump --control's
+    assert full.controls == {s.listing_line: schedule.controls[s.offset].text for s in schedule.listing.instructions}
+    assert contents.controls_missing(full) is None
+    assert not contents.stage(full, Stage.SASS).gutter and not contents.stage(full, Stage.PTX, controls=True).gutter
+    sass = contents.stage(full, Stage.SASS, controls=True)
+    loads = [n for n, text in sass.lines if "LDG.E" in text]
+    assert loads and all(re.fullmatch(r"B[-0-5]{6}:R[-0-5]:W[0-5]:[-Y]:S\d\d", sass.gutter[n][0]) for n in loads)
+    # the source: the line explain estimates the costliest, its share beside its instructions
+    top = whole.time.ranked[0]
+    gutter = contents.source(full).gutter[top.line][0]
+    instructions = next(c.instructions.total for c in whole.lines if c.line == top.line)
+    assert gutter.split()[:2] == [str(instructions), f"{top.share:.0%}"] and top.share > 0.3
+    waited = next(t for t in whole.time.lines if any(w.kind == "global load" for w in t.waits_on))
+    said = next(w.said for w in waited.waits_on if w.kind == "global load")
+    cost = contents.cost_of(full, waited.line)
+    assert f"{waited.share:.0%} of the estimated time" in cost and said in cost and "waits on the loads of line" in said
+
+
+def test_an_amd_variant_has_no_control_codes_and_its_gutter_counts_instructions():
+    from conftest import compiled
+
+    from tritonscope.app.explain import explain_compilation
+    from tritonscope.explorer import contents
+
+    c = compiled("sample:vector_add", "gfx942")
+    request = VariantRequest(file="sample:vector_add", target="gfx942")
+    result = ExploreResult(request, explain_compilation(c, live=False))
+    assert result.controls is None and result.explained.time is None
+    said = contents.controls_missing(result)
+    assert said == "no control codes on gfx942: they are NVIDIA SASS's, and AMDGCN has none"
+    counts = {cost.line: cost.instructions.total for cost in result.explained.lines}
+    busiest = max(counts, key=lambda line: counts[line])  # the store: its full bar, shaded the most
+    half = next(line for line, count in counts.items() if count * 2 == counts[busiest])  # a half bar
+    gutter = contents.source(result).gutter
+    assert gutter[busiest] == (f"{counts[busiest]:>4} ████    ", 4) and "tl.store(" in result.file_lines[busiest]
+    assert gutter[half] == (f"{counts[half]:>4} ██      ", 2)

@@ -9,7 +9,7 @@ its worker imports WARM before the first task comes.
 from __future__ import annotations
 
 from ..analysis.artifacts import to_compilation
-from ..core.model import VariantRequest
+from ..core.model import Compilation, VariantRequest
 from ..core.source import CachedKernel, CaptureFolder
 from ..results.cache import CacheListing
 from ..results.catalog import KernelList
@@ -74,7 +74,8 @@ def _explained(request: VariantRequest) -> Explored:
         return ExploreResult(request, ExplainResult(compilation, (), ()), _releases(), unread)
     with progress.step("explain"):
         # nvdisasm's life ranges (1-3 s) come after, in `with_live_registers`: the stages show first
-        return ExploreResult(request, explain_compilation(compilation, live=False), _releases())
+        explained = explain_compilation(compilation, live=False)
+        return ExploreResult(request, explained, _releases(), controls=_controls(compilation))
 
 
 def with_machine_code(result: ExploreResult) -> ExploreResult:
@@ -93,7 +94,8 @@ def with_machine_code(result: ExploreResult) -> ExploreResult:
     full = to_compilation(c.kernel, c.variant, disassembled(result.unread, target), target, known)
     notices = (*(n for n in c.notices if n != MACHINE_CODE_PENDING), *full.notices)
     full = replace(full, notices=tuple(dict.fromkeys(notices)), compile_seconds=c.compile_seconds)
-    return ExploreResult(result.request, explain_compilation(full, live=False), result.releases)
+    explained = explain_compilation(full, live=False)
+    return ExploreResult(result.request, explained, result.releases, controls=_controls(full))
 
 
 def with_live_registers(result: ExploreResult) -> ExploreResult:
@@ -101,7 +103,19 @@ def with_live_registers(result: ExploreResult) -> ExploreResult:
     ranges): explain's full result, which the explorer shows once the stages are on screen."""
     from .explain import explain_compilation
 
-    return ExploreResult(result.request, explain_compilation(result.compilation), result.releases)
+    explained = explain_compilation(result.compilation)
+    return ExploreResult(result.request, explained, result.releases, controls=result.controls)
+
+
+def _controls(c: Compilation) -> dict[int, str] | None:
+    """Each SASS instruction's control code, as `dump --control` writes it, by its line in the SASS
+    listing; None for AMD, or SASS without its binary."""
+    from ..analysis import scoreboards
+
+    schedule = scoreboards.schedule(c)
+    if schedule is None:
+        return None
+    return {s.listing_line: schedule.controls[s.offset].text for s in schedule.listing.instructions}
 
 
 def _several_kernels(request: VariantRequest) -> KernelList | None:

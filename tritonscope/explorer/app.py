@@ -35,6 +35,7 @@ from .session import Session, knobs
 WIDE = 120  # columns from which the panes sit side by side, with the panel beside them
 WIDEST = 200  # columns from which TTGIR is shown too at first
 PANES = 3  # stage panes at most
+CONTROLS_SAID = "control codes: B scoreboards waited on · R, W set · Y yield · S stall cycles"
 
 
 class ExplorerApp(App):
@@ -73,6 +74,7 @@ class ExplorerApp(App):
         Binding("b", "previous_variant", "back", show=False),
         Binding("y", "copy", "copy cmd"),
         Binding("p", "passes", "passes"),
+        Binding("c", "controls", "codes"),
         Binding("r", "panel", "panel"),
         Binding("f", "findings", "findings", show=False),
         Binding("slash", "prompt('search')", "search"),
@@ -88,6 +90,7 @@ class ExplorerApp(App):
         self.compiles, self.first, self.follow_saves = compiles, first, watch
         self.session = Session(request)
         self.pane_stages: list[Stage] = []
+        self.controls_shown = False  # the SASS panes' gutter: each instruction's control code (`c`)
         self.exit_code = 0
         # ticket -> (what: variant, live or pipeline; its memory key; when it started)
         self._pending: dict[int, tuple[str, Any, float]] = {}
@@ -281,7 +284,8 @@ class ExplorerApp(App):
         source.stale = False
         for index, stage in enumerate(self.pane_stages):
             pane = self.query_one(f"#stage-{index}", CodePane)
-            pane.show(contents.stage(result, stage), keep_place=pane.content.title.startswith(stage.title))
+            shown = contents.stage(result, stage, controls=self.controls_shown)
+            pane.show(shown, keep_place=pane.content.title.startswith(stage.title))
             pane.stale = False
         self._arrange()
         self._select(self.session.line, None)
@@ -444,6 +448,21 @@ class ExplorerApp(App):
             self.pane_stages.insert(0, (unused or list(result.stages))[-1])
         del self.pane_stages[count:]
         self._redraw()
+
+    def action_controls(self) -> None:
+        """Shows or hides each SASS instruction's control code (as `dump --control`), or says why there are none."""
+        result = self.session.shown
+        if result is None:
+            return
+        missing = contents.controls_missing(result)
+        if missing is not None and not self.controls_shown:
+            self._status(missing)
+            return
+        self.controls_shown = not self.controls_shown
+        self._redraw()
+        self._marked(result, self.session.changes()) if self.session.previous is not None else None
+        if self.controls_shown:
+            self._status(CONTROLS_SAID if result.unread is None else "the control codes come with the SASS")
 
     def action_panel(self) -> None:
         self.screen.toggle_class("panel")

@@ -9,11 +9,13 @@ from functools import partial
 
 from ..core.stages import Stage
 from ..render.terminal.dump import resource_rows
-from ..render.terminal.explain import figures, heat_level, share_bar
+from ..render.terminal.explain import figures, heat_level, percent, share_bar
 from ..results.explore import ExploreResult
 from .panes import Content
 
-SOURCE_GUTTER = 13  # "inst ▍bar regs": explain's gutter, in 13 columns
+SOURCE_GUTTER = 13  # "inst time regs" (or "inst ▍bar regs" without the estimate): explain's, in 13 columns
+CONTROL_GUTTER = 19  # a control code as `dump --control` writes it: B------:R-:W-:-:S04
+WAITS_SHOWN = 0.01  # a line's waits named in its cost: those of at least 1% of its cycles, as explain
 SQUEEZED = (Stage.PTX, Stage.SASS, Stage.AMDGCN)  # assembly: its columns padded for 80-column listings
 _RUN = re.compile(r"\s{3,}")
 
@@ -39,17 +41,11 @@ def _own(lines: frozenset[int], number: int) -> tuple[int, ...]:
 
 
 def source(result: ExploreResult, changed: frozenset[int] = frozenset()) -> Content:
-    """The kernel's file, explain's cost of each line in the gutter: its instructions (shaded by
-    its share of the busiest line's), a bar, and the registers live in them."""
-    costs = {cost.line: cost for cost in result.explained.lines}
-    busiest = max((cost.instructions.total for cost in costs.values()), default=0) or 1
-    gutter = {}
-    for number, cost in costs.items():
-        share = cost.instructions.total / busiest
-        regs = f"{cost.live_registers:>4}" if cost.live_registers else "    "
-        gutter[number] = (f"{cost.instructions.total:>4} {share_bar(share)}{regs}", heat_level(share))
-    code = frozenset(n for n, text in result.file_lines.items() if text.strip() and not text.strip().startswith("#"))
+    """The kernel's file, explain's cost of each line in the gutter: its instructions, its share of
+    the estimated time where explain has the estimate (NVIDIA, once the SASS is read) or else a bar
+    of its share of the busiest line's instructions, shaded by that share, and the registers live."""
     c = result.compilation
+    code = frozenset(n for n, text in result.file_lines.items() if text.strip() and not text.strip().startswith("#"))
     return Content(
         title=f"{c.kernel.name}  ({c.kernel.file.rsplit('/', 1)[-1]})",
         lines=tuple(sorted(result.file_lines.items())),
@@ -57,15 +53,40 @@ def source(result: ExploreResult, changed: frozenset[int] = frozenset()) -> Cont
         python_lines=partial(_own, code),
         numbers=partial(_own, code),
         changed=changed,
-        gutter=gutter,
+        gutter=_cost_gutter(result),
         gutter_width=SOURCE_GUTTER,
     )
 
 
-def stage(result: ExploreResult, which: Stage, changed: frozenset[int] = frozenset()) -> Content:
+def _cost_gutter(result: ExploreResult) -> dict[int, tuple[str, int]]:
+    """{line: ("inst time regs", heat)}: `  42  29%  40` timed, `  42 ██▍   40` by instructions."""
+    costs = {cost.line: cost for cost in result.explained.lines}
+    estimate = result.explained.time
+    times = {t.line: t for t in estimate.lines} if estimate is not None else {}
+    busiest = max((cost.instructions.total for cost in costs.values()), default=0) or 1
+    gutter = {}
+    for number in sorted(costs.keys() | times.keys()):
+        cost, timed = costs.get(number), times.get(number)
+        inst = f"{cost.instructions.total:>4}" if cost else "    "
+        regs = f"{cost.live_registers:>4}" if cost and cost.live_registers else "    "
+        if estimate is not None:
+            share = timed.share if timed else 0.0
+            gutter[number] = (f"{inst}{percent(share) if timed else '':>5}{regs}", heat_level(share))
+        else:
+            share = cost.instructions.total / busiest if cost else 0.0
+            gutter[number] = (f"{inst} {share_bar(share)}{regs}", heat_level(share))
+    return gutter
+
+
+def stage(
+    result: ExploreResult, which: Stage, changed: frozenset[int] = frozenset(), controls: bool = False
+) -> Content:
+    """A stage's pane; the SASS with each instruction's control code in the gutter if `controls`
+    (as `dump --control` writes it)."""
     if which not in result.listings:  # the machine code, still being read
         return Content(f"{which.title}: being read (nvdisasm)…", (), which.lexer)
     listing = result.listings[which]
+    codes = result.controls if controls and which is Stage.SASS and result.controls is not None else {}
     return Content(
         title=f"{which.title}  ({len(listing)} lines)",
         lines=compact(listing, squeeze=which in SQUEEZED),
@@ -73,19 +94,38 @@ def stage(result: ExploreResult, which: Stage, changed: frozenset[int] = frozens
         python_lines=partial(result.python_lines, which),
         numbers=partial(result.stage_lines, which),
         changed=changed,
+        gutter={number: (text, 0) for number, text in codes.items()},
+        gutter_width=CONTROL_GUTTER if codes else 0,
     )
 
 
+def controls_missing(result: ExploreResult) -> str | None:
+    """Why the variant's SASS pane can show no control codes, or None when it can (or will: the
+    SASS still being read brings them)."""
+    target = result.compilation.variant.target_info
+    machine = target.vendor.machine_code
+    if machine is not Stage.SASS:
+        return f"no control codes on {target.name}: they are NVIDIA SASS's, and {machine.title} has none"
+    if result.controls is None and result.unread is None:
+        return f"no control codes: no SASS with its binary ({'; '.join(result.compilation.notices) or 'not made'})"
+    return None
+
+
 def cost_of(result: ExploreResult, line: int | None) -> str:
-    """One line's cost as explain says it beneath the line: its memory, matrix and barrier figures."""
+    """One line's cost as explain says it: its share of the estimated time and the waits that make
+    it, then its memory, matrix and barrier figures."""
     cost = next((c for c in result.explained.lines if c.line == line), None)
-    if cost is None:
+    if cost is None or line is None:
         return ""
     text = f"line {line}: {cost.instructions.total} instructions"
+    timed = result.explained.time.line(line) if result.explained.time is not None else None
+    if timed is not None:
+        text += f", {percent(timed.share)} of the estimated time"
     if cost.live_registers:
         text += f", {cost.live_registers} registers live"
-    details = figures(cost)
-    return f"{text}; {details}" if details else text
+    waits = [w.said for w in timed.waits_on if w.cycles >= WAITS_SHOWN * timed.cycles][:2] if timed else []
+    details = [*waits, figures(cost)]
+    return "; ".join([text, *filter(None, details)])
 
 
 def resources(result: ExploreResult, before: ExploreResult | None) -> list[tuple[str, str, str, str]]:

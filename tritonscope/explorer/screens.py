@@ -37,6 +37,7 @@ KEYS = [
     ("b", "back to the variant before (from memory, at once)"),
     ("y", "copy the `tritonscope dump` command of the variant on screen"),
     ("p", "the pass pipeline: each pass's IR before and after it"),
+    ("c", "the SASS's control codes beside each instruction (dump --control), or not"),
     ("r", "the resource panel and explain's findings (beside the panes when wide)"),
     ("f", "the findings: enter jumps every pane to a finding's line"),
     ("t", "light or dark theme"),

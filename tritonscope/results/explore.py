@@ -34,6 +34,9 @@ class ExploreResult(Result):
     # A compile whose machine code is still to be read (its SASS: nvdisasm), shown with Triton's stages
     # first; app/explore.py's `with_machine_code` reads it. None once read (or for AMD, a cached kernel).
     unread: Artifacts | None = field(default=None, repr=False, compare=False)
+    # Each SASS instruction's control code as `dump --control` writes it, by its line in the SASS listing
+    # (analysis/scoreboards.py); None where there are none: AMD, or the SASS not read yet.
+    controls: dict[int, str] | None = field(default=None, repr=False, compare=False)
     # Made once, with the result: each stage as the panes show it (location noise dropped), the same
     # lines as diff compares them, the kernel file's lines, and kernel-file line -> stage -> its lines.
     listings: dict[Stage, Listing] = field(init=False, repr=False, compare=False)

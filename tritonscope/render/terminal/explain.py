@@ -112,7 +112,7 @@ def _rows(number: int, code: str, cost: LineCost | None, busiest: int, shown: _S
     heat = _HEAT[heat_level(share)] if (cost or line_time) and shown.color else ""
     mark = Text(str(number), style="bold red" if shown.flagged else "dim")
     inst = Text(str(cost.instructions.total) if cost else "", style="" if timed else heat)
-    time = [Text(_percent(line_time.share) if line_time else "", style=heat)] if timed else []
+    time = [Text(percent(line_time.share) if line_time else "", style=heat)] if timed else []
     bar = Text(share_bar(share) if share else "", style="red" if shown.color else "", justify="left")
     regs = [Text(str(cost.live_registers) if cost and cost.live_registers else "", style="cyan")] if shown.live else []
     source = highlight(code, Stage.SOURCE) if code.strip() else Text("")
@@ -129,7 +129,8 @@ def heat_level(share: float) -> int:
     return min(int(share * len(_HEAT)), len(_HEAT) - 1)
 
 
-def _percent(share: float) -> str:
+def percent(share: float) -> str:
+    """A share as explain's "time" column writes it: `29%`, or `<1%` for less than half a percent."""
     return f"{share:.0%}" if share >= 0.005 else "<1%"
 
 
@@ -180,7 +181,7 @@ def time_section(estimate: TimeEstimate) -> Table:
     title = f"where the time goes (estimated: {bound}; {estimate.warps_per_scheduler:g} warps per scheduler)"
     table.add_row(Text(""), Text(""), Text(title, style="bold"))
     for line in [t for t in estimate.ranked if t.share >= 0.01][:RANKED]:
-        table.add_row(Text(f"line {line.line}"), Text(_percent(line.share), style="bold"), _code(line.code))
+        table.add_row(Text(f"line {line.line}"), Text(percent(line.share), style="bold"), _code(line.code))
         for said in evidence(line):
             table.add_row(Text(""), Text(""), Text(f"↳ {said}", style="yellow"))
     rests = [f"control codes: {estimate.layout}", *estimate.assumptions]
@@ -224,7 +225,7 @@ def draw_findings(console: Console, found: tuple[Finding, ...]) -> None:
         table.add_column(no_wrap=True)
         table.add_column()
         where = f"line {finding.line}" if finding.line is not None else "kernel"
-        share = f" ({_percent(finding.time_share)} of the estimated time)" if finding.time_share is not None else ""
+        share = f" ({percent(finding.time_share)} of the estimated time)" if finding.time_share is not None else ""
         table.add_row(Text("●", style="bold red"), Text(f"{where}: {finding.kind}{share}", style="bold"))
         table.add_row(Text(""), Text(finding.message))
         table.add_row(Text(""), Text(f"evidence: {finding.evidence}", style="dim"))
