@@ -320,6 +320,11 @@ def strict_json(text: str):
     return json.loads(text, parse_constant=reject)
 
 
+# rustup's own state, which its proxies write in HOME when a process that installing a release environment
+# starts (pip, a package's build) asks for a Rust toolchain: the toolchain's files, not tritonscope's.
+HOME_TOOLCHAINS = (".rustup",)
+
+
 def snapshot(folder: Path, ignore: tuple[str, ...] = ()) -> dict[str, str]:
     """Relative path -> content digest (or 'dir'), for everything under folder."""
     if not folder.exists():
@@ -770,12 +775,12 @@ def check_row(row: Row, warm, tmp_path: Path, places: dict[str, str] | None = No
     for step in row.setup:
         step(env)
     work_before = snapshot(tmp_path / "work", row.changes)
-    home_before = snapshot(tmp_path / "home")
+    home_before = snapshot(tmp_path / "home", HOME_TOOLCHAINS)
 
     result, survivors = run(env, row)
     problems = problems_of(env, "run", result, survivors, row.exit, row)
     for folder_name, before in (("work", work_before), ("home", home_before)):
-        after = snapshot(tmp_path / folder_name, row.changes if folder_name == "work" else ())
+        after = snapshot(tmp_path / folder_name, row.changes if folder_name == "work" else HOME_TOOLCHAINS)
         lost = sorted(set(before) - set(after))
         changed = sorted(k for k in before.keys() & after.keys() if before[k] != after[k])
         added = sorted(set(after) - set(before))

@@ -65,13 +65,15 @@ ROWS = [
     Row("dump {kernels}/gluon_32_lanes.py --target gfx942 --stage ttgir", id="43-gluon-32-lanes-on-gfx942", exit=1,
         says=(r"gfx942's 64 threads per warp", r"line 10: threads_per_warp \[4, 8\] is 32 threads",
               r"write the layouts for 64 threads per warp")),
-    # --from-run of a program that asks for input, or launches from a thread: its line, one message.
+    # --from-run of a program that asks for input: its line, one message. One that launches from a thread
+    # of its own: the launch is found there, as in the main thread (it once stopped with torch's dispatcher
+    # text in place of the launch line).
     Row(f"dump {FROM_RUN}/reads_stdin.py -k scale_kernel --from-run -t sm90 --stage ttir", id="43-from-run-reads-stdin",
         exit=2, timeout=240, says=(r"read standard input at \S*reads_stdin\.py:7", r"input\(", r"EOFError",
                                    r"--from-run < input\.txt")),
     Row(f"dump {FROM_RUN}/launches_in_thread.py -k scale_kernel --from-run -t sm90 --stage ttir",
-        id="43-from-run-launches-in-a-thread", exit=2, timeout=240,
-        says=(r"a thread it started \(Thread-1 \(work\)\)", r"launches_in_thread\.py:10", r"main thread only"),
+        id="43-from-run-launches-in-a-thread", exit=0, timeout=240,
+        says=(r"from the run: launch 1 of scale_kernel at \S*scale\.py:19, grid 16x1x1",),
         forbid=(r"registered at", r"fallthrough", r"(?i)backend fallback")),
     # SIGTERM or Ctrl-C while passes' worker runs ptxas: the worker and ptxas end with tritonscope.
     *[Row("passes sample:fused_attention --target sm90", id=f"43-passes-{name}-while-ptxas-runs",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -76,7 +77,10 @@ def test_the_h100s_227_kib_two_under_exactly_at_and_two_over(limits):
         "line 48: 7x64x128xf16, nvmma_shared swizzle 128 = 112 KiB (7 stages x 16 KiB)",
         "line 44: 64x32xf16, nvmma_shared swizzle 64 = 4 KiB",
     )
-    assert "111 registers, 0 spills, 225 KiB shared memory, 1 block per SM (12%)" == kernel.column("sm90")[0].reason
+    # (the register count is the release's: 111 under Triton 3.6, 117 under 3.9)
+    assert re.fullmatch(
+        r"\d+ registers, 0 spills, 225 KiB shared memory, 1 block per SM \(12%\)", kernel.column("sm90")[0].reason
+    )
 
 
 def test_ampere_and_ada_at_99_kib_and_the_64_kib_of_a_t4_and_an_mi300x(limits):

@@ -93,10 +93,13 @@ def test_words_are_those_nvdisasm_prints_and_reuse_flags_agree(target):
 
 def test_sm120_fields_agree_with_nvdisasm_own_annotations():
     """For sm120, CUDA 12.8's nvdisasm prints the fields itself: &req={...} (the wait mask), &rd, &wr,
-    ?transN (stall N) or ?WAITN_END_GROUP (stall N and the yield hint)."""
+    ?transN (stall N) or ?WAITN_END_GROUP (stall N and the yield hint). CUDA 13's (Triton 3.9's) prints
+    none of them, so there is nothing to hold the decoder to."""
     checked = 0
     for name in ("softmax", "matmul", "layernorm"):
         c = compiled(f"sample:{name}", "sm120")
+        if not re.search(r"\?(trans|WAIT)\d+", c.stages[Stage.SASS]):
+            pytest.skip("this nvdisasm prints no control-code annotations for sm120 (CUDA 12.8's does)")
         _, controls = _decoded(c)
         for line in c.stages[Stage.SASS].splitlines():
             match = re.match(r"\s*/\*([0-9a-f]+)\*/\s*(.*)", line)
