@@ -583,8 +583,9 @@ def run(command: str) -> str:
     words = [sys.executable, "-m", "tritonscope", *shlex.split(command), "--no-pager"]
     if command.startswith(("grid", "layout")):
         words.remove("--no-pager")
-    if command.startswith("trace"):
-        words = [sys.executable, "-m", "tritonscope", *shlex.split(command)]
+    if command.startswith("trace"):  # the traced program runs under this Python, whatever `python` PATH finds
+        program = [sys.executable if word == "python" else word for word in shlex.split(command)]
+        words = [sys.executable, "-m", "tritonscope", *program]
     result = subprocess.run(words, capture_output=True, text=True, env=env, cwd=HERE.parent)
     if result.returncode not in ((0, 1) if command.startswith("check") else (0,)):  # check exits 1 on a broken budget
         raise SystemExit(f"tour: `tritonscope {command}` failed ({result.returncode}):\n{result.stderr}")
