@@ -40,7 +40,19 @@ def private_user_cache(tmp_path_factory):
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("user-cache"))
 
 
+# Files whose tests send signals to tritonscope or drive a terminal, timed to what the command is doing:
+# marked `serial` and run in one process after the parallel run (the README's test command), where no
+# other test's compiles share the cores with them.
+SERIAL_FILES = {
+    *("test_faults_signals.py", "test_faults_output.py", "test_faults_hostile.py", "test_faults_cluster.py"),
+    *("test_explorer_terminal.py", "test_status_line.py"),
+}
+
+
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.name in SERIAL_FILES:
+            item.add_marker(pytest.mark.serial)
     if local_target() is not None:
         return
     skip = pytest.mark.skip(reason="no GPU visible (CI has none); run on a GPU machine")

@@ -41,9 +41,13 @@ def run(release: str, folder: Path) -> bool:
         [python, "-m", "pip", "install", "-q", "--upgrade", "pip"],
         [python, "-m", "pip", "install", "-q", f"triton=={release}", f"{ROOT}[test]", *([TORCH] if full else [])],
     ]
-    every_core = ["-n", "auto", "--dist", "loadfile"]  # a file's tests in one worker: its fixtures built once
-    which = [*every_core, *(f"--ignore=tests/{name}" for name in PINNED_ONLY)] if full else ["-m", "smoke"]
-    steps.append([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *which])
+    pytest = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    if full:  # on every core, a file's tests in one worker (its fixtures built once), then the serial ones
+        ignored = [f"--ignore=tests/{name}" for name in PINNED_ONLY]
+        steps.append([*pytest, "-n", "auto", "--dist", "loadfile", "-m", "not serial", *ignored])
+        steps.append([*pytest, "-m", "serial", *ignored])
+    else:
+        steps.append([*pytest, "-m", "smoke"])
     started = time.monotonic()
     for step in steps:
         print(f"+ [{release}] {' '.join(map(str, step))}", flush=True)
