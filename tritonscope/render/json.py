@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # the result types, named in annotations only: `dump --json` 
     from ..results.check import CheckResult
     from ..results.diff import DiffResult
     from ..results.explain import ExplainResult, ProfileResult
+    from ..results.explore import CompileFailure, ExploreResult
     from ..results.fit import FitResult
     from ..results.grid import GridResult
     from ..results.layout import LayoutListResult, LayoutResult, SharedLayoutResult
@@ -86,6 +87,14 @@ class JsonRenderer:
             for s in r.samples
         ]
         return {"samples": rows}
+
+    def explore(self, r: ExploreResult):
+        """The explorer's variant as explain's document, with the releases it can switch to."""
+        return {**self.explain(r.explained), "releases": list(r.releases)}
+
+    def explore_failure(self, r: CompileFailure):
+        where = {"file": r.where[0], "line": r.where[1]} if r.where else None
+        return {"kernel_file": r.request.file, "message": r.message, "hint": r.hint, "where": where}
 
     def kernel_list(self, r: KernelList):
         return {"file": str(r.path), "kernels": list(r.kernels), "defaults": r.defaults, "notices": list(r.notices)}

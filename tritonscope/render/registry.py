@@ -78,6 +78,8 @@ _ROWS: dict[tuple[str, Format], str] = {
     (_R + "space:SpaceResult", "json"): _JSON + "space",
     (_R + "bench:ReleaseTimings", "json"): _JSON + "release_timings",
     (_R + "fit:FitResult", "json"): _JSON + "fit",
+    (_R + "explore:ExploreResult", "json"): _JSON + "explore",
+    (_R + "explore:CompileFailure", "json"): _JSON + "explore_failure",
 }
 
 
