@@ -208,10 +208,10 @@ def test_every_other_tool_answers_on_a_sample(tmp_path):
 
 
 def test_the_kernel_tools_answer_on_a_library_kernel():
-    """list_kernels, check, diff, passes, layout and grid on liger-kernel's rms_norm forward kernel."""
+    """list_kernels, check, diff, passes and layout on liger-kernel's rms_norm forward kernel. (grid runs a
+    kernel under Triton's interpreter, where liger's rsqrt, a libdevice call, has no value: it is held on
+    the samples, by the test above.)"""
     cli_list = cli_json("list", "liger_kernel.ops.rms_norm")
-    values = {"Y_row_stride": 4096, "X_row_stride": 4096, "W_row_stride": 0, "RSTD_row_stride": 1, "n_cols": 4096}
-    values |= {"eps": 1e-6, "offset": 0.0, "Y_ptr": "*bf16", "X_ptr": "*bf16", "W_ptr": "*bf16", "RSTD_ptr": "*fp32"}
 
     async def check(client):
         listing = structured(await client.call_tool("list_kernels", {"kernel_file": "liger_kernel.ops.rms_norm"}))
@@ -226,9 +226,6 @@ def test_the_kernel_tools_answer_on_a_library_kernel():
         assert passes["passes"] and all(p["changed"] for p in passes["passes"])
         layouts = structured(await client.call_tool("layout", LIGER_INPUTS))
         assert layouts["kind"] == "layout_list" and layouts["layouts"]
-        on_grid = {**LIGER_INPUTS, "args": values, "grid_size": [4]}
-        grid = structured(await client.call_tool("grid", on_grid))
-        assert grid["grid"] == [4, 1, 1] and [p["index"] for p in grid["programs"]] == [0, 1, 2, 3]
 
     serving(check)
 
