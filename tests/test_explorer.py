@@ -50,6 +50,8 @@ async def opened(request: VariantRequest, size=WIDE, watch: bool = False, compil
         async with app.run_test(size=size) as pilot:
             await pilot.pause()
             await until(pilot, lambda: app.session.shown is None or app.session.shown.unread is None)  # its SASS
+            # and its follow-ups (the registers live per line): arriving after a key, they would redraw
+            await until(pilot, lambda: not app._pending)
             yield app, pilot
     finally:
         opening.compiles.cancel() if compiles is not None else opening.compiles.close()
