@@ -27,7 +27,6 @@ _TRITON = tuple(int(p) for p in version("triton").split(".")[:2])
 # Triton 3.9 loads gfx950's dot tiles straight into LDS by default (amdg.buffer_load_to_local): no tile
 # passes through registers, so there is no bypass to suggest, and the LDS layout it picks is conflict-free.
 _GFX950_SHOWN = {findings.LDS_BYPASS, findings.BANK_CONFLICTS} if _TRITON < (3, 9) else set()
-_GFX950_ABSENT = set() if _TRITON < (3, 9) else {findings.LDS_BYPASS}
 SHARED = str(KERNELS / "gluon" / "shared_memory.py")
 
 # Each variant with the kinds it shows: target findings (sm90's cp.async tiles), a Gluon kernel's
@@ -44,7 +43,7 @@ VARIANTS = [
     (SHARED, "sm90", {"kernel": "column_reads", "constexprs": ("BLOCK=64",)}, {findings.BANK_CONFLICTS}),
     ("sample:matmul", "gfx950", {}, _GFX950_SHOWN),
 ]
-ABSENT = {"gfx950": _GFX950_ABSENT}
+ABSENT = {"gfx950": set() if _TRITON < (3, 9) else {findings.LDS_BYPASS}}  # kinds a variant must not show
 
 
 def _variant_id(variant) -> str:
