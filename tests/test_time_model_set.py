@@ -234,10 +234,13 @@ def test_the_published_h100_table_is_what_the_models_give_today():
     """docs/data/h100-time-model scored again for three kernels: the figures docs/cli.md publishes.
     late_use and vector_add wait for their loads on a later line, where ncu's samples are: the
     estimate names it, the instruction counts do not; matmul's top line is the A tile's load, where
-    the barrier the pipeline waits at is sampled. A change to the model that moves these fails here
-    until the table is scored again (its README says how)."""
+    the barrier the pipeline waits at is sampled; row_sum_gluon (held out) keeps 32 narrow loads per
+    warp outstanding, more than the SM holds, so its load line's issue (ncu: lg/mio throttle) comes
+    first. A change to the model that moves these fails here until the table is scored again (its
+    README says how)."""
     saved = ROOT / "docs" / "data" / "h100-time-model"
-    names = ("late_use", "vector_add", "matmul")
+    counts_right = {"late_use": False, "vector_add": False, "matmul": False, "row_sum_gluon": True}
+    names = tuple(counts_right)
     run = subprocess.run(
         [sys.executable, ROOT / "benchmarks" / "time_model.py", saved, "--json", "--only", *names],
         capture_output=True,
@@ -249,6 +252,7 @@ def test_the_published_h100_table_is_what_the_models_give_today():
     published = (saved / "README.md").read_text()
     for name, row in rows.items():
         time, counts = row["models"]["time"], row["models"]["counts"]
-        assert time["agrees"] and not counts["agrees"], name
-        cells = f"| {name} | tune | {row['top_line']} ({row['top_share']:.0%}) | {counts['spearman']:.2f} |"
+        assert time["agrees"] and counts["agrees"] == counts_right[name], name
+        label = "held" if name == "row_sum_gluon" else "tune"
+        cells = f"| {name} | {label} | {row['top_line']} ({row['top_share']:.0%}) | {counts['spearman']:.2f} |"
         assert cells in published and f"| {time['spearman']:.2f} | L{time['top']} ok |" in published, name

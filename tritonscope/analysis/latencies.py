@@ -50,6 +50,11 @@ class Costs:
     source: str
     assumed: bool = False
     l1_and_shared_bytes: int = 256 * 1024  # per SM: the unified L1 and shared memory
+    # Global loads an SM keeps outstanding before its warps stall issuing more (ncu's lg/mio
+    # throttle), in warp instructions whatever their width. Not published: bracketed on the H100 by
+    # the stall reasons of the tuning kernels (64 warps x 8 narrow loads in flight: 1% throttle;
+    # 40 x 29: 40%) and set between; assumed the same on every family.
+    pending_loads: int = 768
 
     # The rest of the variable-latency classes: short-scoreboard ops through the MIO queue.
     special_register: int = 24  # S2R

@@ -12,7 +12,9 @@ scheduler, all running the same code):
 Where the W warps need more of a limit than one warp's own timeline, the kernel is bound by it:
 for issue and the memory pipe each warp waits its turn at each instruction, the difference spread
 by the instructions' part; for the DRAM the memory waits grow, the walk repeated with memory
-latencies `queue` times longer until the timeline takes what the DRAM needs.
+latencies `queue` times longer until the timeline takes what the DRAM needs. Where the SM's warps
+then hold more global loads outstanding than it keeps (Costs.pending_loads), the excess waits at
+issue: that share of each wait on a global load is charged to the loads it waits for.
 
 The estimate is per warp, in cycles, as a share of the whole; each line keeps its evidence: its
 instructions' issue cycles, the waits it makes (on which lines' instructions), its drain.
@@ -29,6 +31,7 @@ from .scoreboards import Schedule
 from .warp_timeline import BARRIER, InstructionTime, Timeline
 
 LOADS = ("global load", "shared load", "async copy", "local memory", "local memory (past the L1)")
+_GLOBAL_LOADS = ("LDG", "LD")
 LOOP_TRIPS = 16  # iterations assumed per loop level: a trip count is a run-time value
 
 
@@ -160,7 +163,7 @@ def _bounded(walk: Timeline, steps: list[InstructionTime], warps: float) -> tupl
     if needed <= timeline or not sum(parts.values()):
         return steps, "latency"
     if name == "DRAM":
-        return _queued(walk, timeline, needed), name
+        return _throttled(walk, _queued(walk, timeline, needed), warps), name
     extra, total = needed - timeline, sum(parts.values())
     # A warp-group matrix instruction runs asynchronously: a warp's turn at the tensor cores is
     # waited for where it next waits (the pipeline's copies, its barriers), not where it issues.
@@ -176,6 +179,40 @@ def _bounded(walk: Timeline, steps: list[InstructionTime], warps: float) -> tupl
 
 def _is_async(walk: Timeline, offset: int) -> bool:
     return walk.schedule.at(offset).opcode.split(".")[0].endswith("GMMA")
+
+
+def _throttled(walk: Timeline, steps: list[InstructionTime], warps: float) -> list[InstructionTime]:
+    """Part of the waits on global loads moved to the loads' issue: 1 - pending_loads / (the SM's
+    warps x the loads one warp has outstanding at most), where that is above zero."""
+    outstanding = 4 * warps * _most_outstanding_loads(walk.schedule)
+    share = 1 - walk.costs.pending_loads / outstanding if outstanding else 0.0
+    if share <= 0:
+        return steps
+    loads = {s.offset for s in steps if s.opcode.split(".")[0] in _GLOBAL_LOADS}
+    moved: dict[int, float] = {}
+    kept = []
+    for step in steps:
+        waits = []
+        for wait in step.waits:
+            producers = [p for p in wait.producers if p in loads] if wait.kind == "global load" else []
+            for producer in producers:
+                moved[producer] = moved.get(producer, 0.0) + step.repeats * share * wait.cycles / len(producers)
+            waits.append(replace(wait, cycles=wait.cycles * (1 - share)) if producers else wait)
+        kept.append(replace(step, waits=tuple(waits)))
+    return [replace(s, issue=s.issue + moved[s.offset] / s.repeats) if s.offset in moved else s for s in kept]
+
+
+def _most_outstanding_loads(schedule: Schedule) -> int:
+    """The most global loads one warp has issued and not yet waited for, in listing order."""
+    pending: set[int] = set()
+    most = 0
+    for step in schedule.instructions:
+        for wait in step.waits:  # a wait on a load's write scoreboard (not its address registers' read)
+            pending -= {p for p in wait.producers if wait.scoreboard == f"SB{schedule.at(p).control.write}"}
+        if step.opcode.split(".")[0] in _GLOBAL_LOADS:
+            pending.add(step.offset)
+        most = max(most, len(pending))
+    return most
 
 
 def _waits_grown(steps: list[InstructionTime], extra: float) -> list[InstructionTime]:
