@@ -113,3 +113,31 @@ def test_trace_json_names_the_capture_and_keeps_stdout_for_it(tmp_path):
     assert document["kernels"] == ["add_kernel", "softmax_kernel"]
     assert document["out"] == str(tmp_path / "run")
     assert "hello from the program" in proc.stderr
+
+
+def test_a_warp_specialized_compile_is_rebuilt_as_it_was_launched(tmp_path, monkeypatch):
+    """Gluon's warp_specialize counts its worker partitions in the metadata's num_warps (4 launched,
+    8 there): a rebuild from the cache (diff, passes, --from-run) takes the launch's from the TTGIR,
+    and its maxnreg, or Triton refuses the layouts written for 4 warps (the tutorials' Gluon 08)."""
+    from conftest import make_request
+
+    from tritonscope.app.capture.rebuild import source_request
+    from tritonscope.core.source import CachedKernel
+
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
+    flags = {"kernel": "pipelined_scale", "constexprs": ("STAGES=2", "BLOCK=64"), "maxnreg": 128}
+    args = ("in_desc=tensordesc<fp32[64, 64]>", "out_ptr=*fp32", "factor=2.0", "tiles=16")
+    compiled = compile_request(make_request(str(KERNELS / "gluon" / "warp_specialized.py"), args=args, **flags))
+    assert compiled.metadata["num_warps"] == 8
+    again = source_request(CachedKernel(f"{tmp_path}/:pipelined_scale", f"{tmp_path}/", "pipelined_scale"))
+    assert (again.num_warps, again.maxnreg) == (4, 128)
+
+
+def test_a_tuple_constexpr_reads_back_as_the_tuple_it_was():
+    """A constexpr tuple (Gluon 06's `tmem_block`) is recorded as its text; it parses back to the
+    tuple, and a flag gives it as one: `-c tmem_block=(64, 128)`."""
+    from tritonscope.core.values import format_value, parse
+
+    assert parse("(64, 128)") == (64, 128) and parse("(1,)") == (1,) and parse("(64)") == "(64)"
+    assert parse("(fp16, (1, 2), true)") == (parse("fp16"), (1, 2), True)
+    assert all(parse(format_value(v)) == v for v in [(64, 128), (1,), (), ((1, 2), "x")])

@@ -8,6 +8,7 @@ parsed here once, into Python values; later steps never parse text again.
   int32, i32 are all the same type);
 - a Gluon layout: `LayoutName("gl.BlockedLayout([1], [32], [4], [0])")`, for a kernel that takes
   its layout as a constexpr (`layout: gl.constexpr`), built by Triton's Gluon at compile time;
+- a tuple of these, in parentheses: `(64, 128)`, `(1,)` (a constexpr a kernel indexes or unpacks);
 - anything else is a string; quoting ("1", 'fp16') forces a string.
 """
 
@@ -140,7 +141,26 @@ def parse(text: str) -> Any:
         return number
     if _GLUON_LAYOUT.match(stripped):
         return LayoutName(stripped)
+    if stripped.startswith("(") and stripped.endswith(")"):
+        items = _tuple_items(stripped[1:-1])
+        if items is not None:
+            return tuple(parse(item) for item in items)
     return canonical_type(stripped) or stripped
+
+
+def _tuple_items(inner: str) -> list[str] | None:
+    """The items of a tuple's text between its parentheses, split at top-level commas; None where it
+    is not a tuple (no comma: `(64)` is a string, as Python's `(64)` is no tuple)."""
+    items, depth, start = [], 0, 0
+    for at, char in enumerate(inner):
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            items.append(inner[start:at])
+            start = at + 1
+    if not items:
+        return [] if not inner.strip() else None
+    tail = inner[start:]
+    return [*items, tail] if tail.strip() else items
 
 
 def parse_number(text: str) -> int | float | None:
@@ -164,6 +184,8 @@ def format_value(value: Any) -> str:
         return "true" if value else "false"
     if value is None or isinstance(value, (int, float, TypeName, LayoutName)):
         return str(value)
+    if isinstance(value, tuple):
+        return "(" + ", ".join(map(format_value, value)) + ("," if len(value) == 1 else "") + ")"
     if isinstance(value, str):
         back = parse(value)
         return value if type(back) is str and back == value else f'"{value}"'

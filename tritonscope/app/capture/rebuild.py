@@ -4,6 +4,7 @@ its record as it was specialized: what `diff` and `passes`, which compile, start
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ...core.errors import KernelFileError
@@ -12,7 +13,7 @@ from ...core.pysource import declared_constexprs
 from ...core.source import CachedKernel
 from ...core.values import parse
 from ...results.cache import CacheEntry
-from .entries import find
+from .entries import artifact_text, find
 from .recorded import kernel_source, recorded_specialization
 
 
@@ -47,9 +48,18 @@ def entry_request(entry: CacheEntry, reference: str) -> VariantRequest:
         constexprs=constexprs,
         args=args,
         target=entry.target,
-        num_warps=metadata.get("num_warps"),
+        num_warps=_launched_warps(entry),
         num_stages=metadata.get("num_stages"),
+        maxnreg=metadata.get("maxnreg"),
     )
+
+
+def _launched_warps(entry: CacheEntry) -> int | None:
+    """The num_warps the launch gave: the TTGIR module's `ttg.num-warps`. The metadata's counts a
+    warp-specialized kernel's worker partitions too (Gluon's warp_specialize: 4 launched, 8 there)."""
+    ttgir = artifact_text(entry.path("ttgir")) if "ttgir" in entry.stages else ""
+    found = re.search(r'"ttg\.num-warps"\s*=\s*(\d+)', ttgir)
+    return int(found.group(1)) if found else entry.metadata.get("num_warps")
 
 
 # An integer of each type that specializes as the recorded one did with the hint D (divisible by 16).
