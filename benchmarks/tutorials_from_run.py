@@ -7,9 +7,10 @@ for (issue 43, item 3), on this machine's simulated GPU: each kernel `list` find
 TUTORIALS is a folder of the tutorials (`python/tutorials` of a Triton checkout of the release
 installed; its `gluon/` folder included). Each kernel is dumped for the first of TARGETS, then for
 the next where that gave no machine code, SASS or AMDGCN (a Blackwell tutorial's kernels need
-sm100, as their reader's GPU would be; block-scaled matmul's CDNA4 kernel gfx950). Prints one line
-per kernel (the target that gave machine code, else why not) and the counts; each dump runs in a
-process of its own, JOBS at a time. Reading Triton 3.6's tutorials from a mirror of Triton:
+sm100, as their reader's GPU would be; block-scaled matmul's CDNA4 kernel gfx950); where the
+run stopped at a read of a device value (a check of a result), again with `--on-read zero`, as the
+error's hint says. Prints one line per kernel (the target that gave machine code, else why not)
+and the counts; each dump runs in a process of its own, JOBS at a time. Reading Triton 3.6's tutorials from a mirror of Triton:
 
     git -C TRITON archive v3.6.0 python/tutorials | tar -x -C /tmp/t
     python benchmarks/tutorials_from_run.py /tmp/t/python/tutorials --targets sm90,sm100,gfx950
@@ -47,7 +48,10 @@ def from_run(file: Path, kernel: str, targets: list[str]) -> dict:
     did, else the first target's exit status and first error line."""
     outcome: dict = {}
     for target in targets:
-        done = tritonscope("dump", str(file), "-k", kernel, "--from-run", "-t", target, "--json", timeout=900)
+        words = ["dump", str(file), "-k", kernel, "--from-run", "-t", target, "--json"]
+        done = tritonscope(*words, timeout=900)
+        if done.returncode != 0 and "--on-read zero" in done.stderr:  # as the hint says: reads go on
+            done = tritonscope(*words, "--on-read", "zero", timeout=900)
         said = [line for line in done.stderr.splitlines() if line.strip()]
         sass = done.returncode == 0 and bool({"sass", "amdgcn"} & set(json.loads(done.stdout)["stages"]))
         why = next((line for line in said if line.startswith("error:")), said[-1] if said else "")

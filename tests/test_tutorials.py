@@ -194,3 +194,16 @@ def test_from_run_of_a_kernel_no_step_launches_names_the_function_that_would():
     assert "bench_square (line 55), 2 case(s): ran without launching it" in said
     assert "negate_kernel is launched by negate_in_place (line 74)" in said
     assert "call negate_in_place from a script of yours and give it after --" in said
+
+
+def test_from_run_goes_past_a_results_check_with_on_read():
+    """scale_kernel is launched after torch.allclose checks the first launch (09-persistent-matmul's
+    validate()): the file's own run stops that statement there and the hint says how to go on; with
+    --on-read zero both tensors hold zeros, the check passes, the reference matmul through Triton's
+    cuBLAS binding (no libcublas here) leaves its output as it was, and the launch is reached."""
+    _, said = _from_run("validate_then_launch.py", "-k", "scale_kernel", "-t", "sm90", expect=2)
+    assert "DeviceValueRead: torch.allclose() needs values" in said
+    assert "go on past its reads of device values with --on-read zero" in " ".join(said.split())
+    variant, said = _from_run("validate_then_launch.py", "-k", "scale_kernel", "-t", "sm90", "--on-read", "zero")
+    assert "launch 1 of scale_kernel at" in said and "validate_then_launch.py:33, grid 8x1x1" in said
+    assert variant["constexprs"] == {"BLOCK": 128} and variant["arguments"]["n"] == 1000

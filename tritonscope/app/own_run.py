@@ -63,7 +63,13 @@ def not_launched(path: Path, kernel: str | None, wanted: str, launch: int, steps
         hint = f"call {functions[0]} from a script of yours and give it after --: --from-run -- python my_run.py"
     elif sites and launch > 1:
         hint = "name a launch the run reaches (--launch 1), or give a program that launches it more after --"
+    if any(_read_a_value(step) for step in steps):  # a check of a result stopped a statement
+        hint = f"go on past its reads of device values with --on-read zero, or {hint}"
     return KernelFileError("\n".join([head, *lines]), hint=hint)
+
+
+def _read_a_value(step: dict) -> bool:
+    return any(str(f.get("error", "")).startswith("DeviceValueRead") for f in step.get("failures") or [])
 
 
 def _step_said(step: dict, path: Path) -> str:

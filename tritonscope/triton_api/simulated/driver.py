@@ -9,6 +9,7 @@ prunes and rescales its configs by them (read with the cuobjdump Triton ships).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -165,3 +166,27 @@ def install(device: dict) -> None:
             object.__setattr__(backend, "driver", inactive)
     triton.runtime.driver.set_active(cls())
     os.environ.setdefault("TRITON_CACHE_AUTOTUNING", "0")
+    if vendor == "nvidia":
+        _answer_cublas()
+
+
+class _CublasLt:
+    """Triton's own cuBLAS binding (`nvidia.cublas.CublasLt`: the tutorials' reference matmul, made
+    at import time): made without loading libcublas.so, its calls (matmul, gemm, the block-scaled
+    ones of later releases) leave the fake tensors they are given as they are: cuBLAS compiles no
+    Triton kernel, so nothing the GPU would capture is lost."""
+
+    def __init__(self, workspace=None):
+        self.workspace = workspace
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return lambda *args, **kwargs: None
+
+
+def _answer_cublas() -> None:
+    with contextlib.suppress(ImportError, AttributeError):
+        from triton._C.libtriton import nvidia  # type: ignore[import-not-found]
+
+        nvidia.cublas.CublasLt = _CublasLt

@@ -175,6 +175,23 @@ def _wrap(original, asked: str, folders: tuple[str, ...]):
     return method
 
 
+def _compare(original, asked: str, folders: tuple[str, ...]):
+    """torch.allclose and torch.equal of device tensors: with --on-read N each holds N everywhere
+    (each logged as a read); without it, a stop, as any read."""
+
+    @functools.wraps(original)
+    def compare(a, b, *args, **kwargs):
+        unknown = [t for t in (a, b) if _is_fake(t) and not _known(t)]
+        if unknown:
+            frame, where = _program_frame(folders)
+            if frame is not None:
+                value = _answered(frame, asked + where)
+                a, b = (reads.stand_in(t, value) if _is_fake(t) and not _known(t) else t for t in (a, b))
+        return original(a, b, *args, **kwargs)
+
+    return compare
+
+
 def _answered(frame, asked: str):
     """The value --on-read gives the read (logged), or the program is stopped there."""
     value = reads.standing_value()
@@ -303,6 +320,9 @@ def install(stop_backward: bool = True) -> None:
             original = cls.__dict__.get(name) if cls is FakeTensor else getattr(cls, name, None)
             if original is not None:
                 setattr(cls, name, _wrap(original, asked, folders))
+    for name in ("allclose", "equal"):
+        setattr(torch, name, _compare(getattr(torch, name), f"torch.{name}()", folders))
+        setattr(torch.Tensor, name, _compare(getattr(torch.Tensor, name), f".{name}()", folders))
     _stop_at_uncaught(folders)
     from . import torch_cuda
 
