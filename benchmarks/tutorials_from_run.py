@@ -10,7 +10,8 @@ the next where that gave no machine code, SASS or AMDGCN (a Blackwell tutorial's
 sm100, as their reader's GPU would be; block-scaled matmul's CDNA4 kernel gfx950); where the
 run stopped at a read of a device value (a check of a result), again with `--on-read zero`, as the
 error's hint says. Prints one line per kernel (the target that gave machine code, else why not)
-and the counts; each dump runs in a process of its own, JOBS at a time. Reading Triton 3.6's tutorials from a mirror of Triton:
+and the counts; each dump runs in a process of its own, JOBS at a time. Reading Triton 3.6's
+tutorials from a mirror of Triton:
 
     git -C TRITON archive v3.6.0 python/tutorials | tar -x -C /tmp/t
     python benchmarks/tutorials_from_run.py /tmp/t/python/tutorials --targets sm90,sm100,gfx950

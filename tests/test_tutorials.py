@@ -151,7 +151,7 @@ def test_from_run_goes_on_past_a_check_of_a_result_to_the_next_launch():
     )
     said = " ".join(said.split())
     assert "python checks_between_launches.py stopped at " in said and "checks_between_launches.py:30 " in said
-    assert "aten.allclose" in said and "before reaching launch 2 of seeded_noise_kernel" in said
+    assert "torch.allclose() needs values" in said and "before reaching launch 2 of seeded_noise_kernel" in said
     assert "3 statement(s) failed (lines 30, 33, 36), the others ran" in said
     assert "seeded_noise_kernel is launched by the file's own code (line 35)" in said and "--launch 1" in said
 

@@ -187,6 +187,6 @@ class _CublasLt:
 
 def _answer_cublas() -> None:
     with contextlib.suppress(ImportError, AttributeError):
-        from triton._C.libtriton import nvidia  # type: ignore[import-not-found]
+        from triton._C.libtriton import nvidia  # type: ignore[import-untyped]
 
         nvidia.cublas.CublasLt = _CublasLt
