@@ -42,5 +42,6 @@ def explore(request, watch: WatchOpt = True):
         raise UsageError("explore needs a terminal", hint="without one, `tritonscope dump --watch` prints instead")
     opening = explorer.start(request)
     with progress(f"compiling {request.file} for the explorer"):
+        from ...explorer import app  # noqa: F401  # Textual's import (0.5 s) while the child compiles
         first = opening.first()
     raise typer.Exit(explorer.run(opening, first, watch))
