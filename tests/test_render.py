@@ -92,6 +92,19 @@ def test_dump_view_shows_header_resources_and_stages_without_reading_markup():
     assert "\x1b[" not in out  # no colour codes when colour is off
 
 
+def test_the_header_wraps_a_long_kernel_path_at_80_columns():
+    """A path longer than the header's column wraps, whole, where it must (an installed package's
+    site-packages path, as a newcomer's first `dump sample:...` shows it); never an ellipsis."""
+    from dataclasses import replace
+
+    long = "/tmp/qs-é/v/lib/python3.11/site-packages/tritonscope/sample_kernels/vector_add_of_a_long_name.py"
+    c = _compilation()
+    out = DumpView(Terminal(80, False)).render(DumpResult(replace(c, kernel=replace(c.kernel, file=long)), ()))
+    rows = [line.strip("│ ") for line in out.splitlines()[1:6]]
+    assert "…" not in out and max(map(len, out.splitlines())) <= 80
+    assert f"({long}:2)" in "".join(row.removeprefix("kernel").strip() for row in rows)
+
+
 def test_dump_view_with_a_line_filter_and_colour():
     result = DumpResult(_compilation(), (Stage.TTIR,), frozenset({("/k.py", 2)}))
     out = DumpView(Terminal(100, True)).render(result)

@@ -42,7 +42,7 @@ def header(c: Compilation) -> RenderableType:
     target = v.target_info
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold cyan", no_wrap=True)
-    table.add_column()
+    table.add_column(overflow="fold")  # a long path wraps where it must, never cut with an ellipsis
     table.add_row("kernel", f"{c.kernel.name}  ({c.kernel.file}:{c.kernel.line})")
     table.add_row("target", f"{target.name}: {target.label}, {target.description}")
     if v.config is not None:
