@@ -28,6 +28,7 @@ def watched(request: VariantRequest, make: Callable[[], Any], options: dict[str,
         raise UsageError(f"--watch needs a kernel file to watch; {request.file} is compiled already")
     ENV.no_pager = True  # each drawing is followed by the next: a pager would hold it
     stdout = ENV.stdout
+    saved = saves([file])  # watching from now: a save while a compile runs draws again after it
     for count in itertools.count():
         if count and stdout.isatty():
             stdout.write(CLEAR)
@@ -39,7 +40,7 @@ def watched(request: VariantRequest, make: Callable[[], Any], options: dict[str,
             if exc.hint:
                 say(f"hint: {exc.hint}", "dim")
         say(f"watching {_shown(file)}: every save draws this again (Ctrl-C stops)", "dim")
-        next(iter(saves([file])))
+        next(saved)
 
 
 def _shown(file: Path) -> str:

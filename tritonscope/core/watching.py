@@ -14,7 +14,9 @@ from pathlib import Path
 
 
 def saves(files: Iterable[str | Path], stop: threading.Event | None = None) -> Iterator[set[Path]]:
-    """Each time one or more of `files` is saved, the set of those saved; until `stop` is set."""
+    """Each time one or more of `files` is saved, the set of those saved; until `stop` is set. The
+    watch starts here, not at the first `next()`: a save made while the caller compiles and draws
+    (before it asks for the next) is kept for it, never lost between two watches."""
     from watchfiles import watch
 
     wanted = {Path(f).resolve() for f in files}
@@ -27,6 +29,10 @@ def saves(files: Iterable[str | Path], stop: threading.Event | None = None) -> I
             found.put(changes)
 
     threading.Thread(target=follow, daemon=True).start()
+    return _saved(found, wanted, stop)
+
+
+def _saved(found: queue.Queue, wanted: set[Path], stop: threading.Event) -> Iterator[set[Path]]:
     try:
         while not stop.is_set():
             try:
