@@ -39,12 +39,12 @@ TORCH = "torch==2.13.0"  # the CPU build; an unpinned torch pulls gigabytes of C
 LIGER = "liger-kernel==0.8.5"  # --no-deps: it asks for a torch of its own choosing
 
 
-def run(release: str, folder: Path) -> bool:
+def run(release: str, folder: Path, package: str = str(ROOT)) -> bool:
     venv = folder / f"triton-{release}"
     python = venv / "bin" / "python"
     full = release in FULL
     # the smoke test needs pytest alone of the test extra (the rest is for the screens, reports, agents)
-    wanted = [f"{ROOT}[test]", TORCH] if full else [str(ROOT), "pytest>=8"]
+    wanted = [f"{package}[test]", TORCH] if full else [package, "pytest>=8"]
     steps = [
         [sys.executable, "-m", "venv", str(venv)],
         [python, "-m", "pip", "install", "-q", "--upgrade", "pip"],
@@ -80,14 +80,23 @@ def _print(lines: list[str]) -> None:
         print("\n".join(line.rstrip("\n") for line in lines if line), flush=True)
 
 
+def _wheel(folder: Path) -> str:
+    """tritonscope built once, as a wheel in FOLDER: its path."""
+    out = folder / "wheel"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(ROOT)], check=True)
+    return str(next(out.glob("tritonscope-*.whl")))
+
+
 def main() -> int:
     releases = sys.argv[1:] or [*FULL, *SMOKE]
     with tempfile.TemporaryDirectory(prefix="tritonscope-releases-") as folder:
         passed = {r: run(r, Path(folder)) for r in releases if r in FULL}
         smoke = [r for r in releases if r not in FULL]
-        # the smoke runs are mostly installing: side by side, on the cores the whole run has left
+        # the smoke runs are mostly installing: side by side, from one wheel built first (builds of
+        # one source folder at once collide in its build/ and egg-info)
+        wheel = _wheel(Path(folder)) if smoke else ""
         with ThreadPoolExecutor(max(len(smoke), 1)) as pool:
-            passed |= dict(zip(smoke, pool.map(lambda r: run(r, Path(folder)), smoke), strict=True))
+            passed |= dict(zip(smoke, pool.map(lambda r: run(r, Path(folder), wheel), smoke), strict=True))
     failed = [r for r in releases if not passed[r]]
     if failed:
         print(f"failed on Triton {', '.join(failed)}")
