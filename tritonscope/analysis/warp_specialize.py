@@ -22,6 +22,13 @@ _SETMAXNREG = re.compile(r"setmaxnreg\.(inc|dec)\.sync\.aligned\.u32\s+(\d+)")
 REGISTERS_PER_SM = 65536  # every NVIDIA target tritonscope knows
 
 
+def module_warps(ttgir: str) -> int | None:
+    """The warps the module was compiled for (`ttg.num-warps`): the launch's num_warps, where the
+    metadata's counts a warp-specialized kernel's worker partitions too."""
+    found = _MODULE_WARPS.search(ttgir)
+    return int(found.group(1)) if found else None
+
+
 @dataclass(frozen=True)
 class Partition:
     name: str  # default, partition0, partition1...
@@ -37,8 +44,7 @@ class Partition:
 def partitions(ttgir: str, line_map: StageMap, kernel_file: str, ptx: str = "") -> tuple[Partition, ...]:
     """The partitions of every warp_specialize op in the module, in order (default first per op)."""
     lines = ttgir.splitlines()
-    warps = _MODULE_WARPS.search(ttgir)
-    default_warps = int(warps.group(1)) if warps else 4
+    default_warps = module_warps(ttgir) or 4
     ops: list[list[Partition]] = []  # the partitions of each warp_specialize op
     requested: list[int] = []
     index = 0

@@ -4,9 +4,9 @@ its record as it was specialized: what `diff` and `passes`, which compile, start
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
+from ...analysis.warp_specialize import module_warps
 from ...core.errors import KernelFileError
 from ...core.model import VariantRequest
 from ...core.pysource import declared_constexprs
@@ -55,11 +55,10 @@ def entry_request(entry: CacheEntry, reference: str) -> VariantRequest:
 
 
 def _launched_warps(entry: CacheEntry) -> int | None:
-    """The num_warps the launch gave: the TTGIR module's `ttg.num-warps`. The metadata's counts a
-    warp-specialized kernel's worker partitions too (Gluon's warp_specialize: 4 launched, 8 there)."""
+    """The num_warps the launch gave: the TTGIR module's (Gluon's warp_specialize: 4 launched, the
+    metadata's 8 counting the worker partitions)."""
     ttgir = artifact_text(entry.path("ttgir")) if "ttgir" in entry.stages else ""
-    found = re.search(r'"ttg\.num-warps"\s*=\s*(\d+)', ttgir)
-    return int(found.group(1)) if found else entry.metadata.get("num_warps")
+    return module_warps(ttgir) or entry.metadata.get("num_warps")
 
 
 # An integer of each type that specializes as the recorded one did with the hint D (divisible by 16).

@@ -181,12 +181,12 @@ def _compare(original, asked: str, folders: tuple[str, ...]):
 
     @functools.wraps(original)
     def compare(a, b, *args, **kwargs):
-        unknown = [t for t in (a, b) if _is_fake(t) and not _known(t)]
-        if unknown:
+        unknown = [_is_fake(t) and not _known(t) for t in (a, b)]
+        if any(unknown):
             frame, where = _program_frame(folders)
             if frame is not None:
                 value = _answered(frame, asked + where)
-                a, b = (reads.stand_in(t, value) if _is_fake(t) and not _known(t) else t for t in (a, b))
+                a, b = (reads.stand_in(t, value) if u else t for t, u in zip((a, b), unknown, strict=True))
         return original(a, b, *args, **kwargs)
 
     return compare
