@@ -9,6 +9,7 @@ import contextlib
 import os
 import re
 import shutil
+import threading
 import time
 from pathlib import Path
 
@@ -163,6 +164,9 @@ def test_changing_block_size_recompiles_marks_the_changes_and_comes_back_from_me
             assert app.screen.knobs[0].name == "BLOCK_SIZE"
             # <- twice, as a key held down types it: 1024 -> 512 -> 256, the 512 compile cancelled by the 256
             # one (Pilot's presses wait for the screen to settle, long enough for 512's stages to come)
+            # the compile's end held back from the screen until the key below is in, however fast it is
+            done, held = app.compiles.on_done, threading.Event()
+            app.compiles.on_done = lambda ticket, outcome: (held.wait(60), done(ticket, outcome))
             app.screen.action_step(-1)
             app.screen.action_step(-1)
             assert app.compiling
@@ -171,7 +175,12 @@ def test_changing_block_size_recompiles_marks_the_changes_and_comes_back_from_me
             row = source.cursor
             await pilot.press("down")  # the screen is live while the child compiles
             assert source.cursor == row + 1 and app.compiling
+            source.action_move(1)  # a key in, its move not yet told to the app, when a drawing comes:
+            app._redraw()  # the cursor stays where the key put it
+            assert source.cursor == row + 2
+            held.set()
             await settled(app, pilot)
+            assert source.cursor == row + 2  # the variant came in where the cursor was moved, not back
             after = app.session.shown
             assert after.compilation.variant.constexprs["BLOCK_SIZE"] == 256
             assert app.session.previous.request == before.request
@@ -250,8 +259,16 @@ def test_the_pass_view_shows_a_pass_before_and_after_linked_to_the_source_line(w
             assert any("warp_group_dot" in row for row in changed_rows)
             assert after.linked and any("warp_group_dot" in row for row in rows(after, after.linked))
             assert "Python line 35: accumulator = tl.dot" in app.screen.query_one("#line").render().plain
+            # a line chosen among the passes is the one selected back on the stages
+            other = next(n for n, _ in after.content.lines if after.content.python_lines(n)[:1] not in ((), (35,)))
+            chosen = after.content.python_lines(other)[0]
+            after.go_to_number(other)
+            await pilot.pause()
+            assert app.session.line == chosen
             await pilot.press("escape")
-            assert not isinstance(app.screen, PassesScreen) and app.session.line == 35
+            await pilot.pause()
+            assert not isinstance(app.screen, PassesScreen)
+            assert app.session.line == chosen and pane(app, "source").number == chosen
 
     asyncio.run(scenario())
 

@@ -186,12 +186,13 @@ class ExplorerApp(App):
         self._how = how
         kernel_changed = session.shown is None or session.kernel_file != result.compilation.kernel.file
         session.arrived(key, result)
-        if session.line is None or kernel_changed:
+        jump = session.line is None or kernel_changed
+        if jump:
             session.line = result.compilation.kernel.line
         if not self.pane_stages or any(s not in _coming(result) for s in self.pane_stages):
             self._default_panes()
         self.screen.remove_class("failed")
-        self._redraw()
+        self._redraw(jump)
         self.run_worker(self._mark_changes, thread=True, exclusive=True, group="changes")
         self._follow_up()
 
@@ -275,7 +276,10 @@ class ExplorerApp(App):
         for index in range(PANES):
             self.query_one(f"#stage-{index}", CodePane).display = index < len(self.pane_stages)
 
-    def _redraw(self) -> None:
+    def _redraw(self, jump: bool = False) -> None:
+        """Draws the variant on screen. The source's cursor stays where it is unless `jump` (a new kernel):
+        a key that moved it may not have reached `_moved` yet, and the line the session knows is then
+        the one before."""
         result = self.session.shown
         if result is None:
             return
@@ -288,7 +292,7 @@ class ExplorerApp(App):
             pane.show(shown, keep_place=pane.content.title.startswith(stage.title))
             pane.stale = False
         self._arrange()
-        self._select(self.session.line, None)
+        self._select(self.session.line, None if jump else source)
         self._panel(result)
         self.query_one("#title", Static).update(_title(result, self.size.width >= WIDE))
 
