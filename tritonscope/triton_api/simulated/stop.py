@@ -96,9 +96,18 @@ def _program_frame(folders: tuple[str, ...]):
     if _generated(frame.f_code.co_filename):
         return program_caller(frame.f_back, folders), GENERATED
     filename = os.path.abspath(frame.f_code.co_filename)
-    if filename.startswith(folders) or frame.f_code.co_filename.startswith("<frozen"):
+    if (filename.startswith(folders) and not _helps_the_program(filename)) or filename.startswith("<frozen"):
         return None, ""
     return frame, ""
+
+
+# Parts of torch and Triton that a program calls to make its inputs and check its results, not the
+# compiler's machinery: a read there is the program's (Triton's MXFP4Tensor, torch.testing).
+_HELPERS = tuple(os.sep + os.path.join(*part) + os.sep for part in (("triton", "tools"), ("torch", "testing")))
+
+
+def _helps_the_program(filename: str) -> bool:
+    return any(part in filename for part in _HELPERS)
 
 
 def program_caller(frame=None, folders: tuple[str, ...] | None = None):
@@ -212,17 +221,61 @@ def _copy_to_the_host(folders: tuple[str, ...]):
     """What the program's mode does with a copy of a device tensor into a host tensor
     (`host.copy_(device)`): the program's own copy is a value read; torch's own (Inductor keeps
     host copies of what a benchmark overwrites) leaves the host tensor as it was."""
-    here = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
     def copy(host, device):
-        frame = sys._getframe(1)
-        while frame is not None and (frame.f_code.co_filename.startswith(here) or _dispatching(frame)):
-            frame = frame.f_back
-        if frame is None or os.path.abspath(frame.f_code.co_filename).startswith(folders):
+        frame = _asking_past_dispatch(folders)
+        if frame is None:
             return host
         return host.fill_(_answered(frame, "a copy of a device tensor into a host tensor (.copy_())"))
 
     return copy
+
+
+def _shaped_by_values(folders: tuple[str, ...]):
+    """What the program's mode does with an operator whose result's shape depends on the values
+    (`nonzero`, `x[mask]`, `masked_select`): the program's own is a value read; under --on-read N it
+    runs on the host with each device tensor holding N, and its result is a device tensor of the
+    shape that gave. torch's own (its compiler's) raises as before."""
+
+    def run(mode, func, args, kwargs):
+        import torch
+        from torch._subclasses.fake_tensor import DynamicOutputShapeException, FakeTensor, unset_fake_temporarily
+        from torch.utils import _pytree as pytree
+
+        frame = _asking_past_dispatch(folders)
+        if frame is None:
+            raise DynamicOutputShapeException(func)
+        value = _answered(frame, f"aten.{func.overloadpacket.__name__} (a result whose shape depends on the values)")
+        devices = [t.device for t in pytree.tree_leaves((args, kwargs)) if isinstance(t, FakeTensor)]
+
+        def held(leaf):
+            return reads.stand_in(leaf, value) if isinstance(leaf, FakeTensor) else leaf
+
+        def faked(leaf):
+            if not isinstance(leaf, torch.Tensor):
+                return leaf
+            meta = torch.empty_strided(leaf.shape, leaf.stride(), dtype=leaf.dtype, device="meta")
+            return FakeTensor(mode, meta, devices[0])
+
+        with unset_fake_temporarily():
+            host_args, host_kwargs = pytree.tree_map(held, (args, kwargs))
+            result = func(*host_args, **host_kwargs)
+        return pytree.tree_map(faked, result)
+
+    return run
+
+
+def _asking_past_dispatch(folders: tuple[str, ...]):
+    """The frame that asked the program's mode for an operator (past the simulated GPU's and torch's
+    dispatch), if the program's own code (or a helper it called), else None: torch's or Triton's."""
+    here = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame = sys._getframe(2)
+    while frame is not None and (frame.f_code.co_filename.startswith(here) or _dispatching(frame)):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    name = os.path.abspath(frame.f_code.co_filename)
+    return None if name.startswith(folders) and not _helps_the_program(name) else frame
 
 
 def _dispatching(frame) -> bool:
@@ -323,7 +376,11 @@ def install(stop_backward: bool = True) -> None:
     for name in ("allclose", "equal"):
         setattr(torch, name, _compare(getattr(torch, name), f"torch.{name}()", folders))
         setattr(torch.Tensor, name, _compare(getattr(torch.Tensor, name), f".{name}()", folders))
+    import torch.testing
+
+    torch.testing.assert_close = _compare(torch.testing.assert_close, "torch.testing.assert_close()", folders)
     _stop_at_uncaught(folders)
     from . import torch_cuda
 
     torch_cuda.HOST_COPY[:] = [_copy_to_the_host(folders)]
+    torch_cuda.SHAPED_BY_VALUES[:] = [_shaped_by_values(folders)]

@@ -263,7 +263,12 @@ def _fake_tensor_mode(torch):
                 return HOST_COPY[0](args[0], args[1])  # a value read: the device's values into a host tensor
             if any(isinstance(leaf, fake_class) and leaf.fake_mode is not self for leaf in leaves):
                 args, kwargs = _adopted(self, fake_class, args, kwargs)
-            return super().__torch_dispatch__(func, types, args, kwargs)
+            try:
+                return super().__torch_dispatch__(func, types, args, kwargs)
+            except fake_tensor.DynamicOutputShapeException:
+                if not SHAPED_BY_VALUES:
+                    raise
+                return SHAPED_BY_VALUES[0](self, func, args, kwargs)  # a read (stop.py)
 
     import torch as _torch
 
@@ -277,6 +282,9 @@ _COPY: list = []
 # What answers a copy of a device tensor into a host tensor (stop.py: the program's own copy is a
 # value read; torch's are let through, as a fake copy that leaves the host tensor as it was).
 HOST_COPY: list = []
+# What answers an operator whose result's shape depends on the values (nonzero, a boolean-mask
+# index): stop.py's, a value read, computed on stand-ins under --on-read.
+SHAPED_BY_VALUES: list = []
 
 
 def _on_the_host(func, args, kwargs):
