@@ -197,18 +197,18 @@ def test_from_run_of_a_kernel_no_step_launches_names_the_function_that_would():
 
 
 def test_on_read_answers_results_shaped_by_values_and_triton_s_input_helpers():
-    """10-block-scaled-matmul's inputs: Triton's MXFP4Tensor branches on a device value and indexes
-    with a boolean mask inside triton/tools (a helper the program calls, not the compiler: its reads
-    are the program's, named at the program's line), torch.testing.assert_close checks them, and the
-    program keeps `values[values > 0]`. Without --on-read the run stops at the helper's branch; with
-    it, a mask's result has the shape the stand-in gives: every element with 1, none with zero."""
+    """10-block-scaled-matmul's inputs: torch.testing.assert_close checks a result, Triton's
+    MXFP4Tensor (to Triton 3.8) branches on a device value and indexes with a boolean mask inside
+    triton/tools (a helper the program calls, not the compiler: its reads are the program's), and the
+    program keeps `values[values > 0]`. Without --on-read the run stops at the check; with it, the
+    check passes and a mask's result has the shape the stand-in gives: every element with 1, none
+    with zero."""
     _, said = _from_run("fp4_inputs_then_launch.py", "-k", "scale_kernel", "-t", "sm90", expect=2)
     said = " ".join(said.split())
-    assert "fp4_inputs_then_launch.py:21 (DeviceValueRead: a Python branch on a tensor's value (in " in said
-    assert "mxfp.py:" in said
+    assert "fp4_inputs_then_launch.py:22 (DeviceValueRead: torch.testing.assert_close() needs values" in said
     for value, kept in (("1", 1000), ("zero", 0)):
         variant, said = _from_run("fp4_inputs_then_launch.py", "-k", "scale_kernel", "-t", "sm90", "--on-read", value)
-        assert "fp4_inputs_then_launch.py:25, grid 8x1x1" in said
+        assert "fp4_inputs_then_launch.py:26, grid 8x1x1" in said
         assert variant["arguments"]["n"] == kept, value
 
 
