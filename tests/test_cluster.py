@@ -223,7 +223,12 @@ def test_a_task_past_the_timeout_is_cancelled_on_the_node(head, kernels):
 def test_ctrl_c_cancels_the_clusters_tasks(head, kernels):
     child, marker = _slow_sweep(kernels, head, "--timeout", "300")
     child.send_signal(signal.SIGINT)
-    child.communicate(timeout=60)
+    try:
+        child.communicate(timeout=60)
+    except subprocess.TimeoutExpired:  # which process still runs, or still holds its output open
+        tree = subprocess.run(["ps", "-eo", "pid,ppid,stat,etime,args"], capture_output=True, text=True).stdout
+        child.kill()
+        pytest.fail(f"the command did not end 60 s after Ctrl-C (pid {child.pid}):\n{tree}")
     assert child.returncode != 0
     _gone(int(marker.read_text()))
 
