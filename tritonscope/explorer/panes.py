@@ -10,6 +10,7 @@ the cursor redraws a screenful per pane whatever the listing's length.
 from __future__ import annotations
 
 import bisect
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -22,6 +23,8 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ..core.stages import Stage
+from ..render.lexers import lexer_for
 from ..render.terminal.code import cells, clean, highlighted
 from ..render.terminal.dump import RICH_STYLES
 
@@ -48,6 +51,19 @@ class Content:
 
 
 _CODE_STYLES = {code: Style.parse(name) for code, name in RICH_STYLES.items()} | {"1": Style(bold=True), "": Style()}
+
+
+def make_lexers() -> None:
+    """Makes each lexer a pane may use once (Pygments compiles a lexer's rules at its first instance,
+    0.1 s for Python's): `explore` calls it while its child compiles the first variant."""
+    for alias in {"python", *(stage.lexer for stage in Stage)}:
+        lexer_for(alias)
+
+
+@functools.lru_cache(maxsize=8)
+def _python_lexed(texts: tuple[str, ...]) -> tuple[list[tuple[str, str]], ...]:
+    """A Python file's lines lexed, once per text: each variant of a kernel shows the same file."""
+    return tuple(highlighted([clean(t) for t in texts], "python"))
 
 
 def code_style(sgr: str) -> Style:
@@ -125,7 +141,7 @@ class CodePane(ScrollView, can_focus=True):
         self._rows = {n: row for row, n in enumerate(self._numbers)}
         self._tokens, self._drawn, self._region_width = {}, {}, None
         if content.lexer == "python":  # lexed whole: its strings span lines
-            self._tokens = dict(enumerate(highlighted([clean(t) for _, t in content.lines], "python")))
+            self._tokens = dict(enumerate(_python_lexed(tuple(t for _, t in content.lines))))
         width = max((cells(clean(t)) for _, t in content.lines), default=0)
         self._number_width = len(str(max(self._numbers, default=1)))
         self._lead = self._number_width + 2 + (content.gutter_width + 1 if content.gutter_width else 0) + 2

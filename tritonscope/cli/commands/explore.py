@@ -43,6 +43,8 @@ def explore(request, watch: WatchOpt = True):
     opening = explorer.start(request)
     with progress(f"compiling {request.file} for the explorer"):
         from ...explorer import app  # noqa: F401  # Textual's import (0.5 s) while the child compiles
+        from ...explorer.panes import make_lexers
 
+        make_lexers()
         first = opening.first()
     raise typer.Exit(explorer.run(opening, first, watch))
