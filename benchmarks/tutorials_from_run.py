@@ -10,7 +10,9 @@ the next where that gave no machine code, SASS or AMDGCN (a Blackwell tutorial's
 sm100, as their reader's GPU would be; block-scaled matmul's CDNA4 kernel gfx950); where the
 run stopped at a read of a device value (a check of a result), again with `--on-read zero`, as the
 error's hint says. Prints one line per kernel (the target that gave machine code, else why not)
-and the counts; each dump runs in a process of its own, JOBS at a time. Reading Triton 3.6's
+and the counts; each dump runs in a process of its own, JOBS at a time. The tutorials import what
+their own runs need: 04-low-memory-dropout needs `tabulate` installed (else its two kernels are
+not listed, and the count is of 43). Reading Triton 3.6's
 tutorials from a mirror of Triton:
 
     git -C TRITON archive v3.6.0 python/tutorials | tar -x -C /tmp/t

@@ -5,6 +5,7 @@ compiled in the child (compiles.py) while the screen stays live, and recompiled 
 from __future__ import annotations
 
 import asyncio
+import gc
 import signal
 import threading
 import time
@@ -98,6 +99,7 @@ class ExplorerApp(App):
         self._searched = ""
         self._how = ""
         self._prompting = ""
+        self.leaving = False
         self._stop = threading.Event()
         self._watched: str | None = None
         compiles.on_step = lambda ticket, step: self.call_from_thread(self._told, ticket, step)
@@ -127,6 +129,12 @@ class ExplorerApp(App):
         self._take(self.first, self.session.key(self.session.request), "opened")
         self.set_interval(0.2, self._tick)
         self.compiles.spare()
+
+    def exit(self, *args, **kwargs) -> None:
+        """Quits (q, Ctrl-C, SIGTERM): what a compile or a diff thread hands over after this is dropped,
+        since the screen it would draw on is being taken down."""
+        self.leaving = True
+        super().exit(*args, **kwargs)
 
     def _terminated(self, signum: int) -> None:
         self.exit_code = 128 + signum
@@ -195,6 +203,9 @@ class ExplorerApp(App):
         self._redraw(jump)
         self.run_worker(self._mark_changes, thread=True, exclusive=True, group="changes")
         self._follow_up()
+        # What is on screen now lives on: kept out of the collector's full passes, which otherwise walk
+        # every listing and its lexed rows (100-150 ms on fused attention) in the middle of a key.
+        gc.freeze()
 
     def _follow_up(self) -> None:
         """What comes after Triton's stages, one task at a time: the SASS (nvdisasm) with explain's cost and
@@ -232,6 +243,7 @@ class ExplorerApp(App):
             return
         self.run_worker(self._mark_changes, thread=True, exclusive=True, group="changes")
         self._follow_up()
+        gc.freeze()  # as after _show
 
     def _failed(self, message: str, where: tuple[str, int] | None = None) -> None:
         self.session.failure = CompileFailure(self.session.request, message, where=where)
@@ -250,7 +262,7 @@ class ExplorerApp(App):
         self.call_from_thread(self._marked, self.session.shown, changes)
 
     def _marked(self, shown: ExploreResult, changes: dict) -> None:
-        if shown is not self.session.shown:
+        if shown is not self.session.shown or self.leaving:
             return
         for index, stage in enumerate(self.pane_stages):
             pane = self.query_one(f"#stage-{index}", CodePane)
@@ -357,6 +369,8 @@ class ExplorerApp(App):
             self._step = step
 
     def _done(self, ticket: int, outcome: Outcome) -> None:
+        if self.leaving:
+            return
         what, key, started = self._pending.pop(ticket, ("", None, 0.0))
         if what == "pipeline":
             self._passes_ready(outcome)
@@ -370,7 +384,7 @@ class ExplorerApp(App):
             self._failed(outcome.error or "the compile failed")
 
     def _tick(self) -> None:
-        if self._pending:
+        if self._pending and not self.leaving:
             kind, _, started = next(iter(self._pending.values()))
             shown = self.session.shown
             if kind == "machine" and shown is not None and shown.unread is not None:
@@ -402,6 +416,8 @@ class ExplorerApp(App):
 
     def recompile(self) -> None:
         """The kernel file was saved: the variant on screen compiled again."""
+        if self.leaving:
+            return
         self.ask(self.session.request)
 
     def action_variant(self) -> None:

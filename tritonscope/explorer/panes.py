@@ -10,7 +10,9 @@ the cursor redraws a screenful per pane whatever the listing's length.
 from __future__ import annotations
 
 import bisect
-import functools
+import gc
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -60,10 +62,29 @@ def make_lexers() -> None:
         lexer_for(alias)
 
 
-@functools.lru_cache(maxsize=8)
-def _python_lexed(texts: tuple[str, ...]) -> tuple[list[tuple[str, str]], ...]:
-    """A Python file's lines lexed, once per text: each variant of a kernel shows the same file."""
-    return tuple(highlighted([clean(t) for t in texts], "python"))
+_LEXED: OrderedDict[tuple[str, tuple], dict[int, list[tuple[str, str]]]] = OrderedDict()
+LISTINGS_KEPT = 16  # listings whose lexed rows are kept: four panes of four variants
+
+
+def _lexed_rows(content: Content) -> tuple[dict[int, list[tuple[str, str]]], bool]:
+    """The rows of `content` lexed so far (row -> segments), shared by every pane that shows the same
+    listing, and whether it was shown before: the kernel's file for each of its variants, a
+    variant's stages when it comes back from memory."""
+    key = (content.lexer, content.lines)
+    if key in _LEXED:
+        _LEXED.move_to_end(key)
+        return _LEXED[key], True
+    _LEXED[key] = rows = {}
+    while len(_LEXED) > LISTINGS_KEPT:
+        _LEXED.popitem(last=False)
+    return rows, False
+
+
+def _lex_block(tokens: dict, content: Content, first: int) -> None:
+    """Lexes rows `first` to `first + LEXED` of `content` into `tokens` (one lexer for a block of rows)."""
+    block = content.lines[first : first + LEXED]
+    for at, lexed in enumerate(highlighted([clean(text) for _, text in block], content.lexer), first):
+        tokens.setdefault(at, lexed)
 
 
 def code_style(sgr: str) -> Style:
@@ -139,9 +160,10 @@ class CodePane(ScrollView, can_focus=True):
         self.content = content
         self._numbers = [n for n, _ in content.lines]
         self._rows = {n: row for row, n in enumerate(self._numbers)}
-        self._tokens, self._drawn, self._region_width = {}, {}, None
-        if content.lexer == "python":  # lexed whole: its strings span lines
-            self._tokens = dict(enumerate(_python_lexed(tuple(t for _, t in content.lines))))
+        self._drawn, self._region_width = {}, None
+        self._tokens, lexed_before = _lexed_rows(content)
+        if content.lexer == "python" and not lexed_before:  # lexed whole: its strings span lines
+            self._tokens.update(enumerate(highlighted([clean(t) for _, t in content.lines], "python")))
         width = max((cells(clean(t)) for _, t in content.lines), default=0)
         self._number_width = len(str(max(self._numbers, default=1)))
         self._lead = self._number_width + 2 + (content.gutter_width + 1 if content.gutter_width else 0) + 2
@@ -149,6 +171,10 @@ class CodePane(ScrollView, can_focus=True):
         self.border_title = content.title
         self.cursor = self._nearest(number) if number is not None else 0
         self.refresh()
+        if not lexed_before and content.lexer != "python" and len(content.lines) > LEXED:
+            # after the screen is drawn, which it would otherwise share the interpreter with
+            thread = threading.Thread(target=self._lex_ahead, args=(self._tokens, content), daemon=True)
+            self.call_after_refresh(thread.start)
 
     def link(self, python_line: int | None, scroll: bool = True) -> None:
         """Highlights the lines that came from `python_line`; with `scroll`, brings the first into view."""
@@ -284,6 +310,18 @@ class CodePane(ScrollView, can_focus=True):
         code = Strip(self._code(row)).crop(start, start + max(width - self._lead, 0))
         return Strip.join([lead, code]).extend_cell_length(width).crop(0, width).apply_style(base)
 
+    def _lex_ahead(self, tokens: dict, content: Content) -> None:
+        """In a thread, every block of a long listing lexed before it is drawn, from the cursor's on: a
+        move that scrolls three panes to lines not seen yet then draws them without lexing them (up to
+        30 ms a block of LLVM IR). It stops when the pane shows another listing."""
+        start = self.cursor - self.cursor % LEXED
+        for first in [*range(start, len(content.lines), LEXED), *range(0, start, LEXED)]:
+            if self._tokens is not tokens:
+                return
+            if first not in tokens:
+                _lex_block(tokens, content, first)
+        gc.freeze()  # the rows lexed live as long as the listing: kept out of the collector's full passes
+
     def _gutter(self, number: int) -> list[Segment]:
         numbers = self._style("number")
         changed = number in self.content.changed
@@ -300,11 +338,8 @@ class CodePane(ScrollView, can_focus=True):
 
     def _code(self, row: int) -> list[Segment]:
         tokens = self._tokens.get(row)
-        if tokens is None:  # lexed in blocks: a screenful costs one lexer
-            first = row - row % LEXED
-            block = self.content.lines[first : first + LEXED]
-            for at, lexed in enumerate(highlighted([clean(text) for _, text in block], self.content.lexer), first):
-                self._tokens.setdefault(at, lexed)
+        if tokens is None:  # not yet lexed ahead: its block now
+            _lex_block(self._tokens, self.content, row - row % LEXED)
             tokens = self._tokens[row]
         if self.stale:
             stale = self._style("stale")
