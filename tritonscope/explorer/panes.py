@@ -74,7 +74,8 @@ def _lexed_rows(content: Content) -> tuple[dict[int, list[tuple[str, str]]], boo
     if key in _LEXED:
         _LEXED.move_to_end(key)
         return _LEXED[key], True
-    _LEXED[key] = rows = {}
+    rows: dict[int, list[tuple[str, str]]] = {}
+    _LEXED[key] = rows
     while len(_LEXED) > LISTINGS_KEPT:
         _LEXED.popitem(last=False)
     return rows, False

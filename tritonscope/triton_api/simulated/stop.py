@@ -15,6 +15,7 @@ import json
 import os
 import re
 import sys
+import types
 
 from . import reads
 from .shared import contract
@@ -269,7 +270,7 @@ def _asking_past_dispatch(folders: tuple[str, ...]):
     """The frame that asked the program's mode for an operator (past the simulated GPU's and torch's
     dispatch), if the program's own code (or a helper it called), else None: torch's or Triton's."""
     here = os.path.dirname(os.path.abspath(__file__)) + os.sep
-    frame = sys._getframe(2)
+    frame: types.FrameType | None = sys._getframe(2)
     while frame is not None and (frame.f_code.co_filename.startswith(here) or _dispatching(frame)):
         frame = frame.f_back
     if frame is None:
