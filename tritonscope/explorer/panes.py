@@ -4,7 +4,9 @@ selected Python line, the lines changed against the previous variant and, for th
 cost per line in the gutter.
 
 Only the rows on screen are drawn (Textual's line API), each from its tokens lexed once, so moving
-the cursor redraws a screenful per pane whatever the listing's length.
+the cursor redraws a screenful per pane whatever the listing's length. A long listing is lexed in
+a thread once it is on screen, so a move that scrolls panes to new lines does not lex them then;
+a listing shown again (a variant from memory, the kernel's file) keeps its lexed rows.
 """
 
 from __future__ import annotations
