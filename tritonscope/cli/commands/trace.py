@@ -55,9 +55,9 @@ def trace(
             "--on-read",
             metavar="stop|zero|N",
             help="With --target: what a read of a device value (.item(), printing a tensor, a branch on "
-            "one) gets, which a simulated GPU cannot know: stop the program there, keeping the capture "
-            "(default), or go on as if the tensor held 0 (zero) or the number N everywhere; each answered "
-            "read is logged in the capture.",
+            "one, a boolean mask's result) gets, which a simulated GPU cannot know: stop the program there, "
+            "keeping the capture (default), or go on as if the tensor held 0 (zero) or the number N "
+            "everywhere; each answered read is logged in the capture.",
         ),
     ] = "stop",
     json_out: JsonOpt = False,
