@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,13 @@ from tritonscope.core.model import VariantRequest
 from tritonscope.core.targets import local_target
 
 KERNELS = Path(__file__).parent / "kernels"
+
+# A test run started in the background of a script (`pytest ... &`) inherits SIGINT ignored, and so
+# would every command a test starts: the tests that press Ctrl-C (a signal a terminal delivers to a
+# command whose SIGINT is not ignored) would see nothing happen. Handled here, it is the default
+# again in the commands started (exec resets a handled signal).
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 # A pip that reaches no package index: what a test's machine (or cluster node) has, it has of its
 # own, and nothing is downloaded.
 OFFLINE_PIP = {
