@@ -63,6 +63,7 @@ def _library_folders() -> tuple[str, ...]:
 
 
 _STDLIB = os.path.dirname(os.__file__) + os.sep
+_HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep  # the simulated GPU's own modules
 
 
 def _passes_through(name: str) -> bool:
@@ -96,8 +97,7 @@ def _program_frame(folders: tuple[str, ...]):
         frame = frame.f_back
     if _generated(frame.f_code.co_filename):
         return program_caller(frame.f_back, folders), GENERATED
-    filename = os.path.abspath(frame.f_code.co_filename)
-    if (filename.startswith(folders) and not _helps_the_program(filename)) or filename.startswith("<frozen"):
+    if _machinery(frame, folders) or frame.f_code.co_filename.startswith("<frozen"):
         return None, ""
     return frame, ""
 
@@ -107,8 +107,11 @@ def _program_frame(folders: tuple[str, ...]):
 _HELPERS = tuple(os.sep + os.path.join(*part) + os.sep for part in (("triton", "tools"), ("torch", "testing")))
 
 
-def _helps_the_program(filename: str) -> bool:
-    return any(part in filename for part in _HELPERS)
+def _machinery(frame, folders: tuple[str, ...]) -> bool:
+    """Whether FRAME is torch's, Triton's or tritonscope's own code (whose reads are never answered),
+    not the program's nor a helper it called."""
+    name = os.path.abspath(frame.f_code.co_filename)
+    return name.startswith(folders) and not any(part in name for part in _HELPERS)
 
 
 def program_caller(frame=None, folders: tuple[str, ...] | None = None):
@@ -269,14 +272,10 @@ def _shaped_by_values(folders: tuple[str, ...]):
 def _asking_past_dispatch(folders: tuple[str, ...]):
     """The frame that asked the program's mode for an operator (past the simulated GPU's and torch's
     dispatch), if the program's own code (or a helper it called), else None: torch's or Triton's."""
-    here = os.path.dirname(os.path.abspath(__file__)) + os.sep
     frame: types.FrameType | None = sys._getframe(2)
-    while frame is not None and (frame.f_code.co_filename.startswith(here) or _dispatching(frame)):
+    while frame is not None and (frame.f_code.co_filename.startswith(_HERE) or _dispatching(frame)):
         frame = frame.f_back
-    if frame is None:
-        return None
-    name = os.path.abspath(frame.f_code.co_filename)
-    return None if name.startswith(folders) and not _helps_the_program(name) else frame
+    return None if frame is None or _machinery(frame, folders) else frame
 
 
 def _dispatching(frame) -> bool:
