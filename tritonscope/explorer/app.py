@@ -9,6 +9,7 @@ import gc
 import signal
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -102,8 +103,8 @@ class ExplorerApp(App):
         self.leaving = False
         self._stop = threading.Event()
         self._watched: str | None = None
-        compiles.on_step = lambda ticket, step: self.call_from_thread(self._told, ticket, step)
-        compiles.on_done = lambda ticket, outcome: self.call_from_thread(self._done, ticket, outcome)
+        compiles.on_step = lambda ticket, step: self._from_thread(self._told, ticket, step)
+        compiles.on_done = lambda ticket, outcome: self._from_thread(self._done, ticket, outcome)
 
     def compose(self) -> ComposeResult:
         yield Static(id="title")
@@ -131,10 +132,14 @@ class ExplorerApp(App):
         self.compiles.spare()
 
     def exit(self, *args, **kwargs) -> None:
-        """Quits (q, Ctrl-C, SIGTERM): what a compile or a diff thread hands over after this is dropped,
-        since the screen it would draw on is being taken down."""
+        """Quits (q, Ctrl-C, SIGTERM): what a thread hands over after this is dropped (`_from_thread`)."""
         self.leaving = True
         super().exit(*args, **kwargs)
+
+    def _from_thread(self, method: Callable[..., None], *args) -> None:
+        """Runs `method(*args)` in the app's loop for a thread (a compile's, the diff's, the save
+        watcher's), unless the app is quitting by then: the screen it would draw on is being taken down."""
+        self.call_from_thread(lambda: None if self.leaving else method(*args))
 
     def _terminated(self, signum: int) -> None:
         self.exit_code = 128 + signum
@@ -150,7 +155,7 @@ class ExplorerApp(App):
 
     def _follow_saves(self, file: str, stop: threading.Event) -> None:
         for _ in saves([file], stop):
-            self.call_from_thread(self.recompile)
+            self._from_thread(self.recompile)
 
     def stop_watching(self) -> None:
         self._stop.set()
@@ -260,10 +265,10 @@ class ExplorerApp(App):
 
     def _mark_changes(self) -> None:
         changes = self.session.changes()  # in a thread: a diff of every stage
-        self.call_from_thread(self._marked, self.session.shown, changes)
+        self._from_thread(self._marked, self.session.shown, changes)
 
     def _marked(self, shown: ExploreResult, changes: dict) -> None:
-        if shown is not self.session.shown or self.leaving:
+        if shown is not self.session.shown:
             return
         for index, stage in enumerate(self.pane_stages):
             pane = self.query_one(f"#stage-{index}", CodePane)
@@ -370,8 +375,6 @@ class ExplorerApp(App):
             self._step = step
 
     def _done(self, ticket: int, outcome: Outcome) -> None:
-        if self.leaving:
-            return
         what, key, started = self._pending.pop(ticket, ("", None, 0.0))
         if what == "pipeline":
             self._passes_ready(outcome)
@@ -417,8 +420,6 @@ class ExplorerApp(App):
 
     def recompile(self) -> None:
         """The kernel file was saved: the variant on screen compiled again."""
-        if self.leaving:
-            return
         self.ask(self.session.request)
 
     def action_variant(self) -> None:
