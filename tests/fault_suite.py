@@ -265,8 +265,10 @@ def child_started(env: Env, child: subprocess.Popen, marker: str) -> bool:
 
 
 def ptxas_running(env: Env, child: subprocess.Popen, marker: str) -> bool:
-    """Triton has written ptxas's input (tmpXXXX.ptx, in TMPDIR or a folder of the run's there)."""
-    return any(path.suffix == ".ptx" for path in (env.root / "tmp").rglob("*"))
+    """Triton has written ptxas's input (tmpXXXX.ptx, in TMPDIR or a folder of the run's there).
+    os.walk, not rglob: the run makes and removes folders while this looks, and rglob raises on
+    a folder gone between listing and reading it (os.walk skips it)."""
+    return any(name.endswith(".ptx") for _, _, names in os.walk(env.root / "tmp") for name in names)
 
 
 def file_appeared(name: str) -> Callable[[Env, subprocess.Popen, str], bool]:
