@@ -140,6 +140,22 @@ def test_a_finished_task_is_not_cancelled_and_its_worker_serves_the_next():
         assert Path(f"/proc/{pid}").exists()  # kept, idle
 
 
+def test_the_worker_that_has_run_the_most_tasks_takes_the_next():
+    """Its first compile, with the imports and set-up that come with it, is behind it."""
+    with Workers(jobs=2).warm(count=2) as workers:
+        first = workers.submit(task(os.getpid)).result().value
+        assert workers.submit(task(os.getpid)).result().value == first  # not the other idle one
+
+
+def test_a_preload_naming_a_function_calls_it_before_the_first_task():
+    import gc
+
+    with Workers().warm(preload="gc:disable") as workers:  # the explorer's spare: "...explore:warm_up"
+        assert workers.call(task(gc.isenabled)) is False
+    with Workers().warm(preload="gc") as workers:  # a module alone is only imported
+        assert workers.call(task(gc.isenabled)) is True
+
+
 def test_a_newer_request_cancels_the_older_one(tmp_path):
     """The explorer's pattern: one request at a time, a new one ending the one before."""
     script, marker = _sleeper(tmp_path)

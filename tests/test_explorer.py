@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import os
 import re
 import shutil
@@ -277,14 +278,17 @@ def test_a_newer_request_cancels_the_older_and_leaves_no_process(warm):  # its c
     others = children()  # the module's warm workers
 
     async def scenario():
-        request = VariantRequest(file="sample:vector_add", target="sm90")
+        # fused attention: its compile (a second or more) outlasts the time the test takes to see it begun
+        request = VariantRequest(file="sample:fused_attention", target="sm90")
         async with opened(request) as (app, pilot):
-            app.ask(request.with_value("BLOCK_SIZE", 128, constexpr=True))
+            opened_with = app.session.shown.compilation.variant.constexprs["BLOCK_N"]
+            app.ask(request.with_value("BLOCK_N", 128, constexpr=True))
             await until(pilot, lambda: app._step)  # the child has begun compiling it
-            app.ask(request.with_value("BLOCK_SIZE", 64, constexpr=True))
+            app.ask(request.with_value("BLOCK_N", 16, constexpr=True))
             await settled(app, pilot)
-            assert app.session.shown.compilation.variant.constexprs["BLOCK_SIZE"] == 64
-            assert app.session.previous.compilation.variant.constexprs["BLOCK_SIZE"] == 1024  # 128 never shown
+            assert app.session.shown.compilation.variant.constexprs["BLOCK_N"] == 16
+            # 128 never shown whole (its stages before the binary may have been): the diff is against the first
+            assert app.session.previous.compilation.variant.constexprs["BLOCK_N"] == opened_with != 128
             assert len(children() - others) <= 2  # the one that compiled and the spare: the cancelled one is gone
         assert not children() - others
 
@@ -441,3 +445,41 @@ def test_an_amd_variant_has_no_control_codes_and_its_gutter_counts_instructions(
     gutter = contents.source(result).gutter
     assert gutter[busiest] == (f"{counts[busiest]:>4} ████    ", 4) and "tl.store(" in result.file_lines[busiest]
     assert gutter[half] == (f"{counts[half]:>4} ██      ", 2)
+
+
+def test_the_stages_before_the_binary_come_while_ptxas_runs_and_are_the_compile_s_own(warm):
+    """A changed variant's TTIR to PTX reach the screen while ptxas makes its binary: the same texts
+    and line maps as the whole result that follows them, which alone the session keeps."""
+    from tritonscope.analysis.artifacts import BINARY_PENDING
+    from tritonscope.explorer.session import Session
+
+    came: list[tuple[str, object]] = []
+    done = threading.Event()
+    kept = warm.on_step, warm.on_done, warm.on_early
+    warm.on_step = None
+    warm.on_early = lambda ticket, result: came.append(("early", result))
+    warm.on_done = lambda ticket, outcome: (came.append(("done", outcome.unwrap())), done.set())
+    request = VariantRequest(file="sample:fused_attention", target="sm90").with_value("BLOCK_N", 32, constexpr=True)
+    try:
+        warm.submit(request)  # ptxas takes a second or more on it: the early stages are read meanwhile
+        assert done.wait(600)
+    finally:
+        warm.on_step, warm.on_done, warm.on_early = kept
+    assert [what for what, _ in came] == ["early", "done"]
+    early, whole = came[0][1], came[1][1]
+    assert early.early and not whole.early and whole.unread is not None  # the SASS is read next, as before
+    assert BINARY_PENDING in early.compilation.notices and Stage.SASS not in early.compilation.stages
+    for stage in (Stage.TTIR, Stage.TTGIR, Stage.LLIR, Stage.PTX):
+        assert early.compilation.stages[stage] == whole.compilation.stages[stage]
+        assert early.compilation.line_map[stage] == whole.compilation.line_map[stage]
+        assert early.listings[stage] == whole.listings[stage]
+    assert "mma" in early.compilation.stages[Stage.PTX]  # the whole PTX, its tensor-core instructions in it
+
+    session = Session(request)
+    before = copy.copy(whole)  # stands for the variant on screen before the change
+    session.arrived("before", before)
+    session.show(early)
+    assert session.shown is early and session.previous is before  # the diff's other side: what was on screen
+    session.arrived("changed", whole)
+    assert session.previous is before and session.shown is whole  # not the early stages
+    assert all(not result.early for result in session.memory.values())

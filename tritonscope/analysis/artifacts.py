@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..core.errors import TritonscopeError
-from ..core.model import Artifacts, Compilation, KernelSpec, Resources, Variant
+from ..core.model import Artifacts, Compilation, KernelSpec, Occupancy, Resources, Variant
 from ..core.stages import Stage
 from ..core.targets import Target
 from ..parsers import amdgcn, cuobjdump, ptxas
@@ -63,6 +63,31 @@ def _partitions(spec: KernelSpec, stages: dict[Stage, str], line_maps: dict) -> 
     found = warp_specialize.partitions(stages[Stage.TTGIR], ttgir_map, spec.file, stages.get(Stage.PTX, ""))
     # A region's closing ops carry the kernel's own location (its `def` line): no partition runs that.
     return tuple(replace(p, python_lines=tuple(n for n in p.python_lines if n != spec.line)) for p in found)
+
+
+def stages_so_far(spec: KernelSpec, variant: Variant, texts: dict[str, str], target: Target) -> Compilation:
+    """A Compilation of the stages a compile made before its binary (triton_api/early_stages.py: TTIR
+    to PTX while ptxas runs), with their line maps: no binary, no machine code, and its resources not
+    known yet (zeros, and BINARY_PENDING among its notices). The explorer shows its stages so."""
+    stages = _stages(spec, texts, target)
+    stages.pop(target.vendor.machine_code, None)
+    unknown = Resources(0, 0, 0, 0, 0, Occupancy(0, 0, 1, "not known yet"))
+    return Compilation(
+        kernel=spec,
+        variant=variant,
+        stages=stages,
+        binary=b"",
+        binary_ext=target.vendor.binary,
+        metadata={},
+        resources=unknown,
+        compile_seconds=0.0,
+        triton_version="",
+        notices=(BINARY_PENDING,),
+        line_map=linemap.build(stages, spec.file, spec.first_line),
+    )
+
+
+BINARY_PENDING = "the binary is being made (ptxas): its resources and machine code come with it"
 
 
 def early_line_map(spec: KernelSpec, artifacts: Artifacts, target: Target) -> dict:

@@ -8,6 +8,8 @@ its worker imports WARM before the first task comes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..analysis.artifacts import to_compilation
 from ..core.model import Compilation, VariantRequest
 from ..core.source import CachedKernel, CaptureFolder
@@ -19,25 +21,27 @@ from ..results.passes import PassesResult
 from .releases import in_release
 
 WARM = "tritonscope.app.explain"  # what the tasks below import first: Triton, the pipeline, explain
+SPARE = f"{__name__}:warm_up"  # a spare worker's preload: WARM, and a first compile behind it
 
 Explored = ExploreResult | CompileFailure | KernelList | CacheListing
 
 
-def explored(request: VariantRequest, told: str | None = None) -> Explored:
+def explored(request: VariantRequest, told: str | None = None, early: bool = False) -> Explored:
     """The variant compiled and explained (no what-ifs: they are compiles of their own), or why it did
     not compile; a capture or cache folder, or a file of several kernels with none named, is listed
-    instead. Each step is told to the file `told` as it starts (the status line)."""
-    return _explored(request, told)
+    instead. Each step is told to the file `told` as it starts (the status line); with `early`, the
+    stages before the binary too, while ptxas makes it (`_early_told`)."""
+    return _explored(request, told, early)
 
 
 @in_release
-def _explored(request: VariantRequest, told: str | None) -> Explored:
+def _explored(request: VariantRequest, told: str | None, early: bool) -> Explored:
     """`explored` in the Triton release the request names (a worker of its environment, for another)."""
     from ..core import progress
 
     progress.listen(_told_to(told) if told else None)
     try:
-        return _explained(request)
+        return _explained(request, _early_told(told, request) if told and early else None)
     finally:
         progress.listen(None)
 
@@ -52,7 +56,27 @@ def _told_to(path: str):
     return tell
 
 
-def _explained(request: VariantRequest) -> Explored:
+EARLY = "\0early"  # the step told once the stages before the binary are written to STEPS + EARLY_FILE
+EARLY_FILE = ".early"
+
+
+def _early_told(told: str, request: VariantRequest):
+    """What `compile_stages` calls with the stages before the binary: an ExploreResult of them (`early`),
+    pickled beside the steps file, then told as the step EARLY (the explorer reads and shows it)."""
+    import os
+    import pickle
+
+    def tell(compilation: Compilation) -> None:
+        result = ExploreResult(request, ExplainResult(compilation, (), ()), _releases(), early=True)
+        with open(told + EARLY_FILE + ".part", "wb") as file:
+            pickle.dump(result, file)
+        os.replace(told + EARLY_FILE + ".part", told + EARLY_FILE)  # whole, or not there
+        _told_to(told)(EARLY)
+
+    return tell
+
+
+def _explained(request: VariantRequest, early: Callable[[Compilation], None] | None = None) -> Explored:
     from ..core import progress
     from ..core.errors import CompileError
     from .catalog import cache_list
@@ -67,7 +91,7 @@ def _explained(request: VariantRequest) -> Explored:
     if isinstance(request.source, CachedKernel) and request != VariantRequest(request.file, source=request.source):
         request = from_reference(request)  # a captured kernel changed: compiled again from its source
     try:
-        compilation, unread = compile_stages(request)
+        compilation, unread = compile_stages(request, early)
     except CompileError as exc:
         return CompileFailure(request, exc.message, exc.hint, getattr(exc, "where", None))
     if unread is not None:  # Triton's stages now; the SASS (`with_machine_code`), then explain, after them
@@ -76,6 +100,25 @@ def _explained(request: VariantRequest) -> Explored:
         # nvdisasm's life ranges (1-3 s) come after, in `with_live_registers`: the stages show first
         explained = explain_compilation(compilation, live=False)
         return ExploreResult(request, explained, _releases(), controls=_controls(compilation))
+
+
+def warm_up() -> None:
+    """A spare worker's first compile, done before any request comes: a bundled kernel, in a Triton
+    cache of its own that is thrown away. A process's first compile pays 0.2 s more than the next
+    (the imports each step makes on first use, Triton's set-up); this puts it behind the worker."""
+    import os
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="tritonscope-warm-") as cache:
+        kept = os.environ.get("TRITON_CACHE_DIR")
+        os.environ["TRITON_CACHE_DIR"] = cache  # Triton reads it at each compile (knobs.cache.dir)
+        try:
+            _explained(VariantRequest(file="sample:double", target="sm90"))
+        finally:
+            if kept is None:
+                os.environ.pop("TRITON_CACHE_DIR", None)
+            else:
+                os.environ["TRITON_CACHE_DIR"] = kept
 
 
 def with_machine_code(result: ExploreResult) -> ExploreResult:

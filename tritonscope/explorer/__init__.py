@@ -32,6 +32,7 @@ class Opening:
         self.compiles = compiles or Compiles()
         # a screen before this one is gone: its callbacks would wait on its loop for ever
         self.compiles.on_step, self.compiles.on_done = None, self._arrived
+        self.compiles.on_early = None  # the first screen waits for the whole variant
         self.compiles.submit(request)
 
     def _arrived(self, ticket: int, outcome: Outcome) -> None:

@@ -97,6 +97,7 @@ class ExplorerApp(App):
         # ticket -> (what: variant, live or pipeline; its memory key; when it started)
         self._pending: dict[int, tuple[str, Any, float]] = {}
         self._step = ""
+        self._due: ExploreResult | None = None  # shown, its follow-up started once it is painted
         self._searched = ""
         self._how = ""
         self._prompting = ""
@@ -105,6 +106,7 @@ class ExplorerApp(App):
         self._watched: str | None = None
         compiles.on_step = lambda ticket, step: self._from_thread(self._told, ticket, step)
         compiles.on_done = lambda ticket, outcome: self._from_thread(self._done, ticket, outcome)
+        compiles.on_early = lambda ticket, result: self._from_thread(self._early, ticket, result)
 
     def compose(self) -> ComposeResult:
         yield Static(id="title")
@@ -171,13 +173,14 @@ class ExplorerApp(App):
         if self.session.shown is not None and not self.pane_stages:
             self._default_panes()
         if self.session.shown is not None:
-            self.query_one("#title", Static).update(_title(self.session.shown, wide))
+            self.query_one("#title", Static).update(_title(self.session.shown, wide), layout=False)
         self._arrange()
 
     @property
     def compiling(self) -> bool:
-        """Whether a compile (or a pass-pipeline capture) is in flight."""
-        return bool(self._pending)
+        """Whether a compile (or a pass-pipeline capture) is in flight, or a variant's follow-up is due
+        once it is painted (`_after_show`)."""
+        return bool(self._pending) or self._due is not None
 
     # --- results in -------------------------------------------------------------------------------
 
@@ -192,13 +195,19 @@ class ExplorerApp(App):
         else:
             self.push_screen(KernelListScreen(value, self.session.request), self._chosen)
 
+    def _early(self, ticket: int, result: ExploreResult) -> None:
+        """The stages before the binary of the variant compiling (ptxas runs): shown, not kept."""
+        what, key, _ = self._pending.get(ticket, ("", None, 0.0))
+        if what == "variant":
+            self._show(result, key, "Triton's stages; ptxas runs")
+
     def _show(self, result: ExploreResult, key, how: str) -> None:
         """Shows a variant (`how` it came: compiled, from memory), and marks what changed in a thread."""
         session = self.session
         self._status(f"{how}: {_describe(result)}")
         self._how = how
         kernel_changed = session.shown is None or session.kernel_file != result.compilation.kernel.file
-        session.arrived(key, result)
+        session.show(result) if result.early else session.arrived(key, result)
         jump = session.line is None or kernel_changed
         if jump:
             session.line = result.compilation.kernel.line
@@ -206,12 +215,23 @@ class ExplorerApp(App):
             self._default_panes()
         self.screen.remove_class("failed")
         self._redraw(jump)
-        self.run_worker(self._mark_changes, thread=True, exclusive=True, group="changes")
-        self._follow_up()
+        self._due = result
+        self.call_after_refresh(self._after_show, result)
         # What is on screen now lives on: kept out of the collector's full passes, which otherwise walk
         # every listing and its lexed rows (100-150 ms on fused attention) in the middle of a key. The
         # cost: a reference cycle frozen here (a screen closed later) is not collected; they are few.
         gc.freeze()
+
+    def _after_show(self, result: ExploreResult) -> None:
+        """Once the stages are painted: the diff against the variant before (a thread, which would
+        take the interpreter in turns with the painting) and the next task (its result pickled to the
+        worker here) start; for the variant still on screen only (a newer one has its own)."""
+        if self._due is result:
+            self._due = None
+        if self.session.shown is result and not self.leaving:
+            self.run_worker(self._mark_changes, thread=True, exclusive=True, group="changes")
+            if not result.early:  # its compile still runs: a follow-up now would cancel it
+                self._follow_up()
 
     def _follow_up(self) -> None:
         """What comes after Triton's stages, one task at a time: the SASS (nvdisasm) with explain's cost and
@@ -252,6 +272,9 @@ class ExplorerApp(App):
         gc.freeze()  # as after _show
 
     def _failed(self, message: str, where: tuple[str, int] | None = None) -> None:
+        if self.session.shown is not None and self.session.shown.early:  # ptxas failed: the last good stages
+            self.session.shown = self.session.previous
+            self._redraw()
         self.session.failure = CompileFailure(self.session.request, message, where=where)
         self.query_one("#error", Static).update(f"error: {message}")
         self.screen.add_class("failed")
@@ -312,7 +335,7 @@ class ExplorerApp(App):
         self._arrange()
         self._select(self.session.line, None if jump else source)
         self._panel(result)
-        self.query_one("#title", Static).update(_title(result, self.size.width >= WIDE))
+        self.query_one("#title", Static).update(_title(result, self.size.width >= WIDE), layout=False)
 
     def _select(self, line: int | None, moved: CodePane | None) -> None:
         """Selects a Python line: every pane but the one moved scrolls to the lines it became."""
@@ -322,7 +345,7 @@ class ExplorerApp(App):
         source = self.query_one("#source", CodePane)
         if moved is not source and line is not None:
             source.go_to_number(line) if source.number != line else None
-        self.query_one("#detail", Static).update(self._cost_line())
+        self.query_one("#detail", Static).update(self._cost_line(), layout=False)
 
     def _cost_line(self) -> str:
         result, line = self.session.shown, self.session.line
@@ -333,8 +356,12 @@ class ExplorerApp(App):
         return f"{cost or f'line {line}: no machine code'} · {text}"
 
     def _panel(self, result: ExploreResult) -> None:
-        rows = contents.resources(result, self.session.previous)
-        self.query_one("#resources", Static).update(_resource_text(rows))
+        if result.early:
+            pending = Text("registers, spills, shared memory and occupancy: ptxas is making the binary…")
+            self.query_one("#resources", Static).update(pending)
+        else:
+            rows = contents.resources(result, self.session.previous)
+            self.query_one("#resources", Static).update(_resource_text(rows))
         findings = self.query_one("#findings", OptionList)
         findings.clear_options()
         for index, finding in enumerate(result.explained.findings):
@@ -358,7 +385,7 @@ class ExplorerApp(App):
         if result is not None and event.option.id is not None:
             f = result.explained.findings[int(event.option.id)]
             text = f"{f.message}\nevidence: {f.evidence}" + (f"\ntry: {f.suggestion}" if f.suggestion else "")
-            self.query_one("#detail", Static).update(text)
+            self.query_one("#detail", Static).update(text, layout=False)
 
     @on(OptionList.OptionSelected, "#findings")
     def _finding_chosen(self, event: OptionList.OptionSelected) -> None:
@@ -400,7 +427,9 @@ class ExplorerApp(App):
             self._status(f"compiling {asked}: {what}… {time.monotonic() - started:.1f} s")
 
     def _status(self, text: str) -> None:
-        self.query_one("#status", Static).update(text)
+        # layout=False here and for the title and the detail: their heights are fixed (CSS), and a
+        # layout pass repaints every pane (40-80 ms at 240x60), five times a second while compiling
+        self.query_one("#status", Static).update(text, layout=False)
 
     # --- variants ---------------------------------------------------------------------------------
 
@@ -565,9 +594,9 @@ class ExplorerApp(App):
 
 
 def _coming(result: ExploreResult) -> set[Stage]:
-    """The stages a variant has, or will have once its machine code is read."""
+    """The stages a variant has, or will have once its machine code is read (or its binary made)."""
     machine = result.compilation.variant.target_info.vendor.machine_code
-    return set(result.stages) | ({machine} if result.unread is not None else set())
+    return set(result.stages) | ({machine} if result.unread is not None or result.early else set())
 
 
 def _describe_request(request: VariantRequest) -> str:
@@ -590,6 +619,8 @@ def _title(result: ExploreResult, wide: bool) -> str:
     r = c.resources
     words = c.variant.target_info.vendor.words
     shared = f"{r.shared_bytes / 1024:.4g} KiB" if r.shared_bytes >= 1024 else f"{r.shared_bytes} B"
+    if result.early:
+        return f"{c.kernel.name} · {c.variant.target} · Triton's stages · ptxas is making the binary…"
     if not wide:
         return (
             f"{c.kernel.name} · {c.variant.target} · {r.registers} regs · {r.spills} spills · {shared} shared · "

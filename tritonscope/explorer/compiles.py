@@ -1,13 +1,15 @@
 """The explorer's compiles, in a child process through the executor: one request at a time, a newer
 one cancelling the older (its process killed with what it started), the steps of the one running
-read as it tells them (app/explore.py writes them to a file), and a spare worker kept warm so that
-the request after a cancel does not wait for Triton's start-up.
+read as it tells them (app/explore.py writes them to a file), with the stages before the binary
+among them (shown while ptxas runs), and a spare worker kept warm so that the request after a
+cancel does not wait for Triton's start-up.
 
 The callbacks run in a thread of this module's: the app hands them to its own thread.
 """
 
 from __future__ import annotations
 
+import pickle
 import select
 import tempfile
 import threading
@@ -19,8 +21,9 @@ from ..app import explore
 from ..core.model import VariantRequest
 from ..isolate import Outcome, Workers, task
 
-POLL = 0.05  # seconds between looks at the steps told
+POLL = 0.01  # seconds between looks at the steps told (the stages before the binary among them)
 Step = Callable[[int, str], None]  # (ticket, the step starting now)
+Early = Callable[[int, Any], None]  # (ticket, the ExploreResult of its stages before the binary)
 Done = Callable[[int, Outcome], None]  # (ticket, its outcome)
 
 
@@ -32,13 +35,17 @@ class Compiles:
         self._workers = Workers(jobs=2, timeout=timeout).warm(preload=explore.WARM)
         self._folder = tempfile.TemporaryDirectory(prefix="tritonscope-explore-")
         self.on_step, self.on_done = on_step, on_done
+        self.on_early: Early | None = None  # the app's, where it shows the stages before the binary
         self._lock = threading.Lock()
         self._tickets = 0
         self._running: tuple[int, Any] | None = None  # (ticket, handle) of the compile in flight
+        self._spare = False  # whether to keep an idle worker (`spare`)
 
     def submit(self, request: VariantRequest) -> int:
-        """Starts compiling `request` (the one in flight, if any, is cancelled first)."""
-        return self._start(lambda told: task(explore.explored, request, told))
+        """Starts compiling `request` (the one in flight, if any, is cancelled first); its stages before
+        the binary are handed to `on_early` where one is set."""
+        early = self.on_early is not None
+        return self._start(lambda told: task(explore.explored, request, told, early))
 
     def machine_code(self, result) -> int:
         """Starts reading the SASS of a variant shown with Triton's stages only (`with_machine_code`)."""
@@ -65,8 +72,11 @@ class Compiles:
         return ticket
 
     def spare(self) -> None:
-        """Keeps one idle worker started (after the first screen: it would slow the first compile)."""
-        self._workers.warm(count=1, preload=explore.WARM)
+        """Keeps one idle worker started from now on (after the first screen: it would slow the first
+        compile), its first compile done (`explore.warm_up`); one is started again after each task
+        that ends, where a cancel killed the last idle one (not while a compile runs: it would slow it)."""
+        self._spare = True
+        self._workers.warm(count=1, preload=explore.SPARE)
 
     def cancel(self) -> None:
         with self._lock:
@@ -75,6 +85,8 @@ class Compiles:
 
     def close(self) -> None:
         """Ends every worker, and whatever runs in them; the steps' folder is removed."""
+        with self._lock:
+            self._spare = False
         self._workers.close()
         self._folder.cleanup()
 
@@ -86,8 +98,12 @@ class Compiles:
         with self._lock:
             if self._running is not None and self._running[0] == ticket:
                 self._running = None
+            idle = self._running is None
         if not outcome.cancelled and self.on_done is not None:
             self.on_done(ticket, outcome)
+        with self._lock:  # not after `close`: that worker would outlive the explorer's
+            if idle and self._spare:
+                self._workers.warm(count=1, preload=explore.SPARE)
 
     def _steps(self, ticket: int, told: Path, read: int) -> int:
         try:
@@ -96,9 +112,20 @@ class Compiles:
             return read
         lines = text[read:].split("\n")
         for step in lines[:-1]:  # whole lines only
-            if self.on_step is not None:
+            if step == explore.EARLY:
+                self._early(ticket, told)
+            elif self.on_step is not None:
                 self.on_step(ticket, step)
         return len(text) - len(lines[-1])
+
+    def _early(self, ticket: int, told: Path) -> None:
+        """The stages before the binary, written whole before their step was told."""
+        try:
+            result = pickle.loads(told.with_name(told.name + explore.EARLY_FILE).read_bytes())
+        except (OSError, pickle.UnpicklingError, EOFError):
+            return  # the compile's own result comes anyway
+        if self.on_early is not None:
+            self.on_early(ticket, result)
 
 
 def _ended(handle) -> bool:

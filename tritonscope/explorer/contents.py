@@ -83,8 +83,9 @@ def stage(
 ) -> Content:
     """A stage's pane; the SASS with each instruction's control code in the gutter if `controls`
     (as `dump --control` writes it)."""
-    if which not in result.listings:  # the machine code, still being read
-        return Content(f"{which.title}: being read (nvdisasm)…", (), which.lexer)
+    if which not in result.listings:  # the machine code, still being made (ptxas) or read (nvdisasm)
+        doing = "ptxas is making the binary" if result.early else "being read (nvdisasm)"
+        return Content(f"{which.title}: {doing}…", (), which.lexer)
     listing = result.listings[which]
     codes = result.controls if controls and which is Stage.SASS and result.controls is not None else {}
     return Content(
@@ -106,7 +107,7 @@ def controls_missing(result: ExploreResult) -> str | None:
     machine = target.vendor.machine_code
     if machine is not Stage.SASS:
         return f"no control codes on {target.name}: they are NVIDIA SASS's, and {machine.title} has none"
-    if result.controls is None and result.unread is None:
+    if result.controls is None and result.unread is None and not result.early:
         return f"no control codes: no SASS with its binary ({'; '.join(result.compilation.notices) or 'not made'})"
     return None
 

@@ -54,7 +54,9 @@ class Session:
         self.show(result)
 
     def show(self, result: ExploreResult) -> None:
-        if self.shown is not None and self.shown is not result:
+        """`result` on screen; the one it replaces becomes the diff's other side, unless it was the stages
+        before the binary of a compile (`early`): the variant before that one stays it."""
+        if self.shown is not None and self.shown is not result and not self.shown.early:
             self.previous = self.shown
         self.shown, self.failure, self.request = result, None, result.request
 

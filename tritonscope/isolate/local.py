@@ -67,7 +67,8 @@ class Workers:
 
     def warm(self, python: str | None = None, count: int = 1, preload: str | None = None) -> Workers:
         """Starts `count` workers now (those not yet started), so their start-up overlaps the caller's
-        work; each imports the module `preload` (the one its tasks will call) before its first task."""
+        work; each imports the module `preload` (the one its tasks will call) before its first task,
+        and calls its function where it names one ("module:function": a warm-up)."""
         env = {**self.env, PRELOAD: preload} if preload else self.env
         with self._lock:
             while sum(worker.python == python for worker in self._idle) < min(count, self.jobs):
@@ -113,15 +114,19 @@ class Workers:
                     on_done(index, outcomes[index])
 
     def _take(self, python: str | None) -> _Worker:
-        """An idle worker running that interpreter, else a new one (an idle worker of another is let go)."""
+        """An idle worker running that interpreter, else a new one (an idle worker of another is let go).
+        Of several, the one that has run the most tasks: its first compile, with the imports and
+        Triton's set-up that come with it (0.2 s), is behind it."""
         with self._lock:
             for worker in list(self._idle):
                 if worker.process.poll() is not None:  # died while idle (its parent thread gone, say)
                     self._idle.remove(worker)
                     worker.kill()
-                elif worker.python == python:
-                    self._idle.remove(worker)
-                    return worker
+            ready = [worker for worker in self._idle if worker.python == python]
+            if ready:
+                worker = max(ready, key=lambda w: w.tasks)
+                self._idle.remove(worker)
+                return worker
             if len(self._idle) >= self.jobs:
                 self._idle.pop(0).kill()
             return _Worker(self.env, self.stderr, python)
@@ -233,6 +238,7 @@ class _Worker:
     def __init__(self, env: dict[str, str], stderr, python: str | None = None):
         read_end, write_end = os.pipe()
         self.python = python
+        self.tasks = 0  # sent so far
         # Where the worker writes its stack when asked (SIGUSR1), to say where a task was stuck.
         self._stack = tempfile.TemporaryFile()  # noqa: SIM115 - closed in kill()
         env = {**env, RESULT_FD: str(write_end), STACK_FD: str(self._stack.fileno()), "PYTHONFAULTHANDLER": ""}
@@ -255,6 +261,7 @@ class _Worker:
 
     def send(self, task: Task) -> None:
         write_message(self._input, pickle.dumps(task))
+        self.tasks += 1
 
     def receive(self) -> Outcome | None:
         try:

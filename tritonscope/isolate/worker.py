@@ -21,7 +21,7 @@ from ..core.status import ExitStatus
 from .tasks import Outcome, perform
 
 RESULT_FD = "TRITONSCOPE_RESULT_FD"  # the descriptor of the pipe the worker writes outcomes to
-PRELOAD = "TRITONSCOPE_PRELOAD"  # a module the worker imports before its first task
+PRELOAD = "TRITONSCOPE_PRELOAD"  # a module the worker imports before its first task ("module:function": and calls)
 STACK_FD = "TRITONSCOPE_STACK_FD"  # the file the worker writes its stack to on SIGUSR1
 PARENT = "TRITONSCOPE_WORKER_PARENT"  # the id of the process that started the worker
 _LENGTH = struct.Struct("<Q")
@@ -87,14 +87,23 @@ def serve() -> None:
     tasks = _tasks_alone()
     preload = os.environ.pop(PRELOAD, None)
     if preload:  # imported while the parent still prepares the tasks; a failure shows in the task itself
-        with contextlib.suppress(Exception):
-            importlib.import_module(preload)
+        _preload(preload)
     while True:
         try:
             task = read_message(tasks)
         except EOFError:
             return
         write_message(results, _outcome_payload(perform(task)))
+
+
+def _preload(preload: str) -> None:
+    """Imports the module named, and calls its function where one is named ("module:function"): a
+    warm-up whose failure is no task's (the tasks meet it themselves, if it is theirs)."""
+    module, _, function = preload.partition(":")
+    with contextlib.suppress(Exception):
+        loaded = importlib.import_module(module)
+        if function:
+            getattr(loaded, function)()
 
 
 def _tasks_alone() -> IO[bytes]:

@@ -37,6 +37,9 @@ class ExploreResult(Result):
     # Each SASS instruction's control code as `dump --control` writes it, by its line in the SASS listing
     # (analysis/scoreboards.py); None where there are none: AMD, or the SASS not read yet.
     controls: dict[int, str] | None = field(default=None, repr=False, compare=False)
+    # Triton's stages before the binary, shown while ptxas makes it (`analysis.artifacts.stages_so_far`):
+    # no resources, no machine code, nothing explained yet. The compile's own result follows it.
+    early: bool = field(default=False, compare=False)
     # Made once, with the result: each stage as the panes show it (location noise dropped), the same
     # lines as diff compares them, the kernel file's lines, and kernel-file line -> stage -> its lines.
     listings: dict[Stage, Listing] = field(init=False, repr=False, compare=False)

@@ -27,7 +27,7 @@ from ..core.model import Artifacts, Variant
 from ..core.targets import Target
 from ..core.values import LayoutName, TypeName
 from ..parsers import mlir_diagnostics
-from . import compile_errors, cubins, version
+from . import compile_errors, cubins, early_stages, version
 from . import kernels as triton_kernels
 from .remarks import REMARKS_UNKNOWN, StderrCapture, record_remarks, recorded_remarks, remarks_on
 from .shims import (
@@ -189,8 +189,9 @@ def _pass_on(text: str) -> None:
 def _source(kernel, variant: Variant, target: Target):
     """(Triton's ASTSource for the variant, the backend), with the options checked."""
     remember_triton_key()
-    if _stage_said not in STAGE_HOOKS:
-        STAGE_HOOKS.append(_stage_said)
+    for hook in (_stage_said, early_stages.hook):
+        if hook not in STAGE_HOOKS:
+            STAGE_HOOKS.append(hook)
     install_stages_hook()
     quiet_half_built_kernels()
     if release_tuple(triton.__version__)[:2] < target.since:

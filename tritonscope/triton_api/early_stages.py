@@ -1,0 +1,90 @@
+"""Triton's stages before its binary, handed over while the binary is made.
+
+The last stage of a compile (ptxas making the cubin, or the AMD linker the hsaco) is a tool run
+in a process of its own: a third of a small kernel's compile, seconds for a large one. The texts
+before it (TTIR to PTX, or AMDGCN) are in Triton's cache entry by then (it files each stage as it
+ends). Within `before_binary(callback)`, each compile calls `callback(texts, metadata)` in a
+thread as that stage starts, with those texts and Triton's metadata so far; the stage waits for
+the callback at its end. The explorer shows the stages so, while ptxas runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+Callback = Callable[[dict[str, str], dict[str, Any]], None]
+
+BINARY_STAGES = ("cubin", "hsaco")
+_NOT_TEXT = {*BINARY_STAGES, "json"}
+_listening: list[Callback] = []  # the callback of the `before_binary` in force (one compile at a time)
+
+
+@contextlib.contextmanager
+def before_binary(callback: Callback | None) -> Iterator[None]:
+    """Compiles within it hand their texts before the binary to `callback` (None: nothing to do)."""
+    if callback is None:
+        yield
+        return
+    _listening.append(callback)
+    try:
+        yield
+    finally:
+        _listening.remove(callback)
+
+
+def hook(stages: dict) -> None:
+    """A stage hook (shims.STAGE_HOOKS): the binary stage hands the texts before it over first."""
+    name = next((n for n in reversed(stages) if n in BINARY_STAGES), None)
+    if name is None:
+        return
+    run = stages[name]
+
+    def binary(src, metadata, _run=run):
+        thread = _hand_over(dict(metadata)) if _listening else None
+        try:
+            return _run(src, metadata)
+        finally:
+            if thread is not None:
+                thread.join()
+
+    stages[name] = binary
+
+
+def _hand_over(metadata: dict[str, Any]) -> threading.Thread | None:
+    texts = _filed_texts(metadata)
+    if not texts:
+        return None
+    callback = _listening[-1]
+    thread = threading.Thread(target=_quietly, args=(callback, texts, metadata), daemon=True)
+    thread.start()
+    return thread
+
+
+def _quietly(callback: Callback, texts: dict[str, str], metadata: dict[str, Any]) -> None:
+    """The callback's failure is not the compile's: the whole result comes after it anyway."""
+    with contextlib.suppress(Exception):
+        callback(texts, metadata)
+
+
+def _filed_texts(metadata: dict[str, Any]) -> dict[str, str]:
+    """The texts Triton has filed in its cache entry of this compile ({"ttir": ..., "ptx": ...}), by
+    their extensions as `CompiledKernel.asm` names them; {} where they are not files there (a
+    cache manager of another kind, TRITON_STORE_BINARY_ONLY)."""
+    import triton  # type: ignore[import-untyped]
+    from triton.runtime import cache  # type: ignore[import-untyped]
+
+    base32 = getattr(cache, "_base32", None)
+    if base32 is None or "hash" not in metadata or getattr(triton.knobs.cache, "manager_class", None):
+        return {}
+    folder = Path(triton.knobs.cache.dir) / base32(metadata["hash"])
+    texts = {}
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        for path in folder.iterdir():
+            ext = path.suffix[1:]
+            if ext and ext not in _NOT_TEXT and not path.name.startswith("__grp__"):
+                texts[ext] = path.read_text(encoding="utf-8")
+    return texts
