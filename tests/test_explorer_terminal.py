@@ -81,7 +81,7 @@ def test_the_explorer_in_a_real_terminal_links_panes_and_quits_cleanly(terminal)
     shown = terminal.wait_for("SASS")
     assert "add_kernel · sm90" in shown and "opened: BLOCK_SIZE=1024" in shown
     assert all(len(line) <= 80 for line in shown.splitlines())
-    terminal.wait_for("/*0000*/", 120)  # the SASS read (nvdisasm), after the first screen
+    terminal.wait_for("SASS  (", 120)  # the SASS read (nvdisasm), after the first screen: its title counts lines
     terminal.type(":", "21", "Enter")  # x = tl.load(...)
     terminal.wait_for("21     8", 30)
     time.sleep(0.5)
