@@ -18,16 +18,21 @@ does the program run alone there: importing torch._dynamo and Inductor, Dynamo's
 autograd, Inductor's lowering and code generation. A second line holds the trace against the
 reference with that work added, measured in the same runs: the import as the seconds `import
 torch._dynamo, torch._inductor.compile_fx` takes after `import torch` in one process, the rest as
-torch.compile reports its own compile times in the traced program, less the Triton compiles made
-inside them. What is left past that is the simulated GPU's and tritonscope's own cost, and the
+torch.compile reports its own compile times in the traced program (the frames' compiles and the
+backward graphs' compiles, made at the first backward), less the Triton compiles made inside them. What is left past that is the simulated GPU's and tritonscope's own cost, and the
 program's eager work. The traced command is `python benchmarks/trace_target_phases.py PROGRAM
 ARGS`, which runs PROGRAM and writes those figures at its exit (milliseconds of runpy).
+
+On a machine with a GPU, `--real` adds the reference a user meets: the same program run for real on
+the GPU, with Triton's and Inductor's caches cold (fresh folders), through the same phases script;
+its wall time and the trace's against it. What torch.compile costs the real run it costs the trace
+too, so that ratio is the simulated GPU's and tritonscope's cost beside a run on the GPU itself.
 
 The machine may be shared: each run measures its parts back to back and its own ratios; the
 median ratio is printed with every run's, the parts as medians, the load average before and
 after, and the CPU seconds of the trace (every process it waited for) and of the bare import.
 
-Run: python benchmarks/trace_target.py [--runs N] [--program FILE [ARGS...]]
+Run: python benchmarks/trace_target.py [--runs N] [--real] [--program FILE [ARGS...]]
 """
 
 from __future__ import annotations
@@ -79,7 +84,17 @@ def _trace(program: list[str], out: Path) -> dict[str, float]:
     return figures
 
 
-def _one_run(program: list[str], out: Path) -> dict[str, float]:
+def _real(program: list[str], folder: Path) -> dict[str, float]:
+    """The program run for real on this machine's GPU, caches cold: its wall time and phases."""
+    phases = folder / "real.json"
+    caches = {"TRITON_CACHE_DIR": str(folder / "triton"), "TORCHINDUCTOR_CACHE_DIR": str(folder / "inductor")}
+    env = {**os.environ, **caches, "TRACE_TARGET_PHASES": str(phases)}
+    wall, _ = _timed([sys.executable, str(PHASES), *program], env)
+    figures = json.loads(phases.read_text())
+    return {"real": wall, "real_dynamo": figures["dynamo"]}
+
+
+def _one_run(program: list[str], out: Path, real: bool) -> dict[str, float]:
     bare, bare_cpu = _timed([sys.executable, "-c", "import torch"])
     measured = subprocess.run([sys.executable, "-c", TORCH_COMPILE_IMPORTS], capture_output=True, text=True, check=True)
     imports = float(measured.stdout)
@@ -93,6 +108,10 @@ def _one_run(program: list[str], out: Path) -> dict[str, float]:
     figures["tail"] = figures["wall"] - figures["started"] - figures["run"]
     figures["ratio"] = figures["wall"] / (figures["compiles"] + bare)
     figures["ratio_with"] = figures["wall"] / (figures["compiles"] + bare + figures["torch_compile"])
+    if real:
+        out.mkdir(parents=True, exist_ok=True)
+        figures.update(_real(program, Path(tempfile.mkdtemp(dir=out.parent))))
+        figures["ratio_real"] = figures["wall"] / figures["real"]
     return figures
 
 
@@ -123,13 +142,21 @@ def _report(program: list[str], runs: list[dict[str, float]], load: str) -> None
     print(f"  python, import torch, simulated GPU start: {median['started']:6.2f} s  (bare import torch {bare:.2f} s)")
     print(f"  torch.compile (Triton compiles excluded):  {median['dynamo_own']:6.2f} s")
     print(f"  Triton compiles:                           {compiles:6.2f} s")
-    print(f"  the rest of the program:                   {median['rest']:6.2f} s  (torch.compile's imports, eager ops)")
+    if median["rest"] >= 0:
+        print(f"  the rest of the program:                   {median['rest']:6.2f} s  (torch.compile's imports, eager ops)")
+    else:  # Inductor's template candidates compile in threads: their times overlap
+        print("  the rest of the program:                   (the compiles overlapped: their sum exceeds the run)")
     print(f"  tritonscope start and finish, exit:        {median['tail']:6.2f} s")
+    if "real" in median:
+        print(f"the program run for real on this machine's GPU, caches cold: {median['real']:6.2f} s")
+        print(f"  (torch.compile's compiles there: {median['real_dynamo']:.2f} s, Triton's included)")
+        print(f"ratio to it: {_spread(runs, 'ratio_real')}  (trace --target sm90 / the real run)")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--real", action="store_true", help="also run each program for real on this machine's GPU")
     parser.add_argument("--program", nargs=argparse.REMAINDER, help="one program to trace, then its arguments (last)")
     options = parser.parse_args()
     programs = [options.program] if options.program else PROGRAMS
@@ -137,7 +164,7 @@ def main() -> None:
         for number, program in enumerate(programs):
             command = [str(Path(program[0]).resolve()), *program[1:]]
             load = _load()
-            runs = [_one_run(command, Path(folder) / f"p{number}run{run}") for run in range(options.runs)]
+            runs = [_one_run(command, Path(folder) / f"p{number}run{run}", options.real) for run in range(options.runs)]
             if number:
                 print()
             _report(program, runs, f"{load} before, {_load()} after")

@@ -6,7 +6,9 @@ JSON, to the file named by TRACE_TARGET_PHASES: benchmarks/trace_target.py trace
   capture hook, which imports torch and starts the simulated GPU before any program line runs;
 - `run`: seconds from there to the program's exit handlers;
 - `dynamo`: seconds torch.compile reports for its own compiles (Dynamo tracing, AOT autograd,
-  Inductor lowering and code generation, the Triton compiles it waits for);
+  Inductor lowering and code generation, the Triton compiles it waits for): the compiles of
+  frames, and the backward graphs' compiles, which AOT autograd makes later, at the first
+  backward, outside them;
 - `triton_in_dynamo` / `triton_outside`: Triton's own compile times (as the capture records them)
   made inside torch.compile's compiles and outside them (eager launches, runtime autotuning).
 """
@@ -57,7 +59,8 @@ def _follow_triton_compiles() -> None:
 def _dynamo_seconds() -> float:
     utils = sys.modules.get("torch._dynamo.utils")
     metrics = getattr(utils, "compilation_time_metrics", {})
-    return sum(metrics.get("_compile.compile_inner", metrics.get("_compile", [])))
+    frames = metrics.get("_compile.compile_inner", metrics.get("_compile", []))
+    return sum(frames) + sum(metrics.get("backward._backward_impl", []))
 
 
 def _write() -> None:
