@@ -19,8 +19,9 @@ autograd, Inductor's lowering and code generation. A second line holds the trace
 reference with that work added, measured in the same runs: the import as the seconds `import
 torch._dynamo, torch._inductor.compile_fx` takes after `import torch` in one process, the rest as
 torch.compile reports its own compile times in the traced program (the frames' compiles and the
-backward graphs' compiles, made at the first backward), less the Triton compiles made inside them. What is left past that is the simulated GPU's and tritonscope's own cost, and the
-program's eager work. The traced command is `python benchmarks/trace_target_phases.py PROGRAM
+backward graphs' compiles, made at the first backward), less the Triton compiles made inside
+them. What is left past that is the simulated GPU's and tritonscope's own cost, and the program's
+eager work. The traced command is `python benchmarks/trace_target_phases.py PROGRAM
 ARGS`, which runs PROGRAM and writes those figures at its exit (milliseconds of runpy).
 
 On a machine with a GPU, `--real` adds the reference a user meets: the same program run for real on
@@ -143,7 +144,8 @@ def _report(program: list[str], runs: list[dict[str, float]], load: str) -> None
     print(f"  torch.compile (Triton compiles excluded):  {median['dynamo_own']:6.2f} s")
     print(f"  Triton compiles:                           {compiles:6.2f} s")
     if median["rest"] >= 0:
-        print(f"  the rest of the program:                   {median['rest']:6.2f} s  (torch.compile's imports, eager ops)")
+        rest = median["rest"]
+        print(f"  the rest of the program:                   {rest:6.2f} s  (torch.compile's imports, eager ops)")
     else:  # Inductor's template candidates compile in threads: their times overlap
         print("  the rest of the program:                   (the compiles overlapped: their sum exceeds the run)")
     print(f"  tritonscope start and finish, exit:        {median['tail']:6.2f} s")

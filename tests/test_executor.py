@@ -156,6 +156,49 @@ def test_a_preload_naming_a_function_calls_it_before_the_first_task():
         assert workers.call(task(gc.isenabled)) is True
 
 
+def test_a_pool_started_ahead_is_taken_by_the_first_that_asks_and_killed_if_none_does():
+    """launch.py starts `explore`'s first worker before the command line's own imports; the pool
+    asked for with the same preload is that one, its worker the one already starting."""
+    from tritonscope.isolate import close_ahead, local, start_ahead, warm_pool
+
+    start_ahead("gc")
+    started = local._started_ahead["gc"]._idle[0].process
+    with warm_pool("gc", jobs=2, timeout=30) as workers:
+        assert (workers.jobs, workers.timeout) == (2, 30)
+        assert workers.call(task(os.getpid)) == started.pid
+        with warm_pool("gc") as other:
+            assert other is not workers  # taken once: the next pool is a new one
+    start_ahead("gc")
+    untaken = local._started_ahead["gc"]._idle[0].process
+    close_ahead()  # the command failed before it needed its worker
+    assert untaken.wait(10) is not None and not local._started_ahead
+
+
+def test_the_run_folder_entered_twice_is_one_folder_removed_at_the_outer_block_s_end():
+    """launch.py enters the run's folder before the command line enters it again: one folder."""
+    from tritonscope.core import scratch
+
+    with scratch.run_folder() as outer:
+        with scratch.run_folder() as inner:
+            assert inner == outer and scratch.environ() == {"TMPDIR": outer}
+        assert outer is not None and Path(outer).is_dir()  # the inner block's end leaves it be
+    assert not Path(outer).exists() and scratch.environ() == {}
+
+
+def test_the_explorer_takes_the_worker_launch_starts_for_it():
+    from tritonscope import launch
+    from tritonscope.explorer.compiles import Compiles
+    from tritonscope.isolate import local, start_ahead
+
+    start_ahead(launch.EXPLORE_PRELOAD)
+    ahead = local._started_ahead[launch.EXPLORE_PRELOAD]
+    compiles = Compiles()
+    try:
+        assert compiles._workers is ahead and not local._started_ahead
+    finally:
+        compiles.close()
+
+
 def test_a_newer_request_cancels_the_older_one(tmp_path):
     """The explorer's pattern: one request at a time, a new one ending the one before."""
     script, marker = _sleeper(tmp_path)

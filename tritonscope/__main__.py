@@ -1,5 +1,5 @@
 """`python -m tritonscope`: the same command line as `tritonscope`."""
 
-from .cli import main
+from .launch import main
 
 main()

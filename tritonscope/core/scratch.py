@@ -27,8 +27,12 @@ _folder: str | None = None  # this run's, while one is in use
 @contextlib.contextmanager
 def run_folder() -> Iterator[str | None]:
     """This run's temporary folder for the duration of the block (None where TMPDIR cannot hold one:
-    then everything stays as it was, and what fails to write there says so itself)."""
+    then everything stays as it was, and what fails to write there says so itself). Inside a block
+    of its own, the outer block's folder (launch.py enters one before the command line does)."""
     global _folder
+    if _folder is not None:
+        yield _folder
+        return
     base = tempfile.gettempdir()
     remove_abandoned(Path(base))
     try:

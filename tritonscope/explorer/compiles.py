@@ -19,7 +19,7 @@ from typing import Any
 
 from ..app import explore
 from ..core.model import VariantRequest
-from ..isolate import Outcome, Workers, task
+from ..isolate import Outcome, task, warm_pool
 
 POLL = 0.01  # seconds between looks at the steps told (the stages before the binary among them)
 Step = Callable[[int, str], None]  # (ticket, the step starting now)
@@ -32,7 +32,7 @@ class Compiles:
     ticket, and `on_done` gets each ticket's outcome, unless a newer request cancelled it."""
 
     def __init__(self, on_step: Step | None = None, on_done: Done | None = None, timeout: float = 600.0):
-        self._workers = Workers(jobs=2, timeout=timeout).warm(preload=explore.WARM)
+        self._workers = warm_pool(explore.WARM, jobs=2, timeout=timeout)  # launch.py may have started it
         self._folder = tempfile.TemporaryDirectory(prefix="tritonscope-explore-")
         self.on_step, self.on_done = on_step, on_done
         self.on_early: Early | None = None  # the app's, where it shows the stages before the binary

@@ -24,7 +24,8 @@ terminal's Ctrl-C and never write to stdout.
 
 A front end that answers many requests over its life (the agent server, the explorer) holds a
 `Session` (session.py): one task at a time in a warm worker, each value kept by task and by the
-state of the files it read, a call cancellable from any thread.
+state of the files it read, a call cancellable from any thread. Its first worker may be started
+ahead of the command line's own imports (`start_ahead`, from launch.py), then taken by `warm_pool`.
 
 Foreign programs (ncu, pip, the program `trace` runs) go through `Program` (programs.py, under
 supervisor.py): they too die with their parent, run under a time limit where one is given, and are
@@ -33,7 +34,7 @@ is interrupted.
 """
 
 from .executor import Executor, Handle, drive_cluster, on_cluster, pool, use_cluster
-from .local import LocalHandle, Workers
+from .local import LocalHandle, Workers, close_ahead, start_ahead, warm_pool
 from .programs import STOP_GRACE, Finished, Program
 from .session import Call, Session
 from .tasks import Cancelled, Outcome, Relayed, Task, function_named, name_of, perform, task
@@ -52,12 +53,15 @@ __all__ = [
     "Session",
     "Task",
     "Workers",
+    "close_ahead",
     "drive_cluster",
     "function_named",
     "name_of",
     "on_cluster",
     "perform",
     "pool",
+    "start_ahead",
     "task",
     "use_cluster",
+    "warm_pool",
 ]

@@ -139,6 +139,28 @@ class Workers:
                 self._idle.append(worker)
 
 
+_started_ahead: dict[str, Workers] = {}  # preload -> a pool whose first worker started ahead of the command
+
+
+def start_ahead(preload: str) -> None:
+    """Starts a pool's first worker (`preload` imported) now, ahead of the caller's own imports, so
+    that the worker's Python and Triton start-up overlaps them; `warm_pool(preload)` takes it."""
+    _started_ahead.setdefault(preload, Workers().warm(preload=preload))
+
+
+def warm_pool(preload: str, jobs: int = 1, timeout: float = 600) -> Workers:
+    """A pool with one worker started (`preload` imported): the one started ahead, where there is one."""
+    workers = _started_ahead.pop(preload, None) or Workers()
+    workers.jobs, workers.timeout = max(jobs, 1), timeout
+    return workers.warm(preload=preload)
+
+
+def close_ahead() -> None:
+    """Kills the workers started ahead that no pool took (a command that failed before it needed them)."""
+    while _started_ahead:
+        _started_ahead.popitem()[1].close()
+
+
 def _where_any(handles: list[LocalHandle]) -> str | None:
     """Where the user's code is in the first running task that says (its worker's stack)."""
     for handle in handles:
