@@ -2,13 +2,14 @@
 
 One compile explained (`ExplainResult`: the stages, the line map, per-line cost and live registers,
 the findings), and beside it, made once in the child, what the panes read: each stage's lines as
-the views show them, the same lines as `diff` compares them, and for each line of the kernel's file
-the stage lines that came from it. The explorer only draws; the line map's and the diff's logic
+the views show them, and for each line of the kernel's file the stage lines that came from it; the
+same lines as `diff` compares them are made where first asked for (the explorer's diff). The explorer only draws; the line map's and the diff's logic
 stay in analysis/, reached through the methods here.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -40,10 +41,9 @@ class ExploreResult(Result):
     # Triton's stages before the binary, shown while ptxas makes it (`analysis.artifacts.stages_so_far`):
     # no resources, no machine code, nothing explained yet. The compile's own result follows it.
     early: bool = field(default=False, compare=False)
-    # Made once, with the result: each stage as the panes show it (location noise dropped), the same
-    # lines as diff compares them, the kernel file's lines, and kernel-file line -> stage -> its lines.
+    # Made once, with the result: each stage as the panes show it (location noise dropped), the kernel
+    # file's lines, and kernel-file line -> stage -> its lines. (`comparable`, below, when first asked.)
     listings: dict[Stage, Listing] = field(init=False, repr=False, compare=False)
-    comparable: dict[Stage, tuple[str, ...]] = field(init=False, repr=False, compare=False)
     file_lines: dict[int, str] = field(init=False, repr=False, compare=False)
     linked: dict[int, dict[Stage, tuple[int, ...]]] = field(init=False, repr=False, compare=False)
 
@@ -52,9 +52,16 @@ class ExploreResult(Result):
         stages = [s for s in c.stages if s is not Stage.SOURCE]
         shown = {s: tuple(normalize.shown(s, c.stages[s], keep_loc=False)) for s in stages}
         object.__setattr__(self, "listings", shown)
-        object.__setattr__(self, "comparable", {s: normalize.comparable(s, c.stages[s]) for s in stages})
         object.__setattr__(self, "file_lines", source_texts(c))
         object.__setattr__(self, "linked", _linked(c, stages))
+
+    @functools.cached_property
+    def comparable(self) -> dict[Stage, tuple[str, ...]]:
+        """Each stage's lines as diff compares them (normalized text). Made when first asked for, by the
+        explorer's diff once the variant is painted, not on the variant's way to the screen (10-40 ms
+        in the child of a variant compiling), then kept with the result."""
+        c = self.compilation
+        return {s: normalize.comparable(s, c.stages[s]) for s in self.listings}
 
     @property
     def compilation(self) -> Compilation:
