@@ -1,8 +1,10 @@
 """What `trace --target sm90` costs beyond the compiles it makes, measured in one run.
 
-The goal (issue 24, item 7): the wall time of `tritonscope trace --target sm90` on a torch.compile
-program against the sum of the compile times Triton reports for the kernels it captured, plus one
-bare `python -c "import torch"` (the program must import torch in any case). Goal: at most 1.3x.
+The goal (issue 24, item 7; issue 38, item 5): the wall time of `tritonscope trace --target sm90`
+on a torch.compile program within 1.3x of the compile time it contains plus one bare `python -c
+"import torch"` (the program must import torch in any case). Two lines: the first counts Triton's
+compiles alone (the compile times Triton reports for the kernels captured); the second, held to
+the goal, counts torch.compile's own compiles as well, which the program makes on a real GPU too.
 
 Three programs by default, the two ends of what torch.compile makes and the corpus's largest (or
 one given with --program):
@@ -134,10 +136,10 @@ def _report(program: list[str], runs: list[dict[str, float]], load: str) -> None
     print(f"trace --target sm90:              {wall:6.2f} s")
     print(f"Triton compiles it captured:      {compiles:6.2f} s")
     print(f"python -c 'import torch':         {bare:6.2f} s")
-    print(f"ratio: {_spread(runs, 'ratio')}  (goal: at most 1.3x)")
+    print(f"ratio to Triton's compiles alone: {_spread(runs, 'ratio')}")
     counted = f"its imports: {median['compile_imports']:.2f} s" if median["dynamo"] else "the program does not call it"
     print(f"torch.compile's own work:         {own:6.2f} s  ({counted})")
-    print(f"ratio with it: {_spread(runs, 'ratio_with')}  (trace / (compiles + import torch + that))")
+    print(f"ratio with it: {_spread(runs, 'ratio_with')}  (goal: at most 1.3x; trace / (compiles + torch + that))")
     print(f"CPU time (less sensitive to load): trace {median['cpu']:.2f} s, import torch {median['bare_cpu']:.2f} s")
     print("where the trace's time went (medians of each run's parts):")
     print(f"  python, import torch, simulated GPU start: {median['started']:6.2f} s  (bare import torch {bare:.2f} s)")

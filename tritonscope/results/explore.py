@@ -3,8 +3,9 @@
 One compile explained (`ExplainResult`: the stages, the line map, per-line cost and live registers,
 the findings), and beside it, made once in the child, what the panes read: each stage's lines as
 the views show them, and for each line of the kernel's file the stage lines that came from it; the
-same lines as `diff` compares them are made where first asked for (the explorer's diff). The explorer only draws; the line map's and the diff's logic
-stay in analysis/, reached through the methods here.
+same lines as `diff` compares them are made where first asked for (the explorer's diff). The
+explorer only draws; the line map's and the diff's logic stay in analysis/, reached through the
+methods here.
 """
 
 from __future__ import annotations
