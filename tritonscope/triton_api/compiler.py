@@ -27,7 +27,7 @@ from ..core.model import Artifacts, Variant
 from ..core.targets import Target
 from ..core.values import LayoutName, TypeName
 from ..parsers import mlir_diagnostics
-from . import compile_errors, cubins, early_stages, version
+from . import compile_errors, cubins, early_stages, runtime, version
 from . import kernels as triton_kernels
 from .remarks import REMARKS_UNKNOWN, StderrCapture, record_remarks, recorded_remarks, remarks_on
 from .shims import (
@@ -143,11 +143,8 @@ def _entry_damage(folder: Path) -> str | None:
 
 
 def _entry_folder(kernel, variant: Variant, target: Target) -> Path | None:
-    """The folder of Triton's cache holding this compile (`get_cache_manager`: the key in base32)."""
-    from triton.runtime import cache
-
-    base32 = getattr(cache, "_base32", None)
-    return Path(triton.knobs.cache.dir) / base32(compile_key(kernel, variant, target)) if base32 else None
+    """The folder of Triton's cache holding this compile."""
+    return runtime.cache_entry(compile_key(kernel, variant, target))
 
 
 def _run_triton(kernel, variant: Variant, target: Target):

@@ -13,14 +13,21 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
+
+from . import runtime
 
 Callback = Callable[[dict[str, str], dict[str, Any]], None]
 
 BINARY_STAGES = ("cubin", "hsaco")
 _NOT_TEXT = {*BINARY_STAGES, "json"}
-_listening: list[Callback] = []  # the callback of the `before_binary` in force (one compile at a time)
+_listening = threading.local()  # per thread (a compile's): the callbacks of its `before_binary` blocks
+
+
+def _callbacks() -> list[Callback]:
+    if not hasattr(_listening, "callbacks"):
+        _listening.callbacks = []
+    return _listening.callbacks
 
 
 @contextlib.contextmanager
@@ -29,11 +36,11 @@ def before_binary(callback: Callback | None) -> Iterator[None]:
     if callback is None:
         yield
         return
-    _listening.append(callback)
+    _callbacks().append(callback)
     try:
         yield
     finally:
-        _listening.remove(callback)
+        _callbacks().remove(callback)
 
 
 def hook(stages: dict) -> None:
@@ -44,7 +51,7 @@ def hook(stages: dict) -> None:
     run = stages[name]
 
     def binary(src, metadata, _run=run):
-        thread = _hand_over(dict(metadata)) if _listening else None
+        thread = _hand_over(dict(metadata)) if _callbacks() else None
         try:
             return _run(src, metadata)
         finally:
@@ -58,7 +65,7 @@ def _hand_over(metadata: dict[str, Any]) -> threading.Thread | None:
     texts = _filed_texts(metadata)
     if not texts:
         return None
-    callback = _listening[-1]
+    callback = _callbacks()[-1]
     thread = threading.Thread(target=_quietly, args=(callback, texts, metadata), daemon=True)
     thread.start()
     return thread
@@ -75,12 +82,10 @@ def _filed_texts(metadata: dict[str, Any]) -> dict[str, str]:
     their extensions as `CompiledKernel.asm` names them; {} where they are not files there (a
     cache manager of another kind, TRITON_STORE_BINARY_ONLY)."""
     import triton  # type: ignore[import-untyped]
-    from triton.runtime import cache  # type: ignore[import-untyped]
 
-    base32 = getattr(cache, "_base32", None)
-    if base32 is None or "hash" not in metadata or getattr(triton.knobs.cache, "manager_class", None):
+    folder = runtime.cache_entry(metadata["hash"]) if "hash" in metadata else None
+    if folder is None or getattr(triton.knobs.cache, "manager_class", None):
         return {}
-    folder = Path(triton.knobs.cache.dir) / base32(metadata["hash"])
     texts = {}
     with contextlib.suppress(OSError, UnicodeDecodeError):
         for path in folder.iterdir():

@@ -13,6 +13,15 @@ def cache_dir() -> Path:
     return Path(knobs.cache.dir)
 
 
+def cache_entry(key: str) -> Path | None:
+    """The folder of Triton's cache that holds the compile of `key` (Triton's hash of it, as
+    `get_cache_manager` names its folder: in base32); None on a release that names it otherwise."""
+    from triton.runtime import cache
+
+    base32 = getattr(cache, "_base32", None)
+    return cache_dir() / base32(key) if base32 else None
+
+
 def do_bench(fn) -> float:
     """The median time of `fn` in milliseconds, warm-up excluded, timed with CUDA events."""
     from triton.testing import do_bench as triton_do_bench
