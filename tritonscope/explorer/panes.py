@@ -188,7 +188,9 @@ class CodePane(ScrollView, can_focus=True):
             rows = sorted(self._rows[n] for n in linked)
             top, height = int(self.scroll_y), self.scrollable_content_region.height
             if not any(top <= row < top + height for row in rows):
-                self.scroll_to(y=max(rows[0] - height // 3, 0), animate=False)
+                # at once, not after the next refresh (Textual's default): a second call before that
+                # refresh (a result's follow-up redrawing the panes) reads `scroll_y` as it is now
+                self.scroll_to(y=max(rows[0] - height // 3, 0), animate=False, immediate=True)
                 return  # a scroll draws every row
         self._refresh_rows(self._rows[n] for n in was ^ linked if n in self._rows)
 
@@ -252,9 +254,9 @@ class CodePane(ScrollView, can_focus=True):
         was, self.cursor = self.cursor, min(max(row, 0), len(self._numbers) - 1)
         top, height = int(self.scroll_y), self.scrollable_content_region.height
         if self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False)
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
         elif self.cursor >= top + height:
-            self.scroll_to(y=self.cursor - height + 1, animate=False)
+            self.scroll_to(y=self.cursor - height + 1, animate=False, immediate=True)
         else:
             self._refresh_rows((was, self.cursor))
         self.post_message(self.Moved(self, self.content.python_lines(self._numbers[self.cursor])))
