@@ -16,7 +16,7 @@ def cache_dir() -> Path:
 def cache_entry(key: str) -> Path | None:
     """The folder of Triton's cache that holds the compile of `key` (Triton's hash of it, as
     `get_cache_manager` names its folder: in base32); None on a release that names it otherwise."""
-    from triton.runtime import cache
+    from triton.runtime import cache  # type: ignore[import-untyped]
 
     base32 = getattr(cache, "_base32", None)
     return cache_dir() / base32(key) if base32 else None
