@@ -208,6 +208,76 @@ def test_changing_block_size_recompiles_marks_the_changes_and_comes_back_from_me
     asyncio.run(scenario())
 
 
+def test_a_pane_draws_its_own_scroll_thumb_and_a_click_on_it_scrolls(warm):
+    """The thumb in a pane's last column spans the share of the listing on screen, where it is; a click
+    in that column scrolls there. A listing that fits has none."""
+    from dataclasses import replace
+
+    async def scenario():
+        async with opened(MATMUL, compiles=warm) as (app, pilot):
+            sass = pane(app, "stage-0")
+            height, total = sass.scrollable_content_region.height, len(sass.content.lines)
+            assert total > 4 * height  # the thumb is a quarter of the column or less
+
+            def column() -> str:
+                return "".join("".join(s.text for s in sass.render_line(y))[-1] for y in range(height))
+
+            sass.scroll_to(y=0, animate=False, immediate=True)
+            top = column()
+            shown = -(-height * height // total)
+            assert top == "▐" * shown + " " * (height - shown)
+            # the column's last row (the border around it): the listing's end comes into view
+            await pilot.click(sass, offset=(sass.outer_size.width - 2, sass.outer_size.height - 2))
+            assert sass.scroll_y == sass.max_scroll_y and column() == " " * (height - shown) + "▐" * shown
+            sass.show(replace(sass.content, lines=sass.content.lines[: height // 2]))  # one that fits: no thumb
+            assert column() == " " * height
+            source = pane(app, "source")  # scrolled sideways: the code moves, the gutter and the thumb stay
+            assert source.max_scroll_x >= 4
+            row = source.cursor - int(source.scroll_y)
+            plain = "".join(s.text for s in source.render_line(row))
+            source.scroll_to(x=4, animate=False, immediate=True)
+            moved = "".join(s.text for s in source.render_line(row))
+            assert len(moved) == len(plain) == source.scrollable_content_region.width
+            lead = source._lead
+            assert moved[:lead] == plain[:lead] and moved[lead:-5] == plain[lead + 4 : -1] and moved[-1] == plain[-1]
+
+    asyncio.run(scenario())
+
+
+def test_a_pane_given_what_it_shows_again_is_not_drawn_again_and_a_stage_still_made_says_so(warm):
+    """A compile's next stages so far hold the ones before: a pane whose lines are the same takes the
+    newer content (its links) and keeps the rows it has drawn. A stage Triton is still making, or the
+    binary ptxas makes, is named in its pane's title."""
+    from dataclasses import replace
+
+    from tritonscope.explorer import contents
+    from tritonscope.results.explain import ExplainResult
+
+    async def scenario():
+        async with opened(MATMUL, compiles=warm) as (app, pilot):
+            p = pane(app, "stage-0")
+            for y in range(p.scrollable_content_region.height):
+                p.render_line(y)
+            drawn = p._drawn
+            assert drawn
+            again = replace(p.content, numbers=lambda line: ())  # another result's links, the same lines
+            p.show(again)
+            assert p.content is again and p._drawn is drawn
+            p.show(replace(again, changed=frozenset({p.content.lines[0][0]})))
+            assert p._drawn is not drawn  # the changed lines marked: drawn again
+
+    asyncio.run(scenario())
+    from conftest import compiled
+
+    c = compiled("sample:matmul", "sm90")
+    so_far = replace(c, stages={s: t for s, t in c.stages.items() if s in (Stage.SOURCE, Stage.TTIR, Stage.TTGIR)})
+    partial = ExploreResult(MATMUL, ExplainResult(so_far, (), ()), early=True, partial=True)
+    coming = contents.stage(partial, Stage.LLIR)
+    assert coming.title == "LLVM IR: coming…" and not coming.lines
+    assert contents.stage(partial, Stage.SASS).title == "SASS: ptxas is making the binary…"
+    assert contents.stage(partial, Stage.TTGIR).lines == partial.listings[Stage.TTGIR]
+
+
 def test_a_bad_save_shows_the_error_pane_and_keeps_the_last_stages_stale(tmp_path, warm):
     kernel = tmp_path / "add.py"
     shutil.copy(ROOT / "sample_kernels" / "vector_add.py", kernel)
@@ -447,9 +517,10 @@ def test_an_amd_variant_has_no_control_codes_and_its_gutter_counts_instructions(
     assert gutter[half] == (f"{counts[half]:>4} ██      ", 2)
 
 
-def test_the_stages_before_the_binary_come_while_ptxas_runs_and_are_the_compile_s_own(warm):
-    """A changed variant's TTIR to PTX reach the screen while ptxas makes its binary: the same texts
-    and line maps as the whole result that follows them, which alone the session keeps."""
+def test_the_stages_come_as_triton_makes_them_and_are_the_compile_s_own(warm):
+    """A changed variant's stages reach the screen as Triton makes them: TTIR while TTGIR is made, ...,
+    TTIR to PTX while ptxas makes the binary; each hand-over holds the ones before, with the same
+    texts, line maps and listings as the whole result that follows them, which alone the session keeps."""
     from tritonscope.analysis.artifacts import BINARY_PENDING
     from tritonscope.explorer.session import Session
 
@@ -461,25 +532,32 @@ def test_the_stages_before_the_binary_come_while_ptxas_runs_and_are_the_compile_
     warm.on_done = lambda ticket, outcome: (came.append(("done", outcome.unwrap())), done.set())
     request = VariantRequest(file="sample:fused_attention", target="sm90").with_value("BLOCK_N", 32, constexpr=True)
     try:
-        warm.submit(request)  # ptxas takes a second or more on it: the early stages are read meanwhile
+        warm.submit(request)  # its LLVM IR takes a second or more: what came before is read meanwhile
         assert done.wait(600)
     finally:
         warm.on_step, warm.on_done, warm.on_early = kept
-    assert [what for what, _ in came] == ["early", "done"]
-    early, whole = came[0][1], came[1][1]
-    assert early.early and not whole.early and whole.unread is not None  # the SASS is read next, as before
-    assert BINARY_PENDING in early.compilation.notices and Stage.SASS not in early.compilation.stages
-    for stage in (Stage.TTIR, Stage.TTGIR, Stage.LLIR, Stage.PTX):
-        assert early.compilation.stages[stage] == whole.compilation.stages[stage]
-        assert early.compilation.line_map[stage] == whole.compilation.line_map[stage]
-        assert early.listings[stage] == whole.listings[stage]
-    assert "mma" in early.compilation.stages[Stage.PTX]  # the whole PTX, its tensor-core instructions in it
+    assert [what for what, _ in came][-1] == "done" and len(came) >= 3
+    earlies, whole = [result for _, result in came[:-1]], came[-1][1]
+    assert whole.unread is not None and not whole.early  # the SASS is read next, as before
+    before_binary = [Stage.TTIR, Stage.TTGIR, Stage.LLIR, Stage.PTX]
+    for early in earlies:
+        assert early.early and BINARY_PENDING in early.compilation.notices and Stage.SASS not in early.stages
+        assert list(early.stages) == before_binary[: len(early.stages)]  # in the pipeline's order, none skipped
+        assert early.partial == (early.stages[-1] is not Stage.PTX)
+        for stage in early.stages:
+            assert early.compilation.stages[stage] == whole.compilation.stages[stage]
+            assert early.compilation.line_map[stage] == whole.compilation.line_map[stage]
+            assert early.listings[stage] == whole.listings[stage]
+    counts = [len(early.stages) for early in earlies]
+    assert counts == sorted(set(counts)) and counts[0] < 4 and counts[-1] == 4  # growing, the first before the PTX
+    assert "mma" in earlies[-1].compilation.stages[Stage.PTX]  # the whole PTX, its tensor-core instructions in it
 
     session = Session(request)
     before = copy.copy(whole)  # stands for the variant on screen before the change
     session.arrived("before", before)
-    session.show(early)
-    assert session.shown is early and session.previous is before  # the diff's other side: what was on screen
+    for early in earlies:
+        session.show(early)
+        assert session.shown is early and session.previous is before  # the diff's other side: what was on screen
     session.arrived("changed", whole)
     assert session.previous is before and session.shown is whole  # not the early stages
     assert all(not result.early for result in session.memory.values())

@@ -6,7 +6,7 @@ take the same path.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ..core.errors import TritonscopeError
 from ..core.model import Artifacts, Compilation, KernelSpec, Occupancy, Resources, Variant
@@ -65,10 +65,25 @@ def _partitions(spec: KernelSpec, stages: dict[Stage, str], line_maps: dict) -> 
     return tuple(replace(p, python_lines=tuple(n for n in p.python_lines if n != spec.line)) for p in found)
 
 
-def stages_so_far(spec: KernelSpec, variant: Variant, texts: dict[str, str], target: Target) -> Compilation:
-    """A Compilation of the stages a compile made before its binary (triton_api/early_stages.py: TTIR
-    to PTX while ptxas runs), with their line maps: no binary, no machine code, and its resources not
-    known yet (zeros, and BINARY_PENDING among its notices). The explorer shows its stages so."""
+@dataclass(frozen=True)
+class StagesFiled:
+    """A compile's stages filed so far (triton_api/early_stages.py), as its process names them to
+    another that shows them (the explorer's): what was compiled, where Triton filed each stage's
+    text ({"ttir": path, ...}), and whether they are all those before the binary."""
+
+    spec: KernelSpec
+    variant: Variant
+    target: Target
+    files: dict[str, str]
+    whole: bool
+
+
+def stages_so_far(filed: StagesFiled, texts: dict[str, str], known: dict | None = None) -> Compilation:
+    """A Compilation of the stages a compile has made so far (`filed`, their `texts` read): TTIR while
+    TTGIR is made, ..., TTIR to PTX while ptxas runs, with their line maps (those in `known`, built
+    for an earlier call, kept): no binary, no machine code, and its resources not known yet (zeros,
+    and BINARY_PENDING among its notices). The explorer shows its stages so."""
+    spec, variant, target = filed.spec, filed.variant, filed.target
     stages = _stages(spec, texts, target)
     stages.pop(target.vendor.machine_code, None)
     unknown = Resources(0, 0, 0, 0, 0, Occupancy(0, 0, 1, "not known yet"))
@@ -83,7 +98,7 @@ def stages_so_far(spec: KernelSpec, variant: Variant, texts: dict[str, str], tar
         compile_seconds=0.0,
         triton_version="",
         notices=(BINARY_PENDING,),
-        line_map=linemap.build(stages, spec.file, spec.first_line),
+        line_map=linemap.build(stages, spec.file, spec.first_line, known=known),
     )
 
 

@@ -1,5 +1,6 @@
 """`tritonscope explore`'s work, done in the explorer's child process: one variant compiled and
-explained, the kernels of a folder or of a file with several, a pass pipeline.
+explained, the kernels of a folder or of a file with several, a pass pipeline; and, in the
+explorer's own process, a compile's stages shown as it names them (`StagesShown`).
 
 The explorer's own process never imports Triton or torch: it imports this module only to name
 these functions as tasks (`isolate.task`), so everything they need is imported inside them, and
@@ -8,9 +9,12 @@ its worker imports WARM before the first task comes.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 
-from ..analysis.artifacts import to_compilation
+from ..analysis.artifacts import StagesFiled, stages_so_far, to_compilation
 from ..core.model import Compilation, VariantRequest
 from ..core.source import CachedKernel, CaptureFolder
 from ..results.cache import CacheListing
@@ -30,7 +34,7 @@ def explored(request: VariantRequest, told: str | None = None, early: bool = Fal
     """The variant compiled and explained (no what-ifs: they are compiles of their own), or why it did
     not compile; a capture or cache folder, or a file of several kernels with none named, is listed
     instead. Each step is told to the file `told` as it starts (the status line); with `early`, the
-    stages before the binary too, while ptxas makes it (`_early_told`)."""
+    stages filed so far too, as Triton makes the next (`_early_told`)."""
     return _explored(request, told, early)
 
 
@@ -56,27 +60,68 @@ def _told_to(path: str):
     return tell
 
 
-EARLY = "\0early"  # the step told once the stages before the binary are written to STEPS + EARLY_FILE
-EARLY_FILE = ".early"
+EARLY = "\0early "  # the step "EARLY N" once the N-th stages filed so far are pickled to `early_file(steps, N)`
+
+
+def early_file(steps: str, number: int) -> str:
+    """Where the `number`-th hand-over of a compile's stages so far is pickled, beside its steps file."""
+    return f"{steps}.early{number}"
+
+
+@dataclass(frozen=True)
+class EarlyStages:
+    """A compile's stages filed so far, handed by the child to the explorer, which reads and shows
+    them (`StagesShown`) while Triton makes the next: the child only names them."""
+
+    request: VariantRequest
+    releases: tuple[str, ...]
+    filed: StagesFiled
 
 
 def _early_told(told: str, request: VariantRequest):
-    """What `compile_stages` calls with the stages before the binary: an ExploreResult of them (`early`),
-    pickled beside the steps file, then told as the step EARLY (the explorer reads and shows it)."""
+    """What `compile_stages` calls with the stages filed so far, as each next one starts: pickled beside
+    the steps file, then told as the step EARLY N."""
+    import itertools
     import os
     import pickle
 
-    def tell(compilation: Compilation) -> None:
-        result = ExploreResult(request, ExplainResult(compilation, (), ()), _releases(), early=True)
-        with open(told + EARLY_FILE + ".part", "wb") as file:
-            pickle.dump(result, file)
-        os.replace(told + EARLY_FILE + ".part", told + EARLY_FILE)  # whole, or not there
-        _told_to(told)(EARLY)
+    numbers, releases = itertools.count(1), functools.cache(_releases)
+
+    def tell(filed: StagesFiled) -> None:
+        number = next(numbers)
+        path = early_file(told, number)
+        with open(path + ".part", "wb") as file:
+            pickle.dump(EarlyStages(request, releases(), filed), file)
+        os.replace(path + ".part", path)  # whole, or not there
+        _told_to(told)(f"{EARLY}{number}")
 
     return tell
 
 
-def _explained(request: VariantRequest, early: Callable[[Compilation], None] | None = None) -> Explored:
+class StagesShown:
+    """In the explorer's process: one compile's stages handed over so far (`EarlyStages`), as the
+    ExploreResult it shows: early, `partial` until they are all those before the binary. Each
+    stage's text is read once, and its line map built once."""
+
+    def __init__(self) -> None:
+        self._texts: dict[str, str] = {}
+        self._maps: dict = {}
+
+    def result(self, early: EarlyStages) -> ExploreResult | None:
+        """The stages so far, or None where a file cannot be read (the compile's own result comes)."""
+        try:
+            for ext, path in early.filed.files.items():
+                if ext not in self._texts:
+                    self._texts[ext] = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        c = stages_so_far(early.filed, self._texts, known=self._maps)
+        self._maps.update(c.line_map)
+        explained = ExplainResult(c, (), ())
+        return ExploreResult(early.request, explained, early.releases, early=True, partial=not early.filed.whole)
+
+
+def _explained(request: VariantRequest, early: Callable[[StagesFiled], None] | None = None) -> Explored:
     from ..core import progress
     from ..core.errors import CompileError
     from .catalog import cache_list

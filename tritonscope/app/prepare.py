@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis import gluon_targets
-from ..analysis.artifacts import early_line_map, stages_so_far, to_compilation
+from ..analysis.artifacts import StagesFiled, early_line_map, to_compilation
 from ..core import progress
 from ..core.errors import CompileError, UsageError
 from ..core.model import Artifacts, Compilation, KernelSpec, Variant, VariantRequest
@@ -85,14 +85,14 @@ def compile_request(request: VariantRequest) -> Compilation:
 
 
 def compile_stages(
-    request: VariantRequest, early: Callable[[Compilation], None] | None = None
+    request: VariantRequest, early: Callable[[StagesFiled], None] | None = None
 ) -> tuple[Compilation, Artifacts | None]:
     """The compile with its SASS still to be read, where it can wait (an NVIDIA target, a kernel compiled
     here): (the Compilation of Triton's stages, its artifacts, for `triton_api.compiler.disassembled`);
-    else (the whole Compilation, None). `early`, where given, gets the stages before the binary while
-    ptxas makes it (`analysis.artifacts.stages_so_far`), in a thread of the compile's."""
+    else (the whole Compilation, None). `early`, where given, is told the stages filed so far as each
+    next one starts (`analysis.artifacts.stages_so_far` makes them a Compilation, where they are shown)."""
     from ..triton_api.compiler import compile_variant
-    from ..triton_api.early_stages import before_binary
+    from ..triton_api.early_stages import as_filed
 
     if isinstance(request.source, CachedKernel):
         return compile_request(request), None
@@ -100,8 +100,8 @@ def compile_stages(
     if prepared.target.backend != "cuda" or _target_lacks(prepared):
         return compile_prepared(prepared), None
     spec, variant, target = prepared.kernel.spec, prepared.variant, prepared.target
-    told = (lambda texts, _: early(stages_so_far(spec, variant, texts, target))) if early else None
-    with _layouts_explained(prepared), progress.step(_compiling(prepared)), before_binary(told):
+    told = (lambda files, whole: early(StagesFiled(spec, variant, target, files, whole))) if early else None
+    with _layouts_explained(prepared), progress.step(_compiling(prepared)), as_filed(told):
         artifacts = compile_variant(prepared.kernel, prepared.variant, prepared.target, sass=False)
     waiting = replace(artifacts, notices=(*artifacts.notices, MACHINE_CODE_PENDING))
     return _with_notices(

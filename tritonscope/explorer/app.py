@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -18,6 +19,7 @@ from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -37,7 +39,17 @@ from .session import Session, knobs
 WIDE = 120  # columns from which the panes sit side by side, with the panel beside them
 WIDEST = 200  # columns from which TTGIR is shown too at first
 PANES = 3  # stage panes at most
+PARTIAL_WAIT = 0.03  # seconds a compile's stages so far wait for its next stage before being drawn
+SWITCH_INTERVAL = 0.001  # seconds a thread holds the interpreter before another waiting gets it (on_mount)
 CONTROLS_SAID = "control codes: B scoreboards waited on · R, W set · Y yield · S stall cycles"
+
+
+class _Handed(Message):
+    """A thread's call for the app's loop (`ExplorerApp._from_thread`)."""
+
+    def __init__(self, method: Callable[..., None], args: tuple):
+        super().__init__()
+        self.method, self.args = method, args
 
 
 class ExplorerApp(App):
@@ -98,6 +110,8 @@ class ExplorerApp(App):
         self._pending: dict[int, tuple[str, Any, float]] = {}
         self._step = ""
         self._due: ExploreResult | None = None  # shown, its follow-up started once it is painted
+        self._resources_said: Text | None = None  # what the resource panel shows
+        self._early_due: dict[int, ExploreResult] = {}  # ticket -> its newest stages so far, not shown yet
         self._searched = ""
         self._how = ""
         self._prompting = ""
@@ -106,7 +120,7 @@ class ExplorerApp(App):
         self._watched: str | None = None
         compiles.on_step = lambda ticket, step: self._from_thread(self._told, ticket, step)
         compiles.on_done = lambda ticket, outcome: self._from_thread(self._done, ticket, outcome)
-        compiles.on_early = lambda ticket, result: self._from_thread(self._early, ticket, result)
+        compiles.on_early = self._early_from_thread
 
     def compose(self) -> ComposeResult:
         yield Static(id="title")
@@ -132,6 +146,10 @@ class ExplorerApp(App):
         self._take(self.first, self.session.key(self.session.request), "opened")
         self.set_interval(0.2, self._tick)
         self.compiles.spare()
+        # The compile's reader (a thread) takes the interpreter back within a millisecond while the
+        # screen is drawn: at Python's default 5 ms, each of its looks waited that long, and it fell
+        # 50-120 ms behind a stage named (the H100 machine's CPU). This process only draws.
+        sys.setswitchinterval(SWITCH_INTERVAL)
 
     def exit(self, *args, **kwargs) -> None:
         """Quits (q, Ctrl-C, SIGTERM): what a thread hands over after this is dropped (`_from_thread`)."""
@@ -140,8 +158,15 @@ class ExplorerApp(App):
 
     def _from_thread(self, method: Callable[..., None], *args) -> None:
         """Runs `method(*args)` in the app's loop for a thread (a compile's, the diff's, the save
-        watcher's), unless the app is quitting by then: the screen it would draw on is being taken down."""
-        self.call_from_thread(lambda: None if self.leaving else method(*args))
+        watcher's), in the order asked, unless the app is quitting by then: the screen it would draw
+        on is being taken down. The thread does not wait: a compile's reader goes on reading its next
+        stages while the app draws the last."""
+        self.post_message(_Handed(method, args))
+
+    @on(_Handed)
+    def _handed(self, message: _Handed) -> None:
+        if not self.leaving:
+            message.method(*message.args)
 
     def _terminated(self, signum: int) -> None:
         self.exit_code = 128 + signum
@@ -195,11 +220,29 @@ class ExplorerApp(App):
         else:
             self.push_screen(KernelListScreen(value, self.session.request), self._chosen)
 
-    def _early(self, ticket: int, result: ExploreResult) -> None:
-        """The stages before the binary of the variant compiling (ptxas runs): shown, not kept."""
+    def _early_from_thread(self, ticket: int, result: ExploreResult) -> None:
+        self._early_due[ticket] = result  # the newest: one the app has not drawn yet is passed over
+        self._from_thread(self._early, ticket)
+
+    def _early(self, ticket: int) -> None:
+        """The stages the variant compiling has so far (Triton makes the next, or ptxas the binary):
+        shown, not kept. Those that are not yet all the stages before the binary wait PARTIAL_WAIT
+        for the next, and are drawn with it where it comes by then: drawing them would hold the
+        screen while it comes (PTX follows LLVM IR in 20 ms on a small kernel; drawing a pane takes
+        as long)."""
+        result = self._early_due.get(ticket)
+        if result is not None and result.partial:
+            self.set_timer(PARTIAL_WAIT, lambda: self._early_now(ticket, result))
+        elif result is not None:
+            self._early_now(ticket, result)
+
+    def _early_now(self, ticket: int, result: ExploreResult) -> None:
+        if self._early_due.get(ticket) is not result:  # a newer one came: drawn, or waiting
+            return
+        del self._early_due[ticket]
         what, key, _ = self._pending.get(ticket, ("", None, 0.0))
-        if what == "variant":
-            self._show(result, key, "Triton's stages; ptxas runs")
+        if what == "variant":  # a pane whose stage is the same as before is not drawn again
+            self._show(result, key, "Triton's stages so far" if result.partial else "Triton's stages; ptxas runs")
 
     def _show(self, result: ExploreResult, key, how: str) -> None:
         """Shows a variant (`how` it came: compiled, from memory), and marks what changed in a thread."""
@@ -228,7 +271,7 @@ class ExplorerApp(App):
         worker here) start; for the variant still on screen only (a newer one has its own)."""
         if self._due is result:
             self._due = None
-        if self.session.shown is result and not self.leaving:
+        if self.session.shown is result and not self.leaving and not result.partial:  # more stages come
             self.run_worker(self._mark_changes, thread=True, exclusive=True, group="changes")
             if not result.early:  # its compile still runs: a follow-up now would cancel it
                 self._follow_up()
@@ -280,7 +323,6 @@ class ExplorerApp(App):
         self.screen.add_class("failed")
         for pane in self.query(CodePane):
             pane.stale = True
-            pane.refresh()
         if where is not None and where[0] == self.session.kernel_file:
             self._select(where[1], None)
         stale = "; the stages shown are the last good ones (stale)" if self.session.shown is not None else ""
@@ -357,17 +399,22 @@ class ExplorerApp(App):
 
     def _panel(self, result: ExploreResult) -> None:
         if result.early:
-            pending = Text("registers, spills, shared memory and occupancy: ptxas is making the binary…")
-            self.query_one("#resources", Static).update(pending)
+            said = Text("registers, spills, shared memory and occupancy: ptxas is making the binary…")
         else:
-            rows = contents.resources(result, self.session.previous)
-            self.query_one("#resources", Static).update(_resource_text(rows))
+            said = _resource_text(contents.resources(result, self.session.previous))
+        resources = self.query_one("#resources", Static)
+        if said != self._resources_said:  # a layout pass (its height may change): every pane drawn again
+            resources.update(said)
+            self._resources_said = said
+        listed = tuple(
+            f"{f'line {f.line}' if f.line is not None else 'kernel'}: {f.kind}" for f in result.explained.findings
+        )
         findings = self.query_one("#findings", OptionList)
-        findings.clear_options()
-        for index, finding in enumerate(result.explained.findings):
-            where = f"line {finding.line}" if finding.line is not None else "kernel"
-            findings.add_option(Option(f"{where}: {finding.kind}", id=str(index)))
-        findings.border_title = f"findings ({len(result.explained.findings)})"
+        if listed != tuple(str(option.prompt) for option in findings.options):  # else not drawn again
+            findings.clear_options()
+            findings.add_options(Option(text, id=str(index)) for index, text in enumerate(listed))
+        if findings.border_title != f"findings ({len(listed)})":
+            findings.border_title = f"findings ({len(listed)})"
 
     # --- events -----------------------------------------------------------------------------------
 
@@ -594,9 +641,13 @@ class ExplorerApp(App):
 
 
 def _coming(result: ExploreResult) -> set[Stage]:
-    """The stages a variant has, or will have once its machine code is read (or its binary made)."""
-    machine = result.compilation.variant.target_info.vendor.machine_code
-    return set(result.stages) | ({machine} if result.unread is not None or result.early else set())
+    """The stages a variant has, or will have once Triton makes them (and the binary), or once its
+    machine code is read."""
+    c = result.compilation
+    vendor = c.variant.target_info.vendor
+    if result.early:
+        return {*result.stages, *vendor.stages_for(c.kernel.language)[1:]}
+    return set(result.stages) | ({vendor.machine_code} if result.unread is not None else set())
 
 
 def _describe_request(request: VariantRequest) -> str:
@@ -619,6 +670,8 @@ def _title(result: ExploreResult, wide: bool) -> str:
     r = c.resources
     words = c.variant.target_info.vendor.words
     shared = f"{r.shared_bytes / 1024:.4g} KiB" if r.shared_bytes >= 1024 else f"{r.shared_bytes} B"
+    if result.partial:
+        return f"{c.kernel.name} · {c.variant.target} · Triton is making its stages…"
     if result.early:
         return f"{c.kernel.name} · {c.variant.target} · Triton's stages · ptxas is making the binary…"
     if not wide:

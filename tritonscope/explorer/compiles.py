@@ -1,8 +1,8 @@
 """The explorer's compiles, in a child process through the executor: one request at a time, a newer
 one cancelling the older (its process killed with what it started), the steps of the one running
-read as it tells them (app/explore.py writes them to a file), with the stages before the binary
-among them (shown while ptxas runs), and a spare worker kept warm so that the request after a
-cancel does not wait for Triton's start-up.
+read as it tells them (app/explore.py writes them to a file), with the stages filed so far among
+them (read here and shown as Triton makes the next), and a spare worker kept warm so that the
+request after a cancel does not wait for Triton's start-up.
 
 The callbacks run in a thread of this module's: the app hands them to its own thread.
 """
@@ -21,9 +21,9 @@ from ..app import explore
 from ..core.model import VariantRequest
 from ..isolate import Outcome, task, warm_pool
 
-POLL = 0.01  # seconds between looks at the steps told (the stages before the binary among them)
+POLL = 0.005  # seconds between looks at the steps told (the stages filed so far among them)
 Step = Callable[[int, str], None]  # (ticket, the step starting now)
-Early = Callable[[int, Any], None]  # (ticket, the ExploreResult of its stages before the binary)
+Early = Callable[[int, Any], None]  # (ticket, the ExploreResult of its stages so far)
 Done = Callable[[int, Outcome], None]  # (ticket, its outcome)
 
 
@@ -35,15 +35,15 @@ class Compiles:
         self._workers = warm_pool(explore.WARM, jobs=2, timeout=timeout)  # launch.py may have started it
         self._folder = tempfile.TemporaryDirectory(prefix="tritonscope-explore-")
         self.on_step, self.on_done = on_step, on_done
-        self.on_early: Early | None = None  # the app's, where it shows the stages before the binary
+        self.on_early: Early | None = None  # the app's, where it shows the stages as they are made
         self._lock = threading.Lock()
         self._tickets = 0
         self._running: tuple[int, Any] | None = None  # (ticket, handle) of the compile in flight
         self._spare = False  # whether to keep an idle worker (`spare`)
 
     def submit(self, request: VariantRequest) -> int:
-        """Starts compiling `request` (the one in flight, if any, is cancelled first); its stages before
-        the binary are handed to `on_early` where one is set."""
+        """Starts compiling `request` (the one in flight, if any, is cancelled first); its stages, as they
+        are made, are handed to `on_early` where one is set."""
         early = self.on_early is not None
         return self._start(lambda told: task(explore.explored, request, told, early))
 
@@ -91,10 +91,12 @@ class Compiles:
         self._folder.cleanup()
 
     def _follow(self, ticket: int, handle, told: Path) -> None:
-        read = 0
+        read, shown = 0, explore.StagesShown()
         while not _ended(handle):
-            read = self._steps(ticket, told, read)
+            read = self._steps(ticket, told, read, shown)
         outcome = handle.result()
+        for path in told.parent.glob(f"{told.name}*"):  # its steps, and stages so far not read
+            path.unlink(missing_ok=True)
         with self._lock:
             if self._running is not None and self._running[0] == ticket:
                 self._running = None
@@ -105,26 +107,32 @@ class Compiles:
             if idle and self._spare:
                 self._workers.warm(count=1, preload=explore.SPARE)
 
-    def _steps(self, ticket: int, told: Path, read: int) -> int:
+    def _steps(self, ticket: int, told: Path, read: int, shown: explore.StagesShown) -> int:
         try:
             text = told.read_text(encoding="utf-8")
         except OSError:  # not written yet
             return read
-        lines = text[read:].split("\n")
-        for step in lines[:-1]:  # whole lines only
-            if step == explore.EARLY:
-                self._early(ticket, told)
-            elif self.on_step is not None:
+        lines = text[read:].split("\n")[:-1]  # whole lines only
+        handed = [int(step[len(explore.EARLY) :]) for step in lines if step.startswith(explore.EARLY)]
+        for step in lines:
+            if not step.startswith(explore.EARLY) and self.on_step is not None:
                 self.on_step(ticket, step)
-        return len(text) - len(lines[-1])
+        if handed:  # the newest stages so far only: they hold those before them
+            self._early(ticket, told, handed, shown)
+        return read + sum(len(line) + 1 for line in lines)
 
-    def _early(self, ticket: int, told: Path) -> None:
-        """The stages before the binary, written whole before their step was told."""
+    def _early(self, ticket: int, told: Path, handed: list[int], shown: explore.StagesShown) -> None:
+        """The stages filed so far, named in a file written whole before its step was told; the files
+        of this look removed once read."""
         try:
-            result = pickle.loads(told.with_name(told.name + explore.EARLY_FILE).read_bytes())
+            early = pickle.loads(Path(explore.early_file(str(told), max(handed))).read_bytes())
         except (OSError, pickle.UnpicklingError, EOFError):
             return  # the compile's own result comes anyway
-        if self.on_early is not None:
+        finally:
+            for number in handed:
+                Path(explore.early_file(str(told), number)).unlink(missing_ok=True)
+        result = shown.result(early)
+        if result is not None and self.on_early is not None:
             self.on_early(ticket, result)
 
 

@@ -4,7 +4,6 @@ result (results/explore.py) and the views of render/."""
 
 from __future__ import annotations
 
-import re
 from functools import partial
 
 from ..core.stages import Stage
@@ -16,24 +15,6 @@ from .panes import Content
 SOURCE_GUTTER = 13  # "inst time regs" (or "inst ▍bar regs" without the estimate): explain's, in 13 columns
 CONTROL_GUTTER = 19  # a control code as `dump --control` writes it: B------:R-:W-:-:S04
 WAITS_SHOWN = 0.01  # a line's waits named in its cost: those of at least 1% of its cycles, as explain
-SQUEEZED = (Stage.PTX, Stage.SASS, Stage.AMDGCN)  # assembly: its columns padded for 80-column listings
-_RUN = re.compile(r"\s{3,}")
-
-
-def compact(lines: tuple[tuple[int, str], ...], squeeze: bool) -> tuple[tuple[int, str], ...]:
-    """A listing for a pane a third of the screen wide: the indentation all lines share taken off and,
-    in assembly (`squeeze`), the runs of spaces that pad its columns cut to two, so an instruction is
-    seen beside its address rather than past the pane's edge."""
-    texts = [text.expandtabs(8) for _, text in lines]
-    indent = min((len(t) - len(t.lstrip()) for t in texts if t.strip()), default=0)
-    out = []
-    for (number, _), text in zip(lines, texts, strict=True):
-        text = text[indent:]
-        if squeeze:
-            lead = min(len(text) - len(text.lstrip()), 2)
-            text = " " * lead + _RUN.sub("  ", text.lstrip())
-        out.append((number, text))
-    return tuple(out)
 
 
 def _own(lines: frozenset[int], number: int) -> tuple[int, ...]:
@@ -83,14 +64,15 @@ def stage(
 ) -> Content:
     """A stage's pane; the SASS with each instruction's control code in the gutter if `controls`
     (as `dump --control` writes it)."""
-    if which not in result.listings:  # the machine code, still being made (ptxas) or read (nvdisasm)
-        doing = "ptxas is making the binary" if result.early else "being read (nvdisasm)"
+    if which not in result.listings:  # a stage Triton still makes, or the machine code: made (ptxas) or read
+        machine = which is result.compilation.variant.target_info.vendor.machine_code
+        doing = "being read (nvdisasm)" if not result.early else "ptxas is making the binary" if machine else "coming"
         return Content(f"{which.title}: {doing}…", (), which.lexer)
     listing = result.listings[which]
     codes = result.controls if controls and which is Stage.SASS and result.controls is not None else {}
     return Content(
         title=f"{which.title}  ({len(listing)} lines)",
-        lines=compact(listing, squeeze=which in SQUEEZED),
+        lines=listing,
         lexer=which.lexer,
         python_lines=partial(result.python_lines, which),
         numbers=partial(result.stage_lines, which),

@@ -18,6 +18,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -90,6 +91,17 @@ def _lex_block(tokens: dict, content: Content, first: int) -> None:
         tokens.setdefault(at, lexed)
 
 
+def _cells(text: str) -> int:
+    """The columns a line takes, with the fast answer for plain ASCII (thousands of lines a variant)."""
+    return len(text) if text.isascii() and text.isprintable() else cells(clean(text))
+
+
+def _looks_the_same(new: Content, old: Content) -> bool:
+    return (new.title, new.lexer, new.changed, new.gutter_width, new.gutter, new.lines) == (
+        old.title, old.lexer, old.changed, old.gutter_width, old.gutter, old.lines
+    )  # fmt: skip  # the lines last: the longest to compare
+
+
 def code_style(sgr: str) -> Style:
     """A colour of render/terminal/code.py's palette (an SGR code) as a rich Style."""
     return _CODE_STYLES.get(sgr) or Style.parse(RICH_STYLES.get(sgr, "none"))
@@ -108,9 +120,10 @@ class CodePane(ScrollView, can_focus=True):
         "code--heat-3",
         "code--heat-4",
         "code--stale",
+        "code--thumb",
     }
     DEFAULT_CSS = """
-    CodePane { border: round $panel-lighten-2; border-title-color: $text-muted; scrollbar-size: 0 1; }
+    CodePane { border: round $panel-lighten-2; border-title-color: $text-muted; scrollbar-size: 0 0; }
     CodePane:focus { border: round $accent; border-title-color: $text; }
     CodePane > .code--number { color: $text-muted; }
     CodePane > .code--linked { background: $primary 40%; }
@@ -121,6 +134,7 @@ class CodePane(ScrollView, can_focus=True):
     CodePane > .code--heat-3 { background: $error 50%; }
     CodePane > .code--heat-4 { background: $error 75%; }
     CodePane > .code--stale { color: $text-disabled; }
+    CodePane > .code--thumb { color: $panel-lighten-3; }
     """
     BINDINGS = [
         Binding("up,k", "move(-1)", "up", show=False),
@@ -145,7 +159,7 @@ class CodePane(ScrollView, can_focus=True):
         self.content = Content("", (), "text")
         self.cursor = 0  # a row
         self.linked: frozenset[int] = frozenset()  # numbers of the rows linked to the selected Python line
-        self.stale = False
+        self._stale = False
         self._rows: dict[int, int] = {}  # number -> row
         self._numbers: list[int] = []  # each row's number, in order
         self._tokens: dict[int, list[tuple[str, str]]] = {}  # row -> its lexed segments, made when first drawn
@@ -158,7 +172,12 @@ class CodePane(ScrollView, can_focus=True):
     # --- what it shows ----------------------------------------------------------------------------
 
     def show(self, content: Content, keep_place: bool = True) -> None:
-        """Shows `content`; with `keep_place`, the cursor stays on the same line number (or the nearest)."""
+        """Shows `content`; with `keep_place`, the cursor stays on the same line number (or the nearest).
+        Content that looks as what is shown (a stage a variant's next stages so far hold again) is taken
+        without drawing the pane again."""
+        if keep_place and _looks_the_same(content, self.content):
+            self.content = content  # its links: the newer result's
+            return
         number = self._numbers[self.cursor] if keep_place and self._numbers else None
         self.content = content
         self._numbers = [n for n, _ in content.lines]
@@ -167,7 +186,7 @@ class CodePane(ScrollView, can_focus=True):
         self._tokens, lexed_before = _lexed_rows(content)
         if content.lexer == "python" and not lexed_before:  # lexed whole: its strings span lines
             self._tokens.update(enumerate(highlighted([clean(t) for _, t in content.lines], "python")))
-        width = max((cells(clean(t)) for _, t in content.lines), default=0)
+        width = max((_cells(text) for _, text in content.lines), default=0)
         self._number_width = len(str(max(self._numbers, default=1)))
         self._lead = self._number_width + 2 + (content.gutter_width + 1 if content.gutter_width else 0) + 2
         self.virtual_size = Size(self._lead + width + 1, len(content.lines))
@@ -220,6 +239,17 @@ class CodePane(ScrollView, can_focus=True):
         return False
 
     @property
+    def stale(self) -> bool:
+        """Whether the pane shows the last good stages of a variant whose compile failed (dimmed)."""
+        return self._stale
+
+    @stale.setter
+    def stale(self, stale: bool) -> None:
+        if stale != self._stale:
+            self._stale = stale
+            self.refresh()
+
+    @property
     def number(self) -> int | None:
         """The number of the line under the cursor."""
         return self._numbers[self.cursor] if self._numbers else None
@@ -245,7 +275,10 @@ class CodePane(ScrollView, can_focus=True):
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
-        if offset is not None:
+        total, height = len(self._numbers), self.scrollable_content_region.height
+        if offset is not None and offset.x >= self._width() - 1 and total > height > 0:  # the thumb's column
+            self.scroll_to(y=max(offset.y * total // height - height // 2, 0), animate=False, immediate=True)
+        elif offset is not None:
             self._move_to(int(self.scroll_y) + offset.y)
 
     def _move_to(self, row: int) -> None:
@@ -274,13 +307,24 @@ class CodePane(ScrollView, can_focus=True):
         kind = (
             "cursor" if row == self.cursor and self.has_focus else "linked" if self._numbers[row] in self.linked else ""
         )
-        key = (row, kind, int(self.scroll_x), width, self.stale, self._numbers[row] in self.content.changed)
+        thumb = self._thumb(y)
+        key = (row, kind, int(self.scroll_x), width, self.stale, self._numbers[row] in self.content.changed, thumb)
         strip = self._drawn.get(key)
         if strip is None:
             if len(self._drawn) > 20_000:  # a long session's scrolling: drawn again when seen again
                 self._drawn.clear()
-            strip = self._drawn[key] = self._strip(row, width, kind)
+            strip = self._drawn[key] = self._strip(row, width, kind, thumb)
         return strip
+
+    def _thumb(self, y: int) -> bool:
+        """Whether the pane's row `y` shows the scroll thumb in its last column. The pane draws its own:
+        Textual's scrollbars, widgets of their own, took a third of the time to draw a new variant."""
+        total, height = len(self._numbers), self.scrollable_content_region.height
+        if total <= height or height <= 0:
+            return False
+        top = int(self.scroll_y)
+        start = top * height // total
+        return start <= y < max(start + 1, -(-(top + height) * height // total))
 
     def notify_style_update(self) -> None:
         """The theme (or the focus) changed: every row is drawn again in its colours."""
@@ -308,12 +352,25 @@ class CodePane(ScrollView, can_focus=True):
                 self._styles[name] = self.get_component_rich_style(f"code--{name}", partial=True)
         return self._styles[name]
 
-    def _strip(self, row: int, width: int, kind: str) -> Strip:
+    def _strip(self, row: int, width: int, kind: str, thumb: bool = False) -> Strip:
+        """A row as one Strip (a new variant draws every row of every pane; a Strip costs seven caches),
+        its last column the scroll thumb's."""
         base = self._style("base") + self._style(kind) if kind else self._style("base")
-        lead = Strip(self._gutter(self._numbers[row]), self._lead)
-        start = int(self.scroll_x)
-        code = Strip(self._code(row)).crop(start, start + max(width - self._lead, 0))
-        return Strip.join([lead, code]).extend_cell_length(width).crop(0, width).apply_style(base)
+        segments = self._gutter(self._numbers[row])
+        room, start = width - 1 - self._lead, int(self.scroll_x)
+        code = self._code(row)
+        used = sum(cell_len(segment.text) for segment in code)
+        if room < 0 or start or used > room:  # scrolled sideways, or wider than the pane: cut to fit
+            cut = Strip(code).crop(start, start + max(room, 0))
+            joined = Strip.join([Strip(segments, self._lead), cut]).extend_cell_length(width - 1)
+            segments = list(joined.crop(0, max(width - 1, 0)))
+        else:
+            segments += code
+            if used < room:
+                segments.append(Segment(" " * (room - used)))
+        if width > 0:
+            segments.append(Segment("▐", self._style("thumb")) if thumb else Segment(" "))
+        return Strip(Segment.apply_style(segments, base), width)
 
     def _lex_ahead(self, tokens: dict, content: Content) -> None:
         """In a thread, every block of a long listing lexed before it is drawn, from the cursor's on: a

@@ -39,10 +39,12 @@ class ExploreResult(Result):
     # Each SASS instruction's control code as `dump --control` writes it, by its line in the SASS listing
     # (analysis/scoreboards.py); None where there are none: AMD, or the SASS not read yet.
     controls: dict[int, str] | None = field(default=None, repr=False, compare=False)
-    # Triton's stages before the binary, shown while ptxas makes it (`analysis.artifacts.stages_so_far`):
-    # no resources, no machine code, nothing explained yet. The compile's own result follows it.
+    # Triton's stages made so far, shown while it makes the next (`analysis.artifacts.stages_so_far`):
+    # no resources, no machine code, nothing explained yet. The compile's own result follows them.
     early: bool = field(default=False, compare=False)
-    # Made once, with the result: each stage as the panes show it (location noise dropped), the kernel
+    # Early stages that are not yet all those before the binary: Triton still makes the next ones.
+    partial: bool = field(default=False, compare=False)
+    # Made once, with the result: each stage as the panes show it (`_shown`), the kernel
     # file's lines, and kernel-file line -> stage -> its lines. (`comparable`, below, when first asked.)
     listings: dict[Stage, Listing] = field(init=False, repr=False, compare=False)
     file_lines: dict[int, str] = field(init=False, repr=False, compare=False)
@@ -51,7 +53,7 @@ class ExploreResult(Result):
     def __post_init__(self) -> None:
         c = self.compilation
         stages = [s for s in c.stages if s is not Stage.SOURCE]
-        shown = {s: tuple(normalize.shown(s, c.stages[s], keep_loc=False)) for s in stages}
+        shown = {s: _shown(s, c.stages[s]) for s in stages}
         object.__setattr__(self, "listings", shown)
         object.__setattr__(self, "file_lines", source_texts(c))
         object.__setattr__(self, "linked", _linked(c, stages))
@@ -93,6 +95,14 @@ class ExploreResult(Result):
                 listing = self.listings[stage]
                 changes[stage] = frozenset(listing[i][0] for i in diff.new_changes())
         return changes
+
+
+@functools.lru_cache(maxsize=8)
+def _shown(stage: Stage, text: str) -> Listing:
+    """A stage as the panes show it (location noise dropped, `normalize.compacted`): made once per text
+    in the explorer's child, whose results of one compile's stages so far (made one after the
+    other: early_stages.py) each hold the ones before."""
+    return tuple(normalize.compacted(stage, normalize.shown(stage, text, keep_loc=False)))
 
 
 def _linked(c: Compilation, stages: Sequence[Stage]) -> dict[int, dict[Stage, tuple[int, ...]]]:

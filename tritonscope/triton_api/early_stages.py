@@ -1,11 +1,12 @@
-"""Triton's stages before its binary, handed over while the binary is made.
+"""Triton's stages handed over as they are made, the binary last.
 
-The last stage of a compile (ptxas making the cubin, or the AMD linker the hsaco) is a tool run
-in a process of its own: a third of a small kernel's compile, seconds for a large one. The texts
-before it (TTIR to PTX, or AMDGCN) are in Triton's cache entry by then (it files each stage as it
-ends). Within `before_binary(callback)`, each compile calls `callback(texts, metadata)` in a
-thread as that stage starts, with those texts and Triton's metadata so far; the stage waits for
-the callback at its end. The explorer shows the stages so, while ptxas runs.
+Triton files each stage's text in its cache entry as the stage ends. Within `as_filed(callback)`,
+each compile calls `callback(files, whole)` as each stage after the first starts: the text files
+filed so far ({"ttir": path, ...}), and whether they are all those before the binary (`whole`: the
+binary stage starts, ptxas making the cubin or the AMD linker the hsaco, a tool run in a process
+of its own: a third of a small kernel's compile, seconds for a large one). The call only names
+the files: whoever shows them reads them, in a process of its own (the explorer's), so the
+compile is not slowed. The explorer shows each stage so while Triton makes the next.
 """
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ from typing import Any
 
 from . import runtime
 
-Callback = Callable[[dict[str, str], dict[str, Any]], None]
+Callback = Callable[[dict[str, str], bool], None]  # (the text files filed so far, whole)
 
 BINARY_STAGES = ("cubin", "hsaco")
 _NOT_TEXT = {*BINARY_STAGES, "json"}
-_listening = threading.local()  # per thread (a compile's): the callbacks of its `before_binary` blocks
+_listening = threading.local()  # per thread (a compile's): the callbacks of its `as_filed` blocks
 
 
 def _callbacks() -> list[Callback]:
@@ -31,8 +32,8 @@ def _callbacks() -> list[Callback]:
 
 
 @contextlib.contextmanager
-def before_binary(callback: Callback | None) -> Iterator[None]:
-    """Compiles within it hand their texts before the binary to `callback` (None: nothing to do)."""
+def as_filed(callback: Callback | None) -> Iterator[None]:
+    """Compiles within it name their stages' files to `callback` as they are made (None: nothing to do)."""
     if callback is None:
         yield
         return
@@ -44,41 +45,27 @@ def before_binary(callback: Callback | None) -> Iterator[None]:
 
 
 def hook(stages: dict) -> None:
-    """A stage hook (shims.STAGE_HOOKS): the binary stage hands the texts before it over first."""
-    name = next((n for n in reversed(stages) if n in BINARY_STAGES), None)
-    if name is None:
+    """A stage hook (shims.STAGE_HOOKS): each stage after the first names the files filed before it
+    as it starts, in a pipeline that ends in a binary (a tool's run)."""
+    if not any(name in BINARY_STAGES for name in stages):
         return
-    run = stages[name]
-
-    def binary(src, metadata, _run=run):
-        thread = _hand_over(dict(metadata)) if _callbacks() else None
-        try:
-            return _run(src, metadata)
-        finally:
-            if thread is not None:
-                thread.join()
-
-    stages[name] = binary
+    for name, run in list(stages.items())[1:]:
+        stages[name] = _naming_files(run, whole=name in BINARY_STAGES)
 
 
-def _hand_over(metadata: dict[str, Any]) -> threading.Thread | None:
-    texts = _filed_texts(metadata)
-    if not texts:
-        return None
-    callback = _callbacks()[-1]
-    thread = threading.Thread(target=_quietly, args=(callback, texts, metadata), daemon=True)
-    thread.start()
-    return thread
+def _naming_files(run: Callable, whole: bool) -> Callable:
+    def stage(src, metadata):
+        files = _filed(metadata) if _callbacks() else {}
+        if files:
+            with contextlib.suppress(Exception):  # the callback's failure is not the compile's
+                _callbacks()[-1](files, whole)
+        return run(src, metadata)
+
+    return stage
 
 
-def _quietly(callback: Callback, texts: dict[str, str], metadata: dict[str, Any]) -> None:
-    """The callback's failure is not the compile's: the whole result comes after it anyway."""
-    with contextlib.suppress(Exception):
-        callback(texts, metadata)
-
-
-def _filed_texts(metadata: dict[str, Any]) -> dict[str, str]:
-    """The texts Triton has filed in its cache entry of this compile ({"ttir": ..., "ptx": ...}), by
+def _filed(metadata: dict[str, Any]) -> dict[str, str]:
+    """The text files Triton has filed in its cache entry of this compile ({"ttir": path, ...}), by
     their extensions as `CompiledKernel.asm` names them; {} where they are not files there (a
     cache manager of another kind, TRITON_STORE_BINARY_ONLY)."""
     import triton  # type: ignore[import-untyped]
@@ -86,10 +73,10 @@ def _filed_texts(metadata: dict[str, Any]) -> dict[str, str]:
     folder = runtime.cache_entry(metadata["hash"]) if "hash" in metadata else None
     if folder is None or getattr(triton.knobs.cache, "manager_class", None):
         return {}
-    texts = {}
-    with contextlib.suppress(OSError, UnicodeDecodeError):
-        for path in folder.iterdir():
-            ext = path.suffix[1:]
-            if ext and ext not in _NOT_TEXT and not path.name.startswith("__grp__"):
-                texts[ext] = path.read_text(encoding="utf-8")
-    return texts
+    with contextlib.suppress(OSError):
+        return {
+            path.suffix[1:]: str(path)
+            for path in folder.iterdir()
+            if path.suffix[1:] and path.suffix[1:] not in _NOT_TEXT and not path.name.startswith("__grp__")
+        }
+    return {}
