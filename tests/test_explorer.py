@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import gc
 import os
 import re
 import shutil
@@ -20,6 +21,7 @@ from tritonscope import explorer
 from tritonscope.analysis.linemap import stage_lines
 from tritonscope.core.model import VariantRequest
 from tritonscope.core.stages import Stage
+from tritonscope.explorer import collector
 from tritonscope.explorer.app import ExplorerApp
 from tritonscope.explorer.compiles import Compiles
 from tritonscope.explorer.panes import CodePane
@@ -124,6 +126,12 @@ def test_line_33_of_matmul_highlights_its_sass_and_a_sass_line_its_python_line(w
             assert source.number == came_from[0] and source.cursor in source.visible_rows()
             await pilot.press("n")
             assert sass.number != hgmma and "HGMMA" in sass.row_text(sass.cursor)
+            # Python's own full collections stopped; the explorer's run between the keys (collector.py)
+            assert gc.get_threshold()[2] == collector.NEVER
+            full = gc.get_stats()[2]["collections"]
+            await pilot.press(*["pagedown"] * 6)
+            assert gc.get_stats()[2]["collections"] > full
+        assert gc.get_threshold()[2] < collector.NEVER  # given back with the screen
 
     asyncio.run(scenario())
 
@@ -198,6 +206,9 @@ def test_changing_block_size_recompiles_marks_the_changes_and_comes_back_from_me
             expected = after.changed_lines(before)[Stage.SASS]
             assert sass.content.changed == expected and expected
             assert "▌" in sass.row_text(sass._rows[min(expected)])
+            count = sum(len(lines) for lines in after.changed_lines(before).values())
+            status = app.query_one("#status").render().plain
+            assert f"· {count} lines changed (▌) · BLOCK_SIZE=256 against BLOCK_SIZE=1024" in status
             await pilot.press("y")
             assert "-c BLOCK_SIZE=256" in app.query_one("#status").render().plain
             await pilot.press("b")  # back: from memory, no compile
@@ -309,6 +320,32 @@ def test_a_bad_save_shows_the_error_pane_and_keeps_the_last_stages_stale(tmp_pat
     asyncio.run(scenario())
 
 
+def test_a_saved_change_recompiles_and_marks_the_lines_it_changed(tmp_path, warm):
+    kernel = tmp_path / "add.py"
+    shutil.copy(ROOT / "sample_kernels" / "vector_add.py", kernel)
+    before = kernel.read_text()
+
+    async def scenario():
+        async with opened(VariantRequest(file=str(kernel), target="sm90"), watch=True, compiles=warm) as (app, pilot):
+            await settled(app, pilot)
+            app.pane_stages = [Stage.TTIR]
+            app._redraw()
+            old = app.session.shown
+            kernel.write_text(before.replace("output = x + y", "output = x * y"))
+            await until(pilot, lambda: app.session.shown is not old and not app.session.shown.early)
+            await settled(app, pilot)
+            await until(pilot, lambda: "lines changed" in app.query_one("#status").render().plain)
+            new, session = app.session.shown, app.session
+            assert session.previous is old and new.unread is None  # the new variant's SASS read too
+            status = app.query_one("#status").render().plain
+            count = int(re.search(r"(\d+) lines changed", status).group(1))
+            ttir = pane(app, "stage-0")
+            assert count > 0 and ttir.content.changed and status.endswith("· saved against the file before"), status
+            assert any("arith.mulf" in text for text in rows(ttir, ttir.content.changed))
+
+    asyncio.run(scenario())
+
+
 def test_the_pass_view_shows_a_pass_before_and_after_linked_to_the_source_line(warm):
     async def scenario():
         async with opened(MATMUL, compiles=warm) as (app, pilot):
@@ -381,6 +418,15 @@ def test_the_layout_stacks_at_80x24_and_the_panel_opens_with_r(warm):
             assert app.query_one("#stage-1", CodePane).display and len(app.pane_stages) == 2
             await pilot.press("question_mark")
             assert "copy the `tritonscope dump` command" in app.screen.query_one("#keys").render().plain
+            await pilot.press("escape")
+            # a status longer than the screen is cut at its end, visibly, and fitted again when wider
+            said = "compiled in 0.4 s · 12 lines changed (▌) · " + ", ".join(f"BLOCK_{i}=1024" for i in range(7))
+            app._status(said)
+            status = app.query_one("#status").render().plain
+            assert len(status) <= 78 and status.endswith("…") and status.startswith(said[:60])
+            await pilot.resize_terminal(160, 48)
+            await pilot.pause()
+            assert app.query_one("#status").render().plain == said
 
     asyncio.run(scenario())
 

@@ -31,6 +31,7 @@ from ..isolate import Outcome
 from ..results.explore import CompileFailure, ExploreResult
 from ..results.passes import PassesResult
 from . import contents
+from .collector import QUIET, Collector
 from .compiles import Compiles
 from .panes import CodePane
 from .screens import HelpScreen, KernelListScreen, PassesScreen, VariantScreen
@@ -41,6 +42,7 @@ WIDEST = 200  # columns from which TTGIR is shown too at first
 PANES = 3  # stage panes at most
 PARTIAL_WAIT = 0.03  # seconds a compile's stages so far wait for its next stage before being drawn
 SWITCH_INTERVAL = 0.001  # seconds a thread holds the interpreter before another waiting gets it (on_mount)
+ANSWERED = (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)  # not each mouse move
 CONTROLS_SAID = "control codes: B scoreboards waited on · R, W set · Y yield · S stall cycles"
 
 
@@ -114,10 +116,12 @@ class ExplorerApp(App):
         self._early_due: dict[int, ExploreResult] = {}  # ticket -> its newest stages so far, not shown yet
         self._searched = ""
         self._how = ""
+        self._said = ""
         self._prompting = ""
         self.leaving = False
         self._stop = threading.Event()
         self._watched: str | None = None
+        self._collector = Collector()  # Python's full garbage collections, between keys
         compiles.on_step = lambda ticket, step: self._from_thread(self._told, ticket, step)
         compiles.on_done = lambda ticket, outcome: self._from_thread(self._done, ticket, outcome)
         compiles.on_early = self._early_from_thread
@@ -145,11 +149,27 @@ class ExplorerApp(App):
         self._layout(self.size.width)
         self._take(self.first, self.session.key(self.session.request), "opened")
         self.set_interval(0.2, self._tick)
+        self._collector.start()
+        self.set_interval(QUIET, self._collect_when_quiet)
         self.compiles.spare()
         # The compile's reader (a thread) takes the interpreter back within a millisecond while the
         # screen is drawn: at Python's default 5 ms, each of its looks waited that long, and it fell
         # 50-120 ms behind a stage named (the H100 machine's CPU). This process only draws.
         sys.setswitchinterval(SWITCH_INTERVAL)
+
+    def on_unmount(self) -> None:
+        self._collector.stop()
+
+    def _collect_when_quiet(self) -> None:
+        """A full collection in a pause of the input, but not while a variant compiles: its stages
+        are drawn as they come, and a collection would hold them back."""
+        if not self.compiling:
+            self._collector.tick()
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, ANSWERED):
+            self._collector.input()
+        await super().on_event(event)
 
     def exit(self, *args, **kwargs) -> None:
         """Quits (q, Ctrl-C, SIGTERM): what a thread hands over after this is dropped (`_from_thread`)."""
@@ -199,6 +219,8 @@ class ExplorerApp(App):
             self._default_panes()
         if self.session.shown is not None:
             self.query_one("#title", Static).update(_title(self.session.shown, wide), layout=False)
+        if self._said:
+            self._status(self._said, width)
         self._arrange()
 
     @property
@@ -290,8 +312,7 @@ class ExplorerApp(App):
                 make, what = self.compiles.live_registers, "live"
             else:
                 continue
-            key = next((k for k, kept in session.memory.items() if kept is result), session.key(result.request))
-            self._pending[make(result)] = (what, key, time.monotonic())
+            self._pending[make(result)] = (what, session.key_of(result), time.monotonic())
             return
 
     def _completed(self, key, outcome: Outcome) -> None:
@@ -301,10 +322,13 @@ class ExplorerApp(App):
                 self._status(f"the SASS could not be read: {outcome.error}")
             return
         result, session = outcome.value, self.session
+        # which one it completes, by its key: after a save, both have the same request
+        previous = session.previous is not None and session.key_of(session.previous) == key
+        shown = session.shown is not None and session.key_of(session.shown) == key
         session.memory[key] = result
-        if session.previous is not None and session.previous.request == result.request:
+        if previous:
             session.previous = result
-        elif session.shown is not None and session.shown.request == result.request and session.failure is None:
+        elif shown and session.failure is None:
             session.shown = result
             self._redraw()
             self._status(f"{self._how}: {_describe(result)}")  # no longer "reading the SASS"
@@ -342,8 +366,10 @@ class ExplorerApp(App):
         count = sum(len(lines) for lines in changes.values())
         previous = self.session.previous
         if previous is not None:
-            said = f"{self._how}: {_describe(shown)}; {count} lines changed against {_describe(previous)} (▌)"
-            self._status(said)
+            now, then = _describe(shown, previous), _describe(previous, shown)
+            if not now and not then:  # the same variant: the kernel's file was saved
+                now, then = "saved", "the file before"
+            self._status(f"{self._how} · {count} lines changed (▌) · {now} against {then}")
 
     # --- drawing ----------------------------------------------------------------------------------
 
@@ -420,6 +446,7 @@ class ExplorerApp(App):
 
     @on(CodePane.Moved)
     def _moved(self, message: CodePane.Moved) -> None:
+        self.call_after_refresh(self._collector.answered)  # once the panes' new rows are on screen
         if message.python_lines:
             self._select(message.python_lines[0], message.pane)
             if message.pane.id == "source":
@@ -471,12 +498,14 @@ class ExplorerApp(App):
                 return  # the stages are on screen: the status says what they are
             what = self._step or "starting"
             asked = _describe_request(self.session.request)
-            self._status(f"compiling {asked}: {what}… {time.monotonic() - started:.1f} s")
+            self._status(f"compiling: {what}… {time.monotonic() - started:.1f} s · {asked}")
 
-    def _status(self, text: str) -> None:
+    def _status(self, text: str, width: int | None = None) -> None:
         # layout=False here and for the title and the detail: their heights are fixed (CSS), and a
         # layout pass repaints every pane (40-80 ms at 240x60), five times a second while compiling
-        self.query_one("#status", Static).update(text, layout=False)
+        self._said = text  # fitted again to a new width
+        fitted = _fit(text, (width or self.size.width) - 2)
+        self.query_one("#status", Static).update(fitted, layout=False)
 
     # --- variants ---------------------------------------------------------------------------------
 
@@ -656,12 +685,26 @@ def _describe_request(request: VariantRequest) -> str:
     return " ".join([request.kernel or request.file, *changed, request.target if request.target != "auto" else ""])
 
 
-def _describe(result: ExploreResult) -> str:
-    """A variant in one phrase: its constexprs, warps and stages, target."""
+def _describe(result: ExploreResult, against: ExploreResult | None = None) -> str:
+    """A variant in one phrase: its constexprs, warps and stages, target, Triton release; `against`
+    another, only the values that differ from its own."""
+    words = _values(result)
+    if against is not None:
+        theirs = set(_values(against))
+        words = [word for word in words if word not in theirs]
+    return ", ".join(words)
+
+
+def _values(result: ExploreResult) -> list[str]:
     v, options = result.compilation.variant, result.compilation.options
     words = [f"{k}={val}" for k, val in v.constexprs.items()]
     words += [f"{k}={options[k]}" for k in ("num_warps", "num_stages") if options.get(k) is not None]
-    return ", ".join([*words, v.target])
+    return [*words, v.target, *([f"triton {result.request.triton}"] if result.request.triton else [])]
+
+
+def _fit(text: str, width: int) -> str:
+    """`text` in `width` columns, its end cut with an ellipsis where longer: what matters comes first."""
+    return text if len(text) <= width else text[: max(width - 1, 0)].rstrip(" ,·;") + "…"
 
 
 def _title(result: ExploreResult, wide: bool) -> str:

@@ -5,14 +5,16 @@ cost per line in the gutter.
 
 Only the rows on screen are drawn (Textual's line API), each from its tokens lexed once, so moving
 the cursor redraws a screenful per pane whatever the listing's length. A long listing is lexed in
-a thread once it is on screen, so a move that scrolls panes to new lines does not lex them then;
-a listing shown again (a variant from memory, the kernel's file) keeps its lexed rows.
+a thread (one for every pane) once it is on screen, so a move that scrolls panes to new lines
+does not lex them then; a listing shown again (a variant from memory, the kernel's file) keeps its
+lexed rows.
 """
 
 from __future__ import annotations
 
 import bisect
 import gc
+import queue
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -48,8 +50,9 @@ class Content:
     title: str
     lines: tuple[tuple[int, str], ...]  # (number shown, text)
     lexer: str  # a Pygments alias, as core/stages.py names it
-    python_lines: Links = _none  # a line's number -> the kernel-file lines it came from, innermost first
-    numbers: Links = _none  # a kernel-file line -> the numbers of the lines that came from it
+    # how it links (left out of ==: a variant's next stages so far link anew, and look the same)
+    python_lines: Links = field(default=_none, compare=False)  # a number -> the kernel-file lines it came from
+    numbers: Links = field(default=_none, compare=False)  # a kernel-file line -> the numbers that came from it
     changed: frozenset[int] = frozenset()  # numbers of the lines that differ from the previous variant
     gutter: dict[int, tuple[str, int]] = field(default_factory=dict)  # number -> (figures, heat 0-4)
     gutter_width: int = 0
@@ -91,15 +94,39 @@ def _lex_block(tokens: dict, content: Content, first: int) -> None:
         tokens.setdefault(at, lexed)
 
 
+class _LexingAhead:
+    """One thread that lexes long listings ahead of their drawing, one listing after the other: a
+    thread per pane took the interpreter from the screen three times over when three panes opened
+    at once, and the first moves then waited for them."""
+
+    def __init__(self) -> None:
+        self._listings: queue.SimpleQueue = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def put(self, job: tuple[CodePane, dict, Content]) -> None:
+        self._listings.put(job)
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="lexing ahead", daemon=True)
+                self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            while True:
+                pane, tokens, content = self._listings.get()
+                pane.lex_ahead(tokens, content)
+        finally:  # it failed (its error printed): the next listing starts another
+            with self._lock:
+                self._thread = None
+
+
+_AHEAD = _LexingAhead()
+
+
 def _cells(text: str) -> int:
     """The columns a line takes, with the fast answer for plain ASCII (thousands of lines a variant)."""
     return len(text) if text.isascii() and text.isprintable() else cells(clean(text))
-
-
-def _looks_the_same(new: Content, old: Content) -> bool:
-    return (new.title, new.lexer, new.changed, new.gutter_width, new.gutter, new.lines) == (
-        old.title, old.lexer, old.changed, old.gutter_width, old.gutter, old.lines
-    )  # fmt: skip  # the lines last: the longest to compare
 
 
 def code_style(sgr: str) -> Style:
@@ -166,7 +193,7 @@ class CodePane(ScrollView, can_focus=True):
         self._lead = 0  # the gutter's columns
         self._styles: dict[str, Style] = {}
         self._drawn: dict[tuple, Strip] = {}  # rows drawn, by what decides their look
-        self._region_width: int | None = None
+        self._area: tuple[int, int] | None = None  # the rows' width and the height on screen, once read
         self._number_width = 1
 
     # --- what it shows ----------------------------------------------------------------------------
@@ -175,14 +202,14 @@ class CodePane(ScrollView, can_focus=True):
         """Shows `content`; with `keep_place`, the cursor stays on the same line number (or the nearest).
         Content that looks as what is shown (a stage a variant's next stages so far hold again) is taken
         without drawing the pane again."""
-        if keep_place and _looks_the_same(content, self.content):
+        if keep_place and content == self.content:
             self.content = content  # its links: the newer result's
             return
         number = self._numbers[self.cursor] if keep_place and self._numbers else None
         self.content = content
         self._numbers = [n for n, _ in content.lines]
         self._rows = {n: row for row, n in enumerate(self._numbers)}
-        self._drawn, self._region_width = {}, None
+        self._drawn, self._area = {}, None
         self._tokens, lexed_before = _lexed_rows(content)
         if content.lexer == "python" and not lexed_before:  # lexed whole: its strings span lines
             self._tokens.update(enumerate(highlighted([clean(t) for _, t in content.lines], "python")))
@@ -195,8 +222,7 @@ class CodePane(ScrollView, can_focus=True):
         self.refresh()
         if not lexed_before and content.lexer != "python" and len(content.lines) > LEXED:
             # after the screen is drawn, which it would otherwise share the interpreter with
-            thread = threading.Thread(target=self._lex_ahead, args=(self._tokens, content), daemon=True)
-            self.call_after_refresh(thread.start)
+            self.call_after_refresh(_AHEAD.put, (self, self._tokens, content))
 
     def link(self, python_line: int | None, scroll: bool = True) -> None:
         """Highlights the lines that came from `python_line`; with `scroll`, brings the first into view."""
@@ -319,7 +345,7 @@ class CodePane(ScrollView, can_focus=True):
     def _thumb(self, y: int) -> bool:
         """Whether the pane's row `y` shows the scroll thumb in its last column. The pane draws its own:
         Textual's scrollbars, widgets of their own, took a third of the time to draw a new variant."""
-        total, height = len(self._numbers), self.scrollable_content_region.height
+        total, height = len(self._numbers), self._sizes()[1]
         if total <= height or height <= 0:
             return False
         top = int(self.scroll_y)
@@ -329,15 +355,21 @@ class CodePane(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         """The theme (or the focus) changed: every row is drawn again in its colours."""
         super().notify_style_update()
-        self._styles, self._drawn, self._region_width = {}, {}, None
+        self._styles, self._drawn, self._area = {}, {}, None
 
     def on_resize(self) -> None:
-        self._region_width, self._drawn = None, {}
+        self._area, self._drawn = None, {}
 
     def _width(self) -> int:
-        if self._region_width is None:
-            self._region_width = self.scrollable_content_region.width
-        return self._region_width
+        return self._sizes()[0]
+
+    def _sizes(self) -> tuple[int, int]:
+        """The region the rows are drawn in (width, height), read once per size: Textual works it out
+        from the widget's styles at each ask, and a frame asks it for every row of every pane."""
+        if self._area is None:
+            region = self.scrollable_content_region
+            self._area = (region.width, region.height)
+        return self._area
 
     def _style(self, name: str) -> Style:
         """The style of a part (its CSS component class), read once per theme."""
@@ -372,10 +404,11 @@ class CodePane(ScrollView, can_focus=True):
             segments.append(Segment("▐", self._style("thumb")) if thumb else Segment(" "))
         return Strip(Segment.apply_style(segments, base), width)
 
-    def _lex_ahead(self, tokens: dict, content: Content) -> None:
-        """In a thread, every block of a long listing lexed before it is drawn, from the cursor's on: a
-        move that scrolls three panes to lines not seen yet then draws them without lexing them (up to
-        30 ms a block of LLVM IR). It stops when the pane shows another listing."""
+    def lex_ahead(self, tokens: dict, content: Content) -> None:
+        """In the thread lexing ahead, every block of a long listing lexed before it is drawn, from
+        the cursor's on: a move that scrolls three panes to lines not seen yet then draws them
+        without lexing them (a block of LLVM IR takes a millisecond or two). It stops when the pane
+        shows another listing."""
         start = self.cursor - self.cursor % LEXED
         for first in [*range(start, len(content.lines), LEXED), *range(0, start, LEXED)]:
             if self._tokens is not tokens:

@@ -45,6 +45,11 @@ class Session:
         file = local_file(request.source)
         return (request, file_digest(str(file) if file is not None else None))
 
+    def key_of(self, result: ExploreResult) -> Key:
+        """The key `result` is kept under: its request and its kernel file as it was compiled (after a
+        save, the variant before it has the same request and another file)."""
+        return next((key for key, kept in self.memory.items() if kept is result), self.key(result.request))
+
     def remembered(self, request: VariantRequest) -> ExploreResult | None:
         return self.memory.get(self.key(request))
 
