@@ -243,7 +243,7 @@ async def _timed_until(app, pilot, act, back: bool = False) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="first screens timed, and constexpr changes (up to 7)")
-    parser.add_argument("--rounds", type=int, default=3, help="fresh explorers making the constexpr changes")
+    parser.add_argument("--rounds", type=int, default=5, help="fresh explorers making the constexpr changes")
     parser.add_argument("--kernel", default="sample:matmul")
     parser.add_argument("--moves-kernel", default="sample:fused_attention")
     args = parser.parse_args()

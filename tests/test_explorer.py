@@ -556,11 +556,19 @@ def test_an_amd_variant_has_no_control_codes_and_its_gutter_counts_instructions(
     said = contents.controls_missing(result)
     assert said == "no control codes on gfx942: they are NVIDIA SASS's, and AMDGCN has none"
     counts = {cost.line: cost.instructions.total for cost in result.explained.lines}
-    busiest = max(counts, key=lambda line: counts[line])  # the store: its full bar, shaded the most
-    half = next(line for line, count in counts.items() if count * 2 == counts[busiest])  # a half bar
+    busiest = max(counts, key=lambda line: counts[line])  # a load's or the store's: a full bar, shaded the most
     gutter = contents.source(result).gutter
-    assert gutter[busiest] == (f"{counts[busiest]:>4} ████    ", 4) and "tl.store(" in result.file_lines[busiest]
-    assert gutter[half] == (f"{counts[half]:>4} ██      ", 2)
+    assert gutter[busiest] == (f"{counts[busiest]:>4} ████    ", 4)
+    assert "tl.store(" in result.file_lines[busiest] or "tl.load(" in result.file_lines[busiest]
+    eighths = {char: index for index, char in enumerate(" ▏▎▍▌▋▊▉█")}
+    shorter = 0
+    for line, count in counts.items():  # each bar its line's share of the busiest, in eighths of 4 cells
+        figures, heat = gutter[line]
+        assert figures[:4] == f"{count:>4}"
+        assert sum(eighths[char] for char in figures[5:9]) == round(count / counts[busiest] * 32)
+        assert heat == min(int(count / counts[busiest] * 5), 4)
+        shorter += 0 < count < counts[busiest]
+    assert shorter >= 2  # the offsets' and the mask's lines at least, each bar shorter
 
 
 def test_the_stages_come_as_triton_makes_them_and_are_the_compile_s_own(warm):
