@@ -366,10 +366,8 @@ class ExplorerApp(App):
         count = sum(len(lines) for lines in changes.values())
         previous = self.session.previous
         if previous is not None:
-            now, then = _describe(shown, previous), _describe(previous, shown)
-            if not now and not then:  # the same variant: the kernel's file was saved
-                now, then = "saved", "the file before"
-            self._status(f"{self._how} · {count} lines changed (▌) · {now} against {then}")
+            change = _change(shown, previous) or "against the file before the save"  # else the same variant
+            self._status(f"{self._how} · {count} lines changed (▌) · {change}")
 
     # --- drawing ----------------------------------------------------------------------------------
 
@@ -685,21 +683,34 @@ def _describe_request(request: VariantRequest) -> str:
     return " ".join([request.kernel or request.file, *changed, request.target if request.target != "auto" else ""])
 
 
-def _describe(result: ExploreResult, against: ExploreResult | None = None) -> str:
-    """A variant in one phrase: its constexprs, warps and stages, target, Triton release; `against`
-    another, only the values that differ from its own."""
-    words = _values(result)
-    if against is not None:
-        theirs = set(_values(against))
-        words = [word for word in words if word not in theirs]
-    return ", ".join(words)
+def _describe(result: ExploreResult) -> str:
+    """A variant in one phrase: its constexprs, warps and stages, target, Triton release."""
+    return ", ".join(_said(name, value) for name, value in _values(result).items())
 
 
-def _values(result: ExploreResult) -> list[str]:
+def _change(result: ExploreResult, before: ExploreResult) -> str:
+    """What differs from `before`, as `BLOCK_SIZE_N=64 (was 128)`; empty when nothing does (a save)."""
+    now, then = _values(result), _values(before)
+    words = [
+        _said(name, value) + (f" (was {then[name]})" if name in then else "")
+        for name, value in now.items()
+        if then.get(name) != value
+    ]
+    return ", ".join(words + [f"no {name} (was {value})" for name, value in then.items() if name not in now])
+
+
+def _values(result: ExploreResult) -> dict[str, str]:
     v, options = result.compilation.variant, result.compilation.options
-    words = [f"{k}={val}" for k, val in v.constexprs.items()]
-    words += [f"{k}={options[k]}" for k in ("num_warps", "num_stages") if options.get(k) is not None]
-    return [*words, v.target, *([f"triton {result.request.triton}"] if result.request.triton else [])]
+    values = {name: str(value) for name, value in v.constexprs.items()}
+    values |= {name: str(options[name]) for name in ("num_warps", "num_stages") if options.get(name) is not None}
+    values["target"] = v.target
+    if result.request.triton:
+        values["triton"] = result.request.triton
+    return values
+
+
+def _said(name: str, value: str) -> str:
+    return value if name == "target" else f"triton {value}" if name == "triton" else f"{name}={value}"
 
 
 def _fit(text: str, width: int) -> str:
