@@ -282,9 +282,10 @@ class ExplorerApp(App):
         self._redraw(jump)
         self._due = result
         self.call_after_refresh(self._after_show, result)
-        # What is on screen now lives on: kept out of the collector's full passes, which otherwise walk
-        # every listing and its lexed rows (100-150 ms on fused attention) in the middle of a key. The
-        # cost: a reference cycle frozen here (a screen closed later) is not collected; they are few.
+        # What is on screen now lives on: frozen out of the full collections (collector.py runs one
+        # after each move), each of which would otherwise walk every listing and its lexed rows
+        # (100-150 ms on fused attention). The cost: a reference cycle frozen here (a screen closed
+        # later) is not collected; they are few.
         gc.freeze()
 
     def _after_show(self, result: ExploreResult) -> None:
@@ -685,14 +686,14 @@ def _describe_request(request: VariantRequest) -> str:
 
 def _describe(result: ExploreResult) -> str:
     """A variant in one phrase: its constexprs, warps and stages, target, Triton release."""
-    return ", ".join(_said(name, value) for name, value in _values(result).items())
+    return ", ".join(_word(name, value) for name, value in _values(result).items())
 
 
 def _change(result: ExploreResult, before: ExploreResult) -> str:
     """What differs from `before`, as `BLOCK_SIZE_N=64 (was 128)`; empty when nothing does (a save)."""
     now, then = _values(result), _values(before)
     words = [
-        _said(name, value) + (f" (was {then[name]})" if name in then else "")
+        _word(name, value) + (f" (was {then[name]})" if name in then else "")
         for name, value in now.items()
         if then.get(name) != value
     ]
@@ -709,7 +710,8 @@ def _values(result: ExploreResult) -> dict[str, str]:
     return values
 
 
-def _said(name: str, value: str) -> str:
+def _word(name: str, value: str) -> str:
+    """One value as the status line writes it: `BLOCK_SIZE=256`, `sm90`, `triton 3.5.1`."""
     return value if name == "target" else f"triton {value}" if name == "triton" else f"{name}={value}"
 
 
