@@ -51,7 +51,7 @@ async def opened(request: VariantRequest, size=WIDE, watch: bool = False, compil
     first = await asyncio.to_thread(opening.first)
     app = ExplorerApp(opening.compiles, request, first, watch)
     try:
-        async with app.run_test(size=size) as pilot:
+        async with app.run_test(size=size, notifications=True) as pilot:  # as a terminal shows its notes
             await pilot.pause()
             await until(pilot, lambda: app.session.shown is None or app.session.shown.unread is None)  # its SASS
             # and its follow-ups (the registers live per line): arriving after a key, they would redraw
@@ -310,6 +310,8 @@ def test_a_bad_save_shows_the_error_pane_and_keeps_the_last_stages_stale(tmp_pat
             assert f"{kernel}:{bad_line}:" in message and "undefined_thing" in message
             assert "output = x + undefined_thing" in message  # the kernel's own source line, as the CLI shows it
             assert app.session.shown is shown and pane(app, "stage-0").stale and pane(app, "source").stale
+            said = "compile failed · last good stages shown (stale) · save a fix, or change it (v)"
+            assert app.query_one("#status").render().plain == said and len(said) <= NARROW[0] - 2  # whole at 80
             assert app.session.line == bad_line and pane(app, "source").number == bad_line
             kernel.write_text(good)  # fixed: compiled again, the error gone
             while app.session.failure is not None or app.compiling:
@@ -419,7 +421,12 @@ def test_the_layout_stacks_at_80x24_and_the_panel_opens_with_r(warm):
             assert app.query_one("#stage-1", CodePane).display and len(app.pane_stages) == 2
             await pilot.press("question_mark")
             assert "copy the `tritonscope dump` command" in app.screen.query_one("#keys").render().plain
-            await pilot.press("escape")
+            await pilot.press("escape", "y")  # the command, cut in the status line, whole in a note
+            command = app.session.command_line()
+            assert len(command) > 78 and app.query_one("#status").render().plain.endswith("…")
+            await pilot.pause()
+            noted = " ".join(str(toast.render()) for toast in app.screen.query("Toast"))
+            assert " ".join(command.split()) in " ".join(noted.split()), noted
             # a status longer than the screen is cut at its end, visibly, and fitted again when wider
             said = "compiled in 0.4 s · 12 lines changed (▌) · " + ", ".join(f"BLOCK_{i}=1024" for i in range(7))
             app._status(said)

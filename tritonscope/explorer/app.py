@@ -350,8 +350,10 @@ class ExplorerApp(App):
             pane.stale = True
         if where is not None and where[0] == self.session.kernel_file:
             self._select(where[1], None)
-        stale = "; the stages shown are the last good ones (stale)" if self.session.shown is not None else ""
-        self._status(f"the compile failed{stale}: fix the file and save, or change the variant (v)")
+        if self.session.shown is not None:  # 78 columns: whole at 80
+            self._status("compile failed · last good stages shown (stale) · save a fix, or change it (v)")
+        else:
+            self._status("compile failed · save a fix, or change the variant (v)")
 
     def _mark_changes(self) -> None:
         changes = self.session.changes()  # in a thread: a diff of every stage
@@ -541,6 +543,9 @@ class ExplorerApp(App):
         if command:
             self.copy_to_clipboard(command)
             self._status(f"copied: {command}")
+            if len(f"copied: {command}") > self.size.width - 2:  # cut there: whole in a note that wraps,
+                # to be read where the terminal keeps the clipboard to itself (OSC 52 refused)
+                self.notify(command, title="copied", timeout=20, markup=False)
 
     def _chosen(self, request: VariantRequest | None) -> None:
         if request is None:
