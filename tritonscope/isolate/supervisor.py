@@ -130,7 +130,10 @@ def _end(child: int, status: int | None, grace: float) -> int | None:
         if not alive:
             break
         late = time.monotonic() - started > grace
-        for pid in alive if late else alive - told:
+        # The program first: a signal to it takes effect as it is sent, so that it cannot see a
+        # child of its own die first and end as if it had not been stopped (a shell's `wait` then
+        # ends with 0).
+        for pid in sorted(alive if late else alive - told, key=lambda pid: pid != child):
             try:
                 os.kill(pid, signal.SIGKILL if late else signal.SIGTERM)
             except OSError:
