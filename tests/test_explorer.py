@@ -296,9 +296,18 @@ def test_a_bad_save_shows_the_error_pane_and_keeps_the_last_stages_stale(tmp_pat
     bad_line = next(n for n, t in enumerate(good.splitlines(), 1) if "output = x + y" in t)
 
     async def scenario():
-        async with opened(VariantRequest(file=str(kernel), target="sm90"), watch=True, compiles=warm) as (app, pilot):
+        request = VariantRequest(file=str(kernel), target="sm90")
+        async with opened(request, size=NARROW, watch=True, compiles=warm) as (app, pilot):
             await settled(app, pilot)  # the registers live per line read too
             shown = app.session.shown
+            source = pane(app, "source")
+            assert source.number == shown.compilation.kernel.line and source.cursor in source.visible_rows()
+            # the line the error will name at the pane's last row: the error pane takes rows from it
+            source.go_to_number(bad_line - 1)
+            height = source.scrollable_content_region.height
+            source.scroll_to(y=source._rows[bad_line] - height + 1, animate=False, immediate=True)
+            await pilot.pause()
+            assert source.visible_rows()[-1] == source._rows[bad_line]
             kernel.write_text(good.replace("output = x + y", "output = x + undefined_thing"))
             deadline = time.monotonic() + 120
             while app.session.failure is None:
@@ -312,7 +321,9 @@ def test_a_bad_save_shows_the_error_pane_and_keeps_the_last_stages_stale(tmp_pat
             assert app.session.shown is shown and pane(app, "stage-0").stale and pane(app, "source").stale
             said = "compile failed · last good stages shown (stale) · save a fix, or change it (v)"
             assert app.query_one("#status").render().plain == said and len(said) <= NARROW[0] - 2  # whole at 80
-            assert app.session.line == bad_line and pane(app, "source").number == bad_line
+            assert app.session.line == bad_line and source.number == bad_line
+            await pilot.pause()
+            assert source.cursor in source.visible_rows()  # in view, with the error pane's rows taken
             kernel.write_text(good)  # fixed: compiled again, the error gone
             while app.session.failure is not None or app.compiling:
                 assert time.monotonic() < deadline + 120, "the fixed file was not compiled"
@@ -450,6 +461,38 @@ def test_a_file_of_several_kernels_opens_on_its_kernel_list(warm):
             await until(pilot, lambda: app.session.shown is not None)
             assert app.session.shown.compilation.kernel.name == "tuned_kernel"
             assert pane(app, "source").number == app.session.shown.compilation.kernel.line
+
+    asyncio.run(scenario())
+
+
+def test_a_kernel_chosen_that_needs_a_value_shows_its_file_and_v_sets_it(warm):
+    """At 80x24: the kernel list's first kernel has a constexpr with no default. Its compile fails
+    before any stage: the source pane shows the file, `v` lists the value to set, enter types it,
+    and the variant compiles with the kernel's `def` in view."""
+
+    async def scenario():
+        request = VariantRequest(file=str(ROOT / "tests" / "kernels" / "mixed.py"), target="sm90")
+        async with opened(request, size=NARROW, compiles=warm) as (app, pilot):
+            await pilot.press("enter")  # scale_kernel
+            await until(pilot, lambda: app.session.failure is not None)
+            assert "scale_kernel needs a value for constexpr BLOCK" in app.query_one("#error").render().plain
+            source = pane(app, "source")
+            assert source.content.title == "mixed.py" and "def scale_kernel(" in source.content.lines[12][1]
+            await pilot.press("v")
+            assert isinstance(app.screen, VariantScreen)
+            assert [(k.name, k.text) for k in app.screen.knobs][:2] == [
+                ("BLOCK", "(not set: enter sets it)"),
+                ("num_warps", "(not set: enter sets it)"),
+            ]
+            await pilot.press("enter", *"256", "enter")
+            await until(pilot, lambda: app.session.shown is not None)
+            await pilot.press("escape")
+            await settled(app, pilot)
+            shown = app.session.shown
+            assert shown.compilation.kernel.name == "scale_kernel"
+            assert shown.compilation.variant.constexprs["BLOCK"] == 256
+            assert app.session.failure is None and not app.screen.has_class("failed")
+            assert source.number == shown.compilation.kernel.line == 13 and source.cursor in source.visible_rows()
 
     asyncio.run(scenario())
 

@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -24,10 +25,12 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..core.model import VariantRequest
+from ..core.source import local_file
 from ..core.stages import Stage
 from ..core.targets import TARGETS
 from ..core.watching import saves
 from ..isolate import Outcome
+from ..results.catalog import KernelList
 from ..results.explore import CompileFailure, ExploreResult
 from ..results.passes import PassesResult
 from . import contents
@@ -35,7 +38,7 @@ from .collector import QUIET, Collector
 from .compiles import Compiles
 from .panes import CodePane
 from .screens import HelpScreen, KernelListScreen, PassesScreen, VariantScreen
-from .session import Session, knobs
+from .session import Session, asked_knobs, knobs
 
 WIDE = 120  # columns from which the panes sit side by side, with the panel beside them
 WIDEST = 200  # columns from which TTGIR is shown too at first
@@ -121,6 +124,7 @@ class ExplorerApp(App):
         self.leaving = False
         self._stop = threading.Event()
         self._watched: str | None = None
+        self._listing: KernelList | None = None  # the file's kernels, where the user chose one
         self._collector = Collector()  # Python's full garbage collections, between keys
         compiles.on_step = lambda ticket, step: self._from_thread(self._told, ticket, step)
         compiles.on_done = lambda ticket, outcome: self._from_thread(self._done, ticket, outcome)
@@ -213,8 +217,8 @@ class ExplorerApp(App):
 
     def _layout(self, width: int) -> None:
         wide = width >= WIDE
-        self.screen.set_class(wide, "wide")
-        self.screen.set_class(not wide, "narrow")
+        self.default_screen.set_class(wide, "wide")
+        self.default_screen.set_class(not wide, "narrow")
         if self.session.shown is not None and not self.pane_stages:
             self._default_panes()
         if self.session.shown is not None:
@@ -240,6 +244,7 @@ class ExplorerApp(App):
             self._failed(value.message + (f" ({value.hint})" if value.hint else ""), value.where)
             self._watch(getattr(value.request.source, "path", None))
         else:
+            self._listing = value if isinstance(value, KernelList) else None
             self.push_screen(KernelListScreen(value, self.session.request), self._chosen)
 
     def _early_from_thread(self, ticket: int, result: ExploreResult) -> None:
@@ -278,7 +283,7 @@ class ExplorerApp(App):
             session.line = result.compilation.kernel.line
         if not self.pane_stages or any(s not in _coming(result) for s in self.pane_stages):
             self._default_panes()
-        self.screen.remove_class("failed")
+        self.default_screen.remove_class("failed")
         self._redraw(jump)
         self._due = result
         self.call_after_refresh(self._after_show, result)
@@ -345,11 +350,18 @@ class ExplorerApp(App):
             self._redraw()
         self.session.failure = CompileFailure(self.session.request, message, where=where)
         self.query_one("#error", Static).update(f"error: {message}")
-        self.screen.add_class("failed")
+        self.default_screen.add_class("failed")
         for pane in self.query(CodePane):
             pane.stale = True
-        if where is not None and where[0] == self.session.kernel_file:
-            self._select(where[1], None)
+        source, file = self.query_one("#source", CodePane), self.session.kernel_file
+        if self.session.shown is None:  # nothing compiled yet: the kernel file, to read its error's line
+            path = local_file(self.session.request.source)
+            lines = contents.file_only(path) if path is not None else None
+            if lines is not None:
+                source.show(lines, keep_place=False)
+                source.stale, file = False, str(path)
+        if where is not None and file is not None and Path(where[0]) == Path(file):
+            self._select(where[1], None)  # in view once the error pane has taken its rows (on_resize)
         if self.session.shown is not None:  # 78 columns: whole at 80
             self._status("compile failed · last good stages shown (stale) · save a fix, or change it (v)")
         else:
@@ -469,7 +481,8 @@ class ExplorerApp(App):
             finding = result.explained.findings[int(event.option.id)]
             if finding.line is not None:
                 self._select(finding.line, None)
-                self.screen.remove_class("panel") if self.screen.has_class("narrow") else None
+                main = self.default_screen
+                main.remove_class("panel") if main.has_class("narrow") else None
                 self.query_one("#source", CodePane).focus()
 
     def _told(self, ticket: int, step: str) -> None:
@@ -529,9 +542,13 @@ class ExplorerApp(App):
         self.ask(self.session.request)
 
     def action_variant(self) -> None:
-        if self.session.shown is not None:
-            names = tuple(TARGETS)
-            self.push_screen(VariantScreen(self, knobs(self.session.shown, names), self.session.request))
+        shown, request, names = self.session.shown, self.session.request, tuple(TARGETS)
+        if shown is not None:
+            self.push_screen(VariantScreen(self, knobs(shown, names), request))
+        elif self.session.failure is not None:  # nothing compiled yet: the values asked for, to mend
+            listed = self._listing.kernels if self._listing is not None else ()
+            spec = next((k for k in listed if k.name == request.kernel), None)
+            self.push_screen(VariantScreen(self, asked_knobs(request, spec, names), request))
 
     def action_previous_variant(self) -> None:
         previous = self.session.previous
@@ -596,10 +613,11 @@ class ExplorerApp(App):
             self._status(CONTROLS_SAID if result.unread is None else "the control codes come with the SASS")
 
     def action_panel(self) -> None:
-        self.screen.toggle_class("panel")
+        self.default_screen.toggle_class("panel")
 
     def action_findings(self) -> None:
-        self.screen.remove_class("panel") if self.screen.has_class("wide") else self.screen.add_class("panel")
+        main = self.default_screen
+        main.remove_class("panel") if main.has_class("wide") else main.add_class("panel")
         self.query_one("#findings", OptionList).focus()
 
     def action_prompt(self, kind: str) -> None:

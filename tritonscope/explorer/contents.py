@@ -5,6 +5,7 @@ result (results/explore.py) and the views of render/."""
 from __future__ import annotations
 
 from functools import partial
+from pathlib import Path
 
 from ..core.stages import Stage
 from ..render.terminal.dump import resource_rows
@@ -37,6 +38,16 @@ def source(result: ExploreResult, changed: frozenset[int] = frozenset()) -> Cont
         gutter=_cost_gutter(result),
         gutter_width=SOURCE_GUTTER,
     )
+
+
+def file_only(path: Path) -> Content | None:
+    """A kernel file no variant of which has compiled yet (its first compile failed): its lines, so that
+    the error's line can be shown; None where it cannot be read."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return Content(title=path.name, lines=tuple(enumerate(text.splitlines(), start=1)), lexer="python")
 
 
 def _cost_gutter(result: ExploreResult) -> dict[int, tuple[str, int]]:

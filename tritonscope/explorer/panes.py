@@ -229,15 +229,22 @@ class CodePane(ScrollView, can_focus=True):
         numbers = self.content.numbers(python_line) if python_line is not None else ()
         linked = frozenset(n for n in numbers if n in self._rows)
         was, self.linked = self.linked, linked
-        if scroll and linked:
-            rows = sorted(self._rows[n] for n in linked)
-            top, height = int(self.scroll_y), self.scrollable_content_region.height
-            if not any(top <= row < top + height for row in rows):
-                # at once, not after the next refresh (Textual's default): a second call before that
-                # refresh (a result's follow-up redrawing the panes) reads `scroll_y` as it is now
-                self.scroll_to(y=max(rows[0] - height // 3, 0), animate=False, immediate=True)
-                return  # a scroll draws every row
+        if scroll and linked and not self.scrollable_content_region.height:  # not laid out yet
+            self.call_after_refresh(self._linked_into_view)
+        elif scroll and linked and self._linked_into_view():
+            return  # a scroll draws every row
         self._refresh_rows(self._rows[n] for n in was ^ linked if n in self._rows)
+
+    def _linked_into_view(self) -> bool:
+        """Scrolls the first linked line into view where none is; whether it scrolled."""
+        rows = sorted(self._rows[n] for n in self.linked if n in self._rows)
+        top, height = int(self.scroll_y), self.scrollable_content_region.height
+        if not rows or not height or any(top <= row < top + height for row in rows):
+            return False
+        # at once, not after the next refresh (Textual's default): a second call before that
+        # refresh (a result's follow-up redrawing the panes) reads `scroll_y` as it is now
+        self.scroll_to(y=max(rows[0] - height // 3, 0), animate=False, immediate=True)
+        return True
 
     def _refresh_rows(self, rows) -> None:
         """Draws again only the rows given that are on screen (a cursor move changes a few rows of a pane)."""
@@ -312,13 +319,21 @@ class CodePane(ScrollView, can_focus=True):
             return
         was, self.cursor = self.cursor, min(max(row, 0), len(self._numbers) - 1)
         top, height = int(self.scroll_y), self.scrollable_content_region.height
-        if self.cursor < top:
+        if not height:  # not laid out yet (the first screen): scrolled once it is
+            self.call_after_refresh(self.cursor_into_view)
+        elif self.cursor < top:
             self.scroll_to(y=self.cursor, animate=False, immediate=True)
         elif self.cursor >= top + height:
             self.scroll_to(y=self.cursor - height + 1, animate=False, immediate=True)
         else:
             self._refresh_rows((was, self.cursor))
         self.post_message(self.Moved(self, self.content.python_lines(self._numbers[self.cursor])))
+
+    def cursor_into_view(self) -> None:
+        """Scrolls the cursor's line into view (a third down) where it is not in view."""
+        top, height = int(self.scroll_y), self.scrollable_content_region.height
+        if height and not top <= self.cursor < top + height:
+            self.scroll_to(y=max(self.cursor - height // 3, 0), animate=False, immediate=True)
 
     def _nearest(self, number: int) -> int:
         return min(bisect.bisect_left(self._numbers, number), max(len(self._numbers) - 1, 0))
@@ -359,6 +374,10 @@ class CodePane(ScrollView, can_focus=True):
 
     def on_resize(self) -> None:
         self._area, self._drawn = None, {}
+        # a pane that grew or shrank (another pane shown or hidden, the error pane, the terminal)
+        # keeps what it points at in view: the lines linked to the selected Python line, or its cursor
+        if not (self.linked and not self.has_focus and self._linked_into_view()):
+            self.cursor_into_view()
 
     def _width(self) -> int:
         return self._sizes()[0]

@@ -150,12 +150,17 @@ class VariantScreen(ModalScreen):
             knob = self.knobs[index]
             self._set(index, stepped(knob, by > 0))
 
+    @on(OptionList.OptionSelected, "#knobs")
+    def _selected(self) -> None:  # enter, which the list takes before the screen's binding sees it
+        self.action_edit()
+
     def action_edit(self) -> None:
         index = self._current()
         if index is None:
             return
         box = self.query_one("#value", Input)
-        box.value = self.knobs[index].text
+        knob = self.knobs[index]
+        box.value = knob.text if knob.value is not None or knob.what == "triton" else ""
         self.add_class("editing")
         box.focus()
 

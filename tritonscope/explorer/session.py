@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..core.model import OPTION_NAMES, VariantRequest
+from ..core.model import OPTION_NAMES, KernelSpec, ParamKind, VariantRequest
 from ..core.source import local_file
 from ..core.values import TypeName, format_value
 from ..results.explore import CompileFailure, ExploreResult
@@ -94,7 +94,9 @@ class Knob:
 
     @property
     def text(self) -> str:
-        return "running" if self.what == "triton" and self.value is None else format_value(self.value)
+        if self.value is None:
+            return "running" if self.what == "triton" else "(not set: enter sets it)"
+        return format_value(self.value)
 
 
 POINTER_TYPES = tuple(TypeName(t) for t in ("*fp16", "*bf16", "*fp32", "*fp8e4nv", "*i8", "*i32", "*i64"))
@@ -112,6 +114,20 @@ def knobs(result: ExploreResult, target_names: tuple[str, ...]) -> list[Knob]:
     found.append(Knob("target", "target", v.target, target_names))
     if len(result.releases) > 1:
         found.append(Knob("triton", "triton", result.request.triton, (None, *result.releases[1:])))
+    return found
+
+
+def asked_knobs(request: VariantRequest, spec: KernelSpec | None, target_names: tuple[str, ...]) -> list[Knob]:
+    """The values of a variant that has not compiled (its first compile failed: a constexpr with no
+    value, a value Triton rejects): those the request gives, and the kernel's constexprs that have no
+    default where its parameters are known, to be set here."""
+    given = dict(request.constexprs)
+    params = spec.params if spec is not None else ()
+    names = [p.name for p in params if p.kind == ParamKind.CONSTEXPR and not p.has_default]
+    found = [Knob("constexpr", name, given.get(name)) for name in [*names, *(n for n in given if n not in names)]]
+    found += [Knob("arg", name, value) for name, value in request.args]
+    found += [Knob("option", name, getattr(request, name)) for name in ("num_warps", "num_stages")]
+    found.append(Knob("target", "target", request.target, target_names))
     return found
 
 
