@@ -257,6 +257,11 @@ def test_errors_are_answers_and_the_server_keeps_serving(tmp_path):
         assert broken.is_error and "syntax error" in result_text(broken) and "syntax_error.py:" in result_text(broken)
         target = await client.call_tool("dump", {"kernel_file": "sample:matmul", "target": "sm999"})
         assert target.is_error and "sm999" in result_text(target)
+        # the flags a message names are said as the inputs that set them
+        several = result_text(await client.call_tool("dump", {"kernel_file": str(KERNELS / "mixed.py")}))
+        assert several.endswith("Choose one with the kernel input.") and "-k" not in several, several
+        needs = await client.call_tool("dump", {"kernel_file": str(KERNELS / "mixed.py"), "kernel": "scale_kernel"})
+        assert result_text(needs).endswith('(for example: kernel="scale_kernel" constexprs {"BLOCK": ...})')
         crashed = await client.call_tool("dump", {"kernel_file": str(KERNELS / "crashy.py"), "args": {"n": 11}})
         assert crashed.is_error and "the compiler process crashed (SIGSEGV)" in result_text(crashed)
         hung = await client.call_tool("dump", {"kernel_file": hang, "timeout": 8})

@@ -14,6 +14,7 @@ from fault_suite import (
     check_row,
     copy_to,
     every_stage_maps_to,
+    symlink_loop,
 )
 
 # fmt: off
@@ -99,6 +100,9 @@ ROWS = [
         id="27-sweep-gluon-negative-shape", exit=1, says=(r"layouts_basic\.py:\d+", r"power of 2")),
     Row("dump {kernels}/../gluon/hopper.py -k wgmma_tile -c BLOCK_M=64 -c BLOCK_N=64 -c BLOCK_K=64 --target sm80",
         id="27-sweep-gluon-hopper-kernel-on-sm80", exit=1, says=(r"hopper\.py:\d+",)),
+    # Round 4's hostile sweep: a kernel file that is a symlink loop is the user's input, not a bug.
+    Row("dump loop.py --target sm90", id="r4-kernel-file-symlink-loop", setup=(symlink_loop("{work}/loop.py"),),
+        exit=2, says=(r"loop\.py: a symlink loop",)),
 ]
 # fmt: on
 

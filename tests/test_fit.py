@@ -146,10 +146,23 @@ def test_the_command_line_writes_the_pruner_and_refuses_what_does_not_apply(tmp_
     document = json.loads(run.stdout)
     assert document["kernels"][0]["targets"] == ["sm90", "sm86"]
     assert f"wrote {out}" in run.stderr and "FITS = {" in out.read_text()
-    assert "--targets, not --target" in tritonscope("fit", LIMITS, "-t", "sm90", expect=2).stderr
+    assert "    from prune import prune_configs\n" in out.read_text()  # the module as written, by its name
+    both = tritonscope("fit", LIMITS, "-t", "sm90", "--targets", "sm80", expect=2).stderr
+    assert "with --targets (one or several), or one with --target; not both" in both
     assert "unknown target 'sm42'" in tritonscope("fit", LIMITS, "--targets", "sm90,sm42", expect=2).stderr
     assert "--config picks one" in tritonscope("fit", LIMITS, "--config", "1", expect=2).stderr
     assert "fit holds registers" in tritonscope("fit", LIMITS, "--budget", "instructions<=10", expect=2).stderr
+
+
+def test_one_target_and_a_constexpr_without_a_default_given_by_the_grid_alone():
+    mixed = Path(__file__).parent / "kernels" / "mixed.py"
+    run = tritonscope("fit", mixed, "-k", "scale_kernel", "--vary", "BLOCK=64,128", "-t", "sm90", "--json")
+    (kernel,) = json.loads(run.stdout)["kernels"]
+    assert kernel["targets"] == ["sm90"] and kernel["fitting"] == {"sm90": [0, 1]}
+    assert [(c["values"], c["cells"]["sm90"]["verdict"]) for c in kernel["configs"]] == [
+        ({"BLOCK": 64}, FITS),
+        ({"BLOCK": 128}, FITS),
+    ]
 
 
 def test_a_budget_on_spills_and_a_grid_for_a_kernel_without_configs():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import sys
 import textwrap
 
 from conftest import KERNELS
@@ -96,3 +97,20 @@ def test_list_shows_kinds_configs_and_heuristics(cli):
 def test_list_of_a_sample(cli):
     text = cli("list", "sample:matmul_autotune").stdout
     assert text.count("autotune config") == 8 and "stride_am" in text
+
+
+def test_loading_a_kernel_writes_no_bytecode_beside_it_or_its_helpers(tmp_path, monkeypatch):
+    """Python caches each module it imports in a __pycache__ beside it unless told not to
+    (PYTHONDONTWRITEBYTECODE, which an MCP client's environment lacks): reading a kernel leaves the
+    user's folder as it was, whatever the environment."""
+    (tmp_path / "helper_of_kernel.py").write_text("SCALE = 2\n")
+    package = tmp_path / "kernels_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    source = (KERNELS / "mixed.py").read_text()
+    (package / "mod.py").write_text("import helper_of_kernel  # noqa: F401\n" + source)
+    (tmp_path / "lone.py").write_text("import helper_of_kernel  # noqa: F401\n" + source)
+    monkeypatch.setattr("sys.dont_write_bytecode", False)
+    assert len(load_file(str(tmp_path / "lone.py")).kernels) == 4
+    assert len(load_file(str(package / "mod.py")).kernels) == 4  # imported as kernels_pkg.mod
+    assert not list(tmp_path.rglob("__pycache__")) and sys.dont_write_bytecode is False

@@ -6,6 +6,7 @@ agent can act on: the command line's message, its file and line, and what to do.
 from __future__ import annotations
 
 import json
+import re
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -86,6 +87,35 @@ class Answers:
 
 
 def tool_error(exc: TritonscopeError) -> ToolError:
-    """A tritonscope error as the command line says it: the message, then the hint."""
+    """A tritonscope error as the command line says it, the message then the hint, with the flags it
+    names said as the tool's inputs: an agent sets `kernel`, not `-k`."""
     hint = f"\nhint: {exc.hint}" if exc.hint else ""
-    return ToolError(f"error: {exc.message}{hint}")
+    return ToolError(as_inputs(f"error: {exc.message}{hint}"))
+
+
+# The command line's flags and the tool inputs that stand for them (agent/inputs.py). An example
+# command (`tritonscope dump FILE -k NAME -c BLOCK=...`) becomes the inputs it sets.
+_EXAMPLE = re.compile(r"tritonscope \w+ \S+((?: -[kca] \S+)+)")
+_VALUE = re.compile(r"-([ca]) (\w+)=([^\s),]+)")
+_VALUES = {"c": "constexprs", "a": "args"}
+_FLAGS = [
+    (re.compile(r"(?<![\w-])-k NAME\b"), "the kernel input"),
+    (re.compile(r"(?<![\w-])-k (\w+)"), r'kernel="\1"'),
+    (re.compile(r"(?<![\w-])-k\b"), "kernel"),
+    (re.compile(r"(?<![\w-])-t/--target\b|(?<![\w-])--target\b"), "target"),
+    (re.compile(r"(?<![\w-])-w/--num-warps\b|(?<![\w-])--num-warps\b"), "num_warps"),
+    (re.compile(r"(?<![\w-])-s/--num-stages\b|(?<![\w-])--num-stages\b"), "num_stages"),
+    (re.compile(r"(?<![\w-])--num-ctas\b"), "num_ctas"),
+    (re.compile(r"(?<![\w-])--maxnreg\b"), "maxnreg"),
+    (re.compile(r"(?<![\w-])--config\b"), "config"),
+    (re.compile(r"(?<![\w-])--dtype\b"), "dtype"),
+]
+
+
+def as_inputs(text: str) -> str:
+    """`text` with the command line's variant flags named as the tool inputs that set them."""
+    text = _EXAMPLE.sub(lambda m: m.group(1).strip(), text)
+    text = _VALUE.sub(lambda m: f'{_VALUES[m.group(1)]} {{"{m.group(2)}": {m.group(3)}}}', text)
+    for flag, name in _FLAGS:
+        text = flag.sub(name, text)
+    return text

@@ -62,13 +62,16 @@ def fit(
 def plan_file(request: VariantRequest, axes: list[sweep.Axis]) -> Plan:
     """The rows of a kernel file's kernel: its autotune configs times the --vary axes (a grid where it
     has no configs; the variant as given where it has neither)."""
+    from .load import load_file
     from .prepare import from_reference, prepare
 
     request = from_reference(request)
-    prepared = prepare(request)
-    spec = prepared.kernel.spec
+    spec = load_file(request.source).pick(request.kernel).spec
     configs: list[AutotuneConfig | None] = list(spec.autotune_configs) or [None]
     outcomes = sweep.expand(request, axes, spec, configs=bool(spec.autotune_configs), at_least=1)
+    # the first row specialized, for the arguments' types: a constexpr with no default may come
+    # from an axis (--vary BLOCK=...), as in diff
+    prepared = prepare(outcomes[0].request)
     combos = itertools.product(configs, *(a.values for a in axes))
     rows = [_row(config, dict(zip([a.name for a in axes], values, strict=True))) for config, *values in combos]
     specialization = " ".join(f"{k}={format_value(v)}" for k, v in prepared.variant.arguments.items())

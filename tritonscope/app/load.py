@@ -170,6 +170,8 @@ def _execute(path: Path, package: str | None, source: str, simulating: bool) -> 
     # from the folder holding the package; a lone file from its own folder, as when run as a script.
     folder = str(packages.root(path, package))
     sys.path.insert(0, folder)
+    # Reading a kernel writes nothing beside it: no __pycache__ in the user's folder (or a package's)
+    writes_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
     try:
         with time_limit(f"importing {path}"), _exits_reported(path):
             return _import(path, name, package is not None, source, simulating)
@@ -180,6 +182,7 @@ def _execute(path: Path, package: str | None, source: str, simulating: bool) -> 
         raise _import_failure(exc, path) from exc
     finally:
         sys.path.remove(folder)
+        sys.dont_write_bytecode = writes_bytecode
 
 
 def _import(path: Path, name: str, in_package: bool, source: str, simulating: bool) -> tuple[Any, tuple[str, ...]]:

@@ -145,6 +145,8 @@ def _absolute(given: str) -> str:
         return str(path.resolve())
     except (OSError, ValueError):  # a name no file has (a NUL in it): loading it says "no such file"
         return str(path.absolute())
+    except RuntimeError:  # a symlink loop (Python before 3.13 says so with a RuntimeError)
+        raise KernelFileError(f"{given}: a symlink loop (its links lead back to themselves)") from None
 
 
 def _is_module_reference(given: str) -> bool:

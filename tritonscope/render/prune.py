@@ -72,29 +72,28 @@ def _nearest(target):
 
 
 class PruneRenderer:
+    def __init__(self, module: str | None = None):
+        self.module = module  # the name the written file is imported by (--emit-prune's file's stem)
+
     def render(self, result: FitResult) -> str:
         if len(result.kernels) != 1:
             raise UsageError("--emit-prune writes one kernel's pruner: name the kernel with -k")
         k = result.kernels[0]
-        return _header(k, result) + _tables(k) + _FUNCTIONS
+        return _header(k, result, self.module or f"{k.kernel.strip('_')}_fit") + _tables(k) + _FUNCTIONS
 
 
-def _header(k: KernelFit, result: FitResult) -> str:
+def _header(k: KernelFit, result: FitResult, module: str) -> str:
     return (
         f'"""The autotune configs of {k.kernel} that fit each GPU: a pruner for @triton.autotune.\n\n'
         f"Written by tritonscope {__version__} (`tritonscope fit`) from {k.file}, compiled with Triton "
         f"{result.triton_version}\nfor the kernel specialized as: {k.specialization or 'recorded'}\n"
         "The shared memory a config needs depends on that specialization (the element types above all): run\n"
         "fit again when it changes.\n\n"
-        f"    from {_module_hint(k)} import prune_configs\n\n"
+        f"    from {module} import prune_configs\n\n"
         '    @triton.autotune(configs=..., key=[...], prune_configs_by={"early_config_prune": prune_configs})\n'
         '"""\n\n'
         f"KERNEL = {k.kernel!r}\n"
     )
-
-
-def _module_hint(k: KernelFit) -> str:
-    return f"{k.kernel.strip('_')}_fit"
 
 
 def _tables(k: KernelFit) -> str:

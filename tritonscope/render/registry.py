@@ -156,4 +156,9 @@ def render(
 
 
 # The options each non-terminal format takes; a view's options mean nothing to them.
-_OPTIONS: dict[str, tuple[str, ...]] = {"json": ("full",), "html": ("keep_loc",), "plot": ("path",)}
+_OPTIONS: dict[str, tuple[str, ...]] = {
+    "json": ("full",),
+    "html": ("keep_loc",),
+    "plot": ("path",),
+    "script": ("module",),
+}

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -79,13 +80,21 @@ def fit(
     from ...app.fit import DEFAULT_TARGETS
     from .. import argtypes
 
+    if request.target != "auto":  # one target, as every command names it: the matrix's one column
+        if targets:
+            raise UsageError("give the targets with --targets (one or several), or one with --target; not both")
+        targets, request = request.target, replace(request, target="auto")
     chosen = argtypes.target_list(targets) if targets else DEFAULT_TARGETS
     _refuse(request, vary, emit_prune)
     budgets = argtypes.budgets(budget)
     workers = worker_count(jobs)[0]
     with progress(f"compiling for {len(chosen)} targets"):
         result = _matrix(request, chosen, vary, budgets, workers, argtypes.timeout(timeout))
-    files = (File(emit_prune, "script", "--emit-prune", (request.file,)),) if emit_prune is not None else ()
+    files = (
+        (File(emit_prune, "script", "--emit-prune", (request.file,), {"module": emit_prune.stem}),)
+        if emit_prune is not None
+        else ()
+    )
     return Output(result, files=files)
 
 
@@ -102,8 +111,6 @@ def _matrix(request: VariantRequest, targets, vary, budgets, workers: int, timeo
 
 
 def _refuse(request: VariantRequest, vary, emit_prune: Path | None) -> None:
-    if request.target != "auto":
-        raise UsageError("fit compiles for every target of --targets: give --targets, not --target")
     if request.config is not None:
         raise UsageError("fit compiles every autotune config: --config picks one (see `tritonscope dump`)")
     if any(name.partition("=")[0].strip() in ("target", "triton") for name in vary or ()):
