@@ -261,7 +261,7 @@ def test_errors_are_answers_and_the_server_keeps_serving(tmp_path):
         several = result_text(await client.call_tool("dump", {"kernel_file": str(KERNELS / "mixed.py")}))
         assert several.endswith("Choose one with the kernel input.") and "-k" not in several, several
         needs = await client.call_tool("dump", {"kernel_file": str(KERNELS / "mixed.py"), "kernel": "scale_kernel"})
-        assert result_text(needs).endswith('(for example: kernel="scale_kernel" constexprs {"BLOCK": ...})')
+        assert result_text(needs).endswith('(give it: constexprs {"BLOCK": ...})')
         crashed = await client.call_tool("dump", {"kernel_file": str(KERNELS / "crashy.py"), "args": {"n": 11}})
         assert crashed.is_error and "the compiler process crashed (SIGSEGV)" in result_text(crashed)
         hung = await client.call_tool("dump", {"kernel_file": hang, "timeout": 8})

@@ -122,7 +122,7 @@ def test_failed_compile_writes_nothing(cli, tmp_path):
         ([BAD, "-k", "nope"], 2, "no kernel named 'nope' in bad.py. Kernels: arange_not_power_of_two, dot_shapes"),
         ([BAD, "-k", "needs_block", "-c", "NOPE=1"], 2, "has no constexpr 'NOPE'. Constexprs: BLOCK"),
         ([BAD, "-k", "needs_block", "-a", "NOPE=1"], 2, "has no argument 'NOPE'. Arguments: x_ptr, n"),
-        ([BAD, "-k", "needs_block"], 2, "needs a value for constexpr BLOCK"),
+        ([BAD, "-k", "needs_block"], 2, "needs a value for constexpr BLOCK\nhint: give it: -c BLOCK=..."),
         ([BAD, "-k", "needs_block", "-c", "BLOCK"], 2, "-c/--constexpr expects NAME=VALUE, got 'BLOCK'"),
         (
             [BAD, "-k", "needs_block", "-c", "BLOCK=64", "-t", "sm42"],
@@ -132,7 +132,8 @@ def test_failed_compile_writes_nothing(cli, tmp_path):
         (
             [BAD, "-k", "needs_block", "-c", "BLOCK=64", "-t", "gfx942", "--stage", "sass"],
             2,
-            "stage 'sass' is not produced for gfx942",
+            "stage 'sass' is not produced for gfx942. Stages: source, ttir (@triton.jit kernels), "
+            "glir (@gluon.jit kernels), ttgir, llir, amdgcn",
         ),
         ([BAD, "-k", "needs_block", "-c", "BLOCK=64", "-w", "3"], 2, "num_warps must be a power of 2"),
         (

@@ -104,6 +104,13 @@ ROWS = [
           **{where: (r"ptxas(-blackwell)? fatal : \(C7602\) Insufficient registers \(24\)", r"matmul_kernel")})
       for cmd, where in (("explain", "says"), ("dump", "says"), ("check --budget spills=0", "shows"),
                          ("diff --vary num_warps=4,8 --stage ptx", "shows"))],
+    # Round 4's hostile sweep: nonsense values refused before any compile, as --target's are.
+    Row("diff sample:double --vary target=sm90,bogus --stage ttir", id="r4-diff-vary-unknown-target", exit=2,
+        says=(r"unknown target 'bogus'",), forbid=(r"\[0\]",)),
+    Row("dump sample:double --target sm90 -s -1", id="r4-negative-num-stages", exit=2,
+        says=(r"num_stages is 0 or more",)),
+    Row("dump sample:double --target sm90 --maxnreg 0", id="r4-maxnreg-zero", exit=2, says=(r"--maxnreg 0",)),
+    Row("fit sample:double --targets ''", id="r4-fit-empty-targets", exit=2, says=(r"--targets is empty",)),
 ]
 # fmt: on
 

@@ -128,8 +128,11 @@ def test_compare_aligns_stages_by_python_line(cli):
     block = out[out.index("line 21: x = tl.load(x_ptr + offsets, mask=mask)") : out.index("line 22:")]
     assert "tt.load" in block and "LDG.E.128" in block and "tt.store" not in block
     assert "--wrap folds them" in out
-    one = cli("compare", "sample:vector_add", "-t", "sm90", "--stages", "ttgir,ptx", "--line", "23").stdout
+    one = cli("compare", "sample:vector_add", "-t", "sm90", "--stage", "ttgir,ptx", "--line", "23").stdout
     assert "arith.addf" in one and "add.f32" in one and "line 21" not in one
+    # --stage and --stages are one flag in every command that takes it
+    dumped = cli("dump", "sample:vector_add", "-t", "sm90", "--stages", "ptx", "--line", "23").stdout
+    assert "add.f32" in dumped and "arith.addf" not in dumped
 
 
 @pytest.mark.parametrize(

@@ -49,7 +49,7 @@ def test_kernel_text_is_escaped():
 
 def test_stage_choice_and_bad_output(cli, tmp_path):
     out = tmp_path / "r.html"
-    cli("report", "sample:vector_add", "-t", "gfx942", "--stage", "amdgcn", "-o", out)
+    cli("report", "sample:vector_add", "-t", "gfx942", "--stages", "amdgcn", "--html", out)  # diff's, passes' names
     page = out.read_text()
     assert 'class="column hidden" id="column-ttgir"' in page and 'class="column" id="column-amdgcn"' in page
     assert (

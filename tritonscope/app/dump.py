@@ -39,7 +39,7 @@ def compare(request: VariantRequest, stages: tuple[Stage, ...] | None, lines: tu
     target = requested_target(request)[0]
     stages = stages or (Stage.SOURCE, Stage.TTGIR, target.vendor.machine_code)
     if not 2 <= len(stages) <= 3:
-        raise UsageError(f"compare shows 2 or 3 stages; --stages names {len(stages)}")
+        raise UsageError(f"compare shows 2 or 3 stages; --stage names {len(stages)}")
     shown = dump(request, stages, lines)
     return CompareResult(shown.compilation, shown.stages, shown.source_lines)
 
@@ -48,10 +48,17 @@ def check_stages(stages: tuple[Stage, ...], target: Target) -> None:
     """Every named stage is one the target produces for some kernel (the kernel's language is checked
     once it is loaded: _check_produced)."""
     available = target.vendor.stages
-    names = ", ".join(s.value for s in available)
+    names = ", ".join(_with_language(s) for s in available)
     for stage in stages:
         if stage not in available:
             raise UsageError(f"stage '{stage.value}' is not produced for {target.name}. Stages: {names}")
+
+
+def _with_language(stage: Stage) -> str:
+    """A stage's name, with the language that alone has it: `ttir (@triton.jit kernels)`."""
+    lacking = [language for language, missing in NOT_PRODUCED.items() if stage.value in missing]
+    having = [language for language in NOT_PRODUCED if language not in lacking]
+    return f"{stage.value} ({having[0].decorator} kernels)" if lacking and len(having) == 1 else stage.value
 
 
 def _check_produced(stages: tuple[Stage, ...], compilation, produced: tuple[Stage, ...]) -> None:

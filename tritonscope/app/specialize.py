@@ -256,7 +256,7 @@ def _check_complete(spec: KernelSpec, constexprs: dict, request: VariantRequest)
         example = " ".join(f"-c {name}=..." for name in missing)
         raise UsageError(
             f"kernel {spec.name} needs a value for constexpr {', '.join(missing)}",
-            hint=f"for example: tritonscope dump {request.file} -k {spec.name} {example}",
+            hint=f"give {'them' if len(missing) > 1 else 'it'}: {example}",  # every command's flag
         )
 
 
@@ -267,6 +267,11 @@ def _check_options(options: dict[str, int], target: Target) -> dict[str, int]:
         if value is not None and (value < 1 or value & (value - 1)):
             flag = "-w/--num-warps" if name == "num_warps" else "--num-ctas"
             raise UsageError(f"{flag} {value}: {name} must be a power of 2 (1, 2, 4, 8, ...)")
+    stages, maxnreg = options.get("num_stages"), options.get("maxnreg")
+    if stages is not None and stages < 0:
+        raise UsageError(f"-s/--num-stages {stages}: num_stages is 0 or more (1: no software pipelining)")
+    if maxnreg is not None and maxnreg < 1:
+        raise UsageError(f"--maxnreg {maxnreg}: a register cap per thread is 1 or more")
     ctas = options.get("num_ctas", 1)
     if ctas > 1 and (target.backend != "cuda" or int(target.arch) < 90):
         raise UsageError(f"--num-ctas {ctas}: CTA clusters need sm90 or newer; {target.name} runs num_ctas=1")

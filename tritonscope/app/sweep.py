@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..core import targets
 from ..core.errors import UsageError
 from ..core.model import OPTION_NAMES, KernelSpec, ParamKind, VariantRequest
 from ..core.values import format_value
@@ -55,8 +56,8 @@ def expand(base: VariantRequest, axes: list[Axis], spec: KernelSpec, configs: bo
 
 
 def _with(request: VariantRequest, name: str, value: Any, kinds: dict[str, ParamKind]) -> VariantRequest:
-    if name == "target":
-        return replace(request, target=str(value))
+    if name == "target":  # an unknown one refused before any compile, as --target is
+        return replace(request, target=targets.parse_name(str(value)))
     if name == "triton":
         return replace(request, triton=releases.checked(value))
     if name in AXIS_OPTIONS:

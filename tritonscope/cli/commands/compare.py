@@ -17,6 +17,7 @@ def compare(
     stages: Annotated[
         str | None,
         typer.Option(
+            "--stage",
             "--stages",
             metavar="LIST",
             help="Two or three stages, comma-separated (default source,ttgir,sass; amdgcn on AMD).",
@@ -33,14 +34,14 @@ def compare(
 
     Examples:
 
-      tritonscope compare sample:matmul --stages source,ttgir,ptx
+      tritonscope compare sample:matmul --stage source,ttgir,ptx
 
-      tritonscope compare my.py -k kern --stages ttgir,sass --line 42
+      tritonscope compare my.py -k kern --stage ttgir,sass --line 42
     """
     from ...app.dump import compare as run_compare
     from .. import argtypes
 
-    chosen = argtypes.stages(stages, "--stages")
+    chosen = argtypes.stages(stages, "--stage")
     with progress(f"compiling {request.file}"):
         result = run_compare(request, chosen, argtypes.line_range(line, lines))
     _notices(result.compilation)

@@ -57,7 +57,10 @@ def diff(
     stage: Annotated[
         str | None,
         typer.Option(
-            "--stage", metavar="LIST", help="Stages to diff, comma-separated (default ttgir,sass; amdgcn on AMD)."
+            "--stage",
+            "--stages",
+            metavar="LIST",
+            help="Stages to diff, comma-separated (default ttgir,sass; amdgcn on AMD).",
         ),
     ] = None,
     against: Annotated[

@@ -13,6 +13,7 @@ StageOpt = Annotated[
     str | None,
     typer.Option(
         "--stage",
+        "--stages",
         metavar="LIST",
         help="Stages to show, comma-separated: source, ttir, ttgir, llir, ptx, sass (NVIDIA) / amdgcn (AMD). "
         "A @gluon.jit kernel has no ttir; from Triton 3.9 it has glir (its own IR) before ttgir. Default: all.",

@@ -81,10 +81,10 @@ def fit(
     from .. import argtypes
 
     if request.target != "auto":  # one target, as every command names it: the matrix's one column
-        if targets:
+        if targets is not None:
             raise UsageError("give the targets with --targets (one or several), or one with --target; not both")
         targets, request = request.target, replace(request, target="auto")
-    chosen = argtypes.target_list(targets) if targets else DEFAULT_TARGETS
+    chosen = argtypes.target_list(targets) if targets is not None else DEFAULT_TARGETS
     _refuse(request, vary, emit_prune)
     budgets = argtypes.budgets(budget)
     workers = worker_count(jobs)[0]

@@ -15,11 +15,23 @@ from .dump import _notices
 @variant_flags
 def report(
     request,
-    out: Annotated[Path, typer.Option("--out", "-o", metavar="FILE.html", help="Where to write the report.")],
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            "-o",
+            "--html",
+            metavar="FILE.html",
+            help="Where to write the report (--html FILE as in diff and passes).",
+        ),
+    ],
     stage: Annotated[
         str | None,
         typer.Option(
-            "--stage", metavar="LIST", help="Stages shown at first (the page can show the others). Default: all."
+            "--stage",
+            "--stages",
+            metavar="LIST",
+            help="Stages shown at first (the page can show the others). Default: all.",
         ),
     ] = None,
     keep_loc: KeepLocOpt = False,
