@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import json
+import signal
+import subprocess
 import sys
 import textwrap
 
@@ -114,3 +116,29 @@ def test_loading_a_kernel_writes_no_bytecode_beside_it_or_its_helpers(tmp_path, 
     assert len(load_file(str(tmp_path / "lone.py")).kernels) == 4
     assert len(load_file(str(package / "mod.py")).kernels) == 4  # imported as kernels_pkg.mod
     assert not list(tmp_path.rglob("__pycache__")) and sys.dont_write_bytecode is False
+
+
+def test_a_file_that_ignores_signals_at_import_leaves_them_as_they_were():
+    before = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    loaded = load_file(str(KERNELS / "faults" / "ignores_signals.py"))
+    assert [k.spec.name for k in loaded.kernels] == ["fill"]
+    assert (
+        {signum: signal.getsignal(signum) for signum in before}
+        == before
+        != {
+            signal.SIGINT: signal.SIG_IGN,
+            signal.SIGTERM: signal.SIG_IGN,
+        }
+    )
+
+
+def test_a_file_that_crashes_the_interpreter_at_import_is_named_with_its_line():
+    crashing = KERNELS / "faults" / "crashes_at_import.py"
+    done = subprocess.run(
+        [sys.executable, "-m", "tritonscope", "dump", str(crashing), "--target", "sm90"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == -signal.SIGSEGV
+    assert "Segmentation fault" in done.stderr and f'File "{crashing}", line 6 in <module>' in done.stderr

@@ -9,14 +9,17 @@ from __future__ import annotations
 import ast
 import contextlib
 import dataclasses
+import faulthandler
 import functools
 import importlib
 import importlib.util
 import inspect
 import os
 import re
+import signal
 import sys
 import textwrap
+import threading
 import traceback
 from dataclasses import dataclass
 from itertools import count
@@ -173,7 +176,7 @@ def _execute(path: Path, package: str | None, source: str, simulating: bool) -> 
     # Reading a kernel writes nothing beside it: no __pycache__ in the user's folder (or a package's)
     writes_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
     try:
-        with time_limit(f"importing {path}"), _exits_reported(path):
+        with time_limit(f"importing {path}"), _exits_reported(path), _process_kept():
             return _import(path, name, package is not None, source, simulating)
     except BaseException as exc:  # noqa: BLE001 - foreign code can raise anything, even SystemExit
         sys.modules.pop(name, None)
@@ -273,6 +276,30 @@ def _exits_reported(path: Path):
         yield
     finally:
         os._exit, os.abort = original_exit, original_abort
+
+
+_STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def _process_kept():
+    """What a kernel file's import may do to this process, undone or said: a crash (a segfault in
+    a C extension it calls) prints where the file was (faulthandler: Python's own stack, the file's
+    line in it) rather than ending tritonscope without a word; the signal handlers it sets (SIGINT
+    ignored) are put back, so that Ctrl-C and SIGTERM still stop tritonscope after it."""
+    main = threading.current_thread() is threading.main_thread()
+    handlers = {signum: signal.getsignal(signum) for signum in _STOPPING} if main else {}
+    tracing = faulthandler.is_enabled()
+    with contextlib.suppress(OSError, ValueError, AttributeError, RuntimeError, TypeError):  # no descriptor 2
+        faulthandler.enable(file=sys.__stderr__)
+    try:
+        yield
+    finally:
+        if not tracing:
+            faulthandler.disable()
+        for signum, handler in handlers.items():
+            if handler is not None and signal.getsignal(signum) is not handler:
+                signal.signal(signum, handler)
 
 
 def _find_kernels(module: Any, path: Path) -> list[LoadedKernel]:
