@@ -103,6 +103,9 @@ ROWS = [
     # Round 4's hostile sweep: a kernel file that is a symlink loop is the user's input, not a bug.
     Row("dump loop.py --target sm90", id="r4-kernel-file-symlink-loop", setup=(symlink_loop("{work}/loop.py"),),
         exit=2, says=(r"loop\.py: a symlink loop",)),
+    *[Row(f"dump 'line\nbreak.py' --target {target} --stage ttir", id=f"r4-path-with-a-line-break-{target}",
+          setup=(copy_to("line\nbreak.py"),), exit=2, says=(r"path has a line break", r"rename"))
+      for target in ("sm90", "gfx942")],
 ]
 # fmt: on
 

@@ -22,7 +22,7 @@ from triton.backends.compiler import GPUTarget
 from triton.compiler import CompilationError, make_backend
 
 from ..core import fileio, progress, schemas
-from ..core.errors import CompileError, UsageError
+from ..core.errors import CompileError, KernelFileError, UsageError
 from ..core.model import Artifacts, Variant
 from ..core.targets import Target
 from ..core.values import LayoutName, TypeName
@@ -153,6 +153,11 @@ def _run_triton(kernel, variant: Variant, target: Target):
         raise CompileError(
             f"{kernel.spec.file}:{kernel.spec.line}: the kernel's name {kernel.spec.name} is not ASCII, and Triton "
             f"writes it into the PTX, which must be ASCII: rename the kernel"
+        )
+    if any(c in kernel.spec.file for c in "\n\r"):  # ptxas and ld.lld fail on it, each in its own words
+        raise KernelFileError(
+            f"{kernel.spec.file!r}: the kernel file's path has a line break, which the assembler cannot "
+            f"read in the debug information Triton writes (its file name): rename the file or its folder"
         )
     source, backend = _source(kernel, variant, target)
     printed = io.StringIO()
