@@ -150,10 +150,11 @@ def _absolute(given: str) -> str:
 
 
 def _is_module_reference(given: str) -> bool:
-    """`pkg.mod` or `pkg.mod:kernel`: a dotted name that is not a path to an existing file."""
+    """`pkg.mod`, `pkg.mod:kernel` or `mod:kernel` (a top-level module names its kernel, else it is
+    a file's name): a dotted name that is not a path to an existing file."""
     module, _, kernel = given.partition(":")
     dotted = bool(_DOTTED.fullmatch(module)) and (not kernel or kernel.isidentifier())
-    return dotted and "." in module and not Path(given).exists() and not module.endswith(".py")
+    return dotted and ("." in module or bool(kernel)) and not Path(given).exists() and not module.endswith(".py")
 
 
 def file_of(module: str) -> Path:
@@ -162,8 +163,11 @@ def file_of(module: str) -> Path:
     it in its package's folders, through namespace folders (no `__init__.py`, PEP 420) too. The
     working folder is searched last, as `python -m` would search it first."""
     top, *below = module.split(".")
-    locations: list[str] | None = _top_locations(top)
+    spec = _top_spec(top)
+    locations: list[str] | None = list(spec.submodule_search_locations or []) if spec is not None else []
     found: Path | None = None
+    if not below and spec is not None and spec.origin and spec.origin.endswith(".py"):
+        found = Path(spec.origin)  # a top-level module (`my_kernels:add_kernel`) or package
     for depth, name in enumerate(below):
         found, locations = _below(locations or [], name)
         if locations is None and depth < len(below) - 1:
@@ -178,17 +182,17 @@ def file_of(module: str) -> Path:
     )
 
 
-def _top_locations(top: str) -> list[str]:
-    """The folders a top-level package is made of: nothing of it is imported (its __init__ runs only
-    when the kernel is loaded)."""
+def _top_spec(top: str) -> importlib.machinery.ModuleSpec | None:
+    """Where a top-level module or package is (its folders, for a package): nothing of it is imported
+    (its code runs only when the kernel is loaded). On Python's path first, then in the working folder."""
     importlib.invalidate_caches()  # a folder made since the last search (a test's) is seen
     try:
         spec = importlib.util.find_spec(top)
     except (ImportError, ValueError):
         spec = None
-    if spec is None or spec.submodule_search_locations is None:
-        spec = importlib.machinery.PathFinder.find_spec(top, [os.getcwd()])
-    return list(spec.submodule_search_locations or []) if spec is not None else []
+    if spec is None or (spec.submodule_search_locations is None and not (spec.origin or "").endswith(".py")):
+        spec = importlib.machinery.PathFinder.find_spec(top, [os.getcwd()]) or spec
+    return spec
 
 
 def _below(locations: list[str], name: str) -> tuple[Path | None, list[str] | None]:
