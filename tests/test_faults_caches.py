@@ -68,6 +68,8 @@ ROWS = [
         env={"TRITON_CACHE_DIR": "{work}/ro"}, exit=2, says=(r"/ro\b", r"TRITON_CACHE_DIR")),
     Row("dump sample:double --target sm90", id="14-home-read-only", setup=(folder("{home}", 0o555),),
         env={"TRITON_CACHE_DIR": None}, exit=2, says=(r"/home\b", r"TRITON_CACHE_DIR|\bHOME\b")),
+    Row("dump sample:double --target sm90", id="r4-triton-cache-dir-set-empty", env={"TRITON_CACHE_DIR": ""},
+        exit=2, says=(r"TRITON_CACHE_DIR=''", r"writable folder, or unset it")),
     # A damaged entry is moved aside and the kernel compiled afresh, said in one line (issue 27, item 8).
     Row("dump sample:double --target sm90 --json", id="14-triton-metadata-corrupt", setup=(truncated_metadata,),
         json=True, check=same_sass, says=(r"(?i)damaged", r"(?i)compiled again"),

@@ -111,6 +111,8 @@ ROWS = [
         says=(r"num_stages is 0 or more",)),
     Row("dump sample:double --target sm90 --maxnreg 0", id="r4-maxnreg-zero", exit=2, says=(r"--maxnreg 0",)),
     Row("fit sample:double --targets ''", id="r4-fit-empty-targets", exit=2, says=(r"--targets is empty",)),
+    Row("dump sample:vector_add --target sm90 -c 'BLOCK_SIZE=1<<10'", id="r4-constexpr-expression-read-as-string",
+        exit=1, says=(r"vector_add\.py:\d+", r"BLOCK_SIZE='1<<10' was read as a string")),
     Row("reproduce k.py", id="r4-reproduce-a-file-not-a-compiled-kernel", exit=2,
         says=(r"k\.py: expected DIR/:KERNEL", r"cache list DIR")),
 ]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import re
 from pathlib import Path
 
@@ -23,6 +24,11 @@ def mapped(exc: Exception, kernel, target: Target) -> TritonscopeError:
         return frontend_error(exc, kernel)
     if isinstance(exc, OSError):  # Triton's cache folder: the machine's problem, not the kernel's
         return cache_folder_problem(exc)
+    if "Could not create or locate cache dir" in str(exc):  # TRITON_CACHE_DIR set empty, say
+        return UsageError(
+            f"Triton has no cache folder to write (TRITON_CACHE_DIR={os.environ.get('TRITON_CACHE_DIR', '')!r})",
+            hint="set TRITON_CACHE_DIR to a writable folder, or unset it (the default is ~/.triton/cache)",
+        )
     if isinstance(exc, json.JSONDecodeError):
         return corrupt_cache_file(exc.msg)
     if "non-ASCII" in str(exc) and not kernel.spec.file.isascii() and not has_stages_hook():
