@@ -7,6 +7,7 @@ import re
 
 from conftest import compiled
 
+from tritonscope.core.errors import TritonscopeError
 from tritonscope.triton_api import cubins
 from tritonscope.triton_api.tools import _nvidia_tool, _run_on_binary, disassemble_code
 
@@ -62,3 +63,16 @@ def test_a_sweeps_finish_gives_what_a_whole_compile_gives():
         n for n, code in enumerate(undone.spec.source.splitlines(), undone.spec.first_line) if "tl.dot" in code
     )
     assert any((undone.spec.file, dot_line) in sources for sources in finished.line_map[Stage.TTGIR].values())
+
+
+def test_a_damaged_binary_is_said_so_not_by_the_name_of_a_copy_gone_since():
+    """cuobjdump reads a copy in a temporary folder: its words name that copy, which is gone by the time
+    they are read; they name the binary, and the hint what to do."""
+    binary = compiled("sample:vector_add", "sm90").binary[:100]  # a capture's cubin cut short
+    try:
+        _run_on_binary(_nvidia_tool("cuobjdump"), ["--dump-resource-usage"], binary)
+    except TritonscopeError as exc:
+        assert exc.message.startswith("cuobjdump failed (exit ") and "kernel.cubin" not in exc.message
+        assert "the binary" in exc.message and exc.hint.startswith("the binary is damaged or cut short (100 bytes)")
+    else:
+        raise AssertionError("cuobjdump read a cubin cut to 100 bytes")

@@ -297,6 +297,10 @@ def _run_on_binary(tool: str, flags: list[str], binary: bytes) -> str:
         path = Path(tmp) / "kernel.cubin"
         path.write_bytes(binary)
         result = subprocess.run([tool, *flags, str(path)], capture_output=True, text=True, errors="replace")
-    if result.returncode != 0:
-        raise TritonscopeError(f"{Path(tool).name} failed (exit {result.returncode}): {result.stderr.strip()}")
+    if result.returncode != 0:  # its words name the copy, gone now: the binary it was given
+        said = result.stderr.strip().replace(f"File '{path}'", "the binary").replace(str(path), "the binary")
+        raise TritonscopeError(
+            f"{Path(tool).name} failed (exit {result.returncode}): {said}",
+            hint=f"the binary is damaged or cut short ({len(binary):,} bytes): compile it again, or capture again",
+        )
     return result.stdout
