@@ -23,6 +23,8 @@ from tritonscope.cli.argtypes import budgets, check_dtype
 from tritonscope.core.model import VariantRequest
 from tritonscope.core.targets import TARGETS
 from tritonscope.render.registry import render
+from tritonscope.render.terminal.fit import _cell_line
+from tritonscope.results.fit import Cell
 
 LIMITS = Path(__file__).parent / "kernels" / "fit_limits.py"
 H100 = 232448  # 227 KiB: cudaDevAttrMaxSharedMemoryPerBlockOptin of an H100
@@ -121,6 +123,15 @@ def test_the_matrix_reads_at_80_columns_and_says_why(limits):
     assert document["kind"] == "fit" and document["kernels"][0]["fitting"]["sm90"] == [0, 1, 4, 5, 6]
     cell = document["kernels"][0]["configs"][2]["cells"]["sm90"]
     assert cell["verdict"] == NO_FIT and cell["figures"]["shared"] == H100 + 2048 and len(cell["buffers"]) == 3
+
+
+def test_a_cell_keeps_its_units_when_its_figures_are_wide():
+    """512 registers and 448 spills (gfx942, a block of 65,536 fp32 with 4 warps) fill the column: the space goes,
+    not the spills' unit."""
+    wide = Cell(FITS, "", {"registers": 512, "spills": 448, "shared": 16, "occupancy": 12.5})
+    usual = Cell(FITS, "", {"registers": 128, "spills": 16, "shared": 2048, "occupancy": 25.0})
+    assert [_cell_line(wide, line) for line in range(3)] == ["fits", "512r448s", "16B 12%"]
+    assert [_cell_line(usual, line) for line in range(3)] == ["fits", "128r 16s", "2K 25%"]
 
 
 def test_the_written_pruner_keeps_exactly_the_configs_that_fit_each_target(limits, tmp_path):

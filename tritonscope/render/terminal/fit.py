@@ -63,8 +63,9 @@ def _cell_line(cell: Cell, line: int) -> str:
         return _SHORT.get(cell.limit or "", "NO budg") if cell.verdict == NO_FIT else _WORD[cell.verdict]
     if not f:
         return ""
-    if line == 1:
-        return f"{f['registers']}r {_count(f['spills'])}s"
+    if line == 1:  # `128r 16s`, or `512r448s` where the space would push the unit out of the column
+        spaced = f"{f['registers']}r {_count(f['spills'])}s"
+        return spaced if len(spaced) < _CELL else spaced.replace(" ", "")
     shared = f"{f['shared'] / 1024:.0f}K" if f["shared"] >= 1024 else f"{f['shared']}B"
     return shared + ("!" if cell.limit == "shared memory" else f" {f['occupancy']:.0f}%")
 
