@@ -155,9 +155,14 @@ def test_c_shows_and_hides_the_control_codes_beside_the_sass_at_80_columns(warm)
             await pilot.press("c")
             assert not app.controls_shown
             assert not any(result.controls[n] in sass.row_text(sass._rows[n]) for n in copies)
-            await pilot.press("question_mark")
-            keys = app.screen.query_one("#keys").render().plain
-            assert "control codes beside each instruction (dump --control)" in keys
+            await pilot.press("question_mark")  # at 80x24: the box whole, each meaning wrapped beside its keys
+            box, keys = app.screen.query_one("#help"), app.screen.query_one("#keys").render().plain
+            assert "control codes beside each instruction (dump --control)" in " ".join(keys.split())
+            assert box.region.right <= 80 and box.region.bottom <= 24 and box.has_focus
+            assert max(len(line) for line in keys.splitlines()) <= 77
+            await pilot.press("end")  # taller than the screen: it scrolls to the last key
+            assert box.scroll_y == box.max_scroll_y > 0
+            assert all(line[:24].isspace() or line[:1] != " " for line in keys.splitlines() if line.strip())
 
     asyncio.run(scenario())
 

@@ -3,6 +3,7 @@ kernels), the variant editor (`v`) and the pass pipeline (`p`)."""
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -11,7 +12,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
@@ -48,7 +49,13 @@ KEYS = [
 
 class HelpScreen(ModalScreen):
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "close")]
-    DEFAULT_CSS = "HelpScreen { align: center middle; } #keys { width: 80; height: auto; border: round $accent; }"
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    #help { width: 100%; max-width: 80; height: auto; max-height: 100%; border: round $accent; }
+    #keys { height: auto; }
+    """
+    AUTO_FOCUS = "#help"  # taller than a 24-row terminal: ↑ ↓ scroll it
+    KEYS_WIDTH = 24  # the keys' column; the meanings wrap beside it, in a box 80 columns wide at most
 
     def __init__(self, app: Any):
         super().__init__()
@@ -57,13 +64,19 @@ class HelpScreen(ModalScreen):
     def compose(self) -> ComposeResult:
         text = Text()
         for keys, meaning in KEYS:
-            text.append(f"{keys:<26}", "bold")
-            text.append(f"{meaning}\n")
-        text.append(
-            "\nA cursor on any line selects its Python line; every other pane highlights what came from it.", "dim"
+            text.append(f"{keys:<{self.KEYS_WIDTH}}", "bold")
+            lines = textwrap.wrap(meaning, 77 - self.KEYS_WIDTH)  # 80 less the border and the scrollbar
+            text.append("\n".join([lines[0], *(" " * self.KEYS_WIDTH + line for line in lines[1:])]) + "\n")
+        notes = (
+            "A cursor on any line selects its Python line; every other pane highlights what came from it. "
+            "Saving the kernel file recompiles it. The status line names the step compiling."
         )
-        text.append("\nSaving the kernel file recompiles it. The status line names the step compiling.", "dim")
-        yield Static(text, id="keys")
+        text.append("\n" + "\n".join(textwrap.wrap(notes, 77)), "dim")
+        with VerticalScroll(id="help"):
+            yield Static(text, id="keys")
+
+    def on_mount(self) -> None:
+        self.query_one("#help").border_title = "keys: ↑ ↓ scroll, esc closes"
 
 
 class KernelListScreen(ModalScreen[VariantRequest | None]):
