@@ -376,7 +376,9 @@ class CodePane(ScrollView, can_focus=True):
         self._area, self._drawn = None, {}
         # a pane that grew or shrank (another pane shown or hidden, the error pane, the terminal)
         # keeps what it points at in view: the lines linked to the selected Python line, or its cursor
-        if not (self.linked and not self.has_focus and self._linked_into_view()):
+        if self.linked and not self.has_focus:
+            self._linked_into_view()
+        else:
             self.cursor_into_view()
 
     def _width(self) -> int:
