@@ -120,7 +120,8 @@ ROWS = [
     Row("check sample:double --target sm90 --baseline base.json", id="27-20-baseline-deep-nesting",
         setup=(baseline(DEEP),), exit=2, says=(r"base\.json", r"(?i)nested")),
     Row("check sample:double --target sm90 --baseline base.json", id="27-19-baseline-is-a-pipe", timeout=30,
-        setup=(fifo("{work}/base.json"),), exit=2, says=(r"base\.json", r"(?i)pipe")),
+        setup=(fifo("{work}/base.json"),), exit=2, says=(r"base\.json: .*: a named pipe, not a regular file",),
+        forbid=(r"Errno",)),
     # 8. A damaged Triton cache entry: compiled around, said once.
     Row("dump sample:double --target sm90 --json", id="27-8-cubin-cut-short", json=True, check=same_sass,
         setup=(lambda env: double_entry(env, "cubin").write_bytes(double_entry(env, "cubin").read_bytes()[:2000]),),

@@ -113,6 +113,8 @@ ROWS = [
     Row("fit sample:double --targets ''", id="r4-fit-empty-targets", exit=2, says=(r"--targets is empty",)),
     Row("dump sample:vector_add --target sm90 -c 'BLOCK_SIZE=1<<10'", id="r4-constexpr-expression-read-as-string",
         exit=1, says=(r"vector_add\.py:\d+", r"BLOCK_SIZE='1<<10' was read as a string")),
+    *[Row(f"{cmd} ''", id=f"r4-empty-file-argument-{cmd}", exit=2, says=(r"FILE is empty \(an unset variable",))
+      for cmd in ("dump", "list")],
     Row("reproduce k.py", id="r4-reproduce-a-file-not-a-compiled-kernel", exit=2,
         says=(r"k\.py: expected DIR/:KERNEL", r"cache list DIR")),
 ]

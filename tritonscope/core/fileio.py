@@ -55,6 +55,9 @@ class NotRegularFile(OSError):
     """A path tritonscope would read that is a pipe, device, socket or folder: reading it could block
     forever or never end, so it is refused (an OSError, so every reader's `cannot read` covers it)."""
 
+    def __str__(self) -> str:  # what it is, as `cannot read PATH: ...` says it (no `[Errno 0]`)
+        return str(self.strerror)
+
 
 def _kind(mode: int) -> str:
     kinds: tuple[tuple[Callable[[int], bool], str], ...]

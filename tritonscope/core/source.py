@@ -92,6 +92,10 @@ Source = KernelFile | SampleKernel | ModuleReference | CachedKernel | CaptureFol
 def parse(given: str) -> Source:
     """The source a FILE argument names. Only a module reference that is on no path fails here;
     a missing file, sample or cached kernel fails where it is read, with the command's own message."""
+    if not given.strip():  # `"$KERNEL"` with the variable unset: not the working folder
+        raise KernelFileError(
+            "FILE is empty (an unset variable in a script?): give a kernel file, sample:NAME or pkg.mod:kernel"
+        )
     if given.startswith(SAMPLE_PREFIX):
         return SampleKernel(given, given[len(SAMPLE_PREFIX) :])
     folder, sep, name = given.rpartition(":")
