@@ -27,6 +27,11 @@ def capture(tmp_path_factory):
     return out
 
 
+def test_a_program_that_compiles_nothing_is_said_so(cli, tmp_path):
+    said = cli("trace", "-o", tmp_path / "none", "--", sys.executable, "-c", "print(1)").stderr
+    assert f"captured 0 compiled kernel(s) into {tmp_path / 'none'} (the program compiled none)" in said
+
+
 def test_trace_captures_every_compile_with_its_specialization(capture):
     records = [json.loads(line) for line in (capture / "kernels.jsonl").read_text().splitlines()]
     assert [r["name"] for r in records] == ["add_kernel", "softmax_kernel"]

@@ -99,7 +99,8 @@ def trace(
     protected = [Path(word) for word in command_line if Path(word).exists()]  # the program and its files
     simulation = _simulation(target, autotune, on_read)
     result = run_trace(command_line, out, force, protected, launches, _program_stdout(json_out), simulation)
-    say(f"captured {len(result.kernels)} compiled kernel(s) into {out}: " + ", ".join(result.kernels))
+    names = f": {', '.join(result.kernels)}" if result.kernels else " (the program compiled none)"
+    say(f"captured {len(result.kernels)} compiled kernel(s) into {out}{names}")
     if launches:
         say(f"recorded {result.launches} launch(es), at most {launches} per kernel and process")
     if result.answered:
