@@ -20,6 +20,7 @@ from fault_suite import (
     null_device,
     out_complete,
     project,
+    regular_file,
     staging_appeared,
     still_char_device,
     swap_started,
@@ -34,6 +35,9 @@ ROWS = [
         says=(r"(?i)current (working )?directory|working directory",)),
     Row("dump ../k.py --target sm90 -o .. --force", id="1-dump-out-parent", cwd="{work}/data", exit=2,
         says=(r"(?i)current (working )?directory|working directory|contains",)),
+    *[Row(f"{cmd} sample:double --target sm90 -o afile/{name}", id=f"r4-{cmd}-out-below-a-file", exit=2,
+          setup=(regular_file("{work}/afile"),), says=(r"cannot write there: \S*afile is not a folder",))
+      for cmd, name in (("dump", "x"), ("report", "x.html"))],
     Row("dump sample:double --target sm90 -o {home} --force", id="1-dump-out-home", exit=2,
         says=(r"[Hh]ome (folder|directory)|\bHOME\b",)),
     Row("dump src/k.py --target sm90 -o src --force", id="1-dump-out-holds-kernel", setup=(copy_to("src/k.py"),),

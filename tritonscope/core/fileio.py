@@ -66,6 +66,15 @@ def _kind(mode: int) -> str:
     return next((name for test, name in kinds if test(mode)), "not a regular file")
 
 
+def _why_not(path: Path, exc: OSError) -> str:
+    """Why `path` cannot be written: a folder above it that is a file (`/dev/null/x`: the system says
+    "File exists" or "Not a directory"), else the system's words."""
+    for parent in path.parents:
+        if parent.exists():
+            return f"{parent} is not a folder" if not parent.is_dir() else str(exc.strerror or exc)
+    return str(exc.strerror or exc)
+
+
 def read_input(path: Path | str) -> bytes:
     """The bytes of a file tritonscope reads, which must be a regular file. Opened without waiting
     (a named pipe with no writer would block the open), checked, then read; remembered as read."""
@@ -135,7 +144,7 @@ def write_output(path: Path | str, data: bytes, flag: str, protected: tuple[Path
         write_bytes_atomically(target, data)
         info = os.stat(target)
     except OSError as exc:
-        raise UsageError(f"{flag} {given}: cannot write there: {exc.strerror or exc}") from None
+        raise UsageError(f"{flag} {given}: cannot write there: {_why_not(target, exc)}") from None
     _WRITTEN[(info.st_dev, info.st_ino)] = given
 
 
@@ -210,7 +219,7 @@ def prepare_output_dir(out: Path, force: bool, protected: list[Path]) -> Path:
         (staging / MARKER).write_text("written by tritonscope; `--force` may replace this folder\n")
     except OSError as exc:
         discard_own(out)
-        raise UsageError(f"--out {out}: cannot write there: {exc.strerror or exc}") from None
+        raise UsageError(f"--out {out}: cannot write there: {_why_not(out.resolve(), exc)}") from None
     except BaseException:  # a signal while the folder is being made: leave nothing behind
         discard_own(out)
         raise
