@@ -220,3 +220,18 @@ def test_a_kernel_from_tritons_cache_is_said_to_be_read_not_compiled(cli, tmp_pa
     assert first["compile_seconds"] > 0 and second["compile_seconds"] > 0
     header = cli("dump", kernel, "--target", "sm90", "--stage", "ttir").stdout
     assert "read from Triton's cache" in header and "compiled    in" not in header
+
+
+@pytest.mark.parametrize("json_out", [False, True], ids=["text", "json"])
+def test_a_full_disk_behind_stdout_is_said_as_the_result_not_written(json_out):
+    with open("/dev/full", "w") as full:  # every write: ENOSPC
+        done = subprocess.run(
+            [sys.executable, "-m", "tritonscope", "dump", "sample:double", "--target", "sm90", "--stage", "ttir"]
+            + (["--json"] if json_out else []),
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=300,
+        )
+    said = "error: cannot write the result to standard output: No space left on device\n"
+    assert done.returncode == 2 and done.stderr.endswith(said), done.stderr

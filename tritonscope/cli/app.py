@@ -28,7 +28,7 @@ import typer
 
 from .. import __version__
 from ..core import fileio
-from ..core.errors import TritonscopeError
+from ..core.errors import TritonscopeError, UsageError
 from ..core.status import ExitStatus
 from . import status
 from .messages import progress, say  # noqa: F401 - the commands' `from ..app import say, progress`
@@ -238,8 +238,6 @@ def _user_code_limit(seconds: float):
 
 def _check_stdout(stream) -> None:
     """Output needs somewhere to go: a closed stdout is the caller's mistake, said once."""
-    from ..core.errors import UsageError
-
     closed = UsageError("stdout is closed: there is nowhere to write the output", hint="run with stdout open")
     if stream is None or getattr(stream, "closed", False):
         raise closed
@@ -288,15 +286,24 @@ def _silence_stdout() -> None:
 def emit(renderer: Any, result: Any) -> None:
     """A result out through its renderer: text to stdout (paged on a terminal), JSON as it is."""
     stdout = ENV.stdout or sys.stdout
-    if not hasattr(renderer, "write"):
-        stdout.write(renderer.render(result))
+    try:
+        if not hasattr(renderer, "write"):
+            stdout.write(renderer.render(result))
+            stdout.flush()
+            return
+        if stdout.isatty() and not ENV.no_pager and shutil.which("less"):
+            _paged(renderer, result)
+            return
+        renderer.write(result, stdout)
         stdout.flush()
-        return
-    if stdout.isatty() and not ENV.no_pager and shutil.which("less"):
-        _paged(renderer, result)
-        return
-    renderer.write(result, stdout)
-    stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:  # a full disk behind `> file`: the system's words lack what was written
+        with contextlib.suppress(OSError, ValueError):  # what is left in its buffer goes nowhere at close
+            nowhere = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(nowhere, stdout.fileno())
+            os.close(nowhere)
+        raise UsageError(f"cannot write the result to standard output: {exc.strerror or exc}") from None
 
 
 def _paged(renderer: Any, result: Any) -> None:
