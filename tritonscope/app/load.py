@@ -289,9 +289,9 @@ def _process_kept():
     ignored) are put back, so that Ctrl-C and SIGTERM still stop tritonscope after it."""
     main = threading.current_thread() is threading.main_thread()
     handlers = {signum: signal.getsignal(signum) for signum in _STOPPING} if main else {}
-    tracing = faulthandler.is_enabled()
+    tracing = faulthandler.is_enabled()  # already (python -X faulthandler): left as it is
     with contextlib.suppress(OSError, ValueError, AttributeError, RuntimeError, TypeError):  # no descriptor 2
-        faulthandler.enable(file=sys.__stderr__)
+        faulthandler.enable(file=sys.__stderr__) if not tracing else None
     try:
         yield
     finally:
