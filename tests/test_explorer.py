@@ -502,6 +502,24 @@ def test_a_kernel_chosen_that_needs_a_value_shows_its_file_and_v_sets_it(warm):
     asyncio.run(scenario())
 
 
+def test_a_value_not_given_is_told_from_one_given_as_none():
+    """The editor of a variant that has not compiled: a constexpr without a default and an option not
+    given are to be set; a constexpr given as None is the value None."""
+    from tritonscope.app.load import load_file
+    from tritonscope.explorer.session import asked_knobs
+
+    mixed = str(ROOT / "tests" / "kernels" / "mixed.py")
+    spec = load_file(mixed).pick("scale_kernel").spec
+    request = VariantRequest(file=mixed, kernel="scale_kernel", constexprs=(("DTYPE", None),), num_warps=8)
+    assert [(k.name, k.text) for k in asked_knobs(request, spec, ("sm90",))] == [
+        ("BLOCK", "(not set: enter sets it)"),
+        ("DTYPE", "None"),
+        ("num_warps", "8"),
+        ("num_stages", "(not set: enter sets it)"),
+        ("target", "auto"),
+    ]
+
+
 def test_a_liger_kernel_explored_from_its_module(warm):
     """A real library's kernel, named as a module (liger imports torch: in the child only)."""
     from test_corpus_liger import CASES, liger_ops

@@ -7,6 +7,7 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
+from ..core import fileio
 from ..core.stages import Stage
 from ..render.terminal.dump import resource_rows
 from ..render.terminal.explain import figures, heat_level, percent, share_bar
@@ -44,8 +45,8 @@ def file_only(path: Path) -> Content | None:
     """A kernel file no variant of which has compiled yet (its first compile failed): its lines, so that
     the error's line can be shown; None where it cannot be read."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = fileio.read_input_text(path)  # a regular file only: a named pipe would hold the screen
+    except (OSError, ValueError):  # UnicodeDecodeError too
         return None
     return Content(title=path.name, lines=tuple(enumerate(text.splitlines(), start=1)), lexer="python")
 

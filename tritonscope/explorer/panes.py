@@ -229,15 +229,13 @@ class CodePane(ScrollView, can_focus=True):
         numbers = self.content.numbers(python_line) if python_line is not None else ()
         linked = frozenset(n for n in numbers if n in self._rows)
         was, self.linked = self.linked, linked
-        if scroll and linked and not self.scrollable_content_region.height:  # not laid out yet
-            self.call_after_refresh(self._linked_into_view)
-        elif scroll and linked and self._linked_into_view():
+        if scroll and self._into_view(sorted(self._rows[n] for n in linked)):  # (not laid out: on_resize)
             return  # a scroll draws every row
         self._refresh_rows(self._rows[n] for n in was ^ linked if n in self._rows)
 
-    def _linked_into_view(self) -> bool:
-        """Scrolls the first linked line into view where none is; whether it scrolled."""
-        rows = sorted(self._rows[n] for n in self.linked if n in self._rows)
+    def _into_view(self, rows: list[int]) -> bool:
+        """Scrolls the first of `rows` a third down the pane where none of them is in view; whether it
+        scrolled (not before the pane is laid out: on_resize calls again then)."""
         top, height = int(self.scroll_y), self.scrollable_content_region.height
         if not rows or not height or any(top <= row < top + height for row in rows):
             return False
@@ -319,21 +317,12 @@ class CodePane(ScrollView, can_focus=True):
             return
         was, self.cursor = self.cursor, min(max(row, 0), len(self._numbers) - 1)
         top, height = int(self.scroll_y), self.scrollable_content_region.height
-        if not height:  # not laid out yet (the first screen): scrolled once it is
-            self.call_after_refresh(self.cursor_into_view)
-        elif self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False, immediate=True)
-        elif self.cursor >= top + height:
-            self.scroll_to(y=self.cursor - height + 1, animate=False, immediate=True)
+        if height and not top <= self.cursor < top + height:  # (not laid out yet: on_resize scrolls)
+            below = self.cursor >= top + height  # the cursor on the last row, else the first
+            self.scroll_to(y=self.cursor - height + 1 if below else self.cursor, animate=False, immediate=True)
         else:
             self._refresh_rows((was, self.cursor))
         self.post_message(self.Moved(self, self.content.python_lines(self._numbers[self.cursor])))
-
-    def cursor_into_view(self) -> None:
-        """Scrolls the cursor's line into view (a third down) where it is not in view."""
-        top, height = int(self.scroll_y), self.scrollable_content_region.height
-        if height and not top <= self.cursor < top + height:
-            self.scroll_to(y=max(self.cursor - height // 3, 0), animate=False, immediate=True)
 
     def _nearest(self, number: int) -> int:
         return min(bisect.bisect_left(self._numbers, number), max(len(self._numbers) - 1, 0))
@@ -376,10 +365,8 @@ class CodePane(ScrollView, can_focus=True):
         self._area, self._drawn = None, {}
         # a pane that grew or shrank (another pane shown or hidden, the error pane, the terminal)
         # keeps what it points at in view: the lines linked to the selected Python line, or its cursor
-        if self.linked and not self.has_focus:
-            self._linked_into_view()
-        else:
-            self.cursor_into_view()
+        linked = sorted(self._rows[n] for n in self.linked if n in self._rows) if not self.has_focus else []
+        self._into_view(linked or [self.cursor])
 
     def _width(self) -> int:
         return self._sizes()[0]

@@ -25,7 +25,7 @@ from ..results.catalog import KernelList
 from ..results.explore import IRSide, PassStep
 from ..results.passes import PassesResult
 from .panes import CodePane, Content
-from .session import Knob, changed, stepped
+from .session import UNSET, Knob, changed, stepped
 
 KEYS = [
     ("↑ ↓  j k  PgUp PgDn  g G", "move the cursor in a pane (the mouse too: click a line, scroll)"),
@@ -173,7 +173,7 @@ class VariantScreen(ModalScreen):
             return
         box = self.query_one("#value", Input)
         knob = self.knobs[index]
-        box.value = knob.text if knob.value is not None or knob.what == "triton" else ""
+        box.value = "" if knob.value is UNSET else knob.text
         self.add_class("editing")
         box.focus()
 

@@ -82,6 +82,9 @@ class Session:
         return self.shown.compilation.variant.command_line() if self.shown is not None else ""
 
 
+UNSET: Any = type("Unset", (), {"__repr__": lambda self: "UNSET"})()  # a value not given (None is one)
+
+
 @dataclass(frozen=True)
 class Knob:
     """One value of the variant that the keyboard changes: a constexpr, an argument, an option, the
@@ -94,9 +97,9 @@ class Knob:
 
     @property
     def text(self) -> str:
-        if self.value is None:
-            return "running" if self.what == "triton" else "(not set: enter sets it)"
-        return format_value(self.value)
+        if self.value is UNSET:
+            return "(not set: enter sets it)"
+        return "running" if self.what == "triton" and self.value is None else format_value(self.value)
 
 
 POINTER_TYPES = tuple(TypeName(t) for t in ("*fp16", "*bf16", "*fp32", "*fp8e4nv", "*i8", "*i32", "*i64"))
@@ -124,9 +127,11 @@ def asked_knobs(request: VariantRequest, spec: KernelSpec | None, target_names: 
     given = dict(request.constexprs)
     params = spec.params if spec is not None else ()
     names = [p.name for p in params if p.kind == ParamKind.CONSTEXPR and not p.has_default]
-    found = [Knob("constexpr", name, given.get(name)) for name in [*names, *(n for n in given if n not in names)]]
+    names += [name for name in given if name not in names]
+    found = [Knob("constexpr", name, given.get(name, UNSET)) for name in names]
     found += [Knob("arg", name, value) for name, value in request.args]
-    found += [Knob("option", name, getattr(request, name)) for name in ("num_warps", "num_stages")]
+    options = {name: getattr(request, name) for name in ("num_warps", "num_stages")}
+    found += [Knob("option", name, UNSET if value is None else value) for name, value in options.items()]
     found.append(Knob("target", "target", request.target, target_names))
     return found
 
