@@ -33,12 +33,6 @@ def source(given: str) -> sources.Source:
 
 def cached_kernel(given: str) -> sources.CachedKernel:
     """A DIR/:KERNEL argument (reproduce): a kernel of a capture or a Triton cache."""
-    folder, colon, name = given.rpartition(":")
-    if not colon or not folder or not name:
-        raise UsageError(
-            f"{given}: expected DIR/:KERNEL, a kernel compiled in a capture (trace -o DIR) or a Triton cache",
-            hint="tritonscope cache list DIR lists a folder's kernels",
-        )
     return sources.cached_kernel(given)
 
 

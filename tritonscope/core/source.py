@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import KernelFileError
+from .errors import KernelFileError, UsageError
 
 SAMPLE_PREFIX = "sample:"
 _DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
@@ -139,7 +139,12 @@ def own_paths(given: Iterable[str]) -> list[Path]:
 def cached_kernel(given: str) -> CachedKernel:
     """A DIR/:NAME argument of a command that takes only cached kernels (reproduce): DIR is read,
     and said to be missing, by that command."""
-    folder, _, name = given.rpartition(":")
+    folder, colon, name = given.rpartition(":")
+    if not colon or not folder or not name:
+        raise UsageError(
+            f"{given}: expected DIR/:KERNEL, a kernel compiled in a capture (trace -o DIR) or a Triton cache",
+            hint="tritonscope cache list DIR lists a folder's kernels",
+        )
     return CachedKernel(given, folder, name)
 
 

@@ -18,10 +18,10 @@ from ..core.targets import Target
 from .shims import has_stages_hook
 
 
-def mapped(exc: Exception, kernel, target: Target) -> TritonscopeError:
-    """The error to raise for what triton.compile raised."""
+def mapped(exc: Exception, kernel, target: Target, variant) -> TritonscopeError:
+    """The error to raise for what triton.compile raised (for `variant`, a core.model.Variant)."""
     if isinstance(exc, CompilationError):
-        return frontend_error(exc, kernel)
+        return frontend_error(exc, kernel, _strings_read(variant))
     if isinstance(exc, OSError):  # Triton's cache folder: the machine's problem, not the kernel's
         return cache_folder_problem(exc)
     if "Could not create or locate cache dir" in str(exc):  # TRITON_CACHE_DIR set empty, say
@@ -84,8 +84,21 @@ def corrupt_cache_file(why: str) -> UsageError:
     )
 
 
-def frontend_error(exc: CompilationError, kernel) -> CompileError:
-    """Triton's front-end error as file:line of the kernel's own source, with that line shown."""
+def _strings_read(variant) -> str | None:
+    """The constexprs given as strings, which a front-end error on a string where Triton wanted a number
+    (`'str' object has no attribute`) names: values are not evaluated (`-c BLOCK=1<<10` is '1<<10')."""
+    strings = [f"{name}={value!r}" for name, value in variant.constexprs.items() if isinstance(value, str)]
+    if not strings:
+        return None
+    return (
+        f"{', '.join(strings)} {'was' if len(strings) == 1 else 'were'} read as a string: "
+        "a number is written as 256 (no expression is evaluated)"
+    )
+
+
+def frontend_error(exc: CompilationError, kernel, strings: str | None = None) -> CompileError:
+    """Triton's front-end error as file:line of the kernel's own source, with that line shown; where
+    it is a string's (`'str' object`), `strings` (the constexprs given as strings) as its hint."""
     chain = [exc]
     while isinstance(chain[-1].__cause__, CompilationError):
         chain.append(chain[-1].__cause__)
@@ -102,6 +115,7 @@ def frontend_error(exc: CompilationError, kernel) -> CompileError:
     called_from = "".join(f"\n  called from {f}:{n}: {t.strip()}" for f, n, t, _ in locations[1:])
     return CompileError(
         f"{file}:{line}: {kernel.spec.name} does not compile: {message.strip()}\n    {text}{pointer}{called_from}",
+        hint=strings if "'str' object" in message else None,
         where=(file, line),
     )
 

@@ -22,7 +22,7 @@ from triton.backends.compiler import GPUTarget
 from triton.compiler import CompilationError, make_backend
 
 from ..core import fileio, progress, schemas
-from ..core.errors import CompileError, KernelFileError, TritonscopeError, UsageError
+from ..core.errors import CompileError, KernelFileError, UsageError
 from ..core.model import Artifacts, Variant
 from ..core.targets import Target
 from ..core.values import LayoutName, TypeName
@@ -176,23 +176,9 @@ def _run_triton(kernel, variant: Variant, target: Target):
     except Exception as exc:  # MLIR passes, ptxas and LLVM fail in many ways
         if compile_errors.ptxas_refusal(exc) is None:
             _pass_on(printed.getvalue())
-        raise _with_strings_named(compile_errors.mapped(exc, kernel, target), variant) from exc
+        raise compile_errors.mapped(exc, kernel, target, variant) from exc
     _pass_on(printed.getvalue())  # the dumps a user asked Triton for (its knobs), as they came
     return compiled
-
-
-def _with_strings_named(error: TritonscopeError, variant: Variant) -> TritonscopeError:
-    """A front-end error on a string where Triton wanted a number (`'str' object has no attribute`),
-    when a constexpr was given as a string: which one, as the value was read (`-c BLOCK=1<<10` is
-    the string '1<<10': values are not evaluated)."""
-    strings = [f"{name}={value!r}" for name, value in variant.constexprs.items() if isinstance(value, str)]
-    if not strings or "'str' object" not in error.message or error.hint:
-        return error
-    error.hint = (
-        f"{', '.join(strings)} {'was' if len(strings) == 1 else 'were'} read as a string: "
-        "a number is written as 256 (no expression is evaluated)"
-    )
-    return error
 
 
 def _pass_on(text: str) -> None:
