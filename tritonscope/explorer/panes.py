@@ -229,13 +229,21 @@ class CodePane(ScrollView, can_focus=True):
         numbers = self.content.numbers(python_line) if python_line is not None else ()
         linked = frozenset(n for n in numbers if n in self._rows)
         was, self.linked = self.linked, linked
-        if scroll and self._into_view(sorted(self._rows[n] for n in linked)):  # (not laid out: on_resize)
+        if scroll and linked and not self.scrollable_content_region.height:  # not laid out yet
+            self.call_after_refresh(self._linked_into_view)
+        elif scroll and self._linked_into_view():
             return  # a scroll draws every row
         self._refresh_rows(self._rows[n] for n in was ^ linked if n in self._rows)
 
+    def _linked_into_view(self) -> bool:
+        return self._into_view(sorted(self._rows[n] for n in self.linked if n in self._rows))
+
+    def _cursor_into_view(self) -> bool:
+        return self._into_view([self.cursor])
+
     def _into_view(self, rows: list[int]) -> bool:
         """Scrolls the first of `rows` a third down the pane where none of them is in view; whether it
-        scrolled (not before the pane is laid out: on_resize calls again then)."""
+        scrolled (not before the pane is laid out)."""
         top, height = int(self.scroll_y), self.scrollable_content_region.height
         if not rows or not height or any(top <= row < top + height for row in rows):
             return False
@@ -317,7 +325,9 @@ class CodePane(ScrollView, can_focus=True):
             return
         was, self.cursor = self.cursor, min(max(row, 0), len(self._numbers) - 1)
         top, height = int(self.scroll_y), self.scrollable_content_region.height
-        if height and not top <= self.cursor < top + height:  # (not laid out yet: on_resize scrolls)
+        if not height:  # not laid out yet (the first screen): scrolled once it is
+            self.call_after_refresh(self._cursor_into_view)
+        elif not top <= self.cursor < top + height:
             below = self.cursor >= top + height  # the cursor on the last row, else the first
             self.scroll_to(y=self.cursor - height + 1 if below else self.cursor, animate=False, immediate=True)
         else:
@@ -365,8 +375,10 @@ class CodePane(ScrollView, can_focus=True):
         self._area, self._drawn = None, {}
         # a pane that grew or shrank (another pane shown or hidden, the error pane, the terminal)
         # keeps what it points at in view: the lines linked to the selected Python line, or its cursor
-        linked = sorted(self._rows[n] for n in self.linked if n in self._rows) if not self.has_focus else []
-        self._into_view(linked or [self.cursor])
+        if self.linked and not self.has_focus:
+            self._linked_into_view()
+        else:
+            self._cursor_into_view()
 
     def _width(self) -> int:
         return self._sizes()[0]
