@@ -279,7 +279,7 @@ def refuse_unknown(given: Iterable[str], known: list[str]) -> None:
     close = [m for name in unknown for m in difflib.get_close_matches(name, known, n=1)]
     meant = f" (did you mean {', '.join(close)}?)" if close else ""
     raise UsageError(
-        f"unknown input{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}{meant}. Inputs: {', '.join(known)}"
+        f"unknown input{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}{meant}. Inputs: {', '.join(known) or 'none'}"
     )
 
 
