@@ -1,4 +1,4 @@
-"""Options shared by commands, declared once, and the variant flags turned into a VariantRequest."""
+"""Options shared by commands, and the variant inputs (core/inputs.py) as typer options, turned into a request."""
 
 from __future__ import annotations
 

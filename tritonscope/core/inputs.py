@@ -278,9 +278,8 @@ def refuse_unknown(given: Iterable[str], known: list[str]) -> None:
         return
     close = [m for name in unknown for m in difflib.get_close_matches(name, known, n=1)]
     meant = f" (did you mean {', '.join(close)}?)" if close else ""
-    raise UsageError(
-        f"unknown input{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}{meant}. Inputs: {', '.join(known) or 'none'}"
-    )
+    said = f"unknown input{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}{meant}"
+    raise UsageError(f"{said}. Inputs: {', '.join(known) or 'none'}")
 
 
 def command_words(values: Mapping[str, Any]) -> list[str]:
