@@ -96,6 +96,12 @@ def test_every_import_keeps_to_the_table_in_architecture_md(path):
     assert not broken, f"{path.relative_to(PACKAGE)} ({unit}) may import only {sorted(table[unit])}: {broken}"
 
 
+def test_the_parsers_import_nothing_of_tritonscope():
+    """The bottom layer: a parser's failure is its own ParseError (parsers/errors.py), made
+    tritonscope's error where analysis/ calls it, never an import of core/errors."""
+    assert allowed_imports()["parsers/"] == set()
+
+
 def test_the_import_check_sees_every_kind_of_import(tmp_path):
     (tmp_path / "tritonscope" / "render").mkdir(parents=True)
     probe = tmp_path / "tritonscope" / "render" / "probe.py"
