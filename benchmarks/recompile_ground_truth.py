@@ -43,7 +43,9 @@ import io
 import json
 import os
 import runpy
+import shutil
 import signal
+import subprocess
 import sys
 import tarfile
 import tempfile
@@ -309,7 +311,8 @@ def collect(out: Path, budget: float, program_args: list[str], target: str | Non
     hooked = [sys.executable, str(Path(__file__).resolve()), "--run", str(out / TRUTH_FILE), "--", *program_args]
     simulated = ["--target", target] if target else []
     if target:
-        hooked = [sys.executable, "-m", "tritonscope", "trace", *simulated, "-o", str(work / "hooked"), "--", *hooked]
+        tracing = [sys.executable, "-m", "tritonscope", "trace", *simulated, "-o", str(work / "simulated"), "--"]
+        hooked = [*tracing, *hooked]
     capture = work / "capture"
     traced = [sys.executable, "-m", "tritonscope", "trace", *simulated, "--launches", "1000", "-o", str(capture)]
     traced += ["--", sys.executable, *program_args]
@@ -321,6 +324,7 @@ def collect(out: Path, budget: float, program_args: list[str], target: str | Non
     signal.signal(signal.SIGTERM, lambda *_: _end_now(runs.values()))
     codes = {name: _wait(process, deadline) for name, process in runs.items()}
     packed = pack_capture(capture, out / CAPTURE_FILE)
+    shutil.rmtree(work, ignore_errors=True)
     print(f"exit codes: {codes}; capture: {packed}", flush=True)
     print(table(out / TRUTH_FILE), flush=True)
 
@@ -338,18 +342,14 @@ def _cold(folder: Path, **more: str) -> dict[str, str]:
     }
 
 
-def _start(command: list[str], env: dict, log: Path):
-    import subprocess
-
+def _start(command: list[str], env: dict, log: Path) -> subprocess.Popen:
     print(f"start: {' '.join(command)}", flush=True)
     handle = log.open("w")
     return subprocess.Popen(command, cwd=ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True)
 
 
-def _wait(process, deadline: float) -> int | str:
+def _wait(process: subprocess.Popen, deadline: float) -> int | str:
     """Its exit code; past the deadline it is ended (SIGTERM, then SIGKILL) with all it started."""
-    import subprocess
-
     try:
         return process.wait(timeout=max(1.0, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
