@@ -7,6 +7,7 @@ so that this module imports nothing heavy and the front end never imports Triton
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +81,34 @@ def passes_compare(request: VariantRequest, axes: tuple[tuple[str, tuple[Any, ..
 
     _releases_installed(request, axes)
     return compare(request, [Axis(name, values) for name, values in axes], timeout)
+
+
+def fit(
+    request: VariantRequest,
+    targets: tuple[str, ...] | None,
+    axes: tuple[tuple[str, tuple[Any, ...]], ...],
+    budgets,
+    timeout,
+):
+    """`fit FILE [--targets LIST] [--vary ...] [--budget ...]` (a target given alone is the one column),
+    or `fit DIR/` (a capture's compiles as the rows)."""
+    from ..core.source import CaptureFolder
+    from .capture.fit import fit_capture
+    from .check import budgets as parsed
+    from .diff import worker_count
+    from .fit import DEFAULT_TARGETS
+    from .fit import fit as fit_kernel
+    from .sweep import Axis
+
+    if request.target != "auto":
+        if targets is not None:
+            raise UsageError("give the targets in targets (one or several), or one in target; not both")
+        targets, request = (request.target,), replace(request, target="auto")
+    chosen, given = targets or DEFAULT_TARGETS, parsed(list(budgets), "budget")
+    if isinstance(request.source, CaptureFolder):
+        return fit_capture(Path(request.file), request.kernel, chosen, given, worker_count(None)[0], timeout)
+    _releases_installed(request, axes)
+    return fit_kernel(request, chosen, [Axis(n, v) for n, v in axes], given, worker_count(None)[0], timeout)
 
 
 def layout(request: VariantRequest, value: str | None, line: int | None, shape: str | None, timeout: float):
