@@ -4,19 +4,18 @@
 (api/: ts.dump, ts.explain, ...) is imported on first use of one of its names.
 """
 
-from typing import Any
-
 __version__ = "0.1.0"
 
 _API = frozenset(
     {
         "dump", "explain", "diff", "passes", "fit", "layout", "grid", "launched", "capture", "trace",
-        "load_ipython_extension", "Result", "Compiled", "Dump", "Explain", "Diff", "Passes", "Fit", "Layout", "Grid",
+        "load_ipython_extension", "Result", "Compiled", "Capture", "Trace", "Dump", "Explain", "Diff",
+        "Passes", "Fit", "Layout", "Grid",
     }
 )  # fmt: skip
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name not in _API:
         raise AttributeError(f"module 'tritonscope' has no attribute {name!r}")
     from . import api

@@ -11,10 +11,13 @@ Every compile runs in the session's warm worker (session.py), never in this proc
 documents every function, result attribute and the magic.
 """
 
+from .capture import Capture, capture, launched, trace
 from .functions import diff, dump, explain, fit, grid, layout, passes
-from .results import Compiled, Diff, Dump, Explain, Fit, Grid, Layout, Passes, Result
+from .magic import load_ipython_extension
+from .results import Compiled, Diff, Dump, Explain, Fit, Grid, Layout, Passes, Result, Trace
 
 __all__ = [
+    "Capture",
     "Compiled",
     "Diff",
     "Dump",
@@ -24,11 +27,16 @@ __all__ = [
     "Layout",
     "Passes",
     "Result",
+    "Trace",
+    "capture",
     "diff",
     "dump",
     "explain",
     "fit",
     "grid",
+    "launched",
     "layout",
+    "load_ipython_extension",
     "passes",
+    "trace",
 ]

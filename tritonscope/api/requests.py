@@ -12,15 +12,17 @@ name is taken by a keyword.
 
 from __future__ import annotations
 
+import copy
+import difflib
 import functools
 import inspect
 import os
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..core import forms, inputs
-from ..core.errors import UsageError
+from ..core.errors import TritonscopeError, UsageError
 from ..core.model import VariantRequest
 
 KERNEL = inputs.named("file").name_in(inputs.API)  # the first argument: the kernel, or where it is
@@ -77,9 +79,28 @@ def with_inputs(function: Callable) -> Callable:
         __tracebackhide__ = True  # IPython shows the user's cell, not tritonscope's frames
         values = {name: keywords.pop(name) for name in list(keywords) if name in taken}
         mine = {name: keywords.pop(name) for name in list(keywords) if name in own_names}
-        return function(request(kernel, values, keywords), **mine)
+        try:
+            return function(request(kernel, values, keywords), **mine)
+        except TritonscopeError as exc:
+            raise said(exc, keywords, taken | own_names) from None
 
     api_function.__signature__ = inspect.Signature(parameters, return_annotation=hints.get("return"))  # type: ignore[attr-defined]
     api_function.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": hints.get("return")}
     del api_function.__wrapped__  # type: ignore[attr-defined]  # the signature made here is the one read
     return api_function
+
+
+def said(exc: TritonscopeError, keywords: Iterable[str] = (), known: Iterable[str] = ()) -> TritonscopeError:
+    """The error as the command line says it, its hint on a line of its own, shown by IPython as that
+    alone (its `_render_traceback_`: no frames of tritonscope). A constexpr the kernel lacks whose name
+    is close to a keyword (num_warp) is said to be that keyword's typo."""
+    hint = exc.hint
+    for name in keywords:
+        close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.8)
+        if close and f"'{name}'" in exc.message:
+            hint = f"did you mean {close[0]}=? (a keyword that is not an input is a constexpr)"
+    message = exc.message + (f"\nhint: {hint}" if hint else "")
+    again = copy.copy(exc)
+    again.message, again.hint, again.args = message, None, (message,)
+    again._render_traceback_ = lambda: [f"{type(exc).__name__}: {message}"]  # type: ignore[attr-defined]
+    return again

@@ -22,6 +22,7 @@ from ..render.registry import render
 from ..results.diff import DiffResult
 from ..results.dump import DumpResult
 from ..results.explain import ExplainResult
+from ..results.trace import TraceResult
 
 
 class Result:
@@ -72,14 +73,15 @@ class Compiled(Result):
     def notices(self) -> tuple[str, ...]:
         return self.compilation.notices
 
-    def line(self, number: int) -> dict[str, list[str]]:
+    def line(self, number: int, file: str | None = None) -> dict[str, list[str]]:
         """What Python line `number` of the kernel's file (or cell) became: each stage's lines from it,
-        location noise taken off; the source's own line under "source"."""
+        location noise taken off; the source's own line under "source". `file`: a line of a helper's
+        file (or cell) instead, as the stages' locations name it."""
         c = self.compilation
-        wanted = (c.kernel.file, number)
+        wanted = (file or c.kernel.file, number)
         found: dict[str, list[str]] = {}
         for stage, text in c.stages.items():
-            if stage is Stage.SOURCE:
+            if stage is Stage.SOURCE and file in (None, c.kernel.file):
                 offset = number - c.kernel.first_line
                 source = text.splitlines()
                 found[stage.value] = [source[offset]] if 0 <= offset < len(source) else []
@@ -183,3 +185,18 @@ class Grid(Result):
     @property
     def size(self) -> tuple[int, ...]:
         return self.result.size
+
+
+class Trace(Result):
+    """`ts.trace`: a program's kernels captured into `folder`; `kernels` are their names, and each is
+    `ts.dump(f"{folder}/:NAME")`, as the command line reads `DIR/:NAME`."""
+
+    result: TraceResult
+
+    @property
+    def folder(self) -> str:
+        return str(self.result.out)
+
+    @property
+    def kernels(self) -> tuple[str, ...]:
+        return self.result.kernels

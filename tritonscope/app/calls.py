@@ -124,6 +124,13 @@ def grid(request: VariantRequest, size: tuple[int, ...] | None, wave: int | None
     return grid(_installed(request), size, wave, timeout)
 
 
+def launched(source: Source | None, kernel: str, compiled):
+    """A kernel the caller's process launched, read from what Triton kept of it (`ts.launched`)."""
+    from .launched import dump_launched
+
+    return dump_launched(source, kernel, compiled)
+
+
 def trace(command: tuple[str, ...], out: str, force: bool, launches: int, target: Target | None, rule, limit: float):
     """`trace -o OUT [--target T] -- COMMAND`, the program stopped after `limit` seconds."""
     from .capture.trace import Simulation, trace

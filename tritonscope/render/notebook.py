@@ -21,6 +21,7 @@ from ..results.diff import DiffResult
 from ..results.dump import DumpResult
 from ..results.explain import ExplainResult
 from ..results.passes import PassesResult
+from ..results.trace import TraceResult
 from . import html as report
 from .registry import part, render
 
@@ -54,6 +55,15 @@ class NotebookView:
 
     def passes(self, result: PassesResult) -> str:
         return block(report.passes_body(result))
+
+    def trace(self, result: TraceResult) -> str:
+        rows = "".join(
+            f"<tr><td><code>{html.escape(f'{result.out}/:{name}')}</code></td></tr>" for name in result.kernels
+        )
+        said = f"{len(result.kernels)} kernels captured into {result.out}" + (
+            f"; stopped: {result.stopped}" if result.stopped else ""
+        )
+        return block(f'<section><h2>{html.escape(said)}</h2><table class="grid">{rows}</table></section>')
 
     def text(self, result) -> str:
         """A result with no HTML view of its own: its terminal view, as plain text."""
@@ -112,6 +122,10 @@ class Summary:
         changed = sum(bool(r.changed) for r in result.records)
         v = result.variant
         return f"<Passes {v.kernel} on {v.target}: {len(result.records)} MLIR passes, {changed} changed the IR>"
+
+    def trace(self, result: TraceResult) -> str:
+        stopped = f"; stopped: {result.stopped}" if result.stopped else ""
+        return f"<Trace {len(result.kernels)} kernels into {result.out} ({result.launches} launches recorded){stopped}>"
 
     def other(self, result) -> str:
         """The first line of its terminal view, after its kind."""

@@ -36,6 +36,7 @@ _IN_NOTEBOOKS = {
     "layout:LayoutResult": "text",
     "layout:LayoutListResult": "text",
     "layout:SharedLayoutResult": "text",
+    "trace:TraceResult": "trace",
 }
 
 _ROWS: dict[tuple[str, Format], str] = {
