@@ -18,9 +18,9 @@ _API = frozenset(
 def __getattr__(name: str) -> object:
     if name not in _API:
         raise AttributeError(f"module 'tritonscope' has no attribute {name!r}")
-    from . import api
+    import importlib  # by name: the package's modules import it for its version, and it is no module of theirs
 
-    return getattr(api, name)
+    return getattr(importlib.import_module("tritonscope.api"), name)
 
 
 def __dir__() -> list[str]:
