@@ -56,7 +56,7 @@ CELLS_CALLS = [
     'simple = ts.dump(simple_kernel, BLOCK_SIZE=1024, args={"x_ptr": "*fp16", "out_ptr": "*fp16"}, target="sm90",\n'
     '                 stages=["ttgir", "ptx", "sass"])\nsimple',
     'simple.resources.registers, simple.line(4)["ptx"]',
-    '%load_ext tritonscope\n%tritonscope explain simple_kernel -c BLOCK_SIZE=1024 -a n=4099 -t sm90 --no-what-if',
+    "%load_ext tritonscope\n%tritonscope explain simple_kernel -c BLOCK_SIZE=1024 -a n=4099 -t sm90 --no-what-if",
 ]
 
 

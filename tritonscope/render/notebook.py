@@ -108,7 +108,7 @@ class Summary:
 
     def explain(self, result: ExplainResult) -> str:
         kinds = sorted({f.kind for f in result.findings})
-        found = f"{len(result.findings)} findings ({', '.join(kinds)})" if kinds else "no findings"
+        found = f"{len(result.findings)} finding{'s' if len(result.findings) != 1 else ''} ({', '.join(kinds)})" if kinds else "no findings"
         return f"<Explain {_compiled(result.compilation)}; {found}>"
 
     def diff(self, result: DiffResult) -> str:
@@ -132,7 +132,7 @@ class Summary:
         first = next(
             (line.strip() for line in str(render(result, "terminal", width=_WIDTH)).splitlines() if line.strip()), ""
         )
-        return f"<{type(result).__name__} {first}>"
+        return f"<{type(result).__name__.removesuffix('Result')} {first}>"
 
 
 def _compiled(c) -> str:
