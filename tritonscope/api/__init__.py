@@ -11,10 +11,14 @@ Every compile runs in the session's warm worker (session.py), never in this proc
 documents every function, result attribute and the magic.
 """
 
-from .capture import Capture, capture, launched, trace
-from .functions import diff, dump, explain, fit, grid, layout, passes
-from .magic import load_ipython_extension
-from .results import Compiled, Diff, Dump, Explain, Fit, Grid, Layout, Passes, Result, Trace
+from .session import session
+
+session()  # the worker starts now, importing Triton while the rest of the API is imported here
+
+from .capture import Capture, capture, launched, trace  # noqa: E402
+from .functions import diff, dump, explain, fit, grid, layout, passes  # noqa: E402
+from .magic import load_ipython_extension  # noqa: E402
+from .results import Compiled, Diff, Dump, Explain, Fit, Grid, Layout, Passes, Result, Trace  # noqa: E402
 
 __all__ = [
     "Capture",

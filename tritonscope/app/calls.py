@@ -6,7 +6,9 @@ so that this module imports nothing heavy and the front end never imports Triton
 
 from __future__ import annotations
 
+import pickle
 import sys
+from collections import OrderedDict
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -36,7 +38,30 @@ def list_kernels(source: Source, target: Target):
 def dump(request: VariantRequest, stages: tuple[Stage, ...] | None, lines: tuple[int, int] | None):
     from .dump import dump
 
-    return dump(_installed(request), stages, lines)
+    return dump(_installed(request), stages, lines, compiled_by=_compile_kept)
+
+
+_KEEP = 16
+_kept: OrderedDict[bytes, Any] = OrderedDict()  # this worker's compiles, by the variant each compiled
+
+
+def _compile_kept(request: VariantRequest):
+    """The compile of a request, kept in this worker by the variant it names: a request for a variant
+    compiled before (another stage list, `auto` for the same target) is answered without compiling or
+    disassembling again. Keyed by the source too (a notebook cell's definitions are in it)."""
+    from ..core.source import CachedKernel
+    from .prepare import compile_prepared, compile_request, prepare
+
+    if request.triton is not None or isinstance(request.source, CachedKernel):
+        return compile_request(request)
+    prepared = prepare(request)
+    key = pickle.dumps((request.source, prepared.target.name, prepared.variant, prepared.kernel.spec))
+    if key not in _kept:
+        _kept[key] = compile_prepared(prepared)
+        while len(_kept) > _KEEP:
+            _kept.popitem(last=False)
+    _kept.move_to_end(key)
+    return _kept[key]
 
 
 def explain(request: VariantRequest, what_if: bool, live: bool, compile_time: bool):
