@@ -150,8 +150,8 @@ CELLS = [
         ]
     ),
     "r = ts.dump(simple_kernel, BLOCK_SIZE=1024, target='sm90')\n"
-    "facts.update(file=r.kernel.file, line=r.kernel.line, became=r.line(5), helper=r.line(3, scaled.fn.__code__.co_filename),"
-    " ttir=r.stages['ttir'], magic=repr(get_ipython().run_line_magic('load_ext', 'tritonscope')))",
+    "facts.update(file=r.kernel.file, line=r.kernel.line, became=r.line(5), ttir=r.stages['ttir'],"
+    " helper=r.line(3, scaled.fn.__code__.co_filename))\nget_ipython().run_line_magic('load_ext', 'tritonscope')",
     "m = %tritonscope dump simple_kernel -c BLOCK_SIZE=1024 -t sm90\nfacts.update(same=m.stages == r.stages)",
     # the helper's cell edited and run again: the kernel calls the new one, compiled afresh
     "@triton.jit\ndef scaled(x):\n    return x + SCALE",
@@ -212,7 +212,8 @@ x = torch.ones(4096, device="cuda")
 add_kernel[(4,)](x, x, x, 4096, BLOCK_SIZE=1024)
 add_kernel[(16,)](x.half(), x.half(), x.half(), 4000, BLOCK_SIZE=256)
 found = ts.launched(add_kernel)
-print(json.dumps([[r.variant.constexprs, r.variant.signature, r.variant.hints, r.notices, r.stages["ptx"]] for r in found]))
+seen = [[r.variant.constexprs, r.variant.signature, r.variant.hints, r.notices, r.stages["ptx"]] for r in found]
+print(json.dumps(seen))
 """
 
 

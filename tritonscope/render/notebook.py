@@ -108,7 +108,11 @@ class Summary:
 
     def explain(self, result: ExplainResult) -> str:
         kinds = sorted({f.kind for f in result.findings})
-        found = f"{len(result.findings)} finding{'s' if len(result.findings) != 1 else ''} ({', '.join(kinds)})" if kinds else "no findings"
+        found = (
+            f"{len(result.findings)} finding{'s' if len(result.findings) != 1 else ''} ({', '.join(kinds)})"
+            if kinds
+            else "no findings"
+        )
         return f"<Explain {_compiled(result.compilation)}; {found}>"
 
     def diff(self, result: DiffResult) -> str:
