@@ -139,7 +139,7 @@ class Diff(Result):
     @property
     def variants(self) -> tuple[Outcome, ...]:
         return tuple(
-            Outcome(o.label, o.error, Dump(DumpResult(o.compilation, tuple(o.compilation.stages))) if o.ok else None)
+            Outcome(o.label, o.error, Dump(DumpResult(c, tuple(c.stages))) if (c := o.compilation) else None)
             for o in self.result.outcomes
         )
 

@@ -99,6 +99,8 @@ def kernel_path(source: Source) -> Path:
         )
     if isinstance(source, CaptureFolder):
         raise KernelFileError(f"{source} is a directory; give a Python file with Triton kernels")
+    if isinstance(source, CellKernel):
+        raise KernelFileError(f"{source.name} is defined in a notebook's cell, and no file holds it")
     path = Path(source.path)
     if isinstance(source, ModuleReference):
         return path

@@ -122,7 +122,7 @@ class CellKernel(_Given):
     name: str
     pieces: tuple[CellPiece, ...]  # in the order they are run again: what one's decorators call first
     values: tuple[CellValue, ...]
-    path: tuple[str, ...] = ()  # the defining process's sys.path, where the modules named are found
+    sys_path: tuple[str, ...] = ()  # the defining process's sys.path, where the modules named are found
 
     @property
     def files(self) -> frozenset[str]:

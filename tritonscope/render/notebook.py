@@ -41,13 +41,13 @@ class NotebookView:
 
     def dump(self, result: DumpResult) -> str:
         c = result.compilation
-        chosen = [s for s in result.stages if s is not Stage.SOURCE]
+        chosen: list[Stage] = [s for s in result.stages if s is not Stage.SOURCE]
         only = frozenset(n for file, n in result.source_lines or () if file == c.kernel.file) or None
         return block(report.compilation_body(c, chosen, every_stage=False, only=only), linked=True)
 
     def explain(self, result: ExplainResult) -> str:
         c = result.compilation
-        chosen = [s for s in (Stage.TTGIR, c.variant.target_info.vendor.machine_code) if s in c.stages]
+        chosen: list[Stage] = [s for s in (Stage.TTGIR, c.variant.target_info.vendor.machine_code) if s in c.stages]
         return block(report.compilation_body(c, chosen, explained=result, every_stage=False), linked=True)
 
     def diff(self, result: DiffResult) -> str:

@@ -29,7 +29,7 @@ def module_of(source: CellKernel) -> types.ModuleType:
     """A module holding the kernel's definitions and what they read, as the notebook held them."""
     module = types.ModuleType(f"tritonscope_cells_{next(_made)}")
     sys.modules[module.__name__] = module
-    sys.path.extend(entry for entry in source.path if entry not in sys.path)  # where its modules are found
+    sys.path.extend(entry for entry in source.sys_path if entry not in sys.path)  # where its modules are found
     _cache_lines(source.pieces)
     for value in source.values:
         module.__dict__[value.name] = _value(value)

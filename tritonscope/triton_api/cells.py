@@ -25,7 +25,7 @@ import textwrap
 import types
 from typing import Any
 
-from triton.runtime.jit import DependenciesFinder
+from triton.runtime.jit import DependenciesFinder  # type: ignore[import-untyped]
 
 from ..core.errors import UsageError
 from ..core.source import CellKernel, CellPiece, CellValue, KernelFile, Source
@@ -56,15 +56,15 @@ def kernel_source(kernel: Any) -> tuple[Source, str]:
 def in_memory(file: str) -> bool:
     """Whether a code's file is one only the line cache holds (a notebook cell, a REPL's input): its
     entry has no modification time, which IPython and Python's REPL give such sources."""
-    entry = linecache.cache.get(file)
-    return entry is not None and entry[1] is None
+    entry: tuple = linecache.cache.get(file, ())
+    return len(entry) == 4 and entry[1] is None
 
 
 def cell_kernel(kernel: Any, jit: Any) -> CellKernel:
     found = _Needs(jit.__name__)
     found.definition(kernel, jit.__name__)
-    path = tuple(entry for entry in sys.path if entry)
-    return CellKernel(jit.fn.__code__.co_filename, jit.__name__, tuple(found.pieces.values()), found.values(), path)
+    where = tuple(entry for entry in sys.path if entry)
+    return CellKernel(jit.fn.__code__.co_filename, jit.__name__, tuple(found.pieces.values()), found.values(), where)
 
 
 def cell_label(file: str, line: int) -> str:

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from triton import knobs
-from triton.compiler.compiler import CompiledKernel
+from triton import knobs  # type: ignore[import-untyped]
+from triton.compiler.compiler import CompiledKernel  # type: ignore[import-untyped]
 
 from ..core.errors import UsageError
 from . import kernels as triton_kernels
