@@ -252,3 +252,37 @@ def test_capture_and_launched_on_a_gpu():
     assert kernel.kernel.name == "add_kernel" and kernel.variant.constexprs == {"BLOCK_SIZE": 1024}
     assert "not recompiled" in " ".join(kernel.notices)
     assert any(r.variant.constexprs == {"BLOCK_SIZE": 1024} for r in ts.launched(add_kernel))
+
+
+_BLOCKED = """
+import importlib.abc, pkgutil, sys
+
+class Blocked(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("triton", "torch"):
+            raise ImportError(f"blocked: {name}")
+        return None
+
+before = set(sys.modules)
+import tritonscope
+print(sorted(m for m in set(sys.modules) - before if m.startswith("tritonscope")))
+sys.meta_path.insert(0, Blocked())
+import tritonscope.api
+for module in pkgutil.walk_packages(tritonscope.api.__path__, "tritonscope.api."):
+    __import__(module.name)
+r = tritonscope.dump("sample:vector_add", target="sm90", stages="ptx")
+print(r.resources.registers, "ptx" in r.to_json()["stages"], type(r._repr_html_()).__name__)
+print(sorted(m for m in sys.modules if m.split(".")[0] in ("triton", "torch")))
+"""
+
+
+def test_the_api_imports_and_answers_with_triton_and_torch_blocked_in_its_process():
+    """A front end (docs/architecture.md): its worker compiles, its own process never imports Triton
+    for a path (a kernel object comes with Triton already imported); `import tritonscope` alone
+    imports nothing of the API."""
+    done = subprocess.run([sys.executable, "-c", _BLOCKED], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    imported, answered, guarded = done.stdout.strip().splitlines()[-3:]
+    assert imported == "['tritonscope']"
+    registers, has_ptx, view = answered.split()
+    assert int(registers) > 0 and has_ptx == "True" and view == "str" and guarded == "[]"
