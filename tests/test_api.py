@@ -86,6 +86,28 @@ def test_mistakes_are_said_in_one_message_with_what_to_do():
         ts.dump("sample:vector_add", BLOCK_SIZE=64, constexprs={"BLOCK_SIZE": 128})
 
 
+def test_the_magic_reads_the_command_lines_syntax_and_names_its_kernels_in_the_notebook():
+    from tritonscope.api.magic import parsed
+
+    def k():  # a stand-in object the notebook names: the magic hands it on, the API checks it
+        return None
+
+    function, keywords, kernel = parsed(
+        "dump k -c BLOCK_SIZE=1024 -a 'x_ptr=*fp16' --stage ttgir,ptx -t sm90", {"k": k}
+    )
+    assert function is ts.api.functions.dump and kernel is k
+    assert keywords == {"constexprs": {"BLOCK_SIZE": "1024"}, "args": {"x_ptr": "*fp16"}, "target": "sm90",
+                        "stages": "ttgir,ptx"}  # fmt: skip
+    function, keywords, kernel = parsed("diff sample:matmul --vary num_warps=4,8 --vary 'MODE=\"1\",mean'", {})
+    assert kernel == "sample:matmul" and keywords["vary"] == {"num_warps": ["4", "8"], "MODE": ['"1"', "mean"]}
+    with pytest.raises(UsageError, match=r"--json is the command line's: run `!tritonscope dump k --json`"):
+        parsed("dump k --json", {"k": k})
+    with pytest.raises(UsageError, match="no name nothing_here in this notebook, and no file of that name"):
+        parsed("dump nothing_here", {})
+    with pytest.raises(UsageError, match="No such option: --nope"):
+        parsed("dump k --nope", {"k": k})
+
+
 def test_capture_without_a_gpu_names_trace_in_one_line():
     with pytest.raises(UsageError) as raised:
         with ts.capture(target="sm90"):
@@ -176,6 +198,9 @@ CELLS = [
     "    c = gl.arange(0, COLS, layout=gl.SliceLayout(0, tile))\n"
     "    gl.store(out_ptr + r, gl.sum(gl.load(x_ptr + r[:, None] * COLS + c[None, :]), axis=1))",
     "g = ts.dump(rows, ROWS=32, COLS=128, target='sm90')\nfacts.update(stages=list(g.stages), sass=g.line(9)['sass'])",
+    # the kernel's own cell edited and run again: the new kernel, not the one compiled before
+    "@triton.jit\ndef simple_kernel(x_ptr, out_ptr, n, BLOCK_SIZE: tl.constexpr):\n    tl.store(out_ptr, 7.5)",
+    "facts.update(ttir=ts.dump(simple_kernel, BLOCK_SIZE=1024, target='sm90').stages['ttir'])",
     "import torch\nweights = torch.ones(4)\n\n@triton.jit\ndef reads_a_tensor(x_ptr):\n    tl.store(x_ptr, weights)",
     "ts.dump(reads_a_tensor, target='sm90')",
 ]
@@ -195,8 +220,10 @@ def test_kernels_defined_in_the_cells_of_a_fresh_ipython_session():
     assert seen[8]["facts"] == {"constexprs": {"BLOCK": 128, "EVEN": True}, "warps": 8}  # config 1, heuristics run
     gluon = seen[10]["facts"]
     assert "ttir" not in gluon["stages"] and "ttgir" in gluon["stages"] and any("SHFL" in s for s in gluon["sass"])
+    edited = seen[12]["facts"]["ttir"]
+    assert "7.500000e+00" in edited and "tt.load" not in edited
     refused = seen[-1]["error"]
-    assert refused.startswith("UsageError: Cell In[12], line 6: reads_a_tensor reads weights, a live Tensor")
+    assert refused.startswith("UsageError: Cell In[14], line 6: reads_a_tensor reads weights, a live Tensor")
     assert "hint: pass weights to the kernel as an argument" in refused
 
 

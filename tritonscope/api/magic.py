@@ -84,8 +84,6 @@ class _Helped(Exception):  # noqa: N818 - not a failure: --help was printed
 
 def parsed(line: str, namespace: dict[str, Any]) -> tuple[Callable[..., Any], dict[str, Any], Any]:
     """(the API function, its keywords, the kernel) a magic line asks for."""
-    import click
-
     words = shlex.split(line)
     if not words or words[0] not in _COMMANDS:
         raise UsageError(
@@ -95,9 +93,11 @@ def parsed(line: str, namespace: dict[str, Any]) -> tuple[Callable[..., Any], di
     command = _click_command(name)
     try:
         params = command.make_context(f"%tritonscope {name}", rest).params
-    except click.exceptions.Exit:
-        raise _Helped() from None
-    except click.ClickException as exc:
+    except Exception as exc:  # noqa: BLE001 - click's errors, as typer vendors click (0.28) or not (before)
+        if type(exc).__name__ == "Exit":  # --help, printed
+            raise _Helped() from None
+        if not hasattr(exc, "format_message"):
+            raise
         raise UsageError(f"%tritonscope {name}: {exc.format_message()}") from None
     function, own = _COMMANDS[name]
     defaults = {p.name: p.default for p in command.params}
