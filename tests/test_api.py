@@ -208,6 +208,9 @@ CELLS = [
     "def aborts(x_ptr, B: tl.constexpr):\n    tl.store(x_ptr, 1.0)",
     "ts.dump(aborts, target='sm90')",
     "facts.update(after=repr(ts.dump('sample:vector_add', target='sm90')))",
+    # what IPython shows of an error: the cell's own line that called, then the message and hint
+    "try:\n    ts.dump(simple_kernel, BLOCK_SIZE=64, target='sm90', num_warp=2)\n"
+    "except Exception as error:\n    facts.update(shown=error._render_traceback_())",
 ]
 
 
@@ -230,6 +233,11 @@ def test_kernels_defined_in_the_cells_of_a_fresh_ipython_session():
     assert "7.500000e+00" in edited and "tt.load" not in edited
     assert failed[16] == "CompileError: the compiler process crashed (SIGABRT)"
     assert seen[17]["facts"]["after"].startswith("<Dump add_kernel on sm90:")
+    assert seen[18]["facts"]["shown"] == [
+        "Cell In[19], line 2: ts.dump(simple_kernel, BLOCK_SIZE=64, target='sm90', num_warp=2)",
+        "UsageError: simple_kernel has no constexpr 'num_warp'. Constexprs: BLOCK_SIZE\n"
+        "hint: did you mean num_warps=? (a keyword that is not an input is a constexpr)",
+    ]
     refused = failed[14]
     assert refused.startswith("UsageError: Cell In[14], line 6: reads_a_tensor reads weights, a live Tensor")
     assert "hint: pass weights to the kernel as an argument" in refused

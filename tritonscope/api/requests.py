@@ -17,6 +17,8 @@ import difflib
 import functools
 import inspect
 import os
+import sys
+import traceback
 import typing
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -24,6 +26,7 @@ from typing import Any
 from ..core import forms, inputs
 from ..core.errors import TritonscopeError, UsageError
 from ..core.model import VariantRequest
+from ..core.source import cell_label
 
 KERNEL = inputs.named("file").name_in(inputs.API)  # the first argument: the kernel, or where it is
 CONSTEXPR_VALUES = "constexpr_values"  # `**constexpr_values`: BLOCK_SIZE=1024
@@ -91,9 +94,9 @@ def with_inputs(function: Callable) -> Callable:
 
 
 def said(exc: TritonscopeError, keywords: Iterable[str] = (), known: Iterable[str] = ()) -> TritonscopeError:
-    """The error as the command line says it, its hint on a line of its own, shown by IPython as that
-    alone (its `_render_traceback_`: no frames of tritonscope). A constexpr the kernel lacks whose name
-    is close to a keyword (num_warp) is said to be that keyword's typo."""
+    """The error as the command line says it, its hint on a line of its own, shown by IPython with the
+    user's own lines that called it and none of tritonscope's (its `_render_traceback_`). A constexpr
+    the kernel lacks whose name is close to a keyword (num_warp) is said to be that keyword's typo."""
     hint = exc.hint
     for name in keywords:
         close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.8)
@@ -102,5 +105,16 @@ def said(exc: TritonscopeError, keywords: Iterable[str] = (), known: Iterable[st
     message = exc.message + (f"\nhint: {hint}" if hint else "")
     again = copy.copy(exc)
     again.message, again.hint, again.args = message, None, (message,)
-    again._render_traceback_ = lambda: [f"{type(exc).__name__}: {message}"]  # type: ignore[attr-defined]
+    again._render_traceback_ = lambda: [*_callers(again), f"{type(exc).__name__}: {message}"]  # type: ignore[attr-defined]
     return again
+
+
+def _callers(exc: BaseException) -> list[str]:
+    """The lines an error came through that are the user's: neither tritonscope's nor IPython's own (a
+    notebook's cell as IPython names it)."""
+    ipython = getattr(sys.modules.get("IPython"), "__file__", None)
+    theirs = [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
+    theirs += [os.path.dirname(ipython)] if ipython else []
+    frames = traceback.extract_tb(exc.__traceback__)
+    mine = [f for f in frames if not any(os.path.abspath(f.filename).startswith(t) for t in theirs)]
+    return [f"{cell_label(f.filename, f.lineno or 0)}: {(f.line or '').strip()}" for f in mine]

@@ -132,6 +132,16 @@ class CellKernel(_Given):
 Source = KernelFile | SampleKernel | ModuleReference | CachedKernel | CaptureFolder | CellKernel
 
 
+def cell_label(file: str, line: int) -> str:
+    """A notebook cell's line as IPython names it in tracebacks (`Cell In[3], line 5`), where IPython
+    runs and compiled that cell; else FILE:LINE."""
+    import sys
+
+    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
+    number = getattr(getattr(shell, "compile", None), "_filename_map", {}).get(file)
+    return f"Cell In[{number}], line {line}" if number is not None else f"{file}:{line}"
+
+
 def parse(given: str) -> Source:
     """The source a FILE argument names. Only a module reference that is on no path fails here;
     a missing file, sample or cached kernel fails where it is read, with the command's own message."""

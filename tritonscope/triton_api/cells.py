@@ -28,7 +28,7 @@ from typing import Any
 from triton.runtime.jit import DependenciesFinder  # type: ignore[import-untyped]
 
 from ..core.errors import UsageError
-from ..core.source import CellKernel, CellPiece, CellValue, KernelFile, Source
+from ..core.source import CellKernel, CellPiece, CellValue, KernelFile, Source, cell_label
 from . import kernels as triton_kernels
 
 _LOADS = frozenset({"LOAD_NAME", "LOAD_GLOBAL", "LOAD_FROM_DICT_OR_GLOBALS"})
@@ -65,13 +65,6 @@ def cell_kernel(kernel: Any, jit: Any) -> CellKernel:
     found.definition(kernel, jit.__name__)
     where = tuple(entry for entry in sys.path if entry)
     return CellKernel(jit.fn.__code__.co_filename, jit.__name__, tuple(found.pieces.values()), found.values(), where)
-
-
-def cell_label(file: str, line: int) -> str:
-    """A cell's line as IPython names it in tracebacks (`Cell In[3], line 5`), else FILE:LINE."""
-    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
-    number = getattr(getattr(shell, "compile", None), "_filename_map", {}).get(file)
-    return f"Cell In[{number}], line {line}" if number is not None else f"{file}:{line}"
 
 
 class _Needs:
