@@ -59,7 +59,10 @@ class Capture:
 
     def __enter__(self) -> Capture:
         __tracebackhide__ = True
-        _check_gpu(self.target)
+        try:
+            _check_gpu(self.target)
+        except TritonscopeError as exc:
+            raise said(exc) from None
         from ..triton_api.launched import recording
 
         self._recording = recording()
