@@ -11,9 +11,9 @@ Every compile runs in the session's warm worker (session.py), never in this proc
 documents every function, result attribute and the magic.
 """
 
-from .session import session
+from . import session as _session
 
-session()  # the worker starts now, importing Triton while the rest of the API is imported here
+_session.session()  # the worker starts now, importing Triton while the rest of the API is imported here
 
 from .capture import Capture, capture, launched, trace  # noqa: E402
 from .functions import diff, dump, explain, fit, grid, layout, passes  # noqa: E402
