@@ -6,7 +6,10 @@ so that this module imports nothing heavy and the front end never imports Triton
 
 from __future__ import annotations
 
+import pickle
 import sys
+from collections import OrderedDict
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +38,30 @@ def list_kernels(source: Source, target: Target):
 def dump(request: VariantRequest, stages: tuple[Stage, ...] | None, lines: tuple[int, int] | None):
     from .dump import dump
 
-    return dump(_installed(request), stages, lines)
+    return dump(_installed(request), stages, lines, compiled_by=_compile_kept)
+
+
+_KEEP = 16
+_kept: OrderedDict[bytes, Any] = OrderedDict()  # this worker's compiles, by the variant each compiled
+
+
+def _compile_kept(request: VariantRequest):
+    """The compile of a request, kept in this worker by the variant it names: a request for a variant
+    compiled before (another stage list, `auto` for the same target) is answered without compiling or
+    disassembling again. Keyed by the source too (a notebook cell's definitions are in it)."""
+    from ..core.source import CachedKernel
+    from .prepare import compile_prepared, compile_request, prepare
+
+    if request.triton is not None or isinstance(request.source, CachedKernel):
+        return compile_request(request)
+    prepared = prepare(request)
+    key = pickle.dumps((request.source, prepared.target.name, prepared.variant, prepared.kernel.spec))
+    if key not in _kept:
+        _kept[key] = compile_prepared(prepared)
+        while len(_kept) > _KEEP:
+            _kept.popitem(last=False)
+    _kept.move_to_end(key)
+    return _kept[key]
 
 
 def explain(request: VariantRequest, what_if: bool, live: bool, compile_time: bool):
@@ -82,6 +108,34 @@ def passes_compare(request: VariantRequest, axes: tuple[tuple[str, tuple[Any, ..
     return compare(request, [Axis(name, values) for name, values in axes], timeout)
 
 
+def fit(
+    request: VariantRequest,
+    targets: tuple[str, ...] | None,
+    axes: tuple[tuple[str, tuple[Any, ...]], ...],
+    budgets,
+    timeout,
+):
+    """`fit FILE [--targets LIST] [--vary ...] [--budget ...]` (a target given alone is the one column),
+    or `fit DIR/` (a capture's compiles as the rows)."""
+    from ..core.source import CaptureFolder
+    from .capture.fit import fit_capture
+    from .check import budgets as parsed
+    from .diff import worker_count
+    from .fit import DEFAULT_TARGETS
+    from .fit import fit as fit_kernel
+    from .sweep import Axis
+
+    if request.target != "auto":
+        if targets is not None:
+            raise UsageError("give the targets in targets (one or several), or one in target; not both")
+        targets, request = (request.target,), replace(request, target="auto")
+    chosen, given = targets or DEFAULT_TARGETS, parsed(list(budgets), "budget")
+    if isinstance(request.source, CaptureFolder):
+        return fit_capture(Path(request.file), request.kernel, chosen, given, worker_count(None)[0], timeout)
+    _releases_installed(request, axes)
+    return fit_kernel(request, chosen, [Axis(n, v) for n, v in axes], given, worker_count(None)[0], timeout)
+
+
 def layout(request: VariantRequest, value: str | None, line: int | None, shape: str | None, timeout: float):
     from ..analysis.layouts import parse_shape
     from .layout import layout
@@ -93,6 +147,13 @@ def grid(request: VariantRequest, size: tuple[int, ...] | None, wave: int | None
     from .grid import grid
 
     return grid(_installed(request), size, wave, timeout)
+
+
+def launched(source: Source | None, kernel: str, compiled):
+    """A kernel the caller's process launched, read from what Triton kept of it (`ts.launched`)."""
+    from .launched import dump_launched
+
+    return dump_launched(source, kernel, compiled)
 
 
 def trace(command: tuple[str, ...], out: str, force: bool, launches: int, target: Target | None, rule, limit: float):

@@ -3,10 +3,12 @@ optional filter to what some Python lines became."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..analysis import scoreboards
 from ..analysis.linemap import requested_lines
 from ..core.errors import UsageError
-from ..core.model import VariantRequest
+from ..core.model import Compilation, VariantRequest
 from ..core.stages import NOT_PRODUCED, Stage
 from ..core.targets import Target
 from ..results.dump import CompareResult, DumpResult
@@ -14,16 +16,21 @@ from .prepare import compile_request, requested_target
 
 
 def dump(
-    request: VariantRequest, stages: tuple[Stage, ...] | None, lines: tuple[int, int] | None, control: bool = False
+    request: VariantRequest,
+    stages: tuple[Stage, ...] | None,
+    lines: tuple[int, int] | None,
+    control: bool = False,
+    compiled_by: Callable[[VariantRequest], Compilation] = compile_request,
 ) -> DumpResult:
     """The compilation, with every stage its target produces unless some are named; with `control`,
-    each SASS instruction's control code and what its waits wait for."""
+    each SASS instruction's control code and what its waits wait for. `compiled_by`: how the request is
+    compiled (a session's worker keeps its compiles: app/calls.py)."""
     target = requested_target(request)[0]
     if stages is not None:
         check_stages(stages, target)  # fails before a slow compile
     if control and target.vendor.machine_code is not Stage.SASS:
         raise UsageError(f"--control reads NVIDIA SASS; {target.name} has {target.vendor.machine_code.title}")
-    compilation = compile_request(request)
+    compilation = compiled_by(request)
     produced = _produced(compilation)
     if stages is not None:
         _check_produced(stages, compilation, produced)

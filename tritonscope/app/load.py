@@ -1,4 +1,5 @@
-"""Loads a kernel file (a path, a sample, a module: core/source.py) and describes the Triton kernels in it.
+"""Loads a kernel file (a path, a sample, a module: core/source.py) and describes the Triton kernels in it;
+a kernel defined in a notebook's cells is made again from its definitions (triton_api/cell_module.py).
 
 The file is foreign code: it is executed as a fresh module, and anything it raises
 becomes a KernelFileError naming the file and line.
@@ -32,7 +33,7 @@ from ..core.errors import KernelFileError, Terminated, TritonscopeError, UsageEr
 from ..core.limits import stuck_at, time_limit
 from ..core.model import AutotuneConfig, KernelSpec, Param, ParamKind
 from ..core.pysource import called_functions, returns_value
-from ..core.source import CachedKernel, CaptureFolder, ModuleReference, SampleKernel, Source
+from ..core.source import CachedKernel, CaptureFolder, CellKernel, ModuleReference, SampleKernel, Source
 from ..core.source import parse as parse_source
 from ..core.stages import Language
 from ..core.targets import Target
@@ -98,6 +99,8 @@ def kernel_path(source: Source) -> Path:
         )
     if isinstance(source, CaptureFolder):
         raise KernelFileError(f"{source} is a directory; give a Python file with Triton kernels")
+    if isinstance(source, CellKernel):
+        raise KernelFileError(f"{source.name} is defined in a notebook's cell, and no file holds it")
     path = Path(source.path)
     if isinstance(source, ModuleReference):
         return path
@@ -116,6 +119,8 @@ def load_file(source: Source | str, target: Target | None = None) -> LoadedFile:
     the GPU a file that asks for one gets, where none is visible (app/simulated_import.py); None:
     what `--target auto` compiles for. A str is parsed as a FILE argument is (core/source.py)."""
     parsed = parse_source(source) if isinstance(source, str) else source
+    if isinstance(parsed, CellKernel):
+        return _cells(parsed)
     path = kernel_path(parsed)
     module = parsed.module if isinstance(parsed, ModuleReference) else None  # imported by the name given
     stat = path.stat()
@@ -129,7 +134,7 @@ def _load(path: Path, module_name: str | None, mtime_ns: int, size: int, target:
     name = module_name or packages.module_name(path)
     try:
         module, notices = _execute(path, name, source, simulating=False)
-        kernels = _find_kernels(module, path)
+        kernels = _find_kernels(module, _in_file(path))
     except KernelFileError as exc:
         if not can_simulate():
             raise
@@ -137,7 +142,7 @@ def _load(path: Path, module_name: str | None, mtime_ns: int, size: int, target:
     if not kernels and can_simulate():  # it asked for a GPU, or defines its kernels only where there is one
         with simulated(target) as device:
             module, notices = _execute(path, name, source, simulating=True)
-            kernels = _find_kernels(module, path)
+            kernels = _find_kernels(module, _in_file(path))
         said = f"imported against a simulated {device['name']} ({device['target']}): no GPU is visible here"
         notices = (said, *notices)
     if not kernels and plain_failure is not None:
@@ -148,6 +153,17 @@ def _load(path: Path, module_name: str | None, mtime_ns: int, size: int, target:
     if not isinstance(defaults, dict):
         raise KernelFileError(f"{path}: {DEFAULTS_NAME} must be a dict of parameter names to values")
     return LoadedFile(path, module, kernels, dict(defaults), notices)
+
+
+@functools.lru_cache(maxsize=16)
+def _cells(source: CellKernel) -> LoadedFile:
+    """A kernel of a notebook's cells, its definitions run again once per process for each version of
+    their text; each kernel is described with its own cell's file name, as Triton's locations name it."""
+    from ..triton_api.cell_module import module_of
+
+    module = module_of(source)
+    kernels = _find_kernels(module, lambda file: file if file in source.files else None)
+    return LoadedFile(Path(source.given), module, kernels, {})
 
 
 def _source(path: Path) -> str:
@@ -302,15 +318,24 @@ def _process_kept():
                 signal.signal(signum, handler)
 
 
-def _find_kernels(module: Any, path: Path) -> list[LoadedKernel]:
+def _in_file(path: Path):
+    return lambda file: str(path) if Path(file).resolve() == path else None
+
+
+def _find_kernels(module: Any, defined_in) -> list[LoadedKernel]:
+    """The kernels of a module that `defined_in(code's file)` says it defines (the file to describe them
+    with; None: imported from elsewhere)."""
     found: dict[int, tuple[Any, Any, list[Any]]] = {}
+    files: dict[int, str] = {}
     for obj in vars(module).values():
         unwrapped = triton_kernels.unwrap(obj)
         if unwrapped is None:
             continue
         jit, wrappers = unwrapped
-        if Path(jit.fn.__code__.co_filename).resolve() != path:
+        file = defined_in(jit.fn.__code__.co_filename)
+        if file is None:
             continue  # imported from elsewhere
+        files[id(jit)] = file
         # Keep the outermost wrapper when the file also names the inner function.
         if id(jit) not in found or len(wrappers) > len(found[id(jit)][2]):
             found[id(jit)] = (jit, obj, wrappers)
@@ -323,7 +348,7 @@ def _find_kernels(module: Any, path: Path) -> list[LoadedKernel]:
             callers[callee].append(name)
     kernels = []
     for jit, obj, wrappers in found.values():
-        spec = _describe(jit, wrappers, inferred[jit.__name__])
+        spec = dataclasses.replace(_describe(jit, wrappers, inferred[jit.__name__]), file=files[id(jit)])
         role = _role(tuple(callers[jit.__name__]), returns_value(trees[jit.__name__]))
         kernels.append(LoadedKernel(dataclasses.replace(spec, **role), jit, obj, tuple(wrappers)))
     return sorted(kernels, key=lambda k: k.spec.line)
@@ -367,7 +392,7 @@ def _describe(jit: Any, wrappers: list[Any], inferred) -> KernelSpec:
         heuristics += tuple(triton_kernels.heuristics(wrapper))
     return KernelSpec(
         name=jit.__name__,
-        file=str(Path(jit.fn.__code__.co_filename).resolve()),
+        file=jit.fn.__code__.co_filename,
         line=first_line + def_offset,
         first_line=first_line,
         source="".join(lines),

@@ -7,6 +7,7 @@ passes child all go through it, so they specialize the same way.
 from __future__ import annotations
 
 import contextlib
+import linecache
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -141,9 +142,8 @@ def _layouts_explained(prepared: Prepared):
         target, spec = prepared.target, prepared.kernel.spec
         if spec.language is not Language.GLUON:
             raise
-        try:
-            source = Path(spec.file).read_text(errors="replace")
-        except OSError:
+        source = _kernel_text(spec.file)
+        if source is None:
             raise exc from None
         wrong = gluon_targets.layouts_for_other_warps(source, target.warp_size)
         if not wrong:
@@ -160,11 +160,18 @@ def _target_lacks(prepared: Prepared) -> list[str]:
     """A Gluon kernel's operations its target has not (analysis/gluon_targets.py): empty for most."""
     if prepared.kernel.spec.language is not Language.GLUON:
         return []
-    try:
-        source = Path(prepared.kernel.spec.file).read_text(errors="replace")
-    except OSError:
+    source = _kernel_text(prepared.kernel.spec.file)
+    if source is None:
         return []
     return gluon_targets.missing_operations(source, prepared.target.backend, prepared.target.arch)
+
+
+def _kernel_text(file: str) -> str | None:
+    """The kernel's file, or its notebook cell's lines (which the line cache holds: triton_api/cell_module.py)."""
+    try:
+        return Path(file).read_text(errors="replace")
+    except OSError:
+        return "".join(linecache.getlines(file)) or None
 
 
 def _compile_isolated(prepared: Prepared, lacking: list[str]) -> Compilation:

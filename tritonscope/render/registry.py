@@ -14,12 +14,30 @@ import importlib
 from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
-Format = Literal["terminal", "json", "html", "files", "junit", "plot", "script"]
+Format = Literal["terminal", "json", "html", "files", "junit", "plot", "script", "notebook", "summary"]
 
 _JSON = "tritonscope.render.json_"  # a family's JSON renderer: json_FAMILY:ClassJson.part
 _HTML = "tritonscope.render.html:HtmlReport."
 _VIEWS = "tritonscope.render.terminal."
+_NOTEBOOK = "tritonscope.render.notebook:NotebookView."
+_SUMMARY = "tritonscope.render.notebook:Summary."
 _R = "tritonscope.results."  # result types are named, not imported: a command imports its own alone
+
+# The results the Python API returns, and the part of render/notebook.py that draws each ("text": its
+# terminal view as text).
+_IN_NOTEBOOKS = {
+    "dump:DumpResult": "dump",
+    "explain:ExplainResult": "explain",
+    "diff:DiffResult": "diff",
+    "passes:PassesResult": "passes",
+    "passes:PassesComparison": "text",
+    "fit:FitResult": "text",
+    "grid:GridResult": "text",
+    "layout:LayoutResult": "text",
+    "layout:LayoutListResult": "text",
+    "layout:SharedLayoutResult": "text",
+    "trace:TraceResult": "trace",
+}
 
 _ROWS: dict[tuple[str, Format], str] = {
     (_R + "catalog:SamplesResult", "terminal"): _VIEWS + "samples:SamplesView",
@@ -53,6 +71,12 @@ _ROWS: dict[tuple[str, Format], str] = {
     (_R + "trace:ReproduceResult", "script"): "tritonscope.render.script:ScriptRenderer",
     (_R + "fit:FitResult", "terminal"): _VIEWS + "fit:FitView",
     (_R + "fit:FitResult", "script"): "tritonscope.render.prune:PruneRenderer",  # fit --emit-prune: the pruner module
+    # What the Python API's results show in a notebook: a block of HTML, and a one-line repr.
+    **{(_R + name, "notebook"): _NOTEBOOK + drawn for name, drawn in _IN_NOTEBOOKS.items()},
+    **{
+        (_R + name, "summary"): _SUMMARY + ("other" if drawn == "text" else drawn)
+        for name, drawn in _IN_NOTEBOOKS.items()
+    },
     # Every result but a page and a script has a JSON document (docs/json-schema.md), drawn by the
     # part named here of its family's renderer (render/json_*.py, each a render/json.py JsonRenderer).
     (_R + "catalog:SamplesResult", "json"): _JSON + "listings:ListingsJson.samples",
