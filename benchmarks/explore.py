@@ -162,8 +162,8 @@ async def _cursor_moves(app, pilot) -> dict:
     from textual import events
 
     result = app.session.shown
-    app.pane_stages = sorted(result.stages, key=lambda s: len(result.listings[s]))[-3:]
-    app._redraw()
+    main = app.main
+    main.code.stages = tuple(sorted(result.stages, key=lambda s: len(result.listings[s]))[-3:])
     await pilot.pause()
     source = app.query_one("#source")
     source.go_to_number(result.compilation.kernel.line)
@@ -172,7 +172,7 @@ async def _cursor_moves(app, pilot) -> dict:
     last = max(n for n in result.file_lines if any(pane.content.numbers(n) for pane in stages))
     selected: list[int] = []  # for each move of the source's cursor: the frames sent before it
     painted: list[float] = []  # when each frame was sent to the terminal
-    select, display = app._select, app._display
+    select, display = main.select, app._display
 
     def timed_select(line, moved) -> None:
         select(line, moved)
@@ -183,7 +183,7 @@ async def _cursor_moves(app, pilot) -> dict:
         painted.append(time.perf_counter())
         display(screen, renderable)
 
-    app._select, app._display = timed_select, timed_display
+    main.select, app._display = timed_select, timed_display
     direct, through = [], []
     for _ in range(60):
         if source.number + 2 > last:  # past the kernel's last line that became code: back to its first
@@ -191,7 +191,7 @@ async def _cursor_moves(app, pilot) -> dict:
             await pilot.pause()
         began = time.perf_counter()
         source.action_move(1)
-        app._select(source.number, source)
+        main.select(source.number, source)
         for pane in panes:
             for y in range(pane.scrollable_content_region.height):
                 pane.render_line(y)
@@ -209,8 +209,8 @@ async def _cursor_moves(app, pilot) -> dict:
             app.screen._on_timer_update()  # the frame composed and sent now (at Textual's next frame otherwise)
         through.append((painted[frames] if len(painted) > frames else time.perf_counter()) - began)
         await pilot.pause()
-    app._select, app._display = select, display
-    lines = {s.value: len(result.listings[s]) for s in app.pane_stages}
+    main.select, app._display = select, display
+    lines = {s.value: len(result.listings[s]) for s in main.code.stages}
     return {"direct": direct, "through": through, "lines": lines}
 
 
