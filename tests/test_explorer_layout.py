@@ -116,6 +116,9 @@ def test_the_keys_box_keeps_each_key_apart_from_its_meaning(size, warm):  # noqa
             app,
             pilot,
         ):
+            await pilot.press("colon", "2", "1", "enter", "plus")  # tl.load's line; a stage pane more
+            added = pane(app, "stage-0")
+            assert added.display and added.linked and added.content.title != pane(app, "stage-1").content.title
             await pilot.press("question_mark")
             _keys_apart(app)
 

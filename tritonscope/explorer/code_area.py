@@ -44,35 +44,35 @@ class CodeArea(Vertical):
     def __init__(self, *, id: str | None = None):
         super().__init__(id=id)
         self.result: ExploreResult | None = None
+        self.line: int | None = None  # the Python line selected
+        self.source = CodePane(id="source")
+        self._stage_panes = [CodePane(id=f"stage-{index}") for index in range(PANES)]
         self._marks: dict[Stage, frozenset[int]] = {}  # the lines changed, per stage
         self._marked_against: ExploreResult | None = None  # the variant they were changed against
 
     def compose(self) -> ComposeResult:
-        yield CodePane(id="source")
-        for index in range(PANES):
-            pane = CodePane(id=f"stage-{index}")
+        yield self.source
+        for index, pane in enumerate(self._stage_panes):
             pane.display = index < len(self.stages)  # none until a variant is drawn
             yield pane
 
     @property
-    def source(self) -> CodePane:
-        return self.query_one("#source", CodePane)
-
-    @property
     def stage_panes(self) -> list[CodePane]:
         """The stage panes shown, in order."""
-        return [self.query_one(f"#stage-{index}", CodePane) for index in range(len(self.stages))]
+        return self._stage_panes[: len(self.stages)]
 
     def watch_stages(self) -> None:
-        for index in range(PANES):
-            self.query_one(f"#stage-{index}", CodePane).display = index < len(self.stages)
+        for index, pane in enumerate(self._stage_panes):
+            pane.display = index < len(self.stages)
         self.draw(self.result)
+        self.select(self.line, self.source)  # a pane's new stage: its lines of the selected one
 
     def watch_controls(self) -> None:
         self.draw(self.result)
+        self.select(self.line, self.source)
 
     def watch_stale(self, stale: bool) -> None:
-        for pane in self.query(CodePane):
+        for pane in (self.source, *self._stage_panes):
             pane.stale = stale
 
     def show(self, result: ExploreResult, stages: tuple[Stage, ...], before: ExploreResult | None) -> None:
@@ -84,8 +84,8 @@ class CodeArea(Vertical):
         self.stale = False
         if stages != self.stages:
             self.set_reactive(CodeArea.stages, stages)
-            for index in range(PANES):
-                self.query_one(f"#stage-{index}", CodePane).display = index < len(stages)
+            for index, pane in enumerate(self._stage_panes):
+                pane.display = index < len(stages)
         self.draw(result)
 
     def draw(self, result: ExploreResult | None) -> None:
@@ -106,7 +106,8 @@ class CodeArea(Vertical):
 
     def select(self, line: int | None, moved: CodePane | None) -> None:
         """Every pane but the one `moved` scrolls to the lines `line` became, and highlights them."""
-        for pane in self.query(CodePane):
+        self.line = line
+        for pane in (self.source, *self._stage_panes):
             pane.link(line, scroll=pane is not moved)
         source = self.source
         if moved is not source and line is not None and source.number != line:

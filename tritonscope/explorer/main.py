@@ -58,6 +58,9 @@ class MainScreen(Screen):
         self.session = session
 
     def on_mount(self) -> None:
+        # its parts, found once: a cursor move reaches them (a query walks the screen's widgets)
+        self.code = self.query_one(CodeArea)
+        self._detail_pane, self._status_line = self.query_one(Detail), self.query_one(StatusLine)
         self.fit(self.app.size.width)
         self.post_message(self.Ready())
 
@@ -72,10 +75,6 @@ class MainScreen(Screen):
         yield StatusLine(id="status")
         yield Footer()
 
-    @property
-    def code(self) -> CodeArea:
-        return self.query_one(CodeArea)
-
     def on_screen_resume(self) -> None:
         """Back from another screen (the pass pipeline's cursor may have selected another line)."""
         code = self.code
@@ -83,7 +82,7 @@ class MainScreen(Screen):
             self.select(self.session.line, None)
 
     def say(self, text: str) -> None:
-        self.query_one(StatusLine).said = text
+        self._status_line.said = text
 
     def on_resize(self, event: events.Resize) -> None:
         self.fit(event.size.width)
@@ -140,7 +139,7 @@ class MainScreen(Screen):
         """Selects a Python line: every pane but the one moved scrolls to the lines it became."""
         self.session.line = line
         self.code.select(line, moved)
-        self.query_one(Detail).said = self._cost_line()
+        self._detail_pane.said = self._cost_line()
 
     def _cost_line(self) -> str:
         result, line = self.session.shown, self.session.line

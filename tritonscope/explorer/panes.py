@@ -292,9 +292,9 @@ class CodePane(ScrollView, can_focus=True):
         """The region the rows are drawn in (width, height), read once per size: Textual works it out
         from the widget's styles at each ask, and a frame asks it for every row of every pane. A
         layout draws a pane resized before its Resize event comes: the size is checked each time."""
-        if self._area is None or self._area[0] != self.size:
+        if self._area is None or self._area[0] != self.outer_size:  # its size as laid out (no styles read)
             region = self.scrollable_content_region
-            self._area = (self.size, region.width, region.height)
+            self._area = (self.outer_size, region.width, region.height)
         return self._area[1], self._area[2]
 
     def _style(self, name: str) -> Style:

@@ -141,7 +141,7 @@ class Resources(Widget):
         if rows or not note:
             self.rows = rows
         if before is not None and self.get_content_height(None, None, width) != before:
-            self.refresh(layout=True)
+            self.refresh(layout=True)  # taller or shorter (hidden, or not laid out yet: its next layout sizes it)
 
 
 class Findings(OptionList):
