@@ -83,7 +83,6 @@ class ExplorerApp(App):
         Binding("ctrl+c", "interrupt", "quit", show=False, priority=True),
         Binding("q", "quit", "quit", show=False),
         Binding("question_mark", "help", "keys", show=False),
-        Binding("t", "theme", "theme", show=False),
     ]
 
     def __init__(self, compiles: Compiles, request: VariantRequest, first: Any, watch: bool = True):
@@ -137,6 +136,11 @@ class ExplorerApp(App):
         if isinstance(event, ANSWERED):
             self.collector.input()
         await super().on_event(event)
+
+    def on_key(self, event: events.Key) -> None:
+        """Keys typed just after `/` or `:` go to the prompt: they reach the app after the key that opened
+        it (the screen sees them before, on their way from a pane that had the focus)."""
+        self.main.prompt.typed(event)
 
     @on(CodePane.Moved)
     def _moved(self) -> None:
@@ -361,9 +365,6 @@ class ExplorerApp(App):
             return
         self.say(f"{len(outcome.value.records)} passes: enter shows one, escape goes back")
         self.push_screen(PassesScreen(self, outcome.value))
-
-    def action_theme(self) -> None:
-        self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self))

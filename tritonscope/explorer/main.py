@@ -46,7 +46,7 @@ class MainScreen(Screen):
         Binding("n", "search_again(1)", "next match", show=False),
         Binding("N", "search_again(-1)", "previous match", show=False),
         Binding("colon", "prompt('line')", "go to line", show=False),
-        Binding("t", "app.theme", "theme", show=False),
+        Binding("t", "theme", "theme", show=False),
         Binding("escape", "close_prompt", "close", show=False),
     ]
 
@@ -61,6 +61,7 @@ class MainScreen(Screen):
         # its parts, found once: a cursor move reaches them (a query walks the screen's widgets)
         self.code = self.query_one(CodeArea)
         self._detail_pane, self._status_line = self.query_one(Detail), self.query_one(StatusLine)
+        self.prompt = self.query_one(Prompt)
         self.fit(self.app.size.width)
         self.post_message(self.Ready())
 
@@ -164,9 +165,6 @@ class MainScreen(Screen):
         self.remove_class("panel") if self.has_class("narrow") else None
         self.code.source.focus()
 
-    def on_key(self, event: events.Key) -> None:
-        self.query_one(Prompt).typed(event)
-
     @on(Prompt.Asked)
     def _asked(self, message: Prompt.Asked) -> None:
         pane, text = message.pane, message.text
@@ -209,6 +207,9 @@ class MainScreen(Screen):
             if len(f"copied: {command}") > self.app.size.width - 2:  # cut there: whole in a note that wraps,
                 # to be read where the terminal keeps the clipboard to itself (OSC 52 refused)
                 self.app.notify(command, title="copied", timeout=20, markup=False)
+
+    def action_theme(self) -> None:
+        self.app.theme = "textual-light" if self.app.current_theme.dark else "textual-dark"
 
     def action_panel(self) -> None:
         self.toggle_class("panel")
