@@ -160,7 +160,7 @@ class ExplorerApp(App):
 
     @on(_Handed)
     def _handed(self, message: _Handed) -> None:
-        if not self.leaving:
+        if not self.leaving and self.main.is_attached:  # not while the app is taken down
             message.method(*message.args)
 
     def _terminated(self, signum: int) -> None:

@@ -20,7 +20,7 @@ from .code_area import CodeArea, coming, first_stages
 from .listing import Content
 from .panes import CodePane
 from .session import Session
-from .widgets import WIDE, Detail, ErrorPane, Findings, Prompt, SidePanel, StatusLine, TitleLine
+from .widgets import WIDE, ErrorPane, Findings, Prompt, SidePanel, StatusLine, TitleLine
 from .words import titles
 
 CONTROLS_SAID = "control codes: B scoreboards waited on · R, W set · Y yield · S stall cycles"
@@ -56,24 +56,23 @@ class MainScreen(Screen):
     def __init__(self, session: Session):
         super().__init__()
         self.session = session
+        # its parts, made here and kept: a cursor move reaches them (a query walks the screen's widgets)
+        self.title_line, self.code, self.error_pane = TitleLine(id="title"), CodeArea(id="code"), ErrorPane(id="error")
+        self.side, self.prompt, self.status_line = SidePanel(id="side"), Prompt(id="prompt"), StatusLine(id="status")
 
     def on_mount(self) -> None:
-        # its parts, found once: a cursor move reaches them (a query walks the screen's widgets)
-        self.code = self.query_one(CodeArea)
-        self._detail_pane, self._status_line = self.query_one(Detail), self.query_one(StatusLine)
-        self.prompt = self.query_one(Prompt)
         self.fit(self.app.size.width)
         self.post_message(self.Ready())
 
     def compose(self) -> ComposeResult:
-        yield TitleLine(id="title")
+        yield self.title_line
         with Horizontal(id="body"):
             with Vertical(id="main"):
-                yield CodeArea(id="code")
-                yield ErrorPane(id="error")
-            yield SidePanel(id="side")
-        yield Prompt(id="prompt")
-        yield StatusLine(id="status")
+                yield self.code
+                yield self.error_pane
+            yield self.side
+        yield self.prompt
+        yield self.status_line
         yield Footer()
 
     def on_screen_resume(self) -> None:
@@ -83,7 +82,7 @@ class MainScreen(Screen):
             self.select(self.session.line, None)
 
     def say(self, text: str) -> None:
-        self._status_line.said = text
+        self.status_line.said = text
 
     def on_resize(self, event: events.Resize) -> None:
         self.fit(event.size.width)
@@ -106,8 +105,8 @@ class MainScreen(Screen):
         self.remove_class("failed")
         code.show(result, stages, self.session.previous)
         self.select(self.session.line, None if jump else code.source)
-        self.query_one(SidePanel).show(result, self.session.previous)
-        self.query_one(TitleLine).titles = titles(result)
+        self.side.show(result, self.session.previous)
+        self.title_line.titles = titles(result)
 
     def redraw(self) -> None:
         """The variant on screen drawn again (its panes: only those whose listing changed)."""
@@ -122,7 +121,7 @@ class MainScreen(Screen):
         """A failed compile: its error beneath the panes, the last good stages greyed, and `file` (the
         kernel's file as it is now, where the stages were not made from it) in the source pane, its
         cursor on the error's `line` of the kernel's file."""
-        self.query_one(ErrorPane).message = message
+        self.error_pane.message = message
         self.add_class("failed")
         code = self.code
         code.stale = True
@@ -140,7 +139,7 @@ class MainScreen(Screen):
         """Selects a Python line: every pane but the one moved scrolls to the lines it became."""
         self.session.line = line
         self.code.select(line, moved)
-        self._detail_pane.said = self._cost_line()
+        self.side.detail.said = self._cost_line()
 
     def _cost_line(self) -> str:
         result, line = self.session.shown, self.session.line
@@ -216,19 +215,19 @@ class MainScreen(Screen):
 
     def action_findings(self) -> None:
         self.remove_class("panel") if self.has_class("wide") else self.add_class("panel")
-        self.query_one(Findings).focus()
+        self.side.findings.focus()
 
     def action_prompt(self, kind: str) -> None:
         pane = self.focused if isinstance(self.focused, CodePane) else self.code.source
-        self.query_one(Prompt).open(kind, pane)
+        self.prompt.open(kind, pane)
 
     def action_close_prompt(self) -> None:
-        self.query_one(Prompt).close()
+        self.prompt.close()
 
     def action_search_again(self, direction: int) -> None:
         self._search(self.focused if isinstance(self.focused, CodePane) else None, direction)
 
     def _search(self, pane: CodePane | None, direction: int) -> None:
-        searched = self.query_one(Prompt).searched
+        searched = self.prompt.searched
         if pane is not None and searched and not pane.find(searched, direction > 0):
             self.say(f"'{searched}' is not in {pane.border_title}")

@@ -191,27 +191,32 @@ class SidePanel(Vertical):
     """Beside the panes when wide, in their place with `r` when not: the figures, the findings, and
     beneath them the detail of the selected line or the finding highlighted."""
 
+    def __init__(self, *, id: str | None = None):
+        super().__init__(id=id)
+        self.resources, self.findings = Resources(id="resources"), Findings(id="findings")
+        self.detail = Detail(id="detail")
+
     def compose(self) -> ComposeResult:
-        yield Resources(id="resources")
-        yield Findings(id="findings")
-        yield Detail(id="detail")
+        yield self.resources
+        yield self.findings
+        yield self.detail
 
     def show(self, result: ExploreResult, before: ExploreResult | None) -> None:
         """A variant's figures and findings. Its stages before the binary: a note in the figures' place,
         and the findings of the variant before kept until explain's come with the SASS (a list drawn
         anew costs as much as a pane)."""
-        resources = self.query_one(Resources)
+        resources = self.resources
         if result.early:
             resources.show((), "registers, spills, shared memory and occupancy: ptxas is making the binary…")
         else:
             resources.show(tuple(contents.resources(result, before)))
             if result.unread is None:
-                self.query_one(Findings).show(result.explained.findings)
+                self.findings.show(result.explained.findings)
 
     @on(OptionList.OptionHighlighted, "#findings")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        findings = self.query_one(Findings).findings
+        findings = self.findings.findings
         if event.option.id is not None and int(event.option.id) < len(findings):
             f = findings[int(event.option.id)]
             said = f"{f.message}\nevidence: {f.evidence}" + (f"\ntry: {f.suggestion}" if f.suggestion else "")
-            self.query_one(Detail).said = said
+            self.detail.said = said
