@@ -96,6 +96,42 @@ def test_every_import_keeps_to_the_table_in_architecture_md(path):
     assert not broken, f"{path.relative_to(PACKAGE)} ({unit}) may import only {sorted(table[unit])}: {broken}"
 
 
+# Imports the table allows up a layer, on main when the rows were put in layer order (issue 50):
+# parsers/ raise core/errors' UsageError until they have an error of their own. An entry that is
+# gone from the table must be deleted here; none may be added.
+UP_A_LAYER = {("parsers/", "core/")}
+
+
+def _row_of(name: str) -> str | None:
+    """The row a name of the last column stands in: core/errors -> core/; None for triton, torch."""
+    if name in GUARDED:
+        return None
+    return name.split("/")[0] + "/" if "/" in name else name
+
+
+def upward_imports(table: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """(row, what it may import) wherever that is not a row above it: the rows go from the ground up."""
+    rows = list(table)
+    return [
+        (unit, name)
+        for index, unit in enumerate(rows)
+        for name in sorted(table[unit])
+        if _row_of(name) is not None and _row_of(name) not in rows[:index]
+    ]
+
+
+def test_the_table_goes_from_the_ground_up():
+    """Each package may import only the rows above its own: read top-down, no import runs up a layer
+    (and so no two packages import each other)."""
+    upward = [(unit, _row_of(name)) for unit, name in upward_imports(allowed_imports())]
+    assert set(upward) <= UP_A_LAYER, f"rows that may import a row below them: {sorted(set(upward) - UP_A_LAYER)}"
+
+
+def test_the_layer_check_finds_an_import_up_a_layer():
+    table = {"core/": {"triton", "app/calls"}, "app/": {"core/errors", "render/"}, "render/": {"core/", "app/explore"}}
+    assert upward_imports(table) == [("core/", "app/calls"), ("app/", "render/")]
+
+
 def test_the_import_check_sees_every_kind_of_import(tmp_path):
     (tmp_path / "tritonscope" / "render").mkdir(parents=True)
     probe = tmp_path / "tritonscope" / "render" / "probe.py"
@@ -419,8 +455,8 @@ def test_a_traced_process_reads_the_contract_tritonscope_reads(tmp_path):
     and tritonscope blocked, read one contract: the very file, and the names, tritonscope reads."""
     import json
 
-    from tritonscope.app.capture.environment import environment_for_capture
     from tritonscope.capture_hook import tritonscope_contract as contract
+    from tritonscope.captures.environment import environment_for_capture
 
     path = environment_for_capture(tmp_path)["PYTHONPATH"]
     done = subprocess.run(
@@ -452,9 +488,9 @@ def test_commands_never_pick_a_renderer_or_write_a_file():
 
 # A kernel source is classified once, by core/source.py's parser; a target is looked up by name only in
 # core/ (a Variant's `target_info`, `targets.named` for a name read back) and resolved from a --target
-# only where a request is prepared (app/prepare.py) or a command takes its own (cli/argtypes.py).
+# only where a request is prepared (app/walk/prepare.py) or a command takes its own (cli/argtypes.py).
 SOURCE_PARSER = "core/source.py"
-TARGET_RESOLVERS = {"app/prepare.py", "cli/argtypes.py"}
+TARGET_RESOLVERS = {"app/walk/prepare.py", "cli/argtypes.py"}
 _CLASSIFIERS = {"is_reference", "is_module_reference", "is_capture", "resolve_path", "SAMPLE_PREFIX"}
 _STRING_TESTS = {"startswith", "removeprefix", "partition", "rpartition", "split", "find", "index"}
 

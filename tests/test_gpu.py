@@ -9,7 +9,7 @@ import ctypes
 
 import pytest
 
-from tritonscope.app.prepare import compile_request
+from tritonscope.app.walk.prepare import compile_request
 from tritonscope.core.model import VariantRequest
 from tritonscope.core.samples import all_samples, samples_dir
 from tritonscope.core.targets import local_target

@@ -13,6 +13,7 @@ from test_render import _compilation
 from tritonscope.analysis.diffing import StageDiff
 from tritonscope.analysis.layouts import ownership, parse
 from tritonscope.analysis.passes import LlvmPassRecord, PassRecord
+from tritonscope.captures.entries import CacheEntry
 from tritonscope.core.model import Compilation, InstructionMix, Occupancy, Resources, VariantRequest
 from tritonscope.core.stages import Stage
 from tritonscope.render.terminal.base import Terminal
@@ -26,7 +27,7 @@ from tritonscope.render.terminal.grid import GridView
 from tritonscope.render.terminal.layout import LayoutView
 from tritonscope.render.terminal.passes import PassesView
 from tritonscope.results.bench import BenchResult, Measurement, Peak
-from tritonscope.results.cache import CacheEntry, CacheListing
+from tritonscope.results.cache import CacheListing
 from tritonscope.results.diff import DiffResult, Outcome
 from tritonscope.results.dump import DumpResult
 from tritonscope.results.grid import Access, GridResult, Program

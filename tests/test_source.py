@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tritonscope.app.prepare import prepare
+from tritonscope.app.walk.prepare import prepare
 from tritonscope.core import targets
 from tritonscope.core.errors import KernelFileError, UsageError
 from tritonscope.core.model import Variant, VariantRequest
@@ -74,7 +74,7 @@ def test_a_module_on_no_path_is_said_at_once(workspace):
 
 def test_what_only_a_loader_can_tell_fails_where_it_is_loaded(workspace):
     """A missing file or sample parses (a request may be made for it, as a test's is); loading says so."""
-    from tritonscope.app.load import load_file
+    from tritonscope.app.walk.load import load_file
 
     for given, said in (("absent.py", "no such file: absent.py"), ("sample:absent", "no sample named 'absent'")):
         with pytest.raises(KernelFileError, match=said):

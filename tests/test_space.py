@@ -83,7 +83,7 @@ def test_bench_space_launches_the_pareto_set_alone():
     """Up to the launch (no GPU here): the configs bench --space would run are the space's Pareto set."""
     from tritonscope.app.bench import combinations, pareto_configs
     from tritonscope.app.space import explore
-    from tritonscope.app.sweep import Axis
+    from tritonscope.app.walk.sweep import Axis
     from tritonscope.core.model import VariantRequest
     from tritonscope.core.samples import samples_dir
 

@@ -213,7 +213,7 @@ def test_an_unknown_target_is_refused_before_the_program_runs(tmp_path):
 
 
 def test_nothing_outside_the_capture_hook_imports_the_simulated_device():
-    """Besides the traced program's hook, only app/simulated_import.py reaches it, inside the function
+    """Besides the traced program's hook, only app/walk/simulated_import.py reaches it, inside the function
     that imports a kernel file asking for a GPU where none is visible (never at module level)."""
     package = HERE.parent / "tritonscope"
     simulated = package / "triton_api" / "simulated"

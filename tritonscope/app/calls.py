@@ -58,7 +58,7 @@ def check(request: VariantRequest, budgets: tuple[str, ...], baseline: str | Non
 def diff(request: VariantRequest, axes: tuple[tuple[str, tuple[Any, ...]], ...], configs: bool, stages, timeout: float):
     """`diff FILE --vary NAME=V1,V2 ...` (or `--configs`): each variant in a worker of its own."""
     from .diff import diff, worker_count
-    from .sweep import Axis
+    from .walk.sweep import Axis
 
     if not axes and not configs:
         raise UsageError('nothing to compare: give vary (e.g. {"num_warps": [4, 8]}) or configs')
@@ -76,7 +76,7 @@ def passes(request: VariantRequest, show: str | None, timeout: float):
 def passes_compare(request: VariantRequest, axes: tuple[tuple[str, tuple[Any, ...]], ...], timeout: float):
     """`passes --vary NAME=A,B`: the two pipelines and the first pass whose output differs."""
     from .passes import compare
-    from .sweep import Axis
+    from .walk.sweep import Axis
 
     _releases_installed(request, axes)
     return compare(request, [Axis(name, values) for name, values in axes], timeout)
@@ -97,7 +97,7 @@ def grid(request: VariantRequest, size: tuple[int, ...] | None, wave: int | None
 
 def trace(command: tuple[str, ...], out: str, force: bool, launches: int, target: Target | None, rule, limit: float):
     """`trace -o OUT [--target T] -- COMMAND`, the program stopped after `limit` seconds."""
-    from .capture.trace import Simulation, trace
+    from .trace import Simulation, trace
 
     protected = [Path(word) for word in command if Path(word).exists()]  # the program and its files
     chosen: AutotuneRule | None = rule
@@ -120,7 +120,7 @@ def capture_list(folder: str):
 
 def capture_diff(before: str, after: str, kernel: str | None, stages, timeout: float):
     """`diff DIR1/ DIR2/` (every compile paired), or `-k NAME` (one kernel's stages diffed)."""
-    from .capture.diff import diff_captures, kernel_diff
+    from .capture_diff import diff_captures, kernel_diff
     from .diff import worker_count
 
     if kernel:
@@ -129,7 +129,7 @@ def capture_diff(before: str, after: str, kernel: str | None, stages, timeout: f
 
 
 def capture_check(folder: str, budgets: tuple[str, ...], baseline: str | None, timeout: float):
-    from .capture.check import check_capture
+    from .capture_check import check_capture
     from .check import budgets as parsed
     from .diff import worker_count
 
@@ -158,7 +158,7 @@ def _releases_installed(request: VariantRequest, axes) -> None:
 
 
 def _release_ready(release: str) -> None:
-    from . import releases
+    from .walk import releases
 
     checked = releases.checked(release)
     if not releases.is_running(checked) and not releases.env_for(checked).ready:

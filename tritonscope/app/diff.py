@@ -11,7 +11,7 @@ from ..core.model import VariantRequest
 from ..core.stages import Stage
 from ..isolate import pool
 from ..results.diff import DiffResult
-from . import sweep
+from .walk import sweep
 
 
 def diff(
@@ -32,8 +32,8 @@ def diff(
             # start-up (0.2 s) overlaps this process's own imports and the kernel file's loading.
             workers.warm(count=math.prod(len(a.values) for a in axes), preload=sweep.COMPILE_MODULE)
         from ..analysis import diffing
-        from .load import load_file
-        from .prepare import from_reference, requested_target
+        from .walk.load import load_file
+        from .walk.prepare import from_reference, requested_target
 
         base = from_reference(request)
         spec = load_file(base.source).pick(base.kernel).spec

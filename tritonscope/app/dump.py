@@ -10,7 +10,7 @@ from ..core.model import VariantRequest
 from ..core.stages import NOT_PRODUCED, Stage
 from ..core.targets import Target
 from ..results.dump import CompareResult, DumpResult
-from .prepare import compile_request, requested_target
+from .walk.prepare import compile_request, requested_target
 
 
 def dump(

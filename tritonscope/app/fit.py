@@ -22,7 +22,7 @@ from ..isolate import Executor, Task, pool
 from ..isolate import Outcome as TaskOutcome
 from ..results.fit import NO_COMPILE, Cell, ConfigRow, FitResult, KernelFit
 from ..triton_api import version
-from . import releases, sweep
+from .walk import releases, sweep
 
 # A T4, an A100, an A10 or RTX 3090, an L4 or RTX 4090, an H100, a B200, an RTX 5090 and an MI300X.
 DEFAULT_TARGETS = ("sm75", "sm80", "sm86", "sm89", "sm90", "sm100", "sm120", "gfx942")
@@ -62,8 +62,8 @@ def fit(
 def plan_file(request: VariantRequest, axes: list[sweep.Axis]) -> Plan:
     """The rows of a kernel file's kernel: its autotune configs times the --vary axes (a grid where it
     has no configs; the variant as given where it has neither)."""
-    from .load import load_file
-    from .prepare import from_reference, prepare
+    from .walk.load import load_file
+    from .walk.prepare import from_reference, prepare
 
     request = from_reference(request)
     spec = load_file(request.source).pick(request.kernel).spec
@@ -143,7 +143,7 @@ def one_line(error: str) -> str:
 def measure(request: VariantRequest, budgets: tuple[Budget, ...]) -> Cell:
     """In a worker: one config compiled for one target and judged there."""
     from ..analysis.artifacts import read_resources
-    from .prepare import compile_undisassembled
+    from .walk.prepare import compile_undisassembled
 
     compiled = compile_undisassembled(request)
     resources = read_resources(compiled.target, compiled.artifacts)

@@ -17,7 +17,7 @@ from ..core.model import VariantRequest
 from ..isolate import Outcome as TaskOutcome
 from ..isolate import Task, pool
 from ..results.space import SpacePoint, SpaceResult
-from . import releases, sweep
+from .walk import releases, sweep
 
 # The figures a config is judged by, and which way is better.
 LOWER = ("registers", "spills", "shared", "instructions")
@@ -34,8 +34,8 @@ def explore(
     sort: str = "occupancy",
     on_done: Callable[[SpacePoint], None] | None = None,
 ) -> SpaceResult:
-    from .load import load_file
-    from .prepare import from_reference
+    from .walk.load import load_file
+    from .walk.prepare import from_reference
 
     if sort not in SHOWN:
         raise UsageError(f"--sort {sort}: not a figure. Sort by one of: {', '.join(SHOWN)}")
@@ -64,7 +64,7 @@ def measure(request: VariantRequest) -> dict[str, Any]:
     """In a worker: one config compiled and explained (no what-ifs), down to its figures."""
     from .check import figures
     from .explain import explain_compilation
-    from .prepare import compile_request
+    from .walk.prepare import compile_request
 
     # explain's findings, less the registers live per line: they change no figure here (only where an
     # occupancy finding points), and would cost an nvdisasm run per config.

@@ -202,8 +202,8 @@ def _from_its_run(request: VariantRequest) -> VariantRequest:
     """A `--from-run` request as the kernel its launch compiled, with a line saying which launch."""
     if request.from_run is None:
         return request
-    from ..app.from_run import resolve
-    from .app import progress, say
+    from ..app.walk.from_run import resolve
+    from .messages import progress, say
 
     with progress(f"running {request.file} to the launch"):
         resolved, launch = resolve(request)
@@ -227,7 +227,7 @@ def _from_run(flags: dict) -> FromRun | None:
 
 
 def request_from(flags: dict) -> VariantRequest:
-    from ..app import releases
+    from ..app.walk import releases
     from ..core import forms
     from .installs import ensure_release
 

@@ -122,8 +122,8 @@ class VariantRequest:
     maxnreg: int | None = None
     config: int | None = None
     specialize: bool = True
-    triton: str | None = None  # the Triton release to compile with (app/releases.py); None: the running one
-    from_run: FromRun | None = None  # resolved into a captured kernel before anything loads (app/from_run.py)
+    triton: str | None = None  # the Triton release to compile with (app/walk/releases.py); None: the running one
+    from_run: FromRun | None = None  # resolved into a captured kernel before anything loads (app/walk/from_run.py)
     source: Source = None  # type: ignore[assignment]  # set from `file` by __post_init__ when not given
 
     def __post_init__(self) -> None:

@@ -235,7 +235,7 @@ DEFAULT_TARGET = "sm90"
 
 def resolve(name: str) -> tuple[Target, str | None]:
     """The target for a --target value, and a notice to show when `auto` had to guess. Outside
-    core/, app/prepare.py resolves a request's (the one place) and cli/argtypes.py a command's own."""
+    core/, app/walk/prepare.py resolves a request's (the one place) and cli/argtypes.py a command's own."""
     key = parse_name(name)
     if key == "auto":
         local = local_target()

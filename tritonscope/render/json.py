@@ -20,7 +20,7 @@ from .registry import part
 if TYPE_CHECKING:  # the result types, named in annotations only: `dump --json` imports none of the others
     from ..results.bench import BenchResult, ReleaseTimings, ReplayResult
     from ..results.cache import CacheListing
-    from ..results.captures import CaptureDiffResult
+    from ..results.capture_diff import CaptureDiffResult
     from ..results.catalog import EnvsListing, KernelList, SamplesResult
     from ..results.check import CheckResult
     from ..results.diff import DiffResult

@@ -1,6 +1,6 @@
 """The one place a result meets its renderer: (result type, format) -> renderer.
 
-Every way out goes through here: the command wrapper (cli/app.py) for the terminal, `--json` and the
+Every way out goes through here: the command wrapper (cli/runner.py) for the terminal, `--json` and the
 files a command names, and any other front end through `render(result, fmt, **options)`. A new
 output format is one renderer module plus its rows here; a new command's result is one row per
 format it is shown in. Renderers are named as "module:Class" and imported only when asked for, so

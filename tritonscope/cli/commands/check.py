@@ -6,9 +6,10 @@ from typing import Annotated
 import typer
 
 from ...core.errors import UsageError
-from ..app import command, progress, say
+from ..messages import progress, say
 from ..options import ClusterOpt, JsonOpt, TimeoutOpt, variant_flags
 from ..output import Output
+from ..runner import command
 from .check_files import written_files
 
 BudgetOpt = Annotated[

@@ -4,9 +4,10 @@ from typing import Annotated
 
 import typer
 
-from ..app import command, progress
+from ..messages import progress
 from ..options import JsonOpt, KeepLocOpt, LineOpt, LinesOpt, TimeoutOpt, WrapOpt, variant_flags
 from ..output import Output
+from ..runner import command
 from .dump import _notices
 
 

@@ -5,9 +5,10 @@ from typing import Annotated
 
 import typer
 
-from ..app import command, progress, say
+from ..messages import progress, say
 from ..options import JsonOpt, KeepLocOpt, LineOpt, LinesOpt, TimeoutOpt, WatchOpt, WrapOpt, variant_flags
 from ..output import Folder, Output
+from ..runner import command
 
 StageOpt = Annotated[
     str | None,

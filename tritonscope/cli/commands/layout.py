@@ -4,8 +4,9 @@ from typing import Annotated
 
 import typer
 
-from ..app import command, progress
+from ..messages import progress
 from ..options import ArgOpt, ConstexprOpt, JsonOpt, KernelOpt, TargetOpt, TimeoutOpt, WarpsOpt, request_from
+from ..runner import command
 
 
 @command()

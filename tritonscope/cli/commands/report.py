@@ -5,9 +5,10 @@ from typing import Annotated
 
 import typer
 
-from ..app import command, progress
+from ..messages import progress
 from ..options import KeepLocOpt, TimeoutOpt, variant_flags
 from ..output import File, Output
+from ..runner import command
 from .dump import _notices
 
 

@@ -1,7 +1,7 @@
 """`--from-run`: the specialization a kernel gets at a launch in the file's own run.
 
 The file (as a learner runs it: its module-level code and `__main__`, then its tests and
-benchmarks; app/own_run.py), or the command given after `--`, runs as `trace` runs a program,
+benchmarks; app/walk/own_run.py), or the command given after `--`, runs as `trace` runs a program,
 against the simulated GPU of the target: the launch is recorded, the
 kernel compiled as that launch specialized it, and the program ended right after it
 (capture.StopAtLaunch). The request then names that compile as a captured kernel
@@ -22,15 +22,15 @@ import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..capture_hook import tritonscope_contract as contract
-from ..core.errors import KernelFileError, UsageError
-from ..core.limits import USER_CODE_SECONDS
-from ..core.model import FromRun, VariantRequest
-from ..core.source import CachedKernel
-from ..isolate import Finished, Program
+from ...capture_hook import tritonscope_contract as contract
+from ...captures.environment import environment_for_capture
+from ...captures.logs import stop_record
+from ...core.errors import KernelFileError, UsageError
+from ...core.limits import USER_CODE_SECONDS
+from ...core.model import FromRun, VariantRequest
+from ...core.source import CachedKernel
+from ...isolate import Finished, Program
 from . import own_run
-from .capture.environment import environment_for_capture
-from .capture.logs import stop_record
 
 _TAIL_LINES = 6
 
@@ -125,7 +125,7 @@ def _run(command: list[str], env: dict[str, str], seconds: float, own_run: bool)
     with the folder; a command the user gave works where the user is, as under `trace`."""
     import subprocess
 
-    from ..core.scratch import own_working_folder
+    from ...core.scratch import own_working_folder
 
     with contextlib.ExitStack() as stack:
         cwd = stack.enter_context(own_working_folder()) if own_run else None

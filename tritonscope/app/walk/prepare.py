@@ -13,17 +13,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..analysis import gluon_targets
-from ..analysis.artifacts import StagesFiled, early_line_map, to_compilation
-from ..core import progress
-from ..core.errors import CompileError, UsageError
-from ..core.model import Artifacts, Compilation, KernelSpec, Variant, VariantRequest
-from ..core.source import CachedKernel
-from ..core.stages import Language
-from ..core.targets import Target, resolve
-from ..triton_api import version
-from .capture.compiled import read_compilation
-from .capture.rebuild import source_request
+from ...analysis import gluon_targets
+from ...analysis.artifacts import StagesFiled, early_line_map, to_compilation
+from ...captures.compiled import read_compilation
+from ...captures.rebuild import source_request
+from ...core import progress
+from ...core.errors import CompileError, UsageError
+from ...core.model import Artifacts, Compilation, KernelSpec, Variant, VariantRequest
+from ...core.source import CachedKernel
+from ...core.stages import Language
+from ...core.targets import Target, resolve
+from ...triton_api import version
 from .load import LoadedKernel, load_file
 from .releases import in_release
 from .specialize import specialize
@@ -91,8 +91,8 @@ def compile_stages(
     here): (the Compilation of Triton's stages, its artifacts, for `triton_api.compiler.disassembled`);
     else (the whole Compilation, None). `early`, where given, is told the stages filed so far as each
     next one starts (`analysis.artifacts.stages_so_far` makes them a Compilation, where they are shown)."""
-    from ..triton_api.compiler import compile_variant
-    from ..triton_api.early_stages import as_filed
+    from ...triton_api.compiler import compile_variant
+    from ...triton_api.early_stages import as_filed
 
     if isinstance(request.source, CachedKernel):
         return compile_request(request), None
@@ -113,7 +113,7 @@ MACHINE_CODE_PENDING = "the SASS is being read (nvdisasm)"
 
 
 def compile_prepared(prepared: Prepared) -> Compilation:
-    from ..triton_api.compiler import compile_variant
+    from ...triton_api.compiler import compile_variant
 
     risky = _target_lacks(prepared)
     if risky:
@@ -170,8 +170,8 @@ def _target_lacks(prepared: Prepared) -> list[str]:
 def _compile_isolated(prepared: Prepared, lacking: list[str]) -> Compilation:
     """The compile in a child, whose Triton may abort the process on an operation the target lacks:
     the user gets the compiler's own words (its stderr is let through) and this message, not a crash."""
-    from ..isolate import Workers, task
-    from ..triton_api.remarks import STDERR_PASSED
+    from ...isolate import Workers, task
+    from ...triton_api.remarks import STDERR_PASSED
 
     env = {STDERR_PASSED: "1"}
     with Workers(timeout=600, env=env) as workers:
@@ -199,7 +199,7 @@ class Undisassembled:
 
 def compile_undisassembled(request: VariantRequest) -> Undisassembled:
     """In a sweep's worker: the compile, without its SASS."""
-    from ..triton_api.compiler import compile_variant
+    from ...triton_api.compiler import compile_variant
 
     prepared = prepare(request)
     with _layouts_explained(prepared):
@@ -216,7 +216,7 @@ def compile_finished(request: VariantRequest) -> Compilation:
 def finish(compiles: list[Undisassembled]) -> list[Compilation]:
     """The Compilations of many compiles, their NVIDIA cubins disassembled together. nvdisasm runs
     (0.2-0.3 s, mostly its start-up) while the other stages' line maps are built here."""
-    from ..triton_api.tools import disassemble_code, sass_refused, with_serialization_report
+    from ...triton_api.tools import disassemble_code, sass_refused, with_serialization_report
 
     nvidia = [c for c in compiles if c.target.backend == "cuda"]
     with ThreadPoolExecutor(1) as background:

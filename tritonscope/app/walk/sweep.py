@@ -12,17 +12,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..core import targets
-from ..core.errors import UsageError
-from ..core.model import OPTION_NAMES, KernelSpec, ParamKind, VariantRequest
-from ..core.values import format_value
-from ..isolate import Executor, Task, on_cluster
-from ..isolate import Outcome as TaskOutcome
-from ..results.diff import Outcome
+from ...core import targets
+from ...core.errors import UsageError
+from ...core.model import OPTION_NAMES, KernelSpec, ParamKind, VariantRequest
+from ...core.values import format_value
+from ...isolate import Executor, Task, on_cluster
+from ...isolate import Outcome as TaskOutcome
+from ...results.diff import Outcome
 from . import releases
 
 AXIS_OPTIONS = (*OPTION_NAMES, "target", "config", "triton")
-COMPILE_MODULE = "tritonscope.app.prepare"  # the module of the tasks' functions: warmed workers preload it
+COMPILE_MODULE = "tritonscope.app.walk.prepare"  # the module of the tasks' functions: warmed workers preload it
 
 
 @dataclass(frozen=True)
