@@ -123,5 +123,5 @@ def test_a_target_is_parsed_at_the_edge_and_read_back_by_name():
     assert targets.named("gfx942") is targets.TARGETS["gfx942"] and targets.named("gfx9000") is None
     variant = Variant("k", "k.py", "gfx942", {}, {}, {}, {}, {})
     assert variant.target_info.vendor.machine_code is Stage.AMDGCN and variant.target_info.warp_size == 64
-    resolved, notice = targets.resolve("auto")
+    resolved, notice = targets.resolve_target("auto")
     assert resolved is targets.auto() and (notice is None) == (targets.local_target() is not None)

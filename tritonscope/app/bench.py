@@ -94,7 +94,7 @@ def pareto_configs(file: str, axes: list[Axis], timeout: float) -> list[dict]:
     from ..core.model import VariantRequest
     from .space import explore
 
-    result = explore(VariantRequest(file=file), axes, os.cpu_count() or 1, timeout)
+    result = explore(VariantRequest(file=file).resolved(), axes, os.cpu_count() or 1, timeout)
     every = combinations(axes)
     return [every[i] for i in result.pareto]
 

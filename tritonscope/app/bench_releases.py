@@ -55,7 +55,7 @@ def divergence(subject: str, kernel: str | None, wanted: tuple[str, ...], timeou
     from .walk.sweep import Axis
 
     try:
-        request = VariantRequest(file=subject)
+        request = VariantRequest(file=subject).resolved()
         if not isinstance(request.source, CachedKernel):
             request = replace(request, kernel=kernel)
         return compare(request, [Axis("triton", tuple(wanted[:2]))], timeout), None

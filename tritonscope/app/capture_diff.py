@@ -23,7 +23,7 @@ from ..core.model import Compilation, VariantRequest
 from ..core.stages import Stage
 from ..isolate import pool
 from ..results.capture_diff import CaptureDiffResult, Comparison
-from ..results.diff import DiffResult, Outcome
+from ..results.diff import DiffResult, VariantOutcome
 from . import kernel_figures
 from .capture_summaries import summaries
 from .walk import releases
@@ -63,12 +63,12 @@ def kernel_diff(before: Path, after: Path, name: str, stages: tuple[Stage, ...] 
         names = sorted({e.name for s in sides for e in s.entries})
         raise UsageError(f"-k {name}: no kernel of that name in either capture. Kernels: {', '.join(names)}")
     keyed = [[_light_keys(s.folder, e) for e in found] for s, found in zip(sides, chosen, strict=True)]
-    outcomes: list[Outcome] = []
+    outcomes: list[VariantOutcome] = []
     diffs: list[StageDiff] = []
     for p in pair(keyed[0], keyed[1]):
         read = [_read(side, k) for side, k in zip(sides, (p.before, p.after), strict=True) if k is not None]
         first = len(outcomes)
-        outcomes += [Outcome(label, VariantRequest(file=c.variant.file, kernel=name), c) for label, c in read]
+        outcomes += [VariantOutcome(label, VariantRequest(file=c.variant.file, kernel=name), c) for label, c in read]
         if len(read) == 2:
             diffs += _stage_diffs(read[0][1], read[1][1], first, stages)
     return DiffResult(tuple(outcomes), tuple(diffs))

@@ -211,9 +211,8 @@ def _several_kernels(request: VariantRequest) -> KernelList | None:
     if request.kernel is not None or isinstance(request.source, CachedKernel):
         return None
     from .catalog import list_kernels
-    from .walk.prepare import requested_target
 
-    listed = list_kernels(request.source, requested_target(request)[0])
+    listed = list_kernels(request.source, request.target_info)
     return listed if sum(not k.is_helper for k in listed.kernels) > 1 else None
 
 

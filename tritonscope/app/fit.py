@@ -18,8 +18,7 @@ from typing import Any
 from ..analysis.fitting import checked_budgets, figures, judge
 from ..core.model import OPTION_NAMES, AutotuneConfig, Budget, VariantRequest
 from ..core.values import format_value
-from ..isolate import Executor, Task, pool
-from ..isolate import Outcome as TaskOutcome
+from ..isolate import Executor, Outcome, Task, pool
 from ..results.fit import NO_COMPILE, Cell, ConfigRow, FitResult, KernelFit
 from ..triton_api import version
 from .walk import releases, sweep
@@ -100,7 +99,7 @@ def matrices(
     requests = [replace(r, target=t) for plan in plans for r in plan.requests for t in targets]
     cells: list[Cell | None] = [None] * len(requests)
 
-    def done(index: int, outcome: TaskOutcome) -> None:
+    def done(index: int, outcome: Outcome) -> None:
         cells[index] = cell = cell_of(outcome)
         if on_done:
             on_done(cell)
@@ -123,7 +122,7 @@ def _task(request: VariantRequest, budgets: tuple[Budget, ...]) -> Task:
     return releases.task(measure, (request, budgets), request.triton, (request.file,))
 
 
-def cell_of(outcome: TaskOutcome) -> Cell:
+def cell_of(outcome: Outcome) -> Cell:
     """A worker's cell, or a compile that failed as a cell that says why in one line."""
     if outcome.ok:
         return outcome.value

@@ -14,8 +14,7 @@ from typing import Any
 from ..analysis import findings as kinds
 from ..core.errors import UsageError
 from ..core.model import VariantRequest
-from ..isolate import Outcome as TaskOutcome
-from ..isolate import Task, pool
+from ..isolate import Outcome, Task, pool
 from ..results.space import SpacePoint, SpaceResult
 from .walk import releases, sweep
 
@@ -44,7 +43,7 @@ def explore(
     variants = sweep.expand(base, axes, spec, configs=False)
     points: list[SpacePoint | None] = [None] * len(variants)
 
-    def done(index: int, outcome: TaskOutcome) -> None:
+    def done(index: int, outcome: Outcome) -> None:
         point = points[index] = _point(variants[index].label, outcome)
         if on_done:
             on_done(point)
@@ -56,7 +55,7 @@ def explore(
     return SpaceResult(tuple(a.name for a in axes), ready, front, ranked(ready, sort, top), sort)
 
 
-def _tasks(variants: list[sweep.Outcome]) -> list[Task]:
+def _tasks(variants: list[sweep.VariantOutcome]) -> list[Task]:
     return [releases.task(measure, (v.request,), v.request.triton, (v.request.file,)) for v in variants]
 
 
@@ -74,7 +73,7 @@ def measure(request: VariantRequest) -> dict[str, Any]:
     return values
 
 
-def _point(label: dict[str, str], outcome: TaskOutcome) -> SpacePoint:
+def _point(label: dict[str, str], outcome: Outcome) -> SpacePoint:
     if not outcome.ok:
         return SpacePoint(label, cause=cause_of(outcome.error or ""), error=outcome.error)
     values = dict(outcome.value)

@@ -157,15 +157,17 @@ _VARIANT_FLAGS = {
 }
 
 
-def variant_flags(command=None, *, file_optional: bool = False):
+def variant_flags(command=None, *, file_optional: bool = False, resolve_target: bool = True):
     """Gives a command FILE and the variant flags, the same in every command that compiles.
 
     The command declares a `request` parameter instead; typer sees FILE, the variant flags,
     then the command's own options. With `file_optional`, FILE may be left out: the command
-    then gets `request=None`, and variant flags without a FILE are refused.
+    then gets `request=None`, and variant flags without a FILE are refused. The request's
+    `--target auto` is resolved, its notice said once, unless `resolve_target` is False (`fit`
+    reads `auto` itself: every target).
     """
     if command is None:
-        return functools.partial(variant_flags, file_optional=file_optional)
+        return functools.partial(variant_flags, file_optional=file_optional, resolve_target=resolve_target)
     own = typing.get_type_hints(command, include_extras=True)
     keyword = inspect.Parameter.KEYWORD_ONLY
     if file_optional:
@@ -189,7 +191,8 @@ def variant_flags(command=None, *, file_optional: bool = False):
             if given:
                 raise UsageError(f"variant flags ({', '.join(given)}) need a FILE")
             return command(request=None, **values)
-        return command(request=_from_its_run(request_from(flags)), **values)
+        request = told(request_from(flags, resolve_target=resolve_target))
+        return command(request=_from_its_run(request), **values)
 
     with_request.__signature__ = inspect.Signature(parameters)
     with_request.__annotations__ = {p.name: p.annotation for p in parameters}
@@ -198,15 +201,24 @@ def variant_flags(command=None, *, file_optional: bool = False):
     return with_request
 
 
+def told(request: VariantRequest) -> VariantRequest:
+    """The request, its target's notice said: once per command, where the request was made."""
+    from .messages import say
+
+    if request.target_notice:
+        say(request.target_notice, "dim")
+    return request
+
+
 def _from_its_run(request: VariantRequest) -> VariantRequest:
     """A `--from-run` request as the kernel its launch compiled, with a line saying which launch."""
     if request.from_run is None:
         return request
-    from ..app.walk.from_run import resolve
+    from ..app.walk.from_run import resolve_from_run
     from .messages import progress, say
 
     with progress(f"running {request.file} to the launch"):
-        resolved, launch = resolve(request)
+        resolved, launch = resolve_from_run(request)
     if launch is not None:  # always, for a --from-run request
         say(launch.describe())
     return resolved
@@ -226,7 +238,7 @@ def _from_run(flags: dict) -> FromRun | None:
     return FromRun(launch=launch, command=command, on_read=argtypes.on_read_value(on_read))
 
 
-def request_from(flags: dict) -> VariantRequest:
+def request_from(flags: dict, resolve_target: bool = True) -> VariantRequest:
     from ..app.walk import releases
     from ..core import forms
     from .installs import ensure_release
@@ -251,6 +263,7 @@ def request_from(flags: dict) -> VariantRequest:
         specialize=not flags.get("no_specialize", False),
         triton=release,
         from_run=_from_run(flags),
+        resolve_target=resolve_target,
     )
     fileio.note_read(request.file)  # no output of this run may replace the kernel file
     return request

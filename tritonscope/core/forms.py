@@ -153,7 +153,7 @@ def timeout(seconds: float, flag: str = "--timeout") -> float:
 
 def command_target(text: str) -> targets.Target:
     """The target of a command that compiles no request (list, trace): resolved where it is given."""
-    return targets.resolve(text)[0]
+    return targets.resolve_target(text)[0]
 
 
 def check_dtype(text: str) -> TypeName:
@@ -183,13 +183,20 @@ def autotune_rule(text: str) -> AutotuneRule:
 
 
 def variant_request(
-    source: sources.Source, kernel: str | None = None, *, from_run: FromRun | None = None, **values: Any
+    source: sources.Source,
+    kernel: str | None = None,
+    *,
+    from_run: FromRun | None = None,
+    resolve_target: bool = True,
+    **values: Any,
 ) -> VariantRequest:
     """The request of a parsed source and typed values (constexprs and args as (name, value) pairs,
     dtype, target, the options, config, specialize, triton): a module reference `pkg.module:kernel`
-    becomes its module's file and the kernel."""
+    becomes its module's file and the kernel. Its `--target auto` is resolved here, once, with its
+    notice (`VariantRequest.resolved`), unless the command reads `auto` itself (`fit`: every target)."""
     file, kernel = file_and_kernel(source, kernel)
-    return VariantRequest(file=file, source=source, kernel=kernel, from_run=from_run, **values)
+    request = VariantRequest(file=file, source=source, kernel=kernel, from_run=from_run, **values)
+    return request.resolved() if resolve_target else request
 
 
 def file_and_kernel(source: sources.Source, kernel: str | None) -> tuple[str, str | None]:

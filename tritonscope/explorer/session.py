@@ -158,5 +158,5 @@ def changed(request: VariantRequest, knob: Knob, value: Any) -> VariantRequest:
     if knob.what == "option":
         return replace(request, **{knob.name: value})
     if knob.what == "target":
-        return replace(request, target=value)
+        return request.for_target(value)
     return replace(request, triton=value)

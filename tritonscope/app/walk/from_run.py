@@ -52,7 +52,7 @@ class Launch:
         return f"from the run: launch {self.index} of {self.name}{where}, grid {grid}"
 
 
-def resolve(request: VariantRequest) -> tuple[VariantRequest, Launch | None]:
+def resolve_from_run(request: VariantRequest) -> tuple[VariantRequest, Launch | None]:
     """A `--from-run` request as the captured kernel its launch compiled; other requests as they are."""
     if request.from_run is None:
         return request, None
@@ -91,9 +91,8 @@ def _object_constexprs(request: VariantRequest) -> list[str]:
 
 
 def _run_to_launch(path: Path, request: VariantRequest, folder: Path) -> Launch:
-    from .prepare import requested_target
-
-    target, _ = requested_target(request)
+    target = request.target_info  # resolved where the request was made: the simulated GPU's
+    assert target is not None, "a --from-run request names a kernel file, never a compiled kernel"
     run = _from_run(request)
     command = list(run.command) or own_run.command(path, folder)
     limit = max(contract.DEFAULT_LAUNCH_LIMIT, run.launch)
@@ -156,7 +155,7 @@ def _stopped_launch(folder: Path, request: VariantRequest) -> Launch:
 
 
 def _from_run(request: VariantRequest) -> FromRun:
-    """The request's --from-run: resolve() runs only the requests that have one."""
+    """The request's --from-run: resolve_from_run() runs only the requests that have one."""
     if request.from_run is None:
         raise TypeError("not a --from-run request")
     return request.from_run

@@ -22,7 +22,7 @@ from ...core.errors import CompileError, UsageError
 from ...core.model import Artifacts, Compilation, KernelSpec, Variant, VariantRequest
 from ...core.source import CachedKernel
 from ...core.stages import Language
-from ...core.targets import Target, resolve
+from ...core.targets import Target
 from ...triton_api import version
 from .load import LoadedKernel, load_file
 from .releases import in_release
@@ -44,19 +44,13 @@ class Prepared:
 def prepare(request: VariantRequest) -> Prepared:
     """Load, pick and specialize. A cached kernel (DIR/:NAME) starts from its recorded specialization."""
     request = from_reference(request)
-    target, notice = requested_target(request)
+    target = request.target_info  # resolved where the request was made; a cached kernel's, recorded
+    assert target is not None, "from_reference gives a cached kernel's request its recorded target"
     loaded = load_file(request.source, target)
     kernel = loaded.pick(request.kernel)
     variant = specialize(kernel, request, loaded.defaults, target)
-    notices = tuple(n for n in (version.notice(), notice, *loaded.notices) if n)
+    notices = tuple(n for n in (version.notice(), request.target_notice, *loaded.notices) if n)
     return Prepared(request, target, kernel, variant, loaded.module, notices)
-
-
-def requested_target(request: VariantRequest) -> tuple[Target, str | None]:
-    """The target a request's --target names (`auto`: this machine's GPU, else sm90, with a notice
-    saying so): the one resolution of a request's target, shared by prepare and by the steps that
-    need it before a compile (a stage list checked, a program run to a launch)."""
-    return resolve(request.target)
 
 
 def from_reference(request: VariantRequest) -> VariantRequest:
@@ -78,7 +72,10 @@ def from_reference(request: VariantRequest) -> VariantRequest:
 def compile_request(request: VariantRequest) -> Compilation:
     """The Compilation a request names: read whole from a cache (DIR/:NAME), or compiled."""
     if isinstance(request.source, CachedKernel):
-        if request != VariantRequest(file=request.file, target=request.target, source=request.source):
+        given = VariantRequest(
+            request.file, target=request.target, source=request.source, target_notice=request.target_notice
+        )
+        if request != given:  # a --from-run launch's compile keeps the target it ran for
             raise UsageError(f"{request.file} is already compiled: variant flags (-c, -a, --target...) do not apply")
         return read_compilation(request.source)
     return compile_prepared(prepare(request))

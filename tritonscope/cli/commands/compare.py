@@ -45,5 +45,5 @@ def compare(
     chosen = argtypes.stages(stages, "--stage")
     with progress(f"compiling {request.file}"):
         result = run_compare(request, chosen, argtypes.line_range(line, lines))
-    _notices(result.compilation)
+    _notices(result.compilation, request)
     return Output(result, {"keep_loc": keep_loc, "wrap": wrap})

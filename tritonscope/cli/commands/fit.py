@@ -46,7 +46,7 @@ PruneOpt = Annotated[
 
 
 @command()
-@variant_flags
+@variant_flags(resolve_target=False)  # --target is one column of the matrix; auto, every default one
 def fit(
     request,
     targets: TargetsOpt = None,

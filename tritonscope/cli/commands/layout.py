@@ -5,7 +5,7 @@ from typing import Annotated
 import typer
 
 from ..messages import progress
-from ..options import ArgOpt, ConstexprOpt, JsonOpt, KernelOpt, TargetOpt, TimeoutOpt, WarpsOpt, request_from
+from ..options import ArgOpt, ConstexprOpt, JsonOpt, KernelOpt, TargetOpt, TimeoutOpt, WarpsOpt, request_from, told
 from ..runner import command
 
 
@@ -72,7 +72,7 @@ def layout(
         "target": target,
         "num_warps": num_warps,
     }
-    request = request_from(flags) if source is not None else None
+    request = told(request_from(flags)) if source is not None else None
     with progress("asking Triton for the layout"):
         result = run_layout(
             text, parse_shape(shape) if shape else None, request, value, line, argtypes.timeout(timeout)

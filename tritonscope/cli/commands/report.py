@@ -55,6 +55,6 @@ def report(
 
     with progress(f"compiling {request.file}"):
         result = run_report(request, argtypes.stages(stage))
-    _notices(result.explained.compilation)
+    _notices(result.explained.compilation, request)
     page = File(out, "html", "-o", (request.file,), {"keep_loc": keep_loc})
     return Output(result, shown=False, files=(page,))  # the page is the output
