@@ -17,7 +17,7 @@ def samples() -> SamplesResult:
     return SamplesResult(tuple(bundled.all_samples()))
 
 
-def list_kernels(source: Source, target: Target) -> KernelList:
+def list_kernels(source: Source, target: Target | None) -> KernelList:
     from .walk.load import load_file  # imports Triton: `samples` and `cache list`, which import this module, need none
 
     loaded = load_file(source, target)

@@ -36,7 +36,7 @@ def diff(
         from .walk.prepare import from_reference
 
         base = from_reference(request)
-        spec = load_file(base.source).pick(base.kernel).spec
+        spec = load_file(base.source, base.target_info).pick(base.kernel).spec
         variants = sweep.expand(base, axes, spec, configs)
         if stages is None:
             target = variants[0].request.target_info

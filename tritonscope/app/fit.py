@@ -65,7 +65,7 @@ def plan_file(request: VariantRequest, axes: list[sweep.Axis]) -> Plan:
     from .walk.prepare import from_reference, prepare
 
     request = from_reference(request)
-    spec = load_file(request.source).pick(request.kernel).spec
+    spec = load_file(request.source, request.target_info).pick(request.kernel).spec
     configs: list[AutotuneConfig | None] = list(spec.autotune_configs) or [None]
     outcomes = sweep.expand(request, axes, spec, configs=bool(spec.autotune_configs), at_least=1)
     # the first row specialized, for the arguments' types: a constexpr with no default may come

@@ -74,7 +74,7 @@ def compare(request: VariantRequest, axes: list, timeout: float) -> PassesCompar
     from .walk.sweep import expand
 
     base = from_reference(request)
-    variants = expand(base, axes, load_file(base.source).pick(base.kernel).spec, configs=False)
+    variants = expand(base, axes, load_file(base.source, base.target_info).pick(base.kernel).spec, configs=False)
     if len(variants) != 2:
         raise UsageError(f"passes --vary compares two pipelines; this names {len(variants)}: give NAME=A,B")
     first, second = _both(variants, timeout)

@@ -39,7 +39,7 @@ def explore(
     if sort not in SHOWN:
         raise UsageError(f"--sort {sort}: not a figure. Sort by one of: {', '.join(SHOWN)}")
     base = from_reference(request)
-    spec = load_file(base.source).pick(base.kernel).spec
+    spec = load_file(base.source, base.target_info).pick(base.kernel).spec
     variants = sweep.expand(base, axes, spec, configs=False)
     points: list[SpacePoint | None] = [None] * len(variants)
 

@@ -77,7 +77,7 @@ def resolve_from_run(request: VariantRequest) -> tuple[VariantRequest, Launch | 
         # a kernel whose source the run wrote itself (torch.compile's), or a constexpr no flag can give
         # back (a Python class, as Gluon's MMA abstraction): read its compile as captured
         atexit.register(shutil.rmtree, folder, True)
-        return captured, launch
+        return replace(captured, target="auto", target_notice=None), launch  # compiled already: its own target
     # The launch's specialization as flags on the kernel's own file: every view then shows that file
     # and a command line that makes the same compile (reproduce), not a private folder.
     shutil.rmtree(folder, ignore_errors=True)

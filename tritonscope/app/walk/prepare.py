@@ -72,10 +72,7 @@ def from_reference(request: VariantRequest) -> VariantRequest:
 def compile_request(request: VariantRequest) -> Compilation:
     """The Compilation a request names: read whole from a cache (DIR/:NAME), or compiled."""
     if isinstance(request.source, CachedKernel):
-        given = VariantRequest(
-            request.file, target=request.target, source=request.source, target_notice=request.target_notice
-        )
-        if request != given:  # a --from-run launch's compile keeps the target it ran for
+        if request != VariantRequest(file=request.file, target=request.target, source=request.source):
             raise UsageError(f"{request.file} is already compiled: variant flags (-c, -a, --target...) do not apply")
         return read_compilation(request.source)
     return compile_prepared(prepare(request))
