@@ -217,7 +217,7 @@ def test_nothing_outside_the_capture_hook_imports_the_simulated_device():
     that imports a kernel file asking for a GPU where none is visible (never at module level)."""
     package = HERE.parent / "tritonscope"
     simulated = package / "triton_api" / "simulated"
-    importer = package / "app" / "simulated_import.py"
+    importer = package / "app" / "walk" / "simulated_import.py"
     for path in package.rglob("*.py"):
         if simulated in path.parents or path == importer:
             continue
