@@ -66,7 +66,7 @@ for variant in spec["variants"]:
 
 def bare_spec(request, changes: list) -> dict:
     """What the bare script compiles: the request as tritonscope specializes it, then each change."""
-    from tritonscope.app.prepare import prepare
+    from tritonscope.app.walk.prepare import prepare
 
     variants = []
     for made in [request, *changes]:

@@ -507,7 +507,7 @@ def test_a_kernel_chosen_that_needs_a_value_shows_its_file_and_v_sets_it(warm):
 def test_a_value_not_given_is_told_from_one_given_as_none():
     """The editor of a variant that has not compiled: a constexpr without a default and an option not
     given are to be set; a constexpr given as None is the value None."""
-    from tritonscope.app.load import load_file
+    from tritonscope.app.walk.load import load_file
     from tritonscope.explorer.session import asked_knobs
 
     mixed = str(ROOT / "tests" / "kernels" / "mixed.py")
@@ -555,7 +555,7 @@ def softmax_in_steps():
     and as a whole compile explained gives it: (first, full, whole)."""
     from tritonscope.app import explore
     from tritonscope.app.explain import explain_compilation
-    from tritonscope.app.prepare import compile_request
+    from tritonscope.app.walk.prepare import compile_request
 
     request = VariantRequest(file="sample:softmax", target="sm90")
     first = explore.explored(request)
@@ -566,7 +566,7 @@ def softmax_in_steps():
 def test_the_stages_come_first_and_the_sass_after_them_as_explain_reads_it(softmax_in_steps):
     """The first screen waits for Triton's stages only; the SASS read after them (nvdisasm) gives the
     explorer what a whole compile gives explain: the same SASS, line map, resources and findings."""
-    from tritonscope.app.prepare import MACHINE_CODE_PENDING
+    from tritonscope.app.walk.prepare import MACHINE_CODE_PENDING
     from tritonscope.explorer import contents
 
     first, full, whole = softmax_in_steps

@@ -80,7 +80,7 @@ def passes(
     return results.Passes(answer(task(calls.passes, request, show, timeout), timeout, inputs_of(request)))
 
 
-@with_inputs
+@with_inputs(resolve_target=False)  # auto: every default target, as the command line
 def fit(
     request: VariantRequest,
     targets: Sequence[str] | str | None = None,

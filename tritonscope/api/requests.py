@@ -32,9 +32,12 @@ KERNEL = inputs.named("file").name_in(inputs.API)  # the first argument: the ker
 CONSTEXPR_VALUES = "constexpr_values"  # `**constexpr_values`: BLOCK_SIZE=1024
 
 
-def request(kernel: Any, values: dict[str, Any], constexprs: dict[str, Any]) -> VariantRequest:
+def request(
+    kernel: Any, values: dict[str, Any], constexprs: dict[str, Any], resolve_target: bool = True
+) -> VariantRequest:
     """The request of a kernel (an object or where it is), the table's inputs by their API names, and
-    the constexprs given as keywords."""
+    the constexprs given as keywords; `target="auto"` resolved unless `resolve_target` is False (fit:
+    auto is every default target)."""
     values = dict(values)
     given = values.pop("constexprs", None) or {}
     both = sorted(set(given) & set(constexprs))
@@ -42,7 +45,7 @@ def request(kernel: Any, values: dict[str, Any], constexprs: dict[str, Any]) -> 
         raise UsageError(f"{', '.join(both)} given twice: as a keyword and in constexprs")
     values["constexprs"] = {**given, **constexprs} or None
     values[KERNEL] = _kernel(kernel, values)
-    return forms.request_of(values, inputs.API)
+    return forms.request_of(values, inputs.API, resolve_target=resolve_target)
 
 
 def _kernel(kernel: Any, values: dict[str, Any]) -> Any:
@@ -60,10 +63,12 @@ def _kernel(kernel: Any, values: dict[str, Any]) -> Any:
     return source
 
 
-def with_inputs(function: Callable) -> Callable:
+def with_inputs(function: Callable | None = None, *, resolve_target: bool = True) -> Callable:
     """An API function made of `function(request, ...own keywords)`: it takes the kernel, the table's
     inputs as keywords, its own, and any other keyword as a constexpr; its signature says so (help(),
-    Jupyter's shift-tab)."""
+    Jupyter's shift-tab). With `resolve_target=False` the request keeps `target="auto"` (fit)."""
+    if function is None:
+        return functools.partial(with_inputs, resolve_target=resolve_target)
     table = inputs.signature(inputs.taken_by(inputs.API), inputs.API)
     hints = typing.get_type_hints(function)
     own = [p for p in inspect.signature(function).parameters.values() if p.name != "request"]
@@ -83,7 +88,7 @@ def with_inputs(function: Callable) -> Callable:
         values = {name: keywords.pop(name) for name in list(keywords) if name in taken}
         mine = {name: keywords.pop(name) for name in list(keywords) if name in own_names}
         try:
-            return function(request(kernel, values, keywords), **mine)
+            return function(request(kernel, values, keywords, resolve_target), **mine)
         except TritonscopeError as exc:
             raise said(exc, keywords, taken | own_names) from None
 

@@ -50,7 +50,7 @@ def _compile_kept(request: VariantRequest):
     compiled before (another stage list, `auto` for the same target) is answered without compiling or
     disassembling again. Keyed by the source too (a notebook cell's definitions are in it)."""
     from ..core.source import CachedKernel
-    from .prepare import compile_prepared, compile_request, prepare
+    from .walk.prepare import compile_prepared, compile_request, prepare
 
     if request.triton is not None or isinstance(request.source, CachedKernel):
         return compile_request(request)
@@ -84,7 +84,7 @@ def check(request: VariantRequest, budgets: tuple[str, ...], baseline: str | Non
 def diff(request: VariantRequest, axes: tuple[tuple[str, tuple[Any, ...]], ...], configs: bool, stages, timeout: float):
     """`diff FILE --vary NAME=V1,V2 ...` (or `--configs`): each variant in a worker of its own."""
     from .diff import diff, worker_count
-    from .sweep import Axis
+    from .walk.sweep import Axis
 
     if not axes and not configs:
         raise UsageError('nothing to compare: give vary (e.g. {"num_warps": [4, 8]}) or configs')
@@ -102,7 +102,7 @@ def passes(request: VariantRequest, show: str | None, timeout: float):
 def passes_compare(request: VariantRequest, axes: tuple[tuple[str, tuple[Any, ...]], ...], timeout: float):
     """`passes --vary NAME=A,B`: the two pipelines and the first pass whose output differs."""
     from .passes import compare
-    from .sweep import Axis
+    from .walk.sweep import Axis
 
     _releases_installed(request, axes)
     return compare(request, [Axis(name, values) for name, values in axes], timeout)
@@ -118,12 +118,12 @@ def fit(
     """`fit FILE [--targets LIST] [--vary ...] [--budget ...]` (a target given alone is the one column),
     or `fit DIR/` (a capture's compiles as the rows)."""
     from ..core.source import CaptureFolder
-    from .capture.fit import fit_capture
+    from .capture_fit import fit_capture
     from .check import budgets as parsed
     from .diff import worker_count
     from .fit import DEFAULT_TARGETS
     from .fit import fit as fit_kernel
-    from .sweep import Axis
+    from .walk.sweep import Axis
 
     if request.target != "auto":
         if targets is not None:
@@ -158,7 +158,7 @@ def launched(source: Source | None, kernel: str, compiled):
 
 def trace(command: tuple[str, ...], out: str, force: bool, launches: int, target: Target | None, rule, limit: float):
     """`trace -o OUT [--target T] -- COMMAND`, the program stopped after `limit` seconds."""
-    from .capture.trace import Simulation, trace
+    from .trace import Simulation, trace
 
     protected = [Path(word) for word in command if Path(word).exists()]  # the program and its files
     chosen: AutotuneRule | None = rule
@@ -181,7 +181,7 @@ def capture_list(folder: str):
 
 def capture_diff(before: str, after: str, kernel: str | None, stages, timeout: float):
     """`diff DIR1/ DIR2/` (every compile paired), or `-k NAME` (one kernel's stages diffed)."""
-    from .capture.diff import diff_captures, kernel_diff
+    from .capture_diff import diff_captures, kernel_diff
     from .diff import worker_count
 
     if kernel:
@@ -190,7 +190,7 @@ def capture_diff(before: str, after: str, kernel: str | None, stages, timeout: f
 
 
 def capture_check(folder: str, budgets: tuple[str, ...], baseline: str | None, timeout: float):
-    from .capture.check import check_capture
+    from .capture_check import check_capture
     from .check import budgets as parsed
     from .diff import worker_count
 
@@ -219,7 +219,7 @@ def _releases_installed(request: VariantRequest, axes) -> None:
 
 
 def _release_ready(release: str) -> None:
-    from . import releases
+    from .walk import releases
 
     checked = releases.checked(release)
     if not releases.is_running(checked) and not releases.env_for(checked).ready:

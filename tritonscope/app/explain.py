@@ -24,8 +24,8 @@ from ..core.model import Compilation, VariantRequest
 from ..core.source import CachedKernel
 from ..core.stages import Stage
 from ..results.explain import ExplainResult, ReportResult
-from .prepare import compile_request
-from .releases import in_release
+from .walk.prepare import compile_request
+from .walk.releases import in_release
 
 MAX_WHAT_IFS = 4
 

@@ -15,8 +15,8 @@ from ..core.stages import Language
 from ..core.values import TypeName
 from ..isolate import Workers, task
 from ..results.grid import Access, GridResult, Program
-from .prepare import prepare
-from .releases import in_release
+from .walk.prepare import prepare
+from .walk.releases import in_release
 
 MAX_PROGRAMS = 1_000_000  # programs the interpreter runs one by one: more would take hours
 

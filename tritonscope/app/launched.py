@@ -14,7 +14,7 @@ from ..core.model import OPTION_NAMES, Artifacts, KernelSpec, Variant
 from ..core.source import Source
 from ..core.targets import Target, named
 from ..results.dump import DumpResult
-from .load import load_file
+from .walk.load import load_file
 
 if TYPE_CHECKING:
     from ..triton_api.launched import Launched

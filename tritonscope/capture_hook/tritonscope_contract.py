@@ -2,9 +2,9 @@
 with, the files of a capture folder, and the exit code that says a wanted launch was reached.
 
 Both processes read this one file. tritonscope imports it as tritonscope.capture_hook.tritonscope_contract
-(app/capture/, app/from_run.py). Inside the traced program, where tritonscope may not be
+(captures/, app/trace.py, app/walk/from_run.py). Inside the traced program, where tritonscope may not be
 importable, it is the top-level module `tritonscope_contract`: this folder is on the program's
-PYTHONPATH (app/capture/environment.py puts it there), so the hook beside it (sitecustomize.py)
+PYTHONPATH (captures/environment.py puts it there), so the hook beside it (sitecustomize.py)
 imports it, and so do triton_api/capture.py and triton_api/simulated/ when the hook has loaded them
 by their paths. Hence it imports nothing, and its name is one a user's program is unlikely to have.
 tests/test_architecture.py holds every other module to naming these variables through it.

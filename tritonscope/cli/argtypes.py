@@ -37,7 +37,7 @@ def cached_kernel(given: str) -> sources.CachedKernel:
 
 
 def target_name(text: str) -> str:
-    """A --target of a request: a target's name or `auto`, which prepare resolves where it compiles."""
+    """A --target of a request: a target's name or `auto`, resolved once the request is made (its notice with it)."""
     return targets.parse_name(text)
 
 

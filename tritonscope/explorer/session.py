@@ -180,5 +180,5 @@ def changed(request: VariantRequest, knob: Knob, value: Any) -> VariantRequest:
     if knob.what == "option":
         return replace(request, **{knob.name: value})
     if knob.what == "target":
-        return replace(request, target=value)
+        return request.for_target(value)
     return replace(request, triton=None if value == knob.choices[0] else value)  # the running one: none asked

@@ -1,6 +1,6 @@
 """The one place a result meets its renderer: (result type, format) -> renderer.
 
-Every way out goes through here: the command wrapper (cli/app.py) for the terminal, `--json` and the
+Every way out goes through here: the command wrapper (cli/runner.py) for the terminal, `--json` and the
 files a command names, and any other front end through `render(result, fmt, **options)`. A new
 output format is one renderer module plus its rows here; a new command's result is one row per
 format it is shown in. Renderers are named as "module:Class" and imported only when asked for, so
@@ -65,7 +65,7 @@ _ROWS: dict[tuple[str, Format], str] = {
     (_R + "explain:ProfileResult", "terminal"): _VIEWS + "profile:ProfileView",
     (_R + "check:CheckResult", "terminal"): _VIEWS + "check:CheckView",
     (_R + "check:CheckResult", "junit"): "tritonscope.render.junit:JunitReport",
-    (_R + "captures:CaptureDiffResult", "terminal"): _VIEWS + "captures:CaptureDiffView",
+    (_R + "capture_diff:CaptureDiffResult", "terminal"): _VIEWS + "captures:CaptureDiffView",
     (_R + "bench:ReleaseTimings", "terminal"): _VIEWS + "bench_releases:ReleaseTimingsView",
     (_R + "space:SpaceResult", "terminal"): _VIEWS + "space:SpaceView",
     (_R + "trace:ReproduceResult", "script"): "tritonscope.render.script:ScriptRenderer",
@@ -98,7 +98,7 @@ _ROWS: dict[tuple[str, Format], str] = {
     (_R + "explain:ExplainResult", "json"): _JSON + "explain:ExplainJson.explain",
     (_R + "explain:ProfileResult", "json"): _JSON + "explain:ExplainJson.profile",
     (_R + "check:CheckResult", "json"): _JSON + "explain:ExplainJson.check",
-    (_R + "captures:CaptureDiffResult", "json"): _JSON + "captures:CapturesJson.capture_diff",
+    (_R + "capture_diff:CaptureDiffResult", "json"): _JSON + "captures:CapturesJson.capture_diff",
     (_R + "space:SpaceResult", "json"): _JSON + "variants:VariantsJson.space",
     (_R + "bench:ReleaseTimings", "json"): _JSON + "bench:BenchJson.release_timings",
     (_R + "fit:FitResult", "json"): _JSON + "variants:VariantsJson.fit",

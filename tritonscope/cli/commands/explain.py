@@ -4,8 +4,9 @@ from typing import Annotated
 
 import typer
 
-from ..app import command, progress
+from ..messages import progress
 from ..options import JsonOpt, TimeoutOpt, WatchOpt, variant_flags
+from ..runner import command
 from .dump import _notices
 
 WhatIfOpt = Annotated[
@@ -74,5 +75,5 @@ def explain(
         return watched(request, lambda: run_explain(request, what_if, registers, compile_time), {})
     with progress(f"compiling {request.file}"):
         result = run_explain(request, what_if=what_if, live=registers, compile_time=compile_time)
-    _notices(result.compilation)
+    _notices(result.compilation, request)
     return result

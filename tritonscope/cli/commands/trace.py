@@ -7,11 +7,12 @@ from typing import Annotated
 import typer
 
 from ...core.errors import UsageError
-from ..app import ENV, command, say
 from ..argtypes import autotune_rule, on_read_value
 from ..argtypes import target as parse_target
+from ..messages import say
 from ..options import JsonOpt
 from ..output import Output
+from ..runner import ENV, command
 
 
 @command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
@@ -85,7 +86,7 @@ def trace(
 
       tritonscope trace -t sm90 --on-read zero -o h100/ -- python train.py   (reads get 0)
     """
-    from ...app.capture.trace import trace as run_trace
+    from ...app.trace import trace as run_trace
 
     if target is None and autotune is None:  # else the app refuses --autotune alone, in one line
         from ...core.targets import local_target
@@ -114,7 +115,7 @@ def trace(
 
 def _simulation(target: str | None, autotune: str | None, on_read: str):
     """The simulated GPU's answers, checked before the program runs; None without --target."""
-    from ...app.capture.trace import Simulation
+    from ...app.trace import Simulation
 
     why = {
         "--autotune": "on a real GPU the autotuner times its candidates; the rule is for a simulated one",

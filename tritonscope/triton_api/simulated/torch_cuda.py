@@ -372,7 +372,7 @@ def install_engine_hooks() -> bool:
     """The traced program's backward passes: torch's C++ autograd engine asks the CUDA hooks and device
     guard for the device, its streams and events, before it runs one on CUDA tensors; they are
     given the simulated device's answers (cuda_guard.cpp). True if a backward pass can run. Not in
-    tritonscope's own process (an import of a kernel file, app/simulated_import.py), whose CPU work
+    tritonscope's own process (an import of a kernel file, app/walk/simulated_import.py), whose CPU work
     must see the machine as it is."""
     import torch
 

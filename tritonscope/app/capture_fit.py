@@ -1,7 +1,7 @@
 """`fit DIR/` and `check DIR/ --fit`: a capture's kernels compiled again for other targets.
 
 Each compile of a kernel in the capture (an autotuned kernel's every candidate, a plain kernel's one
-compile) is a row, rebuilt from its record as it was specialized (rebuild.py) and compiled for each
+compile) is a row, rebuilt from its record as it was specialized (captures/rebuild.py) and compiled for each
 target by app/fit.py. `check --fit` compiles only what the program launched.
 """
 
@@ -12,16 +12,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ...core.errors import KernelFileError, UsageError
-from ...core.model import Budget, VariantRequest
-from ...core.values import format_value
-from ...isolate import pool
-from ...results.cache import CacheEntry
-from ...results.fit import Cell, ConfigRow, FitResult, KernelFit
-from ...triton_api import version
-from ..fit import Plan, matrices
-from .folder import Capture, open_capture
-from .rebuild import entry_request
+from ..captures.entries import CacheEntry
+from ..captures.folder import Capture, open_capture
+from ..captures.rebuild import entry_request
+from ..core.errors import KernelFileError, UsageError
+from ..core.model import Budget, VariantRequest
+from ..core.values import format_value
+from ..isolate import pool
+from ..results.fit import Cell, ConfigRow, FitResult, KernelFit
+from ..triton_api import version
+from .fit import Plan, matrices
 
 
 def fit_capture(
@@ -89,7 +89,7 @@ def launched(capture: Capture) -> set[str]:
     """The hashes of the compiles the program launched: those with a recorded launch (every compile,
     where the capture recorded none). An autotuned kernel's candidates are each launched to be timed;
     where autotune.jsonl (trace --target) names the one it kept, that one alone counts."""
-    from .logs import simulation_records
+    from ..captures.logs import simulation_records
 
     recorded = any(e.launches for e in capture.entries)
     chosen = {r["kernel"]: _settings(str(r.get("chosen", ""))) for r in simulation_records(capture.folder)[0]}

@@ -1,4 +1,4 @@
-"""Whole captures' compiles (folder.py opens them) each summarized from its artifacts (in
+"""Whole captures' compiles (captures/folder.py opens them) each summarized from its artifacts (in
 parallel workers: cuobjdump and one nvdisasm run per worker), nothing recompiled: what
 `diff DIR1/ DIR2/` and `check DIR/` compare.
 """
@@ -9,13 +9,12 @@ import hashlib
 from dataclasses import replace
 from pathlib import Path
 
-from ...analysis.captures import KernelFigures
-from ...isolate import Workers, task
-from ...results.cache import CacheEntry
+from ..analysis.capture_pairs import KernelFigures
+from ..captures.compiled import entry_compilation, entry_parts
+from ..captures.entries import CacheEntry, entries
+from ..captures.folder import Capture
+from ..isolate import Workers, task
 from . import kernel_figures
-from .compiled import entry_compilation, entry_parts
-from .entries import entries
-from .folder import Capture
 
 # Up to this many nvdisasm runs (0.3 s each), a worker's start-up (Python, Triton: 1 s and more on a
 # loaded machine) costs more than it saves: benchmarks/capture_diff.py.
@@ -97,7 +96,7 @@ def summarize_folder(folder: Path, hashes: list[str], quick: bool = False) -> li
     """The compiles `hashes` of one capture summarized. Each is disassembled with its line information
     (explain's findings are placed by line), which nvdisasm keeps beside Triton's cache; `quick`: all
     together without it, and no findings."""
-    from ..prepare import Undisassembled, finish
+    from .walk.prepare import Undisassembled, finish
 
     by_hash = {e.metadata["hash"]: e for e in entries(folder)}
     wanted = [by_hash[h] for h in hashes]

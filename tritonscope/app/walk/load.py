@@ -27,18 +27,18 @@ from itertools import count
 from pathlib import Path
 from typing import Any
 
-from ..analysis.infer import infer_kinds
-from ..core import fileio, samples
-from ..core.errors import KernelFileError, Terminated, TritonscopeError, UsageError
-from ..core.limits import stuck_at, time_limit
-from ..core.model import AutotuneConfig, KernelSpec, Param, ParamKind
-from ..core.pysource import called_functions, returns_value
-from ..core.source import CachedKernel, CaptureFolder, CellKernel, ModuleReference, SampleKernel, Source
-from ..core.source import parse as parse_source
-from ..core.stages import Language
-from ..core.targets import Target
-from ..triton_api import kernels as triton_kernels
-from ..triton_api.kernels import plain_value
+from ...analysis.infer import infer_kinds
+from ...core import fileio, samples
+from ...core.errors import KernelFileError, Terminated, TritonscopeError, UsageError
+from ...core.limits import stuck_at, time_limit
+from ...core.model import AutotuneConfig, KernelSpec, Param, ParamKind
+from ...core.pysource import called_functions, returns_value
+from ...core.source import CachedKernel, CaptureFolder, CellKernel, ModuleReference, SampleKernel, Source
+from ...core.source import parse as parse_source
+from ...core.stages import Language
+from ...core.targets import Target
+from ...triton_api import kernels as triton_kernels
+from ...triton_api.kernels import plain_value
 from . import packages
 from .simulated_import import can_simulate, continue_after, line_in_file, simulated, stops_simulated_import
 
@@ -62,7 +62,7 @@ class LoadedFile:
     module: Any
     kernels: list[LoadedKernel]
     defaults: dict[str, Any]  # the file's `tritonscope_defaults`
-    notices: tuple[str, ...] = ()  # how it was imported, when not plainly (app/simulated_import.py)
+    notices: tuple[str, ...] = ()  # how it was imported, when not plainly (app/walk/simulated_import.py)
 
     def pick(self, name: str | None) -> LoadedKernel:
         """The kernel called `name`, or the file's only kernel when no name is given."""
@@ -116,7 +116,7 @@ def kernel_path(source: Source) -> Path:
 def load_file(source: Source | str, target: Target | None = None) -> LoadedFile:
     """The kernels of a file, executed once per process for each version of the file: a sweep
     worker compiling many variants, or a command that loads twice, pays the import once. TARGET is
-    the GPU a file that asks for one gets, where none is visible (app/simulated_import.py); None:
+    the GPU a file that asks for one gets, where none is visible (app/walk/simulated_import.py); None:
     what `--target auto` compiles for. A str is parsed as a FILE argument is (core/source.py)."""
     parsed = parse_source(source) if isinstance(source, str) else source
     if isinstance(parsed, CellKernel):
@@ -181,9 +181,9 @@ def _source(path: Path) -> str:
 
 
 def _execute(path: Path, package: str | None, source: str, simulating: bool) -> tuple[Any, tuple[str, ...]]:
-    """The file run as a module: by its dotted name PACKAGE (app/packages.py), or as a fresh module
+    """The file run as a module: by its dotted name PACKAGE (app/walk/packages.py), or as a fresh module
     when it is a lone file (None); with a line saying where its import stopped, if it did (under the
-    simulated GPU: app/simulated_import.py)."""
+    simulated GPU: app/walk/simulated_import.py)."""
     name = package or f"tritonscope_kernelfile_{next(_module_ids)}_{path.stem}"
     # A file inside a package is imported as part of it (its `from .utils import x` then works),
     # from the folder holding the package; a lone file from its own folder, as when run as a script.

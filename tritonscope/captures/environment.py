@@ -7,8 +7,8 @@ import json
 import os
 from pathlib import Path
 
-from ...capture_hook import tritonscope_contract as contract
-from ...core.autotune_rule import AutotuneRule
+from ..capture_hook import tritonscope_contract as contract
+from ..core.autotune_rule import AutotuneRule
 
 
 def environment_for_capture(

@@ -1,7 +1,7 @@
 """`diff DIR1/ DIR2/` (two captures) and `diff DIR/ --vary triton=A,B` (one capture, recompiled
 under each release): every kernel paired with its counterpart and its figures compared.
 
-Two captures are read, never compiled (summaries.py). Under --vary triton=, each captured
+Two captures are read, never compiled (capture_summaries.py). Under --vary triton=, each captured
 compile is compiled again from its source with its recorded specialization, every release in
 workers of its own interpreter, in parallel.
 """
@@ -12,21 +12,21 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from ...analysis.captures import KernelFigures, KernelPair, compare, pair
-from ...analysis.diffing import StageDiff, normalized
-from ...core.errors import TritonscopeError, UsageError
-from ...core.model import Compilation, VariantRequest
-from ...core.stages import Stage
-from ...isolate import pool
-from ...results.cache import CacheEntry
-from ...results.captures import CaptureDiffResult, Comparison
-from ...results.diff import DiffResult, Outcome
-from .. import releases
+from ..analysis.capture_pairs import KernelFigures, KernelPair, compare, pair
+from ..analysis.diffing import StageDiff, normalized
+from ..captures.compiled import entry_compilation
+from ..captures.entries import CacheEntry
+from ..captures.folder import Capture, open_capture
+from ..captures.rebuild import entry_request
+from ..core.errors import TritonscopeError, UsageError
+from ..core.model import Compilation, VariantRequest
+from ..core.stages import Stage
+from ..isolate import pool
+from ..results.capture_diff import CaptureDiffResult, Comparison
+from ..results.diff import DiffResult, VariantOutcome
 from . import kernel_figures
-from .compiled import entry_compilation
-from .folder import Capture, open_capture
-from .rebuild import entry_request
-from .summaries import summaries
+from .capture_summaries import summaries
+from .walk import releases
 
 
 def diff_captures(before: Path, after: Path, jobs: int, timeout: float) -> CaptureDiffResult:
@@ -63,12 +63,12 @@ def kernel_diff(before: Path, after: Path, name: str, stages: tuple[Stage, ...] 
         names = sorted({e.name for s in sides for e in s.entries})
         raise UsageError(f"-k {name}: no kernel of that name in either capture. Kernels: {', '.join(names)}")
     keyed = [[_light_keys(s.folder, e) for e in found] for s, found in zip(sides, chosen, strict=True)]
-    outcomes: list[Outcome] = []
+    outcomes: list[VariantOutcome] = []
     diffs: list[StageDiff] = []
     for p in pair(keyed[0], keyed[1]):
         read = [_read(side, k) for side, k in zip(sides, (p.before, p.after), strict=True) if k is not None]
         first = len(outcomes)
-        outcomes += [Outcome(label, VariantRequest(file=c.variant.file, kernel=name), c) for label, c in read]
+        outcomes += [VariantOutcome(label, VariantRequest(file=c.variant.file, kernel=name), c) for label, c in read]
         if len(read) == 2:
             diffs += _stage_diffs(read[0][1], read[1][1], first, stages)
     return DiffResult(tuple(outcomes), tuple(diffs))
@@ -101,7 +101,7 @@ def vary_releases(
     folder: Path, wanted: tuple[str, ...], jobs: int, timeout: float, on_done: Callable | None = None
 ) -> CaptureDiffResult:
     """Every captured compile compiled again under each release; each release against the first."""
-    from ..prepare import compile_request  # the tasks' function: its module imports Triton, so only here
+    from .walk.prepare import compile_request  # the tasks' function: its module imports Triton, so only here
 
     capture = open_capture(folder)
     named = [releases.checked(r) for r in wanted]

@@ -8,7 +8,7 @@ from pathlib import Path
 from ...core.errors import UsageError
 from ...core.model import VariantRequest
 from ...core.source import CaptureFolder
-from ..app import progress
+from ..messages import progress
 from ..output import Output
 
 
@@ -34,7 +34,7 @@ def capture_diff(
     timeout: float,
     side_by_side: bool,
 ) -> object:
-    from ...app.capture.diff import diff_captures, kernel_diff
+    from ...app.capture_diff import diff_captures, kernel_diff
     from .. import argtypes
 
     _refuse_variant_flags(request)
@@ -56,8 +56,8 @@ def capture_diff(
 
 
 def _vary(folder: str, wanted, jobs: int, timeout: float):
-    from ...app.capture.diff import vary_releases
-    from ...app.sweep import Axis
+    from ...app.capture_diff import vary_releases
+    from ...app.walk.sweep import Axis
     from ..installs import ensure_releases
 
     ensure_releases([Axis("triton", tuple(wanted))])

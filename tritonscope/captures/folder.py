@@ -6,10 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...capture_hook import tritonscope_contract as contract
-from ...core.errors import UsageError
-from ...results.cache import CacheEntry
-from .entries import scan
+from ..capture_hook import tritonscope_contract as contract
+from ..core.errors import UsageError
+from .entries import CacheEntry, scan
 from .logs import compile_records
 
 

@@ -6,16 +6,16 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...capture_hook import tritonscope_contract as contract
-from ...core.autotune_rule import AutotuneRule
-from ...core.errors import UsageError
-from ...core.fileio import discard, prepare_output_dir, publish_output_dir
-from ...core.targets import Target
-from ...isolate import Program
-from ...results.trace import TraceResult
-from .entries import entries
-from .environment import environment_for_capture
-from .logs import answered_reads, stop_record
+from ..capture_hook import tritonscope_contract as contract
+from ..captures.entries import entries
+from ..captures.environment import environment_for_capture
+from ..captures.logs import answered_reads, stop_record
+from ..core.autotune_rule import AutotuneRule
+from ..core.errors import UsageError
+from ..core.fileio import discard, prepare_output_dir, publish_output_dir
+from ..core.targets import Target
+from ..isolate import Program
+from ..results.trace import TraceResult
 
 
 @dataclass(frozen=True)

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...analysis.captures import KernelFigures, KernelPair, pair
-from ...core.model import Budget, CheckEntry, VariantRequest
-from ...results.check import FIT, Broken, CheckResult, EntryOutcome
-from ...results.fit import NO_COMPILE, NO_FIT, Cell
-from ..check import against_baseline, against_budget
-from .fit import launched_fits
-from .folder import open_capture
-from .summaries import summaries
+from ..analysis.capture_pairs import KernelFigures, KernelPair, pair
+from ..captures.folder import open_capture
+from ..core.model import Budget, CheckEntry, VariantRequest
+from ..results.check import FIT, Broken, CheckResult, EntryOutcome
+from ..results.fit import NO_COMPILE, NO_FIT, Cell
+from .capture_fit import launched_fits
+from .capture_summaries import summaries
+from .check import against_baseline, against_budget
 
 
 def check_capture(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..analysis.captures import KernelPair, counts
+from ..analysis.capture_pairs import KernelPair, counts
 from ..core.status import ExitStatus
 from .base import Result
 

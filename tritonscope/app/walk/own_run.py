@@ -11,8 +11,8 @@ import json
 import sys
 from pathlib import Path
 
-from ..core.errors import KernelFileError
-from ..core.pysource import launch_sites
+from ...core.errors import KernelFileError
+from ...core.pysource import launch_sites
 
 STEPS = "file_run.jsonl"  # what the file's own run did, one JSON line per step (triton_api/file_run.py)
 _SHOWN_ERROR = 120  # characters of an exception's text in a line of the message
@@ -22,7 +22,7 @@ _SHOWN_LINES = 6  # failed statements' lines named in the message
 
 def command(path: Path, folder: Path) -> list[str]:
     """The file's own run, its steps logged in FOLDER."""
-    from ..triton_api import file_run
+    from ...triton_api import file_run
 
     return [sys.executable, file_run.__file__, str(folder / STEPS), str(path)]
 

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...analysis.warp_specialize import module_warps
-from ...core.errors import KernelFileError
-from ...core.model import VariantRequest
-from ...core.pysource import declared_constexprs
-from ...core.source import CachedKernel
-from ...core.values import parse
-from ...results.cache import CacheEntry
-from .entries import artifact_text, find
+from ..analysis.warp_specialize import module_warps
+from ..core.errors import KernelFileError
+from ..core.model import VariantRequest
+from ..core.pysource import declared_constexprs
+from ..core.source import CachedKernel
+from ..core.values import parse
+from .entries import CacheEntry, artifact_text, find
 from .recorded import kernel_source, recorded_specialization
 
 

@@ -1,7 +1,7 @@
 """`--from-run`: the specialization a kernel gets at a launch in the file's own run.
 
 The file (as a learner runs it: its module-level code and `__main__`, then its tests and
-benchmarks; app/own_run.py), or the command given after `--`, runs as `trace` runs a program,
+benchmarks; app/walk/own_run.py), or the command given after `--`, runs as `trace` runs a program,
 against the simulated GPU of the target: the launch is recorded, the
 kernel compiled as that launch specialized it, and the program ended right after it
 (capture.StopAtLaunch). The request then names that compile as a captured kernel
@@ -22,15 +22,15 @@ import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..capture_hook import tritonscope_contract as contract
-from ..core.errors import KernelFileError, UsageError
-from ..core.limits import USER_CODE_SECONDS
-from ..core.model import FromRun, VariantRequest
-from ..core.source import CachedKernel
-from ..isolate import Finished, Program
+from ...capture_hook import tritonscope_contract as contract
+from ...captures.environment import environment_for_capture
+from ...captures.logs import stop_record
+from ...core.errors import KernelFileError, UsageError
+from ...core.limits import USER_CODE_SECONDS
+from ...core.model import FromRun, VariantRequest
+from ...core.source import CachedKernel
+from ...isolate import Finished, Program
 from . import own_run
-from .capture.environment import environment_for_capture
-from .capture.logs import stop_record
 
 _TAIL_LINES = 6
 
@@ -52,7 +52,7 @@ class Launch:
         return f"from the run: launch {self.index} of {self.name}{where}, grid {grid}"
 
 
-def resolve(request: VariantRequest) -> tuple[VariantRequest, Launch | None]:
+def resolve_from_run(request: VariantRequest) -> tuple[VariantRequest, Launch | None]:
     """A `--from-run` request as the captured kernel its launch compiled; other requests as they are."""
     if request.from_run is None:
         return request, None
@@ -77,7 +77,7 @@ def resolve(request: VariantRequest) -> tuple[VariantRequest, Launch | None]:
         # a kernel whose source the run wrote itself (torch.compile's), or a constexpr no flag can give
         # back (a Python class, as Gluon's MMA abstraction): read its compile as captured
         atexit.register(shutil.rmtree, folder, True)
-        return captured, launch
+        return replace(captured, target="auto", target_notice=None), launch  # compiled already: its own target
     # The launch's specialization as flags on the kernel's own file: every view then shows that file
     # and a command line that makes the same compile (reproduce), not a private folder.
     shutil.rmtree(folder, ignore_errors=True)
@@ -91,9 +91,8 @@ def _object_constexprs(request: VariantRequest) -> list[str]:
 
 
 def _run_to_launch(path: Path, request: VariantRequest, folder: Path) -> Launch:
-    from .prepare import requested_target
-
-    target, _ = requested_target(request)
+    target = request.target_info  # resolved where the request was made: the simulated GPU's
+    assert target is not None, "a --from-run request names a kernel file, never a compiled kernel"
     run = _from_run(request)
     command = list(run.command) or own_run.command(path, folder)
     limit = max(contract.DEFAULT_LAUNCH_LIMIT, run.launch)
@@ -125,7 +124,7 @@ def _run(command: list[str], env: dict[str, str], seconds: float, own_run: bool)
     with the folder; a command the user gave works where the user is, as under `trace`."""
     import subprocess
 
-    from ..core.scratch import own_working_folder
+    from ...core.scratch import own_working_folder
 
     with contextlib.ExitStack() as stack:
         cwd = stack.enter_context(own_working_folder()) if own_run else None
@@ -156,7 +155,7 @@ def _stopped_launch(folder: Path, request: VariantRequest) -> Launch:
 
 
 def _from_run(request: VariantRequest) -> FromRun:
-    """The request's --from-run: resolve() runs only the requests that have one."""
+    """The request's --from-run: resolve_from_run() runs only the requests that have one."""
     if request.from_run is None:
         raise TypeError("not a --from-run request")
     return request.from_run

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..core.targets import Target
+    from ...core.targets import Target
 
 _DEFINITIONS = (
     ast.FunctionDef,
@@ -49,7 +49,7 @@ def can_simulate() -> bool:
     one answers for itself, and bench and profile need it real) and torch is installed."""
     import importlib.util
 
-    from ..core.targets import local_target
+    from ...core.targets import local_target
 
     # The simulated GPU answers through torch (its fake tensors, torch.cuda): without torch installed
     # the plain import's own error stands.
@@ -61,9 +61,9 @@ def simulated(target: Target | None) -> Iterator[dict]:
     """A context in which this process sees a simulated GPU of TARGET (None: what `--target auto`
     compiles for; the first target a process simulates stays its device), working in a folder of its
     own (what the file writes there goes with it); yields the device's description."""
-    from ..core.scratch import own_working_folder, working_in
-    from ..core.targets import auto
-    from ..triton_api import simulated as device
+    from ...core.scratch import own_working_folder, working_in
+    from ...core.targets import auto
+    from ...triton_api import simulated as device
 
     with device.importing((target or auto()).simulated_device()) as described, own_working_folder() as folder:
         with working_in(folder):

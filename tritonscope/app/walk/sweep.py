@@ -12,17 +12,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..core import targets
-from ..core.errors import UsageError
-from ..core.model import OPTION_NAMES, KernelSpec, ParamKind, VariantRequest
-from ..core.values import format_value
-from ..isolate import Executor, Task, on_cluster
-from ..isolate import Outcome as TaskOutcome
-from ..results.diff import Outcome
+from ...core import targets
+from ...core.errors import UsageError
+from ...core.model import OPTION_NAMES, KernelSpec, ParamKind, VariantRequest
+from ...core.values import format_value
+from ...isolate import Executor, Outcome, Task, on_cluster
+from ...results.diff import VariantOutcome
 from . import releases
 
 AXIS_OPTIONS = (*OPTION_NAMES, "target", "config", "triton")
-COMPILE_MODULE = "tritonscope.app.prepare"  # the module of the tasks' functions: warmed workers preload it
+COMPILE_MODULE = "tritonscope.app.walk.prepare"  # the module of the tasks' functions: warmed workers preload it
 
 
 @dataclass(frozen=True)
@@ -31,7 +30,9 @@ class Axis:
     values: tuple[Any, ...]  # typed values (core/values.py)
 
 
-def expand(base: VariantRequest, axes: list[Axis], spec: KernelSpec, configs: bool, at_least: int = 2) -> list[Outcome]:
+def expand(
+    base: VariantRequest, axes: list[Axis], spec: KernelSpec, configs: bool, at_least: int = 2
+) -> list[VariantOutcome]:
     """Every combination of the axes (and of the autotune configs with --configs), as requests; a diff
     needs two (`fit` takes one: a kernel with neither configs nor axes is one row)."""
     if configs:
@@ -49,7 +50,7 @@ def expand(base: VariantRequest, axes: list[Axis], spec: KernelSpec, configs: bo
         for axis, value in zip(axes, values, strict=True):
             request = _with(request, axis.name, value, kinds)
         label = {a.name: format_value(v) for a, v in zip(axes, values, strict=True)}
-        variants.append(Outcome(label, request))
+        variants.append(VariantOutcome(label, request))
     if len(variants) < at_least:
         raise UsageError("a diff needs at least two variants: give --vary NAME=V1,V2 (or --configs)")
     return variants
@@ -57,7 +58,7 @@ def expand(base: VariantRequest, axes: list[Axis], spec: KernelSpec, configs: bo
 
 def _with(request: VariantRequest, name: str, value: Any, kinds: dict[str, ParamKind]) -> VariantRequest:
     if name == "target":  # an unknown one refused before any compile, as --target is
-        return replace(request, target=targets.parse_name(str(value)))
+        return request.for_target(targets.parse_name(str(value)))
     if name == "triton":
         return replace(request, triton=releases.checked(value))
     if name in AXIS_OPTIONS:
@@ -68,12 +69,14 @@ def _with(request: VariantRequest, name: str, value: Any, kinds: dict[str, Param
     return request.with_value(name, value, constexpr=kinds[name] is ParamKind.CONSTEXPR)
 
 
-def run(variants: list[Outcome], workers: Executor, on_done: Callable[[Outcome], None] | None = None) -> list[Outcome]:
-    """Compiles every variant in the workers (isolated, `workers.jobs` at a time); each Outcome in the
+def run(
+    variants: list[VariantOutcome], workers: Executor, on_done: Callable[[VariantOutcome], None] | None = None
+) -> list[VariantOutcome]:
+    """Compiles every variant in the workers (isolated, `workers.jobs` at a time); each VariantOutcome in the
     list is replaced by one with its compilation or error."""
     results: dict[int, Any] = {}
 
-    def done(index: int, result: TaskOutcome) -> None:
+    def done(index: int, result: Outcome) -> None:
         results[index] = result.value
         variants[index] = replace(variants[index], error=result.error)
         if on_done:
@@ -92,7 +95,7 @@ def run(variants: list[Outcome], workers: Executor, on_done: Callable[[Outcome],
     return variants
 
 
-def _tasks(variants: list[Outcome]) -> list[Task]:
+def _tasks(variants: list[VariantOutcome]) -> list[Task]:
     """One task per variant. Another release's compiles and disassembles in a worker of its own (with
     its own nvdisasm). This release's leaves the disassembly to `run`, which reads every cubin in
     one nvdisasm run, except on a cluster: there the node finishes its own compile

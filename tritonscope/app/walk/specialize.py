@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.errors import KernelFileError, TritonscopeError, UsageError
-from ..core.limits import time_limit
-from ..core.model import OPTION_NAMES, KernelSpec, ParamKind, Variant, VariantRequest
-from ..core.stages import Language
-from ..core.targets import Target
-from ..core.values import INT64, TypeName, parse
-from ..triton_api import kernels as triton_kernels
+from ...core.errors import KernelFileError, TritonscopeError, UsageError
+from ...core.limits import time_limit
+from ...core.model import OPTION_NAMES, KernelSpec, ParamKind, Variant, VariantRequest
+from ...core.stages import Language
+from ...core.targets import Target
+from ...core.values import INT64, TypeName, parse
+from ...triton_api import kernels as triton_kernels
 from .load import LoadedKernel
 
 _I32 = (-(2**31), 2**31 - 1)

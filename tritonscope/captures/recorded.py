@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...core import fileio
-from ...results.cache import CacheEntry
-from .entries import artifact_text
+from ..core import fileio
+from .entries import CacheEntry, artifact_text
 
 
 def kernel_source(entry: CacheEntry) -> tuple[str, int, int, str]:

@@ -31,7 +31,7 @@ from ..core import fileio
 from ..core.errors import TritonscopeError, UsageError
 from ..core.status import ExitStatus
 from . import status
-from .messages import progress, say  # noqa: F401 - the commands' `from ..app import say, progress`
+from .messages import say
 from .output import Output
 
 if typing.TYPE_CHECKING:

@@ -6,15 +6,14 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from ...analysis.artifacts import to_compilation
-from ...core.errors import UsageError
-from ...core.model import OPTION_NAMES, Artifacts, Compilation, KernelSpec, Variant
-from ...core.source import CachedKernel, cached_kernel
-from ...core.stages import Language
-from ...core.targets import Target, named
-from ...core.values import parse
-from ...results.cache import CacheEntry
-from .entries import artifact, artifact_text, as_published, capture_folder, find
+from ..analysis.artifacts import to_compilation
+from ..core.errors import UsageError
+from ..core.model import OPTION_NAMES, Artifacts, Compilation, KernelSpec, Variant
+from ..core.source import CachedKernel, cached_kernel
+from ..core.stages import Language
+from ..core.targets import Target, named
+from ..core.values import parse
+from .entries import CacheEntry, artifact, artifact_text, as_published, capture_folder, find
 from .recorded import kernel_source, recorded_specialization
 
 
@@ -37,8 +36,8 @@ def entry_parts(
     entry: CacheEntry, reference: str, problems: list[str], sass: bool
 ) -> tuple[KernelSpec, Variant, Target, Artifacts]:
     """What a Compilation of an entry is made of; without `sass`, the caller disassembles (many at once)."""
-    from ...triton_api.remarks import recorded_remarks
-    from ...triton_api.tools import machine_code
+    from ..triton_api.remarks import recorded_remarks
+    from ..triton_api.tools import machine_code
 
     target = named(entry.target)
     if target is None:

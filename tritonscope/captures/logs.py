@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...capture_hook import tritonscope_contract as contract
-from ...core import fileio, schemas
+from ..capture_hook import tritonscope_contract as contract
+from ..core import fileio, schemas
 
 
 def compile_records(folder: Path) -> tuple[dict[str, dict], list[str]]:

@@ -10,21 +10,49 @@ capture folder is such a cache under `cache/` plus the logs of what the traced p
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
-from ...capture_hook import tritonscope_contract as contract
-from ...core import fileio, schemas
-from ...core.errors import KernelFileError, UsageError
-from ...core.source import CachedKernel
-from ...results.cache import CacheEntry
+from ..capture_hook import tritonscope_contract as contract
+from ..core import fileio, schemas
+from ..core.errors import KernelFileError, UsageError
+from ..core.source import CachedKernel
+from ..core.targets import named
 from .logs import compile_records, launch_records
 
 _ASM = ("ttir", "ttgir", "llir", "ptx", "cubin", "amdgcn", "hsaco")
 
 
+@dataclass(frozen=True)
+class CacheEntry:
+    """One compiled kernel of a cache or capture folder: its files and Triton's metadata, and in a
+    capture its compile record and launches."""
+
+    folder: Path
+    name: str
+    metadata: dict
+    stages: tuple[str, ...]  # artifact kinds present: ttir, ttgir, llir, ptx, cubin / amdgcn, hsaco
+    size: int
+    modified: float
+    specialization: dict | None = None  # from a capture's kernels.jsonl
+    launches: tuple[dict, ...] = ()  # from a capture's launches.jsonl, in the order they ran
+
+    @property
+    def target(self) -> str:
+        """Our name for the entry's target (sm90, gfx942), or Triton's own when we have none."""
+        target = self.metadata.get("target")
+        target = target if isinstance(target, dict) else {}
+        arch = target.get("arch")
+        name = f"sm{arch}" if target.get("backend") == "cuda" else str(arch)
+        return name if named(name) is not None else f"{target.get('backend')}:{arch}"
+
+    def path(self, kind: str) -> Path:
+        return self.folder / f"{self.name}.{kind}"
+
+
 def default_dir() -> Path:
     """Triton's cache: TRITON_CACHE_DIR, else ~/.triton/cache."""
-    from ...triton_api.runtime import cache_dir
+    from ..triton_api.runtime import cache_dir
 
     return cache_dir()
 

@@ -28,13 +28,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import isolate
-from ..core import scratch
-from ..core.errors import UsageError
-from ..core.fileio import user_cache_dir
-from ..isolate import Program, Relayed, Task, Workers, function_named, name_of, on_cluster
-from ..results.catalog import EnvsListing
-from ..triton_api import version
+from ... import isolate
+from ...core import scratch
+from ...core.errors import UsageError
+from ...core.fileio import user_cache_dir
+from ...isolate import Program, Relayed, Task, Workers, function_named, name_of, on_cluster
+from ...results.catalog import EnvsListing
+from ...triton_api import version
 
 _RELEASE = re.compile(r"^\d+\.\d+(\.\d+)?((a|b|rc|\.post|\.dev)\d+)?$")
 Progress = Callable[[int | None, int | None, str], None]  # (bytes done, bytes in all, what pip is doing)

@@ -9,18 +9,18 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ...analysis import instruction_mix, normalize
-from ...core import launches
-from ...core.model import OPTION_NAMES, Compilation
-from ...results.cache import CacheEntry
-from .recorded import kernel_source, recorded_specialization
+from ..analysis import instruction_mix, normalize
+from ..captures.entries import CacheEntry
+from ..captures.recorded import kernel_source, recorded_specialization
+from ..core import launches
+from ..core.model import OPTION_NAMES, Compilation
 
 
 def of(compilation: Compilation, findings: bool = True) -> dict[str, Any]:
     """The figures, mix, findings and code digest of a compilation (no what-ifs compiled). Without
     `findings` (a SASS read without line information), findings are None: not read."""
-    from ..check import figures
-    from ..explain import explain_compilation
+    from .check import figures
+    from .explain import explain_compilation
 
     # explain's findings, less the registers live per line: findings are compared by kind and message,
     # which they do not change (only where an occupancy finding points), and nvdisasm would run per compile.

@@ -14,17 +14,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..analysis import gluon_targets
-from ..analysis.artifacts import StagesFiled, early_line_map, to_compilation
-from ..core import progress
-from ..core.errors import CompileError, UsageError
-from ..core.model import Artifacts, Compilation, KernelSpec, Variant, VariantRequest
-from ..core.source import CachedKernel
-from ..core.stages import Language
-from ..core.targets import Target, resolve
-from ..triton_api import version
-from .capture.compiled import read_compilation
-from .capture.rebuild import source_request
+from ...analysis import gluon_targets
+from ...analysis.artifacts import StagesFiled, early_line_map, to_compilation
+from ...captures.compiled import read_compilation
+from ...captures.rebuild import source_request
+from ...core import progress
+from ...core.errors import CompileError, UsageError
+from ...core.model import Artifacts, Compilation, KernelSpec, Variant, VariantRequest
+from ...core.source import CachedKernel
+from ...core.stages import Language
+from ...core.targets import Target
+from ...triton_api import version
 from .load import LoadedKernel, load_file
 from .releases import in_release
 from .specialize import specialize
@@ -45,19 +45,13 @@ class Prepared:
 def prepare(request: VariantRequest) -> Prepared:
     """Load, pick and specialize. A cached kernel (DIR/:NAME) starts from its recorded specialization."""
     request = from_reference(request)
-    target, notice = requested_target(request)
+    target = request.target_info  # resolved where the request was made; a cached kernel's, recorded
+    assert target is not None, "from_reference gives a cached kernel's request its recorded target"
     loaded = load_file(request.source, target)
     kernel = loaded.pick(request.kernel)
     variant = specialize(kernel, request, loaded.defaults, target)
-    notices = tuple(n for n in (version.notice(), notice, *loaded.notices) if n)
+    notices = tuple(n for n in (version.notice(), request.target_notice, *loaded.notices) if n)
     return Prepared(request, target, kernel, variant, loaded.module, notices)
-
-
-def requested_target(request: VariantRequest) -> tuple[Target, str | None]:
-    """The target a request's --target names (`auto`: this machine's GPU, else sm90, with a notice
-    saying so): the one resolution of a request's target, shared by prepare and by the steps that
-    need it before a compile (a stage list checked, a program run to a launch)."""
-    return resolve(request.target)
 
 
 def from_reference(request: VariantRequest) -> VariantRequest:
@@ -92,8 +86,8 @@ def compile_stages(
     here): (the Compilation of Triton's stages, its artifacts, for `triton_api.compiler.disassembled`);
     else (the whole Compilation, None). `early`, where given, is told the stages filed so far as each
     next one starts (`analysis.artifacts.stages_so_far` makes them a Compilation, where they are shown)."""
-    from ..triton_api.compiler import compile_variant
-    from ..triton_api.early_stages import as_filed
+    from ...triton_api.compiler import compile_variant
+    from ...triton_api.early_stages import as_filed
 
     if isinstance(request.source, CachedKernel):
         return compile_request(request), None
@@ -114,7 +108,7 @@ MACHINE_CODE_PENDING = "the SASS is being read (nvdisasm)"
 
 
 def compile_prepared(prepared: Prepared) -> Compilation:
-    from ..triton_api.compiler import compile_variant
+    from ...triton_api.compiler import compile_variant
 
     risky = _target_lacks(prepared)
     if risky:
@@ -177,8 +171,8 @@ def _kernel_text(file: str) -> str | None:
 def _compile_isolated(prepared: Prepared, lacking: list[str]) -> Compilation:
     """The compile in a child, whose Triton may abort the process on an operation the target lacks:
     the user gets the compiler's own words (its stderr is let through) and this message, not a crash."""
-    from ..isolate import Workers, task
-    from ..triton_api.remarks import STDERR_PASSED
+    from ...isolate import Workers, task
+    from ...triton_api.remarks import STDERR_PASSED
 
     env = {STDERR_PASSED: "1"}
     with Workers(timeout=600, env=env) as workers:
@@ -206,7 +200,7 @@ class Undisassembled:
 
 def compile_undisassembled(request: VariantRequest) -> Undisassembled:
     """In a sweep's worker: the compile, without its SASS."""
-    from ..triton_api.compiler import compile_variant
+    from ...triton_api.compiler import compile_variant
 
     prepared = prepare(request)
     with _layouts_explained(prepared):
@@ -223,7 +217,7 @@ def compile_finished(request: VariantRequest) -> Compilation:
 def finish(compiles: list[Undisassembled]) -> list[Compilation]:
     """The Compilations of many compiles, their NVIDIA cubins disassembled together. nvdisasm runs
     (0.2-0.3 s, mostly its start-up) while the other stages' line maps are built here."""
-    from ..triton_api.tools import disassemble_code, sass_refused, with_serialization_report
+    from ...triton_api.tools import disassemble_code, sass_refused, with_serialization_report
 
     nvidia = [c for c in compiles if c.target.backend == "cuda"]
     with ThreadPoolExecutor(1) as background:
