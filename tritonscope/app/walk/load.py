@@ -159,7 +159,7 @@ def _load(path: Path, module_name: str | None, mtime_ns: int, size: int, target:
 def _cells(source: CellKernel) -> LoadedFile:
     """A kernel of a notebook's cells, its definitions run again once per process for each version of
     their text; each kernel is described with its own cell's file name, as Triton's locations name it."""
-    from ..triton_api.cell_module import module_of
+    from ...triton_api.cell_module import module_of
 
     module = module_of(source)
     kernels = _find_kernels(module, lambda file: file if file in source.files else None)
