@@ -186,29 +186,6 @@ def _patch_accelerator(torch) -> None:
             setattr(accelerator, name, answer)
 
 
-def _patch_module_apply(torch) -> None:
-    """Module.cuda() / .to() / .half() on fake parameters: torch swaps a FakeTensor parameter in
-    place (swap_tensors), which its fake-tensor bookkeeping forbids; put new parameters in instead."""
-    original = torch.nn.Module._apply
-
-    def _apply(self, fn, recurse=True):
-        tensors = list(self.parameters(recurse)) + list(self.buffers(recurse))
-        if not any("Fake" in type(t).__name__ for t in tensors):
-            return original(self, fn, recurse)
-        for module in self.modules() if recurse else [self]:
-            with torch.no_grad():
-                for key, param in module._parameters.items():
-                    if param is not None:
-                        applied = fn(param.detach())
-                        module._parameters[key] = torch.nn.Parameter(applied, param.requires_grad)
-                for key, buffer in module._buffers.items():
-                    if buffer is not None:
-                        module._buffers[key] = fn(buffer)
-        return self
-
-    torch.nn.Module._apply = _apply
-
-
 def _on_the_device(leaves, fake_class) -> bool:
     """Whether an operator involves the simulated GPU: a fake tensor among its arguments, or a CUDA
     device asked for (a factory with device="cuda", a copy to the device)."""
@@ -365,7 +342,9 @@ def install(device: dict) -> None:
     from . import triton_ops
 
     triton_ops.install(_mode[0])
-    _patch_module_apply(torch)
+    from . import module_apply
+
+    module_apply.install(torch)
 
 
 def install_engine_hooks() -> bool:
