@@ -1,6 +1,7 @@
-"""`module.cuda()` and `.to("cuda")` on the simulated GPU keep each parameter the same object, as
-torch does on a GPU: a weight tied to another stays one tensor (a language model's input embedding
-and output projection), and an optimizer made before the move holds the moved weights."""
+"""Where the simulated GPU follows torch's own rules: `module.cuda()` and `.to("cuda")` keep each
+parameter the same object, as torch does on a GPU (a weight tied to another stays one tensor, as a
+language model's input embedding and output projection, and an optimizer made before the move holds
+the moved weights); cuDNN attention's largest head dimension is the running torch release's."""
 
 from __future__ import annotations
 
@@ -65,3 +66,28 @@ def test_cuda_keeps_parameters_the_same_objects_and_tied_weights_tied(tmp_path):
         "tied True FakeTensor cuda:0 True",
     ], result.stdout
     assert said[4:] == ["gradient cuda:0 True", "optimizer holds True", "half 11 torch.float16 True"], result.stdout
+
+
+@pytest.mark.parametrize(
+    ("release", "capability", "cudnn", "dims", "limit"),
+    [
+        # torch 2.11 (the H100's: cuDNN 9.19): sm90 takes 256 from cuDNN 9.10 on (pytorch#161210)
+        ((2, 11), (9, 0), 91900, (256, 256), 256),
+        ((2, 11), (9, 0), 90800, (256, 256), 128),
+        ((2, 11), (10, 0), 91900, (256, 256), 128),
+        ((2, 11), (10, 0), 91900, (192, 128), 192),
+        # torch 2.13: 256 on sm90 and sm10x only with cuDNN newer than 9.22 (pytorch#185553)
+        ((2, 13), (9, 0), 91900, (256, 256), 128),
+        ((2, 13), (9, 0), 92400, (256, 256), 256),
+        ((2, 13), (10, 0), 92400, (256, 256), 256),
+        ((2, 13), (10, 7), 92400, (256, 256), 128),
+        ((2, 13), (9, 0), 91900, (192, 128), 192),
+        ((2, 13), (8, 0), 92400, (256, 256), 128),
+    ],
+)
+def test_cudnn_attentions_largest_head_dimension_is_the_releases_rule(release, capability, cudnn, dims, limit):
+    """The H100 with torch 2.11 runs attention of one head of 256 through cuDNN (the simulated GPU
+    picked flash attention with 2.13's rule applied to 2.11)."""
+    from tritonscope.triton_api.simulated.sdpa import cudnn_head_dim_limit
+
+    assert cudnn_head_dim_limit(release, capability, cudnn, *dims) == limit
