@@ -44,6 +44,12 @@ def activate(device: dict) -> None:
     backward_runs = torch_cuda.install_engine_hooks()
     driver.install(device)
     stop.install(stop_backward=not backward_runs)
+    from . import reads
+
+    if (os.environ.get(contract.ENV_ON_READ) or reads.HOST) == reads.HOST:
+        from . import host_values
+
+        host_values.install()
     if backward_runs:
         from . import autograd_exit
 

@@ -1,0 +1,107 @@
+"""A graph torch.compile compiled, in the log of host_values.py: the FX graph Inductor was given
+(forward, backward or inference; AOTAutograd's ATen graph), kept as it was before Inductor's own
+passes, and run eagerly on the host when a value it made is read. The Triton kernels Inductor makes
+of it are compiled for the target and launched (recorded) as before, never run; while the compiled
+code runs, its inner operators (Inductor's allocations, its calls of library kernels) are not the
+program's and are not logged: the graph's outputs get their values from the graph's host run."""
+
+from __future__ import annotations
+
+from .after_import import after_import
+
+GRAPH = "_tritonscope_graph"
+
+
+class GraphRun:
+    """Runs a copy of the FX graph on host tensors, each operator as host_ops runs one."""
+
+    __slots__ = ("graph", "name")
+
+    def __init__(self, graph, name: str) -> None:
+        self.graph, self.name = graph, name
+
+    def __call__(self, args, kwargs):
+        import torch.fx
+
+        from . import host_ops
+
+        class OnTheHost(torch.fx.Interpreter):
+            def call_function(self, target, args, kwargs):
+                if isinstance(target, torch._ops.OpOverload):
+                    return host_ops.Eager(target)(args, kwargs)
+                args, kwargs = torch.utils._pytree.tree_map(host_ops._on_the_host, (args, kwargs))
+                return target(*args, **kwargs)
+
+        return list(OnTheHost(self.graph).run(*args))
+
+
+def _copy(gm):
+    """GM's graph copied (its nodes; the module's constants are shared), before Inductor's passes
+    rewrite it in place."""
+    import torch.fx
+
+    graph = torch.fx.Graph()
+    values: dict = {}
+    output = graph.graph_copy(gm.graph, values, return_output_node=True)
+    graph.output(output[0] if isinstance(output, tuple) else output)
+    return torch.fx.GraphModule(gm, graph)
+
+
+def _mutated_inputs(graph) -> list[int]:
+    """Positions of the placeholders the graph writes in place (`copy_` into an input, an in-place op)."""
+    placeholders = [n for n in graph.graph.nodes if n.op == "placeholder"]
+    written = set()
+    for node in graph.graph.nodes:
+        schema = getattr(node.target, "_schema", None)
+        if node.op != "call_function" or schema is None:
+            continue
+        for argument, value in zip(schema.arguments, node.args, strict=False):
+            if argument.alias_info is not None and argument.alias_info.is_write and value in placeholders:
+                written.add(placeholders.index(value))
+    return sorted(written)
+
+
+def _keep_graphs(compile_fx) -> None:
+    original = compile_fx._compile_fx_inner
+
+    def _compile_fx_inner(gm, example_inputs, *args, **kwargs):
+        kept = _copy(gm)
+        compiled = original(gm, example_inputs, *args, **kwargs)
+        try:
+            setattr(compiled, GRAPH, (kept, _mutated_inputs(kept)))
+        except AttributeError:  # an output code that takes no attribute: its values stay unknown
+            pass
+        return compiled
+
+    compile_fx._compile_fx_inner = _compile_fx_inner
+
+
+def _log_calls(output_code) -> None:
+    from torch._subclasses.fake_tensor import FakeTensor
+
+    from .host_values import LOG
+
+    cls = output_code.CompiledFxGraph
+    original = cls.__call__
+
+    def __call__(self, inputs):
+        kept = getattr(self, GRAPH, None)
+        if kept is None or LOG.suspended:
+            return original(self, inputs)
+        graph, mutated = kept
+        args = list(inputs)  # the compiled code empties the list it is given
+        LOG.suspended += 1
+        try:
+            outputs = original(self, inputs)
+        finally:
+            LOG.suspended -= 1
+        written = [args[i] for i in mutated if i < len(args)]
+        LOG.record(GraphRun(graph, "compiled graph"), tuple(args), {}, list(outputs), FakeTensor, written)
+        return outputs
+
+    cls.__call__ = __call__
+
+
+def install() -> None:
+    after_import("torch._inductor.compile_fx", _keep_graphs)
+    after_import("torch._inductor.output_code", _log_calls)

@@ -1,0 +1,133 @@
+"""One logged operator run on the host (host_values.py): the device named in its arguments becomes
+the host, random numbers come from a generator of the simulated GPU's own (seeded as the program
+seeds CUDA's, so that drawing them leaves the program's host generator as it would be on a GPU),
+and the operators that exist only for CUDA (fused attention, cuDNN's batch norm) are computed by
+their definitions (attention.py)."""
+
+from __future__ import annotations
+
+from . import attention
+
+CUDA_DEFAULT_SEED = 67280421310721  # the seed torch's CUDA generator starts with, as the CPU's does
+_generator: list = []
+
+
+def device_generator():
+    """The host generator standing in for the simulated GPU's (made at the first draw)."""
+    import torch
+
+    if not _generator:
+        _generator.append(torch.Generator().manual_seed(CUDA_DEFAULT_SEED))
+    return _generator[0]
+
+
+class Seed:
+    """`torch.manual_seed(s)` / `torch.cuda.manual_seed(s)` in the log: the draws after it start there."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+
+    def __call__(self, args, kwargs):
+        device_generator().manual_seed(self.seed)
+
+
+class Blank:
+    """Device memory nothing the log saw wrote (an allocation): zeros of the tensor's layout."""
+
+    __slots__ = ("size", "stride", "dtype", "offset")
+
+    def __init__(self, tensor) -> None:
+        self.size, self.stride = tuple(tensor.shape), tuple(tensor.stride())
+        self.dtype, self.offset = tensor.dtype, tensor.storage_offset()
+
+    def make(self):
+        import torch
+
+        extent = 1 + self.offset + sum((n - 1) * s for n, s in zip(self.size, self.stride, strict=True) if n)
+        storage = torch.zeros(extent if all(self.size) else 0, dtype=self.dtype)
+        return torch.as_strided(storage, self.size, self.stride, self.offset) if all(self.size) else storage[:0]
+
+
+def blank_like(tensor) -> Blank:
+    return Blank(tensor)
+
+
+def _on_the_host(leaf):
+    import torch
+
+    if isinstance(leaf, torch.device) and leaf.type != "cpu":
+        return torch.device("cpu")
+    if isinstance(leaf, str) and leaf.startswith("cuda"):
+        return "cpu"
+    return leaf
+
+
+class Eager:
+    """An ATen operator, run on the host."""
+
+    __slots__ = ("func",)
+
+    def __init__(self, func) -> None:
+        self.func = func
+
+    def __call__(self, args, kwargs):
+        import torch
+        from torch.utils import _pytree as pytree
+
+        args, kwargs = pytree.tree_map(_on_the_host, (args, kwargs))
+        if kwargs.get("pin_memory"):
+            kwargs["pin_memory"] = False
+        run = attention.SUBSTITUTES.get(self.func.overloadpacket.__name__, self.func)
+        if torch.Tag.nondeterministic_seeded in self.func.tags:
+            return drawing(run, args, kwargs)
+        return run(*args, **kwargs)
+
+
+def drawing(run, args, kwargs):
+    """RUN with the simulated GPU's generator as the host's default, which is then put back."""
+    import torch
+
+    saved = torch.get_rng_state()
+    torch.set_rng_state(device_generator().get_state())
+    try:
+        return run(*args, **kwargs)
+    finally:
+        device_generator().set_state(torch.get_rng_state())
+        torch.set_rng_state(saved)
+
+
+def replay(entry) -> None:
+    """ENTRY run on the host: its results' tokens get their values, or say why they have none."""
+    from torch.utils import _pytree as pytree
+
+    from .host_values import HostArg, Token, Unknown
+
+    def value(leaf):
+        if isinstance(leaf, Token):
+            if leaf.unknown is not None:
+                raise Unknown(leaf.unknown)
+            if leaf.value is None:
+                raise Unknown("its value was never computed")
+            if isinstance(leaf.value, Blank):
+                leaf.value = leaf.value.make()
+            return leaf.value
+        return leaf.get() if isinstance(leaf, HostArg) else leaf
+
+    try:
+        args, kwargs = pytree.tree_map(value, (entry.args, entry.kwargs))
+        results = pytree.tree_leaves(entry.run(args, kwargs))
+    except Exception as exc:  # noqa: BLE001 - any failure leaves the results unknown, with why
+        why = exc.args[0] if isinstance(exc, Unknown) else _failure(entry, exc)
+        for token in [*entry.outs, *entry.writes]:
+            if token is not None:
+                token.value, token.unknown = None, why
+        return
+    for token, result in zip(entry.outs, results, strict=False):
+        if token is not None:
+            token.value = result
+
+
+def _failure(entry, exc: Exception) -> str:
+    name = getattr(getattr(entry.run, "func", None), "__name__", None) or type(entry.run).__name__
+    text = " ".join(str(exc).split())[:160]
+    return f"{name} could not run on the host ({type(exc).__name__}: {text})"

@@ -1,0 +1,256 @@
+"""Values of the simulated GPU's tensors, computed on the host only when the program reads one.
+
+A device tensor is a fake tensor: it has a shape and no value. While the program runs, each operator
+on device tensors is appended to a log (the operator, its arguments, its results), and each result
+gets a token in its `__dict__` (so that `swap_tensors`, which `.cuda()` uses, carries it along). A
+program that never reads a value pays for the log and nothing else. When the program reads one
+(`.item()`, printing a tensor, a branch on one, a result whose shape depends on the values), the
+log is run in order on the host, each device tensor standing for the host tensor its token then
+holds, and each token keeps its value for the next read; an operator whose results are all dead (no
+tensor of the program holds them, nothing later in the log reads them) and that writes nothing is
+skipped. A graph torch.compile compiled is one entry of the log: its FX graph, run eagerly
+(compiled_values.py). Host tensors an operator took (the weights moved with `.cuda()`) are kept once,
+by reference; a small one is copied, so that a batch buffer the program refills is not read later.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from . import host_ops
+
+KEY = "_tritonscope_value"
+SMALL_HOST_TENSOR = 1 << 20  # bytes: a host argument up to this size is copied into the log
+COMPACT_AT = 50_000  # entries: then the log drops the entries whose results are all dead
+CHECK_EVERY = 8  # entries computed between two looks at the host memory held
+
+
+class Unknown(Exception):
+    """A value the host cannot compute (a Triton kernel of the program's own wrote it, an operator
+    with no host kernel, a host tensor changed since the device copied it)."""
+
+
+class Token:
+    """A device tensor's place in the log: where its value comes from, and the value once computed."""
+
+    __slots__ = ("value", "unknown", "__weakref__")
+
+    def __init__(self) -> None:
+        self.value = None
+        self.unknown: str | None = None
+
+
+class HostArg:
+    """A host tensor an operator took: copied when small, else held with its version to check."""
+
+    __slots__ = ("tensor", "version")
+
+    def __init__(self, tensor) -> None:
+        if tensor.numel() * tensor.element_size() <= SMALL_HOST_TENSOR:
+            self.tensor, self.version = tensor.detach().clone(), None
+        else:
+            self.tensor, self.version = tensor.detach(), tensor._version
+
+    def get(self):
+        if self.version is not None and self.tensor._version != self.version:
+            raise Unknown("a host tensor the program copied to the device was changed afterwards")
+        return self.tensor
+
+
+class Entry:
+    """One operator (or one compiled graph) in the log: RUN(args, kwargs) on the host gives the values
+    of OUTS (tokens, None for a result that is not a new device tensor) and writes WRITES in place."""
+
+    __slots__ = ("run", "args", "kwargs", "outs", "writes")
+
+    def __init__(self, run, args, kwargs, outs, writes) -> None:
+        self.run, self.args, self.kwargs, self.outs, self.writes = run, args, kwargs, outs, writes
+
+
+class Log:
+    """The operators on device tensors not yet computed on the host, in program order."""
+
+    def __init__(self) -> None:
+        self.entries: list[Entry] = []
+        self.suspended = 0  # inside a compiled graph's call: its inner operators are not the program's
+        self.recorded = 0
+        self.computed = 0
+        self.compacted_at = COMPACT_AT
+
+    def token_of(self, tensor) -> Token:
+        token = tensor.__dict__.get(KEY)
+        if token is None:  # made where nothing was recorded: undefined memory, as an allocation on a GPU
+            token = Token()
+            token.value = host_ops.blank_like(tensor)
+            tensor.__dict__[KEY] = token
+        return token
+
+    def record(self, run, args, kwargs, result, fake_class, written=()) -> None:
+        """RUN(ARGS, KWARGS) gave RESULT and wrote the device tensors WRITTEN in place; device tensors
+        become tokens, host ones HostArgs."""
+        from torch.utils import _pytree as pytree
+
+        if self.suspended:
+            return
+        inputs = {id(leaf) for leaf in pytree.tree_leaves((args, kwargs)) if isinstance(leaf, fake_class)}
+        writes = tuple(self.token_of(t) for t in written if isinstance(t, fake_class))
+        args, kwargs = pytree.tree_map(lambda leaf: self._held(leaf, fake_class), (args, kwargs))
+        outs = []
+        for leaf in pytree.tree_leaves(result):
+            if isinstance(leaf, fake_class) and id(leaf) not in inputs:
+                token = Token()
+                leaf.__dict__[KEY] = token
+                outs.append(token)
+            else:
+                outs.append(None)  # a scalar, or an argument returned (an in-place or out= operator)
+        self.entries.append(Entry(run, args, kwargs, outs, writes))
+        self.recorded += 1
+        if len(self.entries) >= self.compacted_at:
+            self.compact()
+            self.compacted_at = max(COMPACT_AT, 2 * len(self.entries))
+
+    def _held(self, leaf, fake_class):
+        import torch
+
+        if isinstance(leaf, fake_class):
+            return self.token_of(leaf)
+        if isinstance(leaf, torch.Tensor):
+            return HostArg(leaf)
+        return leaf
+
+    def compact(self) -> None:
+        """Drop the entries that write nothing and whose results nothing alive holds: a token held by
+        its tensor has more references than the log's own (counted backwards, so that an entry whose
+        only reader was dropped is dropped too)."""
+        from torch.utils import _pytree as pytree
+
+        held: dict[int, int] = {}
+        for entry in self.entries:
+            for leaf in pytree.tree_leaves((entry.args, entry.kwargs, entry.outs, entry.writes)):
+                if isinstance(leaf, Token):
+                    held[id(leaf)] = held.get(id(leaf), 0) + 1
+        kept = []
+        for entry in reversed(self.entries):
+            if not entry.writes and any(entry.outs) and all(o is None or _dead(o, held) for o in entry.outs):
+                for leaf in pytree.tree_leaves((entry.args, entry.kwargs, entry.outs, entry.writes)):
+                    if isinstance(leaf, Token):
+                        held[id(leaf)] -= 1
+                continue
+            kept.append(entry)
+        kept.reverse()
+        self.entries = kept
+
+    def value(self, tensor):
+        """TENSOR's value on the host (a host tensor of its shape, strides and dtype)."""
+        token = self.token_of(tensor)
+        if token.value is None and token.unknown is None:
+            self.compute()
+        if token.unknown is not None:
+            raise Unknown(token.unknown)
+        if token.value is None:
+            raise Unknown("its value was never computed (an operator the log did not see made it)")
+        if isinstance(token.value, host_ops.Blank):
+            token.value = token.value.make()
+        return token.value
+
+    def compute(self) -> None:
+        """Every entry of the log, in order, on the host; the dead ones skipped. Nothing done here is
+        logged again (the operators run on host tensors, and no mode is active)."""
+        from torch._subclasses.fake_tensor import unset_fake_temporarily
+
+        from . import budget
+
+        self.compact()
+        entries, self.entries = self.entries, []
+        self.suspended += 1
+        done = 0
+        try:
+            with unset_fake_temporarily():
+                for entry in entries:
+                    host_ops.replay(entry)
+                    done += 1
+                    if done % CHECK_EVERY == 0:
+                        budget.check()
+        finally:
+            self.suspended -= 1
+            self.computed += done
+            self.entries = entries[done:] + self.entries
+
+    def seed(self, seed: int) -> None:
+        """The program seeded CUDA's generator: random draws after this point in the log start there."""
+        self.entries.append(Entry(host_ops.Seed(seed), (), {}, [], ()))
+
+
+def _dead(token: Token, held: dict[int, int]) -> bool:
+    # getrefcount counts its own argument; the log's references are counted in HELD
+    return sys.getrefcount(token) - 1 <= held.get(id(token), 0) + _LOCAL_REFERENCES
+
+
+_LOCAL_REFERENCES = 1  # the loop variable in compact() that holds the token while it is asked
+
+LOG = Log()
+_written: dict = {}  # operator -> the positions and names of the arguments it writes
+
+
+def _written_arguments(func, args, kwargs) -> list:
+    """The arguments FUNC writes in place (its schema's `Tensor(a!)`), tensor lists flattened."""
+    places = _written.get(func)
+    if places is None:
+        schema = getattr(func, "_schema", None)
+        arguments = schema.arguments if schema is not None else []
+        places = _written[func] = tuple(
+            (index, a.name) for index, a in enumerate(arguments) if a.alias_info is not None and a.alias_info.is_write
+        )
+    found = []
+    for index, name in places:
+        value = args[index] if index < len(args) else kwargs.get(name)
+        found += list(value) if isinstance(value, (list, tuple)) else [value]
+    return found
+
+
+def record_operator(func, args, kwargs, result, fake_class) -> None:
+    """The program's mode ran FUNC on device tensors (torch_cuda.py): one entry of the log."""
+    from .host_ops import Eager
+
+    LOG.record(Eager(func), args, kwargs, result, fake_class, _written_arguments(func, args, kwargs))
+
+
+def _seeding(answer):
+    def manual_seed(seed, *args, **kwargs):
+        LOG.seed(int(seed))
+        return answer(seed, *args, **kwargs)
+
+    return manual_seed
+
+
+def install() -> None:
+    """Log the program's operators on device tensors and its seeds of CUDA's generator (the program's
+    reads are answered from this log: stop.py, value_reads.py), and its torch.compile graphs
+    (compiled_values.py); at exit, what was logged and computed goes to the capture."""
+    import atexit
+
+    import torch
+
+    from . import compiled_values, reads, torch_cuda
+
+    torch_cuda.RECORD[:] = [record_operator]
+    reads.HOST_READY[:] = [True]
+    for name in ("manual_seed", "manual_seed_all"):
+        setattr(torch.cuda, name, _seeding(getattr(torch.cuda, name)))
+    compiled_values.install()
+    atexit.register(_summary)
+
+
+def _summary() -> None:
+    import json
+    import os
+
+    from . import budget
+    from .shared import contract
+
+    folder = os.path.dirname(os.environ.get(contract.ENV_READ_LOG) or "")
+    if not folder or not os.path.isdir(folder):
+        return
+    record = {"recorded": LOG.recorded, "computed": LOG.computed, "peak_resident": budget.peak()}
+    with open(os.path.join(folder, contract.HOST_VALUES_RECORD), "w") as handle:
+        json.dump(record, handle)
