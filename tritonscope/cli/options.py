@@ -114,10 +114,11 @@ LaunchOpt = Annotated[
 OnReadOpt = Annotated[
     str,
     typer.Option(
+        "--values",
         "--on-read",
-        metavar="stop|zero|N",
-        help="With --from-run: a read of a device value before the launch stops the run (default), or gets 0 "
-        "(zero) or N, so that later launches are reached.",
+        metavar="host|stop|zero|N",
+        help="With --from-run: a read of a device value before the launch gets the value computed on the host "
+        "(host, the default), stops the run (stop), or gets 0 (zero) or N.",
     ),
 ]
 
@@ -153,7 +154,7 @@ _VARIANT_FLAGS = {
     "triton": (TritonOpt, None),
     "from_run": (FromRunOpt, False),
     "launch": (LaunchOpt, 1),
-    "on_read": (OnReadOpt, "stop"),
+    "on_read": (OnReadOpt, "host"),
 }
 
 
@@ -214,12 +215,12 @@ def _from_its_run(request: VariantRequest) -> VariantRequest:
 
 def _from_run(flags: dict) -> FromRun | None:
     command, launch = tuple(flags.get("run_command") or ()), flags.get("launch") or 1
-    on_read = flags.get("on_read") or "stop"
+    on_read = flags.get("on_read") or "host"
     if not flags.get("from_run"):
         if command:
             raise UsageError(f"unexpected words: {' '.join(command)} (a command after -- goes with --from-run)")
-        if launch != 1 or on_read != "stop":
-            raise UsageError("--launch N and --on-read go with --from-run")
+        if launch != 1 or on_read != "host":
+            raise UsageError("--launch N and --values go with --from-run")
         return None
     if launch < 1:
         raise UsageError(f"--launch {launch}: launches are counted from 1")

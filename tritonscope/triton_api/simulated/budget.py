@@ -57,7 +57,7 @@ def check(needed: int = 0) -> None:
     if held + needed > budget:
         raise OverBudget(
             f"computing it on the host takes more memory than the budget of {gib(budget)} "
-            f"(--host-memory; {gib(held)} held, {gib(needed)} more needed)"
+            f"(--host-memory; the traced program holds {gib(held)})"
         )
 
 

@@ -6,7 +6,7 @@ their definitions (attention.py)."""
 
 from __future__ import annotations
 
-from . import attention
+from . import attention, near_ties
 
 CUDA_DEFAULT_SEED = 67280421310721  # the seed torch's CUDA generator starts with, as the CPU's does
 _generator: list = []
@@ -80,7 +80,9 @@ class Eager:
         run = attention.SUBSTITUTES.get(self.func.overloadpacket.__name__, self.func)
         if torch.Tag.nondeterministic_seeded in self.func.tags:
             return drawing(run, args, kwargs)
-        return run(*args, **kwargs)
+        result = run(*args, **kwargs)
+        near_ties.check(self.func, args, kwargs)
+        return result
 
 
 def drawing(run, args, kwargs):

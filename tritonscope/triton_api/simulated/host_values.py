@@ -179,6 +179,7 @@ class Log:
     def seed(self, seed: int) -> None:
         """The program seeded CUDA's generator: random draws after this point in the log start there."""
         self.entries.append(Entry(host_ops.Seed(seed), (), {}, [], ()))
+        self.recorded += 1
 
 
 def _dead(token: Token, held: dict[int, int]) -> bool:

@@ -110,8 +110,13 @@ def record(where: str, asked: str, answered, given=None) -> None:
     log = os.environ.get(contract.ENV_READ_LOG)
     if not log:
         return
+    from . import near_ties
+
     given = mode() if given is None else given
     record = {"where": where, "asked": asked, "mode": given, "answered": answered}
+    ties = near_ties.taken()
+    if ties:
+        record["near_ties"] = ties[:8] + ([{"more": len(ties) - 8}] if len(ties) > 8 else [])
     line = json.dumps(record) + "\n"
     descriptor = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:

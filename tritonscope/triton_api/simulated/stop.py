@@ -233,6 +233,9 @@ def _compare(original, asked: str, folders: tuple[str, ...]):
     return compare
 
 
+_SCALAR_ASKS = tuple(_ASKS[name] for name in ("item", "__bool__", "__float__", "__int__", "__index__", "__format__"))
+
+
 def _answered(frame, asked: str, tensors: list) -> list:
     """Host tensors for TENSORS under the run's --values (each read logged), or the program is
     stopped there: with --values stop, or where the host cannot answer (and says why)."""
@@ -243,7 +246,11 @@ def _answered(frame, asked: str, tensors: list) -> list:
     except reads.Unanswered as exc:
         stop(frame, asked, reason=str(exc))
         raise  # not reached: stop() ends the process or raises DeviceValueRead
-    shown = reads.shown(values[0]) if len(values) == 1 else [reads.shown(v) for v in values]
+    one = asked.startswith(_SCALAR_ASKS) and values[0].numel() == 1
+    if len(values) == 1:
+        shown = reads.shown(values[0].reshape(()) if one else values[0])
+    else:
+        shown = list(map(reads.shown, values))
     reads.record(*located(frame, asked), shown, given)
     return values
 
