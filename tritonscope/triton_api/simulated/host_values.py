@@ -143,7 +143,7 @@ class Log:
     def value(self, tensor):
         """TENSOR's value on the host (a host tensor of its shape, strides and dtype)."""
         token = self.token_of(tensor)
-        if token.value is None and token.unknown is None:
+        if self.entries:  # an operator not yet computed may write it (in place) even if it has a value
             self.compute()
         if token.unknown is not None:
             raise Unknown(token.unknown)
@@ -216,6 +216,30 @@ def record_operator(func, args, kwargs, result, fake_class) -> None:
     LOG.record(Eager(func), args, kwargs, result, fake_class, _written_arguments(func, args, kwargs))
 
 
+class Unknowable:
+    """A Triton kernel of the program's own, launched on device tensors: the host does not run it, so
+    what it may have written has no value on the host (a read of it stops, and says so)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self, args, kwargs):
+        raise Unknown(f"the Triton kernel {self.name} wrote it, and the host does not run Triton kernels")
+
+
+def launched(name: str, args) -> None:
+    """The simulated driver launched kernel NAME with ARGS: every device tensor among them (and the
+    base of each tensor descriptor) may have been written."""
+    from torch._subclasses.fake_tensor import FakeTensor
+
+    if LOG.suspended:
+        return  # a kernel of a compiled graph: the graph's host run gives its outputs
+    tensors = [getattr(a, "base", a) for a in args]
+    tensors = [t for t in tensors if isinstance(t, FakeTensor)]
+    if tensors:
+        LOG.record(Unknowable(name), tuple(tensors), {}, None, FakeTensor, tensors)
+
+
 def _seeding(answer):
     def manual_seed(seed, *args, **kwargs):
         LOG.seed(int(seed))
@@ -232,13 +256,15 @@ def install() -> None:
 
     import torch
 
-    from . import compiled_values, reads, torch_cuda
+    from . import compiled_values, driver, reads, torch_cuda, triton_values
 
     torch_cuda.RECORD[:] = [record_operator]
+    driver.LAUNCHED[:] = [launched]
     reads.HOST_READY[:] = [True]
     for name in ("manual_seed", "manual_seed_all"):
         setattr(torch.cuda, name, _seeding(getattr(torch.cuda, name)))
     compiled_values.install()
+    triton_values.install()
     atexit.register(_summary)
 
 
