@@ -113,7 +113,8 @@ def test_a_program_that_reads_nothing_computes_nothing_on_the_host(traced):
 def test_a_read_over_the_host_memory_budget_stops_with_its_line(tmp_path):
     program = PROGRAMS / "every_read.py"
     out = tmp_path / "out"
-    result = tritonscope("trace", "-t", "sm90", "--host-memory", "64MiB", "-o", out, "--", sys.executable, program, expect=2)
+    budget = ("--host-memory", "64MiB")
+    result = tritonscope("trace", "-t", "sm90", *budget, "-o", out, "--", sys.executable, program, expect=2)
     flat = " ".join(result.stderr.split())
     assert f"stopped at {program}:20: the program asked for .item(); computing it on the host takes more memory" in flat
     assert "than the budget of 0.1 GiB (--host-memory" in flat and "give a larger --host-memory" in flat

@@ -1,6 +1,7 @@
 """A compiled training step that prints its loss every step, then GradScaler's finite check (the
-second step's loss is infinite: the step is skipped and the scale halved), on the device (the
-simulated GPU under `trace --target`) or on the CPU (DEV=cpu, eagerly) for comparison."""
+second step's loss is infinite: the step is skipped and the scale halved), then a compiled function
+whose results' shapes depend on the values (boolean indexing, bincount), on the device (the simulated
+GPU under `trace --target`) or on the CPU (DEV=cpu, eagerly) for comparison."""
 
 import os
 
@@ -27,3 +28,13 @@ for i, factor in enumerate((1.0, float("inf"))):
     optimizer.zero_grad()
     print(f"scaler step {i} scale {scaler.get_scale()}")
 print("weight", round(model[0].weight.sum().item(), 4))
+torch._dynamo.config.capture_dynamic_output_shape_ops = True
+
+
+def pick(t):
+    kept = t[t > 0]
+    return kept * 2, torch.bincount((t > 0).int().flatten())
+
+
+kept, counts = (torch.compile(pick) if DEV == "cuda" else pick)(x)
+print("compiled shapes", tuple(kept.shape), round(kept.sum().item(), 4), counts.tolist())

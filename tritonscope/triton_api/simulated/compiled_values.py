@@ -90,6 +90,8 @@ def _log_calls(output_code) -> None:
             return original(self, inputs)
         graph, mutated = kept
         args = list(inputs)  # the compiled code empties the list it is given
+        if _shaped_by_values(graph):
+            return _run_on_the_host_first(original, self, inputs, graph, args)
         LOG.suspended += 1
         try:
             outputs = original(self, inputs)
@@ -100,6 +102,77 @@ def _log_calls(output_code) -> None:
         return outputs
 
     cls.__call__ = __call__
+
+
+# Operators whose result's shape (or a scalar) depends on the values: a graph holding one is run on the
+# host before its compiled code, which is then given the host's results for them, in order.
+SHAPED = {"nonzero", "masked_select", "unique", "_unique2", "unique_dim", "unique_consecutive", "bincount"}
+SHAPED |= {"index", "repeat_interleave", "_local_scalar_dense", "argwhere"}
+PENDING: list = []  # (operator name, host result) of the graph being run, in the order it made them
+
+
+def _shaped_by_values(graph) -> bool:
+    names = getattr(graph, "_tritonscope_shaped", None)
+    if names is None:
+        names = graph._tritonscope_shaped = [
+            n.target.overloadpacket.__name__
+            for n in graph.graph.nodes
+            if n.op == "call_function"
+            and getattr(n.target, "overloadpacket", None) is not None
+            and n.target.overloadpacket.__name__ in SHAPED
+        ]
+    return bool(names)
+
+
+class _Noting(GraphRun):
+    """The graph's host run, noting each result shaped by the values (for the compiled code's calls)."""
+
+    __slots__ = ()
+
+    def __call__(self, args, kwargs):
+        import torch.fx
+
+        from . import host_ops
+
+        class Noting(torch.fx.Interpreter):
+            def call_function(self, target, args, kwargs):
+                if isinstance(target, torch._ops.OpOverload):
+                    result = host_ops.Eager(target)(args, kwargs)
+                    if target.overloadpacket.__name__ in SHAPED:
+                        PENDING.append((target.overloadpacket.__name__, result))
+                    return result
+                return target(*args, **kwargs)
+
+        return list(Noting(self.graph).run(*args))
+
+
+def _run_on_the_host_first(original, compiled, inputs, graph, args):
+    """A graph with results shaped by values: its inputs are read (one read of the program's), the
+    graph runs on the host, and the compiled code runs with those results (the sizes Inductor's
+    unbacked symbols take, as on the GPU); its outputs hold the host run's values."""
+    from torch._subclasses.fake_tensor import FakeTensor
+
+    from . import stop
+    from .host_values import KEY, LOG, Token
+
+    fakes = [a for a in args if isinstance(a, FakeTensor)]
+    names = ", ".join(sorted(set(graph._tritonscope_shaped)))
+    asked = f"aten.{names} in a compiled graph (a result whose shape depends on the values)"
+    values = iter(stop._answered(stop.program_caller(), asked, fakes) if fakes else [])
+    host_args = [next(values) if isinstance(a, FakeTensor) else a for a in args]
+    LOG.suspended += 1
+    try:
+        PENDING[:] = []
+        results = _Noting(graph, "compiled graph")(host_args, {})
+        outputs = original(compiled, inputs)
+    finally:
+        LOG.suspended -= 1
+        PENDING[:] = []
+    for output, result in zip(outputs, results, strict=False):
+        if isinstance(output, FakeTensor) and not any(output is a for a in args):
+            token = output.__dict__[KEY] = Token()
+            token.value = result
+    return outputs
 
 
 def install() -> None:
