@@ -75,6 +75,7 @@ class Log:
         self.suspended = 0  # inside a compiled graph's call: its inner operators are not the program's
         self.recorded = 0
         self.computed = 0
+        self.seconds = 0.0  # spent computing values on the host
         self.compacted_at = COMPACT_AT
 
     def token_of(self, tensor) -> Token:
@@ -156,10 +157,13 @@ class Log:
     def compute(self) -> None:
         """Every entry of the log, in order, on the host; the dead ones skipped. Nothing done here is
         logged again (the operators run on host tensors, and no mode is active)."""
+        import time
+
         from torch._subclasses.fake_tensor import unset_fake_temporarily
 
         from . import budget
 
+        start = time.perf_counter()
         self.compact()
         entries, self.entries = self.entries, []
         self.suspended += 1
@@ -175,6 +179,7 @@ class Log:
             self.suspended -= 1
             self.computed += done
             self.entries = entries[done:] + self.entries
+            self.seconds += time.perf_counter() - start
 
     def seed(self, seed: int) -> None:
         """The program seeded CUDA's generator: random draws after this point in the log start there."""
@@ -224,12 +229,13 @@ class Unknowable:
         self.name = name
 
     def __call__(self, args, kwargs):
-        raise Unknown(f"the Triton kernel {self.name} wrote it, and the host does not run Triton kernels")
+        raise Unknown(f"{self.name} wrote it, which the host does not run")
 
 
 def launched(name: str, args) -> None:
-    """The simulated driver launched kernel NAME with ARGS: every device tensor among them (and the
-    base of each tensor descriptor) may have been written."""
+    """The simulated driver launched kernel NAME with ARGS (one not logged as a JIT function's launch,
+    or cuBLAS's call): every device tensor among them (and the base of each tensor descriptor) may
+    have been written."""
     from torch._subclasses.fake_tensor import FakeTensor
 
     if LOG.suspended:
@@ -237,7 +243,14 @@ def launched(name: str, args) -> None:
     tensors = [getattr(a, "base", a) for a in args]
     tensors = [t for t in tensors if isinstance(t, FakeTensor)]
     if tensors:
-        LOG.record(Unknowable(name), tuple(tensors), {}, None, FakeTensor, tensors)
+        LOG.record(
+            Unknowable(name if " " in name else f"the Triton kernel {name}"),
+            tuple(tensors),
+            {},
+            None,
+            FakeTensor,
+            tensors,
+        )
 
 
 def _seeding(answer):
@@ -278,6 +291,7 @@ def _summary() -> None:
     folder = os.path.dirname(os.environ.get(contract.ENV_READ_LOG) or "")
     if not folder or not os.path.isdir(folder):
         return
-    record = {"recorded": LOG.recorded, "computed": LOG.computed, "peak_resident": budget.peak()}
+    record = {"recorded": LOG.recorded, "computed": LOG.computed, "host_seconds": round(LOG.seconds, 3)}
+    record["peak_resident"] = budget.peak()
     with open(os.path.join(folder, contract.HOST_VALUES_RECORD), "w") as handle:
         json.dump(record, handle)

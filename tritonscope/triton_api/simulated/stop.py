@@ -161,7 +161,8 @@ def stop(frame, asked: str, exc: BaseException | None = None, reason: str | None
     why the host could not answer the read (else the run's mode stops at reads)."""
     where, asked = located(frame, asked)
     if _raising:
-        raise DeviceValueRead(f"{asked} needs values: {reason or 'the run stops at reads (--values stop)'}")
+        why = f": {reason}" if reason else ", which this run does not compute"
+        raise DeviceValueRead(f"{asked} needs values{why}")
     sys.stdout.flush()
     if os.environ.get(contract.ENV_DEBUG):
         _write_stack(exc)
