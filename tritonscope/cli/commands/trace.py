@@ -59,7 +59,7 @@ def trace(
             "one, a boolean mask's result) gets: the value the GPU would give, computed on the host from the "
             "operators and compiled graphs that made it (host, the default); a stop there, keeping the "
             "capture (stop); or 0 (zero) or the number N everywhere. Each answered read is logged in the "
-            "capture (reads.jsonl).",
+            "capture, with its value.",
         ),
     ] = "host",
     host_memory: Annotated[
@@ -112,6 +112,12 @@ def trace(
     protected = [Path(word) for word in command_line if Path(word).exists()]  # the program and its files
     simulation = _simulation(target, autotune, on_read, host_memory)
     result = run_trace(command_line, out, force, protected, launches, _program_stdout(json_out), simulation)
+    _report(result, out, launches)
+    return Output(result, shown=json_out)  # without --json, stdout is the program's
+
+
+def _report(result, out: Path, launches: int) -> None:
+    """What was captured, the reads answered, and where and why the program was stopped."""
     names = f": {', '.join(result.kernels)}" if result.kernels else " (the program compiled none)"
     say(f"captured {len(result.kernels)} compiled kernel(s) into {out}{names}")
     if launches:
@@ -120,7 +126,6 @@ def trace(
         first = result.answered[0]
         how = "on the host" if result.on_read == "host" else f"with {result.on_read}"
         say(f"answered {len(result.answered)} value read(s) {how} (--values), the first at {first}")
-        say(f"each read and its value: {out / 'reads.jsonl'}", "dim")
     if result.stopped:
         say(f"stopped at {result.stopped}; the capture so far is kept", "yellow")
         if result.on_read == "stop":
@@ -129,7 +134,6 @@ def trace(
             say("give a larger --host-memory (e.g. 16GiB), or go on with a stand-in value: --values zero", "dim")
         else:
             say("to go on past it with a stand-in value: --values zero (or --values N)", "dim")
-    return Output(result, shown=json_out)  # without --json, stdout is the program's
 
 
 def _simulation(target: str | None, autotune: str | None, on_read: str, host_memory: str | None):

@@ -13,26 +13,73 @@ GRAPH = "_tritonscope_graph"
 
 
 class GraphRun:
-    """Runs a copy of the FX graph on host tensors, each operator as host_ops runs one."""
+    """Runs a copy of the FX graph on host tensors, each operator as host_ops runs one, each result
+    laid out as its device value was when the graph was traced; NOTING: the results shaped by
+    values are noted in PENDING, for the compiled code's own calls of those operators."""
 
-    __slots__ = ("graph", "name")
+    __slots__ = ("graph", "noting")
 
-    def __init__(self, graph, name: str) -> None:
-        self.graph, self.name = graph, name
+    def __init__(self, graph, noting: bool = False) -> None:
+        self.graph, self.noting = graph, noting
 
     def __call__(self, args, kwargs):
-        import torch.fx
+        return list(_OnTheHost(self.graph, self.noting).run(*args))
 
-        from . import host_ops
 
-        class OnTheHost(torch.fx.Interpreter):
-            def call_function(self, target, args, kwargs):
-                if isinstance(target, torch._ops.OpOverload):
-                    return host_ops.Eager(target)(args, kwargs)
-                args, kwargs = torch.utils._pytree.tree_map(host_ops._on_the_host, (args, kwargs))
-                return target(*args, **kwargs)
+def _interpreter():
+    import torch.fx
 
-        return list(OnTheHost(self.graph).run(*args))
+    from . import host_ops
+
+    class OnTheHost(torch.fx.Interpreter):
+        def __init__(self, graph, noting: bool) -> None:
+            super().__init__(graph)
+            self.noting = noting
+
+        def run_node(self, node):
+            result = super().run_node(node)
+            if self.noting and _shaped_name(node):
+                PENDING.append((node.target.overloadpacket.__name__, result))
+            return _as_on_the_device(node, result, self.env)
+
+        def call_function(self, target, args, kwargs):
+            if isinstance(target, torch._ops.OpOverload):
+                return host_ops.Eager(target)(args, kwargs)
+            args, kwargs = torch.utils._pytree.tree_map(host_ops._on_the_host, (args, kwargs))
+            return target(*args, **kwargs)
+
+    return OnTheHost
+
+
+def _OnTheHost(graph, noting: bool):  # noqa: N802 - made once, when a graph first runs on the host
+    if not _made:
+        _made.append(_interpreter())
+    return _made[0](graph, noting)
+
+
+_made: list = []
+
+
+def _as_on_the_device(node, result, env):
+    """A node's host result with the strides its device value had when the graph was traced."""
+    from . import host_ops
+
+    value = node.meta.get("val") if node.op == "call_function" else None
+    if value is None:
+        return result
+    inputs = {host_ops._storage(v) for v in env.values() if hasattr(v, "untyped_storage")}
+
+    def one(made, traced):
+        if not (hasattr(made, "stride") and hasattr(traced, "stride")):
+            return made
+        try:
+            return host_ops.laid_out(made, tuple(int(s) for s in traced.stride()), inputs)
+        except (TypeError, RuntimeError, ValueError):  # symbolic strides: as the host made it
+            return made
+
+    if isinstance(result, (tuple, list)) and isinstance(value, (tuple, list)) and len(result) == len(value):
+        return type(result)(one(m, t) for m, t in zip(result, value, strict=True))
+    return one(result, value)
 
 
 def _copy(gm):
@@ -98,7 +145,7 @@ def _log_calls(output_code) -> None:
         finally:
             LOG.suspended -= 1
         written = [args[i] for i in mutated if i < len(args)]
-        LOG.record(GraphRun(graph, "compiled graph"), tuple(args), {}, list(outputs), FakeTensor, written)
+        LOG.record(GraphRun(graph), tuple(args), {}, list(outputs), FakeTensor, written)
         return outputs
 
     cls.__call__ = __call__
@@ -114,36 +161,23 @@ PENDING: list = []  # (operator name, host result) of the graph being run, in th
 def _shaped_by_values(graph) -> bool:
     names = getattr(graph, "_tritonscope_shaped", None)
     if names is None:
-        names = graph._tritonscope_shaped = [
-            n.target.overloadpacket.__name__
-            for n in graph.graph.nodes
-            if n.op == "call_function"
-            and getattr(n.target, "overloadpacket", None) is not None
-            and n.target.overloadpacket.__name__ in SHAPED
-        ]
+        names = graph._tritonscope_shaped = [_shaped_name(n) for n in graph.graph.nodes if _shaped_name(n)]
     return bool(names)
 
 
-class _Noting(GraphRun):
-    """The graph's host run, noting each result shaped by the values (for the compiled code's calls)."""
+def _shaped_name(node) -> str | None:
+    """The operator's name where NODE's result is shaped by values (indexing only with a boolean mask)."""
+    packet = getattr(node.target, "overloadpacket", None) if node.op == "call_function" else None
+    name = getattr(packet, "__name__", None)
+    if name not in SHAPED:
+        return None
+    if name == "index":
+        import torch
 
-    __slots__ = ()
-
-    def __call__(self, args, kwargs):
-        import torch.fx
-
-        from . import host_ops
-
-        class Noting(torch.fx.Interpreter):
-            def call_function(self, target, args, kwargs):
-                if isinstance(target, torch._ops.OpOverload):
-                    result = host_ops.Eager(target)(args, kwargs)
-                    if target.overloadpacket.__name__ in SHAPED:
-                        PENDING.append((target.overloadpacket.__name__, result))
-                    return result
-                return target(*args, **kwargs)
-
-        return list(Noting(self.graph).run(*args))
+        indices = node.args[1] if len(node.args) > 1 else []
+        masks = [i for i in indices if getattr(getattr(i, "meta", {}).get("val"), "dtype", None) == torch.bool]
+        return name if masks else None
+    return name
 
 
 def _run_on_the_host_first(original, compiled, inputs, graph, args):
@@ -163,7 +197,7 @@ def _run_on_the_host_first(original, compiled, inputs, graph, args):
     LOG.suspended += 1
     try:
         PENDING[:] = []
-        results = _Noting(graph, "compiled graph")(host_args, {})
+        results = GraphRun(graph, noting=True)(host_args, {})
         outputs = original(compiled, inputs)
     finally:
         LOG.suspended -= 1

@@ -7,6 +7,7 @@ their definitions (attention.py)."""
 from __future__ import annotations
 
 from . import attention, near_ties
+from .tokens import Blank, HostArg, Token, Unknown
 
 CUDA_DEFAULT_SEED = 67280421310721  # the seed torch's CUDA generator starts with, as the CPU's does
 _generator: list = []
@@ -29,23 +30,6 @@ class Seed:
 
     def __call__(self, args, kwargs):
         device_generator().manual_seed(self.seed)
-
-
-class Blank:
-    """Device memory nothing the log saw wrote (an allocation): zeros of the tensor's layout."""
-
-    __slots__ = ("size", "stride", "dtype", "offset")
-
-    def __init__(self, tensor) -> None:
-        self.size, self.stride = tuple(tensor.shape), tuple(tensor.stride())
-        self.dtype, self.offset = tensor.dtype, tensor.storage_offset()
-
-    def make(self):
-        import torch
-
-        extent = 1 + self.offset + sum((n - 1) * s for n, s in zip(self.size, self.stride, strict=True) if n)
-        storage = torch.zeros(extent if all(self.size) else 0, dtype=self.dtype)
-        return torch.as_strided(storage, self.size, self.stride, self.offset) if all(self.size) else storage[:0]
 
 
 def blank_like(tensor) -> Blank:
@@ -102,8 +86,6 @@ def replay(entry) -> None:
     """ENTRY run on the host: its results' tokens get their values, or say why they have none."""
     from torch.utils import _pytree as pytree
 
-    from .host_values import HostArg, Token, Unknown
-
     def value(leaf):
         if isinstance(leaf, Token):
             if leaf.unknown is not None:
@@ -124,9 +106,27 @@ def replay(entry) -> None:
             if token is not None:
                 token.value, token.unknown = None, why
         return
+    inputs = {_storage(t) for t in pytree.tree_leaves((args, kwargs)) if hasattr(t, "untyped_storage")}
     for token, result in zip(entry.outs, results, strict=False):
         if token is not None:
-            token.value = result
+            token.value = laid_out(result, token.stride, inputs)
+
+
+def _storage(tensor) -> int:
+    return tensor.untyped_storage().data_ptr()
+
+
+def laid_out(result, stride, inputs: set):
+    """RESULT with the device tensor's strides (a host kernel may lay out its result otherwise than the
+    GPU's, and a later `view` relies on the GPU's), unless it is a view of an input."""
+    import torch
+
+    if stride is None or not isinstance(result, torch.Tensor) or tuple(result.stride()) == tuple(stride):
+        return result
+    if result.numel() <= 1 or _storage(result) in inputs or len(stride) != result.dim():
+        return result
+    fixed = torch.empty_strided(result.shape, stride, dtype=result.dtype)
+    return fixed.copy_(result)
 
 
 def _failure(entry, exc: Exception) -> str:

@@ -18,43 +18,11 @@ from __future__ import annotations
 import sys
 
 from . import host_ops
+from .tokens import HostArg, Token, Unknown
 
 KEY = "_tritonscope_value"
-SMALL_HOST_TENSOR = 1 << 20  # bytes: a host argument up to this size is copied into the log
 COMPACT_AT = 50_000  # entries: then the log drops the entries whose results are all dead
 CHECK_EVERY = 8  # entries computed between two looks at the host memory held
-
-
-class Unknown(Exception):
-    """A value the host cannot compute (a Triton kernel of the program's own wrote it, an operator
-    with no host kernel, a host tensor changed since the device copied it)."""
-
-
-class Token:
-    """A device tensor's place in the log: where its value comes from, and the value once computed."""
-
-    __slots__ = ("value", "unknown", "__weakref__")
-
-    def __init__(self) -> None:
-        self.value = None
-        self.unknown: str | None = None
-
-
-class HostArg:
-    """A host tensor an operator took: copied when small, else held with its version to check."""
-
-    __slots__ = ("tensor", "version")
-
-    def __init__(self, tensor) -> None:
-        if tensor.numel() * tensor.element_size() <= SMALL_HOST_TENSOR:
-            self.tensor, self.version = tensor.detach().clone(), None
-        else:
-            self.tensor, self.version = tensor.detach(), tensor._version
-
-    def get(self):
-        if self.version is not None and self.tensor._version != self.version:
-            raise Unknown("a host tensor the program copied to the device was changed afterwards")
-        return self.tensor
 
 
 class Entry:
@@ -99,7 +67,7 @@ class Log:
         outs = []
         for leaf in pytree.tree_leaves(result):
             if isinstance(leaf, fake_class) and id(leaf) not in inputs:
-                token = Token()
+                token = Token(leaf.stride())
                 leaf.__dict__[KEY] = token
                 outs.append(token)
             else:
@@ -251,47 +219,3 @@ def launched(name: str, args) -> None:
             FakeTensor,
             tensors,
         )
-
-
-def _seeding(answer):
-    def manual_seed(seed, *args, **kwargs):
-        LOG.seed(int(seed))
-        return answer(seed, *args, **kwargs)
-
-    return manual_seed
-
-
-def install() -> None:
-    """Log the program's operators on device tensors and its seeds of CUDA's generator (the program's
-    reads are answered from this log: stop.py, value_reads.py), and its torch.compile graphs
-    (compiled_values.py); at exit, what was logged and computed goes to the capture."""
-    import atexit
-
-    import torch
-
-    from . import compiled_values, driver, reads, torch_cuda, triton_values
-
-    torch_cuda.RECORD[:] = [record_operator]
-    driver.LAUNCHED[:] = [launched]
-    reads.HOST_READY[:] = [True]
-    for name in ("manual_seed", "manual_seed_all"):
-        setattr(torch.cuda, name, _seeding(getattr(torch.cuda, name)))
-    compiled_values.install()
-    triton_values.install()
-    atexit.register(_summary)
-
-
-def _summary() -> None:
-    import json
-    import os
-
-    from . import budget
-    from .shared import contract
-
-    folder = os.path.dirname(os.environ.get(contract.ENV_READ_LOG) or "")
-    if not folder or not os.path.isdir(folder):
-        return
-    record = {"recorded": LOG.recorded, "computed": LOG.computed, "host_seconds": round(LOG.seconds, 3)}
-    record["peak_resident"] = budget.peak()
-    with open(os.path.join(folder, contract.HOST_VALUES_RECORD), "w") as handle:
-        json.dump(record, handle)

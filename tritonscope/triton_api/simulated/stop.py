@@ -374,6 +374,3 @@ def install(stop_backward: bool = True) -> None:
 
     torch.testing.assert_close = _compare(torch.testing.assert_close, "torch.testing.assert_close()", folders)
     _stop_at_uncaught(folders)
-    from . import value_reads
-
-    value_reads.install(folders)
