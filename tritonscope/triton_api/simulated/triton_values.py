@@ -23,9 +23,17 @@ class InterpretedLaunch:
 
     def __call__(self, args, kwargs):
         from triton.runtime.interpreter import InterpretedFunction  # type: ignore[import-untyped]
+        from triton.runtime.jit import JITFunction  # type: ignore[import-untyped]
 
         args, kwargs = [_rebuilt(a) for a in args], {k: _rebuilt(v) for k, v in kwargs.items()}
-        InterpretedFunction(self.fn)[self.grid](*args, **kwargs)
+        called = JITFunction.__call__
+        # the JIT functions it calls (tl.rand's Philox, the program's helpers) were made for the
+        # compiler, not the interpreter: called from the interpreted kernel, they are interpreted too
+        JITFunction.__call__ = lambda fn, *a, **k: InterpretedFunction(fn.fn)(*a, **k)
+        try:
+            InterpretedFunction(self.fn)[self.grid](*args, **kwargs)
+        finally:
+            JITFunction.__call__ = called
 
 
 def _described(value):
