@@ -64,7 +64,7 @@ class Log:
         inputs = {id(leaf) for leaf in pytree.tree_leaves((args, kwargs)) if isinstance(leaf, fake_class)}
         writes = tuple(self.token_of(t) for t in written if isinstance(t, fake_class))
         args, kwargs = pytree.tree_map(lambda leaf: self._held(leaf, fake_class), (args, kwargs))
-        outs = []
+        outs: list[Token | None] = []
         for leaf in pytree.tree_leaves(result):
             if isinstance(leaf, fake_class) and id(leaf) not in inputs:
                 token = Token(leaf.stride())

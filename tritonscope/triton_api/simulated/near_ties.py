@@ -25,11 +25,11 @@ def check(func, args, kwargs) -> None:
     if name == "topk":
         k = int(args[1]) if len(args) > 1 else int(kwargs.get("k", 1))
         dim = int(args[2]) if len(args) > 2 else int(kwargs.get("dim", -1))
-        smallest = not (args[3] if len(args) > 3 else kwargs.get("largest", True))
+        smallest = not bool(args[3] if len(args) > 3 else kwargs.get("largest", True))
     else:
         k = 1
         dim = args[1] if len(args) > 1 else kwargs.get("dim")
-        smallest = _CHOOSERS[name]
+        smallest = bool(_CHOOSERS[name])
         if name in ("max", "min") and dim is None:
             return  # a value, not a choice of position
     gap = _smallest_gap(values, k, dim, smallest)

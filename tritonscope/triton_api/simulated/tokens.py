@@ -18,7 +18,7 @@ class Token:
     __slots__ = ("value", "unknown", "stride", "__weakref__")
 
     def __init__(self, stride: tuple | None = None) -> None:
-        self.value = None
+        self.value: object = None  # a host tensor, or a Blank not yet made
         self.unknown: str | None = None
         self.stride = stride  # the device tensor's strides, which its host value is given (a view's too)
 

@@ -267,15 +267,8 @@ def _fake_tensor_mode(torch):
 
 
 _COPY: list = []
-
-
-def _to_the_host(kwargs) -> bool:
-    device = kwargs.get("device")
-    return device is not None and str(device) == "cpu"
-
-
-# What answers a copy of a device tensor into a host tensor (stop.py: the program's own copy is a
-# value read; torch's are let through, as a fake copy that leaves the host tensor as it was).
+# What answers a copy of a device tensor into a host tensor, and `.to("cpu")` (value_reads.py: the
+# program's own copy is a value read; torch's are let through, as the fake mode answers them).
 HOST_COPY: list = []
 
 
@@ -285,7 +278,7 @@ def _to_the_host(kwargs) -> bool:
 
 
 # What answers an operator whose result's shape depends on the values (nonzero, a boolean-mask
-# index): stop.py's, a value read, computed on stand-ins under --on-read.
+# index): value_reads.py's, a value read, computed on the host (or on stand-ins under --values N).
 SHAPED_BY_VALUES: list = []
 # What answers a scalar torch's C++ code reads from a device tensor (`_local_scalar_dense`, `equal`).
 SCALAR_READ: list = []
