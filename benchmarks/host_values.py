@@ -82,8 +82,8 @@ def main() -> int:
     )
     print(f"  losses read: {[line for line in last[2]['stdout'].splitlines() if line.startswith('loss')]}")
     for name, row in zip(("today", "logged", "loss read"), last, strict=True):
-        peak = row.get("peak_resident")
-        print(f"  peak resident memory, {name}: {peak / (1 << 20):.0f} MiB" if peak else f"  {name}: (no record)")
+        peak = row.get("peak_resident", 0)
+        print(f"  peak resident memory of the traced program, {name}: {peak / (1 << 20):.0f} MiB")
     print(f"load average after: {os.getloadavg()}")
     return 0
 

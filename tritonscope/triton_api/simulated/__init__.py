@@ -47,10 +47,13 @@ def activate(device: dict) -> None:
     from . import reads, value_reads
 
     value_reads.install(stop._library_folders())
-    if (os.environ.get(contract.ENV_ON_READ) or reads.HOST) == reads.HOST:
-        from . import host_install
+    from . import host_install
 
+    if (os.environ.get(contract.ENV_ON_READ) or reads.HOST) == reads.HOST:
         host_install.install()
+    import atexit
+
+    atexit.register(host_install.summary)
     if backward_runs:
         from . import autograd_exit
 

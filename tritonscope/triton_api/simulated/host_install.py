@@ -19,7 +19,6 @@ def install() -> None:
     """Log the program's operators on device tensors and its seeds of CUDA's generator (the program's
     reads are answered from this log: stop.py, value_reads.py), and its torch.compile graphs
     (compiled_values.py); at exit, what was logged and computed goes to the capture."""
-    import atexit
 
     import torch
 
@@ -33,10 +32,11 @@ def install() -> None:
         setattr(torch.cuda, name, _seeding(getattr(torch.cuda, name)))
     compiled_values.install()
     triton_values.install()
-    atexit.register(_summary)
 
 
-def _summary() -> None:
+def summary() -> None:
+    """At exit: the operators logged and computed on the host, the seconds that took, and the traced
+    process's peak memory (host_values.json; with --values stop or N, the log is empty)."""
     import json
     import os
 

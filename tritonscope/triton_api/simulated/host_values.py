@@ -72,6 +72,8 @@ class Log:
                 outs.append(token)
             else:
                 outs.append(None)  # a scalar, or an argument returned (an in-place or out= operator)
+        if not writes and not any(outs):
+            return  # no device tensor made or written (`prim.device`, a size): nothing for a value
         self.entries.append(Entry(run, args, kwargs, outs, writes))
         self.recorded += 1
         if len(self.entries) >= self.compacted_at:
@@ -91,19 +93,15 @@ class Log:
         """Drop the entries that write nothing and whose results nothing alive holds: a token held by
         its tensor has more references than the log's own (counted backwards, so that an entry whose
         only reader was dropped is dropped too)."""
-        from torch.utils import _pytree as pytree
 
-        held: dict[int, int] = {}
+        refs: dict[int, int] = {}  # every reference the log holds to a token (its own outs too)
+        uses: dict[int, int] = {}  # readers (arguments, writes) among the entries not dropped
         for entry in self.entries:
-            for leaf in pytree.tree_leaves((entry.args, entry.kwargs, entry.outs, entry.writes)):
-                if isinstance(leaf, Token):
-                    held[id(leaf)] = held.get(id(leaf), 0) + 1
+            _count(entry, refs, uses, 1)
         kept = []
-        for entry in reversed(self.entries):
-            if not entry.writes and any(entry.outs) and all(o is None or _dead(o, held) for o in entry.outs):
-                for leaf in pytree.tree_leaves((entry.args, entry.kwargs, entry.outs, entry.writes)):
-                    if isinstance(leaf, Token):
-                        held[id(leaf)] -= 1
+        for entry in reversed(self.entries):  # no local name may hold a token here: _dead counts them
+            if not entry.writes and any(entry.outs) and _dead(entry.outs, refs, uses):
+                _count(entry, {}, uses, -1)
                 continue
             kept.append(entry)
         kept.reverse()
@@ -155,12 +153,46 @@ class Log:
         self.recorded += 1
 
 
-def _dead(token: Token, held: dict[int, int]) -> bool:
-    # getrefcount counts its own argument; the log's references are counted in HELD
-    return sys.getrefcount(token) - 1 <= held.get(id(token), 0) + _LOCAL_REFERENCES
+def _tokens(tree) -> list:
+    from torch.utils import _pytree as pytree
+
+    return [leaf for leaf in pytree.tree_leaves(tree) if isinstance(leaf, Token)]
 
 
-_LOCAL_REFERENCES = 1  # the loop variable in compact() that holds the token while it is asked
+def _count(entry: Entry, refs: dict[int, int], uses: dict[int, int], step: int) -> None:
+    """ENTRY's references to tokens added to REFS (its results too) and its reads to USES, by STEP."""
+    for token in _tokens(entry.outs):
+        refs[id(token)] = refs.get(id(token), 0) + step
+    for token in _tokens((entry.args, entry.kwargs, entry.writes)):
+        refs[id(token)] = refs.get(id(token), 0) + step
+        uses[id(token)] = uses.get(id(token), 0) + step
+
+
+def _dead(outs: list, refs: dict[int, int], uses: dict[int, int]) -> bool:
+    """No entry left reads any of OUTS and nothing outside the log holds them (their tensors are
+    gone): each token's references less the log's and this loop's own (_TEMPORARY)."""
+    for token in outs:
+        if token is None:
+            continue
+        if uses.get(id(token), 0) or _references(token) - _TEMPORARY > refs.get(id(token), 0):
+            return False
+    return True
+
+
+def _references(token) -> int:
+    return sys.getrefcount(token)
+
+
+def _temporary() -> int:
+    """The references _dead's loop adds to a token while it asks, measured the same way: a token
+    held by one list only, less that list's."""
+    for token in [Token()]:
+        return _references(token) - 1
+    return 0
+
+
+_TEMPORARY = _temporary()
+
 
 LOG = Log()
 _written: dict = {}  # operator -> the positions and names of the arguments it writes
