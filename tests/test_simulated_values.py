@@ -1,6 +1,7 @@
 """Values on the simulated GPU, computed on the host when the program reads one (`trace --target`,
 `--values host`, the default): each kind of read (tests/programs_values/) prints what the same
-program prints run on the CPU without the simulated GPU; a compiled training step prints its loss;
+program prints run on the CPU without the simulated GPU; `generate()` gives the CPU's tokens; a
+compiled training step prints its loss;
 GradScaler skips the step whose gradients are not finite; a Triton kernel's output is computed by
 Triton's interpreter; a program that reads nothing computes nothing on the host; a read over the
 host-memory budget stops with its line."""
@@ -55,23 +56,25 @@ def traced(tmp_path_factory):
     programs = {
         "every_read": PROGRAMS / "every_read.py",
         "train_reads": PROGRAMS / "train_reads.py",
+        "generate": PROGRAMS / "generate.py",
         "triton_kernel": folder / "triton_kernel.py",
         "no_reads": folder / "no_reads.py",
     }
     runs = {}
     names = list(programs)
-    for pair in (names[:2], names[2:]):
+    for pair in (names[:2], names[2:4], names[4:]):
         commands = [("trace", "-t", "sm90", "-o", folder / n, "--", sys.executable, programs[n]) for n in pair]
         runs.update(zip(pair, tritonscope_together(*commands), strict=True))
     return {name: (check(runs[name]), folder / name) for name in programs}
 
 
-@pytest.mark.parametrize("program", ["every_read", "train_reads"])
+@pytest.mark.parametrize("program", ["every_read", "train_reads", "generate"])
 def test_each_read_gets_the_value_the_program_has_on_the_cpu(traced, program):
     """item, float, int, an index, tolist, numpy, .cpu(), a copy into a host tensor, a branch,
     formatting, printing, in-place writes, nonzero, boolean indexing, masked_select, bincount, unique,
     isin().any(), allclose, equal, _check_tensor_all, `in`; a compiled step's loss printed each step,
-    AdamW's updates, GradScaler's finite check and scale."""
+    AdamW's updates, GradScaler's finite check and scale; generate()'s tokens, greedy and beam search,
+    with the dynamic cache and with the static cache and a compiled forward."""
     result, _ = traced[program]
     on_the_cpu = _on_the_cpu(PROGRAMS / f"{program}.py")
     assert on_the_cpu.returncode == 0, on_the_cpu.stderr
