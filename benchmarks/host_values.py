@@ -10,6 +10,7 @@ backward, and AdamW, twice), traced three ways, back to back:
 - `--values host` on the same program printing its loss each step (`loss.item()` after each
   backward): every step's forward, backward and AdamW update computed on the host as well.
 
+A first trace, not counted, warms the disk's caches (the first of a run was up to 1.3x slower).
 Printed: each trace's wall time, the ratios against the first, the seconds the host spent computing
 values and the operators logged and computed (the capture's host_values.json), and each traced
 program's peak resident memory; with the load average before and after (the machine may be shared).
@@ -59,6 +60,7 @@ def main() -> int:
     reading.write_text(text.replace(READS_LOSS[0], READS_LOSS[1]))
     (folder / "corpus.py").write_text((LARGEST.parent / "corpus.py").read_text())
     print(f"load average before: {os.getloadavg()}")
+    _traced(LARGEST, "stop", folder / "warm")  # not counted: the first trace warms the disk's caches
     rows = []
     for run in range(options.runs):
         today = _traced(LARGEST, "stop", folder / f"stop{run}")
