@@ -79,7 +79,7 @@ def test_each_read_gets_the_value_the_program_has_on_the_cpu(traced, program):
     on_the_cpu = _on_the_cpu(PROGRAMS / f"{program}.py")
     assert on_the_cpu.returncode == 0, on_the_cpu.stderr
     assert result.stdout.splitlines() == on_the_cpu.stdout.splitlines()
-    assert len(result.stdout.splitlines()) >= 6
+    assert len(result.stdout.splitlines()) >= 3
 
 
 def test_each_read_is_logged_with_where_what_the_mode_and_the_value(traced):
