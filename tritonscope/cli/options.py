@@ -20,7 +20,7 @@ def _typer(i: inputs.Input) -> Any:
     """An input's typer.Option, from its row of the table; FILE's typer.Argument."""
     if i.flag is None:
         return typer.Argument(help=i.help, metavar=i.metavar)
-    return typer.Option(i.flag, *filter(None, [i.short]), help=i.help, metavar=i.metavar)
+    return typer.Option(*filter(None, [i.short]), i.flag, help=i.help, metavar=i.metavar)
 
 
 def _option(i: inputs.Input) -> Any:
