@@ -61,12 +61,26 @@ class Eager:
         args, kwargs = pytree.tree_map(_on_the_host, (args, kwargs))
         if kwargs.get("pin_memory"):
             kwargs["pin_memory"] = False
-        run = attention.SUBSTITUTES.get(self.func.overloadpacket.__name__, self.func)
+        name = self.func.overloadpacket.__name__
+        run = attention.SUBSTITUTES.get(name) or _HOST_KERNELS.get(name) or self.func
         if torch.Tag.nondeterministic_seeded in self.func.tags:
             return drawing(run, args, kwargs)
         result = run(*args, **kwargs)
         near_ties.check(self.func, args, kwargs)
         return result
+
+
+def _histc(input, bins=100, min=0, max=0):  # noqa: A002 - torch's own argument names
+    """CUDA's histc takes integer tensors (an MoE router counts its experts' tokens so); the host's
+    takes floating ones only: the same counts, in the input's dtype as CUDA gives them."""
+    import torch
+
+    counted = input if input.is_floating_point() else input.double()
+    return torch.histc(counted, bins, min, max).to(input.dtype)
+
+
+# Operators whose host kernel takes less than CUDA's: run so that they give CUDA's result.
+_HOST_KERNELS = {"histc": _histc}
 
 
 def drawing(run, args, kwargs):
