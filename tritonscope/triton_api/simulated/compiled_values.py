@@ -72,9 +72,13 @@ def _as_on_the_device(node, result, env):
     def one(made, traced):
         if not (hasattr(made, "stride") and hasattr(traced, "stride")):
             return made
+        strides = tuple(traced.stride())
         try:
-            return host_ops.laid_out(made, tuple(int(s) for s in traced.stride()), inputs)
-        except (TypeError, RuntimeError, ValueError):  # symbolic strides: as the host made it
+            if all(type(s) is int for s in strides):
+                return host_ops.laid_out(made, strides, inputs)
+            # symbolic (a graph compiled for dynamic shapes): its dimensions' order, from the hints
+            return host_ops.laid_out_in_order(made, [int(s) for s in strides], inputs)
+        except (TypeError, RuntimeError, ValueError):
             return made
 
     if isinstance(result, (tuple, list)) and isinstance(value, (tuple, list)) and len(result) == len(value):

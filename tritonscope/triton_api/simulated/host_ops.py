@@ -70,6 +70,22 @@ class Eager:
         return result
 
 
+def laid_out_in_order(result, hinted: list[int], inputs: set):
+    """RESULT laid out with its dimensions in the order HINTED strides give them (outermost first):
+    the device's layout where its strides are symbolic, for this call's sizes."""
+    import torch
+
+    if not isinstance(result, torch.Tensor) or len(hinted) != result.dim() or result.numel() <= 1:
+        return result
+    if _storage(result) in inputs:
+        return result
+    order = sorted(range(result.dim()), key=lambda d: (-hinted[d], d))
+    fixed = torch.empty_permuted(result.shape, order, dtype=result.dtype)
+    if fixed.stride() == result.stride():
+        return result
+    return fixed.copy_(result)
+
+
 def _histc(input, bins=100, min=0, max=0):  # noqa: A002 - torch's own argument names
     """CUDA's histc takes integer tensors (an MoE router counts its experts' tokens so); the host's
     takes floating ones only: the same counts, in the input's dtype as CUDA gives them."""
