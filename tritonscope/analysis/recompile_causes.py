@@ -97,7 +97,7 @@ def _param_cause(pa: Param, pb: Param, later: dict, labels: tuple[str, str]) -> 
         return Cause(DTYPE, n, pa.type, pb.type, f"a new dtype for `{n}`: {pa.type} in {la}, {pb.type} in {lb}")
     if pointer_a and pointer_b:
         offset = later.get(f"{n}.storage_offset")
-        where = f" (it starts {offset} elements into its storage)" if offset else ""
+        where = f" (it starts {offset} element{'s' if offset != 1 else ''} into its storage)" if offset else ""
         if pa.hint:
             return Cause(ALIGNMENT, n, "D", "", f"`{n}` was 16-byte aligned in {la} and is not in {lb}{where}")
         return Cause(ALIGNMENT, n, "", "D", f"`{n}` was not 16-byte aligned in {la} and is in {lb}")
