@@ -18,7 +18,7 @@ from ..core.errors import TritonscopeError
 from ..core.launches import element_size, short_dtype
 from ..core.model import OPTION_NAMES, Compilation, VariantRequest
 from ..core.stages import Stage
-from ..core.targets import TARGETS
+from ..core.targets import named
 from ..core.values import TypeName, canonical_type
 
 
@@ -93,7 +93,7 @@ def _argument(plan: FixPlan, values: dict, name: str) -> Any:
 def _key(plan: FixPlan, launch: dict, options: dict[str, int]) -> tuple:
     from ..triton_api.kernels import launch_key
 
-    values, target, bucketed = launch_values(launch), TARGETS[plan.target], dict(plan.constexprs)
+    values, target, bucketed = launch_values(launch), named(plan.target), dict(plan.constexprs)
     key: list[tuple] = []
     for name, _ in plan.signature:
         if name in plan.declared:

@@ -21,7 +21,7 @@ from ..analysis.specialization import generated_by_torch, not_specialized
 from ..captures.timeline import Timeline
 from ..core.pysource import declared_constexprs
 from ..results.recompiles import Fix, KernelHistory, Variant
-from .fix_proofs import FixPlan, Proof
+from .fix_proofs import FixPlan
 
 DNS, ALIGN, PAD, BUCKET, OPTIONS, WARM = "do_not_specialize", "alignment", "pad", "bucket", "options", "warm up"
 PROVABLE = (DNS, ALIGN, PAD, BUCKET, OPTIONS)
@@ -187,27 +187,3 @@ def _fix_plan(kernel: KernelHistory, needed: list[Remedy], pair, records: tuple[
         launch_options=tuple(tuple(sorted((r.get("options") or {}).items())) for r in records),
         same_options=tuple((r.params[0], int(str(r.value))) for r in needed if r.how == OPTIONS),
     )
-
-
-def said_proof(proof: Proof, plan: FixPlan, alone: bool) -> str:
-    """What the proof found, in one sentence."""
-    a, b = (_values(plan, launch, options) for launch, options in zip(plan.launches, plan.launch_options, strict=True))
-    with_others = "" if alone else " (with the kernel's other fixes)"
-    if proof.proved is None:
-        return proof.note or "not checked"
-    if not proof.proved:
-        return f"{a} and {b} still specialize differently{with_others}: {proof.keys[0]} vs {proof.keys[1]}"
-    compiled = f", compiled in {proof.seconds:.2f} s" if proof.seconds is not None else f"; {proof.note}"
-    return f"{a} and {b} then specialize alike{with_others}: one variant ({proof.keys[0]}){compiled}"
-
-
-def _values(plan: FixPlan, launch: dict, options: tuple[tuple[str, int], ...]) -> str:
-    """The launch's values the fix is about: `n_elements=4099`, `x_ptr at element 1`, `num_warps=8`."""
-    from ..analysis.specialization import launch_values
-
-    values = launch_values(launch)
-    shown = [f"{p}={values[p]}" for p in (*plan.not_specialized, *plan.padded) if isinstance(values.get(p), int)]
-    shown += [f"{p} at element {values.get(p + '.storage_offset', 0)}" for p in plan.not_aligned]
-    shown += [f"{n}={values.get(n)}" for n, _ in plan.constexprs]
-    shown += [f"{n}={dict(options).get(n)}" for n, _ in plan.same_options]
-    return ", ".join(dict.fromkeys(shown)) or "the two launches"

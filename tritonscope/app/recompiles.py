@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..analysis.recompile_causes import FIRST, SOURCE, Cause, CompileStep, history
 from ..analysis.specialization import config_fields, generated_by_torch, launch_values, specialization
+from ..capture_hook import tritonscope_contract as contract
 from ..captures.timeline import Timeline, read_timeline
 from ..core.errors import UsageError
 from ..results.recompiles import KernelHistory, Launch, RecompilesResult, Variant
@@ -43,7 +44,7 @@ def _check_mark(timeline: Timeline, after: str | None) -> None:
     raise UsageError(
         f"{timeline.folder}: the program never passed a mark named '{after}'"
         + (f" (its marks: {', '.join(names)})" if names else " (it marked nothing)"),
-        hint='call tritonscope.mark("warmup") where the warmup ends, or set os.environ["TRITONSCOPE_MARK"] = "warmup"',
+        hint=f'call tritonscope.mark("warmup") where the warmup ends (or set ${contract.ENV_MARK}=warmup there)',
     )
 
 
