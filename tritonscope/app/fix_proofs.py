@@ -122,6 +122,11 @@ def _text(key: tuple, names: set[str]) -> str:
 def _compile(plan: FixPlan, launch: dict, fixed: bool) -> Compilation:
     from .walk.prepare import compile_request
 
+    return compile_request(request_for(plan, launch, fixed))
+
+
+def request_for(plan: FixPlan, launch: dict, fixed: bool) -> VariantRequest:
+    """The request that compiles the kernel as LAUNCH specialized it (with the plan's fix, if FIXED)."""
     values, bucketed = launch_values(launch), dict(plan.constexprs) if fixed else {}
     args: list[tuple[str, Any]] = []
     for name, type_ in plan.signature:
@@ -137,10 +142,9 @@ def _compile(plan: FixPlan, launch: dict, fixed: bool) -> Compilation:
     constexprs = tuple((n, bucketed.get(n, values.get(n))) for n in plan.declared)
     options = {**dict(plan.launch_options[0]), **(dict(plan.same_options) if fixed else {})}
     options = {k: v for k, v in options.items() if k in OPTION_NAMES}
-    request = VariantRequest(
+    return VariantRequest(
         file=str(plan.file), kernel=plan.kernel, constexprs=constexprs, args=tuple(args), target=plan.target, **options
     )
-    return compile_request(request)
 
 
 def cost(before: Compilation, after: Compilation) -> str:

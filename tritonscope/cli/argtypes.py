@@ -6,6 +6,7 @@ timeouts, autotune rules, budgets. The forms every front end shares are parsed i
 from __future__ import annotations
 
 import math
+import re
 
 from ..core import source as sources
 from ..core import targets
@@ -119,3 +120,25 @@ def on_read_value(text: str) -> str:
     if not math.isfinite(number):
         raise UsageError(f"--on-read expects stop, zero or a finite number; got '{text}'")
     return given
+
+
+_RANGE = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*(\d+)\s*(?:\.\.\s*(\d+))?\s*$")
+
+
+def size_ranges(text: str) -> dict[str, tuple[int, int]]:
+    """`batch=1..256,seq=1..8192` (or `seq=128`, one value): each declared size's inclusive range."""
+    found: dict[str, tuple[int, int]] = {}
+    for item in text.split(","):
+        match = _RANGE.match(item)
+        if not match:
+            raise UsageError(
+                f"--shapes expects NAME=LOW..HIGH, comma-separated (batch=1..256,seq=1..8192), got '{item}'"
+            )
+        name, low = match.group(1), int(match.group(2))
+        high = int(match.group(3)) if match.group(3) is not None else low
+        if high < low or low < 0:
+            raise UsageError(f"--shapes {item}: the range must run from a size of 0 or more up to one no smaller")
+        if name in found:
+            raise UsageError(f"--shapes names {name} twice")
+        found[name] = (low, high)
+    return found

@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..results.recompiles import Fix, KernelHistory, Launch, RecompilesResult, TorchRecompile, Variant
+from ..results.recompiles import (
+    Fix,
+    KernelForecast,
+    KernelHistory,
+    Launch,
+    PredictionResult,
+    RecompilesResult,
+    TorchRecompile,
+    Variant,
+)
 from .json import JsonRenderer
 
 
@@ -92,3 +101,49 @@ class RecompilesJson(JsonRenderer):
             "torch_compiles": [torch_body(t) for t in r.torch],
             "notes": list(r.notes),
         }
+
+    def prediction(self, r: PredictionResult) -> dict[str, Any]:
+        return {
+            "folder": r.folder,
+            "warmup": r.warmup,
+            "sizes": {name: {"low": lo, "high": hi} for name, (lo, hi) in r.sizes},
+            "compiles": r.compiles,
+            "kernels": [forecast_body(k) for k in r.kernels],
+            "torch_compiles": [
+                {
+                    "function": f.function,
+                    "file": f.file,
+                    "line": f.line,
+                    "inputs": list(f.inputs),
+                    "warmup_entries": f.warmup_entries,
+                    "predicted": [
+                        {"sizes": {n: list(s) for n, s in e.sizes.items()}, "said": e.text, "example": e.example}
+                        for e in f.predicted
+                    ],
+                }
+                for f in r.frames
+            ],
+        }
+
+
+def forecast_body(k: KernelForecast) -> dict[str, Any]:
+    return {
+        "name": k.name,
+        "file": k.file,
+        "line": k.line,
+        "params": list(k.params),
+        "warmup_variants": k.warmup_variants,
+        "predicted": [
+            {
+                "specialization": p.specialization,
+                "where": p.where,
+                "example": p.example,
+                "arguments": p.arguments,
+                "compiles": p.compiles,
+                "differs": list(p.differs),
+                "compile_seconds": p.compile_seconds,
+            }
+            for p in k.predicted
+        ],
+        "notes": list(k.notes),
+    }

@@ -121,3 +121,54 @@ class RecompilesResult(Result):
 
 
 ROLES = (FIRST, RECOMPILE, CANDIDATE, AGAIN)
+
+
+@dataclass(frozen=True)
+class PredictedCompile:
+    """A variant the declared sizes will compile that the warmup did not."""
+
+    specialization: str
+    where: str  # the sizes that make it: "seq in 17..31 (15 values)"
+    example: dict[str, int]
+    arguments: dict[str, int]  # the kernel's integers and constexprs at the example
+    compiles: int  # the autotuner compiles each of its configs (1 without one)
+    differs: tuple[str, ...]  # from the nearest warmup variant, in the kernel's terms
+    compile_seconds: float | None = None  # with --compile
+
+
+@dataclass(frozen=True)
+class KernelForecast:
+    name: str
+    file: str | None
+    line: int | None
+    params: tuple[str, ...]  # each specialized argument as a function of the sizes ("seq_len = seq (...)")
+    warmup_variants: int
+    predicted: tuple[PredictedCompile, ...]
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FrameForecast:
+    """A torch.compile'd function: its inputs over the sizes, and the entries the sizes would compile."""
+
+    function: str
+    file: str | None
+    line: int | None
+    inputs: tuple[str, ...]  # "h: [batch, seq, 256]"
+    warmup_entries: int
+    predicted: tuple  # analysis.dynamo_prediction.PredictedEntry
+
+
+@dataclass(frozen=True)
+class PredictionResult(Result):
+    kind: ClassVar[str] = "recompile prediction"
+    folder: str
+    sizes: tuple[tuple[str, tuple[int, int]], ...]
+    warmup: str  # "the whole capture", "before the mark warmup"
+    kernels: tuple[KernelForecast, ...]
+    frames: tuple[FrameForecast, ...]
+
+    @property
+    def compiles(self) -> int:
+        """Every compile to come: each predicted variant's configs, each torch.compile entry."""
+        return sum(p.compiles for k in self.kernels for p in k.predicted) + sum(len(f.predicted) for f in self.frames)

@@ -23,6 +23,18 @@ ProveOpt = Annotated[
         help="Compile each fix to show the two launches then share one variant, and what it costs (default: on).",
     ),
 ]
+ShapesOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--shapes",
+        metavar="NAME=LO..HI,...",
+        help="Predict: the sizes the server will see, by the names its launch lines use (batch=1..256,seq=1..8192); "
+        "the capture is its warmup (with --after MARK, what came before the mark).",
+    ),
+]
+CompileOpt = Annotated[
+    bool, typer.Option("--compile", help="With --shapes: compile each predicted variant once, for its compile time.")
+]
 
 
 @command()
@@ -30,6 +42,8 @@ def recompiles(
     folder: Annotated[Path, typer.Argument(help="A capture folder made by `tritonscope trace -o DIR`.")],
     after: AfterOpt = None,
     prove: ProveOpt = True,
+    shapes: ShapesOpt = None,
+    compile_: CompileOpt = False,
     json_out: JsonOpt = False,
 ):
     """Why did it compile again: every kernel compiled more than once, each variant and what differs
@@ -50,8 +64,25 @@ def recompiles(
       tritonscope recompiles run/ --after warmup --no-prove
 
       tritonscope check run/ --no-compiles-after warmup     (the gate for CI: exit 1 on a late compile)
-    """
-    from ...app.recompiles import recompiles as explain
 
-    with progress(f"reading the compiles of {folder}"):
-        return explain(folder, after, fixes=True, prove=prove)
+    With --shapes, predict instead, with no GPU, which kernels will compile again after a warmup
+    capture and for which sizes (--compile: compile each predicted variant once, for its time):
+
+      tritonscope trace --target sm90 -o warm/ -- python serve.py --requests 0
+
+      tritonscope recompiles warm/ --shapes batch=1..256,seq=1..8192
+    """
+    from ...core.errors import UsageError
+
+    if shapes is None:
+        if compile_:
+            raise UsageError("--compile compiles the predicted variants: give the sizes with --shapes")
+        from ...app.recompiles import recompiles as explain
+
+        with progress(f"reading the compiles of {folder}"):
+            return explain(folder, after, fixes=True, prove=prove)
+    from ...app.recompile_predict import predict
+    from .. import argtypes
+
+    with progress(f"predicting the compiles of {folder}"):
+        return predict(folder, argtypes.size_ranges(shapes), after, compile_)

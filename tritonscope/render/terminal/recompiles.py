@@ -10,7 +10,16 @@ from rich.console import Console
 from rich.text import Text
 
 from ...analysis.recompile_causes import AGAIN, CANDIDATE, FIRST
-from ...results.recompiles import Fix, KernelHistory, RecompilesResult, TorchRecompile, Variant
+from ...results.recompiles import (
+    Fix,
+    FrameForecast,
+    KernelForecast,
+    KernelHistory,
+    PredictionResult,
+    RecompilesResult,
+    TorchRecompile,
+    Variant,
+)
 from .base import TerminalRenderer
 
 
@@ -97,3 +106,43 @@ class RecompilesView(TerminalRenderer):
         if r.after:
             shown += f"; after {r.after}: {len(r.late())} kernel compiles, {len(r.late_torch())} torch.compile"
         say(console, shown, indent=0, style="bold")
+
+
+class PredictionView(TerminalRenderer):
+    """`recompiles DIR/ --shapes ...`: per kernel, its arguments over the sizes and the variants to come."""
+
+    def draw(self, console: Console, result: PredictionResult) -> None:
+        sizes = ", ".join(f"{n}={lo}..{hi}" for n, (lo, hi) in result.sizes)
+        say(console, f"after the warmup ({result.warmup} of {result.folder}), for {sizes}:", indent=0, style="bold")
+        for kernel in result.kernels:
+            self._kernel(console, kernel)
+        for frame in result.frames:
+            self._frame(console, frame)
+        count = result.compiles
+        said = f"{count} compile{'s' if count != 1 else ''} to come" if count else "no compile to come"
+        say(console, said, indent=0, style="bold yellow" if count else "bold green")
+
+    def _kernel(self, console: Console, k: KernelForecast) -> None:
+        head = f"{k.name}: {_count(len(k.predicted), 'new variant')} (the warmup compiled {k.warmup_variants})"
+        say(console, head, indent=0, style="bold")
+        for param in k.params:
+            say(console, param, "·", style="dim")
+        for number, p in enumerate(k.predicted, 1):
+            timed = f", {seconds(p.compile_seconds)}" if p.compile_seconds is not None else ""
+            configs = f" ×{p.compiles} autotune configs" if p.compiles > 1 else ""
+            say(console, f"{p.where}{configs}{timed}: {p.specialization}", f"+{number}", style="yellow")
+            for differs in p.differs:
+                say(console, differs, "-", indent=5)
+        for note in k.notes:
+            say(console, note, "note:", style="dim")
+
+    def _frame(self, console: Console, f: FrameForecast) -> None:
+        where = f" ({f.file.rsplit('/', 1)[-1]}:{f.line})" if f.file else ""
+        count = _count(len(f.predicted), "recompile")
+        head = f"torch.compile {f.function}{where}: {count} (the warmup compiled {f.warmup_entries})"
+        say(console, head, indent=0, style="bold")
+        for said in f.inputs:
+            say(console, said, "·", style="dim")
+        for number, entry in enumerate(f.predicted, 1):
+            example = ", ".join(f"{n}={v}" for n, v in entry.example.items())
+            say(console, f"first at {example}: a new entry {entry.text}", f"+{number}", style="yellow")
