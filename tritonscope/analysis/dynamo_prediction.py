@@ -45,8 +45,8 @@ class PredictedEntry:
 
 def _representatives(lo: int, hi: int, breaks: set[int]) -> list[int]:
     """The values of lo..hi where a size guard can change its answer, and one between each two."""
-    points = {lo, hi} | {b + d for b in breaks for d in (-1, 0, 1)} | {1, 2, 3}
-    points = sorted(p for p in points if lo <= p <= hi)
+    near = {lo, hi} | {b + d for b in breaks for d in (-1, 0, 1)} | {1, 2, 3}
+    points = sorted(p for p in near if lo <= p <= hi)
     between = [(a + b) // 2 for a, b in itertools.pairwise(points) if b - a > 1]
     return sorted(set(points) | set(between))
 

@@ -80,7 +80,8 @@ def function_call(tree: ast.Module, line: int, params: list[str]) -> LaunchLine 
 
 
 def _spans(node: ast.AST, line: int) -> bool:
-    return node.lineno <= line <= (getattr(node, "end_lineno", None) or node.lineno)
+    first = getattr(node, "lineno", 0)
+    return first <= line <= (getattr(node, "end_lineno", None) or first)
 
 
 def _resolver(tree: ast.Module, line: int) -> Callable[[str], ast.expr | None]:

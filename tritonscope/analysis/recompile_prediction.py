@@ -85,7 +85,7 @@ def model(
     for p in specs[0].params:
         if p.name in config:
             continue
-        kind = "constexpr" if p.name in declared else "int" if _all_int(seen, p.name) else "other"
+        kind = "other" if not _all_int(seen, p.name) else "constexpr" if p.name in declared else "int"
         if kind == "other":
             params.append(_held_params(p.name, specs))
             continue
@@ -124,7 +124,7 @@ def _expression(name: str, line: LaunchLine | None, sizes, seen: list[dict], kno
             return other.expr, f"equal to {other.name} in every warmup launch"
         if all(isinstance(o, int) and x == int(next_power_of_2(o)) for x, o in zip(values, others, strict=True)):
             return Expr("next_power_of_2", (other.expr,)), f"next_power_of_2({other.name}) in every warmup launch"
-    if len(set(values)) == 1 and values:
+    if len(set(values)) == 1 and isinstance(values[0], int):
         return const(values[0]), "the same in every warmup launch"
     return None, "not a function of the declared sizes"
 
@@ -216,7 +216,7 @@ def _values(m: KernelModel, p: ParamModel, env: dict[str, np.ndarray]):
 def _code(m: KernelModel, p: ParamModel, env: dict[str, np.ndarray]) -> np.ndarray:
     """A number per point that decides the parameter's specialization (the rows compared)."""
     if p.kind == "fixed":
-        return np.int64(0)
+        return np.zeros((), dtype=np.int64)
     values = np.asarray(_values(m, p, env), dtype=np.int64)
     if p.kind in ("constexpr", "choices"):
         return values

@@ -9,10 +9,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-
-Value = "int | np.ndarray"
 
 
 @dataclass(frozen=True)
@@ -77,7 +76,7 @@ _CALLS: dict[str, Callable] = {
 }
 
 
-def evaluate(e: Expr, env: dict[str, np.ndarray]) -> np.ndarray:
+def evaluate(e: Expr, env: dict[str, Any]) -> Any:
     """The expression at every point: ENV holds each size's values (arrays of one shape)."""
     if e.op == "const":
         return np.int64(e.args[0])

@@ -133,7 +133,7 @@ def not_specialized(source: str) -> tuple[frozenset[str], frozenset[str]]:
         return frozenset(), frozenset()
     for node in ast.walk(tree):
         if isinstance(node, ast.keyword) and node.arg in found and isinstance(node.value, (ast.List, ast.Tuple)):
-            found[node.arg] |= {e.value for e in node.value.elts if isinstance(e, ast.Constant)}
+            found[node.arg] |= {str(e.value) for e in node.value.elts if isinstance(e, ast.Constant)}
     return frozenset(map(str, found["do_not_specialize"])), frozenset(map(str, found["do_not_specialize_on_alignment"]))
 
 
@@ -183,8 +183,8 @@ def relation(name: str, launches: list[dict]) -> str | None:
     return None
 
 
-def _is_next_power(value: int, of: int) -> bool:
-    return value == next_power_of_2(of)
+def _is_next_power(value: object, of: object) -> bool:
+    return isinstance(of, int) and value == next_power_of_2(of)
 
 
 def _is_int(value) -> bool:

@@ -135,13 +135,13 @@ def request_for(plan: FixPlan, launch: dict, fixed: bool) -> VariantRequest:
         if f"{name}.dtype" in values:
             element = canonical_type(f"torch.{values[name + '.dtype']}") or TypeName(short_dtype(type_))
             args.append((name, TypeName(f"*{element}")))
-        elif fixed and name in plan.not_specialized and isinstance(values.get(name), int):
-            args.append((name, TypeName("i64" if abs(values[name]) >= 2**31 else "i32")))  # a type: no hint
+        elif fixed and name in plan.not_specialized and isinstance(number := values.get(name), int):
+            args.append((name, TypeName("i64" if abs(number) >= 2**31 else "i32")))  # a type: no hint
         else:
             args.append((name, _argument(plan, values, name) if fixed else values.get(name)))
     constexprs = tuple((n, bucketed.get(n, values.get(n))) for n in plan.declared)
-    options = {**dict(plan.launch_options[0]), **(dict(plan.same_options) if fixed else {})}
-    options = {k: v for k, v in options.items() if k in OPTION_NAMES}
+    given = {**dict(plan.launch_options[0]), **(dict(plan.same_options) if fixed else {})}
+    options: dict[str, Any] = {k: v for k, v in given.items() if k in OPTION_NAMES}
     return VariantRequest(
         file=str(plan.file), kernel=plan.kernel, constexprs=constexprs, args=tuple(args), target=plan.target, **options
     )

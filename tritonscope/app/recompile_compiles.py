@@ -24,8 +24,8 @@ def with_compile_times(kernels: list[KernelForecast], timeline: Timeline, cut: f
         launch = next((x for x in timeline.launches if x.get("name") == kernel.name and x.get("params")), None)
         if record is None or launch is None or not record.get("file"):
             continue
-        for p_index, predicted in enumerate(kernel.predicted):
-            request = request_for(_plan(record, launch), _at(launch, predicted), fixed=False)
+        for p_index, variant in enumerate(kernel.predicted):
+            request = request_for(_plan(record, launch), _at(launch, variant), fixed=False)
             work.append((k_index, p_index, request))
     if not work:
         return kernels

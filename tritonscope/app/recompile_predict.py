@@ -99,7 +99,7 @@ def _kernel(timeline: Timeline, name: str, records: list[dict], cut: float, size
     fields = config_fields(first, timeline.candidates(name)) if "autotune(" in source else frozenset()
     model = rp.model(name, records, launches, line, sizes, declared, dns, fields)
     predicted, sampled = rp.predict(model, sizes)
-    notes = ("the ranges were sampled where the rules change",) if sampled else ()
+    notes: tuple[str, ...] = ("the ranges were sampled where the rules change",) if sampled else ()
     notes += () if line is not None else (f"the launch line {site.get('file')}:{site.get('line')} was not read",)
     compiles = tuple(
         PredictedCompile(", ".join(p.text for p in x.key), x.where, x.example, x.arguments, x.compiles, x.differs)
@@ -140,7 +140,7 @@ def _frame(records: list[dict], sizes, carried: dict[str, set[int]], sources) ->
     site = last.get("call_site") or {}
     tree = _source(sources, site.get("file"))
     call = function_call(tree, site.get("line", 0), list(tensors)) if tree is not None else None
-    seen = {}
+    seen: dict[tuple[str, int], frozenset[int]] = {}
     for record in records:
         for name, value in record["inputs"].items():
             for i, d in enumerate(value.get("shape") or []):

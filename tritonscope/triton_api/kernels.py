@@ -150,7 +150,7 @@ def launch_key(value: Any, specialize: bool, align: bool, target) -> tuple[str, 
     Triton 3.5 on): ("i32", "D") for 4096, ("constexpr", 1) for 1, ("*bf16", "") for a misaligned
     bf16 tensor; SPECIALIZE and ALIGN False as `do_not_specialize` and `do_not_specialize_on_alignment`
     make them. TARGET is a core Target."""
-    from triton._C.libtriton import native_specialize_impl
+    from triton._C.libtriton import native_specialize_impl  # type: ignore[import-untyped]
     from triton.compiler import make_backend
 
     from .shims import gpu_target

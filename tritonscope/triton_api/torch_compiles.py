@@ -24,6 +24,7 @@ import os
 import sys
 import threading
 import time
+from types import FrameType
 
 MAX_GUARD_LINES = 40
 MAX_INPUTS = 32
@@ -131,9 +132,9 @@ def _shape_guards(compiled) -> list[str]:
 
 def _call_site() -> dict | None:
     """The program's line that called the compiled function: the innermost frame outside torch and this file."""
-    torch_folder = os.path.dirname(os.path.abspath(sys.modules["torch"].__file__)) + os.sep
+    torch_folder = os.path.dirname(os.path.abspath(sys.modules["torch"].__file__ or "")) + os.sep
     here = os.path.abspath(__file__)
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         file = os.path.abspath(frame.f_code.co_filename)
         if not frame.f_code.co_filename.startswith("<") and not file.startswith(torch_folder) and file != here:
