@@ -122,3 +122,47 @@ def test_a_read_over_the_host_memory_budget_stops_with_its_line(tmp_path):
     assert f"stopped at {program}:20: the program asked for .item(); computing it on the host takes more memory" in flat
     assert "than the budget of 0.1 GiB (--host-memory" in flat and "give a larger --host-memory" in flat
     assert result.stdout == "" and out.is_dir()
+
+
+def test_a_kernel_too_slow_for_the_interpreter_stops_the_read_with_its_projection(tmp_path):
+    """Triton's interpreter runs a program at a time: a launch projected past the limit is not run
+    (TRITONSCOPE_HOST_SECONDS, here 1 s), and the read says which kernel, its pace and the limit,
+    instead of the trace seeming to hang."""
+    program = tmp_path / "slow.py"
+    program.write_text(
+        "import torch, triton, triton.language as tl\n\n"
+        "@triton.jit\ndef twice(x_ptr, BLOCK: tl.constexpr):\n"
+        "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n    tl.store(x_ptr + o, tl.load(x_ptr + o) * 2)\n\n"
+        "x = torch.ones(1 << 22, device='cuda')\ntwice[(x.numel() // 16,)](x, BLOCK=16)\n"
+        "print(x.sum().item())\nprint('not reached')\n"
+    )
+    env = {"TRITONSCOPE_HOST_SECONDS": "1"}
+    result = tritonscope("trace", "-t", "sm90", "-o", tmp_path / "out", "--", sys.executable, program, env=env, expect=2)
+    flat = " ".join(result.stderr.split())
+    assert f"stopped at {program}:10: the program asked for .item()" in flat, flat
+    assert "twice wrote it, and Triton's interpreter would take about" in flat
+    assert "of 262,144 programs in" in flat and "the limit is 1 s, TRITONSCOPE_HOST_SECONDS" in flat
+    assert "not reached" not in result.stdout and (tmp_path / "out" / "launches.jsonl").is_file()
+
+
+def test_a_kernel_run_on_the_host_leaves_triton_language_as_it_found_it(tmp_path):
+    """The interpreter patches triton.language for each JIT helper a kernel calls and never undoes
+    it (here tl.core, seen by the helper's module): the program's next real compile must still work."""
+    (tmp_path / "helpers.py").write_text(
+        "import triton\nimport triton.language as tl\nfrom triton.language import core  # noqa: F401\n\n"
+        "@triton.jit\ndef twice(x):\n    return x * 2\n"
+    )
+    program = tmp_path / "prog.py"
+    program.write_text(
+        "import torch, triton, triton.language as tl\nfrom helpers import twice\n\n"
+        "@triton.jit\ndef first(x_ptr, BLOCK: tl.constexpr):\n"
+        "    o = tl.arange(0, BLOCK)\n    tl.store(x_ptr + o, twice(tl.load(x_ptr + o)))\n\n"
+        "@triton.jit\ndef second(x_ptr, BLOCK: tl.constexpr):\n"
+        "    o = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    tl.store(x_ptr + o, tl.load(x_ptr + o) + 1)\n\n"
+        "x = torch.ones(64, device='cuda')\nfirst[(1,)](x, BLOCK=64)\nprint('sum', x.sum().item())\n"
+        "second[(1,)](x, BLOCK=64)\nprint('sum', x.sum().item())\n"
+    )
+    result = tritonscope("trace", "-t", "sm90", "-o", tmp_path / "out", "--", sys.executable, program, cwd=tmp_path)
+    assert "sum 128.0\nsum 192.0\n" in result.stdout
+    assert "captured 2 compiled kernel(s)" in result.stderr and "first, second" in result.stderr
