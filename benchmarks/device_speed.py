@@ -43,6 +43,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CARRY = ROOT / ".carry"
+# taskset's pinning, without taskset: the cores set, then the benchmark exec'd (its children inherit them)
+PINNED = (
+    "import os, sys; os.sched_setaffinity(0, map(int, sys.argv[1].split(','))); os.execv(sys.argv[2], sys.argv[2:])"
+)
 KEEP_S = 15.0  # kept at the end for the table and the packing
 
 # name: (script, arguments, arguments under --dry-run, the tree's own script)
@@ -161,6 +165,7 @@ def environment(tree: Path, site: Path | None, home: Path) -> dict[str, str]:
         "TRITON_CACHE_DIR": str(home / "cache" / "triton"),
         "TMPDIR": str(home / "tmp"),
         "PYTHONUNBUFFERED": "1",
+        "TERM": os.environ.get("TERM") or "xterm-256color",  # the explorer's pseudo-terminal, as a terminal's
     }
 
 
@@ -174,7 +179,7 @@ def run_one(run: tuple[int, str, str], tree: Path, cores: list[int], context: di
     script, arguments, dry_arguments, own = BENCHMARKS[bench]
     script_path = (tree if own else ROOT) / "benchmarks" / script
     home = context["work"] / "homes" / f"{bench}-{name}-{number}"
-    command = [sys.executable, str(script_path)]
+    command = [sys.executable, "-c", PINNED, ",".join(map(str, cores)), sys.executable, str(script_path)]
     command += dry_arguments if context["dry_run"] else arguments
     log = context["work"] / "logs" / f"{bench}-{name}-{number}.log"
     record = {"round": number, "benchmark": bench, "tree": name, "cores": cores, "load_start": load()}
@@ -187,7 +192,6 @@ def run_one(run: tuple[int, str, str], tree: Path, cores: list[int], context: di
             stdout=handle,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # ended with all it started
-            preexec_fn=lambda: os.sched_setaffinity(0, cores),  # taskset's pinning, inherited by its children
         )
         try:
             record["exit"] = process.wait(timeout=max(1.0, context["deadline"] - time.monotonic()))
