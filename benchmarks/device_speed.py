@@ -71,11 +71,15 @@ FIGURES = {
         ("passes / dump, cold, CPU", r"^cold, CPU .*?: (\d+\.\d+)x;"),
         ("passes --show / warm dump (<= 1.2x)", r"tritongpu-pipeline [\d.]+ s: (\d+\.\d+)x"),
     ],
-    "render": [("terminal / --json (<= 1.5x)", r"ratio terminal / --json: (\d+\.\d+)x")],
+    "render": [
+        ("terminal / --json (<= 1.5x)", r"ratio terminal / --json: (\d+\.\d+)x"),
+        ("terminal / --json, CPU", r"^CPU: terminal .*: (\d+\.\d+)x"),
+    ],
     "sweep": [
         ("diff 8 variants, -j 1 / -j 2 (>= 1.75x)", r"ratio -j1/-j2: (\d+\.\d+)x"),
         ("diff -j 1, s", r"-j 1:\s+(\d+\.\d+) s"),
         ("diff -j 2, s", r"-j 2:\s+(\d+\.\d+) s"),
+        ("diff CPU -j 2 / -j 1", r"^CPU \(process and children\): .*: (\d+\.\d+)x"),
     ],
     "explore": [
         ("explore: first screen / bare (<= 1.3x)", r"^1\. .*: (\d+\.\d+)x"),

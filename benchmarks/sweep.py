@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import compileall
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -59,12 +60,19 @@ print(time.perf_counter() - started)
 """
 
 
+CPU: dict[str, list[float]] = {}  # each command's CPU seconds (itself and the processes it waited for), by -j
+
+
 def cold(command: list[str]) -> tuple[float, str]:
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "TRITON_CACHE_DIR": cache}
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         run = subprocess.run(command, env=env, capture_output=True, text=True)
         elapsed = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    used = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    CPU.setdefault(command[-1], []).append(used)
     if run.returncode != 0:
         raise SystemExit(f"{' '.join(command[:4])} failed:\n{run.stderr[-2000:]}")
     return elapsed, run.stdout
@@ -86,6 +94,8 @@ def main() -> None:
     print(f"cores: {len(os.sched_getaffinity(0))} of {os.cpu_count()}; {load()}")
     print(f"diff, 8 matmul variants, -j 1: {one:6.2f} s  (median of {count})")
     print(f"diff, 8 matmul variants, -j 2: {two:6.2f} s   ratio -j1/-j2: {one / two:.2f}x  (target >= 1.75x)")
+    cpu_one, cpu_two = (statistics.median(CPU[jobs]) for jobs in ("1", "2"))
+    print(f"CPU (process and children): -j 1 {cpu_one:.2f} s, -j 2 {cpu_two:.2f} s: {cpu_two / cpu_one:.2f}x")
     print(f"bare triton.compile x 8, one process: {bare_compiles:6.2f} s compiling ({bare_wall:.2f} s with start-up)")
     print(
         f"tritonscope overhead per variant at -j 1: {(one - bare_wall) / 8:.3f} s "
