@@ -24,6 +24,9 @@ ENV_ON_READ = "TRITONSCOPE_ON_READ"  # --values: "host", "stop", or the number a
 ENV_HOST_MEMORY = "TRITONSCOPE_HOST_MEMORY"  # --host-memory: bytes the host's values may take
 ENV_READ_LOG = "TRITONSCOPE_READ_LOG"  # where each answered value read is logged (READ_LOG)
 ENV_DEBUG = "TRITONSCOPE_DEBUG"  # trace --debug: a stop also writes the Python stack it was met in to stderr
+ENV_MARKS = "TRITONSCOPE_MARKS"  # the mark log (MARK_LOG): tritonscope.mark("warmup") appends to it
+ENV_MARK = "TRITONSCOPE_MARK"  # set by a program that cannot import tritonscope (os.environ) at a mark: its name
+ENV_TORCH_COMPILES = "TRITONSCOPE_TORCH_COMPILES"  # the torch.compile log (TORCH_COMPILE_LOG); empty: none
 
 DEFAULT_LAUNCH_LIMIT = 3
 
@@ -41,6 +44,8 @@ SIMULATED_RECORD = "simulated.json"  # trace --target: the simulated GPU's descr
 STOP_RECORD = "stopped.json"  # trace --target: where the program was stopped, and what it asked
 READ_LOG = "reads.jsonl"  # trace --target: one line per value read answered (on the host, or with --values N)
 HOST_VALUES_RECORD = "host_values.json"  # trace --target: operators logged and computed on the host, memory
+MARK_LOG = "marks.jsonl"  # one line per mark the program passed (tritonscope.mark, or $TRITONSCOPE_MARK set)
+TORCH_COMPILE_LOG = "torch_compiles.jsonl"  # one line per torch.compile frame compile: inputs, guards, why again
 
 # --from-run: the traced program ends with this code right after the wanted launch is logged (a
 # program's own exit rarely uses it).

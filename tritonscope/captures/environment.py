@@ -50,5 +50,8 @@ def environment_for_capture(
         contract.ENV_CAPTURE_CACHE: str(out / contract.CACHE_FOLDER),
         contract.ENV_LAUNCHES: str(out / contract.LAUNCH_LOG) if launches > 0 else "",
         contract.ENV_LAUNCH_LIMIT: str(launches),
+        contract.ENV_MARKS: str(out / contract.MARK_LOG),  # tritonscope.mark("warmup") writes here
+        contract.ENV_MARK: "",  # only the program's own setting is a mark
+        contract.ENV_TORCH_COMPILES: str(out / contract.TORCH_COMPILE_LOG),
         "PYTHONPATH": f"{hook}{os.pathsep}{path}" if path else str(hook),
     }

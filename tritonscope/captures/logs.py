@@ -20,6 +20,27 @@ def compile_records(folder: Path) -> tuple[dict[str, dict], list[str]]:
     return records, problems
 
 
+def compile_log(folder: Path) -> tuple[list[dict], list[str]]:
+    """Every compile record in the order the program made them, a hash compiled twice twice (trace
+    compiles every time: a GPU run would take the second from Triton's cache), and the problems."""
+    return _log_records(folder / contract.CAPTURE_LOG, schemas.COMPILE_RECORD, "compile record")
+
+
+def launch_log(folder: Path) -> tuple[list[dict], list[str]]:
+    """Every recorded launch in the order they ran, and a line per record that could not be read."""
+    return _log_records(folder / contract.LAUNCH_LOG, schemas.LAUNCH_RECORD, "launch record")
+
+
+def mark_log(folder: Path) -> tuple[list[dict], list[str]]:
+    """The marks the program passed (`tritonscope.mark`, $TRITONSCOPE_MARK), in order."""
+    return _log_records(folder / contract.MARK_LOG, schemas.MARK_RECORD, "mark record")
+
+
+def torch_compile_log(folder: Path) -> tuple[list[dict], list[str]]:
+    """torch.compile's frame compiles: inputs, guards and why each compiled again, in order."""
+    return _log_records(folder / contract.TORCH_COMPILE_LOG, schemas.TORCH_COMPILE_RECORD, "torch.compile record")
+
+
 def _log_records(log: Path, shape: dict, what: str) -> tuple[list[dict], list[str]]:
     """The records of a capture's log that have the shape they should, and a line naming the file,
     line and field of each that has not (a line cut short when the traced program was killed, say)."""

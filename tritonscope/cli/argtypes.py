@@ -6,6 +6,7 @@ timeouts, autotune rules, budgets. The forms every front end shares are parsed i
 from __future__ import annotations
 
 import math
+import re
 
 from ..core import source as sources
 from ..core import targets
@@ -135,3 +136,25 @@ def memory_size(text: str, flag: str = "--host-memory") -> int:
     if not found or unit not in _UNITS or float(found.group(1)) <= 0:
         raise UsageError(f"{flag} expects a size such as 8GiB, 512MiB or 16G; got '{text}'")
     return int(float(found.group(1)) * _UNITS[unit])
+
+
+_RANGE = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*(\d+)\s*(?:\.\.\s*(\d+))?\s*$")
+
+
+def size_ranges(text: str) -> dict[str, tuple[int, int]]:
+    """`batch=1..256,seq=1..8192` (or `seq=128`, one value): each declared size's inclusive range."""
+    found: dict[str, tuple[int, int]] = {}
+    for item in text.split(","):
+        match = _RANGE.match(item)
+        if not match:
+            raise UsageError(
+                f"--shapes expects NAME=LOW..HIGH, comma-separated (batch=1..256,seq=1..8192), got '{item}'"
+            )
+        name, low = match.group(1), int(match.group(2))
+        high = int(match.group(3)) if match.group(3) is not None else low
+        if high < low or low < 0:
+            raise UsageError(f"--shapes {item}: the range must run from a size of 0 or more up to one no smaller")
+        if name in found:
+            raise UsageError(f"--shapes names {name} twice")
+        found[name] = (low, high)
+    return found

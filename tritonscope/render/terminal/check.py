@@ -17,6 +17,8 @@ def figures_line(figures: dict) -> str:
 
     if not figures:
         return ""
+    if "registers" not in figures:  # a capture's count of compiles after a mark, not a kernel's figures
+        return " · ".join(f"{name.replace('_', ' ')}: {value}" for name, value in figures.items())
     return (
         f"registers {figures['registers']} · spills {figures['spills']} · shared {figures['shared']:,} B · "
         f"occupancy {figures['occupancy']:g}% · narrowest load {bits(figures['global_load_bits'])}, "
