@@ -1,21 +1,27 @@
 """What values computed on the host cost `trace --target sm90` on the corpus's largest program, in one run.
 
-Issue 51's goal: a trace with host values at most 1.5x today's trace of the same program. The
-program is tests/programs/llama_train.py (a 2-layer Llama's compiled training step, forward and
-backward, and AdamW, twice), traced three ways, back to back:
+Issue 51's goal: a trace with host values at most 1.5x today's trace of the same program, and the
+peak memory. The program (--program) is traced three ways:
 
-- `--values stop`: today's trace (nothing logged, a read stops the program; llama_train reads none);
-- `--values host` (the default): every operator on device tensors is logged, none computed (the
-  program reads nothing): the price a program that never reads pays;
-- `--values host` on the same program printing its loss each step (`loss.item()` after each
-  backward): every step's forward, backward and AdamW update computed on the host as well.
+- today: `--values stop` on the program with its reads taken out (nothing logged; it reads nothing);
+- logged: `--values host` (the default) on that same program: every operator on device tensors is
+  logged, none computed: the price a program that never reads pays;
+- read: `--values host` on the program printing its loss each step (`loss.item()`): every step's
+  forward, backward and optimizer update computed on the host as well.
 
-A first trace, not counted, warms the disk's caches (the first of a run was up to 1.3x slower).
-Printed: each trace's wall time, the ratios against the first, the seconds the host spent computing
-values and the operators logged and computed (the capture's host_values.json), and each traced
-program's peak resident memory; with the load average before and after (the machine may be shared).
+The programs: seq2seq_dropout_train (the default: the corpus's largest, 211 compiles on the H200;
+it prints its loss each step, so today's variant has that read taken out) and llama_train (69
+compiles, the largest of the H100's corpus; it reads nothing, so the read variant prints its loss).
 
-Run: python benchmarks/host_values.py [--runs N]
+The machine may be shared (another engineer's load moves a wall time more than the values do), so
+the three traces of a run go in a rotating order (run 1: today, logged, read; run 2: logged, read,
+today; ...), each with the load average just before it, and beside the wall time each trace's CPU
+time (user and system, of the trace and every process it waited for: os.wait4), which the load
+moves less. A first trace, not counted, warms the disk's caches. Printed: each trace's figures, the
+median ratios against today (wall and CPU), where the host's time went (host_values.json: the
+operators logged and computed and the seconds computing them) and each trace's peak resident memory.
+
+Run: python benchmarks/host_values.py [--program seq2seq_dropout_train|llama_train] [--runs N]
 """
 
 from __future__ import annotations
@@ -31,61 +37,95 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-LARGEST = HERE.parent / "tests" / "programs" / "llama_train.py"
-READS_LOSS = ("        loss.backward()\n", "        loss.backward()\n        print('loss', loss.item())\n")
+PROGRAMS = HERE.parent / "tests" / "programs"
+LLAMA_READ = ("        loss.backward()\n", "        loss.backward()\n        print('loss', loss.item())\n")
+SEQ2SEQ_READ = ('print(f"{name} step {number}: loss {loss.item():.4f}")', 'print(f"{name} step {number}")')
+# program -> (the line today's variant has, the line the read variant has)
+VARIANTS = {"seq2seq_dropout_train": SEQ2SEQ_READ[::-1], "llama_train": LLAMA_READ}
+MODES = ("today", "logged", "read")
+
+
+def _variants(program: str, folder: Path) -> dict[str, tuple[Path, str]]:
+    """Mode -> (the program file it traces, its --values)."""
+    text = (PROGRAMS / f"{program}.py").read_text()
+    without, with_read = VARIANTS[program]
+    if without not in text and with_read not in text:
+        raise SystemExit(f"{program}.py has neither {without!r} nor {with_read!r}: update VARIANTS")
+    quiet, reading = folder / f"{program}_no_reads.py", folder / f"{program}_reads.py"
+    quiet.write_text(text.replace(with_read, without))
+    reading.write_text(text.replace(without, with_read))
+    (folder / "corpus.py").write_text((PROGRAMS / "corpus.py").read_text())
+    return {"today": (quiet, "stop"), "logged": (quiet, "host"), "read": (reading, "host")}
 
 
 def _traced(program: Path, values: str, out: Path) -> dict:
     command = [sys.executable, "-m", "tritonscope", "trace", "-t", "sm90", "--values", values, "-o", str(out)]
     command += ["--force", "--", sys.executable, str(program)]
-    start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(HERE.parent)})
-    wall = time.perf_counter() - start
-    if done.returncode != 0:
-        raise SystemExit(f"trace failed ({done.returncode}): {done.stderr[-2000:]}")
+    load = os.getloadavg()[0]
+    env = {**os.environ, "PYTHONPATH": str(HERE.parent)}
+    with (
+        open(out.parent / f"{out.name}.stdout", "w+") as stdout,
+        open(out.parent / f"{out.name}.stderr", "w+") as stderr,
+    ):
+        start = time.perf_counter()
+        process = subprocess.Popen(command, stdout=stdout, stderr=stderr, env=env)
+        _, status, usage = os.wait4(process.pid, 0)  # the trace's CPU time and its waited-for children's
+        wall = time.perf_counter() - start
+        process.returncode = os.waitstatus_to_exitcode(status)
+        stdout.seek(0), stderr.seek(0)
+        printed, said = stdout.read(), stderr.read()
+    if process.returncode != 0:
+        raise SystemExit(f"trace failed ({process.returncode}): {said[-2000:]}")
     summary = out / "host_values.json"
     figures = json.loads(summary.read_text()) if summary.exists() else {}
-    return {"wall_s": wall, **figures, "stdout": done.stdout}
+    cpu = usage.ru_utime + usage.ru_stime
+    return {"wall_s": wall, "cpu_s": cpu, "load": load, **figures, "stdout": printed}
+
+
+def _run(variants: dict, folder: Path, run: int) -> dict[str, dict]:
+    order = MODES[run % 3 :] + MODES[: run % 3]
+    found = {}
+    for mode in order:
+        program, values = variants[mode]
+        found[mode] = _traced(program, values, folder / f"{mode}{run}")
+    line = ", ".join(
+        f"{mode} {found[mode]['wall_s']:.1f} s wall / {found[mode]['cpu_s']:.1f} s CPU (load {found[mode]['load']:.1f})"
+        for mode in order
+    )
+    print(f"run {run + 1}: {line}", flush=True)
+    return found
+
+
+def _report(rows: list[dict[str, dict]]) -> None:
+    median = statistics.median
+    for mode in ("logged", "read"):
+        wall = median(r[mode]["wall_s"] / r["today"]["wall_s"] for r in rows)
+        cpu = median(r[mode]["cpu_s"] / r["today"]["cpu_s"] for r in rows)
+        loads = "/".join(f"{r[mode]['load']:.1f}" for r in rows)
+        print(f"median ratio {mode} / today: {wall:.2f}x wall, {cpu:.2f}x CPU (goal <= 1.5x; loads {loads})")
+    last = rows[-1]["read"]
+    print(f"  operators logged {last.get('recorded')}, computed on the host {last.get('computed')}, ", end="")
+    print(
+        f"in {last.get('host_seconds')} s (median over runs {median(r['read'].get('host_seconds', 0) for r in rows)} s)"
+    )
+    print(f"  values read: {[line for line in last['stdout'].splitlines() if 'loss' in line][:4]}")
+    for mode in MODES:
+        peaks = [r[mode].get("peak_resident", 0) / (1 << 20) for r in rows]
+        print(f"  peak resident memory of the traced program, {mode}: {max(peaks):.0f} MiB (runs: ", end="")
+        print(", ".join(f"{p:.0f}" for p in peaks) + ")")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--program", choices=sorted(VARIANTS), default="seq2seq_dropout_train")
+    parser.add_argument("--runs", type=int, default=3)
     options = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="host-values-bench-"))
-    reading = folder / "llama_train_reads_loss.py"
-    text = LARGEST.read_text()
-    if READS_LOSS[0] not in text:
-        raise SystemExit(f"{LARGEST} has no `loss.backward()` line to print the loss after")
-    reading.write_text(text.replace(READS_LOSS[0], READS_LOSS[1]))
-    (folder / "corpus.py").write_text((LARGEST.parent / "corpus.py").read_text())
-    print(f"load average before: {os.getloadavg()}")
-    _traced(LARGEST, "stop", folder / "warm")  # not counted: the first trace warms the disk's caches
-    rows = []
-    for run in range(options.runs):
-        today = _traced(LARGEST, "stop", folder / f"stop{run}")
-        logged = _traced(LARGEST, "host", folder / f"host{run}")
-        computed = _traced(reading, "host", folder / f"reads{run}")
-        rows.append((today, logged, computed))
-        print(
-            f"run {run + 1}: today {today['wall_s']:.1f} s; logged, none read {logged['wall_s']:.1f} s "
-            f"({logged['wall_s'] / today['wall_s']:.2f}x); loss read each step {computed['wall_s']:.1f} s "
-            f"({computed['wall_s'] / today['wall_s']:.2f}x)"
-        )
-    median = statistics.median
-    logged_ratio = median(r[1]["wall_s"] / r[0]["wall_s"] for r in rows)
-    read_ratio = median(r[2]["wall_s"] / r[0]["wall_s"] for r in rows)
-    last = rows[-1]
-    print(f"median ratio, operators logged and none read: {logged_ratio:.2f}x (goal <= 1.5x)")
-    print(f"median ratio, the loss read each step: {read_ratio:.2f}x (goal <= 1.5x)")
-    print(
-        f"  operators logged {last[2].get('recorded')}, computed on the host {last[2].get('computed')}, "
-        f"in {last[2].get('host_seconds')} s"
-    )
-    print(f"  losses read: {[line for line in last[2]['stdout'].splitlines() if line.startswith('loss')]}")
-    for name, row in zip(("today", "logged", "loss read"), last, strict=True):
-        peak = row.get("peak_resident", 0)
-        print(f"  peak resident memory of the traced program, {name}: {peak / (1 << 20):.0f} MiB")
+    variants = _variants(options.program, folder)
+    print(f"{options.program}, {options.runs} run(s); load average before: {os.getloadavg()}", flush=True)
+    _traced(*variants["today"], folder / "warm")  # not counted: the first trace warms the disk's caches
+    rows = [_run(variants, folder, run) for run in range(options.runs)]
+    _report(rows)
     print(f"load average after: {os.getloadavg()}")
     return 0
 

@@ -5,10 +5,21 @@ computed on the host, each held against what two cold-cache runs on an H200 comp
 (tests/programs/h200/summary.json, built by tests/corpus_fidelity.py from the H200's
 corpus_round5.json and texts; torch 2.11.0+cu130, Triton 3.6.0, transformers 5.17.0).
 
-As tests/test_corpus_h100.py holds the corpus: under the H200's torch release (2.11) the hold is
-exact (the same compiles, none missing, none extra, the same launches); under another torch (CI's
-2.13 CPU build) every compile whose kernel text and specialization are the H200's has its PTX and
-launches, and each program runs to its end. The traces run two at a time."""
+As tests/test_corpus_h100.py holds the corpus, by the torch release that runs the test:
+
+- the H200's (2.11): exact. The same compiles (name, specialization, options, PTX), none missing,
+  none extra, every kernel launched with the same arguments (all but which config an autotuner
+  kept: a GPU times them, the simulated GPU keeps the first).
+- another (CI's 2.13 CPU build): only what a torch release does not change, since Inductor 2.13
+  writes other kernels for the same programs (moe_router_train: 99 compiles against 129, 12 of
+  the same text). Each program runs to its end, and every compile whose kernel text and
+  specialization are the H200's has its PTX and its kind's launches (corpus_fidelity.cross_release:
+  a kernel's launches pooled across graphs by its text with its own name set aside, each tensor as
+  the kernel gets it). Not held there: kernel names and counts, and the shapes of the views
+  Inductor's code passes (2.11 passes moe_router_train's `_19` a (256, 64) buffer where 2.13
+  allocates it as (4, 64, 2, 32): the same pointer and elements).
+
+The traces run two at a time."""
 
 from __future__ import annotations
 

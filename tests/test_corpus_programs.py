@@ -23,7 +23,12 @@ _spec.loader.exec_module(capture_h100)
 
 def test_every_program_of_the_corpus_is_traced():
     on_disk = {p.stem for p in PROGRAMS.glob("*.py")} - {"corpus", "capture_h100"}
-    lists = (capture_h100.PROGRAMS, capture_h100.HOST_VALUE_PROGRAMS, capture_h100.OTHER_PROGRAMS)
+    lists = (
+        capture_h100.PROGRAMS,
+        capture_h100.HOST_VALUE_PROGRAMS,
+        capture_h100.ITEM5_PROGRAMS,
+        capture_h100.OTHER_PROGRAMS,
+    )
     assert set().union(*lists) == on_disk
     assert sum(map(len, lists)) == len(on_disk)  # each program in one list, once
 

@@ -70,10 +70,13 @@ HOST_VALUE_PROGRAMS = (
     "generate_static",
     "mask_indexing",
 )
+# Issue 51's item-5 misses with no GPU truth yet (--set item5): max-autotune's addmm + GELU
+# epilogue template, a pruned autotuned kernel at two sizes inside torch.compile.
+ITEM5_PROGRAMS = ("max_autotune_gelu", "autotune_prune_sizes")
 # Programs of tests/programs/ that other scripts trace: issue 54's server
 # (benchmarks/recompile_ground_truth.py).
 OTHER_PROGRAMS = ("serve_after_warmup",)
-SETS = {"corpus": PROGRAMS, "host-values": HOST_VALUE_PROGRAMS}
+SETS = {"corpus": PROGRAMS, "host-values": HOST_VALUE_PROGRAMS, "item5": ITEM5_PROGRAMS}
 VERSIONS_CODE = """
 import json, platform, torch, triton
 found = {"python": platform.python_version(), "torch": torch.__version__, "triton": triton.__version__,
