@@ -137,7 +137,9 @@ def test_a_kernel_too_slow_for_the_interpreter_stops_the_read_with_its_projectio
         "print(x.sum().item())\nprint('not reached')\n"
     )
     env = {"TRITONSCOPE_HOST_SECONDS": "1"}
-    result = tritonscope("trace", "-t", "sm90", "-o", tmp_path / "out", "--", sys.executable, program, env=env, expect=2)
+    result = tritonscope(
+        "trace", "-t", "sm90", "-o", tmp_path / "out", "--", sys.executable, program, env=env, expect=2
+    )
     flat = " ".join(result.stderr.split())
     assert f"stopped at {program}:10: the program asked for .item()" in flat, flat
     assert "twice wrote it, and Triton's interpreter would take about" in flat
