@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from cli_process import check, tritonscope, tritonscope_together
 
+from tritonscope.capture_hook import tritonscope_contract as contract
+
 pytest.importorskip("torch")
 
 PROGRAMS = Path(__file__).parent / "programs_values"
@@ -126,7 +128,7 @@ def test_a_read_over_the_host_memory_budget_stops_with_its_line(tmp_path):
 
 def test_a_kernel_too_slow_for_the_interpreter_stops_the_read_with_its_projection(tmp_path):
     """Triton's interpreter runs a program at a time: a launch projected past the limit is not run
-    (TRITONSCOPE_HOST_SECONDS, here 1 s), and the read says which kernel, its pace and the limit,
+    (contract.ENV_HOST_SECONDS, here 1 s), and the read says which kernel, its pace and the limit,
     instead of the trace seeming to hang."""
     program = tmp_path / "slow.py"
     program.write_text(
@@ -136,14 +138,14 @@ def test_a_kernel_too_slow_for_the_interpreter_stops_the_read_with_its_projectio
         "x = torch.ones(1 << 22, device='cuda')\ntwice[(x.numel() // 16,)](x, BLOCK=16)\n"
         "print(x.sum().item())\nprint('not reached')\n"
     )
-    env = {"TRITONSCOPE_HOST_SECONDS": "1"}
+    env = {contract.ENV_HOST_SECONDS: "1"}
     result = tritonscope(
         "trace", "-t", "sm90", "-o", tmp_path / "out", "--", sys.executable, program, env=env, expect=2
     )
     flat = " ".join(result.stderr.split())
     assert f"stopped at {program}:10: the program asked for .item()" in flat, flat
     assert "twice wrote it, and Triton's interpreter would take about" in flat
-    assert "of 262,144 programs in" in flat and "the limit is 1 s, TRITONSCOPE_HOST_SECONDS" in flat
+    assert "of 262,144 programs in" in flat and f"the limit is 1 s, {contract.ENV_HOST_SECONDS}" in flat
     assert "not reached" not in result.stdout and (tmp_path / "out" / "launches.jsonl").is_file()
 
 

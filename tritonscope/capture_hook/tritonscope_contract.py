@@ -22,6 +22,7 @@ ENV_AUTOTUNE_LOG = "TRITONSCOPE_AUTOTUNE_LOG"  # where the simulated GPU logs ea
 ENV_STOPPED = "TRITONSCOPE_STOPPED"  # where the simulated GPU writes where a value read stopped it (STOP_RECORD)
 ENV_ON_READ = "TRITONSCOPE_ON_READ"  # --values: "host", "stop", or the number a value read is answered with
 ENV_HOST_MEMORY = "TRITONSCOPE_HOST_MEMORY"  # --host-memory: bytes the host's values may take
+ENV_HOST_SECONDS = "TRITONSCOPE_HOST_SECONDS"  # the longest a kernel may run under the interpreter
 ENV_READ_LOG = "TRITONSCOPE_READ_LOG"  # where each answered value read is logged (READ_LOG)
 ENV_DEBUG = "TRITONSCOPE_DEBUG"  # trace --debug: a stop also writes the Python stack it was met in to stderr
 ENV_MARKS = "TRITONSCOPE_MARKS"  # the mark log (MARK_LOG): tritonscope.mark("warmup") appends to it

@@ -14,14 +14,15 @@ import os
 import sys
 import time
 
+from .shared import contract
 from .tokens import Unknown
 
 DESCRIPTOR = "__tritonscope_descriptor__"
 # Triton's interpreter runs a kernel one program at a time in Python, a million times slower than the
 # GPU: a loss over a 32,000-word vocabulary for 8,192 tokens would take hours. A launch projected to
-# take longer than this (from its first programs' pace) is not run: what it wrote is unknown, and a
+# take longer than this (from its first programs' pace; ENV_HOST_SECONDS) is not run: what it wrote is unknown, and a
 # read of it stops saying so, rather than the trace seeming to hang.
-HOST_SECONDS = float(os.environ.get("TRITONSCOPE_HOST_SECONDS", "120"))
+HOST_SECONDS = float(os.environ.get(contract.ENV_HOST_SECONDS, "120"))
 _PROJECT_AFTER = 2.0  # seconds of interpreting before the pace is trusted for a projection
 
 
@@ -116,7 +117,7 @@ class _paced:
             self.gave_up = (
                 f"{self.name} wrote it, and Triton's interpreter would take about {_duration(projected)} "
                 f"to run it on the host ({self.done:,}{total} programs in {elapsed:.0f} s; the limit is "
-                f"{HOST_SECONDS:.0f} s, TRITONSCOPE_HOST_SECONDS)"
+                f"{HOST_SECONDS:.0f} s, {contract.ENV_HOST_SECONDS})"
             )
             raise Unknown(self.gave_up)
         self.done += 1
