@@ -50,6 +50,38 @@ def declared_constexprs(source: str, name: str) -> set[str] | None:
     return None
 
 
+UNSPECIALIZING = ("do_not_specialize", "do_not_specialize_on_alignment")
+
+
+def unspecialized(source: str, name: str) -> dict[str, tuple[str, ...]]:
+    """The parameters the decorators of function NAME in SOURCE name in `do_not_specialize` and
+    `do_not_specialize_on_alignment` (by name or position, as Triton takes them), by list; a list
+    given as anything but literal names and numbers is left out (a recorded kernel's source, read
+    without running it)."""
+    try:
+        tree = ast.parse(textwrap.dedent(source))
+    except SyntaxError:
+        return {}
+    fn = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == name), None)
+    if fn is None:
+        return {}
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs]
+    found: dict[str, tuple[str, ...]] = {}
+    for call in (d for d in fn.decorator_list if isinstance(d, ast.Call)):
+        for keyword in call.keywords:
+            if keyword.arg not in UNSPECIALIZING:
+                continue
+            try:
+                given = ast.literal_eval(keyword.value)
+            except (ValueError, TypeError, SyntaxError):
+                continue
+            if not isinstance(given, (list, tuple)):
+                continue
+            names = [params[g] if isinstance(g, int) and 0 <= g < len(params) else g for g in given]
+            found[keyword.arg] = tuple(n for n in names if isinstance(n, str) and n in params)
+    return found
+
+
 def launch_sites(source: str, kernel: str) -> list[tuple[str, int]]:
     """Where SOURCE launches KERNEL (`kernel[grid](...)`): each function whose own body does, by
     qualified name (`_attention.forward`) and line, and "" with the line for a launch by the file's
