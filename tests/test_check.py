@@ -65,6 +65,22 @@ def test_bad_usage_exits_2(cli):
     assert "needs --baseline" in cli("check", *ADD, "--budget", "spills=0", "--update-baseline", expect=2).stderr
 
 
+def test_a_line_budget_on_a_line_the_kernel_lacks_is_refused_as_dump_refuses_it(cli, tmp_path):
+    """Issue 55 item 3: `line 1000 <= 0%` held 0% and passed."""
+    said = cli("dump", "sample:matmul", "--line", "1000", "-t", "sm90", expect=2).stderr.split("error: ")[1].strip()
+    assert said.startswith("line 1000 is outside matmul_kernel (lines ")
+    out = cli("check", "sample:matmul", "-t", "sm90", "--budget", "line 1000 <= 0%", expect=2).stderr
+    assert f"budget 'line 1000 <= 0%': {said}" in out and "held" not in out
+    project = tmp_path / "pyproject.toml"
+    project.write_text(
+        '[[tool.tritonscope.check]]\nfile = "sample:vector_add"\nflags = "-t sm90"\nbudgets = ["line 999 <= 5%"]\n'
+        '[[tool.tritonscope.check]]\nfile = "sample:vector_add"\nflags = "-t sm90"\nbudgets = ["line 21 <= 100%"]\n'
+    )
+    document = json.loads(cli("check", "--project", project, "--json", expect=2).stdout)
+    errors = [entry["error"] for entry in document["entries"]]
+    assert "line 999 is outside add_kernel" in errors[0] and errors[1] is None
+
+
 def test_a_baseline_is_written_then_held(cli, tmp_path):
     base = tmp_path / "base.json"
     cli("check", "sample:matmul", "-t", "sm80", "--baseline", base, "--update-baseline")
