@@ -10,7 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_the_tour_builds_and_answers_the_notes_questions(tmp_path):
+def test_the_tour_builds_and_answers_its_questions(tmp_path):
     out = tmp_path / "tour.md"
     run = subprocess.run(
         [sys.executable, str(ROOT / "docs" / "build_tour.py"), "--out", str(out)], capture_output=True, text=True
