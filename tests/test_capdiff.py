@@ -141,6 +141,7 @@ def test_a_capture_of_another_release_is_said(cli, runs, tmp_path):
     ("damage", "message"),
     [
         ("empty", "not a capture: it has no kernels.jsonl and no compiled kernels"),
+        ("plain", "not a capture: it has no kernels.jsonl and no compiled kernels (1 file that Triton did not write)"),
         ("missing", "no such directory"),
         ("cubin", "a damaged capture (1 problem):"),
         ("metadata", "add_kernel.json: not JSON"),
@@ -151,6 +152,10 @@ def test_bad_capture_folders_get_one_clear_message(cli, runs, tmp_path, damage, 
     folder = tmp_path / "bad"
     if damage == "empty":
         folder.mkdir()
+    elif damage == "plain":  # a folder of the user's own: not a damaged capture (issue 55)
+        (folder / "notes").mkdir(parents=True)
+        (folder / "notes" / "settings.json").write_text('{"BLOCK": 128}')
+        (folder / "kernel.py").write_text("import triton\n")
     elif damage != "missing":
         shutil.copytree(runs["before"], folder)
         entry = next(p.parent for p in (folder / "cache").glob("*/add_kernel.json"))
@@ -162,6 +167,7 @@ def test_bad_capture_folders_get_one_clear_message(cli, runs, tmp_path, damage, 
             shutil.rmtree(entry)
     result = cli("diff", runs["before"], folder, expect=2)
     assert message in result.stderr and result.stdout == ""
+    assert ("damaged" in result.stderr) == (damage in ("cubin", "metadata", "artifacts"))
     if damage in ("cubin", "metadata"):
         assert "trace the program again" in result.stderr
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from xml.etree import ElementTree
 
 import pytest
@@ -41,6 +42,15 @@ def test_all_budgets_hold_exit_0(cli):
     out = cli("check", *ADD, "-a", "n_elements=4096", *BUDGETS, "--budget", "occupancy>=50%")
     assert out.stdout.startswith("PASS") and "4 of 4 budgets hold" in out.stdout
     assert "narrowest load 128b" in out.stdout
+
+
+def test_one_kernel_and_one_budget_are_said_in_the_singular(cli):
+    """Not `1 of 1 budgets hold` and `all 1 held their budgets` (issue 55); the figures line says
+    occupancy and shared memory as every view does."""
+    out = cli("check", *ADD, "-a", "n_elements=4096", "--budget", "spills=0").stdout
+    assert "its budget holds" in out and out.rstrip().endswith("it held its budget")
+    assert "1 of 1" not in out and "all 1" not in out
+    assert re.search(r"shared \d+ B · occupancy 100% · narrowest load 128b, store 128b · \d+ findings?\b", out)
 
 
 def test_a_broken_budget_exits_1_with_the_figure_the_limit_and_the_finding(cli):

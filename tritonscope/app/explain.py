@@ -21,6 +21,7 @@ from ..analysis.cost import LineCost
 from ..analysis.findings import Finding, Input, Kernel, WhatIf
 from ..core.errors import TritonscopeError
 from ..core.model import Compilation, VariantRequest
+from ..core.quantities import count, percentage, size
 from ..core.source import CachedKernel
 from ..core.stages import Stage
 from ..results.explain import ExplainResult, ReportResult
@@ -150,8 +151,8 @@ def describe(finding: Finding, outcome: Compilation | str) -> str:
     r = outcome.resources
     occ = r.occupancy
     text = (
-        f"{asked}: {r.registers} registers, {r.spills} spills, {findings.kib(r.shared_bytes)} shared, "
-        f"occupancy {occ.percent:.0f}% ({occ.blocks_per_sm} block{'' if occ.blocks_per_sm == 1 else 's'})"
+        f"{asked}: {count(r.registers, 'register')}, {count(r.spills, 'spill')}, {size(r.shared_bytes)} shared, "
+        f"occupancy {percentage(occ.percent)} ({count(occ.blocks_per_sm, 'block')})"
     )
     if finding.kind in (findings.NARROW, findings.UNCOALESCED) and finding.line is not None:
         line = next((c for c in cost.line_costs(outcome) if c.line == finding.line), None)

@@ -4,6 +4,7 @@ was not specialized."""
 
 from __future__ import annotations
 
+from ...core.quantities import count
 from .. import ttgir
 from ..cost import LineCost
 from ..layouts import tensor_type
@@ -17,8 +18,8 @@ def line_widths(cost: LineCost) -> dict[int, int]:
     """Bits per thread -> count, of a line's global loads, stores and asynchronous copies."""
     widths: dict[int, int] = {}
     for counts in (cost.instructions.global_loads, cost.instructions.global_stores, cost.async_copy_widths):
-        for width, count in counts.items():
-            widths[width] = widths.get(width, 0) + count
+        for width, n in counts.items():
+            widths[width] = widths.get(width, 0) + n
     return widths
 
 
@@ -88,7 +89,7 @@ def _layout_note(k: Kernel, op: ttgir.Op) -> str:
     contiguous, bits, dim, shape = info
     return (
         f"{op.name} of {'x'.join(map(str, shape))}x{ttgir.element_name(op.text)} (line {op.number}), "
-        f"{contiguous} contiguous element(s) per thread along dim {dim} = {contiguous * bits} bits"
+        f"{count(contiguous, 'contiguous element')} per thread along dim {dim} = {contiguous * bits} bits"
     )
 
 

@@ -74,11 +74,3 @@ def what_if_flags(what_if: tuple[WhatIf, ...]) -> str:
     if edits:
         words.append(f"{'and' if words else 'with'} {'; '.join(edits)}")
     return " ".join(words)
-
-
-def kib(n: int) -> str:
-    return f"{n / 1024:.4g} KiB" if n >= 1024 else f"{n} B"
-
-
-def count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ...core.errors import KernelFileError
 from ...core.pysource import launch_sites
+from ...core.quantities import count
 
 STEPS = "file_run.jsonl"  # what the file's own run did, one JSON line per step (triton_api/file_run.py)
 _SHOWN_ERROR = 120  # characters of an exception's text in a line of the message
@@ -111,8 +112,8 @@ def _step_said(step: dict, path: Path) -> str:
             return said + "every statement ran"
         lines = ", ".join(str(f.get("line")) for f in failures[:_SHOWN_LINES])
         more = ", ..." if len(failures) > _SHOWN_LINES else ""
-        return said + f"{len(failures)} statement(s) failed (lines {lines}{more}), the others ran"
-    said = f"{step.get('step')} (line {step.get('line')}), {step.get('cases', 0)} case(s): "
+        return said + f"{count(len(failures), 'statement')} failed (lines {lines}{more}), the others ran"
+    said = f"{step.get('step')} (line {step.get('line')}), {count(step.get('cases', 0), 'case')}: "
     if not failures:
         return said + "ran without launching it"
     first = failures[0]
