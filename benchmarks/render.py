@@ -15,6 +15,7 @@ Run: python benchmarks/render.py [--runs N] [--sample NAME]
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import subprocess
 import sys
@@ -31,8 +32,12 @@ def command(sample: str, json_out: bool) -> list[str]:
     return dump + (["--json"] if json_out else [])
 
 
+CPU: dict[bool, list[float]] = {True: [], False: []}  # CPU seconds of each run: the terminal view (True), --json
+
+
 def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     """(seconds to the end, seconds to the first screen of output)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     first = None
     with subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as process:
@@ -40,6 +45,8 @@ def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
             if count == SCREEN:
                 first = time.perf_counter() - started
     total = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU["--json" not in argv].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
     if process.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} failed with exit code {process.returncode}")
     return total, first if first is not None else total
@@ -57,6 +64,7 @@ def main() -> None:
         json_cmd, terminal_cmd = command(args.sample, True), command(args.sample, False)
         timed(json_cmd, env)  # fills the cache
         timed(terminal_cmd, terminal_env)
+        CPU[True].clear(), CPU[False].clear()  # the filling runs are not timed
         json_times, terminal_times, first_screens = [], [], []
         for _ in range(args.runs):
             json_times.append(timed(json_cmd, env)[0])
@@ -69,6 +77,8 @@ def main() -> None:
     print(f"  terminal (colour, 120 columns):  {terminal_s:.2f} s")
     print(f"  first screen of it:              {statistics.median(first_screens):.2f} s")
     print(f"ratio terminal / --json: {terminal_s / json_s:.2f}x (target: at most 1.5x); {installed.load()}")
+    cpu_terminal, cpu_json = statistics.median(CPU[True]), statistics.median(CPU[False])
+    print(f"CPU: terminal {cpu_terminal:.2f} s, --json {cpu_json:.2f} s: {cpu_terminal / cpu_json:.2f}x")
 
 
 if __name__ == "__main__":

@@ -147,7 +147,7 @@ def test_a_value_read_stops_the_program_with_one_line_and_keeps_the_capture(tmp_
     )
     if statement != "x.sum().item()":
         program.write_text(program.read_text().replace("k[(1,)](x, 64, BLOCK=64)\n", ""))
-    result = _trace(tmp_path / "out", program, expect=2)
+    result = _trace(tmp_path / "out", program, "--values", "stop", expect=2)
     line = 10 if statement == "x.sum().item()" else 9
     assert f"stopped at {program}:{line}: the program asked for {STOPS[statement]}" in result.stderr
     assert "not reached" not in result.stdout
@@ -166,9 +166,9 @@ def test_a_host_number_the_program_gave_is_answered_a_gpu_one_stops(tmp_path):
         "import torch\nlr = torch.tensor(0.01)\nlr.mul_(2)\nprint('lr', lr.item(), float(lr * 3))\n"
         "g = torch.tensor(1.0, device='cuda')\nprint(g.item())\nprint('not reached')\n"
     )
-    result = _trace(tmp_path / "out", program, expect=2)
+    result = _trace(tmp_path / "out", program, "--values", "stop", expect=2)
     assert "lr 0.019999999552965164 0.05999999865889549" in result.stdout + result.stderr
-    assert f"stopped at {program}:6: the program asked for .item()," in result.stderr
+    assert f"stopped at {program}:6: the program asked for .item();" in result.stderr
     assert "not reached" not in result.stdout
 
 
@@ -181,7 +181,7 @@ def test_a_read_in_code_torch_compile_wrote_names_the_program_line_that_ran_it(t
         "open(os.path.join(folder, 'made.py'), 'w').write('def call(x):\\n    return x.sum().item()\\n')\n"
         "sys.path.insert(0, folder)\nimport made\nmade.call(torch.ones(4, device='cuda'))\nprint('not reached')\n"
     )
-    result = _trace(tmp_path / "out", program, expect=2)
+    result = _trace(tmp_path / "out", program, "--values", "stop", expect=2)
     asked = ".item() (in the code torch.compile generated for it)"
     assert f"stopped at {program}:7: the program asked for {asked}" in result.stderr
 

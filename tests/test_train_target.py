@@ -158,9 +158,11 @@ def test_a_grad_scaler_step_stops_where_it_reads_whether_the_gradients_were_fini
         "    loss = model(torch.randn(32, 64, device='cuda')).float().sum()\n"
         "scaler.scale(loss).backward()\nscaler.step(optimizer)\nprint('not reached')\n"
     )
-    result = tritonscope("trace", "--target", "sm90", "-o", tmp_path / "out", "--", sys.executable, program, expect=2)
-    assert f"stopped at {program}:8: the program asked for aten._local_scalar_dense" in result.stderr
-    assert "a result that depends on the tensors' values" in result.stderr and "not reached" not in result.stdout
+    result = tritonscope(
+        "trace", "--target", "sm90", "--values", "stop", "-o", tmp_path / "out", "--", sys.executable, program, expect=2
+    )
+    assert f"stopped at {program}:8: the program asked for .item() (in " in result.stderr
+    assert "torch/amp/grad_scaler.py:" in result.stderr and "not reached" not in result.stdout
 
 
 def test_a_tensor_printed_through_generated_code_stops_at_the_program_line(tmp_path):
@@ -172,7 +174,9 @@ def test_a_tensor_printed_through_generated_code_stops_at_the_program_line(tmp_p
         "import dataclasses, torch\n\n@dataclasses.dataclass\nclass Holder:\n    t: torch.Tensor\n\n"
         "holder = Holder(torch.zeros(4, device='cuda'))\ntext = repr(holder)\nprint('not reached')\n"
     )
-    result = tritonscope("trace", "--target", "sm90", "-o", tmp_path / "out", "--", sys.executable, program, expect=2)
+    result = tritonscope(
+        "trace", "--target", "sm90", "--values", "stop", "-o", tmp_path / "out", "--", sys.executable, program, expect=2
+    )
     assert f"stopped at {program}:8: the program asked for printing a tensor" in result.stderr
     assert "not reached" not in result.stdout
 

@@ -1,7 +1,8 @@
 """tritonscope: see what the Triton compiler does to a GPU kernel.
 
 `import tritonscope as ts` stays cheap (the command line imports this package too): the Python API
-(api/: ts.dump, ts.explain, ...) is imported on first use of one of its names.
+(api/: ts.dump, ts.explain, ...) is imported on first use of one of its names; `ts.mark("warmup")`
+(marks.py), which a traced program calls, imports none of it.
 """
 
 __version__ = "0.1.0"
@@ -16,6 +17,10 @@ _API = frozenset(
 
 
 def __getattr__(name: str) -> object:
+    if name == "mark":  # tritonscope.mark("warmup") in a traced program: no API, no worker
+        from .marks import mark
+
+        return mark
     if name not in _API:
         raise AttributeError(f"module 'tritonscope' has no attribute {name!r}")
     import importlib  # by name: the package's modules import it for its version, and it is no module of theirs
@@ -24,4 +29,4 @@ def __getattr__(name: str) -> object:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_API})
+    return sorted({*globals(), *_API, "mark"})

@@ -38,7 +38,7 @@ Budgets = Annotated[
     Field(
         description="Limits, e.g. ['spills=0', 'registers<=128', 'occupancy>=50%', 'shared<=96KiB']. Figures: "
         "registers, spills, local_bytes, shared, occupancy, global_load_bits, global_store_bits, instructions, "
-        "conversion_bytes, findings."
+        "conversion_bytes, findings; a capture's compiles_after_MARK (compiles after tritonscope.mark(MARK))."
     ),
 ]
 Vary = Annotated[
@@ -299,7 +299,9 @@ def capture_check(
     timeout: Timeout = 600.0,
 ) -> Ask:
     """Hold every kernel compile of a capture to budgets (and to its counterpart in a baseline capture):
-    the answer's ok is false with each broken budget. Call it to gate a whole model's kernels.
+    the answer's ok is false with each broken budget. Call it to gate a whole model's kernels, or with
+    "compiles_after_warmup=0" to fail on any compile after the program's tritonscope.mark("warmup"),
+    each named with its kernel, its cause and the line that launched it.
     Example: {"folder": "h100/", "budgets": ["spills=0"], "baseline": "before/"}"""
     inputs = (folder, baseline) if baseline else (folder,)
     cut = functools.partial(pages.paged_list, key="entries", count=max_lines, cursor=cursor)

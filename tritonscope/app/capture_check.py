@@ -14,7 +14,8 @@ from ..results.check import FIT, Broken, CheckResult, EntryOutcome
 from ..results.fit import NO_COMPILE, NO_FIT, Cell
 from .capture_fit import launched_fits
 from .capture_summaries import summaries
-from .check import LINE, against_baseline, against_budget, budget_line
+from .check import COMPILES_AFTER, LINE, against_baseline, against_budget, budget_line
+from .compile_gate import gate_outcomes
 
 
 def check_capture(
@@ -27,7 +28,13 @@ def check_capture(
 ) -> CheckResult:
     """Every compile of the capture held to the budgets (and the baseline), and with `fit_targets` each
     launched one compiled again for them and held to their limits; the result's notes name the
-    compiles without a counterpart in the baseline."""
+    compiles without a counterpart in the baseline. A budget on the compiles after a mark
+    (`compiles_after_warmup=0`) is held by the capture's logs alone (app/compile_gate.py)."""
+    gates = [b for b in budgets if b.figure.startswith(COMPILES_AFTER)]
+    budgets = tuple(b for b in budgets if b not in gates)
+    gated = gate_outcomes(folder, gates) if gates else []
+    if gates and not budgets and baseline is None and not fit_targets:
+        return CheckResult(tuple(gated))
     sides = [open_capture(folder)] + ([open_capture(baseline)] if baseline is not None else [])
     fits, fit_notes = launched_fits(sides[0], fit_targets, jobs, timeout) if fit_targets else ({}, ())
     read = summaries(sides, jobs, timeout, findings=True)
@@ -43,7 +50,7 @@ def check_capture(
                 notes.append(_unpaired(p))
     notes += _lines_outside(folder, mine, budgets)
     outcomes = [_outcome(k, budgets, baseline, counterparts[k.hash], fits.get(k.hash, ())) for k in mine]
-    return CheckResult(tuple(outcomes), tuple(notes))
+    return CheckResult(tuple(outcomes + gated), tuple(notes))
 
 
 def _lines_outside(folder: Path, kernels: list[KernelFigures], budgets: tuple[Budget, ...]) -> list[str]:

@@ -57,7 +57,8 @@ COMPARED = ("registers", "spills", "local_bytes", "shared", "occupancy", "global
 
 
 LINE = "line "  # a budget on a line's share of the estimated time: `line 33`
-_BUDGET = re.compile(r"^\s*(line\s*\d+|[A-Za-z_]+)\s*(<=|>=|==|=|<|>)\s*(\d+(?:\.\d+)?)\s*(%|KiB|kib|KB|kb|B)?\s*$")
+COMPILES_AFTER = "compiles_after_"  # a capture's budget: its compiles after a mark (`compiles_after_warmup=0`)
+_BUDGET = re.compile(r"^\s*(line\s*\d+|[A-Za-z_]\w*)\s*(<=|>=|==|=|<|>)\s*(\d+(?:\.\d+)?)\s*(%|KiB|kib|KB|kb|B)?\s*$")
 _LINE = re.compile(r"^line\s*(\d+)$")
 _BYTES = ("shared", "local_bytes", "conversion_bytes")
 
@@ -69,7 +70,7 @@ def budgets(items: list[str] | None, where: str = "--budget") -> tuple[Budget, .
     found = []
     for item in items or ():
         match = _BUDGET.match(str(item))
-        names = ", ".join(FIGURES) + ", line N"
+        names = ", ".join(FIGURES) + ", line N, compiles_after_MARK (a capture)"
         if not match:
             raise UsageError(f"{where} expects FIGURE<=VALUE (or >=, <, >, =), got '{item}'. Figures: {names}")
         figure, op, number, unit = match.groups()
@@ -78,6 +79,9 @@ def budgets(items: list[str] | None, where: str = "--budget") -> tuple[Budget, .
             raise UsageError(f"{where} {item}: a line's budget is its share of the estimated time, in %")
         if line:
             figure = f"{LINE}{int(line.group(1))}"
+        elif figure.startswith(COMPILES_AFTER) and figure != COMPILES_AFTER:
+            if unit:
+                raise UsageError(f"{where} {item}: a count of compiles has no unit")
         elif figure not in FIGURES:
             raise UsageError(f"{where} {item}: no figure named '{figure}'. Figures: {names}")
         elif unit == "%" and figure != "occupancy" or unit and unit != "%" and figure not in _BYTES:
@@ -95,6 +99,7 @@ def check(
     on_done: Callable[[EntryOutcome], None] | None = None,
 ) -> CheckResult:
     """Every entry compiled and held to its budgets (and, with `baselines`, to its baseline)."""
+    refuse_capture_budgets([b for e in entries for b in e.budgets])
     if len(entries) == 1:
         return _with_notes((_guarded(entries[0], baselines),))
     outcomes: list[EntryOutcome] = []
@@ -110,6 +115,16 @@ def check(
             if on_done:
                 on_done(outcome)
     return _with_notes(tuple(outcomes))
+
+
+def refuse_capture_budgets(given: list[Budget]) -> None:
+    """A count of a capture's compiles after a mark says nothing of one kernel variant: refused there."""
+    for budget in given:
+        if budget.figure.startswith(COMPILES_AFTER):
+            raise UsageError(
+                f"{budget.text}: counts a capture's compiles after the program's mark, not a kernel's figure",
+                hint=f"give a capture folder: tritonscope check DIR/ --budget '{budget.text}'",
+            )
 
 
 def _with_notes(outcomes: tuple[EntryOutcome, ...]) -> CheckResult:

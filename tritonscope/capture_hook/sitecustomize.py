@@ -15,21 +15,26 @@ import os
 
 import tritonscope_contract as contract  # type: ignore[import-not-found]  # beside this file, on the path
 
-_loaded = []
+_loaded = {}
+
+
+def _load(relative, name):
+    """A module of tritonscope/ (a path below it), loaded once from its file: this folder is all of
+    tritonscope that is on the traced program's path."""
+    import importlib.util
+
+    if name not in _loaded:
+        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), *relative.split("/"))
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _loaded[name] = module
+    return _loaded[name]
 
 
 def _capture_module():
-    """tritonscope/triton_api/capture.py, loaded once from its file (this folder is all that is on the path)."""
-    import importlib.util
-
-    if _loaded:
-        return _loaded[0]
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "triton_api", "capture.py")
-    spec = importlib.util.spec_from_file_location("_tritonscope_capture", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    _loaded.append(module)
-    return module
+    """tritonscope/triton_api/capture.py: launch records, marks, kernel globals."""
+    return _load("triton_api/capture.py", "_tritonscope_capture")
 
 
 def _simulated_device():
@@ -53,9 +58,16 @@ def _simulated_device():
 _CODEGEN_ENVIRONMENT = ("TRITON_PTXAS_PATH", "TRITON_PTXAS_BLACKWELL_PATH", "TRITON_DEFAULT_FP_FUSION")
 
 
+# What the launch chose beside the specialization: an autotuner's configs differ in these too.
+_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
+
+
 def _record(src, metadata):
+    import time
+
     fn = getattr(src, "fn", None)
-    record = {"hash": metadata.get("hash"), "name": metadata.get("name")}
+    record = {"hash": metadata.get("hash"), "name": metadata.get("name"), "time": time.time(), "pid": os.getpid()}
+    record["options"] = {k: metadata[k] for k in _OPTIONS if isinstance(metadata.get(k), int)}
     record["environment"] = {k: os.environ[k] for k in _CODEGEN_ENVIRONMENT if k in os.environ}
     if fn is not None:
         import inspect
@@ -100,9 +112,14 @@ def _install(log):
     except Exception:  # noqa: BLE001 - a program without Triton: nothing to capture
         return
     previous = knobs.compilation.listener
+    try:
+        marks = _capture_module().MarkWatch(os.environ.get(contract.ENV_MARKS) or None)
+    except Exception:  # noqa: BLE001 - capturing must never break the traced program
+        marks = lambda: None  # noqa: E731
 
     def listener(*, src, metadata, metadata_group, times, cache_hit):
         try:
+            marks()
             _copy_artifacts(metadata, metadata_group)
             record = _record(src, metadata)
             try:  # Triton's own measure of the compile, in microseconds
@@ -125,9 +142,21 @@ def _install(log):
     if launches:
         try:
             limit = int(os.environ.get(contract.ENV_LAUNCH_LIMIT, contract.DEFAULT_LAUNCH_LIMIT))
-            _capture_module().install(launches, limit)
+            _capture_module().install(launches, limit, marks)
         except Exception:  # noqa: BLE001 - capturing must never break the traced program
             pass
+
+
+def _record_torch_compiles(log):
+    """torch.compile's frame compiles (triton_api/torch_compiles.py), once the program imports
+    torch._dynamo: a program that never calls torch.compile pays nothing."""
+    try:
+        recorder = _load("triton_api/torch_compiles.py", "_tritonscope_torch_compiles")
+        after_import = _load("triton_api/simulated/after_import.py", "_tritonscope_after_import").after_import
+        append_line = _capture_module().append_line
+        after_import("torch._dynamo.convert_frame", lambda module: recorder.install(module, log, append_line))
+    except Exception:  # noqa: BLE001 - capturing must never break the traced program
+        pass
 
 
 if os.environ.get(contract.ENV_SIMULATED_DEVICE):
@@ -135,3 +164,5 @@ if os.environ.get(contract.ENV_SIMULATED_DEVICE):
     _simulated_device().activate_from_environment()
 if os.environ.get(contract.ENV_CAPTURE):
     _install(os.environ[contract.ENV_CAPTURE])
+if os.environ.get(contract.ENV_TORCH_COMPILES):
+    _record_torch_compiles(os.environ[contract.ENV_TORCH_COMPILES])

@@ -20,9 +20,13 @@ ENV_SIMULATED_DEVICE = "TRITONSCOPE_SIMULATED_DEVICE"  # trace --target: the dev
 ENV_AUTOTUNE_RULE = "TRITONSCOPE_AUTOTUNE_RULE"  # trace --autotune: the rule as JSON (core/autotune_rule.py)
 ENV_AUTOTUNE_LOG = "TRITONSCOPE_AUTOTUNE_LOG"  # where the simulated GPU logs each autotune choice (AUTOTUNE_LOG)
 ENV_STOPPED = "TRITONSCOPE_STOPPED"  # where the simulated GPU writes where a value read stopped it (STOP_RECORD)
-ENV_ON_READ = "TRITONSCOPE_ON_READ"  # --on-read: "stop", or the number a value read is answered with
+ENV_ON_READ = "TRITONSCOPE_ON_READ"  # --values: "host", "stop", or the number a value read is answered with
+ENV_HOST_MEMORY = "TRITONSCOPE_HOST_MEMORY"  # --host-memory: bytes the host's values may take
 ENV_READ_LOG = "TRITONSCOPE_READ_LOG"  # where each answered value read is logged (READ_LOG)
 ENV_DEBUG = "TRITONSCOPE_DEBUG"  # trace --debug: a stop also writes the Python stack it was met in to stderr
+ENV_MARKS = "TRITONSCOPE_MARKS"  # the mark log (MARK_LOG): tritonscope.mark("warmup") appends to it
+ENV_MARK = "TRITONSCOPE_MARK"  # set by a program that cannot import tritonscope (os.environ) at a mark: its name
+ENV_TORCH_COMPILES = "TRITONSCOPE_TORCH_COMPILES"  # the torch.compile log (TORCH_COMPILE_LOG); empty: none
 
 DEFAULT_LAUNCH_LIMIT = 3
 
@@ -38,7 +42,10 @@ LAUNCH_LOG = "launches.jsonl"  # one line per recorded launch: grid, arguments, 
 AUTOTUNE_LOG = "autotune.jsonl"  # trace --target: which config each autotuned kernel launched, and why
 SIMULATED_RECORD = "simulated.json"  # trace --target: the simulated GPU's description
 STOP_RECORD = "stopped.json"  # trace --target: where the program was stopped, and what it asked
-READ_LOG = "reads.jsonl"  # trace --target --on-read N: one line per value read answered with N
+READ_LOG = "reads.jsonl"  # trace --target: one line per value read answered (on the host, or with --values N)
+HOST_VALUES_RECORD = "host_values.json"  # trace --target: operators logged and computed on the host, memory
+MARK_LOG = "marks.jsonl"  # one line per mark the program passed (tritonscope.mark, or $TRITONSCOPE_MARK set)
+TORCH_COMPILE_LOG = "torch_compiles.jsonl"  # one line per torch.compile frame compile: inputs, guards, why again
 
 # --from-run: the traced program ends with this code right after the wanted launch is logged (a
 # program's own exit rarely uses it).

@@ -20,6 +20,27 @@ def compile_records(folder: Path) -> tuple[dict[str, dict], list[str]]:
     return records, problems
 
 
+def compile_log(folder: Path) -> tuple[list[dict], list[str]]:
+    """Every compile record in the order the program made them, a hash compiled twice twice (trace
+    compiles every time: a GPU run would take the second from Triton's cache), and the problems."""
+    return _log_records(folder / contract.CAPTURE_LOG, schemas.COMPILE_RECORD, "compile record")
+
+
+def launch_log(folder: Path) -> tuple[list[dict], list[str]]:
+    """Every recorded launch in the order they ran, and a line per record that could not be read."""
+    return _log_records(folder / contract.LAUNCH_LOG, schemas.LAUNCH_RECORD, "launch record")
+
+
+def mark_log(folder: Path) -> tuple[list[dict], list[str]]:
+    """The marks the program passed (`tritonscope.mark`, $TRITONSCOPE_MARK), in order."""
+    return _log_records(folder / contract.MARK_LOG, schemas.MARK_RECORD, "mark record")
+
+
+def torch_compile_log(folder: Path) -> tuple[list[dict], list[str]]:
+    """torch.compile's frame compiles: inputs, guards and why each compiled again, in order."""
+    return _log_records(folder / contract.TORCH_COMPILE_LOG, schemas.TORCH_COMPILE_RECORD, "torch.compile record")
+
+
 def _log_records(log: Path, shape: dict, what: str) -> tuple[list[dict], list[str]]:
     """The records of a capture's log that have the shape they should, and a line naming the file,
     line and field of each that has not (a line cut short when the traced program was killed, say)."""
@@ -82,7 +103,7 @@ def _json_file(path: Path):
 
 
 def answered_reads(folder: Path) -> tuple[str, ...]:
-    """Each value read --on-read answered, as "FILE:LINE: what was asked" (reads.jsonl)."""
+    """Each value read answered (--values), as "FILE:LINE: what was asked" (reads.jsonl)."""
     try:
         lines = fileio.read_input(folder / contract.READ_LOG).decode(errors="replace").splitlines()
     except OSError:
@@ -101,4 +122,8 @@ def answered_reads(folder: Path) -> tuple[str, ...]:
 def stop_record(folder: Path) -> str | None:
     """The line saying where a simulated run stopped the program, or None if it was not stopped."""
     record = _json_file(folder / contract.STOP_RECORD)
-    return f"{record.get('where')}: the program asked for {record.get('asked')}" if isinstance(record, dict) else None
+    if not isinstance(record, dict):
+        return None
+    reason = record.get("reason")
+    said = f"{record.get('where')}: the program asked for {record.get('asked')}"
+    return f"{said}; {reason}" if isinstance(reason, str) else said

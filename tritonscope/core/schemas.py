@@ -141,6 +141,10 @@ COMPILE_RECORD = {
     "constants?": Map(str, PATH_KEY),
     "attrs?": Map([[Check(lambda a: isinstance(a, (str, int, float, bool)) or a is None, "a name or value")]],
                   PATH_KEY),
+    "time?": NUMBER,
+    "pid?": int,
+    "options?": Map(int),
+    "compile_us?": NUMBER,
 }  # fmt: skip
 
 
@@ -166,6 +170,24 @@ LAUNCH_RECORD = {
     "params?": Opt([str]),
     "args": [ARGUMENT],
     "pid?": int,
+    "time?": NUMBER,
+}
+_CALL_SITE = Opt({"file": str, "line": int})
+MARK_RECORD = {"mark": str, "time": NUMBER, "pid?": int, "via?": str, "call_site?": _CALL_SITE}
+_COMPILED_INPUT = {"kind": str, "shape?": [int], "stride?": [int], "dtype?": str, "value?": int}
+TORCH_COMPILE_RECORD = {
+    "function": str,
+    "file?": str,
+    "line?": int,
+    "compile_id?": str,
+    "entry?": int,
+    "time": NUMBER,
+    "seconds?": NUMBER,
+    "pid?": int,
+    "inputs": Map(_COMPILED_INPUT),
+    "reasons": [str],
+    "guards": [str],
+    "call_site?": _CALL_SITE,
 }
 METADATA = {
     "name": str,

@@ -24,6 +24,7 @@ import json
 import os
 import sys
 import textwrap
+import time
 from types import FrameType
 
 try:  # in tritonscope's own process
@@ -120,13 +121,15 @@ def launch_record(kernel, grid, args, index: int) -> dict:
         "params": names if len(names) == len(args) else None,
         "args": [describe(a) for a in args],
         "pid": os.getpid(),
+        "time": time.time(),  # orders launches against compiles and marks (a mark's compiles after it)
         "call_site": call_site(),
     }
 
 
 def _library_folders() -> tuple[str, ...]:
-    """The folders of the packages a launch passes through on its way from the program's line."""
-    folders = [os.path.dirname(os.path.abspath(__file__))]
+    """The folders of the packages a launch (or a mark the hook notices) passes through on its way
+    from the program's line: this file's, the hook's, Triton's and torch's."""
+    folders = [os.path.dirname(os.path.abspath(__file__)), os.path.dirname(os.path.abspath(contract.__file__))]
     for name in ("triton", "torch", "functools"):
         file = getattr(sys.modules.get(name), "__file__", None)
         if file:
@@ -146,14 +149,43 @@ def call_site() -> dict | None:
     return None
 
 
+def write_mark(log: str, name: str, via: str, depth: int = 1) -> None:
+    """One mark the program passed (`tritonscope.mark("warmup")`, or $TRITONSCOPE_MARK set), with the
+    time every compile and launch record also carries, and the program's line that marked it."""
+    frame: FrameType | None = sys._getframe(depth)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_library_folders()):
+        frame = frame.f_back
+    where = {"file": frame.f_code.co_filename, "line": frame.f_lineno} if frame is not None else None
+    record = {"mark": name, "time": time.time(), "pid": os.getpid(), "via": via, "call_site": where}
+    append_line(log, record)
+
+
+class MarkWatch:
+    """Notices a program that marks a point by setting $TRITONSCOPE_MARK (it cannot import tritonscope):
+    checked at each compile and launch, so the mark is logged before the first record after it. A
+    value the process started with (inherited from its parent) is no new mark."""
+
+    def __init__(self, log: str | None):
+        self.log, self.seen = log, os.environ.get(contract.ENV_MARK)
+
+    def __call__(self) -> None:
+        value = os.environ.get(contract.ENV_MARK)
+        if value != self.seen:
+            self.seen = value
+            if value and self.log:
+                write_mark(self.log, value, "environment", depth=2)
+
+
 class Recorder:
     """Appends each compiled kernel's first `limit` launches (in this process) to `log`."""
 
-    def __init__(self, log: str, limit: int):
-        self.log, self.limit = log, limit
+    def __init__(self, log: str, limit: int, marks: MarkWatch | None = None):
+        self.log, self.limit, self.marks = log, limit, marks
         self.counts: dict[str, int] = {}
 
     def __call__(self, kernel, grid, args) -> None:
+        if self.marks is not None:
+            self.marks()
         key = getattr(kernel, "hash", None)
         seen = self.counts.get(key, 0) if key is not None else 0
         if key is None or seen >= self.limit:
@@ -244,11 +276,11 @@ class StopAtLaunch:
         return not file or (defined_in is not None and os.path.realpath(defined_in) == os.path.realpath(file))
 
 
-def install(log: str, limit: int) -> None:
+def install(log: str, limit: int, marks: MarkWatch | None = None) -> None:
     stop = os.environ.get(contract.ENV_STOP_AT_LAUNCH)
     if limit <= 0 and not stop:
         return
-    recorder = Recorder(log, limit)
+    recorder = Recorder(log, limit, marks)
     wrap_launch_metadata(StopAtLaunch(recorder, json.loads(stop)) if stop else recorder)
     ensure_launch_enter_hook()
 

@@ -130,3 +130,30 @@ def is_constexpr_value(value: Any) -> bool:
     if value is None or isinstance(value, (bool, int, float, str, tl.dtype)):
         return True
     return type(value).__module__.startswith("triton.experimental.gluon") and type(value).__name__.endswith("Layout")
+
+
+class PointerArgument:
+    """What Triton's launcher reads of a tensor argument: its address (only its alignment matters) and dtype."""
+
+    def __init__(self, torch_dtype: str, byte_offset: int):
+        import torch
+
+        self.dtype = getattr(torch, torch_dtype.removeprefix("torch."))
+        self.byte_offset = byte_offset
+
+    def data_ptr(self) -> int:
+        return self.byte_offset
+
+
+def launch_key(value: Any, specialize: bool, align: bool, target) -> tuple[str, Any]:
+    """Triton's own (type, key) for one launch argument, by its launcher's code (`native_specialize_impl`,
+    Triton 3.5 on): ("i32", "D") for 4096, ("constexpr", 1) for 1, ("*bf16", "") for a misaligned
+    bf16 tensor; SPECIALIZE and ALIGN False as `do_not_specialize` and `do_not_specialize_on_alignment`
+    make them. TARGET is a core Target."""
+    from triton._C.libtriton import native_specialize_impl  # type: ignore[import-untyped]
+    from triton.compiler import make_backend
+
+    from .shims import gpu_target
+
+    backend = type(make_backend(gpu_target(target)))
+    return native_specialize_impl(backend, value, False, specialize, align)

@@ -4,4 +4,4 @@ view's options and its files) for the wrapper to draw and write. Imported in the
 
 from . import samples, listing, dump, compare, explain, check, diff, passes, report, bench, profile  # noqa: F401, I001
 from . import layout, grid, cache, trace, envs, reproduce, agent  # noqa: F401, I001
-from . import fit, explore  # noqa: F401, I001
+from . import fit, explore, recompiles  # noqa: F401, I001

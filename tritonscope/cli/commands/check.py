@@ -51,6 +51,16 @@ FitOpt = Annotated[
     ),
 ]
 
+NoCompilesAfterOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--no-compiles-after",
+        metavar="MARK",
+        help="Checking a capture: fail on any compile after the program passed MARK (tritonscope.mark('warmup')), "
+        "naming the kernel, the cause and the launch's line; the budget compiles_after_MARK=0.",
+    ),
+]
+
 
 @command()
 @variant_flags(file_optional=True)
@@ -63,6 +73,7 @@ def check(
     junit: JunitOpt = None,
     jobs: JobsOpt = None,
     fit: FitOpt = None,
+    no_compiles_after: NoCompilesAfterOpt = None,
     json_out: JsonOpt = False,
     timeout: TimeoutOpt = 300.0,
     cluster: ClusterOpt = None,
@@ -99,6 +110,8 @@ def check(
 
       tritonscope check after/ --fit sm86,sm89     (fail on a launched kernel that would not fit an L4)
 
+      tritonscope check run/ --no-compiles-after warmup     (fail on a compile after tritonscope.mark("warmup"))
+
       tritonscope check --cluster ray://head:10001     (every entry, compiled on a Ray cluster)
     """
     from ...app.check import check as run_check
@@ -107,6 +120,7 @@ def check(
     from .. import argtypes
     from .capture_check import check_capture
 
+    budget = [*(budget or ()), *([f"compiles_after_{no_compiles_after}=0"] if no_compiles_after else [])]
     if request is not None and isinstance(request.source, CaptureFolder):
         return check_capture(request, budget, baseline, update_baseline, project, junit, jobs, timeout, fit)
     if fit is not None:

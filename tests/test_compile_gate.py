@@ -1,0 +1,82 @@
+"""The gate on compiles after the warmup: `check DIR/ --no-compiles-after warmup`, the budget
+`compiles_after_warmup=0` in check's syntax and in the agent server's capture_check, on a capture
+with late compiles (tritonscope.mark) and one without (the mark set through $TRITONSCOPE_MARK)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from conftest import KERNELS
+
+PROGRAM = KERNELS / "recompile_program.py"
+RULES = ("divisible", "one", "aligned", "bias", "dtype", "row", "wide", "warps")  # each compiles again after it
+
+
+@pytest.fixture(scope="module")
+def captures(tmp_path_factory):
+    from conftest import Cli
+
+    root, cli = tmp_path_factory.mktemp("gate"), Cli()
+    cli("trace", "--target", "sm90", "-o", root / "late", "--", sys.executable, PROGRAM)
+    cli("trace", "--target", "sm90", "-o", root / "steady", "--", sys.executable, PROGRAM, "--no-late", "--env-mark")
+    return root
+
+
+def test_a_compile_after_the_mark_fails_naming_the_kernel_the_cause_and_the_line(cli, captures):
+    out = cli("check", captures / "late", "--no-compiles-after", "warmup", expect=1).stdout
+    flat = " ".join(out.split())
+    assert out.startswith("FAIL") and "8 of 8 failed" in flat
+    line = 1 + PROGRAM.read_text().splitlines().index(
+        "    k.divisible_kernel[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024)"
+    )
+    assert (
+        "divisible_kernel compiled again: `n_elements` was divisible by 16 in variant 1 and is not in variant 2 "
+        f"(n_elements=4099); launched at recompile_program.py:{line}"
+    ) in flat
+
+
+def test_the_gate_in_checks_json(cli, captures):
+    doc = json.loads(cli("check", captures / "late", "--budget", "compiles_after_warmup=0", "--json", expect=1).stdout)
+    assert doc["ok"] is False and doc["exit_code"] == 1
+    names = [e["name"].rsplit(":", 1)[1].split("@")[0] for e in doc["entries"]]
+    assert sorted(names) == sorted(f"{rule}_kernel" for rule in RULES)
+    broken = {e["name"].rsplit(":", 1)[1].split("@")[0]: e["broken"][0] for e in doc["entries"]}
+    assert broken["one_kernel"]["figure"] == "compiles_after_warmup" and broken["one_kernel"]["value"] == 8
+    assert broken["one_kernel"]["limit"] == "== 0"
+    assert broken["one_kernel"]["finding"].startswith("one_kernel compiled again: `n_rows` equals 1 in variant 2")
+    assert "a new dtype for `x_ptr`: *fp32 in variant 1, *fp16 in variant 2" in broken["dtype_kernel"]["finding"]
+
+
+def test_no_compile_after_the_mark_passes_and_a_budget_of_a_few_holds(cli, captures):
+    doc = json.loads(cli("check", captures / "steady", "--no-compiles-after", "warmup", "--json").stdout)
+    assert doc["ok"] is True and [e["figures"] for e in doc["entries"]] == [{"compiles_after_warmup": 0}]
+    marks = [json.loads(line) for line in (captures / "steady" / "marks.jsonl").read_text().splitlines()]
+    assert [(m["mark"], m["via"]) for m in marks] == [("warmup", "environment")]
+    assert cli("check", captures / "late", "--budget", "compiles_after_warmup<=8").stdout.startswith("PASS")
+
+
+def test_the_budget_is_a_captures_and_the_mark_must_exist(cli, captures):
+    said = cli("check", "sample:vector_add", "-t", "sm90", "--budget", "compiles_after_warmup=0", expect=2).stderr
+    assert "counts a capture's compiles after the program's mark" in said
+    said = cli("check", captures / "late", "--no-compiles-after", "serving", expect=2).stderr
+    assert "the program never passed a mark named 'serving' (its marks: warmup)" in said
+    assert (
+        "a count of compiles has no unit"
+        in cli("check", captures / "late", "--budget", "compiles_after_warmup<=1KiB", expect=2).stderr
+    )
+
+
+def test_the_agent_servers_capture_check_holds_the_same_budget(captures):
+    from test_agent import serving, structured
+
+    async def check(client):
+        late = {"folder": str(captures / "late"), "budgets": ["compiles_after_warmup=0"]}
+        held = structured(await client.call_tool("capture_check", late))
+        assert held["ok"] is False and len(held["entries"]) == len(RULES)
+        assert all(e["broken"][0]["figure"] == "compiles_after_warmup" for e in held["entries"])
+        steady = {"folder": str(captures / "steady"), "budgets": ["compiles_after_warmup=0"]}
+        assert structured(await client.call_tool("capture_check", steady))["ok"] is True
+
+    serving(check)

@@ -1,0 +1,196 @@
+"""`recompiles DIR/`: each of Triton's specialization rules on a small kernel made to trigger it
+after the program's warmup (tests/kernels/recompile_program.py), the cause's wording, the launch
+behind each compile, the autotuner's configs told apart, torch.compile's failed guard; and the fixes,
+compiled: the two launches then share one variant. The captures are real `trace --target sm90`s."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+
+import pytest
+from conftest import KERNELS
+
+PROGRAM = KERNELS / "recompile_program.py"
+
+
+@pytest.fixture(scope="module")
+def capture(tmp_path_factory):
+    from conftest import Cli
+
+    out = tmp_path_factory.mktemp("recompiles") / "run"
+    Cli()("trace", "--target", "sm90", "-o", out, "--", sys.executable, PROGRAM, "--torch")
+    return out
+
+
+@pytest.fixture(scope="module")
+def document(capture):
+    from conftest import Cli
+
+    return json.loads(Cli()("recompiles", capture, "--after", "warmup", "--json").stdout)
+
+
+def kernel(document, name):
+    return next(k for k in document["kernels"] if k["name"] == name)
+
+
+def late(document, name):
+    """The kernel's one compile after the warmup, with its causes' sentences."""
+    (variant,) = [v for v in kernel(document, name)["variants"] if "warmup" in v["marks_passed"]]
+    return variant, [c["said"] for c in variant["causes"]]
+
+
+def line_of(text: str) -> int:
+    """The line of recompile_program.py that starts with TEXT."""
+    return next(n for n, line in enumerate(PROGRAM.read_text().splitlines(), 1) if line.strip().startswith(text))
+
+
+def test_divisible_by_16_then_not_named_with_the_value_and_the_launch_line(document):
+    variant, said = late(document, "divisible_kernel")
+    assert said == ["`n_elements` was divisible by 16 in variant 1 and is not in variant 2 (n_elements=4099)"]
+    assert variant["role"] == "recompile" and variant["compared_with"] == 1
+    assert variant["launch"]["where"] == f"recompile_program.py:{line_of('k.divisible_kernel[')}"
+    assert variant["launch"]["values"] == "n_elements=4099" and variant["compile_seconds"] > 0
+
+
+def test_an_argument_equal_to_1(document):
+    _, said = late(document, "one_kernel")
+    assert said == ["`n_rows` equals 1 in variant 2, so Triton made it a constant"]
+
+
+def test_a_pointer_no_longer_aligned(document):
+    _, said = late(document, "aligned_kernel")
+    assert said == [
+        "`x_ptr` was 16-byte aligned in variant 1 and is not in variant 2 (it starts 1 element into its storage)"
+    ]
+
+
+def test_none_for_an_optional_pointer(document):
+    _, said = late(document, "bias_kernel")
+    assert said == ["`bias_ptr` is None in variant 2 (a None is a constant); variant 1 had *fp32"]
+
+
+def test_a_new_dtype(document):
+    _, said = late(document, "dtype_kernel")
+    assert said == [
+        "a new dtype for `x_ptr`: *fp32 in variant 1, *fp16 in variant 2",
+        "a new dtype for `out_ptr`: *fp32 in variant 1, *fp16 in variant 2",
+    ]
+
+
+def test_a_constexpr_from_next_power_of_2_of_an_argument(document):
+    variant, said = late(document, "row_kernel")
+    assert said == ["`BLOCK_SIZE` = `triton.next_power_of_2(n_cols)` changed 1024 → 2048 (n_cols=1000 → 1500)"]
+    assert variant["launch"]["values"] == "n_cols=1500, BLOCK_SIZE=2048"
+
+
+def test_an_integer_past_32_bits(document):
+    _, said = late(document, "wide_kernel")
+    assert said == ["`n` no longer fits in 32 bits in variant 2 (n=2147483653): i32 → i64"]
+
+
+def test_other_launch_options(document):
+    _, said = late(document, "warps_kernel")
+    assert said == ["launched with num_warps=8 (4 in variant 1)"]
+
+
+def test_the_autotuners_configs_are_told_apart_from_specialization(capture):
+    from tritonscope.app.recompiles import recompiles
+
+    result = recompiles(capture, fixes=False)  # without --after: every kernel compiled more than once
+    tuned = next(k for k in result.kernels if k.name == "tuned_kernel")
+    assert [(v.role, v.compared_with, v.causes) for v in tuned.variants] == [
+        ("first", None, ()),
+        ("autotune candidate", 1, ()),
+    ]
+    assert tuned.recompiles == 0 and "BLOCK=256, num_warps=8" not in tuned.variants[0].specialization
+    assert "BLOCK=256" in tuned.variants[1].specialization and "num_warps=8" in tuned.variants[1].specialization
+
+
+def test_a_torch_compile_guard_failure_and_the_kernels_it_brought(document):
+    (torch,) = document["torch_compiles"]
+    assert torch["said"] == (
+        "torch.compile guard failed on `L['h'].size()[1]` (48; entry 0/0 expected 16): "
+        "recompiled with a dynamic size (0/1)"
+    )
+    assert torch["reasons"] == ["0/0: tensor 'h' size mismatch at index 1. expected 16, actual 48"]
+    assert torch["launch"]["values"] == "h: [4, 48, 32]" and torch["seconds"] > 0
+    generated = kernel(document, torch["kernels"][0])
+    assert generated["generated_by_torch_compile"] and torch["fix"]["code"] == "torch._dynamo.mark_dynamic(h, 1)"
+    later = [v for v in generated["variants"] if v["torch_compile"] == "0/1"]
+    assert later and all(v["launch"]["where"] == torch["launch"]["where"] for v in later)
+
+
+def test_compile_times_add_up_and_the_gate_counts_the_late_ones(document):
+    for k in document["kernels"]:
+        counted = [v["compile_seconds"] for v in k["variants"] if v["role"] != "same binary again"]
+        assert k["compile_seconds"] == pytest.approx(sum(counted), abs=1e-3)
+    assert document["after_mark"] == {"compiles": 10, "torch_compiles": 1}  # 8 rules, the torch kernel's 2 configs
+    assert document["marks"] == [f"warmup at recompile_program.py:{line_of('tritonscope.mark(')}"]
+
+
+def fix_of(document, name, code_part):
+    return next(f for f in kernel(document, name)["fixes"] if code_part in f["code"])
+
+
+def test_do_not_specialize_proved_with_its_cost(document):
+    fix = fix_of(document, "divisible_kernel", "do_not_specialize")
+    assert fix["code"] == '@triton.jit(do_not_specialize=["n_elements"])'
+    assert fix["proved"] is True
+    assert fix["proof"].startswith("n_elements=4096 and n_elements=4099 then specialize alike: one variant")
+    assert "global load bits 128 → 32" in fix["cost"]  # the hint's worth: 4 floats per load
+    assert fix_of(document, "one_kernel", "do_not_specialize")["proved"] is True
+
+
+def test_a_bucketed_constexpr_and_the_same_options_proved(document):
+    bucket = fix_of(document, "row_kernel", "BLOCK_SIZE=")
+    assert bucket["code"] == "BLOCK_SIZE=max(2048, triton.next_power_of_2(n_cols))" and bucket["proved"] is True
+    assert re.search(r"registers \d+ → \d+", bucket["cost"])  # the wider block costs registers
+    assert fix_of(document, "warps_kernel", "num_warps=4")["proved"] is True
+    alignment = fix_of(document, "aligned_kernel", "do_not_specialize_on_alignment")
+    assert alignment["proved"] is True and "x_ptr at element 0 and x_ptr at element 1" in alignment["proof"]
+
+
+def test_what_cannot_share_a_variant_is_said_and_not_proved(document):
+    for name in ("bias_kernel", "dtype_kernel", "wide_kernel"):
+        (fix,) = kernel(document, name)["fixes"]
+        assert fix["proved"] is None and fix["code"] == "" and "warm" in fix["said"]
+
+
+def test_do_not_specialize_applied_to_the_kernel_file_gives_one_variant(tmp_path, cli):
+    """The fix as the user would write it, compiled for both launches: one binary."""
+    source = (KERNELS / "recompile_kernels.py").read_text()
+    fixed = tmp_path / "fixed_kernels.py"
+    fixed.write_text(
+        source.replace(
+            "@triton.jit\ndef divisible_kernel", '@triton.jit(do_not_specialize=["n_elements"])\ndef divisible_kernel'
+        )
+    )
+    hashes = []
+    for n in (4096, 4099):
+        out = cli("dump", fixed, "-k", "divisible_kernel", "-a", f"n_elements={n}", "-c", "BLOCK=1024", "--json")
+        hashes.append(json.loads(out.stdout)["metadata"]["hash"])
+    assert hashes[0] == hashes[1]
+
+
+def test_the_terminal_view_fits_80_columns(capture):
+    from typer.testing import CliRunner
+
+    from tritonscope.cli.runner import app
+
+    result = CliRunner().invoke(
+        app, ["recompiles", str(capture), "--after", "warmup", "--no-prove"], env={"COLUMNS": "80"}
+    )
+    out = result.stdout
+    assert result.exit_code == 0, out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert "`n_elements` was divisible by 16 in variant 1" in out.replace("\n       ", " ")
+    assert "after warmup: 10 kernel compiles, 1 torch.compile" in out.replace("\n  ", " ")
+
+
+def test_a_mark_no_program_passed_and_a_folder_that_is_no_capture(capture, cli, tmp_path):
+    said = cli("recompiles", capture, "--after", "steady", expect=2).stderr
+    assert "never passed a mark named 'steady' (its marks: warmup)" in said
+    said = cli("recompiles", tmp_path, expect=2).stderr
+    assert "not a capture made by `tritonscope trace`" in said

@@ -1,0 +1,116 @@
+"""Which torch.compile recompiles the declared sizes will make, from the warmup's frame compiles: each
+entry's size guards (parsers/dynamo_guards.py), the inputs' dims as functions of the sizes, and
+dynamo's own policy replayed: a call no entry's guards accept compiles a new entry, in which a dim
+that has taken two values is dynamic (`2 <= size`, as automatic dynamic shapes makes it) unless it is
+0 or 1 (those stay static, the "0/1 specialization"), and every other dim is static.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..parsers.dynamo_guards import Bound, Guards
+from .size_expressions import Expr, evaluate
+
+RECOMPILE_LIMIT = 8  # torch._dynamo.config.recompile_limit: past it the function runs eagerly
+
+
+@dataclass(frozen=True)
+class FrameModel:
+    function: str
+    file: str | None
+    line: int | None
+    dims: dict[str, tuple[Expr | None, ...]]  # each tensor input's dims over the sizes (None: held)
+    held: dict[str, tuple[int, ...]]  # each input's shape at the last warmup compile
+    entries: tuple[Guards, ...]
+    seen: dict[tuple[str, int], frozenset[int]]  # the values each dim had at the warmup's compiles
+
+
+@dataclass(frozen=True)
+class PredictedEntry:
+    function: str
+    sizes: dict[str, tuple[int | None, ...]]
+    example: dict[str, int]
+    shapes: dict[str, tuple[int, ...]]
+
+    @property
+    def text(self) -> str:
+        return "; ".join(
+            f"{n}: [{', '.join('dynamic' if d is None else str(d) for d in s)}]" for n, s in self.sizes.items()
+        )
+
+
+def _representatives(lo: int, hi: int, breaks: set[int]) -> list[int]:
+    """The values of lo..hi where a size guard can change its answer, and one between each two."""
+    near = {lo, hi} | {b + d for b in breaks for d in (-1, 0, 1)} | {1, 2, 3}
+    points = sorted(p for p in near if lo <= p <= hi)
+    between = [(a + b) // 2 for a, b in itertools.pairwise(points) if b - a > 1]
+    return sorted(set(points) | set(between))
+
+
+def _breaks(frame: FrameModel) -> set[int]:
+    found = {v for values in frame.seen.values() for v in values}
+    for entry in frame.entries:
+        found |= {d for dims in entry.sizes.values() for d in dims if d is not None}
+        found |= {b.limit for b in entry.bounds if b.limit < 2**31 - 1}
+    return found
+
+
+def shapes_at(frame: FrameModel, point: dict[str, int]) -> dict[str, tuple[int, ...]]:
+    env = {n: np.array([v]) for n, v in point.items()}
+    shapes = {}
+    for name, dims in frame.dims.items():
+        held = frame.held.get(name, ())
+        shapes[name] = tuple(
+            int(np.asarray(evaluate(d, env)).ravel()[0]) if d is not None else held[i] for i, d in enumerate(dims)
+        )
+    return shapes
+
+
+def accepts(entry: Guards, shapes: dict[str, tuple[int, ...]]) -> bool:
+    for name, sizes in entry.sizes.items():
+        shape = shapes.get(name)
+        if shape is None:
+            continue
+        if len(shape) != len(sizes) or any(s is not None and s != v for s, v in zip(sizes, shape, strict=True)):
+            return False
+    return all(b.holds(shapes) is not False for b in entry.bounds)
+
+
+def new_entry(frame: FrameModel, shapes: dict[str, tuple[int, ...]], seen: dict) -> Guards:
+    """The entry dynamo compiles for SHAPES: a dim seen with two values is dynamic unless 0 or 1."""
+    sizes, bounds = {}, []
+    for name, shape in shapes.items():
+        dims = []
+        for i, value in enumerate(shape):
+            varied = len(seen.get((name, i), frozenset()) | {value}) > 1
+            dims.append(None if varied and value >= 2 else value)
+            if dims[-1] is None:
+                bounds.append(Bound(1, ((name, i),), "<=", 2, lower=True))
+        sizes[name] = tuple(dims)
+    return Guards(sizes, tuple(bounds))
+
+
+def predict_frame(frame: FrameModel, ranges: dict[str, tuple[int, int]]) -> list[PredictedEntry]:
+    """The entries the sizes' calls would compile, in ascending order of the sizes (dynamo keeps each)."""
+    used = sorted({s for dims in frame.dims.values() for d in dims if d is not None for s in d.sizes})
+    if not used:
+        return []
+    breaks = _breaks(frame)
+    axes = [_representatives(*ranges[s], breaks) for s in used]
+    entries, seen, found = list(frame.entries), dict(frame.seen), []
+    for values in itertools.product(*axes):
+        point = dict(zip(used, values, strict=True))
+        shapes = shapes_at(frame, point)
+        if any(accepts(e, shapes) for e in entries):
+            continue
+        entry = new_entry(frame, shapes, seen)
+        for name, shape in shapes.items():
+            for i, v in enumerate(shape):
+                seen[(name, i)] = seen.get((name, i), frozenset()) | {v}
+        entries.append(entry)
+        found.append(PredictedEntry(frame.function, entry.sizes, point, shapes))
+    return found

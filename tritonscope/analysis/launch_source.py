@@ -1,0 +1,109 @@
+"""The program's own launch line, read: which expression each argument of `kernel[grid](...)` was
+(`seq`, `batch * seq`, `block` assigned `triton.next_power_of_2(seq)` two lines above), and the
+shape a tensor was given where the line makes it (`x.view(batch, seq, HIDDEN)`, `torch.empty(n, d)`).
+A name is resolved through the last assignment to it before the line in the same function, else
+through the module's own assignment of it."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .size_expressions import Expr, from_source
+
+_SHAPED = {"view", "reshape", "expand", "new_empty", "new_zeros", "new_ones", "empty", "zeros", "ones", "randn", "rand"}
+
+
+@dataclass(frozen=True)
+class LaunchLine:
+    """The expressions of one launch: by parameter name, and the grid's (`grid[0]`)."""
+
+    arguments: dict[str, ast.expr]
+    resolve: Callable[[str], ast.expr | None]
+
+    def expression(self, name: str, sizes: frozenset[str]) -> Expr | None:
+        node = self.arguments.get(name)
+        return from_source(node, sizes, self.resolve) if node is not None else None
+
+    def shape(self, name: str, sizes: frozenset[str]) -> list[Expr | None] | None:
+        """The dims of the tensor argument NAME where the line (or the assignment it names) shapes it."""
+        node = self.arguments.get(name)
+        for _ in range(8):
+            if isinstance(node, ast.Name):
+                node = self.resolve(node.id)
+                continue
+            break
+        if not isinstance(node, ast.Call) or _called(node) not in _SHAPED:
+            return None
+        dims = (
+            node.args[0].elts if len(node.args) == 1 and isinstance(node.args[0], (ast.Tuple, ast.List)) else node.args
+        )
+        return [from_source(d, sizes, self.resolve) for d in dims]
+
+
+def _called(node: ast.Call) -> str:
+    func = node.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def parsed(source: str) -> ast.Module | None:
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def kernel_launch(tree: ast.Module, line: int, kernel: str, params: list[str]) -> LaunchLine | None:
+    """The launch `kernel[grid](...)` on LINE, its arguments mapped to PARAMS."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript) and _spans(node, line):
+            target = node.func.value
+            name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+            if name != kernel:
+                continue
+            arguments = dict(zip(params, node.args, strict=False))
+            arguments.update({k.arg: k.value for k in node.keywords if k.arg})
+            grid = node.func.slice
+            if isinstance(grid, ast.Tuple):
+                arguments.update({f"grid[{i}]": g for i, g in enumerate(grid.elts)})
+            return LaunchLine(arguments, _resolver(tree, line))
+    return None
+
+
+def function_call(tree: ast.Module, line: int, params: list[str]) -> LaunchLine | None:
+    """The call on LINE with as many arguments as PARAMS (a torch.compile'd function's call)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _spans(node, line) and len(node.args) == len(params) and params:
+            return LaunchLine(dict(zip(params, node.args, strict=True)), _resolver(tree, line))
+    return None
+
+
+def _spans(node: ast.AST, line: int) -> bool:
+    first = getattr(node, "lineno", 0)
+    return first <= line <= (getattr(node, "end_lineno", None) or first)
+
+
+def _resolver(tree: ast.Module, line: int) -> Callable[[str], ast.expr | None]:
+    """Names as the line sees them: the function's last assignment before it, else the module's."""
+    spanning = [f for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and _spans(f, line)]
+    function = max(spanning, key=lambda f: f.lineno, default=None)  # the innermost
+    local = _assignments(function, before=line) if function is not None else {}
+    module = _assignments(tree, before=None, top_only=True)
+
+    def resolve(name: str) -> ast.expr | None:
+        return local.get(name, module.get(name))
+
+    return resolve
+
+
+def _assignments(scope: ast.AST, before: int | None, top_only: bool = False) -> dict[str, ast.expr]:
+    found: dict[str, tuple[int, ast.expr]] = {}
+    nodes = scope.body if top_only and hasattr(scope, "body") else ast.walk(scope)
+    for node in nodes:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            if before is None or node.lineno < before:
+                name = node.targets[0].id
+                if name not in found or found[name][0] < node.lineno:
+                    found[name] = (node.lineno, node.value)
+    return {name: value for name, (_, value) in found.items()}

@@ -1,0 +1,268 @@
+"""Which variants a kernel will compile for the sizes a server declares, worked out from its warmup
+with no GPU: each argument Triton specializes on, as a function of the declared sizes (read from the
+program's launch line, or found equal to another argument, or its next power of two, in every warmup
+launch), evaluated over every point of the declared ranges by Triton's rules (divisible by 16, equal
+to 1, past 32 bits, a constexpr's value); each specialization the warmup did not compile is a compile
+to come. An argument that is no function of the declared sizes is held at the values the warmup saw,
+and said so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .launch_source import LaunchLine
+from .recompile_causes import causes
+from .size_expressions import Expr, const, evaluate, next_power_of_2
+from .specialization import Param, Specialization, launch_values, specialization
+
+LIMIT = 2_000_000  # points evaluated at once; past it each size is sampled where the rules change
+_I32 = (-(2**31), 2**31 - 1)
+
+
+@dataclass(frozen=True)
+class ParamModel:
+    """How one parameter's specialization follows from the declared sizes."""
+
+    name: str
+    kind: str  # "int", "constexpr" (a value: Expr or held values), "fixed" (one Param), "choices" (Params seen)
+    expr: Expr | None = None
+    held: tuple = ()  # no function of the sizes: the values (or Params) the warmup saw
+    how: str = ""  # "the launch line", "equal to seq_len in every warmup launch", "constant", ...
+
+    @property
+    def said(self) -> str:
+        if self.expr is not None:
+            return f"{self.name} = {self.expr.text} ({self.how})"
+        if self.kind == "fixed":
+            return f"{self.name}: {self.held[0].text.split(': ', 1)[-1]} in every warmup launch"
+        shown = ", ".join(str(v.text if isinstance(v, Param) else v) for v in self.held[:6])
+        return f"{self.name}: not a function of the declared sizes; held at what the warmup saw ({shown})"
+
+
+@dataclass(frozen=True)
+class KernelModel:
+    name: str
+    params: tuple[ParamModel, ...]
+    warmup: tuple[tuple[Param, ...], ...]  # the warmup's specializations (an autotuner's fields left out)
+    config: frozenset[str]
+    not_specialized: frozenset[str]
+    configs: int  # compiles per specialization: the autotuner's configs (1 without one)
+    launch: dict | None  # a warmup launch, for the causes' wording
+
+
+@dataclass(frozen=True)
+class Predicted:
+    """A specialization the warmup did not compile, and the declared sizes that make it."""
+
+    kernel: str
+    key: tuple[Param, ...]
+    compiles: int
+    points: int
+    where: str  # "seq in 17..31 (15 values)"
+    example: dict[str, int]  # the sizes of one point that makes it
+    arguments: dict[str, int]  # its integer arguments and constexprs there
+    differs: tuple[str, ...]  # what differs from the nearest warmup variant
+
+
+def model(
+    name: str,
+    records: list[dict],
+    launches: list[dict],
+    line: LaunchLine | None,
+    sizes: dict[str, tuple[int, int]],
+    declared: set[str],
+    not_specialized: frozenset[str],
+    config: frozenset[str],
+) -> KernelModel:
+    """The kernel's parameters as functions of SIZES, from its warmup compiles and launches."""
+    names = frozenset(sizes)
+    seen = [launch_values(x) for x in launches]
+    specs = [specialization(r) for r in records]
+    params: list[ParamModel] = []
+    for p in specs[0].params:
+        if p.name in config:
+            continue
+        kind = "other" if not _all_int(seen, p.name) else "constexpr" if p.name in declared else "int"
+        if kind == "other":
+            params.append(_held_params(p.name, specs))
+            continue
+        expr, how = _expression(p.name, line, names, seen, params)
+        values = tuple(dict.fromkeys(v[p.name] for v in seen if p.name in v))
+        params.append(ParamModel(p.name, kind, expr, values if expr is None else (), how))
+    warmup = tuple(dict.fromkeys(s.without(config)[0] for s in specs))
+    configs = max(1, len(records) // max(1, len(warmup)))
+    return KernelModel(name, tuple(params), warmup, config, not_specialized, configs, launches[0] if launches else None)
+
+
+def _all_int(seen: list[dict], name: str) -> bool:
+    values = [v.get(name) for v in seen]
+    return bool(values) and all(isinstance(x, int) and not isinstance(x, bool) for x in values)
+
+
+def _held_params(name: str, specs: list[Specialization]) -> ParamModel:
+    """A pointer, a float, a None: its Params as the warmup's compiles had them."""
+    found = tuple(dict.fromkeys(p for s in specs for p in s.params if p.name == name))
+    return ParamModel(name, "fixed" if len(found) == 1 else "choices", held=found)
+
+
+def _expression(name: str, line: LaunchLine | None, sizes, seen: list[dict], known: list[ParamModel]):
+    """(the Expr of NAME over the sizes, how it was found), or (None, why not)."""
+    expr = line.expression(name, sizes) if line is not None else None
+    if expr is not None and not expr.sizes:
+        expr = const(int(evaluate(expr, {})))  # triton.next_power_of_2(VOCAB): a constant
+    if expr is not None and _consistent(expr, name, seen, known):
+        return expr, "the launch line"
+    values = [v.get(name) for v in seen]
+    for other in known:
+        if other.expr is None or other.kind not in ("int", "constexpr"):
+            continue
+        others = [v.get(other.name) for v in seen]
+        if values == others:
+            return other.expr, f"equal to {other.name} in every warmup launch"
+        if all(isinstance(o, int) and x == int(next_power_of_2(o)) for x, o in zip(values, others, strict=True)):
+            return Expr("next_power_of_2", (other.expr,)), f"next_power_of_2({other.name}) in every warmup launch"
+    if len(set(values)) == 1 and isinstance(values[0], int):
+        return const(values[0]), "the same in every warmup launch"
+    return None, "not a function of the declared sizes"
+
+
+def _consistent(expr: Expr, name: str, seen: list[dict], known: list[ParamModel]) -> bool:
+    """Whether EXPR gives NAME's value in every warmup launch where the sizes it reads are known
+    (a parameter that is a size itself carries the size's value in its launch)."""
+    carriers = {p.expr.args[0]: p.name for p in known if p.expr is not None and p.expr.op == "size"}
+    if expr.op == "size":
+        return True
+    for values in seen:
+        env = {s: np.int64(values[carriers[s]]) for s in expr.sizes if s in carriers and carriers[s] in values}
+        if len(env) == len(expr.sizes) and int(evaluate(expr, env)) != values.get(name):
+            return False
+    return True
+
+
+def carried_values(models: list[KernelModel], launches: dict[str, list[dict]]) -> dict[str, set[int]]:
+    """The values each declared size took in the warmup, read off the parameters equal to it."""
+    found: dict[str, set[int]] = {}
+    for m in models:
+        for p in m.params:
+            if p.expr is not None and p.expr.op == "size":
+                for launch in launches.get(m.name, []):
+                    value = launch_values(launch).get(p.name)
+                    if isinstance(value, int):
+                        found.setdefault(p.expr.args[0], set()).add(value)
+    return found
+
+
+def _axes(m: KernelModel, sizes: dict[str, tuple[int, int]]) -> tuple[dict[str, np.ndarray], bool]:
+    """The values each axis takes: a declared size (its range, sampled past LIMIT points), or a
+    parameter held at what the warmup saw (its values, or the index of its Params)."""
+    used = sorted({s for p in m.params if p.expr is not None for s in p.expr.sizes})
+    axes = {s: np.arange(sizes[s][0], sizes[s][1] + 1, dtype=np.int64) for s in used}
+    for p in m.params:
+        if p.expr is None and p.kind in ("int", "constexpr", "choices") and p.held:
+            axes[f"held:{p.name}"] = np.arange(len(p.held)) if p.kind == "choices" else np.array(p.held, dtype=np.int64)
+    total = int(np.prod([len(a) for a in axes.values()])) if axes else 1
+    sampled = total > LIMIT
+    if sampled:
+        axes = {k: (_sample(*sizes[k]) if k in sizes else a) for k, a in axes.items()}
+    return axes, sampled
+
+
+def _sample(lo: int, hi: int) -> np.ndarray:
+    """The values of lo..hi where Triton's rules can change: the first thousand, then around each
+    power of two and multiple of 256, and hi."""
+    picked = set(range(lo, min(hi, lo + 1023) + 1)) | {hi}
+    power = 1
+    while power <= hi:
+        picked |= {v for v in (power - 1, power, power + 1, power + 16) if lo <= v <= hi}
+        power *= 2
+    picked |= set(range(max(lo, 256), hi + 1, 256))
+    return np.array(sorted(picked), dtype=np.int64)
+
+
+def predict(m: KernelModel, sizes: dict[str, tuple[int, int]]) -> tuple[list[Predicted], bool]:
+    """The specializations the declared sizes give that the warmup did not compile (and whether the
+    ranges were sampled)."""
+    axes, sampled = _axes(m, sizes)
+    names = list(axes)
+    grids = np.meshgrid(*axes.values(), indexing="ij") if axes else []
+    env = {n: g.ravel() for n, g in zip(names, grids, strict=True)}
+    count = len(next(iter(env.values()))) if env else 1
+    columns = [np.broadcast_to(_code(m, p, env), (count,)) for p in m.params]
+    table = np.stack(columns, axis=1) if columns else np.zeros((1, 0), dtype=np.int64)
+    rows, first, counts = np.unique(table, axis=0, return_index=True, return_counts=True)
+    found = []
+    for row, index, points in zip(rows, first, counts, strict=True):
+        key = tuple(_param(m, p, env, int(index)) for p in m.params)
+        if key in m.warmup:
+            continue
+        mask = np.all(table == row, axis=1)
+        example = {n: int(env[n][index]) for n in names if not n.startswith("held:")}
+        where = _where({n: env[n][mask] for n in names if not n.startswith("held:")})
+        arguments = {p.name: _at(m, p, env, int(index)) for p in m.params if p.kind in ("int", "constexpr")}
+        differs = _differs(m, key, arguments)
+        found.append(Predicted(m.name, key, m.configs, int(points), where, example, arguments, differs))
+    return found, sampled
+
+
+def _values(m: KernelModel, p: ParamModel, env: dict[str, np.ndarray]):
+    if p.expr is not None:
+        return evaluate(p.expr, env)
+    return env[f"held:{p.name}"] if f"held:{p.name}" in env else np.int64(0)
+
+
+def _code(m: KernelModel, p: ParamModel, env: dict[str, np.ndarray]) -> np.ndarray:
+    """A number per point that decides the parameter's specialization (the rows compared)."""
+    if p.kind == "fixed":
+        return np.zeros((), dtype=np.int64)
+    values = np.asarray(_values(m, p, env), dtype=np.int64)
+    if p.kind in ("constexpr", "choices"):
+        return values
+    specialize = p.name not in m.not_specialized
+    wide = (values < _I32[0]) | (values > _I32[1])
+    return (values == 1) * specialize * 4 + (values % 16 == 0) * specialize * 2 + wide
+
+
+def _at(m: KernelModel, p: ParamModel, env: dict[str, np.ndarray], index: int) -> int:
+    value = np.asarray(_values(m, p, env))
+    return int(value.ravel()[index] if value.ndim else value)
+
+
+def _param(m: KernelModel, p: ParamModel, env: dict[str, np.ndarray], index: int) -> Param:
+    if p.kind == "fixed":
+        return p.held[0]
+    value = _at(m, p, env, index)
+    if p.kind == "choices":
+        return p.held[value]
+    if p.kind == "constexpr":
+        return Param(p.name, "constexpr", str(value))
+    specialize = p.name not in m.not_specialized
+    if value == 1 and specialize:
+        return Param(p.name, "constexpr", "1")
+    kind = "i32" if _I32[0] <= value <= _I32[1] else "u64" if value >= 2**63 else "i64"
+    return Param(p.name, kind, None, "D" if specialize and value % 16 == 0 else "")
+
+
+def _where(values: dict[str, np.ndarray]) -> str:
+    """The sizes that make a variant, short: `seq in 17..31 (15 values)`, `batch in 1..32 and seq = 48`."""
+    parts = []
+    for name, found in values.items():
+        distinct = np.unique(found)
+        if len(distinct) == 1:
+            parts.append(f"{name} = {distinct[0]}")
+        elif len(distinct) <= 3:
+            parts.append(f"{name} in {', '.join(map(str, distinct))}")
+        else:
+            parts.append(f"{name} in {distinct[0]}..{distinct[-1]} ({len(distinct)} values)")
+    return " and ".join(parts)
+
+
+def _differs(m: KernelModel, key: tuple[Param, ...], arguments: dict[str, int]) -> tuple[str, ...]:
+    """What differs from the nearest warmup specialization, in the kernel's terms."""
+    nearest = min(m.warmup, key=lambda w: sum(1 for a, b in zip(w, key, strict=False) if a != b))
+    launch = {"params": list(arguments), "args": [{"kind": "int", "value": v} for v in arguments.values()]}
+    labels = ("the warmup", "this variant")
+    said = causes(Specialization(nearest), Specialization(key), ([m.launch] if m.launch else [], [launch]), labels)
+    return tuple(c.said for c in said)

@@ -1,0 +1,53 @@
+"""check's budget on a capture's compiles after a mark (`check DIR/ --no-compiles-after warmup`, or
+`--budget compiles_after_warmup=0`): the compiles a GPU run would make after the program passed the
+mark, counted, each one failing with its kernel, its cause (app/recompiles.py) and the program's line
+that launched it; torch.compile's frame compiles after the mark count too. Read from the capture's
+logs: nothing is compiled."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..analysis.recompile_causes import CANDIDATE, FIRST
+from ..core.model import Budget, CheckEntry, VariantRequest
+from ..results.check import Broken, EntryOutcome
+from ..results.recompiles import KernelHistory, Variant
+from .check import COMPILES_AFTER
+from .recompiles import recompiles
+
+
+def gate_outcomes(folder: Path, budgets: list[Budget]) -> list[EntryOutcome]:
+    """One outcome per compile after each budget's mark (each failing where the count breaks the
+    budget), or one passing outcome for a mark with none after it."""
+    outcomes = []
+    for budget in budgets:
+        mark = budget.figure.removeprefix(COMPILES_AFTER)
+        result = recompiles(folder, after=mark, fixes=False)
+        late = [(f"{folder}/:{k.name}@{v.hash[:8]}", _said(k, v), v.launch) for k, v in result.late()]
+        late += [(f"torch.compile {t.function} ({t.compile_id})", t.said, t.launch) for t in result.late_torch()]
+        count, holds = len(late), budget.holds(len(late))
+        for name, said, launch in late:
+            where = f"launched at {launch.where}" if launch is not None else "no launch recorded"
+            broken = (
+                () if holds else (Broken(budget.figure, count, f"{budget.op} {budget.limit:g}", f"{said}; {where}"),)
+            )
+            outcomes.append(_outcome(name, budget, {budget.figure: count}, broken))
+        if not late:
+            outcomes.append(_outcome(f"{folder}/: compiles after {mark}", budget, {budget.figure: 0}, ()))
+    return outcomes
+
+
+def _outcome(name: str, budget: Budget, figures: dict, broken: tuple[Broken, ...]) -> EntryOutcome:
+    entry = CheckEntry(name, VariantRequest(file=name.partition("/:")[0] or name), (budget,))
+    return EntryOutcome(entry, None, figures, broken)
+
+
+def _said(kernel: KernelHistory, v: Variant) -> str:
+    """Why this compile happened, in one sentence: its causes, or what kind of compile it is."""
+    if v.causes:
+        return f"{kernel.name} compiled again: " + "; ".join(c.said for c in v.causes)
+    if v.role == FIRST:
+        return f"{kernel.name} compiled for the first time: it was not launched before the mark"
+    if v.role == CANDIDATE:
+        return f"{kernel.name}: another of the autotuner's configs, for the specialization of #{v.compared_with}"
+    return f"{kernel.name} compiled again with the same specialization as #{v.compared_with}"

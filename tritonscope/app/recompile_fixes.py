@@ -1,0 +1,189 @@
+"""One concrete fix per cause of a kernel's recompiles, and, where it is cheap, its proof: the two
+launches that made two variants specialize alike with the fix, and the one variant compiled
+(app/fix_proofs.py, in a worker). The fixes:
+
+- divisibility by 16 or the value 1 of an integer: `do_not_specialize=[...]` on @triton.jit, with its
+  cost in the compiled code; a stride is padded to a multiple of 16 instead, which keeps the hint;
+- a pointer's alignment: `do_not_specialize_on_alignment=[...]`;
+- a constexpr taken from a size (`triton.next_power_of_2(N)`): bucketed into fewer values;
+- launch options that differ: the same options every time;
+- None, a dtype, an integer past 32 bits, a new definition: two kernels by design; warm both up.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+
+from ..analysis import recompile_causes as rc
+from ..analysis.specialization import generated_by_torch, not_specialized
+from ..captures.timeline import Timeline
+from ..core.pysource import declared_constexprs
+from ..results.recompiles import Fix, KernelHistory, Variant
+from .fix_proofs import FixPlan
+
+DNS, ALIGN, PAD, BUCKET, OPTIONS, WARM = "do_not_specialize", "alignment", "pad", "bucket", "options", "warm up"
+PROVABLE = (DNS, ALIGN, PAD, BUCKET, OPTIONS)
+
+
+@dataclass(frozen=True)
+class Remedy:
+    how: str  # DNS, ALIGN, PAD, BUCKET, OPTIONS, WARM
+    kind: str  # the cause's kind it answers
+    params: tuple[str, ...]
+    value: object = None  # BUCKET: the one value; OPTIONS: the option's value
+
+
+def _how(cause: rc.Cause) -> str:
+    if cause.kind == rc.DIVISIBILITY:
+        return PAD if "stride" in str(cause.param) else DNS
+    return {rc.EQUAL_TO_1: DNS, rc.ALIGNMENT: ALIGN, rc.CONSTEXPR: BUCKET, rc.OPTIONS: OPTIONS}.get(cause.kind, WARM)
+
+
+def remedies(kernel: KernelHistory) -> list[Remedy]:
+    """The kernel's remedies, one per kind of change, each naming every parameter it covers."""
+    found: dict[tuple[str, str | None], Remedy] = {}
+    for variant in kernel.variants:
+        for cause in variant.causes:
+            how = _how(cause)
+            key = (how, cause.param if how in (BUCKET, OPTIONS) else cause.kind if how == WARM else None)
+            known = found.get(key)
+            params = tuple(dict.fromkeys((*(known.params if known else ()), str(cause.param))))
+            found[key] = Remedy(how, known.kind if known else cause.kind, params, _value(kernel, cause, how))
+    return list(found.values())
+
+
+def _value(kernel: KernelHistory, cause: rc.Cause, how: str) -> object:
+    if how == OPTIONS:
+        return cause.before
+    if how != BUCKET:
+        return None
+    values = [int(v) for v in _constexpr_values(kernel, str(cause.param)) if v.lstrip("-").isdigit()]
+    return max(values) if values else cause.after
+
+
+def _constexpr_values(kernel: KernelHistory, name: str) -> list[str]:
+    found = []
+    for variant in kernel.variants:
+        match = re.search(rf"(?:^|, ){re.escape(name)}=([^,]+)", variant.specialization)
+        if match:
+            found.append(match.group(1))
+    return found
+
+
+def _decorated(source: str, keyword: str, names: tuple[str, ...]) -> str:
+    """The kernel's @triton.jit line with KEYWORD=[NAMES] added."""
+    line = next(
+        (x.strip() for x in source.splitlines() if x.strip().startswith(("@triton.jit", "@jit"))), "@triton.jit"
+    )
+    listed = "[" + ", ".join(f'"{n}"' for n in names) + "]"
+    if "(" not in line:
+        return f"{line}({keyword}={listed})"
+    inside = line[line.index("(") + 1 : line.rindex(")")].strip()
+    return f"{line[: line.index('(')]}({inside + ', ' if inside else ''}{keyword}={listed})"
+
+
+def fix(kernel: KernelHistory, remedy: Remedy, record: dict) -> Fix:
+    """The remedy said as a change to the program, not yet proved."""
+    source, names = str(record.get("source") or ""), ", ".join(f"`{p}`" for p in remedy.params)
+    param = ", ".join(remedy.params)
+    if remedy.how == DNS:
+        code = _decorated(source, "do_not_specialize", remedy.params)
+        said = f"{code}: Triton then neither makes {names} a constant when 1 nor marks its divisibility by 16"
+    elif remedy.how == ALIGN:
+        code = _decorated(source, "do_not_specialize_on_alignment", remedy.params)
+        said = f"{code} (or pass {names} from the start of its storage, e.g. .contiguous())"
+    elif remedy.how == PAD:
+        code = f"{remedy.params[0]} = triton.cdiv({remedy.params[0]}, 16) * 16  # allocate rows this wide"
+        said = f"pad {names} to a multiple of 16 where the rows are allocated, so it is divisible by 16 at every size"
+    elif remedy.how == BUCKET:
+        code = _bucket_code(kernel, remedy)
+        said = f"bucket `{param}` into fewer values: launch with {code}"
+    elif remedy.how == OPTIONS:
+        code = f"{param}={remedy.value}"
+        said = f"launch with {code} every time"
+    else:
+        code, said = "", _warm_up(kernel, remedy)
+    return Fix(remedy.kind, param, said, code)
+
+
+def _bucket_code(kernel: KernelHistory, remedy: Remedy) -> str:
+    name = remedy.params[0]
+    made = next((c.made_from for v in kernel.variants for c in v.causes if c.param == name and c.made_from), None)
+    return f"{name}=max({remedy.value}, triton.next_power_of_2({made}))" if made else f"{name}={remedy.value}"
+
+
+def _warm_up(kernel: KernelHistory, remedy: Remedy) -> str:
+    names = ", ".join(f"`{p}`" for p in remedy.params)
+    if remedy.kind == rc.NONE:
+        return f"launch {kernel.name} with {names} None in the warmup too: a None is a constant, two kernels by design"
+    if remedy.kind == rc.DTYPE:
+        return f"run the warmup with this dtype of {names} too, or cast to the warmup's before the launch"
+    if remedy.kind == rc.INTEGER_WIDTH:
+        return f"warm up with {names} of 2**31 or more too: past 32 bits Triton compiles an i64 variant"
+    return f"define {kernel.name} once: a changed source is a new kernel"
+
+
+def with_fixes(histories: list[KernelHistory], timeline: Timeline, prove: bool) -> list[KernelHistory]:
+    """Each kernel with its fixes; with PROVE, each provable one proved in a worker."""
+    records = {str(r.get("hash")): r for r in timeline.compiles}
+    planned: list[tuple[int, int, FixPlan]] = []
+    fixed: list[KernelHistory] = []
+    for number, kernel in enumerate(histories):
+        first = records.get(kernel.variants[0].hash, {})
+        if generated_by_torch(first):
+            fixed.append(kernel)  # torch.compile's recompile carries the fix
+            continue
+        found = remedies(kernel)
+        fixes = [fix(kernel, r, first) for r in found]
+        for index, remedy in enumerate(found):
+            plan = _plan(kernel, remedy, found, timeline, records) if prove and remedy.how in PROVABLE else None
+            if plan is not None:
+                planned.append((number, index, plan))
+        fixed.append(dataclasses.replace(kernel, fixes=tuple(fixes)))
+    if planned:
+        from .recompile_proving import proved
+
+        fixed = proved(fixed, planned)
+    return fixed
+
+
+def _plan(kernel: KernelHistory, remedy: Remedy, every: list[Remedy], timeline: Timeline, records) -> FixPlan | None:
+    """The proof of REMEDY: on the first recompile it answers whose every cause has a provable remedy."""
+    launches = timeline.launches_by_hash()
+    for variant in kernel.variants:
+        if not any(c.param in remedy.params and _how(c) == remedy.how for c in variant.causes):
+            continue
+        needed = [r for r in every if any(c.param in r.params and _how(c) == r.how for c in variant.causes)]
+        earlier = next((v for v in kernel.variants if v.number == variant.compared_with), None)
+        pair = (_first_launch(launches, earlier), _first_launch(launches, variant))
+        if earlier is None or None in pair or any(r.how not in PROVABLE for r in needed):
+            continue
+        return _fix_plan(kernel, needed, pair, (records[earlier.hash], records[variant.hash]))
+    return None
+
+
+def _first_launch(launches: dict[str, list[dict]], variant: Variant | None) -> dict | None:
+    found = launches.get(variant.hash) if variant is not None else None
+    return found[0] if found and found[0].get("params") else None
+
+
+def _fix_plan(kernel: KernelHistory, needed: list[Remedy], pair, records: tuple[dict, dict]) -> FixPlan:
+    source = str(records[1].get("source") or "")
+    dns, dnsoa = not_specialized(source)
+    declared = declared_constexprs(source, kernel.name) or set()
+    params = lambda how: tuple(p for r in needed if r.how == how for p in r.params)  # noqa: E731
+    return FixPlan(
+        kernel=kernel.name,
+        file=records[1].get("file"),
+        signature=tuple((str(n), str(t)) for n, t in (records[1].get("signature") or {}).items()),
+        declared=tuple(n for n in (records[1].get("signature") or {}) if n in declared),
+        launches=pair,
+        not_specialized=tuple(dns) + params(DNS),
+        not_aligned=tuple(dnsoa) + params(ALIGN),
+        padded=params(PAD),
+        constexprs=tuple((r.params[0], r.value) for r in needed if r.how == BUCKET),
+        launch_options=tuple(tuple(sorted((r.get("options") or {}).items())) for r in records),
+        same_options=tuple((r.params[0], int(str(r.value))) for r in needed if r.how == OPTIONS),
+    )

@@ -1,0 +1,169 @@
+"""`tritonscope recompiles DIR/ --shapes batch=1..256,seq=1..8192`: the compiles still to come. From a
+capture of the warmup (the whole capture, or what came before `--after MARK`), each kernel's
+specialized arguments are read as functions of the declared sizes (analysis/recompile_prediction.py:
+the program's launch line first, then the launches' own values), every point of the ranges is
+specialized by Triton's rules, and each specialization the warmup did not compile is a compile to
+come; torch.compile's functions are replayed through their guards (analysis/dynamo_prediction.py).
+Nothing is compiled unless asked (`--compile`: one compile per predicted variant, for its time).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from ..analysis import recompile_prediction as rp
+from ..analysis.dynamo_prediction import FrameModel, predict_frame
+from ..analysis.launch_source import function_call, kernel_launch, parsed
+from ..analysis.size_expressions import const, size
+from ..analysis.specialization import config_fields, generated_by_torch, not_specialized, specialization
+from ..captures.timeline import Timeline, read_timeline
+from ..core import fileio
+from ..core.errors import UsageError
+from ..core.pysource import declared_constexprs
+from ..parsers.dynamo_guards import guards
+from ..results.recompiles import FrameForecast, KernelForecast, PredictedCompile, PredictionResult
+
+
+def predict(folder: Path, sizes: dict[str, tuple[int, int]], until: str | None = None, compile_: bool = False):
+    """The compiles the SIZES will make after the warmup (the capture, or its part before UNTIL)."""
+    timeline = read_timeline(folder)
+    cut = _cut(timeline, until)
+    sources: dict[str, object] = {}
+    kernels, models = [], []
+    for name, records in _by_kernel(timeline.compiles, cut).items():
+        forecast, model = _kernel(timeline, name, records, cut, sizes, sources)
+        kernels.append(forecast)
+        if model is not None:
+            models.append(model)
+    kernels = _seen_after(kernels, timeline, cut)
+    carried = rp.carried_values(models, {m.name: _launches(timeline, m.name, cut) for m in models})
+    frames = [_frame(group, sizes, carried, sources) for group in _frames(timeline, cut).values()]
+    if compile_:
+        from .recompile_compiles import with_compile_times
+
+        kernels = with_compile_times(kernels, timeline, cut)
+    warmup = f"before the mark {until}" if until else "the whole capture"
+    return PredictionResult(str(folder), tuple(sizes.items()), warmup, tuple(kernels), tuple(frames))
+
+
+def _cut(timeline: Timeline, until: str | None) -> float:
+    """The time the warmup ended: the mark's, or after every record."""
+    if until is None:
+        return float("inf")
+    mark = timeline.mark(until)
+    if mark is None:
+        names = ", ".join(sorted({m["mark"] for m in timeline.marks})) or "none"
+        raise UsageError(f"{timeline.folder}: the program never passed a mark named '{until}' (its marks: {names})")
+    return float(mark["time"])
+
+
+def _before(record: dict, cut: float) -> bool:
+    when = record.get("time")
+    return not isinstance(when, (int, float)) or when < cut
+
+
+def _by_kernel(compiles, cut: float) -> dict[str, list[dict]]:
+    found: dict[str, list[dict]] = {}
+    for record in compiles:
+        if _before(record, cut) and not generated_by_torch(record):
+            found.setdefault(str(record.get("name")), []).append(record)
+    return found
+
+
+def _launches(timeline: Timeline, name: str, cut: float) -> list[dict]:
+    return [x for x in timeline.launches if x.get("name") == name and _before(x, cut) and x.get("params")]
+
+
+def _source(sources: dict, file: str | None):
+    if file not in sources:
+        try:
+            sources[file] = parsed(fileio.read_input_text(Path(file))) if file else None
+        except (OSError, UnicodeDecodeError):
+            sources[file] = None
+    return sources[file]
+
+
+def _kernel(timeline: Timeline, name: str, records: list[dict], cut: float, sizes, sources):
+    launches = _launches(timeline, name, cut)
+    first = records[0]
+    where = (first.get("file"), first.get("first_line"))
+    if not launches:
+        return KernelForecast(name, *where, (), len(records), (), ("no warmup launch recorded: not predicted",)), None
+    site = launches[0].get("call_site") or {}
+    tree = _source(sources, site.get("file"))
+    line = kernel_launch(tree, site.get("line", 0), name, launches[0]["params"]) if tree is not None else None
+    source = str(first.get("source") or "")
+    dns, _ = not_specialized(source)
+    declared = declared_constexprs(source, name) or set()
+    fields = config_fields(first, timeline.candidates(name)) if "autotune(" in source else frozenset()
+    model = rp.model(name, records, launches, line, sizes, declared, dns, fields)
+    predicted, sampled = rp.predict(model, sizes)
+    notes: tuple[str, ...] = ("the ranges were sampled where the rules change",) if sampled else ()
+    notes += () if line is not None else (f"the launch line {site.get('file')}:{site.get('line')} was not read",)
+    compiles = tuple(
+        PredictedCompile(", ".join(p.text for p in x.key), x.where, x.example, x.arguments, x.compiles, x.differs)
+        for x in predicted
+    )
+    said = tuple(p.said for p in model.params if p.kind != "fixed")
+    return KernelForecast(name, *where, said, len(model.warmup), compiles, notes), model
+
+
+def _seen_after(kernels: list[KernelForecast], timeline: Timeline, cut: float) -> list[KernelForecast]:
+    """The forecasts with the compiles the capture itself made after the mark: certain to come."""
+    by_name = {k.name: k for k in kernels}
+    for record in timeline.compiles:
+        if _before(record, cut) or generated_by_torch(record):
+            continue
+        spec = specialization(record)
+        name, text = str(record.get("name")), ", ".join(p.text for p in spec.params)
+        known = by_name.get(name) or KernelForecast(name, record.get("file"), record.get("first_line"), (), 0, ())
+        if any(p.specialization == text for p in known.predicted):
+            continue
+        seen = PredictedCompile(text, "compiled after the mark in this capture", {}, {}, 1, ())
+        by_name[name] = dataclasses.replace(known, predicted=(*known.predicted, seen))
+    return list(by_name.values())
+
+
+def _frames(timeline: Timeline, cut: float) -> dict[tuple, list[dict]]:
+    found: dict[tuple, list[dict]] = {}
+    for record in timeline.torch_compiles:
+        if _before(record, cut):
+            found.setdefault((record["function"], record.get("file"), record.get("line")), []).append(record)
+    return found
+
+
+def _frame(records: list[dict], sizes, carried: dict[str, set[int]], sources) -> FrameForecast:
+    """A torch.compile'd function: its inputs' dims over the sizes, and the entries to come."""
+    last = records[-1]
+    tensors = {n: v for n, v in last["inputs"].items() if v.get("kind") == "tensor"}
+    site = last.get("call_site") or {}
+    tree = _source(sources, site.get("file"))
+    call = function_call(tree, site.get("line", 0), list(tensors)) if tree is not None else None
+    seen: dict[tuple[str, int], frozenset[int]] = {}
+    for record in records:
+        for name, value in record["inputs"].items():
+            for i, d in enumerate(value.get("shape") or []):
+                seen[(name, i)] = seen.get((name, i), frozenset()) | {d}
+    dims = {n: _dims(n, v, call, sizes, carried, seen) for n, v in tensors.items()}
+    held = {n: tuple(v["shape"]) for n, v in tensors.items()}
+    frame = FrameModel(last["function"], last.get("file"), last.get("line"), dims, held,
+                       tuple(guards(r.get("guards", [])) for r in records), seen)  # fmt: skip
+    entries = predict_frame(frame, sizes)
+    said = tuple(f"{n}: [{', '.join(d.text if d is not None else '?' for d in ds)}]" for n, ds in dims.items())
+    return FrameForecast(frame.function, frame.file, frame.line, said, len(records), tuple(entries))
+
+
+def _dims(name: str, value: dict, call, sizes, carried: dict[str, set[int]], seen) -> tuple:
+    """Each dim of the input NAME over the sizes: from the call's own shaping, else the one size whose
+    warmup values hold every value the dim had, else a constant it always was; None: held."""
+    shaped = call.shape(name, frozenset(sizes)) if call is not None else None
+    found = []
+    for i, _ in enumerate(value.get("shape") or []):
+        if shaped is not None and i < len(shaped) and shaped[i] is not None:
+            found.append(shaped[i])
+            continue
+        values = seen.get((name, i), frozenset())
+        fits = [s for s, known in carried.items() if len(values) > 1 and values <= known]
+        found.append(size(fits[0]) if len(fits) == 1 else const(next(iter(values))) if len(values) == 1 else None)
+    return tuple(found)

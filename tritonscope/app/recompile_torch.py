@@ -1,0 +1,115 @@
+"""torch.compile's frame compiles read from a capture (torch_compiles.jsonl): each compile after the
+first of a function, the guards of the entries before it that failed (as TORCH_LOGS=recompiles says
+them), what the new entry made of the failing sizes (static or dynamic), the Triton kernels it brought,
+and what to do: `torch._dynamo.mark_dynamic`, or `mark_unbacked` where a size of 1 was specialized."""
+
+from __future__ import annotations
+
+from ..analysis.recompile_causes import TORCH_GUARD
+from ..analysis.specialization import generated_by_torch
+from ..captures.timeline import Timeline
+from ..parsers.dynamo_guards import Reason, guards, reason
+from ..results.recompiles import Fix, Launch, TorchRecompile
+
+
+def torch_recompiles(timeline: Timeline, fixes: bool = True) -> list[TorchRecompile]:
+    found = []
+    records = list(timeline.torch_compiles)
+    for number, record in enumerate(records):
+        if not record.get("reasons") and not record.get("entry"):
+            continue  # the function's first compile
+        until = next((r["time"] for r in records[number + 1 :]), float("inf"))
+        kernels = tuple(
+            str(c.get("name"))
+            for c in timeline.compiles
+            if generated_by_torch(c) and record["time"] <= c.get("time", -1.0) < until
+        )
+        read = [reason(r) for r in record.get("reasons", [])]
+        site = record.get("call_site") or {}
+        found.append(
+            TorchRecompile(
+                function=record["function"],
+                file=record.get("file"),
+                line=record.get("line"),
+                compile_id=str(record.get("compile_id", "")),
+                seconds=record.get("seconds"),
+                launch=Launch(site.get("file"), site.get("line"), _inputs(record)) if site else None,
+                reasons=tuple(r.text.split("  # ")[0] for r in read),
+                said=said(record, read),
+                marks_passed=timeline.marks_before(record),
+                kernels=tuple(dict.fromkeys(kernels)),
+                fix=fix(record, read) if fixes else None,
+            )
+        )
+    return found
+
+
+def _inputs(record: dict) -> str:
+    shown = []
+    for name, value in record.get("inputs", {}).items():
+        if value.get("kind") == "tensor":
+            shown.append(f"{name}: {list(value.get('shape', []))}")
+        elif value.get("kind") == "int":
+            shown.append(f"{name}={value.get('value')}")
+    return ", ".join(shown[:4])
+
+
+def _failed(read: list[Reason]) -> dict[tuple[str, int], list[Reason]]:
+    by_dim: dict[tuple[str, int], list[Reason]] = {}
+    for r in read:
+        if r.dim is not None:
+            by_dim.setdefault(r.dim, []).append(r)
+    return by_dim
+
+
+def said(record: dict, read: list[Reason]) -> str:
+    """The recompile in one sentence: the sizes whose guards failed, and what the new entry made of them."""
+    failed = _failed(read)
+    if not failed:
+        return f"torch.compile compiled `{record['function']}` again: " + (
+            "; ".join(r.expected for r in read) or "no reason recorded"
+        )
+    sizes = guards(record.get("guards", [])).sizes
+    parts, dynamic = [], []
+    for (name, dim), reasons in failed.items():
+        actual = next((r.actual for r in reasons if r.actual is not None), _actual(record, name, dim))
+        wanted = [r.expected for r in reasons]
+        bounds = [w for w in wanted if "<" in w]
+        shown = f"{actual}; " if actual is not None else ""
+        if bounds:
+            detail = f"{shown}{bounds[0]}: a size of 1 is never made dynamic"
+        else:
+            entries = f"entr{'ies' if len(reasons) > 1 else 'y'} {', '.join(r.entry for r in reasons)}"
+            detail = f"{shown}{entries} expected {', '.join(wanted)}"
+        parts.append(f"`L['{name}'].size()[{dim}]` ({detail})")
+        entry = sizes.get(name)
+        if entry is not None and dim < len(entry):
+            dynamic.append(entry[dim] is None)
+    made = "a dynamic size" if any(dynamic) else "a static size" if dynamic else "new guards"
+    return (
+        f"torch.compile guard failed on {' and '.join(parts)}: recompiled with {made} ({record.get('compile_id', '')})"
+    )
+
+
+def _actual(record: dict, name: str, dim: int) -> int | None:
+    shape = record.get("inputs", {}).get(name, {}).get("shape")
+    return shape[dim] if isinstance(shape, list) and dim < len(shape) else None
+
+
+def fix(record: dict, read: list[Reason]) -> Fix | None:
+    """One change for the failing guard: mark_unbacked where a 1 was specialized, else mark_dynamic."""
+    failed = _failed(read)
+    if not failed:
+        return None
+    (name, dim), reasons = next(iter(failed.items()))
+    argument = name.split(".")[0].split("[")[0]
+    where = f"before the first call of {record['function']}"
+    proof = "not compiled: the function is the program's own; trace the program again with the change"
+    if any("<" in r.expected for r in reasons):
+        code = f"torch._dynamo.decorators.mark_unbacked({argument}, {dim})"
+        said = f"a size of 1 in dimension {dim} of `{argument}` is specialized even where the size is dynamic: "
+        said += f"{code} {where}"
+        return Fix(TORCH_GUARD, name, said, code, proof)
+    code = f"torch._dynamo.mark_dynamic({argument}, {dim})"
+    said = f"{code} {where} (or torch.compile(..., dynamic=True)), so that one entry serves every size"
+    return Fix(TORCH_GUARD, name, said, code, proof)

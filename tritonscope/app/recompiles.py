@@ -1,0 +1,142 @@
+"""`tritonscope recompiles DIR/`: for every kernel of a capture compiled more than once, its variants
+and what differs between them in the kernel's own terms (analysis/recompile_causes.py), each compile's
+time and the program's line that launched it; torch.compile's frame compiles with the guards that
+failed; with `--after MARK`, the compiles after the program passed the mark. Read from the capture's
+logs (captures/timeline.py): nothing is compiled, unless the fixes are proved (app/recompile_fixes.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from ..analysis.recompile_causes import FIRST, SOURCE, Cause, CompileStep, history
+from ..analysis.specialization import config_fields, generated_by_torch, launch_values, specialization
+from ..capture_hook import tritonscope_contract as contract
+from ..captures.timeline import Timeline, read_timeline
+from ..core.errors import UsageError
+from ..results.recompiles import KernelHistory, Launch, RecompilesResult, Variant
+from .recompile_torch import torch_recompiles
+
+
+def recompiles(folder: Path, after: str | None = None, fixes: bool = True, prove: bool = False) -> RecompilesResult:
+    """The capture's recompiles (with AFTER, every compile after the mark AFTER, and the kernels they
+    belong to), each with a fix per cause; with PROVE, each fix compiled to show it holds."""
+    timeline = read_timeline(folder)
+    _check_mark(timeline, after)
+    histories = [h for h in kernel_histories(timeline) if _shown(h, after)]
+    if fixes:
+        from .recompile_fixes import with_fixes
+
+        histories = with_fixes(histories, timeline, prove)
+    torch = tuple(t for t in torch_recompiles(timeline, fixes) if after is None or after in t.marks_passed)
+    notes = list(timeline.problems[:8])
+    if not timeline.timed:
+        notes.append("the capture's records carry no times (an older trace): compiles are not placed against marks")
+    marks = tuple(f"{m['mark']} at {_where(m.get('call_site'))}" for m in timeline.marks)
+    return RecompilesResult(str(folder), after, tuple(histories), torch, len(timeline.compiles), marks, tuple(notes))
+
+
+def _check_mark(timeline: Timeline, after: str | None) -> None:
+    if after is None or timeline.mark(after) is not None:
+        return
+    names = sorted({m["mark"] for m in timeline.marks})
+    raise UsageError(
+        f"{timeline.folder}: the program never passed a mark named '{after}'"
+        + (f" (its marks: {', '.join(names)})" if names else " (it marked nothing)"),
+        hint=f'call tritonscope.mark("warmup") where the warmup ends (or set ${contract.ENV_MARK}=warmup there)',
+    )
+
+
+def _shown(kernel: KernelHistory, after: str | None) -> bool:
+    if after is not None:
+        return any(after in v.marks_passed for v in kernel.variants)
+    return len(kernel.variants) > 1
+
+
+def kernel_histories(timeline: Timeline) -> list[KernelHistory]:
+    """Every kernel of the capture with each of its compiles, in the order the program made them."""
+    by_kernel: dict[str, list[tuple[int, dict]]] = {}
+    for index, record in enumerate(timeline.compiles):
+        by_kernel.setdefault(str(record.get("name")), []).append((index, record))
+    launches = timeline.launches_by_hash()
+    found = []
+    for name, compiles in by_kernel.items():
+        first = compiles[0][1]
+        fields = config_fields(first, timeline.candidates(name))
+        steps = history([(i, r, specialization(r)) for i, r in compiles], launches, fields)
+        variants = tuple(_variant(timeline, step, compiles, launches) for step in steps)
+        found.append(
+            KernelHistory(
+                name, first.get("file"), first.get("first_line"), variants, generated=generated_by_torch(first)
+            )
+        )
+    return found
+
+
+def _variant(timeline: Timeline, step: CompileStep, compiles, launches: dict[str, list[dict]]) -> Variant:
+    record = next(r for i, r in compiles if i == step.index)
+    seconds = record.get("compile_us")
+    torch_compile = _torch_compile_before(timeline, record) if generated_by_torch(record) else None
+    launch = _launch(record, launches.get(step.hash, []), step)
+    causes = step.causes
+    if torch_compile is not None:
+        compile_id = str(torch_compile.get("compile_id", ""))
+        site = torch_compile.get("call_site") or {}
+        launch = Launch(site.get("file"), site.get("line"), f"torch.compile {compile_id}") if site else launch
+        causes = tuple(_generated(c, torch_compile) for c in causes)
+    return Variant(
+        number=step.number,
+        hash=step.hash,
+        role=step.role,
+        compared_with=step.compared_with,
+        causes=causes,
+        specialization=step.specialization.text(),
+        compile_seconds=seconds / 1e6 if isinstance(seconds, (int, float)) else None,
+        launch=launch,
+        marks_passed=timeline.marks_before(record),
+        torch_compile=str(torch_compile.get("compile_id")) if torch_compile is not None else None,
+    )
+
+
+def _generated(cause: Cause, torch_compile: dict) -> Cause:
+    """A generated kernel whose source changed: torch.compile compiled its function again (its guards say why)."""
+    if cause.kind != SOURCE:
+        return cause
+    compile_id = torch_compile.get("compile_id")
+    said = f"torch.compile compiled `{torch_compile['function']}` again ({compile_id}) and generated it anew"
+    return dataclasses.replace(cause, said=said)
+
+
+def _launch(record: dict, launches: list[dict], step: CompileStep) -> Launch | None:
+    """The first recorded launch of the compile after it was made: the launch that made it."""
+    when = record.get("time")
+    if isinstance(when, (int, float)):
+        launches = [x for x in launches if x.get("time", when) >= when] or launches
+    if not launches:
+        return None
+    site = launches[0].get("call_site") or {}
+    return Launch(site.get("file"), site.get("line"), _values(launches[0], step))
+
+
+def _values(launch: dict, step: CompileStep) -> str:
+    """The launch's values behind the compile's causes (or, for a first compile, its integers)."""
+    values = launch_values(launch)
+    wanted = [n for c in step.causes for n in (c.made_from, c.param) if n] if step.role != FIRST else []
+    wanted = [f"{n}.dtype" if f"{n}.dtype" in values else n for n in wanted]
+    if not wanted:
+        wanted = [p.name for p in step.specialization.params if isinstance(values.get(p.name), int)][:4]
+    return ", ".join(f"{n}={values[n]}" for n in dict.fromkeys(wanted) if n in values and values[n] is not None)
+
+
+def _torch_compile_before(timeline: Timeline, record: dict) -> dict | None:
+    """The torch.compile frame compile a generated kernel's compile belongs to: the last one before it."""
+    when = record.get("time")
+    if not isinstance(when, (int, float)):
+        return None
+    earlier = [t for t in timeline.torch_compiles if t["time"] <= when]  # Inductor may compile in its workers
+    return earlier[-1] if earlier else None
+
+
+def _where(site: dict | None) -> str:
+    return f"{Path(site['file']).name}:{site['line']}" if site else "(unknown line)"

@@ -1,0 +1,87 @@
+"""A capture's records in the order the program made them: every compile (a hash compiled twice
+kept twice), every recorded launch, the marks the program passed and torch.compile's frame compiles.
+What `recompiles` and check's `compiles_after_MARK` budget read; only the logs are needed (a capture
+whose cache/ was left out still answers), Triton's metadata read where a record lacks its options.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..capture_hook import tritonscope_contract as contract
+from ..core import fileio, schemas
+from ..core.errors import UsageError
+from .logs import compile_log, launch_log, mark_log, simulation_records, torch_compile_log
+
+_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
+
+
+@dataclass(frozen=True)
+class Timeline:
+    folder: Path
+    compiles: tuple[dict, ...]  # compile records (kernels.jsonl), in order, each with its options
+    launches: tuple[dict, ...]  # launch records (launches.jsonl), in order
+    marks: tuple[dict, ...]  # marks.jsonl
+    torch_compiles: tuple[dict, ...]  # torch_compiles.jsonl
+    autotune: tuple[dict, ...]  # autotune.jsonl (trace --target): each autotuned kernel's candidates
+    problems: tuple[str, ...]  # lines of the logs that could not be read
+
+    @property
+    def timed(self) -> bool:
+        """Whether every record carries its time (captures made before tritonscope recorded it do not)."""
+        return all(isinstance(r.get("time"), (int, float)) for r in self.compiles)
+
+    def launches_by_hash(self) -> dict[str, list[dict]]:
+        found: dict[str, list[dict]] = {}
+        for launch in self.launches:
+            found.setdefault(str(launch["hash"]), []).append(launch)
+        return found
+
+    def mark(self, name: str) -> dict | None:
+        """The first time the program passed the mark NAME."""
+        return next((m for m in self.marks if m["mark"] == name), None)
+
+    def marks_before(self, record: dict) -> tuple[str, ...]:
+        """The marks the program had passed when RECORD was written (by the time both carry)."""
+        when = record.get("time")
+        if not isinstance(when, (int, float)):
+            return ()
+        return tuple(dict.fromkeys(m["mark"] for m in self.marks if m["time"] <= when))
+
+    def candidates(self, kernel: str) -> tuple[str, ...]:
+        """The autotuner's candidates a simulated run logged for KERNEL ("BLOCK: 512, num_warps: 4, ...")."""
+        return tuple(c for r in self.autotune if r.get("kernel") == kernel for c in r.get("candidates") or ())
+
+
+def read_timeline(folder: Path) -> Timeline:
+    """The capture's logs, in order; a folder that is not a capture made by `trace` is refused."""
+    if not folder.is_dir():
+        raise UsageError(f"{folder}: no such directory", hint="give a folder made by `tritonscope trace -o DIR`")
+    if not (folder / contract.CAPTURE_LOG).is_file():
+        raise UsageError(
+            f"{folder}: not a capture made by `tritonscope trace` (it has no {contract.CAPTURE_LOG}): a Triton "
+            "cache alone does not say in which order, or from which line, its kernels were compiled",
+            hint="make one with `tritonscope trace -o DIR -- python prog.py`",
+        )
+    compiles, problems = compile_log(folder)
+    launches, more = launch_log(folder)
+    marks, marks_problems = mark_log(folder)
+    torch_compiles, torch_problems = torch_compile_log(folder)
+    choices, _ = simulation_records(folder)
+    records = tuple(_with_options(folder, r) for r in compiles)
+    every = (*problems, *more, *marks_problems, *torch_problems)
+    return Timeline(folder, records, tuple(launches), tuple(marks), tuple(torch_compiles), choices, every)
+
+
+def _with_options(folder: Path, record: dict) -> dict:
+    """A record with its launch options: its own (captures from now on), else its cache entry's metadata."""
+    if record.get("options") or not record.get("name"):
+        return record
+    meta = folder / contract.CACHE_FOLDER / str(record["hash"]) / f"{record['name']}.json"
+    try:
+        metadata = schemas.parse(fileio.read_input_text(meta))
+    except (OSError, UnicodeDecodeError, schemas.Invalid):
+        return record
+    options = {k: metadata[k] for k in _OPTIONS if isinstance(metadata, dict) and isinstance(metadata.get(k), int)}
+    return {**record, "options": options}

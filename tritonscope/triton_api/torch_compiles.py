@@ -1,0 +1,143 @@
+"""What runs inside a program traced by `tritonscope trace` that calls torch.compile: one JSON line per
+frame compile (torch._dynamo compiling a Python function for a new set of guards), with the inputs it
+was compiled for, the guards it was compiled with, and why the entries before it did not serve.
+
+The hook (capture_hook/sitecustomize.py) loads this file by its path once the program imports
+torch._dynamo.convert_frame, so it imports only the standard library and torch, never the rest of
+tritonscope; nothing here may break the traced program: every step is guarded.
+
+How a compile is seen (torch 2.5 on, read in torch/_dynamo/convert_frame.py and guards.py): every
+frame dynamo may compile passes through `ConvertFrameAssert.__call__(frame, cache_entry, hooks,
+frame_state)`, the frame's arguments in `frame.f_locals`; a compile adds an entry to the front of the
+code's cache (`_debug_get_cache_entry_list`) from what it returns (`guarded_code`), whose
+`compile_id` is dynamo's own ("0/4") and whose `guard_manager` prints its guards: TENSOR_MATCH with
+each input's sizes (None where the size is dynamic) and the shape guards (`2 <= L['h'].size()[0]`).
+Why it compiled again is what TORCH_LOGS=recompiles prints, the reasons
+`get_and_maybe_log_recompilation_reasons` returns (one per entry whose guards failed), taken as it
+returns them, with torch's logging left as the program set it.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import threading
+import time
+from types import FrameType
+
+MAX_GUARD_LINES = 40
+MAX_INPUTS = 32
+_SHAPE_GUARDS = ("TENSOR_MATCH", ".size()", ".stride()", "Eq(", "Ne(")
+
+
+def install(convert_frame, log: str, append_line) -> None:
+    """Wraps dynamo's frame conversion (and its recompile reasons) to log each frame compile to LOG,
+    each line written with APPEND_LINE(log, record) (triton_api/capture.py's: one append each)."""
+    reasons = threading.local()
+    _keep_reasons(convert_frame, reasons)
+    original = convert_frame.ConvertFrameAssert.__call__
+
+    @functools.wraps(original)
+    def __call__(self, frame, cache_entry, *args, **kwargs):
+        reasons.last = []
+        try:
+            code, before, inputs, started = frame.f_code, _entry_count(frame.f_code), _inputs(frame), time.time()
+        except Exception:  # noqa: BLE001 - recording must never break the traced program
+            return original(self, frame, cache_entry, *args, **kwargs)
+        result = original(self, frame, cache_entry, *args, **kwargs)
+        try:
+            compiled = getattr(result, "guarded_code", result)  # before 2.6 the GuardedCode itself
+            if getattr(compiled, "guard_manager", None) is not None:
+                append_line(log, _record(code, compiled, before, inputs, started, list(reasons.last)))
+        except Exception:  # noqa: BLE001
+            pass
+        return result
+
+    convert_frame.ConvertFrameAssert.__call__ = __call__
+
+
+def _keep_reasons(convert_frame, reasons: threading.local) -> None:
+    """The guard failures that made dynamo compile again, as its recompiles log says them."""
+    original = getattr(convert_frame, "get_and_maybe_log_recompilation_reasons", None)
+    if original is None:
+        return
+
+    @functools.wraps(original)
+    def kept(*args, **kwargs):
+        found = original(*args, **kwargs)
+        try:
+            reasons.last = [str(r) for r in found][:16]
+        except Exception:  # noqa: BLE001
+            pass
+        return found
+
+    convert_frame.get_and_maybe_log_recompilation_reasons = kept
+
+
+def _entry_count(code) -> int:
+    """How many entries the code's cache holds: the new one's index."""
+    from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+
+    return len(_debug_get_cache_entry_list(code))
+
+
+def _inputs(frame) -> dict:
+    """The frame's arguments as dynamo guards them: each tensor's sizes, strides and dtype, each int."""
+    code, values = frame.f_code, frame.f_locals
+    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    found: dict[str, dict] = {}
+    for name in names:
+        value = values.get(name)
+        items = enumerate(value) if isinstance(value, (list, tuple)) else [(None, value)]
+        for index, item in items:
+            described = _described(item)
+            if described is not None and len(found) < MAX_INPUTS:
+                found[name if index is None else f"{name}[{index}]"] = described
+    return found
+
+
+def _described(value) -> dict | None:
+    if all(hasattr(value, a) for a in ("shape", "stride", "dtype")) and callable(getattr(value, "stride", None)):
+        return {"kind": "tensor", "shape": [int(n) for n in value.shape], "stride": [int(s) for s in value.stride()],
+                "dtype": str(value.dtype)}  # fmt: skip
+    if isinstance(value, int) and not isinstance(value, bool):
+        return {"kind": "int", "value": value}
+    return None
+
+
+def _record(code, compiled, index: int, inputs: dict, started: float, reasons: list[str]) -> dict:
+    return {
+        "function": code.co_name,
+        "file": code.co_filename,
+        "line": code.co_firstlineno,
+        "compile_id": str(getattr(compiled, "compile_id", "") or ""),
+        "entry": index,
+        "time": started,
+        "seconds": round(time.time() - started, 4),
+        "pid": os.getpid(),
+        "inputs": inputs,
+        "reasons": reasons,
+        "guards": _shape_guards(compiled),
+        "call_site": _call_site(),
+    }
+
+
+def _shape_guards(compiled) -> list[str]:
+    """The new entry's guards on sizes, as dynamo prints them: TENSOR_MATCH lines and the shape guards."""
+    text = str(getattr(compiled, "guard_manager", ""))
+    lines = [line.split("  # ")[0].strip(" |+-") for line in text.splitlines() if any(k in line for k in _SHAPE_GUARDS)]
+    return [line[:400] for line in lines[:MAX_GUARD_LINES]]
+
+
+def _call_site() -> dict | None:
+    """The program's line that called the compiled function: the innermost frame outside torch and this file."""
+    torch_folder = os.path.dirname(os.path.abspath(sys.modules["torch"].__file__ or "")) + os.sep
+    here = os.path.abspath(__file__)
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        file = os.path.abspath(frame.f_code.co_filename)
+        if not frame.f_code.co_filename.startswith("<") and not file.startswith(torch_folder) and file != here:
+            return {"file": frame.f_code.co_filename, "line": frame.f_lineno, "function": frame.f_code.co_name}
+        frame = frame.f_back
+    return None
