@@ -18,7 +18,7 @@ from pathlib import Path
 from tritonscope.core.fileio import write_text_atomically
 
 HERE = Path(__file__).resolve().parent
-MATMUL_NOTES = "-a M=1152 -a N=1152 -a K=1152 -c BLOCK_SIZE_M=128 -c BLOCK_SIZE_N=128 -c BLOCK_SIZE_K=128"
+MATMUL_1152 = "-a M=1152 -a N=1152 -a K=1152 -c BLOCK_SIZE_M=128 -c BLOCK_SIZE_N=128 -c BLOCK_SIZE_K=128"
 
 
 def lines_with(*patterns: str, limit: int = 12):
@@ -115,14 +115,16 @@ STEPS = [
     (None, None, "dump sample:softmax --target sm90 --stage sass", lines_with(r"SHFL.BFLY", limit=5)),
     (
         "The grouped launch order",
-        "The notes' open question. Row-major order (`matmul`, a 2-D grid, axis 0 fastest) sends "
+        "In which order should the programs of a matmul run? Take 1152 x 1152 matrices in 128 x 128 "
+        "x 128 tiles: a 9 x 9 grid of output tiles, 9 tiles along K. Row-major order (`matmul`, a 2-D "
+        "grid, axis 0 fastest) sends "
         "the first 9 programs down one column of output tiles: they need 9 rows of A tiles and one "
         "column of B tiles, (9 + 1) x 9 = 90 loads. Grouping by 3 rows (`matmul_grouped`) makes the "
         "first 9 programs a 3 x 3 block: (3 + 3) x 9 = 54.",
-        f"grid sample:matmul {MATMUL_NOTES} --wave 9",
+        f"grid sample:matmul {MATMUL_1152} --wave 9",
         tiles_and_wave,
     ),
-    (None, None, f"grid sample:matmul_grouped {MATMUL_NOTES} -c GROUP_SIZE_M=3 --wave 9", tiles_and_wave),
+    (None, None, f"grid sample:matmul_grouped {MATMUL_1152} -c GROUP_SIZE_M=3 --wave 9", tiles_and_wave),
     (
         "Shared memory and pipelining",
         "With more pipeline stages the kernel keeps more tiles of A and B in flight in shared "
@@ -146,13 +148,14 @@ STEPS = [
     (
         "Why does my kernel crash on an RTX 4090 and not on an H100?",
         "A user's report reads `OutOfResources: out of resource: shared memory, Required: 131072, Hardware "
-        "limit: 101376`. With the notes' 128 x 128 x 128 tiles, each pipeline stage keeps a 32 KiB tile of A "
+        "limit: 101376`. With the 128 x 128 x 128 tiles of the launch-order chapter above, each pipeline "
+        "stage keeps a 32 KiB tile of A "
         "and one of B in shared memory. `fit` compiles each config for each GPU, no GPU needed: an RTX 4090 "
         "(sm89) allows 99 KiB per block, an H100 (sm90) 227 KiB, and Ada's pipeline keeps one stage fewer "
         "than Hopper's. `--emit-prune FILE.py` writes the `early_config_prune` function that keeps, on the "
         "GPU a launch runs on, exactly the configs that fit it; `check DIR/ --fit sm89` gates a whole "
         "program's capture.",
-        f"fit sample:matmul {MATMUL_NOTES} --vary num_stages=2,3,4 --targets sm89,sm90",
+        f"fit sample:matmul {MATMUL_1152} --vary num_stages=2,3,4 --targets sm89,sm90",
         lambda text: text.splitlines()[3:],
     ),
     (
@@ -376,8 +379,10 @@ def finding(kind: str, every: bool = False):
 # (title, prose, explain command or None, its selector, [(bench run number, rows that contain all of)])
 HOPPER_STEPS = [
     (
-        "The notes' matmul: 0.79x, and the instruction that is missing",
-        "On the H100 the notes' matmul reaches 0.79x of cuBLAS at 4096 (0.69x at 8192). Before any "
+        "`sample:matmul`: 0.79x, and the instruction that is missing",
+        "`sample:matmul` is the matmul of the chapters above as Triton's tutorial writes it: every thread "
+        "copies its part of the A and B tiles with `cp.async`, in 128 x 128 x 64 tiles over 3 stages. "
+        "On the H100 it reaches 0.79x of cuBLAS at 4096 (0.69x at 8192). Before any "
         "tuning, `explain` for sm90 names what a Hopper engineer would say first: its A and B tiles "
         "are copied by every thread with `cp.async` (LDGSTS), where the tensor memory accelerator "
         "copies a whole tile from one instruction.",
@@ -389,7 +394,7 @@ HOPPER_STEPS = [
         "Tensor descriptors and a persistent grid: slower at first",
         "`sample:matmul_tma` loads through host `TensorDescriptor`s (UTMALDG in the SASS, no "
         "LDGSTS), walks the tiles in the grouped order on a persistent grid of one program per SM, "
-        "and stores C as two half tiles. With the notes' 128x128 tile and 3 stages it is slower: "
+        "and stores C as two half tiles. With `sample:matmul`'s 128x128 tile and 3 stages it is slower: "
         "0.68x. explain's shared-memory finding suggests num_stages=2 to fit two blocks per SM, but "
         "a persistent grid launches one program per SM, so a second block would have nothing to "
         "run: the other way, a deeper pipeline, is what pays.",
@@ -429,10 +434,11 @@ HOPPER_STEPS = [
         "`sample:fused_attention_tma` loads Q, K, V and stores Out through descriptors. Its score "
         "wgmma is waited for as soon as it is issued (Triton keeps only a matmul-style accumulator "
         "chain in flight), so within one block the softmax never overlaps the tensor cores. With "
-        "the notes' 128-row, 8-warp block it reaches 0.79x of SDPA; with 64 rows on one warp group "
+        "the 128-row, 8-warp block of `sample:fused_attention` (Triton's fused-attention tutorial) it "
+        "reaches 0.79x of SDPA; with 64 rows on one warp group "
         "three blocks share each SM, one block's softmax runs while another's wgmma does, and it "
-        "reaches 0.95x (1.02x and 1.03x in the two runs that followed), against 0.93x for the "
-        "notes' kernel.",
+        "reaches 0.95x (1.02x and 1.03x in the two runs that followed), against 0.93x for "
+        "`sample:fused_attention` itself.",
         "explain sample:fused_attention_tma --target sm90",
         finding("wgmma-waited-at-issue"),
         [
@@ -447,7 +453,7 @@ HOPPER_STEPS = [
         "Attention, wide heads: explain's --maxnreg what-if, and where Triton stops",
         "For 128-wide heads one 128-row block fills the SM: the first TMA version (128-key blocks, 3 "
         "stages: the sample's default in that run) reached 0.78x "
-        "(0.82x for the notes' own). With 64-key blocks and 2 stages, the occupancy finding says "
+        "(0.82x for `sample:fused_attention`). With 64-key blocks and 2 stages, the occupancy finding says "
         "that a cap of 128 registers fits a second block per SM, and its compiled what-if shows no "
         "spills. On the H100 the cap takes the same kernel from 0.66x to 0.83x and 0.85x "
         "(518 TFLOP/s), the sample's default now. That is the best reached, short of the 0.95x "
@@ -723,7 +729,12 @@ def _quote(app, what: str) -> list[str]:
 def build() -> str:
     parts = [
         "# A guided tour: from Python to SASS\n",
-        "For someone who has read the study notes. Every excerpt below is real output, made by "
+        "What the Triton compiler makes of a kernel, followed through tritonscope's commands on the "
+        "kernels it bundles (`tritonscope samples` lists them; `sample:NAME` names one): vector add, "
+        "softmax and matmul first, from Python through TTIR, TTGIR, LLVM IR and PTX to SASS; then the "
+        "questions a kernel engineer meets (why an access is narrow, why a config does not fit a GPU, "
+        "what torch.compile made), and last a matmul and an attention tuned on an H100. It needs no "
+        "more than Triton's own tutorials teach. Every excerpt below is real output, made by "
         "`docs/build_tour.py` with the installed Triton; no GPU is needed for any of it, except the "
         "bench figures of the last chapter, captured once on an H100 and kept in the repository. "
         "The chapters from vector add down to HGMMA are also a notebook, with the Python API "

@@ -32,8 +32,8 @@ in a child process. Re-run a cell (or trust the notebook) to make its saved view
 
 OWN_KERNEL = """## A kernel of your own, defined in a cell
 
-As the study notes do: a kernel defined inline. Its source comes from the cell, the helper and the
-constant from the cells above it, and the line numbers are the cell's."""
+A kernel defined inline, as one sketches a kernel in a notebook. Its source comes from the cell, the
+helper and the constant from the cells above it, and the line numbers are the cell's."""
 
 CELLS_SETUP = """import triton
 import triton.language as tl

@@ -141,6 +141,7 @@ def test_a_capture_of_another_release_is_said(cli, runs, tmp_path):
     ("damage", "message"),
     [
         ("empty", "not a capture: it has no kernels.jsonl and no compiled kernels"),
+        ("plain", "not a capture: it has no kernels.jsonl and no compiled kernels (1 file that Triton did not write)"),
         ("missing", "no such directory"),
         ("cubin", "a damaged capture (1 problem):"),
         ("metadata", "add_kernel.json: not JSON"),
@@ -151,6 +152,10 @@ def test_bad_capture_folders_get_one_clear_message(cli, runs, tmp_path, damage, 
     folder = tmp_path / "bad"
     if damage == "empty":
         folder.mkdir()
+    elif damage == "plain":  # a folder of the user's own: not a damaged capture (issue 55)
+        (folder / "notes").mkdir(parents=True)
+        (folder / "notes" / "settings.json").write_text('{"BLOCK": 128}')
+        (folder / "kernel.py").write_text("import triton\n")
     elif damage != "missing":
         shutil.copytree(runs["before"], folder)
         entry = next(p.parent for p in (folder / "cache").glob("*/add_kernel.json"))
@@ -162,6 +167,7 @@ def test_bad_capture_folders_get_one_clear_message(cli, runs, tmp_path, damage, 
             shutil.rmtree(entry)
     result = cli("diff", runs["before"], folder, expect=2)
     assert message in result.stderr and result.stdout == ""
+    assert ("damaged" in result.stderr) == (damage in ("cubin", "metadata", "artifacts"))
     if damage in ("cubin", "metadata"):
         assert "trace the program again" in result.stderr
 
@@ -256,10 +262,14 @@ def test_vary_triton_needs_the_captured_source(cli, runs, tmp_path):
 
 def test_check_a_capture_holds_a_line_to_its_share_of_the_estimated_time(cli, runs):
     """`check DIR/ --budget 'line 19 <= 50%'`: line 19 of program_kernels.py is all of add_kernel
-    (its loads, the add and the store); the other kernels have no line 19 and hold 0% there."""
+    (its loads, the add and the store); the other kernels have no line 19, are not held to it, and a
+    note says so. A line no kernel of the capture has is refused, as `dump --line` refuses it."""
     doc = json.loads(cli("check", runs["before"], "--budget", "line 19 <= 50%", "--json", expect=1).stdout)
     failed = {e["name"].split("/:")[1].split("@")[0]: e for e in doc["entries"] if not e["ok"]}
     assert list(failed) == ["add_kernel"] and len(doc["entries"]) == 5
     broken = failed["add_kernel"]["broken"]
     assert [b["figure"] for b in broken] == ["line 19"] and broken[0]["value"] > 50
+    assert "budget 'line 19 <= 50%': line 19 is outside relu_kernel, " in " ".join(doc["notes"])
     cli("check", runs["before"], "--budget", "line 19 <= 100%")
+    out = cli("check", runs["before"], "--budget", "line 1000 <= 0%", expect=2).stderr
+    assert "budget 'line 1000 <= 0%': line 1000 is outside every kernel of " in out and "add_kernel: lines " in out

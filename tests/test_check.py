@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from xml.etree import ElementTree
 
 import pytest
@@ -43,6 +44,15 @@ def test_all_budgets_hold_exit_0(cli):
     assert "narrowest load 128b" in out.stdout
 
 
+def test_one_kernel_and_one_budget_are_said_in_the_singular(cli):
+    """Not `1 of 1 budgets hold` and `all 1 held their budgets` (issue 55); the figures line says
+    occupancy and shared memory as every view does."""
+    out = cli("check", *ADD, "-a", "n_elements=4096", "--budget", "spills=0").stdout
+    assert "its budget holds" in out and out.rstrip().endswith("it held its budget")
+    assert "1 of 1" not in out and "all 1" not in out
+    assert re.search(r"shared \d+ B · occupancy 100% · narrowest load 128b, store 128b · \d+ findings?\b", out)
+
+
 def test_a_broken_budget_exits_1_with_the_figure_the_limit_and_the_finding(cli):
     out = cli("check", *ADD, "-a", "n_elements=4099", *BUDGETS, expect=1)
     assert out.stdout.startswith("FAIL") and "2 of 3 budgets hold" in out.stdout
@@ -63,6 +73,22 @@ def test_bad_usage_exits_2(cli):
     assert "nothing to check" in cli("check", *ADD, expect=2).stderr
     assert "need a FILE" in cli("check", "--target", "sm80", "--budget", "spills=0", expect=2).stderr
     assert "needs --baseline" in cli("check", *ADD, "--budget", "spills=0", "--update-baseline", expect=2).stderr
+
+
+def test_a_line_budget_on_a_line_the_kernel_lacks_is_refused_as_dump_refuses_it(cli, tmp_path):
+    """Issue 55 item 3: `line 1000 <= 0%` held 0% and passed."""
+    said = cli("dump", "sample:matmul", "--line", "1000", "-t", "sm90", expect=2).stderr.split("error: ")[1].strip()
+    assert said.startswith("line 1000 is outside matmul_kernel (lines ")
+    out = cli("check", "sample:matmul", "-t", "sm90", "--budget", "line 1000 <= 0%", expect=2).stderr
+    assert f"budget 'line 1000 <= 0%': {said}" in out and "held" not in out
+    project = tmp_path / "pyproject.toml"
+    project.write_text(
+        '[[tool.tritonscope.check]]\nfile = "sample:vector_add"\nflags = "-t sm90"\nbudgets = ["line 999 <= 5%"]\n'
+        '[[tool.tritonscope.check]]\nfile = "sample:vector_add"\nflags = "-t sm90"\nbudgets = ["line 21 <= 100%"]\n'
+    )
+    document = json.loads(cli("check", "--project", project, "--json", expect=2).stdout)
+    errors = [entry["error"] for entry in document["entries"]]
+    assert "line 999 is outside add_kernel" in errors[0] and errors[1] is None
 
 
 def test_a_baseline_is_written_then_held(cli, tmp_path):

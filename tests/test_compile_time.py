@@ -113,10 +113,48 @@ def test_explain_compile_time_in_the_terminal_and_json():
     args = ("explain", UNROLLED, "-t", "sm90", "-c", "N=16", "-c", "BLOCK=1024", "--compile-time")
     out = _cli80(*args)
     assert all(len(line) <= 80 for line in out.splitlines())
-    assert "the slowest stage:" in out and f"grows most as it is lowered: line {UNROLLED_LINE}" in out
+    said = " ".join(out.split())
+    assert "the slowest stage:" in out and f"most operations: line {UNROLLED_LINE}, " in said
+    assert f"from unrolling `tl.static_range(N)` at line {UNROLLED_LINE - 1} (16 copies)" in said
+    assert "grows most as it is lowered" not in said  # the same line: said once
     doc = json.loads(_cli80(*args, "--json"))
     assert list(doc["compile_time"]["stage_seconds"]) == ["front end", *STAGES]
     assert doc["compile_time"]["lines"][0]["line"] == UNROLLED_LINE
+    assert doc["compile_time"]["lines"][0]["unrolled_by"] == [
+        {"line": UNROLLED_LINE - 1, "loop": "tl.static_range(N)", "copies": 16}
+    ]
+    assert doc["compile_time"]["most_operations"]["line"] == UNROLLED_LINE
+
+
+NESTED = """\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def nested(x_ptr, out_ptr, BLOCK: tl.constexpr, STEPS: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    for i in tl.static_range(STEPS):
+        for j in tl.static_range(1, 5, 2):
+            acc += tl.load(x_ptr + offs + (i * 4 + j) * BLOCK) * (i + j)
+    tl.store(out_ptr + offs, acc)
+"""
+
+
+def test_the_headline_names_the_dominant_line_and_the_loops_that_unrolled_it(tmp_path):
+    """Issue 55 item 4: a body unrolled at a small tile grows little as it is lowered, while a line of
+    one operation doubles; the headline named that line (`grows most as it is lowered: line 7 (1 TTIR
+    → 1 TTGIR → 2 LLIR)`), not the one whose operations fill the IR."""
+    kernel = tmp_path / "nested.py"
+    kernel.write_text(NESTED)
+    out = _cli80("explain", str(kernel), "-t", "sm90", "-c", "BLOCK=128", "-c", "STEPS=16", "--compile-time")
+    said = " ".join(out.split())
+    assert "most operations: line 11, " in said and "TTIR operations (9" in said  # 90% and more of them
+    assert "from unrolling `tl.static_range(1, 5, 2)` at line 10 (2 copies) inside `tl.static_range(STEPS)` at " in (
+        said
+    )
+    assert "at line 9 (16 copies)" in said and "grows most as it is lowered: line 7" not in said
 
 
 def test_dump_and_diff_show_the_time_of_each_stage(monkeypatch):

@@ -112,6 +112,19 @@ def test_targets_diff_the_stages_each_has(cli):
     assert pairs == {("ttgir", 0, 1), ("ttgir", 0, 2), ("sass", 0, 1)}
 
 
+def test_the_header_names_every_target_and_folds_at_the_width():
+    """One target: `compiled for sm90`; several: each named, the target row saying which variant is
+    which; folded at spaces at 80 columns (issue 55: it was cut, and said only the first target)."""
+    from cli_process import tritonscope
+
+    one = tritonscope("diff", "sample:vector_add", "-t", "sm90", "--vary", "BLOCK_SIZE=512,1024", env={"COLUMNS": "80"})
+    assert " ".join(one.stdout.split("\n[0]")[0].split()).endswith(": 2 variants, compiled for sm90")
+    several = tritonscope("diff", "sample:vector_add", "--vary", "target=sm80,sm90", env={"COLUMNS": "80"}).stdout
+    head = several.split("\n[0]")[0]
+    assert max(map(len, head.splitlines())) <= 80 and "first on" not in several
+    assert " ".join(head.split()).endswith(": 2 variants, compiled for sm80, sm90 (the target row says which)")
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -41,6 +41,22 @@ def test_the_readme_is_a_short_map_that_points_on():
     assert "(docs/index.md)" in readme
 
 
+_NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def test_the_index_counts_the_commands_the_readme_shows():
+    """docs/index.md says how many commands the README's front door shows: its heading's count, and
+    the commands in the block under it (issue 55: it said five where the README has six)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    heading = re.search(r"^## (\w+) commands$", readme, flags=re.M)
+    assert heading is not None, "the README's commands heading"
+    block = readme[heading.end() :].split("```", 2)[1]
+    shown = [line for line in block.splitlines() if line.startswith("tritonscope ")]
+    assert _NUMBERS[len(shown) - 1] == heading.group(1).lower()
+    index = " ".join((DOCS / "index.md").read_text(encoding="utf-8").split())
+    assert f"{heading.group(1).lower()} commands" in index
+
+
 def test_docs_index_lists_every_page():
     listed = {target.split("#")[0] for target in _links(DOCS / "index.md")}
     missing = sorted(page.name for page in PAGES if page.name != "index.md" and page.name not in listed)

@@ -74,7 +74,8 @@ def test_statements_fail_alone_and_if_blocks_are_entered_statement_by_statement(
     )
     path = tmp_path / "prog.py"
     namespace = {"__name__": "__main__", "__builtins__": __builtins__}
-    run = file_run._Statements(namespace, str(path), 0)
+    log = tmp_path / "steps.jsonl"
+    run = file_run._Statements(namespace, str(path), 0, str(log))
     assert run.block(ast.parse(source).body) == 15  # sys.exit ends the run there
     assert namespace["done"] == [4, 7, 12, None]
     assert [(f["line"], f["error"].split(":")[0]) for f in run.failures] == [
@@ -83,12 +84,53 @@ def test_statements_fail_alone_and_if_blocks_are_entered_statement_by_statement(
         (10, "NameError"),
         (13, "ZeroDivisionError"),
     ]
+    written = [json.loads(line)["skipped"] for line in log.read_text().splitlines()]
+    assert [f["statement"] for f in written] == [3, 6, 10, 13]  # each as it failed: a launch may end the run
 
 
 def test_each_step_is_one_json_line_of_the_log(tmp_path):
     log = tmp_path / "steps.jsonl"
     file_run._run_cases(lambda n: 1 / n, "bench_div", [{"n": 1}, {"n": 0}], str(log))
-    (step,) = [json.loads(line) for line in log.read_text().splitlines()]
+    skipped, step = [json.loads(line) for line in log.read_text().splitlines()]
+    assert skipped["skipped"]["function"] == "bench_div" and skipped["skipped"]["case"] == "n=0"
     assert step["step"] == "bench_div" and step["cases"] == 2
     assert [f["case"] for f in step["failures"]] == ["n=0"]
     assert step["failures"][0]["error"] == "ZeroDivisionError: division by zero"
+
+
+READ_BEFORE_LAUNCH = """\
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def double(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2, mask=mask)
+
+
+if __name__ == "__main__":
+    x = torch.randn(4096, device="cuda")
+    print(x.mean().item())
+    import no_such_module
+    y = torch.empty_like(x)
+    double[(4,)](x, y, x.numel(), BLOCK=1024)
+"""
+
+
+def test_the_statements_gone_past_before_the_launch_are_said_a_line_each(tmp_path, cli):
+    """Issue 55 item 5: the launch was compiled and the read before it skipped without a word."""
+    path = tmp_path / "read_first.py"
+    path.write_text(READ_BEFORE_LAUNCH)
+    err = cli("dump", path, "--from-run", "--stage", "ttir", "-t", "sm90").stderr
+    said = [line.strip() for line in err.splitlines()]
+    assert f"from the run: launch 1 of double at {path}:18, grid 4x1x1" in said
+    at = said.index(f"from the run: launch 1 of double at {path}:18, grid 4x1x1")
+    # The read on line 15 gets the value computed on the host (--values host, the default since issue 51):
+    # it runs; the failed import is the one statement gone past, said with its reason.
+    assert said[at + 1 : at + 2] == [
+        "skipped line 16, import no_such_module: ModuleNotFoundError: No module named 'no_such_module'",
+    ]
+    assert not any(line.startswith("skipped line 15") for line in said)

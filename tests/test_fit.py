@@ -24,7 +24,7 @@ from tritonscope.core.model import VariantRequest
 from tritonscope.core.targets import TARGETS
 from tritonscope.render.registry import render
 from tritonscope.render.terminal.fit import _cell_line
-from tritonscope.results.fit import Cell
+from tritonscope.results.fit import Cell, ConfigRow, FitResult, KernelFit
 
 LIMITS = Path(__file__).parent / "kernels" / "fit_limits.py"
 H100 = 232448  # 227 KiB: cudaDevAttrMaxSharedMemoryPerBlockOptin of an H100
@@ -81,7 +81,7 @@ def test_the_h100s_227_kib_two_under_exactly_at_and_two_over(limits):
     )
     # (the register count is the release's: 111 under Triton 3.6, 117 under 3.9)
     assert re.fullmatch(
-        r"\d+ registers, 0 spills, 225 KiB shared memory, 1 block per SM \(12%\)", kernel.column("sm90")[0].reason
+        r"\d+ registers, 0 spills, 225 KiB shared memory, 1 block per SM \(12.5%\)", kernel.column("sm90")[0].reason
     )
 
 
@@ -130,8 +130,25 @@ def test_a_cell_keeps_its_units_when_its_figures_are_wide():
     not the spills' unit."""
     wide = Cell(FITS, "", {"registers": 512, "spills": 448, "shared": 16, "occupancy": 12.5})
     usual = Cell(FITS, "", {"registers": 128, "spills": 16, "shared": 2048, "occupancy": 25.0})
-    assert [_cell_line(wide, line) for line in range(3)] == ["fits", "512r448s", "16B 12%"]
-    assert [_cell_line(usual, line) for line in range(3)] == ["fits", "128r 16s", "2K 25%"]
+    assert [_cell_line(wide, line) for line in range(4)] == ["fits", "512r448s", "16B", "12.5%"]
+    assert [_cell_line(usual, line) for line in range(4)] == ["fits", "128r 16s", "2K", "25%"]
+
+
+def test_a_cell_says_its_verdict_and_occupancy_whole():
+    """`NO budget`, not `NO budg`, and occupancy as every view says it (12.5%, not 12%), on a line of its
+    own: the columns widen to the widest cell rather than cut one (issue 55)."""
+    over = Cell(NO_FIT, "", {"registers": 128, "spills": 4, "shared": 232448, "occupancy": 12.5}, limit="budget")
+    assert [_cell_line(over, line) for line in range(4)] == ["NO budget", "128r 4s", "227K", "12.5%"]
+    kernel = KernelFit("k", "k.py", "", (ConfigRow({"BLOCK": "64"}, {"BLOCK": 64}),), ("sm80", "sm90"), ((over, over),))
+    drawn = render(FitResult((kernel,), ("spills=0",)), "terminal", width=80)
+    assert "k (k.py): 1 config x 2 targets" in drawn
+    assert [line.split() for line in drawn.splitlines()[2:7]] == [
+        ["config", "sm80", "sm90"],
+        ["#0", "NO", "budget", "NO", "budget"],
+        ["128r", "4s", "128r", "4s"],
+        ["227K", "227K"],
+        ["12.5%", "12.5%"],
+    ]
 
 
 def test_the_written_pruner_keeps_exactly_the_configs_that_fit_each_target(limits, tmp_path):

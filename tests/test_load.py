@@ -96,6 +96,23 @@ def test_list_shows_kinds_configs_and_heuristics(cli):
     assert {p["name"]: p["kind"] for p in scale["params"]}["in_ptr"] == "pointer"
 
 
+def test_list_offers_no_flag_for_a_helper_s_parameters(cli):
+    """A helper is never compiled alone: its call types its parameters, so -a (a kernel's flag) is not
+    offered for them (issue 55), while a kernel's assumed scalar still gets the offer."""
+    text = cli("list", KERNELS / "mixed.py").stdout
+    assert text.splitlines()[0].endswith(": 4 @triton.jit functions")
+    helper, kernel = (
+        text.split("scale_kernel  line 13")[0].split("load_scaled  line 8")[1],
+        text.split("scale_kernel  line 13")[1],
+    )
+    rows = {row.split("│")[1].strip(): row.split("│")[2:] for row in helper.splitlines() if row.count("│") == 6}
+    assert set(rows) == {"src", "offs", "n", "scale"}
+    assert all(
+        [c.strip() for c in cells] == ["-", "-", "", "from the call in scale_kernel", ""] for cells in rows.values()
+    )
+    assert "-a" not in helper and "give -a" in kernel.split("tuned_kernel")[0]
+
+
 def test_list_of_a_sample(cli):
     text = cli("list", "sample:matmul_autotune").stdout
     assert text.count("autotune config") == 8 and "stride_am" in text

@@ -233,7 +233,7 @@ def test_layout_of_64x64_at_80_columns_is_drawn_in_bands():
     ]
     row = " ".join(f"{lane:>2}" for lane in range(16, 32))
     assert sum(line.endswith(row + " ") for line in lines) == 2 * 64  # columns 16-31 and 48-63, every row
-    assert "64x64 elements over 1 warps x 32 lanes x 128 registers per thread" in lines
+    assert "64x64 elements over 1 warp x 32 lanes x 128 registers per thread" in lines
 
 
 # --- compare and dump -----------------------------------------------------------------------------
@@ -269,7 +269,7 @@ def test_dump_at_80_columns_cuts_long_ir_lines_with_the_marker_and_wrap_folds_th
     lines = lines_of(DumpView(NARROW, annotate=True).render(result))
     cut = [line for line in lines if line.endswith(CUT)]
     assert len(cut) == 3 and all(line.count("py 3 │") == 1 for line in cut)  # the gutter stays
-    assert "TTGIR (Triton GPU IR)  (1 lines)" in " ".join(lines) and "k[/x]" in " ".join(lines)
+    assert "TTGIR (Triton GPU IR)  (1 line)" in " ".join(lines) and "k[/x]" in " ".join(lines)
     folded = lines_of(DumpView(NARROW, wrap=True).render(result))
     assert not any(line.endswith(CUT) for line in folded)
     assert "gdesc[UR4]," in " ".join(folded) and " ".join(folded).count("{cache = 1 : i32}") == 4

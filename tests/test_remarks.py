@@ -109,7 +109,7 @@ def test_the_warning_that_disables_a_load_s_pipelining_is_the_not_pipelined_caus
     (loop,) = of_kind(result, findings.NOT_PIPELINED)
     assert loop.line == B_LOAD and loop.lines == (B_LOAD, DOT)
     assert f"Triton transposes an operand of the tl.dot on line {DOT} in registers" in loop.message
-    assert loop.evidence.endswith(f"on Python line(s) {B_LOAD}") and "K-major" in loop.suggestion
+    assert loop.evidence.endswith(f"on Python line {B_LOAD}") and "K-major" in loop.suggestion
     (said,) = loop.remarks
     assert said.startswith(
         "Warning: Forcing a different order [0, 1] on SMEM than the register order for the operand 1"

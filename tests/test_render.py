@@ -169,7 +169,7 @@ def test_layout_view_draws_lanes_within_80_columns():
     bases = {"register": [], "lane": [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]], "warp": []}
     result = LayoutResult(layout, ownership(bases, (1, 32)), None)
     out = LayoutView(Terminal(120, False)).render(result)
-    assert " 31 " in out and "1x32 elements over 1 warps x 32 lanes" in out
+    assert " 31 " in out and "1x32 elements over 1 warp x 32 lanes" in out
     assert json.loads(JsonRenderer().render(result))["owners"]["0,5"] == [[0, 5, 0]]
 
 

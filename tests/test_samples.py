@@ -36,6 +36,28 @@ def test_every_sample_is_listed_with_its_kernel(cli):
     assert "sample:fused_attention" in table and "attention_kernel" in table
 
 
+def test_each_sample_is_described_by_a_whole_sentence_drawn_whole_at_80_columns():
+    """A description is its docstring's first sentence however many lines it spans, and the view folds
+    it under the name at the width: none is cut mid-sentence (issue 55)."""
+    from tritonscope.render.registry import render
+    from tritonscope.results.catalog import SamplesResult
+
+    samples = all_samples()
+    for s in samples:
+        assert s.description.endswith(".") and "  " not in s.description and "\n" not in s.description, s.name
+    said = {s.name: s.description for s in samples}
+    assert said["fused_attention_gluon"] == (
+        "Fused attention for Hopper in Gluon, warp-specialized as FlashAttention-3 is: one warp issues the TMA "
+        "copies, two warp groups compute, and the two take turns on the tensor cores."
+    )
+    text = render(SamplesResult(tuple(samples)), "terminal", width=80)
+    assert max(map(len, text.splitlines())) <= 80
+    blocks = text.split("\nsample:")[1:]
+    assert [block.split()[0] for block in blocks] == [s.name for s in samples]
+    for s, block in zip(samples, blocks, strict=True):
+        assert " ".join(block.split()[2:]).startswith(s.description), s.name
+
+
 def test_samples_dir_holds_the_files():
     assert sorted(s.name for s in all_samples()) == sorted(EXPECTED)
     assert (samples_dir() / "vector_add.py").is_file()

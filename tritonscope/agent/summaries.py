@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..core.quantities import count, percentage, size
+
 Document = dict[str, Any]
 
 
@@ -18,16 +20,20 @@ def summary(doc: Document) -> str:
 def _resources(r: dict[str, Any]) -> str:
     occupancy = r["occupancy"]
     return (
-        f"{r['registers']} registers, {r['spills']} spills, {r['shared_bytes']} B shared, "
-        f"occupancy {occupancy.get('percent', '?')}% ({occupancy['blocks_per_sm']} blocks/SM, "
+        f"{count(r['registers'], 'register')}, {count(r['spills'], 'spill')}, {size(r['shared_bytes'])} shared, "
+        f"occupancy {_percentage(occupancy.get('percent'))} ({count(occupancy['blocks_per_sm'], 'block')} per SM, "
         f"limited by {occupancy['limited_by']})"
     )
+
+
+def _percentage(value: Any) -> str:
+    return percentage(value) if isinstance(value, (int, float)) else "?%"
 
 
 def _dump(doc: Document) -> list[str]:
     variant = doc["variant"]
     head = f"{variant['kernel']} on {variant['target']}, Triton {doc['triton_version']}: {_resources(doc['resources'])}"
-    stages = ", ".join(f"{name} {info['total_lines']} lines" for name, info in doc["page"]["stages"].items())
+    stages = ", ".join(f"{name} {count(info['total_lines'], 'line')}" for name, info in doc["page"]["stages"].items())
     found = [head, f"stages: {stages}"]
     if "selected_lines" in doc:
         found.append(f"showing what Python lines {_span(doc['selected_lines'])} became")
@@ -42,7 +48,7 @@ def _explain(doc: Document) -> list[str]:
     found = doc["findings"]
     named = [f"- line {f['line']}: {f['kind']}: {f['message']}" for f in found[:MOST]]
     more = [f"... and {len(found) - MOST} more in findings"] if len(found) > MOST else []
-    return [head, f"{len(found)} finding(s)" + (":" if found else ""), *named, *more]
+    return [head, count(len(found), "finding") + (":" if found else ""), *named, *more]
 
 
 def _check(doc: Document) -> list[str]:

@@ -60,6 +60,7 @@ class KernelFigures:
     code: str  # a digest of the normalized machine code
     reference: str = ""  # DIR/:NAME@HASH8, what -k and check name it by
     recorded: bool = True  # the capture recorded the specialization (a bare Triton cache does not)
+    lines: frozenset[int] = frozenset()  # the lines of its file a line budget may name (linemap.kernel_lines)
 
     @property
     def label(self) -> str:

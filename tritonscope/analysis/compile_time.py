@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from ..core.model import Compilation
+from ..core.pysource import unrolling_loops
 from ..core.stages import Stage
 from ..parsers.timing_report import Report
 from .passes import PassRecord
@@ -148,6 +149,21 @@ GROWTH_STAGES = (Stage.TTIR, Stage.TTGIR, Stage.LLIR)
 
 
 @dataclass(frozen=True)
+class Unroll:
+    """A loop whose body Triton copies once per iteration (`tl.static_range`, `loop_unroll_factor`)."""
+
+    line: int
+    loop: str  # its iterator as written: `tl.static_range(512)`
+    copies: int | None  # of its body: the trip count (or unroll factor); None where not known
+
+    @property
+    def said(self) -> str:
+        """`tl.static_range(STEPS)` at line 9 (64 copies)."""
+        copies = f" ({self.copies:,} copies)" if self.copies is not None else ""
+        return f"`{self.loop}` at line {self.line}{copies}"
+
+
+@dataclass(frozen=True)
 class LineGrowth:
     """What one Python line of the kernel became at each IR level: operations (MLIR) or instructions
     (LLVM IR) that carry its location."""
@@ -155,6 +171,7 @@ class LineGrowth:
     line: int
     code: str
     counts: dict[Stage, int]  # by stage in GROWTH_STAGES
+    unrolled_by: tuple[Unroll, ...] = ()  # the loops around it whose body Triton copies, outermost first
 
     @property
     def size(self) -> int:
@@ -185,13 +202,34 @@ def line_growth(c: Compilation) -> tuple[LineGrowth, ...]:
                 per_stage = counts.setdefault(line, {})
                 per_stage[stage] = per_stage.get(stage, 0) + 1
     source = c.kernel.source.splitlines()
-    grown = [LineGrowth(line, _code(source, line - c.kernel.first_line), n) for line, n in counts.items()]
+    grown = [
+        LineGrowth(line, _code(source, line - c.kernel.first_line), n, _unrolled_by(c, line))
+        for line, n in counts.items()
+    ]
     return tuple(sorted(grown, key=lambda g: (-g.size, g.line)))
 
 
+def _unrolled_by(c: Compilation, line: int) -> tuple[Unroll, ...]:
+    loops = unrolling_loops(c.kernel.source, c.kernel.first_line, line, c.variant.constexprs)
+    return tuple(Unroll(*loop) for loop in loops)
+
+
+def dominant(growth: tuple[LineGrowth, ...]) -> tuple[LineGrowth, Stage, float] | None:
+    """The line whose operations dominate: the most at any IR level, with that level and its share
+    of the kernel-file lines' operations there."""
+    if not growth or growth[0].size < 2:
+        return None
+    top = growth[0]
+    stage = max(top.counts, key=lambda s: top.counts[s])
+    total = sum(g.counts.get(stage, 0) for g in growth)
+    return top, stage, top.counts[stage] / total if total else 0.0
+
+
 def most_grown(growth: tuple[LineGrowth, ...]) -> LineGrowth | None:
-    """The line that grows most across lowering (by LLVM IR over TTIR), among those with 2+ operations."""
-    grown = [g for g in growth if g.growth is not None and g.size > 1]
+    """The line that grows most across lowering (by LLVM IR over TTIR), among those with 2+ operations
+    and at least a tenth of the largest line's: a line of 1 operation that becomes 2 is no culprit."""
+    floor = max(2, growth[0].size // 10) if growth else 2
+    grown = [g for g in growth if g.growth is not None and g.size >= floor]
     return max(grown, key=lambda g: (g.growth, g.size), default=None)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..core.errors import UsageError
 from ..core.model import Budget, Resources
+from ..core.quantities import count, percentage, size
 from ..core.targets import Target
 
 FITS, NO_FIT, UNKNOWN = "fits", "does not fit", "unknown"
@@ -75,7 +76,7 @@ def judge(
 def _launch_failure(target: Target, r: Resources, num_warps: int, tmem_columns: int | None) -> Verdict | None:
     limit, shared = target.shared_limit, target.vendor.words.shared
     if limit is not None and r.shared_bytes > limit:
-        return Verdict(NO_FIT, f"{shared} {_kib(r.shared_bytes)} > {_kib(limit)} per block", "shared memory")
+        return Verdict(NO_FIT, f"{shared} {size(r.shared_bytes)} > {size(limit)} per block", "shared memory")
     if tmem_columns is not None and tmem_columns > TENSOR_MEMORY_COLUMNS:
         return Verdict(NO_FIT, f"tensor memory {tmem_columns} > {TENSOR_MEMORY_COLUMNS} columns", "tensor memory")
     threads = num_warps * target.warp_size
@@ -91,11 +92,6 @@ def _launch_failure(target: Target, r: Resources, num_warps: int, tmem_columns: 
 def _fits_line(target: Target, r: Resources) -> str:
     words = target.vendor.words
     return (
-        f"{r.registers} {words.registers}, {r.spills} spills, {_kib(r.shared_bytes)} {words.shared}, "
-        f"{r.occupancy.blocks_per_sm} block{'' if r.occupancy.blocks_per_sm == 1 else 's'} per "
-        f"{words.multiprocessor} ({r.occupancy.percent:.0f}%)"
+        f"{r.registers} {words.registers}, {count(r.spills, 'spill')}, {size(r.shared_bytes)} {words.shared}, "
+        f"{count(r.occupancy.blocks_per_sm, 'block')} per {words.multiprocessor} ({percentage(r.occupancy.percent)})"
     )
-
-
-def _kib(n: int) -> str:
-    return f"{n / 1024:.4g} KiB" if n >= 1024 else f"{n} B"

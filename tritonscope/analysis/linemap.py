@@ -73,13 +73,26 @@ def requested_lines(c: Compilation, lines: tuple[int, int] | None) -> frozenset[
     if lines is None:
         return None
     low, high = min(lines), max(lines)
-    end = c.kernel.first_line + c.kernel.source.count("\n") - 1
-    valid = set(range(c.kernel.first_line, end + 1)) | {n for file, n in python_lines(c) if file == c.kernel.file}
+    valid = kernel_lines(c)
     # At most len(valid) + 1 steps, however wide the range asked for.
     outside = next((n for n in range(low, high + 1) if n not in valid), None)
     if outside is not None:
-        raise UsageError(
-            f"line {outside} is outside {c.kernel.name} (lines {c.kernel.first_line}-{end} of "
-            f"{Path(c.kernel.file).name}, plus the helpers it calls)"
-        )
+        raise UsageError(outside_kernel(c, outside))
     return frozenset((c.kernel.file, n) for n in range(low, high + 1))
+
+
+def kernel_lines(c: Compilation) -> frozenset[int]:
+    """The lines of the kernel's file a line may be asked for by: its own source's, and those of the
+    helpers it calls in the same file (any stage maps to them)."""
+    end = c.kernel.first_line + c.kernel.source.count("\n") - 1
+    own = {n for file, n in python_lines(c) if file == c.kernel.file}
+    return frozenset(range(c.kernel.first_line, end + 1)) | own
+
+
+def outside_kernel(c: Compilation, line: int) -> str:
+    """What every command that takes a line (dump --line, check's line budgets) says of one outside the kernel."""
+    end = c.kernel.first_line + c.kernel.source.count("\n") - 1
+    return (
+        f"line {line} is outside {c.kernel.name} (lines {c.kernel.first_line}-{end} of "
+        f"{Path(c.kernel.file).name}, plus the helpers it calls)"
+    )

@@ -10,6 +10,7 @@ reserves. AMD occupancy follows the CDNA rules: VGPRs per SIMD lane in granules 
 from __future__ import annotations
 
 from ..core.model import Occupancy, Resources
+from ..core.quantities import count, size
 from ..core.targets import AmdLimits, NvidiaLimits, Target
 
 
@@ -154,13 +155,13 @@ def _warnings(target: Target, shared: int, shared_limit: int | None, local: int,
     warnings = []
     if shared_limit is not None and shared > shared_limit:
         warnings.append(
-            f"needs {_kib(shared)} of shared memory; {target.label} allows {_kib(shared_limit)} per block: "
+            f"needs {size(shared)} of shared memory; {target.label} allows {size(shared_limit)} per block: "
             f"launch will fail with an out-of-resources error"
         )
     threads = num_warps * target.warp_size
     if threads > target.limits.max_threads_per_block:
         warnings.append(
-            f"{num_warps} warps are {threads} threads; {target.label} allows "
+            f"{count(num_warps, 'warp')} are {threads} threads; {target.label} allows "
             f"{target.limits.max_threads_per_block} per block: launch will fail"
         )
     if local:
@@ -170,7 +171,3 @@ def _warnings(target: Target, shared: int, shared_limit: int | None, local: int,
     if occupancy.blocks_per_sm == 0 and not warnings:
         warnings.append(f"no block fits on a multiprocessor (limited by {occupancy.limited_by}): launch will fail")
     return tuple(warnings)
-
-
-def _kib(n: int) -> str:
-    return f"{n / 1024:g} KiB"

@@ -15,6 +15,7 @@ import itertools
 
 from ..analysis.resources import nvidia_occupancy
 from ..core.errors import UsageError
+from ..core.quantities import percentage
 from ..core.source import CachedKernel, cached_kernel
 from ..core.targets import local_target
 from ..core.values import format_value
@@ -174,7 +175,7 @@ def _last_kernel(loaded: LoadedFile) -> dict:
     return {
         "registers": newest.n_regs,
         "spills": newest.n_spills,
-        "occupancy": f"{occupancy.percent:.0f}% ({occupancy.limited_by})",
+        "occupancy": f"{percentage(occupancy.percent)} ({occupancy.limited_by})",
     }
 
 

@@ -8,12 +8,13 @@ from pathlib import Path
 
 from ..analysis.capture_pairs import KernelFigures, KernelPair, pair
 from ..captures.folder import open_capture
+from ..core.errors import UsageError
 from ..core.model import Budget, CheckEntry, VariantRequest
 from ..results.check import FIT, Broken, CheckResult, EntryOutcome
 from ..results.fit import NO_COMPILE, NO_FIT, Cell
 from .capture_fit import launched_fits
 from .capture_summaries import summaries
-from .check import COMPILES_AFTER, against_baseline, against_budget
+from .check import COMPILES_AFTER, LINE, against_baseline, against_budget, budget_line
 from .compile_gate import gate_outcomes
 
 
@@ -47,13 +48,34 @@ def check_capture(
                 counterparts[p.after.hash] = p.before
             if p.status in ("added", "removed"):
                 notes.append(_unpaired(p))
+    notes += _lines_outside(folder, mine, budgets)
     outcomes = [_outcome(k, budgets, baseline, counterparts[k.hash], fits.get(k.hash, ())) for k in mine]
     return CheckResult(tuple(outcomes + gated), tuple(notes))
+
+
+def _lines_outside(folder: Path, kernels: list[KernelFigures], budgets: tuple[Budget, ...]) -> list[str]:
+    """A line budget holds the kernels whose source has the line: one that no kernel of the capture has is
+    refused (it would hold 0% everywhere and pass, as `dump --line` refuses it); the kernels it does not
+    reach are named in a note."""
+    notes = []
+    for budget in (b for b in budgets if b.figure.startswith(LINE)):
+        line = budget_line(budget)
+        outside = [k for k in kernels if line not in k.lines]
+        if len(outside) == len(kernels):
+            spans = "; ".join(
+                dict.fromkeys(f"{k.name}: lines {min(k.lines)}-{max(k.lines)}" for k in kernels if k.lines)
+            )
+            raise UsageError(f"budget '{budget.text}': line {line} is outside every kernel of {folder}/ ({spans})")
+        if outside:
+            names = ", ".join(dict.fromkeys(k.name for k in outside))
+            notes.append(f"budget '{budget.text}': line {line} is outside {names}, which it does not hold")
+    return notes
 
 
 def _outcome(k: KernelFigures, budgets, baseline: Path | None, before: KernelFigures | None, fits=()) -> EntryOutcome:
     found = k.findings or ()
     values = {**k.figures, "findings": len(found)}
+    budgets = tuple(b for b in budgets if not b.figure.startswith(LINE) or budget_line(b) in k.lines)
     broken = [b for b in (against_budget(budget, values, found) for budget in budgets) if b]
     if before is not None:
         broken += against_baseline(before.figures, values, found)

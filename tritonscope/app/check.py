@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..analysis import findings as kinds
-from ..analysis import instruction_mix
+from ..analysis import instruction_mix, linemap
 from ..analysis.findings import Finding
 from ..core import fileio, schemas
 from ..core.errors import TritonscopeError, UsageError
@@ -149,6 +149,9 @@ def _guarded(entry: CheckEntry, baselines: bool) -> EntryOutcome:
 
 def evaluate(entry: CheckEntry, baselines: bool = True) -> EntryOutcome:
     c = compile_request(entry.request)
+    for budget in entry.budgets:
+        if budget.figure.startswith(LINE) and budget_line(budget) not in linemap.kernel_lines(c):
+            raise UsageError(f"budget '{budget.text}': {linemap.outside_kernel(c, budget_line(budget))}")
     result = explain_compilation(c)  # explain's findings, live registers included, what-ifs left out
     values = figures(result)
     broken = [b for b in (against_budget(budget, values, result.findings) for budget in entry.budgets) if b]
@@ -203,6 +206,11 @@ def machine_figures(target: Target, text: str) -> dict[str, Any]:
         "global_load_bits": min(loads, default=None),
         "global_store_bits": min(stores, default=None),
     }
+
+
+def budget_line(budget: Budget) -> int:
+    """The line a line budget (`line 33 <= 40%`) holds."""
+    return int(budget.figure.removeprefix(LINE))
 
 
 def _behind(figure: str, found: tuple[Finding, ...]) -> str:

@@ -21,6 +21,7 @@ from ..analysis.cost import LineCost
 from ..analysis.findings import Finding, Input, Kernel, WhatIf
 from ..core.errors import TritonscopeError
 from ..core.model import Compilation, VariantRequest
+from ..core.quantities import count, percentage, size
 from ..core.source import CachedKernel
 from ..core.stages import Stage
 from ..results.explain import ExplainResult, ReportResult
@@ -135,6 +136,8 @@ def changed(request: VariantRequest, what_if: tuple[WhatIf, ...]) -> VariantRequ
     for what, name, value in what_if:
         if what == "option":
             request = replace(request, **{name: value})
+        elif what == "decorator":
+            request = replace(request, dropped_from_decorator=(*request.dropped_from_decorator, (name, value)))
         else:
             request = request.with_value(name, value, constexpr=what == "constexpr")
     return request
@@ -148,12 +151,12 @@ def describe(finding: Finding, outcome: Compilation | str) -> str:
     r = outcome.resources
     occ = r.occupancy
     text = (
-        f"{asked}: {r.registers} registers, {r.spills} spills, {findings.kib(r.shared_bytes)} shared, "
-        f"occupancy {occ.percent:.0f}% ({occ.blocks_per_sm} block{'' if occ.blocks_per_sm == 1 else 's'})"
+        f"{asked}: {count(r.registers, 'register')}, {count(r.spills, 'spill')}, {size(r.shared_bytes)} shared, "
+        f"occupancy {percentage(occ.percent)} ({count(occ.blocks_per_sm, 'block')})"
     )
     if finding.kind in (findings.NARROW, findings.UNCOALESCED) and finding.line is not None:
         line = next((c for c in cost.line_costs(outcome) if c.line == finding.line), None)
-        text += f"; line {finding.line}: {_widths(line)}"
+        text += f"; line {finding.line}: {_widths(line)}" + (_widened(line) if finding.kind == findings.NARROW else "")
     if finding.kind == findings.WARP_SPECIALIZE:
         lowered = "ttg.warp_specialize" in outcome.stages.get(Stage.TTGIR, "")
         text += "; lowered to warp-specialized partitions" if lowered else "; left unlowered for this target"
@@ -172,6 +175,14 @@ def _first_error(message: str) -> str:
         (line for line in lines[1:] if re.search(r"\b(fatal|error)\s*:", line)), lines[0] if lines else ""
     )
     return " ".join(said.split())
+
+
+def _widened(line: LineCost | None) -> str:
+    """Whether the what-if made the line's accesses 128 bits wide, as the advice meant it to."""
+    narrow = sorted(w for w in findings.line_widths(line) if w < 128) if line else []
+    if line is None or not findings.line_widths(line):
+        return ""
+    return ": the accesses widen to 128 bits" if not narrow else f": still {narrow[0]} bits, not 128"
 
 
 def _widths(line: LineCost | None) -> str:

@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ..analysis import instruction_mix, normalize
+from ..analysis import instruction_mix, linemap, normalize
 from ..captures.entries import CacheEntry
 from ..captures.recorded import kernel_source, recorded_specialization
 from ..core import launches
@@ -38,6 +38,7 @@ def of(compilation: Compilation, findings: bool = True) -> dict[str, Any]:
         "mix": {k: n for k, n in sorted(mix.items()) if k != "other"},
         "findings": tuple(explained.findings) if findings else None,
         "code": hashlib.sha256(code.encode()).hexdigest()[:16],
+        "lines": linemap.kernel_lines(compilation),
     }
 
 

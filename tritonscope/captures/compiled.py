@@ -9,6 +9,7 @@ from pathlib import Path
 from ..analysis.artifacts import to_compilation
 from ..core.errors import UsageError
 from ..core.model import OPTION_NAMES, Artifacts, Compilation, KernelSpec, Variant
+from ..core.pysource import unspecialized
 from ..core.source import CachedKernel, cached_kernel
 from ..core.stages import Language
 from ..core.targets import Target, named
@@ -52,8 +53,17 @@ def entry_parts(
         shown = as_published(file, capture_folder(entry))
         problems.append(f"the kernel's source file {shown} is not there as it was compiled: shown without it")
     language = Language.TRITON if "ttir" in entry.stages else Language.GLUON  # a Gluon kernel starts at GLIR/TTGIR
+    held = unspecialized(source, entry.name)  # the decorator read from the recorded source
     spec = KernelSpec(
-        name=entry.name, file=file, line=def_line, first_line=first_line, source=source, params=(), language=language
+        name=entry.name,
+        file=file,
+        line=def_line,
+        first_line=first_line,
+        source=source,
+        params=(),
+        language=language,
+        do_not_specialize=held.get("do_not_specialize", ()),
+        do_not_specialize_on_alignment=held.get("do_not_specialize_on_alignment", ()),
     )
     signature, constants, hints = recorded_specialization(entry)
     variant = Variant(

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from ..capture_hook import tritonscope_contract as contract
 from ..core.errors import UsageError
-from .entries import CacheEntry, scan
+from ..core.quantities import count
+from .entries import CacheEntry, cache_root, scan
 from .logs import compile_records
 
 
@@ -40,9 +41,10 @@ def open_capture(given: str | Path) -> Capture:
         raise UsageError(f"{folder}: no such directory", hint="give a folder made by `tritonscope trace -o DIR`")
     found, problems = scan(folder)
     captured = (folder / contract.CAPTURE_LOG).exists()
-    if not found and not problems:
+    if not found and not captured and not _has_stages(folder):
         raise UsageError(
-            f"{folder}: not a capture: it has no {contract.CAPTURE_LOG} and no compiled kernels",
+            f"{folder}: not a capture: it has no {contract.CAPTURE_LOG} and no compiled kernels"
+            + (f" ({count(len(problems), 'file')} that Triton did not write)" if problems else ""),
             hint="make one with `tritonscope trace -o DIR -- python prog.py` (or give a TRITON_CACHE_DIR)",
         )
     problems += _missing(folder, found, captured)
@@ -72,3 +74,14 @@ def _missing(folder: Path, found: list[CacheEntry], captured: bool) -> list[str]
         if binary not in e.stages:
             problems.append(f"{e.folder}: {e.name}.{binary} is missing")
     return problems
+
+
+# What Triton writes beside a kernel's metadata: a folder with none of these is no cache, however
+# many JSON files it holds (a plain folder is not a damaged capture).
+_STAGE_SUFFIXES = (".ttir", ".ttgir", ".llir", ".ptx", ".cubin", ".amdgcn", ".hsaco")
+
+
+def _has_stages(folder: Path) -> bool:
+    return any(
+        f.suffix in _STAGE_SUFFIXES for entry in cache_root(folder).iterdir() if entry.is_dir() for f in entry.iterdir()
+    )

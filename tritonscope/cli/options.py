@@ -134,6 +134,8 @@ def _from_its_run(request: VariantRequest) -> VariantRequest:
         resolved, launch = resolve_from_run(request)
     if launch is not None:  # always, for a --from-run request
         say(launch.describe())
+        for line in launch.skipped:
+            say(f"  {line}", "dim")
     return resolved
 
 

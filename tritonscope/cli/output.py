@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import fileio
 from ..core.errors import UsageError
+from ..core.quantities import count
 from ..core.source import own_paths
 
 if TYPE_CHECKING:
@@ -107,7 +108,7 @@ def _write_folder(folder: Folder, files: Any) -> None:
         fileio.discard(staging)
         fileio.discard_own(out)
         raise
-    _say(f"wrote {len(files)} files to {out}")
+    _say(f"wrote {count(len(files), 'file')} to {out}")
 
 
 def _say(message: str, style: str | None = None) -> None:

@@ -76,6 +76,10 @@ class KernelSpec:
     called_by: tuple[str, ...] = ()  # the @triton.jit functions of the file that call it
     returns_value: bool = False  # a helper's `return x`: Triton cannot launch it on its own
     language: Language = Language.TRITON  # @triton.jit or @gluon.jit: decides the stages before TTGIR
+    # The parameters its decorator keeps from the launcher's specialization of values (1, divisible by 16)
+    # and from its alignment hint (pointers 16-byte aligned, integers divisible by 16).
+    do_not_specialize: tuple[str, ...] = ()
+    do_not_specialize_on_alignment: tuple[str, ...] = ()
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
@@ -127,6 +131,9 @@ class VariantRequest:
     from_run: FromRun | None = None  # resolved into a captured kernel before anything loads (app/walk/from_run.py)
     source: Source = None  # type: ignore[assignment]  # set from `file` by __post_init__ when not given
     target_notice: str | None = None  # what `auto` chose, where the user should be told (no GPU visible)
+    # (decorator list, parameter) pairs specialized as if the kernel's @triton.jit(do_not_specialize=...,
+    # do_not_specialize_on_alignment=...) did not name them: explain's what-if of editing the decorator.
+    dropped_from_decorator: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if self.source is None:
@@ -211,6 +218,7 @@ class Variant:
     specialize: bool = True
     cached: bool = False  # read from a Triton cache or a capture, not compiled by tritonscope
     inferred: dict[str, str] = field(default_factory=dict)  # argument types guessed, not given
+    assumed: tuple[str, ...] = ()  # scalar arguments given no value anywhere: specialized from their type alone
     triton: str | None = None  # the release asked for with --triton / --vary triton=
 
     @property

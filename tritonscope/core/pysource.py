@@ -50,6 +50,90 @@ def declared_constexprs(source: str, name: str) -> set[str] | None:
     return None
 
 
+UNSPECIALIZING = ("do_not_specialize", "do_not_specialize_on_alignment")
+
+
+def unspecialized(source: str, name: str) -> dict[str, tuple[str, ...]]:
+    """The parameters the decorators of function NAME in SOURCE name in `do_not_specialize` and
+    `do_not_specialize_on_alignment` (by name or position, as Triton takes them), by list; a list
+    given as anything but literal names and numbers is left out (a recorded kernel's source, read
+    without running it)."""
+    try:
+        tree = ast.parse(textwrap.dedent(source))
+    except SyntaxError:
+        return {}
+    fn = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == name), None)
+    if fn is None:
+        return {}
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs]
+    found: dict[str, tuple[str, ...]] = {}
+    for call in (d for d in fn.decorator_list if isinstance(d, ast.Call)):
+        for keyword in call.keywords:
+            if keyword.arg not in UNSPECIALIZING:
+                continue
+            try:
+                given = ast.literal_eval(keyword.value)
+            except (ValueError, TypeError, SyntaxError):
+                continue
+            if not isinstance(given, (list, tuple)):
+                continue
+            names = [params[g] if isinstance(g, int) and 0 <= g < len(params) else g for g in given]
+            found[keyword.arg] = tuple(n for n in names if isinstance(n, str) and n in params)
+    return found
+
+
+def unrolling_loops(source: str, first_line: int, line: int, values: dict) -> list[tuple[int, str, int | None]]:
+    """The loops around LINE of SOURCE (which starts at FIRST_LINE) whose body Triton copies once per
+    iteration: `for ... in tl.static_range(...)`, and `tl.range(..., loop_unroll_factor=N)`. Each as
+    (its line, its iterator as written, the copies: the trip count where literals and VALUES, the
+    constexprs by name, give it; N for an unroll factor), outermost first."""
+    try:
+        tree = ast.parse(textwrap.dedent(source))
+    except SyntaxError:
+        return []
+    text = textwrap.dedent(source)
+    found = []
+    at = line - first_line + 1  # in the source's own numbering
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.For) or not isinstance(node.iter, ast.Call):
+            continue
+        if not node.body[0].lineno <= at <= (node.end_lineno or 0):
+            continue
+        copies = _copies(node.iter, values)
+        if copies is not False:
+            written = ast.get_source_segment(text, node.iter) or ast.unparse(node.iter)
+            found.append((node.lineno + first_line - 1, written, copies))
+    return sorted(found)
+
+
+def _copies(call: ast.Call, values: dict) -> int | None | bool:
+    """How many copies of its body a loop's iterator makes: None where not known, False for a loop
+    Triton does not unroll."""
+    name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+    factor = next((k.value for k in call.keywords if k.arg == "loop_unroll_factor"), None)
+    if name == "range" and factor is not None:
+        value = _constant(factor, values)
+        return value if isinstance(value, int) and value > 1 else False
+    if name != "static_range":
+        return False
+    bounds = [_constant(arg, values) for arg in call.args]
+    if not bounds or not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds):
+        return None
+    try:
+        return len(range(*bounds))
+    except (TypeError, ValueError):
+        return None
+
+
+def _constant(node: ast.expr, values: dict):
+    """A literal, or a name VALUES gives (a constexpr), else None."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        return values.get(node.id)
+    return None
+
+
 def launch_sites(source: str, kernel: str) -> list[tuple[str, int]]:
     """Where SOURCE launches KERNEL (`kernel[grid](...)`): each function whose own body does, by
     qualified name (`_attention.forward`) and line, and "" with the line for a launch by the file's

@@ -41,11 +41,18 @@ def sample_path(name: str) -> Path:
 
 def _describe(path: Path) -> Sample:
     tree = ast.parse(path.read_text(), filename=str(path))
-    doc = (ast.get_docstring(tree) or "").strip().splitlines()
     jitted = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef) and _is_jit(node)}
     helpers = set().union(*(called_functions(node, set(jitted) - {name}) for name, node in jitted.items()))
     kernels = tuple(name for name in jitted if name not in helpers)
-    return Sample(path.stem, path, kernels, doc[0] if doc else "")
+    return Sample(path.stem, path, kernels, first_sentence(ast.get_docstring(tree) or ""))
+
+
+def first_sentence(doc: str) -> str:
+    """A docstring's first sentence, whole however many lines it spans: its first paragraph up to
+    the first full stop that ends a sentence (one followed by a space or the paragraph's end)."""
+    paragraph = " ".join(doc.strip().split("\n\n", 1)[0].split())
+    end = next((i + 1 for i, c in enumerate(paragraph) if c == "." and paragraph[i + 1 : i + 2] in ("", " ")), None)
+    return paragraph[:end] if end else paragraph
 
 
 def _is_jit(node: ast.FunctionDef) -> bool:

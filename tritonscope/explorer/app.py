@@ -22,6 +22,7 @@ from textual.message import Message
 from textual.screen import Screen
 
 from ..core.model import VariantRequest
+from ..core.quantities import count
 from ..core.source import local_file
 from ..core.targets import TARGETS
 from ..core.watching import saves
@@ -294,9 +295,9 @@ class ExplorerApp(App):
         if shown is not self.session.shown or previous is None:
             return
         self.main.mark(shown, changes)
-        count = sum(len(lines) for lines in changes.values())
+        changed = count(sum(len(lines) for lines in changes.values()), "line")
         said = change(shown, previous) or "against the file before the save"  # else the same variant
-        self.say(f"{self.session.how} · {count} lines changed (▌) · {said}")
+        self.say(f"{self.session.how} · {changed} changed (▌) · {said}")
 
     def _done(self, ticket: int, outcome: Outcome) -> None:
         asked = self.tickets.end(ticket)
@@ -363,7 +364,7 @@ class ExplorerApp(App):
         if not outcome.ok or not isinstance(outcome.value, PassesResult):
             self.say(f"the pass pipeline could not be captured: {outcome.error}")
             return
-        self.say(f"{len(outcome.value.records)} passes: enter shows one, escape goes back")
+        self.say(f"{count(len(outcome.value.records), 'pass', 'passes')}: enter shows one, escape goes back")
         self.push_screen(PassesScreen(self, outcome.value))
 
     def action_help(self) -> None:

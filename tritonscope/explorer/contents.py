@@ -8,6 +8,7 @@ from functools import partial
 from pathlib import Path
 
 from ..core import fileio
+from ..core.quantities import count
 from ..core.stages import Stage
 from ..render.terminal.dump import resource_rows
 from ..render.terminal.explain import figures, heat_level, percent, share_bar
@@ -92,7 +93,7 @@ def stage(
     listing = result.listings[which]
     codes = result.controls if controls and which is Stage.SASS and result.controls is not None else {}
     return Content(
-        title=f"{which.title}  ({len(listing)} lines)",
+        title=f"{which.title}  ({count(len(listing), 'line')})",
         lines=listing,
         lexer=which.lexer,
         python_lines=partial(result.python_lines, which),
@@ -121,12 +122,12 @@ def cost_of(result: ExploreResult, line: int | None) -> str:
     cost = next((c for c in result.explained.lines if c.line == line), None)
     if cost is None or line is None:
         return ""
-    text = f"line {line}: {cost.instructions.total} instructions"
+    text = f"line {line}: {count(cost.instructions.total, 'instruction')}"
     timed = result.explained.time.line(line) if result.explained.time is not None else None
     if timed is not None:
         text += f", {percent(timed.share)} of the estimated time"
     if cost.live_registers:
-        text += f", {cost.live_registers} registers live"
+        text += f", {count(cost.live_registers, 'register')} live"
     waits = [w.said for w in timed.waits_on if w.cycles >= WAITS_SHOWN * timed.cycles][:2] if timed else []
     details = [*waits, figures(cost)]
     return "; ".join([text, *filter(None, details)])
@@ -141,14 +142,15 @@ def resources(result: ExploreResult, before: ExploreResult | None) -> list[tuple
         change = ""
         if name in old and old[name][0] != value:
             was = old[name][1]
-            delta = number - was if number is not None and was is not None else None
+            delta = round(number - was, 1) if number is not None and was is not None else None
             unit = "%" if name == "occupancy" else " B" if value.endswith("B") or "KiB" in value else ""
-            change = f"{delta:+,}{unit} (was {old[name][0]})" if delta else f"was {old[name][0]}"
+            signed = f"{int(delta):+,}" if delta is not None and float(delta).is_integer() else f"{delta:+,}"
+            change = f"{signed}{unit} (was {old[name][0]})" if delta else f"was {old[name][0]}"
         shown.append((name, value, change, meaning))
     return shown
 
 
-def _rows(result: ExploreResult) -> list[tuple[str, str, int | None, str]]:
+def _rows(result: ExploreResult) -> list[tuple[str, str, float | None, str]]:
     """dump's resource rows, each with its figure as a number where a change of it is worth a sign."""
     c = result.compilation
     r, backend = c.resources, c.variant.target_info.vendor
@@ -157,7 +159,7 @@ def _rows(result: ExploreResult) -> list[tuple[str, str, int | None, str]]:
         "spills": r.spills,
         backend.words.shared: r.shared_bytes,
         backend.words.local: r.local_bytes,
-        "occupancy": round(r.occupancy.percent),
+        "occupancy": round(r.occupancy.percent, 1),
     }
     return [
         (name, value, numbers.get(name), meaning) for name, value, meaning in resource_rows(r, backend, c.partitions)

@@ -20,6 +20,7 @@ from textual.widgets.option_list import Option
 
 from ..core.errors import UsageError
 from ..core.model import VariantRequest
+from ..core.quantities import count
 from ..core.values import parse
 from ..results.cache import CacheListing
 from ..results.catalog import KernelList
@@ -260,7 +261,8 @@ class PassesScreen(Screen):
     def on_mount(self) -> None:
         self.set_class(self.app.size.width < 120, "narrow")
         changed = sum(1 for r in self.passes.records if r.changed)
-        self.query_one("#pipeline", OptionList).border_title = f"{len(self.passes.records)} passes, {changed} changed"
+        passes = count(len(self.passes.records), "pass", "passes")
+        self.query_one("#pipeline", OptionList).border_title = f"{passes}, {changed} changed"
         self._show_line()
 
     @on(OptionList.OptionHighlighted, "#pipeline")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from ..core.model import VariantRequest
+from ..core.quantities import count, percentage, size
 from ..results.explore import ExploreResult
 
 Row = tuple[str, str, str, str]  # a resource figure: (what, value, its change or "", its meaning)
@@ -60,7 +61,7 @@ def titles(result: ExploreResult) -> tuple[str, str]:
     c = result.compilation
     r = c.resources
     words = c.variant.target_info.vendor.words
-    shared = f"{r.shared_bytes / 1024:.4g} KiB" if r.shared_bytes >= 1024 else f"{r.shared_bytes} B"
+    shared = size(r.shared_bytes)
     if result.partial:
         said = f"{c.kernel.name} · {c.variant.target} · Triton is making its stages…"
         return said, said
@@ -68,12 +69,12 @@ def titles(result: ExploreResult) -> tuple[str, str]:
         said = f"{c.kernel.name} · {c.variant.target} · Triton's stages · ptxas is making the binary…"
         return said, said
     narrow = (
-        f"{c.kernel.name} · {c.variant.target} · {r.registers} regs · {r.spills} spills · {shared} shared · "
-        f"occupancy {r.occupancy.percent:.0f}%"
+        f"{c.kernel.name} · {c.variant.target} · {r.registers} regs · {count(r.spills, 'spill')} · {shared} shared · "
+        f"occupancy {percentage(r.occupancy.percent)}"
     )
     wide = (
         f"{c.kernel.name} · {c.variant.target} · Triton {c.triton_version} · {r.registers} {words.registers} · "
-        f"{r.spills} spills · {shared} {words.shared} · occupancy {r.occupancy.percent:.0f}%"
+        f"{count(r.spills, 'spill')} · {shared} {words.shared} · occupancy {percentage(r.occupancy.percent)}"
     )
     return narrow, wide
 

@@ -21,6 +21,7 @@ from pygments.formatters import HtmlFormatter
 from .. import __version__
 from ..analysis import linemap, normalize
 from ..core.model import Compilation
+from ..core.quantities import count, percentage, size_exact
 from ..core.stages import Stage
 from ..results.diff import DiffResult
 from ..results.dump import DumpResult
@@ -199,11 +200,11 @@ def _resource_table(c: Compilation) -> str:
     rows = [
         (words.registers, str(r.registers)),
         ("spills", str(r.spills)),
-        (words.shared, f"{r.shared_bytes:,} B"),
-        (words.local, f"{r.local_bytes} B"),
+        (words.shared, size_exact(r.shared_bytes)),
+        (words.local, size_exact(r.local_bytes)),
         (
             "occupancy",
-            f"{occ.percent:.0f}%: {occ.blocks_per_sm} blocks, {occ.warps_per_sm} of "
+            f"{percentage(occ.percent)}: {count(occ.blocks_per_sm, 'block')}, {occ.warps_per_sm} of "
             f"{occ.max_warps_per_sm} {words.warps}, limited by {occ.limited_by}",
         ),
     ]
@@ -280,7 +281,7 @@ def _heat(costs) -> dict[int, str]:
     for x in costs:
         level = min(4, 1 + 4 * x.instructions.total // (busiest + 1))
         title = html.escape(
-            " · ".join(t for t in (f"{x.instructions.total} instructions", figures(x)) if t), quote=True
+            " · ".join(t for t in (count(x.instructions.total, "instruction"), figures(x)) if t), quote=True
         )
         spans[x.line] = f'<span class="cost h{level}" title="{title}">{x.instructions.total}</span>'
     return spans
@@ -353,7 +354,7 @@ def diff_body(result: DiffResult) -> str:
     first = next((o.compilation for o in outcomes if o.ok), None)
     name = first.kernel.name if first else "kernel"
     return (
-        f"<header><h1>{html.escape(name)}: {len(outcomes)} variants</h1></header>"
+        f"<header><h1>{html.escape(name)}: {count(len(outcomes), 'variant')}</h1></header>"
         f'<section><h2>Variants (* = differs)</h2><table class="grid"><tr><th></th>{head}</tr>'
         f"{''.join(body_rows)}</table><p>global loads/stores: count x bits per thread</p></section>"
         f"<section><h2>Diffs</h2>{''.join(sections)}</section>"

@@ -171,9 +171,24 @@ def _line_time(t) -> dict[str, Any]:
 
 
 def _compile_time(c, growth) -> dict[str, Any]:
-    """explain --compile-time: the stages' seconds, and each line's operations at each IR level."""
+    """explain --compile-time: the stages' seconds, each line's operations at each IR level (and the
+    loops that unrolled it), and the line whose operations dominate."""
+    from ..analysis.compile_time import dominant
+
     lines = [
-        {"line": g.line, "code": g.code, "operations": {s.value: n for s, n in g.counts.items()}, "growth": g.growth}
+        {
+            "line": g.line,
+            "code": g.code,
+            "operations": {s.value: n for s, n in g.counts.items()},
+            "growth": g.growth,
+            "unrolled_by": [{"line": u.line, "loop": u.loop, "copies": u.copies} for u in g.unrolled_by],
+        }
         for g in growth
     ]
-    return {"stage_seconds": {name: seconds for name, seconds in c.stage_seconds}, "lines": lines}
+    top = dominant(growth)
+    most = (
+        {"line": top[0].line, "stage": top[1].value, "operations": top[0].counts[top[1]], "share": round(top[2], 3)}
+        if top
+        else None
+    )
+    return {"stage_seconds": dict(c.stage_seconds), "lines": lines, "most_operations": most}

@@ -16,6 +16,7 @@ import hashlib
 import html
 import re
 
+from ..core.quantities import count, percentage, size
 from ..core.stages import Stage
 from ..results.diff import DiffResult
 from ..results.dump import DumpResult
@@ -60,7 +61,7 @@ class NotebookView:
         rows = "".join(
             f"<tr><td><code>{html.escape(f'{result.out}/:{name}')}</code></td></tr>" for name in result.kernels
         )
-        said = f"{len(result.kernels)} kernels captured into {result.out}" + (
+        said = f"{count(len(result.kernels), 'kernel')} captured into {result.out}" + (
             f"; stopped: {result.stopped}" if result.stopped else ""
         )
         return block(f'<section><h2>{html.escape(said)}</h2><table class="grid">{rows}</table></section>')
@@ -119,7 +120,7 @@ class Summary:
         failed = sum(not o.ok for o in result.outcomes)
         changed = sorted({d.stage.value for d in result.diffs if d.changed})
         variants = "; ".join(o.describe() for o in result.outcomes)
-        said = f"{len(result.outcomes)} variants ({variants})" + (f", {failed} failed" if failed else "")
+        said = f"{count(len(result.outcomes), 'variant')} ({variants})" + (f", {failed} failed" if failed else "")
         return f"<Diff {said}; changed: {', '.join(changed) or 'nothing'}>"
 
     def passes(self, result: PassesResult) -> str:
@@ -129,7 +130,8 @@ class Summary:
 
     def trace(self, result: TraceResult) -> str:
         stopped = f"; stopped: {result.stopped}" if result.stopped else ""
-        return f"<Trace {len(result.kernels)} kernels into {result.out} ({result.launches} launches recorded){stopped}>"
+        kernels, launches = count(len(result.kernels), "kernel"), count(result.launches, "launch", "launches")
+        return f"<Trace {kernels} into {result.out} ({launches} recorded){stopped}>"
 
     def other(self, result) -> str:
         """The first line of its terminal view, after its kind."""
@@ -142,6 +144,6 @@ class Summary:
 def _compiled(c) -> str:
     r = c.resources
     return (
-        f"{c.kernel.name} on {c.variant.target}: {r.registers} registers, {r.spills} spills, "
-        f"{r.shared_bytes:,} B shared, occupancy {r.occupancy.percent:.0f}%"
+        f"{c.kernel.name} on {c.variant.target}: {count(r.registers, 'register')}, {count(r.spills, 'spill')}, "
+        f"{size(r.shared_bytes)} shared, occupancy {percentage(r.occupancy.percent)}"
     )

@@ -14,7 +14,8 @@ dtypes, providers), and each `triton.testing.perf_report` benchmark with its sma
 once per line (its plots and tables, which need values, are not drawn).
 
 LOG gets one JSON line per step (what ran, and what stopped it), for tritonscope's message when
-no step launched the kernel.
+no step launched the kernel; and, as it happens, one line per statement or case that failed and was
+gone past (`skipped`), since a launch reached ends the process before its step's line is written.
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ def _run_statements(module: types.ModuleType, path: str, source: str, log: str) 
     """FILE's statements one at a time, those of its `if` blocks too (`if __name__ == "__main__":`);
     False when it exits."""
     tree = ast.parse(source, path)
-    run = _Statements(module.__dict__, path, _future_flags(tree))
+    run = _Statements(module.__dict__, path, _future_flags(tree), log)
     exited = run.block(tree.body)
     _write(log, {"step": "__main__", "failures": run.failures, **({"exited_at": exited} if exited else {})})
     return exited is None
@@ -98,8 +99,8 @@ class _Statements:
     An `if` is entered: its test is evaluated, then its chosen branch's statements one at a time, so
     that `if __name__ == "__main__" and enabled(...):` or `if is_cuda():` blocks split like the rest."""
 
-    def __init__(self, namespace: dict, path: str, flags: int):
-        self.namespace, self.path, self.flags = namespace, path, flags
+    def __init__(self, namespace: dict, path: str, flags: int, log: str):
+        self.namespace, self.path, self.flags, self.log = namespace, path, flags, log
         self.failures: list[dict] = []
 
     def block(self, body: list[ast.stmt]) -> int | None:
@@ -119,6 +120,7 @@ class _Statements:
                 raise
             except BaseException as exc:  # noqa: BLE001 - the next statement runs, as far as it can (pytest.skip too)
                 self.failures.append(_failure(exc, self.path, statement.lineno))
+                _write(self.log, {"skipped": {**self.failures[-1], "statement": statement.lineno}})
                 self._unset(statement)
         return None
 
@@ -246,6 +248,7 @@ def _run_cases(function, name: str, cases: list[dict], log: str) -> None:
             raise
         except BaseException as exc:  # noqa: BLE001 - the next case runs (pytest.skip, sys.exit, a fixture it lacks)
             failures.append({"case": _shown(case), **_failure(exc, getattr(code, "co_filename", ""), line)})
+            _write(log, {"skipped": {**failures[-1], "function": name}})
     _write(log, {"step": name, "line": line, "cases": len(cases), "failures": failures})
 
 

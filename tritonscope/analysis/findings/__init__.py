@@ -39,7 +39,7 @@ from .kinds import (
     WGMMA_WAIT,
 )
 from .memory import shared_limit
-from .model import Cause, Finding, WhatIf, kib, what_if_flags
+from .model import Cause, Finding, WhatIf, what_if_flags
 
 __all__ = [
     "BANK_CONFLICTS",
@@ -69,7 +69,6 @@ __all__ = [
     "Kernel",
     "WhatIf",
     "find",
-    "kib",
     "line_widths",
     "shared_limit",
     "what_if_flags",

@@ -4,20 +4,22 @@ was not specialized."""
 
 from __future__ import annotations
 
+from ...core.quantities import count
 from .. import ttgir
 from ..cost import LineCost
 from ..layouts import tensor_type
+from .arguments import DNS, DNS_ALIGN, Unknown, decorator_line, hintable, unknown, value_of
 from .kernel import Kernel
 from .kinds import NARROW, UNCOALESCED
-from .model import Cause, Finding, WhatIf
+from .model import Cause, Finding
 
 
 def line_widths(cost: LineCost) -> dict[int, int]:
     """Bits per thread -> count, of a line's global loads, stores and asynchronous copies."""
     widths: dict[int, int] = {}
     for counts in (cost.instructions.global_loads, cost.instructions.global_stores, cost.async_copy_widths):
-        for width, count in counts.items():
-            widths[width] = widths.get(width, 0) + count
+        for width, n in counts.items():
+            widths[width] = widths.get(width, 0) + n
     return widths
 
 
@@ -45,11 +47,11 @@ def narrow(k: Kernel) -> list[Finding]:
         narrow = sorted(w for w in widths if w < 128)
         if not narrow:
             continue
-        causes: dict[tuple[str, str], tuple[Cause, WhatIf | None]] = {}  # (role, reason) -> (cause, its fix)
+        causes: dict[tuple[str, str], Unknown] = {}  # (role, reason) -> the argument's part, or the layout's
         for op in ops:
-            for role, cause, reason, change in _causes(k, op):
-                causes.setdefault((role, reason), (cause, change))
-        what_if = tuple(dict.fromkeys(change for _, change in causes.values() if change))
+            for role, cause in _causes(k, op):
+                causes.setdefault((role, cause.reason), cause)
+        what_if = tuple(dict.fromkeys(change for cause in causes.values() for change in cause.what_if))
         counts = ", ".join(f"{n} x {w}-bit" for w, n in sorted(widths.items(), reverse=True))
         found.append(
             Finding(
@@ -57,7 +59,7 @@ def narrow(k: Kernel) -> list[Finding]:
                 line,
                 f"global memory accesses of {narrow[0]} bits per thread, not 128" + _because(list(causes)),
                 f"{k.machine} on line {line}: {counts}; TTGIR: " + "; ".join(_layout_note(k, op) for op in ops),
-                _narrow_advice([cause for cause, _ in causes.values()]),
+                _narrow_advice(k, list(causes.values())),
                 what_if=what_if,
             )
         )
@@ -87,7 +89,7 @@ def _layout_note(k: Kernel, op: ttgir.Op) -> str:
     contiguous, bits, dim, shape = info
     return (
         f"{op.name} of {'x'.join(map(str, shape))}x{ttgir.element_name(op.text)} (line {op.number}), "
-        f"{contiguous} contiguous element(s) per thread along dim {dim} = {contiguous * bits} bits"
+        f"{count(contiguous, 'contiguous element')} per thread along dim {dim} = {contiguous * bits} bits"
     )
 
 
@@ -110,18 +112,16 @@ def _per_thread(k: Kernel, op: ttgir.Op) -> tuple[int, int, int, tuple[int, ...]
     return size[order[0]], bits, order[0], typed[0]
 
 
-def _causes(k: Kernel, op: ttgir.Op) -> list[tuple[str, Cause, str, WhatIf | None]]:
-    """Why an access cannot be wider, as (role, cause, reason, request change): the arguments its pointer and
-    its mask are computed from that Triton knows no divisibility of, else the layout."""
-    v = k.c.variant
+def _causes(k: Kernel, op: ttgir.Op) -> list[tuple[str, Unknown]]:
+    """Why an access cannot be wider, as (role, the argument's part): the arguments its pointer and its
+    mask are computed from that Triton knows no divisibility of, else the layout."""
     causes = []
     pointers, mask = ttgir.access_operands(op)
     reached = [(name, "pointer") for name in sorted(set().union(*(k.module.reaching(p) for p in pointers)))]
     reached += [(name, "mask") for name in sorted(k.module.reaching(mask))] if mask else []
     for name, role in reached:
-        if "D" in v.hints.get(name, "") or v.signature.get(name) in (None, "constexpr"):
-            continue
-        causes.append((role, *_unknown(name, v)))
+        if hintable(k, name):
+            causes.append((role, unknown(k, name)))
     info = _per_thread(k, op)
     if info is not None and not causes and info[0] * info[1] < 128:
         contiguous, bits, dim, _ = info
@@ -129,41 +129,64 @@ def _causes(k: Kernel, op: ttgir.Op) -> list[tuple[str, Cause, str, WhatIf | Non
             f"each thread holds only {contiguous} contiguous {ttgir.element_name(op.text)} along dim {dim} "
             f"({contiguous * bits} bits; 128 needs {128 // bits})"
         )
-        causes.append(("layout", Cause.LAYOUT, reason, None))
+        causes.append(("layout", Unknown("", (Cause.LAYOUT,), reason, ())))
     return causes
 
 
-def _unknown(name: str, v) -> tuple[Cause, str, WhatIf | None]:
-    """Why Triton knows no divisibility of an argument, and the request change that would tell it."""
-    value = v.arguments.get(name)
-    specialize = WhatIf("option", "specialize", True) if not v.specialize else None
-    unspecialized = "--no-specialize" if not v.specialize else "do_not_specialize"
-    if v.signature[name].startswith("*"):
-        return Cause.UNALIGNED, f"{name} is not known to be 16-byte aligned", specialize
-    if not isinstance(value, int) or isinstance(value, bool):
-        return Cause.GIVEN_AS_TYPE, f"{name} is given as a type, so nothing is known of it", None
-    if value == 1:
-        return Cause.UNSPECIALIZED, f"{name}=1 is not specialized to the constant 1 under {unspecialized}", specialize
-    if value % 16 == 0:
-        reason = f"{name}={value} is a multiple of 16 but has no hint under {unspecialized}"
-        return Cause.UNSPECIALIZED, reason, specialize
-    rounded = WhatIf("arg", name, -(-value // 16) * 16)
-    return Cause.NOT_MULTIPLE_OF_16, f"{name}={value} is not a multiple of 16: no divisibility hint", rounded
+def _narrow_advice(k: Kernel, causes: list[Unknown]) -> str:
+    """What to try for every cause, each naming its arguments: the what-if compiles them all at once."""
+    named: dict[Cause, list[str]] = {}
+    for part in causes:
+        for cause in part.causes:
+            named.setdefault(cause, [])
+            if part.name not in named[cause]:
+                named[cause].append(part.name)
+    said = [_ADVICE[cause](k, named[cause]) for cause in _ADVICE if cause in named]
+    return "; ".join(said) or (
+        "give each thread at least 128 contiguous bits: a larger BLOCK along the contiguous dimension, fewer warps"
+    )
 
 
-def _narrow_advice(causes: list[Cause]) -> str:
-    if Cause.UNSPECIALIZED in causes:
-        return "let the launcher specialize the arguments (drop --no-specialize / do_not_specialize)"
-    if Cause.NOT_MULTIPLE_OF_16 in causes:
-        return (
-            "launch with sizes and strides that are multiples of 16 (pad the buffers and round the size up); "
-            "the launcher then gives them the divisibility hint and the accesses widen to 128 bits"
-        )
-    if Cause.UNALIGNED in causes:
-        return "pass pointers aligned to 16 bytes (torch's allocations are), so the launcher marks them"
-    if Cause.GIVEN_AS_TYPE in causes:
-        return "give the argument's value with -a NAME=VALUE, as at a real launch"
-    return "give each thread at least 128 contiguous bits: a larger BLOCK along the contiguous dimension, fewer warps"
+def _listed(names: list[str]) -> str:
+    return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+
+
+def _flags(names: list[str]) -> str:
+    return " ".join(f"-a {name}=VALUE" for name in names)
+
+
+def _them(names: list[str]) -> str:
+    return "them" if len(names) > 1 else "it"
+
+
+_ADVICE = {
+    Cause.UNSPECIALIZED: lambda k, names: (
+        f"let the launcher specialize {_listed(names)} (drop --no-specialize)"
+        if not k.c.variant.specialize
+        else f"launch {_listed(names)} with a hint: this compile had none, and the kernel's source names no "
+        "do_not_specialize for it"
+    ),
+    Cause.DO_NOT_SPECIALIZE: lambda k, names: (
+        f"drop {_listed(names)} from do_not_specialize in the kernel's decorator{decorator_line(k, DNS)}, "
+        f"so the launcher specializes {_them(names)}"
+    ),
+    Cause.DO_NOT_SPECIALIZE_ON_ALIGNMENT: lambda k, names: (
+        f"drop {_listed(names)} from do_not_specialize_on_alignment in the kernel's decorator"
+        f"{decorator_line(k, DNS_ALIGN)}, so the launcher can hint {_them(names)}"
+    ),
+    Cause.ASSUMED: lambda k, names: f"give {_listed(names)} as a real launch passes {_them(names)} ({_flags(names)})",
+    Cause.GIVEN_AS_TYPE: lambda k, names: (
+        f"give {_listed(names)} a value, not a type, as a real launch passes {_them(names)} ({_flags(names)})"
+    ),
+    Cause.NOT_MULTIPLE_OF_16: lambda k, names: (
+        f"launch with {_listed(names)} {'multiples' if len(names) > 1 else 'a multiple'} of 16 (pad the buffers "
+        "and round the size up), so the "
+        f"launcher gives {_them(names)} the divisibility hint"
+    ),
+    Cause.UNALIGNED: lambda k, names: (
+        f"pass {_listed(names)} aligned to 16 bytes (torch's allocations are), so the launcher marks {_them(names)}"
+    ),
+}
 
 
 # --- coalescing -------------------------------------------------------------------------------
@@ -180,20 +203,22 @@ def uncoalesced(k: Kernel) -> list[Finding]:
             for op in ops
             for pointer in ttgir.access_operands(op)[0]
             for name in k.module.reaching(pointer)
-            if v.arguments.get(name) == 1 and v.signature.get(name, "").startswith("i")
+            if v.signature.get(name, "").startswith("i") and value_of(k, name) == 1
         )
         if not unit:
             continue
-        names = ", ".join(dict.fromkeys(unit))
+        parts = [unknown(k, name) for name in dict.fromkeys(unit)]
+        names = ", ".join(part.name for part in parts)
         found.append(
             Finding(
                 UNCOALESCED,
                 line,
-                f"{names} is 1 at launch but not specialized: Triton does not know which dimension is contiguous",
+                f"{names} is 1 at launch but not specialized: Triton does not know which dimension is contiguous"
+                f" ({'; '.join(part.reason for part in parts)})",
                 f"TTGIR: {ops[0].name} (line {ops[0].number}) computes its pointers from {names} as a runtime "
                 f"value; {_layout_note(k, ops[0])}",
-                "let the launcher specialize it (drop --no-specialize / do_not_specialize), or make it a constexpr",
-                what_if=(WhatIf("option", "specialize", True),) if not v.specialize else (),
+                f"{_narrow_advice(k, parts)}, or make {'them constexprs' if len(parts) > 1 else 'it a constexpr'}",
+                what_if=tuple(dict.fromkeys(change for part in parts for change in part.what_if)),
             )
         )
     return found

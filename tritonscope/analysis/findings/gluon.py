@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ...core.quantities import count
 from ...core.stages import Language, Stage
 from .. import cost, warp_specialize
 from .kernel import Kernel
@@ -66,10 +67,10 @@ def bank_conflicts(k: Kernel) -> list[Finding]:
             Finding(
                 BANK_CONFLICTS,
                 a.python_lines[0] if a.python_lines else None,
-                f"{a.op} {verb} shared memory ({shared}) in layout {registers} with {a.conflicts} bank "
-                f"conflict(s) per instruction",
+                f"{a.op} {verb} shared memory ({shared}) in layout {registers} with "
+                f"{count(a.conflicts, 'bank conflict')} per instruction",
                 f"TTGIR line {a.ttgir_line}: {a.tensor_type} <-> {a.memdesc_type}; Gluon's gl.bank_conflicts "
-                f"counts {a.conflicts} extra wavefront(s)",
+                f"counts {count(a.conflicts, 'extra wavefront')}",
                 "swizzle the shared layout (gl.SwizzledSharedLayout(vec, per_phase, max_phase, order) or "
                 "NVMMASharedLayout), or move it in a layout whose lanes walk its contiguous dimension",
                 lines=a.python_lines,
@@ -88,7 +89,7 @@ def partitions(k: Kernel) -> list[Finding]:
                 Finding(
                     PARTITION,
                     p.python_lines[0] if p.python_lines else None,
-                    f"warp-specialized {p.name}: {p.warps} warp(s), {_budget(p)}; runs lines {where}",
+                    f"warp-specialized {p.name}: {count(p.warps, 'warp')}, {_budget(p)}; runs lines {where}",
                     f"TTGIR lines {p.ttgir_lines[0]}-{p.ttgir_lines[1]}{total}",
                     "a worker's registers are what worker_num_regs asks (gl.warp_specialize), rounded up to 8, "
                     "the largest ask of its warp group; the default partition gets what the others leave of "

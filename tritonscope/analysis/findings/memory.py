@@ -4,6 +4,8 @@ memory, and loads in a loop the pipeliner left waiting."""
 
 from __future__ import annotations
 
+from ...core.quantities import count, percentage
+from ...core.quantities import size as kib
 from ...core.targets import NvidiaLimits, Target
 from .. import ttgir
 from ..cost import LineCost
@@ -11,7 +13,7 @@ from ..resources import nvidia_occupancy
 from .gluon import unwritten
 from .kernel import Kernel
 from .kinds import CONVERSION, NOT_PIPELINED, OCCUPANCY, SHARED_LIMIT, SPILLS
-from .model import Finding, WhatIf, count, kib
+from .model import Finding, WhatIf
 
 
 def spills(k: Kernel) -> list[Finding]:
@@ -108,7 +110,7 @@ def occupancy(k: Kernel) -> list[Finding]:
     units = k.target.vendor.words
     figure = f"{r.registers} {units.registers} per thread" if occ.limited_by == "registers" else kib(r.shared_bytes)
     message = (
-        f"occupancy {occ.percent:.0f}%: {occ.blocks_per_sm} block(s) of {warps} {units.warps} per "
+        f"occupancy {percentage(occ.percent)}: {count(occ.blocks_per_sm, 'block')} of {warps} {units.warps} per "
         f"{units.multiprocessor}, limited by {occ.limited_by} ({figure})"
     )
     evidence, line = _peak_note(k) if occ.limited_by == "registers" else _buffers_note(k)
@@ -207,7 +209,7 @@ def not_pipelined(k: Kernel) -> list[Finding]:
                 lines[0],
                 f"loads in a loop are not software-pipelined, so each iteration waits for its data: {cause}",
                 f"TTGIR: {len(loads)} tt.load in the scf.for at line {loop} (a pipelined load is an async copy), "
-                f"on Python line(s) {', '.join(map(str, lines))}",
+                f"on Python {'line' if len(lines) == 1 else 'lines'} {', '.join(map(str, lines))}",
                 advice or "make each thread's loads at least 32 bits wide (see the narrow-access findings)",
                 lines + ((remark_line,) if remark_line else ()),
                 (WhatIf("option", "num_stages", 3),) if stages <= 1 else (),

@@ -16,7 +16,9 @@ class WhatIf(NamedTuple):
     A typed tuple: it is hashable (what-ifs shared by findings are compiled once) and reads as
     the (what, name, value) it is."""
 
-    what: Literal["option", "arg", "constexpr"]  # option: num_warps, num_stages, maxnreg, specialize
+    # option: num_warps, num_stages, maxnreg, specialize; decorator: drop parameter `value` from the
+    # kernel's decorator list `name` (do_not_specialize, do_not_specialize_on_alignment)
+    what: Literal["option", "arg", "constexpr", "decorator"]
     name: str
     value: Any  # None: drop the option
 
@@ -25,9 +27,12 @@ class Cause(Enum):
     """Why Triton cannot make an access wider: what the advice is chosen by."""
 
     UNSPECIALIZED = "unspecialized"  # a value the launcher would specialize (1, a multiple of 16), left unhinted
+    DO_NOT_SPECIALIZE = "do-not-specialize"  # named in the kernel's do_not_specialize: never hinted
+    DO_NOT_SPECIALIZE_ON_ALIGNMENT = "do-not-specialize-on-alignment"  # in that list: no alignment hint
     NOT_MULTIPLE_OF_16 = "not-multiple-of-16"  # a size or stride with no divisibility by 16
     UNALIGNED = "unaligned"  # a pointer not known to be 16-byte aligned
     GIVEN_AS_TYPE = "given-as-type"  # an argument given as a type: nothing is known of its value
+    ASSUMED = "assumed"  # an argument not given at all: tritonscope assumed its type, and knows no value
     LAYOUT = "layout"  # each thread holds fewer than 128 contiguous bits
 
 
@@ -50,10 +55,14 @@ _INPUT_OF = {"constexpr": "constexprs", "arg": "args"}  # the input a what-if's 
 
 def what_if_flags(what_if: tuple[WhatIf, ...]) -> str:
     """A what-if as the command-line flags that ask for it (core/inputs.py): an option by its flag
-    (`--num-warps 8`, `without --maxnreg`), a constexpr or an argument as printed (`-c NAME=VALUE`)."""
-    words = []
+    (`--num-warps 8`, `without --maxnreg`), a constexpr or an argument as printed (`-c NAME=VALUE`);
+    an edit of the kernel's decorator, which no flag makes, in words after them."""
+    words: list[str] = []
+    dropped: dict[str, list[str]] = {}  # decorator list -> the parameters dropped from it
     for what, name, value in what_if:
-        if what == "option" and name == "specialize":
+        if what == "decorator":
+            dropped.setdefault(name, []).append(value)
+        elif what == "option" and name == "specialize":
             words.append("with specialization" if value else inputs.named("no_specialize").spelled)
         elif what == "option" and value is None:
             words.append(f"without {inputs.named(name).flag}")
@@ -61,12 +70,7 @@ def what_if_flags(what_if: tuple[WhatIf, ...]) -> str:
             words.append(f"{inputs.named(name).flag} {value}")
         else:
             words.append(f"{inputs.named(_INPUT_OF[what]).spelled} {name}={value}")
+    edits = [f"{' and '.join(names)} dropped from {listed}" for listed, names in dropped.items()]
+    if edits:
+        words.append(f"{'and' if words else 'with'} {'; '.join(edits)}")
     return " ".join(words)
-
-
-def kib(n: int) -> str:
-    return f"{n / 1024:.4g} KiB" if n >= 1024 else f"{n} B"
-
-
-def count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -28,13 +28,14 @@ import ast
 import re
 import textwrap
 
+from ...core.quantities import size as kib
 from ...core.stages import Language, Stage
 from ...core.targets import TARGETS, NvidiaLimits
 from ...parsers import sass_lines
 from .. import ttgir
 from .kernel import Kernel
 from .kinds import LDS_BYPASS, SHARED_BUFFERS, TCGEN05, TMA, WARP_SPECIALIZE, WGMMA_SERIALIZED, WGMMA_WAIT
-from .model import Finding, WhatIf, kib
+from .model import Finding, WhatIf
 
 _ALLOC = "ttg.local_alloc"
 _COPY = "ttg.async_copy_global_to_local"

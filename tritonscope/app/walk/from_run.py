@@ -45,6 +45,7 @@ class Launch:
     line: int | None
     index: int  # which launch of that kernel, from 1
     hash: str  # of the compile it launched
+    skipped: tuple[str, ...] = ()  # what the file's own run went on past before it, a line each
 
     def describe(self) -> str:
         where = f" at {self.file}:{self.line}" if self.file else ""
@@ -114,7 +115,8 @@ def _run_to_launch(path: Path, request: VariantRequest, folder: Path) -> Launch:
         if steps is not None and finished.returncode == 0:
             raise _own_run_failed(path, request, finished, steps)
         raise _not_reached(shown, finished, request, path, stop_record(folder))
-    return _stopped_launch(folder, request)
+    launch = _stopped_launch(folder, request)
+    return launch if run.command else replace(launch, skipped=tuple(own_run.skipped(folder, path)))
 
 
 def _run(command: list[str], env: dict[str, str], seconds: float, own_run: bool) -> Finished:

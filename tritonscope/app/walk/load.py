@@ -400,6 +400,8 @@ def _describe(jit: Any, wrappers: list[Any], inferred) -> KernelSpec:
         autotune_configs=configs,
         heuristics=heuristics,
         language=Language.GLUON if triton_kernels.is_gluon(jit) else Language.TRITON,
+        do_not_specialize=tuple(p.name for p in jit.params if p.do_not_specialize),
+        do_not_specialize_on_alignment=tuple(p.name for p in jit.params if p.do_not_specialize_on_alignment),
     )
 
 

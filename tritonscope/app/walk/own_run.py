@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ...core.errors import KernelFileError
 from ...core.pysource import launch_sites
+from ...core.quantities import count
 
 STEPS = "file_run.jsonl"  # what the file's own run did, one JSON line per step (triton_api/file_run.py)
 _SHOWN_ERROR = 120  # characters of an exception's text in a line of the message
@@ -29,6 +30,36 @@ def command(path: Path, folder: Path) -> list[str]:
 
 def steps(folder: Path) -> list[dict] | None:
     """What each step of the run did; None where the run logged nothing (it ended before its first)."""
+    records = _records(folder)
+    return None if records is None else [r for r in records if "step" in r]
+
+
+def skipped(folder: Path, path: Path) -> list[str]:
+    """Each statement (or test or benchmark case) the run went on past before the launch, in a line:
+    where, its code, and why (`skipped line 15, print(x.mean().item()): it reads a value ...`)."""
+    source = path.read_text(errors="replace").splitlines()
+    said = []
+    for record in _records(folder) or []:
+        failure = record.get("skipped")
+        if not isinstance(failure, dict):
+            continue
+        error = str(failure.get("error", ""))
+        why = "it reads a value of the simulated GPU, which holds none" if error.startswith("DeviceValueRead") else ""
+        why = why or error[:_SHOWN_ERROR]
+        if "function" in failure:
+            said.append(f"skipped {failure['function']}({failure.get('case', '')}), line {failure.get('line')}: {why}")
+            continue
+        line = int(failure.get("statement") or failure.get("line") or 0)
+        code = source[line - 1].strip() if 0 < line <= len(source) else ""
+        said.append(f"skipped line {line}" + (f", {_cut(code)}" if code else "") + f": {why}")
+    return said
+
+
+def _cut(code: str, most: int = 60) -> str:
+    return code if len(code) <= most else code[: most - 1] + "…"
+
+
+def _records(folder: Path) -> list[dict] | None:
     try:
         text = (folder / STEPS).read_text()
     except OSError:
@@ -81,8 +112,8 @@ def _step_said(step: dict, path: Path) -> str:
             return said + "every statement ran"
         lines = ", ".join(str(f.get("line")) for f in failures[:_SHOWN_LINES])
         more = ", ..." if len(failures) > _SHOWN_LINES else ""
-        return said + f"{len(failures)} statement(s) failed (lines {lines}{more}), the others ran"
-    said = f"{step.get('step')} (line {step.get('line')}), {step.get('cases', 0)} case(s): "
+        return said + f"{count(len(failures), 'statement')} failed (lines {lines}{more}), the others ran"
+    said = f"{step.get('step')} (line {step.get('line')}), {count(step.get('cases', 0), 'case')}: "
     if not failures:
         return said + "ran without launching it"
     first = failures[0]

@@ -85,6 +85,11 @@ def specialize(kernel: LoadedKernel, request: VariantRequest, file_defaults: dic
         config=config.index if config is not None else None,
         specialize=request.specialize,
         inferred=_inferred(spec, signature, set(user_args) | set(file_defaults), request.dtype),
+        assumed=tuple(
+            name
+            for name, value in arguments.items()
+            if isinstance(value, TypeName) and not value.is_pointer and name not in {*user_args, *file_defaults}
+        ),
         triton=request.triton,
     )
 
@@ -113,7 +118,10 @@ def _arguments(kernel: LoadedKernel, request: VariantRequest, user_args: dict, d
         value = _argument_value(param, user_args, defaults, request.dtype)
         _check_pointer(param, value, param.name in user_args)
         arguments[param.name] = value
-        align = request.specialize and not jit_param.do_not_specialize_on_alignment
+        dropped = {list_name for list_name, name in request.dropped_from_decorator if name == param.name}
+        align = request.specialize and (
+            not jit_param.do_not_specialize_on_alignment or "do_not_specialize_on_alignment" in dropped
+        )
         if isinstance(value, TypeName):
             if value.is_descriptor and kernel.spec.language == Language.GLUON:
                 value = TypeName(triton_kernels.gluon_descriptor(value))  # with the shared layout Gluon's needs
@@ -125,7 +133,7 @@ def _arguments(kernel: LoadedKernel, request: VariantRequest, user_args: dict, d
                     hints[param.name] = pointer_hint(target, align)
             continue
         _check_scalar(param.name, param.kind, value)
-        specialize_it = request.specialize and not jit_param.do_not_specialize
+        specialize_it = request.specialize and (not jit_param.do_not_specialize or "do_not_specialize" in dropped)
         signature[param.name], hint = specialize_scalar(value, specialize_it, align)
         if hint:
             hints[param.name] = hint

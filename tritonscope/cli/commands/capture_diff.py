@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ...core.errors import UsageError
 from ...core.model import VariantRequest
+from ...core.quantities import count
 from ...core.source import CaptureFolder
 from ..messages import progress
 from ..output import Output
@@ -61,7 +62,7 @@ def _vary(folder: str, wanted, jobs: int, timeout: float):
     from ..installs import ensure_releases
 
     ensure_releases([Axis("triton", tuple(wanted))])
-    with progress(f"compiling every captured kernel under {len(wanted)} releases"):
+    with progress(f"compiling every captured kernel under {count(len(wanted), 'release')}"):
         return vary_releases(Path(folder), tuple(wanted), jobs, timeout)
 
 

@@ -8,6 +8,7 @@ import typer
 
 from ...core.errors import UsageError
 from ...core.model import VariantRequest
+from ...core.quantities import count
 from ...core.source import CaptureFolder
 from ..messages import progress
 from ..options import ClusterOpt, JsonOpt, TimeoutOpt, variant_flags
@@ -89,7 +90,7 @@ def fit(
     _refuse(request, vary, emit_prune)
     budgets = argtypes.budgets(budget)
     workers = worker_count(jobs)[0]
-    with progress(f"compiling for {len(chosen)} targets"):
+    with progress(f"compiling for {count(len(chosen), 'target')}"):
         result = _matrix(request, chosen, vary, budgets, workers, argtypes.timeout(timeout))
     files = (
         (File(emit_prune, "script", "--emit-prune", (request.file,), {"module": emit_prune.stem}),)

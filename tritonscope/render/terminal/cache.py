@@ -7,6 +7,7 @@ import datetime
 from rich.console import Console
 
 from ...core.launches import summary
+from ...core.quantities import count
 from ...results.cache import CacheListing
 from . import tables
 from .base import TerminalRenderer, write_rows
@@ -95,7 +96,7 @@ def _autotune_line(record: dict) -> str:
     candidates = record.get("candidates") or []
     index = record.get("chosen_index")
     which = f" (candidate {index})" if isinstance(index, int) else ""
-    line = f"autotuned {record.get('kernel')} ({record.get('by')}): {len(candidates)} candidates compiled, "
+    line = f"autotuned {record.get('kernel')} ({record.get('by')}): {count(len(candidates), 'candidate')} compiled, "
     line += f"launched {record.get('chosen')}{which}"
     if record.get("matched") is False:
         line += "; not the one the rule names (the kernel has none, or it failed), so the first was kept"

@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ...core.quantities import count, percentage, plural, size
 from ...results.check import CheckResult
 from .base import TerminalRenderer
 
@@ -20,9 +21,9 @@ def figures_line(figures: dict) -> str:
     if "registers" not in figures:  # a capture's count of compiles after a mark, not a kernel's figures
         return " · ".join(f"{name.replace('_', ' ')}: {value}" for name, value in figures.items())
     return (
-        f"registers {figures['registers']} · spills {figures['spills']} · shared {figures['shared']:,} B · "
-        f"occupancy {figures['occupancy']:g}% · narrowest load {bits(figures['global_load_bits'])}, "
-        f"store {bits(figures['global_store_bits'])} · {figures['findings']} findings"
+        f"registers {figures['registers']} · spills {figures['spills']} · shared {size(figures['shared'])} · "
+        f"occupancy {percentage(figures['occupancy'])} · narrowest load {bits(figures['global_load_bits'])}, "
+        f"store {bits(figures['global_store_bits'])} · {count(figures['findings'], 'finding')}"
     )
 
 
@@ -31,8 +32,11 @@ def _held(outcome) -> str:
     fits = sum(1 for b in outcome.broken if b.is_fit)
     parts = []
     if outcome.entry.budgets:
-        held = len(outcome.entry.budgets) - (len(outcome.broken) - against_baseline - fits)
-        parts.append(f"{held} of {len(outcome.entry.budgets)} budgets hold")
+        total = len(outcome.entry.budgets)
+        held = total - (len(outcome.broken) - against_baseline - fits)
+        parts.append(
+            f"{held} of {total} budgets hold" if total > 1 else f"its budget {'holds' if held else 'is broken'}"
+        )
     if outcome.entry.baseline:
         plural = "s" if against_baseline != 1 else ""
         parts.append(f"{against_baseline or 'no'} figure{plural} worse than {outcome.entry.baseline}")
@@ -73,4 +77,7 @@ class CheckView(TerminalRenderer):
         failed = sum(1 for o in result.outcomes if not o.ok)
         total = len(result.outcomes)
         summary = f"{failed} of {total} failed" if failed else f"all {total} held their budgets"
+        if total == 1:  # one kernel: not `all 1 held their budgets`
+            budgets = result.outcomes[0].entry.budgets
+            summary = "it failed" if failed else f"it held its {plural(len(budgets), 'budget')}"
         console.print(Text(summary, style="bold red" if failed else "bold green"))

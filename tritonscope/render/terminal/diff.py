@@ -6,10 +6,10 @@ import itertools
 from collections.abc import Iterator
 
 from rich.console import Console
-from rich.text import Text
 
 from ...analysis.diffing import StageDiff
 from ...core.model import Compilation
+from ...core.quantities import count, percentage, size_exact
 from ...results.diff import DiffResult, VariantOutcome
 from . import tables
 from .base import Terminal, TerminalRenderer, write_rows
@@ -22,13 +22,13 @@ from .tables import Column, bands, fits, packed
 
 def resource_columns(c: Compilation) -> dict[str, str]:
     r, mix = c.resources, c.resources.instructions
-    occupancy = f"{r.occupancy.percent:.0f}% ({r.occupancy.limited_by})"
+    occupancy = f"{percentage(r.occupancy.percent)} ({r.occupancy.limited_by})"
     return {
         "target": c.variant.target,
         "registers": str(r.registers),
         "spills": str(r.spills),
-        "shared memory": f"{r.shared_bytes:,} B",
-        "local memory": f"{r.local_bytes} B",
+        "shared memory": size_exact(r.shared_bytes),
+        "local memory": size_exact(r.local_bytes),
         "occupancy": occupancy,
         "instructions": str(mix.total),
         "global loads": widths(mix.global_loads),
@@ -138,6 +138,19 @@ def _folded(line: str | None, diff: StageDiff, code: Code, mark: str, style: str
     return [(text, used + 2) for text, (_, used) in zip(marked, rows, strict=True)]
 
 
+def _intro(outcomes: list, terminal: Terminal) -> list[str]:
+    """`matmul_kernel (matmul.py): 2 variants, compiled for sm90`, folded at spaces to the width."""
+    first = next(o.compilation for o in outcomes if o.ok)
+    targets = list(dict.fromkeys(o.compilation.variant.target for o in outcomes if o.ok))
+    where = (
+        f"compiled for {targets[0]}"
+        if len(targets) == 1
+        else f"compiled for {', '.join(targets)} (the target row says which)"
+    )
+    said = f"{first.kernel.name} ({first.kernel.file}): {count(len(outcomes), 'variant')}, {where}"
+    return wrapped(said, terminal.width, terminal.color, "2")
+
+
 class DiffView(TerminalRenderer):
     def __init__(self, terminal=None, side_by_side: bool = False):
         super().__init__(terminal)
@@ -146,11 +159,8 @@ class DiffView(TerminalRenderer):
     def draw(self, console: Console, result: DiffResult) -> None:
         outcomes, terminal = list(result.outcomes), self.terminal
         first = next((o.compilation for o in outcomes if o.ok), None)
-        if first is not None:
-            target = first.variant.target_info
-            intro = f"{first.kernel.name} ({first.kernel.file}), {len(outcomes)} variants; first on {target.name}"
-            console.print(Text(intro, style="dim"))
-        lines = variant_legend(outcomes, terminal)
+        lines = _intro(outcomes, terminal) if first is not None else []
+        lines += variant_legend(outcomes, terminal)
         if first is not None:
             lines += resource_lines(outcomes, terminal) + wrapped(LEGEND, terminal.width, terminal.color, "2", 0)
             compilations = [o.compilation if o.ok else None for o in outcomes]

@@ -16,6 +16,7 @@ from ...analysis import linemap, normalize
 from ...analysis.scoreboards import Schedule
 from ...core.backends import Backend
 from ...core.model import Compilation, InstructionMix, Resources
+from ...core.quantities import count, percentage, size_exact
 from ...core.stages import Stage
 from ...results.dump import DumpResult
 from .base import TerminalRenderer, write_rows
@@ -97,15 +98,15 @@ def resource_rows(resources: Resources, backend: Backend, partitions=()) -> list
     if resources.sgprs is not None:
         rows.append(("SGPRs", str(resources.sgprs), "per wavefront"))
     rows.append(("spills", str(resources.spills), words.spills))
-    rows.append((words.shared, _bytes(resources.shared_bytes), "per block"))
-    rows.append((words.local, _bytes(resources.local_bytes), "per thread"))
+    rows.append((words.shared, size_exact(resources.shared_bytes), "per block"))
+    rows.append((words.local, size_exact(resources.local_bytes), "per thread"))
     if backend.name == "cuda":
-        rows.append(("stack", _bytes(resources.stack_bytes), "per thread"))
+        rows.append(("stack", size_exact(resources.stack_bytes), "per thread"))
     occupancy = (
-        f"{occ.blocks_per_sm} blocks = {occ.warps_per_sm} of {occ.max_warps_per_sm} {unit} per {place}, "
+        f"{count(occ.blocks_per_sm, 'block')} = {occ.warps_per_sm} of {occ.max_warps_per_sm} {unit} per {place}, "
         f"limited by {occ.limited_by}"
     )
-    rows.append(("occupancy", f"{occ.percent:.0f}%", occupancy))
+    rows.append(("occupancy", percentage(occ.percent), occupancy))
     return rows
 
 
@@ -153,10 +154,10 @@ def stage_rows(c: Compilation, stage: Stage, view: View, code: Code) -> Iterator
     as `view` says. Rows come one at a time, so a pager shows the first ones while the rest are drawn."""
     total = len(c.stages[stage].splitlines())
     lines = normalize.shown(stage, c.stages[stage], view.keep_loc)
-    title = f"{stage.title}  ({total} lines)"
+    title = f"{stage.title}  ({count(total, 'line')})"
     if view.source_lines is not None:
         lines = normalize.only(lines, set(linemap.stage_lines(c, stage, view.source_lines)))
-        title = f"{stage.title}  ({len(lines)} of {total} lines from {view.describe()})"
+        title = f"{stage.title}  ({len(lines):,} of {total:,} lines from {view.describe()})"
     yield rule(title, code.width, code.color)
     if not lines:
         yield paint([("33", f"no line of {stage.title} comes from {view.describe()}")], code.color)
@@ -276,9 +277,3 @@ class DumpView(TerminalRenderer):
             console.print(Text(ANNOTATE_NOTE, style="dim"))
         for stage in result.stages:
             write_rows(console.file, stage_rows(c, stage, view, code))
-
-
-def _bytes(n: int) -> str:
-    if n >= 1024:
-        return f"{n:,} B ({n / 1024:.1f} KiB)"
-    return f"{n} B"

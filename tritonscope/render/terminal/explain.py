@@ -13,6 +13,7 @@ from rich.text import Text
 from ...analysis.cost import LineCost, source_texts
 from ...analysis.findings import REMARK, Finding
 from ...analysis.line_time import LineTime, TimeEstimate
+from ...core.quantities import count, percentage, size
 from ...core.stages import Stage
 from ...results.explain import ExplainResult
 from .base import Terminal, TerminalRenderer, write_rows
@@ -48,9 +49,9 @@ def summary(c) -> Text:
     r, words = c.resources, c.variant.target_info.vendor.words
     occ = r.occupancy
     return Text(
-        f"{r.registers} {words.registers} · {r.spills} spills · {r.shared_bytes:,} B {words.shared} · "
-        f"occupancy {occ.percent:.0f}% ({occ.blocks_per_sm} blocks, limited by {occ.limited_by})"
-        + (f" · {r.instructions.total} instructions" if r.instructions else ""),
+        f"{r.registers} {words.registers} · {count(r.spills, 'spill')} · {size(r.shared_bytes)} {words.shared} · "
+        f"occupancy {percentage(occ.percent)} ({count(occ.blocks_per_sm, 'block')}, limited by {occ.limited_by})"
+        + (f" · {count(r.instructions.total, 'instruction')}" if r.instructions else ""),
         style="bold",
     )
 
@@ -162,7 +163,7 @@ def figures(cost: LineCost) -> str:
     if m.local_loads or m.local_stores:
         parts.append(f"SPILL ld/st {m.local_loads}/{m.local_stores}")
     for conversion in cost.conversions:
-        via = f"{conversion.bytes / 1024:.4g} KiB via shared" if conversion.through_shared else "in registers"
+        via = f"{size(conversion.bytes)} via shared" if conversion.through_shared else "in registers"
         parts.append(f"convert {conversion.source}->{conversion.destination} {via}")
     return " · ".join(parts)
 
@@ -209,7 +210,7 @@ def evidence(line: LineTime) -> list[str]:
     for w in [w for w in line.waits_on if w.cycles >= 0.01 * line.cycles][:3]:
         parts.append((w.cycles, f"{w.said}: {w.waits} wait{'s' if w.waits != 1 else ''}, {w.cycles:,.0f} cycles"))
     if line.issue >= 0.5:
-        parts.append((line.issue, f"issues {line.instructions} instructions: {line.issue:,.0f} cycles"))
+        parts.append((line.issue, f"issues {count(line.instructions, 'instruction')}: {line.issue:,.0f} cycles"))
     if line.drain:
         parts.append((line.drain, f"stores drain after EXIT: {line.drain:,.0f} cycles"))
     return [said for _, said in sorted(parts, key=lambda p: -p[0])]

@@ -1,7 +1,8 @@
-"""`fit` in the terminal: per kernel, the matrix of configs (rows) x targets (columns), three lines per
-cell (the verdict; registers and spills; shared memory and occupancy, or the figure against the limit),
+"""`fit` in the terminal: per kernel, the matrix of configs (rows) x targets (columns), four lines per
+cell (the verdict; registers and spills; shared memory, `!` where over the limit; occupancy),
 then why each config that does not fit or compile fails, and what each config is. Columns that do not
-fit the width are stacked into further tables, so the matrix reads at 80 columns."""
+fit the width are stacked into further tables, so the matrix reads at 80 columns. A column is as wide
+as its widest cell (`NO budget` widens it): nothing in a cell is cut."""
 
 from __future__ import annotations
 
@@ -9,12 +10,20 @@ from rich.console import Console
 from rich.text import Text
 
 from ...analysis.fitting import FITS, NO_FIT, UNKNOWN
+from ...core.quantities import count, percentage
 from ...results.fit import NO_COMPILE, Cell, FitResult, KernelFit
 from .base import TerminalRenderer
 
-_CELL = 9  # characters per target column, its gap included
+_CELL = 9  # the narrowest target column, its gap included: `128r 16s`, `227K!`, `12.5%`
+_LINES = 4  # per cell
 _ROW = 7  # the config column: `#12 *`
-_SHORT = {"shared memory": "NO smem", "registers": "NO regs", "threads": "NO thr", "tensor memory": "NO tmem"}
+_SHORT = {
+    "shared memory": "NO smem",
+    "registers": "NO regs",
+    "threads": "NO thr",
+    "tensor memory": "NO tmem",
+    "budget": "NO budget",
+}
 _STYLE = {FITS: "green", NO_FIT: "red", NO_COMPILE: "magenta", UNKNOWN: "yellow"}
 
 
@@ -30,44 +39,50 @@ class FitView(TerminalRenderer):
             console.print(Text(f"note: {note}", style="yellow"))
 
     def _kernel(self, console: Console, k: KernelFit) -> None:
-        console.print(Text(f"{k.kernel} ({k.file}): {len(k.rows)} configs x {len(k.targets)} targets", "bold"))
+        shape = f"{count(len(k.rows), 'config')} x {count(len(k.targets), 'target')}"
+        console.print(Text(f"{k.kernel} ({k.file}): {shape}", "bold"))
         if k.specialization:
             console.print(Text(f"specialized as {k.specialization}", style="dim"), overflow="ellipsis", no_wrap=True)
-        per_table = max(1, (self.terminal.width - _ROW) // _CELL)
+        width = max(
+            [_CELL, *(len(_cell_line(cell, line)) + 1 for row in k.cells for cell in row for line in range(_LINES))]
+        )
+        per_table = max(1, (self.terminal.width - _ROW) // width)
         for start in range(0, len(k.targets), per_table):
             console.print()
-            _matrix(console, k, list(range(start, min(start + per_table, len(k.targets)))))
+            _matrix(console, k, list(range(start, min(start + per_table, len(k.targets)))), width)
         _why(console, k)
         _legend(console, k)
 
 
-def _matrix(console: Console, k: KernelFit, columns: list[int]) -> None:
-    console.print(Text("config".ljust(_ROW) + "".join(k.targets[c].ljust(_CELL) for c in columns), style="bold"))
+def _matrix(console: Console, k: KernelFit, columns: list[int], width: int) -> None:
+    console.print(Text("config".ljust(_ROW) + "".join(k.targets[c].ljust(width) for c in columns), style="bold"))
     for index, row in enumerate(k.rows):
         cells = [k.cells[index][c] for c in columns]
         name = f"#{index}{' *' if row.launched else ''}"
-        for line in range(3):
+        for line in range(_LINES):
             text = Text(name.ljust(_ROW) if line == 0 else " " * _ROW)
             for cell in cells:
                 style = _STYLE[cell.verdict] if line == 0 else ""
-                text.append(_cell_line(cell, line)[: _CELL - 1].ljust(_CELL), style=style)
+                text.append(_cell_line(cell, line).ljust(width), style=style)
             console.print(text, no_wrap=True)
-    counts = "".join(f"{len(k.fitting(k.targets[c]))}/{len(k.rows)}".ljust(_CELL) for c in columns)
+    counts = "".join(f"{len(k.fitting(k.targets[c]))}/{len(k.rows)}".ljust(width) for c in columns)
     console.print(Text("fit".ljust(_ROW) + counts, style="bold"), no_wrap=True)
 
 
 def _cell_line(cell: Cell, line: int) -> str:
-    """Line 0 the verdict, 1 registers and spills, 2 shared memory and occupancy (or shared vs limit)."""
+    """Line 0 the verdict, 1 registers and spills, 2 shared memory (`!` over the limit), 3 occupancy."""
     f = cell.figures
     if line == 0:
-        return _SHORT.get(cell.limit or "", "NO budg") if cell.verdict == NO_FIT else _WORD[cell.verdict]
+        return _SHORT.get(cell.limit or "", "NO fit") if cell.verdict == NO_FIT else _WORD[cell.verdict]
     if not f:
         return ""
     if line == 1:  # `128r 16s`, or `512r448s` where the space would push the unit out of the column
         spaced = f"{f['registers']}r {_count(f['spills'])}s"
         return spaced if len(spaced) < _CELL else spaced.replace(" ", "")
-    shared = f"{f['shared'] / 1024:.0f}K" if f["shared"] >= 1024 else f"{f['shared']}B"
-    return shared + ("!" if cell.limit == "shared memory" else f" {f['occupancy']:.0f}%")
+    if line == 2:
+        shared = f"{f['shared'] / 1024:.0f}K" if f["shared"] >= 1024 else f"{f['shared']}B"
+        return shared + ("!" if cell.limit == "shared memory" else "")
+    return "" if cell.limit == "shared memory" else percentage(f["occupancy"])
 
 
 _WORD = {FITS: "fits", NO_COMPILE: "ERROR", UNKNOWN: "fits?"}

@@ -7,6 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ...core.model import Variant
+from ...core.quantities import count
 from ...results.grid import GridResult, Program, tile_of
 from .base import Terminal, TerminalRenderer, write_rows
 from .code import paint, wrapped
@@ -25,7 +26,7 @@ def _draw(
 ) -> None:
     console.print(
         Text(
-            f"{variant.kernel}: {len(programs)} programs on a grid of {size}; "
+            f"{variant.kernel}: {count(len(programs), 'program')} on a grid of {size}; "
             f"program numbers are the launch order (axis 0 fastest)",
             style="bold",
         )
@@ -39,8 +40,12 @@ def _draw(
     if wave:
         per = ", ".join(f"{param}: {n}" for param, n in counts.items())
         console.print(
-            f"the first {wave} programs, running at once, load {sum(counts.values())} distinct input tiles ({per})"
+            f"{_first(wave)}, running at once, load {count(sum(counts.values()), 'distinct input tile')} ({per})"
         )
+
+
+def _first(wave: int) -> str:
+    return "the first program" if wave == 1 else f"the first {wave} programs"
 
 
 _SGR = {"cyan": "36", "magenta": "35", "green": "32", "yellow": "33", "blue": "34", "red": "31"}
@@ -73,7 +78,8 @@ def _draw_tiles(console: Console, programs: list[Program], wave: int | None, ter
                 cells += [("", " ") if cells else ("", ""), (style, f"{index if index is not None else '.':>{label}}")]
             lines.append(paint(cells, terminal.color))
     if wave:
-        lines.append(paint([("2", f"colours change every {wave} programs: one wave")], terminal.color))
+        every = "with each program" if wave == 1 else f"every {wave} programs"
+        lines.append(paint([("2", f"colours change {every}: one wave")], terminal.color))
     write_rows(console.file, lines)
 
 

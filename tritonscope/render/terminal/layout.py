@@ -7,6 +7,7 @@ from collections.abc import Callable
 from rich.console import Console
 
 from ...analysis.layouts import Layout, Ownership
+from ...core.quantities import count
 from ...results.layout import LayoutListResult, LayoutResult, SharedLayoutResult
 from . import layout_list
 from .base import Terminal, TerminalRenderer, write_rows
@@ -36,8 +37,8 @@ def _lines(terminal: Terminal, layout: Layout, own: Ownership, origin: str | Non
     lines = wrapped(origin, width, color, "2") if origin else []
     lines += wrapped(layout.text, width, color, "1")
     copies = max(len(owners) for owners in own.owners.values())
-    summary = f"{'x'.join(map(str, own.shape))} elements over {own.warps} warps x {own.lanes} lanes x {own.registers} "
-    summary += "registers per thread"
+    summary = f"{'x'.join(map(str, own.shape))} elements over {count(own.warps, 'warp')} x "
+    summary += f"{count(own.lanes, 'lane')} x {count(own.registers, 'register')} per thread"
     if copies > 1:
         summary += f"; each element is held by {copies} threads"
         summary += " (the layout's tile is larger than the tensor, or it broadcasts)"

@@ -7,6 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ...core.model import ParamKind
+from ...core.quantities import plural
 from ...results.catalog import KernelList
 from .base import TerminalRenderer
 
@@ -36,13 +37,20 @@ def _role(spec) -> str:
     return f"helper ({returns}{called})"
 
 
+def _from_calls(spec) -> str:
+    """How a helper's untyped parameter gets its type: from the calls, so -a (a kernel's) does not apply."""
+    if not spec.called_by:
+        return "from a call (none here)"
+    return f"from the call in {', '.join(spec.called_by)}"
+
+
 def _counts(kernels) -> str:
-    """`3 @triton.jit function(s)`, or both decorators' counts in a file that mixes them."""
+    """`3 @triton.jit functions`, or both decorators' counts in a file that mixes them."""
     counts: dict[str, int] = {}
     for spec in kernels:
         counts[spec.language.decorator] = counts.get(spec.language.decorator, 0) + 1
     parts = [f"{n} {decorator}" for decorator, n in counts.items()] or ["0 @triton.jit"]
-    return " and ".join(parts) + " function(s)"
+    return " and ".join(parts) + f" {plural(len(kernels), 'function')}"
 
 
 def _draw_kernel(console: Console, spec, defaults: dict) -> None:
@@ -54,13 +62,15 @@ def _draw_kernel(console: Console, spec, defaults: dict) -> None:
     for column in ("parameter", "kind", "type", "default", "how the type was found"):
         table.add_column(column)
     for p in spec.params:
-        type_ = "-" if p.kind is ParamKind.CONSTEXPR else p.type
+        kind, type_, how = p.kind.value, "-" if p.kind is ParamKind.CONSTEXPR else p.type, TYPE_FROM[p.type_from]
         if p.kind is ParamKind.POINTER and p.type_from != "annotation":
             type_ = "*fp32 (--dtype)"
+        if spec.is_helper and p.type_from in ("body", "assumed"):  # no -a reaches a helper: its caller's call types it
+            kind, type_, how = "-", "-", _from_calls(spec)
         default = repr(p.default) if p.has_default else ""
         if p.name in defaults:
             default = f"{defaults[p.name]!r} (file)"
-        table.add_row(p.name, p.kind.value, type_, default, TYPE_FROM[p.type_from])
+        table.add_row(p.name, kind, type_, default, how)
     console.print(table)
     for config in spec.autotune_configs:
         console.print(f"  autotune config {config.index}: {config.describe()}")

@@ -11,6 +11,7 @@ from rich.text import Text
 from ...analysis import normalize
 from ...analysis.compile_time import CompileTiming
 from ...analysis.passes import LlvmPassRecord, PassRecord
+from ...core.quantities import count
 from ...core.stages import Stage
 from ...results.passes import PassesComparison, PassesResult
 from . import tables
@@ -35,7 +36,7 @@ def table(records: list[PassRecord], title: str, terminal: Terminal) -> list[str
     rows: list[list[Cell]] = []
     for r in records:
         run = f"{r.occurrence} of {r.occurrences}" if r.occurrences > 1 else ""
-        substeps = f" (+{len(r.substeps)} steps)" if r.substeps else ""
+        substeps = f" (+{count(len(r.substeps), 'step')})" if r.substeps else ""
         rows.append([str(r.index), r.name + substeps, _change(r.changed, r.added, r.removed), run])
     lines = [paint([("1", title)], terminal.color)]
     with_class = [row + [r.class_name] for row, r in zip(rows, records, strict=True)]

@@ -12,6 +12,7 @@ from rich.text import Text
 
 from ...analysis.cost import LineCost
 from ...analysis.measured import LINE_MAP, Access, Measured, MeasuredLine
+from ...core.quantities import count
 from ...core.stages import Stage
 from ...results.explain import ProfileResult
 from .base import TerminalRenderer
@@ -44,10 +45,10 @@ def totals(m: Measured) -> str:
     mapped = "tritonscope's line map of the binary that ran" if m.mapped_by == LINE_MAP else "ncu's line table"
     text = (
         f"{m.samples:,} warp-stall samples ({m.samples_not_issued:,} not issued) · "
-        f"{m.executed:,} instructions executed · lines from {mapped}"
+        f"{count(m.executed, 'instruction')} executed · lines from {mapped}"
     )
     if m.unattributed_samples:
-        text += f" · {m.unattributed_samples:,} samples on no line of the file"
+        text += f" · {count(m.unattributed_samples, 'sample')} on no line of the file"
     return text
 
 

@@ -1,22 +1,22 @@
-"""`tritonscope samples`: the bundled kernels, one row each."""
+"""`tritonscope samples`: the bundled kernels, each as its name and kernels, then its description
+folded beneath at the width: nothing is cut, at 80 columns as on a wide terminal."""
 
 from __future__ import annotations
 
 from rich.console import Console
-from rich.table import Table
 
 from ...results.catalog import SamplesResult
-from .base import TerminalRenderer
+from .base import TerminalRenderer, write_rows
+from .code import paint, wrapped
 
 
 class SamplesView(TerminalRenderer):
     def draw(self, console: Console, result: SamplesResult) -> None:
-        table = Table(title="sample kernels", title_justify="left")
-        table.add_column("name", no_wrap=True)
-        table.add_column("kernels", overflow="fold")
-        table.add_column("description", ratio=2)
+        width, color = self.terminal.width, self.terminal.color
+        lines = [paint([("1", "sample kernels"), ("2", " (use one as sample:NAME)")], color)]
         for s in result.samples:
-            table.add_row(f"sample:{s.name}", ", ".join(s.kernels), s.description)
-        console.print(table)
+            lines.append(paint([("1", f"sample:{s.name}"), ("2", f"  {', '.join(s.kernels)}")], color))
+            lines += wrapped("    " + s.description, width, color, indent=4) if s.description else []
         if result.samples:
-            console.print(f"samples live in {result.samples[0].path.parent}", style="dim", soft_wrap=True)
+            lines += wrapped(f"samples live in {result.samples[0].path.parent}", width, color, "2")
+        write_rows(console.file, lines)

@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ...core.quantities import count
 from ...results.space import SpacePoint, SpaceResult
 from .base import TerminalRenderer
 
@@ -17,7 +18,7 @@ _FIGURES += (("occupancy", "occ%"), ("instructions", "instrs"), ("findings", "fi
 class SpaceView(TerminalRenderer):
     def draw(self, console: Console, result: SpaceResult) -> None:
         within = sum(1 for p in result.points if p.cause is None)
-        console.print(Text(f"{len(result.points)} configs, {within} compiled within the limits", style="bold"))
+        console.print(Text(f"{count(len(result.points), 'config')}, {within} compiled within the limits", style="bold"))
         if result.failures:
             counts = ", ".join(f"{cause} {n}" for cause, n in sorted(result.failures.items()))
             console.print(Text(f"failed or over a limit: {counts}", style="red"))

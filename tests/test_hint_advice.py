@@ -1,0 +1,178 @@
+"""The narrow-access advice names what kept each argument from its hint, as the user gave it: a value,
+a type, nothing (assumed), a capture's recorded launch; --no-specialize or the kernel's own
+do_not_specialize / do_not_specialize_on_alignment. The what-if compiles every change the advice names,
+and the advice promises 128-bit accesses only where that compile gave them (issue 55 items 1 and 2).
+Real compiles of kernels written here, on the CPU."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from dataclasses import replace
+
+import pytest
+from conftest import make_request
+
+from tritonscope.agent.summaries import summary
+from tritonscope.analysis import findings
+from tritonscope.app.explain import explain
+from tritonscope.render.registry import render
+
+COPY = """\
+import triton
+import triton.language as tl
+
+
+@triton.jit({decorator})
+def copy(x_ptr, y_ptr, stride, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs * stride, mask=mask), mask=mask)
+"""
+ACCESS = 9  # the line of the load and the store
+DECORATOR = 5
+
+ROWS = """\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def row_copy(x_ptr, y_ptr, stride_row, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * stride_row + cols, mask=mask)
+    tl.store(y_ptr + row * stride_row + cols, x, mask=mask)
+"""
+LOAD = 10
+
+PROGRAM = """\
+import torch
+from rows import row_copy
+
+x = torch.randn(64, 1000, device="cuda")
+y = torch.empty_like(x)
+row_copy[(64,)](x, y, x.stride(0), 1000, BLOCK=1024)
+"""
+
+
+def narrow_on(result, line: int):
+    return next(f for f in result.findings if f.kind == findings.NARROW and f.line == line)
+
+
+@pytest.fixture
+def kernel(tmp_path):
+    def write(decorator: str, text: str = COPY, name: str = "k.py"):
+        path = tmp_path / name
+        path.write_text(text.format(decorator=decorator))
+        return str(path)
+
+    return write
+
+
+def test_an_argument_in_do_not_specialize_is_named_so_and_dropping_it_is_compiled(kernel):
+    file = kernel('do_not_specialize=["n"]')
+    result = explain(make_request(file, args=["n=4100", "stride=1"], constexprs=["BLOCK=1024"], dtype="fp32"))
+    found = narrow_on(result, ACCESS)
+    assert f"n is in the kernel's do_not_specialize at line {DECORATOR}" in found.message
+    assert "no hint whatever its value" in found.message and "n=4100 is not a multiple of 16 either" in found.message
+    assert f"drop n from do_not_specialize in the kernel's decorator at line {DECORATOR}" in found.suggestion
+    assert "128 bits" not in found.suggestion  # promised only by what the compile gave
+    assert set(found.what_if) == {("decorator", "do_not_specialize", "n"), ("arg", "n", 4112)}
+    assert found.verified.startswith("-a n=4112 and n dropped from do_not_specialize:")
+    assert f"line {ACCESS}: 4 x 128-bit: the accesses widen to 128 bits" in found.verified
+
+
+def test_a_multiple_of_16_in_do_not_specialize_needs_only_the_decorator_dropped(kernel):
+    file = kernel("do_not_specialize=[3]")  # by position, as Triton takes it too
+    result = explain(make_request(file, args=["n=4096", "stride=1"], constexprs=["BLOCK=1024"], dtype="fp32"))
+    found = narrow_on(result, ACCESS)
+    assert "n=4096 is a multiple of 16 but has no hint: n is in the kernel's do_not_specialize at line 5" in (
+        found.message
+    )
+    assert found.what_if == (("decorator", "do_not_specialize", "n"),)
+    assert found.verified.startswith("with n dropped from do_not_specialize:") and "widen to 128" in found.verified
+
+
+def test_do_not_specialize_on_alignment_is_named_for_a_pointer_and_an_integer(kernel):
+    file = kernel('do_not_specialize_on_alignment=["x_ptr", "n"]')
+    result = explain(make_request(file, args=["n=4096", "stride=1"], constexprs=["BLOCK=1024"], dtype="fp32"))
+    found = narrow_on(result, ACCESS)
+    assert "x_ptr is in the kernel's do_not_specialize_on_alignment at line 5, so the launcher does not mark it" in (
+        found.message
+    )
+    assert "n is in the kernel's do_not_specialize_on_alignment at line 5" in found.message
+    assert "drop x_ptr and n from do_not_specialize_on_alignment" in found.suggestion
+    assert found.verified.startswith("with x_ptr and n dropped from do_not_specialize_on_alignment:")
+    assert "the accesses widen to 128 bits" in found.verified
+
+
+def test_no_specialize_and_do_not_specialize_are_both_lifted_by_the_what_if(kernel):
+    file = kernel('do_not_specialize=["n"]')
+    request = make_request(file, args=["n=4100", "stride=1"], constexprs=["BLOCK=1024"], dtype="fp32")
+    found = narrow_on(explain(replace(request, specialize=False)), ACCESS)
+    assert "n is under --no-specialize and in the kernel's do_not_specialize at line 5" in found.message
+    assert {("option", "specialize", True), ("decorator", "do_not_specialize", "n"), ("arg", "n", 4112)} <= set(
+        found.what_if
+    )
+    assert "the accesses widen to 128 bits" in found.verified
+
+
+def test_an_argument_not_given_is_said_assumed_and_given_a_value_in_the_what_if(kernel):
+    file = kernel("", ROWS, "rows.py")
+    result = explain(make_request(file, args=["n_cols=1000"], constexprs=["BLOCK=4096"], dtype="fp32"))
+    found = narrow_on(result, LOAD)
+    assert "stride_row was not given: tritonscope assumed an i32, so nothing is known of its value" in found.message
+    assert "given as a type" not in found.message and "n_cols=1000 is not a multiple of 16" in found.message
+    assert "give stride_row as a real launch passes it (-a stride_row=VALUE)" in found.suggestion
+    assert found.what_if == (("arg", "stride_row", 16), ("arg", "n_cols", 1008))  # every argument it names
+    assert f"line {LOAD}: 8 x 128-bit: the accesses widen to 128 bits" in found.verified
+
+
+def test_an_argument_given_as_a_type_is_said_so(kernel):
+    file = kernel("", ROWS, "rows.py")
+    result = explain(
+        make_request(file, args=["n_cols=1008", "stride_row=i64"], constexprs=["BLOCK=4096"], dtype="fp32")
+    )
+    found = narrow_on(result, LOAD)
+    assert "stride_row is given as the type i64, so nothing is known of its value" in found.message
+    assert found.what_if == (("arg", "stride_row", 2**31 + 16),)  # a multiple of 16 that stays an i64
+    assert "the accesses widen to 128 bits" in found.verified
+
+
+def test_a_what_if_that_does_not_widen_says_so(kernel):
+    """A layout of one element per thread: rounding n up gives the hint, and the accesses stay narrow."""
+    file = kernel('do_not_specialize=["n"]')
+    request = make_request(file, args=["n=4100", "stride=1"], constexprs=["BLOCK=32"], dtype="fp32", num_warps=1)
+    found = narrow_on(explain(request), ACCESS)
+    assert "still 32 bits, not 128" in found.verified and "widen" not in found.verified
+
+
+def test_check_and_the_agents_summary_say_the_same(kernel, cli):
+    file = kernel('do_not_specialize=["n"]')
+    out = cli(
+        *("check", file, "-a", "n=4100", "-a", "stride=1", "-c", "BLOCK=1024", "--dtype", "fp32", "-t", "sm90"),
+        *("--budget", "global_load_bits>=128"),
+        expect=1,
+    ).stdout
+    assert "n is in the kernel's do_not_specialize at line 5" in " ".join(out.split())
+    result = explain(make_request(file, args=["n=4100", "stride=1"], constexprs=["BLOCK=1024"], dtype="fp32"))
+    said = summary(json.loads(render(result, "json")))
+    assert "n is in the kernel's do_not_specialize at line 5" in said and "divisibility hint" not in said
+
+
+def test_a_captures_recorded_value_is_named_with_its_launch(kernel, cli, tmp_path):
+    kernel("", ROWS, "rows.py")
+    (tmp_path / "prog.py").write_text(textwrap.dedent(PROGRAM))
+    capture = tmp_path / "cap"
+    cli("trace", "--target", "sm90", "-o", capture, "--", sys.executable, tmp_path / "prog.py")
+    document = json.loads(cli("explain", f"{capture}/:row_copy", "--json").stdout)
+    found = next(f for f in document["findings"] if f["kind"] == findings.NARROW and f["line"] == LOAD)
+    assert "stride_row=1000 at its recorded launch is not a multiple of 16" in found["message"]
+    assert "n_cols=1000 at its recorded launch" in found["message"] and "given as a type" not in found["message"]
+    assert "launch with stride_row and n_cols multiples of 16" in found["suggestion"]
+    assert "-a NAME" not in found["suggestion"] and "128 bits" not in found["suggestion"]  # nothing compiled
+    out = cli("check", capture, "--budget", "global_load_bits>=128", expect=1).stdout
+    assert "stride_row=1000 at its recorded launch" in " ".join(out.split())
