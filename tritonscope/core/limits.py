@@ -98,6 +98,27 @@ def stuck_in_dump(text: str) -> str | None:
     return stuck_at([(file, int(line)) for file, line in _FAULTHANDLER_FRAME.findall(text)])
 
 
+_FAULTHANDLER_CALL = re.compile(r'^\s*File "(.+)", line (\d+) in (\S+)', re.MULTILINE)
+
+
+def busy_in_dump(text: str) -> str | None:
+    """Where a task's time went, from its stack as faulthandler writes it: `stuck at FILE:LINE` in the
+    user's code; else the function of Triton (a compile's step: make_ttgir, make_cubin...) or of
+    tritonscope it was in, innermost first; None when the stack names neither."""
+    user = stuck_in_dump(text)
+    if user:
+        return f"stuck at {user}"
+    triton_dir = _triton_dir()
+    for file, line, function in _FAULTHANDLER_CALL.findall(text):
+        resolved = str(Path(file).resolve())
+        if triton_dir and resolved.startswith(triton_dir):
+            return f"in Triton's {function} ({Path(file).name}:{line})"
+    for file, line, function in _FAULTHANDLER_CALL.findall(text):
+        if str(Path(file).resolve()).startswith(_NOT_USERS[0]):
+            return f"in tritonscope's {function} ({Path(file).name}:{line})"
+    return None
+
+
 def _triton_dir() -> str | None:
     """Where Triton is installed, found without importing it (this module runs before Triton is)."""
     import importlib.util
