@@ -38,6 +38,7 @@ LAUNCH_LOG = "launches.jsonl"  # one line per recorded launch: grid, arguments, 
 AUTOTUNE_LOG = "autotune.jsonl"  # trace --target: which config each autotuned kernel launched, and why
 SIMULATED_RECORD = "simulated.json"  # trace --target: the simulated GPU's description
 STOP_RECORD = "stopped.json"  # trace --target: where the program was stopped, and what it asked
+NO_SIMULATED_GPU = "no_simulated_gpu.json"  # trace --target: the module the program's Python lacks (torch)
 READ_LOG = "reads.jsonl"  # trace --target --on-read N: one line per value read answered with N
 
 # --from-run: the traced program ends with this code right after the wanted launch is logged (a

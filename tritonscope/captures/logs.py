@@ -102,3 +102,11 @@ def stop_record(folder: Path) -> str | None:
     """The line saying where a simulated run stopped the program, or None if it was not stopped."""
     record = _json_file(folder / contract.STOP_RECORD)
     return f"{record.get('where')}: the program asked for {record.get('asked')}" if isinstance(record, dict) else None
+
+
+def missing_for_simulation(folder: Path) -> tuple[str, str] | None:
+    """(module, Python) where a traced program's Python lacked what the simulated GPU needs (torch)."""
+    record = _json_file(folder / contract.NO_SIMULATED_GPU)
+    if not isinstance(record, dict):
+        return None
+    return str(record.get("missing")), str(record.get("python"))
