@@ -4,6 +4,7 @@ range, layouts Triton would assert on, and the machine's or the user's problems 
 from __future__ import annotations
 
 import pytest
+from cli_process import tritonscope
 from fault_suite import (
     _TRITON,
     LAYOUT_2D,
@@ -124,3 +125,18 @@ ROWS = [
 @pytest.mark.parametrize("row", ROWS, ids=[r.id for r in ROWS])
 def test_fault(row: Row, warm, tmp_path):
     check_row(row, warm, tmp_path)
+
+
+def test_a_folder_of_compiled_kernels_given_for_a_kernel_names_them(tmp_path):
+    """`dump DIR/` and `explain DIR/` on a capture (or Triton cache) list its `DIR/:NAME`s, as `explore
+    DIR/` does; a folder of no kernels is no kernel file."""
+    cache = tmp_path / "cache"
+    tritonscope("dump", "sample:vector_add", "--target", "sm90", "--json", env={"TRITON_CACHE_DIR": str(cache)})
+    for command in ("dump", "explain"):
+        said = tritonscope(command, f"{cache}/", expect=2).stderr
+        assert f"{cache}/ is a folder of 1 compiled kernel(s) (a capture or a Triton cache)" in said, said
+        assert f"give one of them as {cache}/:NAME ({cache}/:add_kernel)" in said
+        assert f"tritonscope cache list {cache}/ lists them" in said
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert "is a directory; give a Python file with Triton kernels" in tritonscope("dump", plain, expect=2).stderr

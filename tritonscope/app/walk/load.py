@@ -98,7 +98,9 @@ def kernel_path(source: Source) -> Path:
             f"compiles, and needs the kernel's source file"
         )
     if isinstance(source, CaptureFolder):
-        raise KernelFileError(f"{source} is a directory; give a Python file with Triton kernels")
+        from ...captures.folder import capture_given
+
+        raise capture_given(source)
     if isinstance(source, CellKernel):
         raise KernelFileError(f"{source.name} is defined in a notebook's cell, and no file holds it")
     path = Path(source.path)
