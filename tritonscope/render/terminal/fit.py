@@ -9,13 +9,13 @@ from rich.console import Console
 from rich.text import Text
 
 from ...analysis.fitting import FITS, NO_FIT, UNKNOWN
-from ...results.fit import NO_COMPILE, Cell, FitResult, KernelFit
+from ...results.fit import NO_COMPILE, NOT_COMPILED, Cell, FitResult, KernelFit
 from .base import TerminalRenderer
 
 _CELL = 9  # characters per target column, its gap included
 _ROW = 7  # the config column: `#12 *`
 _SHORT = {"shared memory": "NO smem", "registers": "NO regs", "threads": "NO thr", "tensor memory": "NO tmem"}
-_STYLE = {FITS: "green", NO_FIT: "red", NO_COMPILE: "magenta", UNKNOWN: "yellow"}
+_STYLE = {FITS: "green", NO_FIT: "red", NO_COMPILE: "magenta", UNKNOWN: "yellow", NOT_COMPILED: "dim"}
 
 
 class FitView(TerminalRenderer):
@@ -28,6 +28,8 @@ class FitView(TerminalRenderer):
             console.print(Text(f"budgets: {', '.join(result.budgets)}", style="dim"))
         for note in result.notes:
             console.print(Text(f"note: {note}", style="yellow"))
+        if result.partial:
+            console.print(Text(_partial(result), style="bold yellow"))
 
     def _kernel(self, console: Console, k: KernelFit) -> None:
         console.print(Text(f"{k.kernel} ({k.file}): {len(k.rows)} configs x {len(k.targets)} targets", "bold"))
@@ -70,7 +72,7 @@ def _cell_line(cell: Cell, line: int) -> str:
     return shared + ("!" if cell.limit == "shared memory" else f" {f['occupancy']:.0f}%")
 
 
-_WORD = {FITS: "fits", NO_COMPILE: "ERROR", UNKNOWN: "fits?"}
+_WORD = {FITS: "fits", NO_COMPILE: "ERROR", UNKNOWN: "fits?", NOT_COMPILED: "stopped"}
 
 
 def _count(n: int) -> str:
@@ -105,3 +107,9 @@ def _legend(console: Console, k: KernelFit) -> None:
     console.print(
         Text("rN registers (AMD: VGPRs), sN spills, K shared memory (LDS), % occupancy; ! over the limit", "dim")
     )
+
+
+def _partial(result: FitResult) -> str:
+    cells = [cell for k in result.kernels for row in k.cells for cell in row]
+    ended = sum(cell.verdict != NOT_COMPILED for cell in cells)
+    return f"partial: Ctrl-C stopped fit after {ended} of {len(cells)} compiles; `stopped` cells were not compiled"
