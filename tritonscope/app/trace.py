@@ -24,8 +24,9 @@ class Simulation:
 
     target: Target
     autotune: AutotuneRule | None = None  # which candidate each autotuned kernel launches
-    on_read: str = "stop"  # a value read: "stop", or the number it is answered with
+    on_read: str = "host"  # a value read: computed on the host, "stop", or the number it is answered with
     debug: bool = False  # a stop writes the Python stack it was met in
+    host_memory: int | None = None  # bytes the host's values may take (None: half the machine's memory)
 
 
 def trace(
@@ -51,8 +52,10 @@ def trace(
     device = simulation.target.simulated_device() if simulation else None
     staging = prepare_output_dir(out, force, protected)
     try:
-        answers = (simulation.autotune, simulation.on_read, simulation.debug) if simulation else (None, "stop", False)
+        answers = (simulation.autotune, simulation.on_read, simulation.debug) if simulation else (None, "host", False)
         env = environment_for_capture(staging.resolve(), launches, device, *answers)
+        if simulation and simulation.host_memory:
+            env[contract.ENV_HOST_MEMORY] = str(simulation.host_memory)
         # No time limit unless given (a training run takes what it takes); it stays in the terminal's
         # process group, so it reads the terminal and gets Ctrl-C itself, and is stopped if we are.
         with Program(command, own_group=False, env=env, stdout=program_stdout, stderr=program_stderr) as program:
@@ -76,7 +79,7 @@ def trace(
     found = entries(out) if (out / contract.CACHE_FOLDER).is_dir() else []
     recorded = sum(len(e.launches) for e in found)
     names = tuple(sorted({e.name for e in found}))
-    on_read = simulation.on_read if simulation else "stop"
+    on_read = simulation.on_read if simulation else "host"
     target = device["target"] if device else None
     return TraceResult(out, names, finished.returncode, recorded, target, stopped, on_read, answered)
 

@@ -20,7 +20,8 @@ ENV_SIMULATED_DEVICE = "TRITONSCOPE_SIMULATED_DEVICE"  # trace --target: the dev
 ENV_AUTOTUNE_RULE = "TRITONSCOPE_AUTOTUNE_RULE"  # trace --autotune: the rule as JSON (core/autotune_rule.py)
 ENV_AUTOTUNE_LOG = "TRITONSCOPE_AUTOTUNE_LOG"  # where the simulated GPU logs each autotune choice (AUTOTUNE_LOG)
 ENV_STOPPED = "TRITONSCOPE_STOPPED"  # where the simulated GPU writes where a value read stopped it (STOP_RECORD)
-ENV_ON_READ = "TRITONSCOPE_ON_READ"  # --on-read: "stop", or the number a value read is answered with
+ENV_ON_READ = "TRITONSCOPE_ON_READ"  # --values: "host", "stop", or the number a value read is answered with
+ENV_HOST_MEMORY = "TRITONSCOPE_HOST_MEMORY"  # --host-memory: bytes the host's values may take
 ENV_READ_LOG = "TRITONSCOPE_READ_LOG"  # where each answered value read is logged (READ_LOG)
 ENV_DEBUG = "TRITONSCOPE_DEBUG"  # trace --debug: a stop also writes the Python stack it was met in to stderr
 
@@ -39,7 +40,8 @@ AUTOTUNE_LOG = "autotune.jsonl"  # trace --target: which config each autotuned k
 SIMULATED_RECORD = "simulated.json"  # trace --target: the simulated GPU's description
 STOP_RECORD = "stopped.json"  # trace --target: where the program was stopped, and what it asked
 NO_SIMULATED_GPU = "no_simulated_gpu.json"  # trace --target: the module the program's Python lacks (torch)
-READ_LOG = "reads.jsonl"  # trace --target --on-read N: one line per value read answered with N
+READ_LOG = "reads.jsonl"  # trace --target: one line per value read answered (on the host, or with --values N)
+HOST_VALUES_RECORD = "host_values.json"  # trace --target: operators logged and computed on the host, memory
 
 # --from-run: the traced program ends with this code right after the wanted launch is logged (a
 # program's own exit rarely uses it).

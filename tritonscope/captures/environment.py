@@ -16,14 +16,15 @@ def environment_for_capture(
     launches: int = contract.DEFAULT_LAUNCH_LIMIT,
     device: dict | None = None,
     autotune: AutotuneRule | None = None,
-    on_read: str = "stop",
+    on_read: str = "host",
     debug: bool = False,
 ) -> dict[str, str]:
     """The environment `trace` runs a program with: compiles land in OUT/cache, each one logged, and
     each compiled kernel's first LAUNCHES launches (in each process) are logged too. With DEVICE
     (core/targets.py: Target.simulated_device) the program runs against that simulated GPU, where
     AUTOTUNE (default: the first) picks the candidate each autotuned kernel launches, ON_READ
-    answers a value read (`stop`, or the number it is answered with, each answer logged), and
+    answers a value read (`host`: its value computed on the host; `stop`; or the number it is answered
+    with; each answer logged), and
     DEBUG has a stop write the Python stack it was met in."""
     hook = Path(contract.__file__).resolve().parent  # sitecustomize.py and the contract it reads
     path = os.environ.get("PYTHONPATH", "")
@@ -32,7 +33,7 @@ def environment_for_capture(
         contract.ENV_STOPPED: str(out / contract.STOP_RECORD) if device else "",
         contract.ENV_AUTOTUNE_LOG: str(out / contract.AUTOTUNE_LOG) if device else "",
         contract.ENV_AUTOTUNE_RULE: autotune.as_environment() if device and autotune else "",
-        contract.ENV_ON_READ: on_read if device else "stop",
+        contract.ENV_ON_READ: on_read if device else "host",
         contract.ENV_READ_LOG: str(out / contract.READ_LOG) if device else "",
         contract.ENV_DEBUG: "1" if debug else "",
     }

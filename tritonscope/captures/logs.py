@@ -82,7 +82,7 @@ def _json_file(path: Path):
 
 
 def answered_reads(folder: Path) -> tuple[str, ...]:
-    """Each value read --on-read answered, as "FILE:LINE: what was asked" (reads.jsonl)."""
+    """Each value read answered (--values), as "FILE:LINE: what was asked" (reads.jsonl)."""
     try:
         lines = fileio.read_input(folder / contract.READ_LOG).decode(errors="replace").splitlines()
     except OSError:
@@ -101,7 +101,11 @@ def answered_reads(folder: Path) -> tuple[str, ...]:
 def stop_record(folder: Path) -> str | None:
     """The line saying where a simulated run stopped the program, or None if it was not stopped."""
     record = _json_file(folder / contract.STOP_RECORD)
-    return f"{record.get('where')}: the program asked for {record.get('asked')}" if isinstance(record, dict) else None
+    if not isinstance(record, dict):
+        return None
+    reason = record.get("reason")
+    said = f"{record.get('where')}: the program asked for {record.get('asked')}"
+    return f"{said}; {reason}" if isinstance(reason, str) else said
 
 
 def missing_for_simulation(folder: Path) -> tuple[str, str] | None:

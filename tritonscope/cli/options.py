@@ -20,7 +20,7 @@ def _typer(i: inputs.Input) -> Any:
     """An input's typer.Option, from its row of the table; FILE's typer.Argument."""
     if i.flag is None:
         return typer.Argument(help=i.help, metavar=i.metavar)
-    return typer.Option(i.flag, *filter(None, [i.short]), help=i.help, metavar=i.metavar)
+    return typer.Option(*filter(None, [i.short]), i.flag, help=i.help, metavar=i.metavar)
 
 
 def _option(i: inputs.Input) -> Any:
@@ -138,13 +138,13 @@ def _from_its_run(request: VariantRequest) -> VariantRequest:
 
 
 def _from_run(given: dict, command: tuple[str, ...]) -> FromRun | None:
-    """--from-run, --launch and --on-read (taken out of `given`) and the command after --."""
-    launch, on_read = given.pop("launch", None) or 1, given.pop("on_read", None) or "stop"
+    """--from-run, --launch and --values (taken out of `given`) and the command after --."""
+    launch, on_read = given.pop("launch", None) or 1, given.pop("on_read", None) or "host"
     if not given.pop("from_run", False):
         if command:
             raise UsageError(f"unexpected words: {' '.join(command)} (a command after -- goes with --from-run)")
-        if launch != 1 or on_read != "stop":
-            raise UsageError("--launch N and --on-read go with --from-run")
+        if launch != 1 or on_read != "host":
+            raise UsageError("--launch N and --values go with --from-run")
         return None
     if launch < 1:
         raise UsageError(f"--launch {launch}: launches are counted from 1")

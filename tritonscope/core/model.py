@@ -96,7 +96,7 @@ class FromRun:
 
     launch: int = 1  # which launch of the kernel, from 1 (--launch N)
     command: tuple[str, ...] = ()  # the program to run (after --); empty: `python FILE`
-    on_read: str = "stop"  # --on-read: a value read stops the run, or gets this number
+    on_read: str = "host"  # --values: a value read is computed on the host, stops the run, or gets this number
 
 
 @dataclass(frozen=True)

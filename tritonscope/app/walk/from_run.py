@@ -183,8 +183,8 @@ def _shown(command: list[str]) -> str:
 def _not_reached(shown: str, finished: Finished, request, path, stopped: str | None) -> KernelFileError:
     if stopped:  # the program read a value from the simulated GPU before the launch
         return KernelFileError(
-            f"{shown} stopped at {stopped} before reaching {_wanted(request, path)}: a simulated GPU holds no values",
-            hint="add --on-read zero to go on past it with a stand-in value, or run a script that launches the "
+            f"{shown} stopped at {stopped}, before reaching {_wanted(request, path)}",
+            hint="add --values zero to go on past it with a stand-in value, or run a script that launches the "
             "kernel before it reads a result (-- python ...)",
         )
     failure = program_failure(str(finished.stderr or ""))

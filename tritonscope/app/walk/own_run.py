@@ -64,7 +64,7 @@ def not_launched(path: Path, kernel: str | None, wanted: str, launch: int, steps
     elif sites and launch > 1:
         hint = "name a launch the run reaches (--launch 1), or give a program that launches it more after --"
     if any(_read_a_value(step) for step in steps):  # a check of a result stopped a statement
-        hint = f"go on past its reads of device values with --on-read zero, or {hint}"
+        hint = f"go on past its reads of device values with --values zero, or {hint}"
     return KernelFileError("\n".join([head, *lines]), hint=hint)
 
 
