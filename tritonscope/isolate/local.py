@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..core import progress, scratch
-from ..core.limits import busy_in_dump, stuck_in_dump
+from ..core.limits import OpenFilesLimit, busy_in_dump, stuck_in_dump
 from ..core.status import ExitStatus
 from .tasks import Outcome, Task, cancelled
 from .worker import PARENT, PRELOAD, RESULT_FD, STACK_FD, STACK_SIGNAL, read_message, write_message
@@ -110,6 +110,9 @@ class Workers:
             for handle in _settled(list(running)):
                 index = running.pop(handle)
                 outcomes[index] = handle.result()
+                if outcomes[index].error_type == OpenFilesLimit.__name__:  # said once (exit 2), not per task
+                    message, _, hint = (outcomes[index].error or "").partition("\n")
+                    raise OpenFilesLimit(message, hint=hint or None)
                 if on_done:
                     on_done(index, outcomes[index])
 
