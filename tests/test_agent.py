@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -124,7 +125,9 @@ def test_the_tools_answer_what_the_command_line_answers():
             cli_liger["resources"]["spills"],
         )
         assert liger["stages"]["sass"].splitlines() == sass_of_line(cli_liger, liger_line)
-        liger_explained = structured(await client.call_tool("explain", LIGER_INPUTS))
+        liger_page = await client.call_tool("explain", LIGER_INPUTS)  # its findings weigh more than 8 KB: a page
+        assert all(f"line {line}: {kind}:" in result_text(liger_page) for kind, line in _findings(cli_liger_explain))
+        liger_explained = structured(await client.call_tool("explain", {**LIGER_INPUTS, "max_lines": 50}))
         assert _findings(liger_explained) == _findings(cli_liger_explain)
 
     serving(check)
@@ -183,10 +186,13 @@ def test_every_other_tool_answers_on_a_sample(tmp_path):
         )
         assert shown["passes"][0]["diff"]
         vary = {"kernel_file": "sample:vector_add", "vary": {"num_warps": [4, 8]}}
-        compared = structured(await client.call_tool("passes", vary))
+        paged = structured(await client.call_tool("passes", vary))  # the passes' diffs: a page of each
+        assert paged["divergence"]["first"]["name"] == cli_passes["divergence"]["first"]["name"]
+        assert paged["page"]["divergence.first.diff"]["total"] == len(cli_passes["divergence"]["first"]["diff"])
+        compared = structured(await client.call_tool("passes", {**vary, "max_lines": 1000}))
         assert compared["divergence"] == cli_passes["divergence"]
         auto = await client.call_tool("dump", {"kernel_file": "sample:double", "max_lines": 5})
-        said = result_text(auto).count("notice: no GPU visible: compiling for sm90 (choose with --target)")
+        said = result_text(auto).count("notice: no GPU visible: compiling for sm90 (choose with the target input)")
         assert said == (local_target() is None), result_text(auto)  # the target resolved once, its notice said once
         layout = structured(await client.call_tool("layout", {"kernel_file": "sample:softmax", "value": "row"}))
         assert layout["kind"] == "layout" and layout["owners"]
@@ -219,7 +225,12 @@ def test_the_kernel_tools_answer_on_a_library_kernel():
     cli_list = cli_json("list", "liger_kernel.ops.rms_norm")
 
     async def check(client):
-        listing = structured(await client.call_tool("list_kernels", {"kernel_file": "liger_kernel.ops.rms_norm"}))
+        asked = {"kernel_file": "liger_kernel.ops.rms_norm"}
+        first = structured(await client.call_tool("list_kernels", asked))  # a page: four kernels with their source
+        assert (
+            first["page"]["kernels"]["total"] == 4 and first["kernels"] == cli_list["kernels"][: len(first["kernels"])]
+        )
+        listing = structured(await client.call_tool("list_kernels", {**asked, "max_lines": 10}))
         assert listing["kernels"] == cli_list["kernels"] and len(listing["kernels"]) == 4
         held = structured(await client.call_tool("check", {**LIGER_INPUTS, "budgets": ["spills=0", "registers<=8"]}))
         figures = held["entries"][0]["figures"]
@@ -304,7 +315,7 @@ def test_an_edited_kernel_file_is_compiled_again(tmp_path):
     kernel.write_text(source)
 
     async def check(client):
-        asked = {"kernel_file": str(kernel), "target": "sm90", "stages": ["ttir"]}
+        asked = {"kernel_file": str(kernel), "target": "sm90", "stages": ["ttir"], "max_lines": 500}
         first = structured(await client.call_tool("dump", asked))
         kernel.write_text(source.replace("x + y", "x * y"))
         second = structured(await client.call_tool("dump", asked))
@@ -361,6 +372,93 @@ def test_trace_runs_a_program_within_its_time_limit(tmp_path):
         )
         assert stopped.is_error and "time limit of 3 s" in result_text(stopped)
         assert not (tmp_path / "late").exists() and sorted(p.name for p in tmp_path.iterdir()) == ["run", "slow.py"]
+
+    serving(check)
+
+
+def test_a_failed_program_is_a_tool_error_in_its_own_words(tmp_path):
+    """A traced program that fails is a tool error with its exit code and its last lines on stderr (the
+    server's stderr is no agent's to read); a command given as one string is split as a shell would."""
+
+    async def check(client):
+        listed = await client.call_tool("trace", {"command": [sys.executable, "nosuch.py"], "out": str(tmp_path / "a")})
+        said = result_text(listed)
+        assert listed.is_error and "nosuch.py exited with 2 (0 kernel(s) captured into" in said, said
+        assert "can't open file" in said and "[Errno 2] No such file or directory" in said
+        split = await client.call_tool("trace", {"command": f"{sys.executable} nosuch.py", "out": str(tmp_path / "b")})
+        assert split.is_error and "can't open file" in result_text(split), result_text(split)
+        assert "validation error" not in result_text(split)
+
+    serving(check)
+
+
+UNROLLED = """import triton
+import triton.language as tl
+
+
+@triton.jit
+def unrolled_kernel(x_ptr, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    acc = tl.load(x_ptr + offsets)
+    for i in tl.static_range(1024):
+        acc = acc * %s + i
+    tl.store(x_ptr + offsets, acc)
+
+
+tritonscope_defaults = {"BLOCK": 128}
+"""
+
+
+def test_a_time_out_in_the_compiler_says_which_step_it_was_in(tmp_path):
+    """A compile past its time limit inside Triton (no line of the user's to name) says Triton's step."""
+    kernel = tmp_path / "unrolled.py"
+    kernel.write_text(UNROLLED % f"1.{os.getpid()}")  # a constant of its own: no Triton cache entry has it
+
+    async def check(client):
+        structured(await client.call_tool("samples", {}))  # the worker is up: its time-out is the compile's
+        slow = await client.call_tool("dump", {"kernel_file": str(kernel), "target": "sm80", "timeout": 2})
+        said = result_text(slow)
+        assert slow.is_error and re.search(r"timed out after 2 s \(in Triton's \w+ \(\w+\.py:\d+\)\)", said), said
+
+    serving(check)
+
+
+def _answer_bytes(result) -> int:
+    return sum(len(part.text.encode()) for part in result.content)
+
+
+def test_default_answers_fit_8_kb_and_every_part_pages():
+    """explain of fused_attention, and every kernel tool on the largest sample (the Gluon attention), answer
+    within 8 KB when max_lines is not given; with max_lines, every part is cut to it, the time model's
+    lines too, and a part's cursor goes on with it."""
+    gluon = {"kernel_file": "sample:fused_attention_gluon"}
+    calls = [
+        ("explain", {"kernel_file": "sample:fused_attention"}),
+        ("list_kernels", gluon),
+        ("dump", gluon),
+        ("explain", gluon),
+        ("check", {**gluon, "budgets": ["spills=0"]}),
+        ("diff", {**gluon, "vary": {"num_warps": [4, 8]}}),
+        ("passes", gluon),
+        ("layout", gluon),
+    ]
+    whole = cli_json("explain", "sample:fused_attention", "-t", "sm90")
+
+    async def check(client):
+        for name, asked in calls:
+            answer = await client.call_tool(name, asked)
+            document = structured(answer)
+            compact = json.dumps(document, separators=(",", ":"))
+            assert _answer_bytes(answer) < 8192 and len(compact.encode()) < 8192, (name, _answer_bytes(answer))
+        explained = structured(await client.call_tool("explain", {**calls[0][1], "max_lines": 5}))
+        assert len(explained["time"]["lines"]) == 5 and len(explained["lines"]) == 5
+        assert explained["page"]["time.lines"] == {
+            "shown": [0, 4],
+            "total": len(whole["time"]["lines"]),
+            "next_cursor": "time.lines:5",
+        }
+        more = structured(await client.call_tool("explain", {**calls[0][1], "max_lines": 5, "cursor": "time.lines:5"}))
+        assert more["time"]["lines"] == whole["time"]["lines"][5:10]
 
     serving(check)
 

@@ -78,7 +78,7 @@ def test_a_selected_python_line_shows_the_lines_it_became():
     rest = pages.dump(_dump_document(), count=2, cursor="sass:90")
     assert rest["stages"] == {"sass": "line 90"}
     said = summaries.summary({"kind": "dump page", "page": cut["page"]}).splitlines()
-    assert said[1:] == ["stages.sass: showing 2 selected lines of 100; more with cursor 'sass:90'"]
+    assert said[1:] == ["stages.sass: 2 selected lines of 100, more with cursor 'sass:90'"]
 
 
 def test_lists_are_paged_and_a_diffs_cursor_goes_on_with_its_diff():
@@ -102,8 +102,39 @@ def test_passes_show_only_the_shown_passes_with_their_diffs():
     rows = [{"index": i, "name": f"p{i}", "changed": i % 2 == 0} for i in range(6)]
     rows[4] = {**rows[4], "diff": ["-a", "+b", " c"]}
     doc = {"kind": "passes", "passes": rows}
-    table = pages.passes({"kind": "passes", "passes": [r for r in rows if "diff" not in r]}, True, 10, None)
+    table = pages.passes(
+        {"kind": "passes", "passes": [r for r in rows if "diff" not in r]}, 10, None, changed_only=True
+    )
     assert [p["index"] for p in table["passes"]] == [0, 2]
-    shown = pages.passes(doc, False, 2, None)
+    shown = pages.passes(doc, 2, None)
     assert [p["index"] for p in shown["passes"]] == [4] and shown["passes"][0]["diff"] == ["-a", "+b"]
-    assert pages.passes(doc, False, 2, "diff.4:2")["passes"][0]["diff"] == [" c"]
+    assert pages.passes(doc, 2, "diff.4:2")["passes"][0]["diff"] == [" c"]
+
+
+def test_every_part_is_paged_and_a_kernel_wide_finding_is_said_so():
+    """Parts no tool cuts itself (explain's time model, a dump's kernel source) are cut too; without
+    max_lines, the heaviest parts are cut until the answer fits; a finding of no line is kernel-wide."""
+    from tritonscope.agent.answers import Paging, answer_size
+
+    doc = {
+        "kind": "explain",
+        "kernel": "k",
+        "target": "sm90",
+        "resources": {
+            "registers": 32,
+            "spills": 0,
+            "shared_bytes": 0,
+            "occupancy": {"percent": 50, "blocks_per_sm": 2, "limited_by": "registers"},
+        },
+        "lines": [{"line": n, "code": "x" * 200} for n in range(100)],
+        "findings": [{"kind": "occupancy", "line": None, "message": "occupancy 50%", "lines": []}],
+        "time": {"cycles": 10.0, "lines": [{"line": n, "waits_on": ["y" * 100]} for n in range(50)]},
+    }
+    cut = pages.cut_whole(doc, pages.explain, 5, "time.lines:45")
+    assert [t["line"] for t in cut["time"]["lines"]] == [45, 46, 47, 48, 49] and len(cut["lines"]) == 5
+    assert cut["page"]["time.lines"]["next_cursor"] is None and cut["page"]["lines"]["next_cursor"] == "lines:5"
+    fitted = Paging(pages.explain).cut(doc)
+    assert answer_size(fitted, doc) <= 8000 < answer_size(doc) and fitted["findings"] == doc["findings"]
+    said = summaries.summary(fitted, doc)
+    assert "- kernel-wide: occupancy: occupancy 50%" in said and "line None" not in said
+    assert "time.lines: items 0-" in said and "more with cursor 'time.lines:" in said

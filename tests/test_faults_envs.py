@@ -68,3 +68,49 @@ def test_sigkill_during_an_install_leaves_what_the_next_install_removes(warm, tm
     assert "Traceback" not in then.err
     assert not list(envs.iterdir()), "a staging folder is left"
     assert not list((tmp_path / "tmp").iterdir()), "pip's or the run's temporary files are left"
+
+
+ORPHAN_BACKEND = """import os, pathlib, zipfile
+def get_requires_for_build_wheel(config_settings=None):
+    return []
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    # what a killed install's pip, ending a moment after it, writes into that install's staging folder
+    (pathlib.Path(os.environ["ORPHAN_STAGING"]) / "lib" / "site-packages").mkdir(parents=True, exist_ok=True)
+    name, info = "triton-3.5.0-py3-none-any.whl", "triton-3.5.0.dist-info"
+    with zipfile.ZipFile(os.path.join(wheel_directory, name), "w") as wheel:
+        wheel.writestr("triton/__init__.py", "__version__ = '3.5.0'\\n")
+        wheel.writestr("triton/_C/libtriton.so", b"\\x7fELF")
+        wheel.writestr(f"{info}/METADATA", "Metadata-Version: 2.1\\nName: triton\\nVersion: 3.5.0\\n")
+        tags = "Wheel-Version: 1.0\\nGenerator: t\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n"
+        wheel.writestr(f"{info}/WHEEL", tags)
+        wheel.writestr(f"{info}/RECORD", "")
+    return name
+"""
+
+
+def test_a_dead_installs_staging_folder_written_during_the_next_install_is_removed(warm, tmp_path):
+    """A killed install's pip may go on writing into its staging folder while the next install runs
+    (issue 55: 23 MB left beside the finished environment): the install that succeeds removes it."""
+    import io
+    import subprocess
+    import tarfile
+
+    from fault_suite import PIP_OFFLINE, Env, Run, package_index, run, user_files
+
+    env = Env(tmp_path, "")
+    user_files(tmp_path, warm[2])
+    package_index(env)
+    with tarfile.open(tmp_path / "work" / "index" / "triton-3.5.0.tar.gz", "w:gz") as sdist:
+        files = {"pyproject.toml": '[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n'}
+        files |= {"backend.py": ORPHAN_BACKEND, "PKG-INFO": "Metadata-Version: 2.1\nName: triton\nVersion: 3.5.0\n"}
+        for name, text in files.items():
+            member = tarfile.TarInfo(f"triton-3.5.0/{name}")
+            member.size = len(text.encode())
+            sdist.addfile(member, io.BytesIO(text.encode()))
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # a process id no process has now: the killed install's
+    envs = tmp_path / "xdg" / "tritonscope" / "envs"
+    orphan = {"ORPHAN_STAGING": f"{envs}/.triton-3.5.0.new.{dead.pid}"}
+    result, survivors = run(env, Run("envs add 3.5.0", env={**PIP_OFFLINE, **orphan}, timeout=180))
+    assert result.code == 0 and not survivors, result.err
+    assert sorted(p.name for p in envs.iterdir()) == ["triton-3.5.0"], "a dead install's staging folder is left"

@@ -3,7 +3,10 @@ range, layouts Triton would assert on, and the machine's or the user's problems 
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from cli_process import tritonscope
 from fault_suite import (
     _TRITON,
     LAYOUT_2D,
@@ -124,3 +127,71 @@ ROWS = [
 @pytest.mark.parametrize("row", ROWS, ids=[r.id for r in ROWS])
 def test_fault(row: Row, warm, tmp_path):
     check_row(row, warm, tmp_path)
+
+
+def test_a_folder_of_compiled_kernels_given_for_a_kernel_names_them(tmp_path):
+    """`dump DIR/` and `explain DIR/` on a capture (or Triton cache) list its `DIR/:NAME`s, as `explore
+    DIR/` does; a folder of no kernels is no kernel file."""
+    cache = tmp_path / "cache"
+    tritonscope("dump", "sample:vector_add", "--target", "sm90", "--json", env={"TRITON_CACHE_DIR": str(cache)})
+    for command in ("dump", "explain"):
+        said = tritonscope(command, f"{cache}/", expect=2).stderr
+        assert f"{cache}/ is a folder of 1 compiled kernel(s) (a capture or a Triton cache)" in said, said
+        assert f"give one of them as {cache}/:NAME ({cache}/:add_kernel)" in said
+        assert f"tritonscope cache list {cache}/ lists them" in said
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert "is a directory; give a Python file with Triton kernels" in tritonscope("dump", plain, expect=2).stderr
+
+
+def _open_files_lowered(soft: int):
+    """A child's soft limit of open files lowered (`ulimit -Sn`), its hard limit kept."""
+    import resource
+
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    return lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_too_few_open_files_is_exit_2_naming_the_limit_and_what_to_raise():
+    """`ulimit -n 14`, then a sweep: not each variant `FAILED: OSError`, exit 1 (as if the kernel failed),
+    nor "cannot use: Too many open files": exit 2 naming the limit and what to raise it to."""
+    import resource
+    import subprocess
+    import sys
+
+    from cli_process import ENV
+
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    argv = [sys.executable, "-m", "tritonscope", "diff", "sample:vector_add", "--target", "sm90"]
+    argv += ["--vary", "BLOCK_SIZE=128,256,512"]
+    run = subprocess.run(argv, capture_output=True, text=True, env=ENV, preexec_fn=_open_files_lowered(14), timeout=300)
+    assert run.returncode == 2, run.stderr
+    assert "this shell lets a process open 14 at once (ulimit -n 14)" in run.stderr, run.stderr
+    raise_to = 1024 if hard == resource.RLIM_INFINITY else hard
+    assert f"hint: raise the limit and run again: `ulimit -n {raise_to}`" in run.stderr
+    assert "FAILED" not in run.stdout + run.stderr and "Traceback" not in run.stderr
+
+
+LIMITED_TASK = """import os, resource
+hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+resource.setrlimit(resource.RLIMIT_NOFILE, (len(os.listdir("/proc/self/fd")) + 2, hard))
+held = [open(os.devnull) for _ in range(8)]  # a compile's files and ptxas's pipes, as many
+"""
+
+
+def test_a_worker_out_of_open_files_is_the_runs_limit_not_a_failed_task(tmp_path):
+    """A task that meets the open-files limit in its worker: the run stops with the limit said (exit 2),
+    since every other task would meet it too; not one more `OSError` task failure."""
+    import runpy
+
+    from tritonscope.core.limits import OpenFilesLimit
+    from tritonscope.isolate import pool, task
+
+    script = tmp_path / "limited.py"
+    script.write_text(LIMITED_TASK)
+    with pool(jobs=1, timeout=60) as workers, pytest.raises(OpenFilesLimit) as raised:
+        workers.run([task(runpy.run_path, str(script))])
+    assert raised.value.exit_code == 2 and "too many open files" in raised.value.message
+    said = re.search(r"this shell lets a process open (\d+) at once", raised.value.message)
+    assert said and int(said[1]) < 64, raised.value.message  # the worker's own limit, as it met it
+    assert "ulimit -n" in (raised.value.hint or "")

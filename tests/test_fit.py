@@ -294,3 +294,70 @@ def test_check_fit_gates_a_capture_on_the_launched_configs(capture):
     held = tritonscope("check", capture, "--fit", "sm90").stdout
     assert "all 3 held their budgets" in held
     assert "--fit checks a capture" in tritonscope("check", LIMITS, "--fit", "sm89", expect=2).stderr
+
+
+SLOW = """import time
+
+import triton
+import triton.language as tl
+
+
+def _spin(args):
+    while args["BLOCK"] == 256:  # this config never finishes specializing: a compile Ctrl-C has to stop
+        time.sleep(0.05)
+    return 1
+
+
+@triton.heuristics({"SPIN": _spin})
+@triton.jit
+def slow_kernel(x_ptr, n_elements, BLOCK: tl.constexpr, SPIN: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offsets, 1.0, mask=offsets < n_elements)
+
+
+tritonscope_defaults = {"n_elements": 4096, "BLOCK": 128}
+"""
+
+
+@pytest.mark.parametrize("json_out", [False, True], ids=["terminal", "json"])
+def test_progress_is_said_and_ctrl_c_keeps_the_finished_cells(tmp_path, json_out):
+    """Without a terminal, `N of M compiled` lines on stderr; Ctrl-C keeps the cells compiled, shows the
+    matrix with a line saying it is partial (the JSON says so too), and exits 130."""
+    import queue
+    import signal
+    import subprocess
+    import threading
+    import time
+
+    from cli_process import ENV
+
+    kernel = tmp_path / "slow.py"
+    kernel.write_text(SLOW)
+    argv = [sys.executable, "-m", "tritonscope", "fit", str(kernel), "--targets", "sm80,sm90"]
+    argv += ["--vary", "BLOCK=128,256", "-j", "1", *(["--json"] if json_out else [])]
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+    said: list[str] = []
+    lines: queue.Queue[str] = queue.Queue()
+    reader = threading.Thread(target=lambda: [lines.put(line) for line in process.stderr], daemon=True)
+    reader.start()
+    deadline = time.monotonic() + 120
+    while not any("2 of 4 compiled" in line for line in said):  # the BLOCK=128 cells, then BLOCK=256 hangs
+        try:
+            said.append(lines.get(timeout=max(deadline - time.monotonic(), 0.01)))
+        except queue.Empty:
+            process.kill()
+            pytest.fail("no `2 of 4 compiled` on stderr in 120 s: " + "".join(said))
+    process.send_signal(signal.SIGINT)
+    process.wait(timeout=120)  # the output is a few lines: the pipe holds it until read
+    out = process.stdout.read()
+    reader.join(timeout=10)
+    said += list(lines.queue)
+    assert process.returncode == 130, "".join(said)
+    assert "fit: compiling for 2 targets: 1 of 4 compiled\n" in said and "Traceback" not in "".join(said)
+    if json_out:
+        (kernel_fit,) = json.loads(out)["kernels"]
+        verdicts = [[cell["verdict"] for cell in row["cells"].values()] for row in kernel_fit["configs"]]
+        assert json.loads(out)["partial"] is True and verdicts == [["fits", "fits"], ["not compiled"] * 2]
+    else:
+        assert "partial: Ctrl-C stopped fit after 2 of 4 compiles; `stopped` cells were not compiled" in out
+        assert re.search(r"#0 +fits +fits", out) and re.search(r"#1 +stopped +stopped", out), out

@@ -159,3 +159,61 @@ def test_a_file_that_crashes_the_interpreter_at_import_is_named_with_its_line():
     )
     assert done.returncode == -signal.SIGSEGV
     assert "Segmentation fault" in done.stderr and f'File "{crashing}", line 6 in <module>' in done.stderr
+
+
+GATED = """import sys
+
+import torch
+from torch.utils._triton import has_triton
+
+import triton
+import triton.language as tl
+
+{registers}
+if {check}:
+
+    @triton.jit
+    def twice_kernel(x_ptr, n, BLOCK: tl.constexpr):
+        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offsets, mask=offsets < n)
+        tl.store(x_ptr + offsets, x * 2, mask=offsets < n)
+"""
+# as torchao's mxfp8/quant.py: a second run of the file defines the operator again, which torch refuses
+REGISTERS = '_lib = torch.library.Library("gpkg", "FRAGMENT")\n_lib.define("twice(Tensor x) -> Tensor")\n'
+
+
+def test_kernels_under_has_triton_are_listed_against_the_simulated_gpu(tmp_path):
+    """torchao's shape: kernels under `if has_triton():` (torch's, cached after its first answer), False
+    with no GPU. Listed against the simulated GPU, as a file asking for the device at import is."""
+    from cli_process import tritonscope
+
+    kernel = tmp_path / "gated.py"
+    kernel.write_text(GATED.format(registers="", check="has_triton()"))
+    listed = tritonscope("list", kernel)
+    assert "twice_kernel" in listed.stdout and "imported against a simulated" in listed.stdout, listed.stdout
+
+
+def test_a_packages_module_that_registers_an_operator_runs_once(tmp_path):
+    """A module of a package that defines a torch.library operator at import (the package's own import
+    runs it), its kernels under `if has_triton():`: imported once, by its package's name, against the
+    simulated GPU; not run a second time (`registered ... multiple times`)."""
+    from cli_process import tritonscope
+
+    package = tmp_path / "site" / "gpkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("from . import ops  # the package's import runs ops.py\n")
+    (package / "ops.py").write_text(GATED.format(registers=REGISTERS, check="has_triton()"))
+    listed = tritonscope("list", package / "ops.py")
+    assert "twice_kernel" in listed.stdout and "imported against a simulated" in listed.stdout, listed.stdout
+
+
+def test_kernels_under_a_gpu_check_the_simulated_gpu_cannot_pass_are_named_with_its_line(tmp_path):
+    """Where even the simulated GPU leaves the check false, the error says the kernels sit under it,
+    on which line, rather than "no @triton.jit kernels found ... decorate a kernel"."""
+    from cli_process import tritonscope
+
+    kernel = tmp_path / "gated.py"
+    kernel.write_text(GATED.format(registers="", check="has_triton() and sys.version_info >= (9,)"))
+    refused = tritonscope("list", kernel, expect=2).stderr
+    assert "kernels are defined only under the GPU check at line 10 (`if has_triton() and sys.version_info" in refused
+    assert "decorate a kernel" not in refused

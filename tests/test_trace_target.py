@@ -212,6 +212,23 @@ def test_an_unknown_target_is_refused_before_the_program_runs(tmp_path):
     assert "unknown target 'sm42'" in result.stderr and not (tmp_path / "o").exists()
 
 
+def test_a_python_without_torch_is_told_what_to_install(tmp_path):
+    """The simulated GPU is made of torch's fake tensors: a program's Python without torch (a venv of
+    its own) is refused with the install that brings torch's CPU build, not run without a GPU."""
+    import venv
+
+    bare = tmp_path / "bare"
+    venv.create(bare, with_pip=False)
+    python = bare / "bin" / "python"
+    program = tmp_path / "hello.py"
+    program.write_text("print('ran')\n")
+    result = tritonscope("trace", "--target", "sm90", "-o", tmp_path / "o", "--", python, program, expect=2)
+    said = result.stdout + result.stderr
+    assert f"trace --target needs torch in the program's Python ({python})" in said, said
+    assert f"{python} -m pip install torch --index-url https://download.pytorch.org/whl/cpu" in said
+    assert "sitecustomize" not in said and "ran" not in result.stdout and not (tmp_path / "o").exists()
+
+
 def test_nothing_outside_the_capture_hook_imports_the_simulated_device():
     """Besides the traced program's hook, only app/walk/simulated_import.py reaches it, inside the function
     that imports a kernel file asking for a GPU where none is visible (never at module level)."""

@@ -5,6 +5,7 @@ agent can act on: the command line's message, its file and line, and what to do.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import OrderedDict
@@ -22,8 +23,28 @@ from ..core.errors import TritonscopeError
 from ..isolate import Cancelled, Task
 from ..isolate.session import Session
 from ..render.registry import render
-from . import summaries
+from . import pages, summaries
 from .pages import Document
+
+ANSWER_BYTES = 8000  # an answer asked for without max_lines is cut to this size: summary and JSON
+
+
+@dataclass(frozen=True)
+class Paging:
+    """How a tool's document is cut for this call: its own parts by `own`, every other part too
+    (pages.every_part), `count` lines or items each (max_lines; None: as many as fit ANSWER_BYTES,
+    from `default`, the parts `last` names cut after every other), and the cursor that goes on with one part."""
+
+    own: pages.Cut = pages.own_parts()
+    count: int | None = None
+    default: int = 40
+    cursor: str | None = None
+    last: tuple[str, ...] = ()
+
+    def cut(self, document: Document) -> Document:
+        size = functools.partial(answer_size, whole=document)
+        fit = self.own, self.count, self.default, self.cursor, size, ANSWER_BYTES, self.last
+        return pages.fitted(document, *fit)
 
 
 @dataclass(frozen=True)
@@ -34,7 +55,7 @@ class Ask:
     task: Task
     timeout: float
     inputs: tuple[str, ...] = ()
-    cut: Callable[[Document], Document] = dict
+    paging: Paging = Paging()
     keep: bool = True  # False: a task that acts (trace runs a program) runs again each time
 
 
@@ -52,10 +73,11 @@ class Answers:
         whole = self.document(await self.result(ask))
         if self.seen is not None:
             self.seen(whole)
-        document = ask.cut(whole)
-        text = json.dumps(document, indent=1, allow_nan=False)
-        summary = TextContent(type="text", text=summaries.summary(document))
-        return CallToolResult(content=[summary, TextContent(type="text", text=text)], structured_content=document)
+        whole = worded(whole)
+        document = ask.paging.cut(whole)
+        summary = TextContent(type="text", text=summaries.summary(document, whole))
+        text = TextContent(type="text", text=as_json(document))
+        return CallToolResult(content=[summary, text], structured_content=document)
 
     async def result(self, ask: Ask) -> Any:
         """The task's value; its failure as a tool error. A call the client cancels ends its task."""
@@ -87,6 +109,25 @@ class Answers:
         return document
 
 
+def as_json(document: Document) -> str:
+    return json.dumps(document, separators=(",", ":"), allow_nan=False)
+
+
+def answer_size(document: Document, whole: Document | None = None) -> int:
+    """The bytes of the answer a (cut) document of `whole` makes: its summary and its JSON."""
+    return len(summaries.summary(document, whole).encode()) + len(as_json(document).encode())
+
+
+def worded(document: Document) -> Document:
+    """The document with its notices and notes naming the tool inputs where they name flags."""
+    said = {
+        key: [as_inputs(line) if isinstance(line, str) else line for line in document[key]]
+        for key in ("notices", "notes")
+        if isinstance(document.get(key), list)
+    }
+    return {**document, **said} if said else document
+
+
 def tool_error(exc: TritonscopeError) -> ToolError:
     """A tritonscope error as the command line says it, the message then the hint, with the flags it
     names said as the tool's inputs: an agent sets `kernel`, not `-k`."""
@@ -101,6 +142,11 @@ _VALUES = {i.short.lstrip("-"): i.name_in(inputs.AGENT) for i in _AGENT if i.pai
 _EXAMPLE = re.compile(r"tritonscope \w+ \S+((?: -[kca] \S+)+)")
 _VALUE = re.compile(rf"-([{''.join(_VALUES)}]) (\w+)=([^\s),]+)")
 _FLAGS = [
+    *(  # `choose with --target`: the input, in an agent's words
+        (re.compile(rf"(?<=with )(?:{i.short}/)?{i.flag}\b"), f"the {i.name_in(inputs.AGENT)} input")
+        for i in _AGENT
+        if i.flag
+    ),
     *(
         (re.compile(rf"(?<![\w-])(?:{i.short}/)?{i.flag}\b"), i.name_in(inputs.AGENT))  # -w/--num-warps, --dtype
         for i in _AGENT

@@ -5,16 +5,70 @@ still a list (only some of its items). What was cut is said in one added field, 
 cut part its `shown` lines or items, its `total` and, where more follows, a `next_cursor`, which
 the same tool takes back (`cursor`) to go on from there. Nothing here reads IR: a stage is cut by
 line numbers, by those the document's own line map names for the Python lines asked for. The
-document given is left as it is (a kept result's document serves many calls): each cut is a copy."""
+document given is left as it is (a kept result's document serves many calls): each cut is a copy.
+
+Every part is cut: a tool's own parts by its own function here (a dump's stages, explain's lines, a
+diff's diffs), then every other list, text of several lines and object (`every_part`: explain's
+`time.lines`, its findings, a dump's `kernel.source`, `metadata`). An answer asked for without
+`max_lines` is held to a size (`fitted`): the parts that weigh most show fewer lines until it fits."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import functools
+import json
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ..core.errors import UsageError
 
 Document = dict[str, Any]
+
+
+class Counts:
+    """How many lines or items each part shows: `default`, but fewer for the parts in `fewer` (those
+    cut further to fit an answer into its size). It notes each part it is asked about, with its length
+    and the size of what it showed."""
+
+    def __init__(self, default: int, fewer: Mapping[str, int] | None = None):
+        self.default, self.fewer = default, dict(fewer or {})
+        self.asked: dict[str, int] = {}  # part -> its length (lines or items), as the last cut met it
+        self.sizes: dict[str, int] = {}  # part -> the characters of JSON its page took
+
+    def of(self, part: str, total: int) -> int:
+        self.asked[part] = total
+        return self.fewer.get(part, self.default)
+
+    def heaviest(self, last: Iterable[str] = ()) -> str | None:
+        """The part whose page weighs most, of those that show more than one line or item and weigh
+        enough that cutting them saves more than saying so costs; the parts `last` names only once no
+        other is left to cut."""
+        parts = [p for p in self.asked if self.sizes.get(p, 0) >= _WORTH_CUTTING and self.halved(p) is not None]
+        first = [part for part in parts if part not in last] or parts
+        return max(first, key=lambda part: self.sizes[part], default=None)
+
+    def halved(self, part: str) -> Counts | None:
+        """These counts with `part` showing half of what it shows; None where it shows one or none."""
+        shown = min(self.fewer.get(part, self.default), self.asked[part])
+        return Counts(self.default, {**self.fewer, part: shown // 2}) if shown > 1 else None
+
+
+Count = int | Counts  # one count for every part, or each part's own
+_WORTH_CUTTING = 300  # characters of JSON: a lighter part is left whole to fit an answer (its cursor would cost more)
+
+
+def _count(count: Count, part: str, total: int) -> int:
+    return count.of(part, total) if isinstance(count, Counts) else count
+
+
+def _shown(count: Count, part: str, shown: Any) -> None:
+    if isinstance(count, Counts):
+        count.sizes[part] = len(json.dumps(shown))
+
+
+@functools.lru_cache(maxsize=32)
+def _lines(text: str) -> list[str]:
+    """A text's lines, split once for the many cuts of one answer (a stage may have 10,000)."""
+    return text.splitlines()
 
 
 def cursor_at(cursor: str | None, parts: Iterable[str]) -> tuple[str, int] | None:
@@ -31,24 +85,28 @@ def cursor_at(cursor: str | None, parts: Iterable[str]) -> tuple[str, int] | Non
     return part, int(number)
 
 
-def cut_text(text: str, part: str, start: int, count: int, numbers: list[int] | None = None) -> tuple[str, dict]:
+def cut_text(text: str, part: str, start: int, count: Count, numbers: list[int] | None = None) -> tuple[str, dict]:
     """Up to `count` lines of `text` from line `start` (1-based): all its lines, or only `numbers`
     (the lines a Python line became), with what was shown and the cursor to go on."""
-    lines = text.splitlines()
-    wanted = [n for n in (numbers if numbers is not None else range(1, len(lines) + 1)) if n >= start]
-    shown = wanted[:count]
-    rest = wanted[count:]
+    lines = _lines(text)
+    every = numbers if numbers is not None else range(1, len(lines) + 1)
+    wanted = [n for n in every if n >= start]
+    many = _count(count, part, len(every))
+    shown, rest = wanted[:many], wanted[many:]
     info: dict[str, Any] = {"total_lines": len(lines), "next_cursor": f"{part}:{rest[0]}" if rest else None}
     if numbers is None:
         info["shown"] = [shown[0], shown[-1]] if shown else []
     else:
         info["shown_lines"] = shown
-    return "\n".join(lines[n - 1] for n in shown if 0 < n <= len(lines)), info
+    cut = "\n".join(lines[n - 1] for n in shown if 0 < n <= len(lines))
+    _shown(count, part, cut)
+    return cut, info
 
 
-def cut_list(items: list, part: str, start: int, count: int) -> tuple[list, dict]:
+def cut_list(items: list, part: str, start: int, count: Count) -> tuple[list, dict]:
     """Up to `count` items from index `start` (0-based), with what was shown and the cursor to go on."""
-    shown = items[start : start + count]
+    shown = items[start : start + _count(count, part, len(items))]
+    _shown(count, part, shown)
     more = start + len(shown) < len(items)
     info = {
         "shown": [start, start + len(shown) - 1] if shown else [],
@@ -58,7 +116,7 @@ def cut_list(items: list, part: str, start: int, count: int) -> tuple[list, dict
     return shown, info
 
 
-def paged_list(doc: Document, key: str, count: int, cursor: str | None, parts: Iterable[str] = ()) -> Document:
+def paged_list(doc: Document, key: str, count: Count, cursor: str | None, parts: Iterable[str] = ()) -> Document:
     """The document with its list `key` cut to a page (`cursor` naming where, for this key)."""
     at = cursor_at(cursor, [key, *parts])
     start = at[1] if at is not None and at[0] == key else 0
@@ -66,7 +124,7 @@ def paged_list(doc: Document, key: str, count: int, cursor: str | None, parts: I
     return {**doc, key: shown, "page": {**doc.get("page", {}), key: info}}
 
 
-def dump(doc: Document, count: int, cursor: str | None, first_line: int = 1) -> Document:
+def dump(doc: Document, count: Count, cursor: str | None, first_line: int = 1) -> Document:
     """A dump document with each stage cut to `count` lines (from `first_line`, or where the cursor
     says, that stage alone); with Python lines selected (the document's `selected_lines`), each stage
     cut to the lines they became. The line map is kept only for selected lines."""
@@ -90,7 +148,7 @@ def _mapped(line_map: list[dict], stage: str) -> list[int]:
     return sorted({n for entry in line_map for n in entry["stages"].get(stage, ())})
 
 
-def explain(doc: Document, lines: tuple[int, int] | None, count: int, cursor: str | None) -> Document:
+def explain(doc: Document, count: Count, cursor: str | None, lines: tuple[int, int] | None = None) -> Document:
     """An explain document with the per-line costs of the Python lines asked for, a page of them."""
     if lines is not None:
         low, high = lines
@@ -100,14 +158,14 @@ def explain(doc: Document, lines: tuple[int, int] | None, count: int, cursor: st
     return paged_list(doc, "lines", count, cursor)
 
 
-def diff(doc: Document, count: int, cursor: str | None) -> Document:
+def diff(doc: Document, count: Count, cursor: str | None) -> Document:
     """A diff document with each stage's unified diff cut to `count` lines."""
     parts = [f"diffs.{i}" for i in range(len(doc["diffs"]))]
     at = cursor_at(cursor, parts)
     page, diffs = {}, []
     for part, entry in zip(parts, doc["diffs"], strict=True):
         start = at[1] if at is not None and at[0] == part else 0
-        wanted = count if at is None or at[0] == part else 0  # a cursor goes on with its own diff alone
+        wanted: Count = count if at is None or at[0] == part else 0  # a cursor goes on with its own diff alone
         unified, page[part] = cut_list(entry["unified"], part, start, wanted)
         if not wanted:
             page[part]["next_cursor"] = f"{part}:0"
@@ -115,7 +173,7 @@ def diff(doc: Document, count: int, cursor: str | None) -> Document:
     return {**doc, "diffs": diffs, "page": page}
 
 
-def passes(doc: Document, changed_only: bool, count: int, cursor: str | None) -> Document:
+def passes(doc: Document, count: Count, cursor: str | None, changed_only: bool = False) -> Document:
     """A passes document: a page of the table (only the passes that changed the IR, if asked); with
     `show`, only the passes it names, each with its diff cut to `count` lines."""
     rows = [p for p in doc["passes"] if p["changed"] or not changed_only]
@@ -135,8 +193,120 @@ def passes(doc: Document, changed_only: bool, count: int, cursor: str | None) ->
     return {**doc, "passes": shown}
 
 
-def mapping(doc: Document, key: str, count: int, cursor: str | None) -> Document:
+def mapping(doc: Document, key: str, count: Count, cursor: str | None) -> Document:
     """A document whose object `key` (a drawing's owners of each element) is cut to `count` entries."""
     at = cursor_at(cursor, [key])
     items, info = cut_list(list(doc[key].items()), key, at[1] if at else 0, count)
     return {**doc, key: dict(items), "page": {**doc.get("page", {}), key: info}}
+
+
+Cut = Callable[[Document, Count, "str | None"], Document]  # a tool's own cut: the document, counts, cursor
+_MANY_ENTRIES = 16  # an object of more entries is cut by its entries; a smaller one, each list or text it holds
+_DEPTH = 3  # objects within objects looked into for parts
+_ENVELOPE = ("schema", "tool", "kind", "page", "selected_lines")  # never cut
+
+
+def every_part(doc: Document, count: Count, cursor: str | None = None) -> Document:
+    """The document with every part that no cut has paged yet cut too: each list (by items), text of
+    several lines (by lines) and object (by entries) at its top, or inside its smaller objects that
+    hold such parts (`time.lines`, `kernel.source`, `divergence.first.diff`). The cursor goes on with
+    its part."""
+    found = other_parts(doc)
+    at = cursor_at(cursor, found) if cursor else None
+    cut, page = {**doc}, {**doc.get("page", {})}
+    for part, path in found.items():
+        value = _at(doc, path)
+        start = at[1] if at is not None and at[0] == part else 0
+        if isinstance(value, str):
+            value, page[part] = cut_text(value, part, max(start, 1), count)
+        elif isinstance(value, dict):
+            items, page[part] = cut_list(list(value.items()), part, start, count)
+            value = dict(items)
+        else:
+            value, page[part] = cut_list(value, part, start, count)
+        cut = _with(cut, path, value)
+    return {**cut, "page": page} if page else cut
+
+
+def other_parts(doc: Document) -> dict[str, tuple[str, ...]]:
+    """The parts `every_part` cuts, by name (`key`, `key.inner`...), each with its path."""
+    paged = {name.split(".")[0] for name in doc.get("page", {})}
+    found: dict[str, tuple[str, ...]] = {}
+    for key, value in doc.items():
+        if key not in _ENVELOPE and key not in paged:
+            _collect(value, (key,), found)
+    return found
+
+
+def _collect(value: Any, path: tuple[str, ...], found: dict[str, tuple[str, ...]]) -> None:
+    """`value` as a part, or, an object of few entries holding parts, the parts inside it."""
+    if not _container(value) or not value:
+        return
+    holds = isinstance(value, dict) and len(value) <= _MANY_ENTRIES and any(_container(v) for v in value.values())
+    if holds and len(path) < _DEPTH:
+        for inner, item in value.items():
+            _collect(item, (*path, inner), found)
+    else:
+        found[".".join(path)] = path
+
+
+def _at(doc: Document, path: tuple[str, ...]) -> Any:
+    for key in path:
+        doc = doc[key]
+    return doc
+
+
+def _with(doc: Document, path: tuple[str, ...], value: Any) -> Document:
+    """A copy of `doc` with `value` at `path` (each object on the way copied, the rest shared)."""
+    head, *rest = path
+    return {**doc, head: _with(doc[head], tuple(rest), value) if rest else value}
+
+
+def _container(value: Any) -> bool:
+    return isinstance(value, (list, dict)) or (isinstance(value, str) and "\n" in value)
+
+
+def own_parts(key: str | None = None) -> Cut:
+    """A tool's own cut of its one list `key` (a page of it, `paged_list`); with none, a cut that
+    pages nothing itself and takes no cursor but those of the parts `every_part` cuts."""
+
+    def cut(doc: Document, count: Count, cursor: str | None) -> Document:
+        if key is not None and isinstance(doc.get(key), list):
+            return paged_list(doc, key, count, cursor)
+        if cursor:
+            cursor_at(cursor, [key] if key else [])  # not a cursor this tool gave: said so
+        return doc
+
+    return cut
+
+
+def cut_whole(doc: Document, own: Cut, count: Count, cursor: str | None) -> Document:
+    """Every part of the document cut: the tool's own parts by `own`, then every other (`every_part`);
+    the cursor goes to whichever names its part."""
+    first = own(doc, count, None)
+    if cursor and cursor.rpartition(":")[0] in other_parts(first):
+        return every_part(first, count, cursor)
+    return every_part(own(doc, count, cursor) if cursor else first, count)
+
+
+def fitted(
+    doc: Document,
+    own: Cut,
+    count: int | None,
+    default: int,
+    cursor: str | None,
+    size: Callable[[Document], int],
+    most: int,
+    last: tuple[str, ...] = (),
+) -> Document:
+    """The document cut to `count` lines or items per part; with no count asked for, to `default`,
+    and then the parts that weigh most halved, one at a time (those `last` names after every other),
+    until `size` of the answer is at most `most` (or every part shows one line or item)."""
+    if count is not None:
+        return cut_whole(doc, own, count, cursor)
+    counts = Counts(default)
+    cut = cut_whole(doc, own, counts, cursor)
+    while size(cut) > most and (part := counts.heaviest(last)) is not None:
+        counts = counts.halved(part) or counts
+        cut = cut_whole(doc, own, counts, cursor)
+    return cut

@@ -53,9 +53,8 @@ class Resources:
         if number not in folders:
             raise ResourceNotFoundError(f"no capture {number} in this session: trace or capture_list names one")
         wanted = request(f"{folders[number].rstrip('/')}/:{name}")
-        cut = functools.partial(pages.dump, count=40, cursor=None)
-        ask = Ask(task(calls.dump, wanted, None, None), 300.0, (folders[number],), cut)
-        return json.dumps(cut(await self._document(ask)), indent=1)
+        ask = Ask(task(calls.dump, wanted, None, None), 300.0, (folders[number],))
+        return json.dumps(pages.dump(await self._document(ask), count=40, cursor=None), indent=1)
 
     def seen(self, document: pages.Document) -> None:
         """A tool's document: a capture it names gets a number, its kernels a resource each."""

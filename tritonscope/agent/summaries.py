@@ -1,5 +1,7 @@
 """The few lines an answer starts with: what the document says, read from it as it is (nothing is
-computed here), and what was cut, with the cursor that goes on. One function per document kind."""
+computed here), and what was cut, with the cursor that goes on. One function per document kind.
+The facts are read from the whole document, so that none is lost to a cut; what was cut, from the
+cut one's `page`."""
 
 from __future__ import annotations
 
@@ -11,9 +13,11 @@ from ..core.quantities import count, percentage, size
 Document = dict[str, Any]
 
 
-def summary(doc: Document) -> str:
-    """The summary of a (cut) document; the kinds without their own say their kind and size."""
-    lines = _SUMMARIES.get(doc["kind"], _generic)(doc)
+def summary(doc: Document, whole: Document | None = None) -> str:
+    """The summary of a (cut) document, its facts read from `whole` where given; the kinds without
+    their own say their kind and size."""
+    facts = whole if whole is not None else doc
+    lines = _SUMMARIES.get(facts["kind"], _generic)(facts)
     return "\n".join([*lines, *_cuts(doc.get("page", {}))])
 
 
@@ -33,7 +37,7 @@ def _percentage(value: Any) -> str:
 def _dump(doc: Document) -> list[str]:
     variant = doc["variant"]
     head = f"{variant['kernel']} on {variant['target']}, Triton {doc['triton_version']}: {_resources(doc['resources'])}"
-    stages = ", ".join(f"{name} {count(info['total_lines'], 'line')}" for name, info in doc["page"]["stages"].items())
+    stages = ", ".join(f"{name} {count(len(text.splitlines()), 'line')}" for name, text in doc["stages"].items())
     found = [head, f"stages: {stages}"]
     if "selected_lines" in doc:
         found.append(f"showing what Python lines {_span(doc['selected_lines'])} became")
@@ -46,9 +50,14 @@ MOST = 8  # findings or entries named in a summary; the document holds them all
 def _explain(doc: Document) -> list[str]:
     head = f"{doc['kernel']} on {doc['target']}: {_resources(doc['resources'])}"
     found = doc["findings"]
-    named = [f"- line {f['line']}: {f['kind']}: {f['message']}" for f in found[:MOST]]
+    named = [f"- {_where(f['line'])}: {f['kind']}: {f['message']}" for f in found[:MOST]]
     more = [f"... and {len(found) - MOST} more in findings"] if len(found) > MOST else []
     return [head, count(len(found), "finding") + (":" if found else ""), *named, *more]
+
+
+def _where(line: int | None) -> str:
+    """A finding's line, or the whole kernel for a finding of no one line (its occupancy, its shared memory)."""
+    return "kernel-wide" if line is None else f"line {line}"
 
 
 def _check(doc: Document) -> list[str]:
@@ -119,7 +128,7 @@ def _cuts(page: dict[str, Any]) -> list[str]:
         unit = "lines" if "total_lines" in info else "items"
         shown = f"{len(info['shown_lines'])} selected lines" if "shown_lines" in info else _shown(info["shown"], unit)
         if info.get("next_cursor"):
-            found.append(f"{part}: showing {shown} of {total}; more with cursor {info['next_cursor']!r}")
+            found.append(f"{part}: {shown} of {total}, more with cursor {info['next_cursor']!r}")
         elif "how" in info:
             found.append(f"{part}: {total} entries left out ({info['how']})")
     return found

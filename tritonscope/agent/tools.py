@@ -5,6 +5,7 @@ its description says when to call it, with an example."""
 from __future__ import annotations
 
 import functools
+import shlex
 from typing import Annotated
 
 from pydantic import Field
@@ -16,7 +17,7 @@ from ..core.errors import UsageError
 from ..core.model import VariantRequest
 from ..isolate import task
 from . import pages
-from .answers import Ask
+from .answers import Ask, Paging
 from .inputs import Timeout, inputs_of, variant_inputs
 
 StageList = Annotated[
@@ -26,7 +27,13 @@ StageList = Annotated[
 PythonLine = Annotated[int | None, Field(description="A line of the kernel's Python file: only what it became.")]
 PythonLines = Annotated[str | None, Field(description="Lines A-B of the kernel's Python file, e.g. '30-36'.")]
 MaxLines = Annotated[
-    int, Field(description="At most this many lines (or items) per part; page.next_cursor goes on.", ge=1, le=5000)
+    int | None,
+    Field(
+        description="At most this many lines (or items) per part; page.next_cursor goes on. Default: as many as "
+        "fit an answer of about 8 KB, the largest parts cut most.",
+        ge=1,
+        le=5000,
+    ),
 ]
 FirstLine = Annotated[int, Field(description="Start each stage at this line of its text (1-based).", ge=1)]
 Cursor = Annotated[
@@ -59,7 +66,7 @@ def dump(
     line: PythonLine = None,
     lines: PythonLines = None,
     first_line: FirstLine = 1,
-    max_lines: MaxLines = 40,
+    max_lines: MaxLines = None,
     cursor: Cursor = None,
     timeout: Timeout = 300.0,
 ) -> Ask:
@@ -71,7 +78,7 @@ def dump(
     Example: {"kernel_file": "sample:matmul", "target": "sm80", "stages": ["sass"], "line": 35}"""
     chosen = forms.stages(stages, "stages")
     picked = forms.line_range(line, lines.replace(" ", "") if lines else None)
-    cut = functools.partial(pages.dump, count=max_lines, cursor=cursor, first_line=first_line)
+    cut = Paging(functools.partial(pages.dump, first_line=first_line), max_lines, 40, cursor)
     return Ask(task(calls.dump, request, chosen, picked), timeout, inputs_of(request), cut)
 
 
@@ -81,7 +88,7 @@ def explain(
     line: PythonLine = None,
     lines: PythonLines = None,
     what_if: Annotated[bool, Field(description="Compile what the findings suggest (up to 4 compiles).")] = True,
-    max_lines: MaxLines = 40,
+    max_lines: MaxLines = None,
     cursor: Cursor = None,
     timeout: Timeout = 300.0,
 ) -> Ask:
@@ -91,7 +98,7 @@ def explain(
     what to try, checked by compiling it where cheap (what_if). Call it first on a slow kernel, or to
     find which line spills. Example: {"kernel_file": "sample:vector_add", "args": {"n_elements": 4099}}"""
     picked = forms.line_range(line, lines.replace(" ", "") if lines else None)
-    cut = functools.partial(pages.explain, lines=picked, count=max_lines, cursor=cursor)
+    cut = Paging(functools.partial(pages.explain, lines=picked), max_lines, 40, cursor, last=("findings",))
     return Ask(task(calls.explain, request, what_if, True, False), timeout, inputs_of(request), cut)
 
 
@@ -102,6 +109,8 @@ def check(
     baseline: Annotated[
         str | None, Field(description="A saved `dump --json` report: fail where a figure got worse.")
     ] = None,
+    max_lines: MaxLines = None,
+    cursor: Cursor = None,
     timeout: Timeout = 300.0,
 ) -> Ask:
     """Hold a kernel variant to budgets: does it fit (registers, spills, shared memory, occupancy on a
@@ -109,7 +118,8 @@ def check(
     "does it fit on an A10" (target sm86) or before handing over a change.
     Example: {"kernel_file": "sample:matmul", "target": "sm86", "budgets": ["spills=0", "shared<=99KiB"]}"""
     inputs = inputs_of(request) + ((baseline,) if baseline else ())
-    return Ask(task(calls.check, request, tuple(budgets or ()), baseline), timeout, inputs)
+    cut = Paging(pages.own_parts("entries"), max_lines, 40, cursor)
+    return Ask(task(calls.check, request, tuple(budgets or ()), baseline), timeout, inputs, cut)
 
 
 @variant_inputs
@@ -119,7 +129,7 @@ def diff(
     stages: Annotated[
         list[str] | None, Field(description="Stages to diff (default ttgir and the machine code).")
     ] = None,
-    max_lines: MaxLines = 60,
+    max_lines: MaxLines = None,
     cursor: Cursor = None,
     timeout: Timeout = 600.0,
 ) -> Ask:
@@ -130,7 +140,7 @@ def diff(
     finish. Example: {"kernel_file": "sample:matmul", "vary": {"num_warps": [4, 8], "num_stages": [2, 3]}}"""
     axes = tuple(forms.typed_axes(vary))
     chosen = forms.stages(stages, "stages")
-    cut = functools.partial(pages.diff, count=max_lines, cursor=cursor)
+    cut = Paging(pages.diff, max_lines, 60, cursor, last=("variants",))
     return Ask(task(calls.diff, request, axes, False, chosen, timeout), timeout, inputs_of(request), cut)
 
 
@@ -147,7 +157,7 @@ def passes(
             description='Two pipelines to compare, e.g. {"triton": ["3.6.0", "3.9.0"]}: the first pass that differs.'
         ),
     ] = None,
-    max_lines: MaxLines = 60,
+    max_lines: MaxLines = None,
     cursor: Cursor = None,
     timeout: Timeout = 600.0,
 ) -> Ask:
@@ -157,8 +167,8 @@ def passes(
     Example: {"kernel_file": "sample:matmul", "show": "tritongpu-pipeline"}"""
     if vary:
         compared = task(calls.passes_compare, request, tuple(forms.typed_axes(vary)), timeout)
-        return Ask(compared, timeout, inputs_of(request))
-    cut = functools.partial(pages.passes, changed_only=changed_only, count=max_lines, cursor=cursor)
+        return Ask(compared, timeout, inputs_of(request), Paging(pages.own_parts(), max_lines, 60, cursor))
+    cut = Paging(functools.partial(pages.passes, changed_only=changed_only), max_lines, 60, cursor)
     return Ask(task(calls.passes, request, show, timeout), timeout, inputs_of(request), cut)
 
 
@@ -170,7 +180,7 @@ def layout(
         int | None, Field(description="Draw the layout of the first tensor this Python line makes.")
     ] = None,
     shape: Annotated[list[int] | None, Field(description="The shape to draw over, e.g. [64, 64].")] = None,
-    max_lines: MaxLines = 256,
+    max_lines: MaxLines = None,
     cursor: Cursor = None,
     timeout: Timeout = 120.0,
 ) -> Ask:
@@ -179,11 +189,11 @@ def layout(
     through shared memory with its bank conflicts. Call it to see why a layout conversion or a shared
     memory access is costly. Example: {"kernel_file": "sample:softmax", "value": "row"}"""
     text = "x".join(str(size) for size in shape) if shape else None
-    cut = functools.partial(_layout_page, count=max_lines, cursor=cursor)
+    cut = Paging(_layout_page, max_lines, 256, cursor)
     return Ask(task(calls.layout, request, value, line, text, timeout), timeout, inputs_of(request), cut)
 
 
-def _layout_page(doc: pages.Document, count: int, cursor: str | None) -> pages.Document:
+def _layout_page(doc: pages.Document, count: pages.Count, cursor: str | None) -> pages.Document:
     keys = {"layout": "owners", "shared_layout": "banks"}
     if doc["kind"] == "layout_list":
         return pages.paged_list(doc, "layouts", count, cursor)
@@ -198,7 +208,7 @@ def grid(
         list[int] | None, Field(description="The launch grid [X, Y, Z], if the file has no hook.")
     ] = None,
     wave: Annotated[int | None, Field(description="Count the input tiles the first K programs load.", ge=1)] = None,
-    max_lines: MaxLines = 64,
+    max_lines: MaxLines = None,
     cursor: Cursor = None,
     timeout: Timeout = 120.0,
 ) -> Ask:
@@ -207,20 +217,22 @@ def grid(
     grouped or swizzled launch order, or tile reuse across a wave of programs.
     Example: {"kernel_file": "sample:matmul", "args": {"M": 1152, "N": 1152, "K": 1152}, "wave": 9}"""
     size = forms.sizes(",".join(str(n) for n in grid_size), "grid_size", ",") if grid_size else None
-    cut = functools.partial(pages.paged_list, key="programs", count=max_lines, cursor=cursor)
+    cut = Paging(pages.own_parts("programs"), max_lines, 64, cursor)
     return Ask(task(calls.grid, request, size, wave, timeout), timeout, inputs_of(request), cut)
 
 
-def samples() -> Ask:
+def samples(max_lines: MaxLines = None, cursor: Cursor = None) -> Ask:
     """The bundled sample kernels, to try any tool on (kernel_file "sample:NAME"): vector_add, softmax,
     matmul and more, each with what it shows. Call it first when you have no kernel of your own.
     Example: {}"""
-    return Ask(task(calls.samples), 60.0)
+    return Ask(task(calls.samples), 60.0, paging=Paging(pages.own_parts("samples"), max_lines, 40, cursor))
 
 
 def list_kernels(
     kernel_file: Annotated[str, Field(description="A Python file of kernels, sample:NAME or pkg.module.")],
     target: Annotated[str, Field(description="The GPU a file that asks for one is imported against.")] = "auto",
+    max_lines: MaxLines = None,
+    cursor: Cursor = None,
     timeout: Timeout = 120.0,
 ) -> Ask:
     """The kernels of a file: each one's parameters with their kinds and types, constexprs, autotune
@@ -230,11 +242,15 @@ def list_kernels(
     chosen = forms.command_target(target)  # an unknown target is refused before the file is looked at
     source = sources.parse(kernel_file)
     folder = (source.path,) if isinstance(source, (sources.KernelFile, sources.ModuleReference)) else ()
-    return Ask(task(calls.list_kernels, source, chosen), timeout, folder)
+    cut = Paging(pages.own_parts("kernels"), max_lines, 40, cursor)
+    return Ask(task(calls.list_kernels, source, chosen), timeout, folder, cut)
 
 
 def trace(
-    command: Annotated[list[str], Field(description='The program to run, e.g. ["python", "infer.py"].')],
+    command: Annotated[
+        list[str] | str,
+        Field(description='The program to run, e.g. ["python", "infer.py"] (a string is split as a shell splits it).'),
+    ],
     out: Annotated[str, Field(description="The capture folder to write (new, or one tritonscope wrote).")],
     target: Annotated[
         str | None, Field(description="Run against a simulated GPU of this target (sm80, sm90...): no GPU needed.")
@@ -251,19 +267,20 @@ def trace(
     Then capture_list names its kernels, dump and explain read one (kernel_file "OUT/:NAME"), and
     capture_diff compares two captures. Example: {"command": ["python", "infer.py"], "out": "h100/",
     "target": "sm90", "time_limit": 600}"""
-    if not command:
+    argv = shlex.split(command) if isinstance(command, str) else command
+    if not argv:
         raise UsageError('give the program to run, e.g. ["python", "infer.py"]')
     simulated = forms.command_target(target) if target is not None else None
     rule = forms.autotune_rule(autotune) if autotune is not None else None
-    call = task(calls.trace, tuple(command), out, replace, launches, simulated, rule, time_limit)
+    call = task(calls.trace, tuple(argv), out, replace, launches, simulated, rule, time_limit)
     return Ask(call, time_limit + 60.0, keep=False)
 
 
-def capture_list(folder: Folder, max_lines: MaxLines = 100, cursor: Cursor = None) -> Ask:
+def capture_list(folder: Folder, max_lines: MaxLines = None, cursor: Cursor = None) -> Ask:
     """The kernels a capture holds: each compile's name, target, options, stages and recorded launches,
     with its reference (DIR/:NAME) for dump, explain and check. Call it after trace.
     Example: {"folder": "h100/"}"""
-    cut = functools.partial(pages.paged_list, key="kernels", count=max_lines, cursor=cursor)
+    cut = Paging(pages.own_parts("kernels"), max_lines, 100, cursor)
     return Ask(task(calls.capture_list, folder), 120.0, (folder,), cut)
 
 
@@ -272,7 +289,7 @@ def capture_diff(
     after: Folder,
     kernel: Annotated[str | None, Field(description="One kernel's name: its stages diffed.")] = None,
     stages: StageList = None,
-    max_lines: MaxLines = 60,
+    max_lines: MaxLines = None,
     cursor: Cursor = None,
     timeout: Timeout = 600.0,
 ) -> Ask:
@@ -281,11 +298,7 @@ def capture_diff(
     or removed; nothing is compiled. With kernel, that kernel's stages diffed.
     Example: {"before": "before/", "after": "after/"}"""
     chosen = forms.stages(stages, "stages")
-    cut = (
-        functools.partial(pages.diff, count=max_lines, cursor=cursor)
-        if kernel
-        else functools.partial(pages.paged_list, key="kernels", count=max_lines, cursor=cursor)
-    )
+    cut = Paging(pages.diff if kernel else pages.own_parts("kernels"), max_lines, 60, cursor)
     call = task(calls.capture_diff, before, after, kernel, chosen, timeout)
     return Ask(call, timeout, (before, after), cut)
 
@@ -294,7 +307,7 @@ def capture_check(
     folder: Folder,
     budgets: Budgets = None,
     baseline: Annotated[str | None, Field(description="Another capture: fail where a kernel got worse.")] = None,
-    max_lines: MaxLines = 100,
+    max_lines: MaxLines = None,
     cursor: Cursor = None,
     timeout: Timeout = 600.0,
 ) -> Ask:
@@ -304,7 +317,7 @@ def capture_check(
     each named with its kernel, its cause and the line that launched it.
     Example: {"folder": "h100/", "budgets": ["spills=0"], "baseline": "before/"}"""
     inputs = (folder, baseline) if baseline else (folder,)
-    cut = functools.partial(pages.paged_list, key="entries", count=max_lines, cursor=cursor)
+    cut = Paging(pages.own_parts("entries"), max_lines, 100, cursor)
     return Ask(task(calls.capture_check, folder, tuple(budgets or ()), baseline, timeout), timeout, inputs, cut)
 
 

@@ -157,8 +157,12 @@ def launched(source: Source | None, kernel: str, compiled):
 
 
 def trace(command: tuple[str, ...], out: str, force: bool, launches: int, target: Target | None, rule, limit: float):
-    """`trace -o OUT [--target T] -- COMMAND`, the program stopped after `limit` seconds."""
-    from .trace import Simulation, trace
+    """`trace -o OUT [--target T] -- COMMAND`, the program stopped after `limit` seconds. What the
+    program prints is kept, then copied to this process's stderr: a front end that runs this task
+    sees none of it, so a program that fails is an error with its exit code and its last lines."""
+    import tempfile
+
+    from .trace import Simulation, failed_program, trace
 
     protected = [Path(word) for word in command if Path(word).exists()]  # the program and its files
     chosen: AutotuneRule | None = rule
@@ -169,8 +173,16 @@ def trace(command: tuple[str, ...], out: str, force: bool, launches: int, target
             hint="give a target as well (e.g. sm90)",
         )
     simulation = Simulation(target, chosen) if target is not None else None
-    # The program's own stdout goes to stderr: a front end's stdout carries its protocol.
-    return trace(list(command), Path(out), force, protected, launches, sys.stderr, simulation, limit)
+    with tempfile.TemporaryFile() as printed:  # never this process's stdout: a front end's carries its protocol
+        try:
+            result = trace(list(command), Path(out), force, protected, launches, printed, simulation, limit, printed)
+        finally:
+            printed.seek(0)
+            said = printed.read().decode(errors="replace")
+            sys.stderr.write(said)
+    if result.returncode != 0 and not result.stopped:
+        raise failed_program(command, result, said)
+    return result
 
 
 def capture_list(folder: str):

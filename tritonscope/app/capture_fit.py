@@ -19,7 +19,7 @@ from ..core.errors import KernelFileError, UsageError
 from ..core.model import Budget, VariantRequest
 from ..core.values import format_value
 from ..isolate import pool
-from ..results.fit import Cell, ConfigRow, FitResult, KernelFit
+from ..results.fit import NOT_COMPILED, Cell, ConfigRow, FitResult, KernelFit
 from ..triton_api import version
 from .fit import Plan, matrices
 
@@ -31,7 +31,7 @@ def fit_capture(
     budgets: tuple[Budget, ...],
     jobs: int,
     timeout: float,
-    on_done: Callable[[Cell], None] | None = None,
+    on_done: Callable[[int, int], None] | None = None,
 ) -> FitResult:
     """The matrices of a capture's kernels (or of the one named): each compile of a kernel is a row."""
     capture = open_capture(folder)
@@ -136,5 +136,7 @@ def launched_fits(
         hashes.append(entry.metadata["hash"])
     with pool(jobs=jobs, timeout=timeout) as workers:
         found: tuple[KernelFit, ...] = matrices(plans, targets, (), workers)
+    if any(cell.verdict == NOT_COMPILED for kernel in found for cell in kernel.cells[0]):
+        raise KeyboardInterrupt  # Ctrl-C: a gate is not judged on the compiles that ended before it
     fits = {h: list(zip(targets, k.cells[0], strict=True)) for h, k in zip(hashes, found, strict=True)}
     return fits, tuple(notes)

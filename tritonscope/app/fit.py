@@ -19,7 +19,7 @@ from ..analysis.fitting import checked_budgets, figures, judge
 from ..core.model import OPTION_NAMES, AutotuneConfig, Budget, VariantRequest
 from ..core.values import format_value
 from ..isolate import Executor, Outcome, Task, pool
-from ..results.fit import NO_COMPILE, Cell, ConfigRow, FitResult, KernelFit
+from ..results.fit import NO_COMPILE, NOT_COMPILED, Cell, ConfigRow, FitResult, KernelFit
 from ..triton_api import version
 from .walk import releases, sweep
 
@@ -46,9 +46,10 @@ def fit(
     budgets: tuple[Budget, ...],
     jobs: int,
     timeout: float,
-    on_done: Callable[[Cell], None] | None = None,
+    on_done: Callable[[int, int], None] | None = None,
 ) -> FitResult:
-    """The matrix of one kernel of a file: its autotune configs (and --vary axes) x `targets`."""
+    """The matrix of one kernel of a file: its autotune configs (and --vary axes) x `targets`;
+    `on_done(compiled, of)` as each compile ends."""
     checked_budgets(budgets)
     with pool(jobs=jobs, timeout=timeout) as workers:
         if request.triton is None:  # workers start while this process loads the kernel file
@@ -93,18 +94,22 @@ def matrices(
     targets: tuple[str, ...],
     budgets: tuple[Budget, ...],
     workers: Executor,
-    on_done: Callable[[Cell], None] | None = None,
+    on_done: Callable[[int, int], None] | None = None,
 ) -> tuple[KernelFit, ...]:
-    """Every plan's rows x targets, compiled in one run of the workers (all kernels share them)."""
+    """Every plan's rows x targets, compiled in one run of the workers (all kernels share them). Ctrl-C
+    stops the compiles: the cells that ended stand, the others are NOT_COMPILED (the result is partial)."""
     requests = [replace(r, target=t) for plan in plans for r in plan.requests for t in targets]
     cells: list[Cell | None] = [None] * len(requests)
 
     def done(index: int, outcome: Outcome) -> None:
-        cells[index] = cell = cell_of(outcome)
+        cells[index] = cell_of(outcome)
         if on_done:
-            on_done(cell)
+            on_done(sum(cell is not None for cell in cells), len(cells))
 
-    workers.run([_task(r, budgets) for r in requests], on_done=done)
+    try:
+        workers.run([_task(r, budgets) for r in requests], on_done=done)
+    except KeyboardInterrupt:  # the running compiles are cancelled; what ended is shown, said partial
+        cells = [cell or Cell(NOT_COMPILED, "Ctrl-C stopped fit before this compile ended") for cell in cells]
     finished = [cell for cell in cells if cell is not None]
     if len(finished) != len(requests):
         raise RuntimeError(f"the executor answered {len(finished)} of {len(requests)} compiles")

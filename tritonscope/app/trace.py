@@ -9,7 +9,7 @@ from pathlib import Path
 from ..capture_hook import tritonscope_contract as contract
 from ..captures.entries import entries
 from ..captures.environment import environment_for_capture
-from ..captures.logs import answered_reads, stop_record
+from ..captures.logs import answered_reads, missing_for_simulation, stop_record
 from ..core.autotune_rule import AutotuneRule
 from ..core.errors import UsageError
 from ..core.fileio import discard, prepare_output_dir, publish_output_dir
@@ -38,12 +38,13 @@ def trace(
     program_stdout=None,
     simulation: Simulation | None = None,
     limit: float | None = None,
+    program_stderr=None,
 ) -> TraceResult:
     """Runs a program with every Triton compile captured into OUT (written whole, then swapped in), and
     the first LAUNCHES launches of each compiled kernel; against a simulated GPU when SIMULATION is
-    given. The program's stdout is PROGRAM_STDOUT (a file or descriptor; None: this process's). With a
-    time LIMIT (seconds; the agent server's), a program still running then is stopped, and nothing is
-    written."""
+    given. The program's stdout is PROGRAM_STDOUT and its stderr PROGRAM_STDERR (a file or descriptor;
+    None: this process's). With a time LIMIT (seconds; the agent server's), a program still running then
+    is stopped, and nothing is written."""
     if launches < 0:
         raise UsageError(f"--launches {launches}: give 0 (record none) or more")
     if not command:
@@ -57,8 +58,9 @@ def trace(
             env[contract.ENV_HOST_MEMORY] = str(simulation.host_memory)
         # No time limit unless given (a training run takes what it takes); it stays in the terminal's
         # process group, so it reads the terminal and gets Ctrl-C itself, and is stopped if we are.
-        with Program(command, own_group=False, env=env, stdout=program_stdout) as program:
+        with Program(command, own_group=False, env=env, stdout=program_stdout, stderr=program_stderr) as program:
             finished = program.finish(limit)
+        _refuse_without_torch(staging, out)
         if finished.timed_out:
             raise UsageError(
                 f"{command[0]} ran past the time limit of {limit:g} s and was stopped; {out} was not written",
@@ -80,3 +82,33 @@ def trace(
     on_read = simulation.on_read if simulation else "host"
     target = device["target"] if device else None
     return TraceResult(out, names, finished.returncode, recorded, target, stopped, on_read, answered)
+
+
+def _refuse_without_torch(staging: Path, out: Path) -> None:
+    """trace --target where the program's Python has no torch: the hook did not run the program."""
+    missing = missing_for_simulation(staging)
+    if missing is None:
+        return
+    module, python = missing
+    raise UsageError(
+        f"trace --target needs {module} in the program's Python ({python}), and it has none: the simulated GPU "
+        f"is made of torch's fake tensors; the program was not run, and {out} was not written",
+        hint=f"install torch's CPU build there: {python} -m pip install torch "
+        "--index-url https://download.pytorch.org/whl/cpu",
+    )
+
+
+LAST_LINES = 12  # of a failed program's output, said with its exit code
+
+
+def failed_program(command: tuple[str, ...], result: TraceResult, printed: str) -> UsageError:
+    """A traced program that failed, said where its output was not seen (the agent server, the Python
+    API): its exit code, what was captured all the same, and its last lines."""
+    code = result.returncode
+    how = f"was killed by signal {-code}" if code < 0 else f"exited with {code}"
+    lines = [line[:300] for line in printed.rstrip().splitlines()[-LAST_LINES:]]
+    kept = f"{len(result.kernels)} kernel(s) captured into {result.out}"
+    said = "; its last lines:\n" + "\n".join(f"  {line}" for line in lines) if lines else "; it printed nothing"
+    return UsageError(
+        f"{' '.join(command)} {how} ({kept}){said}", hint="fix what the program says, or run it alone to see why"
+    )

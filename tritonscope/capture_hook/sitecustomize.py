@@ -159,9 +159,27 @@ def _record_torch_compiles(log):
         pass
 
 
+def _without_simulated_gpu(missing):
+    """trace --target in a Python that lacks torch (the simulated GPU is made of its fake tensors): the
+    program is not run, since it would run with no GPU at all; tritonscope reads the record and says why."""
+    import sys
+
+    stopped = os.environ.get(contract.ENV_STOPPED)
+    if stopped:
+        record = os.path.join(os.path.dirname(stopped), contract.NO_SIMULATED_GPU)
+        with open(record, "w") as out:
+            json.dump({"missing": missing, "python": sys.executable}, out)
+    os._exit(2)
+
+
 if os.environ.get(contract.ENV_SIMULATED_DEVICE):
     # before the program runs: it must see the simulated GPU from its first line (trace --target)
-    _simulated_device().activate_from_environment()
+    try:
+        _simulated_device().activate_from_environment()
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] != "torch":
+            raise
+        _without_simulated_gpu("torch")
 if os.environ.get(contract.ENV_CAPTURE):
     _install(os.environ[contract.ENV_CAPTURE])
 if os.environ.get(contract.ENV_TORCH_COMPILES):

@@ -43,6 +43,7 @@ LAUNCH_LOG = "launches.jsonl"  # one line per recorded launch: grid, arguments, 
 AUTOTUNE_LOG = "autotune.jsonl"  # trace --target: which config each autotuned kernel launched, and why
 SIMULATED_RECORD = "simulated.json"  # trace --target: the simulated GPU's description
 STOP_RECORD = "stopped.json"  # trace --target: where the program was stopped, and what it asked
+NO_SIMULATED_GPU = "no_simulated_gpu.json"  # trace --target: the module the program's Python lacks (torch)
 READ_LOG = "reads.jsonl"  # trace --target: one line per value read answered (on the host, or with --values N)
 HOST_VALUES_RECORD = "host_values.json"  # trace --target: operators logged and computed on the host, memory
 MARK_LOG = "marks.jsonl"  # one line per mark the program passed (tritonscope.mark, or $TRITONSCOPE_MARK set)

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..capture_hook import tritonscope_contract as contract
-from ..core.errors import UsageError
+from ..core.errors import KernelFileError, UsageError
 from ..core.quantities import count
+from ..core.source import CaptureFolder
 from .entries import CacheEntry, cache_root, scan
 from .logs import compile_records
 
@@ -84,4 +85,22 @@ _STAGE_SUFFIXES = (".ttir", ".ttgir", ".llir", ".ptx", ".cubin", ".amdgcn", ".hs
 def _has_stages(folder: Path) -> bool:
     return any(
         f.suffix in _STAGE_SUFFIXES for entry in cache_root(folder).iterdir() if entry.is_dir() for f in entry.iterdir()
+    )
+
+
+def capture_given(source: CaptureFolder) -> KernelFileError:
+    """A folder given where a kernel is wanted: a capture (or Triton cache) names its kernels as
+    `DIR/:NAME`, as `explore DIR/` lists them; any other folder is no kernel file."""
+    folder = source.given.rstrip("/") or "/"
+    try:
+        names = list(dict.fromkeys(entry.name for entry in scan(Path(folder))[0]))
+    except OSError:
+        names = []
+    if not names:
+        return KernelFileError(f"{source} is a directory; give a Python file with Triton kernels")
+    shown = ", ".join(f"{folder}/:{name}" for name in names[:8]) + (", ..." if len(names) > 8 else "")
+    return KernelFileError(
+        f"{source} is a folder of {count(len(names), 'compiled kernel')} (a capture or a Triton cache), not a kernel "
+        f"file: give one of them as {folder}/:NAME ({shown})",
+        hint=f"tritonscope cache list {source} lists them with their options; explore {source} opens them",
     )

@@ -127,3 +127,11 @@ def stop_record(folder: Path) -> str | None:
     reason = record.get("reason")
     said = f"{record.get('where')}: the program asked for {record.get('asked')}"
     return f"{said}; {reason}" if isinstance(reason, str) else said
+
+
+def missing_for_simulation(folder: Path) -> tuple[str, str] | None:
+    """(module, Python) where a traced program's Python lacked what the simulated GPU needs (torch)."""
+    record = _json_file(folder / contract.NO_SIMULATED_GPU)
+    if not isinstance(record, dict):
+        return None
+    return str(record.get("missing")), str(record.get("python"))

@@ -216,8 +216,15 @@ def errors_reported():
     except BrokenPipeError:  # the reader went away (`| head`): what it wanted was written
         _silence_stdout()
         raise typer.Exit(ExitStatus.SUCCESS) from None
-    except OSError as exc:  # the machine's problem: a full disk, a read-only folder
+    except OSError as exc:  # the machine's problem: a full disk, a read-only folder, `ulimit -n`
         _traceback()
+        from ..core.limits import open_files_limit
+
+        limit = open_files_limit(exc)
+        if limit is not None:
+            say(f"error: {limit.message}", "bold red")
+            say(f"hint: {limit.hint}", "dim")
+            raise typer.Exit(limit.exit_code) from None
         where = f" {exc.filename}" if exc.filename else ""
         say(f"error: cannot use{where}: {exc.strerror or exc}", "bold red")
         raise typer.Exit(ExitStatus.USAGE) from None

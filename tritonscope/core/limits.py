@@ -1,10 +1,12 @@
 """How long a kernel file's own code may run in this process (--timeout): its import and its
-heuristics run under `time_limit`, which stops them with a message once the limit passes."""
+heuristics run under `time_limit`, which stops them with a message once the limit passes. And the
+open-files limit of the user's shell (`ulimit -n`), said as theirs to raise when a run meets it."""
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import errno
 import functools
 import re
 import signal
@@ -98,6 +100,27 @@ def stuck_in_dump(text: str) -> str | None:
     return stuck_at([(file, int(line)) for file, line in _FAULTHANDLER_FRAME.findall(text)])
 
 
+_FAULTHANDLER_CALL = re.compile(r'^\s*File "(.+)", line (\d+) in (\S+)', re.MULTILINE)
+
+
+def busy_in_dump(text: str) -> str | None:
+    """Where a task's time went, from its stack as faulthandler writes it: `stuck at FILE:LINE` in the
+    user's code; else the function of Triton (a compile's step: make_ttgir, make_cubin...) or of
+    tritonscope it was in, innermost first; None when the stack names neither."""
+    user = stuck_in_dump(text)
+    if user:
+        return f"stuck at {user}"
+    triton_dir = _triton_dir()
+    for file, line, function in _FAULTHANDLER_CALL.findall(text):
+        resolved = str(Path(file).resolve())
+        if triton_dir and resolved.startswith(triton_dir):
+            return f"in Triton's {function} ({Path(file).name}:{line})"
+    for file, line, function in _FAULTHANDLER_CALL.findall(text):
+        if str(Path(file).resolve()).startswith(_NOT_USERS[0]):
+            return f"in tritonscope's {function} ({Path(file).name}:{line})"
+    return None
+
+
 def _triton_dir() -> str | None:
     """Where Triton is installed, found without importing it (this module runs before Triton is)."""
     import importlib.util
@@ -107,3 +130,36 @@ def _triton_dir() -> str | None:
         if spec is not None and spec.origin:
             return str(Path(spec.origin).resolve().parent)
     return None
+
+
+class OpenFilesLimit(UsageError):
+    """This process, or a worker, could open no more files: the shell's `ulimit -n`, not the kernel."""
+
+
+def open_files_limit(exc: BaseException) -> OpenFilesLimit | None:
+    """`exc` as the open-files limit it met (EMFILE, ENFILE), naming it and what to raise; else None."""
+    if not isinstance(exc, OSError) or exc.errno not in (errno.EMFILE, errno.ENFILE):
+        return None
+    if exc.errno == errno.ENFILE:
+        return OpenFilesLimit(
+            "too many open files on this machine: the system's table of open files is full",
+            hint="close programs that hold many files, or raise the system's limit (sysctl fs.file-max)",
+        )
+    return open_files_exceeded()
+
+
+def open_files_exceeded() -> OpenFilesLimit:
+    """The limit of open files per process met: its value, and what to raise it to."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or hard > soft:
+        hint = f"raise the limit and run again: `ulimit -n {1024 if hard == resource.RLIM_INFINITY else hard}`"
+    else:  # `ulimit -n N` in bash lowers the hard limit too: only root raises it again
+        hint = f"its hard limit is {hard} too: raise both as root (`ulimit -Hn 1024 -n 1024`; a container's "
+        hint += "--ulimit nofile=1024), or run from a shell that has not lowered it, and run again"
+    return OpenFilesLimit(
+        f"too many open files: this shell lets a process open {soft} at once (ulimit -n {soft}), and the "
+        "compiles need more (each worker's pipes, the compiler's files)",
+        hint=hint,
+    )

@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..core import progress, scratch
-from ..core.limits import stuck_in_dump
+from ..core.limits import OpenFilesLimit, busy_in_dump, stuck_in_dump
 from ..core.status import ExitStatus
 from .tasks import Outcome, Task, cancelled
-from .worker import PARENT, PRELOAD, RESULT_FD, STACK_FD, read_message, write_message
+from .worker import PARENT, PRELOAD, RESULT_FD, STACK_FD, STACK_SIGNAL, read_message, write_message
 
 _POLL = 0.2  # seconds between looks at the time limits of the tasks in flight
 
@@ -110,6 +110,9 @@ class Workers:
             for handle in _settled(list(running)):
                 index = running.pop(handle)
                 outcomes[index] = handle.result()
+                if outcomes[index].error_type == OpenFilesLimit.__name__:  # said once (exit 2), not per task
+                    message, _, hint = (outcomes[index].error or "").partition("\n")
+                    raise OpenFilesLimit(message, hint=hint or None)
                 if on_done:
                     on_done(index, outcomes[index])
 
@@ -236,10 +239,9 @@ class LocalHandle:
                     died = self._worker.death()
                     self._end(Outcome(error=died, exit_code=ExitStatus.FAILED, error_type="CompileError"))
             elif self._outcome is None and time.monotonic() - self._started > self._timeout:
-                where = self._worker.where_stuck()
+                where = self._worker.where_busy()
                 self._worker.kill()
-                stuck = f" (stuck at {where})" if where else ""
-                message = f"timed out after {self._timeout:g} s{stuck}"
+                message = f"timed out after {self._timeout:g} s ({where})"
                 self._end(Outcome(error=message, exit_code=ExitStatus.USAGE, timed_out=True))
             return self._outcome is not None
 
@@ -261,7 +263,7 @@ class _Worker:
         read_end, write_end = os.pipe()
         self.python = python
         self.tasks = 0  # sent so far
-        # Where the worker writes its stack when asked (SIGUSR1), to say where a task was stuck.
+        # Where the worker writes its stack when asked (STACK_SIGNAL), to say where a task was stuck.
         self._stack = tempfile.TemporaryFile()  # noqa: SIM115 - closed in kill()
         env = {**env, RESULT_FD: str(write_end), STACK_FD: str(self._stack.fileno()), "PYTHONFAULTHANDLER": ""}
         env[PARENT] = str(os.getpid())
@@ -301,21 +303,34 @@ class _Worker:
         return f"the compiler process exited with code {code} without a result"
 
     def where_stuck(self) -> str | None:
-        """The user's file and line the worker's task is running now (its stack, written by
-        faulthandler on SIGUSR1, even from inside C code), or None if it does not say in time."""
-        if self.process.poll() is not None or not _catches(self.process.pid, signal.SIGUSR1):
+        """The user's file and line the worker's task is running now, or None."""
+        text = self.stack()
+        return stuck_in_dump(text) if text else None
+
+    def where_busy(self) -> str:
+        """Where the worker's time goes now, said for a time-out: the user's line it is stuck at, or
+        the step of Triton's compiler (or of tritonscope) it is in, or that it was still starting."""
+        if self.process.poll() is None and not _catches(self.process.pid, STACK_SIGNAL):
+            return "the worker was still starting: Python and Triton were being imported"
+        text = self.stack()
+        return (busy_in_dump(text) if text else None) or "where it was could not be read"
+
+    def stack(self) -> str | None:
+        """The worker's stack now (written by faulthandler on STACK_SIGNAL, even from inside C code), or
+        None if it does not say in time."""
+        if self.process.poll() is not None or not _catches(self.process.pid, STACK_SIGNAL):
             return None  # a worker still starting would be killed by the signal
         with contextlib.suppress(OSError, ValueError):  # ValueError: closed by a kill in another thread
             self._stack.seek(0)
             self._stack.truncate()  # the stack written now alone (the worker writes at this offset)
-            self.process.send_signal(signal.SIGUSR1)
+            self.process.send_signal(STACK_SIGNAL)
             deadline = time.monotonic() + 1
             while time.monotonic() < deadline:
                 time.sleep(0.05)
                 self._stack.seek(0)
                 text = self._stack.read().decode(errors="replace")
                 if "File " in text and text.endswith("\n"):
-                    return stuck_in_dump(text)
+                    return text
         return None
 
     def kill(self) -> None:

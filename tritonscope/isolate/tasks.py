@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import CompileError, KernelFileError, TritonscopeError, UsageError
+from ..core.limits import OpenFilesLimit, open_files_limit
 from ..core.status import ExitStatus
 
 
@@ -93,6 +94,12 @@ class Relayed(Exception):  # noqa: N818 - not an error of its own: another task'
         self.outcome = outcome
 
 
+def _limit_met(limit: OpenFilesLimit) -> Outcome:
+    """This worker's `ulimit -n` met: its message and hint travel, for the parent to stop the run with
+    (Workers.run), as every other task would meet it too."""
+    return Outcome(error=f"{limit.message}\n{limit.hint}", exit_code=limit.exit_code, error_type=type(limit).__name__)
+
+
 def perform(task: Task) -> Outcome:
     """The task run in this process: its value, or its failure as a message and an exit code (a
     TritonscopeError's own; 3 for anything else, a bug); never raises."""
@@ -100,9 +107,14 @@ def perform(task: Task) -> Outcome:
         return Outcome(value=function_named(task.function)(*task.args))
     except Relayed as relayed:
         return relayed.outcome
+    except OpenFilesLimit as exc:  # the compiler met `ulimit -n`
+        return _limit_met(exc)
     except TritonscopeError as exc:
         message = exc.message + (f" ({exc.hint})" if exc.hint else "")
         return Outcome(error=message, exit_code=exc.exit_code, error_type=type(exc).__name__)
     except BaseException as exc:  # noqa: BLE001 - anything else is reported, the parent carries on
+        limit = open_files_limit(exc)
+        if limit is not None:
+            return _limit_met(limit)
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         return Outcome(error=detail, exit_code=ExitStatus.BUG)

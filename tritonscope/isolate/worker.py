@@ -3,7 +3,7 @@ reads tasks from stdin and writes each outcome to its result pipe, until end of 
 
 It dies with its parent whatever the signal (PR_SET_PDEATHSIG, and end of input), ignores the
 terminal's Ctrl-C (the parent handles it), writes its stack where the parent reads it when asked
-(SIGUSR1: where a task is stuck) and never writes to the parent's stdout. Messages both ways are
+(STACK_SIGNAL: where a task is stuck) and never writes to the parent's stdout. Messages both ways are
 a length and a pickle (`write_message`, `read_message`)."""
 
 from __future__ import annotations
@@ -22,7 +22,10 @@ from .tasks import Outcome, perform
 
 RESULT_FD = "TRITONSCOPE_RESULT_FD"  # the descriptor of the pipe the worker writes outcomes to
 PRELOAD = "TRITONSCOPE_PRELOAD"  # a module the worker imports before its first task ("module:function": and calls)
-STACK_FD = "TRITONSCOPE_STACK_FD"  # the file the worker writes its stack to on SIGUSR1
+STACK_FD = "TRITONSCOPE_STACK_FD"  # the file the worker writes its stack to on STACK_SIGNAL
+# A real-time signal, not SIGUSR1: LLVM, loaded with Triton, takes SIGUSR1 for its own "info" handler,
+# and a worker asked with it while Triton compiles would say nothing.
+STACK_SIGNAL = signal.SIGRTMIN + 4
 PARENT = "TRITONSCOPE_WORKER_PARENT"  # the id of the process that started the worker
 _LENGTH = struct.Struct("<Q")
 _STACK_FILE: IO[str] | None = None  # kept open for faulthandler, which writes to it from a signal handler
@@ -59,13 +62,13 @@ def _die_with_parent() -> None:
 
 
 def _stack_on_request() -> None:
-    """SIGUSR1 writes this worker's stack to the file its parent reads (local._Worker.where_stuck)."""
+    """STACK_SIGNAL writes this worker's stack to the file its parent reads (local._Worker.stack)."""
     import faulthandler
 
     global _STACK_FILE
     with contextlib.suppress(KeyError, ValueError, OSError, RuntimeError):
         _STACK_FILE = os.fdopen(int(os.environ.pop(STACK_FD)), "w")
-        faulthandler.register(signal.SIGUSR1, file=_STACK_FILE, all_threads=False)
+        faulthandler.register(STACK_SIGNAL, file=_STACK_FILE, all_threads=True)
 
 
 def _outcome_payload(outcome: Outcome) -> bytes:

@@ -52,7 +52,8 @@ class VariantsJson(JsonRenderer):
             }
             for k in r.kernels
         ]
-        return {"triton": r.triton_version, "budgets": list(r.budgets), "kernels": kernels, "notes": list(r.notes)}
+        body = {"triton": r.triton_version, "budgets": list(r.budgets), "kernels": kernels, "notes": list(r.notes)}
+        return body | {"partial": r.partial}
 
 
 def _variant(index: int, outcome) -> dict[str, Any]:

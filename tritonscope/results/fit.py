@@ -10,8 +10,20 @@ from ..core.status import ExitStatus
 from .base import Result
 
 NO_COMPILE = "does not compile"
-VERDICTS = (FITS, NO_FIT, NO_COMPILE, UNKNOWN)
-__all__ = ["FITS", "NO_COMPILE", "NO_FIT", "UNKNOWN", "VERDICTS", "Cell", "ConfigRow", "FitResult", "KernelFit"]
+NOT_COMPILED = "not compiled"  # Ctrl-C stopped fit before this cell's compile ended
+VERDICTS = (FITS, NO_FIT, NO_COMPILE, UNKNOWN, NOT_COMPILED)
+__all__ = [
+    "FITS",
+    "NOT_COMPILED",
+    "NO_COMPILE",
+    "NO_FIT",
+    "UNKNOWN",
+    "VERDICTS",
+    "Cell",
+    "ConfigRow",
+    "FitResult",
+    "KernelFit",
+]
 
 
 @dataclass(frozen=True)
@@ -71,7 +83,15 @@ class FitResult(Result):
     notes: tuple[str, ...] = ()
 
     @property
+    def partial(self) -> bool:
+        """Ctrl-C stopped the compiles: the cells that finished are shown, the others are NOT_COMPILED."""
+        return any(c.verdict == NOT_COMPILED for k in self.kernels for row in k.cells for c in row)
+
+    @property
     def exit_status(self) -> ExitStatus:
-        """FAILED only where nothing compiled at all: a config that does not fit is what fit reports."""
+        """FAILED only where nothing compiled at all: a config that does not fit is what fit reports;
+        INTERRUPTED where Ctrl-C left the matrix partial."""
+        if self.partial:
+            return ExitStatus.INTERRUPTED
         compiled = any(c.verdict != NO_COMPILE for k in self.kernels for row in k.cells for c in row)
         return ExitStatus.SUCCESS if compiled else ExitStatus.FAILED

@@ -23,6 +23,7 @@ from triton.compiler import CompilationError, make_backend
 
 from ..core import fileio, progress, schemas
 from ..core.errors import CompileError, KernelFileError, UsageError
+from ..core.limits import open_files_limit
 from ..core.model import Artifacts, Variant
 from ..core.targets import Target
 from ..core.values import LayoutName, TypeName
@@ -174,6 +175,9 @@ def _run_triton(kernel, variant: Variant, target: Target):
     except json.JSONDecodeError as exc:  # a cache entry Triton cannot read back
         raise _DamagedEntry(f"not JSON: {exc.msg}") from exc
     except Exception as exc:  # MLIR passes, ptxas and LLVM fail in many ways
+        limit = open_files_limit(exc)
+        if limit is not None:  # the shell's limit (ptxas's pipes, the cache's files): not the kernel's fault
+            raise limit from exc
         if compile_errors.ptxas_refusal(exc) is None:
             _pass_on(printed.getvalue())
         raise compile_errors.mapped(exc, kernel, target, variant) from exc

@@ -39,7 +39,7 @@ from ...core.stages import Language
 from ...core.targets import Target
 from ...triton_api import kernels as triton_kernels
 from ...triton_api.kernels import plain_value
-from . import packages
+from . import packages, simulated_import
 from .simulated_import import can_simulate, continue_after, line_in_file, simulated, stops_simulated_import
 
 DEFAULTS_NAME = "tritonscope_defaults"
@@ -98,7 +98,9 @@ def kernel_path(source: Source) -> Path:
             f"compiles, and needs the kernel's source file"
         )
     if isinstance(source, CaptureFolder):
-        raise KernelFileError(f"{source} is a directory; give a Python file with Triton kernels")
+        from ...captures.folder import capture_given
+
+        raise capture_given(source)
     if isinstance(source, CellKernel):
         raise KernelFileError(f"{source.name} is defined in a notebook's cell, and no file holds it")
     path = Path(source.path)
@@ -132,9 +134,13 @@ def _load(path: Path, module_name: str | None, mtime_ns: int, size: int, target:
     source = _source(path)
     plain_failure: KernelFileError | None = None
     name = module_name or packages.module_name(path)
+    gate = simulated_import.gpu_gate(source)
+    # A package's module whose kernels sit under a GPU check goes straight to the simulated GPU: run
+    # twice, it would register its torch.library operators twice (its package's import ran it once).
+    at_once = name is not None and gate is not None and can_simulate()
     try:
-        module, notices = _execute(path, name, source, simulating=False)
-        kernels = _find_kernels(module, _in_file(path))
+        module, notices = _execute(path, name, source, simulating=False) if not at_once else (None, ())
+        kernels = _find_kernels(module, _in_file(path)) if not at_once else []
     except KernelFileError as exc:
         if not can_simulate():
             raise
@@ -148,7 +154,7 @@ def _load(path: Path, module_name: str | None, mtime_ns: int, size: int, target:
     if not kernels and plain_failure is not None:
         raise plain_failure  # the simulated GPU did not help: the file's own failure is the news
     if not kernels:
-        raise KernelFileError(f"{path}: no @triton.jit kernels found", hint="decorate a kernel with @triton.jit")
+        raise simulated_import.no_kernels(path, gate)
     defaults = getattr(module, DEFAULTS_NAME, {})
     if not isinstance(defaults, dict):
         raise KernelFileError(f"{path}: {DEFAULTS_NAME} must be a dict of parameter names to values")

@@ -17,11 +17,12 @@ from typing import Any
 from ...analysis import gluon_targets
 from ...analysis.artifacts import StagesFiled, early_line_map, to_compilation
 from ...captures.compiled import read_compilation
+from ...captures.folder import capture_given
 from ...captures.rebuild import source_request
 from ...core import progress
 from ...core.errors import CompileError, UsageError
 from ...core.model import Artifacts, Compilation, KernelSpec, Variant, VariantRequest
-from ...core.source import CachedKernel
+from ...core.source import CachedKernel, CaptureFolder
 from ...core.stages import Language
 from ...core.targets import Target
 from ...triton_api import version
@@ -45,6 +46,8 @@ class Prepared:
 def prepare(request: VariantRequest) -> Prepared:
     """Load, pick and specialize. A cached kernel (DIR/:NAME) starts from its recorded specialization."""
     request = from_reference(request)
+    if isinstance(request.source, CaptureFolder):  # a folder of kernels, not one: say which it holds
+        raise capture_given(request.source)
     target = request.target_info  # resolved where the request was made; a cached kernel's, recorded
     assert target is not None, "from_reference gives a cached kernel's request its recorded target"
     loaded = load_file(request.source, target)

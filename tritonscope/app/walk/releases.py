@@ -157,7 +157,10 @@ def _creating(env: ReleaseEnv):
     try:
         fcntl.flock(folder, fcntl.LOCK_EX)
         _remove_abandoned_staging()  # no install runs now: every staging folder is a killed one's
-        yield
+        try:
+            yield
+        finally:  # again: a killed install's pip, ending after it, may have written on into its folder
+            _remove_abandoned_staging()
     finally:
         os.close(folder)  # the lock goes with it
 

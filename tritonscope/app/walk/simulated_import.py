@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ...core.errors import KernelFileError
     from ...core.targets import Target
 
 _DEFINITIONS = (
@@ -68,6 +69,48 @@ def simulated(target: Target | None) -> Iterator[dict]:
     with device.importing((target or auto()).simulated_device()) as described, own_working_folder() as folder:
         with working_in(folder):
             yield described
+
+
+# What a module-level `if` asks when it defines kernels only where there is a GPU: torch's (and
+# torchao's) has_triton(), torch.cuda.is_available(), a library's own HAS_GPU-like flag.
+_GPU_CHECKS = {"has_triton", "is_available", "has_cuda", "has_gpu", "HAS_TRITON", "HAS_CUDA", "HAS_GPU"}
+
+
+def gpu_gate(source: str) -> tuple[int, str] | None:
+    """(line, text) of the first module-level `if` that asks for a GPU and defines a @triton.jit kernel
+    in its body (torchao's `if has_triton():`), or None: such a file's kernels exist only on a GPU."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    for statement in tree.body:
+        if not isinstance(statement, ast.If):
+            continue
+        asked = {n.id for n in ast.walk(statement.test) if isinstance(n, ast.Name)}
+        asked |= {n.attr for n in ast.walk(statement.test) if isinstance(n, ast.Attribute)}
+        if asked & _GPU_CHECKS and any(_is_kernel(node) for node in ast.walk(ast.Module(statement.body, []))):
+            return statement.lineno, ast.get_source_segment(source, statement.test) or ""
+    return None
+
+
+def no_kernels(path: Path, gate: tuple[int, str] | None) -> KernelFileError:
+    """A file with no kernel: where they sit under a GPU check (`gpu_gate`), that check and its line."""
+    from ...core.errors import KernelFileError
+
+    if gate is None:
+        return KernelFileError(f"{path}: no @triton.jit kernels found", hint="decorate a kernel with @triton.jit")
+    return KernelFileError(
+        f"{path}: its kernels are defined only under the GPU check at line {gate[0]} (`if {gate[1]}:`), "
+        "false here: no GPU is visible",
+        hint="with torch installed, tritonscope imports such a file against a simulated GPU; or run it on a GPU",
+    )
+
+
+def _is_kernel(node: ast.AST) -> bool:
+    if not isinstance(node, ast.FunctionDef):
+        return False
+    names = [ast.unparse(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list]
+    return any(name.rpartition(".")[2] in ("jit", "autotune", "heuristics") for name in names)
 
 
 def stops_simulated_import(exc: BaseException) -> bool:

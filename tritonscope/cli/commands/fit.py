@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+import contextlib
+import sys
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
@@ -10,7 +14,7 @@ from ...core.errors import UsageError
 from ...core.model import VariantRequest
 from ...core.quantities import count
 from ...core.source import CaptureFolder
-from ..messages import progress
+from ..messages import progress, say
 from ..options import ClusterOpt, JsonOpt, TimeoutOpt, variant_flags
 from ..output import File, Output
 from ..runner import command
@@ -44,6 +48,7 @@ PruneOpt = Annotated[
         "a launch runs on.",
     ),
 ]
+SAY_EVERY = 30.0  # seconds: without a terminal, the longest a run of compiles goes unsaid
 
 
 @command()
@@ -90,8 +95,8 @@ def fit(
     _refuse(request, vary, emit_prune)
     budgets = argtypes.budgets(budget)
     workers = worker_count(jobs)[0]
-    with progress(f"compiling for {count(len(chosen), 'target')}"):
-        result = _matrix(request, chosen, vary, budgets, workers, argtypes.timeout(timeout))
+    with _counted(f"compiling for {count(len(chosen), 'target')}") as on_done:
+        result = _matrix(request, chosen, vary, budgets, workers, argtypes.timeout(timeout), on_done)
     files = (
         (File(emit_prune, "script", "--emit-prune", (request.file,), {"module": emit_prune.stem}),)
         if emit_prune is not None
@@ -100,16 +105,35 @@ def fit(
     return Output(result, files=files)
 
 
-def _matrix(request: VariantRequest, targets, vary, budgets, workers: int, timeout: float):
+def _matrix(request: VariantRequest, targets, vary, budgets, workers: int, timeout: float, on_done=None):
     from ...app.capture_fit import fit_capture
     from ...app.fit import fit as run_fit
     from ...app.walk.sweep import Axis
     from .. import argtypes
 
     if isinstance(request.source, CaptureFolder):
-        return fit_capture(Path(request.file), request.kernel, targets, budgets, workers, timeout)
+        return fit_capture(Path(request.file), request.kernel, targets, budgets, workers, timeout, on_done)
     axes = [Axis(name, values) for name, values in argtypes.axes(vary)]
-    return run_fit(request, targets, axes, budgets, workers, timeout)
+    return run_fit(request, targets, axes, budgets, workers, timeout, on_done)
+
+
+@contextlib.contextmanager
+def _counted(message: str) -> Iterator[Callable[[int, int], None]]:
+    """`N of M compiled`: on a terminal in the status line; without one, a line on stderr at each tenth
+    of the matrix or after SAY_EVERY seconds, whichever comes first (a log shows fit is at work)."""
+    said = [-1, time.monotonic()]  # the tenth last said (the first compile is), and when
+    with progress(message) as step:
+
+        def on_done(compiled: int, of: int) -> None:
+            step.detail = f"{compiled} of {of} compiled"
+            if sys.stderr.isatty():  # the status line says it
+                return
+            tenth = compiled * 10 // of
+            if tenth > said[0] or time.monotonic() - said[1] >= SAY_EVERY:
+                said[:] = [tenth, time.monotonic()]
+                say(f"fit: {message}: {step.detail}")
+
+        yield on_done
 
 
 def _refuse(request: VariantRequest, vary, emit_prune: Path | None) -> None:

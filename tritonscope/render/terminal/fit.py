@@ -11,7 +11,7 @@ from rich.text import Text
 
 from ...analysis.fitting import FITS, NO_FIT, UNKNOWN
 from ...core.quantities import count, percentage
-from ...results.fit import NO_COMPILE, Cell, FitResult, KernelFit
+from ...results.fit import NO_COMPILE, NOT_COMPILED, Cell, FitResult, KernelFit
 from .base import TerminalRenderer
 
 _CELL = 9  # the narrowest target column, its gap included: `128r 16s`, `227K!`, `12.5%`
@@ -24,7 +24,7 @@ _SHORT = {
     "tensor memory": "NO tmem",
     "budget": "NO budget",
 }
-_STYLE = {FITS: "green", NO_FIT: "red", NO_COMPILE: "magenta", UNKNOWN: "yellow"}
+_STYLE = {FITS: "green", NO_FIT: "red", NO_COMPILE: "magenta", UNKNOWN: "yellow", NOT_COMPILED: "dim"}
 
 
 class FitView(TerminalRenderer):
@@ -37,6 +37,8 @@ class FitView(TerminalRenderer):
             console.print(Text(f"budgets: {', '.join(result.budgets)}", style="dim"))
         for note in result.notes:
             console.print(Text(f"note: {note}", style="yellow"))
+        if result.partial:
+            console.print(Text(_partial(result), style="bold yellow"))
 
     def _kernel(self, console: Console, k: KernelFit) -> None:
         shape = f"{count(len(k.rows), 'config')} x {count(len(k.targets), 'target')}"
@@ -85,7 +87,7 @@ def _cell_line(cell: Cell, line: int) -> str:
     return "" if cell.limit == "shared memory" else percentage(f["occupancy"])
 
 
-_WORD = {FITS: "fits", NO_COMPILE: "ERROR", UNKNOWN: "fits?"}
+_WORD = {FITS: "fits", NO_COMPILE: "ERROR", UNKNOWN: "fits?", NOT_COMPILED: "stopped"}
 
 
 def _count(n: int) -> str:
@@ -120,3 +122,9 @@ def _legend(console: Console, k: KernelFit) -> None:
     console.print(
         Text("rN registers (AMD: VGPRs), sN spills, K shared memory (LDS), % occupancy; ! over the limit", "dim")
     )
+
+
+def _partial(result: FitResult) -> str:
+    cells = [cell for k in result.kernels for row in k.cells for cell in row]
+    ended = sum(cell.verdict != NOT_COMPILED for cell in cells)
+    return f"partial: Ctrl-C stopped fit after {ended} of {len(cells)} compiles; `stopped` cells were not compiled"

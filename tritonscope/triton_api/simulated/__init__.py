@@ -188,9 +188,22 @@ def importing(device: dict):
         _patches[0].redo()
         torch_cuda._mode[0].__enter__()
     driver.install(_active[0])
+    _gpu_checks_forgotten()
     try:
         yield _active[0]
     finally:
         torch_cuda._mode[0].__exit__(None, None, None)
         _patches[0].undo()
         triton.runtime.driver.reset_active()
+        _gpu_checks_forgotten()
+
+
+def _gpu_checks_forgotten() -> None:
+    """torch's has_triton() keeps its first answer (functools.cache): the plain import's "no GPU" would
+    stand under the simulated GPU (torchao's kernels sit under `if has_triton():`), and the simulated
+    GPU's "yes" after it. Forgotten as the simulated GPU comes and goes."""
+    import sys
+
+    checks = sys.modules.get("torch.utils._triton")
+    if checks is not None:
+        checks.has_triton.cache_clear()
