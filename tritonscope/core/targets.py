@@ -123,11 +123,10 @@ _SPEEDS = {
     # L4 [Data sheet]: 300 GB/s, 242 TFLOPS FP16 with sparsity; 58 SMs at 2,040 MHz.
     "sm89": Speeds("L4", 58, 2040, 300e9, 48 * _MIB, None, 1024, _LAUNCH_US),
     # H100 SXM5 [Data sheet] 3.35 TB/s, 1,979 TFLOPS FP16 with sparsity; [Whitepaper] 132 SMs, 1,980 MHz, and
-    # 989.4 dense TFLOPS at 1,830 MHz: 4,096 per SM per clock. L2 bandwidth: A100's per clock (Hopper's
-    # whitepaper gives none), until the H200's measurement replaces it.
-    "sm90": Speeds("H100 SXM5", 132, 1980, 3.35e12, 50 * _MIB, 5120, 4096, _LAUNCH_US),
+    # 989.4 dense TFLOPS at 1,830 MHz: 4,096 per SM per clock. Hopper's whitepaper gives no L2 bandwidth.
+    "sm90": Speeds("H100 SXM5", 132, 1980, 3.35e12, 50 * _MIB, None, 4096, _LAUNCH_US),
     # H200 SXM [Data sheet]: 4.8 TB/s, the H100's SM, clocks and tensor cores; 60 MB of L2 as torch reports.
-    "h200": Speeds("H200 SXM", 132, 1980, 4.8e12, 60 * _MIB, 5120, 4096, _LAUNCH_US),
+    "h200": Speeds("H200 SXM", 132, 1980, 4.8e12, 60 * _MIB, None, 4096, _LAUNCH_US),
     # B200 [Data sheet]: 8 TB/s; 148 SMs at 1,965 MHz; its tcgen05 rate per SM is not modeled yet.
     "sm100": Speeds("B200", 148, 1965, 8e12, 126 * _MIB + 512 * 1024, None, None, _LAUNCH_US),
     # RTX 5090 [Data sheet]: 1,792 GB/s; 170 SMs at 2,407 MHz.
