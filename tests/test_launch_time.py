@@ -4,6 +4,7 @@ SM on 132 SMs are two waves, the second a tail of one; a grouped tile order read
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from conftest import compiled
@@ -78,3 +79,45 @@ def test_a_grouped_tile_order_reads_less_from_the_dram():
 def test_no_estimate_without_the_targets_figures_or_its_sass():
     assert TARGETS["gfx942"].speeds is None
     assert launch_time.estimate(compiled(COPY, "gfx942"), (4,), "--grid") is None
+
+
+def test_explain_gives_the_whole_launch_under_time_for_the_files_grid_or_the_one_given():
+    from cli_process import tritonscope
+
+    document = json.loads(
+        tritonscope("explain", "sample:matmul_autotune", "-t", "h200", "--no-what-if", "--json").stdout
+    )
+    time, launch = document["time"], document["time"]["launch"]
+    assert launch["grid_from"] == "the file's grid(meta)" and launch["grid"] == [512, 1, 1]  # 4096^2 / (128 x 256)
+    assert time["kernel_us"] == launch["kernel_us"] > launch["launch_us"] and time["kernel_bound"] == launch["bound"]
+    assert {limit["name"] for limit in launch["limits"]} == {"waves", "DRAM", "tensor cores"}  # no L2 figure for it
+    assert launch["flops"] == 2 * 4096**3 and launch["dram_bytes"] >= 3 * 4096 * 4096 * 2
+    given = tritonscope(
+        "explain",
+        "sample:matmul_autotune",
+        "-t",
+        "h200",
+        "--no-what-if",
+        "--json",
+        "--grid",
+        "cdiv(M, BLOCK_SIZE_M), 2",
+    )
+    launch = json.loads(given.stdout)["time"]["launch"]
+    assert launch["grid"] == [32, 2, 1] and launch["grid_from"] == "--grid"
+    text = tritonscope("explain", "sample:matmul_autotune", "-t", "h200", "--no-what-if", env={"COLUMNS": "80"}).stdout
+    assert "the whole launch (grid 512, from the file's grid(meta)) on the H200 SXM:" in " ".join(text.split())
+    assert max(len(line) for line in text.splitlines()) <= 80
+    unknown = tritonscope("explain", "sample:matmul_autotune", "--grid", "cdiv(Q, 4)", expect=2).stderr
+    assert "--grid cdiv(Q, 4) names Q, whose value is not known: give -a Q=VALUE" in unknown
+    assert (
+        "not something a grid is computed with"
+        in tritonscope("explain", COPY, "--grid", "n.bit_length()", expect=2).stderr
+    )
+
+
+def test_without_a_grid_explain_says_how_to_give_one():
+    from tritonscope.app.explain import explain_compilation
+
+    result = explain_compilation(compiled(COPY, "h200"), None, live=False)
+    assert result.launch is None and result.time is not None
+    assert result.launch_note.startswith("the launch grid is not known: give --grid")

@@ -117,7 +117,7 @@ def estimate(
     memory = memory_traffic(traffic, slots, speeds.l2_bytes * L2_KEPT)
     waves_us = (waves - 1) * block_us + tail_us
     limits, unknown = _limits(speeds, memory.dram, memory.l2, traffic.tensor_flops, waves_us)
-    limits.append(Limit("waves", waves_us, _waves_said(waves, blocks, tail, slots, block_us)))
+    limits.append(Limit("waves", waves_us, _waves_said(programs, waves, blocks, tail, slots, block_us)))
     limits.sort(key=lambda limit: -limit.us)
     idle = 1 - programs / (waves * slots)
     bound = _bound(limits[0].name, block, idle)
@@ -168,11 +168,13 @@ def _limits(speeds: Speeds, dram: float, l2: float, flops: float, waves_us: floa
     return limits, unknown
 
 
-def _waves_said(waves: int, blocks: int, tail: int, slots: int, block_us: float) -> str:
-    per_sm = f"{blocks} block{'s' if blocks != 1 else ''} per SM"
-    count = f"{waves} wave{'s' if waves != 1 else ''} at {per_sm}"
+def _waves_said(programs: int, waves: int, blocks: int, tail: int, slots: int, block_us: float) -> str:
+    """`4 waves at 1 block per SM (41.3 us a block), the last 116 of 132 blocks`; one wave: its blocks."""
+    fit = f"{blocks} block{'s' if blocks != 1 else ''} per SM"
+    if waves == 1:
+        return f"1 wave of {programs:,} block{'s' if programs != 1 else ''} ({block_us:,.1f} us each; {fit} fit)"
     last = f", the last {tail:,} of {slots:,} blocks" if tail < slots else ""
-    return f"{count} ({block_us:,.1f} us a block){last}"
+    return f"{waves} waves at {fit} ({block_us:,.1f} us a block){last}"
 
 
 def _bound(top: str, block: TimeEstimate, idle: float) -> str:

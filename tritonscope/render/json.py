@@ -15,6 +15,7 @@ from .. import __version__
 from ..analysis import linemap
 from ..core.model import SCHEMA_VERSION, Compilation, to_jsonable
 from ..results.dump import DumpResult
+from .json_launch import with_launch
 from .registry import part
 
 if TYPE_CHECKING:  # the result types, named in annotations only: `dump --json` imports none of the others
@@ -235,7 +236,7 @@ class JsonRenderer:
             "lines": [line_body(cost) for cost in r.lines],
             "findings": [finding_body(f) for f in r.findings],
             "notes": list(r.notes),
-            "time": time_body(r.time),
+            "time": with_launch(time_body(r.time), r.launch, r.launch_note),
         }
         if r.growth is not None:
             body["compile_time"] = _compile_time(c, r.growth)
