@@ -15,7 +15,7 @@ from .. import __version__
 from ..analysis import linemap
 from ..core.model import SCHEMA_VERSION, Compilation, to_jsonable
 from ..results.dump import DumpResult
-from .json_launch import with_launch
+from .json_launch import cell_body, with_launch
 from .registry import part
 
 if TYPE_CHECKING:  # the result types, named in annotations only: `dump --json` imports none of the others
@@ -67,7 +67,7 @@ class JsonRenderer:
             config = kernel.rows[index]
             cells = zip(kernel.targets, kernel.cells[index], strict=True)
             body = {"label": config.label, "values": config.values, "config": config.index, "launched": config.launched}
-            return body | {"cells": {target: asdict(cell) for target, cell in cells}}
+            return body | {"cells": {target: cell_body(cell) for target, cell in cells}}
 
         kernels = [
             {
@@ -76,6 +76,7 @@ class JsonRenderer:
                 "specialization": k.specialization,
                 "targets": list(k.targets),
                 "fitting": {t: list(k.fitting(t)) for t in k.targets},
+                "ranked": {t: list(k.ranked(t)) for t in k.targets} if r.ranked else None,
                 "configs": [row(k, i) for i in range(len(k.rows))],
             }
             for k in r.kernels

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict, fields
 from typing import Any
 
 from ..analysis.launch_time import LaunchEstimate
+from ..results.fit import Cell
 
 
 def with_launch(time: dict[str, Any] | None, estimate: LaunchEstimate | None, note: str | None) -> dict | None:
@@ -48,3 +50,10 @@ def launch_body(estimate: LaunchEstimate | None) -> dict[str, Any] | None:
         "limits": [{"name": limit.name, "us": round(limit.us, 3), "said": limit.said} for limit in estimate.limits],
         "assumptions": list(estimate.assumptions),
     }
+
+
+def cell_body(cell: Cell) -> dict[str, Any]:
+    """A fit cell: its verdict and figures, and with --rank its `estimate` (as `time.launch`) or the
+    `estimate_note` saying why there is none."""
+    plain = {f.name: getattr(cell, f.name) for f in fields(cell) if f.name != "estimate"}
+    return {**asdict(Cell(**plain)), "estimate": launch_body(cell.estimate)}

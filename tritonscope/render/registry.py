@@ -160,5 +160,5 @@ _OPTIONS: dict[str, tuple[str, ...]] = {
     "json": ("full",),
     "html": ("keep_loc",),
     "plot": ("path",),
-    "script": ("module",),
+    "script": ("module", "keep"),
 }

@@ -20,6 +20,7 @@ from ...results.cache import CacheEntry
 from ...results.fit import Cell, ConfigRow, FitResult, KernelFit
 from ...triton_api import version
 from ..fit import Plan, matrices
+from ..fit_rank import Ranking
 from .folder import Capture, open_capture
 from .rebuild import entry_request
 
@@ -32,13 +33,15 @@ def fit_capture(
     jobs: int,
     timeout: float,
     on_done: Callable[[Cell], None] | None = None,
+    ranking: Ranking | None = None,
 ) -> FitResult:
-    """The matrices of a capture's kernels (or of the one named): each compile of a kernel is a row."""
+    """The matrices of a capture's kernels (or of the one named): each compile of a kernel is a row;
+    with `ranking`, each estimated for its own recorded launch (app/fit_rank.py)."""
     capture = open_capture(folder)
     plans, skipped = plan_capture(capture, kernel)
     with pool(jobs=jobs, timeout=timeout) as workers:
-        kernels = matrices(plans, targets, budgets, workers, on_done)
-    return FitResult(kernels, tuple(b.text for b in budgets), version.installed(), skipped)
+        kernels = matrices(plans, targets, budgets, workers, on_done, ranking)
+    return FitResult(kernels, tuple(b.text for b in budgets), version.installed(), skipped, ranking is not None)
 
 
 def plan_capture(capture: Capture, kernel: str | None = None) -> tuple[list[Plan], tuple[str, ...]]:
@@ -65,9 +68,11 @@ def plan_capture(capture: Capture, kernel: str | None = None) -> tuple[list[Plan
 def _plan(folder: Path, name: str, compiles: list[tuple[CacheEntry, VariantRequest]], ran: set[str]) -> Plan:
     """One kernel's compiles as rows: told apart by the constexprs and options that differ among them."""
     unique: dict[VariantRequest, bool] = {}  # the request (any target) -> launched
+    recorded: dict[VariantRequest, tuple[dict, ...]] = {}  # its launches, for --rank's grid
     for entry, request in compiles:
         key = replace(request, target="auto")
         unique[key] = unique.get(key, False) or entry.metadata["hash"] in ran
+        recorded[key] = recorded.get(key) or tuple(entry.launches[:1])
     values = [_values(r) for r in unique]
     differing = [n for n in values[0] if len({format_value(v.get(n)) for v in values}) > 1]
     shown = differing or [n for n in ("num_warps", "num_stages") if n in values[0]]
@@ -77,7 +82,7 @@ def _plan(folder: Path, name: str, compiles: list[tuple[CacheEntry, VariantReque
     )
     first = next(iter(unique))
     specialization = " ".join(f"{k}={format_value(v)}" for k, v in first.args)
-    return Plan(name, f"{folder}/:{name}", specialization, rows, tuple(unique))
+    return Plan(name, f"{folder}/:{name}", specialization, rows, tuple(unique), tuple(recorded.values()))
 
 
 def _values(request: VariantRequest) -> dict[str, Any]:

@@ -44,6 +44,33 @@ PruneOpt = Annotated[
 ]
 
 
+RankOpt = Annotated[
+    bool,
+    typer.Option(
+        "--rank",
+        help="Estimate each config's launch time on each target's GPU (the grid: --grid, a captured launch's, "
+        "or the file's grid(meta)), name the fastest per target and why the runner-up is slower.",
+    ),
+]
+GridOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--grid",
+        metavar="X[,Y[,Z]]",
+        help="With --rank: the launch grid, as sizes or expressions of the arguments and each config's "
+        "constexprs ('cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)'). Default: the file's grid(meta).",
+    ),
+]
+KeepOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--keep",
+        metavar="N",
+        help="With --emit-prune: the pruner keeps the N fastest configs that fit each target (implies --rank).",
+    ),
+]
+
+
 @command()
 @variant_flags
 def fit(
@@ -52,6 +79,9 @@ def fit(
     vary: VaryOpt = None,
     budget: BudgetOpt = None,
     emit_prune: PruneOpt = None,
+    rank: RankOpt = False,
+    grid: GridOpt = None,
+    keep: KeepOpt = None,
     jobs: JobsOpt = None,
     timeout: TimeoutOpt = 300.0,
     cluster: ClusterOpt = None,
@@ -64,7 +94,10 @@ def fit(
     registers over a block's limit, or a --budget broken: a launch there raises OutOfResources), or does
     not compile (the compiler's reason). Given a capture folder (`trace -o DIR`), every kernel compile
     in it is a row. --emit-prune writes the pruner that keeps, on the GPU a launch runs on, exactly
-    the configs found to fit it.
+    the configs found to fit it (with --keep N, the N fastest of them). --rank adds each cell's
+    estimated launch time (explain's whole-launch estimate, nothing more compiled), the fastest
+    configs per target and why the runner-up is slower; over a capture, against the config the
+    program launched.
 
     Examples:
 
@@ -75,9 +108,15 @@ def fit(
       tritonscope fit sample:matmul -c BLOCK_SIZE_M=128 --vary num_stages=2,3,4,5 --budget spills=0
 
       tritonscope fit run1/ --targets sm89     (will this program's kernels run on an L4?)
+
+      tritonscope fit sample:matmul_autotune --rank --targets h200,sm80     (which is fastest where?)
+
+      tritonscope fit kernels.py -k matmul_kernel --rank --grid 'cdiv(M,BLOCK_M)*cdiv(N,BLOCK_N)' --emit-prune p.py --keep 3
     """
     from ...app.diff import worker_count
     from ...app.fit import DEFAULT_TARGETS
+    from ...app.fit_rank import Ranking
+    from ...core import launch_grid
     from .. import argtypes
 
     if request.target != "auto":  # one target, as every command names it: the matrix's one column
@@ -86,28 +125,36 @@ def fit(
         targets, request = request.target, replace(request, target="auto")
     chosen = argtypes.target_list(targets) if targets is not None else DEFAULT_TARGETS
     _refuse(request, vary, emit_prune)
+    _refuse_ranking(rank, grid, keep, emit_prune)
+    ranking = Ranking(launch_grid.parse(grid) if grid is not None else None) if rank or keep else None
     budgets = argtypes.budgets(budget)
     workers = worker_count(jobs)[0]
     with progress(f"compiling for {len(chosen)} targets"):
-        result = _matrix(request, chosen, vary, budgets, workers, argtypes.timeout(timeout))
-    files = (
-        (File(emit_prune, "script", "--emit-prune", (request.file,), {"module": emit_prune.stem}),)
-        if emit_prune is not None
-        else ()
-    )
+        result = _matrix(request, chosen, vary, budgets, workers, argtypes.timeout(timeout), ranking)
+    options = {"module": emit_prune.stem, "keep": keep} if emit_prune is not None else {}
+    files = (File(emit_prune, "script", "--emit-prune", (request.file,), options),) if emit_prune is not None else ()
     return Output(result, files=files)
 
 
-def _matrix(request: VariantRequest, targets, vary, budgets, workers: int, timeout: float):
+def _matrix(request: VariantRequest, targets, vary, budgets, workers: int, timeout: float, ranking):
     from ...app.capture.fit import fit_capture
     from ...app.fit import fit as run_fit
     from ...app.sweep import Axis
     from .. import argtypes
 
     if isinstance(request.source, CaptureFolder):
-        return fit_capture(Path(request.file), request.kernel, targets, budgets, workers, timeout)
+        return fit_capture(Path(request.file), request.kernel, targets, budgets, workers, timeout, ranking=ranking)
     axes = [Axis(name, values) for name, values in argtypes.axes(vary)]
-    return run_fit(request, targets, axes, budgets, workers, timeout)
+    return run_fit(request, targets, axes, budgets, workers, timeout, ranking=ranking)
+
+
+def _refuse_ranking(rank: bool, grid: str | None, keep: int | None, emit_prune: Path | None) -> None:
+    if grid is not None and not (rank or keep):
+        raise UsageError("--grid is the grid --rank estimates the launch for: give --rank too")
+    if keep is not None and emit_prune is None:
+        raise UsageError("--keep N is how many configs the pruner of --emit-prune keeps: give --emit-prune FILE.py")
+    if keep is not None and keep < 1:
+        raise UsageError(f"--keep {keep}: the pruner keeps at least one config")
 
 
 def _refuse(request: VariantRequest, vary, emit_prune: Path | None) -> None:

@@ -11,6 +11,7 @@ from rich.text import Text
 from ...analysis.fitting import FITS, NO_FIT, UNKNOWN
 from ...results.fit import NO_COMPILE, Cell, FitResult, KernelFit
 from .base import TerminalRenderer
+from .fit_rank import fastest, time_line
 
 _CELL = 9  # characters per target column, its gap included
 _ROW = 7  # the config column: `#12 *`
@@ -23,34 +24,39 @@ class FitView(TerminalRenderer):
         for number, kernel in enumerate(result.kernels):
             if number:
                 console.print()
-            self._kernel(console, kernel)
+            self._kernel(console, kernel, result.ranked)
         if result.budgets:
             console.print(Text(f"budgets: {', '.join(result.budgets)}", style="dim"))
         for note in result.notes:
             console.print(Text(f"note: {note}", style="yellow"))
 
-    def _kernel(self, console: Console, k: KernelFit) -> None:
+    def _kernel(self, console: Console, k: KernelFit, ranked: bool = False) -> None:
         console.print(Text(f"{k.kernel} ({k.file}): {len(k.rows)} configs x {len(k.targets)} targets", "bold"))
         if k.specialization:
             console.print(Text(f"specialized as {k.specialization}", style="dim"), overflow="ellipsis", no_wrap=True)
         per_table = max(1, (self.terminal.width - _ROW) // _CELL)
         for start in range(0, len(k.targets), per_table):
             console.print()
-            _matrix(console, k, list(range(start, min(start + per_table, len(k.targets)))))
+            _matrix(console, k, list(range(start, min(start + per_table, len(k.targets)))), ranked)
         _why(console, k)
-        _legend(console, k)
+        if ranked:
+            fastest(console, k)
+        _legend(console, k, ranked)
 
 
-def _matrix(console: Console, k: KernelFit, columns: list[int]) -> None:
+def _matrix(console: Console, k: KernelFit, columns: list[int], ranked: bool = False) -> None:
     console.print(Text("config".ljust(_ROW) + "".join(k.targets[c].ljust(_CELL) for c in columns), style="bold"))
+    best = {c: (k.ranked(k.targets[c]) or (None,))[0] for c in columns}
     for index, row in enumerate(k.rows):
         cells = [k.cells[index][c] for c in columns]
         name = f"#{index}{' *' if row.launched else ''}"
-        for line in range(3):
+        for line in range(4 if ranked else 3):
             text = Text(name.ljust(_ROW) if line == 0 else " " * _ROW)
-            for cell in cells:
-                style = _STYLE[cell.verdict] if line == 0 else ""
-                text.append(_cell_line(cell, line)[: _CELL - 1].ljust(_CELL), style=style)
+            for column, cell in zip(columns, cells, strict=True):
+                first = best[column] == index
+                style = _STYLE[cell.verdict] if line == 0 else ("bold green" if line == 3 and first else "")
+                shown = _cell_line(cell, line) if line < 3 else time_line(cell, first)
+                text.append(shown[: _CELL - 1].ljust(_CELL), style=style)
             console.print(text, no_wrap=True)
     counts = "".join(f"{len(k.fitting(k.targets[c]))}/{len(k.rows)}".ljust(_CELL) for c in columns)
     console.print(Text("fit".ljust(_ROW) + counts, style="bold"), no_wrap=True)
@@ -96,7 +102,7 @@ def _why(console: Console, k: KernelFit) -> None:
             console.print(Text(f"    {buffer}", style="dim"))
 
 
-def _legend(console: Console, k: KernelFit) -> None:
+def _legend(console: Console, k: KernelFit, ranked: bool = False) -> None:
     console.print()
     for index, row in enumerate(k.rows):
         number = f" (config {row.index})" if row.index is not None and row.index != index else ""
@@ -105,3 +111,5 @@ def _legend(console: Console, k: KernelFit) -> None:
     console.print(
         Text("rN registers (AMD: VGPRs), sN spills, K shared memory (LDS), % occupancy; ! over the limit", "dim")
     )
+    if ranked:
+        console.print(Text("us/ms: the launch's estimated time on the target's GPU, * the fastest", "dim"))
