@@ -225,7 +225,8 @@ def versus(fast: LaunchEstimate, slow: LaunchEstimate) -> str:
     if (slow.waves, slow.blocks_per_sm) == (fast.waves, fast.blocks_per_sm):
         return said
     blocks = f"{slow.blocks_per_sm} block{'s' if slow.blocks_per_sm != 1 else ''} per SM"
-    waves = f"{ratio}: {slow.waves} wave{'s' if slow.waves != 1 else ''} at {blocks} against {fast.waves} at {fast.blocks_per_sm}"
+    count = f"{slow.waves} wave{'s' if slow.waves != 1 else ''}"
+    waves = f"{ratio}: {count} at {blocks} against {fast.waves} at {fast.blocks_per_sm}"
     if abs(slow.block_us - fast.block_us) > 0.1 * fast.block_us:
         waves += f", {slow.block_us:,.1f} us a block against {fast.block_us:,.1f}"
     return waves

@@ -104,7 +104,7 @@ def _ranking(k: KernelFit, keep: int | None) -> str:
     """KEEP and FASTEST: per target, the configs that fit, fastest first by fit --rank's estimates."""
     lines = [
         "",
-        f"# --keep: how many of the fastest configs that fit a target are kept (0: all that fit).",
+        "# --keep: how many of the fastest configs that fit a target are kept (0: all that fit).",
         f"KEEP = {keep or 0}",
     ]
     lines += [

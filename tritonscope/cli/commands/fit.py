@@ -111,7 +111,7 @@ def fit(
 
       tritonscope fit sample:matmul_autotune --rank --targets h200,sm80     (which is fastest where?)
 
-      tritonscope fit kernels.py -k matmul_kernel --rank --grid 'cdiv(M,BLOCK_M)*cdiv(N,BLOCK_N)' --emit-prune p.py --keep 3
+      tritonscope fit kernels.py -k mm --rank --grid 'cdiv(M,BLOCK_M)*cdiv(N,BLOCK_N)' --emit-prune p.py --keep 3
     """
     from ...app.diff import worker_count
     from ...app.fit import DEFAULT_TARGETS
