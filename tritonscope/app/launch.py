@@ -34,7 +34,7 @@ def grid_for(
 ) -> tuple[tuple[int, ...], str] | str:
     """(the grid, where it came from), or why it is not known. A --grid that names an unknown value is
     the user's to fix (UsageError); a grid hook that fails is said."""
-    values = meta(variant, launches)
+    values = {**_file_defaults(module), **meta(variant, launches)}
     if spec is not None:
         return spec.evaluate(values), GIVEN
     if launches and launches[0].get("grid"):
@@ -48,6 +48,15 @@ def grid_for(
         missing = f"no {exc} in its meta" if isinstance(exc, KeyError) else f"{type(exc).__name__}: {exc}"
         return f"the file's grid(meta) gave no launch grid ({missing}): give --grid, or -a for the value"
     return (sizes, HOOK) if sizes and min(sizes) >= 1 else f"the file's grid(meta) gave {sizes}: give --grid"
+
+
+def _file_defaults(module: Any) -> dict[str, Any]:
+    """The integers a kernel file's `tritonscope_defaults` gives that are not the kernel's own arguments
+    (a row count the grid hook reads: docs/kernel-files.md)."""
+    defaults = getattr(module, "tritonscope_defaults", None)
+    if not isinstance(defaults, dict):
+        return {}
+    return {k: v for k, v in defaults.items() if isinstance(v, int) and not isinstance(v, bool)}
 
 
 def estimate(

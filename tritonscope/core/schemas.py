@@ -166,6 +166,7 @@ LAUNCH_RECORD = {
     "params?": Opt([str]),
     "args": [ARGUMENT],
     "pid?": int,
+    "timing?": bool,  # an autotuner timing its candidates launched it (triton_api/capture.py: Recorder)
 }
 METADATA = {
     "name": str,

@@ -155,6 +155,12 @@ class Target:
         return _GPUS[self.name]
 
     @property
+    def device_name(self) -> str:
+        """The name torch gives this target's GPU (`NVIDIA H200`); the target's own where none is tabled."""
+        gpu = _GPUS.get(self.name)
+        return gpu.name if gpu is not None else self.name
+
+    @property
     def speeds(self) -> Speeds | None:
         """How fast its reference GPU is, for a launch's time; None where its figures are not published."""
         return _SPEEDS.get(self.name)

@@ -14,7 +14,7 @@ import importlib
 from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
-Format = Literal["terminal", "json", "html", "files", "junit", "plot", "script"]
+Format = Literal["terminal", "json", "html", "files", "junit", "plot", "script", "vllm"]
 
 _JSON = "tritonscope.render.json:JsonRenderer."
 _HTML = "tritonscope.render.html:HtmlReport."
@@ -53,6 +53,7 @@ _ROWS: dict[tuple[str, Format], str] = {
     (_R + "trace:ReproduceResult", "script"): "tritonscope.render.script:ScriptRenderer",
     (_R + "fit:FitResult", "terminal"): _VIEWS + "fit:FitView",
     (_R + "fit:FitResult", "script"): "tritonscope.render.prune:PruneRenderer",  # fit --emit-prune: the pruner module
+    (_R + "fit:FitResult", "vllm"): "tritonscope.render.vllm_config:VllmConfigRenderer",  # fit --emit-config vllm
     # Every result but a page and a script has a JSON document (docs/json-schema.md), drawn by the
     # part of render/json.py named here.
     (_R + "catalog:SamplesResult", "json"): _JSON + "samples",
@@ -161,4 +162,5 @@ _OPTIONS: dict[str, tuple[str, ...]] = {
     "html": ("keep_loc",),
     "plot": ("path",),
     "script": ("module", "keep"),
+    "vllm": ("size",),
 }

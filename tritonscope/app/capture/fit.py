@@ -92,15 +92,19 @@ def _values(request: VariantRequest) -> dict[str, Any]:
 
 def launched(capture: Capture) -> set[str]:
     """The hashes of the compiles the program launched: those with a recorded launch (every compile,
-    where the capture recorded none). An autotuned kernel's candidates are each launched to be timed;
-    where autotune.jsonl (trace --target) names the one it kept, that one alone counts."""
+    where the capture recorded none). An autotuned kernel's candidates are each launched to be timed:
+    where the launches say which were (`timing`), a compile launched only so does not count; where
+    autotune.jsonl (trace --target) names the one it kept, that one alone counts."""
     from .logs import simulation_records
 
     recorded = any(e.launches for e in capture.entries)
+    told = any("timing" in launch for e in capture.entries for launch in e.launches)
     chosen = {r["kernel"]: _settings(str(r.get("chosen", ""))) for r in simulation_records(capture.folder)[0]}
     found = set()
     for entry in capture.entries:
         if recorded and not entry.launches:
+            continue
+        if told and all(launch.get("timing") for launch in entry.launches):
             continue
         if entry.name in chosen and not _is_chosen(capture, entry, chosen[entry.name]):
             continue

@@ -61,6 +61,16 @@ GridOpt = Annotated[
         "constexprs ('cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)'). Default: the file's grid(meta).",
     ),
 ]
+ConfigOutOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--emit-config",
+        metavar="vllm[:FILE.json]",
+        help="With --rank and one target: write the fastest config for each value of the one --vary size "
+        "(--vary M=1,16,64), as vLLM's fused-MoE config files are written (default file: "
+        "device_name=GPU.json).",
+    ),
+]
 KeepOpt = Annotated[
     int | None,
     typer.Option(
@@ -82,6 +92,7 @@ def fit(
     rank: RankOpt = False,
     grid: GridOpt = None,
     keep: KeepOpt = None,
+    emit_config: ConfigOutOpt = None,
     jobs: JobsOpt = None,
     timeout: TimeoutOpt = 300.0,
     cluster: ClusterOpt = None,
@@ -126,14 +137,14 @@ def fit(
     chosen = argtypes.target_list(targets) if targets is not None else DEFAULT_TARGETS
     _refuse(request, vary, emit_prune)
     _refuse_ranking(rank, grid, keep, emit_prune)
-    ranking = Ranking(launch_grid.parse(grid) if grid is not None else None) if rank or keep else None
+    ranking = Ranking(launch_grid.parse(grid) if grid is not None else None) if rank or keep or emit_config else None
     budgets = argtypes.budgets(budget)
     workers = worker_count(jobs)[0]
     with progress(f"compiling for {len(chosen)} targets"):
         result = _matrix(request, chosen, vary, budgets, workers, argtypes.timeout(timeout), ranking)
     options = {"module": emit_prune.stem, "keep": keep} if emit_prune is not None else {}
     files = (File(emit_prune, "script", "--emit-prune", (request.file,), options),) if emit_prune is not None else ()
-    return Output(result, files=files)
+    return Output(result, files=files + _config_file(emit_config, vary, chosen, request))
 
 
 def _matrix(request: VariantRequest, targets, vary, budgets, workers: int, timeout: float, ranking):
@@ -146,6 +157,27 @@ def _matrix(request: VariantRequest, targets, vary, budgets, workers: int, timeo
         return fit_capture(Path(request.file), request.kernel, targets, budgets, workers, timeout, ranking=ranking)
     axes = [Axis(name, values) for name, values in argtypes.axes(vary)]
     return run_fit(request, targets, axes, budgets, workers, timeout, ranking=ranking)
+
+
+def _config_file(given: str | None, vary, targets: tuple[str, ...], request: VariantRequest) -> tuple:
+    """--emit-config vllm[:FILE]: one target, one --vary axis (the batch size); the file vLLM would name."""
+    from ...core.targets import named
+
+    if given is None:
+        return ()
+    form, _, path = given.partition(":")
+    if form != "vllm":
+        raise UsageError(f"--emit-config {given}: the one format is vllm (--emit-config vllm[:FILE.json])")
+    axes = [item.partition("=")[0].strip() for item in vary or ()]
+    if len(axes) != 1 or len(targets) != 1:
+        raise UsageError(
+            "--emit-config vllm writes one GPU's best config per batch size: give one target (--targets h200) "
+            "and the sizes as one --vary (--vary M=1,16,64,256)"
+        )
+    target = named(targets[0])
+    gpu = target.device_name if target is not None else targets[0]
+    file = Path(path or f"device_name={gpu.replace(' ', '_')}.json")
+    return (File(file, "vllm", "--emit-config", (request.file,), {"size": axes[0]}),)
 
 
 def _refuse_ranking(rank: bool, grid: str | None, keep: int | None, emit_prune: Path | None) -> None:
