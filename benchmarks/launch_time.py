@@ -166,11 +166,13 @@ def summary(rows: list[Score], cases: list[Case], held: set[str], label: str) ->
     worst = {k: max(r.regret for r in rows if r.kernel == k) for k in kernels}
     geomean = math.exp(statistics.fmean(math.log(r.regret) for r in rows)) if rows else float("nan")
     errors = [abs(c.estimated_us - c.measured_us) / c.measured_us for c in mine]  # type: ignore[operator]
+    rho = statistics.median(rhos) if rhos else float("nan")
+    held_to = sum(v <= 1.05 for v in worst.values())
+    error = statistics.median(errors) if errors else float("nan")
     return (
-        f"{label}: {len(kernels)} kernels, {len(rows)} sizes, {len(mine)} configs timed: median Spearman "
-        f"{statistics.median(rhos) if rhos else float('nan'):.2f}; regret at most 1.05x in {sum(v <= 1.05 for v in worst.values())} "
-        f"of {len(worst)} kernels (worst {max(worst.values(), default=float('nan')):.2f}x), geometric mean "
-        f"{geomean:.3f}x; median absolute error {statistics.median(errors) if errors else float('nan'):.0%}"
+        f"{label}: {len(kernels)} kernels, {len(rows)} sizes, {len(mine)} configs timed: median Spearman {rho:.2f}; "
+        f"regret at most 1.05x in {held_to} of {len(worst)} kernels (worst {max(worst.values(), default=0):.2f}x), "
+        f"geometric mean {geomean:.3f}x; median absolute error {error:.0%}"
     )
 
 
