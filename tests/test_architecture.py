@@ -1,5 +1,6 @@
 """The layering DESIGN promises, checked on the source: who may import what (the table in
-docs/architecture.md), that renderers load neither Triton nor torch, how long code may grow."""
+docs/architecture.md), that renderers load neither Triton nor torch, how long code may grow
+(functions, classes, modules)."""
 
 from __future__ import annotations
 
@@ -94,6 +95,12 @@ def test_every_import_keeps_to_the_table_in_architecture_md(path):
     allowed = table[unit] | {unit}
     broken = [f"line {n}: {m}" for n, m in every_import(path) if not _permits(allowed, m)]
     assert not broken, f"{path.relative_to(PACKAGE)} ({unit}) may import only {sorted(table[unit])}: {broken}"
+
+
+def test_the_parsers_import_nothing_of_tritonscope():
+    """The bottom layer: a parser's failure is its own ParseError (parsers/errors.py), made
+    tritonscope's error where analysis/ calls it, never an import of core/errors."""
+    assert allowed_imports()["parsers/"] == set()
 
 
 def test_the_import_check_sees_every_kind_of_import(tmp_path):
@@ -310,6 +317,28 @@ def _function_lengths():
 def test_no_function_body_is_longer_than_50_lines():
     long = [f"{path}:{name} ({n} lines)" for path, name, n in _function_lengths() if n > 50]
     assert not long, long
+
+
+MODULE_LINES, CLASS_LINES = 450, 300  # DESIGN's limits: every module of the package, none exempt
+
+
+def test_no_module_is_longer_than_450_lines():
+    long = [f"{p.relative_to(PACKAGE)} ({n} lines)" for p in EVERY_MODULE if (n := _lines(p)) > MODULE_LINES]
+    assert not long, f"split these along their seams: {long}"
+
+
+def test_no_class_is_longer_than_300_lines():
+    long = [
+        f"{path.relative_to(PACKAGE)}:{node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for path in EVERY_MODULE
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ClassDef) and node.end_lineno - node.lineno + 1 > CLASS_LINES
+    ]
+    assert not long, f"give these classes' parts their own: {long}"
+
+
+def _lines(path: Path) -> int:
+    return len(path.read_text().splitlines())
 
 
 def test_command_bodies_only_parse_call_and_emit():

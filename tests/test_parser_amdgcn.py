@@ -7,8 +7,8 @@ from hostile import large, motifs, repeated, within
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from tritonscope.core.errors import TritonscopeError
 from tritonscope.parsers import amdgcn
+from tritonscope.parsers.errors import ParseError
 
 FIELDS = ["vgpr_count", "agpr_count", "sgpr_count", "vgpr_spill_count", "sgpr_spill_count"]
 FIELDS += ["group_segment_fixed_size", "private_segment_fixed_size", "wavefront_size"]
@@ -37,7 +37,7 @@ def test_reads_back_what_was_written(fields, other, occupancy):
     if "vgpr_count" in fields:
         assert amdgcn.kernel_metadata(text) == fields
     else:
-        with pytest.raises(TritonscopeError, match="no .vgpr_count"):
+        with pytest.raises(ParseError, match="no .vgpr_count"):
             amdgcn.kernel_metadata(text)
 
 
@@ -47,12 +47,12 @@ _FRAGMENTS = [".amdgpu_metadata", ".end_amdgpu_metadata", ".vgpr_count:", " ", "
 @settings(max_examples=500)
 @given(text=st.text(st.sampled_from(".amdgpu_metadatvr_count:-1 ;Occupancy\n") | st.characters(), max_size=200))
 @example(text=".amdgpu_metadata\n .vgpr_count: " + "9" * 5000 + "\n.end_amdgpu_metadata\n; Occupancy: " + "9" * 5000)
-def test_any_text_gives_fields_or_a_tritonscope_error(text):
+def test_any_text_gives_fields_or_a_parse_error(text):
     occupancy = amdgcn.llvm_occupancy(text)
     assert occupancy is None or isinstance(occupancy, int)
     try:
         fields = amdgcn.kernel_metadata(text)
-    except TritonscopeError:
+    except ParseError:
         return
     assert "vgpr_count" in fields and set(fields) <= set(FIELDS)
 
@@ -68,5 +68,5 @@ def test_large_hostile_text_finishes(motif):
             amdgcn.llvm_occupancy(variant)
             try:
                 amdgcn.kernel_metadata(".amdgpu_metadata\n" + variant + "\n.end_amdgpu_metadata")
-            except TritonscopeError:
+            except ParseError:
                 pass

@@ -9,8 +9,8 @@ from hostile import large, motifs, repeated, within
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from tritonscope.core.errors import TritonscopeError
 from tritonscope.parsers import cuobjdump
+from tritonscope.parsers.errors import ParseError
 
 names = st.from_regex(r"[A-Za-z_][\w$]{0,20}", fullmatch=True)
 field_names = st.sampled_from(["REG", "STACK", "SHARED", "LOCAL", "CONSTANT[0]", "CONSTANT[2]", "TEXTURE", "SAMPLER"])
@@ -33,12 +33,12 @@ def test_reads_back_what_was_written(functions):
 
 @settings(max_examples=300)
 @given(functions=usages, kernel=names)
-def test_kernel_usage_is_its_fields_or_a_tritonscope_error(functions, kernel):
+def test_kernel_usage_is_its_fields_or_a_parse_error(functions, kernel):
     text = _render(functions)
     if "REG" in functions.get(kernel, {}):
         assert cuobjdump.kernel_usage(text, kernel) == functions[kernel]
     else:
-        with pytest.raises(TritonscopeError, match=re.escape(f"no resource usage for {kernel}:")):
+        with pytest.raises(ParseError, match=re.escape(f"no resource usage for {kernel}:")):
             cuobjdump.kernel_usage(text, kernel)
 
 
@@ -48,12 +48,12 @@ _FRAGMENTS = ["Function ", "f", ":", "REG", ":26", "A", "[0]", "[", "]", "1", " 
 @settings(max_examples=500)
 @given(text=st.text(st.sampled_from("Function f:REG[0]1 \n") | st.characters(), max_size=200))
 @example(text=" Function f:\n REG:" + "9" * 5000)
-def test_any_text_gives_functions_or_a_tritonscope_error(text):
+def test_any_text_gives_functions_or_a_parse_error(text):
     functions = cuobjdump.parse_resource_usage(text)
     assert all(isinstance(v, int) for fields in functions.values() for v in fields.values())
     try:
         cuobjdump.kernel_usage(text, "f")
-    except TritonscopeError:
+    except ParseError:
         pass
 
 

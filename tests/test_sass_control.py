@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import subprocess
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,10 +15,13 @@ import triton
 from conftest import compiled
 from sass_invariant import violations
 
-from tritonscope.analysis import scoreboards
+from tritonscope.analysis import artifacts, scoreboards
+from tritonscope.core.errors import TritonscopeError
+from tritonscope.core.model import Artifacts
 from tritonscope.core.samples import all_samples
 from tritonscope.core.stages import Stage
 from tritonscope.parsers import cubin_code, sass_control, sass_listing
+from tritonscope.parsers.errors import ParseError
 
 # Instruction words and the control codes CuAssembler prints for them: the NOP it pads code with
 # (CuAsm/CuSMVersion.py, PadBytes_7x_8x, "[B------:R-:W-:Y:S00]"), and the first instructions of
@@ -60,6 +64,23 @@ def test_layout_evidence_says_where_it_is_unpublished():
     assert "nvdisasm" in sass_control.layout_evidence(120)
     with pytest.raises(Exception, match="before Volta"):
         sass_control.layout_evidence(61)
+
+
+def test_a_damaged_binary_or_listing_is_tritonscopes_error_with_the_parsers_words():
+    """The parsers raise their own ParseError (they import nothing of tritonscope); where analysis/
+    reads a compile's artifacts through them it becomes a TritonscopeError (exit 2) saying the same."""
+    c = compiled("sample:vector_add", "sm90")
+    with pytest.raises(ParseError, match="not a 64-bit ELF file"):
+        cubin_code.kernel_code(c.binary[:2] + b"\x00" * 62, "add_kernel")
+    with pytest.raises(TritonscopeError, match="not a 64-bit ELF file") as raised:
+        scoreboards.schedule(replace(c, binary=c.binary[:2] + b"\x00" * 62))
+    assert raised.value.exit_code == 2 and not isinstance(raised.value, ParseError)
+    with pytest.raises(TritonscopeError, match="the cubin's section table cannot be read"):
+        scoreboards.schedule(replace(c, binary=c.binary[:200]))
+    listing = Artifacts({"resource_usage": "Resource usage:\n"}, c.binary, dict(c.metadata))
+    with pytest.raises(TritonscopeError, match="cuobjdump reported no resource usage for add_kernel") as raised:
+        artifacts.read_resources(c.variant.target_info, listing)
+    assert raised.value.exit_code == 2 and raised.value.__cause__ is None
 
 
 def _nvdisasm(binary: bytes, *flags: str) -> str:

@@ -5,7 +5,11 @@ Run on the GPU machine from the repository's root (tritonscope need not be insta
 under .carry/wheels, when there, are unpacked into a private folder on the programs' path first:
 tritonscope's own dependencies, and timm for vit_timm.py; all pure Python):
 
-    PYTHONUNBUFFERED=1 python3 tests/programs/capture_h100.py [--out DIR] [PROGRAM ...]
+    PYTHONUNBUFFERED=1 python3 tests/programs/capture_h100.py [--out DIR] [--set SET] [PROGRAM ...]
+
+--set host-values traces the programs of issue 51 (values the program reads on the host:
+generate(), an MoE router's loss, data-dependent shapes, GradScaler; HOST_VALUE_PROGRAMS) instead
+of the corpus held in tests/programs/h100/summary.json (PROGRAMS).
 
 It prints a line as each trace starts and ends, then a table: program, compiles in each run, how
 many compiles are identical between the runs (name, signature, constants, attributes, options and
@@ -55,6 +59,21 @@ PROGRAMS = (
     "dynamic_shapes",
     "user_autotune",
 )
+# Issue 51's programs, whose values are read on the host, longest first; traced apart (--set
+# host-values) until their H100 summary joins the corpus's.
+HOST_VALUE_PROGRAMS = (
+    "seq2seq_dropout_train",
+    "moe_router_train",
+    "generate_dynamic",
+    "tied_embeddings_train",
+    "amp_scaler_train",
+    "generate_static",
+    "mask_indexing",
+)
+# Programs of tests/programs/ that other scripts trace: issue 54's server
+# (benchmarks/recompile_ground_truth.py).
+OTHER_PROGRAMS = ("serve_after_warmup",)
+SETS = {"corpus": PROGRAMS, "host-values": HOST_VALUE_PROGRAMS}
 VERSIONS_CODE = """
 import json, platform, torch, triton
 found = {"python": platform.python_version(), "torch": torch.__version__, "triton": triton.__version__,
@@ -77,7 +96,7 @@ def main() -> None:
     env = _environment(work)
     results = Results(out, {"versions": _versions(env), "budget_s": args.budget, "limit_s": args.limit, "runs": {}})
     print("versions:", json.dumps(results.summary["versions"]), flush=True)
-    jobs = [(program, run) for run in range(1, args.runs + 1) for program in (args.programs or PROGRAMS)]
+    jobs = [(program, run) for run in range(1, args.runs + 1) for program in (args.programs or SETS[args.set])]
 
     def one(job: tuple[str, int]) -> None:
         program, run = job
@@ -101,7 +120,8 @@ def main() -> None:
 
 def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("programs", nargs="*", help=f"programs to trace (default: all of {', '.join(PROGRAMS)})")
+    parser.add_argument("programs", nargs="*", help="programs to trace (default: every program of --set)")
+    parser.add_argument("--set", choices=SETS, default="corpus", help="the programs traced (default: corpus)")
     parser.add_argument("--out", help="folder of the summary (default: $OUT, else ./corpus-h100)")
     parser.add_argument("--jobs", type=int, default=4, help="traces run at once (default 4)")
     parser.add_argument("--limit", type=float, default=240, help="seconds one trace may run (default 240)")
@@ -286,7 +306,8 @@ class Results:
 
 
 def _order(program: str) -> int:
-    return PROGRAMS.index(program) if program in PROGRAMS else len(PROGRAMS)
+    every = PROGRAMS + HOST_VALUE_PROGRAMS
+    return every.index(program) if program in every else len(every)
 
 
 def _table(runs: dict, total: float) -> str:

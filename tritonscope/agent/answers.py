@@ -17,6 +17,7 @@ import anyio.to_thread
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 
+from ..core import inputs
 from ..core.errors import TritonscopeError
 from ..isolate import Cancelled, Task
 from ..isolate.session import Session
@@ -93,22 +94,21 @@ def tool_error(exc: TritonscopeError) -> ToolError:
     return ToolError(as_inputs(f"error: {exc.message}{hint}"))
 
 
-# The command line's flags and the tool inputs that stand for them (agent/inputs.py). An example
+# The command line's flags and the tool inputs that stand for them (core/inputs.py). An example
 # command (`tritonscope dump FILE -k NAME -c BLOCK=...`) becomes the inputs it sets.
+_AGENT = inputs.taken_by(inputs.AGENT)
+_VALUES = {i.short.lstrip("-"): i.name_in(inputs.AGENT) for i in _AGENT if i.pairs and i.short}  # c: constexprs
 _EXAMPLE = re.compile(r"tritonscope \w+ \S+((?: -[kca] \S+)+)")
-_VALUE = re.compile(r"-([ca]) (\w+)=([^\s),]+)")
-_VALUES = {"c": "constexprs", "a": "args"}
+_VALUE = re.compile(rf"-([{''.join(_VALUES)}]) (\w+)=([^\s),]+)")
 _FLAGS = [
+    *(
+        (re.compile(rf"(?<![\w-])(?:{i.short}/)?{i.flag}\b"), i.name_in(inputs.AGENT))  # -w/--num-warps, --dtype
+        for i in _AGENT
+        if i.flag
+    ),
     (re.compile(r"(?<![\w-])-k NAME\b"), "the kernel input"),
     (re.compile(r"(?<![\w-])-k (\w+)"), r'kernel="\1"'),
     (re.compile(r"(?<![\w-])-k\b"), "kernel"),
-    (re.compile(r"(?<![\w-])-t/--target\b|(?<![\w-])--target\b"), "target"),
-    (re.compile(r"(?<![\w-])-w/--num-warps\b|(?<![\w-])--num-warps\b"), "num_warps"),
-    (re.compile(r"(?<![\w-])-s/--num-stages\b|(?<![\w-])--num-stages\b"), "num_stages"),
-    (re.compile(r"(?<![\w-])--num-ctas\b"), "num_ctas"),
-    (re.compile(r"(?<![\w-])--maxnreg\b"), "maxnreg"),
-    (re.compile(r"(?<![\w-])--config\b"), "config"),
-    (re.compile(r"(?<![\w-])--dtype\b"), "dtype"),
 ]
 
 

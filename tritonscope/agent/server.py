@@ -17,6 +17,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 
 from .. import __version__
+from ..core import inputs
 from ..core.errors import TritonscopeError
 from ..isolate.session import Session
 from . import documents, tools
@@ -38,9 +39,24 @@ Kernels: a file path, sample:NAME (the samples tool), pkg.module:kernel, or a ca
 _ACTING = {"trace"}
 
 
+class _Server(MCPServer):
+    """The SDK's server, refusing a tool input it does not know with the names it does: the SDK
+    would drop it, and a typo (`num_warp`) would compile another variant than the one asked for."""
+
+    known: dict[str, list[str]]
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            inputs.refuse_unknown(arguments, self.known.get(name, list(arguments)))
+        except TritonscopeError as exc:
+            raise tool_error(exc) from None
+        return await super().call_tool(name, arguments, context)
+
+
 def build(answers: Answers) -> MCPServer:
     """The server: every tool of tools.py and the resources, answered through `answers`."""
-    server: MCPServer = MCPServer("tritonscope", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+    server = _Server("tritonscope", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+    server.known = {tool.__name__: list(inspect.signature(tool).parameters) for tool in tools.TOOLS}
     resources = Resources(server, answers)
     answers.seen = resources.seen
     for tool in tools.TOOLS:

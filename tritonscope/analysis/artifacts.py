@@ -13,6 +13,7 @@ from ..core.model import Artifacts, Compilation, KernelSpec, Occupancy, Resource
 from ..core.stages import Stage
 from ..core.targets import Target
 from ..parsers import amdgcn, cuobjdump, ptxas
+from ..parsers.errors import ParseError
 from . import instruction_mix, linemap, warp_specialize
 from .resources import amd_resources, nvidia_resources
 
@@ -52,8 +53,12 @@ def to_compilation(
 
 def read_resources(target: Target, artifacts: Artifacts) -> Resources:
     """Registers, spills, shared memory and occupancy, read off the binary's resource listing (NVIDIA) or the
-    AMDGCN metadata: no machine code needed (`fit` reads them so, for many compiles)."""
-    return _RESOURCES[target.vendor.name](target, artifacts.texts, artifacts.metadata)
+    AMDGCN metadata: no machine code needed (`fit` reads them so, for many compiles). A listing that
+    does not read is the user's input (a damaged cache entry): tritonscope's error, with the parser's words."""
+    try:
+        return _RESOURCES[target.vendor.name](target, artifacts.texts, artifacts.metadata)
+    except ParseError as exc:
+        raise TritonscopeError(str(exc)) from None
 
 
 def _partitions(spec: KernelSpec, stages: dict[Stage, str], line_maps: dict) -> tuple:

@@ -3,7 +3,8 @@
 Read from the SASS listing (NVIDIA) or the AMDGCN assembly (AMD). Widths are in bits per
 thread: a `LDG.E.128` or `global_load_dwordx4` moves 128 bits, the widest vector access.
 `classify` names each instruction with the line of the listing it is on, so the same
-reading serves the whole kernel (`count`) and each Python line (analysis/cost.py).
+reading serves the whole kernel (`count`) and each Python line (analysis/cost.py). Which opcode
+is which kind, and how wide: the one table of opcodes (analysis/opcodes.py).
 """
 
 from __future__ import annotations
@@ -15,45 +16,12 @@ from dataclasses import dataclass
 
 from ..core.model import InstructionMix
 from ..core.stages import Stage
+from . import opcodes
 
 _SASS_OPCODE = re.compile(r"^\s*/\*[0-9a-fA-F]+\*/\s+(?:@!?U?P(?:T|\d+)\s+)?([A-Z][A-Z0-9_]*)((?:\.[A-Z0-9_]+)*)")
 _AMDGCN_OPCODE = re.compile(r"^\s+([a-z][a-z0-9_]*)(?:\s|$)")
 _AMDGCN_KERNEL_LABEL = re.compile(r"^[A-Za-z_][\w$]*:")
-_SASS_MATRIX = ("HMMA", "HGMMA", "IMMA", "IGMMA", "QGMMA", "BMMA", "BGMMA", "DMMA", "UTCHMMA", "UTCQMMA", "UTCIMMA")
-_SASS_KINDS = {
-    "LDG": "global_load",
-    "STG": "global_store",
-    "LDGSTS": "async_copy",
-    "UTMALDG": "tma",
-    "UBLKCP": "tma",
-    "UTMASTG": "tma_store",
-    "LDS": "shared_load",
-    "LDSM": "shared_load",
-    "STS": "shared_store",
-    "STSM": "shared_store",
-    "BAR": "barrier",
-    "SYNCS": "barrier",
-    "LDL": "local_load",
-    "STL": "local_store",
-    **{opcode: "matrix" for opcode in _SASS_MATRIX},
-}
-_WIDE = ("global_load", "global_store", "async_copy")  # the kinds whose width per thread is read
-_AMD_WIDTHS = {
-    "ubyte": 8,
-    "sbyte": 8,
-    "byte": 8,
-    "ushort": 16,
-    "sshort": 16,
-    "short": 16,
-    "dword": 32,
-    "dwordx2": 64,
-    "dwordx3": 96,
-    "dwordx4": 128,
-    "b32": 32,
-    "b64": 64,
-    "b96": 96,
-    "b128": 128,
-}
+_WIDE = (opcodes.GLOBAL_LOAD, opcodes.GLOBAL_STORE, opcodes.ASYNC_COPY)  # the kinds whose width is read
 
 
 @dataclass(frozen=True)
@@ -82,21 +50,21 @@ def tally(ops: Iterable[Op]) -> InstructionMix:
     stores: Counter[int] = Counter()
     for op in ops:
         counts[op.kind] += 1
-        if op.kind == "global_load":
+        if op.kind == opcodes.GLOBAL_LOAD:
             loads[op.width] += 1
-        elif op.kind == "global_store":
+        elif op.kind == opcodes.GLOBAL_STORE:
             stores[op.width] += 1
     return InstructionMix(
         total=sum(counts.values()),
         global_loads=dict(sorted(loads.items())),
         global_stores=dict(sorted(stores.items())),
-        async_copies=counts["async_copy"] + counts["tma"],
-        shared_loads=counts["shared_load"],
-        shared_stores=counts["shared_store"],
-        matrix=counts["matrix"],
-        barriers=counts["barrier"],
-        local_loads=counts["local_load"],
-        local_stores=counts["local_store"],
+        async_copies=counts[opcodes.ASYNC_COPY] + counts[opcodes.TMA],
+        shared_loads=counts[opcodes.SHARED_LOAD],
+        shared_stores=counts[opcodes.SHARED_STORE],
+        matrix=counts[opcodes.MATRIX],
+        barriers=counts[opcodes.BARRIER],
+        local_loads=counts[opcodes.LOCAL_LOAD],
+        local_stores=counts[opcodes.LOCAL_STORE],
     )
 
 
@@ -105,16 +73,9 @@ def _classify_sass(text: str) -> Iterator[tuple[int, Op]]:
         match = _SASS_OPCODE.match(line)
         if not match:
             continue
-        opcode, modifiers = match.group(1), match.group(2).split(".")
-        kind = _SASS_KINDS.get(opcode, "other")
-        yield number, Op(kind, _sass_width(modifiers) if kind in _WIDE else 0, opcode + match.group(2))
-
-
-def _sass_width(modifiers: list[str]) -> int:
-    for modifier, width in (("128", 128), ("64", 64), ("U16", 16), ("S16", 16), ("U8", 8), ("S8", 8)):
-        if modifier in modifiers:
-            return width
-    return 32
+        opcode = match.group(1) + match.group(2)
+        kind = opcodes.sass(opcode).mix
+        yield number, Op(kind, opcodes.access_bits(opcode) if kind in _WIDE else 0, opcode)
 
 
 def _classify_amdgcn(text: str) -> Iterator[tuple[int, Op]]:
@@ -131,20 +92,5 @@ def _classify_amdgcn(text: str) -> Iterator[tuple[int, Op]]:
 
 
 def _amdgcn_op(opcode: str) -> Op:
-    kind, _, rest = opcode.partition("_")
-    if kind in ("global", "buffer") and rest.startswith(("load", "store")):
-        width = _AMD_WIDTHS.get(rest.split("_")[1] if "_" in rest else "", 32)
-        return Op("global_load" if rest.startswith("load") else "global_store", width, opcode)
-    if kind == "ds" and rest.startswith(("read", "load")):
-        return Op("shared_load", 0, opcode)
-    if kind == "ds" and rest.startswith(("write", "store")):
-        return Op("shared_store", 0, opcode)
-    if opcode.startswith(("v_mfma", "v_smfmac", "v_wmma")):
-        return Op("matrix", 0, opcode)
-    if opcode == "s_barrier":
-        return Op("barrier", 0, opcode)
-    if opcode.startswith("scratch_load"):
-        return Op("local_load", 0, opcode)
-    if opcode.startswith("scratch_store"):
-        return Op("local_store", 0, opcode)
-    return Op("other", 0, opcode)
+    kind = opcodes.amdgcn_kind(opcode)
+    return Op(kind, opcodes.amdgcn_bits(opcode) if kind in _WIDE else 0, opcode)

@@ -1,5 +1,6 @@
 """What one instruction costs on each NVIDIA target: the latency of a variable-latency result and
-the cycles a warp's instruction holds its pipe, by instruction class; and the DRAM bandwidth.
+the cycles a warp's instruction holds its pipe, by instruction class (which opcode is in which
+class: analysis/opcodes.py); and the DRAM bandwidth.
 
 The figures are those of microbenchmark studies, as the Accel-Sim simulator's configurations
 (github.com/accel-sim/accel-sim-framework, gpu-simulator/gpgpu-sim/configs/tested-cfgs/, tuned
@@ -30,6 +31,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from . import opcodes
+from .opcodes import L1, Unit
 
 
 @dataclass(frozen=True)
@@ -107,37 +111,30 @@ def matrix_cycles(opcode: str, costs: Costs) -> float:
     takes N/2 cycles whatever its type (K doubles as the rate does); an mma.sync its interval."""
     parts = opcode.split(".")
     shape = _SHAPE.match(parts[1]) if len(parts) > 1 else None
-    if parts[0].endswith("GMMA") and shape:
+    if opcodes.sass(opcode).unit is Unit.WARPGROUP_MMA and shape:
         return int(shape.group(2)) / 2
     return float(costs.tensor_interval)
 
 
-_GLOBAL = ("LDG", "STG", "LDGSTS", "LD", "ST", "ATOMG", "ATOM", "RED", "REDG")
-_SHARED = ("LDS", "STS", "LDSM", "STSM", "ATOMS", "SHFL", "LDL", "STL")
 L1_BYTES_PER_CYCLE = 32  # per scheduler: an SM's L1 and shared memory move 128 bytes a cycle
 MIO_ENTRY = 128 / L1_BYTES_PER_CYCLE  # cycles of one 32-bit warp access: an instruction's turn in the queue
 
 
 def access_bytes(opcode: str) -> int:
     """Bytes a thread moves: the width its modifiers name (.128, .64, .U16, .S8), else 4."""
-    modifiers = opcode.split(".")[1:]
-    for modifier, size in (("128", 16), ("64", 8), ("U16", 2), ("S16", 2), ("U8", 1), ("S8", 1)):
-        if modifier in modifiers:
-            return size
-    return 4
+    return opcodes.access_bits(opcode) // 8
 
 
 def global_bytes(opcode: str) -> int:
     """Bytes a warp's global memory instruction moves (32 threads, coalesced)."""
-    return 32 * access_bytes(opcode) if opcode.split(".")[0] in _GLOBAL else 0
+    return 32 * access_bytes(opcode) if opcodes.sass(opcode).l1 is L1.GLOBAL else 0
 
 
 def lsu_cycles(opcode: str, costs: Costs) -> float:
     """Cycles a warp's memory instruction holds its scheduler's share of the L1 (0 for the rest)."""
-    base = opcode.split(".")[0]
-    if base not in _GLOBAL and base not in _SHARED:
+    if opcodes.sass(opcode).l1 is None:
         return 0.0
-    if base == "LDSM":
+    if opcode.split(".")[0] == "LDSM":
         count = opcode.split(".")[-1]
         return 32 * 4 * (int(count) if count.isdigit() else 1) / L1_BYTES_PER_CYCLE
     return max(1.0, 32 * access_bytes(opcode) / L1_BYTES_PER_CYCLE)

@@ -25,13 +25,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from ..core.model import Compilation
-from . import cost, latencies, scoreboards, served_by, trip_counts
+from . import cost, latencies, opcodes, scoreboards, served_by, trip_counts
 from .latencies import Costs
+from .opcodes import Result, Unit
 from .scoreboards import Schedule
-from .warp_timeline import BARRIER, InstructionTime, Timeline
+from .warp_timeline import BARRIER, PAST_L1, InstructionTime, Timeline
 
-LOADS = ("global load", "shared load", "async copy", "local memory", "local memory (past the L1)")
-_GLOBAL_LOADS = ("LDG", "LD")
+LOADS = (*(r.kind for r in Result if r.load), PAST_L1)  # the waits said as waits on loads
 LOOP_TRIPS = 16  # iterations assumed per loop level: a trip count is a run-time value
 
 
@@ -140,15 +140,15 @@ def _loops_said(walk: Timeline, trips: int) -> list[str]:
 
 
 def _issue_slots(step: InstructionTime, costs: Costs) -> float:
-    """Cycles a warp's instruction holds its scheduler's issue port or pipe."""
-    base = step.opcode.split(".")[0]
-    if base == "MUFU":
+    """Cycles a warp's instruction holds its scheduler's issue port or pipe, by its class."""
+    unit = opcodes.sass(step.opcode).unit
+    if unit is Unit.SPECIAL_FUNCTION:
         return float(costs.mufu_interval)
-    if base in ("DADD", "DMUL", "DFMA", "DSETP", "DMNMX"):
+    if unit is Unit.FP64:
         return float(costs.fp64_interval)
-    if base.endswith("GMMA"):
+    if unit is Unit.WARPGROUP_MMA:
         return latencies.matrix_cycles(step.opcode, costs)
-    if base.endswith("MMA"):
+    if unit is Unit.MMA:
         return float(costs.tensor_interval)
     return 1.0
 
@@ -189,7 +189,7 @@ def _bounded(walk: Timeline, steps: list[InstructionTime], warps: float) -> tupl
 
 
 def _is_async(walk: Timeline, offset: int) -> bool:
-    return walk.schedule.at(offset).opcode.split(".")[0].endswith("GMMA")
+    return opcodes.sass(walk.schedule.at(offset).opcode).unit is Unit.WARPGROUP_MMA
 
 
 def _throttled(walk: Timeline, steps: list[InstructionTime], warps: float) -> list[InstructionTime]:
@@ -199,7 +199,7 @@ def _throttled(walk: Timeline, steps: list[InstructionTime], warps: float) -> li
     share = 1 - walk.costs.pending_loads / outstanding if outstanding else 0.0
     if share <= 0:
         return steps
-    loads = {s.offset for s in steps if s.opcode.split(".")[0] in _GLOBAL_LOADS}
+    loads = {s.offset for s in steps if opcodes.sass(s.opcode).global_load}
     moved: dict[int, float] = {}
     kept = []
     for step in steps:
@@ -220,7 +220,7 @@ def _most_outstanding_loads(schedule: Schedule) -> int:
     for step in schedule.instructions:
         for wait in step.waits:  # a wait on a load's write scoreboard (not its address registers' read)
             pending -= {p for p in wait.producers if wait.scoreboard == f"SB{schedule.at(p).control.write}"}
-        if step.opcode.split(".")[0] in _GLOBAL_LOADS:
+        if opcodes.sass(step.opcode).global_load:
             pending.add(step.offset)
         most = max(most, len(pending))
     return most

@@ -21,9 +21,11 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
+from ..core.errors import TritonscopeError
 from ..core.model import Compilation
 from ..core.stages import Stage
 from ..parsers import cubin_code, sass_control, sass_listing
+from ..parsers.errors import ParseError
 from ..parsers.sass_control import Control
 from ..parsers.sass_listing import Instruction, Listing
 
@@ -87,8 +89,12 @@ def schedule(c: Compilation) -> Schedule | None:
     listing = sass_listing.parse(c.stages[Stage.SASS])
     if not listing.instructions:
         return None
-    code = cubin_code.kernel_code(c.binary, str(c.metadata.get("name", "")))
-    controls, words = sass_control.decode(code), sass_control.words(code)
+    try:
+        code = cubin_code.kernel_code(c.binary, str(c.metadata.get("name", "")))
+        controls, layout = sass_control.decode(code), sass_control.layout_evidence(int(target.arch))
+    except ParseError as exc:  # a damaged cubin (a cache entry): tritonscope's error, with the parser's words
+        raise TritonscopeError(str(exc)) from None
+    words = sass_control.words(code)
     found = waits(listing, controls)
     by_line = {number: tuple(lines) for number, _, lines in cost.machine_listing(c, Stage.SASS)}
     steps = tuple(
@@ -103,7 +109,7 @@ def schedule(c: Compilation) -> Schedule | None:
         )
         for s in listing.instructions
     )
-    return Schedule(steps, sass_control.layout_evidence(int(target.arch)), listing, controls)
+    return Schedule(steps, layout, listing, controls)
 
 
 def successors(listing: Listing) -> dict[int, tuple[int, ...]]:

@@ -26,19 +26,20 @@ from dataclasses import dataclass, replace
 
 from ..parsers.sass_control import Control
 from ..parsers.sass_listing import Instruction, Listing
-from . import latencies, scoreboards
+from . import latencies, opcodes, scoreboards
 from .latencies import Costs
+from .opcodes import Result
 from .scoreboards import Schedule
 
+PAST_L1 = "local memory (past the L1)"  # a local-memory wait where the L2 serves the spills
 # What waits in the DRAM's queue when the kernel is DRAM-bound: global memory, local memory past
 # the L1, and the special registers a starting warp reads through the same memory pipe (MIO) as
-# the loads of older warps.
-MEMORY_QUEUE = ("global load", "async copy", "barrier wait", "special register", "local memory (past the L1)")
+# the loads of older warps (opcodes.Result).
+MEMORY_QUEUE = (*(r.kind for r in Result if r.memory_queue), PAST_L1)
 LATENCY_SPREAD = 0.5  # how far one warp's waits stray from the block's mean: +-50%, uniformly
 SYNC_LATENCY = 20  # a barrier's own cost once every warp is there
 SPIN_LOOP = 8  # instructions: a back edge over at most this many around a SYNCS wait is a poll, not a loop
 BARRIER = "barrier"  # a WaitCost's scoreboard for a BAR.SYNC's wait
-_STORES = ("STG", "ST", "RED", "REDG", "UTMASTG", "ATOMG", "STL")
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,6 @@ class _Barrier:
     `@!PT LDS RZ, [RZ]` ptxas puts after a BAR.SYNC.DEFER_BLOCKING (matmul on the H100: 17%)."""
 
     REACH = 16
-    TOUCHES = ("LDS", "STS", "LDSM", "STSM", "ATOMS", "HGMMA", "BAR", "LDGSTS")
 
     def __init__(self) -> None:
         self.pending: WaitCost | None = None
@@ -108,7 +108,7 @@ class _Barrier:
         if self.pending is None:
             return []
         self.age += 1
-        if step.base in self.TOUCHES or self.age > self.REACH:
+        if opcodes.sass(step.base).held_by_barrier or self.age > self.REACH:
             wait, self.pending = self.pending, None
             return [wait]
         return []
@@ -227,7 +227,7 @@ class Timeline:
         step = self.schedule.listing.instructions[self.schedule.index[producer]]
         latency, kind = latency_of(step, self.costs, self._members(producer))
         if kind == "local memory" and self.spills_past_l1:
-            return self.costs.l2 * self.queue, "local memory (past the L1)"
+            return self.costs.l2 * self.queue, PAST_L1
         line = scheduled.lines[:1]
         if kind == "global load" and line and line[0] in self.cached:
             return float(self.costs.l2), f"L2 ({self.cached[line[0]]})"
@@ -245,7 +245,7 @@ class Timeline:
         """The drain after the last unconditional EXIT, on the instruction after it (module docstring)."""
         listing = self.schedule.listing.instructions
         exits = [i for i, s in enumerate(listing) if s.base == "EXIT" and not s.predicate]
-        if not exits or not any(s.base in _STORES for s in listing):
+        if not exits or not any(opcodes.sass(s.base).drains for s in listing):
             return steps
         at = exits[-1] + 1 if exits[-1] + 1 < len(steps) and steps[exits[-1] + 1].lines else exits[-1]
         steps[at] = replace(steps[at], drain=self.costs.l2 * self.queue)
@@ -268,30 +268,13 @@ def _innermost_loops(listing: Listing, found: list[tuple[int, int]]) -> dict[int
 
 
 def latency_of(step: Instruction, costs: Costs, members: tuple[int, ...] = ()) -> tuple[float, str]:
-    """(cycles until a variable-latency instruction's result is there, what it is)."""
-    base = step.base
-    if base in ("LDG", "LD", "LDGDEPBAR", "ATOMG", "ATOM", "SULD", "TLD", "TEX", "LDGSTS"):
-        return float(costs.global_memory), "global load" if base != "LDGDEPBAR" else "async copy"
-    if base in ("LDL", "STL"):
-        return float(costs.l1), "local memory"
-    if base in ("LDS", "LDSM", "ATOMS", "LDTM", "STS"):
-        return float(costs.shared), "shared load"
-    if base == "SYNCS":
-        return float(costs.global_memory if "TRANS" in step.opcode else costs.shared), "barrier wait"
-    if base in ("S2R", "S2UR", "CS2R"):
-        return float(costs.special_register), "special register"
-    if base in ("LDC", "LDCU", "ULDC"):
-        return float(costs.constant), "constant load"
-    if base == "MUFU":
-        return float(costs.mufu), "MUFU"
-    if base in ("SHFL", "VOTE", "MATCH", "REDUX"):
-        return float(costs.shuffle), "shuffle"
-    if base.endswith("GMMA"):  # a warp-group's chain: every member's turn at the tensor cores
-        return len(members or (step.offset,)) * latencies.matrix_cycles(step.opcode, costs) + costs.tensor, "wgmma"
-    if base.endswith("MMA"):
-        return float(costs.tensor), "mma"
-    if base in ("MEMBAR", "RED", "REDG"):
-        return float(costs.l2), "memory fence"
-    if base == "FENCE":  # a proxy fence orders shared memory for the TMA unit
-        return float(costs.shared), "memory fence"
-    return float(costs.conversion), "conversion" if base[:1] in "IFD" else "variable latency"
+    """(cycles until a variable-latency instruction's result is there, what it is): its opcode's
+    Result (analysis/opcodes.py); one not tabled is costed as a conversion (I2F, F2I, POPC ...)."""
+    result = opcodes.sass(step.base).result
+    if result is None:
+        return float(costs.conversion), "conversion" if step.base[:1] in "IFD" else "variable latency"
+    if result is Result.WGMMA:  # a warp-group's chain: every member's turn at the tensor cores
+        return len(members or (step.offset,)) * latencies.matrix_cycles(step.opcode, costs) + costs.tensor, result.kind
+    if result is Result.BARRIER_WAIT and "TRANS" in step.opcode:  # a transaction count: memory arriving
+        return float(costs.global_memory), result.kind
+    return float(getattr(costs, result.cost)), result.kind

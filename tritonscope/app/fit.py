@@ -22,8 +22,8 @@ from ..isolate import Executor, Task, pool
 from ..isolate import Outcome as TaskOutcome
 from ..results.fit import NO_COMPILE, Cell, ConfigRow, FitResult, KernelFit
 from ..triton_api import version
-from . import releases, sweep
-from .fit_rank import Ranker, Ranking, measure_ranked, with_estimates
+from . import launch, releases, sweep
+from .fit_rank import Ranker, Ranking, ToRank, why_not, with_estimates
 
 # A T4, an A100, an A10 or RTX 3090, an L4 or RTX 4090, an H100, a B200, an RTX 5090 and an MI300X.
 DEFAULT_TARGETS = ("sm75", "sm80", "sm86", "sm89", "sm90", "sm100", "sm120", "gfx942")
@@ -169,6 +169,29 @@ def measure(request: VariantRequest, budgets: tuple[Budget, ...]) -> Cell:
     from .prepare import compile_undisassembled
 
     return judged(compile_undisassembled(request), budgets)
+
+
+def measure_ranked(
+    request: VariantRequest, budgets: tuple[Budget, ...], ranking: Ranking, launched: tuple[dict, ...] = ()
+) -> tuple[Cell, ToRank | None]:
+    """In a worker: the cell as `fit` judges it, and what this process needs to estimate its launch
+    (`launched`: a captured launch of it, whose grid and values stand)."""
+    from .prepare import compile_undisassembled, prepare
+
+    compiled = compile_undisassembled(request)
+    cell = judged(compiled, budgets)
+    target = compiled.target
+    why = why_not(cell, target)
+    if why is not None:
+        return replace(cell, estimate_note=why), None
+    module = prepare(request).module if not launched else None  # its grid(meta), its defaults
+    grid = launch.grid_for(compiled.variant, ranking.grid, module, launched)
+    if isinstance(grid, str):
+        return replace(cell, estimate_note=grid), None
+    # LLVM IR, the largest text, is not read by the estimate: it stays in the worker
+    unread = {key: text for key, text in compiled.artifacts.texts.items() if key != "llir"}
+    compiled = replace(compiled, artifacts=replace(compiled.artifacts, texts=unread))
+    return cell, ToRank(compiled, grid[0], grid[1])
 
 
 def judged(compiled, budgets: tuple[Budget, ...]) -> Cell:

@@ -1,8 +1,8 @@
 """`fit --rank`: each cell's whole launch's time on its target's GPU, with nothing compiled beyond
 what `fit` compiles.
 
-A worker compiles and judges a cell as `fit` does (app/fit.py's `judged`); for a cell that fits an
-NVIDIA target with figures, it also finds the launch's grid (`--grid` evaluated for the cell's
+A worker compiles and judges a cell as `fit` does (app/fit.py's `measure_ranked`); for a cell that
+fits an NVIDIA target with figures, it also finds the launch's grid (`--grid` evaluated for the cell's
 values, a captured launch's, or the file's `grid(meta)`) and sends the compile back unfinished.
 This process finishes those (their SASS read with its line information, which the per-warp model
 needs for the loops' trip counts) and estimates them (analysis/launch_time.py), in a thread of its
@@ -20,9 +20,7 @@ from ..analysis import launch_time, line_time, scoreboards
 from ..analysis.fitting import FITS, UNKNOWN
 from ..analysis.launch_time import LaunchEstimate
 from ..core.launch_grid import GridSpec
-from ..core.model import Budget, VariantRequest
 from ..results.fit import Cell
-from . import launch
 
 NO_FIGURES = "no estimate: the targets table has no speeds for this target's GPUs"
 NOT_NVIDIA = "no estimate: the per-warp model reads NVIDIA's machine code"
@@ -45,31 +43,8 @@ class ToRank:
     grid_from: str
 
 
-def measure_ranked(
-    request: VariantRequest, budgets: tuple[Budget, ...], ranking: Ranking, launched: tuple[dict, ...] = ()
-) -> tuple[Cell, ToRank | None]:
-    """In a worker: the cell as `fit` judges it, and what this process needs to estimate its launch
-    (`launched`: a captured launch of it, whose grid and values stand)."""
-    from .fit import judged
-    from .prepare import compile_undisassembled, prepare
-
-    compiled = compile_undisassembled(request)
-    cell = judged(compiled, budgets)
-    target = compiled.target
-    why = _why_not(cell, target)
-    if why is not None:
-        return replace(cell, estimate_note=why), None
-    module = prepare(request).module if ranking.grid is None and not launched else None
-    grid = launch.grid_for(compiled.variant, ranking.grid, module, launched)
-    if isinstance(grid, str):
-        return replace(cell, estimate_note=grid), None
-    # LLVM IR, the largest text, is not read by the estimate: it stays in the worker
-    unread = {key: text for key, text in compiled.artifacts.texts.items() if key != "llir"}
-    compiled = replace(compiled, artifacts=replace(compiled.artifacts, texts=unread))
-    return cell, ToRank(compiled, grid[0], grid[1])
-
-
-def _why_not(cell: Cell, target) -> str | None:
+def why_not(cell: Cell, target) -> str | None:
+    """Why a cell gets no estimate, or None where it can."""
     if target.backend != "cuda":
         return NOT_NVIDIA
     if target.speeds is None:

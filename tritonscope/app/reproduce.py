@@ -15,7 +15,7 @@ import pprint
 import shlex
 from pathlib import Path
 
-from ..core import fileio
+from ..core import fileio, inputs
 from ..core.errors import KernelFileError, UsageError
 from ..core.source import CachedKernel
 from ..core.values import format_value
@@ -182,17 +182,18 @@ def dump_command(entry: CacheEntry, launch: dict, reference: str) -> str:
     file, signature = record.get("file"), record.get("signature", {})
     if not file or not Path(file).is_file() or record.get("module") == "__main__":
         return shlex.join(["tritonscope", "dump", reference])
-    words = ["tritonscope", "dump", file, "-k", entry.name, "--target", entry.target]
+    words = ["tritonscope", "dump", file, *inputs.command_words({"kernel": entry.name, "target": entry.target})]
+    c, a = inputs.named("constexprs").spelled, inputs.named("args").spelled
     for (name, kind), arg in zip(signature.items(), launch["args"], strict=False):
         if kind.startswith("*"):
-            words += ["-a", f"{name}={kind}"]
+            words += [a, f"{name}={kind}"]
         elif kind == "constexpr" and arg["kind"] in ("int", "bool", "float", "str", "none"):
-            words += ["-c" if _declared_constexpr(record, name) else "-a", f"{name}={_text(arg)}"]
+            words += [c if _declared_constexpr(record, name) else a, f"{name}={_text(arg)}"]
         elif arg["kind"] in ("int", "bool", "float"):
-            words += ["-a", f"{name}={_text(arg)}"]
-    for option, flag in (("num_warps", "-w"), ("num_stages", "-s")):
+            words += [a, f"{name}={_text(arg)}"]
+    for option in ("num_warps", "num_stages"):
         if isinstance(entry.metadata.get(option), int):
-            words += [flag, str(entry.metadata[option])]
+            words += inputs.command_words({option: entry.metadata[option]})
     return shlex.join(words)
 
 

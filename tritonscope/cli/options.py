@@ -1,4 +1,4 @@
-"""Options shared by commands, declared once, and the variant flags turned into a VariantRequest."""
+"""Options shared by commands, and the variant inputs (core/inputs.py) as typer options, turned into a request."""
 
 from __future__ import annotations
 
@@ -6,70 +6,41 @@ import functools
 import inspect
 import typing
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from ..core import fileio
+from ..core import fileio, inputs
 from ..core.errors import UsageError
 from ..core.model import FromRun, VariantRequest
-from ..core.targets import TARGETS
 from . import argtypes
 
-FileArg = Annotated[
-    str, typer.Argument(help="A kernel file (path/to/kernels.py) or a bundled sample (sample:NAME).", metavar="FILE")
-]
+
+def _typer(i: inputs.Input) -> Any:
+    """An input's typer.Option, from its row of the table; FILE's typer.Argument."""
+    if i.flag is None:
+        return typer.Argument(help=i.help, metavar=i.metavar)
+    return typer.Option(i.flag, *filter(None, [i.short]), help=i.help, metavar=i.metavar)
+
+
+def _option(i: inputs.Input) -> Any:
+    """An input as typer's annotation; NAME=VALUE pairs are repeated words."""
+    return Annotated[list[str] | None if i.pairs else i.type, _typer(i)]
+
+
+# The inputs that list, bench, profile and layout take one by one, in their own order.
+FileArg = Annotated[str, _typer(inputs.named("file"))]
+KernelOpt = Annotated[str | None, _typer(inputs.named("kernel"))]
+ConstexprOpt = Annotated[list[str] | None, _typer(inputs.named("constexprs"))]
+ArgOpt = Annotated[list[str] | None, _typer(inputs.named("args"))]
+TargetOpt = Annotated[str, _typer(inputs.named("target"))]
+WarpsOpt = Annotated[int | None, _typer(inputs.named("num_warps"))]
 OptionalFileArg = Annotated[
     str | None,
     typer.Argument(
         help="A kernel file or sample:NAME; without it, the entries of [tool.tritonscope] in pyproject.toml.",
         metavar="[FILE]",
     ),
-]
-KernelOpt = Annotated[
-    str | None, typer.Option("--kernel", "-k", help="Kernel to compile; needed only when the file has more than one.")
-]
-ConstexprOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--constexpr",
-        "-c",
-        metavar="NAME=VALUE",
-        help="A constexpr value: int, float, true/false, None, a dtype (fp16, tl.int32), or a string "
-        "(mean; quote to force one: '\"1\"'). Repeatable.",
-    ),
-]
-ArgOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--arg",
-        "-a",
-        metavar="NAME=SPEC",
-        help="An argument's Triton type (*fp16, *i32, i64) or a scalar's value (n=4096, eps=1e-5, None), "
-        "specialized as Triton's launcher would. Repeatable.",
-    ),
-]
-DtypeOpt = Annotated[
-    str | None, typer.Option("--dtype", help="Element type of pointers not given with -a (default fp32).")
-]
-TargetOpt = Annotated[
-    str,
-    typer.Option(
-        "--target",
-        "-t",
-        help=f"{', '.join(TARGETS)}, or auto: the local GPU, else sm90 (sm110 from Triton 3.9).",
-    ),
-]
-WarpsOpt = Annotated[int | None, typer.Option("--num-warps", "-w", help="Warps per program.")]
-StagesOpt = Annotated[int | None, typer.Option("--num-stages", "-s", help="Software pipelining depth.")]
-CtasOpt = Annotated[int | None, typer.Option("--num-ctas", help="CTAs per cluster (sm90+).")]
-MaxnregOpt = Annotated[int | None, typer.Option("--maxnreg", help="Register cap per thread (NVIDIA).")]
-ConfigOpt = Annotated[
-    int | None,
-    typer.Option("--config", help="Autotune config to compile (default 0); `tritonscope list` numbers them."),
-]
-NoSpecializeOpt = Annotated[
-    bool, typer.Option("--no-specialize", help="Drop all specialization hints (divisibility, alignment, constant 1).")
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document instead (docs/json-schema.md).")]
 LineOpt = Annotated[
@@ -90,36 +61,6 @@ TimeoutOpt = Annotated[
         help="Seconds the kernel file's own code (its import, heuristics, the interpreter) and each compile may run.",
     ),
 ]
-TritonOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--triton",
-        metavar="RELEASE",
-        help="Compile with this Triton release (e.g. 3.9.0), installed on first use into its own environment "
-        "under the user cache (`tritonscope envs`). Default: the installed Triton.",
-    ),
-]
-FromRunOpt = Annotated[
-    bool,
-    typer.Option(
-        "--from-run",
-        help="Run the file as a learner would (its module code and __main__, a statement at a time, then its "
-        "test_* and perf_report functions at their smallest sizes), or the command after --, against a simulated "
-        "GPU of the target, stop at the kernel's launch, and compile it as that launch specialized it.",
-    ),
-]
-LaunchOpt = Annotated[
-    int, typer.Option("--launch", metavar="N", help="With --from-run: the Nth launch of the kernel (default 1).")
-]
-OnReadOpt = Annotated[
-    str,
-    typer.Option(
-        "--on-read",
-        metavar="stop|zero|N",
-        help="With --from-run: a read of a device value before the launch stops the run (default), or gets 0 "
-        "(zero) or N, so that later launches are reached.",
-    ),
-]
 
 
 ClusterOpt = Annotated[
@@ -138,27 +79,10 @@ WatchOpt = Annotated[
 ]
 HtmlOpt = Annotated[Path | None, typer.Option("--html", metavar="FILE", help="Also write an HTML report.")]
 
-_VARIANT_FLAGS = {
-    "kernel": (KernelOpt, None),
-    "constexpr": (ConstexprOpt, None),
-    "arg": (ArgOpt, None),
-    "dtype": (DtypeOpt, None),
-    "target": (TargetOpt, "auto"),
-    "num_warps": (WarpsOpt, None),
-    "num_stages": (StagesOpt, None),
-    "num_ctas": (CtasOpt, None),
-    "maxnreg": (MaxnregOpt, None),
-    "config": (ConfigOpt, None),
-    "no_specialize": (NoSpecializeOpt, False),
-    "triton": (TritonOpt, None),
-    "from_run": (FromRunOpt, False),
-    "launch": (LaunchOpt, 1),
-    "on_read": (OnReadOpt, "stop"),
-}
-
 
 def variant_flags(command=None, *, file_optional: bool = False):
-    """Gives a command FILE and the variant flags, the same in every command that compiles.
+    """Gives a command FILE and the variant flags it takes (core/inputs.py), the same in every
+    command that compiles.
 
     The command declares a `request` parameter instead; typer sees FILE, the variant flags,
     then the command's own options. With `file_optional`, FILE may be left out: the command
@@ -166,36 +90,25 @@ def variant_flags(command=None, *, file_optional: bool = False):
     """
     if command is None:
         return functools.partial(variant_flags, file_optional=file_optional)
-    own = typing.get_type_hints(command, include_extras=True)
-    keyword = inspect.Parameter.KEYWORD_ONLY
+    taken = inputs.taken_by(inputs.CLI, command.__name__)
+    parameters = inputs.signature(taken, inputs.CLI, _option)
     if file_optional:
-        parameters = [inspect.Parameter("file", keyword, annotation=OptionalFileArg, default=None)]
-    else:
-        parameters = [inspect.Parameter("file", keyword, annotation=FileArg)]
-    parameters += [inspect.Parameter(n, keyword, annotation=a, default=d) for n, (a, d) in _VARIANT_FLAGS.items()]
-    parameters.append(inspect.Parameter("context", keyword, annotation=typer.Context))  # its args: after --
-    parameters += [
-        p.replace(kind=keyword, annotation=own[p.name])
-        for p in inspect.signature(command).parameters.values()
-        if p.name != "request"
-    ]
-
-    @functools.wraps(command)
-    def with_request(**values):
-        flags = {name: values.pop(name) for name in ("file", *_VARIANT_FLAGS)}
-        flags["run_command"] = tuple(values.pop("context").args)
-        if flags["file"] is None:
-            given = [name for name, (_, default) in _VARIANT_FLAGS.items() if flags[name] not in (default, None, [])]
-            if given:
-                raise UsageError(f"variant flags ({', '.join(given)}) need a FILE")
-            return command(request=None, **values)
-        return command(request=_from_its_run(request_from(flags)), **values)
-
-    with_request.__signature__ = inspect.Signature(parameters)
-    with_request.__annotations__ = {p.name: p.annotation for p in parameters}
-    with_request.context_settings = {"allow_extra_args": True}  # `--from-run -- COMMAND...`
-    del with_request.__wrapped__  # typer must read the new signature, not the command's
+        parameters[0] = parameters[0].replace(annotation=OptionalFileArg, default=None)
+    context = inspect.Parameter("context", inspect.Parameter.KEYWORD_ONLY, annotation=typer.Context)
+    with_request = inputs.taking_request(command, [*parameters, context], functools.partial(_request, taken))
+    with_request.context_settings = {"allow_extra_args": True}  # type: ignore[attr-defined]  # `--from-run -- COMMAND...`
     return with_request
+
+
+def _request(taken: tuple[inputs.Input, ...], flags: dict) -> VariantRequest | None:
+    """The request of a command's variant flags; None without a FILE, where no flag may be given."""
+    flags["run_command"] = tuple(flags.pop("context").args)  # the words after --
+    if flags["file"] is None:
+        given = [i.name_in(inputs.CLI) for i in taken if flags[i.name_in(inputs.CLI)] not in (i.default, None, [])]
+        if given:
+            raise UsageError(f"variant flags ({', '.join(given)}) need a FILE")
+        return None
+    return _from_its_run(request_from(flags))
 
 
 def _from_its_run(request: VariantRequest) -> VariantRequest:
@@ -212,10 +125,10 @@ def _from_its_run(request: VariantRequest) -> VariantRequest:
     return resolved
 
 
-def _from_run(flags: dict) -> FromRun | None:
-    command, launch = tuple(flags.get("run_command") or ()), flags.get("launch") or 1
-    on_read = flags.get("on_read") or "stop"
-    if not flags.get("from_run"):
+def _from_run(given: dict, command: tuple[str, ...]) -> FromRun | None:
+    """--from-run, --launch and --on-read (taken out of `given`) and the command after --."""
+    launch, on_read = given.pop("launch", None) or 1, given.pop("on_read", None) or "stop"
+    if not given.pop("from_run", False):
         if command:
             raise UsageError(f"unexpected words: {' '.join(command)} (a command after -- goes with --from-run)")
         if launch != 1 or on_read != "stop":
@@ -227,81 +140,63 @@ def _from_run(flags: dict) -> FromRun | None:
 
 
 def request_from(flags: dict) -> VariantRequest:
+    """The request of the variant flags as typer gives them, by their parameter names (`constexpr`:
+    the -c items): each text typed once; the kernel's name, the options and the config as typer typed them."""
     from ..app import releases
     from ..core import forms
     from .installs import ensure_release
 
-    given = flags.get("target")  # an empty one (`-t "$TARGET"`, the variable unset) is refused, not taken for auto
-    target = argtypes.target_name("auto" if given is None else given)  # an unknown --target fails here, before work
-    release = releases.checked(flags["triton"]) if flags.get("triton") else None
+    given = {i.name: flags[i.name_in(inputs.CLI)] for i in inputs.INPUTS if i.name_in(inputs.CLI) in flags}
+    wanted = given.pop("target", None)  # an empty one (`-t "$TARGET"`, the variable unset) is refused, not auto
+    target = argtypes.target_name("auto" if wanted is None else wanted)  # an unknown --target fails here, before work
+    named_release = given.pop("triton", None)
+    release = releases.checked(named_release) if named_release else None
     ensure_release(release)  # installed now, its download shown, if it is another release's first use
-    source = argtypes.source(flags["file"])
+    source = argtypes.source(given.pop("file"))
+    pairs: dict[str, Any] = {
+        name: argtypes.assignments(given.pop(name, None), inputs.named(name).flags) for name in ("constexprs", "args")
+    }
+    dtype = given.pop("dtype", None)
     request = forms.variant_request(
         source,
-        flags.get("kernel"),
-        constexprs=argtypes.assignments(flags.get("constexpr"), "-c/--constexpr"),
-        args=argtypes.assignments(flags.get("arg"), "-a/--arg"),
-        dtype=argtypes.check_dtype(flags["dtype"]) if flags.get("dtype") else None,
+        **pairs,
+        dtype=argtypes.check_dtype(dtype) if dtype else None,
         target=target,
-        num_warps=flags.get("num_warps"),
-        num_stages=flags.get("num_stages"),
-        num_ctas=flags.get("num_ctas"),
-        maxnreg=flags.get("maxnreg"),
-        config=flags.get("config"),
-        specialize=not flags.get("no_specialize", False),
+        specialize=not given.pop("no_specialize", False),
         triton=release,
-        from_run=_from_run(flags),
+        from_run=_from_run(given, tuple(flags.get("run_command") or ())),
+        **given,
     )
     fileio.note_read(request.file)  # no output of this run may replace the kernel file
     return request
 
 
-_WORD_FLAGS = {
-    "-k": "kernel",
-    "--kernel": "kernel",
-    "-c": "constexpr",
-    "--constexpr": "constexpr",
-    "-a": "arg",
-    "--arg": "arg",
-    "--dtype": "dtype",
-    "-t": "target",
-    "--target": "target",
-    "-w": "num_warps",
-    "--num-warps": "num_warps",
-    "-s": "num_stages",
-    "--num-stages": "num_stages",
-    "--num-ctas": "num_ctas",
-    "--maxnreg": "maxnreg",
-    "--config": "config",
-    "--triton": "triton",
-}
-_INT_FLAGS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "config")
-
-
 def request_from_words(file: str, words: list[str], where: str) -> VariantRequest:
     """The variant flags of a command line given as words (a project file's `flags`), as a request."""
-    flags: dict = {"file": file, "constexpr": [], "arg": []}
+    taken = {spelling: i for i in inputs.taken_by(inputs.PROJECT) for spelling in (i.short, i.flag) if spelling}
+    flags: dict = {i.name_in(inputs.PROJECT): [] for i in taken.values() if i.pairs} | {"file": file}
     items = iter(words)
     for word in items:
-        if word == "--no-specialize":
-            flags["no_specialize"] = True
-            continue
         name, sep, inline = word.partition("=") if word.startswith("--") else (word, "", "")
-        key = _WORD_FLAGS.get(name)
-        if key is None:
-            raise UsageError(
-                f"{where}: '{word}' is not a variant flag. Flags: {', '.join(_WORD_FLAGS)}, --no-specialize"
-            )
+        i = taken.get(name)
+        if i is None:
+            raise UsageError(f"{where}: '{word}' is not a variant flag. Flags: {', '.join(taken)}")
+        key = i.name_in(inputs.PROJECT)
+        if i.type is bool and not sep:
+            flags[key] = True
+            continue
         value = inline if sep else next(items, None)
-        if value is None:
-            raise UsageError(f"{where}: {name} needs a value")
-        if key in _INT_FLAGS:
-            try:
-                flags[key] = int(value)
-            except ValueError:
-                raise UsageError(f"{where}: {name} expects an integer, got '{value}'") from None
-        elif key in ("constexpr", "arg"):
+        if value is None or i.type is bool:
+            raise UsageError(f"{where}: {name} " + ("takes no value" if i.type is bool else "needs a value"))
+        if i.pairs:
             flags[key].append(value)
         else:
-            flags[key] = value
+            flags[key] = _integer(value, name, where) if int in (i.type, *typing.get_args(i.type)) else value
     return request_from(flags)
+
+
+def _integer(value: str, flag: str, where: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise UsageError(f"{where}: {flag} expects an integer, got '{value}'") from None

@@ -11,8 +11,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from . import inputs, targets
 from . import source as sources
-from . import targets
 from .autotune_rule import FORMS as AUTOTUNE_FORMS
 from .autotune_rule import AutotuneRule
 from .errors import UsageError
@@ -20,7 +20,7 @@ from .model import FromRun, VariantRequest
 from .stages import Stage
 from .values import SCALAR_TYPES, TypeName, canonical_type, parse
 
-Typed = int | float | bool | str | None  # a value as JSON gives it
+Typed = inputs.Value  # a value as JSON gives it
 
 
 def typed(value: Typed) -> Any:
@@ -190,6 +190,25 @@ def variant_request(
     becomes its module's file and the kernel."""
     file, kernel = file_and_kernel(source, kernel)
     return VariantRequest(file=file, source=source, kernel=kernel, from_run=from_run, **values)
+
+
+def request_of(values: Mapping[str, Any], front: str = inputs.API) -> VariantRequest:
+    """The request of the variant inputs given as Python values by a front end's names (core/inputs.py):
+    the agent server's JSON, the Python API's keywords. A name the front end does not take is refused
+    with those it takes; strings take the command line's rules (`typed`); the kernel's name, the
+    compile options and the config go to the request as they are."""
+    given = inputs.by_name(values, front)
+    file = given.pop("file")
+    source = sources.parse(file) if isinstance(file, str) else file
+    typed: dict[str, Any] = {
+        "constexprs": typed_pairs(given.pop("constexprs", None), "constexprs"),
+        "args": typed_pairs(given.pop("args", None), "args"),
+        "dtype": check_dtype(dtype) if (dtype := given.pop("dtype", None)) else None,
+        "target": targets.parse_name(given.pop("target", None) or "auto"),
+        "specialize": not given.pop("no_specialize", False),
+        "triton": release.strip() if (release := given.pop("triton", None)) else None,
+    }
+    return variant_request(source, **given, **typed)
 
 
 def file_and_kernel(source: sources.Source, kernel: str | None) -> tuple[str, str | None]:

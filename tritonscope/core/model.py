@@ -12,15 +12,15 @@ from enum import Enum
 from typing import Any, Literal
 
 from ..parsers.mlir_diagnostics import Remark
+from .inputs import command_words
 from .source import Source
 from .source import parse as parse_source
 from .stages import Language, Stage
 from .targets import TARGETS, Target
-from .values import TypeName, format_value, jsonable
+from .values import TypeName, jsonable
 
 SCHEMA_VERSION = 2  # 2: every document carries `kind`; values are typed (strings, None, dtypes)
 OPTION_NAMES = ("num_warps", "num_stages", "num_ctas", "maxnreg")  # the compile options a variant may set
-OPTION_FLAGS = {"num_warps": "-w", "num_stages": "-s", "num_ctas": "--num-ctas", "maxnreg": "--maxnreg"}
 
 
 class ParamKind(str, Enum):
@@ -195,24 +195,21 @@ class Variant:
         return TARGETS[self.target]
 
     def command_line(self) -> str:
-        """The tritonscope command that compiles exactly this variant."""
+        """The tritonscope command that compiles exactly this variant: the kernel and the target
+        first, then what was set, each flag as core/inputs.py prints it."""
         if self.cached:
             return shlex.join(["tritonscope", "dump", self.file])
-        words = ["tritonscope", "dump", self.file, "-k", self.kernel, "--target", self.target]
-        if self.config is not None:
-            words += ["--config", str(self.config)]
-        for name, value in self.constexprs.items():
-            words += ["-c", f"{name}={format_value(value)}"]
-        for name, value in self.arguments.items():
-            words += ["-a", f"{name}={format_value(value)}"]
-        for option, flag in OPTION_FLAGS.items():
-            if option in self.options:
-                words += [flag, str(self.options[option])]
-        if not self.specialize:
-            words.append("--no-specialize")
-        if self.triton:
-            words += ["--triton", self.triton]
-        return shlex.join(words)
+        values = {
+            "kernel": self.kernel,
+            "target": self.target,
+            "config": self.config,
+            "constexprs": self.constexprs,
+            "args": self.arguments,
+            **{name: self.options.get(name) for name in OPTION_NAMES},
+            "no_specialize": not self.specialize,
+            "triton": self.triton,
+        }
+        return shlex.join(["tritonscope", "dump", self.file, *command_words(values)])
 
 
 @dataclass(frozen=True)

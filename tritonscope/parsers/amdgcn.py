@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ..core.errors import TritonscopeError
+from .errors import ParseError
 
 # No two runs of \s that can trade characters (`\s*-?\s*` backtracks quadratically on a line of
 # spaces), and no \s across lines in the MULTILINE search ([^\S\n] is a space that is not a newline).
@@ -33,14 +33,14 @@ def kernel_metadata(text: str) -> dict[str, int]:
     start = text.find(".amdgpu_metadata")
     end = text.find(".end_amdgpu_metadata", start)
     if start < 0 or end < 0:
-        raise TritonscopeError("the AMDGCN assembly has no .amdgpu_metadata block")
+        raise ParseError("the AMDGCN assembly has no .amdgpu_metadata block")
     fields: dict[str, int] = {}
     for line in text[start:end].splitlines():
         match = _METADATA_FIELD.match(line)
         if match and match.group(1) in _FIELDS:
             fields.setdefault(match.group(1), int(match.group(2)))
     if "vgpr_count" not in fields:
-        raise TritonscopeError("the AMDGCN metadata block has no .vgpr_count")
+        raise ParseError("the AMDGCN metadata block has no .vgpr_count")
     return fields
 
 

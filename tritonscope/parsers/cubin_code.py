@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import struct
 
-from ..core.errors import TritonscopeError
+from .errors import ParseError
 
 _HEADER = struct.Struct("<16sHHIQQQIHHHHHH")  # Elf64_Ehdr
 _SECTION = struct.Struct("<IIQQQQIIQQ")  # Elf64_Shdr
@@ -22,7 +22,7 @@ def code_sections(cubin: bytes) -> dict[str, bytes]:
     try:
         header = _HEADER.unpack_from(cubin)
         if header[0][:4] != b"\x7fELF" or header[0][4] != 2:
-            raise TritonscopeError("not a 64-bit ELF file: no cubin code to read")
+            raise ParseError("not a 64-bit ELF file: no cubin code to read")
         sections = [_SECTION.unpack_from(cubin, header[6] + i * header[11]) for i in range(header[12])]
         names = sections[header[13]][4]
         found = {}
@@ -32,7 +32,7 @@ def code_sections(cubin: bytes) -> dict[str, bytes]:
                 found[name.removeprefix(_TEXT)] = bytes(cubin[s[4] : s[4] + s[5]])
         return found
     except (struct.error, ValueError, IndexError) as exc:
-        raise TritonscopeError(f"the cubin's section table cannot be read ({exc}): is it whole?") from None
+        raise ParseError(f"the cubin's section table cannot be read ({exc}): is it whole?") from None
 
 
 def kernel_code(cubin: bytes, kernel: str) -> bytes:
@@ -42,4 +42,4 @@ def kernel_code(cubin: bytes, kernel: str) -> bytes:
         return sections[kernel]
     if len(sections) == 1:
         return next(iter(sections.values()))
-    raise TritonscopeError(f"the cubin holds no code for {kernel} (it has: {', '.join(sections) or 'none'})")
+    raise ParseError(f"the cubin holds no code for {kernel} (it has: {', '.join(sections) or 'none'})")

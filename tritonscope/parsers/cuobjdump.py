@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ..core.errors import TritonscopeError
+from .errors import ParseError
 
 _FUNCTION = re.compile(r"^\s*Function\s+(\S+?):\s*$")
 _FIELD = re.compile(r"(?<![A-Z])([A-Z]+(?:\[\d+\])?):(\d+)")  # (?<![A-Z]): tried once per word, not per letter
@@ -33,5 +33,5 @@ def parse_resource_usage(text: str) -> dict[str, dict[str, int]]:
 def kernel_usage(text: str, kernel: str) -> dict[str, int]:
     functions = parse_resource_usage(text)
     if kernel not in functions or "REG" not in functions[kernel]:
-        raise TritonscopeError(f"cuobjdump reported no resource usage for {kernel}:\n{text.strip()}")
+        raise ParseError(f"cuobjdump reported no resource usage for {kernel}:\n{text.strip()}")
     return functions[kernel]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from .asm_loc import unescaped_hex
+from .errors import ParseError
 
 SourceLine = tuple[str, int]
 
@@ -27,7 +28,7 @@ _PAREN_SCAN = re.compile(r'"(?:\\.|[^"\\])*"?|(?<![\w#])loc\(|[()]')
 _MAX_DIGITS = 18  # a longer line number is not one (and int() refuses over 4300 digits)
 
 
-class LocationError(ValueError):
+class LocationError(ParseError):
     """Text that is not a location this parser understands."""
 
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .errors import ParseError
+
 FINAL_HEADER = "// -----// IR Dump After All (tritonscope-final) //----- //"
 # Up to Triton 3.7: `Before TritonGPUCoalesce (tritongpu-coalesce) ('builtin.module' operation)`; since 3.8
 # (newer MLIR): `Before TritonGPUCoalesce: tritongpu-coalesce ('builtin.module' operation)`, options in braces
@@ -36,7 +38,7 @@ _LLVM_SKIPPED = re.compile(
 )
 
 
-class PassDumpError(ValueError):
+class PassDumpError(ParseError):
     """A dump that cannot be read as one."""
 
 

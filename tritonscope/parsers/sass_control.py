@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core.errors import TritonscopeError
+from .errors import ParseError
 
 WORD = 16  # bytes per instruction, sm70 on
 NO_SCOREBOARD = 7
@@ -89,7 +89,7 @@ class Control:
 def layout_evidence(arch: int) -> str:
     """How the layout is known for an architecture (sm70 on)."""
     if arch < 70:
-        raise TritonscopeError(f"sm{arch}: control codes before Volta (sm70) are laid out otherwise; not decoded")
+        raise ParseError(f"sm{arch}: control codes before Volta (sm70) are laid out otherwise; not decoded")
     return LAYOUT_EVIDENCE.get(arch) or (
         UNPUBLISHED if arch >= 100 else LAYOUT_EVIDENCE[max(a for a in LAYOUT_EVIDENCE if a <= arch)]
     )
@@ -113,7 +113,7 @@ def decode_word(word: int) -> Control:
 def decode(code: bytes) -> dict[int, Control]:
     """{offset: control code} of every instruction of a kernel's code (its `.text` section)."""
     if len(code) % WORD:
-        raise TritonscopeError(f"the code is {len(code)} bytes, not a whole number of {WORD}-byte instructions")
+        raise ParseError(f"the code is {len(code)} bytes, not a whole number of {WORD}-byte instructions")
     return {
         offset: decode_word(int.from_bytes(code[offset : offset + WORD], "little"))
         for offset in range(0, len(code), WORD)

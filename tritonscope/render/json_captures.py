@@ -6,6 +6,7 @@ from typing import Any
 
 from ..analysis.captures import KernelFigures, KernelPair
 from ..results.captures import CaptureDiffResult, Comparison
+from .json import JsonRenderer
 
 
 def capture_diff_body(r: CaptureDiffResult) -> dict[str, Any]:
@@ -63,3 +64,10 @@ def specialization_body(k: KernelFigures) -> dict[str, dict[str, str]]:
         prefix, _, name = key.rpartition(":")
         body[_PARTS.get(prefix, "options")][name] = value
     return body
+
+
+class CapturesJson(JsonRenderer):
+    """Two captures compared: `diff DIR1/ DIR2/`."""
+
+    def capture_diff(self, r: CaptureDiffResult) -> dict[str, Any]:
+        return capture_diff_body(r)

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 Format = Literal["terminal", "json", "html", "files", "junit", "plot", "script", "vllm"]
 
-_JSON = "tritonscope.render.json:JsonRenderer."
+_JSON = "tritonscope.render.json_"  # a family's JSON renderer: json_FAMILY:ClassJson.part
 _HTML = "tritonscope.render.html:HtmlReport."
 _VIEWS = "tritonscope.render.terminal."
 _R = "tritonscope.results."  # result types are named, not imported: a command imports its own alone
@@ -55,32 +55,32 @@ _ROWS: dict[tuple[str, Format], str] = {
     (_R + "fit:FitResult", "script"): "tritonscope.render.prune:PruneRenderer",  # fit --emit-prune: the pruner module
     (_R + "fit:FitResult", "vllm"): "tritonscope.render.vllm_config:VllmConfigRenderer",  # fit --emit-config vllm
     # Every result but a page and a script has a JSON document (docs/json-schema.md), drawn by the
-    # part of render/json.py named here.
-    (_R + "catalog:SamplesResult", "json"): _JSON + "samples",
-    (_R + "catalog:KernelList", "json"): _JSON + "kernel_list",
-    (_R + "dump:DumpResult", "json"): _JSON + "dump",
-    (_R + "dump:CompareResult", "json"): _JSON + "dump",
-    (_R + "diff:DiffResult", "json"): _JSON + "diff",
-    (_R + "passes:PassesResult", "json"): _JSON + "passes",
-    (_R + "passes:PassesComparison", "json"): _JSON + "passes_compare",
-    (_R + "catalog:EnvsListing", "json"): _JSON + "envs",
-    (_R + "trace:TraceResult", "json"): _JSON + "trace",
-    (_R + "grid:GridResult", "json"): _JSON + "grid",
-    (_R + "layout:LayoutResult", "json"): _JSON + "layout",
-    (_R + "layout:LayoutListResult", "json"): _JSON + "layout_list",
-    (_R + "layout:SharedLayoutResult", "json"): _JSON + "shared_layout",
-    (_R + "bench:BenchResult", "json"): _JSON + "bench",
-    (_R + "bench:ReplayResult", "json"): _JSON + "replay",
-    (_R + "cache:CacheListing", "json"): _JSON + "cache",
-    (_R + "explain:ExplainResult", "json"): _JSON + "explain",
-    (_R + "explain:ProfileResult", "json"): _JSON + "profile",
-    (_R + "check:CheckResult", "json"): _JSON + "check",
-    (_R + "captures:CaptureDiffResult", "json"): _JSON + "capture_diff",
-    (_R + "space:SpaceResult", "json"): _JSON + "space",
-    (_R + "bench:ReleaseTimings", "json"): _JSON + "release_timings",
-    (_R + "fit:FitResult", "json"): _JSON + "fit",
-    (_R + "explore:ExploreResult", "json"): _JSON + "explore",
-    (_R + "explore:CompileFailure", "json"): _JSON + "explore_failure",
+    # part named here of its family's renderer (render/json_*.py, each a render/json.py JsonRenderer).
+    (_R + "catalog:SamplesResult", "json"): _JSON + "listings:ListingsJson.samples",
+    (_R + "catalog:KernelList", "json"): _JSON + "listings:ListingsJson.kernel_list",
+    (_R + "dump:DumpResult", "json"): _JSON + "dump:DumpJson.dump",
+    (_R + "dump:CompareResult", "json"): _JSON + "dump:DumpJson.dump",
+    (_R + "diff:DiffResult", "json"): _JSON + "variants:VariantsJson.diff",
+    (_R + "passes:PassesResult", "json"): _JSON + "passes:PassesJson.passes",
+    (_R + "passes:PassesComparison", "json"): _JSON + "passes:PassesJson.passes_compare",
+    (_R + "catalog:EnvsListing", "json"): _JSON + "listings:ListingsJson.envs",
+    (_R + "trace:TraceResult", "json"): _JSON + "listings:ListingsJson.trace",
+    (_R + "grid:GridResult", "json"): _JSON + "layouts:LayoutsJson.grid",
+    (_R + "layout:LayoutResult", "json"): _JSON + "layouts:LayoutsJson.layout",
+    (_R + "layout:LayoutListResult", "json"): _JSON + "layouts:LayoutsJson.layout_list",
+    (_R + "layout:SharedLayoutResult", "json"): _JSON + "layouts:LayoutsJson.shared_layout",
+    (_R + "bench:BenchResult", "json"): _JSON + "bench:BenchJson.bench",
+    (_R + "bench:ReplayResult", "json"): _JSON + "bench:BenchJson.replay",
+    (_R + "cache:CacheListing", "json"): _JSON + "listings:ListingsJson.cache",
+    (_R + "explain:ExplainResult", "json"): _JSON + "explain:ExplainJson.explain",
+    (_R + "explain:ProfileResult", "json"): _JSON + "explain:ExplainJson.profile",
+    (_R + "check:CheckResult", "json"): _JSON + "explain:ExplainJson.check",
+    (_R + "captures:CaptureDiffResult", "json"): _JSON + "captures:CapturesJson.capture_diff",
+    (_R + "space:SpaceResult", "json"): _JSON + "variants:VariantsJson.space",
+    (_R + "bench:ReleaseTimings", "json"): _JSON + "bench:BenchJson.release_timings",
+    (_R + "fit:FitResult", "json"): _JSON + "variants:VariantsJson.fit",
+    (_R + "explore:ExploreResult", "json"): _JSON + "explain:ExplainJson.explore",
+    (_R + "explore:CompileFailure", "json"): _JSON + "explain:ExplainJson.explore_failure",
 }
 
 
@@ -130,7 +130,7 @@ def renderer_class(result_type: type, fmt: Format) -> type:
 
 def part(result_type: type, fmt: Format) -> str:
     """The part (a method's name) of a renderer of several result types that draws this one: how
-    JsonRenderer and HtmlReport find, through this table, what to draw for a result."""
+    the JSON renderers and HtmlReport find, through this table, what to draw for a result."""
     found = _row(result_type, fmt)[2]
     if found is None:
         raise TypeError(f"the {fmt} renderer of {result_type.__name__} names no part in render/registry.py")

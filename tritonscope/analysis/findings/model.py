@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Literal, NamedTuple
 
+from ...core import inputs
+
 
 class WhatIf(NamedTuple):
     """One change to the request that a finding's suggestion amounts to; app/explain.py compiles it.
@@ -43,18 +45,22 @@ class Finding:
     time_share: float | None = None  # its line's share of the estimated time (analysis/line_time.py)
 
 
+_INPUT_OF = {"constexpr": "constexprs", "arg": "args"}  # the input a what-if's value is given by
+
+
 def what_if_flags(what_if: tuple[WhatIf, ...]) -> str:
-    """A what-if as the command-line flags that ask for it."""
+    """A what-if as the command-line flags that ask for it (core/inputs.py): an option by its flag
+    (`--num-warps 8`, `without --maxnreg`), a constexpr or an argument as printed (`-c NAME=VALUE`)."""
     words = []
     for what, name, value in what_if:
-        if what == "option" and value is None:
-            words.append(f"without --{name}")
-        elif what == "option" and name == "specialize":
-            words.append("with specialization")
+        if what == "option" and name == "specialize":
+            words.append("with specialization" if value else inputs.named("no_specialize").spelled)
+        elif what == "option" and value is None:
+            words.append(f"without {inputs.named(name).flag}")
         elif what == "option":
-            words.append(f"--{name.replace('_', '-')} {value}")
+            words.append(f"{inputs.named(name).flag} {value}")
         else:
-            words.append(f"-{'c' if what == 'constexpr' else 'a'} {name}={value}")
+            words.append(f"{inputs.named(_INPUT_OF[what]).spelled} {name}={value}")
     return " ".join(words)
 
 
