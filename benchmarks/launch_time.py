@@ -35,7 +35,8 @@ sys.path.insert(0, str(ROOT))
 
 from tritonscope.app.fit import Plan, matrices  # noqa: E402
 from tritonscope.app.fit_rank import Ranking  # noqa: E402
-from tritonscope.core.model import VariantRequest  # noqa: E402
+from tritonscope.app.load import load_file  # noqa: E402
+from tritonscope.core.model import ParamKind, VariantRequest  # noqa: E402
 from tritonscope.isolate import pool  # noqa: E402
 from tritonscope.results.fit import ConfigRow  # noqa: E402
 
@@ -70,12 +71,14 @@ def plans(truth: dict) -> tuple[list[Plan], list[Case]]:
         if not timed:
             continue
         requests, launches, rows = [], [], []
+        file = str(ROOT / record["file"])
+        constant = {p.name for p in load_file(file).pick(record["kernel"]).spec.params if p.kind is ParamKind.CONSTEXPR}
         for case in timed:
-            scalars = tuple((k, v) for k, v in case["scalars"].items() if isinstance(v, int))
-            file = str(ROOT / record["file"])
-            requests.append(
-                VariantRequest(file=file, kernel=record["kernel"], config=case["config_index"], args=scalars)
-            )
+            ints = [(k, v) for k, v in case["scalars"].items() if isinstance(v, int)]
+            scalars = tuple((k, v) for k, v in ints if k not in constant)
+            fixed = tuple((k, v) for k, v in ints if k in constant)  # a size the kernel takes as a constexpr
+            kernel, config = record["kernel"], case["config_index"]
+            requests.append(VariantRequest(file, kernel=kernel, config=config, args=scalars, constexprs=fixed))
             launches.append(({"grid": [*case["grid"], 1, 1][:3]},))
             rows.append(ConfigRow({"size": case["size"], "config": str(case["config_index"])}, {}))
             cases.append(Case(name, case["size"], case["config_index"], case["ms"] * 1000))

@@ -1,20 +1,28 @@
 """A whole launch's time, for a grid and the arguments' values, on a target's GPU.
 
-The launch costs its fixed launch time plus the largest of four times, each a limit of the GPU
-(the targets table's `Speeds` for the target):
+The launch costs a fixed time (an empty launch's, and its first accesses' wait) plus its limits
+taken together, each a time the GPU (the targets table's `Speeds`) needs at least:
   - waves: the grid runs in waves of (SMs x blocks per SM at the kernel's occupancy) programs;
     each wave takes a block's time as the per-warp model estimates it with that many blocks on each
     SM (analysis/line_time.py: latency, issue, the memory pipe, each SM's share of the DRAM), and
     the last wave (the tail) the time of its own, fewer blocks per SM. A block is the average
     program: where programs loop different numbers of times (causal attention), the per-warp time
-    of program 0 is scaled by the average program's work over its work;
+    of program 0 is scaled by the average program's work over its work; where the walk counts
+    copies of code a warp does not run (unrolled loops, remainders: analysis/walk_copies.py), by
+    the share it runs;
+  - blocks: an SM starts a block at most every BLOCK_CYCLES;
   - DRAM: the launch's DRAM bytes (analysis/dram_reuse.py: each tile once per wave, again only when
     the L2 let it go) at the DRAM's bandwidth;
   - L2: every program's reads and writes at the L2's bandwidth;
+  - L1: those bytes as the 32-byte sectors their instructions touch (analysis/sectors.py: narrow
+    or scattered accesses touch more), at the L1's bandwidth;
   - tensor cores: the matrix products' FLOPs at the SMs' dense rate (TF32 half of it, FP8 twice).
-What bounds it is the largest; within the waves, the per-warp model's own limit (latency, issue or
-the tensor cores it issues to, the memory pipe, the DRAM), or `waves` itself where the grid leaves
-more than a quarter of the GPU's block slots idle (a grid smaller than one wave, a short tail).
+They overlap, not perfectly: the launch takes their OVERLAP-norm, the largest lengthened by those
+near it. What bounds it is the largest; within the waves, the per-warp model's own limit (latency,
+issue or the tensor cores it issues to, the memory pipe, the DRAM), or `waves` itself where the
+grid leaves more than a quarter of the GPU's block slots idle (a grid smaller than one wave, a
+short tail). The constants below were set on the H200 (docs/data/h200-launch): its measured peaks,
+and the tuning kernels of the launch set (a third held out).
 """
 
 from __future__ import annotations
@@ -25,16 +33,31 @@ from dataclasses import dataclass, field, replace
 from ..core.model import Compilation
 from ..core.stages import Stage
 from ..core.targets import Speeds
-from . import line_time, scoreboards, trip_counts
+from . import line_time, scoreboards, sectors, trip_counts, walk_copies
 from .line_time import TimeEstimate
 
-# Shares of a data sheet's peak that a kernel attains, measured on the H200 with
-# benchmarks/launch_ground_truth.py (a copy, an L2-resident re-read, a large bf16 matmul).
-DRAM_ATTAINED = 0.9
-L2_ATTAINED = 0.8
-TENSOR_ATTAINED = 0.8
+# Shares of a data sheet's peak that a kernel attains, measured on the H200 by
+# benchmarks/launch_ground_truth.py (docs/data/h200-launch/launch_truth.json, `peaks`): a 4 GiB copy moves
+# 4,221 GB/s of the 4,800; an 8192^3 bf16 matmul (cuBLAS) runs at 788 TFLOP/s of the 1,070 that 4,096 FLOP
+# per SM per clock give at 1,980 MHz. The L2's: all of its 5,120 bytes per clock (core/targets.py).
+DRAM_ATTAINED = 0.88
+L2_ATTAINED = 1.0
+TENSOR_ATTAINED = 0.74
 L2_KEPT = 0.9  # of the L2's size, what keeps a wave's reads for a later wave
+OVERLAP = 16.0  # limits near each other add a little: the launch takes their 16-norm (_together)
+# A launch that touches memory takes 2 us more than an empty one (do_bench's 3.5 us on the H200): its first
+# loads wait out the DRAM's latency while the L2 writes back what do_bench's clearing left in it. The tuning
+# kernels' smallest sizes (6 to 9 us measured) against their estimates: docs/data/h200-launch.
+FIRST_ACCESS_US = 2.0
 IDLE_SLOTS = 0.25  # a grid leaving more of the block slots idle than this is bound by its waves
+# An SM starts a block every 158 cycles at most: on the H200, 2^21 one-warp blocks of a 16-byte-a-thread
+# silu*mul took 1,266 us, 2^20 four-warp blocks 638 us (the DRAM's time for either: 371 us); the
+# launch set's elementwise_wide, docs/data/h200-launch.
+BLOCK_CYCLES = 158
+# The L1 moves 64 bytes of 32-byte sectors a clock on each SM for global accesses: a silu*mul over 10^8+3
+# bf16 elements (no 16-byte alignment: 2-byte accesses, 8 times the sectors) took 280 us for 4.8 GB of
+# sectors on the H200, where its DRAM's time is 142 us (docs/data/h200-launch; analysis/sectors.py).
+L1_BYTES_PER_CLOCK = 64
 
 
 @dataclass(frozen=True)
@@ -49,7 +72,7 @@ class Limit:
 @dataclass(frozen=True)
 class LaunchEstimate:
     kernel_us: float
-    bound: str  # DRAM, L2, tensor cores, issue, latency, memory pipe, waves
+    bound: str  # DRAM, L2, L1, tensor cores, issue, latency, memory pipe, waves, blocks
     target: str
     gpu: str  # the target's reference GPU, whose figures these are
     grid: tuple[int, int, int]
@@ -64,7 +87,7 @@ class LaunchEstimate:
     dram_bytes: float
     l2_bytes: float
     flops: float
-    launch_us: float
+    launch_us: float  # the fixed cost: an empty launch's, and its first accesses' wait (FIRST_ACCESS_US)
     limits: tuple[Limit, ...]  # largest first
     per_warp_bound: str  # the per-warp model's own limit within a wave
     assumptions: tuple[str, ...] = field(default=())
@@ -85,6 +108,8 @@ _BOUND_WORDS = {
     "latency": "latency-bound",
     "memory pipe": "bound by the memory pipe",
     "waves": "bound by its waves",
+    "blocks": "bound by starting its blocks",
+    "L1": "bound by the L1's sectors",
 }
 
 
@@ -118,22 +143,33 @@ def estimate(
     block = _block(c, schedule, min(blocks, math.ceil(programs / speeds.multiprocessors)), per_warp)
     last = _block(c, schedule, math.ceil(tail / speeds.multiprocessors), per_warp) if waves > 1 else block
     clock = speeds.clock_mhz
-    block_us, tail_us = block.cycles * mean_work / clock, last.cycles * mean_work / clock
+    walked = walk_copies.walked_share(c, block, traffic)  # the copies of code a warp does not run
+    block_us, tail_us = block.cycles * mean_work * walked / clock, last.cycles * mean_work * walked / clock
     from .dram_reuse import memory_traffic
 
     memory = memory_traffic(traffic, slots, speeds.l2_bytes * L2_KEPT)
     waves_us = (waves - 1) * block_us + tail_us
     limits, unknown = _limits(speeds, memory.dram, memory.l2, traffic.tensor_flops, waves_us)
+    limits.append(_l1(c, block, traffic, speeds))
     limits.append(Limit("waves", waves_us, _waves_said(programs, waves, blocks, tail, slots, block_us)))
+    starts = programs * BLOCK_CYCLES / speeds.multiprocessors / clock
+    limits.append(Limit("blocks", starts, f"{programs:,} blocks, an SM starting one each {BLOCK_CYCLES} cycles"))
     limits.sort(key=lambda limit: -limit.us)
     idle = 1 - programs / (waves * slots)
     bound = _bound(limits[0].name, block, idle)
     assumptions = (*traffic.notes, *unknown, *block.assumptions)
+    fixed = speeds.launch_us + FIRST_ACCESS_US  # an empty launch's, and the first accesses' wait
     return LaunchEstimate(
-        speeds.launch_us + limits[0].us, bound, target.name, speeds.gpu, size, grid_from, programs, blocks,
-        slots, waves, tail, block_us, tail_us, memory.dram, memory.l2, traffic.flops, speeds.launch_us,
+        fixed + _together(limits), bound, target.name, speeds.gpu, size, grid_from, programs, blocks,
+        slots, waves, tail, block_us, tail_us, memory.dram, memory.l2, traffic.flops, fixed,
         tuple(limits), block.bound, tuple(dict.fromkeys(assumptions)),
     )  # fmt: skip
+
+
+def _together(limits: list[Limit]) -> float:
+    """The launch's time from its limits: the largest, lengthened by those near it (they do not overlap
+    perfectly): their OVERLAP-norm, which is the largest where one dominates."""
+    return sum(limit.us**OVERLAP for limit in limits) ** (1 / OVERLAP)
 
 
 def _values(c: Compilation) -> dict[str, int]:
@@ -173,6 +209,21 @@ def _limits(speeds: Speeds, dram: float, l2: float, flops: float, waves_us: floa
     elif flops:
         unknown.append(f"the tensor cores' rate of the {speeds.gpu} is not known here: not a limit")
     return limits, unknown
+
+
+def _l1(c: Compilation, block: TimeEstimate, traffic, speeds: Speeds) -> Limit:
+    """The L1's time: every global access's bytes as the sectors its instructions touch (sectors.py)."""
+    inflation = sectors.inflation_by_line(c, block)
+    stage_map = c.line_map.get(Stage.TTIR, {})
+    moved = 0.0
+    for access in traffic.accesses:
+        lines = [n for f, n in stage_map.get(access.line, ()) if f == c.kernel.file]
+        moved += float(access.bytes.sum()) * inflation.get(lines[0] if lines else -1, 1.0)
+    moved *= traffic.programs / max(traffic.evaluated, 1)
+    rate = speeds.multiprocessors * L1_BYTES_PER_CLOCK * speeds.clock_mhz * 1e6
+    worst = max(inflation.values(), default=1.0)
+    wasted = f" ({worst:.0f}x the bytes used)" if worst > 1 else ""
+    return Limit("L1", moved / rate * 1e6, f"{_bytes(moved)} of sectors at {rate / 1e12:.1f} TB/s{wasted}")
 
 
 def _waves_said(programs: int, waves: int, blocks: int, tail: int, slots: int, block_us: float) -> str:

@@ -10,7 +10,8 @@ address (a reduction's combiner) counts for nothing. Each global access gives, p
 pointer argument it reads, the byte offset of its first element (what tells two programs' tiles
 apart: a matmul's A tile is the same for every program of one row of C) and the bytes it moves in
 all (elements in bounds x their width x executions); an address computed from loaded data is a
-gather, each element its own 32-byte sector where it holds fewer. Each matrix product gives its
+gather: each run of elements that share a loaded value (an embedding's row) costs at least one
+32-byte sector. Each matrix product gives its
 FLOPs. A launch of more than `limit` programs is evaluated for its first `limit` (the traffic of
 the rest is taken to be like theirs).
 """
@@ -58,6 +59,11 @@ class Access:
     first: np.ndarray  # the byte offset of its first element (a descriptor's: its coordinates)
     bytes: np.ndarray  # moved in all, per program
     known: bool  # its addresses follow from the launch's values, not from data
+    elements: int = 1  # of its tile, each execution
+    width: int = 4  # bytes an element
+    runs: float = 1.0  # how many times program 0 executes it
+    all_runs: float = 1.0  # how many times the evaluated programs execute it, together
+    block: bool = False  # a tensor descriptor's (TMA): one instruction moves the whole tile
 
 
 @dataclass(frozen=True)
@@ -216,14 +222,25 @@ def _access(walk: _Walk, op: ttgir.Op) -> None:
     share = mask.true if isinstance(mask, Share) else np.ones(1)
     known = isinstance(target, Address) and not target.data
     width = _width(element)
-    per_element = SECTOR if not known and elements > 1 and width < SECTOR else width  # a gather's sectors
+    per_element = _moved_per_element(target, elements, width)
     first = target.lo if isinstance(target, Address) and known else np.arange(walk.count) + (op.number << 40)
     base = target.base if isinstance(target, Address) else "?"
     moved = walk.per_program(elements * per_element * share * times)
-    walk.accesses.append(Access(op.number, kind, base, walk.per_program(first).astype(np.int64), moved, known))
+    start = walk.per_program(first).astype(np.int64)
+    runs, all_runs = float(walk.per_program(times)[0]), float(walk.per_program(times).sum())
+    walk.accesses.append(Access(op.number, kind, base, start, moved, known, elements, width, runs, all_runs))
     if op.name == "tt.load" and op.results:
         is_int = element.startswith("i") and element != "i1"
-        walk.env[op.results[0]] = program_values.loaded(elements > 1) if is_int else None
+        walk.env[op.results[0]] = program_values.loaded(elements) if is_int else None
+
+
+def _moved_per_element(target: Value | Descriptor, elements: int, width: int) -> float:
+    """Bytes the memory moves per element: its width, but for a gather whose addresses are data, at
+    least a 32-byte sector per contiguous run (the elements that share one loaded value: a row)."""
+    if not isinstance(target, Address) or not target.data:
+        return width
+    run = max(elements // target.data, 1) * width
+    return width * max(SECTOR / run, 1.0)
 
 
 def _descriptor_access(walk: _Walk, op: ttgir.Op, descriptor: Descriptor, kind: str, times: np.ndarray) -> None:
@@ -238,10 +255,12 @@ def _descriptor_access(walk: _Walk, op: ttgir.Op, descriptor: Descriptor, kind: 
         first = first * (1 << 24) + (coordinate.lo if isinstance(coordinate, Span) else 0)
     if not known:
         first = np.arange(walk.count) + (op.number << 40)
-    moved = walk.per_program(int(np.prod(dims)) * width * times)
-    walk.accesses.append(
-        Access(op.number, kind, descriptor.base, walk.per_program(first).astype(np.int64), moved, known)
-    )
+    elements = int(np.prod(dims))
+    moved = walk.per_program(elements * width * times)
+    start = walk.per_program(first).astype(np.int64)
+    runs, all_runs = float(walk.per_program(times)[0]), float(walk.per_program(times).sum())
+    found = Access(op.number, kind, descriptor.base, start, moved, known, elements, width, runs, all_runs, True)
+    walk.accesses.append(found)
 
 
 def _pointer_shape(text: str) -> tuple[int, str]:

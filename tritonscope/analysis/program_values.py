@@ -5,8 +5,9 @@ tensor as the least and greatest of its elements (`Span`: `tl.arange(0, 64) + pi
 pid*64 .. pid*64+63), a pointer as its argument and the byte offsets of its least and greatest
 element (`Address`), a mask as the share of its elements that are true (`Share`: `offs < n` over
 the 64 offsets of the last block, or 0 and 1 for a scalar). What comes from memory is not known:
-a value computed from a load says so (`data`: 1 from one scalar per program, 2 from a tensor, each
-element its own), and a float is not a value here (None). `apply` gives an op's result from its
+a value computed from a load says so (`data`: how many values the load gave, 1 for a scalar: an
+embedding's 4 row indices give each of the rows' 512 addresses one), and a float is not a value
+here (None). `apply` gives an op's result from its
 operands' values; analysis/program_traffic.py walks the kernel with it.
 """
 
@@ -31,7 +32,7 @@ class Span:
 
     lo: np.ndarray
     hi: np.ndarray
-    data: int = 0  # a term loaded from memory: 0 none, 1 one per program, 2 one per element
+    data: int = 0  # a term loaded from memory: 0 none, else how many values the load gave
 
     @property
     def exact(self) -> bool:
@@ -65,9 +66,9 @@ def scalar(value: int) -> Span:
     return Span(held, held)
 
 
-def loaded(is_tensor: bool) -> Span:
-    """An integer read from memory: its value is not known, only that it is data."""
-    return Span(np.zeros(1, np.int64), np.zeros(1, np.int64), 2 if is_tensor else 1)
+def loaded(count: int) -> Span:
+    """An integer read from memory, `count` values of it: not known, only that it is data."""
+    return Span(np.zeros(1, np.int64), np.zeros(1, np.int64), max(count, 1))
 
 
 def constant(text: str) -> Value:

@@ -110,8 +110,10 @@ class Speeds:
 # 1,980 MHz boost). Tensor rates per SM per clock are the data sheet's dense FP16 peak (half the sparse one)
 # over SMs x the clock it is quoted at. L2 sizes are what torch reports. The DRAM bandwidth per SM per clock
 # is the one analysis/latencies.py derives the same way (the data sheet's bandwidth, SMs, boost clock).
-# Launch cost: 2 us, measured on the H200 (benchmarks/launch_ground_truth.py) and assumed elsewhere.
-_LAUNCH_US = 2.0
+# Launch cost: an empty kernel under triton.testing.do_bench on the H200 takes 3.49 us (what a launch's time
+# is measured with; in a CUDA graph 0.49 us): benchmarks/launch_ground_truth.py, docs/data/h200-launch/; assumed
+# the same on every GPU.
+_LAUNCH_US = 3.5
 _SPEEDS = {
     # T4 [Data sheet]: 320 GB/s, 65 TFLOPS FP16 mixed precision; 40 SMs at 1,590 MHz.
     "sm75": Speeds("Tesla T4", 40, 1590, 320e9, 4 * _MIB, None, 1024, _LAUNCH_US),
@@ -123,10 +125,12 @@ _SPEEDS = {
     # L4 [Data sheet]: 300 GB/s, 242 TFLOPS FP16 with sparsity; 58 SMs at 2,040 MHz.
     "sm89": Speeds("L4", 58, 2040, 300e9, 48 * _MIB, None, 1024, _LAUNCH_US),
     # H100 SXM5 [Data sheet] 3.35 TB/s, 1,979 TFLOPS FP16 with sparsity; [Whitepaper] 132 SMs, 1,980 MHz, and
-    # 989.4 dense TFLOPS at 1,830 MHz: 4,096 per SM per clock. Hopper's whitepaper gives no L2 bandwidth.
-    "sm90": Speeds("H100 SXM5", 132, 1980, 3.35e12, 50 * _MIB, None, 4096, _LAUNCH_US),
+    # 989.4 dense TFLOPS at 1,830 MHz: 4,096 per SM per clock. Hopper's whitepaper gives no L2 bandwidth: the
+    # A100's 5,120 bytes per clock, which the H200 bears out (its matmuls of small tiles, L2-bound, read
+    # 10.3 to 10.6 TB/s from the L2 at 1,980 MHz: docs/data/h200-launch).
+    "sm90": Speeds("H100 SXM5", 132, 1980, 3.35e12, 50 * _MIB, 5120, 4096, _LAUNCH_US),
     # H200 SXM [Data sheet]: 4.8 TB/s, the H100's SM, clocks and tensor cores; 60 MB of L2 as torch reports.
-    "h200": Speeds("H200 SXM", 132, 1980, 4.8e12, 60 * _MIB, None, 4096, _LAUNCH_US),
+    "h200": Speeds("H200 SXM", 132, 1980, 4.8e12, 60 * _MIB, 5120, 4096, _LAUNCH_US),
     # B200 [Data sheet]: 8 TB/s; 148 SMs at 1,965 MHz; its tcgen05 rate per SM is not modeled yet.
     "sm100": Speeds("B200", 148, 1965, 8e12, 126 * _MIB + 512 * 1024, None, None, _LAUNCH_US),
     # RTX 5090 [Data sheet]: 1,792 GB/s; 170 SMs at 2,407 MHz.
