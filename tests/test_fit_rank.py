@@ -134,7 +134,7 @@ def test_liger_dyt_ranks_its_18_configs_for_a_grid_given():
     assert len(order) == 18
     fastest = k.column("h200")[order[0]].estimate
     assert fastest.grid == (4096 // k.rows[order[0]].values["BLOCK_N"], 8192, 1)
-    assert fastest.bound in ("DRAM", "waves", "latency", "issue")
+    assert fastest.bound in ("DRAM", "L1", "blocks", "waves", "latency", "issue", "memory pipe")
     assert fastest.dram_bytes >= 2 * 2 * 4096 * 8192  # bf16 in and out, read and written once at least
 
 
