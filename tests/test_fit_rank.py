@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+from pathlib import Path
 
 import pytest
 from cli_process import tritonscope
@@ -187,3 +188,30 @@ def test_explain_of_a_captured_kernel_estimates_its_recorded_launch(capture):
     launch = document["time"]["launch"]
     assert launch["grid"] == [4, 1, 1] and launch["grid_from"] == "the captured launch"
     assert launch["dram_bytes"] == 2 * 4096 * 4  # n = 4096 floats in, 4096 out: the launch's own n
+
+
+def test_emit_config_writes_the_fastest_config_per_batch_size_as_vllm_reads_it(tmp_path):
+    """An MoE matmul of vLLM's shape (tests/kernels/launch/moe_matmul.py), its 6 configs at three batch
+    sizes on an H200: the file maps each M to the config fit --rank estimates fastest for it, in vLLM's
+    keys; the default file name is vLLM's device part."""
+    moe = Path(__file__).parent / "kernels" / "launch" / "moe_matmul.py"
+    out = tmp_path / "moe.json"
+    run = tritonscope("fit", moe, "--targets", "h200", "--vary", "M=1,64,512", "--emit-config", f"vllm:{out}", "--json")
+    (kernel,) = json.loads(run.stdout)["kernels"]
+    written = json.loads(out.read_text())
+    assert list(written) == ["1", "64", "512"]
+    for size, config in written.items():
+        mine = [i for i in kernel["ranked"]["h200"] if kernel["configs"][i]["values"]["M"] == int(size)]
+        best = kernel["configs"][mine[0]]["values"]
+        assert config == {k: v for k, v in best.items() if k != "M"}
+        assert set(config) == {
+            "BLOCK_SIZE_M",
+            "BLOCK_SIZE_N",
+            "BLOCK_SIZE_K",
+            "GROUP_SIZE_M",
+            "num_warps",
+            "num_stages",
+        }
+    refused = tritonscope("fit", moe, "--targets", "h200,sm90", "--vary", "M=1,64", "--emit-config", "vllm", expect=2)
+    assert "give one target" in refused.stderr
+    assert "the one format is vllm" in tritonscope("fit", moe, "--emit-config", "json", expect=2).stderr
