@@ -130,7 +130,8 @@ def estimate(
         schedule = scoreboards.schedule(c)
     if speeds is None or schedule is None:
         return None
-    size = (tuple(grid) + (1, 1, 1))[:3]
+    padded = (*grid, 1, 1, 1)
+    size = (int(padded[0]), int(padded[1]), int(padded[2]))
     programs = size[0] * size[1] * size[2]
     from . import program_traffic
 

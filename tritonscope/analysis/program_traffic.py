@@ -93,7 +93,7 @@ class _Walk:
     def times(self) -> np.ndarray:
         return self.stack[-1][0] if self.stack else np.ones(1)
 
-    def per_program(self, value: np.ndarray) -> np.ndarray:
+    def per_program(self, value: np.ndarray | float) -> np.ndarray:
         return np.broadcast_to(np.asarray(value, dtype=float), (self.count,))
 
 
@@ -194,8 +194,9 @@ def _loop(walk: _Walk, op: ttgir.Op) -> None:
         return
     induction, lower, upper, step = found.groups()
     bounds = [walk.env.get(name) for name in (lower, upper, step)]
-    if all(isinstance(b, Span) and not b.data for b in bounds):
-        low, high, stride = bounds
+    spans = [b for b in bounds if isinstance(b, Span) and not b.data]
+    if len(spans) == 3:
+        low, high, stride = spans
         trips = np.maximum(-np.floor_divide(-(high.lo - low.lo), np.maximum(stride.lo, 1)), 0)
         walk.env[induction] = Span(low.lo, low.lo)
     else:

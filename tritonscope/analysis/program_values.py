@@ -88,10 +88,6 @@ def make_range(text: str) -> Span:
     return Span(np.array([start], np.int64), np.array([end - 1], np.int64))
 
 
-def _spans(*values: Value) -> bool:
-    return all(isinstance(v, Span) for v in values)
-
-
 def _data(*values: Span) -> int:
     return max(v.data for v in values)
 
@@ -99,13 +95,15 @@ def _data(*values: Span) -> int:
 def _add(a: Value, b: Value) -> Value:
     if isinstance(a, Address) and isinstance(b, Span):  # tt.addptr
         return Address(a.base, a.lo + b.lo * a.element, a.hi + b.hi * a.element, a.element, max(a.data, b.data))
-    if _spans(a, b):
+    if isinstance(a, Span) and isinstance(b, Span):
         return Span(a.lo + b.lo, a.hi + b.hi, _data(a, b))
     return None
 
 
 def _sub(a: Value, b: Value) -> Value:
-    return Span(a.lo - b.hi, a.hi - b.lo, _data(a, b)) if _spans(a, b) else None
+    if not isinstance(a, Span) or not isinstance(b, Span):
+        return None
+    return Span(a.lo - b.hi, a.hi - b.lo, _data(a, b))
 
 
 def _extremes(a: Span, b: Span, combine: Callable) -> Span:
@@ -114,11 +112,13 @@ def _extremes(a: Span, b: Span, combine: Callable) -> Span:
 
 
 def _mul(a: Value, b: Value) -> Value:
-    return _extremes(a, b, np.multiply) if _spans(a, b) else None
+    if not isinstance(a, Span) or not isinstance(b, Span):
+        return None
+    return _extremes(a, b, np.multiply)
 
 
 def _divide(a: Value, b: Value, ceiling: bool = False) -> Value:
-    if not _spans(a, b) or np.any((b.lo <= 0) & (b.hi >= 0)):
+    if not isinstance(a, Span) or not isinstance(b, Span) or np.any((b.lo <= 0) & (b.hi >= 0)):
         return None
 
     def divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -130,7 +130,7 @@ def _divide(a: Value, b: Value, ceiling: bool = False) -> Value:
 
 def _remainder(a: Value, b: Value) -> Value:
     """`x % m` for a constant m > 0: exact where x's elements lie in one period of m, else 0 .. m-1."""
-    if not _spans(a, b) or not b.exact or np.any(b.lo <= 0) or np.any(a.lo < 0):
+    if not isinstance(a, Span) or not isinstance(b, Span) or not b.exact or np.any(b.lo <= 0) or np.any(a.lo < 0):
         return None
     modulus = b.lo
     same_period = (a.lo // modulus) == (a.hi // modulus)
@@ -140,11 +140,13 @@ def _remainder(a: Value, b: Value) -> Value:
 
 
 def _bound(a: Value, b: Value, pick: Callable) -> Value:
-    return Span(pick(a.lo, b.lo), pick(a.hi, b.hi), _data(a, b)) if _spans(a, b) else None
+    if not isinstance(a, Span) or not isinstance(b, Span):
+        return None
+    return Span(pick(a.lo, b.lo), pick(a.hi, b.hi), _data(a, b))
 
 
 def _shift(a: Value, b: Value, left: bool) -> Value:
-    if not _spans(a, b) or not b.exact:
+    if not isinstance(a, Span) or not isinstance(b, Span) or not b.exact:
         return None
     factor = np.left_shift(np.int64(1), b.lo)
     return Span(a.lo * factor, a.hi * factor, a.data) if left else Span(a.lo // factor, a.hi // factor, a.data)
@@ -157,7 +159,7 @@ def _logic(a: Value, b: Value, name: str) -> Value:
         x = a.true if isinstance(a, Share) else np.ones(1)
         y = b.true if isinstance(b, Share) else np.ones(1)
         return Share({"arith.andi": x * y, "arith.ori": x + y - x * y, "arith.xori": x + y - 2 * x * y}[name])
-    if _spans(a, b) and a.exact and b.exact:
+    if isinstance(a, Span) and isinstance(b, Span) and a.exact and b.exact:
         exact = {"arith.andi": np.bitwise_and, "arith.ori": np.bitwise_or, "arith.xori": np.bitwise_xor}[name]
         result = exact(a.lo, b.lo)
         return Span(result, result)
@@ -178,7 +180,7 @@ def _less(x: Span, y: Span, strict: bool = True) -> np.ndarray:
 
 def compare(text: str, a: Value, b: Value) -> Share:
     """`arith.cmpi PRED, a, b` as the share of true elements; a comparison with data all true."""
-    if not _spans(a, b) or _data(a, b):
+    if not isinstance(a, Span) or not isinstance(b, Span) or _data(a, b):
         return Share(np.ones(1))
     match = _PREDICATE.search(text)
     predicate = match.group(1) if match else ""
@@ -194,7 +196,7 @@ def select(condition: Value, a: Value, b: Value) -> Value:
     """`arith.select`: one side where the condition is all true or all false, else both sides' span."""
     if isinstance(condition, Share) and condition.true.size == 1 and condition.true[0] in (0.0, 1.0):
         return a if condition.true[0] == 1.0 else b
-    if _spans(a, b):
+    if isinstance(a, Span) and isinstance(b, Span):
         return Span(np.minimum(a.lo, b.lo), np.maximum(a.hi, b.hi), _data(a, b))
     return None
 

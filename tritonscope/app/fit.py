@@ -118,8 +118,8 @@ def matrices(
     try:
         workers.run(tasks, on_done=done)
     finally:
-        found = ranker.finish() if ranker is not None else {}
-    finished = with_estimates([cell for cell in cells if cell is not None], found)
+        estimates = ranker.finish() if ranker is not None else {}
+    finished = with_estimates([cell for cell in cells if cell is not None], estimates)
     if len(finished) != len(requests):
         raise RuntimeError(f"the executor answered {len(finished)} of {len(requests)} compiles")
     found, at = [], 0

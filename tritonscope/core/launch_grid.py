@@ -112,7 +112,8 @@ def _integer(value: Any) -> bool:
 
 def _evaluate(node: ast.AST, values: Mapping[str, Any]) -> int:
     if isinstance(node, ast.Constant):
-        return int(node.value)
+        assert type(node.value) is int  # _check let through no other constant
+        return node.value
     if isinstance(node, ast.Name):
         return int(values[node.id])
     if isinstance(node, ast.UnaryOp):
