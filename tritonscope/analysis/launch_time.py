@@ -139,8 +139,7 @@ def estimate(
     slots = speeds.multiprocessors * blocks
     waves = max(1, math.ceil(programs / slots))
     tail = programs - (waves - 1) * slots
-    work = traffic.work
-    mean_work = float(work.mean() / work[0]) if work.size and work[0] > 0 else 1.0
+    mean_work, said = _mean_work(traffic.work)
     block = _block(c, schedule, min(blocks, math.ceil(programs / speeds.multiprocessors)), per_warp)
     last = _block(c, schedule, math.ceil(tail / speeds.multiprocessors), per_warp) if waves > 1 else block
     clock = speeds.clock_mhz
@@ -158,7 +157,7 @@ def estimate(
     limits.sort(key=lambda limit: -limit.us)
     idle = 1 - programs / (waves * slots)
     bound = _bound(limits[0].name, block, idle)
-    assumptions = (*traffic.notes, *unknown, *block.assumptions)
+    assumptions = (*traffic.notes, *said, *unknown, *block.assumptions)
     fixed = speeds.launch_us + FIRST_ACCESS_US  # an empty launch's, and the first accesses' wait
     return LaunchEstimate(
         fixed + _together(limits), bound, target.name, speeds.gpu, size, grid_from, programs, blocks,
@@ -167,10 +166,28 @@ def estimate(
     )  # fmt: skip
 
 
+WORK_SPREAD = 8.0  # the average program taken at most this many times program 0's work, or 1/this
+
+
+def _mean_work(work) -> tuple[float, tuple[str, ...]]:
+    """The average program's work over program 0's (whose time the per-warp model walks), and what is said
+    where that ratio is past WORK_SPREAD either way (a branch or a loop the TTIR's values do not settle)."""
+    if not work.size or work[0] <= 0:
+        return 1.0, ()
+    ratio = float(work.mean() / work[0])
+    if 1 / WORK_SPREAD <= ratio <= WORK_SPREAD:
+        return ratio, ()
+    kept = min(max(ratio, 1 / WORK_SPREAD), WORK_SPREAD)
+    return kept, (f"the average program's work is {ratio:.3g}x program 0's: taken as {kept:g}x",)
+
+
 def _together(limits: list[Limit]) -> float:
     """The launch's time from its limits: the largest, lengthened by those near it (they do not overlap
     perfectly): their OVERLAP-norm, which is the largest where one dominates."""
-    return sum(limit.us**OVERLAP for limit in limits) ** (1 / OVERLAP)
+    largest = max(limit.us for limit in limits)
+    if largest <= 0:
+        return 0.0
+    return largest * sum((limit.us / largest) ** OVERLAP for limit in limits) ** (1 / OVERLAP)
 
 
 def _values(c: Compilation) -> dict[str, int]:

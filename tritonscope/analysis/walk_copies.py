@@ -23,8 +23,19 @@ _MEMORY = (opcodes.Unit.GLOBAL, opcodes.Unit.ASYNC_COPY)
 
 
 def walked_share(c: Compilation, per_warp: TimeEstimate, traffic: Traffic) -> float:
+    """The share of the walk a warp runs: of its global memory instructions, the share the TTIR's
+    accesses need; and where the walk repeats its deepest code more than twice as often as the TTIR's
+    most repeated access runs (loops the walk counts as nested that are not: a persistent kernel's
+    tile loop, a warp-specialized kernel's polls), that ratio, if smaller (module docstring)."""
+    deepest = max((s.repeats for s in per_warp.instructions), default=1.0)
+    runs = max((a.runs for a in traffic.accesses), default=0.0)
+    nested = runs / deepest if runs and deepest > 2 * runs else 1.0
+    return min(_memory_share(c, per_warp, traffic), nested)
+
+
+def _memory_share(c: Compilation, per_warp: TimeEstimate, traffic: Traffic) -> float:
     """The share of the walk's global memory instructions a warp runs: 1 where the walk counts no more
-    than the TTIR's accesses need (module docstring)."""
+    than the TTIR's accesses need."""
     walked: dict[int, float] = {}
     widths: dict[int, list[float]] = {}
     for step in per_warp.instructions:
