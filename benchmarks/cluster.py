@@ -86,9 +86,9 @@ def vary_costs(count: int = 8) -> None:
     """diff --vary's work after a compile, per variant: on its own (a node's), and as a share of one
     run for all (the parent's); and the size of a finished compilation. Cold Triton cache."""
     os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="rts-vary-")  # before Triton is imported
-    from tritonscope.app import sweep
-    from tritonscope.app.load import load_file
-    from tritonscope.app.prepare import compile_undisassembled, finish
+    from tritonscope.app.walk import sweep
+    from tritonscope.app.walk.load import load_file
+    from tritonscope.app.walk.prepare import compile_undisassembled, finish
     from tritonscope.core.model import VariantRequest
 
     base = VariantRequest(file=str(samples_dir() / "matmul.py"), target="sm90")

@@ -8,7 +8,7 @@ does (app/profile.py: the same NCU_OPTIONS, the kernel file's make_inputs and la
     ncu -k regex:^KERNEL$ --launch-count 1 <NCU_OPTIONS> [more sections] -o report \\
         python3 benchmarks/ground_truth.py --launch SPEC
 
-with the environment `trace` gives a program (app/capture/environment.py: environment_for_capture): every
+with the environment `trace` gives a program (captures/environment.py: environment_for_capture): every
 kernel compiled afresh (TRITON_ALWAYS_COMPILE), each compile and the first launches logged. ncu
 replays the kernel for its counters: a profile costs the program's start (torch, Triton's
 compile) and a few replays, about ten seconds on the H100. Saved per kernel, in OUT/ground_truth.tar.gz:
@@ -181,7 +181,7 @@ def run_bounded(argv: list[str], env: dict, stdout: Path, stderr: Path, timeout:
 
 def profile_case(ncu: str, case: dict, folder: Path, sections: tuple[str, ...], timeout: float) -> dict:
     """Runs one case under ncu into `folder`; its record (case.json) says how it went."""
-    from tritonscope.app.capture.environment import environment_for_capture
+    from tritonscope.captures.environment import environment_for_capture
 
     folder.mkdir(parents=True, exist_ok=True)
     capture = folder / "capture"

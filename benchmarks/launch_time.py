@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from tritonscope.app.fit import Plan, matrices  # noqa: E402
 from tritonscope.app.fit_rank import Ranking  # noqa: E402
-from tritonscope.app.load import load_file  # noqa: E402
+from tritonscope.app.walk.load import load_file  # noqa: E402
 from tritonscope.core.model import ParamKind, VariantRequest  # noqa: E402
 from tritonscope.isolate import pool  # noqa: E402
 from tritonscope.results.fit import ConfigRow  # noqa: E402

@@ -12,7 +12,7 @@ import argparse
 import statistics
 import time
 
-from tritonscope.app.prepare import compile_request
+from tritonscope.app.walk.prepare import compile_request
 from tritonscope.core.model import VariantRequest
 from tritonscope.render.html import compilation_report
 

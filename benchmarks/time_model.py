@@ -47,7 +47,7 @@ sys.path.insert(0, str(ROOT))
 
 from tritonscope.analysis import cost, line_time  # noqa: E402 - after the repository is put on the path
 from tritonscope.analysis.measured import Measured, MeasuredLine, file_lines, lines_by_address, measure  # noqa: E402
-from tritonscope.app.capture import compiled, entries  # noqa: E402
+from tritonscope.captures import compiled, entries  # noqa: E402
 from tritonscope.core.errors import TritonscopeError  # noqa: E402
 from tritonscope.core.model import Compilation  # noqa: E402
 from tritonscope.parsers.ncu_source import SourcePage, parse  # noqa: E402

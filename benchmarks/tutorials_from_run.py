@@ -8,7 +8,7 @@ TUTORIALS is a folder of the tutorials (`python/tutorials` of a Triton checkout 
 installed; its `gluon/` folder included). Each kernel is dumped for the first of TARGETS, then for
 the next where that gave no machine code, SASS or AMDGCN (a Blackwell tutorial's kernels need
 sm100, as their reader's GPU would be; block-scaled matmul's CDNA4 kernel gfx950); where the
-run stopped at a read of a device value (a check of a result), again with `--on-read zero`, as the
+run stopped at a read of a device value the host could not compute, again with `--values zero`, as the
 error's hint says. Prints one line per kernel (the target that gave machine code, else why not)
 and the counts; each dump runs in a process of its own, JOBS at a time. The tutorials import what
 their own runs need: 04-low-memory-dropout needs `tabulate` installed (else its two kernels are
@@ -53,8 +53,8 @@ def from_run(file: Path, kernel: str, targets: list[str]) -> dict:
     for target in targets:
         words = ["dump", str(file), "-k", kernel, "--from-run", "-t", target, "--json"]
         done = tritonscope(*words, timeout=900)
-        if done.returncode != 0 and "--on-read zero" in done.stderr:  # as the hint says: reads go on
-            done = tritonscope(*words, "--on-read", "zero", timeout=900)
+        if done.returncode != 0 and "--values zero" in done.stderr:  # as the hint says: reads go on
+            done = tritonscope(*words, "--values", "zero", timeout=900)
         said = [line for line in done.stderr.splitlines() if line.strip()]
         sass = done.returncode == 0 and bool({"sass", "amdgcn"} & set(json.loads(done.stdout)["stages"]))
         why = next((line for line in said if line.startswith("error:")), said[-1] if said else "")

@@ -725,7 +725,10 @@ def build() -> str:
         "# A guided tour: from Python to SASS\n",
         "For someone who has read the study notes. Every excerpt below is real output, made by "
         "`docs/build_tour.py` with the installed Triton; no GPU is needed for any of it, except the "
-        "bench figures of the last chapter, captured once on an H100 and kept in the repository.\n",
+        "bench figures of the last chapter, captured once on an H100 and kept in the repository. "
+        "The chapters from vector add down to HGMMA are also a notebook, with the Python API "
+        "([tour.ipynb](tour.ipynb): `pip install jupyterlab` then `jupyter lab docs/tour.ipynb`, or "
+        "open it in VS Code; [api.md](api.md) says how its views work).\n",
     ]
     for title, prose, command, select in STEPS:
         excerpt = [line.rstrip() for line in select(run(command))]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tritonscope.app.prepare import compile_request
+from tritonscope.app.walk.prepare import compile_request
 from tritonscope.cli import app
 from tritonscope.cli.argtypes import assignments, check_dtype
 from tritonscope.core.model import VariantRequest

@@ -242,8 +242,8 @@ def _attention(compiles: list[dict]) -> list[str]:
 _ATTENTION = re.compile(r"scaled_dot_product_\w+?_attention")
 
 
-def load(program: str) -> dict:
-    return json.loads(SUMMARY.read_text())["programs"][program]
+def load(program: str, summary: Path = SUMMARY) -> dict:
+    return json.loads(summary.read_text())["programs"][program]
 
 
 def table(same: Path, other: Path) -> str:

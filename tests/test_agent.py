@@ -14,6 +14,8 @@ import anyio
 import pytest
 from cli_process import tritonscope
 
+from tritonscope.core.targets import local_target
+
 mcp = pytest.importorskip("mcp", reason="the test extra installs the MCP SDK")
 from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
@@ -183,6 +185,9 @@ def test_every_other_tool_answers_on_a_sample(tmp_path):
         vary = {"kernel_file": "sample:vector_add", "vary": {"num_warps": [4, 8]}}
         compared = structured(await client.call_tool("passes", vary))
         assert compared["divergence"] == cli_passes["divergence"]
+        auto = await client.call_tool("dump", {"kernel_file": "sample:double", "max_lines": 5})
+        said = result_text(auto).count("notice: no GPU visible: compiling for sm90 (choose with --target)")
+        assert said == (local_target() is None), result_text(auto)  # the target resolved once, its notice said once
         layout = structured(await client.call_tool("layout", {"kernel_file": "sample:softmax", "value": "row"}))
         assert layout["kind"] == "layout" and layout["owners"]
         grid = structured(

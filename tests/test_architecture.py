@@ -103,6 +103,41 @@ def test_the_parsers_import_nothing_of_tritonscope():
     assert allowed_imports()["parsers/"] == set()
 
 
+# Imports the table allows up a layer: none (parsers/ have their own error since issue 50). None may
+# be added.
+UP_A_LAYER: set[tuple[str, str]] = set()
+
+
+def _row_of(name: str) -> str | None:
+    """The row a name of the last column stands in: core/errors -> core/; None for triton, torch."""
+    if name in GUARDED:
+        return None
+    return name.split("/")[0] + "/" if "/" in name else name
+
+
+def upward_imports(table: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """(row, what it may import) wherever that is not a row above it: the rows go from the ground up."""
+    rows = list(table)
+    return [
+        (unit, name)
+        for index, unit in enumerate(rows)
+        for name in sorted(table[unit])
+        if _row_of(name) is not None and _row_of(name) not in rows[:index]
+    ]
+
+
+def test_the_table_goes_from_the_ground_up():
+    """Each package may import only the rows above its own: read top-down, no import runs up a layer
+    (and so no two packages import each other)."""
+    upward = [(unit, _row_of(name)) for unit, name in upward_imports(allowed_imports())]
+    assert set(upward) <= UP_A_LAYER, f"rows that may import a row below them: {sorted(set(upward) - UP_A_LAYER)}"
+
+
+def test_the_layer_check_finds_an_import_up_a_layer():
+    table = {"core/": {"triton", "app/calls"}, "app/": {"core/errors", "render/"}, "render/": {"core/", "app/explore"}}
+    assert upward_imports(table) == [("core/", "app/calls"), ("app/", "render/")]
+
+
 def test_the_import_check_sees_every_kind_of_import(tmp_path):
     (tmp_path / "tritonscope" / "render").mkdir(parents=True)
     probe = tmp_path / "tritonscope" / "render" / "probe.py"
@@ -448,8 +483,8 @@ def test_a_traced_process_reads_the_contract_tritonscope_reads(tmp_path):
     and tritonscope blocked, read one contract: the very file, and the names, tritonscope reads."""
     import json
 
-    from tritonscope.app.capture.environment import environment_for_capture
     from tritonscope.capture_hook import tritonscope_contract as contract
+    from tritonscope.captures.environment import environment_for_capture
 
     path = environment_for_capture(tmp_path)["PYTHONPATH"]
     done = subprocess.run(
@@ -480,10 +515,10 @@ def test_commands_never_pick_a_renderer_or_write_a_file():
 
 
 # A kernel source is classified once, by core/source.py's parser; a target is looked up by name only in
-# core/ (a Variant's `target_info`, `targets.named` for a name read back) and resolved from a --target
-# only where a request is prepared (app/prepare.py) or a command takes its own (cli/argtypes.py).
+# core/ (a Variant's or a request's `target_info`, `targets.named` for a name read back) and resolved
+# from a --target only there too: a request's once where it is made (VariantRequest.resolved), a
+# command's own where it is given (forms.command_target).
 SOURCE_PARSER = "core/source.py"
-TARGET_RESOLVERS = {"app/prepare.py", "cli/argtypes.py"}
 _CLASSIFIERS = {"is_reference", "is_module_reference", "is_capture", "resolve_path", "SAMPLE_PREFIX"}
 _STRING_TESTS = {"startswith", "removeprefix", "partition", "rpartition", "split", "find", "index"}
 
@@ -520,7 +555,7 @@ def _is_path_of_file(node: ast.AST) -> bool:
 
 
 def target_lookups(tree: ast.AST) -> list[tuple[int, str]]:
-    """(line, what) of every look-up of the targets table by name, and every import of `resolve`."""
+    """(line, what) of every look-up of the targets table by name, and every use of `resolve_target`."""
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Subscript) and _names_targets(node.value):
@@ -530,9 +565,11 @@ def target_lookups(tree: ast.AST) -> list[tuple[int, str]]:
         elif isinstance(node, ast.Compare) and any(map(_names_targets, node.comparators)):
             found.append((node.lineno, "in TARGETS"))
         elif isinstance(node, ast.ImportFrom) and (node.module or "").endswith("targets"):
-            found += [(node.lineno, "resolve") for alias in node.names if alias.name == "resolve"]
-        elif isinstance(node, ast.Attribute) and node.attr == "resolve" and _names_targets(node.value, "targets"):
-            found.append((node.lineno, "resolve"))
+            found += [(node.lineno, "resolve_target") for alias in node.names if alias.name == "resolve_target"]
+        elif (
+            isinstance(node, ast.Attribute) and node.attr == "resolve_target" and _names_targets(node.value, "targets")
+        ):
+            found.append((node.lineno, "resolve_target"))
     return found
 
 
@@ -554,29 +591,27 @@ def test_targets_are_looked_up_only_in_core(path):
     if where.startswith("core/"):
         return
     found = target_lookups(ast.parse(path.read_text()))
-    if where in TARGET_RESOLVERS:
-        found = [(line, what) for line, what in found if what != "resolve"]
     assert not found, f"{where} looks targets up by name: {found}; take Variant.target_info or a resolved Target"
 
 
 def test_the_source_and_target_checks_find_what_they_forbid():
     probe = ast.parse(
-        "from ..core.targets import TARGETS, resolve\n"
+        "from ..core.targets import TARGETS, resolve_target\n"
         "a = given.startswith('sample:')\n"
         "b = Path(request.file).is_dir()\n"
         "c = cache.is_reference(x)\n"
         "d = TARGETS[v.target]\n"
         "e = targets.TARGETS.get(name)\n"
         "f = name in TARGETS\n"
-        "g = targets.resolve('auto')\n"
+        "g = targets.resolve_target('auto')\n"
         "h = [t.name for t in TARGETS.values()]\n"
         "i = f'sample:{name}'\n"
     )
     assert source_classifications(probe) == [2, 3, 4]
     assert sorted(target_lookups(probe)) == [
-        (1, "resolve"),
+        (1, "resolve_target"),
         (5, "TARGETS[...]"),
         (6, "TARGETS.get"),
         (7, "in TARGETS"),
-        (8, "resolve"),
+        (8, "resolve_target"),
     ]

@@ -9,8 +9,8 @@ import sys
 import pytest
 from conftest import KERNELS
 
-from tritonscope.app import releases
 from tritonscope.app.bench_releases import divergence, plan
+from tritonscope.app.walk import releases
 from tritonscope.triton_api import version
 
 

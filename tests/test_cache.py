@@ -9,7 +9,7 @@ import pytest
 from conftest import KERNELS
 
 from tritonscope.analysis import linemap
-from tritonscope.app.prepare import compile_request
+from tritonscope.app.walk.prepare import compile_request
 from tritonscope.core.model import VariantRequest
 from tritonscope.core.stages import Stage
 
@@ -126,7 +126,7 @@ def test_a_warp_specialized_compile_is_rebuilt_as_it_was_launched(tmp_path, monk
     and its maxnreg, or Triton refuses the layouts written for 4 warps (the tutorials' Gluon 08)."""
     from conftest import make_request
 
-    from tritonscope.app.capture.rebuild import source_request
+    from tritonscope.captures.rebuild import source_request
     from tritonscope.core.source import CachedKernel
 
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))

@@ -233,7 +233,7 @@ def test_check_a_capture_refuses_what_does_not_apply(cli, runs, tmp_path):
 def test_two_triton_cache_folders_are_paired_by_name_source_and_options(cli, tmp_path, monkeypatch):
     from conftest import make_request
 
-    from tritonscope.app.prepare import compile_request
+    from tritonscope.app.walk.prepare import compile_request
 
     for folder, block in (("one", "256"), ("two", "1024")):
         monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / folder))

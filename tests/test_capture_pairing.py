@@ -1,4 +1,4 @@
-"""Pairing two captures' compiles (analysis/captures.py), on summaries of real compiles read from a
+"""Pairing two captures' compiles (analysis/capture_pairs.py), on summaries of real compiles read from a
 capture, varied where a test needs a case the program does not make: several compiles of one
 kernel that all changed, a renamed source, an added compile."""
 
@@ -10,9 +10,9 @@ from dataclasses import replace
 import pytest
 from conftest import KERNELS
 
-from tritonscope.analysis.captures import compare, pair
-from tritonscope.app.capture.folder import open_capture
-from tritonscope.app.capture.summaries import summaries
+from tritonscope.analysis.capture_pairs import compare, pair
+from tritonscope.app.capture_summaries import summaries
+from tritonscope.captures.folder import open_capture
 
 
 @pytest.fixture(scope="module")

@@ -198,6 +198,49 @@ def test_auto_target_without_a_gpu_says_so(cli):
     assert json.loads(result.stdout)["variant"]["target"] == "sm90"
 
 
+# Every command that compiles a request, with no --target: its notice said once (issue 50).
+COMPILING = [
+    ("dump", "sample:double"),
+    ("compare", "sample:double"),
+    ("explain", "sample:double", "--no-what-if"),
+    ("report", "sample:double", "-o", "{tmp}/r.html"),
+    ("diff", "sample:double", "--vary", "num_warps=2,4", "-j", "1"),
+    ("passes", "sample:double"),
+    ("grid", "sample:double"),
+    ("layout", "--from", "sample:softmax"),
+    ("check", "sample:double", "--budget", "spills=0"),
+    ("check", "--project", "{tmp}/pyproject.toml", "-j", "1"),
+]
+
+
+@pytest.mark.parametrize("words", COMPILING, ids=lambda w: " ".join(w[:1] + w[2:3]))
+def test_every_compiling_command_says_the_auto_targets_notice_once(cli, tmp_path, words):
+    from tritonscope.core.targets import local_target
+
+    if local_target() is not None:
+        pytest.skip("a GPU is visible here")
+    entries = '[[tool.tritonscope.check]]\nfile = "sample:double"\nflags = "-w {}"\nbudgets = ["spills=0"]\n'
+    (tmp_path / "pyproject.toml").write_text(entries.format(2) + entries.format(4))
+    result = cli(*(w.format(tmp=tmp_path) for w in words))
+    assert result.stderr.count("no GPU visible: compiling for sm90 (choose with --target)") == 1, result.stderr
+
+
+def test_a_request_resolves_auto_once_and_a_new_target_drops_the_old_notice(tmp_path):
+    from tritonscope.core.model import VariantRequest
+    from tritonscope.core.targets import local_target
+
+    asked = VariantRequest(file="sample:double")
+    with pytest.raises(ValueError, match="resolved where a request is made"):
+        asked.target_info  # noqa: B018 - nothing below the front end resolves a target
+    made = asked.resolved()
+    assert made.resolved() is made and made.target_info is not None and made.target != "auto"
+    assert (made.target_notice is None) == (local_target() is not None)
+    assert made.for_target("sm80").target == "sm80" and made.for_target("sm80").target_notice is None
+    (tmp_path / "run").mkdir()
+    for compiled in (f"{tmp_path}/run/:add_kernel", f"{tmp_path}/run/"):  # its own target, once read
+        assert VariantRequest(file=compiled).resolved().target_info is None
+
+
 def test_help_has_examples(cli):
     assert "tritonscope dump sample:matmul -o out/" in cli("dump", "--help").stdout
     assert Path(__file__).parent.joinpath("kernels").is_dir()

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from tritonscope.analysis.compile_time import GROWTH_STAGES, line_growth, most_grown
 from tritonscope.app.explain import explain
 from tritonscope.app.passes import passes as run_passes
-from tritonscope.cli.app import app
+from tritonscope.cli.runner import app
 from tritonscope.core.stages import Stage
 from tritonscope.parsers import timing_report
 

@@ -47,7 +47,7 @@ def test_a_sweeps_finish_gives_what_a_whole_compile_gives():
     from dataclasses import replace
 
     from tritonscope.analysis.artifacts import to_compilation
-    from tritonscope.app.prepare import compile_undisassembled, finish
+    from tritonscope.app.walk.prepare import compile_undisassembled, finish
     from tritonscope.core.model import VariantRequest
     from tritonscope.core.stages import Stage
 

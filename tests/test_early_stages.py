@@ -9,7 +9,7 @@ from pathlib import Path
 from conftest import make_request
 
 from tritonscope.analysis.artifacts import stages_so_far
-from tritonscope.app.prepare import compile_stages
+from tritonscope.app.walk.prepare import compile_stages
 from tritonscope.core.stages import Stage
 
 

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from tritonscope.app import passes, sweep
-from tritonscope.app.prepare import compile_request
+from tritonscope.app import passes
+from tritonscope.app.walk import sweep
+from tritonscope.app.walk.prepare import compile_request
 from tritonscope.core.model import VariantRequest
 from tritonscope.isolate import Cancelled, Workers, name_of, task
 from tritonscope.isolate.programs import SUPERVISOR
@@ -31,7 +32,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "tritonscope"
 def test_a_task_is_named_from_its_function():
     request = VariantRequest(file="k.py", kernel="add")
     made = task(compile_request, request)
-    assert made.function == "tritonscope.app.prepare:compile_request" and made.args == (request,)
+    assert made.function == "tritonscope.app.walk.prepare:compile_request" and made.args == (request,)
     assert made.python is None and made.files == ()
     # warmed workers preload the module the sweep's tasks name
     assert made.function.partition(":")[0] == sweep.COMPILE_MODULE
@@ -80,7 +81,7 @@ def test_no_task_in_the_package_is_named_by_a_string():
 
 
 def test_the_string_check_finds_a_literal_name():
-    tree = ast.parse('Task("tritonscope.app.prepare:compile_request", (r,))\nTask(f"{__name__}:capture")')
+    tree = ast.parse('Task("tritonscope.app.walk.prepare:compile_request", (r,))\nTask(f"{__name__}:capture")')
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
     assert [type(c.args[0]).__name__ for c in calls] == ["Constant", "JoinedStr"]
 

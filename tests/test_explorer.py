@@ -55,7 +55,7 @@ async def opened(request: VariantRequest, size=WIDE, watch: bool = False, compil
             await pilot.pause()
             await until(pilot, lambda: app.session.shown is None or app.session.shown.unread is None)  # its SASS
             # and its follow-ups (the registers live per line): arriving after a key, they would redraw
-            await until(pilot, lambda: not app._pending)
+            await until(pilot, lambda: not app.tickets.pending)
             yield app, pilot
     finally:
         opening.compiles.cancel() if compiles is not None else opening.compiles.close()
@@ -105,7 +105,7 @@ def test_line_33_of_matmul_highlights_its_sass_and_a_sass_line_its_python_line(w
     async def scenario():
         async with opened(MATMUL, compiles=warm) as (app, pilot):
             result = app.session.shown
-            assert isinstance(result, ExploreResult) and app.pane_stages == [Stage.SASS]
+            assert isinstance(result, ExploreResult) and app.main.code.stages == (Stage.SASS,)
             await pilot.press("colon", "3", "3", "enter")  # go to line 33 of the source
             source, sass = pane(app, "source"), pane(app, "stage-0")
             assert source.number == 33 and app.session.line == 33
@@ -153,7 +153,7 @@ def test_c_shows_and_hides_the_control_codes_beside_the_sass_at_80_columns(warm)
                 assert result.controls[n] in row and "LDGSTS" in row and len(row) <= 80, row
             assert "S stall cycles" in app.query_one("#status").render().plain
             await pilot.press("c")
-            assert not app.controls_shown
+            assert not app.main.code.controls
             assert not any(result.controls[n] in sass.row_text(sass._rows[n]) for n in copies)
             await pilot.press("question_mark")  # at 80x24: the box whole, each meaning wrapped beside its keys
             box, keys = app.screen.query_one("#help"), app.screen.query_one("#keys").render().plain
@@ -190,7 +190,7 @@ def test_changing_block_size_recompiles_marks_the_changes_and_comes_back_from_me
             await pilot.press("down")  # the screen is live while the child compiles
             assert source.cursor == row + 1 and app.compiling
             source.action_move(1)  # a key in, its move not yet told to the app, when a drawing comes:
-            app._redraw()  # the cursor stays where the key put it
+            app.main.redraw()  # the cursor stays where the key put it
             assert source.cursor == row + 2
             held.set()
             await settled(app, pilot)
@@ -323,7 +323,9 @@ def test_a_bad_save_shows_the_error_pane_and_keeps_the_last_stages_stale(tmp_pat
             message = error.render().plain
             assert f"{kernel}:{bad_line}:" in message and "undefined_thing" in message
             assert "output = x + undefined_thing" in message  # the kernel's own source line, as the CLI shows it
-            assert app.session.shown is shown and pane(app, "stage-0").stale and pane(app, "source").stale
+            assert app.session.shown is shown and pane(app, "stage-0").stale
+            # the source pane shows the file as saved, the line the error names: not the one compiled before
+            assert not source.stale and "output = x + undefined_thing" in source.row_text(source._rows[bad_line])
             said = "compile failed · last good stages shown (stale) · save a fix, or change it (v)"
             assert app.query_one("#status").render().plain == said and len(said) <= NARROW[0] - 2  # whole at 80
             assert app.session.line == bad_line and source.number == bad_line
@@ -346,8 +348,7 @@ def test_a_saved_change_recompiles_and_marks_the_lines_it_changed(tmp_path, warm
     async def scenario():
         async with opened(VariantRequest(file=str(kernel), target="sm90"), watch=True, compiles=warm) as (app, pilot):
             await settled(app, pilot)
-            app.pane_stages = [Stage.TTIR]
-            app._redraw()
+            app.main.code.stages = (Stage.TTIR,)
             old = app.session.shown
             kernel.write_text(before.replace("output = x + y", "output = x * y"))
             await until(pilot, lambda: app.session.shown is not old and not app.session.shown.early)
@@ -409,7 +410,7 @@ def test_a_newer_request_cancels_the_older_and_leaves_no_process(warm):  # its c
         async with opened(request) as (app, pilot):
             opened_with = app.session.shown.compilation.variant.constexprs["BLOCK_N"]
             app.ask(request.with_value("BLOCK_N", 128, constexpr=True))
-            await until(pilot, lambda: app._step)  # the child has begun compiling it
+            await until(pilot, lambda: app.tickets.step)  # the child has begun compiling it
             app.ask(request.with_value("BLOCK_N", 16, constexpr=True))
             await settled(app, pilot)
             assert app.session.shown.compilation.variant.constexprs["BLOCK_N"] == 16
@@ -434,7 +435,7 @@ def test_the_layout_stacks_at_80x24_and_the_panel_opens_with_r(warm):
             assert app.query_one("#side").display and not app.query_one("#code").display
             assert "registers" in app.query_one("#resources").render().plain
             await pilot.press("r", "plus")
-            assert app.query_one("#stage-1", CodePane).display and len(app.pane_stages) == 2
+            assert app.query_one("#stage-1", CodePane).display and len(app.main.code.stages) == 2
             await pilot.press("question_mark")
             assert "copy the `tritonscope dump` command" in app.screen.query_one("#keys").render().plain
             await pilot.press("escape", "y")  # the command, cut in the status line, whole in a note
@@ -445,7 +446,8 @@ def test_the_layout_stacks_at_80x24_and_the_panel_opens_with_r(warm):
             assert " ".join(command.split()) in " ".join(noted.split()), noted
             # a status longer than the screen is cut at its end, visibly, and fitted again when wider
             said = "compiled in 0.4 s · 12 lines changed (▌) · " + ", ".join(f"BLOCK_{i}=1024" for i in range(7))
-            app._status(said)
+            app.say(said)
+            await pilot.pause()
             status = app.query_one("#status").render().plain
             assert len(status) <= 78 and status.endswith("…") and status.startswith(said[:60])
             await pilot.resize_terminal(160, 48)
@@ -487,7 +489,7 @@ def test_a_kernel_chosen_that_needs_a_value_shows_its_file_and_v_sets_it(warm):
             assert isinstance(app.screen, VariantScreen)
             assert [(k.name, k.text) for k in app.screen.knobs][:2] == [
                 ("BLOCK", "(not set: enter sets it)"),
-                ("num_warps", "(not set: enter sets it)"),
+                ("num_warps", "Triton's default"),
             ]
             await pilot.press("enter", *"256", "enter")
             await until(pilot, lambda: app.session.shown is not None)
@@ -505,7 +507,7 @@ def test_a_kernel_chosen_that_needs_a_value_shows_its_file_and_v_sets_it(warm):
 def test_a_value_not_given_is_told_from_one_given_as_none():
     """The editor of a variant that has not compiled: a constexpr without a default and an option not
     given are to be set; a constexpr given as None is the value None."""
-    from tritonscope.app.load import load_file
+    from tritonscope.app.walk.load import load_file
     from tritonscope.explorer.session import asked_knobs
 
     mixed = str(ROOT / "tests" / "kernels" / "mixed.py")
@@ -515,7 +517,7 @@ def test_a_value_not_given_is_told_from_one_given_as_none():
         ("BLOCK", "(not set: enter sets it)"),
         ("DTYPE", "None"),
         ("num_warps", "8"),
-        ("num_stages", "(not set: enter sets it)"),
+        ("num_stages", "Triton's default"),
         ("target", "auto"),
     ]
 
@@ -553,7 +555,7 @@ def softmax_in_steps():
     and as a whole compile explained gives it: (first, full, whole)."""
     from tritonscope.app import explore
     from tritonscope.app.explain import explain_compilation
-    from tritonscope.app.prepare import compile_request
+    from tritonscope.app.walk.prepare import compile_request
 
     request = VariantRequest(file="sample:softmax", target="sm90")
     first = explore.explored(request)
@@ -564,7 +566,7 @@ def softmax_in_steps():
 def test_the_stages_come_first_and_the_sass_after_them_as_explain_reads_it(softmax_in_steps):
     """The first screen waits for Triton's stages only; the SASS read after them (nvdisasm) gives the
     explorer what a whole compile gives explain: the same SASS, line map, resources and findings."""
-    from tritonscope.app.prepare import MACHINE_CODE_PENDING
+    from tritonscope.app.walk.prepare import MACHINE_CODE_PENDING
     from tritonscope.explorer import contents
 
     first, full, whole = softmax_in_steps

@@ -14,7 +14,7 @@ from tritonscope.core.model import VariantRequest
 
 def test_a_file_that_is_not_a_kernel_fails_before_the_screen():
     others = children()
-    opening = explorer.start(VariantRequest(file=str(ROOT / "tests" / "kernels" / "no_kernels.py")))
+    opening = explorer.start(VariantRequest(file=str(ROOT / "tests" / "kernels" / "no_kernels.py")).resolved())
     assert children() - others  # its worker, compiling
     with pytest.raises(KernelFileError, match="no_kernels.py"):
         opening.first()

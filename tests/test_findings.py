@@ -15,8 +15,7 @@ from conftest import KERNELS, compiled, make_request
 from tritonscope.analysis import findings
 from tritonscope.analysis.findings import DETECTORS, Input, Kernel, find
 from tritonscope.analysis.measured import LINE_MAP
-from tritonscope.app import profile, space
-from tritonscope.app.capture import kernel_figures
+from tritonscope.app import kernel_figures, profile, space
 from tritonscope.app.check import check
 from tritonscope.app.explain import explain
 from tritonscope.core.model import CheckEntry

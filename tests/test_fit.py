@@ -18,7 +18,7 @@ from test_corpus_liger import liger_ops
 
 from tritonscope.analysis.fitting import FITS, NO_FIT
 from tritonscope.app.fit import DEFAULT_TARGETS, fit
-from tritonscope.app.sweep import Axis
+from tritonscope.app.walk.sweep import Axis
 from tritonscope.cli.argtypes import budgets, check_dtype
 from tritonscope.core.model import VariantRequest
 from tritonscope.core.targets import TARGETS

@@ -9,7 +9,7 @@ import ctypes
 
 import pytest
 
-from tritonscope.app.prepare import compile_request
+from tritonscope.app.walk.prepare import compile_request
 from tritonscope.core.model import VariantRequest
 from tritonscope.core.samples import all_samples, samples_dir
 from tritonscope.core.targets import local_target
@@ -39,7 +39,7 @@ def _driver_figures(compilation):
 
 @pytest.mark.parametrize("sample", SAMPLES)
 def test_registers_spills_and_occupancy_equal_the_drivers(sample):
-    c = compile_request(VariantRequest(file=f"sample:{sample}", target="auto"))
+    c = compile_request(VariantRequest(file=f"sample:{sample}").resolved())  # auto: this GPU's target
     assert c.variant.target == local_target().name
     n_regs, n_spills, blocks = _driver_figures(c)
     print(
@@ -58,8 +58,8 @@ def test_spills_equal_the_drivers_for_a_kernel_that_spills(dtype):
     """A softmax row of 32768 16-bit values needs more than 255 registers: ptxas spills into the stack
     frame, and the driver's local size (n_spills = bytes / 4) counts it."""
     request = VariantRequest(
-        file="sample:softmax", target="auto", constexprs=(("BLOCK_SIZE", 32768),), dtype=TypeName(dtype)
-    )
+        file="sample:softmax", constexprs=(("BLOCK_SIZE", 32768),), dtype=TypeName(dtype)
+    ).resolved()  # auto: this GPU's target
     c = compile_request(request)
     n_regs, n_spills, blocks = _driver_figures(c)
     print(

@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from tritonscope.analysis.findings import WhatIf, what_if_flags
 from tritonscope.app.explain import changed
-from tritonscope.app.prepare import prepare
+from tritonscope.app.walk.prepare import prepare
 from tritonscope.cli import app
 from tritonscope.cli.options import (
     ArgOpt,

@@ -12,7 +12,7 @@ import textwrap
 from conftest import KERNELS
 
 from tritonscope.analysis.infer import infer_kinds
-from tritonscope.app.load import load_file
+from tritonscope.app.walk.load import load_file
 from tritonscope.core.model import ParamKind
 
 

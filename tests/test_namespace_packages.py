@@ -11,7 +11,7 @@ from pathlib import Path
 from cli_process import tritonscope
 from conftest import KERNELS
 
-from tritonscope.app import packages
+from tritonscope.app.walk import packages
 from tritonscope.core.errors import KernelFileError
 from tritonscope.core.source import ModuleReference, file_of, parse
 

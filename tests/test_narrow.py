@@ -13,6 +13,7 @@ from test_render import _compilation
 from tritonscope.analysis.diffing import StageDiff
 from tritonscope.analysis.layouts import ownership, parse
 from tritonscope.analysis.passes import LlvmPassRecord, PassRecord
+from tritonscope.captures.entries import CacheEntry
 from tritonscope.core.model import Compilation, InstructionMix, Occupancy, Resources, VariantRequest
 from tritonscope.core.stages import Stage
 from tritonscope.render.terminal.base import Terminal
@@ -26,8 +27,8 @@ from tritonscope.render.terminal.grid import GridView
 from tritonscope.render.terminal.layout import LayoutView
 from tritonscope.render.terminal.passes import PassesView
 from tritonscope.results.bench import BenchResult, Measurement, Peak
-from tritonscope.results.cache import CacheEntry, CacheListing
-from tritonscope.results.diff import DiffResult, Outcome
+from tritonscope.results.cache import CacheListing
+from tritonscope.results.diff import DiffResult, VariantOutcome
 from tritonscope.results.dump import DumpResult
 from tritonscope.results.grid import Access, GridResult, Program
 from tritonscope.results.layout import LayoutResult
@@ -148,9 +149,9 @@ def _variants(count: int) -> DiffResult:
         occupancy = Occupancy(12, 48, 64, "shared memory" if i % 2 else "registers")
         resources = Resources(40 + 17 * i, 0, 148480 - 1024 * i, 0, 0, occupancy, instructions=mix)
         label = {"num_warps": str(4 << (i % 2)), "num_stages": str(2 + i % 3), "BLOCK_SIZE_K": str(32 << (i % 2))}
-        outcomes.append(Outcome(label, VariantRequest(file="/k.py"), replace(c, resources=resources)))
+        outcomes.append(VariantOutcome(label, VariantRequest(file="/k.py"), replace(c, resources=resources)))
     outcomes.append(
-        Outcome({"BLOCK_SIZE_K": "7"}, VariantRequest(file="/k.py"), None, "arange's range must be a power of 2")
+        VariantOutcome({"BLOCK_SIZE_K": "7"}, VariantRequest(file="/k.py"), None, "arange's range must be a power of 2")
     )
     diff = StageDiff(Stage.TTIR, 0, 1, ("%0 = tt.load x : tensor<64xf32>",), ("%0 = tt.load x : tensor<128xf32>",))
     return DiffResult(tuple(outcomes), (diff,))

@@ -17,7 +17,7 @@ from tritonscope.core.errors import UsageError
 from tritonscope.core.status import ExitStatus
 from tritonscope.render.registry import RENDERERS, part, render, renderer_class
 from tritonscope.results.base import Result
-from tritonscope.results.diff import DiffResult, Outcome
+from tritonscope.results.diff import DiffResult, VariantOutcome
 from tritonscope.results.dump import DumpResult
 
 BAD = KERNELS / "bad.py"
@@ -63,7 +63,7 @@ def test_every_result_derives_from_result_and_succeeds_unless_it_can_fail():
     with pytest.raises(TypeError, match="names no `kind`"):
         type("Nameless", (Result,), {})
     assert DumpResult(compiled("sample:vector_add", "sm90"), ()).exit_status == ExitStatus.SUCCESS
-    failed = DiffResult((Outcome({"BLOCK": "3"}, None, None, "does not compile"),), ())
+    failed = DiffResult((VariantOutcome({"BLOCK": "3"}, None, None, "does not compile"),), ())
     assert failed.exit_status == ExitStatus.FAILED
 
 

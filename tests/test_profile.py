@@ -19,8 +19,8 @@ from test_narrow import NARROW, lines_of
 from tritonscope.analysis import cost
 from tritonscope.analysis.measured import LINE_MAP, NCU, measure
 from tritonscope.app import profile
-from tritonscope.app.capture.compiled import read_compilation
 from tritonscope.app.launch_once import PREFIX
+from tritonscope.captures.compiled import read_compilation
 from tritonscope.core.errors import UsageError
 from tritonscope.parsers.ncu_source import parse, value
 from tritonscope.render.json import JsonRenderer

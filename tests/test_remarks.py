@@ -13,9 +13,9 @@ from conftest import compiled, make_request
 from test_explain import DOT, MATMUL, X_LOAD, line_of, of_kind
 
 from tritonscope.analysis import findings
-from tritonscope.app.capture.compiled import read_compilation
 from tritonscope.app.explain import explain, explain_compilation
-from tritonscope.app.prepare import compile_request
+from tritonscope.app.walk.prepare import compile_request
+from tritonscope.captures.compiled import read_compilation
 from tritonscope.core.stages import Stage
 from tritonscope.parsers import mlir_diagnostics
 from tritonscope.triton_api import remarks as compiler

@@ -36,7 +36,7 @@ from tritonscope.render.terminal.listing import ListingView
 from tritonscope.render.terminal.passes import PassesView
 from tritonscope.results.bench import BenchResult, Measurement, Peak
 from tritonscope.results.catalog import KernelList
-from tritonscope.results.diff import DiffResult, Outcome
+from tritonscope.results.diff import DiffResult, VariantOutcome
 from tritonscope.results.dump import CompareResult, DumpResult
 from tritonscope.results.grid import Access, GridResult, Program
 from tritonscope.results.layout import LayoutResult
@@ -137,9 +137,9 @@ def _diff_result() -> DiffResult:
     a, b = _compilation(64, 40), _compilation(128, 64)
     request = VariantRequest(file="/k.py")
     outcomes = (
-        Outcome({"BLOCK": "64"}, request, a),
-        Outcome({"BLOCK": "128"}, request, b),
-        Outcome({"BLOCK": "7"}, request, None, "arange's range must be a power of 2"),
+        VariantOutcome({"BLOCK": "64"}, request, a),
+        VariantOutcome({"BLOCK": "128"}, request, b),
+        VariantOutcome({"BLOCK": "7"}, request, None, "arange's range must be a power of 2"),
     )
     diff = StageDiff(Stage.TTIR, 0, 1, ("%0 = tt.load x : tensor<64xf32>",), ("%0 = tt.load x : tensor<128xf32>",))
     return DiffResult(outcomes, (diff,))

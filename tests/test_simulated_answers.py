@@ -1,5 +1,5 @@
 """What the simulated GPU of `trace --target` answers where torch or a program asks the device:
-host tensors stay real, value reads answered with --on-read, memory figures, attention and
+host tensors stay real, value reads answered with --values (on the host, or a stand-in), memory figures, attention and
 convolution kernels picked as torch picks them on the target, CUDA graphs, and the program's own
 streams and children. Each runs a real program in a child process; one trace serves every assert on
 it (a module's fixtures run them, several at once), so the file costs six traces, not one a test."""
@@ -86,11 +86,11 @@ def library(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def reads(tmp_path_factory, library):
-    """READS traced on sm90 with --on-read zero, 2.5 and stop (the default): answer -> (program,
-    process, capture)."""
+    """READS traced on sm90 with --values zero, 2.5 (its alias --on-read), stop and host (the default):
+    answer -> (program, process, capture)."""
     folder = tmp_path_factory.mktemp("reads")
     program = _program(folder, READS)
-    answers = {"zero": ["--on-read", "zero"], "2.5": ["--on-read", "2.5"], "stop": []}
+    answers = {"zero": ["--values", "zero"], "2.5": ["--on-read", "2.5"], "stop": ["--values", "stop"], "host": []}
     commands = [
         ("trace", "-t", "sm90", *flags, "-o", folder / given, "--", sys.executable, program, library.parent)
         for given, flags in answers.items()
@@ -119,25 +119,45 @@ def test_on_read_answers_each_read_with_the_value_and_logs_it(reads, given, valu
     assert f"host {[float(value)] * 4}" in result.stdout and f"item {float(value)}" in result.stdout
     assert ("branch taken" in result.stdout) == bool(value) and "done" in result.stdout
     logged = [json.loads(line) for line in (out / "reads.jsonl").read_text().splitlines()]
-    assert [(r["where"], r["answered"]) for r in logged] == [(f"{program}:{n}", value) for n in READ_LINES]
+    host = [value] * 4
+    expected = [host, float(value), bool(value), float(value)]  # the copy, .item(), the branch, mylib's .item()
+    assert [(r["where"], r["answered"], r["mode"]) for r in logged] == [
+        (f"{program}:{n}", shown, value) for n, shown in zip(READ_LINES, expected, strict=True)
+    ]
     assert logged[0]["asked"].startswith("a copy of a device tensor into a host tensor")
     flat = " ".join(result.stderr.split())
-    assert f"answered 4 value read(s) with {'0' if value == 0 else given} (--on-read), the first at {program}:5" in flat
+    assert f"answered 4 value read(s) with {'0' if value == 0 else given} (--values), the first at {program}:5" in flat
 
 
-def test_without_on_read_the_first_read_stops_and_says_how_to_go_on(reads):
+def test_by_default_each_read_gets_the_value_computed_on_the_host(reads):
+    """x = ones * 3: the copy gives 3s, the sum 12, the branch is taken, the library reads 12."""
+    program, result, out = reads["host"]
+    check(result)
+    assert "host [3.0, 3.0, 3.0, 3.0]" in result.stdout and "item 12.0" in result.stdout
+    assert "branch taken" in result.stdout and "done" in result.stdout
+    logged = [json.loads(line) for line in (out / "reads.jsonl").read_text().splitlines()]
+    assert [(r["answered"], r["mode"]) for r in logged] == [([3.0] * 4, "host"), (12.0, "host"), (True, "host")] + [
+        (12.0, "host")
+    ]
+    assert "answered 4 value read(s) on the host (--values)" in " ".join(result.stderr.split())
+
+
+def test_with_values_stop_the_first_read_stops_and_says_how_to_go_on(reads):
     program, result, _ = reads["stop"]
     check(result, expect=2)
     assert f"stopped at {program}:5: the program asked for a copy of a device tensor" in result.stderr
-    assert "--on-read zero" in result.stderr and "host" not in result.stdout
+    flat = " ".join(result.stderr.split())
+    assert "--values host (the default) computes it on the host" in flat and "host" not in result.stdout
 
 
 @pytest.mark.parametrize(
     ("args", "said"),
     [
-        (["--on-read", "zero"], "--on-read zero: on a real GPU a read gets the real value"),
-        (["-t", "sm90", "--on-read", "value"], "--on-read expects stop, zero or a number such as 1; got 'value'"),
-        (["-t", "sm90", "--on-read", "nan"], "--on-read expects stop, zero or a finite number"),
+        (["--on-read", "zero"], "--values zero: on a real GPU a read gets the real value"),
+        (["--host-memory", "8GiB"], "--host-memory 8GiB: on a real GPU values take no host memory"),
+        (["-t", "sm90", "--values", "value"], "--values expects host, stop, zero or a number such as 1; got 'value'"),
+        (["-t", "sm90", "--on-read", "nan"], "--values expects host, stop, zero or a finite number"),
+        (["-t", "sm90", "--host-memory", "lots"], "--host-memory expects a size such as 8GiB, 512MiB or 16G"),
     ],
 )
 def test_on_read_is_refused_without_a_target_or_a_number(tmp_path, args, said):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tritonscope.app.prepare import prepare
+from tritonscope.app.walk.prepare import prepare
 from tritonscope.core import targets
 from tritonscope.core.errors import KernelFileError, UsageError
 from tritonscope.core.model import Variant, VariantRequest
@@ -74,7 +74,7 @@ def test_a_module_on_no_path_is_said_at_once(workspace):
 
 def test_what_only_a_loader_can_tell_fails_where_it_is_loaded(workspace):
     """A missing file or sample parses (a request may be made for it, as a test's is); loading says so."""
-    from tritonscope.app.load import load_file
+    from tritonscope.app.walk.load import load_file
 
     for given, said in (("absent.py", "no such file: absent.py"), ("sample:absent", "no sample named 'absent'")):
         with pytest.raises(KernelFileError, match=said):
@@ -123,5 +123,5 @@ def test_a_target_is_parsed_at_the_edge_and_read_back_by_name():
     assert targets.named("gfx942") is targets.TARGETS["gfx942"] and targets.named("gfx9000") is None
     variant = Variant("k", "k.py", "gfx942", {}, {}, {}, {}, {})
     assert variant.target_info.vendor.machine_code is Stage.AMDGCN and variant.target_info.warp_size == 64
-    resolved, notice = targets.resolve("auto")
+    resolved, notice = targets.resolve_target("auto")
     assert resolved is targets.auto() and (notice is None) == (targets.local_target() is not None)

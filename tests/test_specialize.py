@@ -8,8 +8,8 @@ import shlex
 import pytest
 from conftest import KERNELS, compiled, make_request
 
-from tritonscope.app.load import load_file
-from tritonscope.app.specialize import specialize, specialize_scalar
+from tritonscope.app.walk.load import load_file
+from tritonscope.app.walk.specialize import specialize, specialize_scalar
 from tritonscope.core.errors import UsageError
 from tritonscope.core.targets import TARGETS
 

@@ -7,7 +7,7 @@ from conftest import KERNELS, compiled, make_request
 from tritonscope.analysis import findings as tf
 from tritonscope.analysis import ttgir
 from tritonscope.app.explain import explain, explain_compilation
-from tritonscope.app.prepare import compile_undisassembled, finish
+from tritonscope.app.walk.prepare import compile_undisassembled, finish
 from tritonscope.core.samples import sample_path
 from tritonscope.core.stages import Stage
 

@@ -213,11 +213,11 @@ def test_an_unknown_target_is_refused_before_the_program_runs(tmp_path):
 
 
 def test_nothing_outside_the_capture_hook_imports_the_simulated_device():
-    """Besides the traced program's hook, only app/simulated_import.py reaches it, inside the function
+    """Besides the traced program's hook, only app/walk/simulated_import.py reaches it, inside the function
     that imports a kernel file asking for a GPU where none is visible (never at module level)."""
     package = HERE.parent / "tritonscope"
     simulated = package / "triton_api" / "simulated"
-    importer = package / "app" / "simulated_import.py"
+    importer = package / "app" / "walk" / "simulated_import.py"
     for path in package.rglob("*.py"):
         if simulated in path.parents or path == importer:
             continue

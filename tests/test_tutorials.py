@@ -65,18 +65,20 @@ def test_from_run_compiles_the_kernel_as_the_files_own_launch_specialized_it():
     assert variant["arguments"]["n_elements"] == 98432 and variant["hints"]["n_elements"] == "D"
 
 
-def test_from_run_goes_past_a_value_read_with_on_read():
+def test_from_run_goes_past_a_value_read():
     """negate_kernel is launched after the program prints a tensor: run as a program (-- python FILE),
-    it stops there and says how to go on; with --on-read zero the print gets zeros and the launch is
-    reached. (The file's own run, without --, goes on past the failed statement by itself.)"""
+    the print gets the values computed on the host (the default) and the launch is reached; with
+    --values stop it stops there and says how to go on; with --on-read zero (the same flag) the print
+    gets zeros and the launch is reached. (The file's own run goes on past a failed statement.)"""
     program = ("--", sys.executable, str(SHAPED / "launch_at_import.py"))
-    _, said = _from_run("launch_at_import.py", "-k", "negate_kernel", "-t", "sm90", *program, expect=2)
-    assert "launch_at_import.py:31: the program asked for printing a tensor before reaching" in said
-    assert "add --on-read zero" in said
-    flags = ("-k", "negate_kernel", "-t", "sm90", "--on-read", "zero", *program)
-    variant, said = _from_run("launch_at_import.py", *flags)
-    assert "launch 1 of negate_kernel at" in said and "launch_at_import.py:42, grid 1x1x1" in said
-    assert variant["arguments"]["n_elements"] == 16 and variant["constexprs"] == {"BLOCK_SIZE": 16}
+    for flags in ((), ("--on-read", "zero")):
+        variant, said = _from_run("launch_at_import.py", "-k", "negate_kernel", "-t", "sm90", *flags, *program)
+        assert "launch 1 of negate_kernel at" in said and "launch_at_import.py:42, grid 1x1x1" in said
+        assert variant["arguments"]["n_elements"] == 16 and variant["constexprs"] == {"BLOCK_SIZE": 16}
+    flags = ("-k", "negate_kernel", "-t", "sm90", "--values", "stop", *program)
+    _, said = _from_run("launch_at_import.py", *flags, expect=2)
+    assert "launch_at_import.py:31: the program asked for printing a tensor, before reaching" in said
+    assert "add --values zero" in said
 
 
 def test_from_run_sees_the_targets_answers_and_the_launch_asked_for():
@@ -141,14 +143,18 @@ def test_what_a_file_writes_under_the_simulated_gpu_stays_out_of_the_working_dir
 
 def test_from_run_goes_on_past_a_check_of_a_result_to_the_next_launch():
     """Triton's low-memory dropout and grouped GEMM tutorials check a result on the device (an
-    `assert torch.allclose`, a print) between their launches: the run goes on past the check, into
-    an `if __name__ == "__main__" and ...:` block, statement by statement there too."""
+    `assert torch.allclose`, a print) between their launches: the checks read values computed on the
+    host (the kernels under Triton's interpreter, tl.rand's Philox too), so every statement runs and
+    a launch 2 that the file never makes is said to be missing as such; with --values stop the run
+    goes on past each check, into an `if __name__ == "__main__" and ...:` block, statement by
+    statement there too, and each check is named where it stopped."""
     variant, said = _from_run("checks_between_launches.py", "-k", "seeded_noise_kernel", "-t", "sm90")
     assert "launch 1 of seeded_noise_kernel at" in said and "checks_between_launches.py:35, grid 3x1x1" in said
     assert variant["arguments"] == {"out_ptr": "*fp32", "n": 3000, "seed": 123}
-    _, said = _from_run(
-        "checks_between_launches.py", "-k", "seeded_noise_kernel", "--launch", "2", "-t", "sm90", expect=2
-    )
+    flags = ("-k", "seeded_noise_kernel", "--launch", "2", "-t", "sm90")
+    _, said = _from_run("checks_between_launches.py", *flags, expect=2)
+    assert "python checks_between_launches.py: every statement ran" in " ".join(said.split())
+    _, said = _from_run("checks_between_launches.py", *flags, "--values", "stop", expect=2)
     said = " ".join(said.split())
     assert "python checks_between_launches.py stopped at " in said and "checks_between_launches.py:30 " in said
     assert "torch.allclose() needs values" in said and "before reaching launch 2 of seeded_noise_kernel" in said
@@ -190,7 +196,7 @@ def test_from_run_of_a_kernel_no_step_launches_names_the_function_that_would():
     said = " ".join(said.split())
     assert "python launches_in_tests.py ended (exit 0) without reaching a launch of negate_kernel" in said
     assert "python launches_in_tests.py: every statement ran" in said
-    assert "test_scale (line 48), 2 case(s): 2 failed, the first at line 52" in said
+    assert "test_scale (line 48), 2 case(s): ran without launching it" in said  # its checks pass on the host
     assert "bench_square (line 55), 2 case(s): ran without launching it" in said
     assert "negate_kernel is launched by negate_in_place (line 74)" in said
     assert "call negate_in_place from a script of yours and give it after --" in said
@@ -200,10 +206,21 @@ def test_on_read_answers_results_shaped_by_values_and_triton_s_input_helpers():
     """10-block-scaled-matmul's inputs: torch.testing.assert_close checks a result, Triton's
     MXFP4Tensor (to Triton 3.8) branches on a device value and indexes with a boolean mask inside
     triton/tools (a helper the program calls, not the compiler: its reads are the program's), and the
-    program keeps `values[values > 0]`. Without --on-read the run stops at the check; with it, the
-    check passes and a mask's result has the shape the stand-in gives: every element with 1, none
-    with zero."""
-    _, said = _from_run("fp4_inputs_then_launch.py", "-k", "scale_kernel", "-t", "sm90", expect=2)
+    program keeps `values[values > 0]`. With values computed on the host (the default) the check
+    passes and the mask keeps the elements the same draws keep on the CPU (the simulated GPU's
+    generator starts where CUDA's and the CPU's do); with --values stop the run stops at the check;
+    with a stand-in, the check passes and a mask's result has the shape the stand-in gives: every
+    element with 1, none with zero."""
+    import torch
+    from triton.tools.mxfp import MXFP4Tensor
+
+    with torch.random.fork_rng():
+        torch.manual_seed(67280421310721)  # the default seed of torch's generators, CUDA's too
+        torch.rand(1000)
+        on_the_cpu = MXFP4Tensor(size=(1000,), device="cpu").random().to(torch.float32)
+    variant, said = _from_run("fp4_inputs_then_launch.py", "-k", "scale_kernel", "-t", "sm90")
+    assert variant["arguments"]["n"] == int((on_the_cpu > 0).sum()) and 0 < variant["arguments"]["n"] < 1000
+    _, said = _from_run("fp4_inputs_then_launch.py", "-k", "scale_kernel", "-t", "sm90", "--values", "stop", expect=2)
     said = " ".join(said.split())
     assert "fp4_inputs_then_launch.py:22 (DeviceValueRead: torch.testing.assert_close() needs values" in said
     for value, kept in (("1", 1000), ("zero", 0)):
@@ -212,14 +229,18 @@ def test_on_read_answers_results_shaped_by_values_and_triton_s_input_helpers():
         assert variant["arguments"]["n"] == kept, value
 
 
-def test_from_run_goes_past_a_results_check_with_on_read():
+def test_from_run_goes_past_a_results_check():
     """scale_kernel is launched after torch.allclose checks the first launch (09-persistent-matmul's
-    validate()): the file's own run stops that statement there and the hint says how to go on; with
-    --on-read zero both tensors hold zeros, the check passes, the reference matmul through Triton's
-    cuBLAS binding (no libcublas here) leaves its output as it was, and the launch is reached."""
-    _, said = _from_run("validate_then_launch.py", "-k", "scale_kernel", "-t", "sm90", expect=2)
+    validate()): with values computed on the host (the default: copy_kernel under Triton's
+    interpreter) the check passes and the launch is reached with no flag; with --values stop the
+    file's own run stops that statement there and the hint says how to go on; with --on-read zero
+    both tensors hold zeros, the check passes, the reference matmul through Triton's cuBLAS binding
+    (no libcublas here) is not run, and the launch is reached."""
+    variant, said = _from_run("validate_then_launch.py", "-k", "scale_kernel", "-t", "sm90")
+    assert "launch 1 of scale_kernel at" in said and variant["arguments"]["n"] == 1000
+    _, said = _from_run("validate_then_launch.py", "-k", "scale_kernel", "-t", "sm90", "--values", "stop", expect=2)
     assert "DeviceValueRead: torch.allclose() needs values" in said
-    assert "go on past its reads of device values with --on-read zero" in " ".join(said.split())
+    assert "go on past its reads of device values with --values zero" in " ".join(said.split())
     variant, said = _from_run("validate_then_launch.py", "-k", "scale_kernel", "-t", "sm90", "--on-read", "zero")
     assert "launch 1 of scale_kernel at" in said and "validate_then_launch.py:33, grid 8x1x1" in said
     assert variant["constexprs"] == {"BLOCK": 128} and variant["arguments"]["n"] == 1000

@@ -23,7 +23,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))  # run as a script from a checkout
 
 from tritonscope.app.explain import explain_compilation  # noqa: E402
-from tritonscope.app.prepare import compile_request  # noqa: E402
+from tritonscope.app.walk.prepare import compile_request  # noqa: E402
 from tritonscope.core.model import Compilation, VariantRequest  # noqa: E402
 from tritonscope.core.samples import sample_path  # noqa: E402
 from tritonscope.render.registry import renderer  # noqa: E402

@@ -3,7 +3,7 @@
 Gluon exposes each architecture's instructions directly (Hopper's warpgroup MMA, Blackwell's
 tcgen05 and tensor memory). Compiled for a target without them, Triton's lowering asserts and the
 process aborts with no Python error to catch, so such a compile runs in a child process instead
-(app/prepare.py), and this module names the likely reason for the message."""
+(app/walk/prepare.py), and this module names the likely reason for the message."""
 
 from __future__ import annotations
 

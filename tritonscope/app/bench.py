@@ -20,8 +20,8 @@ from ..core.targets import local_target
 from ..core.values import format_value
 from ..results.bench import BenchResult, LaunchTiming, Measurement, Peak, ReplayResult
 from ..triton_api.runtime import do_bench, last_compiled
-from .load import LoadedFile, load_file
-from .sweep import Axis
+from .walk.load import LoadedFile, load_file
+from .walk.sweep import Axis
 
 HOOKS = ("make_inputs", "launch", "reference", "torch_op", "work")
 
@@ -94,7 +94,7 @@ def pareto_configs(file: str, axes: list[Axis], timeout: float) -> list[dict]:
     from ..core.model import VariantRequest
     from .space import explore
 
-    result = explore(VariantRequest(file=file), axes, os.cpu_count() or 1, timeout)
+    result = explore(VariantRequest(file=file).resolved(), axes, os.cpu_count() or 1, timeout)
     every = combinations(axes)
     return [every[i] for i in result.pareto]
 
@@ -216,7 +216,7 @@ def _recorded(captured: CachedKernel):
     """The captured entry and its distinct recorded launches, numbered from 1."""
     import json
 
-    from .capture.entries import find
+    from ..captures.entries import find
     from .reproduce import pick_launch
 
     entry, _ = find(captured)

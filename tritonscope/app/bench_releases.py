@@ -13,7 +13,7 @@ from ..core.source import CachedKernel
 from ..core.source import parse as parse_source
 from ..isolate import Task, Workers, task
 from ..results.bench import ReleaseTimings
-from . import releases
+from .walk import releases
 
 
 def plan(subject: str, wanted: tuple[str, ...], sizes: list[int], inputs: dict) -> list[Task]:
@@ -52,10 +52,10 @@ def divergence(subject: str, kernel: str | None, wanted: tuple[str, ...], timeou
     """(the passes of the first two releases compared, or None; why not). A file's kernel is compiled
     with its default specialization, a captured one with the capture's."""
     from .passes import compare
-    from .sweep import Axis
+    from .walk.sweep import Axis
 
     try:
-        request = VariantRequest(file=subject)
+        request = VariantRequest(file=subject).resolved()
         if not isinstance(request.source, CachedKernel):
             request = replace(request, kernel=kernel)
         return compare(request, [Axis("triton", tuple(wanted[:2]))], timeout), None

@@ -6,7 +6,10 @@ so that this module imports nothing heavy and the front end never imports Triton
 
 from __future__ import annotations
 
+import pickle
 import sys
+from collections import OrderedDict
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +38,30 @@ def list_kernels(source: Source, target: Target):
 def dump(request: VariantRequest, stages: tuple[Stage, ...] | None, lines: tuple[int, int] | None):
     from .dump import dump
 
-    return dump(_installed(request), stages, lines)
+    return dump(_installed(request), stages, lines, compiled_by=_compile_kept)
+
+
+_KEEP = 16
+_kept: OrderedDict[bytes, Any] = OrderedDict()  # this worker's compiles, by the variant each compiled
+
+
+def _compile_kept(request: VariantRequest):
+    """The compile of a request, kept in this worker by the variant it names: a request for a variant
+    compiled before (another stage list, `auto` for the same target) is answered without compiling or
+    disassembling again. Keyed by the source too (a notebook cell's definitions are in it)."""
+    from ..core.source import CachedKernel
+    from .walk.prepare import compile_prepared, compile_request, prepare
+
+    if request.triton is not None or isinstance(request.source, CachedKernel):
+        return compile_request(request)
+    prepared = prepare(request)
+    key = pickle.dumps((request.source, prepared.target.name, prepared.variant, prepared.kernel.spec))
+    if key not in _kept:
+        _kept[key] = compile_prepared(prepared)
+        while len(_kept) > _KEEP:
+            _kept.popitem(last=False)
+    _kept.move_to_end(key)
+    return _kept[key]
 
 
 def explain(request: VariantRequest, what_if: bool, live: bool, compile_time: bool):
@@ -58,7 +84,7 @@ def check(request: VariantRequest, budgets: tuple[str, ...], baseline: str | Non
 def diff(request: VariantRequest, axes: tuple[tuple[str, tuple[Any, ...]], ...], configs: bool, stages, timeout: float):
     """`diff FILE --vary NAME=V1,V2 ...` (or `--configs`): each variant in a worker of its own."""
     from .diff import diff, worker_count
-    from .sweep import Axis
+    from .walk.sweep import Axis
 
     if not axes and not configs:
         raise UsageError('nothing to compare: give vary (e.g. {"num_warps": [4, 8]}) or configs')
@@ -76,10 +102,38 @@ def passes(request: VariantRequest, show: str | None, timeout: float):
 def passes_compare(request: VariantRequest, axes: tuple[tuple[str, tuple[Any, ...]], ...], timeout: float):
     """`passes --vary NAME=A,B`: the two pipelines and the first pass whose output differs."""
     from .passes import compare
-    from .sweep import Axis
+    from .walk.sweep import Axis
 
     _releases_installed(request, axes)
     return compare(request, [Axis(name, values) for name, values in axes], timeout)
+
+
+def fit(
+    request: VariantRequest,
+    targets: tuple[str, ...] | None,
+    axes: tuple[tuple[str, tuple[Any, ...]], ...],
+    budgets,
+    timeout,
+):
+    """`fit FILE [--targets LIST] [--vary ...] [--budget ...]` (a target given alone is the one column),
+    or `fit DIR/` (a capture's compiles as the rows)."""
+    from ..core.source import CaptureFolder
+    from .capture_fit import fit_capture
+    from .check import budgets as parsed
+    from .diff import worker_count
+    from .fit import DEFAULT_TARGETS
+    from .fit import fit as fit_kernel
+    from .walk.sweep import Axis
+
+    if request.target != "auto":
+        if targets is not None:
+            raise UsageError("give the targets in targets (one or several), or one in target; not both")
+        targets, request = (request.target,), replace(request, target="auto")
+    chosen, given = targets or DEFAULT_TARGETS, parsed(list(budgets), "budget")
+    if isinstance(request.source, CaptureFolder):
+        return fit_capture(Path(request.file), request.kernel, chosen, given, worker_count(None)[0], timeout)
+    _releases_installed(request, axes)
+    return fit_kernel(request, chosen, [Axis(n, v) for n, v in axes], given, worker_count(None)[0], timeout)
 
 
 def layout(request: VariantRequest, value: str | None, line: int | None, shape: str | None, timeout: float):
@@ -95,9 +149,16 @@ def grid(request: VariantRequest, size: tuple[int, ...] | None, wave: int | None
     return grid(_installed(request), size, wave, timeout)
 
 
+def launched(source: Source | None, kernel: str, compiled):
+    """A kernel the caller's process launched, read from what Triton kept of it (`ts.launched`)."""
+    from .launched import dump_launched
+
+    return dump_launched(source, kernel, compiled)
+
+
 def trace(command: tuple[str, ...], out: str, force: bool, launches: int, target: Target | None, rule, limit: float):
     """`trace -o OUT [--target T] -- COMMAND`, the program stopped after `limit` seconds."""
-    from .capture.trace import Simulation, trace
+    from .trace import Simulation, trace
 
     protected = [Path(word) for word in command if Path(word).exists()]  # the program and its files
     chosen: AutotuneRule | None = rule
@@ -120,7 +181,7 @@ def capture_list(folder: str):
 
 def capture_diff(before: str, after: str, kernel: str | None, stages, timeout: float):
     """`diff DIR1/ DIR2/` (every compile paired), or `-k NAME` (one kernel's stages diffed)."""
-    from .capture.diff import diff_captures, kernel_diff
+    from .capture_diff import diff_captures, kernel_diff
     from .diff import worker_count
 
     if kernel:
@@ -129,7 +190,7 @@ def capture_diff(before: str, after: str, kernel: str | None, stages, timeout: f
 
 
 def capture_check(folder: str, budgets: tuple[str, ...], baseline: str | None, timeout: float):
-    from .capture.check import check_capture
+    from .capture_check import check_capture
     from .check import budgets as parsed
     from .diff import worker_count
 
@@ -158,7 +219,7 @@ def _releases_installed(request: VariantRequest, axes) -> None:
 
 
 def _release_ready(release: str) -> None:
-    from . import releases
+    from .walk import releases
 
     checked = releases.checked(release)
     if not releases.is_running(checked) and not releases.env_for(checked).ready:

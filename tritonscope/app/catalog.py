@@ -4,21 +4,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..captures.entries import default_dir, scan
+from ..captures.logs import simulation_records
 from ..core import samples as bundled
 from ..core.source import Source
 from ..core.targets import Target
 from ..results.cache import CacheListing
 from ..results.catalog import KernelList, SamplesResult
-from .capture.entries import default_dir, scan
-from .capture.logs import simulation_records
 
 
 def samples() -> SamplesResult:
     return SamplesResult(tuple(bundled.all_samples()))
 
 
-def list_kernels(source: Source, target: Target) -> KernelList:
-    from .load import load_file  # imports Triton: `samples` and `cache list`, which import this module, need none
+def list_kernels(source: Source, target: Target | None) -> KernelList:
+    from .walk.load import load_file  # imports Triton: `samples` and `cache list`, which import this module, need none
 
     loaded = load_file(source, target)
     return KernelList(loaded.path, tuple(k.spec for k in loaded.kernels), dict(loaded.defaults), loaded.notices)

@@ -25,7 +25,7 @@ from ..isolate import pool, task
 from ..results.check import Broken, CheckResult, EntryOutcome
 from ..results.explain import ExplainResult
 from .explain import explain_compilation
-from .prepare import compile_request
+from .walk.prepare import compile_request
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from ..core.model import VariantRequest
 from ..core.stages import Stage
 from ..isolate import pool
 from ..results.diff import DiffResult
-from . import sweep
+from .walk import sweep
 
 
 def diff(
@@ -32,14 +32,15 @@ def diff(
             # start-up (0.2 s) overlaps this process's own imports and the kernel file's loading.
             workers.warm(count=math.prod(len(a.values) for a in axes), preload=sweep.COMPILE_MODULE)
         from ..analysis import diffing
-        from .load import load_file
-        from .prepare import from_reference, requested_target
+        from .walk.load import load_file
+        from .walk.prepare import from_reference
 
         base = from_reference(request)
-        spec = load_file(base.source).pick(base.kernel).spec
+        spec = load_file(base.source, base.target_info).pick(base.kernel).spec
         variants = sweep.expand(base, axes, spec, configs)
         if stages is None:
-            stages = (Stage.TTGIR, requested_target(variants[0].request)[0].vendor.machine_code)
+            target = variants[0].request.target_info
+            stages = (Stage.TTGIR, target.vendor.machine_code) if target else (Stage.TTGIR,)
         sweep.run(variants, workers, on_done=on_done)
     compilations = [v.compilation for v in variants]
     diffs, missing = [], []

@@ -3,27 +3,34 @@ optional filter to what some Python lines became."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..analysis import scoreboards
 from ..analysis.linemap import requested_lines
 from ..core.errors import UsageError
-from ..core.model import VariantRequest
+from ..core.model import Compilation, VariantRequest
 from ..core.stages import NOT_PRODUCED, Stage
 from ..core.targets import Target
 from ..results.dump import CompareResult, DumpResult
-from .prepare import compile_request, requested_target
+from .walk.prepare import compile_request
 
 
 def dump(
-    request: VariantRequest, stages: tuple[Stage, ...] | None, lines: tuple[int, int] | None, control: bool = False
+    request: VariantRequest,
+    stages: tuple[Stage, ...] | None,
+    lines: tuple[int, int] | None,
+    control: bool = False,
+    compiled_by: Callable[[VariantRequest], Compilation] = compile_request,
 ) -> DumpResult:
     """The compilation, with every stage its target produces unless some are named; with `control`,
-    each SASS instruction's control code and what its waits wait for."""
-    target = requested_target(request)[0]
-    if stages is not None:
+    each SASS instruction's control code and what its waits wait for. `compiled_by`: how the request is
+    compiled (a session's worker keeps its compiles: app/calls.py)."""
+    target = request.target_info  # None for a kernel compiled already: its stages checked once read
+    if stages is not None and target is not None:
         check_stages(stages, target)  # fails before a slow compile
-    if control and target.vendor.machine_code is not Stage.SASS:
+    if control and target is not None and target.vendor.machine_code is not Stage.SASS:
         raise UsageError(f"--control reads NVIDIA SASS; {target.name} has {target.vendor.machine_code.title}")
-    compilation = compile_request(request)
+    compilation = compiled_by(request)
     produced = _produced(compilation)
     if stages is not None:
         _check_produced(stages, compilation, produced)
@@ -36,12 +43,17 @@ def dump(
 
 def compare(request: VariantRequest, stages: tuple[Stage, ...] | None, lines: tuple[int, int] | None) -> CompareResult:
     """Two or three stages side by side, aligned by Python line (default source, TTGIR, machine code)."""
-    target = requested_target(request)[0]
-    stages = stages or (Stage.SOURCE, Stage.TTGIR, target.vendor.machine_code)
-    if not 2 <= len(stages) <= 3:
+    if stages is not None and not 2 <= len(stages) <= 3:
         raise UsageError(f"compare shows 2 or 3 stages; --stage names {len(stages)}")
-    shown = dump(request, stages, lines)
-    return CompareResult(shown.compilation, shown.stages, shown.source_lines)
+    target = request.target_info  # None for a kernel compiled already: its own target, once read
+    shown = dump(request, stages or (_compared(target) if target else None), lines)
+    chosen = shown.stages if stages or target else _compared(shown.compilation.variant.target_info)
+    return CompareResult(shown.compilation, tuple(s for s in chosen if s in shown.stages), shown.source_lines)
+
+
+def _compared(target: Target) -> tuple[Stage, ...]:
+    """What `compare` shows when no stage is named: the source, TTGIR and the machine code."""
+    return (Stage.SOURCE, Stage.TTGIR, target.vendor.machine_code)
 
 
 def check_stages(stages: tuple[Stage, ...], target: Target) -> None:

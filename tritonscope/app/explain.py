@@ -27,8 +27,8 @@ from ..core.source import CachedKernel
 from ..core.stages import Stage
 from ..results.explain import ExplainResult, ReportResult
 from . import launch
-from .prepare import compile_prepared, compile_request, prepare
-from .releases import in_release
+from .walk.prepare import compile_prepared, compile_request, prepare
+from .walk.releases import in_release
 
 MAX_WHAT_IFS = 4
 

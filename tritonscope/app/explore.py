@@ -22,7 +22,7 @@ from ..results.catalog import KernelList
 from ..results.explain import ExplainResult
 from ..results.explore import CompileFailure, ExploreResult
 from ..results.passes import PassesResult
-from .releases import in_release
+from .walk.releases import in_release
 
 WARM = "tritonscope.app.explain"  # what the tasks below import first: Triton, the pipeline, explain
 SPARE = f"{__name__}:warm_up"  # a spare worker's preload: WARM, and a first compile behind it
@@ -126,7 +126,7 @@ def _explained(request: VariantRequest, early: Callable[[StagesFiled], None] | N
     from ..core.errors import CompileError
     from .catalog import cache_list
     from .explain import explain_compilation
-    from .prepare import compile_stages, from_reference
+    from .walk.prepare import compile_stages, from_reference
 
     if isinstance(request.source, CaptureFolder):
         return cache_list(request.source.folder)
@@ -173,7 +173,7 @@ def with_machine_code(result: ExploreResult) -> ExploreResult:
 
     from ..triton_api.compiler import disassembled
     from .explain import explain_compilation
-    from .prepare import MACHINE_CODE_PENDING
+    from .walk.prepare import MACHINE_CODE_PENDING
 
     c, target = result.compilation, result.compilation.variant.target_info
     if result.unread is None:
@@ -211,15 +211,14 @@ def _several_kernels(request: VariantRequest) -> KernelList | None:
     if request.kernel is not None or isinstance(request.source, CachedKernel):
         return None
     from .catalog import list_kernels
-    from .prepare import requested_target
 
-    listed = list_kernels(request.source, requested_target(request)[0])
+    listed = list_kernels(request.source, request.target_info)
     return listed if sum(not k.is_helper for k in listed.kernels) > 1 else None
 
 
 def _releases() -> tuple[str, ...]:
     from ..triton_api.version import installed
-    from .releases import installed_envs
+    from .walk.releases import installed_envs
 
     return (installed(), *(env.release for env in installed_envs() if env.release != installed()))
 

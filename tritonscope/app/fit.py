@@ -18,12 +18,12 @@ from typing import Any
 from ..analysis.fitting import checked_budgets, figures, judge
 from ..core.model import OPTION_NAMES, AutotuneConfig, Budget, VariantRequest
 from ..core.values import format_value
-from ..isolate import Executor, Task, pool
-from ..isolate import Outcome as TaskOutcome
+from ..isolate import Executor, Outcome, Task, pool
 from ..results.fit import NO_COMPILE, Cell, ConfigRow, FitResult, KernelFit
 from ..triton_api import version
-from . import launch, releases, sweep
+from . import launch
 from .fit_rank import Ranker, Ranking, ToRank, why_not, with_estimates
+from .walk import releases, sweep
 
 # A T4, an A100, an A10 or RTX 3090, an L4 or RTX 4090, an H100, a B200, an RTX 5090 and an MI300X.
 DEFAULT_TARGETS = ("sm75", "sm80", "sm86", "sm89", "sm90", "sm100", "sm120", "gfx942")
@@ -68,11 +68,11 @@ def fit(
 def plan_file(request: VariantRequest, axes: list[sweep.Axis]) -> Plan:
     """The rows of a kernel file's kernel: its autotune configs times the --vary axes (a grid where it
     has no configs; the variant as given where it has neither)."""
-    from .load import load_file
-    from .prepare import from_reference, prepare
+    from .walk.load import load_file
+    from .walk.prepare import from_reference, prepare
 
     request = from_reference(request)
-    spec = load_file(request.source).pick(request.kernel).spec
+    spec = load_file(request.source, request.target_info).pick(request.kernel).spec
     configs: list[AutotuneConfig | None] = list(spec.autotune_configs) or [None]
     outcomes = sweep.expand(request, axes, spec, configs=bool(spec.autotune_configs), at_least=1)
     # the first row specialized, for the arguments' types: a constexpr with no default may come
@@ -109,7 +109,7 @@ def matrices(
     cells: list[Cell | None] = [None] * len(requests)
     ranker = Ranker() if ranking is not None else None
 
-    def done(index: int, outcome: TaskOutcome) -> None:
+    def done(index: int, outcome: Outcome) -> None:
         cells[index] = cell = cell_of(outcome, ranker, index)
         if on_done:
             on_done(cell)
@@ -141,7 +141,7 @@ def _task(
     return releases.task(measure, (request, budgets), request.triton, (request.file,))
 
 
-def cell_of(outcome: TaskOutcome, ranker: Ranker | None = None, index: int = 0) -> Cell:
+def cell_of(outcome: Outcome, ranker: Ranker | None = None, index: int = 0) -> Cell:
     """A worker's cell (a ranked one's compile handed to the ranker), or a compile that failed as a cell
     that says why in one line."""
     if not outcome.ok:
@@ -166,7 +166,7 @@ def one_line(error: str) -> str:
 
 def measure(request: VariantRequest, budgets: tuple[Budget, ...]) -> Cell:
     """In a worker: one config compiled for one target and judged there."""
-    from .prepare import compile_undisassembled
+    from .walk.prepare import compile_undisassembled
 
     return judged(compile_undisassembled(request), budgets)
 
@@ -176,7 +176,7 @@ def measure_ranked(
 ) -> tuple[Cell, ToRank | None]:
     """In a worker: the cell as `fit` judges it, and what this process needs to estimate its launch
     (`launched`: a captured launch of it, whose grid and values stand)."""
-    from .prepare import compile_undisassembled, prepare
+    from .walk.prepare import compile_undisassembled, prepare
 
     compiled = compile_undisassembled(request)
     cell = judged(compiled, budgets)

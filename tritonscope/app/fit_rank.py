@@ -38,7 +38,7 @@ class Ranking:
 class ToRank:
     """A cell's compile sent back unfinished, with the grid its launch's time is for."""
 
-    compiled: Any  # app.prepare.Undisassembled
+    compiled: Any  # app.walk.prepare.Undisassembled
     grid: tuple[int, ...]
     grid_from: str
 

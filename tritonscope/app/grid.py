@@ -10,12 +10,13 @@ import importlib.util
 
 from ..core.errors import KernelFileError, UsageError
 from ..core.model import VariantRequest
+from ..core.source import CellKernel
 from ..core.stages import Language
 from ..core.values import TypeName
 from ..isolate import Workers, task
 from ..results.grid import Access, GridResult, Program
-from .prepare import prepare
-from .releases import in_release
+from .walk.prepare import prepare
+from .walk.releases import in_release
 
 MAX_PROGRAMS = 1_000_000  # programs the interpreter runs one by one: more would take hours
 
@@ -31,7 +32,9 @@ def grid(request: VariantRequest, size: tuple[int, ...] | None, wave: int | None
         )
     values, pointers = _values(prepared.variant)
     size = check_grid(size) if size else launch_grid(prepared.module, values)
-    programs = record(str(prepared.kernel.spec.file), prepared.kernel.spec.name, values, pointers, size, timeout)
+    source = prepared.request.source
+    where = source if isinstance(source, CellKernel) else str(prepared.kernel.spec.file)
+    programs = record(where, prepared.kernel.spec.name, values, pointers, size, timeout)
     loads = wave_loads(programs, wave) if wave else None
     return GridResult(prepared.variant, size, tuple(programs), wave, loads)
 
@@ -75,7 +78,9 @@ def check_grid(size: tuple[int, ...]) -> tuple[int, ...]:
     return size
 
 
-def record(file: str, kernel: str, values: dict, pointers: dict, size: tuple[int, ...], timeout: float) -> list:
+def record(
+    file: str | CellKernel, kernel: str, values: dict, pointers: dict, size: tuple[int, ...], timeout: float
+) -> list:
     """Every program's loads and stores, from a run in an isolated worker with the interpreter on."""
     if importlib.util.find_spec("numpy") is None:
         raise UsageError(

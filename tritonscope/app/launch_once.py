@@ -20,7 +20,7 @@ PREFIX = "tritonscope launch:"
 def launch_once(spec: dict) -> None:
     from ..core.errors import UsageError
     from ..core.values import parse
-    from .load import load_file
+    from .walk.load import load_file
 
     module = load_file(spec["file"]).module
     missing = [hook for hook in ("make_inputs", "launch") if not callable(getattr(module, hook, None))]

@@ -19,7 +19,7 @@ from ..isolate import Workers, task
 from ..results.layout import LayoutListResult, LayoutResult, SharedLayoutResult
 from ..triton_api import layouts as triton_layouts
 from ..triton_api.version import release_tuple
-from .prepare import compile_request
+from .walk.prepare import compile_request
 
 MAX_ELEMENTS = 1 << 20  # a drawing of more elements than this is unreadable and slow to compute
 

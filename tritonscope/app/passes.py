@@ -25,8 +25,8 @@ from ..isolate import Outcome, Workers, pool, task
 from ..parsers import timing_report
 from ..results.passes import PassesComparison, PassesResult
 from ..triton_api.passes import DUMP_ENVIRONMENT, LLVM_DUMP_ENVIRONMENT
-from .prepare import from_reference, prepare
-from .releases import in_release
+from .walk.prepare import from_reference, prepare
+from .walk.releases import in_release
 
 
 @in_release
@@ -70,11 +70,11 @@ def _dump_env(llvm: bool) -> dict[str, str]:
 def compare(request: VariantRequest, axes: list, timeout: float) -> PassesComparison:
     """The pipelines of the two variants one --vary axis names (two Triton releases, say), and the
     first pass whose output differs between them."""
-    from .load import load_file
-    from .sweep import expand
+    from .walk.load import load_file
+    from .walk.sweep import expand
 
     base = from_reference(request)
-    variants = expand(base, axes, load_file(base.source).pick(base.kernel).spec, configs=False)
+    variants = expand(base, axes, load_file(base.source, base.target_info).pick(base.kernel).spec, configs=False)
     if len(variants) != 2:
         raise UsageError(f"passes --vary compares two pipelines; this names {len(variants)}: give NAME=A,B")
     first, second = _both(variants, timeout)
@@ -85,7 +85,7 @@ def compare(request: VariantRequest, axes: list, timeout: float) -> PassesCompar
 
 def _both(variants: list, timeout: float) -> tuple[PassesResult, ...]:
     """Both pipelines at once, each in a worker of its release (or a cluster's node, with --cluster)."""
-    from . import releases
+    from .walk import releases
 
     tasks = []
     for v in variants:

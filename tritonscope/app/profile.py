@@ -2,7 +2,7 @@
 
 ncu runs a program that launches the kernel once (`profile_command`, the seam: a kernel file's
 run hooks through app/launch_once.py today, a reproducer script tomorrow) with a fresh Triton
-cache, so the binary that ran is read back from it (app/capture/) and its line map puts each
+cache, so the binary that ran is read back from it (captures/) and its line map puts each
 instruction's counters on Python lines (analysis/measured.py), beside explain's static cost of
 the same binary and its findings (`explained`: the same path as explain's).
 """
@@ -22,14 +22,14 @@ from pathlib import Path
 from ..analysis.cost import LineCost
 from ..analysis.findings import Finding
 from ..analysis.measured import LINE_MAP, file_lines, measure
+from ..captures.compiled import read_compilation
+from ..captures.entries import as_published, capture_folder, entries, find
 from ..core.errors import TritonscopeError, UsageError
 from ..core.model import Compilation
 from ..core.source import CachedKernel, Source
 from ..isolate import Program
 from ..parsers.ncu_source import SourcePage, parse
 from ..results.explain import ExplainResult, ProfileResult
-from .capture.compiled import read_compilation
-from .capture.entries import as_published, capture_folder, entries, find
 from .explain import explain_compilation
 from .launch_once import PREFIX
 
@@ -62,7 +62,7 @@ def profile(
 ) -> ProfileResult:
     """One launch of a kernel file's kernel through its run hooks, under ncu."""
     from .bench import require_gpu
-    from .load import load_file
+    from .walk.load import load_file
 
     ncu = find_ncu()
     require_gpu("profile")

@@ -15,13 +15,12 @@ import pprint
 import shlex
 from pathlib import Path
 
+from ..captures.entries import CacheEntry, as_published, capture_folder, find
 from ..core import fileio, inputs
 from ..core.errors import KernelFileError, UsageError
 from ..core.source import CachedKernel
 from ..core.values import format_value
-from ..results.cache import CacheEntry
 from ..results.trace import ReproduceResult
-from .capture.entries import as_published, capture_folder, find
 from .script_template import CODE
 
 # Triton's metadata that is not a compile option (or, as extern_libs, names files of one installation).

@@ -14,10 +14,9 @@ from typing import Any
 from ..analysis import findings as kinds
 from ..core.errors import UsageError
 from ..core.model import VariantRequest
-from ..isolate import Outcome as TaskOutcome
-from ..isolate import Task, pool
+from ..isolate import Outcome, Task, pool
 from ..results.space import SpacePoint, SpaceResult
-from . import releases, sweep
+from .walk import releases, sweep
 
 # The figures a config is judged by, and which way is better.
 LOWER = ("registers", "spills", "shared", "instructions")
@@ -34,17 +33,17 @@ def explore(
     sort: str = "occupancy",
     on_done: Callable[[SpacePoint], None] | None = None,
 ) -> SpaceResult:
-    from .load import load_file
-    from .prepare import from_reference
+    from .walk.load import load_file
+    from .walk.prepare import from_reference
 
     if sort not in SHOWN:
         raise UsageError(f"--sort {sort}: not a figure. Sort by one of: {', '.join(SHOWN)}")
     base = from_reference(request)
-    spec = load_file(base.source).pick(base.kernel).spec
+    spec = load_file(base.source, base.target_info).pick(base.kernel).spec
     variants = sweep.expand(base, axes, spec, configs=False)
     points: list[SpacePoint | None] = [None] * len(variants)
 
-    def done(index: int, outcome: TaskOutcome) -> None:
+    def done(index: int, outcome: Outcome) -> None:
         point = points[index] = _point(variants[index].label, outcome)
         if on_done:
             on_done(point)
@@ -56,7 +55,7 @@ def explore(
     return SpaceResult(tuple(a.name for a in axes), ready, front, ranked(ready, sort, top), sort)
 
 
-def _tasks(variants: list[sweep.Outcome]) -> list[Task]:
+def _tasks(variants: list[sweep.VariantOutcome]) -> list[Task]:
     return [releases.task(measure, (v.request,), v.request.triton, (v.request.file,)) for v in variants]
 
 
@@ -64,7 +63,7 @@ def measure(request: VariantRequest) -> dict[str, Any]:
     """In a worker: one config compiled and explained (no what-ifs), down to its figures."""
     from .check import figures
     from .explain import explain_compilation
-    from .prepare import compile_request
+    from .walk.prepare import compile_request
 
     # explain's findings, less the registers live per line: they change no figure here (only where an
     # occupancy finding points), and would cost an nvdisasm run per config.
@@ -74,7 +73,7 @@ def measure(request: VariantRequest) -> dict[str, Any]:
     return values
 
 
-def _point(label: dict[str, str], outcome: TaskOutcome) -> SpacePoint:
+def _point(label: dict[str, str], outcome: Outcome) -> SpacePoint:
     if not outcome.ok:
         return SpacePoint(label, cause=cause_of(outcome.error or ""), error=outcome.error)
     values = dict(outcome.value)

@@ -2,9 +2,9 @@
 with, the files of a capture folder, and the exit code that says a wanted launch was reached.
 
 Both processes read this one file. tritonscope imports it as tritonscope.capture_hook.tritonscope_contract
-(app/capture/, app/from_run.py). Inside the traced program, where tritonscope may not be
+(captures/, app/trace.py, app/walk/from_run.py). Inside the traced program, where tritonscope may not be
 importable, it is the top-level module `tritonscope_contract`: this folder is on the program's
-PYTHONPATH (app/capture/environment.py puts it there), so the hook beside it (sitecustomize.py)
+PYTHONPATH (captures/environment.py puts it there), so the hook beside it (sitecustomize.py)
 imports it, and so do triton_api/capture.py and triton_api/simulated/ when the hook has loaded them
 by their paths. Hence it imports nothing, and its name is one a user's program is unlikely to have.
 tests/test_architecture.py holds every other module to naming these variables through it.
@@ -20,7 +20,8 @@ ENV_SIMULATED_DEVICE = "TRITONSCOPE_SIMULATED_DEVICE"  # trace --target: the dev
 ENV_AUTOTUNE_RULE = "TRITONSCOPE_AUTOTUNE_RULE"  # trace --autotune: the rule as JSON (core/autotune_rule.py)
 ENV_AUTOTUNE_LOG = "TRITONSCOPE_AUTOTUNE_LOG"  # where the simulated GPU logs each autotune choice (AUTOTUNE_LOG)
 ENV_STOPPED = "TRITONSCOPE_STOPPED"  # where the simulated GPU writes where a value read stopped it (STOP_RECORD)
-ENV_ON_READ = "TRITONSCOPE_ON_READ"  # --on-read: "stop", or the number a value read is answered with
+ENV_ON_READ = "TRITONSCOPE_ON_READ"  # --values: "host", "stop", or the number a value read is answered with
+ENV_HOST_MEMORY = "TRITONSCOPE_HOST_MEMORY"  # --host-memory: bytes the host's values may take
 ENV_READ_LOG = "TRITONSCOPE_READ_LOG"  # where each answered value read is logged (READ_LOG)
 ENV_DEBUG = "TRITONSCOPE_DEBUG"  # trace --debug: a stop also writes the Python stack it was met in to stderr
 
@@ -38,7 +39,8 @@ LAUNCH_LOG = "launches.jsonl"  # one line per recorded launch: grid, arguments, 
 AUTOTUNE_LOG = "autotune.jsonl"  # trace --target: which config each autotuned kernel launched, and why
 SIMULATED_RECORD = "simulated.json"  # trace --target: the simulated GPU's description
 STOP_RECORD = "stopped.json"  # trace --target: where the program was stopped, and what it asked
-READ_LOG = "reads.jsonl"  # trace --target --on-read N: one line per value read answered with N
+READ_LOG = "reads.jsonl"  # trace --target: one line per value read answered (on the host, or with --values N)
+HOST_VALUES_RECORD = "host_values.json"  # trace --target: operators logged and computed on the host, memory
 
 # --from-run: the traced program ends with this code right after the wanted launch is logged (a
 # program's own exit rarely uses it).

@@ -1,6 +1,6 @@
-"""The command line: typer app (app.py), value parsing (argtypes.py), one module per command."""
+"""The command line: typer app (runner.py), value parsing (argtypes.py), one module per command."""
 
 from . import commands  # noqa: F401 - registers every command on the app
-from .app import app, main
+from .runner import app, main
 
 __all__ = ["app", "main"]

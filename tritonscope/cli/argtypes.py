@@ -37,7 +37,7 @@ def cached_kernel(given: str) -> sources.CachedKernel:
 
 
 def target_name(text: str) -> str:
-    """A --target of a request: a target's name or `auto`, which prepare resolves where it compiles."""
+    """A --target of a request: a target's name or `auto`, resolved once the request is made (its notice with it)."""
     return targets.parse_name(text)
 
 
@@ -107,15 +107,31 @@ def budgets(items: list[str] | None, where: str = "--budget") -> tuple[Budget, .
     return parsed(items, where)
 
 
-def on_read_value(text: str) -> str:
-    """--on-read's value: "stop", or the number a value read is answered with ("zero" is 0)."""
+def on_read_value(text: str, flag: str = "--values") -> str:
+    """--values' (and --on-read's) value: "host", "stop", or the number a value read is answered with
+    ("zero" is 0)."""
     given = text.strip().lower()
-    if given in ("stop", "zero"):
-        return "stop" if given == "stop" else "0"
+    if given in ("host", "stop", "zero"):
+        return "0" if given == "zero" else given
     try:
         number = float(given)
     except ValueError:
-        raise UsageError(f"--on-read expects stop, zero or a number such as 1; got '{text}'") from None
+        raise UsageError(f"{flag} expects host, stop, zero or a number such as 1; got '{text}'") from None
     if not math.isfinite(number):
-        raise UsageError(f"--on-read expects stop, zero or a finite number; got '{text}'")
+        raise UsageError(f"{flag} expects host, stop, zero or a finite number; got '{text}'")
     return given
+
+
+_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gib": 1 << 30}
+_UNITS.update({"t": 1 << 40, "tib": 1 << 40, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4})
+
+
+def memory_size(text: str, flag: str = "--host-memory") -> int:
+    """A size in bytes: 8GiB, 512MiB, 8G, 1.5GB, 1000000."""
+    import re
+
+    found = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*", text)
+    unit = found.group(2).lower() if found else ""
+    if not found or unit not in _UNITS or float(found.group(1)) <= 0:
+        raise UsageError(f"{flag} expects a size such as 8GiB, 512MiB or 16G; got '{text}'")
+    return int(float(found.group(1)) * _UNITS[unit])

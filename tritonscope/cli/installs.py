@@ -12,14 +12,14 @@ import contextlib
 import sys
 
 from . import status
-from .app import ENV
 from .messages import say, stderr_console
+from .runner import ENV
 
 
 def ensure_release(release: str | None) -> None:
     """The release's environment made now, with a progress bar, if it is not the running Triton and
     is not installed yet (so that no command stalls silently on a download)."""
-    from ..app import releases
+    from ..app.walk import releases
     from ..isolate import on_cluster
 
     if release is None or on_cluster():  # on a cluster each node finds or makes its own (releases.on_node)
@@ -32,7 +32,7 @@ def ensure_release(release: str | None) -> None:
 
 def ensure_releases(axes) -> None:
     """Every release --vary triton= names, installed (the request's own is, by `request_from`)."""
-    from ..app import releases
+    from ..app.walk import releases
 
     for release in dict.fromkeys(releases.checked(v) for a in axes if a.name == "triton" for v in a.values):
         ensure_release(release)
@@ -41,7 +41,7 @@ def ensure_releases(axes) -> None:
 @contextlib.contextmanager
 def _install_progress(release: str):
     """A download bar on stderr where it is a terminal, else a line before and after."""
-    from ..app import releases
+    from ..app.walk import releases
 
     where = releases.env_for(release).path
     if not sys.stderr.isatty() or ENV.debug:

@@ -20,7 +20,7 @@ def _typer(i: inputs.Input) -> Any:
     """An input's typer.Option, from its row of the table; FILE's typer.Argument."""
     if i.flag is None:
         return typer.Argument(help=i.help, metavar=i.metavar)
-    return typer.Option(i.flag, *filter(None, [i.short]), help=i.help, metavar=i.metavar)
+    return typer.Option(*filter(None, [i.short]), i.flag, help=i.help, metavar=i.metavar)
 
 
 def _option(i: inputs.Input) -> Any:
@@ -80,27 +80,30 @@ WatchOpt = Annotated[
 HtmlOpt = Annotated[Path | None, typer.Option("--html", metavar="FILE", help="Also write an HTML report.")]
 
 
-def variant_flags(command=None, *, file_optional: bool = False):
+def variant_flags(command=None, *, file_optional: bool = False, resolve_target: bool = True):
     """Gives a command FILE and the variant flags it takes (core/inputs.py), the same in every
     command that compiles.
 
     The command declares a `request` parameter instead; typer sees FILE, the variant flags,
     then the command's own options. With `file_optional`, FILE may be left out: the command
-    then gets `request=None`, and variant flags without a FILE are refused.
+    then gets `request=None`, and variant flags without a FILE are refused. The request's
+    `--target auto` is resolved, its notice said once, unless `resolve_target` is False (`fit`
+    reads `auto` itself: every target).
     """
     if command is None:
-        return functools.partial(variant_flags, file_optional=file_optional)
+        return functools.partial(variant_flags, file_optional=file_optional, resolve_target=resolve_target)
     taken = inputs.taken_by(inputs.CLI, command.__name__)
     parameters = inputs.signature(taken, inputs.CLI, _option)
     if file_optional:
         parameters[0] = parameters[0].replace(annotation=OptionalFileArg, default=None)
     context = inspect.Parameter("context", inspect.Parameter.KEYWORD_ONLY, annotation=typer.Context)
-    with_request = inputs.taking_request(command, [*parameters, context], functools.partial(_request, taken))
+    make = functools.partial(_request, taken, resolve_target)
+    with_request = inputs.taking_request(command, [*parameters, context], make)
     with_request.context_settings = {"allow_extra_args": True}  # type: ignore[attr-defined]  # `--from-run -- COMMAND...`
     return with_request
 
 
-def _request(taken: tuple[inputs.Input, ...], flags: dict) -> VariantRequest | None:
+def _request(taken: tuple[inputs.Input, ...], resolve_target: bool, flags: dict) -> VariantRequest | None:
     """The request of a command's variant flags; None without a FILE, where no flag may be given."""
     flags["run_command"] = tuple(flags.pop("context").args)  # the words after --
     if flags["file"] is None:
@@ -108,41 +111,50 @@ def _request(taken: tuple[inputs.Input, ...], flags: dict) -> VariantRequest | N
         if given:
             raise UsageError(f"variant flags ({', '.join(given)}) need a FILE")
         return None
-    return _from_its_run(request_from(flags))
+    return _from_its_run(told(request_from(flags, resolve_target=resolve_target)))
+
+
+def told(request: VariantRequest) -> VariantRequest:
+    """The request, its target's notice said: once per command, where the request was made."""
+    from .messages import say
+
+    if request.target_notice:
+        say(request.target_notice, "dim")
+    return request
 
 
 def _from_its_run(request: VariantRequest) -> VariantRequest:
     """A `--from-run` request as the kernel its launch compiled, with a line saying which launch."""
     if request.from_run is None:
         return request
-    from ..app.from_run import resolve
-    from .app import progress, say
+    from ..app.walk.from_run import resolve_from_run
+    from .messages import progress, say
 
     with progress(f"running {request.file} to the launch"):
-        resolved, launch = resolve(request)
+        resolved, launch = resolve_from_run(request)
     if launch is not None:  # always, for a --from-run request
         say(launch.describe())
     return resolved
 
 
 def _from_run(given: dict, command: tuple[str, ...]) -> FromRun | None:
-    """--from-run, --launch and --on-read (taken out of `given`) and the command after --."""
-    launch, on_read = given.pop("launch", None) or 1, given.pop("on_read", None) or "stop"
+    """--from-run, --launch and --values (taken out of `given`) and the command after --."""
+    launch, on_read = given.pop("launch", None) or 1, given.pop("on_read", None) or "host"
     if not given.pop("from_run", False):
         if command:
             raise UsageError(f"unexpected words: {' '.join(command)} (a command after -- goes with --from-run)")
-        if launch != 1 or on_read != "stop":
-            raise UsageError("--launch N and --on-read go with --from-run")
+        if launch != 1 or on_read != "host":
+            raise UsageError("--launch N and --values go with --from-run")
         return None
     if launch < 1:
         raise UsageError(f"--launch {launch}: launches are counted from 1")
     return FromRun(launch=launch, command=command, on_read=argtypes.on_read_value(on_read))
 
 
-def request_from(flags: dict) -> VariantRequest:
+def request_from(flags: dict, resolve_target: bool = True) -> VariantRequest:
     """The request of the variant flags as typer gives them, by their parameter names (`constexpr`:
     the -c items): each text typed once; the kernel's name, the options and the config as typer typed them."""
-    from ..app import releases
+    from ..app.walk import releases
     from ..core import forms
     from .installs import ensure_release
 
@@ -166,6 +178,7 @@ def request_from(flags: dict) -> VariantRequest:
         triton=release,
         from_run=_from_run(given, tuple(flags.get("run_command") or ())),
         **given,
+        resolve_target=resolve_target,
     )
     fileio.note_read(request.file)  # no output of this run may replace the kernel file
     return request

@@ -1,4 +1,4 @@
-"""What a command returns, and the files it names: the wrapper (cli/app.py `_finish`) draws each
+"""What a command returns, and the files it names: the wrapper (cli/runner.py `_finish`) draws each
 through render/registry.py and writes it whole or not at all, never over what tritonscope did not
 write (core/fileio.py). Commands name their outputs; they never pick a renderer or write a file."""
 

@@ -13,8 +13,8 @@ from ..core.errors import TritonscopeError, UsageError
 from ..core.model import VariantRequest
 from ..core.source import local_file
 from ..core.watching import saves
-from .app import ENV, emit
 from .messages import say
+from .runner import ENV, emit
 
 CLEAR = "\x1b[2J\x1b[3J\x1b[H"  # the screen and its scrollback cleared, the cursor home
 

@@ -47,7 +47,7 @@ def new_run() -> None:
     _WRITTEN.clear()
 
 
-RESULTS_FD: int | None = None  # the command's own stdout (cli/app.py points descriptor 1 at stderr)
+RESULTS_FD: int | None = None  # the command's own stdout (cli/runner.py points descriptor 1 at stderr)
 _STDOUT_NAMES = ("-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1")
 
 

@@ -153,7 +153,7 @@ def timeout(seconds: float, flag: str = "--timeout") -> float:
 
 def command_target(text: str) -> targets.Target:
     """The target of a command that compiles no request (list, trace): resolved where it is given."""
-    return targets.resolve(text)[0]
+    return targets.resolve_target(text)[0]
 
 
 def check_dtype(text: str) -> TypeName:
@@ -183,16 +183,23 @@ def autotune_rule(text: str) -> AutotuneRule:
 
 
 def variant_request(
-    source: sources.Source, kernel: str | None = None, *, from_run: FromRun | None = None, **values: Any
+    source: sources.Source,
+    kernel: str | None = None,
+    *,
+    from_run: FromRun | None = None,
+    resolve_target: bool = True,
+    **values: Any,
 ) -> VariantRequest:
     """The request of a parsed source and typed values (constexprs and args as (name, value) pairs,
     dtype, target, the options, config, specialize, triton): a module reference `pkg.module:kernel`
-    becomes its module's file and the kernel."""
+    becomes its module's file and the kernel. Its `--target auto` is resolved here, once, with its
+    notice (`VariantRequest.resolved`), unless the command reads `auto` itself (`fit`: every target)."""
     file, kernel = file_and_kernel(source, kernel)
-    return VariantRequest(file=file, source=source, kernel=kernel, from_run=from_run, **values)
+    request = VariantRequest(file=file, source=source, kernel=kernel, from_run=from_run, **values)
+    return request.resolved() if resolve_target else request
 
 
-def request_of(values: Mapping[str, Any], front: str = inputs.API) -> VariantRequest:
+def request_of(values: Mapping[str, Any], front: str = inputs.API, resolve_target: bool = True) -> VariantRequest:
     """The request of the variant inputs given as Python values by a front end's names (core/inputs.py):
     the agent server's JSON, the Python API's keywords. A name the front end does not take is refused
     with those it takes; strings take the command line's rules (`typed`); the kernel's name, the
@@ -208,7 +215,7 @@ def request_of(values: Mapping[str, Any], front: str = inputs.API) -> VariantReq
         "specialize": not given.pop("no_specialize", False),
         "triton": release.strip() if (release := given.pop("triton", None)) else None,
     }
-    return variant_request(source, **given, **typed)
+    return variant_request(source, **given, **typed, resolve_target=resolve_target)
 
 
 def file_and_kernel(source: sources.Source, kernel: str | None) -> tuple[str, str | None]:

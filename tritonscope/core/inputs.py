@@ -203,11 +203,13 @@ INPUTS: tuple[Input, ...] = (
     Input(
         "on_read",
         str,
-        "stop",
-        "With --from-run: a read of a device value before the launch stops the run (default), or gets 0 "
-        "(zero) or N, so that later launches are reached.",
+        "host",
+        "With --from-run: a read of a device value before the launch gets the value computed on the host "
+        "(host, the default), stops the run (stop), or gets 0 (zero) or N. --on-read is the same flag.",
         "--on-read",
-        metavar="stop|zero|N",
+        "--values",
+        metavar="host|stop|zero|N",
+        printed="--values",
         fronts=frozenset({CLI}),
     ),
 )

@@ -13,10 +13,10 @@ from typing import Any, Literal
 
 from ..parsers.mlir_diagnostics import Remark
 from .inputs import command_words
-from .source import Source
+from .source import CachedKernel, CaptureFolder, Source
 from .source import parse as parse_source
 from .stages import Language, Stage
-from .targets import TARGETS, Target
+from .targets import TARGETS, Target, resolve_target
 from .values import TypeName, jsonable
 
 SCHEMA_VERSION = 2  # 2: every document carries `kind`; values are typed (strings, None, dtypes)
@@ -96,7 +96,7 @@ class FromRun:
 
     launch: int = 1  # which launch of the kernel, from 1 (--launch N)
     command: tuple[str, ...] = ()  # the program to run (after --); empty: `python FILE`
-    on_read: str = "stop"  # --on-read: a value read stops the run, or gets this number
+    on_read: str = "host"  # --values: a value read is computed on the host, stops the run, or gets this number
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,8 @@ class VariantRequest:
     (name, value) pairs: a value is a number, bool, None, string or TypeName. `file` is the text
     shown (messages, command lines, JSON): what the user typed, or a module reference's file;
     `source` is what it names, parsed once where the request is made (core/source.py), from
-    `file` when not given.
+    `file` when not given. Its `--target auto` is resolved once there too (`resolved`), with the
+    notice that says what it chose; nothing after it resolves a target again.
     """
 
     file: str
@@ -115,16 +116,17 @@ class VariantRequest:
     constexprs: tuple[tuple[str, Any], ...] = ()
     args: tuple[tuple[str, Any], ...] = ()
     dtype: TypeName | None = None  # the element type of pointers not given with -a
-    target: str = "auto"
+    target: str = "auto"  # a target's name; `auto` until the request is resolved (`resolved`)
     num_warps: int | None = None
     num_stages: int | None = None
     num_ctas: int | None = None
     maxnreg: int | None = None
     config: int | None = None
     specialize: bool = True
-    triton: str | None = None  # the Triton release to compile with (app/releases.py); None: the running one
-    from_run: FromRun | None = None  # resolved into a captured kernel before anything loads (app/from_run.py)
+    triton: str | None = None  # the Triton release to compile with (app/walk/releases.py); None: the running one
+    from_run: FromRun | None = None  # resolved into a captured kernel before anything loads (app/walk/from_run.py)
     source: Source = None  # type: ignore[assignment]  # set from `file` by __post_init__ when not given
+    target_notice: str | None = None  # what `auto` chose, where the user should be told (no GPU visible)
 
     def __post_init__(self) -> None:
         if self.source is None:
@@ -133,6 +135,28 @@ class VariantRequest:
     @property
     def options(self) -> dict[str, int]:
         return {name: getattr(self, name) for name in OPTION_NAMES if getattr(self, name) is not None}
+
+    def resolved(self) -> VariantRequest:
+        """This request with `--target auto` resolved, once, where the request is made: the visible
+        GPU's target, else the default, with the notice that says so. A kernel compiled already
+        (DIR/:NAME, a capture folder) keeps `auto`: its target is the one it was compiled for."""
+        if self.target != "auto" or isinstance(self.source, (CachedKernel, CaptureFolder)):
+            return self
+        target, notice = resolve_target(self.target)
+        return replace(self, target=target.name, target_notice=notice)
+
+    def for_target(self, name: str) -> VariantRequest:
+        """This request for another target (a `--vary target=` value, the explorer's target key)."""
+        return replace(self, target=name, target_notice=None).resolved()
+
+    @property
+    def target_info(self) -> Target | None:
+        """The target the request compiles for; None for a kernel compiled already that keeps its own."""
+        if self.target != "auto":
+            return TARGETS[self.target]
+        if isinstance(self.source, (CachedKernel, CaptureFolder)):
+            return None
+        raise ValueError(f"{self.file}: --target auto is resolved where a request is made (VariantRequest.resolved)")
 
     def with_value(self, name: str, value: Any, constexpr: bool) -> VariantRequest:
         """This request with one more constexpr (or argument) value; a later value wins."""

@@ -9,6 +9,10 @@ gives them:
     DIR/:NAME (or DIR:NAME)     CachedKernel     a compiled kernel of a Triton cache or a capture
     DIR/                        CaptureFolder    a capture (`trace -o DIR`) or a Triton cache, whole
 
+and a sixth, which the Python API makes of a kernel object defined in a notebook cell or a REPL:
+a `CellKernel`, the kernel's definitions as source text with their cells' file names and lines
+(triton_api/cells.py makes it, and makes the kernel again from it in the process that compiles).
+
 Each keeps `given`, the text as typed: messages, command lines and JSON show it. A source is
 plain, hashable data that travels inside a VariantRequest to worker processes, other Triton
 releases' interpreters and Ray nodes, so what the disk says is settled here, where the request
@@ -86,7 +90,56 @@ class CaptureFolder(_Given):
         return Path(self.given)
 
 
-Source = KernelFile | SampleKernel | ModuleReference | CachedKernel | CaptureFolder
+@dataclass(frozen=True)
+class CellPiece:
+    """One definition a cell's kernel needs, as its source: the kernel itself, a @triton.jit helper, a
+    plain function its decorators call. It is run again at its cell's lines, under its cell's name."""
+
+    name: str  # the global name the definition binds
+    file: str  # the cell's file name, as Python compiled it (IPython keeps the cell in linecache under it)
+    first_line: int  # its first line in the cell, decorators included
+    text: str  # its source, decorators included, dedented
+    aliases: tuple[str, ...] = ()  # other global names the notebook binds to it
+
+
+@dataclass(frozen=True)
+class CellValue:
+    """A global name a cell's definitions read that is no definition of a cell: a module (by name), an
+    object of a module (by its module and qualified name), or a plain value (pickled)."""
+
+    name: str
+    module: str = ""
+    attribute: str = ""  # an object of `module`: its qualified name there; "" for the module itself
+    pickled: bytes = b""  # a plain value (a constant, a list of triton.Config), where `module` is ""
+    where: str = ""  # the cell and line that read it, for messages
+
+
+@dataclass(frozen=True)
+class CellKernel(_Given):
+    """A kernel defined in a notebook cell or a REPL: no file holds it, so what it needs travels as data."""
+
+    given: str  # the kernel's cell file name, which Triton's locations name
+    name: str
+    pieces: tuple[CellPiece, ...]  # in the order they are run again: what one's decorators call first
+    values: tuple[CellValue, ...]
+    sys_path: tuple[str, ...] = ()  # the defining process's sys.path, where the modules named are found
+
+    @property
+    def files(self) -> frozenset[str]:
+        return frozenset(piece.file for piece in self.pieces)
+
+
+Source = KernelFile | SampleKernel | ModuleReference | CachedKernel | CaptureFolder | CellKernel
+
+
+def cell_label(file: str, line: int) -> str:
+    """A notebook cell's line as IPython names it in tracebacks (`Cell In[3], line 5`), where IPython
+    runs and compiled that cell; else FILE:LINE."""
+    import sys
+
+    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
+    number = getattr(getattr(shell, "compile", None), "_filename_map", {}).get(file)
+    return f"Cell In[{number}], line {line}" if number is not None else f"{file}:{line}"
 
 
 def parse(given: str) -> Source:

@@ -302,9 +302,10 @@ TARGETS: dict[str, Target] = {
 DEFAULT_TARGET = "sm90"
 
 
-def resolve(name: str) -> tuple[Target, str | None]:
-    """The target for a --target value, and a notice to show when `auto` had to guess. Outside
-    core/, app/prepare.py resolves a request's (the one place) and cli/argtypes.py a command's own."""
+def resolve_target(name: str) -> tuple[Target, str | None]:
+    """The target for a --target value, and a notice to show when `auto` had to guess. Only core/
+    resolves one: a request's once where it is made (`VariantRequest.resolved`), a command's own where
+    it is given (`forms.command_target`)."""
     key = parse_name(name)
     if key == "auto":
         local = local_target()

@@ -1,9 +1,11 @@
 """The explorer (`tritonscope explore`): a full-screen terminal front end, beside cli/.
 
-It holds the state (session.py: the variant, the selection, the panes) and draws the results of
-app/explore.py's tasks, which run in a child process through the executor (compiles.py): this
-process never imports Triton or torch. Its panes (panes.py) draw with render/'s lexers and colours;
-the screen is app.py, the other screens screens.py, what each part shows contents.py.
+It draws the results of app/explore.py's tasks, which run in a child process through the executor
+(compiles.py): this process never imports Triton or torch. The app (app.py) takes them in; what
+each task is for is tickets.py's, the variants seen session.py's (both Textual-free). The main
+screen (main.py) holds the code area (code_area.py: the panes of panes.py, drawn with render/'s
+lexers and colours) and the widgets of widgets.py, each with its own state; the other screens are
+screens.py, what each part shows contents.py and words.py, the look explorer.tcss.
 
     opening = start(request)   # the child starts compiling now, before Textual's own start-up
     first = opening.first()    # raises what the command line says of a file that is not a kernel

@@ -12,7 +12,7 @@ from ..core.stages import Stage
 from ..render.terminal.dump import resource_rows
 from ..render.terminal.explain import figures, heat_level, percent, share_bar
 from ..results.explore import ExploreResult
-from .panes import Content
+from .listing import Content
 
 SOURCE_GUTTER = 13  # "inst time regs" (or "inst ▍bar regs" without the estimate): explain's, in 13 columns
 CONTROL_GUTTER = 19  # a control code as `dump --control` writes it: B------:R-:W-:-:S04
@@ -49,6 +49,15 @@ def file_only(path: Path) -> Content | None:
     except (OSError, ValueError):  # UnicodeDecodeError too
         return None
     return Content(title=path.name, lines=tuple(enumerate(text.splitlines(), start=1)), lexer="python")
+
+
+def file_since(path: Path | None, shown: ExploreResult | None) -> Content | None:
+    """The kernel's file as it is now, where the source pane does not show it: nothing compiled
+    yet, or saved since `shown` was compiled (a compile that failed names a line of the new file)."""
+    now = file_only(path) if path is not None else None
+    if now is not None and shown is not None and now.lines == tuple(sorted(shown.file_lines.items())):
+        return None
+    return now
 
 
 def _cost_gutter(result: ExploreResult) -> dict[int, tuple[str, int]]:

@@ -3,22 +3,18 @@ highlights it (render/terminal/code.py's lexers and colours), with a cursor, the
 selected Python line, the lines changed against the previous variant and, for the source, explain's
 cost per line in the gutter.
 
-Only the rows on screen are drawn (Textual's line API), each from its tokens lexed once, so moving
-the cursor redraws a screenful per pane whatever the listing's length. A long listing is lexed in
-a thread (one for every pane) once it is on screen, so a move that scrolls panes to new lines
-does not lex them then; a listing shown again (a variant from memory, the kernel's file) keeps its
-lexed rows.
+Only the rows on screen are drawn (Textual's line API), each from its tokens lexed once
+(listing.py), so moving the cursor redraws a screenful per pane whatever the listing's length. A
+long listing is lexed in a thread once it is on screen; a listing shown again (a variant from
+memory, the kernel's file) keeps its lexed rows. A new listing repaints its pane alone: its length
+is not a layout's business (the pane's size is the screen's), so no layout pass draws every pane.
 """
 
 from __future__ import annotations
 
 import bisect
-import gc
-import queue
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import replace
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -27,38 +23,13 @@ from textual import events
 from textual.binding import Binding
 from textual.geometry import Region, Size
 from textual.message import Message
+from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ..core.stages import Stage
 from ..render.lexers import lexer_for
-from ..render.terminal.code import cells, clean, highlighted
-from ..render.terminal.dump import RICH_STYLES
-
-Links = Callable[[int], tuple[int, ...]]
-LEXED = 64  # rows lexed at once, when the first of them is drawn
-
-
-def _none(_: int) -> tuple[int, ...]:
-    return ()
-
-
-@dataclass(frozen=True)
-class Content:
-    """What a pane shows: numbered lines, their lexer, and how they link to the kernel's Python lines."""
-
-    title: str
-    lines: tuple[tuple[int, str], ...]  # (number shown, text)
-    lexer: str  # a Pygments alias, as core/stages.py names it
-    # how it links (left out of ==: a variant's next stages so far link anew, and look the same)
-    python_lines: Links = field(default=_none, compare=False)  # a number -> the kernel-file lines it came from
-    numbers: Links = field(default=_none, compare=False)  # a kernel-file line -> the numbers that came from it
-    changed: frozenset[int] = frozenset()  # numbers of the lines that differ from the previous variant
-    gutter: dict[int, tuple[str, int]] = field(default_factory=dict)  # number -> (figures, heat 0-4)
-    gutter_width: int = 0
-
-
-_CODE_STYLES = {code: Style.parse(name) for code, name in RICH_STYLES.items()} | {"1": Style(bold=True), "": Style()}
+from .listing import AHEAD, LEXED, Content, Tokens, code_style, lexed_rows, row_tokens, width_of
 
 
 def make_lexers() -> None:
@@ -68,74 +39,22 @@ def make_lexers() -> None:
         lexer_for(alias)
 
 
-_LEXED: OrderedDict[tuple[str, tuple], dict[int, list[tuple[str, str]]]] = OrderedDict()
-LISTINGS_KEPT = 16  # listings whose lexed rows are kept: four panes of four variants
-
-
-def _lexed_rows(content: Content) -> tuple[dict[int, list[tuple[str, str]]], bool]:
-    """The rows of `content` lexed so far (row -> segments), shared by every pane that shows the same
-    listing, and whether it was shown before: the kernel's file for each of its variants, a
-    variant's stages when it comes back from memory."""
-    key = (content.lexer, content.lines)
-    if key in _LEXED:
-        _LEXED.move_to_end(key)
-        return _LEXED[key], True
-    rows: dict[int, list[tuple[str, str]]] = {}
-    _LEXED[key] = rows
-    while len(_LEXED) > LISTINGS_KEPT:
-        _LEXED.popitem(last=False)
-    return rows, False
-
-
-def _lex_block(tokens: dict, content: Content, first: int) -> None:
-    """Lexes rows `first` to `first + LEXED` of `content` into `tokens` (one lexer for a block of rows)."""
-    block = content.lines[first : first + LEXED]
-    for at, lexed in enumerate(highlighted([clean(text) for _, text in block], content.lexer), first):
-        tokens.setdefault(at, lexed)
-
-
-class _LexingAhead:
-    """One thread that lexes long listings ahead of their drawing, one listing after the other: a
-    thread per pane took the interpreter from the screen three times over when three panes opened
-    at once, and the first moves then waited for them."""
-
-    def __init__(self) -> None:
-        self._listings: queue.SimpleQueue = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
-
-    def put(self, job: tuple[CodePane, dict, Content]) -> None:
-        self._listings.put(job)
-        with self._lock:
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="lexing ahead", daemon=True)
-                self._thread.start()
-
-    def _run(self) -> None:
-        try:
-            while True:
-                pane, tokens, content = self._listings.get()
-                pane.lex_ahead(tokens, content)
-        finally:  # it failed (its error printed): the next listing starts another
-            with self._lock:
-                self._thread = None
-
-
-_AHEAD = _LexingAhead()
-
-
-def _cells(text: str) -> int:
-    """The columns a line takes, with the fast answer for plain ASCII (thousands of lines a variant)."""
-    return len(text) if text.isascii() and text.isprintable() else cells(clean(text))
-
-
-def code_style(sgr: str) -> Style:
-    """A colour of render/terminal/code.py's palette (an SGR code) as a rich Style."""
-    return _CODE_STYLES.get(sgr) or Style.parse(RICH_STYLES.get(sgr, "none"))
+def _gutter(content: Content, number: int, number_width: int, style: Callable[[str], Style]) -> list[Segment]:
+    """A row's gutter: its number, `▌` where it changed, its figures (shaded by their heat)."""
+    numbers = style("number")
+    parts = [Segment(f"{number:>{number_width}} ", numbers)]
+    parts.append(Segment("▌", style("changed")) if number in content.changed else Segment(" "))
+    if content.gutter_width:
+        figures, heat = content.gutter.get(number, ("", 0))
+        parts.append(Segment(f"{figures:>{content.gutter_width}}", style(f"heat-{heat}") if heat else None))
+        parts.append(Segment(" "))
+    parts.append(Segment("│ ", numbers))
+    return parts
 
 
 class CodePane(ScrollView, can_focus=True):
-    """One listing with a cursor; moving it posts `Moved` with the Python lines of the line under it."""
+    """One listing with a cursor; moving it posts `Moved` with the Python lines of the line under it.
+    Its look is in explorer.tcss (the component classes below)."""
 
     COMPONENT_CLASSES = {
         "code--number",
@@ -149,20 +68,6 @@ class CodePane(ScrollView, can_focus=True):
         "code--stale",
         "code--thumb",
     }
-    DEFAULT_CSS = """
-    CodePane { border: round $panel-lighten-2; border-title-color: $text-muted; scrollbar-size: 0 0; }
-    CodePane:focus { border: round $accent; border-title-color: $text; }
-    CodePane > .code--number { color: $text-muted; }
-    CodePane > .code--linked { background: $primary 40%; }
-    CodePane > .code--cursor { background: $accent 45%; }
-    CodePane > .code--changed { color: $warning; text-style: bold; }
-    CodePane > .code--heat-1 { background: $error 15%; }
-    CodePane > .code--heat-2 { background: $error 30%; }
-    CodePane > .code--heat-3 { background: $error 50%; }
-    CodePane > .code--heat-4 { background: $error 75%; }
-    CodePane > .code--stale { color: $text-disabled; }
-    CodePane > .code--thumb { color: $panel-lighten-3; }
-    """
     BINDINGS = [
         Binding("up,k", "move(-1)", "up", show=False),
         Binding("down,j", "move(1)", "down", show=False),
@@ -173,6 +78,8 @@ class CodePane(ScrollView, can_focus=True):
         Binding("left,h", "scroll_left", "left", show=False),
         Binding("right,l", "scroll_right", "right", show=False),
     ]
+    # The last good stages of a variant whose compile failed, greyed (each row drawn again)
+    stale = reactive(False)
 
     class Moved(Message):
         """The cursor moved to a line: the Python lines it came from (the source's own line there)."""
@@ -186,14 +93,13 @@ class CodePane(ScrollView, can_focus=True):
         self.content = Content("", (), "text")
         self.cursor = 0  # a row
         self.linked: frozenset[int] = frozenset()  # numbers of the rows linked to the selected Python line
-        self._stale = False
         self._rows: dict[int, int] = {}  # number -> row
         self._numbers: list[int] = []  # each row's number, in order
-        self._tokens: dict[int, list[tuple[str, str]]] = {}  # row -> its lexed segments, made when first drawn
+        self._tokens: Tokens = {}  # row -> its lexed segments, made when first drawn
         self._lead = 0  # the gutter's columns
         self._styles: dict[str, Style] = {}
         self._drawn: dict[tuple, Strip] = {}  # rows drawn, by what decides their look
-        self._area: tuple[int, int] | None = None  # the rows' width and the height on screen, once read
+        self._area: tuple[Size, int, int] | None = None  # for its size: the rows' width and height, once read
         self._number_width = 1
 
     # --- what it shows ----------------------------------------------------------------------------
@@ -210,19 +116,24 @@ class CodePane(ScrollView, can_focus=True):
         self._numbers = [n for n, _ in content.lines]
         self._rows = {n: row for row, n in enumerate(self._numbers)}
         self._drawn, self._area = {}, None
-        self._tokens, lexed_before = _lexed_rows(content)
-        if content.lexer == "python" and not lexed_before:  # lexed whole: its strings span lines
-            self._tokens.update(enumerate(highlighted([clean(t) for _, t in content.lines], "python")))
-        width = max((_cells(text) for _, text in content.lines), default=0)
+        self._tokens, lexed_before = lexed_rows(content)
+        width = max((width_of(text) for _, text in content.lines), default=0)
         self._number_width = len(str(max(self._numbers, default=1)))
         self._lead = self._number_width + 2 + (content.gutter_width + 1 if content.gutter_width else 0) + 2
-        self.virtual_size = Size(self._lead + width + 1, len(content.lines))
+        # Not Textual's reactive set, which asks for a layout of the whole screen: the pane's size is
+        # the screen's, and its scroll offsets are bounded by the new size below
+        self.set_reactive(CodePane.virtual_size, Size(self._lead + width + 1, len(content.lines)))
+        self.scroll_x, self.scroll_y = self.validate_scroll_x(self.scroll_x), self.validate_scroll_y(self.scroll_y)
         self.border_title = content.title
         self.cursor = self._nearest(number) if number is not None else 0
         self.refresh()
         if not lexed_before and content.lexer != "python" and len(content.lines) > LEXED:
             # after the screen is drawn, which it would otherwise share the interpreter with
-            self.call_after_refresh(_AHEAD.put, (self, self._tokens, content))
+            self.call_after_refresh(AHEAD.put, self, self._tokens, content)
+
+    def shows(self, tokens: Tokens) -> bool:
+        """Whether the pane still shows the listing lexed into `tokens` (the thread lexing ahead asks)."""
+        return self._tokens is tokens
 
     def link(self, python_line: int | None, scroll: bool = True) -> None:
         """Highlights the lines that came from `python_line`; with `scroll`, brings the first into view."""
@@ -234,6 +145,13 @@ class CodePane(ScrollView, can_focus=True):
         elif scroll and self._linked_into_view():
             return  # a scroll draws every row
         self._refresh_rows(self._rows[n] for n in was ^ linked if n in self._rows)
+
+    def mark(self, changed: frozenset[int]) -> None:
+        """Marks the lines that differ from the variant before (`▌`): their rows drawn again."""
+        was = self.content.changed
+        if changed != was:
+            self.content = replace(self.content, changed=changed)
+            self._refresh_rows(self._rows[n] for n in was ^ changed if n in self._rows)
 
     def _linked_into_view(self) -> bool:
         return self._into_view(sorted(self._rows[n] for n in self.linked if n in self._rows))
@@ -278,17 +196,6 @@ class CodePane(ScrollView, can_focus=True):
         return False
 
     @property
-    def stale(self) -> bool:
-        """Whether the pane shows the last good stages of a variant whose compile failed (dimmed)."""
-        return self._stale
-
-    @stale.setter
-    def stale(self, stale: bool) -> None:
-        if stale != self._stale:
-            self._stale = stale
-            self.refresh()
-
-    @property
     def number(self) -> int | None:
         """The number of the line under the cursor."""
         return self._numbers[self.cursor] if self._numbers else None
@@ -315,7 +222,7 @@ class CodePane(ScrollView, can_focus=True):
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
         total, height = len(self._numbers), self.scrollable_content_region.height
-        if offset is not None and offset.x >= self._width() - 1 and total > height > 0:  # the thumb's column
+        if offset is not None and offset.x >= self._sizes()[0] - 1 and total > height > 0:  # the thumb's column
             self.scroll_to(y=max(offset.y * total // height - height // 2, 0), animate=False, immediate=True)
         elif offset is not None:
             self._move_to(int(self.scroll_y) + offset.y)
@@ -341,7 +248,7 @@ class CodePane(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         row = int(self.scroll_y) + y
-        width = self._width()
+        width = self._sizes()[0]
         if row >= len(self._numbers):
             return Strip.blank(width, self._style("base"))
         kind = (
@@ -373,6 +280,7 @@ class CodePane(ScrollView, can_focus=True):
 
     def on_resize(self) -> None:
         self._area, self._drawn = None, {}
+        self.refresh()  # rows drawn before this event came (a layout draws at once) had the old width
         # a pane that grew or shrank (another pane shown or hidden, the error pane, the terminal)
         # keeps what it points at in view: the lines linked to the selected Python line, or its cursor
         if self.linked and not self.has_focus:
@@ -380,16 +288,14 @@ class CodePane(ScrollView, can_focus=True):
         else:
             self._cursor_into_view()
 
-    def _width(self) -> int:
-        return self._sizes()[0]
-
     def _sizes(self) -> tuple[int, int]:
         """The region the rows are drawn in (width, height), read once per size: Textual works it out
-        from the widget's styles at each ask, and a frame asks it for every row of every pane."""
-        if self._area is None:
+        from the widget's styles at each ask, and a frame asks it for every row of every pane. A
+        layout draws a pane resized before its Resize event comes: the size is checked each time."""
+        if self._area is None or self._area[0] != self.outer_size:  # its size as laid out (no styles read)
             region = self.scrollable_content_region
-            self._area = (region.width, region.height)
-        return self._area
+            self._area = (self.outer_size, region.width, region.height)
+        return self._area[1], self._area[2]
 
     def _style(self, name: str) -> Style:
         """The style of a part (its CSS component class), read once per theme."""
@@ -408,7 +314,7 @@ class CodePane(ScrollView, can_focus=True):
         """A row as one Strip (a new variant draws every row of every pane; a Strip costs seven caches),
         its last column the scroll thumb's."""
         base = self._style("base") + self._style(kind) if kind else self._style("base")
-        segments = self._gutter(self._numbers[row])
+        segments = _gutter(self.content, self._numbers[row], self._number_width, self._style)
         room, start = width - 1 - self._lead, int(self.scroll_x)
         code = self._code(row)
         used = sum(cell_len(segment.text) for segment in code)
@@ -424,38 +330,8 @@ class CodePane(ScrollView, can_focus=True):
             segments.append(Segment("▐", self._style("thumb")) if thumb else Segment(" "))
         return Strip(Segment.apply_style(segments, base), width)
 
-    def lex_ahead(self, tokens: dict, content: Content) -> None:
-        """In the thread lexing ahead, every block of a long listing lexed before it is drawn, from
-        the cursor's on: a move that scrolls three panes to lines not seen yet then draws them
-        without lexing them (a block of LLVM IR takes a millisecond or two). It stops when the pane
-        shows another listing."""
-        start = self.cursor - self.cursor % LEXED
-        for first in [*range(start, len(content.lines), LEXED), *range(0, start, LEXED)]:
-            if self._tokens is not tokens:
-                return
-            if first not in tokens:
-                _lex_block(tokens, content, first)
-        gc.freeze()  # the rows lexed live as long as the listing: kept out of the collector's full passes
-
-    def _gutter(self, number: int) -> list[Segment]:
-        numbers = self._style("number")
-        changed = number in self.content.changed
-        parts = [Segment(f"{number:>{self._number_width}} ", numbers)]
-        parts.append(Segment("▌", self._style("changed")) if changed else Segment(" "))
-        if self.content.gutter_width:
-            figures, heat = self.content.gutter.get(number, ("", 0))
-            parts.append(
-                Segment(f"{figures:>{self.content.gutter_width}}", self._style(f"heat-{heat}") if heat else None)
-            )
-            parts.append(Segment(" "))
-        parts.append(Segment("│ ", numbers))
-        return parts
-
     def _code(self, row: int) -> list[Segment]:
-        tokens = self._tokens.get(row)
-        if tokens is None:  # not yet lexed ahead: its block now
-            _lex_block(self._tokens, self.content, row - row % LEXED)
-            tokens = self._tokens[row]
+        tokens = row_tokens(self._tokens, self.content, row)
         if self.stale:
             stale = self._style("stale")
             return [Segment(text, stale) for _, text in tokens]

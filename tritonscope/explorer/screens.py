@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
+from textual.widget import Widget
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -24,8 +25,10 @@ from ..results.cache import CacheListing
 from ..results.catalog import KernelList
 from ..results.explore import IRSide, PassStep
 from ..results.passes import PassesResult
-from .panes import CodePane, Content
+from .listing import Content
+from .panes import CodePane
 from .session import UNSET, Knob, changed, stepped
+from .widgets import StatusLine
 
 KEYS = [
     ("↑ ↓  j k  PgUp PgDn  g G", "move the cursor in a pane (the mouse too: click a line, scroll)"),
@@ -47,33 +50,46 @@ KEYS = [
 ]
 
 
+NOTES = (
+    "A cursor on any line selects its Python line; every other pane highlights what came from it. "
+    "Saving the kernel file recompiles it. The status line names the step compiling."
+)
+
+
+class Keys(Widget):
+    """The keys in a column of their own, each meaning wrapped beside them to the width the box has
+    (a meaning wrapped again by Textual at a narrower width put its words in the keys' column)."""
+
+    GAP = 2  # columns between the longest keys and their meaning
+
+    def render(self) -> Text:
+        return self._text(self.content_size.width)
+
+    def get_content_height(self, container, viewport, width: int) -> int:
+        return len(self._text(width).plain.splitlines())
+
+    def _text(self, width: int) -> Text:
+        column = max(len(keys) for keys, _ in KEYS) + self.GAP
+        text = Text(no_wrap=True)
+        for keys, meaning in KEYS:
+            text.append(f"{keys:<{column}}", "bold")
+            lines = textwrap.wrap(meaning, max(width - column, 20))
+            text.append("\n".join([lines[0], *(" " * column + line for line in lines[1:])]) + "\n")
+        text.append("\n" + "\n".join(textwrap.wrap(NOTES, max(width, 20))), "dim")
+        return text
+
+
 class HelpScreen(ModalScreen):
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "close")]
-    DEFAULT_CSS = """
-    HelpScreen { align: center middle; }
-    #help { width: 100%; max-width: 80; height: auto; max-height: 100%; border: round $accent; }
-    #keys { height: auto; }
-    """
     AUTO_FOCUS = "#help"  # taller than a 24-row terminal: ↑ ↓ scroll it
-    KEYS_WIDTH = 24  # the keys' column; the meanings wrap beside it, in a box 80 columns wide at most
 
     def __init__(self, app: Any):
         super().__init__()
         self._app = app
 
     def compose(self) -> ComposeResult:
-        text = Text()
-        for keys, meaning in KEYS:
-            text.append(f"{keys:<{self.KEYS_WIDTH}}", "bold")
-            lines = textwrap.wrap(meaning, 77 - self.KEYS_WIDTH)  # 80 less the border and the scrollbar
-            text.append("\n".join([lines[0], *(" " * self.KEYS_WIDTH + line for line in lines[1:])]) + "\n")
-        notes = (
-            "A cursor on any line selects its Python line; every other pane highlights what came from it. "
-            "Saving the kernel file recompiles it. The status line names the step compiling."
-        )
-        text.append("\n" + "\n".join(textwrap.wrap(notes, 77)), "dim")
         with VerticalScroll(id="help"):
-            yield Static(text, id="keys")
+            yield Keys(id="keys")
 
     def on_mount(self) -> None:
         self.query_one("#help").border_title = "keys: ↑ ↓ scroll, esc closes"
@@ -83,7 +99,6 @@ class KernelListScreen(ModalScreen[VariantRequest | None]):
     """The kernels to choose from: a file's (several, none named), or a capture's or Triton cache's."""
 
     BINDINGS = [Binding("escape,q", "dismiss_none", "back")]
-    DEFAULT_CSS = "KernelListScreen { align: center middle; } #kernels { width: 90%; height: 80%; }"
     AUTO_FOCUS = "#kernels"
 
     def __init__(self, listing: KernelList | CacheListing, request: VariantRequest):
@@ -106,6 +121,8 @@ class KernelListScreen(ModalScreen[VariantRequest | None]):
             ]
         kernels = OptionList(*options, id="kernels")
         kernels.border_title = title
+        # as wide as its widest line (its borders, padding and scrollbar: 6), 90% of the screen at most
+        kernels.styles.width = max([len(title) + 4, *(len(str(o.prompt)) for o in options)]) + 6
         yield kernels
 
     @on(OptionList.OptionSelected)
@@ -130,29 +147,32 @@ class VariantScreen(ModalScreen):
         Binding("enter", "edit", "type a value"),
         Binding("escape,v", "close", "close"),
     ]
-    DEFAULT_CSS = """
-    VariantScreen { align: right middle; }
-    #knobs { width: 52; height: 100%; border: round $accent; }
-    #value { width: 52; display: none; }
-    VariantScreen.editing #value { display: block; }
-    """
     AUTO_FOCUS = "#knobs"
+    TEXT = len("(not set: enter sets it)")  # the values' column: a value not set says so in it
 
     def __init__(self, app: Any, knobs: list[Knob], request: VariantRequest):
         super().__init__()
         self._app, self.knobs, self.request = app, knobs, request
+        self._column = max(len(_label(k)) for k in knobs)  # the names' column
 
     def compose(self) -> ComposeResult:
-        with Vertical():
-            yield OptionList(*self._options(), id="knobs")
+        with Vertical(id="variant"):
+            yield OptionList(*[Option(self._prompt(k), id=str(i)) for i, k in enumerate(self.knobs)], id="knobs")
             yield Input(id="value")
+        yield StatusLine(id="variant-status")  # the compile each change starts, as the main screen says it
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#knobs", OptionList).border_title = "variant: ← → change, enter types, esc closes"
+        knobs = self.query_one("#knobs", OptionList)
+        knobs.border_title = "variant: ← → change, enter types, esc closes"
+        # each value on one line: the names' column, the values', the borders, padding and scrollbar
+        texts = max(self.TEXT, *(len(k.text) for k in self.knobs))
+        self.query_one("#variant").styles.width = max(52, self._column + 1 + texts + 6)
+        status = self.query_one(StatusLine)
+        self.watch(self._app.main.query_one("#status", StatusLine), "said", lambda said: setattr(status, "said", said))
 
-    def _options(self) -> list[Option]:
-        return [Option(f"{_label(k):<34} {k.text}", id=str(i)) for i, k in enumerate(self.knobs)]
+    def _prompt(self, knob: Knob) -> str:
+        return f"{_label(knob):<{self._column}} {knob.text}"
 
     def _current(self) -> int | None:
         return self.query_one("#knobs", OptionList).highlighted
@@ -191,7 +211,7 @@ class VariantScreen(ModalScreen):
         except UsageError as exc:
             self._app.notify(exc.message, severity="error")
             return
-        self._set(index, None if knob.what == "triton" and text == "running" else value)
+        self._set(index, knob.choices[0] if knob.what == "triton" and text == "running" else value)
 
     def _set(self, index: int, value: Any) -> None:
         knob = self.knobs[index]
@@ -200,7 +220,7 @@ class VariantScreen(ModalScreen):
         self.request = changed(self.request, knob, value)
         self.knobs[index] = replace(knob, value=value)
         knobs = self.query_one("#knobs", OptionList)
-        knobs.replace_option_prompt_at_index(index, f"{_label(self.knobs[index]):<34} {self.knobs[index].text}")
+        knobs.replace_option_prompt_at_index(index, self._prompt(self.knobs[index]))
         self._app.ask(self.request)
 
     def action_close(self) -> None:
@@ -221,15 +241,6 @@ class PassesScreen(Screen):
     the lines it changed marked, the selected Python line linked in both."""
 
     BINDINGS = [Binding("escape,p", "app.pop_screen", "back"), Binding("q", "app.quit", "quit")]
-    DEFAULT_CSS = """
-    #pipeline { width: 44; height: 1fr; border: round $panel-lighten-2; }
-    #pipeline:focus { border: round $accent; }
-    #sides { width: 1fr; }
-    #sides CodePane { height: 1fr; width: 1fr; }
-    #line { height: 1; background: $primary-background; padding: 0 1; }
-    PassesScreen.narrow #pipeline { width: 30; }
-    PassesScreen.narrow #sides { layout: vertical; }
-    """
     AUTO_FOCUS = "#pipeline"
 
     def __init__(self, app: Any, passes: PassesResult):

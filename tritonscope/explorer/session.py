@@ -34,6 +34,7 @@ class Session:
     previous: ExploreResult | None = None  # the variant shown before it: the diff's other side
     failure: CompileFailure | None = None  # the last compile failed: the panes show the last good one, stale
     line: int | None = None  # the Python line selected (a line of the kernel's file)
+    how: str = ""  # how the variant on screen came: "compiled in 0.4 s", "from memory"
     memory: dict[Key, ExploreResult] = field(default_factory=dict)
     _changes: dict[tuple[int, int], Any] = field(default_factory=dict)
 
@@ -66,7 +67,26 @@ class Session:
         self.shown, self.failure, self.request = result, None, result.request
 
     def failed(self, failure: CompileFailure) -> None:
+        """A compile failed: the variant on screen stays (its stages stale), unless it was the stages
+        before the binary of the compile that failed (ptxas did): the last good one comes back."""
+        if self.shown is not None and self.shown.early:
+            self.shown = self.previous
         self.failure = failure
+
+    def completed(self, key: Key, result: ExploreResult) -> str | None:
+        """A variant completed (its SASS read, its registers live): kept, and which one it replaces,
+        found by its key (after a save, both have the same request): "shown" (drawn again),
+        "previous" (the diff's other side), or None (neither any more)."""
+        previous = self.previous is not None and self.key_of(self.previous) == key
+        shown = self.shown is not None and self.key_of(self.shown) == key
+        self.memory[key] = result
+        if previous:
+            self.previous = result
+            return "previous"
+        if shown and self.failure is None:
+            self.shown = result
+            return "shown"
+        return None
 
     def changes(self) -> dict:
         """The lines of each stage that differ from the previous variant's, kept per pair (computed once)."""
@@ -93,13 +113,15 @@ class Knob:
     what: str  # constexpr, arg, option, target, triton
     name: str
     value: Any
-    choices: tuple[Any, ...] = ()  # the values it steps through, where it has a list
+    choices: tuple[Any, ...] = ()  # the values it steps through, where it has a list (Triton's: the running first)
 
     @property
     def text(self) -> str:
-        if self.value is UNSET:
-            return "(not set: enter sets it)"
-        return "running" if self.what == "triton" and self.value is None else format_value(self.value)
+        if self.value is UNSET:  # an option not given takes Triton's default; a constexpr has none
+            return "Triton's default" if self.what == "option" else "(not set: enter sets it)"
+        if self.what == "triton":
+            return f"{self.value} (running)" if self.value == self.choices[0] else str(self.value)
+        return format_value(self.value)
 
 
 POINTER_TYPES = tuple(TypeName(t) for t in ("*fp16", "*bf16", "*fp32", "*fp8e4nv", "*i8", "*i32", "*i64"))
@@ -116,7 +138,7 @@ def knobs(result: ExploreResult, target_names: tuple[str, ...]) -> list[Knob]:
     found += [Knob("option", name, options.get(name)) for name in OPTION_NAMES if name in ("num_warps", "num_stages")]
     found.append(Knob("target", "target", v.target, target_names))
     if len(result.releases) > 1:
-        found.append(Knob("triton", "triton", result.request.triton, (None, *result.releases[1:])))
+        found.append(Knob("triton", "triton", result.request.triton or result.releases[0], result.releases))
     return found
 
 
@@ -158,5 +180,5 @@ def changed(request: VariantRequest, knob: Knob, value: Any) -> VariantRequest:
     if knob.what == "option":
         return replace(request, **{knob.name: value})
     if knob.what == "target":
-        return replace(request, target=value)
-    return replace(request, triton=value)
+        return request.for_target(value)
+    return replace(request, triton=None if value == knob.choices[0] else value)  # the running one: none asked

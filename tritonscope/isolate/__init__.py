@@ -15,7 +15,7 @@ A Task is plain picklable data, made by `task(function, *args)` (tasks.py): "mod
 from the function itself), its arguments, the interpreter to run it in (`python`: another Triton
 release's environment; None: this one) and, for Ray, the files its arguments name (`files`, sent
 with it: nodes share no disk). On a cluster (`on_cluster()`) a task of another release names no
-interpreter: app/releases.py's `task` wraps it so that the node finds or makes its own environment
+interpreter: app/walk/releases.py's `task` wraps it so that the node finds or makes its own environment
 of that release. Both implementations keep the same guarantees: a task that crashes or passes
 `timeout` is one failed Outcome (locally, "timed out after N s (stuck at FILE:LINE)"); Ctrl-C and
 SIGTERM end every task still running; a cancelled task's process is killed; outcomes are the same

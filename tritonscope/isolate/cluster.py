@@ -16,7 +16,7 @@ the executor's guarantees (executor.py) holds on Ray:
   travels as a `py_modules` package, so nodes need neither a shared disk nor this tritonscope
   installed, only Python, Ray and Triton; on the node, paths into that folder are rewritten to the
   node's copy and back in the result, so outcomes (locations in the IR included) equal a local run's;
-- a Task of another Triton release comes here as app/releases.py's `on_node`: the node runs it in
+- a Task of another Triton release comes here as app/walk/releases.py's `on_node`: the node runs it in
   its own tritonscope environment of that release (envs/triton-X in the node's user cache), found
   there (made beforehand with `tritonscope envs add X`) or made on first use with pip (so the node
   needs the package index, or a pip configuration naming a shared wheel folder); the head

@@ -25,7 +25,7 @@ class Task:
 
 def task(function: Callable[..., Any], *args: Any, python: str | None = None, files: tuple[str, ...] = ()) -> Task:
     """A Task calling `function(*args)`, named from the function: `task(compile_request, request)` is
-    Task("tritonscope.app.prepare:compile_request", (request,))."""
+    Task("tritonscope.app.walk.prepare:compile_request", (request,))."""
     return Task(name_of(function), args, python, tuple(files))
 
 

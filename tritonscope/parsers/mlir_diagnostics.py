@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from .mlir_locations import LocationError, resolve
+from .mlir_locations import LocationError, resolve_location
 
 SourceLine = tuple[str, int]
 
@@ -99,6 +99,6 @@ def _where(text: str) -> tuple[SourceLine, ...]:
     if position and not text.startswith("loc("):
         return ((position.group("file"), int(position.group("line"))),)
     try:
-        return resolve(text[4:-1])
+        return resolve_location(text[4:-1])
     except LocationError:
         return ()

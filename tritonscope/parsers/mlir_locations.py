@@ -57,7 +57,7 @@ def parse(text: str) -> dict[int, tuple[SourceLine, ...]]:
     return result
 
 
-def resolve(location: str) -> tuple[SourceLine, ...]:
+def resolve_location(location: str) -> tuple[SourceLine, ...]:
     """The Python lines the inside of one `loc(...)` names, e.g. `callsite("k.py":9:3 at "k.py":17:8)`,
     with no aliases (as MLIR's diagnostics print them). Raises LocationError for anything else."""
     return _Resolver({}).resolve_text(location)

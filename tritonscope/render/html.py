@@ -72,19 +72,19 @@ footer { color: #75715e; font-size: 12px; padding: 8px 16px; }
 """
 
 _SCRIPT = """
-(function () {
-  const map = JSON.parse(document.getElementById('line-map').textContent);
-  const lines = document.querySelectorAll('.l[data-stage]');
+(function (root) {
+  const lines = root.querySelectorAll('.l[data-stage]');
+  const stages = Array.from(new Set(Array.from(lines).map(el => el.dataset.stage)));
   let pinned = 0;
   function clear() { lines.forEach(el => el.classList.remove('hl', 'sel')); }
   function stageLines(stage, pyLines) {
     const wanted = new Set(pyLines.map(String));
-    return Array.from(document.querySelectorAll('.l[data-stage="' + stage + '"]'))
+    return Array.from(root.querySelectorAll('.l[data-stage="' + stage + '"]'))
       .filter(el => (el.dataset.py || '').split(' ').some(p => wanted.has(p)));
   }
   function light(pyLines, origin) {
     clear();
-    map.stages.forEach(stage => {
+    stages.forEach(stage => {
       const found = stageLines(stage, pyLines);
       found.forEach(el => el.classList.add('hl'));
       if (found.length && found[0] !== origin) {
@@ -102,24 +102,34 @@ _SCRIPT = """
       });
     }
   });
-  document.querySelectorAll('a[data-goto]').forEach(link => link.addEventListener('click', event => {
+  root.querySelectorAll('a[data-goto]').forEach(link => link.addEventListener('click', event => {
     event.preventDefault();
-    const line = document.getElementById('source-' + link.dataset.goto);
+    const line = root.querySelector('[id="source-' + link.dataset.goto + '"]');
     if (!line) return;
     pinned = Date.now();  // the page scrolls under the pointer: its line, not the one it passes, stays lit
     line.scrollIntoView({block: 'center'});
     line.click();
   }));
-  document.querySelectorAll('.picker input').forEach(box => box.addEventListener('change', () => {
-    document.getElementById('column-' + box.value).classList.toggle('hidden', !box.checked);
+  root.querySelectorAll('.picker input').forEach(box => box.addEventListener('change', () => {
+    root.querySelector('[id="column-' + box.value + '"]').classList.toggle('hidden', !box.checked);
   }));
-})();
+})(ROOT);
 """
 
 
-def _page(title: str, body: str, script: str = "", data: dict | None = None) -> str:
+def script(root: str = "document") -> str:
+    """The linked view's script, over the elements under `root` (a JavaScript expression): the page's
+    document, or a notebook's block (render/notebook.py)."""
+    return _SCRIPT.replace("ROOT", root)
+
+
+def css() -> str:
+    """Every style a report uses, the highlighting's included."""
     # Pygments' LLVM lexer marks keywords newer than it (nneg, disjoint) as errors: no red boxes.
-    css = _CSS + HtmlFormatter(style=_STYLE).get_style_defs(".code") + ".code .err { background: none; border: none; }"
+    return _CSS + HtmlFormatter(style=_STYLE).get_style_defs(".code") + ".code .err { background: none; border: none; }"
+
+
+def _page(title: str, body: str, script: str = "", data: dict | None = None) -> str:
     payload = ""
     if data is not None:
         # Inside <script>, `<` could end the element early: JSON's \\u003c spelling cannot.
@@ -128,7 +138,7 @@ def _page(title: str, body: str, script: str = "", data: dict | None = None) -> 
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{_policy(script)}">'
-        f"<title>{html.escape(title)}</title><style>{css}</style></head><body>{body}"
+        f"<title>{html.escape(title)}</title><style>{css()}</style></head><body>{body}"
         f"<footer>tritonscope {html.escape(__version__)}</footer>{payload}"
         f"{'<script>' + script + '</script>' if script else ''}</body></html>\n"
     )
@@ -159,13 +169,18 @@ def _highlighted_lines(stage: Stage, lines: normalize.Listing) -> list[str]:
     return [span.split(">", 1)[1].rsplit("</span>", 1)[0].rstrip("\n") for span in spans]
 
 
-def _column(c: Compilation, stage: Stage, keep_loc: bool, heat: dict[int, str] | None = None) -> str:
+def _column(
+    c: Compilation, stage: Stage, keep_loc: bool, heat: dict[int, str] | None = None, only: frozenset[int] | None = None
+) -> str:
     lines = normalize.shown(stage, c.stages[stage], keep_loc)
     offset = c.kernel.first_line - 1 if stage is Stage.SOURCE else 0
     stage_map = c.line_map.get(stage, {})
     rows = []
     for (number, _), code in zip(lines, _highlighted_lines(stage, lines), strict=False):
-        python = " ".join(str(line) for file, line in stage_map.get(number, ()) if file == c.kernel.file)
+        from_lines = [line for file, line in stage_map.get(number, ()) if file == c.kernel.file]
+        if only is not None and not only.intersection(from_lines):
+            continue
+        python = " ".join(map(str, from_lines))
         cost = heat.get(number + offset, '<span class="cost"></span>') if heat is not None else ""
         rows.append(
             f'<div class="l" id="{stage.value}-{number}" data-stage="{stage.value}" data-line="{number}" '
@@ -204,6 +219,21 @@ def compilation_report(
 ) -> str:
     """The report of one compilation: header, resources, and source beside the chosen stages; with
     explain's result, each Python line's cost beside it and the findings."""
+    body = compilation_body(c, stages, keep_loc, explained)
+    data = {"stages": [s.value for s in c.stages], "map": linemap.by_source(c)}
+    return _page(f"{c.kernel.name}: tritonscope", body, script(), data)
+
+
+def compilation_body(
+    c: Compilation,
+    stages: list[Stage],
+    keep_loc: bool = False,
+    explained: ExplainResult | None = None,
+    every_stage: bool = True,
+    only: frozenset[int] | None = None,
+) -> str:
+    """The report's body; `every_stage`: the stages not chosen there too, hidden (a page's picker shows
+    them); `only`: the lines of these Python lines alone, in every column (a notebook's `line=`)."""
     v = c.variant
     target = v.target_info
     signature = signature_text(c)
@@ -218,20 +248,20 @@ def compilation_report(
             ("reproduce", v.command_line()),
         ]
     )
-    all_stages = [s for s in c.stages if s is not Stage.SOURCE]
+    all_stages = [s for s in c.stages if s is not Stage.SOURCE and (every_stage or s in stages)]
     picker = "".join(
         f'<label><input type="checkbox" value="{s.value}"{" checked" if s in stages else ""}> '
         f"{html.escape(s.title)}</label>"
         for s in all_stages
     )
     heat = _heat(explained.lines) if explained is not None else None
-    columns = _column(c, Stage.SOURCE, keep_loc, heat) + "".join(
-        _column(c, s, keep_loc).replace('class="column"', 'class="column hidden"', 1)
+    columns = _column(c, Stage.SOURCE, keep_loc, heat, only) + "".join(
+        _column(c, s, keep_loc, None, only).replace('class="column"', 'class="column hidden"', 1)
         if s not in stages
-        else _column(c, s, keep_loc)
+        else _column(c, s, keep_loc, None, only)
         for s in all_stages
     )
-    body = (
+    return (
         f"<header><h1>{html.escape(c.kernel.name)} on {html.escape(target.label)}</h1>{facts}</header>"
         f"<section><h2>Resources</h2>{_resource_table(c)}</section>"
         f"{_findings(c, explained.findings) if explained is not None else ''}"
@@ -241,8 +271,6 @@ def compilation_report(
         "of the busiest line; point at the number for its memory traffic.</p></section>"
         f'<div class="columns">{columns}</div>'
     )
-    data = {"stages": [s.value for s in c.stages], "map": linemap.by_source(c)}
-    return _page(f"{c.kernel.name}: tritonscope", body, _SCRIPT, data)
 
 
 def _heat(costs) -> dict[int, str]:
@@ -294,6 +322,13 @@ def _diff_table(side_by_side: Iterable[tuple[str, str | None, str | None]], old:
 
 
 def diff_report(result: DiffResult) -> str:
+    first = next((o.compilation for o in result.outcomes if o.ok), None)
+    name = first.kernel.name if first else "kernel"
+    return _page(f"{name} variants: tritonscope", diff_body(result))
+
+
+def diff_body(result: DiffResult) -> str:
+    """The variants' figures side by side (what differs marked), then each stage's diff."""
     outcomes = list(result.outcomes)
     head = "".join(f"<th>[{i}] {html.escape(o.describe())}</th>" for i, o in enumerate(outcomes))
     body_rows = []
@@ -317,16 +352,20 @@ def diff_report(result: DiffResult) -> str:
         sections.append(f"<details open><summary>{html.escape(title)}</summary>{content}</details>")
     first = next((o.compilation for o in outcomes if o.ok), None)
     name = first.kernel.name if first else "kernel"
-    body = (
+    return (
         f"<header><h1>{html.escape(name)}: {len(outcomes)} variants</h1></header>"
         f'<section><h2>Variants (* = differs)</h2><table class="grid"><tr><th></th>{head}</tr>'
         f"{''.join(body_rows)}</table><p>global loads/stores: count x bits per thread</p></section>"
         f"<section><h2>Diffs</h2>{''.join(sections)}</section>"
     )
-    return _page(f"{name} variants: tritonscope", body)
 
 
 def passes_report(result: PassesResult) -> str:
+    return _page(f"{result.variant.kernel} passes: tritonscope", passes_body(result))
+
+
+def passes_body(result: PassesResult) -> str:
+    """The pass pipeline as a table, then what each pass shown changed."""
     kernel, target, records = result.variant.kernel, result.variant.target, list(result.records)
     rows = []
     for r in records:
@@ -346,13 +385,12 @@ def passes_report(result: PassesResult) -> str:
             f"+{r.added} -{r.removed}</summary>{steps}"
             f"{_diff_table(result.side_by_side[r.index], 'before', 'after')}</details>"
         )
-    body = (
+    return (
         f"<header><h1>{html.escape(kernel)} on {html.escape(target)}: {len(records)} MLIR passes</h1></header>"
         '<section><table class="grid"><tr><th>#</th><th>pass</th><th>class</th><th>level</th><th>changed</th>'
         f"<th>+lines</th><th>-lines</th></tr>{''.join(rows)}</table></section>"
         f"<section><h2>What each pass changed</h2>{''.join(sections)}</section>"
     )
-    return _page(f"{kernel} passes: tritonscope", body)
 
 
 class HtmlReport:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..analysis.captures import KernelFigures, KernelPair
-from ..results.captures import CaptureDiffResult, Comparison
+from ..analysis.capture_pairs import KernelFigures, KernelPair
+from ..results.capture_diff import CaptureDiffResult, Comparison
 from .json import JsonRenderer
 
 

@@ -1,6 +1,6 @@
 """The one place a result meets its renderer: (result type, format) -> renderer.
 
-Every way out goes through here: the command wrapper (cli/app.py) for the terminal, `--json` and the
+Every way out goes through here: the command wrapper (cli/runner.py) for the terminal, `--json` and the
 files a command names, and any other front end through `render(result, fmt, **options)`. A new
 output format is one renderer module plus its rows here; a new command's result is one row per
 format it is shown in. Renderers are named as "module:Class" and imported only when asked for, so
@@ -14,12 +14,30 @@ import importlib
 from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
-Format = Literal["terminal", "json", "html", "files", "junit", "plot", "script", "vllm"]
+Format = Literal["terminal", "json", "html", "files", "junit", "plot", "script", "vllm", "notebook", "summary"]
 
 _JSON = "tritonscope.render.json_"  # a family's JSON renderer: json_FAMILY:ClassJson.part
 _HTML = "tritonscope.render.html:HtmlReport."
 _VIEWS = "tritonscope.render.terminal."
+_NOTEBOOK = "tritonscope.render.notebook:NotebookView."
+_SUMMARY = "tritonscope.render.notebook:Summary."
 _R = "tritonscope.results."  # result types are named, not imported: a command imports its own alone
+
+# The results the Python API returns, and the part of render/notebook.py that draws each ("text": its
+# terminal view as text).
+_IN_NOTEBOOKS = {
+    "dump:DumpResult": "dump",
+    "explain:ExplainResult": "explain",
+    "diff:DiffResult": "diff",
+    "passes:PassesResult": "passes",
+    "passes:PassesComparison": "text",
+    "fit:FitResult": "text",
+    "grid:GridResult": "text",
+    "layout:LayoutResult": "text",
+    "layout:LayoutListResult": "text",
+    "layout:SharedLayoutResult": "text",
+    "trace:TraceResult": "trace",
+}
 
 _ROWS: dict[tuple[str, Format], str] = {
     (_R + "catalog:SamplesResult", "terminal"): _VIEWS + "samples:SamplesView",
@@ -47,13 +65,19 @@ _ROWS: dict[tuple[str, Format], str] = {
     (_R + "explain:ProfileResult", "terminal"): _VIEWS + "profile:ProfileView",
     (_R + "check:CheckResult", "terminal"): _VIEWS + "check:CheckView",
     (_R + "check:CheckResult", "junit"): "tritonscope.render.junit:JunitReport",
-    (_R + "captures:CaptureDiffResult", "terminal"): _VIEWS + "captures:CaptureDiffView",
+    (_R + "capture_diff:CaptureDiffResult", "terminal"): _VIEWS + "captures:CaptureDiffView",
     (_R + "bench:ReleaseTimings", "terminal"): _VIEWS + "bench_releases:ReleaseTimingsView",
     (_R + "space:SpaceResult", "terminal"): _VIEWS + "space:SpaceView",
     (_R + "trace:ReproduceResult", "script"): "tritonscope.render.script:ScriptRenderer",
     (_R + "fit:FitResult", "terminal"): _VIEWS + "fit:FitView",
     (_R + "fit:FitResult", "script"): "tritonscope.render.prune:PruneRenderer",  # fit --emit-prune: the pruner module
     (_R + "fit:FitResult", "vllm"): "tritonscope.render.vllm_config:VllmConfigRenderer",  # fit --emit-config vllm
+    # What the Python API's results show in a notebook: a block of HTML, and a one-line repr.
+    **{(_R + name, "notebook"): _NOTEBOOK + drawn for name, drawn in _IN_NOTEBOOKS.items()},
+    **{
+        (_R + name, "summary"): _SUMMARY + ("other" if drawn == "text" else drawn)
+        for name, drawn in _IN_NOTEBOOKS.items()
+    },
     # Every result but a page and a script has a JSON document (docs/json-schema.md), drawn by the
     # part named here of its family's renderer (render/json_*.py, each a render/json.py JsonRenderer).
     (_R + "catalog:SamplesResult", "json"): _JSON + "listings:ListingsJson.samples",
@@ -75,7 +99,7 @@ _ROWS: dict[tuple[str, Format], str] = {
     (_R + "explain:ExplainResult", "json"): _JSON + "explain:ExplainJson.explain",
     (_R + "explain:ProfileResult", "json"): _JSON + "explain:ExplainJson.profile",
     (_R + "check:CheckResult", "json"): _JSON + "explain:ExplainJson.check",
-    (_R + "captures:CaptureDiffResult", "json"): _JSON + "captures:CapturesJson.capture_diff",
+    (_R + "capture_diff:CaptureDiffResult", "json"): _JSON + "captures:CapturesJson.capture_diff",
     (_R + "space:SpaceResult", "json"): _JSON + "variants:VariantsJson.space",
     (_R + "bench:ReleaseTimings", "json"): _JSON + "bench:BenchJson.release_timings",
     (_R + "fit:FitResult", "json"): _JSON + "variants:VariantsJson.fit",

@@ -12,7 +12,7 @@ from .base import Result
 
 
 @dataclass(frozen=True)
-class Outcome:
+class VariantOutcome:
     """One variant of a sweep: its request, and the compilation or why there is none."""
 
     label: dict[str, str]  # the varied names and this variant's values, as typed
@@ -31,7 +31,7 @@ class Outcome:
 @dataclass(frozen=True)
 class DiffResult(Result):
     kind: ClassVar[str] = "diff"
-    outcomes: tuple[Outcome, ...]
+    outcomes: tuple[VariantOutcome, ...]
     diffs: tuple[StageDiff, ...]
     missing: tuple[str, ...] = ()  # stages no variant produced
     # Each diff's text, made once with the result (renderers only draw it): unified, headed by the

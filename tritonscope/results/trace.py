@@ -19,8 +19,8 @@ class TraceResult(Result):
     launches: int = 0  # launches recorded, all kernels together
     target: str | None = None  # the simulated GPU's target (trace --target), None for the local GPU
     stopped: str | None = None  # where and why the program was stopped (a value read on a simulated GPU)
-    on_read: str = "stop"  # --on-read: what a value read on a simulated GPU was answered with
-    answered: tuple[str, ...] = ()  # each value read answered with on_read: "FILE:LINE: what was asked"
+    on_read: str = "host"  # --values: how a value read on a simulated GPU was answered (host, stop, a number)
+    answered: tuple[str, ...] = ()  # each value read answered: "FILE:LINE: what was asked"
 
     @property
     def exit_status(self) -> int:

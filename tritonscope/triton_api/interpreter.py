@@ -18,6 +18,7 @@ import numpy as np
 from triton.runtime import interpreter
 
 from ..core.errors import KernelFileError
+from ..core.source import CellKernel
 from ..core.values import TypeName
 from . import kernels as triton_kernels
 
@@ -35,8 +36,9 @@ class FakePointer:
         return self.base
 
 
-def record(file: str, kernel_name: str, values: dict, pointers: dict, grid: tuple[int, ...]) -> list[dict]:
-    """Every program's loads and stores, in launch order (axis 0 fastest), as plain data."""
+def record(file: str | CellKernel, kernel_name: str, values: dict, pointers: dict, grid: tuple[int, ...]) -> list[dict]:
+    """Every program's loads and stores, in launch order (axis 0 fastest), as plain data. FILE is the
+    kernel file, or the cells that define the kernel (core/source.py CellKernel)."""
     kernel = _interpreted(file, kernel_name)
     names = list(pointers)
     args, constexprs = _arguments(kernel, values, pointers)
@@ -92,12 +94,17 @@ def _index_with_any_numpy() -> None:
     interpreter._patch_lang_tensor = patch_tensor
 
 
-def _interpreted(file: str, kernel_name: str):
-    path = Path(file)
-    spec = importlib.util.spec_from_file_location(f"tritonscope_grid_{path.stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(path.parent))
-    spec.loader.exec_module(module)
+def _interpreted(file: str | CellKernel, kernel_name: str):
+    if isinstance(file, CellKernel):
+        from .cell_module import module_of
+
+        module = module_of(file)
+    else:
+        path = Path(file)
+        spec = importlib.util.spec_from_file_location(f"tritonscope_grid_{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.path.insert(0, str(path.parent))
+        spec.loader.exec_module(module)
     kernel = getattr(module, kernel_name)
     for _ in range(16):  # through @triton.autotune, @triton.heuristics and libraries' wrappers
         if isinstance(kernel, interpreter.InterpretedFunction):

@@ -77,7 +77,7 @@ class StderrCapture:
 
     def __enter__(self):
         sys.stderr.flush()
-        self._passed = os.environ.get(STDERR_PASSED) == "1"  # app/prepare.py's isolated compile
+        self._passed = os.environ.get(STDERR_PASSED) == "1"  # app/walk/prepare.py's isolated compile
         if self._passed:
             return self
         self._file = tempfile.TemporaryFile(mode="w+")

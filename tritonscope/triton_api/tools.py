@@ -144,7 +144,7 @@ def _run_nvdisasm(flags: list[str], binary: bytes) -> str:
 def with_serialization_report(texts: dict[str, str], ptx: str | None, arch: int | str) -> dict[str, str]:
     """The texts, with ptxas's report where their SASS shows every wgmma waited for on its own
     (sass_lines.hgmma_waits): ptxas serialized them, and only its report says why. Called where
-    the SASS is read, one compile's (`machine_code`) or a sweep's (`app.prepare.finish`)."""
+    the SASS is read, one compile's (`machine_code`) or a sweep's (`app.walk.prepare.finish`)."""
     if not ptx or "ptxas_report" in texts:
         return texts
     hgmma, waited = sass_lines.hgmma_waits(texts.get("sass", ""))

@@ -1,7 +1,8 @@
 from __future__ import annotations
 
-from ..app import ENV, command, say
+from ..messages import say
 from ..options import TimeoutOpt
+from ..runner import ENV, command
 
 
 @command("mcp")

@@ -5,9 +5,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..app import command, progress
+from ..messages import progress
 from ..options import FileArg, JsonOpt, KernelOpt
 from ..output import File, Output
+from ..runner import command
 
 if TYPE_CHECKING:  # the command's import stays light: --help loads no result module
     from ...results.bench import ReplayResult
@@ -23,9 +24,9 @@ def _replay(file: str, kernel: str | None, launch: str | None) -> ReplayResult:
 
 
 def _releases(file: str, kernel, vary, size, input_options, other):
-    from ...app import releases
     from ...app.bench_releases import bench_releases
-    from ...app.sweep import Axis
+    from ...app.walk import releases
+    from ...app.walk.sweep import Axis
     from ...core.errors import UsageError
     from .. import argtypes
     from ..installs import ensure_releases
@@ -42,7 +43,7 @@ def _releases(file: str, kernel, vary, size, input_options, other):
 
 
 def _axes(vary: list[str] | None, space: list[str] | None) -> list:
-    from ...app.sweep import Axis
+    from ...app.walk.sweep import Axis
     from ...core.errors import UsageError
     from .. import argtypes
 

@@ -5,8 +5,9 @@ from typing import Annotated
 
 import typer
 
-from ..app import app, command, say
+from ..messages import say
 from ..options import JsonOpt
+from ..runner import app, command
 
 cache_app = typer.Typer(help="Read Triton's cache, or a capture made by `tritonscope trace`.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")

@@ -7,13 +7,13 @@ from pathlib import Path
 
 from ...core.errors import UsageError
 from ...core.model import VariantRequest
-from ..app import progress, say
+from ..messages import progress, say
 from ..output import Output
 from .check_files import written_files
 
 
 def check_capture(request: VariantRequest, budget, baseline, update: bool, project, junit, jobs, timeout, fit=None):
-    from ...app.capture import check as capture_check
+    from ...app import capture_check
     from ...app.diff import worker_count
     from .. import argtypes
 

@@ -6,9 +6,10 @@ from typing import Annotated
 import typer
 
 from ...core.errors import UsageError
-from ..app import command, progress, say
+from ..messages import progress, say
 from ..options import ClusterOpt, JsonOpt, TimeoutOpt, variant_flags
 from ..output import Output
+from ..runner import command
 from .check_files import written_files
 
 BudgetOpt = Annotated[
@@ -130,6 +131,8 @@ def _entries(request, budget, baseline, project, update):
         if baseline is not None:
             raise UsageError("--baseline names one kernel's report: give a FILE, or `baseline` in each entry")
         found = entries(project or Path("pyproject.toml"))
+        for notice in dict.fromkeys(e.request.target_notice for e in found if e.request.target_notice):
+            say(notice, "dim")  # once, however many entries it is the notice of
         return [CheckEntry(e.name, e.request, (*e.budgets, *extra), e.baseline) for e in found]
     if project is not None:
         raise UsageError("give a FILE or --project, not both")

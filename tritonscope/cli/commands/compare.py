@@ -4,9 +4,10 @@ from typing import Annotated
 
 import typer
 
-from ..app import command, progress
+from ..messages import progress
 from ..options import JsonOpt, KeepLocOpt, LineOpt, LinesOpt, TimeoutOpt, WrapOpt, variant_flags
 from ..output import Output
+from ..runner import command
 from .dump import _notices
 
 
@@ -44,5 +45,5 @@ def compare(
     chosen = argtypes.stages(stages, "--stage")
     with progress(f"compiling {request.file}"):
         result = run_compare(request, chosen, argtypes.line_range(line, lines))
-    _notices(result.compilation)
+    _notices(result.compilation, request)
     return Output(result, {"keep_loc": keep_loc, "wrap": wrap})

@@ -8,10 +8,11 @@ from typing import Annotated
 import typer
 
 from ...core.errors import UsageError
-from ..app import command, preload, progress, say
 from ..installs import ensure_releases
+from ..messages import progress, say
 from ..options import ClusterOpt, HtmlOpt, JsonOpt, TimeoutOpt, variant_flags
 from ..output import File, Output
+from ..runner import command, preload
 
 VaryOpt = Annotated[
     list[str] | None,
@@ -108,9 +109,9 @@ def diff(
       tritonscope diff before/ --vary triton=3.6.0,3.9.0     (every captured kernel, each release)
     """
     from ...app.diff import diff as run_diff
-    from ...app.sweep import Axis
+    from ...app.walk.sweep import Axis
     from .. import argtypes
-    from .capdiff import capture_diff, wants_captures
+    from .capture_diff import capture_diff, wants_captures
 
     workers = _workers(jobs)
     if wants_captures(request, other, html_out, configs):

@@ -5,9 +5,10 @@ from typing import Annotated
 
 import typer
 
-from ..app import command, progress, say
+from ..messages import progress, say
 from ..options import JsonOpt, KeepLocOpt, LineOpt, LinesOpt, TimeoutOpt, WatchOpt, WrapOpt, variant_flags
 from ..output import Folder, Output
+from ..runner import command
 
 StageOpt = Annotated[
     str | None,
@@ -92,7 +93,7 @@ def dump(
         return _watch(out, lambda: run_dump(request, stages, shown_lines, control), request, options)
     with progress(f"compiling {request.file}"):
         result = run_dump(request, stages, shown_lines, control)
-    _notices(result.compilation)
+    _notices(result.compilation, request)
     return Output(result, options, shown=out is None or json_out, files=files)  # -o alone: the files are the output
 
 
@@ -106,6 +107,8 @@ def _watch(out, make, request, options) -> None:
     watched(request, make, options)
 
 
-def _notices(compilation) -> None:
+def _notices(compilation, request) -> None:
+    """The compilation's notices, but the target's: said where the request was made (options.told)."""
     for notice in compilation.notices:
-        say(notice, "dim")
+        if notice != request.target_notice:
+            say(notice, "dim")

@@ -4,9 +4,10 @@ from typing import Annotated
 
 import typer
 
-from ..app import app, command, say
 from ..installs import ensure_release
+from ..messages import say
 from ..options import JsonOpt
+from ..runner import app, command
 
 envs_app = typer.Typer(
     help="The Triton releases tritonscope keeps for --triton and --vary triton= (one environment each).",
@@ -23,7 +24,7 @@ def envs_list(json_out: JsonOpt = False):
 
       tritonscope envs list
     """
-    from ...app import releases
+    from ...app.walk import releases
 
     return releases.listing()
 
@@ -38,7 +39,7 @@ def envs_add(
 
       tritonscope envs add 3.5.1 3.9.0
     """
-    from ...app import releases
+    from ...app.walk import releases
 
     for name in release:
         ensure_release(releases.checked(name))
@@ -58,7 +59,7 @@ def envs_remove(
 
       tritonscope envs remove --all
     """
-    from ...app import releases
+    from ...app.walk import releases
     from ...core.errors import UsageError
 
     if bool(release) == all_envs:

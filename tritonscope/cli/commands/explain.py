@@ -4,8 +4,9 @@ from typing import Annotated
 
 import typer
 
-from ..app import command, progress
+from ..messages import progress
 from ..options import JsonOpt, TimeoutOpt, WatchOpt, variant_flags
+from ..runner import command
 from .dump import _notices
 
 WhatIfOpt = Annotated[
@@ -91,5 +92,5 @@ def explain(
         return watched(request, lambda: run_explain(request, what_if, registers, compile_time, spec), {})
     with progress(f"compiling {request.file}"):
         result = run_explain(request, what_if=what_if, live=registers, compile_time=compile_time, grid=spec)
-    _notices(result.compilation)
+    _notices(result.compilation, request)
     return result

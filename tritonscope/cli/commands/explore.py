@@ -5,8 +5,9 @@ from typing import Annotated
 
 import typer
 
-from ..app import command, progress
+from ..messages import progress
 from ..options import variant_flags
+from ..runner import command
 
 WatchOpt = Annotated[
     bool, typer.Option("--watch/--no-watch", help="Recompile when the kernel file is saved (default: on).")

@@ -9,9 +9,10 @@ import typer
 from ...core.errors import UsageError
 from ...core.model import VariantRequest
 from ...core.source import CaptureFolder
-from ..app import command, progress
+from ..messages import progress
 from ..options import ClusterOpt, JsonOpt, TimeoutOpt, variant_flags
 from ..output import File, Output
+from ..runner import command
 from .check import BudgetOpt, JobsOpt
 
 TargetsOpt = Annotated[
@@ -82,7 +83,7 @@ KeepOpt = Annotated[
 
 
 @command()
-@variant_flags
+@variant_flags(resolve_target=False)  # --target is one column of the matrix; auto, every default one
 def fit(
     request,
     targets: TargetsOpt = None,
@@ -148,9 +149,9 @@ def fit(
 
 
 def _matrix(request: VariantRequest, targets, vary, budgets, workers: int, timeout: float, ranking):
-    from ...app.capture.fit import fit_capture
+    from ...app.capture_fit import fit_capture
     from ...app.fit import fit as run_fit
-    from ...app.sweep import Axis
+    from ...app.walk.sweep import Axis
     from .. import argtypes
 
     if isinstance(request.source, CaptureFolder):

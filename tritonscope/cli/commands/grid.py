@@ -4,8 +4,9 @@ from typing import Annotated
 
 import typer
 
-from ..app import command, progress
+from ..messages import progress
 from ..options import JsonOpt, TimeoutOpt, variant_flags
+from ..runner import command
 
 
 @command()

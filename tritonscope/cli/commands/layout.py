@@ -4,8 +4,9 @@ from typing import Annotated
 
 import typer
 
-from ..app import command, progress
-from ..options import ArgOpt, ConstexprOpt, JsonOpt, KernelOpt, TargetOpt, TimeoutOpt, WarpsOpt, request_from
+from ..messages import progress
+from ..options import ArgOpt, ConstexprOpt, JsonOpt, KernelOpt, TargetOpt, TimeoutOpt, WarpsOpt, request_from, told
+from ..runner import command
 
 
 @command()
@@ -71,7 +72,7 @@ def layout(
         "target": target,
         "num_warps": num_warps,
     }
-    request = request_from(flags) if source is not None else None
+    request = told(request_from(flags)) if source is not None else None
     with progress("asking Triton for the layout"):
         result = run_layout(
             text, parse_shape(shape) if shape else None, request, value, line, argtypes.timeout(timeout)

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from ..app import command
 from ..options import FileArg, JsonOpt, TargetOpt, TimeoutOpt
+from ..runner import command
 
 
 @command("list")

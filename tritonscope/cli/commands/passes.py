@@ -4,10 +4,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..app import command, progress
 from ..installs import ensure_releases
+from ..messages import progress
 from ..options import ClusterOpt, HtmlOpt, JsonOpt, KeepLocOpt, TimeoutOpt, variant_flags
 from ..output import File, Output
+from ..runner import command
 
 if TYPE_CHECKING:  # the command's import stays light: --help loads no result module
     from ...results.passes import PassesComparison
@@ -87,7 +88,7 @@ def passes(
 def _compare(request, vary: list[str], timeout: float, single_only: tuple) -> PassesComparison:
     """`passes --vary NAME=A,B`: the two pipelines and where they first part ways."""
     from ...app.passes import compare
-    from ...app.sweep import Axis
+    from ...app.walk.sweep import Axis
     from ...core.errors import UsageError
     from .. import argtypes
 

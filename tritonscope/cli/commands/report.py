@@ -5,9 +5,10 @@ from typing import Annotated
 
 import typer
 
-from ..app import command, progress
+from ..messages import progress
 from ..options import KeepLocOpt, TimeoutOpt, variant_flags
 from ..output import File, Output
+from ..runner import command
 from .dump import _notices
 
 
@@ -54,6 +55,6 @@ def report(
 
     with progress(f"compiling {request.file}"):
         result = run_report(request, argtypes.stages(stage))
-    _notices(result.explained.compilation)
+    _notices(result.explained.compilation, request)
     page = File(out, "html", "-o", (request.file,), {"keep_loc": keep_loc})
     return Output(result, shown=False, files=(page,))  # the page is the output

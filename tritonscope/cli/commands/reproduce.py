@@ -5,8 +5,9 @@ from typing import Annotated
 
 import typer
 
-from ..app import command, say
+from ..messages import say
 from ..output import File, Output
+from ..runner import command
 
 
 @command()

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from ..app import command
 from ..options import JsonOpt
+from ..runner import command
 
 
 @command()

@@ -7,11 +7,12 @@ from typing import Annotated
 import typer
 
 from ...core.errors import UsageError
-from ..app import ENV, command, say
-from ..argtypes import autotune_rule, on_read_value
+from ..argtypes import autotune_rule, memory_size, on_read_value
 from ..argtypes import target as parse_target
+from ..messages import say
 from ..options import JsonOpt
 from ..output import Output
+from ..runner import ENV, command
 
 
 @command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
@@ -52,14 +53,25 @@ def trace(
     on_read: Annotated[
         str,
         typer.Option(
+            "--values",
             "--on-read",
-            metavar="stop|zero|N",
+            metavar="host|stop|zero|N",
             help="With --target: what a read of a device value (.item(), printing a tensor, a branch on "
-            "one, a boolean mask's result) gets, which a simulated GPU cannot know: stop the program there, "
-            "keeping the capture (default), or go on as if the tensor held 0 (zero) or the number N "
-            "everywhere; each answered read is logged in the capture.",
+            "one, a boolean mask's result) gets: the value the GPU would give, computed on the host from the "
+            "operators and compiled graphs that made it (host, the default); a stop there, keeping the "
+            "capture (stop); or 0 (zero) or the number N everywhere. Each answered read is logged in the "
+            "capture, with its value.",
         ),
-    ] = "stop",
+    ] = "host",
+    host_memory: Annotated[
+        str | None,
+        typer.Option(
+            "--host-memory",
+            metavar="SIZE",
+            help="With --target and --values host: the most memory the host's values may take (e.g. 8GiB; "
+            "default: half of this machine's memory); a read that needs more stops with one line.",
+        ),
+    ] = None,
     json_out: JsonOpt = False,
 ):
     """Run a program and capture every kernel Triton compiles in it (torch.compile's kernels too).
@@ -83,9 +95,11 @@ def trace(
 
       tritonscope trace -t sm90 --autotune last -o h100/ -- python infer.py
 
-      tritonscope trace -t sm90 --on-read zero -o h100/ -- python train.py   (reads get 0)
+      tritonscope trace -t sm90 -o h100/ -- python generate.py   (reads computed on the host)
+
+      tritonscope trace -t sm90 --values zero -o h100/ -- python train.py   (reads get 0)
     """
-    from ...app.capture.trace import trace as run_trace
+    from ...app.trace import trace as run_trace
 
     if target is None and autotune is None:  # else the app refuses --autotune alone, in one line
         from ...core.targets import local_target
@@ -97,36 +111,50 @@ def trace(
                 "yellow",
             )
     protected = [Path(word) for word in command_line if Path(word).exists()]  # the program and its files
-    simulation = _simulation(target, autotune, on_read)
+    simulation = _simulation(target, autotune, on_read, host_memory)
     result = run_trace(command_line, out, force, protected, launches, _program_stdout(json_out), simulation)
+    _report(result, out, launches)
+    return Output(result, shown=json_out)  # without --json, stdout is the program's
+
+
+def _report(result, out: Path, launches: int) -> None:
+    """What was captured, the reads answered, and where and why the program was stopped."""
     names = f": {', '.join(result.kernels)}" if result.kernels else " (the program compiled none)"
     say(f"captured {len(result.kernels)} compiled kernel(s) into {out}{names}")
     if launches:
         say(f"recorded {result.launches} launch(es), at most {launches} per kernel and process")
     if result.answered:
         first = result.answered[0]
-        say(f"answered {len(result.answered)} value read(s) with {result.on_read} (--on-read), the first at {first}")
+        how = "on the host" if result.on_read == "host" else f"with {result.on_read}"
+        say(f"answered {len(result.answered)} value read(s) {how} (--values), the first at {first}")
     if result.stopped:
-        say(f"stopped at {result.stopped}, which a simulated GPU cannot answer; the capture so far is kept", "yellow")
-        say("to go on past it with a stand-in value: --on-read zero (or --on-read N)", "dim")
-    return Output(result, shown=json_out)  # without --json, stdout is the program's
+        say(f"stopped at {result.stopped}; the capture so far is kept", "yellow")
+        if result.on_read == "stop":
+            say("--values host (the default) computes it on the host; --values zero goes on with 0", "dim")
+        elif "--host-memory" in result.stopped:
+            say("give a larger --host-memory (e.g. 16GiB), or go on with a stand-in value: --values zero", "dim")
+        else:
+            say("to go on past it with a stand-in value: --values zero (or --values N)", "dim")
 
 
-def _simulation(target: str | None, autotune: str | None, on_read: str):
+def _simulation(target: str | None, autotune: str | None, on_read: str, host_memory: str | None):
     """The simulated GPU's answers, checked before the program runs; None without --target."""
-    from ...app.capture.trace import Simulation
+    from ...app.trace import Simulation
 
     why = {
         "--autotune": "on a real GPU the autotuner times its candidates; the rule is for a simulated one",
-        "--on-read": "on a real GPU a read gets the real value; the stand-in is for a simulated one",
+        "--values": "on a real GPU a read gets the real value; the answer is for a simulated one",
+        "--host-memory": "on a real GPU values take no host memory; the budget is for a simulated one",
     }
-    for flag, given, default in (("--autotune", autotune, None), ("--on-read", on_read, "stop")):
+    given_flags = (("--autotune", autotune, None), ("--values", on_read, "host"), ("--host-memory", host_memory, None))
+    for flag, given, default in given_flags:
         if target is None and given != default:
             raise UsageError(f"{flag} {given}: {why[flag]}", hint="add --target T (e.g. --target sm90)")
     if target is None:
         return None
     rule = autotune_rule(autotune) if autotune is not None else None
-    return Simulation(parse_target(target), rule, on_read_value(on_read), ENV.debug)
+    budget = memory_size(host_memory) if host_memory is not None else None
+    return Simulation(parse_target(target), rule, on_read_value(on_read), ENV.debug, budget)
 
 
 def _program_stdout(json_out: bool):

@@ -36,6 +36,7 @@ def console_on(file: TextIO, terminal: Terminal) -> Console:
         emoji=False,
         highlight=False,
         soft_wrap=False,
+        force_jupyter=False,  # text for the file, even where rich finds Jupyter (the Python API's views)
     )
 
 

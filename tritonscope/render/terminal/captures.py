@@ -7,8 +7,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ...analysis.captures import Change, KernelPair
-from ...results.captures import CaptureDiffResult, Comparison
+from ...analysis.capture_pairs import Change, KernelPair
+from ...results.capture_diff import CaptureDiffResult, Comparison
 from .base import TerminalRenderer
 
 _STYLES = {"same": "dim", "changed": "yellow", "added": "cyan", "removed": "magenta"}

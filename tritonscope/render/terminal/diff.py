@@ -10,7 +10,7 @@ from rich.text import Text
 
 from ...analysis.diffing import StageDiff
 from ...core.model import Compilation
-from ...results.diff import DiffResult, Outcome
+from ...results.diff import DiffResult, VariantOutcome
 from . import tables
 from .base import Terminal, TerminalRenderer, write_rows
 from .code import Code, cells, clean, fit, highlighted, pad, paint, rule, wrapped
@@ -44,7 +44,7 @@ def resource_columns(c: Compilation) -> dict[str, str]:
 LEGEND = "global loads/stores: count x bits per thread; local loads/stores are register spills"
 
 
-def figure_rows(outcomes: list[Outcome]) -> list[tuple[str, list[str], bool]]:
+def figure_rows(outcomes: list[VariantOutcome]) -> list[tuple[str, list[str], bool]]:
     """(figure, its value in each variant, whether the values differ), failed variants left blank."""
     rows = [resource_columns(o.compilation) if o.ok else None for o in outcomes]
     names = list(next((r for r in rows if r), {}))
@@ -55,7 +55,7 @@ def figure_rows(outcomes: list[Outcome]) -> list[tuple[str, list[str], bool]]:
     return figures
 
 
-def variant_legend(outcomes: list[Outcome], terminal: Terminal) -> list[str]:
+def variant_legend(outcomes: list[VariantOutcome], terminal: Terminal) -> list[str]:
     """`[i] label` for each variant (with its autotune config spelled out), and why a variant failed."""
     lines = []
     for index, outcome in enumerate(outcomes):
@@ -71,7 +71,7 @@ def variant_legend(outcomes: list[Outcome], terminal: Terminal) -> list[str]:
     return lines
 
 
-def resource_lines(outcomes: list[Outcome], terminal: Terminal) -> list[str]:
+def resource_lines(outcomes: list[VariantOutcome], terminal: Terminal) -> list[str]:
     """The figures of every variant: a column per variant where they fit, else a row per variant
     (the figures that differ as columns, in bands as wide as the terminal; the rest said once)."""
     figures = figure_rows(outcomes)

@@ -44,6 +44,16 @@ def activate(device: dict) -> None:
     backward_runs = torch_cuda.install_engine_hooks()
     driver.install(device)
     stop.install(stop_backward=not backward_runs)
+    from . import reads, value_reads
+
+    value_reads.install(stop._library_folders())
+    from . import host_install
+
+    if (os.environ.get(contract.ENV_ON_READ) or reads.HOST) == reads.HOST:
+        host_install.install()
+    import atexit
+
+    atexit.register(host_install.summary)
     if backward_runs:
         from . import autograd_exit
 
@@ -168,6 +178,9 @@ def importing(device: dict):
         torch_cuda.install(device)  # enters the mode
         stop.install()
         stop.raise_on_read()
+        from . import value_reads
+
+        value_reads.install(stop._library_folders())
         patches.taken()
         _patches.append(patches)
         _active.append(device)

@@ -10,6 +10,12 @@ written here and answer `aten::_fused_sdp_choice` for tensors on the simulated d
 cuDNN comes first when torch's CUDA build ships cuDNN newer than 9.15 and the GPU is sm90 or sm10x
 (torch 2.11 and later); the cuDNN release is the installed one on a CUDA build, else the one
 torch's CUDA build of that release depends on (build_facts.py).
+
+cuDNN's largest head dimension (`check_cudnn_tensor_shapes`) changed between releases: up to torch
+2.12, 256 on sm90 (9.0 only) with cuDNN 9.10 or newer (pytorch#161210), else 128 (192 for a 192/128
+pair on sm10x with cuDNN 9.11); from torch 2.13, 256 on sm90 and sm10x only with cuDNN newer than
+9.22 and a cuDNN frontend of 1.24 or newer (pytorch#185553, in 2.13's build), where a backward also
+needs head dimensions cuDNN differentiates (`check_cudnn_d256_bprop_head_dim`).
 """
 
 from __future__ import annotations
@@ -74,9 +80,45 @@ def _cudnn(torch, q, k, v, dropout, capability, cudnn: int) -> bool:
         return False
     if str(q.dtype) not in _HALF or dropout * 16 != int(dropout * 16):
         return False
-    limit = 256 if capability[0] in (9, 10) and cudnn > 92200 else 128
+    if max(q.shape[0], q.shape[1]) > 65535 or k.shape[-2] == 1 or (dropout and q.shape[-2] == 1):
+        return False
     d_qk, d_v = q.shape[-1], v.shape[-1]
-    return d_qk <= limit and d_v <= limit and d_qk % 8 == 0 and d_v % 8 == 0 and k.shape[-2] != 1
+    limit = cudnn_head_dim_limit(_release(torch), capability, cudnn, d_qk, d_v)
+    if not (d_qk <= limit and d_v <= limit and d_qk % 8 == 0 and d_v % 8 == 0):
+        return False
+    return _cudnn_backward_head_dims(torch, q, k, v, capability, cudnn)
+
+
+def _release(torch) -> tuple[int, int]:
+    return tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])  # type: ignore[return-value]
+
+
+def _d256(capability, cudnn: int) -> bool:
+    """Whether torch 2.13 or later lets cuDNN take head dimension 256 on this GPU."""
+    sm90_or_sm10x = tuple(capability) == (9, 0) or capability[0] == 10
+    unsupported_sm107 = tuple(capability) == (10, 7) and cudnn <= 92500
+    return sm90_or_sm10x and not unsupported_sm107 and cudnn > 92200
+
+
+def cudnn_head_dim_limit(release: tuple[int, int], capability, cudnn: int, d_qk: int, d_v: int) -> int:
+    """check_cudnn_tensor_shapes's head_dim_limit, as torch RELEASE computes it."""
+    if release < (2, 13):
+        if cudnn >= 91000 and tuple(capability) == (9, 0):
+            return 256
+        return 192 if cudnn >= 91100 and capability[0] == 10 and (d_qk, d_v) == (192, 128) else 128
+    if _d256(capability, cudnn):
+        return 256
+    sm90_or_sm10x = tuple(capability) == (9, 0) or capability[0] == 10
+    return 192 if sm90_or_sm10x and cudnn >= 91100 and (d_qk, d_v) == (192, 128) else 128
+
+
+def _cudnn_backward_head_dims(torch, q, k, v, capability, cudnn: int) -> bool:
+    """torch 2.13's check_cudnn_d256_bprop_head_dim: where head dimension 256 is allowed, inputs that
+    require grad need head dimensions cuDNN's backward takes."""
+    needs_grad = torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v))
+    if _release(torch) < (2, 13) or not needs_grad or not _d256(capability, cudnn):
+        return True
+    return (q.shape[-1], v.shape[-1]) in ((192, 128), (256, 256)) or max(q.shape[-1], v.shape[-1]) <= 128
 
 
 def choose(torch, capability, q, k, v, mask=None, dropout=0.0, causal=False) -> int:

@@ -17,7 +17,7 @@ import re
 import sys
 import types
 
-from . import reads
+from . import printing, reads
 from .shared import contract
 
 STOPPED_EXIT = 75  # `trace` turns it into its documented exit code and message
@@ -47,6 +47,7 @@ _ASKS = {
     "__bool__": "a Python branch on a tensor's value",
     "__float__": "float() of a tensor",
     "__int__": "int() of a tensor",
+    "__index__": "a tensor used as an index (range(), a list index)",
     "__array__": "a NumPy array of a tensor",
 }
 
@@ -105,13 +106,23 @@ def _program_frame(folders: tuple[str, ...]):
 # Parts of torch and Triton that a program calls to make its inputs and check its results, not the
 # compiler's machinery: a read there is the program's (Triton's MXFP4Tensor, torch.testing).
 _HELPERS = tuple(os.sep + os.path.join(*part) + os.sep for part in (("triton", "tools"), ("torch", "testing")))
+# torch's own code a program calls, whose reads are the program's (GradScaler's finite check,
+# `_check_tensor_all`, `x in t`): its reads of the program's tensors are answered as the program's.
+_TORCH_LIBRARY = tuple(
+    os.sep + os.path.join("torch", *part.split("/"))
+    for part in ("amp/", "nn/", "optim/", "functional.py", "__init__.py", "_tensor.py", "_tensor_str.py", "random.py")
+)
 
 
 def _machinery(frame, folders: tuple[str, ...]) -> bool:
     """Whether FRAME is torch's, Triton's or tritonscope's own code (whose reads are never answered),
     not the program's nor a helper it called."""
     name = os.path.abspath(frame.f_code.co_filename)
-    return name.startswith(folders) and not any(part in name for part in _HELPERS)
+    helper = any(part in name for part in _HELPERS) or any(name.endswith(p) or p + os.sep in name for p in _LIBRARY)
+    return name.startswith(folders) and not helper
+
+
+_LIBRARY = tuple(part.rstrip(os.sep) for part in _TORCH_LIBRARY)
 
 
 def program_caller(frame=None, folders: tuple[str, ...] | None = None):
@@ -145,20 +156,23 @@ def located(frame, asked: str) -> tuple[str, str]:
     return f"{user.f_code.co_filename}:{user.f_lineno}", f"{asked} (in {frame.f_code.co_filename}:{frame.f_lineno})"
 
 
-def stop(frame, asked: str, exc: BaseException | None = None) -> None:
-    """One line on stderr, then exit at once (no clean-up that could hang on a fake device)."""
+def stop(frame, asked: str, exc: BaseException | None = None, reason: str | None = None) -> None:
+    """One line on stderr, then exit at once (no clean-up that could hang on a fake device). REASON:
+    why the host could not answer the read (else the run's mode stops at reads)."""
     where, asked = located(frame, asked)
     if _raising:
-        raise DeviceValueRead(f"{asked} needs values, which a simulated GPU does not hold")
+        why = f": {reason}" if reason else ", which this run does not compute"
+        raise DeviceValueRead(f"{asked} needs values{why}")
     sys.stdout.flush()
     if os.environ.get(contract.ENV_DEBUG):
         _write_stack(exc)
     record = os.environ.get(contract.ENV_STOPPED)
     if record:  # for `trace`, which says it in its own words
         with open(record, "w") as handle:
-            json.dump({"where": where, "asked": asked}, handle)
+            json.dump({"where": where, "asked": asked, **({"reason": reason} if reason else {})}, handle)
     else:
-        sys.stderr.write(f"stopped at {where}: the program asked for {asked}; a simulated GPU holds no values\n")
+        why = reason or "the run stops at reads (--values stop)"
+        sys.stderr.write(f"stopped at {where}: the program asked for {asked}; {why}\n")
         sys.stderr.flush()
     os._exit(STOPPED_EXIT)
 
@@ -178,40 +192,68 @@ def _wrap(original, asked: str, folders: tuple[str, ...]):
     @functools.wraps(original)  # keeps the original as __wrapped__
     def method(self, *args, **kwargs):
         # a device tensor is fake, and holds no value (nor a host tensor made from one)
-        if _is_fake(self) and not (asked == ".cpu()" and self.device.type == "cpu") and not _known(self):
-            frame, where = _program_frame(folders)
-            if frame is not None:
-                value = _answered(frame, asked + where)
-                return original(reads.stand_in(self, value), *args, **kwargs)
-        return original(self, *args, **kwargs)
+        if reads.inside_an_answer() or not _read_of(self, asked):
+            return original(self, *args, **kwargs)
+        frame, where = _program_frame(folders)
+        if frame is None:
+            return original(self, *args, **kwargs)
+        (value,) = _answered(frame, asked + where, [self])
+        if asked in (_ASKS["__repr__"], _ASKS["__format__"]) and (self.dim() or asked == _ASKS["__repr__"]):
+            return printing.printed(self, value)
+        return original(value, *args, **kwargs)
 
     return method
 
 
+def _read_of(tensor, asked: str) -> bool:
+    """Whether asking TENSOR for ASKED reads a value the simulated GPU holds none of: a tensor of the
+    program's own fake mode (not one of torch.compile's), not a host copy asked for `.cpu()`, not a
+    one-element host tensor the fake mode knows."""
+    if not _is_fake(tensor) or (asked == ".cpu()" and tensor.device.type == "cpu") or _known(tensor):
+        return False
+    from .torch_cuda import _mode
+
+    return not _mode or getattr(tensor, "fake_mode", None) is _mode[0]
+
+
 def _compare(original, asked: str, folders: tuple[str, ...]):
-    """torch.allclose and torch.equal of device tensors: with --on-read N each holds N everywhere
-    (each logged as a read); without it, a stop, as any read."""
+    """torch.allclose and torch.equal of device tensors: a read of both (on the host, or each holding
+    N with --values N); with --values stop, a stop, as any read."""
 
     @functools.wraps(original)
     def compare(a, b, *args, **kwargs):
         unknown = [_is_fake(t) and not _known(t) for t in (a, b)]
-        if any(unknown):
+        if any(unknown) and not reads.inside_an_answer():
             frame, where = _program_frame(folders)
             if frame is not None:
-                value = _answered(frame, asked + where)
-                a, b = (reads.stand_in(t, value) if u else t for t, u in zip((a, b), unknown, strict=True))
+                values = iter(_answered(frame, asked + where, [t for t, u in zip((a, b), unknown, strict=True) if u]))
+                a, b = (next(values) if u else t for t, u in zip((a, b), unknown, strict=True))
+                a, b = (t.cpu() if hasattr(t, "cpu") else t for t in (a, b))
         return original(a, b, *args, **kwargs)
 
     return compare
 
 
-def _answered(frame, asked: str):
-    """The value --on-read gives the read (logged), or the program is stopped there."""
-    value = reads.standing_value()
-    if value is None:
+_SCALAR_ASKS = tuple(_ASKS[name] for name in ("item", "__bool__", "__float__", "__int__", "__index__", "__format__"))
+
+
+def _answered(frame, asked: str, tensors: list) -> list:
+    """Host tensors for TENSORS under the run's --values (each read logged), or the program is
+    stopped there: with --values stop, or where the host cannot answer (and says why)."""
+    if reads.mode() == "stop":
         stop(frame, asked)
-    reads.record(*located(frame, asked), value)
-    return value
+    try:
+        values, given = reads.answers(tensors)
+    except reads.Unanswered as exc:
+        stop(frame, asked, reason=str(exc))
+        raise  # not reached: stop() ends the process or raises DeviceValueRead
+    one = asked.startswith(_SCALAR_ASKS) and values[0].numel() == 1
+    if len(values) == 1:
+        shown = reads.shown(values[0].reshape(()) if one else values[0])
+    else:
+        shown = list(map(reads.shown, values))
+    reads.record(*located(frame, asked), shown, given)
+    return values
 
 
 # Frames of torch's dispatch between a tensor method and the simulated GPU's mode.
@@ -219,54 +261,6 @@ _DISPATCH = tuple(
     os.sep + os.path.join("torch", *part.split("/"))
     for part in ("_ops.py", "_subclasses/", "utils/_python_dispatch.py", "utils/_stats.py", "_compile.py")
 ) + (os.sep + os.path.join("torch", "_dynamo", "eval_frame.py"),)
-
-
-def _copy_to_the_host(folders: tuple[str, ...]):
-    """What the program's mode does with a copy of a device tensor into a host tensor
-    (`host.copy_(device)`): the program's own copy is a value read; torch's own (Inductor keeps
-    host copies of what a benchmark overwrites) leaves the host tensor as it was."""
-
-    def copy(host, device):
-        frame = _asking_past_dispatch(folders)
-        if frame is None:
-            return host
-        return host.fill_(_answered(frame, "a copy of a device tensor into a host tensor (.copy_())"))
-
-    return copy
-
-
-def _shaped_by_values(folders: tuple[str, ...]):
-    """What the program's mode does with an operator whose result's shape depends on the values
-    (`nonzero`, `x[mask]`, `masked_select`): the program's own is a value read; under --on-read N it
-    runs on the host with each device tensor holding N, and its result is a device tensor of the
-    shape that gave. torch's own (its compiler's) raises as before."""
-
-    def run(mode, func, args, kwargs):
-        import torch
-        from torch._subclasses.fake_tensor import DynamicOutputShapeException, FakeTensor, unset_fake_temporarily
-        from torch.utils import _pytree as pytree
-
-        frame = _asking_past_dispatch(folders)
-        if frame is None:
-            raise DynamicOutputShapeException(func)
-        value = _answered(frame, f"aten.{func.overloadpacket.__name__} (a result whose shape depends on the values)")
-        devices = [t.device for t in pytree.tree_leaves((args, kwargs)) if isinstance(t, FakeTensor)]
-
-        def held(leaf):
-            return reads.stand_in(leaf, value) if isinstance(leaf, FakeTensor) else leaf
-
-        def faked(leaf):
-            if not isinstance(leaf, torch.Tensor):
-                return leaf
-            meta = torch.empty_strided(leaf.shape, leaf.stride(), dtype=leaf.dtype, device="meta")
-            return FakeTensor(mode, meta, devices[0])
-
-        with unset_fake_temporarily():
-            host_args, host_kwargs = pytree.tree_map(held, (args, kwargs))
-            result = func(*host_args, **host_kwargs)
-        return pytree.tree_map(faked, result)
-
-    return run
 
 
 def _asking_past_dispatch(folders: tuple[str, ...]):
@@ -380,7 +374,3 @@ def install(stop_backward: bool = True) -> None:
 
     torch.testing.assert_close = _compare(torch.testing.assert_close, "torch.testing.assert_close()", folders)
     _stop_at_uncaught(folders)
-    from . import torch_cuda
-
-    torch_cuda.HOST_COPY[:] = [_copy_to_the_host(folders)]
-    torch_cuda.SHAPED_BY_VALUES[:] = [_shaped_by_values(folders)]

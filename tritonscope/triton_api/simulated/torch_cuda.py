@@ -186,29 +186,6 @@ def _patch_accelerator(torch) -> None:
             setattr(accelerator, name, answer)
 
 
-def _patch_module_apply(torch) -> None:
-    """Module.cuda() / .to() / .half() on fake parameters: torch swaps a FakeTensor parameter in
-    place (swap_tensors), which its fake-tensor bookkeeping forbids; put new parameters in instead."""
-    original = torch.nn.Module._apply
-
-    def _apply(self, fn, recurse=True):
-        tensors = list(self.parameters(recurse)) + list(self.buffers(recurse))
-        if not any("Fake" in type(t).__name__ for t in tensors):
-            return original(self, fn, recurse)
-        for module in self.modules() if recurse else [self]:
-            with torch.no_grad():
-                for key, param in module._parameters.items():
-                    if param is not None:
-                        applied = fn(param.detach())
-                        module._parameters[key] = torch.nn.Parameter(applied, param.requires_grad)
-                for key, buffer in module._buffers.items():
-                    if buffer is not None:
-                        module._buffers[key] = fn(buffer)
-        return self
-
-    torch.nn.Module._apply = _apply
-
-
 def _on_the_device(leaves, fake_class) -> bool:
     """Whether an operator involves the simulated GPU: a fake tensor among its arguments, or a CUDA
     device asked for (a factory with device="cuda", a copy to the device)."""
@@ -261,30 +238,53 @@ def _fake_tensor_mode(torch):
                 return _on_the_host(func, args, kwargs)  # this mode is off inside its own handler
             if func is _COPY[0] and not isinstance(args[0], fake_class) and HOST_COPY:
                 return HOST_COPY[0](args[0], args[1])  # a value read: the device's values into a host tensor
+            if func is _COPY[1] and _to_the_host(kwargs) and isinstance(args[0], fake_class) and HOST_COPY:
+                moved = HOST_COPY[1](args[0], kwargs)  # a value read: `.to("cpu")` (None: torch's own)
+                if moved is not None:
+                    return moved
             if any(isinstance(leaf, fake_class) and leaf.fake_mode is not self for leaf in leaves):
                 args, kwargs = _adopted(self, fake_class, args, kwargs)
             try:
-                return super().__torch_dispatch__(func, types, args, kwargs)
+                result = super().__torch_dispatch__(func, types, args, kwargs)
             except fake_tensor.DynamicOutputShapeException:
                 if not SHAPED_BY_VALUES:
                     raise
-                return SHAPED_BY_VALUES[0](self, func, args, kwargs)  # a read (stop.py)
+                return SHAPED_BY_VALUES[0](self, func, args, kwargs)  # a read (value_reads.py)
+            except fake_tensor.DataDependentOutputException:
+                if not SCALAR_READ:
+                    raise
+                return SCALAR_READ[0](self, func, args, kwargs)  # a read (value_reads.py)
+            if RECORD:
+                RECORD[0](func, args, kwargs, result, fake_class)  # host_values.py's log
+            return result
 
     import torch as _torch
 
-    _COPY.append(_torch.ops.aten.copy_.default)
+    _COPY.extend([_torch.ops.aten.copy_.default, _torch.ops.aten._to_copy.default])
     mode = ProgramMode(allow_non_fake_inputs=True)
     mode.__enter__()
     return mode
 
 
 _COPY: list = []
-# What answers a copy of a device tensor into a host tensor (stop.py: the program's own copy is a
-# value read; torch's are let through, as a fake copy that leaves the host tensor as it was).
+# What answers a copy of a device tensor into a host tensor, and `.to("cpu")` (value_reads.py: the
+# program's own copy is a value read; torch's are let through, as the fake mode answers them).
 HOST_COPY: list = []
+
+
+def _to_the_host(kwargs) -> bool:
+    device = kwargs.get("device")
+    return device is not None and str(device) == "cpu"
+
+
 # What answers an operator whose result's shape depends on the values (nonzero, a boolean-mask
-# index): stop.py's, a value read, computed on stand-ins under --on-read.
+# index): value_reads.py's, a value read, computed on the host (or on stand-ins under --values N).
 SHAPED_BY_VALUES: list = []
+# What answers a scalar torch's C++ code reads from a device tensor (`_local_scalar_dense`, `equal`).
+SCALAR_READ: list = []
+# What logs each operator on device tensors, so that its values can be computed on the host when the
+# program reads one (host_values.py; empty where reads are not answered on the host).
+RECORD: list = []
 
 
 def _on_the_host(func, args, kwargs):
@@ -365,14 +365,16 @@ def install(device: dict) -> None:
     from . import triton_ops
 
     triton_ops.install(_mode[0])
-    _patch_module_apply(torch)
+    from . import module_apply
+
+    module_apply.install(torch)
 
 
 def install_engine_hooks() -> bool:
     """The traced program's backward passes: torch's C++ autograd engine asks the CUDA hooks and device
     guard for the device, its streams and events, before it runs one on CUDA tensors; they are
     given the simulated device's answers (cuda_guard.cpp). True if a backward pass can run. Not in
-    tritonscope's own process (an import of a kernel file, app/simulated_import.py), whose CPU work
+    tritonscope's own process (an import of a kernel file, app/walk/simulated_import.py), whose CPU work
     must see the machine as it is."""
     import torch
 

@@ -1,0 +1,40 @@
+"""Every kind of read of a device value, printed without the device's name so that the run on the
+simulated GPU (`trace --target`, values computed on the host) and the same program run on the CPU
+(DEV=cpu, no simulated GPU) print the same lines. Numbers are rounded to 4 decimals: the compiled
+graph's arithmetic may differ from eager's in the last bits."""
+
+import os
+
+import torch
+
+DEV = os.environ.get("DEV", "cuda")
+torch.manual_seed(0)
+
+
+def shown(text: str) -> str:
+    return text.replace(", device='cuda:0'", "")
+
+
+x = torch.arange(12, dtype=torch.float32).reshape(3, 4).to(DEV)
+y = (x * 2 + 1).sum(dim=1)
+print("item", y[0].item(), "float", float(y[1]), "int", int(y[2]), "index", [10, 20, 30, 40][y.argmin()])
+print("tolist", y.tolist(), "numpy", y.to("cpu").numpy().tolist(), "cpu", y.cpu().tolist())
+host = torch.empty(3)
+host.copy_(y)
+print("copy", host.tolist())
+print("branch", "taken" if (y > 40).any() else "not taken", f"format {y.sum():.2f}")
+print("print", shown(repr(y)), shown(str(y.int())))
+w = torch.randn(4, 4).to(DEV)  # host randomness, moved: the same numbers on both runs
+z = x @ w
+z.add_(1)
+z[0].mul_(2)
+print("in place", [round(v, 4) for v in z.sum(dim=0).tolist()])
+mask = x > 5
+print("nonzero", torch.nonzero(mask).tolist(), "boolean index", x[mask].tolist())
+print("masked_select", torch.masked_select(x, x < 3).tolist())
+ids = torch.tensor([0, 1, 1, 3, 3, 3], device=DEV)
+print("bincount", torch.bincount(ids).tolist(), "unique", torch.unique(ids).tolist())
+eos, pad = torch.tensor([2, 7], device=DEV), torch.tensor([7], device=DEV)
+print("isin any", bool(torch.isin(eos, pad).any()), "allclose", torch.allclose(y, y + 1e-9), "equal", torch.equal(y, y))
+torch._check_tensor_all(ids >= 0, lambda: "negative ids")
+print("checked", "3 in ids", 3 in ids)

@@ -1,0 +1,331 @@
+"""The Python API (tritonscope/api/): the same requests and results as the command line, from a kernel
+object as well as a path. Kernels defined in the cells of a fresh, real IPython session (helpers and
+constants in other cells, a cell edited and run again, autotune and heuristics, Gluon), what crosses
+to the compiling process and what is refused, the magic, `ts.launched` on kernels Triton's own JIT
+compiled (for a simulated H100 in a child, so no GPU is needed) and `ts.capture` without a GPU."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from cli_process import tritonscope
+
+import tritonscope as ts
+from tritonscope.core import inputs
+from tritonscope.core.errors import UsageError
+
+ROOT = Path(__file__).resolve().parent.parent
+VECTOR_ADD = {"BLOCK_SIZE": 1024, "args": {"x_ptr": "*fp16", "n_elements": 4096}, "target": "sm90"}
+VOLATILE = ("compile_seconds", "cache_hit", "stage_seconds", "notices")
+
+
+def _steady(document: dict) -> dict:
+    """A --json document without what changes from one compile to the next (time, a cache hit)."""
+    return {
+        key: _steady(value) if isinstance(value, dict) else value
+        for key, value in document.items()
+        if key not in VOLATILE
+    }
+
+
+def test_a_result_is_the_command_lines_json_document():
+    r = ts.dump("sample:vector_add", **VECTOR_ADD)
+    flags = ["-c", "BLOCK_SIZE=1024", "-a", "x_ptr=*fp16", "-a", "n_elements=4096", "-t", "sm90"]
+    given = json.loads(tritonscope("dump", "sample:vector_add", *flags, "--json").stdout)
+    assert _steady(r.to_json()) == _steady(given)
+    assert r.resources.registers == given["resources"]["registers"] > 0
+    assert r.stages["ptx"] == given["stages"]["ptx"] and ".visible .entry add_kernel" in r.stages["ptx"]
+    assert r.variant.constexprs == {"BLOCK_SIZE": 1024} and r.variant.signature["x_ptr"] == "*fp16"
+    explained = ts.explain("sample:vector_add", target="sm90", args={"n_elements": 4099}, what_if=False)
+    shown = json.loads(tritonscope("explain", "sample:vector_add", "-t", "sm90", "-a", "n_elements=4099",
+                                   "--no-what-if", "--json").stdout)  # fmt: skip
+    assert _steady(explained.to_json()) == _steady(shown)
+    assert "narrow-global-access" in {f.kind for f in explained.findings}
+
+
+def test_results_have_plain_attributes_a_one_line_repr_and_a_notebook_view():
+    r = ts.dump("sample:vector_add", **VECTOR_ADD)
+    became = r.line(20)  # mask = offsets < n_elements
+    assert became["source"] == ["    mask = offsets < n_elements"]
+    assert any("arith.cmpi slt" in line for line in became["ttgir"])
+    assert any("setp.lt.s32" in line for line in became["ptx"]) and any("ISETP" in line for line in became["sass"])
+    assert set(r.stages) == {"source", "ttir", "ttgir", "llir", "ptx", "sass"}
+    shown = repr(r)
+    assert (
+        "\n" not in shown and shown.startswith("<Dump add_kernel on sm90:") and f"{r.resources.registers} reg" in shown
+    )
+    page = r._repr_html_()
+    assert page.startswith('<div class="tritonscope" id="tsv-') and page.count("<script>") == 1
+    assert 'data-stage="sass"' in page and "http" not in page.replace("http-equiv", "")
+    d = ts.diff("sample:vector_add", target="sm90", vary={"BLOCK_SIZE": [256, 1024]}, stages="ttgir")
+    assert [o.label for o in d.variants] == [{"BLOCK_SIZE": "256"}, {"BLOCK_SIZE": "1024"}]
+    assert "-#blocked = #ttg.blocked<{sizePerThread = [2]" in d.diffs["ttgir"] and "changed: ttgir" in repr(d)
+    assert 'class="replace"' in d._repr_html_() or 'class="insert"' in d._repr_html_()
+
+
+def test_the_signature_comes_from_the_inputs_table():
+    for function in (ts.dump, ts.explain, ts.diff, ts.passes, ts.fit, ts.layout, ts.grid):
+        names = list(inspect.signature(function).parameters)
+        table = [i.name_in(inputs.API) for i in inputs.taken_by(inputs.API)]
+        assert names[: len(table)] == table and names[-1] == "constexpr_values", function.__name__
+
+
+def test_mistakes_are_said_in_one_message_with_what_to_do():
+    with pytest.raises(UsageError, match=r"no constexpr 'num_warp'[\s\S]*did you mean num_warps="):
+        ts.dump("sample:vector_add", target="sm90", num_warp=8)
+    with pytest.raises(UsageError, match="is not a Triton kernel"):
+        ts.dump(len)
+    with pytest.raises(UsageError, match="given twice"):
+        ts.dump("sample:vector_add", BLOCK_SIZE=64, constexprs={"BLOCK_SIZE": 128})
+
+
+def test_the_magic_reads_the_command_lines_syntax_and_names_its_kernels_in_the_notebook():
+    from tritonscope.api.magic import parsed
+
+    def k():  # a stand-in object the notebook names: the magic hands it on, the API checks it
+        return None
+
+    function, keywords, kernel = parsed(
+        "dump k -c BLOCK_SIZE=1024 -a 'x_ptr=*fp16' --stage ttgir,ptx -t sm90", {"k": k}
+    )
+    assert function is ts.api.functions.dump and kernel is k
+    assert keywords == {"constexprs": {"BLOCK_SIZE": "1024"}, "args": {"x_ptr": "*fp16"}, "target": "sm90",
+                        "stages": "ttgir,ptx"}  # fmt: skip
+    function, keywords, kernel = parsed("diff sample:matmul --vary num_warps=4,8 --vary 'MODE=\"1\",mean'", {})
+    assert kernel == "sample:matmul" and keywords["vary"] == {"num_warps": ["4", "8"], "MODE": ['"1"', "mean"]}
+    with pytest.raises(UsageError, match=r"--json is the command line's: run `!tritonscope dump k --json`"):
+        parsed("dump k --json", {"k": k})
+    with pytest.raises(UsageError, match="no name nothing_here in this notebook, and no file of that name"):
+        parsed("dump nothing_here", {})
+    with pytest.raises(UsageError, match="No such option: --nope"):
+        parsed("dump k --nope", {"k": k})
+
+
+def test_capture_without_a_gpu_names_trace_in_one_line():
+    with pytest.raises(UsageError) as raised:
+        with ts.capture(target="sm90"):
+            pass
+    said = str(raised.value)
+    assert "\n" not in said and "needs a process of its own" in said
+    assert 'ts.trace(["python", "infer.py"], target="sm90")' in said
+
+
+def test_trace_captures_a_program_for_a_simulated_gpu(tmp_path):
+    pytest.importorskip("torch")
+    program = tmp_path / "run.py"
+    program.write_text(f"import sys\nsys.path.insert(0, {str(ROOT / 'sample_kernels')!r})\n" + RUN_ADD)
+    traced = ts.trace([sys.executable, str(program)], target="sm90", out=tmp_path / "h100")
+    assert traced.kernels == ("add_kernel",) and traced.folder == str(tmp_path / "h100")
+    read = ts.dump(f"{traced.folder}/:add_kernel")
+    assert read.variant.target == "sm90" and "not recompiled" in " ".join(read.notices)
+
+
+RUN_ADD = """import torch
+from vector_add import add_kernel
+x = torch.ones(4096, device="cuda")
+add_kernel[(4,)](x, x, x, 4096, BLOCK_SIZE=1024)
+"""
+
+
+def _in_ipython(cells: list[str]) -> dict:
+    """Runs cells in a fresh IPython session (a real InteractiveShell, in a child process); each cell's
+    `facts` dict (or its error) is collected."""
+    script = textwrap.dedent(
+        """
+        import json, sys
+        from IPython.core.interactiveshell import InteractiveShell
+        shell = InteractiveShell.instance()
+        seen = []
+        for cell in json.loads(sys.stdin.read()):
+            shell.user_ns["facts"] = {}
+            outcome = shell.run_cell(cell, store_history=True)
+            error = outcome.error_in_exec or outcome.error_before_exec
+            seen.append({"error": f"{type(error).__name__}: {error}" if error else None,
+                         "facts": shell.user_ns.get("facts", {})})
+        print(json.dumps(seen, default=str))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], input=json.dumps(cells), capture_output=True, text=True, timeout=900, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+CELLS = [
+    "import triton\nimport triton.language as tl\nimport tritonscope as ts\nSCALE = tl.constexpr(3)",
+    "@triton.jit\ndef scaled(x):\n    return x * SCALE",
+    "\n".join(
+        [
+            "@triton.jit",
+            "def simple_kernel(x_ptr, out_ptr, n, BLOCK_SIZE: tl.constexpr):",
+            "    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)",
+            "    mask = offsets < n",
+            "    tl.store(out_ptr + offsets, scaled(tl.load(x_ptr + offsets, mask=mask)), mask=mask)",
+        ]
+    ),
+    "r = ts.dump(simple_kernel, BLOCK_SIZE=1024, target='sm90')\n"
+    "facts.update(file=r.kernel.file, line=r.kernel.line, became=r.line(5), ttir=r.stages['ttir'],"
+    " helper=r.line(3, scaled.fn.__code__.co_filename))\nget_ipython().run_line_magic('load_ext', 'tritonscope')",
+    "m = %tritonscope dump simple_kernel -c BLOCK_SIZE=1024 -t sm90\nfacts.update(same=m.stages == r.stages)",
+    # the helper's cell edited and run again: the kernel calls the new one, compiled afresh
+    "@triton.jit\ndef scaled(x):\n    return x + SCALE",
+    "again = ts.dump(simple_kernel, BLOCK_SIZE=1024, target='sm90')\nfacts.update(ttir=again.stages['ttir'])",
+    "\n".join(
+        [
+            "@triton.autotune(configs=[triton.Config({'BLOCK': 64}, num_warps=2), triton.Config({'BLOCK': 128},"
+            " num_warps=8)], key=['n'])",
+            "@triton.heuristics({'EVEN': lambda args: args['n'] % args['BLOCK'] == 0})",
+            "@triton.jit",
+            "def tuned(x_ptr, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):",
+            "    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)",
+            "    tl.store(x_ptr + offsets, scaled(tl.load(x_ptr + offsets)), mask=offsets < n)",
+        ]
+    ),
+    "t = ts.dump(tuned, config=1, args={'n': 4096}, target='sm90')\n"
+    "facts.update(constexprs=t.variant.constexprs, warps=t.compilation.options['num_warps'])",
+    "from triton.experimental import gluon\nfrom triton.experimental.gluon import language as gl\n\n"
+    "@gluon.jit\ndef rows(x_ptr, out_ptr, ROWS: gl.constexpr, COLS: gl.constexpr):\n"
+    "    tile: gl.constexpr = gl.BlockedLayout([1, 4], [2, 16], [gl.num_warps(), 1], [1, 0])\n"
+    "    r = gl.arange(0, ROWS, layout=gl.SliceLayout(1, tile))\n"
+    "    c = gl.arange(0, COLS, layout=gl.SliceLayout(0, tile))\n"
+    "    gl.store(out_ptr + r, gl.sum(gl.load(x_ptr + r[:, None] * COLS + c[None, :]), axis=1))",
+    "g = ts.dump(rows, ROWS=32, COLS=128, target='sm90')\nfacts.update(stages=list(g.stages), sass=g.line(9)['sass'])",
+    # the kernel's own cell edited and run again: the new kernel, not the one compiled before
+    "@triton.jit\ndef simple_kernel(x_ptr, out_ptr, n, BLOCK_SIZE: tl.constexpr):\n    tl.store(out_ptr, 7.5)",
+    "facts.update(ttir=ts.dump(simple_kernel, BLOCK_SIZE=1024, target='sm90').stages['ttir'])",
+    "import torch\nweights = torch.ones(4)\n\n@triton.jit\ndef reads_a_tensor(x_ptr):\n    tl.store(x_ptr, weights)",
+    "ts.dump(reads_a_tensor, target='sm90')",
+    # a compile that crashes its process (here a heuristic that aborts): said, and the session goes on
+    "import os\n\n@triton.heuristics({'B': lambda args: os.abort()})\n@triton.jit\n"
+    "def aborts(x_ptr, B: tl.constexpr):\n    tl.store(x_ptr, 1.0)",
+    "ts.dump(aborts, target='sm90')",
+    "facts.update(after=repr(ts.dump('sample:vector_add', target='sm90')))",
+    # what IPython shows of an error: the cell's own line that called, then the message and hint
+    "try:\n    ts.dump(simple_kernel, BLOCK_SIZE=64, target='sm90', num_warp=2)\n"
+    "except Exception as error:\n    facts.update(shown=error._render_traceback_())",
+]
+
+
+def test_kernels_defined_in_the_cells_of_a_fresh_ipython_session():
+    seen = _in_ipython(CELLS)
+    failed = {n: s["error"] for n, s in enumerate(seen) if s["error"]}
+    assert set(failed) == {14, 16}, failed
+    first = seen[3]["facts"]
+    cell = first["file"]
+    assert cell.startswith("<ipython-input-3-") and first["line"] == 2  # the kernel's own cell and line
+    assert first["became"]["source"][0].lstrip().startswith("tl.store") and first["became"]["ptx"]
+    assert f'loc("{cell}":5' in first["ttir"] and "arith.mulf" in first["ttir"]  # Triton's locations: the cell
+    assert any("mulf" in line for line in first["helper"]["ttir"])  # the helper, at its own cell's line 3
+    assert seen[4]["facts"]["same"] is True  # the magic's dump is the same compile
+    assert "arith.addf" in seen[6]["facts"]["ttir"] and "arith.mulf" not in seen[6]["facts"]["ttir"]
+    assert seen[8]["facts"] == {"constexprs": {"BLOCK": 128, "EVEN": True}, "warps": 8}  # config 1, heuristics run
+    gluon = seen[10]["facts"]
+    assert "ttir" not in gluon["stages"] and "ttgir" in gluon["stages"] and any("SHFL" in s for s in gluon["sass"])
+    edited = seen[12]["facts"]["ttir"]
+    assert "7.500000e+00" in edited and "tt.load" not in edited
+    assert failed[16] == "CompileError: the compiler process crashed (SIGABRT)"
+    assert seen[17]["facts"]["after"].startswith("<Dump add_kernel on sm90:")
+    assert seen[18]["facts"]["shown"] == [
+        "Cell In[19], line 2: ts.dump(simple_kernel, BLOCK_SIZE=64, target='sm90', num_warp=2)",
+        "UsageError: simple_kernel has no constexpr 'num_warp'. Constexprs: BLOCK_SIZE\n"
+        "hint: did you mean num_warps=? (a keyword that is not an input is a constexpr)",
+    ]
+    refused = failed[14]
+    assert refused.startswith("UsageError: Cell In[14], line 6: reads_a_tensor reads weights, a live Tensor")
+    assert "hint: pass weights to the kernel as an argument" in refused
+
+
+LAUNCHED = """import sys
+from tritonscope.core.targets import named
+from tritonscope.triton_api.simulated import activate
+activate(named("sm90").simulated_device())  # Triton's own JIT compiles for an H100; nothing runs
+import torch
+import tritonscope as ts
+sys.path.insert(0, sys.argv[1])
+from vector_add import add_kernel
+x = torch.ones(4096, device="cuda")
+add_kernel[(4,)](x, x, x, 4096, BLOCK_SIZE=1024)
+add_kernel[(16,)](x.half(), x.half(), x.half(), 4000, BLOCK_SIZE=256)
+found = ts.launched(add_kernel)
+seen = [[r.variant.constexprs, r.variant.signature, r.variant.hints, r.notices, r.stages["ptx"]] for r in found]
+print(json.dumps(seen))
+"""
+
+
+def test_launched_reads_each_variant_triton_kept_without_recompiling(tmp_path):
+    pytest.importorskip("torch")
+    # A cache of its own: Triton's JIT keys a kernel by its text, and would bring back another
+    # checkout's compile of the same sample, with that file's name in its locations.
+    done = subprocess.run(
+        [sys.executable, "-c", "import json\n" + LAUNCHED, str(ROOT / "sample_kernels")],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**os.environ, "TRITON_CACHE_DIR": str(tmp_path)},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    first, second = json.loads(done.stdout.strip().splitlines()[-1])
+    assert first[0] == {"BLOCK_SIZE": 1024} and first[1]["x_ptr"] == "*fp32" and first[2]["n_elements"] == "D"
+    assert second[0] == {"BLOCK_SIZE": 256} and second[1]["x_ptr"] == "*fp16"
+    assert all("not recompiled" in " ".join(notices) for notices in (first[3], second[3]))
+    same = ROOT / "sample_kernels" / "vector_add.py"  # the file the child imported (sample: may be another copy)
+    compiled = ts.dump(same, BLOCK_SIZE=1024, args={"n_elements": 4096}, target="sm90")
+    assert first[4] == compiled.stages["ptx"]  # the same variant as a compile of it gives
+
+
+@pytest.mark.gpu
+def test_capture_and_launched_on_a_gpu():
+    """On a GPU: the kernels a block launches, each read back from what Triton kept."""
+    torch = pytest.importorskip("torch")
+    sys.path.insert(0, str(ROOT / "sample_kernels"))
+    from vector_add import add_kernel
+
+    x = torch.ones(4096, device="cuda")
+    with ts.capture() as cap:
+        add_kernel[(4,)](x, x, x, 4096, BLOCK_SIZE=1024)
+    (kernel,) = cap.kernels
+    assert kernel.kernel.name == "add_kernel" and kernel.variant.constexprs == {"BLOCK_SIZE": 1024}
+    assert "not recompiled" in " ".join(kernel.notices)
+    assert any(r.variant.constexprs == {"BLOCK_SIZE": 1024} for r in ts.launched(add_kernel))
+
+
+_BLOCKED = """
+import importlib.abc, pkgutil, sys
+
+class Blocked(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("triton", "torch"):
+            raise ImportError(f"blocked: {name}")
+        return None
+
+before = set(sys.modules)
+import tritonscope
+print(sorted(m for m in set(sys.modules) - before if m.startswith("tritonscope")))
+sys.meta_path.insert(0, Blocked())
+import tritonscope.api
+for module in pkgutil.walk_packages(tritonscope.api.__path__, "tritonscope.api."):
+    __import__(module.name)
+r = tritonscope.dump("sample:vector_add", target="sm90", stages="ptx")
+print(r.resources.registers, "ptx" in r.to_json()["stages"], type(r._repr_html_()).__name__)
+print(sorted(m for m in sys.modules if m.split(".")[0] in ("triton", "torch")))
+"""
+
+
+def test_the_api_imports_and_answers_with_triton_and_torch_blocked_in_its_process():
+    """A front end (docs/architecture.md): its worker compiles, its own process never imports Triton
+    for a path (a kernel object comes with Triton already imported); `import tritonscope` alone
+    imports nothing of the API."""
+    done = subprocess.run([sys.executable, "-c", _BLOCKED], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    imported, answered, guarded = done.stdout.strip().splitlines()[-3:]
+    assert imported == "['tritonscope']"
+    registers, has_ptx, view = answered.split()
+    assert int(registers) > 0 and has_ptx == "True" and view == "str" and guarded == "[]"

@@ -1,0 +1,242 @@
+"""The explorer at 80x24, 160x45 and 200x50 (issue 55): what a newcomer met in a real terminal, read
+here off the screen Textual composes (every character drawn, not what a widget holds). A failed
+compile keeps the panes their width, the error beneath them, and the source as saved; the findings
+have rows at 80x24; the keys box keeps its keys apart from their meanings; a resize draws every
+pane at its new width; the variant editor keeps each value on one line, says an option not given
+takes Triton's default, and shows the status line while a change compiles; a kernel list is a box
+of its own."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import threading
+
+import pytest
+from test_explorer import MATMUL, ROOT, opened, pane, settled, until, warm  # noqa: F401  (warm: a fixture)
+
+from tritonscope.core.model import VariantRequest
+from tritonscope.explorer.panes import CodePane
+from tritonscope.explorer.screens import KEYS
+
+SIZES = [(80, 24), (160, 45), (200, 50)]
+IDS = [f"{w}x{h}" for w, h in SIZES]
+MIXED = str(ROOT / "tests" / "kernels" / "mixed.py")
+SIDE = 42  # the panel's columns beside the panes, from 120
+
+
+def screen(app) -> list[str]:
+    """Each row of the screen as the terminal shows it: every layer composed, the modal's too."""
+    return ["".join(segment.text for segment in strip) for strip in app.screen._compositor.render_strips()]
+
+
+def drawn_as_it_holds(app, p: CodePane) -> None:
+    """Each row the pane shows on screen is its row drawn at the pane's width now (its last column
+    aside: the scroll thumb's)."""
+    lines, region = screen(app), p.content_region
+    top = int(p.scroll_y)
+    for y in range(min(region.height, len(p.content.lines) - top)):
+        on_screen = lines[region.y + y][region.x : region.right - 1]
+        assert on_screen == p.row_text(top + y, region.width)[:-1], (p.id, y, on_screen)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_the_kernel_list_is_a_box_of_its_own(size, warm):  # noqa: F811
+    """A file of several kernels opens on their list: a box as wide as its lines, nothing drawn
+    around it (the screen behind has nothing to show yet)."""
+
+    async def scenario():
+        async with opened(VariantRequest(file=MIXED, target="sm90"), size=size, compiles=warm) as (app, pilot):
+            box, lines = app.screen.query_one("#kernels").region, screen(app)
+            inside = [line[box.x : box.right] for line in lines[box.y : box.bottom]]
+            outside = [line[: box.x] + line[box.right :] for line in lines[box.y : box.bottom]]
+            assert not "".join(outside + lines[: box.y] + lines[box.bottom : -1]).strip(), "\n".join(lines)
+            for name, line in (("scale_kernel", 13), ("tuned_kernel", 29), ("row_kernel", 36)):
+                assert any(f"{name}  (line {line})" in row for row in inside)
+
+    asyncio.run(scenario())
+
+
+async def _needing_a_value(app, pilot) -> None:
+    """mixed.py's first kernel chosen from its list: its compile fails, BLOCK has no value."""
+    await pilot.press("enter")
+    await until(pilot, lambda: app.session.failure is not None)
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_a_kernel_that_needs_a_value_keeps_the_source_its_width(size, warm):  # noqa: F811
+    """scale_kernel, chosen, needs a value: its error sits beneath the source, which keeps its width."""
+
+    async def scenario():
+        async with opened(VariantRequest(file=MIXED, target="sm90"), size=size, compiles=warm) as (app, pilot):
+            await _needing_a_value(app, pilot)
+            source, error, code = pane(app, "source"), app.query_one("#error"), app.query_one("#code")
+            width = size[0] - (SIDE if size[0] >= 120 else 0)
+            assert code.region.width == width and source.region.width == width  # not 2 columns
+            assert error.region.y >= source.region.bottom and error.region.width == width
+            assert source.content.title == "mixed.py" and any("def scale_kernel(" in t for _, t in source.content.lines)
+            assert any("needs a value for constexpr BLOCK" in row for row in screen(app))
+            drawn_as_it_holds(app, source)
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_the_variant_editor_keeps_a_value_a_line_and_the_status_in_view(size, warm):  # noqa: F811
+    """`v` lists what to set, each value on one line, an option not given as taking Triton's default;
+    the status line stays in view while the value typed compiles."""
+
+    async def scenario():
+        async with opened(VariantRequest(file=MIXED, target="sm90"), size=size, compiles=warm) as (app, pilot):
+            await _needing_a_value(app, pilot)
+            await pilot.press("v")
+            lines = screen(app)
+            for label, text in (("BLOCK (constexpr)", "(not set: enter sets it)"), ("num_warps", "Triton's default")):
+                assert any(label in row and text in row for row in lines), "\n".join(lines)
+            done, held = app.compiles.on_done, threading.Event()
+            app.compiles.on_done = lambda ticket, outcome: (held.wait(60), done(ticket, outcome))
+            try:
+                await pilot.press("enter", *"256", "enter")
+                await pilot.pause()
+                said = [row for row in screen(app) if "compiling: " in row]
+                assert said and "BLOCK=256" in said[0], "\n".join(screen(app))
+            finally:
+                held.set()
+                app.compiles.on_done = done
+            await until(pilot, lambda: app.session.shown is not None)
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_the_keys_box_keeps_each_key_apart_from_its_meaning(size, warm):  # noqa: F811
+    async def scenario():
+        async with opened(VariantRequest(file="sample:vector_add", target="sm90"), size=size, compiles=warm) as (
+            app,
+            pilot,
+        ):
+            await pilot.press("colon", "2", "1", "enter", "plus")  # tl.load's line; a stage pane more
+            added = pane(app, "stage-0")
+            assert added.display and added.linked and added.content.title != pane(app, "stage-1").content.title
+            await pilot.press("question_mark")
+            _keys_apart(app)
+
+    asyncio.run(scenario())
+
+
+def _keys_apart(app) -> None:
+    """In the keys box, each key's meaning starts two columns after the longest keys at least, and a
+    meaning wrapped goes on beneath its start, the keys' column left blank."""
+    box, lines = app.screen.query_one("#help").region, screen(app)
+    inner = [line[box.x + 1 : box.right - 2] for line in lines[box.y + 1 : box.bottom - 1]]
+    column = max(len(keys) for keys, _ in KEYS) + 2
+    seen = 0
+    for keys, meaning in KEYS:
+        rows = [i for i, row in enumerate(inner) if row.startswith(keys + "  ")]
+        if not rows:
+            continue
+        row = rows[0]
+        assert inner[row][column:].startswith(meaning.split()[0]), inner[row]
+        seen += 1
+        for after in inner[row + 1 :]:
+            if not after[:column].isspace() or not after.strip():
+                break
+            assert after[column : column + 1] != " ", after  # a meaning going on, from its column
+    assert seen >= 8, "\n".join(inner)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_a_bad_save_keeps_the_panes_their_width_and_shows_the_file_saved(size, tmp_path, warm):  # noqa: F811
+    """A save that moves the kernel's lines and breaks one: the error beneath the panes, which keep
+    their width, and the source pane shows the file as saved, on the line the error names."""
+    kernel = tmp_path / "add.py"
+    shutil.copy(ROOT / "sample_kernels" / "vector_add.py", kernel)
+    good = kernel.read_text()
+    bad = good.replace("    output = x + y", "    # two lines more above the error\n    z = x\n    output = z + oops")
+    bad_line = next(n for n, text in enumerate(bad.splitlines(), 1) if "z + oops" in text)
+
+    async def scenario():
+        async with opened(VariantRequest(file=str(kernel), target="sm90"), size=size, watch=True, compiles=warm) as (
+            app,
+            pilot,
+        ):
+            await settled(app, pilot)
+            kernel.write_text(bad)
+            await until(pilot, lambda: app.session.failure is not None)
+            await pilot.pause()
+            source, stage, error = pane(app, "source"), pane(app, "stage-0"), app.query_one("#error")
+            width = size[0] - (SIDE if size[0] >= 120 else 0)
+            assert app.query_one("#code").region.width == width and error.region.width == width
+            assert error.region.y >= max(source.region.bottom, stage.region.bottom)
+            panes = [p for p in app.query(CodePane) if p.display]
+            if size[0] >= 120:  # side by side, each its share
+                assert sum(p.region.width for p in panes) == width and min(p.region.width for p in panes) >= 40
+            else:
+                assert all(p.region.width == width for p in panes)
+            assert f"{kernel}:{bad_line}:" in error.render().plain and stage.stale
+            assert source.number == bad_line and "output = z + oops" in source.row_text(source.cursor)
+            assert source.cursor in source.visible_rows()
+            drawn_as_it_holds(app, source)
+
+    asyncio.run(scenario())
+
+
+def test_a_resize_in_the_error_state_draws_every_pane_at_its_new_width(tmp_path, warm):  # noqa: F811
+    kernel = tmp_path / "add.py"
+    shutil.copy(ROOT / "sample_kernels" / "vector_add.py", kernel)
+    good = kernel.read_text()
+
+    async def scenario():
+        request = VariantRequest(file=str(kernel), target="sm90")
+        async with opened(request, size=SIZES[1], watch=True, compiles=warm) as (app, pilot):
+            await settled(app, pilot)
+            kernel.write_text(good.replace("output = x + y", "output = x + oops"))
+            await until(pilot, lambda: app.session.failure is not None)
+            await pilot.pause()
+            for size in (SIZES[0], SIZES[2], SIZES[1]):
+                await pilot.resize_terminal(*size)
+                await pilot.pause()
+                for p in app.query(CodePane):
+                    if p.display:
+                        drawn_as_it_holds(app, p)
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_every_finding_has_a_row(size, warm):  # noqa: F811
+    """The panel (`r` at 80 columns, beside the panes from 120) lists every finding of matmul, and `f`
+    picks them where they can be read."""
+
+    async def scenario():
+        async with opened(MATMUL, size=size, compiles=warm) as (app, pilot):
+            await settled(app, pilot)
+            findings = app.session.shown.explained.findings
+            assert len(findings) >= 3
+            if size[0] < 120:
+                await pilot.press("r")
+            box = app.query_one("#findings").region
+            assert box.height - 2 >= len(findings), box
+            await pilot.press("f", "down")
+            lines = screen(app)
+            inside = [line[box.x : box.right] for line in lines[box.y : box.bottom]]
+            for f in findings:
+                said = f"line {f.line}: {f.kind}" if f.line is not None else f"kernel: {f.kind}"
+                assert any(said in row for row in inside), "\n".join(inside)
+            detail = app.query_one("#detail")
+            assert detail.region.height and findings[1].message.split()[0] in "".join(lines[detail.region.y :])
+
+    asyncio.run(scenario())
+
+
+def test_the_explorer_s_look_ships_with_the_package():
+    """The CSS is a file of its own (explorer.tcss), named in the package data: an installed copy has it."""
+    import tomllib
+
+    from tritonscope.explorer.app import ExplorerApp
+
+    shipped = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["tritonscope"]
+    assert ExplorerApp.CSS_PATH == "explorer.tcss" and "explorer/explorer.tcss" in shipped
+    look = (ROOT / "tritonscope" / "explorer" / "explorer.tcss").read_text()
+    assert "#findings" in look and "CodePane > .code--cursor" in look

@@ -1,0 +1,124 @@
+"""Values on the simulated GPU, computed on the host when the program reads one (`trace --target`,
+`--values host`, the default): each kind of read (tests/programs_values/) prints what the same
+program prints run on the CPU without the simulated GPU; `generate()` gives the CPU's tokens; a
+compiled training step prints its loss;
+GradScaler skips the step whose gradients are not finite; a Triton kernel's output is computed by
+Triton's interpreter; a program that reads nothing computes nothing on the host; a read over the
+host-memory budget stops with its line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cli_process import check, tritonscope, tritonscope_together
+
+pytest.importorskip("torch")
+
+PROGRAMS = Path(__file__).parent / "programs_values"
+
+TRITON_KERNEL = """import torch, triton, triton.language as tl
+@triton.jit
+def double(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + i, tl.load(x_ptr + i, mask=i < n) * 2 + i, mask=i < n)
+x = torch.ones(100, device="cuda")
+y = torch.empty_like(x)
+double[(1,)](x, y, 100, BLOCK=128)
+print("y", y[:4].tolist(), y.sum().item())
+"""
+
+# Operators on device tensors and a compiled function, and no read of any value.
+NO_READS = """import torch
+x = torch.randn(64, 64).cuda()
+f = torch.compile(lambda t: torch.relu(t @ t) + 1)
+for _ in range(3):
+    x = f(x) / 64
+print("shape", tuple(x.shape))
+"""
+
+
+def _on_the_cpu(program: Path) -> subprocess.CompletedProcess:
+    environment = {**os.environ, "DEV": "cpu"}
+    return subprocess.run([sys.executable, program], capture_output=True, text=True, env=environment, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def traced(tmp_path_factory):
+    """name -> (trace's process, capture): the programs traced on sm90, two at a time."""
+    folder = tmp_path_factory.mktemp("values")
+    (folder / "triton_kernel.py").write_text(TRITON_KERNEL)
+    (folder / "no_reads.py").write_text(NO_READS)
+    programs = {
+        "every_read": PROGRAMS / "every_read.py",
+        "train_reads": PROGRAMS / "train_reads.py",
+        "generate": PROGRAMS / "generate.py",
+        "triton_kernel": folder / "triton_kernel.py",
+        "no_reads": folder / "no_reads.py",
+    }
+    runs = {}
+    names = list(programs)
+    for pair in (names[:2], names[2:4], names[4:]):
+        commands = [("trace", "-t", "sm90", "-o", folder / n, "--", sys.executable, programs[n]) for n in pair]
+        runs.update(zip(pair, tritonscope_together(*commands), strict=True))
+    return {name: (check(runs[name]), folder / name) for name in programs}
+
+
+@pytest.mark.parametrize("program", ["every_read", "train_reads", "generate"])
+def test_each_read_gets_the_value_the_program_has_on_the_cpu(traced, program):
+    """item, float, int, an index, tolist, numpy, .cpu(), a copy into a host tensor, a branch,
+    formatting, printing, in-place writes, nonzero, boolean indexing, masked_select, bincount, unique,
+    isin().any(), allclose, equal, _check_tensor_all, `in`; a compiled step's loss printed each step,
+    AdamW's updates, GradScaler's finite check and scale; generate()'s tokens, greedy and beam search,
+    with the dynamic cache and with the static cache and a compiled forward."""
+    result, _ = traced[program]
+    on_the_cpu = _on_the_cpu(PROGRAMS / f"{program}.py")
+    assert on_the_cpu.returncode == 0, on_the_cpu.stderr
+    assert result.stdout.splitlines() == on_the_cpu.stdout.splitlines()
+    assert len(result.stdout.splitlines()) >= 3
+
+
+def test_each_read_is_logged_with_where_what_the_mode_and_the_value(traced):
+    _, out = traced["every_read"]
+    logged = [json.loads(line) for line in (out / "reads.jsonl").read_text().splitlines()]
+    program = str(PROGRAMS / "every_read.py")
+    first = logged[0]
+    assert first == {"where": f"{program}:20", "asked": ".item()", "mode": "host", "answered": 16.0}
+    asked = {r["asked"].split(" (in ")[0] for r in logged}
+    for kind in (".tolist()", "printing a tensor", "a Python branch on a tensor's value", "torch.allclose()"):
+        assert kind in asked, asked
+    shaped = [r for r in logged if r["asked"].startswith("aten.nonzero")]
+    assert shaped and shaped[0]["answered"] == [[False, False, False, False], [False, False, True, True]] + [
+        [True, True, True, True]
+    ]
+    assert all(r["mode"] == "host" for r in logged)
+
+
+def test_a_triton_kernels_output_is_computed_by_triton_s_interpreter(traced):
+    result, out = traced["triton_kernel"]
+    assert "y [2.0, 3.0, 4.0, 5.0] 5150.0" in result.stdout
+    assert (out / "cache").is_dir() and "double" in result.stderr  # still compiled and captured
+
+
+def test_a_program_that_reads_nothing_computes_nothing_on_the_host(traced):
+    """The price of values for a program that never reads one: the operators are logged, none runs."""
+    result, out = traced["no_reads"]
+    assert "shape (64, 64)" in result.stdout
+    summary = json.loads((out / "host_values.json").read_text())
+    assert summary["recorded"] > 0 and summary["computed"] == 0, summary
+    assert not (out / "reads.jsonl").exists()
+
+
+def test_a_read_over_the_host_memory_budget_stops_with_its_line(tmp_path):
+    program = PROGRAMS / "every_read.py"
+    out = tmp_path / "out"
+    budget = ("--host-memory", "64MiB")
+    result = tritonscope("trace", "-t", "sm90", *budget, "-o", out, "--", sys.executable, program, expect=2)
+    flat = " ".join(result.stderr.split())
+    assert f"stopped at {program}:20: the program asked for .item(); computing it on the host takes more memory" in flat
+    assert "than the budget of 0.1 GiB (--host-memory" in flat and "give a larger --host-memory" in flat
+    assert result.stdout == "" and out.is_dir()

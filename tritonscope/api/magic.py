@@ -1,0 +1,155 @@
+"""`%tritonscope`, the line magic (after `%load_ext tritonscope`): a command with the command line's
+syntax, parsed by the command line's own parser (its typer commands, as click reads them), run through
+the Python API, so that the result is shown in the notebook.
+
+    %tritonscope dump simple_kernel -c BLOCK_SIZE=1024 --stage ttgir,ptx
+    %tritonscope explain sample:vector_add -a n_elements=4099 -t sm90
+
+FILE is looked up in the notebook's namespace first (a kernel defined in a cell, or an attribute of a
+module the notebook imported: `mod.kernel`), else read as the command line reads it (a path,
+`sample:NAME`, `pkg.module:kernel`, `DIR/:NAME`). Flags that write files or draw for a terminal
+(--out, --json, --watch, ...) belong to the command line and are refused with that said.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Callable
+from typing import Any
+
+from ..core import forms
+from ..core.errors import TritonscopeError, UsageError
+from ..core.values import format_value
+from . import functions
+from .requests import said
+
+# The commands the magic runs, and each one's own flags (by typer's parameter names) as the API
+# function's keywords; the variant flags are common to all (_VARIANT).
+_COMMANDS: dict[str, tuple[Callable[..., Any], dict[str, str]]] = {
+    "dump": (functions.dump, {"stage": "stages", "line": "line", "lines": "lines"}),
+    "explain": (functions.explain, {"what_if": "what_if"}),
+    "diff": (functions.diff, {"vary": "vary", "configs": "configs", "stage": "stages"}),
+    "passes": (functions.passes, {"show": "show", "vary": "vary"}),
+    "fit": (functions.fit, {"targets": "targets", "vary": "vary", "budget": "budgets"}),
+    "layout": (functions.layout, {"value": "value", "line": "line", "shape": "shape"}),
+    "grid": (functions.grid, {"grid_size": "grid_size", "wave": "wave"}),
+}
+_VARIANT = {
+    "kernel": "kernel_name",
+    "constexpr": "constexprs",
+    "arg": "args",
+    "dtype": "dtype",
+    "target": "target",
+    "num_warps": "num_warps",
+    "num_stages": "num_stages",
+    "num_ctas": "num_ctas",
+    "maxnreg": "maxnreg",
+    "config": "config",
+    "no_specialize": "no_specialize",
+    "triton": "triton",
+    "timeout": "timeout",
+}
+_IGNORED = {"no_pager", "debug", "file", "source"}  # FILE (`--from` for layout) is the kernel
+_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """`%load_ext tritonscope`: registers the `%tritonscope` line magic."""
+
+    def tritonscope(line: str) -> Any:
+        return run(line, ipython.user_ns)
+
+    tritonscope.__doc__ = __doc__
+    ipython.register_magic_function(tritonscope, "line", "tritonscope")
+
+
+def run(line: str, namespace: dict[str, Any]) -> Any:
+    """The result of one magic line; a tritonscope error as IPython's UsageError (said without a traceback)."""
+    from IPython.core.error import UsageError as Said
+
+    try:
+        function, keywords, kernel = parsed(line, namespace)
+        return function(kernel, **keywords)
+    except TritonscopeError as exc:
+        raise Said(str(said(exc))) from None
+    except _Helped:
+        return None
+
+
+class _Helped(Exception):  # noqa: N818 - not a failure: --help was printed
+    pass
+
+
+def parsed(line: str, namespace: dict[str, Any]) -> tuple[Callable[..., Any], dict[str, Any], Any]:
+    """(the API function, its keywords, the kernel) a magic line asks for."""
+    words = shlex.split(line)
+    if not words or words[0] not in _COMMANDS:
+        raise UsageError(
+            f"%tritonscope runs {', '.join(_COMMANDS)}; e.g. %tritonscope dump my_kernel -c BLOCK_SIZE=1024"
+        )
+    name, rest = words[0], words[1:]
+    command = _click_command(name)
+    try:
+        params = command.make_context(f"%tritonscope {name}", rest).params
+    except Exception as exc:  # noqa: BLE001 - click's errors, as typer vendors click (0.28) or not (before)
+        if type(exc).__name__ == "Exit":  # --help, printed
+            raise _Helped() from None
+        if not hasattr(exc, "format_message"):
+            raise
+        raise UsageError(f"%tritonscope {name}: {exc.format_message()}") from None
+    function, own = _COMMANDS[name]
+    defaults = {p.name: p.default for p in command.params}
+    given = {k: v for k, v in params.items() if v not in (defaults.get(k), None, (), [])}
+    refused = sorted(k for k in given if k not in own and k not in _VARIANT and k not in _IGNORED)
+    if refused:
+        spelled = {p.name: (p.opts or [p.name])[0] for p in command.params}
+        flags = ", ".join(spelled[k] for k in refused)
+        raise UsageError(f"%tritonscope {name}: {flags} is the command line's: run `!tritonscope {line}`")
+    file = params.get("source") if name == "layout" else params.get("file")
+    return function, _keywords(given, own), _kernel(file, namespace)
+
+
+def _click_command(name: str) -> Any:
+    import typer.main
+
+    from .. import cli
+
+    return typer.main.get_command(cli.app).commands[name]  # type: ignore[attr-defined]
+
+
+def _keywords(given: dict[str, Any], own: dict[str, str]) -> dict[str, Any]:
+    """The API's keywords for the flags given: NAME=VALUE items as {name: text}, which the API types by
+    the command line's rules; --vary items as {name: [values]}, each value as its text."""
+    keywords: dict[str, Any] = {}
+    for flag, value in given.items():
+        keyword = own.get(flag) or _VARIANT.get(flag)
+        if keyword is None:
+            continue
+        if flag in ("constexpr", "arg"):
+            value = {n: format_value(v) for n, v in forms.assignments(list(value), f"--{flag}")}
+        elif flag == "vary":
+            value = {n: [format_value(v) for v in values] for n, values in forms.axes(list(value))}
+        elif flag in ("targets", "grid_size") and isinstance(value, str):
+            value = [word.strip() for word in value.split(",") if word.strip()]
+            value = [int(w) for w in value] if flag == "grid_size" else value
+        keywords[keyword] = list(value) if isinstance(value, tuple) else value
+    return keywords
+
+
+def _kernel(file: str | None, namespace: dict[str, Any]) -> Any:
+    """FILE as a name of the notebook (`my_kernel`, `mod.my_kernel`), else as the command line reads it."""
+    if file is None:
+        raise UsageError("give the kernel: a name of this notebook, a file, sample:NAME or DIR/:NAME")
+    if _NAME.fullmatch(file):
+        head, *attributes = file.split(".")
+        if head in namespace:
+            found = namespace[head]
+            for attribute in attributes:
+                found = getattr(found, attribute, None)
+            if found is not None and not isinstance(found, str):
+                return found
+        elif not attributes and not os.path.exists(file):
+            raise UsageError(f"{file}: no name {file} in this notebook, and no file of that name")
+    return file

@@ -1,0 +1,125 @@
+"""The Python API's keywords, declared once in core/inputs.py, and the request they make: the same
+VariantRequest the command line's flags make (core/forms.py `request_of`), from a kernel object as
+well as a path.
+
+    ts.dump(kernel, BLOCK_SIZE=1024, args={"x_ptr": "*fp16"}, target="sm90")
+
+`kernel` is a @triton.jit (or @gluon.jit) function, an autotune or heuristics wrapper of one, a file
+path, `sample:NAME`, `pkg.module:kernel` or `DIR/:NAME`. Any keyword that is neither an input of the
+table nor the function's own is a constexpr (`BLOCK_SIZE=1024`); `constexprs={...}` gives one whose
+name is taken by a keyword.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import functools
+import inspect
+import os
+import sys
+import traceback
+import typing
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ..core import forms, inputs
+from ..core.errors import TritonscopeError, UsageError
+from ..core.model import VariantRequest
+from ..core.source import cell_label
+
+KERNEL = inputs.named("file").name_in(inputs.API)  # the first argument: the kernel, or where it is
+CONSTEXPR_VALUES = "constexpr_values"  # `**constexpr_values`: BLOCK_SIZE=1024
+
+
+def request(
+    kernel: Any, values: dict[str, Any], constexprs: dict[str, Any], resolve_target: bool = True
+) -> VariantRequest:
+    """The request of a kernel (an object or where it is), the table's inputs by their API names, and
+    the constexprs given as keywords; `target="auto"` resolved unless `resolve_target` is False (fit:
+    auto is every default target)."""
+    values = dict(values)
+    given = values.pop("constexprs", None) or {}
+    both = sorted(set(given) & set(constexprs))
+    if both:
+        raise UsageError(f"{', '.join(both)} given twice: as a keyword and in constexprs")
+    values["constexprs"] = {**given, **constexprs} or None
+    values[KERNEL] = _kernel(kernel, values)
+    return forms.request_of(values, inputs.API, resolve_target=resolve_target)
+
+
+def _kernel(kernel: Any, values: dict[str, Any]) -> Any:
+    """A path as text (parsed as the command line parses FILE); a kernel object as its source, its name
+    put in `kernel_name` (triton_api/cells.py: a file and a name, or a cell's definitions)."""
+    if isinstance(kernel, (str, os.PathLike)):
+        return os.fspath(kernel)
+    from ..triton_api.cells import kernel_source  # a kernel object: Triton is imported already
+
+    source, name = kernel_source(kernel)
+    named = inputs.named("kernel").name_in(inputs.API)
+    if values.get(named) not in (None, name):
+        raise UsageError(f"the kernel given is {name}; {named}={values[named]!r} names another")
+    values[named] = name
+    return source
+
+
+def with_inputs(function: Callable | None = None, *, resolve_target: bool = True) -> Callable:
+    """An API function made of `function(request, ...own keywords)`: it takes the kernel, the table's
+    inputs as keywords, its own, and any other keyword as a constexpr; its signature says so (help(),
+    Jupyter's shift-tab). With `resolve_target=False` the request keeps `target="auto"` (fit)."""
+    if function is None:
+        return functools.partial(with_inputs, resolve_target=resolve_target)
+    table = inputs.signature(inputs.taken_by(inputs.API), inputs.API)
+    hints = typing.get_type_hints(function)
+    own = [p for p in inspect.signature(function).parameters.values() if p.name != "request"]
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    parameters = [
+        table[0].replace(kind=inspect.Parameter.POSITIONAL_ONLY, annotation=Any),
+        *table[1:],
+        *(p.replace(kind=keyword, annotation=hints.get(p.name, p.annotation)) for p in own),
+        inspect.Parameter(CONSTEXPR_VALUES, inspect.Parameter.VAR_KEYWORD, annotation=Any),
+    ]
+    taken = {p.name for p in table[1:]}
+    own_names = {p.name for p in own}
+
+    @functools.wraps(function)
+    def api_function(kernel: Any, /, **keywords: Any) -> Any:
+        __tracebackhide__ = True  # IPython shows the user's cell, not tritonscope's frames
+        values = {name: keywords.pop(name) for name in list(keywords) if name in taken}
+        mine = {name: keywords.pop(name) for name in list(keywords) if name in own_names}
+        try:
+            return function(request(kernel, values, keywords, resolve_target), **mine)
+        except TritonscopeError as exc:
+            raise said(exc, keywords, taken | own_names) from None
+
+    api_function.__signature__ = inspect.Signature(parameters, return_annotation=hints.get("return"))  # type: ignore[attr-defined]
+    api_function.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": hints.get("return")}
+    del api_function.__wrapped__  # type: ignore[attr-defined]  # the signature made here is the one read
+    return api_function
+
+
+def said(exc: TritonscopeError, keywords: Iterable[str] = (), known: Iterable[str] = ()) -> TritonscopeError:
+    """The error as the command line says it, its hint on a line of its own, shown by IPython with the
+    user's own lines that called it and none of tritonscope's (its `_render_traceback_`). A constexpr
+    the kernel lacks whose name is close to a keyword (num_warp) is said to be that keyword's typo."""
+    hint = exc.hint
+    for name in keywords:
+        close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.8)
+        if close and f"'{name}'" in exc.message:
+            hint = f"did you mean {close[0]}=? (a keyword that is not an input is a constexpr)"
+    message = exc.message + (f"\nhint: {hint}" if hint else "")
+    again = copy.copy(exc)
+    again.message, again.hint, again.args = message, None, (message,)
+    again._render_traceback_ = lambda: [*_callers(again), f"{type(exc).__name__}: {message}"]  # type: ignore[attr-defined]
+    return again
+
+
+def _callers(exc: BaseException) -> list[str]:
+    """The lines an error came through that are the user's: neither tritonscope's nor IPython's own (a
+    notebook's cell as IPython names it)."""
+    ipython = getattr(sys.modules.get("IPython"), "__file__", None)
+    theirs = [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
+    theirs += [os.path.dirname(ipython)] if ipython else []
+    frames = traceback.extract_tb(exc.__traceback__)
+    mine = [f for f in frames if not any(os.path.abspath(f.filename).startswith(t) for t in theirs)]
+    return [f"{cell_label(f.filename, f.lineno or 0)}: {(f.line or '').strip()}" for f in mine]

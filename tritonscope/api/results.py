@@ -1,0 +1,202 @@
+"""What the Python API returns: each command's frozen result (`.result`, the one every front end gets)
+in a view with plain attributes, its `--json` document (`to_json()`), a one-line `repr` for the REPL
+and a rich view in Jupyter (`_repr_html_`), both drawn by render/notebook.py through the registry.
+
+    r = ts.dump(kernel, ...)
+    r.stages["ptx"]          # a stage's text, as Triton wrote it
+    r.resources.registers    # registers per thread (and spills, shared_bytes, occupancy ...)
+    r.line(35)               # what Python line 35 became, stage by stage
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..analysis import normalize
+from ..core.model import Compilation, KernelSpec, Resources, Variant
+from ..core.stages import Stage
+from ..render.registry import render
+from ..results.diff import DiffResult
+from ..results.dump import DumpResult
+from ..results.explain import ExplainResult
+from ..results.trace import TraceResult
+
+
+class Result:
+    """A command's result as the API gives it. `result` is the frozen result itself."""
+
+    def __init__(self, result: Any):
+        self.result = result
+
+    def to_json(self) -> dict[str, Any]:
+        """The `--json` document of the same command (docs/json-schema.md), as a dict."""
+        return json.loads(str(render(self.result, "json")))
+
+    def __repr__(self) -> str:
+        return str(render(self.result, "summary"))
+
+    def _repr_html_(self) -> str:
+        return str(render(self.result, "notebook"))
+
+
+class Compiled(Result):
+    """One compilation: `dump`'s, and `explain`'s, whose result holds it too."""
+
+    @property
+    def compilation(self) -> Compilation:
+        return self.result.compilation
+
+    @property
+    def kernel(self) -> KernelSpec:
+        """The kernel: name, file (a notebook cell's file name for a kernel defined in one), lines, source."""
+        return self.compilation.kernel
+
+    @property
+    def variant(self) -> Variant:
+        """What was compiled: target, constexprs, signature, options; `command_line()` says it as flags."""
+        return self.compilation.variant
+
+    @property
+    def stages(self) -> Mapping[str, str]:
+        """Each stage's text by its name (source, ttir, ttgir, llir, ptx, sass or amdgcn)."""
+        return {stage.value: text for stage, text in self.compilation.stages.items()}
+
+    @property
+    def resources(self) -> Resources:
+        """registers, spills, shared_bytes, local_bytes, occupancy (.percent, .limited_by), instructions."""
+        return self.compilation.resources
+
+    @property
+    def notices(self) -> tuple[str, ...]:
+        return self.compilation.notices
+
+    def line(self, number: int, file: str | None = None) -> dict[str, list[str]]:
+        """What Python line `number` of the kernel's file (or cell) became: each stage's lines from it,
+        location noise taken off; the source's own line under "source". `file`: a line of a helper's
+        file (or cell) instead, as the stages' locations name it."""
+        c = self.compilation
+        wanted = (file or c.kernel.file, number)
+        found: dict[str, list[str]] = {}
+        for stage, text in c.stages.items():
+            if stage is Stage.SOURCE and file in (None, c.kernel.file):
+                offset = number - c.kernel.first_line
+                source = text.splitlines()
+                found[stage.value] = [source[offset]] if 0 <= offset < len(source) else []
+                continue
+            from_line = {n for n, sources in c.line_map.get(stage, {}).items() if wanted in sources}
+            found[stage.value] = [line for n, line in normalize.shown(stage, text, False) if n in from_line]
+        return found
+
+
+class Dump(Compiled):
+    """`ts.dump`: one compilation's stages. `shown` are the stages asked for."""
+
+    result: DumpResult
+
+    @property
+    def shown(self) -> tuple[str, ...]:
+        return tuple(stage.value for stage in self.result.stages)
+
+
+class Explain(Compiled):
+    """`ts.explain`: what each Python line costs, and the findings."""
+
+    result: ExplainResult
+
+    @property
+    def lines(self) -> tuple[Any, ...]:
+        """Each Python line that made machine code: .line, .code, .instructions (.total, .global_loads ...),
+        .live_registers, .conversions."""
+        return self.result.lines
+
+    @property
+    def findings(self) -> tuple[Any, ...]:
+        """Each finding: .kind, .line, .message, .evidence, .suggestion, .verified (what compiling it gave)."""
+        return self.result.findings
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One variant of a diff: its label (the values varied), and its compile or why it failed."""
+
+    label: dict[str, str]
+    error: str | None
+    dump: Dump | None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+class Diff(Result):
+    """`ts.diff`: variants compiled side by side."""
+
+    result: DiffResult
+
+    @property
+    def variants(self) -> tuple[Outcome, ...]:
+        return tuple(
+            Outcome(o.label, o.error, Dump(DumpResult(c, tuple(c.stages))) if (c := o.compilation) else None)
+            for o in self.result.outcomes
+        )
+
+    @property
+    def diffs(self) -> dict[str, str]:
+        """Each diffed stage's unified diff against the first variant ("" where nothing changed); with
+        more than two variants, keyed `stage:N` for the Nth."""
+        several = len(self.result.outcomes) > 2
+        return {
+            f"{d.stage.value}:{d.new}" if several else d.stage.value: "\n".join(text)
+            for d, text in zip(self.result.diffs, self.result.unified, strict=True)
+        }
+
+
+class Passes(Result):
+    """`ts.passes`: the pass pipeline (`passes`: each pass's .index, .name, .changed, .added, .removed);
+    with `vary`, `result` compares two pipelines."""
+
+    @property
+    def passes(self) -> tuple[Any, ...]:
+        return getattr(self.result, "records", ())
+
+
+class Fit(Result):
+    """`ts.fit`: `kernels`, each with .rows (configs), .targets and .cells[row][target] (.verdict, .reason)."""
+
+    @property
+    def kernels(self) -> tuple[Any, ...]:
+        return self.result.kernels
+
+
+class Layout(Result):
+    """`ts.layout`: a tensor's layout drawn (`result.ownership`), or the kernel's layouts listed."""
+
+
+class Grid(Result):
+    """`ts.grid`: every program (.index, .pid, .loads, .stores) of a launch of `size`."""
+
+    @property
+    def programs(self) -> tuple[Any, ...]:
+        return self.result.programs
+
+    @property
+    def size(self) -> tuple[int, ...]:
+        return self.result.size
+
+
+class Trace(Result):
+    """`ts.trace`: a program's kernels captured into `folder`; `kernels` are their names, and each is
+    `ts.dump(f"{folder}/:NAME")`, as the command line reads `DIR/:NAME`."""
+
+    result: TraceResult
+
+    @property
+    def folder(self) -> str:
+        return str(self.result.out)
+
+    @property
+    def kernels(self) -> tuple[str, ...]:
+        return self.result.kernels

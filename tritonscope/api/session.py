@@ -1,0 +1,54 @@
+"""The Python API's session: one warm worker for this process (isolate/session.py, as the agent server
+keeps one), which compiles every request, and the values it answered kept by task, so that asking
+again answers at once. Its worker starts on the first call and ends with this process; a compile
+that crashes or hangs ends the worker, never the notebook's kernel.
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+from ..app import calls
+from ..core import source as sources
+from ..core.model import VariantRequest
+from ..isolate import Session, Task
+
+_lock = threading.Lock()
+_session: Session | None = None
+
+
+def session() -> Session:
+    """This process's session, its worker started (and importing Triton) on first use."""
+    global _session
+    with _lock:
+        if _session is None:
+            _session = Session(preload=calls.COMPILE_MODULE).warm()
+            atexit.register(_session.close)
+        return _session
+
+
+def answer(task: Task, timeout: float, inputs: Iterable[str] = (), keep: bool = True) -> Any:
+    """The task's value: kept, or computed now in the worker; its error raised here. Ctrl-C (the
+    notebook's interrupt) ends the worker's task and the call."""
+    call = session().call(task, timeout, inputs, keep)
+    try:
+        return call.result()
+    except KeyboardInterrupt:
+        call.cancel()
+        raise
+
+
+def inputs_of(request: VariantRequest) -> tuple[str, ...]:
+    """The files an answer about this request depends on: the session compiles again once one changes.
+    A cell's kernel has none: its definitions' text is part of the request."""
+    source = request.source
+    if isinstance(source, (sources.KernelFile, sources.ModuleReference)):
+        return (source.path,)
+    if isinstance(source, sources.CachedKernel):
+        return (str(source.folder_path),)
+    if isinstance(source, sources.CaptureFolder):
+        return (source.given,)
+    return ()

@@ -1,0 +1,73 @@
+"""`check DIR/`: the budgets `check` has, held by every kernel compile of a capture, and with
+`--baseline DIR0/` no figure worse than its counterpart's in another capture (paired as
+`diff DIR0/ DIR/` pairs them). Read from the artifacts: nothing is compiled."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..analysis.capture_pairs import KernelFigures, KernelPair, pair
+from ..captures.folder import open_capture
+from ..core.model import Budget, CheckEntry, VariantRequest
+from ..results.check import FIT, Broken, CheckResult, EntryOutcome
+from ..results.fit import NO_COMPILE, NO_FIT, Cell
+from .capture_fit import launched_fits
+from .capture_summaries import summaries
+from .check import against_baseline, against_budget
+
+
+def check_capture(
+    folder: Path,
+    budgets: tuple[Budget, ...],
+    baseline: Path | None,
+    jobs: int,
+    timeout: float,
+    fit_targets: tuple[str, ...] = (),
+) -> CheckResult:
+    """Every compile of the capture held to the budgets (and the baseline), and with `fit_targets` each
+    launched one compiled again for them and held to their limits; the result's notes name the
+    compiles without a counterpart in the baseline."""
+    sides = [open_capture(folder)] + ([open_capture(baseline)] if baseline is not None else [])
+    fits, fit_notes = launched_fits(sides[0], fit_targets, jobs, timeout) if fit_targets else ({}, ())
+    read = summaries(sides, jobs, timeout, findings=True)
+    mine = [read[(folder, e.metadata["hash"])] for e in sides[0].entries]
+    counterparts: dict[str, KernelFigures | None] = {k.hash: None for k in mine}
+    notes = list(fit_notes)
+    if baseline is not None:
+        theirs = [read[(baseline, e.metadata["hash"])] for e in sides[1].entries]
+        for p in pair(theirs, mine):
+            if p.after is not None:
+                counterparts[p.after.hash] = p.before
+            if p.status in ("added", "removed"):
+                notes.append(_unpaired(p))
+    outcomes = [_outcome(k, budgets, baseline, counterparts[k.hash], fits.get(k.hash, ())) for k in mine]
+    return CheckResult(tuple(outcomes), tuple(notes))
+
+
+def _outcome(k: KernelFigures, budgets, baseline: Path | None, before: KernelFigures | None, fits=()) -> EntryOutcome:
+    found = k.findings or ()
+    values = {**k.figures, "findings": len(found)}
+    broken = [b for b in (against_budget(budget, values, found) for budget in budgets) if b]
+    if before is not None:
+        broken += against_baseline(before.figures, values, found)
+    broken += [_unfit(target, cell, k.reference) for target, cell in fits if cell.verdict in (NO_FIT, NO_COMPILE)]
+    name = k.reference + (f" [{k.label}]" if k.label else "")
+    entry = CheckEntry(
+        name, VariantRequest(file=k.reference, kernel=k.name), budgets, str(baseline) if baseline else None
+    )
+    return EntryOutcome(entry, None, values, tuple(broken), found)
+
+
+def _unfit(target: str, cell: Cell, reference: str) -> Broken:
+    """A launched compile that would not launch on `target` (or not compile for it), as a broken check:
+    its buffers, and where to see which of its kernel's configs do fit there."""
+    folder, _, name = reference.partition("/:")
+    where = f"`tritonscope fit {folder}/ -k {name.partition('@')[0]} --targets {target}` shows which configs fit"
+    buffers = f"buffers: {'; '.join(cell.buffers)}; " if cell.buffers else ""
+    return Broken(FIT + target, None, f"{cell.verdict}: {cell.reason}", buffers + where)
+
+
+def _unpaired(p: KernelPair) -> str:
+    """A note for a compile without a counterpart in the baseline, or one the capture no longer has."""
+    side = p.sides[0]
+    return f"{side.reference}: {'new, no baseline' if p.after is not None else 'no longer compiled'}"

@@ -1,0 +1,82 @@
+"""`trace`: a program run with every Triton compile it makes captured into a folder, written whole."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..capture_hook import tritonscope_contract as contract
+from ..captures.entries import entries
+from ..captures.environment import environment_for_capture
+from ..captures.logs import answered_reads, stop_record
+from ..core.autotune_rule import AutotuneRule
+from ..core.errors import UsageError
+from ..core.fileio import discard, prepare_output_dir, publish_output_dir
+from ..core.targets import Target
+from ..isolate import Program
+from ..results.trace import TraceResult
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """How the simulated GPU of `trace --target` answers what it cannot know."""
+
+    target: Target
+    autotune: AutotuneRule | None = None  # which candidate each autotuned kernel launches
+    on_read: str = "host"  # a value read: computed on the host, "stop", or the number it is answered with
+    debug: bool = False  # a stop writes the Python stack it was met in
+    host_memory: int | None = None  # bytes the host's values may take (None: half the machine's memory)
+
+
+def trace(
+    command: list[str],
+    out: Path,
+    force: bool,
+    protected: list[Path],
+    launches: int = 3,
+    program_stdout=None,
+    simulation: Simulation | None = None,
+    limit: float | None = None,
+) -> TraceResult:
+    """Runs a program with every Triton compile captured into OUT (written whole, then swapped in), and
+    the first LAUNCHES launches of each compiled kernel; against a simulated GPU when SIMULATION is
+    given. The program's stdout is PROGRAM_STDOUT (a file or descriptor; None: this process's). With a
+    time LIMIT (seconds; the agent server's), a program still running then is stopped, and nothing is
+    written."""
+    if launches < 0:
+        raise UsageError(f"--launches {launches}: give 0 (record none) or more")
+    if not command:
+        raise UsageError("give the program to run after --, e.g. tritonscope trace -o run1/ -- python train.py")
+    device = simulation.target.simulated_device() if simulation else None
+    staging = prepare_output_dir(out, force, protected)
+    try:
+        answers = (simulation.autotune, simulation.on_read, simulation.debug) if simulation else (None, "host", False)
+        env = environment_for_capture(staging.resolve(), launches, device, *answers)
+        if simulation and simulation.host_memory:
+            env[contract.ENV_HOST_MEMORY] = str(simulation.host_memory)
+        # No time limit unless given (a training run takes what it takes); it stays in the terminal's
+        # process group, so it reads the terminal and gets Ctrl-C itself, and is stopped if we are.
+        with Program(command, own_group=False, env=env, stdout=program_stdout) as program:
+            finished = program.finish(limit)
+        if finished.timed_out:
+            raise UsageError(
+                f"{command[0]} ran past the time limit of {limit:g} s and was stopped; {out} was not written",
+                hint="give a longer time limit, or a shorter run of the program (fewer steps, a smaller input)",
+            )
+    except OSError as exc:
+        discard(staging)  # nothing ran: the old capture stays as it was
+        raise UsageError(f"cannot run {command[0]}: {exc.strerror}") from None
+    except BaseException:
+        discard(staging)
+        raise
+    stopped, answered = stop_record(staging), answered_reads(staging)
+    if device:
+        (staging / contract.SIMULATED_RECORD).write_text(json.dumps(device, indent=1) + "\n")
+    publish_output_dir(staging, out)
+    found = entries(out) if (out / contract.CACHE_FOLDER).is_dir() else []
+    recorded = sum(len(e.launches) for e in found)
+    names = tuple(sorted({e.name for e in found}))
+    on_read = simulation.on_read if simulation else "host"
+    target = device["target"] if device else None
+    return TraceResult(out, names, finished.returncode, recorded, target, stopped, on_read, answered)

@@ -1,0 +1,147 @@
+"""Results as a notebook shows them (the Python API's `_repr_html_` and `repr`): one self-contained HTML
+block, and a one-line summary for the REPL.
+
+The block reuses the HTML report's linked view (html.py): the resource figures and findings above,
+the Python source beside the stages, highlighted; a click on a Python line lights up its lines in
+every stage. It is one <div> holding its own styles, scoped to it so that a notebook's own styles and
+its other outputs are left alone, and its own script, which finds its elements from the <script>
+element itself: nothing is fetched, no external script is loaded. JupyterLab runs the script of an
+output it trusts (a cell executed in this session); VS Code runs output scripts. A diff shows its
+changed lines; results with no HTML view of their own are their terminal view, as text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import re
+
+from ..core.stages import Stage
+from ..results.diff import DiffResult
+from ..results.dump import DumpResult
+from ..results.explain import ExplainResult
+from ..results.passes import PassesResult
+from ..results.trace import TraceResult
+from . import html as report
+from .registry import part, render
+
+_WIDTH = 110  # the terminal views shown as text: a notebook's output is about this wide
+_BLOCK_CSS = (
+    " { background: #1e1f1c; color: #e8e8e3; font-family: system-ui, sans-serif; border-radius: 4px; }"
+    " .columns { height: auto; max-height: 70vh; } .column .body { max-height: 64vh; }"
+    " pre.view { margin: 0; padding: 8px 12px; white-space: pre; overflow-x: auto; }"
+)
+
+
+class NotebookView:
+    """One HTML block per result (render/registry.py names the part that draws each type)."""
+
+    def render(self, result) -> str:
+        return getattr(self, part(type(result), "notebook"))(result)
+
+    def dump(self, result: DumpResult) -> str:
+        c = result.compilation
+        chosen: list[Stage] = [s for s in result.stages if s is not Stage.SOURCE]
+        only = frozenset(n for file, n in result.source_lines or () if file == c.kernel.file) or None
+        return block(report.compilation_body(c, chosen, every_stage=False, only=only), linked=True)
+
+    def explain(self, result: ExplainResult) -> str:
+        c = result.compilation
+        chosen: list[Stage] = [s for s in (Stage.TTGIR, c.variant.target_info.vendor.machine_code) if s in c.stages]
+        return block(report.compilation_body(c, chosen, explained=result, every_stage=False), linked=True)
+
+    def diff(self, result: DiffResult) -> str:
+        return block(report.diff_body(result))
+
+    def passes(self, result: PassesResult) -> str:
+        return block(report.passes_body(result))
+
+    def trace(self, result: TraceResult) -> str:
+        rows = "".join(
+            f"<tr><td><code>{html.escape(f'{result.out}/:{name}')}</code></td></tr>" for name in result.kernels
+        )
+        said = f"{len(result.kernels)} kernels captured into {result.out}" + (
+            f"; stopped: {result.stopped}" if result.stopped else ""
+        )
+        return block(f'<section><h2>{html.escape(said)}</h2><table class="grid">{rows}</table></section>')
+
+    def text(self, result) -> str:
+        """A result with no HTML view of its own: its terminal view, as plain text."""
+        drawn = str(render(result, "terminal", width=_WIDTH))
+        return block(f'<pre class="view code">{html.escape(drawn)}</pre>')
+
+
+def block(body: str, linked: bool = False) -> str:
+    """A body in one self-contained <div>: its styles scoped to it, and (`linked`) the script that
+    links its lines, run on the <div> that holds it. Its id is the content's digest, so a saved
+    notebook's output does not change between runs."""
+    name = "tsv-" + hashlib.sha256(body.encode()).hexdigest()[:12]
+    styles = scoped(report.css(), f"#{name}") + f"#{name}" + _BLOCK_CSS.replace(" .", f" #{name} .")
+    root = f"document.currentScript ? document.currentScript.parentElement : document.getElementById('{name}')"
+    script = f"<script>{report.script(root)}</script>" if linked else ""
+    return f'<div class="tritonscope" id="{name}"><style>{styles}</style>{body}{script}</div>'
+
+
+_RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
+
+
+def scoped(css: str, scope: str) -> str:
+    """Every rule of `css` applied under `scope` only: `.l` becomes `#id .l`, `body` `#id` itself."""
+
+    def under(match: re.Match) -> str:
+        selectors = [s.strip() for s in match.group(1).split(",")]
+        inside = [scope if s == "body" else f"{scope} {s}" for s in selectors if s]
+        return f"{', '.join(inside)} {{{match.group(2)}}}"
+
+    return _RULE.sub(under, css)
+
+
+class Summary:
+    """One line per result, for the REPL: what was compiled and its main figures."""
+
+    def render(self, result) -> str:
+        return getattr(self, part(type(result), "summary"))(result)
+
+    def dump(self, result: DumpResult) -> str:
+        c = result.compilation
+        return f"<Dump {_compiled(c)}; stages {' '.join(s.value for s in result.stages)}>"
+
+    def explain(self, result: ExplainResult) -> str:
+        kinds = sorted({f.kind for f in result.findings})
+        found = (
+            f"{len(result.findings)} finding{'s' if len(result.findings) != 1 else ''} ({', '.join(kinds)})"
+            if kinds
+            else "no findings"
+        )
+        return f"<Explain {_compiled(result.compilation)}; {found}>"
+
+    def diff(self, result: DiffResult) -> str:
+        failed = sum(not o.ok for o in result.outcomes)
+        changed = sorted({d.stage.value for d in result.diffs if d.changed})
+        variants = "; ".join(o.describe() for o in result.outcomes)
+        said = f"{len(result.outcomes)} variants ({variants})" + (f", {failed} failed" if failed else "")
+        return f"<Diff {said}; changed: {', '.join(changed) or 'nothing'}>"
+
+    def passes(self, result: PassesResult) -> str:
+        changed = sum(bool(r.changed) for r in result.records)
+        v = result.variant
+        return f"<Passes {v.kernel} on {v.target}: {len(result.records)} MLIR passes, {changed} changed the IR>"
+
+    def trace(self, result: TraceResult) -> str:
+        stopped = f"; stopped: {result.stopped}" if result.stopped else ""
+        return f"<Trace {len(result.kernels)} kernels into {result.out} ({result.launches} launches recorded){stopped}>"
+
+    def other(self, result) -> str:
+        """The first line of its terminal view, after its kind."""
+        first = next(
+            (line.strip() for line in str(render(result, "terminal", width=_WIDTH)).splitlines() if line.strip()), ""
+        )
+        return f"<{type(result).__name__.removesuffix('Result')} {first}>"
+
+
+def _compiled(c) -> str:
+    r = c.resources
+    return (
+        f"{c.kernel.name} on {c.variant.target}: {r.registers} registers, {r.spills} spills, "
+        f"{r.shared_bytes:,} B shared, occupancy {r.occupancy.percent:.0f}%"
+    )
