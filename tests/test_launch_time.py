@@ -38,8 +38,10 @@ def test_one_block_is_one_wave_and_bound_by_it():
     estimate = launch_time.estimate(c, (1,), "--grid")
     assert (estimate.waves, estimate.tail, estimate.programs) == (1, 1, 1)
     assert estimate.slots == 132 * c.resources.occupancy.blocks_per_sm
-    assert estimate.bound == "waves" and estimate.limits[0].name == "waves"
-    assert estimate.limits[0].us == estimate.block_us
+    waves = next(limit for limit in estimate.limits if limit.name == "waves")
+    assert waves.us == estimate.block_us and "1 wave of 1 block" in waves.said
+    # its one block's reads wait one round trip under load: longer than the per-warp walk's
+    assert estimate.bound == "loads in flight" and estimate.limits[0].us > waves.us
 
 
 def test_133_blocks_at_one_block_per_sm_are_two_waves_the_second_a_tail():
@@ -91,7 +93,8 @@ def test_explain_gives_the_whole_launch_under_time_for_the_files_grid_or_the_one
     time, launch = document["time"], document["time"]["launch"]
     assert launch["grid_from"] == "the file's grid(meta)" and launch["grid"] == [512, 1, 1]  # 4096^2 / (128 x 256)
     assert time["kernel_us"] == launch["kernel_us"] > launch["launch_us"] and time["kernel_bound"] == launch["bound"]
-    assert {limit["name"] for limit in launch["limits"]} == {"waves", "blocks", "DRAM", "L2", "L1", "tensor cores"}
+    names = {"waves", "blocks", "DRAM", "L2", "L1", "tensor cores", "loads in flight"}  # its cp.async copies
+    assert {limit["name"] for limit in launch["limits"]} == names
     assert launch["flops"] == 2 * 4096**3 and launch["dram_bytes"] >= 3 * 4096 * 4096 * 2
     given = tritonscope(
         "explain",
@@ -159,3 +162,21 @@ def test_narrow_accesses_touch_more_sectors_of_the_l1():
     assert set(inflation.values()) == {4.0}
     wide = compiled(COPY, "h200", args=("n=1048576",))
     assert sectors.inflation_by_line(wide, line_time.estimate(wide)) == {}
+
+
+def test_the_loads_a_warp_keeps_in_flight_bound_the_dram_it_draws():
+    """BLOCK 1024 over 4 warps: each thread's 8 fp32 elements come in two 16-byte loads, both issued before
+    either is waited for: 1 KiB a warp in flight. By Little's law one block's reads take a round trip; a
+    full GPU of blocks keeps so much in flight that the DRAM's bandwidth bounds the copy, not its loads."""
+    from tritonscope.analysis import in_flight, scoreboards
+
+    c = compiled(COPY, "h200")
+    assert in_flight.warp_bytes(scoreboards.schedule(c)) == 1024
+    one = launch_time.estimate(c, (1,), "--grid")
+    loads = next(limit for limit in one.limits if limit.name == "loads in flight")
+    assert one.dram_bytes == 2 * 4096  # 4 KiB read, 4 KiB written
+    assert abs(loads.us - launch_time.DRAM_LATENCY_CYCLES / 1980) < 1e-9
+    assert "4.1 KB in flight (1.02 KB a warp)" in loads.said
+    full = launch_time.estimate(c, (N // 1024,), "--grid")
+    loads = next(limit for limit in full.limits if limit.name == "loads in flight")
+    assert full.bound == "DRAM" and loads.us < 0.5 * full.limits[0].us

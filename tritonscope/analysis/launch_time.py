@@ -16,7 +16,9 @@ taken together, each a time the GPU (the targets table's `Speeds`) needs at leas
   - L2: every program's reads and writes at the L2's bandwidth;
   - L1: those bytes as the 32-byte sectors their instructions touch (analysis/sectors.py: narrow
     or scattered accesses touch more), at the L1's bandwidth;
-  - tensor cores: the matrix products' FLOPs at the SMs' dense rate (TF32 half of it, FP8 twice).
+  - tensor cores: the matrix products' FLOPs at the SMs' dense rate (TF32 half of it, FP8 twice);
+  - loads in flight: the DRAM's reads at the bandwidth the resident warps' loads in flight draw by
+    Little's law (analysis/in_flight.py), a round trip of DRAM_LATENCY_CYCLES each.
 They overlap, not perfectly: the launch takes their OVERLAP-norm, the largest lengthened by those
 near it. What bounds it is the largest; within the waves, the per-warp model's own limit (latency,
 issue or the tensor cores it issues to, the memory pipe, the DRAM), or `waves` itself where the
@@ -33,7 +35,7 @@ from dataclasses import dataclass, field, replace
 from ..core.model import Compilation
 from ..core.stages import Stage
 from ..core.targets import Speeds
-from . import line_time, scoreboards, sectors, trip_counts, walk_copies
+from . import in_flight, line_time, scoreboards, sectors, trip_counts, walk_copies
 from .line_time import TimeEstimate
 
 # Shares of a data sheet's peak that a kernel attains, measured on the H200 by
@@ -58,6 +60,10 @@ BLOCK_CYCLES = 158
 # bf16 elements (no 16-byte alignment: 2-byte accesses, 8 times the sectors) took 280 us for 4.8 GB of
 # sectors on the H200, where its DRAM's time is 142 us (docs/data/h200-launch; analysis/sectors.py).
 L1_BYTES_PER_CLOCK = 64
+# A DRAM read's round trip under load, in cycles: with I bytes of loads in flight on the whole GPU the DRAM
+# serves at most I bytes a round trip (Little's law; analysis/in_flight.py), below its peak where warps keep
+# too few loads in flight (one warp over a long row, few blocks of skinny tiles).
+DRAM_LATENCY_CYCLES = 1600
 
 
 @dataclass(frozen=True)
@@ -110,6 +116,7 @@ _BOUND_WORDS = {
     "waves": "bound by its waves",
     "blocks": "bound by starting its blocks",
     "L1": "bound by the L1's sectors",
+    "loads in flight": "bound by its loads in flight",
 }
 
 
@@ -151,6 +158,7 @@ def estimate(
     waves_us = (waves - 1) * block_us + tail_us
     limits, unknown = _limits(speeds, memory.dram, memory.l2, traffic.tensor_flops, waves_us)
     limits.append(_l1(c, block, traffic, speeds))
+    limits.extend(_parallelism(schedule, c, memory, min(programs, slots), speeds))
     limits.append(Limit("waves", waves_us, _waves_said(programs, waves, blocks, tail, slots, block_us)))
     starts = programs * BLOCK_CYCLES / speeds.multiprocessors / clock
     limits.append(Limit("blocks", starts, f"{programs:,} blocks, an SM starting one each {BLOCK_CYCLES} cycles"))
@@ -229,6 +237,20 @@ def _limits(speeds: Speeds, dram: float, l2: float, flops: float, waves_us: floa
     return limits, unknown
 
 
+def _parallelism(schedule, c: Compilation, memory, resident: int, speeds: Speeds) -> list[Limit]:
+    """The time the launch's DRAM reads take with the loads its resident warps keep in flight, each byte
+    of them a DRAM_LATENCY_CYCLES round trip (Little's law); none where a warp's loads in flight are
+    not known (TMA) or the launch reads nothing from the DRAM."""
+    per_warp = in_flight.warp_bytes(schedule)
+    reads = memory.dram - memory.written
+    if per_warp is None or reads <= 0:
+        return []
+    held = resident * int(c.metadata.get("num_warps", 4)) * per_warp
+    rate = held * speeds.clock_mhz * 1e6 / DRAM_LATENCY_CYCLES
+    said = f"{_bytes(reads)} of reads, {_bytes(held)} in flight ({_bytes(per_warp)} a warp): {rate / 1e12:.2f} TB/s"
+    return [Limit("loads in flight", reads / rate * 1e6, said)]
+
+
 def _l1(c: Compilation, block: TimeEstimate, traffic, speeds: Speeds) -> Limit:
     """The L1's time: every global access's bytes as the sectors its instructions touch (sectors.py)."""
     inflation = sectors.inflation_by_line(c, block)
@@ -288,6 +310,8 @@ def versus(fast: LaunchEstimate, slow: LaunchEstimate) -> str:
         return f"{ratio}: {_bytes(slow.dram_bytes)} from the DRAM against {_bytes(fast.dram_bytes)}"
     if grown.name == "L2":
         return f"{ratio}: {_bytes(slow.l2_bytes)} from the L2 against {_bytes(fast.l2_bytes)}"
+    if grown.name == "loads in flight":
+        return f"{ratio}: {grown.said}"
     if grown.name == "tensor cores":
         return f"{ratio}: {slow.flops / 1e9:,.1f} GFLOP on the tensor cores against {fast.flops / 1e9:,.1f}"
     said = f"{ratio}: a block takes {slow.block_us:,.1f} us ({slow.per_warp_bound}) against {fast.block_us:,.1f}"
