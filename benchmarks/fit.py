@@ -5,8 +5,10 @@ the 8 default targets, 64 compiles.
    in one bare process (target: at most 1.3x), each with a cold Triton cache. fit also reads each
    binary's resource listing (cuobjdump) and judges it, which the bare compiles do not.
 2. fit at -j 1 over -j 2 (it scales with the cores: 2 here).
+3. `fit --rank` (every config's launch time estimated on each target's GPU) against `fit`, at -j 1 and
+   -j 2 (target: at most 1.1x): the estimates are made in fit's own process while the workers compile.
 
-One run of each (about 6 minutes on 2 cores): timings on a shared machine move by 10% from run to run.
+One run of each (about 10 minutes on 2 cores): timings on a shared machine move by 10% from run to run.
 The package is byte-compiled first, as `pip install` does.
 
 Run: python benchmarks/fit.py
@@ -66,10 +68,18 @@ def main() -> None:
     bare = float(out.strip().splitlines()[-1])
     one = cold([*FIT, "-j", "1"])[0]
     two = cold([*FIT, "-j", "2"])[0]
+    ranked_one = cold([*FIT, "--rank", "-j", "1"])[0]
+    ranked_two = cold([*FIT, "--rank", "-j", "2"])[0]
     print(f"cores: {os.cpu_count()}")
     print(f"bare triton.compile x 64, one process: {bare:6.1f} s compiling ({bare_wall:.1f} s with start-up)")
     print(f"fit, 8 configs x 8 targets, -j 1:      {one:6.1f} s   {one / bare:.2f}x the bare compiles (target <= 1.3x)")
     print(f"fit, 8 configs x 8 targets, -j 2:      {two:6.1f} s   -j 1 / -j 2: {one / two:.2f}x")
+    print(
+        f"fit --rank, -j 1:                      {ranked_one:6.1f} s   {ranked_one / one:.2f}x fit's (target <= 1.1x)"
+    )
+    print(
+        f"fit --rank, -j 2:                      {ranked_two:6.1f} s   {ranked_two / two:.2f}x fit's (target <= 1.1x)"
+    )
 
 
 if __name__ == "__main__":

@@ -63,10 +63,12 @@ def violations(listing: Listing, controls: dict[int, Control]) -> list[tuple[int
     start = listing.instructions[0].offset
     before: dict[int, Pending] = {start: frozenset()}
     work, bad = [start], set()
+    finished = _groups_finished(listing, controls)
     while work:
         offset = work.pop()
         step, control = steps[offset], controls[offset]
-        pending = {p for p in before[offset] if p[1] not in _waited(step, control)}
+        done = finished.get(offset, set())
+        pending = {p for p in before[offset] if p[1] not in _waited(step, control) and p[2] not in done}
         uses = read(step) if step.base != "HGMMA" else set()  # a chain of HGMMAs shares its accumulators
         bad.update((producer, offset, register, board) for register, board, producer in pending if register in uses)
         board = f"SB{control.write}" if control.write is not None else None
@@ -81,6 +83,22 @@ def violations(listing: Listing, controls: dict[int, Control]) -> list[tuple[int
                 before[nxt] = merged
                 work.append(nxt)
     return sorted(bad)
+
+
+def _groups_finished(listing: Listing, controls: dict[int, Control]) -> dict[int, set[int]]:
+    """{offset of a `WARPGROUP.DEPBAR.LE gsb0, N` with N > 0: the HGMMAs it waits for}: every group
+    but the N most recent (scoreboards.py follows which are outstanding there), each with its members."""
+    members = scoreboards.groups(listing)
+    found = {}
+    for offset, waits in scoreboards.waits(listing, controls).items():
+        for wait in waits:
+            if wait.scoreboard == scoreboards.GROUP and wait.partial:
+                keep = int(next(s for s in listing.instructions if s.offset == offset).operands[1], 0)
+                # oldest first: a group ended past the wait in the listing is a previous iteration's
+                ends = sorted(wait.producers, key=lambda end: (end < offset, end))
+                ended = ends[:-keep] if len(ends) > keep else ()
+                found[offset] = {m for end in ended for m in members.get(end, (end,))}
+    return found
 
 
 def _waited(step: Instruction, control: Control) -> set[str]:

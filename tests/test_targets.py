@@ -75,3 +75,25 @@ def test_where_no_nvdisasm_reads_a_target_one_line_names_the_extra_that_does():
     stale = refusal_line(130, "Cannot decode architecture 'SM130'", "12.8", "13.5")
     assert "nor tritonscope[sass]'s (13.5) can disassemble sm_130" in stale
     assert 'pip install -U "tritonscope[sass]"' in stale
+
+
+def test_every_speeds_figure_agrees_with_the_simulated_gpu_and_the_per_warp_model():
+    """The launch figures of a target's GPU are the same GPU `trace --target` simulates (SMs, L2), and
+    the DRAM bandwidth per SM per clock they give is the per-warp model's family figure (latencies.py
+    derives it the same way from the same data sheet), but for the H200, whose HBM3e is faster."""
+    from tritonscope.analysis import latencies
+
+    for name, target in TARGETS.items():
+        speeds = target.speeds
+        if speeds is None:
+            assert target.backend == "hip" or name in ("sm103", "sm110", "sm121"), name
+            continue
+        if name in ("sm80", "sm86", "sm89", "sm90", "h200", "sm100", "sm120"):
+            assert (target.gpu.multiprocessors, target.gpu.l2_bytes) == (speeds.multiprocessors, speeds.l2_bytes)
+        per_sm = speeds.dram_bytes_per_clock / speeds.multiprocessors
+        family = latencies.for_arch(int(target.arch)).dram_bytes_per_cycle
+        assert (abs(per_sm - family) < 0.05) == (name != "h200"), (name, per_sm, family)
+    h200, h100 = TARGETS["h200"], TARGETS["sm90"]
+    assert h200.arch == h100.arch == 90 and h200.limits == h100.limits
+    assert h200.speeds.dram_bytes_per_s / h100.speeds.dram_bytes_per_s > 1.4
+    assert h200.gpu.name == "NVIDIA H200" and h200.gpu.memory_bytes == 143771 << 20

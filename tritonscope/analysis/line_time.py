@@ -94,7 +94,7 @@ def estimate(c: Compilation, schedule: Schedule | None = None, trips: int = LOOP
     schedule = schedule or scoreboards.schedule(c)
     if schedule is None:
         return None
-    costs = latencies.for_arch(int(c.variant.target_info.arch))
+    costs = _costs(c)
     walk = Timeline(schedule, costs, trips, int(c.metadata.get("num_warps", 4)), trip_counts.loop_trips(c))
     walk.cached = served_by.cached_loads(c)
     walk.spills_past_l1 = served_by.spills_past_l1(c, costs)
@@ -115,6 +115,17 @@ def estimate(c: Compilation, schedule: Schedule | None = None, trips: int = LOOP
         layout=schedule.layout,
         assumptions=tuple(assumptions),
     )
+
+
+def _costs(c: Compilation) -> Costs:
+    """The family's figures, with the DRAM bandwidth of the target's own GPU where the targets table
+    gives it (an H200 is an H100's SM with faster memory)."""
+    target = c.variant.target_info
+    costs = latencies.for_arch(int(target.arch))
+    speeds = target.speeds
+    if speeds is None:
+        return costs
+    return replace(costs, dram_bytes_per_cycle=round(speeds.dram_bytes_per_clock / speeds.multiprocessors, 1))
 
 
 def _loops_said(walk: Timeline, trips: int) -> list[str]:

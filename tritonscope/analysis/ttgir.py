@@ -8,6 +8,7 @@ flows into them. Nothing here imports Triton.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, replace
 
@@ -63,7 +64,10 @@ class Module:
             return None
 
 
+@functools.lru_cache(maxsize=8)
 def read(text: str) -> Module:
+    """The module of a TTGIR (or TTIR) text; the last few read are kept, as the per-line estimate,
+    the findings and the launch estimate each read the same text (a Module is never changed)."""
     ops, arguments = [], ()
     open_ops: list[Op] = []  # the ops whose regions enclose this line
     for number, raw in enumerate(text.splitlines(), start=1):

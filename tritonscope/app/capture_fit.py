@@ -22,6 +22,7 @@ from ..isolate import pool
 from ..results.fit import NOT_COMPILED, Cell, ConfigRow, FitResult, KernelFit
 from ..triton_api import version
 from .fit import Plan, matrices
+from .fit_rank import Ranking
 
 
 def fit_capture(
@@ -32,13 +33,15 @@ def fit_capture(
     jobs: int,
     timeout: float,
     on_done: Callable[[int, int], None] | None = None,
+    ranking: Ranking | None = None,
 ) -> FitResult:
-    """The matrices of a capture's kernels (or of the one named): each compile of a kernel is a row."""
+    """The matrices of a capture's kernels (or of the one named): each compile of a kernel is a row;
+    with `ranking`, each estimated for its own recorded launch (app/fit_rank.py)."""
     capture = open_capture(folder)
     plans, skipped = plan_capture(capture, kernel)
     with pool(jobs=jobs, timeout=timeout) as workers:
-        kernels = matrices(plans, targets, budgets, workers, on_done)
-    return FitResult(kernels, tuple(b.text for b in budgets), version.installed(), skipped)
+        kernels = matrices(plans, targets, budgets, workers, on_done, ranking)
+    return FitResult(kernels, tuple(b.text for b in budgets), version.installed(), skipped, ranking is not None)
 
 
 def plan_capture(capture: Capture, kernel: str | None = None) -> tuple[list[Plan], tuple[str, ...]]:
@@ -65,9 +68,11 @@ def plan_capture(capture: Capture, kernel: str | None = None) -> tuple[list[Plan
 def _plan(folder: Path, name: str, compiles: list[tuple[CacheEntry, VariantRequest]], ran: set[str]) -> Plan:
     """One kernel's compiles as rows: told apart by the constexprs and options that differ among them."""
     unique: dict[VariantRequest, bool] = {}  # the request (any target) -> launched
+    recorded: dict[VariantRequest, tuple[dict, ...]] = {}  # its launches, for --rank's grid
     for entry, request in compiles:
         key = replace(request, target="auto")
         unique[key] = unique.get(key, False) or entry.metadata["hash"] in ran
+        recorded[key] = recorded.get(key) or tuple(entry.launches[:1])
     values = [_values(r) for r in unique]
     differing = [n for n in values[0] if len({format_value(v.get(n)) for v in values}) > 1]
     shown = differing or [n for n in ("num_warps", "num_stages") if n in values[0]]
@@ -77,7 +82,7 @@ def _plan(folder: Path, name: str, compiles: list[tuple[CacheEntry, VariantReque
     )
     first = next(iter(unique))
     specialization = " ".join(f"{k}={format_value(v)}" for k, v in first.args)
-    return Plan(name, f"{folder}/:{name}", specialization, rows, tuple(unique))
+    return Plan(name, f"{folder}/:{name}", specialization, rows, tuple(unique), tuple(recorded.values()))
 
 
 def _values(request: VariantRequest) -> dict[str, Any]:
@@ -87,15 +92,19 @@ def _values(request: VariantRequest) -> dict[str, Any]:
 
 def launched(capture: Capture) -> set[str]:
     """The hashes of the compiles the program launched: those with a recorded launch (every compile,
-    where the capture recorded none). An autotuned kernel's candidates are each launched to be timed;
-    where autotune.jsonl (trace --target) names the one it kept, that one alone counts."""
+    where the capture recorded none). An autotuned kernel's candidates are each launched to be timed:
+    where the launches say which were (`timing`), a compile launched only so does not count; where
+    autotune.jsonl (trace --target) names the one it kept, that one alone counts."""
     from ..captures.logs import simulation_records
 
     recorded = any(e.launches for e in capture.entries)
+    told = any("timing" in launch for e in capture.entries for launch in e.launches)
     chosen = {r["kernel"]: _settings(str(r.get("chosen", ""))) for r in simulation_records(capture.folder)[0]}
     found = set()
     for entry in capture.entries:
         if recorded and not entry.launches:
+            continue
+        if told and all(launch.get("timing") for launch in entry.launches):
             continue
         if entry.name in chosen and not _is_chosen(capture, entry, chosen[entry.name]):
             continue

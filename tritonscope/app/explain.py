@@ -14,18 +14,21 @@ import contextlib
 import os
 import re
 from dataclasses import replace
+from typing import Any
 
 from ..analysis import cost, findings
 from ..analysis.compile_time import line_growth as compile_time_lines
 from ..analysis.cost import LineCost
 from ..analysis.findings import Finding, Input, Kernel, WhatIf
 from ..core.errors import TritonscopeError
+from ..core.launch_grid import GridSpec
 from ..core.model import Compilation, VariantRequest
 from ..core.quantities import count, percentage, size
 from ..core.source import CachedKernel
 from ..core.stages import Stage
 from ..results.explain import ExplainResult, ReportResult
-from .walk.prepare import compile_request
+from . import launch
+from .walk.prepare import compile_prepared, compile_request, prepare
 from .walk.releases import in_release
 
 MAX_WHAT_IFS = 4
@@ -33,17 +36,27 @@ MAX_WHAT_IFS = 4
 
 @in_release
 def explain(
-    request: VariantRequest, what_if: bool = True, live: bool = True, compile_time: bool = False
+    request: VariantRequest,
+    what_if: bool = True,
+    live: bool = True,
+    compile_time: bool = False,
+    grid: GridSpec | None = None,
 ) -> ExplainResult:
     """The explanation; with `compile_time`, the kernel compiled afresh (so Triton's timers run)
-    and the operations each Python line has at each IR level, the findings' what-ifs left out."""
+    and the operations each Python line has at each IR level, the findings' what-ifs left out.
+    The whole launch's time is for `grid`, else the captured launch's or the file's grid hook's."""
     if compile_time:
         with _always_compile():
             compilation = compile_request(request)
         result = explain_compilation(compilation, None, live)
         return replace(result, growth=compile_time_lines(compilation))
-    compilation = compile_request(request)
-    return explain_compilation(compilation, request if what_if else None, live)
+    module = None
+    if isinstance(request.source, CachedKernel):
+        compilation = compile_request(request)
+    else:
+        prepared = prepare(request)
+        compilation, module = compile_prepared(prepared), prepared.module
+    return explain_compilation(compilation, request if what_if else None, live, grid, module)
 
 
 @contextlib.contextmanager
@@ -70,14 +83,23 @@ def report(request: VariantRequest, stages: tuple[Stage, ...] | None) -> ReportR
 
 
 def explain_compilation(
-    compilation: Compilation, request: VariantRequest | None = None, live: bool = True
+    compilation: Compilation,
+    request: VariantRequest | None = None,
+    live: bool = True,
+    grid: GridSpec | None = None,
+    module: Any = None,
 ) -> ExplainResult:
-    """The explanation of a compilation; with its `request`, the what-ifs are compiled too."""
+    """The explanation of a compilation; with its `request`, the what-ifs are compiled too; the launch's
+    time where its grid is known (app/launch.py)."""
     kernel = examine(compilation, live)
     found, notes = findings.find(kernel)
     if request is not None and not isinstance(request.source, CachedKernel):
         found = verified(request, found)
-    return ExplainResult(compilation, kernel.lines, found, kernel.live_registers is not None, notes, time=kernel.time)
+    estimate, why = launch.estimate(compilation, grid, module, kernel.time) if kernel.time else (None, None)
+    return ExplainResult(
+        compilation, kernel.lines, found, kernel.live_registers is not None, notes, time=kernel.time,
+        launch=estimate, launch_note=why,
+    )  # fmt: skip
 
 
 def examine(compilation: Compilation, live: bool = True) -> Kernel:

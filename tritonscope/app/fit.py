@@ -21,6 +21,8 @@ from ..core.values import format_value
 from ..isolate import Executor, Outcome, Task, pool
 from ..results.fit import NO_COMPILE, NOT_COMPILED, Cell, ConfigRow, FitResult, KernelFit
 from ..triton_api import version
+from . import launch
+from .fit_rank import Ranker, Ranking, ToRank, why_not, with_estimates
 from .walk import releases, sweep
 
 # A T4, an A100, an A10 or RTX 3090, an L4 or RTX 4090, an H100, a B200, an RTX 5090 and an MI300X.
@@ -30,13 +32,15 @@ NO_SASS = "SASS not read: fit judges the resource listing and the TTGIR"
 
 @dataclass(frozen=True)
 class Plan:
-    """One kernel's rows, each with the request that compiles it (for the first target)."""
+    """One kernel's rows, each with the request that compiles it (for the first target) and, for a
+    capture's, its recorded launches (whose grid `--rank` estimates)."""
 
     kernel: str
     file: str
     specialization: str
     rows: tuple[ConfigRow, ...]
     requests: tuple[VariantRequest, ...]
+    launches: tuple[tuple[dict, ...], ...] = ()
 
 
 def fit(
@@ -47,16 +51,19 @@ def fit(
     jobs: int,
     timeout: float,
     on_done: Callable[[int, int], None] | None = None,
+    ranking: Ranking | None = None,
 ) -> FitResult:
     """The matrix of one kernel of a file: its autotune configs (and --vary axes) x `targets`;
-    `on_done(compiled, of)` as each compile ends."""
+    `on_done(compiled, of)` as each compile ends; with `ranking`, each cell's launch time
+    (app/fit_rank.py)."""
     checked_budgets(budgets)
     with pool(jobs=jobs, timeout=timeout) as workers:
         if request.triton is None:  # workers start while this process loads the kernel file
             workers.warm(count=jobs, preload=sweep.COMPILE_MODULE)
         plan = plan_file(replace(request, target=targets[0]), axes)
-        kernels = matrices([plan], targets, budgets, workers, on_done)
-    return FitResult(kernels, tuple(b.text for b in budgets), request.triton or version.installed())
+        kernels = matrices([plan], targets, budgets, workers, on_done, ranking)
+    result = FitResult(kernels, tuple(b.text for b in budgets), request.triton or version.installed())
+    return replace(result, ranked=ranking is not None)
 
 
 def plan_file(request: VariantRequest, axes: list[sweep.Axis]) -> Plan:
@@ -95,22 +102,28 @@ def matrices(
     budgets: tuple[Budget, ...],
     workers: Executor,
     on_done: Callable[[int, int], None] | None = None,
+    ranking: Ranking | None = None,
 ) -> tuple[KernelFit, ...]:
     """Every plan's rows x targets, compiled in one run of the workers (all kernels share them). Ctrl-C
     stops the compiles: the cells that ended stand, the others are NOT_COMPILED (the result is partial)."""
     requests = [replace(r, target=t) for plan in plans for r in plan.requests for t in targets]
+    recorded = [ran for plan in plans for ran in (plan.launches or ((),) * len(plan.requests)) for _ in targets]
     cells: list[Cell | None] = [None] * len(requests)
+    ranker = Ranker() if ranking is not None else None
 
     def done(index: int, outcome: Outcome) -> None:
-        cells[index] = cell_of(outcome)
+        cells[index] = cell_of(outcome, ranker, index)
         if on_done:
             on_done(sum(cell is not None for cell in cells), len(cells))
 
+    tasks = [_task(r, budgets, ranking, ran) for r, ran in zip(requests, recorded, strict=True)]
     try:
-        workers.run([_task(r, budgets) for r in requests], on_done=done)
+        workers.run(tasks, on_done=done)
     except KeyboardInterrupt:  # the running compiles are cancelled; what ended is shown, said partial
         cells = [cell or Cell(NOT_COMPILED, "Ctrl-C stopped fit before this compile ended") for cell in cells]
-    finished = [cell for cell in cells if cell is not None]
+    finally:
+        estimates = ranker.finish() if ranker is not None else {}
+    finished = with_estimates([cell for cell in cells if cell is not None], estimates)
     if len(finished) != len(requests):
         raise RuntimeError(f"the executor answered {len(finished)} of {len(requests)} compiles")
     found, at = [], 0
@@ -123,15 +136,26 @@ def matrices(
     return tuple(found)
 
 
-def _task(request: VariantRequest, budgets: tuple[Budget, ...]) -> Task:
+def _task(
+    request: VariantRequest, budgets: tuple[Budget, ...], ranking: Ranking | None = None, launched: tuple = ()
+) -> Task:
+    if ranking is not None:
+        arguments: tuple = (request, budgets, ranking, launched)
+        return releases.task(measure_ranked, arguments, request.triton, (request.file,))
     return releases.task(measure, (request, budgets), request.triton, (request.file,))
 
 
-def cell_of(outcome: Outcome) -> Cell:
-    """A worker's cell, or a compile that failed as a cell that says why in one line."""
-    if outcome.ok:
-        return outcome.value
-    return Cell(NO_COMPILE, one_line(outcome.error or "failed"))
+def cell_of(outcome: Outcome, ranker: Ranker | None = None, index: int = 0) -> Cell:
+    """A worker's cell (a ranked one's compile handed to the ranker), or a compile that failed as a cell
+    that says why in one line."""
+    if not outcome.ok:
+        return Cell(NO_COMPILE, one_line(outcome.error or "failed"))
+    if isinstance(outcome.value, tuple):
+        cell, to_rank = outcome.value
+        if to_rank is not None and ranker is not None:
+            ranker.add(index, to_rank)
+        return cell
+    return outcome.value
 
 
 def one_line(error: str) -> str:
@@ -146,10 +170,38 @@ def one_line(error: str) -> str:
 
 def measure(request: VariantRequest, budgets: tuple[Budget, ...]) -> Cell:
     """In a worker: one config compiled for one target and judged there."""
-    from ..analysis.artifacts import read_resources
     from .walk.prepare import compile_undisassembled
 
+    return judged(compile_undisassembled(request), budgets)
+
+
+def measure_ranked(
+    request: VariantRequest, budgets: tuple[Budget, ...], ranking: Ranking, launched: tuple[dict, ...] = ()
+) -> tuple[Cell, ToRank | None]:
+    """In a worker: the cell as `fit` judges it, and what this process needs to estimate its launch
+    (`launched`: a captured launch of it, whose grid and values stand)."""
+    from .walk.prepare import compile_undisassembled, prepare
+
     compiled = compile_undisassembled(request)
+    cell = judged(compiled, budgets)
+    target = compiled.target
+    why = why_not(cell, target)
+    if why is not None:
+        return replace(cell, estimate_note=why), None
+    module = prepare(request).module if not launched else None  # its grid(meta), its defaults
+    grid = launch.grid_for(compiled.variant, ranking.grid, module, launched)
+    if isinstance(grid, str):
+        return replace(cell, estimate_note=grid), None
+    # LLVM IR, the largest text, is not read by the estimate: it stays in the worker
+    unread = {key: text for key, text in compiled.artifacts.texts.items() if key != "llir"}
+    compiled = replace(compiled, artifacts=replace(compiled.artifacts, texts=unread))
+    return cell, ToRank(compiled, grid[0], grid[1])
+
+
+def judged(compiled, budgets: tuple[Budget, ...]) -> Cell:
+    """A compile (`prepare.Undisassembled`) judged against its target's limits and the budgets."""
+    from ..analysis.artifacts import read_resources
+
     resources = read_resources(compiled.target, compiled.artifacts)
     metadata = compiled.artifacts.metadata
     verdict = judge(compiled.target, resources, metadata["num_warps"], metadata.get("tmem_size"), budgets)

@@ -171,6 +171,7 @@ LAUNCH_RECORD = {
     "args": [ARGUMENT],
     "pid?": int,
     "time?": NUMBER,
+    "timing?": bool,  # an autotuner timing its candidates launched it (triton_api/capture.py: Recorder)
 }
 _CALL_SITE = Opt({"file": str, "line": int})
 MARK_RECORD = {"mark": str, "time": NUMBER, "pid?": int, "via?": str, "call_site?": _CALL_SITE}

@@ -74,11 +74,67 @@ _GPUS = {
     "sm86": Gpu("NVIDIA GeForce RTX 3090", 82, 6 * _MIB, 24576 * _MIB, 1536),
     "sm89": Gpu("NVIDIA L4", 58, 48 * _MIB, 23034 * _MIB, 1536),
     "sm90": Gpu("NVIDIA H100 80GB HBM3", 132, 50 * _MIB, 81079 * _MIB),
+    "h200": Gpu("NVIDIA H200", 132, 60 * _MIB, 143771 * _MIB),  # as torch reports it on an H200 SXM
     "sm100": Gpu("NVIDIA B200", 148, 126 * _MIB + 512 * 1024, 182642 * _MIB),
     "sm120": Gpu("NVIDIA GeForce RTX 5090", 170, 96 * _MIB, 32607 * _MIB, 1536),
     "gfx90a": Gpu("AMD Instinct MI250X/MI250", 104, 8 * _MIB, 65536 * _MIB),
     "gfx942": Gpu("AMD Instinct MI300X", 304, 4 * _MIB, 196592 * _MIB),
     "gfx950": Gpu("AMD Instinct MI355X", 256, 4 * _MIB, 294896 * _MIB),
+}
+
+
+@dataclass(frozen=True)
+class Speeds:
+    """How fast a target's reference GPU moves data and multiplies matrices: what a whole launch's time
+    is made of (analysis/launch_time.py). A figure not published is None, and that bound is not
+    estimated (said where the estimate is shown)."""
+
+    gpu: str  # the part the figures are of
+    multiprocessors: int
+    clock_mhz: int  # the SM's boost clock
+    dram_bytes_per_s: float
+    l2_bytes: int
+    l2_bytes_per_clock: int | None  # the whole L2's read bandwidth, bytes per SM clock
+    tensor_flops_per_clock: int | None  # per SM: dense fp16/bf16 matrix products with fp32 accumulation
+    launch_us: float  # one launch's fixed cost: the time an empty kernel takes, launched back to back
+
+    @property
+    def dram_bytes_per_clock(self) -> float:
+        """The DRAM's bandwidth in bytes per SM clock, the whole GPU's."""
+        return self.dram_bytes_per_s / (self.clock_mhz * 1e6)
+
+
+# [Data sheet]: the vendor's product page or data sheet of the part named; [Whitepaper]: NVIDIA's architecture
+# whitepaper (A100: "NVIDIA A100 Tensor Core GPU Architecture", Table 3 and "L2 cache read bandwidth: 5120
+# bytes/clk"; H100: "NVIDIA H100 Tensor Core GPU Architecture", Table 3: 1,830 MHz for the FP16 tensor peak,
+# 1,980 MHz boost). Tensor rates per SM per clock are the data sheet's dense FP16 peak (half the sparse one)
+# over SMs x the clock it is quoted at. L2 sizes are what torch reports. The DRAM bandwidth per SM per clock
+# is the one analysis/latencies.py derives the same way (the data sheet's bandwidth, SMs, boost clock).
+# Launch cost: an empty kernel under triton.testing.do_bench on the H200 takes 3.49 us (what a launch's time
+# is measured with; in a CUDA graph 0.49 us): benchmarks/launch_ground_truth.py, docs/data/h200-launch/; assumed
+# the same on every GPU.
+_LAUNCH_US = 3.5
+_SPEEDS = {
+    # T4 [Data sheet]: 320 GB/s, 65 TFLOPS FP16 mixed precision; 40 SMs at 1,590 MHz.
+    "sm75": Speeds("Tesla T4", 40, 1590, 320e9, 4 * _MIB, None, 1024, _LAUNCH_US),
+    # A100 SXM4 80GB [Data sheet] 2,039 GB/s, 312 TFLOPS FP16; [Whitepaper] 108 SMs at 1,410 MHz, 5,120 B/clk.
+    "sm80": Speeds("A100-SXM4-80GB", 108, 1410, 2039e9, 40 * _MIB, 5120, 2048, _LAUNCH_US),
+    # RTX 3090 [Data sheet, GA102 whitepaper]: 936 GB/s; 71 TFLOPS FP16 with FP32 accumulation (GeForce's
+    # half rate); 82 SMs at 1,695 MHz.
+    "sm86": Speeds("GeForce RTX 3090", 82, 1695, 936e9, 6 * _MIB, None, 512, _LAUNCH_US),
+    # L4 [Data sheet]: 300 GB/s, 242 TFLOPS FP16 with sparsity; 58 SMs at 2,040 MHz.
+    "sm89": Speeds("L4", 58, 2040, 300e9, 48 * _MIB, None, 1024, _LAUNCH_US),
+    # H100 SXM5 [Data sheet] 3.35 TB/s, 1,979 TFLOPS FP16 with sparsity; [Whitepaper] 132 SMs, 1,980 MHz, and
+    # 989.4 dense TFLOPS at 1,830 MHz: 4,096 per SM per clock. Hopper's whitepaper gives no L2 bandwidth: the
+    # A100's 5,120 bytes per clock, which the H200 bears out (its matmuls of small tiles, L2-bound, read
+    # 10.3 to 10.6 TB/s from the L2 at 1,980 MHz: docs/data/h200-launch).
+    "sm90": Speeds("H100 SXM5", 132, 1980, 3.35e12, 50 * _MIB, 5120, 4096, _LAUNCH_US),
+    # H200 SXM [Data sheet]: 4.8 TB/s, the H100's SM, clocks and tensor cores; 60 MB of L2 as torch reports.
+    "h200": Speeds("H200 SXM", 132, 1980, 4.8e12, 60 * _MIB, 5120, 4096, _LAUNCH_US),
+    # B200 [Data sheet]: 8 TB/s; 148 SMs at 1,965 MHz; its tcgen05 rate per SM is not modeled yet.
+    "sm100": Speeds("B200", 148, 1965, 8e12, 126 * _MIB + 512 * 1024, None, None, _LAUNCH_US),
+    # RTX 5090 [Data sheet]: 1,792 GB/s; 170 SMs at 2,407 MHz.
+    "sm120": Speeds("GeForce RTX 5090", 170, 2407, 1.792e12, 96 * _MIB, None, None, _LAUNCH_US),
 }
 
 
@@ -101,6 +157,17 @@ class Target:
     def gpu(self) -> Gpu:
         """The GPU `trace --target` simulates for this target."""
         return _GPUS[self.name]
+
+    @property
+    def device_name(self) -> str:
+        """The name torch gives this target's GPU (`NVIDIA H200`); the target's own where none is tabled."""
+        gpu = _GPUS.get(self.name)
+        return gpu.name if gpu is not None else self.name
+
+    @property
+    def speeds(self) -> Speeds | None:
+        """How fast its reference GPU is, for a launch's time; None where its figures are not published."""
+        return _SPEEDS.get(self.name)
 
     def simulated_device(self) -> dict:
         """What triton_api/simulated/ is activated with: plain data, passed to the traced program."""
@@ -201,6 +268,8 @@ TARGETS: dict[str, Target] = {
         ),
         # Hopper (9.0): [Guide] 64 warps, 32 blocks; [Tuning] (Hopper) 228 KiB per SM, 227 KiB per block.
         Target("sm90", "cuda", 90, 32, "H100, H200 (Hopper)", NvidiaLimits()),
+        # The H200: an H100's SM (sm90, the same code) with HBM3e: its own figures for a launch's time.
+        Target("h200", "cuda", 90, 32, "H200 (Hopper, HBM3e)", NvidiaLimits()),
         Target("sm100", "cuda", 100, 32, "B200 (Blackwell)", _DATACENTER_BLACKWELL),
         Target("sm103", "cuda", 103, 32, "B300, GB300 (Blackwell Ultra)", _DATACENTER_BLACKWELL),
         Target("sm110", "cuda", 110, 32, "Jetson Thor (Blackwell; Triton 3.9 on)", _THOR, since=(3, 9)),
@@ -288,6 +357,10 @@ def _local_cuda_target() -> Target | None:
     # CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75, _MINOR = 76, of device 0
     cuda.cuDeviceGetAttribute(ctypes.byref(major), 75, 0)
     cuda.cuDeviceGetAttribute(ctypes.byref(minor), 76, 0)
+    name = ctypes.create_string_buffer(256)
+    cuda.cuDeviceGetName(name, len(name), 0)
+    if major.value == 9 and b"H200" in name.value:  # an H100's code, its own speeds (a launch's time)
+        return TARGETS["h200"]
     return TARGETS.get(f"sm{major.value}{minor.value}") or TARGETS.get(f"sm{major.value}0")
 
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+# A modifier may hold lower case: a warp-group matrix instruction's shape (HGMMA.64x256x16.F32).
 _INSTRUCTION = re.compile(
-    r"^\s*/\*([0-9a-fA-F]{1,8})\*/\s+(?:(@!?U?P(?:T|\d))\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)\s*([^;]*);"
+    r"^\s*/\*([0-9a-fA-F]{1,8})\*/\s+(?:(@!?U?P(?:T|\d))\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Za-z0-9_]+)*)\s*([^;]*);"
 )
 _LABEL = re.compile(r"^([.$\w][\w.$]*):\s*$")
 _TARGET = re.compile(r"`\(([^)]+)\)")

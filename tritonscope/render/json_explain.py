@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.model import to_jsonable
 from .json import JsonRenderer
 from .json_dump import resources_body
+from .json_launch import with_launch
 
 if TYPE_CHECKING:  # the result types, named in annotations only
     from ..results.check import CheckResult
@@ -35,7 +36,7 @@ class ExplainJson(JsonRenderer):
             "lines": [line_body(cost) for cost in r.lines],
             "findings": [finding_body(f) for f in r.findings],
             "notes": list(r.notes),
-            "time": time_body(r.time),
+            "time": with_launch(time_body(r.time), r.launch, r.launch_note),
         }
         if r.growth is not None:
             body["compile_time"] = _compile_time(c, r.growth)

@@ -4,11 +4,11 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from .json import JsonRenderer
 from .json_dump import resources_body
+from .json_launch import cell_body
 
 if TYPE_CHECKING:  # the result types, named in annotations only
     from ..results.diff import DiffResult
@@ -39,7 +39,7 @@ class VariantsJson(JsonRenderer):
             config = kernel.rows[index]
             cells = zip(kernel.targets, kernel.cells[index], strict=True)
             body = {"label": config.label, "values": config.values, "config": config.index, "launched": config.launched}
-            return body | {"cells": {target: asdict(cell) for target, cell in cells}}
+            return body | {"cells": {target: cell_body(cell) for target, cell in cells}}
 
         kernels = [
             {
@@ -48,6 +48,7 @@ class VariantsJson(JsonRenderer):
                 "specialization": k.specialization,
                 "targets": list(k.targets),
                 "fitting": {t: list(k.fitting(t)) for t in k.targets},
+                "ranked": {t: list(k.ranked(t)) for t in k.targets} if r.ranked else None,
                 "configs": [row(k, i) for i in range(len(k.rows))],
             }
             for k in r.kernels

@@ -16,12 +16,25 @@ _PLAIN = (bool, int, float, str, type(None))  # values written as Python literal
 _FUNCTIONS = '''
 
 def device_target():
-    """The target of the GPU this process launches on, by its capability: sm90 for an H100, gfx942 for an
-    MI300X."""
+    """The target of the GPU this process launches on, by its capability: sm90 for an H100 (h200 for an
+    H200, where the table has it), gfx942 for an MI300X."""
     from triton.runtime import driver
 
     target = driver.active.get_current_target()
-    return f"sm{target.arch}" if target.backend == "cuda" else str(target.arch).split(":")[0]
+    if target.backend != "cuda":
+        return str(target.arch).split(":")[0]
+    if target.arch == 90 and "h200" in FITS and "H200" in _device_name():
+        return "h200"
+    return f"sm{target.arch}"
+
+
+def _device_name():
+    try:
+        import torch
+
+        return torch.cuda.get_device_name()
+    except Exception:  # noqa: BLE001 - no torch, or no name: the capability alone
+        return ""
 
 
 def device_shared_limit():
@@ -33,9 +46,12 @@ def device_shared_limit():
 
 
 def fitting(configs, target, shared_limit=None):
-    """The configs (triton.Config) that fit `target`. For a target FITS lacks: those whose shared memory,
-    on the nearest NVIDIA target below it, is within `shared_limit`; all of them where neither is known."""
-    if target in FITS:
+    """The configs (triton.Config) that fit `target`; with KEEP, its KEEP fastest of them (FASTEST). For a
+    target FITS lacks: those whose shared memory, on the nearest NVIDIA target below it, is within
+    `shared_limit`; all of them where neither is known."""
+    if KEEP and FASTEST.get(target):
+        chosen = [CONFIGS[i] for i in FASTEST[target][:KEEP]]
+    elif target in FITS:
         chosen = [CONFIGS[i] for i in FITS[target]]
     else:
         nearest = _nearest(target)
@@ -72,14 +88,35 @@ def _nearest(target):
 
 
 class PruneRenderer:
-    def __init__(self, module: str | None = None):
+    def __init__(self, module: str | None = None, keep: int | None = None):
         self.module = module  # the name the written file is imported by (--emit-prune's file's stem)
+        self.keep = keep  # --keep N: the N fastest of those that fit (fit --rank's estimates)
 
     def render(self, result: FitResult) -> str:
         if len(result.kernels) != 1:
             raise UsageError("--emit-prune writes one kernel's pruner: name the kernel with -k")
         k = result.kernels[0]
-        return _header(k, result, self.module or f"{k.kernel.strip('_')}_fit") + _tables(k) + _FUNCTIONS
+        module = self.module or f"{k.kernel.strip('_')}_fit"
+        return _header(k, result, module) + _tables(k) + _ranking(k, self.keep) + _FUNCTIONS
+
+
+def _ranking(k: KernelFit, keep: int | None) -> str:
+    """KEEP and FASTEST: per target, the configs that fit, fastest first by fit --rank's estimates."""
+    lines = [
+        "",
+        "# --keep: how many of the fastest configs that fit a target are kept (0: all that fit).",
+        f"KEEP = {keep or 0}",
+    ]
+    lines += [
+        "",
+        "# For each target: the configs that fit, fastest first (fit --rank's estimated launch time).",
+        "FASTEST = {",
+    ]
+    for target in k.targets:
+        order = k.ranked(target)
+        times = ", ".join(f"#{i} {k.column(target)[i].estimate.kernel_us:.1f} us" for i in order[:3])  # type: ignore[union-attr]
+        lines.append(f"    {target!r}: {list(order)},  # {times}" if order else f"    {target!r}: [],")
+    return "\n".join([*lines, "}", ""])
 
 
 def _header(k: KernelFit, result: FitResult, module: str) -> str:

@@ -14,7 +14,7 @@ import importlib
 from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
-Format = Literal["terminal", "json", "html", "files", "junit", "plot", "script", "notebook", "summary"]
+Format = Literal["terminal", "json", "html", "files", "junit", "plot", "script", "vllm", "notebook", "summary"]
 
 _JSON = "tritonscope.render.json_"  # a family's JSON renderer: json_FAMILY:ClassJson.part
 _HTML = "tritonscope.render.html:HtmlReport."
@@ -73,6 +73,7 @@ _ROWS: dict[tuple[str, Format], str] = {
     (_R + "trace:ReproduceResult", "script"): "tritonscope.render.script:ScriptRenderer",
     (_R + "fit:FitResult", "terminal"): _VIEWS + "fit:FitView",
     (_R + "fit:FitResult", "script"): "tritonscope.render.prune:PruneRenderer",  # fit --emit-prune: the pruner module
+    (_R + "fit:FitResult", "vllm"): "tritonscope.render.vllm_config:VllmConfigRenderer",  # fit --emit-config vllm
     # What the Python API's results show in a notebook: a block of HTML, and a one-line repr.
     **{(_R + name, "notebook"): _NOTEBOOK + drawn for name, drawn in _IN_NOTEBOOKS.items()},
     **{
@@ -188,5 +189,6 @@ _OPTIONS: dict[str, tuple[str, ...]] = {
     "json": ("full",),
     "html": ("keep_loc",),
     "plot": ("path",),
-    "script": ("module",),
+    "script": ("module", "keep"),
+    "vllm": ("size",),
 }

@@ -8,6 +8,7 @@ from typing import ClassVar
 from ..analysis.compile_time import LineGrowth
 from ..analysis.cost import LineCost
 from ..analysis.findings import Finding
+from ..analysis.launch_time import LaunchEstimate
 from ..analysis.line_time import TimeEstimate
 from ..analysis.measured import Measured
 from ..core.model import Compilation
@@ -25,6 +26,8 @@ class ExplainResult(Result):
     notes: tuple[str, ...] = ()
     growth: tuple[LineGrowth, ...] | None = None  # --compile-time: operations per line at each IR level
     time: TimeEstimate | None = None  # where the time goes per line (NVIDIA, with SASS)
+    launch: LaunchEstimate | None = None  # the whole launch's time, for its grid
+    launch_note: str | None = None  # why there is none, where there is a per-line estimate
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from ..analysis.fitting import FITS, NO_FIT, UNKNOWN
+from ..analysis.launch_time import LaunchEstimate
 from ..core.status import ExitStatus
 from .base import Result
 
@@ -35,6 +36,8 @@ class Cell:
     figures: dict[str, Any] = field(default_factory=dict)  # registers, spills, shared, occupancy ... (compiled)
     limit: str | None = None  # what does not fit: shared memory, tensor memory, threads, registers, budget
     buffers: tuple[str, ...] = ()  # the shared buffers, as explain lists them, where shared memory is over
+    estimate: LaunchEstimate | None = None  # fit --rank: the launch's time on the target's GPU
+    estimate_note: str | None = None  # fit --rank: why there is none
 
     @property
     def fits(self) -> bool:
@@ -73,6 +76,12 @@ class KernelFit:
         """The rows (by position) that fit `target`; where its limit is unknown, those that compiled."""
         return tuple(i for i, cell in enumerate(self.column(target)) if cell.verdict in (FITS, UNKNOWN))
 
+    def ranked(self, target: str) -> tuple[int, ...]:
+        """fit --rank: the rows that fit `target` and have an estimate, the fastest first."""
+        column = self.column(target)
+        timed = [i for i in self.fitting(target) if column[i].estimate is not None]
+        return tuple(sorted(timed, key=lambda i: (column[i].estimate.kernel_us, i)))  # type: ignore[union-attr]
+
 
 @dataclass(frozen=True)
 class FitResult(Result):
@@ -81,6 +90,7 @@ class FitResult(Result):
     budgets: tuple[str, ...] = ()
     triton_version: str = ""
     notes: tuple[str, ...] = ()
+    ranked: bool = False  # fit --rank: the cells carry the launch's estimated time
 
     @property
     def partial(self) -> bool:

@@ -177,11 +177,15 @@ class MarkWatch:
 
 
 class Recorder:
-    """Appends each compiled kernel's first `limit` launches (in this process) to `log`."""
+    """Appends each compiled kernel's first `limit` launches (in this process) to `log`. An autotuner
+    timing its candidates launches each many times: one such launch per compile is recorded, marked
+    `"timing": true`, and not counted, so the launch the program asks for after the tuning (of the
+    config the autotuner kept) is recorded too, and tells which one that was."""
 
     def __init__(self, log: str, limit: int, marks: MarkWatch | None = None):
         self.log, self.limit, self.marks = log, limit, marks
         self.counts: dict[str, int] = {}
+        self.timed: set[str] = set()
 
     def __call__(self, kernel, grid, args) -> None:
         if self.marks is not None:
@@ -189,6 +193,11 @@ class Recorder:
         key = getattr(kernel, "hash", None)
         seen = self.counts.get(key, 0) if key is not None else 0
         if key is None or seen >= self.limit:
+            return
+        if _benchmarking():
+            if key not in self.timed:
+                self.timed.add(key)
+                append_line(self.log, {**launch_record(kernel, grid, args, seen), "timing": True})
             return
         self.counts[key] = seen + 1
         append_line(self.log, launch_record(kernel, grid, args, seen))

@@ -17,6 +17,16 @@ WhatIfOpt = Annotated[
         "compiles) and say what it gives.",
     ),
 ]
+GridOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--grid",
+        metavar="X[,Y[,Z]]",
+        help="The launch grid to estimate the whole launch's time for: sizes, or expressions of the arguments "
+        "and constexprs ('cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)'). Default: a captured launch's, else the file's "
+        "grid(meta).",
+    ),
+]
 LiveOpt = Annotated[
     bool,
     typer.Option(
@@ -40,6 +50,7 @@ def explain(
             "at TTIR, TTGIR and LLVM IR (an unrolled loop, a large tile). passes --time splits it by pass.",
         ),
     ] = False,
+    grid: GridOpt = None,
     json_out: JsonOpt = False,
     watch: WatchOpt = False,
     timeout: TimeoutOpt = 300.0,
@@ -51,7 +62,9 @@ def explain(
     Findings name the line, the evidence in the IR or the machine code, the cause, and a suggestion,
     compiled to check it where that is cheap. On NVIDIA, beside the counts, each line's share of
     the estimated time (the SASS's control codes, the waits charged to the line that waits, the
-    occupancy), and the lines ranked by it: `line 23 waits on the loads of lines 21, 22`.
+    occupancy), and the lines ranked by it: `line 23 waits on the loads of lines 21, 22`. Then the
+    whole launch's time for its grid (--grid, a captured launch's, or the file's grid(meta)): its waves,
+    DRAM and L2 traffic and tensor-core work on the target's GPU, and which of them bounds it.
 
     Examples:
 
@@ -66,14 +79,18 @@ def explain(
       tritonscope explain kernels.py -k softmax_kernel --no-what-if --watch   (again on every save)
 
       tritonscope explain sample:softmax --json     (the estimate under "time", per line)
+
+      tritonscope explain sample:matmul_autotune -t h200 --grid 'cdiv(M,BLOCK_SIZE_M)*cdiv(N,BLOCK_SIZE_N)'
     """
     from ...app.explain import explain as run_explain
+    from ...core import launch_grid
 
+    spec = launch_grid.parse(grid) if grid is not None else None
     if watch:
         from ..watch import watched
 
-        return watched(request, lambda: run_explain(request, what_if, registers, compile_time), {})
+        return watched(request, lambda: run_explain(request, what_if, registers, compile_time, spec), {})
     with progress(f"compiling {request.file}"):
-        result = run_explain(request, what_if=what_if, live=registers, compile_time=compile_time)
+        result = run_explain(request, what_if=what_if, live=registers, compile_time=compile_time, grid=spec)
     _notices(result.compilation, request)
     return result

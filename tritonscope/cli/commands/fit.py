@@ -51,6 +51,43 @@ PruneOpt = Annotated[
 SAY_EVERY = 30.0  # seconds: without a terminal, the longest a run of compiles goes unsaid
 
 
+RankOpt = Annotated[
+    bool,
+    typer.Option(
+        "--rank",
+        help="Estimate each config's launch time on each target's GPU (the grid: --grid, a captured launch's, "
+        "or the file's grid(meta)), name the fastest per target and why the runner-up is slower.",
+    ),
+]
+GridOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--grid",
+        metavar="X[,Y[,Z]]",
+        help="With --rank: the launch grid, as sizes or expressions of the arguments and each config's "
+        "constexprs ('cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)'). Default: the file's grid(meta).",
+    ),
+]
+ConfigOutOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--emit-config",
+        metavar="vllm[:FILE.json]",
+        help="With --rank and one target: write the fastest config for each value of the one --vary size "
+        "(--vary M=1,16,64), as vLLM's fused-MoE config files are written (default file: "
+        "device_name=GPU.json).",
+    ),
+]
+KeepOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--keep",
+        metavar="N",
+        help="With --emit-prune: the pruner keeps the N fastest configs that fit each target (implies --rank).",
+    ),
+]
+
+
 @command()
 @variant_flags(resolve_target=False)  # --target is one column of the matrix; auto, every default one
 def fit(
@@ -59,6 +96,10 @@ def fit(
     vary: VaryOpt = None,
     budget: BudgetOpt = None,
     emit_prune: PruneOpt = None,
+    rank: RankOpt = False,
+    grid: GridOpt = None,
+    keep: KeepOpt = None,
+    emit_config: ConfigOutOpt = None,
     jobs: JobsOpt = None,
     timeout: TimeoutOpt = 300.0,
     cluster: ClusterOpt = None,
@@ -71,7 +112,10 @@ def fit(
     registers over a block's limit, or a --budget broken: a launch there raises OutOfResources), or does
     not compile (the compiler's reason). Given a capture folder (`trace -o DIR`), every kernel compile
     in it is a row. --emit-prune writes the pruner that keeps, on the GPU a launch runs on, exactly
-    the configs found to fit it.
+    the configs found to fit it (with --keep N, the N fastest of them). --rank adds each cell's
+    estimated launch time (explain's whole-launch estimate, nothing more compiled), the fastest
+    configs per target and why the runner-up is slower; over a capture, against the config the
+    program launched.
 
     Examples:
 
@@ -82,9 +126,15 @@ def fit(
       tritonscope fit sample:matmul -c BLOCK_SIZE_M=128 --vary num_stages=2,3,4,5 --budget spills=0
 
       tritonscope fit run1/ --targets sm89     (will this program's kernels run on an L4?)
+
+      tritonscope fit sample:matmul_autotune --rank --targets h200,sm80     (which is fastest where?)
+
+      tritonscope fit kernels.py -k mm --rank --grid 'cdiv(M,BLOCK_M)*cdiv(N,BLOCK_N)' --emit-prune p.py --keep 3
     """
     from ...app.diff import worker_count
     from ...app.fit import DEFAULT_TARGETS
+    from ...app.fit_rank import Ranking
+    from ...core import launch_grid
     from .. import argtypes
 
     if request.target != "auto":  # one target, as every command names it: the matrix's one column
@@ -93,28 +143,29 @@ def fit(
         targets, request = request.target, replace(request, target="auto")
     chosen = argtypes.target_list(targets) if targets is not None else DEFAULT_TARGETS
     _refuse(request, vary, emit_prune)
+    _refuse_ranking(rank, grid, keep, emit_prune)
+    ranking = Ranking(launch_grid.parse(grid) if grid is not None else None) if rank or keep or emit_config else None
     budgets = argtypes.budgets(budget)
     workers = worker_count(jobs)[0]
     with _counted(f"compiling for {count(len(chosen), 'target')}") as on_done:
-        result = _matrix(request, chosen, vary, budgets, workers, argtypes.timeout(timeout), on_done)
-    files = (
-        (File(emit_prune, "script", "--emit-prune", (request.file,), {"module": emit_prune.stem}),)
-        if emit_prune is not None
-        else ()
-    )
-    return Output(result, files=files)
+        result = _matrix(request, chosen, vary, budgets, workers, argtypes.timeout(timeout), ranking, on_done)
+    options = {"module": emit_prune.stem, "keep": keep} if emit_prune is not None else {}
+    files = (File(emit_prune, "script", "--emit-prune", (request.file,), options),) if emit_prune is not None else ()
+    return Output(result, files=files + _config_file(emit_config, vary, chosen, request))
 
 
-def _matrix(request: VariantRequest, targets, vary, budgets, workers: int, timeout: float, on_done=None):
+def _matrix(request: VariantRequest, targets, vary, budgets, workers: int, timeout: float, ranking, on_done=None):
     from ...app.capture_fit import fit_capture
     from ...app.fit import fit as run_fit
     from ...app.walk.sweep import Axis
     from .. import argtypes
 
     if isinstance(request.source, CaptureFolder):
-        return fit_capture(Path(request.file), request.kernel, targets, budgets, workers, timeout, on_done)
+        return fit_capture(
+            Path(request.file), request.kernel, targets, budgets, workers, timeout, on_done, ranking=ranking
+        )
     axes = [Axis(name, values) for name, values in argtypes.axes(vary)]
-    return run_fit(request, targets, axes, budgets, workers, timeout, on_done)
+    return run_fit(request, targets, axes, budgets, workers, timeout, on_done, ranking=ranking)
 
 
 @contextlib.contextmanager
@@ -134,6 +185,36 @@ def _counted(message: str) -> Iterator[Callable[[int, int], None]]:
                 say(f"fit: {message}: {step.detail}")
 
         yield on_done
+
+
+def _config_file(given: str | None, vary, targets: tuple[str, ...], request: VariantRequest) -> tuple:
+    """--emit-config vllm[:FILE]: one target, one --vary axis (the batch size); the file vLLM would name."""
+    from ...core.targets import named
+
+    if given is None:
+        return ()
+    form, _, path = given.partition(":")
+    if form != "vllm":
+        raise UsageError(f"--emit-config {given}: the one format is vllm (--emit-config vllm[:FILE.json])")
+    axes = [item.partition("=")[0].strip() for item in vary or ()]
+    if len(axes) != 1 or len(targets) != 1:
+        raise UsageError(
+            "--emit-config vllm writes one GPU's best config per batch size: give one target (--targets h200) "
+            "and the sizes as one --vary (--vary M=1,16,64,256)"
+        )
+    target = named(targets[0])
+    gpu = target.device_name if target is not None else targets[0]
+    file = Path(path or f"device_name={gpu.replace(' ', '_')}.json")
+    return (File(file, "vllm", "--emit-config", (request.file,), {"size": axes[0]}),)
+
+
+def _refuse_ranking(rank: bool, grid: str | None, keep: int | None, emit_prune: Path | None) -> None:
+    if grid is not None and not (rank or keep):
+        raise UsageError("--grid is the grid --rank estimates the launch for: give --rank too")
+    if keep is not None and emit_prune is None:
+        raise UsageError("--keep N is how many configs the pruner of --emit-prune keeps: give --emit-prune FILE.py")
+    if keep is not None and keep < 1:
+        raise UsageError(f"--keep {keep}: the pruner keeps at least one config")
 
 
 def _refuse(request: VariantRequest, vary, emit_prune: Path | None) -> None:

@@ -19,6 +19,7 @@ from ...results.explain import ExplainResult
 from .base import Terminal, TerminalRenderer, write_rows
 from .compile_time import compile_time_lines
 from .dump import header, highlight, widths
+from .launch import launch_section
 
 _BAR = " ▏▎▍▌▋▊▉█"
 _HEAT = ("", "on #2e2a1a", "on #4a3a12", "on #6b3d0c", "on #8a2b0a")  # background by share of the busiest line
@@ -39,6 +40,7 @@ class ExplainView(TerminalRenderer):
         console.print(source_table(result, self.terminal.color))
         if result.time is not None:
             console.print(time_section(result.time))
+            console.print(launch_section(result.launch, result.launch_note))
         for note in result.notes:
             console.print(Text(note, style="dim"))
         draw_findings(console, result.findings)

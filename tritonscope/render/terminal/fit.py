@@ -13,6 +13,7 @@ from ...analysis.fitting import FITS, NO_FIT, UNKNOWN
 from ...core.quantities import count, percentage
 from ...results.fit import NO_COMPILE, NOT_COMPILED, Cell, FitResult, KernelFit
 from .base import TerminalRenderer
+from .fit_rank import fastest, time_line
 
 _CELL = 9  # the narrowest target column, its gap included: `128r 16s`, `227K!`, `12.5%`
 _LINES = 4  # per cell
@@ -32,7 +33,7 @@ class FitView(TerminalRenderer):
         for number, kernel in enumerate(result.kernels):
             if number:
                 console.print()
-            self._kernel(console, kernel)
+            self._kernel(console, kernel, result.ranked)
         if result.budgets:
             console.print(Text(f"budgets: {', '.join(result.budgets)}", style="dim"))
         for note in result.notes:
@@ -40,32 +41,38 @@ class FitView(TerminalRenderer):
         if result.partial:
             console.print(Text(_partial(result), style="bold yellow"))
 
-    def _kernel(self, console: Console, k: KernelFit) -> None:
+    def _kernel(self, console: Console, k: KernelFit, ranked: bool = False) -> None:
         shape = f"{count(len(k.rows), 'config')} x {count(len(k.targets), 'target')}"
         console.print(Text(f"{k.kernel} ({k.file}): {shape}", "bold"))
         if k.specialization:
             console.print(Text(f"specialized as {k.specialization}", style="dim"), overflow="ellipsis", no_wrap=True)
-        width = max(
-            [_CELL, *(len(_cell_line(cell, line)) + 1 for row in k.cells for cell in row for line in range(_LINES))]
-        )
+        shown = [_cell_line(cell, line) for row in k.cells for cell in row for line in range(_LINES)]
+        if ranked:
+            shown += [time_line(cell, True) for row in k.cells for cell in row]
+        width = max([_CELL, *(len(text) + 1 for text in shown)])
         per_table = max(1, (self.terminal.width - _ROW) // width)
         for start in range(0, len(k.targets), per_table):
             console.print()
-            _matrix(console, k, list(range(start, min(start + per_table, len(k.targets)))), width)
+            _matrix(console, k, list(range(start, min(start + per_table, len(k.targets)))), width, ranked)
         _why(console, k)
-        _legend(console, k)
+        if ranked:
+            fastest(console, k)
+        _legend(console, k, ranked)
 
 
-def _matrix(console: Console, k: KernelFit, columns: list[int], width: int) -> None:
+def _matrix(console: Console, k: KernelFit, columns: list[int], width: int, ranked: bool = False) -> None:
     console.print(Text("config".ljust(_ROW) + "".join(k.targets[c].ljust(width) for c in columns), style="bold"))
+    best = {c: (k.ranked(k.targets[c]) or (None,))[0] for c in columns}
     for index, row in enumerate(k.rows):
         cells = [k.cells[index][c] for c in columns]
         name = f"#{index}{' *' if row.launched else ''}"
-        for line in range(_LINES):
+        for line in range(_LINES + 1 if ranked else _LINES):
             text = Text(name.ljust(_ROW) if line == 0 else " " * _ROW)
-            for cell in cells:
-                style = _STYLE[cell.verdict] if line == 0 else ""
-                text.append(_cell_line(cell, line).ljust(width), style=style)
+            for column, cell in zip(columns, cells, strict=True):
+                first = best[column] == index
+                style = _STYLE[cell.verdict] if line == 0 else ("bold green" if line == _LINES and first else "")
+                shown = _cell_line(cell, line) if line < _LINES else time_line(cell, first)
+                text.append(shown.ljust(width), style=style)
             console.print(text, no_wrap=True)
     counts = "".join(f"{len(k.fitting(k.targets[c]))}/{len(k.rows)}".ljust(width) for c in columns)
     console.print(Text("fit".ljust(_ROW) + counts, style="bold"), no_wrap=True)
@@ -113,7 +120,7 @@ def _why(console: Console, k: KernelFit) -> None:
             console.print(Text(f"    {buffer}", style="dim"))
 
 
-def _legend(console: Console, k: KernelFit) -> None:
+def _legend(console: Console, k: KernelFit, ranked: bool = False) -> None:
     console.print()
     for index, row in enumerate(k.rows):
         number = f" (config {row.index})" if row.index is not None and row.index != index else ""
@@ -122,6 +129,8 @@ def _legend(console: Console, k: KernelFit) -> None:
     console.print(
         Text("rN registers (AMD: VGPRs), sN spills, K shared memory (LDS), % occupancy; ! over the limit", "dim")
     )
+    if ranked:
+        console.print(Text("us/ms: the launch's estimated time on the target's GPU, * the fastest", "dim"))
 
 
 def _partial(result: FitResult) -> str:

@@ -1,0 +1,217 @@
+"""`fit --rank` (issue 52): each config's launch time on each target's GPU, with real compiles. The
+autotuned matmul sample on every default target and the H200; every sample; liger-kernel's autotuned
+DyT forward; the pruner that keeps the fastest; and the same estimate `explain` gives for one config."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from cli_process import tritonscope
+from test_corpus_liger import liger_ops
+
+from tritonscope.analysis.fitting import FITS
+from tritonscope.app.fit import DEFAULT_TARGETS, fit
+from tritonscope.app.fit_rank import NOT_NVIDIA, Ranking
+from tritonscope.cli.argtypes import check_dtype
+from tritonscope.core.launch_grid import parse
+from tritonscope.core.model import VariantRequest
+from tritonscope.core.samples import samples_dir
+from tritonscope.core.targets import TARGETS
+from tritonscope.render.registry import render
+
+TARGETS_RANKED = (*DEFAULT_TARGETS, "h200")
+
+
+@pytest.fixture(scope="module")
+def matmul():
+    result = fit(VariantRequest(file="sample:matmul_autotune"), TARGETS_RANKED, [], (), 2, 600, ranking=Ranking())
+    return result, result.kernels[0]
+
+
+def test_every_fitting_cell_of_a_target_with_figures_is_estimated_for_the_files_grid(matmul):
+    result, k = matmul
+    assert result.ranked
+    for target in k.targets:
+        column, speeds = k.column(target), TARGETS[target].speeds
+        for row, cell in zip(k.rows, column, strict=True):
+            if TARGETS[target].backend != "cuda":
+                assert cell.estimate is None and cell.estimate_note == NOT_NVIDIA
+            elif cell.verdict == FITS and speeds is not None:
+                tiles = (4096 // row.values["BLOCK_SIZE_M"]) * (4096 // row.values["BLOCK_SIZE_N"])
+                assert cell.estimate.grid == (tiles, 1, 1) and cell.estimate.grid_from == "the file's grid(meta)"
+                assert cell.estimate.flops == 2 * 4096**3 and cell.estimate.gpu == speeds.gpu
+        order = k.ranked(target)
+        times = [column[i].estimate.kernel_us for i in order]
+        assert times == sorted(times)
+    assert len(k.ranked("h200")) == 8 and k.ranked("gfx942") == ()
+
+
+def test_a_cells_estimate_is_explains_for_that_config(matmul):
+    _, k = matmul
+    explained = json.loads(
+        tritonscope("explain", "sample:matmul_autotune", "--config", "3", "-t", "h200", "--no-what-if", "--json").stdout
+    )
+    cell = k.column("h200")[3].estimate
+    assert explained["time"]["kernel_us"] == round(cell.kernel_us, 3)
+    assert explained["time"]["launch"]["grid"] == list(cell.grid)
+
+
+def test_the_view_names_the_fastest_and_why_the_runner_up_is_slower_at_80_columns(matmul):
+    result, k = matmul
+    text = render(result, "terminal", width=80)
+    assert max(len(line) for line in text.splitlines()) <= 80
+    order = k.ranked("h200")
+    assert f"#{order[1]} is slower than #{order[0]}: " in text
+    first = k.column("h200")[order[0]].estimate
+    assert f"h200: #{order[0]} " in text and f"({first.bound}" in text.replace("issue-bound", "issue")
+    assert "gfx942: no estimate: the per-warp model reads NVIDIA's machine code" in text
+    assert "* the fastest" in text and text.count("*") >= len(k.targets) - 1
+
+
+def test_the_json_carries_the_estimates(matmul):
+    result, k = matmul
+    document = json.loads(render(result, "json"))
+    (kernel,) = document["kernels"]
+    assert kernel["ranked"]["h200"] == list(k.ranked("h200")) and kernel["ranked"]["gfx942"] == []
+    cell = kernel["configs"][0]["cells"]["h200"]
+    assert cell["estimate"]["kernel_us"] > 0 and cell["estimate_note"] is None
+    assert {"bound", "grid", "grid_from", "waves", "slots", "limits", "dram_bytes", "flops"} <= set(cell["estimate"])
+    assert kernel["configs"][0]["cells"]["gfx942"]["estimate"] is None
+
+
+def test_keep_writes_a_pruner_that_keeps_the_fastest_that_fit(tmp_path):
+    out = tmp_path / "mm_fit.py"
+    run = tritonscope(
+        "fit", "sample:matmul_autotune", "--targets", "h200,sm86", "--emit-prune", out, "--keep", "2", "--json"
+    )
+    document = json.loads(run.stdout)["kernels"][0]
+    spec = importlib.util.spec_from_file_location("mm_fit", out)
+    pruner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pruner)
+    sample = importlib.util.spec_from_file_location("mma", samples_dir() / "matmul_autotune.py")
+    module = importlib.util.module_from_spec(sample)
+    sample.loader.exec_module(module)
+    configs = module.matmul_kernel.configs
+    for target in ("h200", "sm86"):
+        kept = [configs.index(c) for c in pruner.fitting(configs, target)]
+        assert kept == sorted(document["ranked"][target][:2]), target
+    assert pruner.KEEP == 2 and pruner.FASTEST["h200"] == document["ranked"]["h200"]
+
+
+def test_what_rank_does_not_take():
+    assert "give --rank too" in tritonscope("fit", "sample:matmul", "--grid", "4", expect=2).stderr
+    assert "give --emit-prune FILE.py" in tritonscope("fit", "sample:matmul", "--keep", "2", expect=2).stderr
+
+
+def test_every_sample_ranks_on_every_default_target():
+    """Each sample's configs (its autotune configs, or the variant as given) on the eight default targets:
+    where a cell fits an NVIDIA target with figures, it has an estimate for the file's grid, or says why
+    not (a sample without a grid hook)."""
+    for sample in sorted(p.stem for p in samples_dir().glob("*.py") if not p.stem.startswith("_")):
+        (k,) = fit(VariantRequest(file=f"sample:{sample}"), DEFAULT_TARGETS, [], (), 2, 600, ranking=Ranking()).kernels
+        hook = "def grid(" in (samples_dir() / f"{sample}.py").read_text()
+        for target in DEFAULT_TARGETS:
+            for cell in k.column(target):
+                if cell.verdict == FITS and TARGETS[target].backend == "cuda":
+                    assert (cell.estimate is not None) == hook, (sample, target, cell.estimate_note)
+                    if not hook:
+                        assert cell.estimate_note.startswith("the launch grid is not known"), (sample, target)
+
+
+def test_liger_dyt_ranks_its_18_configs_for_a_grid_given():
+    dyt = VariantRequest(
+        file=str(liger_ops() / "dyt.py"),
+        kernel="_dyt_fwd_kernel",
+        dtype=check_dtype("bf16"),
+        constexprs=(("HAVE_BETA", True), ("N", 4096)),
+    )
+    ranking = Ranking(parse("cdiv(N, BLOCK_N), 8192"))
+    (k,) = fit(dyt, ("h200", "sm80", "gfx942"), [], (), 2, 600, ranking=ranking).kernels
+    order = k.ranked("h200")
+    assert len(order) == 18
+    fastest = k.column("h200")[order[0]].estimate
+    assert fastest.grid == (4096 // k.rows[order[0]].values["BLOCK_N"], 8192, 1)
+    assert fastest.bound in ("DRAM", "L1", "blocks", "waves", "latency", "issue", "memory pipe")
+    assert fastest.dram_bytes >= 2 * 2 * 4096 * 8192  # bf16 in and out, read and written once at least
+
+
+@pytest.fixture(scope="module")
+def capture(tmp_path_factory):
+    """test_fit's program (an autotuned tile kernel of two configs, a plain copy) traced on a simulated H100."""
+    pytest.importorskip("torch")
+    from test_fit import AUTOTUNED_PROGRAM
+
+    folder = tmp_path_factory.mktemp("rank-capture")
+    program = folder / "program.py"
+    program.write_text(AUTOTUNED_PROGRAM)
+    tritonscope("trace", "--target", "sm90", "-o", folder / "out", "--", sys.executable, program)
+    return folder / "out"
+
+
+def test_a_capture_says_which_launches_an_autotuner_made_to_time_its_candidates(capture):
+    """Each candidate is timed by the autotuner: one such launch per compile is recorded, marked; the
+    program's own launch after the tuning is recorded too, of the config kept (the first, simulated)."""
+    records = [json.loads(line) for line in (capture / "launches.jsonl").read_text().splitlines()]
+    tiles = [r for r in records if r["name"] == "tile_kernel"]
+    timed = {r["hash"] for r in tiles if r.get("timing")}
+    own = [r for r in tiles if not r.get("timing")]
+    assert len(timed) == 2 and len(own) == 1 and own[0]["hash"] in timed
+    assert own[0]["grid"] == [2, 2, 1]  # 256 / 128: the first config's tiles
+
+
+def test_fit_over_a_capture_ranks_each_compile_for_its_own_launch(capture):
+    document = json.loads(tritonscope("fit", capture, "--rank", "--targets", "sm90,h200", "--json", "-j", "2").stdout)
+    kernels = {k["kernel"]: k for k in document["kernels"]}
+    for row in kernels["tile_kernel"]["configs"]:
+        tiles = 256 // int(row["label"]["BLOCK_M"])
+        for target in ("sm90", "h200"):
+            estimate = row["cells"][target]["estimate"]
+            assert estimate["grid"] == [tiles, tiles, 1] and estimate["grid_from"] == "the captured launch"
+    (copy,) = kernels["copy_kernel"]["configs"]
+    assert copy["cells"]["h200"]["estimate"]["grid"] == [4, 1, 1]
+    text = tritonscope("fit", capture, "-k", "tile_kernel", "--rank", "--targets", "h200", env={"COLUMNS": "80"}).stdout
+    flat = " ".join(text.split())
+    launched = next(i for i, r in enumerate(kernels["tile_kernel"]["configs"]) if r["launched"])
+    pick = kernels["tile_kernel"]["ranked"]["h200"][0]
+    if pick == launched:
+        assert f"the program launched #{launched}, the model's pick too" in flat
+    else:
+        assert f"the program launched #{launched}: " in flat and f"x the pick #{pick}" in flat
+
+
+def test_explain_of_a_captured_kernel_estimates_its_recorded_launch(capture):
+    document = json.loads(tritonscope("explain", f"{capture}/:copy_kernel", "--json").stdout)
+    launch = document["time"]["launch"]
+    assert launch["grid"] == [4, 1, 1] and launch["grid_from"] == "the captured launch"
+    assert launch["dram_bytes"] == 2 * 4096 * 4  # n = 4096 floats in, 4096 out: the launch's own n
+
+
+def test_emit_config_writes_the_fastest_config_per_batch_size_as_vllm_reads_it(tmp_path):
+    """An MoE matmul of vLLM's shape (tests/kernels/launch/moe_matmul.py), its 6 configs at three batch
+    sizes on an H200: the file maps each M to the config fit --rank estimates fastest for it, in vLLM's
+    keys; the default file name is vLLM's device part."""
+    moe = Path(__file__).parent / "kernels" / "launch" / "moe_matmul.py"
+    out = tmp_path / "moe.json"
+    run = tritonscope("fit", moe, "--targets", "h200", "--vary", "M=1,64,512", "--emit-config", f"vllm:{out}", "--json")
+    (kernel,) = json.loads(run.stdout)["kernels"]
+    written = json.loads(out.read_text())
+    assert list(written) == ["1", "64", "512"]
+    for size, config in written.items():
+        mine = [i for i in kernel["ranked"]["h200"] if kernel["configs"][i]["values"]["M"] == int(size)]
+        best = kernel["configs"][mine[0]]["values"]
+        assert config == {k: v for k, v in best.items() if k not in ("M", "num_ctas")}  # num_ctas=1: every config's
+        assert set(config) == {
+            "BLOCK_SIZE_M",
+            "BLOCK_SIZE_N",
+            "BLOCK_SIZE_K",
+            "GROUP_SIZE_M",
+            "num_warps",
+            "num_stages",
+        }
+    refused = tritonscope("fit", moe, "--targets", "h200,sm90", "--vary", "M=1,64", "--emit-config", "vllm", expect=2)
+    assert "give one target" in refused.stderr
+    assert "the one format is vllm" in tritonscope("fit", moe, "--emit-config", "json", expect=2).stderr

@@ -1,0 +1,182 @@
+"""A whole launch's time (analysis/launch_time.py) on kernels where its bound is sure, with real compiles:
+a copy is bound by the DRAM at the target's bandwidth; one block is one wave; 133 blocks at one block per
+SM on 132 SMs are two waves, the second a tail of one; a grouped tile order reads less from the DRAM."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import compiled
+
+from tritonscope.analysis import launch_time
+from tritonscope.core.stages import Stage
+from tritonscope.core.targets import TARGETS
+
+COPY = str(Path(__file__).parent / "kernels" / "launch" / "copy.py")
+N = 1 << 26  # 256 MiB of fp32 each way: far more than any L2
+
+
+def test_a_copy_is_bound_by_the_dram_at_the_targets_bandwidth():
+    for target in ("h200", "sm90", "sm80"):
+        speeds = TARGETS[target].speeds
+        estimate = launch_time.estimate(compiled(COPY, target), (N // 1024,), "--grid")
+        assert estimate.bound == "DRAM", (target, estimate.limits)
+        assert abs(estimate.dram_bytes - 2 * 4 * N) < 1e-6 * N  # read once, written once
+        rate = speeds.dram_bytes_per_s * launch_time.DRAM_ATTAINED
+        dram = estimate.limits[0]
+        assert dram.name == "DRAM" and abs(dram.us - 2 * 4 * N / rate * 1e6) < 1e-6 * dram.us, target
+        # the other limits it overlaps with lengthen it by a few percent at most
+        assert dram.us <= estimate.kernel_us - estimate.launch_us < 1.05 * dram.us, target
+    h200 = launch_time.estimate(compiled(COPY, "h200"), (N // 1024,), "--grid")
+    h100 = launch_time.estimate(compiled(COPY, "sm90"), (N // 1024,), "--grid")
+    assert abs(h100.limits[0].us / h200.limits[0].us - 4.8 / 3.35) < 1e-3  # the H200's HBM3e
+
+
+def test_one_block_is_one_wave_and_bound_by_it():
+    c = compiled(COPY, "h200", args=("n=1024",))
+    estimate = launch_time.estimate(c, (1,), "--grid")
+    assert (estimate.waves, estimate.tail, estimate.programs) == (1, 1, 1)
+    assert estimate.slots == 132 * c.resources.occupancy.blocks_per_sm
+    waves = next(limit for limit in estimate.limits if limit.name == "waves")
+    assert waves.us == estimate.block_us and "1 wave of 1 block" in waves.said
+    # its one block's reads wait one round trip under load: longer than the per-warp walk's
+    assert estimate.bound == "loads in flight" and estimate.limits[0].us > waves.us
+
+
+def test_133_blocks_at_one_block_per_sm_are_two_waves_the_second_a_tail():
+    """The autotuned matmul's first config (128x256x64 tiles, 3 stages: 144 KiB of shared memory) holds
+    one block per SM: 133 blocks on an H200's 132 SMs run as a full wave and a tail of one block, each
+    with one block per SM, so the launch takes two blocks' time."""
+    c = compiled("sample:matmul_autotune", "h200", config=0)
+    assert c.resources.occupancy.blocks_per_sm == 1
+    estimate = launch_time.estimate(c, (133,), "--grid")
+    assert (estimate.slots, estimate.waves, estimate.tail) == (132, 2, 1)
+    assert estimate.block_us == estimate.tail_us
+    waves = next(limit for limit in estimate.limits if limit.name == "waves")
+    assert waves.us == estimate.block_us + estimate.tail_us
+    assert "2 waves at 1 block per SM" in waves.said and "the last 1 of 132 blocks" in waves.said
+    one = launch_time.estimate(c, (132,), "--grid")
+    assert one.waves == 1 and one.kernel_us < estimate.kernel_us
+
+
+def _grouped(group: int):
+    size = 8192
+    args = (f"M={size}", f"N={size}", f"K={size}", f"stride_am={size}", f"stride_bk={size}", f"stride_cm={size}")
+    c = compiled("sample:matmul_grouped", "h200", constexprs=(f"GROUP_SIZE_M={group}",), args=args)
+    return launch_time.estimate(c, ((size // 128) ** 2,), "--grid")
+
+
+def test_a_grouped_tile_order_reads_less_from_the_dram():
+    """An 8192^3 fp16 matmul in 128x128 tiles: a row-major wave reads 2 rows of A tiles and all 64
+    columns of B (more than the L2 keeps for the next wave), a grouped one 8 rows and 17 columns.
+    Both read every tile at least once (A, B and C: 3 x 128 MiB); grouped, far less again."""
+    row_major, grouped = _grouped(1), _grouped(8)
+    least = 3 * 8192 * 8192 * 2
+    assert least <= grouped.dram_bytes < row_major.dram_bytes
+    assert row_major.dram_bytes > 1.5 * grouped.dram_bytes
+    assert grouped.flops == row_major.flops == 2 * 8192**3
+    assert grouped.l2_bytes == row_major.l2_bytes  # the same tiles asked of the L2, in another order
+
+
+def test_no_estimate_without_the_targets_figures_or_its_sass():
+    assert TARGETS["gfx942"].speeds is None
+    assert launch_time.estimate(compiled(COPY, "gfx942"), (4,), "--grid") is None
+
+
+def test_explain_gives_the_whole_launch_under_time_for_the_files_grid_or_the_one_given():
+    from cli_process import tritonscope
+
+    document = json.loads(
+        tritonscope("explain", "sample:matmul_autotune", "-t", "h200", "--no-what-if", "--json").stdout
+    )
+    time, launch = document["time"], document["time"]["launch"]
+    assert launch["grid_from"] == "the file's grid(meta)" and launch["grid"] == [512, 1, 1]  # 4096^2 / (128 x 256)
+    assert time["kernel_us"] == launch["kernel_us"] > launch["launch_us"] and time["kernel_bound"] == launch["bound"]
+    names = {"waves", "blocks", "DRAM", "L2", "L1", "tensor cores", "loads in flight"}  # its cp.async copies
+    assert {limit["name"] for limit in launch["limits"]} == names
+    assert launch["flops"] == 2 * 4096**3 and launch["dram_bytes"] >= 3 * 4096 * 4096 * 2
+    given = tritonscope(
+        "explain",
+        "sample:matmul_autotune",
+        "-t",
+        "h200",
+        "--no-what-if",
+        "--json",
+        "--grid",
+        "cdiv(M, BLOCK_SIZE_M), 2",
+    )
+    launch = json.loads(given.stdout)["time"]["launch"]
+    assert launch["grid"] == [32, 2, 1] and launch["grid_from"] == "--grid"
+    text = tritonscope("explain", "sample:matmul_autotune", "-t", "h200", "--no-what-if", env={"COLUMNS": "80"}).stdout
+    assert "the whole launch (grid 512, from the file's grid(meta)) on the H200 SXM:" in " ".join(text.split())
+    assert max(len(line) for line in text.splitlines()) <= 80
+    unknown = tritonscope("explain", "sample:matmul_autotune", "--grid", "cdiv(Q, 4)", expect=2).stderr
+    assert "--grid cdiv(Q, 4) names Q, whose value is not known: give -a Q=VALUE" in unknown
+    assert (
+        "not something a grid is computed with"
+        in tritonscope("explain", COPY, "--grid", "n.bit_length()", expect=2).stderr
+    )
+
+
+def test_without_a_grid_explain_says_how_to_give_one():
+    from tritonscope.app.explain import explain_compilation
+
+    result = explain_compilation(compiled(COPY, "h200"), None, live=False)
+    assert result.launch is None and result.time is not None
+    assert result.launch_note.startswith("the launch grid is not known: give --grid")
+
+
+LAUNCH_SET = Path(__file__).parent / "kernels" / "launch_set"
+
+
+def test_the_copies_of_code_a_warp_does_not_run_are_not_counted():
+    """The row sum's loop over 8 column blocks is unrolled four times in its SASS, a remainder after it:
+    the walk counts 35 loads where a warp runs 8 (and one store, run once); the block's time is scaled
+    to what runs: 9 of 36."""
+    from tritonscope.analysis import line_time, program_traffic, walk_copies
+
+    args = ("n_rows=32768", "n_cols=8192", "stride_row=8192")
+    c = compiled(str(LAUNCH_SET / "reduce_rows.py"), "h200", args=args, config=0)  # ROWS=1, BLOCK_N=1024
+    per_warp = line_time.estimate(c)
+    traffic = program_traffic.evaluate(c.stages[Stage.TTIR], (32768, 1, 1), {"n_rows": 32768, "n_cols": 8192})
+    share = walk_copies.walked_share(c, per_warp, traffic)
+    walked = sum(s.repeats for s in per_warp.instructions if s.opcode.startswith(("LDG", "STG")))
+    assert walked == 36 and share == 9 / 36
+
+
+def test_many_small_blocks_are_bound_by_starting_them():
+    c = compiled(COPY, "h200", constexprs=("BLOCK=128",), num_warps=1)
+    estimate = launch_time.estimate(c, (N // 128,), "--grid")
+    assert estimate.bound == "blocks" and estimate.limits[0].name == "blocks"
+    assert estimate.limits[0].us == N // 128 * launch_time.BLOCK_CYCLES / 132 / 1980
+
+
+def test_narrow_accesses_touch_more_sectors_of_the_l1():
+    """n not a multiple of 16: Triton cannot prove 16-byte accesses, and moves each thread's 4 contiguous
+    fp32 elements 4 bytes at a time: 4 instructions where one would do, each touching as many sectors."""
+    from tritonscope.analysis import line_time, sectors
+
+    c = compiled(COPY, "h200", args=("n=1000003",))
+    inflation = sectors.inflation_by_line(c, line_time.estimate(c))
+    assert set(inflation.values()) == {4.0}
+    wide = compiled(COPY, "h200", args=("n=1048576",))
+    assert sectors.inflation_by_line(wide, line_time.estimate(wide)) == {}
+
+
+def test_the_loads_a_warp_keeps_in_flight_bound_the_dram_it_draws():
+    """BLOCK 1024 over 4 warps: each thread's 8 fp32 elements come in two 16-byte loads, both issued before
+    either is waited for: 1 KiB a warp in flight. By Little's law one block's reads take a round trip; a
+    full GPU of blocks keeps so much in flight that the DRAM's bandwidth bounds the copy, not its loads."""
+    from tritonscope.analysis import in_flight, scoreboards
+
+    c = compiled(COPY, "h200")
+    assert in_flight.warp_bytes(scoreboards.schedule(c)) == 1024
+    one = launch_time.estimate(c, (1,), "--grid")
+    loads = next(limit for limit in one.limits if limit.name == "loads in flight")
+    assert one.dram_bytes == 2 * 4096  # 4 KiB read, 4 KiB written
+    assert abs(loads.us - launch_time.DRAM_LATENCY_CYCLES / 1980) < 1e-9
+    assert "4.1 KB in flight (1.02 KB a warp)" in loads.said
+    full = launch_time.estimate(c, (N // 1024,), "--grid")
+    loads = next(limit for limit in full.limits if limit.name == "loads in flight")
+    assert full.bound == "DRAM" and loads.us < 0.5 * full.limits[0].us

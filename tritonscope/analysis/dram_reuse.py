@@ -1,0 +1,114 @@
+"""Which of a launch's reads the DRAM serves and which the L2 does: the reuse that tile order gives.
+
+The programs run in launch order, `slots` at a time (the SMs times the blocks each holds: a wave).
+A tile (one access of one program, told apart by its pointer argument and first byte: program_traffic.py)
+that several programs of a wave read comes from the DRAM once: they read it at about the same time.
+A tile read again in a later wave is still in the L2 when what was read in between (the tiles of the
+waves since, each counted once per wave) is less than the L2 holds; else it comes from the DRAM
+again. So a grouped order (`GROUP_M`), whose waves cover a squarer block of a matmul's output, reads
+fewer tiles per wave and keeps them longer. Writes go to the DRAM once; a read whose address is data
+(a gather) comes from the DRAM every time. The L2's own traffic is every program's every access.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .program_traffic import Access, Traffic
+
+
+@dataclass(frozen=True)
+class MemoryTraffic:
+    """The whole launch's bytes."""
+
+    dram: float  # to and from the DRAM
+    l2: float  # what the SMs ask of the L2: every read and write of every program
+    distinct: float  # tiles read, each once: the least the DRAM could serve
+    again: float  # read again from the DRAM after the L2 let them go
+    written: float
+
+
+def memory_traffic(traffic: Traffic, slots: int, capacity: float) -> MemoryTraffic:
+    """The DRAM's and the L2's bytes for a launch whose waves are `slots` programs and whose L2 keeps
+    `capacity` bytes of reads for later waves (module docstring)."""
+    scale = traffic.programs / max(traffic.evaluated, 1)
+    waves = np.arange(traffic.evaluated) // max(slots, 1)
+    loads = [a for a in traffic.accesses if a.kind == "load"]
+    stores = [a for a in traffic.accesses if a.kind != "load"]
+    read = _distinct(loads, waves)
+    written = _distinct(stores, waves)
+    gathered = float(sum(a.bytes.sum() for a in loads if not a.known))
+    per_wave = _per_wave_bytes([read, written], waves)
+    first, again = _reads(read, per_wave, capacity)
+    l2 = float(sum(a.bytes.sum() for a in traffic.accesses))
+    stored = float(written[2].sum())
+    dram = first + again + gathered + stored
+    return MemoryTraffic(dram * scale, l2 * scale, (first + gathered) * scale, again * scale, stored * scale)
+
+
+def _distinct(accesses: list[Access], waves: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct (wave, tile) pairs of some accesses with known addresses: (their wave, their
+    tile's number, its bytes: the most any program of the wave moves of it)."""
+    known = [a for a in accesses if a.known]
+    if not known:
+        empty = np.zeros(0, np.int64)
+        return empty, empty, np.zeros(0)
+    wave = np.tile(waves, len(known))
+    moved = np.concatenate([a.bytes for a in known])
+    tile, tiles = _tiles(known)
+    used = moved > 0
+    pair = wave[used] * tiles + tile[used]
+    pairs, at = np.unique(pair, return_inverse=True)
+    most = np.zeros(pairs.size)
+    np.maximum.at(most, at.reshape(-1), moved[used])
+    return pairs // tiles, pairs % tiles, most
+
+
+def _tiles(known: list[Access]) -> tuple[np.ndarray, int]:
+    """Each (access, program)'s tile number, a tile being one pointer argument's first byte; and how
+    many tiles there are."""
+    tile = np.zeros(sum(a.first.size for a in known), np.int64)
+    starts = np.cumsum([0] + [a.first.size for a in known])
+    tiles = 0
+    for base in dict.fromkeys(a.base for a in known):
+        mine = [i for i, a in enumerate(known) if a.base == base]
+        found, number = np.unique(np.concatenate([known[i].first for i in mine]), return_inverse=True)
+        number = number.reshape(-1) + tiles
+        at = 0
+        for i in mine:
+            size = known[i].first.size
+            tile[starts[i] : starts[i] + size] = number[at : at + size]
+            at += size
+        tiles += found.size
+    return tile, max(tiles, 1)
+
+
+def _per_wave_bytes(sets: list[tuple[np.ndarray, np.ndarray, np.ndarray]], waves: np.ndarray) -> np.ndarray:
+    """Bytes of distinct tiles each wave touches, reads and writes: what pushes older tiles out."""
+    count = int(waves.max()) + 1 if waves.size else 1
+    total = np.zeros(count)
+    for wave, _, moved in sets:
+        np.add.at(total, wave, moved)
+    return total
+
+
+def _reads(
+    read: tuple[np.ndarray, np.ndarray, np.ndarray], per_wave: np.ndarray, capacity: float
+) -> tuple[float, float]:
+    """(bytes of tiles read for the first time, bytes read again from the DRAM): a tile read in wave w
+    and last in wave v comes again from the DRAM when the waves between them, and half of w, touched
+    more than the L2 keeps."""
+    wave, tile, moved = read
+    if not wave.size:
+        return 0.0, 0.0
+    order = np.lexsort((wave, tile))
+    wave, tile, moved = wave[order], tile[order], moved[order]
+    repeat = np.zeros(wave.size, bool)
+    repeat[1:] = tile[1:] == tile[:-1]
+    previous = np.where(repeat, np.roll(wave, 1), -1)
+    before = np.concatenate([[0.0], np.cumsum(per_wave)])  # before[w]: bytes of the waves before w
+    between = before[wave] - before[previous + 1] + per_wave[wave] / 2
+    evicted = repeat & (between > capacity)
+    return float(moved[~repeat].sum()), float(moved[evicted].sum())

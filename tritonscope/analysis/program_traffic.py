@@ -1,0 +1,291 @@
+"""What every program of a launch reads, writes and multiplies, from the kernel's TTIR evaluated for
+all of its program ids at once (analysis/program_values.py holds what each op gives).
+
+The kernel is walked once, in order, every value held per program: `tl.program_id` is each
+program's own (programs numbered in launch order, axis 0 fastest), the arguments are the values the
+launch gives (an integer not given is not known, and neither is what follows from it). A loop counts
+its trip count, per program, times its body (its first iteration's values stand for the others);
+a branch counts by the share of programs (or elements) that take it; a region that computes no
+address (a reduction's combiner) counts for nothing. Each global access gives, per program, the
+pointer argument it reads, the byte offset of its first element (what tells two programs' tiles
+apart: a matmul's A tile is the same for every program of one row of C) and the bytes it moves in
+all (elements in bounds x their width x executions); an address computed from loaded data is a
+gather: each run of elements that share a loaded value (an embedding's row) costs at least one
+32-byte sector. Each matrix product gives its
+FLOPs. A launch of more than `limit` programs is evaluated for its first `limit` (the traffic of
+the rest is taken to be like theirs).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import program_values, ttgir
+from .program_values import Address, Share, Span, Value
+
+LOOP_TRIPS = 16  # a loop whose trip count is not known (a while loop): assumed, and said
+SECTOR = 32  # bytes: the least the memory moves for one scattered element
+_FOR = re.compile(r"scf\.for\s+(%[\w#.]+)\s*=\s*(%[\w#.]+)\s+to\s+(%[\w#.]+)\s+step\s+(%[\w#.]+)")
+_ITER_ARG = re.compile(r"(%[\w$.]+)\s*=\s*(%[\w$.]+(?:#\d+)?)")
+_ARGUMENT = re.compile(r"%([\w$.]+)\s*:\s*(!tt\.ptr<(\w+)>|!tt\.tensordesc<tensor<([\dx]+)x(\w+)|i\d+)")
+_POINTERS = re.compile(r"tensor<((?:\d+x)+)!tt\.ptr<(\w+)>|!tt\.ptr<(\w+)>")
+_BLOCK = re.compile(r"tensordesc<tensor<((?:\d+x)+)(\w+)")
+_DOT = re.compile(r"(?:tensor|memdesc)<(\d+)x(\d+)x(\w+)[^*]*\*\s*!?\w*\.?(?:tensor|memdesc)<(\d+)x(\d+)x")
+_AXIS = {"x": 0, "y": 1, "z": 2}
+_LOADS = ("tt.load", "ttg.async_copy_global_to_local", "tt.descriptor_load", "tt.descriptor_gather")
+_STORES = ("tt.store", "tt.descriptor_store", "tt.atomic_rmw", "tt.atomic_cas", "tt.descriptor_reduce")
+_TMA_LOADS = ("ttng.async_tma_copy_global_to_local",)
+# Matrix product rates against FP16's, by operand type: TF32 half, FP8 and INT8 twice (the data sheets).
+_RATE = {"f16": 1.0, "bf16": 1.0, "f32": 0.5, "f8E4M3FN": 2.0, "f8E5M2": 2.0, "i8": 2.0}
+
+
+@dataclass(frozen=True)
+class Descriptor:
+    """A tensor descriptor (TMA): the tensor it describes, named by its argument."""
+
+    base: str
+
+
+@dataclass(frozen=True)
+class Access:
+    """One global load or store of the kernel, per evaluated program."""
+
+    line: int  # its TTIR line
+    kind: str  # load or store (an atomic is both: counted as a store)
+    base: str  # the pointer argument (or descriptor) it addresses
+    first: np.ndarray  # the byte offset of its first element (a descriptor's: its coordinates)
+    bytes: np.ndarray  # moved in all, per program
+    known: bool  # its addresses follow from the launch's values, not from data
+    elements: int = 1  # of its tile, each execution
+    width: int = 4  # bytes an element
+    runs: float = 1.0  # how many times program 0 executes it
+    all_runs: float = 1.0  # how many times the evaluated programs execute it, together
+    block: bool = False  # a tensor descriptor's (TMA): one instruction moves the whole tile
+
+
+@dataclass(frozen=True)
+class Traffic:
+    programs: int  # in the launch
+    evaluated: int  # the first programs, the ones evaluated
+    accesses: tuple[Access, ...]
+    tensor_flops: float  # over the evaluated programs, in FP16-rate FLOPs (TF32 counts twice, FP8 half)
+    flops: float  # the same, as they are
+    work: np.ndarray  # per program: executions of its memory and matrix ops (how long it runs, relatively)
+    notes: tuple[str, ...] = field(default=())
+
+
+class _Walk:
+    def __init__(self, grid: tuple[int, int, int], count: int, values: dict[str, int]):
+        self.grid, self.count, self.values = grid, count, values
+        ids = np.arange(count, dtype=np.int64)
+        self.pids = (ids % grid[0], (ids // grid[0]) % grid[1], ids // (grid[0] * grid[1]))
+        self.env: dict[str, Value | Descriptor] = {}
+        self.accesses: list[Access] = []
+        self.flops = [0.0, 0.0]  # at the FP16 rate, as they are
+        self.work = np.zeros(count)
+        self.notes: list[str] = []
+        self.stack: list[tuple[np.ndarray, np.ndarray | None]] = []  # (multiplicity, an if's share)
+
+    @property
+    def times(self) -> np.ndarray:
+        return self.stack[-1][0] if self.stack else np.ones(1)
+
+    def per_program(self, value: np.ndarray | float) -> np.ndarray:
+        return np.broadcast_to(np.asarray(value, dtype=float), (self.count,))
+
+
+def evaluate(ttir: str, grid: tuple[int, int, int], values: dict[str, int], limit: int = 16384) -> Traffic:
+    """The traffic of a launch of `grid` with the integer arguments `values` (module docstring)."""
+    programs = grid[0] * grid[1] * grid[2]
+    walk = _Walk(grid, min(programs, limit), values)
+    _arguments(walk, ttir)
+    module = ttgir.read(ttir)
+    for op in module.ops:
+        _step(walk, op)
+    if programs > walk.count:
+        walk.notes.append(f"the first {walk.count:,} of {programs:,} programs evaluated, the rest taken alike")
+    return Traffic(
+        programs, walk.count, tuple(walk.accesses), walk.flops[0], walk.flops[1], walk.work, tuple(walk.notes)
+    )
+
+
+def _arguments(walk: _Walk, ttir: str) -> None:
+    """The kernel's arguments as values: pointers at offset 0 of themselves, integers the launch gives."""
+    signature = next((line for line in ttir.splitlines() if "tt.func" in line), "")
+    for name, _, pointee, block, _ in _ARGUMENT.findall(signature):
+        if pointee:
+            walk.env[f"%{name}"] = Address(name, np.zeros(1, np.int64), np.zeros(1, np.int64), _width(pointee))
+        elif block:
+            walk.env[f"%{name}"] = Descriptor(name)
+        elif name in walk.values:
+            walk.env[f"%{name}"] = program_values.scalar(int(walk.values[name]))
+
+
+def _width(element: str) -> int:
+    """Bytes of an element type: f16 2, f8E4M3FN 1, i1 1, a pointer 8."""
+    if element.startswith(("f8", "i8", "i1")) or element == "ptr":
+        return 1 if element != "ptr" else 8
+    digits = re.search(r"(\d+)$", element)
+    return int(digits.group(1)) // 8 if digits else 4
+
+
+def _step(walk: _Walk, op: ttgir.Op) -> None:
+    if op.name == "}":
+        _close(walk, op)
+    elif op.name == "scf.for":
+        _loop(walk, op)
+    elif op.name == "scf.if":
+        share = _share(walk.env.get(op.operands[0]) if op.operands else None, walk)
+        walk.stack.append((walk.times * share, share))
+    elif op.text.endswith("{"):  # a while loop counts LOOP_TRIPS times; a reduction's combiner nothing
+        looping = op.name == "scf.while"
+        if looping:
+            walk.notes.append(f"a while loop (TTIR line {op.number}) assumed to run {LOOP_TRIPS} times")
+        walk.stack.append((walk.times * (LOOP_TRIPS if looping else 0), None))
+    elif op.name in _LOADS or op.name in _STORES or op.name in _TMA_LOADS:
+        _access(walk, op)
+    elif op.name in ttgir.DOT_OPS:
+        _dot(walk, op)
+    elif op.name == "tt.get_program_id":
+        axis = _AXIS.get(op.text.split("tt.get_program_id")[-1].split()[0], 0)
+        walk.env[op.results[0]] = Span(walk.pids[axis], walk.pids[axis])
+    elif op.name == "tt.get_num_programs":
+        axis = _AXIS.get(op.text.split("tt.get_num_programs")[-1].split()[0], 0)
+        walk.env[op.results[0]] = program_values.scalar(walk.grid[axis])
+    elif op.name == "tt.make_tensor_descriptor" and op.results:
+        base = walk.env.get(op.operands[0]) if op.operands else None
+        walk.env[op.results[0]] = Descriptor(base.base if isinstance(base, Address) else op.results[0])
+    elif op.results:
+        result = program_values.apply(op.name, op.text, [_value(walk, o) for o in op.operands])
+        for name in op.results:
+            walk.env[name] = result
+
+
+def _value(walk: _Walk, name: str) -> Value:
+    value = walk.env.get(name)
+    return None if isinstance(value, Descriptor) else value
+
+
+def _share(condition: Value | Descriptor, walk: _Walk) -> np.ndarray:
+    """How much of a branch runs: its condition's share of true, or half where it is not known."""
+    if isinstance(condition, Share):
+        return walk.per_program(condition.true)
+    walk.notes.append("a branch on a value not known counted as taken half the time")
+    return walk.per_program(0.5)
+
+
+def _close(walk: _Walk, op: ttgir.Op) -> None:
+    """A region ends; `} else {` opens the other side of an if, run by the rest."""
+    if not walk.stack:
+        return
+    times, share = walk.stack.pop()
+    if op.text.endswith("{"):  # an if's other side; a while loop's body after its condition
+        walk.stack.append((walk.times * (1 - share) if share is not None else times, None))
+
+
+def _loop(walk: _Walk, op: ttgir.Op) -> None:
+    """A loop: its body counts its trip count (per program) times; its first iteration's values."""
+    found = _FOR.search(op.text)
+    if found is None:
+        walk.stack.append((walk.times * LOOP_TRIPS, None))
+        return
+    induction, lower, upper, step = found.groups()
+    bounds = [walk.env.get(name) for name in (lower, upper, step)]
+    spans = [b for b in bounds if isinstance(b, Span) and not b.data]
+    if len(spans) == 3:
+        low, high, stride = spans
+        trips = np.maximum(-np.floor_divide(-(high.lo - low.lo), np.maximum(stride.lo, 1)), 0)
+        walk.env[induction] = Span(low.lo, low.lo)
+    else:
+        walk.notes.append(f"a loop (TTIR line {op.number}) with bounds not known assumed to run {LOOP_TRIPS} times")
+        trips = np.array([LOOP_TRIPS])
+    if "iter_args(" in op.text:
+        for carried, initial in _ITER_ARG.findall(op.text.split("iter_args(", 1)[1]):
+            walk.env[carried] = walk.env.get(initial)
+    walk.stack.append((walk.times * trips, None))
+
+
+def _access(walk: _Walk, op: ttgir.Op) -> None:
+    """A global load or store: its pointer argument, first byte and bytes, per program."""
+    kind = "load" if op.name in _LOADS or op.name in _TMA_LOADS else "store"
+    target = walk.env.get(op.operands[0]) if op.operands else None
+    times = walk.times
+    walk.work = walk.work + walk.per_program(times)
+    if isinstance(target, Descriptor):
+        _descriptor_access(walk, op, target, kind, times)
+        return
+    elements, element = _pointer_shape(op.text)
+    mask_at = {"tt.load": 1, "tt.store": 2, "ttg.async_copy_global_to_local": 2, "tt.atomic_rmw": 2}.get(op.name)
+    mask = walk.env.get(op.operands[mask_at]) if mask_at is not None and len(op.operands) > mask_at else None
+    share = mask.true if isinstance(mask, Share) else np.ones(1)
+    known = isinstance(target, Address) and not target.data
+    width = _width(element)
+    per_element = _moved_per_element(target, elements, width)
+    first = target.lo if isinstance(target, Address) and known else np.arange(walk.count) + (op.number << 40)
+    base = target.base if isinstance(target, Address) else "?"
+    moved = walk.per_program(elements * per_element * share * times)
+    start = walk.per_program(first).astype(np.int64)
+    runs, all_runs = float(walk.per_program(times)[0]), float(walk.per_program(times).sum())
+    walk.accesses.append(Access(op.number, kind, base, start, moved, known, elements, width, runs, all_runs))
+    if op.name == "tt.load" and op.results:
+        is_int = element.startswith("i") and element != "i1"
+        walk.env[op.results[0]] = program_values.loaded(elements) if is_int else None
+
+
+def _moved_per_element(target: Value | Descriptor, elements: int, width: int) -> float:
+    """Bytes the memory moves per element: its width, but for a gather whose addresses are data, at
+    least a 32-byte sector per contiguous run (the elements that share one loaded value: a row)."""
+    if not isinstance(target, Address) or not target.data:
+        return width
+    run = max(elements // target.data, 1) * width
+    return width * max(SECTOR / run, 1.0)
+
+
+def _descriptor_access(walk: _Walk, op: ttgir.Op, descriptor: Descriptor, kind: str, times: np.ndarray) -> None:
+    """A TMA load or store of a block at coordinates: the block's bytes; its coordinates tell it apart."""
+    block = _BLOCK.search(op.text)
+    dims = [int(d) for d in block.group(1).rstrip("x").split("x")] if block else [1]
+    width = _width(block.group(2)) if block else 2
+    coordinates = [walk.env.get(name) for name in op.operands[1 : 1 + len(dims)]]
+    first = np.zeros(1, np.int64)
+    known = all(isinstance(c, Span) and not c.data for c in coordinates)
+    for coordinate in coordinates:
+        first = first * (1 << 24) + (coordinate.lo if isinstance(coordinate, Span) else 0)
+    if not known:
+        first = np.arange(walk.count) + (op.number << 40)
+    elements = int(np.prod(dims))
+    moved = walk.per_program(elements * width * times)
+    start = walk.per_program(first).astype(np.int64)
+    runs, all_runs = float(walk.per_program(times)[0]), float(walk.per_program(times).sum())
+    found = Access(op.number, kind, descriptor.base, start, moved, known, elements, width, runs, all_runs, True)
+    walk.accesses.append(found)
+
+
+def _pointer_shape(text: str) -> tuple[int, str]:
+    """(elements, their type) of the pointer tensor an access is typed with; a scalar pointer: one."""
+    found = _POINTERS.search(text)
+    if found is None:
+        return 1, "f32"
+    dims, tensor_element, scalar_element = found.groups()
+    if dims is None:
+        return 1, scalar_element
+    return int(np.prod([int(d) for d in dims.rstrip("x").split("x")])), tensor_element
+
+
+def _dot(walk: _Walk, op: ttgir.Op) -> None:
+    """A matrix product: 2 x M x N x K FLOPs each execution; an FP32 one in IEEE precision runs on
+    the FMA units (the issue limit counts it), not the tensor cores."""
+    shapes = _DOT.search(op.text)
+    times = walk.per_program(walk.times)
+    walk.work = walk.work + times
+    if shapes is None:
+        return
+    m, k, element, _, n = shapes.groups()
+    flops = 2.0 * int(m) * int(n) * int(k) * float(times.sum())
+    ieee = element == "f32" and "inputPrecision = ieee" in op.text
+    walk.flops[1] += flops
+    if not ieee:
+        walk.flops[0] += flops / _RATE.get(element, 1.0)

@@ -1,0 +1,266 @@
+"""A kernel's integer values for every program of a launch at once: what its index arithmetic gives.
+
+Each value is held per program as numpy arrays (one entry per program, or one for all): an integer
+tensor as the least and greatest of its elements (`Span`: `tl.arange(0, 64) + pid * 64` is
+pid*64 .. pid*64+63), a pointer as its argument and the byte offsets of its least and greatest
+element (`Address`), a mask as the share of its elements that are true (`Share`: `offs < n` over
+the 64 offsets of the last block, or 0 and 1 for a scalar). What comes from memory is not known:
+a value computed from a load says so (`data`: how many values the load gave, 1 for a scalar: an
+embedding's 4 row indices give each of the rows' 512 addresses one), and a float is not a value
+here (None). `apply` gives an op's result from its
+operands' values; analysis/program_traffic.py walks the kernel with it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+_PREDICATE = re.compile(r"arith\.cmpi\s+(\w+)")
+_RANGE = re.compile(r"end\s*=\s*(-?\d+)\s*:\s*i32,\s*start\s*=\s*(-?\d+)")
+_CONSTANT = re.compile(
+    r"arith\.constant\s+(?:dense<)?(-?\d+|true|false)>?(?:\s*:\s*(?:tensor<[^>]*x)?(?:i(\d+)\b|index)|\s*$)"
+)
+
+
+@dataclass(frozen=True)
+class Span:
+    """An integer (tensor), per program: its least and greatest element."""
+
+    lo: np.ndarray
+    hi: np.ndarray
+    data: int = 0  # a term loaded from memory: 0 none, else how many values the load gave
+
+    @property
+    def exact(self) -> bool:
+        return not self.data and bool(np.all(self.lo == self.hi))
+
+
+@dataclass(frozen=True)
+class Address:
+    """A pointer (tensor), per program: the pointer argument it is an offset of, and the byte offsets
+    of its least and greatest element."""
+
+    base: str
+    lo: np.ndarray
+    hi: np.ndarray
+    element: int  # bytes
+    data: int = 0
+
+
+@dataclass(frozen=True)
+class Share:
+    """A mask (or a condition), per program: the share of its elements that are true."""
+
+    true: np.ndarray
+
+
+Value = Span | Address | Share | None
+
+
+def scalar(value: int) -> Span:
+    held = np.array([value], dtype=np.int64)
+    return Span(held, held)
+
+
+def loaded(count: int) -> Span:
+    """An integer read from memory, `count` values of it: not known, only that it is data."""
+    return Span(np.zeros(1, np.int64), np.zeros(1, np.int64), max(count, 1))
+
+
+def constant(text: str) -> Value:
+    """`arith.constant 31 : i32`, `dense<32> : tensor<64x32xi32>`, `true`; a float is not a value here."""
+    match = _CONSTANT.search(text)
+    if match is None:
+        return None
+    literal, bits = match.groups()
+    if literal in ("true", "false") or bits == "1":  # `true` alone carries no type
+        return Share(np.array([1.0 if literal in ("true", "1", "-1") else 0.0]))
+    return scalar(int(literal))
+
+
+def make_range(text: str) -> Span:
+    match = _RANGE.search(text)
+    end, start = (int(g) for g in match.groups()) if match else (1, 0)
+    return Span(np.array([start], np.int64), np.array([end - 1], np.int64))
+
+
+def _data(*values: Span) -> int:
+    return max(v.data for v in values)
+
+
+def _add(a: Value, b: Value) -> Value:
+    if isinstance(a, Address) and isinstance(b, Span):  # tt.addptr
+        return Address(a.base, a.lo + b.lo * a.element, a.hi + b.hi * a.element, a.element, max(a.data, b.data))
+    if isinstance(a, Span) and isinstance(b, Span):
+        return Span(a.lo + b.lo, a.hi + b.hi, _data(a, b))
+    return None
+
+
+def _sub(a: Value, b: Value) -> Value:
+    if not isinstance(a, Span) or not isinstance(b, Span):
+        return None
+    return Span(a.lo - b.hi, a.hi - b.lo, _data(a, b))
+
+
+def _extremes(a: Span, b: Span, combine: Callable) -> Span:
+    corners = [combine(x, y) for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
+    return Span(np.minimum.reduce(corners), np.maximum.reduce(corners), _data(a, b))
+
+
+def _mul(a: Value, b: Value) -> Value:
+    if not isinstance(a, Span) or not isinstance(b, Span):
+        return None
+    return _extremes(a, b, np.multiply)
+
+
+def _divide(a: Value, b: Value, ceiling: bool = False) -> Value:
+    if not isinstance(a, Span) or not isinstance(b, Span) or np.any((b.lo <= 0) & (b.hi >= 0)):
+        return None
+
+    def divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        quotient = np.trunc(x / y) if not ceiling else -np.floor_divide(-x, y)
+        return quotient.astype(np.int64)
+
+    return _extremes(a, b, divide)
+
+
+def _remainder(a: Value, b: Value) -> Value:
+    """`x % m` for a constant m > 0: exact where x's elements lie in one period of m, else 0 .. m-1."""
+    if not isinstance(a, Span) or not isinstance(b, Span) or not b.exact or np.any(b.lo <= 0) or np.any(a.lo < 0):
+        return None
+    modulus = b.lo
+    same_period = (a.lo // modulus) == (a.hi // modulus)
+    lo = np.where(same_period, a.lo % modulus, 0)
+    hi = np.where(same_period, a.hi % modulus, modulus - 1)
+    return Span(lo, hi, _data(a, b))
+
+
+def _bound(a: Value, b: Value, pick: Callable) -> Value:
+    if not isinstance(a, Span) or not isinstance(b, Span):
+        return None
+    return Span(pick(a.lo, b.lo), pick(a.hi, b.hi), _data(a, b))
+
+
+def _shift(a: Value, b: Value, left: bool) -> Value:
+    if not isinstance(a, Span) or not isinstance(b, Span) or not b.exact:
+        return None
+    factor = np.left_shift(np.int64(1), b.lo)
+    return Span(a.lo * factor, a.hi * factor, a.data) if left else Span(a.lo // factor, a.hi // factor, a.data)
+
+
+def _logic(a: Value, b: Value, name: str) -> Value:
+    """Masks combine as independent shares (a 2-D mask: rows in bounds and columns in bounds); two exact
+    integers combine exactly; any other integer bit operation is not followed."""
+    if isinstance(a, Share) or isinstance(b, Share):
+        x = a.true if isinstance(a, Share) else np.ones(1)
+        y = b.true if isinstance(b, Share) else np.ones(1)
+        return Share({"arith.andi": x * y, "arith.ori": x + y - x * y, "arith.xori": x + y - 2 * x * y}[name])
+    if isinstance(a, Span) and isinstance(b, Span) and a.exact and b.exact:
+        exact = {"arith.andi": np.bitwise_and, "arith.ori": np.bitwise_or, "arith.xori": np.bitwise_xor}[name]
+        result = exact(a.lo, b.lo)
+        return Span(result, result)
+    return None
+
+
+def _less(x: Span, y: Span, strict: bool = True) -> np.ndarray:
+    """The share of pairs (an element of x, one of y) with x < y (x <= y), the elements of each taken as
+    spread evenly over their span: a scalar against a range of offsets counts the offsets exactly."""
+    y_lo, y_hi = (y.lo, y.hi) if strict else (y.lo + 1, y.hi + 1)
+    x_width, y_width = x.hi - x.lo + 1, y_hi - y_lo + 1
+    if bool(np.all(y_width == 1)):
+        return np.clip((y_lo - x.lo) / x_width, 0.0, 1.0)
+    if bool(np.all(x_width == 1)):
+        return np.clip((y_hi - x.lo) / y_width, 0.0, 1.0)
+    return np.where(x.hi < y_lo, 1.0, np.where(x.lo >= y_hi, 0.0, 0.5))
+
+
+def compare(text: str, a: Value, b: Value) -> Share:
+    """`arith.cmpi PRED, a, b` as the share of true elements; a comparison with data all true."""
+    if not isinstance(a, Span) or not isinstance(b, Span) or _data(a, b):
+        return Share(np.ones(1))
+    match = _PREDICATE.search(text)
+    predicate = match.group(1) if match else ""
+    kind = predicate[-2:] if predicate not in ("eq", "ne") else predicate
+    if kind in ("eq", "ne"):
+        equal = np.where((a.lo == a.hi) & (b.lo == b.hi), (a.lo == b.lo).astype(float), 0.0)
+        return Share(equal if kind == "eq" else 1.0 - equal)
+    shares = {"lt": _less(a, b), "le": _less(a, b, False), "gt": _less(b, a), "ge": _less(b, a, False)}
+    return Share(shares.get(kind, np.ones(1)))
+
+
+def select(condition: Value, a: Value, b: Value) -> Value:
+    """`arith.select`: one side where the condition is all true or all false, else both sides' span."""
+    if isinstance(condition, Share) and condition.true.size == 1 and condition.true[0] in (0.0, 1.0):
+        return a if condition.true[0] == 1.0 else b
+    if isinstance(a, Span) and isinstance(b, Span):
+        return Span(np.minimum(a.lo, b.lo), np.maximum(a.hi, b.hi), _data(a, b))
+    return None
+
+
+def union(a: Value, b: Value) -> Value:
+    """tt.join and tt.cat: both operands' elements."""
+    return select(None, a, b)
+
+
+_BINARY: dict[str, Callable[[Value, Value], Value]] = {
+    "arith.addi": _add,
+    "tt.addptr": _add,
+    "arith.subi": _sub,
+    "arith.muli": _mul,
+    "arith.divsi": _divide,
+    "arith.divui": _divide,
+    "arith.floordivsi": _divide,
+    "arith.ceildivsi": lambda a, b: _divide(a, b, ceiling=True),
+    "arith.ceildivui": lambda a, b: _divide(a, b, ceiling=True),
+    "arith.remsi": _remainder,
+    "arith.remui": _remainder,
+    "arith.minsi": lambda a, b: _bound(a, b, np.minimum),
+    "arith.minui": lambda a, b: _bound(a, b, np.minimum),
+    "arith.maxsi": lambda a, b: _bound(a, b, np.maximum),
+    "arith.maxui": lambda a, b: _bound(a, b, np.maximum),
+    "arith.shli": lambda a, b: _shift(a, b, True),
+    "arith.shrsi": lambda a, b: _shift(a, b, False),
+    "arith.shrui": lambda a, b: _shift(a, b, False),
+    "arith.andi": lambda a, b: _logic(a, b, "arith.andi"),
+    "arith.ori": lambda a, b: _logic(a, b, "arith.ori"),
+    "arith.xori": lambda a, b: _logic(a, b, "arith.xori"),
+}
+# Ops whose result holds the same elements as their first operand (a layout, a shape, a width).
+SAME = (
+    "tt.splat",
+    "tt.broadcast",
+    "tt.expand_dims",
+    "tt.reshape",
+    "tt.trans",
+    "ttg.convert_layout",
+    "arith.extsi",
+    "arith.extui",
+    "arith.trunci",
+    "arith.index_cast",
+    "arith.index_castui",
+    "arith.bitcast",
+    "tt.split",
+)
+
+
+def apply(name: str, text: str, operands: list[Value]) -> Value:
+    """An op's result from its operands' values (None: not an integer this evaluates, or not known)."""
+    if name in SAME:
+        return operands[0] if operands else None
+    if name in _BINARY and len(operands) >= 2:
+        return _BINARY[name](operands[0], operands[1])
+    if name == "arith.cmpi" and len(operands) >= 2:
+        return compare(text, operands[0], operands[1])
+    if name == "arith.select" and len(operands) >= 3:
+        return select(*operands[:3])
+    if name in ("tt.join", "tt.cat") and len(operands) >= 2:
+        return union(operands[0], operands[1])
+    if name == "arith.constant":
+        return constant(text)
+    if name == "tt.make_range":
+        return make_range(text)
+    return None

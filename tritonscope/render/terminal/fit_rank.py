@@ -1,0 +1,83 @@
+"""`fit --rank` in the terminal: each cell's estimated time (the matrix's fourth line), then per target
+the fastest configs and why the runner-up is slower, and over a capture, the config the program
+launched against the one the model picks."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ...analysis.launch_time import versus
+from ...results.fit import Cell, KernelFit
+
+SHOWN = 3  # fastest configs named per target
+
+
+def duration(us: float) -> str:
+    """A launch's time in at most 6 characters: 9.87us, 123us, 1.23ms, 12.3ms, 1.23s."""
+    if us < 10:
+        return f"{us:.2f}us"
+    if us < 1000:
+        return f"{us:.0f}us" if us >= 100 else f"{us:.1f}us"
+    if us < 1e6:
+        ms = us / 1000
+        return f"{ms:.2f}ms" if ms < 10 else f"{ms:.1f}ms" if ms < 100 else f"{ms:.0f}ms"
+    return f"{us / 1e6:.2f}s"
+
+
+def time_line(cell: Cell, first: bool) -> str:
+    """The cell's fourth line: its estimated time (`*` the column's fastest), or `-` without one."""
+    if cell.estimate is None:
+        return "-" if cell.verdict != "does not compile" else ""
+    return ("*" if first else "") + duration(cell.estimate.kernel_us)
+
+
+def fastest(console: Console, k: KernelFit) -> None:
+    """Per target: the fastest configs, why the runner-up is slower, the launched one's place."""
+    console.print()
+    console.print(Text("Fastest (estimated on each target's GPU)", style="bold"))
+    for target in k.targets:
+        order = k.ranked(target)
+        column = k.column(target)
+        if not order:
+            notes = sorted({cell.estimate_note for cell in column if cell.estimate_note})
+            console.print(Text(f"{target}: " + (notes[0] if len(notes) == 1 else "no estimate")))
+            continue
+        best = column[order[0]].estimate
+        named = ", ".join(f"#{i} {duration(column[i].estimate.kernel_us)}" for i in order[:SHOWN])  # type: ignore[union-attr]
+        console.print(Text(f"{target}: {named} ({_BOUND.get(best.bound, best.bound)})"))  # type: ignore[union-attr]
+        if len(order) > 1:
+            other = column[order[1]].estimate
+            _indented(console, f"#{order[1]} is slower than #{order[0]}: {versus(best, other)}", "dim")  # type: ignore[arg-type]
+        _launched(console, k, target, order)
+
+
+_BOUND = {"issue": "issue-bound", "latency": "latency-bound", "waves": "bound by its waves"}
+
+
+def _indented(console: Console, text: str, style: str) -> None:
+    """A line under a target's, wrapped with a hanging indent."""
+    table = Table.grid(padding=(0, 1))
+    table.add_column(no_wrap=True)
+    table.add_column()
+    table.add_row(Text("  "), Text(text, style=style))
+    console.print(table)
+
+
+def _launched(console: Console, k: KernelFit, target: str, order: tuple[int, ...]) -> None:
+    """A capture's launched config, where it is not the model's pick: its time against the pick's."""
+    launched = [i for i, row in enumerate(k.rows) if row.launched]
+    if len(launched) != 1 or len(k.rows) < 2 or launched[0] == order[0]:
+        if len(launched) == 1 and len(k.rows) > 1:
+            _indented(console, f"the program launched #{launched[0]}, the model's pick too", "green")
+        return
+    mine, column = launched[0], k.column(target)
+    best = column[order[0]].estimate
+    own = column[mine].estimate
+    if own is None or best is None:
+        _indented(console, f"the program launched #{mine}: {column[mine].estimate_note or 'no estimate'}", "yellow")
+        return
+    ratio = own.kernel_us / best.kernel_us
+    said = f"the program launched #{mine}: {duration(own.kernel_us)}, {ratio:.2f}x the pick #{order[0]}"
+    _indented(console, f"{said}: {versus(best, own).partition(': ')[2]}", "yellow")

@@ -1,0 +1,58 @@
+"""`fit --rank --emit-config vllm`: the fastest config for each batch size, as vLLM's fused-MoE tuning
+writes it (vllm/model_executor/layers/fused_moe/configs/: `{"M": {"BLOCK_SIZE_M": 64, ...,
+"num_warps": 4, "num_stages": 3}}`, one object per batch size M, read by `get_moe_configs` and
+`try_get_optimal_moe_config`, which take the config of the nearest M). The batch sizes are the values
+of the size argument fit varied (`--vary M=1,16,64`); each gets the config `fit --rank` estimates
+fastest on the one target, among those that fit it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..core.errors import UsageError
+from ..results.fit import FitResult, KernelFit
+
+_DROPPED = ("num_ctas",)  # Triton's default, every config's: vLLM's configs leave it out
+
+
+class VllmConfigRenderer:
+    def __init__(self, size: str | None = None):
+        self.size = size  # the varied argument whose values are the batch sizes (M)
+
+    def render(self, result: FitResult) -> str:
+        if len(result.kernels) != 1:
+            raise UsageError("--emit-config writes one kernel's configs: name the kernel with -k")
+        (k,) = result.kernels
+        if len(k.targets) != 1:
+            raise UsageError(f"--emit-config writes the configs of one GPU: give one target (--targets {k.targets[0]})")
+        if not result.ranked:
+            raise UsageError("--emit-config picks each size's fastest config: give --rank")
+        size = self.size or _size_name(k)
+        return json.dumps(best_per_size(k, size), indent=4) + "\n"
+
+
+def _size_name(k: KernelFit) -> str:
+    raise UsageError(
+        f"--emit-config vllm needs the batch sizes: vary {k.kernel}'s size argument (--vary M=1,16,64,256)"
+    )
+
+
+def best_per_size(k: KernelFit, size: str) -> dict[str, dict[str, Any]]:
+    """{batch size: the fastest fitting config's values}, the sizes in increasing order."""
+    (target,) = k.targets
+    column = k.column(target)
+    sizes = sorted({row.values[size] for row in k.rows if size in row.values})
+    found: dict[str, dict[str, Any]] = {}
+    for value in sizes:
+        mine = [i for i in k.ranked(target) if k.rows[i].values.get(size) == value]
+        if not mine:
+            reasons = {
+                column[i].estimate_note or column[i].reason for i, r in enumerate(k.rows) if r.values.get(size) == value
+            }
+            raise UsageError(f"--emit-config: no config of {k.kernel} with {size}={value} has an estimate on {target}: "
+                             f"{'; '.join(sorted(r for r in reasons if r))}")  # fmt: skip
+        best = k.rows[mine[0]].values
+        found[str(value)] = {name: v for name, v in best.items() if name != size and name not in _DROPPED}
+    return found
