@@ -13,11 +13,15 @@ do not run are memory instructions and the waits on their results.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..core.model import Compilation
 from ..core.stages import Stage
 from . import opcodes
 from .line_time import TimeEstimate
-from .program_traffic import Traffic
+
+if TYPE_CHECKING:  # the traffic module brings NumPy: every result type that names an estimate would pay it
+    from .program_traffic import Traffic
 
 _MEMORY = (opcodes.Unit.GLOBAL, opcodes.Unit.ASYNC_COPY)
 
