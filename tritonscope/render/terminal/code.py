@@ -76,9 +76,10 @@ def highlighted(texts: list[str], alias: str, limit: int | None = None) -> Itera
     if alias == "python":  # small, and Pygments' Python lexer is too large to join quickly
         yield from _split_lines(lexer.get_tokens_unprocessed("\n".join(texts) + "\n"))
         return
+    states = _joined(type(lexer))
     for text in texts:
         line = text if limit is None or len(text) <= limit else text[:limit]
-        segments = [(sgr(ttype), value) for _, ttype, value in tokens(lexer, line + "\n")]
+        segments = _lexed(lexer, line + "\n", states)
         style, last = segments[-1]  # the newline, alone or at the end of a run of spaces
         if last == "\n":
             segments.pop()
@@ -200,11 +201,12 @@ def listing_rows(
     lead = number_width + 1 + (gutter_width + 3 if gutter is not None else 0)
     room = max(code.width - lead, 8)
     texts = [clean(text) for _, text in lines]
-    blank = _prefix(" " * number_width, None if gutter is None else " " * gutter_width, code.color)
+    template = _prefix("{0}", None if gutter is None else "{1}", code.color)  # painted once, filled per line
+    blank = template.format(" " * number_width, " " * gutter_width)
     segments = highlighted(texts, stage.lexer, None if code.wrap else room + 1)
     for (number, _), text, line in zip(lines, texts, segments, strict=True):
-        mark = None if gutter is None else f"{gutter.get(number, ''):>{gutter_width}}"
-        prefix = _prefix(f"{number + offset:>{number_width}}", mark, code.color)
+        mark = "" if gutter is None else f"{gutter.get(number, ''):>{gutter_width}}"
+        prefix = template.format(f"{number + offset:>{number_width}}", mark)
         width = cells(text)
         rows = [(line, width)] if width <= room else fit(line, text, room, code.wrap)
         for i, (row, used) in enumerate(rows):
@@ -265,10 +267,10 @@ def pad(row: str, used: int, width: int) -> str:
 # for a fraction of the time. Lexers whose rules cannot be joined run as Pygments runs them.
 
 
-def tokens(lexer, text: str) -> Iterator[tuple[int, _TokenType, str]]:
-    states = _joined(type(lexer))
+def _lexed(lexer, text: str, states: dict | None) -> Segments:
+    """`text` as (SGR code, text) segments, one per token, as Pygments' own loop would lex it."""
     if states is None:
-        return lexer.get_tokens_unprocessed(text)
+        return [(sgr(ttype), value) for _, ttype, value in lexer.get_tokens_unprocessed(text)]
     return _run(lexer, text, states)
 
 
@@ -289,9 +291,12 @@ def _joined(lexer_class) -> dict | None:
                 return None
             parts.append(f"(?P<_{i}>{pattern})")
         joined = re.compile("|".join(parts), lexer_class.flags)
-        by_group = [None] * (joined.groups + 1)  # m.lastindex (the outer group that matched) -> its rule
-        for name, index in joined.groupindex.items():
-            by_group[index] = rules[int(name[1:])]
+        by_group: list[tuple | None] = [None] * (
+            joined.groups + 1
+        )  # m.lastindex (the outer group that matched) -> its rule
+        for name, index in joined.groupindex.items():  # each rule with its token's colour, where it names one
+            rex, action, new_state = rules[int(name[1:])]
+            by_group[index] = (rex, action, new_state, sgr(action) if type(action) is _TokenType else None)
         states[state] = (joined.match, by_group)
     return states
 
@@ -306,30 +311,35 @@ def _scoped(pattern: str) -> str | None:
     return pattern
 
 
-def _run(lexer, text: str, states: dict) -> Iterator[tuple[int, _TokenType, str]]:
-    """Pygments' RegexLexer loop (same states, same tokens) over the joined patterns."""
-    pos, stack = 0, ["root"]
+def _run(lexer, text: str, states: dict) -> Segments:
+    """Pygments' RegexLexer loop (same states, same tokens) over the joined patterns, each token
+    appended as its segment straight away: no token tuples, one colour look-up per rule."""
+    out: Segments = []
+    append = out.append
+    pos, end, stack = 0, len(text), ["root"]
     match, rules = states["root"]
-    while pos < len(text):
+    while pos < end:
         m = match(text, pos)
         if m is None:
             if text[pos] == "\n":
                 stack = ["root"]
                 match, rules = states["root"]
-                yield pos, Whitespace, "\n"
+                append((sgr(Whitespace), "\n"))
             else:
-                yield pos, Error, text[pos]
+                append((sgr(Error), text[pos]))
             pos += 1
             continue
-        rex, action, new_state = rules[m.lastindex]
-        if type(action) is _TokenType:
-            yield pos, action, m.group()
+        rex, action, new_state, style = rules[m.lastindex]
+        stop = m.end()
+        if style is not None:
+            append((style, text[pos:stop]))
         elif action is not None:
-            yield from action(lexer, rex(text, pos))
-        pos = m.end()
+            out += [(sgr(ttype), value) for _, ttype, value in action(lexer, rex(text, pos))]
+        pos = stop
         if new_state is not None:
             _move(stack, new_state)
             match, rules = states[stack[-1]]
+    return out
 
 
 def _move(stack: list[str], new_state) -> None:

@@ -21,7 +21,6 @@ from ...core.stages import Stage
 from ...results.dump import DumpResult
 from .base import TerminalRenderer, write_rows
 from .code import CUT, Code, Segments, cells, clean, highlighted, listing_rows, pad, paint, rule
-from .compile_time import stage_times_text
 from .partitions import partition_table
 
 RICH_STYLES = {
@@ -61,6 +60,8 @@ def header(c: Compilation) -> RenderableType:
     else:
         table.add_row("compiled", f"in {c.compile_seconds:.2f} s by Triton {c.triton_version}")
     if c.stage_seconds and not c.cache_hit:
+        from .compile_time import stage_times_text  # here: its analysis modules cost a cached dump ~30 ms of imports
+
         table.add_row("stage times", stage_times_text(c.stage_seconds))
     table.add_row("reproduce", Text(v.command_line(), style="dim"))
     return Panel(table, title="tritonscope", title_align="left", border_style="cyan")
