@@ -169,6 +169,16 @@ def test_registers_live_on_ampere_on_every_release():
     assert "regs source" in shown and f" {live[DOT]} accumulator = tl.dot(" in shown
 
 
+def test_registers_live_per_line_not_shown_says_nvdisasms_own_reason():
+    """matmul_autotune's first config takes all 255 registers, which every nvdisasm refuses to analyze
+    ("Invalid register count"): on 3.7 and later too, the PTX assembled again for nvdisasm 13 gives
+    that reason, not a format's and no advice to install an nvdisasm that would refuse it the same."""
+    result = explain_compilation(compiled("sample:matmul_autotune", "sm80"))
+    (note,) = result.notes
+    assert not result.live_registers and "Invalid register count : '255'" in note
+    assert "ELF format" not in note and "TRITON_NVDISASM_PATH" not in note
+
+
 def test_life_ranges_are_read_by_address():
     text = (
         "        /*0000*/                   MOV R1, c[0x0][0x28] ;     // |   1   ^      |   |\n"

@@ -299,11 +299,8 @@ def _reassembled_life_ranges(cubin: bytes, arch: int | str, ptx: str) -> dict[in
         if subprocess.run(command, capture_output=True).returncode != 0:
             return f"Triton's ptxas {_tool_version(newest)} does not assemble its PTX"
         again = output.read_bytes()
-    try:
-        ranges = _run_nvdisasm(["-c", "--print-life-ranges"], again)
-    except TritonscopeError as exc:
-        said = " ".join(exc.message.split())
-        return f"its PTX assembled again by ptxas {_tool_version(newest)} gave none either ({said})"
+    # nvdisasm's other refusals (a kernel of 255 registers: "Invalid register count") are every release's: raised
+    ranges = _run_nvdisasm(["-c", "--print-life-ranges"], again)
     if life_ranges.instructions(ranges) != life_ranges.instructions(_run_nvdisasm(["-c", "-ndf"], cubin)):
         return f"Triton's ptxas {_tool_version(newest)} assembles its PTX into other instructions"
     return life_ranges.parse(ranges)
