@@ -135,7 +135,8 @@ def _live_registers(c: Compilation, unread: dict[Input, str]) -> dict[int, int] 
     from ..triton_api.tools import live_registers
 
     try:
-        return by_listing_line(c.stages[Stage.SASS], live_registers(c.binary, c.variant.target_info.arch))
+        live = live_registers(c.binary, c.variant.target_info.arch, c.stages.get(Stage.PTX))
+        return by_listing_line(c.stages[Stage.SASS], live)
     except (TritonscopeError, OSError) as exc:
         unread[Input.LIVE_REGISTERS] = str(getattr(exc, "message", exc))
         return None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 _LIVE = re.compile(r"^\s*/\*([0-9a-fA-F]{1,16})\*/[^|]*//\s*\|\s*(\d{1,6})\b")
+_INSTRUCTION = re.compile(r"^\s*/\*([0-9a-fA-F]{1,16})\*/([^;]*);")
 _ADDRESS = re.compile(r"^\s*/\*([0-9a-fA-F]{1,16})\*/")
 
 
@@ -23,6 +24,19 @@ def parse(text: str) -> dict[int, int]:
         if match:
             live[int(match.group(1), 16)] = int(match.group(2))
     return live
+
+
+def instructions(text: str) -> list[tuple[int, str]]:
+    """(address, instruction) of each instruction in a listing, its spacing and comments dropped, but
+    for the NOPs that pad the code's end (the life-range listing may leave them out)."""
+    found = []
+    for line in text.splitlines():
+        match = _INSTRUCTION.match(line)
+        if match:
+            found.append((int(match.group(1), 16), " ".join(match.group(2).split())))
+    while found and found[-1][1] == "NOP":
+        found.pop()
+    return found
 
 
 def by_listing_line(sass: str, live: dict[int, int]) -> dict[int, int]:

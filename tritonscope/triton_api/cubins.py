@@ -40,6 +40,12 @@ def architecture(cubin: bytes) -> int:
     return _HEADER.unpack_from(cubin)[7]
 
 
+def cuda_format(cubin: bytes) -> int:
+    """The CUDA release whose ELF layout the cubin has: 13 for e_version 1 (ptxas 13's), 12 for the
+    older 0x80 and 0x81 (ptxas 12's). nvdisasm analyzes the data flow of its own release's only."""
+    return 13 if _HEADER.unpack_from(cubin)[3] == 1 else 12
+
+
 def merge(cubins: list[bytes]) -> bytes:
     """One ELF holding every cubin's code sections, kernel K of cubin I renamed K__tritonscopeI."""
     header = _HEADER.unpack_from(cubins[0])

@@ -174,13 +174,18 @@ def ptxas_report(ptx: str, arch: int | str) -> str:
     and the performance losses it announces. Triton's own ptxas run keeps no report, so it is
     assembled again (0.1-0.3 s), only for kernels that use local memory or whose SASS shows
     serialized wgmma."""
-    suffix = "a" if str(arch) in ("90", "100", "101", "120") else ""
+    suffix = _arch_suffix(arch)
     with tempfile.TemporaryDirectory(prefix="tritonscope-") as tmp:
         source, output = Path(tmp) / "kernel.ptx", Path(tmp) / "kernel.cubin"
         source.write_text(asm_loc.ascii_only(ptx))
         command = [ptxas_for(arch), "-v", f"--gpu-name=sm_{arch}{suffix}", str(source), "-o", str(output)]
         result = subprocess.run(command, capture_output=True, text=True, errors="replace")
     return asm_loc.real_file_names(result.stdout + result.stderr, ptx)
+
+
+def _arch_suffix(arch: int | str) -> str:
+    """ptxas's `a` for the architectures whose features Triton's PTX uses (sm_90a ...)."""
+    return "a" if str(arch) in ("90", "100", "101", "120") else ""
 
 
 def disassemble(cubin: bytes) -> str:
@@ -247,37 +252,73 @@ def _memo(binary: bytes, tool: str, flags: str, suffix: str) -> Path:
     return Path(triton.knobs.cache.dir) / "tritonscope" / f"{key}.{suffix}"
 
 
-def live_registers(cubin: bytes, arch: int | str = 90) -> dict[int, int]:
+def live_registers(cubin: bytes, arch: int | str = 90, ptx: str | None = None) -> dict[int, int]:
     """{instruction address: general registers live after it}, from nvdisasm's `--print-life-ranges`
     (another nvdisasm run, 0.3-1.5 s); kept beside Triton's cache, as pairs, like `disassemble`'s text.
+    Where nvdisasm cannot analyze this cubin, those of the PTX assembled again (`_reassembled_life_ranges`).
     A refusal is kept too (`!` and the reason), and raised as a TritonscopeError."""
-    cached = _memo(cubin, "\n".join(_nvdisasms()), "--print-life-ranges", "live")
+    # the key names the ptxas that may assemble the PTX again, and this way of reading them (a refusal is kept)
+    tools = "\n".join([*_nvdisasms(), _newest_ptxas() or ""])
+    cached = _memo(cubin, tools, "--print-life-ranges, else of the PTX assembled again", "live")
     text = read_checked(cached)
     if text is None:
         try:
-            live = life_ranges.parse(_run_nvdisasm(["-c", "--print-life-ranges"], cubin))
-            text = "".join(f"{address} {count}\n" for address, count in live.items())
+            live: dict[int, int] | str = life_ranges.parse(_run_nvdisasm(["-c", "--print-life-ranges"], cubin))
         except TritonscopeError as exc:
             if "Std Elf" not in exc.message:
                 raise
-            text = "!" + _life_ranges_refused(arch)
+            live = _reassembled_life_ranges(cubin, arch, ptx) if ptx else "there is no PTX to assemble again"
+        if isinstance(live, str):
+            text = "!" + _life_ranges_refused(cubin, live)
+        else:
+            text = "".join(f"{address} {count}\n" for address, count in live.items())
         write_checked(cached, text)
     if text.startswith("!"):
         raise TritonscopeError(text[1:])
     return {int(a): int(n) for a, n in (line.split() for line in text.splitlines())}
 
 
-def _life_ranges_refused(arch: int | str) -> str:
+def _newest_ptxas() -> str | None:
+    """Triton's CUDA 13 ptxas (since 3.6 it bundles it beside CUDA 12's, as `ptxas-blackwell`)."""
+    tool = getattr(triton.knobs.nvidia, "ptxas_blackwell", None)
+    return tool.path if tool else None
+
+
+def _reassembled_life_ranges(cubin: bytes, arch: int | str, ptx: str) -> dict[int, int] | str:
+    """The life ranges of a ptxas 12 cubin, which nvdisasm 13 does not analyze, read off the same PTX
+    assembled again by Triton's CUDA 13 ptxas, whose cubins it does: kept only where that cubin's
+    listing is the original's, instruction for instruction at the same addresses (then so are the
+    registers live after each). Where not, why not."""
+    newest = _newest_ptxas()
+    if newest is None or cubins.cuda_format(cubin) == 13:
+        return "Triton bundles no ptxas of nvdisasm's release to assemble its PTX again"
+    with tempfile.TemporaryDirectory(prefix="tritonscope-") as tmp:
+        source, output = Path(tmp) / "kernel.ptx", Path(tmp) / "kernel.cubin"
+        source.write_text(asm_loc.ascii_only(ptx))
+        command = [newest, f"--gpu-name=sm_{arch}{_arch_suffix(arch)}", str(source), "-o", str(output)]
+        if subprocess.run(command, capture_output=True).returncode != 0:
+            return f"Triton's ptxas {_tool_version(newest)} does not assemble its PTX"
+        again = output.read_bytes()
+    # nvdisasm's other refusals (a kernel of 255 registers: "Invalid register count") are every release's: raised
+    ranges = _run_nvdisasm(["-c", "--print-life-ranges"], again)
+    if life_ranges.instructions(ranges) != life_ranges.instructions(_run_nvdisasm(["-c", "-ndf"], cubin)):
+        return f"Triton's ptxas {_tool_version(newest)} assembles its PTX into other instructions"
+    return life_ranges.parse(ranges)
+
+
+def _life_ranges_refused(cubin: bytes, why: str) -> str:
     """Why nvdisasm gave no life ranges: since Triton 3.7 it is CUDA 13's nvdisasm, which analyzes the
-    data flow of CUDA 13's cubins only (ELF e_version 1); a cubin of ptxas 12 (e_version 0x80, 0x81:
-    what 3.7 and later assemble sm80 with, and sm90 up to 3.8) it reads in its "old format" mode, where
-    the analysis is off ("Disassembling Std Elf to Old format ... not supported yet")."""
+    data flow of CUDA 13's cubins only; a cubin of ptxas 12 (what 3.7 and later assemble sm80 with,
+    sm90 up to 3.8, and what a capture made under 3.6 holds) it reads in its "old format" mode, where
+    the analysis is off ("Disassembling Std Elf to Old format ... not supported yet"); and WHY the
+    PTX assembled again gave none either."""
     nvdisasm = triton.knobs.nvidia.nvdisasm.version
-    ptxas = _tool_version(ptxas_for(arch))
+    cuda = cubins.cuda_format(cubin)
     return (
-        f"nvdisasm {nvdisasm} (Triton's) gives no register life ranges for this cubin: ptxas {ptxas} wrote it in "
-        f"CUDA {ptxas.split('.')[0]}'s ELF format, which nvdisasm {nvdisasm.split('.')[0]} reads only without "
-        f"data-flow analysis (an nvdisasm of CUDA {ptxas.split('.')[0]} in TRITON_NVDISASM_PATH reads them)"
+        f"nvdisasm {nvdisasm} (Triton's) gives no register life ranges for this cubin: it is in CUDA {cuda}'s "
+        f"ELF format (ptxas {cuda}'s), which nvdisasm {nvdisasm.split('.')[0]} reads only without data-flow "
+        f"analysis, and {why}. A CUDA {cuda} toolkit's nvdisasm reads them: "
+        f"TRITON_NVDISASM_PATH=/usr/local/cuda-{cuda}/bin/nvdisasm (or where yours is)"
     )
 
 
