@@ -158,7 +158,7 @@ def test_from_run_goes_on_past_a_check_of_a_result_to_the_next_launch():
     said = " ".join(said.split())
     assert "python checks_between_launches.py stopped at " in said and "checks_between_launches.py:30 " in said
     assert "torch.allclose() needs values" in said and "before reaching launch 2 of seeded_noise_kernel" in said
-    assert "3 statement(s) failed (lines 30, 33, 36), the others ran" in said
+    assert "3 statements failed (lines 30, 33, 36), the others ran" in said
     assert "seeded_noise_kernel is launched by the file's own code (line 35)" in said and "--launch 1" in said
 
 
@@ -196,8 +196,8 @@ def test_from_run_of_a_kernel_no_step_launches_names_the_function_that_would():
     said = " ".join(said.split())
     assert "python launches_in_tests.py ended (exit 0) without reaching a launch of negate_kernel" in said
     assert "python launches_in_tests.py: every statement ran" in said
-    assert "test_scale (line 48), 2 case(s): ran without launching it" in said  # its checks pass on the host
-    assert "bench_square (line 55), 2 case(s): ran without launching it" in said
+    assert "test_scale (line 48), 2 cases: ran without launching it" in said  # its checks pass on the host
+    assert "bench_square (line 55), 2 cases: ran without launching it" in said
     assert "negate_kernel is launched by negate_in_place (line 74)" in said
     assert "call negate_in_place from a script of yours and give it after --" in said
 

@@ -27,6 +27,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ...core.quantities import count
+
 if TYPE_CHECKING:
     from ...core.errors import KernelFileError
     from ...core.targets import Target
@@ -146,7 +148,8 @@ def continue_after(module: Any, path: Path, source: str, exc: BaseException) -> 
             exec(code, module.__dict__)
         except Exception:  # noqa: BLE001 - foreign code after the stop: keep what defines, skip the rest
             skipped += 1
-    after = f"; the definitions after it ran, {skipped} other statement(s) were skipped" if skipped else ""
+    were = "was" if skipped == 1 else "were"
+    after = f"; the definitions after it ran, {count(skipped, 'other statement')} {were} skipped" if skipped else ""
     lines = source.splitlines()
     text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
     shown = f" ({text[:60]})" if text else ""
