@@ -14,7 +14,6 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from ..core import forms, inputs
-from ..core import source as sources
 from ..core.model import VariantRequest
 
 Timeout = Annotated[
@@ -36,16 +35,3 @@ def variant_inputs(tool):
 def request(kernel_file: str, **values: Any) -> VariantRequest:
     """The request the command line makes of the same flags: FILE parsed once, values typed once."""
     return forms.request_of({"kernel_file": kernel_file, **values}, inputs.AGENT)
-
-
-def inputs_of(request: VariantRequest) -> tuple[str, ...]:
-    """The files and folders an answer about this request depends on (isolate/session.py keeps the
-    answer while they are unchanged): a kernel file or module, a capture's folder; none for a sample."""
-    source = request.source
-    if isinstance(source, (sources.KernelFile, sources.ModuleReference)):
-        return (source.path,)
-    if isinstance(source, sources.CachedKernel):
-        return (str(source.folder_path),)
-    if isinstance(source, sources.CaptureFolder):
-        return (source.given,)
-    return ()

@@ -15,10 +15,11 @@ from ..core import forms
 from ..core import source as sources
 from ..core.errors import UsageError
 from ..core.model import VariantRequest
+from ..core.source import depends_on
 from ..isolate import task
 from . import pages
 from .answers import Ask, Paging
-from .inputs import Timeout, inputs_of, variant_inputs
+from .inputs import Timeout, variant_inputs
 
 StageList = Annotated[
     list[str] | None,
@@ -79,7 +80,7 @@ def dump(
     chosen = forms.stages(stages, "stages")
     picked = forms.line_range(line, lines.replace(" ", "") if lines else None)
     cut = Paging(functools.partial(pages.dump, first_line=first_line), max_lines, 40, cursor)
-    return Ask(task(calls.dump, request, chosen, picked), timeout, inputs_of(request), cut)
+    return Ask(task(calls.dump, request, chosen, picked), timeout, depends_on(request.source), cut)
 
 
 @variant_inputs
@@ -99,7 +100,7 @@ def explain(
     find which line spills. Example: {"kernel_file": "sample:vector_add", "args": {"n_elements": 4099}}"""
     picked = forms.line_range(line, lines.replace(" ", "") if lines else None)
     cut = Paging(functools.partial(pages.explain, lines=picked), max_lines, 40, cursor, last=("findings",))
-    return Ask(task(calls.explain, request, what_if, True, False), timeout, inputs_of(request), cut)
+    return Ask(task(calls.explain, request, what_if, True, False), timeout, depends_on(request.source), cut)
 
 
 @variant_inputs
@@ -117,7 +118,7 @@ def check(
     target)? The answer's ok is false with each broken budget and the finding behind it. Call it to ask
     "does it fit on an A10" (target sm86) or before handing over a change.
     Example: {"kernel_file": "sample:matmul", "target": "sm86", "budgets": ["spills=0", "shared<=99KiB"]}"""
-    inputs = inputs_of(request) + ((baseline,) if baseline else ())
+    inputs = depends_on(request.source) + ((baseline,) if baseline else ())
     cut = Paging(pages.own_parts("entries"), max_lines, 40, cursor)
     return Ask(task(calls.check, request, tuple(budgets or ()), baseline), timeout, inputs, cut)
 
@@ -141,7 +142,7 @@ def diff(
     axes = tuple(forms.typed_axes(vary))
     chosen = forms.stages(stages, "stages")
     cut = Paging(pages.diff, max_lines, 60, cursor, last=("variants",))
-    return Ask(task(calls.diff, request, axes, False, chosen, timeout), timeout, inputs_of(request), cut)
+    return Ask(task(calls.diff, request, axes, False, chosen, timeout), timeout, depends_on(request.source), cut)
 
 
 @variant_inputs
@@ -167,9 +168,9 @@ def passes(
     Example: {"kernel_file": "sample:matmul", "show": "tritongpu-pipeline"}"""
     if vary:
         compared = task(calls.passes_compare, request, tuple(forms.typed_axes(vary)), timeout)
-        return Ask(compared, timeout, inputs_of(request), Paging(pages.own_parts(), max_lines, 60, cursor))
+        return Ask(compared, timeout, depends_on(request.source), Paging(pages.own_parts(), max_lines, 60, cursor))
     cut = Paging(functools.partial(pages.passes, changed_only=changed_only), max_lines, 60, cursor)
-    return Ask(task(calls.passes, request, show, timeout), timeout, inputs_of(request), cut)
+    return Ask(task(calls.passes, request, show, timeout), timeout, depends_on(request.source), cut)
 
 
 @variant_inputs
@@ -190,7 +191,7 @@ def layout(
     memory access is costly. Example: {"kernel_file": "sample:softmax", "value": "row"}"""
     text = "x".join(str(size) for size in shape) if shape else None
     cut = Paging(_layout_page, max_lines, 256, cursor)
-    return Ask(task(calls.layout, request, value, line, text, timeout), timeout, inputs_of(request), cut)
+    return Ask(task(calls.layout, request, value, line, text, timeout), timeout, depends_on(request.source), cut)
 
 
 def _layout_page(doc: pages.Document, count: pages.Count, cursor: str | None) -> pages.Document:
@@ -218,7 +219,7 @@ def grid(
     Example: {"kernel_file": "sample:matmul", "args": {"M": 1152, "N": 1152, "K": 1152}, "wave": 9}"""
     size = forms.sizes(",".join(str(n) for n in grid_size), "grid_size", ",") if grid_size else None
     cut = Paging(pages.own_parts("programs"), max_lines, 64, cursor)
-    return Ask(task(calls.grid, request, size, wave, timeout), timeout, inputs_of(request), cut)
+    return Ask(task(calls.grid, request, size, wave, timeout), timeout, depends_on(request.source), cut)
 
 
 def samples(max_lines: MaxLines = None, cursor: Cursor = None) -> Ask:

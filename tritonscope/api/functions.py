@@ -17,10 +17,11 @@ from ..core import forms
 from ..core import targets as target_table
 from ..core.errors import UsageError
 from ..core.model import VariantRequest
+from ..core.source import depends_on
 from ..isolate import task
 from . import results
 from .requests import with_inputs
-from .session import answer, inputs_of
+from .session import answer
 
 Values = Mapping[str, Iterable[Any]]  # vary={"BLOCK_SIZE": [256, 1024]}
 
@@ -38,7 +39,7 @@ def dump(
     `stages` picks some (source, ttir, ttgir, llir, ptx, sass or amdgcn); `line=35` (or `lines="30-36"`)
     keeps what those Python lines became. Example: `ts.dump(add_kernel, BLOCK_SIZE=1024, target="sm90")`."""
     chosen, picked = forms.stages(stages, "stages"), forms.line_range(line, lines)
-    value = answer(task(calls.dump, request, chosen, picked), timeout, inputs_of(request))
+    value = answer(task(calls.dump, request, chosen, picked), timeout, depends_on(request.source))
     return results.Dump(value)
 
 
@@ -47,7 +48,7 @@ def explain(request: VariantRequest, what_if: bool = True, timeout: float = 300.
     """What each Python line costs (instructions, memory traffic, live registers) and the findings, each
     with its evidence and what to try; `what_if` compiles the suggestions (up to 4 compiles).
     Example: `ts.explain("sample:vector_add", args={"n_elements": 4099}, target="sm90")`."""
-    value = answer(task(calls.explain, request, what_if, True, False), timeout, inputs_of(request))
+    value = answer(task(calls.explain, request, what_if, True, False), timeout, depends_on(request.source))
     return results.Explain(value)
 
 
@@ -63,7 +64,7 @@ def diff(
     the first. Example: `ts.diff(add_kernel, vary={"BLOCK_SIZE": [256, 1024]}, target="sm90")`."""
     axes = tuple(forms.typed_axes(vary))
     chosen = forms.stages(stages, "stages")
-    value = answer(task(calls.diff, request, axes, configs, chosen, timeout), timeout, inputs_of(request))
+    value = answer(task(calls.diff, request, axes, configs, chosen, timeout), timeout, depends_on(request.source))
     return results.Diff(value)
 
 
@@ -76,8 +77,8 @@ def passes(
     Example: `ts.passes("sample:matmul", show="tritongpu-pipeline", target="sm90")`."""
     if vary:
         compared = task(calls.passes_compare, request, tuple(forms.typed_axes(vary)), timeout)
-        return results.Passes(answer(compared, timeout, inputs_of(request)))
-    return results.Passes(answer(task(calls.passes, request, show, timeout), timeout, inputs_of(request)))
+        return results.Passes(answer(compared, timeout, depends_on(request.source)))
+    return results.Passes(answer(task(calls.passes, request, show, timeout), timeout, depends_on(request.source)))
 
 
 @with_inputs(resolve_target=False)  # auto: every default target, as the command line
@@ -93,7 +94,7 @@ def fit(
     chosen = _targets(targets) if targets is not None else None
     axes = tuple(forms.typed_axes(vary))
     call = task(calls.fit, request, chosen, axes, tuple(budgets), timeout)
-    return results.Fit(answer(call, timeout, inputs_of(request)))
+    return results.Fit(answer(call, timeout, depends_on(request.source)))
 
 
 @with_inputs
@@ -108,7 +109,7 @@ def layout(
     neither, every layout the kernel uses. Example: `ts.layout("sample:softmax", value="row")`."""
     text = shape if isinstance(shape, str) or shape is None else "x".join(str(size) for size in shape)
     call = task(calls.layout, request, value, line, text, timeout)
-    return results.Layout(answer(call, timeout, inputs_of(request)))
+    return results.Layout(answer(call, timeout, depends_on(request.source)))
 
 
 @with_inputs
@@ -120,7 +121,7 @@ def grid(
     `ts.grid("sample:matmul", args={"M": 1152, "N": 1152, "K": 1152}, wave=9)`."""
     size = forms.sizes(",".join(str(n) for n in grid_size), "grid_size", ",") if grid_size else None
     call = task(calls.grid, request, size, wave, timeout)
-    return results.Grid(answer(call, timeout, inputs_of(request)))
+    return results.Grid(answer(call, timeout, depends_on(request.source)))
 
 
 def _targets(given: Sequence[str] | str) -> tuple[str, ...]:

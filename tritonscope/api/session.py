@@ -12,8 +12,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..app import calls
-from ..core import source as sources
-from ..core.model import VariantRequest
 from ..isolate import Session, Task
 
 _lock = threading.Lock()
@@ -39,16 +37,3 @@ def answer(task: Task, timeout: float, inputs: Iterable[str] = (), keep: bool = 
     except KeyboardInterrupt:
         call.cancel()
         raise
-
-
-def inputs_of(request: VariantRequest) -> tuple[str, ...]:
-    """The files an answer about this request depends on: the session compiles again once one changes.
-    A cell's kernel has none: its definitions' text is part of the request."""
-    source = request.source
-    if isinstance(source, (sources.KernelFile, sources.ModuleReference)):
-        return (source.path,)
-    if isinstance(source, sources.CachedKernel):
-        return (str(source.folder_path),)
-    if isinstance(source, sources.CaptureFolder):
-        return (source.given,)
-    return ()

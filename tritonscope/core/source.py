@@ -177,6 +177,19 @@ def local_file(source: Source) -> Path | None:
     return None
 
 
+def depends_on(source: Source) -> tuple[str, ...]:
+    """The files and folders an answer about this source depends on (isolate/session.py's warm worker
+    keeps the answer while they are unchanged): a kernel file or module, a capture's folder. None for a
+    sample, and none for a notebook cell's kernel: its definitions' text is part of the request."""
+    if isinstance(source, (KernelFile, ModuleReference)):
+        return (source.path,)
+    if isinstance(source, CachedKernel):
+        return (str(source.folder_path),)
+    if isinstance(source, CaptureFolder):
+        return (source.given,)
+    return ()
+
+
 def in_folder(given: str, folder: Path) -> str:
     """A FILE written in a file of FOLDER (a project's pyproject.toml): a path is relative to FOLDER,
     a sample is as it is."""
