@@ -39,10 +39,12 @@ The exact hold of captures made under the truth's torch, one folder per program 
 from __future__ import annotations
 
 import ast
+import concurrent.futures
 import hashlib
 import importlib.util
 import json
 import re
+import subprocess
 import sys
 import tarfile
 from collections import Counter
@@ -349,6 +351,31 @@ def table(same: Path, other: Path) -> str:
     return "\n".join(rows)
 
 
+def traced_two_at_a_time(request, folder: Path):
+    """A test module's fixture body: the programs the session selected from that module, each traced
+    with `trace --target sm90` (every read answered on the host) two at a time, as they are asked
+    for; yields program -> (its trace's process, its capture folder)."""
+    wanted = [item.callspec.params["program"] for item in request.session.items if item.fspath == request.fspath]
+    pool = concurrent.futures.ThreadPoolExecutor(2)  # each trace is one process, mostly one core busy
+    traces = {program: pool.submit(_trace, program, folder / program) for program in dict.fromkeys(wanted)}
+    yield lambda program: (traces[program].result(), folder / program)
+    pool.shutdown(cancel_futures=True)
+
+
+def _trace(program: str, out: Path) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "tritonscope", "trace", "--target", "sm90", "--launches", "100", "-o", str(out)]
+    command += ["--", sys.executable, str(HERE / "programs" / f"{program}.py")]
+    return subprocess.run(command, capture_output=True, text=True, timeout=1800)
+
+
+def held_by_torch_of(summary: Path) -> tuple[dict, bool]:
+    """A truth's versions, and whether this torch is its release (the hold is exact then)."""
+    import torch
+
+    versions = json.loads(summary.read_text())["versions"]
+    return versions, torch.__version__.split("+")[0] == versions["torch"].split("+")[0]
+
+
 def summary_of(program: str) -> Path:
     """The ground truth that holds PROGRAM: the H100's corpus, else the H200's (issue 51's programs)."""
     return SUMMARY if program in capture_h100.PROGRAMS else H200_SUMMARY
@@ -391,10 +418,7 @@ if __name__ == "__main__":
     elif sys.argv[1] == "build":
         print(json.dumps(build(Path(sys.argv[2]), Path(sys.argv[3])), sort_keys=True, separators=(",", ":")))
     else:
-        import torch
-
         summary = summary_of(sys.argv[2])
-        versions = json.loads(summary.read_text())["versions"]
-        same = torch.__version__.split("+")[0] == versions["torch"].split("+")[0]
+        same = held_by_torch_of(summary)[1]
         figures = (exact if same else cross_release)(load(sys.argv[2], summary), Path(sys.argv[3]))
         print(json.dumps(figures, indent=1))

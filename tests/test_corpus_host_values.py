@@ -23,45 +23,22 @@ The traces run two at a time."""
 
 from __future__ import annotations
 
-import concurrent.futures
-import json
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 import triton
-from corpus_fidelity import capture_h100, cross_release, exact, load
+from corpus_fidelity import H200_SUMMARY as SUMMARY
+from corpus_fidelity import capture_h100, cross_release, exact, held_by_torch_of, load, traced_two_at_a_time
 
 torch = pytest.importorskip("torch")
 
-HERE = Path(__file__).parent
-SUMMARY = HERE / "programs" / "h200" / "summary.json"
-VERSIONS = json.loads(SUMMARY.read_text())["versions"]
-SAME_TORCH = torch.__version__.split("+")[0] == VERSIONS["torch"].split("+")[0]
+VERSIONS, SAME_TORCH = held_by_torch_of(SUMMARY)
 pytestmark = pytest.mark.skipif(
     triton.__version__ != VERSIONS["triton"], reason=f"the H200 summary was compiled by Triton {VERSIONS['triton']}"
 )
 
-_pool = concurrent.futures.ThreadPoolExecutor(2)
-_traces: dict[str, concurrent.futures.Future] = {}
-
-
-def _trace(program: str, out: Path) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "tritonscope", "trace", "--target", "sm90", "--launches", "100", "-o", str(out)]
-    command += ["--", sys.executable, str(HERE / "programs" / f"{program}.py")]
-    return subprocess.run(command, capture_output=True, text=True, timeout=1800)
-
 
 @pytest.fixture(scope="module")
 def traced(request, tmp_path_factory):
-    """program -> (its trace's process, its capture), the selected programs traced two at a time."""
-    folder = tmp_path_factory.mktemp("host-values-corpus")
-    wanted = [item.callspec.params["program"] for item in request.session.items if item.fspath == request.fspath]
-    for program in dict.fromkeys(wanted):
-        _traces[program] = _pool.submit(_trace, program, folder / program)
-    yield lambda program: (_traces[program].result(), folder / program)
-    _pool.shutdown(cancel_futures=True)
+    yield from traced_two_at_a_time(request, tmp_path_factory.mktemp("host-values-corpus"))
 
 
 @pytest.mark.parametrize("program", capture_h100.HOST_VALUE_PROGRAMS)
