@@ -65,6 +65,24 @@ def test_a_sweeps_finish_gives_what_a_whole_compile_gives():
     assert any((undone.spec.file, dot_line) in sources for sources in finished.line_map[Stage.TTGIR].values())
 
 
+def test_a_sweeps_finish_gives_each_variant_its_own_listing_read_ahead_or_after():
+    """At -j 2 a sweep reads the SASS of the compiles in so far while its last ones run (SassAhead);
+    finish() reads the rest, and each variant gets its own cubin's listing, whichever run read it."""
+    from conftest import make_request
+
+    from tritonscope.app.walk.prepare import SassAhead, compile_undisassembled, finish
+    from tritonscope.core.stages import Stage
+
+    blocks = (128, 256, 1024)
+    undone = [
+        compile_undisassembled(make_request("sample:vector_add", constexprs=(f"BLOCK_SIZE={b}",))) for b in blocks
+    ]
+    ahead = SassAhead(undone[:2])
+    assert ahead.binaries == [u.artifacts.binary for u in undone[:2]]
+    listings = [c.stages[Stage.SASS] for c in finish(undone, ahead)]
+    assert listings == [_alone(u.artifacts.binary) for u in undone] and len(set(listings)) == len(blocks)
+
+
 def test_a_damaged_binary_is_said_so_not_by_the_name_of_a_copy_gone_since():
     """cuobjdump reads a copy in a temporary folder: its words name that copy, which is gone by the time
     they are read; they name the binary, and the hint what to do."""

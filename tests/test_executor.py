@@ -200,6 +200,51 @@ def test_the_explorer_takes_the_worker_launch_starts_for_it():
         compiles.close()
 
 
+def test_diff_takes_the_workers_launch_starts_for_it():
+    """launch.py starts `diff --vary`'s workers before the command line's imports; the sweep's pool is
+    that one, with its workers already starting, and starts no other."""
+    from tritonscope import launch
+    from tritonscope.app import diff
+    from tritonscope.isolate import local, start_ahead
+
+    assert launch.DIFF_PRELOAD == sweep.COMPILE_MODULE
+    start_ahead(launch.DIFF_PRELOAD, 2)
+    ahead = local._started_ahead[launch.DIFF_PRELOAD]
+    started = [worker.process.pid for worker in ahead._idle]
+    axes = [sweep.Axis("BLOCK_SIZE", (128, 256, 512))]
+    with diff._workers(VariantRequest(file="sample:vector_add", target="sm90"), axes, 2, 30) as workers:
+        assert workers is ahead and not local._started_ahead
+        assert [worker.process.pid for worker in workers._idle] == started and workers.timeout == 30
+
+
+_CORES = os.cpu_count() or 1
+
+
+@pytest.mark.parametrize(
+    "words, started",
+    [
+        ("diff sample:matmul --vary num_warps=4,8 --vary num_stages=2,3 -j 2", min(2, _CORES)),
+        ("diff sample:matmul --vary=num_warps=4,8 -j1", 1),
+        ("diff sample:matmul --vary num_warps=4,8 --jobs=64", min(2, _CORES)),
+        ("diff sample:vector_add --vary BLOCK_SIZE=128,256,512", min(3, _CORES)),
+        ("explore sample:matmul", 1),
+        ("diff sample:matmul --vary num_warps=4,8 --cluster auto", None),  # the cluster's workers
+        ("diff sample:softmax --vary triton=3.6.0,3.9.0", None),  # another release's
+        ("diff sample:matmul --configs", None),
+        ("diff sample:matmul --space num_warps=4,8", None),
+        ("diff sample:matmul --vary num_warps=4,8 --help", None),
+        ("diff . --vary triton=3.6.0", None),  # a capture folder
+        ("dump sample:matmul", None),
+    ],
+)
+def test_launch_starts_the_workers_that_will_compile_at_once(words, started):
+    from tritonscope import launch
+
+    args = words.split()
+    preload = launch.EXPLORE_PRELOAD if args[0] == "explore" else launch.DIFF_PRELOAD
+    assert launch._started_ahead(args) == (None if started is None else (preload, started))
+
+
 def test_a_newer_request_cancels_the_older_one(tmp_path):
     """The explorer's pattern: one request at a time, a new one ending the one before."""
     script, marker = _sleeper(tmp_path)

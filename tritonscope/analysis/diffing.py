@@ -60,6 +60,5 @@ def diff(compilations: list[Compilation | None], stage: Stage, against: str) -> 
     pairs = (
         [(present[0], i) for i in present[1:]] if against == "first" else list(zip(present, present[1:], strict=False))
     )
-    return [
-        StageDiff(stage, a, b, normalized(compilations[a], stage), normalized(compilations[b], stage)) for a, b in pairs
-    ]
+    texts = {i: normalized(compilations[i], stage) for i in present}  # each once: the first is in every pair
+    return [StageDiff(stage, a, b, texts[a], texts[b]) for a, b in pairs]

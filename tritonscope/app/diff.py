@@ -9,7 +9,7 @@ from collections.abc import Callable
 from ..core.errors import UsageError
 from ..core.model import VariantRequest
 from ..core.stages import Stage
-from ..isolate import pool
+from ..isolate import Executor, on_cluster, pool, warm_pool
 from ..results.diff import DiffResult
 from .walk import sweep
 
@@ -26,11 +26,7 @@ def diff(
 ) -> DiffResult:
     if against not in ("first", "previous"):
         raise UsageError(f"--against must be first or previous, not '{against}'")
-    with pool(jobs=jobs, timeout=timeout) as workers:
-        if request.triton is None and not any(a.name == "triton" for a in axes):
-            # This release's workers start first, as many as will be busy: their Python and Triton
-            # start-up (0.2 s) overlaps this process's own imports and the kernel file's loading.
-            workers.warm(count=math.prod(len(a.values) for a in axes), preload=sweep.COMPILE_MODULE)
+    with _workers(request, axes, jobs, timeout) as workers:
         from ..analysis import diffing
         from .walk.load import load_file
         from .walk.prepare import from_reference
@@ -50,6 +46,18 @@ def diff(
             continue
         diffs += diffing.diff(compilations, stage, against)
     return DiffResult(tuple(variants), tuple(diffs), tuple(missing))
+
+
+def _workers(request: VariantRequest, axes: list[sweep.Axis], jobs: int, timeout: float) -> Executor:
+    """The workers, this release's started first, as many as will be busy: their Python and Triton start-up
+    (0.2 s) overlaps this process's own imports and the kernel file's loading. launch.py may have started
+    them already, ahead of the command line's imports."""
+    busy = math.prod(len(a.values) for a in axes)
+    if request.triton is not None or any(a.name == "triton" for a in axes):
+        return pool(jobs=jobs, timeout=timeout)  # each release's workers start as its variants come
+    if on_cluster():
+        return pool(jobs=jobs, timeout=timeout).warm(count=busy, preload=sweep.COMPILE_MODULE)
+    return warm_pool(sweep.COMPILE_MODULE, jobs, timeout, count=busy)
 
 
 def worker_count(jobs: int | None) -> tuple[int, str | None]:

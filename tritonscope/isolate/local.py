@@ -145,17 +145,17 @@ class Workers:
 _started_ahead: dict[str, Workers] = {}  # preload -> a pool whose first worker started ahead of the command
 
 
-def start_ahead(preload: str) -> None:
-    """Starts a pool's first worker (`preload` imported) now, ahead of the caller's own imports, so
-    that the worker's Python and Triton start-up overlaps them; `warm_pool(preload)` takes it."""
-    _started_ahead.setdefault(preload, Workers().warm(preload=preload))
+def start_ahead(preload: str, count: int = 1) -> None:
+    """Starts a pool's first `count` workers (`preload` imported) now, ahead of the caller's own imports,
+    so that their Python and Triton start-up overlaps them; `warm_pool(preload)` takes them."""
+    _started_ahead.setdefault(preload, Workers(jobs=count).warm(preload=preload, count=count))
 
 
-def warm_pool(preload: str, jobs: int = 1, timeout: float = 600) -> Workers:
-    """A pool with one worker started (`preload` imported): the one started ahead, where there is one."""
+def warm_pool(preload: str, jobs: int = 1, timeout: float = 600, count: int = 1) -> Workers:
+    """A pool with `count` workers started (`preload` imported): those started ahead, where there are."""
     workers = _started_ahead.pop(preload, None) or Workers()
     workers.jobs, workers.timeout = max(jobs, 1), timeout
-    return workers.warm(preload=preload)
+    return workers.warm(preload=preload, count=count)
 
 
 def close_ahead() -> None:

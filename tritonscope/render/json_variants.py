@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 from .json import JsonRenderer
 from .json_dump import resources_body
-from .json_launch import cell_body
 
 if TYPE_CHECKING:  # the result types, named in annotations only
     from ..results.diff import DiffResult
@@ -35,6 +34,8 @@ class VariantsJson(JsonRenderer):
         return body
 
     def fit(self, r: FitResult):
+        from .json_launch import cell_body  # the launch estimate's figures: fit's alone (diff's JSON needs none)
+
         def row(kernel, index: int) -> dict[str, Any]:
             config = kernel.rows[index]
             cells = zip(kernel.targets, kernel.cells[index], strict=True)

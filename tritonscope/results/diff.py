@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from typing import ClassVar
 
 from ..analysis.diffing import StageDiff
@@ -34,18 +35,17 @@ class DiffResult(Result):
     outcomes: tuple[VariantOutcome, ...]
     diffs: tuple[StageDiff, ...]
     missing: tuple[str, ...] = ()  # stages no variant produced
-    # Each diff's text, made once with the result (renderers only draw it): unified, headed by the
-    # variants' names, and side by side as (tag, old line, new line) rows.
-    unified: tuple[tuple[str, ...], ...] = field(init=False, repr=False, compare=False)
-    side_by_side: tuple[tuple[tuple[str, str | None, str | None], ...], ...] = field(
-        init=False, repr=False, compare=False
-    )
 
-    def __post_init__(self) -> None:
+    # Each diff's text, made once with the first renderer that draws it (a view draws one of the two):
+    # unified, headed by the variants' names, and side by side as (tag, old line, new line) rows.
+    @cached_property
+    def unified(self) -> tuple[tuple[str, ...], ...]:
         names = [o.describe() for o in self.outcomes]
-        unified = tuple(tuple(d.unified(names[d.old], names[d.new])) for d in self.diffs)
-        object.__setattr__(self, "unified", unified)
-        object.__setattr__(self, "side_by_side", tuple(tuple(d.rows()) for d in self.diffs))
+        return tuple(tuple(d.unified(names[d.old], names[d.new])) for d in self.diffs)
+
+    @cached_property
+    def side_by_side(self) -> tuple[tuple[tuple[str, str | None, str | None], ...], ...]:
+        return tuple(tuple(d.rows()) for d in self.diffs)
 
     @property
     def ok(self) -> bool:

@@ -74,22 +74,29 @@ def run(
 ) -> list[VariantOutcome]:
     """Compiles every variant in the workers (isolated, `workers.jobs` at a time); each VariantOutcome in the
     list is replaced by one with its compilation or error."""
+    from .prepare import SassAhead, Undisassembled, finish
+
     results: dict[int, Any] = {}
+    # With several workers, the first to run out of tasks leaves a core free while the last compiles
+    # finish: the SASS of those in by then is read there (SassAhead), and only the rest's after them.
+    first_idle = len(variants) - min(workers.jobs, len(variants)) + 1
+    ahead: list[SassAhead] = []
 
     def done(index: int, result: Outcome) -> None:
         results[index] = result.value
         variants[index] = replace(variants[index], error=result.error)
+        if len(results) == first_idle < len(variants):
+            ahead.append(SassAhead(list(results.values())))
         if on_done:
             on_done(variants[index])
 
     workers.run(_tasks(variants), on_done=done)
     workers.close()  # each holds a compiler's memory, and what is left (nvdisasm, analysis) needs none
-    from .prepare import Undisassembled, finish
 
-    # Local workers send this release's compiles back without SASS: disassembled here, all in one
-    # nvdisasm run. A cluster's nodes finished theirs (none is pending).
+    # Local workers send this release's compiles back without SASS: disassembled here, in one nvdisasm
+    # run (two where some were read ahead). A cluster's nodes finished theirs (none is pending).
     pending = sorted(i for i, value in results.items() if isinstance(value, Undisassembled))
-    for index, compilation in zip(pending, finish([results[i] for i in pending]), strict=True):
+    for index, compilation in zip(pending, finish([results[i] for i in pending], *ahead), strict=True):
         results[index] = compilation
     variants[:] = [replace(variant, compilation=results.get(index)) for index, variant in enumerate(variants)]
     return variants
