@@ -66,6 +66,14 @@ if sys.argv[1:] == ['compile']:
     for _ in range(3):
         out = f(x)
     print('reduce-overhead', tuple(out.shape))
+    folded = torch.compile(lambda x: torch.where(x > 0, torch.tensor(0.0, device=x.device), x) + 1)
+    print('lifted', folded(torch.tensor([-2.0, 3.0], device='cuda')).tolist())
+
+    def kept(x):  # a view of the lifted constant is used too: the folding leaves both
+        c = torch.tensor(2.0, device=x.device)
+        return x * c, x + c.view(1)
+
+    print('kept', [t.tolist() for t in torch.compile(kept)(torch.tensor([1.0, 5.0], device='cuda'))])
 """
 
 
@@ -185,6 +193,20 @@ def test_reduce_overhead_compiles_with_cuda_graphs_skipped(probes):
     assert "reduce-overhead (1024,)" in result.stdout
     names = {json.loads(line)["name"] for line in (out / "kernels.jsonl").read_text().splitlines()}
     assert any(n.startswith("triton_poi_fused_mul_sin") for n in names), names
+
+
+def test_a_constant_built_on_the_device_is_lifted_there_as_on_a_gpu(probes):
+    """torch.tensor(0.0, device=x.device) in a compiled function: a GPU lifts it on the device, and
+    Inductor folds it and names the kernel after the lift; the simulated GPU, which builds it on the
+    host, gives that name too (not `_to_copy`, the move), with the value folded into the kernel. A
+    constant the folding leaves (a view of it is used too) is moved to the device as before."""
+    result, out = probes["sm90"]
+    assert "lifted [-1.0, 1.0]" in result.stdout and "kept [[2.0, 10.0], [3.0, 7.0]]" in result.stdout, result.stdout
+    kernels = {k["name"]: k for k in map(json.loads, (out / "kernels.jsonl").read_text().splitlines())}
+    folded = kernels["triton_poi_fused_add_gt_lift_fresh_where_0"]
+    assert [t for t in folded["signature"].values() if t.startswith("*")] == ["*fp32", "*fp32"], folded
+    assert not any("_to_copy_add_gt" in name for name in kernels), sorted(kernels)
+    assert any(name.startswith("triton_poi_fused__to_copy_add_lift_fresh_view") for name in kernels), kernels
 
 
 def test_attention_and_convolution_pick_the_targets_kernels(probes):

@@ -9,7 +9,9 @@
 - a compiled optimizer step: torch._dynamo initialises the optimizer's state where it has switched
   the program's fake mode off, and Inductor's constant folding computes one-element constants on
   the device to read their values: the state is made under the program's mode, the constants on
-  the host.
+  the host;
+- a one-element constant built with device="cuda" in a compiled function is lifted on the device
+  before that folding, as on a GPU (device_lift.py).
 Each step is skipped on a torch release that lacks the setting it changes.
 """
 
@@ -133,6 +135,14 @@ def _fold_constants_on_the_host(joint_graph) -> None:
         setattr(folder, name, on_the_host)
 
 
+def _joint_graph_answers(joint_graph) -> None:
+    """One callback for the module (after_import runs only the first one registered for a name)."""
+    from . import device_lift
+
+    _fold_constants_on_the_host(joint_graph)
+    device_lift.install(joint_graph)
+
+
 def _settings() -> None:
     from torch._inductor import config
 
@@ -168,7 +178,7 @@ def install(device: dict) -> None:
         _settings()
         after_import("torch._dynamo.testing", _fake_example_values)
         after_import("torch._dynamo.variables.optimizer", _state_under_the_program_mode)
-        after_import("torch._inductor.fx_passes.joint_graph", _fold_constants_on_the_host)
+        after_import("torch._inductor.fx_passes.joint_graph", _joint_graph_answers)
         after_import("torch._inductor.fx_passes.pad_mm", _pad_mm_under_the_program_mode)
         after_import("torch._inductor.cudagraph_utils", _no_cuda_graphs)
     except ImportError:  # a torch without Inductor: plain Triton programs still work
