@@ -37,3 +37,55 @@ ROWS = [
 @pytest.mark.parametrize("row", ROWS, ids=[r.id for r in ROWS])
 def test_fault(row: Row, warm, tmp_path):
     check_row(row, warm, tmp_path)
+
+
+PROGRAM_THEN_WAITS = """
+import pathlib, time, torch, triton, triton.language as tl
+
+@triton.jit
+def double(x, n, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    tl.store(x + o, tl.load(x + o, mask=o < n) * 2, mask=o < n)
+
+x = torch.ones(64, device="cuda")
+for i in range(3):
+    double[(1,)](x, 64, BLOCK=64 * 2**i)
+pathlib.Path("launched").write_text("3\\n")
+time.sleep(300)  # a training loop the user ends with Ctrl-C
+"""
+
+
+def test_ctrl_c_keeps_what_the_program_recorded_before_it(tmp_path):
+    """Ctrl-C in the terminal (SIGINT to trace and the program, one group) ends a long run: the
+    capture keeps the compiles and launches made before it, says so, and trace exits 130."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import time
+
+    (tmp_path / "prog.py").write_text(PROGRAM_THEN_WAITS)
+    out = tmp_path / "cap"
+    command = [sys.executable, "-m", "tritonscope", "trace", "--target", "sm90", "--json", "-o", str(out)]
+    command += ["--launches", "10", "--", sys.executable, "prog.py"]
+    proc = subprocess.Popen(
+        command, cwd=tmp_path, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    started = time.monotonic()
+    while not (tmp_path / "launched").exists():
+        assert proc.poll() is None and time.monotonic() - started < 300, proc.communicate()
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=120)
+    said = " ".join(stderr.split())
+    assert proc.returncode == 130, stderr[-2000:]
+    assert f"Ctrl-C stopped the program; {out} keeps what it recorded before" in said
+    assert "captured 1 compiled kernel into" in said and "recorded 3 launches" in said
+    document = json.loads(stdout)
+    assert document["interrupted"] is True and document["kernels"] == ["double"] and document["launches"] == 3
+    listed = subprocess.run(
+        [sys.executable, "-m", "tritonscope", "cache", "list", str(out), "--json"], capture_output=True, text=True
+    )
+    kernels = json.loads(listed.stdout)["kernels"]  # each compile with its launch: BLOCK, its third argument
+    blocks = sorted(k["launches"][0]["args"][2]["value"] for k in kernels)
+    assert blocks == [64, 128, 256]

@@ -44,7 +44,7 @@ def capture(tmp_path_factory):
     env = {"TRITON_PTXAS_PATH": ptxas_for(90)}
     result = CliRunner().invoke(app, ["trace", "-o", str(out), "--", sys.executable, str(OFFLINE)], env=env)
     assert result.exit_code == 0, result.stderr
-    assert "recorded 4 launch(es), at most 3 per kernel and process" in result.stderr
+    assert "recorded 4 launches, at most 3 per kernel and process" in result.stderr
     return out
 
 
@@ -89,7 +89,7 @@ def test_trace_records_the_first_launches_of_each_kernel(capture):
 def test_launches_option_bounds_the_log(cli, tmp_path, limit, expected):
     out = tmp_path / "run"
     result = cli("trace", "-o", out, "--launches", limit, "--", sys.executable, OFFLINE)
-    assert "captured 2 compiled kernel(s)" in result.stderr
+    assert "captured 2 compiled kernels" in result.stderr
     if expected is None:
         assert not (out / "launches.jsonl").exists() and "recorded" not in result.stderr
         table = cli("cache", "list", out).stdout

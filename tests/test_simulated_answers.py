@@ -134,7 +134,7 @@ def test_on_read_answers_each_read_with_the_value_and_logs_it(reads, given, valu
     ]
     assert logged[0]["asked"].startswith("a copy of a device tensor into a host tensor")
     flat = " ".join(result.stderr.split())
-    assert f"answered 4 value read(s) with {'0' if value == 0 else given} (--values), the first at {program}:5" in flat
+    assert f"answered 4 value reads with {'0' if value == 0 else given} (--values), the first at {program}:5" in flat
 
 
 def test_by_default_each_read_gets_the_value_computed_on_the_host(reads):
@@ -147,7 +147,7 @@ def test_by_default_each_read_gets_the_value_computed_on_the_host(reads):
     assert [(r["answered"], r["mode"]) for r in logged] == [([3.0] * 4, "host"), (12.0, "host"), (True, "host")] + [
         (12.0, "host")
     ]
-    assert "answered 4 value read(s) on the host (--values)" in " ".join(result.stderr.split())
+    assert "answered 4 value reads on the host (--values)" in " ".join(result.stderr.split())
 
 
 def test_with_values_stop_the_first_read_stops_and_says_how_to_go_on(reads):
@@ -228,7 +228,7 @@ def test_streams_events_and_rng_state_answer_as_on_a_gpu(probes):
 def test_the_programs_stdout_stays_its_own(probes):
     result, _ = probes["sm90"]
     assert "host [" in result.stdout and "host [" not in result.stderr
-    said = re.findall(r"captured (\d+) compiled kernel\(s\)", result.stderr)
+    said = re.findall(r"captured (\d+) compiled kernels? ", result.stderr)
     assert len(said) == 1 and int(said[0]) > 0 and "captured" not in result.stdout, result.stderr
 
 

@@ -169,4 +169,4 @@ def test_a_kernel_run_on_the_host_leaves_triton_language_as_it_found_it(tmp_path
     )
     result = tritonscope("trace", "-t", "sm90", "-o", tmp_path / "out", "--", sys.executable, program, cwd=tmp_path)
     assert "sum 128.0\nsum 192.0\n" in result.stdout
-    assert "captured 2 compiled kernel(s)" in result.stderr and "first, second" in result.stderr
+    assert "captured 2 compiled kernels" in result.stderr and "first, second" in result.stderr

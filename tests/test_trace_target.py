@@ -152,7 +152,7 @@ def test_a_value_read_stops_the_program_with_one_line_and_keeps_the_capture(tmp_
     assert f"stopped at {program}:{line}: the program asked for {STOPS[statement]}" in result.stderr
     assert "not reached" not in result.stdout
     if statement == "x.sum().item()":
-        assert "captured 1 compiled kernel(s)" in result.stderr
+        assert "captured 1 compiled kernel " in result.stderr
         assert (tmp_path / "out" / "launches.jsonl").read_text().count('"name": "k"') == 1
 
 

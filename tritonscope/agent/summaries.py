@@ -101,7 +101,7 @@ def _capture_diff(doc: Document) -> list[str]:
 
 
 def _trace(doc: Document) -> list[str]:
-    found = [f"captured {len(doc['kernels'])} kernel(s) into {doc['out']}: {', '.join(doc['kernels'])}"]
+    found = [f"captured {count(len(doc['kernels']), 'kernel')} into {doc['out']}: {', '.join(doc['kernels'])}"]
     found.append(f"the program exited with {doc['returncode']}; {doc['launches']} launch(es) recorded")
     return found + ([f"stopped at {doc['stopped']}"] if doc["stopped"] else [])
 

@@ -13,8 +13,9 @@ from ..captures.logs import answered_reads, missing_for_simulation, stop_record
 from ..core.autotune_rule import AutotuneRule
 from ..core.errors import UsageError
 from ..core.fileio import discard, prepare_output_dir, publish_output_dir
+from ..core.quantities import count
 from ..core.targets import Target
-from ..isolate import Program
+from ..isolate import STOP_GRACE, Finished, Program
 from ..results.trace import TraceResult
 
 
@@ -59,9 +60,11 @@ def trace(
         # No time limit unless given (a training run takes what it takes); it stays in the terminal's
         # process group, so it reads the terminal and gets Ctrl-C itself, and is stopped if we are.
         with Program(command, own_group=False, env=env, stdout=program_stdout, stderr=program_stderr) as program:
-            finished = program.finish(limit)
+            finished, interrupted = _finished_or_interrupted(program, limit)
         _refuse_without_torch(staging, out)
-        if finished.timed_out:
+        if interrupted and not (staging / contract.CACHE_FOLDER).is_dir():
+            raise KeyboardInterrupt  # nothing compiled yet: the old capture stays as it was
+        if finished.timed_out and not interrupted:
             raise UsageError(
                 f"{command[0]} ran past the time limit of {limit:g} s and was stopped; {out} was not written",
                 hint="give a longer time limit, or a shorter run of the program (fewer steps, a smaller input)",
@@ -81,7 +84,18 @@ def trace(
     names = tuple(sorted({e.name for e in found}))
     on_read = simulation.on_read if simulation else "host"
     target = device["target"] if device else None
-    return TraceResult(out, names, finished.returncode, recorded, target, stopped, on_read, answered)
+    return TraceResult(out, names, finished.returncode, recorded, target, stopped, on_read, answered, interrupted)
+
+
+def _finished_or_interrupted(program: Program, limit: float | None) -> tuple[Finished, bool]:
+    """How the program ended, and whether Ctrl-C ended it. The program is in the terminal's group, so
+    it gets the same Ctrl-C: it has STOP_GRACE seconds to end on its own (its compiles and launches
+    so far are on disk already), then it is stopped; what it recorded is kept. A second Ctrl-C
+    stops it at once and keeps nothing."""
+    try:
+        return program.finish(limit), False
+    except KeyboardInterrupt:
+        return program.finish(STOP_GRACE), True
 
 
 def _refuse_without_torch(staging: Path, out: Path) -> None:
@@ -107,7 +121,7 @@ def failed_program(command: tuple[str, ...], result: TraceResult, printed: str) 
     code = result.returncode
     how = f"was killed by signal {-code}" if code < 0 else f"exited with {code}"
     lines = [line[:300] for line in printed.rstrip().splitlines()[-LAST_LINES:]]
-    kept = f"{len(result.kernels)} kernel(s) captured into {result.out}"
+    kept = f"{count(len(result.kernels), 'kernel')} captured into {result.out}"
     said = "; its last lines:\n" + "\n".join(f"  {line}" for line in lines) if lines else "; it printed nothing"
     return UsageError(
         f"{' '.join(command)} {how} ({kept}){said}", hint="fix what the program says, or run it alone to see why"

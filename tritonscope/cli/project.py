@@ -20,6 +20,7 @@ from pathlib import Path
 from ..core import fileio
 from ..core.errors import UsageError
 from ..core.model import CheckEntry
+from ..core.quantities import plural
 from ..core.source import in_folder
 from . import argtypes
 from .options import request_from_words
@@ -66,7 +67,8 @@ def _entry(path: Path, index: int, item, common: list) -> CheckEntry:
         raise UsageError(f'{where}: an entry needs file = "path/to/kernels.py"')
     unknown = sorted(set(item) - set(KEYS))
     if unknown:
-        raise UsageError(f"{where}: unknown key(s) {', '.join(unknown)}; keys: {', '.join(KEYS)}")
+        keys = plural(len(unknown), "key")
+        raise UsageError(f"{where}: unknown {keys} {', '.join(unknown)}; keys: {', '.join(KEYS)}")
     words = _flags(where, item.get("flags", []))
     for key in ("kernel", "baseline", "name"):
         _typed(where, key, item.get(key, ""), str)

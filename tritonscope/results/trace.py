@@ -21,11 +21,14 @@ class TraceResult(Result):
     stopped: str | None = None  # where and why the program was stopped (a value read on a simulated GPU)
     on_read: str = "host"  # --values: how a value read on a simulated GPU was answered (host, stop, a number)
     answered: tuple[str, ...] = ()  # each value read answered: "FILE:LINE: what was asked"
+    interrupted: bool = False  # Ctrl-C ended the program: the capture holds what it recorded before
 
     @property
     def exit_status(self) -> int:
         """The traced program's own status, passed through (a shell sees how the program ended); 2
-        when a simulated GPU stopped it (a value read)."""
+        when a simulated GPU stopped it (a value read); 130 when Ctrl-C ended it."""
+        if self.interrupted:
+            return int(ExitStatus.INTERRUPTED)
         if self.stopped:
             return int(ExitStatus.USAGE)
         # A program killed by signal N has returncode -N: a shell says 128 + N (137 for SIGKILL),

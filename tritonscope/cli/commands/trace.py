@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from ...core.errors import UsageError
+from ...core.quantities import count
 from ..argtypes import autotune_rule, memory_size, on_read_value
 from ..argtypes import target as parse_target
 from ..messages import say
@@ -120,13 +121,15 @@ def trace(
 def _report(result, out: Path, launches: int) -> None:
     """What was captured, the reads answered, and where and why the program was stopped."""
     names = f": {', '.join(result.kernels)}" if result.kernels else " (the program compiled none)"
-    say(f"captured {len(result.kernels)} compiled kernel(s) into {out}{names}")
+    if result.interrupted:
+        say(f"Ctrl-C stopped the program; {out} keeps what it recorded before", "yellow")
+    say(f"captured {count(len(result.kernels), 'compiled kernel')} into {out}{names}")
     if launches:
-        say(f"recorded {result.launches} launch(es), at most {launches} per kernel and process")
+        say(f"recorded {count(result.launches, 'launch', 'launches')}, at most {launches} per kernel and process")
     if result.answered:
         first = result.answered[0]
         how = "on the host" if result.on_read == "host" else f"with {result.on_read}"
-        say(f"answered {len(result.answered)} value read(s) {how} (--values), the first at {first}")
+        say(f"answered {count(len(result.answered), 'value read')} {how} (--values), the first at {first}")
     if result.stopped:
         say(f"stopped at {result.stopped}; the capture so far is kept", "yellow")
         if result.on_read == "stop":
