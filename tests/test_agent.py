@@ -383,7 +383,7 @@ def test_a_failed_program_is_a_tool_error_in_its_own_words(tmp_path):
     async def check(client):
         listed = await client.call_tool("trace", {"command": [sys.executable, "nosuch.py"], "out": str(tmp_path / "a")})
         said = result_text(listed)
-        assert listed.is_error and "nosuch.py exited with 2 (0 kernel(s) captured into" in said, said
+        assert listed.is_error and "nosuch.py exited with 2 (0 kernels captured into" in said, said
         assert "can't open file" in said and "[Errno 2] No such file or directory" in said
         split = await client.call_tool("trace", {"command": f"{sys.executable} nosuch.py", "out": str(tmp_path / "b")})
         assert split.is_error and "can't open file" in result_text(split), result_text(split)
