@@ -52,15 +52,16 @@ def from_run(file: Path, kernel: str, targets: list[str]) -> dict:
     outcome: dict = {}
     for target in targets:
         words = ["dump", str(file), "-k", kernel, "--from-run", "-t", target, "--json"]
-        done = tritonscope(*words, timeout=900)
+        done, values = tritonscope(*words, timeout=900), ""
         if done.returncode != 0 and "--values zero" in done.stderr:  # as the hint says: reads go on
-            done = tritonscope(*words, "--values", "zero", timeout=900)
+            done, values = tritonscope(*words, "--values", "zero", timeout=900), "zero"
         said = [line for line in done.stderr.splitlines() if line.strip()]
         sass = done.returncode == 0 and bool({"sass", "amdgcn"} & set(json.loads(done.stdout)["stages"]))
         why = next((line for line in said if line.startswith("error:")), said[-1] if said else "")
         if sass:
-            return {"file": file.name, "kernel": kernel, "exit": 0, "sass": target, "why": ""}
+            return {"file": file.name, "kernel": kernel, "exit": 0, "sass": target, "why": "", "values": values}
         outcome = outcome or {"file": file.name, "kernel": kernel, "exit": done.returncode, "sass": "", "why": why}
+        outcome.setdefault("values", values)
     return outcome
 
 
@@ -78,10 +79,13 @@ def main() -> int:
         outcomes = list(pool.map(lambda pair: from_run(*pair, targets), pairs))
     for outcome in outcomes:
         mark = f"SASS {outcome['sass']}" if outcome["sass"] else f"exit {outcome['exit']}"
-        print(f"{outcome['file']:<34} {outcome['kernel']:<40} {mark:<10} {outcome['why'][:160]}")
+        flag = "--values zero" if outcome["values"] else ""  # the run stopped at a read with no flag
+        print(f"{outcome['file']:<34} {outcome['kernel']:<40} {mark:<10} {flag:<13} {outcome['why'][:160]}")
     for target in targets:
         given = sum(o["sass"] == target for o in outcomes)
         print(f"{given} of {len(outcomes)} kernels give machine code with --from-run -t {target}")
+    zero = sum(bool(o["sass"] and o["values"]) for o in outcomes)
+    print(f"{zero} of them only with --values zero (the run stopped at a read of a value the host did not compute)")
     given = sum(bool(o["sass"]) for o in outcomes)
     print(f"{given} of {len(outcomes)} in all (targets tried in turn: {options.targets})")
     if options.json:
