@@ -174,18 +174,20 @@ def ptxas_report(ptx: str, arch: int | str) -> str:
     and the performance losses it announces. Triton's own ptxas run keeps no report, so it is
     assembled again (0.1-0.3 s), only for kernels that use local memory or whose SASS shows
     serialized wgmma."""
-    suffix = _arch_suffix(arch)
-    with tempfile.TemporaryDirectory(prefix="tritonscope-") as tmp:
-        source, output = Path(tmp) / "kernel.ptx", Path(tmp) / "kernel.cubin"
-        source.write_text(asm_loc.ascii_only(ptx))
-        command = [ptxas_for(arch), "-v", f"--gpu-name=sm_{arch}{suffix}", str(source), "-o", str(output)]
-        result = subprocess.run(command, capture_output=True, text=True, errors="replace")
+    result, _ = _assembled(ptxas_for(arch), ptx, arch, "-v")
     return asm_loc.real_file_names(result.stdout + result.stderr, ptx)
 
 
-def _arch_suffix(arch: int | str) -> str:
-    """ptxas's `a` for the architectures whose features Triton's PTX uses (sm_90a ...)."""
-    return "a" if str(arch) in ("90", "100", "101", "120") else ""
+def _assembled(ptxas: str, ptx: str, arch: int | str, *flags: str) -> tuple[subprocess.CompletedProcess, bytes | None]:
+    """PTX assembled again by PTXAS for ARCH, in a folder of its own: ptxas's run, and the cubin it
+    wrote (None where it wrote none). `a` architectures (sm_90a ...) for the features Triton's PTX uses."""
+    suffix = "a" if str(arch) in ("90", "100", "101", "120") else ""
+    with tempfile.TemporaryDirectory(prefix="tritonscope-") as tmp:
+        source, output = Path(tmp) / "kernel.ptx", Path(tmp) / "kernel.cubin"
+        source.write_text(asm_loc.ascii_only(ptx))
+        command = [ptxas, *flags, f"--gpu-name=sm_{arch}{suffix}", str(source), "-o", str(output)]
+        result = subprocess.run(command, capture_output=True, text=True, errors="replace")
+        return result, output.read_bytes() if output.exists() else None
 
 
 def disassemble(cubin: bytes) -> str:
@@ -292,13 +294,9 @@ def _reassembled_life_ranges(cubin: bytes, arch: int | str, ptx: str) -> dict[in
     newest = _newest_ptxas()
     if newest is None or cubins.cuda_format(cubin) == 13:
         return "Triton bundles no ptxas of nvdisasm's release to assemble its PTX again"
-    with tempfile.TemporaryDirectory(prefix="tritonscope-") as tmp:
-        source, output = Path(tmp) / "kernel.ptx", Path(tmp) / "kernel.cubin"
-        source.write_text(asm_loc.ascii_only(ptx))
-        command = [newest, f"--gpu-name=sm_{arch}{_arch_suffix(arch)}", str(source), "-o", str(output)]
-        if subprocess.run(command, capture_output=True).returncode != 0:
-            return f"Triton's ptxas {_tool_version(newest)} does not assemble its PTX"
-        again = output.read_bytes()
+    result, again = _assembled(newest, ptx, arch)
+    if result.returncode != 0 or again is None:
+        return f"Triton's ptxas {_tool_version(newest)} does not assemble its PTX"
     # nvdisasm's other refusals (a kernel of 255 registers: "Invalid register count") are every release's: raised
     ranges = _run_nvdisasm(["-c", "--print-life-ranges"], again)
     if life_ranges.instructions(ranges) != life_ranges.instructions(_run_nvdisasm(["-c", "-ndf"], cubin)):
