@@ -64,7 +64,7 @@ def _diff_workers(args: list[str]) -> int:
     cores = os.cpu_count() or 1
     jobs = [int(v) for v in values["-j"] + values["--jobs"] if v.isdigit()]
     variants = math.prod(len(v.split(",")) for v in values["--vary"])
-    return max(min(jobs[-1] if jobs else cores, cores, variants), 0)
+    return min(jobs[-1] if jobs else cores, cores, variants)
 
 
 def _command_line() -> None:
