@@ -4,8 +4,9 @@ keep CI within its time: what holds tritonscope's own code and not Triton's (the
 screens, the agent server's protocol and the status line, which drive the same app functions the
 rest of the suite holds on every release; the fault suites that send signals or drive a terminal,
 which hold tritonscope's own process handling: the `serial` tests), what is the pinned release's by
-construction (the corpus of real programs, whose H100 summary is 3.6.0's; the tour's text, built
-from 3.6.0's runs) and the simulated GPU's answers to torch (torch's own, the same under every
+construction (the corpus of real programs, whose H100 and H200 summaries are 3.6.0's, and the
+host-value programs that corpus runs, models of transformers, which only the README's run installs;
+the tour's text and docs/agents.md's figures, built from 3.6.0's runs) and the simulated GPU's answers to torch (torch's own, the same under every
 Triton). The liger-kernel corpus runs on both. The smoke test (tests/test_smoke.py), which the
 whole suite covers, runs instead on 3.5.1, 3.7.1 and 3.8.0, side by side (each one's output
 printed when it ends). The pinned release
@@ -31,7 +32,8 @@ ROOT = Path(__file__).resolve().parent.parent
 FULL = ("3.9.0",)
 SMOKE = ("3.5.1", "3.7.1", "3.8.0")
 PINNED_ONLY = (
-    *("test_corpus_h100.py", "test_simulated_answers.py", "test_tour.py"),
+    *("test_corpus_h100.py", "test_corpus_host_values.py", "test_host_value_programs.py"),
+    *("test_simulated_answers.py", "test_tour.py"),
     *("test_explorer.py", "test_explorer_snapshots.py", "test_explorer_terminal.py"),
     *("test_agent.py", "test_agent_pages.py", "test_status_line.py"),
 )

@@ -498,3 +498,26 @@ def test_without_the_sdk_the_command_says_what_to_install(tmp_path):
     (blocker / "__init__.py").write_text("raise ModuleNotFoundError('No module named mcp', name='mcp')\n")
     done = tritonscope("mcp", expect=2, env={"PYTHONPATH": str(tmp_path)})
     assert 'pip install "tritonscope[mcp]"' in done.stderr
+
+
+def test_the_agents_worked_session_says_its_release_and_what_the_agent_answers():
+    """docs/agents.md's figures name the Triton release that made them (the pinned one: this file
+    runs on it alone), and the explain answer it shows is the summary the agent gives now (issue 55:
+    `1 blocks/SM`, `12%` beside `12.5%`, no release)."""
+    import triton
+
+    from tritonscope.agent.summaries import summary
+    from tritonscope.app.explain import explain_compilation
+    from tritonscope.app.walk.prepare import compile_request
+    from tritonscope.core.model import VariantRequest
+    from tritonscope.core.samples import sample_path
+    from tritonscope.render.registry import renderer
+    from tritonscope.results.explain import ExplainResult
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "agents.md").read_text(encoding="utf-8")
+    release = re.search(r"were made with Triton (\d+\.\d+\.\d+)", " ".join(text.split()))
+    assert release is not None and release.group(1) == triton.__version__
+    shown = text.split('1. `explain {"kernel_file": "sample:matmul", "target": "sm80"}`')[1].split("```")[1]
+    explained = explain_compilation(compile_request(VariantRequest(str(sample_path("matmul")), target="sm80")))
+    answer = summary(json.loads(renderer(ExplainResult, "json").render(explained)))
+    assert [line.strip() for line in shown.strip().splitlines()] == answer.splitlines()

@@ -42,7 +42,9 @@ def softmax_kernel(x_ptr, out_ptr, n_rows, n_cols, stride_row, BLOCK_N: tl.const
     cols = tl.arange(0, BLOCK_N)
     for i in tl.static_range(ROWS):
         row = tl.program_id(0) * ROWS + i
-        mask = (cols < n_cols) & (row < n_rows)
+        # the row's bound as one scalar: Triton 3.9's interpreter refuses the mask of a block `&` a
+        # scalar comparison (`mask has unsupported dtype`); this is the same bound, one select earlier
+        mask = cols < tl.where(row < n_rows, n_cols, 0)
         x = tl.load(x_ptr + row * stride_row + cols, mask=mask, other=-float("inf")).to(tl.float32)
         e = tl.exp(x - tl.max(x, axis=0))
         tl.store(out_ptr + row * stride_row + cols, (e / tl.sum(e, axis=0)).to(out_ptr.dtype.element_ty), mask=mask)
