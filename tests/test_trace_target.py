@@ -243,3 +243,18 @@ def test_nothing_outside_the_capture_hook_imports_the_simulated_device():
     tree = ast.parse(importer.read_text())
     top_level = [ast.unparse(n) for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
     assert top_level and not any("simulated" in line for line in top_level), top_level
+
+
+def test_cuda_graphs_and_descriptors_an_autotuner_reshapes_trace_to_the_end(tmp_path):
+    """09-persistent-matmul's and Gluon 07-persistence's shapes: an autotuner's pre_hook sets the
+    descriptors' block shape anew per config (each launch is computed on the host with the shape
+    it was launched with), then triton.testing.do_bench_cudagraph and a graph of the program's own
+    (the capture runs its body once and says it is capturing; a replay runs nothing), then a last
+    kernel: traced to its end, every check passing on the host's values."""
+    program = HERE / "kernels" / "tutorial_shaped" / "graphs_and_tuned_descriptors.py"
+    result = _trace(tmp_path / "out", program)
+    assert "tuned copy ok" in result.stdout and "scaled ok" in result.stdout, result.stdout + result.stderr[-2000:]
+    assert "graph captured while capturing: True benchmark ms > 0: True" in result.stdout
+    names = [json.loads(line)["name"] for line in (tmp_path / "out" / "kernels.jsonl").read_text().splitlines()]
+    assert sorted(set(names)) == ["after_graphs_kernel", "scale_kernel", "tuned_copy_kernel"]
+    assert names.count("tuned_copy_kernel") == 2  # both configs compiled, as the autotuner on a GPU does

@@ -231,16 +231,16 @@ def test_on_read_answers_results_shaped_by_values_and_triton_s_input_helpers():
 
 def test_from_run_goes_past_a_results_check():
     """scale_kernel is launched after torch.allclose checks the first launch (09-persistent-matmul's
-    validate()): with values computed on the host (the default: copy_kernel under Triton's
-    interpreter) the check passes and the launch is reached with no flag; with --values stop the
-    file's own run stops that statement there and the hint says how to go on; with --on-read zero
-    both tensors hold zeros, the check passes, the reference matmul through Triton's cuBLAS binding
-    (no libcublas here) is not run, and the launch is reached."""
+    validate()), and only if a matmul through Triton's cuBLAS binding (no libcublas here) agrees with
+    torch's: with values computed on the host (the default: copy_kernel under Triton's interpreter,
+    cuBLAS's C = A @ Bᵀ by its definition) both checks pass and the launch is reached with no flag;
+    with --values stop the file's own run stops that statement there and the hint says how to go on;
+    with --on-read zero every tensor read holds zeros, the checks pass, and the launch is reached."""
     variant, said = _from_run("validate_then_launch.py", "-k", "scale_kernel", "-t", "sm90")
     assert "launch 1 of scale_kernel at" in said and variant["arguments"]["n"] == 1000
     _, said = _from_run("validate_then_launch.py", "-k", "scale_kernel", "-t", "sm90", "--values", "stop", expect=2)
     assert "DeviceValueRead: torch.allclose() needs values" in said
     assert "go on past its reads of device values with --values zero" in " ".join(said.split())
     variant, said = _from_run("validate_then_launch.py", "-k", "scale_kernel", "-t", "sm90", "--on-read", "zero")
-    assert "launch 1 of scale_kernel at" in said and "validate_then_launch.py:33, grid 8x1x1" in said
+    assert "launch 1 of scale_kernel at" in said and "validate_then_launch.py:37, grid 8x1x1" in said
     assert variant["constexprs"] == {"BLOCK": 128} and variant["arguments"]["n"] == 1000

@@ -177,9 +177,10 @@ def install(device: dict) -> None:
 
 class _CublasLt:
     """Triton's own cuBLAS binding (`nvidia.cublas.CublasLt`: the tutorials' reference matmul, made
-    at import time): made without loading libcublas.so, its calls (matmul, gemm, the block-scaled
-    ones of later releases) leave the fake tensors they are given as they are: cuBLAS compiles no
-    Triton kernel, so nothing the GPU would capture is lost."""
+    at import time), made without loading libcublas.so: cuBLAS compiles no Triton kernel, so nothing
+    the GPU would capture is lost. With values on the host, its matmul and gemm are computed there
+    (host_values.CublasCall); any other call leaves its output (the last tensor given) with no value
+    on the host, and a read of it says so."""
 
     def __init__(self, workspace=None):
         self.workspace = workspace
@@ -189,12 +190,13 @@ class _CublasLt:
             raise AttributeError(name)
 
         def call(*args, **kwargs) -> None:
-            # its output (the last tensor given) has no value on the host: a read of it says so
-            tensors = [a for a in args if hasattr(a, "data_ptr")]
-            if LAUNCHED and tensors:
-                LAUNCHED[0](f"cuBLAS's {name} (Triton's binding, not run here)", tensors[-1:])
+            if CUBLAS_CALLED:
+                CUBLAS_CALLED[0](name, args)
 
         return call
+
+
+CUBLAS_CALLED: list = []  # where a call of Triton's cuBLAS binding is told to the host's values
 
 
 def _answer_cublas() -> None:

@@ -4,7 +4,7 @@ answered from it, and at exit what was logged and computed goes to the capture."
 
 from __future__ import annotations
 
-from .host_values import LOG, launched
+from .host_values import LOG, cublas_called, launched
 
 
 def _seeding(answer):
@@ -27,6 +27,7 @@ def install() -> None:
 
     torch_cuda.RECORD[:] = [record_operator]
     driver.LAUNCHED[:] = [launched]
+    driver.CUBLAS_CALLED[:] = [cublas_called]
     reads.HOST_READY[:] = [True]
     for name in ("manual_seed", "manual_seed_all"):
         setattr(torch.cuda, name, _seeding(getattr(torch.cuda, name)))

@@ -251,3 +251,39 @@ def launched(name: str, args) -> None:
             FakeTensor,
             tensors,
         )
+
+
+class CublasCall:
+    """Triton's cuBLAS binding on the host, by its definition in Triton's triton_nvidia.cc:
+    `matmul(A, B, C)` writes C = A @ Bᵀ (A is M×K, B is N×K), `gemm(A, B, C, D, alpha, beta)` writes
+    D = alpha·A @ Bᵀ + beta·C. Accumulated in float32 (cuBLAS's compute type for every dtype the
+    binding takes, fp8 included; float32 inputs run as TF32 on the GPU, so the last bits differ)
+    and rounded once to the output's dtype."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self, args, kwargs):
+        a, b, *rest = args
+        product = a.float() @ b.float().T
+        if self.name == "gemm":
+            c, d, alpha, beta = rest
+            d.copy_((alpha * product + beta * c.float()).to(d.dtype))
+        else:
+            (c,) = rest
+            c.copy_(product.to(c.dtype))
+
+
+def cublas_called(name: str, args) -> None:
+    """The program called Triton's cuBLAS binding: matmul and gemm are logged to be computed on the
+    host; another call (the block-scaled ones of later releases) may have written its last tensor."""
+    from torch._subclasses.fake_tensor import FakeTensor
+
+    tensors = [a for a in args if isinstance(a, FakeTensor)]
+    if LOG.suspended or not tensors:
+        return
+    if name in ("matmul", "gemm") and len(args) == (3 if name == "matmul" else 6):
+        LOG.record(CublasCall(name), tuple(args), {}, None, FakeTensor, tensors[-1:])
+    else:
+        LOG.record(Unknowable(f"cuBLAS's {name} (Triton's binding, not run here)"), tuple(tensors), {}, None,
+                   FakeTensor, tensors[-1:])  # fmt: skip

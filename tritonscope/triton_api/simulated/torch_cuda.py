@@ -68,6 +68,50 @@ class _Stream:
         return None
 
 
+class _Graph:
+    """torch.cuda.CUDAGraph on a simulated GPU. Capturing runs its body once, as on a GPU, where each
+    launch in it goes through Triton's launcher (and is recorded) once; a replay runs nothing, as a
+    replay on a GPU calls no Python. Triton's do_bench_cudagraph and a program's own graphs so work."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def capture_begin(self, *args, **kwargs) -> None:
+        _CAPTURING.append(self)
+
+    def capture_end(self) -> None:
+        if self in _CAPTURING:
+            _CAPTURING.remove(self)
+
+    def replay(self) -> None:
+        return None
+
+    def reset(self) -> None:
+        return None
+
+    def pool(self) -> tuple[int, int]:
+        return (0, 0)
+
+    def __getattr__(self, name):  # enable_debug_mode, debug_dump, register_generator_state...
+        return lambda *args, **kwargs: None
+
+
+class _GraphCapture:
+    """`with torch.cuda.graph(g):` on a simulated GPU: the body runs while the stream is capturing."""
+
+    def __init__(self, cuda_graph, *args, **kwargs):
+        self.cuda_graph = cuda_graph
+
+    def __enter__(self) -> None:
+        self.cuda_graph.capture_begin()
+
+    def __exit__(self, *exc) -> None:
+        self.cuda_graph.capture_end()
+
+
+_CAPTURING: list = []  # the graphs being captured now
+
+
 def _answers(device: dict, torch) -> dict:
     props = properties(device)
     cuda_device = torch.device("cuda", 0)
@@ -75,7 +119,7 @@ def _answers(device: dict, torch) -> dict:
     stream.device = cuda_device
     return {
         "is_available": lambda: True,
-        "is_current_stream_capturing": lambda: False,  # nothing is captured into a graph on a simulated GPU
+        "is_current_stream_capturing": lambda: bool(_CAPTURING),
         "device_count": lambda: 1,
         "current_device": lambda: 0,
         "set_device": lambda *a, **k: None,
@@ -103,6 +147,8 @@ def _answers(device: dict, torch) -> dict:
         "Stream": _Stream,
         "Event": _Stream,
         "stream": lambda *a, **k: _Stream(),
+        "CUDAGraph": _Graph,
+        "graph": _GraphCapture,
     }
 
 
@@ -128,6 +174,7 @@ def _patch_cuda(device: dict, torch) -> None:
         setattr(torch.cuda, name, answer)
     for name, answer in _memory_answers(device).items():  # the module they are defined in, called by its name too
         setattr(torch.cuda.memory, name, answer)
+    torch.cuda.graphs.CUDAGraph, torch.cuda.graphs.graph = _Graph, _GraphCapture  # named there too
     torch.cuda.device = _Stream  # `with torch.cuda.device(i):` selects nothing
     torch.cuda._DeviceGuard = _Stream
     torch._C._cuda_getDevice = lambda: 0

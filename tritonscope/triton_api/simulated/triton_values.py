@@ -9,6 +9,7 @@ run gives their outputs (compiled_values.py)."""
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import os
 import sys
@@ -137,9 +138,15 @@ def _duration(seconds: float) -> str:
 
 
 def _described(value):
-    """A host TMA descriptor as a tuple the log can hold its base of (rebuilt at the host run)."""
+    """A host TMA descriptor as a tuple the log can hold its base of (rebuilt at the host run), as the
+    launch saw it: an autotuner's pre_hook sets the same descriptor's block_shape anew for each config
+    (09-persistent-matmul's), long before the host runs this launch."""
     if dataclasses.is_dataclass(value) and hasattr(value, "base") and not isinstance(value, type):
-        return (DESCRIPTOR, value.base, value)
+        snapshot = copy.copy(value)
+        for name, field in vars(value).items():
+            if isinstance(field, list):
+                setattr(snapshot, name, list(field))
+        return (DESCRIPTOR, value.base, snapshot)
     return value
 
 
