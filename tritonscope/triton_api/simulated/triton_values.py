@@ -176,12 +176,15 @@ def install() -> None:
             result = original(self, *args, grid=grid, warmup=warmup, **kwargs)
         finally:
             LOG.suspended -= 1
+        # the kernel's arguments, given by position or by name (liger's kernels take all by name)
         held = tuple(_described(a) for a in args)
-        tensors = [t for a in held for t in (a[1:2] if isinstance(a, tuple) and a[:1] == (DESCRIPTOR,) else [a])]
+        held_by_name = {name: _described(value) for name, value in kwargs.items()}
+        given = (*held, *held_by_name.values())
+        tensors = [t for a in given for t in (a[1:2] if isinstance(a, tuple) and a[:1] == (DESCRIPTOR,) else [a])]
         written = [t for t in tensors if isinstance(t, FakeTensor)]
         if written:
             name = getattr(self, "__name__", None) or getattr(self.fn, "__name__", "kernel")
-            LOG.record(InterpretedLaunch(self.fn, grid, name), held, kwargs, None, FakeTensor, written)
+            LOG.record(InterpretedLaunch(self.fn, grid, name), held, held_by_name, None, FakeTensor, written)
         return result
 
     JITFunction.run = run
