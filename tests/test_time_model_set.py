@@ -145,13 +145,13 @@ for case in json.loads(sys.argv[2]):
 
 
 def test_every_kernel_outside_the_samples_compiles_and_launches_on_a_simulated_h100(tmp_path):
-    """As ground_truth.py launches them under ncu, at their H100 sizes, on a simulated sm90: liger's
-    cross entropy last, as its launcher reads a number back (`.item()`), which the host answers, at
-    256 tokens rather than 8192 (the host runs its kernel on Triton's interpreter for the loss)."""
+    """As ground_truth.py launches them under ncu, at their H100 sizes, on a simulated sm90. liger's
+    cross entropy reads a number back (`.item()`), which the host answers by running every launch
+    before it on Triton's interpreter: it goes first, at 256 tokens rather than 8192."""
     pytest.importorskip("torch")
     if importlib.util.find_spec("liger_kernel") is None:
         pytest.skip("liger-kernel is not installed: pip install --no-deps liger-kernel==0.8.5")
-    cases = sorted((c for c in CASES if _kind(c) != "sample"), key=lambda c: c["name"] == "liger_cross_entropy")
+    cases = sorted((c for c in CASES if _kind(c) != "sample"), key=lambda c: c["name"] != "liger_cross_entropy")
     cases = [{**c, "size": 256} if c["name"] == "liger_cross_entropy" else c for c in cases]
     program = tmp_path / "launch_each.py"
     program.write_text(_LAUNCH_EACH)
