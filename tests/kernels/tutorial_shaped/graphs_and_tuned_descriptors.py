@@ -50,7 +50,7 @@ if __name__ == "__main__":
     scaled = torch.empty_like(flat)
     ms = triton.testing.do_bench_cudagraph(lambda: scale_kernel[(4,)](flat, scaled, flat.numel(), BLOCK=1024))
     graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
+    with torch.cuda.graph(graph, pool=torch.cuda.graph_pool_handle()):  # a pool to share, as vLLM's graphs do
         capturing = torch.cuda.is_current_stream_capturing()
         scale_kernel[(8,)](flat, scaled, flat.numel(), BLOCK=512)
     graph.replay()

@@ -149,6 +149,7 @@ def _answers(device: dict, torch) -> dict:
         "stream": lambda *a, **k: _Stream(),
         "CUDAGraph": _Graph,
         "graph": _GraphCapture,
+        "graph_pool_handle": lambda: (0, 0),  # a memory pool graphs share (vLLM's); none here
     }
 
 
@@ -174,7 +175,8 @@ def _patch_cuda(device: dict, torch) -> None:
         setattr(torch.cuda, name, answer)
     for name, answer in _memory_answers(device).items():  # the module they are defined in, called by its name too
         setattr(torch.cuda.memory, name, answer)
-    torch.cuda.graphs.CUDAGraph, torch.cuda.graphs.graph = _Graph, _GraphCapture  # named there too
+    for name in ("CUDAGraph", "graph", "graph_pool_handle", "is_current_stream_capturing"):  # named there too
+        setattr(torch.cuda.graphs, name, getattr(torch.cuda, name))
     torch.cuda.device = _Stream  # `with torch.cuda.device(i):` selects nothing
     torch.cuda._DeviceGuard = _Stream
     torch._C._cuda_getDevice = lambda: 0
