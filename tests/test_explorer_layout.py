@@ -94,8 +94,12 @@ def test_the_variant_editor_keeps_a_value_a_line_and_the_status_in_view(size, wa
             lines = screen(app)
             for label, text in (("BLOCK (constexpr)", "(not set: enter sets it)"), ("num_warps", "Triton's default")):
                 assert any(label in row and text in row for row in lines), "\n".join(lines)
-            done, held = app.compiles.on_done, threading.Event()
+            # held until the screen is read: the compile's end, and its early stages (drawn, they
+            # take the status line's place; a warm cache makes them before the next frame)
+            done, early, held = app.compiles.on_done, app.compiles.on_early, threading.Event()
             app.compiles.on_done = lambda ticket, outcome: (held.wait(60), done(ticket, outcome))
+            if early is not None:
+                app.compiles.on_early = lambda ticket, result: (held.wait(60), early(ticket, result))
             try:
                 await pilot.press("enter", *"256", "enter")
                 await pilot.pause()
@@ -103,7 +107,7 @@ def test_the_variant_editor_keeps_a_value_a_line_and_the_status_in_view(size, wa
                 assert said and "BLOCK=256" in said[0], "\n".join(screen(app))
             finally:
                 held.set()
-                app.compiles.on_done = done
+                app.compiles.on_done, app.compiles.on_early = done, early
             await until(pilot, lambda: app.session.shown is not None)
 
     asyncio.run(scenario())
