@@ -280,10 +280,8 @@ def cublas_called(name: str, args) -> None:
     from torch._subclasses.fake_tensor import FakeTensor
 
     tensors = [a for a in args if isinstance(a, FakeTensor)]
-    if LOG.suspended or not tensors:
-        return
     if name in ("matmul", "gemm") and len(args) == (3 if name == "matmul" else 6):
-        LOG.record(CublasCall(name), tuple(args), {}, None, FakeTensor, tensors[-1:])
+        if tensors and not LOG.suspended:
+            LOG.record(CublasCall(name), tuple(args), {}, None, FakeTensor, tensors[-1:])
     else:
-        LOG.record(Unknowable(f"cuBLAS's {name} (Triton's binding, not run here)"), tuple(tensors), {}, None,
-                   FakeTensor, tensors[-1:])  # fmt: skip
+        launched(f"cuBLAS's {name} (Triton's binding, not run here)", tensors[-1:])
