@@ -725,6 +725,8 @@ def every_stage_maps_to(name: str) -> Callable[[Env, Result], None]:
 
 
 NON_ASCII = "项目/café/dé.py"
+# A backslash before digits, as MLIR, LLVM, PTX and nvdisasm escape it (`\\`), and a byte escape beside it.
+BACKSLASHED = "a\\303/k\\001é.py"
 ENTRY = '[[tool.tritonscope.check]]\nfile = "k.py"\nflags = "-t sm90 -a n_elements=4096"\nbudgets = ["spills=0"]\n'
 
 

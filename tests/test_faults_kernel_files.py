@@ -9,6 +9,7 @@ from fault_suite import (
     _TRITON,
     DEFAULTS_OF_DOUBLE,
     LAYOUT_2D,
+    BACKSLASHED,
     NON_ASCII,
     Row,
     check_row,
@@ -49,6 +50,8 @@ ROWS = [
     *([] if _TRITON < (3, 6) else [
         Row(f"dump {NON_ASCII} --target sm90 --json", id="27-5-dump-chinese-folder", setup=(copy_to(NON_ASCII),),
             json=True, check=every_stage_maps_to(NON_ASCII)),
+        Row(f"dump '{BACKSLASHED}' --target sm90 --json", id="file-name-with-backslashes",
+            setup=(copy_to(BACKSLASHED),), json=True, check=every_stage_maps_to(BACKSLASHED)),
         Row(f"explain {NON_ASCII} --target sm90", id="27-5-explain-chinese-folder", setup=(copy_to(NON_ASCII),),
             shows=(r"double_kernel",)),
         Row(f"diff {NON_ASCII} --target sm90 --vary BLOCK_SIZE=256,512 --stage sass", id="27-5-diff-chinese-folder",

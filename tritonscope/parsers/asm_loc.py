@@ -118,8 +118,8 @@ def _location(match: re.Match, files: dict[str, str], by_name: dict[str, str]) -
 # numbers hold). nvdisasm prints the escapes back, but for the last of the file's own name, which
 # it writes behind a `/` (`d\303/251.py`): `unescaped_name` reads both spellings.
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
-_ESCAPE = re.compile(r"\\([0-3][0-7]{2})|/(2[0-7]{2})")
-_QUOTED = re.compile(r'"([^"\n]*[\\/][0-7]{3}[^"\n]*)"')
+_ESCAPE = re.compile(r"\\(\\)|\\([0-3][0-7]{2})|/(2[0-7]{2})")  # a backslash is written `\\`
+_QUOTED = re.compile(r'"([^"\n]*(?:[\\/][0-7]{3}|\\\\)[^"\n]*)"')
 
 
 def ascii_only(ptx: str) -> str:
@@ -135,12 +135,13 @@ def unescaped_name(name: str) -> str:
     data, position, pending = bytearray(), 0, 0
     for match in _ESCAPE.finditer(name):
         between = name[position : match.start()]
-        if match.group(2) and (pending == 0 or between):
+        if match.group(3) and (pending == 0 or between):
             continue
         data += between.encode()
-        byte = int(match.group(1) or match.group(2), 8)
+        byte = 0x5C if match.group(1) else int(match.group(2) or match.group(3), 8)
         data.append(byte)
-        pending = _continuations(byte) if byte >= 0xC0 else max(0, pending - 1) if not between else 0
+        continues = 0x80 <= byte < 0xC0 and not between
+        pending = _continuations(byte) if byte >= 0xC0 else max(0, pending - 1) if continues else 0
         position = match.end()
     data += name[position:].encode()
     try:
@@ -149,17 +150,18 @@ def unescaped_name(name: str) -> str:
         return name
 
 
-_HEX_ESCAPE = re.compile(r"\\([0-9A-Fa-f]{2})")
+_HEX_ESCAPE = re.compile(r"\\(\\|[0-9A-Fa-f]{2})")
 
 
 def unescaped_hex(name: str) -> str:
-    r"""A file name as MLIR and LLVM IR print it (`caf\C3\A9.py`: UTF-8 bytes as hex escapes) as the
-    text it is; the name unchanged when the escapes are not UTF-8."""
+    r"""A file name as MLIR and LLVM IR print it (`caf\C3\A9.py`: UTF-8 bytes as hex escapes, a
+    backslash as `\\`) as the text it is; the name unchanged when the escapes are not UTF-8."""
     if "\\" not in name:
         return name
     data, position = bytearray(), 0
     for match in _HEX_ESCAPE.finditer(name):
-        data += name[position : match.start()].encode() + bytes([int(match.group(1), 16)])
+        escape = match.group(1)
+        data += name[position : match.start()].encode() + (b"\\" if escape == "\\" else bytes([int(escape, 16)]))
         position = match.end()
     data += name[position:].encode()
     try:

@@ -8,13 +8,15 @@ A comment applies to the instructions that follow it, up to the next one. The fi
 kind names a Python line; the second (`-gp`) the line of the PTX the SASS came from,
 which is how the call site of an inlined helper is found: Triton's cubins carry no
 inlining records, but its PTX names the call site of each line (`@[ k.py:17 ]`).
+
+The file names are read as written: the listing tritonscope holds has them as the text they are
+already (`asm_loc.real_file_names`), and reading escapes twice would turn a `\\001` in a real name
+into a byte.
 """
 
 from __future__ import annotations
 
 import re
-
-from .asm_loc import unescaped_name
 
 SourceLine = tuple[str, int]
 
@@ -43,7 +45,7 @@ def parse(text: str) -> dict[int, tuple[SourceLine, ...]]:
             found = [(p, str(n)) for p, n in current] if stacked else []
             found += [(info.group(1), info.group(2))] + _INLINED.findall(info.group(3))
             current = tuple(
-                dict.fromkeys((unescaped_name(p), int(n)) for p, n in found if len(n) <= _MAX_DIGITS and int(n) > 0)
+                dict.fromkeys((p, int(n)) for p, n in found if len(n) <= _MAX_DIGITS and int(n) > 0)
             )
         elif line.lstrip().startswith(".section"):
             current = ()
