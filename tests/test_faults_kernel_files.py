@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from fault_suite import (
     _TRITON,
+    BACKSLASHED,
     DEFAULTS_OF_DOUBLE,
     LAYOUT_2D,
-    BACKSLASHED,
     NON_ASCII,
     Row,
     check_row,

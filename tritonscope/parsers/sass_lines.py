@@ -44,9 +44,7 @@ def parse(text: str) -> dict[int, tuple[SourceLine, ...]]:
         if info:
             found = [(p, str(n)) for p, n in current] if stacked else []
             found += [(info.group(1), info.group(2))] + _INLINED.findall(info.group(3))
-            current = tuple(
-                dict.fromkeys((p, int(n)) for p, n in found if len(n) <= _MAX_DIGITS and int(n) > 0)
-            )
+            current = tuple(dict.fromkeys((p, int(n)) for p, n in found if len(n) <= _MAX_DIGITS and int(n) > 0))
         elif line.lstrip().startswith(".section"):
             current = ()
         elif current and _INSTRUCTION.match(line):
