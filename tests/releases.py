@@ -3,14 +3,15 @@ the suite on the newest (3.9.0), on every core, but for what runs on the pinned 
 keep CI within its time: what holds tritonscope's own code and not Triton's (the explorer's
 screens, the agent server's protocol and the status line, which drive the same app functions the
 rest of the suite holds on every release; the fault suites that send signals or drive a terminal,
-which hold tritonscope's own process handling: the `serial` tests), what is the pinned release's by
+which hold tritonscope's own process handling: the `serial` tests; the cluster, the packaging, the
+layering and the browser views: see PINNED_ONLY), what is the pinned release's by
 construction (the corpus of real programs, whose H100 and H200 summaries are 3.6.0's, and the
 host-value programs that corpus runs, models of transformers, which only the README's run
 installs; the tour's text and docs/agents.md's figures, built from 3.6.0's runs), the simulated
 GPU's answers to torch (torch's own, the same under every Triton) and one sweep
 (PINNED_ONLY_TESTS). The liger-kernel corpus runs on both. The smoke test (tests/test_smoke.py),
-which the whole suite covers, runs instead on 3.5.1, 3.7.1 and 3.8.0, side by side (each one's
-output printed when it ends). The pinned release (3.6.0, the GPU machine's) is the README's own
+which the whole suite covers, runs instead on 3.5.1, 3.7.1 and 3.8.0, side by side and beside the
+newest's run (each one's output printed when it ends). The pinned release (3.6.0, the GPU machine's) is the README's own
 `python -m pytest`.
 
     python tests/releases.py            # all of them
@@ -37,6 +38,13 @@ PINNED_ONLY = (
     *("test_simulated_answers.py", "test_tour.py"),
     *("test_explorer.py", "test_explorer_snapshots.py", "test_explorer_terminal.py"),
     *("test_agent.py", "test_agent_pages.py", "test_status_line.py"),
+    # tritonscope's own machinery, which runs Triton only as a child it starts or a file it imports:
+    # the Ray cluster and the executor, the installed package, namespace-package imports, the CI
+    # recipe, the import layering, the HTML and notebook views in a browser, and the environments of
+    # other releases (on the newest's run they would make the pinned one's, which the pinned run makes)
+    *("test_cluster.py", "test_executor.py", "test_installed.py", "test_namespace_packages.py"),
+    *("test_ci_recipe.py", "test_architecture.py", "test_report_browser.py", "test_notebook_browser.py"),
+    *("test_other_releases.py", "test_bench_releases.py"),
 )
 # A sweep whose every case the newest release's run holds in smaller tests of the same code (a
 # sample ranked on each kind of target, liger's dyt over its 18 configs), run whole on the pinned
@@ -98,13 +106,15 @@ def _wheel(folder: Path) -> str:
 def main() -> int:
     releases = sys.argv[1:] or [*FULL, *SMOKE]
     with tempfile.TemporaryDirectory(prefix="tritonscope-releases-") as folder:
-        passed = {r: run(r, Path(folder)) for r in releases if r in FULL}
         smoke = [r for r in releases if r not in FULL]
-        # the smoke runs are mostly installing: side by side, from one wheel built first (builds of
-        # one source folder at once collide in its build/ and egg-info)
+        # the smoke runs are mostly installing: side by side, and beside the full run (their downloads
+        # overlap its tests), from one wheel built first (builds of one source folder at once collide
+        # in its build/ and egg-info)
         wheel = _wheel(Path(folder)) if smoke else ""
         with ThreadPoolExecutor(max(len(smoke), 1)) as pool:
-            passed |= dict(zip(smoke, pool.map(lambda r: run(r, Path(folder), wheel), smoke), strict=True))
+            smoked = pool.map(lambda r: run(r, Path(folder), wheel), smoke)
+            passed = {r: run(r, Path(folder)) for r in releases if r in FULL}
+            passed |= dict(zip(smoke, smoked, strict=True))
     failed = [r for r in releases if not passed[r]]
     if failed:
         print(f"failed on Triton {', '.join(failed)}")
