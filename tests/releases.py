@@ -1,18 +1,19 @@
-"""Runs the tests on the other supported Triton releases, each in a fresh virtual environment:
-the suite on the newest (3.9.0), on every core, but for what runs on the pinned release only, to
-keep CI within its time: what holds tritonscope's own code and not Triton's (the explorer's
-screens, the agent server's protocol and the status line, which drive the same app functions the
-rest of the suite holds on every release; the fault suites that send signals or drive a terminal,
-which hold tritonscope's own process handling: the `serial` tests; the cluster, the packaging, the
-layering and the browser views: see PINNED_ONLY), what is the pinned release's by
-construction (the corpus of real programs, whose H100 and H200 summaries are 3.6.0's, and the
-host-value programs that corpus runs, models of transformers, which only the README's run
-installs; the tour's text and docs/agents.md's figures, built from 3.6.0's runs), the simulated
-GPU's answers to torch (torch's own, the same under every Triton) and one sweep
-(PINNED_ONLY_TESTS). The liger-kernel corpus runs on both. The smoke test (tests/test_smoke.py),
-which the whole suite covers, runs instead on 3.5.1, 3.7.1 and 3.8.0, side by side (each one's
-output printed when it ends). The pinned release (3.6.0, the GPU machine's) is the README's own
-`python -m pytest`.
+"""Runs the tests on the other supported Triton releases, each in a fresh virtual environment.
+
+On the newest (3.9.0), on every core, the tests of what a Triton release changes
+(RELEASE_FACING): its compiler's entry points and options, the text of each stage and the
+parsers that read it, its targets and their limits, how its launcher specializes arguments, the
+hooks a traced program's compiles and launches come through, its interpreter (which runs a
+kernel's reads on the host), its JIT objects (the Python API's input), and real library kernels
+compiled whole. The rest of the suite holds tritonscope's own code on what those return (the
+same parsed stages, compiles and captures) and runs on the pinned release only: the views and
+front ends, fit and its ranking, the fault suites, the corpus of real programs (whose H100 and
+H200 summaries are 3.6.0's by construction), the cluster, the packaging. Run whole on the newest
+as well, the suite took 36 of CI's 90 minutes there; this part takes about 7 (cold caches).
+
+The smoke test (tests/test_smoke.py: every command once) runs on 3.9.0 with that part, and alone
+on 3.5.1, 3.7.1 and 3.8.0, side by side (each one's output printed when it ends). The pinned
+release (3.6.0, the GPU machine's) is the README's own `python -m pytest`.
 
     python tests/releases.py            # all of them
     python tests/releases.py 3.8.0      # one
@@ -33,25 +34,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 FULL = ("3.9.0",)
 SMOKE = ("3.5.1", "3.7.1", "3.8.0")
-PINNED_ONLY = (
-    *("test_corpus_h100.py", "test_corpus_host_values.py", "test_host_value_programs.py"),
-    *("test_simulated_answers.py", "test_tour.py"),
-    *("test_explorer.py", "test_explorer_snapshots.py", "test_explorer_terminal.py"),
-    *("test_agent.py", "test_agent_pages.py", "test_status_line.py"),
-    # tritonscope's own machinery, which runs Triton only as a child it starts or a file it imports:
-    # the Ray cluster and the executor, the installed package, namespace-package imports, the CI
-    # recipe, the import layering, the HTML and notebook views in a browser, and the environments of
-    # other releases (on the newest's run they would make the pinned one's, which the pinned run makes)
-    *("test_cluster.py", "test_executor.py", "test_installed.py", "test_namespace_packages.py"),
-    *("test_ci_recipe.py", "test_architecture.py", "test_report_browser.py", "test_notebook_browser.py"),
-    *("test_other_releases.py", "test_bench_releases.py"),
+RELEASE_FACING = (
+    # the compiler's output, parsed: every stage's text, line locations, layouts, pass dumps, SASS
+    *("test_parser_amdgcn.py", "test_parser_asm_loc.py", "test_parser_cuobjdump.py", "test_parser_layouts.py"),
+    *("test_parser_llvm_debug.py", "test_parser_mlir_locations.py", "test_parser_normalize.py"),
+    *("test_parser_pass_dump.py", "test_parser_sass_lines.py", "test_linemap.py", "test_cubins.py"),
+    *("test_layout.py", "test_shared_layouts.py"),
+    # compiling: the entry points, options and targets, specialization, the pass pipeline, Gluon
+    *("test_compile.py", "test_specialize.py", "test_targets.py", "test_samples.py", "test_early_stages.py"),
+    *("test_passes.py", "test_source.py", "test_load.py", "test_gluon.py"),
+    # real library kernels compiled whole, and the JIT objects the Python API takes
+    *("test_library_kernels.py", "test_api.py"),
+    # every command once; the hooks a traced program comes through; the interpreter's reads
+    *("test_smoke.py", "test_trace_target.py", "test_simulated_values.py"),
 )
-# A sweep whose every case the newest release's run holds in smaller tests of the same code (a
-# sample ranked on each kind of target, liger's dyt over its 18 configs), run whole on the pinned
-# release only: about a twentieth of that run's time.
-PINNED_ONLY_TESTS = ("tests/test_fit_rank.py::test_every_sample_ranks_on_every_default_target",)
+
 TORCH = "torch==2.13.0"  # the CPU build; an unpinned torch pulls gigabytes of CUDA
-LIGER = "liger-kernel==0.8.5"  # --no-deps: it asks for a torch of its own choosing
 
 
 def run(release: str, folder: Path, package: str = str(ROOT)) -> bool:
@@ -67,10 +65,8 @@ def run(release: str, folder: Path, package: str = str(ROOT)) -> bool:
     ]
     pytest = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     if full:  # on every core, a file's tests in one worker (its fixtures built once)
-        steps.append([python, "-m", "pip", "install", "-q", "--no-deps", LIGER])
-        ignored = [f"--ignore=tests/{name}" for name in (*PINNED_ONLY, "test_smoke.py")]
-        ignored += [f"--deselect={test}" for test in PINNED_ONLY_TESTS]
-        steps.append([*pytest, "-n", "auto", "--dist", "loadfile", "-m", "not serial", *ignored])
+        files = [f"tests/{name}" for name in RELEASE_FACING]
+        steps.append([*pytest, "-n", "auto", "--dist", "loadfile", "-m", "not serial", *files])
     else:
         steps.append([*pytest, "tests/test_smoke.py"])  # collects no file that needs torch
     started = time.monotonic()
