@@ -8,8 +8,8 @@ kernel's reads on the host), its JIT objects (the Python API's input), and real 
 compiled whole. The rest of the suite holds tritonscope's own code on what those return (the
 same parsed stages, compiles and captures) and runs on the pinned release only: the views and
 front ends, fit and its ranking, the fault suites, the corpus of real programs (whose H100 and
-H200 summaries are 3.6.0's by construction), the cluster, the packaging. Run whole on the newest
-as well, the suite took 36 of CI's 90 minutes there; this part takes about 7 (cold caches).
+H200 summaries are 3.6.0's by construction), the cluster, the packaging. The whole suite took
+36 minutes on the newest, on CI's 2-core machine; this part took 7 (2026-11-29).
 
 The smoke test (tests/test_smoke.py: every command once) runs on 3.9.0 with that part, and alone
 on 3.5.1, 3.7.1 and 3.8.0, side by side (each one's output printed when it ends). The pinned
