@@ -47,6 +47,45 @@ def test_a_preload_that_fails_leaves_the_worker_serving(tmp_path):
         assert not outcome.ok and "broken on import" in outcome.error
 
 
+def _counting_module(folder, name: str) -> Path:
+    """A module that appends its importing process's id to a file: who imported it, and how often."""
+    log = folder / "importers"
+    (folder / f"{name}.py").write_text(
+        f"import os\nwith open({str(log)!r}, 'a') as f:\n    f.write(f'{{os.getpid()}}\\n')\n"
+        "def pid():\n    return os.getpid()\n"
+    )
+    return log
+
+
+def test_a_pool_s_workers_share_one_import_of_their_preload(tmp_path):
+    """This environment's workers are forked from one process that imported the preload (a fork
+    server): the second worker costs a fork, not Python's and Triton's start-up again."""
+    log = _counting_module(tmp_path, "probe_shared")
+    with Workers(jobs=2, env={"PYTHONPATH": str(tmp_path)}) as workers:
+        workers.warm(preload="probe_shared", count=2)
+        handles = [workers.submit(Task("time:sleep", (0.5,))) for _ in range(2)]  # both busy at once
+        assert all(handle.result().ok for handle in handles)
+        served = {o.value for o in workers.run([Task("probe_shared:pid")] * 4)}
+        importers = log.read_text().split()
+    assert len(importers) == 1, f"imported by {importers}: each worker imported it again"
+    assert len(served) == 2 and importers[0] not in {str(pid) for pid in served}  # by the server, not a worker
+
+
+def test_a_killed_fork_server_is_replaced_and_the_next_task_served(tmp_path):
+    log = _counting_module(tmp_path, "probe_again")
+    with Workers(env={"PYTHONPATH": str(tmp_path)}) as workers:
+        workers.warm(preload="probe_again")
+        first = workers.call(Task("probe_again:pid"))
+        server = workers._zygote.process
+        server.kill()
+        server.wait(10)
+        assert _gone(first)  # its workers die with it
+        second = workers.call(Task("probe_again:pid"))
+        assert second != first and len(log.read_text().split()) == 2  # a new server imported it again
+        replaced = workers._zygote.process
+    assert _gone(replaced.pid), "closing the pool left its fork server running"
+
+
 def _gone(pid: int) -> bool:
     """The process has ended (gone, or a zombie its new parent has not reaped yet)."""
     deadline = time.monotonic() + 10

@@ -1,8 +1,10 @@
 """The executor on this machine: a pool of worker processes (worker.py), each serving many tasks, so
 Triton's start-up and the kernel file's import are paid once per worker, not once per task.
 
-- a worker is a fresh Python interpreter (`python -m tritonscope.isolate`) with the environment it
-  was asked for (another Triton release's interpreter, with this tritonscope put on its path);
+- this environment's workers are forked from the pool's fork server (zygote.py), which imported
+  Triton and the tasks' module once: a second worker, or one replacing a killed worker, costs a fork,
+  not Python's and Triton's start-up again; another Triton release's worker is a fresh interpreter
+  (`python -m tritonscope.isolate`) of that environment, with this tritonscope put on its path;
 - a task that raises comes back as its message and exit code; a worker that crashes or runs past
   the timeout is killed and replaced, and only its task fails; a time-out says where the task was
   ("stuck at FILE:LINE", from the worker's stack);
@@ -33,6 +35,7 @@ from ..core.limits import OpenFilesLimit, busy_in_dump, stuck_in_dump
 from ..core.status import ExitStatus
 from .tasks import Outcome, Task, cancelled
 from .worker import PARENT, PRELOAD, RESULT_FD, STACK_FD, STACK_SIGNAL, read_message, write_message
+from .zygote import Forked, Zygote
 
 _POLL = 0.2  # seconds between looks at the time limits of the tasks in flight
 
@@ -47,6 +50,7 @@ class Workers:
         self.stderr = stderr  # a file for the workers' C-level stderr (passes reads the dumps there)
         self._idle: list[_Worker] = []
         self._submitted: set[LocalHandle] = set()  # submit's tasks not ended yet: `close` ends them
+        self._zygote: Zygote | None = None  # where this environment's workers are forked from
         self._lock = threading.Lock()  # both: a submitted task ends in whichever thread waits on it
 
     def __enter__(self) -> Workers:
@@ -64,6 +68,10 @@ class Workers:
             handle.cancel()
         for worker in idle:
             worker.kill()
+        with self._lock:
+            zygote, self._zygote = self._zygote, None
+        if zygote is not None:
+            zygote.close()
 
     def warm(self, python: str | None = None, count: int = 1, preload: str | None = None) -> Workers:
         """Starts `count` workers now (those not yet started), so their start-up overlaps the caller's
@@ -72,7 +80,7 @@ class Workers:
         env = {**self.env, PRELOAD: preload} if preload else self.env
         with self._lock:
             while sum(worker.python == python for worker in self._idle) < min(count, self.jobs):
-                self._idle.append(_Worker(env, self.stderr, python))
+                self._idle.append(self._new_worker(env, python))
         return self
 
     def call(self, task: Task) -> Any:
@@ -132,7 +140,20 @@ class Workers:
                 return worker
             if len(self._idle) >= self.jobs:
                 self._idle.pop(0).kill()
-            return _Worker(self.env, self.stderr, python)
+            return self._new_worker(self.env, python)
+
+    def _new_worker(self, env: dict[str, str], python: str | None) -> _Worker:
+        """A worker of that interpreter: this environment's forked from the pool's fork server (started
+        with the first, and importing its preload), another release's a fresh interpreter. Under _lock."""
+        if python is not None:
+            return _Worker(env, self.stderr, python)
+        if self._zygote is not None and self._zygote.process.poll() is not None:
+            self._zygote.close()  # died (killed from outside): a new one
+            self._zygote = None
+        if self._zygote is None:
+            stdout = self.stderr if self.stderr is not None else 2  # the parent's fd 2: never its stdout
+            self._zygote = Zygote(self.env, stdout, self.stderr, env.get(PRELOAD))
+        return _Worker(env, self.stderr, zygote=self._zygote)
 
     def _release(self, handle: LocalHandle, worker: _Worker | None) -> None:
         """A task ended: its worker (None: killed) waits for the next task; a submitted one is let go."""
@@ -259,25 +280,30 @@ def _readable(fd: int, wait: float) -> bool:
 
 
 class _Worker:
-    def __init__(self, env: dict[str, str], stderr, python: str | None = None):
+    def __init__(self, env: dict[str, str], stderr, python: str | None = None, zygote: Zygote | None = None):
         read_end, write_end = os.pipe()
         self.python = python
         self.tasks = 0  # sent so far
         # Where the worker writes its stack when asked (STACK_SIGNAL), to say where a task was stuck.
         self._stack = tempfile.TemporaryFile()  # noqa: SIM115 - closed in kill()
-        env = {**env, RESULT_FD: str(write_end), STACK_FD: str(self._stack.fileno()), "PYTHONFAULTHANDLER": ""}
-        env[PARENT] = str(os.getpid())
-        if python is not None:  # another Triton release's environment
-            env.update(_foreign_environment(env))
-        self.process = subprocess.Popen(
-            [python or sys.executable, "-m", "tritonscope.isolate"],
-            stdin=subprocess.PIPE,
-            stdout=stderr if stderr is not None else 2,  # the parent's fd 2: never its stdout
-            stderr=stderr,
-            env=env,
-            pass_fds=(write_end, self._stack.fileno()),
-            start_new_session=True,  # a group of its own: killed, it takes ptxas and the like with it
-        )
+        self.process: subprocess.Popen | Forked
+        if zygote is not None:  # this environment's worker: forked, its imports shared
+            preload = {PRELOAD: env[PRELOAD]} if PRELOAD in env else {}
+            self.process = zygote.fork(preload, {RESULT_FD: write_end, STACK_FD: self._stack.fileno()})
+        else:
+            env = {**env, RESULT_FD: str(write_end), STACK_FD: str(self._stack.fileno()), "PYTHONFAULTHANDLER": ""}
+            env[PARENT] = str(os.getpid())
+            if python is not None:  # another Triton release's environment
+                env.update(_foreign_environment(env))
+            self.process = subprocess.Popen(
+                [python or sys.executable, "-m", "tritonscope.isolate"],
+                stdin=subprocess.PIPE,
+                stdout=stderr if stderr is not None else 2,  # the parent's fd 2: never its stdout
+                stderr=stderr,
+                env=env,
+                pass_fds=(write_end, self._stack.fileno()),
+                start_new_session=True,  # a group of its own: killed, it takes ptxas and the like with it
+            )
         os.close(write_end)
         self.results = read_end
         self._stream = os.fdopen(read_end, "rb")
@@ -310,7 +336,8 @@ class _Worker:
     def where_busy(self) -> str:
         """Where the worker's time goes now, said for a time-out: the user's line it is stuck at, or
         the step of Triton's compiler (or of tritonscope) it is in, or that it was still starting."""
-        if self.process.poll() is None and not _catches(self.process.pid, STACK_SIGNAL):
+        started = self.process.started() if isinstance(self.process, Forked) else self.process.pid
+        if self.process.poll() is None and (not started or not _catches(started, STACK_SIGNAL)):
             return "the worker was still starting: Python and Triton were being imported"
         text = self.stack()
         return (busy_in_dump(text) if text else None) or "where it was could not be read"
@@ -318,7 +345,8 @@ class _Worker:
     def stack(self) -> str | None:
         """The worker's stack now (written by faulthandler on STACK_SIGNAL, even from inside C code), or
         None if it does not say in time."""
-        if self.process.poll() is not None or not _catches(self.process.pid, STACK_SIGNAL):
+        started = self.process.started() if isinstance(self.process, Forked) else self.process.pid
+        if self.process.poll() is not None or not started or not _catches(started, STACK_SIGNAL):
             return None  # a worker still starting would be killed by the signal
         with contextlib.suppress(OSError, ValueError):  # ValueError: closed by a kill in another thread
             self._stack.seek(0)
@@ -335,7 +363,7 @@ class _Worker:
 
     def kill(self) -> None:
         """The worker and what it started (ptxas, a kernel file's children: its process group) end now."""
-        if self.process.poll() is None:
+        if self.process.poll() is None and self.process.pid > 0:  # 0: a fork that never came
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.process.pid, signal.SIGKILL)  # the unreaped worker keeps its id theirs
             self.process.kill()

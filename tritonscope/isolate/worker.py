@@ -1,5 +1,6 @@
-"""The worker's side of local.Workers: a fresh interpreter (`python -m tritonscope.isolate`) that
-reads tasks from stdin and writes each outcome to its result pipe, until end of input.
+"""The worker's side of local.Workers: a process forked by its pool's fork server (zygote.py), or a
+fresh interpreter of another release (`python -m tritonscope.isolate`), that reads tasks from stdin
+and writes each outcome to its result pipe, until end of input.
 
 It dies with its parent whatever the signal (PR_SET_PDEATHSIG, and end of input), ignores the
 terminal's Ctrl-C (the parent handles it), writes its stack where the parent reads it when asked

@@ -199,6 +199,7 @@ class Undisassembled:
     target: Target
     artifacts: Artifacts
     notices: tuple[str, ...]
+    line_map: dict | None = None  # every stage's but the SASS, where the worker built it (`compile_mapped`)
 
 
 def compile_undisassembled(request: VariantRequest) -> Undisassembled:
@@ -211,6 +212,13 @@ def compile_undisassembled(request: VariantRequest) -> Undisassembled:
     return Undisassembled(prepared.kernel.spec, prepared.variant, prepared.target, artifacts, prepared.notices)
 
 
+def compile_mapped(request: VariantRequest) -> Undisassembled:
+    """In a sweep's worker: the compile without its SASS, and the line maps of its other stages, built
+    here while the other workers compile, not in the sweep's process after the last compile."""
+    compiled = compile_undisassembled(request)
+    return replace(compiled, line_map=early_line_map(compiled.spec, compiled.artifacts, compiled.target))
+
+
 def compile_finished(request: VariantRequest) -> Compilation:
     """In a sweep's task on a cluster's node: the compile finished there, its SASS read as `finish`
     reads a local sweep's (so the two runs' results are equal), and the head does no work for it."""
@@ -219,14 +227,17 @@ def compile_finished(request: VariantRequest) -> Compilation:
 
 def finish(compiles: list[Undisassembled], ahead: SassAhead | None = None) -> list[Compilation]:
     """The Compilations of many compiles, their NVIDIA cubins disassembled together (but those `ahead`
-    reads). nvdisasm runs (0.2-0.3 s, mostly its start-up) while the other stages' line maps are built here."""
+    reads). nvdisasm runs (0.2-0.3 s, mostly its start-up) while the other stages' line maps are built here
+    (those a sweep's workers have not built already)."""
     from ...triton_api.tools import disassemble_code, sass_refused, with_serialization_report
 
     cubins = [c.artifacts.binary for c in compiles if c.target.backend == "cuda"]
     rest = [b for b in cubins if ahead is None or b not in ahead.binaries]
     with ThreadPoolExecutor(1) as background:
         disassembly = background.submit(disassemble_code, rest)
-        line_maps = [early_line_map(c.spec, c.artifacts, c.target) for c in compiles]
+        line_maps = [
+            c.line_map if c.line_map is not None else early_line_map(c.spec, c.artifacts, c.target) for c in compiles
+        ]
         sass = dict(zip(rest, disassembly.result(), strict=True))
     sass |= ahead.listings() if ahead else {}
     unread = [b for b in cubins if b not in sass]  # the read ahead failed: its error is met here

@@ -107,7 +107,7 @@ def _tasks(variants: list[VariantOutcome]) -> list[Task]:
     its own nvdisasm). This release's leaves the disassembly to `run`, which reads every cubin in
     one nvdisasm run, except on a cluster: there the node finishes its own compile
     (`compile_finished`), so that the head does no work per variant."""
-    from .prepare import compile_finished, compile_request, compile_undisassembled  # loaded by now: no cost
+    from .prepare import compile_finished, compile_mapped, compile_request  # loaded by now: no cost
 
-    here = compile_finished if on_cluster() else compile_undisassembled
+    here = compile_finished if on_cluster() else compile_mapped
     return [releases.task(compile_request, (v.request,), v.request.triton, (v.request.file,), here) for v in variants]
