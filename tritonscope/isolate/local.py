@@ -363,10 +363,11 @@ class _Worker:
 
     def kill(self) -> None:
         """The worker and what it started (ptxas, a kernel file's children: its process group) end now."""
-        if self.process.poll() is None and self.process.pid > 0:  # 0: a fork that never came
+        started = self.process.started() if isinstance(self.process, Forked) else self.process.pid
+        if self.process.poll() is None and started:  # None: not forked yet (its kill gives it up); 0: never
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.process.pid, signal.SIGKILL)  # the unreaped worker keeps its id theirs
-            self.process.kill()
+                os.killpg(started, signal.SIGKILL)  # the unreaped worker keeps its id theirs
+        self.process.kill()
         self.process.wait()
         for stream in (self._stack, self._input, self._stream):
             with contextlib.suppress(OSError):

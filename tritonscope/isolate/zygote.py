@@ -139,7 +139,16 @@ class Forked:
                 os.kill(self.pid, signum)
 
     def kill(self) -> None:
-        self.send_signal(signal.SIGKILL)
+        """Kills it; one not forked yet (its server still importing) is not waited for: given up here,
+        it reads the end of its task pipe (closed by its owner) as soon as it is forked, and ends."""
+        with self._lock:
+            unforked = self._pid is None and not _readable(self._status, 0)
+            if unforked and self.returncode is None:
+                self.returncode = -signal.SIGKILL
+                self._pid = 0
+                os.close(self._status)
+        if not unforked:
+            self.send_signal(signal.SIGKILL)
 
     def _read(self, layout: struct.Struct) -> int | None:
         """One value from the status pipe, waiting for it; None at its end (the server is gone)."""
@@ -188,9 +197,10 @@ def serve_forks(fd: int) -> None:
         if not message:  # the parent closed its end: the workers die with this process
             return
         names, env = pickle.loads(message)
+        server_pid = os.getpid()
         pid = os.fork()
         if pid == 0:
-            _become_worker(fds, names, env, own | set(statuses.values()))
+            _become_worker(fds, names, env, own | set(statuses.values()), server_pid)
         statuses[pid] = fds[1]
         with contextlib.suppress(OSError):
             os.write(fds[1], _PID.pack(pid))
@@ -213,11 +223,15 @@ def _reap(statuses: dict[int, int]) -> None:
             os.close(pipe)
 
 
-def _become_worker(fds: list[int], names: list[str], env: dict[str, str], theirs: set[int]) -> None:
+def _become_worker(fds: list[int], names: list[str], env: dict[str, str], theirs: set[int], server_pid: int) -> None:
     """In the forked child: a process group of its own, none of the server's descriptors, the task
     pipe as stdin, the environment asked for; then a worker until its tasks end. Never returns."""
     code = 1
     try:
+        from .worker import _die_with_parent
+
+        os.environ["TRITONSCOPE_WORKER_PARENT"] = str(server_pid)
+        _die_with_parent()  # first: a server killed from here on takes this worker with it
         os.setsid()
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -228,7 +242,7 @@ def _become_worker(fds: list[int], names: list[str], env: dict[str, str], theirs
         os.close(fds[0])
         os.environ.update(env)
         os.environ.update({name: str(fd) for name, fd in zip(names, fds, strict=True) if name})
-        os.environ["TRITONSCOPE_WORKER_PARENT"] = str(os.getppid())
+        os.environ["TRITONSCOPE_WORKER_PARENT"] = str(server_pid)
         from .worker import serve
 
         serve()
