@@ -65,6 +65,21 @@ def test_a_sweeps_finish_gives_what_a_whole_compile_gives():
     assert any((undone.spec.file, dot_line) in sources for sources in finished.line_map[Stage.TTGIR].values())
 
 
+def test_line_maps_a_worker_built_give_what_finish_builds():
+    """At -j 2 a sweep's workers build their compiles' line maps (compile_mapped); finish() then takes
+    them as they are, and the Compilation is the one it would have built itself."""
+    from tritonscope.app.walk.prepare import compile_mapped, compile_undisassembled, finish
+    from tritonscope.core.model import VariantRequest
+    from tritonscope.core.stages import Stage
+
+    request = VariantRequest(file="sample:softmax", target="sm80")
+    mapped, plain = compile_mapped(request), compile_undisassembled(request)
+    assert plain.line_map is None and mapped.line_map and Stage.SASS not in mapped.line_map
+    assert {Stage.TTIR, Stage.TTGIR, Stage.LLIR, Stage.PTX} <= set(mapped.line_map)
+    [from_worker], [from_finish] = finish([mapped]), finish([plain])
+    assert from_worker.line_map == from_finish.line_map and Stage.SASS in from_worker.line_map
+
+
 def test_a_sweeps_finish_gives_each_variant_its_own_listing_read_ahead_or_after():
     """At -j 2 a sweep reads the SASS of the compiles in so far while its last ones run (SassAhead);
     finish() reads the rest, and each variant gets its own cubin's listing, whichever run read it."""

@@ -90,7 +90,7 @@ def run(
         if on_done:
             on_done(variants[index])
 
-    workers.run(_tasks(variants), on_done=done)
+    workers.run(_tasks(variants, workers.jobs), on_done=done)
     workers.close()  # each holds a compiler's memory, and what is left (nvdisasm, analysis) needs none
 
     # Local workers send this release's compiles back without SASS: disassembled here, in one nvdisasm
@@ -102,12 +102,14 @@ def run(
     return variants
 
 
-def _tasks(variants: list[VariantOutcome]) -> list[Task]:
+def _tasks(variants: list[VariantOutcome], jobs: int) -> list[Task]:
     """One task per variant. Another release's compiles and disassembles in a worker of its own (with
     its own nvdisasm). This release's leaves the disassembly to `run`, which reads every cubin in
     one nvdisasm run, except on a cluster: there the node finishes its own compile
-    (`compile_finished`), so that the head does no work per variant."""
-    from .prepare import compile_finished, compile_mapped, compile_request  # loaded by now: no cost
+    (`compile_finished`), so that the head does no work per variant. With several workers, each also
+    builds its compile's line maps (`compile_mapped`), side by side, instead of `run` after the last
+    compile; with one, `run` builds them while nvdisasm runs, which hides them."""
+    from .prepare import compile_finished, compile_mapped, compile_request, compile_undisassembled  # loaded by now
 
-    here = compile_finished if on_cluster() else compile_mapped
+    here = compile_finished if on_cluster() else compile_mapped if jobs > 1 else compile_undisassembled
     return [releases.task(compile_request, (v.request,), v.request.triton, (v.request.file,), here) for v in variants]
