@@ -35,7 +35,7 @@ from ..core.limits import OpenFilesLimit, busy_in_dump, stuck_in_dump
 from ..core.status import ExitStatus
 from .tasks import Outcome, Task, cancelled
 from .worker import PARENT, PRELOAD, RESULT_FD, STACK_FD, STACK_SIGNAL, read_message, write_message
-from .zygote import Forked, Zygote
+from .zygote import FORKS, Forked, Zygote
 
 _POLL = 0.2  # seconds between looks at the time limits of the tasks in flight
 
@@ -145,7 +145,7 @@ class Workers:
     def _new_worker(self, env: dict[str, str], python: str | None) -> _Worker:
         """A worker of that interpreter: this environment's forked from the pool's fork server (started
         with the first, and importing its preload), another release's a fresh interpreter. Under _lock."""
-        if python is not None:
+        if python is not None or not FORKS:
             return _Worker(env, self.stderr, python)
         if self._zygote is not None and self._zygote.process.poll() is not None:
             self._zygote.close()  # died (killed from outside): a new one

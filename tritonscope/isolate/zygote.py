@@ -30,6 +30,9 @@ ZYGOTE = "TRITONSCOPE_ZYGOTE"  # set: `python -m tritonscope.isolate` serves for
 _PID = struct.Struct("<q")  # the child's id, written once it is forked
 _STATUS = struct.Struct("<i")  # its exit code as Popen says it (negative: the signal), once reaped
 _MAX_FDS = 8
+# Where a fork server can run: Unix sockets that keep message bounds and carry descriptors (Linux;
+# macOS has no SOCK_SEQPACKET). Elsewhere every worker is a fresh interpreter.
+FORKS = hasattr(socket, "SOCK_SEQPACKET") and hasattr(socket, "send_fds") and hasattr(os, "fork")
 
 
 class Zygote:
