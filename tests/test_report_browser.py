@@ -102,7 +102,10 @@ def test_clicking_a_stage_line_lights_its_python_line(browser, tmp_path):
 
     c = compiled("sample:vector_add", "sm90")
     _open(browser, tmp_path, c, "vector_add")
-    load = next(e for e in browser.find_elements(By.CSS_SELECTOR, '.l[data-stage="sass"]') if "LDG.E.128" in e.text)
+    lines = browser.find_elements(By.CSS_SELECTOR, '.l[data-stage="sass"]')
+    # textContent, not .text: the text a line holds, whether or not the browser has painted it yet
+    load = next((e for e in lines if "LDG.E.128" in e.get_attribute("textContent")), None)
+    assert load is not None, f"no LDG.E.128 among {len(lines)} SASS lines; the SASS: {c.stages[Stage.SASS][:600]}"
     browser.execute_script("arguments[0].scrollIntoView()", load)
     load.click()
     source = [e.text for e in browser.find_elements(By.CSS_SELECTOR, '.l.hl[data-stage="source"]')]

@@ -169,7 +169,15 @@ _started_ahead: dict[str, Workers] = {}  # preload -> a pool whose first worker 
 def start_ahead(preload: str, count: int = 1) -> None:
     """Starts a pool's first `count` workers (`preload` imported) now, ahead of the caller's own imports,
     so that their Python and Triton start-up overlaps them; `warm_pool(preload)` takes them."""
-    _started_ahead.setdefault(preload, Workers(jobs=count).warm(preload=preload, count=count))
+    if preload in _started_ahead:
+        return
+    workers = Workers(jobs=count)
+    try:
+        workers.warm(preload=preload, count=count)
+    except OSError:  # no descriptors left (ulimit -n): the command starts its own, meets it and says so
+        workers.close()
+        return
+    _started_ahead[preload] = workers
 
 
 def warm_pool(preload: str, jobs: int = 1, timeout: float = 600, count: int = 1) -> Workers:
