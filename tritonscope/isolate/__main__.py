@@ -3,9 +3,9 @@ fork server those workers come from (zygote.py)."""
 
 import os
 
-if os.environ.get("TRITONSCOPE_ZYGOTE"):
-    from tritonscope.isolate.zygote import main
+from tritonscope.isolate.zygote import ZYGOTE, main
 
+if os.environ.get(ZYGOTE):
     main()
 else:
     from tritonscope.isolate.worker import serve

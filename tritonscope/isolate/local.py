@@ -35,7 +35,7 @@ from ..core.limits import OpenFilesLimit, busy_in_dump, stuck_in_dump
 from ..core.status import ExitStatus
 from .tasks import Outcome, Task, cancelled
 from .worker import PARENT, PRELOAD, RESULT_FD, STACK_FD, STACK_SIGNAL, read_message, write_message
-from .zygote import FORKS, Forked, Zygote
+from .zygote import FORKS, Forked, Zygote, readable
 
 _POLL = 0.2  # seconds between looks at the time limits of the tasks in flight
 
@@ -205,8 +205,8 @@ def _where_any(handles: list[LocalHandle]) -> str | None:
 def _settled(handles: list[LocalHandle]) -> list[LocalHandle]:
     """Those of the handles whose task has ended, waiting up to _POLL seconds for one to."""
     with contextlib.suppress(OSError, ValueError):  # a descriptor closed by a cancel: settled below
-        readable, _, _ = select.select(handles, [], [], _POLL)
-        return [handle for handle in handles if handle.settle(handle in readable)]
+        ready, _, _ = select.select(handles, [], [], _POLL)
+        return [handle for handle in handles if handle.settle(handle in ready)]
     return [handle for handle in handles if handle.settle(True)]
 
 
@@ -238,12 +238,12 @@ class LocalHandle:
         return self._worker.results
 
     def done(self) -> bool:
-        return self.settle(_readable(self._worker.results, 0))
+        return self.settle(readable(self._worker.results, 0))
 
     def result(self) -> Outcome:
         """The task's Outcome, once it has ended: answered, failed, crashed, timed out or cancelled."""
         while self._outcome is None:
-            self.settle(_readable(self._worker.results, _POLL))
+            self.settle(readable(self._worker.results, _POLL))
         return self._outcome
 
     def cancel(self) -> bool:
@@ -277,14 +277,6 @@ class LocalHandle:
     def _end(self, outcome: Outcome, worker: _Worker | None = None) -> None:
         self._outcome = outcome
         self._workers._release(self, worker)
-
-
-def _readable(fd: int, wait: float) -> bool:
-    """Whether the pipe has something to read (an answer, or its end), waiting up to `wait` seconds."""
-    try:
-        return bool(select.select([fd], [], [], wait)[0])
-    except (OSError, ValueError):  # closed by a cancel in another thread: the handle has its outcome
-        return False
 
 
 class _Worker:
@@ -344,7 +336,7 @@ class _Worker:
     def where_busy(self) -> str:
         """Where the worker's time goes now, said for a time-out: the user's line it is stuck at, or
         the step of Triton's compiler (or of tritonscope) it is in, or that it was still starting."""
-        started = self.process.started() if isinstance(self.process, Forked) else self.process.pid
+        started = self._pid_now()
         if self.process.poll() is None and (not started or not _catches(started, STACK_SIGNAL)):
             return "the worker was still starting: Python and Triton were being imported"
         text = self.stack()
@@ -353,7 +345,7 @@ class _Worker:
     def stack(self) -> str | None:
         """The worker's stack now (written by faulthandler on STACK_SIGNAL, even from inside C code), or
         None if it does not say in time."""
-        started = self.process.started() if isinstance(self.process, Forked) else self.process.pid
+        started = self._pid_now()
         if self.process.poll() is not None or not started or not _catches(started, STACK_SIGNAL):
             return None  # a worker still starting would be killed by the signal
         with contextlib.suppress(OSError, ValueError):  # ValueError: closed by a kill in another thread
@@ -369,9 +361,14 @@ class _Worker:
                     return text
         return None
 
+    def _pid_now(self) -> int | None:
+        """The worker's id without waiting: None while its fork server has not forked it yet, 0 where
+        it never will (the server is gone)."""
+        return self.process.started() if isinstance(self.process, Forked) else self.process.pid
+
     def kill(self) -> None:
         """The worker and what it started (ptxas, a kernel file's children: its process group) end now."""
-        started = self.process.started() if isinstance(self.process, Forked) else self.process.pid
+        started = self._pid_now()
         if self.process.poll() is None and started:  # None: not forked yet (its kill gives it up); 0: never
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(started, signal.SIGKILL)  # the unreaped worker keeps its id theirs

@@ -26,6 +26,8 @@ import threading
 import time
 from typing import IO
 
+from .worker import PARENT, PRELOAD, _die_with_parent, _preload, serve
+
 ZYGOTE = "TRITONSCOPE_ZYGOTE"  # set: `python -m tritonscope.isolate` serves forks on this descriptor
 _PID = struct.Struct("<q")  # the child's id, written once it is forked
 _STATUS = struct.Struct("<i")  # its exit code as Popen says it (negative: the signal), once reaped
@@ -41,10 +43,10 @@ class Zygote:
 
     def __init__(self, env: dict[str, str], stdout, stderr, preload: str | None):
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        env = {**env, ZYGOTE: str(theirs.fileno()), "TRITONSCOPE_WORKER_PARENT": str(os.getpid())}
+        env = {**env, ZYGOTE: str(theirs.fileno()), PARENT: str(os.getpid())}
         if preload:  # its module only: a warm-up function runs in each worker (a fork after a compile's
             # threads started would be unsafe)
-            env["TRITONSCOPE_PRELOAD"] = preload.partition(":")[0]
+            env[PRELOAD] = preload.partition(":")[0]
         self.process = subprocess.Popen(
             [sys.executable, "-m", "tritonscope.isolate"],
             stdin=subprocess.DEVNULL,
@@ -69,13 +71,11 @@ class Zygote:
         try:
             with self._lock:
                 socket.send_fds(self._socket, [message], [task_read, status_write, *fds.values()])
-        except OSError:  # the server is gone: the worker "died" at once, as a Popen that failed to run
-            os.close(status_write)
-            status_write = -1
-        finally:
+        except OSError:  # the server is gone: its status pipe ends at once, read as a worker never forked
+            pass
+        finally:  # the server holds its own copies of what it was sent
             os.close(task_read)
-            if status_write >= 0:
-                os.close(status_write)
+            os.close(status_write)
         return Forked(os.fdopen(task_write, "wb"), status_read)
 
     def close(self) -> None:
@@ -102,7 +102,7 @@ class Forked:
     def started(self) -> int | None:
         """The worker's id if it has been forked (or 0: it never will be), without waiting."""
         with self._lock:
-            if self._pid is None and _readable(self._status, 0):
+            if self._pid is None and readable(self._status, 0):
                 self._pid = self._read(_PID) or 0
             return self._pid
 
@@ -115,7 +115,7 @@ class Forked:
             return self._pid
 
     def poll(self) -> int | None:
-        if self.returncode is None and self.started() is not None and _readable(self._status, 0):
+        if self.returncode is None and self.started() is not None and readable(self._status, 0):
             self.wait()
         return self.returncode
 
@@ -126,7 +126,7 @@ class Forked:
             for _ in range(2):  # the fork's id, then the exit status
                 if self.started() is not None and self.poll() is not None:
                     break
-                if not _readable(self._status, max(deadline - time.monotonic(), 0)):
+                if not readable(self._status, max(deadline - time.monotonic(), 0)):
                     raise subprocess.TimeoutExpired("tritonscope worker", timeout)
         pid = self.pid
         with self._lock:
@@ -145,7 +145,7 @@ class Forked:
         """Kills it; one not forked yet (its server still importing) is not waited for: given up here,
         it reads the end of its task pipe (closed by its owner) as soon as it is forked, and ends."""
         with self._lock:
-            unforked = self._pid is None and not _readable(self._status, 0)
+            unforked = self._pid is None and not readable(self._status, 0)
             if unforked and self.returncode is None:
                 self.returncode = -signal.SIGKILL
                 self._pid = 0
@@ -167,7 +167,9 @@ class Forked:
         return layout.unpack(data)[0]
 
 
-def _readable(fd: int, wait: float) -> bool:
+def readable(fd: int, wait: float) -> bool:
+    """Whether the pipe has something to read (an answer, or its end), waiting up to `wait` seconds;
+    False where it was closed meanwhile (by a kill or a cancel in another thread)."""
     try:
         return bool(select.select([fd], [], [], wait)[0])
     except (OSError, ValueError):
@@ -185,6 +187,7 @@ def serve_forks(fd: int) -> None:
     signal.signal(signal.SIGCHLD, lambda *_: None)
     statuses: dict[int, int] = {}  # child id -> its status pipe
     own = {fd, wake_read, wake_write}
+    server_pid = os.getpid()
     while True:
         readable, _, _ = select.select([fd, wake_read], [], [])
         if wake_read in readable:
@@ -200,7 +203,6 @@ def serve_forks(fd: int) -> None:
         if not message:  # the parent closed its end: the workers die with this process
             return
         names, env = pickle.loads(message)
-        server_pid = os.getpid()
         pid = os.fork()
         if pid == 0:
             _become_worker(fds, names, env, own | set(statuses.values()), server_pid)
@@ -231,10 +233,8 @@ def _become_worker(fds: list[int], names: list[str], env: dict[str, str], theirs
     pipe as stdin, the environment asked for; then a worker until its tasks end. Never returns."""
     code = 1
     try:
-        from .worker import _die_with_parent
-
-        os.environ["TRITONSCOPE_WORKER_PARENT"] = str(server_pid)
-        _die_with_parent()  # first: a server killed from here on takes this worker with it
+        os.environ[PARENT] = str(server_pid)
+        _die_with_parent()  # first: a server killed from here on takes this worker with it (it pops PARENT)
         os.setsid()
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -245,9 +245,7 @@ def _become_worker(fds: list[int], names: list[str], env: dict[str, str], theirs
         os.close(fds[0])
         os.environ.update(env)
         os.environ.update({name: str(fd) for name, fd in zip(names, fds, strict=True) if name})
-        os.environ["TRITONSCOPE_WORKER_PARENT"] = str(server_pid)
-        from .worker import serve
-
+        os.environ[PARENT] = str(server_pid)  # for serve(), which asks again
         serve()
         code = 0
     finally:
@@ -257,8 +255,6 @@ def _become_worker(fds: list[int], names: list[str], env: dict[str, str], theirs
 def main() -> None:
     """`python -m tritonscope.isolate` with ZYGOTE set: the server, dying with its parent, deaf to the
     terminal's Ctrl-C, its preload imported before the first fork."""
-    from .worker import PRELOAD, _die_with_parent, _preload
-
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     fd = int(os.environ.pop(ZYGOTE))
