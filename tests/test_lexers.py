@@ -105,3 +105,58 @@ def test_the_joined_rules_give_pygments_own_tokens(target):
             assert states is not None, stage
         own = [(code.sgr(ttype), value) for _, ttype, value in lexer.get_tokens_unprocessed(text)]
         assert code._lexed(lexer, text, states) == own, stage
+
+
+PYTHON_CORNERS = '''\
+from triton.language.extra import libdevice as ld
+import torch.nn.functional as F, math
+
+
+@triton.jit  # a comment
+def kernel(x_ptr, n: tl.constexpr, BLOCK=128):
+    """A docstring
+    over two lines."""
+    offs = tl.arange(0, BLOCK) * 2.5e-3 + 0x1F
+    y = tl.max(x, axis=0) if n is not None else max(len(x), abs(-1))
+    z = a @ b; z @= c
+    name = f"{kernel.__name__!r}: {x[a.shape[1] :].tolist()} {n:>8} {{lit}}"
+    raise ValueError("no") from None
+
+
+class Tile:
+    def __init__(self, cls=None):
+        self.total = sum([1, 2]) \\
+            + 3
+'''
+
+
+@pytest.mark.parametrize("source", ["corners", "samples"])
+def test_python_source_takes_pygments_colours_from_the_tokenizer(source):
+    """The kernel's source is coloured from `tokenize` (Pygments' Python lexer costs 30 ms to
+    make): every character gets the colour Pygments gives it, on the bundled samples and on the
+    constructs kernels hold (decorators, f-strings, imports, built-ins after a dot, `@`)."""
+    from pathlib import Path
+
+    from tritonscope.render.terminal.python_colors import python_segments
+
+    root = Path(__file__).parent.parent / "sample_kernels"
+    sources = [PYTHON_CORNERS] if source == "corners" else [p.read_text() for p in sorted(root.glob("*.py"))]
+    assert sources
+    lexer = lexer_for("python")
+    for text in sources:
+        lines = [code.clean(line) for line in text.split("\n")]
+        ours = python_segments(lines, code.sgr)
+        assert ours is not None
+        own = list(code._split_lines(lexer.get_tokens_unprocessed("\n".join(lines) + "\n")))
+        for number, (mine, theirs, line) in enumerate(zip(ours, own, lines, strict=False), start=1):
+            assert "".join(part for _, part in mine) == line, number
+            assert [s for s, part in mine for _ in part] == [s for s, part in theirs for _ in part], (number, line)
+
+
+def test_python_the_tokenizer_cannot_read_is_lexed_by_pygments():
+    from tritonscope.render.terminal.python_colors import python_segments
+
+    lines = ['x = """never closed', "y = 1"]
+    assert python_segments(lines, code.sgr) is None
+    rows = list(code.highlighted(lines, "python"))
+    assert ["".join(part for _, part in row) for row in rows] == lines
