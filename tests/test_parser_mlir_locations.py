@@ -217,3 +217,29 @@ def test_alias_graphs_built_to_be_costly_finish(leaves, hubs, chain, repeats):
     lines += [f"#loca{a} = loc(fused[{named}, #loca{a + 1}])" for a in range(chain)] + [f"#loca{chain} = loc(unknown)"]
     with within():
         assert mlir_locations.parse("\n".join(lines)) == {1: tuple(("a", i) for i in range(1, leaves + 1))}
+
+
+# --- the usual op line, found without the scan ------------------------------------------------------------------------
+
+_LINE_PIECES = ["%0 = op", " ", "loc(", " loc(", "#loc3", ")", "(", '"', '\\"', "\\", "a", ":", "callsite(", " at "]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(line=motifs(_LINE_PIECES, max_size=12))
+def test_the_trailing_location_shortcut_agrees_with_the_scan(line):
+    """A pass dump's tens of thousands of lines end in one ` loc(#locN)`: their span is found without
+    the scan. Where the shortcut answers, it answers what the scan does, whatever the line."""
+    alone = mlir_locations._trailing_location(line)
+    if alone is not None:
+        assert alone == mlir_locations._scanned_spans(line)
+
+
+def test_the_trailing_location_shortcut_takes_real_op_lines_and_agrees_on_each():
+    from conftest import compiled
+
+    c = compiled("sample:matmul", "sm90")
+    lines = [line for stage, text in c.stages.items() if stage.value in ("ttir", "ttgir") for line in text.splitlines()]
+    taken = [line for line in lines if mlir_locations._trailing_location(line) is not None]
+    assert len(taken) > len(lines) / 2  # the shortcut is the usual path
+    for line in lines:
+        assert mlir_locations._location_spans(line) == mlir_locations._scanned_spans(line), line

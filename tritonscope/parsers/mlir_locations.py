@@ -93,6 +93,12 @@ def is_alias_definition(line: str) -> bool:
 
 def _location_spans(line: str) -> list[tuple[int, int]]:
     """(index of `loc(`, index of its `)`) of each top-level, closed `loc(...)` outside string literals, in order."""
+    alone = _trailing_location(line)
+    return alone if alone is not None else _scanned_spans(line)
+
+
+def _scanned_spans(line: str) -> list[tuple[int, int]]:
+    """`_location_spans` by a scan of every parenthesis and string literal of the line."""
     spans: list[tuple[int, int]] = []
     opened: list[int] = []  # per open parenthesis: where its `loc(` starts, or -1 for a plain `(`
     for match in _PAREN_SCAN.finditer(line):
@@ -108,6 +114,21 @@ def _location_spans(line: str) -> list[tuple[int, int]]:
         elif token == "loc(":
             opened.append(match.start())
     return spans
+
+
+def _trailing_location(line: str) -> list[tuple[int, int]] | None:
+    """The span of the usual op line's one location, ` loc(#loc12)` at its end, found without the
+    scan (a pass dump holds tens of thousands of such lines); None for any other line."""
+    start = line.rfind(" loc(") + 1
+    if not start or not line.endswith(")") or line.count("loc(") != 1:
+        return None
+    inside = line[start + 4 : -1]
+    if "(" in inside or ")" in inside or '"' in inside:
+        return None
+    head = line[:start]
+    if '"' in head and (head.count('"') % 2 or "\\" in head):  # the `loc(` may sit inside a string
+        return None
+    return [(start, len(line) - 1)]
 
 
 class _Resolver:
