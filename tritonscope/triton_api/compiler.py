@@ -41,7 +41,7 @@ from .shims import (
     quiet_half_built_kernels,
     remember_triton_key,
 )
-from .tools import SASS_REFUSED, machine_code
+from .tools import SASS_REFUSED, machine_code, with_sass
 from .version import release_tuple
 
 
@@ -83,7 +83,8 @@ def disassembled(artifacts: Artifacts, target: Target) -> Artifacts:
     """The artifacts of a compile made without its SASS (`compile_variant(..., sass=False)`), the SASS
     read now, as `compile_variant` reads it (the explorer shows Triton's stages while nvdisasm runs)."""
     texts = {**artifacts.texts}
-    texts.update(machine_code(target.backend, artifacts.binary, texts.get("ptx"), target.arch, artifacts.metadata))
+    if target.backend == "cuda":
+        texts = with_sass(texts, artifacts.binary, target.arch, artifacts.metadata)
     refused = texts.pop(SASS_REFUSED, None)
     return replace(artifacts, texts=texts, notices=artifacts.notices + ((refused,) if refused else ()))
 

@@ -54,13 +54,23 @@ def machine_code(
             texts["ptxas_report"] = ptxas_report(ptx, arch)
         if listing is None:
             return texts
-        try:
-            texts["sass"] = listing.result()
-        except TritonscopeError as exc:
-            if "Cannot decode architecture" not in str(exc):
-                raise
-            texts[SASS_REFUSED] = sass_refused(arch, str(exc))
-            return texts
+        return _with_listing(texts, listing.result, ptx, arch, metadata)
+
+
+def with_sass(texts: dict[str, str], binary: bytes, arch: int | str, metadata: dict | None = None) -> dict[str, str]:
+    """The texts of a compile read without its SASS (`machine_code(..., sass=False)`), with the SASS
+    read now, as `machine_code` reads it; what `machine_code` read already is not read again."""
+    return _with_listing(dict(texts), lambda: disassemble(binary), texts.get("ptx"), arch, metadata)
+
+
+def _with_listing(texts: dict[str, str], read, ptx: str | None, arch: int | str, metadata: dict | None) -> dict:
+    try:
+        texts["sass"] = read()
+    except TritonscopeError as exc:
+        if "Cannot decode architecture" not in str(exc):
+            raise
+        texts[SASS_REFUSED] = sass_refused(arch, str(exc))
+        return texts
     texts = with_serialization_report(texts, ptx, arch)
     if ptx and (metadata or {}).get(PTXAS_INPUT[0]) == PTXAS_INPUT[1]:
         texts["sass"] = sass_lines.renumber_ptx_lines(texts["sass"], asm_loc.kept_line_numbers(ptx))
