@@ -75,9 +75,10 @@ def highlighted(texts: list[str], alias: str, limit: int | None = None) -> Itera
         return
     if alias == "python":  # a kernel's source: the tokenizer, where Pygments' lexer costs 30 ms to make
         lines = python_segments(texts, sgr)
-        if lines is None:
-            lines = _split_lines(lexer_for(alias).get_tokens_unprocessed("\n".join(texts) + "\n"))
-        yield from lines
+        if lines is not None:
+            yield from lines
+        else:
+            yield from _split_lines(lexer_for(alias).get_tokens_unprocessed("\n".join(texts) + "\n"))
         return
     lexer = lexer_for(alias)
     states = _joined(type(lexer))

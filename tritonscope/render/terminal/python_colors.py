@@ -15,7 +15,7 @@ import io
 import keyword
 import tokenize
 
-from pygments.token import Comment, Keyword, Name, Number, Operator, String, _TokenType
+from pygments.token import Comment, Keyword, Name, Number, Operator, String, _TokenType  # type: ignore[import-untyped]
 
 Segments = list[tuple[str, str]]
 
