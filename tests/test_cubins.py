@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from conftest import compiled
 
 from tritonscope.core.errors import TritonscopeError
 from tritonscope.triton_api import cubins
-from tritonscope.triton_api.tools import _nvidia_tool, _run_on_binary, disassemble_code
+from tritonscope.triton_api.tools import _nvidia_tool, _run_on_binary, disassemble, disassemble_code, disassemble_lines
 
 
 def _alone(binary: bytes) -> str:
@@ -29,6 +30,57 @@ def test_merged_listing_splits_into_each_cubins_own():
     for binary, listing in zip(binaries, listings, strict=True):
         assert listing == _alone(binary)
     assert "BRA `(.L_x_0)" in listings[1] and "HGMMA" in listings[1]
+
+
+def _alone_with_lines(binary: bytes) -> str:
+    return _run_on_binary(_nvidia_tool("nvdisasm"), ["-c", "-gi", "-gp", "-ndf"], binary)
+
+
+@pytest.mark.parametrize("target", ["sm80", "sm90", "sm100"])
+def test_merged_listing_with_line_tables_splits_into_each_cubins_own(target):
+    """`fit --rank` reads its cells' SASS with line information, one nvdisasm run per architecture:
+    each cubin's line tables go into the merged file, their relocations pointed at its symbols. Each
+    listing, with its `//##` lines, is what nvdisasm -gi -gp prints for that cubin alone; so is the
+    plain one. sm100's matmul holds the tcgen05 guardrail traps ptxas places after the kernel, in its
+    section; `.text.attention_tma_kernel` is a name of 26 characters (the header's column)."""
+    binaries = [
+        compiled("sample:matmul", target).binary,
+        compiled("sample:vector_add", target).binary,
+        compiled("sample:matmul", target, num_warps=8, num_stages=4).binary,
+        compiled("sample:fused_attention_tma", target).binary,
+    ]
+    assert len({cubins.architecture(b) for b in binaries}) == 1
+    for flags, lines, alone in (
+        (["-c", "-gi", "-gp", "-ndf"], True, _alone_with_lines),
+        (["-c", "-ndf"], False, _alone),
+    ):
+        merged = _run_on_binary(_nvidia_tool("nvdisasm"), flags, cubins.merge(binaries, lines=lines))
+        listings = cubins.split(merged, binaries)
+        for binary, listing in zip(binaries, listings, strict=True):
+            assert listing == alone(binary)
+    assert listings[0].count('//## File "') > 50 or not lines
+    helpers = cubins._code_sections(binaries[0])[0].helpers
+    if target == "sm100":
+        assert helpers and all("guardrail" in h[1] for h in helpers)  # the case the helpers' symbols are for
+
+
+def test_a_cubin_whose_data_holds_code_addresses_is_read_alone():
+    """Gluon's warp-specialized attention branches through a jump table (BRX, `.nv.constant2`): its
+    labels come from data `merge` does not carry, so it is read on its own, and still gets its own listing."""
+    gluon = compiled("sample:fused_attention_gluon", "sm90").binary
+    plain = compiled("sample:vector_add", "sm90").binary
+    assert not cubins.mergeable(gluon) and cubins.mergeable(plain)
+    assert "BRX" in _alone(gluon)
+    assert disassemble_code([gluon, plain]) == [_alone(gluon), _alone(plain)]
+
+
+def test_disassemble_lines_keeps_what_disassemble_reads():
+    """What `disassemble_lines` reads for many cubins is each one's `disassemble`, kept where
+    `disassemble` finds it."""
+    binaries = [compiled("sample:softmax", "sm86").binary, compiled("sample:matmul", "sm86").binary]
+    read = disassemble_lines(binaries)
+    assert read == [_alone_with_lines(b) for b in binaries]
+    assert [disassemble(b) for b in binaries] == read
 
 
 def test_disassemble_code_groups_by_architecture_and_remembers():

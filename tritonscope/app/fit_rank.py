@@ -6,7 +6,8 @@ fits an NVIDIA target with figures, it also finds the launch's grid (`--grid` ev
 values, a captured launch's, or the file's `grid(meta)`) and sends the compile back unfinished.
 This process finishes those (their SASS read with its line information, which the per-warp model
 needs for the loops' trip counts) and estimates them (analysis/launch_time.py), in a thread of its
-own, while the workers compile the next cells: nvdisasm runs beside them.
+own, while the workers compile the next cells: nvdisasm runs beside them, once for every GROUP cells
+of an architecture (its set-up is most of a run), and once per architecture for the rest at the end.
 """
 
 from __future__ import annotations
@@ -76,23 +77,31 @@ class Ranker:
         return self.found
 
     def _work(self) -> None:
+        waiting: list[tuple[int, ToRank]] = []  # cells held for more of their architecture
         done = False
         while not done:
             batch = [self.waiting.get()]
             while not self.waiting.empty():
                 batch.append(self.waiting.get_nowait())
             done = None in batch
-            items = [item for item in batch if item is not None]
+            waiting += [item for item in batch if item is not None]
+            ready = waiting if done else _whole_groups(waiting)
+            taken = {index for index, _ in ready}
+            waiting = [item for item in waiting if item[0] not in taken]
             try:
-                if items and self.failed is None:
-                    self._estimate(items)
+                if ready and self.failed is None:
+                    self._estimate(ready)
             except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
                 self.failed = exc
 
     def _estimate(self, items: list[tuple[int, ToRank]]) -> None:
         from ..analysis.artifacts import to_compilation
         from ..triton_api.compiler import disassembled
+        from ..triton_api.tools import disassemble_lines
 
+        # Their SASS with line information, one nvdisasm run per architecture (nvdisasm's set-up is
+        # most of a run), kept where each one's `disassembled` below reads it.
+        disassemble_lines([item.compiled.artifacts.binary for _, item in items])
         for index, item in items:
             compiled = item.compiled
             artifacts = disassembled(compiled.artifacts, compiled.target)  # its SASS with the line map's lines
@@ -101,6 +110,19 @@ class Ranker:
             per_warp = line_time.estimate(c, schedule) if schedule is not None else None
             found = launch_time.estimate(c, item.grid, item.grid_from, per_warp, schedule) if per_warp else None
             self.found[index] = (found, None if found else "no estimate: its SASS could not be read")
+
+
+GROUP = 4  # cells of one architecture estimated together while the compiles go on (the rest at the end)
+
+
+def _whole_groups(waiting: list[tuple[int, ToRank]]) -> list[tuple[int, ToRank]]:
+    """The cells of each architecture that has GROUP or more waiting."""
+    from ..triton_api.cubins import architecture
+
+    by_arch: dict[int, list[tuple[int, ToRank]]] = {}
+    for item in waiting:
+        by_arch.setdefault(architecture(item[1].compiled.artifacts.binary), []).append(item)
+    return [item for group in by_arch.values() if len(group) >= GROUP for item in group]
 
 
 def with_estimates(cells: list[Cell], found: dict[int, tuple[LaunchEstimate | None, str | None]]) -> list[Cell]:

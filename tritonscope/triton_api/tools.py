@@ -222,39 +222,61 @@ def disassemble_code(binaries: list[bytes]) -> list[str | None]:
     """SASS without line information for many cubins, in one nvdisasm run per architecture (see
     cubins.py), each kept beside Triton's cache like `disassemble`'s. A sweep's variants pay
     nvdisasm's start-up once instead of once each. None for a cubin no nvdisasm here can read."""
+    return _disassemble_many(binaries, lines=False)
+
+
+def disassemble_lines(binaries: list[bytes]) -> list[str | None]:
+    """What `disassemble` gives each cubin (its SASS with line information), for many cubins in one
+    nvdisasm run per architecture, and kept where `disassemble` keeps it: a later `disassemble` of
+    one of them reads it back. Cubins in ptxas 13's layout are read one by one: nvdisasm 13 lines up
+    its control fields in a column set by the whole file, which a merged file would move."""
+    return _disassemble_many(binaries, lines=True)
+
+
+def _disassemble_many(binaries: list[bytes], lines: bool) -> list[str | None]:
     if not binaries:  # nothing to read (AMD targets, a cluster's finished compiles): no tool looked up
         return []
     tools = "\n".join(_nvdisasms())
-    memos = [_memo(binary, tools, "-c -ndf", "sass") for binary in binaries]
+    flags = ["-c", "-gi", "-gp", "-ndf"] if lines else ["-c", "-ndf"]
+    memos = [_memo(binary, tools, "-gi -gp" if lines else "-c -ndf", "sass") for binary in binaries]
     texts = [read_checked(memo) for memo in memos]
     missing: dict[int, list[int]] = {}
     for index, (binary, text) in enumerate(zip(binaries, texts, strict=True)):
         if text is None:
-            missing.setdefault(cubins.architecture(binary), []).append(index)
-    for indices in missing.values():
+            alone = lines and cubins.cuda_format(binary) == 13  # a group of its own: read alone
+            missing.setdefault(-index - 1 if alone else cubins.architecture(binary), []).append(index)
+
+    def read(indices: list[int]) -> None:
         try:
-            listings = _disassemble_together([binaries[i] for i in indices])
+            listings = _disassemble_together([binaries[i] for i in indices], flags, lines)
         except TritonscopeError as exc:
             if "Cannot decode architecture" not in str(exc):
                 raise
-            continue  # every nvdisasm here is older than the target: these stay None (no SASS), as machine_code says
+            return  # every nvdisasm here is older than the target: these stay None (no SASS), as machine_code says
         for index, text in zip(indices, listings, strict=True):
             texts[index] = text
             write_checked(memos[index], text)
+
+    with ThreadPoolExecutor(min(len(missing), os.cpu_count() or 1) or 1) as runs:  # architectures side by side
+        for done in [runs.submit(read, indices) for indices in missing.values()]:
+            done.result()
     return texts
 
 
-def _disassemble_together(binaries: list[bytes]) -> list[str]:
-    """Cubins of one architecture, in one nvdisasm run where they merge."""
-    if len(binaries) > 1:
+def _disassemble_together(binaries: list[bytes], flags: list[str], lines: bool) -> list[str]:
+    """Cubins of one architecture, in one nvdisasm run where they merge (cubins.mergeable)."""
+    together = [b for b in binaries if cubins.mergeable(b)]
+    read: dict[int, str] = {}
+    if len(together) > 1:
         try:
-            return cubins.split(_run_nvdisasm(["-c", "-ndf"], cubins.merge(binaries)), binaries)
+            merged = _run_nvdisasm(flags, cubins.merge(together, lines=lines))
+            read = {id(b): text for b, text in zip(together, cubins.split(merged, together), strict=True)}
         except TritonscopeError as exc:
             if "Cannot decode architecture" in str(exc):
                 raise
         except (ValueError, StopIteration, struct.error):
             pass  # a cubin laid out otherwise than Triton's: each on its own, as below
-    return [_run_nvdisasm(["-c", "-ndf"], binary) for binary in binaries]
+    return [read[id(b)] if id(b) in read else _run_nvdisasm(flags, b) for b in binaries]
 
 
 def _memo(binary: bytes, tool: str, flags: str, suffix: str) -> Path:
