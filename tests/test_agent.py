@@ -400,7 +400,7 @@ import triton.language as tl
 def unrolled_kernel(x_ptr, BLOCK: tl.constexpr):
     offsets = tl.arange(0, BLOCK)
     acc = tl.load(x_ptr + offsets)
-    for i in tl.static_range(1024):
+    for i in tl.static_range(8192):  # seconds of compiling on any machine: the time-out comes first
         acc = acc * %s + i
     tl.store(x_ptr + offsets, acc)
 
