@@ -15,6 +15,7 @@ drives the tensor cores: ...GMMA a warp-group matrix instruction, ...MMA an mma.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from enum import Enum, unique
 
@@ -141,6 +142,7 @@ _ALU = Sass(Unit.ALU)
 _BY_SUFFIX = (("GMMA", Sass(Unit.WARPGROUP_MMA, OTHER, Result.WGMMA)), ("MMA", Sass(Unit.MMA, OTHER, Result.MMA)))
 
 
+@functools.cache  # a listing names a few dozen opcodes; the time model asks about each many times
 def sass(opcode: str) -> Sass:
     """The row of an opcode, with or without its modifiers (LDG.E.128); module docstring for the rest."""
     base = opcode.split(".")[0]
