@@ -264,6 +264,8 @@ def _code_sections(cubin: bytes) -> list[_Code]:
         if not section.startswith(".text."):
             continue
         functions = [(j, n, y) for j, (n, y) in enumerate(symbols) if y[3] == index and y[1] & 0xF == _FUNC]
+        if not functions:
+            raise ValueError(f"{section}: no function symbol")  # not laid out as Triton's: read alone
         j, name, symbol = next((f for f in functions if f[1] == section[len(".text.") :]), functions[0])
         helpers = tuple((k, n, y[1], y[2], y[4], y[5]) for k, n, y in functions if k != j)
         body = cubin[s[4] : s[4] + s[5]]
