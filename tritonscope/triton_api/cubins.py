@@ -68,22 +68,7 @@ def merge(cubins: list[bytes], lines: bool = False) -> bytes:
     header = _HEADER.unpack_from(cubins[0])
     names, strings = _Table(), _Table()
     codes = [(i, f"{c.name}{_MARK}{i}", c) for i, cubin in enumerate(cubins) for c in _code_sections(cubin)]
-    # A section symbol for each (local symbols come first), then each kernel's function symbol and
-    # its section's helpers. `moved[(cubin, its symbol index)]` is the merged symbol's index.
-    symbols = [_SYMBOL.pack(0, 0, 0, 0, 0, 0)]
-    symbols += [
-        _SYMBOL.pack(strings.add(f".text.{n}"), _SECTION_SYMBOL, 0, 4 + k, 0, 0) for k, (_, n, _) in enumerate(codes)
-    ]
-    functions = len(symbols)
-    moved: dict[tuple[int, int], int] = {}
-    kernels = []  # each code's kernel symbol's merged index
-    for k, (i, name, code) in enumerate(codes):  # sections 4.. follow NULL, .shstrtab, .strtab, .symtab
-        moved[(i, code.symbol)] = len(symbols)
-        kernels.append(len(symbols))
-        symbols.append(_SYMBOL.pack(strings.add(name), code.symbol_info, code.symbol_other, 4 + k, 0, len(code.code)))
-        for index, helper, info, other, value, size in code.helpers:
-            moved[(i, index)] = len(symbols)
-            symbols.append(_SYMBOL.pack(strings.add(f"{helper}{_MARK}{i}"), info, other, 4 + k, value, size))
+    symbols, functions, kernels, moved = _symbol_table(codes, strings)
     fixed = [names.add(n) for n in (".shstrtab", ".strtab", ".symtab")]
     code_names = [names.add(f".text.{name}") for _, name, _ in codes]  # every name in before the table is placed
     described = _description(cubins[0])
@@ -118,6 +103,27 @@ def merge(cubins: list[bytes], lines: bool = False) -> bytes:
     fields = list(header)
     fields[5], fields[6], fields[10], fields[12], fields[13] = 0, table, 0, len(sections), 1  # no program headers
     return out.finish(_HEADER.pack(*fields))
+
+
+def _symbol_table(codes: list, strings: _Table) -> tuple[list[bytes], int, list[int], dict[tuple[int, int], int]]:
+    """A section symbol for each code section (local symbols come first), then each kernel's function
+    symbol and its section's helpers: (the symbols, the first non-local one, each code's kernel
+    symbol, and `moved`: {(cubin, its symbol index): the merged symbol's index})."""
+    symbols = [_SYMBOL.pack(0, 0, 0, 0, 0, 0)]
+    symbols += [
+        _SYMBOL.pack(strings.add(f".text.{n}"), _SECTION_SYMBOL, 0, 4 + k, 0, 0) for k, (_, n, _) in enumerate(codes)
+    ]
+    functions = len(symbols)
+    moved: dict[tuple[int, int], int] = {}
+    kernels = []
+    for k, (i, name, code) in enumerate(codes):  # sections 4.. follow NULL, .shstrtab, .strtab, .symtab
+        moved[(i, code.symbol)] = len(symbols)
+        kernels.append(len(symbols))
+        symbols.append(_SYMBOL.pack(strings.add(name), code.symbol_info, code.symbol_other, 4 + k, 0, len(code.code)))
+        for index, helper, info, other, value, size in code.helpers:
+            moved[(i, index)] = len(symbols)
+            symbols.append(_SYMBOL.pack(strings.add(f"{helper}{_MARK}{i}"), info, other, 4 + k, value, size))
+    return symbols, functions, kernels, moved
 
 
 def _line_tables(cubins: list[bytes], codes: list, moved: dict[tuple[int, int], int]) -> list[tuple]:
