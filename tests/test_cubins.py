@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+import triton
 from conftest import compiled
 
 from tritonscope.core.errors import TritonscopeError
@@ -49,19 +50,21 @@ def test_merged_listing_with_line_tables_splits_into_each_cubins_own(target):
         compiled("sample:matmul", target, num_warps=8, num_stages=4).binary,
         compiled("sample:fused_attention_tma", target).binary,
     ]
-    assert len({cubins.architecture(b) for b in binaries}) == 1
-    for flags, lines, alone in (
-        (["-c", "-gi", "-gp", "-ndf"], True, _alone_with_lines),
-        (["-c", "-ndf"], False, _alone),
-    ):
-        merged = _run_on_binary(_nvidia_tool("nvdisasm"), flags, cubins.merge(binaries, lines=lines))
-        listings = cubins.split(merged, binaries)
-        for binary, listing in zip(binaries, listings, strict=True):
-            assert listing == alone(binary)
-    assert listings[0].count('//## File "') > 50 or not lines
+    groups: dict[int, list[bytes]] = {}  # one nvdisasm run reads one architecture (the header's flags)
+    for binary in binaries:
+        groups.setdefault(cubins.architecture(binary), []).append(binary)
+    assert max(len(group) for group in groups.values()) > 1
+    modes = ((["-c", "-gi", "-gp", "-ndf"], True, _alone_with_lines), (["-c", "-ndf"], False, _alone))
+    for group in groups.values():
+        for flags, lines, alone in modes:
+            merged = _run_on_binary(_nvidia_tool("nvdisasm"), flags, cubins.merge(group, lines=lines))
+            listings = cubins.split(merged, group)
+            for binary, listing in zip(group, listings, strict=True):
+                assert listing == alone(binary)
+                assert (listing.count('//## File "') > 5) == lines  # the line information came through
     helpers = cubins._code_sections(binaries[0])[0].helpers
-    if target == "sm100":
-        assert helpers and all("guardrail" in h[1] for h in helpers)  # the case the helpers' symbols are for
+    if target == "sm100" and triton.__version__.startswith("3.6"):  # Triton 3.6's sm100 matmul has them
+        assert helpers and all("guardrail" in h[1] for h in helpers)
 
 
 def test_a_cubin_whose_data_holds_code_addresses_is_read_alone():
