@@ -5,7 +5,10 @@ takes to compile a small kernel, and reads one file per run. A sweep's cubins ar
 into one ELF of the same architecture: each kernel's code section, renamed so that none collide,
 with its symbols (the kernel's, and the helpers ptxas placed in the same section, such as sm_100's
 tcgen05 guardrail traps). nvdisasm prints every section of that file; the listing is cut back into
-one per cubin, names, labels and column widths as a run on that cubin alone prints them. With
+one per cubin, names, labels and column widths as a run on that cubin alone prints them (but
+for nvdisasm 13's control fields, `&wr=0x1 ?trans8`, whose column it sets by rules of the whole
+file not yet known here: cubins of different kernels in ptxas 13's layout may keep the merged
+file's spacing there). With
 `lines`, each cubin's line tables (`.debug_line`, Python lines; `.nv_debug_line_sass`, PTX lines)
 are carried over too, their relocations pointed at the merged symbols, for `nvdisasm -gi -gp`.
 """
