@@ -68,8 +68,9 @@ def build(mlir_dump: str) -> list[PassRecord]:
     counts = Counter(s.argument for s in snapshots)
     seen: Counter[str] = Counter()
     texts = [s.text for s in snapshots] + ([final] if final is not None else [])
-    by_text: dict[str, tuple[str, ...]] = {}  # the slow part, once per distinct snapshot (most passes change nothing)
-    normalized = [by_text[text] if text in by_text else by_text.setdefault(text, normalized_ir(text)) for text in texts]
+    # The slow part, once per distinct snapshot (most passes change nothing).
+    by_text = {text: normalized_ir(text) for text in dict.fromkeys(texts)}
+    normalized = [by_text[text] for text in texts]
     records = []
     for index, snapshot in enumerate(snapshots):
         seen[snapshot.argument] += 1

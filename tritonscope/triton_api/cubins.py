@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 _HEADER = struct.Struct("<16sHHIQQQIHHHHHH")  # Elf64_Ehdr
 _SECTION = struct.Struct("<IIQQQQIIQQ")  # Elf64_Shdr
@@ -40,8 +40,8 @@ class _Code:
     symbol_info: int
     symbol_other: int
     code: bytes
-    index: int  # the section's index in its cubin
     symbol: int  # the kernel's symbol's index in its cubin
+    section_symbol: int | None  # the section's own symbol's index in its cubin (relocations may name it)
     helpers: tuple[tuple[int, str, int, int, int, int], ...]  # other functions in the section:
     # (index in its cubin, name, st_info, st_other, value, size)
 
@@ -76,7 +76,7 @@ def merge(cubins: list[bytes], lines: bool = False) -> bytes:
     code_names = [names.add(f".text.{name}") for _, name, _ in codes]  # every name in before the table is placed
     described = _description(cubins[0])
     described_names = [names.add(name) for name, _, _, _ in described]
-    tables = _line_tables(cubins, codes, moved) if lines else []
+    tables = _line_tables(cubins, moved) if lines else []
     table_names = [(names.add(name), names.add(relocations)) for name, relocations, *_ in tables]
     out = _Image()
     places = [out.put(names.data, 1), out.put(strings.data, 1), out.put(b"".join(symbols), 8)]
@@ -121,6 +121,8 @@ def _symbol_table(codes: list, strings: _Table) -> tuple[list[bytes], int, list[
     kernels = []
     for k, (i, name, code) in enumerate(codes):  # sections 4.. follow NULL, .shstrtab, .strtab, .symtab
         moved[(i, code.symbol)] = len(symbols)
+        if code.section_symbol is not None:  # a relocation against the section means its kernel
+            moved.setdefault((i, code.section_symbol), len(symbols))
         kernels.append(len(symbols))
         symbols.append(_SYMBOL.pack(strings.add(name), code.symbol_info, code.symbol_other, 4 + k, 0, len(code.code)))
         for index, helper, info, other, value, size in code.helpers:
@@ -129,43 +131,45 @@ def _symbol_table(codes: list, strings: _Table) -> tuple[list[bytes], int, list[
     return symbols, functions, kernels, moved
 
 
-def _line_tables(cubins: list[bytes], codes: list, moved: dict[tuple[int, int], int]) -> list[tuple]:
-    """Each line table of the cubins, joined (a table holds one program per cubin, each on its own):
-    (name, its relocations' name, contents, SHT_REL or SHT_RELA, the relocations), their symbols
-    the merged ones. ValueError where a relocation names a symbol not carried over."""
-    found: dict[str, list] = {}
+@dataclass
+class _Joined:
+    """One line table of every cubin, joined (one line program per cubin), with its relocations."""
+
+    relocations: str = ""  # the relocation section's name (`.rel.debug_line` or `.rela.debug_line`)
+    kind: int = 0  # SHT_REL or SHT_RELA
+    body: bytearray = field(default_factory=bytearray)
+    entries: bytearray = field(default_factory=bytearray)
+
+
+def _line_tables(cubins: list[bytes], moved: dict[tuple[int, int], int]) -> list[tuple]:
+    """Each line table of the cubins, joined: (name, its relocations' name, contents, SHT_REL or
+    SHT_RELA, the relocations), their symbols the merged ones. ValueError where a relocation names a
+    symbol not carried over."""
+    found: dict[str, _Joined] = {}
     for i, cubin in enumerate(cubins):
         sections, name_of = _sections(cubin)
         by_name = {name_of(s[0]): s for s in sections}
-        section_symbols = {y[3]: j for j, (_, y) in enumerate(_symbol_entries(cubin, sections)) if y[1] == 3}
-        for code in (c for ci, _, c in codes if ci == i):  # a section symbol stands for its kernel's
-            if code.index in section_symbols:
-                moved.setdefault((i, section_symbols[code.index]), moved[(i, code.symbol)])
         for table in _LINE_TABLES:
             if table not in by_name:
                 continue
             body = by_name[table]
-            entry = found.setdefault(table, [None, bytearray(), None, bytearray()])
-            start = len(entry[1])
-            entry[1] += cubin[body[4] : body[4] + body[5]]
+            joined = found.setdefault(table, _Joined())
+            start = len(joined.body)
+            joined.body += cubin[body[4] : body[4] + body[5]]
             for prefix, kind, layout in ((".rel", _REL_TYPE, _REL), (".rela", _RELA_TYPE, _RELA)):
                 relocations = by_name.get(prefix + table)
                 if relocations is None:
                     continue
-                if entry[2] not in (None, kind):
+                if joined.kind not in (0, kind):
                     raise ValueError(f"{table}: relocations of two kinds")
-                entry[0], entry[2] = prefix + table, kind
+                joined.relocations, joined.kind = prefix + table, kind
                 for at in range(relocations[4], relocations[4] + relocations[5], layout.size):
                     offset, info, *addend = layout.unpack_from(cubin, at)
                     symbol = moved.get((i, info >> 32))
                     if symbol is None:
                         raise ValueError(f"{table}: a relocation against symbol {info >> 32}, not carried over")
-                    entry[3] += layout.pack(offset + start, (symbol << 32) | (info & 0xFFFFFFFF), *addend)
-    return [
-        (name, relocations, bytes(body), kind, bytes(entries))
-        for name, (relocations, body, kind, entries) in found.items()
-        if relocations is not None
-    ]
+                    joined.entries += layout.pack(offset + start, (symbol << 32) | (info & 0xFFFFFFFF), *addend)
+    return [(name, j.relocations, bytes(j.body), j.kind, bytes(j.entries)) for name, j in found.items() if j.kind]
 
 
 def _description(cubin: bytes) -> list[tuple[str, int, tuple, bytes]]:
@@ -277,8 +281,9 @@ def _code_sections(cubin: bytes) -> list[_Code]:
             raise ValueError(f"{section}: no function symbol")  # not laid out as Triton's: read alone
         j, name, symbol = next((f for f in functions if f[1] == section[len(".text.") :]), functions[0])
         helpers = tuple((k, n, y[1], y[2], y[4], y[5]) for k, n, y in functions if k != j)
+        own = next((k for k, (_, y) in enumerate(symbols) if y[3] == index and y[1] == _SECTION_SYMBOL), None)
         body = cubin[s[4] : s[4] + s[5]]
-        codes.append(_Code(name, s[2], s[7], max(s[8], 1), symbol[1], symbol[2], body, index, j, helpers))
+        codes.append(_Code(name, s[2], s[7], max(s[8], 1), symbol[1], symbol[2], body, j, own, helpers))
     return codes
 
 

@@ -200,6 +200,13 @@ def _assembled(ptxas: str, ptx: str, arch: int | str, *flags: str) -> tuple[subp
         return result, output.read_bytes() if output.exists() else None
 
 
+# nvdisasm's flags, and the key of their memos: -gi, Python lines; -gp, PTX lines, for the call sites
+# of inlined helpers; -ndf, no dataflow analysis (the same text, faster). `disassemble` and
+# `disassemble_lines` share theirs: one's listing is read back by the other.
+_WITH_LINES, _WITH_LINES_KEY = ["-c", "-gi", "-gp", "-ndf"], "-gi -gp"
+_CODE_ONLY, _CODE_ONLY_KEY = ["-c", "-ndf"], "-c -ndf"
+
+
 def disassemble(cubin: bytes) -> str:
     """SASS with nvdisasm's line information (`//## File "...", line N`) kept for the line map.
 
@@ -207,13 +214,11 @@ def disassemble(cubin: bytes) -> str:
     beside Triton's cache, keyed by the cubin, and a warm run does not pay it again.
     The memo is checksummed: a truncated or edited one is rebuilt, never shown.
     """
-    cached = _memo(cubin, "\n".join(_nvdisasms()), "-gi -gp", "sass")
+    cached = _memo(cubin, "\n".join(_nvdisasms()), _WITH_LINES_KEY, "sass")
     sass = read_checked(cached)
     if sass is not None:
         return sass
-    # -gi: Python lines; -gp: PTX lines, for the call sites of inlined helpers; -ndf: no dataflow
-    # analysis (the same text, faster).
-    sass = _run_nvdisasm(["-c", "-gi", "-gp", "-ndf"], cubin)
+    sass = _run_nvdisasm(_WITH_LINES, cubin)
     write_checked(cached, sass)
     return sass
 
@@ -237,8 +242,8 @@ def _disassemble_many(binaries: list[bytes], lines: bool) -> list[str | None]:
     if not binaries:  # nothing to read (AMD targets, a cluster's finished compiles): no tool looked up
         return []
     tools = "\n".join(_nvdisasms())
-    flags = ["-c", "-gi", "-gp", "-ndf"] if lines else ["-c", "-ndf"]
-    memos = [_memo(binary, tools, "-gi -gp" if lines else "-c -ndf", "sass") for binary in binaries]
+    flags, key = (_WITH_LINES, _WITH_LINES_KEY) if lines else (_CODE_ONLY, _CODE_ONLY_KEY)
+    memos = [_memo(binary, tools, key, "sass") for binary in binaries]
     texts = [read_checked(memo) for memo in memos]
     missing: dict[int, list[int]] = {}
     for index, (binary, text) in enumerate(zip(binaries, texts, strict=True)):
@@ -331,7 +336,7 @@ def _reassembled_life_ranges(cubin: bytes, arch: int | str, ptx: str) -> dict[in
         return f"Triton's ptxas {_tool_version(newest)} does not assemble its PTX"
     # nvdisasm's other refusals (a kernel of 255 registers: "Invalid register count") are every release's: raised
     ranges = _run_nvdisasm(["-c", "--print-life-ranges"], again)
-    if life_ranges.instructions(ranges) != life_ranges.instructions(_run_nvdisasm(["-c", "-ndf"], cubin)):
+    if life_ranges.instructions(ranges) != life_ranges.instructions(_run_nvdisasm(_CODE_ONLY, cubin)):
         return f"Triton's ptxas {_tool_version(newest)} assembles its PTX into other instructions"
     return life_ranges.parse(ranges)
 
