@@ -12,7 +12,7 @@ fewer tiles per wave and keeps them longer. Writes go to the DRAM once; a read w
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -30,13 +30,18 @@ class MemoryTraffic:
     written: float
 
 
-def memory_traffic(traffic: Traffic, slots: int, capacity: float) -> MemoryTraffic:
+def memory_traffic(
+    traffic: Traffic, slots: int, capacity: float, granules: dict[int, float] | None = None
+) -> MemoryTraffic:
     """The DRAM's and the L2's bytes for a launch whose waves are `slots` programs and whose L2 keeps
-    `capacity` bytes of reads for later waves (module docstring)."""
+    `capacity` bytes of reads for later waves (module docstring). `granules`: {access's index: the
+    DRAM's bytes over its bytes} for accesses of narrow pieces (dram_granule.py)."""
     scale = traffic.programs / max(traffic.evaluated, 1)
     waves = np.arange(traffic.evaluated) // max(slots, 1)
-    loads = [a for a in traffic.accesses if a.kind == "load"]
-    stores = [a for a in traffic.accesses if a.kind != "load"]
+    granules = granules or {}
+    as_dram = [replace(a, bytes=a.bytes * granules[i]) if i in granules else a for i, a in enumerate(traffic.accesses)]
+    loads = [a for a in as_dram if a.kind == "load"]
+    stores = [a for a in as_dram if a.kind != "load"]
     read = _distinct(loads, waves)
     written = _distinct(stores, waves)
     gathered = float(sum(a.bytes.sum() for a in loads if not a.known))

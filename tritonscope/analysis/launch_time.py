@@ -12,7 +12,8 @@ taken together, each a time the GPU (the targets table's `Speeds`) needs at leas
     the share it runs;
   - blocks: an SM starts a block at most every BLOCK_CYCLES;
   - DRAM: the launch's DRAM bytes (analysis/dram_reuse.py: each tile once per wave, again only when
-    the L2 let it go) at the DRAM's bandwidth;
+    the L2 let it go; a tile of narrow or unaligned rows as the sectors and lines its bytes lie in,
+    analysis/dram_granule.py) at the DRAM's bandwidth;
   - L2: every program's reads and writes at the L2's bandwidth;
   - L1: those bytes as the 32-byte sectors their instructions touch (analysis/sectors.py: narrow
     or scattered accesses touch more), at the L1's bandwidth;
@@ -35,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from ..core.model import Compilation
 from ..core.stages import Stage
 from ..core.targets import Speeds
-from . import in_flight, line_time, scoreboards, sectors, trip_counts, walk_copies
+from . import dram_granule, in_flight, line_time, scoreboards, sectors, trip_counts, walk_copies
 from .line_time import TimeEstimate
 
 # Shares of a data sheet's peak that a kernel attains, measured on the H200 by
@@ -154,7 +155,8 @@ def estimate(
     block_us, tail_us = block.cycles * mean_work * walked / clock, last.cycles * mean_work * walked / clock
     from .dram_reuse import memory_traffic
 
-    memory = memory_traffic(traffic, slots, speeds.l2_bytes * L2_KEPT)
+    granules = dram_granule.factors(c, traffic, slots)
+    memory = memory_traffic(traffic, slots, speeds.l2_bytes * L2_KEPT, {i: g.factor for i, g in granules.items()})
     waves_us = (waves - 1) * block_us + tail_us
     limits, unknown = _limits(speeds, memory.dram, memory.l2, traffic.tensor_flops, waves_us)
     limits.append(_l1(c, block, traffic, speeds))
@@ -165,7 +167,8 @@ def estimate(
     limits.sort(key=lambda limit: -limit.us)
     idle = 1 - programs / (waves * slots)
     bound = _bound(limits[0].name, block, idle)
-    assumptions = (*traffic.notes, *said, *unknown, *block.assumptions)
+    narrow = dram_granule.notes(c, traffic, granules)
+    assumptions = (*traffic.notes, *said, *narrow, *unknown, *block.assumptions)
     fixed = speeds.launch_us + FIRST_ACCESS_US  # an empty launch's, and the first accesses' wait
     return LaunchEstimate(
         fixed + _together(limits), bound, target.name, speeds.gpu, size, grid_from, programs, blocks,

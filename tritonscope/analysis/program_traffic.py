@@ -64,6 +64,8 @@ class Access:
     runs: float = 1.0  # how many times program 0 executes it
     all_runs: float = 1.0  # how many times the evaluated programs execute it, together
     block: bool = False  # a tensor descriptor's (TMA): one instruction moves the whole tile
+    dims: tuple[int, ...] = ()  # the pointer tensor's shape (a scalar: none)
+    span: np.ndarray | None = None  # per program: bytes from its first element to its last, inclusive
 
 
 @dataclass(frozen=True)
@@ -217,7 +219,8 @@ def _access(walk: _Walk, op: ttgir.Op) -> None:
     if isinstance(target, Descriptor):
         _descriptor_access(walk, op, target, kind, times)
         return
-    elements, element = _pointer_shape(op.text)
+    dims, element = _pointer_shape(op.text)
+    elements = int(np.prod(dims))
     mask_at = {"tt.load": 1, "tt.store": 2, "ttg.async_copy_global_to_local": 2, "tt.atomic_rmw": 2}.get(op.name)
     mask = walk.env.get(op.operands[mask_at]) if mask_at is not None and len(op.operands) > mask_at else None
     share = mask.true if isinstance(mask, Share) else np.ones(1)
@@ -229,7 +232,9 @@ def _access(walk: _Walk, op: ttgir.Op) -> None:
     moved = walk.per_program(elements * per_element * share * times)
     start = walk.per_program(first).astype(np.int64)
     runs, all_runs = float(walk.per_program(times)[0]), float(walk.per_program(times).sum())
-    walk.accesses.append(Access(op.number, kind, base, start, moved, known, elements, width, runs, all_runs))
+    span = walk.per_program(target.hi - target.lo + width).astype(np.int64) if known else None  # type: ignore[union-attr]
+    found = Access(op.number, kind, base, start, moved, known, elements, width, runs, all_runs, False, dims, span)
+    walk.accesses.append(found)
     if op.name == "tt.load" and op.results:
         is_int = element.startswith("i") and element != "i1"
         walk.env[op.results[0]] = program_values.loaded(elements) if is_int else None
@@ -264,15 +269,15 @@ def _descriptor_access(walk: _Walk, op: ttgir.Op, descriptor: Descriptor, kind: 
     walk.accesses.append(found)
 
 
-def _pointer_shape(text: str) -> tuple[int, str]:
-    """(elements, their type) of the pointer tensor an access is typed with; a scalar pointer: one."""
+def _pointer_shape(text: str) -> tuple[tuple[int, ...], str]:
+    """(shape, element type) of the pointer tensor an access is typed with; a scalar pointer: ()."""
     found = _POINTERS.search(text)
     if found is None:
-        return 1, "f32"
+        return (), "f32"
     dims, tensor_element, scalar_element = found.groups()
     if dims is None:
-        return 1, scalar_element
-    return int(np.prod([int(d) for d in dims.rstrip("x").split("x")])), tensor_element
+        return (), scalar_element
+    return tuple(int(d) for d in dims.rstrip("x").split("x")), tensor_element
 
 
 def _dot(walk: _Walk, op: ttgir.Op) -> None:

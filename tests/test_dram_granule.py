@@ -1,0 +1,68 @@
+"""What the DRAM moves for narrow pieces (analysis/dram_granule.py), on real compiles of a 2-D copy in
+tiles (tests/kernels/launch/tiles.py: the row tiles first), against the sectors and lines counted here
+by hand. benchmarks/dram_granule.py times the same tiles on the GPU (docs/data/h200-launch)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import compiled
+
+from tritonscope.analysis import dram_granule, launch_time, program_traffic
+from tritonscope.core.stages import Stage
+
+TILES = str(Path(__file__).parent / "kernels" / "launch" / "tiles.py")
+COPY = str(Path(__file__).parent / "kernels" / "launch" / "copy.py")
+
+
+def _factors(m: int, n: int, rows: int = 65536, cols: int = 4096):
+    c = compiled(
+        TILES,
+        "h200",
+        constexprs=(f"BLOCK_M={m}", f"BLOCK_N={n}"),
+        args=(f"n_rows={rows}", f"n_cols={cols}", f"stride={cols}"),
+    )
+    grid = (-(-rows // m) * -(-cols // n),)
+    traffic = program_traffic.evaluate(c.stages[Stage.TTIR], (*grid, 1, 1), launch_time._values(c))
+    slots = 132 * c.resources.occupancy.blocks_per_sm
+    found = dram_granule.factors(c, traffic, slots)
+    return {traffic.accesses[i].kind: granule.factor for i, granule in found.items()}, c, grid
+
+
+def test_a_row_segment_narrower_than_a_sector_costs_the_sector():
+    """8 bf16 columns: 16-byte segments. A read costs its 32-byte sector (2x); a write costs the sector
+    written and, partly written, read and merged (WRITE_PART_READS): 3 sectors for 16 bytes (6x)."""
+    found, c, grid = _factors(256, 8)
+    assert found == {"load": 2.0, "store": (1 + dram_granule.WRITE_PART_READS) * 32 / 16}
+    estimate = launch_time.estimate(c, grid, "--grid")
+    used = 65536 * 4096 * 2
+    assert estimate.bound == "DRAM" and estimate.dram_bytes == (2.0 + 6.0) * used
+    said = "the DRAM moves 6x the bytes line 15 writes: 16-byte pieces in 32-byte sectors (a sector partly"
+    assert any(note.startswith(said) for note in estimate.assumptions), estimate.assumptions
+
+
+def test_unaligned_rows_put_a_segment_across_two_lines():
+    """Rows of 1,000 bf16 (2,000 bytes): row r of a 128-byte-wide tile starts r * 2000 bytes in, so at
+    r * 80 modulo 128: only every 8th row's segment lies in one 128-byte line, the others in two. A
+    wave covers one column tile (4,096 row tiles), so the lines are the DRAM's cost."""
+    found, _, _ = _factors(64, 64, rows=262144, cols=1000)
+    lines = [1 if (r * 2000) % 128 == 0 else 2 for r in range(64)]
+    assert found["load"] == sum(lines) / len(lines) == 1.875
+    assert found["store"] == found["load"]  # the sectors' count for a store is below the lines'
+
+
+def test_a_wave_that_covers_more_of_each_row_costs_less():
+    """64-byte segments (32 bf16 columns), the row tiles first, the H200's 2,112 block slots a wave:
+    with 16 rows a tile there are 4,096 row tiles, and a wave covers one column tile, 64 bytes of each
+    row: half a 128-byte line (2x); with 32 rows, 2,048 row tiles, it covers two (a whole line); with
+    64 rows, 1,024 row tiles, three (192 bytes over two lines: 256/192)."""
+    assert _factors(16, 32)[0] == {"load": 2.0, "store": 2.0}
+    assert _factors(32, 32)[0] == {}
+    assert _factors(64, 32)[0] == {"load": 256 / 192, "store": 256 / 192}
+
+
+def test_whole_rows_and_flat_runs_cost_nothing_more():
+    assert _factors(4, 1024)[0] == {}  # 2 KiB segments
+    c = compiled(COPY, "h200")
+    traffic = program_traffic.evaluate(c.stages[Stage.TTIR], (65536, 1, 1), launch_time._values(c))
+    assert dram_granule.factors(c, traffic, 2112) == {}
