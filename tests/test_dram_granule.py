@@ -8,7 +8,7 @@ from pathlib import Path
 
 from conftest import compiled
 
-from tritonscope.analysis import dram_granule, launch_time, program_traffic
+from tritonscope.analysis import dram_granule, launch_time, line_time, program_traffic
 from tritonscope.core.stages import Stage
 
 TILES = str(Path(__file__).parent / "kernels" / "launch" / "tiles.py")
@@ -25,30 +25,35 @@ def _factors(m: int, n: int, rows: int = 65536, cols: int = 4096):
     grid = (-(-rows // m) * -(-cols // n),)
     traffic = program_traffic.evaluate(c.stages[Stage.TTIR], (*grid, 1, 1), launch_time._values(c))
     slots = 132 * c.resources.occupancy.blocks_per_sm
-    found = dram_granule.factors(c, traffic, slots)
+    found = dram_granule.factors(c, traffic, slots, line_time.estimate(c))
     return {traffic.accesses[i].kind: granule.factor for i, granule in found.items()}, c, grid
 
 
 def test_a_row_segment_narrower_than_a_sector_costs_the_sector():
     """8 bf16 columns: 16-byte segments. A read costs its 32-byte sector (2x); a write costs the sector
-    written and, partly written, read and merged (WRITE_PART_READS): 3 sectors for 16 bytes (6x)."""
+    written and, partly written, read and merged (WRITE_PART_READS, 2.5 sectors more): 7x."""
     found, c, grid = _factors(256, 8)
     assert found == {"load": 2.0, "store": (1 + dram_granule.WRITE_PART_READS) * 32 / 16}
     estimate = launch_time.estimate(c, grid, "--grid")
     used = 65536 * 4096 * 2
-    assert estimate.bound == "DRAM" and estimate.dram_bytes == (2.0 + 6.0) * used
-    said = "the DRAM moves 6x the bytes line 15 writes: 16-byte pieces in 32-byte sectors (a sector partly"
+    assert estimate.bound == "DRAM" and estimate.dram_bytes == (2.0 + 7.0) * used
+    said = "the DRAM moves 7x the bytes line 15 writes: 16-byte pieces in 32-byte sectors (a sector partly"
     assert any(note.startswith(said) for note in estimate.assumptions), estimate.assumptions
 
 
-def test_unaligned_rows_put_a_segment_across_two_lines():
+def test_unaligned_rows_put_a_segment_across_two_lines_and_part_written_sectors():
     """Rows of 1,000 bf16 (2,000 bytes): row r of a 128-byte-wide tile starts r * 2000 bytes in, so at
     r * 80 modulo 128: only every 8th row's segment lies in one 128-byte line, the others in two. A
-    wave covers one column tile (4,096 row tiles), so the lines are the DRAM's cost."""
+    wave covers one column tile (4,096 row tiles), so the lines are the reads' cost. Triton cannot
+    prove 16-byte alignment: a thread stores one element, a warp's store 64 bytes in a run; every
+    other row starts 16 bytes into a sector, so its runs' ends (16, 80, 144) fall inside 3 of its 5
+    sectors, each read, merged and written."""
     found, _, _ = _factors(64, 64, rows=262144, cols=1000)
     lines = [1 if (r * 2000) % 128 == 0 else 2 for r in range(64)]
     assert found["load"] == sum(lines) / len(lines) == 1.875
-    assert found["store"] == found["load"]  # the sectors' count for a store is below the lines'
+    aligned = [(r * 2000) % 32 == 0 for r in range(64)]
+    sectors = [4 + dram_granule.WRITE_PART_READS * 0 if a else 5 + dram_granule.WRITE_PART_READS * 3 for a in aligned]
+    assert found["store"] == sum(sectors) / len(sectors) * 32 / 128 == 2.0625
 
 
 def test_a_wave_that_covers_more_of_each_row_costs_less():
@@ -65,4 +70,15 @@ def test_whole_rows_and_flat_runs_cost_nothing_more():
     assert _factors(4, 1024)[0] == {}  # 2 KiB segments
     c = compiled(COPY, "h200")
     traffic = program_traffic.evaluate(c.stages[Stage.TTIR], (65536, 1, 1), launch_time._values(c))
-    assert dram_granule.factors(c, traffic, 2112) == {}
+    assert dram_granule.factors(c, traffic, 2112, line_time.estimate(c)) == {}
+
+
+def test_a_tile_wider_than_its_rows_is_read_whole_but_written_in_runs():
+    """4 x 1,024 tiles over rows of 1,000 bf16 (masked): each row is read whole (63 sectors for 2,000
+    bytes, under COUNTED); each warp's store covers 64 bytes, so a row starting 16 bytes into a sector
+    has 32 runs whose starts fall inside a sector, an aligned row only its end (byte 2,000)."""
+    found, _, _ = _factors(4, 1024, rows=262144, cols=1000)
+    assert "load" not in found
+    parts = [1 if (r * 2000) % 32 == 0 else 32 for r in range(4)]
+    expected = sum(63 + dram_granule.WRITE_PART_READS * p for p in parts) / 4 * 32 / 2000
+    assert abs(found["store"] - expected) < 1e-12

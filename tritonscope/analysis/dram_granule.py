@@ -6,8 +6,12 @@ orders (the next program the rows below, or the bytes beside).
   - A 32-byte sector is the least a read costs: row segments of 8 bytes took 3.7-3.8x the time of
     whole rows, 16 bytes 2.2x, in either order: the neighbours' reads of the same sector do not
     save it.
-  - Writing part of a sector costs the sector read and written again (the L2 merges the bytes
-    before the DRAM takes them): 16-byte segments 6.9-9.6x, 8-byte 9-15x; WRITE_PART_READS.
+  - An instruction that writes part of a sector costs the sector read and written again (the L2
+    merges the bytes before the DRAM takes them), even where a neighbour writes the rest at once:
+    16-byte segments took 6.9-9.6x, 8-byte 9-15x; WRITE_PART_READS. A warp's store covers a run
+    of the row (the layout's threads along it times their pieces, or one instruction's width where
+    that is narrower than a thread's piece): rows that start off a sector's edge (2,000 bytes
+    long) have a partly written sector at every run's ends.
   - The DRAM works in lines of what is asked together: where the programs of a wave (those the
     GPU runs at once) cover less than LINE bytes of each row between them (tiles 64 bytes wide
     whose neighbours come a wave later), reads took 1.8x; 128 bytes 1.09x. Counted for accesses a
@@ -25,15 +29,18 @@ import numpy as np
 
 from ..core.model import Compilation
 from ..core.stages import Stage
-from . import ttgir
+from . import sectors, ttgir
 from .layouts import tensor_type
+from .line_time import TimeEstimate
 from .program_traffic import Access, Traffic
 
 _ACCESSES = ("tt.load", "tt.store", "ttg.async_copy_global_to_local")
 SECTOR = 32
 LINE = 128
-WRITE_PART_READS = 2.0  # a partly written sector costs this many sectors more (read, merged, written)
-SAMPLED = 64  # programs and rows whose segments' sectors are counted
+# A partly written sector costs this many sectors more (read, merged, written): 16-byte segments'
+# writes took 6.9-9.6x the whole rows' (2.45-3.8 more a sector), 8-byte 9-15x (1.25-2.7 more).
+WRITE_PART_READS = 2.5
+SAMPLED = 32  # programs, and rows of each, whose segments are counted
 COUNTED = 1.05  # a smaller factor (a long run's partly used sectors at its ends) is not counted
 
 
@@ -45,76 +52,95 @@ class Granule:
     why: str  # `16-byte pieces of its rows in 32-byte sectors`
 
 
-def factors(c: Compilation, traffic: Traffic, slots: int) -> dict[int, Granule]:
-    """{index in traffic.accesses: its DRAM bytes over its bytes, and why}, where COUNTED or more."""
-    fastest = _fastest_dimensions(c)
+def factors(c: Compilation, traffic: Traffic, slots: int, per_warp: TimeEstimate) -> dict[int, Granule]:
+    """{index in traffic.accesses: its DRAM bytes over its bytes, and why}, where COUNTED or more.
+    `per_warp`: the per-warp estimate, whose SASS says how wide each line's accesses are."""
+    shapes = _shapes(c, per_warp)
     found = {}
     for index, access in enumerate(traffic.accesses):
         if not access.known or access.block or access.span is None or not access.dims:
             continue
-        axis = fastest.get(access.line, 0 if len(access.dims) == 1 else None)
-        if axis is None:  # a tile whose contiguous dimension the TTGIR does not say: not guessed
+        shape = shapes.get(access.line, _Shape(0, 0) if len(access.dims) == 1 else None)
+        if shape is None:  # a tile whose contiguous dimension the TTGIR does not say: not guessed
             continue
-        granule = _granule(access, access.dims[axis] * access.width, slots)
+        granule = _granule(access, access.dims[shape.axis] * access.width, shape.chunk, slots)
         if granule.factor >= COUNTED:
             found[index] = granule
     return found
 
 
-def _granule(access: Access, segment: int, slots: int) -> Granule:
-    """One access's factor (module docstring): its rows' segments of `segment` bytes."""
+@dataclass(frozen=True)
+class _Shape:
+    axis: int  # the tile's contiguous dimension
+    chunk: int  # bytes one instruction writes in one run along it (0: not known, the whole segment)
+
+
+def _granule(access: Access, segment: int, chunk: int, slots: int) -> Granule:
+    """One access's factor (module docstring): its rows' segments of `segment` bytes, written
+    `chunk` bytes an instruction."""
     assert access.span is not None
     rows = access.elements * access.width // max(segment, 1)
-    span, used = int(access.span[0]), access.elements * access.width
-    if span < used:  # elements share addresses (a broadcast, rows that overlap): no narrow pieces
+    span = int(access.span[0])
+    if span < segment:  # elements share addresses (a broadcast): not pieces of rows
         return Granule(1.0, "")
-    if rows <= 1 or span == used:  # one segment, or rows that touch: one run of `span` bytes
-        rows, segment = 1, span
-        stride = span
-    else:
-        stride = (span - segment) // (rows - 1)  # bytes from one row's start to the next
+    stride = (span - segment) // (rows - 1) if rows > 1 else 0  # from a row's start to the next
+    if stride <= 0:  # one row, or rows on the same bytes (a broadcast along them): one run
+        rows, segment, stride = 1, span, span
+    segment = min(segment, stride)  # a tile wider than the rows (masked) holds a whole row each
     starts = access.first[:SAMPLED, None] + np.arange(min(rows, SAMPLED))[None, :] * stride
-    touched, parts = _pieces(starts, segment, SECTOR)
+    touched = _touched(starts, segment, SECTOR)
+    said = f"{segment:,}-byte pieces in {SECTOR}-byte sectors"
     if access.kind != "load":
+        parts = _partly_written(starts, segment, min(chunk or segment, segment), touched)
         touched = touched + WRITE_PART_READS * parts
-    partly = " (a sector partly written is read, merged and written)" if access.kind != "load" and parts.any() else ""
-    found = Granule(
-        float(touched.mean()) * SECTOR / segment, f"{segment:,}-byte pieces in {SECTOR}-byte sectors{partly}"
-    )
+        said += " (a sector partly written is read, merged and written)" if parts.any() else ""
+    found = Granule(float(touched.mean()) * SECTOR / segment, said)
     if rows > 1 and access.runs <= 1 and stride > segment:
         together = np.unique(access.first[: max(slots, 1)] % stride).size  # column tiles a wave covers
         covered = segment * together
-        lines = _pieces(starts, covered, LINE)[0] if covered < stride else None
+        lines = _touched(starts, covered, LINE) if covered < stride else None
         if lines is not None and float(lines.mean()) * LINE / covered > found.factor:
             said = f"the blocks of a wave cover {covered:,} bytes of each row: {LINE}-byte lines"
             found = Granule(float(lines.mean()) * LINE / covered, said)
     return found
 
 
-def _pieces(starts: np.ndarray, length: int, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """For runs of `length` bytes at `starts`: the pieces of `size` bytes each touches, and how many of
-    those it covers only in part (0, 1 or 2)."""
-    offset = starts % size
-    touched = -(-(offset + length) // size)
-    parts = (offset != 0).astype(int) + ((offset + length) % size != 0)
-    return touched, np.minimum(parts, touched)
+def _touched(starts: np.ndarray, length: int, size: int) -> np.ndarray:
+    """For runs of `length` bytes at `starts`: the pieces of `size` bytes each touches."""
+    return -(-(starts % size + length) // size)
 
 
-def _fastest_dimensions(c: Compilation) -> dict[int, int]:
-    """{TTIR line of a global access: its tensor's contiguous dimension}, from the TTGIR layout's
-    order (Triton puts first the dimension its analysis found contiguous), by the kernel line."""
+def _partly_written(starts: np.ndarray, segment: int, chunk: int, touched: np.ndarray) -> np.ndarray:
+    """For segments at `starts` written `chunk` bytes an instruction: the sectors an instruction writes
+    only part of, each segment's (a chunk's ends that fall inside a sector; every sector where the
+    chunks are narrower than one)."""
+    if chunk < SECTOR:
+        return touched
+    ends = starts[..., None] + np.arange(0, segment + chunk, chunk).clip(max=segment)
+    inside = (np.diff(ends, prepend=-1) != 0) & (ends % SECTOR != 0)  # a repeated end (clipped) once
+    return np.count_nonzero(inside, axis=-1)
+
+
+def _shapes(c: Compilation, per_warp: TimeEstimate) -> dict[int, _Shape]:
+    """{TTIR line of a global access: its _Shape}, from the TTGIR layout (Triton puts first in `order`
+    the dimension its analysis found contiguous; `sizePerThread` and `threadsPerWarp` along it say
+    how much a warp's instruction covers) and the SASS's access width, matched by the kernel line."""
     module = ttgir.read(c.stages.get(Stage.TTGIR, ""))
     ttgir_lines = c.line_map.get(Stage.TTGIR, {})
-    by_line: dict[int, int] = {}
+    bits = sectors.access_bits_by_line(per_warp)
+    by_line: dict[int, _Shape] = {}
     for op in module.ops:
-        if op.name not in _ACCESSES:
-            continue
-        typed = tensor_type(op.text.split("->")[0])
+        lines = [n for f, n in ttgir_lines.get(op.number, ()) if f == c.kernel.file] if op.name in _ACCESSES else []
+        typed = tensor_type(op.text.split("->")[0]) if lines else None
         layout = module.layout(typed[1]) if typed else None
-        order = layout.fields.get("order") if layout is not None else None
-        lines = [n for f, n in ttgir_lines.get(op.number, ()) if f == c.kernel.file]
-        if order and lines:
-            by_line.setdefault(lines[0], int(order[0]))
+        fields = layout.fields if layout is not None else {}
+        order, size, threads = (fields.get(k) for k in ("order", "sizePerThread", "threadsPerWarp"))
+        if not lines or not order:
+            continue
+        piece = size[order[0]] * (ttgir.element_bits(op.text) or 0) // 8 if size else 0
+        width = bits.get(lines[0], 0) // 8
+        chunk = width if 0 < width < piece else piece * (threads[order[0]] if threads else 1)
+        by_line.setdefault(lines[0], _Shape(int(order[0]), chunk))
     ttir_lines = c.line_map.get(Stage.TTIR, {})
     found = {}
     for ttir_line, places in ttir_lines.items():

@@ -155,7 +155,7 @@ def estimate(
     block_us, tail_us = block.cycles * mean_work * walked / clock, last.cycles * mean_work * walked / clock
     from .dram_reuse import memory_traffic
 
-    granules = dram_granule.factors(c, traffic, slots)
+    granules = dram_granule.factors(c, traffic, slots, block)
     memory = memory_traffic(traffic, slots, speeds.l2_bytes * L2_KEPT, {i: g.factor for i, g in granules.items()})
     waves_us = (waves - 1) * block_us + tail_us
     limits, unknown = _limits(speeds, memory.dram, memory.l2, traffic.tensor_flops, waves_us)

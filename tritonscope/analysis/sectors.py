@@ -27,11 +27,7 @@ SECTOR = 32
 def inflation_by_line(c: Compilation, per_warp: TimeEstimate) -> dict[int, float]:
     """{kernel-file line: the bytes of the sectors its global accesses touch over the bytes they use},
     where above 1."""
-    widths: dict[int, int] = {}
-    for step in per_warp.instructions:
-        if opcodes.sass(step.opcode).unit is opcodes.Unit.GLOBAL and step.lines:
-            line, bits = step.lines[0], opcodes.access_bits(step.opcode)
-            widths[line] = min(widths.get(line, bits), bits)
+    widths = access_bits_by_line(per_warp)
     module = ttgir.read(c.stages.get(Stage.TTGIR, ""))
     stage_map = c.line_map.get(Stage.TTGIR, {})
     found: dict[int, float] = {}
@@ -43,6 +39,16 @@ def inflation_by_line(c: Compilation, per_warp: TimeEstimate) -> dict[int, float
         if inflation > 1:
             found[lines[0]] = max(found.get(lines[0], 1.0), inflation)
     return found
+
+
+def access_bits_by_line(per_warp: TimeEstimate) -> dict[int, int]:
+    """{kernel-file line: the narrowest global access its SASS makes, in bits a thread}."""
+    widths: dict[int, int] = {}
+    for step in per_warp.instructions:
+        if opcodes.sass(step.opcode).unit is opcodes.Unit.GLOBAL and step.lines:
+            line, bits = step.lines[0], opcodes.access_bits(step.opcode)
+            widths[line] = min(widths.get(line, bits), bits)
+    return widths
 
 
 def _inflation(module: ttgir.Module, op: ttgir.Op, width: int) -> float:
