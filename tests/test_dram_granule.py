@@ -37,7 +37,7 @@ def test_a_row_segment_narrower_than_a_sector_costs_the_sector():
     estimate = launch_time.estimate(c, grid, "--grid")
     used = 65536 * 4096 * 2
     assert estimate.bound == "DRAM" and estimate.dram_bytes == (2.0 + 7.0) * used
-    said = "the DRAM moves 7x the bytes line 15 writes: 16-byte pieces in 32-byte sectors (a sector partly"
+    said = "the DRAM moves 7x the bytes line 15 writes: 16-byte pieces, moved in whole 32-byte sectors (a partly"
     assert any(note.startswith(said) for note in estimate.assumptions), estimate.assumptions
 
 

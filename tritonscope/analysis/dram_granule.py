@@ -49,7 +49,7 @@ class Granule:
     """An access's DRAM bytes over the bytes it uses, and why, in words."""
 
     factor: float
-    why: str  # `16-byte pieces of its rows in 32-byte sectors`
+    why: str  # `16-byte pieces, moved in whole 32-byte sectors`
 
 
 def factors(c: Compilation, traffic: Traffic, slots: int, per_warp: TimeEstimate) -> dict[int, Granule]:
@@ -89,18 +89,18 @@ def _granule(access: Access, segment: int, chunk: int, slots: int) -> Granule:
     segment = min(segment, stride)  # a tile wider than the rows (masked) holds a whole row each
     starts = access.first[:SAMPLED, None] + np.arange(min(rows, SAMPLED))[None, :] * stride
     touched = _touched(starts, segment, SECTOR)
-    said = f"{segment:,}-byte pieces in {SECTOR}-byte sectors"
+    said = f"{segment:,}-byte pieces, moved in whole {SECTOR}-byte sectors"
     if access.kind != "load":
         parts = _partly_written(starts, segment, min(chunk or segment, segment), touched)
         touched = touched + WRITE_PART_READS * parts
-        said += " (a sector partly written is read, merged and written)" if parts.any() else ""
+        said += " (a partly written sector is read, merged and written back)" if parts.any() else ""
     found = Granule(float(touched.mean()) * SECTOR / segment, said)
     if rows > 1 and access.runs <= 1 and stride > segment:
         together = np.unique(access.first[: max(slots, 1)] % stride).size  # column tiles a wave covers
         covered = segment * together
         lines = _touched(starts, covered, LINE) if covered < stride else None
         if lines is not None and float(lines.mean()) * LINE / covered > found.factor:
-            said = f"the blocks of a wave cover {covered:,} bytes of each row: {LINE}-byte lines"
+            said = f"a wave's blocks cover {covered:,} bytes of each row, moved in whole {LINE}-byte lines"
             found = Granule(float(lines.mean()) * LINE / covered, said)
     return found
 
@@ -151,7 +151,7 @@ def _shapes(c: Compilation, per_warp: TimeEstimate) -> dict[int, _Shape]:
 
 
 def notes(c: Compilation, traffic: Traffic, granules: dict[int, Granule]) -> tuple[str, ...]:
-    """`the DRAM moves 2x the bytes line 14 reads: 16-byte pieces in 32-byte sectors`."""
+    """`the DRAM moves 2x the bytes line 14 reads: 16-byte pieces, moved in whole 32-byte sectors`."""
     ttir_lines = c.line_map.get(Stage.TTIR, {})
     found = []
     for index, granule in sorted(granules.items()):
