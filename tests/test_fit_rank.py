@@ -192,10 +192,10 @@ def test_explain_of_a_captured_kernel_estimates_its_recorded_launch(capture):
 
 
 def test_emit_config_writes_the_fastest_config_per_batch_size_as_vllm_reads_it(tmp_path):
-    """An MoE matmul of vLLM's shape (tests/kernels/launch/moe_matmul.py), its 6 configs at three batch
+    """An MoE matmul of vLLM's shape (the launch set's moe_matmul.py), its 8 configs at three batch
     sizes on an H200: the file maps each M to the config fit --rank estimates fastest for it, in vLLM's
     keys; the default file name is vLLM's device part."""
-    moe = Path(__file__).parent / "kernels" / "launch" / "moe_matmul.py"
+    moe = Path(__file__).parent / "kernels" / "launch_set" / "moe_matmul.py"
     out = tmp_path / "moe.json"
     run = tritonscope("fit", moe, "--targets", "h200", "--vary", "M=1,64,512", "--emit-config", f"vllm:{out}", "--json")
     (kernel,) = json.loads(run.stdout)["kernels"]
