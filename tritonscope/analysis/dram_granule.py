@@ -56,11 +56,14 @@ def factors(c: Compilation, traffic: Traffic, slots: int, per_warp: TimeEstimate
     """{index in traffic.accesses: its DRAM bytes over its bytes, and why}, where COUNTED or more.
     `per_warp`: the per-warp estimate, whose SASS says how wide each line's accesses are."""
     shapes = _shapes(c, per_warp)
+    ttir_lines = c.line_map.get(Stage.TTIR, {})
     found = {}
     for index, access in enumerate(traffic.accesses):
         if not access.known or access.block or access.span is None or not access.dims:
             continue
-        shape = shapes.get(access.line, _Shape(0, 0) if len(access.dims) == 1 else None)
+        line = next((n for f, n in ttir_lines.get(access.line, ()) if f == c.kernel.file), None)
+        kind = "load" if access.kind == "load" else "store"
+        shape = shapes.get((line, kind), _Shape(0, 0) if len(access.dims) == 1 else None)
         if shape is None:  # a tile whose contiguous dimension the TTGIR does not say: not guessed
             continue
         granule = _granule(access, access.dims[shape.axis] * access.width, shape.chunk, slots)
@@ -121,14 +124,14 @@ def _partly_written(starts: np.ndarray, segment: int, chunk: int, touched: np.nd
     return np.count_nonzero(inside, axis=-1)
 
 
-def _shapes(c: Compilation, per_warp: TimeEstimate) -> dict[int, _Shape]:
-    """{TTIR line of a global access: its _Shape}, from the TTGIR layout (Triton puts first in `order`
-    the dimension its analysis found contiguous; `sizePerThread` and `threadsPerWarp` along it say
-    how much a warp's instruction covers) and the SASS's access width, matched by the kernel line."""
+def _shapes(c: Compilation, per_warp: TimeEstimate) -> dict[tuple[int, str], _Shape]:
+    """{(kernel line, load or store): the _Shape of its global accesses}, from the TTGIR layout (Triton
+    puts first in `order` the dimension its analysis found contiguous; `sizePerThread` and
+    `threadsPerWarp` along it say how much a warp's instruction covers) and the SASS's access width."""
     module = ttgir.read(c.stages.get(Stage.TTGIR, ""))
     ttgir_lines = c.line_map.get(Stage.TTGIR, {})
     bits = sectors.access_bits_by_line(per_warp)
-    by_line: dict[int, _Shape] = {}
+    found: dict[tuple[int, str], _Shape] = {}
     for op in module.ops:
         lines = [n for f, n in ttgir_lines.get(op.number, ()) if f == c.kernel.file] if op.name in _ACCESSES else []
         typed = tensor_type(op.text.split("->")[0]) if lines else None
@@ -140,13 +143,8 @@ def _shapes(c: Compilation, per_warp: TimeEstimate) -> dict[int, _Shape]:
         piece = size[order[0]] * (ttgir.element_bits(op.text) or 0) // 8 if size else 0
         width = bits.get(lines[0], 0) // 8
         chunk = width if 0 < width < piece else piece * (threads[order[0]] if threads else 1)
-        by_line.setdefault(lines[0], _Shape(int(order[0]), chunk))
-    ttir_lines = c.line_map.get(Stage.TTIR, {})
-    found = {}
-    for ttir_line, places in ttir_lines.items():
-        kernel_lines = [n for f, n in places if f == c.kernel.file]
-        if kernel_lines and kernel_lines[0] in by_line:
-            found[ttir_line] = by_line[kernel_lines[0]]
+        kind = "store" if op.name == "tt.store" else "load"
+        found.setdefault((lines[0], kind), _Shape(int(order[0]), chunk))
     return found
 
 
