@@ -83,3 +83,17 @@ def test_second_passes_and_shared_weights_are_served_by_the_l2():
 
 def test_no_estimate_without_sass():
     assert line_time.estimate(compiled("sample:vector_add", "gfx942")) is None
+
+
+def test_warps_sharing_a_scheduler_queue_for_it():
+    """A warp's time when W warps each need `demand` cycles of the scheduler in a `timeline` of their
+    own: the finite-source queue. Two warps each needing half their timeline (service over time away
+    r = 1) keep it busy 1 - 1 / (1 + 2r + 2r^2) = 80% of the time: 2 x 50 / 0.8 = 125 cycles, where
+    neither the timeline (100) nor the demand (2 x 50) alone says so (attention's 2 warps per
+    scheduler on the H200: docs/data/h200-2026-11-29-attention-ncu.txt)."""
+    shared = line_time._shared_cycles
+    assert shared(1, 40, 100) == 100  # one warp: its own timeline
+    assert shared(2, 50, 100) == 125
+    assert 320 <= shared(32, 10, 100) < 320 * 1.001  # far past the crossing: W x demand
+    assert 125 < shared(2.5, 50, 100) < shared(3, 50, 100)  # a fractional count: between its neighbours
+    assert shared(4, 0, 100) == 100 and shared(4, 30, 30) == 120  # no demand; nothing but demand

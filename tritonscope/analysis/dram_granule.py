@@ -61,9 +61,11 @@ def factors(c: Compilation, traffic: Traffic, slots: int, per_warp: TimeEstimate
     for index, access in enumerate(traffic.accesses):
         if not access.known or access.block or access.span is None or not access.dims:
             continue
-        line = next((n for f, n in ttir_lines.get(access.line, ()) if f == c.kernel.file), None)
+        line = next((n for f, n in ttir_lines.get(access.line, ()) if f == c.kernel.file), -1)
         kind = "load" if access.kind == "load" else "store"
-        shape = shapes.get((line, kind), _Shape(0, 0) if len(access.dims) == 1 else None)
+        shape: _Shape | None = shapes.get((line, kind))
+        if shape is None and len(access.dims) == 1:
+            shape = _Shape(0, 0)  # a flat tile: its one dimension
         if shape is None:  # a tile whose contiguous dimension the TTGIR does not say: not guessed
             continue
         granule = _granule(access, access.dims[shape.axis] * access.width, shape.chunk, slots)

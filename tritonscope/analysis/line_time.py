@@ -9,9 +9,14 @@ scheduler, all running the same code):
     holds its pipe several cycles (analysis/latencies.py);
   - memory pipe: a memory instruction holds its scheduler's share of the L1 bandwidth;
   - DRAM: the warps' global bytes at the DRAM's bandwidth per SM (loads the L2 serves left out).
-Where the W warps need more of a limit than one warp's own timeline, the kernel is bound by it:
-for issue and the memory pipe each warp waits its turn at each instruction, the difference spread
-by the instructions' part; for the DRAM the memory waits grow, the walk repeated with memory
+At the tightest limit each warp waits its turn, the time it waits spread by the instructions' part:
+a finite-source queue (_shared_cycles) gives a warp's time from the W warps' demand and the rest of
+its timeline, the timeline itself for one warp, W times the demand for many, and more than either
+near their crossing (2 warps, each needing the scheduler half its timeline: 1.25x; on the H200,
+attention's configs of 2 warps per scheduler leave their schedulers idle 56-67% of the cycles,
+docs/data/h200-2026-11-29-attention-ncu.txt). The kernel is bound by the limit where W times the
+demand is more than one warp's own timeline. For the DRAM beyond the timeline the memory waits
+grow instead, the walk repeated with memory
 latencies `queue` times longer until the timeline takes what the DRAM needs. Where the SM's warps
 then hold more global loads outstanding than it keeps (Costs.pending_loads), the excess waits at
 issue: that share of each wait on a global load is charged to the loads it waits for.
@@ -171,11 +176,14 @@ def _bounded(walk: Timeline, steps: list[InstructionTime], warps: float) -> tupl
     """The timeline under the SM's tightest limit, where that is more than the warp's own (module docstring)."""
     timeline = sum(s.cycles for s in steps)
     name, (needed, parts) = max(_limits(walk, steps, warps).items(), key=lambda item: item[1][0])
-    if needed <= timeline or not sum(parts.values()):
-        return steps, "latency"
-    if name == "DRAM":
+    if name == "DRAM" and needed > timeline:
         return _throttled(walk, _queued(walk, timeline, needed), warps), name
-    extra, total = needed - timeline, sum(parts.values())
+    # below its demand, each warp queues for its turn at the tightest limit (_shared_cycles)
+    shared = _shared_cycles(warps, needed / max(warps, 1.0), timeline) if sum(parts.values()) else timeline
+    if shared <= timeline:
+        return steps, "latency"
+    name = name if needed > timeline else "latency"
+    extra, total = shared - timeline, sum(parts.values())
     # A warp-group matrix instruction runs asynchronously: a warp's turn at the tensor cores is
     # waited for where it next waits (the pipeline's copies, its barriers), not where it issues.
     deferred = sum(v for offset, v in parts.items() if _is_async(walk, offset))
@@ -186,6 +194,31 @@ def _bounded(walk: Timeline, steps: list[InstructionTime], warps: float) -> tupl
         for s in steps
     ]
     return _waits_grown(grown, extra * deferred / total), name
+
+
+def _shared_cycles(warps: float, demand: float, timeline: float) -> float:
+    """A warp's time where `warps` warps each need `demand` cycles of one resource (a scheduler's issue
+    port) in a timeline of `timeline` cycles: the finite-source queue (a machine-repairman model),
+    each warp away from the resource for the rest of its timeline. One warp takes its timeline; many
+    take W x demand; near the crossing, each waits its turn a while: 2 warps whose demand is half
+    their timeline take 1.25x it, not 1x."""
+    away = max(timeline - demand, 0.0)
+    if warps <= 1 or away <= 0 or demand <= 0:
+        return max(timeline, warps * demand)
+    low = int(warps)
+    busy = _busy(low, demand / away)
+    if warps > low:  # a fractional number of warps: between its neighbours
+        busy += (warps - low) * (_busy(low + 1, demand / away) - busy)
+    return warps * demand / busy
+
+
+def _busy(warps: int, ratio: float) -> float:
+    """The resource's busy share with `warps` sources, each asking `ratio` of service per time away."""
+    term, total = 1.0, 1.0
+    for k in range(1, warps + 1):
+        term *= (warps - k + 1) * ratio
+        total += term
+    return 1 - 1 / total
 
 
 def _is_async(walk: Timeline, offset: int) -> bool:
