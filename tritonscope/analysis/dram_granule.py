@@ -29,13 +29,11 @@ import numpy as np
 
 from ..core.model import Compilation
 from ..core.stages import Stage
-from . import sectors, ttgir
-from .layouts import tensor_type
+from . import linemap, sectors, ttgir
 from .line_time import TimeEstimate
 from .program_traffic import Access, Traffic
 
-_ACCESSES = ("tt.load", "tt.store", "ttg.async_copy_global_to_local")
-SECTOR = 32
+SECTOR = sectors.SECTOR
 LINE = 128
 # A partly written sector costs this many sectors more (read, merged, written): 16-byte segments'
 # writes took 6.9-9.6x the whole rows' (2.45-3.8 more a sector), 8-byte 9-15x (1.25-2.7 more).
@@ -56,14 +54,12 @@ def factors(c: Compilation, traffic: Traffic, slots: int, per_warp: TimeEstimate
     """{index in traffic.accesses: its DRAM bytes over its bytes, and why}, where COUNTED or more.
     `per_warp`: the per-warp estimate, whose SASS says how wide each line's accesses are."""
     shapes = _shapes(c, per_warp)
-    ttir_lines = c.line_map.get(Stage.TTIR, {})
     found = {}
     for index, access in enumerate(traffic.accesses):
         if not access.known or access.block or access.span is None or not access.dims:
             continue
-        line = next((n for f, n in ttir_lines.get(access.line, ()) if f == c.kernel.file), -1)
         kind = "load" if access.kind == "load" else "store"
-        shape: _Shape | None = shapes.get((line, kind))
+        shape = shapes.get((linemap.kernel_line(c, Stage.TTIR, access.line), kind))
         if shape is None and len(access.dims) == 1:
             shape = _Shape(0, 0)  # a flat tile: its one dimension
         if shape is None:  # a tile whose contiguous dimension the TTGIR does not say: not guessed
@@ -126,38 +122,32 @@ def _partly_written(starts: np.ndarray, segment: int, chunk: int, touched: np.nd
     return np.count_nonzero(inside, axis=-1)
 
 
-def _shapes(c: Compilation, per_warp: TimeEstimate) -> dict[tuple[int, str], _Shape]:
-    """{(kernel line, load or store): the _Shape of its global accesses}, from the TTGIR layout (Triton
-    puts first in `order` the dimension its analysis found contiguous; `sizePerThread` and
-    `threadsPerWarp` along it say how much a warp's instruction covers) and the SASS's access width."""
+def _shapes(c: Compilation, per_warp: TimeEstimate) -> dict[tuple[int | None, str], _Shape]:
+    """{(kernel line, load or store): the _Shape of its global accesses}, from the TTGIR layout's run
+    along the contiguous dimension (sectors.contiguous_run: how much of it a warp's instruction
+    covers) and the SASS's access width."""
     module = ttgir.read(c.stages.get(Stage.TTGIR, ""))
-    ttgir_lines = c.line_map.get(Stage.TTGIR, {})
     bits = sectors.access_bits_by_line(per_warp)
-    found: dict[tuple[int, str], _Shape] = {}
+    found: dict[tuple[int | None, str], _Shape] = {}
     for op in module.ops:
-        lines = [n for f, n in ttgir_lines.get(op.number, ()) if f == c.kernel.file] if op.name in _ACCESSES else []
-        typed = tensor_type(op.text.split("->")[0]) if lines else None
-        layout = module.layout(typed[1]) if typed else None
-        fields = layout.fields if layout is not None else {}
-        order, size, threads = (fields.get(k) for k in ("order", "sizePerThread", "threadsPerWarp"))
-        if not lines or not order:
+        line = linemap.kernel_line(c, Stage.TTGIR, op.number) if op.name in sectors.ACCESSES else None
+        run = sectors.contiguous_run(module, op) if line is not None else None
+        if line is None or run is None:
             continue
-        piece = size[order[0]] * (ttgir.element_bits(op.text) or 0) // 8 if size else 0
-        width = bits.get(lines[0], 0) // 8
-        chunk = width if 0 < width < piece else piece * (threads[order[0]] if threads else 1)
+        width = bits.get(line, 0) // 8
+        chunk = width if 0 < width < run.piece else run.piece * run.threads
         kind = "store" if op.name == "tt.store" else "load"
-        found.setdefault((lines[0], kind), _Shape(int(order[0]), chunk))
+        found.setdefault((line, kind), _Shape(run.axis, chunk))
     return found
 
 
 def notes(c: Compilation, traffic: Traffic, granules: dict[int, Granule]) -> tuple[str, ...]:
     """`the DRAM moves 2x the bytes line 14 reads: 16-byte pieces, moved in whole 32-byte sectors`."""
-    ttir_lines = c.line_map.get(Stage.TTIR, {})
     found = []
     for index, granule in sorted(granules.items()):
         access = traffic.accesses[index]
-        lines = [n for f, n in ttir_lines.get(access.line, ()) if f == c.kernel.file]
-        where = f"line {lines[0]}" if lines else "an access"
+        line = linemap.kernel_line(c, Stage.TTIR, access.line)
+        where = f"line {line}" if line is not None else "an access"
         verb = "reads" if access.kind == "load" else "writes"
         found.append(f"the DRAM moves {granule.factor:.3g}x the bytes {where} {verb}: {granule.why}")
     return tuple(found)

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from ..core.model import Compilation
 from ..core.stages import Stage
 from ..core.targets import Speeds
-from . import dram_granule, in_flight, line_time, scoreboards, sectors, trip_counts, walk_copies
+from . import dram_granule, in_flight, line_time, linemap, scoreboards, sectors, trip_counts, walk_copies
 from .line_time import TimeEstimate
 
 # Shares of a data sheet's peak that a kernel attains, measured on the H200 by
@@ -259,11 +259,10 @@ def _parallelism(schedule, c: Compilation, memory, resident: int, speeds: Speeds
 def _l1(c: Compilation, block: TimeEstimate, traffic, speeds: Speeds) -> Limit:
     """The L1's time: every global access's bytes as the sectors its instructions touch (sectors.py)."""
     inflation = sectors.inflation_by_line(c, block)
-    stage_map = c.line_map.get(Stage.TTIR, {})
     moved = 0.0
     for access in traffic.accesses:
-        lines = [n for f, n in stage_map.get(access.line, ()) if f == c.kernel.file]
-        moved += float(access.bytes.sum()) * inflation.get(lines[0] if lines else -1, 1.0)
+        line = linemap.kernel_line(c, Stage.TTIR, access.line)
+        moved += float(access.bytes.sum()) * (inflation.get(line, 1.0) if line is not None else 1.0)
     moved *= traffic.programs / max(traffic.evaluated, 1)
     rate = speeds.multiprocessors * L1_BYTES_PER_CLOCK * speeds.clock_mhz * 1e6
     worst = max(inflation.values(), default=1.0)

@@ -47,6 +47,11 @@ def _joined(own: StageMap, pointers: dict[int, int], earlier: StageMap) -> Stage
     return joined
 
 
+def kernel_line(c: Compilation, stage: Stage, number: int) -> int | None:
+    """The first line of the kernel's own file that line `number` of `stage` came from, or None."""
+    return next((n for f, n in c.line_map.get(stage, {}).get(number, ()) if f == c.kernel.file), None)
+
+
 def stage_lines(c: Compilation, stage: Stage, source_lines: set[SourceLine]) -> list[int]:
     """The lines of `stage` that came from any of `source_lines`."""
     return [n for n, sources in c.line_map.get(stage, {}).items() if source_lines.intersection(sources)]

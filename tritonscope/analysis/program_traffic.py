@@ -232,7 +232,11 @@ def _access(walk: _Walk, op: ttgir.Op) -> None:
     moved = walk.per_program(elements * per_element * share * times)
     start = walk.per_program(first).astype(np.int64)
     runs, all_runs = float(walk.per_program(times)[0]), float(walk.per_program(times).sum())
-    span = walk.per_program(target.hi - target.lo + width).astype(np.int64) if known else None  # type: ignore[union-attr]
+    span = (
+        walk.per_program(target.hi - target.lo + width).astype(np.int64)
+        if isinstance(target, Address) and known
+        else None
+    )
     found = Access(op.number, kind, base, start, moved, known, elements, width, runs, all_runs, False, dims, span)
     walk.accesses.append(found)
     if op.name == "tt.load" and op.results:

@@ -13,14 +13,15 @@ inflation is its sectors' bytes over the bytes it uses (launch_time.py's L1 limi
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from ..core.model import Compilation
 from ..core.stages import Stage
-from . import opcodes, ttgir
+from . import linemap, opcodes, ttgir
 from .layouts import tensor_type
 from .line_time import TimeEstimate
 
-_ACCESSES = ("tt.load", "tt.store", "ttg.async_copy_global_to_local")
+ACCESSES = ("tt.load", "tt.store", "ttg.async_copy_global_to_local")  # a TTGIR global access
 SECTOR = 32
 
 
@@ -29,15 +30,14 @@ def inflation_by_line(c: Compilation, per_warp: TimeEstimate) -> dict[int, float
     where above 1."""
     widths = access_bits_by_line(per_warp)
     module = ttgir.read(c.stages.get(Stage.TTGIR, ""))
-    stage_map = c.line_map.get(Stage.TTGIR, {})
     found: dict[int, float] = {}
     for op in module.ops:
-        lines = [n for f, n in stage_map.get(op.number, ()) if f == c.kernel.file] if op.name in _ACCESSES else []
-        if not lines or lines[0] not in widths:
+        line = linemap.kernel_line(c, Stage.TTGIR, op.number) if op.name in ACCESSES else None
+        if line is None or line not in widths:
             continue
-        inflation = _inflation(module, op, widths[lines[0]] // 8)
+        inflation = _inflation(module, op, widths[line] // 8)
         if inflation > 1:
-            found[lines[0]] = max(found.get(lines[0], 1.0), inflation)
+            found[line] = max(found.get(line, 1.0), inflation)
     return found
 
 
@@ -51,18 +51,33 @@ def access_bits_by_line(per_warp: TimeEstimate) -> dict[int, int]:
     return widths
 
 
-def _inflation(module: ttgir.Module, op: ttgir.Op, width: int) -> float:
-    """One access's sectors' bytes over its used bytes (module docstring); 1 where its layout is not read."""
+@dataclass(frozen=True)
+class Run:
+    """How a global access's blocked layout lays its elements along the tensor's contiguous dimension."""
+
+    axis: int  # that dimension: the first of the layout's `order` (Triton's analysis found it contiguous)
+    piece: int  # bytes one thread holds contiguous along it (`sizePerThread`)
+    threads: int  # a warp's threads side by side along it (`threadsPerWarp`)
+
+
+def contiguous_run(module: ttgir.Module, op: ttgir.Op) -> Run | None:
+    """A global access's Run, read off its TTGIR layout; None where that is not a blocked layout."""
     typed = tensor_type(op.text.split("->")[0])
     bits = ttgir.element_bits(op.text)
     layout = module.layout(typed[1]) if typed else None
     if typed is None or not bits or layout is None or layout.kind != "blocked":
-        return 1.0
+        return None
     order, size, threads = (layout.fields.get(k) for k in ("order", "sizePerThread", "threadsPerWarp"))
     if not order or not size or not threads:
+        return None
+    return Run(int(order[0]), size[order[0]] * bits // 8, threads[order[0]])
+
+
+def _inflation(module: ttgir.Module, op: ttgir.Op, width: int) -> float:
+    """One access's sectors' bytes over its used bytes (module docstring); 1 where its layout is not read."""
+    run = contiguous_run(module, op)
+    if run is None:
         return 1.0
-    run = size[order[0]] * bits // 8  # bytes a thread holds contiguous along the fastest dimension
-    together = threads[order[0]]  # threads side by side along it
-    width = max(1, min(width, run))
-    per_instruction = (32 // together) * min(together, math.ceil(together * run / SECTOR))
-    return (run / width) * per_instruction * SECTOR / (32 * run)
+    width = max(1, min(width, run.piece))
+    per_instruction = (32 // run.threads) * min(run.threads, math.ceil(run.threads * run.piece / SECTOR))
+    return (run.piece / width) * per_instruction * SECTOR / (32 * run.piece)
