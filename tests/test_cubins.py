@@ -10,8 +10,16 @@ import triton
 from conftest import compiled
 
 from tritonscope.core.errors import TritonscopeError
+from tritonscope.parsers import sass_listing
 from tritonscope.triton_api import cubins
-from tritonscope.triton_api.tools import _nvidia_tool, _run_on_binary, disassemble, disassemble_code, disassemble_lines
+from tritonscope.triton_api.tools import (
+    _CONTROL_FIELD,
+    _nvidia_tool,
+    _run_on_binary,
+    disassemble,
+    disassemble_code,
+    disassemble_lines,
+)
 
 
 def _alone(binary: bytes) -> str:
@@ -84,6 +92,28 @@ def test_disassemble_lines_keeps_what_disassemble_reads():
     read = disassemble_lines(binaries)
     assert read == [_alone_with_lines(b) for b in binaries]
     assert [disassemble(b) for b in binaries] == read
+
+
+@pytest.mark.parametrize("target", ["sm90", "sm100", "sm120"])
+def test_an_estimates_read_merges_ptxas13_cubins_too_and_keeps_what_it_can_vouch_for(target, tmp_path, monkeypatch):
+    """`fit --rank` reads a target's cells in one nvdisasm run, sm100's and sm120's (ptxas 13's layout)
+    too: each listing's instructions, operands, labels and line numbers are the cubin's own. A listing
+    is kept for `dump` where it is exactly the cubin's own: not where nvdisasm 13 printed control
+    fields, whose column a merge of different kernels may move (sm120)."""
+    binaries = [compiled(f"sample:{name}", target).binary for name in ("matmul", "vector_add", "softmax")]
+    monkeypatch.setattr(triton.knobs.cache, "dir", str(tmp_path))
+    read = disassemble_lines(binaries, exact=False)
+    fields = [bool(_CONTROL_FIELD.search(listing)) for listing in read]
+    if triton.__version__.startswith("3.6"):  # its nvdisasm prints them for sm120 (3.9's does not)
+        assert any(fields) == (target == "sm120")
+    for binary, listing, field in zip(binaries, read, fields, strict=True):
+        alone = _alone_with_lines(binary)
+        assert sass_listing.parse(listing) == sass_listing.parse(alone)
+        assert "//## File" in listing
+        if not field:
+            assert listing == alone
+    kept = list((tmp_path / "tritonscope").glob("*.sass"))
+    assert len(kept) == fields.count(False)
 
 
 def test_disassemble_code_groups_by_architecture_and_remembers():

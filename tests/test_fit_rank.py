@@ -14,8 +14,8 @@ from cli_process import tritonscope
 from test_corpus_liger import liger_ops
 
 from tritonscope.analysis.fitting import FITS
-from tritonscope.app.fit import DEFAULT_TARGETS, fit
-from tritonscope.app.fit_rank import NOT_NVIDIA, Ranking
+from tritonscope.app.fit import DEFAULT_TARGETS, _ranking_order, fit
+from tritonscope.app.fit_rank import NOT_NVIDIA, Ranker, Ranking
 from tritonscope.cli.argtypes import check_dtype
 from tritonscope.core.launch_grid import parse
 from tritonscope.core.model import VariantRequest
@@ -105,6 +105,23 @@ def test_keep_writes_a_pruner_that_keeps_the_fastest_that_fit(tmp_path):
 def test_what_rank_does_not_take():
     assert "give --rank too" in tritonscope("fit", "sample:matmul", "--grid", "4", expect=2).stderr
     assert "give --emit-prune FILE.py" in tritonscope("fit", "sample:matmul", "--keep", "2", expect=2).stderr
+
+
+def test_rank_compiles_a_targets_cells_together_and_the_targets_it_cannot_estimate_last():
+    """A target's cells are estimated together once its last has compiled (one nvdisasm run), while
+    the workers compile the next target's: the compiles go target by target, AMD's (no estimate) last."""
+    targets = ("gfx942", "sm80", "sm90")
+    requests = [VariantRequest(file="sample:matmul", target=t) for _ in range(3) for t in targets]
+    order = _ranking_order(requests)
+    assert [requests[i].target for i in order] == ["sm80"] * 3 + ["sm90"] * 3 + ["gfx942"] * 3
+    assert order[:3] == [1, 4, 7]  # a target's rows in their own order
+    ranker = Ranker([[i for i in order if requests[i].target == t] for t in targets])
+    for index in (1, 4, 0):  # sm80's cells end, but one; one of AMD's: nothing to estimate yet
+        ranker.add(index, None)
+    assert ranker.left == [2, 1, 3] and ranker.waiting.empty()
+    ranker.add(7, None)
+    assert ranker.left == [2, 0, 3]  # sm80's column is handed to the thread
+    assert ranker.finish() == {}  # Ctrl-C: the columns cut short are handed over as they stand
 
 
 def test_every_sample_ranks_on_the_h100():

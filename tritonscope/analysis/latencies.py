@@ -29,6 +29,7 @@ SM per cycle is the datasheet's bandwidth over SMs times boost clock: H100 SXM 3
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -132,6 +133,11 @@ def global_bytes(opcode: str) -> int:
 
 def lsu_cycles(opcode: str, costs: Costs) -> float:
     """Cycles a warp's memory instruction holds its scheduler's share of the L1 (0 for the rest)."""
+    return _lsu_cycles(opcode)
+
+
+@functools.lru_cache(maxsize=4096)  # asked of every instruction of every walk
+def _lsu_cycles(opcode: str) -> float:
     if opcodes.sass(opcode).l1 is None:
         return 0.0
     if opcode.split(".")[0] == "LDSM":

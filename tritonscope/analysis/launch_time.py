@@ -150,8 +150,9 @@ def estimate(
     waves = max(1, math.ceil(programs / slots))
     tail = programs - (waves - 1) * slots
     mean_work, said = _mean_work(traffic.work)
-    block = _block(c, schedule, min(blocks, math.ceil(programs / speeds.multiprocessors)), per_warp)
-    last = _block(c, schedule, math.ceil(tail / speeds.multiprocessors), per_warp) if waves > 1 else block
+    walks = line_time.Walks(schedule)
+    block = _block(c, walks, min(blocks, math.ceil(programs / speeds.multiprocessors)), per_warp)
+    last = _block(c, walks, math.ceil(tail / speeds.multiprocessors), per_warp) if waves > 1 else block
     clock = speeds.clock_mhz
     walked = walk_copies.walked_share(c, block, traffic)  # the copies of code a warp does not run
     block_us, tail_us = block.cycles * mean_work * walked / clock, last.cycles * mean_work * walked / clock
@@ -208,7 +209,7 @@ def _values(c: Compilation) -> dict[str, int]:
     return trip_counts.known_values(c)
 
 
-def _block(c: Compilation, schedule, blocks: int, per_warp: TimeEstimate | None) -> TimeEstimate:
+def _block(c: Compilation, walks: line_time.Walks, blocks: int, per_warp: TimeEstimate | None) -> TimeEstimate:
     """The per-warp estimate with `blocks` blocks on each SM (the kernel's own occupancy: `per_warp`)."""
     occupancy = c.resources.occupancy
     blocks = max(1, min(blocks, occupancy.blocks_per_sm))
@@ -216,9 +217,7 @@ def _block(c: Compilation, schedule, blocks: int, per_warp: TimeEstimate | None)
         return per_warp
     warps = int(c.metadata.get("num_warps", 4))
     fewer = replace(occupancy, blocks_per_sm=blocks, warps_per_sm=blocks * warps)
-    found = line_time.estimate(replace(c, resources=replace(c.resources, occupancy=fewer)), schedule)
-    assert found is not None  # the schedule is there
-    return found
+    return walks.estimate(replace(c, resources=replace(c.resources, occupancy=fewer)))
 
 
 def _limits(speeds: Speeds, dram: float, l2: float, flops: float, waves_us: float) -> tuple[list[Limit], list[str]]:

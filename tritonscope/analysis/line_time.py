@@ -97,29 +97,54 @@ class TimeEstimate:
 def estimate(c: Compilation, schedule: Schedule | None = None, trips: int = LOOP_TRIPS) -> TimeEstimate | None:
     """The estimate, or None where there is no SASS to read (AMD, or an nvdisasm too old)."""
     schedule = schedule or scoreboards.schedule(c)
-    if schedule is None:
-        return None
-    costs = _costs(c)
-    walk = Timeline(schedule, costs, trips, int(c.metadata.get("num_warps", 4)), trip_counts.loop_trips(c))
-    walk.cached = served_by.cached_loads(c)
-    walk.spills_past_l1 = served_by.spills_past_l1(c, costs)
-    occupancy = c.resources.occupancy
-    warps = occupancy.warps_per_sm / 4 if occupancy.warps_per_sm else 1.0
-    steps, bound = _bounded(walk, walk.run(), warps)
-    total = sum(s.cycles for s in steps)
-    assumptions = _loops_said(walk, trips)
-    if costs.assumed:
-        assumptions.append(f"{costs.family}: the figures of {costs.source}")
-    return TimeEstimate(
-        lines=_per_line(c, steps, total),
-        instructions=tuple(steps),
-        cycles=total,
-        bound=bound,
-        warps_per_scheduler=warps,
-        family=costs.family,
-        layout=schedule.layout,
-        assumptions=tuple(assumptions),
-    )
+    return Walks(schedule, trips).estimate(c) if schedule is not None else None
+
+
+class Walks:
+    """A kernel's walks, kept for its estimates at other occupancies (a launch's last wave): the walk
+    itself does not depend on the occupancy, but for whether the spills come from past the L1."""
+
+    def __init__(self, schedule: Schedule, trips: int = LOOP_TRIPS) -> None:
+        self.schedule, self.trips = schedule, trips
+        self.kept: dict[bool, tuple[Timeline, list[InstructionTime], dict[int, float]]] = {}
+
+    def estimate(self, c: Compilation) -> TimeEstimate:
+        """The estimate of `c` (this schedule's compile) at the occupancy its resources say."""
+        walk, steps = self._walk(c)
+        occupancy = c.resources.occupancy
+        warps = occupancy.warps_per_sm / 4 if occupancy.warps_per_sm else 1.0
+        steps, bound = _bounded(walk, steps, warps)
+        total = sum(s.cycles for s in steps)
+        assumptions = _loops_said(walk, self.trips)
+        if walk.costs.assumed:
+            assumptions.append(f"{walk.costs.family}: the figures of {walk.costs.source}")
+        return TimeEstimate(
+            lines=_per_line(c, steps, total),
+            instructions=tuple(steps),
+            cycles=total,
+            bound=bound,
+            warps_per_scheduler=warps,
+            family=walk.costs.family,
+            layout=self.schedule.layout,
+            assumptions=tuple(assumptions),
+        )
+
+    def _walk(self, c: Compilation) -> tuple[Timeline, list[InstructionTime]]:
+        """The walk and its unloaded steps, made once per way the spills are served; a walk kept is
+        put back to where its first run left it (the DRAM's queue walks it again)."""
+        costs = _costs(c)
+        spills = served_by.spills_past_l1(c, costs)
+        if spills in self.kept:
+            walk, steps, issued = self.kept[spills]
+            walk.issued = dict(issued)
+            return walk, steps
+        warps = int(c.metadata.get("num_warps", 4))
+        walk = Timeline(self.schedule, costs, self.trips, warps, trip_counts.loop_trips(c))
+        walk.cached = served_by.cached_loads(c)
+        walk.spills_past_l1 = spills
+        steps = walk.run()
+        self.kept[spills] = (walk, steps, dict(walk.issued))
+        return walk, steps
 
 
 def _costs(c: Compilation) -> Costs:
@@ -186,10 +211,11 @@ def _bounded(walk: Timeline, steps: list[InstructionTime], warps: float) -> tupl
     extra, total = shared - timeline, sum(parts.values())
     # A warp-group matrix instruction runs asynchronously: a warp's turn at the tensor cores is
     # waited for where it next waits (the pipeline's copies, its barriers), not where it issues.
-    deferred = sum(v for offset, v in parts.items() if _is_async(walk, offset))
+    asynchronous = _asynchronous(walk)
+    deferred = sum(v for offset, v in parts.items() if offset in asynchronous)
     grown = [
-        replace(s, issue=s.issue + extra * parts.get(s.offset, 0.0) / total / s.repeats)
-        if s.repeats and not _is_async(walk, s.offset)
+        s.with_issue(s.issue + extra * parts.get(s.offset, 0.0) / total / s.repeats)
+        if s.repeats and s.offset not in asynchronous
         else s
         for s in steps
     ]
@@ -221,8 +247,9 @@ def _busy(warps: int, ratio: float) -> float:
     return 1 - 1 / total
 
 
-def _is_async(walk: Timeline, offset: int) -> bool:
-    return opcodes.sass(walk.schedule.at(offset).opcode).unit is Unit.WARPGROUP_MMA
+def _asynchronous(walk: Timeline) -> set[int]:
+    """The offsets of the warp-group matrix instructions."""
+    return {s.offset for s in walk.schedule.instructions if opcodes.sass(s.opcode).unit is Unit.WARPGROUP_MMA}
 
 
 def _throttled(walk: Timeline, steps: list[InstructionTime], warps: float) -> list[InstructionTime]:
@@ -242,7 +269,7 @@ def _throttled(walk: Timeline, steps: list[InstructionTime], warps: float) -> li
             for producer in producers:
                 moved[producer] = moved.get(producer, 0.0) + step.repeats * share * wait.cycles / len(producers)
             waits.append(replace(wait, cycles=wait.cycles * (1 - share)) if producers else wait)
-        kept.append(replace(step, waits=tuple(waits)))
+        kept.append(replace(step, waits=tuple(waits)) if waits != list(step.waits) else step)
     return [replace(s, issue=s.issue + moved[s.offset] / s.repeats) if s.offset in moved else s for s in kept]
 
 

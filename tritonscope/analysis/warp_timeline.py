@@ -69,6 +69,12 @@ class InstructionTime:
         """Cycles per warp, all executions."""
         return self.repeats * (self.issue + sum(w.cycles for w in self.waits)) + self.drain
 
+    def with_issue(self, issue: float) -> InstructionTime:
+        """The same with another issue time (`replace`, made for every instruction of a walk, is slower)."""
+        return InstructionTime(
+            self.offset, self.opcode, self.lines, self.control, self.repeats, issue, self.waits, self.drain
+        )
+
 
 def loops(listing: Listing) -> list[tuple[int, int]]:
     """The loops (first offset, last offset): every back edge but a branch to itself (the trap
@@ -141,6 +147,20 @@ class Timeline:
             s.offset: latencies.MIO_ENTRY if latencies.lsu_cycles(s.opcode, costs) else 0.0
             for s in schedule.instructions
         }
+        self.producer_lines: dict[tuple[int, ...], tuple[int, ...]] = {}  # _lines_of's
+        # what a pass asks of each instruction, found once: (it, its schedule, its executions, its
+        # place in the memory pipe's queue, whether it is a barrier's sync)
+        self.steps = [
+            (
+                step,
+                scheduled,
+                self.repeats[step.offset],
+                self.pipe[step.offset],
+                step.base == "BAR" and ".SYNC" in step.opcode,
+            )
+            for step, scheduled in zip(schedule.listing.instructions, schedule.instructions, strict=True)
+        ]
+        self.loop_of: dict[tuple[int, int], tuple[int, int] | None] = {}  # _loop_of's
 
     def run(self, queue: float = 1.0) -> list[InstructionTime]:
         """A pass gives the times the next one's loop-carried waits count back from: the first
@@ -153,28 +173,32 @@ class Timeline:
 
     def _pass(self) -> list[InstructionTime]:
         steps: list[InstructionTime] = []
-        clock, previous = 0.0, None
+        clock, stall = 0.0, 0  # the previous instruction's stall count (none before the first)
         held: list[WaitCost] = []  # a DEPBAR's wait: the next instruction's
         barrier = _Barrier()
-        for step, scheduled in zip(self.schedule.listing.instructions, self.schedule.instructions, strict=True):
-            issue = float(max(1, previous.stall)) if previous else 1.0
-            issue += (self.queue - 1) * self.pipe[step.offset]
+        extra = self.queue - 1
+        for step, scheduled, repeats, pipe, syncs in self.steps:
+            issue = float(max(1, stall)) + extra * pipe
             arrive = clock + issue
-            own = [self._wait(step, w, arrive) for w in scheduled.waits]
-            waits = held + [w for w, deferred in own if not deferred] + barrier.lands(step)
+            own = [self._wait(step, w, arrive) for w in scheduled.waits] if scheduled.waits else ()
+            waits = held + [w for w, deferred in own if not deferred]
+            if barrier.pending is not None:
+                waits += barrier.lands(step)
             held = [w for w, deferred in own if deferred]
-            repeats = self.repeats[step.offset]
-            if step.base == "BAR" and ".SYNC" in step.opcode:
+            if syncs:
                 barrier.sync(self._barrier(barrier.drift / repeats))
-            barrier.drift += repeats * sum(w.cycles for w in waits if w.scoreboard != BARRIER)
-            clock = arrive + sum(w.cycles for w in waits)
+            if waits:
+                barrier.drift += repeats * sum(w.cycles for w in waits if w.scoreboard != BARRIER)
+                clock = arrive + sum(w.cycles for w in waits)
+            else:
+                clock = arrive
             self.issued[step.offset] = clock
             steps.append(
                 InstructionTime(
                     step.offset, step.opcode, scheduled.lines, scheduled.control, repeats, issue, tuple(waits)
                 )
             )
-            previous = scheduled.control
+            stall = scheduled.control.stall
         return self._with_drain(steps)
 
     def _wait(self, step: Instruction, wait: scoreboards.Wait, arrive: float) -> tuple[WaitCost, bool]:
@@ -189,13 +213,22 @@ class Timeline:
             if issued + latency > ready or kind == "unknown":
                 kind = its_kind
             ready = max(ready, issued + latency)
-        at = self.schedule.index
-        lines = tuple(
-            dict.fromkeys(
-                n for p in wait.producers for m in self._members(p) for n in self.schedule.instructions[at[m]].lines
-            )
+        return WaitCost(wait.scoreboard, ready - arrive, wait.producers, self._lines_of(wait.producers), kind), (
+            step.base == "DEPBAR"
         )
-        return WaitCost(wait.scoreboard, ready - arrive, wait.producers, lines, kind), step.base == "DEPBAR"
+
+    def _lines_of(self, producers: tuple[int, ...]) -> tuple[int, ...]:
+        """The kernel-file lines of some producers (and of the instructions they stand for), once each."""
+        found = self.producer_lines.get(producers)
+        if found is None:
+            at = self.schedule.index
+            found = tuple(
+                dict.fromkeys(
+                    n for p in producers for m in self._members(p) for n in self.schedule.instructions[at[m]].lines
+                )
+            )
+            self.producer_lines[producers] = found
+        return found
 
     def _issue_time(self, producer: int, waiter: int, keep: int) -> float | None:
         """When the producer issued, in the waiter's iteration's clock: this iteration's, or the
@@ -217,8 +250,11 @@ class Timeline:
         return inside or producers
 
     def _loop_of(self, a: int, b: int) -> tuple[int, int] | None:
-        """The innermost loop holding both instructions."""
-        return next((loop for loop in self.innermost.get(a, ()) if loop[0] <= b <= loop[1]), None)
+        """The innermost loop holding both instructions (asked of each wait's producers every pass)."""
+        key = (a, b)
+        if key not in self.loop_of:
+            self.loop_of[key] = next((loop for loop in self.innermost.get(a, ()) if loop[0] <= b <= loop[1]), None)
+        return self.loop_of[key]
 
     def _latency(self, producer: int, board: str) -> tuple[float, str]:
         scheduled = self.schedule.instructions[self.schedule.index[producer]]

@@ -109,14 +109,16 @@ def matrices(
     requests = [replace(r, target=t) for plan in plans for r in plan.requests for t in targets]
     recorded = [ran for plan in plans for ran in (plan.launches or ((),) * len(plan.requests)) for _ in targets]
     cells: list[Cell | None] = [None] * len(requests)
-    ranker = Ranker() if ranking is not None else None
+    order = _ranking_order(requests) if ranking is not None else list(range(len(requests)))
+    ranker = Ranker([[i for i in order if requests[i].target == t] for t in targets]) if ranking else None
 
-    def done(index: int, outcome: Outcome) -> None:
+    def done(at: int, outcome: Outcome) -> None:
+        index = order[at]
         cells[index] = cell_of(outcome, ranker, index)
         if on_done:
             on_done(sum(cell is not None for cell in cells), len(cells))
 
-    tasks = [_task(r, budgets, ranking, ran) for r, ran in zip(requests, recorded, strict=True)]
+    tasks = [_task(requests[i], budgets, ranking, recorded[i]) for i in order]
     try:
         workers.run(tasks, on_done=done)
     except KeyboardInterrupt:  # the running compiles are cancelled; what ended is shown, said partial
@@ -136,6 +138,21 @@ def matrices(
     return tuple(found)
 
 
+def _ranking_order(requests: list[VariantRequest]) -> list[int]:
+    """The compiles in the order `--rank` wants them: a target's cells together, so that its estimates
+    are made while the next target's compile (app/fit_rank.py), and the targets with no estimate last,
+    compiled while the last estimates are made."""
+    columns = list(dict.fromkeys(r.target for r in requests))
+
+    def key(index: int) -> tuple[bool, int, int]:
+        request = requests[index]
+        target = request.target_info
+        no_estimate = target is None or target.backend != "cuda" or target.speeds is None
+        return no_estimate, columns.index(request.target), index
+
+    return sorted(range(len(requests)), key=key)
+
+
 def _task(
     request: VariantRequest, budgets: tuple[Budget, ...], ranking: Ranking | None = None, launched: tuple = ()
 ) -> Task:
@@ -148,14 +165,16 @@ def _task(
 def cell_of(outcome: Outcome, ranker: Ranker | None = None, index: int = 0) -> Cell:
     """A worker's cell (a ranked one's compile handed to the ranker), or a compile that failed as a cell
     that says why in one line."""
+    to_rank = None
     if not outcome.ok:
-        return Cell(NO_COMPILE, one_line(outcome.error or "failed"))
-    if isinstance(outcome.value, tuple):
+        cell = Cell(NO_COMPILE, one_line(outcome.error or "failed"))
+    elif isinstance(outcome.value, tuple):
         cell, to_rank = outcome.value
-        if to_rank is not None and ranker is not None:
-            ranker.add(index, to_rank)
-        return cell
-    return outcome.value
+    else:
+        cell = outcome.value
+    if ranker is not None:
+        ranker.add(index, to_rank)
+    return cell
 
 
 def one_line(error: str) -> str:

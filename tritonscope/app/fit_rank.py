@@ -6,8 +6,8 @@ fits an NVIDIA target with figures, it also finds the launch's grid (`--grid` ev
 values, a captured launch's, or the file's `grid(meta)`) and sends the compile back unfinished.
 This process finishes those (their SASS read with its line information, which the per-warp model
 needs for the loops' trip counts) and estimates them (analysis/launch_time.py), in a thread of its
-own, while the workers compile the next cells: nvdisasm runs beside them, once for every GROUP cells
-of an architecture (its set-up is most of a run), and once per architecture for the rest at the end.
+own, a target's cells together once its last has compiled (one nvdisasm run: its set-up is most of
+a run), while the workers compile the next target's (app/fit.py compiles them target by target).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import threading
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..analysis import launch_time, line_time, scoreboards
+from ..analysis import launch_time, scoreboards
 from ..analysis.fitting import FITS, UNKNOWN
 from ..analysis.launch_time import LaunchEstimate
 from ..core.launch_grid import GridSpec
@@ -56,20 +56,35 @@ def why_not(cell: Cell, target) -> str | None:
 
 
 class Ranker:
-    """Estimates cells in a thread of this process as they come in (module docstring)."""
+    """Estimates cells in a thread of this process as they come in (module docstring). `columns`: the
+    cells' indices by target, in the order they are compiled; a target's cells are estimated together
+    once the last of them has come in (one nvdisasm run for them all)."""
 
-    def __init__(self) -> None:
-        self.waiting: queue.Queue[tuple[int, ToRank] | None] = queue.Queue()
+    def __init__(self, columns: list[list[int]]) -> None:
+        self.column_of = {index: n for n, column in enumerate(columns) for index in column}
+        self.left = [len(column) for column in columns]
+        self.waiting: queue.Queue[list[tuple[int, ToRank]] | None] = queue.Queue()
+        self.held: list[list[tuple[int, ToRank]]] = [[] for _ in columns]
         self.found: dict[int, tuple[LaunchEstimate | None, str | None]] = {}
         self.failed: BaseException | None = None
         self.thread = threading.Thread(target=self._work, name="fit-rank", daemon=True)
         self.thread.start()
 
-    def add(self, index: int, item: ToRank) -> None:
-        self.waiting.put((index, item))
+    def add(self, index: int, item: ToRank | None) -> None:
+        """A cell's compile has ended (`item`: what to estimate, None where nothing is)."""
+        column = self.column_of[index]
+        if item is not None:
+            self.held[column].append((index, item))
+        self.left[column] -= 1
+        if not self.left[column]:
+            self.waiting.put(self.held[column])
 
     def finish(self) -> dict[int, tuple[LaunchEstimate | None, str | None]]:
-        """Every estimate, by cell, once the last one is made."""
+        """Every estimate, by cell, once the last one is made (a target cut short by Ctrl-C: those that
+        came in)."""
+        for column, left in enumerate(self.left):
+            if left:
+                self.waiting.put(self.held[column])
         self.waiting.put(None)
         self.thread.join()
         if self.failed is not None:
@@ -77,20 +92,10 @@ class Ranker:
         return self.found
 
     def _work(self) -> None:
-        waiting: list[tuple[int, ToRank]] = []  # cells held for more of their architecture
-        done = False
-        while not done:
-            batch = [self.waiting.get()]
-            while not self.waiting.empty():
-                batch.append(self.waiting.get_nowait())
-            done = None in batch
-            waiting += [item for item in batch if item is not None]
-            ready = waiting if done else _whole_groups(waiting)
-            taken = {index for index, _ in ready}
-            waiting = [item for item in waiting if item[0] not in taken]
+        while (items := self.waiting.get()) is not None:
             try:
-                if ready and self.failed is None:
-                    self._estimate(ready)
+                if items and self.failed is None:
+                    self._estimate(items)
             except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
                 self.failed = exc
 
@@ -99,30 +104,16 @@ class Ranker:
         from ..triton_api.compiler import disassembled
         from ..triton_api.tools import disassemble_lines
 
-        # Their SASS with line information, one nvdisasm run per architecture (nvdisasm's set-up is
-        # most of a run), kept where each one's `disassembled` below reads it.
-        disassemble_lines([item.compiled.artifacts.binary for _, item in items])
-        for index, item in items:
+        # Their SASS with line information, one nvdisasm run for the target (its set-up is most of a
+        # run); listings exact only in their spaces are not kept (triton_api/tools.py)
+        listings = disassemble_lines([item.compiled.artifacts.binary for _, item in items], exact=False)
+        for (index, item), listing in zip(items, listings, strict=True):
             compiled = item.compiled
-            artifacts = disassembled(compiled.artifacts, compiled.target)  # its SASS with the line map's lines
+            artifacts = disassembled(compiled.artifacts, compiled.target, listing)
             c = to_compilation(compiled.spec, compiled.variant, artifacts, compiled.target)
-            schedule = scoreboards.schedule(c)
-            per_warp = line_time.estimate(c, schedule) if schedule is not None else None
-            found = launch_time.estimate(c, item.grid, item.grid_from, per_warp, schedule) if per_warp else None
+            schedule = scoreboards.schedule(c)  # the per-warp walks are made at the occupancies the launch needs
+            found = launch_time.estimate(c, item.grid, item.grid_from, None, schedule) if schedule else None
             self.found[index] = (found, None if found else "no estimate: its SASS could not be read")
-
-
-GROUP = 4  # cells of one architecture estimated together while the compiles go on (the rest at the end)
-
-
-def _whole_groups(waiting: list[tuple[int, ToRank]]) -> list[tuple[int, ToRank]]:
-    """The cells of each architecture that has GROUP or more waiting."""
-    from ..triton_api.cubins import architecture
-
-    by_arch: dict[int, list[tuple[int, ToRank]]] = {}
-    for item in waiting:
-        by_arch.setdefault(architecture(item[1].compiled.artifacts.binary), []).append(item)
-    return [item for group in by_arch.values() if len(group) >= GROUP for item in group]
 
 
 def with_estimates(cells: list[Cell], found: dict[int, tuple[LaunchEstimate | None, str | None]]) -> list[Cell]:

@@ -43,6 +43,7 @@ invariant that every use of a variable-latency result waits on its producer's sc
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from .errors import ParseError
@@ -97,7 +98,11 @@ def layout_evidence(arch: int) -> str:
 
 def decode_word(word: int) -> Control:
     """The control code of one 128-bit instruction word (the low 64 bits first in memory)."""
-    code = word >> _CONTROL_SHIFT
+    return _decode_code(word >> _CONTROL_SHIFT)
+
+
+@functools.lru_cache(maxsize=8192)  # a kernel's control codes repeat: each is decoded once
+def _decode_code(code: int) -> Control:
     write, read = (code >> 5) & 7, (code >> 8) & 7
     wait, reuse = (code >> 11) & 0x3F, (code >> 17) & 0xF
     return Control(

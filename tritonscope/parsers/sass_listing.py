@@ -21,7 +21,8 @@ _LABEL = re.compile(r"^([.$\w][\w.$]*):\s*$")
 _TARGET = re.compile(r"`\(([^)]+)\)")
 # What nvdisasm prints after the operands for sm120: the control fields (&req={0,2} &wr=0x1
 # ?trans4 ?WAIT4_END_GROUP), read from the instruction words instead (parsers/sass_control.py).
-_ANNOTATIONS = re.compile(r"\s+[&?][^\s;]+")
+_ANNOTATIONS = re.compile(r"(?:^|\s+)[&?][^\s;]+")  # the first may open the text (`LDGDEPBAR &wr=0x0 ;`)
+_BRACES = re.compile(r"[{}()]")
 
 
 @dataclass(frozen=True)
@@ -57,8 +58,9 @@ def parse(text: str) -> Listing:
                 break  # a second kernel's code: its offsets start again
             labels.update(dict.fromkeys(waiting, offset))
             waiting = []
-            operands = tuple(_operands(_ANNOTATIONS.sub("", match.group(4))))
-            target = _TARGET.search(match.group(4))
+            text = match.group(4)
+            operands = tuple(_operands(_ANNOTATIONS.sub("", text) if "&" in text or "?" in text else text))
+            target = _TARGET.search(text) if "`" in text else None
             found.append(
                 Instruction(
                     offset, number, match.group(2) or "", match.group(3), operands, target.group(1) if target else None
@@ -72,19 +74,20 @@ def parse(text: str) -> Listing:
 
 
 def _operands(text: str) -> list[str]:
-    """Split at commas outside brackets and braces: `desc[UR4][R2.64+0x800], R12`."""
+    """Split at commas outside brackets and braces: `desc[UR4][R2.64+0x800], R12` (a piece between
+    commas whose brackets are not yet closed is joined to the next: every listing line passes here)."""
+    if not text.strip():
+        return []
+    pieces = text.split(",")
+    if not _BRACES.search(text) and all(piece.count("[") == piece.count("]") for piece in pieces):
+        return [piece.strip() for piece in pieces]  # the usual line: each comma splits
     parts: list[str] = []
-    current: list[str] = []
+    current: str | None = None
     depth = 0
-    for char in text:
-        if char in "[{(":
-            depth += 1
-        elif char in "]})":
-            depth -= 1
-        if char == "," and depth == 0:
-            parts.append("".join(current).strip())
-            current = []
-        else:
-            current.append(char)
-    tail = "".join(current).strip()
-    return [*parts, tail] if tail or parts else []
+    for piece in pieces:
+        current = piece if current is None else f"{current},{piece}"
+        depth += sum(map(piece.count, "[{(")) - sum(map(piece.count, "]})"))
+        if depth == 0:
+            parts.append(current.strip())
+            current = None
+    return parts if current is None else [*parts, current.strip()]

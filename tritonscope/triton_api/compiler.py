@@ -79,12 +79,13 @@ def compile_variant(kernel, variant: Variant, target: Target, sass: bool = True)
     return Artifacts(texts, binary, metadata, seconds, notices, hits == [True], remarks or (), stage_seconds)
 
 
-def disassembled(artifacts: Artifacts, target: Target) -> Artifacts:
+def disassembled(artifacts: Artifacts, target: Target, listing: str | None = None) -> Artifacts:
     """The artifacts of a compile made without its SASS (`compile_variant(..., sass=False)`), the SASS
-    read now, as `compile_variant` reads it (the explorer shows Triton's stages while nvdisasm runs)."""
+    read now, as `compile_variant` reads it (the explorer shows Triton's stages while nvdisasm runs);
+    `listing`: nvdisasm's, where the caller read it already (tools.disassemble_lines)."""
     texts = {**artifacts.texts}
     if target.backend == "cuda":
-        texts = with_sass(texts, artifacts.binary, target.arch, artifacts.metadata)
+        texts = with_sass(texts, artifacts.binary, target.arch, artifacts.metadata, listing)
     refused = texts.pop(SASS_REFUSED, None)
     return replace(artifacts, texts=texts, notices=artifacts.notices + ((refused,) if refused else ()))
 

@@ -57,10 +57,13 @@ def machine_code(
         return _with_listing(texts, listing.result, ptx, arch, metadata)
 
 
-def with_sass(texts: dict[str, str], binary: bytes, arch: int | str, metadata: dict | None = None) -> dict[str, str]:
+def with_sass(
+    texts: dict[str, str], binary: bytes, arch: int | str, metadata: dict | None = None, listing: str | None = None
+) -> dict[str, str]:
     """The texts of a compile read without its SASS (`machine_code(..., sass=False)`), with the SASS
-    read now, as `machine_code` reads it; what `machine_code` read already is not read again."""
-    return _with_listing(dict(texts), lambda: disassemble(binary), texts.get("ptx"), arch, metadata)
+    read now, as `machine_code` reads it (`listing`: nvdisasm's, read already by disassemble_lines)."""
+    read = (lambda: listing) if listing is not None else (lambda: disassemble(binary))
+    return _with_listing(dict(texts), read, texts.get("ptx"), arch, metadata)
 
 
 def _with_listing(texts: dict[str, str], read, ptx: str | None, arch: int | str, metadata: dict | None) -> dict:
@@ -230,15 +233,17 @@ def disassemble_code(binaries: list[bytes]) -> list[str | None]:
     return _disassemble_many(binaries, lines=False)
 
 
-def disassemble_lines(binaries: list[bytes]) -> list[str | None]:
+def disassemble_lines(binaries: list[bytes], exact: bool = True) -> list[str | None]:
     """What `disassemble` gives each cubin (its SASS with line information), for many cubins in one
     nvdisasm run per architecture, and kept where `disassemble` keeps it: a later `disassemble` of
     one of them reads it back. Cubins in ptxas 13's layout are read one by one: nvdisasm 13 lines up
-    its control fields in a column set by the whole file, which a merged file would move."""
-    return _disassemble_many(binaries, lines=True)
+    its control fields (`&wr=0x1 ?trans8`) in a column set by the whole file, which a merged file
+    may move. With `exact=False` (a listing read for its instructions, not shown) they merge too,
+    and a listing whose control fields a merge may have moved is returned but not kept."""
+    return _disassemble_many(binaries, lines=True, exact=exact)
 
 
-def _disassemble_many(binaries: list[bytes], lines: bool) -> list[str | None]:
+def _disassemble_many(binaries: list[bytes], lines: bool, exact: bool = True) -> list[str | None]:
     if not binaries:  # nothing to read (AMD targets, a cluster's finished compiles): no tool looked up
         return []
     tools = "\n".join(_nvdisasms())
@@ -248,7 +253,7 @@ def _disassemble_many(binaries: list[bytes], lines: bool) -> list[str | None]:
     missing: dict[int, list[int]] = {}
     for index, (binary, text) in enumerate(zip(binaries, texts, strict=True)):
         if text is None:
-            alone = lines and cubins.cuda_format(binary) == 13  # a group of its own: read alone
+            alone = exact and lines and cubins.cuda_format(binary) == 13  # a group of its own: read alone
             missing.setdefault(-index - 1 if alone else cubins.architecture(binary), []).append(index)
 
     def read(indices: list[int]) -> None:
@@ -260,12 +265,17 @@ def _disassemble_many(binaries: list[bytes], lines: bool) -> list[str | None]:
             return  # every nvdisasm here is older than the target: these stay None (no SASS), as machine_code says
         for index, text in zip(indices, listings, strict=True):
             texts[index] = text
-            write_checked(memos[index], text)
+            moved = len(indices) > 1 and cubins.cuda_format(binaries[index]) == 13 and _CONTROL_FIELD.search(text)
+            if not moved:
+                write_checked(memos[index], text)
 
     with ThreadPoolExecutor(min(len(missing), os.cpu_count() or 1) or 1) as runs:  # architectures side by side
         for done in [runs.submit(read, indices) for indices in missing.values()]:
             done.result()
     return texts
+
+
+_CONTROL_FIELD = re.compile(r" [&?]\w+(=|\s|;)")  # nvdisasm 13's `&wr=0x1`, `?trans8` after an instruction
 
 
 def _disassemble_together(binaries: list[bytes], flags: list[str], lines: bool) -> list[str]:
