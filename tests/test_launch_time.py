@@ -180,3 +180,32 @@ def test_the_loads_a_warp_keeps_in_flight_bound_the_dram_it_draws():
     full = launch_time.estimate(c, (N // 1024,), "--grid")
     loads = next(limit for limit in full.limits if limit.name == "loads in flight")
     assert full.bound == "DRAM" and loads.us < 0.5 * full.limits[0].us
+
+
+def test_spills_past_the_l2_are_moved_to_and_from_the_dram():
+    """BLOCK 65536 over 8 warps holds 256 bf16 pairs a thread. Where n is odd, each element moves alone
+    and the registers spill 3 KB a thread: the 16 warps of an SM hold 1.5 MB of local memory, the GPU
+    200 MB, past the L1 and the L2, so the spills' loads and stores go to the DRAM and bound the launch
+    (measured on the H200: 1595 us against 467 us at 2^28). At 2^28 the 40 bytes a thread stay on chip."""
+    from tritonscope.analysis import line_time, local_traffic
+
+    file = str(LAUNCH_SET / "elementwise_wide.py")
+    for n, spilled in ((100000003, True), (268435456, False)):
+        c = compiled(file, "h200", args=(f"n_elements={n}",), config=8)
+        grid = (-(-n // 65536),)
+        estimate = launch_time.estimate(c, grid, "--grid")
+        r = c.resources
+        blocks = r.occupancy.blocks_per_sm
+        speeds = TARGETS["h200"].speeds
+        sms = speeds.multiprocessors
+        local = local_traffic.launch_local(c, line_time.estimate(c), grid[0], blocks, sms, speeds.l2_bytes)
+        assert local is not None and local.moved > 0
+        stack = max(r.local_bytes, r.stack_bytes)
+        assert local.resident == blocks * 8 * 32 * stack * sms
+        said = [a for a in estimate.assumptions if "of local memory" in a]
+        if spilled:
+            assert stack > 2000 and local.dram == local.l2 == local.moved  # past twice the L1 and the L2
+            assert estimate.bound == "DRAM" and estimate.dram_bytes > local.moved
+            assert said and said[0].endswith("100% of it from the DRAM")
+        else:
+            assert stack < 100 and local.dram == 0 and said[0].endswith("held on chip")

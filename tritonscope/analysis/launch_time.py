@@ -36,7 +36,17 @@ from dataclasses import dataclass, field, replace
 from ..core.model import Compilation
 from ..core.stages import Stage
 from ..core.targets import Speeds
-from . import dram_granule, in_flight, line_time, linemap, scoreboards, sectors, trip_counts, walk_copies
+from . import (
+    dram_granule,
+    in_flight,
+    line_time,
+    linemap,
+    local_traffic,
+    scoreboards,
+    sectors,
+    trip_counts,
+    walk_copies,
+)
 from .line_time import TimeEstimate
 
 # Shares of a data sheet's peak that a kernel attains, measured on the H200 by
@@ -160,8 +170,13 @@ def estimate(
 
     granules = dram_granule.factors(c, traffic, slots, block)
     memory = memory_traffic(traffic, slots, speeds.l2_bytes * L2_KEPT, {i: g.factor for i, g in granules.items()})
+    resident = min(blocks, math.ceil(programs / speeds.multiprocessors))
+    local = local_traffic.launch_local(
+        c, block, programs * mean_work, resident, speeds.multiprocessors, speeds.l2_bytes
+    )
+    dram, l2 = (memory.dram + local.dram, memory.l2 + local.l2) if local else (memory.dram, memory.l2)
     waves_us = (waves - 1) * block_us + tail_us
-    limits, unknown = _limits(speeds, memory.dram, memory.l2, traffic.tensor_flops, waves_us)
+    limits, unknown = _limits(speeds, dram, l2, traffic.tensor_flops, waves_us)
     limits.append(_l1(c, block, traffic, speeds))
     limits.extend(_parallelism(schedule, c, memory, min(programs, slots), speeds))
     limits.append(Limit("waves", waves_us, _waves_said(programs, waves, blocks, tail, slots, block_us)))
@@ -170,12 +185,12 @@ def estimate(
     limits.sort(key=lambda limit: -limit.us)
     idle = 1 - programs / (waves * slots)
     bound = _bound(limits[0].name, block, idle)
-    narrow = dram_granule.notes(c, traffic, granules)
+    narrow = (*dram_granule.notes(c, traffic, granules), *([_local_said(local)] if local else []))
     assumptions = (*traffic.notes, *said, *narrow, *unknown, *block.assumptions)
     fixed = speeds.launch_us + FIRST_ACCESS_US  # an empty launch's, and the first accesses' wait
     return LaunchEstimate(
         fixed + _together(limits), bound, target.name, speeds.gpu, size, grid_from, programs, blocks,
-        slots, waves, tail, block_us, tail_us, memory.dram, memory.l2, traffic.flops, fixed,
+        slots, waves, tail, block_us, tail_us, dram, l2, traffic.flops, fixed,
         tuple(limits), block.bound, tuple(dict.fromkeys(assumptions)),
     )  # fmt: skip
 
@@ -294,6 +309,14 @@ def _matrix_share(block: TimeEstimate) -> float:
     issue = [(s.opcode.split(".")[0], s.repeats * s.issue) for s in block.instructions]
     total = sum(cycles for _, cycles in issue)
     return sum(cycles for opcode, cycles in issue if opcode.endswith("GMMA")) / total if total else 0.0
+
+
+def _local_said(local: local_traffic.LocalTraffic) -> str:
+    """`2.7 GB of local memory (5,832 bytes a thread, 790 MB resident): 94% of it from the DRAM`."""
+    share = local.dram / local.moved
+    where = f"{share:.0%} of it from the DRAM" if share >= 0.005 else "held on chip"
+    per_thread = f"{local.per_thread:,} bytes a thread"
+    return f"{_bytes(local.moved)} of local memory ({per_thread}, {_bytes(local.resident)} resident): {where}"
 
 
 def _bytes(n: float) -> str:
