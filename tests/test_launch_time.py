@@ -209,3 +209,29 @@ def test_spills_past_the_l2_are_moved_to_and_from_the_dram():
             assert said and said[0].endswith("100% of it from the DRAM")
         else:
             assert stack < 100 and local.dram == 0 and said[0].endswith("held on chip")
+
+
+def test_programs_that_load_the_same_indices_read_the_same_rows():
+    """A mixture of experts' matmul (vLLM's shape) reads its tokens' rows and its expert's weights at
+    addresses loaded from memory. Programs of one block of token slots load the same token ids and
+    the same expert id (the same addresses: the same values), so they read the same rows of A: one
+    tile per block of slots, where every program's read was counted from the DRAM before (1.8 GB at
+    M=256 for 2 MB of tokens). The weights are told apart by block and column block: which blocks share
+    an expert is data. On the H200 the launch measured 366 us; the estimate was 895 us, now 477."""
+    from tritonscope.analysis import dram_reuse, program_traffic, trip_counts
+
+    c = compiled(str(LAUNCH_SET / "moe_matmul.py"), "h200", config=3)  # M=256, 64-slot blocks, 64 columns
+    blocks, columns = -(-(256 * 2 + 8 * 63) // 64), 14336 // 64
+    values = trip_counts.known_values(c)  # the file's defaults: M=256, strides
+    assert values["M"] == 256
+    traffic = program_traffic.evaluate(c.stages[Stage.TTIR], (blocks * columns, 1, 1), values)
+    gathers = {a.base: a for a in traffic.accesses if a.kind == "load" and not a.known}
+    assert set(gathers) == {"a_ptr", "b_ptr"} and all(a.keyed for a in gathers.values())
+    assert len(set(gathers["a_ptr"].first)) == blocks  # a block of slots' tokens, whatever its columns
+    assert len(set(gathers["b_ptr"].first)) == blocks * columns
+    speeds = TARGETS["h200"].speeds
+    memory = dram_reuse.memory_traffic(traffic, speeds.multiprocessors, speeds.l2_bytes * launch_time.L2_KEPT)
+    tokens = gathers["a_ptr"].bytes.sum()
+    assert tokens > 1.5e9 and memory.dram < gathers["b_ptr"].bytes.sum() + 0.05 * tokens
+    estimate = launch_time.estimate(c, (blocks * columns,), "--grid")
+    assert 400 < estimate.kernel_us < 520

@@ -6,8 +6,10 @@ that several programs of a wave read comes from the DRAM once: they read it at a
 A tile read again in a later wave is still in the L2 when what was read in between (the tiles of the
 waves since, each counted once per wave) is less than the L2 holds; else it comes from the DRAM
 again. So a grouped order (`GROUP_M`), whose waves cover a squarer block of a matmul's output, reads
-fewer tiles per wave and keeps them longer. Writes go to the DRAM once; a read whose address is data
-(a gather) comes from the DRAM every time. The L2's own traffic is every program's every access.
+fewer tiles per wave and keeps them longer. Writes go to the DRAM once. A read whose address is data
+(a gather) is a tile of its own where the data's origin is not known, from the DRAM every time;
+where it is (program_traffic.py: the indices' addresses), programs that loaded the same indices
+read the same tile. The L2's own traffic is every program's every access.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ def memory_traffic(
     stores = [a for a in as_dram if a.kind != "load"]
     read = _distinct(loads, waves)
     written = _distinct(stores, waves)
-    gathered = float(sum(a.bytes.sum() for a in loads if not a.known))
+    gathered = float(sum(a.bytes.sum() for a in loads if not a.known and not a.keyed))
     per_wave = _per_wave_bytes([read, written], waves)
     first, again = _reads(read, per_wave, capacity)
     l2 = float(sum(a.bytes.sum() for a in traffic.accesses))
@@ -56,7 +58,7 @@ def memory_traffic(
 def _distinct(accesses: list[Access], waves: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The distinct (wave, tile) pairs of some accesses with known addresses: (their wave, their
     tile's number, its bytes: the most any program of the wave moves of it)."""
-    known = [a for a in accesses if a.known]
+    known = [a for a in accesses if a.known or a.keyed]
     if not known:
         empty = np.zeros(0, np.int64)
         return empty, empty, np.zeros(0)

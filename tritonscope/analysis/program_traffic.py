@@ -11,7 +11,9 @@ pointer argument it reads, the byte offset of its first element (what tells two 
 apart: a matmul's A tile is the same for every program of one row of C) and the bytes it moves in
 all (elements in bounds x their width x executions); an address computed from loaded data is a
 gather: each run of elements that share a loaded value (an embedding's row) costs at least one
-32-byte sector. Each matrix product gives its
+32-byte sector, and its tiles are told apart by where the data was loaded from (programs that
+load the same indices read the same rows: a mixture of experts' blocks of tokens, by the columns
+of the weights they multiply). Each matrix product gives its
 FLOPs. A launch of more than `limit` programs is evaluated for its first `limit` (the traffic of
 the rest is taken to be like theirs).
 """
@@ -19,6 +21,7 @@ the rest is taken to be like theirs).
 from __future__ import annotations
 
 import re
+import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -66,6 +69,7 @@ class Access:
     block: bool = False  # a tensor descriptor's (TMA): one instruction moves the whole tile
     dims: tuple[int, ...] = ()  # the pointer tensor's shape (a scalar: none)
     span: np.ndarray | None = None  # per program: bytes from its first element to its last, inclusive
+    keyed: bool = False  # addresses from data, told apart by where the data was read (`first`: both)
 
 
 @dataclass(frozen=True)
@@ -225,9 +229,10 @@ def _access(walk: _Walk, op: ttgir.Op) -> None:
     mask = walk.env.get(op.operands[mask_at]) if mask_at is not None and len(op.operands) > mask_at else None
     share = mask.true if isinstance(mask, Share) else np.ones(1)
     known = isinstance(target, Address) and not target.data
+    keyed = isinstance(target, Address) and bool(target.data) and target.origin is not None
     width = _width(element)
     per_element = _moved_per_element(target, elements, width)
-    first = target.lo if isinstance(target, Address) and known else np.arange(walk.count) + (op.number << 40)
+    first = _first(walk, op, target, known, keyed)
     base = target.base if isinstance(target, Address) else "?"
     moved = walk.per_program(elements * per_element * share * times)
     start = walk.per_program(first).astype(np.int64)
@@ -237,11 +242,33 @@ def _access(walk: _Walk, op: ttgir.Op) -> None:
         if isinstance(target, Address) and known
         else None
     )
-    found = Access(op.number, kind, base, start, moved, known, elements, width, runs, all_runs, False, dims, span)
+    found = Access(
+        op.number, kind, base, start, moved, known, elements, width, runs, all_runs, False, dims, span, keyed
+    )
     walk.accesses.append(found)
     if op.name == "tt.load" and op.results:
         is_int = element.startswith("i") and element != "i1"
-        walk.env[op.results[0]] = program_values.loaded(elements) if is_int else None
+        walk.env[op.results[0]] = program_values.loaded(elements, _read_at(target)) if is_int else None
+
+
+def _first(walk: _Walk, op: ttgir.Op, target: Value | Descriptor, known: bool, keyed: bool) -> np.ndarray:
+    """What tells an access's tiles apart, per program: its first byte; for an address from data, that
+    of its known part and where the data was read (programs that loaded the same indices read the
+    same bytes); else every program's is its own."""
+    if isinstance(target, Address) and known:
+        return target.lo
+    mixed = program_values.mix(target.lo, target.origin) if isinstance(target, Address) and keyed else None
+    return mixed if mixed is not None else np.arange(walk.count) + (op.number << 40)
+
+
+def _read_at(target: Value | Descriptor) -> np.ndarray | None:
+    """Where a load's values come from, per program: its addresses (and the data they came from)."""
+    if not isinstance(target, Address) or (target.data and target.origin is None):
+        return None  # a load through data of no known origin: not told apart
+    where = program_values.mix(
+        program_values.mix(target.lo, target.hi), np.array([zlib.crc32(target.base.encode())], np.int64)
+    )
+    return program_values.mix(where, target.origin)
 
 
 def _moved_per_element(target: Value | Descriptor, elements: int, width: int) -> float:

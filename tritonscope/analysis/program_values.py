@@ -6,9 +6,10 @@ pid*64 .. pid*64+63), a pointer as its argument and the byte offsets of its leas
 element (`Address`), a mask as the share of its elements that are true (`Share`: `offs < n` over
 the 64 offsets of the last block, or 0 and 1 for a scalar). What comes from memory is not known:
 a value computed from a load says so (`data`: how many values the load gave, 1 for a scalar: an
-embedding's 4 row indices give each of the rows' 512 addresses one), and a float is not a value
-here (None). `apply` gives an op's result from its
-operands' values; analysis/program_traffic.py walks the kernel with it.
+embedding's 4 row indices give each of the rows' 512 addresses one) and where it was read
+(`origin`: two programs that load from the same addresses get the same values: a mixture of
+experts' blocks of one expert read its weights), and a float is not a value here (None). `apply`
+gives an op's result from its operands' values; analysis/program_traffic.py walks the kernel with it.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ class Span:
     lo: np.ndarray
     hi: np.ndarray
     data: int = 0  # a term loaded from memory: 0 none, else how many values the load gave
+    origin: np.ndarray | None = None  # per program, where that data was read (`_mix`: the loads and their addresses)
 
     @property
     def exact(self) -> bool:
@@ -49,6 +51,7 @@ class Address:
     hi: np.ndarray
     element: int  # bytes
     data: int = 0
+    origin: np.ndarray | None = None  # as Span's
 
 
 @dataclass(frozen=True)
@@ -66,9 +69,17 @@ def scalar(value: int) -> Span:
     return Span(held, held)
 
 
-def loaded(count: int) -> Span:
-    """An integer read from memory, `count` values of it: not known, only that it is data."""
-    return Span(np.zeros(1, np.int64), np.zeros(1, np.int64), max(count, 1))
+def loaded(count: int, origin: np.ndarray | None = None) -> Span:
+    """An integer read from memory, `count` values of it: not known, only that it is data, and where it
+    was read (`origin`: programs that read the same addresses read the same values)."""
+    return Span(np.zeros(1, np.int64), np.zeros(1, np.int64), max(count, 1), origin)
+
+
+def mix(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
+    """Two origins as one, per program (a number that tells apart what they tell apart)."""
+    if a is None or b is None:
+        return a if b is None else b
+    return np.asarray(a, np.int64) * np.int64(1_000_003) + np.asarray(b, np.int64)  # wraps: a hash
 
 
 def constant(text: str) -> Value:
@@ -92,23 +103,28 @@ def _data(*values: Span) -> int:
     return max(v.data for v in values)
 
 
+def _origin(a: Span | Address, b: Span | Address) -> np.ndarray | None:
+    return mix(a.origin, b.origin)
+
+
 def _add(a: Value, b: Value) -> Value:
     if isinstance(a, Address) and isinstance(b, Span):  # tt.addptr
-        return Address(a.base, a.lo + b.lo * a.element, a.hi + b.hi * a.element, a.element, max(a.data, b.data))
+        lo, hi = a.lo + b.lo * a.element, a.hi + b.hi * a.element
+        return Address(a.base, lo, hi, a.element, max(a.data, b.data), _origin(a, b))
     if isinstance(a, Span) and isinstance(b, Span):
-        return Span(a.lo + b.lo, a.hi + b.hi, _data(a, b))
+        return Span(a.lo + b.lo, a.hi + b.hi, _data(a, b), _origin(a, b))
     return None
 
 
 def _sub(a: Value, b: Value) -> Value:
     if not isinstance(a, Span) or not isinstance(b, Span):
         return None
-    return Span(a.lo - b.hi, a.hi - b.lo, _data(a, b))
+    return Span(a.lo - b.hi, a.hi - b.lo, _data(a, b), _origin(a, b))
 
 
 def _extremes(a: Span, b: Span, combine: Callable) -> Span:
     corners = [combine(x, y) for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
-    return Span(np.minimum.reduce(corners), np.maximum.reduce(corners), _data(a, b))
+    return Span(np.minimum.reduce(corners), np.maximum.reduce(corners), _data(a, b), _origin(a, b))
 
 
 def _mul(a: Value, b: Value) -> Value:
@@ -136,20 +152,22 @@ def _remainder(a: Value, b: Value) -> Value:
     same_period = (a.lo // modulus) == (a.hi // modulus)
     lo = np.where(same_period, a.lo % modulus, 0)
     hi = np.where(same_period, a.hi % modulus, modulus - 1)
-    return Span(lo, hi, _data(a, b))
+    return Span(lo, hi, _data(a, b), _origin(a, b))
 
 
 def _bound(a: Value, b: Value, pick: Callable) -> Value:
     if not isinstance(a, Span) or not isinstance(b, Span):
         return None
-    return Span(pick(a.lo, b.lo), pick(a.hi, b.hi), _data(a, b))
+    return Span(pick(a.lo, b.lo), pick(a.hi, b.hi), _data(a, b), _origin(a, b))
 
 
 def _shift(a: Value, b: Value, left: bool) -> Value:
     if not isinstance(a, Span) or not isinstance(b, Span) or not b.exact:
         return None
     factor = np.left_shift(np.int64(1), b.lo)
-    return Span(a.lo * factor, a.hi * factor, a.data) if left else Span(a.lo // factor, a.hi // factor, a.data)
+    if left:
+        return Span(a.lo * factor, a.hi * factor, a.data, a.origin)
+    return Span(a.lo // factor, a.hi // factor, a.data, a.origin)
 
 
 def _logic(a: Value, b: Value, name: str) -> Value:
@@ -197,7 +215,7 @@ def select(condition: Value, a: Value, b: Value) -> Value:
     if isinstance(condition, Share) and condition.true.size == 1 and condition.true[0] in (0.0, 1.0):
         return a if condition.true[0] == 1.0 else b
     if isinstance(a, Span) and isinstance(b, Span):
-        return Span(np.minimum(a.lo, b.lo), np.maximum(a.hi, b.hi), _data(a, b))
+        return Span(np.minimum(a.lo, b.lo), np.maximum(a.hi, b.hi), _data(a, b), _origin(a, b))
     return None
 
 
