@@ -235,3 +235,20 @@ def test_programs_that_load_the_same_indices_read_the_same_rows():
     assert tokens > 1.5e9 and memory.dram < gathers["b_ptr"].bytes.sum() + 0.05 * tokens
     estimate = launch_time.estimate(c, (blocks * columns,), "--grid")
     assert 400 < estimate.kernel_us < 520
+
+
+def test_a_pipeline_of_s_stages_keeps_s_minus_1_in_flight():
+    """A skinny matmul's copies (LDGSTS) are committed a stage at a time and waited for by `DEPBAR.LE
+    SB0, S - 2`: a warp holds S - 1 stages of its tiles in flight (16 x 128 of x and 128 x 64 of w,
+    bf16, over 4 warps: 5 KB a stage), not the S its prologue and loop body issue. With 2 stages the
+    launch is bound by its loads in flight (measured on the H200: 116 us, the others 44-53 us)."""
+    from tritonscope.analysis import in_flight, scoreboards
+
+    file = str(LAUNCH_SET / "matmul_skinny.py")
+    wide = (16 * 128 + 128 * 64) * 2
+    for config, stages, tile in ((6, 2, (16 * 64 + 64 * 64) * 2), (0, 4, wide), (7, 6, wide)):
+        for target in ("h200", "sm80"):
+            c = compiled(file, target, config=config)
+            assert in_flight.warp_bytes(scoreboards.schedule(c)) == (stages - 1) * tile / 4, (config, target)
+    shallow = launch_time.estimate(compiled(file, "h200", config=6), (8192 // 64,), "--grid")
+    assert shallow.bound == "loads in flight"
