@@ -9,6 +9,7 @@ is which kind, and how wide: the one table of opcodes (analysis/opcodes.py).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -40,7 +41,12 @@ def count(stage: Stage, text: str) -> InstructionMix:
 
 def classify(stage: Stage, text: str) -> Iterator[tuple[int, Op]]:
     """(line of the listing, 1-based; the instruction) for every instruction of the machine code."""
-    return _classify_sass(text) if stage is Stage.SASS else _classify_amdgcn(text)
+    return iter(_classified(stage, text))
+
+
+@functools.lru_cache(maxsize=8)  # a compile's listing is read for its figures and again for its schedule
+def _classified(stage: Stage, text: str) -> tuple[tuple[int, Op], ...]:
+    return tuple(_classify_sass(text) if stage is Stage.SASS else _classify_amdgcn(text))
 
 
 def tally(ops: Iterable[Op]) -> InstructionMix:
