@@ -101,7 +101,7 @@ def test_an_estimates_read_merges_ptxas13_cubins_too_and_keeps_what_it_can_vouch
     is kept for `dump` where it is exactly the cubin's own: not where nvdisasm 13 printed control
     fields, whose column a merge of different kernels may move (sm120)."""
     binaries = [compiled(f"sample:{name}", target).binary for name in ("matmul", "vector_add", "softmax")]
-    monkeypatch.setattr(triton.knobs.cache, "dir", str(tmp_path))
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))  # not the knob: setting it would outlive the test
     read = disassemble_lines(binaries, exact=False)
     fields = [bool(_CONTROL_FIELD.search(listing)) for listing in read]
     if triton.__version__.startswith("3.6"):  # its nvdisasm prints them for sm120 (3.9's does not)
