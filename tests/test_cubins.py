@@ -13,7 +13,6 @@ from tritonscope.core.errors import TritonscopeError
 from tritonscope.parsers import sass_listing
 from tritonscope.triton_api import cubins
 from tritonscope.triton_api.tools import (
-    _CONTROL_FIELD,
     _nvidia_tool,
     _run_on_binary,
     disassemble,
@@ -103,7 +102,7 @@ def test_an_estimates_read_merges_ptxas13_cubins_too_and_keeps_what_it_can_vouch
     binaries = [compiled(f"sample:{name}", target).binary for name in ("matmul", "vector_add", "softmax")]
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))  # not the knob: setting it would outlive the test
     read = disassemble_lines(binaries, exact=False)
-    fields = [bool(_CONTROL_FIELD.search(listing)) for listing in read]
+    fields = [bool(sass_listing.CONTROL_FIELDS.search(listing)) for listing in read]
     if triton.__version__.startswith("3.6"):  # its nvdisasm prints them for sm120 (3.9's does not)
         assert any(fields) == (target == "sm120")
     for binary, listing, field in zip(binaries, read, fields, strict=True):

@@ -33,7 +33,8 @@ def warp_bytes(schedule: Schedule) -> float | None:
             return None
         for wait in step.waits:  # a wait on a load's write scoreboard (not its address registers' read)
             if any(p in commits for p in wait.producers):
-                _release(committed, commits, pending, _kept(instruction) if wait.partial else 0)
+                counted = scoreboards.counted_wait(instruction) if wait.partial else None
+                _release(committed, commits, pending, counted[1] if counted else 0)
                 continue
             for producer in wait.producers:
                 if wait.scoreboard == f"SB{schedule.at(producer).control.write}":
@@ -44,11 +45,6 @@ def warp_bytes(schedule: Schedule) -> float | None:
             pending[step.offset] = latencies.global_bytes(step.opcode)
         most = max(most, sum(pending.values()))
     return float(most) or None
-
-
-def _kept(instruction) -> int:
-    """N of a `DEPBAR.LE SBk, N`: the commits that may stay outstanding."""
-    return int(instruction.operands[1], 0) if len(instruction.operands) > 1 else 0
 
 
 def _release(committed: list[int], commits: dict, pending: dict[int, int], keep: int) -> None:

@@ -161,7 +161,8 @@ def estimate(
     tail = programs - (waves - 1) * slots
     mean_work, said = _mean_work(traffic.work)
     walks = line_time.Walks(schedule)
-    block = _block(c, walks, min(blocks, math.ceil(programs / speeds.multiprocessors)), per_warp)
+    resident = min(blocks, math.ceil(programs / speeds.multiprocessors))  # blocks an SM holds at once
+    block = _block(c, walks, resident, per_warp)
     last = _block(c, walks, math.ceil(tail / speeds.multiprocessors), per_warp) if waves > 1 else block
     clock = speeds.clock_mhz
     walked = walk_copies.walked_share(c, block, traffic)  # the copies of code a warp does not run
@@ -170,7 +171,6 @@ def estimate(
 
     granules = dram_granule.factors(c, traffic, slots, block)
     memory = memory_traffic(traffic, slots, speeds.l2_bytes * L2_KEPT, {i: g.factor for i, g in granules.items()})
-    resident = min(blocks, math.ceil(programs / speeds.multiprocessors))
     local = local_traffic.launch_local(
         c, block, programs * mean_work, resident, speeds.multiprocessors, speeds.l2_bytes
     )

@@ -143,7 +143,6 @@ _BY_SUFFIX = (("GMMA", Sass(Unit.WARPGROUP_MMA, OTHER, Result.WGMMA)), ("MMA", S
 
 
 @functools.cache  # a listing names a few dozen opcodes; the time model asks about each many times
-@functools.lru_cache(maxsize=4096)  # the models ask it of every instruction, many times over
 def sass(opcode: str) -> Sass:
     """The row of an opcode, with or without its modifiers (LDG.E.128); module docstring for the rest."""
     base = opcode.split(".")[0]

@@ -144,7 +144,7 @@ def waits(listing: Listing, controls: dict[int, Control]) -> dict[int, tuple[Wai
     for step in listing.instructions:
         pending = dict(before.get(step.offset, ()))
         these = [Wait(step.offset, f"SB{b}", pending.get(f"SB{b}", ())) for b in controls[step.offset].wait]
-        counted = _counted_wait(step)
+        counted = counted_wait(step)
         if counted is not None:
             board, keep = counted
             these.append(Wait(step.offset, board, pending.get(board, ()), partial=keep > 0))
@@ -153,7 +153,7 @@ def waits(listing: Listing, controls: dict[int, Control]) -> dict[int, tuple[Wai
     return found
 
 
-def _counted_wait(step: Instruction) -> tuple[str, int] | None:
+def counted_wait(step: Instruction) -> tuple[str, int] | None:
     """(scoreboard, how many may stay outstanding) of a DEPBAR.LE or WARPGROUP.DEPBAR.LE."""
     if step.base not in ("DEPBAR", "WARPGROUP") or ".LE" not in step.opcode or len(step.operands) < 2:
         return None
@@ -185,7 +185,7 @@ def _transfer(step: Instruction, control: Control, state: State) -> State:
     pending = dict(state)
     for waited in control.wait:
         pending.pop(f"SB{waited}", None)
-    counted = _counted_wait(step)
+    counted = counted_wait(step)
     if counted is not None:
         name, keep = counted
         pending[name] = pending.get(name, ())[-keep:] if keep else ()

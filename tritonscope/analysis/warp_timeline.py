@@ -181,17 +181,12 @@ class Timeline:
             issue = float(max(1, stall)) + extra * pipe
             arrive = clock + issue
             own = [self._wait(step, w, arrive) for w in scheduled.waits] if scheduled.waits else ()
-            waits = held + [w for w, deferred in own if not deferred]
-            if barrier.pending is not None:
-                waits += barrier.lands(step)
+            waits = held + [w for w, deferred in own if not deferred] + barrier.lands(step)
             held = [w for w, deferred in own if deferred]
             if syncs:
                 barrier.sync(self._barrier(barrier.drift / repeats))
-            if waits:
-                barrier.drift += repeats * sum(w.cycles for w in waits if w.scoreboard != BARRIER)
-                clock = arrive + sum(w.cycles for w in waits)
-            else:
-                clock = arrive
+            barrier.drift += repeats * sum(w.cycles for w in waits if w.scoreboard != BARRIER)
+            clock = arrive + sum(w.cycles for w in waits)
             self.issued[step.offset] = clock
             steps.append(
                 InstructionTime(

@@ -21,7 +21,7 @@ _LABEL = re.compile(r"^([.$\w][\w.$]*):\s*$")
 _TARGET = re.compile(r"`\(([^)]+)\)")
 # What nvdisasm prints after the operands for sm120: the control fields (&req={0,2} &wr=0x1
 # ?trans4 ?WAIT4_END_GROUP), read from the instruction words instead (parsers/sass_control.py).
-_ANNOTATIONS = re.compile(r"(?:^|\s+)[&?][^\s;]+")  # the first may open the text (`LDGDEPBAR &wr=0x0 ;`)
+CONTROL_FIELDS = re.compile(r"(?:^|\s+)[&?][^\s;]+")  # the first may open the text (`LDGDEPBAR &wr=0x0 ;`)
 _BRACES = re.compile(r"[{}()]")
 
 
@@ -58,9 +58,9 @@ def parse(text: str) -> Listing:
                 break  # a second kernel's code: its offsets start again
             labels.update(dict.fromkeys(waiting, offset))
             waiting = []
-            text = match.group(4)
-            operands = tuple(_operands(_ANNOTATIONS.sub("", text) if "&" in text or "?" in text else text))
-            target = _TARGET.search(text) if "`" in text else None
+            rest = match.group(4)  # the operands, and for sm120 the control fields after them
+            operands = tuple(_operands(CONTROL_FIELDS.sub("", rest) if "&" in rest or "?" in rest else rest))
+            target = _TARGET.search(rest) if "`" in rest else None
             found.append(
                 Instruction(
                     offset, number, match.group(2) or "", match.group(3), operands, target.group(1) if target else None

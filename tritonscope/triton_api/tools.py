@@ -18,7 +18,7 @@ import triton
 
 from ..core.errors import TritonscopeError
 from ..core.fileio import read_checked, write_checked
-from ..parsers import asm_loc, life_ranges, sass_lines
+from ..parsers import asm_loc, life_ranges, sass_lines, sass_listing
 from . import cubins
 
 # Kept in Triton's metadata (a cache-key entry, shims.cache_key_extras) of the compiles whose ptxas
@@ -265,7 +265,8 @@ def _disassemble_many(binaries: list[bytes], lines: bool, exact: bool = True) ->
             return  # every nvdisasm here is older than the target: these stay None (no SASS), as machine_code says
         for index, text in zip(indices, listings, strict=True):
             texts[index] = text
-            moved = len(indices) > 1 and cubins.cuda_format(binaries[index]) == 13 and _CONTROL_FIELD.search(text)
+            fields = sass_listing.CONTROL_FIELDS.search(text)
+            moved = len(indices) > 1 and cubins.cuda_format(binaries[index]) == 13 and fields
             if not moved:
                 write_checked(memos[index], text)
 
@@ -273,9 +274,6 @@ def _disassemble_many(binaries: list[bytes], lines: bool, exact: bool = True) ->
         for done in [runs.submit(read, indices) for indices in missing.values()]:
             done.result()
     return texts
-
-
-_CONTROL_FIELD = re.compile(r" [&?]\w+(=|\s|;)")  # nvdisasm 13's `&wr=0x1`, `?trans8` after an instruction
 
 
 def _disassemble_together(binaries: list[bytes], flags: list[str], lines: bool) -> list[str]:
