@@ -252,3 +252,43 @@ def test_a_pipeline_of_s_stages_keeps_s_minus_1_in_flight():
             assert in_flight.warp_bytes(scoreboards.schedule(c)) == (stages - 1) * tile / 4, (config, target)
     shallow = launch_time.estimate(compiled(file, "h200", config=6), (8192 // 64,), "--grid")
     assert shallow.bound == "loads in flight"
+
+
+def test_masked_off_elements_move_no_bytes():
+    """The gather's config of 4096-column blocks over 8 warps at rows of 512 columns: the mask lets 1/8
+    of each block's elements through, so only one warp's loads and stores move bytes. The per-warp
+    DRAM demand and the loads in flight are that share (on the H200 the launch measured 135 us; the
+    estimate was 556 us, bound by the DRAM of all 8 warps' full rows)."""
+    from tritonscope.analysis import in_flight, program_traffic, scoreboards, trip_counts
+
+    c = compiled(str(LAUNCH_SET / "gather_rows.py"), "h200", config=6)
+    values = trip_counts.known_values(c)
+    assert (values["dim"], values["n_index"]) == (512, 131072)
+    grid = (131072, 1, 1)
+    traffic = program_traffic.evaluate(c.stages[Stage.TTIR], grid, values)
+    rows = [a for a in traffic.accesses if a.elements == 4096]
+    assert len(rows) == 2 and all(a.in_bounds == 512 / 4096 for a in rows)  # the table's load, the store
+    assert all(float(a.bytes[0]) == 512 * 2 for a in rows if a.kind == "store")
+    estimate = launch_time.estimate(c, grid, "--grid")
+    assert estimate.per_warp_bound != "DRAM"
+    loads = next(limit for limit in estimate.limits if limit.name == "loads in flight")
+    per_warp = in_flight.warp_bytes(scoreboards.schedule(c))
+    share = launch_time._loads_in_bounds(traffic)  # the table's row 1/8, the index in full
+    assert 0.12 < share < 0.13 and f"({launch_time._bytes(per_warp * share)} a warp)" in loads.said
+    assert 90 < estimate.kernel_us < 160
+
+
+def test_a_row_bound_chosen_per_program_is_followed():
+    """`cols < tl.where(row < n_rows, n_cols, 0)`: every program's row is in range, so its bound is n_cols
+    and a 4096-column row is read whole (the select used to take both sides' span, half the row)."""
+    from tritonscope.analysis import program_traffic, trip_counts
+
+    c = compiled(str(LAUNCH_SET / "softmax_rows.py"), "h200", config=0)
+    values = trip_counts.known_values(c)
+    n_rows, n_cols = values["n_rows"], values["n_cols"]
+    traffic = program_traffic.evaluate(c.stages[Stage.TTIR], (n_rows, 1, 1), values)
+    assert {a.in_bounds for a in traffic.accesses} == {1.0}
+    evaluated = traffic.evaluated
+    assert sum(float(a.bytes.sum()) for a in traffic.accesses) == 2 * evaluated * n_cols * 2
+    estimate = launch_time.estimate(c, (n_rows,), "--grid")
+    assert estimate.bound == "DRAM" and abs(estimate.dram_bytes - 2 * n_rows * n_cols * 2) < 0.01 * estimate.dram_bytes

@@ -97,3 +97,27 @@ def test_warps_sharing_a_scheduler_queue_for_it():
     assert 320 <= shared(32, 10, 100) < 320 * 1.001  # far past the crossing: W x demand
     assert 125 < shared(2.5, 50, 100) < shared(3, 50, 100)  # a fractional count: between its neighbours
     assert shared(4, 0, 100) == 100 and shared(4, 30, 30) == 120  # no demand; nothing but demand
+
+
+def test_a_copy_group_waits_for_the_sm_to_fill_the_blocks_stage():
+    """Every warp of a block copies its part of a pipeline stage at once, and the SM's L1 fills at 64
+    bytes a clock: the wait for a commit group takes the block's stage bytes / 64 cycles beyond the
+    latency. The launch set's 128x128x64 bf16 matmul stages 32 KiB (A's 128x64 and B's 64x128 tiles):
+    512 cycles. With 2 stages the wait is exposed every iteration; with 4 three stages hide it (on the
+    H200 at 1024x1024x8192, 2 stages took 2.45x 4 stages' time; 1.24x estimated before, 1.7x now)."""
+    from tritonscope.analysis import launch_time, scoreboards, warp_timeline
+
+    file = str(KERNELS / "launch_set" / "matmul_square.py")
+    sizes = ("M=1024", "N=1024", "K=8192", "stride_am=8192", "stride_bk=1024", "stride_cm=1024")
+    two = compiled(file, "h200", config=5, args=sizes)
+    assert (two.metadata["num_stages"], two.metadata["num_warps"]) == (2, 4)
+    schedule = scoreboards.schedule(two)
+    walk = warp_timeline.Timeline(schedule, line_time._costs(two), 16, 4, {})
+    commits = [s.offset for s in schedule.listing.instructions if s.base == "LDGDEPBAR"]
+    # A's tile and B's are committed one after the other: B's group arrives once both are in
+    stage = [128 * 64 * 2 / 64, (128 * 64 + 64 * 128) * 2 / 64]  # the prologue's, then the loop's
+    assert [walk._fill(commit, commit + 16) for commit in commits] == stage * 2
+    four = compiled(file, "h200", config=1, args=sizes)
+    grid = ((1024 // 128) ** 2,)
+    slower = launch_time.estimate(two, grid, "--grid").kernel_us / launch_time.estimate(four, grid, "--grid").kernel_us
+    assert slower > 1.5

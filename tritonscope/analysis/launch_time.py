@@ -42,11 +42,13 @@ from . import (
     line_time,
     linemap,
     local_traffic,
+    program_traffic,
     scoreboards,
     sectors,
     trip_counts,
     walk_copies,
 )
+from .dram_reuse import memory_traffic
 from .line_time import TimeEstimate
 
 # Shares of a data sheet's peak that a kernel attains, measured on the H200 by
@@ -153,8 +155,6 @@ def estimate(
     padded = (*grid, 1, 1, 1)
     size = (int(padded[0]), int(padded[1]), int(padded[2]))
     programs = size[0] * size[1] * size[2]
-    from . import program_traffic
-
     traffic = program_traffic.evaluate(c.stages.get(Stage.TTIR) or c.stages.get(Stage.TTGIR, ""), size, _values(c))
     slots = speeds.multiprocessors * blocks
     waves = max(1, math.ceil(programs / slots))
@@ -162,13 +162,12 @@ def estimate(
     mean_work, said = _mean_work(traffic.work)
     walks = line_time.Walks(schedule)
     resident = min(blocks, math.ceil(programs / speeds.multiprocessors))  # blocks an SM holds at once
-    block = _block(c, walks, resident, per_warp)
-    last = _block(c, walks, math.ceil(tail / speeds.multiprocessors), per_warp) if waves > 1 else block
+    in_bounds = _in_bounds(c, traffic)
+    block = _block(c, walks, resident, per_warp, in_bounds)
+    last = _block(c, walks, math.ceil(tail / speeds.multiprocessors), per_warp, in_bounds) if waves > 1 else block
     clock = speeds.clock_mhz
     walked = walk_copies.walked_share(c, block, traffic)  # the copies of code a warp does not run
     block_us, tail_us = block.cycles * mean_work * walked / clock, last.cycles * mean_work * walked / clock
-    from .dram_reuse import memory_traffic
-
     granules = dram_granule.factors(c, traffic, slots, block)
     memory = memory_traffic(traffic, slots, speeds.l2_bytes * L2_KEPT, {i: g.factor for i, g in granules.items()})
     local = local_traffic.launch_local(
@@ -178,7 +177,7 @@ def estimate(
     waves_us = (waves - 1) * block_us + tail_us
     limits, unknown = _limits(speeds, dram, l2, traffic.tensor_flops, waves_us)
     limits.append(_l1(c, block, traffic, speeds))
-    limits.extend(_parallelism(schedule, c, memory, min(programs, slots), speeds))
+    limits.extend(_parallelism(schedule, c, memory, min(programs, slots), speeds, _loads_in_bounds(traffic)))
     limits.append(Limit("waves", waves_us, _waves_said(programs, waves, blocks, tail, slots, block_us)))
     starts = programs * BLOCK_CYCLES / speeds.multiprocessors / clock
     limits.append(Limit("blocks", starts, f"{programs:,} blocks, an SM starting one each {BLOCK_CYCLES} cycles"))
@@ -224,15 +223,41 @@ def _values(c: Compilation) -> dict[str, int]:
     return trip_counts.known_values(c)
 
 
-def _block(c: Compilation, walks: line_time.Walks, blocks: int, per_warp: TimeEstimate | None) -> TimeEstimate:
-    """The per-warp estimate with `blocks` blocks on each SM (the kernel's own occupancy: `per_warp`)."""
+def _block(
+    c: Compilation, walks: line_time.Walks, blocks: int, per_warp: TimeEstimate | None, in_bounds: dict[int, float]
+) -> TimeEstimate:
+    """The per-warp estimate with `blocks` blocks on each SM (the kernel's own occupancy: `per_warp`, made
+    with no launch's masks), its DRAM bytes those the masks let through (`in_bounds`, by line)."""
     occupancy = c.resources.occupancy
     blocks = max(1, min(blocks, occupancy.blocks_per_sm))
-    if per_warp is not None and blocks == occupancy.blocks_per_sm:
+    if per_warp is not None and blocks == occupancy.blocks_per_sm and not in_bounds:
         return per_warp
     warps = int(c.metadata.get("num_warps", 4))
     fewer = replace(occupancy, blocks_per_sm=blocks, warps_per_sm=blocks * warps)
-    return walks.estimate(replace(c, resources=replace(c.resources, occupancy=fewer)))
+    return walks.estimate(replace(c, resources=replace(c.resources, occupancy=fewer)), in_bounds)
+
+
+def _in_bounds(c: Compilation, traffic) -> dict[int, float]:
+    """Per kernel-file line whose masks keep some elements out (a block wider than its row), the share of
+    its accesses' elements they let through, weighted by the elements: a masked-off element moves nothing."""
+    through: dict[int, float] = {}  # per line: bytes the masks let through
+    tiles: dict[int, float] = {}  # and the tiles' bytes
+    for access in traffic.accesses:
+        line = linemap.kernel_line(c, Stage.TTIR, access.line)
+        if line is None or access.block:
+            continue
+        tile = access.elements * access.width * access.all_runs
+        through[line] = through.get(line, 0.0) + tile * access.in_bounds
+        tiles[line] = tiles.get(line, 0.0) + tile
+    return {line: through[line] / tiles[line] for line in through if through[line] < 0.99 * tiles[line]}
+
+
+def _loads_in_bounds(traffic) -> float:
+    """The share of the loads' elements their masks let through: a warp whose lanes are all masked off
+    keeps no load in flight."""
+    loads = [a for a in traffic.accesses if a.kind == "load" and not a.block]
+    total = sum(a.elements * a.width * a.all_runs for a in loads)
+    return sum(a.elements * a.width * a.all_runs * a.in_bounds for a in loads) / total if total else 1.0
 
 
 def _limits(speeds: Speeds, dram: float, l2: float, flops: float, waves_us: float) -> tuple[list[Limit], list[str]]:
@@ -256,14 +281,17 @@ def _limits(speeds: Speeds, dram: float, l2: float, flops: float, waves_us: floa
     return limits, unknown
 
 
-def _parallelism(schedule, c: Compilation, memory, resident: int, speeds: Speeds) -> list[Limit]:
-    """The time the launch's DRAM reads take with the loads its resident warps keep in flight, each byte
-    of them a DRAM_LATENCY_CYCLES round trip (Little's law); none where a warp's loads in flight are
-    not known (TMA) or the launch reads nothing from the DRAM."""
+def _parallelism(
+    schedule, c: Compilation, memory, resident: int, speeds: Speeds, in_bounds: float = 1.0
+) -> list[Limit]:
+    """The time the launch's DRAM reads take with the loads its resident warps keep in flight (those
+    their masks let through: `in_bounds`), each byte of them a DRAM_LATENCY_CYCLES round trip (Little's
+    law); none where a warp's loads in flight are not known (TMA) or the launch reads nothing from the DRAM."""
     per_warp = in_flight.warp_bytes(schedule)
     reads = memory.dram - memory.written
     if per_warp is None or reads <= 0:
         return []
+    per_warp *= in_bounds
     held = resident * int(c.metadata.get("num_warps", 4)) * per_warp
     rate = held * speeds.clock_mhz * 1e6 / DRAM_LATENCY_CYCLES
     said = f"{_bytes(reads)} of reads, {_bytes(held)} in flight ({_bytes(per_warp)} a warp): {rate / 1e12:.2f} TB/s"

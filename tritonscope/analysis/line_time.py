@@ -108,12 +108,14 @@ class Walks:
         self.schedule, self.trips = schedule, trips
         self.kept: dict[bool, tuple[Timeline, list[InstructionTime], dict[int, float]]] = {}
 
-    def estimate(self, c: Compilation) -> TimeEstimate:
-        """The estimate of `c` (this schedule's compile) at the occupancy its resources say."""
+    def estimate(self, c: Compilation, in_bounds: dict[int, float] | None = None) -> TimeEstimate:
+        """The estimate of `c` (this schedule's compile) at the occupancy its resources say. `in_bounds`:
+        per kernel-file line, the share of its global accesses' elements their masks let through (a
+        launch's, analysis/program_traffic.py): a masked-off element moves no bytes."""
         walk, steps = self._walk(c)
         occupancy = c.resources.occupancy
         warps = occupancy.warps_per_sm / 4 if occupancy.warps_per_sm else 1.0
-        steps, bound = _bounded(walk, steps, warps)
+        steps, bound = _bounded(walk, steps, warps, in_bounds or {})
         total = sum(s.cycles for s in steps)
         assumptions = _loops_said(walk, self.trips)
         if walk.costs.assumed:
@@ -183,13 +185,19 @@ def _issue_slots(step: InstructionTime, costs: Costs) -> float:
     return 1.0
 
 
-def _limits(walk: Timeline, steps: list[InstructionTime], warps: float) -> dict[str, tuple[float, dict[int, float]]]:
+def _limits(
+    walk: Timeline, steps: list[InstructionTime], warps: float, in_bounds: dict[int, float]
+) -> dict[str, tuple[float, dict[int, float]]]:
     """Per limit of the SM: (cycles the W warps of a scheduler need, each instruction's part)."""
     costs = walk.costs
     issue = {s.offset: s.repeats * _issue_slots(s, costs) for s in steps}
     pipe = {s.offset: s.repeats * latencies.lsu_cycles(s.opcode, costs) for s in steps}
     on_chip = set(walk.cached)  # lines whose loads the L2 serves: no DRAM traffic
-    dram = {s.offset: s.repeats * latencies.global_bytes(s.opcode) for s in steps if not set(s.lines[:1]) & on_chip}
+    dram = {
+        s.offset: s.repeats * latencies.global_bytes(s.opcode) * (in_bounds.get(s.lines[0], 1.0) if s.lines else 1.0)
+        for s in steps
+        if not set(s.lines[:1]) & on_chip
+    }
     return {
         "issue": (warps * sum(issue.values()), issue),
         "memory pipe": (warps * sum(pipe.values()), pipe),
@@ -197,10 +205,12 @@ def _limits(walk: Timeline, steps: list[InstructionTime], warps: float) -> dict[
     }
 
 
-def _bounded(walk: Timeline, steps: list[InstructionTime], warps: float) -> tuple[list[InstructionTime], str]:
+def _bounded(
+    walk: Timeline, steps: list[InstructionTime], warps: float, in_bounds: dict[int, float]
+) -> tuple[list[InstructionTime], str]:
     """The timeline under the SM's tightest limit, where that is more than the warp's own (module docstring)."""
     timeline = sum(s.cycles for s in steps)
-    name, (needed, parts) = max(_limits(walk, steps, warps).items(), key=lambda item: item[1][0])
+    name, (needed, parts) = max(_limits(walk, steps, warps, in_bounds).items(), key=lambda item: item[1][0])
     if name == "DRAM" and needed > timeline:
         return _throttled(walk, _queued(walk, timeline, needed), warps), name
     # below its demand, each warp queues for its turn at the tightest limit (_shared_cycles)

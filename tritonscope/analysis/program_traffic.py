@@ -70,6 +70,7 @@ class Access:
     dims: tuple[int, ...] = ()  # the pointer tensor's shape (a scalar: none)
     span: np.ndarray | None = None  # per program: bytes from its first element to its last, inclusive
     keyed: bool = False  # addresses from data, told apart by where the data was read (`first`: both)
+    in_bounds: float = 1.0  # the share of its elements the mask lets through, over the evaluated programs
 
 
 @dataclass(frozen=True)
@@ -242,8 +243,9 @@ def _access(walk: _Walk, op: ttgir.Op) -> None:
         if isinstance(target, Address) and known
         else None
     )
+    in_bounds = float(walk.per_program(share).mean())
     found = Access(
-        op.number, kind, base, start, moved, known, elements, width, runs, all_runs, False, dims, span, keyed
+        op.number, kind, base, start, moved, known, elements, width, runs, all_runs, False, dims, span, keyed, in_bounds
     )
     walk.accesses.append(found)
     if op.name == "tt.load" and op.results:

@@ -211,9 +211,15 @@ def compare(text: str, a: Value, b: Value) -> Share:
 
 
 def select(condition: Value, a: Value, b: Value) -> Value:
-    """`arith.select`: one side where the condition is all true or all false, else both sides' span."""
+    """`arith.select`: one side where the condition is all true or all false (per program: a scalar
+    condition, `tl.where(row < n_rows, n_cols, 0)`), else both sides' span."""
     if isinstance(condition, Share) and condition.true.size == 1 and condition.true[0] in (0.0, 1.0):
         return a if condition.true[0] == 1.0 else b
+    shares = condition.true if isinstance(condition, Share) else None
+    settled = shares is not None and bool(np.all((shares == 0.0) | (shares == 1.0)))
+    if settled and isinstance(a, Span) and isinstance(b, Span):
+        taken = shares == 1.0
+        return Span(np.where(taken, a.lo, b.lo), np.where(taken, a.hi, b.hi), _data(a, b), _origin(a, b))
     if isinstance(a, Span) and isinstance(b, Span):
         return Span(np.minimum(a.lo, b.lo), np.maximum(a.hi, b.hi), _data(a, b), _origin(a, b))
     return None

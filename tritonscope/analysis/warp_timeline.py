@@ -38,6 +38,7 @@ PAST_L1 = "local memory (past the L1)"  # a local-memory wait where the L2 serve
 MEMORY_QUEUE = (*(r.kind for r in Result if r.memory_queue), PAST_L1)
 LATENCY_SPREAD = 0.5  # how far one warp's waits stray from the block's mean: +-50%, uniformly
 SYNC_LATENCY = 20  # a barrier's own cost once every warp is there
+FILL_BYTES_PER_CLOCK = 64  # an SM's L1 fill from the L2 (analysis/launch_time.py's L1_BYTES_PER_CLOCK)
 SPIN_LOOP = 8  # instructions: a back edge over at most this many around a SYNCS wait is a poll, not a loop
 BARRIER = "barrier"  # a WaitCost's scoreboard for a BAR.SYNC's wait
 
@@ -161,6 +162,7 @@ class Timeline:
             for step, scheduled in zip(schedule.listing.instructions, schedule.instructions, strict=True)
         ]
         self.loop_of: dict[tuple[int, int], tuple[int, int] | None] = {}  # _loop_of's
+        self.fills: dict[int, float] | None = None  # _fill's, by commit
 
     def run(self, queue: float = 1.0) -> list[InstructionTime]:
         """A pass gives the times the next one's loop-carried waits count back from: the first
@@ -205,6 +207,7 @@ class Timeline:
             if issued is None:
                 continue
             latency, its_kind = self._latency(producer, wait.scoreboard)
+            latency += self._fill(producer, step.offset)
             if issued + latency > ready or kind == "unknown":
                 kind = its_kind
             ready = max(ready, issued + latency)
@@ -231,7 +234,7 @@ class Timeline:
         loop = self._loop_of(producer, waiter)
         this_iteration = producer < waiter and producer in self.issued
         if loop is None:
-            return self.issued[producer] if this_iteration else None
+            return self.issued[producer] if this_iteration and not self._looped_between(producer, waiter) else None
         first, last = loop
         period = self.before.get(last, 0.0) - self.before.get(first, 0.0) + 1.0
         if this_iteration:
@@ -239,6 +242,12 @@ class Timeline:
         if producer not in self.before:
             return None
         return self.before[producer] - (1 + keep) * period
+
+    def _looped_between(self, producer: int, waiter: int) -> bool:
+        """Whether a loop run more than once lies between a producer and its waiter: the walk counts the
+        loop's body once in its clock, but the producer had all its iterations' time to land (the
+        copies a pipeline's prologue issued, waited for again after the loop)."""
+        return any(producer < loop[0] and loop[1] < waiter and self.trips[loop][0] > 1 for loop in self.loops)
 
     def _steady(self, producers: tuple[int, ...], waiter: int) -> tuple[int, ...]:
         inside = tuple(p for p in producers if self._loop_of(p, waiter) is not None)
@@ -263,6 +272,26 @@ class Timeline:
         if kind == "global load" and line and line[0] in self.cached:
             return float(self.costs.l2), f"L2 ({self.cached[line[0]]})"
         return (latency * self.queue if kind in MEMORY_QUEUE else latency), kind
+
+    def _fill(self, commit: int, waiter: int) -> float:
+        """Cycles the SM takes to fill a commit group's copies into shared memory, at FILL_BYTES_PER_CLOCK:
+        every warp of the block copies its part of a stage at once, and the groups committed since the
+        last wait on copies (a stage's tiles, the prologue's stages) arrive in order, this one last.
+        None where a loop's group is waited for after the loop: the pipeline's copies for iterations
+        past the end, predicated off, move nothing."""
+        if self.innermost.get(commit) and self._loop_of(commit, waiter) is None:
+            return 0.0
+        if self.fills is None:
+            self.fills, behind = {}, 0.0
+            listing = self.schedule.listing.instructions
+            for step in listing:
+                if step.base == "DEPBAR":
+                    behind = 0.0
+                elif step.base == "LDGDEPBAR":
+                    members = self._members(step.offset)
+                    behind += sum(latencies.global_bytes(listing[self.schedule.index[m]].opcode) for m in members)
+                    self.fills[step.offset] = self.block_warps * behind / FILL_BYTES_PER_CLOCK
+        return self.fills.get(commit, 0.0)
 
     def _members(self, producer: int) -> tuple[int, ...]:
         return self.groups.get(producer, (producer,))
