@@ -164,7 +164,8 @@ def estimate(
     resident = min(blocks, math.ceil(programs / speeds.multiprocessors))  # blocks an SM holds at once
     in_bounds = _in_bounds(c, traffic)
     block = _block(c, walks, resident, per_warp, in_bounds)
-    last = _block(c, walks, math.ceil(tail / speeds.multiprocessors), per_warp, in_bounds) if waves > 1 else block
+    behind = math.ceil(tail / speeds.multiprocessors)  # the last wave's blocks on an SM: a full wave's, or fewer
+    last = _block(c, walks, behind, per_warp, in_bounds) if waves > 1 and behind < resident else block
     clock = speeds.clock_mhz
     walked = walk_copies.walked_share(c, block, traffic)  # the copies of code a warp does not run
     block_us, tail_us = block.cycles * mean_work * walked / clock, last.cycles * mean_work * walked / clock
