@@ -102,7 +102,8 @@ def test_warps_sharing_a_scheduler_queue_for_it():
 def test_a_copy_group_waits_for_the_sm_to_fill_the_blocks_stage():
     """Every warp of a block copies its part of a pipeline stage at once, and the SM's L1 fills at 64
     bytes a clock: the wait for a commit group takes the block's stage bytes / 64 cycles beyond the
-    latency. The launch set's 128x128x64 bf16 matmul stages 32 KiB (A's 128x64 and B's 64x128 tiles):
+    latency (a plain load's too: no pipeline is not faster than 2 stages). The launch set's
+    128x128x64 bf16 matmul stages 32 KiB (A's 128x64 and B's 64x128 tiles):
     512 cycles. With 2 stages the wait is exposed every iteration; with 4 three stages hide it (on the
     H200 at 1024x1024x8192, 2 stages took 2.45x 4 stages' time; 1.24x estimated before, 1.7x now)."""
     from tritonscope.analysis import launch_time, scoreboards, warp_timeline
@@ -121,3 +122,8 @@ def test_a_copy_group_waits_for_the_sm_to_fill_the_blocks_stage():
     grid = ((1024 // 128) ** 2,)
     slower = launch_time.estimate(two, grid, "--grid").kernel_us / launch_time.estimate(four, grid, "--grid").kernel_us
     assert slower > 1.5
+    # no pipeline: each warp's loads into registers wait for the same fill, every iteration
+    one = compiled(file, "h200", config=5, args=sizes, num_stages=1)
+    loads = [s.offset for s in scoreboards.schedule(one).listing.instructions if s.base == "LDG"]
+    assert loads and not any(s.base == "LDGDEPBAR" for s in scoreboards.schedule(one).listing.instructions)
+    assert launch_time.estimate(one, grid, "--grid").kernel_us > launch_time.estimate(two, grid, "--grid").kernel_us

@@ -273,25 +273,36 @@ class Timeline:
             return float(self.costs.l2), f"L2 ({self.cached[line[0]]})"
         return (latency * self.queue if kind in MEMORY_QUEUE else latency), kind
 
-    def _fill(self, commit: int, waiter: int) -> float:
-        """Cycles the SM takes to fill a commit group's copies into shared memory, at FILL_BYTES_PER_CLOCK:
-        every warp of the block copies its part of a stage at once, and the groups committed since the
-        last wait on copies (a stage's tiles, the prologue's stages) arrive in order, this one last.
-        None where a loop's group is waited for after the loop: the pipeline's copies for iterations
-        past the end, predicated off, move nothing."""
-        if self.innermost.get(commit) and self._loop_of(commit, waiter) is None:
+    def _fill(self, producer: int, waiter: int) -> float:
+        """Cycles the SM takes to fill a global load's bytes in (registers, or shared memory for a
+        pipeline's commit group) at FILL_BYTES_PER_CLOCK, beyond its latency: every warp of the block
+        loads its part of a tile at once, and the loads issued since the last wait on loads (a stage's
+        tiles, the prologue's stages) arrive in order, this one last. None where a loop's load is
+        waited for after the loop: the pipeline's copies for iterations past the end, predicated
+        off, move nothing."""
+        if self.innermost.get(producer) and self._loop_of(producer, waiter) is None:
             return 0.0
         if self.fills is None:
-            self.fills, behind = {}, 0.0
-            listing = self.schedule.listing.instructions
-            for step in listing:
-                if step.base == "DEPBAR":
-                    behind = 0.0
-                elif step.base == "LDGDEPBAR":
-                    members = self._members(step.offset)
-                    behind += sum(latencies.global_bytes(listing[self.schedule.index[m]].opcode) for m in members)
-                    self.fills[step.offset] = self.block_warps * behind / FILL_BYTES_PER_CLOCK
-        return self.fills.get(commit, 0.0)
+            self.fills = self._fills()
+        return self.fills.get(producer, 0.0)
+
+    def _fills(self) -> dict[int, float]:
+        """_fill's figure for every global load and commit group, in listing order."""
+        fills: dict[int, float] = {}
+        behind = 0.0
+        listing = self.schedule.listing.instructions
+        for step, scheduled in zip(listing, self.schedule.instructions, strict=True):
+            if step.base == "DEPBAR" or any(p in fills for w in scheduled.waits for p in w.producers):
+                behind = 0.0
+            if step.base == "LDGDEPBAR":
+                members = self._members(step.offset)
+                behind += sum(latencies.global_bytes(listing[self.schedule.index[m]].opcode) for m in members)
+            elif opcodes.sass(step.opcode).global_load:
+                behind += latencies.global_bytes(step.opcode)
+            else:
+                continue
+            fills[step.offset] = self.block_warps * behind / FILL_BYTES_PER_CLOCK
+        return fills
 
     def _members(self, producer: int) -> tuple[int, ...]:
         return self.groups.get(producer, (producer,))
