@@ -292,3 +292,21 @@ def test_a_row_bound_chosen_per_program_is_followed():
     assert sum(float(a.bytes.sum()) for a in traffic.accesses) == 2 * evaluated * n_cols * 2
     estimate = launch_time.estimate(c, (n_rows,), "--grid")
     assert estimate.bound == "DRAM" and abs(estimate.dram_bytes - 2 * n_rows * n_cols * 2) < 0.01 * estimate.dram_bytes
+
+
+def test_a_rows_last_block_counts_the_columns_its_mask_lets_through():
+    """A loop over a row's columns in blocks of 256 (the first trip's values stand for the others):
+    at 1,000 columns the last of its 4 blocks holds 232 in bounds, so the row's reads are 1,000
+    columns' bytes, not 4 x 256 (the loop's body is walked again for its last trip's masks)."""
+    from tritonscope.analysis import program_traffic
+
+    c = compiled(str(LAUNCH_SET / "reduce_rows.py"), "h200", config=3, args=("n_cols=1000", "stride_row=1000"))
+    rows = 4096
+    traffic = program_traffic.evaluate(c.stages[Stage.TTIR], (rows, 1, 1), {"n_rows": rows, "n_cols": 1000})
+    load = next(a for a in traffic.accesses if a.kind == "load")
+    assert load.runs == 4 and load.elements == 256
+    assert float(load.bytes.sum()) == rows * 1000 * 2
+    assert abs(load.in_bounds - 1000 / 1024) < 1e-9
+    # a whole number of blocks: every trip in bounds
+    whole = program_traffic.evaluate(c.stages[Stage.TTIR], (rows, 1, 1), {"n_rows": rows, "n_cols": 1024})
+    assert float(next(a for a in whole.accesses if a.kind == "load").bytes.sum()) == rows * 1024 * 2

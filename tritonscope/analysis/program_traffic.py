@@ -4,7 +4,9 @@ all of its program ids at once (analysis/program_values.py holds what each op gi
 The kernel is walked once, in order, every value held per program: `tl.program_id` is each
 program's own (programs numbered in launch order, axis 0 fastest), the arguments are the values the
 launch gives (an integer not given is not known, and neither is what follows from it). A loop counts
-its trip count, per program, times its body (its first iteration's values stand for the others);
+its trip count, per program, times its body (its first iteration's values stand for the others,
+but for its masks, whose share on the last trip is found by walking the body again: a row's last,
+partly masked block);
 a branch counts by the share of programs (or elements) that take it; a region that computes no
 address (a reduction's combiner) counts for nothing. Each global access gives, per program, the
 pointer argument it reads, the byte offset of its first element (what tells two programs' tiles
@@ -95,6 +97,18 @@ class _Walk:
         self.work = np.zeros(count)
         self.notes: list[str] = []
         self.stack: list[tuple[np.ndarray, np.ndarray | None]] = []  # (multiplicity, an if's share)
+        self.shares: dict[int, np.ndarray] = {}  # per access (its line): the share its mask lets through
+        self.last_trip: dict[int, np.ndarray] = {}  # the same on its loop's last trip (_last_trip)
+        self.trips: dict[int, np.ndarray] = {}  # per loop (its line): its trip count, per program
+
+    def scratch(self) -> _Walk:
+        """A copy to walk a loop's body again on, that leaves this walk as it was."""
+        other = _Walk.__new__(_Walk)
+        other.__dict__.update(self.__dict__)
+        other.env, other.stack = dict(self.env), list(self.stack)
+        other.accesses, other.flops, other.notes = [], [0.0, 0.0], []
+        other.shares, other.last_trip, other.trips = {}, {}, dict(self.trips)
+        return other
 
     @property
     def times(self) -> np.ndarray:
@@ -110,7 +124,9 @@ def evaluate(ttir: str, grid: tuple[int, int, int], values: dict[str, int], limi
     walk = _Walk(grid, min(programs, limit), values)
     _arguments(walk, ttir)
     module = ttgir.read(ttir)
-    for op in module.ops:
+    for index, op in enumerate(module.ops):
+        if op.name == "scf.for":
+            _last_trip(walk, module.ops, index)
         _step(walk, op)
     if programs > walk.count:
         walk.notes.append(f"the first {walk.count:,} of {programs:,} programs evaluated, the rest taken alike")
@@ -215,6 +231,37 @@ def _loop(walk: _Walk, op: ttgir.Op) -> None:
     walk.stack.append((walk.times * trips, None))
 
 
+def _last_trip(walk: _Walk, ops: tuple[ttgir.Op, ...], index: int) -> None:
+    """The masks of a loop's accesses on its last trip (the first trip's values stand for the others,
+    but a row's tail masks its last block: 50,000 columns in blocks of 16,384 read 4 blocks, the
+    last 5% in bounds): the loop's body walked again, on a copy, with the induction variable's last
+    value. Their shares are averaged over the trips (_access)."""
+    found = _FOR.search(ops[index].text)
+    bounds = [walk.env.get(name) for name in found.groups()[1:]] if found else []
+    spans = [b for b in bounds if isinstance(b, Span) and not b.data]
+    if found is None or len(spans) != 3:
+        return
+    low, high, stride = spans
+    trips = np.maximum(-np.floor_divide(-(high.lo - low.lo), np.maximum(stride.lo, 1)), 0)
+    walk.trips[ops[index].number] = trips
+    if not np.any(trips > 1):
+        return
+    scratch = walk.scratch()
+    last = low.lo + np.maximum(trips - 1, 0) * stride.lo
+    _step(scratch, ops[index])
+    scratch.env[found.group(1)] = Span(last, last)
+    depth = 1
+    for op in ops[index + 1 :]:
+        if op.name == "}" and not op.text.endswith("{"):
+            depth -= 1
+        elif op.name != "}" and op.text.endswith("{"):
+            depth += 1
+        if not depth:
+            break
+        _step(scratch, op)
+    walk.last_trip.update(scratch.shares)
+
+
 def _access(walk: _Walk, op: ttgir.Op) -> None:
     """A global load or store: its pointer argument, first byte and bytes, per program."""
     kind = "load" if op.name in _LOADS or op.name in _TMA_LOADS else "store"
@@ -229,6 +276,10 @@ def _access(walk: _Walk, op: ttgir.Op) -> None:
     mask_at = {"tt.load": 1, "tt.store": 2, "ttg.async_copy_global_to_local": 2, "tt.atomic_rmw": 2}.get(op.name)
     mask = walk.env.get(op.operands[mask_at]) if mask_at is not None and len(op.operands) > mask_at else None
     share = mask.true if isinstance(mask, Share) else np.ones(1)
+    walk.shares[op.number] = share
+    if op.number in walk.last_trip and op.loop in walk.trips:  # the first trip's mask, and the last's
+        trips = walk.trips[op.loop]
+        share = (share * np.maximum(trips - 1, 0) + walk.last_trip[op.number]) / np.maximum(trips, 1)
     known = isinstance(target, Address) and not target.data
     keyed = isinstance(target, Address) and bool(target.data) and target.origin is not None
     width = _width(element)
