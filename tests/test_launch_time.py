@@ -310,3 +310,15 @@ def test_a_rows_last_block_counts_the_columns_its_mask_lets_through():
     # a whole number of blocks: every trip in bounds
     whole = program_traffic.evaluate(c.stages[Stage.TTIR], (rows, 1, 1), {"n_rows": rows, "n_cols": 1024})
     assert float(next(a for a in whole.accesses if a.kind == "load").bytes.sum()) == rows * 1024 * 2
+
+
+def test_programs_past_the_data_move_nothing_however_many_the_grid_has():
+    """A grid of a million copies over 8,192 elements: past the first 16,384 programs (evaluated, the
+    rest taken like them), a sample spread over the others finds them all masked off; the launch
+    moves the 32 KB read and the 32 KB written, not 4 MB (the first programs' 64 KB, 61 times)."""
+    c = compiled(COPY, "h200", args=("n=8192",))
+    estimate = launch_time.estimate(c, (10**6,), "--grid")
+    assert abs(estimate.dram_bytes - 2 * 4 * 8192) < 1e-6
+    assert any("a sample spread over them" in a for a in estimate.assumptions)
+    whole = launch_time.estimate(compiled(COPY, "h200", args=(f"n={1024 * 10**6}",)), (10**6,), "--grid")
+    assert abs(whole.dram_bytes - 2 * 4 * 1024 * 10**6) < 1e-6 * whole.dram_bytes  # every program's block

@@ -118,6 +118,8 @@ class LaunchEstimate:
         """`41.2 us, bound by the DRAM: 201 MB at 4.32 TB/s`: the estimate and its bound in one line."""
         top = self.limits[0]
         what = _BOUND_WORDS.get(self.bound, self.bound)
+        if top.name == "waves" and self.bound not in ("waves", "blocks"):  # the per-warp model's, within them
+            what += " within its waves"
         return f"{self.kernel_us:,.1f} us, {what}: {top.said}"
 
 

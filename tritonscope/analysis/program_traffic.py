@@ -17,14 +17,15 @@ gather: each run of elements that share a loaded value (an embedding's row) cost
 load the same indices read the same rows: a mixture of experts' blocks of tokens, by the columns
 of the weights they multiply). Each matrix product gives its
 FLOPs. A launch of more than `limit` programs is evaluated for its first `limit` (the traffic of
-the rest is taken to be like theirs).
+the rest is taken to be like theirs), each access's bytes scaled to what a sample spread over the
+rest moves (a grid larger than its data: the programs past its end move nothing).
 """
 
 from __future__ import annotations
 
 import re
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -87,9 +88,9 @@ class Traffic:
 
 
 class _Walk:
-    def __init__(self, grid: tuple[int, int, int], count: int, values: dict[str, int]):
+    def __init__(self, grid: tuple[int, int, int], count: int, values: dict[str, int], ids: np.ndarray | None = None):
         self.grid, self.count, self.values = grid, count, values
-        ids = np.arange(count, dtype=np.int64)
+        ids = np.arange(count, dtype=np.int64) if ids is None else ids.astype(np.int64)
         self.pids = (ids % grid[0], (ids // grid[0]) % grid[1], ids // (grid[0] * grid[1]))
         self.env: dict[str, Value | Descriptor] = {}
         self.accesses: list[Access] = []
@@ -121,18 +122,40 @@ class _Walk:
 def evaluate(ttir: str, grid: tuple[int, int, int], values: dict[str, int], limit: int = 16384) -> Traffic:
     """The traffic of a launch of `grid` with the integer arguments `values` (module docstring)."""
     programs = grid[0] * grid[1] * grid[2]
-    walk = _Walk(grid, min(programs, limit), values)
+    count = min(programs, limit)
+    walk = _walked(ttir, _Walk(grid, count, values))
+    accesses = walk.accesses
+    if programs > count:  # the first programs, their bytes scaled to a sample spread over the rest
+        rest = count + np.arange(count) * ((programs - count) // count)
+        spread = _walked(ttir, _Walk(grid, count, values, rest))
+        scaled = [_scaled(first, later, programs) for first, later in zip(accesses, spread.accesses, strict=True)]
+        accesses = scaled
+        said = "the rest taken alike, but for the bytes of a sample spread over them"
+        walk.notes.append(f"the first {count:,} of {programs:,} programs evaluated, {said}")
+    return Traffic(programs, walk.count, tuple(accesses), walk.flops[0], walk.flops[1], walk.work, tuple(walk.notes))
+
+
+def _walked(ttir: str, walk: _Walk) -> _Walk:
     _arguments(walk, ttir)
     module = ttgir.read(ttir)
     for index, op in enumerate(module.ops):
         if op.name == "scf.for":
             _last_trip(walk, module.ops, index)
         _step(walk, op)
-    if programs > walk.count:
-        walk.notes.append(f"the first {walk.count:,} of {programs:,} programs evaluated, the rest taken alike")
-    return Traffic(
-        programs, walk.count, tuple(walk.accesses), walk.flops[0], walk.flops[1], walk.work, tuple(walk.notes)
-    )
+    return walk
+
+
+def _scaled(first: Access, later: Access, programs: int) -> Access:
+    """An access of the first programs, its bytes scaled so that, taken for every program as the first
+    ones' (the launch's figures do so), they add up to theirs and the rest's as `later` samples them
+    (past the data's end, a grid's programs mask everything off: they move nothing)."""
+    count = first.bytes.size
+    moved = float(first.bytes.sum())
+    total = moved + (programs - count) * float(later.bytes.sum()) / max(later.bytes.size, 1)
+    taken = moved * programs / count
+    if moved <= 0 or abs(total - taken) <= 1e-9 * taken:
+        return first
+    return replace(first, bytes=first.bytes * (total / taken))
 
 
 def _arguments(walk: _Walk, ttir: str) -> None:
