@@ -127,6 +127,18 @@ def test_without_a_grid_explain_says_how_to_give_one():
     assert result.launch_note.startswith("the launch grid is not known: give --grid")
 
 
+def test_a_grid_past_what_cuda_launches_is_said_not_estimated():
+    from tritonscope.app.explain import explain_compilation
+    from tritonscope.core import launch_grid
+
+    for text in ("1,70000", "3000000000"):
+        result = explain_compilation(compiled(COPY, "h200"), None, live=False, grid=launch_grid.parse(text))
+        assert result.launch is None and "a CUDA launch takes a grid of at most" in result.launch_note
+        assert "Triton's launch would fail" in result.launch_note
+    fits = explain_compilation(compiled(COPY, "h200"), None, live=False, grid=launch_grid.parse("1,65535"))
+    assert fits.launch is not None and fits.launch.grid == (1, 65535, 1)
+
+
 LAUNCH_SET = Path(__file__).parent / "kernels" / "launch_set"
 
 

@@ -34,6 +34,23 @@ def grid_for(
 ) -> tuple[tuple[int, ...], str] | str:
     """(the grid, where it came from), or why it is not known. A --grid that names an unknown value is
     the user's to fix (UsageError); a grid hook that fails is said."""
+    found = _grid(variant, spec, module, launches)
+    if isinstance(found, str) or variant.target_info is None or variant.target_info.backend != "cuda":
+        return found
+    sizes = (*found[0], 1, 1)[:3]
+    if sizes[0] > CUDA_GRID[0] or max(sizes[1:]) > CUDA_GRID[1]:
+        shown = ", ".join(f"{size:,}" for size in found[0])
+        most = "2,147,483,647 x 65,535 x 65,535"
+        return f"a CUDA launch takes a grid of at most {most}, not ({shown}): Triton's launch would fail"
+    return found
+
+
+CUDA_GRID = (2**31 - 1, 65535)  # the most blocks along x, and along y or z
+
+
+def _grid(
+    variant: Variant, spec: GridSpec | None, module: Any, launches: tuple[dict, ...]
+) -> tuple[tuple[int, ...], str] | str:
     values = {**_file_defaults(module), **meta(variant, launches)}
     if spec is not None:
         return spec.evaluate(values), GIVEN
