@@ -238,13 +238,11 @@ def _loop(walk: _Walk, op: ttgir.Op) -> None:
     if found is None:
         walk.stack.append((walk.times * LOOP_TRIPS, None))
         return
-    induction, lower, upper, step = found.groups()
-    bounds = [walk.env.get(name) for name in (lower, upper, step)]
-    spans = [b for b in bounds if isinstance(b, Span) and not b.data]
-    if len(spans) == 3:
-        low, high, stride = spans
-        trips = np.maximum(-np.floor_divide(-(high.lo - low.lo), np.maximum(stride.lo, 1)), 0)
-        walk.env[induction] = Span(low.lo, low.lo)
+    bounds = _bounds(walk, found)
+    if bounds is not None:
+        induction, first, _, trips = bounds
+        walk.env[induction] = Span(first, first)
+        walk.trips[op.number] = trips
     else:
         walk.notes.append(f"a loop (TTIR line {op.number}) with bounds not known assumed to run {LOOP_TRIPS} times")
         trips = np.array([LOOP_TRIPS])
@@ -254,33 +252,33 @@ def _loop(walk: _Walk, op: ttgir.Op) -> None:
     walk.stack.append((walk.times * trips, None))
 
 
+def _bounds(walk: _Walk, found: re.Match) -> tuple[str, np.ndarray, np.ndarray, np.ndarray] | None:
+    """A loop's (`_FOR`'s match of it) induction variable, its first value, its step and its trip count,
+    per program; None where the arguments do not give its bounds."""
+    bounds = [walk.env.get(name) for name in found.groups()[1:]]
+    spans = [b for b in bounds if isinstance(b, Span) and not b.data]
+    if len(spans) != 3:
+        return None
+    low, high, stride = spans
+    trips = np.maximum(-np.floor_divide(-(high.lo - low.lo), np.maximum(stride.lo, 1)), 0)
+    return found.group(1), low.lo, stride.lo, trips
+
+
 def _last_trip(walk: _Walk, ops: tuple[ttgir.Op, ...], index: int) -> None:
     """The masks of a loop's accesses on its last trip (the first trip's values stand for the others,
     but a row's tail masks its last block: 50,000 columns in blocks of 16,384 read 4 blocks, the
     last 5% in bounds): the loop's body walked again, on a copy, with the induction variable's last
     value. Their shares are averaged over the trips (_access)."""
     found = _FOR.search(ops[index].text)
-    bounds = [walk.env.get(name) for name in found.groups()[1:]] if found else []
-    spans = [b for b in bounds if isinstance(b, Span) and not b.data]
-    if found is None or len(spans) != 3:
+    bounds = _bounds(walk, found) if found else None
+    if bounds is None or not np.any(bounds[3] > 1):
         return
-    low, high, stride = spans
-    trips = np.maximum(-np.floor_divide(-(high.lo - low.lo), np.maximum(stride.lo, 1)), 0)
-    walk.trips[ops[index].number] = trips
-    if not np.any(trips > 1):
-        return
+    induction, first, step, trips = bounds
     scratch = walk.scratch()
-    last = low.lo + np.maximum(trips - 1, 0) * stride.lo
     _step(scratch, ops[index])
-    scratch.env[found.group(1)] = Span(last, last)
-    depth = 1
-    for op in ops[index + 1 :]:
-        if op.name == "}" and not op.text.endswith("{"):
-            depth -= 1
-        elif op.name != "}" and op.text.endswith("{"):
-            depth += 1
-        if not depth:
-            break
+    last = first + np.maximum(trips - 1, 0) * step
+    scratch.env[induction] = Span(last, last)
+    for op in ops[index + 1 : ttgir.region_end(ops, index)]:
         _step(scratch, op)
     walk.last_trip.update(scratch.shares)
 

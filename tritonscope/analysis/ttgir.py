@@ -65,6 +65,20 @@ class Module:
 
 
 @functools.lru_cache(maxsize=8)
+def region_end(ops: tuple[Op, ...], start: int) -> int:
+    """The index of the `}` that closes the region `ops[start]` opens (a loop's body), or len(ops)."""
+    depth = 0
+    for index in range(start + 1, len(ops)):
+        op = ops[index]
+        if op.name == "}":
+            if depth == 0:
+                return index
+            depth -= 0 if op.text.endswith("{") else 1  # `} else {` closes one region and opens another
+        elif op.text.endswith("{"):
+            depth += 1
+    return len(ops)
+
+
 def read(text: str) -> Module:
     """The module of a TTGIR (or TTIR) text; the last few read are kept, as the per-line estimate,
     the findings and the launch estimate each read the same text (a Module is never changed)."""

@@ -162,7 +162,7 @@ class Timeline:
             for step, scheduled in zip(schedule.listing.instructions, schedule.instructions, strict=True)
         ]
         self.loop_of: dict[tuple[int, int], tuple[int, int] | None] = {}  # _loop_of's
-        self.fills: dict[int, float] | None = None  # _fill's, by commit
+        self.fills: dict[int, float] | None = None  # _fill's, by global load or commit group
 
     def run(self, queue: float = 1.0) -> list[InstructionTime]:
         """A pass gives the times the next one's loop-carried waits count back from: the first
@@ -277,7 +277,7 @@ class Timeline:
         """Cycles the SM takes to fill a global load's bytes in (registers, or shared memory for a
         pipeline's commit group) at FILL_BYTES_PER_CLOCK, beyond its latency: every warp of the block
         loads its part of a tile at once, and the loads issued since the last wait on loads (a stage's
-        tiles, the prologue's stages) arrive in order, this one last. None where a loop's load is
+        tiles, the prologue's stages) arrive in order, this one last. No fill where a loop's load is
         waited for after the loop: the pipeline's copies for iterations past the end, predicated
         off, move nothing."""
         if self.innermost.get(producer) and self._loop_of(producer, waiter) is None:

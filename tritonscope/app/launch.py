@@ -29,6 +29,9 @@ def meta(variant: Variant, launches: tuple[dict, ...] = ()) -> dict[str, Any]:
     return found
 
 
+CUDA_GRID = (2**31 - 1, 65535)  # the most blocks along x, and along y or z
+
+
 def grid_for(
     variant: Variant, spec: GridSpec | None, module: Any = None, launches: tuple[dict, ...] = ()
 ) -> tuple[tuple[int, ...], str] | str:
@@ -40,12 +43,9 @@ def grid_for(
     sizes = (*found[0], 1, 1)[:3]
     if sizes[0] > CUDA_GRID[0] or max(sizes[1:]) > CUDA_GRID[1]:
         shown = ", ".join(f"{size:,}" for size in found[0])
-        most = "2,147,483,647 x 65,535 x 65,535"
+        most = f"{CUDA_GRID[0]:,} x {CUDA_GRID[1]:,} x {CUDA_GRID[1]:,}"
         return f"a CUDA launch takes a grid of at most {most}, not ({shown}): Triton's launch would fail"
     return found
-
-
-CUDA_GRID = (2**31 - 1, 65535)  # the most blocks along x, and along y or z
 
 
 def _grid(

@@ -245,17 +245,9 @@ def warp_specialize_not_applied(k: Kernel) -> list[Finding]:
 
 def _loop_end(k: Kernel, loop: ttgir.Op) -> str:
     """The text of the line that closes a loop (where MLIR prints its attributes)."""
-    depth = 0
-    for op in k.module.ops:
-        if op.number <= loop.number:
-            continue
-        if op.text.endswith("{") and op.name != "}":
-            depth += 1
-        elif op.name == "}":
-            if depth == 0:
-                return op.text
-            depth -= 1 if not op.text.endswith("{") else 0
-    return ""
+    ops = k.module.ops
+    end = ttgir.region_end(ops, next(i for i, op in enumerate(ops) if op.number == loop.number))
+    return ops[end].text if end < len(ops) else ""
 
 
 def _specialize_constexpr(k: Kernel) -> str | None:
