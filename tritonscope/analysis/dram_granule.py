@@ -15,7 +15,9 @@ orders (the next program the rows below, or the bytes beside).
   - The DRAM works in lines of what is asked together: where the programs of a wave (those the
     GPU runs at once) cover less than LINE bytes of each row between them (tiles 64 bytes wide
     whose neighbours come a wave later), reads took 1.8x; 128 bytes 1.09x. Counted for accesses a
-    program makes once: in a loop a program's own next iteration reads on along the row.
+    program makes once: in a loop a program's own next iteration reads on along the row. So does a
+    gather's or a scatter's run shorter than a line, at addresses from data (a lookup's 4-byte
+    elements: a table past the L2 took 785 us for 1.07 GB of sectors, 2.9x their DRAM time).
 A row segment's sectors are counted where its bytes fall: rows of 2,000 bytes put a 32-byte segment
 across two sectors in every other row. An access's factor is the largest of these over the bytes it
 uses; dram_reuse.py scales its DRAM bytes by it.
@@ -56,6 +58,8 @@ def factors(c: Compilation, traffic: Traffic, slots: int, per_warp: TimeEstimate
     shapes = _shapes(c, per_warp)
     found = {}
     for index, access in enumerate(traffic.accesses):
+        if 0 < access.run < LINE and not access.table:  # a table's misses: dram_reuse.py
+            found[index] = scattered(access)
         if not access.known or access.block or access.span is None or not access.dims:
             continue
         kind = "load" if access.kind == "load" else "store"
@@ -74,6 +78,12 @@ def factors(c: Compilation, traffic: Traffic, slots: int, per_warp: TimeEstimate
 class _Shape:
     axis: int  # the tile's contiguous dimension
     chunk: int  # bytes one instruction writes in one run along it (0: not known, the whole segment)
+
+
+def scattered(access: Access) -> Granule:
+    """A gather's or scatter's factor where its runs at data addresses are shorter than a line."""
+    said = f"{access.run}-byte pieces at scattered addresses, moved in whole {LINE}-byte lines"
+    return Granule(LINE / max(access.run, SECTOR), said)
 
 
 def _granule(access: Access, segment: int, chunk: int, slots: int) -> Granule:

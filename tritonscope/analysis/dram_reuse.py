@@ -9,7 +9,11 @@ again. So a grouped order (`GROUP_M`), whose waves cover a squarer block of a ma
 fewer tiles per wave and keeps them longer. Writes go to the DRAM once. A read whose address is data
 (a gather) is a tile of its own where the data's origin is not known, from the DRAM every time;
 where it is (program_traffic.py: the indices' addresses), programs that loaded the same indices
-read the same tile. The L2's own traffic is every program's every access.
+read the same tile. A gather or scatter whose addresses are data within known bounds (a lookup
+table, a histogram's bins: program_traffic.py's `table`) comes from the DRAM once where the table
+fits in the L2, and for the share of its accesses that miss where it does not (the L2 holding a
+random part of it); what is written there goes back once. The L2's own traffic is every program's
+every access, a scattered piece narrower than its port (L2_PORT) taking a whole port's clock.
 """
 
 from __future__ import annotations
@@ -18,7 +22,17 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .program_traffic import Access, Traffic
+from .dram_granule import scattered
+from .program_traffic import SECTOR, Access, Traffic
+
+# An L2 slice moves 64 bytes a clock (the A100 whitepaper's 5,120 bytes a clock over its 80 slices). A
+# lookup into a table the L2 holds (4 MB, 16 MB) took 240-248 us on the H200 for 1.07 GB of 32-byte
+# sectors, about 64 bytes of the L2's time each (benchmarks/atomics.py; docs/data/h200-atomics).
+L2_PORT = 64
+# A table this small stays in each SM's L1, which asks the L2 for it once: any split of an SM's 256 KB
+# (H100; 192 KB A100) between shared memory (228 KB at most; 164) and the L1 leaves it 28 KB. A lookup into
+# 1 KB took 70 us on the H200, a plain copy's time.
+L1_TABLE = 28 * 1024
 
 
 @dataclass(frozen=True)
@@ -33,26 +47,58 @@ class MemoryTraffic:
 
 
 def memory_traffic(
-    traffic: Traffic, slots: int, capacity: float, granules: dict[int, float] | None = None
+    traffic: Traffic,
+    slots: int,
+    capacity: float,
+    granules: dict[int, float] | None = None,
+    multiprocessors: int = 0,
 ) -> MemoryTraffic:
     """The DRAM's and the L2's bytes for a launch whose waves are `slots` programs and whose L2 keeps
     `capacity` bytes of reads for later waves (module docstring). `granules`: {access's index: the
-    DRAM's bytes over its bytes} for accesses of narrow pieces (dram_granule.py)."""
+    DRAM's bytes over its bytes} for accesses of narrow pieces (dram_granule.py); `multiprocessors`:
+    the SMs whose L1s hold a small table (L1_TABLE), each asking the L2 for it once."""
     scale = traffic.programs / max(traffic.evaluated, 1)
     waves = np.arange(traffic.evaluated) // max(slots, 1)
     granules = granules or {}
     as_dram = [replace(a, bytes=a.bytes * granules[i]) if i in granules else a for i, a in enumerate(traffic.accesses)]
-    loads = [a for a in as_dram if a.kind == "load"]
-    stores = [a for a in as_dram if a.kind != "load"]
+    loads = [a for a in as_dram if a.kind == "load" and not a.table]
+    stores = [a for a in as_dram if a.kind != "load" and not a.table]
     read = _distinct(loads, waves)
     written = _distinct(stores, waves)
     gathered = float(sum(a.bytes.sum() for a in loads if not a.known and not a.keyed))
     per_wave = _per_wave_bytes([read, written], waves)
     first, again = _reads(read, per_wave, capacity)
-    l2 = float(sum(a.bytes.sum() for a in traffic.accesses))
-    stored = float(written[2].sum())
-    dram = first + again + gathered + stored
-    return MemoryTraffic(dram * scale, l2 * scale, (first + gathered) * scale, again * scale, stored * scale)
+    l2 = sum(_l2_bytes(a, scale, multiprocessors) for a in traffic.accesses) / scale
+    dram = first + again + gathered + float(written[2].sum())
+    tabled = [(a.kind, *_table_bytes(a, scale, capacity)) for a in as_dram if a.table]  # already scaled
+    once, missed = sum(t[1] for t in tabled), sum(t[2] for t in tabled)
+    stored = float(written[2].sum()) * scale + sum(t[1] for t in tabled if t[0] != "load")
+    return MemoryTraffic(
+        dram * scale + once + missed, l2 * scale, (first + gathered) * scale + once, again * scale + missed, stored
+    )
+
+
+def _l2_bytes(access: Access, scale: float, multiprocessors: int) -> float:
+    """An access's bytes of the L2's time over the launch: its bytes, but an L2 slice's port moves L2_PORT
+    bytes a clock, so a scattered run narrower than that (a gather's 4-byte elements, a sector each)
+    takes the port's clock; a table the L1s hold, once per SM (an atomic's is done in the L2)."""
+    moved = float(access.bytes.sum()) * scale
+    if 0 < access.run < L2_PORT:
+        moved *= L2_PORT / max(access.run, SECTOR)
+    if access.table and access.table <= L1_TABLE and multiprocessors and not access.atomic:
+        moved = min(moved, access.table * multiprocessors)
+    return moved
+
+
+def _table_bytes(access: Access, scale: float, capacity: float) -> tuple[float, float]:
+    """(bytes of a table the DRAM serves once, bytes it serves again): the table's bytes, or fewer where
+    fewer are accessed; past the L2's `capacity`, the accesses that miss it (it holds a random part of
+    the table), where they are more, each a whole line where its runs are shorter (dram_granule.py)."""
+    moved = float(access.bytes.sum()) * scale
+    once = min(moved, access.table)
+    missed = moved * (1 - capacity / access.table) if access.table > capacity else 0.0
+    missed *= scattered(access).factor if access.run else 1.0
+    return once, max(0.0, missed - once)
 
 
 def _distinct(accesses: list[Access], waves: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

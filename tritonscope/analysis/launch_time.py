@@ -18,6 +18,8 @@ taken together, each a time the GPU (the targets table's `Speeds`) needs at leas
   - L1: those bytes as the 32-byte sectors their instructions touch (analysis/sectors.py: narrow
     or scattered accesses touch more), at the L1's bandwidth;
   - tensor cores: the matrix products' FLOPs at the SMs' dense rate (TF32 half of it, FP8 twice);
+  - atomics: the L2's operations for them, at a rate set by how many addresses they share and how
+    many L2 slices those lie in (analysis/atomics.py: a histogram of 256 bins waits on one slice);
   - loads in flight: the DRAM's reads at the bandwidth the resident warps' loads in flight draw by
     Little's law (analysis/in_flight.py), a round trip of DRAM_LATENCY_CYCLES each.
 They overlap, not perfectly: the launch takes their OVERLAP-norm, the largest lengthened by those
@@ -37,6 +39,7 @@ from ..core.model import Compilation
 from ..core.stages import Stage
 from ..core.targets import Speeds
 from . import (
+    atomics,
     dram_granule,
     in_flight,
     line_time,
@@ -48,7 +51,7 @@ from . import (
     trip_counts,
     walk_copies,
 )
-from .dram_reuse import memory_traffic
+from .dram_reuse import L1_TABLE, memory_traffic
 from .line_time import TimeEstimate
 
 # Shares of a data sheet's peak that a kernel attains, measured on the H200 by
@@ -93,7 +96,7 @@ class Limit:
 @dataclass(frozen=True)
 class LaunchEstimate:
     kernel_us: float
-    bound: str  # DRAM, L2, L1, tensor cores, issue, latency, memory pipe, waves, blocks
+    bound: str  # DRAM, L2, L1, tensor cores, atomics, issue, latency, memory pipe, waves, blocks
     target: str
     gpu: str  # the target's reference GPU, whose figures these are
     grid: tuple[int, int, int]
@@ -127,6 +130,7 @@ _BOUND_WORDS = {
     "DRAM": "bound by the DRAM",
     "L2": "bound by the L2",
     "tensor cores": "bound by the tensor cores",
+    "atomics": "bound by its atomics",
     "issue": "issue-bound",
     "latency": "latency-bound",
     "memory pipe": "bound by the memory pipe",
@@ -154,8 +158,7 @@ def estimate(
         schedule = scoreboards.schedule(c)
     if speeds is None or schedule is None:
         return None
-    padded = (*grid, 1, 1, 1)
-    size = (int(padded[0]), int(padded[1]), int(padded[2]))
+    size = _three(grid)
     programs = size[0] * size[1] * size[2]
     traffic = program_traffic.evaluate(c.stages.get(Stage.TTIR) or c.stages.get(Stage.TTGIR, ""), size, _values(c))
     slots = speeds.multiprocessors * blocks
@@ -172,7 +175,8 @@ def estimate(
     walked = walk_copies.walked_share(c, block, traffic)  # the copies of code a warp does not run
     block_us, tail_us = block.cycles * mean_work * walked / clock, last.cycles * mean_work * walked / clock
     granules = dram_granule.factors(c, traffic, slots, block)
-    memory = memory_traffic(traffic, slots, speeds.l2_bytes * L2_KEPT, {i: g.factor for i, g in granules.items()})
+    factors = {i: g.factor for i, g in granules.items()}
+    memory = memory_traffic(traffic, slots, speeds.l2_bytes * L2_KEPT, factors, speeds.multiprocessors)
     local = local_traffic.launch_local(
         c, block, programs * mean_work, resident, speeds.multiprocessors, speeds.l2_bytes
     )
@@ -180,6 +184,7 @@ def estimate(
     waves_us = (waves - 1) * block_us + tail_us
     limits, unknown = _limits(speeds, dram, l2, traffic.tensor_flops, waves_us)
     limits.append(_l1(c, block, traffic, speeds))
+    limits.extend(_atomics(traffic, speeds))
     limits.extend(_parallelism(schedule, c, memory, min(programs, slots), speeds, _loads_in_bounds(traffic)))
     limits.append(Limit("waves", waves_us, _waves_said(programs, waves, blocks, tail, slots, block_us)))
     starts = programs * BLOCK_CYCLES / speeds.multiprocessors / clock
@@ -187,7 +192,8 @@ def estimate(
     limits.sort(key=lambda limit: -limit.us)
     idle = 1 - programs / (waves * slots)
     bound = _bound(limits[0].name, block, idle)
-    narrow = (*dram_granule.notes(c, traffic, granules), *([_local_said(local)] if local else []))
+    narrow = (*dram_granule.notes(c, traffic, granules), *_tables_said(c, traffic, speeds.l2_bytes * L2_KEPT))
+    narrow += (_local_said(local),) if local else ()
     assumptions = (*traffic.notes, *said, *narrow, *unknown, *block.assumptions)
     fixed = speeds.launch_us + FIRST_ACCESS_US  # an empty launch's, and the first accesses' wait
     return LaunchEstimate(
@@ -195,6 +201,12 @@ def estimate(
         slots, waves, tail, block_us, tail_us, dram, l2, traffic.flops, fixed,
         tuple(limits), block.bound, tuple(dict.fromkeys(assumptions)),
     )  # fmt: skip
+
+
+def _three(grid: tuple[int, ...]) -> tuple[int, int, int]:
+    """A grid of one to three sizes as three."""
+    padded = (*grid, 1, 1, 1)
+    return int(padded[0]), int(padded[1]), int(padded[2])
 
 
 WORK_SPREAD = 8.0  # the average program taken at most this many times program 0's work, or 1/this
@@ -302,15 +314,16 @@ def _parallelism(
 
 
 def _l1(c: Compilation, block: TimeEstimate, traffic, speeds: Speeds) -> Limit:
-    """The L1's time: every global access's bytes as the sectors its instructions touch (sectors.py)."""
+    """The L1's time: every global access's bytes as the sectors its instructions touch (sectors.py); a
+    gather's bytes are a sector an element already (program_traffic.py)."""
     inflation = sectors.inflation_by_line(c, block)
-    moved = 0.0
+    moved, worst = 0.0, 1.0
     for access in traffic.accesses:
-        line = linemap.kernel_line(c, Stage.TTIR, access.line)
-        moved += float(access.bytes.sum()) * (inflation.get(line, 1.0) if line is not None else 1.0)
+        line = linemap.kernel_line(c, Stage.TTIR, access.line) if access.known else None
+        factor = inflation.get(line, 1.0) if line is not None else 1.0
+        moved, worst = moved + float(access.bytes.sum()) * factor, max(worst, factor)
     moved *= traffic.programs / max(traffic.evaluated, 1)
     rate = speeds.multiprocessors * L1_BYTES_PER_CLOCK * speeds.clock_mhz * 1e6
-    worst = max(inflation.values(), default=1.0)
     wasted = f" ({worst:.0f}x the bytes used)" if worst > 1 else ""
     return Limit("L1", moved / rate * 1e6, f"{_bytes(moved)} of sectors at {rate / 1e12:.1f} TB/s{wasted}")
 
@@ -340,6 +353,30 @@ def _matrix_share(block: TimeEstimate) -> float:
     issue = [(s.opcode.split(".")[0], s.repeats * s.issue) for s in block.instructions]
     total = sum(cycles for _, cycles in issue)
     return sum(cycles for opcode, cycles in issue if opcode.endswith("GMMA")) / total if total else 0.0
+
+
+def _atomics(traffic, speeds: Speeds) -> list[Limit]:
+    """The atomics' time in the L2 (analysis/atomics.py), where the kernel has any."""
+    found = atomics.seconds(traffic, speeds.clock_mhz * 1e6)
+    return [Limit("atomics", found[0] * 1e6, found[1])] if found else []
+
+
+def _tables_said(c: Compilation, traffic, capacity: float) -> tuple[str, ...]:
+    """`line 17's atomics address a 1.02 KB table by data: the L2 holds it` (dram_reuse.py's tables)."""
+    found = []
+    for access in traffic.accesses:
+        line = linemap.kernel_line(c, Stage.TTIR, access.line) if access.table else None
+        if line is None:
+            continue
+        what = "atomics address" if access.atomic else "loads address" if access.kind == "load" else "stores address"
+        if access.table <= L1_TABLE and access.kind == "load":
+            where = "each SM's L1 holds it"
+        elif access.table <= capacity:
+            where = "the L2 holds it"
+        else:
+            where = f"{1 - capacity / access.table:.0%} of them miss the L2"
+        found.append(f"line {line}'s {what} a {_bytes(access.table)} table by data: {where}")
+    return tuple(found)
 
 
 def _local_said(local: local_traffic.LocalTraffic) -> str:

@@ -74,6 +74,9 @@ class Access:
     span: np.ndarray | None = None  # per program: bytes from its first element to its last, inclusive
     keyed: bool = False  # addresses from data, told apart by where the data was read (`first`: both)
     in_bounds: float = 1.0  # the share of its elements the mask lets through, over the evaluated programs
+    table: float = 0.0  # addresses from data within known bounds (`x % 256`): the bytes they may touch
+    atomic: str = ""  # an atomic's operation (`add`, `fadd`, `max`, `cas` ...); "" for a load or store
+    run: int = 0  # addresses from data: the bytes each loaded index addresses together (an embedding's row)
 
 
 @dataclass(frozen=True)
@@ -304,7 +307,8 @@ def _access(walk: _Walk, op: ttgir.Op) -> None:
     known = isinstance(target, Address) and not target.data
     keyed = isinstance(target, Address) and bool(target.data) and target.origin is not None
     width = _width(element)
-    per_element = _moved_per_element(target, elements, width)
+    run = _run(target, elements, width)
+    per_element = width * max(SECTOR / run, 1.0) if run else width
     first = _first(walk, op, target, known, keyed)
     base = target.base if isinstance(target, Address) else "?"
     moved = walk.per_program(elements * per_element * share * times)
@@ -316,13 +320,32 @@ def _access(walk: _Walk, op: ttgir.Op) -> None:
         else None
     )
     in_bounds = float(walk.per_program(share).mean())
+    table = _table(walk, target, width) if isinstance(target, Address) and target.data and target.bounded else 0.0
     found = Access(
-        op.number, kind, base, start, moved, known, elements, width, runs, all_runs, False, dims, span, keyed, in_bounds
-    )
+        op.number, kind, base, start, moved, known, elements, width, runs, all_runs, False, dims, span, keyed,
+        in_bounds, table, _atomic(op), run,
+    )  # fmt: skip
     walk.accesses.append(found)
     if op.name == "tt.load" and op.results:
         is_int = element.startswith("i") and element != "i1"
         walk.env[op.results[0]] = program_values.loaded(elements, _read_at(target)) if is_int else None
+
+
+def _table(walk: _Walk, target: Address, width: int) -> float:
+    """The bytes an access whose addresses are bounded data may touch over the launch: each program's
+    range (a histogram's bins, a lookup table; one per row where the rows' tables differ), together."""
+    lo, hi = walk.per_program(target.lo), walk.per_program(target.hi)
+    each = float((hi - lo).max()) + width
+    return min(float(hi.max() - lo.min()) + width, each * np.unique(lo).size)
+
+
+def _atomic(op: ttgir.Op) -> str:
+    """`tt.atomic_rmw fadd, relaxed, ...`: fadd; `tt.atomic_cas`: cas; not an atomic: ""."""
+    if op.name == "tt.atomic_cas":
+        return "cas"
+    if op.name == "tt.atomic_rmw":
+        return op.text.split("tt.atomic_rmw", 1)[1].split(",", 1)[0].strip()
+    return ""
 
 
 def _first(walk: _Walk, op: ttgir.Op, target: Value | Descriptor, known: bool, keyed: bool) -> np.ndarray:
@@ -345,13 +368,12 @@ def _read_at(target: Value | Descriptor) -> np.ndarray | None:
     return program_values.mix(where, target.origin)
 
 
-def _moved_per_element(target: Value | Descriptor, elements: int, width: int) -> float:
-    """Bytes the memory moves per element: its width, but for a gather whose addresses are data, at
-    least a 32-byte sector per contiguous run (the elements that share one loaded value: a row)."""
+def _run(target: Value | Descriptor, elements: int, width: int) -> int:
+    """For a gather whose addresses are data, the bytes of each contiguous run (the elements that share
+    one loaded value: a row), each of which moves at least a 32-byte sector; 0 for any other access."""
     if not isinstance(target, Address) or not target.data:
-        return width
-    run = max(elements // target.data, 1) * width
-    return width * max(SECTOR / run, 1.0)
+        return 0
+    return max(elements // target.data, 1) * width
 
 
 def _descriptor_access(walk: _Walk, op: ttgir.Op, descriptor: Descriptor, kind: str, times: np.ndarray) -> None:

@@ -8,7 +8,10 @@ the 64 offsets of the last block, or 0 and 1 for a scalar). What comes from memo
 a value computed from a load says so (`data`: how many values the load gave, 1 for a scalar: an
 embedding's 4 row indices give each of the rows' 512 addresses one) and where it was read
 (`origin`: two programs that load from the same addresses get the same values: a mixture of
-experts' blocks of one expert read its weights), and a float is not a value here (None). `apply`
+experts' blocks of one expert read its weights), and a float is not a value here (None). Data
+taken modulo a constant, or masked by one (`x % 256`, `x & 255`), is still data but bounded
+(`bounded`: its span holds every value it may take, data included: a histogram's bins, a lookup
+table), and so is what follows from bounded values alone. `apply`
 gives an op's result from its operands' values; analysis/program_traffic.py walks the kernel with it.
 """
 
@@ -35,6 +38,7 @@ class Span:
     hi: np.ndarray
     data: int = 0  # a term loaded from memory: 0 none, else how many values the load gave
     origin: np.ndarray | None = None  # per program, where that data was read (`_mix`: the loads and their addresses)
+    bounded: bool = False  # with data: lo .. hi holds every value, the data's too (module docstring)
 
     @property
     def exact(self) -> bool:
@@ -52,6 +56,7 @@ class Address:
     element: int  # bytes
     data: int = 0
     origin: np.ndarray | None = None  # as Span's
+    bounded: bool = False  # as Span's
 
 
 @dataclass(frozen=True)
@@ -107,24 +112,29 @@ def _origin(a: Span | Address, b: Span | Address) -> np.ndarray | None:
     return mix(a.origin, b.origin)
 
 
+def _bounded(*values: Span | Address) -> bool:
+    """Whether a result computed from these values' spans bounds its data too: each is known or bounded."""
+    return all(not v.data or v.bounded for v in values)
+
+
 def _add(a: Value, b: Value) -> Value:
     if isinstance(a, Address) and isinstance(b, Span):  # tt.addptr
         lo, hi = a.lo + b.lo * a.element, a.hi + b.hi * a.element
-        return Address(a.base, lo, hi, a.element, max(a.data, b.data), _origin(a, b))
+        return Address(a.base, lo, hi, a.element, max(a.data, b.data), _origin(a, b), _bounded(a, b))
     if isinstance(a, Span) and isinstance(b, Span):
-        return Span(a.lo + b.lo, a.hi + b.hi, _data(a, b), _origin(a, b))
+        return Span(a.lo + b.lo, a.hi + b.hi, _data(a, b), _origin(a, b), _bounded(a, b))
     return None
 
 
 def _sub(a: Value, b: Value) -> Value:
     if not isinstance(a, Span) or not isinstance(b, Span):
         return None
-    return Span(a.lo - b.hi, a.hi - b.lo, _data(a, b), _origin(a, b))
+    return Span(a.lo - b.hi, a.hi - b.lo, _data(a, b), _origin(a, b), _bounded(a, b))
 
 
 def _extremes(a: Span, b: Span, combine: Callable) -> Span:
     corners = [combine(x, y) for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
-    return Span(np.minimum.reduce(corners), np.maximum.reduce(corners), _data(a, b), _origin(a, b))
+    return Span(np.minimum.reduce(corners), np.maximum.reduce(corners), _data(a, b), _origin(a, b), _bounded(a, b))
 
 
 def _mul(a: Value, b: Value) -> Value:
@@ -145,20 +155,25 @@ def _divide(a: Value, b: Value, ceiling: bool = False) -> Value:
 
 
 def _remainder(a: Value, b: Value) -> Value:
-    """`x % m` for a constant m > 0: exact where x's elements lie in one period of m, else 0 .. m-1."""
-    if not isinstance(a, Span) or not isinstance(b, Span) or not b.exact or np.any(b.lo <= 0) or np.any(a.lo < 0):
+    """`x % m` for a constant m > 0: exact where x's elements lie in one period of m, else 0 .. m-1;
+    of data, bounded: 0 .. m-1 (data taken as an index: not negative)."""
+    if not isinstance(a, Span) or not isinstance(b, Span) or not b.exact or np.any(b.lo <= 0):
         return None
     modulus = b.lo
+    if a.data and not a.bounded:
+        return Span(np.zeros_like(modulus), modulus - 1, a.data, a.origin, True)
+    if np.any(a.lo < 0):
+        return None
     same_period = (a.lo // modulus) == (a.hi // modulus)
     lo = np.where(same_period, a.lo % modulus, 0)
     hi = np.where(same_period, a.hi % modulus, modulus - 1)
-    return Span(lo, hi, _data(a, b), _origin(a, b))
+    return Span(lo, hi, _data(a, b), _origin(a, b), _bounded(a, b))
 
 
 def _bound(a: Value, b: Value, pick: Callable) -> Value:
     if not isinstance(a, Span) or not isinstance(b, Span):
         return None
-    return Span(pick(a.lo, b.lo), pick(a.hi, b.hi), _data(a, b), _origin(a, b))
+    return Span(pick(a.lo, b.lo), pick(a.hi, b.hi), _data(a, b), _origin(a, b), _bounded(a, b))
 
 
 def _shift(a: Value, b: Value, left: bool) -> Value:
@@ -166,13 +181,14 @@ def _shift(a: Value, b: Value, left: bool) -> Value:
         return None
     factor = np.left_shift(np.int64(1), b.lo)
     if left:
-        return Span(a.lo * factor, a.hi * factor, a.data, a.origin)
-    return Span(a.lo // factor, a.hi // factor, a.data, a.origin)
+        return Span(a.lo * factor, a.hi * factor, a.data, a.origin, a.bounded)
+    return Span(a.lo // factor, a.hi // factor, a.data, a.origin, a.bounded)
 
 
 def _logic(a: Value, b: Value, name: str) -> Value:
     """Masks combine as independent shares (a 2-D mask: rows in bounds and columns in bounds); two exact
-    integers combine exactly; any other integer bit operation is not followed."""
+    integers combine exactly; data masked by a constant (`x & 255`) is bounded by it; any other integer
+    bit operation is not followed."""
     if isinstance(a, Share) or isinstance(b, Share):
         x = a.true if isinstance(a, Share) else np.ones(1)
         y = b.true if isinstance(b, Share) else np.ones(1)
@@ -181,6 +197,10 @@ def _logic(a: Value, b: Value, name: str) -> Value:
         exact = {"arith.andi": np.bitwise_and, "arith.ori": np.bitwise_or, "arith.xori": np.bitwise_xor}[name]
         result = exact(a.lo, b.lo)
         return Span(result, result)
+    if name == "arith.andi" and isinstance(a, Span) and isinstance(b, Span):
+        data, mask = (a, b) if b.exact else (b, a)
+        if mask.exact and data.data and bool(np.all(mask.lo >= 0)):
+            return Span(np.zeros_like(mask.lo), mask.lo, data.data, data.origin, True)
     return None
 
 
@@ -219,9 +239,10 @@ def select(condition: Value, a: Value, b: Value) -> Value:
     settled = shares is not None and bool(np.all((shares == 0.0) | (shares == 1.0)))
     if settled and isinstance(a, Span) and isinstance(b, Span):
         taken = shares == 1.0
-        return Span(np.where(taken, a.lo, b.lo), np.where(taken, a.hi, b.hi), _data(a, b), _origin(a, b))
+        lo, hi = np.where(taken, a.lo, b.lo), np.where(taken, a.hi, b.hi)
+        return Span(lo, hi, _data(a, b), _origin(a, b), _bounded(a, b))
     if isinstance(a, Span) and isinstance(b, Span):
-        return Span(np.minimum(a.lo, b.lo), np.maximum(a.hi, b.hi), _data(a, b), _origin(a, b))
+        return Span(np.minimum(a.lo, b.lo), np.maximum(a.hi, b.hi), _data(a, b), _origin(a, b), _bounded(a, b))
     return None
 
 

@@ -64,7 +64,6 @@ class Module:
             return None
 
 
-@functools.lru_cache(maxsize=8)
 def region_end(ops: tuple[Op, ...], start: int) -> int:
     """The index of the `}` that closes the region `ops[start]` opens (a loop's body), or len(ops)."""
     depth = 0
@@ -79,6 +78,7 @@ def region_end(ops: tuple[Op, ...], start: int) -> int:
     return len(ops)
 
 
+@functools.lru_cache(maxsize=8)
 def read(text: str) -> Module:
     """The module of a TTGIR (or TTIR) text; the last few read are kept, as the per-line estimate,
     the findings and the launch estimate each read the same text (a Module is never changed)."""
