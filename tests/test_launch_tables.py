@@ -89,7 +89,7 @@ def test_known_addresses_added_to_by_a_few_programs_each_do_not_wait():
 
 
 def _lookup(table: int):
-    c = compiled(LOOKUP, "h200", constexprs=(f"T={table}",))
+    c = compiled(LOOKUP, "h200", kernel="lookup_kernel", constexprs=(f"T={table}",))
     return c, launch_time.estimate(c, (N // 1024,), "--grid")
 
 
@@ -130,3 +130,16 @@ def test_a_gather_of_unbounded_indices_moves_a_dram_line_an_element():
     estimate = launch_time.estimate(c, (N // 1024,), "--grid")
     assert abs(estimate.dram_bytes - (8 * N + 128 * N)) < 1e-6 * estimate.dram_bytes
     assert "4-byte pieces at scattered addresses, moved in whole 128-byte lines" in " ".join(estimate.assumptions)
+
+
+def test_a_table_of_rows_past_the_l2_moves_its_missed_rows_whole():
+    """2^22 rows of 512 bytes looked up by data in a 1 GB table (2 GB looked up): each miss moves its row,
+    no more (a line only where a run is shorter than one)."""
+    c = compiled(LOOKUP, "h200", kernel="row_lookup_kernel", constexprs=("T=2097152", "D=128", "ROWS=16"))
+    rows = 2**22
+    estimate = launch_time.estimate(c, (rows // 16,), "--grid")
+    kept = H200.l2_bytes * launch_time.L2_KEPT
+    table, moved = 2**21 * 512, rows * 512
+    expected = 4 * rows + moved + moved * (1 - kept / table)  # the indices, the rows written, the misses
+    assert abs(estimate.dram_bytes - expected) < 1e-6 * expected
+    assert "pieces at scattered addresses" not in " ".join(estimate.assumptions)

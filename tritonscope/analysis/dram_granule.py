@@ -81,9 +81,10 @@ class _Shape:
 
 
 def scattered(access: Access) -> Granule:
-    """A gather's or scatter's factor where its runs at data addresses are shorter than a line."""
+    """A gather's or scatter's factor where its runs at data addresses are shorter than a line (1 where
+    they are not)."""
     said = f"{access.run}-byte pieces at scattered addresses, moved in whole {LINE}-byte lines"
-    return Granule(LINE / max(access.run, SECTOR), said)
+    return Granule(max(1.0, LINE / max(access.run, SECTOR)), said)
 
 
 def _granule(access: Access, segment: int, chunk: int, slots: int) -> Granule:

@@ -81,11 +81,11 @@ def memory_traffic(
 def _l2_bytes(access: Access, scale: float, multiprocessors: int) -> float:
     """An access's bytes of the L2's time over the launch: its bytes, but an L2 slice's port moves L2_PORT
     bytes a clock, so a scattered run narrower than that (a gather's 4-byte elements, a sector each)
-    takes the port's clock; a table the L1s hold, once per SM (an atomic's is done in the L2)."""
+    takes the port's clock; a table the L1s hold, read once per SM (written, or an atomic's, in the L2)."""
     moved = float(access.bytes.sum()) * scale
     if 0 < access.run < L2_PORT:
         moved *= L2_PORT / max(access.run, SECTOR)
-    if access.table and access.table <= L1_TABLE and multiprocessors and not access.atomic:
+    if access.table and access.table <= L1_TABLE and multiprocessors and access.kind == "load":
         moved = min(moved, access.table * multiprocessors)
     return moved
 
