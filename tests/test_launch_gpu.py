@@ -5,8 +5,9 @@ launches it and timed with triton.testing.do_bench, against `fit --rank`'s estim
 target (an H200 is `h200`): the flat elementwise kernel at 2^28 elements (DRAM-bound but for its
 smallest blocks) and the square matmul at 8192^3. What the H200 gave when the model was set is in
 docs/data/h200-launch (benchmarks/launch_time.py scores the whole set offline); here, on the GPU at
-hand, the order must hold: Spearman at least 0.7, the pick within 1.1x of the fastest, the median
-error under 20%.
+hand, the order must hold: Spearman at least 0.7 (measures within 1% of each other taken as ties:
+do_bench's noise), the pick within 1.1x of the fastest, the median error under 20%. Then atomics
+and lookups by data (benchmarks/atomics.py's cases), each estimate within 1.75x of its measure.
 
     python -m pytest -m gpu tests/test_launch_gpu.py -s    (about a minute on an H200)
 """
@@ -71,6 +72,18 @@ def _estimated(name: str, kernel: str, cases: list[tuple[int, dict, float]]) -> 
     return [row[0].estimate.kernel_us for row in k.cells]
 
 
+def _within_noise(times: list[float], within: float = 0.01) -> list[float]:
+    """Measures within 1% of the least of their group taken as that one (ties, ranked together):
+    do_bench's run-to-run noise. The elementwise kernel's six DRAM-bound configs measure 370.8-372.9 us,
+    in an order that changes from run to run (Spearman 0.63 to 0.82 in four runs on one H200)."""
+    found, least = list(times), None
+    for index in sorted(range(len(times)), key=times.__getitem__):
+        if least is None or times[index] > least * (1 + within):
+            least = times[index]
+        found[index] = least
+    return found
+
+
 @pytest.mark.parametrize(("name", "kernel", "size"), [
     ("elementwise_wide", "silu_mul_kernel", "2^28"), ("matmul_square", "matmul_kernel", "8192^3"),
 ])  # fmt: skip
@@ -80,7 +93,7 @@ def test_the_estimates_order_the_configs_as_the_gpu_times_them(name, kernel, siz
     cases = _measured(name, size)
     estimated = _estimated(name, kernel, cases)
     measured = [us for _, _, us in cases]
-    rho = spearman(estimated, measured)
+    rho = spearman(estimated, _within_noise(measured))
     pick = min(range(len(cases)), key=estimated.__getitem__)
     regret = measured[pick] / min(measured)
     error = statistics.median(abs(e - m) / m for e, m in zip(estimated, measured, strict=True))
