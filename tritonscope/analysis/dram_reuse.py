@@ -68,25 +68,28 @@ def memory_traffic(
     gathered = float(sum(a.bytes.sum() for a in loads if not a.known and not a.keyed))
     per_wave = _per_wave_bytes([read, written], waves)
     first, again = _reads(read, per_wave, capacity)
-    l2 = sum(_l2_bytes(a, scale, multiprocessors) for a in traffic.accesses) / scale
-    dram = first + again + gathered + float(written[2].sum())
-    tabled = [(a.kind, *_table_bytes(a, scale, capacity)) for a in as_dram if a.table]  # already scaled
-    once, missed = sum(t[1] for t in tabled), sum(t[2] for t in tabled)
-    stored = float(written[2].sum()) * scale + sum(t[1] for t in tabled if t[0] != "load")
-    return MemoryTraffic(
-        dram * scale + once + missed, l2 * scale, (first + gathered) * scale + once, again * scale + missed, stored
-    )
+    l2 = sum(_l2_bytes(a, scale, multiprocessors) for a in traffic.accesses) * scale
+    once = missed = written_back = 0.0  # the tables', over the launch
+    for access in (a for a in as_dram if a.table):
+        its_once, its_missed = _table_bytes(access, scale, capacity)
+        once, missed = once + its_once, missed + its_missed
+        written_back += its_once if access.kind != "load" else 0.0
+    stored = float(written[2].sum())
+    dram = (first + again + gathered + stored) * scale + once + missed
+    distinct = (first + gathered) * scale + once
+    return MemoryTraffic(dram, l2, distinct, again * scale + missed, stored * scale + written_back)
 
 
 def _l2_bytes(access: Access, scale: float, multiprocessors: int) -> float:
-    """An access's bytes of the L2's time over the launch: its bytes, but an L2 slice's port moves L2_PORT
-    bytes a clock, so a scattered run narrower than that (a gather's 4-byte elements, a sector each)
-    takes the port's clock; a table the L1s hold, read once per SM (written, or an atomic's, in the L2)."""
-    moved = float(access.bytes.sum()) * scale
+    """An access's bytes of the L2's time over the evaluated programs (the launch's: times `scale`): its
+    bytes, but an L2 slice's port moves L2_PORT bytes a clock, so a scattered run narrower than that (a
+    gather's 4-byte elements, a sector each) takes the port's clock; a table the L1s hold, read once per
+    SM over the launch (written, or an atomic's, in the L2)."""
+    moved = float(access.bytes.sum())
     if 0 < access.run < L2_PORT:
         moved *= L2_PORT / max(access.run, SECTOR)
     if access.table and access.table <= L1_TABLE and multiprocessors and access.kind == "load":
-        moved = min(moved, access.table * multiprocessors)
+        moved = min(moved, access.table * multiprocessors / scale)
     return moved
 
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
+from ..core import launch_grid
 from ..core.model import Compilation
 from ..core.stages import Stage
 from ..core.targets import Speeds
@@ -158,7 +159,7 @@ def estimate(
         schedule = scoreboards.schedule(c)
     if speeds is None or schedule is None:
         return None
-    size = _three(grid)
+    size = launch_grid.three(grid)
     programs = size[0] * size[1] * size[2]
     traffic = program_traffic.evaluate(c.stages.get(Stage.TTIR) or c.stages.get(Stage.TTGIR, ""), size, _values(c))
     slots = speeds.multiprocessors * blocks
@@ -201,12 +202,6 @@ def estimate(
         slots, waves, tail, block_us, tail_us, dram, l2, traffic.flops, fixed,
         tuple(limits), block.bound, tuple(dict.fromkeys(assumptions)),
     )  # fmt: skip
-
-
-def _three(grid: tuple[int, ...]) -> tuple[int, int, int]:
-    """A grid of one to three sizes as three."""
-    padded = (*grid, 1, 1, 1)
-    return int(padded[0]), int(padded[1]), int(padded[2])
 
 
 WORK_SPREAD = 8.0  # the average program taken at most this many times program 0's work, or 1/this

@@ -10,6 +10,7 @@ from typing import Any
 from ..analysis import launch_time
 from ..analysis.launch_time import LaunchEstimate
 from ..analysis.line_time import TimeEstimate
+from ..core import launch_grid
 from ..core.launch_grid import GridSpec
 from ..core.model import Compilation, Variant
 
@@ -40,7 +41,7 @@ def grid_for(
     found = _grid(variant, spec, module, launches)
     if isinstance(found, str) or variant.target_info is None or variant.target_info.backend != "cuda":
         return found
-    sizes = (*found[0], 1, 1)[:3]
+    sizes = launch_grid.three(found[0])
     if sizes[0] > CUDA_GRID[0] or max(sizes[1:]) > CUDA_GRID[1]:
         shown = ", ".join(f"{size:,}" for size in found[0])
         most = f"{CUDA_GRID[0]:,} x {CUDA_GRID[1]:,} x {CUDA_GRID[1]:,}"

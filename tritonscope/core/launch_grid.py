@@ -49,7 +49,13 @@ class GridSpec:
         sizes = tuple(_evaluate(_tree(size).body, values) for size in self.sizes)
         if min(sizes) < 1:
             raise UsageError(f"{FLAG} {self.text} gives {sizes}: every size of a launch grid is at least 1")
-        return (*sizes, 1, 1, 1)[:3]  # type: ignore[return-value]
+        return three(sizes)
+
+
+def three(sizes: tuple[int, ...]) -> tuple[int, int, int]:
+    """A grid of one to three sizes as three (the missing ones 1)."""
+    x, y, z = (*sizes, 1, 1, 1)[:3]
+    return int(x), int(y), int(z)
 
 
 def parse(text: str) -> GridSpec:
