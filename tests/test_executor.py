@@ -398,3 +398,27 @@ def test_a_task_cancelled_on_ray_ends_its_ray_worker_and_the_next_is_served(ray_
     assert _gone(pid), "the cancelled task's Ray worker is still running"
     served = ray_workers.call(task(os.getpid))
     assert isinstance(served, int) and served != pid
+
+
+def test_a_worker_ended_by_its_node_waits_for_the_head_to_stop_answering():
+    """`ray stop` ends a node's workers (their tasks fail with SystemExit) a moment before the head's
+    port closes: the driver looks at the head a few seconds more, and says the head is gone (exit 2),
+    not that the variant failed; a head that keeps answering lets the task's own failure stand."""
+    import socket
+
+    from tritonscope.core.errors import UsageError
+    from tritonscope.isolate import cluster
+    from tritonscope.isolate.tasks import Outcome
+
+    assert cluster._ended_by_node(Outcome(error="SystemExit: 1", exit_code=3))
+    assert not cluster._ended_by_node(Outcome(error="CompileError: ...", exit_code=1))
+    head = socket.create_server(("127.0.0.1", 0))
+    address = f"127.0.0.1:{head.getsockname()[1]}"
+    workers = object.__new__(cluster.RayWorkers)  # its head check alone: no Ray needed
+    workers.address, workers._head, workers._looked = address, address, time.monotonic()
+    workers._check_head(now=True)  # answering: nothing said
+    threading.Timer(1.0, head.close).start()
+    started = time.monotonic()
+    with pytest.raises(UsageError, match="stopped answering"):
+        workers._check_head(now=True, grace=True)
+    assert 0.9 < time.monotonic() - started < cluster._HEAD_GRACE + 1

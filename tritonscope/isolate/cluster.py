@@ -49,6 +49,7 @@ _SKIPPED = {".git", ".hg", ".venv", "venv", "__pycache__", "node_modules", ".tox
 BUNDLE_LIMIT = 64 << 20  # bytes of the kernel's folder sent to the nodes
 _POLL = 0.1  # seconds between looks at the tasks in flight
 _HEAD_CHECK = 3.0  # seconds between looks at whether the cluster's head still answers
+_HEAD_GRACE = 5.0  # seconds a head may take to stop answering after its node ended a worker
 
 
 def _ray():
@@ -225,7 +226,8 @@ class RayWorkers:
                 for handle in [h for h in flying if h.settle(h.ref in done)]:
                     index = flying.pop(handle)
                     outcomes[index] = outcome = handle.result()
-                    self._check_head(now=not outcome.ok)  # a task failed: the cluster's fault, or its own
+                    if not outcome.ok:  # a task failed: the cluster's fault, or its own
+                        self._check_head(now=True, grace=_ended_by_node(outcome))
                     if on_done:
                         on_done(index, outcome)
                 self._check_head()
@@ -235,12 +237,19 @@ class RayWorkers:
             raise
         return outcomes  # type: ignore[return-value]
 
-    def _check_head(self, now: bool = False) -> None:
+    def _check_head(self, now: bool = False, grace: bool = False) -> None:
         """A head gone mid-run is said once (exit 2), not as every task's failure (Ray's workers end with
-        SystemExit when their node loses the head) nor as a wait without end; looked at every few seconds."""
+        SystemExit when their node loses the head) nor as a wait without end; looked at every few seconds.
+        `grace`: a worker was ended by its node, which `ray stop` does before the head's port closes, so
+        the head is looked at for a few seconds more before the task's failure is taken as its own."""
         if now or time.monotonic() - self._looked > _HEAD_CHECK:
-            self._looked = time.monotonic()
-            _check_reachable(self._head, given=self.address)
+            deadline = time.monotonic() + (_HEAD_GRACE if grace else 0)
+            while True:
+                self._looked = time.monotonic()
+                _check_reachable(self._head, given=self.address)
+                if self._looked >= deadline:
+                    return
+                time.sleep(0.5)
 
     def _send(self, task: Task, bundle: Any) -> Any:
         """The task as a Ray task: its ObjectRef."""
@@ -294,6 +303,8 @@ class RayHandle:
         while self._outcome is None:
             if not self.settle(self._ready(_POLL)):
                 self._workers._check_head()
+        if _ended_by_node(self._outcome):
+            self._workers._check_head(now=True, grace=True)
         return self._outcome
 
     def cancel(self) -> bool:
@@ -327,6 +338,11 @@ class RayHandle:
     def _end(self, outcome: Outcome) -> None:
         self._outcome = outcome
         self._workers._ended(self)
+
+
+def _ended_by_node(outcome: Outcome) -> bool:
+    """Whether a failed task's worker was ended under it (SystemExit) rather than failing on its own."""
+    return (outcome.error or "").startswith("SystemExit")
 
 
 def _first_line(exc: BaseException) -> str:
