@@ -19,7 +19,7 @@ from cli_process import tritonscope
 
 import tritonscope as ts
 from tritonscope.core import inputs
-from tritonscope.core.errors import UsageError
+from tritonscope.core.errors import TritonscopeError, UsageError
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTOR_ADD = {"BLOCK_SIZE": 1024, "args": {"x_ptr": "*fp16", "n_elements": 4096}, "target": "sm90"}
@@ -329,3 +329,62 @@ def test_the_api_imports_and_answers_with_triton_and_torch_blocked_in_its_proces
     assert imported == "['tritonscope']"
     registers, has_ptx, view = answered.split()
     assert int(registers) > 0 and has_ptx == "True" and view == "str" and guarded == "[]"
+
+
+SCRIPT = """
+import json
+
+import triton
+import triton.language as tl
+import tritonscope as ts
+
+with open(__file__ + ".runs", "a") as runs:  # each time this top level runs, in any process
+    runs.write("ran\\n")
+
+
+@triton.jit
+def twice(x):
+    return x * 2
+
+
+@triton.jit
+def add_kernel(x_ptr, out_ptr, n, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, twice(tl.load(x_ptr + offsets, mask=mask)), mask=mask)
+
+
+r = ts.dump(add_kernel, BLOCK_SIZE=1024, args={"x_ptr": "*fp16"}, target="sm90")
+print(json.dumps([r.resources.registers, r.kernel.file, len(r.line(14)["sass"]), list(r.notices)]))
+"""
+
+
+def test_a_script_that_calls_the_api_unguarded_runs_once(tmp_path):
+    """docs/api.md's first example saved as a script and run: the kernel (and its helper) cross to the
+    compiling process as definitions, as a cell's do, so the script's top level (its ts.dump among it)
+    is not run again there; it once started compiles without end and ran the machine out of memory."""
+    script = tmp_path / "example.py"
+    script.write_text(SCRIPT)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    registers, file, stages, notices = json.loads(done.stdout.strip().splitlines()[-1])
+    assert registers > 0 and file == str(script) and notices == []
+    assert stages > 0  # the helper's line 14 has SASS of its own: the line maps name the script's lines
+    assert (tmp_path / "example.py.runs").read_text() == "ran\n"
+
+
+def test_the_command_line_on_such_a_script_refuses_its_api_call_and_says_where(tmp_path):
+    """The command line imports the script to read its kernels: its top-level ts.dump is refused
+    there (it would compile in a process that imports the script again), named by its line."""
+    from tritonscope.app.walk.load import load_file
+
+    script = tmp_path / "example.py"
+    script.write_text(SCRIPT)
+    try:
+        said = " ".join(load_file(str(script)).notices)  # with torch: the import goes on past the call
+    except TritonscopeError as exc:  # without torch: the import's failure is the news
+        said = str(exc)
+    assert f"{script}:24: calls tritonscope's Python API at import" in said
+    assert '`if __name__ == "__main__":`' in said
+    # run here only: as it is, then (with torch) against the simulated GPU; no compile imported it again
+    assert (tmp_path / "example.py.runs").read_text() in ("ran\n", "ran\nran\n")

@@ -13,7 +13,7 @@ documents every function, result attribute and the magic.
 
 from . import session as _session
 
-_session.session()  # the worker starts now, importing Triton while the rest of the API is imported here
+_session.start_early()
 
 from .capture import Capture, capture, launched, trace  # noqa: E402
 from .functions import diff, dump, explain, fit, grid, layout, passes  # noqa: E402

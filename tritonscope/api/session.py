@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..app import calls
-from ..core import targets
+from ..core import kernel_import, targets
 from ..isolate import Session, Task
 
 _lock = threading.Lock()
@@ -20,8 +20,10 @@ _session: Session | None = None
 
 
 def session() -> Session:
-    """This process's session, its worker started (and importing Triton) on first use."""
+    """This process's session, its worker started (and importing Triton) on first use; refused while
+    tritonscope imports a kernel file whose top-level code calls the API (app/walk/load.py)."""
     global _session
+    kernel_import.refuse_compiles("tritonscope's Python API")
     with _lock:
         if _session is None:
             _session = Session(preload=calls.COMPILE_MODULE).warm()
@@ -41,3 +43,10 @@ def answer(task: Task, timeout: float, inputs: Iterable[str] = (), keep: bool = 
     except KeyboardInterrupt:
         call.cancel()
         raise
+
+
+def start_early() -> None:
+    """The worker started now, as the API is imported, so that it imports Triton while the rest of the
+    API is imported here; not where a kernel file being read imports the API (its calls are refused)."""
+    if not kernel_import.importing_kernel_file():
+        session()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import itertools
 import linecache
+import os
 import pickle
 import sys
 import traceback
@@ -50,7 +51,17 @@ def _cache_lines(pieces: tuple[CellPiece, ...]) -> None:
         lines.extend(["\n"] * (end - len(lines)))
         lines[piece.first_line - 1 : end] = [line if line.endswith("\n") else line + "\n" for line in text]
     for file, lines in by_file.items():
-        linecache.cache[file] = (sum(map(len, lines)), None, lines, file)
+        if not _as_on_disk(file, lines):  # a running script's file, unchanged, is read from the disk
+            linecache.cache[file] = (sum(map(len, lines)), None, lines, file)
+
+
+def _as_on_disk(file: str, lines: list[str]) -> bool:
+    """Whether a file on the disk holds these definitions at their lines (blank lines: the rest)."""
+    if not os.path.isfile(file):
+        return False
+    linecache.checkcache(file)
+    there = linecache.getlines(file)
+    return len(there) >= len(lines) and all(line == "\n" or line == there[i] for i, line in enumerate(lines))
 
 
 def _value(value: CellValue) -> Any:

@@ -1,6 +1,7 @@
 """A kernel object as the Python API receives it, made a Source (core/source.py): a kernel defined in
 a file is that file and its name; one defined in a notebook cell or a REPL, which has no file, is a
-`CellKernel`, the plain data that crosses to the child process that compiles it.
+`CellKernel`, the plain data that crosses to the child process that compiles it, and so is one the
+running script defines (imported again there, the script would run again).
 
 A cell's kernel is read from Python's line cache (IPython keeps every cell there, under the cell's
 own file name). What it needs is found as Triton's JIT finds it, by Triton's own `DependenciesFinder`
@@ -46,7 +47,7 @@ def kernel_source(kernel: Any) -> tuple[Source, str]:
         )
     jit = unwrapped[0]
     file = jit.fn.__code__.co_filename
-    if in_memory(file):
+    if in_memory(file) or in_running_script(jit.fn):
         return cell_kernel(kernel, jit), jit.__name__
     if not os.path.isfile(file):
         raise UsageError(f"{jit.__name__}: its file {file} is not there any more", hint="define the kernel again")
@@ -58,6 +59,17 @@ def in_memory(file: str) -> bool:
     entry has no modification time, which IPython and Python's REPL give such sources."""
     entry: tuple = linecache.cache.get(file, ())
     return len(entry) == 4 and entry[1] is None
+
+
+def in_running_script(fn: Any) -> bool:
+    """Whether a function is defined by the script this process runs (`python script.py`, its module
+    `__main__`): sent as its definitions, as a cell's are, since importing the script again in the
+    process that compiles would run its top-level code again (its calls to the API among it)."""
+    main = sys.modules.get("__main__")
+    script = getattr(main, "__file__", None)
+    if getattr(fn, "__module__", None) != "__main__" or not isinstance(script, str):
+        return False
+    return os.path.realpath(script) == os.path.realpath(fn.__code__.co_filename)
 
 
 def cell_kernel(kernel: Any, jit: Any) -> CellKernel:
@@ -149,13 +161,14 @@ def _function_of(obj: Any) -> types.FunctionType:
 
 
 def _defined_in_memory(value: Any) -> bool:
-    """A function, @jit function or wrapper whose code a cell holds (not a file, not a builtin)."""
+    """A function, @jit function or wrapper whose code a cell holds, or the running script (not another
+    file, not a builtin)."""
     try:
         fn = _function_of(value)
         code = fn.__code__
     except AttributeError:
         return False
-    return isinstance(fn, types.FunctionType) and in_memory(code.co_filename)
+    return isinstance(fn, types.FunctionType) and (in_memory(code.co_filename) or in_running_script(fn))
 
 
 def _importable(value: Any) -> tuple[str, str] | None:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ...analysis.infer import infer_kinds
-from ...core import fileio, samples
+from ...core import fileio, kernel_import, samples
 from ...core.errors import KernelFileError, Terminated, TritonscopeError, UsageError
 from ...core.limits import stuck_at, time_limit
 from ...core.model import AutotuneConfig, KernelSpec, Param, ParamKind
@@ -198,7 +198,7 @@ def _execute(path: Path, package: str | None, source: str, simulating: bool) -> 
     # Reading a kernel writes nothing beside it: no __pycache__ in the user's folder (or a package's)
     writes_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
     try:
-        with time_limit(f"importing {path}"), _exits_reported(path), _process_kept():
+        with time_limit(f"importing {path}"), _exits_reported(path), _process_kept(), kernel_import.running(path):
             return _import(path, name, package is not None, source, simulating)
     except BaseException as exc:  # noqa: BLE001 - foreign code can raise anything, even SystemExit
         sys.modules.pop(name, None)
