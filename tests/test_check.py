@@ -93,18 +93,21 @@ def test_a_line_budget_on_a_line_the_kernel_lacks_is_refused_as_dump_refuses_it(
 
 def test_a_baseline_is_written_then_held(cli, tmp_path):
     base = tmp_path / "base.json"
-    cli("check", "sample:matmul", "-t", "sm80", "--baseline", base, "--update-baseline")
+    written = cli("check", "sample:matmul", "-t", "sm80", "--baseline", base, "--update-baseline").stdout
+    assert "no figures worse" not in written and "the baseline now" in written  # nothing was held to it
+    assert written.rstrip().endswith("its baseline was written")
     saved = json.loads(base.read_text())
     dumped = json.loads(cli("dump", "sample:matmul", "-t", "sm80", "--json").stdout)
     registers = dumped["resources"]["registers"]  # 167 with Triton 3.6, 183 with 3.9
     assert saved["kind"] == "dump" and saved["resources"]["registers"] == registers
     same = cli("check", "sample:matmul", "-t", "sm80", "--baseline", base)
-    assert "no figures worse than" in same.stdout
+    assert "no figures worse than" in same.stdout and same.stdout.rstrip().endswith("it held its baseline")
     worse = cli("check", "sample:matmul", "-t", "sm80", "-w", "4", "--baseline", base, expect=1)
     fewer_warps = json.loads(cli("dump", "sample:matmul", "-t", "sm80", "-w", "4", "--json").stdout)
     assert fewer_warps["resources"]["registers"] > registers
     assert f"registers = {fewer_warps['resources']['registers']}, limit baseline {registers}" in worse.stdout
     assert "limited by registers" in worse.stdout  # the finding behind it
+    assert worse.stdout.rstrip().endswith("it failed: 1 figure worse than " + str(base))
     other = cli("check", "sample:vector_add", "-t", "sm80", "--baseline", base, expect=2)
     assert "a report of matmul_kernel, not of add_kernel" in other.stderr
 

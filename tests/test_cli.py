@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -116,6 +118,7 @@ def test_failed_compile_writes_nothing(cli, tmp_path):
     ("args", "code", "message"),
     [
         (["missing.py"], 2, "no such file: missing.py"),
+        (["missing.py"], 2, "hint: give the path of a Python file with Triton kernels, or a bundled sample"),
         ([KERNELS / "not_python.txt"], 2, "is not a Python file"),
         ([KERNELS / "syntax_error.py"], 2, "syntax_error.py:5: syntax error"),
         ([KERNELS / "raises.py"], 2, "raises.py:5: the file raised ZeroDivisionError while being imported"),
@@ -280,3 +283,81 @@ def test_a_full_disk_behind_stdout_is_said_as_the_result_not_written(json_out):
         )
     said = "error: cannot write the result to standard output: No space left on device\n"
     assert done.returncode == 2 and done.stderr.endswith(said), done.stderr
+
+
+def test_the_help_examples_name_only_what_their_samples_have():
+    """Every `tritonscope ... sample:NAME` example of every command's --help gives -c, -a, --vary and
+    --space only names of that sample's kernel or options: a newcomer ran `diff --help`'s --space
+    example and met `--vary BLOCK_M: not a parameter of matmul_kernel`."""
+    import typer
+
+    from tritonscope.app.walk.load import load_file
+    from tritonscope.cli import runner
+    from tritonscope.core.model import OPTION_NAMES
+
+    group = typer.main.get_command(runner.app)
+    examples = []
+    for name, command in group.commands.items():  # type: ignore[attr-defined]
+        for each in getattr(command, "commands", {}).values() or [command]:
+            context = each.context_class(each, info_name=name)
+            examples += [line.strip() for line in each.get_help(context).splitlines() if "sample:" in line]
+    named = re.compile(r"(?:-c|-a|--vary|--space)[ =](\w+)=")
+    checked = 0
+    for example in examples:
+        sample = re.search(r"sample:([a-z_]+)\b", example)
+        if sample is None:  # `sample:NAME`: a placeholder
+            continue
+        kernel = re.search(r"-k (\w+)", example)
+        loaded = load_file(f"sample:{sample[1]}")
+        spec = loaded.pick(kernel[1] if kernel else None).spec
+        known = {p.name for p in spec.params} | set(OPTION_NAMES) | {"target", "triton", "config"}
+        for name in named.findall(example):
+            assert name in known, f"{example!r}: {spec.name} has no {name}"
+            checked += 1
+    assert checked >= 10, examples
+
+
+def test_help_at_80_columns_breaks_no_option_and_indents_an_examples_further_lines():
+    """At 80 columns click broke `--update-baseline` after its hyphen, and an example's second line
+    read as prose; every command's --help is checked: no line ends inside an option."""
+    from tritonscope.cli.help_text import wrapped
+
+    example = "tritonscope check sample:matmul -t sm80 --baseline base.json --update-baseline     (save the figures)"
+    lines = wrapped(example, 80, "    ").splitlines()
+    assert lines == [
+        "    tritonscope check sample:matmul -t sm80 --baseline base.json",
+        "        --update-baseline     (save the figures)",
+    ]
+    assert wrapped("\b\n  kept   as  written\n", 10, "") == "  kept   as  written"
+    env = {**os.environ, "COLUMNS": "80"}
+    for command in ("dump", "check", "diff", "explain", "fit", "trace"):
+        shown = subprocess.run(
+            [sys.executable, "-m", "tritonscope", command, "--help"], capture_output=True, text=True, env=env
+        ).stdout
+        broken = [line for line in shown.splitlines() if re.search(r"\s--?[\w-]*-$", line)]
+        assert not broken and max(map(len, shown.splitlines())) <= 80, (command, broken)
+
+
+def test_list_gives_the_pointer_type_dump_compiles(cli):
+    """A pointer the file's tritonscope_defaults types is listed with that type (dump compiles
+    `a_ptr: *fp16`), not the --dtype default; an untyped one keeps `*fp32 (--dtype)`."""
+    shown = cli("list", "sample:matmul").stdout
+    a_ptr = next(line for line in shown.splitlines() if "a_ptr" in line)
+    assert "*fp16 (file)" in a_ptr and "--dtype" not in a_ptr and "tritonscope_defaults" in a_ptr
+    dumped = json.loads(cli("dump", "sample:matmul", "--target", "sm90", "--stage", "ttir", "--json").stdout)
+    assert "*fp16" in json.dumps(dumped["variant"]["signature"]["a_ptr"])
+    plain = cli("list", "sample:double").stdout
+    assert "*fp32 (--dtype)" in plain
+
+
+def test_a_diff_over_targets_does_not_say_which_target_it_compiles_for(cli):
+    """`--vary target=...` names each variant's target: the no-GPU notice (`compiling for sm90 (choose
+    with --target)`) was said all the same; a diff over another axis still says it."""
+    from tritonscope.core.targets import local_target
+
+    if local_target() is not None:
+        pytest.skip("a GPU is visible here: no notice either way")
+    over_targets = cli("diff", "sample:double", "--vary", "target=sm80,sm90", "--json")
+    assert "no GPU visible" not in over_targets.stderr
+    assert [v["label"]["target"] for v in json.loads(over_targets.stdout)["variants"]] == ["sm80", "sm90"]
+    assert "no GPU visible" in cli("diff", "sample:double", "--vary", "BLOCK_SIZE=128,256", "--json").stderr

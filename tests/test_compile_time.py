@@ -107,6 +107,12 @@ def test_passes_time_fits_80_columns_and_json_carries_it():
     assert abs(sum(s["seconds"] for s in timing["steps"] if s["kind"] != "other") - timing["measured_seconds"]) < 1e-6
     assert all(doc["passes"][s["index"] - 1]["name"] in s["name"] for s in timing["steps"] if s["index"])
     assert len(timing["slowest"]) == 5
+    numbered = {s["index"] for s in timing["steps"] if s["index"]}
+    skipped = [n for n in range(1, max(numbered) + 1) if n not in numbered]
+    if skipped:  # numbers the table skips are said, not left as gaps
+        assert "not timed apart" in out and f"passes {skipped[0]}" in " ".join(out.split())
+    else:
+        assert "not timed apart" not in out
 
 
 def test_explain_compile_time_in_the_terminal_and_json():

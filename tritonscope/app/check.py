@@ -157,7 +157,8 @@ def evaluate(entry: CheckEntry, baselines: bool = True) -> EntryOutcome:
     broken = [b for b in (against_budget(budget, values, result.findings) for budget in entry.budgets) if b]
     if baselines and entry.baseline:
         broken += against_baseline(read_baseline(entry.baseline, c), values, result.findings)
-    return EntryOutcome(entry, c, values, tuple(broken), result.findings, notes=result.notes)
+    updated = bool(entry.baseline) and not baselines
+    return EntryOutcome(entry, c, values, tuple(broken), result.findings, notes=result.notes, baseline_updated=updated)
 
 
 def figures(result: ExplainResult) -> dict[str, Any]:

@@ -40,7 +40,7 @@ def explore(
         raise UsageError(f"--sort {sort}: not a figure. Sort by one of: {', '.join(SHOWN)}")
     base = from_reference(request)
     spec = load_file(base.source, base.target_info).pick(base.kernel).spec
-    variants = sweep.expand(base, axes, spec, configs=False)
+    variants = sweep.expand(base, axes, spec, configs=False, flag="--space")
     points: list[SpacePoint | None] = [None] * len(variants)
 
     def done(index: int, outcome: Outcome) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 import typing
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -105,13 +106,18 @@ def variant_flags(command=None, *, file_optional: bool = False, resolve_target: 
 
 def _request(taken: tuple[inputs.Input, ...], resolve_target: bool, flags: dict) -> VariantRequest | None:
     """The request of a command's variant flags; None without a FILE, where no flag may be given."""
-    flags["run_command"] = tuple(flags.pop("context").args)  # the words after --
+    context = flags.pop("context")
+    flags["run_command"] = tuple(context.args)  # the words after --
     if flags["file"] is None:
         given = [i.name_in(inputs.CLI) for i in taken if flags[i.name_in(inputs.CLI)] not in (i.default, None, [])]
         if given:
             raise UsageError(f"variant flags ({', '.join(given)}) need a FILE")
         return None
-    return _from_its_run(told(request_from(flags, resolve_target=resolve_target)))
+    request = request_from(flags, resolve_target=resolve_target)
+    axes = [str(axis) for name in ("vary", "space") for axis in context.params.get(name) or ()]
+    if any(axis.startswith("target=") for axis in axes):  # each variant names its own target
+        request = replace(request, target_notice=None)
+    return _from_its_run(told(request))
 
 
 def told(request: VariantRequest) -> VariantRequest:

@@ -30,7 +30,7 @@ from .. import __version__
 from ..core import fileio
 from ..core.errors import TritonscopeError, UsageError
 from ..core.status import ExitStatus
-from . import status
+from . import help_text, status
 from .messages import say
 from .output import Output
 
@@ -45,6 +45,7 @@ app = typer.Typer(
     add_completion=False,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
+    cls=help_text.Group,
 )
 
 
@@ -165,7 +166,7 @@ def command(name: str | None = None, parent: typer.Typer = app, **settings):
         del run.__wrapped__  # typer must read the new signature
         if hasattr(function, "context_settings"):  # variant_flags' `-- COMMAND...`
             settings["context_settings"] = {**function.context_settings, **settings.get("context_settings", {})}
-        parent.command(name, **settings)(run)
+        parent.command(name, cls=help_text.Command, **settings)(run)
         return function
 
     return register

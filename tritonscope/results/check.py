@@ -35,6 +35,7 @@ class EntryOutcome:
     error: str | None = None
     exit_code: int = 0  # the error's: 1 the kernel does not compile, 2 bad input
     notes: tuple[str, ...] = ()  # the findings': what was missing, the kinds therefore not looked for
+    baseline_updated: bool = False  # --update-baseline: its figures are the baseline now, not held to it
 
     @property
     def ok(self) -> bool:

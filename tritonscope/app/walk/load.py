@@ -107,7 +107,11 @@ def kernel_path(source: Source) -> Path:
     if isinstance(source, ModuleReference):
         return path
     if not path.exists():
-        raise KernelFileError(f"no such file: {source}")
+        raise KernelFileError(
+            f"no such file: {source} (in {Path.cwd()})",
+            hint="give the path of a Python file with Triton kernels, or a bundled sample: sample:NAME "
+            "(`tritonscope samples` lists them)",
+        )
     if path.is_dir():
         raise KernelFileError(f"{source} is a directory; give a Python file with Triton kernels")
     if path.suffix != ".py":

@@ -31,10 +31,11 @@ class Axis:
 
 
 def expand(
-    base: VariantRequest, axes: list[Axis], spec: KernelSpec, configs: bool, at_least: int = 2
+    base: VariantRequest, axes: list[Axis], spec: KernelSpec, configs: bool, at_least: int = 2, flag: str = "--vary"
 ) -> list[VariantOutcome]:
     """Every combination of the axes (and of the autotune configs with --configs), as requests; a diff
-    needs two (`fit` takes one: a kernel with neither configs nor axes is one row)."""
+    needs two (`fit` takes one: a kernel with neither configs nor axes is one row). `flag`: the option
+    that gave the axes, as errors name it."""
     if configs:
         if not spec.autotune_configs:
             raise UsageError(f"--configs: {spec.name} has no @triton.autotune configs")
@@ -43,7 +44,7 @@ def expand(
     for axis in axes:
         if axis.name not in kinds and axis.name not in AXIS_OPTIONS:
             names = ", ".join([*kinds, *OPTION_NAMES, "target", "triton"])
-            raise UsageError(f"--vary {axis.name}: not a parameter of {spec.name} nor an option. Can vary: {names}")
+            raise UsageError(f"{flag} {axis.name}: not a parameter of {spec.name} nor an option. Can vary: {names}")
     variants = []
     for values in itertools.product(*(axis.values for axis in axes)):
         request = base

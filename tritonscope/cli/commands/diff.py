@@ -97,7 +97,7 @@ def diff(
 
       tritonscope diff sample:matmul --vary num_warps=2,4,8 --cluster auto   (on a Ray cluster)
 
-      tritonscope diff sample:matmul --space BLOCK_M=32,64,128 --space num_warps=4,8 --top 5 --sort registers
+      tritonscope diff sample:matmul --space BLOCK_SIZE_M=32,64,128 --space num_warps=4,8 --top 5 --sort registers
 
     Two captures (`trace -o DIR`): every kernel compile paired with its counterpart, same,
     changed (each figure's delta; regressions marked), added or removed. Nothing is compiled.

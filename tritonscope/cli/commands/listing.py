@@ -12,8 +12,13 @@ def list_kernels(file: FileArg, target: TargetOpt = "auto", timeout: TimeoutOpt 
     A file that asks for a GPU at import (as Triton's tutorials do) is imported against a simulated
     GPU of the target where none is visible.
 
-    Examples: tritonscope list my_kernels.py, tritonscope list sample:matmul_autotune,
-    tritonscope list 01-vector-add.py -t sm100
+    Examples:
+
+      tritonscope list my_kernels.py
+
+      tritonscope list sample:matmul_autotune
+
+      tritonscope list 01-vector-add.py -t sm100
     """
     from ...app.catalog import list_kernels as find_kernels
     from .. import argtypes

@@ -37,7 +37,9 @@ def _held(outcome) -> str:
         parts.append(
             f"{held} of {total} budgets hold" if total > 1 else f"its budget {'holds' if held else 'is broken'}"
         )
-    if outcome.entry.baseline:
+    if outcome.entry.baseline and outcome.baseline_updated:
+        parts.append(f"its figures are the baseline now ({outcome.entry.baseline} written)")
+    elif outcome.entry.baseline:
         plural = "s" if against_baseline != 1 else ""
         parts.append(f"{against_baseline or 'no'} figure{plural} worse than {outcome.entry.baseline}")
     return "; ".join(parts)
@@ -78,6 +80,18 @@ class CheckView(TerminalRenderer):
         total = len(result.outcomes)
         summary = f"{failed} of {total} failed" if failed else f"all {total} held their budgets"
         if total == 1:  # one kernel: not `all 1 held their budgets`
-            budgets = result.outcomes[0].entry.budgets
-            summary = "it failed" if failed else f"it held its {plural(len(budgets), 'budget')}"
+            summary = _one_summary(result.outcomes[0])
         console.print(Text(summary, style="bold red" if failed else "bold green"))
+
+
+def _one_summary(outcome) -> str:
+    """The last line for one kernel: what it was held to, and how it came out."""
+    if outcome.error is not None:
+        return "it could not be checked (above: why)"
+    if not outcome.ok:
+        return f"it failed: {_held(outcome)}"
+    held = [f"its {plural(len(outcome.entry.budgets), 'budget')}"] if outcome.entry.budgets else []
+    if outcome.baseline_updated:
+        return f"it held {held[0]}; its baseline was written" if held else "its baseline was written"
+    held += ["its baseline"] if outcome.entry.baseline else []
+    return f"it held {' and '.join(held)}" if held else "it held"

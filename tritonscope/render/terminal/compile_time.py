@@ -74,7 +74,29 @@ def timing_lines(timing: CompileTiming, only_changed: set[int] | None, terminal:
     if timing.llvm_passes:
         top = ", ".join(f"{name} {_ms(seconds)} ms" for name, seconds in timing.llvm_passes[:3])
         lines += wrapped(f"LLVM code generation's slowest passes: {top}", terminal.width, terminal.color, "36")
+    untimed = _untimed(timing)
+    if untimed:
+        lines += wrapped(
+            f"passes {untimed}: not timed apart (a pass run inside another, as the inliner runs "
+            "canonicalize, is timed within that one, or on an unnumbered row under its class name)",
+            terminal.width,
+            terminal.color,
+            "2",
+        )
     return lines + wrapped(TIME_NOTE, terminal.width, terminal.color, "2")
+
+
+def _untimed(timing: CompileTiming) -> str:
+    """The pass numbers the table skips, as ranges (`2-4, 38`); empty where none is."""
+    shown = {s.index for s in timing.steps if s.index is not None}
+    missing = [n for n in range(1, max(shown, default=0) + 1) if n not in shown]
+    ranges: list[list[int]] = []
+    for n in missing:
+        if ranges and ranges[-1][-1] == n - 1:
+            ranges[-1].append(n)
+        else:
+            ranges.append([n])
+    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in ranges)
 
 
 def stage_time_lines(compilations: list, labels: list[str], terminal: Terminal) -> list[str]:

@@ -17,7 +17,7 @@ from ...analysis.scoreboards import Schedule
 from ...core.backends import Backend
 from ...core.model import Compilation, InstructionMix, Resources
 from ...core.quantities import count, percentage, size_exact
-from ...core.stages import Stage
+from ...core.stages import Listing, Stage
 from ...results.dump import DumpResult
 from .base import TerminalRenderer, write_rows
 from .code import CUT, Code, Segments, cells, clean, highlighted, listing_rows, pad, paint, rule
@@ -166,9 +166,21 @@ def stage_rows(c: Compilation, stage: Stage, view: View, code: Code) -> Iterator
     if view.schedule is not None and stage is Stage.SASS:
         yield from (paint([("90", note)], code.color) for note in CONTROL_NOTE.splitlines())
         gutter = {s.listing_line: view.schedule.controls[s.offset].text for s in view.schedule.listing.instructions}
+    lines = _fitted(lines, stage, code.width, gutter)
     for row, _ in listing_rows(lines, stage, code, _offset(c, stage), gutter):
         yield row
     yield ""
+
+
+def _fitted(lines: Listing, stage: Stage, width: int, gutter: dict[int, str] | None) -> Listing:
+    """Assembly whose padded columns run past the terminal's edge on more than a tenth of its lines
+    (nvdisasm pads an instruction 35 columns in, `--control` adds 20 more) with its runs of spaces cut,
+    as the explorer's panes show it: the instruction is read, not cut at 80 columns."""
+    if stage not in normalize.SQUEEZED or not lines:
+        return lines
+    margin = len(str(lines[-1][0])) + 2 + (max(map(len, gutter.values()), default=0) + 3 if gutter else 0)
+    over = sum(1 for _, text in lines if len(text.expandtabs(8)) + margin > width)
+    return normalize.compacted(stage, lines) if over > len(lines) // 10 else lines  # most fit: kept as written
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,8 @@ TYPE_FROM = {
 
 class ListingView(TerminalRenderer):
     def draw(self, console: Console, result: KernelList) -> None:
-        console.print(Text(f"{result.path}", style="bold") + Text(f": {_counts(result.kernels)}"))
+        heading = Text(f"{result.path}", style="bold") + Text(f": {_counts(result.kernels)}")
+        console.print(heading, soft_wrap=True)  # a path is never split over lines (it is copied whole)
         for notice in result.notices:
             console.print(Text(notice, style="dim"))
         console.print()
@@ -63,7 +64,10 @@ def _draw_kernel(console: Console, spec, defaults: dict) -> None:
         table.add_column(column)
     for p in spec.params:
         kind, type_, how = p.kind.value, "-" if p.kind is ParamKind.CONSTEXPR else p.type, TYPE_FROM[p.type_from]
-        if p.kind is ParamKind.POINTER and p.type_from != "annotation":
+        given = defaults.get(p.name)
+        if p.kind is ParamKind.POINTER and isinstance(given, str) and given.startswith("*"):
+            type_, how = f"{given} (file)", "the file's tritonscope_defaults"  # what dump compiles
+        elif p.kind is ParamKind.POINTER and p.type_from != "annotation":
             type_ = "*fp32 (--dtype)"
         if spec.is_helper and p.type_from in ("body", "assumed"):  # no -a reaches a helper: its caller's call types it
             kind, type_, how = "-", "-", _from_calls(spec)

@@ -1,0 +1,72 @@
+"""--help's text at any width: click fills each paragraph to the terminal, breaking words at their
+hyphens, so at 80 columns an example came out as `--update-` / `baseline`, and its second line
+read as prose. Here no word is broken (an option, a path, `'line 35 <= 60%'` stay whole) and an
+example's further lines are indented under its `tritonscope`, as a shell's continued line reads.
+A paragraph's rules are click's own otherwise: one that starts with a `\\b` line is not refilled.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from typer.core import TyperCommand, TyperGroup
+
+_Context = TyperCommand.context_class  # typer's own click (vendored in newer typer), whichever it is
+EXAMPLE = "tritonscope "
+CONTINUED = "    "  # an example's further lines, past its first
+
+
+def wrapped(text: str, width: int, indent: str) -> str:
+    """`text` in paragraphs (blank lines apart; each keeps its own indent) filled to `width`."""
+    paragraphs: list[tuple[str, bool, str]] = []  # (its indent, kept as written, its text)
+    for block in _blocks(text.expandtabs()):
+        own = indent + " " * (len(block[0]) - len(block[0].lstrip()))
+        if block[0].strip() == "\b":
+            paragraphs.append((indent, True, "\n".join(block[1:])))
+        else:
+            paragraphs.append((own, False, " ".join(line.strip() for line in block)))
+    out = []
+    for own, kept, body in paragraphs:
+        if kept:
+            out.append("\n".join(indent + line for line in body.splitlines()))
+            continue
+        further = own + (CONTINUED if body.startswith(EXAMPLE) else "")
+        out.append(
+            textwrap.fill(
+                body,
+                max(width, len(own) + 20),
+                initial_indent=own,
+                subsequent_indent=further,
+                break_on_hyphens=False,
+                break_long_words=False,
+            )
+        )
+    return "\n\n".join(out)
+
+
+def _blocks(text: str) -> list[list[str]]:
+    blocks: list[list[str]] = [[]]
+    for line in text.splitlines():
+        if line.strip():
+            blocks[-1].append(line)
+        elif blocks[-1]:
+            blocks.append([])
+    return [block for block in blocks if block]
+
+
+class HelpFormatter(_Context.formatter_class):  # type: ignore[name-defined, misc]
+    def write_text(self, text: str) -> None:
+        self.write(wrapped(text, self.width, " " * self.current_indent))
+        self.write("\n")
+
+
+class HelpContext(_Context):  # type: ignore[valid-type, misc]
+    formatter_class = HelpFormatter
+
+
+class Command(TyperCommand):
+    context_class = HelpContext
+
+
+class Group(TyperGroup):
+    context_class = HelpContext
