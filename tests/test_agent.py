@@ -423,6 +423,32 @@ def test_a_time_out_in_the_compiler_says_which_step_it_was_in(tmp_path):
     serving(check)
 
 
+def test_the_servers_timeout_and_malformed_calls_are_said_with_what_to_do(tmp_path):
+    """`mcp --timeout N` is the limit of a call that gives none (each tool's own default had won); a
+    cursor the tool never gave, inputs of the wrong type, an unknown tool and trace's `timeout` (its
+    input is time_limit) are tool errors that say what to do, not an empty message or pydantic's text."""
+    kernel = tmp_path / "unrolled.py"
+    kernel.write_text(UNROLLED % f"2.{os.getpid()}")  # a constant of its own: no Triton cache entry has it
+
+    async def check(client):
+        structured(await client.call_tool("samples", {}))  # the worker is up: its time-out is the compile's
+        slow = await client.call_tool("dump", {"kernel_file": str(kernel), "target": "sm80"})
+        said = result_text(slow)
+        assert slow.is_error and "timed out after 2 s" in said and "hint: give the call a larger timeout" in said
+        bogus = await client.call_tool("dump", {"kernel_file": "sample:vector_add", "cursor": "bogus:3"})
+        assert bogus.is_error and "cursor 'bogus:3' is not one this tool gave" in result_text(bogus)
+        typed = await client.call_tool("dump", {"kernel_file": "sample:vector_add", "max_lines": "many"})
+        said = result_text(typed)
+        assert typed.is_error and said.startswith("error: dump's inputs: max_lines:") and "pydantic" not in said
+        assert "given 'many'" in said, said
+        unknown = await client.call_tool("nosuch_tool", {})
+        assert unknown.is_error and "no tool named 'nosuch_tool'; the tools are samples" in result_text(unknown)
+        trace = await client.call_tool("trace", {"command": ["python", "-c", "pass"], "timeout": 5})
+        assert trace.is_error and "did you mean time_limit?" in result_text(trace)
+
+    serving(check, "--timeout", "2")
+
+
 def _answer_bytes(result) -> int:
     return sum(len(part.text.encode()) for part in result.content)
 
@@ -441,6 +467,8 @@ def test_default_answers_fit_8_kb_and_every_part_pages():
         ("diff", {**gluon, "vary": {"num_warps": [4, 8]}}),
         ("passes", gluon),
         ("layout", gluon),
+        # a program of a 128-row tile reads a run per row: one program's item was 67 KB
+        ("grid", {"kernel_file": "sample:matmul", "args": {"M": 1152, "N": 1152, "K": 1152}, "wave": 9}),
     ]
     whole = cli_json("explain", "sample:fused_attention", "-t", "sm90")
 

@@ -681,3 +681,22 @@ def test_the_stages_come_as_triton_makes_them_and_are_the_compile_s_own(warm):
     session.arrived("changed", whole)
     assert session.previous is before and session.shown is whole  # not the early stages
     assert all(not result.early for result in session.memory.values())
+
+
+def test_the_panel_says_a_figure_that_has_no_number_changed():
+    """A variant that spills has a stack row (`192 words, 768 B`) whose change has no number: the panel
+    says what it was; it raised a TypeError and ended the explorer (num_warps 8 -> 4 on matmul with a
+    256-wide tile, at every terminal size)."""
+    from dataclasses import replace
+
+    from tritonscope.app import explore
+    from tritonscope.explorer import contents
+
+    base = VariantRequest(file="sample:matmul", target="sm90", constexprs={"BLOCK_SIZE_N": 256})
+    before = explore.explored(replace(base, num_warps=8))
+    after = explore.explored(replace(base, num_warps=4))
+    assert after.compilation.resources.spills > before.compilation.resources.spills
+    changes = {name: change for name, _, change, _ in contents.resources(after, before)}
+    assert changes["spills"].startswith("+") and "(was " in changes["spills"]
+    unnumbered = [change for name, _, change, _ in contents.resources(after, before) if change.startswith("was ")]
+    assert unnumbered, changes  # the stack's change, said without a sign

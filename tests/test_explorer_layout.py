@@ -22,7 +22,11 @@ from tritonscope.explorer.screens import KEYS
 SIZES = [(80, 24), (160, 45), (200, 50)]
 IDS = [f"{w}x{h}" for w, h in SIZES]
 MIXED = str(ROOT / "tests" / "kernels" / "mixed.py")
-SIDE = 42  # the panel's columns beside the panes, from 120
+
+
+def side(width: int) -> int:
+    """The panel's columns beside the panes, from 120: 30% of the screen, 42 to 72 (explorer.tcss)."""
+    return min(max(int(width * 0.3), 42), 72) if width >= 120 else 0
 
 
 def screen(app) -> list[str]:
@@ -72,7 +76,7 @@ def test_a_kernel_that_needs_a_value_keeps_the_source_its_width(size, warm):  # 
         async with opened(VariantRequest(file=MIXED, target="sm90"), size=size, compiles=warm) as (app, pilot):
             await _needing_a_value(app, pilot)
             source, error, code = pane(app, "source"), app.query_one("#error"), app.query_one("#code")
-            width = size[0] - (SIDE if size[0] >= 120 else 0)
+            width = size[0] - side(size[0])
             assert code.region.width == width and source.region.width == width  # not 2 columns
             assert error.region.y >= source.region.bottom and error.region.width == width
             assert source.content.title == "mixed.py" and any("def scale_kernel(" in t for _, t in source.content.lines)
@@ -170,7 +174,7 @@ def test_a_bad_save_keeps_the_panes_their_width_and_shows_the_file_saved(size, t
             await until(pilot, lambda: app.session.failure is not None)
             await pilot.pause()
             source, stage, error = pane(app, "source"), pane(app, "stage-0"), app.query_one("#error")
-            width = size[0] - (SIDE if size[0] >= 120 else 0)
+            width = size[0] - side(size[0])
             assert app.query_one("#code").region.width == width and error.region.width == width
             assert error.region.y >= max(source.region.bottom, stage.region.bottom)
             panes = [p for p in app.query(CodePane) if p.display]
@@ -244,3 +248,36 @@ def test_the_explorer_s_look_ships_with_the_package():
     assert ExplorerApp.CSS_PATH == "explorer.tcss" and "explorer/explorer.tcss" in shipped
     look = (ROOT / "tritonscope" / "explorer" / "explorer.tcss").read_text()
     assert "#findings" in look and "CodePane > .code--cursor" in look
+
+
+def test_findings_take_j_and_k_and_a_stage_panes_cursor_is_on_its_linked_lines(warm):  # noqa: F811
+    """`f` highlights the first finding and its detail shows whole (evidence, what to try), j and k
+    move as the keys box says; a stage pane scrolled to the selected line's code has its cursor
+    there, so a key in it moves on from there (it moved from the pane's first line, scrolling back
+    to the top, which read as the pane losing its place)."""
+
+    async def scenario():
+        async with opened(MATMUL, size=(160, 45), compiles=warm) as (app, pilot):
+            await pilot.press("colon", "3", "5", "enter")
+            await pilot.pause()
+            sass = next(p for p in app.query(CodePane) if p.id != "source" and "SASS" in p.border_title)
+            linked = sorted(sass._rows[n] for n in sass.linked)
+            assert linked and sass.cursor == linked[0] and sass.scroll_y <= sass.cursor
+            sass.focus()
+            await pilot.press("j")
+            await pilot.pause()
+            assert sass.cursor == linked[0] + 1 and sass.scroll_y > 0
+            await pilot.press("f")
+            await pilot.pause()
+            findings = app.main.side.findings
+            assert app.focused is findings and findings.highlighted == 0
+            detail = str(app.main.side.detail.said)
+            assert "evidence:" in detail and "try:" in detail
+            shown = "\n".join(screen(app))
+            assert "evidence:" in shown and "try:" in shown  # on screen: the detail has the rows
+            await pilot.press("j")
+            assert findings.highlighted == 1
+            await pilot.press("k")
+            assert findings.highlighted == 0
+
+    asyncio.run(scenario())

@@ -268,7 +268,9 @@ def test_dump_at_80_columns_cuts_long_ir_lines_with_the_marker_and_wrap_folds_th
     result = DumpResult(_wide_compilation(), (Stage.TTGIR, Stage.SASS))
     lines = lines_of(DumpView(NARROW, annotate=True).render(result))
     cut = [line for line in lines if line.endswith(CUT)]
-    assert len(cut) == 3 and all(line.count("py 3 │") == 1 for line in cut)  # the gutter stays
+    assert len(cut) == 2 and all(line.count("py 3 │") == 1 for line in cut)  # the gutter stays
+    # the SASS's padding is cut first (most of its lines would not fit): one of its two lines now does
+    assert any(line.endswith("│ /*0c70*/  HGMMA.64x128x16.F32 gdesc[UR4], RZ, !UPT, gsb0 ;") for line in lines), lines
     assert "TTGIR (Triton GPU IR)  (1 line)" in " ".join(lines) and "k[/x]" in " ".join(lines)
     folded = lines_of(DumpView(NARROW, wrap=True).render(result))
     assert not any(line.endswith(CUT) for line in folded)
@@ -302,3 +304,15 @@ def test_grid_of_many_tiles_at_80_columns_is_drawn_in_bands_with_every_program()
     numbers = [int(word) for line in rows for word in line.split()]
     assert sorted(numbers) == list(range(side * side))  # every program's number, whole, once
     assert "tile columns 0-15:" in lines and "tile columns 32-47:" in lines
+
+
+def test_a_path_longer_than_the_width_is_kept_whole_on_a_line_of_its_own():
+    """Prose folds at spaces; a word longer than a line is split, but a path (a newcomer met
+    `.../tritonsc` / `ope/sample_kernels` in a diff's heading) stays whole, to be copied."""
+    from tritonscope.render.terminal.code import wrapped
+
+    path = "/tmp/" + "a_folder_of_a_long_name/" * 4 + "kernel.py"
+    lines = wrapped(f"double_kernel ({path}): 2 variants, compiled for sm90", 80, False)
+    assert lines == ["double_kernel", f"    ({path}):", "    2 variants, compiled for sm90"]
+    word = "x" * 100  # not a path: split at the width, as before
+    assert [len(line) for line in wrapped(word, 80, False)] == [80, 24]

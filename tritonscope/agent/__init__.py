@@ -12,13 +12,16 @@ from typing import IO
 from ..core.errors import UsageError
 
 
-def serve(stdout: IO[str] | None = None, timeout: float = 300.0) -> None:
+def serve(stdout: IO[str] | None = None, timeout: float | None = None) -> None:
     """Serves until the client closes stdin (server.py); a clear message where the SDK is missing.
-    The session's worker starts first, so that its imports (Triton's) overlap the SDK's."""
+    The session's worker starts first, so that its imports (Triton's) overlap the SDK's. `timeout`:
+    every call's limit that gives none (None: each tool's own, agent/inputs.py)."""
     from ..app import calls
     from ..isolate.session import Session
+    from . import inputs
 
-    session = Session(preload=calls.COMPILE_MODULE, timeout=timeout).warm()
+    inputs.server_timeout = timeout
+    session = Session(preload=calls.COMPILE_MODULE, timeout=timeout or 600.0).warm()
     try:
         try:
             from .server import serve as run

@@ -74,7 +74,10 @@ class Answers:
         if self.seen is not None:
             self.seen(whole)
         whole = worded(whole)
-        document = ask.paging.cut(whole)
+        try:
+            document = ask.paging.cut(whole)
+        except TritonscopeError as exc:  # a cursor this tool did not give
+            raise tool_error(exc) from None
         summary = TextContent(type="text", text=summaries.summary(document, whole))
         text = TextContent(type="text", text=as_json(document))
         return CallToolResult(content=[summary, text], structured_content=document)
@@ -131,8 +134,12 @@ def worded(document: Document) -> Document:
 def tool_error(exc: TritonscopeError) -> ToolError:
     """A tritonscope error as the command line says it, the message then the hint, with the flags it
     names said as the tool's inputs: an agent sets `kernel`, not `-k`."""
-    hint = f"\nhint: {exc.hint}" if exc.hint else ""
+    said = exc.hint or (_LONGER if "timed out after" in exc.message else None)
+    hint = f"\nhint: {said}" if said else ""
     return ToolError(as_inputs(f"error: {exc.message}{hint}"))
+
+
+_LONGER = "give the call a larger timeout (seconds), or compile a smaller variant (trace: time_limit)"
 
 
 # The command line's flags and the tool inputs that stand for them (core/inputs.py). An example
@@ -141,6 +148,22 @@ _AGENT = inputs.taken_by(inputs.AGENT)
 _VALUES = {i.short.lstrip("-"): i.name_in(inputs.AGENT) for i in _AGENT if i.pairs and i.short}  # c: constexprs
 _EXAMPLE = re.compile(r"tritonscope \w+ \S+((?: -[kca] \S+)+)")
 _VALUE = re.compile(rf"-([{''.join(_VALUES)}]) (\w+)=([^\s),]+)")
+_TOOL_FLAGS = (
+    ("--force", "replace=true"),
+    ("-o/--out", "out"),
+    ("--out", "out"),
+    ("--lines", "lines"),
+    ("--line", "line"),
+    ("--vary", "vary"),
+    ("--show", "show"),
+    ("--value", "value"),
+    ("--budget", "budgets"),
+    ("--baseline", "baseline"),
+    ("--grid", "grid_size"),
+    ("--wave", "wave"),
+    ("--timeout", "timeout"),
+    ("--time-limit", "time_limit"),
+)
 _FLAGS = [
     *(  # `choose with --target`: the input, in an agent's words
         (re.compile(rf"(?<=with )(?:{i.short}/)?{i.flag}\b"), f"the {i.name_in(inputs.AGENT)} input")
@@ -151,6 +174,15 @@ _FLAGS = [
         (re.compile(rf"(?<![\w-])(?:{i.short}/)?{i.flag}\b"), i.name_in(inputs.AGENT))  # -w/--num-warps, --dtype
         for i in _AGENT
         if i.flag
+    ),
+    (re.compile(r" \(or --configs\)"), ""),  # diff's tool has no such input
+    (re.compile(r"--vary NAME=V1,V2"), 'vary {"NAME": [V1, V2]}'),
+    (re.compile(r"`?tritonscope samples`? lists them"), "the samples tool lists them"),
+    (re.compile(r"\(made by `tritonscope trace -o DIR`\)"), "(made by the trace tool)"),
+    (re.compile(r"--from lists the kernel's layouts"), "the layout tool lists the kernel's layouts"),
+    (re.compile(r"`?tritonscope cache list DIR`? shows them"), "the capture_list tool shows them"),
+    *(  # the tools' own inputs where the command line names its flags for them
+        (re.compile(rf"(?<![\w-]){flag}(?![\w-])"), name) for flag, name in _TOOL_FLAGS
     ),
     (re.compile(r"(?<![\w-])-k NAME\b"), "the kernel input"),
     (re.compile(r"(?<![\w-])-k (\w+)"), r'kernel="\1"'),

@@ -17,8 +17,19 @@ from ..core import forms, inputs
 from ..core.model import VariantRequest
 
 Timeout = Annotated[
-    float, Field(description="Seconds the call may take; a kernel that hangs the compiler is stopped then.", gt=0)
+    float | None,
+    Field(
+        description="Seconds the call may take; a kernel that hangs the compiler is stopped then. Default: the "
+        "server's --timeout, else the tool's own (120 s for listings, 300 s for one compile, 600 s for sweeps).",
+        gt=0,
+    ),
 ]
+server_timeout: float | None = None  # `tritonscope mcp --timeout N`: every call's limit that gives none
+
+
+def call_limit(given: float | None, own: float) -> float:
+    """A call's time limit: its own `timeout`, else the server's --timeout, else the tool's default."""
+    return given if given is not None else server_timeout if server_timeout is not None else own
 
 
 def _field(i: inputs.Input) -> Any:

@@ -193,6 +193,31 @@ def passes(doc: Document, count: Count, cursor: str | None, changed_only: bool =
     return {**doc, "passes": shown}
 
 
+def grid(doc: Document, count: Count, cursor: str | None) -> Document:
+    """A grid document: a page of its programs, and each of their accesses' runs cut to `count` too (a
+    program of a 128-row tile reads a run per row: one program was 67 KB), the page saying how many
+    runs the longest access has; the command line's --json keeps them all."""
+    paged = paged_list(doc, "programs", count, cursor)
+    longest = max(
+        (len(a.get("runs") or ()) for p in paged["programs"] for k in ("loads", "stores") for a in p[k]), default=0
+    )
+    if not longest:
+        return paged
+    keep = _count(count, "runs", longest)
+    programs = [
+        {**p, **{k: [{**a, "runs": (a.get("runs") or [])[:keep]} for a in p[k]] for k in ("loads", "stores")}}
+        for p in paged["programs"]
+    ]
+    _shown(count, "runs", [a["runs"] for p in programs for k in ("loads", "stores") for a in p[k]])
+    said = {
+        "shown": [0, min(keep, longest) - 1],
+        "total": longest,  # the longest access's
+        "next_cursor": None,
+        "how": "each access's first runs; max_lines sets how many, the command line's --json has all",
+    }
+    return {**paged, "programs": programs, "page": {**paged["page"], "runs": said}}
+
+
 def mapping(doc: Document, key: str, count: Count, cursor: str | None) -> Document:
     """A document whose object `key` (a drawing's owners of each element) is cut to `count` entries."""
     at = cursor_at(cursor, [key])

@@ -14,7 +14,9 @@ import typing
 from typing import IO, Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ToolAnnotations
+from pydantic import ValidationError
 
 from .. import __version__
 from ..core import inputs
@@ -46,11 +48,28 @@ class _Server(MCPServer):
     known: dict[str, list[str]]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        if name not in self.known:
+            raise ToolError(f"error: no tool named {name!r}; the tools are {', '.join(self.known)}")
         try:
-            inputs.refuse_unknown(arguments, self.known.get(name, list(arguments)))
+            inputs.refuse_unknown(arguments, self.known[name])
         except TritonscopeError as exc:
             raise tool_error(exc) from None
-        return await super().call_tool(name, arguments, context)
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):  # the SDK's: pydantic's own words and a link
+                raise ToolError(_invalid(name, exc.__cause__)) from None
+            raise
+
+
+def _invalid(tool: str, error: ValidationError) -> str:
+    """Inputs the tool's schema refuses, one per line, in an agent's terms."""
+    lines = []
+    for each in error.errors():
+        where = ".".join(str(part) for part in each["loc"]) or "the inputs"
+        given = f" (given {each['input']!r})" if each["type"] != "missing" else ""
+        lines.append(f"{where}: {each['msg'].lower()}{given}")
+    return f"error: {tool}'s inputs: " + "; ".join(lines) + "\nhint: the tool's input schema gives each input's type"
 
 
 def build(answers: Answers) -> MCPServer:

@@ -129,6 +129,8 @@ def _cuts(page: dict[str, Any]) -> list[str]:
         shown = f"{len(info['shown_lines'])} selected lines" if "shown_lines" in info else _shown(info["shown"], unit)
         if info.get("next_cursor"):
             found.append(f"{part}: {shown} of {total}, more with cursor {info['next_cursor']!r}")
+        elif "how" in info and "shown" in info:
+            found.append(f"{part}: {shown} of {total} ({info['how']})")
         elif "how" in info:
             found.append(f"{part}: {total} entries left out ({info['how']})")
     return found

@@ -19,7 +19,7 @@ from ..core.source import depends_on
 from ..isolate import task
 from . import pages
 from .answers import Ask, Paging
-from .inputs import Timeout, variant_inputs
+from .inputs import Timeout, call_limit, variant_inputs
 
 StageList = Annotated[
     list[str] | None,
@@ -69,7 +69,7 @@ def dump(
     first_line: FirstLine = 1,
     max_lines: MaxLines = None,
     cursor: Cursor = None,
-    timeout: Timeout = 300.0,
+    timeout: Timeout = None,
 ) -> Ask:
     """Compile a Triton kernel (no GPU needed) and read its stages (Python, TTIR, TTGIR, LLVM IR, PTX,
     SASS or AMDGCN), registers, spills, shared memory, occupancy and the Python-line map. Call it to see
@@ -77,6 +77,7 @@ def dump(
     whether a variant fits a GPU (target=...). Stages come a page at a time (max_lines); the summary says
     how many lines each has, and page.stages.NAME.next_cursor continues one.
     Example: {"kernel_file": "sample:matmul", "target": "sm80", "stages": ["sass"], "line": 35}"""
+    timeout = call_limit(timeout, 300.0)
     chosen = forms.stages(stages, "stages")
     picked = forms.line_range(line, lines.replace(" ", "") if lines else None)
     cut = Paging(functools.partial(pages.dump, first_line=first_line), max_lines, 40, cursor)
@@ -91,13 +92,14 @@ def explain(
     what_if: Annotated[bool, Field(description="Compile what the findings suggest (up to 4 compiles).")] = True,
     max_lines: MaxLines = None,
     cursor: Cursor = None,
-    timeout: Timeout = 300.0,
+    timeout: Timeout = None,
 ) -> Ask:
     """Why is this kernel slow? The cost of each Python line (instructions, global loads and stores with
     their width, shared-memory traffic, matrix instructions, barriers, spills, layout conversions, live
     registers) and findings: each names its line, the evidence in the IR or machine code, the cause and
     what to try, checked by compiling it where cheap (what_if). Call it first on a slow kernel, or to
     find which line spills. Example: {"kernel_file": "sample:vector_add", "args": {"n_elements": 4099}}"""
+    timeout = call_limit(timeout, 300.0)
     picked = forms.line_range(line, lines.replace(" ", "") if lines else None)
     cut = Paging(functools.partial(pages.explain, lines=picked), max_lines, 40, cursor, last=("findings",))
     return Ask(task(calls.explain, request, what_if, True, False), timeout, depends_on(request.source), cut)
@@ -112,12 +114,13 @@ def check(
     ] = None,
     max_lines: MaxLines = None,
     cursor: Cursor = None,
-    timeout: Timeout = 300.0,
+    timeout: Timeout = None,
 ) -> Ask:
     """Hold a kernel variant to budgets: does it fit (registers, spills, shared memory, occupancy on a
     target)? The answer's ok is false with each broken budget and the finding behind it. Call it to ask
     "does it fit on an A10" (target sm86) or before handing over a change.
     Example: {"kernel_file": "sample:matmul", "target": "sm86", "budgets": ["spills=0", "shared<=99KiB"]}"""
+    timeout = call_limit(timeout, 300.0)
     inputs = depends_on(request.source) + ((baseline,) if baseline else ())
     cut = Paging(pages.own_parts("entries"), max_lines, 40, cursor)
     return Ask(task(calls.check, request, tuple(budgets or ()), baseline), timeout, inputs, cut)
@@ -132,13 +135,14 @@ def diff(
     ] = None,
     max_lines: MaxLines = None,
     cursor: Cursor = None,
-    timeout: Timeout = 600.0,
+    timeout: Timeout = None,
 ) -> Ask:
     """Compare variants of a kernel: each combination of the values in vary compiled in its own worker,
     with its registers, spills, shared memory, occupancy and instruction mix, and the normalized diff of
     each stage against the first variant. Call it to choose between configs, targets or Triton releases
     ("what changed between 3.6 and 3.9": vary triton). A variant that fails is reported, the others
     finish. Example: {"kernel_file": "sample:matmul", "vary": {"num_warps": [4, 8], "num_stages": [2, 3]}}"""
+    timeout = call_limit(timeout, 600.0)
     axes = tuple(forms.typed_axes(vary))
     chosen = forms.stages(stages, "stages")
     cut = Paging(pages.diff, max_lines, 60, cursor, last=("variants",))
@@ -160,12 +164,13 @@ def passes(
     ] = None,
     max_lines: MaxLines = None,
     cursor: Cursor = None,
-    timeout: Timeout = 600.0,
+    timeout: Timeout = None,
 ) -> Ask:
     """Watch the compiler's MLIR passes: every pass in order, which changed the IR and by how many lines;
     with show, what one pass changed (its diff). Call it to learn which pass made something (a layout
     conversion, the pipelining) or, with vary, where two releases' pipelines first part.
     Example: {"kernel_file": "sample:matmul", "show": "tritongpu-pipeline"}"""
+    timeout = call_limit(timeout, 600.0)
     if vary:
         compared = task(calls.passes_compare, request, tuple(forms.typed_axes(vary)), timeout)
         return Ask(compared, timeout, depends_on(request.source), Paging(pages.own_parts(), max_lines, 60, cursor))
@@ -183,12 +188,13 @@ def layout(
     shape: Annotated[list[int] | None, Field(description="The shape to draw over, e.g. [64, 64].")] = None,
     max_lines: MaxLines = None,
     cursor: Cursor = None,
-    timeout: Timeout = 120.0,
+    timeout: Timeout = None,
 ) -> Ask:
     """Which thread (warp, lane, register) holds each element of a tensor, in the layouts a kernel's
     TTGIR uses. Without value or line: every layout the kernel uses with its Python lines, and each move
     through shared memory with its bank conflicts. Call it to see why a layout conversion or a shared
     memory access is costly. Example: {"kernel_file": "sample:softmax", "value": "row"}"""
+    timeout = call_limit(timeout, 120.0)
     text = "x".join(str(size) for size in shape) if shape else None
     cut = Paging(_layout_page, max_lines, 256, cursor)
     return Ask(task(calls.layout, request, value, line, text, timeout), timeout, depends_on(request.source), cut)
@@ -211,14 +217,15 @@ def grid(
     wave: Annotated[int | None, Field(description="Count the input tiles the first K programs load.", ge=1)] = None,
     max_lines: MaxLines = None,
     cursor: Cursor = None,
-    timeout: Timeout = 120.0,
+    timeout: Timeout = None,
 ) -> Ask:
     """Which program computes which part of the output, in launch order, and what it reads: the kernel's
     own index arithmetic run on Triton's interpreter (scalar arguments need values). Call it to check a
     grouped or swizzled launch order, or tile reuse across a wave of programs.
     Example: {"kernel_file": "sample:matmul", "args": {"M": 1152, "N": 1152, "K": 1152}, "wave": 9}"""
+    timeout = call_limit(timeout, 120.0)
     size = forms.sizes(",".join(str(n) for n in grid_size), "grid_size", ",") if grid_size else None
-    cut = Paging(pages.own_parts("programs"), max_lines, 64, cursor)
+    cut = Paging(pages.grid, max_lines, 64, cursor)
     return Ask(task(calls.grid, request, size, wave, timeout), timeout, depends_on(request.source), cut)
 
 
@@ -226,7 +233,9 @@ def samples(max_lines: MaxLines = None, cursor: Cursor = None) -> Ask:
     """The bundled sample kernels, to try any tool on (kernel_file "sample:NAME"): vector_add, softmax,
     matmul and more, each with what it shows. Call it first when you have no kernel of your own.
     Example: {}"""
-    return Ask(task(calls.samples), 60.0, paging=Paging(pages.own_parts("samples"), max_lines, 40, cursor))
+    return Ask(
+        task(calls.samples), call_limit(None, 60.0), paging=Paging(pages.own_parts("samples"), max_lines, 40, cursor)
+    )
 
 
 def list_kernels(
@@ -234,12 +243,13 @@ def list_kernels(
     target: Annotated[str, Field(description="The GPU a file that asks for one is imported against.")] = "auto",
     max_lines: MaxLines = None,
     cursor: Cursor = None,
-    timeout: Timeout = 120.0,
+    timeout: Timeout = None,
 ) -> Ask:
     """The kernels of a file: each one's parameters with their kinds and types, constexprs, autotune
     configs (numbered, for config=N), heuristics, and which @triton.jit functions are helpers. Call it
     before the other tools on a file you have not seen, to learn the names they take.
     Example: {"kernel_file": "liger_kernel.ops.rms_norm"}"""
+    timeout = call_limit(timeout, 120.0)
     chosen = forms.command_target(target)  # an unknown target is refused before the file is looked at
     source = sources.parse(kernel_file)
     folder = (source.path,) if isinstance(source, (sources.KernelFile, sources.ModuleReference)) else ()
@@ -282,7 +292,7 @@ def capture_list(folder: Folder, max_lines: MaxLines = None, cursor: Cursor = No
     with its reference (DIR/:NAME) for dump, explain and check. Call it after trace.
     Example: {"folder": "h100/"}"""
     cut = Paging(pages.own_parts("kernels"), max_lines, 100, cursor)
-    return Ask(task(calls.capture_list, folder), 120.0, (folder,), cut)
+    return Ask(task(calls.capture_list, folder), call_limit(None, 120.0), (folder,), cut)
 
 
 def capture_diff(
@@ -292,12 +302,13 @@ def capture_diff(
     stages: StageList = None,
     max_lines: MaxLines = None,
     cursor: Cursor = None,
-    timeout: Timeout = 600.0,
+    timeout: Timeout = None,
 ) -> Ask:
     """Two captures side by side (before and after a change, two GPUs, two releases): every kernel
     compile paired with its counterpart, same, changed (each figure's delta, regressions marked), added
     or removed; nothing is compiled. With kernel, that kernel's stages diffed.
     Example: {"before": "before/", "after": "after/"}"""
+    timeout = call_limit(timeout, 600.0)
     chosen = forms.stages(stages, "stages")
     cut = Paging(pages.diff if kernel else pages.own_parts("kernels"), max_lines, 60, cursor)
     call = task(calls.capture_diff, before, after, kernel, chosen, timeout)
@@ -310,13 +321,14 @@ def capture_check(
     baseline: Annotated[str | None, Field(description="Another capture: fail where a kernel got worse.")] = None,
     max_lines: MaxLines = None,
     cursor: Cursor = None,
-    timeout: Timeout = 600.0,
+    timeout: Timeout = None,
 ) -> Ask:
     """Hold every kernel compile of a capture to budgets (and to its counterpart in a baseline capture):
     the answer's ok is false with each broken budget. Call it to gate a whole model's kernels, or with
     "compiles_after_warmup=0" to fail on any compile after the program's tritonscope.mark("warmup"),
     each named with its kernel, its cause and the line that launched it.
     Example: {"folder": "h100/", "budgets": ["spills=0"], "baseline": "before/"}"""
+    timeout = call_limit(timeout, 600.0)
     inputs = (folder, baseline) if baseline else (folder,)
     cut = Paging(pages.own_parts("entries"), max_lines, 100, cursor)
     return Ask(task(calls.capture_check, folder, tuple(budgets or ()), baseline, timeout), timeout, inputs, cut)

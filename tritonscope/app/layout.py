@@ -105,7 +105,21 @@ def _from_kernel(request: VariantRequest, value: str | None, line: int | None, s
         found = layouts.tensor_type(text)
         if found:
             return _distributed(ttgir, shape or found[0], found[1], origin, timeout)
-    raise UsageError(f"no tensor or shared memory with a layout for {what} in the TTGIR of {compilation.kernel.name}")
+    named = _named_values(lines)
+    raise UsageError(
+        f"no tensor or shared memory with a layout for {what} in the TTGIR of {compilation.kernel.name}",
+        hint=(f"values with a layout: {', '.join(named[:12])}{' ...' if len(named) > 12 else ''}; " if named else "")
+        + "or give --line N; without --value and --line, --from lists the kernel's layouts",
+    )
+
+
+_NAMED = re.compile(r"^\s*%([A-Za-z_][A-Za-z0-9_]*?)(?:_\d+)?(?::\d+)?\s*=.*(?:tensor|memdesc)<")
+
+
+def _named_values(ttgir: list[str]) -> list[str]:
+    """The names the TTGIR gives values that have a layout (`%acc`, `%offs_am`), once each."""
+    found = (match.group(1) for text in ttgir if (match := _NAMED.match(text)))
+    return list(dict.fromkeys(name for name in found if not name.startswith("cst")))
 
 
 def _makes_memdesc(text: str) -> bool:

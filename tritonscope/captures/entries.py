@@ -72,7 +72,10 @@ def scan(folder: Path) -> tuple[list[CacheEntry], list[str]]:
     """(every compiled kernel, newest first; one line per file that is not a readable entry)."""
     fileio.recover(folder)  # a capture whose --force swap was cut short by a kill: put back
     if not folder.is_dir():
-        raise KernelFileError(f"no such directory: {folder}")
+        raise KernelFileError(
+            f"no such directory: {folder}",
+            hint="give a capture folder (made by `tritonscope trace -o DIR`) or a Triton cache (~/.triton/cache)",
+        )
     specializations, problems = compile_records(folder)
     launches, launch_problems = launch_records(folder)
     problems += launch_problems

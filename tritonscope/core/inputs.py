@@ -272,13 +272,21 @@ def by_name(values: Mapping[str, Any], front: str) -> dict[str, Any]:
     return {taken[name].name: value for name, value in values.items()}
 
 
+_SAME = {"timeout": "time_limit", "time_limit": "timeout"}  # one input's name for a limit, another's for the same
+
+
+def _closest(name: str, known: list[str]) -> str | None:
+    same = _SAME.get(name)
+    return same if same in known else next(iter(difflib.get_close_matches(name, known, n=1)), None)
+
+
 def refuse_unknown(given: Iterable[str], known: list[str]) -> None:
     """Refuses names that are not among `known` (a typo such as num_warp would otherwise be dropped
     and another variant compiled), naming the closest known name and every one of them."""
     unknown = [name for name in given if name not in known]
     if not unknown:
         return
-    close = [m for name in unknown for m in difflib.get_close_matches(name, known, n=1)]
+    close = [found for name in unknown if (found := _closest(name, known))]
     meant = f" (did you mean {', '.join(close)}?)" if close else ""
     said = f"unknown input{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}{meant}"
     raise UsageError(f"{said}. Inputs: {', '.join(known) or 'none'}")

@@ -20,6 +20,7 @@ import threading
 from typing import Any
 
 from ..core.model import VariantRequest
+from ..core.status import ExitStatus
 from ..isolate import Outcome
 from .compiles import Compiles
 
@@ -78,4 +79,6 @@ def run(opening: Opening, first: Any, watch: bool = True) -> int:
         for signum, handler in kept.items():
             with contextlib.suppress(ValueError, TypeError):
                 signal.signal(signum, handler)
+    if app.return_code and not app.exit_code:  # textual printed an exception that ended the app: a bug of ours
+        return int(ExitStatus.BUG)
     return app.exit_code

@@ -143,9 +143,11 @@ def resources(result: ExploreResult, before: ExploreResult | None) -> list[tuple
         if name in old and old[name][0] != value:
             was = old[name][1]
             delta = round(number - was, 1) if number is not None and was is not None else None
-            unit = "%" if name == "occupancy" else " B" if value.endswith("B") or "KiB" in value else ""
-            signed = f"{int(delta):+,}" if delta is not None and float(delta).is_integer() else f"{delta:+,}"
-            change = f"{signed}{unit} (was {old[name][0]})" if delta else f"was {old[name][0]}"
+            change = f"was {old[name][0]}"  # a figure with no number (the stack's `192 words, 768 B`)
+            if delta:
+                unit = "%" if name == "occupancy" else " B" if value.endswith("B") or "KiB" in value else ""
+                signed = f"{int(delta):+,}" if float(delta).is_integer() else f"{delta:+,}"
+                change = f"{signed}{unit} (was {old[name][0]})"
         shown.append((name, value, change, meaning))
     return shown
 

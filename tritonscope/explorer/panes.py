@@ -136,15 +136,20 @@ class CodePane(ScrollView, can_focus=True):
         return self._tokens is tokens
 
     def link(self, python_line: int | None, scroll: bool = True) -> None:
-        """Highlights the lines that came from `python_line`; with `scroll`, brings the first into view."""
+        """Highlights the lines that came from `python_line`; with `scroll`, brings the first into view
+        and puts the cursor on it: a key in this pane then moves on from there, not from where the
+        cursor was left (its first line, scrolled far out of view)."""
         numbers = self.content.numbers(python_line) if python_line is not None else ()
         linked = frozenset(n for n in numbers if n in self._rows)
         was, self.linked = self.linked, linked
+        cursor = self.cursor
+        if scroll and linked:
+            self.cursor = min(self._rows[n] for n in linked)
         if scroll and linked and not self.scrollable_content_region.height:  # not laid out yet
             self.call_after_refresh(self._linked_into_view)
         elif scroll and self._linked_into_view():
             return  # a scroll draws every row
-        self._refresh_rows(self._rows[n] for n in was ^ linked if n in self._rows)
+        self._refresh_rows({*(self._rows[n] for n in was ^ linked if n in self._rows), cursor, self.cursor})
 
     def mark(self, changed: frozenset[int]) -> None:
         """Marks the lines that differ from the variant before (`▌`): their rows drawn again."""

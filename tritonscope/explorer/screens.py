@@ -33,6 +33,7 @@ from .widgets import StatusLine
 
 KEYS = [
     ("↑ ↓  j k  PgUp PgDn  g G", "move the cursor in a pane (the mouse too: click a line, scroll)"),
+    ("← →  h l", "scroll a pane's long lines left and right"),
     ("tab  shift+tab", "the next or previous pane"),
     ("s  S", "the focused pane's next or previous stage"),
     ("+  -", "one stage pane more or less (1 to 3)"),
@@ -44,7 +45,7 @@ KEYS = [
     ("p", "the pass pipeline: each pass's IR before and after it"),
     ("c", "the SASS's control codes beside each instruction (dump --control), or not"),
     ("r", "the resource panel and explain's findings (beside the panes when wide)"),
-    ("f", "the findings: enter jumps every pane to a finding's line"),
+    ("f", "the findings (↑ ↓ j k): enter jumps every pane to a finding's line"),
     ("t", "light or dark theme"),
     ("?", "these keys"),
     ("q  ctrl+c", "quit"),

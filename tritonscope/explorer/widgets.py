@@ -8,6 +8,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import reactive
@@ -146,7 +147,14 @@ class Resources(Widget):
 
 class Findings(OptionList):
     """explain's findings of the variant on screen, `line 33: kind` each (those of the variant before
-    while the new one's SASS is still to be read); enter on one posts `Jump` to its line."""
+    while the new one's SASS is still to be read); enter on one posts `Jump` to its line. j and k move
+    as in the panes; none found is said."""
+
+    BINDINGS = [
+        Binding("j", "cursor_down", "down", show=False),
+        Binding("k", "cursor_up", "up", show=False),
+    ]
+    NONE = "none: explain has nothing to say of this variant"
 
     class Jump(Message):
         """Enter on a finding: every pane to its line."""
@@ -163,11 +171,18 @@ class Findings(OptionList):
         """The findings listed, unless they read as those listed (a list drawn again costs a frame)."""
         self.findings = findings
         listed = tuple(f"{f'line {f.line}' if f.line is not None else 'kernel'}: {f.kind}" for f in findings)
-        if listed != tuple(str(option.prompt) for option in self.options):
+        if (listed or (self.NONE,)) != tuple(str(option.prompt) for option in self.options):
             self.clear_options()
             self.add_options(Option(text, id=str(index)) for index, text in enumerate(listed))
+            if not listed:
+                self.add_option(Option(self.NONE, disabled=True))
         if self.border_title != f"findings ({len(listed)})":
             self.border_title = f"findings ({len(listed)})"
+
+    def on_focus(self) -> None:
+        """Focused (`f`): the first finding highlighted, its detail shown beneath."""
+        if self.highlighted is None and self.findings:
+            self.highlighted = 0
 
     @on(OptionList.OptionSelected)
     def _chosen(self, event: OptionList.OptionSelected) -> None:

@@ -46,6 +46,7 @@ DEFAULTS_NAME = "tritonscope_defaults"
 # What torch and Triton say when a file asks for a GPU at import on a machine without one.
 _NEEDS_GPU = re.compile(r"CUDA|cuda|active drivers|\bdriver\b|no GPU|device|HIP|ROCm", re.IGNORECASE)
 _module_ids = count()
+_NO_FILE = "give a Python file with Triton kernels, or a bundled sample: sample:NAME (`tritonscope samples` lists them)"
 
 
 @dataclass
@@ -107,11 +108,7 @@ def kernel_path(source: Source) -> Path:
     if isinstance(source, ModuleReference):
         return path
     if not path.exists():
-        raise KernelFileError(
-            f"no such file: {source} (in {Path.cwd()})",
-            hint="give the path of a Python file with Triton kernels, or a bundled sample: sample:NAME "
-            "(`tritonscope samples` lists them)",
-        )
+        raise KernelFileError(f"no such file: {source} (in {Path.cwd()})", hint=_NO_FILE)
     if path.is_dir():
         raise KernelFileError(f"{source} is a directory; give a Python file with Triton kernels")
     if path.suffix != ".py":
