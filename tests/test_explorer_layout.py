@@ -81,6 +81,9 @@ def test_a_kernel_that_needs_a_value_keeps_the_source_its_width(size, warm):  # 
             assert error.region.y >= source.region.bottom and error.region.width == width
             assert source.content.title == "mixed.py" and any("def scale_kernel(" in t for _, t in source.content.lines)
             assert any("needs a value for constexpr BLOCK" in row for row in screen(app))
+            # the explorer's key, not the command line's `-c BLOCK=...`; the cursor on the kernel's def
+            assert "press v and give BLOCK a value" in str(app.main.error_pane.message)
+            assert source.number == 13 and "def scale_kernel(" in source.row_text(source.cursor)
             drawn_as_it_holds(app, source)
 
     asyncio.run(scenario())

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import re
 import signal
 import sys
 import threading
@@ -284,6 +285,10 @@ class ExplorerApp(App):
         now = contents.file_since(path, session.shown)  # else the source pane stays, greyed
         file = str(path) if now is not None else session.kernel_file
         line = where[1] if where is not None and file is not None and Path(where[0]) == Path(file) else None
+        if line is None and now is not None and session.request.kernel:  # no line of its own: the kernel's def
+            line = next((n for n, text in now.lines if re.match(rf"\s*def {session.request.kernel}\(", text)), None)
+        # the command line's flags said as the explorer's keys: `-c BLOCK=...` is `v`, then BLOCK
+        message = re.sub(r"give it: -c (\w+)=\.\.\.", r"press v and give \1 a value", message)
         self.main.failed(message, line, now)
 
     def _mark_changes(self) -> None:

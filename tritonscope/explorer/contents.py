@@ -92,8 +92,10 @@ def stage(
         return Content(f"{which.title}: {doing}…", (), which.lexer)
     listing = result.listings[which]
     codes = result.controls if controls and which is Stage.SASS and result.controls is not None else {}
+    numbered = listing[-1][0] if listing else 0  # the text's own numbering: the lines of location noise left out
+    shown = count(len(listing), "line") if numbered <= len(listing) else f"{len(listing):,} of {numbered:,} lines"
     return Content(
-        title=f"{which.title}  ({count(len(listing), 'line')})",
+        title=f"{which.title}  ({shown})",
         lines=listing,
         lexer=which.lexer,
         python_lines=partial(result.python_lines, which),
