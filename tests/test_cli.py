@@ -361,3 +361,11 @@ def test_a_diff_over_targets_does_not_say_which_target_it_compiles_for(cli):
     assert "no GPU visible" not in over_targets.stderr
     assert [v["label"]["target"] for v in json.loads(over_targets.stdout)["variants"]] == ["sm80", "sm90"]
     assert "no GPU visible" in cli("diff", "sample:double", "--vary", "BLOCK_SIZE=128,256", "--json").stderr
+
+
+def test_a_syntax_error_points_at_its_column(cli):
+    """The line of a syntax error, and a caret under the column Python names (as explore's error
+    pane is documented to show it)."""
+    said = cli("dump", KERNELS / "syntax_error.py", "-t", "sm90", expect=2).stderr.splitlines()
+    at = next(i for i, line in enumerate(said) if line.strip() == "def f(:")
+    assert said[at + 1].index("^") == said[at].index(":")

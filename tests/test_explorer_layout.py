@@ -188,6 +188,7 @@ def test_a_bad_save_keeps_the_panes_their_width_and_shows_the_file_saved(size, t
             assert f"{kernel}:{bad_line}:" in error.render().plain and stage.stale
             assert source.number == bad_line and "output = z + oops" in source.row_text(source.cursor)
             assert source.cursor in source.visible_rows()
+            assert app.main.side.detail.said == ""  # not the last good variant's line (`output = x + y`)
             drawn_as_it_holds(app, source)
 
     asyncio.run(scenario())

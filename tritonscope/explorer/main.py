@@ -122,6 +122,7 @@ class MainScreen(Screen):
         kernel's file as it is now, where the stages were not made from it) in the source pane, its
         cursor on the error's `line` of the kernel's file."""
         self.error_pane.message = message
+        self.side.detail.said = ""  # the last good variant's line cost, of a file no longer as it was
         self.add_class("failed")
         code = self.code
         code.stale = True
@@ -143,7 +144,7 @@ class MainScreen(Screen):
 
     def _cost_line(self) -> str:
         result, line = self.session.shown, self.session.line
-        if result is None or line is None:
+        if result is None or line is None or self.session.failure is not None:  # the file shown is not its source
             return ""
         text = result.file_lines.get(line, "").strip()
         cost = contents.cost_of(result, line)

@@ -1,8 +1,7 @@
 """Loads a kernel file (a path, a sample, a module: core/source.py) and describes the Triton kernels in it;
 a kernel defined in a notebook's cells is made again from its definitions (triton_api/cell_module.py).
 
-The file is foreign code: it is executed as a fresh module, and anything it raises
-becomes a KernelFileError naming the file and line.
+The file is foreign code: run as a fresh module, anything it raises becomes a KernelFileError naming its line.
 """
 
 from __future__ import annotations
@@ -182,7 +181,8 @@ def _source(path: Path) -> str:
         compile(source, str(path), "exec")
     except SyntaxError as exc:
         where = f"{path}:{exc.lineno}" if exc.lineno else str(path)
-        text = f"\n    {exc.text.rstrip()}" if exc.text else ""
+        caret = f"\n    {' ' * (exc.offset - 1)}^" if exc.offset and exc.text and exc.offset <= len(exc.text) else ""
+        text = f"\n    {exc.text.rstrip()}{caret}" if exc.text else ""
         raise KernelFileError(f"{where}: syntax error: {exc.msg}{text}") from exc
     return source
 
