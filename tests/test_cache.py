@@ -146,3 +146,22 @@ def test_a_tuple_constexpr_reads_back_as_the_tuple_it_was():
     assert parse("(64, 128)") == (64, 128) and parse("(1,)") == (1,) and parse("(64)") == "(64)"
     assert parse("(fp16, (1, 2), true)") == (parse("fp16"), (1, 2), True)
     assert all(parse(format_value(v)) == v for v in [(64, 128), (1,), (), ((1, 2), "x")])
+
+
+def test_a_source_file_recorded_in_the_staging_folder_is_found_in_the_capture(tmp_path):
+    """`trace -o cap` writes into `.cap.new.PID.XXXX` and renames it cap: Inductor's kernels, written
+    under cap/inductor, were recorded at their staging path, gone since, so `fit cap/` and `diff
+    cap/:NAME --vary` could not compile them again."""
+    from tritonscope.captures.rebuild import in_place
+
+    capture = tmp_path / "cap"
+    source = capture / "inductor" / "ab" / "kernel.py"
+    source.parent.mkdir(parents=True)
+    source.write_text("pass\n")
+    entry_folder = capture / "cache" / "HASH"
+    entry_folder.mkdir(parents=True)
+    staged = str(tmp_path / ".cap.new.4242.x1y2" / "inductor" / "ab" / "kernel.py")
+    assert in_place(staged, entry_folder) == str(source)
+    assert in_place(str(source), entry_folder) == str(source)  # a path that is there: as recorded
+    other = str(tmp_path / ".other.new.4242.x1y2" / "inductor" / "ab" / "kernel.py")
+    assert in_place(other, entry_folder) == other  # another folder's staging: not this capture's

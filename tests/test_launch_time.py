@@ -112,7 +112,10 @@ def test_explain_gives_the_whole_launch_under_time_for_the_files_grid_or_the_one
     assert "the whole launch (grid 512, from the file's grid(meta)) on the H200 SXM:" in " ".join(text.split())
     assert max(len(line) for line in text.splitlines()) <= 80
     unknown = tritonscope("explain", "sample:matmul_autotune", "--grid", "cdiv(Q, 4)", expect=2).stderr
-    assert "--grid cdiv(Q, 4) names Q, whose value is not known: give -a Q=VALUE" in unknown
+    assert "--grid cdiv(Q, 4) names what is not an argument or constexpr of the kernel (Q is none of them)" in unknown
+    # a name close to the kernel's: `-a BLOCK_M=...` would be refused, so the right name is said
+    misnamed = tritonscope("explain", "sample:matmul_autotune", "--grid", "cdiv(M, BLOCK_M)", expect=2).stderr
+    assert "(BLOCK_M: did you mean BLOCK_SIZE_M?)" in misnamed and "give -a" not in misnamed
     assert (
         "not something a grid is computed with"
         in tritonscope("explain", COPY, "--grid", "n.bit_length()", expect=2).stderr

@@ -54,7 +54,7 @@ def _grid(
 ) -> tuple[tuple[int, ...], str] | str:
     values = {**_file_defaults(module), **meta(variant, launches)}
     if spec is not None:
-        return spec.evaluate(values), GIVEN
+        return spec.evaluate(values, [*variant.arguments, *variant.constexprs]), GIVEN
     if launches and launches[0].get("grid"):
         return tuple(int(g) for g in launches[0]["grid"]), CAPTURED
     hook = getattr(module, "grid", None)

@@ -10,8 +10,9 @@ min and max; nothing else is evaluated. Parsed once, where it is given; evaluate
 from __future__ import annotations
 
 import ast
+import difflib
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,9 +41,16 @@ class GridSpec:
         found = [n.id for size in self.sizes for n in ast.walk(_tree(size)) if isinstance(n, ast.Name)]
         return tuple(dict.fromkeys(name for name in found if name not in _FUNCTIONS))
 
-    def evaluate(self, values: Mapping[str, Any]) -> tuple[int, int, int]:
-        """The grid for these argument and constexpr values; what it names must be among them."""
+    def evaluate(self, values: Mapping[str, Any], parameters: Sequence[str] = ()) -> tuple[int, int, int]:
+        """The grid for these argument and constexpr values; what it names must be among them, and
+        among the kernel's `parameters` where they are given."""
         missing = [name for name in self.names() if not _integer(values.get(name))]
+        known = [*parameters, *(n for n in values if n not in parameters)]
+        alike = {n: difflib.get_close_matches(n, known, n=1) for n in missing if parameters and n not in known}
+        if alike:  # not the kernel's at all: -a would be refused
+            meant = "; ".join(f"{n}: did you mean {m[0]}?" if m else f"{n} is none of them" for n, m in alike.items())
+            said = f"{FLAG} {self.text} names what is not an argument or constexpr of the kernel ({meant})"
+            raise UsageError(said, hint=f"the grid may name {', '.join(known)}")
         if missing:
             given = ", ".join(f"-a {name}=VALUE" for name in missing)
             raise UsageError(f"{FLAG} {self.text} names {', '.join(missing)}, whose value is not known: give {given}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -330,7 +331,9 @@ def parse_name(name: str) -> str:
         raise UsageError(
             "--target is empty (an unset variable in a script?)", hint=f"give one: {', '.join(TARGETS)}, or auto"
         )
-    raise UsageError(f"unknown target '{name}'. Valid targets: {', '.join(TARGETS)}, auto")
+    gpu = [t for t in TARGETS.values() if re.search(rf"\b{re.escape(key)}\b", t.description.lower())]
+    hint = f"{name} is the GPU of target {gpu[0].name} ({gpu[0].description}): --target {gpu[0].name}" if gpu else None
+    raise UsageError(f"unknown target '{name}'. Valid targets: {', '.join(TARGETS)}, auto", hint=hint)
 
 
 def named(name: str) -> Target | None:
