@@ -194,3 +194,19 @@ def test_a_mark_no_program_passed_and_a_folder_that_is_no_capture(capture, cli, 
     assert "never passed a mark named 'steady' (its marks: warmup)" in said
     said = cli("recompiles", tmp_path, expect=2).stderr
     assert "not a capture made by `tritonscope trace`" in said
+
+
+def test_a_hint_dropped_for_a_value_still_divisible_by_16_is_said_as_not_specialized():
+    """torch.compile made a size dynamic: its second compile has no divisibility hint though the
+    launch's xnumel=800 is 16 x 50; `was divisible by 16 ... and is not` was false."""
+    from tritonscope.analysis.recompile_causes import causes
+    from tritonscope.analysis.specialization import Param, Specialization
+
+    a = Specialization((Param("x_ptr", "*fp32", hint="D"), Param("xnumel", "i32", hint="D")))
+    b = Specialization((Param("x_ptr", "*fp32", hint="D"), Param("xnumel", "i32")))
+    launch = {"params": ["x_ptr", "xnumel"], "args": [{"kind": "tensor"}, {"kind": "int", "value": 800}]}
+    (found,) = causes(a, b, ([launch], [launch]))
+    assert "though xnumel=800 is: that launch does not specialize it" in found.said
+    odd = {**launch, "args": [{"kind": "tensor"}, {"kind": "int", "value": 801}]}
+    (found,) = causes(a, b, ([launch], [odd]))
+    assert found.said == "`xnumel` was divisible by 16 in variant 1 and is not in variant 2 (xnumel=801)"

@@ -115,6 +115,12 @@ def _param_cause(pa: Param, pb: Param, later: dict, labels: tuple[str, str]) -> 
             INTEGER_WIDTH, n, pa.type, pb.type, f"`{n}` {grew} in 32 bits in {lb}{shown}: {pa.type} → {pb.type}"
         )
     if pa.type in _INTEGERS and pa.type == pb.type and pa.hint != pb.hint:
+        if pa.hint and isinstance(value, int) and not isinstance(value, bool) and value % 16 == 0:
+            said = (  # divisible all the same: the hint was not asked for (a size Inductor made dynamic)
+                f"`{n}` was specialized as divisible by 16 in {la} and is not in {lb}, though {n}={value} is: "
+                "that launch does not specialize it (do_not_specialize, or a size torch.compile made dynamic)"
+            )
+            return Cause(DIVISIBILITY, n, "D", "", said)
         if pa.hint:
             return Cause(DIVISIBILITY, n, "D", "", f"`{n}` was divisible by 16 in {la} and is not in {lb}{shown}")
         return Cause(DIVISIBILITY, n, "", "D", f"`{n}` was not divisible by 16 in {la} and is in {lb}{shown}")
