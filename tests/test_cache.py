@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import KERNELS
@@ -148,20 +149,43 @@ def test_a_tuple_constexpr_reads_back_as_the_tuple_it_was():
     assert all(parse(format_value(v)) == v for v in [(64, 128), (1,), (), ((1, 2), "x")])
 
 
-def test_a_source_file_recorded_in_the_staging_folder_is_found_in_the_capture(tmp_path):
-    """`trace -o cap` writes into `.cap.new.PID.XXXX` and renames it cap: Inductor's kernels, written
-    under cap/inductor, were recorded at their staging path, gone since, so `fit cap/` and `diff
-    cap/:NAME --vary` could not compile them again."""
-    from tritonscope.captures.rebuild import in_place
+def test_a_source_file_recorded_in_the_staging_folder_is_compiled_from_the_capture(cli, tmp_path):
+    """`trace -o cap` writes into `.cap.new.PID.XXXX` and renames it cap: torch.compile's kernels,
+    written under cap/inductor, were recorded at their staging path, gone since, so `fit cap/` and
+    `diff cap/:NAME --vary` could not compile them again. A capture made so is compiled from cap."""
+    from tritonscope.captures.entries import entries
+    from tritonscope.captures.rebuild import entry_request
 
     capture = tmp_path / "cap"
-    source = capture / "inductor" / "ab" / "kernel.py"
-    source.parent.mkdir(parents=True)
-    source.write_text("pass\n")
-    entry_folder = capture / "cache" / "HASH"
-    entry_folder.mkdir(parents=True)
-    staged = str(tmp_path / ".cap.new.4242.x1y2" / "inductor" / "ab" / "kernel.py")
-    assert in_place(staged, entry_folder) == str(source)
-    assert in_place(str(source), entry_folder) == str(source)  # a path that is there: as recorded
-    other = str(tmp_path / ".other.new.4242.x1y2" / "inductor" / "ab" / "kernel.py")
-    assert in_place(other, entry_folder) == other  # another folder's staging: not this capture's
+    pytest.importorskip("torch")
+    cli("trace", "--target", "sm90", "-o", capture, "--", sys.executable, "-c", _TRACED_FROM_INDUCTOR_LIKE_FOLDER)
+    (entry,) = [e for e in entries(capture) if e.name == "double_kernel"]
+    staged = str(entry.specialization["file"])
+    assert "/.cap.new." in staged and not Path(staged).exists()  # as the program saw it, while written
+    request = entry_request(entry, f"{capture}/:double_kernel")
+    assert request.file == str(capture.resolve() / "made" / "kernel.py") and Path(request.file).is_file()
+
+
+# A program that writes its kernel's file into the capture while it is traced (torch.compile writes
+# its kernels under the capture's inductor/ folder, TORCHINDUCTOR_CACHE_DIR), then launches it.
+_TRACED_FROM_INDUCTOR_LIKE_FOLDER = """
+import importlib.util, os, pathlib
+import torch
+made = pathlib.Path(os.environ["TORCHINDUCTOR_CACHE_DIR"]).parent / "made"
+made.mkdir()
+(made / "kernel.py").write_text('''import triton
+import triton.language as tl
+
+
+@triton.jit
+def double_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offsets, 2 * tl.load(x_ptr + offsets, mask=offsets < n), mask=offsets < n)
+''')
+spec = importlib.util.spec_from_file_location("made_kernel", made / "kernel.py")
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+x = torch.ones(1024, device="cuda")
+y = torch.empty_like(x)
+module.double_kernel[(4,)](x, y, 1024, BLOCK=256)
+"""

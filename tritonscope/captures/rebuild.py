@@ -4,7 +4,6 @@ its record as it was specialized: what `diff` and `passes`, which compile, start
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from ..analysis.warp_specialize import module_warps
@@ -13,7 +12,7 @@ from ..core.model import VariantRequest
 from ..core.pysource import declared_constexprs
 from ..core.source import CachedKernel
 from ..core.values import parse
-from .entries import CacheEntry, artifact_text, find
+from .entries import CacheEntry, artifact_text, as_published, capture_folder, find
 from .recorded import kernel_source, recorded_specialization
 
 
@@ -27,7 +26,8 @@ def source_request(kernel: CachedKernel) -> VariantRequest:
 def entry_request(entry: CacheEntry, reference: str) -> VariantRequest:
     """The request that compiles one entry again from its source file, as it was specialized."""
     file, _, _, source = kernel_source(entry)
-    file = in_place(file, entry.folder)
+    published = as_published(file, capture_folder(entry)) if file else file  # torch.compile's, in the capture
+    file = published if Path(published).is_file() else file
     if not source or not Path(file).is_file():
         raise KernelFileError(f"{reference}: its source file {file or '(unknown)'} is not there to compile from")
     signature, constants, hints = recorded_specialization(entry)
@@ -53,22 +53,6 @@ def entry_request(entry: CacheEntry, reference: str) -> VariantRequest:
         num_stages=metadata.get("num_stages"),
         maxnreg=metadata.get("maxnreg"),
     )
-
-
-# `trace -o DIR` writes into `.DIR.new.PID.XXXX` beside DIR, then renames it DIR: a file the traced program
-# wrote there (Inductor's kernels, under DIR/inductor) is recorded at its path in that staging folder
-_STAGED = re.compile(r"/\.(?P<name>[^/]+)\.new\.\d+\.[^/]+/")
-
-
-def in_place(file: str, folder: Path) -> str:
-    """A recorded source file as it is now: one written into the capture's staging folder, in the
-    capture (`folder`: the entry's, inside the capture) where that file still is."""
-    match = _STAGED.search(file) if file and not Path(file).exists() else None
-    if match is None:
-        return file
-    capture = next((f for f in (folder, *folder.parents) if f.name == match["name"]), None)
-    moved = capture / file[match.end() :] if capture is not None else None
-    return str(moved) if moved is not None and moved.is_file() else file
 
 
 def _launched_warps(entry: CacheEntry) -> int | None:
