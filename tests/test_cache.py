@@ -164,6 +164,12 @@ def test_a_source_file_recorded_in_the_staging_folder_is_compiled_from_the_captu
     assert "/.cap.new." in staged and not Path(staged).exists()  # as the program saw it, while written
     request = entry_request(entry, f"{capture}/:double_kernel")
     assert request.file == str(capture.resolve() / "made" / "kernel.py") and Path(request.file).is_file()
+    # one compile of several by its hash, as check and dump's `reproduce` name it: NAME@HASH8
+    digest = entry.metadata["hash"][:8]
+    shown = cli("dump", f"{capture}/:double_kernel@{digest}", "--stage", "ttir").stdout
+    assert f"dump {capture}/:double_kernel@{digest}" in " ".join(shown.split())
+    wrong = cli("dump", f"{capture}/:double_kernel@ffffffff", expect=2).stderr
+    assert f"has a hash starting ffffffff: {digest}" in wrong
 
 
 # A program that writes its kernel's file into the capture while it is traced (torch.compile writes

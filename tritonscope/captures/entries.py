@@ -122,9 +122,12 @@ def _entry(folder: Path, name: str, metadata: dict, specializations: dict, launc
 
 def find(kernel: CachedKernel) -> tuple[CacheEntry, list[str]]:
     """The newest entry a `DIR/:NAME` reference names, and the problems met reading DIR."""
-    name = kernel.name
+    name, _, digest = kernel.name.partition("@")  # NAME@HASH8: one compile of several, as check names it
     found, problems = scan(kernel.folder_path)
-    candidates = [e for e in found if e.name == name]
+    candidates = [e for e in found if e.name == name and str(e.metadata.get("hash", "")).startswith(digest)]
+    if not candidates and digest and any(e.name == name for e in found):
+        hashes = ", ".join(str(e.metadata.get("hash", ""))[:8] for e in found if e.name == name)
+        raise KernelFileError(f"no compile of {name} in {kernel.folder_path} has a hash starting {digest}: {hashes}")
     if not candidates:
         names = sorted({e.name for e in found})
         related = [p for p in problems if f"{name}.json" in p]
