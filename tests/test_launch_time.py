@@ -337,3 +337,22 @@ def test_programs_past_the_data_move_nothing_however_many_the_grid_has():
     assert any("a sample spread over them" in a for a in estimate.assumptions)
     whole = launch_time.estimate(compiled(COPY, "h200", args=(f"n={1024 * 10**6}",)), (10**6,), "--grid")
     assert abs(whole.dram_bytes - 2 * 4 * 1024 * 10**6) < 1e-6 * whole.dram_bytes  # every program's block
+
+
+def test_a_dot_lowered_to_fma_instructions_has_no_tensor_core_limit():
+    """On Turing, Triton lowers matmul_autotune's fp16 dot to FMA instructions (no matrix instruction in
+    the SASS, as explain's finding says): its launch was bound by 'tensor cores' it never used. The
+    same kernel on the H100 keeps the limit."""
+    from cli_process import tritonscope
+
+    limits = {}
+    for target in ("sm75", "sm90"):
+        document = json.loads(
+            tritonscope(
+                "explain", "sample:matmul_autotune", "-t", target, "--config", "7", "--no-what-if", "--json"
+            ).stdout
+        )
+        limits[target] = [limit["name"] for limit in document["time"]["launch"]["limits"]]
+        matrix = document["resources"]["instructions"]["matrix"]
+        assert (matrix > 0) == (target == "sm90"), (target, matrix)
+    assert "tensor cores" not in limits["sm75"] and "tensor cores" in limits["sm90"]

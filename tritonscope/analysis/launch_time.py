@@ -183,7 +183,7 @@ def estimate(
     )
     dram, l2 = (memory.dram + local.dram, memory.l2 + local.l2) if local else (memory.dram, memory.l2)
     waves_us = (waves - 1) * block_us + tail_us
-    limits, unknown = _limits(speeds, dram, l2, traffic.tensor_flops, waves_us)
+    limits, unknown = _limits(speeds, dram, l2, traffic.tensor_flops * bool(c.resources.instructions.matrix), waves_us)
     limits.append(_l1(c, block, traffic, speeds))
     limits.extend(_atomics(traffic, speeds))
     limits.extend(_parallelism(schedule, c, memory, min(programs, slots), speeds, _loads_in_bounds(traffic)))
@@ -271,7 +271,9 @@ def _loads_in_bounds(traffic) -> float:
 
 
 def _limits(speeds: Speeds, dram: float, l2: float, flops: float, waves_us: float) -> tuple[list[Limit], list[str]]:
-    """The DRAM's, the L2's and the tensor cores' times, and what is not known of them."""
+    """The DRAM's, the L2's and the tensor cores' times, and what is not known of them. `flops`: the
+    tensor cores'; none where the SASS has no matrix instruction (a dot Triton lowered to FMA, as
+    Turing's fp16 dots: the walk counts those at the issue slots)."""
     clock = speeds.clock_mhz * 1e6
     dram_rate = speeds.dram_bytes_per_s * DRAM_ATTAINED
     limits = [Limit("DRAM", dram / dram_rate * 1e6, f"{_bytes(dram)} at {dram_rate / 1e12:.2f} TB/s")]

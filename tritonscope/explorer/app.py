@@ -286,10 +286,8 @@ class ExplorerApp(App):
         file = str(path) if now is not None else session.kernel_file
         line = where[1] if where is not None and file is not None and Path(where[0]) == Path(file) else None
         if line is None and now is not None and session.request.kernel:  # no line of its own: the kernel's def
-            line = next((n for n, text in now.lines if re.match(rf"\s*def {session.request.kernel}\(", text)), None)
-        # the command line's flags said as the explorer's keys: `-c BLOCK=...` is `v`, then BLOCK
-        message = re.sub(r"give it: -c (\w+)=\.\.\.", r"press v and give \1 a value", message)
-        self.main.failed(message, line, now)
+            line = _def_line(now, session.request.kernel)
+        self.main.failed(_in_keys(message), line, now)
 
     def _mark_changes(self) -> None:
         changes = self.session.changes()  # in a thread: a diff of every stage
@@ -378,3 +376,13 @@ class ExplorerApp(App):
     def action_interrupt(self) -> None:
         self.exit_code = 130
         self.exit()
+
+
+def _def_line(file: Any, kernel: str) -> int | None:
+    """The line of `def KERNEL(` in the file shown (a listing.Content)."""
+    return next((n for n, text in file.lines if re.match(rf"\s*def {re.escape(kernel)}\(", text)), None)
+
+
+def _in_keys(message: str) -> str:
+    """A compile error's advice in the explorer's keys: the command line's `-c BLOCK=...` is `v`, then BLOCK."""
+    return re.sub(r"give it: -c (\w+)=\.\.\.", r"press v and give \1 a value", message)
