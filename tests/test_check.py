@@ -154,3 +154,19 @@ def test_a_bad_project_entry_is_named(cli, tmp_path):
     assert "#1: '--bogus' is not a variant flag" in cli("check", "--project", project, expect=2).stderr
     project.write_text("[tool.other]\n")
     assert "no [[tool.tritonscope.check]] entries" in cli("check", "--project", project, expect=2).stderr
+
+
+def test_a_long_entry_name_is_folded_not_cut_at_80_columns():
+    """A capture's compiles are named `DIR/:NAME@HASH8 [constexprs]`; Inductor's long names were cut at
+    80 columns with `…`, taking the hash that tells two compiles apart."""
+    from tritonscope.core.model import CheckEntry, VariantRequest
+    from tritonscope.render.terminal.base import Terminal
+    from tritonscope.render.terminal.check import CheckView
+    from tritonscope.results.check import CheckResult, EntryOutcome
+
+    name = "cap/:triton_per_fused__to_copy__unsafe_view_add_embedding_mean_mul_pow_rsqrt_3@283d7b17 [XBLOCK=1]"
+    entry = CheckEntry(name, VariantRequest(file="sample:double"))
+    shown = CheckView(Terminal(80, False)).render(CheckResult((EntryOutcome(entry, figures={"compiles_after_x": 0}),)))
+    lines = shown.splitlines()
+    assert all(len(line) <= 80 for line in lines) and "…" not in shown
+    assert "@283d7b17 [XBLOCK=1]" in " ".join(lines[:2]).replace("  ", " ")

@@ -50,7 +50,7 @@ class CheckView(TerminalRenderer):
         for outcome in result.outcomes:
             table = Table.grid(padding=(0, 1))
             table.add_column(no_wrap=True)
-            table.add_column()
+            table.add_column(overflow="fold")  # a long name folded, not cut: its @HASH8 tells compiles apart
             if outcome.error is not None:
                 status, style = "ERROR", "bold red"
             else:
