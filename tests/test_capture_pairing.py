@@ -69,3 +69,22 @@ def test_a_finding_of_a_new_kind_is_a_regression_and_a_changed_message_is_not(ke
     spilling = replace(reworded, findings=(*reworded.findings, replace(first, kind="spills", message="spills 8 words")))
     p = compare(add, spilling)
     assert p.new_kinds == ("spills",) and p.regression
+
+
+def test_one_compile_on_both_sides_pairs_by_its_hash_and_each_row_names_its_hashes(kernels):
+    """A compile whose Triton hash both captures hold is the same compile, whatever its recorded source
+    (its file's path) says; rows of one kernel with the same constexprs are told apart by their hashes;
+    a figure in bytes says its unit after each value."""
+    from tritonscope.render.terminal.captures import _kernel, change_text
+
+    add = kernels[("add_kernel", "256")]
+    moved = replace(add, source="read from another folder", shapes=("grid (9, 1, 1): f32[2304]",))
+    (same,) = pair([add], [moved])
+    assert same.status == "same" and same.how == "the same compile (its hash), launch shapes differ"
+    assert str(_kernel(same)) == f"add_kernel [BLOCK=256] @{add.hash[:8]}"
+    other = _with_block(add, "256")  # another hash, the same constexprs
+    (changed,) = pair([add], [other])
+    assert str(_kernel(changed)) == f"add_kernel [BLOCK=256] @{add.hash[:8]} -> @{other.hash[:8]}"
+    row_sum = kernels[("row_sum_kernel", "128")]
+    shared = next(c for c in compare(add, replace(row_sum, name="add_kernel")).changes if c.figure == "shared")
+    assert str(change_text(shared)) == "shared memory 0 B -> 1040 B (+1040 B) worse"

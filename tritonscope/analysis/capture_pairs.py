@@ -131,6 +131,8 @@ def _spec_text(kernel: KernelFigures) -> str:
 
 # Each round: its key, and how a pair made on it is described (None: an exact pair).
 _ROUNDS: tuple[tuple[Callable[[KernelFigures], tuple], Callable | None], ...] = (
+    (lambda k: (k.name, k.hash, k.shapes), None),  # Triton's hash: its source, specialization and options
+    (lambda k: (k.name, k.hash), lambda a, b: "the same compile (its hash), launch shapes differ"),
     (lambda k: (k.name, k.source, k.specialization, k.shapes), None),
     (lambda k: (k.name, k.source, k.specialization), lambda a, b: "launch shapes differ"),
     (lambda k: (k.name, k.specialization, k.shapes), lambda a, b: "same specialization, source changed"),

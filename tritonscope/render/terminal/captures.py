@@ -15,9 +15,9 @@ _STYLES = {"same": "dim", "changed": "yellow", "added": "cyan", "removed": "mage
 _NAMES = {
     "registers": "registers",
     "spills": "spills",
-    "local_bytes": "local memory B",
-    "shared": "shared memory B",
-    "occupancy": "occupancy %",
+    "local_bytes": "local memory",
+    "shared": "shared memory",
+    "occupancy": "occupancy",
     "global_load_bits": "narrowest load bits",
     "global_store_bits": "narrowest store bits",
     "conversion_bytes": "conversion bytes",
@@ -25,11 +25,15 @@ _NAMES = {
 }
 
 
+_UNITS = {"local_bytes": " B", "shared": " B", "occupancy": "%"}
+
+
 def change_text(change: Change) -> Text:
     name = _NAMES.get(change.figure) or change.figure.replace("mix.", "") + " instructions"
-    delta = change.delta
-    shown = f" ({delta:+g})" if delta is not None else ""
-    text = Text(f"{name} {_value(change.before)} -> {_value(change.after)}{shown}")
+    delta, unit = change.delta, _UNITS.get(change.figure, "")
+    shown = f" ({delta:+g}{unit})" if delta is not None else ""
+    before, after = (_value(v) + (unit if v is not None else "") for v in (change.before, change.after))
+    text = Text(f"{name} {before} -> {after}{shown}")
     if change.regression:
         text.append(" worse", style="bold red")
     return text
@@ -59,10 +63,15 @@ def _status(p: KernelPair) -> Text:
 
 
 def _kernel(p: KernelPair) -> Text:
+    """The compile's name, constexprs and hash (`@e1aee374`, `@e1aee374 -> @c0e69c47` where the pair's
+    differ): compiles of one kernel with the same constexprs differ in what the hash tells apart."""
     side = p.after or p.before
     text = Text(p.name, style="bold")
     if side is not None and side.label:
         text.append(f" [{side.label}]", style="dim")
+    hashes = list(dict.fromkeys(s.hash[:8] for s in p.sides if s.hash))
+    if hashes:
+        text.append(" " + " -> ".join(f"@{h}" for h in hashes), style="dim")
     return text
 
 
