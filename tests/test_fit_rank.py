@@ -233,3 +233,23 @@ def test_emit_config_writes_the_fastest_config_per_batch_size_as_vllm_reads_it(t
     refused = tritonscope("fit", moe, "--targets", "h200,sm90", "--vary", "M=1,64", "--emit-config", "vllm", expect=2)
     assert "give one target" in refused.stderr
     assert "the one format is vllm" in tritonscope("fit", moe, "--emit-config", "json", expect=2).stderr
+
+
+def test_why_slower_says_a_tie_and_the_blocks_per_sm_where_the_waves_are_alike(matmul):
+    """`#3 is slower than #4: 1.00x` named a reason for a tie; `9 waves at 1 block per SM against 9 at 2`
+    named waves that were alike."""
+    from dataclasses import replace
+
+    from tritonscope.analysis.launch_time import versus
+
+    _, k = matmul
+    fast = k.column("h200")[k.ranked("h200")[0]].estimate
+    tied = replace(fast, kernel_us=fast.kernel_us * 1.01)
+    assert versus(fast, tied) == "1.01x: a tie as the model sees them (within 2%), in an order the GPU may not keep"
+    fewer = 1 if fast.blocks_per_sm > 1 else 2
+    longer = tuple(replace(limit, us=limit.us * 1.3) if limit.name == "waves" else limit for limit in fast.limits)
+    slower = replace(fast, kernel_us=fast.kernel_us * 1.3, block_us=fast.block_us * 1.3, blocks_per_sm=fewer)
+    slower = replace(slower, limits=longer)
+    said = versus(fast, slower)
+    assert said.startswith("1.30x: a block takes") and f"{fewer} block" in said and "per SM against" in said
+    assert "waves at" not in said

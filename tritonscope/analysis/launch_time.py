@@ -391,12 +391,17 @@ def _bytes(n: float) -> str:
     return f"{n:,.0f} B"
 
 
+TIE = 1.02  # estimates nearer than this are said as a tie (the launch set's measures move ~1% run to run)
+
+
 def versus(fast: LaunchEstimate, slow: LaunchEstimate) -> str:
     """Why `slow` takes longer than `fast`, in one line: the limit that grew most between them,
     `1.45x: 4 waves at 1 block per SM against 2 at 2`."""
     theirs = {limit.name: limit.us for limit in fast.limits}
     grown = max(slow.limits, key=lambda limit: limit.us - theirs.get(limit.name, 0.0))
     ratio = f"{slow.kernel_us / fast.kernel_us:.2f}x"
+    if slow.kernel_us < TIE * fast.kernel_us:
+        return f"{ratio}: a tie as the model sees them (within {TIE - 1:.0%}), in an order the GPU may not keep"
     if grown.name == "DRAM":
         return f"{ratio}: {_bytes(slow.dram_bytes)} from the DRAM against {_bytes(fast.dram_bytes)}"
     if grown.name == "L2":
@@ -406,7 +411,10 @@ def versus(fast: LaunchEstimate, slow: LaunchEstimate) -> str:
     if grown.name == "tensor cores":
         return f"{ratio}: {slow.flops / 1e9:,.1f} GFLOP on the tensor cores against {fast.flops / 1e9:,.1f}"
     said = f"{ratio}: a block takes {slow.block_us:,.1f} us ({slow.per_warp_bound}) against {fast.block_us:,.1f}"
-    if (slow.waves, slow.blocks_per_sm) == (fast.waves, fast.blocks_per_sm):
+    if slow.blocks_per_sm != fast.blocks_per_sm:
+        plural = "s" if slow.blocks_per_sm != 1 else ""
+        said += f", {slow.blocks_per_sm} block{plural} per SM against {fast.blocks_per_sm}"
+    if slow.waves == fast.waves:  # the waves alike: the block's time is the difference
         return said
     blocks = f"{slow.blocks_per_sm} block{'s' if slow.blocks_per_sm != 1 else ''} per SM"
     count = f"{slow.waves} wave{'s' if slow.waves != 1 else ''}"
