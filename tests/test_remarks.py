@@ -168,3 +168,14 @@ def test_the_user_sees_remarks_as_findings_never_as_raw_stderr(tmp_path):
     found = json.loads(document.stdout)["findings"]
     remark = next(f for f in found if f["kind"] == "dot-not-on-tcgen05")
     assert remark["line"] == DOT and remark["remarks"][0].startswith("MMA version 5 acceleration not applied")
+
+
+def test_turings_fma_dot_carries_triton_s_remark_and_its_cause():
+    """On sm75 Triton lowers the dot to FMA and remarks that MMA there is deprecated: the remark is the
+    dot finding's (it was a finding of its own), whose cause and advice say Turing, not fp32 operands."""
+    result = explain_compilation(compiled("sample:matmul", "sm75"))
+    (matrix,) = of_kind(result, findings.MATRIX)
+    assert matrix.line == DOT and "Triton lowers dots to FMA on Turing (sm75)" in matrix.message
+    assert "sm80 or newer" in matrix.suggestion and "fp16/bf16 operands" not in matrix.suggestion
+    assert any("falls back to the FMA path" in remark for remark in matrix.remarks)
+    assert not of_kind(result, findings.REMARK)

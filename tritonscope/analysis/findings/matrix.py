@@ -52,6 +52,12 @@ def _result_layout(k: Kernel, op: ttgir.Op) -> str | None:
 
 def _dot_problem(k: Kernel, op: ttgir.Op, result: str | None) -> tuple[str, str, str] | None:
     shapes = [tuple(int(d) for d in s.split("x")) for s in _dims(op.text)]
+    if result and result.startswith("#ttg.blocked") and k.target.backend == "cuda" and k.target.arch == 75:
+        return (  # Triton 3's AccelerateMatmul gives Turing no MMA: its remark says the FMA path
+            "tl.dot runs on FMA units, not matrix instructions",
+            "Triton lowers dots to FMA on Turing (sm75) whatever the operands",
+            "compile for sm80 or newer to get matrix instructions: Triton gives Turing none",
+        )
     if result and result.startswith("#ttg.blocked"):
         cause = ""
         if "xf32" in op.text.split("->")[0] and "inputPrecision" not in op.text:  # ieee, the default, is not printed

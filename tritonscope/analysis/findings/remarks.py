@@ -14,6 +14,7 @@ from .model import Finding
 # finding's (its evidence, and for the dot its cause); any other is a finding of its own.
 _TOPICS = (
     ("MMA version", (MATRIX, TCGEN05)),  # AccelerateMatmul: "MMA version 3 acceleration not applied ..."
+    ("falls back to the FMA path", (MATRIX,)),  # sm75: "Dot op using MMA for compute capability 75 ... deprecated"
     ("vectorization fails", (NARROW,)),  # LoadStoreOpToLLVM: "Warning: vectorization fails vec = 1 ..."
     ("Pipelining load", (NOT_PIPELINED, NARROW)),  # the pipeliner: "... cannot use vectorized copy ..."
     ("pipelined load for this operand", (NOT_PIPELINED,)),  # AccelerateMatmul: "Forcing a different order ..."
