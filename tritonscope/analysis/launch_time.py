@@ -183,7 +183,7 @@ def estimate(
     )
     dram, l2 = (memory.dram + local.dram, memory.l2 + local.l2) if local else (memory.dram, memory.l2)
     waves_us = (waves - 1) * block_us + tail_us
-    limits, unknown = _limits(speeds, dram, l2, traffic.tensor_flops * bool(c.resources.instructions.matrix), waves_us)
+    limits, unknown = _limits(speeds, dram, l2, _tensor_flops(c, traffic), waves_us)
     limits.append(_l1(c, block, traffic, speeds))
     limits.extend(_atomics(traffic, speeds))
     limits.extend(_parallelism(schedule, c, memory, min(programs, slots), speeds, _loads_in_bounds(traffic)))
@@ -202,6 +202,13 @@ def estimate(
         slots, waves, tail, block_us, tail_us, dram, l2, traffic.flops, fixed,
         tuple(limits), block.bound, tuple(dict.fromkeys(assumptions)),
     )  # fmt: skip
+
+
+def _tensor_flops(c: Compilation, traffic) -> float:
+    """The flops the tensor cores do: none where the SASS has no matrix instruction (a dot Triton lowered
+    to FMA, as Turing's fp16 dots: the walk counts those at the issue slots)."""
+    mix = c.resources.instructions
+    return traffic.tensor_flops if mix is None or mix.matrix else 0.0
 
 
 WORK_SPREAD = 8.0  # the average program taken at most this many times program 0's work, or 1/this
