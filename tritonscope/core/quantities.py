@@ -3,6 +3,8 @@ in bytes (`512 B`, `1.016 KiB`), a percentage (`12.5%`, `100%`). The JSON docume
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 
 def plural(n: int, noun: str, many: str | None = None) -> str:
     """The noun for N of it: `block` for 1, `blocks` (or `many`) for any other count."""
@@ -33,3 +35,15 @@ def size_exact(n: int) -> str:
 def percentage(value: float) -> str:
     """A percentage to one decimal at most, as occupancy is said everywhere: `12.5%`, `43.8%`, `100%`."""
     return f"{value:.1f}".removesuffix(".0") + "%"
+
+
+def number_ranges(numbers: Iterable[int], most: int | None = None) -> str:
+    """Ascending numbers as runs: 14, 15, 16, 18 -> '14-16, 18'; at most `most` runs, then ' ...'."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    text = [f"{a}-{b}" if b > a else str(a) for a, b in runs[:most]]
+    return ", ".join(text) + (" ..." if most is not None and len(runs) > most else "")

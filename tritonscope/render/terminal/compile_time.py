@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ...analysis.compile_time import GROWTH_STAGES, CompileTiming, LineGrowth, TimedStep, dominant, most_grown
 from ...core.model import Compilation
+from ...core.quantities import number_ranges
 from ...core.stages import Stage
 from . import tables
 from .base import Terminal
@@ -89,14 +90,7 @@ def timing_lines(timing: CompileTiming, only_changed: set[int] | None, terminal:
 def _untimed(timing: CompileTiming) -> str:
     """The pass numbers the table skips, as ranges (`2-4, 38`); empty where none is."""
     shown = {s.index for s in timing.steps if s.index is not None}
-    missing = [n for n in range(1, max(shown, default=0) + 1) if n not in shown]
-    ranges: list[list[int]] = []
-    for n in missing:
-        if ranges and ranges[-1][-1] == n - 1:
-            ranges[-1].append(n)
-        else:
-            ranges.append([n])
-    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in ranges)
+    return number_ranges(n for n in range(1, max(shown, default=0) + 1) if n not in shown)
 
 
 def stage_time_lines(compilations: list, labels: list[str], terminal: Terminal) -> list[str]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
+from ...core.quantities import number_ranges
+
 MAX_LINES = 12  # Python lines listed per partition before "..."
 
 
@@ -14,18 +16,6 @@ def partition_table(partitions) -> Table:
         table.add_column(column, overflow="fold")
     for p in partitions:
         registers = "-" if p.registers is None else f"{p.registers} per thread"
-        lines = _ranges(p.python_lines)
+        lines = number_ranges(p.python_lines, MAX_LINES)
         table.add_row(p.name, str(p.warps), registers, lines or "-")
     return table
-
-
-def _ranges(lines: tuple[int, ...]) -> str:
-    """14, 15, 16, 18 -> '14-16, 18'."""
-    runs: list[list[int]] = []
-    for n in lines:
-        if runs and n == runs[-1][1] + 1:
-            runs[-1][1] = n
-        else:
-            runs.append([n, n])
-    text = [f"{a}-{b}" if b > a else str(a) for a, b in runs[:MAX_LINES]]
-    return ", ".join(text) + (" ..." if len(runs) > MAX_LINES else "")

@@ -17,12 +17,6 @@ class SamplesView(TerminalRenderer):
         for s in result.samples:
             lines.append(paint([("1", f"sample:{s.name}"), ("2", f"  {', '.join(s.kernels)}")], color))
             lines += wrapped("    " + s.description, width, color, indent=4) if s.description else []
-        if result.samples:
-            folder = str(result.samples[0].path.parent)
-            said = f"samples live in {folder}"  # a path is never split: on a line of its own if need be
-            lines += (
-                [paint([("2", said)], color)]
-                if len(said) <= width
-                else [paint([("2", line)], color) for line in ("samples live in", folder)]
-            )
+        if result.samples:  # a path longer than a line is kept whole on its own (code.wrapped)
+            lines += wrapped(f"samples live in {result.samples[0].path.parent}", width, color, "2")
         write_rows(console.file, lines)
