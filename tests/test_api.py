@@ -86,6 +86,28 @@ def test_mistakes_are_said_in_one_message_with_what_to_do():
         ts.dump("sample:vector_add", BLOCK_SIZE=64, constexprs={"BLOCK_SIZE": 128})
 
 
+def test_a_keyword_of_the_wrong_type_is_refused_in_the_users_terms():
+    """Refused before any code that assumes the type runs (a `line="4"` was a TypeError deep inside)."""
+    for keywords, said in (
+        ({"line": "4"}, "line='4': line takes an int or None, not str"),
+        ({"target": 90}, "target=90: target takes a string, not int"),
+        ({"num_warps": True}, "num_warps=True: num_warps takes an int or None, not bool"),
+    ):
+        with pytest.raises(UsageError) as raised:
+            ts.dump("sample:vector_add", BLOCK_SIZE=64, **{"target": "sm90", **keywords})
+        assert str(raised.value) == said
+    with pytest.raises(UsageError, match=r"configs=\[0, 1\]: configs takes True or False, not list"):
+        ts.diff("sample:matmul_autotune", target="sm90", configs=[0, 1])
+
+
+def test_a_torch_dtype_and_a_tensor_are_taken_as_their_triton_types():
+    torch = pytest.importorskip("torch")
+    x = torch.zeros(8, dtype=torch.float16)
+    r = ts.dump("sample:vector_add", BLOCK_SIZE=64, target="sm90", dtype=torch.bfloat16, args={"x_ptr": x})
+    signature = r.to_json()["variant"]["signature"]
+    assert signature["x_ptr"] == "*fp16" and signature["y_ptr"] == "*bf16", signature
+
+
 def test_the_magic_reads_the_command_lines_syntax_and_names_its_kernels_in_the_notebook():
     from tritonscope.api.magic import parsed
 
@@ -388,3 +410,41 @@ def test_the_command_line_on_such_a_script_refuses_its_api_call_and_says_where(t
     assert '`if __name__ == "__main__":`' in said
     # run here only: as it is, then (with torch) against the simulated GPU; no compile imported it again
     assert (tmp_path / "example.py.runs").read_text() in ("ran\n", "ran\nran\n")
+
+
+INTERPRETED = """
+import json, os
+os.environ["TRITON_INTERPRET"] = "1"  # as the study notes run kernels on the CPU
+import torch, triton, triton.language as tl
+import tritonscope as ts
+
+@triton.jit
+def double(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+
+if __name__ == "__main__":
+    x, out = torch.arange(8.0), torch.empty(8)
+    double[(1,)](x, out, 8, BLOCK=8)
+    r = ts.dump(double, BLOCK=256, target="sm90")
+    print(json.dumps([out.tolist(), type(double).__name__, r.resources.registers, "STG" in r.stages["sass"]]))
+"""
+
+
+def test_a_kernel_defined_under_triton_interpret_is_compiled_as_its_jit_function(tmp_path):
+    """Under TRITON_INTERPRET=1 @triton.jit gives an InterpretedFunction: the API takes it as the
+    JITFunction it would have been, and its compiling process runs without the interpreter."""
+    pytest.importorskip("torch")
+    script = tmp_path / "interpreted.py"
+    script.write_text(INTERPRETED)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    values, kind, registers, stores = json.loads(done.stdout.strip().splitlines()[-1])
+    assert values == [2.0 * i for i in range(8)] and kind == "InterpretedFunction" and registers > 0 and stores
+
+
+def test_the_command_line_compiles_with_triton_interpret_set_in_the_shell(tmp_path):
+    """A learner who exported TRITON_INTERPRET=1 gets the kernels compiled (they were "no @triton.jit
+    kernels found"), with a note that it is unset for the run."""
+    done = tritonscope("list", "sample:vector_add", "-t", "sm90", env={"TRITON_INTERPRET": "1"})
+    assert "add_kernel" in done.stdout and "TRITON_INTERPRET is set" in done.stderr

@@ -136,6 +136,11 @@ def test_failed_compile_writes_nothing(cli, tmp_path):
             "unknown target 'sm42'. Valid targets: sm75, sm80",
         ),
         (
+            [BAD, "-k", "needs_block", "-c", "BLOCK=64", "-t", "sm90,sm80"],
+            2,
+            "hint: --target takes one; for several: `fit --targets sm90,sm80` or `diff --vary target=sm90,sm80`",
+        ),
+        (
             [BAD, "-k", "needs_block", "-c", "BLOCK=64", "-t", "gfx942", "--stage", "sass"],
             2,
             "stage 'sass' is not produced for gfx942. Stages: source, ttir (@triton.jit kernels), "

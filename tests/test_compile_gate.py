@@ -44,7 +44,7 @@ def test_the_gate_in_checks_json(cli, captures):
     assert sorted(names) == sorted(f"{rule}_kernel" for rule in RULES)
     broken = {e["name"].rsplit(":", 1)[1].split("@")[0]: e["broken"][0] for e in doc["entries"]}
     assert broken["one_kernel"]["figure"] == "compiles_after_warmup" and broken["one_kernel"]["value"] == 8
-    assert broken["one_kernel"]["limit"] == "== 0"
+    assert broken["one_kernel"]["limit"] == "= 0"
     assert broken["one_kernel"]["finding"].startswith("one_kernel compiled again: `n_rows` equals 1 in variant 2")
     assert "a new dtype for `x_ptr`: *fp32 in variant 1, *fp16 in variant 2" in broken["dtype_kernel"]["finding"]
 

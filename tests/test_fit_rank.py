@@ -64,6 +64,8 @@ def test_the_view_names_the_fastest_and_why_the_runner_up_is_slower_at_80_column
     result, k = matmul
     text = render(result, "terminal", width=80)
     assert max(len(line) for line in text.splitlines()) <= 80
+    # prose is folded, not padded to the width: a file piped to keeps no trailing spaces
+    assert not [line for line in text.splitlines() if line.endswith(" ")], text
     order = k.ranked("h200")
     assert f"#{order[1]} is slower than #{order[0]}: " in text
     first = k.column("h200")[order[0]].estimate

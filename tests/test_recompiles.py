@@ -20,7 +20,8 @@ def capture(tmp_path_factory):
     from conftest import Cli
 
     out = tmp_path_factory.mktemp("recompiles") / "run"
-    Cli()("trace", "--target", "sm90", "-o", out, "--", sys.executable, PROGRAM, "--torch")
+    said = Cli()("trace", "--target", "sm90", "-o", out, "--", sys.executable, PROGRAM, "--torch").stderr
+    (out.parent / "trace.stderr").write_text(said)
     return out
 
 
@@ -172,6 +173,15 @@ def test_do_not_specialize_applied_to_the_kernel_file_gives_one_variant(tmp_path
         out = cli("dump", fixed, "-k", "divisible_kernel", "-a", f"n_elements={n}", "-c", "BLOCK=1024", "--json")
         hashes.append(json.loads(out.stdout)["metadata"]["hash"])
     assert hashes[0] == hashes[1]
+
+
+def test_trace_counts_the_compiles_apart_from_the_kernels(capture):
+    """A kernel compiled again is one kernel and two binaries: trace says both numbers."""
+    said = " ".join((capture.parent / "trace.stderr").read_text().split())
+    records = [json.loads(line) for line in (capture / "kernels.jsonl").read_text().splitlines() if line.strip()]
+    names = {r["name"] for r in records}
+    assert len(records) > len(names) > 1
+    assert f"captured {len(records)} compiles of {len(names)} kernels into {capture}: " in said, said
 
 
 def test_the_terminal_view_fits_80_columns(capture):

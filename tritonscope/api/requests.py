@@ -19,6 +19,7 @@ import inspect
 import os
 import sys
 import traceback
+import types
 import typing
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -81,6 +82,7 @@ def with_inputs(function: Callable | None = None, *, resolve_target: bool = True
     ]
     taken = {p.name for p in table[1:]}
     own_names = {p.name for p in own}
+    annotations = {p.name: p.annotation for p in parameters}
 
     @functools.wraps(function)
     def api_function(kernel: Any, /, **keywords: Any) -> Any:
@@ -88,6 +90,8 @@ def with_inputs(function: Callable | None = None, *, resolve_target: bool = True
         values = {name: keywords.pop(name) for name in list(keywords) if name in taken}
         mine = {name: keywords.pop(name) for name in list(keywords) if name in own_names}
         try:
+            values = {name: as_given(name, value, annotations[name]) for name, value in values.items()}
+            mine = {name: as_given(name, value, annotations[name]) for name, value in mine.items()}
             return function(request(kernel, values, keywords, resolve_target), **mine)
         except TritonscopeError as exc:
             raise said(exc, keywords, taken | own_names) from None
@@ -96,6 +100,58 @@ def with_inputs(function: Callable | None = None, *, resolve_target: bool = True
     api_function.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": hints.get("return")}
     del api_function.__wrapped__  # type: ignore[attr-defined]  # the signature made here is the one read
     return api_function
+
+
+def as_given(name: str, value: Any, annotation: Any) -> Any:
+    """A keyword's value checked against its type, so that a wrong one is refused in the user's terms
+    (`line='4'`: expects an int) before it reaches code that assumes the type; a dtype given as torch's
+    or Triton's object (`dtype=torch.float16`) and a tensor given as an argument (its pointer type)
+    are taken as their names."""
+    if name == "dtype" and value is not None and not isinstance(value, str):
+        value = str(value)  # torch.float16, tl.float16: their names, which --dtype reads
+    if name == "args" and isinstance(value, dict):
+        value = {key: _pointer_type(v) for key, v in value.items()}
+    wanted = _types(annotation)
+    if wanted is None or any(_is(value, kind) for kind in wanted):
+        return value
+    said = " or ".join(dict.fromkeys(_TYPE_WORDS.get(kind, getattr(kind, "__name__", str(kind))) for kind in wanted))
+    raise UsageError(f"{name}={value!r}: {name} takes {said}, not {type(value).__name__}")
+
+
+_TYPE_WORDS = {str: "a string", int: "an int", float: "a number", bool: "True or False", type(None): "None"}
+_TYPE_WORDS.update({dict: "a dict", list: "a list", tuple: "a tuple"})
+
+
+def _types(annotation: Any) -> tuple[type, ...] | None:
+    """The classes a keyword's annotation allows (a Union's members, a generic's origin); None where it
+    allows anything or cannot be read as classes."""
+    if annotation is Any or annotation is inspect.Parameter.empty:
+        return None
+    union = typing.get_origin(annotation) in (typing.Union, types.UnionType)
+    members = typing.get_args(annotation) if union else (annotation,)
+    found = []
+    for member in members:
+        kind = typing.get_origin(member) or member
+        if kind is Any or not isinstance(kind, type):
+            return None
+        found.append(kind)
+    return tuple(found)
+
+
+def _is(value: Any, kind: type) -> bool:
+    if kind is bool or isinstance(value, bool):  # True is no int here, nor 1 a bool
+        return isinstance(value, bool) and kind in (bool, object)
+    if kind is float:
+        return isinstance(value, (int, float))
+    return isinstance(value, kind)
+
+
+def _pointer_type(value: Any) -> Any:
+    """A tensor given as an argument: the pointer type Triton's launcher gives it (`*fp16`)."""
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None and hasattr(value, "data_ptr"):
+        return f"*{dtype}".replace("torch.", "")
+    return value
 
 
 def said(exc: TritonscopeError, keywords: Iterable[str] = (), known: Iterable[str] = ()) -> TritonscopeError:

@@ -231,7 +231,7 @@ def against_budget(budget: Budget, values: dict[str, Any], found: tuple[Finding,
     value = values.get(budget.figure)
     if value is None or budget.holds(value):  # no global store, say: nothing to hold to a width
         return None
-    return Broken(budget.figure, value, f"{budget.op} {budget.limit:g}", _behind(budget.figure, found))
+    return Broken(budget.figure, value, budget.bound(), _behind(budget.figure, found))
 
 
 def _against_line_budget(budget: Budget, values: dict[str, Any], found: tuple[Finding, ...]) -> Broken | None:
@@ -239,15 +239,13 @@ def _against_line_budget(budget: Budget, values: dict[str, Any], found: tuple[Fi
     compile with no estimate (no SASS) breaks the budget, saying so, rather than pass unchecked."""
     shares = values.get("line_time")
     if shares is None:
-        return Broken(
-            budget.figure, None, f"{budget.op} {budget.limit:g}%", "no time estimate: the compile has no SASS"
-        )
+        return Broken(budget.figure, None, budget.bound("%"), "no time estimate: the compile has no SASS")
     value = shares.get(budget.figure.removeprefix(LINE), 0.0)
     if budget.holds(value):
         return None
     line = budget.figure.removeprefix(LINE)
     said = _behind(budget.figure, found) or f"line {line} {(values.get('line_waits') or {}).get(line, '')}".strip()
-    return Broken(budget.figure, value, f"{budget.op} {budget.limit:g}%", said)
+    return Broken(budget.figure, value, budget.bound("%"), said)
 
 
 def read_baseline(path: str, c: Compilation) -> dict[str, Any]:

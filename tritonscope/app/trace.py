@@ -84,7 +84,9 @@ def trace(
     names = tuple(sorted({e.name for e in found}))
     on_read = simulation.on_read if simulation else "host"
     target = device["target"] if device else None
-    return TraceResult(out, names, finished.returncode, recorded, target, stopped, on_read, answered, interrupted)
+    return TraceResult(
+        out, names, finished.returncode, recorded, target, stopped, on_read, answered, interrupted, len(found)
+    )
 
 
 def _finished_or_interrupted(program: Program, limit: float | None) -> tuple[Finished, bool]:

@@ -360,6 +360,8 @@ def main() -> None:
     from ..core import scratch
 
     _only_the_command_named(sys.argv[1:])
+    if os.environ.pop("TRITON_INTERPRET", "0") not in ("", "0"):  # else @triton.jit compiles nothing here
+        say("note: TRITON_INTERPRET is set; tritonscope compiles with Triton's compiler, so it is unset here", "dim")
     try:
         with scratch.run_folder():  # ptxas's and pip's temporary files, removed however the run ends
             app()

@@ -182,6 +182,10 @@ class Budget:
     limit: float
     text: str  # as the user wrote it
 
+    def bound(self, unit: str = "") -> str:
+        """The limit as a budget line says it: `<= 128`, `= 0` (as the user writes it, not `==`)."""
+        return f"{'=' if self.op == '==' else self.op} {self.limit:g}{unit}"
+
     def holds(self, value: float) -> bool:
         return {
             "<=": value <= self.limit,

@@ -333,6 +333,8 @@ def parse_name(name: str) -> str:
         )
     gpu = [t for t in TARGETS.values() if re.search(rf"\b{re.escape(key)}\b", t.description.lower())]
     hint = f"{name} is the GPU of target {gpu[0].name} ({gpu[0].description}): --target {gpu[0].name}" if gpu else None
+    if "," in key and all(part.strip() in TARGETS for part in key.split(",")):
+        hint = f"--target takes one; for several: `fit --targets {key}` or `diff --vary target={key}`"
     raise UsageError(f"unknown target '{name}'. Valid targets: {', '.join(TARGETS)}, auto", hint=hint)
 
 

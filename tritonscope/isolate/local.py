@@ -46,7 +46,11 @@ class Workers:
 
     def __init__(self, jobs: int = 1, timeout: float = 600, env: dict[str, str] | None = None, stderr=None):
         self.jobs, self.timeout = max(jobs, 1), timeout
-        self.env = {**os.environ, **scratch.environ(), **(env or {})}
+        # TRITON_INTERPRET=1 (a learner's notebook or shell, to run kernels on the CPU) would make the
+        # workers' @triton.jit an interpreted function, which compiles nothing: only a pool that asks
+        # for it (tritonscope grid) has it
+        inherited = {key: value for key, value in os.environ.items() if key != "TRITON_INTERPRET"}
+        self.env = {**inherited, **scratch.environ(), **(env or {})}
         self.stderr = stderr  # a file for the workers' C-level stderr (passes reads the dumps there)
         self._idle: list[_Worker] = []
         self._submitted: set[LocalHandle] = set()  # submit's tasks not ended yet: `close` ends them

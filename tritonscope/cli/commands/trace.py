@@ -123,7 +123,10 @@ def _report(result, out: Path, launches: int) -> None:
     names = f": {', '.join(result.kernels)}" if result.kernels else " (the program compiled none)"
     if result.interrupted:
         say(f"Ctrl-C stopped the program; {out} keeps what it recorded before", "yellow")
-    say(f"captured {count(len(result.kernels), 'compiled kernel')} into {out}{names}")
+    captured = count(len(result.kernels), "compiled kernel")
+    if result.compiles > len(result.kernels):  # recompiles and autotune candidates: each a binary of its own
+        captured = f"{count(result.compiles, 'compile')} of {count(len(result.kernels), 'kernel')}"
+    say(f"captured {captured} into {out}{names}")
     if launches:
         say(f"recorded {count(result.launches, 'launch', 'launches')}, at most {launches} per kernel and process")
     if result.answered:

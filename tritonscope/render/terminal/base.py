@@ -7,11 +7,13 @@ markup and emoji off, and styles are given as Text styles.
 from __future__ import annotations
 
 import io
+import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import IO, Any, TextIO
 
 from rich.console import Console
+from rich.text import Text
 
 
 @dataclass(frozen=True)
@@ -69,3 +71,19 @@ def write_rows(file: IO[str], rows: Iterable[str], batch: int = 256) -> None:
             chunk.clear()
     if chunk:
         file.write("\n".join(chunk) + "\n")
+
+
+def print_folded(
+    console: Console, text: str, style: str = "", first: str = "", indent: int = 4, marked: tuple[str, str] = ("", "")
+) -> None:
+    """Prose folded at spaces to the console's width, its later lines indented by `indent`, `first`
+    before its first: no line padded to the width (a file piped to keeps no trailing spaces).
+    `marked`: a phrase and its style (a verdict in its colour)."""
+    lines = textwrap.wrap(
+        text, max(console.width, 20), initial_indent=first, subsequent_indent=" " * indent, break_on_hyphens=False
+    )
+    for line in lines or [""]:
+        shown = Text(line, style=style)
+        if marked[0]:
+            shown.highlight_words([marked[0]], marked[1])
+        console.print(shown, no_wrap=True, overflow="ignore")

@@ -12,7 +12,7 @@ from rich.text import Text
 from ...analysis.fitting import FITS, NO_FIT, UNKNOWN
 from ...core.quantities import count, percentage
 from ...results.fit import NO_COMPILE, NOT_COMPILED, Cell, FitResult, KernelFit
-from .base import TerminalRenderer
+from .base import TerminalRenderer, print_folded
 from .fit_rank import fastest, time_line
 
 _CELL = 9  # the narrowest target column, its gap included: `128r 16s`, `227K!`, `12.5%`
@@ -61,7 +61,8 @@ class FitView(TerminalRenderer):
 
 
 def _matrix(console: Console, k: KernelFit, columns: list[int], width: int, ranked: bool = False) -> None:
-    console.print(Text("config".ljust(_ROW) + "".join(k.targets[c].ljust(width) for c in columns), style="bold"))
+    header = "config".ljust(_ROW) + "".join(k.targets[c].ljust(width) for c in columns)
+    console.print(Text(header.rstrip(), style="bold"))  # columns padded, the line's end not
     best = {c: (k.ranked(k.targets[c]) or (None,))[0] for c in columns}
     for index, row in enumerate(k.rows):
         cells = [k.cells[index][c] for c in columns]
@@ -73,9 +74,10 @@ def _matrix(console: Console, k: KernelFit, columns: list[int], width: int, rank
                 style = _STYLE[cell.verdict] if line == 0 else ("bold green" if line == _LINES and first else "")
                 shown = _cell_line(cell, line) if line < _LINES else time_line(cell, first)
                 text.append(shown.ljust(width), style=style)
+            text.rstrip()
             console.print(text, no_wrap=True)
     counts = "".join(f"{len(k.fitting(k.targets[c]))}/{len(k.rows)}".ljust(width) for c in columns)
-    console.print(Text("fit".ljust(_ROW) + counts, style="bold"), no_wrap=True)
+    console.print(Text(("fit".ljust(_ROW) + counts).rstrip(), style="bold"), no_wrap=True)
 
 
 def _cell_line(cell: Cell, line: int) -> str:
@@ -113,11 +115,10 @@ def _why(console: Console, k: KernelFit) -> None:
     console.print()
     console.print(Text("Why", style="bold"))
     for (index, verdict, reason, buffers), targets in failures.items():
-        line = Text(f"#{index} {', '.join(targets)}: ")
-        line.append(f"{verdict}: ", style=_STYLE[verdict])
-        console.print(line + Text(reason))
+        said = f"#{index} {', '.join(targets)}: {verdict}: {reason}"
+        print_folded(console, said, marked=(f"{verdict}:", _STYLE[verdict]))
         for buffer in buffers:
-            console.print(Text(f"    {buffer}", style="dim"))
+            print_folded(console, buffer, "dim", "    ", 6)
 
 
 def _legend(console: Console, k: KernelFit, ranked: bool = False) -> None:
@@ -125,12 +126,11 @@ def _legend(console: Console, k: KernelFit, ranked: bool = False) -> None:
     for index, row in enumerate(k.rows):
         number = f" (config {row.index})" if row.index is not None and row.index != index else ""
         launched = " (launched)" if row.launched else ""
-        console.print(Text(f"#{index}{number}{launched}: {row.describe()}"))
-    console.print(
-        Text("rN registers (AMD: VGPRs), sN spills, K shared memory (LDS), % occupancy; ! over the limit", "dim")
-    )
+        print_folded(console, f"#{index}{number}{launched}: {row.describe()}")
+    legend = "rN registers (AMD: VGPRs), sN spills, K shared memory (LDS), % occupancy; ! over the limit"
+    print_folded(console, legend, "dim", indent=2)
     if ranked:
-        console.print(Text("us/ms: the launch's estimated time on the target's GPU, * the fastest", "dim"))
+        print_folded(console, "us/ms: the launch's estimated time on the target's GPU, * the fastest", "dim", indent=2)
 
 
 def _partial(result: FitResult) -> str:

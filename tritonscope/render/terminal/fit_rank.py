@@ -5,11 +5,11 @@ launched against the one the model picks."""
 from __future__ import annotations
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from ...analysis.launch_time import versus
 from ...results.fit import Cell, KernelFit
+from .base import print_folded
 
 SHOWN = 3  # fastest configs named per target
 
@@ -58,11 +58,7 @@ _BOUND = {"issue": "issue-bound", "latency": "latency-bound", "waves": "bound by
 
 def _indented(console: Console, text: str, style: str) -> None:
     """A line under a target's, wrapped with a hanging indent."""
-    table = Table.grid(padding=(0, 1))
-    table.add_column(no_wrap=True)
-    table.add_column()
-    table.add_row(Text("  "), Text(text, style=style))
-    console.print(table)
+    print_folded(console, text, style, "   ", 3)
 
 
 def _launched(console: Console, k: KernelFit, target: str, order: tuple[int, ...]) -> None:
