@@ -86,6 +86,19 @@ def test_mistakes_are_said_in_one_message_with_what_to_do():
         ts.dump("sample:vector_add", BLOCK_SIZE=64, constexprs={"BLOCK_SIZE": 128})
 
 
+def test_errors_name_keywords_not_the_command_lines_flags():
+    with pytest.raises(UsageError) as raised:
+        ts.dump(ROOT / "tests" / "kernels" / "bad.py", kernel_name="needs_block", target="sm90")
+    assert "give it: BLOCK=..." in str(raised.value) and "-c" not in str(raised.value), str(raised.value)
+    with pytest.raises(UsageError) as raised:
+        ts.dump("sample:vector_add", BLOCK_SIZE=64, target="h100")
+    assert str(raised.value).endswith("(H100, H200 (Hopper)): target='sm90'")
+    with pytest.raises(UsageError, match="give line or lines, not both"):
+        ts.dump("sample:vector_add", BLOCK_SIZE=64, target="sm90", line=30, lines="30-31")
+    with pytest.raises(UsageError, match=r"needs a value for n: give args=\{'n': VALUE\}"):
+        ts.grid(ROOT / "tests" / "kernels" / "bad.py", kernel_name="needs_block", BLOCK=64, target="sm90")
+
+
 def test_a_keyword_of_the_wrong_type_is_refused_in_the_users_terms():
     """Refused before any code that assumes the type runs (a `line="4"` was a TypeError deep inside)."""
     for keywords, said in (
@@ -195,7 +208,9 @@ CELLS = [
     ),
     "r = ts.dump(simple_kernel, BLOCK_SIZE=1024, target='sm90')\n"
     "facts.update(file=r.kernel.file, line=r.kernel.line, became=r.line(5), ttir=r.stages['ttir'],"
-    " helper=r.line(3, scaled.fn.__code__.co_filename))\nget_ipython().run_line_magic('load_ext', 'tritonscope')",
+    " helper=r.line(3, scaled.fn.__code__.co_filename))\nget_ipython().run_line_magic('load_ext', 'tritonscope')\n"
+    "view = r._repr_html_()\nfacts.update(named=[t in view for t in ('simple_kernel  (Cell In[3], line 2)',"
+    " 'the cell saved as kernel.py: tritonscope dump kernel.py -k simple_kernel')])",
     "m = %tritonscope dump simple_kernel -c BLOCK_SIZE=1024 -t sm90\nfacts.update(same=m.stages == r.stages)",
     # the helper's cell edited and run again: the kernel calls the new one, compiled afresh
     "@triton.jit\ndef scaled(x):\n    return x + SCALE",
@@ -233,6 +248,9 @@ CELLS = [
     # what IPython shows of an error: the cell's own line that called, then the message and hint
     "try:\n    ts.dump(simple_kernel, BLOCK_SIZE=64, target='sm90', num_warp=2)\n"
     "except Exception as error:\n    facts.update(shown=error._render_traceback_())",
+    # a compile error names the kernel's cell as IPython does, not the cell's file (not on the disk)
+    "@triton.jit\ndef broken(x_ptr):\n    tl.store(x_ptr, undefined_name)",
+    "try:\n    ts.dump(broken, target='sm90')\nexcept Exception as error:\n    facts.update(said=str(error))",
 ]
 
 
@@ -246,6 +264,7 @@ def test_kernels_defined_in_the_cells_of_a_fresh_ipython_session():
     assert first["became"]["source"][0].lstrip().startswith("tl.store") and first["became"]["ptx"]
     assert f'loc("{cell}":5' in first["ttir"] and "arith.mulf" in first["ttir"]  # Triton's locations: the cell
     assert any("mulf" in line for line in first["helper"]["ttir"])  # the helper, at its own cell's line 3
+    assert first["named"] == [True, True]  # the view names the cell, and how to compile it from a file
     assert seen[4]["facts"]["same"] is True  # the magic's dump is the same compile
     assert "arith.addf" in seen[6]["facts"]["ttir"] and "arith.mulf" not in seen[6]["facts"]["ttir"]
     assert seen[8]["facts"] == {"constexprs": {"BLOCK": 128, "EVEN": True}, "warps": 8}  # config 1, heuristics run
@@ -260,6 +279,8 @@ def test_kernels_defined_in_the_cells_of_a_fresh_ipython_session():
         "UsageError: simple_kernel has no constexpr 'num_warp'. Constexprs: BLOCK_SIZE\n"
         "hint: did you mean num_warps=? (a keyword that is not an input is a constexpr)",
     ]
+    said = seen[20]["facts"]["said"]
+    assert said.startswith("Cell In[20], line 3: broken does not compile") and "undefined_name" in said, said
     refused = failed[14]
     assert refused.startswith("UsageError: Cell In[14], line 6: reads_a_tensor reads weights, a live Tensor")
     assert "hint: pass weights to the kernel as an argument" in refused

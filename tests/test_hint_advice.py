@@ -142,12 +142,24 @@ def test_an_argument_given_as_a_type_is_said_so(kernel):
     assert "the accesses widen to 128 bits" in found.verified
 
 
-def test_a_what_if_that_does_not_widen_says_so(kernel):
-    """A layout of one element per thread: rounding n up gives the hint, and the accesses stay narrow."""
+def test_a_layout_of_one_element_per_thread_is_the_cause_whatever_the_hints(kernel):
+    """One f32 per thread caps the accesses at 32 bits: no hint could widen them, so the layout alone is
+    named (n=4100, not a multiple of 16, was named instead, and its what-if stayed at 32 bits)."""
     file = kernel('do_not_specialize=["n"]')
     request = make_request(file, args=["n=4100", "stride=1"], constexprs=["BLOCK=32"], dtype="fp32", num_warps=1)
     found = narrow_on(explain(request), ACCESS)
-    assert "still 32 bits, not 128" in found.verified and "widen" not in found.verified
+    assert "each thread holds only 1 contiguous f32 along dim 0 (32 bits; 128 needs 4)" in found.message
+    assert "n=4100" not in found.message and "do_not_specialize" not in found.message and not found.what_if
+    assert "a larger BLOCK along the contiguous dimension, fewer warps" in found.suggestion
+
+
+def test_a_layout_of_two_elements_per_thread_names_both_and_the_what_if_says_how_far_it_widens(kernel):
+    file = kernel('do_not_specialize=["n"]')
+    request = make_request(file, args=["n=4100", "stride=1"], constexprs=["BLOCK=64"], dtype="fp32", num_warps=1)
+    found = narrow_on(explain(request), ACCESS)
+    assert "n=4100 is not a multiple of 16 either" in found.message and "2 contiguous f32" in found.message
+    assert found.suggestion.endswith("a larger BLOCK along the contiguous dimension, fewer warps")
+    assert "2 x 64-bit: still 64 bits, not 128" in found.verified, found.verified
 
 
 def test_check_and_the_agents_summary_say_the_same(kernel, cli):

@@ -73,7 +73,7 @@ def run(line: str, namespace: dict[str, Any]) -> Any:
         function, keywords, kernel = parsed(line, namespace)
         return function(kernel, **keywords)
     except TritonscopeError as exc:
-        raise Said(str(said(exc))) from None
+        raise Said(str(said(exc, flags=True))) from None
     except _Helped:
         return None
 

@@ -17,6 +17,7 @@ import difflib
 import functools
 import inspect
 import os
+import re
 import sys
 import traceback
 import types
@@ -27,7 +28,7 @@ from typing import Any
 from ..core import forms, inputs
 from ..core.errors import TritonscopeError, UsageError
 from ..core.model import VariantRequest
-from ..core.source import cell_label
+from ..core.source import cell_label, cells_named
 
 KERNEL = inputs.named("file").name_in(inputs.API)  # the first argument: the kernel, or where it is
 CONSTEXPR_VALUES = "constexpr_values"  # `**constexpr_values`: BLOCK_SIZE=1024
@@ -154,20 +155,50 @@ def _pointer_type(value: Any) -> Any:
     return value
 
 
-def said(exc: TritonscopeError, keywords: Iterable[str] = (), known: Iterable[str] = ()) -> TritonscopeError:
-    """The error as the command line says it, its hint on a line of its own, shown by IPython with the
-    user's own lines that called it and none of tritonscope's (its `_render_traceback_`). A constexpr
-    the kernel lacks whose name is close to a keyword (num_warp) is said to be that keyword's typo."""
+def said(
+    exc: TritonscopeError, keywords: Iterable[str] = (), known: Iterable[str] = (), flags: bool = False
+) -> TritonscopeError:
+    """The error in the API's terms (`flags`: the command line's, for the magic), its hint on a line of
+    its own, a notebook cell named as IPython names it, shown by IPython with the user's own lines that
+    called it and none of tritonscope's (its `_render_traceback_`). A constexpr the kernel lacks whose
+    name is close to a keyword (num_warp) is said to be that keyword's typo."""
     hint = exc.hint
     for name in keywords:
         close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.8)
         if close and f"'{name}'" in exc.message:
             hint = f"did you mean {close[0]}=? (a keyword that is not an input is a constexpr)"
     message = exc.message + (f"\nhint: {hint}" if hint else "")
+    message = cells_named(message if flags else in_api_terms(message, known))  # flags: the magic's own terms
     again = copy.copy(exc)
     again.message, again.hint, again.args = message, None, (message,)
     again._render_traceback_ = lambda: [*_callers(again), f"{type(exc).__name__}: {message}"]  # type: ignore[attr-defined]
     return again
+
+
+# Flags of the command line whose keyword in Python has another name (`--grid 4` is grid_size=4)
+_KEYWORD_OF_FLAG = {"--grid": "grid_size", "--stage": "stages"}
+
+
+def in_api_terms(text: str, keywords: Iterable[str] = ()) -> str:
+    """A message written for the command line in the API's terms: `-c BLOCK=...` as `BLOCK=...`,
+    `-a n=VALUE` as `args={'n': VALUE}`, `--target sm90` as `target='sm90'`, a flag of one of the
+    function's keywords as the keyword."""
+    known = set(keywords)
+    text = re.sub(r"(?<![\w-])(?:-c|--constexpr) (\w+)=", r"\1=", text)
+    text = re.sub(r"(?<![\w-])(?:-a|--arg) (\w+)=([^\s,;)]+)", r"args={'\1': \2}", text)
+    flags: dict[str, str] = dict(_KEYWORD_OF_FLAG)
+    for i in inputs.taken_by(inputs.API):
+        for flag in (i.flags, i.flag, i.short):
+            if flag:
+                flags[flag] = i.name_in(inputs.API)
+    flags.update({f"--{name.replace('_', '-')}": name for name in known if f"--{name.replace('_', '-')}" not in flags})
+    text = re.sub(r"(?<![\w/-])--grid X\[,Y\[,Z\]\]", "grid_size=(X, Y, Z)", text)
+    text = re.sub(r"(?<![\w/-])(?:-t/--target|--target|-t) (\w+)", r"target='\1'", text)
+    for flag in sorted(flags, key=len, reverse=True):  # -w/--num-warps before --num-warps
+        name = flags[flag]
+        text = re.sub(rf"(?<![\w/-]){re.escape(flag)} ([A-Z]+)\b", rf"{name}=\1", text)  # --line N
+        text = re.sub(rf"(?<![\w/-]){re.escape(flag)}(?![\w-])", name, text)
+    return text
 
 
 def _callers(exc: BaseException) -> list[str]:

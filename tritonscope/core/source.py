@@ -142,6 +142,21 @@ def cell_label(file: str, line: int) -> str:
     return f"Cell In[{number}], line {line}" if number is not None else f"{file}:{line}"
 
 
+def cells_named(text: str) -> str:
+    """A message with each notebook cell's file (`/tmp/ipykernel_7/123.py:5`, which is not on the disk)
+    named as IPython names it (`Cell In[3], line 5`), where IPython runs."""
+    import re
+    import sys
+
+    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
+    cells = getattr(getattr(shell, "compile", None), "_filename_map", None) or {}
+    for file, number in cells.items():
+        if isinstance(file, str) and file in text:
+            text = re.sub(rf"{re.escape(file)}:(\d+)", rf"Cell In[{number}], line \1", text)
+            text = text.replace(file, f"Cell In[{number}]")
+    return text
+
+
 def parse(given: str) -> Source:
     """The source a FILE argument names. Only a module reference that is on no path fails here;
     a missing file, sample or cached kernel fails where it is read, with the command's own message."""

@@ -13,6 +13,7 @@ import base64
 import hashlib
 import html
 import json
+import shlex
 from collections.abc import Iterable
 
 from pygments import highlight as pygments_highlight
@@ -22,6 +23,7 @@ from .. import __version__
 from ..analysis import linemap, normalize
 from ..core.model import Compilation
 from ..core.quantities import count, percentage, size_exact
+from ..core.source import cells_named
 from ..core.stages import Stage
 from ..results.diff import DiffResult
 from ..results.dump import DumpResult
@@ -156,6 +158,15 @@ def _policy(script: str) -> str:
     return f"default-src 'none'; style-src 'unsafe-inline'; script-src {scripts}; img-src data:"
 
 
+def _reproduce(v) -> str:
+    """The command line that compiles the variant; a notebook cell's kernel (its file is not on the
+    disk) from the cell saved as a file."""
+    line = v.command_line()
+    if cells_named(v.file) == v.file:
+        return line
+    return "the cell saved as kernel.py: " + line.replace(shlex.quote(v.file), "kernel.py", 1)
+
+
 def _facts(rows: Iterable[tuple[str, str]]) -> str:
     cells = "".join(f"<tr><td>{html.escape(k)}</td><td><code>{html.escape(v)}</code></td></tr>" for k, v in rows)
     return f'<table class="facts">{cells}</table>'
@@ -240,13 +251,13 @@ def compilation_body(
     signature = signature_text(c)
     facts = _facts(
         [
-            ("kernel", f"{c.kernel.name}  ({c.kernel.file}:{c.kernel.line})"),
+            ("kernel", f"{c.kernel.name}  ({cells_named(f'{c.kernel.file}:{c.kernel.line}')})"),
             ("target", f"{target.name}: {target.label}, {target.description}"),
             ("constexprs", ", ".join(f"{k}={val}" for k, val in v.constexprs.items()) or "none"),
             ("signature", signature),
             ("options", ", ".join(f"{k}={val}" for k, val in c.options.items() if val is not None)),
             ("compiled by", f"Triton {c.triton_version} in {c.compile_seconds:.2f} s" + _cache_note(c)),
-            ("reproduce", v.command_line()),
+            ("reproduce", _reproduce(v)),
         ]
     )
     all_stages = [s for s in c.stages if s is not Stage.SOURCE and (every_stage or s in stages)]

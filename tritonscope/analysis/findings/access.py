@@ -49,7 +49,7 @@ def narrow(k: Kernel) -> list[Finding]:
             continue
         causes: dict[tuple[str, str], Unknown] = {}  # (role, reason) -> the argument's part, or the layout's
         for op in ops:
-            for role, cause in _causes(k, op):
+            for role, cause in _causes(k, op, narrow[0]):
                 causes.setdefault((role, cause.reason), cause)
         what_if = tuple(dict.fromkeys(change for cause in causes.values() for change in cause.what_if))
         counts = ", ".join(f"{n} x {w}-bit" for w, n in sorted(widths.items(), reverse=True))
@@ -112,25 +112,42 @@ def _per_thread(k: Kernel, op: ttgir.Op) -> tuple[int, int, int, tuple[int, ...]
     return size[order[0]], bits, order[0], typed[0]
 
 
-def _causes(k: Kernel, op: ttgir.Op) -> list[tuple[str, Unknown]]:
-    """Why an access cannot be wider, as (role, the argument's part): the arguments its pointer and its
-    mask are computed from that Triton knows no divisibility of, else the layout."""
-    causes = []
-    pointers, mask = ttgir.access_operands(op)
-    reached = [(name, "pointer") for name in sorted(set().union(*(k.module.reaching(p) for p in pointers)))]
-    reached += [(name, "mask") for name in sorted(k.module.reaching(mask))] if mask else []
-    for name, role in reached:
-        if hintable(k, name):
-            causes.append((role, unknown(k, name)))
+def _causes(k: Kernel, op: ttgir.Op, narrowest: int) -> list[tuple[str, Unknown]]:
+    """Why an access cannot be wider, as (role, the argument's part). A block too small for its threads
+    to hold 128 contiguous bits each (128 f32 over 4 warps: 1 each) caps the width whatever the hints:
+    the layout is named, and the arguments only where the access is narrower still. Else the arguments
+    its pointer and its mask are computed from that Triton knows no divisibility of (the coalescing
+    pass lays out 1 element per thread for them), and the layout where none is."""
     info = _per_thread(k, op)
-    if info is not None and not causes and info[0] * info[1] < 128:
-        contiguous, bits, dim, _ = info
+    room = _room(k, info) if info is not None else 128
+    causes = []
+    if narrowest < room:
+        pointers, mask = ttgir.access_operands(op)
+        reached = [(name, "pointer") for name in sorted(set().union(*(k.module.reaching(p) for p in pointers)))]
+        reached += [(name, "mask") for name in sorted(k.module.reaching(mask))] if mask else []
+        causes += [(role, unknown(k, name)) for name, role in reached if hintable(k, name)]
+    if info is not None and info[0] * info[1] < 128 and (room < 128 or not causes):
+        contiguous, bits, dim, shape = info
         reason = (
             f"each thread holds only {contiguous} contiguous {ttgir.element_name(op.text)} along dim {dim} "
             f"({contiguous * bits} bits; 128 needs {128 // bits})"
         )
+        if room < 128:
+            threads = (k.c.options.get("num_warps") or 4) * k.c.variant.target_info.warp_size
+            reason += f": {'x'.join(map(str, shape))} elements over {threads} threads"
         causes.append(("layout", Unknown("", (Cause.LAYOUT,), reason, ())))
     return causes
+
+
+def _room(k: Kernel, info: tuple[int, int, int, tuple[int, ...]]) -> int:
+    """The widest access, in bits (at most 128), that the block's size leaves each thread: its elements
+    along the contiguous dim, or all its elements shared out over the threads, whichever is fewer."""
+    _, bits, dim, shape = info
+    threads = (k.c.options.get("num_warps") or 4) * k.c.variant.target_info.warp_size
+    total = 1
+    for size in shape:
+        total *= size
+    return min(min(shape[dim], max(total // threads, 1)) * bits, 128)
 
 
 def _narrow_advice(k: Kernel, causes: list[Unknown]) -> str:
@@ -142,9 +159,14 @@ def _narrow_advice(k: Kernel, causes: list[Unknown]) -> str:
             if part.name not in named[cause]:
                 named[cause].append(part.name)
     said = [_ADVICE[cause](k, named[cause]) for cause in _ADVICE if cause in named]
-    return "; ".join(said) or (
-        "give each thread at least 128 contiguous bits: a larger BLOCK along the contiguous dimension, fewer warps"
-    )
+    if Cause.LAYOUT in named or not said:
+        said.append(_WIDER_LAYOUT)
+    return "; ".join(said)
+
+
+_WIDER_LAYOUT = (
+    "give each thread at least 128 contiguous bits: a larger BLOCK along the contiguous dimension, fewer warps"
+)
 
 
 def _listed(names: list[str]) -> str:
