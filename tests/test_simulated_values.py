@@ -38,6 +38,35 @@ double[(1,)](x_ptr=y, y_ptr=z, n=100, BLOCK=128)  # by name, as liger's launcher
 print("z", z[:2].tolist())
 """
 
+# What Triton's interpreter lacks, as Liger's kernels use it: a float argument (`eps.to(tl.float32)`),
+# libdevice's rsqrt, tl.sum (a JIT function of triton.language, rewritten once and run again at the
+# second launch); and a custom autograd Function whose backward (on torch's autograd thread) makes a
+# device constant, as Liger's cross-entropy backward does.
+INTERPRETER_GAPS = """import torch, triton, triton.language as tl
+from triton.language.extra.libdevice import rsqrt
+@triton.jit
+def rms(x_ptr, y_ptr, eps, N: tl.constexpr):
+    row = tl.program_id(0)
+    x = tl.load(x_ptr + row * N + tl.arange(0, N))
+    r = rsqrt(tl.sum(x * x, axis=0) / N + eps.to(tl.float32))
+    tl.store(y_ptr + row * N + tl.arange(0, N), x * r)
+class Scale(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 3
+    @staticmethod
+    def backward(ctx, g):
+        return g * torch.tensor(3.0, device=g.device)
+x = torch.arange(1.0, 65.0, device="cuda").reshape(2, 32)
+for _ in range(2):
+    y = torch.empty_like(x)
+    rms[(2,)](x, y, 1e-6, N=32)
+    print("rms", round(y[0, 1].item(), 5), round((x[0, 1] / x[0].pow(2).mean().add(1e-6).sqrt()).item(), 5))
+w = torch.ones(4, device="cuda", requires_grad=True)
+Scale.apply(w).sum().backward()
+print("grad", w.grad.tolist())
+"""
+
 # Operators on device tensors and a compiled function, and no read of any value.
 NO_READS = """import torch
 x = torch.randn(64, 64).cuda()
@@ -59,12 +88,14 @@ def traced(tmp_path_factory):
     folder = tmp_path_factory.mktemp("values")
     (folder / "triton_kernel.py").write_text(TRITON_KERNEL)
     (folder / "no_reads.py").write_text(NO_READS)
+    (folder / "interpreter_gaps.py").write_text(INTERPRETER_GAPS)
     programs = {
         "every_read": PROGRAMS / "every_read.py",
         "train_reads": PROGRAMS / "train_reads.py",
         "generate": PROGRAMS / "generate.py",
         "triton_kernel": folder / "triton_kernel.py",
         "no_reads": folder / "no_reads.py",
+        "interpreter_gaps": folder / "interpreter_gaps.py",
     }
     if importlib.util.find_spec("transformers") is None:  # the other releases' runs (tests/releases.py)
         del programs["generate"]
@@ -113,6 +144,13 @@ def test_a_triton_kernels_output_is_computed_by_triton_s_interpreter(traced):
     assert "y [2.0, 3.0, 4.0, 5.0] 5150.0" in result.stdout
     assert "z [4.0, 7.0]" in result.stdout  # y * 2 + i: the launch that names its arguments is computed too
     assert (out / "cache").is_dir() and "double" in result.stderr  # still compiled and captured
+
+
+def test_what_the_interpreter_lacks_is_filled_in_and_a_backward_makes_device_constants(traced):
+    result, _ = traced["interpreter_gaps"]
+    rms = [line.split()[1:] for line in result.stdout.splitlines() if line.startswith("rms ")]
+    assert len(rms) == 2 and all(mine == theirs for mine, theirs in rms), result.stdout + result.stderr
+    assert "grad [3.0, 3.0, 3.0, 3.0]" in result.stdout
 
 
 def test_a_program_that_reads_nothing_computes_nothing_on_the_host(traced):

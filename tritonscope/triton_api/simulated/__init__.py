@@ -55,9 +55,10 @@ def activate(device: dict) -> None:
 
     atexit.register(host_install.summary)
     if backward_runs:
-        from . import autograd_exit
+        from . import autograd_exit, backward_thread
 
         autograd_exit.install()
+        backward_thread.install()
     from . import autotune, fused_optimizers, inductor, sdpa
 
     fused_optimizers.install()

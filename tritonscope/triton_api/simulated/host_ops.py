@@ -161,5 +161,8 @@ def laid_out(result, stride, inputs: set):
 
 def _failure(entry, exc: Exception) -> str:
     name = getattr(getattr(entry.run, "func", None), "__name__", None) or type(entry.run).__name__
+    kernel = getattr(entry.run, "name", None)  # an InterpretedLaunch: the Triton kernel, which a user knows
+    if kernel and isinstance(kernel, str):
+        name = f"the Triton kernel {kernel}, on Triton's interpreter,"
     text = " ".join(str(exc).split())[:160]
     return f"{name} could not run on the host ({type(exc).__name__}: {text})"

@@ -15,6 +15,7 @@ import os
 import sys
 import time
 
+from . import interpreter_gaps
 from .shared import contract
 from .tokens import Unknown
 
@@ -43,9 +44,16 @@ class InterpretedLaunch:
         called = JITFunction.__call__
         # the JIT functions it calls (tl.rand's Philox, the program's helpers) were made for the
         # compiler, not the interpreter: called from the interpreted kernel, they are interpreted too
-        JITFunction.__call__ = lambda fn, *a, **k: InterpretedFunction(fn.fn)(*a, **k)
+        gaps = interpreter_gaps.Filled()
+
+        def helper(fn, *a, **k):
+            gaps.libdevice_in(fn.fn)
+            return InterpretedFunction(fn.fn)(*a, **k)
+
+        JITFunction.__call__ = helper
         try:
-            with _language_restored(), _paced(self.name, self.grid) as pace:
+            with _language_restored(), gaps, _paced(self.name, self.grid) as pace:
+                gaps.libdevice_in(self.fn)
                 InterpretedFunction(self.fn)[self.grid](*args, **kwargs)
         except Exception:
             if pace.gave_up:  # the interpreter wraps what its kernel raised: say ours, plainly
@@ -61,14 +69,21 @@ def _language_restored():
     the kernel calls (InterpretedFunction.__call__), a patch it never undoes: left so, the program's
     next real compile fails inside the interpreter's builder ("'ir.value' object has no attribute
     'dtype'"). Every attribute of the language's modules and classes is put back as it was."""
+    from triton.runtime import interpreter  # type: ignore[import-untyped]
+
     held = [(owner, dict(vars(owner))) for owner in _language_owners()]
     try:
         yield
     finally:
+        # the interpreter's own globals, which its rewriter copies into the module of each function it
+        # rewrites (tl.sum's, a JIT function of triton.language), stay: the rewritten function is cached
+        # and reads them at its next run ("name 'interpreter_semantic' is not defined")
+        rewriters = vars(interpreter)
         for owner, before in held:
             now = dict(vars(owner))
             for name in now.keys() - before.keys():
-                delattr(owner, name)
+                if now[name] is not rewriters.get(name, _MISSING):
+                    delattr(owner, name)
             for name, value in before.items():
                 if now.get(name, _MISSING) is not value:
                     setattr(owner, name, value)
