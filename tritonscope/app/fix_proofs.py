@@ -17,6 +17,7 @@ from ..analysis.specialization import launch_values
 from ..core.errors import TritonscopeError
 from ..core.launches import element_size, short_dtype
 from ..core.model import OPTION_NAMES, Compilation, VariantRequest
+from ..core.script_definitions import script_kernel
 from ..core.stages import Stage
 from ..core.targets import named
 from ..core.values import TypeName, canonical_type
@@ -38,6 +39,7 @@ class FixPlan:
     launch_options: tuple[tuple[tuple[str, int], ...], ...] = ((), ())  # each variant's num_warps, ...
     same_options: tuple[tuple[str, int], ...] = ()  # the options the fix gives every launch
     target: str = "sm90"
+    script: bool = False  # the kernel is the traced script's own (`__main__`): made from its definitions alone
 
 
 @dataclass(frozen=True)
@@ -142,8 +144,15 @@ def request_for(plan: FixPlan, launch: dict, fixed: bool) -> VariantRequest:
     constexprs = tuple((n, bucketed.get(n, values.get(n))) for n in plan.declared)
     given = {**dict(plan.launch_options[0]), **(dict(plan.same_options) if fixed else {})}
     options: dict[str, Any] = {k: v for k, v in given.items() if k in OPTION_NAMES}
+    source = script_kernel(str(plan.file), plan.kernel) if plan.script else None  # never the program run again
     return VariantRequest(
-        file=str(plan.file), kernel=plan.kernel, constexprs=constexprs, args=tuple(args), target=plan.target, **options
+        file=str(plan.file),
+        kernel=plan.kernel,
+        constexprs=constexprs,
+        args=tuple(args),
+        target=plan.target,
+        source=source,  # type: ignore[arg-type]  # None: parsed from `file`
+        **options,
     )
 
 

@@ -49,6 +49,7 @@ def _plan(record: dict, launch: dict) -> FixPlan:
         declared=tuple(n for n, _ in signature if n in declared),
         launches=(launch, launch),
         launch_options=(options, options),
+        script=record.get("module") == "__main__",
     )
 
 

@@ -186,4 +186,5 @@ def _fix_plan(kernel: KernelHistory, needed: list[Remedy], pair, records: tuple[
         constexprs=tuple((r.params[0], r.value) for r in needed if r.how == BUCKET),
         launch_options=tuple(tuple(sorted((r.get("options") or {}).items())) for r in records),
         same_options=tuple((r.params[0], int(str(r.value))) for r in needed if r.how == OPTIONS),
+        script=records[1].get("module") == "__main__",
     )

@@ -10,6 +10,7 @@ from ..analysis.warp_specialize import module_warps
 from ..core.errors import KernelFileError
 from ..core.model import VariantRequest
 from ..core.pysource import declared_constexprs
+from ..core.script_definitions import script_kernel
 from ..core.source import CachedKernel
 from ..core.values import parse
 from .entries import CacheEntry, artifact_text, as_published, capture_folder, find
@@ -52,7 +53,16 @@ def entry_request(entry: CacheEntry, reference: str) -> VariantRequest:
         num_warps=_launched_warps(entry),
         num_stages=metadata.get("num_stages"),
         maxnreg=metadata.get("maxnreg"),
+        source=_script_kernel(entry, file),  # type: ignore[arg-type]  # None: parsed from `file`
     )
+
+
+def _script_kernel(entry: CacheEntry, file: str):
+    """A kernel of the traced script itself (`__main__`) made from the script's definitions alone,
+    never by running the program again (core/script_definitions.py); None for a kernel of a module."""
+    if (entry.specialization or {}).get("module") != "__main__":
+        return None
+    return script_kernel(file, entry.name)
 
 
 def _launched_warps(entry: CacheEntry) -> int | None:
