@@ -32,7 +32,8 @@ def script_kernel(file: str, kernel: str) -> CellKernel:
         text = fileio.read_input_text(file)
         tree = ast.parse(text)
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as exc:
-        raise KernelFileError(f"{file}: the script's definitions could not be read ({type(exc).__name__}: {exc})")
+        said = f"{file}: the script's definitions could not be read ({type(exc).__name__}: {exc})"
+        raise KernelFileError(said) from None
     lines = text.splitlines(keepends=True)
     trusted = _trusted_names(tree)
     pieces = []
