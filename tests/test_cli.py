@@ -375,3 +375,25 @@ def test_a_syntax_error_points_at_its_column(cli):
     said = cli("dump", KERNELS / "syntax_error.py", "-t", "sm90", expect=2).stderr.splitlines()
     at = next(i for i, line in enumerate(said) if line.strip() == "def f(:")
     assert said[at + 1].index("^") == said[at].index(":")
+
+
+def test_a_reader_that_left_does_not_hide_a_failed_gate():
+    """`check ... | head -1` in CI: the reader gone (a pipe with no reader), the status is still the
+    result's: 1 for a broken budget (it was 0), 0 for a command that succeeded."""
+    import os
+    import subprocess
+
+    from cli_process import ENV, _argv
+
+    for args, status in (
+        (("check", "sample:matmul", "-t", "sm80", "--budget", "registers<=100"), 1),
+        (("samples",), 0),
+    ):
+        read, write = os.pipe()
+        os.close(read)  # the reader left before the first line
+        try:
+            done = subprocess.run(_argv(args), stdout=write, stderr=subprocess.PIPE, text=True, env=ENV, timeout=600)
+        finally:
+            os.close(write)
+        assert done.returncode == status, done.stderr[-2000:]
+        assert "Traceback" not in done.stderr and "rror" not in done.stderr, done.stderr[-2000:]

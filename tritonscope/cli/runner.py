@@ -186,7 +186,10 @@ def _finish(returned: Any, fmt: Format) -> None:
         from ..render.registry import renderer
 
         kind, fmt = type(output.result), output.fmt or fmt
-        emit(renderer(kind, fmt, width=ENV.width, color=ENV.color, **output.options), output.result)
+        try:
+            emit(renderer(kind, fmt, width=ENV.width, color=ENV.color, **output.options), output.result)
+        except BrokenPipeError:  # the reader left (`| head`): the status is still the result's (a failed gate)
+            _silence_stdout()
     if output.result.exit_status != ExitStatus.SUCCESS:
         raise typer.Exit(int(output.result.exit_status))
 
@@ -287,8 +290,13 @@ def _traceback() -> None:
 
 
 def _silence_stdout() -> None:
-    with contextlib.suppress(OSError):
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    """The results' stream (and sys.stdout) pointed at /dev/null once the reader left, so that what is
+    still buffered goes nowhere at close rather than raising again (and masking the exit status)."""
+    nowhere = os.open(os.devnull, os.O_WRONLY)
+    for stream in {id(s): s for s in (ENV.stdout, sys.stdout) if s is not None}.values():
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            os.dup2(nowhere, stream.fileno())
+    os.close(nowhere)
 
 
 def emit(renderer: Any, result: Any) -> None:
