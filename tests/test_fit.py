@@ -335,6 +335,9 @@ def test_progress_is_said_and_ctrl_c_keeps_the_finished_cells(tmp_path, json_out
     kernel.write_text(SLOW)
     argv = [sys.executable, "-m", "tritonscope", "fit", str(kernel), "--targets", "sm80,sm90"]
     argv += ["--vary", "BLOCK=128,256", "-j", "1", *(["--json"] if json_out else [])]
+    pruner = tmp_path / "prune.py"
+    pruner.write_text("# an earlier pruner\n")
+    argv += ["--emit-prune", str(pruner)]  # not written from a partial matrix: it would drop the rest
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
     said: list[str] = []
     lines: queue.Queue[str] = queue.Queue()
@@ -360,4 +363,6 @@ def test_progress_is_said_and_ctrl_c_keeps_the_finished_cells(tmp_path, json_out
         assert json.loads(out)["partial"] is True and verdicts == [["fits", "fits"], ["not compiled"] * 2]
     else:
         assert "partial: Ctrl-C stopped fit after 2 of 4 compiles; `stopped` cells were not compiled" in out
+        assert f"note: not written: {pruner} (the matrix is partial; any earlier one is kept)" in " ".join(out.split())
         assert re.search(r"#0 +fits +fits", out) and re.search(r"#1 +stopped +stopped", out), out
+    assert pruner.read_text() == "# an earlier pruner\n"

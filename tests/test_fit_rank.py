@@ -104,9 +104,28 @@ def test_keep_writes_a_pruner_that_keeps_the_fastest_that_fit(tmp_path):
     assert pruner.KEEP == 2 and pruner.FASTEST["h200"] == document["ranked"]["h200"]
 
 
+def test_keep_where_no_estimate_is_made_says_the_pruner_keeps_every_config(tmp_path):
+    """A kernel file with no grid(meta) and no --grid: no launch time, so --keep cannot pick; said."""
+    kernel = tmp_path / "k.py"
+    kernel.write_text(
+        "import triton\nimport triton.language as tl\n\n"
+        "@triton.autotune([triton.Config({'B': 64}), triton.Config({'B': 128})], key=['n'])\n"
+        "@triton.jit\ndef k(x_ptr, n, B: tl.constexpr):\n"
+        "    o = tl.program_id(0) * B + tl.arange(0, B)\n    tl.store(x_ptr + o, 1.0, mask=o < n)\n"
+    )
+    said = tritonscope("fit", kernel, "--targets", "sm90", "--emit-prune", tmp_path / "p.py", "--keep", "1").stdout
+    assert "note: --keep 1: sm90 has no estimates (the launch grid is not known" in said
+    assert "its pruner keeps every config that fits" in " ".join(said.split())
+
+
 def test_what_rank_does_not_take():
     assert "give --rank too" in tritonscope("fit", "sample:matmul", "--grid", "4", expect=2).stderr
     assert "give --emit-prune FILE.py" in tritonscope("fit", "sample:matmul", "--keep", "2", expect=2).stderr
+    # a --grid the kernel cannot evaluate is the user's to fix, not a matrix of cells that "do not compile"
+    unknown = tritonscope("fit", "sample:vector_add", "--rank", "-t", "h200", "--grid", "foo*2", expect=2).stderr
+    assert "error: --grid foo*2 names what is not an argument or constexpr of the kernel" in unknown
+    empty = tritonscope("fit", "sample:vector_add", "--rank", "-t", "h200", "--grid", "0*n_elements", expect=2)
+    assert "every size of a launch grid is at least 1" in empty.stderr
 
 
 def test_rank_compiles_a_targets_cells_together_and_the_targets_it_cannot_estimate_last():
@@ -235,6 +254,8 @@ def test_emit_config_writes_the_fastest_config_per_batch_size_as_vllm_reads_it(t
     refused = tritonscope("fit", moe, "--targets", "h200,sm90", "--vary", "M=1,64", "--emit-config", "vllm", expect=2)
     assert "give one target" in refused.stderr
     assert "the one format is vllm" in tritonscope("fit", moe, "--emit-config", "json", expect=2).stderr
+    option = tritonscope("fit", moe, "--targets", "h200", "--vary", "num_warps=4,8", "--emit-config", "vllm", expect=2)
+    assert "--vary num_warps is a launch option" in option.stderr and "compiled" not in option.stderr
 
 
 def test_why_slower_says_a_tie_and_the_blocks_per_sm_where_the_waves_are_alike(matmul):

@@ -16,13 +16,14 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..analysis.fitting import checked_budgets, figures, judge
+from ..core.errors import UsageError
 from ..core.model import OPTION_NAMES, AutotuneConfig, Budget, VariantRequest
 from ..core.values import format_value
 from ..isolate import Executor, Outcome, Task, pool
 from ..results.fit import NO_COMPILE, NOT_COMPILED, Cell, ConfigRow, FitResult, KernelFit
 from ..triton_api import version
 from . import launch
-from .fit_rank import Ranker, Ranking, ToRank, why_not, with_estimates
+from .fit_rank import GRID_REFUSED, Ranker, Ranking, ToRank, why_not, with_estimates
 from .walk import releases, sweep
 
 # A T4, an A100, an A10 or RTX 3090, an L4 or RTX 4090, an H100, a B200, an RTX 5090 and an MI300X.
@@ -208,7 +209,11 @@ def measure_ranked(
     if why is not None:
         return replace(cell, estimate_note=why), None
     module = prepare(request).module if not launched else None  # its grid(meta), its defaults
-    grid = launch.grid_for(compiled.variant, ranking.grid, module, launched)
+    try:
+        grid = launch.grid_for(compiled.variant, ranking.grid, module, launched)
+    except UsageError as exc:  # --grid names what the kernel lacks: the command refuses it (cli/commands/fit.py)
+        said = exc.message + (f" ({exc.hint})" if exc.hint else "")
+        return replace(cell, estimate_note=GRID_REFUSED + said), None
     if isinstance(grid, str):
         return replace(cell, estimate_note=grid), None
     # LLVM IR, the largest text, is not read by the estimate: it stays in the worker

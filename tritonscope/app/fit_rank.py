@@ -26,6 +26,7 @@ from ..results.fit import Cell
 NO_FIGURES = "no estimate: the targets table has no speeds for this target's GPUs"
 NOT_NVIDIA = "no estimate: the per-warp model reads NVIDIA's machine code"
 NO_FIT = "no estimate: it does not fit"
+GRID_REFUSED = "no estimate: "  # then why --grid cannot be evaluated for the cell: the command refuses it
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,15 @@ class Ranker:
             schedule = scoreboards.schedule(c)  # the per-warp walks are made at the occupancies the launch needs
             found = launch_time.estimate(c, item.grid, item.grid_from, None, schedule) if schedule else None
             self.found[index] = (found, None if found else "no estimate: its SASS could not be read")
+
+
+def refused_grid(cells) -> str | None:
+    """Why --grid could not be evaluated, where it could be for no cell: the user's to fix (exit 2),
+    not a matrix of cells with no estimate."""
+    notes = [c.estimate_note for c in cells if c.estimate_note]
+    if any(c.estimate is not None for c in cells) or not notes or not notes[0].startswith(GRID_REFUSED + "--grid"):
+        return None
+    return notes[0].removeprefix(GRID_REFUSED)
 
 
 def with_estimates(cells: list[Cell], found: dict[int, tuple[LaunchEstimate | None, str | None]]) -> list[Cell]:

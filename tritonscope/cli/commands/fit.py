@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from ...core.errors import UsageError
-from ...core.model import VariantRequest
+from ...core.model import OPTION_NAMES, VariantRequest
 from ...core.quantities import count
 from ...core.source import CaptureFolder
 from ..messages import progress, say
@@ -146,12 +146,41 @@ def fit(
     _refuse_ranking(rank, grid, keep, emit_prune)
     ranking = Ranking(launch_grid.parse(grid) if grid is not None else None) if rank or keep or emit_config else None
     budgets = argtypes.budgets(budget)
+    config_files = _config_file(emit_config, vary, chosen, request)  # refused before any compile
     workers = worker_count(jobs)[0]
     with _counted(f"compiling for {count(len(chosen), 'target')}") as on_done:
         result = _matrix(request, chosen, vary, budgets, workers, argtypes.timeout(timeout), ranking, on_done)
+    if ranking is not None and ranking.grid is not None:
+        from ...app.fit_rank import refused_grid
+
+        refused = refused_grid([cell for k in result.kernels for row in k.cells for cell in row])
+        if refused:
+            raise UsageError(refused)
     options = {"module": emit_prune.stem, "keep": keep} if emit_prune is not None else {}
     files = (File(emit_prune, "script", "--emit-prune", (request.file,), options),) if emit_prune is not None else ()
-    return Output(result, files=files + _config_file(emit_config, vary, chosen, request))
+    files += config_files
+    if result.partial and files:  # a pruner of the cells compiled before Ctrl-C would drop the rest
+        kept = ", ".join(str(f.path) for f in files)
+        result = replace(
+            result, notes=(*result.notes, f"not written: {kept} (the matrix is partial; any earlier one is kept)")
+        )
+        files = ()
+    elif keep is not None:
+        result = replace(result, notes=(*result.notes, *_unranked(result, keep)))
+    return Output(result, files=files)
+
+
+def _unranked(result, keep: int) -> list[str]:
+    """--keep N where a target has no estimates (no grid known, not an NVIDIA target): its pruner keeps
+    every config that fits there, said rather than left to surprise."""
+    notes = []
+    for k in result.kernels:
+        for target in k.targets:
+            if k.ranked(target) or not k.fitting(target):
+                continue
+            why = next((c.estimate_note for c in k.column(target) if c.estimate_note), "no estimate")
+            notes.append(f"--keep {keep}: {target} has no estimates ({why}): its pruner keeps every config that fits")
+    return notes
 
 
 def _matrix(request: VariantRequest, targets, vary, budgets, workers: int, timeout: float, ranking, on_done=None):
@@ -197,6 +226,11 @@ def _config_file(given: str | None, vary, targets: tuple[str, ...], request: Var
     if form != "vllm":
         raise UsageError(f"--emit-config {given}: the one format is vllm (--emit-config vllm[:FILE.json])")
     axes = [item.partition("=")[0].strip() for item in vary or ()]
+    if axes and axes[0] in OPTION_NAMES:
+        raise UsageError(
+            f"--emit-config vllm: --vary {axes[0]} is a launch option; the config file is keyed by a batch size "
+            "(an argument of the kernel: --vary M=1,16,64,256)"
+        )
     if len(axes) != 1 or len(targets) != 1:
         raise UsageError(
             "--emit-config vllm writes one GPU's best config per batch size: give one target (--targets h200) "

@@ -37,7 +37,7 @@ class FitView(TerminalRenderer):
         if result.budgets:
             console.print(Text(f"budgets: {', '.join(result.budgets)}", style="dim"))
         for note in result.notes:
-            console.print(Text(f"note: {note}", style="yellow"))
+            print_folded(console, f"note: {note}", "yellow", indent=2)
         if result.partial:
             console.print(Text(_partial(result), style="bold yellow"))
 
