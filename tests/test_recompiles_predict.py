@@ -116,6 +116,22 @@ def test_bad_shapes_and_compile_without_shapes_are_usage_errors(capture, cli):
     assert "give the sizes with --shapes" in said
     said = cli("recompiles", capture, "--shapes", SHAPES, "--after", "steady", expect=2).stderr
     assert "never passed a mark named 'steady' (its marks: warmup)" in said
+    said = cli("recompiles", capture, "--shapes", "batch=1..99999999999999999999", expect=2).stderr
+    assert "a size is a 64-bit integer at most" in said  # an internal error, once
+
+
+def test_a_size_no_launch_follows_is_said_and_held_values_are_not_mixed(capture, cli):
+    """A name no argument follows (a typo) is said; the arguments no size decides are held as the
+    warmup launched them together: no variant is invented from values that were never launched together."""
+    document = json.loads(cli("recompiles", capture, "--shapes", "bacth=1..64", "--after", "warmup", "--json").stdout)
+    assert any(n.startswith("--shapes bacth: no launch of this capture follows it") for n in document["notes"])
+    predicted = [p for k in document["kernels"] for p in k["predicted"]]
+    assert all(p["where"] == "compiled after the mark in this capture" for p in predicted), predicted
+
+
+def test_a_huge_range_is_sampled_not_laid_out(capture, cli):
+    document = json.loads(cli("recompiles", capture, "--shapes", "batch=1..4000000000,seq=1..32", "--json").stdout)
+    assert document["compiles"] >= 1 and document["kernels"]
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,7 @@ and said so.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -159,15 +160,42 @@ def _axes(m: KernelModel, sizes: dict[str, tuple[int, int]]) -> tuple[dict[str, 
     """The values each axis takes: a declared size (its range, sampled past LIMIT points), or a
     parameter held at what the warmup saw (its values, or the index of its Params)."""
     used = sorted({s for p in m.params if p.expr is not None for s in p.expr.sizes})
-    axes = {s: np.arange(sizes[s][0], sizes[s][1] + 1, dtype=np.int64) for s in used}
-    for p in m.params:
-        if p.expr is None and p.kind in ("int", "constexpr", "choices") and p.held:
-            axes[f"held:{p.name}"] = np.arange(len(p.held)) if p.kind == "choices" else np.array(p.held, dtype=np.int64)
-    total = int(np.prod([len(a) for a in axes.values()])) if axes else 1
+    held = {HELD: np.arange(len(m.warmup))} if any(_held(p) for p in m.params) else {}
+    # counted before any range is made: seq=1..2**40 is sampled, never laid out
+    total = math.prod([sizes[s][1] - sizes[s][0] + 1 for s in used] + [len(a) for a in held.values()])
     sampled = total > LIMIT
-    if sampled:
-        axes = {k: (_sample(*sizes[k]) if k in sizes else a) for k, a in axes.items()}
-    return axes, sampled
+    make = _sample if sampled else lambda lo, hi: np.arange(lo, hi + 1, dtype=np.int64)
+    return {**{s: make(*sizes[s]) for s in used}, **held}, sampled
+
+
+HELD = "held:"  # the axis of the warmup's specializations: parameters no size decides, held together
+
+
+def _held(p: ParamModel) -> bool:
+    return p.expr is None and p.kind in ("int", "constexpr", "choices") and bool(p.held)
+
+
+def _held_columns(m: KernelModel, env: dict[str, np.ndarray]) -> None:
+    """Each held parameter's value at every point, from the warmup specialization the point holds
+    (the HELD axis): held together, as the warmup launched them, never a mix no launch made (an fp32
+    input with an fp16 output)."""
+    if HELD not in env:
+        return
+    for p in filter(_held, m.params):
+        column = np.array([_held_value(m, p, key) for key in m.warmup], dtype=np.int64)
+        env[f"held:{p.name}"] = column[env[HELD]]
+
+
+def _held_value(m: KernelModel, p: ParamModel, key: tuple[Param, ...]) -> int:
+    """The held parameter's value in a warmup specialization: its index among the Params seen, or a
+    value the warmup launched that specializes as it did there."""
+    mine = next((q for q in key if q.name == p.name), None)
+    if p.kind == "choices":
+        return p.held.index(mine) if mine in p.held else 0
+    if p.kind == "constexpr":
+        text = str(mine.value) if mine is not None else ""
+        return int(text) if text.lstrip("-").isdigit() else int(p.held[0])
+    return next((int(v) for v in p.held if _int_param(m, p.name, int(v)) == mine), int(p.held[0]))
 
 
 def _sample(lo: int, hi: int) -> np.ndarray:
@@ -178,8 +206,11 @@ def _sample(lo: int, hi: int) -> np.ndarray:
     while power <= hi:
         picked |= {v for v in (power - 1, power, power + 1, power + 16) if lo <= v <= hi}
         power *= 2
-    picked |= set(range(max(lo, 256), hi + 1, 256))
+    picked |= set(range(max(lo, 256), min(hi, _MULTIPLES_UP_TO) + 1, 256))
     return np.array(sorted(picked), dtype=np.int64)
+
+
+_MULTIPLES_UP_TO = 1 << 20  # multiples of 256 sampled this far (4,096 of them); past it, powers of two
 
 
 def predict(m: KernelModel, sizes: dict[str, tuple[int, int]]) -> tuple[list[Predicted], bool]:
@@ -189,6 +220,7 @@ def predict(m: KernelModel, sizes: dict[str, tuple[int, int]]) -> tuple[list[Pre
     names = list(axes)
     grids = np.meshgrid(*axes.values(), indexing="ij") if axes else []
     env = {n: g.ravel() for n, g in zip(names, grids, strict=True)}
+    _held_columns(m, env)
     count = len(next(iter(env.values()))) if env else 1
     columns = [np.broadcast_to(_code(m, p, env), (count,)) for p in m.params]
     table = np.stack(columns, axis=1) if columns else np.zeros((1, 0), dtype=np.int64)
@@ -238,11 +270,16 @@ def _param(m: KernelModel, p: ParamModel, env: dict[str, np.ndarray], index: int
         return p.held[value]
     if p.kind == "constexpr":
         return Param(p.name, "constexpr", str(value))
-    specialize = p.name not in m.not_specialized
+    return _int_param(m, p.name, value)
+
+
+def _int_param(m: KernelModel, name: str, value: int) -> Param:
+    """An integer argument's specialization, as Triton's launcher makes it."""
+    specialize = name not in m.not_specialized
     if value == 1 and specialize:
-        return Param(p.name, "constexpr", "1")
+        return Param(name, "constexpr", "1")
     kind = "i32" if _I32[0] <= value <= _I32[1] else "u64" if value >= 2**63 else "i64"
-    return Param(p.name, kind, None, "D" if specialize and value % 16 == 0 else "")
+    return Param(name, kind, None, "D" if specialize and value % 16 == 0 else "")
 
 
 def _where(values: dict[str, np.ndarray]) -> str:

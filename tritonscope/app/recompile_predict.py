@@ -10,6 +10,7 @@ Nothing is compiled unless asked (`--compile`: one compile per predicted variant
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 from ..analysis import recompile_prediction as rp
@@ -44,7 +45,20 @@ def predict(folder: Path, sizes: dict[str, tuple[int, int]], until: str | None =
 
         kernels = with_compile_times(kernels, timeline, cut)
     warmup = f"before the mark {until}" if until else "the whole capture"
-    return PredictionResult(str(folder), tuple(sizes.items()), warmup, tuple(kernels), tuple(frames))
+    notes = tuple(
+        f"--shapes {name}: no launch of this capture follows it (no kernel argument nor compiled input's dim "
+        "is a function of it)"
+        for name in sizes
+        if name not in _followed(models, frames)
+    )
+    return PredictionResult(str(folder), tuple(sizes.items()), warmup, tuple(kernels), tuple(frames), notes)
+
+
+def _followed(models: list, frames: list[FrameForecast]) -> set[str]:
+    """The declared sizes some kernel argument or compiled input's dim is a function of."""
+    found = {size for m in models for p in m.params if p.expr is not None for size in p.expr.sizes}
+    words = {word for f in frames for text in f.inputs for word in re.findall(r"[A-Za-z_]\w*", text)}
+    return found | words
 
 
 def _cut(timeline: Timeline, until: str | None) -> float:

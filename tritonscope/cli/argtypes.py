@@ -156,5 +156,7 @@ def size_ranges(text: str) -> dict[str, tuple[int, int]]:
             raise UsageError(f"--shapes {item}: the range must run from a size of 0 or more up to one no smaller")
         if name in found:
             raise UsageError(f"--shapes names {name} twice")
+        if high >= 2**63:
+            raise UsageError(f"--shapes {item}: a size is a 64-bit integer at most (under 2**63)")
         found[name] = (low, high)
     return found

@@ -108,6 +108,7 @@ class RecompilesJson(JsonRenderer):
             "warmup": r.warmup,
             "sizes": {name: {"low": lo, "high": hi} for name, (lo, hi) in r.sizes},
             "compiles": r.compiles,
+            "notes": list(r.notes),
             "kernels": [forecast_body(k) for k in r.kernels],
             "torch_compiles": [
                 {

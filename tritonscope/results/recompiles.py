@@ -167,6 +167,7 @@ class PredictionResult(Result):
     warmup: str  # "the whole capture", "before the mark warmup"
     kernels: tuple[KernelForecast, ...]
     frames: tuple[FrameForecast, ...]
+    notes: tuple[str, ...] = ()  # a declared size no launch follows
 
     @property
     def compiles(self) -> int:

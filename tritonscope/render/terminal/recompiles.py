@@ -118,6 +118,8 @@ class PredictionView(TerminalRenderer):
             self._kernel(console, kernel)
         for frame in result.frames:
             self._frame(console, frame)
+        for note in result.notes:
+            say(console, f"note: {note}", indent=0, style="yellow")
         count = result.compiles
         said = f"{count} compile{'s' if count != 1 else ''} to come" if count else "no compile to come"
         say(console, said, indent=0, style="bold yellow" if count else "bold green")
