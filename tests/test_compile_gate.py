@@ -80,3 +80,15 @@ def test_the_agent_servers_capture_check_holds_the_same_budget(captures):
         assert structured(await client.call_tool("capture_check", steady))["ok"] is True
 
     serving(check)
+
+
+def test_a_program_that_compiled_no_kernel_is_a_capture_the_gate_passes(cli, tmp_path):
+    """The gate's best case (it was refused: "not a capture", no kernels.jsonl); the commands that
+    need a kernel say there is none, with exit 2."""
+    program = tmp_path / "plain.py"
+    program.write_text("import tritonscope\ntritonscope.mark('warmup')\nprint(sum(range(10)))\n")
+    cli("trace", "--target", "sm90", "-o", tmp_path / "cap", "--", sys.executable, program)
+    out = cli("check", tmp_path / "cap", "--no-compiles-after", "warmup").stdout
+    assert out.startswith("PASS") and "compiles after warmup: 0" in out
+    said = cli("fit", tmp_path / "cap", expect=2).stderr
+    assert "is a capture of a program that compiled no Triton kernel: nothing to fit" in said

@@ -47,6 +47,8 @@ def fit_capture(
 def plan_capture(capture: Capture, kernel: str | None = None) -> tuple[list[Plan], tuple[str, ...]]:
     """A plan per kernel of the capture (same name and source file), and a note for each kernel whose
     source file is not there to compile from."""
+    if not capture.entries:
+        raise UsageError(f"{capture.folder} is a capture of a program that compiled no Triton kernel: nothing to fit")
     groups: dict[tuple[str, str], list[tuple[CacheEntry, VariantRequest]]] = {}
     skipped = []
     entries = [e for e in capture.entries if kernel is None or e.name == kernel]

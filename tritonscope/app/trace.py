@@ -78,6 +78,7 @@ def trace(
     stopped, answered = stop_record(staging), answered_reads(staging)
     if device:
         (staging / contract.SIMULATED_RECORD).write_text(json.dumps(device, indent=1) + "\n")
+    (staging / contract.CAPTURE_LOG).touch()  # a program that compiled nothing is a capture too (a gate passes it)
     publish_output_dir(staging, out)
     found = entries(out) if (out / contract.CACHE_FOLDER).is_dir() else []
     recorded = sum(len(e.launches) for e in found)

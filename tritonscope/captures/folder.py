@@ -96,6 +96,8 @@ def capture_given(source: CaptureFolder) -> KernelFileError:
         names = list(dict.fromkeys(entry.name for entry in scan(Path(folder))[0]))
     except OSError:
         names = []
+    if not names and (Path(folder) / contract.CAPTURE_LOG).is_file():
+        return KernelFileError(f"{source} is a capture of a program that compiled no Triton kernel: nothing to show")
     if not names:
         return KernelFileError(f"{source} is a directory; give a Python file with Triton kernels")
     shown = ", ".join(f"{folder}/:{name}" for name in names[:8]) + (", ..." if len(names) > 8 else "")
