@@ -92,3 +92,17 @@ def test_a_program_that_compiled_no_kernel_is_a_capture_the_gate_passes(cli, tmp
     assert out.startswith("PASS") and "compiles after warmup: 0" in out
     said = cli("fit", tmp_path / "cap", expect=2).stderr
     assert "is a capture of a program that compiled no Triton kernel: nothing to fit" in said
+
+
+def test_a_compile_record_cut_short_is_no_pass(cli, captures, tmp_path):
+    """A line of kernels.jsonl cut short (a run killed while writing) may be a late compile: the gate
+    says it cannot be held (exit 2, naming the line), where it counted one compile fewer and said nothing."""
+    import shutil
+
+    damaged = tmp_path / "damaged"
+    shutil.copytree(captures / "steady", damaged)
+    log = damaged / "kernels.jsonl"
+    lines = log.read_text().splitlines(keepends=True)
+    log.write_text("".join(lines[:-1]) + lines[-1][:60] + "\n")
+    said = cli("check", damaged, "--no-compiles-after", "warmup", expect=2).stderr
+    assert f"the gate cannot be held: {log}:{len(lines)}: not a compile record" in " ".join(said.split())

@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..analysis.recompile_causes import CANDIDATE, FIRST
+from ..capture_hook import tritonscope_contract as contract
+from ..core.errors import UsageError
 from ..core.model import Budget, CheckEntry, VariantRequest
 from ..results.check import Broken, EntryOutcome
 from ..results.recompiles import KernelHistory, Variant
@@ -23,6 +25,7 @@ def gate_outcomes(folder: Path, budgets: list[Budget]) -> list[EntryOutcome]:
     for budget in budgets:
         mark = budget.figure.removeprefix(COMPILES_AFTER)
         result = recompiles(folder, after=mark, fixes=False)
+        _refuse_unread_compiles(folder, result.notes)
         late = [(f"{folder}/:{k.name}@{v.hash[:8]}", _said(k, v), v.launch) for k, v in result.late()]
         late += [(f"torch.compile {t.function} ({t.compile_id})", t.said, t.launch) for t in result.late_torch()]
         count, holds = len(late), budget.holds(len(late))
@@ -33,6 +36,18 @@ def gate_outcomes(folder: Path, budgets: list[Budget]) -> list[EntryOutcome]:
         if not late:
             outcomes.append(_outcome(f"{folder}/: compiles after {mark}", budget, {budget.figure: 0}, ()))
     return outcomes
+
+
+def _refuse_unread_compiles(folder: Path, notes: tuple[str, ...]) -> None:
+    """A compile or mark record that could not be read may be a compile after the mark: the gate
+    cannot vouch for the capture (it passed a capture whose kernels.jsonl was cut short)."""
+    unread = [n for n in notes if n.endswith("skipped") and f"{contract.LAUNCH_LOG}:" not in n]
+    if unread:
+        more = f" (and {len(unread) - 1} more)" if len(unread) > 1 else ""
+        raise UsageError(
+            f"{folder}: the gate cannot be held: {unread[0]}{more}",
+            hint="trace the program again (a run killed while writing leaves its last record cut short)",
+        )
 
 
 def _outcome(name: str, budget: Budget, figures: dict, broken: tuple[Broken, ...]) -> EntryOutcome:
