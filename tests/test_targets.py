@@ -43,6 +43,20 @@ def test_limits_are_figures_or_unknown():
     assert TARGETS["gfx1250"].unknown and not TARGETS["sm90"].unknown
 
 
+def test_every_default_fit_target_has_a_gpu_to_simulate_and_the_others_say_so():
+    """fit over a torch.compile capture imports Inductor's kernels against each target's simulated GPU:
+    sm75's was missing (a KeyError in every Inductor cell); a target with none says so."""
+    from tritonscope.app.fit import DEFAULT_TARGETS
+    from tritonscope.core.errors import UsageError
+
+    for name in DEFAULT_TARGETS:
+        device = TARGETS[name].simulated_device()
+        assert device["multiprocessor_count"] > 0 and device["name"], name
+    assert TARGETS["sm75"].simulated_device()["max_threads_per_multiprocessor"] == 1024
+    with pytest.raises(UsageError, match="no GPU of sm103 is tabled to simulate"):
+        TARGETS["sm103"].simulated_device()
+
+
 def test_a_target_newer_than_the_installed_triton_says_which_release(cli):
     if RELEASE >= TARGETS["sm110"].since:
         pytest.skip("the installed Triton compiles for sm110")

@@ -36,6 +36,7 @@ class CacheEntry:
     modified: float
     specialization: dict | None = None  # from a capture's kernels.jsonl
     launches: tuple[dict, ...] = ()  # from a capture's launches.jsonl, in the order they ran
+    stem: str = ""  # its files' name where Triton cut the kernel's long name short for them, else ""
 
     @property
     def target(self) -> str:
@@ -47,7 +48,7 @@ class CacheEntry:
         return name if named(name) is not None else f"{target.get('backend')}:{arch}"
 
     def path(self, kind: str) -> Path:
-        return self.folder / f"{self.name}.{kind}"
+        return self.folder / f"{self.stem or self.name}.{kind}"
 
 
 def default_dir() -> Path:
@@ -106,22 +107,28 @@ def _read_metadata(meta: Path) -> tuple[dict, str | None]:
     return (metadata, None) if wrong is None else ({}, f"not Triton's metadata: {wrong}")
 
 
-def _entry(folder: Path, name: str, metadata: dict, specializations: dict, launches: dict) -> CacheEntry:
+def _entry(folder: Path, stem: str, metadata: dict, specializations: dict, launches: dict) -> CacheEntry:
     files = [f for f in folder.iterdir() if f.is_file()]
+    # Triton names the files after the kernel, cut short past a length (Inductor's names run long):
+    # the kernel's name is the metadata's, which the shortened stem begins
+    full = metadata.get("name")
+    name = full if isinstance(full, str) and full != stem and full.startswith(stem) else stem
     return CacheEntry(
         folder=folder,
         name=name,
         metadata=metadata,
-        stages=tuple(kind for kind in _ASM if (folder / f"{name}.{kind}").exists()),
+        stages=tuple(kind for kind in _ASM if (folder / f"{stem}.{kind}").exists()),
         size=sum(f.stat().st_size for f in files),
         modified=max(f.stat().st_mtime for f in files),
         specialization=specializations.get(metadata.get("hash")),
         launches=tuple(launches.get(metadata.get("hash"), ())),
+        stem=stem if name != stem else "",
     )
 
 
 def find(kernel: CachedKernel) -> tuple[CacheEntry, list[str]]:
-    """The newest entry a `DIR/:NAME` reference names, and the problems met reading DIR."""
+    """The entry a `DIR/:NAME` reference names (of several compiles of that name, the one the program
+    launched, else the newest; a note names the others), and the problems met reading DIR."""
     name, _, digest = kernel.name.partition("@")  # NAME@HASH8: one compile of several, as check names it
     found, problems = scan(kernel.folder_path)
     candidates = [e for e in found if e.name == name and str(e.metadata.get("hash", "")).startswith(digest)]
@@ -136,7 +143,20 @@ def find(kernel: CachedKernel) -> tuple[CacheEntry, list[str]]:
             + "".join(f"\n  {p}" for p in related),
             hint="tritonscope cache list DIR shows them",
         )
-    return candidates[0], problems
+    # the compile the program itself launched (not an autotuner's timing run of another config),
+    # the newest such; else the newest
+    launched = [e for e in candidates if any(not launch.get("timing") for launch in e.launches)]
+    chosen = (launched or candidates)[0]
+    if len(candidates) > 1 and not digest:
+        others = ", ".join(f"@{str(e.metadata.get('hash', ''))[:8]}" for e in candidates if e is not chosen)
+        which = "the one the program launched" if launched else "the newest"
+        folder = kernel.folder.rstrip("/")
+        problems = [
+            *problems,
+            f"{len(candidates)} compiles are named {name}: this is {which}, "
+            f"@{str(chosen.metadata.get('hash', ''))[:8]}; another is {folder}/:{name}@HASH8 ({others})",
+        ]
+    return chosen, problems
 
 
 def capture_folder(entry: CacheEntry) -> Path:

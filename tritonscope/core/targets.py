@@ -71,6 +71,7 @@ class Gpu:
 _MIB = 1 << 20
 _AMD_CAPABILITY = {"gfx90a": (9, 0), "gfx942": (9, 4), "gfx950": (9, 5)}  # what ROCm's torch reports
 _GPUS = {
+    "sm75": Gpu("Tesla T4", 40, 4 * _MIB, 15095 * _MIB, 1024),
     "sm80": Gpu("NVIDIA A100-SXM4-80GB", 108, 40 * _MIB, 81920 * _MIB),
     "sm86": Gpu("NVIDIA GeForce RTX 3090", 82, 6 * _MIB, 24576 * _MIB, 1536),
     "sm89": Gpu("NVIDIA L4", 58, 48 * _MIB, 23034 * _MIB, 1536),
@@ -157,6 +158,9 @@ class Target:
     @property
     def gpu(self) -> Gpu:
         """The GPU `trace --target` simulates for this target."""
+        if self.name not in _GPUS:
+            tabled = ", ".join(_GPUS)
+            raise UsageError(f"no GPU of {self.name} is tabled to simulate (those that are: {tabled})")
         return _GPUS[self.name]
 
     @property

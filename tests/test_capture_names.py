@@ -1,0 +1,63 @@
+"""Which compile a capture's `DIR/:NAME` names: of several compiles of one name, the one the program
+launched (an autotuner's timing runs of its other configs are not), said with the others' hashes;
+and a kernel whose long name Triton cut short for its files (Inductor's names run past 150
+characters) keeps its whole name, so two such kernels are told apart."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from cli_process import tritonscope
+
+pytest.importorskip("torch")
+
+LONG = "fused_" + "a" * 150  # past Triton's 150 characters of a file name: the two differ after them
+
+PROGRAM = f"""
+import torch, triton, triton.language as tl
+
+@triton.autotune(configs=[triton.Config({{"B": 64}}), triton.Config({{"B": 128}})], key=["n"])
+@triton.jit
+def tuned(x_ptr, n, B: tl.constexpr):
+    o = tl.program_id(0) * B + tl.arange(0, B)
+    tl.store(x_ptr + o, 1.0, mask=o < n)
+
+@triton.jit
+def {LONG}_one(x_ptr):
+    tl.store(x_ptr + tl.arange(0, 16), 1.0)
+
+@triton.jit
+def {LONG}_two(x_ptr):
+    tl.store(x_ptr + tl.arange(0, 32), 2.0)
+
+x = torch.empty(1024, device="cuda")
+tuned[lambda meta: (triton.cdiv(1024, meta["B"]),)](x, 1024)
+{LONG}_one[(1,)](x)
+{LONG}_two[(1,)](x)
+"""
+
+
+@pytest.fixture(scope="module")
+def capture(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("names")
+    (folder / "prog.py").write_text(PROGRAM)
+    tritonscope("trace", "-t", "sm90", "-o", folder / "cap", "--", sys.executable, folder / "prog.py", cwd=folder)
+    return folder / "cap"
+
+
+def test_the_launched_config_is_shown_not_the_newest_timing_candidate(capture):
+    done = tritonscope("dump", f"{capture}/:tuned", "--json")
+    document = json.loads(done.stdout)
+    assert document["variant"]["constexprs"]["B"] == 64  # --autotune first: config 0 was launched
+    said = " ".join(document["notices"])
+    assert "2 compiles are named tuned: this is the one the program launched" in said and "/:tuned@HASH8 (@" in said
+
+
+def test_names_cut_short_for_files_are_whole_and_told_apart(capture):
+    listed = json.loads(tritonscope("cache", "list", capture, "--json").stdout)
+    names = {k["name"] for k in listed["kernels"]}
+    assert {f"{LONG}_one", f"{LONG}_two"} <= names
+    ttir = json.loads(tritonscope("dump", f"{capture}/:{LONG}_two", "--json", "--stage", "ttir").stdout)
+    assert "2.000000e+00" in ttir["stages"]["ttir"]
