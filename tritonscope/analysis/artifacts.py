@@ -129,7 +129,7 @@ def _stages(spec: KernelSpec, texts: dict[str, str], target: Target) -> dict[Sta
 def _nvidia(target: Target, texts: dict[str, str], metadata: dict):
     usage = cuobjdump.kernel_usage(texts.get("resource_usage", ""), metadata["name"])
     report = texts.get("ptxas_report", "")
-    spilled = ptxas.spill_bytes(report) or (0, 0)
+    spilled = ptxas.spill_bytes(report)  # None: not asked (no local memory), or not reported
     found = nvidia_resources(target, usage, metadata.get("shared", 0), metadata["num_warps"], spilled)
     losses = tuple(f"ptxas: {loss}" for loss in ptxas.performance_losses(report))
     return replace(found, warnings=found.warnings + losses) if losses else found

@@ -85,11 +85,17 @@ def _occupancy(candidates: dict[str, int], warps_per_block: int, max_warps: int)
 
 
 def nvidia_resources(
-    target: Target, usage: dict[str, int], shared_bytes: int, num_warps: int, spilled: tuple[int, int] = (0, 0)
+    target: Target,
+    usage: dict[str, int],
+    shared_bytes: int,
+    num_warps: int,
+    spilled: tuple[int, int] | None = None,
 ) -> Resources:
     """Resources from cuobjdump's fields (REG, STACK, SHARED, LOCAL), Triton's dynamic shared bytes and
-    ptxas's spill stores and loads. The driver's local size (CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES) is the
-    stack frame, where ptxas spills, plus local memory; Triton's n_spills is that over 4."""
+    ptxas's spill stores and loads (None: not reported). The driver's local size
+    (CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES) is the stack frame, where ptxas spills, plus local memory;
+    Triton's n_spills is that over 4. Where ptxas reports no spill store nor load, the frame holds
+    local arrays (sin and cos's slow argument reduction keeps one), not spilled registers: 0 spills."""
     limits = target.limits
     if not isinstance(limits, NvidiaLimits):
         raise TypeError(f"{target.name} is not an NVIDIA target")
@@ -97,11 +103,17 @@ def nvidia_resources(
     occupancy = nvidia_occupancy(limits, usage["REG"], shared, num_warps)
     local, stack = usage.get("LOCAL", 0), usage.get("STACK", 0)
     warnings = _warnings(target, shared, limits.shared_per_block, local + stack, num_warps, occupancy)
-    if spilled != (0, 0):
+    if spilled is not None and spilled != (0, 0):
         warnings += (f"ptxas spills: {spilled[0]} bytes stored and {spilled[1]} bytes loaded per thread",)
+    no_spill = spilled == (0, 0)
+    if no_spill:  # ptxas says which: a local array
+        warnings = tuple(
+            w.replace("(register spills or local arrays)", "(local arrays: ptxas spills no register)") for w in warnings
+        )
+    spilled = spilled or (0, 0)
     return Resources(
         registers=usage["REG"],
-        spills=(local + stack) // 4,  # what the driver (and Triton's n_spills) reports
+        spills=0 if no_spill else (local + stack) // 4,  # else what the driver (and Triton's n_spills) reports
         shared_bytes=shared,
         local_bytes=local,
         stack_bytes=stack,

@@ -62,7 +62,7 @@ NVIDIA = Backend(
         spills="4-byte words in local memory per thread",
         shared_ops="LDS, LDSM / STS",
         matrix_ops="HMMA, HGMMA, IMMA...",
-        local_ops="LDL / STL: spills",
+        local_ops="LDL / STL: spills, local arrays",
     ),
 )
 AMD = Backend(
