@@ -220,3 +220,12 @@ def test_a_hint_dropped_for_a_value_still_divisible_by_16_is_said_as_not_special
     odd = {**launch, "args": [{"kind": "tensor"}, {"kind": "int", "value": 801}]}
     (found,) = causes(a, b, ([launch], [odd]))
     assert found.said == "`xnumel` was divisible by 16 in variant 1 and is not in variant 2 (xnumel=801)"
+
+
+def test_a_forecast_counts_the_torch_compiles_the_capture_made_after_the_mark(capture, cli):
+    """--shapes over a capture that recompiled a torch.compile'd function after the mark: that entry is
+    certain to come (it said "no compile to come" for torch.compile's, where it counted the kernels')."""
+    document = json.loads(cli("recompiles", capture, "--after", "warmup", "--shapes", "n=1..8", "--json").stdout)
+    seen = [e for f in document["torch_compiles"] for e in f["predicted"]]
+    assert any(e["said"].startswith("compiled after the mark in this capture: ") for e in seen), document
+    assert document["compiles"] >= len(seen) > 0

@@ -35,12 +35,14 @@ class PredictedEntry:
     sizes: dict[str, tuple[int | None, ...]]
     example: dict[str, int]
     shapes: dict[str, tuple[int, ...]]
+    seen: bool = False  # compiled after the mark in the capture itself: certain to come
 
     @property
     def text(self) -> str:
-        return "; ".join(
+        said = "; ".join(
             f"{n}: [{', '.join('dynamic' if d is None else str(d) for d in s)}]" for n, s in self.sizes.items()
         )
+        return f"compiled after the mark in this capture: {said}" if self.seen else said
 
 
 def _representatives(lo: int, hi: int, breaks: set[int]) -> list[int]:

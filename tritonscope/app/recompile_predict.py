@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 from ..analysis import recompile_prediction as rp
-from ..analysis.dynamo_prediction import FrameModel, predict_frame
+from ..analysis.dynamo_prediction import FrameModel, PredictedEntry, predict_frame
 from ..analysis.launch_source import function_call, kernel_launch, parsed
 from ..analysis.size_expressions import const, size
 from ..analysis.specialization import config_fields, generated_by_torch, not_specialized, specialization
@@ -39,7 +39,9 @@ def predict(folder: Path, sizes: dict[str, tuple[int, int]], until: str | None =
             models.append(model)
     kernels = _seen_after(kernels, timeline, cut)
     carried = rp.carried_values(models, {m.name: _launches(timeline, m.name, cut) for m in models})
-    frames = [_frame(group, sizes, carried, sources) for group in _frames(timeline, cut).values()]
+    frames = _seen_frames(
+        [_frame(group, sizes, carried, sources) for group in _frames(timeline, cut).values()], timeline, cut
+    )
     if compile_:
         from .recompile_compiles import with_compile_times
 
@@ -137,6 +139,20 @@ def _seen_after(kernels: list[KernelForecast], timeline: Timeline, cut: float) -
         seen = PredictedCompile(text, "compiled after the mark in this capture", {}, {}, 1, ())
         by_name[name] = dataclasses.replace(known, predicted=(*known.predicted, seen))
     return list(by_name.values())
+
+
+def _seen_frames(frames: list[FrameForecast], timeline: Timeline, cut: float) -> list[FrameForecast]:
+    """The forecasts with torch.compile's frame compiles the capture itself made after the mark."""
+    by_function = {(f.function, f.file, f.line): f for f in frames}
+    for record in timeline.torch_compiles:
+        if _before(record, cut):
+            continue
+        key = (record["function"], record.get("file"), record.get("line"))
+        shapes = {n: tuple(v["shape"]) for n, v in record["inputs"].items() if v.get("kind") == "tensor"}
+        seen = PredictedEntry(record["function"], dict(shapes), {}, shapes, seen=True)
+        known = by_function.get(key) or FrameForecast(*key, (), 0, ())
+        by_function[key] = dataclasses.replace(known, predicted=(*known.predicted, seen))
+    return list(by_function.values())
 
 
 def _frames(timeline: Timeline, cut: float) -> dict[tuple, list[dict]]:

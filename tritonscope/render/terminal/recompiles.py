@@ -147,4 +147,5 @@ class PredictionView(TerminalRenderer):
             say(console, said, "·", style="dim")
         for number, entry in enumerate(f.predicted, 1):
             example = ", ".join(f"{n}={v}" for n, v in entry.example.items())
-            say(console, f"first at {example}: a new entry {entry.text}", f"+{number}", style="yellow")
+            said = entry.text if entry.seen else f"first at {example}: a new entry {entry.text}"
+            say(console, said, f"+{number}", style="yellow")
