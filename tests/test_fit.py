@@ -366,3 +366,19 @@ def test_progress_is_said_and_ctrl_c_keeps_the_finished_cells(tmp_path, json_out
         assert f"note: not written: {pruner} (the matrix is partial; any earlier one is kept)" in " ".join(out.split())
         assert re.search(r"#0 +fits +fits", out) and re.search(r"#1 +stopped +stopped", out), out
     assert pruner.read_text() == "# an earlier pruner\n"
+
+
+def test_a_config_naming_what_the_kernel_lacks_does_not_compile_in_its_cell(tmp_path):
+    """Triton's launch of such a config raises KeyError ("Keyword argument NOPE was specified but
+    unrecognised"): it was said to fit. The other configs are judged as ever."""
+    kernel = tmp_path / "k.py"
+    kernel.write_text(
+        "import triton\nimport triton.language as tl\n\n"
+        "@triton.autotune([triton.Config({'BLOCK': 128, 'NOPE': 3}), triton.Config({'BLOCK': 256})], key=['n'])\n"
+        "@triton.jit\ndef k(x_ptr, n, BLOCK: tl.constexpr):\n"
+        "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n    tl.store(x_ptr + o, 1.0, mask=o < n)\n"
+    )
+    result = fit(VariantRequest(file=str(kernel)), ("sm90",), [], (), jobs=1, timeout=600)
+    (bad,), (good,) = result.kernels[0].cells
+    assert bad.verdict == "does not compile" and "sets NOPE, which is not a parameter of the kernel" in bad.reason
+    assert good.verdict == FITS

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..analysis.fitting import checked_budgets, figures, judge
-from ..core.errors import UsageError
+from ..core.errors import CompileError, UsageError
 from ..core.model import OPTION_NAMES, AutotuneConfig, Budget, VariantRequest
 from ..core.values import format_value
 from ..isolate import Executor, Outcome, Task, pool
@@ -79,12 +79,23 @@ def plan_file(request: VariantRequest, axes: list[sweep.Axis]) -> Plan:
     outcomes = sweep.expand(request, axes, spec, configs=bool(spec.autotune_configs), at_least=1)
     # the first row specialized, for the arguments' types: a constexpr with no default may come
     # from an axis (--vary BLOCK=...), as in diff
-    prepared = prepare(outcomes[0].request)
+    # (the first row whose config can be: a bad one is its own cell's error; where all fail, the first's)
+    prepared = next((p for p in map(_prepared, outcomes) if p is not None), None) or prepare(outcomes[0].request)
     combos = itertools.product(configs, *(a.values for a in axes))
     rows = [_row(config, dict(zip([a.name for a in axes], values, strict=True))) for config, *values in combos]
     specialization = " ".join(f"{k}={format_value(v)}" for k, v in prepared.variant.arguments.items())
     requests = tuple(o.request for o in outcomes)
     return Plan(spec.name, request.file, specialization, tuple(rows), requests)
+
+
+def _prepared(outcome):
+    """A row's request prepared, or None where its config cannot be (its cell says why)."""
+    from .walk.prepare import prepare
+
+    try:
+        return prepare(outcome.request)
+    except CompileError:
+        return None
 
 
 def _row(config: AutotuneConfig | None, varied: dict[str, Any]) -> ConfigRow:

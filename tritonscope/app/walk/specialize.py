@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.errors import KernelFileError, TritonscopeError, UsageError
+from ...core.errors import CompileError, KernelFileError, TritonscopeError, UsageError
 from ...core.limits import time_limit
 from ...core.model import OPTION_NAMES, KernelSpec, ParamKind, Variant, VariantRequest
 from ...core.stages import Language
@@ -211,7 +211,15 @@ def _pick_config(spec: KernelSpec, index: int | None):
             f"--config {index}: {spec.name} has {len(spec.autotune_configs)} autotune configs, "
             f"numbered 0 to {len(spec.autotune_configs) - 1}"
         )
-    return spec.autotune_configs[index]
+    config = spec.autotune_configs[index]
+    known = {param.name for param in spec.params}
+    unknown = [name for name in config.constexprs if name not in known]
+    if unknown:  # Triton's launch raises "Keyword argument NOPE was specified but unrecognised"
+        raise CompileError(
+            f"config {index} of {spec.name} sets {', '.join(unknown)}, which is not a parameter of the kernel: "
+            "a launch with it raises KeyError"
+        )
+    return config
 
 
 def _constexpr_values(spec: KernelSpec, user: dict[str, Any], config, file_defaults: dict[str, Any]) -> dict:
