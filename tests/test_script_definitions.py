@@ -64,6 +64,7 @@ def test_recompiles_proves_a_scripts_kernel_without_running_the_program(tmp_path
     env = {"SIDE_EFFECT": str(side)}
     traced = tritonscope("trace", "-t", "sm90", "-o", tmp_path / "cap", "--", sys.executable, script, env=env, expect=3)
     assert side.read_text() == "ran\n", traced.stderr
+    assert "the program exited with 3; trace exits with its status" in traced.stderr  # its status, said as its
     said = tritonscope("recompiles", tmp_path / "cap", "--after", "warmup", env={**env, "COLUMNS": "200"}).stdout
     assert "proved: n=4096 and n=4099 then specialize alike: one variant (n: i32), compiled" in said, said
     tritonscope("fit", tmp_path / "cap", "--targets", "sm90", env=env)

@@ -141,6 +141,9 @@ def _report(result, out: Path, launches: int) -> None:
             say("give a larger --host-memory (e.g. 16GiB), or go on with a stand-in value: --values zero", "dim")
         else:
             say("to go on past it with a stand-in value: --values zero (or --values N)", "dim")
+    elif result.returncode and not result.interrupted:  # its status is passed through: say whose it is
+        said = f"killed by signal {-result.returncode}" if result.returncode < 0 else f"exited with {result.returncode}"
+        say(f"the program {said}; trace exits with its status", "yellow")
 
 
 def _simulation(target: str | None, autotune: str | None, on_read: str, host_memory: str | None):
