@@ -93,7 +93,10 @@ def fix(kernel: KernelHistory, remedy: Remedy, record: dict) -> Fix:
         said = f"{code}: Triton then neither makes {names} a constant when 1 nor marks its divisibility by 16"
     elif remedy.how == ALIGN:
         code = _decorated(source, "do_not_specialize_on_alignment", remedy.params)
-        said = f"{code} (or pass {names} from the start of its storage, e.g. .contiguous())"
+        said = (
+            f"{code} (or pass {names} from the start of a storage of its own: .clone(); .contiguous() "
+            "copies no view that is contiguous already)"
+        )
     elif remedy.how == PAD:
         code = f"{remedy.params[0]} = triton.cdiv({remedy.params[0]}, 16) * 16  # allocate rows this wide"
         said = f"pad {names} to a multiple of 16 where the rows are allocated, so it is divisible by 16 at every size"
