@@ -230,3 +230,19 @@ def test_a_forecast_counts_the_torch_compiles_the_capture_made_after_the_mark(ca
     seen = [e for f in document["torch_compiles"] for e in f["predicted"]]
     assert any(e["said"].startswith("compiled after the mark in this capture: ") for e in seen), document
     assert document["compiles"] >= len(seen) > 0
+
+
+def test_a_guard_on_a_value_after_a_graph_break_names_the_users_function_not_dynamos():
+    """After a graph break dynamo compiles the rest as torch_dynamo_resume_in_F_at_N, its inputs named
+    ___stack0: mark_dynamic(___stack0, 0) was the advice, on a name the program has not."""
+    from tritonscope.app.recompile_torch import fix
+    from tritonscope.parsers.dynamo_guards import reason
+
+    record = {
+        "function": "torch_dynamo_resume_in_select_and_norm_at_13",
+        "inputs": {"___stack0": {"kind": "tensor", "shape": [526, 64]}},
+    }
+    found = fix(record, [reason("2/0: tensor '___stack0' size mismatch at index 0. expected 502, actual 526")])
+    assert found is not None and "___stack0" not in found.said and found.code == ""
+    assert "select_and_norm computed before its graph break at line 13" in found.said
+    assert "torch._dynamo.mark_dynamic(t, 0)" in found.said

@@ -5,6 +5,8 @@ and what to do: `torch._dynamo.mark_dynamic`, or `mark_unbacked` where a size of
 
 from __future__ import annotations
 
+import re
+
 from ..analysis.recompile_causes import TORCH_GUARD
 from ..analysis.specialization import generated_by_torch
 from ..captures.timeline import Timeline
@@ -110,6 +112,15 @@ def fix(record: dict, read: list[Reason]) -> Fix | None:
         said = f"a size of 1 in dimension {dim} of `{argument}` is specialized even where the size is dynamic: "
         said += f"{code} {where}"
         return Fix(TORCH_GUARD, name, said, code, proof)
+    resumed = re.fullmatch(r"torch_dynamo_resume_in_(\w+)_at_(\d+)", str(record["function"]))
+    if resumed or argument.startswith("___"):  # dynamo's own names: the code after a graph break, its stack
+        function, line = (resumed.group(1), resumed.group(2)) if resumed else (record["function"], "?")
+        said = (
+            f"dimension {dim} of a value {function} computed before its graph break at line {line}: mark that "
+            f"tensor dynamic where it is made (torch._dynamo.mark_dynamic(t, {dim})), compile {function} with "
+            "dynamic=True, or remove the graph break"
+        )
+        return Fix(TORCH_GUARD, name, said, "", proof)
     code = f"torch._dynamo.mark_dynamic({argument}, {dim})"
     said = f"{code} {where} (or torch.compile(..., dynamic=True)), so that one entry serves every size"
     return Fix(TORCH_GUARD, name, said, code, proof)
