@@ -246,3 +246,17 @@ def test_a_guard_on_a_value_after_a_graph_break_names_the_users_function_not_dyn
     assert found is not None and "___stack0" not in found.said and found.code == ""
     assert "select_and_norm computed before its graph break at line 13" in found.said
     assert "torch._dynamo.mark_dynamic(t, 0)" in found.said
+
+
+def test_another_kernel_under_the_same_name_is_not_compared_parameter_by_parameter():
+    """torch.compile names kernels per graph: two of one name may take other parameters. The fourth
+    pointer of one is no "new dtype" of the other's."""
+    from tritonscope.analysis.recompile_causes import causes
+    from tritonscope.analysis.specialization import Param, Specialization
+
+    four = (Param("in_ptr0", "*fp32"), Param("in_ptr1", "*fp32"), Param("in_ptr2", "*i64"), Param("out_ptr0", "*fp32"))
+    five = (*four[:2], Param("in_ptr2", "*fp32"), Param("in_ptr3", "*i64"), four[3])
+    found = causes(Specialization(four, source="def a(): pass"), Specialization(five, source="def b(): pass"), ([], []))
+    assert [c.said for c in found] == [
+        "another kernel under the same name: its source and parameters differ from variant 1's"
+    ]

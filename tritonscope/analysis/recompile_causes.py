@@ -70,6 +70,11 @@ def causes(
     found = (
         [] if a.source == b.source else [Cause(SOURCE, None, "", "", f"the kernel's source changed after {labels[0]}")]
     )
+    if found and [p.name for p in a.params] != [p.name for p in b.params]:
+        # another kernel under the same name (torch.compile names kernels per graph): its parameters
+        # are not the earlier one's, so no difference between them is a cause
+        said = f"another kernel under the same name: its source and parameters differ from {labels[0]}'s"
+        return (Cause(SOURCE, None, "", "", said),)
     later = launch_values(launches[1][0]) if launches[1] else {}
     for pb in b.params:
         pa = a.param(pb.name)
