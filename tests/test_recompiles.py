@@ -260,3 +260,16 @@ def test_another_kernel_under_the_same_name_is_not_compared_parameter_by_paramet
     assert [c.said for c in found] == [
         "another kernel under the same name: its source and parameters differ from variant 1's"
     ]
+
+
+def test_a_64_bit_type_for_a_value_that_fits_in_32_bits_is_said_as_the_callers():
+    from tritonscope.analysis.recompile_causes import causes
+    from tritonscope.analysis.specialization import Param, Specialization
+
+    before, after = Specialization((Param("xnumel", "i32"),)), Specialization((Param("xnumel", "i64"),))
+    launch = [{"params": ["xnumel"], "args": [{"kind": "int", "value": 144}]}]
+    (found,) = causes(before, after, ([], launch), ("variant 1", "variant 3"))
+    assert (
+        found.said
+        == "`xnumel` is i64 in variant 3 (i32 in variant 1), though xnumel=144 fits in 32 bits: its caller typed it"
+    )

@@ -115,6 +115,11 @@ def _param_cause(pa: Param, pb: Param, later: dict, labels: tuple[str, str]) -> 
             return Cause(EQUAL_TO_1, n, pa.type, "1", f"`{n}` equals 1 in {lb}, so Triton made it a constant")
         return Cause(EQUAL_TO_1, n, "1", pb.type, f"`{n}` was 1 in {la} (a constant) and is not in {lb}{shown}")
     if pa.type in _INTEGERS and pb.type in _INTEGERS and pa.type != pb.type:
+        small = isinstance(value, int) and not isinstance(value, bool) and -(2**31) <= value < 2**31
+        if pb.type.endswith("64") and small:  # the caller typed it 64-bit (an Inductor size it made dynamic)
+            said = f"`{n}` is {pb.type} in {lb} ({pa.type} in {la}), though {n}={value} fits in 32 bits: "
+            said += "its caller typed it"
+            return Cause(INTEGER_WIDTH, n, pa.type, pb.type, said)
         grew = "no longer fits" if pb.type.endswith("64") else "fits again"
         return Cause(
             INTEGER_WIDTH, n, pa.type, pb.type, f"`{n}` {grew} in 32 bits in {lb}{shown}: {pa.type} → {pb.type}"
