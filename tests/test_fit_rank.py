@@ -276,3 +276,21 @@ def test_why_slower_says_a_tie_and_the_blocks_per_sm_where_the_waves_are_alike(m
     said = versus(fast, slower)
     assert said.startswith("1.30x: a block takes") and f"{fewer} block" in said and "per SM against" in said
     assert "waves at" not in said
+
+
+def test_a_kernel_launched_at_two_specializations_is_a_matrix_for_each(tmp_path):
+    """Launches at n=4096 and n=4099 are two specializations, not two configs to rank against each
+    other (they were rows of one matrix, under one "specialized as" line)."""
+    pytest.importorskip("torch")
+    program = tmp_path / "program.py"
+    program.write_text(
+        "import torch, triton, triton.language as tl\n\n"
+        "@triton.jit\ndef add(x_ptr, n, BLOCK: tl.constexpr):\n"
+        "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n    tl.store(x_ptr + o, 1.0, mask=o < n)\n\n"
+        "for n in (4096, 4099):\n    add[(triton.cdiv(n, 256),)](torch.empty(n, device='cuda'), n, BLOCK=256)\n"
+    )
+    tritonscope("trace", "--target", "sm90", "-o", tmp_path / "out", "--", sys.executable, program)
+    document = json.loads(tritonscope("fit", tmp_path / "out", "--rank", "--targets", "h200", "--json").stdout)
+    matrices = [k for k in document["kernels"] if k["kernel"] == "add"]
+    assert sorted(k["specialization"].split()[-1] for k in matrices) == ["n=4096", "n=4099"]
+    assert all(len(k["configs"]) == 1 for k in matrices)

@@ -45,8 +45,8 @@ def fit_capture(
 
 
 def plan_capture(capture: Capture, kernel: str | None = None) -> tuple[list[Plan], tuple[str, ...]]:
-    """A plan per kernel of the capture (same name and source file), and a note for each kernel whose
-    source file is not there to compile from."""
+    """A plan per kernel of the capture (same name and source file) and specialization, and a note for
+    each kernel whose source file is not there to compile from."""
     if not capture.entries:
         raise UsageError(f"{capture.folder} is a capture of a program that compiled no Triton kernel: nothing to fit")
     groups: dict[tuple[str, str], list[tuple[CacheEntry, VariantRequest]]] = {}
@@ -61,9 +61,12 @@ def plan_capture(capture: Capture, kernel: str | None = None) -> tuple[list[Plan
         except KernelFileError as exc:
             skipped.append(f"{entry.name}: not compiled again: {exc.message}")
             continue
-        groups.setdefault((entry.name, request.file), []).append((entry, request))
+        # a matrix per specialization (its arguments as launched): its rows are the configs that compete
+        # for one launch; a launch at another size or dtype is a matrix of its own, not a row to rank
+        arguments = tuple((n, format_value(v)) for n, v in request.args)
+        groups.setdefault((entry.name, request.file, arguments), []).append((entry, request))
     ran = launched(capture)
-    plans = [_plan(capture.folder, name, compiles, ran) for (name, _), compiles in groups.items()]
+    plans = [_plan(capture.folder, name, compiles, ran) for (name, _, _), compiles in groups.items()]
     return plans, tuple(dict.fromkeys(skipped))
 
 

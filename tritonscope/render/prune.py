@@ -93,11 +93,14 @@ class PruneRenderer:
         self.keep = keep  # --keep N: the N fastest of those that fit (fit --rank's estimates)
 
     def render(self, result: FitResult) -> str:
-        if len(result.kernels) != 1:
+        if len({k.kernel for k in result.kernels}) != 1:
             raise UsageError("--emit-prune writes one kernel's pruner: name the kernel with -k")
-        k = result.kernels[0]
+        k = result.kernels[0]  # a capture's kernel launched at several specializations: the first's matrix
         module = self.module or f"{k.kernel.strip('_')}_fit"
-        return _header(k, result, module) + _tables(k) + _ranking(k, self.keep) + _FUNCTIONS
+        header = _header(k, result, module)
+        if len(result.kernels) > 1:
+            header += f"# The first of the {len(result.kernels)} specializations the capture compiled it with.\n"
+        return header + _tables(k) + _ranking(k, self.keep) + _FUNCTIONS
 
 
 def _ranking(k: KernelFit, keep: int | None) -> str:

@@ -45,7 +45,7 @@ class FitView(TerminalRenderer):
         shape = f"{count(len(k.rows), 'config')} x {count(len(k.targets), 'target')}"
         console.print(Text(f"{k.kernel} ({k.file}): {shape}", "bold"))
         if k.specialization:
-            console.print(Text(f"specialized as {k.specialization}", style="dim"), overflow="ellipsis", no_wrap=True)
+            print_folded(console, f"specialized as {k.specialization}", "dim")
         shown = [_cell_line(cell, line) for row in k.cells for cell in row for line in range(_LINES)]
         if ranked:
             shown += [time_line(cell, True) for row in k.cells for cell in row]
