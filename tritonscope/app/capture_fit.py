@@ -49,7 +49,7 @@ def plan_capture(capture: Capture, kernel: str | None = None) -> tuple[list[Plan
     each kernel whose source file is not there to compile from."""
     if not capture.entries:
         raise UsageError(f"{capture.folder} is a capture of a program that compiled no Triton kernel: nothing to fit")
-    groups: dict[tuple[str, str], list[tuple[CacheEntry, VariantRequest]]] = {}
+    groups: dict[tuple[str, str, tuple], list[tuple[CacheEntry, VariantRequest]]] = {}
     skipped = []
     entries = [e for e in capture.entries if kernel is None or e.name == kernel]
     if kernel is not None and not entries:
