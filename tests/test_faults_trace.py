@@ -89,3 +89,31 @@ def test_ctrl_c_keeps_what_the_program_recorded_before_it(tmp_path):
     kernels = json.loads(listed.stdout)["kernels"]  # each compile with its launch: BLOCK, its third argument
     blocks = sorted(k["launches"][0]["args"][2]["value"] for k in kernels)
     assert blocks == [64, 128, 256]
+
+
+def test_ctrl_c_while_the_program_starts_says_so_in_one_line(tmp_path):
+    """Ctrl-C while the hook makes the simulated GPU (it imports torch) printed "Fatal Python error:
+    init_import_site" and a page of traceback; now one line, exit 130, the earlier capture kept."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    (tmp_path / "prog.py").write_text("import time\nwhile True:\n    time.sleep(1)\n")
+    out = tmp_path / "cap"
+    (tmp_path / "first.py").write_text("print('first')\n")
+    subprocess.run([sys.executable, "-m", "tritonscope", "trace", "-o", str(out), "--", sys.executable, "first.py"],
+                   cwd=tmp_path, check=True, capture_output=True)  # fmt: skip
+    (out / "kept.txt").write_text("an earlier capture")
+    command = [sys.executable, "-m", "tritonscope", "trace", "--target", "sm90", "--force", "-o", str(out)]
+    command += ["--", sys.executable, "prog.py"]
+    proc = subprocess.Popen(
+        command, cwd=tmp_path, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    time.sleep(1.5)  # tritonscope has started the program; its hook is importing torch
+    os.killpg(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr[-2000:]
+    assert "Fatal Python error" not in stderr and "Traceback" not in stderr, stderr[-2000:]
+    assert "Ctrl-C stopped the program" in stderr
+    assert (out / "kept.txt").read_text() == "an earlier capture"

@@ -172,15 +172,22 @@ def _without_simulated_gpu(missing):
     os._exit(2)
 
 
-if os.environ.get(contract.ENV_SIMULATED_DEVICE):
-    # before the program runs: it must see the simulated GPU from its first line (trace --target)
-    try:
-        _simulated_device().activate_from_environment()
-    except ModuleNotFoundError as exc:
-        if (exc.name or "").partition(".")[0] != "torch":
-            raise
-        _without_simulated_gpu("torch")
-if os.environ.get(contract.ENV_CAPTURE):
-    _install(os.environ[contract.ENV_CAPTURE])
-if os.environ.get(contract.ENV_TORCH_COMPILES):
-    _record_torch_compiles(os.environ[contract.ENV_TORCH_COMPILES])
+def _set_up():
+    if os.environ.get(contract.ENV_SIMULATED_DEVICE):
+        # before the program runs: it must see the simulated GPU from its first line (trace --target)
+        try:
+            _simulated_device().activate_from_environment()
+        except ModuleNotFoundError as exc:
+            if (exc.name or "").partition(".")[0] != "torch":
+                raise
+            _without_simulated_gpu("torch")
+    if os.environ.get(contract.ENV_CAPTURE):
+        _install(os.environ[contract.ENV_CAPTURE])
+    if os.environ.get(contract.ENV_TORCH_COMPILES):
+        _record_torch_compiles(os.environ[contract.ENV_TORCH_COMPILES])
+
+
+try:
+    _set_up()
+except KeyboardInterrupt:  # Ctrl-C while the hook imports torch: Python would print "Fatal Python error"
+    os._exit(130)  # and a page of traceback; trace says Ctrl-C stopped the program

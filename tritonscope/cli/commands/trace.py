@@ -113,7 +113,12 @@ def trace(
             )
     protected = [Path(word) for word in command_line if Path(word).exists()]  # the program and its files
     simulation = _simulation(target, autotune, on_read, host_memory)
-    result = run_trace(command_line, out, force, protected, launches, _program_stdout(json_out), simulation)
+    try:
+        result = run_trace(command_line, out, force, protected, launches, _program_stdout(json_out), simulation)
+    except KeyboardInterrupt:  # before the program compiled anything: nothing was kept, nothing replaced
+        kept = f"{out} is left as it was" if out.exists() else f"{out} was not written"
+        say(f"Ctrl-C stopped the program before it compiled anything; {kept}", "yellow")
+        raise
     _report(result, out, launches)
     return Output(result, shown=json_out)  # without --json, stdout is the program's
 
