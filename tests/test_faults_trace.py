@@ -80,7 +80,7 @@ def test_ctrl_c_keeps_what_the_program_recorded_before_it(tmp_path):
     said = " ".join(stderr.split())
     assert proc.returncode == 130, stderr[-2000:]
     assert f"Ctrl-C stopped the program; {out} keeps what it recorded before" in said
-    assert "captured 1 compiled kernel into" in said and "recorded 3 launches" in said
+    assert "captured 3 compiles of 1 kernel into" in said and "recorded 3 launches" in said
     document = json.loads(stdout)
     assert document["interrupted"] is True and document["kernels"] == ["double"] and document["launches"] == 3
     listed = subprocess.run(

@@ -151,21 +151,29 @@ def fit(
     with _counted(f"compiling for {count(len(chosen), 'target')}") as on_done:
         result = _matrix(request, chosen, vary, budgets, workers, argtypes.timeout(timeout), ranking, on_done)
     if ranking is not None and ranking.grid is not None:
-        from ...app.fit_rank import refused_grid
-
-        refused = refused_grid([cell for k in result.kernels for row in k.cells for cell in row])
-        if refused:
-            raise UsageError(refused)
+        _refuse_grid(result)
     options = {"module": emit_prune.stem, "keep": keep} if emit_prune is not None else {}
     files = (File(emit_prune, "script", "--emit-prune", (request.file,), options),) if emit_prune is not None else ()
-    files += config_files
-    if result.partial and files:  # a pruner of the cells compiled before Ctrl-C would drop the rest
+    return _written(result, files + config_files, keep)
+
+
+def _refuse_grid(result) -> None:
+    """A --grid no cell could evaluate: the user's to fix (exit 2), not a matrix of cells with no estimate."""
+    from ...app.fit_rank import refused_grid
+
+    refused = refused_grid([cell for k in result.kernels for row in k.cells for cell in row])
+    if refused:
+        raise UsageError(refused)
+
+
+def _written(result, files: tuple, keep: int | None) -> Output:
+    """The output with the files to write: none from a partial matrix (a pruner of the cells compiled
+    before Ctrl-C would drop the rest), said; --keep's targets without estimates said."""
+    if result.partial and files:
         kept = ", ".join(str(f.path) for f in files)
-        result = replace(
-            result, notes=(*result.notes, f"not written: {kept} (the matrix is partial; any earlier one is kept)")
-        )
-        files = ()
-    elif keep is not None:
+        note = f"not written: {kept} (the matrix is partial; any earlier one is kept)"
+        return Output(replace(result, notes=(*result.notes, note)))
+    if keep is not None:
         result = replace(result, notes=(*result.notes, *_unranked(result, keep)))
     return Output(result, files=files)
 
