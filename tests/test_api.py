@@ -469,3 +469,13 @@ def test_the_command_line_compiles_with_triton_interpret_set_in_the_shell(tmp_pa
     kernels found"), with a note that it is unset for the run."""
     done = tritonscope("list", "sample:vector_add", "-t", "sm90", env={"TRITON_INTERPRET": "1"})
     assert "add_kernel" in done.stdout and "TRITON_INTERPRET is set" in done.stderr
+
+
+def test_a_default_view_leaves_out_a_large_llvm_ir_and_says_how_to_see_it():
+    """A notebook keeps its outputs: matmul's view was 2.8 MB, 2 of them LLVM IR."""
+    default = ts.dump("sample:matmul", target="sm90")
+    view = default._repr_html_()
+    assert "LLVM IR (" in view and "is left out of this view" in view and len(view) < 1_500_000
+    assert default.stages["llir"]  # the result holds it all the same
+    named = ts.dump("sample:matmul", target="sm90", stages=["llir"])._repr_html_()
+    assert "left out" not in named and len(named) > 1_000_000

@@ -38,7 +38,7 @@ def dump(
     schedule = scoreboards.schedule(compilation) if control else None
     if control and schedule is None:
         raise UsageError(f"--control: no SASS for {compilation.kernel.name} ({'; '.join(compilation.notices)})")
-    return DumpResult(compilation, chosen, requested_lines(compilation, lines), schedule)
+    return DumpResult(compilation, chosen, requested_lines(compilation, lines), schedule, stages is not None)
 
 
 def compare(request: VariantRequest, stages: tuple[Stage, ...] | None, lines: tuple[int, int] | None) -> CompareResult:

@@ -27,6 +27,7 @@ from . import html as report
 from .registry import part, render
 
 _WIDTH = 110  # the terminal views shown as text: a notebook's output is about this wide
+_LARGE_STAGE = 100_000  # characters of LLVM IR past which a default view leaves it out
 _BLOCK_CSS = (
     " { background: #1e1f1c; color: #e8e8e3; font-family: system-ui, sans-serif; border-radius: 4px; }"
     " .columns { height: auto; max-height: 70vh; } .column .body { max-height: 64vh; }"
@@ -44,7 +45,17 @@ class NotebookView:
         c = result.compilation
         chosen: list[Stage] = [s for s in result.stages if s is not Stage.SOURCE]
         only = frozenset(n for file, n in result.source_lines or () if file == c.kernel.file) or None
-        return block(report.compilation_body(c, chosen, every_stage=False, only=only), linked=True)
+        note = ""
+        llir = c.stages.get(Stage.LLIR, "")
+        if not result.named and only is None and Stage.LLIR in chosen and len(llir) > _LARGE_STAGE:
+            # LLVM IR is most of a real kernel's view (2 of matmul's 2.8 MB): a saved notebook keeps it
+            chosen.remove(Stage.LLIR)
+            lines = llir.count("\n") + 1
+            note = (
+                f'<p class="note">LLVM IR ({lines:,} lines) is left out of this view, to keep the notebook small: '
+                '<code>stages=["llir"]</code> shows it; <code>.stages["llir"]</code> holds it.</p>'
+            )
+        return block(note + report.compilation_body(c, chosen, every_stage=False, only=only), linked=True)
 
     def explain(self, result: ExplainResult) -> str:
         c = result.compilation

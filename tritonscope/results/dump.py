@@ -18,6 +18,7 @@ class DumpResult(Result):
     stages: tuple[Stage, ...]  # the stages asked for, in pipeline order
     source_lines: frozenset[SourceLine] | None = None  # only what these Python lines became
     schedule: Schedule | None = None  # --control: each SASS instruction's control code and waits
+    named: bool = False  # the stages were named (--stage, stages=), not every one by default
 
 
 @dataclass(frozen=True)
