@@ -209,6 +209,8 @@ CELLS = [
     "r = ts.dump(simple_kernel, BLOCK_SIZE=1024, target='sm90')\n"
     "facts.update(file=r.kernel.file, line=r.kernel.line, became=r.line(5), ttir=r.stages['ttir'],"
     " helper=r.line(3, scaled.fn.__code__.co_filename))\nget_ipython().run_line_magic('load_ext', 'tritonscope')\n"
+    "facts.update(by_label=r.line(3, 'Cell In[2]'))\n"
+    "try:\n    r.line(99)\nexcept Exception as error:\n    facts.update(outside=str(error))\n"
     "view = r._repr_html_()\nfacts.update(named=[t in view for t in ('simple_kernel  (Cell In[3], line 2)',"
     " 'the cell saved as kernel.py: tritonscope dump kernel.py -k simple_kernel')])",
     "m = %tritonscope dump simple_kernel -c BLOCK_SIZE=1024 -t sm90\nfacts.update(same=m.stages == r.stages)",
@@ -265,6 +267,8 @@ def test_kernels_defined_in_the_cells_of_a_fresh_ipython_session():
     assert f'loc("{cell}":5' in first["ttir"] and "arith.mulf" in first["ttir"]  # Triton's locations: the cell
     assert any("mulf" in line for line in first["helper"]["ttir"])  # the helper, at its own cell's line 3
     assert first["named"] == [True, True]  # the view names the cell, and how to compile it from a file
+    assert first["by_label"]["source"] == ["    return x * SCALE"] and first["by_label"]["ttir"]  # the helper's cell
+    assert first["outside"].startswith("line 99 of Cell In[3] made no code, and is outside the kernel")
     assert seen[4]["facts"]["same"] is True  # the magic's dump is the same compile
     assert "arith.addf" in seen[6]["facts"]["ttir"] and "arith.mulf" not in seen[6]["facts"]["ttir"]
     assert seen[8]["facts"] == {"constexprs": {"BLOCK": 128, "EVEN": True}, "warps": 8}  # config 1, heuristics run

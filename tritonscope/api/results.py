@@ -11,12 +11,16 @@ and a rich view in Jupyter (`_repr_html_`), both drawn by render/notebook.py thr
 from __future__ import annotations
 
 import json
+import linecache
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..analysis import normalize
+from ..core.errors import UsageError
 from ..core.model import Compilation, KernelSpec, Resources, Variant
+from ..core.source import cell_label, cells_named
 from ..core.stages import Stage
 from ..render.registry import render
 from ..results.diff import DiffResult
@@ -76,19 +80,59 @@ class Compiled(Result):
     def line(self, number: int, file: str | None = None) -> dict[str, list[str]]:
         """What Python line `number` of the kernel's file (or cell) became: each stage's lines from it,
         location noise taken off; the source's own line under "source". `file`: a line of a helper's
-        file (or cell) instead, as the stages' locations name it."""
+        file (or cell) instead, as the stages' locations name it, or by its base name, a relative path
+        or `Cell In[4]`. A line no stage names that is outside the kernel is refused, with the lines
+        that are."""
         c = self.compilation
-        wanted = (file or c.kernel.file, number)
+        named = self._file(file) if file is not None else c.kernel.file
+        wanted = (named, number)
         found: dict[str, list[str]] = {}
         for stage, text in c.stages.items():
-            if stage is Stage.SOURCE and file in (None, c.kernel.file):
-                offset = number - c.kernel.first_line
-                source = text.splitlines()
-                found[stage.value] = [source[offset]] if 0 <= offset < len(source) else []
+            if stage is Stage.SOURCE:
+                found[stage.value] = self._source_line(named, number)
                 continue
             from_line = {n for n, sources in c.line_map.get(stage, {}).items() if wanted in sources}
             found[stage.value] = [line for n, line in normalize.shown(stage, text, False) if n in from_line]
+        inside = named == c.kernel.file and c.kernel.first_line <= number < c.kernel.first_line + len(
+            c.kernel.source.splitlines()
+        )
+        if not inside and not any(lines for stage, lines in found.items() if stage != Stage.SOURCE.value):
+            lines = sorted(n for f, n in self._named() if f == named)
+            shown = f"lines {lines[0]}-{lines[-1]}" if lines else "no line"
+            where = cells_named(named)
+            raise UsageError(
+                f"line {number} of {where} made no code, and is outside the kernel: its stages name {shown}"
+            )
         return found
+
+    def _named(self) -> set[tuple[str, int]]:
+        """Every (file, line) the stages' locations name."""
+        return {
+            where for lines in self.compilation.line_map.values() for sources in lines.values() for where in sources
+        }
+
+    def _file(self, given: str) -> str:
+        """A file as the stages' locations name it, from its name, a relative path or `Cell In[4]`."""
+        files = sorted({f for f, _ in self._named()})
+        if given in files:
+            return given
+        cells = {cell_label(f, 1).partition(",")[0]: f for f in files}
+        absolute = os.path.abspath(given)
+        matches = [f for f in files if f == absolute or os.path.basename(f) == given]
+        matches += [cells[given]] if given in cells else []
+        if len(set(matches)) == 1:
+            return matches[0]
+        named = ", ".join(cells_named(f) for f in files)
+        raise UsageError(f"{given}: not one of the files the stages name: {named}")
+
+    def _source_line(self, file: str, number: int) -> list[str]:
+        c = self.compilation
+        if file == c.kernel.file:
+            offset = number - c.kernel.first_line
+            source = c.kernel.source.splitlines()
+            return [source[offset]] if 0 <= offset < len(source) else []
+        text = linecache.getline(file, number)  # a helper's file, or its cell's lines (IPython keeps them)
+        return [text.rstrip("\n")] if text else []
 
 
 class Dump(Compiled):
