@@ -34,7 +34,10 @@ def recompiles(folder: Path, after: str | None = None, fixes: bool = True, prove
     if not timeline.timed:
         notes.append("the capture's records carry no times (an older trace): compiles are not placed against marks")
     marks = tuple(f"{m['mark']} at {_where(m.get('call_site'))}" for m in timeline.marks)
-    return RecompilesResult(str(folder), after, tuple(histories), torch, len(timeline.compiles), marks, tuple(notes))
+    binaries = len({str(r.get("hash")) for r in timeline.compiles})
+    return RecompilesResult(
+        str(folder), after, tuple(histories), torch, len(timeline.compiles), marks, tuple(notes), binaries
+    )
 
 
 def _check_mark(timeline: Timeline, after: str | None) -> None:

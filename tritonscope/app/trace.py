@@ -9,7 +9,7 @@ from pathlib import Path
 from ..capture_hook import tritonscope_contract as contract
 from ..captures.entries import entries
 from ..captures.environment import environment_for_capture
-from ..captures.logs import answered_reads, missing_for_simulation, stop_record
+from ..captures.logs import answered_reads, compile_log, missing_for_simulation, stop_record
 from ..core.autotune_rule import AutotuneRule
 from ..core.errors import UsageError
 from ..core.fileio import discard, prepare_output_dir, publish_output_dir
@@ -85,8 +85,9 @@ def trace(
     names = tuple(sorted({e.name for e in found}))
     on_read = simulation.on_read if simulation else "host"
     target = device["target"] if device else None
+    compiles = len(compile_log(out)[0]) if (out / contract.CAPTURE_LOG).is_file() else 0
     return TraceResult(
-        out, names, finished.returncode, recorded, target, stopped, on_read, answered, interrupted, len(found)
+        out, names, finished.returncode, recorded, target, stopped, on_read, answered, interrupted, compiles, len(found)
     )
 
 

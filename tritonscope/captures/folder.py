@@ -102,7 +102,7 @@ def capture_given(source: CaptureFolder) -> KernelFileError:
         return KernelFileError(f"{source} is a directory; give a Python file with Triton kernels")
     shown = ", ".join(f"{folder}/:{name}" for name in names[:8]) + (", ..." if len(names) > 8 else "")
     return KernelFileError(
-        f"{source} is a folder of {count(len(names), 'compiled kernel')} (a capture or a Triton cache), not a kernel "
+        f"{source} is a folder of {count(len(names), 'kernel')} (a capture or a Triton cache), not a kernel "
         f"file: give one of them as {folder}/:NAME ({shown})",
         hint=f"tritonscope cache list {source} lists them with their options; explore {source} opens them",
     )

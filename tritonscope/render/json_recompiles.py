@@ -94,6 +94,7 @@ class RecompilesJson(JsonRenderer):
             "folder": r.folder,
             "after": r.after,
             "compiles": r.compiles,
+            "binaries": r.binaries,
             "compile_seconds": round(r.compile_seconds, 4),
             "marks": list(r.marks),
             "after_mark": None if r.after is None else {"compiles": len(late), "torch_compiles": len(r.late_torch())},

@@ -104,6 +104,7 @@ class RecompilesResult(Result):
     compiles: int  # every compile of the capture
     marks: tuple[str, ...] = ()  # "warmup at serve.py:151"
     notes: tuple[str, ...] = ()
+    binaries: int = 0  # the distinct binaries the compiles made
 
     @property
     def compile_seconds(self) -> float:

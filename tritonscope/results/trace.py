@@ -22,7 +22,8 @@ class TraceResult(Result):
     on_read: str = "host"  # --values: how a value read on a simulated GPU was answered (host, stop, a number)
     answered: tuple[str, ...] = ()  # each value read answered: "FILE:LINE: what was asked"
     interrupted: bool = False  # Ctrl-C ended the program: the capture holds what it recorded before
-    compiles: int = 0  # compiled kernels (binaries) captured: a kernel recompiled counts once per binary
+    compiles: int = 0  # compiles recorded: a kernel compiled again counts each time
+    binaries: int = 0  # the distinct binaries they made (a compile may make one made before)
 
     @property
     def exit_status(self) -> int:

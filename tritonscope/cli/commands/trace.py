@@ -129,8 +129,11 @@ def _report(result, out: Path, launches: int) -> None:
     if result.interrupted:
         say(f"Ctrl-C stopped the program; {out} keeps what it recorded before", "yellow")
     captured = count(len(result.kernels), "compiled kernel")
-    if result.compiles > len(result.kernels):  # recompiles and autotune candidates: each a binary of its own
+    if result.compiles > len(result.kernels):  # recompiles and autotune candidates
         captured = f"{count(result.compiles, 'compile')} of {count(len(result.kernels), 'kernel')}"
+        if result.binaries < result.compiles:  # a GPU run takes those from Triton's cache
+            again = result.compiles - result.binaries
+            captured += f" ({result.binaries} binaries; {again} made one made before)"
     say(f"captured {captured} into {out}{names}")
     if launches:
         say(f"recorded {count(result.launches, 'launch', 'launches')}, at most {launches} per kernel and process")

@@ -100,9 +100,9 @@ class RecompilesView(TerminalRenderer):
             say(console, note, "note:", 0, "yellow")
         if not r.kernels and not r.torch:
             said = f"no compile after {r.after}" if r.after else "no kernel compiled more than once"
-            say(console, f"{said} ({r.compiles} compiles in {r.folder})", indent=0, style="bold green")
+            say(console, f"{said} ({_compiles(r)})", indent=0, style="bold green")
             return
-        shown = f"{r.compiles} compiles in {r.folder}; {seconds(r.compile_seconds)} compiling the ones shown"
+        shown = f"{_compiles(r)}; {seconds(r.compile_seconds)} compiling the ones shown"
         if r.after:
             shown += f"; after {r.after}: {len(r.late())} kernel compiles, {len(r.late_torch())} torch.compile"
         say(console, shown, indent=0, style="bold")
@@ -149,3 +149,9 @@ class PredictionView(TerminalRenderer):
             example = ", ".join(f"{n}={v}" for n, v in entry.example.items())
             said = entry.text if entry.seen else f"first at {example}: a new entry {entry.text}"
             say(console, said, f"+{number}", style="yellow")
+
+
+def _compiles(r: RecompilesResult) -> str:
+    """`47 compiles in DIR (38 binaries)`: as trace counts them; a compile may make a binary made before."""
+    made = f" ({r.binaries} binaries)" if 0 < r.binaries < r.compiles else ""
+    return f"{r.compiles} compiles in {r.folder}{made}"
