@@ -82,6 +82,13 @@ def test_mistakes_are_said_in_one_message_with_what_to_do():
         ts.dump("sample:vector_add", target="sm90", num_warp=8)
     with pytest.raises(UsageError, match="is not a Triton kernel"):
         ts.dump(len)
+    from tritonscope.core.samples import sample_path
+
+    namespace: dict = {}
+    exec(compile(sample_path("vector_add").read_text(), str(sample_path("vector_add")), "exec"), namespace)
+    with pytest.raises(UsageError, match=r"given add_kernel\[grid\], the kernel with its launch grid") as raised:
+        ts.dump(namespace["add_kernel"][(4,)], target="sm90")
+    assert "give the kernel itself: add_kernel, without [grid]" in str(raised.value)
     with pytest.raises(UsageError, match="given twice"):
         ts.dump("sample:vector_add", BLOCK_SIZE=64, constexprs={"BLOCK_SIZE": 128})
 

@@ -41,6 +41,12 @@ def kernel_source(kernel: Any) -> tuple[Source, str]:
     autotune, heuristics or library wrapper around one."""
     unwrapped = triton_kernels.unwrap(kernel)
     if unwrapped is None:
+        launcher = _launched_kernel(kernel)
+        if launcher is not None:  # `kernel[grid]`: Triton's launcher, a lambda holding the kernel
+            raise UsageError(
+                f"given {launcher}[grid], the kernel with its launch grid: Triton's launcher, not the kernel",
+                hint=f"give the kernel itself: {launcher}, without [grid]",
+            )
         raise UsageError(
             f"{_shown(kernel)} is not a Triton kernel",
             hint="give a @triton.jit function (or its @triton.autotune wrapper), a file path, sample:NAME or DIR/:NAME",
@@ -233,6 +239,19 @@ def _body_reads(jit: Any, def_line: int) -> dict[str, int]:
     except (RuntimeError, TypeError) as exc:  # Triton refuses what it cannot compile (a Python function called)
         raise UsageError(f"{cell_label(jit.fn.__code__.co_filename, def_line)}: {jit.__name__}: {exc}") from None
     return {name: def_line + line - 1 for name, line in reads.read.items()}
+
+
+def _launched_kernel(obj: Any) -> str | None:
+    """The kernel's name where OBJ is `kernel[grid]` (a function closing over the kernel), else None."""
+    for cell in getattr(obj, "__closure__", None) or ():
+        try:
+            held = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        found = triton_kernels.unwrap(held)
+        if found is not None:
+            return found[0].__name__
+    return None
 
 
 def _shown(obj: Any) -> str:
