@@ -55,6 +55,22 @@ def test_only_the_definitions_are_taken(tmp_path):
     assert "torch.device" not in taken and "for n in" not in taken and "sys.exit" not in taken
     assert "open(" not in taken and "tritonscope.mark" not in taken
     assert next(p for p in kernel.pieces if p.name == "add_kernel").first_line == 11
+    assert script_kernel(str(script), "no_such_kernel") is None  # the caller imports the file then
+
+
+def test_a_kernel_under_a_gpu_check_is_taken_as_a_gpu_run_takes_it(tmp_path):
+    script = tmp_path / "guarded.py"
+    script.write_text(
+        "import torch\n\nif torch.cuda.is_available():\n    import triton\n    import triton.language as tl\n\n"
+        "    @triton.jit\n    def relu(x_ptr, BLOCK: tl.constexpr):\n        o = tl.arange(0, BLOCK)\n"
+        "        tl.store(x_ptr + o, tl.maximum(tl.load(x_ptr + o), 0.0))\n\n"
+        "if __name__ == '__main__':\n    raise SystemExit(3)\n"
+    )
+    kernel = script_kernel(str(script), "relu")
+    assert kernel is not None
+    (relu,) = [p for p in kernel.pieces if p.name == "relu"]
+    assert relu.first_line == 7 and relu.text.startswith("@triton.jit\ndef relu(")  # at the left margin
+    assert not any("SystemExit" in p.text for p in kernel.pieces)
 
 
 def test_recompiles_proves_a_scripts_kernel_without_running_the_program(tmp_path):

@@ -144,7 +144,7 @@ def request_for(plan: FixPlan, launch: dict, fixed: bool) -> VariantRequest:
     constexprs = tuple((n, bucketed.get(n, values.get(n))) for n in plan.declared)
     given = {**dict(plan.launch_options[0]), **(dict(plan.same_options) if fixed else {})}
     options: dict[str, Any] = {k: v for k, v in given.items() if k in OPTION_NAMES}
-    source = script_kernel(str(plan.file), plan.kernel) if plan.script else None  # never the program run again
+    source = script_kernel(str(plan.file), plan.kernel) if plan.script else None  # the program is not run again
     return VariantRequest(
         file=str(plan.file),
         kernel=plan.kernel,

@@ -7,13 +7,15 @@ top-level statements that only define are run instead, as a notebook cell's kern
 (core/source.py CellKernel): imports, functions and classes (their decorators: @triton.autotune's
 configs), and constants whose values call nothing but Triton, `math` and Python's builtins; a
 `try` or an `if` whose every statement is such (an import with a fallback). Loops, calls and the
-`if __name__ == "__main__":` block are not run.
+`if __name__ == "__main__":` block are not run; a constant whose making fails (the GPU the program ran
+on: `DEVICE = triton.runtime.driver.active.get_active_torch_device()`) is left out.
 """
 
 from __future__ import annotations
 
 import ast
 import os
+import textwrap
 
 from . import fileio
 from .errors import KernelFileError
@@ -26,8 +28,9 @@ _BUILTINS = frozenset(
 _MODULES = ("triton", "math", "operator", "functools", "itertools", "os.path")
 
 
-def script_kernel(file: str, kernel: str) -> CellKernel:
-    """The kernel KERNEL of the script FILE, as its definitions only make it."""
+def script_kernel(file: str, kernel: str) -> CellKernel | None:
+    """The kernel KERNEL of the script FILE, as its definitions only make it; None where they do not
+    define it (the caller imports the file then, as any kernel file)."""
     try:
         text = fileio.read_input_text(file)
         tree = ast.parse(text)
@@ -37,18 +40,32 @@ def script_kernel(file: str, kernel: str) -> CellKernel:
     lines = text.splitlines(keepends=True)
     trusted = _trusted_names(tree)
     pieces = []
-    for number, node in enumerate(tree.body):
-        if not _defines(node, trusted):
-            continue
+    for number, node in enumerate(_definitions(tree.body, trusted)):
         first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            source = "".join(lines[first - 1 : node.end_lineno])  # whole lines: Triton reads them
+            # whole lines (Triton reads them), at the left margin where a GPU check held them
+            source = textwrap.dedent("".join(lines[first - 1 : node.end_lineno]))
         else:  # the statement alone: `import sys; sys.exit(3)` is two
-            source = ast.get_source_segment(text, node) or ""
-        pieces.append(CellPiece(_bound(node) or f"_statement_{number}", file, first, source))
+            source = textwrap.dedent(ast.get_source_segment(text, node) or "")
+        optional = isinstance(node, (ast.Assign, ast.AnnAssign))  # `DEVICE = ...active_torch_device()` may fail
+        pieces.append(CellPiece(_bound(node) or f"_statement_{number}", file, first, source, optional=optional))
     if not any(piece.name == kernel for piece in pieces):
-        raise KernelFileError(f"{file}: no top-level definition of {kernel} to compile it from")
+        return None
     return CellKernel(file, kernel, tuple(pieces), (), (os.path.dirname(os.path.abspath(file)),))
+
+
+def _definitions(statements: list[ast.stmt], trusted: set[str]):
+    """The statements that only define; the body of an `if` that asks what cannot be asked here
+    (`if torch.cuda.is_available():`, as libraries guard their kernels) as a GPU run takes it."""
+    for node in statements:
+        if _defines(node, trusted):
+            yield node
+        elif isinstance(node, ast.If) and not _mentions_name(node.test):
+            yield from _definitions(node.body, trusted)
+
+
+def _mentions_name(test: ast.expr) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == "__name__" for n in ast.walk(test))
 
 
 def _trusted_names(tree: ast.Module) -> set[str]:
@@ -78,9 +95,8 @@ def _defines(node: ast.stmt, trusted: set[str]) -> bool:
         blocks = [node.body, node.orelse, node.finalbody, *(h.body for h in node.handlers)]
         return all(_defines(statement, trusted) for block in blocks for statement in block)
     if isinstance(node, ast.If):
-        mentions_name = any(isinstance(n, ast.Name) and n.id == "__name__" for n in ast.walk(node.test))
         return (
-            not mentions_name
+            not _mentions_name(node.test)
             and _calls_only(node.test, trusted)
             and all(_defines(statement, trusted) for statement in [*node.body, *node.orelse])
         )

@@ -100,6 +100,7 @@ class CellPiece:
     first_line: int  # its first line in the cell, decorators included
     text: str  # its source, decorators included, dedented
     aliases: tuple[str, ...] = ()  # other global names the notebook binds to it
+    optional: bool = False  # a script's constant: where making it again fails, it is left out
 
 
 @dataclass(frozen=True)

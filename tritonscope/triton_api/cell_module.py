@@ -87,6 +87,8 @@ def _run(piece: CellPiece, namespace: dict) -> None:
     try:
         exec(code, namespace)  # noqa: S102 - the user's own definition, run as their notebook ran it
     except Exception as exc:  # noqa: BLE001 - foreign code (a decorator, a configs function) can raise anything
+        if piece.optional:  # a script's constant the kernel may not need (the device it ran on)
+            return
         frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == piece.file]
         line = frames[-1].lineno if frames else piece.first_line
         raise KernelFileError(
