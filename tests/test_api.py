@@ -142,8 +142,13 @@ def test_the_magic_reads_the_command_lines_syntax_and_names_its_kernels_in_the_n
                         "stages": "ttgir,ptx"}  # fmt: skip
     function, keywords, kernel = parsed("diff sample:matmul --vary num_warps=4,8 --vary 'MODE=\"1\",mean'", {})
     assert kernel == "sample:matmul" and keywords["vary"] == {"num_warps": ["4", "8"], "MODE": ['"1"', "mean"]}
-    with pytest.raises(UsageError, match=r"--json is the command line's: run `!tritonscope dump k --json`"):
+    # a kernel of the notebook: a shell would not see it, so the way in Python is said
+    with pytest.raises(UsageError, match=r"--json is the command line's: the result's .to_json\(\) is the --json"):
         parsed("dump k --json", {"k": k})
+    with pytest.raises(UsageError, match=r"--json is the command line's: run `!tritonscope dump sample:vector_add"):
+        parsed("dump sample:vector_add --json", {})
+    with pytest.raises(UsageError, match=r"give the kernel k with --from: %tritonscope layout --from k"):
+        parsed("layout k -c BLOCK=64 --value mask", {"k": k})
     with pytest.raises(UsageError, match="no name nothing_here in this notebook, and no file of that name"):
         parsed("dump nothing_here", {})
     with pytest.raises(UsageError, match="No such option: --nope"):

@@ -103,10 +103,21 @@ def parsed(line: str, namespace: dict[str, Any]) -> tuple[Callable[..., Any], di
     defaults = {p.name: p.default for p in command.params}
     given = {k: v for k, v in params.items() if v not in (defaults.get(k), None, (), [])}
     refused = sorted(k for k in given if k not in own and k not in _VARIANT and k not in _IGNORED)
+    if name == "layout" and "text" in refused and given.get("text") in namespace:
+        kernel = given["text"]
+        raise UsageError(f"%tritonscope layout: the first word is a layout's text; give the kernel {kernel} with "
+                         f"--from: %tritonscope layout --from {kernel} ...")  # fmt: skip
     if refused:
         spelled = {p.name: (p.opts or [p.name])[0] for p in command.params}
         flags = ", ".join(spelled[k] for k in refused)
-        raise UsageError(f"%tritonscope {name}: {flags} is the command line's: run `!tritonscope {line}`")
+        file = params.get("source") if name == "layout" else params.get("file")
+        in_notebook = isinstance(file, str) and file in namespace  # a kernel of the notebook: no shell sees it
+        instead = (
+            "the result's .to_json() is the --json document; ts.dump(..., ) and the other functions take the rest"
+            if in_notebook
+            else f"run `!tritonscope {line}`"
+        )
+        raise UsageError(f"%tritonscope {name}: {flags} is the command line's: {instead}")
     file = params.get("source") if name == "layout" else params.get("file")
     return function, _keywords(given, own), _kernel(file, namespace)
 
