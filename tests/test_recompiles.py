@@ -183,6 +183,7 @@ def test_trace_counts_the_compiles_apart_from_the_kernels(capture):
     names = {r["name"] for r in records}
     assert len(records) > len(names) > 1
     assert f"captured {len(records)} compiles of {len(names)} kernels into {capture}: " in said, said
+    assert f"and {len(names) - 6} more (`tritonscope cache list {capture}`)" in said  # six named: names run long
 
 
 def test_the_terminal_view_fits_80_columns(capture):

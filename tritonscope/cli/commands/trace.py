@@ -123,9 +123,18 @@ def trace(
     return Output(result, shown=json_out)  # without --json, stdout is the program's
 
 
+_NAMED = 6  # kernels named in trace's summary (Inductor's names run to 200 characters)
+
+
 def _report(result, out: Path, launches: int) -> None:
     """What was captured, the reads answered, and where and why the program was stopped."""
-    names = f": {', '.join(result.kernels)}" if result.kernels else " (the program compiled none)"
+    shown = ", ".join(result.kernels[:_NAMED])
+    more = (
+        f" and {len(result.kernels) - _NAMED} more (`tritonscope cache list {out}`)"
+        if len(result.kernels) > _NAMED
+        else ""
+    )
+    names = f": {shown}{more}" if result.kernels else " (the program compiled none)"
     if result.interrupted:
         say(f"Ctrl-C stopped the program; {out} keeps what it recorded before", "yellow")
     captured = count(len(result.kernels), "compiled kernel")
