@@ -356,3 +356,8 @@ def test_a_dot_lowered_to_fma_instructions_has_no_tensor_core_limit():
         matrix = document["resources"]["instructions"]["matrix"]
         assert (matrix > 0) == (target == "sm90"), (target, matrix)
     assert "tensor cores" not in limits["sm75"] and "tensor cores" in limits["sm90"]
+
+
+def test_a_grid_for_an_amd_target_is_refused_not_ignored(cli):
+    said = cli("explain", "sample:vector_add", "-t", "gfx942", "--grid", "97", expect=2).stderr
+    assert "--grid: gfx942 gets no launch time (the per-warp model reads NVIDIA's machine code)" in said

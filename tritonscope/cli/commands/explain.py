@@ -4,6 +4,7 @@ from typing import Annotated
 
 import typer
 
+from ...core.errors import UsageError
 from ..messages import progress
 from ..options import JsonOpt, TimeoutOpt, WatchOpt, variant_flags
 from ..runner import command
@@ -86,6 +87,12 @@ def explain(
     from ...core import launch_grid
 
     spec = launch_grid.parse(grid) if grid is not None else None
+    target = request.target_info
+    if spec is not None and target is not None and target.backend != "cuda":  # said, rather than ignored
+        raise UsageError(
+            f"--grid: {target.name} gets no launch time (the per-warp model reads NVIDIA's machine code)",
+            hint="drop --grid for an AMD target, or name an NVIDIA one (-t h200)",
+        )
     if watch:
         from ..watch import watched
 
