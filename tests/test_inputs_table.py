@@ -243,3 +243,8 @@ def test_the_table_is_plain_data():
     for front in (inputs.CLI, inputs.AGENT, inputs.API):
         spelled = [i.name_in(front) for i in inputs.taken_by(front)]
         assert len(spelled) == len(set(spelled)), front
+
+
+def test_a_value_varied_twice_is_one_variant():
+    """--vary M=16,16 compiled every variant twice; 1, 1.0 and "1" stay three (an int, a float, a string)."""
+    assert forms.axes(["M=16,16,32", 'B=1,1.0,"1"']) == [("M", (16, 32)), ("B", (1, 1.0, "1"))]
