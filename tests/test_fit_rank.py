@@ -121,6 +121,9 @@ def test_keep_where_no_estimate_is_made_says_the_pruner_keeps_every_config(tmp_p
 def test_what_rank_does_not_take():
     assert "give --rank too" in tritonscope("fit", "sample:matmul", "--grid", "4", expect=2).stderr
     assert "give --emit-prune FILE.py" in tritonscope("fit", "sample:matmul", "--keep", "2", expect=2).stderr
+    for name, fixed in (("my-prune.py", "my_prune.py"), ("class.py", "class_.py"), ("p.txt", "p.py")):
+        said = tritonscope("fit", "sample:matmul_autotune", "--emit-prune", name, expect=2).stderr
+        assert "the pruner is imported by its file's name" in said and f"(e.g. {fixed})" in said, said
     # a --grid the kernel cannot evaluate is the user's to fix, not a matrix of cells that "do not compile"
     unknown = tritonscope("fit", "sample:vector_add", "--rank", "-t", "h200", "--grid", "foo*2", expect=2).stderr
     assert "error: --grid foo*2 names what is not an argument or constexpr of the kernel" in unknown

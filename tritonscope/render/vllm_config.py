@@ -51,8 +51,10 @@ def best_per_size(k: KernelFit, size: str) -> dict[str, dict[str, Any]]:
             reasons = {
                 column[i].estimate_note or column[i].reason for i, r in enumerate(k.rows) if r.values.get(size) == value
             }
+            said = sorted(r for r in reasons if r)  # one config's reason, the others' counted (they repeat it)
+            more = f" (and {len(said) - 1} more configs, likewise)" if len(said) > 1 else ""
             raise UsageError(f"--emit-config: no config of {k.kernel} with {size}={value} has an estimate on {target}: "
-                             f"{'; '.join(sorted(r for r in reasons if r))}")  # fmt: skip
+                             f"{said[0] if said else 'none'}{more}")  # fmt: skip
         best = k.rows[mine[0]].values
         found[str(value)] = {name: v for name, v in best.items() if name != size and name not in _DROPPED}
     return found

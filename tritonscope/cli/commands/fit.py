@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import contextlib
+import keyword
+import re
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -257,6 +259,14 @@ def _refuse_ranking(rank: bool, grid: str | None, keep: int | None, emit_prune: 
         raise UsageError("--keep N is how many configs the pruner of --emit-prune keeps: give --emit-prune FILE.py")
     if keep is not None and keep < 1:
         raise UsageError(f"--keep {keep}: the pruner keeps at least one config")
+    if emit_prune is not None and (
+        emit_prune.suffix != ".py" or not emit_prune.stem.isidentifier() or keyword.iskeyword(emit_prune.stem)
+    ):  # its docstring says `from NAME import prune_configs`
+        fixed = re.sub(r"\W", "_", emit_prune.stem) + ("_" if keyword.iskeyword(emit_prune.stem) else "")
+        raise UsageError(
+            f"--emit-prune {emit_prune}: the pruner is imported by its file's name, so it must be a Python "
+            f"module's name ending .py (e.g. {emit_prune.with_name(fixed.lstrip('0123456789') or 'prune')}.py)"
+        )
 
 
 def _refuse(request: VariantRequest, vary, emit_prune: Path | None) -> None:
