@@ -61,3 +61,13 @@ def test_names_cut_short_for_files_are_whole_and_told_apart(capture):
     assert {f"{LONG}_one", f"{LONG}_two"} <= names
     ttir = json.loads(tritonscope("dump", f"{capture}/:{LONG}_two", "--json", "--stage", "ttir").stdout)
     assert "2.000000e+00" in ttir["stages"]["ttir"]
+
+
+def test_a_capture_whose_cache_folder_is_gone_says_it_is_damaged(capture, tmp_path):
+    import shutil
+
+    damaged = tmp_path / "damaged"
+    shutil.copytree(capture, damaged)
+    shutil.rmtree(damaged / "cache")
+    said = tritonscope("explain", f"{damaged}/:tuned", expect=2).stderr
+    assert "records compiles of tuned, but their files are not in its cache/ folder: the capture is damaged" in said

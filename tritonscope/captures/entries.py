@@ -136,6 +136,13 @@ def find(kernel: CachedKernel) -> tuple[CacheEntry, list[str]]:
         hashes = ", ".join(str(e.metadata.get("hash", ""))[:8] for e in found if e.name == name)
         raise KernelFileError(f"no compile of {name} in {kernel.folder_path} has a hash starting {digest}: {hashes}")
     if not candidates:
+        logged, _ = compile_records(kernel.folder_path)
+        if any(str(r.get("name")) == name for r in logged.values()):  # recorded, its files gone
+            raise KernelFileError(
+                f"{kernel.folder_path} records compiles of {name}, but their files are not in its "
+                f"{contract.CACHE_FOLDER}/ folder: the capture is damaged",
+                hint="trace the program again",
+            )
         names = sorted({e.name for e in found})
         related = [p for p in problems if f"{name}.json" in p]
         raise KernelFileError(
