@@ -274,3 +274,12 @@ def test_a_64_bit_type_for_a_value_that_fits_in_32_bits_is_said_as_the_callers()
         found.said
         == "`xnumel` is i64 in variant 3 (i32 in variant 1), though xnumel=144 fits in 32 bits: its caller typed it"
     )
+
+
+def test_a_library_line_is_named_within_its_library():
+    from tritonscope.core.source import short_path
+
+    assert short_path("/v/lib/python3.11/site-packages/transformers/generation/utils.py") == (
+        "transformers/generation/utils.py"
+    )
+    assert short_path("/home/me/serve.py") == "serve.py"

@@ -15,6 +15,7 @@ from ..analysis.specialization import config_fields, generated_by_torch, launch_
 from ..capture_hook import tritonscope_contract as contract
 from ..captures.timeline import Timeline, read_timeline
 from ..core.errors import UsageError
+from ..core.source import short_path
 from ..results.recompiles import KernelHistory, Launch, RecompilesResult, Variant
 from .recompile_torch import torch_recompiles
 
@@ -142,4 +143,4 @@ def _torch_compile_before(timeline: Timeline, record: dict) -> dict | None:
 
 
 def _where(site: dict | None) -> str:
-    return f"{Path(site['file']).name}:{site['line']}" if site else "(unknown line)"
+    return f"{short_path(site['file'])}:{site['line']}" if site else "(unknown line)"

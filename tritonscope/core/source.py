@@ -143,6 +143,16 @@ def cell_label(file: str, line: int) -> str:
     return f"Cell In[{number}], line {line}" if number is not None else f"{file}:{line}"
 
 
+def short_path(file: str) -> str:
+    """A file as a line of the program names it: its base name, or for an installed library's file its
+    path within the library (`transformers/generation/utils.py`: `utils.py` alone says nothing)."""
+    for folder in ("site-packages", "dist-packages"):
+        marker = f"/{folder}/"
+        if marker in file:
+            return file.split(marker, 1)[1]
+    return file.rsplit("/", 1)[-1]
+
+
 def cells_named(text: str) -> str:
     """A message with each notebook cell's file (`/tmp/ipykernel_7/123.py:5`, which is not on the disk)
     named as IPython names it (`Cell In[3], line 5`), where IPython runs."""

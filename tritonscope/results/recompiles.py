@@ -4,10 +4,10 @@ compile, what to do about it; and, given the sizes a server will see, the compil
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import ClassVar
 
 from ..analysis.recompile_causes import AGAIN, CANDIDATE, FIRST, RECOMPILE, Cause
+from ..core.source import short_path
 from .base import Result
 
 
@@ -22,7 +22,7 @@ class Launch:
 
     @property
     def where(self) -> str:
-        return f"{Path(self.file).name}:{self.line}" if self.file else "(no launch recorded)"
+        return f"{short_path(self.file)}:{self.line}" if self.file else "(no launch recorded)"
 
 
 @dataclass(frozen=True)
