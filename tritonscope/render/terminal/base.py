@@ -7,6 +7,7 @@ markup and emoji off, and styles are given as Text styles.
 from __future__ import annotations
 
 import io
+import re
 import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -87,3 +88,15 @@ def print_folded(
         if marked[0]:
             shown.highlight_words([marked[0]], marked[1])
         console.print(shown, no_wrap=True, overflow="ignore")
+
+
+_PADDED = re.compile(r" +((?:\x1b\[[0-9;]*m)*)$")
+
+
+def print_unpadded(console: Console, renderable) -> None:
+    """A table (Rich pads every line to its width) printed with each line's trailing spaces taken
+    off: a file or a CI log keeps no padding."""
+    with console.capture() as captured:
+        console.print(renderable)
+    lines = captured.get().split("\n")
+    console.file.write("\n".join(_PADDED.sub(r"\1", line) for line in lines))

@@ -9,7 +9,7 @@ from rich.text import Text
 
 from ...core.quantities import count, percentage, plural, size
 from ...results.check import CheckResult
-from .base import TerminalRenderer
+from .base import TerminalRenderer, print_unpadded
 
 
 def figures_line(figures: dict) -> str:
@@ -73,7 +73,7 @@ class CheckView(TerminalRenderer):
                 table.add_row(Text(""), Text(said, style="yellow"))
                 if broken.finding:
                     table.add_row(Text(""), Text(f"  ↳ {broken.finding}"))
-            console.print(table)
+            print_unpadded(console, table)
         for note in result.notes:
             console.print(Text(f"note: {note}", style="yellow"))
         failed = sum(1 for o in result.outcomes if not o.ok)
