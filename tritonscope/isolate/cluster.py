@@ -49,6 +49,7 @@ _SKIPPED = {".git", ".hg", ".venv", "venv", "__pycache__", "node_modules", ".tox
 BUNDLE_LIMIT = 64 << 20  # bytes of the kernel's folder sent to the nodes
 _POLL = 0.1  # seconds between looks at the tasks in flight
 _HEAD_CHECK = 3.0  # seconds between looks at whether the cluster's head still answers
+_GONE_WITHIN = 5.0  # seconds a head that is stopping may still answer after its driver died
 _HEAD_GRACE = 5.0  # seconds a head may take to stop answering after its node ended a worker
 
 
@@ -157,7 +158,14 @@ def drive_in_child(address: str, stdout: Any) -> int | None:
     if said.isdigit():  # the command's own exit code (Ray may end the process otherwise after it)
         return int(said)
     code = 128 - code if code < 0 else code  # a signal's death as a shell says it
-    _check_reachable(address, given=address)  # it ended without a word: the head gone is said as such
+    # it ended without a word: the head gone is said as such. A head being stopped may answer a while
+    # after its driver died (a loaded machine: Ray's processes end one by one): looked at a few times
+    deadline = time.monotonic() + _GONE_WITHIN
+    while True:
+        _check_reachable(address, given=address)
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
     raise UsageError(
         f"--cluster {address}: the process driving Ray ended abruptly (exit {code}), without a result",
         hint="Ray ends its driver when this machine's Ray node fails; its log says why (/tmp/ray/session_latest/logs)",
