@@ -23,7 +23,7 @@ def unwrap(obj: Any) -> tuple[Any, list[Any]] | None:
         if type(obj).__module__ == "triton.runtime.interpreter" and type(obj).__name__ == "InterpretedFunction":
             # @triton.jit under TRITON_INTERPRET=1 (a learner's notebook runs kernels on the CPU so): the
             # function and options the JITFunction would have had
-            return JITFunction(obj.fn, **obj.kwargs), wrappers
+            return JITFunction(obj.fn, **getattr(obj, "kwargs", {})), wrappers
         inner = getattr(obj, "fn", None) if not isinstance(obj, type) else None
         if inner is None or len(wrappers) >= _MAX_WRAPPERS:
             return None
