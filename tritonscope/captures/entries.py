@@ -135,7 +135,8 @@ def find(kernel: CachedKernel) -> tuple[CacheEntry, list[str]]:
     if not candidates and digest and any(e.name == name for e in found):
         hashes = ", ".join(str(e.metadata.get("hash", ""))[:8] for e in found if e.name == name)
         raise KernelFileError(f"no compile of {name} in {kernel.folder_path} has a hash starting {digest}: {hashes}")
-    if not candidates:
+    related = [p for p in problems if f"{name}.json" in p]  # its metadata there, but not readable
+    if not candidates and not related:
         logged, _ = compile_records(kernel.folder_path)
         if any(str(r.get("name")) == name for r in logged.values()):  # recorded, its files gone
             raise KernelFileError(
@@ -143,8 +144,8 @@ def find(kernel: CachedKernel) -> tuple[CacheEntry, list[str]]:
                 f"{contract.CACHE_FOLDER}/ folder: the capture is damaged",
                 hint="trace the program again",
             )
+    if not candidates:
         names = sorted({e.name for e in found})
-        related = [p for p in problems if f"{name}.json" in p]
         raise KernelFileError(
             f"no kernel named '{name}' in {kernel.folder_path}. Kernels there: {', '.join(names) or 'none'}"
             + "".join(f"\n  {p}" for p in related),

@@ -76,8 +76,8 @@ def typed_axes(given: Mapping[str, Iterable[Typed]] | None) -> list[tuple[str, t
         kept = [v for v in values if not (isinstance(v, str) and not v.strip())]
         as_text = name == "triton"
         parts = tuple(str(v).strip() if as_text else typed(v) for v in kept)
-        # a value given twice (M=16,16) is one variant: compiled once
-        parts = tuple({(type(v).__name__, repr(v)): v for v in parts}.values())
+        if not as_text:  # a value given twice (M=16,16) is one variant; a release against itself is a check
+            parts = tuple({(type(v).__name__, repr(v)): v for v in parts}.values())
         if not name or not parts:
             raise UsageError(f"vary expects a name and its values, got {name or '(no name)'}={list(values)}")
         found.append((name, parts))

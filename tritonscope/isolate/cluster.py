@@ -160,11 +160,8 @@ def drive_in_child(address: str, stdout: Any) -> int | None:
     code = 128 - code if code < 0 else code  # a signal's death as a shell says it
     # it ended without a word: the head gone is said as such. A head being stopped may answer a while
     # after its driver died (a loaded machine: Ray's processes end one by one): looked at a few times
-    deadline = time.monotonic() + _GONE_WITHIN
-    while True:
+    for _ in range(int(_GONE_WITHIN / 0.5)):
         _check_reachable(address, given=address)
-        if time.monotonic() > deadline:
-            break
         time.sleep(0.5)
     raise UsageError(
         f"--cluster {address}: the process driving Ray ended abruptly (exit {code}), without a result",
