@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -258,3 +259,20 @@ def test_cuda_graphs_and_descriptors_an_autotuner_reshapes_trace_to_the_end(tmp_
     names = [json.loads(line)["name"] for line in (tmp_path / "out" / "kernels.jsonl").read_text().splitlines()]
     assert sorted(set(names)) == ["after_graphs_kernel", "scale_kernel", "tuned_copy_kernel"]
     assert names.count("tuned_copy_kernel") == 2  # both configs compiled, as the autotuner on a GPU does
+
+
+def test_a_kernel_file_with_a_non_ascii_name_compiles_or_ptxas_is_explained(tmp_path):
+    """Triton 3.6 writes the kernel file's name into the PTX's `.loc` comments as it is, and its ptxas
+    refuses non-ASCII characters (a GPU run fails so too): trace says why after Triton's page of PTX.
+    Triton 3.9 escapes them, and the kernel is captured."""
+    program = tmp_path / "prog 程序.py"
+    program.write_text((PROGRAMS / "triton_program.py").read_text())
+    escapes = tuple(int(p) for p in triton.__version__.split(".")[:2]) >= (3, 9)
+    command = ["trace", "--target", "sm90", "-o", str(tmp_path / "cap"), "--", sys.executable, str(program)]
+    result = subprocess.run([sys.executable, "-m", "tritonscope", *command], capture_output=True, text=True)
+    if escapes:
+        assert result.returncode == 0 and "(the program compiled none)" not in result.stderr, result.stderr[-2000:]
+    else:  # the program's own traceback, then the reason as its last lines' first
+        assert result.returncode == 1, result.stderr[-2000:]
+        assert "tritonscope: ptxas refused the kernel file's name 'prog 程序.py'" in result.stderr, result.stderr[-2000:]
+        assert "Rename the file with ASCII characters" in result.stderr

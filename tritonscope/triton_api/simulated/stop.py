@@ -319,6 +319,22 @@ def _run_on_the_device(exc: BaseException) -> str | None:
     return found.group(1) if found else None
 
 
+def _non_ascii_name(exc: BaseException, tb) -> str | None:
+    """Why ptxas refused a kernel, where it was the non-ASCII characters of the kernel file's name:
+    Triton (3.6 here) writes the name into the PTX, in the comment of each `.loc` line, and the ptxas
+    it bundles refuses them; a GPU run fails the same way. Triton 3.9 escapes them."""
+    if "Unexpected non-ASCII character" not in str(exc):
+        return None
+    kernels = (getattr(f.f_locals.get("self"), "fn", None) for f in _frames(tb))  # JITFunction.run's
+    files = (os.path.basename(getattr(getattr(k, "__code__", None), "co_filename", "")) for k in kernels)
+    named = next((f" '{name}'" for name in files if not name.isascii()), "")
+    return (
+        f"ptxas refused the kernel file's name{named}: Triton writes it into the PTX, and its ptxas takes "
+        "only ASCII characters; a GPU run fails the same way. Rename the file with ASCII characters, or "
+        "use Triton 3.9, which escapes them"
+    )
+
+
 def _stop_at_uncaught(folders: tuple[str, ...]) -> None:
     """A program that dies of a data-dependent operator (an `assert torch.allclose(...)`) was stopped
     for a value too, and one that dies of an operator run for real on the device was stopped for a
@@ -337,6 +353,9 @@ def _stop_at_uncaught(folders: tuple[str, ...]) -> None:
         if frames and operator:
             stop(frames[-1], f"{operator} run for real on the device by torch itself (not by the program's code)", exc)
         previous(kind, exc, tb)
+        refused = _non_ascii_name(exc, tb)
+        if refused:  # after Triton's page of PTX, where it is read
+            sys.stderr.write(f"tritonscope: {refused}\n")
 
     sys.excepthook = hook
 
