@@ -20,6 +20,7 @@ from cli_process import tritonscope
 import tritonscope as ts
 from tritonscope.core import inputs
 from tritonscope.core.errors import TritonscopeError, UsageError
+from tritonscope.core.targets import local_target
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTOR_ADD = {"BLOCK_SIZE": 1024, "args": {"x_ptr": "*fp16", "n_elements": 4096}, "target": "sm90"}
@@ -338,6 +339,22 @@ def test_launched_reads_each_variant_triton_kept_without_recompiling(tmp_path):
     same = ROOT / "sample_kernels" / "vector_add.py"  # the file the child imported (sample: may be another copy)
     compiled = ts.dump(same, BLOCK_SIZE=1024, args={"n_elements": 4096}, target="sm90")
     assert first[4] == compiled.stages["ptx"]  # the same variant as a compile of it gives
+
+
+def test_launched_of_a_kernel_never_launched_says_why_the_list_is_empty(tmp_path):
+    source = tmp_path / "never.py"
+    source.write_text("import triton\n\n\n@triton.jit\ndef never_run(x):\n    pass\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        from never import never_run
+    finally:
+        sys.path.remove(str(tmp_path))
+    with pytest.warns(UserWarning) as caught:
+        assert ts.launched(never_run) == []
+    (said,) = [str(w.message) for w in caught]
+    why = "there is no GPU here to launch it on" if local_target() is None else "it has not been launched yet"
+    assert said.startswith(f"never_run has launched nothing in this process ({why}): ts.dump(never_run, ...)")
+    assert caught[0].filename == __file__  # pointed at the caller's line, not tritonscope's
 
 
 @pytest.mark.gpu

@@ -12,6 +12,7 @@ to a running notebook: with a target and no such GPU here, `capture` says so and
 from __future__ import annotations
 
 import tempfile
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -33,9 +34,21 @@ def launched(kernel: Any, timeout: float = 300.0) -> list[Dump]:
     from ..triton_api import launched as triton_launched
 
     try:
-        return [_dump(compiled, timeout) for compiled in triton_launched.compiled_kernels(kernel)]
+        found = [_dump(compiled, timeout) for compiled in triton_launched.compiled_kernels(kernel)]
     except TritonscopeError as exc:
         raise said(exc) from None
+    if not found:  # an empty list alone reads as "it launched, and there is nothing to see"
+        warnings.warn(_launched_nothing(kernel), stacklevel=2)
+    return found
+
+
+def _launched_nothing(kernel: Any) -> str:
+    name = getattr(kernel, "__name__", None) or getattr(getattr(kernel, "fn", None), "__name__", "the kernel")
+    why = "there is no GPU here to launch it on" if local_target() is None else "it has not been launched yet"
+    return (
+        f"{name} has launched nothing in this process ({why}): ts.dump({name}, ...) compiles it for a "
+        'target, and ts.trace(["python", "prog.py"], target="sm90") runs a program against a simulated GPU'
+    )
 
 
 def _dump(compiled: Any, timeout: float) -> Dump:
