@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 
 import pytest
@@ -355,6 +356,29 @@ def test_launched_of_a_kernel_never_launched_says_why_the_list_is_empty(tmp_path
     why = "there is no GPU here to launch it on" if local_target() is None else "it has not been launched yet"
     assert said.startswith(f"never_run has launched nothing in this process ({why}): ts.dump(never_run, ...)")
     assert caught[0].filename == __file__  # pointed at the caller's line, not tritonscope's
+
+
+def test_a_kernel_whose_file_was_edited_since_its_import_is_compiled_with_a_warning(tmp_path):
+    source = tmp_path / "edited_kernels.py"
+    source.write_text(
+        "import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef scale(x_ptr, B: tl.constexpr):\n"
+        "    offs = tl.arange(0, B)\n    tl.store(x_ptr + offs, tl.load(x_ptr + offs) * 2)\n"
+    )
+    sys.path.insert(0, str(tmp_path))
+    try:
+        from edited_kernels import scale
+    finally:
+        sys.path.remove(str(tmp_path))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # unchanged: no warning
+        ts.dump(scale, B=128, args={"x_ptr": "*fp32"}, target="sm90")
+    source.write_text(source.read_text().replace("* 2)", "* 3)"))
+    with pytest.warns(UserWarning) as caught:
+        edited = ts.dump(scale, B=128, args={"x_ptr": "*fp32"}, target="sm90")
+    (said,) = [str(w.message) for w in caught]
+    assert said.startswith("scale: edited_kernels.py has changed since it was imported; compiled from the file")
+    assert "importlib.reload(edited_kernels)" in said and caught[0].filename == __file__
+    assert "3.000000e+00" in edited.stages["ttir"]  # the file as it is now
 
 
 @pytest.mark.gpu

@@ -12,7 +12,6 @@ to a running notebook: with a target and no such GPU here, `capture` says so and
 from __future__ import annotations
 
 import tempfile
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ from ..core import forms
 from ..core.errors import TritonscopeError, UsageError
 from ..core.targets import local_target
 from ..isolate import task
-from .requests import said
+from .requests import said, warn_caller
 from .results import Dump, Trace
 from .session import answer
 
@@ -38,7 +37,7 @@ def launched(kernel: Any, timeout: float = 300.0) -> list[Dump]:
     except TritonscopeError as exc:
         raise said(exc) from None
     if not found:  # an empty list alone reads as "it launched, and there is nothing to see"
-        warnings.warn(_launched_nothing(kernel), stacklevel=2)
+        warn_caller(_launched_nothing(kernel))
     return found
 
 

@@ -22,6 +22,7 @@ import sys
 import traceback
 import types
 import typing
+import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -57,12 +58,26 @@ def _kernel(kernel: Any, values: dict[str, Any]) -> Any:
         return os.fspath(kernel)
     from ..triton_api.cells import kernel_source  # a kernel object: Triton is imported already
 
+    from ..triton_api.cells import edited_since
+
     source, name = kernel_source(kernel)
+    edited = edited_since(kernel)
+    if edited:
+        warn_caller(edited)
     named = inputs.named("kernel").name_in(inputs.API)
     if values.get(named) not in (None, name):
         raise UsageError(f"the kernel given is {name}; {named}={values[named]!r} names another")
     values[named] = name
     return source
+
+
+def warn_caller(message: str) -> None:
+    """A warning pointed at the user's line that called the API: the first frame outside tritonscope."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(1), 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, stacklevel=level)
 
 
 def with_inputs(function: Callable | None = None, *, resolve_target: bool = True) -> Callable:

@@ -24,6 +24,7 @@ import pickle
 import sys
 import textwrap
 import types
+from pathlib import Path
 from typing import Any
 
 from triton.runtime.jit import DependenciesFinder  # type: ignore[import-untyped]
@@ -58,6 +59,33 @@ def kernel_source(kernel: Any) -> tuple[Source, str]:
     if not os.path.isfile(file):
         raise UsageError(f"{jit.__name__}: its file {file} is not there any more", hint="define the kernel again")
     return KernelFile(file, os.path.realpath(file)), jit.__name__
+
+
+def edited_since(kernel: Any) -> str | None:
+    """What to say where a kernel object's file no longer holds the kernel's text as it was defined
+    (an edit since the import): the compile reads the file as it is now, while the kernel object,
+    the one Triton launches in this process, is the old text. None where it is unchanged."""
+    unwrapped = triton_kernels.unwrap(kernel)
+    if unwrapped is None or not isinstance(getattr(unwrapped[0], "src", None), str):
+        return None
+    jit = unwrapped[0]
+    file = jit.fn.__code__.co_filename
+    try:
+        now = Path(file).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    if _stripped(jit.src) in _stripped(now):  # line by line, ignoring indentation (a kernel in a class)
+        return None
+    module = getattr(jit.fn, "__module__", None) or Path(file).stem
+    return (
+        f"{jit.__name__}: {Path(file).name} has changed since it was imported; compiled from the file as it "
+        f"is now, not as the kernel object this process would launch (importlib.reload({module}) and "
+        "import it again to launch the new text)"
+    )
+
+
+def _stripped(text: str) -> str:
+    return "\n".join(line.strip() for line in text.splitlines() if line.strip())
 
 
 def in_memory(file: str) -> bool:
