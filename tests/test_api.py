@@ -9,6 +9,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -63,8 +64,10 @@ def test_results_have_plain_attributes_a_one_line_repr_and_a_notebook_view():
     assert (
         "\n" not in shown and shown.startswith("<Dump add_kernel on sm90:") and f"{r.resources.registers} reg" in shown
     )
-    page = r._repr_html_()
+    page, again = r._repr_html_(), r._repr_html_()
     assert page.startswith('<div class="tritonscope" id="tsv-') and page.count("<script>") == 1
+    first, second = (re.match(r'<div class="tritonscope" id="([\w-]+)"', view).group(1) for view in (page, again))
+    assert second.startswith(first) and second != first  # shown twice: two elements, each with its own id
     assert 'data-stage="sass"' in page and "http" not in page.replace("http-equiv", "")
     d = ts.diff("sample:vector_add", target="sm90", vary={"BLOCK_SIZE": [256, 1024]}, stages="ttgir")
     assert [o.label for o in d.variants] == [{"BLOCK_SIZE": "256"}, {"BLOCK_SIZE": "1024"}]

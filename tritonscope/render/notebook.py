@@ -83,11 +83,18 @@ class NotebookView:
         return block(f'<pre class="view code">{html.escape(drawn)}</pre>')
 
 
+_SHOWN: dict[str, int] = {}  # block ids given in this process, by digest
+
+
 def block(body: str, linked: bool = False) -> str:
     """A body in one self-contained <div>: its styles scoped to it, and (`linked`) the script that
     links its lines, run on the <div> that holds it. Its id is the content's digest, so a saved
-    notebook's output does not change between runs."""
-    name = "tsv-" + hashlib.sha256(body.encode()).hexdigest()[:12]
+    notebook's output does not change between runs, with the times it was shown before in this
+    process after it (a result shown twice is two elements, each its own script's)."""
+    digest = "tsv-" + hashlib.sha256(body.encode()).hexdigest()[:12]
+    before = _SHOWN.get(digest, 0)
+    _SHOWN[digest] = before + 1
+    name = f"{digest}-{before}" if before else digest
     styles = scoped(report.css(), f"#{name}") + f"#{name}" + _BLOCK_CSS.replace(" .", f" #{name} .")
     root = f"document.currentScript ? document.currentScript.parentElement : document.getElementById('{name}')"
     script = f"<script>{report.script(root)}</script>" if linked else ""
