@@ -6,6 +6,7 @@ compiled: the two launches then share one variant. The captures are real `trace 
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 
@@ -206,6 +207,9 @@ def test_a_mark_no_program_passed_and_a_folder_that_is_no_capture(capture, cli, 
     assert "never passed a mark named 'steady' (its marks: warmup)" in said
     said = cli("recompiles", tmp_path, expect=2).stderr
     assert "not a capture made by `tritonscope trace`" in said
+    os.mkfifo(tmp_path / "kernels.jsonl")  # a damaged one: read, it would wait for a writer
+    said = cli("recompiles", tmp_path, expect=2).stderr
+    assert "a damaged capture: its kernels.jsonl is not a regular file" in said
 
 
 def test_a_hint_dropped_for_a_value_still_divisible_by_16_is_said_as_not_specialized():

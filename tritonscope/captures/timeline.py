@@ -58,7 +58,13 @@ def read_timeline(folder: Path) -> Timeline:
     """The capture's logs, in order; a folder that is not a capture made by `trace` is refused."""
     if not folder.is_dir():
         raise UsageError(f"{folder}: no such directory", hint="give a folder made by `tritonscope trace -o DIR`")
-    if not (folder / contract.CAPTURE_LOG).is_file():
+    log = folder / contract.CAPTURE_LOG
+    if log.exists() and not log.is_file():  # a folder, a named pipe: not what trace writes
+        raise UsageError(
+            f"{folder}: a damaged capture: its {contract.CAPTURE_LOG} is not a regular file",
+            hint="make the capture again with `tritonscope trace -o DIR -- python prog.py`",
+        )
+    if not log.is_file():
         raise UsageError(
             f"{folder}: not a capture made by `tritonscope trace` (it has no {contract.CAPTURE_LOG}): a Triton "
             "cache alone does not say in which order, or from which line, its kernels were compiled",
