@@ -23,7 +23,7 @@ from ..isolate import Executor, Outcome, Task, pool
 from ..results.fit import NO_COMPILE, NOT_COMPILED, Cell, ConfigRow, FitResult, KernelFit
 from ..triton_api import version
 from . import launch
-from .fit_rank import GRID_REFUSED, Ranker, Ranking, ToRank, why_not, with_estimates
+from .fit_rank import Ranker, Ranking, ToRank, why_not, with_estimates
 from .walk import releases, sweep
 
 # A T4, an A100, an A10 or RTX 3090, an L4 or RTX 4090, an H100, a B200, an RTX 5090 and an MI300X.
@@ -222,9 +222,10 @@ def measure_ranked(
     module = prepare(request).module if not launched else None  # its grid(meta), its defaults
     try:
         grid = launch.grid_for(compiled.variant, ranking.grid, module, launched)
-    except UsageError as exc:  # --grid names what the kernel lacks: the command refuses it (cli/commands/fit.py)
+    except UsageError as exc:  # --grid names what the kernel lacks: the command refuses it (fit_rank.refused_grid)
         said = exc.message + (f" ({exc.hint})" if exc.hint else "")
-        return replace(cell, estimate_note=GRID_REFUSED + said), None
+        refused = said if ranking.grid is not None else None  # the user's --grid, not the file's own grid
+        return replace(cell, estimate_note=f"no estimate: {said}", grid_refused=refused), None
     if isinstance(grid, str):
         return replace(cell, estimate_note=grid), None
     # LLVM IR, the largest text, is not read by the estimate: it stays in the worker

@@ -26,7 +26,6 @@ from ..results.fit import Cell
 NO_FIGURES = "no estimate: the targets table has no speeds for this target's GPUs"
 NOT_NVIDIA = "no estimate: the per-warp model reads NVIDIA's machine code"
 NO_FIT = "no estimate: it does not fit"
-GRID_REFUSED = "no estimate: "  # then why --grid cannot be evaluated for the cell: the command refuses it
 
 
 @dataclass(frozen=True)
@@ -120,10 +119,10 @@ class Ranker:
 def refused_grid(cells) -> str | None:
     """Why --grid could not be evaluated, where it could be for no cell: the user's to fix (exit 2),
     not a matrix of cells with no estimate."""
-    notes = [c.estimate_note for c in cells if c.estimate_note]
-    if any(c.estimate is not None for c in cells) or not notes or not notes[0].startswith(GRID_REFUSED + "--grid"):
+    refused = [c.grid_refused for c in cells if c.grid_refused]
+    if any(c.estimate is not None for c in cells) or not refused:
         return None
-    return notes[0].removeprefix(GRID_REFUSED)
+    return refused[0]
 
 
 def with_estimates(cells: list[Cell], found: dict[int, tuple[LaunchEstimate | None, str | None]]) -> list[Cell]:

@@ -56,4 +56,6 @@ def cell_body(cell: Cell) -> dict[str, Any]:
     """A fit cell: its verdict and figures, and with --rank its `estimate` (as `time.launch`) or the
     `estimate_note` saying why there is none."""
     plain = {f.name: getattr(cell, f.name) for f in fields(cell) if f.name != "estimate"}
-    return {**asdict(Cell(**plain)), "estimate": launch_body(cell.estimate)}
+    body = asdict(Cell(**plain))
+    del body["grid_refused"]  # said in estimate_note; a --grid no cell takes is refused before any output
+    return {**body, "estimate": launch_body(cell.estimate)}

@@ -38,6 +38,7 @@ class Cell:
     buffers: tuple[str, ...] = ()  # the shared buffers, as explain lists them, where shared memory is over
     estimate: LaunchEstimate | None = None  # fit --rank: the launch's time on the target's GPU
     estimate_note: str | None = None  # fit --rank: why there is none
+    grid_refused: str | None = None  # fit --rank: why --grid cannot be evaluated for it (the user's to fix)
 
     @property
     def fits(self) -> bool:
