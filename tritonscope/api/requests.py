@@ -56,9 +56,7 @@ def _kernel(kernel: Any, values: dict[str, Any]) -> Any:
     put in `kernel_name` (triton_api/cells.py: a file and a name, or a cell's definitions)."""
     if isinstance(kernel, (str, os.PathLike)):
         return os.fspath(kernel)
-    from ..triton_api.cells import kernel_source  # a kernel object: Triton is imported already
-
-    from ..triton_api.cells import edited_since
+    from ..triton_api.cells import edited_since, kernel_source  # a kernel object: Triton is imported already
 
     source, name = kernel_source(kernel)
     edited = edited_since(kernel)

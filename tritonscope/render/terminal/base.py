@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import re
-import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import IO, Any, TextIO
@@ -80,10 +79,9 @@ def print_folded(
     """Prose folded at spaces to the console's width, its later lines indented by `indent`, `first`
     before its first: no line padded to the width (a file piped to keeps no trailing spaces).
     `marked`: a phrase and its style (a verdict in its colour)."""
-    lines = textwrap.wrap(
-        text, max(console.width, 20), initial_indent=first, subsequent_indent=" " * indent, break_on_hyphens=False
-    )
-    for line in lines or [""]:
+    from .code import folded
+
+    for line in folded(text, max(console.width, 20), first, indent):
         shown = Text(line, style=style)
         if marked[0]:
             shown.highlight_words([marked[0]], marked[1])

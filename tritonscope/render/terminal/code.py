@@ -251,22 +251,27 @@ def rule(title: str, width: int, color: bool, style: str = "1;34") -> str:
 
 
 def wrapped(text: str, width: int, color: bool, style: str = "", indent: int = 4) -> list[str]:
-    """Prose folded at spaces to the width, its later lines indented; words are never cut, only a
-    word longer than a whole line is split over lines, but for a path, which is kept whole on a line of
-    its own (it is copied, not read across a break)."""
+    """`folded`, each line painted in `style`."""
+    return [paint([(style, line)], color) for line in folded(text, width, indent=indent)]
+
+
+def folded(text: str, width: int, first: str = "", indent: int = 4) -> list[str]:
+    """Prose folded at spaces to the width, `first` before its first line and its later lines indented;
+    words are never cut, only a word longer than a whole line is split over lines, but for a path,
+    which is kept whole on a line of its own (it is copied, not read across a break)."""
     lines = []
     for i, paragraph in enumerate(text.split("\n")):  # its own line breaks stay (a source line, a caret)
-        first = "" if i == 0 else " " * indent
+        opening = first if i == 0 else " " * indent
         whole = any("/" in word and len(word) > width - indent for word in paragraph.split())
         lines += textwrap.wrap(
             paragraph,
             max(width, 16),
-            initial_indent=first,
+            initial_indent=opening,
             subsequent_indent=" " * indent,
             break_on_hyphens=False,
             break_long_words=not whole,
         ) or [""]
-    return [paint([(style, line)], color) for line in lines]
+    return lines
 
 
 def pad(row: str, used: int, width: int) -> str:
