@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shlex
+import shutil
 import sys
 from pathlib import Path
 
@@ -49,6 +51,15 @@ def test_cache_list_of_a_capture(cli, capture):
     assert all(r["captured"] and "cubin" in r["stages"] and r["bytes"] > 0 for r in rows)
     table = cli("cache", "list", capture).stdout
     assert "softmax_kernel" in table and "ttir ttgir llir ptx cubin" in table
+    assert f"  tritonscope dump {capture}/:softmax_kernel" in table  # the first listed
+
+
+def test_cache_lists_commands_are_quoted_for_a_folder_with_a_space(cli, capture, tmp_path):
+    spaced = tmp_path / "run ü"
+    shutil.copytree(capture, spaced)
+    table = cli("cache", "list", spaced).stdout.splitlines()
+    command = table[table.index("show one with:") + 1].strip()
+    assert shlex.split(command) == ["tritonscope", "dump", f"{spaced}/:softmax_kernel"]  # pasted: one argument
 
 
 def test_dump_a_captured_kernel_without_recompiling(cli, capture):

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import shlex
+
 from pathlib import Path
 
 from ..analysis.capture_pairs import KernelFigures, KernelPair, pair
@@ -91,7 +93,8 @@ def _unfit(target: str, cell: Cell, reference: str) -> Broken:
     """A launched compile that would not launch on `target` (or not compile for it), as a broken check:
     its buffers, and where to see which of its kernel's configs do fit there."""
     folder, _, name = reference.partition("/:")
-    where = f"`tritonscope fit {folder}/ -k {name.partition('@')[0]} --targets {target}` shows which configs fit"
+    command = shlex.join(["tritonscope", "fit", f"{folder}/", "-k", name.partition("@")[0], "--targets", target])
+    where = f"`{command}` shows which configs fit"
     buffers = f"buffers: {'; '.join(cell.buffers)}; " if cell.buffers else ""
     return Broken(FIT + target, None, f"{cell.verdict}: {cell.reason}", buffers + where)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import shlex
 
 from rich.console import Console
 
@@ -58,11 +59,13 @@ class CacheView(TerminalRenderer):
         lines += _simulation_lines(result, width, color)
         if result.entries:
             lines += wrapped("show one with:", width, color, "2")
-            lines += wrapped(f"  tritonscope dump {result.folder}/:{result.entries[0].name}", width, color, "2")
+            shown = shlex.quote(f"{result.folder}/:{result.entries[0].name}")  # pasted into a shell
+            lines += wrapped(f"  tritonscope dump {shown}", width, color, "2")
             launched = next((e for e in result.entries if e.launches), None)
             if launched:
                 lines += wrapped("replay a recorded launch with:", width, color, "2")
-                lines += wrapped(f"  tritonscope reproduce {result.folder}/:{launched.name}", width, color, "2")
+                shown = shlex.quote(f"{result.folder}/:{launched.name}")
+                lines += wrapped(f"  tritonscope reproduce {shown}", width, color, "2")
         write_rows(console.file, lines)
 
 
