@@ -9,7 +9,7 @@ from rich.text import Text
 from ...core.model import ParamKind
 from ...core.quantities import plural
 from ...results.catalog import KernelList
-from .base import TerminalRenderer
+from .base import TerminalRenderer, print_unpadded
 
 TYPE_FROM = {
     "annotation": "annotated",
@@ -21,8 +21,11 @@ TYPE_FROM = {
 
 class ListingView(TerminalRenderer):
     def draw(self, console: Console, result: KernelList) -> None:
-        heading = Text(f"{result.path}", style="bold") + Text(f": {_counts(result.kernels)}")
-        console.print(heading, soft_wrap=True)  # a path is never split over lines (it is copied whole)
+        counts = _counts(result.kernels)
+        heading = Text(f"{result.path}", style="bold") + Text(f": {counts}")
+        if len(heading) > console.width:  # the path alone on its line, never split (it is copied whole)
+            heading = Text(f"{result.path}", style="bold") + Text(f"\n    {counts}")
+        console.print(heading, soft_wrap=True)
         for notice in result.notices:
             console.print(Text(notice, style="dim"))
         console.print()
@@ -75,7 +78,7 @@ def _draw_kernel(console: Console, spec, defaults: dict) -> None:
         if p.name in defaults:
             default = f"{defaults[p.name]!r} (file)"
         table.add_row(p.name, kind, type_, default, how)
-    console.print(table)
+    print_unpadded(console, table)
     for config in spec.autotune_configs:
         console.print(f"  autotune config {config.index}: {config.describe()}")
     for name in spec.heuristics:
