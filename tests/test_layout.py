@@ -54,6 +54,15 @@ def test_layout_from_a_real_compilation(cli):
     assert "#ttg.nvidia_mma<{versionMajor = 2" in mma and "Python line 35" in mma
 
 
+def test_a_name_the_pipeliner_gave_its_masks_too_is_the_assigned_tensor(cli):
+    """In the fused attention, `%acc` is first a predicate of the pipeliner's prologue (named after
+    the loop carrying `acc`, splat to masks of i1); `--value acc` is the accumulator the statements
+    `acc = acc * alpha[:, None]` and `acc = tl.dot(...)` assign: fp32, in the MMA layout."""
+    doc = json.loads(cli("layout", "--from", "sample:fused_attention", "--value", "acc", "-t", "sm90", "--json").stdout)
+    assert doc["shape"] == [128, 64] and doc["layout"].startswith("#ttg.nvidia_mma<{versionMajor = 3")
+    assert "xf32" in doc["origin"] and "xi1" not in doc["origin"]
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -7,9 +7,12 @@ layouts that do not fit the shape, which must cost the user a message, not trito
 
 from __future__ import annotations
 
+import ast
+import contextlib
 import re
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 
 from ..analysis import layouts, linemap, module_layouts, shared_layouts
 from ..core.errors import UsageError
@@ -186,9 +189,32 @@ def _check_fits_size(shape) -> None:
         raise UsageError(f"the tensor is {'x'.join(map(str, shape))}: {elements:,} elements; at most {MAX_ELEMENTS:,}")
 
 
+def _assigned_first(compilation: Compilation, ttgir: list[str], numbers: list[int], name: str) -> list[int]:
+    """The TTGIR values named NAME, those that end a Python statement assigning NAME first (`acc =
+    tl.dot(...)`'s dot), and a tensor of booleans last: Triton names a value after the variable its
+    statement assigns, so every step of `acc = acc * alpha[:, None]` is `%acc_N`, and the pipeliner's
+    masks for the loop that carries `acc` are `%acc` too."""
+    kernel = compilation.kernel
+    lines: set[int] = set()
+    with contextlib.suppress(OSError, SyntaxError, ValueError):  # the file's helpers assign it too
+        for node in ast.walk(ast.parse(Path(kernel.file).read_text(encoding="utf-8"))):
+            targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and any(
+                isinstance(t, ast.Name) and t.id == name for t in targets
+            ):
+                lines.add(node.end_lineno or node.lineno)
+    ends = set()
+    for line in lines:
+        made = set(linemap.stage_lines(compilation, Stage.TTGIR, {(kernel.file, line)})) & set(numbers)
+        ends |= {max(made)} if made else set()
+    return sorted(numbers, key=lambda n: (n not in ends, "xi1," in ttgir[n - 1], n))
+
+
 def _candidates(compilation: Compilation, ttgir: list[str], value: str | None, line: int | None):
     if value is not None:
-        pattern = re.compile(rf"^\s*%{re.escape(value.lstrip('%'))}(_\d+)?(:\d+)?\s*=")
-        return [n for n, text in enumerate(ttgir, start=1) if pattern.match(text)], f"value %{value.lstrip('%')}"
+        name = value.lstrip("%")
+        pattern = re.compile(rf"^\s*%{re.escape(name)}(_\d+)?(:\d+)?\s*=")
+        found = [n for n, text in enumerate(ttgir, start=1) if pattern.match(text)]
+        return _assigned_first(compilation, ttgir, found, name), f"value %{name}"
     wanted = linemap.requested_lines(compilation, (line, line))
     return sorted(linemap.stage_lines(compilation, Stage.TTGIR, set(wanted))), f"Python line {line}"
