@@ -423,6 +423,35 @@ def test_a_time_out_in_the_compiler_says_which_step_it_was_in(tmp_path):
     serving(check)
 
 
+SPIN = """import triton
+import triton.language as tl
+
+
+@triton.jit
+def spin(x_ptr, n):
+    acc = 0.0
+    for i in range(n):
+        acc += tl.load(x_ptr + i % 4)
+    tl.store(x_ptr, acc)
+"""
+
+
+def test_a_grid_past_its_time_limit_names_the_kernel_line_the_interpreter_was_on(tmp_path):
+    """grid's task runs the interpreter in workers of its own, under the call's timeout: theirs ends
+    first and says the line, not the task's wait for them (`in tritonscope's _settled`)."""
+    kernel = tmp_path / "spin.py"
+    kernel.write_text(SPIN)
+
+    async def check(client):
+        asked = {"kernel_file": str(kernel), "args": {"n": 10**9}, "grid_size": [1], "timeout": 3}
+        slow = await client.call_tool("grid", asked)
+        said = result_text(slow)
+        assert slow.is_error and f"for more than 3 s: stuck at {kernel}:9" in said, said
+        assert "tritonscope's" not in said and 'give smaller sizes (args {"N": 1024})' in said
+
+    serving(check)
+
+
 def test_the_servers_timeout_and_malformed_calls_are_said_with_what_to_do(tmp_path):
     """`mcp --timeout N` is the limit of a call that gives none (each tool's own default had won); a
     cursor the tool never gave, inputs of the wrong type, an unknown tool and trace's `timeout` (its

@@ -21,6 +21,10 @@ from . import pages
 from .answers import Ask, Paging
 from .inputs import Timeout, call_limit, variant_inputs
 
+# Seconds a task whose own workers take the call's timeout is given beyond it: theirs ends first and
+# says where it was stuck (the kernel's line the interpreter was running), not this task's wait.
+NESTED = 15.0
+
 StageList = Annotated[
     list[str] | None,
     Field(description="Stages: source, ttir, ttgir, llir, ptx, sass (NVIDIA), amdgcn (AMD). Default: all produced."),
@@ -146,7 +150,7 @@ def diff(
     axes = tuple(forms.typed_axes(vary))
     chosen = forms.stages(stages, "stages")
     cut = Paging(pages.diff, max_lines, 60, cursor, last=("variants",))
-    return Ask(task(calls.diff, request, axes, False, chosen, timeout), timeout, depends_on(request.source), cut)
+    return Ask(task(calls.diff, request, axes, False, chosen, timeout), timeout + NESTED, depends_on(request.source), cut)
 
 
 @variant_inputs
@@ -175,7 +179,7 @@ def passes(
         compared = task(calls.passes_compare, request, tuple(forms.typed_axes(vary)), timeout)
         return Ask(compared, timeout, depends_on(request.source), Paging(pages.own_parts(), max_lines, 60, cursor))
     cut = Paging(functools.partial(pages.passes, changed_only=changed_only), max_lines, 60, cursor)
-    return Ask(task(calls.passes, request, show, timeout), timeout, depends_on(request.source), cut)
+    return Ask(task(calls.passes, request, show, timeout), timeout + NESTED, depends_on(request.source), cut)
 
 
 @variant_inputs
@@ -197,7 +201,7 @@ def layout(
     timeout = call_limit(timeout, 120.0)
     text = "x".join(str(size) for size in shape) if shape else None
     cut = Paging(_layout_page, max_lines, 256, cursor)
-    return Ask(task(calls.layout, request, value, line, text, timeout), timeout, depends_on(request.source), cut)
+    return Ask(task(calls.layout, request, value, line, text, timeout), timeout + NESTED, depends_on(request.source), cut)
 
 
 def _layout_page(doc: pages.Document, count: pages.Count, cursor: str | None) -> pages.Document:
@@ -226,7 +230,7 @@ def grid(
     timeout = call_limit(timeout, 120.0)
     size = forms.sizes(",".join(str(n) for n in grid_size), "grid_size", ",") if grid_size else None
     cut = Paging(pages.grid, max_lines, 64, cursor)
-    return Ask(task(calls.grid, request, size, wave, timeout), timeout, depends_on(request.source), cut)
+    return Ask(task(calls.grid, request, size, wave, timeout), timeout + NESTED, depends_on(request.source), cut)
 
 
 def samples(max_lines: MaxLines = None, cursor: Cursor = None) -> Ask:
@@ -331,7 +335,7 @@ def capture_check(
     timeout = call_limit(timeout, 600.0)
     inputs = (folder, baseline) if baseline else (folder,)
     cut = Paging(pages.own_parts("entries"), max_lines, 100, cursor)
-    return Ask(task(calls.capture_check, folder, tuple(budgets or ()), baseline, timeout), timeout, inputs, cut)
+    return Ask(task(calls.capture_check, folder, tuple(budgets or ()), baseline, timeout), timeout + NESTED, inputs, cut)
 
 
 TOOLS = (

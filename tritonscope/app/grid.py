@@ -94,7 +94,10 @@ def record(
     if outcome.timed_out:
         stuck = (outcome.error or "").partition("(stuck at ")[2].rstrip(")")
         where = f": stuck at {stuck}" if stuck else ""
-        raise UsageError(f"the interpreter ran {kernel} for more than {timeout:g} s{where}", hint="raise --timeout")
+        raise UsageError(
+            f"the interpreter ran {kernel} for more than {timeout:g} s{where}",
+            hint="raise --timeout, or give smaller sizes (-a N=1024): the interpreter runs every program of the grid",
+        )
     if not outcome.ok and outcome.exit_code == 1:
         raise KernelFileError(f"the interpreter could not run {kernel}: {outcome.error}")
     return [
