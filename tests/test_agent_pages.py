@@ -106,6 +106,9 @@ def test_passes_show_only_the_shown_passes_with_their_diffs():
         {"kind": "passes", "passes": [r for r in rows if "diff" not in r]}, 10, None, changed_only=True
     )
     assert [p["index"] for p in table["passes"]] == [0, 2]
+    whole = {"kind": "passes", "triton_version": "3.6.0", "passes": rows}
+    said = summaries.summary(table, whole)  # the summary names the passes chosen, not every pass
+    assert said.startswith("Triton 3.6.0: passes 0 p0 (changed), 2 p2 (changed)") and "p1" not in said, said
     shown = pages.passes(doc, 2, None)
     assert [p["index"] for p in shown["passes"]] == [4] and shown["passes"][0]["diff"] == ["-a", "+b"]
     assert pages.passes(doc, 2, "diff.4:2")["passes"][0]["diff"] == [" c"]

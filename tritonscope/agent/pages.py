@@ -190,7 +190,7 @@ def passes(doc: Document, count: Count, cursor: str | None, changed_only: bool =
             entry = {**entry}
             entry["diff"], doc["page"][part] = cut_list(entry["diff"], part, start, count)
         shown.append(entry)
-    return {**doc, "passes": shown}
+    return {**doc, "passes": shown, **({"changed_only": True} if changed_only else {})}
 
 
 def grid(doc: Document, count: Count, cursor: str | None) -> Document:

@@ -17,6 +17,8 @@ def summary(doc: Document, whole: Document | None = None) -> str:
     """The summary of a (cut) document, its facts read from `whole` where given; the kinds without
     their own say their kind and size."""
     facts = whole if whole is not None else doc
+    if doc.get("changed_only"):  # passes: a choice of rows (said so), not a page of them
+        facts = {**facts, "passes": [p for p in facts["passes"] if p["changed"]]}
     lines = _SUMMARIES.get(facts["kind"], _generic)(facts)
     return "\n".join([*lines, *_cuts(doc.get("page", {}))])
 
