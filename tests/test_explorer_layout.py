@@ -285,3 +285,27 @@ def test_findings_take_j_and_k_and_a_stage_panes_cursor_is_on_its_linked_lines(w
             assert findings.highlighted == 0
 
     asyncio.run(scenario())
+
+
+def test_a_narrower_window_takes_stage_panes_away_and_a_wider_gives_them_back(warm):  # noqa: F811
+    """Three stage panes at 200 columns, the window then 120 wide: side by side, each pane would be 20
+    columns, its 18-column gutter and 2 of code; the source keeps room to be read, and the panes taken
+    come back at 200."""
+
+    async def scenario():
+        async with opened(MATMUL, size=(200, 50), compiles=warm) as (app, pilot):
+            await settled(app, pilot)
+            await pilot.press("plus")  # a third stage pane
+            await pilot.pause()
+            code = app.query_one("#code")
+            three = code.stages
+            assert len(three) == 3
+            await pilot.resize_terminal(120, 30)
+            await pilot.pause()
+            assert code.stages == three[:1]
+            assert pane(app, "source").region.width >= 34  # its gutter and 16 columns of code, at least
+            await pilot.resize_terminal(200, 50)
+            await pilot.pause()
+            assert code.stages == three
+
+    asyncio.run(scenario())

@@ -17,6 +17,7 @@ from .panes import CodePane
 
 PANES = 3  # stage panes at most
 WIDEST = 200  # columns from which TTGIR is shown too at first
+MIN_PANE = 34  # columns a pane needs side by side: its gutter (18) and some code
 
 
 def coming(result: ExploreResult) -> set[Stage]:
@@ -49,6 +50,7 @@ class CodeArea(Vertical):
         self._stage_panes = [CodePane(id=f"stage-{index}") for index in range(PANES)]
         self._marks: dict[Stage, frozenset[int]] = {}  # the lines changed, per stage
         self._marked_against: ExploreResult | None = None  # the variant they were changed against
+        self._dropped: tuple[Stage, ...] = ()  # stage panes a narrower window took away, given back wider
 
     def compose(self) -> ComposeResult:
         yield self.source
@@ -123,11 +125,25 @@ class CodeArea(Vertical):
         chosen[index] = stages[(at + by) % len(stages)]
         self.stages = tuple(chosen)
 
+    def fit(self, columns: int | None) -> None:
+        """As many stage panes as `columns` (the panes' share of a wide window; None: stacked, each its
+        rows) holds side by side with the source, each MIN_PANE wide; those a narrower window took
+        come back as it grows."""
+        room = PANES if columns is None else max(columns // MIN_PANE - 1, 1)
+        coming_now = coming(self.result) if self.result is not None else set()
+        shown = self.stages + tuple(s for s in self._dropped if s in coming_now and s not in self.stages)
+        if not shown or (len(self.stages) <= room and not self._dropped):
+            return
+        self._dropped = shown[room:]
+        if shown[:room] != self.stages:
+            self.stages = shown[:room]
+
     def count(self, by: int) -> None:
         """One stage pane more (the last stage not shown, at the front) or less (the last), 1 to PANES."""
         result = self.result
         if result is None:
             return
+        self._dropped = ()  # the user's choice from now on
         chosen = list(self.stages)
         count = min(max(len(chosen) + by, 1), PANES, len(result.stages))
         while len(chosen) < count:

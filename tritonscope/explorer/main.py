@@ -92,6 +92,8 @@ class MainScreen(Screen):
         stacked below it, the panel in their place with `r`."""
         self.set_class(width >= WIDE, "wide")
         self.set_class(width < WIDE, "narrow")
+        panel = min(max(int(width * 0.3), 42), 72)  # #side's width (explorer.tcss)
+        self.code.fit(width - panel if width >= WIDE else None)
 
     # --- what it draws ----------------------------------------------------------------------------
 
