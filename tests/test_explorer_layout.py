@@ -309,3 +309,31 @@ def test_a_narrower_window_takes_stage_panes_away_and_a_wider_gives_them_back(wa
             assert code.stages == three
 
     asyncio.run(scenario())
+
+
+def test_a_save_that_fixes_a_failed_compile_scrolls_the_stages_to_the_selected_line(tmp_path, warm):  # noqa: F811
+    """The error's line selected, then a fix saved that changes the code: the new SASS arrives after
+    the placeholders shown while ptxas and nvdisasm run (no rows), and is scrolled to the line's
+    instructions, not left at its first row."""
+    kernel = tmp_path / "add.py"
+    shutil.copy(ROOT / "sample_kernels" / "vector_add.py", kernel)
+    good = kernel.read_text()
+
+    async def scenario():
+        request = VariantRequest(file=str(kernel), target="sm90")
+        async with opened(request, size=SIZES[1], watch=True, compiles=warm) as (app, pilot):
+            await settled(app, pilot)
+            kernel.write_text(good.replace("output = x + y", "output = x + oops"))
+            await until(pilot, lambda: app.session.failure is not None)
+            await pilot.pause()
+            stage = pane(app, "stage-0")
+            line = app.session.line
+            kernel.write_text(good.replace("output = x + y", "output = x * y + 1.0"))
+            await until(pilot, lambda: app.session.failure is None and app.session.shown.unread is None)
+            await settled(app, pilot)
+            await pilot.pause()
+            assert app.session.line == line and stage.linked
+            assert stage.cursor in stage.visible_rows(), (stage.cursor, stage.scroll_y)
+            drawn_as_it_holds(app, stage)
+
+    asyncio.run(scenario())

@@ -150,7 +150,9 @@ def diff(
     axes = tuple(forms.typed_axes(vary))
     chosen = forms.stages(stages, "stages")
     cut = Paging(pages.diff, max_lines, 60, cursor, last=("variants",))
-    return Ask(task(calls.diff, request, axes, False, chosen, timeout), timeout + NESTED, depends_on(request.source), cut)
+    return Ask(
+        task(calls.diff, request, axes, False, chosen, timeout), timeout + NESTED, depends_on(request.source), cut
+    )
 
 
 @variant_inputs
@@ -201,7 +203,9 @@ def layout(
     timeout = call_limit(timeout, 120.0)
     text = "x".join(str(size) for size in shape) if shape else None
     cut = Paging(_layout_page, max_lines, 256, cursor)
-    return Ask(task(calls.layout, request, value, line, text, timeout), timeout + NESTED, depends_on(request.source), cut)
+    return Ask(
+        task(calls.layout, request, value, line, text, timeout), timeout + NESTED, depends_on(request.source), cut
+    )
 
 
 def _layout_page(doc: pages.Document, count: pages.Count, cursor: str | None) -> pages.Document:
@@ -335,7 +339,9 @@ def capture_check(
     timeout = call_limit(timeout, 600.0)
     inputs = (folder, baseline) if baseline else (folder,)
     cut = Paging(pages.own_parts("entries"), max_lines, 100, cursor)
-    return Ask(task(calls.capture_check, folder, tuple(budgets or ()), baseline, timeout), timeout + NESTED, inputs, cut)
+    return Ask(
+        task(calls.capture_check, folder, tuple(budgets or ()), baseline, timeout), timeout + NESTED, inputs, cut
+    )
 
 
 TOOLS = (

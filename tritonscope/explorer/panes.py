@@ -171,8 +171,10 @@ class CodePane(ScrollView, can_focus=True):
         if not rows or not height or any(top <= row < top + height for row in rows):
             return False
         # at once, not after the next refresh (Textual's default): a second call before that
-        # refresh (a result's follow-up redrawing the panes) reads `scroll_y` as it is now
-        self.scroll_to(y=max(rows[0] - height // 3, 0), animate=False, immediate=True)
+        # refresh (a result's follow-up redrawing the panes) reads `scroll_y` as it is now. Forced:
+        # after a listing of no rows (a placeholder while ptxas ran) Textual allows no vertical scroll
+        # until the next layout, which `show` does not ask for
+        self.scroll_to(y=max(rows[0] - height // 3, 0), animate=False, immediate=True, force=True)
         return True
 
     def _refresh_rows(self, rows) -> None:
@@ -241,7 +243,9 @@ class CodePane(ScrollView, can_focus=True):
             self.call_after_refresh(self._cursor_into_view)
         elif not top <= self.cursor < top + height:
             below = self.cursor >= top + height  # the cursor on the last row, else the first
-            self.scroll_to(y=self.cursor - height + 1 if below else self.cursor, animate=False, immediate=True)
+            self.scroll_to(
+                y=self.cursor - height + 1 if below else self.cursor, animate=False, immediate=True, force=True
+            )
         else:
             self._refresh_rows((was, self.cursor))
         self.post_message(self.Moved(self, self.content.python_lines(self._numbers[self.cursor])))
