@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import shlex
-
 from pathlib import Path
 
 from ..analysis.capture_pairs import KernelFigures, KernelPair, pair
