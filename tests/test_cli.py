@@ -167,6 +167,12 @@ def test_bad_input_gets_one_clear_message(cli, args, code, message):
     assert result.stdout == ""
 
 
+def test_a_missing_file_is_said_alone_not_after_the_guessed_targets_notice(cli, monkeypatch):
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")  # no GPU visible: `auto` would guess sm90, and say so
+    said = cli("dump", "missing.py", expect=2).stderr
+    assert said.startswith("error: no such file: missing.py") and "no GPU visible" not in said, said
+
+
 def test_compile_error_shows_the_source_line_and_call_site(cli):
     err = cli("dump", BAD, "-k", "calls_bad_helper", "-t", "sm90", expect=1).stderr
     assert "offs = tl.arange(0, 100)" in err and "called from" in err and "bad.py:37: bad_helper(x_ptr)" in err

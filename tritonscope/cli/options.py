@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import typing
 from dataclasses import replace
 from pathlib import Path
@@ -122,9 +123,11 @@ def _request(taken: tuple[inputs.Input, ...], resolve_target: bool, flags: dict)
 
 def told(request: VariantRequest) -> VariantRequest:
     """The request, its target's notice said: once per command, where the request was made."""
+    from ..core.source import KernelFile
     from .messages import say
 
-    if request.target_notice:
+    missing = isinstance(request.source, KernelFile) and not os.path.exists(request.source.path)
+    if request.target_notice and not missing:  # a file not there is refused next: that alone is said
         say(request.target_notice, "dim")
     return request
 
