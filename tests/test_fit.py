@@ -291,8 +291,12 @@ def test_check_fit_gates_a_capture_on_the_launched_configs(capture):
     assert "FAIL" in failed and "fit sm89: does not fit: shared memory 128 KiB > 99 KiB per block" in failed
     assert f"tritonscope fit {capture}/ -k tile_kernel --targets sm89" in " ".join(failed.split())
     assert "copy_kernel" in failed and "1 of 3 failed" in failed  # the timing-only candidate is not held
+    assert "fits none of the --fit targets" in failed  # the tile kernel's line, above its broken limit
     held = tritonscope("check", capture, "--fit", "sm90").stdout
     assert "all 3 held their budgets" in held
+    assert held.count("fits sm90") == 2 and "\n\n" not in held  # each launched compile says what it was held to
+    entries = json.loads(tritonscope("check", capture, "--fit", "sm90", "--json").stdout)["entries"]
+    assert sorted(len(e["fit_targets"]) for e in entries) == [0, 1, 1]
     assert "--fit checks a capture" in tritonscope("check", LIMITS, "--fit", "sm89", expect=2).stderr
 
 

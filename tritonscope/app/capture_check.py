@@ -85,7 +85,7 @@ def _outcome(k: KernelFigures, budgets, baseline: Path | None, before: KernelFig
     entry = CheckEntry(
         name, VariantRequest(file=k.reference, kernel=k.name), budgets, str(baseline) if baseline else None
     )
-    return EntryOutcome(entry, None, values, tuple(broken), found)
+    return EntryOutcome(entry, None, values, tuple(broken), found, fit_targets=tuple(target for target, _ in fits))
 
 
 def _unfit(target: str, cell: Cell, reference: str) -> Broken:

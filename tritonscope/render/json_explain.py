@@ -85,6 +85,7 @@ class ExplainJson(JsonRenderer):
                     "figures": o.figures,
                     "budgets": [b.text for b in o.entry.budgets],
                     "baseline": o.entry.baseline,
+                    "fit_targets": list(o.fit_targets),
                     "broken": [asdict(b) for b in o.broken],
                     "findings": [finding_body(f) for f in o.findings],
                 }

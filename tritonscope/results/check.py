@@ -36,6 +36,7 @@ class EntryOutcome:
     exit_code: int = 0  # the error's: 1 the kernel does not compile, 2 bad input
     notes: tuple[str, ...] = ()  # the findings': what was missing, the kinds therefore not looked for
     baseline_updated: bool = False  # --update-baseline: its figures are the baseline now, not held to it
+    fit_targets: tuple[str, ...] = ()  # check DIR/ --fit: the targets its launched compile was held to
 
     @property
     def ok(self) -> bool:

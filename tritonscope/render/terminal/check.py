@@ -8,7 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ...core.quantities import count, percentage, plural, size
-from ...results.check import CheckResult
+from ...results.check import FIT, CheckResult
 from .base import TerminalRenderer, print_unpadded
 
 
@@ -37,6 +37,10 @@ def _held(outcome) -> str:
         parts.append(
             f"{held} of {total} budgets hold" if total > 1 else f"its budget {'holds' if held else 'is broken'}"
         )
+    if outcome.fit_targets:
+        unfit = [b.figure.removeprefix(FIT) for b in outcome.broken if b.is_fit]
+        fitting = [t for t in outcome.fit_targets if t not in unfit]
+        parts.append(f"fits {', '.join(fitting)}" if fitting else "fits none of the --fit targets")
     if outcome.entry.baseline and outcome.baseline_updated:
         parts.append(f"its figures are the baseline now ({outcome.entry.baseline} written)")
     elif outcome.entry.baseline:
@@ -59,7 +63,8 @@ class CheckView(TerminalRenderer):
             if outcome.error is not None:
                 table.add_row(Text(""), Text(outcome.error, style="red"))
             else:
-                table.add_row(Text(""), Text(_held(outcome), style="dim"))
+                if _held(outcome):
+                    table.add_row(Text(""), Text(_held(outcome), style="dim"))
                 table.add_row(Text(""), Text(figures_line(outcome.figures), style="dim"))
             for broken in outcome.broken:
                 value = "none" if broken.value is None else f"{broken.value:g}"
@@ -94,4 +99,5 @@ def _one_summary(outcome) -> str:
     if outcome.baseline_updated:
         return f"it held {held[0]}; its baseline was written" if held else "its baseline was written"
     held += ["its baseline"] if outcome.entry.baseline else []
+    held += [f"the limits of {', '.join(outcome.fit_targets)}"] if outcome.fit_targets else []
     return f"it held {' and '.join(held)}" if held else "it held"
