@@ -209,18 +209,19 @@ def _matrix(request: VariantRequest, targets, vary, budgets, workers: int, timeo
 
 @contextlib.contextmanager
 def _counted(message: str) -> Iterator[Callable[[int, int], None]]:
-    """`N of M compiled`: on a terminal in the status line; without one, a line on stderr at each tenth
-    of the matrix or after SAY_EVERY seconds, whichever comes first (a log shows fit is at work)."""
-    said = [-1, time.monotonic()]  # the tenth last said (the first compile is), and when
+    """`N of M compiled`: on a terminal in the status line; without one, a line on stderr at the first
+    compile and each quarter of the matrix, or after SAY_EVERY seconds, whichever comes first (a log
+    shows fit is at work, in five lines or so, not one per compile)."""
+    said = [-1, time.monotonic()]  # the quarter last said (the first compile is), and when
     with progress(message) as step:
 
         def on_done(compiled: int, of: int) -> None:
             step.detail = f"{compiled} of {of} compiled"
             if sys.stderr.isatty():  # the status line says it
                 return
-            tenth = compiled * 10 // of
-            if tenth > said[0] or time.monotonic() - said[1] >= SAY_EVERY:
-                said[:] = [tenth, time.monotonic()]
+            quarter = compiled * 4 // of
+            if quarter > said[0] or time.monotonic() - said[1] >= SAY_EVERY:
+                said[:] = [quarter, time.monotonic()]
                 say(f"fit: {message}: {step.detail}")
 
         yield on_done
