@@ -104,7 +104,7 @@ STEPS = [
         "SASS it is butterfly warp shuffles (`SHFL.BFLY`) plus a small shared-memory exchange between "
         "warps: the row never goes back to global memory between the max, the exp and the sum.",
         "layout --from sample:softmax --value row --target sm90",
-        first(4),
+        first(5),
     ),
     (
         None,
@@ -156,7 +156,7 @@ STEPS = [
         "GPU a launch runs on, exactly the configs that fit it; `check DIR/ --fit sm89` gates a whole "
         "program's capture.",
         f"fit sample:matmul {MATMUL_1152} --vary num_stages=2,3,4 --targets sm89,sm90",
-        lambda text: text.splitlines()[3:],
+        lambda text: text[text.index("\nconfig ") + 1 :].splitlines(),
     ),
     (
         "A layout you wrote, a layout the compiler chose",
