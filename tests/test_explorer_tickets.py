@@ -169,3 +169,15 @@ def test_the_triton_row_names_the_running_release_and_steps_to_another(in_steps)
     assert back.text == "3.5.1" and changed(VECTOR_ADD, back, stepped(back, True)).triton is None
     one = ExploreResult(full.request, full.explained, releases=(running,))  # not this machine's envs
     assert not any(k.what == "triton" for k in knobs(one, ("sm90",)))  # one release: no row
+
+
+def test_the_variant_screen_steps_through_targets_that_compile_differently():
+    """→ on the target row from sm90 went to h200: the same SASS (an H200 is an H100's SM), a step
+    that changed nothing on screen. Each code Triton makes is one step; h200 can still be typed."""
+    from tritonscope.core.targets import TARGETS
+    from tritonscope.explorer.app import _stepped_targets
+
+    stepped = _stepped_targets()
+    assert "h200" not in stepped and stepped[stepped.index("sm90") + 1] == "sm100"
+    codes = {(t.backend, t.arch, t.warp_size) for t in TARGETS.values()}
+    assert len(stepped) == len(codes)

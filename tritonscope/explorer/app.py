@@ -339,7 +339,7 @@ class ExplorerApp(App):
         self.ask(self.session.request)
 
     def action_variant(self) -> None:
-        shown, request, names = self.session.shown, self.session.request, tuple(TARGETS)
+        shown, request, names = self.session.shown, self.session.request, _stepped_targets()
         if shown is not None:
             self.push_screen(VariantScreen(self, knobs(shown, names), request))
         elif self.session.failure is not None:  # nothing compiled yet: the values asked for, to mend
@@ -386,3 +386,12 @@ def _def_line(file: Any, kernel: str) -> int | None:
 def _in_keys(message: str) -> str:
     """A compile error's advice in the explorer's keys: the command line's `-c BLOCK=...` is `v`, then BLOCK."""
     return re.sub(r"give it: -c (\w+)=\.\.\.", r"press v and give \1 a value", message)
+
+
+def _stepped_targets() -> tuple[str, ...]:
+    """The targets ←/→ step through: one per code Triton makes (h200 compiles as sm90 does, the same
+    SASS: a step to it would change nothing on screen); any can still be typed (enter)."""
+    seen: dict[tuple, str] = {}
+    for name, target in TARGETS.items():
+        seen.setdefault((target.backend, target.arch, target.warp_size), name)
+    return tuple(seen.values())
