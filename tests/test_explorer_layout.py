@@ -9,6 +9,7 @@ of its own."""
 from __future__ import annotations
 
 import asyncio
+import re
 import shutil
 import threading
 
@@ -335,5 +336,28 @@ def test_a_save_that_fixes_a_failed_compile_scrolls_the_stages_to_the_selected_l
             assert app.session.line == line and stage.linked
             assert stage.cursor in stage.visible_rows(), (stage.cursor, stage.scroll_y)
             drawn_as_it_holds(app, stage)
+
+    asyncio.run(scenario())
+
+
+def test_the_panel_at_80_columns_takes_the_width_and_cuts_no_figure(warm):  # noqa: F811
+    """`r` at 80x24: the panel was 72 columns wide (its wide-screen cap), the occupancy's meaning cut
+    with `…`, and `1,040 B (1.016 KiB)` pushed its unit out of line with the other figures'."""
+
+    async def scenario():
+        async with opened(VariantRequest(file="sample:softmax", target="sm90"), size=(80, 24), compiles=warm) as (
+            app,
+            pilot,
+        ):
+            await settled(app, pilot)
+            await pilot.press("r")
+            await pilot.pause()
+            assert app.query_one("#findings").region.width == 80
+            box = app.query_one("#resources").region
+            rows = screen(app)[box.y : box.bottom]
+            assert not any("…" in row for row in rows), "\n".join(rows)
+            meanings = {m.end() - 1 for row in rows if (m := re.compile(r"\S  \S").search(row, 15))}
+            assert len(meanings) == 1, "\n".join(rows)  # every figure's meaning starts in one column
+            assert any("limited" in row for row in rows) and any(row.strip() == "by warps" for row in rows)
 
     asyncio.run(scenario())

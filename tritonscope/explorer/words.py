@@ -3,6 +3,8 @@ its values in one phrase, what changed against the variant before, its figures. 
 
 from __future__ import annotations
 
+import textwrap
+
 from rich.text import Text
 
 from ..core.model import VariantRequest
@@ -81,16 +83,20 @@ def titles(result: ExploreResult) -> tuple[str, str]:
 
 def resource_text(rows: tuple[Row, ...], width: int) -> Text:
     """Each figure, its change against the previous variant, and what it means: beneath it, or beside
-    it from ONE_LINE columns (the panel taking the screen at 80 columns: room for the findings)."""
+    it from ONE_LINE columns (the panel taking the screen at 80 columns: room for the findings), folded
+    under itself where longer. The values' column is as wide as the widest (`1,040 B (1.016 KiB)`)."""
     text = Text()
+    values = max((len(value) for _, value, _, _ in rows), default=0)
+    column = max(12, values if 14 + values + 16 <= width else 12)
     for name, value, changed, meaning in rows:
         text.append(f"{name:<14}", "bold")
-        text.append(f"{value:>12}")
+        text.append(f"{value:>{column}}")
         if changed:
             text.append(f"  {changed}", "bold yellow")
         if width >= ONE_LINE:
-            used = 26 + (len(changed) + 2 if changed else 0)
-            text.append(f"  {fit(meaning, max(width - used - 2, 1))}\n", "dim")
+            used = 14 + max(column, len(value)) + (len(changed) + 2 if changed else 0) + 2
+            folded = textwrap.wrap(meaning, max(width - used, 12)) or [""]
+            text.append(f"  {folded[0]}\n" + "".join(f"{' ' * used}{line}\n" for line in folded[1:]), "dim")
         else:
             text.append(f"\n  {meaning}\n", "dim")
     return text
