@@ -504,6 +504,41 @@ def test_a_kernel_chosen_that_needs_a_value_shows_its_file_and_v_sets_it(warm):
     asyncio.run(scenario())
 
 
+ONE_KERNEL = """import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+"""
+
+
+def test_a_file_of_one_kernel_that_needs_a_value_opens_and_v_sets_it(tmp_path, warm):
+    """`explore k.py`, its one kernel's BLOCK given no value: it exited 2 before any screen, while the
+    same kernel chosen from a list opens and asks for it. It opens, the error says to press v, and the
+    variant screen lists BLOCK."""
+    kernel = tmp_path / "k.py"
+    kernel.write_text(ONE_KERNEL)
+
+    async def scenario():
+        async with opened(VariantRequest(file=str(kernel), target="sm90"), size=NARROW, compiles=warm) as (
+            app,
+            pilot,
+        ):
+            await until(pilot, lambda: app.session.failure is not None)
+            assert "needs a value for constexpr BLOCK (press v" in app.query_one("#error").render().plain
+            await pilot.press("v")
+            assert isinstance(app.screen, VariantScreen)
+            assert [(k.name, k.text) for k in app.screen.knobs][0] == ("BLOCK", "(not set: enter sets it)")
+            await pilot.press("enter", *"128", "enter")
+            await until(pilot, lambda: app.session.shown is not None)
+            assert app.session.shown.compilation.variant.constexprs["BLOCK"] == 128
+
+    asyncio.run(scenario())
+
+
 def test_a_value_not_given_is_told_from_one_given_as_none():
     """The editor of a variant that has not compiled: a constexpr without a default and an option not
     given are to be set; a constexpr given as None is the value None."""

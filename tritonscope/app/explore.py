@@ -123,7 +123,7 @@ class StagesShown:
 
 def _explained(request: VariantRequest, early: Callable[[StagesFiled], None] | None = None) -> Explored:
     from ..core import progress
-    from ..core.errors import CompileError
+    from ..core.errors import CompileError, MissingValues
     from .catalog import cache_list
     from .explain import explain_compilation
     from .walk.prepare import compile_stages, from_reference
@@ -137,8 +137,9 @@ def _explained(request: VariantRequest, early: Callable[[StagesFiled], None] | N
         request = from_reference(request)  # a captured kernel changed: compiled again from its source
     try:
         compilation, unread = compile_stages(request, early)
-    except CompileError as exc:
-        return CompileFailure(request, exc.message, exc.hint, getattr(exc, "where", None))
+    except (CompileError, MissingValues) as exc:  # shown, the variant screen to mend it
+        spec = exc.kernel if isinstance(exc, MissingValues) else None
+        return CompileFailure(request, exc.message, exc.hint, getattr(exc, "where", None), spec)
     if unread is not None:  # Triton's stages now; the SASS (`with_machine_code`), then explain, after them
         return ExploreResult(request, ExplainResult(compilation, (), ()), _releases(), unread)
     with progress.step("explain"):

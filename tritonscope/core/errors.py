@@ -24,6 +24,14 @@ class UsageError(TritonscopeError):
     """Bad flags, names or values on the command line."""
 
 
+class MissingValues(UsageError):
+    """A kernel's constexpr with no value given, no default and no heuristic: the explorer opens on it
+    (its variant screen sets the value), every other front end refuses it (exit 2). `kernel`: its
+    KernelSpec, whose parameters the variant screen lists."""
+
+    kernel: object = None
+
+
 class KernelFileError(TritonscopeError):
     """The kernel file is missing, is not Python, or fails to import."""
 

@@ -22,7 +22,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 
-from ..core.model import VariantRequest
+from ..core.model import KernelSpec, VariantRequest
 from ..core.quantities import count
 from ..core.source import local_file
 from ..core.targets import TARGETS
@@ -96,6 +96,7 @@ class ExplorerApp(App):
         self.leaving = False
         self._saves = _Saves(lambda: self._from_thread(self.recompile))
         self._listing: KernelList | None = None  # the file's kernels, where the user chose one
+        self._asked_of: KernelSpec | None = None  # the kernel a first compile missed values of
         self.collector = Collector()  # Python's full garbage collections, between keys
         compiles.on_step = lambda ticket, step: self._from_thread(self.tickets.told, ticket, step)
         compiles.on_done = lambda ticket, outcome: self._from_thread(self._done, ticket, outcome)
@@ -194,6 +195,7 @@ class ExplorerApp(App):
             self._show(value, key, how)
             self._watch(value.compilation.kernel.file)
         elif isinstance(value, CompileFailure):
+            self._asked_of = value.kernel or self._asked_of  # the kernel whose values the variant screen asks
             self._failed(value.message + (f" ({value.hint})" if value.hint else ""), value.where)
             self._watch(getattr(value.request.source, "path", None))
         else:
@@ -344,7 +346,7 @@ class ExplorerApp(App):
             self.push_screen(VariantScreen(self, knobs(shown, names), request))
         elif self.session.failure is not None:  # nothing compiled yet: the values asked for, to mend
             listed = self._listing.kernels if self._listing is not None else ()
-            spec = next((k for k in listed if k.name == request.kernel), None)
+            spec = next((k for k in listed if k.name == request.kernel), self._asked_of)
             self.push_screen(VariantScreen(self, asked_knobs(request, spec, names), request))
 
     def action_previous_variant(self) -> None:

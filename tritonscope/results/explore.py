@@ -18,7 +18,7 @@ from typing import ClassVar
 from ..analysis import diffing, normalize
 from ..analysis.cost import source_texts
 from ..analysis.passes import PassRecord
-from ..core.model import Artifacts, Compilation, VariantRequest
+from ..core.model import Artifacts, Compilation, KernelSpec, VariantRequest
 from ..core.stages import STAGES, Stage
 from ..core.status import ExitStatus
 from .base import Result
@@ -127,6 +127,7 @@ class CompileFailure(Result):
     message: str
     hint: str | None = None
     where: tuple[str, int] | None = None
+    kernel: KernelSpec | None = None  # the kernel, where its values were missing: the variant screen asks them
 
     @property
     def exit_status(self) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.errors import CompileError, KernelFileError, TritonscopeError, UsageError
+from ...core.errors import CompileError, KernelFileError, MissingValues, TritonscopeError, UsageError
 from ...core.limits import time_limit
 from ...core.model import OPTION_NAMES, KernelSpec, ParamKind, Variant, VariantRequest
 from ...core.stages import Language
@@ -270,10 +270,12 @@ def _check_complete(spec: KernelSpec, constexprs: dict, request: VariantRequest)
     missing = [p.name for p in spec.params if p.kind == ParamKind.CONSTEXPR and p.name not in constexprs]
     if missing:
         example = " ".join(f"-c {name}=..." for name in missing)
-        raise UsageError(
+        missing_values = MissingValues(
             f"kernel {spec.name} needs a value for constexpr {', '.join(missing)}",
             hint=f"give {'them' if len(missing) > 1 else 'it'}: {example}",  # every command's flag
         )
+        missing_values.kernel = spec
+        raise missing_values
 
 
 def _check_options(options: dict[str, int], target: Target) -> dict[str, int]:
