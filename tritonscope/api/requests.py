@@ -72,7 +72,8 @@ def _kernel(kernel: Any, values: dict[str, Any]) -> Any:
 def warn_caller(message: str) -> None:
     """A warning pointed at the user's line that called the API: the first frame outside tritonscope."""
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    frame, level = sys._getframe(1), 2
+    frame: types.FrameType | None = sys._getframe(1)
+    level = 2
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, stacklevel=level)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..analysis.artifacts import StagesFiled, stages_so_far, to_compilation
-from ..core.model import Compilation, VariantRequest
+from ..core.model import Compilation, KernelSpec, VariantRequest
 from ..core.source import CachedKernel, CaptureFolder
 from ..results.cache import CacheListing
 from ..results.catalog import KernelList
@@ -138,7 +138,7 @@ def _explained(request: VariantRequest, early: Callable[[StagesFiled], None] | N
     try:
         compilation, unread = compile_stages(request, early)
     except (CompileError, MissingValues) as exc:  # shown, the variant screen to mend it
-        spec = exc.kernel if isinstance(exc, MissingValues) else None
+        spec = exc.kernel if isinstance(exc, MissingValues) and isinstance(exc.kernel, KernelSpec) else None
         return CompileFailure(request, exc.message, exc.hint, getattr(exc, "where", None), spec)
     if unread is not None:  # Triton's stages now; the SASS (`with_machine_code`), then explain, after them
         return ExploreResult(request, ExplainResult(compilation, (), ()), _releases(), unread)
