@@ -7,6 +7,7 @@ A paragraph's rules are click's own otherwise: one that starts with a `\\b` line
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 from typer.core import TyperCommand, TyperGroup
@@ -55,6 +56,11 @@ def _blocks(text: str) -> list[list[str]]:
 
 
 class HelpFormatter(_Context.formatter_class):  # type: ignore[name-defined, misc]
+    def write_usage(self, prog: str, args: str = "", prefix: str | None = None) -> None:
+        """Usage as click writes it (`dump [OPTIONS] FILE`): newer typer puts a required argument
+        in braces (`{FILE}`), which reads as a set to choose from."""
+        super().write_usage(prog, re.sub(r"\{([^{}]*)\}", r"\1", args), prefix)
+
     def write_text(self, text: str) -> None:
         self.write(wrapped(text, self.width, " " * self.current_indent))
         self.write("\n")

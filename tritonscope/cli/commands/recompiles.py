@@ -39,7 +39,7 @@ CompileOpt = Annotated[
 
 @command()
 def recompiles(
-    folder: Annotated[Path, typer.Argument(help="A capture folder made by `tritonscope trace -o DIR`.")],
+    folder: Annotated[Path, typer.Argument(help="A capture folder made by `tritonscope trace -o DIR`.", metavar="DIR")],
     after: AfterOpt = None,
     prove: ProveOpt = True,
     shapes: ShapesOpt = None,
