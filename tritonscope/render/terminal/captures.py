@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ...core.quantities import size
 from ...analysis.capture_pairs import Change, KernelPair
 from ...results.capture_diff import CaptureDiffResult, Comparison
 from .base import TerminalRenderer
@@ -25,14 +26,19 @@ _NAMES = {
 }
 
 
-_UNITS = {"local_bytes": " B", "shared": " B", "occupancy": "%"}
+_UNITS = {"occupancy": "%"}
+_BYTES = ("local_bytes", "shared")  # said as sizes are everywhere: `25 KiB`, `1.016 KiB`, `512 B`
 
 
 def change_text(change: Change) -> Text:
     name = _NAMES.get(change.figure) or change.figure.replace("mix.", "") + " instructions"
     delta, unit = change.delta, _UNITS.get(change.figure, "")
-    shown = f" ({delta:+g}{unit})" if delta is not None else ""
-    before, after = (_value(v) + (unit if v is not None else "") for v in (change.before, change.after))
+    if change.figure in _BYTES:
+        before, after = ("none" if v is None else size(v) for v in (change.before, change.after))
+        shown = f" ({'+' if delta >= 0 else '-'}{size(abs(delta))})" if delta is not None else ""
+    else:
+        shown = f" ({delta:+g}{unit})" if delta is not None else ""
+        before, after = (_value(v) + (unit if v is not None else "") for v in (change.before, change.after))
     text = Text(f"{name} {before} -> {after}{shown}")
     if change.regression:
         text.append(" worse", style="bold red")
