@@ -316,3 +316,27 @@ def test_a_path_longer_than_the_width_is_kept_whole_on_a_line_of_its_own():
     assert lines == ["double_kernel", f"    ({path}):", "    2 variants, compiled for sm90"]
     word = "x" * 100  # not a path: split at the width, as before
     assert [len(line) for line in wrapped(word, 80, False)] == [80, 24]
+
+
+def test_a_path_with_a_space_in_a_folder_name_is_not_folded_at_it(tmp_path):
+    """A diff's heading folded `(/tmp/Jösé` / `ñame/.../softmax.py)`: a path split at its own space
+    cannot be copied. Folded around it, it stays whole (on a line of its own where it is longer)."""
+    from cli_process import tritonscope
+
+    from tritonscope.core.samples import samples_dir
+    from tritonscope.render.terminal.code import wrapped
+
+    path = "/tmp/a folder/kernel.py"
+    said = f"double_kernel ({path}): 2 variants, compiled for sm90"
+    assert wrapped(said, 24, False, keep=(path,)) == [
+        "double_kernel",
+        f"    ({path}):",
+        "    2 variants, compiled",
+        "    for sm90",
+    ]
+    folder = tmp_path / "sp ace"
+    folder.mkdir()
+    kernel = folder / "softmax.py"
+    kernel.write_text((samples_dir() / "softmax.py").read_text())
+    shown = tritonscope("diff", kernel, "--vary", "target=sm80,sm90", env={"COLUMNS": "60"}).stdout
+    assert f"({kernel}):" in shown, shown

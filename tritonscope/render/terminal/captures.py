@@ -7,8 +7,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ...core.quantities import size
 from ...analysis.capture_pairs import Change, KernelPair
+from ...core.quantities import size
 from ...results.capture_diff import CaptureDiffResult, Comparison
 from .base import TerminalRenderer
 

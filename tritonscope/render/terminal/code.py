@@ -250,19 +250,27 @@ def rule(title: str, width: int, color: bool, style: str = "1;34") -> str:
     return "\n".join(lines + [paint([(style, f"   {line}")], color) for line in rest])
 
 
-def wrapped(text: str, width: int, color: bool, style: str = "", indent: int = 4) -> list[str]:
+def wrapped(
+    text: str, width: int, color: bool, style: str = "", indent: int = 4, keep: tuple[str, ...] = ()
+) -> list[str]:
     """`folded`, each line painted in `style`."""
-    return [paint([(style, line)], color) for line in folded(text, width, indent=indent)]
+    return [paint([(style, line)], color) for line in folded(text, width, indent=indent, keep=keep)]
 
 
-def folded(text: str, width: int, first: str = "", indent: int = 4) -> list[str]:
+_KEPT_SPACE = "\u00a0"  # a space textwrap does not break at (it breaks at ASCII whitespace only)
+
+
+def folded(text: str, width: int, first: str = "", indent: int = 4, keep: tuple[str, ...] = ()) -> list[str]:
     """Prose folded at spaces to the width, `first` before its first line and its later lines indented;
     words are never cut, only a word longer than a whole line is split over lines, but for a path,
-    which is kept whole on a line of its own (it is copied, not read across a break)."""
+    which is kept whole on a line of its own (it is copied, not read across a break). `keep`: phrases
+    not folded at their own spaces (a path with a space in a folder's name)."""
+    for phrase in keep:
+        text = text.replace(phrase, phrase.replace(" ", _KEPT_SPACE))
     lines = []
     for i, paragraph in enumerate(text.split("\n")):  # its own line breaks stay (a source line, a caret)
         opening = first if i == 0 else " " * indent
-        whole = any("/" in word and len(word) > width - indent for word in paragraph.split())
+        whole = any("/" in word and len(word) > width - indent for word in paragraph.split(" "))
         lines += textwrap.wrap(
             paragraph,
             max(width, 16),
@@ -271,7 +279,7 @@ def folded(text: str, width: int, first: str = "", indent: int = 4) -> list[str]
             break_on_hyphens=False,
             break_long_words=not whole,
         ) or [""]
-    return lines
+    return [line.replace(_KEPT_SPACE, " ") for line in lines] if keep else lines
 
 
 def pad(row: str, used: int, width: int) -> str:

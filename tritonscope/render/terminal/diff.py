@@ -148,7 +148,7 @@ def _intro(outcomes: list, terminal: Terminal) -> list[str]:
         else f"compiled for {', '.join(targets)} (the target row says which)"
     )
     said = f"{first.kernel.name} ({first.kernel.file}): {count(len(outcomes), 'variant')}, {where}"
-    return wrapped(said, terminal.width, terminal.color, "2")
+    return wrapped(said, terminal.width, terminal.color, "2", keep=(first.kernel.file,))
 
 
 class DiffView(TerminalRenderer):
