@@ -120,6 +120,16 @@ def test_a_torch_compile_program_compiles_as_on_the_h100(compile_capture):
     assert gpu_devices == {device.search(r["source"]).group() for rs in simulated.values() for r in rs}
 
 
+def test_a_captured_inductor_kernel_names_its_file_in_the_capture_not_the_staging_folder(compile_capture):
+    """torch.compile wrote its kernels in the capture's hidden staging folder (`.NAME.new.PID.xxxx`),
+    which their locations name; dump's header named that folder, gone once the capture is published."""
+    name = json.loads(tritonscope("cache", "list", compile_capture, "--json").stdout)["kernels"][0]["name"]
+    header = tritonscope("dump", f"{compile_capture}/:{name}", "--stage", "ttir").stdout  # 240 columns: one line
+    shown = re.search(r"kernel +\S+ +\((/\S*\.py):\d+\)", header)
+    assert shown and ".new." not in shown.group(1), header[:1500]
+    assert Path(shown.group(1)).is_file() and Path(shown.group(1)).is_relative_to(compile_capture.resolve())
+
+
 def test_torch_compile_autotuning_is_answered_and_every_candidate_compiled(compile_capture):
     choices = [json.loads(line) for line in (compile_capture / "autotune.jsonl").read_text().splitlines()]
     assert choices and all(c["by"] == "torch.compile" for c in choices)

@@ -54,9 +54,11 @@ def entry_parts(
         problems.append(f"the kernel's source file {shown} is not there as it was compiled: shown without it")
     language = Language.TRITON if "ttir" in entry.stages else Language.GLUON  # a Gluon kernel starts at GLIR/TTGIR
     held = unspecialized(source, entry.name)  # the decorator read from the recorded source
+    published = as_published(file, capture_folder(entry)) if file else file
     spec = KernelSpec(
         name=entry.name,
         file=file,
+        published=published if published != file else None,
         line=def_line,
         first_line=first_line,
         source=source,

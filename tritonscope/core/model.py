@@ -80,6 +80,13 @@ class KernelSpec:
     # and from its alignment hint (pointers 16-byte aligned, integers divisible by 16).
     do_not_specialize: tuple[str, ...] = ()
     do_not_specialize_on_alignment: tuple[str, ...] = ()
+    # Where the user finds `file` now, where that is elsewhere: a captured torch.compile kernel was
+    # written in the capture's hidden staging folder, which its locations (and line maps) name.
+    published: str | None = None
+
+    @property
+    def shown_file(self) -> str:
+        return self.published or self.file
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)

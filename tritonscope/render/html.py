@@ -251,7 +251,7 @@ def compilation_body(
     signature = signature_text(c)
     facts = _facts(
         [
-            ("kernel", f"{c.kernel.name}  ({cells_named(f'{c.kernel.file}:{c.kernel.line}')})"),
+            ("kernel", f"{c.kernel.name}  ({cells_named(f'{c.kernel.shown_file}:{c.kernel.line}')})"),
             ("target", f"{target.name}: {target.label}, {target.description}"),
             ("constexprs", ", ".join(f"{k}={val}" for k, val in v.constexprs.items()) or "none"),
             ("signature", signature),

@@ -147,8 +147,8 @@ def _intro(outcomes: list, terminal: Terminal) -> list[str]:
         if len(targets) == 1
         else f"compiled for {', '.join(targets)} (the target row says which)"
     )
-    said = f"{first.kernel.name} ({first.kernel.file}): {count(len(outcomes), 'variant')}, {where}"
-    return wrapped(said, terminal.width, terminal.color, "2", keep=(first.kernel.file,))
+    said = f"{first.kernel.name} ({first.kernel.shown_file}): {count(len(outcomes), 'variant')}, {where}"
+    return wrapped(said, terminal.width, terminal.color, "2", keep=(first.kernel.shown_file,))
 
 
 class DiffView(TerminalRenderer):

@@ -43,7 +43,7 @@ def header(c: Compilation) -> RenderableType:
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold cyan", no_wrap=True)
     table.add_column(overflow="fold")  # a long path wraps where it must, never cut with an ellipsis
-    table.add_row("kernel", f"{c.kernel.name}  ({c.kernel.file}:{c.kernel.line})")
+    table.add_row("kernel", f"{c.kernel.name}  ({c.kernel.shown_file}:{c.kernel.line})")
     table.add_row("target", f"{target.name}: {target.label}, {target.description}")
     if v.config is not None:
         table.add_row("autotune", f"config {v.config} of {len(c.kernel.autotune_configs)}")
