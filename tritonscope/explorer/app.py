@@ -96,7 +96,7 @@ class ExplorerApp(App):
         self.leaving = False
         self._saves = _Saves(lambda: self._from_thread(self.recompile))
         self._listing: KernelList | None = None  # the file's kernels, where the user chose one
-        self._asked_of: KernelSpec | None = None  # the kernel a first compile missed values of
+        self._asked_of: KernelSpec | None = None  # the kernel a compile missed values of (one file's one)
         self.collector = Collector()  # Python's full garbage collections, between keys
         compiles.on_step = lambda ticket, step: self._from_thread(self.tickets.told, ticket, step)
         compiles.on_done = lambda ticket, outcome: self._from_thread(self._done, ticket, outcome)
@@ -345,14 +345,13 @@ class ExplorerApp(App):
         if shown is not None:
             self.push_screen(VariantScreen(self, knobs(shown, names), request))
         elif self.session.failure is not None:  # nothing compiled yet: the values asked for, to mend
-            listed = self._listing.kernels if self._listing is not None else ()
+            listed = self._listing.kernels if self._listing is not None else ()  # else: a file of one kernel
             spec = next((k for k in listed if k.name == request.kernel), self._asked_of)
             self.push_screen(VariantScreen(self, asked_knobs(request, spec, names), request))
 
     def action_previous_variant(self) -> None:
-        previous = self.session.previous
-        if previous is not None:
-            self.ask(previous.request)
+        if self.session.previous is not None:
+            self.ask(self.session.previous.request)
 
     def _chosen(self, request: VariantRequest | None) -> None:
         if request is None:
