@@ -203,7 +203,7 @@ class Timeline:
         keep = int(step.operands[1], 0) if wait.partial else 0
         ready, kind = arrive, "unknown"
         for producer in self._steady(wait.producers, step.offset):
-            issued = self._issue_time(producer, step.offset, keep)
+            issued = self._issue_time(producer, step.offset, keep, arrive)
             if issued is None:
                 continue
             latency, its_kind = self._latency(producer, wait.scoreboard)
@@ -228,9 +228,11 @@ class Timeline:
             self.producer_lines[producers] = found
         return found
 
-    def _issue_time(self, producer: int, waiter: int, keep: int) -> float | None:
+    def _issue_time(self, producer: int, waiter: int, keep: int, arrive: float) -> float | None:
         """When the producer issued, in the waiter's iteration's clock: this iteration's, or the
-        previous pass's counted back over the loop's period (keep: a DEPBAR's N, iterations further)."""
+        previous pass's counted back over the loop's period (keep: a DEPBAR's N, iterations further),
+        from where this pass's iteration began: the clocks of two passes part before the loop where
+        an earlier loop's carried waits, or the DRAM's queue, changed between them."""
         loop = self._loop_of(producer, waiter)
         this_iteration = producer < waiter and producer in self.issued
         if loop is None:
@@ -241,7 +243,8 @@ class Timeline:
             return self.issued[producer] - keep * period
         if producer not in self.before:
             return None
-        return self.before[producer] - (1 + keep) * period
+        began = self.issued.get(first, arrive)  # the waiter may be the loop's first instruction
+        return began + self.before[producer] - self.before.get(first, 0.0) - (1 + keep) * period
 
     def _looped_between(self, producer: int, waiter: int) -> bool:
         """Whether a loop run more than once lies between a producer and its waiter: the walk counts the
