@@ -61,6 +61,13 @@ def test_a_name_the_pipeliner_gave_its_masks_too_is_the_assigned_tensor(cli):
     doc = json.loads(cli("layout", "--from", "sample:fused_attention", "--value", "acc", "-t", "sm90", "--json").stdout)
     assert doc["shape"] == [128, 64] and doc["layout"].startswith("#ttg.nvidia_mma<{versionMajor = 3")
     assert "xf32" in doc["origin"] and "xi1" not in doc["origin"]
+    # sm90's `accumulator = tl.dot(...)` ends in a warp_group_dot_wait whose three results hand back the
+    # operands' shared memory too (its type, read last, was b's): the dot itself, fp32 in the MMA layout
+    doc = json.loads(cli("layout", "--from", "sample:matmul", "--value", "accumulator", "-t", "sm90", "--json").stdout)
+    assert doc["shape"] == [128, 128] and doc["layout"].startswith("#ttg.nvidia_mma<{versionMajor = 3")
+    # `b = tl.load(b_ptr + ...)` in the loop: its tile in shared memory, not the pointers hoisted out of it
+    b = cli("layout", "--from", "sample:matmul", "--value", "b", "-t", "sm90").stdout
+    assert "ttg.memdesc_index" in b.splitlines()[0] and "tt.splat" not in b.splitlines()[0], b[:400]
 
 
 @pytest.mark.parametrize(

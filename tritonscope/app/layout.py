@@ -189,11 +189,16 @@ def _check_fits_size(shape) -> None:
         raise UsageError(f"the tensor is {'x'.join(map(str, shape))}: {elements:,} elements; at most {MAX_ELEMENTS:,}")
 
 
+_MAKE_BOOLEANS = ("arith.cmpi", "arith.cmpf")  # their type, printed, is their operands'
+
+
 def _assigned_first(compilation: Compilation, ttgir: list[str], numbers: list[int], name: str) -> list[int]:
-    """The TTGIR values named NAME, those that end a Python statement assigning NAME first (`acc =
-    tl.dot(...)`'s dot), and a tensor of booleans last: Triton names a value after the variable its
-    statement assigns, so every step of `acc = acc * alpha[:, None]` is `%acc_N`, and the pipeliner's
-    masks for the loop that carries `acc` are `%acc` too."""
+    """The TTGIR values named NAME, best first: Triton names a value after the variable its statement
+    assigns, so every step of `acc = acc * alpha[:, None]` is `%acc_N`, and so are the pipeliner's
+    masks for the loop carrying `acc` and `b = tl.load(b_ptr + ...)`'s hoisted pointers. First those
+    made by a statement assigning NAME, the statement's last first (`acc = tl.dot(...)`'s dot); of
+    one result (`warp_group_dot_wait`'s `%acc:3` also hands back the operands' shared memory); data,
+    not pointers or booleans."""
     kernel = compilation.kernel
     lines: set[int] = set()
     with contextlib.suppress(OSError, SyntaxError, ValueError):  # the file's helpers assign it too
@@ -202,12 +207,24 @@ def _assigned_first(compilation: Compilation, ttgir: list[str], numbers: list[in
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and any(
                 isinstance(t, ast.Name) and t.id == name for t in targets
             ):
-                lines.add(node.end_lineno or node.lineno)
-    ends = set()
-    for line in lines:
-        made = set(linemap.stage_lines(compilation, Stage.TTGIR, {(kernel.file, line)})) & set(numbers)
-        ends |= {max(made)} if made else set()
-    return sorted(numbers, key=lambda n: (n not in ends, "xi1," in ttgir[n - 1], n))
+                lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    made = set(linemap.stage_lines(compilation, Stage.TTGIR, {(kernel.file, line) for line in lines}))
+
+    def rank(n: int) -> tuple:
+        text = ttgir[n - 1]
+        result, _, rest = text.partition("=")
+        op = rest.split()[0] if rest.split() else ""
+        if not (layouts.tensor_type(text) or module_layouts.memdesc_type(text)):
+            kind = 3  # a scalar, a token: no layout
+        elif op in _MAKE_BOOLEANS or "xi1," in text:
+            kind = 2
+        elif op == "tt.addptr" or ("!tt.ptr" in text and op != "tt.load"):  # a load's type is its pointers'
+            kind = 1
+        else:
+            kind = 0
+        return (n not in made, ":" in result, kind, -n if n in made else n)
+
+    return sorted(numbers, key=rank)
 
 
 def _candidates(compilation: Compilation, ttgir: list[str], value: str | None, line: int | None):
