@@ -287,3 +287,21 @@ def test_a_library_line_is_named_within_its_library():
         "transformers/generation/utils.py"
     )
     assert short_path("/home/me/serve.py") == "serve.py"
+
+
+def test_a_constexpr_the_kernel_compares_against_is_made_an_argument_not_bucketed(tmp_path):
+    """A row's length declared tl.constexpr and compared against in the mask (`col_offsets < n_cols`):
+    each length compiles anew. Bucketing it (launching with a power of two, as a block size is) would
+    read and write past every row, and was said `proved`; the fix is a plain argument, not proved.
+    BLOCK, made from the length, is still bucketed."""
+    from conftest import Cli
+
+    out = tmp_path / "rows"
+    Cli()("trace", "--target", "sm90", "-o", out, "--", sys.executable, KERNELS / "row_length_constexpr.py")
+    (kernel,) = json.loads(Cli()("recompiles", out, "--json").stdout)["kernels"]
+    fixes = {f["param"]: f for f in kernel["fixes"]}
+    said = fixes["n_cols"]["said"]
+    assert "`n_cols` is a constexpr the kernel compares against (`col_offsets < n_cols`)" in said, said
+    assert "drop `: tl.constexpr`" in said and not fixes["n_cols"]["proved"], fixes["n_cols"]
+    assert fixes["BLOCK"]["said"].startswith("bucket `BLOCK` into fewer values: launch with BLOCK=max(8192, ")
+    assert "triton.next_power_of_2(n_cols)" in fixes["BLOCK"]["said"]

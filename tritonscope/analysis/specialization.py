@@ -192,8 +192,10 @@ def _is_int(value) -> bool:
 
 
 def _plainest(key: str) -> int:
-    """Scalar arguments first, then sizes, then strides: the likeliest source of a constexpr."""
-    return 2 if ".stride" in key or "offset" in key else 1 if "." in key else 0
+    """Scalar arguments first, then sizes, then strides (a tensor's, or a scalar named so: a row's
+    stride equals its length when the rows are packed, and the length is what a block is made from):
+    the likeliest source of a constexpr."""
+    return 2 if "stride" in key.lower() or "offset" in key else 1 if "." in key else 0
 
 
 SIZE_KEY = re.compile(r"^(?P<param>\w+)\.(?P<what>shape|stride)\[(?P<dim>\d+)\]$")

@@ -5,15 +5,19 @@ launches that made two variants specialize alike with the fix, and the one varia
 - divisibility by 16 or the value 1 of an integer: `do_not_specialize=[...]` on @triton.jit, with its
   cost in the compiled code; a stride is padded to a multiple of 16 instead, which keeps the hint;
 - a pointer's alignment: `do_not_specialize_on_alignment=[...]`;
-- a constexpr taken from a size (`triton.next_power_of_2(N)`): bucketed into fewer values;
+- a constexpr taken from a size (`triton.next_power_of_2(N)`): bucketed into fewer values; one the
+  kernel compares against (a row's length in its mask) is a size itself, which fewer values would
+  read and write past: made a plain argument instead (not proved: that changes the source);
 - launch options that differ: the same options every time;
 - None, a dtype, an integer past 32 bits, a new definition: two kernels by design; warm both up.
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import re
+import textwrap
 from dataclasses import dataclass
 
 from ..analysis import recompile_causes as rc
@@ -24,30 +28,48 @@ from ..results.recompiles import Fix, KernelHistory, Variant
 from .fix_proofs import FixPlan
 
 DNS, ALIGN, PAD, BUCKET, OPTIONS, WARM = "do_not_specialize", "alignment", "pad", "bucket", "options", "warm up"
+RUNTIME = "runtime"  # a constexpr the kernel compares against: a plain argument instead
 PROVABLE = (DNS, ALIGN, PAD, BUCKET, OPTIONS)
 
 
 @dataclass(frozen=True)
 class Remedy:
-    how: str  # DNS, ALIGN, PAD, BUCKET, OPTIONS, WARM
+    how: str  # DNS, ALIGN, PAD, BUCKET, RUNTIME, OPTIONS, WARM
     kind: str  # the cause's kind it answers
     params: tuple[str, ...]
     value: object = None  # BUCKET: the one value; OPTIONS: the option's value
 
 
-def _how(cause: rc.Cause) -> str:
+def _how(cause: rc.Cause, compared: dict[str, str] | None = None) -> str:
     if cause.kind == rc.DIVISIBILITY:
         return PAD if "stride" in str(cause.param) else DNS
+    if cause.kind == rc.CONSTEXPR and str(cause.param) in (compared or {}):
+        return RUNTIME
     return {rc.EQUAL_TO_1: DNS, rc.ALIGNMENT: ALIGN, rc.CONSTEXPR: BUCKET, rc.OPTIONS: OPTIONS}.get(cause.kind, WARM)
 
 
-def remedies(kernel: KernelHistory) -> list[Remedy]:
+def compared_names(source: str) -> dict[str, str]:
+    """{name: the first comparison it is in} for the names the kernel's source compares against
+    (`col_offsets < n_cols`): a constexpr among them is a size, not a block's, whatever its value."""
+    found: dict[str, str] = {}
+    try:
+        tree = ast.parse(textwrap.dedent(source))
+    except (SyntaxError, ValueError):
+        return found
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            for name in (n.id for n in ast.walk(node) if isinstance(n, ast.Name)):
+                found.setdefault(name, ast.unparse(node))
+    return found
+
+
+def remedies(kernel: KernelHistory, compared: dict[str, str] | None = None) -> list[Remedy]:
     """The kernel's remedies, one per kind of change, each naming every parameter it covers."""
     found: dict[tuple[str, str | None], Remedy] = {}
     for variant in kernel.variants:
         for cause in variant.causes:
-            how = _how(cause)
-            key = (how, cause.param if how in (BUCKET, OPTIONS) else cause.kind if how == WARM else None)
+            how = _how(cause, compared)
+            key = (how, cause.param if how in (BUCKET, RUNTIME, OPTIONS) else cause.kind if how == WARM else None)
             known = found.get(key)
             params = tuple(dict.fromkeys((*(known.params if known else ()), str(cause.param))))
             found[key] = Remedy(how, known.kind if known else cause.kind, params, _value(kernel, cause, how))
@@ -103,6 +125,13 @@ def fix(kernel: KernelHistory, remedy: Remedy, record: dict) -> Fix:
     elif remedy.how == BUCKET:
         code = _bucket_code(kernel, remedy)
         said = f"bucket `{param}` into fewer values: launch with {code}"
+    elif remedy.how == RUNTIME:
+        code = f"{param}  # not `{param}: tl.constexpr`"
+        said = (
+            f"`{param}` is a constexpr the kernel compares against (`{compared_names(source).get(param, param)}`): "
+            "a size, each value compiled anew, which fewer values would read and write past; pass it as a "
+            f"plain argument (drop `: tl.constexpr` from `{param}`), so that one compile serves every size"
+        )
     elif remedy.how == OPTIONS:
         code = f"{param}={remedy.value}"
         said = f"launch with {code} every time"
@@ -138,10 +167,12 @@ def with_fixes(histories: list[KernelHistory], timeline: Timeline, prove: bool) 
         if generated_by_torch(first):
             fixed.append(kernel)  # torch.compile's recompile carries the fix
             continue
-        found = remedies(kernel)
+        compared = compared_names(str(first.get("source") or ""))
+        found = remedies(kernel, compared)
         fixes = [fix(kernel, r, first) for r in found]
         for index, remedy in enumerate(found):
-            plan = _plan(kernel, remedy, found, timeline, records) if prove and remedy.how in PROVABLE else None
+            provable = prove and remedy.how in PROVABLE
+            plan = _plan(kernel, remedy, found, timeline, records, compared) if provable else None
             if plan is not None:
                 planned.append((number, index, plan))
         fixed.append(dataclasses.replace(kernel, fixes=tuple(fixes)))
@@ -152,13 +183,15 @@ def with_fixes(histories: list[KernelHistory], timeline: Timeline, prove: bool) 
     return fixed
 
 
-def _plan(kernel: KernelHistory, remedy: Remedy, every: list[Remedy], timeline: Timeline, records) -> FixPlan | None:
+def _plan(
+    kernel: KernelHistory, remedy: Remedy, every: list[Remedy], timeline: Timeline, records, compared: dict[str, str]
+) -> FixPlan | None:
     """The proof of REMEDY: on the first recompile it answers whose every cause has a provable remedy."""
     launches = timeline.launches_by_hash()
     for variant in kernel.variants:
-        if not any(c.param in remedy.params and _how(c) == remedy.how for c in variant.causes):
+        if not any(c.param in remedy.params and _how(c, compared) == remedy.how for c in variant.causes):
             continue
-        needed = [r for r in every if any(c.param in r.params and _how(c) == r.how for c in variant.causes)]
+        needed = [r for r in every if any(c.param in r.params and _how(c, compared) == r.how for c in variant.causes)]
         earlier = next((v for v in kernel.variants if v.number == variant.compared_with), None)
         pair = (_first_launch(launches, earlier), _first_launch(launches, variant))
         if earlier is None or None in pair or any(r.how not in PROVABLE for r in needed):
