@@ -34,8 +34,10 @@ def test_a_compile_after_the_mark_fails_naming_the_kernel_the_cause_and_the_line
     )
     assert (
         "divisible_kernel compiled again: `n_elements` was divisible by 16 in variant 1 and is not in variant 2 "
-        f"(n_elements=4099); launched at recompile_program.py:{line}"
+        f"(n_elements=4099); launched at recompile_program.py:{line}; 1 of the capture's 8 compiles after warmup"
     ) in flat
+    # the count is the capture's, said so on each compile's entry (it read as each kernel's own)
+    assert flat.count("the capture's compiles after warmup: 8") == 8
 
 
 def test_the_gate_in_checks_json(cli, captures):
@@ -90,7 +92,7 @@ def test_a_program_that_compiled_no_kernel_is_a_capture_the_gate_passes(cli, tmp
     program.write_text("import tritonscope\ntritonscope.mark('warmup')\nprint(sum(range(10)))\n")
     cli("trace", "--target", "sm90", "-o", tmp_path / "cap", "--", sys.executable, program)
     out = cli("check", tmp_path / "cap", "--no-compiles-after", "warmup").stdout
-    assert out.startswith("PASS") and "compiles after warmup: 0" in out
+    assert out.startswith("PASS") and "the capture's compiles after warmup: 0" in out
     said = cli("fit", tmp_path / "cap", expect=2).stderr
     assert "is a capture of a program that compiled no Triton kernel: nothing to fit" in said
 

@@ -31,7 +31,8 @@ def gate_outcomes(folder: Path, budgets: list[Budget]) -> list[EntryOutcome]:
         count, holds = len(late), budget.holds(len(late))
         for name, said, launch in late:
             where = f"launched at {launch.where}" if launch is not None else "no launch recorded"
-            broken = () if holds else (Broken(budget.figure, count, budget.bound(), f"{said}; {where}"),)
+            of = f"; 1 of the capture's {count} compiles after {mark}" if count > 1 else ""
+            broken = () if holds else (Broken(budget.figure, count, budget.bound(), f"{said}; {where}{of}"),)
             outcomes.append(_outcome(name, budget, {budget.figure: count}, broken))
         if not late:
             outcomes.append(_outcome(f"{folder}/: compiles after {mark}", budget, {budget.figure: 0}, ()))

@@ -19,7 +19,7 @@ def figures_line(figures: dict) -> str:
     if not figures:
         return ""
     if "registers" not in figures:  # a capture's count of compiles after a mark, not a kernel's figures
-        return " · ".join(f"{name.replace('_', ' ')}: {value}" for name, value in figures.items())
+        return " · ".join(f"the capture's {name.replace('_', ' ')}: {value}" for name, value in figures.items())
     return (
         f"registers {figures['registers']} · spills {figures['spills']} · shared {size(figures['shared'])} · "
         f"occupancy {percentage(figures['occupancy'])} · narrowest load {bits(figures['global_load_bits'])}, "
