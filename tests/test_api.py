@@ -384,6 +384,49 @@ def test_a_kernel_whose_file_was_edited_since_its_import_is_compiled_with_a_warn
     assert "3.000000e+00" in edited.stages["ttir"]  # the file as it is now
 
 
+SELF_EDITING = """import os, sys
+import triton
+import triton.language as tl
+import tritonscope as ts
+
+@triton.jit
+def add_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+if __name__ == "__main__":
+    if sys.argv[1] == "edit":
+        with open(__file__) as f:
+            text = f.read()
+        with open(__file__, "w") as f:
+            f.write(text.replace("mask=offs < n)", "mask=offs < n - 5)"))
+    else:
+        os.rename(__file__, __file__ + ".gone")
+    try:
+        ts.dump(add_kernel, BLOCK=256, target="sm90")
+        print("compiled")
+    except Exception as exc:  # tritonscope's UsageError
+        print("refused:", type(exc).__name__, exc)
+"""
+
+
+def test_a_scripts_own_kernel_edited_or_deleted_under_it_is_said_so(tmp_path):
+    """A script that defines its kernel in `__main__`, its file edited or moved away while it runs: the
+    warning names a run of the script (not importlib.reload(__main__)), and a file gone is tritonscope's
+    one-line refusal, not `OSError: could not get source code`."""
+    script = tmp_path / "selfedit.py"
+    for how in ("edit", "delete"):
+        script.write_text(SELF_EDITING)
+        done = subprocess.run([sys.executable, str(script), how], capture_output=True, text=True, timeout=300)
+        if how == "edit":
+            assert done.stdout.strip() == "compiled" and "run the script again to launch the new text" in done.stderr
+        else:
+            assert done.stdout.startswith(f"refused: UsageError add_kernel: its file {script} is not there any more"), (
+                done
+            )
+        (tmp_path / "selfedit.py.gone").unlink(missing_ok=True)
+
+
 @pytest.mark.gpu
 def test_capture_and_launched_on_a_gpu():
     """On a GPU: the kernels a block launches, each read back from what Triton kept."""

@@ -54,7 +54,9 @@ def kernel_source(kernel: Any) -> tuple[Source, str]:
         )
     jit = unwrapped[0]
     file = jit.fn.__code__.co_filename
-    if in_memory(file) or in_running_script(jit.fn):
+    if in_memory(file):
+        return cell_kernel(kernel, jit), jit.__name__
+    if in_running_script(jit.fn) and os.path.isfile(file):
         return cell_kernel(kernel, jit), jit.__name__
     if not os.path.isfile(file):
         raise UsageError(f"{jit.__name__}: its file {file} is not there any more", hint="define the kernel again")
@@ -77,10 +79,14 @@ def edited_since(kernel: Any) -> str | None:
     if _stripped(jit.src) in _stripped(now):  # line by line, ignoring indentation (a kernel in a class)
         return None
     module = getattr(jit.fn, "__module__", None) or Path(file).stem
+    again = (
+        "run the script again to launch the new text"
+        if module == "__main__"
+        else f"importlib.reload({module}) and import it again to launch the new text"
+    )
     return (
         f"{jit.__name__}: {Path(file).name} has changed since it was imported; compiled from the file as it "
-        f"is now, not as the kernel object this process would launch (importlib.reload({module}) and "
-        "import it again to launch the new text)"
+        f"is now, not as the kernel object this process would launch ({again})"
     )
 
 
