@@ -167,6 +167,17 @@ def test_bad_input_gets_one_clear_message(cli, args, code, message):
     assert result.stdout == ""
 
 
+def test_a_time_limit_past_a_week_is_no_limit_not_an_overflow_blamed_on_the_kernel_file(cli):
+    """`--timeout 1e10` overflowed a timer in the worker, said as the kernel file raising OverflowError
+    while being imported; `inf` was refused as not positive."""
+    for limit in ("1e10", "inf"):
+        doc = json.loads(cli("dump", "sample:vector_add", "-t", "sm90", "--timeout", limit, "--json").stdout)
+        assert doc["stages"]["ttir"]
+    assert (
+        "must be a positive number of seconds" in cli("dump", "sample:vector_add", "--timeout", "nan", expect=2).stderr
+    )
+
+
 def test_a_missing_file_is_said_alone_not_after_the_guessed_targets_notice(cli, monkeypatch):
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")  # no GPU visible: `auto` would guess sm90, and say so
     said = cli("dump", "missing.py", expect=2).stderr

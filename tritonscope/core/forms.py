@@ -147,10 +147,14 @@ def sizes(text: str, flag: str, separator: str) -> tuple[int, ...]:
     return values
 
 
+LONGEST = 7 * 24 * 3600.0  # seconds: a time limit past a week is no limit (and past 2**31 overflows timers)
+
+
 def timeout(seconds: float, flag: str = "--timeout") -> float:
-    if not math.isfinite(seconds) or seconds <= 0:
+    """A time limit: positive, and at most LONGEST (a larger one, `inf` included, is LONGEST)."""
+    if math.isnan(seconds) or seconds <= 0:
         raise UsageError(f"{flag} must be a positive number of seconds, not {seconds}")
-    return seconds
+    return min(seconds, LONGEST)
 
 
 def command_target(text: str) -> targets.Target:
