@@ -361,6 +361,26 @@ def test_launched_of_a_kernel_never_launched_says_why_the_list_is_empty(tmp_path
     assert caught[0].filename == __file__  # pointed at the caller's line, not tritonscope's
 
 
+def test_launched_of_a_kernel_run_on_the_interpreter_says_so_not_that_it_never_ran(tmp_path):
+    """Under TRITON_INTERPRET=1 the kernel ran (its output is right) and Triton kept no compile: the
+    warning said it had launched nothing, for want of a GPU."""
+    program = (
+        "import os, warnings\nos.environ['TRITON_INTERPRET'] = '1'\n"
+        "import torch, triton, triton.language as tl\nimport tritonscope as ts\n"
+        "@triton.jit\ndef add_one(x_ptr, BLOCK: tl.constexpr):\n"
+        "    offs = tl.arange(0, BLOCK)\n    tl.store(x_ptr + offs, tl.load(x_ptr + offs) + 1)\n"
+        "x = torch.zeros(128)\nadd_one[(1,)](x, BLOCK=128)\n"
+        "with warnings.catch_warnings(record=True) as caught:\n    warnings.simplefilter('always')\n"
+        "    found = ts.launched(add_one)\nprint(found, float(x.sum()), str(caught[0].message))\n"
+    )
+    (tmp_path / "interpreted.py").write_text(program)  # Triton reads a kernel's source from its file
+    done = subprocess.run(
+        [sys.executable, str(tmp_path / "interpreted.py")], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("[] 128.0 add_one runs on Triton's interpreter (TRITON_INTERPRET=1)"), done.stdout
+
+
 def test_a_kernel_whose_file_was_edited_since_its_import_is_compiled_with_a_warning(tmp_path):
     source = tmp_path / "edited_kernels.py"
     source.write_text(
