@@ -92,6 +92,21 @@ def test_the_view_fits_80_columns_and_marks_the_regression(tmp_path, runs):
     assert lines[-1] == "5 kernel compiles: 3 same, 1 changed (1 worse), 0 added, 1 removed"
 
 
+def test_capture_folders_with_spaces_are_named_whole_in_the_heading(tmp_path, runs):
+    """The heading `BEFORE -> AFTER` folded at the spaces of the folders' names: a path cut in two
+    cannot be copied. Each is kept whole, on a line of its own where the width is short."""
+    import shutil
+
+    from cli_process import tritonscope
+
+    folder = tmp_path / "a folder named with spaces"
+    before, after = folder / "run one", folder / "run two"
+    shutil.copytree(runs["before"], before)
+    shutil.copytree(runs["after"], after)
+    lines = tritonscope("diff", before, after, env={"COLUMNS": "40"}).stdout.splitlines()
+    assert lines[:3] == [str(before), "    ->", f"    {after}"], lines[:3]
+
+
 def test_a_program_traced_twice_is_the_same(cli, runs):
     doc = json.loads(cli("diff", runs["before"], runs["again"], "--json").stdout)
     assert set(statuses(doc).values()) == {"same"} and len(doc["kernels"]) == 5 and doc["notes"] == []

@@ -328,6 +328,8 @@ def test_a_path_with_a_space_in_a_folder_name_is_not_folded_at_it(tmp_path):
 
     path = "/tmp/a folder/kernel.py"
     said = f"double_kernel ({path}): 2 variants, compiled for sm90"
+    spaced = "/tmp/a\u00a0no-break space/kernel.py"  # kept as it is, not turned into a space
+    assert wrapped(f"k ({spaced})", 80, False, keep=(spaced,)) == [f"k ({spaced})"]
     assert wrapped(said, 24, False, keep=(path,)) == [
         "double_kernel",
         f"    ({path}):",

@@ -85,7 +85,7 @@ def print_folded(
         shown = Text(line, style=style)
         if marked[0]:
             shown.highlight_words([marked[0]], marked[1])
-        console.print(shown, no_wrap=True, overflow="ignore")
+        console.print(shown, no_wrap=True, overflow="ignore", crop=False)
 
 
 _PADDED = re.compile(r" +((?:\x1b\[[0-9;]*m)*)$")

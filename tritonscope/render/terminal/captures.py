@@ -11,6 +11,7 @@ from ...analysis.capture_pairs import Change, KernelPair
 from ...core.quantities import size
 from ...results.capture_diff import CaptureDiffResult, Comparison
 from .base import TerminalRenderer
+from .code import folded
 
 _STYLES = {"same": "dim", "changed": "yellow", "added": "cyan", "removed": "magenta"}
 _NAMES = {
@@ -102,7 +103,9 @@ class CaptureDiffView(TerminalRenderer):
         for note in result.notes:
             _print_wrapped(console, Text(f"note: {note}", style="yellow"))
         for comparison in result.comparisons:
-            _print_wrapped(console, Text(f"{comparison.before} -> {comparison.after}", style="bold"))
+            heading = f"{comparison.before} -> {comparison.after}"  # two paths, folded around, not at their spaces
+            for line in folded(heading, max(console.width, 20), keep=(str(comparison.before), str(comparison.after))):
+                console.print(Text(line, style="bold"), no_wrap=True, overflow="ignore", crop=False)
             for p in comparison.pairs:
                 row = Table.grid(padding=(0, 1), expand=True)
                 row.add_column(overflow="fold", ratio=1)

@@ -257,7 +257,7 @@ def wrapped(
     return [paint([(style, line)], color) for line in folded(text, width, indent=indent, keep=keep)]
 
 
-_KEPT_SPACE = "\u00a0"  # a space textwrap does not break at (it breaks at ASCII whitespace only)
+_KEPT_SPACE = "\ue000"  # a space textwrap does not break at: a private-use character (a path may hold U+00A0)
 
 
 def folded(text: str, width: int, first: str = "", indent: int = 4, keep: tuple[str, ...] = ()) -> list[str]:
