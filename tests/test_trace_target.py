@@ -284,6 +284,6 @@ def test_a_kernel_file_with_a_non_ascii_name_compiles_or_ptxas_is_explained(tmp_
         assert result.returncode == 0 and "(the program compiled none)" not in result.stderr, result.stderr[-2000:]
     else:  # the program's own traceback, then the reason as its last lines' first
         assert result.returncode == 1, result.stderr[-2000:]
-        said = "tritonscope: ptxas refused the kernel file's name 'prog 程序.py'"
+        said = "tritonscope: ptxas refused the name of the file 'prog 程序.py'"
         assert said in result.stderr, result.stderr[-2000:]
         assert "Rename the file with ASCII characters" in result.stderr

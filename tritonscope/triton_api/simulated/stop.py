@@ -325,13 +325,15 @@ def _non_ascii_name(exc: BaseException, tb) -> str | None:
     it bundles refuses them; a GPU run fails the same way. Triton 3.9 escapes them."""
     if "Unexpected non-ASCII character" not in str(exc):
         return None
-    kernels = (getattr(f.f_locals.get("self"), "fn", None) for f in _frames(tb))  # JITFunction.run's
-    files = (os.path.basename(getattr(getattr(k, "__code__", None), "co_filename", "")) for k in kernels)
-    named = next((f" '{name}'" for name in files if not name.isascii()), "")
+    kernels = [k for f in _frames(tb) if (k := getattr(f.f_locals.get("self"), "fn", None)) is not None]
+    helpers = [getattr(g, "fn", None) for k in kernels for g in getattr(k, "__globals__", {}).values()]
+    files = (os.path.basename(getattr(getattr(k, "__code__", None), "co_filename", "")) for k in kernels + helpers)
+    named = next((name for name in files if not name.isascii()), None)
+    whose = f"the name of the file '{named}'" if named else "a file's name (the kernel's, or a helper's it calls)"
     return (
-        f"ptxas refused the kernel file's name{named}: Triton writes it into the PTX, and its ptxas takes "
-        "only ASCII characters; a GPU run fails the same way. Rename the file with ASCII characters, or "
-        "use Triton 3.9, which escapes them"
+        f"ptxas refused {whose}: Triton writes it into the PTX, and its ptxas takes only ASCII characters; "
+        "a GPU run fails the same way. Rename the file with ASCII characters, or use Triton 3.9, which "
+        "escapes them"
     )
 
 
