@@ -180,6 +180,10 @@ def test_the_command_line_writes_the_pruner_and_refuses_what_does_not_apply(tmp_
     assert "unknown target 'sm42'" in tritonscope("fit", LIMITS, "--targets", "sm90,sm42", expect=2).stderr
     assert "--config picks one" in tritonscope("fit", LIMITS, "--config", "1", expect=2).stderr
     assert "fit holds registers" in tritonscope("fit", LIMITS, "--budget", "instructions<=10", expect=2).stderr
+    # a -c the configs set: the compiles took it while each row's label named its config's value
+    given = tritonscope("fit", "sample:matmul_autotune", "-c", "BLOCK_SIZE_K=32", "--targets", "sm90", expect=2).stderr
+    assert "-c BLOCK_SIZE_K=32: matmul_kernel's autotune configs set BLOCK_SIZE_K themselves" in given
+    assert "--vary BLOCK_SIZE_K=32," in given
 
 
 def test_one_target_and_a_constexpr_without_a_default_given_by_the_grid_alone():

@@ -75,6 +75,7 @@ def plan_file(request: VariantRequest, axes: list[sweep.Axis]) -> Plan:
 
     request = from_reference(request)
     spec = load_file(request.source, request.target_info).pick(request.kernel).spec
+    _refuse_given_config_keys(request, spec)
     configs: list[AutotuneConfig | None] = list(spec.autotune_configs) or [None]
     outcomes = sweep.expand(request, axes, spec, configs=bool(spec.autotune_configs), at_least=1)
     # the first row specialized, for the arguments' types: a constexpr with no default may come
@@ -86,6 +87,20 @@ def plan_file(request: VariantRequest, axes: list[sweep.Axis]) -> Plan:
     specialization = " ".join(f"{k}={format_value(v)}" for k, v in prepared.variant.arguments.items())
     requests = tuple(o.request for o in outcomes)
     return Plan(spec.name, request.file, specialization, tuple(rows), requests)
+
+
+def _refuse_given_config_keys(request: VariantRequest, spec) -> None:
+    """A -c the autotune configs set themselves: each row's label would name the config's value while
+    the compile took the given one (and Triton refuses a launch that gives it too)."""
+    given = dict(request.constexprs)
+    set_by_configs = sorted({k for c in spec.autotune_configs for k in c.constexprs} & set(given))
+    if set_by_configs:
+        name = set_by_configs[0]
+        raise UsageError(
+            f"-c {name}={given[name]}: {spec.name}'s autotune configs set {name} themselves, and Triton refuses "
+            "a launch that gives it too",
+            hint=f"to try other values in every config: --vary {name}={given[name]},...; one config: dump --config N",
+        )
 
 
 def _prepared(outcome):
