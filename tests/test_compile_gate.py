@@ -95,6 +95,8 @@ def test_a_program_that_compiled_no_kernel_is_a_capture_the_gate_passes(cli, tmp
     assert out.startswith("PASS") and "the capture's compiles after warmup: 0" in out
     said = cli("fit", tmp_path / "cap", expect=2).stderr
     assert "is a capture of a program that compiled no Triton kernel: nothing to fit" in said
+    said = cli("check", tmp_path / "cap", "--fit", "sm86", expect=2).stderr  # was `all 0 held their budgets`
+    assert "compiled no Triton kernel: nothing to hold to --fit" in said
 
 
 def test_a_compile_record_cut_short_is_no_pass(cli, captures, tmp_path):

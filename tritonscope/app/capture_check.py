@@ -37,6 +37,12 @@ def check_capture(
     if gates and not budgets and baseline is None and not fit_targets:
         return CheckResult(tuple(gated))
     sides = [open_capture(folder)] + ([open_capture(baseline)] if baseline is not None else [])
+    if not sides[0].entries and baseline is None:  # `all 0 held their budgets` would pass a broken run
+        held = "--fit" if fit_targets else "the budgets"
+        raise UsageError(
+            f"{folder} is a capture of a program that compiled no Triton kernel: nothing to hold to {held}",
+            hint="trace the program again and see why it compiled none (its own output says if it failed)",
+        )
     fits, fit_notes = launched_fits(sides[0], fit_targets, jobs, timeout) if fit_targets else ({}, ())
     read = summaries(sides, jobs, timeout, findings=True)
     mine = [read[(folder, e.metadata["hash"])] for e in sides[0].entries]
