@@ -80,6 +80,7 @@ def test_a_name_the_pipeliner_gave_its_masks_too_is_the_assigned_tensor(cli):
         ([], "give a LAYOUT, or --from FILE"),
         (["--from", "sample:softmax", "-t", "sm90", "--value", "row", "--line", "30"], "give --value NAME or --line N"),
         (["--from", "sample:softmax", "--value", "nope", "-t", "sm90"], "no tensor or shared memory with a layout"),
+        (["--from", "sample:softmax", "--value", "", "-t", "sm90"], "--value needs a name"),
     ],
 )
 def test_bad_layout_requests(cli, args, message):

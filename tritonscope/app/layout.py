@@ -95,6 +95,8 @@ def _from_kernel(request: VariantRequest, value: str | None, line: int | None, s
     (the bank of each element), read by Triton's Gluon, so every layout kind Triton knows is drawn."""
     if (value is None) == (line is None):
         raise UsageError("with --from, give --value NAME or --line N")
+    if value is not None and not value.strip().lstrip("%"):
+        raise UsageError("--value needs a name: a tensor's Python name (--value acc), or give --line N")
     compilation = compile_request(request)
     ttgir = compilation.stages[Stage.TTGIR]
     lines = ttgir.splitlines()

@@ -17,7 +17,10 @@ app.add_typer(cache_app, name="cache")
 def cache_list(
     directory: Annotated[
         Path | None,
-        typer.Argument(help="A Triton cache or a capture directory (default: TRITON_CACHE_DIR or ~/.triton/cache)."),
+        typer.Argument(
+            help="A Triton cache or a capture directory (default: TRITON_CACHE_DIR or ~/.triton/cache).",
+            metavar="[DIR]",
+        ),
     ] = None,
     json_out: JsonOpt = False,
 ):

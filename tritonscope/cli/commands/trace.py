@@ -159,7 +159,11 @@ def _report(result, out: Path, launches: int) -> None:
         else:
             say("to go on past it with a stand-in value: --values zero (or --values N)", "dim")
     elif result.returncode and not result.interrupted:  # its status is passed through: say whose it is
-        said = f"killed by signal {-result.returncode}" if result.returncode < 0 else f"exited with {result.returncode}"
+        said = (
+            f"was killed by signal {-result.returncode}"
+            if result.returncode < 0
+            else f"exited with {result.returncode}"
+        )
         say(f"the program {said}; trace exits with its status", "yellow")
 
 

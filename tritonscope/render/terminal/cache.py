@@ -42,7 +42,7 @@ class CacheView(TerminalRenderer):
 
     def draw(self, console: Console, result: CacheListing) -> None:
         width, color = self.terminal.width, self.terminal.color
-        lines = wrapped(f"{len(result.entries)} compiled kernels in {result.folder}", width, color, "1")
+        lines = wrapped(f"{count(len(result.entries), 'compiled kernel')} in {result.folder}", width, color, "1")
         rows = [_row(e) for e in result.entries]
         columns = list(COLUMNS)
         if not any(e.launches for e in result.entries):  # a plain cache, or a capture made with --launches 0
