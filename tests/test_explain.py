@@ -253,3 +253,19 @@ def test_amd_buffer_loads_are_traced_too():
     assert "AMDGCN on line 21: 4 x 32-bit" in load.evidence and f"{op} of 1024xf32" in load.evidence
     matmul = cost.line_costs(compiled("sample:matmul", "gfx942"))
     assert [c.line for c in matmul if c.instructions.matrix] == [DOT]
+
+
+def test_a_what_if_that_compiles_to_the_same_code_says_its_change_did_not_reach_it():
+    """Liger's cross-entropy: explain suggested num_stages=2 against its shared memory, compiled it, and
+    said the same 129 KiB without a word: its loop sets its own `tl.range(..., num_stages=3)`."""
+    from conftest import KERNELS, compiled, make_request
+
+    from tritonscope.app.explain import _unchanged
+
+    kernel = str(KERNELS / "loop_stages.py")
+    three, two = compiled(kernel, num_stages=3), compiled(kernel, num_stages=2)
+    assert make_request(kernel, num_stages=2).num_stages == 2
+    said = _unchanged((("option", "num_stages", 2),), two, three)
+    assert said.startswith("; the same code as before: the change does not reach it")
+    assert "a loop's own `tl.range(0, n_cols, BLOCK, num_stages=3)` outranks the kernel's num_stages" in said
+    assert _unchanged((("option", "num_warps", 8),), compiled(kernel, num_warps=8), three) == ""

@@ -94,7 +94,7 @@ def explain_compilation(
     kernel = examine(compilation, live)
     found, notes = findings.find(kernel)
     if request is not None and not isinstance(request.source, CachedKernel):
-        found = verified(request, found)
+        found = verified(request, found, compilation)
     estimate, why = launch.estimate(compilation, grid, module, kernel.time) if kernel.time else (None, None)
     return ExplainResult(
         compilation, kernel.lines, found, kernel.live_registers is not None, notes, time=kernel.time,
@@ -142,8 +142,11 @@ def _live_registers(c: Compilation, unread: dict[Input, str]) -> dict[int, int] 
         return None
 
 
-def verified(request: VariantRequest, found: tuple[Finding, ...]) -> tuple[Finding, ...]:
-    """Each finding with its what-if compiled and said, the first MAX_WHAT_IFS distinct ones."""
+def verified(
+    request: VariantRequest, found: tuple[Finding, ...], original: Compilation | None = None
+) -> tuple[Finding, ...]:
+    """Each finding with its what-if compiled and said, the first MAX_WHAT_IFS distinct ones; one
+    whose code comes out as the original's says that its change did not reach the code."""
     outcomes: dict[tuple[WhatIf, ...], Compilation | str] = {}
     for finding in found:
         if finding.what_if and finding.what_if not in outcomes and len(outcomes) < MAX_WHAT_IFS:
@@ -151,7 +154,24 @@ def verified(request: VariantRequest, found: tuple[Finding, ...]) -> tuple[Findi
                 outcomes[finding.what_if] = compile_request(changed(request, finding.what_if))
             except TritonscopeError as exc:
                 outcomes[finding.what_if] = exc.message
-    return tuple(replace(f, verified=describe(f, outcomes[f.what_if])) if f.what_if in outcomes else f for f in found)
+    same = {w: _unchanged(w, outcome, original) for w, outcome in outcomes.items()} if original is not None else {}
+    return tuple(
+        replace(f, verified=describe(f, outcomes[f.what_if]) + same.get(f.what_if, "")) if f.what_if in outcomes else f
+        for f in found
+    )
+
+
+def _unchanged(what_if: tuple[WhatIf, ...], outcome: Compilation | str, original: Compilation) -> str:
+    """`; the same code as before ...` where the what-if compiled to the original's binary: its change
+    did not reach the code (a loop's own `tl.range(..., num_stages=N)` outranks the kernel's)."""
+    if isinstance(outcome, str) or not outcome.binary or outcome.binary != original.binary:
+        return ""
+    said = "; the same code as before: the change does not reach it"
+    if any(name == "num_stages" for _, name, _ in what_if):
+        loops = re.findall(r"tl\.range\([^)]*num_stages\s*=\s*\d+", original.kernel.source)
+        if loops:
+            said += f" (a loop's own `{loops[0]})` outranks the kernel's num_stages: lower that instead)"
+    return said
 
 
 def changed(request: VariantRequest, what_if: tuple[WhatIf, ...]) -> VariantRequest:
