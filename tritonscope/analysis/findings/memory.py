@@ -142,12 +142,15 @@ def _next_step(k: Kernel) -> tuple[str, tuple[WhatIf, ...]]:
     stages = k.c.options.get("num_stages") or 1
     if occ.limited_by == "registers" and isinstance(limits, NvidiaLimits):
         for cap in range(r.registers - r.registers % 8, 23, -8):
-            if nvidia_occupancy(limits, cap, r.shared_bytes, warps).blocks_per_sm > occ.blocks_per_sm:
+            reached = nvidia_occupancy(limits, cap, r.shared_bytes, warps).blocks_per_sm
+            if reached > occ.blocks_per_sm:
                 return (
-                    f"--maxnreg {cap} reaches {occ.blocks_per_sm + 1} blocks per SM, if the code fits without spilling",
+                    f"--maxnreg {cap} reaches {reached} blocks per SM, if the code fits without spilling",
                     (WhatIf("option", "maxnreg", cap),),
                 )
-        return "fewer registers per thread: smaller BLOCK sizes or more warps", ()
+        # more warps share a block's work out, but not past the threads a block may have
+        more = warps * 2 * k.target.warp_size <= limits.max_threads_per_block
+        return "fewer registers per thread: smaller BLOCK sizes" + (" or more warps" if more else ""), ()
     if occ.limited_by == "shared memory" and stages > 1:
         return f"num_stages={stages - 1} needs less shared memory per block", (
             WhatIf("option", "num_stages", stages - 1),
