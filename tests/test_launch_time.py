@@ -361,3 +361,13 @@ def test_a_dot_lowered_to_fma_instructions_has_no_tensor_core_limit():
 def test_a_grid_for_an_amd_target_is_refused_not_ignored(cli):
     said = cli("explain", "sample:vector_add", "-t", "gfx942", "--grid", "97", expect=2).stderr
     assert "--grid: gfx942 gets no launch time (the per-warp model reads NVIDIA's machine code)" in said
+
+
+def test_a_programs_one_element_at_a_data_address_is_not_said_to_multiply_the_dram(cli):
+    """Liger's cross-entropy reads and writes one element of each row at the label's column (`x_ptr + y`):
+    2 bytes a program against its 256 KB row. The launch's notes said the DRAM moved 4x the bytes of
+    those lines, beside the headline figures, for a share of the traffic under 0.001%."""
+    from conftest import KERNELS
+
+    said = cli("explain", KERNELS / "cross_entropy_rows.py", "-t", "h200", "--grid", "8192", "--no-what-if").stdout
+    assert "bound by the DRAM" in said and "scattered addresses" not in said

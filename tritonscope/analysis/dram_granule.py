@@ -152,11 +152,18 @@ def _shapes(c: Compilation, per_warp: TimeEstimate) -> dict[tuple[int | None, st
     return found
 
 
+NOTED = 0.01  # an access whose bytes, moved as the factor says, are less of the launch's is not said
+
+
 def notes(c: Compilation, traffic: Traffic, granules: dict[int, Granule]) -> tuple[str, ...]:
-    """`the DRAM moves 2x the bytes line 14 reads: 16-byte pieces, moved in whole 32-byte sectors`."""
+    """`the DRAM moves 2x the bytes line 14 reads: 16-byte pieces, moved in whole 32-byte sectors`,
+    for the accesses whose extra bytes weigh in the launch (a program's one scattered element does not)."""
     found = []
+    total = sum(float(np.sum(a.bytes)) for a in traffic.accesses) or 1.0
     for index, granule in sorted(granules.items()):
         access = traffic.accesses[index]
+        if float(np.sum(access.bytes)) * granule.factor < NOTED * total:
+            continue
         line = linemap.kernel_line(c, Stage.TTIR, access.line)
         where = f"line {line}" if line is not None else "an access"
         verb = "reads" if access.kind == "load" else "writes"
