@@ -104,8 +104,8 @@ class CaptureDiffView(TerminalRenderer):
             _print_wrapped(console, Text(f"note: {note}", style="yellow"))
         for comparison in result.comparisons:
             heading = f"{comparison.before} -> {comparison.after}"  # two paths, folded around, not at their spaces
-            for line in folded(heading, max(console.width, 20), keep=(str(comparison.before), str(comparison.after))):
-                console.print(Text(line, style="bold"), no_wrap=True, overflow="ignore", crop=False)
+            for part in folded(heading, max(console.width, 20), keep=(str(comparison.before), str(comparison.after))):
+                console.print(Text(part, style="bold"), no_wrap=True, overflow="ignore", crop=False)
             for p in comparison.pairs:
                 row = Table.grid(padding=(0, 1), expand=True)
                 row.add_column(overflow="fold", ratio=1)
