@@ -133,6 +133,12 @@ def test_the_keys_box_keeps_each_key_apart_from_its_meaning(size, warm):  # noqa
             assert added.display and added.linked and added.content.title != pane(app, "stage-1").content.title
             await pilot.press("question_mark")
             _keys_apart(app)
+            box = app.screen.query_one("#help")
+            if box.max_scroll_y:  # taller than the screen: G, g, j and k move in it as in the panes
+                await pilot.press("G")
+                assert box.scroll_y == box.max_scroll_y
+                await pilot.press("k", "g")
+                assert box.scroll_y == 0
 
     asyncio.run(scenario())
 

@@ -82,7 +82,13 @@ class Keys(Widget):
 
 
 class HelpScreen(ModalScreen):
-    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "close")]
+    BINDINGS = [
+        Binding("escape,q,question_mark", "dismiss", "close"),
+        Binding("j", "lines(1)", show=False),  # the panes' keys move here too
+        Binding("k", "lines(-1)", show=False),
+        Binding("G", "ends(1)", show=False),
+        Binding("g", "ends(0)", show=False),
+    ]
     AUTO_FOCUS = "#help"  # taller than a 24-row terminal: ↑ ↓ scroll it
 
     def __init__(self, app: Any):
@@ -94,7 +100,14 @@ class HelpScreen(ModalScreen):
             yield Keys(id="keys")
 
     def on_mount(self) -> None:
-        self.query_one("#help").border_title = "keys: ↑ ↓ scroll, esc closes"
+        self.query_one("#help").border_title = "keys: ↑ ↓ j k g G scroll, esc closes"
+
+    def action_lines(self, by: int) -> None:
+        self.query_one("#help").scroll_relative(y=by, animate=False)
+
+    def action_ends(self, end: int) -> None:
+        box = self.query_one("#help")
+        box.scroll_end(animate=False) if end else box.scroll_home(animate=False)
 
 
 class KernelListScreen(ModalScreen[VariantRequest | None]):
