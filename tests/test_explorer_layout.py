@@ -367,3 +367,21 @@ def test_the_panel_at_80_columns_takes_the_width_and_cuts_no_figure(warm):  # no
             assert any("limited" in row for row in rows) and any(row.strip() == "by warps" for row in rows)
 
     asyncio.run(scenario())
+
+
+def test_the_pass_list_at_80_columns_keeps_a_pass_a_row(warm):  # noqa: F811
+    """`p` at 80 columns: the pipeline's list is 30 columns wide, and `triton-rewrite-tensor-pointer`
+    was split over two rows (`...-po` / `inter`), read as two passes. Each pass is one row now, its
+    name cut at the end where it is longer."""
+
+    async def scenario():
+        async with opened(MATMUL, size=(80, 24), compiles=warm) as (app, pilot):
+            await settled(app, pilot)
+            await pilot.press("p")
+            await until(pilot, lambda: bool(app.screen.query("#pipeline")), seconds=120)
+            await pilot.pause()
+            box = app.screen.query_one("#pipeline").region
+            rows = [line[box.x + 1 : box.right - 1] for line in screen(app)[box.y + 1 : box.bottom - 1]]
+            assert rows and all(re.match(r"\s*\d+ \S", row) for row in rows if row.strip()), rows
+
+    asyncio.run(scenario())

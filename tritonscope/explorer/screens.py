@@ -312,7 +312,8 @@ class PassesScreen(Screen):
 
 def _pass_option(record) -> Option:
     change = "?" if record.changed is None else f"+{record.added} -{record.removed}" if record.changed else ""
-    prompt = Text(f"{record.index:>3} {record.label:<28} {change}", style="bold" if record.changed else "dim")
+    row = f"{record.index:>3} {record.label:<28} {change}".rstrip()  # no padding to cut where no change follows
+    prompt = Text(row, style="bold" if record.changed else "dim")
     return Option(prompt, id=str(record.index - 1))
 
 
