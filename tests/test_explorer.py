@@ -529,6 +529,8 @@ def test_a_file_of_one_kernel_that_needs_a_value_opens_and_v_sets_it(tmp_path, w
         ):
             await until(pilot, lambda: app.session.failure is not None)
             assert "needs a value for constexpr BLOCK (press v" in app.query_one("#error").render().plain
+            title = app.query_one("#title").render().plain  # the first row named nothing
+            assert title.strip() == "k.py · sm90 · not compiled", title
             await pilot.press("v")
             assert isinstance(app.screen, VariantScreen)
             assert [(k.name, k.text) for k in app.screen.knobs][0] == ("BLOCK", "(not set: enter sets it)")

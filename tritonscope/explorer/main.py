@@ -5,6 +5,8 @@ the keys of the panes, the panel and the prompt; the app (app.py) gives it what 
 
 from __future__ import annotations
 
+import os
+
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -137,6 +139,9 @@ class MainScreen(Screen):
             self.say("compile failed · last good stages shown (stale) · save a fix, or change it (v)")
         else:
             self.say("compile failed · save a fix, or change the variant (v)")
+            request = self.session.request  # nothing compiled yet: the title names what was asked
+            asked = f"{request.kernel or os.path.basename(request.file)} · {request.target} · not compiled"
+            self.title_line.titles = (asked, asked)
 
     def select(self, line: int | None, moved: CodePane | None) -> None:
         """Selects a Python line: every pane but the one moved scrolls to the lines it became."""
