@@ -64,7 +64,7 @@ def target_list(text: str, flag: str = "--targets") -> tuple[str, ...]:
     names = [word.strip() for word in text.split(",") if word.strip()]
     if not names:
         raise UsageError(f"{flag} is empty. Targets: {', '.join(targets.TARGETS)}")
-    found = [targets.parse_name(name) for name in names]
+    found = [targets.parse_name(name, flag) for name in names]
     if "auto" in found:
         raise UsageError(f"{flag}: name the targets (auto is one machine's GPU). Targets: {', '.join(targets.TARGETS)}")
     return tuple(dict.fromkeys(found))

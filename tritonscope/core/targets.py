@@ -325,21 +325,23 @@ def auto() -> Target:
     return local_target() or TARGETS[DEFAULT_TARGET]
 
 
-def parse_name(name: str) -> str:
+def parse_name(name: str, flag: str = "--target") -> str:
     """A --target value as a target's name (sm_90 is sm90) or `auto`, resolved later where the
-    compile runs; an unknown name fails here, before any work."""
+    compile runs; an unknown name fails here, before any work. `flag`: the flag a list of targets
+    came with (`--targets`, `--fit`), which takes no `auto`."""
     key = name.strip().lower().replace("_", "")
     if key == "auto" or key in TARGETS:
         return key
+    auto = ", auto" if flag == "--target" else ""
     if not key:
         raise UsageError(
-            "--target is empty (an unset variable in a script?)", hint=f"give one: {', '.join(TARGETS)}, or auto"
+            f"{flag} is empty (an unset variable in a script?)", hint=f"give one: {', '.join(TARGETS)}{auto}"
         )
     gpu = [t for t in TARGETS.values() if re.search(rf"\b{re.escape(key)}\b", t.description.lower())]
-    hint = f"{name} is the GPU of target {gpu[0].name} ({gpu[0].description}): --target {gpu[0].name}" if gpu else None
+    hint = f"{name} is the GPU of target {gpu[0].name} ({gpu[0].description}): {flag} {gpu[0].name}" if gpu else None
     if "," in key and all(part.strip() in TARGETS for part in key.split(",")):
         hint = f"--target takes one; for several: `fit --targets {key}` or `diff --vary target={key}`"
-    raise UsageError(f"unknown target '{name}'. Valid targets: {', '.join(TARGETS)}, auto", hint=hint)
+    raise UsageError(f"unknown target '{name}'. Valid targets: {', '.join(TARGETS)}{auto}", hint=hint)
 
 
 def named(name: str) -> Target | None:
