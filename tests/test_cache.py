@@ -60,6 +60,9 @@ def test_cache_lists_commands_are_quoted_for_a_folder_with_a_space(cli, capture,
     table = cli("cache", "list", spaced).stdout.splitlines()
     command = table[table.index("show one with:") + 1].strip()
     assert shlex.split(command) == ["tritonscope", "dump", f"{spaced}/:softmax_kernel"]  # pasted: one argument
+    from tritonscope.render.terminal.cache import _pasted
+
+    assert _pasted("-dashed/:k") == "./-dashed/:k"  # read back as a path, not as flags
 
 
 def test_dump_a_captured_kernel_without_recompiling(cli, capture):

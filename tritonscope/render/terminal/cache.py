@@ -59,14 +59,20 @@ class CacheView(TerminalRenderer):
         lines += _simulation_lines(result, width, color)
         if result.entries:
             lines += wrapped("show one with:", width, color, "2")
-            shown = shlex.quote(f"{result.folder}/:{result.entries[0].name}")  # pasted into a shell
+            shown = _pasted(f"{result.folder}/:{result.entries[0].name}")
             lines += wrapped(f"  tritonscope dump {shown}", width, color, "2")
             launched = next((e for e in result.entries if e.launches), None)
             if launched:
                 lines += wrapped("replay a recorded launch with:", width, color, "2")
-                shown = shlex.quote(f"{result.folder}/:{launched.name}")
+                shown = _pasted(f"{result.folder}/:{launched.name}")
                 lines += wrapped(f"  tritonscope reproduce {shown}", width, color, "2")
         write_rows(console.file, lines)
+
+
+def _pasted(word: str) -> str:
+    """A command's argument as a shell takes it back: quoted, and `./` before one that starts with a
+    dash (the command would read `-capdash/:k` as flags)."""
+    return shlex.quote("./" + word if word.startswith("-") else word)
 
 
 def _row(e) -> list[str]:
