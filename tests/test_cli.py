@@ -118,6 +118,7 @@ def test_failed_compile_writes_nothing(cli, tmp_path):
     ("args", "code", "message"),
     [
         (["missing.py"], 2, "no such file: missing.py"),
+        (["nodir/:k"], 2, "no such capture or cache folder: nodir/ (for nodir/:k, in "),
         (["sample:double", "--target", "h100"], 2, "hint: h100 is the GPU of target sm90 (H100, H200 (Hopper))"),
         (["missing.py"], 2, "hint: give a Python file with Triton kernels, or a bundled sample: sample:NAME"),
         ([KERNELS / "not_python.txt"], 2, "is not a Python file"),

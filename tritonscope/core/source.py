@@ -188,6 +188,17 @@ def parse(given: str) -> Source:
     return KernelFile(given, _absolute(given))
 
 
+def no_such_file(given: str, hint: str) -> KernelFileError:
+    """A kernel file that is not there, or the folder of a `DIR/:NAME` that is not."""
+    folder, named, _ = given.partition("/:")
+    if named:
+        return KernelFileError(
+            f"no such capture or cache folder: {folder}/ (for {given}, in {Path.cwd()})",
+            hint="make a capture with `tritonscope trace -o DIR -- python prog.py`",
+        )
+    return KernelFileError(f"no such file: {given} (in {Path.cwd()})", hint=hint)
+
+
 def local_file(source: Source) -> Path | None:
     """The Python file a source is read from on this machine (what `--watch` and the explorer watch for
     saves); None for a compiled kernel or a folder, which have none."""

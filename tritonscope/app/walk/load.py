@@ -32,7 +32,7 @@ from ...core.errors import KernelFileError, Terminated, TritonscopeError, UsageE
 from ...core.limits import stuck_at, time_limit
 from ...core.model import AutotuneConfig, KernelSpec, Param, ParamKind
 from ...core.pysource import called_functions, returns_value
-from ...core.source import CachedKernel, CaptureFolder, CellKernel, ModuleReference, SampleKernel, Source
+from ...core.source import CachedKernel, CaptureFolder, CellKernel, ModuleReference, SampleKernel, Source, no_such_file
 from ...core.source import parse as parse_source
 from ...core.stages import Language
 from ...core.targets import Target
@@ -107,7 +107,7 @@ def kernel_path(source: Source) -> Path:
     if isinstance(source, ModuleReference):
         return path
     if not path.exists():
-        raise KernelFileError(f"no such file: {source} (in {Path.cwd()})", hint=_NO_FILE)
+        raise no_such_file(str(source), _NO_FILE)
     if path.is_dir():
         raise KernelFileError(f"{source} is a directory; give a Python file with Triton kernels")
     if path.suffix != ".py":
