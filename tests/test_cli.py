@@ -183,6 +183,8 @@ def test_a_missing_file_is_said_alone_not_after_the_guessed_targets_notice(cli, 
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")  # no GPU visible: `auto` would guess sm90, and say so
     said = cli("dump", "missing.py", expect=2).stderr
     assert said.startswith("error: no such file: missing.py") and "no GPU visible" not in said, said
+    said = cli("dump", "sample:nope", expect=2).stderr
+    assert said.startswith("error: no sample named 'nope'") and "no GPU visible" not in said, said
 
 
 def test_compile_error_shows_the_source_line_and_call_site(cli):

@@ -123,10 +123,14 @@ def _request(taken: tuple[inputs.Input, ...], resolve_target: bool, flags: dict)
 
 def told(request: VariantRequest) -> VariantRequest:
     """The request, its target's notice said: once per command, where the request was made."""
-    from ..core.source import KernelFile
+    from ..core.samples import samples_dir
+    from ..core.source import KernelFile, SampleKernel
     from .messages import say
 
-    missing = isinstance(request.source, KernelFile) and not os.path.exists(request.source.path)
+    source = request.source
+    missing = (isinstance(source, KernelFile) and not os.path.exists(source.path)) or (
+        isinstance(source, SampleKernel) and not (samples_dir() / f"{source.name}.py").is_file()
+    )
     if request.target_notice and not missing:  # a file not there is refused next: that alone is said
         say(request.target_notice, "dim")
     return request
