@@ -305,3 +305,19 @@ def test_a_constexpr_the_kernel_compares_against_is_made_an_argument_not_buckete
     assert "drop `: tl.constexpr`" in said and not fixes["n_cols"]["proved"], fixes["n_cols"]
     assert fixes["BLOCK"]["said"].startswith("bucket `BLOCK` into fewer values: launch with BLOCK=max(8192, ")
     assert "triton.next_power_of_2(n_cols)" in fixes["BLOCK"]["said"]
+
+
+def test_a_block_compared_inside_a_call_or_shaping_a_tensor_is_still_bucketed():
+    """`mask = tl.arange(0, BLOCK) < n_cols` compares a tile of BLOCK against the length: BLOCK shapes
+    the tile (a constexpr it must stay, bucketed), n_cols is the size (a plain argument)."""
+    from tritonscope.app.recompile_fixes import compared_names
+
+    source = (
+        "def k(x_ptr, n_cols: tl.constexpr, BLOCK: tl.constexpr):\n"
+        "    mask = tl.arange(0, BLOCK) < n_cols\n"
+        "    if BLOCK > 64:\n"
+        "        pass\n"
+        "    tl.store(x_ptr + tl.arange(0, BLOCK), 1.0, mask=mask)\n"
+    )
+    found = compared_names(source)
+    assert found.get("n_cols") == "tl.arange(0, BLOCK) < n_cols" and "BLOCK" not in found, found

@@ -50,16 +50,42 @@ def _how(cause: rc.Cause, compared: dict[str, str] | None = None) -> str:
 
 def compared_names(source: str) -> dict[str, str]:
     """{name: the first comparison it is in} for the names the kernel's source compares against
-    (`col_offsets < n_cols`): a constexpr among them is a size, not a block's, whatever its value."""
+    (`col_offsets < n_cols`): a constexpr among them is a size, not a block's, whatever its value. A
+    name inside a call in the comparison (`tl.arange(0, BLOCK) < n`), or that shapes a tensor
+    anywhere (`tl.arange(0, BLOCK)`), is a block's: not one of them."""
     found: dict[str, str] = {}
     try:
         tree = ast.parse(textwrap.dedent(source))
     except (SyntaxError, ValueError):
         return found
+    shaping = {n.id for call in ast.walk(tree) if _shapes(call) for n in _names(call)}
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare):
-            for name in (n.id for n in ast.walk(node) if isinstance(n, ast.Name)):
-                found.setdefault(name, ast.unparse(node))
+            for name in _names(node):
+                if name.id not in shaping:
+                    found.setdefault(name.id, ast.unparse(node))
+    return found
+
+
+_SHAPING = {"arange", "zeros", "full", "reshape", "view", "broadcast_to", "static_range"}  # a block's size
+
+
+def _shapes(node: ast.AST) -> bool:
+    """Whether a call makes a tensor's shape from its arguments (`tl.arange(0, BLOCK)`)."""
+    func = node.func if isinstance(node, ast.Call) else None
+    return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) in _SHAPING
+
+
+def _names(node: ast.AST) -> list[ast.Name]:
+    """The names of an expression outside the calls in it (a Call's own arguments, where it is one)."""
+    pending = list(ast.iter_child_nodes(node)) if isinstance(node, ast.Call) else [node]
+    found = []
+    while pending:
+        item = pending.pop()
+        if isinstance(item, ast.Name):
+            found.append(item)
+        elif not isinstance(item, ast.Call):
+            pending.extend(ast.iter_child_nodes(item))
     return found
 
 
