@@ -164,13 +164,25 @@ def _keys_apart(app) -> None:
     assert seen >= 8, "\n".join(inner)
 
 
+def _vector_add_copy(tmp_path) -> tuple:
+    """The vector_add sample copied where a test saves over it: the file, and its text as it was."""
+    kernel = tmp_path / "add.py"
+    shutil.copy(ROOT / "sample_kernels" / "vector_add.py", kernel)
+    return kernel, kernel.read_text()
+
+
+async def _saved_broken(app, pilot, kernel, text: str) -> None:
+    """TEXT saved over the watched kernel file, and the explorer's compile of it failed."""
+    kernel.write_text(text)
+    await until(pilot, lambda: app.session.failure is not None)
+    await pilot.pause()
+
+
 @pytest.mark.parametrize("size", SIZES, ids=IDS)
 def test_a_bad_save_keeps_the_panes_their_width_and_shows_the_file_saved(size, tmp_path, warm):  # noqa: F811
     """A save that moves the kernel's lines and breaks one: the error beneath the panes, which keep
     their width, and the source pane shows the file as saved, on the line the error names."""
-    kernel = tmp_path / "add.py"
-    shutil.copy(ROOT / "sample_kernels" / "vector_add.py", kernel)
-    good = kernel.read_text()
+    kernel, good = _vector_add_copy(tmp_path)
     bad = good.replace("    output = x + y", "    # two lines more above the error\n    z = x\n    output = z + oops")
     bad_line = next(n for n, text in enumerate(bad.splitlines(), 1) if "z + oops" in text)
 
@@ -180,9 +192,7 @@ def test_a_bad_save_keeps_the_panes_their_width_and_shows_the_file_saved(size, t
             pilot,
         ):
             await settled(app, pilot)
-            kernel.write_text(bad)
-            await until(pilot, lambda: app.session.failure is not None)
-            await pilot.pause()
+            await _saved_broken(app, pilot, kernel, bad)
             source, stage, error = pane(app, "source"), pane(app, "stage-0"), app.query_one("#error")
             width = size[0] - side(size[0])
             assert app.query_one("#code").region.width == width and error.region.width == width
@@ -202,17 +212,13 @@ def test_a_bad_save_keeps_the_panes_their_width_and_shows_the_file_saved(size, t
 
 
 def test_a_resize_in_the_error_state_draws_every_pane_at_its_new_width(tmp_path, warm):  # noqa: F811
-    kernel = tmp_path / "add.py"
-    shutil.copy(ROOT / "sample_kernels" / "vector_add.py", kernel)
-    good = kernel.read_text()
+    kernel, good = _vector_add_copy(tmp_path)
 
     async def scenario():
         request = VariantRequest(file=str(kernel), target="sm90")
         async with opened(request, size=SIZES[1], watch=True, compiles=warm) as (app, pilot):
             await settled(app, pilot)
-            kernel.write_text(good.replace("output = x + y", "output = x + oops"))
-            await until(pilot, lambda: app.session.failure is not None)
-            await pilot.pause()
+            await _saved_broken(app, pilot, kernel, good.replace("output = x + y", "output = x + oops"))
             for size in (SIZES[0], SIZES[2], SIZES[1]):
                 await pilot.resize_terminal(*size)
                 await pilot.pause()
@@ -322,17 +328,13 @@ def test_a_save_that_fixes_a_failed_compile_scrolls_the_stages_to_the_selected_l
     """The error's line selected, then a fix saved that changes the code: the new SASS arrives after
     the placeholders shown while ptxas and nvdisasm run (no rows), and is scrolled to the line's
     instructions, not left at its first row."""
-    kernel = tmp_path / "add.py"
-    shutil.copy(ROOT / "sample_kernels" / "vector_add.py", kernel)
-    good = kernel.read_text()
+    kernel, good = _vector_add_copy(tmp_path)
 
     async def scenario():
         request = VariantRequest(file=str(kernel), target="sm90")
         async with opened(request, size=SIZES[1], watch=True, compiles=warm) as (app, pilot):
             await settled(app, pilot)
-            kernel.write_text(good.replace("output = x + y", "output = x + oops"))
-            await until(pilot, lambda: app.session.failure is not None)
-            await pilot.pause()
+            await _saved_broken(app, pilot, kernel, good.replace("output = x + y", "output = x + oops"))
             stage = pane(app, "stage-0")
             line = app.session.line
             kernel.write_text(good.replace("output = x + y", "output = x * y + 1.0"))
