@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import os
 import typing
 from dataclasses import replace
 from pathlib import Path
@@ -123,14 +122,12 @@ def _request(taken: tuple[inputs.Input, ...], resolve_target: bool, flags: dict)
 
 def told(request: VariantRequest) -> VariantRequest:
     """The request, its target's notice said: once per command, where the request was made."""
-    from ..core.samples import samples_dir
-    from ..core.source import KernelFile, SampleKernel
+    from ..core.source import KernelFile, SampleKernel, local_file
     from .messages import say
 
-    source = request.source
-    missing = (isinstance(source, KernelFile) and not os.path.exists(source.path)) or (
-        isinstance(source, SampleKernel) and not (samples_dir() / f"{source.name}.py").is_file()
-    )
+    read = isinstance(request.source, (KernelFile, SampleKernel))  # a file that is there, or refused next
+    found = local_file(request.source) if read else None
+    missing = read and not (found and found.exists())
     if request.target_notice and not missing:  # a file not there is refused next: that alone is said
         say(request.target_notice, "dim")
     return request
