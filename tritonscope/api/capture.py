@@ -42,8 +42,10 @@ def launched(kernel: Any, timeout: float = 300.0) -> list[Dump]:
 
 
 def _launched_nothing(kernel: Any) -> str:
+    from ..triton_api.launched import interpreted
+
     name = getattr(kernel, "__name__", None) or getattr(getattr(kernel, "fn", None), "__name__", "the kernel")
-    if _interpreted(kernel):  # it may well have run: the interpreter compiles nothing for Triton to keep
+    if interpreted(kernel):  # it may well have run: the interpreter compiles nothing for Triton to keep
         return (
             f"{name} runs on Triton's interpreter (TRITON_INTERPRET=1), which compiles nothing: ts.dump({name}, "
             '...) compiles it for a target, and ts.trace(["python", "prog.py"], target="sm90") runs a program '
@@ -64,15 +66,6 @@ def _dump(compiled: Any, timeout: float) -> Dump:
     source, name = kernel_source(jit) if jit is not None else (None, compiled.name)
     data = triton_launched.launched(compiled)
     return Dump(answer(task(calls.launched, source, name, data), timeout))
-
-
-def _interpreted(kernel: Any) -> bool:
-    """Whether the kernel (or the function a wrapper holds) was defined under TRITON_INTERPRET=1."""
-    while kernel is not None:
-        if type(kernel).__name__ == "InterpretedFunction":
-            return True
-        kernel = getattr(kernel, "fn", None)
-    return False
 
 
 class Capture:

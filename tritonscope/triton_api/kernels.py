@@ -20,7 +20,7 @@ def unwrap(obj: Any) -> tuple[Any, list[Any]] | None:
     """
     wrappers: list[Any] = []
     while not isinstance(obj, JITFunction):
-        if type(obj).__module__ == "triton.runtime.interpreter" and type(obj).__name__ == "InterpretedFunction":
+        if _is_interpreted_function(obj):
             # @triton.jit under TRITON_INTERPRET=1 (a learner's notebook runs kernels on the CPU so): the
             # function and options the JITFunction would have had
             return JITFunction(obj.fn, **getattr(obj, "kwargs", {})), wrappers
@@ -30,6 +30,21 @@ def unwrap(obj: Any) -> tuple[Any, list[Any]] | None:
         wrappers.append(obj)
         obj = inner
     return obj, wrappers
+
+
+def interpreted(obj: Any) -> bool:
+    """Whether `obj`, or the kernel its wrappers hold, was made by @triton.jit under TRITON_INTERPRET=1."""
+    for _ in range(_MAX_WRAPPERS + 1):
+        if _is_interpreted_function(obj):
+            return True
+        obj = getattr(obj, "fn", None) if not isinstance(obj, type) else None
+        if obj is None:
+            return False
+    return False
+
+
+def _is_interpreted_function(obj: Any) -> bool:
+    return type(obj).__module__ == "triton.runtime.interpreter" and type(obj).__name__ == "InterpretedFunction"
 
 
 def is_gluon(jit: Any) -> bool:

@@ -26,6 +26,11 @@ from . import kernels as triton_kernels
 _CODES = {"tt.divisibility": "D", "tt.pointer_range": "S"}  # as Variant.hints spells them
 
 
+def interpreted(kernel: Any) -> bool:
+    """Whether the kernel runs on Triton's interpreter (TRITON_INTERPRET=1), which keeps no compile."""
+    return triton_kernels.interpreted(kernel)
+
+
 def compiled_kernels(kernel: Any) -> list[Any]:
     """The CompiledKernels a kernel object's JIT keeps, every device's, oldest first."""
     unwrapped = triton_kernels.unwrap(kernel)
