@@ -74,14 +74,21 @@ def write_rows(file: IO[str], rows: Iterable[str], batch: int = 256) -> None:
 
 
 def print_folded(
-    console: Console, text: str, style: str = "", first: str = "", indent: int = 4, marked: tuple[str, str] = ("", "")
+    console: Console,
+    text: str,
+    style: str = "",
+    first: str = "",
+    indent: int = 4,
+    marked: tuple[str, str] = ("", ""),
+    keep: tuple[str, ...] = (),
 ) -> None:
     """Prose folded at spaces to the console's width, its later lines indented by `indent`, `first`
     before its first: no line padded to the width (a file piped to keeps no trailing spaces).
-    `marked`: a phrase and its style (a verdict in its colour)."""
+    `marked`: a phrase and its style (a verdict in its colour); `keep`: phrases not folded at their
+    own spaces (code.folded)."""
     from .code import folded
 
-    for line in folded(text, max(console.width, 20), first, indent):
+    for line in folded(text, max(console.width, 20), first, indent, keep):
         shown = Text(line, style=style)
         if marked[0]:
             shown.highlight_words([marked[0]], marked[1])

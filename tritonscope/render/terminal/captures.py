@@ -10,8 +10,7 @@ from rich.text import Text
 from ...analysis.capture_pairs import Change, KernelPair
 from ...core.quantities import size
 from ...results.capture_diff import CaptureDiffResult, Comparison
-from .base import TerminalRenderer
-from .code import folded
+from .base import TerminalRenderer, print_folded
 
 _STYLES = {"same": "dim", "changed": "yellow", "added": "cyan", "removed": "magenta"}
 _NAMES = {
@@ -103,9 +102,8 @@ class CaptureDiffView(TerminalRenderer):
         for note in result.notes:
             _print_wrapped(console, Text(f"note: {note}", style="yellow"))
         for comparison in result.comparisons:
-            heading = f"{comparison.before} -> {comparison.after}"  # two paths, folded around, not at their spaces
-            for part in folded(heading, max(console.width, 20), keep=(str(comparison.before), str(comparison.after))):
-                console.print(Text(part, style="bold"), no_wrap=True, overflow="ignore", crop=False)
+            paths = (str(comparison.before), str(comparison.after))  # folded around, not at their spaces
+            print_folded(console, " -> ".join(paths), "bold", keep=paths)
             for p in comparison.pairs:
                 row = Table.grid(padding=(0, 1), expand=True)
                 row.add_column(overflow="fold", ratio=1)

@@ -63,8 +63,9 @@ class CheckView(TerminalRenderer):
             if outcome.error is not None:
                 table.add_row(Text(""), Text(outcome.error, style="red"))
             else:
-                if _held(outcome):
-                    table.add_row(Text(""), Text(_held(outcome), style="dim"))
+                held = _held(outcome)
+                if held:
+                    table.add_row(Text(""), Text(held, style="dim"))
                 table.add_row(Text(""), Text(figures_line(outcome.figures), style="dim"))
             for broken in outcome.broken:
                 value = "none" if broken.value is None else f"{broken.value:g}"
