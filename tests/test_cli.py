@@ -25,6 +25,29 @@ def test_dump_shows_header_resources_and_every_stage(cli):
     assert "tritonscope dump sample:vector_add -k add_kernel --target sm90" in out  # reproducing command
 
 
+def test_dump_header_names_what_overrides_the_autotune_config(cli):
+    # -c and -s beside a config compile other values than the config's: the header said `config 0 of N` alone
+    out = cli("dump", "sample:matmul_autotune", "-t", "sm80", "--config", "0", "--stage", "ttir", "--no-pager").stdout
+    assert re.search(r"autotune +config 0 of \d+ *│", out)
+    out = cli(
+        "dump",
+        "sample:matmul_autotune",
+        "-t",
+        "sm80",
+        "--config",
+        "0",
+        "-c",
+        "BLOCK_SIZE_K=16",
+        "-s",
+        "2",
+        "--stage",
+        "ttir",
+        "--no-pager",
+    ).stdout
+    said = re.sub(r"\s*│\s*", " ", out.split("autotune", 1)[1].split("constexprs")[0])
+    assert "but BLOCK_SIZE_K=16 (the config's" in said and "num_stages=2 (the config's" in said
+
+
 def test_dump_chosen_stages_side_by_side(cli):
     out = cli("dump", "sample:softmax", "--target", "sm80", "--stage", "ttgir,ptx", "--side-by-side").stdout
     assert "TTGIR (Triton GPU IR)" in out and "PTX" in out and "/*0000*/" not in out  # no SASS listing

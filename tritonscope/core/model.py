@@ -59,6 +59,13 @@ class AutotuneConfig:
                 parts.append(f"{opt}={value}")
         return ", ".join(parts)
 
+    def overridden(self, constexprs: dict[str, Any], options: dict[str, Any]) -> list[str]:
+        """What a variant compiled in place of this config's values (a -c, -w or -s given beside --config)."""
+        given = {**constexprs, **options}
+        options_set = {opt: getattr(self, opt) for opt in OPTION_NAMES if getattr(self, opt) is not None}
+        mine = {**self.constexprs, **options_set}
+        return [f"{k}={given[k]} (the config's {v})" for k, v in mine.items() if k in given and given[k] != v]
+
 
 @dataclass(frozen=True)
 class KernelSpec:

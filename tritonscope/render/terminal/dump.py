@@ -46,7 +46,11 @@ def header(c: Compilation) -> RenderableType:
     table.add_row("kernel", f"{c.kernel.name}  ({c.kernel.shown_file}:{c.kernel.line})")
     table.add_row("target", f"{target.name}: {target.label}, {target.description}")
     if v.config is not None:
-        table.add_row("autotune", f"config {v.config} of {len(c.kernel.autotune_configs)}")
+        configs = c.kernel.autotune_configs
+        said = f"config {v.config} of {len(configs)}"
+        if 0 <= v.config < len(configs) and (changed := configs[v.config].overridden(v.constexprs, v.options)):
+            said += ", but " + ", ".join(changed)
+        table.add_row("autotune", said)
     if v.constexprs:
         table.add_row("constexprs", ", ".join(f"{k}={val}" for k, val in v.constexprs.items()))
     table.add_row("signature", signature_text(c))
