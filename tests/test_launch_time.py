@@ -42,6 +42,11 @@ def test_one_block_is_one_wave_and_bound_by_it():
     assert waves.us == estimate.block_us and "1 wave of 1 block" in waves.said
     # its one block's reads wait one round trip under load: longer than the per-warp walk's
     assert estimate.bound == "loads in flight" and estimate.limits[0].us > waves.us
+    # most of its time is the launch's fixed cost, which the headline says before what bounds the rest
+    assert estimate.said.startswith(f"{estimate.kernel_us:,.1f} us, {estimate.launch_us:g} of them a launch's fixed")
+    assert "; the rest bound by its loads in flight: " in estimate.said
+    big = launch_time.estimate(compiled(COPY, "h200"), (N // 1024,), "--grid")
+    assert big.said.startswith(f"{big.kernel_us:,.1f} us, bound by the DRAM: ")
 
 
 def test_133_blocks_at_one_block_per_sm_are_two_waves_the_second_a_tail():

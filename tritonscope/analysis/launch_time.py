@@ -124,6 +124,9 @@ class LaunchEstimate:
         what = _BOUND_WORDS.get(self.bound, self.bound)
         if top.name == "waves" and self.bound not in ("waves", "blocks"):  # the per-warp model's, within them
             what += " within its waves"
+        if self.launch_us * 2 >= self.kernel_us:  # a tiny launch: what bounds its work is not most of its time
+            fixed = f"{self.launch_us:g} of them a launch's fixed cost"
+            return f"{self.kernel_us:,.1f} us, {fixed}; the rest {what}: {top.said}"
         return f"{self.kernel_us:,.1f} us, {what}: {top.said}"
 
 
