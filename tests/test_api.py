@@ -270,6 +270,11 @@ CELLS = [
     # a compile error names the kernel's cell as IPython does, not the cell's file (not on the disk)
     "@triton.jit\ndef broken(x_ptr):\n    tl.store(x_ptr, undefined_name)",
     "try:\n    ts.dump(broken, target='sm90')\nexcept Exception as error:\n    facts.update(said=str(error))",
+    # layout's value NAME is the statement assigning NAME, read from the cell (it has no file): the load,
+    # not the splat of n_cols that the mask's comparison, also named %row, makes first
+    "@triton.jit\ndef row_max(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):\n    cols = tl.arange(0, BLOCK)\n"
+    "    row = tl.load(x_ptr + cols, mask=cols < n_cols, other=0.0)\n    tl.store(out_ptr, tl.max(row, axis=0))",
+    "facts.update(drawn=repr(ts.layout(row_max, BLOCK=1024, target='sm90', value='row')))",
 ]
 
 
@@ -305,6 +310,7 @@ def test_kernels_defined_in_the_cells_of_a_fresh_ipython_session():
     refused = failed[14]
     assert refused.startswith("UsageError: Cell In[14], line 6: reads_a_tensor reads weights, a live Tensor")
     assert "hint: pass weights to the kernel as an argument" in refused
+    assert " = tt.load " in seen[22]["facts"]["drawn"], seen[22]["facts"]["drawn"]
 
 
 LAUNCHED = """import sys

@@ -12,11 +12,11 @@ import contextlib
 import re
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 
 from ..analysis import layouts, linemap, module_layouts, shared_layouts
 from ..core.errors import UsageError
 from ..core.model import Compilation, VariantRequest
+from ..core.source import file_text
 from ..core.stages import Stage
 from ..isolate import Workers, task
 from ..results.layout import LayoutListResult, LayoutResult, SharedLayoutResult
@@ -203,8 +203,8 @@ def _assigned_first(compilation: Compilation, ttgir: list[str], numbers: list[in
     not pointers or booleans."""
     kernel = compilation.kernel
     lines: set[int] = set()
-    with contextlib.suppress(OSError, SyntaxError, ValueError):  # the file's helpers assign it too
-        for node in ast.walk(ast.parse(Path(kernel.file).read_text(encoding="utf-8"))):
+    with contextlib.suppress(SyntaxError, ValueError):  # the file's helpers assign it too; a cell's, its lines
+        for node in ast.walk(ast.parse(file_text(kernel.file) or "")):
             targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and any(
                 isinstance(t, ast.Name) and t.id == name for t in targets

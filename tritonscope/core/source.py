@@ -143,6 +143,17 @@ def cell_label(file: str, line: int) -> str:
     return f"Cell In[{number}], line {line}" if number is not None else f"{file}:{line}"
 
 
+def file_text(file: str) -> str | None:
+    """A kernel's file, or its notebook cell's lines, which Python's line cache holds (IPython keeps
+    every cell there; triton_api/cell_module.py in the process that compiles); None where neither is."""
+    import linecache
+
+    try:
+        return Path(file).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return "".join(linecache.getlines(file)) or None
+
+
 def short_path(file: str) -> str:
     """A file as a line of the program names it: its base name, or for an installed library's file its
     path within the library (`transformers/generation/utils.py`: `utils.py` alone says nothing)."""

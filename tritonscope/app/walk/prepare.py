@@ -7,11 +7,9 @@ passes child all go through it, so they specialize the same way.
 from __future__ import annotations
 
 import contextlib
-import linecache
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from ...analysis import gluon_targets
@@ -22,7 +20,7 @@ from ...captures.rebuild import source_request
 from ...core import progress
 from ...core.errors import CompileError, UsageError
 from ...core.model import Artifacts, Compilation, KernelSpec, Variant, VariantRequest
-from ...core.source import CachedKernel, CaptureFolder
+from ...core.source import CachedKernel, CaptureFolder, file_text
 from ...core.stages import Language
 from ...core.targets import Target
 from ...triton_api import version
@@ -139,7 +137,7 @@ def _layouts_explained(prepared: Prepared):
         target, spec = prepared.target, prepared.kernel.spec
         if spec.language is not Language.GLUON:
             raise
-        source = _kernel_text(spec.file)
+        source = file_text(spec.file)
         if source is None:
             raise exc from None
         wrong = gluon_targets.layouts_for_other_warps(source, target.warp_size)
@@ -157,18 +155,10 @@ def _target_lacks(prepared: Prepared) -> list[str]:
     """A Gluon kernel's operations its target has not (analysis/gluon_targets.py): empty for most."""
     if prepared.kernel.spec.language is not Language.GLUON:
         return []
-    source = _kernel_text(prepared.kernel.spec.file)
+    source = file_text(prepared.kernel.spec.file)
     if source is None:
         return []
     return gluon_targets.missing_operations(source, prepared.target.backend, prepared.target.arch)
-
-
-def _kernel_text(file: str) -> str | None:
-    """The kernel's file, or its notebook cell's lines (which the line cache holds: triton_api/cell_module.py)."""
-    try:
-        return Path(file).read_text(errors="replace")
-    except OSError:
-        return "".join(linecache.getlines(file)) or None
 
 
 def _compile_isolated(prepared: Prepared, lacking: list[str]) -> Compilation:
