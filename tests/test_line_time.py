@@ -30,6 +30,21 @@ def test_a_chain_of_dependent_fmas_puts_the_time_on_its_line():
     assert chain.cycles >= 256 * 4 and chain.instructions >= 256
 
 
+def test_a_subroutine_call_is_no_loop_and_its_work_is_its_callers_line():
+    """ptxas's int64 remainder routine sits after EXIT and returns to each of its CALLs: the returns
+    were taken for loops of 16 assumed trips, nested, 16^calls (8 calls: 1.9e13 cycles). Its body
+    runs once per call, and its time is the `%` line's."""
+    file = str(KERNELS / "int64_remainder.py")
+    one, eight = (
+        line_time.estimate(compiled(file, constexprs=(f"BLOCK={b}",), args=("N=1000",), num_warps=1)) for b in (32, 256)
+    )
+    for estimate in (one, eight):
+        assert not any("assumed to run" in said for said in estimate.assumptions), estimate.assumptions
+    assert one.cycles < eight.cycles < 16 * one.cycles  # 8 calls, each a few hundred cycles
+    remainder = _line_of(compiled(file, constexprs=("BLOCK=256",), args=("N=1000",)), "offs = ")
+    assert eight.ranked[0].line == remainder and eight.line(remainder).share > 0.5
+
+
 def test_the_line_that_uses_the_loads_waits_on_them():
     """vector_add: `output = x + y` is where a warp waits for its loads: the top line, with its
     time a wait on the loads of the two `tl.load` lines, counted as global loads."""

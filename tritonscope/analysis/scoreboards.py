@@ -97,13 +97,17 @@ def schedule(c: Compilation) -> Schedule | None:
     words = sass_control.words(code)
     found = waits(listing, controls)
     by_line = {number: tuple(lines) for number, _, lines in cost.machine_listing(c, Stage.SASS)}
+    lines = {s.offset: by_line.get(s.listing_line, ()) for s in listing.instructions}
+    for body, calls in subroutines(listing):  # a subroutine's work is its callers' lines' (ptxas gives it the last)
+        callers = tuple(dict.fromkeys(line for call in calls for line in lines[call]))
+        lines.update(dict.fromkeys(body, callers))
     steps = tuple(
         Scheduled(
             s.offset,
             s.opcode,
             " ".join(filter(None, (s.predicate, s.opcode, ", ".join(s.operands)))),
             controls[s.offset],
-            by_line.get(s.listing_line, ()),
+            lines[s.offset],
             found.get(s.offset, ()),
             words.get(s.offset, 0),
         )
@@ -134,6 +138,27 @@ def successors(listing: Listing) -> dict[int, tuple[int, ...]]:
             found[step.offset] = (target, *nxt)
         else:
             found[step.offset] = nxt
+    return found
+
+
+def subroutines(listing: Listing) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """(the body's offsets, the CALLs to it) of each subroutine: from a CALL's target to the first
+    RET after it (ptxas's routines, the int64 remainder's, follow the kernel's EXIT)."""
+    steps = listing.instructions
+    callers: dict[int, list[int]] = {}
+    for step in steps:
+        target = listing.labels.get(step.target) if step.base == "CALL" and step.target else None
+        if target is not None:
+            callers.setdefault(target, []).append(step.offset)
+    found = []
+    for entry, calls in callers.items():
+        body = []
+        for step in steps:
+            if step.offset >= entry:
+                body.append(step.offset)
+                if step.base == "RET":
+                    break
+        found.append((tuple(body), tuple(calls)))
     return found
 
 

@@ -79,12 +79,15 @@ class InstructionTime:
 
 def loops(listing: Listing) -> list[tuple[int, int]]:
     """The loops (first offset, last offset): every back edge but a branch to itself (the trap
-    after EXIT) and a poll around a SYNCS wait."""
+    after EXIT), a poll around a SYNCS wait and a subroutine's return to its callers (ptxas puts
+    its routines, the int64 remainder's, after the kernel's EXIT)."""
     edges = scoreboards.successors(listing)
     steps = listing.instructions
     index = {s.offset: i for i, s in enumerate(steps)}
     found = []
     for source, targets in edges.items():
+        if steps[index[source]].base == "RET":
+            continue
         for target in targets:
             if target >= source or target not in index:
                 continue
@@ -135,6 +138,7 @@ class Timeline:
             for s in schedule.listing.instructions:
                 if first <= s.offset <= last:
                     self.repeats[s.offset] *= count
+        _called(schedule.listing, self.repeats)
         self.block_warps = max(block_warps, 1)
         self.queue = 1.0  # how many times their unloaded latency memory-queue waits take (DRAM-bound)
         self.cached: dict[int, str] = {}
@@ -333,6 +337,15 @@ def _known(schedule: Schedule, loop: tuple[int, int], known: dict[int, int], tri
     if line is not None and line in known:
         return max(known[line], 1), line
     return trips, None
+
+
+def _called(listing: Listing, repeats: dict[int, float]) -> None:
+    """A subroutine's body runs as often as its calls together; the walk passes it once, in its
+    place after the kernel's EXIT."""
+    for body, callers in scoreboards.subroutines(listing):
+        count = sum(repeats[offset] for offset in callers)
+        for offset in body:
+            repeats[offset] = count
 
 
 def _innermost_loops(listing: Listing, found: list[tuple[int, int]]) -> dict[int, tuple[tuple[int, int], ...]]:
