@@ -188,6 +188,27 @@ def test_the_command_line_writes_the_pruner_and_refuses_what_does_not_apply(tmp_
     assert "--vary BLOCK_SIZE_K=32," in given
 
 
+def test_configs_the_file_makes_from_the_gpu_are_each_targets_own(tmp_path):
+    """attorch builds num_stages from the compute capability at import: every column was compiled with
+    the configs of the first target's simulated GPU (the order of --targets changed the matrix), and
+    the pruner recorded them, dropping on an A100 the configs that fit there."""
+    kernel = Path(__file__).parent / "kernels" / "configs_from_gpu.py"
+    args = ("-a", "a_ptr=*fp16", "-a", "b_ptr=*fp16", "-a", "c_ptr=*fp32", "-a", "K=4096")
+    shared = {}
+    for order in ("sm75,sm80", "sm80,sm75"):
+        document = json.loads(tritonscope("fit", kernel, *args, "--targets", order, "--json").stdout)
+        cells = document["kernels"][0]["configs"][0]["cells"]
+        shared[order] = {target: cell["figures"]["shared"] for target, cell in cells.items()}
+        first, other = order.split(",")
+        assert f"the rows name {first}'s; {other}'s differ: #0 num_stages=" in " ".join(document["notes"])
+    assert shared["sm75,sm80"] == shared["sm80,sm75"] and shared["sm80,sm75"]["sm80"] > shared["sm80,sm75"]["sm75"]
+    out = tmp_path / "prune.py"
+    run = tritonscope("fit", kernel, *args, "--targets", "sm75,sm80", "--emit-prune", out)
+    assert "not written: " in run.stdout and "the configs differ by target" in run.stdout and not out.exists()
+    tritonscope("fit", kernel, *args, "--targets", "sm80", "--emit-prune", out)
+    assert "'num_stages': 4" in out.read_text()
+
+
 def test_one_target_and_a_constexpr_without_a_default_given_by_the_grid_alone():
     mixed = Path(__file__).parent / "kernels" / "mixed.py"
     run = tritonscope("fit", mixed, "-k", "scale_kernel", "--vary", "BLOCK=64,128", "-t", "sm90", "--json")

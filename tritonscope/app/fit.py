@@ -42,6 +42,7 @@ class Plan:
     rows: tuple[ConfigRow, ...]
     requests: tuple[VariantRequest, ...]
     launches: tuple[tuple[dict, ...], ...] = ()
+    notes: tuple[str, ...] = ()  # the autotune configs another target's import makes differ (the rows are the first's)
 
 
 def fit(
@@ -61,20 +62,22 @@ def fit(
     with pool(jobs=jobs, timeout=timeout) as workers:
         if request.triton is None:  # workers start while this process loads the kernel file
             workers.warm(count=jobs, preload=sweep.COMPILE_MODULE)
-        plan = plan_file(replace(request, target=targets[0]), axes)
+        plan = plan_file(replace(request, target=targets[0]), axes, targets[1:])
         kernels = matrices([plan], targets, budgets, workers, on_done, ranking)
-    result = FitResult(kernels, tuple(b.text for b in budgets), request.triton or version.installed())
-    return replace(result, ranked=ranking is not None)
+    result = FitResult(kernels, tuple(b.text for b in budgets), request.triton or version.installed(), plan.notes)
+    return replace(result, ranked=ranking is not None, configs_by_target=bool(plan.notes))
 
 
-def plan_file(request: VariantRequest, axes: list[sweep.Axis]) -> Plan:
+def plan_file(request: VariantRequest, axes: list[sweep.Axis], others: tuple[str, ...] = ()) -> Plan:
     """The rows of a kernel file's kernel: its autotune configs times the --vary axes (a grid where it
-    has no configs; the variant as given where it has neither)."""
+    has no configs; the variant as given where it has neither). `others`: the other targets, whose
+    configs a file that builds them from the GPU makes differently (each cell compiles its own)."""
     from .walk.load import load_file
     from .walk.prepare import from_reference, prepare
 
     request = from_reference(request)
-    spec = load_file(request.source, request.target_info).pick(request.kernel).spec
+    loaded = load_file(request.source, request.target_info)
+    spec = loaded.pick(request.kernel).spec
     _refuse_given_config_keys(request, spec)
     configs: list[AutotuneConfig | None] = list(spec.autotune_configs) or [None]
     outcomes = sweep.expand(request, axes, spec, configs=bool(spec.autotune_configs), at_least=1)
@@ -86,7 +89,37 @@ def plan_file(request: VariantRequest, axes: list[sweep.Axis]) -> Plan:
     rows = [_row(config, dict(zip([a.name for a in axes], values, strict=True))) for config, *values in combos]
     specialization = " ".join(f"{k}={format_value(v)}" for k, v in prepared.variant.arguments.items())
     requests = tuple(o.request for o in outcomes)
-    return Plan(spec.name, request.file, specialization, tuple(rows), requests)
+    notes = _configs_by_target(request, spec, others) if loaded.simulated else ()
+    return Plan(spec.name, request.file, specialization, tuple(rows), requests, notes=notes)
+
+
+def _configs_by_target(request: VariantRequest, spec, others: tuple[str, ...]) -> tuple[str, ...]:
+    """Where the file's import asked the (simulated) GPU for its autotune configs (attorch picks
+    num_stages by compute capability): what the other targets' imports make otherwise."""
+    from ..core.targets import TARGETS
+    from .walk.load import load_file
+
+    def values(config) -> dict:
+        return {**config.constexprs, **{o: getattr(config, o) for o in OPTION_NAMES if getattr(config, o) is not None}}
+
+    first = [values(c) for c in spec.autotune_configs]
+    notes = []
+    for target in others:
+        their_spec = load_file(request.source, TARGETS[target]).pick(spec.name).spec
+        theirs = [values(c) for c in their_spec.autotune_configs]
+        changed = [
+            f"#{i} " + ", ".join(f"{k}={v}" for k, v in t.items() if mine.get(k) != v)
+            for i, (mine, t) in enumerate(zip(first, theirs, strict=False))
+            if mine != t
+        ]
+        if len(theirs) != len(first):
+            changed.append(f"{len(theirs)} configs, not {len(first)}")
+        if changed:
+            notes.append(
+                f"the file makes its autotune configs from the GPU: each column compiles its own target's, "
+                f"and the rows name {request.target}'s; {target}'s differ: {'; '.join(changed)}"
+            )
+    return tuple(notes)
 
 
 def _refuse_given_config_keys(request: VariantRequest, spec) -> None:

@@ -92,6 +92,7 @@ class FitResult(Result):
     triton_version: str = ""
     notes: tuple[str, ...] = ()
     ranked: bool = False  # fit --rank: the cells carry the launch's estimated time
+    configs_by_target: bool = False  # the file makes its autotune configs from the GPU: they differ by target
 
     @property
     def partial(self) -> bool:

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import dataclasses
 import faulthandler
 import functools
-import importlib
 import importlib.util
 import inspect
 import os
@@ -21,7 +19,7 @@ import sys
 import textwrap
 import threading
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import count
 from pathlib import Path
 from typing import Any
@@ -63,6 +61,7 @@ class LoadedFile:
     kernels: list[LoadedKernel]
     defaults: dict[str, Any]  # the file's `tritonscope_defaults`
     notices: tuple[str, ...] = ()  # how it was imported, when not plainly (app/walk/simulated_import.py)
+    simulated: bool = False  # imported against a simulated GPU: what it asked of the GPU is the target's
 
     def pick(self, name: str | None) -> LoadedKernel:
         """The kernel called `name`, or the file's only kernel when no name is given."""
@@ -145,7 +144,8 @@ def _load(path: Path, module_name: str | None, mtime_ns: int, size: int, target:
         if not can_simulate():
             raise
         plain_failure, kernels = exc, []
-    if not kernels and can_simulate():  # it asked for a GPU, or defines its kernels only where there is one
+    simulating = not kernels and can_simulate()
+    if simulating:  # it asked for a GPU, or defines its kernels only where there is one
         with simulated(target) as device:
             module, notices = _execute(path, name, source, simulating=True)
             kernels = _find_kernels(module, _in_file(path))
@@ -158,7 +158,7 @@ def _load(path: Path, module_name: str | None, mtime_ns: int, size: int, target:
     defaults = getattr(module, DEFAULTS_NAME, {})
     if not isinstance(defaults, dict):
         raise KernelFileError(f"{path}: {DEFAULTS_NAME} must be a dict of parameter names to values")
-    return LoadedFile(path, module, kernels, dict(defaults), notices)
+    return LoadedFile(path, module, kernels, dict(defaults), notices, simulating)
 
 
 @functools.lru_cache(maxsize=16)
@@ -355,9 +355,9 @@ def _find_kernels(module: Any, defined_in) -> list[LoadedKernel]:
             callers[callee].append(name)
     kernels = []
     for jit, obj, wrappers in found.values():
-        spec = dataclasses.replace(_describe(jit, wrappers, inferred[jit.__name__]), file=files[id(jit)])
+        spec = replace(_describe(jit, wrappers, inferred[jit.__name__]), file=files[id(jit)])
         role = _role(tuple(callers[jit.__name__]), returns_value(trees[jit.__name__]))
-        kernels.append(LoadedKernel(dataclasses.replace(spec, **role), jit, obj, tuple(wrappers)))
+        kernels.append(LoadedKernel(replace(spec, **role), jit, obj, tuple(wrappers)))
     return sorted(kernels, key=lambda k: k.spec.line)
 
 

@@ -62,7 +62,7 @@ def can_simulate() -> bool:
 @contextlib.contextmanager
 def simulated(target: Target | None) -> Iterator[dict]:
     """A context in which this process sees a simulated GPU of TARGET (None: what `--target auto`
-    compiles for; the first target a process simulates stays its device), working in a folder of its
+    compiles for), working in a folder of its
     own (what the file writes there goes with it); yields the device's description."""
     from ...core.scratch import own_working_folder, working_in
     from ...core.targets import auto

@@ -175,6 +175,10 @@ def _written(result, files: tuple, keep: int | None) -> Output:
         kept = ", ".join(str(f.path) for f in files)
         note = f"not written: {kept} (the matrix is partial; any earlier one is kept)"
         return Output(replace(result, notes=(*result.notes, note)))
+    if result.configs_by_target and files:  # one list of configs to match the launch's against: one target's
+        kept = ", ".join(str(f.path) for f in files)
+        note = f"not written: {kept} (the configs differ by target: run fit for one target, --targets NAME, for each)"
+        return Output(replace(result, notes=(*result.notes, note)))
     if keep is not None:
         result = replace(result, notes=(*result.notes, *_unranked(result, keep)))
     return Output(result, files=files)

@@ -188,10 +188,16 @@ def importing(device: dict):
     else:
         _patches[0].redo()
         torch_cuda._mode[0].__enter__()
-    driver.install(_active[0])
+    current = _active[0]
+    if device != current:  # another target's import in this process (a fit worker takes every target's)
+        import torch
+
+        torch_cuda._patch_cuda(device, torch)  # undone with the rest: the names are the first install's
+        current = device
+    driver.install(current)
     _gpu_checks_forgotten()
     try:
-        yield _active[0]
+        yield current
     finally:
         torch_cuda._mode[0].__exit__(None, None, None)
         _patches[0].undo()
