@@ -43,6 +43,12 @@ def test_a_subroutine_call_is_no_loop_and_its_work_is_its_callers_line():
     assert one.cycles < eight.cycles < 16 * one.cycles  # 8 calls, each a few hundred cycles
     remainder = _line_of(compiled(file, constexprs=("BLOCK=256",), args=("N=1000",)), "offs = ")
     assert eight.ranked[0].line == remainder and eight.line(remainder).share > 0.5
+    # a `@!P5 CALL.REL.NOINC` to the next instruction, which runs on to EXIT, leaves a loop: no subroutine
+    from tritonscope.analysis import scoreboards
+
+    spilled = scoreboards.schedule(compiled("sample:matmul", "sm80", maxnreg=64))
+    assert any(s.base == "CALL" for s in spilled.listing.instructions)
+    assert scoreboards.subroutines(spilled.listing) == []
 
 
 def test_the_line_that_uses_the_loads_waits_on_them():

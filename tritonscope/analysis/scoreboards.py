@@ -143,7 +143,8 @@ def successors(listing: Listing) -> dict[int, tuple[int, ...]]:
 
 def subroutines(listing: Listing) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
     """(the body's offsets, the CALLs to it) of each subroutine: from a CALL's target to the first
-    RET after it (ptxas's routines, the int64 remainder's, follow the kernel's EXIT)."""
+    RET after it, with no EXIT between (ptxas's routines, the int64 remainder's, follow the kernel's
+    EXIT; a CALL to code that runs on to EXIT is a branch)."""
     steps = listing.instructions
     callers: dict[int, list[int]] = {}
     for step in steps:
@@ -152,13 +153,10 @@ def subroutines(listing: Listing) -> list[tuple[tuple[int, ...], tuple[int, ...]
             callers.setdefault(target, []).append(step.offset)
     found = []
     for entry, calls in callers.items():
-        body = []
-        for step in steps:
-            if step.offset >= entry:
-                body.append(step.offset)
-                if step.base == "RET":
-                    break
-        found.append((tuple(body), tuple(calls)))
+        body = [s for s in steps if s.offset >= entry]
+        end = next((i for i, s in enumerate(body) if s.base in ("RET", "EXIT")), None)
+        if end is not None and body[end].base == "RET":  # `@!P5 CALL.REL.NOINC` to the next line leaves a loop
+            found.append((tuple(s.offset for s in body[: end + 1]), tuple(calls)))
     return found
 
 
