@@ -38,3 +38,9 @@ eos, pad = torch.tensor([2, 7], device=DEV), torch.tensor([7], device=DEV)
 print("isin any", bool(torch.isin(eos, pad).any()), "allclose", torch.allclose(y, y + 1e-9), "equal", torch.equal(y, y))
 torch._check_tensor_all(ids >= 0, lambda: "negative ids")
 print("checked", "3 in ids", 3 in ids)
+# an MoE combine: index_add_ of shapes the fake mode has not cached runs through its decomposition,
+# whose operators were logged beside it (the sum added twice, the first time each shape came)
+for n in (2, 2, 3):
+    combined = torch.zeros(5, 2, device=DEV)
+    combined.index_add_(0, torch.arange(n, device=DEV), torch.ones(n, 2, device=DEV))
+    print("index_add_", n, combined.sum().item())

@@ -293,6 +293,10 @@ def _fake_tensor_mode(torch):
                     return moved
             if any(isinstance(leaf, fake_class) and leaf.fake_mode is not self for leaf in leaves):
                 args, kwargs = _adopted(self, fake_class, args, kwargs)
+            # The fake mode runs an operator it has not cached through its decomposition, whose operators
+            # come back here: only the outermost is the program's (index_add_ was logged with its
+            # decomposition, its sum added twice on the host, the first time each shape came).
+            _DEPTH[0] += 1
             try:
                 result = super().__torch_dispatch__(func, types, args, kwargs)
             except fake_tensor.DynamicOutputShapeException:
@@ -303,7 +307,9 @@ def _fake_tensor_mode(torch):
                 if not SCALAR_READ:
                     raise
                 return SCALAR_READ[0](self, func, args, kwargs)  # a read (value_reads.py)
-            if RECORD:
+            finally:
+                _DEPTH[0] -= 1
+            if RECORD and not _DEPTH[0]:
                 RECORD[0](func, args, kwargs, result, fake_class)  # host_values.py's log
             return result
 
@@ -316,6 +322,7 @@ def _fake_tensor_mode(torch):
 
 
 _COPY: list = []
+_DEPTH = [0]  # operators the program's mode is inside (a decomposition's come back to it)
 # What answers a copy of a device tensor into a host tensor, and `.to("cpu")` (value_reads.py: the
 # program's own copy is a value read; torch's are let through, as the fake mode answers them).
 HOST_COPY: list = []
