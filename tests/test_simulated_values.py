@@ -139,6 +139,15 @@ def test_each_read_is_logged_with_where_what_the_mode_and_the_value(traced):
     assert all(r["mode"] == "host" for r in logged)
 
 
+def test_torch_compile_compiles_the_programs_frames_only(traced):
+    """A read in a compiled function is a graph break; the wrappers that answer it ran eagerly there and
+    torch.compile compiled their frames as the program's (`torch.compile method (stop.py)`)."""
+    _, out = traced["train_reads"]
+    compiled = [json.loads(line) for line in (out / "torch_compiles.jsonl").read_text().splitlines()]
+    assert {c["function"] for c in compiled} >= {"routed", "pick"}
+    assert not [c for c in compiled if "tritonscope" in c["file"]], compiled
+
+
 def test_a_triton_kernels_output_is_computed_by_triton_s_interpreter(traced):
     result, out = traced["triton_kernel"]
     assert "y [2.0, 3.0, 4.0, 5.0] 5150.0" in result.stdout

@@ -38,3 +38,12 @@ def pick(t):
 
 kept, counts = (torch.compile(pick) if DEV == "cuda" else pick)(x)
 print("compiled shapes", tuple(kept.shape), round(kept.sum().item(), 4), counts.tolist())
+torch._dynamo.config.capture_dynamic_output_shape_ops = False
+
+
+def routed(t):  # a read inside a compiled function: graph breaks, and no frame of tritonscope's compiled
+    counts = torch.bincount((t > 0).sum(1), minlength=9).tolist()
+    return t * 2, counts
+
+
+print("compiled read", (torch.compile(routed) if DEV == "cuda" else routed)(x)[1])

@@ -18,6 +18,7 @@ import sys
 import types
 
 from . import printing, reads
+from .after_import import after_import
 from .shared import contract
 
 STOPPED_EXIT = 75  # `trace` turns it into its documented exit code and message
@@ -88,10 +89,16 @@ def _generated(name: str) -> bool:
 GENERATED = " (in the code torch.compile generated for it)"
 
 
+_DISABLED = os.path.join("torch", "_dynamo", "eval_frame.py")
+
+
 def _program_frame(folders: tuple[str, ...]):
     """(the frame of the program's own code that asked, and what to add to what it asked), or
     (None, "") when torch or Triton asked."""
-    frame = asked = sys._getframe(2)
+    frame = sys._getframe(2)
+    while frame.f_code.co_filename.endswith(_DISABLED) and frame.f_back is not None:
+        frame = frame.f_back  # torch._dynamo.disable's wrapper around the read's (_not_compiled)
+    asked = frame
     while _passes_through(frame.f_code.co_filename):
         if frame.f_back is None:
             return asked, ""  # the program itself is the exec'd text (python -c)
@@ -412,3 +419,15 @@ def install(stop_backward: bool = True) -> None:
 
     torch.testing.assert_close = _compare(torch.testing.assert_close, "torch.testing.assert_close()", folders)
     _stop_at_uncaught(folders)
+    # torch.compile must not compile these wrappers' frames (nor those they call) as the program's:
+    # met at a graph break, they were `torch.compile method (stop.py)`, a compile after warmup that
+    # no GPU run has. Run as torch._dynamo.disable runs a function, once torch.compile is imported.
+    wrapped = [(cls, name) for name in _ASKS for cls in (torch.Tensor, FakeTensor) if name in cls.__dict__]
+    wrapped += [(torch, "allclose"), (torch, "equal"), (torch.Tensor, "allclose"), (torch.Tensor, "equal")]
+    wrapped.append((torch.testing, "assert_close"))
+    after_import("torch._dynamo.eval_frame", lambda module: _not_compiled(module, wrapped))
+
+
+def _not_compiled(eval_frame, wrapped: list) -> None:
+    for owner, name in wrapped:
+        setattr(owner, name, eval_frame.DisableContext()(getattr(owner, name)))
