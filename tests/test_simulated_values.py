@@ -136,6 +136,7 @@ def test_each_read_is_logged_with_where_what_the_mode_and_the_value(traced):
     assert shaped and shaped[0]["answered"] == [[False, False, False, False], [False, False, True, True]] + [
         [True, True, True, True]
     ]
+    assert shaped[0]["made"] == {"shape": [6, 2], "dtype": "int64"}  # the result the values shaped, not the mask
     assert all(r["mode"] == "host" for r in logged)
 
 

@@ -105,8 +105,14 @@ def _plain(value):
     return value
 
 
-def record(where: str, asked: str, answered, given=None) -> None:
-    """One line for the capture's log of answered reads (a single append: processes never interleave)."""
+def made(tensor) -> dict:
+    """What the log says of an operator's result whose shape the values set: its shape and dtype."""
+    return {"shape": list(tensor.shape), "dtype": str(tensor.dtype).removeprefix("torch.")}
+
+
+def record(where: str, asked: str, answered, given=None, made=None) -> None:
+    """One line for the capture's log of answered reads (a single append: processes never interleave);
+    `made`: the result of an operator whose shape depends on the values read."""
     log = os.environ.get(contract.ENV_READ_LOG)
     if not log:
         return
@@ -114,6 +120,8 @@ def record(where: str, asked: str, answered, given=None) -> None:
 
     given = mode() if given is None else given
     record = {"where": where, "asked": asked, "mode": given, "answered": answered}
+    if made is not None:
+        record["made"] = made
     ties = near_ties.taken()
     if ties:
         record["near_ties"] = ties[:8] + ([{"more": len(ties) - 8}] if len(ties) > 8 else [])

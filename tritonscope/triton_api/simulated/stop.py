@@ -264,6 +264,13 @@ _SCALAR_ASKS = tuple(_ASKS[name] for name in ("item", "__bool__", "__float__", "
 def _answered(frame, asked: str, tensors: list) -> list:
     """Host tensors for TENSORS under the run's --values (each read logged), or the program is
     stopped there: with --values stop, or where the host cannot answer (and says why)."""
+    values, shown, given = _read(frame, asked, tensors)
+    reads.record(*located(frame, asked), shown, given)
+    return values
+
+
+def _read(frame, asked: str, tensors: list) -> tuple[list, object, str]:
+    """_answered's host tensors, what the log shows of them and the mode, not yet logged."""
     if reads.mode() == "stop":
         stop(frame, asked)
     try:
@@ -276,8 +283,7 @@ def _answered(frame, asked: str, tensors: list) -> list:
         shown = reads.shown(values[0].reshape(()) if one else values[0])
     else:
         shown = list(map(reads.shown, values))
-    reads.record(*located(frame, asked), shown, given)
-    return values
+    return values, shown, given
 
 
 # Frames of torch's dispatch between a tensor method and the simulated GPU's mode.

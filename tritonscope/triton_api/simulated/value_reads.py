@@ -7,7 +7,7 @@ as any read (`--values`); torch's compiler's raises as a fake tensor does."""
 from __future__ import annotations
 
 from . import reads
-from .stop import _answered, _asking_past_dispatch
+from .stop import _answered, _asking_past_dispatch, _read, located
 
 
 def _copy_to_the_host(folders: tuple[str, ...]):
@@ -58,7 +58,8 @@ def _on_values(folders: tuple[str, ...], asked: str, refused):
         if frame is None or reads.inside_an_answer():
             raise refused(func)
         fakes = [t for t in pytree.tree_leaves((args, kwargs)) if isinstance(t, FakeTensor)]
-        answered = _answered(frame, asked.format(func.overloadpacket.__name__), fakes)
+        question = asked.format(func.overloadpacket.__name__)
+        answered, shown, given = _read(frame, question, fakes)
         values = dict(zip(map(id, fakes), answered, strict=True))
 
         def faked(leaf):
@@ -73,6 +74,8 @@ def _on_values(folders: tuple[str, ...], asked: str, refused):
         with unset_fake_temporarily():
             host_args, host_kwargs = pytree.tree_map(lambda t: values.get(id(t), t), (args, kwargs))
             result = func(*host_args, **host_kwargs)
+        made = [reads.made(t) for t in pytree.tree_leaves(result) if isinstance(t, torch.Tensor)]
+        reads.record(*located(frame, question), shown, given, made=made[0] if len(made) == 1 else made)
         return pytree.tree_map(faked, result)
 
     return run
