@@ -128,6 +128,10 @@ def test_a_captured_inductor_kernel_names_its_file_in_the_capture_not_the_stagin
     shown = re.search(r"kernel +\S+ +\((/\S*\.py):\d+\)", header)
     assert shown and ".new." not in shown.group(1), header[:1500]
     assert Path(shown.group(1)).is_file() and Path(shown.group(1)).is_relative_to(compile_capture.resolve())
+    # reproduce embeds its source, compiled under the staging name its PTX names, and says so: it said
+    # the file in the capture, which is there, was not
+    said = tritonscope("reproduce", f"{compile_capture}/:{name}", "-o", "-").stderr
+    assert f"the capture (its PTX's line information names it): {shown.group(1)}" in said
 
 
 def test_torch_compile_autotuning_is_answered_and_every_candidate_compiled(compile_capture):

@@ -111,7 +111,13 @@ def kernel_import(record: dict, notes: list[str], capture: Path) -> dict | None:
     file, module = record.get("file"), record.get("module")
     if not file or not Path(file).is_file() or not _unchanged(record):
         shown = as_published(file, capture) if file else f"the file of {record.get('name') or 'the kernel'}"
-        notes.append(f"the kernel's source is embedded: {shown} is not there as it was compiled")
+        if file and shown != file and Path(shown).is_file():  # written in trace's staging folder, renamed since
+            notes.append(
+                f"the kernel's source is embedded, compiled under the name it had while trace wrote the capture "
+                f"(its PTX's line information names it): {shown}"
+            )
+        else:
+            notes.append(f"the kernel's source is embedded: {shown} is not there as it was compiled")
         return None
     if module in (None, "__main__"):
         notes.append(f"the kernel's source is embedded: importing {file} would run that program")
