@@ -204,7 +204,10 @@ def test_the_terminal_view_fits_80_columns(capture):
 
 def test_a_mark_no_program_passed_and_a_folder_that_is_no_capture(capture, cli, tmp_path):
     said = cli("recompiles", capture, "--after", "steady", expect=2).stderr
-    assert "never passed a mark named 'steady' (its marks: warmup)" in said
+    assert "never passed a mark named 'steady' (its marks: warmup)" in said and "hint: give one of its marks" in said
+    # a misspelled one is pointed at the mark meant (the hint said to call tritonscope.mark("warmup"))
+    said = cli("recompiles", capture, "--after", "Warmpu", expect=2).stderr
+    assert "hint: did you mean 'warmup'?" in said
     said = cli("recompiles", tmp_path, expect=2).stderr
     assert "not a capture made by `tritonscope trace`" in said
     os.mkfifo(tmp_path / "kernels.jsonl")  # a damaged one: read, it would wait for a writer

@@ -20,7 +20,6 @@ from ..analysis.size_expressions import const, size
 from ..analysis.specialization import config_fields, generated_by_torch, not_specialized, specialization
 from ..captures.timeline import Timeline, read_timeline
 from ..core import fileio
-from ..core.errors import UsageError
 from ..core.pysource import declared_constexprs
 from ..parsers.dynamo_guards import guards
 from ..results.recompiles import FrameForecast, KernelForecast, PredictedCompile, PredictionResult
@@ -67,11 +66,7 @@ def _cut(timeline: Timeline, until: str | None) -> float:
     """The time the warmup ended: the mark's, or after every record."""
     if until is None:
         return float("inf")
-    mark = timeline.mark(until)
-    if mark is None:
-        names = ", ".join(sorted({m["mark"] for m in timeline.marks})) or "none"
-        raise UsageError(f"{timeline.folder}: the program never passed a mark named '{until}' (its marks: {names})")
-    return float(mark["time"])
+    return float(timeline.passed(until)["time"])
 
 
 def _before(record: dict, cut: float) -> bool:

@@ -42,6 +42,23 @@ class Timeline:
         """The first time the program passed the mark NAME."""
         return next((m for m in self.marks if m["mark"] == name), None)
 
+    def passed(self, name: str) -> dict:
+        """mark(NAME), or the error naming the marks the program did pass (the nearest as the hint)."""
+        import difflib
+
+        found = self.mark(name)
+        if found is not None:
+            return found
+        names = sorted({m["mark"] for m in self.marks})
+        where = f"{self.folder}: the program never passed a mark named '{name}'"
+        if not names:
+            how = f'call tritonscope.mark("{name}") where the warmup ends (or set ${contract.ENV_MARK}={name} there)'
+            raise UsageError(f"{where} (it marked nothing)", hint=how)
+        by_lower = {n.lower(): n for n in names}
+        near = difflib.get_close_matches(name.lower(), list(by_lower), n=1, cutoff=0.5)
+        hint = f"did you mean '{by_lower[near[0]]}'?" if near else "give one of its marks"
+        raise UsageError(f"{where} (its marks: {', '.join(names)})", hint=hint)
+
     def marks_before(self, record: dict) -> tuple[str, ...]:
         """The marks the program had passed when RECORD was written (by the time both carry)."""
         when = record.get("time")
