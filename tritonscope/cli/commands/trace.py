@@ -142,7 +142,7 @@ def _report(result, out: Path, launches: int) -> None:
         captured = f"{count(result.compiles, 'compile')} of {count(len(result.kernels), 'kernel')}"
         if result.binaries < result.compiles:  # a GPU run takes those from Triton's cache
             again = result.compiles - result.binaries
-            captured += f" ({result.binaries} binaries; {again} made one made before)"
+            captured += f" ({result.binaries} binaries: {again} compiled a binary made before)"
     say(f"captured {captured} into {out}{names}")
     if launches:
         say(f"recorded {count(result.launches, 'launch', 'launches')}, at most {launches} per kernel and process")
