@@ -44,6 +44,13 @@ def test_all_budgets_hold_exit_0(cli):
     assert "narrowest load 128b" in out.stdout
 
 
+def test_a_block_the_target_cannot_launch_fails_whatever_its_budgets(cli):
+    """64 warps are 2048 threads: dump says the launch will fail, fit that it does not fit; check said PASS."""
+    out = cli("check", *ADD, "-a", "n_elements=4096", "-w", "64", "--budget", "registers<=64", expect=1).stdout
+    assert out.startswith("FAIL") and "launch: 64 warps are 2048 threads; sm_90 allows 1024 per block" in out
+    assert "it failed: its block cannot launch; its budget holds" in out
+
+
 def test_one_kernel_and_one_budget_are_said_in_the_singular(cli):
     """Not `1 of 1 budgets hold` and `all 1 held their budgets` (issue 55); the figures line says
     occupancy and shared memory as every view does."""

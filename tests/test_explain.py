@@ -65,6 +65,14 @@ def test_a_misaligned_row_stride_is_named_for_the_pointer():
     assert load.what_if == (("arg", "input_row_stride", 784), ("arg", "n_cols", 784))
 
 
+def test_spills_at_the_most_warps_a_block_takes_are_not_told_to_double_them():
+    """At 32 warps (1024 threads) the advice was num_warps=64, 2048 threads, which no launch takes."""
+    c = compiled("sample:softmax", "sm90", constexprs=("BLOCK_SIZE=131072",), num_warps=32)
+    (spill,) = of_kind(explain_compilation(c), findings.SPILLS)
+    assert "num_warps=64" not in spill.suggestion and spill.what_if == ()
+    assert spill.suggestion.startswith("make the BLOCK sizes smaller")
+
+
 def test_spills_name_the_lines_whose_code_spills():
     c = compiled("sample:matmul", "sm80", maxnreg=64)
     stack, stored = c.resources.stack_bytes, c.resources.spill_store_bytes  # 760 and 1012 B with Triton 3.6

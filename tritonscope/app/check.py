@@ -22,7 +22,7 @@ from ..core.model import Budget, CheckEntry, Compilation
 from ..core.status import ExitStatus
 from ..core.targets import Target, named
 from ..isolate import pool, task
-from ..results.check import Broken, CheckResult, EntryOutcome
+from ..results.check import LAUNCH, Broken, CheckResult, EntryOutcome
 from ..results.explain import ExplainResult
 from .explain import explain_compilation
 from .walk.prepare import compile_request
@@ -155,10 +155,15 @@ def evaluate(entry: CheckEntry, baselines: bool = True) -> EntryOutcome:
     result = explain_compilation(c)  # explain's findings, live registers included, what-ifs left out
     values = figures(result)
     broken = [b for b in (against_budget(budget, values, result.findings) for budget in entry.budgets) if b]
+    # a block the target cannot launch (too many threads, too much shared memory) holds no budget
+    broken += [Broken(LAUNCH, None, w) for w in c.resources.warnings if _FAILS in w]
     if baselines and entry.baseline:
         broken += against_baseline(read_baseline(entry.baseline, c), values, result.findings)
     updated = bool(entry.baseline) and not baselines
     return EntryOutcome(entry, c, values, tuple(broken), result.findings, notes=result.notes, baseline_updated=updated)
+
+
+_FAILS = "launch will fail"
 
 
 def figures(result: ExplainResult) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from ..core.status import ExitStatus
 from .base import Result
 
 FIT = "fit "  # a Broken of `check DIR/ --fit`: its figure is `fit TARGET`, its limit the verdict
+LAUNCH = "launch"  # a Broken of a block no GPU of the target launches: its limit says why
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,11 @@ class Broken:
     @property
     def is_fit(self) -> bool:
         return self.figure.startswith(FIT)
+
+    @property
+    def is_verdict(self) -> bool:
+        """Said as `figure: verdict`, not held to a budget: --fit's, or a launch that fails."""
+        return self.is_fit or self.figure == LAUNCH
 
 
 @dataclass(frozen=True)

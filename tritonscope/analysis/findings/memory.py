@@ -37,10 +37,11 @@ def spills(k: Kernel) -> list[Finding]:
             f"raise or drop --maxnreg {maxnreg}: the code needs more registers",
             WhatIf("option", "maxnreg", None),
         )
-    else:
-        warps = k.c.options.get("num_warps") or 4
+    elif (warps := k.c.options.get("num_warps") or 4) * 2 * k.target.warp_size <= k.target.limits.max_threads_per_block:
         advice = f"spread the tile over more threads (num_warps={warps * 2}) or make the BLOCK sizes smaller"
         what_if = WhatIf("option", "num_warps", warps * 2)
+    else:  # twice the warps would not launch: a block holds at most max_threads_per_block threads
+        advice, what_if = "make the BLOCK sizes smaller: the block has the most threads a launch takes", None
     lines = tuple(c.line for c in local)
     return [
         Finding(
@@ -51,7 +52,7 @@ def spills(k: Kernel) -> list[Finding]:
             evidence,
             advice,
             lines,
-            (what_if,),
+            (what_if,) if what_if else (),
         )
     ]
 

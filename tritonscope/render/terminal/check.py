@@ -8,7 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ...core.quantities import count, percentage, plural, size
-from ...results.check import FIT, CheckResult
+from ...results.check import FIT, LAUNCH, CheckResult
 from .base import TerminalRenderer, print_unpadded
 
 
@@ -29,8 +29,8 @@ def figures_line(figures: dict) -> str:
 
 def _held(outcome) -> str:
     against_baseline = sum(1 for b in outcome.broken if b.limit.startswith("baseline"))
-    fits = sum(1 for b in outcome.broken if b.is_fit)
-    parts = []
+    fits = sum(1 for b in outcome.broken if b.is_verdict)
+    parts = ["its block cannot launch"] if any(b.figure == LAUNCH for b in outcome.broken) else []
     if outcome.entry.budgets:
         total = len(outcome.entry.budgets)
         held = total - (len(outcome.broken) - against_baseline - fits)
@@ -73,7 +73,7 @@ class CheckView(TerminalRenderer):
                     value += "% of the estimated time"
                 said = (
                     f"{broken.figure}: {broken.limit}"
-                    if broken.is_fit
+                    if broken.is_verdict
                     else f"{broken.figure} = {value}, limit {broken.limit}"
                 )
                 table.add_row(Text(""), Text(said, style="yellow"))
