@@ -306,6 +306,9 @@ def test_a_constexpr_the_kernel_compares_against_is_made_an_argument_not_buckete
     said = fixes["n_cols"]["said"]
     assert "`n_cols` is a constexpr the kernel compares against (`col_offsets < n_cols`)" in said, said
     assert "drop `: tl.constexpr`" in said and not fixes["n_cols"]["proved"], fixes["n_cols"]
+    # the stride, equal to the length, was bucketed as the length's power of two: other rows addressed
+    stride = fixes["stride"]
+    assert stride["said"].startswith("`stride` is a constexpr that takes a stride") and not stride["proved"], stride
     assert fixes["BLOCK"]["said"].startswith("bucket `BLOCK` into fewer values: launch with BLOCK=max(8192, ")
     assert "triton.next_power_of_2(n_cols)" in fixes["BLOCK"]["said"]
 

@@ -1,6 +1,7 @@
 """A row-wise kernel whose row length is a constexpr, as Liger's swiglu declares it: launched at two
 row lengths, it compiles twice. The length is compared against in the mask, so bucketing it (as a
-block size is bucketed) would read and write past each row: tests/test_recompiles.py."""
+block size is bucketed) would read and write past each row; its stride, a constexpr as unsloth's
+are, bucketed would address other rows: tests/test_recompiles.py."""
 
 import torch
 import triton
@@ -8,7 +9,7 @@ import triton.language as tl
 
 
 @triton.jit
-def scale_rows(x_ptr, stride, n_cols: tl.constexpr, BLOCK: tl.constexpr):
+def scale_rows(x_ptr, stride: tl.constexpr, n_cols: tl.constexpr, BLOCK: tl.constexpr):
     row = tl.program_id(0)
     col_offsets = tl.arange(0, BLOCK)
     mask = col_offsets < n_cols

@@ -43,9 +43,14 @@ class Remedy:
 def _how(cause: rc.Cause, compared: dict[str, str] | None = None) -> str:
     if cause.kind == rc.DIVISIBILITY:
         return PAD if "stride" in str(cause.param) else DNS
-    if cause.kind == rc.CONSTEXPR and str(cause.param) in (compared or {}):
-        return RUNTIME
+    if cause.kind == rc.CONSTEXPR and (str(cause.param) in (compared or {}) or _a_stride(str(cause.param))):
+        return RUNTIME  # a size or a stride: another value reads and writes elsewhere
     return {rc.EQUAL_TO_1: DNS, rc.ALIGNMENT: ALIGN, rc.CONSTEXPR: BUCKET, rc.OPTIONS: OPTIONS}.get(cause.kind, WARM)
+
+
+def _a_stride(name: str) -> bool:
+    """A parameter named as a stride (`Y_row_stride`, `stride_am`): a tensor's layout, not a block's size."""
+    return "stride" in name.lower()
 
 
 def compared_names(source: str) -> dict[str, str]:
@@ -153,11 +158,15 @@ def fix(kernel: KernelHistory, remedy: Remedy, record: dict) -> Fix:
         said = f"bucket `{param}` into fewer values: launch with {code}"
     elif remedy.how == RUNTIME:
         code = f"{param}  # not `{param}: tl.constexpr`"
-        said = (
-            f"`{param}` is a constexpr the kernel compares against (`{compared_names(source).get(param, param)}`): "
-            "a size, each value compiled anew, which fewer values would read and write past; pass it as a "
-            f"plain argument (drop `: tl.constexpr` from `{param}`), so that one compile serves every size"
+        compared = compared_names(source).get(param)
+        what = (
+            f"`{param}` is a constexpr the kernel compares against (`{compared}`): a size, each value compiled "
+            "anew, which fewer values would read and write past"
+            if compared
+            else f"`{param}` is a constexpr that takes a stride: each value compiled anew, and another value "
+            "would address other rows"
         )
+        said = f"{what}; pass it as a plain argument (drop `: tl.constexpr` from `{param}`), so one compile serves all"
     elif remedy.how == OPTIONS:
         code = f"{param}={remedy.value}"
         said = f"launch with {code} every time"
