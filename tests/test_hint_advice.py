@@ -96,6 +96,18 @@ def test_a_multiple_of_16_in_do_not_specialize_needs_only_the_decorator_dropped(
     assert found.verified.startswith("with n dropped from do_not_specialize:") and "widen to 128" in found.verified
 
 
+def test_advice_its_what_if_leaves_as_narrow_is_withdrawn(kernel):
+    """A strided load (`offs * stride`, stride 2) stays 32 bits whatever n's hint: the what-if says so,
+    and the advice to drop n from do_not_specialize (fla's `T`) is not left standing beside it."""
+    file = kernel("do_not_specialize=[3]")
+    result = explain(make_request(file, args=["n=4096", "stride=2"], constexprs=["BLOCK=1024"], dtype="fp32"))
+    found = narrow_on(result, ACCESS)
+    assert "still 32 bits, not 128" in found.verified, found.verified
+    assert (
+        found.suggestion.startswith("none that the what-if bears out") and "do_not_specialize" not in found.suggestion
+    )
+
+
 def test_do_not_specialize_on_alignment_is_named_for_a_pointer_and_an_integer(kernel):
     file = kernel('do_not_specialize_on_alignment=["x_ptr", "n"]')
     result = explain(make_request(file, args=["n=4096", "stride=1"], constexprs=["BLOCK=1024"], dtype="fp32"))
