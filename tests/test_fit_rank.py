@@ -261,6 +261,32 @@ def test_emit_config_writes_the_fastest_config_per_batch_size_as_vllm_reads_it(t
     assert "--vary num_warps is a launch option" in option.stderr and "compiled" not in option.stderr
 
 
+def test_emit_config_of_a_kernel_with_no_autotune_configs_takes_them_from_the_other_varies(tmp_path):
+    """vLLM's fused_moe_kernel has no @triton.autotune: its configs are the --vary after the size's, and
+    the tile sizes and options given once belong in every entry (it wrote `{"64": {}}`, which vLLM
+    cannot launch with)."""
+    moe = Path(__file__).parent / "kernels" / "launch_set" / "moe_matmul.py"
+    plain = tmp_path / "moe_plain.py"
+    (tmp_path / "launch_set.py").write_text(moe.with_name("launch_set.py").read_text())  # what it imports
+    plain.write_text(moe.read_text().replace('@triton.autotune(configs=autotune_configs(LAUNCH_SET), key=["M"])\n', ""))
+    out = tmp_path / "moe.json"
+    given = ("-c", "BLOCK_SIZE_N=128", "-c", "BLOCK_SIZE_K=64", "-c", "GROUP_SIZE_M=8", "-w", "4", "-s", "3")
+    varied = ("--vary", "M=16,512", "--vary", "BLOCK_SIZE_M=16,64")
+    tritonscope("fit", plain, *given, *varied, "--targets", "h200", "--rank", "--emit-config", f"vllm:{out}")
+    written = json.loads(out.read_text())
+    assert list(written) == ["16", "512"]
+    for config in written.values():
+        assert list(config) == [
+            "BLOCK_SIZE_M",
+            "BLOCK_SIZE_N",
+            "BLOCK_SIZE_K",
+            "GROUP_SIZE_M",
+            "num_warps",
+            "num_stages",
+        ]
+        assert config["BLOCK_SIZE_M"] in (16, 64) and config["BLOCK_SIZE_K"] == 64 and config["num_stages"] == 3
+
+
 def test_why_slower_says_a_tie_and_the_blocks_per_sm_where_the_waves_are_alike(matmul):
     """`#3 is slower than #4: 1.00x` named a reason for a tie; `9 waves at 1 block per SM against 9 at 2`
     named waves that were alike."""

@@ -190,5 +190,5 @@ _OPTIONS: dict[str, tuple[str, ...]] = {
     "html": ("keep_loc",),
     "plot": ("path",),
     "script": ("module", "keep"),
-    "vllm": ("size",),
+    "vllm": ("size", "fixed"),
 }

@@ -2,8 +2,9 @@
 writes it (vllm/model_executor/layers/fused_moe/configs/: `{"M": {"BLOCK_SIZE_M": 64, ...,
 "num_warps": 4, "num_stages": 3}}`, one object per batch size M, read by `get_moe_configs` and
 `try_get_optimal_moe_config`, which take the config of the nearest M). The batch sizes are the values
-of the size argument fit varied (`--vary M=1,16,64`); each gets the config `fit --rank` estimates
-fastest on the one target, among those that fit it.
+of the size argument fit varied first (`--vary M=1,16,64`); each gets the config `fit --rank`
+estimates fastest on the one target, among those that fit it: an autotune config, or the values of
+the other --vary (vLLM's kernel has no autotune configs), with the tile sizes and options given once.
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from ..core.errors import UsageError
 from ..results.fit import FitResult, KernelFit
 
 _DROPPED = ("num_ctas",)  # Triton's default, every config's: vLLM's configs leave it out
+_ORDER = ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M", "num_warps", "num_stages")  # vLLM's files'
 
 
 class VllmConfigRenderer:
-    def __init__(self, size: str | None = None):
+    def __init__(self, size: str | None = None, fixed: dict[str, Any] | None = None):
         self.size = size  # the varied argument whose values are the batch sizes (M)
+        self.fixed = fixed or {}  # the tile sizes and options given once (-c BLOCK_SIZE_K=64, -w 4)
 
     def render(self, result: FitResult) -> str:
         if len(result.kernels) != 1:
@@ -30,7 +33,7 @@ class VllmConfigRenderer:
         if not result.ranked:
             raise UsageError("--emit-config picks each size's fastest config: give --rank")
         size = self.size or _size_name(k)
-        return json.dumps(best_per_size(k, size), indent=4) + "\n"
+        return json.dumps(best_per_size(k, size, self.fixed), indent=4) + "\n"
 
 
 def _size_name(k: KernelFit) -> str:
@@ -39,8 +42,8 @@ def _size_name(k: KernelFit) -> str:
     )
 
 
-def best_per_size(k: KernelFit, size: str) -> dict[str, dict[str, Any]]:
-    """{batch size: the fastest fitting config's values}, the sizes in increasing order."""
+def best_per_size(k: KernelFit, size: str, fixed: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    """{batch size: the fastest fitting config's values, after FIXED}, the sizes in increasing order."""
     (target,) = k.targets
     column = k.column(target)
     sizes = sorted({row.values[size] for row in k.rows if size in row.values})
@@ -56,5 +59,7 @@ def best_per_size(k: KernelFit, size: str) -> dict[str, dict[str, Any]]:
             raise UsageError(f"--emit-config: no config of {k.kernel} with {size}={value} has an estimate on {target}: "
                              f"{said[0] if said else 'none'}{more}")  # fmt: skip
         best = k.rows[mine[0]].values
-        found[str(value)] = {name: v for name, v in best.items() if name != size and name not in _DROPPED}
+        chosen = {**(fixed or {}), **best}
+        names = sorted(chosen, key=lambda n: _ORDER.index(n) if n in _ORDER else len(_ORDER))
+        found[str(value)] = {name: chosen[name] for name in names if name != size and name not in _DROPPED}
     return found

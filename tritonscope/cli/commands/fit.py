@@ -75,9 +75,9 @@ ConfigOutOpt = Annotated[
     typer.Option(
         "--emit-config",
         metavar="vllm[:FILE.json]",
-        help="With --rank and one target: write the fastest config for each value of the one --vary size "
-        "(--vary M=1,16,64), as vLLM's fused-MoE config files are written (default file: "
-        "device_name=GPU.json).",
+        help="With --rank and one target: write the fastest config for each value of the first --vary, "
+        "the batch size (--vary M=1,16,64), as vLLM's fused-MoE config files are written; later --vary "
+        "are the configs' values where the kernel has no autotune configs (default file: device_name=GPU.json).",
     ),
 ]
 KeepOpt = Annotated[
@@ -246,15 +246,19 @@ def _config_file(given: str | None, vary, targets: tuple[str, ...], request: Var
             f"--emit-config vllm: --vary {axes[0]} is a launch option; the config file is keyed by a batch size "
             "(an argument of the kernel: --vary M=1,16,64,256)"
         )
-    if len(axes) != 1 or len(targets) != 1:
+    if not axes or len(targets) != 1:
         raise UsageError(
-            "--emit-config vllm writes one GPU's best config per batch size: give one target (--targets h200) "
-            "and the sizes as one --vary (--vary M=1,16,64,256)"
+            "--emit-config vllm writes one GPU's best config per batch size: "
+            + ("give one target (--targets h200)" if len(targets) != 1 else "give the sizes as the first --vary")
+            + " (--vary M=1,16,64,256; later --vary are the configs' values: --vary BLOCK_SIZE_M=16,64)"
         )
     target = named(targets[0])
     gpu = target.device_name if target is not None else targets[0]
     file = Path(path or f"device_name={gpu.replace(' ', '_')}.json")
-    return (File(file, "vllm", "--emit-config", (request.file,), {"size": axes[0]}),)
+    # the tile sizes and options given once are every entry's too: vLLM launches with the entry alone
+    fixed = {k: v for k, v in request.constexprs if k.startswith(("BLOCK_SIZE", "GROUP_SIZE"))}
+    fixed |= {o: getattr(request, o) for o in ("num_warps", "num_stages") if getattr(request, o) is not None}
+    return (File(file, "vllm", "--emit-config", (request.file,), {"size": axes[0], "fixed": fixed}),)
 
 
 def _refuse_ranking(rank: bool, grid: str | None, keep: int | None, emit_prune: Path | None) -> None:
