@@ -207,6 +207,10 @@ def test_configs_the_file_makes_from_the_gpu_are_each_targets_own(tmp_path):
     assert "not written: " in run.stdout and "the configs differ by target" in run.stdout and not out.exists()
     tritonscope("fit", kernel, *args, "--targets", "sm80", "--emit-prune", out)
     assert "'num_stages': 4" in out.read_text()
+    # its heuristic asks the GPU too: it raised `Torch not compiled with CUDA enabled` outside the import
+    for target, ampere in (("sm75", False), ("sm80", True)):
+        dumped = json.loads(tritonscope("dump", kernel, *args, "-t", target, "--stage", "ttir", "--json").stdout)
+        assert dumped["variant"]["constexprs"]["AMPERE"] is ampere
 
 
 def test_one_target_and_a_constexpr_without_a_default_given_by_the_grid_alone():

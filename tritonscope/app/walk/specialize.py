@@ -71,7 +71,7 @@ def specialize(kernel: LoadedKernel, request: VariantRequest, file_defaults: dic
     config = _pick_config(spec, request.config)
     arguments, signature, hints, seen = _arguments(kernel, request, user_args, file_defaults, target)
     constexprs = _constexpr_values(spec, user_constexprs, config, file_defaults)
-    _apply_heuristics(kernel, user_constexprs, constexprs, seen)
+    _apply_heuristics(kernel, user_constexprs, constexprs, seen, target)
     _check_complete(spec, constexprs, request)
     return Variant(
         kernel=spec.name,
@@ -240,15 +240,16 @@ def _constexpr_values(spec: KernelSpec, user: dict[str, Any], config, file_defau
     return values
 
 
-def _apply_heuristics(kernel: LoadedKernel, user: dict[str, Any], constexprs: dict, seen: dict) -> None:
-    """Runs the kernel's @triton.heuristics on the known arguments, as Triton does at launch."""
+def _apply_heuristics(kernel: LoadedKernel, user: dict[str, Any], constexprs: dict, seen: dict, target: Target) -> None:
+    """Runs the kernel's @triton.heuristics on the known arguments, as Triton does at launch; one that
+    asks the GPU (attorch's `allow_tf32()`: torch.cuda.get_device_capability) gets the target's, simulated."""
     for wrapper in kernel.wrappers:
         for name, heuristic in triton_kernels.heuristics(wrapper).items():
             if name in user:
                 continue
             try:
                 with time_limit(f"the heuristic for {name} of {kernel.spec.name}"):
-                    result = heuristic({**seen, **constexprs})
+                    result = _heuristic_value(heuristic, {**seen, **constexprs}, target)
             except TritonscopeError:
                 raise
             except Exception as exc:  # the heuristic is the user's code
@@ -264,6 +265,19 @@ def _apply_heuristics(kernel: LoadedKernel, user: dict[str, Any], constexprs: di
                     hint=f"set it with -c {name}=...",
                 )
             constexprs[name] = value
+
+
+def _heuristic_value(heuristic, arguments: dict, target: Target) -> Any:
+    """HEURISTIC(ARGUMENTS); where it fails with no GPU visible, again with the target's GPU simulated."""
+    from .simulated_import import can_simulate, simulated
+
+    try:
+        return heuristic(arguments)
+    except Exception:
+        if not can_simulate():
+            raise
+    with simulated(target):
+        return heuristic(arguments)
 
 
 def _check_complete(spec: KernelSpec, constexprs: dict, request: VariantRequest) -> None:
