@@ -123,6 +123,14 @@ def test_a_keyword_of_the_wrong_type_is_refused_in_the_users_terms():
         assert str(raised.value) == said
     with pytest.raises(UsageError, match=r"configs=\[0, 1\]: configs takes True or False, not list"):
         ts.diff("sample:matmul_autotune", target="sm90", configs=[0, 1])
+    # a result's .line() too: `d.line("4")` was a TypeError inside tritonscope, its errors shown with its frames
+    dumped = ts.dump("sample:vector_add", BLOCK_SIZE=64, target="sm90")
+    for given, said in ((("4",), "line('4'): a line number is an int, not a str"), ((99,), "line 99 of ")):
+        with pytest.raises(UsageError) as raised:
+            dumped.line(*given)
+        assert str(raised.value).startswith(said)
+        shown = raised.value._render_traceback_()
+        assert shown[-1].startswith(f"UsageError: {said}") and not any("tritonscope/api" in s for s in shown)
 
 
 def test_a_torch_dtype_and_a_tensor_are_taken_as_their_triton_types():

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..analysis import normalize
-from ..core.errors import UsageError
+from ..core.errors import TritonscopeError, UsageError
 from ..core.model import Compilation, KernelSpec, Resources, Variant
 from ..core.source import cell_label, cells_named
 from ..core.stages import Stage
@@ -82,7 +82,19 @@ class Compiled(Result):
         location noise taken off; the source's own line under "source". `file`: a line of a helper's
         file (or cell) instead, as the stages' locations name it, or by its base name, a relative path
         or `Cell In[4]`. A line no stage names that is outside the kernel is refused, with the lines
-        that are."""
+        that are (in one line, as the functions' errors are shown)."""
+        from .requests import said
+
+        try:
+            if not isinstance(number, int) or isinstance(number, bool):
+                raise UsageError(f"line({number!r}): a line number is an int, not a {type(number).__name__}")
+            if file is not None and not isinstance(file, str):
+                raise UsageError(f"line(..., {file!r}): the file is a str (a path, a base name or `Cell In[4]`)")
+            return self._line(number, file)
+        except TritonscopeError as exc:
+            raise said(exc) from None
+
+    def _line(self, number: int, file: str | None) -> dict[str, list[str]]:
         c = self.compilation
         named = self._file(file) if file is not None else c.kernel.file
         wanted = (named, number)
