@@ -160,6 +160,13 @@ def test_the_magic_reads_the_command_lines_syntax_and_names_its_kernels_in_the_n
         parsed("dump k --json", {"k": k})
     with pytest.raises(UsageError, match=r"--json is the command line's: run `!tritonscope dump sample:vector_add"):
         parsed("dump sample:vector_add --json", {})
+    # each flag says what the notebook has in its place (all said `.to_json()` and `ts.dump(..., )`)
+    with pytest.raises(UsageError) as raised:
+        parsed("dump k --watch --annotate", {"k": k})
+    assert str(raised.value) == (
+        "%tritonscope dump: --annotate, --watch are the command line's: the view links each line of every stage "
+        "to its Python line; run the cell again after an edit"
+    )
     with pytest.raises(UsageError, match=r"give the kernel k with --from: %tritonscope layout --from k"):
         parsed("layout k -c BLOCK=64 --value mask", {"k": k})
     with pytest.raises(UsageError, match="no name nothing_here in this notebook, and no file of that name"):

@@ -112,14 +112,22 @@ def parsed(line: str, namespace: dict[str, Any]) -> tuple[Callable[..., Any], di
         flags = ", ".join(spelled[k] for k in refused)
         file = params.get("source") if name == "layout" else params.get("file")
         in_notebook = isinstance(file, str) and file in namespace  # a kernel of the notebook: no shell sees it
-        instead = (
-            "the result's .to_json() is the --json document; ts.dump(..., ) and the other functions take the rest"
-            if in_notebook
-            else f"run `!tritonscope {line}`"
-        )
-        raise UsageError(f"%tritonscope {name}: {flags} is the command line's: {instead}")
+        why = "; ".join(dict.fromkeys(_IN_A_NOTEBOOK.get(k, "") for k in refused if _IN_A_NOTEBOOK.get(k)))
+        instead = why if in_notebook else f"run `!tritonscope {line}`" + (f" ({why})" if why else "")
+        verb = "is" if len(refused) == 1 else "are"
+        raise UsageError(f"%tritonscope {name}: {flags} {verb} the command line's: {instead or 'leave it out'}")
     file = params.get("source") if name == "layout" else params.get("file")
     return function, _keywords(given, own), _kernel(file, namespace)
+
+
+# What a notebook has in place of a flag of the command line's the magic refuses.
+_IN_A_NOTEBOOK = {
+    "json_out": "the result's .to_json() is the --json document",
+    "out": "the view is the cell's output, kept with the notebook; .to_json() writes a file's",
+    "watch": "run the cell again after an edit",
+    "annotate": "the view links each line of every stage to its Python line",
+    "side_by_side": "the view shows the stages side by side",
+}
 
 
 def _click_command(name: str) -> Any:
