@@ -123,7 +123,7 @@ def parsed(line: str, namespace: dict[str, Any]) -> tuple[Callable[..., Any], di
 # What a notebook has in place of a flag of the command line's the magic refuses.
 _IN_A_NOTEBOOK = {
     "json_out": "the result's .to_json() is the --json document",
-    "out": "the view is the cell's output, kept with the notebook; .to_json() writes a file's",
+    "out": "the view is the cell's output, saved with the notebook",
     "watch": "run the cell again after an edit",
     "annotate": "the view links each line of every stage to its Python line",
     "side_by_side": "the view shows the stages side by side",
