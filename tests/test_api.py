@@ -6,6 +6,7 @@ compiled (for a simulated H100 in a child, so no GPU is needed) and `ts.capture`
 
 from __future__ import annotations
 
+import html
 import inspect
 import json
 import os
@@ -192,6 +193,11 @@ def test_trace_captures_a_program_for_a_simulated_gpu(tmp_path):
     assert traced.kernels == ("add_kernel",) and traced.folder == str(tmp_path / "h100")
     read = ts.dump(f"{traced.folder}/:add_kernel")
     assert read.variant.target == "sm90" and "not recompiled" in " ".join(read.notices)
+    # its view says so and shows the notices (it said `compiled by Triton 3.6.0 in 0.00 s`, and no notice)
+    view = read._repr_html_()
+    assert "earlier: read from its cache, not recompiled" in view and " in 0.00 s" not in view
+    assert all(html.escape(notice) in view for notice in read.notices)
+    assert "<td>stack</td>" in view  # dump's rows: the stack holds NVIDIA's spills
 
 
 RUN_ADD = """import torch

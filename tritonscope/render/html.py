@@ -22,7 +22,7 @@ from pygments.formatters import HtmlFormatter
 from .. import __version__
 from ..analysis import linemap, normalize
 from ..core.model import Compilation
-from ..core.quantities import count, percentage, size_exact
+from ..core.quantities import count
 from ..core.source import cells_named
 from ..core.stages import Stage
 from ..results.diff import DiffResult
@@ -32,7 +32,7 @@ from ..results.passes import PassesResult
 from .lexers import lexer_for
 from .registry import part
 from .terminal.diff import figure_rows
-from .terminal.dump import mix_rows, signature_text
+from .terminal.dump import mix_rows, resource_rows, signature_text
 from .terminal.explain import figures
 
 _STYLE = "monokai"
@@ -206,18 +206,10 @@ def _column(
 
 def _resource_table(c: Compilation) -> str:
     r, backend = c.resources, c.variant.target_info.vendor
-    words = backend.words
-    occ = r.occupancy
+    # dump's rows (SGPRs, the stack: where spills go on NVIDIA, beside a local memory of 0 B)
     rows = [
-        (words.registers, str(r.registers)),
-        ("spills", str(r.spills)),
-        (words.shared, size_exact(r.shared_bytes)),
-        (words.local, size_exact(r.local_bytes)),
-        (
-            "occupancy",
-            f"{percentage(occ.percent)}: {count(occ.blocks_per_sm, 'block')}, {occ.warps_per_sm} of "
-            f"{occ.max_warps_per_sm} {words.warps}, limited by {occ.limited_by}",
-        ),
+        (name, f"{value} ({meaning})" if name == "occupancy" else value)
+        for name, value, meaning in resource_rows(r, backend)
     ]
     if r.instructions is not None:
         rows += [(name, value) for name, value, _ in mix_rows(r.instructions, backend)]
@@ -256,8 +248,9 @@ def compilation_body(
             ("constexprs", ", ".join(f"{k}={val}" for k, val in v.constexprs.items()) or "none"),
             ("signature", signature),
             ("options", ", ".join(f"{k}={val}" for k, val in c.options.items() if val is not None)),
-            ("compiled by", f"Triton {c.triton_version} in {c.compile_seconds:.2f} s" + _cache_note(c)),
+            ("compiled by", _compiled(c)),
             ("reproduce", _reproduce(v)),
+            *(("note", notice) for notice in c.notices),  # which compile of several, how the file was read
         ]
     )
     all_stages = [s for s in c.stages if s is not Stage.SOURCE and (every_stage or s in stages)]
@@ -428,5 +421,8 @@ class HtmlReport:
         return passes_report(result)
 
 
-def _cache_note(c) -> str:
-    return ", read from Triton's cache (compiled earlier)" if c.cache_hit else ""
+def _compiled(c: Compilation) -> str:
+    if c.variant.cached:  # a capture's compile: its binary, not compiled again (dump's words)
+        return f"Triton {c.triton_version}, earlier: read from its cache, not recompiled"
+    cached = ", read from Triton's cache (compiled earlier)" if c.cache_hit else ""
+    return f"Triton {c.triton_version} in {c.compile_seconds:.2f} s{cached}"
