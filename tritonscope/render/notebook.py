@@ -27,7 +27,7 @@ from . import html as report
 from .registry import part, render
 
 _WIDTH = 110  # the terminal views shown as text: a notebook's output is about this wide
-_LARGE_STAGE = 100_000  # characters of LLVM IR past which a default view leaves it out
+_LARGE_STAGE = 100_000  # characters of LLVM IR past which a default view leaves it out (of another stage: 4x)
 _BLOCK_CSS = (
     " { background: #1e1f1c; color: #e8e8e3; font-family: system-ui, sans-serif; border-radius: 4px; }"
     " .columns { height: auto; max-height: 70vh; } .column .body { max-height: 64vh; }"
@@ -46,14 +46,17 @@ class NotebookView:
         chosen: list[Stage] = [s for s in result.stages if s is not Stage.SOURCE]
         only = frozenset(n for file, n in result.source_lines or () if file == c.kernel.file) or None
         note = ""
-        llir = c.stages.get(Stage.LLIR, "")
-        if not result.named and only is None and Stage.LLIR in chosen and len(llir) > _LARGE_STAGE:
-            # LLVM IR is most of a real kernel's view (2 of matmul's 2.8 MB): a saved notebook keeps it
-            chosen.remove(Stage.LLIR)
-            lines = llir.count("\n") + 1
+        # LLVM IR is most of a real kernel's view (2 of matmul's 2.8 MB), and any stage of a huge tile
+        # (31,000 lines of PTX at BLOCK_SIZE=2**20): a saved notebook keeps them
+        large = [s for s in chosen if len(c.stages.get(s, "")) > _LARGE_STAGE * (1 if s is Stage.LLIR else 4)]
+        if not result.named and only is None and large:
+            chosen = [s for s in chosen if s not in large]
+            said = ", ".join(f"{s.title.split(' (')[0]} ({c.stages[s].count(chr(10)) + 1:,} lines)" for s in large)
+            names = ", ".join(f'"{s.value}"' for s in large)
+            verb, them = ("is", "it") if len(large) == 1 else ("are", "them")
             note = (
-                f'<p class="note">LLVM IR ({lines:,} lines) is left out of this view, to keep the notebook small: '
-                '<code>stages=["llir"]</code> shows it; <code>.stages["llir"]</code> holds it.</p>'
+                f'<p class="note">{html.escape(said)} {verb} left out of this view, to keep the notebook small: '
+                f"<code>stages=[{html.escape(names)}]</code> shows {them}; <code>.stages[...]</code> holds {them}.</p>"
             )
         return block(note + report.compilation_body(c, chosen, every_stage=False, only=only), linked=True)
 
