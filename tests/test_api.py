@@ -122,6 +122,10 @@ def test_a_keyword_of_the_wrong_type_is_refused_in_the_users_terms():
         with pytest.raises(UsageError) as raised:
             ts.dump("sample:vector_add", BLOCK_SIZE=64, **{"target": "sm90", **keywords})
         assert str(raised.value) == said
+    # a pointer to no type Triton has: said as such, and as Python (it read `args={'x_ptr': *fp99:} ... give the type`)
+    with pytest.raises(UsageError) as raised:
+        ts.dump("sample:vector_add", target="sm90", args={"x_ptr": "*fp99"})
+    assert str(raised.value).startswith("args={'x_ptr': '*fp99'}: unknown type 'fp99'. Known: i8, ")
     with pytest.raises(UsageError, match=r"configs=\[0, 1\]: configs takes True or False, not list"):
         ts.diff("sample:matmul_autotune", target="sm90", configs=[0, 1])
     # a result's .line() too: `d.line("4")` was a TypeError inside tritonscope, its errors shown with its frames

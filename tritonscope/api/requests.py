@@ -193,13 +193,20 @@ def said(
 _KEYWORD_OF_FLAG = {"--grid": "grid_size", "--stage": "stages"}
 
 
+def _as_args(match: re.Match) -> str:
+    """`-a n=4096` as `args={'n': 4096}`, `-a x_ptr=*fp16` as `args={'x_ptr': '*fp16'}` (a colon after it kept)."""
+    name, value, colon = match.groups()
+    plain = re.fullmatch(r"-?[\d.]+(e-?\d+)?|None|True|False|VALUE|\.\.\.", value) or value.startswith(("'", '"'))
+    return f"args={{'{name}': {value if plain else repr(value)}}}{colon}"
+
+
 def in_api_terms(text: str, keywords: Iterable[str] = ()) -> str:
     """A message written for the command line in the API's terms: `-c BLOCK=...` as `BLOCK=...`,
     `-a n=VALUE` as `args={'n': VALUE}`, `--target sm90` as `target='sm90'`, a flag of one of the
     function's keywords as the keyword."""
     known = set(keywords)
     text = re.sub(r"(?<![\w-])(?:-c|--constexpr) (\w+)=", r"\1=", text)
-    text = re.sub(r"(?<![\w-])(?:-a|--arg) (\w+)=([^\s,;)]+)", r"args={'\1': \2}", text)
+    text = re.sub(r"(?<![\w-])(?:-a|--arg) (\w+)=([^\s,;)]+?)(:?)(?=[\s,;)]|$)", _as_args, text)
     flags: dict[str, str] = dict(_KEYWORD_OF_FLAG)
     for i in inputs.taken_by(inputs.API):
         for flag in (i.flags, i.flag, i.short):

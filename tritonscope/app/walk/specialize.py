@@ -15,7 +15,7 @@ from ...core.limits import time_limit
 from ...core.model import OPTION_NAMES, KernelSpec, ParamKind, Variant, VariantRequest
 from ...core.stages import Language
 from ...core.targets import Target
-from ...core.values import INT64, TypeName, parse
+from ...core.values import INT64, SCALAR_TYPES, TypeName, canonical_type, parse
 from ...triton_api import kernels as triton_kernels
 from .load import LoadedKernel
 
@@ -150,6 +150,8 @@ def _check_pointer(param, value: Any, given: bool) -> None:
     # A body that makes a descriptor of its argument may be given a descriptor instead (Triton's
     # fused-attention tutorial: `_maybe_make_tensor_desc(desc_q, ...)` takes either).
     pointer = pointer or param.type_from == "body" and isinstance(value, TypeName) and value.is_descriptor
+    if given and isinstance(value, str) and value.startswith("*") and canonical_type(value) is None:  # no such type
+        raise UsageError(f"-a {param.name}={value}: unknown type '{value[1:]}'. Known: {', '.join(SCALAR_TYPES)}")
     if sure and given and not pointer:
         how = "its annotation says so" if param.type_from == "annotation" else "the kernel loads or stores through it"
         raise UsageError(
