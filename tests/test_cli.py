@@ -394,7 +394,14 @@ def test_list_gives_the_pointer_type_dump_compiles(cli):
     `a_ptr: *fp16`), not the --dtype default; an untyped one keeps `*fp32 (--dtype)`."""
     shown = cli("list", "sample:matmul").stdout
     a_ptr = next(line for line in shown.splitlines() if "a_ptr" in line)
-    assert "*fp16 (file)" in a_ptr and "--dtype" not in a_ptr and "tritonscope_defaults" in a_ptr
+    assert "*fp16 (file)" in a_ptr and "--dtype" not in a_ptr and "from the file" in a_ptr
+    # a scalar the file gives a value: found there, not `assumed (give -a ...)`; at 80 columns no name is cut
+    from cli_process import tritonscope
+
+    narrow = tritonscope("list", "sample:softmax", env={"COLUMNS": "80"}).stdout
+    n_cols = next(line for line in narrow.splitlines() if "n_cols" in line)
+    assert "781 (file)" in n_cols and "from the" in n_cols and "assumed" not in n_cols
+    assert "input_row_stride " in narrow and "…" not in narrow
     dumped = json.loads(cli("dump", "sample:matmul", "--target", "sm90", "--stage", "ttir", "--json").stdout)
     assert "*fp16" in json.dumps(dumped["variant"]["signature"]["a_ptr"])
     plain = cli("list", "sample:double").stdout

@@ -14,7 +14,11 @@ from ..runner import command
 
 AfterOpt = Annotated[
     str | None,
-    typer.Option("--after", metavar="MARK", help="Only the compiles after the program passed this mark (warmup)."),
+    typer.Option(
+        "--after",
+        metavar="MARK",
+        help="Only the kernels compiled after the program passed this mark (warmup), each with its whole history.",
+    ),
 ]
 ProveOpt = Annotated[
     bool,

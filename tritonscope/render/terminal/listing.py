@@ -63,15 +63,18 @@ def _draw_kernel(console: Console, spec, defaults: dict) -> None:
     wrappers += ", Gluon" if spec.language.value == "gluon" else ""
     title = Text(f"{spec.name}  line {spec.line}  ") + Text(f"{role}{wrappers}", style="dim")
     table = Table(title=title, title_justify="left")
-    for column in ("parameter", "kind", "type", "default", "how the type was found"):
-        table.add_column(column)
+    for column in ("parameter", "kind", "type", "default"):
+        table.add_column(column, no_wrap=True)  # whole at 80 columns: the words of the last column wrap instead
+    table.add_column("how the type was found", overflow="fold")
     for p in spec.params:
         kind, type_, how = p.kind.value, "-" if p.kind is ParamKind.CONSTEXPR else p.type, TYPE_FROM[p.type_from]
         given = defaults.get(p.name)
         if p.kind is ParamKind.POINTER and isinstance(given, str) and given.startswith("*"):
-            type_, how = f"{given} (file)", "the file's tritonscope_defaults"  # what dump compiles
+            type_, how = f"{given} (file)", "from the file"  # what dump compiles
         elif p.kind is ParamKind.POINTER and p.type_from != "annotation":
             type_ = "*fp32 (--dtype)"
+        elif p.name in defaults and p.type_from == "assumed" and p.kind is not ParamKind.CONSTEXPR:
+            how = "from the file"  # its value's type: what dump compiles
         if spec.is_helper and p.type_from in ("body", "assumed"):  # no -a reaches a helper: its caller's call types it
             kind, type_, how = "-", "-", _from_calls(spec)
         default = repr(p.default) if p.has_default else ""
