@@ -195,6 +195,7 @@ def test_trace_captures_a_program_for_a_simulated_gpu(tmp_path):
     program.write_text(f"import sys\nsys.path.insert(0, {str(ROOT / 'sample_kernels')!r})\n" + RUN_ADD)
     traced = ts.trace([sys.executable, str(program)], target="sm90", out=tmp_path / "h100")
     assert traced.kernels == ("add_kernel",) and traced.folder == str(tmp_path / "h100")
+    assert "<Trace 1 kernel (2 compiles: `tritonscope cache list` names them)" in repr(traced)  # n=4099: no hint
     read = ts.dump(f"{traced.folder}/:add_kernel")
     assert read.variant.target == "sm90" and "not recompiled" in " ".join(read.notices)
     # its view says so and shows the notices (it said `compiled by Triton 3.6.0 in 0.00 s`, and no notice)
@@ -208,6 +209,7 @@ RUN_ADD = """import torch
 from vector_add import add_kernel
 x = torch.ones(4096, device="cuda")
 add_kernel[(4,)](x, x, x, 4096, BLOCK_SIZE=1024)
+add_kernel[(4,)](x, x, x, 4099, BLOCK_SIZE=1024)
 """
 
 

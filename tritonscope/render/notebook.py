@@ -75,7 +75,8 @@ class NotebookView:
         rows = "".join(
             f"<tr><td><code>{html.escape(f'{result.out}/:{name}')}</code></td></tr>" for name in result.kernels
         )
-        said = f"{count(len(result.kernels), 'kernel')} captured into {result.out}" + (
+        compiles = f", {count(result.compiles, 'compile')}" if result.compiles > len(result.kernels) else ""
+        said = f"{count(len(result.kernels), 'kernel')}{compiles} captured into {result.out}" + (
             f"; stopped: {result.stopped}" if result.stopped else ""
         )
         return block(f'<section><h2>{html.escape(said)}</h2><table class="grid">{rows}</table></section>')
@@ -152,6 +153,8 @@ class Summary:
     def trace(self, result: TraceResult) -> str:
         stopped = f"; stopped: {result.stopped}" if result.stopped else ""
         kernels, launches = count(len(result.kernels), "kernel"), count(result.launches, "launch", "launches")
+        if result.compiles > len(result.kernels):  # a kernel compiled again: `ts.dump(f"{folder}/:NAME@HASH8")` each
+            kernels += f" ({count(result.compiles, 'compile')}: `tritonscope cache list` names them)"
         return f"<Trace {kernels} into {result.out} ({launches} recorded){stopped}>"
 
     def other(self, result) -> str:

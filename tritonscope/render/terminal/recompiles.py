@@ -88,7 +88,8 @@ class RecompilesView(TerminalRenderer):
         head = f"torch.compile {t.function}{where}: {t.compile_id}{late}, {seconds(t.seconds)}"
         say(console, head, indent=0, style="bold")
         if t.launch:
-            say(console, f"called at {t.launch.where} with {t.launch.values}")
+            values = f" with {t.launch.values}" if t.launch.values.strip() else ""  # none recorded: no `with`
+            say(console, f"called at {t.launch.where}{values}")
         say(console, t.said, "-")
         if t.kernels:
             say(console, f"its kernels: {', '.join(t.kernels)}", style="dim")
