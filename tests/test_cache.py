@@ -35,6 +35,18 @@ def test_a_program_that_compiles_nothing_is_said_so(cli, tmp_path):
     assert f"captured 0 compiled kernels into {tmp_path / 'none'} (the program compiled none)" in said
 
 
+def test_a_program_that_fails_before_compiling_leaves_no_capture(cli, tmp_path):
+    """A CUDA program with no GPU (trace without --target) fails at its first tensor: the empty
+    capture it left made the next run, with --target, need --force."""
+    out = tmp_path / "run1"
+    failed = cli("trace", "-o", out, "--", sys.executable, "-c", "raise SystemExit(3)", expect=3)
+    assert "the program exited with 3 before it compiled a kernel: nothing was written" in failed.stderr
+    assert not out.exists()
+    cli("trace", "-o", out, "--", sys.executable, "-c", "print(1)")  # a capture of nothing: written
+    cli("trace", "-o", out, "--force", "--", sys.executable, "-c", "raise SystemExit(3)", expect=3)
+    assert (out / "kernels.jsonl").exists()  # the earlier capture is left as it was
+
+
 def test_trace_captures_every_compile_with_its_specialization(capture):
     records = [json.loads(line) for line in (capture / "kernels.jsonl").read_text().splitlines()]
     assert [r["name"] for r in records] == ["add_kernel", "softmax_kernel"]

@@ -76,6 +76,9 @@ def trace(
         discard(staging)
         raise
     stopped, answered = stop_record(staging), answered_reads(staging)
+    if finished.returncode and not stopped and not (staging / contract.CACHE_FOLDER).is_dir():
+        discard(staging)  # it failed before compiling a kernel (a CUDA program with no GPU): nothing to keep
+        return TraceResult(out, (), finished.returncode, written=False)
     if device:
         (staging / contract.SIMULATED_RECORD).write_text(json.dumps(device, indent=1) + "\n")
     (staging / contract.CAPTURE_LOG).touch()  # a program that compiled nothing is a capture too (a gate passes it)

@@ -43,7 +43,7 @@ class ListingsJson(JsonRenderer):
     def trace(self, r: TraceResult):
         body = {"out": str(r.out), "returncode": r.returncode, "kernels": list(r.kernels), "launches": r.launches}
         body.update(target=r.target, stopped=r.stopped, on_read=r.on_read, answered_reads=list(r.answered))
-        body.update(interrupted=r.interrupted, compiles=r.compiles, binaries=r.binaries)
+        body.update(interrupted=r.interrupted, compiles=r.compiles, binaries=r.binaries, written=r.written)
         return body
 
 

@@ -24,6 +24,7 @@ class TraceResult(Result):
     interrupted: bool = False  # Ctrl-C ended the program: the capture holds what it recorded before
     compiles: int = 0  # compiles recorded: a kernel compiled again counts each time
     binaries: int = 0  # the distinct binaries they made (a compile may make one made before)
+    written: bool = True  # False: the program failed before it compiled a kernel, and `out` was not written
 
     @property
     def exit_status(self) -> int:

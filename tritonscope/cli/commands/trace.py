@@ -128,6 +128,10 @@ _NAMED = 6  # kernels named in trace's summary (Inductor's names run to 200 char
 
 def _report(result, out: Path, launches: int) -> None:
     """What was captured, the reads answered, and where and why the program was stopped."""
+    if not result.written:
+        kept = "an earlier capture there is left as it was" if out.exists() else "nothing was written"
+        say(f"the program exited with {result.returncode} before it compiled a kernel: {kept}", "yellow")
+        return
     shown = ", ".join(result.kernels[:_NAMED])
     more = (
         f" and {len(result.kernels) - _NAMED} more (`tritonscope cache list {out}`)"
