@@ -76,6 +76,17 @@ def test_results_have_plain_attributes_a_one_line_repr_and_a_notebook_view():
     assert 'class="replace"' in d._repr_html_() or 'class="insert"' in d._repr_html_()
 
 
+def test_fit_ranks_as_the_command_line_does():
+    """The README's `fit --rank` had no keyword in ts.fit: the estimates and the order are the command's."""
+    ranked = ts.fit("sample:matmul_autotune", targets=["h200"], rank=True)
+    document = json.loads(tritonscope("fit", "sample:matmul_autotune", "--targets", "h200", "--rank", "--json").stdout)
+    assert ranked.to_json()["kernels"][0]["ranked"] == document["kernels"][0]["ranked"]
+    (kernel,) = ranked.kernels
+    assert all(cell.estimate is not None and cell.estimate.kernel_us > 0 for cell in kernel.column("h200"))
+    with pytest.raises(UsageError, match="give rank=True too"):
+        ts.fit("sample:matmul_autotune", targets=["h200"], grid="132")
+
+
 def test_the_signature_comes_from_the_inputs_table():
     for function in (ts.dump, ts.explain, ts.diff, ts.passes, ts.fit, ts.layout, ts.grid):
         names = list(inspect.signature(function).parameters)

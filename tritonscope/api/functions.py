@@ -87,13 +87,16 @@ def fit(
     targets: Sequence[str] | str | None = None,
     vary: Values | None = None,
     budgets: Sequence[str] = (),
+    rank: bool = False,
+    grid: str | None = None,
     timeout: float = 300.0,
 ) -> results.Fit:
     """Which autotune configs (or `vary`'s grid) fit which GPU: each compiled for each target, no GPU
-    needed. Example: `ts.fit(matmul_kernel, targets=["sm89", "sm90"], budgets=["spills=0"])`."""
+    needed; `rank=True`: each launch's estimated time there (for `grid`, "cdiv(M, BLOCK_M) * ...",
+    else the file's grid(meta)). Example: `ts.fit(matmul_kernel, targets=["sm89", "sm90"], rank=True)`."""
     chosen = _targets(targets) if targets is not None else None
     axes = tuple(forms.typed_axes(vary))
-    call = task(calls.fit, request, chosen, axes, tuple(budgets), timeout)
+    call = task(calls.fit, request, chosen, axes, tuple(budgets), timeout, rank, grid)
     return results.Fit(answer(call, timeout, depends_on(request.source)))
 
 

@@ -32,7 +32,7 @@ _COMMANDS: dict[str, tuple[Callable[..., Any], dict[str, str]]] = {
     "explain": (functions.explain, {"what_if": "what_if"}),
     "diff": (functions.diff, {"vary": "vary", "configs": "configs", "stage": "stages"}),
     "passes": (functions.passes, {"show": "show", "vary": "vary"}),
-    "fit": (functions.fit, {"targets": "targets", "vary": "vary", "budget": "budgets"}),
+    "fit": (functions.fit, {"targets": "targets", "vary": "vary", "budget": "budgets", "rank": "rank", "grid": "grid"}),
     "layout": (functions.layout, {"value": "value", "line": "line", "shape": "shape"}),
     "grid": (functions.grid, {"grid_size": "grid_size", "wave": "wave"}),
 }

@@ -114,15 +114,19 @@ def fit(
     axes: tuple[tuple[str, tuple[Any, ...]], ...],
     budgets,
     timeout,
+    rank: bool = False,
+    grid: str | None = None,
 ):
-    """`fit FILE [--targets LIST] [--vary ...] [--budget ...]` (a target given alone is the one column),
-    or `fit DIR/` (a capture's compiles as the rows)."""
+    """`fit FILE [--targets LIST] [--vary ...] [--budget ...] [--rank [--grid G]]` (a target given alone
+    is the one column), or `fit DIR/` (a capture's compiles as the rows)."""
+    from ..core import launch_grid
     from ..core.source import CaptureFolder
     from .capture_fit import fit_capture
     from .check import budgets as parsed
     from .diff import worker_count
     from .fit import DEFAULT_TARGETS
     from .fit import fit as fit_kernel
+    from .fit_rank import Ranking
     from .walk.sweep import Axis
 
     if request.target != "auto":
@@ -130,10 +134,14 @@ def fit(
             raise UsageError("give the targets in targets (one or several), or one in target; not both")
         targets, request = (request.target,), replace(request, target="auto")
     chosen, given = targets or DEFAULT_TARGETS, parsed(list(budgets), "budget")
+    if grid is not None and not rank:
+        raise UsageError("grid is the grid rank=True estimates the launch for: give rank=True too")
+    ranking = Ranking(launch_grid.parse(grid) if grid is not None else None) if rank else None
+    jobs = worker_count(None)[0]
     if isinstance(request.source, CaptureFolder):
-        return fit_capture(Path(request.file), request.kernel, chosen, given, worker_count(None)[0], timeout)
+        return fit_capture(Path(request.file), request.kernel, chosen, given, jobs, timeout, ranking=ranking)
     _releases_installed(request, axes)
-    return fit_kernel(request, chosen, [Axis(n, v) for n, v in axes], given, worker_count(None)[0], timeout)
+    return fit_kernel(request, chosen, [Axis(n, v) for n, v in axes], given, jobs, timeout, ranking=ranking)
 
 
 def layout(request: VariantRequest, value: str | None, line: int | None, shape: str | None, timeout: float):
