@@ -254,6 +254,14 @@ def test_emit_config_writes_the_fastest_config_per_batch_size_as_vllm_reads_it(t
             "num_warps",
             "num_stages",
         }
+    # the terminal ranks each batch size's configs apart: `#16 is slower than #12` compared M=64 with M=1
+    shown = tritonscope("fit", moe, "--targets", "h200", "--vary", "M=1,64,512", "--rank").stdout
+    assert [line.split(":")[0] for line in shown.splitlines() if line.startswith("h200 at")] == [
+        "h200 at M=1",
+        "h200 at M=64",
+        "h200 at M=512",
+    ]
+    assert kernel["sizes"] == ["M"]
     refused = tritonscope("fit", moe, "--targets", "h200,sm90", "--vary", "M=1,64", "--emit-config", "vllm", expect=2)
     assert "give one target" in refused.stderr
     assert "the one format is vllm" in tritonscope("fit", moe, "--emit-config", "json", expect=2).stderr

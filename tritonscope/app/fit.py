@@ -17,7 +17,7 @@ from typing import Any
 
 from ..analysis.fitting import checked_budgets, figures, judge
 from ..core.errors import CompileError, UsageError
-from ..core.model import OPTION_NAMES, AutotuneConfig, Budget, VariantRequest
+from ..core.model import OPTION_NAMES, AutotuneConfig, Budget, ParamKind, VariantRequest
 from ..core.values import format_value
 from ..isolate import Executor, Outcome, Task, pool
 from ..results.fit import NO_COMPILE, NOT_COMPILED, Cell, ConfigRow, FitResult, KernelFit
@@ -43,6 +43,7 @@ class Plan:
     requests: tuple[VariantRequest, ...]
     launches: tuple[tuple[dict, ...], ...] = ()
     notes: tuple[str, ...] = ()  # the autotune configs another target's import makes differ (the rows are the first's)
+    sizes: tuple[str, ...] = ()  # the varied arguments: sizes of the launch, each ranked apart
 
 
 def fit(
@@ -90,7 +91,9 @@ def plan_file(request: VariantRequest, axes: list[sweep.Axis], others: tuple[str
     specialization = " ".join(f"{k}={format_value(v)}" for k, v in prepared.variant.arguments.items())
     requests = tuple(o.request for o in outcomes)
     notes = _configs_by_target(request, spec, others) if loaded.simulated else ()
-    return Plan(spec.name, request.file, specialization, tuple(rows), requests, notes=notes)
+    kinds = {p.name: p.kind for p in spec.params}
+    sizes = tuple(a.name for a in axes if a.name in kinds and kinds[a.name] is not ParamKind.CONSTEXPR)
+    return Plan(spec.name, request.file, specialization, tuple(rows), requests, notes=notes, sizes=sizes)
 
 
 def _configs_by_target(request: VariantRequest, spec, others: tuple[str, ...]) -> tuple[str, ...]:
@@ -194,7 +197,8 @@ def matrices(
         for _ in plan.rows:
             grid.append(tuple(finished[at : at + len(targets)]))
             at += len(targets)
-        found.append(KernelFit(plan.kernel, plan.file, plan.specialization, plan.rows, targets, tuple(grid)))
+        fitted = KernelFit(plan.kernel, plan.file, plan.specialization, plan.rows, targets, tuple(grid), plan.sizes)
+        found.append(fitted)
     return tuple(found)
 
 

@@ -50,6 +50,7 @@ class VariantsJson(JsonRenderer):
                 "targets": list(k.targets),
                 "fitting": {t: list(k.fitting(t)) for t in k.targets},
                 "ranked": {t: list(k.ranked(t)) for t in k.targets} if r.ranked else None,
+                "sizes": list(k.sizes),
                 "configs": [row(k, i) for i in range(len(k.rows))],
             }
             for k in r.kernels

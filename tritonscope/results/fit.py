@@ -68,6 +68,7 @@ class KernelFit:
     rows: tuple[ConfigRow, ...]
     targets: tuple[str, ...]
     cells: tuple[tuple[Cell, ...], ...]
+    sizes: tuple[str, ...] = ()  # varied arguments (--vary M=1,64): a launch's size, not a config's value
 
     def column(self, target: str) -> tuple[Cell, ...]:
         at = self.targets.index(target)
@@ -82,6 +83,15 @@ class KernelFit:
         column = self.column(target)
         timed = [i for i in self.fitting(target) if column[i].estimate is not None]
         return tuple(sorted(timed, key=lambda i: (column[i].estimate.kernel_us, i)))  # type: ignore[union-attr]
+
+    def ranked_by_size(self, target: str) -> list[tuple[str, tuple[int, ...]]]:
+        """ranked(target) per value of the varied sizes (`M=64`, or "" where none is varied): the
+        configs of one launch size against each other, not against another size's."""
+        groups: dict[str, list[int]] = {}
+        for i in self.ranked(target):
+            label = ", ".join(f"{name}={self.rows[i].label.get(name)}" for name in self.sizes)
+            groups.setdefault(label, []).append(i)
+        return [(label, tuple(rows)) for label, rows in groups.items()]
 
 
 @dataclass(frozen=True)

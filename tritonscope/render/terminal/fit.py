@@ -63,14 +63,14 @@ class FitView(TerminalRenderer):
 def _matrix(console: Console, k: KernelFit, columns: list[int], width: int, ranked: bool = False) -> None:
     header = "config".ljust(_ROW) + "".join(k.targets[c].ljust(width) for c in columns)
     console.print(Text(header.rstrip(), style="bold"))  # columns padded, the line's end not
-    best = {c: (k.ranked(k.targets[c]) or (None,))[0] for c in columns}
+    best = {c: {order[0] for _, order in k.ranked_by_size(k.targets[c])} for c in columns}  # each size's fastest
     for index, row in enumerate(k.rows):
         cells = [k.cells[index][c] for c in columns]
         name = f"#{index}{' *' if row.launched else ''}"
         for line in range(_LINES + 1 if ranked else _LINES):
             text = Text(name.ljust(_ROW) if line == 0 else " " * _ROW)
             for column, cell in zip(columns, cells, strict=True):
-                first = best[column] == index
+                first = index in best[column]
                 style = _STYLE[cell.verdict] if line == 0 else ("bold green" if line == _LINES and first else "")
                 shown = _cell_line(cell, line) if line < _LINES else time_line(cell, first)
                 text.append(shown.ljust(width), style=style)

@@ -38,19 +38,20 @@ def fastest(console: Console, k: KernelFit) -> None:
     console.print()
     console.print(Text("Fastest (estimated on each target's GPU)", style="bold"))
     for target in k.targets:
-        order = k.ranked(target)
         column = k.column(target)
-        if not order:
+        if not k.ranked(target):
             notes = sorted({cell.estimate_note for cell in column if cell.estimate_note})
             console.print(Text(f"{target}: " + (notes[0] if len(notes) == 1 else "no estimate")))
             continue
-        best = column[order[0]].estimate
-        named = ", ".join(f"#{i} {duration(column[i].estimate.kernel_us)}" for i in order[:SHOWN])  # type: ignore[union-attr]
-        console.print(Text(f"{target}: {named} ({_BOUND.get(best.bound, best.bound)})"))  # type: ignore[union-attr]
-        if len(order) > 1:
-            other = column[order[1]].estimate
-            _indented(console, f"#{order[1]} is slower than #{order[0]}: {versus(best, other)}", "dim")  # type: ignore[arg-type]
-        _launched(console, k, target, order)
+        for size, order in k.ranked_by_size(target):  # one launch size's configs against each other
+            best = column[order[0]].estimate
+            named = ", ".join(f"#{i} {duration(column[i].estimate.kernel_us)}" for i in order[:SHOWN])  # type: ignore[union-attr]
+            at = f" at {size}" if size else ""
+            console.print(Text(f"{target}{at}: {named} ({_BOUND.get(best.bound, best.bound)})"))  # type: ignore[union-attr]
+            if len(order) > 1:
+                other = column[order[1]].estimate
+                _indented(console, f"#{order[1]} is slower than #{order[0]}: {versus(best, other)}", "dim")  # type: ignore[arg-type]
+            _launched(console, k, target, order)
 
 
 _BOUND = {"issue": "issue-bound", "latency": "latency-bound", "waves": "bound by its waves"}
