@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import compiled
+from conftest import KERNELS, compiled
 
 from tritonscope.analysis import launch_time
 from tritonscope.core.stages import Stage
@@ -231,6 +231,17 @@ def test_spills_past_the_l2_are_moved_to_and_from_the_dram():
             assert stack < 100 and local.dram == 0 and said[0].endswith("held on chip")
 
 
+def test_addresses_from_loaded_values_say_what_they_assume():
+    """An MoE block's expert id is data: the estimate takes the blocks that load it from different
+    places to read different experts' weights, and says so (it said nothing of it)."""
+    moe = compiled(str(KERNELS / "launch_set" / "moe_matmul.py"), "h200", args=("M=512",))
+    estimate = launch_time.estimate(moe, (1024,), "--grid")
+    said = [a for a in estimate.assumptions if "addresses from loaded values" in a]
+    assert said and said[0].startswith("lines ") and "the DRAM moves less where they repeat" in said[0]
+    plain = launch_time.estimate(compiled(COPY, "h200"), (N // 1024,), "--grid")
+    assert not any("loaded values" in a for a in plain.assumptions)
+
+
 def test_programs_that_load_the_same_indices_read_the_same_rows():
     """A mixture of experts' matmul (vLLM's shape) reads its tokens' rows and its expert's weights at
     addresses loaded from memory. Programs of one block of token slots load the same token ids and
@@ -372,7 +383,5 @@ def test_a_programs_one_element_at_a_data_address_is_not_said_to_multiply_the_dr
     """Liger's cross-entropy reads and writes one element of each row at the label's column (`x_ptr + y`):
     2 bytes a program against its 256 KB row. The launch's notes said the DRAM moved 4x the bytes of
     those lines, beside the headline figures, for a share of the traffic under 0.001%."""
-    from conftest import KERNELS
-
     said = cli("explain", KERNELS / "cross_entropy_rows.py", "-t", "h200", "--grid", "8192", "--no-what-if").stdout
     assert "bound by the DRAM" in said and "scattered addresses" not in said

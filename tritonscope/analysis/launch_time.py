@@ -198,7 +198,7 @@ def estimate(
     bound = _bound(limits[0].name, block, idle)
     narrow = (*dram_granule.notes(c, traffic, granules), *_tables_said(c, traffic, speeds.l2_bytes * L2_KEPT))
     narrow += (_local_said(local),) if local else ()
-    assumptions = (*traffic.notes, *said, *narrow, *unknown, *block.assumptions)
+    assumptions = (*traffic.notes, *said, *narrow, *_keyed_said(c, traffic), *unknown, *block.assumptions)
     fixed = speeds.launch_us + FIRST_ACCESS_US  # an empty launch's, and the first accesses' wait
     return LaunchEstimate(
         fixed + _together(limits), bound, target.name, speeds.gpu, size, grid_from, programs, blocks,
@@ -227,6 +227,20 @@ def _mean_work(work) -> tuple[float, tuple[str, ...]]:
         return ratio, ()
     kept = min(max(ratio, 1 / WORK_SPREAD), WORK_SPREAD)
     return kept, (f"the average program's work is {ratio:.3g}x program 0's: taken as {kept:g}x",)
+
+
+def _keyed_said(c: Compilation, traffic: program_traffic.Traffic) -> tuple[str, ...]:
+    """The assumption behind an address made from loaded values (an MoE block's expert id, a gather's
+    index): programs that read their indices from different places read different data."""
+    if not any(a.keyed for a in traffic.accesses):
+        return ()
+    found = {linemap.kernel_line(c, Stage.TTIR, a.line) for a in traffic.accesses if a.keyed}
+    lines = sorted(line for line in found if line is not None)
+    where = f"line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))}" if lines else "the kernel"
+    return (
+        f"{where}: addresses from loaded values (an expert's id, a gather's index) taken to differ where the "
+        "programs load them from different places; the DRAM moves less where they repeat",
+    )
 
 
 def _together(limits: list[Limit]) -> float:
