@@ -68,6 +68,10 @@ def test_a_name_the_pipeliner_gave_its_masks_too_is_the_assigned_tensor(cli):
     # `b = tl.load(b_ptr + ...)` in the loop: its tile in shared memory, not the pointers hoisted out of it
     b = cli("layout", "--from", "sample:matmul", "--value", "b", "-t", "sm90").stdout
     assert "ttg.memdesc_index" in b.splitlines()[0] and "tt.splat" not in b.splitlines()[0], b[:400]
+    # at -s 2 (layout takes the options every command does) `a`'s line also splats K - k * BLOCK for its
+    # mask, later in the loop than its tile: the i32 splat was drawn; the f16 tile loaded from shared is `a`
+    doc = json.loads(cli("layout", "--from", "sample:matmul", "--value", "a", "-t", "sm80", "-s", "2", "--json").stdout)
+    assert "ttg.local_load" in doc["origin"] and "xf16" in doc["origin"] and doc["shape"] == [128, 64], doc["origin"]
 
 
 @pytest.mark.parametrize(

@@ -192,6 +192,8 @@ def _check_fits_size(shape) -> None:
 
 
 _MAKE_BOOLEANS = ("arith.cmpi", "arith.cmpf")  # their type, printed, is their operands'
+# Integer tensors these make on a load's line are its mask's or offsets' (`K - k * BLOCK` splat), not the data
+_INDEX_PLUMBING = ("tt.splat", "tt.broadcast", "tt.expand_dims", "tt.make_range")
 
 
 def _assigned_first(compilation: Compilation, ttgir: list[str], numbers: list[int], name: str) -> list[int]:
@@ -221,6 +223,8 @@ def _assigned_first(compilation: Compilation, ttgir: list[str], numbers: list[in
         elif op in _MAKE_BOOLEANS or "xi1," in text:
             kind = 2
         elif op == "tt.addptr" or ("!tt.ptr" in text and op != "tt.load"):  # a load's type is its pointers'
+            kind = 1
+        elif op in _INDEX_PLUMBING and re.search(r"tensor<[\dx]+xi\d+", text):  # a mask's bound, splat
             kind = 1
         else:
             kind = 0

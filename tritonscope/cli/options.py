@@ -36,6 +36,9 @@ ConstexprOpt = Annotated[list[str] | None, _typer(inputs.named("constexprs"))]
 ArgOpt = Annotated[list[str] | None, _typer(inputs.named("args"))]
 TargetOpt = Annotated[str, _typer(inputs.named("target"))]
 WarpsOpt = Annotated[int | None, _typer(inputs.named("num_warps"))]
+StagesOpt = Annotated[int | None, _typer(inputs.named("num_stages"))]
+CtasOpt = Annotated[int | None, _typer(inputs.named("num_ctas"))]
+MaxnregOpt = Annotated[int | None, _typer(inputs.named("maxnreg"))]
 OptionalFileArg = Annotated[
     str | None,
     typer.Argument(

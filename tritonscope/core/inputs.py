@@ -34,6 +34,7 @@ EVERY_FRONT = frozenset({CLI, AGENT, API, PROJECT})
 # The commands that compile one variant of a kernel: each takes FILE and the variant flags. Others
 # take a few, in their own order: list, bench, profile, layout (its FILE is `--from`).
 COMPILING = frozenset({"dump", "explain", "diff", "check", "fit", "passes", "compare", "report", "grid", "explore"})
+_AND_LAYOUT = COMPILING | {"layout"}  # options that change the layouts a compile makes (the pipeline's buffers)
 REQUIRED = inspect.Parameter.empty  # the default of an input that must be given
 
 Value = int | float | bool | str | None  # one value as JSON or Python gives it
@@ -161,9 +162,9 @@ INPUTS: tuple[Input, ...] = (
         commands=COMPILING | {"layout", "list"},
     ),
     Input("num_warps", int | None, None, "Warps per program.", "--num-warps", "-w", commands=COMPILING | {"layout"}),
-    Input("num_stages", int | None, None, "Software pipelining depth.", "--num-stages", "-s"),
-    Input("num_ctas", int | None, None, "CTAs per cluster (sm90+).", "--num-ctas"),
-    Input("maxnreg", int | None, None, "Register cap per thread (NVIDIA).", "--maxnreg"),
+    Input("num_stages", int | None, None, "Software pipelining depth.", "--num-stages", "-s", commands=_AND_LAYOUT),
+    Input("num_ctas", int | None, None, "CTAs per cluster (sm90+).", "--num-ctas", commands=_AND_LAYOUT),
+    Input("maxnreg", int | None, None, "Register cap per thread (NVIDIA).", "--maxnreg", commands=_AND_LAYOUT),
     Input(
         "config",
         int | None,

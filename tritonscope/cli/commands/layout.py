@@ -5,7 +5,20 @@ from typing import Annotated
 import typer
 
 from ..messages import progress
-from ..options import ArgOpt, ConstexprOpt, JsonOpt, KernelOpt, TargetOpt, TimeoutOpt, WarpsOpt, request_from, told
+from ..options import (
+    ArgOpt,
+    ConstexprOpt,
+    CtasOpt,
+    JsonOpt,
+    KernelOpt,
+    MaxnregOpt,
+    StagesOpt,
+    TargetOpt,
+    TimeoutOpt,
+    WarpsOpt,
+    request_from,
+    told,
+)
 from ..runner import command
 
 
@@ -36,6 +49,9 @@ def layout(
     arg: ArgOpt = None,
     target: TargetOpt = "auto",
     num_warps: WarpsOpt = None,
+    num_stages: StagesOpt = None,
+    num_ctas: CtasOpt = None,
+    maxnreg: MaxnregOpt = None,
     timeout: TimeoutOpt = 60.0,
     json_out: JsonOpt = False,
 ):
@@ -71,6 +87,9 @@ def layout(
         "arg": arg,
         "target": target,
         "num_warps": num_warps,
+        "num_stages": num_stages,
+        "num_ctas": num_ctas,
+        "maxnreg": maxnreg,
     }
     request = told(request_from(flags)) if source is not None else None
     with progress("asking Triton for the layout"):
