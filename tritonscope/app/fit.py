@@ -99,7 +99,6 @@ def plan_file(request: VariantRequest, axes: list[sweep.Axis], others: tuple[str
 def _configs_by_target(request: VariantRequest, spec, others: tuple[str, ...]) -> tuple[str, ...]:
     """Where the file's import asked the (simulated) GPU for its autotune configs (attorch picks
     num_stages by compute capability): what the other targets' imports make otherwise."""
-    from ..core.targets import TARGETS
     from .walk.load import load_file
 
     def values(config) -> dict:
@@ -108,7 +107,7 @@ def _configs_by_target(request: VariantRequest, spec, others: tuple[str, ...]) -
     first = [values(c) for c in spec.autotune_configs]
     notes = []
     for target in others:
-        their_spec = load_file(request.source, TARGETS[target]).pick(spec.name).spec
+        their_spec = load_file(request.source, replace(request, target=target).target_info).pick(spec.name).spec
         theirs = [values(c) for c in their_spec.autotune_configs]
         changed = [
             f"#{i} " + ", ".join(f"{k}={v}" for k, v in t.items() if mine.get(k) != v)

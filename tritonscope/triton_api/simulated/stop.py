@@ -16,6 +16,7 @@ import os
 import re
 import sys
 import types
+from typing import Any
 
 from . import printing, reads
 from .after_import import after_import
@@ -269,7 +270,7 @@ def _answered(frame, asked: str, tensors: list) -> list:
     return values
 
 
-def _read(frame, asked: str, tensors: list) -> tuple[list, object, str]:
+def _read(frame, asked: str, tensors: list) -> tuple[list, object, Any]:
     """_answered's host tensors, what the log shows of them and the mode, not yet logged."""
     if reads.mode() == "stop":
         stop(frame, asked)
@@ -428,7 +429,7 @@ def install(stop_backward: bool = True) -> None:
     # torch.compile must not compile these wrappers' frames (nor those they call) as the program's:
     # met at a graph break, they were `torch.compile method (stop.py)`, a compile after warmup that
     # no GPU run has. Run as torch._dynamo.disable runs a function, once torch.compile is imported.
-    wrapped = [(cls, name) for name in _ASKS for cls in (torch.Tensor, FakeTensor) if name in cls.__dict__]
+    wrapped: list[tuple[Any, str]] = [(c, n) for n in _ASKS for c in (torch.Tensor, FakeTensor) if n in c.__dict__]
     wrapped += [(torch, "allclose"), (torch, "equal"), (torch.Tensor, "allclose"), (torch.Tensor, "equal")]
     wrapped.append((torch.testing, "assert_close"))
     after_import("torch._dynamo.eval_frame", lambda module: _not_compiled(module, wrapped))

@@ -293,10 +293,7 @@ def _fake_tensor_mode(torch):
                     return moved
             if any(isinstance(leaf, fake_class) and leaf.fake_mode is not self for leaf in leaves):
                 args, kwargs = _adopted(self, fake_class, args, kwargs)
-            # The fake mode runs an operator it has not cached through its decomposition, whose operators
-            # come back here: only the outermost is the program's (index_add_ was logged with its
-            # decomposition, its sum added twice on the host, the first time each shape came).
-            _DEPTH[0] += 1
+            _DEPTH[0] += 1  # only the outermost operator is the program's (_DEPTH)
             try:
                 result = super().__torch_dispatch__(func, types, args, kwargs)
             except fake_tensor.DynamicOutputShapeException:
@@ -322,7 +319,10 @@ def _fake_tensor_mode(torch):
 
 
 _COPY: list = []
-_DEPTH = [0]  # operators the program's mode is inside (a decomposition's come back to it)
+# Operators the program's mode is inside: the fake mode runs one it has not cached through its
+# decomposition, whose operators come back to the mode; only the outermost is logged (index_add_ was
+# logged with its decomposition too, its sum added twice on the host, the first time each shape came).
+_DEPTH = [0]
 # What answers a copy of a device tensor into a host tensor, and `.to("cpu")` (value_reads.py: the
 # program's own copy is a value read; torch's are let through, as the fake mode answers them).
 HOST_COPY: list = []
