@@ -82,7 +82,10 @@ def test_a_name_the_pipeliner_gave_its_masks_too_is_the_assigned_tensor(cli):
         (["#ttg.swizzled_shared<{vec = 8}>", "--shape", "16x16"], "are not drawn yet"),
         (["#blocked", "--shape", "16x16"], "not a TTGIR layout"),
         ([], "give a LAYOUT, or --from FILE"),
-        (["--from", "sample:softmax", "-t", "sm90", "--value", "row", "--line", "30"], "give --value NAME or --line N"),
+        (
+            ["--from", "sample:softmax", "-t", "sm90", "--value", "row", "--line", "30"],
+            "--value NAME and --line N each choose the value to draw: give one of them, not both",
+        ),
         (["--from", "sample:softmax", "--value", "nope", "-t", "sm90"], "no tensor or shared memory with a layout"),
         (["--from", "sample:softmax", "--value", "", "-t", "sm90"], "--value needs a name"),
     ],

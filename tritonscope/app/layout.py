@@ -93,8 +93,8 @@ def _conflicts(ttgir: str, accesses: list, timeout: float) -> list[int | None]:
 def _from_kernel(request: VariantRequest, value: str | None, line: int | None, shape, timeout: float):
     """A value's layout in a real compilation's TTGIR: distributed (who holds each element) or shared
     (the bank of each element), read by Triton's Gluon, so every layout kind Triton knows is drawn."""
-    if (value is None) == (line is None):
-        raise UsageError("with --from, give --value NAME or --line N")
+    if (value is None) == (line is None):  # both: neither names which to draw
+        raise UsageError("--value NAME and --line N each choose the value to draw: give one of them, not both")
     if value is not None and not value.strip().lstrip("%"):
         raise UsageError("--value needs a name: a tensor's Python name (--value acc), or give --line N")
     compilation = compile_request(request)
