@@ -275,6 +275,8 @@ def _heuristic_value(heuristic, arguments: dict, target: Target) -> Any:
 
     try:
         return heuristic(arguments)
+    except TritonscopeError:  # its time limit: not a question of the GPU
+        raise
     except Exception:
         if not can_simulate():
             raise
