@@ -277,3 +277,19 @@ def test_a_what_if_that_compiles_to_the_same_code_says_its_change_did_not_reach_
     assert said.startswith("; the same code as before: the change does not reach it")
     assert "a loop's own `tl.range(0, n_cols, BLOCK, num_stages=3)` outranks the kernel's num_stages" in said
     assert _unchanged((("option", "num_warps", 8),), compiled(kernel, num_warps=8), three) == ""
+
+
+def test_the_file_between_a_helper_and_the_kernel_is_one_row(cli, tmp_path):
+    """attorch's linear kernel calls a helper 800 lines above it: explain printed every line between,
+    other functions of the file, blank gutters."""
+    unrelated = "".join(f"def unused_{n}(x):\n    return x + {n}\n\n" for n in range(40))
+    file = tmp_path / "far.py"
+    file.write_text(
+        "import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef helper(x):\n    return x * 3\n\n\n"
+        + unrelated
+        + "@triton.jit\ndef far_kernel(x_ptr, BLOCK: tl.constexpr):\n"
+        "    offs = tl.arange(0, BLOCK)\n    tl.store(x_ptr + offs, helper(tl.load(x_ptr + offs)))\n"
+    )
+    out = cli("explain", file, "-c", "BLOCK=128", "-a", "x_ptr=*fp32", "-t", "sm90", "--no-what-if").stdout
+    assert "return x * 3" in out and "def far_kernel" in out and "unused_" not in out
+    assert any(line.strip() == "⋮" for line in out.splitlines())

@@ -86,7 +86,14 @@ def source_table(result: ExplainResult, color: bool) -> Table:
         table.add_column(justify="right", no_wrap=True, min_width=max(width, 4))
     table.add_column(ratio=1)  # each cell says how it wraps: source lines are cut, figures folded
     table.add_row(*_titles(result.live_registers, times is not None))
-    for number in range(first, last + 1):
+    # the kernel's own lines, and those of its helpers that made code: the rest of the file between them
+    # (attorch's 800 lines of other activation functions) is one `⋮` row
+    own = range(c.kernel.first_line, c.kernel.first_line + c.kernel.source.count("\n") + 1)
+    previous = None
+    for number in sorted({*own, *costs} & set(range(first, last + 1))):
+        if previous is not None and number > previous + 1:
+            table.add_row(Text("⋮", style="dim"), *[""] * len(numbers))
+        previous = number
         code = texts.get(number, "")
         cost = costs.get(number)
         shown = _Shown(number in flagged, result.live_registers, color, times)
