@@ -51,35 +51,14 @@ def _held(outcome) -> str:
 
 class CheckView(TerminalRenderer):
     def draw(self, console: Console, result: CheckResult) -> None:
+        gate = [o for o in result.outcomes if _gate(o) and o.broken]
+        shared = len(gate) > 1  # the gate's count and limit, the same for each late compile: said once, below
         for outcome in result.outcomes:
-            table = Table.grid(padding=(0, 1))
-            table.add_column(no_wrap=True)
-            table.add_column(overflow="fold")  # a long name folded, not cut: its @HASH8 tells compiles apart
-            if outcome.error is not None:
-                status, style = "ERROR", "bold red"
-            else:
-                status, style = ("PASS", "bold green") if outcome.ok else ("FAIL", "bold red")
-            table.add_row(Text(status, style=style), Text(outcome.entry.name, style="bold"))
-            if outcome.error is not None:
-                table.add_row(Text(""), Text(outcome.error, style="red"))
-            else:
-                held = _held(outcome)
-                if held:
-                    table.add_row(Text(""), Text(held, style="dim"))
-                table.add_row(Text(""), Text(figures_line(outcome.figures), style="dim"))
-            for broken in outcome.broken:
-                value = "none" if broken.value is None else f"{broken.value:g}"
-                if broken.figure.startswith("line ") and broken.value is not None:
-                    value += "% of the estimated time"
-                said = (
-                    f"{broken.figure}: {broken.limit}"
-                    if broken.is_verdict
-                    else f"{broken.figure} = {value}, limit {broken.limit}"
-                )
-                table.add_row(Text(""), Text(said, style="yellow"))
-                if broken.finding:
-                    table.add_row(Text(""), Text(f"  ↳ {broken.finding}"))
-            print_unpadded(console, table)
+            print_unpadded(console, _entry(outcome, shared and outcome in gate))
+        if shared:
+            broken = gate[0].broken[0]
+            said = f"{figures_line(gate[0].figures)}, limit {broken.limit}: each entry above is one of them"
+            console.print(Text(said, style="yellow"))
         for note in result.notes:
             console.print(Text(f"note: {note}", style="yellow"))
         failed = sum(1 for o in result.outcomes if not o.ok)
@@ -88,6 +67,44 @@ class CheckView(TerminalRenderer):
         if total == 1:  # one kernel: not `all 1 held their budgets`
             summary = _one_summary(result.outcomes[0])
         console.print(Text(summary, style="bold red" if failed else "bold green"))
+
+
+def _gate(outcome) -> bool:
+    """An entry of `--no-compiles-after MARK`: a compile after the mark, held to the capture's count."""
+    return bool(outcome.figures) and "registers" not in outcome.figures
+
+
+def _entry(outcome, cause_only: bool) -> Table:
+    """An entry's lines; `cause_only`: a late compile's, whose count and limit are said once after all."""
+    table = Table.grid(padding=(0, 1))
+    table.add_column(no_wrap=True)
+    table.add_column(overflow="fold")  # a long name folded, not cut: its @HASH8 tells compiles apart
+    if outcome.error is not None:
+        status, style = "ERROR", "bold red"
+    else:
+        status, style = ("PASS", "bold green") if outcome.ok else ("FAIL", "bold red")
+    table.add_row(Text(status, style=style), Text(outcome.entry.name, style="bold"))
+    if outcome.error is not None:
+        table.add_row(Text(""), Text(outcome.error, style="red"))
+    elif not cause_only:
+        held = _held(outcome)
+        if held:
+            table.add_row(Text(""), Text(held, style="dim"))
+        table.add_row(Text(""), Text(figures_line(outcome.figures), style="dim"))
+    for broken in outcome.broken:
+        value = "none" if broken.value is None else f"{broken.value:g}"
+        if broken.figure.startswith("line ") and broken.value is not None:
+            value += "% of the estimated time"
+        said = (
+            f"{broken.figure}: {broken.limit}"
+            if broken.is_verdict
+            else f"{broken.figure} = {value}, limit {broken.limit}"
+        )
+        if not cause_only:
+            table.add_row(Text(""), Text(said, style="yellow"))
+        if broken.finding:
+            table.add_row(Text(""), Text(f"↳ {broken.finding}" if cause_only else f"  ↳ {broken.finding}"))
+    return table
 
 
 def _one_summary(outcome) -> str:
