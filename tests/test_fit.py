@@ -213,6 +213,15 @@ def test_configs_the_file_makes_from_the_gpu_are_each_targets_own(tmp_path):
         assert dumped["variant"]["constexprs"]["AMPERE"] is ampere
 
 
+def test_rows_numbered_apart_from_the_configs_each_name_their_config():
+    """With --vary beside the autotune configs, #1 said `(config 0)` and #0 said nothing."""
+    shown = tritonscope("fit", "sample:matmul_autotune", "--targets", "sm80", "--vary", "num_warps=4,8").stdout
+    legend = [line.split(":")[0] for line in shown.splitlines() if line.startswith("#") and ": " in line]
+    assert legend[:3] == ["#0 (config 0)", "#1 (config 0)", "#2 (config 1)"], legend
+    plain = tritonscope("fit", "sample:matmul_autotune", "--targets", "sm80").stdout
+    assert "#0: BLOCK_SIZE_M=" in plain and "(config" not in plain
+
+
 def test_one_target_and_a_constexpr_without_a_default_given_by_the_grid_alone():
     mixed = Path(__file__).parent / "kernels" / "mixed.py"
     run = tritonscope("fit", mixed, "-k", "scale_kernel", "--vary", "BLOCK=64,128", "-t", "sm90", "--json")

@@ -123,8 +123,10 @@ def _why(console: Console, k: KernelFit) -> None:
 
 def _legend(console: Console, k: KernelFit, ranked: bool = False) -> None:
     console.print()
+    # rows and configs numbered apart (--vary beside the configs): every row says its config, #0 too
+    apart = any(row.index is not None and row.index != index for index, row in enumerate(k.rows))
     for index, row in enumerate(k.rows):
-        number = f" (config {row.index})" if row.index is not None and row.index != index else ""
+        number = f" (config {row.index})" if row.index is not None and apart else ""
         launched = " (launched)" if row.launched else ""
         print_folded(console, f"#{index}{number}{launched}: {row.describe()}")
     legend = "rN registers (AMD: VGPRs), sN spills, K shared memory (LDS), % occupancy; ! over the limit"
