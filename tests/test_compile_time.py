@@ -120,7 +120,7 @@ def test_explain_compile_time_in_the_terminal_and_json():
     out = _cli80(*args)
     assert all(len(line) <= 80 for line in out.splitlines())
     said = " ".join(out.split())
-    assert "the slowest stage:" in out and f"most operations: line {UNROLLED_LINE}, " in said
+    assert "the stages took " in out and "; the slowest: " in out and f"most operations: line {UNROLLED_LINE}, " in said
     assert f"from unrolling `tl.static_range(N)` at line {UNROLLED_LINE - 1} (16 copies)" in said
     assert "grows most as it is lowered" not in said  # the same line: said once
     doc = json.loads(_cli80(*args, "--json"))
