@@ -17,7 +17,7 @@ from typing import Any
 
 from ..analysis.fitting import checked_budgets, figures, judge
 from ..core.errors import CompileError, UsageError
-from ..core.model import OPTION_NAMES, AutotuneConfig, Budget, ParamKind, VariantRequest
+from ..core.model import AutotuneConfig, Budget, ParamKind, VariantRequest
 from ..core.values import format_value
 from ..isolate import Executor, Outcome, Task, pool
 from ..results.fit import NO_COMPILE, NOT_COMPILED, Cell, ConfigRow, FitResult, KernelFit
@@ -101,14 +101,11 @@ def _configs_by_target(request: VariantRequest, spec, others: tuple[str, ...]) -
     num_stages by compute capability): what the other targets' imports make otherwise."""
     from .walk.load import load_file
 
-    def values(config) -> dict:
-        return {**config.constexprs, **{o: getattr(config, o) for o in OPTION_NAMES if getattr(config, o) is not None}}
-
-    first = [values(c) for c in spec.autotune_configs]
+    first = [c.values for c in spec.autotune_configs]
     notes = []
     for target in others:
         their_spec = load_file(request.source, replace(request, target=target).target_info).pick(spec.name).spec
-        theirs = [values(c) for c in their_spec.autotune_configs]
+        theirs = [c.values for c in their_spec.autotune_configs]
         changed = [
             f"#{i} " + ", ".join(f"{k}={v}" for k, v in t.items() if mine.get(k) != v)
             for i, (mine, t) in enumerate(zip(first, theirs, strict=False))
@@ -149,10 +146,7 @@ def _prepared(outcome):
 
 
 def _row(config: AutotuneConfig | None, varied: dict[str, Any]) -> ConfigRow:
-    values: dict[str, Any] = dict(config.constexprs) if config else {}
-    if config is not None:
-        values |= {o: getattr(config, o) for o in OPTION_NAMES if getattr(config, o) is not None}
-    values |= varied
+    values: dict[str, Any] = {**(config.values if config else {}), **varied}
     # num_ctas=1 is every config's (Triton's default): kept to match a triton.Config by, not shown
     label = {name: format_value(value) for name, value in values.items() if (name, value) != ("num_ctas", 1)}
     return ConfigRow(label, values, config.index if config else None)

@@ -51,20 +51,19 @@ class AutotuneConfig:
     num_ctas: int | None = None
     maxnreg: int | None = None
 
+    @property
+    def values(self) -> dict[str, Any]:
+        """Its constexprs, then the options it sets (as a triton.Config's kwargs and options)."""
+        options = {opt: getattr(self, opt) for opt in OPTION_NAMES if getattr(self, opt) is not None}
+        return {**self.constexprs, **options}
+
     def describe(self) -> str:
-        parts = [f"{k}={v}" for k, v in self.constexprs.items()]
-        for opt in OPTION_NAMES:
-            value = getattr(self, opt)
-            if value is not None:
-                parts.append(f"{opt}={value}")
-        return ", ".join(parts)
+        return ", ".join(f"{k}={v}" for k, v in self.values.items())
 
     def overridden(self, constexprs: dict[str, Any], options: dict[str, Any]) -> list[str]:
         """What a variant compiled in place of this config's values (a -c, -w or -s given beside --config)."""
         given = {**constexprs, **options}
-        options_set = {opt: getattr(self, opt) for opt in OPTION_NAMES if getattr(self, opt) is not None}
-        mine = {**self.constexprs, **options_set}
-        return [f"{k}={given[k]} (the config's {v})" for k, v in mine.items() if k in given and given[k] != v]
+        return [f"{k}={given[k]} (the config's {v})" for k, v in self.values.items() if k in given and given[k] != v]
 
 
 @dataclass(frozen=True)
