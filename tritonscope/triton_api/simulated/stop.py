@@ -414,24 +414,27 @@ def install(stop_backward: bool = True) -> None:
     if stop_backward and hasattr(graph, "_engine_run_backward"):
         graph._engine_run_backward = _stop_backward(graph._engine_run_backward)
         torch.autograd._engine_run_backward = graph._engine_run_backward
+    wrapped: list[tuple[Any, str]] = []  # (owner, name) of each wrapper put in place of a read
+
+    def put(owner: Any, name: str, wrapper: Any) -> None:
+        setattr(owner, name, wrapper)
+        wrapped.append((owner, name))
+
     for name, asked in _ASKS.items():
         for cls in (torch.Tensor, FakeTensor):  # FakeTensor has a tolist of its own
             original = cls.__dict__.get(name) if cls is FakeTensor else getattr(cls, name, None)
             if original is not None:
-                setattr(cls, name, _wrap(original, asked, folders))
+                put(cls, name, _wrap(original, asked, folders))
     for name in ("allclose", "equal"):
-        setattr(torch, name, _compare(getattr(torch, name), f"torch.{name}()", folders))
-        setattr(torch.Tensor, name, _compare(getattr(torch.Tensor, name), f".{name}()", folders))
+        put(torch, name, _compare(getattr(torch, name), f"torch.{name}()", folders))
+        put(torch.Tensor, name, _compare(getattr(torch.Tensor, name), f".{name}()", folders))
     import torch.testing
 
-    torch.testing.assert_close = _compare(torch.testing.assert_close, "torch.testing.assert_close()", folders)
+    put(torch.testing, "assert_close", _compare(torch.testing.assert_close, "torch.testing.assert_close()", folders))
     _stop_at_uncaught(folders)
     # torch.compile must not compile these wrappers' frames (nor those they call) as the program's:
     # met at a graph break, they were `torch.compile method (stop.py)`, a compile after warmup that
     # no GPU run has. Run as torch._dynamo.disable runs a function, once torch.compile is imported.
-    wrapped: list[tuple[Any, str]] = [(c, n) for n in _ASKS for c in (torch.Tensor, FakeTensor) if n in c.__dict__]
-    wrapped += [(torch, "allclose"), (torch, "equal"), (torch.Tensor, "allclose"), (torch.Tensor, "equal")]
-    wrapped.append((torch.testing, "assert_close"))
     after_import("torch._dynamo.eval_frame", lambda module: _not_compiled(module, wrapped))
 
 
