@@ -68,6 +68,7 @@ class Schedule:
     layout: str  # how the control-code layout is known for this target (sass_control.layout_evidence)
     listing: Listing
     controls: dict[int, Control]
+    subroutines: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = ()  # subroutines(listing), found once
 
     def at(self, offset: int) -> Scheduled:
         return self.instructions[self.index[offset]]
@@ -98,7 +99,8 @@ def schedule(c: Compilation) -> Schedule | None:
     found = waits(listing, controls)
     by_line = {number: tuple(lines) for number, _, lines in cost.machine_listing(c, Stage.SASS)}
     lines = {s.offset: by_line.get(s.listing_line, ()) for s in listing.instructions}
-    for body, calls in subroutines(listing):  # a subroutine's work is its callers' lines' (ptxas gives it the last)
+    called = tuple(subroutines(listing))
+    for body, calls in called:  # a subroutine's work is its callers' lines' (ptxas gives it the last)
         callers = tuple(dict.fromkeys(line for call in calls for line in lines[call]))
         lines.update(dict.fromkeys(body, callers))
     steps = tuple(
@@ -113,7 +115,7 @@ def schedule(c: Compilation) -> Schedule | None:
         )
         for s in listing.instructions
     )
-    return Schedule(steps, layout, listing, controls)
+    return Schedule(steps, layout, listing, controls, called)
 
 
 def successors(listing: Listing) -> dict[int, tuple[int, ...]]:

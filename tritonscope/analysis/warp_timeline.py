@@ -138,7 +138,7 @@ class Timeline:
             for s in schedule.listing.instructions:
                 if first <= s.offset <= last:
                     self.repeats[s.offset] *= count
-        _called(schedule.listing, self.repeats)
+        _called(schedule, self.repeats)
         self.block_warps = max(block_warps, 1)
         self.queue = 1.0  # how many times their unloaded latency memory-queue waits take (DRAM-bound)
         self.cached: dict[int, str] = {}
@@ -339,10 +339,10 @@ def _known(schedule: Schedule, loop: tuple[int, int], known: dict[int, int], tri
     return trips, None
 
 
-def _called(listing: Listing, repeats: dict[int, float]) -> None:
+def _called(schedule: Schedule, repeats: dict[int, float]) -> None:
     """A subroutine's body runs as often as its calls together; the walk passes it once, in its
     place after the kernel's EXIT."""
-    for body, callers in scoreboards.subroutines(listing):
+    for body, callers in schedule.subroutines:
         count = sum(repeats[offset] for offset in callers)
         for offset in body:
             repeats[offset] = count
