@@ -156,19 +156,24 @@ def verified(
                 outcomes[finding.what_if] = exc.message
     same = {w: _unchanged(w, outcome, original) for w, outcome in outcomes.items()} if original is not None else {}
     return tuple(
-        _disproved(replace(f, verified=describe(f, outcomes[f.what_if]) + same.get(f.what_if, "")))
+        _disproved(
+            replace(f, verified=describe(f, outcomes[f.what_if]) + same.get(f.what_if, "")),
+            outcomes[f.what_if],
+            original,
+        )
         if f.what_if in outcomes
         else f
         for f in found
     )
 
 
-def _disproved(finding: Finding) -> Finding:
+def _disproved(finding: Finding, outcome: Compilation | str, original: Compilation | None) -> Finding:
     """A narrow access its what-if left as narrow: the cause named is not what keeps it so (fla's
     gather `g + o_t * HV` stays 32 bits however T is specialized), and its advice is withdrawn."""
-    before = re.search(r"accesses of (\d+) bits per thread", finding.message)
-    after = re.search(r"still (\d+) bits, not 128", finding.verified)
-    if finding.kind != findings.NARROW or not before or not after or before.group(1) != after.group(1):
+    if finding.kind != findings.NARROW or finding.line is None or original is None or isinstance(outcome, str):
+        return finding
+    after = findings.narrowest(_line_cost(outcome, finding.line))
+    if after is None or after != findings.narrowest(_line_cost(original, finding.line)):
         return finding  # widened, if only part of the way (32 to 64 bits): the advice stands
     return replace(
         finding,
@@ -214,7 +219,7 @@ def describe(finding: Finding, outcome: Compilation | str) -> str:
         f"occupancy {percentage(occ.percent)} ({count(occ.blocks_per_sm, 'block')})"
     )
     if finding.kind in (findings.NARROW, findings.UNCOALESCED) and finding.line is not None:
-        line = next((c for c in cost.line_costs(outcome) if c.line == finding.line), None)
+        line = _line_cost(outcome, finding.line)
         text += f"; line {finding.line}: {_widths(line)}" + (_widened(line) if finding.kind == findings.NARROW else "")
     if finding.kind == findings.WARP_SPECIALIZE:
         lowered = "ttg.warp_specialize" in outcome.stages.get(Stage.TTGIR, "")
@@ -238,10 +243,14 @@ def _first_error(message: str) -> str:
 
 def _widened(line: LineCost | None) -> str:
     """Whether the what-if made the line's accesses 128 bits wide, as the advice meant it to."""
-    narrow = sorted(w for w in findings.line_widths(line) if w < 128) if line else []
     if line is None or not findings.line_widths(line):
         return ""
-    return ": the accesses widen to 128 bits" if not narrow else f": still {narrow[0]} bits, not 128"
+    narrow = findings.narrowest(line)
+    return ": the accesses widen to 128 bits" if narrow is None else f": still {narrow} bits, not 128"
+
+
+def _line_cost(c: Compilation, line: int) -> LineCost | None:
+    return next((x for x in cost.line_costs(c) if x.line == line), None)
 
 
 def _widths(line: LineCost | None) -> str:

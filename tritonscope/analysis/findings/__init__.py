@@ -15,7 +15,7 @@ suggestion amounts to; `tritonscope explain` compiles it and says what it gives.
 
 from __future__ import annotations
 
-from .access import line_widths
+from .access import line_widths, narrowest
 from .detectors import DETECTORS, Detector, Found, find
 from .kernel import Input, Kernel
 from .kinds import (
@@ -70,6 +70,7 @@ __all__ = [
     "WhatIf",
     "find",
     "line_widths",
+    "narrowest",
     "shared_limit",
     "what_if_flags",
 ]

@@ -23,6 +23,12 @@ def line_widths(cost: LineCost) -> dict[int, int]:
     return widths
 
 
+def narrowest(cost: LineCost | None) -> int | None:
+    """The narrowest of a line's global accesses under 128 bits: the width a narrow-access finding names."""
+    narrow = sorted(w for w in line_widths(cost) if w < 128) if cost else []
+    return narrow[0] if narrow else None
+
+
 def _accesses(k: Kernel) -> dict[int, list[ttgir.Op]]:
     """Tensor loads, stores and async copies by their innermost kernel-file line."""
     found: dict[int, list[ttgir.Op]] = {}
@@ -43,13 +49,13 @@ def narrow(k: Kernel) -> list[Finding]:
     found = []
     for line, ops in sorted(_accesses(k).items()):
         cost = k.costs.get(line)
-        widths = line_widths(cost) if cost else {}
-        narrow = sorted(w for w in widths if w < 128)
-        if not narrow:
+        width = narrowest(cost)
+        if width is None:
             continue
+        widths = line_widths(cost) if cost else {}
         causes: dict[tuple[str, str], Unknown] = {}  # (role, reason) -> the argument's part, or the layout's
         for op in ops:
-            for role, cause in _causes(k, op, narrow[0]):
+            for role, cause in _causes(k, op, width):
                 causes.setdefault((role, cause.reason), cause)
         what_if = tuple(dict.fromkeys(change for cause in causes.values() for change in cause.what_if))
         counts = ", ".join(f"{n} x {w}-bit" for w, n in sorted(widths.items(), reverse=True))
@@ -57,7 +63,7 @@ def narrow(k: Kernel) -> list[Finding]:
             Finding(
                 NARROW,
                 line,
-                f"global memory accesses of {narrow[0]} bits per thread, not 128" + _because(list(causes)),
+                f"global memory accesses of {width} bits per thread, not 128" + _because(list(causes)),
                 f"{k.machine} on line {line}: {counts}; TTGIR: " + "; ".join(_layout_note(k, op) for op in ops),
                 _narrow_advice(k, list(causes.values())),
                 what_if=what_if,
