@@ -34,7 +34,7 @@ EVERY_FRONT = frozenset({CLI, AGENT, API, PROJECT})
 # The commands that compile one variant of a kernel: each takes FILE and the variant flags. Others
 # take a few, in their own order: list, bench, profile, layout (its FILE is `--from`).
 COMPILING = frozenset({"dump", "explain", "diff", "check", "fit", "passes", "compare", "report", "grid", "explore"})
-_AND_LAYOUT = COMPILING | {"layout"}  # options that change the layouts a compile makes (the pipeline's buffers)
+WITH_LAYOUT = COMPILING | {"layout"}  # layout compiles a variant of the kernel `--from` names, too
 REQUIRED = inspect.Parameter.empty  # the default of an input that must be given
 
 Value = int | float | bool | str | None  # one value as JSON or Python gives it
@@ -126,7 +126,7 @@ INPUTS: tuple[Input, ...] = (
         pairs=True,
         agent_help='Constexpr values, e.g. {"BLOCK_SIZE": 1024, "ACTIVATION": "relu"}. A string takes the '
         'command line\'s rules: "fp16" is a dtype, "1024" the int; \'"1"\' forces the string.',
-        commands=COMPILING | {"layout"},
+        commands=WITH_LAYOUT,
     ),
     Input(
         "args",
@@ -140,7 +140,7 @@ INPUTS: tuple[Input, ...] = (
         pairs=True,
         agent_help='Arguments: a pointer\'s type ("*fp16", "*bf16") or a scalar\'s value (4096, 1e-5, null), '
         'specialized as Triton\'s launcher would (a multiple of 16, the value 1), e.g. {"x_ptr": "*fp16", "n": 4096}.',
-        commands=COMPILING | {"layout"},
+        commands=WITH_LAYOUT,
     ),
     Input(
         "dtype",
@@ -161,10 +161,10 @@ INPUTS: tuple[Input, ...] = (
         printed="--target",
         commands=COMPILING | {"layout", "list"},
     ),
-    Input("num_warps", int | None, None, "Warps per program.", "--num-warps", "-w", commands=COMPILING | {"layout"}),
-    Input("num_stages", int | None, None, "Software pipelining depth.", "--num-stages", "-s", commands=_AND_LAYOUT),
-    Input("num_ctas", int | None, None, "CTAs per cluster (sm90+).", "--num-ctas", commands=_AND_LAYOUT),
-    Input("maxnreg", int | None, None, "Register cap per thread (NVIDIA).", "--maxnreg", commands=_AND_LAYOUT),
+    Input("num_warps", int | None, None, "Warps per program.", "--num-warps", "-w", commands=WITH_LAYOUT),
+    Input("num_stages", int | None, None, "Software pipelining depth.", "--num-stages", "-s", commands=WITH_LAYOUT),
+    Input("num_ctas", int | None, None, "CTAs per cluster (sm90+).", "--num-ctas", commands=WITH_LAYOUT),
+    Input("maxnreg", int | None, None, "Register cap per thread (NVIDIA).", "--maxnreg", commands=WITH_LAYOUT),
     Input(
         "config",
         int | None,

@@ -171,13 +171,13 @@ def _refuse_grid(result) -> None:
 def _written(result, files: tuple, keep: int | None) -> Output:
     """The output with the files to write: none from a partial matrix (a pruner of the cells compiled
     before Ctrl-C would drop the rest), said; --keep's targets without estimates said."""
-    if result.partial and files:
-        kept = ", ".join(str(f.path) for f in files)
-        note = f"not written: {kept} (the matrix is partial; any earlier one is kept)"
-        return Output(replace(result, notes=(*result.notes, note)))
-    if result.configs_by_target and files:  # one list of configs to match the launch's against: one target's
-        kept = ", ".join(str(f.path) for f in files)
-        note = f"not written: {kept} (the configs differ by target: run fit for one target, --targets NAME, for each)"
+    why = None
+    if result.partial:
+        why = "the matrix is partial; any earlier one is kept"
+    elif result.configs_by_target:  # one list of configs to match a launch's against: one target's
+        why = "the configs differ by target: run fit for one target, --targets NAME, for each"
+    if why and files:
+        note = f"not written: {', '.join(str(f.path) for f in files)} ({why})"
         return Output(replace(result, notes=(*result.notes, note)))
     if keep is not None:
         result = replace(result, notes=(*result.notes, *_unranked(result, keep)))
