@@ -232,6 +232,10 @@ def test_explain_of_a_captured_kernel_estimates_its_recorded_launch(capture):
     assert launch["dram_bytes"] == 2 * 4096 * 4  # n = 4096 floats in, 4096 out: the launch's own n
 
 
+# the keys of an entry of vLLM's fused-MoE config files, in their order
+VLLM_KEYS = ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M", "num_warps", "num_stages")
+
+
 def test_emit_config_writes_the_fastest_config_per_batch_size_as_vllm_reads_it(tmp_path):
     """An MoE matmul of vLLM's shape (the launch set's moe_matmul.py), its 8 configs at three batch
     sizes on an H200: the file maps each M to the config fit --rank estimates fastest for it, in vLLM's
@@ -246,14 +250,7 @@ def test_emit_config_writes_the_fastest_config_per_batch_size_as_vllm_reads_it(t
         mine = [i for i in kernel["ranked"]["h200"] if kernel["configs"][i]["values"]["M"] == int(size)]
         best = kernel["configs"][mine[0]]["values"]
         assert config == {k: v for k, v in best.items() if k not in ("M", "num_ctas")}  # num_ctas=1: every config's
-        assert set(config) == {
-            "BLOCK_SIZE_M",
-            "BLOCK_SIZE_N",
-            "BLOCK_SIZE_K",
-            "GROUP_SIZE_M",
-            "num_warps",
-            "num_stages",
-        }
+        assert set(config) == set(VLLM_KEYS)
     # the terminal ranks each batch size's configs apart: `#16 is slower than #12` compared M=64 with M=1
     shown = tritonscope("fit", moe, "--targets", "h200", "--vary", "M=1,64,512", "--rank").stdout
     assert [line.split(":")[0] for line in shown.splitlines() if line.startswith("h200 at")] == [
@@ -284,14 +281,7 @@ def test_emit_config_of_a_kernel_with_no_autotune_configs_takes_them_from_the_ot
     written = json.loads(out.read_text())
     assert list(written) == ["16", "512"]
     for config in written.values():
-        assert list(config) == [
-            "BLOCK_SIZE_M",
-            "BLOCK_SIZE_N",
-            "BLOCK_SIZE_K",
-            "GROUP_SIZE_M",
-            "num_warps",
-            "num_stages",
-        ]
+        assert list(config) == list(VLLM_KEYS)
         assert config["BLOCK_SIZE_M"] in (16, 64) and config["BLOCK_SIZE_K"] == 64 and config["num_stages"] == 3
 
 
