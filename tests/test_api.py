@@ -649,3 +649,14 @@ def test_a_default_view_leaves_out_a_large_llvm_ir_and_says_how_to_see_it():
     # any stage of a huge kernel too: an FMA matmul on sm75 unrolls to 35,000 SASS lines (a view of 3 MB)
     huge = ts.dump("sample:matmul_autotune", target="sm75", config=0)._repr_html_()
     assert "PTX (" in huge and "SASS (" in huge and "are left out of this view" in huge and len(huge) < 500_000
+
+
+def test_a_views_hints_say_the_apis_keywords_and_the_magics_the_flags():
+    """A learner in a notebook was told `give -a x_ptr='*fp16' or --dtype`, flags a Python call does not
+    take; the line that reproduces the compile stays a command line, and the magic's view keeps its flags."""
+    r = ts.explain("sample:vector_add", target="sm90")
+    view = html.unescape(r._repr_html_())
+    assert "give args={'x_ptr': '*fp16'} or dtype=...)" in view and "-a x_ptr=" not in view.split("reproduce")[0]
+    assert "tritonscope dump " in view and " -a 'x_ptr=*fp32'" in view  # reproduce: a command line still
+    r.in_flags = True  # as the magic returns it
+    assert "give -a x_ptr='*fp16' or --dtype" in html.unescape(r._repr_html_())

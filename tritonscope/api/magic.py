@@ -71,7 +71,9 @@ def run(line: str, namespace: dict[str, Any]) -> Any:
 
     try:
         function, keywords, kernel = parsed(line, namespace)
-        return function(kernel, **keywords)
+        result = function(kernel, **keywords)
+        result.in_flags = True
+        return result
     except TritonscopeError as exc:
         raise Said(str(said(exc, flags=True))) from None
     except _Helped:

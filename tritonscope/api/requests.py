@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import difflib
 import functools
+import html
 import inspect
 import os
 import re
@@ -208,18 +209,38 @@ def in_api_terms(text: str, keywords: Iterable[str] = ()) -> str:
     text = re.sub(r"(?<![\w-])(?:-c|--constexpr) (\w+)=", r"\1=", text)
     text = re.sub(r"(?<![\w-])(?:-a|--arg) (\w+)=([^\s,;)]+?)(:?)(?=[\s,;)]|$)", _as_args, text)
     flags: dict[str, str] = dict(_KEYWORD_OF_FLAG)
+    valued: set[str] = set()  # keywords that take a value: a flag of one said bare is `name=...`
     for i in inputs.taken_by(inputs.API):
         for flag in (i.flags, i.flag, i.short):
             if flag:
                 flags[flag] = i.name_in(inputs.API)
+        if i.type is not bool:
+            valued.add(i.name_in(inputs.API))
     flags.update({f"--{name.replace('_', '-')}": name for name in known if f"--{name.replace('_', '-')}" not in flags})
     text = re.sub(r"(?<![\w/-])--grid X\[,Y\[,Z\]\]", "grid_size=(X, Y, Z)", text)
     text = re.sub(r"(?<![\w/-])(?:-t/--target|--target|-t) (\w+)", r"target='\1'", text)
     for flag in sorted(flags, key=len, reverse=True):  # -w/--num-warps before --num-warps
         name = flags[flag]
-        text = re.sub(rf"(?<![\w/-]){re.escape(flag)} ([A-Z]+)\b", rf"{name}=\1", text)  # --line N
+        text = re.sub(rf"(?<![\w/-]){re.escape(flag)} ([A-Z]+|\d[\d.]*)\b", rf"{name}=\1", text)  # --line N, -w 8
+        bare = f"{name}=..." if name in valued else name
+        text = re.sub(rf"(?<![\w/-]){re.escape(flag)}(?![\w-])(?! [\w'\"*])", bare, text)
         text = re.sub(rf"(?<![\w/-]){re.escape(flag)}(?![\w-])", name, text)
     return text
+
+
+def in_api_html(drawn: str) -> str:
+    """A notebook view's words in the API's terms (in_api_terms): the text of its header, figures,
+    findings and terminal views, line by line; neither its styles, its stages' code, its script, nor a
+    line that is a command line (`reproduce`)."""
+    styles, closed, body = drawn.partition("</style>")
+    head, columns, rest = body.partition('<div class="columns">')
+
+    def words(match: re.Match) -> str:
+        lines = html.unescape(match.group(1)).split("\n")
+        said = [line if line.lstrip().startswith(("tritonscope ", "$ ")) else in_api_terms(line) for line in lines]
+        return ">" + html.escape("\n".join(said)) + "<"
+
+    return styles + closed + re.sub(r">([^<>]+)<", words, head) + columns + rest
 
 
 def _callers(exc: BaseException) -> list[str]:

@@ -34,6 +34,7 @@ class Result:
 
     def __init__(self, result: Any):
         self.result = result
+        self.in_flags = False  # the magic's result: its views say the command line's flags, as it takes them
 
     def to_json(self) -> dict[str, Any]:
         """The `--json` document of the same command (docs/json-schema.md), as a dict."""
@@ -43,7 +44,10 @@ class Result:
         return str(render(self.result, "summary"))
 
     def _repr_html_(self) -> str:
-        return str(render(self.result, "notebook"))
+        from .requests import in_api_html
+
+        drawn = str(render(self.result, "notebook"))
+        return drawn if self.in_flags else in_api_html(drawn)
 
 
 class Compiled(Result):
