@@ -223,7 +223,8 @@ def test_terminal_view_shows_the_source_gutter_and_findings():
     row = next(line for line in text.splitlines() if "x = tl.load(x_ptr + offsets" in line)
     assert row.split()[0] == str(X_LOAD) and row.split()[1] == "16"
     assert "↳ global ld 8x32b" in text
-    assert "3 findings" in text and f"line {X_LOAD}: narrow-global-access" in text
+    # the two loads and the store say the same: one entry naming their lines
+    assert "3 findings" in text and f"lines {X_LOAD}-{X_LOAD + 1}, {X_LOAD + 3}: narrow-global-access" in text
 
 
 def test_cli_json_document(cli):
@@ -293,3 +294,24 @@ def test_the_file_between_a_helper_and_the_kernel_is_one_row(cli, tmp_path):
     out = cli("explain", file, "-c", "BLOCK=128", "-a", "x_ptr=*fp32", "-t", "sm90", "--no-what-if").stdout
     assert "return x * 3" in out and "def far_kernel" in out and "unused_" not in out
     assert any(line.strip() == "⋮" for line in out.splitlines())
+
+
+def test_findings_that_say_the_same_on_several_lines_are_shown_once(tmp_path):
+    """unsloth's RoPE had ten narrow-access findings of one text, one per load and store: shown once,
+    with their lines and their shares together; the JSON keeps each."""
+    kernel = tmp_path / "halves.py"
+    kernel.write_text(
+        "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+        "def halves(x_ptr, y_ptr, BLOCK: tl.constexpr):\n"
+        "    offs = tl.arange(0, BLOCK)\n"
+        "    a = tl.load(x_ptr + offs)\n"
+        "    b = tl.load(x_ptr + BLOCK + offs)\n"
+        "    tl.store(y_ptr + offs, a * b)\n"
+    )
+    result = explain(make_request(str(kernel), "sm90", constexprs=["BLOCK=64"], args=["x_ptr=*bf16", "y_ptr=*bf16"]))
+    narrow = of_kind(result, findings.NARROW)
+    assert sorted(f.line for f in narrow) == [8, 9, 10] and len({f.message for f in narrow}) == 1
+    text = ExplainView(Terminal(width=80)).render(result)
+    assert "● lines 8-10: narrow-global-access (" in text and text.count("narrow-global-access") == 1
+    assert "evidence (line 8; the others alike: --json gives each): SASS on line 8" in " ".join(text.split())
+    assert "(TTGIR line " in text  # the TTGIR op's line, told apart from the Python lines around it

@@ -89,12 +89,12 @@ def _layout_note(k: Kernel, op: ttgir.Op) -> str:
     if info is None:
         typed = _access_type(op)
         if typed is None:
-            return f"{op.name} (line {op.number})"
+            return f"{op.name} (TTGIR line {op.number})"
         dims = "x".join(map(str, typed[0]))
-        return f"{op.name} of {dims}x{ttgir.element_name(op.text)} in {typed[1]} (line {op.number})"
+        return f"{op.name} of {dims}x{ttgir.element_name(op.text)} in {typed[1]} (TTGIR line {op.number})"
     contiguous, bits, dim, shape = info
     return (
-        f"{op.name} of {'x'.join(map(str, shape))}x{ttgir.element_name(op.text)} (line {op.number}), "
+        f"{op.name} of {'x'.join(map(str, shape))}x{ttgir.element_name(op.text)} (TTGIR line {op.number}), "
         f"{count(contiguous, 'contiguous element')} per thread along dim {dim} = {contiguous * bits} bits"
     )
 
@@ -243,7 +243,7 @@ def uncoalesced(k: Kernel) -> list[Finding]:
                 line,
                 f"{names} is 1 at launch but not specialized: Triton does not know which dimension is contiguous"
                 f" ({'; '.join(part.reason for part in parts)})",
-                f"TTGIR: {ops[0].name} (line {ops[0].number}) computes its pointers from {names} as a runtime "
+                f"TTGIR: {ops[0].name} computes its pointers from {names} as a runtime "
                 f"value; {_layout_note(k, ops[0])}",
                 f"{_narrow_advice(k, parts)}, or make {'them constexprs' if len(parts) > 1 else 'it a constexpr'}",
                 what_if=tuple(dict.fromkeys(change for part in parts for change in part.what_if)),

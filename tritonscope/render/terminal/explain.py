@@ -13,7 +13,7 @@ from rich.text import Text
 from ...analysis.cost import LineCost, source_texts
 from ...analysis.findings import REMARK, Finding
 from ...analysis.line_time import LineTime, TimeEstimate
-from ...core.quantities import count, percentage, size
+from ...core.quantities import count, number_ranges, percentage, size
 from ...core.stages import Stage
 from ...results.explain import ExplainResult
 from .base import Terminal, TerminalRenderer, write_rows
@@ -230,19 +230,43 @@ def draw_findings(console: Console, found: tuple[Finding, ...]) -> None:
         console.print(Text("No findings: nothing here looks slower than it must be.", style="green"))
         return
     console.print(Text(f"{len(found)} finding{'s' if len(found) != 1 else ''}", style="bold"))
+    for alike in _alike(found):
+        console.print(_finding_table(alike))
+
+
+def _alike(found: tuple[Finding, ...]) -> list[list[Finding]]:
+    """The findings, those that say the same (kind, message, advice, what compiling it gave) on several
+    lines together, in the order of their first: unsloth's RoPE had ten narrow-access findings of one
+    text, one per load and store."""
+    groups: dict[tuple[str, str, str, str], list[Finding]] = {}
     for finding in found:
-        table = Table.grid(padding=(0, 1))
-        table.add_column(no_wrap=True)
-        table.add_column()
-        where = f"line {finding.line}" if finding.line is not None else "kernel"
-        share = f" ({percent(finding.time_share)} of the estimated time)" if finding.time_share is not None else ""
-        table.add_row(Text("●", style="bold red"), Text(f"{where}: {finding.kind}{share}", style="bold"))
-        table.add_row(Text(""), Text(finding.message))
-        table.add_row(Text(""), Text(f"evidence: {finding.evidence}", style="dim"))
-        if finding.remarks and finding.kind != REMARK:
-            table.add_row(Text(""), Text(f"Triton says: {' | '.join(finding.remarks)}", style="magenta"))
-        if finding.suggestion:
-            table.add_row(Text(""), Text(f"try: {finding.suggestion}", style="green"))
-        if finding.verified:
-            table.add_row(Text(""), Text(f"compiled: {finding.verified}", style="cyan"))
-        console.print(table)
+        verified = finding.verified.replace(f"line {finding.line}:", "line #:")  # each its own line's result
+        key = (finding.kind, finding.message, finding.suggestion, verified)
+        groups.setdefault(key if finding.line is not None else (*key[:3], str(id(finding))), []).append(finding)
+    return list(groups.values())
+
+
+def _finding_table(alike: list[Finding]) -> Table:
+    first = alike[0]
+    table = Table.grid(padding=(0, 1))
+    table.add_column(no_wrap=True)
+    table.add_column()
+    where = f"line {first.line}" if first.line is not None else "kernel"
+    if len(alike) > 1:
+        where = f"lines {number_ranges(sorted(f.line for f in alike if f.line is not None))}"
+    shares = [f.time_share for f in alike if f.time_share is not None]
+    together = " together" if len(alike) > 1 else ""
+    share = f" ({percent(sum(shares))} of the estimated time{together})" if shares else ""
+    table.add_row(Text("●", style="bold red"), Text(f"{where}: {first.kind}{share}", style="bold"))
+    table.add_row(Text(""), Text(first.message))
+    others = f" (line {first.line}; the others alike: --json gives each)" if len(alike) > 1 else ""
+    table.add_row(Text(""), Text(f"evidence{others}: {first.evidence}", style="dim"))
+    if first.remarks and first.kind != REMARK:
+        table.add_row(Text(""), Text(f"Triton says: {' | '.join(first.remarks)}", style="magenta"))
+    if first.suggestion:
+        table.add_row(Text(""), Text(f"try: {first.suggestion}", style="green"))
+    if first.verified:
+        lines = f"each of lines {number_ranges(sorted(f.line for f in alike))}:" if len(alike) > 1 else ""
+        verified = first.verified.replace(f"line {first.line}:", lines) if lines else first.verified
+        table.add_row(Text(""), Text(f"compiled: {verified}", style="cyan"))
+    return table
