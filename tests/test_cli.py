@@ -406,6 +406,14 @@ def test_list_gives_the_pointer_type_dump_compiles(cli):
     assert "*fp16" in json.dumps(dumped["variant"]["signature"]["a_ptr"])
     plain = cli("list", "sample:double").stdout
     assert "*fp32 (--dtype)" in plain
+    # the JSON says the same (an agent's list_kernels read `*fp32` from the body where *fp16 compiles)
+    params = {p["name"]: p for p in json.loads(cli("list", "sample:matmul", "--json").stdout)["kernels"][0]["params"]}
+    assert (params["a_ptr"]["type"], params["a_ptr"]["type_from"]) == ("*fp16", "file")
+    assert (params["M"]["default"], params["M"]["type_from"], params["BLOCK_SIZE_M"]["type_from"]) == (
+        4096,
+        "file",
+        "annotation",
+    )
 
 
 def test_a_diff_over_targets_does_not_say_which_target_it_compiles_for(cli):

@@ -21,7 +21,8 @@ def list_kernels(source: Source, target: Target | None) -> KernelList:
     from .walk.load import load_file  # imports Triton: `samples` and `cache list`, which import this module, need none
 
     loaded = load_file(source, target)
-    return KernelList(loaded.path, tuple(k.spec for k in loaded.kernels), dict(loaded.defaults), loaded.notices)
+    kernels = tuple(k.spec.as_the_file_gives(loaded.defaults) for k in loaded.kernels)
+    return KernelList(loaded.path, kernels, dict(loaded.defaults), loaded.notices)
 
 
 def cache_list(folder: Path | None) -> CacheListing:

@@ -7,6 +7,7 @@ Nothing here imports Triton, so renderers can use these types without the compil
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
 from typing import Any, Literal
@@ -20,6 +21,7 @@ from .targets import TARGETS, Target, resolve_target
 from .values import TypeName, jsonable
 
 SCHEMA_VERSION = 2  # 2: every document carries `kind`; values are typed (strings, None, dtypes)
+_NONE = object()  # no value given (None is one)
 OPTION_NAMES = ("num_warps", "num_stages", "num_ctas", "maxnreg")  # the compile options a variant may set
 
 
@@ -96,6 +98,21 @@ class KernelSpec:
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
+
+    def as_the_file_gives(self, defaults: Mapping[str, Any]) -> KernelSpec:
+        """Its parameters as a compile with nothing given takes them from the file's defaults
+        (`tritonscope_defaults`): a pointer's type (`'*fp16'`), a value, `type_from` "file"; a
+        constexpr's value and an annotated type stay the kernel's own."""
+
+        def given(p: Param) -> Param:
+            value = defaults.get(p.name, _NONE)
+            if value is _NONE or p.kind is ParamKind.CONSTEXPR or p.type_from == "annotation":
+                return p
+            if isinstance(value, str):  # a type: '*fp16', 'i64'
+                return replace(p, type=value, type_from="file")
+            return replace(p, default=value, has_default=True, type_from="file")
+
+        return replace(self, params=tuple(given(p) for p in self.params))
 
     @property
     def wrappers(self) -> str:

@@ -16,6 +16,7 @@ TYPE_FROM = {
     "default": "from its default",
     "body": "inferred from the body",
     "assumed": "assumed (give -a NAME=TYPE or a value)",
+    "file": "from the file",
 }
 
 
@@ -68,13 +69,10 @@ def _draw_kernel(console: Console, spec, defaults: dict) -> None:
     table.add_column("how the type was found", overflow="fold")
     for p in spec.params:
         kind, type_, how = p.kind.value, "-" if p.kind is ParamKind.CONSTEXPR else p.type, TYPE_FROM[p.type_from]
-        given = defaults.get(p.name)
-        if p.kind is ParamKind.POINTER and isinstance(given, str) and given.startswith("*"):
-            type_, how = f"{given} (file)", "from the file"  # what dump compiles
+        if p.kind is ParamKind.POINTER and p.type_from == "file":
+            type_ = f"{p.type} (file)"  # what dump compiles
         elif p.kind is ParamKind.POINTER and p.type_from != "annotation":
             type_ = "*fp32 (--dtype)"
-        elif p.name in defaults and p.type_from == "assumed" and p.kind is not ParamKind.CONSTEXPR:
-            how = "from the file"  # its value's type: what dump compiles
         if spec.is_helper and p.type_from in ("body", "assumed"):  # no -a reaches a helper: its caller's call types it
             kind, type_, how = "-", "-", _from_calls(spec)
         default = repr(p.default) if p.has_default else ""
