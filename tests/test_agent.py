@@ -194,8 +194,12 @@ def test_every_other_tool_answers_on_a_sample(tmp_path):
         auto = await client.call_tool("dump", {"kernel_file": "sample:double", "max_lines": 5})
         said = result_text(auto).count("notice: no GPU visible: compiling for sm90 (choose with the target input)")
         assert said == (local_target() is None), result_text(auto)  # the target resolved once, its notice said once
-        layout = structured(await client.call_tool("layout", {"kernel_file": "sample:softmax", "value": "row"}))
+        answered = await client.call_tool("layout", {"kernel_file": "sample:softmax", "value": "row"})
+        layout = structured(answered)
         assert layout["kind"] == "layout" and layout["owners"]
+        shape = "x".join(map(str, layout["shape"]))  # its summary a sentence, not `layout: 1 shape`
+        assert result_text(answered).startswith(f"layout: {layout['layout']}\n{shape} over ")
+        assert f"{layout['registers']} value" in result_text(answered) and " shape" not in result_text(answered)
         grid = structured(
             await client.call_tool(
                 "grid", {"kernel_file": "sample:vector_add", "args": {"n_elements": 98432}, "max_lines": 5}

@@ -108,6 +108,17 @@ def _trace(doc: Document) -> list[str]:
     return found + ([f"stopped at {doc['stopped']}"] if doc["stopped"] else [])
 
 
+def _layout(doc: Document) -> list[str]:
+    shape = "x".join(map(str, doc["shape"]))
+    spread = f"{count(doc['warps'], 'warp')} of {doc['lanes']} lanes: {count(doc['registers'], 'value')} per thread"
+    return [f"layout: {doc['layout']}", f"{shape} over {spread}", doc["origin"].splitlines()[0]]
+
+
+def _shared_layout(doc: Document) -> list[str]:
+    shape = "x".join(map(str, doc["shape"]))
+    return [f"shared layout: {doc['layout']}", f"{shape} of {doc['bits']}-bit elements", doc["origin"].splitlines()[0]]
+
+
 def _generic(doc: Document) -> list[str]:
     sizes = [f"{len(value)} {key}" for key, value in doc.items() if isinstance(value, list) and key != "notes"]
     return [f"{doc['kind']}: " + (", ".join(sizes) or "see the document")]
@@ -160,4 +171,6 @@ _SUMMARIES: dict[str, Callable[[Document], list[str]]] = {
     "passes-compare": _passes_compare,
     "capture diff": _capture_diff,
     "trace": _trace,
+    "layout": _layout,
+    "shared_layout": _shared_layout,
 }

@@ -103,7 +103,8 @@ def _from_kernel(request: VariantRequest, value: str | None, line: int | None, s
     candidates, what = _candidates(compilation, lines, value, line)
     for number in candidates:
         text = lines[number - 1]
-        origin = f"{what}, TTGIR line {number}: {text.strip()[:120]}"
+        op = text.strip()
+        origin = f"{what}, TTGIR line {number}: {op if len(op) <= 120 else op[:119] + '…'}"  # cut said so
         shared = module_layouts.memdesc_type(text)
         if shared and (value is not None or layouts.tensor_type(text) is None) and _makes_memdesc(text):
             return _shared(compilation, shared, origin, timeout)
