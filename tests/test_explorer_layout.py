@@ -17,6 +17,7 @@ import pytest
 from test_explorer import MATMUL, ROOT, opened, pane, settled, until, warm  # noqa: F401  (warm: a fixture)
 
 from tritonscope.core.model import VariantRequest
+from tritonscope.core.stages import Stage
 from tritonscope.explorer.panes import CodePane
 from tritonscope.explorer.screens import KEYS
 
@@ -315,11 +316,40 @@ def test_a_narrower_window_takes_stage_panes_away_and_a_wider_gives_them_back(wa
             assert len(three) == 3
             await pilot.resize_terminal(120, 30)
             await pilot.pause()
-            assert code.stages == three[:1]
+            assert Stage.SASS in three and code.stages == (Stage.SASS,)  # the machine code kept, wherever it was
             assert pane(app, "source").region.width >= 34  # its gutter and 16 columns of code, at least
             await pilot.resize_terminal(200, 50)
             await pilot.pause()
             assert code.stages == three
+
+    asyncio.run(scenario())
+
+
+def test_s_never_shows_a_stage_twice_and_c_says_where_the_control_codes_show(warm):  # noqa: F811
+    """`s` cycled a pane onto the stage its neighbour shows (two PTX panes); `c` with no SASS pane said
+    the codes were on and nothing changed on screen."""
+
+    async def scenario():
+        async with opened(MATMUL, size=(200, 50), compiles=warm) as (app, pilot):
+            await settled(app, pilot)
+            code = app.query_one("#code")
+            assert code.stages == (Stage.TTGIR, Stage.SASS)
+            first = next(p for p in app.query(CodePane) if p.id == "stage-0")
+            first.focus()
+            seen = []
+            for _ in range(len(code.result.stages) + 1):
+                await pilot.press("s")
+                await pilot.pause()
+                seen.append(code.stages)
+            assert all(len(set(stages)) == len(stages) for stages in seen), seen
+            assert {stages[0] for stages in seen} == set(code.result.stages) - {Stage.SASS}
+            app.query_one("#stage-1", CodePane).focus()
+            await pilot.press("s")  # the SASS pane onto another stage: no SASS shown
+            await pilot.pause()
+            assert Stage.SASS not in code.stages
+            await pilot.press("c")
+            await pilot.pause()
+            assert "they show in a SASS pane" in str(app.main.status_line.said)
 
     asyncio.run(scenario())
 

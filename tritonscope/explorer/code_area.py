@@ -50,7 +50,7 @@ class CodeArea(Vertical):
         self._stage_panes = [CodePane(id=f"stage-{index}") for index in range(PANES)]
         self._marks: dict[Stage, frozenset[int]] = {}  # the lines changed, per stage
         self._marked_against: ExploreResult | None = None  # the variant they were changed against
-        self._dropped: tuple[Stage, ...] = ()  # stage panes a narrower window took away, given back wider
+        self._dropped: tuple[tuple[int, Stage], ...] = ()  # panes a narrower window took (place, stage), given back wider
 
     def compose(self) -> ComposeResult:
         yield self.source
@@ -122,7 +122,11 @@ class CodeArea(Vertical):
         stages, index = list(self.result.stages), int(pane.id.split("-")[1])
         chosen = list(self.stages)
         at = stages.index(chosen[index]) if chosen[index] in stages else -1  # one still coming: from the start
-        chosen[index] = stages[(at + by) % len(stages)]
+        others = set(chosen) - {chosen[index]}
+        for step in range(1, len(stages) + 1):  # past the stages other panes show: no stage twice
+            if stages[(at + by * step) % len(stages)] not in others:
+                chosen[index] = stages[(at + by * step) % len(stages)]
+                break
         self.stages = tuple(chosen)
 
     def fit(self, columns: int | None) -> None:
@@ -131,12 +135,25 @@ class CodeArea(Vertical):
         come back as it grows."""
         room = PANES if columns is None else max(columns // MIN_PANE - 1, 1)
         coming_now = coming(self.result) if self.result is not None else set()
-        shown = self.stages + tuple(s for s in self._dropped if s in coming_now and s not in self.stages)
+        shown = list(self.stages)
+        for index, stage in self._dropped:  # back where they were
+            if stage in coming_now and stage not in shown:
+                shown.insert(min(index, len(shown)), stage)
         if not shown or (len(self.stages) <= room and not self._dropped):
             return
-        self._dropped = shown[room:]
-        if shown[:room] != self.stages:
-            self.stages = shown[:room]
+        kept = self._kept(tuple(shown), room)
+        self._dropped = tuple((index, stage) for index, stage in enumerate(shown) if stage not in kept)
+        if kept != self.stages:
+            self.stages = kept
+
+    def _kept(self, shown: tuple[Stage, ...], room: int) -> tuple[Stage, ...]:
+        """The stages `room` panes keep of those `shown`: the first ones, and the machine code whatever
+        its place (a narrower window took SASS, the stage the explorer opens on, and left TTGIR)."""
+        machine = self.result.compilation.variant.target_info.vendor.machine_code if self.result else None
+        if machine not in shown[room:]:
+            return shown[:room]
+        others = [s for s in shown if s is not machine][: room - 1]
+        return tuple(s for s in shown if s is machine or s in others)
 
     def count(self, by: int) -> None:
         """One stage pane more (the last stage not shown, at the front) or less (the last), 1 to PANES."""

@@ -203,7 +203,10 @@ class MainScreen(Screen):
             self.say(missing)
             return
         code.controls = not code.controls
-        if code.controls:
+        machine = result.compilation.variant.target_info.vendor.machine_code
+        if code.controls and machine not in code.stages:  # on, but nothing shows them yet
+            self.say(f"control codes on: they show in a {machine.title} pane (tab to a stage pane, then s)")
+        elif code.controls:
             self.say(CONTROLS_SAID if result.unread is None else "the control codes come with the SASS")
 
     def action_copy(self) -> None:
