@@ -404,7 +404,8 @@ def test_the_panel_at_80_columns_takes_the_width_and_cuts_no_figure(warm):  # no
 def test_the_pass_list_at_80_columns_keeps_a_pass_a_row(warm):  # noqa: F811
     """`p` at 80 columns: the pipeline's list is 30 columns wide, and `triton-rewrite-tensor-pointer`
     was split over two rows (`...-po` / `inter`), read as two passes. Each pass is one row now, its
-    name cut at the end where it is longer."""
+    counts first and its name cut at the end where it is longer; a resize to 200 puts before and
+    after side by side."""
 
     async def scenario():
         async with opened(MATMUL, size=(80, 24), compiles=warm) as (app, pilot):
@@ -414,6 +415,12 @@ def test_the_pass_list_at_80_columns_keeps_a_pass_a_row(warm):  # noqa: F811
             await pilot.pause()
             box = app.screen.query_one("#pipeline").region
             rows = [line[box.x + 1 : box.right - 1] for line in screen(app)[box.y + 1 : box.bottom - 1]]
-            assert rows and all(re.match(r"\s*\d+ \S", row) for row in rows if row.strip()), rows
+            assert rows and all(re.match(r"\s*\d+ (\+\d+ -\d+|\?|) *\S", row) for row in rows if row.strip()), rows
+            assert any(re.match(r"\s*\d+ \+\d+ -\d+ +\S", row) for row in rows), rows  # the counts whole, first
+            # opened narrow, made wide: before and after side by side (they stayed stacked, 170 columns each)
+            await pilot.resize_terminal(200, 50)
+            await pilot.pause()
+            before, after = (app.screen.query_one(f"#{side}").region for side in ("before", "after"))
+            assert before.y == after.y and before.right <= after.x, (before, after)
 
     asyncio.run(scenario())

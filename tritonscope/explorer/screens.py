@@ -9,7 +9,7 @@ from functools import partial
 from typing import Any
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -274,6 +274,9 @@ class PassesScreen(Screen):
 
     def on_mount(self) -> None:
         self.set_class(self.app.size.width < 120, "narrow")
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.width < 120, "narrow")  # opened narrow, made wide: side by side then
         changed = sum(1 for r in self.passes.records if r.changed)
         passes = count(len(self.passes.records), "pass", "passes")
         self.query_one("#pipeline", OptionList).border_title = f"{passes}, {changed} changed"
@@ -312,7 +315,7 @@ class PassesScreen(Screen):
 
 def _pass_option(record) -> Option:
     change = "?" if record.changed is None else f"+{record.added} -{record.removed}" if record.changed else ""
-    row = f"{record.index:>3} {record.label:<28} {change}".rstrip()  # no padding to cut where no change follows
+    row = f"{record.index:>3} {change:<11} {record.label}"  # the counts before the name, which is cut if need be
     prompt = Text(row, style="bold" if record.changed else "dim")
     return Option(prompt, id=str(record.index - 1))
 
