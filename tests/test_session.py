@@ -29,6 +29,19 @@ def test_a_value_is_kept_by_task_unless_the_task_acts(session):
     assert session.answer(task(time.monotonic)) != first  # another task
 
 
+def test_values_python_calls_equal_are_kept_apart_by_their_types(session):
+    """2, 2.0 and True are one key to a dict; as constexprs they compile three kernels (the API answered
+    `SCALE=2.0` with the variant compiled for `SCALE=2`)."""
+    assert [session.answer(task(repr, value)) for value in (2, 2.0, True, 1, (2,), (2.0,))] == [
+        "2",
+        "2.0",
+        "True",
+        "1",
+        "(2,)",
+        "(2.0,)",
+    ]
+
+
 def test_a_kept_value_is_answered_while_another_task_runs(session):
     first = session.answer(task(time.time))
     slow = session.call(task(time.sleep, 30), keep=False)

@@ -17,6 +17,7 @@ once per process).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 from collections import OrderedDict
@@ -34,7 +35,7 @@ class Session:
     def __init__(self, preload: str | None = None, timeout: float = 300.0, keep: int = 64):
         self.preload, self.timeout, self.keep = preload, timeout, keep
         self._workers = Workers(timeout=timeout)
-        self._values: OrderedDict[tuple[Task, Fingerprint], Any] = OrderedDict()  # least recently used first
+        self._values: OrderedDict[tuple[Task, Any, Fingerprint], Any] = OrderedDict()  # least recently used first
         self._seen: dict[str, Fingerprint] = {}  # each input's state when a worker last read it
         self._turn = threading.Lock()  # held by the call whose task runs
         self._kept = threading.Lock()  # the values and the states seen
@@ -62,7 +63,7 @@ class Session:
     def _run(self, call: Call) -> Outcome:
         """The call's outcome: its kept value (at once, even while another task runs), or its task
         run in its turn (cancelled: never started, or its worker killed)."""
-        key = (call.task, call.fingerprint)
+        key = (call.task, _typed(call.task), call.fingerprint)
         kept = self._kept_outcome(call, key)
         if kept is not None:
             return kept
@@ -81,7 +82,7 @@ class Session:
                     self._values.popitem(last=False)
         return outcome
 
-    def _kept_outcome(self, call: Call, key: tuple[Task, Fingerprint]) -> Outcome | None:
+    def _kept_outcome(self, call: Call, key: tuple[Task, Any, Fingerprint]) -> Outcome | None:
         with self._kept:
             if not call.keep or key not in self._values:
                 return None
@@ -152,3 +153,13 @@ def _fingerprint(inputs: Iterable[str | Path]) -> Fingerprint:
                 continue
             found.append((str(path), stat.st_ino, stat.st_mtime_ns, stat.st_size))
     return tuple(found)
+
+
+def _typed(value: Any) -> Any:
+    """The types of a task's values, wherever they sit (a request's constexprs): 2, 2.0 and True are
+    equal keys to Python, and compile three kernels (`SCALE=2.0` was answered with `SCALE=2`'s)."""
+    if isinstance(value, (tuple, list, frozenset)):
+        return tuple(_typed(v) for v in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (type(value).__name__, *(_typed(getattr(value, f.name)) for f in dataclasses.fields(value)))
+    return type(value).__name__
