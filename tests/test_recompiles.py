@@ -256,6 +256,25 @@ def test_a_guard_on_a_value_after_a_graph_break_names_the_users_function_not_dyn
     assert "torch._dynamo.mark_dynamic(t, 0)" in found.said
 
 
+def test_a_size_of_1_after_a_dynamic_entry_is_fixed_with_mark_unbacked_as_torch_2_11_says_its_bound():
+    """torch 2.11 prints the 0/1 specialization's guard with both bounds (`2 <= x.size()[0] <= 2147483647`):
+    it was not read, and the advice was mark_dynamic, which recompiles all the same."""
+    from tritonscope.app.recompile_torch import fix, said
+    from tritonscope.parsers.dynamo_guards import reason
+
+    record = {"function": "f", "compile_id": "0/2", "inputs": {"x": {"kind": "tensor", "shape": [1, 64]}}}
+    read = [
+        reason("0/1: 2 <= x.size()[0] <= 2147483647  # return torch.relu(x @ y)  # due to 0/1 specialization"),
+        reason("0/0: tensor 'x' size mismatch at index 0. expected 8, actual 1"),
+    ]
+    assert read[0].dim == ("x", 0) and read[0].expected == "2 <= x.size()[0]"
+    found = fix(record, read)
+    assert found is not None and found.code == "torch._dynamo.decorators.mark_unbacked(x, 0)"
+    assert "(1; 2 <= x.size()[0]: a size of 1 is never made dynamic)" in said(record, read)
+    twice = [reason(f"0/{n}: tensor 'x' dtype mismatch. expected Float, actual Half") for n in range(3)]
+    assert said(record, twice).count("dtype mismatch") == 1  # each entry says the same: said once
+
+
 def test_another_kernel_under_the_same_name_is_not_compared_parameter_by_parameter():
     """torch.compile names kernels per graph: two of one name may take other parameters. The fourth
     pointer of one is no "new dtype" of the other's."""

@@ -69,7 +69,7 @@ def said(record: dict, read: list[Reason]) -> str:
     failed = _failed(read)
     if not failed:
         return f"torch.compile compiled `{record['function']}` again: " + (
-            "; ".join(r.expected for r in read) or "no reason recorded"
+            "; ".join(dict.fromkeys(r.expected for r in read)) or "no reason recorded"  # each entry says it
         )
     sizes = guards(record.get("guards", [])).sizes
     parts, dynamic = [], []

@@ -7,6 +7,7 @@
     LAMBDA_GUARD: 512*L['h'].size()[1]*L['h'].size()[0] <= 2147483647
     0/0: tensor 'h' size mismatch at index 1. expected 128, actual 1        (a reason)
     0/2: 2 <= h.size()[1]  # return h + ... (user code shown is first use ...)
+    0/1: 2 <= x.size()[0] <= 2147483647  # ...    (torch 2.11 and later: both bounds, the lower one failed)
 
 An input is named as dynamo's source names it, without its frame's `L[...]`: `h`, `self.up`. A line
 of another kind is left out: these are the guards a size decides.
@@ -27,6 +28,7 @@ _SIZE_TERM = re.compile(
 _BOUND = re.compile(
     r"^\s*(?:(?P<low>-?\d+)\s*(?P<lop><=|<)\s*(?P<lexpr>[^<>=]+?)|(?P<hexpr>[^<>=]+?)\s*(?P<hop><=|<|==)\s*(?P<high>-?\d+))\s*$"
 )
+_CHAINED = re.compile(r"^(?P<low>-?\d+)\s*(?P<op><=|<)\s*(?P<expr>[^<>=]+?)\s*(?:<=|<)\s*-?\d+$")
 _MISMATCH = re.compile(
     r"^(?P<entry>\d+/\d+): tensor '(?P<name>[^']+)' size mismatch at index (?P<dim>\d+)\. "
     r"expected (?P<expected>\d+), actual (?P<actual>\d+)"
@@ -108,6 +110,9 @@ def _size(text: str) -> int | None:
 
 
 def _bound(text: str) -> Bound | None:
+    chained = _CHAINED.match(text.strip())  # `2 <= x.size()[0] <= 2147483647`: the lower bound fails a 1
+    if chained:
+        text = f"{chained['low']} {chained['op']} {chained['expr']}"
     match = _BOUND.match(text.strip())
     if not match:
         return None
