@@ -283,6 +283,11 @@ def test_emit_config_of_a_kernel_with_no_autotune_configs_takes_them_from_the_ot
     for config in written.values():
         assert list(config) == list(VLLM_KEYS)
         assert config["BLOCK_SIZE_M"] in (16, 64) and config["BLOCK_SIZE_K"] == 64 and config["num_stages"] == 3
+    # a constexpr varied first: its values were written as batch sizes, with BLOCK_SIZE_M in no entry
+    tiles = tmp_path / "tiles.json"
+    said = tritonscope("fit", plain, *given, "-a", "M=512", "--vary", "BLOCK_SIZE_M=16,64", "--targets", "h200",
+                       "--rank", "--emit-config", f"vllm:{tiles}", expect=2).stderr  # fmt: skip
+    assert "the first --vary (BLOCK_SIZE_M) keys the file by batch size" in said and not tiles.exists()
 
 
 def test_why_slower_says_a_tie_and_the_blocks_per_sm_where_the_waves_are_alike(matmul):
@@ -321,3 +326,14 @@ def test_a_kernel_launched_at_two_specializations_is_a_matrix_for_each(tmp_path)
     matrices = [k for k in document["kernels"] if k["kernel"] == "add"]
     assert sorted(k["specialization"].split()[-1] for k in matrices) == ["n=4096", "n=4099"]
     assert all(len(k["configs"]) == 1 for k in matrices)
+
+
+def test_a_column_of_a_target_the_fit_has_not_is_refused_with_those_it_has(matmul):
+    """`Fit.kernels[0].column("sm80")` raised a bare `tuple.index(x): x not in tuple`."""
+    import pytest
+
+    from tritonscope.core.errors import UsageError
+
+    _, k = matmul
+    with pytest.raises(UsageError, match=rf"^sm61: not a target of this fit; it has {', '.join(k.targets)}$"):
+        k.column("sm61")

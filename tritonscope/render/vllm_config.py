@@ -33,6 +33,12 @@ class VllmConfigRenderer:
         if not result.ranked:
             raise UsageError("--emit-config picks each size's fastest config: give --rank")
         size = self.size or _size_name(k)
+        if size not in k.sizes:  # a constexpr varied first: its values are no batch sizes
+            raise UsageError(
+                f"--emit-config vllm: the first --vary ({size}) keys the file by batch size, so it is an argument of "
+                f"{k.kernel} that a launch's size gives (--vary M=1,16,64,256), not a constexpr; "
+                f"give {size}'s values as a later --vary"
+            )
         return json.dumps(best_per_size(k, size, self.fixed), indent=4) + "\n"
 
 

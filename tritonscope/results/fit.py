@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from ..analysis.fitting import FITS, NO_FIT, UNKNOWN
 from ..analysis.launch_time import LaunchEstimate
+from ..core.errors import UsageError
 from ..core.status import ExitStatus
 from .base import Result
 
@@ -71,6 +72,8 @@ class KernelFit:
     sizes: tuple[str, ...] = ()  # varied arguments (--vary M=1,64): a launch's size, not a config's value
 
     def column(self, target: str) -> tuple[Cell, ...]:
+        if target not in self.targets:
+            raise UsageError(f"{target}: not a target of this fit; it has {', '.join(self.targets)}")
         at = self.targets.index(target)
         return tuple(row[at] for row in self.cells)
 
