@@ -114,3 +114,21 @@ def test_a_compile_record_cut_short_is_no_pass(cli, captures, tmp_path):
     log.write_text("".join(lines[:-1]) + lines[-1][:60] + "\n")
     said = cli("check", damaged, "--no-compiles-after", "warmup", expect=2).stderr
     assert f"the gate cannot be held: {log}:{len(lines)}: not a compile record" in " ".join(said.split())
+
+
+def test_a_compile_whose_record_is_cut_short_says_its_signature_is_unknown(cli, captures, tmp_path):
+    """`dump DIR/:NAME` of the compile whose kernels.jsonl line was cut showed a blank signature as the
+    launched compile's, with nothing said of why."""
+    import json
+    import shutil
+
+    damaged = tmp_path / "damaged"
+    shutil.copytree(captures / "steady", damaged)
+    log = damaged / "kernels.jsonl"
+    lines = log.read_text().splitlines(keepends=True)
+    last = json.loads(lines[-1])
+    log.write_text("".join(lines[:-1]) + lines[-1][:60] + "\n")
+    done = cli("dump", f"{damaged}/:{last['name']}@{last['hash'][:8]}", "--stage", "ttir")
+    said = " ".join((done.stderr + done.stdout).split())
+    assert f"kernels.jsonl holds no readable record of this compile (@{last['hash'][:8]}): its signature" in said
+    assert "signature not recorded (read from a cache)" in said

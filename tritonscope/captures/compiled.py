@@ -7,6 +7,7 @@ import dataclasses
 from pathlib import Path
 
 from ..analysis.artifacts import to_compilation
+from ..capture_hook import tritonscope_contract as contract
 from ..core.errors import UsageError
 from ..core.model import OPTION_NAMES, Artifacts, Compilation, KernelSpec, Variant
 from ..core.pysource import unspecialized
@@ -68,6 +69,11 @@ def entry_parts(
         do_not_specialize_on_alignment=held.get("do_not_specialize_on_alignment", ()),
     )
     signature, constants, hints = recorded_specialization(entry)
+    if not signature and (capture_folder(entry) / contract.CAPTURE_LOG).exists():  # a capture's, unread
+        problems.append(
+            f"{contract.CAPTURE_LOG} holds no readable record of this compile (@{str(entry.metadata.get('hash'))[:8]}):"
+            " its signature, constants and hints are unknown"
+        )
     variant = Variant(
         kernel=entry.name,
         file=reference,

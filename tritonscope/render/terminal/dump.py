@@ -81,7 +81,7 @@ def signature_text(c: Compilation) -> str:
             if name in c.variant.inferred:
                 notes.append(inferred_note(name, type_))
             parts.append(f"{name}: {type_}" + (f" ({'; '.join(notes)})" if notes else ""))
-    return ", ".join(parts)
+    return ", ".join(parts) or ("not recorded (read from a cache)" if c.variant.cached else "none")
 
 
 def inferred_note(name: str, type_: str) -> str:
