@@ -132,3 +132,24 @@ def test_a_compile_whose_record_is_cut_short_says_its_signature_is_unknown(cli, 
     said = " ".join((done.stderr + done.stdout).split())
     assert f"kernels.jsonl holds no readable record of this compile (@{last['hash'][:8]}): its signature" in said
     assert "signature not recorded (read from a cache)" in said
+
+
+def test_any_mark_name_a_missing_folder_and_an_unreadable_mark_each_said_as_such(cli, captures, tmp_path):
+    """A mark `recompiles --after` takes ("end of warmup", "a=b") was refused by check as a malformed
+    --budget; a folder that is not there was "not a kernel's figure"; a marks.jsonl cut short read as
+    "it marked nothing"."""
+    import shutil
+
+    odd = tmp_path / "odd"
+    shutil.copytree(captures / "steady", odd)
+    marks = odd / "marks.jsonl"
+    marks.write_text(marks.read_text().replace('"warmup"', '"end of warmup=a<b"'))
+    out = cli("check", odd, "--no-compiles-after", "end of warmup=a<b").stdout
+    assert out.startswith("PASS") and "compiles after end of warmup=a<b: 0" in " ".join(out.split())
+    missing = cli("check", tmp_path / "nope", "--no-compiles-after", "warmup", expect=2).stderr
+    assert "nope: no such file or folder" in missing and "kernel's figure" not in missing
+    assert "needs a mark's name" in cli("check", odd, "--no-compiles-after", "", expect=2).stderr
+    marks.write_text(marks.read_text()[:30] + "\n")
+    cut = " ".join(cli("check", odd, "--no-compiles-after", "end of warmup=a<b", expect=2).stderr.split())
+    assert f"no mark named 'end of warmup=a<b' can be read, and {marks}:1: not a mark record" in cut
+    assert "it marked nothing" not in cut

@@ -63,12 +63,15 @@ _LINE = re.compile(r"^line\s*(\d+)$")
 _BYTES = ("shared", "local_bytes", "conversion_bytes")
 
 
-def budgets(items: list[str] | None, where: str = "--budget") -> tuple[Budget, ...]:
+def budgets(items: list[str | Budget] | None, where: str = "--budget") -> tuple[Budget, ...]:
     """FIGURE<=VALUE, FIGURE>=VALUE, FIGURE=VALUE...: `registers<=128`, `occupancy>=50%`, `shared<=96KiB`;
     `line 33 <= 40%`: line 33's share of the estimated time (explain's). Every front end's form of a
     budget: the command line's --budget, the agent server's budgets."""
     found = []
     for item in items or ():
+        if isinstance(item, Budget):  # made whole (--no-compiles-after MARK: a mark's name is any text)
+            found.append(item)
+            continue
         match = _BUDGET.match(str(item))
         names = ", ".join(FIGURES) + ", line N, compiles_after_MARK (a capture)"
         if not match:
@@ -115,6 +118,13 @@ def check(
             if on_done:
                 on_done(outcome)
     return _with_notes(tuple(outcomes))
+
+
+def no_compiles_after(mark: str) -> Budget:
+    """--no-compiles-after MARK's budget: no compile after the program's `tritonscope.mark(MARK)`."""
+    if not mark.strip():
+        raise UsageError("--no-compiles-after needs a mark's name: the one the program passes to tritonscope.mark")
+    return Budget(f"{COMPILES_AFTER}{mark}", "==", 0.0, f"{COMPILES_AFTER}{mark}=0")
 
 
 def refuse_capture_budgets(given: list[Budget]) -> None:

@@ -50,6 +50,13 @@ class Timeline:
         if found is not None:
             return found
         names = sorted({m["mark"] for m in self.marks})
+        unread = [p for p in self.problems if f"{contract.MARK_LOG}:" in p]
+        if unread:  # the mark may be the line that cannot be read: not "it marked nothing"
+            raise UsageError(
+                f"{self.folder}: no mark named '{name}' can be read, and {unread[0].removesuffix(', skipped')}: "
+                "it may be that line",
+                hint="make the capture again with `tritonscope trace -o DIR -- python prog.py`",
+            )
         where = f"{self.folder}: the program never passed a mark named '{name}'"
         if not names:
             how = f'call tritonscope.mark("{name}") where the warmup ends (or set ${contract.ENV_MARK}={name} there)'

@@ -116,11 +116,15 @@ def check(
     """
     from ...app.check import check as run_check
     from ...app.diff import worker_count
-    from ...core.source import CaptureFolder
+    from ...app.check import no_compiles_after as no_compiles_after_budget
+    from ...core.source import CaptureFolder, KernelFile
     from .. import argtypes
     from .capture_check import check_capture
 
-    budget = [*(budget or ()), *([f"compiles_after_{no_compiles_after}=0"] if no_compiles_after else [])]
+    gate = [no_compiles_after_budget(no_compiles_after)] if no_compiles_after is not None else []
+    budget = [*(budget or ()), *gate]
+    if request is not None and isinstance(request.source, KernelFile) and not Path(request.file).exists():
+        raise UsageError(f"{request.file}: no such file or folder (a kernel file, or a capture folder: trace -o DIR)")
     if request is not None and isinstance(request.source, CaptureFolder):
         return check_capture(request, budget, baseline, update_baseline, project, junit, jobs, timeout, fit)
     if fit is not None:
