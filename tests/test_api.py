@@ -11,6 +11,7 @@ import inspect
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -660,3 +661,17 @@ def test_a_views_hints_say_the_apis_keywords_and_the_magics_the_flags():
     assert "tritonscope dump " in view and " -a 'x_ptr=*fp32'" in view  # reproduce: a command line still
     r.in_flags = True  # as the magic returns it
     assert "give -a x_ptr='*fp16' or --dtype" in html.unescape(r._repr_html_())
+
+
+def test_trace_takes_a_command_as_a_str_and_says_a_failed_program_in_its_own_words(tmp_path):
+    """`ts.trace("python -c pass")` ran `p` (the str's first character); a failed program's `-c` was said
+    as `constexprs`, and a folder never written as the one its kernels were captured into."""
+    quiet = ts.trace(f"{shlex.quote(sys.executable)} -c pass", target="sm90", out=tmp_path / "quiet")
+    assert repr(quiet).startswith("<Trace 0 kernels into ")
+    with pytest.raises(Exception) as failed:
+        ts.trace([sys.executable, "-c", "import sys; sys.exit(5)"], target="sm90", out=tmp_path / "fails")
+    assert f"{sys.executable} -c import sys; sys.exit(5) exited with 5 (nothing written)" in str(failed.value)
+    with pytest.raises(Exception, match="time_limit=0, launches=3: a time limit over 0 s"):
+        ts.trace("python x.py", time_limit=0)
+    with pytest.raises(Exception, match=r"directory is not empty \(use replace=True"):
+        ts.trace(f"{shlex.quote(sys.executable)} -c pass", target="sm90", out=tmp_path / "quiet")

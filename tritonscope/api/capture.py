@@ -11,6 +11,7 @@ to a running notebook: with a target and no such GPU here, `capture` says so and
 
 from __future__ import annotations
 
+import shlex
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -126,7 +127,7 @@ def _check_gpu(target: str | None) -> None:
 
 
 def trace(
-    command: Sequence[str],
+    command: Sequence[str] | str,
     target: str | None = None,
     out: str | Path | None = None,
     launches: int = 3,
@@ -134,17 +135,25 @@ def trace(
     replace: bool = False,
     time_limit: float = 300.0,
 ) -> Trace:
-    """Runs a program (`["python", "infer.py"]`) and captures every kernel Triton compiles in it,
-    torch.compile's too, into a folder (`out`, else a new temporary one, kept); with `target`, against
-    a simulated GPU: no GPU needed. Its kernels are then `ts.dump(f"{t.folder}/:NAME")`."""
+    """Runs a program (`["python", "infer.py"]`, or a str a shell would split) and captures every
+    kernel Triton compiles in it, torch.compile's too, into a folder (`out`, else a new temporary one,
+    kept); with `target`, against a simulated GPU: no GPU needed. Its kernels are then
+    `ts.dump(f"{t.folder}/:NAME")`."""
     __tracebackhide__ = True
+    words = tuple(shlex.split(command) if isinstance(command, str) else command)  # a str: as a shell splits it
     try:
-        if not command:
+        if not words:
             raise UsageError('give the program to run, e.g. ["python", "infer.py"]')
+        if not all(isinstance(w, str) for w in words):
+            raise UsageError(f"command={command!r}: the program's words are str (['python', 'infer.py'])")
+        if not time_limit > 0 or launches < 0:
+            raise UsageError(
+                f"time_limit={time_limit!r}, launches={launches!r}: a time limit over 0 s, launches 0 or more"
+            )
         folder = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="tritonscope-trace-")) / "capture"
         simulated = forms.command_target(target) if target is not None else None
         rule = forms.autotune_rule(autotune) if autotune is not None else None
-        call = task(calls.trace, tuple(command), str(folder), replace, launches, simulated, rule, time_limit)
+        call = task(calls.trace, words, str(folder), replace, launches, simulated, rule, time_limit)
         return Trace(answer(call, time_limit + 60.0, keep=False))
     except TritonscopeError as exc:
-        raise said(exc) from None
+        raise said(exc, verbatim=(shlex.join(words), " ".join(words))) from None

@@ -171,7 +171,11 @@ def _pointer_type(value: Any) -> Any:
 
 
 def said(
-    exc: TritonscopeError, keywords: Iterable[str] = (), known: Iterable[str] = (), flags: bool = False
+    exc: TritonscopeError,
+    keywords: Iterable[str] = (),
+    known: Iterable[str] = (),
+    flags: bool = False,
+    verbatim: Iterable[str] = (),
 ) -> TritonscopeError:
     """The error in the API's terms (`flags`: the command line's, for the magic), its hint on a line of
     its own, a notebook cell named as IPython names it, shown by IPython with the user's own lines that
@@ -183,7 +187,7 @@ def said(
         if close and f"'{name}'" in exc.message:
             hint = f"did you mean {close[0]}=? (a keyword that is not an input is a constexpr)"
     message = exc.message + (f"\nhint: {hint}" if hint else "")
-    message = cells_named(message if flags else in_api_terms(message, known))  # flags: the magic's own terms
+    message = cells_named(message if flags else in_api_terms(message, known, verbatim))  # flags: the magic's
     again = copy.copy(exc)
     again.message, again.hint, again.args = message, None, (message,)
     again._render_traceback_ = lambda: [*_callers(again), f"{type(exc).__name__}: {message}"]  # type: ignore[attr-defined]
@@ -191,7 +195,7 @@ def said(
 
 
 # Flags of the command line whose keyword in Python has another name (`--grid 4` is grid_size=4)
-_KEYWORD_OF_FLAG = {"--grid": "grid_size", "--stage": "stages"}
+_KEYWORD_OF_FLAG = {"--grid": "grid_size", "--stage": "stages", "--force": "replace=True", "--out": "out"}
 
 
 def _as_args(match: re.Match) -> str:
@@ -201,10 +205,21 @@ def _as_args(match: re.Match) -> str:
     return f"args={{'{name}': {value if plain else repr(value)}}}{colon}"
 
 
-def in_api_terms(text: str, keywords: Iterable[str] = ()) -> str:
+def in_api_terms(text: str, keywords: Iterable[str] = (), verbatim: Iterable[str] = ()) -> str:
     """A message written for the command line in the API's terms: `-c BLOCK=...` as `BLOCK=...`,
     `-a n=VALUE` as `args={'n': VALUE}`, `--target sm90` as `target='sm90'`, a flag of one of the
-    function's keywords as the keyword."""
+    function's keywords as the keyword. The `verbatim` texts are left as they are (a traced program's
+    own command line: its `-c` is python's)."""
+    kept = [v for v in dict.fromkeys(verbatim) if v and v in text]
+    for index, words in enumerate(kept):
+        text = text.replace(words, f"\x00{index}\x00")
+    text = _in_api_terms(text, keywords)
+    for index, words in enumerate(kept):
+        text = text.replace(f"\x00{index}\x00", words)
+    return text
+
+
+def _in_api_terms(text: str, keywords: Iterable[str]) -> str:
     known = set(keywords)
     text = re.sub(r"(?<![\w-])(?:-c|--constexpr) (\w+)=", r"\1=", text)
     text = re.sub(r"(?<![\w-])(?:-a|--arg) (\w+)=([^\s,;)]+?)(:?)(?=[\s,;)]|$)", _as_args, text)

@@ -128,7 +128,7 @@ def failed_program(command: tuple[str, ...], result: TraceResult, printed: str) 
     code = result.returncode
     how = f"was killed by signal {-code}" if code < 0 else f"exited with {code}"
     lines = [line[:300] for line in printed.rstrip().splitlines()[-LAST_LINES:]]
-    kept = f"{count(len(result.kernels), 'kernel')} captured into {result.out}"
+    kept = f"{count(len(result.kernels), 'kernel')} captured into {result.out}" if result.written else "nothing written"
     said = "; its last lines:\n" + "\n".join(f"  {line}" for line in lines) if lines else "; it printed nothing"
     return UsageError(
         f"{' '.join(command)} {how} ({kept}){said}", hint="fix what the program says, or run it alone to see why"
