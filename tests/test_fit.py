@@ -426,3 +426,15 @@ def test_a_config_naming_what_the_kernel_lacks_does_not_compile_in_its_cell(tmp_
     (bad,), (good,) = result.kernels[0].cells
     assert bad.verdict == "does not compile" and "sets NOPE, which is not a parameter of the kernel" in bad.reason
     assert good.verdict == FITS
+
+
+def test_no_pruner_is_written_with_nothing_to_choose_among_or_nothing_compiled(tmp_path):
+    """A kernel with no autotune configs and no --vary wrote `CONFIGS = [{}]`, which keeps every config;
+    a matrix where nothing compiled wrote empty FITS, a pruner that raises at every launch."""
+    one, none = tmp_path / "one.py", tmp_path / "none.py"
+    run = tritonscope("fit", "sample:vector_add", "--targets", "sm90", "--emit-prune", one)
+    assert f"not written: {one} (the kernel has no autotune configs and nothing was varied" in " ".join(
+        run.stdout.split()) and not one.exists()  # fmt: skip
+    failed = tritonscope("fit", "sample:vector_add", "--vary", "BLOCK_SIZE=3,5", "--targets", "sm90",
+                         "--emit-prune", none, expect=1)  # fmt: skip
+    assert f"not written: {none} (no config compiled)" in " ".join(failed.stdout.split()) and not none.exists()

@@ -16,6 +16,7 @@ from ...core.errors import UsageError
 from ...core.model import OPTION_NAMES, VariantRequest
 from ...core.quantities import count
 from ...core.source import CaptureFolder
+from ...core.status import ExitStatus
 from ..messages import progress, say
 from ..options import ClusterOpt, JsonOpt, TimeoutOpt, variant_flags
 from ..output import File, Output
@@ -176,6 +177,10 @@ def _written(result, files: tuple, keep: int | None) -> Output:
         why = "the matrix is partial; any earlier one is kept"
     elif result.configs_by_target:  # one list of configs to match a launch's against: one target's
         why = "the configs differ by target: run fit for one target, --targets NAME, for each"
+    elif result.exit_status is ExitStatus.FAILED:  # its pruner would drop every config: no launch could run
+        why = "no config compiled"
+    elif any(not row.values for k in result.kernels for row in k.rows):  # `CONFIGS = [{}]` keeps every config
+        why = "the kernel has no autotune configs and nothing was varied: there is nothing to choose among"
     if why and files:
         note = f"not written: {', '.join(str(f.path) for f in files)} ({why})"
         return Output(replace(result, notes=(*result.notes, note)))
