@@ -675,3 +675,16 @@ def test_trace_takes_a_command_as_a_str_and_says_a_failed_program_in_its_own_wor
         ts.trace("python x.py", time_limit=0)
     with pytest.raises(Exception, match=r"directory is not empty \(use replace=True"):
         ts.trace(f"{shlex.quote(sys.executable)} -c pass", target="sm90", out=tmp_path / "quiet")
+
+
+def test_fit_takes_one_budget_and_targets_as_strs_and_refuses_a_grid_as_the_command_line():
+    """`budgets="spills=0"` was read letter by letter (`got 's'`), `targets="sm80,sm90"` was one unknown
+    target with a hint said as `target='takes' one`, and a grid naming no argument was a note in each
+    cell where the command line exits 2."""
+    r = ts.fit("sample:vector_add", targets="sm80,sm90", budgets="spills=0")
+    assert r.kernels[0].targets == ("sm80", "sm90") and r.to_json()["budgets"] == ["spills=0"]
+    with pytest.raises(Exception, match=r"^grid n // 0 names what is not an argument or constexpr"):
+        ts.fit("sample:vector_add", targets="sm90", rank=True, grid="n // 0")
+    with pytest.raises(Exception) as unknown:
+        ts.fit("sample:vector_add", targets="sm80,sm91")
+    assert "unknown target 'sm91'" in str(unknown.value) and "target='takes'" not in str(unknown.value)

@@ -86,7 +86,7 @@ def fit(
     request: VariantRequest,
     targets: Sequence[str] | str | None = None,
     vary: Values | None = None,
-    budgets: Sequence[str] = (),
+    budgets: Sequence[str] | str = (),
     rank: bool = False,
     grid: str | None = None,
     timeout: float = 300.0,
@@ -94,10 +94,17 @@ def fit(
     """Which autotune configs (or `vary`'s grid) fit which GPU: each compiled for each target, no GPU
     needed; `rank=True`: each launch's estimated time there (for `grid`, "cdiv(M, BLOCK_M) * ...",
     else the file's grid(meta)). Example: `ts.fit(matmul_kernel, targets=["sm89", "sm90"], rank=True)`."""
+    from ..app.fit_rank import refused_grid
+
     chosen = _targets(targets) if targets is not None else None
     axes = tuple(forms.typed_axes(vary))
-    call = task(calls.fit, request, chosen, axes, tuple(budgets), timeout, rank, grid)
-    return results.Fit(answer(call, timeout, depends_on(request.source)))
+    given = (budgets,) if isinstance(budgets, str) else tuple(budgets)  # one budget as a str: not its letters
+    call = task(calls.fit, request, chosen, axes, given, timeout, rank, grid)
+    found = answer(call, timeout, depends_on(request.source))
+    refused = refused_grid([cell for k in found.kernels for row in k.cells for cell in row]) if grid else None
+    if refused:  # a grid no cell could evaluate: the caller's to fix, as the command line refuses it
+        raise UsageError(refused)
+    return results.Fit(found)
 
 
 @with_inputs
@@ -128,7 +135,7 @@ def grid(
 
 
 def _targets(given: Sequence[str] | str) -> tuple[str, ...]:
-    names = [given] if isinstance(given, str) else list(given)
+    names = given.split(",") if isinstance(given, str) else list(given)  # "sm80,sm90" as the command line
     found = tuple(dict.fromkeys(target_table.parse_name(str(name).strip()) for name in names))
     if not found or "auto" in found:
         raise UsageError(f"targets: name them (auto is one machine's GPU). Targets: {', '.join(target_table.TARGETS)}")

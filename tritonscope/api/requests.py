@@ -231,9 +231,10 @@ def _in_api_terms(text: str, keywords: Iterable[str]) -> str:
                 flags[flag] = i.name_in(inputs.API)
         if i.type is not bool:
             valued.add(i.name_in(inputs.API))
-    flags.update({f"--{name.replace('_', '-')}": name for name in known if f"--{name.replace('_', '-')}" not in flags})
+    own = {f"--{name.replace('_', '-')}": name for name in known}  # the function's own keywords win (fit's grid)
+    flags.update({flag: name for flag, name in own.items() if flag not in flags or flag in _KEYWORD_OF_FLAG})
     text = re.sub(r"(?<![\w/-])--grid X\[,Y\[,Z\]\]", "grid_size=(X, Y, Z)", text)
-    text = re.sub(r"(?<![\w/-])(?:-t/--target|--target|-t) (\w+)", r"target='\1'", text)
+    text = re.sub(r"(?<![\w/-])(?:-t/--target|--target|-t) (sm\d+\w*|gfx\w+|h\d+|auto)\b", r"target='\1'", text)
     for flag in sorted(flags, key=len, reverse=True):  # -w/--num-warps before --num-warps
         name = flags[flag]
         text = re.sub(rf"(?<![\w/-]){re.escape(flag)} ([A-Z]+|\d[\d.]*)\b", rf"{name}=\1", text)  # --line N, -w 8
