@@ -688,3 +688,9 @@ def test_fit_takes_one_budget_and_targets_as_strs_and_refuses_a_grid_as_the_comm
     with pytest.raises(Exception) as unknown:
         ts.fit("sample:vector_add", targets="sm80,sm91")
     assert "unknown target 'sm91'" in str(unknown.value) and "target='takes'" not in str(unknown.value)
+
+
+def test_a_tensor_given_as_a_constexpr_is_refused_before_triton_compiles():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(Exception, match=r"^BLOCK_SIZE=Tensor: a constexpr is a value known at compile time"):
+        ts.dump("sample:vector_add", BLOCK_SIZE=torch.zeros(4), target="sm90")

@@ -48,6 +48,12 @@ def request(
     if both:
         raise UsageError(f"{', '.join(both)} given twice: as a keyword and in constexprs")
     values["constexprs"] = {**given, **constexprs} or None
+    for name, value in (values["constexprs"] or {}).items():
+        if hasattr(value, "data_ptr"):  # Triton failed inside its compiler (`'builtin_function...' .scalar`)
+            raise UsageError(
+                f"{name}={type(value).__name__}: a constexpr is a value known at compile time (a number, bool,"
+                " str or dtype), not a tensor; give a tensor's type as an argument: args={'x_ptr': '*fp16'}"
+            )
     values[KERNEL] = _kernel(kernel, values)
     return forms.request_of(values, inputs.API, resolve_target=resolve_target)
 
