@@ -126,7 +126,7 @@ def test_autotune_rule_forms(given, kind, index, settings):
     assert (rule.kind, rule.index, rule.settings, rule.given) == (kind, index, settings, given)
 
 
-@pytest.mark.parametrize("given", ["", "-1", "BM", "BM=", "=4", "BM=1,BM=2", "a b=1"])
+@pytest.mark.parametrize("given", ["", "-1", "BM", "BM=", "=4", "BM=1,BM=2", "a b=1", "bogus===", "BM=1 2"])
 def test_bad_autotune_rules(given):
     with pytest.raises(UsageError):
         autotune_rule(given)

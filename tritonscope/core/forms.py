@@ -180,7 +180,8 @@ def autotune_rule(text: str) -> AutotuneRule:
     settings = []
     for item in given.split(","):
         name, _, value = item.replace(":", "=", 1).partition("=")
-        if not name.strip() or not value.strip() or not re.fullmatch(r"\w+", name.strip()):
+        bad_value = not re.fullmatch(r"[\w.+-]+", value.strip())  # `bogus===`: a value of "=="
+        if not name.strip() or bad_value or not re.fullmatch(r"\w+", name.strip()):
             raise UsageError(f"--autotune expects {AUTOTUNE_FORMS}; got '{text}'")
         settings.append((name.strip(), value.strip()))
     if len({name for name, _ in settings}) < len(settings):
