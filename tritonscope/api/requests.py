@@ -24,7 +24,7 @@ import traceback
 import types
 import typing
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..core import forms, inputs
@@ -142,6 +142,7 @@ def as_given(name: str, value: Any, annotation: Any) -> Any:
 
 _TYPE_WORDS = {str: "a string", int: "an int", float: "a number", bool: "True or False", type(None): "None"}
 _TYPE_WORDS.update({dict: "a dict", list: "a list", tuple: "a tuple"})
+_TYPE_WORDS.update({Sequence: "a list or tuple", Mapping: "a dict"})  # the generics' origins
 
 
 def _types(annotation: Any) -> tuple[type, ...] | None:
@@ -253,13 +254,16 @@ def _in_api_terms(text: str, keywords: Iterable[str]) -> str:
 def in_api_html(drawn: str) -> str:
     """A notebook view's words in the API's terms (in_api_terms): the text of its header, figures,
     findings and terminal views, line by line; neither its styles, its stages' code, its script, nor a
-    line that is a command line (`reproduce`)."""
+    command line (`reproduce`: from `tritonscope ` to the line's end)."""
     styles, closed, body = drawn.partition("</style>")
     head, columns, rest = body.partition('<div class="columns">')
 
     def words(match: re.Match) -> str:
         lines = html.unescape(match.group(1)).split("\n")
-        said = [line if line.lstrip().startswith(("tritonscope ", "$ ")) else in_api_terms(line) for line in lines]
+        said = []
+        for line in lines:  # a command line, from `tritonscope ` to the line's end, kept as it is
+            at = line.find("tritonscope ")
+            said.append(in_api_terms(line) if at < 0 else in_api_terms(line[:at]) + line[at:])
         return ">" + html.escape("\n".join(said)) + "<"
 
     return styles + closed + re.sub(r">([^<>]+)<", words, head) + columns + rest
