@@ -129,6 +129,7 @@ def test_the_header_names_every_target_and_folds_at_the_width():
     ("args", "message"),
     [
         (["--vary", "BLOCK_SIZE"], "--vary expects NAME=V1,V2"),
+        (["--vary", "BLOCK_SIZE=128,,256"], "--vary BLOCK_SIZE=128,,256: a value is empty"),
         (["--vary", "NOPE=1,2"], "--vary NOPE: not a parameter of add_kernel"),
         (["--vary", "BLOCK_SIZE=256"], "at least two variants"),
         (["--vary", "num_warps=4,x"], "'x' is not an integer"),

@@ -57,9 +57,11 @@ def axes(items: list[str] | None) -> list[tuple[str, tuple[Any, ...]]]:
     found: dict[str, list[str]] = {}
     for item in items or ():
         name, sep, values = item.partition("=")
-        parts = [v for v in _split_values(values) if v.strip()]
-        if not sep or not name.strip() or not parts:
+        parts = _split_values(values)
+        if not sep or not name.strip() or not any(v.strip() for v in parts):
             raise UsageError(f"--vary expects NAME=V1,V2,..., got '{item}'")
+        if not all(v.strip() for v in parts):  # `128,,256`: a value left out by mistake, not dropped
+            raise UsageError(f"--vary {item}: a value is empty (two commas, or one at an end)")
         if name.strip() in found:
             raise UsageError(f"--vary names {name.strip()} twice")
         found[name.strip()] = parts
