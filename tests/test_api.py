@@ -673,6 +673,8 @@ def test_trace_takes_a_command_as_a_str_and_says_a_failed_program_in_its_own_wor
     assert f"{sys.executable} -c import sys; sys.exit(5) exited with 5 (nothing written)" in str(failed.value)
     with pytest.raises(Exception, match="time_limit=0, launches=3: a time limit over 0 s"):
         ts.trace("python x.py", time_limit=0)
+    with pytest.raises(Exception, match=r"^timeout=-1: a time limit is a number of seconds over 0"):
+        ts.dump("sample:vector_add", target="sm90", timeout=-1)
     with pytest.raises(Exception, match=r"directory is not empty \(use replace=True"):
         ts.trace(f"{shlex.quote(sys.executable)} -c pass", target="sm90", out=tmp_path / "quiet")
 

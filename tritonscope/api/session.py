@@ -13,6 +13,7 @@ from typing import Any
 
 from ..app import calls
 from ..core import kernel_import, targets
+from ..core.errors import UsageError
 from ..isolate import Session, Task
 
 _lock = threading.Lock()
@@ -37,6 +38,8 @@ def session() -> Session:
 def answer(task: Task, timeout: float, inputs: Iterable[str] = (), keep: bool = True) -> Any:
     """The task's value: kept, or computed now in the worker; its error raised here. Ctrl-C (the
     notebook's interrupt) ends the worker's task and the call."""
+    if not timeout > 0:  # every function's `timeout`: -1 was taken, and ended the call at once
+        raise UsageError(f"timeout={timeout!r}: a time limit is a number of seconds over 0")
     call = session().call(task, timeout, inputs, keep)
     try:
         return call.result()
