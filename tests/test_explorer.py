@@ -115,7 +115,7 @@ def test_line_33_of_matmul_highlights_its_sass_and_a_sass_line_its_python_line(w
             linked_rows = rows(sass, expected)
             assert any("LDGSTS" in row for row in linked_rows), linked_rows  # tl.load, copied asynchronously
             assert any(r in sass.visible_rows() for r in (sass._rows[n] for n in expected))  # scrolled to them
-            assert "a = tl.load(a_ptrs" in app.query_one("#detail").render().plain
+            assert "a = tl.load(a_ptrs" in app.main.side.detail.said
             # The cursor on an HGMMA line of the SASS: the source highlights the Python line it came from
             await pilot.click("#stage-0")
             await pilot.press("slash", *"HGMMA", "enter")

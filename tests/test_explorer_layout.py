@@ -325,6 +325,24 @@ def test_a_narrower_window_takes_stage_panes_away_and_a_wider_gives_them_back(wa
     asyncio.run(scenario())
 
 
+def test_at_80_columns_a_findings_advice_is_on_screen_and_the_rest_scrolls(warm):  # noqa: F811
+    """At 80x24 the finding's detail stopped mid-sentence (`... passed to the kernel, or`), its `try:` lost:
+    what to try comes before the evidence, and a detail longer than its place scrolls."""
+
+    async def scenario():
+        async with opened(MATMUL, size=(80, 24), compiles=warm) as (app, pilot):
+            await settled(app, pilot)
+            await pilot.press("r", "f")
+            await pilot.pause()
+            detail = app.main.side.detail
+            said = str(detail.said)
+            assert said.index("try:") < said.index("evidence:")
+            assert "try:" in "\n".join(screen(app))
+            assert detail.virtual_size.height <= detail.region.height or detail.max_scroll_y > 0
+
+    asyncio.run(scenario())
+
+
 def test_s_never_shows_a_stage_twice_and_c_says_where_the_control_codes_show(warm):  # noqa: F811
     """`s` cycled a pane onto the stage its neighbour shows (two PTX panes); `c` with no SASS pane said
     the codes were on and nothing changed on screen."""

@@ -50,7 +50,7 @@ class CodeArea(Vertical):
         self._stage_panes = [CodePane(id=f"stage-{index}") for index in range(PANES)]
         self._marks: dict[Stage, frozenset[int]] = {}  # the lines changed, per stage
         self._marked_against: ExploreResult | None = None  # the variant they were changed against
-        self._dropped: tuple[tuple[int, Stage], ...] = ()  # panes a narrower window took (place, stage), given back wider
+        self._dropped: tuple[tuple[int, Stage], ...] = ()  # (place, stage) a narrower window took, given back
 
     def compose(self) -> ComposeResult:
         yield self.source

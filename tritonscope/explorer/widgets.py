@@ -9,11 +9,11 @@ from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
-from textual.widgets import Input, OptionList
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..results.explain import Finding
@@ -192,14 +192,22 @@ class Findings(OptionList):
             self.post_message(self.Jump(line))
 
 
-class Detail(Widget):
-    """The selected line's cost as explain says it, or the finding highlighted: what it found, its
-    evidence, what to try."""
+class Detail(VerticalScroll, can_focus=False):
+    """The selected line's cost as explain says it, or the finding highlighted: what it found, what to
+    try, its evidence. Longer than its place, it scrolls (the wheel; its scrollbar says there is more)."""
 
     said = reactive("")
 
-    def render(self) -> Text:
-        return Text(self.said)
+    def __init__(self, *, id: str | None = None):
+        super().__init__(id=id)
+        self._text = Static()
+
+    def compose(self) -> ComposeResult:
+        yield self._text
+
+    def watch_said(self, said: str) -> None:
+        self._text.update(Text(said))
+        self.scroll_home(animate=False)
 
 
 class SidePanel(Vertical):
@@ -233,5 +241,5 @@ class SidePanel(Vertical):
         findings = self.findings.findings
         if event.option.id is not None and int(event.option.id) < len(findings):
             f = findings[int(event.option.id)]
-            said = f"{f.message}\nevidence: {f.evidence}" + (f"\ntry: {f.suggestion}" if f.suggestion else "")
+            said = f"{f.message}" + (f"\ntry: {f.suggestion}" if f.suggestion else "") + f"\nevidence: {f.evidence}"
             self.detail.said = said

@@ -115,8 +115,8 @@ def check(
       tritonscope check --cluster ray://head:10001     (every entry, compiled on a Ray cluster)
     """
     from ...app.check import check as run_check
-    from ...app.diff import worker_count
     from ...app.check import no_compiles_after as no_compiles_after_budget
+    from ...app.diff import worker_count
     from ...core.source import CaptureFolder, KernelFile
     from .. import argtypes
     from .capture_check import check_capture
