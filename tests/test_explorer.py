@@ -324,6 +324,8 @@ def test_a_bad_save_shows_the_error_pane_and_keeps_the_last_stages_stale(tmp_pat
             assert f"{kernel}:{bad_line}:" in message and "undefined_thing" in message
             assert "output = x + undefined_thing" in message  # the kernel's own source line, as the CLI shows it
             assert app.session.shown is shown and pane(app, "stage-0").stale
+            grey = app.query_one("#status").styles.color  # its figures and title greyed as its stages
+            assert app.query_one("#resources").styles.color == app.query_one("#title").styles.color != grey
             # the source pane shows the file as saved, the line the error names: not the one compiled before
             assert not source.stale and "output = x + undefined_thing" in source.row_text(source._rows[bad_line])
             said = "compile failed · last good stages shown (stale) · save a fix, or change it (v)"
