@@ -100,7 +100,7 @@ class HelpScreen(ModalScreen):
             yield Keys(id="keys")
 
     def on_mount(self) -> None:
-        self.query_one("#help").border_title = "keys: ↑ ↓ j k g G scroll, esc closes"
+        self.query_one("#help").border_title = "keys: ↑ ↓ j k g G scroll, esc or q closes"
 
     def action_lines(self, by: int) -> None:
         self.query_one("#help").scroll_relative(y=by, animate=False)
