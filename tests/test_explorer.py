@@ -544,8 +544,8 @@ def test_a_file_of_one_kernel_that_needs_a_value_opens_and_v_sets_it(tmp_path, w
 
 
 def test_a_value_not_given_is_told_from_one_given_as_none():
-    """The editor of a variant that has not compiled: a constexpr without a default and an option not
-    given are to be set; a constexpr given as None is the value None."""
+    """The editor of a variant that has not compiled: a constexpr without a default, the arguments and
+    an option not given are to be set (the arguments were missing); a constexpr given as None is None."""
     from tritonscope.app.walk.load import load_file
     from tritonscope.explorer.session import asked_knobs
 
@@ -555,6 +555,9 @@ def test_a_value_not_given_is_told_from_one_given_as_none():
     assert [(k.name, k.text) for k in asked_knobs(request, spec, ("sm90",))] == [
         ("BLOCK", "(not set: enter sets it)"),
         ("DTYPE", "None"),
+        *(
+            (name, "inferred") for name in ("in_ptr", "out_ptr", "row_stride", "n", "scale")
+        ),  # as tritonscope types them
         ("num_warps", "8"),
         ("num_stages", "Triton's default"),
         ("target", "auto"),

@@ -117,8 +117,8 @@ class Knob:
 
     @property
     def text(self) -> str:
-        if self.value is UNSET:  # an option not given takes Triton's default; a constexpr has none
-            return "Triton's default" if self.what == "option" else "(not set: enter sets it)"
+        if self.value is UNSET:  # an option takes Triton's default, an argument its inferred type; a constexpr none
+            return {"option": "Triton's default", "arg": "inferred"}.get(self.what, "(not set: enter sets it)")
         if self.what == "triton":
             return f"{self.value} (running)" if self.value == self.choices[0] else str(self.value)
         return format_value(self.value)
@@ -144,14 +144,18 @@ def knobs(result: ExploreResult, target_names: tuple[str, ...]) -> list[Knob]:
 
 def asked_knobs(request: VariantRequest, spec: KernelSpec | None, target_names: tuple[str, ...]) -> list[Knob]:
     """The values of a variant that has not compiled (its first compile failed: a constexpr with no
-    value, a value Triton rejects): those the request gives, and the kernel's constexprs that have no
-    default where its parameters are known, to be set here."""
+    value, a value Triton rejects): those the request gives, and where the kernel's parameters are
+    known, its constexprs that have no default and its arguments not given, to be set here."""
     given = dict(request.constexprs)
     params = spec.params if spec is not None else ()
     names = [p.name for p in params if p.kind == ParamKind.CONSTEXPR and not p.has_default]
     names += [name for name in given if name not in names]
     found = [Knob("constexpr", name, given.get(name, UNSET)) for name in names]
     found += [Knob("arg", name, value) for name, value in request.args]
+    given_args = {name for name, _ in request.args}
+    for p in params:  # the arguments not given: to set here, as the editor lists a compiled variant's
+        if p.kind != ParamKind.CONSTEXPR and p.name not in given_args:
+            found.append(Knob("arg", p.name, UNSET, POINTER_TYPES if p.kind == ParamKind.POINTER else ()))
     options = {name: getattr(request, name) for name in ("num_warps", "num_stages")}
     found += [Knob("option", name, UNSET if value is None else value) for name, value in options.items()]
     found.append(Knob("target", "target", request.target, target_names))
