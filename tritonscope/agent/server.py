@@ -59,6 +59,9 @@ class _Server(MCPServer):
         except ToolError as exc:
             if isinstance(exc.__cause__, ValidationError):  # the SDK's: pydantic's own words and a link
                 raise ToolError(_invalid(name, exc.__cause__)) from None
+            wrapped = f"Error executing tool {name}: "  # the SDK's words before a tool's own error
+            if str(exc).startswith(wrapped):  # said as the inputs' errors are: `error: ...` alone
+                raise ToolError(str(exc).removeprefix(wrapped)) from None
             raise
 
 
