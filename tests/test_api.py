@@ -675,6 +675,10 @@ def test_trace_takes_a_command_as_a_str_and_says_a_failed_program_in_its_own_wor
         ts.trace("python x.py", time_limit=0)
     with pytest.raises(Exception, match=r"^timeout=-1: a time limit is a number of seconds over 0"):
         ts.dump("sample:vector_add", target="sm90", timeout=-1)
+    with pytest.raises(Exception, match=r"give vary=\{'NAME': \[V1, V2\]\} \(or configs\)"):  # not vary=NAME=V1,V2
+        ts.diff("sample:vector_add", target="sm90", vary={"BLOCK_SIZE": [256]})
+    with pytest.raises(Exception, match=r"^config=-1: matmul_kernel has 8 autotune configs"):  # not `config=... -1`
+        ts.dump("sample:matmul_autotune", config=-1, target="sm90")
     with pytest.raises(Exception, match=r"directory is not empty \(use replace=True"):
         ts.trace(f"{shlex.quote(sys.executable)} -c pass", target="sm90", out=tmp_path / "quiet")
 

@@ -241,10 +241,15 @@ def _in_api_terms(text: str, keywords: Iterable[str]) -> str:
     own = {f"--{name.replace('_', '-')}": name for name in known}  # the function's own keywords win (fit's grid)
     flags.update({flag: name for flag, name in own.items() if flag not in flags or flag in _KEYWORD_OF_FLAG})
     text = re.sub(r"(?<![\w/-])--grid X\[,Y\[,Z\]\]", "grid_size=(X, Y, Z)", text)
+    text = re.sub(  # --vary NAME=V1,V2: a dict of lists
+        r"(?<![\w/-])--vary (\w+)=(\w[\w.]*(?:,\w[\w.]*)+)",
+        lambda m: f"vary={{'{m.group(1)}': [{', '.join(m.group(2).split(','))}]}}",
+        text,
+    )
     text = re.sub(r"(?<![\w/-])(?:-t/--target|--target|-t) (sm\d+\w*|gfx\w+|h\d+|auto)\b", r"target='\1'", text)
     for flag in sorted(flags, key=len, reverse=True):  # -w/--num-warps before --num-warps
         name = flags[flag]
-        text = re.sub(rf"(?<![\w/-]){re.escape(flag)} ([A-Z]+|\d[\d.]*)\b", rf"{name}=\1", text)  # --line N, -w 8
+        text = re.sub(rf"(?<![\w/-]){re.escape(flag)} ([A-Z]+|-?\d[\d.]*)\b", rf"{name}=\1", text)  # --line N, -w 8, --config -1
         bare = f"{name}=..." if name in valued else name
         text = re.sub(rf"(?<![\w/-]){re.escape(flag)}(?![\w-])(?! [\w'\"*])", bare, text)
         text = re.sub(rf"(?<![\w/-]){re.escape(flag)}(?![\w-])", name, text)
