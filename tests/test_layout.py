@@ -41,8 +41,10 @@ def test_slice_and_mma_layouts():
 
 def test_command_draws_a_given_layout(cli):
     out = cli("layout", BLOCKED, "--shape", "16x16").stdout
-    rows = [line.split() for line in out.splitlines() if len(line.split()) == 17]  # a label and 16 cells
-    assert rows[1][:5] == ["1", "4", "4", "4", "4"] and rows[9][-4:] == ["7", "7", "7", "7"]
+    rows = [line.split() for line in out.splitlines() if len(line.split()) == 18]  # a label, 16 cells, the warps
+    assert rows[1][:5] == ["1", "4", "4", "4", "4"] and rows[9][-5:-1] == ["7", "7", "7", "7"]
+    # piped, no colour tells the warps apart: each row names its own (lane 0 of two warps read alike)
+    assert [rows[n][-1] for n in (0, 7, 8)] == ["w0", "w0", "w1"] and "w: the warps of its row" in " ".join(out.split())
     doc = json.loads(cli("layout", BLOCKED, "--shape", "16x16", "--json").stdout)
     assert doc["owners"]["9,5"] == [[1, 5, 1], [3, 5, 1]]
 

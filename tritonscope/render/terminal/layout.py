@@ -7,7 +7,7 @@ from collections.abc import Callable
 from rich.console import Console
 
 from ...analysis.layouts import Layout, Ownership
-from ...core.quantities import count
+from ...core.quantities import count, number_ranges
 from ...results.layout import LayoutListResult, LayoutResult, SharedLayoutResult
 from . import layout_list
 from .base import Terminal, TerminalRenderer, write_rows
@@ -44,6 +44,9 @@ def _lines(terminal: Terminal, layout: Layout, own: Ownership, origin: str | Non
         summary += " (the layout's tile is larger than the tensor, or it broadcasts)"
     lines += wrapped(summary, width, color)
     lines += _grid(own, width, color)
+    if not color:  # piped: the colours are gone, each row says its warps
+        said = f"each cell: the lane (0-{own.lanes - 1}) holding the element; w: the warps of its row"
+        return lines + wrapped(said + " (on a terminal, each cell's colour is its warp)", width, color)
     legend = [("", f"each cell: the lane (0-{own.lanes - 1}) holding the element; its colour: the warp (")]
     for warp in range(min(own.warps, 8)):
         legend += [(_WARP_COLOURS[warp], f"warp {warp}"), ("", " " if warp < min(own.warps, 8) - 1 else ")")]
@@ -58,7 +61,8 @@ def _grid(own: Ownership, width: int, color: bool) -> list[str]:
     """The elements in rows, in bands of as many columns as fit (a power of two); a 1-D tensor is
     drawn that many elements to a row, each row labelled with its first index."""
     label = len(str(max(own.shape))) + 1
-    fit = max((width - label) // CELL, 1)
+    room = 0 if color else 1 + len(f"w{max(own.warps - 2, 0)}-{own.warps - 1}")  # a row's warps, where no colour
+    fit = max((width - label - room) // CELL, 1)
     band = 1 << (fit.bit_length() - 1)
     element: Callable[[int, int], tuple[int, ...]]
     if len(own.shape) == 1:
@@ -77,9 +81,13 @@ def _grid(own: Ownership, width: int, color: bool) -> list[str]:
         lines.append(paint([("2", " " * label + ticks.rstrip())], color))
         for r in range(rows):
             cells_ = [("2", f"{row_label(r):>{label - 1}} ")]
+            warps = set()
             for c in range(start, stop):
                 if element(r, c) in own.owners:
                     warp, lane, _ = own.owners[element(r, c)][0]
+                    warps.add(warp)
                     cells_.append((_WARP_COLOURS[warp % len(_WARP_COLOURS)], f"{lane:>{CELL - 1}} "))
+            if not color and warps:
+                cells_.append(("2", f"w{number_ranges(sorted(warps)).replace(', ', ',')}"))
             lines.append(paint(cells_, color))
     return lines
