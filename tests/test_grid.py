@@ -59,6 +59,9 @@ def test_vector_add_ranges_and_masked_tail(cli):
     assert programs[-1]["stores"][0] == {"param": "output_ptr", "runs": [[98304, 98432]], "count": 128}
     out = cli("grid", "sample:vector_add", "-a", "n_elements=98432").stdout
     assert "97 programs" in out and "output_ptr[98304:98432]" in out and "masked tail" in out
+    # --grid as explain and fit take it: an expression of the arguments and constexprs (numbers only, before)
+    given = _grid(cli, "sample:vector_add", "-a", "n_elements=98432", "--grid", "cdiv(n_elements, BLOCK_SIZE // 2)")
+    assert len(given["programs"]) == 193 and given["grid"] == [193]
 
 
 def test_a_float_argument_is_an_fp32_scalar_as_a_launch_passes_it(cli):

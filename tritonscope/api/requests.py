@@ -249,7 +249,8 @@ def _in_api_terms(text: str, keywords: Iterable[str]) -> str:
     text = re.sub(r"(?<![\w/-])(?:-t/--target|--target|-t) (sm\d+\w*|gfx\w+|h\d+|auto)\b", r"target='\1'", text)
     for flag in sorted(flags, key=len, reverse=True):  # -w/--num-warps before --num-warps
         name = flags[flag]
-        text = re.sub(rf"(?<![\w/-]){re.escape(flag)} ([A-Z]+|-?\d[\d.]*)\b", rf"{name}=\1", text)  # --line N, -w 8, --config -1
+        # --line N, -w 8, --config -1
+        text = re.sub(rf"(?<![\w/-]){re.escape(flag)} ([A-Z]+|-?\d[\d.]*)\b", rf"{name}=\1", text)
         bare = f"{name}=..." if name in valued else name
         text = re.sub(rf"(?<![\w/-]){re.escape(flag)}(?![\w-])(?! [\w'\"*])", bare, text)
         text = re.sub(rf"(?<![\w/-]){re.escape(flag)}(?![\w-])", name, text)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 
 from ..core.errors import KernelFileError, UsageError
+from ..core.launch_grid import GridSpec
 from ..core.model import VariantRequest
 from ..core.source import CellKernel
 from ..core.stages import Language
@@ -22,7 +23,11 @@ MAX_PROGRAMS = 1_000_000  # programs the interpreter runs one by one: more would
 
 
 @in_release
-def grid(request: VariantRequest, size: tuple[int, ...] | None, wave: int | None, timeout: float) -> GridResult:
+def grid(
+    request: VariantRequest, size: tuple[int, ...] | GridSpec | None, wave: int | None, timeout: float
+) -> GridResult:
+    """`size`: numbers, or `--grid`'s expressions of the arguments and constexprs (`cdiv(M, BLOCK_M)`),
+    as explain and fit take them; None: the file's grid(meta)."""
     prepared = prepare(request)
     if prepared.kernel.spec.language == Language.GLUON:
         raise UsageError(
@@ -31,6 +36,9 @@ def grid(request: VariantRequest, size: tuple[int, ...] | None, wave: int | None
             hint="dump, explain and layout show what a Gluon kernel's programs do",
         )
     values, pointers = _values(prepared.variant)
+    if isinstance(size, GridSpec):
+        names = [p.name for p in prepared.kernel.spec.params]
+        size = size.evaluate({**values, **dict(prepared.variant.constexprs)}, names)[: len(size.sizes)]
     size = check_grid(size) if size else launch_grid(prepared.module, values)
     source = prepared.request.source
     where = source if isinstance(source, CellKernel) else str(prepared.kernel.spec.file)

@@ -14,7 +14,13 @@ from ..runner import command
 def grid(
     request,
     grid_size: Annotated[
-        str | None, typer.Option("--grid", metavar="X[,Y[,Z]]", help="The launch grid, if the file has no grid hook.")
+        str | None,
+        typer.Option(
+            "--grid",
+            metavar="X[,Y[,Z]]",
+            help="The launch grid, if the file has no grid hook: numbers or expressions of the arguments and "
+            "constexprs, as explain takes them ('cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)').",
+        ),
     ] = None,
     wave: Annotated[
         int | None,
@@ -42,12 +48,15 @@ def grid(
       tritonscope grid sample:matmul -a M=1152 -a N=1152 -a K=1152 --wave 9
 
       tritonscope grid sample:vector_add -a n_elements=98432
+
+      tritonscope grid sample:vector_add -a n_elements=98432 --grid 'cdiv(n_elements, BLOCK_SIZE)'
     """
     from ...app.grid import grid as run_grid
+    from ...core import launch_grid
     from ...core.errors import UsageError
     from .. import argtypes
 
-    size = argtypes.sizes(grid_size, "--grid", ",") if grid_size else None
+    size = launch_grid.parse(grid_size) if grid_size else None
     if wave is not None and wave < 1:
         raise UsageError(f"--wave must be at least 1, not {wave}")
     with progress(f"running {request.file} on the interpreter"):
