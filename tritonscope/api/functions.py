@@ -94,14 +94,12 @@ def fit(
     """Which autotune configs (or `vary`'s grid) fit which GPU: each compiled for each target, no GPU
     needed; `rank=True`: each launch's estimated time there (for `grid`, "cdiv(M, BLOCK_M) * ...",
     else the file's grid(meta)). Example: `ts.fit(matmul_kernel, targets=["sm89", "sm90"], rank=True)`."""
-    from ..app.fit_rank import refused_grid
-
     chosen = _targets(targets) if targets is not None else None
     axes = tuple(forms.typed_axes(vary))
     given = (budgets,) if isinstance(budgets, str) else tuple(budgets)  # one budget as a str: not its letters
     call = task(calls.fit, request, chosen, axes, given, timeout, rank, grid)
     found = answer(call, timeout, depends_on(request.source))
-    refused = refused_grid([cell for k in found.kernels for row in k.cells for cell in row]) if grid else None
+    refused = found.refused_grid if grid else None
     if refused:  # a grid no cell could evaluate: the caller's to fix, as the command line refuses it
         raise UsageError(refused)
     return results.Fit(found)

@@ -9,7 +9,7 @@ workers, as `diff`'s variants do: one that fails, crashes or hangs fails alone.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -63,7 +63,7 @@ _LINE = re.compile(r"^line\s*(\d+)$")
 _BYTES = ("shared", "local_bytes", "conversion_bytes")
 
 
-def budgets(items: list[str | Budget] | None, where: str = "--budget") -> tuple[Budget, ...]:
+def budgets(items: Sequence[str | Budget] | None, where: str = "--budget") -> tuple[Budget, ...]:
     """FIGURE<=VALUE, FIGURE>=VALUE, FIGURE=VALUE...: `registers<=128`, `occupancy>=50%`, `shared<=96KiB`;
     `line 33 <= 40%`: line 33's share of the estimated time (explain's). Every front end's form of a
     budget: the command line's --budget, the agent server's budgets."""

@@ -267,7 +267,7 @@ def measure_ranked(
     module = prepare(request).module if not launched else None  # its grid(meta), its defaults
     try:
         grid = launch.grid_for(compiled.variant, ranking.grid, module, launched)
-    except UsageError as exc:  # --grid names what the kernel lacks: the command refuses it (fit_rank.refused_grid)
+    except UsageError as exc:  # --grid names what the kernel lacks: the command refuses it (FitResult.refused_grid)
         said = exc.message + (f" ({exc.hint})" if exc.hint else "")
         refused = said if ranking.grid is not None else None  # the user's --grid, not the file's own grid
         return replace(cell, estimate_note=f"no estimate: {said}", grid_refused=refused), None

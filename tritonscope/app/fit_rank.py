@@ -116,15 +116,6 @@ class Ranker:
             self.found[index] = (found, None if found else "no estimate: its SASS could not be read")
 
 
-def refused_grid(cells) -> str | None:
-    """Why --grid could not be evaluated, where it could be for no cell: the user's to fix (exit 2),
-    not a matrix of cells with no estimate."""
-    refused = [c.grid_refused for c in cells if c.grid_refused]
-    if any(c.estimate is not None for c in cells) or not refused:
-        return None
-    return refused[0]
-
-
 def with_estimates(cells: list[Cell], found: dict[int, tuple[LaunchEstimate | None, str | None]]) -> list[Cell]:
     return [
         replace(cell, estimate=found[i][0], estimate_note=found[i][1]) if i in found else cell

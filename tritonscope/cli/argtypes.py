@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 
 from ..core import source as sources
 from ..core import targets
@@ -101,8 +102,9 @@ def launch_keywords(items: list[str] | None, flag: str) -> list[str]:
     return [f"{n.strip()}={v.strip()}" for n, _, v in (item.partition("=") for item in items or ())]
 
 
-def budgets(items: list[str] | None, where: str = "--budget") -> tuple[Budget, ...]:
-    """FIGURE<=VALUE, FIGURE>=VALUE, FIGURE=VALUE...: `registers<=128`, `occupancy>=50%`, `shared<=96KiB`."""
+def budgets(items: Sequence[str | Budget] | None, where: str = "--budget") -> tuple[Budget, ...]:
+    """FIGURE<=VALUE, FIGURE>=VALUE, FIGURE=VALUE...: `registers<=128`, `occupancy>=50%`, `shared<=96KiB`;
+    a Budget made whole (--no-compiles-after MARK) as it is."""
     from ..app.check import budgets as parsed
 
     return parsed(items, where)

@@ -210,6 +210,12 @@ def no_such_file(given: str, hint: str) -> KernelFileError:
     return KernelFileError(f"no such file: {given} (in {Path.cwd()})", hint=hint)
 
 
+def refuse_missing(source: Source, hint: str) -> None:
+    """A kernel file that is not there, refused before anything else is read of the request."""
+    if isinstance(source, KernelFile) and not Path(source.path).exists():
+        raise no_such_file(source.given, hint)
+
+
 def local_file(source: Source) -> Path | None:
     """The Python file a source is read from on this machine (what `--watch` and the explorer watch for
     saves); None for a compiled kernel or a folder, which have none."""

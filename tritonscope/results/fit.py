@@ -113,6 +113,16 @@ class FitResult(Result):
         return any(c.verdict == NOT_COMPILED for k in self.kernels for row in k.cells for c in row)
 
     @property
+    def refused_grid(self) -> str | None:
+        """Why --grid could not be evaluated, where it could be for no cell: the user's to fix (exit 2),
+        not a matrix of cells with no estimate."""
+        cells = [cell for k in self.kernels for row in k.cells for cell in row]
+        refused = [c.grid_refused for c in cells if c.grid_refused]
+        if any(c.estimate is not None for c in cells) or not refused:
+            return None
+        return refused[0]
+
+    @property
     def exit_status(self) -> ExitStatus:
         """FAILED only where nothing compiled at all: a config that does not fit is what fit reports;
         INTERRUPTED where Ctrl-C left the matrix partial."""

@@ -117,19 +117,19 @@ def check(
     from ...app.check import check as run_check
     from ...app.check import no_compiles_after as no_compiles_after_budget
     from ...app.diff import worker_count
-    from ...core.source import CaptureFolder, KernelFile
+    from ...core.source import CaptureFolder, refuse_missing
     from .. import argtypes
     from .capture_check import check_capture
 
     gate = [no_compiles_after_budget(no_compiles_after)] if no_compiles_after is not None else []
-    budget = [*(budget or ()), *gate]
-    if request is not None and isinstance(request.source, KernelFile) and not Path(request.file).exists():
-        raise UsageError(f"{request.file}: no such file or folder (a kernel file, or a capture folder: trace -o DIR)")
+    budgets: list = [*(budget or ()), *gate]
+    if request is not None:  # a capture's budget would be refused first, as a kernel file's
+        refuse_missing(request.source, "give a kernel file, or a capture folder made by `tritonscope trace -o DIR`")
     if request is not None and isinstance(request.source, CaptureFolder):
-        return check_capture(request, budget, baseline, update_baseline, project, junit, jobs, timeout, fit)
+        return check_capture(request, budgets, baseline, update_baseline, project, junit, jobs, timeout, fit)
     if fit is not None:
         raise UsageError("--fit checks a capture folder's kernels; for a kernel file: tritonscope fit FILE --targets")
-    entries = _entries(request, budget, baseline, project, update_baseline)
+    entries = _entries(request, budgets, baseline, project, update_baseline)
     workers, notice = worker_count(jobs)
     if notice:
         say(notice, "yellow")

@@ -162,11 +162,8 @@ def fit(
 
 def _refuse_grid(result) -> None:
     """A --grid no cell could evaluate: the user's to fix (exit 2), not a matrix of cells with no estimate."""
-    from ...app.fit_rank import refused_grid
-
-    refused = refused_grid([cell for k in result.kernels for row in k.cells for cell in row])
-    if refused:
-        raise UsageError(refused)
+    if result.refused_grid:
+        raise UsageError(result.refused_grid)
 
 
 def _written(result, files: tuple, keep: int | None) -> Output:

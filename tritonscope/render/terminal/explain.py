@@ -266,7 +266,11 @@ def _finding_table(alike: list[Finding]) -> Table:
     if first.suggestion:
         table.add_row(Text(""), Text(f"try: {first.suggestion}", style="green"))
     if first.verified:
-        lines = f"each of lines {number_ranges(sorted(f.line for f in alike))}:" if len(alike) > 1 else ""
+        lines = (
+            f"each of lines {number_ranges(sorted(f.line for f in alike if f.line is not None))}:"
+            if len(alike) > 1
+            else ""
+        )
         verified = first.verified.replace(f"line {first.line}:", lines) if lines else first.verified
         table.add_row(Text(""), Text(f"compiled: {verified}", style="cyan"))
     return table
