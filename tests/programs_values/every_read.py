@@ -44,3 +44,7 @@ for n in (2, 2, 3):
     combined = torch.zeros(5, 2, device=DEV)
     combined.index_add_(0, torch.arange(n, device=DEV), torch.ones(n, 2, device=DEV))
     print("index_add_", n, combined.sum().item())
+# a weight over the host-copy limit (4 MiB) moved with Module.to: its parameter's data is swapped for
+# the device tensor, and its host record read as "changed afterwards" (every later read stopped)
+linear = torch.nn.Linear(1024, 1024, bias=False).to(DEV)
+print("module.to", round(linear(torch.ones(2, 1024, device=DEV)).sum().item(), 3))

@@ -23,7 +23,10 @@ def _converted(torch, fn, param, memo: dict):
         return memo[id(param)]
     grad = param.grad
     with torch.no_grad():
-        applied = fn(param.detach())
+        # a host parameter converted from a copy of its own: the swap below exchanges the parameter's
+        # version counter too, which the host values' record of the copy checks (a 4 MiB weight read as
+        # "changed afterwards", every later value read stopped)
+        applied = fn(param.detach() if _is_fake(param) else param.detach().clone())
         grad_applied = fn(grad.detach()) if grad is not None else None
     if not (_is_fake(param) or _is_fake(applied)):
         memo[id(param)] = param
