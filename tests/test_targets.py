@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import compiled
+from conftest import KERNELS, compiled
 
 from tritonscope.core.stages import Stage
 from tritonscope.core.targets import TARGETS, AmdLimits, NvidiaLimits
@@ -111,3 +111,11 @@ def test_every_speeds_figure_agrees_with_the_simulated_gpu_and_the_per_warp_mode
     assert h200.arch == h100.arch == 90 and h200.limits == h100.limits
     assert h200.speeds.dram_bytes_per_s / h100.speeds.dram_bytes_per_s > 1.4
     assert h200.gpu.name == "NVIDIA H200" and h200.gpu.memory_bytes == 143771 << 20
+
+
+@pytest.mark.parametrize(("target", "opcode"), [("sm120", "QMMA"), ("sm90", "QGMMA")])
+def test_an_fp8_dot_is_counted_as_matrix_ops_on_every_target(target, opcode):
+    """sm120's QMMA was no row of the opcodes table: `matrix ops 0`, its time put down to issue."""
+    c = compiled(str(KERNELS / "fp8_dot.py"), target)
+    made = sum(1 for line in c.stages[Stage.SASS].splitlines() if re.search(rf"\b{opcode}\b", line))
+    assert made and c.resources.instructions is not None and c.resources.instructions.matrix == made

@@ -9,8 +9,9 @@ holds its pipe (by class) and the global loads that can be throttled. A new opco
 
 An opcode the table lacks runs on the ALU (FFMA, IADD3: a fixed latency, in its stall count; where
 one sets a scoreboard, I2F or POPC, its result is costed as a conversion), unless its name says it
-drives the tensor cores: ...GMMA a warp-group matrix instruction, ...MMA an mma. Either is counted
-`other` in the mix, which counts only the opcodes the table names.
+drives the tensor cores: ...GMMA a warp-group matrix instruction, ...MMA an mma, either counted a
+matrix instruction in the mix (a new architecture's mma was counted `other`: sm120's QMMA, before its
+row).
 """
 
 from __future__ import annotations
@@ -125,8 +126,9 @@ SASS: dict[str, Sass] = {
     "LDTM": Sass(Unit.TENSOR_MEMORY, OTHER, Result.SHARED_LOAD),
     "HGMMA": Sass(Unit.WARPGROUP_MMA, MATRIX, Result.WGMMA, held_by_barrier=True),
     **{op: Sass(Unit.WARPGROUP_MMA, MATRIX, Result.WGMMA) for op in ("IGMMA", "QGMMA", "BGMMA")},
-    **{op: Sass(Unit.MMA, MATRIX, Result.MMA) for op in ("HMMA", "IMMA", "BMMA", "DMMA")},
-    **{op: Sass(Unit.MMA, MATRIX, Result.MMA) for op in ("UTCHMMA", "UTCQMMA", "UTCIMMA")},  # tcgen05
+    # QMMA, OMMA: sm120's fp8/fp6 and fp4 mma (tl.dot of fp8, tl.dot_scaled)
+    **{op: Sass(Unit.MMA, MATRIX, Result.MMA) for op in ("HMMA", "IMMA", "BMMA", "DMMA", "QMMA", "OMMA")},
+    **{op: Sass(Unit.MMA, MATRIX, Result.MMA) for op in ("UTCHMMA", "UTCQMMA", "UTCIMMA", "UTCOMMA")},  # tcgen05
     "MUFU": Sass(Unit.SPECIAL_FUNCTION, OTHER, Result.MUFU),
     **{op: Sass(Unit.FP64) for op in ("DADD", "DMUL", "DFMA", "DSETP", "DMNMX")},
     "SHFL": Sass(Unit.WARP, OTHER, Result.SHUFFLE, _S),
@@ -139,7 +141,7 @@ SASS: dict[str, Sass] = {
     "FENCE": Sass(Unit.FENCE, OTHER, Result.FENCE_SHARED),
 }
 _ALU = Sass(Unit.ALU)
-_BY_SUFFIX = (("GMMA", Sass(Unit.WARPGROUP_MMA, OTHER, Result.WGMMA)), ("MMA", Sass(Unit.MMA, OTHER, Result.MMA)))
+_BY_SUFFIX = (("GMMA", Sass(Unit.WARPGROUP_MMA, MATRIX, Result.WGMMA)), ("MMA", Sass(Unit.MMA, MATRIX, Result.MMA)))
 
 
 @functools.cache  # a listing names a few dozen opcodes; the time model asks about each many times

@@ -61,7 +61,7 @@ NVIDIA = Backend(
         local="local memory",
         spills="4-byte words in local memory per thread",
         shared_ops="LDS, LDSM / STS",
-        matrix_ops="HMMA, HGMMA, IMMA...",
+        matrix_ops="HMMA, HGMMA, QMMA, UTCHMMA...",
         local_ops="LDL / STL: spills, local arrays",
     ),
 )
@@ -79,7 +79,7 @@ AMD = Backend(
         local="scratch",
         spills="spilled VGPRs + SGPRs",
         shared_ops="ds_read / ds_write",
-        matrix_ops="MFMA",
+        matrix_ops="MFMA, WMMA",
         local_ops="scratch",
     ),
 )
