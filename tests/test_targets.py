@@ -8,6 +8,7 @@ import re
 import pytest
 from conftest import KERNELS, compiled
 
+from tritonscope.core.quantities import percentage
 from tritonscope.core.stages import Stage
 from tritonscope.core.targets import TARGETS, AmdLimits, NvidiaLimits
 from tritonscope.triton_api.version import installed, release_tuple
@@ -119,3 +120,13 @@ def test_an_fp8_dot_is_counted_as_matrix_ops_on_every_target(target, opcode):
     c = compiled(str(KERNELS / "fp8_dot.py"), target)
     made = sum(1 for line in c.stages[Stage.SASS].splitlines() if re.search(rf"\b{opcode}\b", line))
     assert made and c.resources.instructions is not None and c.resources.instructions.matrix == made
+
+
+def test_a_cu_whose_simds_are_unknown_holds_a_block_and_says_its_figures_are_one_simds(cli):
+    """gfx1250: LLVM's 5 waves per SIMD were read as the CU's, an 8-wave block "did not fit": occupancy
+    0%, "launch will fail", a failed check, for a kernel that launches."""
+    out = cli("dump", "sample:matmul", "-t", "gfx1250", "--stage", "ttgir").stdout
+    flat = " ".join(out.split())
+    waves = int(re.search(r"│ (\d+) of 16 waves per SIMD \(LLVM's\),", flat).group(1))
+    assert waves >= 1 and "launch will fail" not in flat and "0 blocks" not in flat
+    assert f"│ occupancy │ {percentage(100 * waves / 16)} │" in flat  # of the SIMD's 16

@@ -52,6 +52,8 @@ def amd_occupancy(
     waves_per_block = num_warps
     simds = limits.simds_per_cu or 1
     max_per_simd = limits.max_waves_per_simd or llvm_waves or 1
+    if limits.simds_per_cu is None:
+        return _per_simd(limits, vgprs, lds_bytes, waves_per_block, llvm_waves, max_per_simd)
     max_waves = max_per_simd * simds
     candidates: dict[str, int] = {
         "waves": max_waves // waves_per_block,
@@ -64,6 +66,20 @@ def amd_occupancy(
     if waves_per_block * limits.wave_size > limits.max_threads_per_block:
         candidates["threads per block"] = 0
     return _occupancy(candidates, waves_per_block, max_waves)
+
+
+def _per_simd(
+    limits: AmdLimits, vgprs: int, lds_bytes: int, waves_per_block: int, llvm_waves: int | None, max_per_simd: int
+) -> Occupancy:
+    """The SIMDs per CU unknown (gfx1250): the waves one SIMD holds, LLVM's `; Occupancy`, of its most.
+    A block's waves are spread over the CU's SIMDs, so one block of them fits wherever LLVM compiled it
+    (its waves per SIMD were read as the CU's: an 8-wave block "did not fit" in 5, "launch will fail")."""
+    per_simd = amd_waves_per_simd(limits, vgprs, llvm_waves)
+    too_big = waves_per_block * limits.wave_size > limits.max_threads_per_block
+    over_lds = limits.lds_per_cu is not None and lds_bytes > limits.lds_per_cu
+    if too_big or over_lds:
+        return Occupancy(0, 0, max_per_simd, "threads per block" if too_big else "shared memory", per="SIMD")
+    return Occupancy(1, per_simd, max_per_simd, "registers" if per_simd < max_per_simd else "waves", per="SIMD")
 
 
 def amd_waves_per_simd(limits: AmdLimits, vgprs: int, llvm_waves: int | None = None) -> int:

@@ -286,6 +286,7 @@ class Occupancy:
     warps_per_sm: int  # warps (NVIDIA) or wavefronts (AMD) resident per SM/CU
     max_warps_per_sm: int
     limited_by: str  # registers, shared memory, warps, blocks
+    per: str | None = None  # "SIMD": the figures are one SIMD's (a CU's SIMDs unknown: gfx1250), blocks at least 1
 
     @property
     def percent(self) -> float:

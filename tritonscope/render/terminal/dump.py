@@ -111,6 +111,9 @@ def resource_rows(resources: Resources, backend: Backend, partitions=()) -> list
         f"{count(occ.blocks_per_sm, 'block')} = {occ.warps_per_sm} of {occ.max_warps_per_sm} {unit} per {place}, "
         f"limited by {occ.limited_by}"
     )
+    if occ.per:  # one SIMD's figures (LLVM's): how many blocks a CU holds is not known
+        occupancy = f"{occ.warps_per_sm} of {occ.max_warps_per_sm} {unit} per {occ.per} (LLVM's), "
+        occupancy += f"limited by {occ.limited_by}"
     rows.append(("occupancy", percentage(occ.percent), occupancy))
     return rows
 
