@@ -130,3 +130,18 @@ def test_a_cu_whose_simds_are_unknown_holds_a_block_and_says_its_figures_are_one
     waves = int(re.search(r"│ (\d+) of 16 waves per SIMD \(LLVM's\),", flat).group(1))
     assert waves >= 1 and "launch will fail" not in flat and "0 blocks" not in flat
     assert f"│ occupancy │ {percentage(100 * waves / 16)} │" in flat  # of the SIMD's 16
+
+
+def test_gfx1250s_copies_into_lds_are_async_copies_of_their_width():
+    """`global_load_async_to_lds_b128` was a 32-bit global load (a narrow-access finding of a 128-bit
+    copy), `tensor_load_to_lds` nothing at all. Opcodes as Triton 3.9's gfx1250 matmul and TMA kernels
+    print them."""
+    from tritonscope.analysis import opcodes
+
+    assert opcodes.amdgcn_kind("global_load_async_to_lds_b128") == opcodes.ASYNC_COPY
+    assert opcodes.amdgcn_bits("global_load_async_to_lds_b128") == 128
+    assert opcodes.amdgcn_kind("tensor_load_to_lds") == opcodes.TMA
+    assert opcodes.amdgcn_kind("tensor_store_from_lds") == opcodes.TMA_STORE
+    assert (opcodes.amdgcn_kind("global_load_dwordx4"), opcodes.amdgcn_bits("global_load_dwordx4")) == (
+        opcodes.GLOBAL_LOAD, 128)  # fmt: skip
+    assert opcodes.amdgcn_bits("global_load_ubyte_d16_hi") == 8

@@ -166,6 +166,11 @@ def access_bits(opcode: str) -> int:
 # AMDGCN opcodes by prefix (`global_load_dwordx4`, `ds_read_b128`, `v_mfma_f32_32x32x8f16`).
 _AMDGCN_BARRIER = "s_barrier"  # this opcode alone: gfx12's s_barrier_signal and _wait count as other
 _AMDGCN = (
+    # gfx1250: an async copy into LDS (`global_load_async_to_lds_b128`), and its tensor-descriptor copies
+    # (the TMA's kind): read as 32-bit global loads, they made a narrow-access finding of a 128-bit copy
+    (("tensor_load_to_lds",), TMA),
+    (("tensor_store_from_lds",), TMA_STORE),
+    (("global_load_async_to_lds", "global_load_lds", "buffer_load_async_to_lds"), ASYNC_COPY),
     (("global_load", "buffer_load"), GLOBAL_LOAD),
     (("global_store", "buffer_store"), GLOBAL_STORE),
     (("ds_read", "ds_load"), SHARED_LOAD),
@@ -200,6 +205,7 @@ def amdgcn_kind(opcode: str) -> str:
 
 
 def amdgcn_bits(opcode: str) -> int:
-    """Bits a thread moves in a global or buffer access: the size its third word names, else 32."""
-    words = opcode.split("_")
-    return _AMDGCN_WIDTHS.get(words[2] if len(words) > 2 else "", 32)
+    """Bits a thread moves in a global or buffer access: the size a word after the first two names
+    (`global_load_dwordx4`, `global_load_async_to_lds_b128`), else 32."""
+    words = opcode.split("_")[2:]
+    return next((_AMDGCN_WIDTHS[w] for w in words if w in _AMDGCN_WIDTHS), 32)
