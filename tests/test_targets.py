@@ -145,3 +145,17 @@ def test_gfx1250s_copies_into_lds_are_async_copies_of_their_width():
     assert (opcodes.amdgcn_kind("global_load_dwordx4"), opcodes.amdgcn_bits("global_load_dwordx4")) == (
         opcodes.GLOBAL_LOAD, 128)  # fmt: skip
     assert opcodes.amdgcn_bits("global_load_ubyte_d16_hi") == 8
+
+
+def test_a_tensor_descriptors_tiles_are_counted_in_the_launchs_traffic(cli):
+    """Triton 3.9 writes a descriptor's type `!tt.tensordesc<128x64xf16>` (3.6: `tensordesc<tensor<...>>`):
+    unread, a TMA matmul's launch moved 264 KB from the L2, not 2.1 GB, and fit ranked TMA configs first."""
+    import json
+
+    pointers = [word for name in ("a_ptr", "b_ptr", "c_ptr") for word in ("-a", f"{name}=*fp16")]
+    doc = json.loads(
+        cli("explain", KERNELS / "warp_specialized_matmul.py", "-t", "sm90", *pointers, "--grid", "32,32",
+            "--no-what-if", "--json").stdout  # fmt: skip
+    )
+    per_block = 4096 * (128 + 128) * 2  # each block's K loop: a 128x64 and a 128x64 fp16 tile a trip
+    assert abs(doc["time"]["launch"]["l2_bytes"] / (1024 * per_block) - 1) < 0.05

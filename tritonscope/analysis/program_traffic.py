@@ -36,9 +36,10 @@ LOOP_TRIPS = 16  # a loop whose trip count is not known (a while loop): assumed,
 SECTOR = 32  # bytes: the least the memory moves for one scattered element
 _FOR = re.compile(r"scf\.for\s+(%[\w#.]+)\s*=\s*(%[\w#.]+)\s+to\s+(%[\w#.]+)\s+step\s+(%[\w#.]+)")
 _ITER_ARG = re.compile(r"(%[\w$.]+)\s*=\s*(%[\w$.]+(?:#\d+)?)")
-_ARGUMENT = re.compile(r"%([\w$.]+)\s*:\s*(!tt\.ptr<(\w+)>|!tt\.tensordesc<tensor<([\dx]+)x(\w+)|i\d+)")
+# a descriptor's type: `!tt.tensordesc<tensor<128x64xf16...>>` (to Triton 3.8), `!tt.tensordesc<128x64xf16>` (3.9)
+_ARGUMENT = re.compile(r"%([\w$.]+)\s*:\s*(!tt\.ptr<(\w+)>|!tt\.tensordesc<(?:tensor<)?([\dx]+)x(\w+)|i\d+)")
 _POINTERS = re.compile(r"tensor<((?:\d+x)+)!tt\.ptr<(\w+)>|!tt\.ptr<(\w+)>")
-_BLOCK = re.compile(r"tensordesc<tensor<((?:\d+x)+)(\w+)")
+_BLOCK = re.compile(r"tensordesc<(?:tensor<)?((?:\d+x)+)(\w+)")
 _DOT = re.compile(r"(?:tensor|memdesc)<(\d+)x(\d+)x(\w+)[^*]*\*\s*!?\w*\.?(?:tensor|memdesc)<(\d+)x(\d+)x")
 _AXIS = {"x": 0, "y": 1, "z": 2}
 _LOADS = ("tt.load", "ttg.async_copy_global_to_local", "tt.descriptor_load", "tt.descriptor_gather")
