@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import re
+import tempfile
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -19,6 +20,7 @@ from ..core.model import Compilation, VariantRequest
 from ..core.source import file_text
 from ..core.stages import Stage
 from ..isolate import Workers, task
+from ..isolate.tasks import Outcome, Task
 from ..results.layout import LayoutListResult, LayoutResult, SharedLayoutResult
 from ..triton_api import layouts as triton_layouts
 from ..triton_api.version import release_tuple
@@ -48,8 +50,7 @@ def layout(
     if size is None:
         raise UsageError("--shape is needed with a LAYOUT, e.g. --shape 64x64")
     _check_fits(chosen, size)
-    with Workers(timeout=timeout) as workers:
-        outcome = workers.run([task(triton_layouts.linear_layout, chosen, list(size))])[0]
+    outcome = _quietly(task(triton_layouts.linear_layout, chosen, list(size)), timeout)
     if not outcome.ok and outcome.exit_code == 1:  # Triton aborted on it
         raise UsageError(f"Triton cannot lay {chosen.text[:60]}... over {'x'.join(map(str, size))}: {outcome.error}")
     return LayoutResult(chosen, layouts.ownership(outcome.unwrap(), size))
@@ -85,9 +86,12 @@ def _conflicts(ttgir: str, accesses: list, timeout: float) -> list[int | None]:
     if not accesses:
         return []
     pairs = [(a.tensor_type, a.memdesc_type, list(a.shape), a.bitwidth) for a in accesses]
-    with Workers(timeout=timeout) as workers:
-        outcome = workers.run([task(triton_layouts.all_bank_conflicts, ttgir, pairs)])[0]
-    return outcome.unwrap() if outcome.ok else [None] * len(accesses)
+    outcome = _quietly(task(triton_layouts.all_bank_conflicts, ttgir, pairs), timeout)
+    if outcome.ok or len(pairs) == 1:
+        return outcome.unwrap() if outcome.ok else [None]
+    # one pair Triton cannot lay aborts the worker: each alone, so that only its own count is unknown
+    alone = [_quietly(task(triton_layouts.all_bank_conflicts, ttgir, [pair]), timeout) for pair in pairs]
+    return [each.value[0] if each.ok else None for each in alone]
 
 
 def _from_kernel(request: VariantRequest, value: str | None, line: int | None, shape, timeout: float):
@@ -162,8 +166,7 @@ def _shared(compilation: Compilation, found, origin: str, timeout: float) -> Sha
 def _shared_read(ttgir: str, memdesc: str, shape, timeout: float) -> dict:
     """Gluon's spelling of a shared layout and, from 3.9, Triton's offsets; neither where Triton's
     Gluon cannot read it (3.5's crashes on a memdesc), the drawing then being tritonscope's alone."""
-    with Workers(timeout=timeout) as workers:
-        outcome = workers.run([task(triton_layouts.shared_offsets, ttgir, memdesc, list(shape))])[0]
+    outcome = _quietly(task(triton_layouts.shared_offsets, ttgir, memdesc, list(shape)), timeout)
     return outcome.unwrap() if outcome.ok else {"gluon": None, "offset": None}
 
 
@@ -177,11 +180,23 @@ def _mapping(definition: str, offsets, shape: tuple[int, ...], release: str):
 
 
 def _worker(function: Callable[..., dict], args: tuple, timeout: float, what: str, shape) -> dict:
-    with Workers(timeout=timeout) as workers:
-        outcome = workers.run([task(function, *args)])[0]
+    outcome = _quietly(task(function, *args), timeout)
     if not outcome.ok and outcome.exit_code == 1:  # Triton aborted on it
         raise UsageError(f"Triton cannot lay {what[:60]} over {'x'.join(map(str, shape))}: {outcome.error}")
     return outcome.unwrap()
+
+
+def _quietly(call: Task, timeout: float) -> Outcome:
+    """CALL in a worker whose C-level stderr is kept, not printed: where Triton's layout code asserts and
+    aborts the process (gfx942's rotating shared layout), its assertion is the error's last words, not
+    a line of C++ on the user's terminal."""
+    with tempfile.TemporaryFile() as said, Workers(timeout=timeout, stderr=said) as workers:
+        outcome = workers.run([call])[0]
+        said.seek(0)
+        last = said.read().decode(errors="replace").strip().splitlines()[-1:]
+    if outcome.ok or not last:
+        return outcome
+    return replace(outcome, error=f"{outcome.error} ({last[0].strip()[:300]})")
 
 
 def _check_fits_size(shape) -> None:
