@@ -516,3 +516,15 @@ def test_an_operation_the_target_lacks_is_a_compile_error_not_a_crash(cli):
     )
     assert "wgmma_tile does not compile for sm100" in result.stderr
     assert "it uses warpgroup_mma (Hopper (sm90) only)" in result.stderr
+
+
+def test_a_gluon_explain_ends_with_no_report_of_the_objects_alive_at_exit():
+    """Triton 3.9's nanobind wrote `nanobind: leaked 4 instances! ...` (26 lines) after a Gluon kernel's
+    output: the teardown, after the command has said everything, writes nothing."""
+    from cli_process import tritonscope  # a process of its own: its own teardown
+
+    flags = ("-k", "row_sum", "-c", "ROWS=16", "-c", "COLS=64")
+    done = tritonscope("explain", GLUON / "layouts_basic.py", *flags, "-t", "sm90")
+    assert "row_sum" in done.stdout and "nanobind" not in done.stderr and "leaked" not in done.stderr
+    refused = tritonscope("dump", GLUON / "layouts_basic.py", *flags, "-t", "gfx942", expect=1)  # 32-lane layouts
+    assert "another warp size than gfx942's 64" in refused.stderr and "nanobind" not in refused.stderr
