@@ -228,8 +228,10 @@ def across_diff(first: str | None, second: str | None, labels: tuple[str, str]) 
 
 
 _SYMBOL = re.compile(r'@(?:"[^"]*"|[\w.$-]+)')
-_TWO_CTAS = r'"?ttng\.two-ctas"?\s*=\s*\w+'
-_RELEASE_ONLY_ATTRIBUTES = re.compile(rf",\s*{_TWO_CTAS}|{_TWO_CTAS}\s*,?\s*")  # since 3.9, on every module
+# Attributes one release writes and another does not, whatever the kernel: 3.9's `ttng.two-ctas` on
+# every module and `allocation.size` beside each `allocation.offset` (the size is the buffer's, as before)
+_ONE_RELEASES = r'(?:"?ttng\.two-ctas"?\s*=\s*\w+|allocation\.size\s*=\s*\d+\s*:\s*i\d+)'
+_RELEASE_ONLY_ATTRIBUTES = re.compile(rf",\s*{_ONE_RELEASES}|{_ONE_RELEASES}\s*,?\s*")
 
 
 @functools.lru_cache(maxsize=512)
