@@ -117,7 +117,7 @@ def test_every_speeds_figure_agrees_with_the_simulated_gpu_and_the_per_warp_mode
 @pytest.mark.parametrize(("target", "opcode"), [("sm120", "QMMA"), ("sm90", "QGMMA")])
 def test_an_fp8_dot_is_counted_as_matrix_ops_on_every_target(target, opcode):
     """sm120's QMMA was no row of the opcodes table: `matrix ops 0`, its time put down to issue."""
-    c = compiled(str(KERNELS / "fp8_dot.py"), target)
+    c = compiled(str(KERNELS / "fp8_dot.py"), target, kernel="fp8_dot")
     made = sum(1 for line in c.stages[Stage.SASS].splitlines() if re.search(rf"\b{opcode}\b", line))
     assert made and c.resources.instructions is not None and c.resources.instructions.matrix == made
 
@@ -159,3 +159,15 @@ def test_a_tensor_descriptors_tiles_are_counted_in_the_launchs_traffic(cli):
     )
     per_block = 4096 * (128 + 128) * 2  # each block's K loop: a 128x64 and a 128x64 fp16 tile a trip
     assert abs(doc["time"]["launch"]["l2_bytes"] / (1024 * per_block) - 1) < 0.05
+
+
+def test_a_loops_trips_are_read_where_its_back_edge_is_on_a_line_of_its_body(cli):
+    """Triton 3.9 on sm120 puts the K loop's closing branch on a line of its body (`b = tl.load`), not
+    on the `for` line: the loop was assumed to run 16 times where the file's K gives 32."""
+    import json
+
+    doc = json.loads(cli("explain", KERNELS / "fp8_dot.py", "-k", "fp8_matmul", "-t", "sm120", "--no-what-if",
+                         "--json").stdout)  # fmt: skip
+    said = " ".join(doc["time"]["assumptions"])
+    loop = next(n for n, text in enumerate((KERNELS / "fp8_dot.py").read_text().splitlines(), 1) if "for k in" in text)
+    assert f"loop trips from the arguments (line {loop}: 32)" in said and "assumed to run" not in said

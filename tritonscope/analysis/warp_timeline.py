@@ -22,6 +22,7 @@ the loop's own producers, not those of its prologue.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 from ..parsers.sass_control import Control
@@ -40,6 +41,10 @@ LATENCY_SPREAD = 0.5  # how far one warp's waits stray from the block's mean: +-
 SYNC_LATENCY = 20  # a barrier's own cost once every warp is there
 FILL_BYTES_PER_CLOCK = 64  # an SM's L1 fill from the L2 (analysis/launch_time.py's L1_BYTES_PER_CLOCK)
 SPIN_LOOP = 8  # instructions: a back edge over at most this many around a SYNCS wait is a poll, not a loop
+# what a poll waits with: an mbarrier's try-wait, a sleep between tries (sm100's tensor-memory allocation
+# retries UTCATOMSWS after NANOSLEEP: counted as a loop of 16 assumed trips)
+_POLLS = ("SYNCS", "NANOSLEEP", "UTCATOMSWS")
+_CONDITIONAL = re.compile(r"^\s*@!?U?P\d|\s!?U?P\d\s*,")  # a guard (@P0), or a branch's predicate (BRA.U !UP0, ...)
 BARRIER = "barrier"  # a WaitCost's scoreboard for a BAR.SYNC's wait
 
 
@@ -79,7 +84,7 @@ class InstructionTime:
 
 def loops(listing: Listing) -> list[tuple[int, int]]:
     """The loops (first offset, last offset): every back edge but a branch to itself (the trap
-    after EXIT), a poll around a SYNCS wait and a subroutine's return to its callers (ptxas puts
+    after EXIT), a poll (_POLLS) and a subroutine's return to its callers (ptxas puts
     its routines, the int64 remainder's, after the kernel's EXIT)."""
     edges = scoreboards.successors(listing)
     steps = listing.instructions
@@ -92,7 +97,7 @@ def loops(listing: Listing) -> list[tuple[int, int]]:
             if target >= source or target not in index:
                 continue
             body = steps[index[target] : index[source] + 1]
-            if len(body) <= SPIN_LOOP and any(s.base == "SYNCS" for s in body):
+            if len(body) <= SPIN_LOOP and any(s.base in _POLLS for s in body):
                 continue
             found.append((target, source))
     return found
@@ -332,9 +337,16 @@ class Timeline:
 
 def _known(schedule: Schedule, loop: tuple[int, int], known: dict[int, int], trips: int) -> tuple[int, int | None]:
     """(the loop's trip count, its line where the count is known from the arguments; None: assumed).
-    The back edge (the branch closing the loop) is on the loop's `for` line."""
+    The back edge (the branch closing the loop) is on the loop's `for` line; where it is not (Triton
+    3.9 puts it on a line of the body), the one loop line with a known count among the body's."""
     line = next(iter(schedule.at(loop[1]).lines), None)
     if line is not None and line in known:
+        return max(known[line], 1), line
+    body = {n for s in schedule.instructions if loop[0] <= s.offset <= loop[1] for n in s.lines} & set(known)
+    # a conditional back edge closes a loop of its own; an unconditional one (sm100's epilogue branches
+    # back into a pipelined loop) may be another path through one, whose trips it would count again
+    if len(body) == 1 and _CONDITIONAL.search(schedule.at(loop[1]).text):
+        (line,) = body
         return max(known[line], 1), line
     return trips, None
 
