@@ -70,7 +70,13 @@ def test_a_broken_budget_exits_1_with_the_figure_the_limit_and_the_finding(cli):
     (entry,) = document["entries"]
     narrow = next(f for f in entry["findings"] if f["line"] == 21)
     assert entry["broken"] == [
-        {"figure": "global_load_bits", "value": 32, "limit": ">= 128", "finding": f"line 21: {narrow['message']}"}
+        {
+            "figure": "global_load_bits",
+            "value": 32,
+            "limit": ">= 128",
+            "finding": f"line 21: {narrow['message']}",
+            "unit": "",
+        }
     ]
     assert entry["figures"]["global_load_bits"] == 32 and entry["figures"]["registers"] == 26
 

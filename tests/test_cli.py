@@ -208,6 +208,8 @@ def test_a_missing_file_is_said_alone_not_after_the_guessed_targets_notice(cli, 
     assert said.startswith("error: no such file: missing.py") and "no GPU visible" not in said, said
     said = cli("dump", "sample:nope", expect=2).stderr
     assert said.startswith("error: no sample named 'nope'") and "no GPU visible" not in said, said
+    assert "did you mean" not in said and "hint: did you mean sample:layernorm?" in cli(
+        "dump", "sample:layer_norm", expect=2).stderr  # fmt: skip
 
 
 def test_compile_error_shows_the_source_line_and_call_site(cli):

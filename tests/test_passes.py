@@ -171,8 +171,10 @@ def test_pass_records_are_kept_and_a_damaged_memo_is_rebuilt(tmp_path, monkeypat
 def test_ir_compared_across_releases_drops_what_one_release_writes_on_every_kernel():
     """Triton 3.9 writes `allocation.size` beside every `allocation.offset`: `passes --vary triton=` named
     allocate-shared-memory-nv the first difference, for that attribute alone, on softmax."""
-    six = '    }) {allocation.offset = 0 : i32} : (tensor<1024xf32, #blocked>) -> f32'
-    nine = '    }) {allocation.offset = 0 : i32, allocation.size = 16 : i32} : (tensor<1024xf32, #blocked>) -> f32'
+    six = "    }) {allocation.offset = 0 : i32} : (tensor<1024xf32, #blocked>) -> f32"
+    nine = "    }) {allocation.offset = 0 : i32, allocation.size = 16 : i32} : (tensor<1024xf32, #blocked>) -> f32"
     assert passes.comparable_across(six) == passes.comparable_across(nine)
     module = 'module attributes {"ttg.num-warps" = 4 : i32, "ttng.two-ctas" = false} {'
-    assert passes.comparable_across(module) == passes.comparable_across('module attributes {"ttg.num-warps" = 4 : i32} {')
+    assert passes.comparable_across(module) == passes.comparable_across(
+        'module attributes {"ttg.num-warps" = 4 : i32} {'
+    )

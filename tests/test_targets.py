@@ -154,8 +154,17 @@ def test_a_tensor_descriptors_tiles_are_counted_in_the_launchs_traffic(cli):
 
     pointers = [word for name in ("a_ptr", "b_ptr", "c_ptr") for word in ("-a", f"{name}=*fp16")]
     doc = json.loads(
-        cli("explain", KERNELS / "warp_specialized_matmul.py", "-t", "sm90", *pointers, "--grid", "32,32",
-            "--no-what-if", "--json").stdout  # fmt: skip
+        cli(
+            "explain",
+            KERNELS / "warp_specialized_matmul.py",
+            "-t",
+            "sm90",
+            *pointers,
+            "--grid",
+            "32,32",
+            "--no-what-if",
+            "--json",
+        ).stdout  # fmt: skip
     )
     per_block = 4096 * (128 + 128) * 2  # each block's K loop: a 128x64 and a 128x64 fp16 tile a trip
     assert abs(doc["time"]["launch"]["l2_bytes"] / (1024 * per_block) - 1) < 0.05

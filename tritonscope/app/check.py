@@ -246,7 +246,8 @@ def against_budget(budget: Budget, values: dict[str, Any], found: tuple[Finding,
     value = values.get(budget.figure)
     if value is None or budget.holds(value):  # no global store, say: nothing to hold to a width
         return None
-    return Broken(budget.figure, value, budget.bound(), _behind(budget.figure, found))
+    unit = "%" if budget.figure == "occupancy" else " B" if budget.figure in _BYTES else ""
+    return Broken(budget.figure, value, budget.bound(unit), _behind(budget.figure, found), unit)
 
 
 def _against_line_budget(budget: Budget, values: dict[str, Any], found: tuple[Finding, ...]) -> Broken | None:

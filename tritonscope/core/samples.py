@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import difflib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -34,8 +35,10 @@ def all_samples() -> list[Sample]:
 def sample_path(name: str) -> Path:
     path = samples_dir() / f"{name}.py"
     if name.startswith("_") or not path.is_file():
-        names = ", ".join(s.name for s in all_samples())
-        raise KernelFileError(f"no sample named '{name}'. Samples: {names}")
+        known = [s.name for s in all_samples()]
+        close = difflib.get_close_matches(name.replace("_", "").lower(), known, n=1, cutoff=0.7)
+        hint = f"did you mean sample:{close[0]}?" if close else None  # layer_norm: the sample is layernorm
+        raise KernelFileError(f"no sample named '{name}'. Samples: {', '.join(known)}", hint=hint)
     return path
 
 

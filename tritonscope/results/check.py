@@ -20,6 +20,7 @@ class Broken:
     value: float | None
     limit: str  # the budget (`<= 128`), the baseline (`baseline 26`), or --fit's verdict (`does not fit: ...`)
     finding: str = ""  # the finding behind it: `line 21: ...`
+    unit: str = ""  # the value's (`%` of occupancy, ` B` of a size), said after it as the limit says it
 
     @property
     def is_fit(self) -> bool:

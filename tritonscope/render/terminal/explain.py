@@ -188,7 +188,8 @@ def time_section(estimate: TimeEstimate) -> Table:
     table.add_column(no_wrap=True, justify="right")
     table.add_column()
     bound = _BOUNDS.get(estimate.bound, estimate.bound)
-    title = f"where the time goes (estimated: {bound}; {estimate.warps_per_scheduler:g} warps per scheduler)"
+    warps = estimate.warps_per_scheduler
+    title = f"where the time goes (estimated: {bound}; {warps:g} warp{'' if warps == 1 else 's'} per scheduler)"
     table.add_row(Text(""), Text(""), Text(title, style="bold"))
     for line in [t for t in estimate.ranked if t.share >= 0.01][:RANKED]:
         table.add_row(Text(f"line {line.line}"), Text(percent(line.share), style="bold"), _code(line.code))
