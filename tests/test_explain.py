@@ -315,3 +315,12 @@ def test_findings_that_say_the_same_on_several_lines_are_shown_once(tmp_path):
     assert "● lines 8-10: narrow-global-access (" in text and text.count("narrow-global-access") == 1
     assert "evidence (line 8; the others alike: --json gives each): SASS on line 8" in " ".join(text.split())
     assert "(TTGIR line " in text  # the TTGIR op's line, told apart from the Python lines around it
+
+
+def test_loads_no_dot_reads_are_not_said_to_be_narrower_than_32_bits():
+    """DeepSeek-V3's fp8 GEMM: its scales (32-bit loads) multiply the dot's result, and were said to be
+    skipped for being "narrower than 32 bits per thread", with the advice to widen them."""
+    result = explain(make_request(str(KERNELS / "scaled_dot_loop.py"), "sm90"))
+    (found,) = of_kind(result, findings.NOT_PIPELINED)
+    assert "no tl.dot reads these" in found.message and "narrower than 32" not in found.message
+    assert "nothing to widen" in found.suggestion and found.line == 17

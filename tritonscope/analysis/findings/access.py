@@ -85,7 +85,7 @@ def _because(causes: list[tuple[str, str]]) -> str:
 
 
 def _layout_note(k: Kernel, op: ttgir.Op) -> str:
-    info = _per_thread(k, op)
+    info = per_thread(k, op)
     if info is None:
         typed = _access_type(op)
         if typed is None:
@@ -105,7 +105,7 @@ def _access_type(op: ttgir.Op) -> tuple[tuple[int, ...], str] | None:
     return tensor_type(op.text.split("->")[0]) or tensor_type(op.text)
 
 
-def _per_thread(k: Kernel, op: ttgir.Op) -> tuple[int, int, int, tuple[int, ...]] | None:
+def per_thread(k: Kernel, op: ttgir.Op) -> tuple[int, int, int, tuple[int, ...]] | None:
     """(contiguous elements each thread holds along the fastest dim, element bits, that dim, shape)."""
     typed = _access_type(op)
     bits = ttgir.element_bits(op.text)
@@ -124,7 +124,7 @@ def _causes(k: Kernel, op: ttgir.Op, narrowest: int) -> list[tuple[str, Unknown]
     the layout is named, and the arguments only where the access is narrower still. Else the arguments
     its pointer and its mask are computed from that Triton knows no divisibility of (the coalescing
     pass lays out 1 element per thread for them), and the layout where none is."""
-    info = _per_thread(k, op)
+    info = per_thread(k, op)
     room = _room(k, info) if info is not None else 128
     causes = []
     if narrowest < room:

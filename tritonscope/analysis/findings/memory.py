@@ -10,6 +10,7 @@ from ...core.targets import NvidiaLimits, Target
 from .. import ttgir
 from ..cost import LineCost
 from ..resources import nvidia_occupancy
+from .access import per_thread
 from .gluon import unwritten
 from .kernel import Kernel
 from .kinds import CONVERSION, NOT_PIPELINED, OCCUPANCY, SHARED_LIMIT, SPILLS
@@ -206,7 +207,7 @@ def not_pipelined(k: Kernel) -> list[Finding]:
     for loop, loads in sorted(loops.items()):
         dots = [k.lines_of(op)[0] for op in k.module.ops if op.loop == loop and op.name in ttgir.DOT_OPS]
         lines = tuple(dict.fromkeys(k.lines_of(op)[0] for op in loads))
-        cause, advice, remark_line = _loop_cause(k, stages, dots)
+        cause, advice, remark_line = _loop_cause(k, stages, dots, loads)
         found.append(
             Finding(
                 NOT_PIPELINED,
@@ -222,7 +223,7 @@ def not_pipelined(k: Kernel) -> list[Finding]:
     return found
 
 
-def _loop_cause(k: Kernel, stages: int, dots: list[int]) -> tuple[str, str, int | None]:
+def _loop_cause(k: Kernel, stages: int, dots: list[int], loads: list[ttgir.Op]) -> tuple[str, str, int | None]:
     """(why a loop's loads are not pipelined, what to try, the line of the tl.dot whose remark says why)."""
     if stages <= 1:
         return f"num_stages={stages}", "num_stages=3 (or 2, if shared memory is short)", None
@@ -235,9 +236,41 @@ def _loop_cause(k: Kernel, stages: int, dots: list[int]) -> tuple[str, str, int 
             said[0],
         )
     if dots:
-        return "the pipeliner declined them (it skips loads narrower than 32 bits per thread)", "", None
+        return _declined(k, loads)
     return (
         "Triton's pipeliner takes loads that feed a tl.dot, and this loop has none",
         "ask for it: `for i in tl.range(start, end, step, num_stages=3)`",
         None,
     )
+
+
+def _declined(k: Kernel, loads: list[ttgir.Op]) -> tuple[str, str, int | None]:
+    """Why the pipeliner left a dot's loop's loads as they are, where Triton does not say: loads narrower
+    than 32 bits per thread (cp.async's least), or loads no tl.dot reads (DeepSeek's fp8 GEMM's scales,
+    32 bits wide, multiply the dot's result: they were said to be "narrower than 32 bits")."""
+    narrow = [op for op in loads if (info := per_thread(k, op)) is not None and info[0] * info[1] < 32]
+    if narrow:
+        lines = ", ".join(map(str, dict.fromkeys(k.lines_of(op)[0] for op in narrow)))
+        return f"the pipeliner skips loads narrower than 32 bits per thread (line {lines})", "", None
+    if not any(_feeds_dot(k, op) for op in loads):
+        return (
+            "Triton's pipeliner takes the loads a tl.dot reads, and no tl.dot reads these (their values are used "
+            "beside it, after it)",
+            "nothing to widen: the loads the tl.dot reads are pipelined; these wait their latency each iteration",
+            None,
+        )
+    return "the pipeliner declined them, and Triton says not why", "compare num_stages=2 and 3 (diff --vary)", None
+
+
+def _feeds_dot(k: Kernel, load: ttgir.Op) -> bool:
+    """Whether a load's value reaches an operand a tl.dot multiplies (not its accumulator), in its loop."""
+    reached = set(load.results)
+    for op in k.module.ops:
+        if op.loop != load.loop or op.number <= load.number or not reached & set(op.operands):
+            continue
+        if op.name in ttgir.DOT_OPS:
+            if reached & set(op.operands[:2]):
+                return True
+            continue
+        reached.update(op.results)
+    return False
