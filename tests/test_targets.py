@@ -180,3 +180,14 @@ def test_a_loops_trips_are_read_where_its_back_edge_is_on_a_line_of_its_body(cli
     said = " ".join(doc["time"]["assumptions"])
     loop = next(n for n, text in enumerate((KERNELS / "fp8_dot.py").read_text().splitlines(), 1) if "for k in" in text)
     assert f"loop trips from the arguments (line {loop}: 32)" in said and "assumed to run" not in said
+
+
+def test_an_fp8_matmuls_flops_are_said_as_they_are_at_fp8s_rate(cli):
+    """The time is reckoned in FP16-rate FLOPs (FP8's count half); the figures said were those: an fp8
+    GEMM's 2*M*N*K halved, at FP16's rate."""
+    import json
+
+    doc = json.loads(cli("explain", KERNELS / "fp8_dot.py", "-k", "fp8_matmul", "-t", "sm90", "--grid", "32,32",
+                         "--no-what-if", "--json").stdout)  # fmt: skip
+    tensor = next(limit for limit in doc["time"]["launch"]["limits"] if limit["name"] == "tensor cores")
+    assert tensor["said"].startswith(f"{2 * 4096**3 / 1e9:,.1f} GFLOP at 1,584 TFLOP/s"), tensor
