@@ -133,3 +133,25 @@ def test_an_argument_the_body_makes_a_descriptor_of_takes_a_descriptor_too():
     assert v.signature["a_ptr"] == "tensordesc<fp16[128, 64]>" and v.signature["b_ptr"] == "*fp16"
     with pytest.raises(UsageError, match="-a a_ptr=fp16: a_ptr is a pointer"):
         _variant(file, args=("a_ptr=fp16",), dtype="fp16")
+
+
+def test_a_pointer_loaded_through_in_an_if_only_may_be_given_a_value(tmp_path):
+    """flash-attention's rotary kernel takes SEQLEN_OFFSETS as an int or a pointer, and loads through it
+    only under `if IS_SEQLEN_OFFSETS_TENSOR:`; its default launch (an int, the flag False) was refused as
+    "a pointer (the kernel loads or stores through it)". One loaded through outside a branch still is."""
+    kernel = tmp_path / "offsets.py"
+    kernel.write_text(
+        "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+        "def shifted(x_ptr, out_ptr, OFFSETS, IS_TENSOR: tl.constexpr):\n"
+        "    start = OFFSETS\n"
+        "    if IS_TENSOR:\n"
+        "        start = tl.load(OFFSETS)\n"
+        "    tl.store(out_ptr, tl.load(x_ptr + start))\n"
+    )
+    spec = load_file(str(kernel)).pick("shifted").spec
+    assert [(p.name, p.type_from) for p in spec.params[:3]] == [("x_ptr", "body"), ("out_ptr", "body"),
+                                                                 ("OFFSETS", "branch")]  # fmt: skip
+    c = compiled(str(kernel), "sm90", constexprs=("IS_TENSOR=false",), args=("OFFSETS=7",))
+    assert c.variant.signature["OFFSETS"] == "i32"
+    with pytest.raises(UsageError, match="x_ptr is a pointer"):
+        compiled(str(kernel), "sm90", constexprs=("IS_TENSOR=false",), args=("OFFSETS=7", "x_ptr=3"))

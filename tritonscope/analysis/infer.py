@@ -29,6 +29,9 @@ _MATH_FUNCTIONS = {"exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "si
 class Inferred:
     pointers: set[str] = field(default_factory=set)
     floats: set[str] = field(default_factory=set)
+    # pointers loaded or stored through only inside an `if` (flash-attention's rotary: `if
+    # IS_SEQLEN_OFFSETS_TENSOR: tl.load(SEQLEN_OFFSETS + ...)`, an int where the branch is dead)
+    in_branches: set[str] = field(default_factory=set)
 
 
 def infer_kinds(functions: dict[str, ast.FunctionDef]) -> dict[str, Inferred]:
@@ -45,12 +48,21 @@ def infer_kinds(functions: dict[str, ast.FunctionDef]) -> dict[str, Inferred]:
                 changed = True
     for name, fn in functions.items():
         results[name].floats = _float_params(fn) - results[name].pointers
+        outside = _FunctionReader(fn, functions, results, outside_branches=True).pointer_params()
+        results[name].in_branches = results[name].pointers - outside
     return results
 
 
 class _FunctionReader:
-    def __init__(self, fn: ast.FunctionDef, functions: dict[str, ast.FunctionDef], known: dict[str, Inferred]):
+    def __init__(
+        self,
+        fn: ast.FunctionDef,
+        functions: dict[str, ast.FunctionDef],
+        known: dict[str, Inferred],
+        outside_branches: bool = False,
+    ):
         self.fn = fn
+        self.outside_branches = outside_branches  # the pointer uses outside every `if` only
         self.functions = functions
         self.known = known
         self.params = [a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs]
@@ -71,7 +83,7 @@ class _FunctionReader:
         return roots & set(self.params)
 
     def _pointer_expressions(self):
-        for node in ast.walk(self.fn):
+        for node in _outside_branches(self.fn) if self.outside_branches else ast.walk(self.fn):
             if not isinstance(node, ast.Call):
                 continue
             func = node.func
@@ -130,6 +142,13 @@ class _FunctionReader:
         if isinstance(expr, ast.IfExp):
             return self._bases(expr.body, seen) | self._bases(expr.orelse, seen)
         return set()
+
+
+def _outside_branches(node: ast.AST):
+    """ast.walk, but into no `if` statement's branches (its test is walked)."""
+    yield node
+    for child in ast.iter_child_nodes(node):
+        yield from _outside_branches(child.test) if isinstance(child, ast.If) else _outside_branches(child)
 
 
 def _float_params(fn: ast.FunctionDef) -> set[str]:

@@ -39,7 +39,7 @@ class Param:
     name: str
     kind: ParamKind
     type: str | None  # a Triton type string (`*fp32`, `i32`); None for constexprs
-    type_from: str  # where kind and type came from: annotation, default, body, assumed
+    type_from: str  # where kind and type came from: annotation, default, body, branch (an if's only), assumed
     default: Any = None
     has_default: bool = False
 

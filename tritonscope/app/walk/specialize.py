@@ -98,7 +98,7 @@ def _inferred(spec: KernelSpec, signature: dict[str, str], given: set[str], dtyp
     """The argument types tritonscope guessed (from the body, or i32 by default) rather than was given."""
     guessed = {}
     for p in spec.params:
-        if p.type_from not in ("body", "assumed") or p.name in given or p.kind == ParamKind.CONSTEXPR:
+        if p.type_from not in ("body", "branch", "assumed") or p.name in given or p.kind == ParamKind.CONSTEXPR:
             continue
         if not (p.kind == ParamKind.POINTER and dtype is not None):
             guessed[p.name] = signature[p.name]
@@ -149,7 +149,7 @@ def _check_pointer(param, value: Any, given: bool) -> None:
     pointer = value is None or isinstance(value, TypeName) and value.is_pointer
     # A body that makes a descriptor of its argument may be given a descriptor instead (Triton's
     # fused-attention tutorial: `_maybe_make_tensor_desc(desc_q, ...)` takes either).
-    pointer = pointer or param.type_from == "body" and isinstance(value, TypeName) and value.is_descriptor
+    pointer = pointer or param.type_from in ("body", "branch") and isinstance(value, TypeName) and value.is_descriptor
     if given and isinstance(value, str) and value.startswith("*") and canonical_type(value) is None:  # no such type
         raise UsageError(f"-a {param.name}={value}: unknown type '{value[1:]}'. Known: {', '.join(SCALAR_TYPES)}")
     if sure and given and not pointer:

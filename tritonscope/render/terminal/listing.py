@@ -15,6 +15,7 @@ TYPE_FROM = {
     "annotation": "annotated",
     "default": "from its default",
     "body": "inferred from the body",
+    "branch": "inferred from an if's branch (a value may do where it is not taken)",
     "assumed": "assumed (give -a NAME=TYPE or a value)",
     "file": "from the file",
 }
@@ -73,7 +74,7 @@ def _draw_kernel(console: Console, spec, defaults: dict) -> None:
             type_ = f"{p.type} (file)"  # what dump compiles
         elif p.kind is ParamKind.POINTER and p.type_from != "annotation":
             type_ = "*fp32 (--dtype)"
-        if spec.is_helper and p.type_from in ("body", "assumed"):  # no -a reaches a helper: its caller's call types it
+        if spec.is_helper and p.type_from in ("body", "branch", "assumed"):  # no -a reaches a helper: its caller's call types it
             kind, type_, how = "-", "-", _from_calls(spec)
         default = repr(p.default) if p.has_default else ""
         if p.name in defaults:
