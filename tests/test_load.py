@@ -217,3 +217,14 @@ def test_kernels_under_a_gpu_check_the_simulated_gpu_cannot_pass_are_named_with_
     refused = tritonscope("list", kernel, expect=2).stderr
     assert "kernels are defined only under the GPU check at line 10 (`if has_triton() and sys.version_info" in refused
     assert "decorate a kernel" not in refused
+
+
+def test_a_kernel_file_sees_the_argv_python_file_would_give_it(tmp_path, cli):
+    """FlagGems parses sys.argv at import: it saw tritonscope's own command line, so `--debug` (its option
+    too) changed what the import did."""
+    kernel = tmp_path / "argv_reader.py"
+    kernel.write_text(
+        "import sys\nimport triton\nimport triton.language as tl\n\nif sys.argv[1:]:\n"
+        "    raise SystemExit(f'got {sys.argv[1:]}')\n\n\n@triton.jit\ndef k(x_ptr):\n    tl.store(x_ptr, 1.0)\n"
+    )
+    assert "k  line" in cli("list", kernel, "--debug").stdout

@@ -7,6 +7,7 @@ start compiles without end. Kept apart from load.py so that the API asks it with
 from __future__ import annotations
 
 import contextlib
+import sys
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,10 +19,14 @@ _running: list[Path] = []  # the kernel files whose top-level code runs now, inn
 
 @contextlib.contextmanager
 def running(path: Path) -> Iterator[None]:
+    """While the file's top-level code runs: its `sys.argv` is `python FILE`'s, not tritonscope's own
+    command line (FlagGems parses sys.argv at import: `--debug` of tritonscope's was its own option)."""
     _running.append(path)
+    argv, sys.argv = sys.argv, [str(path)]
     try:
         yield
     finally:
+        sys.argv = argv
         _running.pop()
 
 
