@@ -230,8 +230,10 @@ def draw_findings(console: Console, found: tuple[Finding, ...]) -> None:
     if not found:
         console.print(Text("No findings: nothing here looks slower than it must be.", style="green"))
         return
-    console.print(Text(f"{len(found)} finding{'s' if len(found) != 1 else ''}", style="bold"))
-    for alike in _alike(found):
+    groups = _alike(found)
+    together = f", {len(groups)} shown (those alike on several lines once)" if len(groups) < len(found) else ""
+    console.print(Text(f"{count(len(found), 'finding')}{together}", style="bold"))
+    for alike in groups:
         console.print(_finding_table(alike))
 
 
