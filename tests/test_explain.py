@@ -324,3 +324,17 @@ def test_loads_no_dot_reads_are_not_said_to_be_narrower_than_32_bits():
     (found,) = of_kind(result, findings.NOT_PIPELINED)
     assert "no tl.dot reads these" in found.message and "narrower than 32" not in found.message
     assert "nothing to widen" in found.suggestion and found.line == 17
+
+
+def test_a_drain_charged_to_a_line_of_no_store_names_the_stores_that_drain():
+    """The drain sits on the instruction after EXIT, as a profiler samples it: in flash-attention's layer
+    norm an `if HAS_W1:` (a constexpr False) read as 21% of the time, `stores drain after EXIT`."""
+    result = explain(make_request(str(KERNELS / "store_then_branch.py"), "sm90"))
+    path = KERNELS / "store_then_branch.py"
+    branch = line_of(path, "if head < m:")
+    stores = [line_of(path, text) for text in ("tl.store(y_ptr + offs, x * 2, mask=offs < n)",
+                                               "tl.store(y_ptr + n + offs, z * 3, mask=offs < n)")]  # fmt: skip
+    drained = next(t for t in result.time.lines if t.drain)
+    assert drained.line == branch and list(drained.drained) == stores
+    text = " ".join(ExplainView(Terminal(width=80)).render(result).split())
+    assert f"the stores of lines {stores[0]}, {stores[1]} drain after EXIT (sampled here)" in text

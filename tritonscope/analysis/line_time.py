@@ -72,6 +72,9 @@ class LineTime:
     drain: float  # of which: stores draining after EXIT
     instructions: int  # machine instructions on the line
     waits_on: tuple[WaitsOn, ...] = ()  # most cycles first
+    # where it has a drain: the lines whose stores drain (the drain sits on the instruction after EXIT,
+    # where a profiler samples exiting warps: a line of no store, an `if` in flash-attention's layer norm)
+    drained: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -338,6 +341,7 @@ def _per_line(c: Compilation, steps: list[InstructionTime], total: float) -> tup
                 found = waits.setdefault(line, {}).setdefault((lines, wait.kind), [0.0, 0])
                 found[0] += step.repeats * wait.cycles
                 found[1] += 1
+    stores = tuple(dict.fromkeys(n for s in steps if opcodes.sass(s.opcode).drains for n in s.lines[:1]))
     result = []
     for line in sorted(sums):
         issue, waited, drain, count = sums[line]
@@ -345,7 +349,7 @@ def _per_line(c: Compilation, steps: list[InstructionTime], total: float) -> tup
         on = [WaitsOn(lines, kind, v, int(n)) for (lines, kind), (v, n) in waits.get(line, {}).items() if v >= 0.5]
         on.sort(key=lambda w: -w.cycles)
         share = cycles / total if total else 0.0
-        result.append(
-            LineTime(line, texts.get(line, "").strip(), cycles, share, issue, waited, drain, int(count), tuple(on))
-        )
+        drained = stores if drain else ()
+        code = texts.get(line, "").strip()
+        result.append(LineTime(line, code, cycles, share, issue, waited, drain, int(count), tuple(on), drained))
     return tuple(result)

@@ -221,7 +221,11 @@ def evidence(line: LineTime) -> list[str]:
         parts.append((w.cycles, f"{w.said}: {w.waits} wait{'s' if w.waits != 1 else ''}, {w.cycles:,.0f} cycles"))
     if line.issue >= 0.5:
         parts.append((line.issue, f"issues {count(line.instructions, 'instruction')}: {line.issue:,.0f} cycles"))
-    if line.drain:
+    if line.drain and set(line.drained) - {line.line}:  # charged where a profiler samples exiting warps
+        whose = number_ranges(sorted(line.drained))
+        said = f"the stores of line{'s' if len(line.drained) > 1 else ''} {whose} drain after EXIT"
+        parts.append((line.drain, f"{said} (sampled here): {line.drain:,.0f} cycles"))
+    elif line.drain:
         parts.append((line.drain, f"stores drain after EXIT: {line.drain:,.0f} cycles"))
     return [said for _, said in sorted(parts, key=lambda p: -p[0])]
 

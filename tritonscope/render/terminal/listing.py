@@ -74,7 +74,8 @@ def _draw_kernel(console: Console, spec, defaults: dict) -> None:
             type_ = f"{p.type} (file)"  # what dump compiles
         elif p.kind is ParamKind.POINTER and p.type_from != "annotation":
             type_ = "*fp32 (--dtype)"
-        if spec.is_helper and p.type_from in ("body", "branch", "assumed"):  # no -a reaches a helper: its caller's call types it
+        # no -a reaches a helper: its caller's call types it
+        if spec.is_helper and p.type_from in ("body", "branch", "assumed"):
             kind, type_, how = "-", "-", _from_calls(spec)
         default = repr(p.default) if p.has_default else ""
         if p.name in defaults:
