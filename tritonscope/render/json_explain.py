@@ -169,6 +169,7 @@ def _line_time(t) -> dict[str, Any]:
         "drain": round(t.drain, 1),
         "instructions": t.instructions,
         "waits_on": waits,
+        "drained": list(t.drained),
     }
 
 
