@@ -66,6 +66,12 @@ if sys.argv[1:] == ['compile']:
     for _ in range(3):
         out = f(x)
     print('reduce-overhead', tuple(out.shape))
+    # a host tensor moved into a graph of CUDA graphs: Inductor keeps it in pinned host memory, which it
+    # allocates past the dispatcher (`Pinned memory requires CUDA`, with no GPU)
+    moved = torch.compile(lambda x, pos: x * (pos + 1).to(x.device, non_blocking=True), mode='reduce-overhead')
+    for _ in range(2):
+        shifted = moved(torch.ones(4, device='cuda'), torch.tensor([3]))
+    print('pinned', shifted.tolist())
     folded = torch.compile(lambda x: torch.where(x > 0, torch.tensor(0.0, device=x.device), x) + 1)
     print('lifted', folded(torch.tensor([-2.0, 3.0], device='cuda')).tolist())
 
@@ -190,7 +196,7 @@ def test_memory_figures_are_the_targets(probes):
 
 def test_reduce_overhead_compiles_with_cuda_graphs_skipped(probes):
     result, out = probes["sm90"]
-    assert "reduce-overhead (1024,)" in result.stdout
+    assert "reduce-overhead (1024,)" in result.stdout and "pinned [4.0, 4.0, 4.0, 4.0]" in result.stdout
     names = {json.loads(line)["name"] for line in (out / "kernels.jsonl").read_text().splitlines()}
     assert any(n.startswith("triton_poi_fused_mul_sin") for n in names), names
 

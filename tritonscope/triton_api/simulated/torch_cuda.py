@@ -362,6 +362,11 @@ def install_allocation() -> None:
     import torch
 
     _allocate_fake_where_modes_are_off(torch, _mode[0])
+    # Inductor's cudagraph code (mode="reduce-overhead") allocates pinned host buffers by calling this
+    # directly, past the dispatcher: plain host memory here, as pin_memory is (`Pinned memory requires CUDA`)
+    guards = torch._C._dynamo.guards
+    if hasattr(guards, "_empty_strided_cpu_pinned") and hasattr(guards, "_empty_strided_cpu"):
+        guards._empty_strided_cpu_pinned = guards._empty_strided_cpu
 
 
 def _allocate_fake_where_modes_are_off(torch, mode) -> None:
