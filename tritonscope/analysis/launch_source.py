@@ -7,12 +7,26 @@ through the module's own assignment of it."""
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from .size_expressions import Expr, from_source
 
 _SHAPED = {"view", "reshape", "expand", "new_empty", "new_zeros", "new_ones", "empty", "zeros", "ones", "randn", "rand"}
+_SIZE_AT = {"randint": 2, "full": 0}  # where their size is, positionally (randint(low, high, size))
+_SAME_SHAPE = {"to", "cuda", "cpu", "float", "half", "bfloat16", "int", "long", "contiguous", "clone", "detach"}
+
+
+def _size_argument(node: ast.Call) -> ast.expr | None:
+    """The size a shaping call is given as one argument (a tuple, or `size=`), where it is."""
+    keyword = next((k.value for k in node.keywords if k.arg == "size"), None)
+    if keyword is not None:
+        return keyword
+    at = _SIZE_AT.get(_called(node), 0)
+    if _called(node) == "randint" and len(node.args) == 2:
+        at = 1  # randint(high, size)
+    return node.args[at] if len(node.args) == at + 1 or (_called(node) in _SIZE_AT and at < len(node.args)) else None
 
 
 @dataclass(frozen=True)
@@ -32,13 +46,14 @@ class LaunchLine:
         for _ in range(8):
             if isinstance(node, ast.Name):
                 node = self.resolve(node.id)
-                continue
-            break
-        if not isinstance(node, ast.Call) or _called(node) not in _SHAPED:
+            elif isinstance(node, ast.Call) and _called(node) in _SAME_SHAPE and isinstance(node.func, ast.Attribute):
+                node = node.func.value  # ids.to(dev), x.float(): the shape of what they are called on
+            else:
+                break
+        if not isinstance(node, ast.Call) or _called(node) not in _SHAPED | _SIZE_AT.keys():
             return None
-        dims = (
-            node.args[0].elts if len(node.args) == 1 and isinstance(node.args[0], (ast.Tuple, ast.List)) else node.args
-        )
+        given = _size_argument(node)
+        dims = given.elts if isinstance(given, (ast.Tuple, ast.List)) else node.args
         return [from_source(d, sizes, self.resolve) for d in dims]
 
 
@@ -72,11 +87,40 @@ def kernel_launch(tree: ast.Module, line: int, kernel: str, params: list[str]) -
 
 
 def function_call(tree: ast.Module, line: int, params: list[str]) -> LaunchLine | None:
-    """The call on LINE with as many arguments as PARAMS (a torch.compile'd function's call)."""
+    """The call on LINE that gives each of PARAMS (a torch.compile'd function's inputs as dynamo names
+    them: `x`, `args[0]`, `kwargs['input_ids']`), by position or by keyword."""
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and _spans(node, line) and len(node.args) == len(params) and params:
-            return LaunchLine(dict(zip(params, node.args, strict=True)), _resolver(tree, line))
+        if isinstance(node, ast.Call) and _spans(node, line) and params:
+            bound = _bound(node, params)
+            if bound is not None:
+                return LaunchLine(bound, _resolver(tree, line))
     return None
+
+
+_STARRED = re.compile(r"\w+\[(?:(\d+)|'(\w+)'|\"(\w+)\")\]")  # args[0], kwargs['input_ids']
+
+
+def _bound(call: ast.Call, params: list[str]) -> dict[str, ast.expr] | None:
+    """Each param's expression in the call; None where one is not given there."""
+    keywords = {k.arg: k.value for k in call.keywords if k.arg}
+    plain = [name for name in params if not _STARRED.fullmatch(name) and name not in keywords]
+    if plain and len(plain) != len(call.args):  # which argument is which, by position, is not plain
+        return None
+    positional = iter(call.args)
+    found: dict[str, ast.expr] = {}
+    for name in params:
+        starred = _STARRED.fullmatch(name)
+        if starred and starred[1] is not None:
+            index = int(starred[1])
+            value = call.args[index] if index < len(call.args) else None
+        elif starred:
+            value = keywords.get(starred[2] or starred[3])
+        else:
+            value = keywords.get(name) or next(positional, None)
+        if value is None:
+            return None
+        found[name] = value
+    return found
 
 
 def _spans(node: ast.AST, line: int) -> bool:
@@ -89,7 +133,8 @@ def _resolver(tree: ast.Module, line: int) -> Callable[[str], ast.expr | None]:
     spanning = [f for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and _spans(f, line)]
     function = max(spanning, key=lambda f: f.lineno, default=None)  # the innermost
     local = _assignments(function, before=line) if function is not None else {}
-    module = _assignments(tree, before=None, top_only=True)
+    # the module's, its loops' and with blocks' included (a script's `for L in ...: ids = ...(2, L)`)
+    module = {**_assignments(tree, before=None, top_only=True), **_assignments(tree, before=line, outside=True)}
 
     def resolve(name: str) -> ast.expr | None:
         return local.get(name, module.get(name))
@@ -97,9 +142,20 @@ def _resolver(tree: ast.Module, line: int) -> Callable[[str], ast.expr | None]:
     return resolve
 
 
-def _assignments(scope: ast.AST, before: int | None, top_only: bool = False) -> dict[str, ast.expr]:
+def _outside_functions(node: ast.AST):
+    """ast.walk, into no function's or class's body."""
+    yield node
+    for child in ast.iter_child_nodes(node):
+        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            yield from _outside_functions(child)
+
+
+def _assignments(
+    scope: ast.AST, before: int | None, top_only: bool = False, outside: bool = False
+) -> dict[str, ast.expr]:
     found: dict[str, tuple[int, ast.expr]] = {}
-    nodes = scope.body if top_only and hasattr(scope, "body") else ast.walk(scope)
+    walked = _outside_functions(scope) if outside else ast.walk(scope)
+    nodes = scope.body if top_only and hasattr(scope, "body") else walked
     for node in nodes:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             if before is None or node.lineno < before:

@@ -170,7 +170,10 @@ def _frame(records: list[dict], sizes, carried: dict[str, set[int]], sources) ->
         for name, value in record["inputs"].items():
             for i, d in enumerate(value.get("shape") or []):
                 seen[(name, i)] = seen.get((name, i), frozenset()) | {d}
-    dims = {n: _dims(n, v, call, sizes, carried, seen) for n, v in tensors.items()}
+    dynamic = {
+        (n, i) for n, shape in guards(last.get("guards", [])).sizes.items() for i, d in enumerate(shape) if d is None
+    }
+    dims = {n: _dims(n, v, call, sizes, carried, seen, dynamic) for n, v in tensors.items()}
     held = {n: tuple(v["shape"]) for n, v in tensors.items()}
     frame = FrameModel(last["function"], last.get("file"), last.get("line"), dims, held,
                        tuple(guards(r.get("guards", [])) for r in records), seen)  # fmt: skip
@@ -179,9 +182,11 @@ def _frame(records: list[dict], sizes, carried: dict[str, set[int]], sources) ->
     return FrameForecast(frame.function, frame.file, frame.line, said, len(records), tuple(entries))
 
 
-def _dims(name: str, value: dict, call, sizes, carried: dict[str, set[int]], seen) -> tuple:
+def _dims(name: str, value: dict, call, sizes, carried: dict[str, set[int]], seen, dynamic=frozenset()) -> tuple:
     """Each dim of the input NAME over the sizes: from the call's own shaping, else the one size whose
-    warmup values hold every value the dim had, else a constant it always was; None: held."""
+    warmup values hold every value the dim had (one value will do for a dim its entry made dynamic:
+    `dynamic=True` compiles once, and a Hugging Face forward's call is in transformers' own wrapper),
+    else a constant it always was; None: held."""
     shaped = call.shape(name, frozenset(sizes)) if call is not None else None
     found = []
     for i, _ in enumerate(value.get("shape") or []):
@@ -189,6 +194,7 @@ def _dims(name: str, value: dict, call, sizes, carried: dict[str, set[int]], see
             found.append(shaped[i])
             continue
         values = seen.get((name, i), frozenset())
-        fits = [s for s, known in carried.items() if len(values) > 1 and values <= known]
+        least = 1 if (name, i) in dynamic else 2
+        fits = [s for s, known in carried.items() if len(values) >= least and values <= known]
         found.append(size(fits[0]) if len(fits) == 1 else const(next(iter(values))) if len(values) == 1 else None)
     return tuple(found)

@@ -20,10 +20,12 @@ from dataclasses import dataclass
 
 Dim = tuple[str, int]  # (input, dimension): ("h", 0) is h.size()[0]
 
-_SOURCE = r"L\['(?P<name>[^']+)'\](?P<rest>(?:\.[A-Za-z_]\w*)*)"
+# an input as dynamo's source names it: L['x'], L['self'].up, L['kwargs']['input_ids'], L['args'][0]
+_SOURCE = r"L\['(?P<name>[^']+)'\](?P<rest>(?:\.[A-Za-z_]\w*|\['[^']+'\]|\[\d+\])*)"
 _MATCH = re.compile(r"check_tensor\(" + _SOURCE + r".*?\bsize=\[(?P<sizes>[^\]]*)\]")
 _SIZE_TERM = re.compile(
-    r"(?:L\['(?P<name>[^']+)'\](?P<rest>(?:\.[A-Za-z_]\w*)*)|(?P<bare>[A-Za-z_][\w.]*))\.size\(\)\[(?P<dim>\d+)\]"
+    r"(?:L\['(?P<name>[^']+)'\](?P<rest>(?:\.[A-Za-z_]\w*|\['[^']+'\]|\[\d+\])*)|(?P<bare>[A-Za-z_][\w.]*))"
+    r"\.size\(\)\[(?P<dim>\d+)\]"
 )
 _BOUND = re.compile(
     r"^\s*(?:(?P<low>-?\d+)\s*(?P<lop><=|<)\s*(?P<lexpr>[^<>=]+?)|(?P<hexpr>[^<>=]+?)\s*(?P<hop><=|<|==)\s*(?P<high>-?\d+))\s*$"

@@ -20,6 +20,7 @@ returns them, with torch's logging left as the program set it.
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 import sys
 import threading
@@ -85,15 +86,23 @@ def _entry_count(code) -> int:
 def _inputs(frame) -> dict:
     """The frame's arguments as dynamo guards them: each tensor's sizes, strides and dtype, each int."""
     code, values = frame.f_code, frame.f_locals
-    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    named = code.co_argcount + code.co_kwonlyargcount
+    # *args and **kwargs too, as dynamo names them (args[0], kwargs['input_ids']): a Hugging Face
+    # forward takes all of its inputs so, and its recompiles had no inputs to predict from
+    extra = bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
     found: dict[str, dict] = {}
-    for name in names:
+    for name in code.co_varnames[: named + extra]:
         value = values.get(name)
-        items = enumerate(value) if isinstance(value, (list, tuple)) else [(None, value)]
-        for index, item in items:
+        if isinstance(value, dict):
+            items = [(f"[{key!r}]", item) for key, item in value.items()]
+        elif isinstance(value, (list, tuple)):
+            items = [(f"[{index}]", item) for index, item in enumerate(value)]
+        else:
+            items = [("", value)]
+        for suffix, item in items:
             described = _described(item)
             if described is not None and len(found) < MAX_INPUTS:
-                found[name if index is None else f"{name}[{index}]"] = described
+                found[name + suffix] = described
     return found
 
 
@@ -127,6 +136,9 @@ def _shape_guards(compiled) -> list[str]:
     """The new entry's guards on sizes, as dynamo prints them: TENSOR_MATCH lines and the shape guards."""
     text = str(getattr(compiled, "guard_manager", ""))
     lines = [line.split("  # ")[0].strip(" |+-") for line in text.splitlines() if any(k in line for k in _SHAPE_GUARDS)]
+    # the bounds and the inputs' sizes first, a module's weights last: a model's weights (each a
+    # TENSOR_MATCH of its fixed size) took every line there was room for, and its `2 <= ...` with them
+    lines.sort(key=lambda line: ("TENSOR_MATCH" in line) + ("_modules[" in line or "._parameters[" in line))
     return [line[:400] for line in lines[:MAX_GUARD_LINES]]
 
 
