@@ -32,10 +32,17 @@ def {LONG}_one(x_ptr):
 def {LONG}_two(x_ptr):
     tl.store(x_ptr + tl.arange(0, 32), 2.0)
 
+@triton.jit
+def plain(x_ptr, n, B: tl.constexpr):
+    o = tl.program_id(0) * B + tl.arange(0, B)
+    tl.store(x_ptr + o, 2.0, mask=o < n)
+
 x = torch.empty(1024, device="cuda")
 tuned[lambda meta: (triton.cdiv(1024, meta["B"]),)](x, 1024)
 {LONG}_one[(1,)](x)
 {LONG}_two[(1,)](x)
+plain[(8,)](x, 1024, B=128)
+plain[(8,)](x, 1000, B=128)  # another specialization (1000 is no multiple of 16), launched too
 """
 
 
@@ -71,3 +78,9 @@ def test_a_capture_whose_cache_folder_is_gone_says_it_is_damaged(capture, tmp_pa
     shutil.rmtree(damaged / "cache")
     said = tritonscope("explain", f"{damaged}/:tuned", expect=2).stderr
     assert "records compiles of tuned, but their files are not in its cache/ folder: the capture is damaged" in said
+
+
+def test_of_several_compiles_the_program_launched_the_newest_is_said_to_be_one_of_them(capture):
+    """Two specializations of one kernel, both launched: it said "this is the one the program launched"."""
+    said = " ".join(json.loads(tritonscope("dump", f"{capture}/:plain", "--json").stdout)["notices"])
+    assert "2 compiles are named plain: this is the newest of the 2 the program launched" in said, said

@@ -157,7 +157,10 @@ def find(kernel: CachedKernel) -> tuple[CacheEntry, list[str]]:
     chosen = (launched or candidates)[0]
     if len(candidates) > 1 and not digest:
         others = ", ".join(f"@{str(e.metadata.get('hash', ''))[:8]}" for e in candidates if e is not chosen)
-        which = "the one the program launched" if launched else "the newest"
+        which = (
+            f"the newest of the {len(launched)} the program launched" if len(launched) > 1  # other shapes, dtypes
+            else "the one the program launched" if launched else "the newest"
+        )  # fmt: skip
         folder = kernel.folder.rstrip("/")
         problems = [
             *problems,
