@@ -42,6 +42,7 @@ class PredictedEntry:
         said = "; ".join(
             f"{n}: [{', '.join('dynamic' if d is None else str(d) for d in s)}]" for n, s in self.sizes.items()
         )
+        said = said or "no tensor input recorded"  # a function taking none (or a capture from before **kwargs)
         return f"compiled after the mark in this capture: {said}" if self.seen else said
 
 
