@@ -346,3 +346,12 @@ def test_a_block_compared_inside_a_call_or_shaping_a_tensor_is_still_bucketed():
     )
     found = compared_names(source)
     assert found.get("n_cols") == "tl.arange(0, BLOCK) < n_cols" and "BLOCK" not in found, found
+
+
+def test_a_late_entry_with_no_tensor_input_says_so():
+    from tritonscope.analysis.dynamo_prediction import PredictedEntry
+
+    assert (
+        PredictedEntry("f", {}, {}, {}, seen=True).text
+        == "compiled after the mark in this capture: no tensor input recorded"
+    )
