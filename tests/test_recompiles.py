@@ -355,3 +355,15 @@ def test_a_late_entry_with_no_tensor_input_says_so():
         PredictedEntry("f", {}, {}, {}, seen=True).text
         == "compiled after the mark in this capture: no tensor input recorded"
     )
+
+
+def test_a_guard_on_a_count_of_keyword_arguments_says_what_changed():
+    """GPT-2's generate() recompiled on `len(kwargs) == 7`, said three times and never as what changed."""
+    from tritonscope.app.recompile_torch import said
+    from tritonscope.parsers.dynamo_guards import reason
+
+    read = [reason(f"0/{n}: len(kwargs) == 7") for n in range(3)]
+    assert said({"function": "forward", "compile_id": "0/3"}, read) == (
+        "torch.compile compiled `forward` again: the call gave another number of keyword arguments than the "
+        "entry's 7 (len(kwargs) == 7)"
+    )

@@ -69,7 +69,7 @@ def said(record: dict, read: list[Reason]) -> str:
     failed = _failed(read)
     if not failed:
         return f"torch.compile compiled `{record['function']}` again: " + (
-            "; ".join(dict.fromkeys(r.expected for r in read)) or "no reason recorded"  # each entry says it
+            "; ".join(dict.fromkeys(_plainly(r.expected) for r in read)) or "no reason recorded"  # each entry says it
         )
     sizes = guards(record.get("guards", [])).sizes
     parts, dynamic = [], []
@@ -91,6 +91,20 @@ def said(record: dict, read: list[Reason]) -> str:
     return (
         f"torch.compile guard failed on {' and '.join(parts)}: recompiled with {made} ({record.get('compile_id', '')})"
     )
+
+
+_LENGTH = re.compile(r"^len\((\w+)\) == (\d+)$")
+
+
+def _plainly(guard: str) -> str:
+    """A guard dynamo prints in its own terms, said as what changed: `len(kwargs) == 7` is a call with
+    another number of keyword arguments (transformers' generate() passes more after its first step)."""
+    length = _LENGTH.match(guard)
+    if length and length[1] == "kwargs":
+        return f"the call gave another number of keyword arguments than the entry's {length[2]} ({guard})"
+    if length:
+        return f"`{length[1]}` had another length than the entry's {length[2]} ({guard})"
+    return guard
 
 
 def _actual(record: dict, name: str, dim: int) -> int | None:
