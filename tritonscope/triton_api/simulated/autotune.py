@@ -132,7 +132,9 @@ def _follow_inductor(heuristics) -> None:
         candidates = [launcher.config for launcher in self.launchers]
         result = original_tune(self, *args, **kwargs)
         if len(candidates) > 1 and self.launchers:
-            name = self.inductor_meta.get("kernel_name") or getattr(self.fn, "__name__", "?")
+            name = self.inductor_meta.get("kernel_name") or ""
+            if not name or name.startswith("Placeholder."):  # a max-autotune template benchmarked before its
+                name = getattr(self.fn, "__name__", "?")  # name is given: as its compiles are named
             _write(candidates, self.launchers[0].config, {"kernel": name, "by": "torch.compile"})
         return result
 
