@@ -160,3 +160,13 @@ def test_a_named_candidate_that_runs_out_of_shared_memory_is_not_launched(tmp_pa
     tritonscope("trace", "--target", "sm90", "--autotune", "last", "-o", out, "--", sys.executable, program)
     (choice,) = _records(out, "autotune.jsonl")
     assert choice["chosen"].startswith("B: 32") and choice["chosen_index"] == 0 and choice["matched"] is False
+
+
+def test_a_max_autotune_template_is_named_as_its_compiles_are(tmp_path):
+    """Inductor benchmarks its matmul templates before it names them: autotune.jsonl (and `cache list`)
+    said `Placeholder.DESCRIPTIVE_NAME` for a kernel whose compiles are named `triton_`."""
+    program = Path(__file__).parent / "programs" / "max_autotune_matmul.py"
+    tritonscope("trace", "-t", "sm90", "-o", tmp_path / "cap", "--", sys.executable, program)
+    tuned = [json.loads(line)["kernel"] for line in (tmp_path / "cap" / "autotune.jsonl").read_text().splitlines()]
+    compiled = {json.loads(line)["name"] for line in (tmp_path / "cap" / "kernels.jsonl").read_text().splitlines()}
+    assert tuned and set(tuned) <= compiled and not any("Placeholder" in name for name in tuned), (tuned, compiled)
