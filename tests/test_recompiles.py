@@ -367,3 +367,15 @@ def test_a_guard_on_a_count_of_keyword_arguments_says_what_changed():
         "torch.compile compiled `forward` again: the call gave another number of keyword arguments than the "
         "entry's 7 (len(kwargs) == 7)"
     )
+
+
+def test_a_librarys_function_is_not_called_the_programs_own():
+    """transformers' `_can_use_grouped_mm` was "the program's own", its fix a mark_dynamic of an expert
+    weight the program never holds."""
+    from tritonscope.app.recompile_torch import fix
+    from tritonscope.parsers.dynamo_guards import reason
+
+    record = {"function": "_can_use_grouped_mm", "file": "/venv/lib/python3.11/site-packages/transformers/moe.py"}
+    found = fix(record, [reason("0/0: tensor 'w' size mismatch at index 0. expected 8, actual 16")])
+    assert found is not None and "the function is in transformers, which the program calls" in found.proof
+    assert "_can_use_grouped_mm is in transformers: where `w` is not the program's, dynamic=True" in found.said

@@ -120,7 +120,9 @@ def fix(record: dict, read: list[Reason]) -> Fix | None:
     (name, dim), reasons = next(iter(failed.items()))
     argument = name.split(".")[0].split("[")[0]
     where = f"before the first call of {record['function']}"
-    proof = "not compiled: the function is the program's own; trace the program again with the change"
+    library = _library(record.get("file"))
+    whose = f"in {library}, which the program calls" if library else "the program's own"
+    proof = f"not compiled: the function is {whose}; trace the program again with the change"
     if any("<" in r.expected for r in reasons):
         code = f"torch._dynamo.decorators.mark_unbacked({argument}, {dim})"
         said = f"a size of 1 in dimension {dim} of `{argument}` is specialized even where the size is dynamic: "
@@ -137,4 +139,13 @@ def fix(record: dict, read: list[Reason]) -> Fix | None:
         return Fix(TORCH_GUARD, name, said, "", proof)
     code = f"torch._dynamo.mark_dynamic({argument}, {dim})"
     said = f"{code} {where} (or torch.compile(..., dynamic=True)), so that one entry serves every size"
+    if library:  # its argument may be made inside the library, where the program cannot mark it
+        said += f"; {record['function']} is in {library}: where `{argument}` is not the program's, dynamic=True"
     return Fix(TORCH_GUARD, name, said, code, proof)
+
+
+def _library(file: str | None) -> str | None:
+    """The installed package a function's file belongs to (transformers), None for the program's own."""
+    parts = (file or "").replace("\\", "/").split("/")
+    at = next((i for i, part in enumerate(parts) if part in ("site-packages", "dist-packages")), None)
+    return parts[at + 1] if at is not None and at + 1 < len(parts) - 1 else None
