@@ -338,3 +338,11 @@ def test_a_drain_charged_to_a_line_of_no_store_names_the_stores_that_drain():
     assert drained.line == branch and list(drained.drained) == stores
     text = " ".join(ExplainView(Terminal(width=80)).render(result).split())
     assert f"the stores of lines {stores[0]}, {stores[1]} drain after EXIT (sampled here)" in text
+
+
+def test_a_sliced_layouts_width_is_the_cause_not_a_divisor_of_the_program_id():
+    """mamba's chunk state: loads of 32xf32 in `#ttg.slice<{dim = 1, parent = #blocked}>` (one element a
+    thread) were said narrow because `batch=2 is not a multiple of 16`, batch dividing the program id."""
+    result = explain(make_request(str(KERNELS / "sliced_scale.py"), "sm90"))
+    (found,) = of_kind(result, findings.NARROW)
+    assert "each thread holds only 1 contiguous f32" in found.message and "n=2" not in found.message

@@ -121,6 +121,9 @@ def _op(number: int, line: str) -> Op | None:
     return None
 
 
+_QUOTIENTS = ("arith.divsi", "arith.divui", "arith.floordivsi", "arith.ceildivsi", "arith.ceildivui")
+
+
 def _defs(ops: list[Op]) -> dict[str, tuple[str, ...]]:
     """Each value's sources: an op's operands; a loop's block arguments and results also take
     their initial values and what the body yields; an `if`'s results what its branches yield."""
@@ -133,8 +136,11 @@ def _defs(ops: list[Op]) -> dict[str, tuple[str, ...]]:
                 if op.text.endswith("{"):
                     regions.append(targets)
             continue
+        # a quotient is computed from its numerator alone, as far as what it can be known of goes: the
+        # divisor's divisibility tells nothing of it (mamba's `pid_bc // batch` blamed batch=2)
+        sources = op.operands[:1] if op.name in _QUOTIENTS else op.operands
         for result in op.results:
-            defs.setdefault(result, []).extend(op.operands)
+            defs.setdefault(result, []).extend(sources)
         targets = [list(op.results)]
         if op.name == "scf.for" and "iter_args(" in op.text:
             pairs = _ITER_ARG.findall(op.text.split("iter_args(", 1)[1])

@@ -110,12 +110,27 @@ def per_thread(k: Kernel, op: ttgir.Op) -> tuple[int, int, int, tuple[int, ...]]
     typed = _access_type(op)
     bits = ttgir.element_bits(op.text)
     layout = k.module.layout(typed[1]) if typed else None
-    if typed is None or bits is None or layout is None or layout.kind != "blocked":
+    if typed is None or bits is None or layout is None:
         return None
-    order, size = layout.fields.get("order"), layout.fields.get("sizePerThread")
+    order, size = _blocked_fields(layout)
     if not order or not size:
         return None
     return size[order[0]], bits, order[0], typed[0]
+
+
+def _blocked_fields(layout) -> tuple[list[int] | None, list[int] | None]:
+    """(order, sizePerThread) of a blocked layout, or of a blocked one sliced (a row's reduction's
+    result, mamba's per-chunk loads: `#ttg.slice<{dim = 1, parent = #blocked}>`) with its dim taken out."""
+    if layout.kind == "blocked":
+        return layout.fields.get("order"), layout.fields.get("sizePerThread")
+    parent, dim = layout.fields.get("parent"), layout.fields.get("dim")
+    if layout.kind != "slice" or getattr(parent, "kind", None) != "blocked" or not isinstance(dim, int):
+        return None, None
+    order, size = parent.fields.get("order"), parent.fields.get("sizePerThread")
+    if not order or not size or dim >= len(size):
+        return None, None
+    kept = [d - (d > dim) for d in order if d != dim]
+    return kept, [n for d, n in enumerate(size) if d != dim]
 
 
 def _causes(k: Kernel, op: ttgir.Op, narrowest: int) -> list[tuple[str, Unknown]]:
