@@ -186,8 +186,7 @@ def estimate(
     )
     dram, l2 = (memory.dram + local.dram, memory.l2 + local.l2) if local else (memory.dram, memory.l2)
     waves_us = (waves - 1) * block_us + tail_us
-    actual = traffic.flops / traffic.tensor_flops if traffic.tensor_flops else 1.0  # over FP16-rate FLOPs
-    limits, unknown = _limits(speeds, dram, l2, _tensor_flops(c, traffic), waves_us, actual)
+    limits, unknown = _limits(speeds, dram, l2, _tensor_flops(c, traffic), _actual(traffic))
     limits.append(_l1(c, block, traffic, speeds))
     limits.extend(_atomics(traffic, speeds))
     limits.extend(_parallelism(schedule, c, memory, min(programs, slots), speeds, _loads_in_bounds(traffic)))
@@ -213,6 +212,10 @@ def _tensor_flops(c: Compilation, traffic) -> float:
     to FMA, as Turing's fp16 dots: the walk counts those at the issue slots)."""
     mix = c.resources.instructions
     return traffic.tensor_flops if mix is None or mix.matrix else 0.0
+
+
+def _actual(traffic) -> float:  # the FLOPs as they are over the FP16-rate ones (FP8's count half)
+    return traffic.flops / traffic.tensor_flops if traffic.tensor_flops else 1.0
 
 
 WORK_SPREAD = 8.0  # the average program taken at most this many times program 0's work, or 1/this
@@ -295,12 +298,9 @@ def _loads_in_bounds(traffic) -> float:
     return sum(a.elements * a.width * a.all_runs * a.in_bounds for a in loads) / total if total else 1.0
 
 
-def _limits(
-    speeds: Speeds, dram: float, l2: float, flops: float, waves_us: float, actual: float = 1.0
-) -> tuple[list[Limit], list[str]]:
+def _limits(speeds: Speeds, dram: float, l2: float, flops: float, actual: float = 1.0) -> tuple[list[Limit], list[str]]:
     """The DRAM's, the L2's and the tensor cores' times, and what is not known of them. `flops`: the
-    tensor cores', at FP16's rate (none where the SASS has no matrix instruction); `actual`: the FLOPs
-    as they are over those, which the figures say (an fp8 GEMM's 240 GFLOP at twice the rate, not 120)."""
+    tensor cores', at FP16's rate; `actual`: as they are over those (fp8's 240 GFLOP at 2x, not 120)."""
     clock = speeds.clock_mhz * 1e6
     dram_rate = speeds.dram_bytes_per_s * DRAM_ATTAINED
     limits = [Limit("DRAM", dram / dram_rate * 1e6, f"{_bytes(dram)} at {dram_rate / 1e12:.2f} TB/s")]
