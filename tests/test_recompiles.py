@@ -379,3 +379,17 @@ def test_a_librarys_function_is_not_called_the_programs_own():
     found = fix(record, [reason("0/0: tensor 'w' size mismatch at index 0. expected 8, actual 16")])
     assert found is not None and "the function is in transformers, which the program calls" in found.proof
     assert "_can_use_grouped_mm is in transformers: where `w` is not the program's, dynamic=True" in found.said
+
+
+def test_a_keyword_inputs_size_1_guard_is_read_and_fixed_on_the_tensor_given_by_keyword():
+    """The H200's own words for tests/programs/keyword_model.py called at L=1 after its warmup (torch
+    2.11): `2 <= kwargs['input_ids'].size()[1]` was not read as a size, and no fix was given."""
+    from tritonscope.app.recompile_torch import fix, said
+    from tritonscope.parsers.dynamo_guards import reason
+
+    read = [reason("0/0: 2 <= kwargs['input_ids'].size()[1]  # return F.linear(input, self.weight, self.bias)")]
+    assert read[0].dim == ("kwargs['input_ids']", 1)
+    record = {"function": "forward", "compile_id": "0/1"}
+    assert said(record, read).startswith("torch.compile guard failed on `L['kwargs']['input_ids'].size()[1]`")
+    found = fix(record, read)
+    assert found is not None and found.code == "torch._dynamo.decorators.mark_unbacked(input_ids, 1)"

@@ -83,7 +83,8 @@ def said(record: dict, read: list[Reason]) -> str:
         else:
             entries = f"entr{'ies' if len(reasons) > 1 else 'y'} {', '.join(r.entry for r in reasons)}"
             detail = f"{shown}{entries} expected {', '.join(wanted)}"
-        parts.append(f"`L['{name}'].size()[{dim}]` ({detail})")
+        base, bracket, rest = name.partition("[")  # kwargs['input_ids'] as dynamo prints it: L['kwargs']['input_ids']
+        parts.append(f"`L['{base}']{bracket}{rest}.size()[{dim}]` ({detail})")
         entry = sizes.get(name)
         if entry is not None and dim < len(entry):
             dynamic.append(entry[dim] is None)
@@ -118,7 +119,8 @@ def fix(record: dict, read: list[Reason]) -> Fix | None:
     if not failed:
         return None
     (name, dim), reasons = next(iter(failed.items()))
-    argument = name.split(".")[0].split("[")[0]
+    keyword = re.fullmatch(r"\w+\['(\w+)'\]", name)  # kwargs['input_ids']: the tensor given as input_ids=
+    argument = keyword[1] if keyword else name.split(".")[0].split("[")[0]
     where = f"before the first call of {record['function']}"
     library = _library(record.get("file"))
     whose = f"in {library}, which the program calls" if library else "the program's own"

@@ -24,7 +24,7 @@ Dim = tuple[str, int]  # (input, dimension): ("h", 0) is h.size()[0]
 _SOURCE = r"L\['(?P<name>[^']+)'\](?P<rest>(?:\.[A-Za-z_]\w*|\['[^']+'\]|\[\d+\])*)"
 _MATCH = re.compile(r"check_tensor\(" + _SOURCE + r".*?\bsize=\[(?P<sizes>[^\]]*)\]")
 _SIZE_TERM = re.compile(
-    r"(?:L\['(?P<name>[^']+)'\](?P<rest>(?:\.[A-Za-z_]\w*|\['[^']+'\]|\[\d+\])*)|(?P<bare>[A-Za-z_][\w.]*))"
+    r"(?:L\['(?P<name>[^']+)'\](?P<rest>(?:\.[A-Za-z_]\w*|\['[^']+'\]|\[\d+\])*)|(?P<bare>[A-Za-z_][\w.]*(?:\['[^']+'\]|\[\d+\])*))"
     r"\.size\(\)\[(?P<dim>\d+)\]"
 )
 _BOUND = re.compile(
