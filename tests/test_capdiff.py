@@ -231,7 +231,7 @@ def test_check_a_capture_against_budgets_and_a_baseline_capture(cli, runs, tmp_p
     held = cli("check", runs["again"], "--baseline", runs["before"], "--budget", "spills=0").stdout
     assert held.rstrip().endswith("all 5 held their budgets")
     budget = cli("check", runs["before"], "--budget", "shared<=1024", expect=1).stdout
-    assert "shared = 1040, limit <= 1024" in budget and "1 of 5 failed" in budget  # row_sum's reduction
+    assert "shared = 1,040 B (1.016 KiB), limit <= 1024 B" in budget and "1 of 5 failed" in budget  # row_sum's
 
 
 def _hash(folder, name) -> str:

@@ -95,7 +95,8 @@ def test_a_2d_kernel_with_a_mask(cli):
     [
         (["sample:vector_add", "-a", "n_elements=i32"], "needs a value for n_elements"),
         (["sample:softmax"], "the launch grid is unknown"),
-        (["sample:vector_add", "--grid", "x"], "--grid expects X[,Y[,Z]]"),
+        (["sample:vector_add", "--grid", "x"], "--grid x names what is not an argument or constexpr of the kernel"),
+        (["sample:vector_add", "--grid", "1,,2"], "--grid expects X[,Y[,Z]]"),
     ],
 )
 def test_bad_grid_requests(cli, args, message):

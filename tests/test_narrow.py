@@ -232,7 +232,7 @@ def test_layout_of_64x64_at_80_columns_is_drawn_in_bands():
         "columns 48-63:",
     ]
     row = " ".join(f"{lane:>2}" for lane in range(16, 32))
-    assert sum(line.endswith(row + " ") for line in lines) == 2 * 64  # columns 16-31 and 48-63, every row
+    assert sum(line.endswith(row + " w0") for line in lines) == 2 * 64  # columns 16-31 and 48-63, every row
     assert "64x64 elements over 1 warp x 32 lanes x 128 registers per thread" in lines
 
 

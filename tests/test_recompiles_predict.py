@@ -176,7 +176,7 @@ def test_a_model_called_with_keywords_predicts_its_length_1_entry(tmp_path, cli)
     """A Hugging Face forward takes **kwargs: its inputs were not recorded, its shape guards were cut off
     by its weights', and `--shapes L=1..128` said "no compile to come" where L=1 compiles again."""
     out = tmp_path / "kw"
-    cli("trace", "--target", "sm90", "-o", out, "--", sys.executable, ROOT / "tests" / "programs" / "keyword_model.py")
+    cli("trace", "--target", "sm90", "-o", out, "--", sys.executable, KERNELS / "keyword_model.py")
     document = json.loads(cli("recompiles", out, "--shapes", "L=1..64", "--json").stdout)
     (frame,) = document["torch_compiles"]
     assert frame["inputs"] == ["kwargs['input_ids']: [2, L, 8]"], frame
