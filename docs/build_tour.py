@@ -612,8 +612,8 @@ EXPLORE_STEPS = [
         "`tl.dot` line: every pane highlights what came from it, through the line map `dump --line` uses. "
         "In TTIR it is one `tt.dot`; in TTGIR the compiler has made it a Hopper warp-group dot and the wait "
         "that follows it; in SASS, the address arithmetic that feeds the tensor cores.",
-        ["plus", "tab", "S", "S", "S", "shift+tab", "colon", "3", "5", "enter"],
-        "+  tab  S S S  shift+tab  :35⏎",
+        ["plus", "tab", "S", "S", "shift+tab", "colon", "3", "5", "enter"],  # S skips TTGIR: another pane's
+        "+  tab  S S  shift+tab  :35⏎",
         "linked",
     ),
     (

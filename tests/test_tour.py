@@ -22,7 +22,7 @@ def test_the_tour_builds_and_answers_its_questions(tmp_path):
     assert "output_ptr[98304:98432]" in tour and "masked tail" in tour
     assert "4x128b" in tour and "16x32b" in tour and "HGMMA" in tour and "HMMA" in tour
     assert "async_copy_global_to_local" in tour and "SHFL.BFLY" in tour
-    assert "line 21: narrow-global-access" in tour and "compiled: -a n_elements=4112" in tour
+    assert "lines 21-22, 24: narrow-global-access" in tour and "compiled: -a n_elements=4112" in tour
     assert "Triton says: Warning: vectorization fails" in tour and "line 34: loop-not-pipelined" in tour
     assert "Forcing a different order [0, 1] on SMEM" in tour
     assert "## Why does my kernel crash on an RTX 4090 and not on an H100?" in tour
