@@ -1,6 +1,6 @@
 """A model called as Hugging Face's are: its forward takes **kwargs, its many weights fill dynamo's guards,
-compiled with dynamic=True over two sequence lengths (tests/test_recompiles_predict.py; not a corpus program). A length of 1 is
-specialized (the 0/1 rule): `recompiles --shapes L=1..64` must predict that one entry."""
+compiled with dynamic=True over two sequence lengths (tests/test_recompiles_predict.py). A length of 1
+is specialized (the 0/1 rule): `recompiles --shapes L=1..64` must predict that one entry."""
 
 import torch
 

@@ -366,7 +366,7 @@ def install_allocation() -> None:
     # directly, past the dispatcher: plain host memory here, as pin_memory is (`Pinned memory requires CUDA`)
     guards = torch._C._dynamo.guards
     if hasattr(guards, "_empty_strided_cpu_pinned") and hasattr(guards, "_empty_strided_cpu"):
-        guards._empty_strided_cpu_pinned = guards._empty_strided_cpu
+        guards._empty_strided_cpu_pinned = getattr(guards, "_empty_strided_cpu")  # noqa: B009 - no stubs name it
 
 
 def _allocate_fake_where_modes_are_off(torch, mode) -> None:
