@@ -7,10 +7,10 @@ through the module's own assignment of it."""
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..parsers.dynamo_guards import item_of
 from .size_expressions import Expr, from_source
 
 _SHAPED = {"view", "reshape", "expand", "new_empty", "new_zeros", "new_ones", "empty", "zeros", "ones", "randn", "rand"}
@@ -97,24 +97,20 @@ def function_call(tree: ast.Module, line: int, params: list[str]) -> LaunchLine 
     return None
 
 
-_STARRED = re.compile(r"\w+\[(?:(\d+)|'(\w+)'|\"(\w+)\")\]")  # args[0], kwargs['input_ids']
-
-
 def _bound(call: ast.Call, params: list[str]) -> dict[str, ast.expr] | None:
     """Each param's expression in the call; None where one is not given there."""
     keywords = {k.arg: k.value for k in call.keywords if k.arg}
-    plain = [name for name in params if not _STARRED.fullmatch(name) and name not in keywords]
+    plain = [name for name in params if item_of(name) is None and name not in keywords]
     if plain and len(plain) != len(call.args):  # which argument is which, by position, is not plain
         return None
     positional = iter(call.args)
     found: dict[str, ast.expr] = {}
     for name in params:
-        starred = _STARRED.fullmatch(name)
-        if starred and starred[1] is not None:
-            index = int(starred[1])
-            value = call.args[index] if index < len(call.args) else None
-        elif starred:
-            value = keywords.get(starred[2] or starred[3])
+        item = item_of(name)  # args[0], kwargs['input_ids']
+        if isinstance(item, int):
+            value = call.args[item] if item < len(call.args) else None
+        elif item is not None:
+            value = keywords.get(item)
         else:
             value = keywords.get(name) or next(positional, None)
         if value is None:

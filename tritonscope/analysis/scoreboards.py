@@ -78,6 +78,11 @@ class Schedule:
         """{offset: its place in `instructions`}."""
         return {s.offset: i for i, s in enumerate(self.instructions)}
 
+    @cached_property
+    def edges(self) -> dict[int, tuple[int, ...]]:
+        """successors(listing), read once: the walk's loops and whether their back edges branch."""
+        return successors(self.listing)
+
 
 def schedule(c: Compilation) -> Schedule | None:
     """The schedule of an NVIDIA compile's SASS; None without SASS and its binary (AMD, or an

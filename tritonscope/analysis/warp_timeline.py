@@ -22,7 +22,6 @@ the loop's own producers, not those of its prologue.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 
 from ..parsers.sass_control import Control
@@ -44,7 +43,6 @@ SPIN_LOOP = 8  # instructions: a back edge over at most this many around a SYNCS
 # what a poll waits with: an mbarrier's try-wait, a sleep between tries (sm100's tensor-memory allocation
 # retries UTCATOMSWS after NANOSLEEP: counted as a loop of 16 assumed trips)
 _POLLS = ("SYNCS", "NANOSLEEP", "UTCATOMSWS")
-_CONDITIONAL = re.compile(r"^\s*@!?U?P\d|\s!?U?P\d\s*,")  # a guard (@P0), or a branch's predicate (BRA.U !UP0, ...)
 BARRIER = "barrier"  # a WaitCost's scoreboard for a BAR.SYNC's wait
 
 
@@ -82,12 +80,11 @@ class InstructionTime:
         )
 
 
-def loops(listing: Listing) -> list[tuple[int, int]]:
+def loops(schedule: Schedule) -> list[tuple[int, int]]:
     """The loops (first offset, last offset): every back edge but a branch to itself (the trap
     after EXIT), a poll (_POLLS) and a subroutine's return to its callers (ptxas puts
     its routines, the int64 remainder's, after the kernel's EXIT)."""
-    edges = scoreboards.successors(listing)
-    steps = listing.instructions
+    edges, steps = schedule.edges, schedule.listing.instructions
     index = {s.offset: i for i, s in enumerate(steps)}
     found = []
     for source, targets in edges.items():
@@ -135,7 +132,7 @@ class Timeline:
 
     def __init__(self, schedule: Schedule, costs: Costs, trips: int, block_warps: int, known: dict[int, int]):
         self.schedule, self.costs = schedule, costs
-        self.loops = loops(schedule.listing)
+        self.loops = loops(schedule)
         # each loop's (trip count, its `for` line where the arguments gave it; None: `trips`, assumed)
         self.trips = {loop: _known(schedule, loop, known, trips) for loop in self.loops}
         self.repeats = {s.offset: 1.0 for s in schedule.listing.instructions}
@@ -345,7 +342,7 @@ def _known(schedule: Schedule, loop: tuple[int, int], known: dict[int, int], tri
     body = {n for s in schedule.instructions if loop[0] <= s.offset <= loop[1] for n in s.lines} & set(known)
     # a conditional back edge closes a loop of its own; an unconditional one (sm100's epilogue branches
     # back into a pipelined loop) may be another path through one, whose trips it would count again
-    if len(body) == 1 and _CONDITIONAL.search(schedule.at(loop[1]).text):
+    if len(body) == 1 and len(schedule.edges[loop[1]]) > 1:
         (line,) = body
         return max(known[line], 1), line
     return trips, None

@@ -10,7 +10,7 @@ import re
 from ..analysis.recompile_causes import TORCH_GUARD
 from ..analysis.specialization import generated_by_torch
 from ..captures.timeline import Timeline
-from ..parsers.dynamo_guards import Reason, guards, reason
+from ..parsers.dynamo_guards import Reason, guards, item_of, reason
 from ..results.recompiles import Fix, Launch, TorchRecompile
 
 
@@ -119,8 +119,8 @@ def fix(record: dict, read: list[Reason]) -> Fix | None:
     if not failed:
         return None
     (name, dim), reasons = next(iter(failed.items()))
-    keyword = re.fullmatch(r"\w+\['(\w+)'\]", name)  # kwargs['input_ids']: the tensor given as input_ids=
-    argument = keyword[1] if keyword else name.split(".")[0].split("[")[0]
+    keyword = item_of(name)  # kwargs['input_ids']: the tensor given as input_ids=
+    argument = keyword if isinstance(keyword, str) else name.split(".")[0].split("[")[0]
     where = f"before the first call of {record['function']}"
     library = _library(record.get("file"))
     whose = f"in {library}, which the program calls" if library else "the program's own"

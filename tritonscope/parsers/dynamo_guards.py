@@ -86,6 +86,18 @@ class Reason:
     text: str
 
 
+_ITEM = re.compile(r"\w+\[(?:(\d+)|'(\w+)'|\"(\w+)\")\]")
+
+
+def item_of(name: str) -> int | str | None:
+    """Which item of a starred parameter an input is, as dynamo names it: `args[0]` 0, `kwargs['input_ids']`
+    'input_ids'; None for a parameter of its own (`x`)."""
+    item = _ITEM.fullmatch(name)
+    if item is None:
+        return None
+    return int(item[1]) if item[1] is not None else item[2] or item[3]
+
+
 def _input(name: str, rest: str | None) -> str:
     return name + (rest or "")
 

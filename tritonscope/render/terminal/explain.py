@@ -244,40 +244,35 @@ def draw_findings(console: Console, found: tuple[Finding, ...]) -> None:
 def _alike(found: tuple[Finding, ...]) -> list[list[Finding]]:
     """The findings, those that say the same (kind, message, advice, what compiling it gave) on several
     lines together, in the order of their first: unsloth's RoPE had ten narrow-access findings of one
-    text, one per load and store."""
-    groups: dict[tuple[str, str, str, str], list[Finding]] = {}
+    text, one per load and store. A kernel-wide finding stands alone."""
+    groups: dict[object, list[Finding]] = {}
     for finding in found:
         verified = finding.verified.replace(f"line {finding.line}:", "line #:")  # each its own line's result
-        key = (finding.kind, finding.message, finding.suggestion, verified)
-        groups.setdefault(key if finding.line is not None else (*key[:3], str(id(finding))), []).append(finding)
+        key = (finding.kind, finding.message, finding.suggestion, verified) if finding.line is not None else id(finding)
+        groups.setdefault(key, []).append(finding)
     return list(groups.values())
 
 
 def _finding_table(alike: list[Finding]) -> Table:
-    first = alike[0]
+    first, several = alike[0], len(alike) > 1
+    spans = number_ranges(sorted(f.line for f in alike if f.line is not None))
     table = Table.grid(padding=(0, 1))
     table.add_column(no_wrap=True)
     table.add_column()
-    where = f"line {first.line}" if first.line is not None else "kernel"
-    if len(alike) > 1:
-        where = f"lines {number_ranges(sorted(f.line for f in alike if f.line is not None))}"
+    where = f"lines {spans}" if several else f"line {first.line}" if first.line is not None else "kernel"
     shares = [f.time_share for f in alike if f.time_share is not None]
-    together = " together" if len(alike) > 1 else ""
-    share = f" ({percent(sum(shares))} of the estimated time{together})" if shares else ""
+    share = f" ({percent(sum(shares))} of the estimated time{' together' if several else ''})" if shares else ""
     table.add_row(Text("●", style="bold red"), Text(f"{where}: {first.kind}{share}", style="bold"))
     table.add_row(Text(""), Text(first.message))
-    others = f" (line {first.line}; the others alike: --json gives each)" if len(alike) > 1 else ""
+    others = f" (line {first.line}; the others alike: --json gives each)" if several else ""
     table.add_row(Text(""), Text(f"evidence{others}: {first.evidence}", style="dim"))
     if first.remarks and first.kind != REMARK:
         table.add_row(Text(""), Text(f"Triton says: {' | '.join(first.remarks)}", style="magenta"))
     if first.suggestion:
         table.add_row(Text(""), Text(f"try: {first.suggestion}", style="green"))
     if first.verified:
-        lines = (
-            f"each of lines {number_ranges(sorted(f.line for f in alike if f.line is not None))}:"
-            if len(alike) > 1
-            else ""
+        verified = (
+            first.verified.replace(f"line {first.line}:", f"each of lines {spans}:") if several else first.verified
         )
-        verified = first.verified.replace(f"line {first.line}:", lines) if lines else first.verified
         table.add_row(Text(""), Text(f"compiled: {verified}", style="cyan"))
     return table
