@@ -87,8 +87,8 @@ def _conflicts(ttgir: str, accesses: list, timeout: float) -> list[int | None]:
         return []
     pairs = [(a.tensor_type, a.memdesc_type, list(a.shape), a.bitwidth) for a in accesses]
     outcome = _quietly(task(triton_layouts.all_bank_conflicts, ttgir, pairs), timeout)
-    if outcome.ok or len(pairs) == 1:
-        return outcome.unwrap() if outcome.ok else [None]
+    if outcome.ok or len(pairs) == 1 or outcome.timed_out:  # past its time: no pair is tried again alone
+        return outcome.unwrap() if outcome.ok else [None] * len(pairs)
     # one pair Triton cannot lay aborts the worker: each alone, so that only its own count is unknown
     alone = [_quietly(task(triton_layouts.all_bank_conflicts, ttgir, [pair]), timeout) for pair in pairs]
     return [each.value[0] if each.ok else None for each in alone]
