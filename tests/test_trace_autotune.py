@@ -70,6 +70,17 @@ def test_a_named_config_is_the_one_launched_and_the_capture_says_so(tmp_path):
     assert f"launched {choice['chosen']} (candidate 2)" in listing  # the config as the release prints it
     assert "how chosen: the first config with BLOCK: 128, num_warps: 4 (--autotune" in listing
 
+    # fit numbers a capture's rows as its autotuner numbered the candidates: the launched row is
+    # chosen_index (they were numbered in the cache's order, where the launched one was #1)
+    fitted = json.loads(tritonscope("fit", out, "-t", "sm90", "--json").stdout)
+    rows = fitted["kernels"][0]["configs"]
+    assert [row["values"] for row in rows] == [
+        {"BLOCK": 64, "num_warps": 1},
+        {"BLOCK": 128, "num_warps": 2},
+        {"BLOCK": 128, "num_warps": 4},
+    ]
+    assert [row["launched"] for row in rows] == [False, False, True]
+
 
 def test_a_rule_that_names_no_candidate_keeps_the_first_and_says_so(tmp_path):
     out = _traced(tmp_path, "7")

@@ -66,8 +66,36 @@ def plan_capture(capture: Capture, kernel: str | None = None) -> tuple[list[Plan
         arguments = tuple((n, format_value(v)) for n, v in request.args)
         groups.setdefault((entry.name, request.file, arguments), []).append((entry, request))
     ran = launched(capture)
-    plans = [_plan(capture.folder, name, compiles, ran) for (name, _, _), compiles in groups.items()]
+    order = _candidates(capture)
+    plans = [
+        _plan(capture.folder, name, _in_order(compiles, order.get(name, [])), ran)
+        for (name, _, _), compiles in groups.items()
+    ]
     return plans, tuple(dict.fromkeys(skipped))
+
+
+def _candidates(capture: Capture) -> dict[str, list[dict[str, str]]]:
+    """Each autotuned kernel's candidates in its autotuner's order (autotune.jsonl, trace --target), so
+    that a row's number is the `chosen_index` the capture gives the one launched."""
+    from ..captures.logs import simulation_records
+
+    found: dict[str, list[dict[str, str]]] = {}
+    for record in simulation_records(capture.folder)[0]:
+        known = found.setdefault(record["kernel"], [])
+        known += [c for c in map(_settings, map(str, record.get("candidates", []))) if c not in known]
+    return found
+
+
+def _in_order(
+    compiles: list[tuple[CacheEntry, VariantRequest]], candidates: list[dict[str, str]]
+) -> list[tuple[CacheEntry, VariantRequest]]:
+    """The compiles in their candidates' order (those no candidate names after them, as they came)."""
+
+    def place(pair: tuple[CacheEntry, VariantRequest]) -> int:
+        values = _values(pair[1])
+        return next((i for i, config in enumerate(candidates) if _matches(values, config)), len(candidates))
+
+    return sorted(compiles, key=place)
 
 
 def _plan(folder: Path, name: str, compiles: list[tuple[CacheEntry, VariantRequest]], ran: set[str]) -> Plan:
@@ -128,7 +156,12 @@ def _is_chosen(capture: Capture, entry: CacheEntry, chosen: dict[str, str]) -> b
         values = _values(entry_request(entry, f"{capture.folder}/:{entry.name}"))
     except KernelFileError:
         return True  # cannot be told apart from the others: held to the limits as launched
-    return all(str(values[name]) == value for name, value in chosen.items() if name in values)
+    return _matches(values, chosen)
+
+
+def _matches(values: dict[str, Any], settings: dict[str, str]) -> bool:
+    """Whether a compile's values are those of a config as its autotuner prints it."""
+    return all(str(values[name]) == value for name, value in settings.items() if name in values)
 
 
 def launched_fits(
