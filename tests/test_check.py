@@ -81,6 +81,21 @@ def test_a_broken_budget_exits_1_with_the_figure_the_limit_and_the_finding(cli):
     assert entry["figures"]["global_load_bits"] == 32 and entry["figures"]["registers"] == 26
 
 
+def test_a_scalars_access_is_held_to_no_width(cli, tmp_path):
+    """The layer norm's per-row mean and rstd are one float each: their 32-bit stores can never be wider,
+    and `global_store_bits>=128` failed on them while every tensor access was 128-bit; a baseline (its
+    dump --json report) is read by the same rule."""
+    budgets = ("--budget", "global_load_bits>=128", "--budget", "global_store_bits>=128")
+    out = cli("check", "sample:layernorm", "-t", "sm90", *budgets).stdout
+    assert out.startswith("PASS") and "narrowest load 128b, store 128b" in out
+    base = tmp_path / "base.json"
+    cli("check", "sample:layernorm", "-t", "sm90", "--baseline", base, "--update-baseline")
+    assert "no figures worse than" in cli("check", "sample:layernorm", "-t", "sm90", "--baseline", base).stdout
+    # a tensor access narrowed still breaks it: the vector add at a size of no divisibility hint
+    narrowed = cli("check", *ADD, "-a", "n_elements=4099", *budgets, expect=1).stdout
+    assert "global_load_bits = 32, limit >= 128" in narrowed and "global_store_bits = 32" in narrowed
+
+
 def test_bad_usage_exits_2(cli):
     assert "no figure named 'speed'" in cli("check", *ADD, "--budget", "speed<1", expect=2).stderr
     assert "nothing to check" in cli("check", *ADD, expect=2).stderr

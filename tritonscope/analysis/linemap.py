@@ -73,6 +73,16 @@ def by_source(c: Compilation) -> list[dict]:
     return [{"file": file, "line": line, "stages": table[(file, line)]} for file, line in sorted(table)]
 
 
+def from_by_source(entries: list[dict]) -> dict[str, dict[int, list[SourceLine]]]:
+    """A JSON report's map (`by_source`'s form) turned back: stage -> {its line: the Python lines}."""
+    found: dict[str, dict[int, list[SourceLine]]] = {}
+    for entry in entries:
+        for stage, numbers in entry.get("stages", {}).items():
+            for number in numbers:
+                found.setdefault(stage, {}).setdefault(number, []).append((entry["file"], entry["line"]))
+    return found
+
+
 def requested_lines(c: Compilation, lines: tuple[int, int] | None) -> frozenset[SourceLine] | None:
     """The Python lines A to B (from --line N or --lines A-B), checked against the kernel; None for all."""
     if lines is None:

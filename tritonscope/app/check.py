@@ -13,8 +13,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..analysis import access_widths, instruction_mix, linemap
 from ..analysis import findings as kinds
-from ..analysis import instruction_mix, linemap
+from ..analysis.access_widths import LineMap, Stages
 from ..analysis.findings import Finding
 from ..core import fileio, schemas
 from ..core.errors import TritonscopeError, UsageError
@@ -45,9 +46,17 @@ FIGURES = {
         Figure("shared", "shared memory (LDS) per block, bytes", "lower", (kinds.SHARED_LIMIT, kinds.OCCUPANCY)),
         Figure("occupancy", "percent of a multiprocessor's warps resident", "higher", (kinds.OCCUPANCY,)),
         Figure(
-            "global_load_bits", "the narrowest global load or async copy, bits per thread", "higher", (kinds.NARROW,)
+            "global_load_bits",
+            "the narrowest global load or async copy, bits per thread (a scalar's left out)",
+            "higher",
+            (kinds.NARROW,),
         ),
-        Figure("global_store_bits", "the narrowest global store, bits per thread", "higher", (kinds.NARROW,)),
+        Figure(
+            "global_store_bits",
+            "the narrowest global store, bits per thread (a scalar's left out)",
+            "higher",
+            (kinds.NARROW,),
+        ),
         Figure("instructions", "machine instructions", "lower"),
         Figure("conversion_bytes", "bytes layout conversions move through shared memory", "lower", (kinds.CONVERSION,)),
         Figure("findings", "findings of `explain`", "lower"),
@@ -181,7 +190,7 @@ def figures(result: ExplainResult) -> dict[str, Any]:
     r = c.resources
     conversions = {x.ttgir_line: x.bytes for line in result.lines for x in line.conversions if x.through_shared}
     return {
-        **machine_figures(c.variant.target_info, c.stages.get(c.variant.target_info.vendor.machine_code, "")),
+        **machine_figures(c.variant.target_info, c.stages, c.line_map),
         "registers": r.registers,
         "spills": r.spills,
         "local_bytes": r.local_bytes + r.stack_bytes,
@@ -212,16 +221,11 @@ def _line_waits(result: ExplainResult) -> dict[str, str] | None:
     return found
 
 
-def machine_figures(target: Target, text: str) -> dict[str, Any]:
-    """The figures read off the machine code: instructions and the narrowest global accesses."""
-    ops = [op for _, op in instruction_mix.classify(target.vendor.machine_code, text)]
-    loads = [op.width for op in ops if op.kind in ("global_load", "async_copy")]
-    stores = [op.width for op in ops if op.kind == "global_store"]
-    return {
-        "instructions": len(ops),
-        "global_load_bits": min(loads, default=None),
-        "global_store_bits": min(stores, default=None),
-    }
+def machine_figures(target: Target, stages: Stages, line_map: LineMap) -> dict[str, Any]:
+    """The figures read off the machine code: instructions and the narrowest global accesses (a
+    scalar's left out: analysis/access_widths.py)."""
+    ops = list(instruction_mix.classify(target.vendor.machine_code, stages.get(target.vendor.machine_code, "")))
+    return {"instructions": len(ops), **access_widths.narrowest(target, stages, line_map)}
 
 
 def budget_line(budget: Budget) -> int:
@@ -281,7 +285,7 @@ def read_baseline(path: str, c: Compilation) -> dict[str, Any]:
         wrong = getattr(exc, "strerror", None) or str(exc)
     if wrong is not None or target is None:
         raise UsageError(f"--baseline {path}: not a `tritonscope dump --json` report: {wrong}")
-    values = machine_figures(target, document["stages"][machine])
+    values = machine_figures(target, document["stages"], linemap.from_by_source(document.get("line_map") or []))
     if variant.get("kernel") != c.kernel.name:
         raise UsageError(f"--baseline {path} is a report of {variant.get('kernel')}, not of {c.kernel.name}")
     values.update(

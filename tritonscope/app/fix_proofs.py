@@ -161,7 +161,7 @@ def cost(before: Compilation, after: Compilation) -> str:
     from .check import machine_figures
 
     def figures(c: Compilation) -> dict[str, Any]:
-        machine = machine_figures(c.variant.target_info, c.stages.get(c.variant.target_info.vendor.machine_code, ""))
+        machine = machine_figures(c.variant.target_info, c.stages, c.line_map)
         return {"registers": c.resources.registers, **machine}
 
     old, new = figures(before), figures(after)
