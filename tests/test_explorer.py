@@ -532,6 +532,8 @@ def test_a_file_of_one_kernel_that_needs_a_value_opens_and_v_sets_it(tmp_path, w
             assert "needs a value for constexpr BLOCK (press v" in app.query_one("#error").render().plain
             title = app.query_one("#title").render().plain  # the first row named nothing
             assert title.strip() == "k.py · sm90 · not compiled", title
+            findings = app.query_one("#findings")  # it was an empty box
+            assert [str(option.prompt) for option in findings.options] == [findings.WAITING]
             await pilot.press("v")
             assert isinstance(app.screen, VariantScreen)
             assert [(k.name, k.text) for k in app.screen.knobs][0] == ("BLOCK", "(not set: enter sets it)")

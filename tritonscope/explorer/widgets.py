@@ -155,6 +155,7 @@ class Findings(OptionList):
         Binding("k", "cursor_up", "up", show=False),
     ]
     NONE = "none: explain has nothing to say of this variant"
+    WAITING = "none yet: explain reads the kernel once it compiles"
 
     class Jump(Message):
         """Enter on a finding: every pane to its line."""
@@ -164,8 +165,9 @@ class Findings(OptionList):
             self.line = line
 
     def __init__(self, *, id: str | None = None):
-        super().__init__(id=id)
+        super().__init__(Option(self.WAITING, disabled=True), id=id)  # a kernel that never compiled: said
         self.findings: tuple[Finding, ...] = ()
+        self.border_title = "findings"
 
     def show(self, findings: tuple[Finding, ...]) -> None:
         """The findings listed, unless they read as those listed (a list drawn again costs a frame)."""
