@@ -138,7 +138,7 @@ def test_reproduce_imports_a_library_kernel_and_its_ptx_hash_matches(cli, captur
         "-a 'y_ptr=*fp16' -a 'output_ptr=*fp16' -a n_elements=4096 -c BLOCK_SIZE=256 -w 4 -s 3" in result.stderr
     )
     data = _script_data(script)
-    assert data["IMPORT"] == {"module": "vector_add", "root": str(vector_add.parent)}
+    assert data["IMPORT"] == {"module": "vector_add", "root": str(vector_add.parent), "file": str(vector_add)}
     assert data["GRID"] == (16, 1, 1) and data["TARGET"] == ("cuda", 90, 32)
     assert data["CONSTANTS"] == {(4,): {"kind": "int", "value": 256}}
     ptx = next((capture / "cache").glob("*/add_kernel.ptx"))
@@ -148,6 +148,14 @@ def test_reproduce_imports_a_library_kernel_and_its_ptx_hash_matches(cli, captur
     code = f"import runpy; ns = runpy.run_path({str(script)!r}); c, d = ns['compile_kernel']()\n"
     code += "print(d == ns['ASSEMBLY_SHA256'], c.hash == ns['CAPTURED_HASH'])"
     ran = isolated(code, tmp_path)
+    assert ran.returncode == 0 and ran.stdout.split() == ["True", "True"], ran.stderr
+    # A process that imported another file of the module's name first (a notebook's or a test's copy
+    # of the sample): the captured file is compiled, not that one (its PTX names its own path)
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    (other / "vector_add.py").write_text(vector_add.read_text())
+    first = f"import sys; sys.path.insert(0, {str(other)!r}); import vector_add\n"
+    ran = isolated(first + code, tmp_path)
     assert ran.returncode == 0 and ran.stdout.split() == ["True", "True"], ran.stderr
 
 

@@ -126,7 +126,7 @@ def kernel_import(record: dict, notes: list[str], capture: Path) -> dict | None:
     path = Path(file)
     relative = Path(*parts[:-1], f"{parts[-1]}.py") if path.name != "__init__.py" else Path(*parts, "__init__.py")
     if path.as_posix().endswith("/" + relative.as_posix()):
-        return {"module": module, "root": str(path.parents[len(relative.parts) - 1])}
+        return {"module": module, "root": str(path.parents[len(relative.parts) - 1]), "file": file}
     return {"file": file}
 
 

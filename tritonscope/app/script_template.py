@@ -27,7 +27,11 @@ def _imported():
     if IMPORT.get("module"):
         if IMPORT.get("root") and IMPORT["root"] not in sys.path:
             sys.path.insert(0, IMPORT["root"])
-        return importlib.import_module(IMPORT["module"])
+        module = importlib.import_module(IMPORT["module"])
+        found = getattr(module, "__file__", None)
+        if "file" not in IMPORT or (found and os.path.realpath(found) == os.path.realpath(IMPORT["file"])):
+            return module
+        # another file of that name was imported first, or is first on sys.path: the captured one, by path
     spec = importlib.util.spec_from_file_location("reproduced_kernel_module", IMPORT["file"])
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
