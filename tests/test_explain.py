@@ -346,3 +346,19 @@ def test_a_sliced_layouts_width_is_the_cause_not_a_divisor_of_the_program_id():
     result = explain(make_request(str(KERNELS / "sliced_scale.py"), "sm90"))
     (found,) = of_kind(result, findings.NARROW)
     assert "each thread holds only 1 contiguous f32" in found.message and "n=2" not in found.message
+
+
+def test_a_conversion_for_a_narrow_store_names_the_hint_that_removes_it():
+    """FlagGems' rms_norm at N=2900: the store's layout is narrow for want of a hint on its stride, and
+    the values are converted to it through shared memory; that round trip was "usually worth it" while
+    the narrow access's own hint removes it. The conversion names it, and its what-if shows it gone."""
+    kernel = str(KERNELS / "narrow_store_conversion.py")
+    sizes = ("x_stride=2912", "y_stride=2900", "N=2900", "x_ptr=*fp16", "y_ptr=*fp16", "w_ptr=*fp16")
+    result = explain(make_request(kernel, "sm90", constexprs=("BLOCK=4096",), args=sizes))
+    store = line_of(Path(kernel), "tl.store(y_ptr + row * y_stride + cols, y, mask=mask)")
+    (conversion,) = of_kind(result, findings.CONVERSION)
+    narrow = {f.line: f for f in of_kind(result, findings.NARROW)}[store]
+    assert conversion.line == store and conversion.what_if == narrow.what_if
+    assert ("arg", "y_stride", 2912) in conversion.what_if
+    assert "for this line's narrow access" in conversion.suggestion and "usually worth it" not in conversion.suggestion
+    assert conversion.verified.endswith(f"line {store}: no layout conversion through shared memory")

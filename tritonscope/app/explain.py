@@ -168,8 +168,18 @@ def verified(
 
 
 def _disproved(finding: Finding, outcome: Compilation | str, original: Compilation | None) -> Finding:
-    """A narrow access its what-if left as narrow: the cause named is not what keeps it so (fla's
-    gather `g + o_t * HV` stays 32 bits however T is specialized), and its advice is withdrawn."""
+    """A finding its what-if did not bear out, its advice withdrawn: a narrow access left as narrow (the
+    cause named is not what keeps it so: fla's gather `g + o_t * HV` stays 32 bits however T is
+    specialized), a conversion for a narrow access that its hints leave in place."""
+    if finding.kind == findings.CONVERSION and finding.line is not None and not isinstance(outcome, str):
+        kept_line = _line_cost(outcome, finding.line)
+        if kept_line is None or not kept_line.shared_conversion_bytes:
+            return finding
+        kept = (
+            "the hints of this line's narrow access leave the conversion (compiled below); once per tile, the "
+            "round trip is usually worth it"
+        )
+        return replace(finding, suggestion=kept)
     if finding.kind != findings.NARROW or finding.line is None or original is None or isinstance(outcome, str):
         return finding
     after = findings.narrowest(_line_cost(outcome, finding.line))
@@ -221,6 +231,12 @@ def describe(finding: Finding, outcome: Compilation | str) -> str:
     if finding.kind in (findings.NARROW, findings.UNCOALESCED) and finding.line is not None:
         line = _line_cost(outcome, finding.line)
         text += f"; line {finding.line}: {_widths(line)}" + (_widened(line) if finding.kind == findings.NARROW else "")
+    if finding.kind == findings.CONVERSION and finding.line is not None:
+        line = _line_cost(outcome, finding.line)
+        moved = line.shared_conversion_bytes if line is not None else 0
+        text += f"; line {finding.line}: " + (
+            f"still {size(moved)} through shared memory" if moved else "no layout conversion through shared memory"
+        )
     if finding.kind == findings.WARP_SPECIALIZE:
         lowered = "ttg.warp_specialize" in outcome.stages.get(Stage.TTGIR, "")
         text += "; lowered to warp-specialized partitions" if lowered else "; left unlowered for this target"

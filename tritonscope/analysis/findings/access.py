@@ -29,7 +29,7 @@ def narrowest(cost: LineCost | None) -> int | None:
     return narrow[0] if narrow else None
 
 
-def _accesses(k: Kernel) -> dict[int, list[ttgir.Op]]:
+def accesses(k: Kernel) -> dict[int, list[ttgir.Op]]:
     """Tensor loads, stores and async copies by their innermost kernel-file line."""
     found: dict[int, list[ttgir.Op]] = {}
     for op in k.module.ops:
@@ -47,7 +47,7 @@ _WHY = {
 
 def narrow(k: Kernel) -> list[Finding]:
     found = []
-    for line, ops in sorted(_accesses(k).items()):
+    for line, ops in sorted(accesses(k).items()):
         cost = k.costs.get(line)
         width = narrowest(cost)
         if width is None:
@@ -87,7 +87,7 @@ def _because(causes: list[tuple[str, str]]) -> str:
 def _layout_note(k: Kernel, op: ttgir.Op) -> str:
     info = per_thread(k, op)
     if info is None:
-        typed = _access_type(op)
+        typed = access_type(op)
         if typed is None:
             return f"{op.name} (TTGIR line {op.number})"
         dims = "x".join(map(str, typed[0]))
@@ -99,7 +99,7 @@ def _layout_note(k: Kernel, op: ttgir.Op) -> str:
     )
 
 
-def _access_type(op: ttgir.Op) -> tuple[tuple[int, ...], str] | None:
+def access_type(op: ttgir.Op) -> tuple[tuple[int, ...], str] | None:
     """The shape and layout of the tensor an access moves: its operands' (a tt.load's pointers, a store's
     values), else its result's (since 3.9 `amdg.buffer_load ... : !tt.ptr<f32> -> tensor<1024xf32, ...>`)."""
     return tensor_type(op.text.split("->")[0]) or tensor_type(op.text)
@@ -107,7 +107,7 @@ def _access_type(op: ttgir.Op) -> tuple[tuple[int, ...], str] | None:
 
 def per_thread(k: Kernel, op: ttgir.Op) -> tuple[int, int, int, tuple[int, ...]] | None:
     """(contiguous elements each thread holds along the fastest dim, element bits, that dim, shape)."""
-    typed = _access_type(op)
+    typed = access_type(op)
     bits = ttgir.element_bits(op.text)
     layout = k.module.layout(typed[1]) if typed else None
     if typed is None or bits is None or layout is None:
@@ -240,7 +240,7 @@ def uncoalesced(k: Kernel) -> list[Finding]:
     dimension is contiguous, and lays the access out as if the last one were."""
     v = k.c.variant
     found = []
-    for line, ops in sorted(_accesses(k).items()):
+    for line, ops in sorted(accesses(k).items()):
         unit = sorted(
             name
             for op in ops

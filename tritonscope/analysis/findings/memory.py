@@ -10,7 +10,7 @@ from ...core.targets import NvidiaLimits, Target
 from .. import ttgir
 from ..cost import LineCost
 from ..resources import nvidia_occupancy
-from .access import per_thread
+from .access import access_type, accesses, narrow, per_thread
 from .gluon import unwritten
 from .kernel import Kernel
 from .kinds import CONVERSION, NOT_PIPELINED, OCCUPANCY, SHARED_LIMIT, SPILLS
@@ -163,11 +163,15 @@ def _next_step(k: Kernel) -> tuple[str, tuple[WhatIf, ...]]:
 def conversions(k: Kernel) -> list[Finding]:
     found = []
     loops = {op.number: op.loop for op in k.module.ops}
+    narrowed: dict[int, Finding] | None = None  # the narrow accesses whose hints are known, read once if needed
     for cost in sorted(k.costs.values(), key=lambda c: c.line):
         moved = [c for c in cost.conversions if c.through_shared]
         if not moved or any(k.lines_of_number(c.ttgir_line)[:1] != [cost.line] for c in moved):
             continue  # reported on the conversion's own line, not again at a helper's call site
         in_loop = any(loops.get(c.ttgir_line) for c in moved)
+        if _into_an_access(k, cost.line, moved) and narrowed is None:
+            narrowed = {f.line: f for f in narrow(k) if f.line is not None and f.what_if}
+        hinted = (narrowed or {}).get(cost.line) if _into_an_access(k, cost.line, moved) else None
         found.append(
             Finding(
                 CONVERSION,
@@ -177,13 +181,31 @@ def conversions(k: Kernel) -> list[Finding]:
                 f"{kib(cost.shared_conversion_bytes)} through {k.target.vendor.words.shared}"
                 + (" in every loop iteration" if in_loop else ""),
                 _conversion_evidence(k, cost, moved),
-                "inside a loop, keep the values in one layout (compute on the dot's layout, or convert once before "
-                "the loop)"
-                if in_loop
-                else "once per tile (an epilogue before a store) this round trip is usually worth it",
+                _conversion_advice(in_loop, hinted),
+                what_if=hinted.what_if if hinted else (),
             )
         )
     return found
+
+
+def _into_an_access(k: Kernel, line: int, moved) -> bool:
+    """Whether a conversion on the line lays its values out as a global access of the line takes them."""
+    layouts = {c.destination for c in moved}
+    return any((typed := access_type(op)) is not None and typed[1] in layouts for op in accesses(k).get(line, []))
+
+
+def _conversion_advice(in_loop: bool, hinted: Finding | None) -> str:
+    if hinted is not None:  # the access's layout is narrower than the values' only for want of a hint
+        return (
+            "the conversion lays the values out for this line's narrow access (its finding: the hints Triton "
+            "lacks); with them the access takes the values' own layout, and the round trip goes"
+        )
+    if in_loop:
+        return (
+            "inside a loop, keep the values in one layout (compute on the dot's layout, or convert once before "
+            "the loop)"
+        )
+    return "once per tile (an epilogue before a store) this round trip is usually worth it"
 
 
 def _conversion_evidence(k: Kernel, cost: LineCost, moved) -> str:
