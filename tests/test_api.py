@@ -492,6 +492,21 @@ def test_a_scripts_own_kernel_edited_or_deleted_under_it_is_said_so(tmp_path):
         (tmp_path / "selfedit.py.gone").unlink(missing_ok=True)
 
 
+def test_a_passes_view_shows_what_the_pass_shown_changed():
+    """`ts.passes(..., show=PASS)` drew the pipeline and an empty "What each pass changed" (the tour's
+    own cell): the pass's before and after are there now, its row marked; a dump view does not promise
+    the per-line counts only explain's view has; each code line is a <pre> (nbconvert keeps its indent)."""
+    shown = ts.passes("sample:matmul", target="sm90", show="tritongpu-pipeline")
+    page = shown._repr_html_()
+    index = next(p["index"] for p in shown.to_json()["passes"] if "diff" in p)
+    assert f"<details open><summary>pass {index}: tritongpu-pipeline" in page
+    assert '<table class="diff">' in page and "ttg.async_copy_global_to_local" in page
+    assert f'<tr class="differs"><td>{index}</td>' in page
+    dumped = ts.dump("sample:vector_add", target="sm90", stages="ptx")._repr_html_()
+    assert "Beside each Python line" not in dumped and '<pre class="l" id="ptx-1"' in dumped
+    assert "Beside each Python line" in ts.explain("sample:vector_add", target="sm90")._repr_html_()
+
+
 @pytest.mark.gpu
 def test_capture_and_launched_on_a_gpu():
     """On a GPU: the kernels a block launches, each read back from what Triton kept."""

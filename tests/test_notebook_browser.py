@@ -81,3 +81,31 @@ def test_a_views_styles_stay_inside_it(browser, tmp_path):  # noqa: F811
     mine = browser.find_element("id", "mine")
     assert mine.is_displayed() and mine.value_of_css_property("cursor") != "pointer"
     assert browser.execute_script("return getComputedStyle(document.body).backgroundColor") == "rgba(0, 0, 0, 0)"
+
+
+# JupyterLab's rules for any table in an output (rendermime's .jp-RenderedHTMLCommon), which reached a
+# view's tables: every cell right-aligned in the page's text colour, odd rows shaded white
+_JUPYTERLAB_TABLES = (
+    ".jp-RenderedHTMLCommon table { color: rgb(1, 2, 3); }"
+    " .jp-RenderedHTMLCommon td, .jp-RenderedHTMLCommon th { text-align: right; color: rgb(1, 2, 3); }"
+    " .jp-RenderedHTMLCommon tbody tr:nth-child(odd) { background: rgb(245, 245, 245); }"
+)
+
+
+def test_a_notebooks_table_styles_do_not_reach_a_view(browser, tmp_path):  # noqa: F811
+    """In JupyterLab (and nbconvert's HTML) a view's facts, figures and diffs were right-aligned, dark on
+    dark or white rows; a notebook's own `pre.view` took the view's padding."""
+    c = compiled("sample:vector_add", "sm90")
+    page = tmp_path / "jupyterlab.html"
+    page.write_text(
+        f"<!DOCTYPE html><html><head><style>{_JUPYTERLAB_TABLES}</style></head><body>"
+        '<pre class="view" id="theirs">theirs</pre><div id="outputs" class="jp-RenderedHTMLCommon"></div></body></html>'
+    )
+    browser.get(page.as_uri())
+    browser.execute_script(_AS_JUPYTERLAB, [_view(c, [Stage.PTX])])
+    label = browser.find_element("css selector", ".jp-OutputArea-output table.facts td")
+    assert label.value_of_css_property("text-align") in ("left", "start")
+    assert label.value_of_css_property("color") != "rgba(1, 2, 3, 1)"
+    row = browser.find_element("css selector", ".jp-OutputArea-output table.facts tr")
+    assert row.value_of_css_property("background-color") in ("rgba(0, 0, 0, 0)", "transparent")
+    assert browser.find_element("id", "theirs").value_of_css_property("padding-left") == "0px"

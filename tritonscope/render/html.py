@@ -39,12 +39,14 @@ _STYLE = "monokai"
 
 _CSS = """
 body { font-family: system-ui, sans-serif; margin: 0; background: #1e1f1c; color: #e8e8e3; }
+table, tr, td, th { color: inherit; background: transparent; text-align: left; border: none; }
 header, section { padding: 8px 16px; }
 h1 { font-size: 18px; margin: 4px 0; } h2 { font-size: 15px; margin: 12px 0 4px; }
 table.facts td:first-child { color: #66d9ef; padding-right: 16px; vertical-align: top; }
 table.grid { border-collapse: collapse; font-size: 13px; }
 table.grid td, table.grid th { border: 1px solid #49483e; padding: 2px 8px; text-align: right; }
 table.grid td:first-child, table.grid th:first-child { text-align: left; }
+table.passes td:nth-child(-n+4), table.passes th:nth-child(-n+4) { text-align: left; }
 .differs { color: #e6db74; font-weight: bold; }
 .warning { color: #fd971f; font-weight: bold; }
 code, .code { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; }
@@ -53,7 +55,7 @@ code, .code { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 
 .column { flex: 1 1 0; min-width: 0; display: flex; flex-direction: column; border: 1px solid #49483e; }
 .column h3 { margin: 0; padding: 4px 8px; font-size: 13px; background: #272822; }
 .column .body { overflow: auto; flex: 1; background: #272822; }
-.l { white-space: pre; cursor: pointer; padding-right: 8px; }
+.l { white-space: pre; cursor: pointer; padding-right: 8px; margin: 0; font: inherit; }
 .l .ln { color: #75715e; display: inline-block; min-width: 4.5em; text-align: right; padding-right: 8px;
         user-select: none; }
 .l.hl { background: #49483e; outline: 1px solid #a6e22e; }
@@ -195,8 +197,10 @@ def _column(
         python = " ".join(map(str, from_lines))
         cost = heat.get(number + offset, '<span class="cost"></span>') if heat is not None else ""
         rows.append(
-            f'<div class="l" id="{stage.value}-{number}" data-stage="{stage.value}" data-line="{number}" '
-            f'data-py="{python}"><span class="ln">{number + offset}</span>{cost}{code}</div>'
+            # a <pre> each: a line's indentation is text between spans, which an HTML export of a
+            # notebook (nbconvert) collapses everywhere but in a <pre>
+            f'<pre class="l" id="{stage.value}-{number}" data-stage="{stage.value}" data-line="{number}" '
+            f'data-py="{python}"><span class="ln">{number + offset}</span>{cost}{code}</pre>'
         )
     return (
         f'<div class="column" id="column-{stage.value}"><h3>{html.escape(stage.title)}</h3>'
@@ -272,8 +276,14 @@ def compilation_body(
         f"{_findings(c, explained.findings) if explained is not None else ''}"
         f'<section><h2>Stages</h2><div class="picker">Show: {picker}</div>'
         "<p>Point at or click a Python line to light up what it became; click a stage line for the "
-        "Python line it came from. Beside each Python line: its machine instructions, shaded by its share "
-        "of the busiest line; point at the number for its memory traffic.</p></section>"
+        "Python line it came from."
+        + (
+            " Beside each Python line: its machine instructions, shaded by its share of the busiest line; point "
+            "at the number for its memory traffic."
+            if heat is not None
+            else ""
+        )
+        + "</p></section>"
         f'<div class="columns">{columns}</div>'
     )
 
@@ -370,13 +380,16 @@ def passes_report(result: PassesResult) -> str:
 
 
 def passes_body(result: PassesResult) -> str:
-    """The pass pipeline as a table, then what each pass shown changed."""
+    """The pass pipeline as a table (the passes --show names marked), then what each pass drawn changed:
+    every changed pass on a page, those --show names in a notebook's view (open)."""
     kernel, target, records = result.variant.kernel, result.variant.target, list(result.records)
+    shown = {r.index for r in result.selected or ()}
     rows = []
     for r in records:
         changed = "?" if r.changed is None else ("yes" if r.changed else "")
+        mark = ' class="differs"' if r.index in shown else ""
         rows.append(
-            f"<tr><td>{r.index}</td><td>{html.escape(r.label)}</td><td>{html.escape(r.class_name)}</td>"
+            f"<tr{mark}><td>{r.index}</td><td>{html.escape(r.label)}</td><td>{html.escape(r.class_name)}</td>"
             f"<td>{html.escape(r.level)}</td><td>{changed}</td><td>{r.added if r.changed else ''}</td>"
             f"<td>{r.removed if r.changed else ''}</td></tr>"
         )
@@ -386,15 +399,17 @@ def passes_body(result: PassesResult) -> str:
             continue
         steps = "".join(f"<p>internal step: {html.escape(name)}</p>" for name, _ in r.substeps)
         sections.append(
-            f"<details><summary>pass {r.index}: {html.escape(r.label)} ({html.escape(r.class_name)}), "
-            f"+{r.added} -{r.removed}</summary>{steps}"
+            f"<details{' open' if r.index in shown else ''}><summary>pass {r.index}: {html.escape(r.label)} "
+            f"({html.escape(r.class_name)}), +{r.added} -{r.removed}</summary>{steps}"
             f"{_diff_table(result.side_by_side[r.index], 'before', 'after')}</details>"
         )
+    unchanged = [r for r in result.selected or () if r.index not in result.side_by_side]
+    sections += [f"<p>pass {r.index}: {html.escape(r.label)} left the IR as it was</p>" for r in unchanged]
+    changes = f"<section><h2>What each pass changed</h2>{''.join(sections)}</section>" if sections else ""
     return (
         f"<header><h1>{html.escape(kernel)} on {html.escape(target)}: {len(records)} MLIR passes</h1></header>"
-        '<section><table class="grid"><tr><th>#</th><th>pass</th><th>class</th><th>level</th><th>changed</th>'
-        f"<th>+lines</th><th>-lines</th></tr>{''.join(rows)}</table></section>"
-        f"<section><h2>What each pass changed</h2>{''.join(sections)}</section>"
+        '<section><table class="grid passes"><tr><th>#</th><th>pass</th><th>class</th><th>level</th><th>changed</th>'
+        f"<th>+lines</th><th>-lines</th></tr>{''.join(rows)}</table></section>{changes}"
     )
 
 

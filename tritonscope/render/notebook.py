@@ -28,9 +28,13 @@ from .registry import part, render
 
 _WIDTH = 110  # the terminal views shown as text: a notebook's output is about this wide
 _LARGE_STAGE = 100_000  # characters of LLVM IR past which a default view leaves it out (of another stage: 4x)
+# `body` is the block itself (`scoped`): a notebook's styles (JupyterLab's tables: right-aligned, their
+# own colours and odd-row shading) are outranked by the block's id in every rule
 _BLOCK_CSS = (
-    " { background: #1e1f1c; color: #e8e8e3; font-family: system-ui, sans-serif; border-radius: 4px; }"
-    " .columns { height: auto; max-height: 70vh; } .column .body { max-height: 64vh; }"
+    "body { background: #1e1f1c; color: #e8e8e3; font-family: system-ui, sans-serif; border-radius: 4px; }"
+    " .columns { height: auto; max-height: 70vh; overflow-x: auto; } .column .body { max-height: 64vh; }"
+    # a stage narrower than this is unreadable (7 of them in 1200 px): the row scrolls, the source stays
+    " .column { min-width: 30em; } .column:first-child { position: sticky; left: 0; z-index: 1; }"
     " pre.view { margin: 0; padding: 8px 12px; white-space: pre; overflow-x: auto; }"
 )
 
@@ -99,7 +103,7 @@ def block(body: str, linked: bool = False) -> str:
     before = _SHOWN.get(digest, 0)
     _SHOWN[digest] = before + 1
     name = f"{digest}-{before}" if before else digest
-    styles = scoped(report.css(), f"#{name}") + f"#{name}" + _BLOCK_CSS.replace(" .", f" #{name} .")
+    styles = scoped(report.css() + _BLOCK_CSS, f"#{name}")
     root = f"document.currentScript ? document.currentScript.parentElement : document.getElementById('{name}')"
     script = f"<script>{report.script(root)}</script>" if linked else ""
     return f'<div class="tritonscope" id="{name}"><style>{styles}</style>{body}{script}</div>'
@@ -110,6 +114,7 @@ _RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
 
 def scoped(css: str, scope: str) -> str:
     """Every rule of `css` applied under `scope` only: `.l` becomes `#id .l`, `body` `#id` itself."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)  # Pygments' comments: not part of a selector
 
     def under(match: re.Match) -> str:
         selectors = [s.strip() for s in match.group(1).split(",")]

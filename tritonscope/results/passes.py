@@ -20,8 +20,8 @@ class PassesResult(Result):
     selected: tuple[PassRecord, ...] | None = None  # the passes --show names
     triton_version: str = ""
     timing: CompileTiming | None = None  # --time: where the compile's time went
-    # Each changed pass's before and after side by side, by pass index: made by app/ for the
-    # HTML page only (`passes --html`), which shows every one.
+    # A changed pass's before and after side by side, by pass index: made by app/ for the HTML page
+    # (`passes --html`: every changed pass) and a notebook's view (those --show names).
     side_by_side: dict[int, tuple[tuple[str, str | None, str | None], ...]] = field(default_factory=dict)
     # What each --show pass did, as a unified diff, by pass index: made once with the result.
     diffs: dict[int, tuple[str, ...]] = field(init=False, repr=False, compare=False)
