@@ -84,6 +84,18 @@ def test_a_grouped_tile_order_reads_less_from_the_dram():
     assert grouped.l2_bytes == row_major.l2_bytes  # the same tiles asked of the L2, in another order
 
 
+def test_the_flops_of_a_grid_past_the_programs_evaluated_are_the_whole_launchs():
+    """65,536 tiles of 128x128: the first 16,384 programs are evaluated and the rest taken like them; their
+    bytes were scaled to the launch and their FLOPs were not (a quarter of the matmul's 2 M N K)."""
+    m, n, k = 32768, 32768, 1024
+    args = (f"M={m}", f"N={n}", f"K={k}", f"stride_am={k}", f"stride_bk={n}", f"stride_cm={n}")
+    c = compiled("sample:matmul_grouped", "h200", constexprs=("GROUP_SIZE_M=8",), args=args)
+    estimate = launch_time.estimate(c, ((m // 128) * (n // 128),), "--grid")
+    assert estimate.flops == 2 * m * n * k
+    tensor = next(limit for limit in estimate.limits if limit.name == "tensor cores")
+    assert f"{2 * m * n * k / 1e9:,.1f} GFLOP" in tensor.said
+
+
 def test_no_estimate_without_the_targets_figures_or_its_sass():
     assert TARGETS["gfx942"].speeds is None
     assert launch_time.estimate(compiled(COPY, "gfx942"), (4,), "--grid") is None

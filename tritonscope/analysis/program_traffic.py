@@ -85,7 +85,8 @@ class Traffic:
     programs: int  # in the launch
     evaluated: int  # the first programs, the ones evaluated
     accesses: tuple[Access, ...]
-    tensor_flops: float  # over the evaluated programs, in FP16-rate FLOPs (TF32 counts twice, FP8 half)
+    tensor_flops: float  # the launch's (the evaluated programs' taken for the rest), in FP16-rate FLOPs
+    # (TF32 counts twice, FP8 half)
     flops: float  # the same, as they are
     work: np.ndarray  # per program: executions of its memory and matrix ops (how long it runs, relatively)
     notes: tuple[str, ...] = field(default=())
@@ -136,7 +137,9 @@ def evaluate(ttir: str, grid: tuple[int, int, int], values: dict[str, int], limi
         accesses = scaled
         said = "the rest taken alike, but for the bytes of a sample spread over them"
         walk.notes.append(f"the first {count:,} of {programs:,} programs evaluated, {said}")
-    return Traffic(programs, walk.count, tuple(accesses), walk.flops[0], walk.flops[1], walk.work, tuple(walk.notes))
+    whole = programs / walk.count  # the FLOPs of the first programs, taken for the rest alike
+    tensor_flops, flops = walk.flops[0] * whole, walk.flops[1] * whole
+    return Traffic(programs, walk.count, tuple(accesses), tensor_flops, flops, walk.work, tuple(walk.notes))
 
 
 def _walked(ttir: str, walk: _Walk) -> _Walk:
