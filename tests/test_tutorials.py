@@ -100,6 +100,20 @@ def test_from_run_sees_the_targets_answers_and_the_launch_asked_for():
     assert "launch 3 of row_scale_kernel" in said and third["arguments"]["n_cols"] == 781
 
 
+def test_from_run_of_a_file_whose_decorators_ask_the_driver_and_its_launchs_grid():
+    """Tutorials 03 and 06 (and `dump --help`'s example): their kernels are defined again after the run,
+    and the autotune configs asked the driver, gone by then ("0 active drivers"); they are defined
+    against the simulated GPU again. explain estimates the launch for the grid the run gave, which
+    it said was not known."""
+    proc = tritonscope("explain", SHAPED / "configs_by_device.py", "--from-run", "-t", "sm90", "--json")
+    assert "launch 1 of scale_kernel at" in proc.stderr and "grid 16x1x1" in proc.stderr
+    assert "defined against a simulated NVIDIA H100 80GB HBM3 (sm90)" in proc.stderr
+    document = json.loads(proc.stdout)
+    assert document["variant"]["constexprs"] == {"BLOCK": 256}
+    launch = document["time"]["launch"]
+    assert launch["grid"][:1] == [16] and launch["grid_from"] == "the run's launch"
+
+
 def test_from_run_of_a_program_that_never_launches_says_so(tmp_path):
     _, said = _from_run("value_helper.py", "-k", "softplus_kernel", "-t", "sm90", expect=2)
     assert "python value_helper.py ended (exit 0) without reaching a launch of softplus_kernel" in said

@@ -14,7 +14,7 @@ from ..core import launch_grid
 from ..core.launch_grid import GridSpec
 from ..core.model import Compilation, Variant
 
-GIVEN, CAPTURED, HOOK = "--grid", "the captured launch", "the file's grid(meta)"
+CAPTURED, HOOK = "the captured launch", "the file's grid(meta)"
 NO_GRID = "the launch grid is not known: give --grid X[,Y[,Z]] (or define grid(meta) in the file) for the launch's time"
 
 
@@ -54,7 +54,7 @@ def _grid(
 ) -> tuple[tuple[int, ...], str] | str:
     values = {**_file_defaults(module), **meta(variant, launches)}
     if spec is not None:
-        return spec.evaluate(values, [*variant.arguments, *variant.constexprs]), GIVEN
+        return spec.evaluate(values, [*variant.arguments, *variant.constexprs]), spec.given_by
     if launches and launches[0].get("grid"):
         return tuple(int(g) for g in launches[0]["grid"]), CAPTURED
     hook = getattr(module, "grid", None)

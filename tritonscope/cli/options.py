@@ -14,6 +14,7 @@ import typer
 from ..core import fileio, inputs
 from ..core.errors import UsageError
 from ..core.model import FromRun, VariantRequest
+from ..core.source import CachedKernel
 from . import argtypes
 
 
@@ -149,6 +150,8 @@ def _from_its_run(request: VariantRequest) -> VariantRequest:
         say(launch.describe())
         for line in launch.skipped:
             say(f"  {line}", "dim")
+        if not isinstance(resolved.source, CachedKernel):  # a captured compile holds its launch itself
+            resolved = replace(resolved, run_grid=launch.grid)
     return resolved
 
 

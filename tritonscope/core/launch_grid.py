@@ -35,6 +35,7 @@ class GridSpec:
 
     text: str
     sizes: tuple[str, ...]
+    given_by: str = "--grid"  # where it came from, as the estimate says it
 
     def names(self) -> tuple[str, ...]:
         """The arguments and constexprs the sizes name."""
@@ -74,6 +75,13 @@ def parse(text: str) -> GridSpec:
     for size in sizes:
         _check(_tree(size).body, text)
     return GridSpec(text, sizes)
+
+
+def of_run(grid: tuple[int, ...] | None) -> GridSpec | None:
+    """The grid a `--from-run` launch gave (VariantRequest.run_grid), or None."""
+    if not grid:
+        return None
+    return GridSpec(",".join(map(str, grid)), tuple(map(str, grid)), "the run's launch")
 
 
 def _split(text: str) -> list[str]:

@@ -159,6 +159,7 @@ class VariantRequest:
     specialize: bool = True
     triton: str | None = None  # the Triton release to compile with (app/walk/releases.py); None: the running one
     from_run: FromRun | None = None  # resolved into a captured kernel before anything loads (app/walk/from_run.py)
+    run_grid: tuple[int, ...] | None = None  # the grid the --from-run launch gave: the launch estimated
     source: Source = None  # type: ignore[assignment]  # set from `file` by __post_init__ when not given
     target_notice: str | None = None  # what `auto` chose, where the user should be told (no GPU visible)
     # (decorator list, parameter) pairs specialized as if the kernel's @triton.jit(do_not_specialize=...,

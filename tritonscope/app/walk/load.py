@@ -13,12 +13,10 @@ import functools
 import importlib.util
 import inspect
 import os
-import re
 import signal
 import sys
 import textwrap
 import threading
-import traceback
 from dataclasses import dataclass, replace
 from itertools import count
 from pathlib import Path
@@ -27,7 +25,7 @@ from typing import Any
 from ...analysis.infer import infer_kinds
 from ...core import fileio, kernel_import, samples
 from ...core.errors import KernelFileError, Terminated, TritonscopeError, UsageError
-from ...core.limits import stuck_at, time_limit
+from ...core.limits import time_limit
 from ...core.model import AutotuneConfig, KernelSpec, Param, ParamKind
 from ...core.pysource import called_functions, returns_value
 from ...core.source import CachedKernel, CaptureFolder, CellKernel, ModuleReference, SampleKernel, Source, no_such_file
@@ -37,11 +35,11 @@ from ...core.targets import Target
 from ...triton_api import kernels as triton_kernels
 from ...triton_api.kernels import plain_value
 from . import packages, simulated_import
-from .simulated_import import can_simulate, continue_after, line_in_file, simulated, stops_simulated_import
+from .import_failure import Exited, import_failure
+from .simulated_import import can_simulate, continue_after, simulated, stops_simulated_import
 
 DEFAULTS_NAME = "tritonscope_defaults"
 # What torch and Triton say when a file asks for a GPU at import on a machine without one.
-_NEEDS_GPU = re.compile(r"CUDA|cuda|active drivers|\bdriver\b|no GPU|device|HIP|ROCm", re.IGNORECASE)
 _module_ids = count()
 _NO_FILE = "give a Python file with Triton kernels, or a bundled sample: sample:NAME (`tritonscope samples` lists them)"
 
@@ -121,7 +119,7 @@ def load_file(source: Source | str, target: Target | None = None) -> LoadedFile:
     what `--target auto` compiles for. A str is parsed as a FILE argument is (core/source.py)."""
     parsed = parse_source(source) if isinstance(source, str) else source
     if isinstance(parsed, CellKernel):
-        return _cells(parsed)
+        return _cells(parsed, target)
     path = kernel_path(parsed)
     module = parsed.module if isinstance(parsed, ModuleReference) else None  # imported by the name given
     stat = path.stat()
@@ -162,14 +160,23 @@ def _load(path: Path, module_name: str | None, mtime_ns: int, size: int, target:
 
 
 @functools.lru_cache(maxsize=16)
-def _cells(source: CellKernel) -> LoadedFile:
-    """A kernel of a notebook's cells, its definitions run again once per process for each version of
-    their text; each kernel is described with its own cell's file name, as Triton's locations name it."""
+def _cells(source: CellKernel, target: Target | None = None) -> LoadedFile:
+    """A kernel of a notebook's cells (or of a run's file, `--from-run`), its definitions run again once
+    per process for each version of their text; each kernel is described with its own cell's file name.
+    Definitions that ask for a GPU (tutorials' autotune configs) get a simulated one, as a file's import."""
     from ...triton_api.cell_module import module_of
 
-    module = module_of(source)
+    notices: tuple[str, ...] = ()
+    try:
+        module = module_of(source)
+    except KernelFileError:
+        if not can_simulate():
+            raise
+        with simulated(target) as device:
+            module = module_of(source)
+        notices = (f"defined against a simulated {device['name']} ({device['target']}): no GPU is visible here",)
     kernels = _find_kernels(module, lambda file: file if file in source.files else None)
-    return LoadedFile(Path(source.given), module, kernels, {})
+    return LoadedFile(Path(source.given), module, kernels, {}, notices, bool(notices))
 
 
 def _source(path: Path) -> str:
@@ -205,7 +212,7 @@ def _execute(path: Path, package: str | None, source: str, simulating: bool) -> 
         sys.modules.pop(name, None)
         if isinstance(exc, (KeyboardInterrupt, TritonscopeError, Terminated)):
             raise
-        raise _import_failure(exc, path) from exc
+        raise import_failure(exc, path) from exc
     finally:
         sys.path.remove(folder)
         sys.dont_write_bytecode = writes_bytecode
@@ -234,54 +241,6 @@ def _import(path: Path, name: str, in_package: bool, source: str, simulating: bo
     return module, ()
 
 
-def _import_failure(exc: BaseException, path: Path) -> KernelFileError:
-    """What went wrong while the file was imported, named by its file and line."""
-    line = line_in_file(exc, path)
-    where = f"{path}:{line}" if line else str(path)
-    if isinstance(exc, ImportError):
-        # A missing module is a missing module, whatever its name says (`cuda_utils` is not a GPU).
-        chain = " -> ".join(_import_chain(exc)) or str(path)
-        if isinstance(exc, ModuleNotFoundError) and exc.name:
-            return KernelFileError(
-                f"{where}: the file needs the module '{exc.name}', which is not installed here; import chain: {chain}",
-                hint=f"install what provides '{exc.name.split('.')[0]}' here, or give the kernel in a file "
-                "that does not import it",
-            )
-        if "no known parent package" in str(exc):
-            return KernelFileError(
-                f"{where}: the file imports relative to its package ({exc}), and no folder above it holds an "
-                "__init__.py, so it was imported as a lone file",
-                hint="give it as a module from the folder that holds its package (cd there; tritonscope list "
-                "pkg.module), or add an __init__.py to the package's top folder",
-            )
-        return KernelFileError(f"{where}: the file's imports failed: {exc}; import chain: {chain}")
-    if isinstance(exc, _Exited):
-        return KernelFileError(f"{where}: the file called {exc.call} while being imported")
-    if _NEEDS_GPU.search(f"{type(exc).__name__}: {exc}"):
-        return KernelFileError(
-            f"{where}: the file needs a GPU while being imported, and none is visible here "
-            f"({type(exc).__name__}: {exc})",
-            hint="with torch installed, tritonscope imports such a file against a simulated GPU; or move GPU "
-            'work under `if __name__ == "__main__":` or into a function',
-        )
-    return KernelFileError(f"{where}: the file raised {type(exc).__name__} while being imported: {exc}")
-
-
-def _import_chain(exc: BaseException) -> list[str]:
-    """`file:line` of each import statement on the way to the failure (Python's import machinery
-    and tritonscope's own frames left out), outermost first."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    return [f"{f.filename}:{f.lineno}" for f in frames if stuck_at([(f.filename, f.lineno)])]
-
-
-class _Exited(BaseException):
-    """The file called os._exit() or os.abort() while being imported: reported, not obeyed."""
-
-    def __init__(self, call: str):
-        super().__init__(call)
-        self.call = call
-
-
 @contextlib.contextmanager
 def _exits_reported(path: Path):
     """While the file is imported, os._exit(N) and os.abort() raise instead of ending tritonscope
@@ -289,10 +248,10 @@ def _exits_reported(path: Path):
     original_exit, original_abort = os._exit, os.abort
 
     def exit_instead(code=0):
-        raise _Exited(f"os._exit({code})")
+        raise Exited(f"os._exit({code})")
 
     def abort_instead():
-        raise _Exited("os.abort()")
+        raise Exited("os.abort()")
 
     os._exit, os.abort = exit_instead, abort_instead
     try:

@@ -86,7 +86,7 @@ def explain(
     from ...app.explain import explain as run_explain
     from ...core import launch_grid
 
-    spec = launch_grid.parse(grid) if grid is not None else None
+    spec = launch_grid.parse(grid) if grid is not None else launch_grid.of_run(request.run_grid)
     target = request.target_info
     if spec is not None and target is not None and target.backend != "cuda":  # said, rather than ignored
         raise UsageError(

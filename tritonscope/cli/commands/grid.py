@@ -56,7 +56,7 @@ def grid(
     from ...core.errors import UsageError
     from .. import argtypes
 
-    size = launch_grid.parse(grid_size) if grid_size else None
+    size = launch_grid.parse(grid_size) if grid_size else launch_grid.of_run(request.run_grid)
     if wave is not None and wave < 1:
         raise UsageError(f"--wave must be at least 1, not {wave}")
     with progress(f"running {request.file} on the interpreter"):
