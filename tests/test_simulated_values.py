@@ -67,6 +67,34 @@ Scale.apply(w).sum().backward()
 print("grad", w.grad.tolist())
 """
 
+# A Triton kernel launched inside an operator: a torch.library.triton_op (wrap_triton) and a custom_op,
+# called eagerly (its values read before torch.compile first imports Inductor) and in a compiled graph.
+IN_OPERATORS = """import torch, triton, triton.language as tl
+from torch.library import triton_op, wrap_triton
+@triton.jit
+def relu_sq(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.maximum(tl.load(x_ptr + i, mask=i < n), 0.0)
+    tl.store(out_ptr + i, x * x, mask=i < n)
+@triton_op("tsvalues::relu_sq", mutates_args={})
+def as_triton_op(x: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    wrap_triton(relu_sq)[(triton.cdiv(x.numel(), 64),)](x, out, x.numel(), BLOCK=64)
+    return out
+@torch.library.custom_op("tsvalues::relu_sq_custom", mutates_args=())
+def as_custom_op(x: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    relu_sq[(triton.cdiv(x.numel(), 64),)](x, out, x.numel(), BLOCK=64)
+    return out
+@as_custom_op.register_fake
+def _(x):
+    return torch.empty_like(x)
+x = torch.arange(-2.0, 4.0, device="cuda")
+print("custom_op", as_custom_op(x).tolist())
+print("triton_op", as_triton_op(x).tolist())
+print("compiled", torch.compile(lambda t: as_triton_op(t) + as_custom_op(t))(x).tolist())
+"""
+
 # Operators on device tensors and a compiled function, and no read of any value.
 NO_READS = """import torch
 x = torch.randn(64, 64).cuda()
@@ -89,6 +117,7 @@ def traced(tmp_path_factory):
     (folder / "triton_kernel.py").write_text(TRITON_KERNEL)
     (folder / "no_reads.py").write_text(NO_READS)
     (folder / "interpreter_gaps.py").write_text(INTERPRETER_GAPS)
+    (folder / "in_operators.py").write_text(IN_OPERATORS)
     programs = {
         "every_read": PROGRAMS / "every_read.py",
         "train_reads": PROGRAMS / "train_reads.py",
@@ -96,6 +125,7 @@ def traced(tmp_path_factory):
         "triton_kernel": folder / "triton_kernel.py",
         "no_reads": folder / "no_reads.py",
         "interpreter_gaps": folder / "interpreter_gaps.py",
+        "in_operators": folder / "in_operators.py",
     }
     if importlib.util.find_spec("transformers") is None:  # the other releases' runs (tests/releases.py)
         del programs["generate"]
@@ -162,6 +192,16 @@ def test_what_the_interpreter_lacks_is_filled_in_and_a_backward_makes_device_con
     rms = [line.split()[1:] for line in result.stdout.splitlines() if line.startswith("rms ")]
     assert len(rms) == 2 and all(mine == theirs for mine, theirs in rms), result.stdout + result.stderr
     assert "grad [3.0, 3.0, 3.0, 3.0]" in result.stdout
+
+
+def test_a_kernel_launched_inside_an_operator_gets_its_values(traced):
+    """The host ran the operator's body on its own tensors, and the kernel's launch there did nothing:
+    the eager result was empty_like's memory, the compiled one zeros. And a libdevice import by the
+    interpreted run was undone on triton.language.extra, so torch.compile's import of Inductor failed."""
+    result, _ = traced["in_operators"]
+    assert "custom_op [0.0, 0.0, 0.0, 1.0, 4.0, 9.0]" in result.stdout, result.stdout + result.stderr
+    assert "triton_op [0.0, 0.0, 0.0, 1.0, 4.0, 9.0]" in result.stdout
+    assert "compiled [0.0, 0.0, 0.0, 2.0, 8.0, 18.0]" in result.stdout
 
 
 def test_a_program_that_reads_nothing_computes_nothing_on_the_host(traced):

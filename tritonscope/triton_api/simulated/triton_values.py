@@ -14,6 +14,7 @@ import dataclasses
 import os
 import sys
 import time
+import types
 
 from . import interpreter_gaps
 from .shared import contract
@@ -82,7 +83,7 @@ def _language_restored():
         for owner, before in held:
             now = dict(vars(owner))
             for name in now.keys() - before.keys():
-                if now[name] is not rewriters.get(name, _MISSING):
+                if now[name] is not rewriters.get(name, _MISSING) and not _submodule(owner, name, now[name]):
                     delattr(owner, name)
             for name, value in before.items():
                 if now.get(name, _MISSING) is not value:
@@ -90,6 +91,12 @@ def _language_restored():
 
 
 _MISSING = object()
+
+
+def _submodule(owner, name: str, value) -> bool:
+    """A submodule first imported meanwhile (triton.language.extra.libdevice, by a kernel's run): its
+    import set it on its package, and does not again once it is in sys.modules."""
+    return isinstance(value, types.ModuleType) and value.__name__ == f"{getattr(owner, '__name__', '')}.{name}"
 
 
 def _language_owners() -> list:
@@ -165,6 +172,16 @@ def _described(value):
     return value
 
 
+def _on_the_host(args, kwargs) -> bool:
+    """Whether a launch's tensors are all the host's own (no GPU takes them: a launch on them is the
+    host standing in for the GPU)."""
+    import torch
+    from torch._subclasses.fake_tensor import FakeTensor
+
+    tensors = [v for v in (*args, *kwargs.values()) if isinstance(v, torch.Tensor)]
+    return bool(tensors) and all(t.device.type == "cpu" and not isinstance(t, FakeTensor) for t in tensors)
+
+
 def _rebuilt(value):
     if isinstance(value, tuple) and len(value) == 3 and value[0] == DESCRIPTOR:
         return dataclasses.replace(value[2], base=value[1])
@@ -184,6 +201,11 @@ def install() -> None:
     original = JITFunction.run
 
     def run(self, *args, grid, warmup, **kwargs):
+        if not warmup and _on_the_host(args, kwargs):
+            # the host running an operator's body on its own tensors (a triton_op's, a custom_op's, an
+            # Inductor graph's kernel node): the launch is run there, as the GPU would run it
+            name = getattr(self, "__name__", None) or getattr(self.fn, "__name__", "kernel")
+            return InterpretedLaunch(self.fn, grid, name)(list(args), kwargs)
         if warmup or LOG.suspended:
             return original(self, *args, grid=grid, warmup=warmup, **kwargs)
         LOG.suspended += 1  # the launcher's own notice (driver.LAUNCHED) is this entry's
