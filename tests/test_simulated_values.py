@@ -68,7 +68,8 @@ print("grad", w.grad.tolist())
 """
 
 # A Triton kernel launched inside an operator: a torch.library.triton_op (wrap_triton) and a custom_op,
-# called eagerly (its values read before torch.compile first imports Inductor) and in a compiled graph.
+# called eagerly (its values read before torch.compile first imports Inductor) and in a compiled graph;
+# and a DataLoader's pin-memory thread, where the program's (thread-local) mode is not active.
 IN_OPERATORS = """import torch, triton, triton.language as tl
 from torch.library import triton_op, wrap_triton
 @triton.jit
@@ -93,6 +94,9 @@ x = torch.arange(-2.0, 4.0, device="cuda")
 print("custom_op", as_custom_op(x).tolist())
 print("triton_op", as_triton_op(x).tolist())
 print("compiled", torch.compile(lambda t: as_triton_op(t) + as_custom_op(t))(x).tolist())
+from torch.utils.data import DataLoader, TensorDataset
+loader = DataLoader(TensorDataset(torch.arange(8.0).view(4, 2)), batch_size=2, num_workers=2, pin_memory=True)
+print("pinned", sum(b.cuda(non_blocking=True).sum().item() for (b,) in loader))
 """
 
 # Operators on device tensors and a compiled function, and no read of any value.
@@ -202,6 +206,7 @@ def test_a_kernel_launched_inside_an_operator_gets_its_values(traced):
     assert "custom_op [0.0, 0.0, 0.0, 1.0, 4.0, 9.0]" in result.stdout, result.stdout + result.stderr
     assert "triton_op [0.0, 0.0, 0.0, 1.0, 4.0, 9.0]" in result.stdout
     assert "compiled [0.0, 0.0, 0.0, 2.0, 8.0, 18.0]" in result.stdout
+    assert "pinned 28.0" in result.stdout  # the pin-memory thread's pin_memory(): "Pinned memory requires CUDA"
 
 
 def test_a_program_that_reads_nothing_computes_nothing_on_the_host(traced):

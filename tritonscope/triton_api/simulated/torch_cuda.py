@@ -367,6 +367,20 @@ def install_allocation() -> None:
     guards = torch._C._dynamo.guards
     if hasattr(guards, "_empty_strided_cpu_pinned") and hasattr(guards, "_empty_strided_cpu"):
         guards._empty_strided_cpu_pinned = getattr(guards, "_empty_strided_cpu")  # noqa: B009 - no stubs name it
+    _pinning_on_every_thread(torch)
+
+
+def _pinning_on_every_thread(torch) -> None:
+    """`tensor.pin_memory()` on a thread of the program's own, where its mode (thread-local) is not
+    active: DataLoader's pin-memory thread (`pin_memory=True, num_workers>0`). Plain host memory, as the
+    mode makes it on the program's thread."""
+    import warnings
+
+    library = torch.library.Library("aten", "IMPL")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's own kernel is overridden on purpose
+        library.impl("_pin_memory", lambda tensor, device=None: tensor.clone(), "CPU")
+    _libraries.append(library)
 
 
 def _allocate_fake_where_modes_are_off(torch, mode) -> None:
