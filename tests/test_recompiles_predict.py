@@ -127,6 +127,13 @@ def test_a_size_no_launch_follows_is_said_and_held_values_are_not_mixed(capture,
     assert any(n.startswith("--shapes bacth: no launch of this capture follows it") for n in document["notes"])
     predicted = [p for k in document["kernels"] for p in k["predicted"]]
     assert all(p["where"] == "compiled after the mark in this capture" for p in predicted), predicted
+    assert document["unfollowed"] == ["bacth"]
+    # followed by no launch, the sizes predict nothing: never "no compile to come" (a CI's pass)
+    said = " ".join(cli("recompiles", capture, "--shapes", "bacth=1..64").stdout.split())
+    assert "no compile to come" not in said
+    assert "compiles to come: not known: no launch follows the sizes declared" in said
+    document = json.loads(cli("recompiles", capture, "--shapes", "bacth=1..64", "--json").stdout)
+    assert document["compiles"] is None and document["unfollowed"] == ["bacth"]
 
 
 def test_a_huge_range_is_sampled_not_laid_out(capture, cli):

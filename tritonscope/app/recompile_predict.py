@@ -46,13 +46,14 @@ def predict(folder: Path, sizes: dict[str, tuple[int, int]], until: str | None =
 
         kernels = with_compile_times(kernels, timeline, cut)
     warmup = f"before the mark {until}" if until else "the whole capture"
+    unfollowed = tuple(name for name in sizes if name not in _followed(models, frames))
     notes = tuple(
         f"--shapes {name}: no launch of this capture follows it (no kernel argument nor compiled input's dim "
         "is a function of it)"
-        for name in sizes
-        if name not in _followed(models, frames)
+        for name in unfollowed
     )
-    return PredictionResult(str(folder), tuple(sizes.items()), warmup, tuple(kernels), tuple(frames), notes)
+    found = PredictionResult(str(folder), tuple(sizes.items()), warmup, tuple(kernels), tuple(frames), notes)
+    return dataclasses.replace(found, unfollowed=unfollowed)
 
 
 def _followed(models: list, frames: list[FrameForecast]) -> set[str]:

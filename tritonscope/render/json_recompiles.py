@@ -108,7 +108,8 @@ class RecompilesJson(JsonRenderer):
             "folder": r.folder,
             "warmup": r.warmup,
             "sizes": {name: {"low": lo, "high": hi} for name, (lo, hi) in r.sizes},
-            "compiles": r.compiles,
+            "compiles": r.compiles if r.predicts or r.compiles else None,
+            "unfollowed": list(r.unfollowed),
             "notes": list(r.notes),
             "kernels": [forecast_body(k) for k in r.kernels],
             "torch_compiles": [

@@ -169,6 +169,12 @@ class PredictionResult(Result):
     kernels: tuple[KernelForecast, ...]
     frames: tuple[FrameForecast, ...]
     notes: tuple[str, ...] = ()  # a declared size no launch follows
+    unfollowed: tuple[str, ...] = ()  # the declared sizes no launch follows (every one: nothing is predicted)
+
+    @property
+    def predicts(self) -> bool:
+        """Whether some launch follows a declared size: else `compiles` is no prediction at all."""
+        return len(self.unfollowed) < len(self.sizes)
 
     @property
     def compiles(self) -> int:

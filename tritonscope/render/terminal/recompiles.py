@@ -119,6 +119,11 @@ class PredictionView(TerminalRenderer):
         for note in result.notes:
             say(console, f"note: {note}", indent=0, style="yellow")
         coming = result.compiles
+        if not result.predicts:  # "no compile to come" would read as a pass where nothing was followed
+            known = f"at least {count(coming, 'compile')} (the capture's own after the mark)" if coming else "not known"
+            said = f"compiles to come: {known}: no launch follows the sizes declared (name the program's own)"
+            say(console, said, indent=0, style="bold yellow")
+            return
         said = f"{count(coming, 'compile')} to come" if coming else "no compile to come"
         say(console, said, indent=0, style="bold yellow" if coming else "bold green")
 
