@@ -178,7 +178,7 @@ def estimate(
     clock = speeds.clock_mhz
     walked = walk_copies.walked_share(c, block, traffic)  # the copies of code a warp does not run
     block_us, tail_us = block.cycles * mean_work * walked / clock, last.cycles * mean_work * walked / clock
-    granules = dram_granule.factors(c, traffic, slots, block)
+    granules = dram_granule.factors(c, traffic, slots)
     factors = {i: g.factor for i, g in granules.items()}
     memory = memory_traffic(traffic, slots, speeds.l2_bytes * L2_KEPT, factors, speeds.multiprocessors)
     local = local_traffic.launch_local(
