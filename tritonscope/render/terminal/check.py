@@ -27,6 +27,13 @@ def figures_line(figures: dict) -> str:
     )
 
 
+def _line_shares(outcome) -> str:
+    """The shares of the lines a budget holds, broken or not (a CI log shows the margin)."""
+    shares = outcome.figures.get("line_time") or {}
+    lines = [b.figure.removeprefix("line ") for b in outcome.entry.budgets if b.figure.startswith("line ")]
+    return "".join(f" · line {line} {shares.get(line, 0.0):g}% of the time" for line in dict.fromkeys(lines))
+
+
 def _held(outcome) -> str:
     against_baseline = sum(1 for b in outcome.broken if b.limit.startswith("baseline"))
     fits = sum(1 for b in outcome.broken if b.is_verdict)
@@ -90,7 +97,7 @@ def _entry(outcome, cause_only: bool) -> Table:
         held = _held(outcome)
         if held:
             table.add_row(Text(""), Text(held, style="dim"))
-        table.add_row(Text(""), Text(figures_line(outcome.figures), style="dim"))
+        table.add_row(Text(""), Text(figures_line(outcome.figures) + _line_shares(outcome), style="dim"))
     for broken in outcome.broken:
         value = "none" if broken.value is None else f"{broken.value:g}{broken.unit}"
         if broken.value is not None and broken.unit == " B":

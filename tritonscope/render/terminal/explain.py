@@ -261,7 +261,10 @@ def _finding_table(alike: list[Finding]) -> Table:
     table.add_column()
     where = f"lines {spans}" if several else f"line {first.line}" if first.line is not None else "kernel"
     shares = [f.time_share for f in alike if f.time_share is not None]
-    share = f" ({percent(sum(shares))} of the estimated time{' together' if several else ''})" if shares else ""
+    # the line's share, which the finding's cause need not be all of (a line that waits on its loads)
+    share = (
+        f" ({'their lines' if several else 'its line'}: {percent(sum(shares))} of the estimated time)" if shares else ""
+    )
     table.add_row(Text("●", style="bold red"), Text(f"{where}: {first.kind}{share}", style="bold"))
     table.add_row(Text(""), Text(first.message))
     others = f" (line {first.line}; the others alike: --json gives each)" if several else ""
