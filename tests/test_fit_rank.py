@@ -116,6 +116,11 @@ def test_keep_where_no_estimate_is_made_says_the_pruner_keeps_every_config(tmp_p
     said = tritonscope("fit", kernel, "--targets", "sm90", "--emit-prune", tmp_path / "p.py", "--keep", "1").stdout
     assert "note: --keep 1: sm90 has no estimates (the launch grid is not known" in said
     assert "its pruner keeps every config that fits" in " ".join(said.split())
+    # the same reason for several targets is said once, for them all (it was a line each)
+    ranked = tritonscope("fit", kernel, "--targets", "sm80,sm90,gfx942", "--rank", env={"COLUMNS": "80"}).stdout
+    flat = " ".join(ranked.split())
+    assert flat.count("the launch grid is not known") == 1 and "sm80, sm90: the launch grid is not known" in flat
+    assert "gfx942: no estimate: the per-warp model reads NVIDIA's machine code" in flat
 
 
 def test_what_rank_does_not_take():

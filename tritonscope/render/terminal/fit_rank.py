@@ -37,11 +37,17 @@ def fastest(console: Console, k: KernelFit) -> None:
     """Per target: the fastest configs, why the runner-up is slower, the launched one's place."""
     console.print()
     console.print(Text("Fastest (estimated on each target's GPU)", style="bold"))
+    unranked: dict[str, list[str]] = {}  # why no estimate -> the targets it holds for: said once
+    for target in k.targets:
+        if not k.ranked(target):
+            notes = sorted({cell.estimate_note for cell in k.column(target) if cell.estimate_note})
+            unranked.setdefault(notes[0] if len(notes) == 1 else "no estimate", []).append(target)
     for target in k.targets:
         column = k.column(target)
         if not k.ranked(target):
-            notes = sorted({cell.estimate_note for cell in column if cell.estimate_note})
-            console.print(Text(f"{target}: " + (notes[0] if len(notes) == 1 else "no estimate")))
+            said = next((note, targets) for note, targets in unranked.items() if target in targets)
+            if said[1][0] == target:
+                print_folded(console, f"{', '.join(said[1])}: {said[0]}")
             continue
         for size, order in k.ranked_by_size(target):  # one launch size's configs against each other
             best = column[order[0]].estimate
