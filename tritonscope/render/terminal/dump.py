@@ -290,10 +290,27 @@ class DumpView(TerminalRenderer):
         console.print(resource_table(c.resources, c.variant.target_info.vendor, c.partitions))
         if c.partitions:
             console.print(partition_table(c.partitions))
+        cut = _Cuts()
         if self.side_by_side:
-            write_rows(console.file, side_by_side(c, list(result.stages), view, code))
-            return
-        if self.annotate:
-            console.print(Text(ANNOTATE_NOTE, style="dim"))
-        for stage in result.stages:
-            write_rows(console.file, stage_rows(c, stage, view, code))
+            write_rows(console.file, cut.seen(side_by_side(c, list(result.stages), view, code)))
+        else:
+            if self.annotate:
+                console.print(Text(ANNOTATE_NOTE, style="dim"))
+            for stage in result.stages:
+                write_rows(console.file, cut.seen(stage_rows(c, stage, view, code)))
+        if cut.any and not self.wrap and not self.terminal.color:  # a file's reader sees no edge: said
+            width = self.terminal.width
+            said = f"long lines are cut at {width} columns (…): --wrap folds them, -o DIR writes each stage whole"
+            console.print(Text(said, style="dim"))
+
+
+class _Cuts:
+    """Whether rows written ended cut at the edge (CUT)."""
+
+    def __init__(self) -> None:
+        self.any = False
+
+    def seen(self, rows):
+        for row in rows:
+            self.any = self.any or row.rstrip().endswith(CUT)
+            yield row
