@@ -362,3 +362,16 @@ def test_a_conversion_for_a_narrow_store_names_the_hint_that_removes_it():
     assert ("arg", "y_stride", 2912) in conversion.what_if
     assert "for this line's narrow access" in conversion.suggestion and "usually worth it" not in conversion.suggestion
     assert conversion.verified.endswith(f"line {store}: no layout conversion through shared memory")
+
+
+def test_a_stride_of_the_last_dimension_given_no_value_is_tried_at_1():
+    """vLLM's fused MoE run as a first user runs it (no strides): the what-if gave every stride 16,
+    which keeps each thread's elements apart, and said nothing the advice named helps. The stride
+    of the tile's last dimension is tried at 1 (a contiguous tensor's), and the access widens."""
+    kernel = str(KERNELS / "strides_not_given.py")
+    result = explain(make_request(kernel, "sm90", constexprs=("BM=64", "BK=64"), dtype="fp16"))
+    load = line_of(Path(kernel), "a = tl.load(a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak)")
+    narrow = {f.line: f for f in of_kind(result, findings.NARROW)}[load]
+    assert ("arg", "stride_ak", 1) in narrow.what_if and ("arg", "stride_am", 16) in narrow.what_if
+    assert "stride_ak was not given" in narrow.message and "a stride of the tile's last dimension" in narrow.message
+    assert "the accesses widen to 128 bits" in narrow.verified and "none that the what-if" not in narrow.suggestion

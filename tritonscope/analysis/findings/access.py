@@ -4,6 +4,8 @@ was not specialized."""
 
 from __future__ import annotations
 
+import re
+
 from ...core.quantities import count
 from .. import ttgir
 from ..cost import LineCost
@@ -11,7 +13,7 @@ from ..layouts import tensor_type
 from .arguments import DNS, DNS_ALIGN, Unknown, decorator_line, hintable, unknown, value_of
 from .kernel import Kernel
 from .kinds import NARROW, UNCOALESCED
-from .model import Cause, Finding
+from .model import Cause, Finding, WhatIf
 
 
 def line_widths(cost: LineCost) -> dict[int, int]:
@@ -146,7 +148,7 @@ def _causes(k: Kernel, op: ttgir.Op, narrowest: int) -> list[tuple[str, Unknown]
         pointers, mask = ttgir.access_operands(op)
         reached = [(name, "pointer") for name in sorted(set().union(*(k.module.reaching(p) for p in pointers)))]
         reached += [(name, "mask") for name in sorted(k.module.reaching(mask))] if mask else []
-        causes += [(role, unknown(k, name)) for name, role in reached if hintable(k, name)]
+        causes += [(role, _as_contiguous(k, op, unknown(k, name))) for name, role in reached if hintable(k, name)]
     if info is not None and info[0] * info[1] < 128 and (room < 128 or not causes):
         contiguous, bits, dim, shape = info
         reason = (
@@ -158,6 +160,67 @@ def _causes(k: Kernel, op: ttgir.Op, narrowest: int) -> list[tuple[str, Unknown]
             reason += f": {'x'.join(map(str, shape))} elements over {threads} threads"
         causes.append(("layout", Unknown("", (Cause.LAYOUT,), reason, ())))
     return causes
+
+
+def _as_contiguous(k: Kernel, op: ttgir.Op, part: Unknown) -> Unknown:
+    """A stride given no value that multiplies the offsets along the tile's last dimension (vLLM's
+    `offs_k[None, :] * stride_ak`): its what-if is 1, a row-major tensor's stride there, which the
+    launcher makes the constant 1; a multiple of 16 keeps each thread's elements apart, and the what-if
+    "bore out" nothing. Not known (Triton lays the tile out as if no dimension were contiguous), the
+    dimension a launch makes contiguous is the last one assumed, and said."""
+    if value_of(k, part.name) is not None or not _last_dim_stride(k, op, part.name):
+        return part
+    what_if = tuple(WhatIf("arg", part.name, 1) if w[:2] == ("arg", part.name) else w for w in part.what_if)
+    said = f"{part.reason} (a stride of the tile's last dimension: 1 where the tensor is contiguous there)"
+    return part._replace(reason=said, what_if=what_if)
+
+
+def _last_dim_stride(k: Kernel, op: ttgir.Op, name: str) -> bool:
+    """Whether the access's pointers add `name` times a range along the tile's last dimension."""
+    typed = access_type(op)
+    if typed is None:
+        return False
+    rank = len(typed[0])
+    dim = rank - 1
+    producers = {result: o for o in k.module.ops for result in o.results}
+    seen, todo = set(), list(ttgir.access_operands(op)[0])
+    while todo:
+        value = todo.pop()
+        if value in seen:
+            continue
+        seen.add(value)
+        producer = producers.get(value)
+        if producer is not None and producer.name == "arith.muli" and len(producer.operands) == 2:
+            a, b = producer.operands
+            for scale, offsets in ((a, b), (b, a)):
+                if k.module.reaching(scale) == {name} and _range_dim(producers, offsets, rank) == dim:
+                    return True
+        todo.extend(k.module.defs.get(value, ()))  # a loop's carried pointers: their start and step too
+    return False
+
+
+def _range_dim(producers: dict[str, ttgir.Op], value: str, rank: int, expanded: tuple[int, ...] = ()) -> int | None:
+    """The dimension along which a tt.make_range's offsets lie in `value` (the axes expand_dims added
+    taken out), following adds, casts, broadcasts and layout conversions; None where none does."""
+    producer = producers.get(value)
+    if producer is None:
+        return None
+    if producer.name == "tt.make_range":
+        kept = [d for d in range(rank) if d not in expanded]
+        return kept[0] if len(kept) == 1 else None
+    if producer.name == "tt.expand_dims":
+        axis = re.search(r"axis = (\d+)", producer.text)
+        expanded = (*expanded, int(axis.group(1))) if axis else expanded
+    elif producer.name not in _FOLLOWED:
+        return None
+    found = (_range_dim(producers, operand, rank, expanded) for operand in producer.operands)
+    return next((d for d in found if d is not None), None)
+
+
+_FOLLOWED = (
+    "arith.addi", "arith.extsi", "arith.extui", "arith.remsi", "arith.remui", "tt.broadcast", "ttg.convert_layout",
+    "tt.expand_dims",
+)  # fmt: skip
 
 
 def _room(k: Kernel, info: tuple[int, int, int, tuple[int, ...]]) -> int:
