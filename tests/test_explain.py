@@ -375,3 +375,19 @@ def test_a_stride_of_the_last_dimension_given_no_value_is_tried_at_1():
     assert ("arg", "stride_ak", 1) in narrow.what_if and ("arg", "stride_am", 16) in narrow.what_if
     assert "stride_ak was not given" in narrow.message and "a stride of the tile's last dimension" in narrow.message
     assert "the accesses widen to 128 bits" in narrow.verified and "none that the what-if" not in narrow.suggestion
+
+
+def test_a_tile_of_gathered_rows_is_no_tma_candidate_on_hopper():
+    """vLLM's MoE A tile (token rows at loaded indices) was told to load through a tensor descriptor,
+    which cannot copy it on sm90; on sm100 a descriptor's gather can, and is named."""
+    kernel = str(KERNELS / "gathered_rows_matmul.py")
+    path = Path(kernel)
+    a_line = line_of(path, "a = tl.load(a_ptr + rows[:, None] * K + (k + offs_k)[None, :])")
+    b_line = line_of(path, "b = tl.load(b_ptr + (k + offs_k)[:, None] * BN + offs_n[None, :])")
+    flags = {"constexprs": ("BM=64", "BN=64", "BK=32"), "args": ("idx_ptr=*i32", "K=4096"), "dtype": "fp16"}
+    hopper = {f.line: f for f in of_kind(explain(make_request(kernel, "sm90", **flags), what_if=False), findings.TMA)}
+    assert set(hopper) == {b_line}, hopper
+    blackwell = {
+        f.line: f for f in of_kind(explain(make_request(kernel, "sm100", **flags), what_if=False), findings.TMA)
+    }
+    assert "desc.gather(rows, col)" in blackwell[a_line].suggestion and "gather" not in blackwell[b_line].suggestion

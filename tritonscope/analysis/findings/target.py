@@ -89,9 +89,20 @@ def tma_candidates(k: Kernel) -> list[Finding]:
             by_line.setdefault(lines[0], []).append(op)
     found = []
     for line, ops in sorted(by_line.items()):
+        gathered = any(_gathered(k, op) for op in ops)
+        if gathered and _arch(k) < 100:  # rows at loaded indices (vLLM's MoE tokens): no Hopper TMA copies them
+            continue
         cost = k.costs.get(line)
         ldgsts = sum(cost.async_copy_widths.values()) if cost else 0
         shape = ttgir.tensor_shape(ops[0].text) or "?"
+        how = (
+            "its rows are at indices loaded from memory: a tensor descriptor's gather (desc.gather(rows, col), "
+            "sm100 and later) copies them"
+            if gathered
+            else "load the tile through a tensor descriptor: a host TensorDescriptor "
+            "(triton.tools.tensor_descriptor) passed to the kernel, or tl.make_tensor_descriptor in it, then "
+            "desc.load([row, col]); out-of-bounds parts arrive as zeros (sample matmul_tma shows it)"
+        )
         found.append(
             Finding(
                 TMA,
@@ -101,12 +112,26 @@ def tma_candidates(k: Kernel) -> list[Finding]:
                 "tile from one instruction",
                 f"TTGIR line {ops[0].number}: {_COPY} into a buffer that a dot reads; {k.machine} on line "
                 f"{line}: {ldgsts} LDGSTS, {cost.tma if cost else 0} UTMALDG",
-                "load the tile through a tensor descriptor: a host TensorDescriptor "
-                "(triton.tools.tensor_descriptor) passed to the kernel, or tl.make_tensor_descriptor in it, then "
-                "desc.load([row, col]); out-of-bounds parts arrive as zeros (sample matmul_tma shows it)",
+                how,
             )
         )
     return found
+
+
+def _gathered(k: Kernel, copy: ttgir.Op) -> bool:
+    """Whether a copy's addresses are computed from tensors the kernel loaded (a gather's indices; a
+    scalar loaded, an expert's id, only moves the tile's base)."""
+    loads = ("tt.load", "amdg.buffer_load")
+    loaded = {result for op in k.module.ops if op.name in loads and "tensor<" in op.text for result in op.results}
+    seen, todo = set(), [copy.operands[0]]
+    while todo:
+        value = todo.pop()
+        if value in loaded:
+            return True
+        if value not in seen:
+            seen.add(value)
+            todo.extend(k.module.defs.get(value, ()))
+    return False
 
 
 # --- wgmma issued and waited for at once ---------------------------------------------------------------
