@@ -52,6 +52,18 @@ def test_a_subroutine_call_is_no_loop_and_its_work_is_its_callers_line():
     assert scoreboards.subroutines(spilled.listing) == []
 
 
+def test_an_out_of_line_wait_that_branches_back_into_the_body_is_no_loop():
+    """The TMA attention sample's mbarrier waits retry in blocks ptxas puts after EXIT, each ending in a
+    branch back to where the wait was: three such branches were taken for loops of 16 assumed trips
+    around most of the kernel (Triton's tutorial 06 at 255 registers: 1.5e9 cycles a warp, 2.9e5 GB
+    of spills a launch). The K loop alone is a loop, counted from the arguments; the per-line shares
+    of a kernel whose helper is inlined say where they count the helper's lines too."""
+    estimate = line_time.estimate(compiled("sample:fused_attention_tma", "sm90"))
+    assert estimate.assumptions == ("loop trips from the arguments (line 53: 32)",), estimate.assumptions
+    call = [t for t in estimate.lines if t.calls]
+    assert call and all(t.line not in t.calls for t in call)
+
+
 def test_the_line_that_uses_the_loads_waits_on_them():
     """vector_add: `output = x + y` is where a warp waits for its loads: the top line, with its
     time a wait on the loads of the two `tl.load` lines, counted as global loads."""

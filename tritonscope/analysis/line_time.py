@@ -75,6 +75,9 @@ class LineTime:
     # where it has a drain: the lines whose stores drain (the drain sits on the instruction after EXIT,
     # where a profiler samples exiting warps: a line of no store, an `if` in flash-attention's layer norm)
     drained: tuple[int, ...] = ()
+    # a helper's call site: the lines of the helpers it calls, whose instructions it counts too (its
+    # share holds theirs: the shares of a kernel that calls a helper add up past 100%)
+    calls: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -325,11 +328,15 @@ def _queued(walk: Timeline, unloaded: float, needed: float) -> list[InstructionT
 
 
 def _per_line(c: Compilation, steps: list[InstructionTime], total: float) -> tuple[LineTime, ...]:
-    """Each line's time: every instruction counts for each of its lines (an inlined helper's line and its call site)."""
+    """Each line's time: every instruction counts for each of its lines (an inlined helper's line and its
+    call site, which says so: `calls`)."""
     texts = cost.source_texts(c)
     sums: dict[int, list[float]] = {}  # line -> [issue, waited, drain, instructions]
     waits: dict[int, dict[tuple[tuple[int, ...], str], list[float]]] = {}
+    calls: dict[int, set[int]] = {}
     for step in steps:
+        for outer in step.lines[1:]:
+            calls.setdefault(outer, set()).add(step.lines[0])
         for line in step.lines:
             entry = sums.setdefault(line, [0.0, 0.0, 0.0, 0])
             entry[0] += step.repeats * step.issue
@@ -351,5 +358,6 @@ def _per_line(c: Compilation, steps: list[InstructionTime], total: float) -> tup
         share = cycles / total if total else 0.0
         drained = stores if drain else ()
         code = texts.get(line, "").strip()
-        result.append(LineTime(line, code, cycles, share, issue, waited, drain, int(count), tuple(on), drained))
+        called = tuple(sorted(calls.get(line, set()) - {line}))
+        result.append(LineTime(line, code, cycles, share, issue, waited, drain, int(count), tuple(on), drained, called))
     return tuple(result)

@@ -82,16 +82,21 @@ class InstructionTime:
 
 def loops(schedule: Schedule) -> list[tuple[int, int]]:
     """The loops (first offset, last offset): every back edge but a branch to itself (the trap
-    after EXIT), a poll (_POLLS) and a subroutine's return to its callers (ptxas puts
-    its routines, the int64 remainder's, after the kernel's EXIT)."""
+    after EXIT), a poll (_POLLS), a subroutine's return to its callers (ptxas puts its routines,
+    the int64 remainder's, after the kernel's EXIT) and an out-of-line block's branch back into the
+    body (an mbarrier wait's retry, after the EXIT too: it jumps back to where the wait was)."""
     edges, steps = schedule.edges, schedule.listing.instructions
     index = {s.offset: i for i, s in enumerate(steps)}
+    # where the code after the kernel's last unconditional EXIT begins: out-of-line blocks
+    tail = max((s.offset for s in steps if s.base == "EXIT" and not s.predicate), default=None)
     found = []
     for source, targets in edges.items():
         if steps[index[source]].base == "RET":
             continue
         for target in targets:
             if target >= source or target not in index:
+                continue
+            if tail is not None and target < tail < source:  # out of line, back into the body
                 continue
             body = steps[index[target] : index[source] + 1]
             if len(body) <= SPIN_LOOP and any(s.base in _POLLS for s in body):

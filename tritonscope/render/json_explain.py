@@ -170,6 +170,7 @@ def _line_time(t) -> dict[str, Any]:
         "instructions": t.instructions,
         "waits_on": waits,
         "drained": list(t.drained),
+        "calls": list(t.calls),
     }
 
 

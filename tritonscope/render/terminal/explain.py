@@ -221,6 +221,13 @@ def evidence(line: LineTime) -> list[str]:
         parts.append((w.cycles, f"{w.said}: {w.waits} wait{'s' if w.waits != 1 else ''}, {w.cycles:,.0f} cycles"))
     if line.issue >= 0.5:
         parts.append((line.issue, f"issues {count(line.instructions, 'instruction')}: {line.issue:,.0f} cycles"))
+    if line.calls:  # first: what its share is made of
+        parts.append(
+            (
+                float("inf"),
+                f"counts the lines it calls too ({number_ranges(list(line.calls))}): shares add up past 100%",
+            )
+        )
     if line.drain and set(line.drained) - {line.line}:  # charged where a profiler samples exiting warps
         whose = number_ranges(sorted(line.drained))
         said = f"the stores of line{'s' if len(line.drained) > 1 else ''} {whose} drain after EXIT"
