@@ -391,3 +391,16 @@ def test_a_tile_of_gathered_rows_is_no_tma_candidate_on_hopper():
         f.line: f for f in of_kind(explain(make_request(kernel, "sm100", **flags), what_if=False), findings.TMA)
     }
     assert "desc.gather(rows, col)" in blackwell[a_line].suggestion and "gather" not in blackwell[b_line].suggestion
+
+
+def test_a_loops_own_constexpr_stages_are_the_knob_the_advice_names():
+    """Triton's block-scaled matmul tutorial: its K loop takes num_stages from a constexpr; the advice
+    said `num_stages=2: about 217 KiB` (the option does not reach the loop: the same code) where the
+    constexpr at 2 gives 109 KiB."""
+    kernel = str(KERNELS / "loop_stages_constexpr.py")
+    flags = {"constexprs": ("BM=128", "BN=128", "BK=64", "STAGES=6"), "args": ("K=4096",), "dtype": "fp16"}
+    result = explain(make_request(kernel, "sm90", **flags))
+    (buffers,) = of_kind(result, findings.SHARED_BUFFERS)
+    assert buffers.suggestion.startswith("STAGES=5 (the loop's own num_stages): about ")
+    assert buffers.what_if == (("constexpr", "STAGES", 5),)
+    assert buffers.verified.startswith("-c STAGES=5: ") and "the same code as before" not in buffers.verified

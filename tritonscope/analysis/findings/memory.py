@@ -10,6 +10,7 @@ from ...core.targets import NvidiaLimits, Target
 from .. import ttgir
 from ..cost import LineCost
 from ..resources import nvidia_occupancy
+from . import stages as pipeline
 from .access import access_type, accesses, narrow, per_thread
 from .gluon import unwritten
 from .kernel import Kernel
@@ -83,9 +84,10 @@ def over_shared_limit(k: Kernel) -> list[Finding]:
         return []
     buffers = _allocations(k)
     listed = "; ".join(f"line {line}: {shape} = {kib(size)}" for line, shape, size in buffers[:4])
-    stages = k.c.options.get("num_stages") or 1
-    what_if = (WhatIf("option", "num_stages", stages - 1),) if stages > 1 else ()
-    advice = f"num_stages={stages - 1} keeps one copy fewer of each pipelined tile" if stages > 1 else ""
+    stages = pipeline.stages(k)
+    said, fewer = pipeline.fewer(k, stages - 1)
+    what_if = (fewer,) if stages > 1 else ()
+    advice = f"{said} keeps one copy fewer of each pipelined tile" if stages > 1 else ""
     return [
         Finding(
             SHARED_LIMIT,
@@ -141,7 +143,7 @@ def _next_step(k: Kernel) -> tuple[str, tuple[WhatIf, ...]]:
     """What reaches one more resident block, as a request change to compile."""
     r, occ, limits = k.c.resources, k.c.resources.occupancy, k.target.limits
     warps = k.c.options.get("num_warps") or 4
-    stages = k.c.options.get("num_stages") or 1
+    stages = pipeline.stages(k)
     if occ.limited_by == "registers" and isinstance(limits, NvidiaLimits):
         for cap in range(r.registers - r.registers % 8, 23, -8):
             reached = nvidia_occupancy(limits, cap, r.shared_bytes, warps).blocks_per_sm
@@ -154,9 +156,8 @@ def _next_step(k: Kernel) -> tuple[str, tuple[WhatIf, ...]]:
         more = warps * 2 * k.target.warp_size <= limits.max_threads_per_block
         return "fewer registers per thread: smaller BLOCK sizes" + (" or more warps" if more else ""), ()
     if occ.limited_by == "shared memory" and stages > 1:
-        return f"num_stages={stages - 1} needs less shared memory per block", (
-            WhatIf("option", "num_stages", stages - 1),
-        )
+        said, fewer = pipeline.fewer(k, stages - 1)
+        return f"{said} needs less shared memory per block", (fewer,)
     return f"fewer {k.target.vendor.words.registers} or less shared memory per block: smaller BLOCK sizes", ()
 
 

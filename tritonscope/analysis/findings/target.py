@@ -33,6 +33,7 @@ from ...core.stages import Language, Stage
 from ...core.targets import TARGETS, NvidiaLimits
 from ...parsers import sass_lines
 from .. import ttgir
+from . import stages as pipeline
 from .kernel import Kernel
 from .kinds import LDS_BYPASS, SHARED_BUFFERS, TCGEN05, TMA, WARP_SPECIALIZE, WGMMA_SERIALIZED, WGMMA_WAIT
 from .model import Finding, WhatIf
@@ -337,7 +338,7 @@ def shared_buffers(k: Kernel) -> list[Finding]:
     if not total or total <= min(limits.values()):
         return []
     gluon = k.c.kernel.language is Language.GLUON
-    stages = _stages(k)
+    stages = pipeline.stages(k)
     buffers = shared_buffer_list(k)
     staged = sum(size for _, _, size, multiplied in buffers if multiplied)
     fits = [name for name, limit in limits.items() if total <= limit]
@@ -346,7 +347,7 @@ def shared_buffers(k: Kernel) -> list[Finding]:
     for n in range(stages - 1, 1, -1):
         estimate = total - staged + staged // stages * n
         where = [name for name, limit in limits.items() if estimate <= limit]
-        by_stages.append(f"num_stages={n}: about {kib(estimate)}, fits {', '.join(where) or 'none'}")
+        by_stages.append(f"{pipeline.fewer(k, n)[0]}: about {kib(estimate)}, fits {', '.join(where) or 'none'}")
     listed = "; ".join(text for _, text, _, _ in sorted(buffers, key=lambda b: -b[2]))
     return [
         Finding(
@@ -362,21 +363,15 @@ def shared_buffers(k: Kernel) -> list[Finding]:
                 if gluon
                 else "smaller tiles: each pipelined buffer holds num_stages copies of one tile"
             ),
-            what_if=(WhatIf("option", "num_stages", stages - 1),) if stages > 1 else (),
+            what_if=(pipeline.fewer(k, stages - 1)[1],) if stages > 1 else (),
         )
     ]
-
-
-def _stages(k: Kernel) -> int:
-    """The copies of each pipelined tile: num_stages; Gluon pipelines nothing (its buffers are the kernel's
-    own allocations, whatever num_stages says)."""
-    return 1 if k.c.kernel.language is Language.GLUON else k.c.options.get("num_stages") or 1
 
 
 def shared_buffer_list(k: Kernel) -> list[tuple[int | None, str, int, bool]]:
     """(line, description, bytes, multiplied by num_stages) of each shared buffer of 1 KiB or more, in
     TTGIR order: what this finding lists, and what `fit` shows where shared memory is over a limit."""
-    stages = _stages(k)
+    stages = pipeline.stages(k)
     allocs = [op for op in k.module.ops if op.name == _ALLOC and (ttgir.memdesc_bytes(op.text) or ("", 0))[1] >= 1024]
     return [_buffer(k, op, stages) for op in allocs]
 
