@@ -404,3 +404,13 @@ def test_a_loops_own_constexpr_stages_are_the_knob_the_advice_names():
     assert buffers.suggestion.startswith("STAGES=5 (the loop's own num_stages): about ")
     assert buffers.what_if == (("constexpr", "STAGES", 5),)
     assert buffers.verified.startswith("-c STAGES=5: ") and "the same code as before" not in buffers.verified
+
+
+def test_a_persistent_kernels_epilogue_conversion_is_once_per_tile():
+    """Triton's tutorial 09 without flatten: the epilogue's conversion sits in the tile loop, a K loop
+    inside it; it was said to run "in every loop iteration", to be converted "before the loop"."""
+    kernel = str(KERNELS / "persistent_epilogue.py")
+    flags = {"constexprs": ("BM=128", "BN=128", "BK=64"), "args": ("tiles=1024", "K=4096"), "dtype": "fp16"}
+    (conversion,) = of_kind(explain(make_request(kernel, "sm90", **flags), what_if=False), findings.CONVERSION)
+    assert "in every loop iteration" not in conversion.message
+    assert conversion.suggestion.startswith("once per tile (an epilogue before a store)")

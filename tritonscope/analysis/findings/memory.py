@@ -169,7 +169,7 @@ def conversions(k: Kernel) -> list[Finding]:
         moved = [c for c in cost.conversions if c.through_shared]
         if not moved or any(k.lines_of_number(c.ttgir_line)[:1] != [cost.line] for c in moved):
             continue  # reported on the conversion's own line, not again at a helper's call site
-        in_loop = any(loops.get(c.ttgir_line) for c in moved)
+        in_loop = any(_each_iteration(k, loops.get(c.ttgir_line)) for c in moved)
         if _into_an_access(k, cost.line, moved) and narrowed is None:
             narrowed = {f.line: f for f in narrow(k) if f.line is not None and f.what_if}
         hinted = (narrowed or {}).get(cost.line) if _into_an_access(k, cost.line, moved) else None
@@ -187,6 +187,21 @@ def conversions(k: Kernel) -> list[Finding]:
             )
         )
     return found
+
+
+def _each_iteration(k: Kernel, loop: int | None) -> bool:
+    """Whether a conversion in `loop` runs every iteration of a hot loop: not where a tl.dot's loop is
+    nested in it (a persistent kernel's tile loop, the conversion its epilogue's: once per tile)."""
+    if loop is None:
+        return False
+    parents = {op.number: op.loop for op in k.module.ops if op.name == "scf.for"}
+    for dot in (op for op in k.module.ops if op.name in ttgir.DOT_OPS and op.loop not in (None, loop)):
+        outer = parents.get(dot.loop)
+        while outer is not None:
+            if outer == loop:
+                return False
+            outer = parents.get(outer)
+    return True
 
 
 def _into_an_access(k: Kernel, line: int, moved) -> bool:
