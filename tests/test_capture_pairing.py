@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 from conftest import KERNELS
 
-from tritonscope.analysis.capture_pairs import compare, pair
+from tritonscope.analysis.capture_pairs import KernelFigures, compare, pair
 from tritonscope.app.capture_summaries import summaries
 from tritonscope.captures.folder import open_capture
 
@@ -58,6 +58,23 @@ def test_a_compile_against_another_kernels_figures_changes_with_deltas(kernels):
 def _with_block(k, block: str):
     spec = tuple((n, block if n == "c:BLOCK" else v) for n, v in k.specialization)
     return replace(k, specialization=spec, hash=k.hash[::-1])
+
+
+def _compiled_for(hash_: str, pointee: str, block: str, source: str, *options) -> KernelFigures:
+    spec = tuple(sorted([("s:x_ptr", pointee), ("s:out_ptr", pointee), ("c:BLOCK", block), *options]))
+    return KernelFigures("softmax_kernel", hash_, "sm90", "3.6.0", source, spec, (), {"registers": 16}, {}, None, "")
+
+
+def test_a_compile_meets_its_counterpart_of_the_same_element_types_first():
+    """A program's fp32 and fp16 compiles of one kernel, edited (its source, its warps, the fp16 block):
+    the fp16 compile was paired with the fp32 one of its block (its loads half as wide: "worse", a CI
+    gate failed) and the old fp16 compile said removed."""
+    before = [_compiled_for("a", "*fp32", "128", "old"), _compiled_for("b", "*fp16", "64", "old")]
+    after = [
+        _compiled_for("c", "*fp32", "128", "new", ("num_warps", "8")),
+        _compiled_for("d", "*fp16", "128", "new", ("num_warps", "8")),
+    ]
+    assert {(p.before.hash, p.after.hash) for p in pair(before, after)} == {("a", "c"), ("b", "d")}
 
 
 def test_a_finding_of_a_new_kind_is_a_regression_and_a_changed_message_is_not(kernels):

@@ -137,10 +137,22 @@ _ROUNDS: tuple[tuple[Callable[[KernelFigures], tuple], Callable | None], ...] = 
     (lambda k: (k.name, k.source, k.specialization), lambda a, b: "launch shapes differ"),
     (lambda k: (k.name, k.specialization, k.shapes), lambda a, b: "same specialization, source changed"),
     (lambda k: (k.name, k.specialization), lambda a, b: "same specialization, source and launches changed"),
+    # the same element types first: an fp16 compile is an fp16 one's counterpart, whose loads are as narrow
+    (lambda k: (k.name, k.source, _pointers(k), k.shapes), lambda a, b: _launches_too(a) + spec_change(a, b)),
+    (lambda k: (k.name, k.source, _pointers(k)), lambda a, b: spec_change(a, b) + _launches_differ(a, b)),
     (lambda k: (k.name, k.source, k.shapes), lambda a, b: _launches_too(a) + spec_change(a, b)),
     (lambda k: (k.name, k.source), lambda a, b: spec_change(a, b) + _launches_differ(a, b)),
+    (
+        lambda k: (k.name, _pointers(k)),
+        lambda a, b: "same name, source changed, " + spec_change(a, b) + _launches_differ(a, b),
+    ),
     (lambda k: (k.name,), lambda a, b: "same name, source changed, " + spec_change(a, b) + _launches_differ(a, b)),
 )
+
+
+def _pointers(kernel: KernelFigures) -> tuple[tuple[str, str], ...]:
+    """The types its pointer arguments were compiled for (`*fp16`)."""
+    return tuple((name, value) for name, value in kernel.specialization if str(value).startswith("*"))
 
 
 def pair(before: list[KernelFigures], after: list[KernelFigures]) -> list[KernelPair]:
