@@ -676,6 +676,21 @@ def test_a_views_hints_say_the_apis_keywords_and_the_magics_the_flags():
     assert "tritonscope dump " in view and " -a 'x_ptr=*fp32'" in view  # reproduce: a command line still
     r.in_flags = True  # as the magic returns it
     assert "give -a x_ptr='*fp16' or --dtype" in html.unescape(r._repr_html_())
+    # a finding's own words, read off the result, are the API's too, flags side by side one dict
+    softmax = ts.explain("sample:softmax", target="sm90", args={"input_row_stride": "i32", "n_cols": "i32"})
+    narrow = next(f for f in softmax.findings if f.kind == "narrow-global-access")
+    assert "args={'input_row_stride': VALUE, 'n_cols': VALUE}" in narrow.suggestion, narrow.suggestion
+    assert " -a " not in narrow.suggestion + narrow.verified
+    # the layout view's hint: ts.layout's keywords
+    listed = html.unescape(ts.layout("sample:softmax", target="sm90")._repr_html_())
+    assert "value=NAME" in listed and "--value" not in listed
+    # the magic says its flags, though the API function it calls said its keywords first
+    from IPython.core.error import UsageError as Said
+
+    from tritonscope.api.magic import run
+
+    with pytest.raises(Said, match=r"needs a value for constexpr BLOCK \(give it: -c BLOCK=\.\.\.\)"):
+        run(f"dump {ROOT / 'tests' / 'kernels' / 'mixed.py'} -k scale_kernel -t sm90", {})
 
 
 def test_trace_takes_a_command_as_a_str_and_says_a_failed_program_in_its_own_words(tmp_path):

@@ -75,7 +75,8 @@ def run(line: str, namespace: dict[str, Any]) -> Any:
         result.in_flags = True
         return result
     except TritonscopeError as exc:
-        raise Said(str(said(exc, flags=True))) from None
+        # the API function said it in its keywords' terms already: the magic's are the flags
+        raise Said(str(said(getattr(exc, "as_given", exc), flags=True))) from None
     except _Helped:
         return None
 

@@ -197,12 +197,20 @@ def said(
     message = cells_named(message if flags else in_api_terms(message, known, verbatim))  # flags: the magic's
     again = copy.copy(exc)
     again.message, again.hint, again.args = message, None, (message,)
+    again.as_given = getattr(exc, "as_given", exc)  # type: ignore[attr-defined]  # the magic says its flags
     again._render_traceback_ = lambda: [*_callers(again), f"{type(exc).__name__}: {message}"]  # type: ignore[attr-defined]
     return again
 
 
 # Flags of the command line whose keyword in Python has another name (`--grid 4` is grid_size=4)
-_KEYWORD_OF_FLAG = {"--grid": "grid_size", "--stage": "stages", "--force": "replace=True", "--out": "out"}
+_KEYWORD_OF_FLAG = {
+    "--grid": "grid_size",
+    "--stage": "stages",
+    "--force": "replace=True",
+    "--out": "out",
+    "--value": "value",  # ts.layout's
+    "--line": "line",
+}
 
 
 def _as_args(match: re.Match) -> str:
@@ -210,6 +218,11 @@ def _as_args(match: re.Match) -> str:
     name, value, colon = match.groups()
     plain = re.fullmatch(r"-?[\d.]+(e-?\d+)?|None|True|False|VALUE|\.\.\.", value) or value.startswith(("'", '"'))
     return f"args={{'{name}': {value if plain else repr(value)}}}{colon}"
+
+
+def _merged_args(match: re.Match) -> str:
+    """`args={'a': 1} args={'b': 2}` (flags side by side) as `args={'a': 1, 'b': 2}`."""
+    return "args={" + ", ".join(re.findall(r"args=\{([^{}]*)\}", match.group(0))) + "}"
 
 
 def in_api_terms(text: str, keywords: Iterable[str] = (), verbatim: Iterable[str] = ()) -> str:
@@ -230,6 +243,7 @@ def _in_api_terms(text: str, keywords: Iterable[str]) -> str:
     known = set(keywords)
     text = re.sub(r"(?<![\w-])(?:-c|--constexpr) (\w+)=", r"\1=", text)
     text = re.sub(r"(?<![\w-])(?:-a|--arg) (\w+)=([^\s,;)]+?)(:?)(?=[\s,;)]|$)", _as_args, text)
+    text = re.sub(r"args=\{[^{}]*\}(?: args=\{[^{}]*\})+", _merged_args, text)  # one dict, as a call takes it
     flags: dict[str, str] = dict(_KEYWORD_OF_FLAG)
     valued: set[str] = set()  # keywords that take a value: a flag of one said bare is `name=...`
     for i in inputs.taken_by(inputs.API):

@@ -174,8 +174,17 @@ class Explain(Compiled):
 
     @property
     def findings(self) -> tuple[Any, ...]:
-        """Each finding: .kind, .line, .message, .evidence, .suggestion, .verified (what compiling it gave)."""
-        return self.result.findings
+        """Each finding: .kind, .line, .message, .evidence, .suggestion, .verified (what compiling it gave),
+        its words in the API's terms (`args={'n': 16}`, not `-a n=16`), as the notebook view says them."""
+        from dataclasses import replace
+
+        from .requests import in_api_terms
+
+        return tuple(
+            replace(f, message=in_api_terms(f.message), suggestion=in_api_terms(f.suggestion),
+                    verified=in_api_terms(f.verified))
+            for f in self.result.findings
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)

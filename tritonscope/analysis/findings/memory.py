@@ -195,7 +195,9 @@ def _each_iteration(k: Kernel, loop: int | None) -> bool:
     if loop is None:
         return False
     parents = {op.number: op.loop for op in k.module.ops if op.name == "scf.for"}
-    for dot in (op for op in k.module.ops if op.name in ttgir.DOT_OPS and op.loop not in (None, loop)):
+    for dot in k.module.ops:
+        if dot.name not in ttgir.DOT_OPS or dot.loop is None or dot.loop == loop:
+            continue
         outer = parents.get(dot.loop)
         while outer is not None:
             if outer == loop:
