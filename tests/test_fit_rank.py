@@ -342,3 +342,23 @@ def test_a_column_of_a_target_the_fit_has_not_is_refused_with_those_it_has(matmu
     _, k = matmul
     with pytest.raises(UsageError, match=rf"^sm61: not a target of this fit; it has {', '.join(k.targets)}$"):
         k.column("sm61")
+
+
+def test_a_kernel_that_prunes_its_own_configs_is_said_so(tmp_path):
+    """`prune_configs_by`: the autotuner runs only some configs at a launch; fit compiled and ranked them
+    all, and the pruner --emit-prune writes would take the place of the kernel's own, without a word."""
+    kernel = tmp_path / "k.py"
+    kernel.write_text(
+        "import triton\nimport triton.language as tl\n\n"
+        "def big_blocks(configs, named_args, **kwargs):\n"
+        "    return [c for c in configs if c.kwargs['B'] >= 1024]\n\n"
+        "@triton.autotune([triton.Config({'B': 128}), triton.Config({'B': 1024})], key=['n'],\n"
+        "                 prune_configs_by={'early_config_prune': big_blocks})\n"
+        "@triton.jit\ndef k(x_ptr, n, B: tl.constexpr):\n"
+        "    o = tl.program_id(0) * B + tl.arange(0, B)\n    tl.store(x_ptr + o, 1.0, mask=o < n)\n"
+    )
+    said = " ".join(tritonscope("fit", kernel, "--targets", "sm90", env={"COLUMNS": "80"}).stdout.split())
+    assert "note: k's autotuner prunes its configs itself (prune_configs_by: early_config_prune)" in said
+    assert "a pruner --emit-prune writes takes the place of its own" in said
+    document = json.loads(tritonscope("fit", kernel, "--targets", "sm90", "--json").stdout)
+    assert any("prunes its configs itself" in note for note in document["notes"])

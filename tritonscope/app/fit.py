@@ -44,6 +44,8 @@ class Plan:
     launches: tuple[tuple[dict, ...], ...] = ()
     notes: tuple[str, ...] = ()  # the autotune configs another target's import makes differ (the rows are the first's)
     sizes: tuple[str, ...] = ()  # the varied arguments: sizes of the launch, each ranked apart
+    configs_by_target: bool = False  # the first of `notes` say so
+    pruned: tuple[str, ...] = ()  # the kernel's autotuner prunes its configs itself: said
 
 
 def fit(
@@ -65,8 +67,9 @@ def fit(
             workers.warm(count=jobs, preload=sweep.COMPILE_MODULE)
         plan = plan_file(replace(request, target=targets[0]), axes, targets[1:])
         kernels = matrices([plan], targets, budgets, workers, on_done, ranking)
-    result = FitResult(kernels, tuple(b.text for b in budgets), request.triton or version.installed(), plan.notes)
-    return replace(result, ranked=ranking is not None, configs_by_target=bool(plan.notes))
+    notes = (*plan.notes, *plan.pruned)
+    result = FitResult(kernels, tuple(b.text for b in budgets), request.triton or version.installed(), notes)
+    return replace(result, ranked=ranking is not None, configs_by_target=plan.configs_by_target)
 
 
 def plan_file(request: VariantRequest, axes: list[sweep.Axis], others: tuple[str, ...] = ()) -> Plan:
@@ -78,7 +81,8 @@ def plan_file(request: VariantRequest, axes: list[sweep.Axis], others: tuple[str
 
     request = from_reference(request)
     loaded = load_file(request.source, request.target_info)
-    spec = loaded.pick(request.kernel).spec
+    picked = loaded.pick(request.kernel)
+    spec = picked.spec
     _refuse_given_config_keys(request, spec)
     configs: list[AutotuneConfig | None] = list(spec.autotune_configs) or [None]
     outcomes = sweep.expand(request, axes, spec, configs=bool(spec.autotune_configs), at_least=1)
@@ -93,7 +97,23 @@ def plan_file(request: VariantRequest, axes: list[sweep.Axis], others: tuple[str
     notes = _configs_by_target(request, spec, others) if loaded.simulated else ()
     kinds = {p.name: p.kind for p in spec.params}
     sizes = tuple(a.name for a in axes if a.name in kinds and kinds[a.name] is not ParamKind.CONSTEXPR)
-    return Plan(spec.name, request.file, specialization, tuple(rows), requests, notes=notes, sizes=sizes)
+    pruned = _pruned_by_the_kernel(spec.name, picked.wrappers)
+    return Plan(spec.name, request.file, specialization, tuple(rows), requests, (), notes, sizes, bool(notes), pruned)
+
+
+def _pruned_by_the_kernel(name: str, wrappers: tuple[Any, ...]) -> tuple[str, ...]:
+    """A note where the kernel's autotuner prunes its configs itself (prune_configs_by): fit compiles and
+    ranks every config, those it would prune too, and a pruner --emit-prune writes would replace it."""
+    from ..triton_api.kernels import config_pruners
+
+    found = [p for wrapper in wrappers for p in config_pruners(wrapper)]
+    if not found:
+        return ()
+    return (
+        f"{name}'s autotuner prunes its configs itself (prune_configs_by: {', '.join(found)}), by the launch's "
+        "arguments: every config is compiled and ranked here, those it would prune too; a pruner --emit-prune "
+        "writes takes the place of its own",
+    )
 
 
 def _configs_by_target(request: VariantRequest, spec, others: tuple[str, ...]) -> tuple[str, ...]:

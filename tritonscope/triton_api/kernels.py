@@ -112,6 +112,13 @@ def autotune_configs(wrapper: Any) -> list[Any] | None:
     return list(wrapper.configs) if isinstance(wrapper, Autotuner) else None
 
 
+def config_pruners(wrapper: Any) -> tuple[str, ...]:
+    """An Autotuner's own pruning of its configs (`prune_configs_by`): early_config_prune, perf_model."""
+    if not isinstance(wrapper, Autotuner):
+        return ()
+    return tuple(name for name in ("early_config_prune", "perf_model") if getattr(wrapper, name, None))
+
+
 def heuristics(wrapper: Any) -> dict[str, Any]:
     """A Heuristics wrapper's {constexpr name: function}; empty for other wrappers."""
     return dict(wrapper.values) if isinstance(wrapper, Heuristics) else {}
