@@ -64,6 +64,24 @@ def test_inference_takes_the_base_of_an_address_not_its_offsets():
     assert found.floats == {"scale"}  # arithmetic inside a math function is floating point
 
 
+def test_a_pointer_whose_values_index_other_loads_or_bound_a_loop_holds_integers():
+    """vLLM's sorted_token_ids and SGLang's kv_indptr were *fp32 (--dtype): their first compile failed on
+    a pointer plus a float, and with --dtype bf16 too. What is loaded through them is an address's
+    offset, or a loop's or cdiv's bound; what is loaded and only computed with stays the data's."""
+    found = _infer(
+        """
+        def k(a_ptr, ids_ptr, indptr, out_ptr, x_ptr):
+            rows = tl.load(ids_ptr + tl.arange(0, 16))
+            a = tl.load(a_ptr + rows[:, None] * 64 + tl.arange(0, 64)[None, :])
+            n = tl.load(indptr + 1) - tl.load(indptr)
+            for i in range(0, tl.cdiv(n, 16)):
+                a += tl.load(x_ptr + i)
+            tl.store(out_ptr + tl.arange(0, 16), tl.sum(a, axis=1))
+        """
+    )
+    assert found.indices == {"ids_ptr", "indptr"} and found.pointers >= {"a_ptr", "x_ptr", "out_ptr"}
+
+
 def test_a_scalar_in_the_arithmetic_of_a_math_function_is_a_float():
     found = _infer(
         """

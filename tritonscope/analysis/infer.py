@@ -32,6 +32,9 @@ class Inferred:
     # pointers loaded or stored through only inside an `if` (flash-attention's rotary: `if
     # IS_SEQLEN_OFFSETS_TENSOR: tl.load(SEQLEN_OFFSETS + ...)`, an int where the branch is dead)
     in_branches: set[str] = field(default_factory=set)
+    # pointers to indices: what is loaded through them is an offset of another address or a loop's or
+    # a range's bound (vLLM's sorted_token_ids, SGLang's kv_indptr): integers, not floats
+    indices: set[str] = field(default_factory=set)
 
 
 def infer_kinds(functions: dict[str, ast.FunctionDef]) -> dict[str, Inferred]:
@@ -50,6 +53,7 @@ def infer_kinds(functions: dict[str, ast.FunctionDef]) -> dict[str, Inferred]:
         results[name].floats = _float_params(fn) - results[name].pointers
         outside = _FunctionReader(fn, functions, results, outside_branches=True).pointer_params()
         results[name].in_branches = results[name].pointers - outside
+        results[name].indices = _FunctionReader(fn, functions, results).index_params(results[name].pointers)
     return results
 
 
@@ -81,6 +85,34 @@ class _FunctionReader:
         for expr in self._pointer_expressions():
             roots |= self._bases(expr, set())
         return roots & set(self.params)
+
+    def index_params(self, pointers: set[str]) -> set[str]:
+        """The pointers whose loaded values are offsets of an address, or bounds of a loop or a range."""
+        loaded: dict[str, set[str]] = {}  # a local -> the pointers its value is loaded through
+        for name, values in self.assignments.items():
+            for value in values:
+                for call in _loads(value):
+                    loaded.setdefault(name, set()).update(self._bases(call.args[0], set()) & pointers)
+        used: set[str] = set()
+        for expr in self._pointer_expressions():
+            used |= self._names(expr, set()) - self._bases(expr, set())
+        for node in ast.walk(self.fn):
+            func = node.func if isinstance(node, ast.Call) else None
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if called in _BOUNDS:
+                used |= {n for arg in node.args for n in self._names(arg, set())}  # type: ignore[attr-defined]
+        return {pointer for name in used for pointer in loaded.get(name, ())}
+
+    def _names(self, expr: ast.expr, seen: set[str]) -> set[str]:
+        """Every local and parameter an expression reads, through the locals' assignments."""
+        found: set[str] = set()
+        for node in ast.walk(expr):
+            if isinstance(node, ast.Name) and node.id not in seen:
+                seen.add(node.id)
+                found.add(node.id)
+                for value in self.assignments.get(node.id, []):
+                    found |= self._names(value, seen)
+        return found
 
     def _pointer_expressions(self):
         for node in _outside_branches(self.fn) if self.outside_branches else ast.walk(self.fn):
@@ -142,6 +174,21 @@ class _FunctionReader:
         if isinstance(expr, ast.IfExp):
             return self._bases(expr.body, seen) | self._bases(expr.orelse, seen)
         return set()
+
+
+_BOUNDS = {"range", "static_range", "cdiv", "minimum", "maximum"}  # a loop's or a range's bound
+
+
+def _loads(expr: ast.expr) -> list[ast.Call]:
+    """The tl.load calls an expression makes (`tl.load(p + i) - tl.load(p)`, `tl.load(p).to(...)`)."""
+    return [
+        node
+        for node in ast.walk(expr)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "load"
+        and node.args
+    ]
 
 
 def _outside_branches(node: ast.AST):

@@ -384,7 +384,8 @@ def _describe_param(param: Any, inferred) -> Param:
         type_ = "u1" if isinstance(default, bool) else "fp32" if isinstance(default, float) else "i32"
         return Param(name, _kind_of_type(type_), type_, "default", **common)
     if name in inferred.pointers:
-        return Param(name, ParamKind.POINTER, "*fp32", "branch" if name in inferred.in_branches else "body", **common)
+        pointee = "*i32" if name in inferred.indices else "*fp32"  # a table of indices holds integers
+        return Param(name, ParamKind.POINTER, pointee, "branch" if name in inferred.in_branches else "body", **common)
     if name in inferred.floats:
         return Param(name, ParamKind.FLOAT, "fp32", "body", **common)
     return Param(name, ParamKind.INT, "i32", "assumed", **common)

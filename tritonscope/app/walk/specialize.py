@@ -100,7 +100,7 @@ def _inferred(spec: KernelSpec, signature: dict[str, str], given: set[str], dtyp
     for p in spec.params:
         if p.type_from not in ("body", "branch", "assumed") or p.name in given or p.kind == ParamKind.CONSTEXPR:
             continue
-        if not (p.kind == ParamKind.POINTER and dtype is not None):
+        if not (p.kind == ParamKind.POINTER and dtype is not None and not _index_table(p)):
             guessed[p.name] = signature[p.name]
     return guessed
 
@@ -171,11 +171,17 @@ def _check_scalar(name: str, kind: ParamKind, value: Any) -> None:
         raise UsageError(f"argument {name}={value} does not fit in 64 bits, as every integer argument must")
 
 
+def _index_table(param) -> bool:
+    """A pointer inferred to hold indices (analysis/infer.py: `*i32`): --dtype, the data's element type,
+    is not its type."""
+    return param.type_from in ("body", "branch") and param.type == "*i32"
+
+
 def _argument_value(param, user_args: dict, defaults: dict, dtype: TypeName | None) -> Any:
     """How an argument is given: -a, then --dtype for pointers, the file's defaults, the signature default."""
     if param.name in user_args:
         return user_args[param.name]
-    if param.kind == ParamKind.POINTER and dtype is not None:
+    if param.kind == ParamKind.POINTER and dtype is not None and not _index_table(param):
         return TypeName(f"*{dtype.element}")
     if param.name in defaults:
         default = defaults[param.name]

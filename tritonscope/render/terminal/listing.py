@@ -73,7 +73,7 @@ def _draw_kernel(console: Console, spec, defaults: dict) -> None:
         if p.kind is ParamKind.POINTER and p.type_from == "file":
             type_ = f"{p.type} (file)"  # what dump compiles
         elif p.kind is ParamKind.POINTER and p.type_from != "annotation":
-            type_ = "*fp32 (--dtype)"
+            type_ = f"{p.type} (indices)" if p.type == "*i32" else f"{p.type} (--dtype)"
         # no -a reaches a helper: its caller's call types it
         if spec.is_helper and p.type_from in ("body", "branch", "assumed"):
             kind, type_, how = "-", "-", _from_calls(spec)
