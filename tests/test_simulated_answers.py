@@ -43,6 +43,8 @@ y = torch.tensor(rates).to('cuda')
 print('host', rates, type(y).__name__, y.device, tuple(y.shape))
 print('memory', torch.cuda.mem_get_info(), torch.cuda.memory.mem_get_info(0), torch.cuda.memory_reserved(),
       torch.cuda.get_device_properties(0).total_memory)
+# a training script's summary at its end, or its peak read by name: KeyError, the program stopped
+print('stats', torch.cuda.memory_stats()['allocated_bytes.all.peak'], 'fake tensors' in torch.cuda.memory_summary())
 q = torch.randn(4, 4, 32, 32, device='cuda')
 m = torch.ones(4, 1, 32, 32, dtype=torch.bool, device='cuda')
 h = q.to(torch.bfloat16)
@@ -191,6 +193,7 @@ def test_memory_figures_are_the_targets(probes):
         result, out = probes[target]
         total = json.loads((out / "simulated.json").read_text())["total_memory"]
         assert f"memory ({total}, {total}) ({total}, {total}) 0 {total}" in result.stdout, name
+        assert "stats 0 True" in result.stdout, name
     assert probes["sm90"][1] != probes["sm80"][1]
 
 

@@ -8,6 +8,7 @@ need the GPU (synchronize, streams, events, seeds) does nothing.
 
 from __future__ import annotations
 
+import collections
 import types
 import warnings
 
@@ -153,11 +154,19 @@ def _answers(device: dict, torch) -> dict:
     }
 
 
+_SUMMARY = "|  simulated GPU: fake tensors take no device memory; every allocator figure is 0  |\n"
+
+
 def _memory_answers(device: dict) -> dict:
     """The caching allocator's figures: fake tensors take no device memory, so the whole of the
     target's memory is free, and none is allocated or reserved."""
     total = device["total_memory"]
-    answers: dict = {"mem_get_info": lambda *a, **k: (total, total), "memory_stats": lambda *a, **k: {}}
+    # every statistic a program (or torch.cuda.memory_summary) reads is 0: none is missing
+    answers: dict = {
+        "mem_get_info": lambda *a, **k: (total, total),
+        "memory_stats": lambda *a, **k: collections.defaultdict(int),
+        "memory_summary": lambda *a, **k: _SUMMARY,
+    }
     for name in ("memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved"):
         answers[name] = lambda *a, **k: 0
     for name in (
