@@ -97,6 +97,11 @@ print("compiled", torch.compile(lambda t: as_triton_op(t) + as_custom_op(t))(x).
 from torch.utils.data import DataLoader, TensorDataset
 loader = DataLoader(TensorDataset(torch.arange(8.0).view(4, 2)), batch_size=2, num_workers=2, pin_memory=True)
 print("pinned", sum(b.cuda(non_blocking=True).sum().item() for (b,) in loader))
+torch._dynamo.config.capture_dynamic_output_shape_ops = True
+@torch.compile
+def picked(t):
+    return torch.nonzero(t > 1)
+print("picked", picked(x).shape[0])
 """
 
 # Operators on device tensors and a compiled function, and no read of any value.
@@ -207,6 +212,13 @@ def test_a_kernel_launched_inside_an_operator_gets_its_values(traced):
     assert "triton_op [0.0, 0.0, 0.0, 1.0, 4.0, 9.0]" in result.stdout
     assert "compiled [0.0, 0.0, 0.0, 2.0, 8.0, 18.0]" in result.stdout
     assert "pinned 28.0" in result.stdout  # the pin-memory thread's pin_memory(): "Pinned memory requires CUDA"
+    # a read in a compiled graph is the call's line, not the decorator's (where dynamo runs the graph)
+    assert "picked 2" in result.stdout
+    _, out = traced["in_operators"]
+    logged = [json.loads(line) for line in (out / "reads.jsonl").read_text().splitlines()]
+    call = next(n for n, line in enumerate(IN_OPERATORS.splitlines(), 1) if line.startswith('print("picked"'))
+    shaped = [r for r in logged if r["asked"].startswith("aten.nonzero in a compiled graph")]
+    assert shaped and shaped[0]["where"].endswith(f"in_operators.py:{call}"), shaped
 
 
 def test_a_program_that_reads_nothing_computes_nothing_on_the_host(traced):

@@ -167,12 +167,24 @@ def _main_threads_frame():
     return sys._current_frames().get(threading.main_thread().ident)  # type: ignore[arg-type]
 
 
+def _called_from(frame):
+    """A torch.compile'd function's frame, seen at its `def` (or decorator) line while its graph runs:
+    the program's line that called it, which says where the value was read."""
+    while frame is not None and frame.f_lineno == frame.f_code.co_firstlineno:
+        caller = _callers_past_libraries(frame.f_back)
+        if caller is None:
+            break
+        frame = caller
+    return frame
+
+
 def located(frame, asked: str) -> tuple[str, str]:
     """(FILE:LINE of the program's own code, what was asked): where a library the program calls
     (timm, transformers, installed packages) asked, the program's line that called into it, and
     the library's line after what was asked."""
     if frame is None:
         return "the program", asked
+    frame = _called_from(frame)
     user = _callers_past_libraries(frame)
     if user is None:  # a backward pass on torch's autograd thread: the program's line that started it
         user = _callers_past_libraries(_main_threads_frame())
