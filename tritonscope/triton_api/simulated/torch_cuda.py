@@ -8,9 +8,10 @@ need the GPU (synchronize, streams, events, seeds) does nothing.
 
 from __future__ import annotations
 
-import collections
 import types
 import warnings
+
+from . import allocator
 
 _mode: list = []
 
@@ -135,7 +136,7 @@ def _answers(device: dict, torch) -> dict:
         "current_stream": lambda *a, **k: stream,
         "default_stream": lambda *a, **k: stream,
         "set_stream": lambda *a, **k: None,
-        **_memory_answers(device),
+        **allocator.memory_answers(device),
         "get_rng_state": lambda *a, **k: torch.zeros(16, dtype=torch.uint8, device="cpu"),
         "set_rng_state": lambda *a, **k: None,
         "manual_seed": lambda *a, **k: None,
@@ -154,35 +155,12 @@ def _answers(device: dict, torch) -> dict:
     }
 
 
-_SUMMARY = "|  simulated GPU: fake tensors take no device memory; every allocator figure is 0  |\n"
-
-
-def _memory_answers(device: dict) -> dict:
-    """The caching allocator's figures: fake tensors take no device memory, so the whole of the
-    target's memory is free, and none is allocated or reserved."""
-    total = device["total_memory"]
-    # every statistic a program (or torch.cuda.memory_summary) reads is 0: none is missing
-    answers: dict = {
-        "mem_get_info": lambda *a, **k: (total, total),
-        "memory_stats": lambda *a, **k: collections.defaultdict(int),
-        "memory_summary": lambda *a, **k: _SUMMARY,
-    }
-    for name in ("memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved"):
-        answers[name] = lambda *a, **k: 0
-    for name in (
-        "empty_cache",
-        "reset_peak_memory_stats",
-        "reset_max_memory_allocated",
-        "set_per_process_memory_fraction",
-    ):
-        answers[name] = lambda *a, **k: None
-    return answers
-
-
 def _patch_cuda(device: dict, torch) -> None:
     for name, answer in _answers(device, torch).items():
         setattr(torch.cuda, name, answer)
-    for name, answer in _memory_answers(device).items():  # the module they are defined in, called by its name too
+    for name, answer in allocator.memory_answers(
+        device
+    ).items():  # the module they are defined in, called by its name too
         setattr(torch.cuda.memory, name, answer)
     for name in ("CUDAGraph", "graph", "graph_pool_handle", "is_current_stream_capturing"):  # named there too
         setattr(torch.cuda.graphs, name, getattr(torch.cuda, name))
@@ -376,20 +354,7 @@ def install_allocation() -> None:
     guards = torch._C._dynamo.guards
     if hasattr(guards, "_empty_strided_cpu_pinned") and hasattr(guards, "_empty_strided_cpu"):
         guards._empty_strided_cpu_pinned = getattr(guards, "_empty_strided_cpu")  # noqa: B009 - no stubs name it
-    _pinning_on_every_thread(torch)
-
-
-def _pinning_on_every_thread(torch) -> None:
-    """`tensor.pin_memory()` on a thread of the program's own, where its mode (thread-local) is not
-    active: DataLoader's pin-memory thread (`pin_memory=True, num_workers>0`). Plain host memory, as the
-    mode makes it on the program's thread."""
-    import warnings
-
-    library = torch.library.Library("aten", "IMPL")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # torch's own kernel is overridden on purpose
-        library.impl("_pin_memory", lambda tensor, device=None: tensor.clone(), "CPU")
-    _libraries.append(library)
+    _libraries.append(allocator.pinning_on_every_thread(torch))
 
 
 def _allocate_fake_where_modes_are_off(torch, mode) -> None:

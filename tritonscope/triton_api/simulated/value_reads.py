@@ -7,7 +7,8 @@ as any read (`--values`); torch's compiler's raises as a fake tensor does."""
 from __future__ import annotations
 
 from . import reads
-from .stop import _answered, _asking_past_dispatch, _read, located
+from .stop import _answered, _asking_past_dispatch, _read
+from .where import located
 
 
 def _copy_to_the_host(folders: tuple[str, ...]):
