@@ -314,6 +314,8 @@ CELLS = [
     "@triton.jit\ndef row_max(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):\n    cols = tl.arange(0, BLOCK)\n"
     "    row = tl.load(x_ptr + cols, mask=cols < n_cols, other=0.0)\n    tl.store(out_ptr, tl.max(row, axis=0))",
     "facts.update(drawn=repr(ts.layout(row_max, BLOCK=1024, target='sm90', value='row')))",
+    # a result's one line names the cell as IPython does (a Fit's named the cell's file, not on the disk)
+    "facts.update(fitted=repr(ts.fit(simple_kernel, BLOCK_SIZE=64, targets=['sm90'])))",
 ]
 
 
@@ -338,6 +340,8 @@ def test_kernels_defined_in_the_cells_of_a_fresh_ipython_session():
     edited = seen[12]["facts"]["ttir"]
     assert "7.500000e+00" in edited and "tt.load" not in edited
     assert failed[16] == "CompileError: the compiler process crashed (SIGABRT)"
+    fitted = seen[-1]["facts"]["fitted"]
+    assert fitted.startswith("<Fit simple_kernel (Cell In[") and "ipython" not in fitted, fitted
     assert seen[17]["facts"]["after"].startswith("<Dump add_kernel on sm90:")
     assert seen[18]["facts"]["shown"] == [
         "Cell In[19], line 2: ts.dump(simple_kernel, BLOCK_SIZE=64, target='sm90', num_warp=2)",

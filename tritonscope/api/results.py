@@ -41,7 +41,9 @@ class Result:
         return json.loads(str(render(self.result, "json")))
 
     def __repr__(self) -> str:
-        return str(render(self.result, "summary"))
+        from ..core.source import cells_named
+
+        return cells_named(str(render(self.result, "summary")))  # a notebook's cell as IPython names it
 
     def _repr_html_(self) -> str:
         from .requests import in_api_html

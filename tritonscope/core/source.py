@@ -173,9 +173,14 @@ def cells_named(text: str) -> str:
     shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
     cells = getattr(getattr(shell, "compile", None), "_filename_map", None) or {}
     for file, number in cells.items():
-        if isinstance(file, str) and file in text:
+        if not isinstance(file, str):
+            continue
+        if file in text:
             text = re.sub(rf"{re.escape(file)}:(\d+)", rf"Cell In[{number}], line \1", text)
             text = text.replace(file, f"Cell In[{number}]")
+        base = file.rsplit("/", 1)[-1]  # `lines 2-5 of 563897070.py`: the file's name alone
+        if base != file and base in text:
+            text = re.sub(rf"(?<![\w/.]){re.escape(base)}", f"Cell In[{number}]", text)
     return text
 
 
