@@ -159,6 +159,13 @@ def test_failed_compile_writes_nothing(cli, tmp_path):
             2,
             "unknown target 'sm42'. Valid targets: sm75, sm80",
         ),
+        # the PTX's architecture (sm_90a) and a near miss name their target
+        (
+            [BAD, "-k", "needs_block", "-c", "BLOCK=64", "-t", "sm_90a"],
+            2,
+            "hint: sm_90a is the architecture the PTX names for target sm90: --target sm90",
+        ),  # fmt: skip
+        ([BAD, "-k", "needs_block", "-c", "BLOCK=64", "-t", "sm900"], 2, "hint: did you mean sm90?"),
         (
             [BAD, "-k", "needs_block", "-c", "BLOCK=64", "-t", "sm90,sm80"],
             2,

@@ -9,6 +9,7 @@ cheaply.
 from __future__ import annotations
 
 import ctypes
+import difflib
 import functools
 import re
 import shutil
@@ -339,6 +340,12 @@ def parse_name(name: str, flag: str = "--target") -> str:
         )
     gpu = [t for t in TARGETS.values() if re.search(rf"\b{re.escape(key)}\b", t.description.lower())]
     hint = f"{name} is the GPU of target {gpu[0].name} ({gpu[0].description}): {flag} {gpu[0].name}" if gpu else None
+    base = re.sub(r"(?<=\d)[af]$", "", key)  # sm_90a, sm_100f: the PTX's architecture, a target's features
+    if base != key and base in TARGETS:
+        hint = f"{name} is the architecture the PTX names for target {base}: {flag} {base}"
+    elif hint is None:
+        close = difflib.get_close_matches(key, list(TARGETS), n=1, cutoff=0.75)
+        hint = f"did you mean {close[0]}?" if close else None
     if "," in key and all(part.strip() in TARGETS for part in key.split(",")):
         hint = f"--target takes one; for several: `fit --targets {key}` or `diff --vary target={key}`"
     raise UsageError(f"unknown target '{name}'. Valid targets: {', '.join(TARGETS)}{auto}", hint=hint)
