@@ -466,3 +466,10 @@ def test_a_reader_that_left_does_not_hide_a_failed_gate():
             os.close(write)
         assert done.returncode == status, done.stderr[-2000:]
         assert "Traceback" not in done.stderr and "rror" not in done.stderr, done.stderr[-2000:]
+
+
+def test_explore_of_a_missing_file_says_so_before_it_asks_for_a_terminal(cli):
+    """Without a terminal (a pipe, CI), `explore nofile.py` said only that it needs one."""
+    said = cli("explore", "nofile.py", expect=2).stderr
+    assert "no such file: nofile.py" in said and "needs a terminal" not in said
+    assert "explore needs a terminal" in cli("explore", "sample:vector_add", expect=2).stderr

@@ -38,7 +38,9 @@ def explore(request, watch: WatchOpt = True):
     """
     from ... import explorer
     from ...core.errors import UsageError
+    from ...core.source import refuse_missing
 
+    refuse_missing(request.source, "give a Python file with Triton kernels, sample:NAME or a capture folder")  # first
     if not (sys.stdin.isatty() and sys.__stderr__ is not None and sys.__stderr__.isatty()):
         raise UsageError("explore needs a terminal", hint="without one, `tritonscope dump --watch` prints instead")
     opening = explorer.start(request)
