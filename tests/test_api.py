@@ -506,6 +506,9 @@ def test_a_passes_view_shows_what_the_pass_shown_changed():
     assert f"<details open><summary>pass {index}: tritongpu-pipeline" in page
     assert '<table class="diff">' in page and "ttg.async_copy_global_to_local" in page
     assert f'<tr class="differs"><td>{index}</td>' in page
+    # a long diff stops after 300 rows a stage, saying how many more (a matmul's SASS: 40,000 pixels)
+    diffed = ts.diff("sample:matmul", target="sm90", vary={"num_warps": [4, 8]})._repr_html_()
+    assert "more rows: .to_json() has the whole diff" in diffed and len(diffed) < 200_000
     dumped = ts.dump("sample:vector_add", target="sm90", stages="ptx")._repr_html_()
     assert "Beside each Python line" not in dumped and '<pre class="l" id="ptx-1"' in dumped
     assert "Beside each Python line" in ts.explain("sample:vector_add", target="sm90")._repr_html_()

@@ -325,9 +325,19 @@ def _said(finding) -> tuple[str, ...]:
     return finding.remarks if finding.kind != "remark" else ()
 
 
-def _diff_table(side_by_side: Iterable[tuple[str, str | None, str | None]], old: str, new: str) -> str:
+def _diff_table(
+    side_by_side: Iterable[tuple[str, str | None, str | None]], old: str, new: str, most: int | None = None
+) -> str:
+    """The rows side by side; `most`: a notebook's view stops after that many, saying how many more."""
     rows = [f"<tr><th>{html.escape(old)}</th><th>{html.escape(new)}</th></tr>"]
-    for tag, left, right in side_by_side:
+    listed = list(side_by_side)
+    if most is not None and len(listed) > most:
+        more = len(listed) - most
+        listed = [*listed[:most], ("more", f"⋯ {more:,} more rows: .to_json() has the whole diff", None)]
+    for tag, left, right in listed:
+        if tag == "more":
+            rows.append(f'<tr class="skip"><td colspan="2">{html.escape(left or "")}</td></tr>')
+            continue
         if tag == "skip":
             rows.append('<tr class="skip"><td>⋯</td><td>⋯</td></tr>')
             continue
@@ -342,8 +352,9 @@ def diff_report(result: DiffResult) -> str:
     return _page(f"{name} variants: tritonscope", diff_body(result))
 
 
-def diff_body(result: DiffResult) -> str:
-    """The variants' figures side by side (what differs marked), then each stage's diff."""
+def diff_body(result: DiffResult, most: int | None = None) -> str:
+    """The variants' figures side by side (what differs marked), then each stage's diff (`most`: its rows
+    at most, in a notebook's view: a matmul's SASS diff was 40,000 pixels tall)."""
     outcomes = list(result.outcomes)
     head = "".join(f"<th>[{i}] {html.escape(o.describe())}</th>" for i, o in enumerate(outcomes))
     body_rows = []
@@ -363,7 +374,7 @@ def diff_body(result: DiffResult) -> str:
     for d, rows in zip(result.diffs, result.side_by_side, strict=True):
         old, new = outcomes[d.old].describe(), outcomes[d.new].describe()
         title = f"{d.stage.title}: [{d.old}] {old} → [{d.new}] {new}"
-        content = _diff_table(rows, old, new) if d.changed else "<p>identical after normalization</p>"
+        content = _diff_table(rows, old, new, most) if d.changed else "<p>identical after normalization</p>"
         sections.append(f"<details open><summary>{html.escape(title)}</summary>{content}</details>")
     first = next((o.compilation for o in outcomes if o.ok), None)
     name = first.kernel.name if first else "kernel"

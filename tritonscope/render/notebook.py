@@ -27,6 +27,7 @@ from . import html as report
 from .registry import part, render
 
 _WIDTH = 110  # the terminal views shown as text: a notebook's output is about this wide
+_DIFF_ROWS = 300  # a stage's diff rows in a view: a notebook saves every output it shows
 _LARGE_STAGE = 100_000  # characters of LLVM IR past which a default view leaves it out (of another stage: 4x)
 # `body` is the block itself (`scoped`): a notebook's styles (JupyterLab's tables: right-aligned, their
 # own colours and odd-row shading) are outranked by the block's id in every rule
@@ -70,7 +71,7 @@ class NotebookView:
         return block(report.compilation_body(c, chosen, explained=result, every_stage=False), linked=True)
 
     def diff(self, result: DiffResult) -> str:
-        return block(report.diff_body(result))
+        return block(report.diff_body(result, most=_DIFF_ROWS))
 
     def passes(self, result: PassesResult) -> str:
         return block(report.passes_body(result))
