@@ -268,7 +268,8 @@ CELLS = [
     "facts.update(by_label=r.line(3, 'Cell In[2]'))\n"
     "try:\n    r.line(99)\nexcept Exception as error:\n    facts.update(outside=str(error))\n"
     "view = r._repr_html_()\nfacts.update(named=[t in view for t in ('simple_kernel  (Cell In[3], line 2)',"
-    " 'the cell saved as kernel.py: tritonscope dump kernel.py -k simple_kernel')])",
+    " 'the cells In[2] and In[3] saved as kernel.py (in that order, with those of the globals they read): "
+    "tritonscope dump kernel.py -k simple_kernel')])",
     "m = %tritonscope dump simple_kernel -c BLOCK_SIZE=1024 -t sm90\nfacts.update(same=m.stages == r.stages)",
     # the helper's cell edited and run again: the kernel calls the new one, compiled afresh
     "@triton.jit\ndef scaled(x):\n    return x + SCALE",

@@ -13,7 +13,6 @@ import base64
 import hashlib
 import html
 import json
-import shlex
 from collections.abc import Iterable
 
 from pygments import highlight as pygments_highlight
@@ -29,6 +28,7 @@ from ..results.diff import DiffResult
 from ..results.dump import DumpResult
 from ..results.explain import ExplainResult, ReportResult
 from ..results.passes import PassesResult
+from .html_facts import facts_table, reproduce
 from .lexers import lexer_for
 from .registry import part
 from .terminal.diff import figure_rows
@@ -160,20 +160,6 @@ def _policy(script: str) -> str:
     return f"default-src 'none'; style-src 'unsafe-inline'; script-src {scripts}; img-src data:"
 
 
-def _reproduce(v) -> str:
-    """The command line that compiles the variant; a notebook cell's kernel (its file is not on the
-    disk) from the cell saved as a file."""
-    line = v.command_line()
-    if cells_named(v.file) == v.file:
-        return line
-    return "the cell saved as kernel.py: " + line.replace(shlex.quote(v.file), "kernel.py", 1)
-
-
-def _facts(rows: Iterable[tuple[str, str]]) -> str:
-    cells = "".join(f"<tr><td>{html.escape(k)}</td><td><code>{html.escape(v)}</code></td></tr>" for k, v in rows)
-    return f'<table class="facts">{cells}</table>'
-
-
 def _highlighted_lines(stage: Stage, lines: normalize.Listing) -> list[str]:
     """Each line's highlighted HTML (Pygments escapes all text), in order."""
     formatter = HtmlFormatter(style=_STYLE, linespans="x")  # each line in <span id="x-N">
@@ -245,7 +231,7 @@ def compilation_body(
     v = c.variant
     target = v.target_info
     signature = signature_text(c)
-    facts = _facts(
+    facts = facts_table(
         [
             ("kernel", f"{c.kernel.name}  ({cells_named(f'{c.kernel.shown_file}:{c.kernel.line}')})"),
             ("target", f"{target.name}: {target.label}, {target.description}"),
@@ -253,7 +239,7 @@ def compilation_body(
             ("signature", signature),
             ("options", ", ".join(f"{k}={val}" for k, val in c.options.items() if val is not None)),
             ("compiled by", _compiled(c)),
-            ("reproduce", _reproduce(v)),
+            ("reproduce", reproduce(c)),
             *(("note", notice) for notice in c.notices),  # which compile of several, how the file was read
         ]
     )
