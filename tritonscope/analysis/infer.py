@@ -95,13 +95,29 @@ class _FunctionReader:
                     loaded.setdefault(name, set()).update(self._bases(call.args[0], set()) & pointers)
         used: set[str] = set()
         for expr in self._pointer_expressions():
-            used |= self._names(expr, set()) - self._bases(expr, set())
+            used |= self._offsets(expr, set())
         for node in ast.walk(self.fn):
             func = node.func if isinstance(node, ast.Call) else None
             called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
             if called in _BOUNDS:
                 used |= {n for arg in node.args for n in self._names(arg, set())}  # type: ignore[attr-defined]
         return {pointer for name in used for pointer in loaded.get(name, ())}
+
+    def _offsets(self, expr: ast.expr, seen: set[str]) -> set[str]:
+        """The names an address adds to its base (`a_ptr + rows * K`: rows and K), through the locals'
+        assignments, as `_bases` follows the base; a value stored (`smem.store(tile)`) adds none."""
+        if isinstance(expr, ast.Name):
+            if expr.id in seen or expr.id in self.params:
+                return set()
+            seen.add(expr.id)
+            return {name for value in self.assignments.get(expr.id, []) for name in self._offsets(value, seen)}
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub)):
+            if self._bases(expr.left, set()):
+                return self._offsets(expr.left, seen) | self._names(expr.right, set())
+            return self._names(expr.left, set()) | self._offsets(expr.right, seen)
+        if isinstance(expr, ast.Subscript):
+            return self._offsets(expr.value, seen)
+        return set()
 
     def _names(self, expr: ast.expr, seen: set[str]) -> set[str]:
         """Every local and parameter an expression reads, through the locals' assignments."""
@@ -176,7 +192,7 @@ class _FunctionReader:
         return set()
 
 
-_BOUNDS = {"range", "static_range", "cdiv", "minimum", "maximum"}  # a loop's or a range's bound
+_BOUNDS = {"range", "static_range", "cdiv"}  # a loop's or a range's bound
 
 
 def _loads(expr: ast.expr) -> list[ast.Call]:

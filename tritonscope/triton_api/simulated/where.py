@@ -4,6 +4,7 @@ thread's line for a backward pass torch runs on its autograd thread."""
 
 from __future__ import annotations
 
+import linecache
 import os
 import sys
 
@@ -34,12 +35,21 @@ def _main_threads_frame():
 def _called_from(frame):
     """A torch.compile'd function's frame, seen at its `def` (or decorator) line while its graph runs:
     the program's line that called it, which says where the value was read."""
-    while frame is not None and frame.f_lineno == frame.f_code.co_firstlineno:
+    while frame is not None and _at_its_definition(frame):
         caller = _callers_past_libraries(frame.f_back)
         if caller is None:
             break
         frame = caller
     return frame
+
+
+def _at_its_definition(frame) -> bool:
+    """Whether a frame stands at its function's `def` or decorator line, where no statement runs (a
+    generator expression's or a lambda's one line runs: those are where they ask)."""
+    if frame.f_lineno != frame.f_code.co_firstlineno:
+        return False
+    text = linecache.getline(frame.f_code.co_filename, frame.f_lineno).lstrip()
+    return text.startswith(("@", "def ", "async def "))
 
 
 def located(frame, asked: str) -> tuple[str, str]:
