@@ -43,19 +43,25 @@ class Module:
     defs: dict[str, tuple[str, ...]]  # value -> the values it is computed from (loops joined)
     aliases: dict[str, str]  # layout aliases: #blocked -> its text
 
-    def reaching(self, value: str) -> set[str]:
-        """The kernel arguments a value is computed from, through any chain of ops and loops."""
-        seen, todo, found = set(), [value], set()
-        arguments = set(self.arguments)
+    def computed_from(self, value: str) -> set[str]:
+        """Every value `value` is computed from, itself included, through any chain of ops and loops."""
+        seen, todo = set(), [value]
         while todo:
             name = todo.pop()
-            if name in seen:
-                continue
-            seen.add(name)
-            if name[1:] in arguments:
-                found.add(name[1:])
-            todo.extend(self.defs.get(name, ()))
-        return found
+            if name not in seen:
+                seen.add(name)
+                todo.extend(self.defs.get(name, ()))
+        return seen
+
+    def reaching(self, value: str) -> set[str]:
+        """The kernel arguments a value is computed from, through any chain of ops and loops."""
+        arguments = set(self.arguments)
+        return {name[1:] for name in self.computed_from(value) if name[1:] in arguments}
+
+    @functools.cached_property
+    def producers(self) -> dict[str, Op]:
+        """Each value an op makes -> that op."""
+        return {result: op for op in self.ops for result in op.results}
 
     def layout(self, text: str) -> layouts.Layout | None:
         try:

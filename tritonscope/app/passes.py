@@ -57,7 +57,7 @@ def passes(
         timing = _timing(capture, records) if timed else None
     selected = tuple(pipeline.select(list(records), show)) if show is not None else None
     # side by side: every changed pass for the HTML page, those --show names for a notebook's view
-    drawn = [r for r in records if r.changed and r.after is not None] if page else list(selected or ())
+    drawn = records if page else selected or ()
     rows = {r.index: pipeline.side_by_side(r) for r in drawn if r.changed and r.after is not None}
     return PassesResult(prepared.variant, records, llvm_records, selected, _triton_version(), timing, rows)
 

@@ -181,21 +181,17 @@ def _last_dim_stride(k: Kernel, op: ttgir.Op, name: str) -> bool:
     if typed is None:
         return False
     rank = len(typed[0])
-    dim = rank - 1
-    producers = {result: o for o in k.module.ops for result in o.results}
-    seen, todo = set(), list(ttgir.access_operands(op)[0])
-    while todo:
-        value = todo.pop()
-        if value in seen:
-            continue
-        seen.add(value)
+    producers = k.module.producers
+    # a loop's carried pointers: their start and step too
+    values = set().union(*(k.module.computed_from(p) for p in ttgir.access_operands(op)[0]))
+    for value in values:
         producer = producers.get(value)
-        if producer is not None and producer.name == "arith.muli" and len(producer.operands) == 2:
-            a, b = producer.operands
-            for scale, offsets in ((a, b), (b, a)):
-                if k.module.reaching(scale) == {name} and _range_dim(producers, offsets, rank) == dim:
-                    return True
-        todo.extend(k.module.defs.get(value, ()))  # a loop's carried pointers: their start and step too
+        if producer is None or producer.name != "arith.muli" or len(producer.operands) != 2:
+            continue
+        a, b = producer.operands
+        for scale, offsets in ((a, b), (b, a)):
+            if k.module.reaching(scale) == {name} and _range_dim(producers, offsets, rank) == rank - 1:
+                return True
     return False
 
 

@@ -170,9 +170,11 @@ def conversions(k: Kernel) -> list[Finding]:
         if not moved or any(k.lines_of_number(c.ttgir_line)[:1] != [cost.line] for c in moved):
             continue  # reported on the conversion's own line, not again at a helper's call site
         in_loop = any(_each_iteration(k, loops.get(c.ttgir_line)) for c in moved)
-        if _into_an_access(k, cost.line, moved) and narrowed is None:
-            narrowed = {f.line: f for f in narrow(k) if f.line is not None and f.what_if}
-        hinted = (narrowed or {}).get(cost.line) if _into_an_access(k, cost.line, moved) else None
+        hinted = None
+        if _into_an_access(k, cost.line, moved):
+            if narrowed is None:
+                narrowed = {f.line: f for f in narrow(k) if f.line is not None and f.what_if}
+            hinted = narrowed.get(cost.line)
         found.append(
             Finding(
                 CONVERSION,

@@ -124,15 +124,7 @@ def _gathered(k: Kernel, copy: ttgir.Op) -> bool:
     scalar loaded, an expert's id, only moves the tile's base)."""
     loads = ("tt.load", "amdg.buffer_load")
     loaded = {result for op in k.module.ops if op.name in loads and "tensor<" in op.text for result in op.results}
-    seen, todo = set(), [copy.operands[0]]
-    while todo:
-        value = todo.pop()
-        if value in loaded:
-            return True
-        if value not in seen:
-            seen.add(value)
-            todo.extend(k.module.defs.get(value, ()))
-    return False
+    return bool(k.module.computed_from(copy.operands[0]) & loaded)
 
 
 # --- wgmma issued and waited for at once ---------------------------------------------------------------
@@ -410,7 +402,7 @@ def lds_bypass(k: Kernel) -> list[Finding]:
     """On gfx950 only: gfx942's direct-to-LDS loads move 32 bits per lane, so there it is no clear gain."""
     if k.target.arch != "gfx950":
         return []
-    fed, made_by = _dot_buffers(k), {r: op for op in k.module.ops for r in op.results}
+    fed, made_by = _dot_buffers(k), k.module.producers
     by_line: dict[int, list[tuple[ttgir.Op, ttgir.Op]]] = {}  # the pipeliner's copies of one load, together
     for store in k.module.ops:
         if store.name != "ttg.local_store" or len(store.operands) < 2 or not _buffers(k, store.operands[1]) & fed:
