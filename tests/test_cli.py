@@ -224,6 +224,15 @@ def test_compile_error_shows_the_source_line_and_call_site(cli):
     assert "offs = tl.arange(0, 100)" in err and "called from" in err and "bad.py:37: bad_helper(x_ptr)" in err
 
 
+def test_an_error_inside_a_triton_helper_is_placed_at_the_users_call(cli):
+    """A failure inside tl.cdiv (a JIT function of triton.language.standard) was placed at the kernel's
+    start line plus cdiv's own line: a line of the signature, or past the end of the file."""
+    err = cli("dump", BAD, "-k", "cdiv_of_a_pointer", "-c", "BLOCK=64", "-t", "sm90", expect=1).stderr
+    line = next(n for n, text in enumerate(BAD.read_text().splitlines(), 1) if "tl.cdiv(x_ptr" in text)
+    assert f"bad.py:{line}: cdiv_of_a_pointer does not compile inside Triton's cdiv (standard.py:" in err, err
+    assert "steps = tl.cdiv(x_ptr, BLOCK)" in err and "IncompatibleTypeError: invalid operands" in err, err
+
+
 def test_debug_shows_the_traceback(cli):
     result = cli.runner.invoke(__import__("tritonscope.cli").cli.app, ["dump", "missing.py", "--debug"])
     assert result.exit_code == 2 and "Traceback" in result.stderr

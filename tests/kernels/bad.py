@@ -41,3 +41,9 @@ def calls_bad_helper(x_ptr):
 def needs_block(x_ptr, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     tl.store(x_ptr + offs, offs, mask=offs < n)
+
+
+@triton.jit
+def cdiv_of_a_pointer(x_ptr, BLOCK: tl.constexpr):
+    steps = tl.cdiv(x_ptr, BLOCK)  # fails inside triton.language.standard's cdiv
+    tl.store(x_ptr + tl.arange(0, BLOCK), steps)

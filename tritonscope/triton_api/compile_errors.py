@@ -8,7 +8,11 @@ import inspect
 import json
 import os
 import re
+import sys
+import types
+from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import triton
 from triton.compiler import CompilationError
@@ -108,26 +112,37 @@ def frontend_error(exc: CompilationError, kernel, strings: str | None = None) ->
     if cause is not None and not str(cause).strip() and message.strip() == f"{type(cause).__name__}:":
         message = f"{type(cause).__name__} (a check inside Triton, which gives no reason)"
     # Triton stores some errors as their repr, e.g. NameError('x is not defined').
-    message = re.sub(r"^(\w+Error)\((['\"])(.*)\2\)$", r"\1: \3", message.strip(), flags=re.DOTALL)
-    locations = [_locate(error, kernel) for error in reversed(chain)]
-    file, line, text, column = locations[0]
+    message = re.sub(r"^(\w+Error)(?:Impl)?\((['\"])(.*)\2\)$", r"\1: \3", message.strip(), flags=re.DOTALL)
+    located = [_locate(error, kernel) for error in reversed(chain)]
+    inside = ""
+    while len(located) > 1 and _in_triton(located[0].file):  # in Triton's own helper (tl.cdiv): the call is the user's
+        helper = located.pop(0)
+        inside = f" inside Triton's {helper.function} ({Path(helper.file).name}:{helper.line})"
+    file, line, text, column, _ = located[0]
     pointer = f"\n    {' ' * column}^" if column is not None else ""
-    called_from = "".join(f"\n  called from {f}:{n}: {t.strip()}" for f, n, t, _ in locations[1:])
+    called_from = "".join(f"\n  called from {at.file}:{at.line}: {at.text}" for at in located[1:])
+    head = f"{file}:{line}: {kernel.spec.name} does not compile{inside}: {message.strip()}"
     return CompileError(
-        f"{file}:{line}: {kernel.spec.name} does not compile: {message.strip()}\n    {text}{pointer}{called_from}",
+        f"{head}\n    {text}{pointer}{called_from}",
         hint=strings if "'str' object" in message else None,
         where=(file, line),
     )
 
 
-def _locate(error: CompilationError, kernel) -> tuple[str, int, str, int | None]:
-    """(file, absolute line, source line, column) of a CompilationError's node."""
-    from triton.runtime.jit import JITFunction
+class Location(NamedTuple):
+    file: str
+    line: int  # in the file
+    text: str  # the source line, stripped
+    column: int | None  # in the stripped line
+    function: str
 
+
+def _locate(error: CompilationError, kernel) -> Location:
+    """Where a CompilationError's node is: in the kernel, a helper of its file, or one reached through
+    a module (`tl.cdiv`, `helpers.f`)."""
     node_line = getattr(error.node, "lineno", 1)
     column = getattr(error.node, "col_offset", None)
-    candidates = [kernel.jit] + [v for v in kernel.jit.fn.__globals__.values() if isinstance(v, JITFunction)]
-    fn = next((c for c in candidates if c.src == error.src), kernel.jit)
+    fn = next((c for c in _jit_functions(kernel) if c.src == error.src), kernel.jit)
     lines, first = inspect.getsourcelines(fn.fn)
     def_offset = next(i for i, text in enumerate(lines) if text.lstrip().startswith("def "))
     index = def_offset + node_line - 1
@@ -136,4 +151,24 @@ def _locate(error: CompilationError, kernel) -> tuple[str, int, str, int | None]
         # Triton counts columns in the dedented source; the line is shown stripped of its indent.
         def_indent = len(lines[def_offset]) - len(lines[def_offset].lstrip())
         column -= (len(text) - len(text.lstrip())) - def_indent
-    return fn.fn.__code__.co_filename, first + index, text.strip(), column
+    return Location(fn.fn.__code__.co_filename, first + index, text.strip(), column, fn.fn.__name__)
+
+
+def _jit_functions(kernel) -> Iterator:
+    """The JIT functions a kernel can call: itself, its file's, and those of the modules its file
+    imports (Triton's `tl` among them: tl.cdiv lives in triton.language.standard)."""
+    from triton.runtime.jit import JITFunction
+
+    yield kernel.jit
+    names = kernel.jit.fn.__globals__
+    yield from (v for v in names.values() if isinstance(v, JITFunction))
+    modules = [v for v in names.values() if isinstance(v, types.ModuleType)]
+    for module in [*modules, *(sys.modules[m] for m in _TRITON_LIBRARIES if m in sys.modules)]:
+        yield from (v for v in vars(module).values() if isinstance(v, JITFunction))
+
+
+_TRITON_LIBRARIES = ("triton.language.standard", "triton.language.math")
+
+
+def _in_triton(file: str) -> bool:
+    return Path(file).is_relative_to(Path(triton.__file__).parent)
