@@ -147,7 +147,8 @@ class Walks:
             walk.issued = dict(issued)
             return walk, steps
         warps = int(c.metadata.get("num_warps", 4))
-        walk = Timeline(self.schedule, costs, self.trips, warps, trip_counts.loop_trips(c))
+        known, flattened = trip_counts.loop_trips(c), trip_counts.flattened(c)
+        walk = Timeline(self.schedule, costs, self.trips, warps, known, flattened)
         walk.cached = served_by.cached_loads(c)
         walk.spills_past_l1 = spills
         steps = walk.run()
@@ -171,6 +172,9 @@ def _loops_said(walk: Timeline, trips: int) -> list[str]:
     known = sorted({f"line {line}: {count}" for count, line in walk.trips.values() if line is not None})
     assumed = sum(1 for _, line in walk.trips.values() if line is None)
     said = [f"loop trips from the arguments ({', '.join(known)})"] if known else []
+    for every in sorted(set(walk.flattened.values())):
+        lines = ", ".join(str(n) for n in sorted(n for n, m in walk.flattened.items() if m == every))
+        said.append(f"a flattened loop's outer lines ({lines}) once every {every} of its trips")
     if assumed:
         plural = "s" if assumed > 1 else ""
         said.append(f"{assumed} loop{plural} assumed to run {trips} times (a trip count known only at run time)")

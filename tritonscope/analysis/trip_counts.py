@@ -46,11 +46,45 @@ def known_values(c: Compilation) -> dict[str, int]:
 
 def loop_trips(c: Compilation, values: dict[str, int] | None = None) -> dict[int, int]:
     """{kernel-file line of a loop: how many times it runs}, for the loops whose bounds evaluate."""
-    module = ttgir.read(c.stages.get(Stage.TTGIR, ""))
-    known: dict[str, int] = {f"%{name}": value for name, value in (values or known_values(c)).items()}
-    stage_map = c.line_map.get(Stage.TTGIR, {})
-    closing = _closing_lines(module)
     found: dict[int, int] = {}
+    for line, trips, _, _ in _loops(c, Stage.TTGIR, values):
+        if line is not None and trips is not None:
+            found[line] = max(found.get(line, 0), trips)
+    return found
+
+
+def flattened(c: Compilation, values: dict[str, int] | None = None) -> dict[int, int]:
+    """{kernel-file line: n} for a loop Triton flattened (`tl.range(..., flatten=True)`: TTGIR's one
+    loop runs the outer loop's trips times the inner's): the lines of the outer body outside the inner
+    loop (a tile's set-up and epilogue) run once every n iterations of it, n the inner loop's trips."""
+    if "tt.flatten" not in c.stages.get(Stage.TTIR, ""):  # the loop's attribute: no TTIR read for the rest
+        return {}
+    counted = loop_trips(c, values)
+    loops = _loops(c, Stage.TTIR, values)
+    by_number = {number: (line, trips) for line, trips, number, _ in loops}
+    found: dict[int, int] = {}
+    for line, trips, number, _ in loops:
+        inner = [(n, t) for inner_line, t, n, parent in loops if parent == number and inner_line not in counted]
+        if line is None or trips is None or len(inner) != 1:
+            continue
+        inner_number, inner_trips = inner[0]
+        if inner_trips is None or inner_trips < 2 or counted.get(line) != trips * inner_trips:
+            continue
+        outer_only = _lines_in(c, number) - _lines_in(c, inner_number) - {line, by_number[inner_number][0]}
+        found.update(dict.fromkeys(outer_only, inner_trips))
+    return found
+
+
+def _loops(
+    c: Compilation, stage: Stage, values: dict[str, int] | None
+) -> list[tuple[int | None, int | None, int, int | None]]:
+    """Each scf.for of the stage: (its kernel-file line, its trips for program 0's first iterations,
+    its op's line in the stage's text, that of the loop holding it)."""
+    module = ttgir.read(c.stages.get(stage, ""))
+    known: dict[str, int] = {f"%{name}": value for name, value in (values or known_values(c)).items()}
+    stage_map = c.line_map.get(stage, {})
+    closing = _closing_lines(module)
+    found = []
     for op in module.ops:
         _evaluate(op, known)
         loop = _FOR.search(op.text) if op.name == "scf.for" else None
@@ -60,11 +94,20 @@ def loop_trips(c: Compilation, values: dict[str, int] | None = None) -> dict[int
         # a region op's location is printed after its closing brace
         located = stage_map.get(op.number) or stage_map.get(closing.get(op.number, 0), ())
         lines = [n for f, n in located if f == c.kernel.file]
-        if lines and lower is not None and upper is not None and step is not None and step > 0:
-            found[lines[0]] = max(found.get(lines[0], 0), -(-(upper - lower) // step))
+        trips = -(-(upper - lower) // step) if None not in (lower, upper, step) and step > 0 else None
+        found.append((lines[0] if lines else None, trips, op.number, op.loop))
         if lower is not None:
             known[loop.group(1)] = lower  # a loop inside sees its first iteration
     return found
+
+
+def _lines_in(c: Compilation, number: int) -> set[int]:
+    """The kernel-file lines of the TTIR ops inside the loop whose op is at TTIR line `number`."""
+    module = ttgir.read(c.stages.get(Stage.TTIR, ""))
+    start = next(i for i, op in enumerate(module.ops) if op.number == number)
+    inside = module.ops[start + 1 : ttgir.region_end(module.ops, start)]
+    stage_map = c.line_map.get(Stage.TTIR, {})
+    return {n for op in inside for f, n in stage_map.get(op.number, ()) if f == c.kernel.file}
 
 
 def _closing_lines(module: ttgir.Module) -> dict[int, int]:

@@ -135,7 +135,15 @@ class Timeline:
     """The walk (module docstring). `cached`: lines whose loads the L2 serves, and why;
     `spills_past_l1`: local memory comes from the L2."""
 
-    def __init__(self, schedule: Schedule, costs: Costs, trips: int, block_warps: int, known: dict[int, int]):
+    def __init__(
+        self,
+        schedule: Schedule,
+        costs: Costs,
+        trips: int,
+        block_warps: int,
+        known: dict[int, int],
+        flattened: dict[int, int] | None = None,
+    ):
         self.schedule, self.costs = schedule, costs
         self.loops = loops(schedule)
         # each loop's (trip count, its `for` line where the arguments gave it; None: `trips`, assumed)
@@ -145,6 +153,8 @@ class Timeline:
             for s in schedule.listing.instructions:
                 if first <= s.offset <= last:
                     self.repeats[s.offset] *= count
+        self.flattened = flattened or {}
+        _once_a_tile(schedule, self.repeats, self.flattened)
         _called(schedule, self.repeats)
         self.block_warps = max(block_warps, 1)
         self.queue = 1.0  # how many times their unloaded latency memory-queue waits take (DRAM-bound)
@@ -351,6 +361,14 @@ def _known(schedule: Schedule, loop: tuple[int, int], known: dict[int, int], tri
         (line,) = body
         return max(known[line], 1), line
     return trips, None
+
+
+def _once_a_tile(schedule: Schedule, repeats: dict[int, float], flattened: dict[int, int]) -> None:
+    """In a flattened loop (analysis/trip_counts.py's `flattened`), the outer body's own lines run
+    once every n iterations: ptxas guards them with a branch the walk does not follow."""
+    for step in schedule.instructions:
+        if step.lines and repeats[step.offset] > 1 and all(n in flattened for n in step.lines):
+            repeats[step.offset] /= min(flattened[n] for n in step.lines)
 
 
 def _called(schedule: Schedule, repeats: dict[int, float]) -> None:
