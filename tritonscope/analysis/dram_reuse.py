@@ -80,6 +80,21 @@ def memory_traffic(
     return MemoryTraffic(dram, l2, distinct, again * scale + missed, stored * scale + written_back)
 
 
+def wave_shares(traffic: Traffic, slots: int) -> dict[int, float]:
+    """{index of a load: the share of its bytes the DRAM serves}, for loads whose tiles the programs of
+    a wave read together (each comes from the DRAM once); the others are not listed."""
+    waves = np.arange(traffic.evaluated) // max(slots, 1)
+    found = {}
+    for index, access in enumerate(traffic.accesses):
+        moved = float(access.bytes.sum())
+        if access.kind != "load" or access.table or not (access.known or access.keyed) or moved <= 0:
+            continue
+        share = float(_distinct([access], waves)[2].sum()) / moved
+        if share < 0.99:
+            found[index] = share
+    return found
+
+
 def _l2_bytes(access: Access, scale: float, multiprocessors: int) -> float:
     """An access's bytes of the L2's time over the evaluated programs (the launch's: times `scale`): its
     bytes, but an L2 slice's port moves L2_PORT bytes a clock, so a scattered run narrower than that (a

@@ -253,6 +253,9 @@ def _loop(walk: _Walk, op: ttgir.Op) -> None:
     else:
         walk.notes.append(f"a loop (TTIR line {op.number}) with bounds not known assumed to run {LOOP_TRIPS} times")
         trips = np.array([LOOP_TRIPS])
+        low = walk.env.get(found.group(2))
+        if isinstance(low, Span):  # bounds read from memory: its first value, told apart by where they were read
+            walk.env[found.group(1)] = low
     if "iter_args(" in op.text:
         for carried, initial in _ITER_ARG.findall(op.text.split("iter_args(", 1)[1]):
             walk.env[carried] = walk.env.get(initial)

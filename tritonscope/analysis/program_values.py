@@ -134,7 +134,18 @@ def _sub(a: Value, b: Value) -> Value:
 
 def _extremes(a: Span, b: Span, combine: Callable) -> Span:
     corners = [combine(x, y) for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
-    return Span(np.minimum.reduce(corners), np.maximum.reduce(corners), _data(a, b), _origin(a, b), _bounded(a, b))
+    lo, hi = np.minimum.reduce(corners), np.maximum.reduce(corners)
+    return Span(lo, hi, _data(a, b), _scaled_origin(a, b), _bounded(a, b))
+
+
+def _scaled_origin(a: Span, b: Span) -> np.ndarray | None:
+    """The origin of data multiplied or divided by a known value: the data's span is not known, so
+    the product's is not either; what tells programs apart is where the data was read and the known
+    factor (a split's length read from memory, times the program's split id)."""
+    if bool(a.data) == bool(b.data):
+        return _origin(a, b)
+    data, known = (a, b) if a.data else (b, a)
+    return mix(mix(data.origin, known.lo), known.hi) if data.origin is not None else None
 
 
 def _mul(a: Value, b: Value) -> Value:
@@ -144,6 +155,8 @@ def _mul(a: Value, b: Value) -> Value:
 
 
 def _divide(a: Value, b: Value, ceiling: bool = False) -> Value:
+    if isinstance(a, Span) and isinstance(b, Span) and b.data and not b.bounded:  # by data (a length read)
+        return Span(np.zeros(1, np.int64), np.zeros(1, np.int64), _data(a, b), _scaled_origin(a, b))
     if not isinstance(a, Span) or not isinstance(b, Span) or np.any((b.lo <= 0) & (b.hi >= 0)):
         return None
 
