@@ -393,3 +393,18 @@ def test_a_keyword_inputs_size_1_guard_is_read_and_fixed_on_the_tensor_given_by_
     assert said(record, read).startswith("torch.compile guard failed on `L['kwargs']['input_ids'].size()[1]`")
     found = fix(record, read)
     assert found is not None and found.code == "torch._dynamo.decorators.mark_unbacked(input_ids, 1)"
+
+
+def test_a_late_entry_a_prediction_covers_is_not_counted_twice():
+    """--shapes b=1..4,s=16..40 over a capture whose run compiled [4, 24, 32] and [1, 24, 32] after the
+    mark: those are the predicted [dynamic, dynamic, 32] and [1, dynamic, 32], said again as "compiled
+    after the mark" (4 compiles to come, where the run made 2)."""
+    from tritonscope.analysis.dynamo_prediction import PredictedEntry
+    from tritonscope.app.recompile_predict import _covers
+
+    dynamic = PredictedEntry("f", {"x": (None, None, 32)}, {}, {})
+    batch_one = PredictedEntry("f", {"x": (1, None, 32)}, {}, {})
+    assert _covers(dynamic, {"x": (4, 24, 32)}) and _covers(batch_one, {"x": (1, 24, 32)})
+    assert not _covers(dynamic, {"x": (1, 24, 32)})  # 1 stays static: another entry
+    assert not _covers(dynamic, {"x": (4, 24, 64)}) and not _covers(dynamic, {"x": (4, 24)})
+    assert not _covers(dynamic, {"y": (4, 24, 32)}) and not _covers(PredictedEntry("f", {}, {}, {}), {})

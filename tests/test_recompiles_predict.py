@@ -67,7 +67,18 @@ def test_a_constexpr_next_power_of_2_of_a_size_and_divisibility_by_16(document):
     said = where["seq in 5..8 (4 values)"]["differs"]
     assert "`n_cols` was divisible by 16 in the warmup and is not in this variant (n_cols=5)" in said
     assert "`BLOCK_SIZE` = `triton.next_power_of_2(n_cols)` changed 32 → 8 (n_cols=32 → 5)" in said
-    assert document["compiles"] == 7
+    assert document["compiles"] == 13  # row_kernel's 6 again for strided_row_kernel, and divisible_kernel's 1
+
+
+def test_a_stride_equal_to_a_later_size_argument_follows_it(document):
+    """A row's stride passed before the row's length (`x.stride(0), n_cols`) was read before the length
+    had its expression: "not a function of the declared sizes", held divisible by 16, so each variant
+    had it `D` (at seq=1 it is the constant 1), and a capture's own late compile was counted twice."""
+    strided = kernel(document, "strided_row_kernel")
+    assert strided["params"][0] == "in_stride = seq (equal to n_cols in every warmup launch)"
+    where = {p["where"]: p for p in strided["predicted"]}
+    assert where["seq in 9..15 (7 values)"]["specialization"].endswith("in_stride: i32, n_cols: i32, BLOCK_SIZE=16")
+    assert where["seq = 16"]["specialization"].endswith("in_stride: i32 D, n_cols: i32 D, BLOCK_SIZE=16")
 
 
 def test_a_value_no_function_of_the_sizes_is_said_and_held_at_the_warmups(document):
@@ -90,6 +101,9 @@ def test_compile_gives_each_predicted_variant_its_compile_time(capture, cli):
         ("row_kernel", "seq = 2"),
         ("row_kernel", "seq in 3, 4"),
         ("row_kernel", "seq in 5..8 (4 values)"),
+        ("strided_row_kernel", "seq = 2"),
+        ("strided_row_kernel", "seq in 3, 4"),
+        ("strided_row_kernel", "seq in 5..8 (4 values)"),
     ]
     assert all(p["compile_seconds"] > 0 for _, p in predicted)
 
@@ -104,7 +118,7 @@ def test_the_terminal_view_fits_80_columns(capture):
     out = result.stdout
     assert max(len(line) for line in out.splitlines()) <= 80
     assert "row_kernel: 6 new variants (the warmup compiled 2)" in out
-    assert out.rstrip().endswith("7 compiles to come")
+    assert out.rstrip().endswith("13 compiles to come")
 
 
 def test_bad_shapes_and_compile_without_shapes_are_usage_errors(capture, cli):

@@ -2,7 +2,8 @@
 batches 4 and 64 at sequences 32 and 1, then `tritonscope.mark("warmup")`; no request follows. Per
 request: `divisible_kernel` takes n = batch * seq (1 only at batch 1, seq 1, which the warmup never
 met), `row_kernel` takes seq and BLOCK_SIZE = triton.next_power_of_2(seq) (a variant per power of
-two, and per seq divisible by 16 or not), `one_kernel` takes a count that is no function of the
+two, and per seq divisible by 16 or not; `strided_row_kernel` the same, its row's stride, equal
+to seq, passed before it), `one_kernel` takes a count that is no function of the
 sizes (the request's number)."""
 
 import os
@@ -23,6 +24,7 @@ def request(step: int, batch: int, seq: int) -> None:
     k.divisible_kernel[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024)
     rows = torch.randn(batch, seq, device="cuda")
     k.row_kernel[(batch,)](rows, rows, seq, BLOCK_SIZE=triton.next_power_of_2(seq))
+    k.strided_row_kernel[(batch,)](rows, rows, rows.stride(0), seq, BLOCK_SIZE=triton.next_power_of_2(seq))
     k.one_kernel[(1,)](x, out, step + 3, BLOCK=128)
 
 

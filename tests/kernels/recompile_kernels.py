@@ -53,6 +53,16 @@ def row_kernel(x_ptr, out_ptr, n_cols, BLOCK_SIZE: tl.constexpr):
 
 
 @triton.jit
+def strided_row_kernel(out_ptr, in_ptr, in_stride, n_cols, BLOCK_SIZE: tl.constexpr):
+    """row_kernel with the row's stride passed before its length (a softmax's `x.stride(0)`)."""
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_SIZE)
+    mask = cols < n_cols
+    x = tl.load(in_ptr + row * in_stride + cols, mask=mask, other=0.0)
+    tl.store(out_ptr + row * in_stride + cols, x * 2.0, mask=mask)
+
+
+@triton.jit
 def wide_kernel(x_ptr, n, BLOCK: tl.constexpr):
     offsets = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     tl.store(x_ptr + offsets, 0.0, mask=offsets < n)

@@ -93,6 +93,12 @@ def model(
         expr, how = _expression(p.name, line, names, seen, params)
         values = tuple(dict.fromkeys(v[p.name] for v in seen if p.name in v))
         params.append(ParamModel(p.name, kind, expr, values if expr is None else (), how))
+    for index, param in enumerate(params):  # equal to a parameter after it (a row's stride, to its length)
+        if param.expr is None and param.kind in ("int", "constexpr"):
+            others = sorted((q for q in params if q is not param), key=lambda q: q.how != "the launch line")
+            expr, how = _expression(param.name, None, names, seen, others)
+            if expr is not None:
+                params[index] = ParamModel(param.name, param.kind, expr, (), how)
     warmup = tuple(dict.fromkeys(s.without(config)[0] for s in specs))
     configs = max(1, len(records) // max(1, len(warmup)))
     return KernelModel(name, tuple(params), warmup, config, not_specialized, configs, launches[0] if launches else None)

@@ -147,8 +147,24 @@ def _seen_frames(frames: list[FrameForecast], timeline: Timeline, cut: float) ->
         shapes = {n: tuple(v["shape"]) for n, v in record["inputs"].items() if v.get("kind") == "tensor"}
         seen = PredictedEntry(record["function"], dict(shapes), {}, shapes, seen=True)
         known = by_function.get(key) or FrameForecast(*key, (), 0, ())
+        if any(_covers(entry, shapes) for entry in known.predicted):  # one of those predicted: not twice
+            continue
         by_function[key] = dataclasses.replace(known, predicted=(*known.predicted, seen))
     return list(by_function.values())
+
+
+def _covers(entry: PredictedEntry, shapes: dict[str, tuple[int, ...]]) -> bool:
+    """Whether a predicted entry is the one a call of these input shapes compiled: each dim the same,
+    or dynamic where the size is 2 or more (0 and 1 stay static)."""
+    if not entry.sizes or set(entry.sizes) != set(shapes):
+        return False
+    for name, dims in entry.sizes.items():
+        shape = shapes[name]
+        if len(dims) != len(shape):
+            return False
+        if not all(d == n or (d is None and n >= 2) for d, n in zip(dims, shape, strict=True)):
+            return False
+    return True
 
 
 def _frames(timeline: Timeline, cut: float) -> dict[tuple, list[dict]]:
