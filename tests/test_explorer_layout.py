@@ -420,10 +420,10 @@ def test_the_panel_at_80_columns_takes_the_width_and_cuts_no_figure(warm):  # no
 
 
 def test_the_pass_list_at_80_columns_keeps_a_pass_a_row(warm):  # noqa: F811
-    """`p` at 80 columns: the pipeline's list is 30 columns wide, and `triton-rewrite-tensor-pointer`
-    was split over two rows (`...-po` / `inter`), read as two passes. Each pass is one row now, its
-    counts first and its name cut at the end where it is longer; a resize to 200 puts before and
-    after side by side."""
+    """`p` at 80 columns: the pipeline's list was 30 columns wide, and `triton-rewrite-tensor-pointer`
+    was split over two rows (`...-po` / `inter`), read as two passes; then cut at its end, 15 passes
+    were `tritong…`. Each pass is one row, its counts first and its name cut in the middle where it
+    is longer, in a list of half the screen; a resize to 200 puts before and after side by side."""
 
     async def scenario():
         async with opened(MATMUL, size=(80, 24), compiles=warm) as (app, pilot):
@@ -435,6 +435,15 @@ def test_the_pass_list_at_80_columns_keeps_a_pass_a_row(warm):  # noqa: F811
             rows = [line[box.x + 1 : box.right - 1] for line in screen(app)[box.y + 1 : box.bottom - 1]]
             assert rows and all(re.match(r"\s*\d+ (\+\d+ -\d+|\?|) *\S", row) for row in rows if row.strip()), rows
             assert any(re.match(r"\s*\d+ \+\d+ -\d+ +\S", row) for row in rows), rows  # the counts whole, first
+            assert box.width == 40, box  # half the screen: cut to 30, `tritong…` stood for 15 passes
+            shown = [row.split()[-1] for row in rows if re.match(r"\s*\d+ ", row)]
+            assert shown and all(name.count("…") <= 1 and not name.endswith("…") for name in shown), shown
+            pipeline = app.screen.query_one("#pipeline")
+            names = [str(pipeline.get_option_at_index(i).prompt).split()[-1] for i in range(pipeline.option_count)]
+            cut = [name for name in names if "…" in name]
+            assert cut and all(len(name.split("…")[1]) >= 5 for name in cut), names  # both ends kept
+            assert "tritongpu-coalesce" in names, names
+            assert any(n.startswith("tritong") and n.endswith("onversions#2") for n in names), names
             # opened narrow, made wide: before and after side by side (they stayed stacked, 170 columns each)
             await pilot.resize_terminal(200, 50)
             await pilot.pause()

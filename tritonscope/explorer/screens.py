@@ -251,6 +251,9 @@ def _label(knob: Knob) -> str:
     return f"{knob.name} ({kinds[knob.what]})" if kinds[knob.what] else knob.name
 
 
+PASS_LIST_WIDE, PASS_LIST_NARROW = 44, 40  # explorer.tcss's widths of the pass list
+
+
 class PassesScreen(Screen):
     """The pass pipeline as `passes` lists it; the pass under the cursor shows its IR before and after,
     the lines it changed marked, the selected Python line linked in both."""
@@ -266,21 +269,31 @@ class PassesScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static(id="line")
         with Horizontal():
-            yield OptionList(*[_pass_option(r) for r in self.passes.records], id="pipeline")
+            yield OptionList(*_pass_options(self.passes.records, PASS_LIST_WIDE), id="pipeline")
             with Horizontal(id="sides"):
                 yield CodePane(id="before")
                 yield CodePane(id="after")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.set_class(self.app.size.width < 120, "narrow")
+        self._fit(self.app.size.width < 120)
 
     def on_resize(self, event: events.Resize) -> None:
-        self.set_class(event.size.width < 120, "narrow")  # opened narrow, made wide: side by side then
+        if (event.size.width < 120) != self.has_class("narrow"):  # opened narrow, made wide: side by side then
+            self._fit(event.size.width < 120)
         changed = sum(1 for r in self.passes.records if r.changed)
         passes = count(len(self.passes.records), "pass", "passes")
         self.query_one("#pipeline", OptionList).border_title = f"{passes}, {changed} changed"
         self._show_line()
+
+    def _fit(self, narrow: bool) -> None:
+        """The layout for the width, and the pass names cut to the list's."""
+        pipeline = self.query_one("#pipeline", OptionList)
+        at = pipeline.highlighted
+        pipeline.clear_options()
+        pipeline.add_options(_pass_options(self.passes.records, PASS_LIST_NARROW if narrow else PASS_LIST_WIDE))
+        pipeline.highlighted = at
+        self.set_class(narrow, "narrow")
 
     @on(OptionList.OptionHighlighted, "#pipeline")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -313,11 +326,40 @@ class PassesScreen(Screen):
             self.query_one("#line", Static).update(f"Python line {session.line}: {text}")
 
 
-def _pass_option(record) -> Option:
-    change = "?" if record.changed is None else f"+{record.added} -{record.removed}" if record.changed else ""
-    row = f"{record.index:>3} {change:<11} {record.label}"  # the counts before the name, which is cut if need be
-    prompt = Text(row, style="bold" if record.changed else "dim")
-    return Option(prompt, id=str(record.index - 1))
+def _pass_options(records, width: int) -> list[Option]:
+    """A row per pass in a list `width` columns wide: its number and counts, then its name, cut in the
+    middle where it is longer than the rest of the row (`tritong…conversions#2`: both ends tell
+    passes apart, most of which begin `triton`)."""
+    changes = [_change(r) for r in records]
+    column = max(map(len, changes), default=0)
+    room = max(width - PASS_LIST_CHROME - 4 - column - 1, 8)
+    named = zip(records, changes, strict=True)
+    rows = [f"{r.index:>3} {change:<{column}} {_middle_cut(r.label, room)}" for r, change in named]
+    return [
+        Option(Text(row, style="bold" if r.changed else "dim"), id=str(r.index - 1))
+        for r, row in zip(records, rows, strict=True)
+    ]
+
+
+PASS_LIST_CHROME = 6  # the list's border, padding and scroll bar
+
+
+def _change(record) -> str:
+    """`+79 -311`; a wide one as its lines changed in all (`±3.5k`), which leaves the name its room."""
+    if record.changed is None:
+        return "?"
+    if not record.changed:
+        return ""
+    said = f"+{record.added} -{record.removed}"
+    total = record.added + record.removed
+    return said if len(said) <= 8 else f"±{total / 1000:.1f}k" if total >= 1000 else f"±{total}"
+
+
+def _middle_cut(name: str, width: int) -> str:
+    if len(name) <= width:
+        return name
+    head = (width - 1) * 2 // 5  # the end tells more apart (`...-conversions#2`)
+    return f"{name[:head]}…{name[len(name) - (width - 1 - head) :]}"
 
 
 def _side_content(title: str, side: IRSide | None) -> Content:
