@@ -743,3 +743,21 @@ def test_the_panel_says_a_figure_that_has_no_number_changed():
     assert changes["spills"].startswith("+") and "(was " in changes["spills"]
     unnumbered = [change for name, _, change, _ in contents.resources(after, before) if change.startswith("was ")]
     assert unnumbered, changes  # the stack's change, said without a sign
+
+
+def test_what_a_key_said_gives_way_to_the_compiles_line_at_the_next_key(warm):
+    """A search's miss (`'ZZZZ' is not in ...`) and a hint stayed on the status line after the keys that
+    followed, while the state they spoke of had changed; the compile's own line comes back now."""
+
+    async def scenario():
+        async with opened(MATMUL, compiles=warm) as (app, pilot):
+            status = app.main.status_line
+            standing = status.standing
+            assert standing.startswith("opened: BLOCK_SIZE_M=128") and status.said == ""
+            await pilot.click("#stage-0")
+            await pilot.press("slash", *"ZZZZ", "enter")
+            assert status.said.startswith("'ZZZZ' is not in") and str(status.render()).startswith("'ZZZZ'")
+            await pilot.press("down")
+            assert status.said == "" and str(status.render()).startswith(standing[:20])
+
+    asyncio.run(scenario())

@@ -138,6 +138,8 @@ class ExplorerApp(App):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, ANSWERED):
             self.collector.input()
+        if isinstance(event, events.Key) and self.screen is self.main:
+            self.main.status_line.said = ""  # what the last key did: the next one says its own
         await super().on_event(event)
 
     def on_key(self, event: events.Key) -> None:
@@ -187,6 +189,9 @@ class ExplorerApp(App):
     def say(self, text: str) -> None:
         self.main.say(text)
 
+    def stand(self, text: str) -> None:
+        self.main.stand(text)
+
     # --- results in -------------------------------------------------------------------------------
 
     def _take(self, value: Any, key, how: str) -> None:
@@ -226,7 +231,7 @@ class ExplorerApp(App):
     def _show(self, result: ExploreResult, key, how: str) -> None:
         """Shows a variant (`how` it came: compiled, from memory), and marks what changed in a thread."""
         session = self.session
-        self.say(f"{how}: {describe(result)}")
+        self.stand(f"{how}: {describe(result)}")
         session.how = how
         kernel_changed = session.shown is None or session.kernel_file != result.compilation.kernel.file
         session.show(result) if result.early else session.arrived(key, result)
@@ -265,14 +270,14 @@ class ExplorerApp(App):
         """A variant completed (its SASS, its live registers): kept, shown if on screen, and followed up."""
         if not outcome.ok or not isinstance(outcome.value, ExploreResult):
             if not outcome.cancelled and outcome.error:
-                self.say(f"the SASS could not be read: {outcome.error}")
+                self.stand(f"the SASS could not be read: {outcome.error}")
             return
         which = self.session.completed(key, outcome.value)
         if which is None:
             return
         if which == "shown":
             self.main.redraw()
-            self.say(f"{self.session.how}: {describe(outcome.value)}")  # no longer "reading the SASS"
+            self.stand(f"{self.session.how}: {describe(outcome.value)}")  # no longer "reading the SASS"
         self.run_worker(self._mark_changes, thread=True, exclusive=True, group="changes")
         self._follow_up()
         gc.freeze()  # as after _show
@@ -302,7 +307,7 @@ class ExplorerApp(App):
         self.main.mark(shown, changes)
         changed = count(sum(len(lines) for lines in changes.values()), "line")
         said = change(shown, previous) or "against the file before the save"  # else the same variant
-        self.say(f"{self.session.how} · {changed} changed (▌) · {said}")
+        self.stand(f"{self.session.how} · {changed} changed (▌) · {said}")
 
     def _done(self, ticket: int, outcome: Outcome) -> None:
         asked = self.tickets.end(ticket)
@@ -320,7 +325,7 @@ class ExplorerApp(App):
     def _tick(self) -> None:
         said = self.tickets.progress(self.session) if not self.leaving else None
         if said is not None:
-            self.say(said)
+            self.stand(said)
 
     # --- variants ---------------------------------------------------------------------------------
 

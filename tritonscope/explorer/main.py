@@ -84,7 +84,12 @@ class MainScreen(Screen):
             self.select(self.session.line, None)
 
     def say(self, text: str) -> None:
+        """What a key did: said until the next key."""
         self.status_line.said = text
+
+    def stand(self, text: str) -> None:
+        """What the last compile gave, or the step compiling: said until the next such, past keys."""
+        self.status_line.standing, self.status_line.said = text, ""
 
     def on_resize(self, event: events.Resize) -> None:
         self.fit(event.size.width)
@@ -136,9 +141,9 @@ class MainScreen(Screen):
         if line is not None:
             self.select(line, None)  # in view once the error pane has taken its rows (on_resize)
         if self.session.shown is not None:  # 78 columns: whole at 80
-            self.say("compile failed · last good stages shown (stale) · save a fix, or change it (v)")
+            self.stand("compile failed · last good stages shown (stale) · save a fix, or change it (v)")
         else:
-            self.say("compile failed · save a fix, or change the variant (v)")
+            self.stand("compile failed · save a fix, or change the variant (v)")
             request = self.session.request  # nothing compiled yet: the title names what was asked
             asked = f"{request.kernel or os.path.basename(request.file)} · {request.target} · not compiled"
             self.title_line.titles = (asked, asked)

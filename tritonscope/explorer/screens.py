@@ -183,8 +183,9 @@ class VariantScreen(ModalScreen):
         # each value on one line: the names' column, the values', the borders, padding and scrollbar
         texts = max(self.TEXT, *(len(k.text) for k in self.knobs))
         self.query_one("#variant").styles.width = max(52, self._column + 1 + texts + 6)
-        status = self.query_one(StatusLine)
-        self.watch(self._app.main.query_one("#status", StatusLine), "said", lambda said: setattr(status, "said", said))
+        status, main = self.query_one(StatusLine), self._app.main.query_one("#status", StatusLine)
+        self.watch(main, "standing", lambda text: setattr(status, "standing", text))
+        self.watch(main, "said", lambda text: setattr(status, "said", text))
 
     def _prompt(self, knob: Knob) -> str:
         return f"{_label(knob):<{self._column}} {knob.text}"

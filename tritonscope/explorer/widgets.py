@@ -26,13 +26,15 @@ WIDE = 120  # columns from which the panes sit side by side, with the panel besi
 
 
 class StatusLine(Widget):
-    """What the last compile gave, the step compiling, what a key did: cut at its end with `…` where
-    longer than the line (what matters comes first), and fitted again at every width."""
+    """What the last compile gave or the step compiling (`standing`), or what a key did (`said`, until
+    the next key: a search's miss, a hint, stays no longer than what it was about): cut at its end
+    with `…` where longer than the line (what matters comes first), and fitted again at every width."""
 
+    standing = reactive("")
     said = reactive("")
 
     def render(self) -> Text:
-        return Text(fit(self.said, self.content_size.width), no_wrap=True)
+        return Text(fit(self.said or self.standing, self.content_size.width), no_wrap=True)
 
 
 class TitleLine(Widget):
