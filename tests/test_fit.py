@@ -424,8 +424,27 @@ def test_a_config_naming_what_the_kernel_lacks_does_not_compile_in_its_cell(tmp_
     )
     result = fit(VariantRequest(file=str(kernel)), ("sm90",), [], (), jobs=1, timeout=600)
     (bad,), (good,) = result.kernels[0].cells
-    assert bad.verdict == "does not compile" and "sets NOPE, which is not a parameter of the kernel" in bad.reason
+    assert bad.verdict == "does not compile" and "sets NOPE, which is neither a parameter of the kernel" in bad.reason
     assert good.verdict == FITS
+
+
+def test_a_config_setting_an_amd_compile_option_compiles_with_it_on_amd_only(tmp_path, cli):
+    """An AMD-tuned config list sets waves_per_eu among its kwargs (gemlite, Triton's AMD kernels): a
+    field of the HIP backend's options, which the launcher passes to the compile. It was refused on
+    every target as "not a parameter of the kernel"; on NVIDIA the launch does raise KeyError."""
+    kernel = tmp_path / "k.py"
+    kernel.write_text(
+        "import triton\nimport triton.language as tl\n\n"
+        "@triton.autotune([triton.Config({'BLOCK': 128, 'waves_per_eu': 2}, num_warps=4)], key=['n'])\n"
+        "@triton.jit\ndef k(x_ptr, n, BLOCK: tl.constexpr):\n"
+        "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n    tl.store(x_ptr + o, 1.0, mask=o < n)\n"
+    )
+    result = fit(VariantRequest(file=str(kernel)), ("gfx942", "sm90"), [], (), jobs=1, timeout=600)
+    ((amd, nvidia),) = result.kernels[0].cells
+    assert amd.verdict == FITS, amd.reason
+    assert nvidia.verdict == "does not compile" and "nor a compile option of sm90's backend" in nvidia.reason
+    document = json.loads(cli("dump", kernel, "-t", "gfx942", "--json").stdout)
+    assert document["variant"]["options"]["waves_per_eu"] == 2 and document["metadata"]["waves_per_eu"] == 2
 
 
 def test_no_pruner_is_written_with_nothing_to_choose_among_or_nothing_compiled(tmp_path):

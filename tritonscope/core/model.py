@@ -363,8 +363,11 @@ class Compilation:
 
     @property
     def options(self) -> dict[str, Any]:
-        """The options the compiler actually used, defaults included."""
-        return {key: self.metadata.get(key) for key in OPTION_NAMES}
+        """The options the compiler actually used, defaults included; and a backend's own that the
+        variant set (an AMD config's waves_per_eu)."""
+        return {
+            key: self.metadata.get(key, self.variant.options.get(key)) for key in (*OPTION_NAMES, *self.variant.options)
+        }
 
 
 def to_jsonable(value: Any) -> Any:

@@ -125,6 +125,18 @@ def gpu_target(target: Target) -> GPUTarget:
     return GPUTarget(target.backend, target.arch, target.warp_size)
 
 
+@functools.cache
+def backend_option_names(target: Target) -> frozenset[str]:
+    """The compile options the target's backend takes (AMD's waves_per_eu, kpack, matrix_instr_nonkdim
+    beside num_warps ...): an autotune config may set them among its kwargs, and Triton's launcher
+    passes them to the compile; on another backend the launch raises KeyError."""
+    import dataclasses
+
+    from triton.compiler.compiler import make_backend
+
+    return frozenset(f.name for f in dataclasses.fields(make_backend(gpu_target(target)).parse_options({})))
+
+
 def compile_options(options: dict) -> dict:
     """The options given to Triton: the variant's, plus FP fusion set explicitly to Triton's own default.
 

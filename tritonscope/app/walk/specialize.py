@@ -17,6 +17,7 @@ from ...core.stages import Language
 from ...core.targets import Target
 from ...core.values import INT64, SCALAR_TYPES, TypeName, canonical_type, parse
 from ...triton_api import kernels as triton_kernels
+from ...triton_api import shims
 from .load import LoadedKernel
 
 _I32 = (-(2**31), 2**31 - 1)
@@ -68,7 +69,7 @@ def specialize(kernel: LoadedKernel, request: VariantRequest, file_defaults: dic
     spec = kernel.spec
     user_constexprs, user_args = dict(request.constexprs), dict(request.args)
     _check_names(spec, user_constexprs, user_args)
-    config = _pick_config(spec, request.config)
+    config = _pick_config(spec, request.config, target)
     arguments, signature, hints, seen = _arguments(kernel, request, user_args, file_defaults, target)
     constexprs = _constexpr_values(spec, user_constexprs, config, file_defaults)
     _apply_heuristics(kernel, user_constexprs, constexprs, seen, target)
@@ -81,7 +82,7 @@ def specialize(kernel: LoadedKernel, request: VariantRequest, file_defaults: dic
         signature=signature,
         hints=hints,
         arguments=arguments,
-        options=_check_options(_options(request, config, file_defaults), target),
+        options=_check_options(_options(spec, request, config, file_defaults, target), target),
         config=config.index if config is not None else None,
         specialize=request.specialize,
         inferred=_inferred(spec, signature, set(user_args) | set(file_defaults), request.dtype),
@@ -208,7 +209,7 @@ def _check_names(spec: KernelSpec, constexprs: dict[str, Any], args: dict[str, A
             raise UsageError(f"{spec.name} has no argument '{name}'. Arguments: {', '.join(arguments) or 'none'}")
 
 
-def _pick_config(spec: KernelSpec, index: int | None):
+def _pick_config(spec: KernelSpec, index: int | None, target: Target):
     if not spec.autotune_configs:
         if index is not None:
             raise UsageError(f"--config: {spec.name} is not autotuned (it has no @triton.autotune configs)")
@@ -220,12 +221,12 @@ def _pick_config(spec: KernelSpec, index: int | None):
             f"numbered 0 to {len(spec.autotune_configs) - 1}"
         )
     config = spec.autotune_configs[index]
-    known = {param.name for param in spec.params}
+    known = {param.name for param in spec.params} | shims.backend_option_names(target)
     unknown = [name for name in config.constexprs if name not in known]
     if unknown:  # Triton's launch raises "Keyword argument NOPE was specified but unrecognised"
         raise CompileError(
-            f"config {index} of {spec.name} sets {', '.join(unknown)}, which is not a parameter of the kernel: "
-            "a launch with it raises KeyError"
+            f"config {index} of {spec.name} sets {', '.join(unknown)}, which is neither a parameter of the kernel "
+            f"nor a compile option of {target.name}'s backend: a launch with it raises KeyError"
         )
     return config
 
@@ -320,8 +321,15 @@ def _check_options(options: dict[str, int], target: Target) -> dict[str, int]:
     return options
 
 
-def _options(request: VariantRequest, config, file_defaults: dict[str, Any]) -> dict[str, int]:
-    options = {}
+def _options(
+    spec: KernelSpec, request: VariantRequest, config, file_defaults: dict[str, Any], target: Target
+) -> dict[str, Any]:
+    """The compile options: each of OPTION_NAMES as given, else the config's, else the file's; and the
+    backend's own a config sets (waves_per_eu), which the launcher passes to the compile too."""
+    options: dict[str, Any] = {}
+    if config is not None:
+        backend = shims.backend_option_names(target) - set(OPTION_NAMES) - {p.name for p in spec.params}
+        options.update({name: value for name, value in config.constexprs.items() if name in backend})
     for name in OPTION_NAMES:
         value = request.options.get(name)
         if value is None and config is not None:
