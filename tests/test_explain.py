@@ -7,7 +7,7 @@ from pathlib import Path
 
 from conftest import KERNELS, compiled, make_request
 
-from tritonscope.analysis import cost, findings, instruction_mix
+from tritonscope.analysis import cost, findings, instruction_mix, trip_counts
 from tritonscope.app.explain import explain, explain_compilation
 from tritonscope.core.samples import sample_path
 from tritonscope.core.stages import Stage
@@ -158,12 +158,20 @@ def test_the_epilogue_conversion_is_counted_with_its_bytes():
 
 
 def test_loops_without_a_dot_are_not_pipelined_and_occupancy_has_a_next_step():
-    result = explain_compilation(compiled("sample:layernorm", "sm90"))
+    result = explain_compilation(compiled("sample:layernorm", "sm90", args=("N=65536", "stride=65536")))
     loops = of_kind(result, findings.NOT_PIPELINED)
     assert len(loops) == 3 and all("tl.range" in f.suggestion for f in loops)
     (occupancy,) = of_kind(result, findings.OCCUPANCY)
     assert "limited by registers" in occupancy.message and "--maxnreg 48" in occupancy.suggestion
     assert not of_kind(explain_compilation(compiled("sample:matmul", "sm80")), findings.NOT_PIPELINED)
+
+
+def test_a_loop_that_runs_once_is_not_told_to_pipeline():
+    """The layer norm sample's rows of 8192 in blocks of 8192 (Liger's group_norm alike): its three loops
+    run once (the trips said beside the estimate), and were each told to pipeline, which overlaps nothing."""
+    c = compiled("sample:layernorm", "sm90")
+    assert set(trip_counts.loop_trips(c).values()) == {1}
+    assert not of_kind(explain_compilation(c), findings.NOT_PIPELINED)
 
 
 def test_registers_live_are_read_per_line():

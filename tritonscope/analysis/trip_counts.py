@@ -53,6 +53,11 @@ def loop_trips(c: Compilation, values: dict[str, int] | None = None) -> dict[int
     return found
 
 
+def trips_by_op(c: Compilation) -> dict[int, int]:
+    """{TTGIR line of an scf.for: its trip count}, for the loops whose bounds evaluate."""
+    return {number: trips for _, trips, number, _ in _loops(c, Stage.TTGIR, None) if trips is not None}
+
+
 def flattened(c: Compilation, values: dict[str, int] | None = None) -> dict[int, int]:
     """{kernel-file line: n} for a loop Triton flattened (`tl.range(..., flatten=True)`: TTGIR's one
     loop runs the outer loop's trips times the inner's): the lines of the outer body outside the inner

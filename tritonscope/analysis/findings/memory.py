@@ -7,7 +7,7 @@ from __future__ import annotations
 from ...core.quantities import count, percentage
 from ...core.quantities import size as kib
 from ...core.targets import NvidiaLimits, Target
-from .. import ttgir
+from .. import trip_counts, ttgir
 from ..cost import LineCost
 from ..resources import nvidia_occupancy
 from . import stages as pipeline
@@ -245,8 +245,11 @@ def not_pipelined(k: Kernel) -> list[Finding]:
         if op.name == "tt.load" and op.loop is not None and "tensor<" in op.text and k.lines_of(op):
             loops.setdefault(op.loop, []).append(op)
     stages = k.c.options.get("num_stages") or 1
+    trips = trip_counts.trips_by_op(k.c)
     found = []
     for loop, loads in sorted(loops.items()):
+        if trips.get(loop, 2) <= 1:  # a loop that runs once (a row shorter than its block): nothing to overlap
+            continue
         dots = [k.lines_of(op)[0] for op in k.module.ops if op.loop == loop and op.name in ttgir.DOT_OPS]
         lines = tuple(dict.fromkeys(k.lines_of(op)[0] for op in loads))
         cause, advice, remark_line = _loop_cause(k, stages, dots, loads)
