@@ -142,7 +142,7 @@ def test_failed_compile_writes_nothing(cli, tmp_path):
     [
         (["missing.py"], 2, "no such file: missing.py"),
         (["nodir/:k"], 2, "no such capture or cache folder: nodir/ (for nodir/:k, in "),
-        (["sample:double", "--target", "h100"], 2, "hint: h100 is the GPU of target sm90 (H100, H200 (Hopper))"),
+        (["sample:double", "--target", "rtx"], 2, "hint: rtx is the GPU of target sm75 (T4, RTX 20xx (Turing))"),
         (["missing.py"], 2, "hint: give a Python file with Triton kernels, or a bundled sample: sample:NAME"),
         ([KERNELS / "not_python.txt"], 2, "is not a Python file"),
         ([KERNELS / "syntax_error.py"], 2, "syntax_error.py:5: syntax error"),
@@ -231,6 +231,20 @@ def test_an_error_inside_a_triton_helper_is_placed_at_the_users_call(cli):
     line = next(n for n, text in enumerate(BAD.read_text().splitlines(), 1) if "tl.cdiv(x_ptr" in text)
     assert f"bad.py:{line}: cdiv_of_a_pointer does not compile inside Triton's cdiv (standard.py:" in err, err
     assert "steps = tl.cdiv(x_ptr, BLOCK)" in err and "IncompatibleTypeError: invalid operands" in err, err
+
+
+def test_a_gpus_own_name_is_its_target():
+    """`--target h100` was refused (with a hint to type sm90) while `h200` was a target: a GPU's name that
+    one target's description has (h100, a100, b200, mi300) is that target."""
+    from tritonscope.core.targets import parse_name
+
+    assert [parse_name(n) for n in ("h100", "A100", "b200", "mi300", "h200")] == [
+        "sm90",
+        "sm80",
+        "sm100",
+        "gfx942",
+        "h200",
+    ]
 
 
 def test_debug_shows_the_traceback(cli):

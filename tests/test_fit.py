@@ -177,9 +177,9 @@ def test_the_command_line_writes_the_pruner_and_refuses_what_does_not_apply(tmp_
     assert "    from prune import prune_configs\n" in out.read_text()  # the module as written, by its name
     both = tritonscope("fit", LIMITS, "-t", "sm90", "--targets", "sm80", expect=2).stderr
     assert "with --targets (one or several), or one with --target; not both" in both
-    unknown = tritonscope("fit", LIMITS, "--targets", "sm90,h100", expect=2).stderr
-    assert "unknown target 'h100'" in unknown and not unknown.splitlines()[0].endswith(", auto")  # --targets takes none
-    assert "hint: h100 is the GPU of target sm90 (H100, H200 (Hopper)): --targets sm90" in unknown
+    unknown = tritonscope("fit", LIMITS, "--targets", "sm90,rtx", expect=2).stderr
+    assert "unknown target 'rtx'" in unknown and not unknown.splitlines()[0].endswith(", auto")  # --targets takes none
+    assert "hint: rtx is the GPU of target sm75 (T4, RTX 20xx (Turing)): --targets sm75" in unknown
     assert "--config picks one" in tritonscope("fit", LIMITS, "--config", "1", expect=2).stderr
     assert "fit holds registers" in tritonscope("fit", LIMITS, "--budget", "instructions<=10", expect=2).stderr
     # a -c the configs set: the compiles took it while each row's label named its config's value

@@ -339,6 +339,8 @@ def parse_name(name: str, flag: str = "--target") -> str:
             f"{flag} is empty (an unset variable in a script?)", hint=f"give one: {', '.join(TARGETS)}{auto}"
         )
     gpu = [t for t in TARGETS.values() if re.search(rf"\b{re.escape(key)}\b", t.description.lower())]
+    if len(gpu) == 1 and re.fullmatch(r"[a-z]+\d+[a-z]*", key):  # a GPU's name (h100, a100, b200): its target
+        return gpu[0].name
     hint = f"{name} is the GPU of target {gpu[0].name} ({gpu[0].description}): {flag} {gpu[0].name}" if gpu else None
     base = re.sub(r"(?<=\d)[af]$", "", key)  # sm_90a, sm_100f: the PTX's architecture, a target's features
     if base != key and base in TARGETS:
