@@ -156,16 +156,19 @@ def find(kernel: CachedKernel) -> tuple[CacheEntry, list[str]]:
     launched = [e for e in candidates if any(not launch.get("timing") for launch in e.launches)]
     chosen = (launched or candidates)[0]
     if len(candidates) > 1 and not digest:
-        others = ", ".join(f"@{str(e.metadata.get('hash', ''))[:8]}" for e in candidates if e is not chosen)
+        folder = kernel.folder.rstrip("/")
+        others = ", ".join(
+            f"{folder}/:{name}@{str(e.metadata.get('hash', ''))[:8]}" for e in candidates if e is not chosen
+        )
         which = (
             f"the newest of the {len(launched)} the program launched" if len(launched) > 1  # other shapes, dtypes
             else "the one the program launched" if launched else "the newest"
         )  # fmt: skip
-        folder = kernel.folder.rstrip("/")
+        another = "another is" if len(candidates) == 2 else "the others are"
         problems = [
             *problems,
             f"{len(candidates)} compiles are named {name}: this is {which}, "
-            f"@{str(chosen.metadata.get('hash', ''))[:8]}; another is {folder}/:{name}@HASH8 ({others})",
+            f"@{str(chosen.metadata.get('hash', ''))[:8]}; {another} {others}",
         ]
     return chosen, problems
 
