@@ -48,3 +48,17 @@ for n in (2, 2, 3):
 # the device tensor, and its host record read as "changed afterwards" (every later read stopped)
 linear = torch.nn.Linear(1024, 1024, bias=False).to(DEV)
 print("module.to", round(linear(torch.ones(2, 1024, device=DEV)).sum().item(), 3))
+# a scalar read inside a compiled graph (capture_scalar_outputs): Inductor's code reads its buffer
+# with `.item()` for the unbacked size; it was answered 0 (a slice of 0 columns, a grid of 0)
+torch._dynamo.config.capture_scalar_outputs = True
+
+
+@torch.compile(fullgraph=True)
+def first_columns(t, lengths):
+    n = lengths.max().item()
+    torch._check(n <= t.shape[1])
+    return t[:, :n] * 2, n
+
+
+columns, n = first_columns(x.reshape(2, -1), torch.tensor([3, 5], device=DEV))
+print("unbacked item", n, tuple(columns.shape), round(columns.sum().item(), 4))

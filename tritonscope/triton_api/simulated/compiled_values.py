@@ -162,6 +162,16 @@ SHAPED |= {"index", "repeat_interleave", "_local_scalar_dense", "argwhere"}
 PENDING: list = []  # (operator name, host result) of the graph being run, in the order it made them
 
 
+def pending(name: str):
+    """The host result the running graph's host run made for operator NAME, next in order (taken), or
+    None: the compiled code's own call of it (`nonzero`, or `buf0.item()`: `_local_scalar_dense`)."""
+    for index, (made, result) in enumerate(PENDING):
+        if made == name:
+            del PENDING[index]
+            return result
+    return None
+
+
 def _shaped_by_values(graph) -> bool:
     names = getattr(graph, "_tritonscope_shaped", None)
     if names is None:

@@ -188,6 +188,12 @@ def _wrap(original, asked: str, folders: tuple[str, ...]):
         frame, where = _program_frame(folders)
         if frame is None:
             return original(self, *args, **kwargs)
+        if where == GENERATED and asked == _ASKS["item"]:  # Inductor's `u0 = buf0.item()`: the graph's host run's
+            from .compiled_values import pending
+
+            made = pending("_local_scalar_dense")
+            if made is not None:
+                return made
         (value,) = _answered(frame, asked + where, [self])
         if asked in (_ASKS["__repr__"], _ASKS["__format__"]) and (self.dim() or asked == _ASKS["__repr__"]):
             return printing.printed(self, value)

@@ -84,14 +84,9 @@ def _on_values(folders: tuple[str, ...], asked: str, refused):
 
 def _pending(func):
     """The host result a compiled graph's host run made for FUNC, next in order, or None."""
-    from .compiled_values import PENDING
+    from .compiled_values import pending
 
-    name = func.overloadpacket.__name__
-    for index, (made, result) in enumerate(PENDING):
-        if made == name:
-            del PENDING[index]
-            return result
-    return None
+    return pending(func.overloadpacket.__name__)
 
 
 def _faked(mode, leaf, args):
