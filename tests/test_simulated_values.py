@@ -102,6 +102,14 @@ torch._dynamo.config.capture_dynamic_output_shape_ops = True
 def picked(t):
     return torch.nonzero(t > 1)
 print("picked", picked(x).shape[0])
+static_x = torch.zeros(4, device="cuda")
+graph = torch.cuda.CUDAGraph()
+with torch.cuda.graph(graph):
+    static_y = (static_x * 2 + 1).relu()
+for step in (1.0, -3.0):
+    static_x.copy_(torch.full((4,), step))
+    graph.replay()
+    print("replayed", static_y.tolist())
 """
 
 # Operators on device tensors and a compiled function, and no read of any value.
@@ -214,6 +222,8 @@ def test_a_kernel_launched_inside_an_operator_gets_its_values(traced):
     assert "pinned 28.0" in result.stdout  # the pin-memory thread's pin_memory(): "Pinned memory requires CUDA"
     # a read in a compiled graph is the call's line, not the decorator's (where dynamo runs the graph)
     assert "picked 2" in result.stdout
+    # a CUDA graph's replay computes from its static inputs as they are then (it kept the capture's values)
+    assert "replayed [3.0, 3.0, 3.0, 3.0]" in result.stdout and "replayed [0.0, 0.0, 0.0, 0.0]" in result.stdout
     _, out = traced["in_operators"]
     logged = [json.loads(line) for line in (out / "reads.jsonl").read_text().splitlines()]
     call = next(n for n, line in enumerate(IN_OPERATORS.splitlines(), 1) if line.startswith('print("picked"'))

@@ -45,6 +45,7 @@ class Log:
         self.computed = 0
         self.seconds = 0.0  # spent computing values on the host
         self.compacted_at = COMPACT_AT
+        self.capturing: list[list[Entry]] = []  # the entries of each CUDA graph being captured now
 
     def token_of(self, tensor) -> Token:
         token = tensor.__dict__.get(KEY)
@@ -74,7 +75,10 @@ class Log:
                 outs.append(None)  # a scalar, or an argument returned (an in-place or out= operator)
         if not writes and not any(outs):
             return  # no device tensor made or written (`prim.device`, a size): nothing for a value
-        self.entries.append(Entry(run, args, kwargs, outs, writes))
+        entry = Entry(run, args, kwargs, outs, writes)
+        self.entries.append(entry)
+        for graph in self.capturing:
+            graph.append(entry)
         self.recorded += 1
         if len(self.entries) >= self.compacted_at:
             self.compact()
@@ -146,6 +150,12 @@ class Log:
             self.computed += done
             self.entries = entries[done:] + self.entries
             self.seconds += time.perf_counter() - start
+
+    def replayed(self, entries: list[Entry]) -> None:
+        """A CUDA graph's replay: the operators its capture logged, logged again, reading the inputs
+        as they are now (the static buffers the program refilled) and giving their results again."""
+        self.entries.extend(entries)
+        self.recorded += len(entries)
 
     def seed(self, seed: int) -> None:
         """The program seeded CUDA's generator: random draws after this point in the log start there."""

@@ -72,21 +72,33 @@ class _Stream:
 
 class _Graph:
     """torch.cuda.CUDAGraph on a simulated GPU. Capturing runs its body once, as on a GPU, where each
-    launch in it goes through Triton's launcher (and is recorded) once; a replay runs nothing, as a
-    replay on a GPU calls no Python. Triton's do_bench_cudagraph and a program's own graphs so work."""
+    launch in it goes through Triton's launcher (and is recorded) once; a replay launches nothing, as a
+    replay on a GPU calls no Python, but its operators give their values again from the inputs as they
+    are then (host values: the static buffers refilled). Triton's do_bench_cudagraph and a program's
+    own graphs so work."""
 
     def __init__(self, *args, **kwargs):
-        pass
+        self._entries: list = []  # host_values' log entries of the capture
 
     def capture_begin(self, *args, **kwargs) -> None:
+        from .host_values import LOG
+
         _CAPTURING.append(self)
+        self._entries = []
+        LOG.capturing.append(self._entries)
 
     def capture_end(self) -> None:
+        from .host_values import LOG
+
         if self in _CAPTURING:
             _CAPTURING.remove(self)
+        if any(e is self._entries for e in LOG.capturing):
+            LOG.capturing[:] = [e for e in LOG.capturing if e is not self._entries]
 
     def replay(self) -> None:
-        return None
+        from .host_values import LOG
+
+        LOG.replayed(self._entries)
 
     def reset(self) -> None:
         return None
