@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 import triton
 from capture_fidelity import compare, compiles
-from cli_process import tritonscope
+from cli_process import tritonscope, tritonscope_together
 
 torch = pytest.importorskip("torch")  # the smoke runs of other releases install no torch
 
@@ -291,3 +291,19 @@ def test_a_kernel_file_with_a_non_ascii_name_compiles_or_ptxas_is_explained(tmp_
         said = "tritonscope: ptxas refused the name of the file 'prog 程序.py'"
         assert said in result.stderr, result.stderr[-2000:]
         assert "Rename the file with ASCII characters" in result.stderr
+
+
+def test_aotinductor_under_the_simulated_gpu_says_what_to_do_instead(tmp_path):
+    """aoti_compile_and_package compiles under a fake mode of its own, which the simulated device's
+    tensors cannot enter: torch's 30-line AssertionError (naming tritonscope's ProgramMode) was all."""
+    program = tmp_path / "aoti.py"
+    program.write_text(
+        "import torch\nfrom torch._inductor import aoti_compile_and_package\n"
+        "m = torch.nn.Linear(16, 16).cuda().eval()\nx = torch.randn(4, 16, device='cuda')\n"
+        "ep = torch.export.export(m, (x,))\n"
+        f"aoti_compile_and_package(ep, package_path={str(tmp_path / 'm.pt2')!r})\n"
+    )
+    (result,) = tritonscope_together(("trace", "--target", "sm90", "-o", tmp_path / "o", "--", sys.executable, program))
+    assert result.returncode == 1  # the program's own exit, its traceback torch's
+    assert "tritonscope: torch compiled under a fake-tensor mode of its own (AOTInductor's" in result.stderr
+    assert "compile the exported program with torch.compile(ep.module()) instead" in result.stderr

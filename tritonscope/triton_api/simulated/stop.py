@@ -323,6 +323,19 @@ def _non_ascii_name(exc: BaseException, tb) -> str | None:
     )
 
 
+def _two_fake_modes(exc: BaseException) -> str | None:
+    """Why torch failed where its own fake tensors met the simulated GPU's: AOTInductor
+    (aoti_compile_and_package) compiles an exported program's fake inputs under a fake mode of its
+    own, which the simulated device's tensors (fake tensors of the program's mode) cannot enter."""
+    if not isinstance(exc, AssertionError) or "doesn't match mode" not in str(exc) or "fake mode" not in str(exc):
+        return None
+    return (
+        "torch compiled under a fake-tensor mode of its own (AOTInductor's aoti_compile_and_package, or "
+        "torch.export's fake inputs), which the simulated GPU's tensors cannot enter; a GPU run does not "
+        "fail so. To see the kernels, compile the exported program with torch.compile(ep.module()) instead"
+    )
+
+
 def _stop_at_uncaught(folders: tuple[str, ...]) -> None:
     """A program that dies of a data-dependent operator (an `assert torch.allclose(...)`) was stopped
     for a value too, and one that dies of an operator run for real on the device was stopped for a
@@ -341,8 +354,8 @@ def _stop_at_uncaught(folders: tuple[str, ...]) -> None:
         if frames and operator:
             stop(frames[-1], f"{operator} run for real on the device by torch itself (not by the program's code)", exc)
         previous(kind, exc, tb)
-        refused = _non_ascii_name(exc, tb)
-        if refused:  # after Triton's page of PTX, where it is read
+        refused = _non_ascii_name(exc, tb) or _two_fake_modes(exc)
+        if refused:  # after Triton's page of PTX (or torch's traceback), where it is read
             sys.stderr.write(f"tritonscope: {refused}\n")
 
     sys.excepthook = hook
