@@ -307,3 +307,25 @@ def test_aotinductor_under_the_simulated_gpu_says_what_to_do_instead(tmp_path):
     assert result.returncode == 1  # the program's own exit, its traceback torch's
     assert "tritonscope: torch compiled under a fake-tensor mode of its own (AOTInductor's" in result.stderr
     assert "compile the exported program with torch.compile(ep.module()) instead" in result.stderr
+
+
+def test_an_operator_torch_runs_for_real_in_compiled_code_stops_at_the_programs_line(tmp_path):
+    """Inductor's call of torch._scaled_mm(..., out=buf) has no fake kernel: torch ran it for real on the
+    device. The stop named the generated file in the capture's temporary folder (gone by then) and
+    advised --values zero, which stops the same way."""
+    program = tmp_path / "fp8.py"
+    program.write_text(
+        "import torch\n"
+        "a8 = torch.ones(64, 128).to(torch.float8_e4m3fn).cuda()\n"
+        "b8 = torch.ones(64, 128).to(torch.float8_e4m3fn).cuda().t()\n"
+        "scale = torch.ones((), device='cuda')\n"
+        "mm = lambda a, b: torch._scaled_mm(a, b, scale_a=scale, scale_b=scale, out_dtype=torch.bfloat16)\n"
+        "f = torch.compile(mm)\n"
+        "out = f(a8, b8)\n"
+        "print(out.sum().item())\n"
+    )
+    result = tritonscope("trace", "--target", "sm90", "-o", tmp_path / "o", "--", sys.executable, program, expect=2)
+    said = " ".join(result.stderr.split())
+    assert f"stopped at {program}:" in said and "run for real on the device by torch itself" in said, said
+    assert "(in the code torch.compile generated for it)" in said and "--values zero" not in said
+    assert "a GPU run does not stop here" in said

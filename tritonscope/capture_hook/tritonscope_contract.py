@@ -43,6 +43,8 @@ LAUNCH_LOG = "launches.jsonl"  # one line per recorded launch: grid, arguments, 
 AUTOTUNE_LOG = "autotune.jsonl"  # trace --target: which config each autotuned kernel launched, and why
 SIMULATED_RECORD = "simulated.json"  # trace --target: the simulated GPU's description
 STOP_RECORD = "stopped.json"  # trace --target: where the program was stopped, and what it asked
+# what a stop says of an operator torch ran for real on the device (no fake kernel): no stand-in value helps
+RUN_BY_TORCH = "run for real on the device by torch itself (not by the program's code)"
 NO_SIMULATED_GPU = "no_simulated_gpu.json"  # trace --target: the module the program's Python lacks (torch)
 READ_LOG = "reads.jsonl"  # trace --target: one line per value read answered (on the host, or with --values N)
 HOST_VALUES_RECORD = "host_values.json"  # trace --target: operators logged and computed on the host, memory

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from ...capture_hook import tritonscope_contract as contract
 from ...core.errors import UsageError
 from ...core.quantities import count
 from ..argtypes import autotune_rule, memory_size, on_read_value
@@ -160,6 +161,8 @@ def _report(result, out: Path, launches: int) -> None:
             say("--values host (the default) computes it on the host; --values zero goes on with 0", "dim")
         elif "--host-memory" in result.stopped:
             say("give a larger --host-memory (e.g. 16GiB), or go on with a stand-in value: --values zero", "dim")
+        elif contract.RUN_BY_TORCH in result.stopped:  # not a read: a stand-in value changes nothing
+            say("an operator the simulated GPU has no fake kernel for; a GPU run does not stop here", "dim")
         else:
             say("to go on past it with a stand-in value: --values zero (or --values N)", "dim")
     elif result.returncode and not result.interrupted:  # its status is passed through: say whose it is

@@ -349,10 +349,13 @@ def _stop_at_uncaught(folders: tuple[str, ...]) -> None:
             if not (os.path.abspath(f.f_code.co_filename).startswith(folders) or _passes_through(f.f_code.co_filename))
         ]
         operator = _run_on_the_device(exc)
-        if frames and _data_dependent(exc):
-            stop(frames[-1], f"{exc} (a result that depends on the tensors' values)", exc)
-        if frames and operator:
-            stop(frames[-1], f"{operator} run for real on the device by torch itself (not by the program's code)", exc)
+        frame, generated = (frames[-1], "") if frames else (None, "")
+        if frame is not None and _generated(frame.f_code.co_filename):  # Inductor's code: the program's call of it
+            frame, generated = program_caller(frame.f_back, folders) or frame, GENERATED
+        if frame is not None and _data_dependent(exc):
+            stop(frame, f"{exc} (a result that depends on the tensors' values){generated}", exc)
+        if frame is not None and operator:
+            stop(frame, f"{operator} {contract.RUN_BY_TORCH}{generated}", exc)
         previous(kind, exc, tb)
         refused = _non_ascii_name(exc, tb) or _two_fake_modes(exc)
         if refused:  # after Triton's page of PTX (or torch's traceback), where it is read
