@@ -110,6 +110,9 @@ for step in (1.0, -3.0):
     static_x.copy_(torch.full((4,), step))
     graph.replay()
     print("replayed", static_y.tolist())
+start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+start.record(); end.record()
+print("elapsed", start.elapsed_time(end), start.elapsed_time(end))
 """
 
 # Operators on device tensors and a compiled function, and no read of any value.
@@ -224,6 +227,9 @@ def test_a_kernel_launched_inside_an_operator_gets_its_values(traced):
     assert "picked 2" in result.stdout
     # a CUDA graph's replay computes from its static inputs as they are then (it kept the capture's values)
     assert "replayed [3.0, 3.0, 3.0, 3.0]" in result.stdout and "replayed [0.0, 0.0, 0.0, 0.0]" in result.stdout
+    # an event's time is a stand-in, said once, not a figure to read as measured
+    assert "elapsed 1.0 1.0" in result.stdout
+    assert result.stderr.count("elapsed_time on the simulated GPU gives 1.0") == 1
     _, out = traced["in_operators"]
     logged = [json.loads(line) for line in (out / "reads.jsonl").read_text().splitlines()]
     call = next(n for n, line in enumerate(IN_OPERATORS.splitlines(), 1) if line.startswith('print("picked"'))
