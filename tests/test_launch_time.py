@@ -427,3 +427,15 @@ def test_query_heads_of_a_group_read_their_kv_rows_once():
         k_line = next(n for n, text in enumerate(Path(file).read_text().splitlines(), 1) if "k = tl.load" in text)
         assert (k_line in through and through[k_line] < 0.2) == (group == 8), through
     assert 6 < drams[1] / drams[8] < 8.5, drams
+
+
+def test_a_grid_axis_the_kernel_never_reads_is_said():
+    """fla's chunk_delta_h reads tl.program_id(0) alone; a --grid of two axes made 64 programs along
+    axis 1 repeat axis 0's four (DRAM 6 MB where a launch of the kernel's own grid moves 400): said."""
+    c = compiled(COPY, "h200")
+    repeated = launch_time.estimate(c, (N // 1024, 4), "--grid")
+    said = [a for a in repeated.assumptions if "never reads" in a]
+    assert said == [
+        "the grid's axis 1 has 4 programs, and the kernel never reads tl.program_id(1): they repeat the same work"
+    ]
+    assert not any("never reads" in a for a in launch_time.estimate(c, (N // 1024,), "--grid").assumptions)

@@ -106,6 +106,7 @@ class _Walk:
         self.shares: dict[int, np.ndarray] = {}  # per access (its line): the share its mask lets through
         self.last_trip: dict[int, np.ndarray] = {}  # the same on its loop's last trip (_last_trip)
         self.trips: dict[int, np.ndarray] = {}  # per loop (its line): its trip count, per program
+        self.axes_read: set[int] = set()  # the grid's axes the kernel reads (tl.program_id(axis))
 
     def scratch(self) -> _Walk:
         """A copy to walk a loop's body again on, that leaves this walk as it was."""
@@ -137,6 +138,12 @@ def evaluate(ttir: str, grid: tuple[int, int, int], values: dict[str, int], limi
         accesses = scaled
         said = "the rest taken alike, but for the bytes of a sample spread over them"
         walk.notes.append(f"the first {count:,} of {programs:,} programs evaluated, {said}")
+    for axis in sorted(set(range(3)) - walk.axes_read):
+        if grid[axis] > 1:  # a grid laid out otherwise than the kernel reads it (2-D for a 1-D kernel)
+            walk.notes.append(
+                f"the grid's axis {axis} has {grid[axis]:,} programs, and the kernel never reads "
+                f"tl.program_id({axis}): they repeat the same work"
+            )
     whole = programs / walk.count  # the FLOPs of the first programs, taken for the rest alike
     tensor_flops, flops = walk.flops[0] * whole, walk.flops[1] * whole
     return Traffic(programs, walk.count, tuple(accesses), tensor_flops, flops, walk.work, tuple(walk.notes))
@@ -205,6 +212,7 @@ def _step(walk: _Walk, op: ttgir.Op) -> None:
     elif op.name == "tt.get_program_id":
         axis = _AXIS.get(op.text.split("tt.get_program_id")[-1].split()[0], 0)
         walk.env[op.results[0]] = Span(walk.pids[axis], walk.pids[axis])
+        walk.axes_read.add(axis)
     elif op.name == "tt.get_num_programs":
         axis = _AXIS.get(op.text.split("tt.get_num_programs")[-1].split()[0], 0)
         walk.env[op.results[0]] = program_values.scalar(walk.grid[axis])
