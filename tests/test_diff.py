@@ -145,3 +145,18 @@ def test_bad_diff_requests(cli, args, message):
 def test_a_variant_that_does_not_compile_is_reported(cli):
     doc = _diff_json(cli, "sample:vector_add", "-t", "sm90", "--vary", "BLOCK_SIZE=256,100", expect=1)
     assert "arange's range must be a power of 2" in doc["variants"][1]["error"]
+
+
+def test_the_legend_shows_a_config_as_compiled(cli):
+    """A value varied (or given with -c) beside a kernel's autotune config replaces the config's own: the
+    legend listed the config's values (BK=128 where BK=64 compiled), as fla's chunk_o showed."""
+    out = cli("diff", "sample:matmul_autotune", "-t", "sm90", "--vary", "BLOCK_SIZE_K=32,64", "--stage", "ttgir").stdout
+    legend = " ".join(out.split())
+    assert (
+        "[0] BLOCK_SIZE_K=32: config 0: BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, BLOCK_SIZE_K=32 (the config's 64)" in legend
+    )
+    assert "[1] BLOCK_SIZE_K=64: config 0: BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, BLOCK_SIZE_K=64, GROUP" in legend
+    configs = " ".join(
+        cli("diff", "sample:matmul_autotune", "-t", "sm90", "--configs", "--stage", "ttgir").stdout.split()
+    )
+    assert "[1] config=1: BLOCK_SIZE_M=64, BLOCK_SIZE_N=256, BLOCK_SIZE_K=32" in configs

@@ -60,10 +60,15 @@ def variant_legend(outcomes: list[VariantOutcome], terminal: Terminal) -> list[s
     lines = []
     for index, outcome in enumerate(outcomes):
         text = f"[{index}] {outcome.describe() or 'default'}"
-        if outcome.ok and outcome.compilation.variant.config is not None:
+        variant = outcome.compilation.variant if outcome.ok else None
+        if variant is not None and variant.config is not None:
             configs = outcome.compilation.kernel.autotune_configs
-            config = outcome.compilation.variant.config
-            text += f": {configs[config].describe()}" if config < len(configs) else ""
+            if variant.config < len(configs):  # the config as compiled: a value varied or given replaces its own
+                given = {**variant.constexprs, **variant.options}
+                values = configs[variant.config].values.items()
+                said = [f"{k}={given[k]} (the config's {v})" if given.get(k, v) != v else f"{k}={v}" for k, v in values]
+                which = "" if "config" in outcome.label else f"config {variant.config}: "  # --configs names it
+                text += f": {which}{', '.join(said)}"
         if outcome.ok:
             lines += wrapped(text, terminal.width, terminal.color)
         else:
