@@ -7,7 +7,7 @@ from pathlib import Path
 
 from conftest import KERNELS, compiled, make_request
 
-from tritonscope.analysis import cost, findings, instruction_mix, trip_counts
+from tritonscope.analysis import cost, findings, instruction_mix, trip_counts, ttgir
 from tritonscope.app.explain import explain, explain_compilation
 from tritonscope.core.samples import sample_path
 from tritonscope.core.stages import Stage
@@ -422,3 +422,19 @@ def test_a_persistent_kernels_epilogue_conversion_is_once_per_tile():
     (conversion,) = of_kind(explain(make_request(kernel, "sm90", **flags), what_if=False), findings.CONVERSION)
     assert "in every loop iteration" not in conversion.message
     assert conversion.suggestion.startswith("once per tile (an epilogue before a store)")
+
+
+def test_a_scalars_load_is_no_narrow_access_nor_a_tma_candidate():
+    """fla's `b_g_last = tl.load(g + ...)`, one element: told to widen to 128 bits with a larger BLOCK, and
+    (copied with cp.async into a dot's pipeline) to load it through a TMA descriptor, whose box is 16
+    bytes wide at least. The tiles beside it are still found."""
+    from tritonscope.analysis.findings.target import _row_bytes
+
+    c = compiled(str(KERNELS / "scalar_in_dot_loop.py"), "sm90", constexprs=("BLOCK=64",),
+                 args=("K=4096", "a_ptr=*bf16", "b_ptr=*bf16", "g_ptr=*fp32", "c_ptr=*fp32"))  # fmt: skip
+    gate = next(n for n, text in enumerate(c.kernel.source.splitlines(), c.kernel.first_line) if "g = tl.load" in text)
+    result = explain_compilation(c)
+    assert not [f for f in of_kind(result, findings.NARROW) if f.line == gate]
+    assert len(of_kind(result, findings.TMA)) == 2  # the a and b tiles
+    copy = "%c = ttg.async_copy_global_to_local %p, %buf : tensor<1x!tt.ptr<f32>, #blocked> -> !ttg.memdesc<1xf32>"
+    assert _row_bytes(ttgir.Op(1, "ttg.async_copy_global_to_local", (), (), copy)) == 4

@@ -4,6 +4,7 @@ was not specialized."""
 
 from __future__ import annotations
 
+import math
 import re
 
 from ...core.quantities import count
@@ -52,7 +53,7 @@ def narrow(k: Kernel) -> list[Finding]:
     for line, ops in sorted(accesses(k).items()):
         cost = k.costs.get(line)
         width = narrowest(cost)
-        if width is None:
+        if width is None or all(_tile_bits(op) < 128 for op in ops):  # a scalar's tile: nothing wider to ask
             continue
         widths = line_widths(cost) if cost else {}
         causes: dict[tuple[str, str], Unknown] = {}  # (role, reason) -> the argument's part, or the layout's
@@ -72,6 +73,15 @@ def narrow(k: Kernel) -> list[Finding]:
             )
         )
     return found
+
+
+def _tile_bits(op: ttgir.Op) -> int:
+    """The bits of an access's whole tile (a 1-element tensor's: its element's); 128 where not read."""
+    typed = access_type(op)
+    bits = ttgir.element_bits(op.text)
+    if typed is None or not bits:
+        return 128
+    return math.prod(typed[0]) * bits
 
 
 def _because(causes: list[tuple[str, str]]) -> str:

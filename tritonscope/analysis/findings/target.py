@@ -93,6 +93,8 @@ def tma_candidates(k: Kernel) -> list[Finding]:
         gathered = any(_gathered(k, op) for op in ops)
         if gathered and _arch(k) < 100:  # rows at loaded indices (vLLM's MoE tokens): no Hopper TMA copies them
             continue
+        if _row_bytes(ops[0]) < TMA_ROW_BYTES:  # a scalar, a few elements: no TMA box that narrow
+            continue
         cost = k.costs.get(line)
         ldgsts = sum(cost.async_copy_widths.values()) if cost else 0
         shape = ttgir.tensor_shape(ops[0].text) or "?"
@@ -117,6 +119,18 @@ def tma_candidates(k: Kernel) -> list[Finding]:
             )
         )
     return found
+
+
+TMA_ROW_BYTES = 16  # a TMA box's inner dimension: 16 bytes at least (CUDA's cuTensorMapEncodeTiled)
+
+
+def _row_bytes(copy: ttgir.Op) -> int:
+    """The bytes of a copied tile's last dimension (its rows), 0 where not read."""
+    shape = ttgir.tensor_shape(copy.text)
+    bits = ttgir.element_bits(copy.text)
+    if not shape or not bits:
+        return 0
+    return int(shape.split("x")[-2]) * bits // 8 if shape.count("x") >= 1 else 0
 
 
 def _gathered(k: Kernel, copy: ttgir.Op) -> bool:
