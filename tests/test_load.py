@@ -82,6 +82,38 @@ def test_a_pointer_whose_values_index_other_loads_or_bound_a_loop_holds_integers
     assert found.indices == {"ids_ptr", "indptr"} and found.pointers >= {"a_ptr", "x_ptr", "out_ptr"}
 
 
+def test_indices_loaded_in_a_tuple_assignment_are_indices_too():
+    """fla's varlen kernels: `bos, eos = tl.load(cu_seqlens + i_n), tl.load(cu_seqlens + i_n + 1)`, then
+    `s + bos * H`: cu_seqlens was *fp32 (--dtype), chunk_indices beside it *i32 (indices)."""
+    found = _infer(
+        """
+        def k(s, o, cu_seqlens, i_n):
+            bos, eos = tl.load(cu_seqlens + i_n).to(tl.int64), tl.load(cu_seqlens + i_n + 1).to(tl.int64)
+            x = tl.load(s + bos * 16 + tl.arange(0, 16))
+            tl.store(o + tl.arange(0, 16), x * (eos - bos))
+        """
+    )
+    assert found.indices == {"cu_seqlens"} and found.pointers >= {"s", "o", "cu_seqlens"}
+
+
+def test_a_pointer_loaded_through_a_helper_from_another_module_is_a_pointer(tmp_path):
+    """gemlite's kernels load through `load_ptr(a_ptrs, ...)`, a @triton.jit helper its file takes with
+    `from .utils import *`: a_ptr was an int (i32, assumed), and the compile failed on its tl.load."""
+    (tmp_path / "loading.py").write_text(
+        "import triton\nimport triton.language as tl\n\n@triton.jit\ndef load_ptr(ptrs, mask):\n"
+        "    return tl.load(ptrs, mask=mask, other=0.0)\n"
+    )
+    kernel = tmp_path / "gemm.py"
+    kernel.write_text(
+        "import triton\nimport triton.language as tl\nfrom loading import *\n\n@triton.jit\n"
+        "def k(a_ptr, out_ptr, n, BLOCK: tl.constexpr):\n    offs = tl.arange(0, BLOCK)\n"
+        "    tl.store(out_ptr + offs, load_ptr(a_ptr + offs, offs < n), mask=offs < n)\n"
+    )
+    (spec,) = [k.spec for k in load_file(str(kernel)).kernels]
+    kinds = {p.name: p.kind.value for p in spec.params}
+    assert kinds["a_ptr"] == "pointer" and kinds["out_ptr"] == "pointer" and kinds["n"] == "int", kinds
+
+
 def test_a_scalar_in_the_arithmetic_of_a_math_function_is_a_float():
     found = _infer(
         """

@@ -57,6 +57,18 @@ def infer_kinds(functions: dict[str, ast.FunctionDef]) -> dict[str, Inferred]:
     return results
 
 
+def _paired(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]]:
+    """The names an assignment binds, each with its value: `bos, eos = a, b` pairs them; `a, b = f()`
+    gives each the whole call."""
+    if isinstance(target, ast.Name):
+        return [(target.id, value)]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else []
+        whole = len(values) != len(target.elts)
+        return [pair for i, t in enumerate(target.elts) for pair in _paired(t, value if whole else values[i])]
+    return []
+
+
 class _FunctionReader:
     def __init__(
         self,
@@ -74,8 +86,8 @@ class _FunctionReader:
         for node in ast.walk(fn):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
-                    if isinstance(target, ast.Name):
-                        self.assignments.setdefault(target.id, []).append(node.value)
+                    for name, value in _paired(target, node.value):
+                        self.assignments.setdefault(name, []).append(value)
             elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name):
                 if node.value is not None:
                     self.assignments.setdefault(node.target.id, []).append(node.value)

@@ -293,6 +293,7 @@ def _find_kernels(module: Any, defined_in) -> list[LoadedKernel]:
     with; None: imported from elsewhere)."""
     found: dict[int, tuple[Any, Any, list[Any]]] = {}
     files: dict[int, str] = {}
+    imported: dict[str, Any] = {}  # helpers from elsewhere (`from .utils import *`): read for what they load
     for obj in vars(module).values():
         unwrapped = triton_kernels.unwrap(obj)
         if unwrapped is None:
@@ -300,14 +301,16 @@ def _find_kernels(module: Any, defined_in) -> list[LoadedKernel]:
         jit, wrappers = unwrapped
         file = defined_in(jit.fn.__code__.co_filename)
         if file is None:
-            continue  # imported from elsewhere
+            imported.setdefault(jit.__name__, jit)
+            continue
         files[id(jit)] = file
         # Keep the outermost wrapper when the file also names the inner function.
         if id(jit) not in found or len(wrappers) > len(found[id(jit)][2]):
             found[id(jit)] = (jit, obj, wrappers)
 
     trees = {jit.__name__: _function_ast(jit) for jit, _, _ in found.values()}
-    inferred = infer_kinds(trees)
+    helpers = {name: tree for name, jit in imported.items() if name not in trees and (tree := _helper_ast(jit))}
+    inferred = infer_kinds({**helpers, **trees})
     callers: dict[str, list[str]] = {name: [] for name in trees}
     for name, tree in trees.items():
         for callee in sorted(called_functions(tree, set(trees) - {name})):
@@ -318,6 +321,14 @@ def _find_kernels(module: Any, defined_in) -> list[LoadedKernel]:
         role = _role(tuple(callers[jit.__name__]), returns_value(trees[jit.__name__]))
         kernels.append(LoadedKernel(replace(spec, **role), jit, obj, tuple(wrappers)))
     return sorted(kernels, key=lambda k: k.spec.line)
+
+
+def _helper_ast(jit: Any):
+    """An imported helper's function, or None where its source cannot be read."""
+    try:
+        return _function_ast(jit)
+    except (SyntaxError, StopIteration, AttributeError):  # its source is not a plain function
+        return None
 
 
 def _role(called_by: tuple[str, ...], returns: bool) -> dict[str, Any]:
