@@ -316,7 +316,8 @@ CELLS = [
     "    row = tl.load(x_ptr + cols, mask=cols < n_cols, other=0.0)\n    tl.store(out_ptr, tl.max(row, axis=0))",
     "facts.update(drawn=repr(ts.layout(row_max, BLOCK=1024, target='sm90', value='row')))",
     # a result's one line names the cell as IPython does (a Fit's named the cell's file, not on the disk)
-    "facts.update(fitted=repr(ts.fit(simple_kernel, BLOCK_SIZE=64, targets=['sm90'])))",
+    "fit = ts.fit(simple_kernel, BLOCK_SIZE=64, targets=['sm90'])\n"
+    "facts.update(fitted=repr(fit), fitted_view=fit._repr_html_())",
 ]
 
 
@@ -343,6 +344,8 @@ def test_kernels_defined_in_the_cells_of_a_fresh_ipython_session():
     assert failed[16] == "CompileError: the compiler process crashed (SIGABRT)"
     fitted = seen[-1]["facts"]["fitted"]
     assert fitted.startswith("<Fit simple_kernel (Cell In[") and "ipython" not in fitted, fitted
+    view = seen[-1]["facts"]["fitted_view"]  # its view too: it named the cell's file, which is not on the disk
+    assert "simple_kernel (Cell In[12]): 1 config" in view and "ipython-input" not in view  # its cell edited: In[12]
     assert seen[17]["facts"]["after"].startswith("<Dump add_kernel on sm90:")
     assert seen[18]["facts"]["shown"] == [
         "Cell In[19], line 2: ts.dump(simple_kernel, BLOCK_SIZE=64, target='sm90', num_warp=2)",

@@ -172,9 +172,12 @@ def cells_named(text: str) -> str:
 
     shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
     cells = getattr(getattr(shell, "compile", None), "_filename_map", None) or {}
-    for file, number in cells.items():
-        if not isinstance(file, str):
+    import html
+
+    for named, number in cells.items():
+        if not isinstance(named, str):
             continue
+        file = named if named in text else html.escape(named)  # in an HTML view, escaped (`&lt;ipython-input`)
         if file in text:
             text = re.sub(rf"{re.escape(file)}:(\d+)", rf"Cell In[{number}], line \1", text)
             text = text.replace(file, f"Cell In[{number}]")

@@ -17,6 +17,7 @@ import html
 import re
 
 from ..core.quantities import count, percentage, size
+from ..core.source import cells_named
 from ..core.stages import Stage
 from ..results.diff import DiffResult
 from ..results.dump import DumpResult
@@ -44,7 +45,8 @@ class NotebookView:
     """One HTML block per result (render/registry.py names the part that draws each type)."""
 
     def render(self, result) -> str:
-        return getattr(self, part(type(result), "notebook"))(result)
+        # a notebook cell's kernel file (/tmp/ipykernel_7/123.py, not on the disk) named as IPython names it
+        return cells_named(getattr(self, part(type(result), "notebook"))(result))
 
     def dump(self, result: DumpResult) -> str:
         c = result.compilation
@@ -129,7 +131,7 @@ class Summary:
     """One line per result, for the REPL: what was compiled and its main figures."""
 
     def render(self, result) -> str:
-        return getattr(self, part(type(result), "summary"))(result)
+        return cells_named(getattr(self, part(type(result), "summary"))(result))
 
     def dump(self, result: DumpResult) -> str:
         c = result.compilation
