@@ -5,6 +5,7 @@ compiled: the two launches then share one variant. The captures are real `trace 
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -408,3 +409,29 @@ def test_a_late_entry_a_prediction_covers_is_not_counted_twice():
     assert not _covers(dynamic, {"x": (1, 24, 32)})  # 1 stays static: another entry
     assert not _covers(dynamic, {"x": (4, 24, 64)}) and not _covers(dynamic, {"x": (4, 24)})
     assert not _covers(dynamic, {"y": (4, 24, 32)}) and not _covers(PredictedEntry("f", {}, {}, {}), {})
+
+
+def test_dynamic_false_and_a_marked_dim_are_replayed_as_dynamo_compiles_them():
+    """`@torch.compile(dynamic=False)` over batches (2,32), (4,32): --shapes predicted [1, dynamic] and
+    [dynamic, dynamic] entries, which dynamo never makes so; each new shape is a static entry, until
+    its recompile_limit. A dim the warmup's entry has dynamic (mark_dynamic) stays dynamic."""
+    from tritonscope.analysis.dynamo_prediction import FrameModel, automatic_dynamic, predict_frame
+    from tritonscope.analysis.size_expressions import size
+    from tritonscope.app.recompile_predict import _static_asked
+    from tritonscope.parsers.dynamo_guards import Guards
+
+    static = [({"x": (2, 32)}, Guards({"x": (2, 32)}, ())), ({"x": (4, 32)}, Guards({"x": (4, 32)}, ()))]
+    assert automatic_dynamic(static) is False
+    grown = [static[0], ({"x": (4, 32)}, Guards({"x": (None, 32)}, ()))]
+    assert automatic_dynamic(grown) is True
+    source = ast.parse("import torch\n\n@torch.compile(dynamic=False)\ndef f(x):\n    return x\n")
+    assert _static_asked(source, 4) and not _static_asked(ast.parse("def f(x):\n    return x\n"), 1)
+    dims = {"x": (size("batch"), size("seq"))}
+    seen = {("x", 0): frozenset({2, 4}), ("x", 1): frozenset({32})}
+    frame = FrameModel("f", None, 4, dims, {"x": (4, 32)}, tuple(g for _, g in static), seen, automatic=False)
+    entries = predict_frame(frame, {"batch": (1, 4), "seq": (32, 40)})
+    assert entries and all(None not in e.sizes["x"] for e in entries)  # every entry static
+    assert len(entries) == 6  # 2 in the warmup, 8 at most: then the function runs eagerly
+    marked = FrameModel("f", None, 4, dims, {"x": (4, 32)}, (Guards({"x": (4, None)}, ()),), seen,
+                        automatic=False, marked=frozenset({("x", 1)}))  # fmt: skip
+    assert [e.sizes["x"] for e in predict_frame(marked, {"batch": (2, 3), "seq": (32, 40)})] == [(2, None), (3, None)]

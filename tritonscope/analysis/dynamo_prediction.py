@@ -27,6 +27,8 @@ class FrameModel:
     held: dict[str, tuple[int, ...]]  # each input's shape at the last warmup compile
     entries: tuple[Guards, ...]
     seen: dict[tuple[str, int], frozenset[int]]  # the values each dim had at the warmup's compiles
+    automatic: bool = True  # a dim that varied becomes dynamic (False: dynamic=False, every entry static)
+    marked: frozenset[tuple[str, int]] = frozenset()  # dims a warmup entry had dynamic (mark_dynamic): stay so
 
 
 @dataclass(frozen=True)
@@ -84,13 +86,14 @@ def accepts(entry: Guards, shapes: dict[str, tuple[int, ...]]) -> bool:
 
 
 def new_entry(frame: FrameModel, shapes: dict[str, tuple[int, ...]], seen: dict) -> Guards:
-    """The entry dynamo compiles for SHAPES: a dim seen with two values is dynamic unless 0 or 1."""
+    """The entry dynamo compiles for SHAPES: a dim seen with two values is dynamic unless 0 or 1 (and
+    unless the warmup showed dynamo keeping such dims static: dynamic=False)."""
     sizes, bounds = {}, []
     for name, shape in shapes.items():
         dims = []
         for i, value in enumerate(shape):
-            varied = len(seen.get((name, i), frozenset()) | {value}) > 1
-            dims.append(None if varied and value >= 2 else value)
+            varied = frame.automatic and len(seen.get((name, i), frozenset()) | {value}) > 1
+            dims.append(None if (varied or (name, i) in frame.marked) and value >= 2 else value)
             if dims[-1] is None:
                 bounds.append(Bound(1, ((name, i),), "<=", 2, lower=True))
         sizes[name] = tuple(dims)
@@ -110,6 +113,8 @@ def predict_frame(frame: FrameModel, ranges: dict[str, tuple[int, int]]) -> list
         shapes = shapes_at(frame, point)
         if any(accepts(e, shapes) for e in entries):
             continue
+        if len(entries) >= RECOMPILE_LIMIT:  # dynamo stops compiling the function: it runs eagerly
+            break
         entry = new_entry(frame, shapes, seen)
         for name, shape in shapes.items():
             for i, v in enumerate(shape):
@@ -117,3 +122,20 @@ def predict_frame(frame: FrameModel, ranges: dict[str, tuple[int, int]]) -> list
         entries.append(entry)
         found.append(PredictedEntry(frame.function, entry.sizes, point, shapes))
     return found
+
+
+def automatic_dynamic(entries: list[tuple[dict[str, tuple[int, ...]], Guards]]) -> bool:
+    """Whether dynamo made a dim dynamic once it varied, from the warmup's entries, each (its inputs'
+    shapes, its guards): False where a later entry kept static a dim that had changed (dynamic=False, or
+    automatic dynamic shapes off); True where none says so."""
+    seen: dict[tuple[str, int], set[int]] = {}
+    for shapes, guards_of in entries:
+        for name, shape in shapes.items():
+            sizes = guards_of.sizes.get(name)
+            for i, value in enumerate(shape):
+                before = seen.setdefault((name, i), set())
+                changed = bool(before) and value not in before and value >= 2
+                if changed and sizes is not None and i < len(sizes) and sizes[i] is not None:
+                    return False
+                before.add(value)
+    return True

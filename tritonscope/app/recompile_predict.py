@@ -14,7 +14,13 @@ import re
 from pathlib import Path
 
 from ..analysis import recompile_prediction as rp
-from ..analysis.dynamo_prediction import FrameModel, PredictedEntry, predict_frame
+from ..analysis.dynamo_prediction import (
+    RECOMPILE_LIMIT,
+    FrameModel,
+    PredictedEntry,
+    automatic_dynamic,
+    predict_frame,
+)
 from ..analysis.launch_source import function_call, kernel_launch, parsed
 from ..analysis.size_expressions import const, size
 from ..analysis.specialization import config_fields, generated_by_torch, not_specialized, specialization
@@ -192,11 +198,49 @@ def _frame(records: list[dict], sizes, carried: dict[str, set[int]], sources) ->
     }
     dims = {n: _dims(n, v, call, sizes, carried, seen, dynamic) for n, v in tensors.items()}
     held = {n: tuple(v["shape"]) for n, v in tensors.items()}
-    frame = FrameModel(last["function"], last.get("file"), last.get("line"), dims, held,
-                       tuple(guards(r.get("guards", [])) for r in records), seen)  # fmt: skip
+    entries = tuple(guards(r.get("guards", [])) for r in records)
+    shaped = [
+        {n: tuple(v.get("shape") or ()) for n, v in r["inputs"].items() if v.get("kind") == "tensor"} for r in records
+    ]
+    automatic = automatic_dynamic(list(zip(shaped, entries, strict=True))) and not _static_asked(
+        _source(sources, last.get("file")), last.get("line")
+    )
+    # a dim an entry guards as dynamic (`2 <= L['x'].size()[1]`): mark_dynamic, or dynamic=True
+    marked = frozenset(dim for e in entries for b in e.bounds if b.lower and b.limit == 2 for dim in b.dims)
+    frame = FrameModel(
+        last["function"], last.get("file"), last.get("line"), dims, held, entries, seen, automatic, marked
+    )
     entries = predict_frame(frame, sizes)
     said = tuple(f"{n}: [{', '.join(d.text if d is not None else '?' for d in ds)}]" for n, ds in dims.items())
+    if not automatic:
+        said += ("dynamic=False: a size that changes makes a static entry (a dim marked dynamic stays so)",)
+    if len(records) + len(entries) >= RECOMPILE_LIMIT:
+        said += (f"then dynamo's recompile_limit ({RECOMPILE_LIMIT} entries): later shapes run eagerly",)
     return FrameForecast(frame.function, frame.file, frame.line, said, len(records), tuple(entries))
+
+
+def _static_asked(tree, line: int | None) -> bool:
+    """Whether the function at LINE is compiled with `@torch.compile(dynamic=False)` (a decorator of
+    its own def, or `torch.compile(f, dynamic=False)` on the line): dynamo keeps every entry static."""
+    if tree is None or line is None:
+        return False
+    import ast
+
+    for node in ast.walk(tree):
+        calls = []
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= node.body[0].lineno:
+            calls = [d for d in node.decorator_list if isinstance(d, ast.Call)]
+        elif isinstance(node, ast.Call) and getattr(node, "lineno", 0) == line:
+            calls = [node]
+        for call in calls:
+            for keyword in call.keywords:
+                if (
+                    keyword.arg == "dynamic"
+                    and isinstance(keyword.value, ast.Constant)
+                    and keyword.value.value is False
+                ):
+                    return True
+    return False
 
 
 def _dims(name: str, value: dict, call, sizes, carried: dict[str, set[int]], seen, dynamic=frozenset()) -> tuple:
