@@ -160,6 +160,24 @@ def test_what_cannot_share_a_variant_is_said_and_not_proved(document):
     for name in ("bias_kernel", "dtype_kernel", "wide_kernel"):
         (fix,) = kernel(document, name)["fixes"]
         assert fix["proved"] is None and fix["code"] == "" and "warm" in fix["said"]
+    # a tensor in the warmup, None after it: the warmup needs a None launch (the text was the same either way)
+    assert "with `bias_ptr` None in the warmup too" in kernel(document, "bias_kernel")["fixes"][0]["said"]
+
+
+def test_a_heuristics_constexpr_and_a_switch_are_warmed_up_not_bucketed():
+    """`EVEN = n % BLOCK == 0` (a @triton.heuristics) and `HAS_B = b is not None`: bucketing them into one
+    value (`launch with EVEN=True`) reads out of bounds or drops the bias; each value is its own kernel."""
+    from tritonscope.analysis import recompile_causes as rc
+    from tritonscope.app.recompile_fixes import BUCKET, WARM, _how, compared_names
+
+    source = (
+        "@triton.heuristics({'EVEN': lambda args: args['n'] % args['BLOCK'] == 0})\n@triton.jit\n"
+        "def k(x_ptr, n, BLOCK: tl.constexpr, EVEN: tl.constexpr, SCALE: tl.constexpr):\n    pass\n"
+    )
+    compared = compared_names(source)
+    assert _how(rc.Cause(rc.CONSTEXPR, "EVEN", "3", "5", ""), compared) == WARM  # a heuristic's, whatever its values
+    assert _how(rc.Cause(rc.CONSTEXPR, "HAS_B", "False", "True", ""), compared) == WARM
+    assert _how(rc.Cause(rc.CONSTEXPR, "SCALE", "2", "4", ""), compared) == BUCKET
 
 
 def test_do_not_specialize_applied_to_the_kernel_file_gives_one_variant(tmp_path, cli):

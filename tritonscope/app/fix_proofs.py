@@ -72,8 +72,8 @@ def prove(plan: FixPlan) -> Proof:
     try:
         fixed = _compile(plan, plan.launches[0], fixed=True)
         before = _compile(plan, plan.launches[0], fixed=False)
-    except TritonscopeError as exc:
-        return Proof(True, texts, note=f"not compiled: {exc.message.splitlines()[0]}")
+    except TritonscopeError as exc:  # one key, but a kernel that no longer compiles: no fix
+        return Proof(None, texts, note=f"not proved: with the fix, it does not compile: {exc.message.splitlines()[0]}")
     seconds = None if fixed.cache_hit else fixed.compile_seconds  # a read of Triton's cache is no compile time
     return Proof(
         True, texts, seconds, cost(before, fixed), None if seconds is not None else "compiled (Triton's cache had it)"

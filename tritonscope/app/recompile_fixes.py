@@ -40,7 +40,14 @@ class Remedy:
     value: object = None  # BUCKET: the one value; OPTIONS: the option's value
 
 
+HEURISTIC = "heuristic"  # `compared`'s value for a constexpr a @triton.heuristics computes
+
+
 def _how(cause: rc.Cause, compared: dict[str, str] | None = None) -> str:
+    if cause.kind == rc.CONSTEXPR and (compared or {}).get(str(cause.param)) == HEURISTIC:
+        return WARM  # not the launch's to give: what the heuristic reads decides it
+    if cause.kind == rc.CONSTEXPR and {cause.before, cause.after} <= {"True", "False"}:
+        return WARM  # a switch of the kernel's code (HAS_BIAS): one value for both would compute the wrong thing
     if cause.kind == rc.DIVISIBILITY:
         return PAD if "stride" in str(cause.param) else DNS
     if cause.kind == rc.CONSTEXPR and (str(cause.param) in (compared or {}) or _a_stride(str(cause.param))):
@@ -63,12 +70,25 @@ def compared_names(source: str) -> dict[str, str]:
         tree = ast.parse(textwrap.dedent(source))
     except (SyntaxError, ValueError):
         return found
+    found.update(dict.fromkeys(_heuristic_names(tree), HEURISTIC))
     shaping = {n.id for call in ast.walk(tree) if _shapes(call) for n in _names(call)}
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare):
             for name in _names(node):
                 if name.id not in shaping:
                     found.setdefault(name.id, ast.unparse(node))
+    return found
+
+
+def _heuristic_names(tree: ast.AST) -> set[str]:
+    """The constexprs a `@triton.heuristics({...})` decorator computes (its dict's keys)."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        func = node.func if isinstance(node, ast.Call) else None
+        if isinstance(func, ast.Attribute) and func.attr == "heuristics" and node.args:  # type: ignore[union-attr]
+            table = node.args[0]  # type: ignore[union-attr]
+            if isinstance(table, ast.Dict):
+                found |= {k.value for k in table.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
     return found
 
 
@@ -171,7 +191,7 @@ def fix(kernel: KernelHistory, remedy: Remedy, record: dict) -> Fix:
         code = f"{param}={remedy.value}"
         said = f"launch with {code} every time"
     else:
-        code, said = "", _warm_up(kernel, remedy)
+        code, said = "", _warm_up(kernel, remedy, source)
     return Fix(remedy.kind, param, said, code)
 
 
@@ -181,15 +201,32 @@ def _bucket_code(kernel: KernelHistory, remedy: Remedy) -> str:
     return f"{name}=max({remedy.value}, triton.next_power_of_2({made}))" if made else f"{name}={remedy.value}"
 
 
-def _warm_up(kernel: KernelHistory, remedy: Remedy) -> str:
+def _warm_up(kernel: KernelHistory, remedy: Remedy, source: str) -> str:
     names = ", ".join(f"`{p}`" for p in remedy.params)
     if remedy.kind == rc.NONE:
-        return f"launch {kernel.name} with {names} None in the warmup too: a None is a constant, two kernels by design"
+        other = "None" if _late_none(kernel, remedy.params[0]) else "a tensor"
+        return (
+            f"launch {kernel.name} with {names} {other} in the warmup too: a None is a constant, two kernels by design"
+        )
+    if remedy.kind == rc.CONSTEXPR:  # a heuristic's, or a switch's (_how)
+        compared = compared_names(source)
+        whose = (
+            "computed by the kernel's @triton.heuristics from the launch's arguments"
+            if any(compared.get(n) == HEURISTIC for n in remedy.params)
+            else "a switch of the kernel's code: each value another kernel, by design"
+        )
+        return f"{names} is {whose}; warm up with launches that give each of its values"
     if remedy.kind == rc.DTYPE:
         return f"run the warmup with this dtype of {names} too, or cast to the warmup's before the launch"
     if remedy.kind == rc.INTEGER_WIDTH:
         return f"warm up with {names} of 2**31 or more too: past 32 bits Triton compiles an i64 variant"
     return f"define {kernel.name} once: a changed source is a new kernel"
+
+
+def _late_none(kernel: KernelHistory, name: str) -> bool:
+    """Whether the later variants pass None for NAME where the first did not (a tensor, then None)."""
+    first = re.search(rf"(?:^|, ){re.escape(name)}(=None|:)", kernel.variants[0].specialization)
+    return bool(first) and first.group(1) == ":"
 
 
 def with_fixes(histories: list[KernelHistory], timeline: Timeline, prove: bool) -> list[KernelHistory]:
