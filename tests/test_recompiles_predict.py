@@ -203,3 +203,24 @@ def test_a_model_called_with_keywords_predicts_its_length_1_entry(tmp_path, cli)
     assert frame["inputs"] == ["kwargs['input_ids']: [2, L, 8]"], frame
     # the one new entry: dynamic=True keeps the batch dynamic (its entries guard `2 <= size()[0]`), L=1 static
     assert [e["said"] for e in frame["predicted"]] == ["kwargs['input_ids']: [dynamic, 1, 8]"], frame
+
+
+def test_an_autotuned_kernels_late_compiles_are_its_predicted_ones_not_more(tmp_path, cli):
+    """A capture whose run compiled an autotuned kernel's configs after the mark: each was listed again as
+    "compiled after the mark" beside the prediction that counts its configs (12 compiles to come for 10)."""
+    program = tmp_path / "tuned.py"
+    program.write_text(
+        "import sys, torch, triton, triton.language as tl, tritonscope\n"
+        "@triton.autotune([triton.Config({'BLOCK': 128}), triton.Config({'BLOCK': 256})], key=['n'])\n"
+        "@triton.jit\ndef tuned(x_ptr, n, BLOCK: tl.constexpr):\n"
+        "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n    tl.store(x_ptr + o, 1.0, mask=o < n)\n"
+        "x = torch.empty(8192, device='cuda')\n"
+        "def serve(n):\n    tuned[lambda meta: (triton.cdiv(n, meta['BLOCK']),)](x, n)\n"
+        "serve(4096)\ntritonscope.mark('warmup')\nserve(4099)\n"
+    )
+    out = tmp_path / "t"
+    cli("trace", "--target", "sm90", "-o", out, "--", sys.executable, program)
+    found = json.loads(cli("recompiles", out, "--after", "warmup", "--shapes", "n=4096..4100", "--json").stdout)
+    (tuned,) = [k for k in found["kernels"] if k["name"] == "tuned"]
+    assert [p["where"] for p in tuned["predicted"]] == ["n in 4097..4100 (4 values)"], tuned["predicted"]
+    assert found["compiles"] == 2  # the one variant, once per config: what the run compiled after the mark

@@ -136,7 +136,9 @@ def _seen_after(kernels: list[KernelForecast], timeline: Timeline, cut: float) -
         spec = specialization(record)
         name, text = str(record.get("name")), ", ".join(p.text for p in spec.params)
         known = by_name.get(name) or KernelForecast(name, record.get("file"), record.get("first_line"), (), 0, ())
-        if any(p.specialization == text for p in known.predicted):
+        fields = config_fields(record, timeline.candidates(name)) if "autotune(" in str(record.get("source")) else ()
+        untuned = ", ".join(p.text for p in spec.params if p.name not in fields)  # a prediction counts its configs
+        if any(p.specialization in (text, untuned) for p in known.predicted):
             continue
         seen = PredictedCompile(text, "compiled after the mark in this capture", {}, {}, 1, ())
         by_name[name] = dataclasses.replace(known, predicted=(*known.predicted, seen))
