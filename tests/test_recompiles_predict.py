@@ -153,6 +153,10 @@ def test_a_size_no_launch_follows_is_said_and_held_values_are_not_mixed(capture,
 def test_a_huge_range_is_sampled_not_laid_out(capture, cli):
     document = json.loads(cli("recompiles", capture, "--shapes", "batch=1..4000000000,seq=1..32", "--json").stdout)
     assert document["compiles"] >= 1 and document["kernels"]
+    # a range's count is of the samples, and says so (it read as the count of every value in the range)
+    wheres = [p["where"] for k in document["kernels"] for p in k["predicted"]]
+    counted = [w for w in wheres if " values" in w]
+    assert counted and all("values sampled)" in w for w in counted), wheres
 
 
 @pytest.fixture(scope="module")

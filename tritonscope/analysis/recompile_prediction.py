@@ -238,7 +238,7 @@ def predict(m: KernelModel, sizes: dict[str, tuple[int, int]]) -> tuple[list[Pre
             continue
         mask = np.all(table == row, axis=1)
         example = {n: int(env[n][index]) for n in names if not n.startswith("held:")}
-        where = _where({n: env[n][mask] for n in names if not n.startswith("held:")})
+        where = _where({n: env[n][mask] for n in names if not n.startswith("held:")}, sampled)
         arguments = {p.name: _at(m, p, env, int(index)) for p in m.params if p.kind in ("int", "constexpr")}
         differs = _differs(m, key, arguments)
         found.append(Predicted(m.name, key, m.configs, int(points), where, example, arguments, differs))
@@ -288,8 +288,9 @@ def _int_param(m: KernelModel, name: str, value: int) -> Param:
     return Param(name, kind, None, "D" if specialize and value % 16 == 0 else "")
 
 
-def _where(values: dict[str, np.ndarray]) -> str:
-    """The sizes that make a variant, short: `seq in 17..31 (15 values)`, `batch in 1..32 and seq = 48`."""
+def _where(values: dict[str, np.ndarray], sampled: bool = False) -> str:
+    """The sizes that make a variant, short: `seq in 17..31 (15 values)`, `batch in 1..32 and seq = 48`;
+    where the ranges were SAMPLED, the values are the samples: `(1001 values sampled)`."""
     parts = []
     for name, found in values.items():
         distinct = np.unique(found)
@@ -298,7 +299,9 @@ def _where(values: dict[str, np.ndarray]) -> str:
         elif len(distinct) <= 3:
             parts.append(f"{name} in {', '.join(map(str, distinct))}")
         else:
-            parts.append(f"{name} in {distinct[0]}..{distinct[-1]} ({len(distinct)} values)")
+            parts.append(
+                f"{name} in {distinct[0]}..{distinct[-1]} ({len(distinct)} values{' sampled' if sampled else ''})"
+            )
     return " and ".join(parts)
 
 
