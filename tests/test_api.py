@@ -116,8 +116,8 @@ def test_errors_name_keywords_not_the_command_lines_flags():
         ts.dump(ROOT / "tests" / "kernels" / "bad.py", kernel_name="needs_block", target="sm90")
     assert "give it: BLOCK=..." in str(raised.value) and "-c" not in str(raised.value), str(raised.value)
     with pytest.raises(UsageError) as raised:
-        ts.dump("sample:vector_add", BLOCK_SIZE=64, target="h100")
-    assert str(raised.value).endswith("(H100, H200 (Hopper)): target='sm90'")
+        ts.dump("sample:vector_add", BLOCK_SIZE=64, target="rtx")
+    assert str(raised.value).endswith("(T4, RTX 20xx (Turing)): target='sm75'")
     with pytest.raises(UsageError, match="give line or lines, not both"):
         ts.dump("sample:vector_add", BLOCK_SIZE=64, target="sm90", line=30, lines="30-31")
     with pytest.raises(UsageError, match=r"needs a value for n: give args=\{'n': VALUE\}"):
@@ -741,3 +741,20 @@ def test_a_tensor_given_as_a_constexpr_is_refused_before_triton_compiles():
     torch = pytest.importorskip("torch")
     with pytest.raises(Exception, match=r"^BLOCK_SIZE=Tensor: a constexpr is a value known at compile time"):
         ts.dump("sample:vector_add", BLOCK_SIZE=torch.zeros(4), target="sm90")
+
+
+def test_a_call_past_its_timeout_raises_timed_out_with_the_hint_to_give_it_longer(tmp_path):
+    """A compile past `timeout=` was a plain UsageError naming tritonscope's own function, with no hint."""
+    from tritonscope.core.errors import TimedOut
+
+    kernel = tmp_path / "slow.py"
+    kernel.write_text(
+        "import time\nimport triton\nimport triton.language as tl\n\n"
+        "@triton.heuristics({'B': lambda args: time.sleep(30) or 64})\n@triton.jit\n"
+        "def slow(x_ptr, B: tl.constexpr):\n    tl.store(x_ptr + tl.arange(0, B), 1.0)\n"
+    )
+    with pytest.raises(TimedOut) as raised:
+        ts.dump(kernel, target="sm90", timeout=3)
+    said = str(raised.value)
+    assert said.startswith("timed out after 3 s (stuck at ") and "slow.py:5)" in said, said
+    assert said.endswith("\nhint: give it longer: timeout=SECONDS") and isinstance(raised.value, UsageError)

@@ -19,7 +19,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 
 from ..core import inputs
-from ..core.errors import TritonscopeError
+from ..core.errors import TimedOut, TritonscopeError
 from ..isolate import Cancelled, Task
 from ..isolate.session import Session
 from ..render.registry import render
@@ -134,7 +134,7 @@ def worded(document: Document) -> Document:
 def tool_error(exc: TritonscopeError) -> ToolError:
     """A tritonscope error as the command line says it, the message then the hint, with the flags it
     names said as the tool's inputs: an agent sets `kernel`, not `-k`."""
-    said = exc.hint or (_LONGER if "timed out after" in exc.message else None)
+    said = _LONGER if isinstance(exc, TimedOut) or "timed out after" in exc.message else exc.hint
     hint = f"\nhint: {said}" if said else ""
     return ToolError(as_inputs(f"error: {exc.message}{hint}"))
 

@@ -32,6 +32,10 @@ class MissingValues(UsageError):
     kernel: object = None
 
 
+class TimedOut(UsageError):
+    """A task ran past its time limit (`--timeout`, the API's `timeout=`) and its process was killed."""
+
+
 class KernelFileError(TritonscopeError):
     """The kernel file is missing, is not Python, or fails to import."""
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.errors import CompileError, KernelFileError, TritonscopeError, UsageError
+from ..core.errors import CompileError, KernelFileError, TimedOut, TritonscopeError, UsageError
 from ..core.limits import OpenFilesLimit, open_files_limit
 from ..core.status import ExitStatus
 
@@ -77,6 +77,8 @@ class Outcome:
         kind = {"CompileError": CompileError, "KernelFileError": KernelFileError}.get(self.error_type, UsageError)
         if self.exit_code == 3:
             raise RuntimeError(self.error)
+        if self.timed_out:  # a compile as big as a tile of 2**20 takes its time: not the request's fault
+            raise TimedOut(self.error, hint="give it longer: --timeout SECONDS")
         raise kind(self.error)
 
 
