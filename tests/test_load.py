@@ -278,3 +278,17 @@ def test_a_kernel_file_sees_the_argv_python_file_would_give_it(tmp_path, cli):
         "    raise SystemExit(f'got {sys.argv[1:]}')\n\n\n@triton.jit\ndef k(x_ptr):\n    tl.store(x_ptr, 1.0)\n"
     )
     assert "k  line" in cli("list", kernel, "--debug").stdout
+
+
+def test_a_kernel_kept_as_a_classs_static_method_is_found(tmp_path, cli):
+    """`class K: @staticmethod @triton.jit def k(...)`, which Triton launches as K.k[grid](...): "no
+    @triton.jit kernels found" (and in a notebook, "no kernel named 'k' ... Kernels: " with none)."""
+    kernel = tmp_path / "held.py"
+    kernel.write_text(
+        "import triton\nimport triton.language as tl\n\n\nclass K:\n    @staticmethod\n    @triton.jit\n"
+        "    def k(x_ptr, BLOCK: tl.constexpr):\n        tl.store(x_ptr + tl.arange(0, BLOCK), 1.0)\n"
+    )
+    (found,) = load_file(str(kernel)).kernels
+    assert found.spec.name == "k" and found.spec.line == 8
+    document = json.loads(cli("dump", kernel, "-c", "BLOCK=128", "-t", "sm90", "--json").stdout)
+    assert "tt.store" in document["stages"]["ttir"] and document["kernel"]["name"] == "k"

@@ -294,7 +294,7 @@ def _find_kernels(module: Any, defined_in) -> list[LoadedKernel]:
     found: dict[int, tuple[Any, Any, list[Any]]] = {}
     files: dict[int, str] = {}
     imported: dict[str, Any] = {}  # helpers from elsewhere (`from .utils import *`): read for what they load
-    for obj in vars(module).values():
+    for obj in _module_objects(module):
         unwrapped = triton_kernels.unwrap(obj)
         if unwrapped is None:
             continue
@@ -321,6 +321,14 @@ def _find_kernels(module: Any, defined_in) -> list[LoadedKernel]:
         role = _role(tuple(callers[jit.__name__]), returns_value(trees[jit.__name__]))
         kernels.append(LoadedKernel(replace(spec, **role), jit, obj, tuple(wrappers)))
     return sorted(kernels, key=lambda k: k.spec.line)
+
+
+def _module_objects(module: Any) -> list[Any]:
+    """The module's objects, then those of the classes it defines (a kernel kept as a class's static
+    method, `K.k`, which Triton launches as any other), each class's after the module's own."""
+    objects = list(vars(module).values())
+    classes = [o for o in objects if isinstance(o, type) and o.__module__ == getattr(module, "__name__", None)]
+    return objects + [getattr(cls, name, None) for cls in classes for name in vars(cls)]  # a staticmethod's function
 
 
 def _helper_ast(jit: Any):
