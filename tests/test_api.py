@@ -400,18 +400,23 @@ def test_launched_reads_each_variant_triton_kept_without_recompiling(tmp_path):
 
 def test_launched_of_a_kernel_never_launched_says_why_the_list_is_empty(tmp_path):
     source = tmp_path / "never.py"
-    source.write_text("import triton\n\n\n@triton.jit\ndef never_run(x):\n    pass\n")
+    source.write_text(
+        "import triton\n\n\n@triton.jit\ndef never_run(x):\n    pass\n\n\n"
+        "@triton.heuristics({'B': lambda args: 64})\n@triton.autotune([triton.Config({})], key=[])\n@triton.jit\n"
+        "def wrapped(x, B: triton.language.constexpr):\n    pass\n"
+    )
     sys.path.insert(0, str(tmp_path))
     try:
-        from never import never_run
+        from never import never_run, wrapped
     finally:
         sys.path.remove(str(tmp_path))
-    with pytest.warns(UserWarning) as caught:
-        assert ts.launched(never_run) == []
-    (said,) = [str(w.message) for w in caught]
     why = "there is no GPU here to launch it on" if local_target() is None else "it has not been launched yet"
-    assert said.startswith(f"never_run has launched nothing in this process ({why}): ts.dump(never_run, ...)")
-    assert caught[0].filename == __file__  # pointed at the caller's line, not tritonscope's
+    for kernel, name in ((never_run, "never_run"), (wrapped, "wrapped")):  # a wrapper was `the kernel`
+        with pytest.warns(UserWarning) as caught:
+            assert ts.launched(kernel) == []
+        (said,) = [str(w.message) for w in caught]
+        assert said.startswith(f"{name} has launched nothing in this process ({why}): ts.dump({name}, ...)")
+        assert caught[0].filename == __file__  # pointed at the caller's line, not tritonscope's
 
 
 def test_launched_of_a_kernel_run_on_the_interpreter_says_so_not_that_it_never_ran(tmp_path):
