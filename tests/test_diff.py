@@ -160,3 +160,10 @@ def test_the_legend_shows_a_config_as_compiled(cli):
         cli("diff", "sample:matmul_autotune", "-t", "sm90", "--configs", "--stage", "ttgir").stdout.split()
     )
     assert "[1] config=1: BLOCK_SIZE_M=64, BLOCK_SIZE_N=256, BLOCK_SIZE_K=32" in configs
+
+
+def test_the_figures_show_the_stack_where_spills_go(cli):
+    """NVIDIA's spills go to the stack frame: the figures showed `local memory 0 B` beside 512 spills."""
+    out = cli("diff", "sample:matmul", "-t", "sm80", "--maxnreg", "64", "--vary", "num_warps=4,8", "--stage", "ttgir")
+    stack = next(line for line in out.stdout.splitlines() if line.startswith("stack"))
+    assert stack.startswith("stack *") and "2,048 B (2 KiB)" in stack, out.stdout

@@ -29,6 +29,7 @@ def resource_columns(c: Compilation) -> dict[str, str]:
         "spills": str(r.spills),
         "shared memory": size_exact(r.shared_bytes),
         "local memory": size_exact(r.local_bytes),
+        "stack": size_exact(r.stack_bytes),  # where NVIDIA's spills go, beside a local memory of 0 B
         "occupancy": occupancy,
         "instructions": str(mix.total),
         "global loads": widths(mix.global_loads),
