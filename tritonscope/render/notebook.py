@@ -148,10 +148,14 @@ class Summary:
 
     def diff(self, result: DiffResult) -> str:
         failed = sum(not o.ok for o in result.outcomes)
-        changed = sorted({d.stage.value for d in result.diffs if d.changed})
+        compared = list(dict.fromkeys(d.stage.value for d in result.diffs))
+        changed = [stage for stage in compared if any(d.changed for d in result.diffs if d.stage.value == stage)]
         variants = "; ".join(o.describe() for o in result.outcomes)
         said = f"{count(len(result.outcomes), 'variant')} ({variants})" + (f", {failed} failed" if failed else "")
-        return f"<Diff {said}; changed: {', '.join(changed) or 'nothing'}>"
+        # the stages diffed are those asked (stages=...): another may differ unseen
+        return (
+            f"<Diff {said}; of {', '.join(compared) or 'no stage'} compared, changed: {', '.join(changed) or 'none'}>"
+        )
 
     def passes(self, result: PassesResult) -> str:
         changed = sum(bool(r.changed) for r in result.records)
