@@ -453,3 +453,16 @@ def test_dynamic_false_and_a_marked_dim_are_replayed_as_dynamo_compiles_them():
     marked = FrameModel("f", None, 4, dims, {"x": (4, 32)}, (Guards({"x": (4, None)}, ()),), seen,
                         automatic=False, marked=frozenset({("x", 1)}))  # fmt: skip
     assert [e.sizes["x"] for e in predict_frame(marked, {"batch": (2, 3), "seq": (32, 40)})] == [(2, None), (3, None)]
+
+
+def test_a_compiled_call_nested_in_another_is_the_one_read():
+    """`print(n, tuple(f(x).shape))`: the input x was bound to tuple's argument (`f(x).shape`), so its dims
+    were not known and --shapes n=... followed nothing; the call of the compiled function is read."""
+    from tritonscope.analysis.launch_source import function_call
+    from tritonscope.analysis.size_expressions import Expr
+
+    tree = ast.parse("for n in (64, 128):\n    x = torch.randn(n, 32)\n    print(n, tuple(f(x).shape))\n")
+    call = function_call(tree, 3, ["x"], "f")
+    assert call is not None and ast.unparse(call.arguments["x"]) == "x"
+    shaped = call.shape("x", frozenset({"n"}))
+    assert shaped is not None and isinstance(shaped[0], Expr) and shaped[0].text == "n" and shaped[1].text == "32"

@@ -86,15 +86,22 @@ def kernel_launch(tree: ast.Module, line: int, kernel: str, params: list[str]) -
     return None
 
 
-def function_call(tree: ast.Module, line: int, params: list[str]) -> LaunchLine | None:
+def function_call(tree: ast.Module, line: int, params: list[str], function: str | None = None) -> LaunchLine | None:
     """The call on LINE that gives each of PARAMS (a torch.compile'd function's inputs as dynamo names
-    them: `x`, `args[0]`, `kwargs['input_ids']`), by position or by keyword."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and _spans(node, line) and params:
-            bound = _bound(node, params)
-            if bound is not None:
-                return LaunchLine(bound, _resolver(tree, line))
+    them: `x`, `args[0]`, `kwargs['input_ids']`), by position or by keyword: a call of FUNCTION (by its
+    name) first, as the call nested in another (`print(tuple(f(x).shape))`) is not the outer one's."""
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and _spans(n, line)] if params else []
+    named = [c for c in calls if function and _called_name(c) == function]
+    for node in named or calls:
+        bound = _bound(node, params)
+        if bound is not None:
+            return LaunchLine(bound, _resolver(tree, line))
     return None
+
+
+def _called_name(call: ast.Call) -> str | None:
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
 
 
 def _bound(call: ast.Call, params: list[str]) -> dict[str, ast.expr] | None:

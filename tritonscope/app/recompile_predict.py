@@ -189,7 +189,8 @@ def _frame(records: list[dict], sizes, carried: dict[str, set[int]], sources) ->
     tensors = {n: v for n, v in last["inputs"].items() if v.get("kind") == "tensor"}
     site = last.get("call_site") or {}
     tree = _source(sources, site.get("file"))
-    call = function_call(tree, site.get("line", 0), list(tensors)) if tree is not None else None
+    called = last["function"]
+    call = function_call(tree, site.get("line", 0), list(tensors), called) if tree is not None else None
     seen: dict[tuple[str, int], frozenset[int]] = {}
     for record in records:
         for name, value in record["inputs"].items():
