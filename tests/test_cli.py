@@ -496,3 +496,17 @@ def test_explore_of_a_missing_file_says_so_before_it_asks_for_a_terminal(cli):
     said = cli("explore", "nofile.py", expect=2).stderr
     assert "no such file: nofile.py" in said and "needs a terminal" not in said
     assert "explore needs a terminal" in cli("explore", "sample:vector_add", expect=2).stderr
+
+
+def test_a_heuristic_reading_an_argument_given_no_value_is_a_usage_error(tmp_path, cli):
+    """It was a KernelFileError (nothing is wrong with the file: the request left out a value)."""
+    kernel = tmp_path / "heur.py"
+    kernel.write_text(
+        "import triton\nimport triton.language as tl\n\n"
+        "@triton.heuristics({'EVEN': lambda args: args['n'] % args['BLOCK'] == 0})\n@triton.jit\n"
+        "def k(x_ptr, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):\n    tl.store(x_ptr + tl.arange(0, BLOCK), 1.0)\n"
+    )
+    said = cli("dump", kernel, "-c", "BLOCK=256", "-t", "sm90", expect=2).stderr
+    assert "error: the heuristic for EVEN of k reads n, which was given no value" in said, said
+    assert "hint: give it: -a n=VALUE (or set -c EVEN=...)" in said
+    assert "tt.store" in cli("dump", kernel, "-c", "BLOCK=256", "-a", "n=4096", "-t", "sm90", "--json").stdout

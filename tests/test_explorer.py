@@ -448,7 +448,7 @@ def test_the_layout_stacks_at_80x24_and_the_panel_opens_with_r(warm):
             assert " ".join(command.split()) in " ".join(noted.split()), noted
             # a status longer than the screen is cut at its end, visibly, and fitted again when wider
             said = "compiled in 0.4 s · 12 lines changed (▌) · " + ", ".join(f"BLOCK_{i}=1024" for i in range(7))
-            app.say(said)
+            app.main.stand(said)
             await pilot.pause()
             status = app.query_one("#status").render().plain
             assert len(status) <= 78 and status.endswith("…") and status.startswith(said[:60])

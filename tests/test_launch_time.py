@@ -405,7 +405,7 @@ def test_query_heads_of_a_group_read_their_kv_rows_once():
     split's id). Those bounds were not followed (a length divided by a count read from memory), so
     every program's rows were its own: the same 4.4 GB of DRAM for 1, 8 or 32 heads a group (SGLang's
     kernel). A group's heads now read a tile once per wave, in the launch and in the per-warp walk."""
-    from tritonscope.analysis import program_traffic, trip_counts
+    from tritonscope.analysis import dram_reuse, program_traffic, trip_counts
 
     file = str(KERNELS / "launch" / "gqa_decode.py")
     pointers = ("q_ptr=*bf16", "k_ptr=*bf16", "v_ptr=*bf16", "out_ptr=*fp32", "kv_indptr=*i32",
@@ -421,7 +421,7 @@ def test_query_heads_of_a_group_read_their_kv_rows_once():
         assert {len(set(a.first)) for a in rows} == {32 * 8 * 32 // group}
         estimate = launch_time.estimate(c, grid, "--grid")
         drams[group] = estimate.dram_bytes
-        through = launch_time._in_bounds(
+        through = dram_reuse.line_shares(
             c, traffic, TARGETS["h200"].speeds.multiprocessors * c.resources.occupancy.blocks_per_sm
         )
         k_line = next(n for n, text in enumerate(Path(file).read_text().splitlines(), 1) if "k = tl.load" in text)

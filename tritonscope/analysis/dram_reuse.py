@@ -22,6 +22,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..core.model import Compilation
+from ..core.stages import Stage
+from . import linemap
 from .dram_granule import scattered
 from .program_traffic import SECTOR, Access, Traffic
 
@@ -183,3 +186,21 @@ def _reads(
     between = before[wave] - before[previous + 1] + per_wave[wave] / 2
     evicted = repeat & (between > capacity)
     return float(moved[~repeat].sum()), float(moved[evicted].sum())
+
+
+def line_shares(c: Compilation, traffic: Traffic, slots: int) -> dict[int, float]:
+    """Per kernel-file line whose bytes do not all reach the DRAM, the share that does, weighted by the
+    elements: a masked-off element moves nothing (a block wider than its row), and a tile the other
+    programs of a wave read too comes from the DRAM once (decode attention's K and V, read by every
+    query head of a group)."""
+    through: dict[int, float] = {}  # per line: bytes the masks let through, to the DRAM
+    tiles: dict[int, float] = {}  # and the tiles' bytes
+    shares = wave_shares(traffic, slots)
+    for index, access in enumerate(traffic.accesses):
+        line = linemap.kernel_line(c, Stage.TTIR, access.line)
+        if line is None or access.block:
+            continue
+        tile = access.elements * access.width * access.all_runs
+        through[line] = through.get(line, 0.0) + tile * access.in_bounds * shares.get(index, 1.0)
+        tiles[line] = tiles.get(line, 0.0) + tile
+    return {line: through[line] / tiles[line] for line in through if through[line] < 0.99 * tiles[line]}

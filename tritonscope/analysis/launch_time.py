@@ -52,7 +52,7 @@ from . import (
     trip_counts,
     walk_copies,
 )
-from .dram_reuse import L1_TABLE, memory_traffic, wave_shares
+from .dram_reuse import L1_TABLE, line_shares, memory_traffic
 from .line_time import TimeEstimate
 
 # Shares of a data sheet's peak that a kernel attains, measured on the H200 by
@@ -171,7 +171,7 @@ def estimate(
     mean_work, said = _mean_work(traffic.work)
     walks = line_time.Walks(schedule)
     resident = min(blocks, math.ceil(programs / speeds.multiprocessors))  # blocks an SM holds at once
-    in_bounds = _in_bounds(c, traffic, slots)
+    in_bounds = line_shares(c, traffic, slots)
     block = _block(c, walks, resident, per_warp, in_bounds)
     behind = math.ceil(tail / speeds.multiprocessors)  # the last wave's blocks on an SM: a full wave's, or fewer
     last = _block(c, walks, behind, per_warp, in_bounds) if waves > 1 and behind < resident else block
@@ -273,24 +273,6 @@ def _block(
     warps = int(c.metadata.get("num_warps", 4))
     fewer = replace(occupancy, blocks_per_sm=blocks, warps_per_sm=blocks * warps)
     return walks.estimate(replace(c, resources=replace(c.resources, occupancy=fewer)), in_bounds)
-
-
-def _in_bounds(c: Compilation, traffic, slots: int) -> dict[int, float]:
-    """Per kernel-file line whose bytes do not all reach the DRAM, the share that does, weighted by the
-    elements: a masked-off element moves nothing (a block wider than its row), and a tile the other
-    programs of a wave read too comes from the DRAM once (decode attention's K and V, read by every
-    query head of a group)."""
-    through: dict[int, float] = {}  # per line: bytes the masks let through, to the DRAM
-    tiles: dict[int, float] = {}  # and the tiles' bytes
-    shares = wave_shares(traffic, slots)
-    for index, access in enumerate(traffic.accesses):
-        line = linemap.kernel_line(c, Stage.TTIR, access.line)
-        if line is None or access.block:
-            continue
-        tile = access.elements * access.width * access.all_runs
-        through[line] = through.get(line, 0.0) + tile * access.in_bounds * shares.get(index, 1.0)
-        tiles[line] = tiles.get(line, 0.0) + tile
-    return {line: through[line] / tiles[line] for line in through if through[line] < 0.99 * tiles[line]}
 
 
 def _loads_in_bounds(traffic) -> float:

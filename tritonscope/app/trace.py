@@ -18,6 +18,8 @@ from ..core.targets import Target
 from ..isolate import STOP_GRACE, Finished, Program
 from ..results.trace import TraceResult
 
+RUN_BY_TORCH = contract.RUN_BY_TORCH  # a stop for an operator torch ran for real: no --values helps
+
 
 @dataclass(frozen=True)
 class Simulation:

@@ -138,8 +138,7 @@ class ExplorerApp(App):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, ANSWERED):
             self.collector.input()
-        if isinstance(event, events.Key) and self.screen is self.main:
-            self.main.status_line.said = ""  # what the last key did: the next one says its own
+            self.main.status_line.said = "" if self.screen is self.main else self.main.status_line.said  # a key's own
         await super().on_event(event)
 
     def on_key(self, event: events.Key) -> None:
@@ -186,12 +185,6 @@ class ExplorerApp(App):
         once it is painted (`_after_show`)."""
         return self.tickets.compiling
 
-    def say(self, text: str) -> None:
-        self.main.say(text)
-
-    def stand(self, text: str) -> None:
-        self.main.stand(text)
-
     # --- results in -------------------------------------------------------------------------------
 
     def _take(self, value: Any, key, how: str) -> None:
@@ -231,7 +224,7 @@ class ExplorerApp(App):
     def _show(self, result: ExploreResult, key, how: str) -> None:
         """Shows a variant (`how` it came: compiled, from memory), and marks what changed in a thread."""
         session = self.session
-        self.stand(f"{how}: {describe(result)}")
+        self.main.stand(f"{how}: {describe(result)}")
         session.how = how
         kernel_changed = session.shown is None or session.kernel_file != result.compilation.kernel.file
         session.show(result) if result.early else session.arrived(key, result)
@@ -270,14 +263,14 @@ class ExplorerApp(App):
         """A variant completed (its SASS, its live registers): kept, shown if on screen, and followed up."""
         if not outcome.ok or not isinstance(outcome.value, ExploreResult):
             if not outcome.cancelled and outcome.error:
-                self.stand(f"the SASS could not be read: {outcome.error}")
+                self.main.stand(f"the SASS could not be read: {outcome.error}")
             return
         which = self.session.completed(key, outcome.value)
         if which is None:
             return
         if which == "shown":
             self.main.redraw()
-            self.stand(f"{self.session.how}: {describe(outcome.value)}")  # no longer "reading the SASS"
+            self.main.stand(f"{self.session.how}: {describe(outcome.value)}")  # no longer "reading the SASS"
         self.run_worker(self._mark_changes, thread=True, exclusive=True, group="changes")
         self._follow_up()
         gc.freeze()  # as after _show
@@ -307,7 +300,7 @@ class ExplorerApp(App):
         self.main.mark(shown, changes)
         changed = count(sum(len(lines) for lines in changes.values()), "line")
         said = change(shown, previous) or "against the file before the save"  # else the same variant
-        self.stand(f"{self.session.how} · {changed} changed (▌) · {said}")
+        self.main.stand(f"{self.session.how} · {changed} changed (▌) · {said}")
 
     def _done(self, ticket: int, outcome: Outcome) -> None:
         asked = self.tickets.end(ticket)
@@ -325,7 +318,7 @@ class ExplorerApp(App):
     def _tick(self) -> None:
         said = self.tickets.progress(self.session) if not self.leaving else None
         if said is not None:
-            self.stand(said)
+            self.main.stand(said)
 
     # --- variants ---------------------------------------------------------------------------------
 
@@ -371,9 +364,9 @@ class ExplorerApp(App):
 
     def _passes_ready(self, outcome: Outcome) -> None:
         if not outcome.ok or not isinstance(outcome.value, PassesResult):
-            self.say(f"the pass pipeline could not be captured: {outcome.error}")
+            self.main.say(f"the pass pipeline could not be captured: {outcome.error}")
             return
-        self.say(f"{count(len(outcome.value.records), 'pass', 'passes')}: enter shows one, escape goes back")
+        self.main.say(f"{count(len(outcome.value.records), 'pass', 'passes')}: enter shows one, escape goes back")
         self.push_screen(PassesScreen(self, outcome.value))
 
     def action_help(self) -> None:

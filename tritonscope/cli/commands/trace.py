@@ -6,7 +6,6 @@ from typing import Annotated
 
 import typer
 
-from ...capture_hook import tritonscope_contract as contract
 from ...core.errors import UsageError
 from ...core.quantities import count
 from ..argtypes import autotune_rule, memory_size, on_read_value
@@ -161,7 +160,7 @@ def _report(result, out: Path, launches: int) -> None:
             say("--values host (the default) computes it on the host; --values zero goes on with 0", "dim")
         elif "--host-memory" in result.stopped:
             say("give a larger --host-memory (e.g. 16GiB), or go on with a stand-in value: --values zero", "dim")
-        elif contract.RUN_BY_TORCH in result.stopped:  # not a read: a stand-in value changes nothing
+        elif _by_torch(result.stopped):  # not a read: a stand-in value changes nothing
             say("an operator the simulated GPU has no fake kernel for; a GPU run does not stop here", "dim")
         else:
             say("to go on past it with a stand-in value: --values zero (or --values N)", "dim")
@@ -204,3 +203,10 @@ def _program_stdout(json_out: bool):
     except (AttributeError, OSError, ValueError):  # not a file (a test runner's buffer)
         return None
     return ENV.stdout
+
+
+def _by_torch(stopped: str) -> bool:
+    """Whether a stop was for an operator torch ran for real on the device (no stand-in value helps)."""
+    from ...app.trace import RUN_BY_TORCH
+
+    return RUN_BY_TORCH in stopped

@@ -8,6 +8,7 @@ program's and are not logged: the graph's outputs get their values from the grap
 from __future__ import annotations
 
 from .after_import import after_import
+from .pending_results import PENDING
 
 GRAPH = "_tritonscope_graph"
 
@@ -159,17 +160,6 @@ def _log_calls(output_code) -> None:
 # host before its compiled code, which is then given the host's results for them, in order.
 SHAPED = {"nonzero", "masked_select", "unique", "_unique2", "unique_dim", "unique_consecutive", "bincount"}
 SHAPED |= {"index", "repeat_interleave", "_local_scalar_dense", "argwhere"}
-PENDING: list = []  # (operator name, host result) of the graph being run, in the order it made them
-
-
-def pending(name: str):
-    """The host result the running graph's host run made for operator NAME, next in order (taken), or
-    None: the compiled code's own call of it (`nonzero`, or `buf0.item()`: `_local_scalar_dense`)."""
-    for index, (made, result) in enumerate(PENDING):
-        if made == name:
-            del PENDING[index]
-            return result
-    return None
 
 
 def _shaped_by_values(graph) -> bool:

@@ -189,7 +189,7 @@ def _wrap(original, asked: str, folders: tuple[str, ...]):
         if frame is None:
             return original(self, *args, **kwargs)
         if where == GENERATED and asked == _ASKS["item"]:  # Inductor's `u0 = buf0.item()`: the graph's host run's
-            from .compiled_values import pending
+            from .pending_results import pending
 
             made = pending("_local_scalar_dense")
             if made is not None:

@@ -84,7 +84,7 @@ def _on_values(folders: tuple[str, ...], asked: str, refused):
 
 def _pending(func):
     """The host result a compiled graph's host run made for FUNC, next in order, or None."""
-    from .compiled_values import pending
+    from .pending_results import pending
 
     return pending(func.overloadpacket.__name__)
 
