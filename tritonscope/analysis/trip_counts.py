@@ -99,7 +99,9 @@ def _loops(
         # a region op's location is printed after its closing brace
         located = stage_map.get(op.number) or stage_map.get(closing.get(op.number, 0), ())
         lines = [n for f, n in located if f == c.kernel.file]
-        trips = -(-(upper - lower) // step) if None not in (lower, upper, step) and step > 0 else None
+        trips = None
+        if lower is not None and upper is not None and step is not None and step > 0:
+            trips = -(-(upper - lower) // step)
         found.append((lines[0] if lines else None, trips, op.number, op.loop))
         if lower is not None:
             known[loop.group(1)] = lower  # a loop inside sees its first iteration

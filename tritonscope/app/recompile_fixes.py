@@ -84,9 +84,10 @@ def _heuristic_names(tree: ast.AST) -> set[str]:
     """The constexprs a `@triton.heuristics({...})` decorator computes (its dict's keys)."""
     found: set[str] = set()
     for node in ast.walk(tree):
-        func = node.func if isinstance(node, ast.Call) else None
-        if isinstance(func, ast.Attribute) and func.attr == "heuristics" and node.args:  # type: ignore[union-attr]
-            table = node.args[0]  # type: ignore[union-attr]
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "heuristics":
+            table = node.args[0]
             if isinstance(table, ast.Dict):
                 found |= {k.value for k in table.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
     return found
@@ -226,7 +227,7 @@ def _warm_up(kernel: KernelHistory, remedy: Remedy, source: str) -> str:
 def _late_none(kernel: KernelHistory, name: str) -> bool:
     """Whether the later variants pass None for NAME where the first did not (a tensor, then None)."""
     first = re.search(rf"(?:^|, ){re.escape(name)}(=None|:)", kernel.variants[0].specialization)
-    return bool(first) and first.group(1) == ":"
+    return first is not None and first.group(1) == ":"
 
 
 def with_fixes(histories: list[KernelHistory], timeline: Timeline, prove: bool) -> list[KernelHistory]:

@@ -213,13 +213,13 @@ def _frame(records: list[dict], sizes, carried: dict[str, set[int]], sources) ->
     frame = FrameModel(
         last["function"], last.get("file"), last.get("line"), dims, held, entries, seen, automatic, marked
     )
-    entries = predict_frame(frame, sizes)
+    predicted = predict_frame(frame, sizes)
     said = tuple(f"{n}: [{', '.join(d.text if d is not None else '?' for d in ds)}]" for n, ds in dims.items())
     if not automatic:
         said += ("dynamic=False: a size that changes makes a static entry (a dim marked dynamic stays so)",)
-    if len(records) + len(entries) >= RECOMPILE_LIMIT:
+    if len(records) + len(predicted) >= RECOMPILE_LIMIT:
         said += (f"then dynamo's recompile_limit ({RECOMPILE_LIMIT} entries): later shapes run eagerly",)
-    return FrameForecast(frame.function, frame.file, frame.line, said, len(records), tuple(entries))
+    return FrameForecast(frame.function, frame.file, frame.line, said, len(records), tuple(predicted))
 
 
 def _static_asked(tree, line: int | None) -> bool:

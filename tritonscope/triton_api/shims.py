@@ -132,7 +132,7 @@ def backend_option_names(target: Target) -> frozenset[str]:
     passes them to the compile; on another backend the launch raises KeyError."""
     import dataclasses
 
-    from triton.compiler.compiler import make_backend
+    from triton.compiler.compiler import make_backend  # type: ignore[import-untyped]
 
     return frozenset(f.name for f in dataclasses.fields(make_backend(gpu_target(target)).parse_options({})))
 
