@@ -93,7 +93,8 @@ def _pad_mm_under_the_program_mode(pad_mm) -> None:
     pad_mm.no_dispatch = program_mode
 
 
-NO_GRAPHS = "a simulated GPU captures and replays no CUDA graph (the kernels are compiled as with graphs)"
+# said after Inductor's "skipping cudagraphs due to"
+NO_GRAPHS = "the simulated GPU, which captures and replays no CUDA graph (the kernels are compiled as with graphs)"
 
 
 def _no_cuda_graphs(cudagraph_utils) -> None:
