@@ -95,10 +95,17 @@ def test_bad_requests_say_what_is_wrong(flags, message):
 
 
 def test_heuristic_without_the_value_it_needs():
-    from tritonscope.core.errors import KernelFileError
+    """The request left out an argument the heuristic reads: a usage error naming it (it was the file's)."""
+    from tritonscope.core.errors import KernelFileError, UsageError
 
-    with pytest.raises(KernelFileError, match="heuristic for BLOCK of row_kernel raised KeyError"):
+    with pytest.raises(
+        UsageError, match="heuristic for BLOCK of row_kernel reads n, which was given no value"
+    ) as raised:
         _variant(str(KERNELS / "mixed.py"), kernel="row_kernel")
+    assert (
+        not isinstance(raised.value, KernelFileError)
+        and raised.value.hint == "give it: -a n=VALUE (or set -c BLOCK=...)"
+    )
 
 
 def test_printed_command_line_reproduces_the_variant(cli):
