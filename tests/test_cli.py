@@ -510,3 +510,20 @@ def test_a_heuristic_reading_an_argument_given_no_value_is_a_usage_error(tmp_pat
     assert "error: the heuristic for EVEN of k reads n, which was given no value" in said, said
     assert "hint: give it: -a n=VALUE (or set -c EVEN=...)" in said
     assert "tt.store" in cli("dump", kernel, "-c", "BLOCK=256", "-a", "n=4096", "-t", "sm90", "--json").stdout
+
+
+def test_a_constexpr_the_autotuners_pruner_sets_is_said_so(tmp_path, cli):
+    """gemlite's NUM_STAGES is in no config: its early_config_prune adds it at launch. It was said only
+    to be missing, which reads as the file's mistake."""
+    kernel = tmp_path / "pruned.py"
+    kernel.write_text(
+        "import triton\nimport triton.language as tl\n\n"
+        "def prune(configs, named_args, **kwargs):\n"
+        "    return [triton.Config({**c.kwargs, 'STAGES': 2}) for c in configs]\n\n"
+        "@triton.autotune([triton.Config({'BLOCK': 128})], key=['n'], prune_configs_by={'early_config_prune': prune})\n"
+        "@triton.jit\ndef k(x_ptr, n, BLOCK: tl.constexpr, STAGES: tl.constexpr):\n"
+        "    tl.store(x_ptr + tl.arange(0, BLOCK), 1.0)\n"
+    )
+    said = cli("dump", kernel, "-t", "sm90", expect=2).stderr
+    assert "needs a value for constexpr STAGES (in none of its autotune configs: its prune_configs_by's" in said
+    assert "hint: give it: -c STAGES=..." in said

@@ -73,7 +73,7 @@ def specialize(kernel: LoadedKernel, request: VariantRequest, file_defaults: dic
     arguments, signature, hints, seen = _arguments(kernel, request, user_args, file_defaults, target)
     constexprs = _constexpr_values(spec, user_constexprs, config, file_defaults)
     _apply_heuristics(kernel, user_constexprs, constexprs, seen, target)
-    _check_complete(spec, constexprs, request)
+    _check_complete(kernel, constexprs, request)
     return Variant(
         kernel=spec.name,
         file=request.file,
@@ -302,12 +302,16 @@ def _heuristic_value(heuristic, arguments: dict, target: Target) -> Any:
         return heuristic(arguments)
 
 
-def _check_complete(spec: KernelSpec, constexprs: dict, request: VariantRequest) -> None:
+def _check_complete(kernel: LoadedKernel, constexprs: dict, request: VariantRequest) -> None:
+    spec = kernel.spec
     missing = [p.name for p in spec.params if p.kind == ParamKind.CONSTEXPR and p.name not in constexprs]
     if missing:
         example = " ".join(f"-c {name}=..." for name in missing)
+        # gemlite's NUM_STAGES: in no config, its autotuner's own pruner adds it at launch
+        pruned = [w for w in kernel.wrappers if "early_config_prune" in triton_kernels.config_pruners(w)]
+        why = " (in none of its autotune configs: its prune_configs_by's early_config_prune sets it at launch)"
         missing_values = MissingValues(
-            f"kernel {spec.name} needs a value for constexpr {', '.join(missing)}",
+            f"kernel {spec.name} needs a value for constexpr {', '.join(missing)}" + (why if pruned else ""),
             hint=f"give {'them' if len(missing) > 1 else 'it'}: {example}",  # every command's flag
         )
         missing_values.kernel = spec
