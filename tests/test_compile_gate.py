@@ -41,6 +41,15 @@ def test_a_compile_after_the_mark_fails_naming_the_kernel_the_cause_and_the_line
     assert flat.count("1 of the capture's 8 compiles after warmup") == 8
     assert flat.count("the capture's compiles after warmup: 8, limit = 0: each entry above is one of them") == 1
     assert "its budget is broken" not in flat and len(out.splitlines()) < 8 * 6
+    # at 80 columns too: the once-said line was wrapped with a space left at the end of its first part
+    from typer.testing import CliRunner
+
+    from tritonscope.cli.runner import app
+
+    narrow = CliRunner().invoke(app, ["check", str(captures / "late"), "--no-compiles-after", "warmup"],
+                                env={"COLUMNS": "80"})  # fmt: skip
+    assert narrow.exit_code == 1 and not [line for line in narrow.stdout.splitlines() if line.endswith(" ")]
+    assert max(len(line) for line in narrow.stdout.splitlines()) <= 80
 
 
 def test_the_gate_in_checks_json(cli, captures):

@@ -3,6 +3,8 @@ figure, the limit and the finding behind it."""
 
 from __future__ import annotations
 
+import textwrap
+
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -65,7 +67,7 @@ class CheckView(TerminalRenderer):
         if shared:
             broken = gate[0].broken[0]
             said = f"{figures_line(gate[0].figures)}, limit {broken.limit}: each entry above is one of them"
-            console.print(Text(said, style="yellow"))
+            console.print(Text(textwrap.fill(said, console.width), style="yellow"))  # no space left at a line's end
         for note in result.notes:
             console.print(Text(f"note: {note}", style="yellow"))
         failed = sum(1 for o in result.outcomes if not o.ok)
