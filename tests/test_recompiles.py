@@ -466,3 +466,17 @@ def test_a_compiled_call_nested_in_another_is_the_one_read():
     assert call is not None and ast.unparse(call.arguments["x"]) == "x"
     shaped = call.shape("x", frozenset({"n"}))
     assert shaped is not None and isinstance(shaped[0], Expr) and shaped[0].text == "n" and shaped[1].text == "32"
+
+
+def test_a_keyword_inputs_size_mismatch_gets_its_fix():
+    """Hugging Face models take their inputs by keyword: `tensor 'kwargs['input_ids']' size mismatch` was
+    not read (the name's own quotes ended it), so every such recompile came with no fix."""
+    from tritonscope.app.recompile_torch import fix
+    from tritonscope.parsers.dynamo_guards import reason
+
+    read = reason("0/1: tensor 'kwargs['input_ids']' size mismatch at index 1. expected 16, actual 24")
+    assert (read.dim, read.expected, read.actual) == (("kwargs['input_ids']", 1), "16", 24), read
+    record = {"function": "forward", "file": "/prog/model.py", "compile_id": "0/1", "inputs": {}, "guards": []}
+    found = fix(record, [read])
+    assert found is not None and found.code == "torch._dynamo.mark_dynamic(input_ids, 1)", found
+    assert "the tensor the call passes as input_ids=" in found.said

@@ -141,6 +141,8 @@ def fix(record: dict, read: list[Reason]) -> Fix | None:
         return Fix(TORCH_GUARD, name, said, "", proof)
     code = f"torch._dynamo.mark_dynamic({argument}, {dim})"
     said = f"{code} {where} (or torch.compile(..., dynamic=True)), so that one entry serves every size"
+    if isinstance(keyword, str):  # the call's keyword: the program's own name for the tensor may be another
+        said += f" (`{argument}`: the tensor the call passes as {argument}=)"
     if library:  # its argument may be made inside the library, where the program cannot mark it
         said += f"; {record['function']} is in {library}: where `{argument}` is not the program's, dynamic=True"
     return Fix(TORCH_GUARD, name, said, code, proof)

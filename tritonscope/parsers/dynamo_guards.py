@@ -32,7 +32,7 @@ _BOUND = re.compile(
 )
 _CHAINED = re.compile(r"^(?P<low>-?\d+)\s*(?P<op><=|<)\s*(?P<expr>[^<>=]+?)\s*(?:<=|<)\s*-?\d+$")
 _MISMATCH = re.compile(
-    r"^(?P<entry>\d+/\d+): tensor '(?P<name>[^']+)' size mismatch at index (?P<dim>\d+)\. "
+    r"^(?P<entry>\d+/\d+): tensor '(?P<name>.+?)' size mismatch at index (?P<dim>\d+)\. "
     r"expected (?P<expected>\d+), actual (?P<actual>\d+)"
 )
 _REASON_GUARD = re.compile(r"^(?P<entry>\d+/\d+): (?P<guard>[^#]+?)\s*(?:#.*)?$", re.DOTALL)
