@@ -527,3 +527,16 @@ def test_a_constexpr_the_autotuners_pruner_sets_is_said_so(tmp_path, cli):
     said = cli("dump", kernel, "-t", "sm90", expect=2).stderr
     assert "needs a value for constexpr STAGES (in none of its autotune configs: its prune_configs_by's" in said
     assert "hint: give it: -c STAGES=..." in said
+
+
+def test_an_import_stopped_at_a_long_statement_shows_it_cut_visibly(tmp_path, cli):
+    """The statement was cut at 60 characters mid-code (`target="sm90")` showed as `target)`)."""
+    kernel = tmp_path / "longstop.py"
+    kernel.write_text(
+        "import torch\nimport triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+        "def k(x_ptr, BLOCK: tl.constexpr):\n    tl.store(x_ptr + tl.arange(0, BLOCK), 1.0)\n\n\n"
+        "x = torch.ones(4, device='cuda')\n"
+        "print('a long statement that reads a value from the device:', x.sum().item(), 'target=sm90')\n"
+    )
+    said = cli("dump", kernel, "-c", "BLOCK=128", "-t", "sm90", "--json").stderr
+    assert "stopped at line 12 (print('a long statement that reads a value from the devic...): " in said, said

@@ -152,7 +152,7 @@ def continue_after(module: Any, path: Path, source: str, exc: BaseException) -> 
     after = f"; the definitions after it ran, {count(skipped, 'other statement')} {were} skipped" if skipped else ""
     lines = source.splitlines()
     text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
-    shown = f" ({text[:60]})" if text else ""
+    shown = f" ({text if len(text) <= 60 else text[:57] + '...'})" if text else ""  # cut visibly, not mid-code
     reason = str(exc) if getattr(type(exc), "device_value_read", False) else f"{type(exc).__name__}: {exc}"
     reason = reason.strip().rstrip(".")
     return f"the import of {path.name} stopped at line {line}{shown}: {reason}{after}"
