@@ -193,3 +193,14 @@ def test_a_flattened_loops_epilogue_runs_once_a_row_not_every_iteration():
     # charged all 512 iterations, its instructions would be a cycle each at least
     assert stored.share < 0.02 and stored.cycles < stored.instructions * 512, stored
     assert any("flattened loop's outer lines" in said and "once every 16" in said for said in estimate.assumptions)
+
+
+def test_a_barriers_wait_names_the_barriers_line():
+    """A BAR.SYNC's wait is charged where the warp sampler sees it, the instruction after it, often on
+    another line (Liger's kl_div: its `tl.log` line, for the `tl.sum` of line 92): the wait names the
+    barrier's own line now; it said "at a barrier"."""
+    c = compiled("sample:layernorm", "sm90")
+    waits = [w for line in line_time.estimate(c).lines for w in line.waits_on if w.kind == "the block's other warps"]
+    sums = {_line_of(c, "mean = tl.sum("), _line_of(c, "var = tl.sum(")}
+    assert waits and {n for w in waits for n in w.lines} <= sums, waits
+    assert all(w.said.startswith("waits for the block's other warps at the barrier of line ") for w in waits)

@@ -34,7 +34,7 @@ from . import cost, latencies, opcodes, scoreboards, served_by, trip_counts
 from .latencies import Costs
 from .opcodes import Result, Unit
 from .scoreboards import Schedule
-from .warp_timeline import BARRIER, PAST_L1, InstructionTime, Timeline
+from .warp_timeline import BLOCK_WARPS, PAST_L1, InstructionTime, Timeline
 
 LOADS = (*(r.kind for r in Result if r.load), PAST_L1)  # the waits said as waits on loads
 LOOP_TRIPS = 16  # iterations assumed per loop level: a trip count is a run-time value
@@ -44,16 +44,18 @@ LOOP_TRIPS = 16  # iterations assumed per loop level: a trip count is a run-time
 class WaitsOn:
     """The waits one line makes on one kind of result of some lines (the scoreboard its producers set)."""
 
-    lines: tuple[int, ...]  # the lines of the producers (empty: a barrier's, the block's other warps)
+    lines: tuple[int, ...]  # the lines of the producers (a barrier's: the barrier's own lines)
     kind: str  # global load, shared load, MUFU, barrier ...
     cycles: float  # per warp, all executions
     waits: int  # instructions of the line that wait on them
 
     @property
     def said(self) -> str:
-        """`waits on the loads of lines 21, 22 (global load)`; a barrier's: `waits for ... at a barrier`."""
-        if not self.lines:
-            return f"waits for {self.kind} at a barrier"
+        """`waits on the loads of lines 21, 22 (global load)`; a barrier's: `waits for ... at the barrier of
+        line 92` (a reduction's, which ptxas's next instruction, on another line, waits at)."""
+        if self.kind == BLOCK_WARPS or not self.lines:
+            where = f"the barrier of line{'s' if len(self.lines) > 1 else ''} {', '.join(map(str, self.lines[:4]))}"
+            return f"waits for {self.kind} at {where if self.lines else 'a barrier'}"
         lines = ", ".join(map(str, self.lines[:4])) + (" ..." if len(self.lines) > 4 else "")
         loads = self.kind in LOADS or self.kind.startswith("L2")
         return (
@@ -348,7 +350,7 @@ def _per_line(c: Compilation, steps: list[InstructionTime], total: float) -> tup
             entry[2] += step.drain
             entry[3] += 1
             for wait in step.waits:
-                lines = () if wait.scoreboard == BARRIER else wait.producer_lines
+                lines = wait.producer_lines  # a barrier's: its own lines
                 found = waits.setdefault(line, {}).setdefault((lines, wait.kind), [0.0, 0])
                 found[0] += step.repeats * wait.cycles
                 found[1] += 1

@@ -44,6 +44,7 @@ SPIN_LOOP = 8  # instructions: a back edge over at most this many around a SYNCS
 # retries UTCATOMSWS after NANOSLEEP: counted as a loop of 16 assumed trips)
 _POLLS = ("SYNCS", "NANOSLEEP", "UTCATOMSWS")
 BARRIER = "barrier"  # a WaitCost's scoreboard for a BAR.SYNC's wait
+BLOCK_WARPS = "the block's other warps"  # what a barrier's wait waits for
 
 
 @dataclass(frozen=True)
@@ -207,7 +208,7 @@ class Timeline:
             waits = held + [w for w, deferred in own if not deferred] + barrier.lands(step)
             held = [w for w, deferred in own if deferred]
             if syncs:
-                barrier.sync(self._barrier(barrier.drift / repeats))
+                barrier.sync(self._barrier(barrier.drift / repeats, scheduled.lines))
             barrier.drift += repeats * sum(w.cycles for w in waits if w.scoreboard != BARRIER)
             clock = arrive + sum(w.cycles for w in waits)
             self.issued[step.offset] = clock
@@ -331,10 +332,12 @@ class Timeline:
     def _members(self, producer: int) -> tuple[int, ...]:
         return self.groups.get(producer, (producer,))
 
-    def _barrier(self, waited: float) -> WaitCost:
+    def _barrier(self, waited: float, lines: tuple[int, ...]) -> WaitCost:
+        """The wait at a BAR.SYNC, charged where the warp sampler sees it (the instruction after it); the
+        barrier's own lines (a reduction's `tl.sum`) named as what it waits at."""
         n = self.block_warps
         cycles = SYNC_LATENCY + LATENCY_SPREAD * (n - 1) / (n + 1) * waited
-        return WaitCost(BARRIER, cycles, (), (), "the block's other warps")
+        return WaitCost(BARRIER, cycles, (), lines, BLOCK_WARPS)
 
     def _with_drain(self, steps: list[InstructionTime]) -> list[InstructionTime]:
         """The drain after the last unconditional EXIT, on the instruction after it (module docstring)."""
