@@ -83,21 +83,6 @@ def memory_traffic(
     return MemoryTraffic(dram, l2, distinct, again * scale + missed, stored * scale + written_back)
 
 
-def wave_shares(traffic: Traffic, slots: int) -> dict[int, float]:
-    """{index of a load: the share of its bytes the DRAM serves}, for loads whose tiles the programs of
-    a wave read together (each comes from the DRAM once); the others are not listed."""
-    waves = np.arange(traffic.evaluated) // max(slots, 1)
-    found = {}
-    for index, access in enumerate(traffic.accesses):
-        moved = float(access.bytes.sum())
-        if access.kind != "load" or access.table or not (access.known or access.keyed) or moved <= 0:
-            continue
-        share = float(_distinct([access], waves)[2].sum()) / moved
-        if share < 0.99:
-            found[index] = share
-    return found
-
-
 def _l2_bytes(access: Access, scale: float, multiprocessors: int) -> float:
     """An access's bytes of the L2's time over the evaluated programs (the launch's: times `scale`): its
     bytes, but an L2 slice's port moves L2_PORT bytes a clock, so a scattered run narrower than that (a
@@ -188,19 +173,20 @@ def _reads(
     return float(moved[~repeat].sum()), float(moved[evicted].sum())
 
 
-def line_shares(c: Compilation, traffic: Traffic, slots: int) -> dict[int, float]:
-    """Per kernel-file line whose bytes do not all reach the DRAM, the share that does, weighted by the
-    elements: a masked-off element moves nothing (a block wider than its row), and a tile the other
-    programs of a wave read too comes from the DRAM once (decode attention's K and V, read by every
-    query head of a group)."""
-    through: dict[int, float] = {}  # per line: bytes the masks let through, to the DRAM
+def line_shares(c: Compilation, traffic: Traffic) -> dict[int, float]:
+    """Per kernel-file line whose masks keep some elements out (a block wider than its row), the share of
+    its accesses' elements they let through, weighted by the elements: a masked-off element moves nothing.
+    (A tile other programs of the wave read too is not taken off here: decode attention's K and V, read by
+    every query head of a group, cost the H200 905 us at 8 and 32 heads a group against 1,071 at 1, where
+    taking the shared rows off the walk's DRAM demand gave 439 us; the walk's queue is the warps' gathers
+    in the memory system, not the DRAM's bytes alone.)"""
+    through: dict[int, float] = {}  # per line: bytes the masks let through
     tiles: dict[int, float] = {}  # and the tiles' bytes
-    shares = wave_shares(traffic, slots)
-    for index, access in enumerate(traffic.accesses):
+    for access in traffic.accesses:
         line = linemap.kernel_line(c, Stage.TTIR, access.line)
         if line is None or access.block:
             continue
         tile = access.elements * access.width * access.all_runs
-        through[line] = through.get(line, 0.0) + tile * access.in_bounds * shares.get(index, 1.0)
+        through[line] = through.get(line, 0.0) + tile * access.in_bounds
         tiles[line] = tiles.get(line, 0.0) + tile
     return {line: through[line] / tiles[line] for line in through if through[line] < 0.99 * tiles[line]}

@@ -171,7 +171,7 @@ def estimate(
     mean_work, said = _mean_work(traffic.work)
     walks = line_time.Walks(schedule)
     resident = min(blocks, math.ceil(programs / speeds.multiprocessors))  # blocks an SM holds at once
-    in_bounds = line_shares(c, traffic, slots)
+    in_bounds = line_shares(c, traffic)
     block = _block(c, walks, resident, per_warp, in_bounds)
     behind = math.ceil(tail / speeds.multiprocessors)  # the last wave's blocks on an SM: a full wave's, or fewer
     last = _block(c, walks, behind, per_warp, in_bounds) if waves > 1 and behind < resident else block
