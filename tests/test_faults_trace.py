@@ -114,6 +114,10 @@ def test_ctrl_c_while_the_program_starts_says_so_in_one_line(tmp_path):
     os.killpg(proc.pid, signal.SIGINT)
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr[-2000:]
-    assert "Fatal Python error" not in stderr and "Traceback" not in stderr, stderr[-2000:]
+    assert "Fatal Python error" not in stderr, stderr[-2000:]
+    # on a quick machine the hook is done by then and the program's own sleep takes the KeyboardInterrupt:
+    # its traceback is the program's, as without tritonscope; any other is the hook's
+    own = "Traceback" in stderr and 'prog.py", line 3' in stderr
+    assert "Traceback" not in stderr or own, stderr[-2000:]
     assert "Ctrl-C stopped the program" in stderr
     assert (out / "kept.txt").read_text() == "an earlier capture"
