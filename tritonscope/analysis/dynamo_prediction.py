@@ -88,16 +88,20 @@ def accepts(entry: Guards, shapes: dict[str, tuple[int, ...]]) -> bool:
 def new_entry(frame: FrameModel, shapes: dict[str, tuple[int, ...]], seen: dict) -> Guards:
     """The entry dynamo compiles for SHAPES: a dim seen with two values is dynamic unless 0 or 1 (and
     unless the warmup showed dynamo keeping such dims static: dynamic=False)."""
-    sizes, bounds = {}, []
+    sizes = {}
     for name, shape in shapes.items():
         dims = []
         for i, value in enumerate(shape):
             varied = frame.automatic and len(seen.get((name, i), frozenset()) | {value}) > 1
             dims.append(None if (varied or (name, i) in frame.marked) and value >= 2 else value)
-            if dims[-1] is None:
-                bounds.append(Bound(1, ((name, i),), "<=", 2, lower=True))
         sizes[name] = tuple(dims)
-    return Guards(sizes, tuple(bounds))
+    return Guards(sizes, dynamic_bounds(sizes))
+
+
+def dynamic_bounds(sizes: dict[str, tuple[int | None, ...]]) -> tuple[Bound, ...]:
+    """The guard dynamo puts on each dynamic dim (None) of an entry it makes: `2 <= size`."""
+    dynamic = [(name, i) for name, dims in sizes.items() for i, d in enumerate(dims) if d is None]
+    return tuple(Bound(1, (dim,), "<=", 2, lower=True) for dim in dynamic)
 
 
 def predict_frame(frame: FrameModel, ranges: dict[str, tuple[int, int]]) -> list[PredictedEntry]:

@@ -76,14 +76,8 @@ def _reaches_program_id(module: ttgir.Module, made_by: dict[str, str], bounds: d
 
 def _dot_cone(module: ttgir.Module) -> set[str]:
     """Every value a matrix product's operands are computed from (through shared-memory buffers)."""
-    seen: set[str] = set()
-    todo = [operand for op in module.ops if op.name in ttgir.DOT_OPS for operand in op.operands[:2]]
-    while todo:
-        name = todo.pop()
-        if name not in seen:
-            seen.add(name)
-            todo.extend(module.defs.get(name, ()))
-    return seen
+    operands = [operand for op in module.ops if op.name in ttgir.DOT_OPS for operand in op.operands[:2]]
+    return module.computed_from(*operands)
 
 
 def _feeds_dot(module: ttgir.Module, made_by: dict[str, str], cone: set[str], op: ttgir.Op) -> bool:

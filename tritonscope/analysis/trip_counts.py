@@ -66,16 +66,15 @@ def flattened(c: Compilation, values: dict[str, int] | None = None) -> dict[int,
         return {}
     counted = loop_trips(c, values)
     loops = _loops(c, Stage.TTIR, values)
-    by_number = {number: (line, trips) for line, trips, number, _ in loops}
     found: dict[int, int] = {}
     for line, trips, number, _ in loops:
-        inner = [(n, t) for inner_line, t, n, parent in loops if parent == number and inner_line not in counted]
+        inner = [(n, t, at) for at, t, n, parent in loops if parent == number and at not in counted]
         if line is None or trips is None or len(inner) != 1:
             continue
-        inner_number, inner_trips = inner[0]
+        inner_number, inner_trips, inner_line = inner[0]
         if inner_trips is None or inner_trips < 2 or counted.get(line) != trips * inner_trips:
             continue
-        outer_only = _lines_in(c, number) - _lines_in(c, inner_number) - {line, by_number[inner_number][0]}
+        outer_only = _lines_in(c, number) - _lines_in(c, inner_number) - {line, inner_line}
         found.update(dict.fromkeys(outer_only, inner_trips))
     return found
 

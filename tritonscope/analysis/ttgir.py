@@ -43,9 +43,9 @@ class Module:
     defs: dict[str, tuple[str, ...]]  # value -> the values it is computed from (loops joined)
     aliases: dict[str, str]  # layout aliases: #blocked -> its text
 
-    def computed_from(self, value: str) -> set[str]:
-        """Every value `value` is computed from, itself included, through any chain of ops and loops."""
-        seen, todo = set(), [value]
+    def computed_from(self, *values: str) -> set[str]:
+        """Every value the VALUES are computed from, themselves included, through any chain of ops and loops."""
+        seen, todo = set(), list(values)
         while todo:
             name = todo.pop()
             if name not in seen:

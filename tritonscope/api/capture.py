@@ -43,12 +43,9 @@ def launched(kernel: Any, timeout: float = 300.0) -> list[Dump]:
 
 
 def _launched_nothing(kernel: Any) -> str:
-    from ..triton_api.launched import interpreted
+    from ..triton_api.launched import interpreted, kernel_name
 
-    unwrapped = kernel
-    while getattr(unwrapped, "fn", None) is not None and not hasattr(unwrapped, "__name__"):  # autotune, heuristics
-        unwrapped = unwrapped.fn
-    name = getattr(unwrapped, "__name__", None) or "the kernel"
+    name = kernel_name(kernel) or getattr(kernel, "__name__", None) or "the kernel"
     if interpreted(kernel):  # it may well have run: the interpreter compiles nothing for Triton to keep
         return (
             f"{name} runs on Triton's interpreter (TRITON_INTERPRET=1), which compiles nothing: ts.dump({name}, "

@@ -158,8 +158,8 @@ def _decorated(source: str, keyword: str, names: tuple[str, ...]) -> str:
     return f"{line[: line.index('(')]}({inside + ', ' if inside else ''}{keyword}={listed})"
 
 
-def fix(kernel: KernelHistory, remedy: Remedy, record: dict) -> Fix:
-    """The remedy said as a change to the program, not yet proved."""
+def fix(kernel: KernelHistory, remedy: Remedy, record: dict, compared: dict[str, str]) -> Fix:
+    """The remedy said as a change to the program, not yet proved (`compared`: compared_names of its source)."""
     source, names = str(record.get("source") or ""), ", ".join(f"`{p}`" for p in remedy.params)
     param = ", ".join(remedy.params)
     if remedy.how == DNS:
@@ -179,11 +179,11 @@ def fix(kernel: KernelHistory, remedy: Remedy, record: dict) -> Fix:
         said = f"bucket `{param}` into fewer values: launch with {code}"
     elif remedy.how == RUNTIME:
         code = f"{param}  # not `{param}: tl.constexpr`"
-        compared = compared_names(source).get(param)
+        compared_in = compared.get(param)
         what = (
-            f"`{param}` is a constexpr the kernel compares against (`{compared}`): a size, each value compiled "
+            f"`{param}` is a constexpr the kernel compares against (`{compared_in}`): a size, each value compiled "
             "anew, which fewer values would read and write past"
-            if compared
+            if compared_in
             else f"`{param}` is a constexpr that takes a stride: each value compiled anew, and another value "
             "would address other rows"
         )
@@ -192,7 +192,7 @@ def fix(kernel: KernelHistory, remedy: Remedy, record: dict) -> Fix:
         code = f"{param}={remedy.value}"
         said = f"launch with {code} every time"
     else:
-        code, said = "", _warm_up(kernel, remedy, source)
+        code, said = "", _warm_up(kernel, remedy, compared)
     return Fix(remedy.kind, param, said, code)
 
 
@@ -202,7 +202,7 @@ def _bucket_code(kernel: KernelHistory, remedy: Remedy) -> str:
     return f"{name}=max({remedy.value}, triton.next_power_of_2({made}))" if made else f"{name}={remedy.value}"
 
 
-def _warm_up(kernel: KernelHistory, remedy: Remedy, source: str) -> str:
+def _warm_up(kernel: KernelHistory, remedy: Remedy, compared: dict[str, str]) -> str:
     names = ", ".join(f"`{p}`" for p in remedy.params)
     if remedy.kind == rc.NONE:
         other = "None" if _late_none(kernel, remedy.params[0]) else "a tensor"
@@ -210,7 +210,6 @@ def _warm_up(kernel: KernelHistory, remedy: Remedy, source: str) -> str:
             f"launch {kernel.name} with {names} {other} in the warmup too: a None is a constant, two kernels by design"
         )
     if remedy.kind == rc.CONSTEXPR:  # a heuristic's, or a switch's (_how)
-        compared = compared_names(source)
         whose = (
             "computed by the kernel's @triton.heuristics from the launch's arguments"
             if any(compared.get(n) == HEURISTIC for n in remedy.params)
@@ -242,7 +241,7 @@ def with_fixes(histories: list[KernelHistory], timeline: Timeline, prove: bool) 
             continue
         compared = compared_names(str(first.get("source") or ""))
         found = remedies(kernel, compared)
-        fixes = [fix(kernel, r, first) for r in found]
+        fixes = [fix(kernel, r, first, compared) for r in found]
         for index, remedy in enumerate(found):
             provable = prove and remedy.how in PROVABLE
             plan = _plan(kernel, remedy, found, timeline, records, compared) if provable else None

@@ -18,7 +18,9 @@ from ..analysis.dynamo_prediction import (
     RECOMPILE_LIMIT,
     FrameModel,
     PredictedEntry,
+    accepts,
     automatic_dynamic,
+    dynamic_bounds,
     predict_frame,
 )
 from ..analysis.launch_source import function_call, kernel_launch, parsed
@@ -27,7 +29,7 @@ from ..analysis.specialization import config_fields, generated_by_torch, not_spe
 from ..captures.timeline import Timeline, read_timeline
 from ..core import fileio
 from ..core.pysource import declared_constexprs
-from ..parsers.dynamo_guards import guards
+from ..parsers.dynamo_guards import Guards, guards
 from ..results.recompiles import FrameForecast, KernelForecast, PredictedCompile, PredictionResult
 
 
@@ -162,17 +164,11 @@ def _seen_frames(frames: list[FrameForecast], timeline: Timeline, cut: float) ->
 
 
 def _covers(entry: PredictedEntry, shapes: dict[str, tuple[int, ...]]) -> bool:
-    """Whether a predicted entry is the one a call of these input shapes compiled: each dim the same,
-    or dynamic where the size is 2 or more (0 and 1 stay static)."""
+    """Whether a predicted entry is the one a call of these input shapes compiled: its guards accept
+    them (each dim the same, or dynamic where the size is 2 or more), for the same inputs."""
     if not entry.sizes or set(entry.sizes) != set(shapes):
         return False
-    for name, dims in entry.sizes.items():
-        shape = shapes[name]
-        if len(dims) != len(shape):
-            return False
-        if not all(d == n or (d is None and n >= 2) for d, n in zip(dims, shape, strict=True)):
-            return False
-    return True
+    return accepts(Guards(entry.sizes, dynamic_bounds(entry.sizes)), shapes)
 
 
 def _frames(timeline: Timeline, cut: float) -> dict[tuple, list[dict]]:

@@ -138,7 +138,7 @@ class ExplorerApp(App):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, ANSWERED):
             self.collector.input()
-            self.main.status_line.said = "" if self.screen is self.main else self.main.status_line.said  # a key's own
+            self.main.heard()
         await super().on_event(event)
 
     def on_key(self, event: events.Key) -> None:

@@ -87,6 +87,11 @@ class MainScreen(Screen):
         """What a key did: said until the next key."""
         self.status_line.said = text
 
+    def heard(self) -> None:
+        """A key or a click: what the last key said gives way (the next says its own), on this screen."""
+        if self.app.screen is self:
+            self.status_line.said = ""
+
     def stand(self, text: str) -> None:
         """What the last compile gave, or the step compiling: said until the next such, past keys."""
         self.status_line.standing, self.status_line.said = text, ""

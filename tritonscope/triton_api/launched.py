@@ -31,6 +31,12 @@ def interpreted(kernel: Any) -> bool:
     return triton_kernels.interpreted(kernel)
 
 
+def kernel_name(kernel: Any) -> str | None:
+    """The @triton.jit function's name inside a kernel object (through its autotune and heuristics)."""
+    unwrapped = triton_kernels.unwrap(kernel)
+    return unwrapped[0].__name__ if unwrapped else None
+
+
 def compiled_kernels(kernel: Any) -> list[Any]:
     """The CompiledKernels a kernel object's JIT keeps, every device's, oldest first."""
     unwrapped = triton_kernels.unwrap(kernel)

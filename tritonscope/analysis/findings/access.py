@@ -193,8 +193,7 @@ def _last_dim_stride(k: Kernel, op: ttgir.Op, name: str) -> bool:
     rank = len(typed[0])
     producers = k.module.producers
     # a loop's carried pointers: their start and step too
-    values = set().union(*(k.module.computed_from(p) for p in ttgir.access_operands(op)[0]))
-    for value in values:
+    for value in k.module.computed_from(*ttgir.access_operands(op)[0]):
         producer = producers.get(value)
         if producer is None or producer.name != "arith.muli" or len(producer.operands) != 2:
             continue

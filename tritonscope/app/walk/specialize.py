@@ -261,18 +261,13 @@ def _apply_heuristics(kernel: LoadedKernel, user: dict[str, Any], constexprs: di
                     result = _heuristic_value(heuristic, {**seen, **constexprs}, target)
             except TritonscopeError:
                 raise
-            except KeyError as exc:  # it reads an argument this request gave no value
-                missing = exc.args[0] if exc.args else None
-                if missing in {p.name for p in kernel.spec.params}:
+            except Exception as exc:  # the heuristic is the user's code
+                missing = exc.args[0] if isinstance(exc, KeyError) and exc.args else None
+                if missing in {p.name for p in kernel.spec.params}:  # it reads an argument given no value
                     raise UsageError(
                         f"the heuristic for {name} of {kernel.spec.name} reads {missing}, which was given no value",
                         hint=f"give it: -a {missing}=VALUE (or set -c {name}=...)",
                     ) from exc
-                raise KernelFileError(
-                    f"the heuristic for {name} of {kernel.spec.name} raised KeyError: {exc}",
-                    hint=f"give scalar arguments it reads as values (-a NAME=VALUE), or set -c {name}=...",
-                ) from exc
-            except Exception as exc:  # the heuristic is the user's code
                 raise KernelFileError(
                     f"the heuristic for {name} of {kernel.spec.name} raised {type(exc).__name__}: {exc}",
                     hint=f"give scalar arguments it reads as values (-a NAME=VALUE), or set -c {name}=...",

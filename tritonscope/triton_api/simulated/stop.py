@@ -20,6 +20,7 @@ from typing import Any
 
 from . import printing, reads
 from .after_import import after_import
+from .pending_results import pending
 from .shared import contract
 from .where import located
 
@@ -189,8 +190,6 @@ def _wrap(original, asked: str, folders: tuple[str, ...]):
         if frame is None:
             return original(self, *args, **kwargs)
         if where == GENERATED and asked == _ASKS["item"]:  # Inductor's `u0 = buf0.item()`: the graph's host run's
-            from .pending_results import pending
-
             made = pending("_local_scalar_dense")
             if made is not None:
                 return made

@@ -97,8 +97,7 @@ class _Graph:
 
         if self in _CAPTURING:
             _CAPTURING.remove(self)
-        if any(e is self._entries for e in LOG.capturing):
-            LOG.capturing[:] = [e for e in LOG.capturing if e is not self._entries]
+        LOG.capturing[:] = [e for e in LOG.capturing if e is not self._entries]
 
     def replay(self) -> None:
         from .host_values import LOG

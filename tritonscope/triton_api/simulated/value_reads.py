@@ -7,6 +7,7 @@ as any read (`--values`); torch's compiler's raises as a fake tensor does."""
 from __future__ import annotations
 
 from . import reads
+from .pending_results import pending as pending_result
 from .stop import _answered, _asking_past_dispatch, _read
 from .where import located
 
@@ -52,7 +53,7 @@ def _on_values(folders: tuple[str, ...], asked: str, refused):
 
         from .host_values import KEY, Token
 
-        pending = _pending(func)
+        pending = pending_result(func.overloadpacket.__name__)
         if pending is not None:  # a compiled graph's own call: the host run of its graph made it
             return pytree.tree_map(lambda leaf: _faked(mode, leaf, args), pending)
         frame = _asking_past_dispatch(folders)
@@ -80,13 +81,6 @@ def _on_values(folders: tuple[str, ...], asked: str, refused):
         return pytree.tree_map(faked, result)
 
     return run
-
-
-def _pending(func):
-    """The host result a compiled graph's host run made for FUNC, next in order, or None."""
-    from .pending_results import pending
-
-    return pending(func.overloadpacket.__name__)
 
 
 def _faked(mode, leaf, args):
