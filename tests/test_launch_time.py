@@ -436,3 +436,22 @@ def test_a_grid_axis_the_kernel_never_reads_is_said():
         "the grid's axis 1 has 4 programs, and the kernel never reads tl.program_id(1): they repeat the same work"
     ]
     assert not any("never reads" in a for a in launch_time.estimate(c, (N // 1024,), "--grid").assumptions)
+
+
+def test_a_packed_weights_rows_are_read_once_not_once_per_unpacked_row():
+    """int4 weights eight to an int32 (gemlite, GPTQ, AWQ): a 64-row tile of unpacked weights reads 8
+    packed rows (`offs_k // 8`), each 8 times in one load, which the memory serves once. Every row was
+    counted apart: the B reads 8x their bytes, and gemlite's GEMM bound by 67 MB of DRAM it does not
+    move (helper h18a): its packed weights are 8.4 MB."""
+    from tritonscope.analysis import program_traffic, trip_counts
+
+    c = compiled(str(KERNELS / "launch" / "packed_int4.py"), "sm90")
+    grid = (2, 64, 1)  # M=128, N=4096 in 64 x 64 tiles
+    traffic = program_traffic.evaluate(c.stages[Stage.TTIR], grid, trip_counts.known_values(c))
+    packed = next(a for a in traffic.accesses if a.base == "b_ptr")
+    assert packed.elements == 64 * 64
+    # each program: its 64 columns of the K / 8 = 512 packed rows, 4 bytes each, over the 64 trips
+    assert float(packed.bytes.sum()) == 2 * 64 * (512 * 64 * 4)
+    estimate = launch_time.estimate(c, grid, "--grid")
+    weights, activations, out = 512 * 4096 * 4, 128 * 4096 * 2, 128 * 4096 * 2
+    assert weights + activations + out <= estimate.dram_bytes < 1.1 * (weights + activations + out)

@@ -39,6 +39,7 @@ class Span:
     data: int = 0  # a term loaded from memory: 0 none, else how many values the load gave
     origin: np.ndarray | None = None  # per program, where that data was read (`_mix`: the loads and their addresses)
     bounded: bool = False  # with data: lo .. hi holds every value, the data's too (module docstring)
+    distinct: int = 0  # at most this many different elements (0: as many as its span has values; `count`)
 
     @property
     def exact(self) -> bool:
@@ -57,6 +58,7 @@ class Address:
     data: int = 0
     origin: np.ndarray | None = None  # as Span's
     bounded: bool = False  # as Span's
+    distinct: int = 0  # as Span's
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,22 @@ def make_range(text: str) -> Span:
     return Span(np.array([start], np.int64), np.array([end - 1], np.int64))
 
 
+def count(value: Span | Address) -> int:
+    """At most how many different elements a known tensor holds, in every program (0: data, not
+    known): no more than its span has values, nor than its operands' counts multiplied (`distinct`):
+    a packed weight's rows `offs_k // 8` are 8 of 64, and the tile they address 8 rows, not 64."""
+    if value.data:
+        return 0
+    step = value.element if isinstance(value, Address) else 1
+    width = int(((value.hi - value.lo) // step).max()) + 1
+    return min(value.distinct, width) if value.distinct else width
+
+
+def _distinct(a: Span | Address, b: Span | Address) -> int:
+    """A result's elements, each made of one of a's and one of b's: at most their counts' product."""
+    return count(a) * count(b)
+
+
 def _data(*values: Span) -> int:
     return max(v.data for v in values)
 
@@ -120,22 +138,22 @@ def _bounded(*values: Span | Address) -> bool:
 def _add(a: Value, b: Value) -> Value:
     if isinstance(a, Address) and isinstance(b, Span):  # tt.addptr
         lo, hi = a.lo + b.lo * a.element, a.hi + b.hi * a.element
-        return Address(a.base, lo, hi, a.element, max(a.data, b.data), _origin(a, b), _bounded(a, b))
+        return Address(a.base, lo, hi, a.element, max(a.data, b.data), _origin(a, b), _bounded(a, b), _distinct(a, b))
     if isinstance(a, Span) and isinstance(b, Span):
-        return Span(a.lo + b.lo, a.hi + b.hi, _data(a, b), _origin(a, b), _bounded(a, b))
+        return Span(a.lo + b.lo, a.hi + b.hi, _data(a, b), _origin(a, b), _bounded(a, b), _distinct(a, b))
     return None
 
 
 def _sub(a: Value, b: Value) -> Value:
     if not isinstance(a, Span) or not isinstance(b, Span):
         return None
-    return Span(a.lo - b.hi, a.hi - b.lo, _data(a, b), _origin(a, b), _bounded(a, b))
+    return Span(a.lo - b.hi, a.hi - b.lo, _data(a, b), _origin(a, b), _bounded(a, b), _distinct(a, b))
 
 
 def _extremes(a: Span, b: Span, combine: Callable) -> Span:
     corners = [combine(x, y) for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
     lo, hi = np.minimum.reduce(corners), np.maximum.reduce(corners)
-    return Span(lo, hi, _data(a, b), _scaled_origin(a, b), _bounded(a, b))
+    return Span(lo, hi, _data(a, b), _scaled_origin(a, b), _bounded(a, b), _distinct(a, b))
 
 
 def _scaled_origin(a: Span, b: Span) -> np.ndarray | None:
@@ -180,13 +198,13 @@ def _remainder(a: Value, b: Value) -> Value:
     same_period = (a.lo // modulus) == (a.hi // modulus)
     lo = np.where(same_period, a.lo % modulus, 0)
     hi = np.where(same_period, a.hi % modulus, modulus - 1)
-    return Span(lo, hi, _data(a, b), _origin(a, b), _bounded(a, b))
+    return Span(lo, hi, _data(a, b), _origin(a, b), _bounded(a, b), _distinct(a, b))
 
 
 def _bound(a: Value, b: Value, pick: Callable) -> Value:
     if not isinstance(a, Span) or not isinstance(b, Span):
         return None
-    return Span(pick(a.lo, b.lo), pick(a.hi, b.hi), _data(a, b), _origin(a, b), _bounded(a, b))
+    return Span(pick(a.lo, b.lo), pick(a.hi, b.hi), _data(a, b), _origin(a, b), _bounded(a, b), _distinct(a, b))
 
 
 def _shift(a: Value, b: Value, left: bool) -> Value:
@@ -194,8 +212,8 @@ def _shift(a: Value, b: Value, left: bool) -> Value:
         return None
     factor = np.left_shift(np.int64(1), b.lo)
     if left:
-        return Span(a.lo * factor, a.hi * factor, a.data, a.origin, a.bounded)
-    return Span(a.lo // factor, a.hi // factor, a.data, a.origin, a.bounded)
+        return Span(a.lo * factor, a.hi * factor, a.data, a.origin, a.bounded, count(a))
+    return Span(a.lo // factor, a.hi // factor, a.data, a.origin, a.bounded, count(a))
 
 
 def _logic(a: Value, b: Value, name: str) -> Value:
@@ -253,9 +271,10 @@ def select(condition: Value, a: Value, b: Value) -> Value:
     if settled and isinstance(a, Span) and isinstance(b, Span):
         taken = shares == 1.0
         lo, hi = np.where(taken, a.lo, b.lo), np.where(taken, a.hi, b.hi)
-        return Span(lo, hi, _data(a, b), _origin(a, b), _bounded(a, b))
+        return Span(lo, hi, _data(a, b), _origin(a, b), _bounded(a, b), max(count(a), count(b)))
     if isinstance(a, Span) and isinstance(b, Span):
-        return Span(np.minimum(a.lo, b.lo), np.maximum(a.hi, b.hi), _data(a, b), _origin(a, b), _bounded(a, b))
+        lo, hi = np.minimum(a.lo, b.lo), np.maximum(a.hi, b.hi)
+        return Span(lo, hi, _data(a, b), _origin(a, b), _bounded(a, b), count(a) + count(b))
     return None
 
 
