@@ -93,3 +93,28 @@ def test_a_tile_wider_than_its_rows_is_read_whole_but_written_in_runs():
     parts = [1 if (r * 2000) % 32 == 0 else 32 for r in range(4)]
     expected = sum(63 + dram_granule.WRITE_PART_READS * p for p in parts) / 4 * 32 / 2000
     assert abs(found["store"] - expected) < 1e-12
+
+
+def test_a_strided_columns_elements_are_a_sector_each_in_the_l1_and_l2_not_in_the_dram():
+    """A column of a row-major matrix (flash-linear-attention's chunk_local_cumsum: `s + o_t * H`), each
+    program 64 elements H apart. Its 4-byte elements were one 4,036-byte piece: the L1's and L2's
+    sectors counted as the bytes used, the DRAM 1.58x them (helper h18a). Each element is a sector of
+    the L1 and the L2 now; the DRAM moves about the bytes used, the neighbours in launch order filling
+    the sectors (dram_granule.STRIDED_MEASURED: the H200 took 162 us at H = 1 to 8, 195 us at 16)."""
+    file = str(Path(__file__).parent / "kernels" / "launch" / "strided.py")
+    estimates = {}
+    for h in (1, 16):
+        c = compiled(file, "h200", constexprs=(f"H={h}", "MODE=0"), args=(f"T={(1 << 24) // h}",))
+        grid = ((1 << 24) // 64,)
+        traffic = program_traffic.evaluate(c.stages[Stage.TTIR], (*grid, 1, 1), launch_time._values(c))
+        assert {dram_granule.element_stride(a) for a in traffic.accesses} == ({0} if h == 1 else {4 * h})
+        assert not dram_granule.factors(c, traffic, 132 * 16)  # no narrow pieces for the DRAM
+        estimate = launch_time.estimate(c, grid, "--grid")
+        limits = {limit.name: limit for limit in estimate.limits}
+        estimates[h] = estimate
+        if h == 16:
+            assert "8x the bytes used" in limits["L1"].said and estimate.bound == "L2"
+            assert not any("pieces" in note for note in estimate.assumptions)
+    assert estimates[1].dram_bytes == estimates[16].dram_bytes  # 64 MB each way
+    measured = {h: dram_granule.STRIDED_MEASURED[h][0] for h in (1, 16)}
+    assert all(0.9 < estimates[h].kernel_us / measured[h] < 1.2 for h in (1, 16)), estimates

@@ -25,7 +25,7 @@ import numpy as np
 from ..core.model import Compilation
 from ..core.stages import Stage
 from . import linemap
-from .dram_granule import scattered
+from .dram_granule import element_stride, scattered
 from .program_traffic import SECTOR, Access, Traffic
 
 # An L2 slice moves 64 bytes a clock (the A100 whitepaper's 5,120 bytes a clock over its 80 slices). A
@@ -86,11 +86,13 @@ def memory_traffic(
 def _l2_bytes(access: Access, scale: float, multiprocessors: int) -> float:
     """An access's bytes of the L2's time over the evaluated programs (the launch's: times `scale`): its
     bytes, but an L2 slice's port moves L2_PORT bytes a clock, so a scattered run narrower than that (a
-    gather's 4-byte elements, a sector each) takes the port's clock; a table the L1s hold, read once per
-    SM over the launch (written, or an atomic's, in the L2)."""
+    gather's 4-byte elements, a sector each; a strided tile's elements) takes the port's clock; a table
+    the L1s hold, read once per SM over the launch (written, or an atomic's, in the L2)."""
     moved = float(access.bytes.sum())
     if 0 < access.run < L2_PORT:
         moved *= L2_PORT / max(access.run, SECTOR)
+    elif stride := element_stride(access):  # a strided tile's elements: a port's clock each, or their share
+        moved *= min(stride, L2_PORT) / access.width
     if access.table and access.table <= L1_TABLE and multiprocessors and access.kind == "load":
         moved = min(moved, access.table * multiprocessors / scale)
     return moved

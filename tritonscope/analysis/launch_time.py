@@ -329,6 +329,8 @@ def _l1(c: Compilation, block: TimeEstimate, traffic, speeds: Speeds) -> Limit:
     for access in traffic.accesses:
         line = linemap.kernel_line(c, Stage.TTIR, access.line) if access.known else None
         factor = inflation.get(line, 1.0) if line is not None else 1.0
+        if stride := dram_granule.element_stride(access):  # its elements apart: a sector each, or their share
+            factor = max(factor, min(stride, sectors.SECTOR) / access.width)
         moved, worst = moved + float(access.bytes.sum()) * factor, max(worst, factor)
     moved *= traffic.programs / max(traffic.evaluated, 1)
     rate = speeds.multiprocessors * L1_BYTES_PER_CLOCK * speeds.clock_mhz * 1e6
