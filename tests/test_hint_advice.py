@@ -108,6 +108,24 @@ def test_advice_its_what_if_leaves_as_narrow_is_withdrawn(kernel):
     )
 
 
+def test_a_what_if_that_missed_its_aim_but_raised_occupancy_says_so(kernel):
+    """fla's chunk_o: T dropped from do_not_specialize left its accesses 32 bits, but took 146 registers to
+    127 and occupancy from 12.5% to 25%; the advice said only "none that the what-if bears out" (h18a)."""
+    from conftest import compiled
+
+    from tritonscope.app.explain import _other_gain
+
+    file = kernel("do_not_specialize=[3]")
+    flags = {"args": ("n=4096", "stride=2"), "constexprs": ("BLOCK=1024",), "dtype": "fp32"}
+    one, four = compiled(file, num_warps=1, **flags), compiled(file, num_warps=4, **flags)
+    before, after = one.resources.occupancy.percent, four.resources.occupancy.percent
+    assert after > before
+    gain = _other_gain(one, four)
+    assert gain.startswith(f"; it did raise occupancy from {before:.3g}% to {after:.3g}% (")
+    assert f"{one.resources.registers} to {four.resources.registers} registers" in gain
+    assert _other_gain(four, one) == ""  # no gain: nothing added
+
+
 def test_do_not_specialize_on_alignment_is_named_for_a_pointer_and_an_integer(kernel):
     file = kernel('do_not_specialize_on_alignment=["x_ptr", "n"]')
     result = explain(make_request(file, args=["n=4096", "stride=1"], constexprs=["BLOCK=1024"], dtype="fp32"))
