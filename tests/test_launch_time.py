@@ -459,3 +459,18 @@ def test_a_packed_weights_rows_are_read_once_not_once_per_unpacked_row():
     estimate = launch_time.estimate(c, grid, "--grid")
     weights, activations, out = 512 * 4096 * 4, 128 * 4096 * 2, 128 * 4096 * 2
     assert weights + activations + out <= estimate.dram_bytes < 1.1 * (weights + activations + out)
+
+
+def test_a_tile_wider_than_its_rows_moves_the_elements_its_mask_lets_through():
+    """A tile of 128 x 256 over rows of 128 (masked: mamba's ssd_chunk_state at its head size): row r's
+    masked columns are row r+1's addresses. Counting a tile's different addresses (a packed weight's
+    repeated rows) took the overlap off and the mask's half again: 16.5 MB of 32.8 (helper h19a), and
+    fit --rank picked the config it undercounted."""
+    from tritonscope.analysis import program_traffic, trip_counts
+
+    file = str(KERNELS / "launch" / "tiles.py")
+    c = compiled(
+        file, "sm90", constexprs=("BLOCK_M=128", "BLOCK_N=256"), args=("n_rows=64", "n_cols=128", "stride=128")
+    )
+    traffic = program_traffic.evaluate(c.stages[Stage.TTIR], (1, 1, 1), trip_counts.known_values(c))
+    assert {a.kind: float(a.bytes.sum()) for a in traffic.accesses} == {"load": 64 * 128 * 2, "store": 64 * 128 * 2}

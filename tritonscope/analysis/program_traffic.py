@@ -326,9 +326,11 @@ def _access(walk: _Walk, op: ttgir.Op) -> None:
     per_element = width * max(SECTOR / run, 1.0) if run else width
     first = _first(walk, op, target, known, keyed)
     base = target.base if isinstance(target, Address) else "?"
-    # a tile whose rows repeat (a packed weight's `offs_k // 8`) moves each different address once
-    different = min(elements, program_values.count(target)) if known else elements
-    moved = walk.per_program(different * per_element * share * times)
+    # a tile whose rows repeat (a packed weight's `offs_k // 8`) moves each different address once; a
+    # tile wider than its rows (masked) has rows overlap: no more than its elements in bounds either
+    used = elements * share
+    used = np.minimum(used, program_values.count(target)) if known else used
+    moved = walk.per_program(used * per_element * times)
     start = walk.per_program(first).astype(np.int64)
     runs, all_runs = float(walk.per_program(times)[0]), float(walk.per_program(times).sum())
     span = (

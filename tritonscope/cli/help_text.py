@@ -76,3 +76,33 @@ class Command(TyperCommand):
 
 class Group(TyperGroup):
     context_class = HelpContext
+
+    def format_commands(self, ctx, formatter) -> None:
+        """Each command with the first sentence of its help whole, wrapped beside its name (click cuts
+        it at the terminal's edge with `...`)."""
+        rows = [
+            (name, command.get_short_help_str(limit=400))
+            for name in self.list_commands(ctx)
+            if (command := self.get_command(ctx, name)) is not None and not command.hidden
+        ]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+    def format_epilog(self, ctx, formatter) -> None:
+        formatter.write_paragraph()
+        formatter.write("Examples:\n")
+        for example in EXAMPLES:
+            formatter.write(f"  {example}\n")
+
+
+# What `tritonscope --help` ends with: a first run of the main commands on a bundled sample.
+EXAMPLES = (
+    "tritonscope samples",
+    "tritonscope dump sample:vector_add --stage sass",
+    "tritonscope explain sample:softmax --target sm90",
+    "tritonscope diff sample:matmul --vary BLOCK_SIZE_K=32,64",
+    "tritonscope fit sample:matmul_autotune --rank",
+    "tritonscope trace --target h100 -o cap/ -- python train.py",
+    "tritonscope COMMAND --help          (each command's options, with examples)",
+)

@@ -63,7 +63,8 @@ TimeoutOpt = Annotated[
     typer.Option(
         "--timeout",
         metavar="SECONDS",
-        help="Seconds the kernel file's own code (its import, heuristics, the interpreter) and each compile may run.",
+        help="Seconds the kernel file's own code may run (its import, heuristics, the interpreter); in diff, fit "
+        "and check, each variant's compile too (a compile in this process is not cut short).",
     ),
 ]
 
