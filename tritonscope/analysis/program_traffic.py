@@ -175,11 +175,13 @@ def _scaled(first: Access, later: Access, programs: int) -> Access:
 def _arguments(walk: _Walk, ttir: str) -> None:
     """The kernel's arguments as values: pointers at offset 0 of themselves, integers the launch gives."""
     signature = next((line for line in ttir.splitlines() if "tt.func" in line), "")
-    for name, _, pointee, block, _ in _ARGUMENT.findall(signature):
+    for name, kind, pointee, block, _ in _ARGUMENT.findall(signature):
         if pointee:
             walk.env[f"%{name}"] = Address(name, np.zeros(1, np.int64), np.zeros(1, np.int64), _width(pointee))
         elif block:
             walk.env[f"%{name}"] = Descriptor(name)
+        elif name in walk.values and kind == "i1":  # a bool: the branches it takes (`if flag:`)
+            walk.env[f"%{name}"] = Share(np.array([1.0 if walk.values[name] else 0.0]))
         elif name in walk.values:
             walk.env[f"%{name}"] = program_values.scalar(int(walk.values[name]))
 

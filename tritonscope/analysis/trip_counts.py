@@ -35,8 +35,8 @@ _SAME = ("arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast", "arit
 
 
 def known_values(c: Compilation) -> dict[str, int]:
-    """The integer arguments whose values are known: the variant's, then a recorded launch's."""
-    found = {name: v for name, v in c.variant.arguments.items() if isinstance(v, int) and not isinstance(v, bool)}
+    """The integer (and bool) arguments whose values are known: the variant's, then a recorded launch's."""
+    found = {name: v for name, v in c.variant.arguments.items() if isinstance(v, int)}
     for launch in c.launches[:1]:
         for name, arg in zip(launch.get("params") or (), launch.get("args") or (), strict=False):
             if isinstance(arg, dict) and arg.get("kind") == "int" and isinstance(arg.get("value"), int):
