@@ -96,6 +96,23 @@ def test_indices_loaded_in_a_tuple_assignment_are_indices_too():
     assert found.indices == {"cu_seqlens"} and found.pointers >= {"s", "o", "cu_seqlens"}
 
 
+def test_an_index_added_to_a_pointer_parameter_in_place_is_an_index():
+    """mamba's selective_state_update: `state_ptr += state_batch_idx * stride` (under an `if`), the index
+    loaded through `state_batch_indices_ptr`: it was *fp32 (inferred from an if's branch), and the
+    compile then failed on the float offset (h19a)."""
+    found = _infer(
+        """
+        def k(state_ptr, idx_ptr, out_ptr, stride, HAS: tl.constexpr):
+            if HAS:
+                idx_ptr += tl.program_id(0)
+                idx = tl.load(idx_ptr)
+                state_ptr += idx * stride
+            tl.store(out_ptr + tl.arange(0, 16), tl.load(state_ptr + tl.arange(0, 16)))
+        """
+    )
+    assert found.indices == {"idx_ptr"} and found.pointers >= {"state_ptr", "idx_ptr", "out_ptr"}
+
+
 def test_a_pointer_loaded_through_a_helper_from_another_module_is_a_pointer(tmp_path):
     """gemlite's kernels load through `load_ptr(a_ptrs, ...)`, a @triton.jit helper its file takes with
     `from .utils import *`: a_ptr was an int (i32, assumed), and the compile failed on its tl.load."""

@@ -83,6 +83,7 @@ class _FunctionReader:
         self.known = known
         self.params = [a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs]
         self.assignments: dict[str, list[ast.expr]] = {}
+        self.added: dict[str, list[ast.expr]] = {}  # `p += k`, `p -= k`: what is added to p (an offset)
         for node in ast.walk(fn):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
@@ -91,6 +92,8 @@ class _FunctionReader:
             elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name):
                 if node.value is not None:
                     self.assignments.setdefault(node.target.id, []).append(node.value)
+                if isinstance(node, ast.AugAssign) and isinstance(node.op, (ast.Add, ast.Sub)):
+                    self.added.setdefault(node.target.id, []).append(node.value)
 
     def pointer_params(self) -> set[str]:
         roots: set[str] = set()
@@ -119,10 +122,15 @@ class _FunctionReader:
         """The names an address adds to its base (`a_ptr + rows * K`: rows and K), through the locals'
         assignments, as `_bases` follows the base; a value stored (`smem.store(tile)`) adds none."""
         if isinstance(expr, ast.Name):
-            if expr.id in seen or expr.id in self.params:
+            if expr.id in seen:
                 return set()
             seen.add(expr.id)
-            return {name for value in self.assignments.get(expr.id, []) for name in self._offsets(value, seen)}
+            # `state_ptr += idx * stride` (mamba): idx is an offset, of a parameter too
+            added = {name for value in self.added.get(expr.id, []) for name in self._names(value, set())}
+            if expr.id in self.params:
+                return added
+            plain = [v for v in self.assignments.get(expr.id, []) if v not in self.added.get(expr.id, [])]
+            return added | {name for value in plain for name in self._offsets(value, seen)}
         if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub)):
             if self._bases(expr.left, set()):
                 return self._offsets(expr.left, seen) | self._names(expr.right, set())
