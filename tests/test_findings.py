@@ -58,6 +58,12 @@ def test_explain_profile_and_check_report_the_same_findings(file, target, flags,
     explained = explain(request, what_if=False)
     assert shown <= {f.kind for f in explained.findings}
     assert not ABSENT.get(target, set()) & {f.kind for f in explained.findings}
+    for banks in (f for f in explained.findings if f.kind == findings.BANK_CONFLICTS):
+        # a tl kernel's author cannot name a shared layout (h19a: Gluon's advice on mamba's kernel, mi300)
+        gluon = "gluon" in file or file == SHARED
+        assert ("a tl kernel cannot name one" in banks.suggestion) is not gluon
+        assert ("NVMMASharedLayout" in banks.suggestion) is (gluon and target.startswith("sm"))
+        assert len(set(banks.lines)) == len(banks.lines)
     _, on_profile, profile_notes = profile.explained(compiled(file, target, **flags), LINE_MAP)
     (checked,) = check([CheckEntry("entry", request)]).outcomes
     assert on_profile == checked.findings == explained.findings

@@ -71,12 +71,27 @@ def bank_conflicts(k: Kernel) -> list[Finding]:
                 f"{count(a.conflicts, 'bank conflict')} per instruction",
                 f"TTGIR line {a.ttgir_line}: {a.tensor_type} <-> {a.memdesc_type}; Gluon's gl.bank_conflicts "
                 f"counts {count(a.conflicts, 'extra wavefront')}",
-                "swizzle the shared layout (gl.SwizzledSharedLayout(vec, per_phase, max_phase, order) or "
-                "NVMMASharedLayout), or move it in a layout whose lanes walk its contiguous dimension",
-                lines=a.python_lines,
+                _bank_advice(k),
+                lines=tuple(dict.fromkeys(a.python_lines)),
             )
         )
     return found
+
+
+def _bank_advice(k: Kernel) -> str:
+    """What the author can change: in Gluon, the shared layout (NVMMASharedLayout on NVIDIA only); in a
+    tl kernel, the compiler chose it, so only what it is chosen from."""
+    if k.c.kernel.language is not Language.GLUON:
+        return (
+            "the compiler chose this shared layout (a tl kernel cannot name one): change what it is chosen "
+            "from, the tile's shape (a wider contiguous dimension) or the operand's order (load it "
+            "transposed), and compare with `tritonscope diff`; Gluon (gl.SwizzledSharedLayout) chooses it"
+        )
+    nvidia = " or NVMMASharedLayout" if k.target.backend == "cuda" else ""
+    return (
+        f"swizzle the shared layout (gl.SwizzledSharedLayout(vec, per_phase, max_phase, order){nvidia}), "
+        "or move it in a layout whose lanes walk its contiguous dimension"
+    )
 
 
 def partitions(k: Kernel) -> list[Finding]:
