@@ -51,6 +51,25 @@ def test_attentions_score_wgmma_is_waited_for_at_issue_and_the_matmuls_is_not():
     assert not kinds(explain_compilation(compiled("sample:matmul", "sm90")), tf.WGMMA_WAIT)
 
 
+def test_a_k_loops_wgmma_waited_for_its_operand_written_each_iteration_says_so():
+    """A packed int4 GEMM (gemlite; mamba's rescaled B): the weights are unpacked in registers and written
+    to one shared buffer every iteration, so the K loop's wgmma is waited for at issue. The advice gave
+    attention's reason ("a result used at once (attention's Q K^T)") for a K loop's accumulator (h18a,
+    h19a)."""
+    file = str(KERNELS / "launch" / "packed_int4.py")
+    result = explain_compilation(compiled(file, "sm90"))
+    (wait,) = kinds(result, tf.WGMMA_WAIT)
+    source = open(file).read().splitlines()
+    unpacked = next(n for n, text in enumerate(source, 1) if text.strip().startswith("weights = "))
+    assert f"an operand is computed in registers (line {unpacked}) and written to one shared buffer" in (
+        wait.suggestion
+    )
+    assert "ttg.local_alloc" in wait.suggestion and "Q K^T" not in wait.suggestion
+    # attention's score keeps its own reason
+    (score,) = kinds(explain_compilation(compiled("sample:fused_attention", "sm90")), tf.WGMMA_WAIT)
+    assert "attention's Q K^T" in score.suggestion
+
+
 def test_warp_specialize_asked_on_sm90_is_said_to_be_unlowered_and_not_on_sm100():
     asked = ("WARP_SPECIALIZE=True",)
     (sm90,) = kinds(explain_compilation(compiled("sample:matmul_tma", "sm90", constexprs=asked)), tf.WARP_SPECIALIZE)

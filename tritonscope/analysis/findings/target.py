@@ -165,11 +165,35 @@ def wgmma_waits(k: Kernel) -> list[Finding]:
                 "and no other math overlaps it" + _depth(k, op),
                 f"TTGIR line {op.number}: ttng.warp_group_dot, then line {wait.number}: "
                 "ttng.warp_group_dot_wait {pendings = 0}",
-                "Triton keeps a wgmma in flight only when its result is the next iteration's accumulator of the "
-                "same dot (a matmul's K loop); a result used at once (attention's Q K^T) is waited for. " + _overlap(k),
+                _why_waited(k, op) + _overlap(k),
             )
         )
     return found
+
+
+def _why_waited(k: Kernel, dot: ttgir.Op) -> str:
+    """Why Triton waits: an operand the loop writes to shared memory from registers each iteration (a
+    dequantized weight: gemlite, mamba's rescaled B) must be read before the next iteration writes it
+    again; else a result used at once."""
+    written = next(
+        (o for o in k.module.ops if o.name == "ttg.local_alloc" and o.loop == dot.loop and o.operands and o.results
+         and o.results[0] in dot.operands),
+        None,
+    )  # fmt: skip
+    if written is None:
+        return (
+            "Triton keeps a wgmma in flight only when its result is the next iteration's accumulator of the "
+            "same dot (a matmul's K loop); a result used at once (attention's Q K^T) is waited for. "
+        )
+    lines = k.lines_of(written)
+    source = f" (line {lines[0]})" if lines else ""
+    return (
+        f"an operand is computed in registers{source} and written to one shared buffer every iteration "
+        f"(TTGIR line {written.number}: ttg.local_alloc), which the next iteration may not overwrite "
+        "before this wgmma has read it: give the dot the loaded tile as it is (no arithmetic between "
+        "tl.load and tl.dot, so the pipeline copies it) and apply the scale or the unpacking to the "
+        "other operand or the accumulator where the algebra allows. "
+    )
 
 
 _SERIALIZED = "ptxas: wgmma.mma_async instructions are serialized due to "
