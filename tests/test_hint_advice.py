@@ -218,3 +218,21 @@ def test_a_captures_recorded_value_is_named_with_its_launch(kernel, cli, tmp_pat
     assert "-a NAME" not in found["suggestion"] and "128 bits" not in found["suggestion"]  # nothing compiled
     out = cli("check", capture, "--budget", "global_load_bits>=128", expect=1).stdout
     assert "stride_row=1000 at its recorded launch" in " ".join(out.split())
+
+
+def test_occupancy_advice_says_when_its_cap_spills_and_when_the_launch_is_all_resident():
+    """Triton's tutorial 05 (dW, dB): `--maxnreg 48 reaches 5 blocks per SM, if the code fits without
+    spilling` stood beside its own compile's 2 spills, and for a launch of 32 blocks on 132 SMs, which
+    more blocks per SM cannot speed up (h19a)."""
+    from conftest import KERNELS
+
+    file = str(KERNELS / "launch" / "dwdb.py")
+    result = explain(make_request(file, "sm90", num_warps=8))
+    (found,) = [f for f in result.findings if f.kind == findings.OCCUPANCY]
+    assert found.what_if == (("option", "maxnreg", 48),) and "2 spills" in found.verified
+    assert found.suggestion.startswith("not a register cap: the code does not fit in it (2 spills more")
+    assert "this launch's 32 blocks are all resident at once already (one wave at 4 blocks per SM" in (found.suggestion)
+    # a launch of more waves keeps the advice as it was, but for the spills
+    many = explain(make_request(file, "sm90", num_warps=8, args=("N=1048576",)))
+    (kept,) = [f for f in many.findings if f.kind == findings.OCCUPANCY]
+    assert "all resident" not in kept.suggestion

@@ -96,10 +96,24 @@ def explain_compilation(
     if request is not None and not isinstance(request.source, CachedKernel):
         found = verified(request, found, compilation)
     estimate, why = launch.estimate(compilation, grid, module, kernel.time) if kernel.time else (None, None)
+    found = tuple(_for_the_launch(f, estimate) for f in found)
     return ExplainResult(
         compilation, kernel.lines, found, kernel.live_registers is not None, notes, time=kernel.time,
         launch=estimate, launch_note=why,
     )  # fmt: skip
+
+
+def _for_the_launch(finding: Finding, estimate) -> Finding:
+    """An occupancy finding where the launch's blocks are all resident at once already (one wave: 32
+    blocks on 132 SMs): more blocks per SM would gain it nothing, and it says so."""
+    if finding.kind != findings.OCCUPANCY or estimate is None or estimate.programs > estimate.slots:
+        return finding
+    resident = (
+        f"; but this launch's {count(estimate.programs, 'block')} are all resident at once already (one wave "
+        f"at {count(estimate.blocks_per_sm, 'block')} per SM on the {estimate.gpu}): more blocks per SM gain "
+        "it nothing"
+    )
+    return replace(finding, suggestion=finding.suggestion + resident)
 
 
 def examine(compilation: Compilation, live: bool = True) -> Kernel:
@@ -170,7 +184,16 @@ def verified(
 def _disproved(finding: Finding, outcome: Compilation | str, original: Compilation | None) -> Finding:
     """A finding its what-if did not bear out, its advice withdrawn: a narrow access left as narrow (the
     cause named is not what keeps it so: fla's gather `g + o_t * HV` stays 32 bits however T is
-    specialized), a conversion for a narrow access that its hints leave in place."""
+    specialized), a conversion for a narrow access that its hints leave in place, a register cap the code
+    does not fit in (it spills)."""
+    if finding.kind == findings.OCCUPANCY and original is not None and not isinstance(outcome, str):
+        spilled = outcome.resources.spills - original.resources.spills
+        if spilled > 0 and any(name == "maxnreg" for _, name, _ in finding.what_if):
+            return replace(
+                finding,
+                suggestion=f"not a register cap: the code does not fit in it ({count(spilled, 'spill')} more, "
+                "compiled below); fewer live values instead: smaller BLOCK sizes",
+            )
     if finding.kind == findings.CONVERSION and finding.line is not None and not isinstance(outcome, str):
         kept_line = _line_cost(outcome, finding.line)
         if kept_line is None or not kept_line.shared_conversion_bytes:
