@@ -140,3 +140,17 @@ def _imported(path: Path, modules: set[str]) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tritonscope.analysis.findings"):
             found.add("findings")
     return found
+
+
+def test_a_conversion_no_store_follows_is_not_called_an_epilogue():
+    """selective_state_update's B and C broadcasts were "once per tile (an epilogue before a store)" (h19a);
+    the store's own conversion keeps that reason."""
+    file = KERNELS / "two_layouts.py"
+    lines = file.read_text().splitlines()
+    broadcast, stored = (next(n for n, t in enumerate(lines, 1) if t.strip().startswith(s)) for s in ("wv", "tl.store"))
+    result = explain(make_request(str(file), "sm90"), what_if=False)
+    advice = {f.line: f.suggestion for f in result.findings if f.kind == findings.CONVERSION}
+    assert advice == {
+        broadcast: "once per tile, outside any loop, this round trip is usually worth it",
+        stored: "once per tile (an epilogue before a store) this round trip is usually worth it",
+    }

@@ -184,7 +184,7 @@ def conversions(k: Kernel) -> list[Finding]:
                 f"{kib(cost.shared_conversion_bytes)} through {k.target.vendor.words.shared}"
                 + (" in every loop iteration" if in_loop else ""),
                 _conversion_evidence(k, cost, moved),
-                _conversion_advice(in_loop, hinted),
+                _conversion_advice(in_loop, hinted, _stores(k, cost.line)),
                 what_if=hinted.what_if if hinted else (),
             )
         )
@@ -214,7 +214,12 @@ def _into_an_access(k: Kernel, line: int, moved) -> bool:
     return any((typed := access_type(op)) is not None and typed[1] in layouts for op in accesses(k).get(line, []))
 
 
-def _conversion_advice(in_loop: bool, hinted: Finding | None) -> str:
+def _stores(k: Kernel, line: int) -> bool:
+    """Whether the line stores to global memory (a conversion there lays out an epilogue's tile)."""
+    return any(op.name in ("tt.store", "tt.descriptor_store") for op in accesses(k).get(line, []))
+
+
+def _conversion_advice(in_loop: bool, hinted: Finding | None, stored: bool = False) -> str:
     if hinted is not None:  # the access's layout is narrower than the values' only for want of a hint
         return (
             "the conversion lays the values out for this line's narrow access (its finding: the hints Triton "
@@ -225,7 +230,9 @@ def _conversion_advice(in_loop: bool, hinted: Finding | None) -> str:
             "inside a loop, keep the values in one layout (compute on the dot's layout, or convert once before "
             "the loop)"
         )
-    return "once per tile (an epilogue before a store) this round trip is usually worth it"
+    if stored:
+        return "once per tile (an epilogue before a store) this round trip is usually worth it"
+    return "once per tile, outside any loop, this round trip is usually worth it"
 
 
 def _conversion_evidence(k: Kernel, cost: LineCost, moved) -> str:
