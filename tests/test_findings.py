@@ -147,7 +147,9 @@ def test_a_conversion_no_store_follows_is_not_called_an_epilogue():
     the store's own conversion keeps that reason."""
     file = KERNELS / "two_layouts.py"
     lines = file.read_text().splitlines()
-    broadcast, stored = (next(n for n, t in enumerate(lines, 1) if t.strip().startswith(s)) for s in ("wv", "tl.store"))
+    broadcast, stored = (
+        next(n for n, t in enumerate(lines, 1) if t.strip().startswith(s)) for s in ("xv =", "tl.store")
+    )
     result = explain(make_request(str(file), "sm90"), what_if=False)
     advice = {f.line: f.suggestion for f in result.findings if f.kind == findings.CONVERSION}
     assert advice == {
