@@ -396,7 +396,7 @@ def test_a_programs_one_element_at_a_data_address_is_not_said_to_multiply_the_dr
     2 bytes a program against its 256 KB row. The launch's notes said the DRAM moved 4x the bytes of
     those lines, beside the headline figures, for a share of the traffic under 0.001%."""
     said = cli("explain", KERNELS / "cross_entropy_rows.py", "-t", "h200", "--grid", "8192", "--no-what-if").stdout
-    assert "bound by the DRAM" in said and "scattered addresses" not in said
+    assert "each block waiting on its loads from the DRAM" in said and "scattered addresses" not in said
 
 
 def test_query_heads_of_a_group_read_their_kv_rows_once():

@@ -123,12 +123,21 @@ class LaunchEstimate:
         top = self.limits[0]
         what = _BOUND_WORDS.get(self.bound, self.bound)
         if top.name == "waves" and self.bound not in ("waves", "blocks"):  # the per-warp model's, within them
-            what += " within its waves"
+            what = "bound by its waves, " + _WITHIN.get(self.bound, f"each block {what}")
         if self.launch_us * 2 >= self.kernel_us:  # a tiny launch: what bounds its work is not most of its time
             fixed = f"{self.launch_us:g} of them a launch's fixed cost"
             return f"{self.kernel_us:,.1f} us, {fixed}; the rest {what}: {top.said}"
         return f"{self.kernel_us:,.1f} us, {what}: {top.said}"
 
+
+# A block's own limit where the waves bound the launch: its loads' waits, not the DRAM's bandwidth (the
+# DRAM line below may be half the time: mamba's selective_state_update, h19a).
+_WITHIN = {
+    "DRAM": "each block waiting on its loads from the DRAM",
+    "L2": "each block waiting on its loads from the L2",
+    "issue": "each block issue-bound",
+    "latency": "each block latency-bound",
+}
 
 _BOUND_WORDS = {
     "DRAM": "bound by the DRAM",
