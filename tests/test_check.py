@@ -140,6 +140,18 @@ def test_a_baseline_is_written_then_held(cli, tmp_path):
     assert "a report of matmul_kernel, not of add_kernel" in other.stderr
 
 
+def test_a_baselines_limit_is_said_in_its_figures_unit():
+    """`occupancy = 25, limit baseline 75` had no `%` (h19a); a size is said as the budgets say it."""
+    from tritonscope.app.check import against_baseline
+
+    broken = {
+        b.figure: b
+        for b in against_baseline({"occupancy": 75.0, "shared": 65536}, {"occupancy": 25.0, "shared": 98304}, ())
+    }
+    assert broken["occupancy"].limit == "baseline 75%" and broken["occupancy"].unit == "%"
+    assert broken["shared"].limit == "baseline 65,536 B (64 KiB)" and broken["shared"].unit == " B"
+
+
 def test_a_projects_entries_run_isolated_with_a_junit_report(cli, tmp_path, monkeypatch):
     (tmp_path / "pyproject.toml").write_text(
         f"""

@@ -353,7 +353,7 @@ def _waves_said(programs: int, waves: int, blocks: int, tail: int, slots: int, b
     if waves == 1:
         return f"1 wave of {programs:,} block{'s' if programs != 1 else ''} ({block_us:,.1f} us each; {fit} fit)"
     last = f", the last {tail:,} of {slots:,} blocks" if tail < slots else ""
-    return f"{waves} waves at {fit} ({block_us:,.1f} us a block){last}"
+    return f"{waves:,} waves at {fit} ({block_us:,.1f} us a block){last}"
 
 
 def _bound(top: str, block: TimeEstimate, idle: float) -> str:

@@ -20,6 +20,7 @@ from ..analysis.findings import Finding
 from ..core import fileio, schemas
 from ..core.errors import TritonscopeError, UsageError
 from ..core.model import Budget, CheckEntry, Compilation
+from ..core.quantities import size_exact
 from ..core.status import ExitStatus
 from ..core.targets import Target, named
 from ..isolate import pool, task
@@ -250,8 +251,13 @@ def against_budget(budget: Budget, values: dict[str, Any], found: tuple[Finding,
     value = values.get(budget.figure)
     if value is None or budget.holds(value):  # no global store, say: nothing to hold to a width
         return None
-    unit = "%" if budget.figure == "occupancy" else " B" if budget.figure in _BYTES else ""
+    unit = _unit(budget.figure)
     return Broken(budget.figure, value, budget.bound(unit), _behind(budget.figure, found), unit)
+
+
+def _unit(figure: str) -> str:
+    """What a figure's value is said in: `%` of occupancy, ` B` of a size, nothing of a count."""
+    return "%" if figure == "occupancy" else " B" if figure in _BYTES else ""
 
 
 def _against_line_budget(budget: Budget, values: dict[str, Any], found: tuple[Finding, ...]) -> Broken | None:
@@ -306,5 +312,7 @@ def against_baseline(old: dict[str, Any], new: dict[str, Any], found: tuple[Find
             continue
         worse = after > before if FIGURES[name].better == "lower" else after < before
         if worse:
-            broken.append(Broken(name, after, f"baseline {before:g}", _behind(name, found)))
+            unit = _unit(name)
+            was = size_exact(int(before)) if unit == " B" else f"{before:g}{unit}"
+            broken.append(Broken(name, after, f"baseline {was}", _behind(name, found), unit))
     return broken
