@@ -140,6 +140,14 @@ def test_a_baseline_is_written_then_held(cli, tmp_path):
     assert "a report of matmul_kernel, not of add_kernel" in other.stderr
 
 
+def test_a_baseline_not_written_yet_says_how_to_write_it(cli, tmp_path):
+    """A pyproject's baseline is written by the first --update-baseline; before, check said "not a
+    `tritonscope dump --json` report: No such file or directory" (h19c)."""
+    missing = tmp_path / "base.json"
+    said = cli("check", "sample:vector_add", "-t", "sm80", "--baseline", missing, expect=2).stderr
+    assert f"--baseline {missing} does not exist yet" in said and "--update-baseline" in said
+
+
 def test_a_baselines_limit_is_said_in_its_figures_unit():
     """`occupancy = 25, limit baseline 75` had no `%` (h19a); a size is said as the budgets say it."""
     from tritonscope.app.check import against_baseline

@@ -235,6 +235,15 @@ def test_no_gpu_is_benchs_error(cli, monkeypatch, tmp_path):
     assert "profile runs kernels on a GPU, and none is visible here" in result.stderr
 
 
+def test_no_gpu_is_said_before_a_missing_ncu(cli, monkeypatch, tmp_path):
+    """With neither, profile said only that ncu was missing: installing it would not have helped (h19c)."""
+    monkeypatch.setenv("PATH", str(tmp_path))  # no ncu anywhere on it
+    monkeypatch.setenv("CUDA_HOME", str(tmp_path))
+    result = cli("profile", "sample:vector_add", expect=2)
+    assert "profile runs kernels on a GPU, and none is visible here" in result.stderr
+    assert "ncu" not in result.stderr
+
+
 def test_ncus_permission_error_is_said_in_one_line(tmp_path):
     said = (
         "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance "

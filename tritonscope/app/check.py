@@ -9,6 +9,7 @@ workers, as `diff`'s variants do: one that fails, crashes or hangs fails alone.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -276,6 +277,11 @@ def _against_line_budget(budget: Budget, values: dict[str, Any], found: tuple[Fi
 
 def read_baseline(path: str, c: Compilation) -> dict[str, Any]:
     """The figures of a saved `dump --json` report of the same kernel."""
+    if not Path(path).exists():
+        raise UsageError(
+            f"--baseline {path} does not exist yet",
+            hint="write it from the kernel as it is now: the same command with --update-baseline",
+        )
     try:
         document = schemas.parse(fileio.read_input_text(path))
         wrong = schemas.problem(document, schemas.BASELINE)

@@ -64,8 +64,8 @@ def profile(
     from .bench import require_gpu
     from .walk.load import load_file
 
+    require_gpu("profile")  # first: with no GPU, ncu would not help
     ncu = find_ncu()
-    require_gpu("profile")
     loaded = load_file(source)
     name = loaded.pick(kernel).spec.name
     spec = {"file": str(loaded.path), "size": size, "launch": launch, "inputs": inputs}
@@ -78,8 +78,8 @@ def profile_captured(captured: CachedKernel, number: int, timeout: float) -> Pro
     from .bench import require_gpu
     from .reproduce import reproduce
 
+    require_gpu("profile")  # first: with no GPU, ncu would not help
     ncu = find_ncu()
-    require_gpu("profile")
     made = reproduce(captured, number)
     entry, _ = find(captured)
     with tempfile.TemporaryDirectory(prefix="tritonscope-reproducer-") as folder, source_in_place(entry):

@@ -31,10 +31,11 @@ def wrapped(text: str, width: int, indent: str) -> str:
         if kept:
             out.append("\n".join(indent + line for line in body.splitlines()))
             continue
-        further = own + (CONTINUED if body.startswith(EXAMPLE) else "")
+        example = body.startswith(EXAMPLE)
+        further = own + (CONTINUED if example else "")
         out.append(
             textwrap.fill(
-                body,
+                _held_together(body) if example else body,
                 max(width, len(own) + 20),
                 initial_indent=own,
                 subsequent_indent=further,
@@ -42,7 +43,17 @@ def wrapped(text: str, width: int, indent: str) -> str:
                 break_long_words=False,
             )
         )
-    return "\n\n".join(out)
+    return "\n\n".join(out).replace(_KEPT, " ")
+
+
+_KEPT = "\u00a0"  # a space textwrap does not break at, put back as a space once filled
+
+
+def _held_together(example: str) -> str:
+    """An example whose flags keep their values (`-w 8`, `--dtype fp16`) and whose comment in parentheses
+    keeps its words on one line when it is folded."""
+    example = re.sub(r"\(([^()]*)\)", lambda m: "(" + m.group(1).replace(" ", _KEPT) + ")", example)
+    return re.sub(r"(?<!\S)(-{1,2}[\w-]+) (?=[^-\s])", lambda m: m.group(1) + _KEPT, example)
 
 
 def _blocks(text: str) -> list[list[str]]:

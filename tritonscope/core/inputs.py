@@ -97,7 +97,8 @@ INPUTS: tuple[Input, ...] = (
         "file",
         str,
         REQUIRED,
-        "A kernel file (path/to/kernels.py) or a bundled sample (sample:NAME).",
+        "A kernel file (path/to/kernels.py), a bundled sample (sample:NAME), an installed module's kernel "
+        "(pkg.module:kernel) or a capture's (DIR/:NAME).",
         metavar="FILE",
         agent_help=_FILE_AGENT_HELP,
         names={AGENT: "kernel_file", API: "kernel"},  # the Python API's first argument: a path or the kernel
@@ -154,7 +155,8 @@ INPUTS: tuple[Input, ...] = (
         "target",
         str,
         "auto",
-        f"{', '.join(TARGETS)}, or auto: the local GPU, else sm90 (sm110 from Triton 3.9).",
+        f"{', '.join(TARGETS)}, a GPU's name (h100, a100, b200, mi300 ...), or auto: the local GPU, else sm90 "
+        "(sm110 from Triton 3.9).",
         "--target",
         "-t",
         agent_help=f"The GPU to compile for: {', '.join(TARGETS)}; auto: the local GPU, else sm90.",

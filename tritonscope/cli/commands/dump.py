@@ -63,7 +63,7 @@ def dump(
 
       tritonscope dump kernels.py -k softmax_kernel -c BLOCK_SIZE=1024 --dtype fp16 --target sm80
 
-      tritonscope dump kernels.py -k matmul_kernel -a a_ptr='*bf16' -a M=4096 -w 8 -s 3 --stage ttgir,ptx --side-by-side
+      tritonscope dump kernels.py -k matmul_kernel --dtype bf16 -a M=4096 -w 8 -s 3 --stage ttgir,ptx --side-by-side
 
       tritonscope dump sample:matmul --json > report.json
 

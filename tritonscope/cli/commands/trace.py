@@ -36,8 +36,8 @@ def trace(
             "--target",
             "-t",
             metavar="TARGET",
-            help="Run the program against a simulated GPU of this target (sm80 ... sm120, gfx90a ... gfx950): "
-            "every kernel compiles for it, none runs; no GPU needed.",
+            help="Run the program against a simulated GPU of this target (sm75 ... sm120, gfx90a ... gfx950, or "
+            "a GPU's name: h100, h200, a100, mi300 ...): every kernel compiles for it, none runs; no GPU needed.",
         ),
     ] = None,
     autotune: Annotated[
