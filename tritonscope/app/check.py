@@ -9,9 +9,9 @@ workers, as `diff`'s variants do: one that fails, crashes or hangs fails alone.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from ..analysis import access_widths, instruction_mix, linemap

@@ -26,6 +26,7 @@ from ..analysis.dynamo_prediction import (
 from ..analysis.launch_source import function_call, kernel_launch, parsed
 from ..analysis.size_expressions import const, size
 from ..analysis.specialization import config_fields, generated_by_torch, not_specialized, specialization
+from ..captures.recorded import def_line
 from ..captures.timeline import Timeline, read_timeline
 from ..core import fileio
 from ..core.pysource import declared_constexprs
@@ -107,7 +108,7 @@ def _source(sources: dict, file: str | None):
 def _kernel(timeline: Timeline, name: str, records: list[dict], cut: float, sizes, sources):
     launches = _launches(timeline, name, cut)
     first = records[0]
-    where = (first.get("file"), first.get("first_line"))
+    where = (first.get("file"), def_line(first))
     if not launches:
         return KernelForecast(name, *where, (), len(records), (), ("no warmup launch recorded: not predicted",)), None
     site = launches[0].get("call_site") or {}
@@ -137,7 +138,7 @@ def _seen_after(kernels: list[KernelForecast], timeline: Timeline, cut: float) -
             continue
         spec = specialization(record)
         name, text = str(record.get("name")), ", ".join(p.text for p in spec.params)
-        known = by_name.get(name) or KernelForecast(name, record.get("file"), record.get("first_line"), (), 0, ())
+        known = by_name.get(name) or KernelForecast(name, record.get("file"), def_line(record), (), 0, ())
         fields = config_fields(record, timeline.candidates(name)) if "autotune(" in str(record.get("source")) else ()
         untuned = ", ".join(p.text for p in spec.params if p.name not in fields)  # a prediction counts its configs
         if any(p.specialization in (text, untuned) for p in known.predicted):

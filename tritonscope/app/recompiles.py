@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..analysis.recompile_causes import FIRST, SOURCE, Cause, CompileStep, history
 from ..analysis.specialization import config_fields, generated_by_torch, launch_values, specialization
+from ..captures.recorded import def_line
 from ..captures.timeline import Timeline, read_timeline
 from ..core.source import short_path
 from ..results.recompiles import KernelHistory, Launch, RecompilesResult, Variant
@@ -63,9 +64,7 @@ def kernel_histories(timeline: Timeline) -> list[KernelHistory]:
         steps = history([(i, r, specialization(r)) for i, r in compiles], launches, fields)
         variants = tuple(_variant(timeline, step, compiles, launches) for step in steps)
         found.append(
-            KernelHistory(
-                name, first.get("file"), first.get("first_line"), variants, generated=generated_by_torch(first)
-            )
+            KernelHistory(name, first.get("file"), def_line(first), variants, generated=generated_by_torch(first))
         )
     return found
 

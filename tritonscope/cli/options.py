@@ -40,6 +40,9 @@ WarpsOpt = Annotated[int | None, _typer(inputs.named("num_warps"))]
 StagesOpt = Annotated[int | None, _typer(inputs.named("num_stages"))]
 CtasOpt = Annotated[int | None, _typer(inputs.named("num_ctas"))]
 MaxnregOpt = Annotated[int | None, _typer(inputs.named("maxnreg"))]
+DtypeOpt = Annotated[str | None, _typer(inputs.named("dtype"))]
+ConfigOpt = Annotated[int | None, _typer(inputs.named("config"))]
+NoSpecializeOpt = Annotated[bool, _typer(inputs.named("no_specialize"))]
 OptionalFileArg = Annotated[
     str | None,
     typer.Argument(

@@ -150,6 +150,7 @@ INPUTS: tuple[Input, ...] = (
         "Element type of pointers not given with -a (default fp32).",
         "--dtype",
         agent_help="Element type of the pointers not given in args (default fp32).",
+        commands=WITH_LAYOUT,
     ),
     Input(
         "target",
@@ -174,6 +175,7 @@ INPUTS: tuple[Input, ...] = (
         "Autotune config to compile (default 0); `tritonscope list` numbers them.",
         "--config",
         agent_help="The autotune config to compile (default 0); list_kernels numbers them.",
+        commands=WITH_LAYOUT,
     ),
     Input(
         "no_specialize",
@@ -182,6 +184,7 @@ INPUTS: tuple[Input, ...] = (
         "Drop all specialization hints (divisibility, alignment, constant 1).",
         "--no-specialize",
         fronts=frozenset({CLI, API, PROJECT}),
+        commands=WITH_LAYOUT,
     ),
     Input(
         "triton",

@@ -95,7 +95,8 @@ def diff(
 
       tritonscope diff sample:softmax --vary triton=3.6.0,3.9.0
 
-      tritonscope diff sample:matmul --vary num_warps=2,4,8 --cluster auto   (on a running Ray cluster: ray start --head)
+      tritonscope diff sample:matmul --vary num_warps=2,4,8 --cluster auto
+      (on a running Ray cluster: ray start --head)
 
       tritonscope diff sample:matmul --space BLOCK_SIZE_M=32,64,128 --space num_warps=4,8 --top 5 --sort registers
 

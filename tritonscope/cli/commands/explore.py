@@ -32,7 +32,8 @@ def explore(request, watch: WatchOpt = True):
 
       tritonscope explore kernels.py -k softmax_kernel -c BLOCK_SIZE=1024 --target sm80
 
-      tritonscope explore liger_kernel.ops.rms_norm:_rms_norm_forward_kernel -c BLOCK_SIZE=4096 -c casting_mode=0 -c elementwise_affine=True --dtype bf16
+      tritonscope explore liger_kernel.ops.rms_norm:_rms_norm_forward_kernel -c BLOCK_SIZE=4096
+      -c casting_mode=0 -c elementwise_affine=True --dtype bf16
 
       tritonscope explore h100/          (a capture from `trace -o h100/`: its kernels listed)
     """

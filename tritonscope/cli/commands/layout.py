@@ -7,11 +7,14 @@ import typer
 from ..messages import progress
 from ..options import (
     ArgOpt,
+    ConfigOpt,
     ConstexprOpt,
     CtasOpt,
+    DtypeOpt,
     JsonOpt,
     KernelOpt,
     MaxnregOpt,
+    NoSpecializeOpt,
     StagesOpt,
     TargetOpt,
     TimeoutOpt,
@@ -52,6 +55,9 @@ def layout(
     num_stages: StagesOpt = None,
     num_ctas: CtasOpt = None,
     maxnreg: MaxnregOpt = None,
+    dtype: DtypeOpt = None,
+    config: ConfigOpt = None,
+    no_specialize: NoSpecializeOpt = False,
     timeout: TimeoutOpt = 60.0,
     json_out: JsonOpt = False,
 ):
@@ -90,6 +96,9 @@ def layout(
         "num_stages": num_stages,
         "num_ctas": num_ctas,
         "maxnreg": maxnreg,
+        "dtype": dtype,
+        "config": config,
+        "no_specialize": no_specialize,
     }
     request = told(request_from(flags)) if source is not None else None
     with progress("asking Triton for the layout"):

@@ -71,7 +71,8 @@ def passes(
 
       tritonscope passes sample:softmax --vary triton=3.6.0,3.9.0
 
-      tritonscope passes sample:softmax --vary num_warps=4,8 --cluster auto   (on a running Ray cluster: ray start --head)
+      tritonscope passes sample:softmax --vary num_warps=4,8 --cluster auto
+      (on a running Ray cluster: ray start --head)
     """
     from ...app.passes import passes as run_passes
     from .. import argtypes
