@@ -14,12 +14,15 @@ from ..parsers.dynamo_guards import Reason, guards, item_of, reason
 from ..results.recompiles import Fix, Launch, TorchRecompile
 
 
-def torch_recompiles(timeline: Timeline, fixes: bool = True) -> list[TorchRecompile]:
+def torch_recompiles(timeline: Timeline, fixes: bool = True, after: str | None = None) -> list[TorchRecompile]:
+    """Each frame compiled again; with AFTER, a function's first compile past the mark AFTER too (a GPU
+    run compiles it there: h19b's `h`, first called after the warmup, passed the gate)."""
     found = []
     records = list(timeline.torch_compiles)
     for number, record in enumerate(records):
-        if not record.get("reasons") and not record.get("entry"):
-            continue  # the function's first compile
+        first = not record.get("reasons") and not record.get("entry")
+        if first and (after is None or after not in timeline.marks_before(record)):
+            continue  # the function's first compile, in the warmup
         until = next((r["time"] for r in records[number + 1 :]), float("inf"))
         kernels = tuple(
             str(c.get("name"))
@@ -37,10 +40,13 @@ def torch_recompiles(timeline: Timeline, fixes: bool = True) -> list[TorchRecomp
                 seconds=record.get("seconds"),
                 launch=Launch(site.get("file"), site.get("line"), _inputs(record)) if site else None,
                 reasons=tuple(r.text.split("  # ")[0] for r in read),
-                said=said(record, read),
+                said=f"torch.compile compiled `{record['function']}` for the first time: it was not called "
+                "before the mark"
+                if first
+                else said(record, read),
                 marks_passed=timeline.marks_before(record),
                 kernels=tuple(dict.fromkeys(kernels)),
-                fix=fix(record, read) if fixes else None,
+                fix=fix(record, read) if fixes and not first else None,
             )
         )
     return found

@@ -29,7 +29,7 @@ def recompiles(folder: Path, after: str | None = None, fixes: bool = True, prove
         from .recompile_fixes import with_fixes
 
         histories = with_fixes(histories, timeline, prove)
-    torch = tuple(t for t in torch_recompiles(timeline, fixes) if after is None or after in t.marks_passed)
+    torch = tuple(t for t in torch_recompiles(timeline, fixes, after) if after is None or after in t.marks_passed)
     notes = list(timeline.problems[:8])
     if not timeline.timed:
         notes.append("the capture's records carry no times (an older trace): compiles are not placed against marks")
