@@ -62,3 +62,15 @@ def first_columns(t, lengths):
 
 columns, n = first_columns(x.reshape(2, -1), torch.tensor([3, 5], device=DEV))
 print("unbacked item", n, tuple(columns.shape), round(columns.sum().item(), 4))
+# copies made outside the operators: copy.deepcopy (an EMA model's, AveragedModel's) copies a tensor by
+# its storage and its __dict__, `.data` wraps it anew, `.data =` swaps it (h19b: 1e+21, or the old value)
+import copy  # noqa: E402
+
+model = torch.nn.Linear(4, 4).to(DEV)
+ema = torch.optim.swa_utils.AveragedModel(model)
+ema.update_parameters(model)
+print("deepcopy", round(copy.deepcopy(w).sum().item(), 4), round(ema.module.weight.sum().item(), 4))
+model.weight.data = model.weight.data * 2
+print(".data", round(model.weight.sum().item(), 4), round(model.weight.data.sum().item(), 4))
+torch.nn.utils.vector_to_parameters(torch.ones(20, device=DEV), model.parameters())
+print("vector_to_parameters", round(model(torch.ones(1, 4, device=DEV)).sum().item(), 4))

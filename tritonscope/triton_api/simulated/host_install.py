@@ -22,7 +22,7 @@ def install() -> None:
 
     import torch
 
-    from . import compiled_values, driver, reads, torch_cuda, triton_values
+    from . import compiled_values, driver, reads, tensor_copies, torch_cuda, triton_values
     from .host_values import record_operator
 
     torch_cuda.RECORD[:] = [record_operator]
@@ -33,6 +33,7 @@ def install() -> None:
         setattr(torch.cuda, name, _seeding(getattr(torch.cuda, name)))
     compiled_values.install()
     triton_values.install()
+    tensor_copies.install(torch)
 
 
 def summary() -> None:
