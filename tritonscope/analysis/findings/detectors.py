@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Literal, NamedTuple
 
 from ...core.stages import Language, Stage
-from . import access, gluon, matrix, memory, remarks, target
+from . import access, gluon, matrix, memory, remarks, target, wgmma
 from .kernel import Input, Kernel
 from .kinds import (
     BANK_CONFLICTS,
@@ -60,8 +60,8 @@ CUDA: tuple[Backend, ...] = ("cuda",)
 DETECTORS = (
     # What the target's best instructions would do (target.py); each returns nothing off its own targets.
     Detector(TMA, target.tma_candidates, backends=CUDA),
-    Detector(WGMMA_WAIT, target.wgmma_waits, backends=CUDA),
-    Detector(WGMMA_SERIALIZED, target.wgmma_serialized, (Stage.TTGIR, Stage.SASS), backends=CUDA),
+    Detector(WGMMA_WAIT, wgmma.wgmma_waits, backends=CUDA),
+    Detector(WGMMA_SERIALIZED, wgmma.wgmma_serialized, (Stage.TTGIR, Stage.SASS), backends=CUDA),
     Detector(WARP_SPECIALIZE, target.warp_specialize_not_applied, backends=CUDA),
     Detector(TCGEN05, target.tcgen05, backends=CUDA),
     Detector(SHARED_BUFFERS, target.shared_buffers, backends=CUDA),
