@@ -162,7 +162,8 @@ def test_each_read_gets_the_value_the_program_has_on_the_cpu(traced, program):
     """item, float, int, an index, tolist, numpy, .cpu(), a copy into a host tensor, a branch,
     formatting, printing, in-place writes, nonzero, boolean indexing, masked_select, bincount, unique,
     isin().any(), allclose, equal, _check_tensor_all, `in`, copy.deepcopy (AveragedModel's), `.data`
-    and `.data =` (vector_to_parameters); a compiled step's loss printed each step,
+    and `.data =` (vector_to_parameters), torch.save and torch.load, a generator on the device; a
+    compiled step's loss printed each step,
     AdamW's updates, GradScaler's finite check and scale; generate()'s tokens, greedy and beam search,
     with the dynamic cache and with the static cache and a compiled forward."""
     if program == "generate":

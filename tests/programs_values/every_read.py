@@ -74,3 +74,22 @@ model.weight.data = model.weight.data * 2
 print(".data", round(model.weight.sum().item(), 4), round(model.weight.data.sum().item(), 4))
 torch.nn.utils.vector_to_parameters(torch.ones(20, device=DEV), model.parameters())
 print("vector_to_parameters", round(model(torch.ones(1, 4, device=DEV)).sum().item(), 4))
+# a checkpoint written and read: torch.load under the fake mode built its storages on `meta` (the
+# weights had no values), torch.save could not pickle the fake mode (h19b)
+import os  # noqa: E402
+import tempfile  # noqa: E402
+
+with tempfile.TemporaryDirectory() as folder:
+    path = os.path.join(folder, "checkpoint.pt")
+    torch.save({"model": model.state_dict(), "step": 3}, path)
+    loaded = torch.load(path)
+    on_device = torch.load(path, map_location=DEV)
+    print("checkpoint", loaded["step"], round(loaded["model"]["weight"].sum().item(), 4))
+    print("map_location", on_device["model"]["weight"].device.type == DEV.split(":")[0])
+    model.load_state_dict(loaded["model"])
+    print("load_state_dict", round(model.weight.sum().item(), 4))
+# a generator on the device: a CPU build of torch has none ("Cannot get CUDA generator without
+# ATen_cuda library", h19b); the host's draws, as every random draw here
+seeded = torch.Generator(device=DEV)
+seeded.manual_seed(1)
+print("generator", round(torch.randn(4, device=DEV, generator=seeded).sum().item(), 4))

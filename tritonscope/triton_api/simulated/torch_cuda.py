@@ -431,9 +431,10 @@ def install(device: dict) -> None:
     from . import triton_ops
 
     triton_ops.install(_mode[0])
-    from . import module_apply
+    from . import checkpoints, generators, module_apply
 
-    module_apply.install(torch)
+    for part in (module_apply, checkpoints, generators):
+        part.install(torch)
 
 
 def install_engine_hooks() -> bool:
