@@ -434,6 +434,10 @@ def test_list_gives_the_pointer_type_dump_compiles(cli):
     n_cols = next(line for line in narrow.splitlines() if "n_cols" in line)
     assert "781 (file)" in n_cols and "from the" in n_cols and "assumed" not in n_cols
     assert "input_row_stride " in narrow and "…" not in narrow
+    # an autotune config folded at 80 columns goes on under its own start, not at column 0 (h19c)
+    configs = tritonscope("list", "sample:matmul_autotune", env={"COLUMNS": "80"}).stdout.splitlines()
+    assert not [line for line in configs if line.startswith("GROUP_SIZE_M") or len(line) > 80]
+    assert "    GROUP_SIZE_M=8, num_warps=8, num_stages=3, num_ctas=1" in configs
     dumped = json.loads(cli("dump", "sample:matmul", "--target", "sm90", "--stage", "ttir", "--json").stdout)
     assert "*fp16" in json.dumps(dumped["variant"]["signature"]["a_ptr"])
     plain = cli("list", "sample:double").stdout

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -82,8 +84,10 @@ def _draw_kernel(console: Console, spec, defaults: dict) -> None:
             default = f"{defaults[p.name]!r} (file)"
         table.add_row(p.name, kind, type_, default, how)
     print_unpadded(console, table)
-    for config in spec.autotune_configs:
-        console.print(f"  autotune config {config.index}: {config.describe()}")
+    for config in spec.autotune_configs:  # folded under its own start, not at column 0
+        said = f"autotune config {config.index}: {config.describe()}"
+        folded = textwrap.fill(said, console.width, initial_indent="  ", subsequent_indent="    ")
+        console.print(folded, markup=False, highlight=False)
     for name in spec.heuristics:
         console.print(f"  heuristic computes: {name}")
     console.print()
