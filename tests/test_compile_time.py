@@ -207,3 +207,14 @@ def test_the_timing_report_parser_gives_each_pass_its_own_time():
         ("NVPTX DAG->DAG Pattern", 0.0007),
         ("Module Verifier", 0.0003),
     ]
+
+
+def test_a_line_with_no_llvm_ir_has_no_growth_rather_than_zero():
+    """vector_add's `def` line has a TTIR operation and no LLVM IR instruction: its x was 0.0 in the
+    table (as if it shrank) where the JSON said null (h19c)."""
+    from conftest import compiled
+
+    growth = {g.line: g for g in line_growth(compiled("sample:vector_add", "sm90"))}
+    kept = [g for g in growth.values() if Stage.TTIR in g.counts and Stage.LLIR not in g.counts]
+    assert kept and all(g.growth is None for g in kept)
+    assert all(g.growth > 0 for g in growth.values() if g.counts.get(Stage.TTIR) and g.counts.get(Stage.LLIR))

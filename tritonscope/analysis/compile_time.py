@@ -181,9 +181,9 @@ class LineGrowth:
     @property
     def growth(self) -> float | None:
         """LLVM IR over TTIR: how much the line grows as it is lowered (a large tile, many elements
-        per thread); None where it has no TTIR operation."""
-        ttir = self.counts.get(Stage.TTIR, 0)
-        return self.counts.get(Stage.LLIR, 0) / ttir if ttir else None
+        per thread); None where it has no TTIR operation, or no LLVM IR instruction (`0.0` said it shrank)."""
+        ttir, llir = self.counts.get(Stage.TTIR, 0), self.counts.get(Stage.LLIR, 0)
+        return llir / ttir if ttir and llir else None
 
 
 def line_growth(c: Compilation) -> tuple[LineGrowth, ...]:
