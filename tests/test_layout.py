@@ -106,3 +106,18 @@ def test_a_layout_triton_aborts_on_leaves_no_cpp_assertion_on_the_terminal():
     assert "Assertion" not in done.stderr and "LinearLayout.cpp" not in done.stderr
     rows = [line for line in done.stdout.splitlines() if "local_store" in line]
     assert rows and all(line.split()[-1] == "unknown" or line.split()[-1].isdigit() for line in rows)
+
+
+def test_a_long_op_is_shortened_at_its_types_not_in_the_middle_of_one():
+    """`layout --line 35` cut the dot's text mid-type (`#ttg.dot_op<{opId…`, h19c): its operand types go
+    first, the layout drawn below being the one that matters."""
+    from tritonscope.app.layout import _shortened
+
+    op = (
+        "%accumulator_107 = tt.dot %a_104, %b_106, %accumulator_89, inputPrecision = tf32 : tensor<128x64xf16, "
+        "#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>> * tensor<64x128xf16, #ttg.dot_op<{opIdx = 1}>>"
+    )
+    assert _shortened(op) == "%accumulator_107 = tt.dot %a_104, %b_106, %accumulator_89, inputPrecision = tf32 : …"
+    assert _shortened("%x = tt.load %p") == "%x = tt.load %p"
+    long = "%y = tt.call @" + "a" * 60 + " " + " ".join(f"%arg{i}" for i in range(30))
+    assert len(_shortened(long)) <= 120 and _shortened(long).endswith(" …")

@@ -108,7 +108,7 @@ def _from_kernel(request: VariantRequest, value: str | None, line: int | None, s
     for number in candidates:
         text = lines[number - 1]
         op = text.strip()
-        origin = f"{what}, TTGIR line {number}: {op if len(op) <= 120 else op[:119] + '…'}"  # cut said so
+        origin = f"{what}, TTGIR line {number}: {_shortened(op)}"
         shared = module_layouts.memdesc_type(text)
         if shared and (value is not None or layouts.tensor_type(text) is None) and _makes_memdesc(text):
             return _shared(compilation, shared, origin, timeout)
@@ -257,3 +257,13 @@ def _candidates(compilation: Compilation, ttgir: list[str], value: str | None, l
         return _assigned_first(compilation, ttgir, found, name), f"value %{name}"
     wanted = linemap.requested_lines(compilation, (line, line))
     return sorted(linemap.stage_lines(compilation, Stage.TTGIR, set(wanted))), f"Python line {line}"
+
+
+def _shortened(op: str, most: int = 120) -> str:
+    """An op's text whole where short; else without its operand types (the layout drawn below says the
+    one that matters), cut at a word's end with `…` if still long, not in the middle of a type."""
+    if len(op) <= most:
+        return op
+    op = op.split(" loc(")[0]
+    head = op.split(" : ")[0] + " : …" if " : " in op else op
+    return head if len(head) <= most else head[: head.rfind(" ", 0, most - 1)] + " …"
