@@ -236,3 +236,16 @@ def test_occupancy_advice_says_when_its_cap_spills_and_when_the_launch_is_all_re
     many = explain(make_request(file, "sm90", num_warps=8, args=("N=1048576",)))
     (kept,) = [f for f in many.findings if f.kind == findings.OCCUPANCY]
     assert "all resident" not in kept.suggestion
+
+
+def test_a_narrow_access_of_the_layouts_making_compiles_fewer_warps():
+    """Each thread holds one f32 of a 128-element block over 4 warps: "fewer warps" was said, never
+    compiled (h19a: flash-attention's rotary at -w 2 widened its loads but added a conversion through
+    shared memory and lost occupancy, which only the compile shows)."""
+    from conftest import KERNELS
+
+    result = explain(make_request(str(KERNELS / "launch" / "copy.py"), constexprs=("BLOCK=128",), num_warps=4))
+    (found,) = [f for f in result.findings if f.kind == findings.NARROW]
+    assert "each thread holds only 1 contiguous f32" in found.message
+    assert found.what_if == (("option", "num_warps", 2),)
+    assert found.verified.startswith("--num-warps 2: ") and "2 x 64-bit: still 64 bits, not 128" in found.verified

@@ -61,6 +61,8 @@ def narrow(k: Kernel) -> list[Finding]:
             for role, cause in _causes(k, op, width):
                 causes.setdefault((role, cause.reason), cause)
         what_if = tuple(dict.fromkeys(change for cause in causes.values() for change in cause.what_if))
+        if not what_if and any(Cause.LAYOUT in c.causes for c in causes.values()):
+            what_if = _fewer_warps(k)  # the layout's cause: compiled, not only said (h19a)
         counts = ", ".join(f"{n} x {w}-bit" for w, n in sorted(widths.items(), reverse=True))
         found.append(
             Finding(
@@ -73,6 +75,12 @@ def narrow(k: Kernel) -> list[Finding]:
             )
         )
     return found
+
+
+def _fewer_warps(k: Kernel) -> tuple[WhatIf, ...]:
+    """Half the warps, so that each thread holds twice the elements (none below one warp)."""
+    warps = k.c.options.get("num_warps") or 4
+    return (WhatIf("option", "num_warps", warps // 2),) if warps > 1 else ()
 
 
 def _tile_bits(op: ttgir.Op) -> int:
