@@ -142,6 +142,10 @@ def test_a_folder_of_compiled_kernels_given_for_a_kernel_names_them(tmp_path):
     plain = tmp_path / "plain"
     plain.mkdir()
     assert "is a directory; give a Python file with Triton kernels" in tritonscope("dump", plain, expect=2).stderr
+    # `list DIR/` lists a capture's compiled kernels, as `cache list DIR/` (it refused it, h19b); not a plain folder
+    listed = tritonscope("list", f"{cache}/").stdout
+    assert listed.startswith(f"1 compiled kernel in {cache}") and "add_kernel" in listed
+    assert "is a directory; give a Python file" in tritonscope("list", plain, expect=2).stderr
 
 
 def _open_files_lowered(soft: int):

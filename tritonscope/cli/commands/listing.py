@@ -10,7 +10,8 @@ def list_kernels(file: FileArg, target: TargetOpt = "auto", timeout: TimeoutOpt 
     and which @triton.jit functions are helpers (with the kernels that call them).
 
     A file that asks for a GPU at import (as Triton's tutorials do) is imported against a simulated
-    GPU of the target where none is visible.
+    GPU of the target where none is visible. A capture folder (or a Triton cache) lists its compiled
+    kernels, as `cache list DIR/` does.
 
     Examples:
 
@@ -19,6 +20,8 @@ def list_kernels(file: FileArg, target: TargetOpt = "auto", timeout: TimeoutOpt 
       tritonscope list sample:matmul_autotune
 
       tritonscope list 01-vector-add.py -t sm100
+
+      tritonscope list h100/               (a capture's kernels, each shown as h100/:NAME)
     """
     from ...app.catalog import list_kernels as find_kernels
     from .. import argtypes
