@@ -11,13 +11,13 @@ import sys
 _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep  # the simulated GPU's own modules
 
 
-def _installed(name: str) -> bool:
+def installed(name: str) -> bool:
     return f"{os.sep}site-packages{os.sep}" in name or f"{os.sep}dist-packages{os.sep}" in name
 
 
 def _callers_past_libraries(frame):
     """FRAME or its innermost caller that is neither an installed library's nor the simulated GPU's."""
-    while frame is not None and (_installed(frame.f_code.co_filename) or frame.f_code.co_filename.startswith(_HERE)):
+    while frame is not None and (installed(frame.f_code.co_filename) or frame.f_code.co_filename.startswith(_HERE)):
         frame = frame.f_back
     return frame
 
