@@ -480,3 +480,29 @@ def test_a_keyword_inputs_size_mismatch_gets_its_fix():
     found = fix(record, [read])
     assert found is not None and found.code == "torch._dynamo.mark_dynamic(input_ids, 1)", found
     assert "the tensor the call passes as input_ids=" in found.said
+
+
+def test_a_decorators_wrapper_is_named_by_the_function_it_wraps():
+    """transformers wraps a model's forward in decorators: dynamo compiles `wrapper` (generic.py:933),
+    and recompiles named that (h19b); the closure's function is the one the user wrote."""
+    import functools
+
+    from tritonscope.triton_api.torch_compiles import _named
+
+    def traced(func):
+        @functools.wraps(func)
+        def wrapper(*args):
+            return func(*args)
+
+        return wrapper
+
+    @traced
+    def forward(frames):
+        frames.append(sys._getframe(1))  # the wrapper's frame, as dynamo is given it
+
+    seen: list = []
+    forward(seen)
+    name, file, line = _named(seen[0])
+    assert name.endswith("forward (through wrapper)") and file == __file__
+    assert line == forward.__wrapped__.__code__.co_firstlineno
+    assert _named(sys._getframe())[0] == "test_a_decorators_wrapper_is_named_by_the_function_it_wraps"

@@ -43,7 +43,7 @@ def install(convert_frame, log: str, append_line) -> None:
     def __call__(self, frame, cache_entry, *args, **kwargs):
         reasons.last = []
         try:
-            code, before, inputs, started = frame.f_code, _entry_count(frame.f_code), _inputs(frame), time.time()
+            code, before, inputs, started = _named(frame), _entry_count(frame.f_code), _inputs(frame), time.time()
         except Exception:  # noqa: BLE001 - recording must never break the traced program
             return original(self, frame, cache_entry, *args, **kwargs)
         result = original(self, frame, cache_entry, *args, **kwargs)
@@ -115,11 +115,30 @@ def _described(value) -> dict | None:
     return None
 
 
+# Names a decorator's closure gives the function it wraps (functools.wraps keeps the name on the
+# function object, not on the frame's code, which is the wrapper's)
+_WRAPPERS = {"wrapper", "inner", "wrapped", "_wrapper", "decorated", "new_func", "_fn", "fn", "wrapped_fn"}
+
+
+def _named(frame) -> tuple[str, str, int]:
+    """(function, file, line) of the frame dynamo compiles: a decorator's wrapper (transformers'
+    `wrapper` at generic.py:933 around a model's forward) named by the function its closure wraps."""
+    code = frame.f_code
+    if code.co_name in _WRAPPERS:
+        for variable in code.co_freevars:
+            wrapped = getattr(frame.f_locals.get(variable), "__wrapped__", frame.f_locals.get(variable))
+            inner = getattr(wrapped, "__code__", None)
+            if inner is not None and inner is not code and getattr(wrapped, "__qualname__", None):
+                return f"{wrapped.__qualname__} (through {code.co_name})", inner.co_filename, inner.co_firstlineno
+    return code.co_name, code.co_filename, code.co_firstlineno
+
+
 def _record(code, compiled, index: int, inputs: dict, started: float, reasons: list[str]) -> dict:
+    function, file, line = code
     return {
-        "function": code.co_name,
-        "file": code.co_filename,
-        "line": code.co_firstlineno,
+        "function": function,
+        "file": file,
+        "line": line,
         "compile_id": str(getattr(compiled, "compile_id", "") or ""),
         "entry": index,
         "time": started,
