@@ -249,3 +249,18 @@ def test_a_narrow_access_of_the_layouts_making_compiles_fewer_warps():
     assert "each thread holds only 1 contiguous f32" in found.message
     assert found.what_if == (("option", "num_warps", 2),)
     assert found.verified.startswith("--num-warps 2: ") and "2 x 64-bit: still 64 bits, not 128" in found.verified
+
+
+def test_a_strided_access_is_said_to_be_one_no_hint_or_layout_widens():
+    """flash-linear-attention's cumsum reads a column, `s + o_t * H`: the finding named the hints Triton
+    lacked (T in do_not_specialize) and the layout, then withdrew that advice after its what-if (h18a).
+    It says the elements lie apart, compiles nothing, and says how to read along the rows."""
+    from conftest import KERNELS
+
+    file = str(KERNELS / "launch" / "strided.py")
+    result = explain(make_request(file, constexprs=("H=16", "MODE=0"), args=("T=1048576",)))
+    (found,) = [f for f in result.findings if f.kind == findings.NARROW]
+    assert "the elements a thread accesses lie 64 bytes apart in memory (a stride)" in found.message
+    assert found.what_if == () and not found.verified and "2-D tile" in found.suggestion
+    side_by_side = explain(make_request(file, constexprs=("H=1", "MODE=0"), args=("T=1048576",)))
+    assert not any("apart in memory" in f.message for f in side_by_side.findings)

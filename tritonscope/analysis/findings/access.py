@@ -8,6 +8,7 @@ import math
 import re
 
 from ...core.quantities import count
+from ...core.stages import Stage
 from .. import ttgir
 from ..cost import LineCost
 from ..layouts import tensor_type
@@ -50,12 +51,16 @@ _WHY = {
 
 def narrow(k: Kernel) -> list[Finding]:
     found = []
+    strided = _strided(k)
     for line, ops in sorted(accesses(k).items()):
         cost = k.costs.get(line)
         width = narrowest(cost)
         if width is None or all(_tile_bits(op) < 128 for op in ops):  # a scalar's tile: nothing wider to ask
             continue
         widths = line_widths(cost) if cost else {}
+        if line in strided:
+            found.append(_strided_finding(k, line, width, widths, ops, strided[line]))
+            continue
         causes: dict[tuple[str, str], Unknown] = {}  # (role, reason) -> the argument's part, or the layout's
         for op in ops:
             for role, cause in _causes(k, op, width):
@@ -75,6 +80,41 @@ def narrow(k: Kernel) -> list[Finding]:
             )
         )
     return found
+
+
+def _strided(k: Kernel) -> dict[int, int]:
+    """{kernel-file line: bytes between the elements of its one-dimensional accesses} where every one's
+    lie further apart than an element (fla's cumsum, `s + o_t * H`): the first program evaluated with the
+    values the variant gives (program_traffic.py); none where the TTIR is not there (Gluon)."""
+    from .. import linemap, program_traffic, trip_counts
+    from ..dram_granule import element_stride
+
+    ttir = k.c.stages.get(Stage.TTIR)
+    if not ttir:
+        return {}
+    strides: dict[int, list[int]] = {}
+    for access in program_traffic.evaluate(ttir, (1, 1, 1), trip_counts.known_values(k.c)).accesses:
+        line = linemap.kernel_line(k.c, Stage.TTIR, access.line)
+        if line is not None:
+            strides.setdefault(line, []).append(element_stride(access))
+    # every access of the line strided: a line that also stores side by side keeps that store's causes
+    return {line: max(found) for line, found in strides.items() if all(found)}
+
+
+def _strided_finding(k: Kernel, line: int, width: int, widths: dict, ops: list, stride: int) -> Finding:
+    """A narrow access whose elements lie apart in memory: no hint or layout widens it (the hints' advice
+    was given, then withdrawn by its own what-if: h18a)."""
+    counts = ", ".join(f"{n} x {w}-bit" for w, n in sorted(widths.items(), reverse=True))
+    return Finding(
+        NARROW,
+        line,
+        f"global memory accesses of {width} bits per thread, not 128: the elements a thread accesses lie "
+        f"{stride} bytes apart in memory (a stride), so no hint and no layout can make them one wider access",
+        f"{k.machine} on line {line}: {counts}; TTGIR: " + "; ".join(_layout_note(k, op) for op in ops),
+        "access along the contiguous dimension instead: a 2-D tile whose inner dimension is the memory's "
+        "rows (`rows[:, None] * stride + cols[None, :]`), or the data laid out so that these elements are "
+        "side by side (a transposed copy made once)",
+    )
 
 
 def _fewer_warps(k: Kernel) -> tuple[WhatIf, ...]:
