@@ -101,3 +101,14 @@ def test_a_2d_kernel_with_a_mask(cli):
 )
 def test_bad_grid_requests(cli, args, message):
     assert message in cli("grid", *args, expect=2).stderr
+
+
+def test_a_last_tile_cut_short_is_drawn_as_the_next_tile(cli):
+    """20 rows in tiles of 16: the last tile's 4 rows start at row 16, which divided by its own height (4)
+    put it 4 tiles down, three rows of `.` above it (h19d: a transpose's 2 rows drawn 62 rows down)."""
+    shown = cli(
+        "grid", KERNELS / "masked_2d.py", "-a", "rows=20", "-a", "cols=24", "-a", "stride=24",
+        "-c", "BLOCK_R=16", "-c", "BLOCK_C=16",
+    ).stdout  # fmt: skip
+    tiles = shown.split("each labelled by its program:", 1)[1].strip().splitlines()
+    assert [line.split() for line in tiles] == [["0", "2"], ["1", "3"]]  # axis 0 down the rows

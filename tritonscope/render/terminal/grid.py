@@ -54,9 +54,11 @@ _SGR = {"cyan": "36", "magenta": "35", "green": "32", "yellow": "33", "blue": "3
 def _draw_tiles(console: Console, programs: list[Program], wave: int | None, terminal: Terminal) -> None:
     """The output tiles as a grid of program numbers, in bands of as many tile columns as fit."""
     placed = {}
-    for program in programs:
-        row, column, rows, columns = tile_of(program.stores[0])
-        placed[(row // rows, column // columns)] = program.index
+    tiles = [tile_of(program.stores[0]) for program in programs]
+    # placed by the whole tiles' size: a last tile cut short (2 rows of 64) is the next tile, not the 64th
+    height_of, width_of = max(t[2] for t in tiles), max(t[3] for t in tiles)
+    for program, (row, column, _, _) in zip(programs, tiles, strict=True):
+        placed[(row // height_of, column // width_of)] = program.index
     height = max(r for r, _ in placed) + 1
     width = max(c for _, c in placed) + 1
     label = len(str(len(programs)))
