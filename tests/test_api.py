@@ -159,6 +159,18 @@ def test_a_torch_dtype_and_a_tensor_are_taken_as_their_triton_types():
     assert signature["x_ptr"] == "*fp16" and signature["y_ptr"] == "*bf16", signature
 
 
+def test_a_numpy_scalar_argument_is_refused_as_tritons_launcher_refuses_it():
+    """np.float32(4096.0) was typed i32 with the divisibility hint, where Triton's launcher refuses it
+    ("failed to specialize argument of type: numpy.float32", h19d)."""
+    import numpy as np
+
+    with pytest.raises(UsageError) as refused:
+        ts.dump("sample:vector_add", BLOCK_SIZE=64, target="sm90", args={"n_elements": np.float32(4096.0)})
+    said = str(refused.value)
+    assert "args n_elements=np.float32(4096.0): Triton's launcher refuses a numpy scalar" in said
+    assert "pass a Python number: n_elements=4096.0" in said
+
+
 def test_the_magic_reads_the_command_lines_syntax_and_names_its_kernels_in_the_notebook():
     from tritonscope.api.magic import parsed
 

@@ -132,7 +132,7 @@ def as_given(name: str, value: Any, annotation: Any) -> Any:
     if name == "dtype" and value is not None and not isinstance(value, str):
         value = str(value)  # torch.float16, tl.float16: their names, which --dtype reads
     if name == "args" and isinstance(value, dict):
-        value = {key: _pointer_type(v) for key, v in value.items()}
+        value = {key: _pointer_type(key, v) for key, v in value.items()}
     wanted = _types(annotation)
     if wanted is None or any(_is(value, kind) for kind in wanted):
         return value
@@ -169,11 +169,19 @@ def _is(value: Any, kind: type) -> bool:
     return isinstance(value, kind)
 
 
-def _pointer_type(value: Any) -> Any:
-    """A tensor given as an argument: the pointer type Triton's launcher gives it (`*fp16`)."""
+def _pointer_type(name: str, value: Any) -> Any:
+    """A tensor given as an argument: the pointer type Triton's launcher gives it (`*fp16`). A numpy
+    scalar is refused, as Triton's launcher refuses it (it was typed i32, a float32 given the
+    divisibility hint: h19d)."""
     dtype = getattr(value, "dtype", None)
     if dtype is not None and hasattr(value, "data_ptr"):
         return f"*{dtype}".replace("torch.", "")
+    if type(value).__module__ == "numpy" and hasattr(value, "item") and getattr(value, "shape", None) == ():
+        raise UsageError(
+            f"args {name}={value!r}: Triton's launcher refuses a numpy scalar (failed to specialize argument "
+            f"of type {type(value).__module__}.{type(value).__name__})",
+            hint=f"pass a Python number: {name}={value.item()!r}",
+        )
     return value
 
 
