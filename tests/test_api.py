@@ -776,3 +776,15 @@ def test_a_call_past_its_timeout_raises_timed_out_with_the_hint_to_give_it_longe
     said = str(raised.value)
     assert said.startswith("timed out after 3 s (stuck at ") and "slow.py:5)" in said, said
     assert said.endswith("\nhint: give it longer: timeout=SECONDS") and isinstance(raised.value, UsageError)
+
+
+def test_explain_takes_a_grid_and_its_view_names_the_keyword_to_give_it():
+    """The notebook's fit and explain views said `give grid_size=(X, Y, Z)`, ts.grid's keyword, which
+    ts.fit refused as a constexpr (h19d); ts.explain took no grid at all."""
+    file = str(ROOT / "tests" / "kernels" / "cross_entropy_rows.py")  # no grid(meta)
+    bare = ts.explain(file, target="sm90", what_if=False)
+    view = html.unescape(bare._repr_html_())
+    assert 'give grid="X, Y, Z"' in view and "grid_size" not in view
+    assert view.index("<h2>where the time goes</h2>") > view.index("</header>")  # the time model, below the header
+    timed = ts.explain(file, target="sm90", what_if=False, grid="64")
+    assert timed.to_json()["time"]["launch"]["grid"] == [64, 1, 1]

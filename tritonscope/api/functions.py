@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..app import calls
-from ..core import forms
+from ..core import forms, launch_grid
 from ..core import targets as target_table
 from ..core.errors import UsageError
 from ..core.model import VariantRequest
@@ -44,11 +44,15 @@ def dump(
 
 
 @with_inputs
-def explain(request: VariantRequest, what_if: bool = True, timeout: float = 300.0) -> results.Explain:
+def explain(
+    request: VariantRequest, what_if: bool = True, grid: str | None = None, timeout: float = 300.0
+) -> results.Explain:
     """What each Python line costs (instructions, memory traffic, live registers) and the findings, each
-    with its evidence and what to try; `what_if` compiles the suggestions (up to 4 compiles).
+    with its evidence and what to try; `what_if` compiles the suggestions (up to 4 compiles); the whole
+    launch's time for `grid` ("4096" or "cdiv(n_elements, BLOCK_SIZE)"), else the file's grid(meta).
     Example: `ts.explain("sample:vector_add", args={"n_elements": 4099}, target="sm90")`."""
-    value = answer(task(calls.explain, request, what_if, True, False), timeout, depends_on(request.source))
+    spec = launch_grid.parse(grid) if grid is not None else None
+    value = answer(task(calls.explain, request, what_if, True, False, spec), timeout, depends_on(request.source))
     return results.Explain(value)
 
 

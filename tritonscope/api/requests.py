@@ -262,7 +262,8 @@ def _in_api_terms(text: str, keywords: Iterable[str]) -> str:
             valued.add(i.name_in(inputs.API))
     own = {f"--{name.replace('_', '-')}": name for name in known}  # the function's own keywords win (fit's grid)
     flags.update({flag: name for flag, name in own.items() if flag not in flags or flag in _KEYWORD_OF_FLAG})
-    text = re.sub(r"(?<![\w/-])--grid X\[,Y\[,Z\]\]", "grid_size=(X, Y, Z)", text)
+    grid = 'grid="X, Y, Z"' if "grid" in known else "grid_size=(X, Y, Z)"  # fit's and explain's, grid's
+    text = re.sub(r"(?<![\w/-])--grid X\[,Y\[,Z\]\]", grid, text)
     text = re.sub(  # --vary NAME=V1,V2: a dict of lists
         r"(?<![\w/-])--vary (\w+)=(\w[\w.]*(?:,\w[\w.]*)+)",
         lambda m: f"vary={{'{m.group(1)}': [{', '.join(m.group(2).split(','))}]}}",
@@ -279,10 +280,11 @@ def _in_api_terms(text: str, keywords: Iterable[str]) -> str:
     return text
 
 
-def in_api_html(drawn: str) -> str:
+def in_api_html(drawn: str, keywords: Iterable[str] = ()) -> str:
     """A notebook view's words in the API's terms (in_api_terms): the text of its header, figures,
     findings and terminal views, line by line; neither its styles, its stages' code, its script, nor a
-    command line (`reproduce`: from `tritonscope ` to the line's end)."""
+    command line (`reproduce`: from `tritonscope ` to the line's end). `keywords`: the function's own
+    (fit's and explain's `grid`, where --grid is grid's `grid_size`)."""
     styles, closed, body = drawn.partition("</style>")
     head, columns, rest = body.partition('<div class="columns">')
 
@@ -291,7 +293,7 @@ def in_api_html(drawn: str) -> str:
         said = []
         for line in lines:  # a command line, from `tritonscope ` to the line's end, kept as it is
             at = line.find("tritonscope ")
-            said.append(in_api_terms(line) if at < 0 else in_api_terms(line[:at]) + line[at:])
+            said.append(in_api_terms(line, keywords) if at < 0 else in_api_terms(line[:at], keywords) + line[at:])
         return ">" + html.escape("\n".join(said)) + "<"
 
     return styles + closed + re.sub(r">([^<>]+)<", words, head) + columns + rest

@@ -32,6 +32,8 @@ from ..results.trace import TraceResult
 class Result:
     """A command's result as the API gives it. `result` is the frozen result itself."""
 
+    keywords: tuple[str, ...] = ()  # the function's keywords its views' hints name (fit's `grid`)
+
     def __init__(self, result: Any):
         self.result = result
         self.in_flags = False  # the magic's result: its views say the command line's flags, as it takes them
@@ -49,7 +51,7 @@ class Result:
         from .requests import in_api_html
 
         drawn = str(render(self.result, "notebook"))
-        return drawn if self.in_flags else in_api_html(drawn)
+        return drawn if self.in_flags else in_api_html(drawn, self.keywords)
 
 
 class Compiled(Result):
@@ -167,6 +169,7 @@ class Explain(Compiled):
     """`ts.explain`: what each Python line costs, and the findings."""
 
     result: ExplainResult
+    keywords = ("grid",)
 
     @property
     def lines(self) -> tuple[Any, ...]:
@@ -237,6 +240,8 @@ class Passes(Result):
 class Fit(Result):
     """`ts.fit`: `kernels`, each with .rows (configs), .targets and .cells[row][target] (.verdict, .reason)."""
 
+    keywords = ("grid",)
+
     @property
     def kernels(self) -> tuple[Any, ...]:
         return self.result.kernels
@@ -248,6 +253,8 @@ class Layout(Result):
 
 class Grid(Result):
     """`ts.grid`: every program (.index, .pid, .loads, .stores) of a launch of `size`."""
+
+    keywords = ("grid_size",)
 
     @property
     def programs(self) -> tuple[Any, ...]:

@@ -64,10 +64,10 @@ def _compile_kept(request: VariantRequest):
     return _kept[key]
 
 
-def explain(request: VariantRequest, what_if: bool, live: bool, compile_time: bool):
+def explain(request: VariantRequest, what_if: bool, live: bool, compile_time: bool, grid=None):
     from .explain import explain
 
-    return explain(_installed(request), what_if=what_if, live=live, compile_time=compile_time)
+    return explain(_installed(request), what_if=what_if, live=live, compile_time=compile_time, grid=grid)
 
 
 def check(request: VariantRequest, budgets: tuple[str, ...], baseline: str | None):

@@ -70,7 +70,9 @@ class NotebookView:
     def explain(self, result: ExplainResult) -> str:
         c = result.compilation
         chosen: list[Stage] = [s for s in (Stage.TTGIR, c.variant.target_info.vendor.machine_code) if s in c.stages]
-        return block(report.compilation_body(c, chosen, explained=result, every_stage=False), linked=True)
+        body = report.compilation_body(c, chosen, explained=result, every_stage=False)
+        time = _time(result)  # below the kernel's header, above the columns of stages
+        return block(body.replace("</header>", "</header>" + time, 1) if "</header>" in body else time + body, True)
 
     def diff(self, result: DiffResult) -> str:
         return block(report.diff_body(result, most=_DIFF_ROWS))
@@ -92,6 +94,25 @@ class NotebookView:
         """A result with no HTML view of its own: its terminal view, as plain text."""
         drawn = str(render(result, "terminal", width=_WIDTH))
         return block(f'<pre class="view code">{html.escape(drawn)}</pre>')
+
+
+def _time(result: ExplainResult) -> str:
+    """Where the time goes and the whole launch's time, as the terminal says them (the notebook's view
+    had neither: only to_json()'s `time`, h19d)."""
+    if result.time is None:
+        return ""
+    import io
+
+    from rich.console import Console
+
+    from .terminal.explain import time_section
+    from .terminal.launch import launch_section
+
+    console = Console(file=io.StringIO(), width=_WIDTH, color_system=None, record=True)
+    console.print(time_section(result.time))
+    console.print(launch_section(result.launch, result.launch_note))
+    said = html.escape(console.export_text().rstrip())
+    return f'<section><h2>where the time goes</h2><pre class="view code">{said}</pre></section>'
 
 
 _SHOWN: dict[str, int] = {}  # block ids given in this process, by digest

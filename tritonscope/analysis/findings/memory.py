@@ -173,7 +173,8 @@ def conversions(k: Kernel) -> list[Finding]:
         hinted = None
         if _into_an_access(k, cost.line, moved):
             if narrowed is None:
-                narrowed = {f.line: f for f in narrow(k) if f.line is not None and f.what_if}
+                # a hint's what-if (not the layout's fewer warps): the values' own layout comes with it
+                narrowed = {f.line: f for f in narrow(k) if f.line is not None and _hinted(f)}
             hinted = narrowed.get(cost.line)
         found.append(
             Finding(
@@ -212,6 +213,10 @@ def _into_an_access(k: Kernel, line: int, moved) -> bool:
     """Whether a conversion on the line lays its values out as a global access of the line takes them."""
     layouts = {c.destination for c in moved}
     return any((typed := access_type(op)) is not None and typed[1] in layouts for op in accesses(k).get(line, []))
+
+
+def _hinted(found: Finding) -> bool:
+    return any(what != "option" for what, _, _ in found.what_if)
 
 
 def _stores(k: Kernel, line: int) -> bool:
