@@ -11,7 +11,6 @@ import pytest
 from conftest import KERNELS
 
 PROGRAM = KERNELS / "recompile_program.py"
-PROGRAMS = KERNELS.parent / "programs"
 RULES = ("divisible", "one", "aligned", "bias", "dtype", "row", "wide", "warps")  # each compiles again after it
 
 
@@ -169,7 +168,7 @@ def test_a_functions_first_torch_compile_after_the_mark_fails_the_gate(cli, tmp_
     """`late` is first called after the mark: its frame compile was skipped as a function's first, and
     the gate passed with 0 compiles after warmup (h19b)."""
     out = tmp_path / "run"
-    cli("trace", "--target", "sm90", "-o", out, "--", sys.executable, PROGRAMS / "late_first_compile.py")
+    cli("trace", "--target", "sm90", "-o", out, "--", sys.executable, KERNELS / "late_first_compile.py")
     failed = cli("check", out, "--no-compiles-after", "warmup", expect=1).stdout
     assert "torch.compile late (" in failed and "compiles_after_warmup = 1, limit = 0" in failed
     assert "compiled `late` for the first time: it was not called before the mark" in " ".join(failed.split())

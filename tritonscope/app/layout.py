@@ -260,10 +260,13 @@ def _candidates(compilation: Compilation, ttgir: list[str], value: str | None, l
 
 
 def _shortened(op: str, most: int = 120) -> str:
-    """An op's text whole where short; else without its operand types (the layout drawn below says the
-    one that matters), cut at a word's end with `…` if still long, not in the middle of a type."""
+    """An op's text whole where short; else its types' layouts written out left out (`#…`: the one drawn
+    below is said in full), then its types; cut at a word's end with `…` if still long, not mid-type."""
+    op = op.split(" loc(")[0]
     if len(op) <= most:
         return op
-    op = op.split(" loc(")[0]
+    op = re.sub(r"#[\w.]+<\{[^{}]*\}>", "#…", op)
+    if len(op) <= most:
+        return op
     head = op.split(" : ")[0] + " : …" if " : " in op else op
     return head if len(head) <= most else head[: head.rfind(" ", 0, most - 1)] + " …"
