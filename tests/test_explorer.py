@@ -761,3 +761,28 @@ def test_what_a_key_said_gives_way_to_the_compiles_line_at_the_next_key(warm):
             assert status.said == "" and str(status.render()).startswith(standing[:20])
 
     asyncio.run(scenario())
+
+
+def test_a_cache_of_one_kernel_compiled_twice_lists_each_compile(warm, tmp_path):
+    """Two compiles of one kernel (BLOCK=256, then 512) in a capture or a Triton cache had one id in the
+    kernel list: textual's DuplicateID crashed explore (exit 3, h19e). Each is its own row, NAME@HASH8,
+    and enter opens the one chosen."""
+    from tritonscope.app.walk.prepare import compile_request
+
+    cache = tmp_path / "cache"
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("TRITON_CACHE_DIR", str(cache))
+        for block in (256, 512):
+            compile_request(VariantRequest(file="sample:vector_add", target="sm90", constexprs=(("BLOCK_SIZE", block),)))
+
+    async def scenario():
+        async with opened(VariantRequest(file=f"{cache}/"), compiles=warm) as (app, pilot):
+            assert isinstance(app.screen, KernelListScreen)
+            kernels = app.screen.query_one("#kernels")
+            ids = [kernels.get_option_at_index(i).id for i in range(kernels.option_count)]
+            assert len(ids) == 2 and all(i.startswith("add_kernel@") for i in ids) and ids[0] != ids[1]
+            await pilot.press("down", "enter")
+            await until(pilot, lambda: app.session.shown is not None)
+            assert app.session.shown.compilation.binary  # the second compile, read back
+
+    asyncio.run(scenario())

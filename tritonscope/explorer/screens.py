@@ -3,6 +3,7 @@ kernels), the variant editor (`v`) and the pass pipeline (`p`)."""
 
 from __future__ import annotations
 
+import collections
 import textwrap
 from dataclasses import replace
 from functools import partial
@@ -130,10 +131,7 @@ class KernelListScreen(ModalScreen[VariantRequest | None]):
             ]
         else:
             title = f"kernels compiled in {self.listing.folder}: enter opens one"
-            options = [
-                Option(f"{entry.name}  {entry.target}  {', '.join(entry.stages)}", id=entry.name)
-                for entry in self.listing.entries
-            ]
+            options = _compiled_options(self.listing.entries)
         kernels = OptionList(*options, id="kernels")
         kernels.border_title = title
         # as wide as its widest line (its borders, padding and scrollbar: 6), 90% of the screen at most
@@ -141,7 +139,7 @@ class KernelListScreen(ModalScreen[VariantRequest | None]):
         yield kernels
 
     @on(OptionList.OptionSelected)
-    def _chosen(self, event: OptionList.OptionSelected) -> None:
+    def _chosen(self, event: OptionList.OptionSelected) -> None:  # a compile of several: NAME@HASH8
         name = event.option.id or ""
         if isinstance(self.listing, KernelList):
             self.dismiss(replace(self.request, kernel=name))
@@ -378,3 +376,21 @@ def _side_content(title: str, side: IRSide | None) -> Content:
 
 def _get(table: dict[int, tuple[int, ...]], key: int) -> tuple[int, ...]:
     return table.get(key, ())
+
+
+def _compiled_options(entries) -> list[Option]:
+    """A capture's (or cache's) compiles, each its own row: a kernel compiled twice (BLOCK=256, then
+    512) is two rows told apart by their options and hashes (one id for both crashed the list, h19e)."""
+    named = collections.Counter(entry.name for entry in entries)
+    options, seen = [], set()
+    for entry in entries:
+        digest = str(entry.metadata.get("hash", ""))[:8]
+        key = f"{entry.name}@{digest}" if named[entry.name] > 1 and digest else entry.name
+        if key in seen:  # no hash to tell them apart (a damaged entry): the first alone
+            continue
+        seen.add(key)
+        warps, stages = entry.metadata.get("num_warps"), entry.metadata.get("num_stages")
+        said = f"  warps {warps} stages {stages}" if warps is not None else ""
+        also = f"  @{digest}" if key != entry.name else ""
+        options.append(Option(f"{entry.name}  {entry.target}{said}  {', '.join(entry.stages)}{also}", id=key))
+    return options
