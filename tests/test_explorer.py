@@ -773,7 +773,8 @@ def test_a_cache_of_one_kernel_compiled_twice_lists_each_compile(warm, tmp_path)
     with pytest.MonkeyPatch.context() as env:
         env.setenv("TRITON_CACHE_DIR", str(cache))
         for block in (256, 512):
-            compile_request(VariantRequest(file="sample:vector_add", target="sm90", constexprs=(("BLOCK_SIZE", block),)))
+            request = VariantRequest(file="sample:vector_add", target="sm90", constexprs=(("BLOCK_SIZE", block),))
+            compile_request(request)
 
     async def scenario():
         async with opened(VariantRequest(file=f"{cache}/"), compiles=warm) as (app, pilot):
