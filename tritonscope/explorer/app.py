@@ -363,6 +363,11 @@ class ExplorerApp(App):
             self.tickets.start(self.compiles.pipeline(self.session.request), tickets.PIPELINE)
 
     def _passes_ready(self, outcome: Outcome) -> None:
+        # the status stands on the variant again (it stood on "capturing the pass pipeline… 0.0 s" for the
+        # rest of the session, h19e), and its follow-up, which the capture cancelled, starts again
+        if self.session.shown is not None:
+            self.main.stand(f"{self.session.how}: {describe(self.session.shown)}")
+            self._follow_up()
         if not outcome.ok or not isinstance(outcome.value, PassesResult):
             self.main.say(f"the pass pipeline could not be captured: {outcome.error}")
             return
