@@ -791,3 +791,28 @@ def test_a_cache_of_one_kernel_compiled_twice_lists_each_compile(warm, tmp_path)
             assert app.session.shown.compilation.binary  # the second compile, read back
 
     asyncio.run(scenario())
+
+
+def test_a_syntax_error_saved_puts_the_cursor_on_its_line(tmp_path, warm):
+    """The error pane named `add.py:N: syntax error` and the cursor went to the kernel's def, the line
+    out of view (h19e): it goes to the line the error names, as for a NameError."""
+    kernel = tmp_path / "add.py"
+    shutil.copy(ROOT / "sample_kernels" / "vector_add.py", kernel)
+    good = kernel.read_text()
+    bad_line = next(n for n, t in enumerate(good.splitlines(), 1) if "output = x + y" in t)
+
+    async def scenario():
+        request = VariantRequest(file=str(kernel), target="sm90")
+        async with opened(request, size=NARROW, watch=True, compiles=warm) as (app, pilot):
+            await settled(app, pilot)
+            kernel.write_text(good.replace("output = x + y", "output = x +"))
+            deadline = time.monotonic() + 120
+            while app.session.failure is None:
+                assert time.monotonic() < deadline, "the save was not compiled"
+                await pilot.pause(0.1)
+            assert f"add.py:{bad_line}: syntax error" in app.query_one("#error").render().plain
+            await pilot.pause()
+            source = pane(app, "source")
+            assert app.session.line == bad_line and source.number == bad_line and source.cursor in source.visible_rows()
+
+    asyncio.run(scenario())

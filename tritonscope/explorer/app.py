@@ -284,6 +284,8 @@ class ExplorerApp(App):
         path = local_file(session.request.source)
         now = contents.file_since(path, session.shown)  # else the source pane stays, greyed
         file = str(path) if now is not None else session.kernel_file
+        if where is None and file is not None:  # a worker's error names its line in words (a syntax error)
+            where = _named_line(message, file)
         line = where[1] if where is not None and file is not None and Path(where[0]) == Path(file) else None
         if line is None and now is not None and session.request.kernel:  # no line of its own: the kernel's def
             line = _def_line(now, session.request.kernel)
@@ -399,3 +401,11 @@ def _stepped_targets() -> tuple[str, ...]:
     for name, target in TARGETS.items():
         seen.setdefault((target.backend, target.arch, target.warp_size), name)
     return tuple(seen.values())
+
+
+def _named_line(message: str, file: str) -> tuple[str, int] | None:
+    """(file, line) of the first `FILE:LINE` of the kernel's file a message names (`kernels.py:11: syntax
+    error`): the cursor goes there, not to the kernel's def (h19e)."""
+    name = re.escape(Path(file).name)
+    found = re.search(rf"(?:{re.escape(file)}|(?<![\w/.]){name}):(\d+)\b", message)
+    return (file, int(found.group(1))) if found else None
