@@ -816,3 +816,31 @@ def test_a_syntax_error_saved_puts_the_cursor_on_its_line(tmp_path, warm):
             assert app.session.line == bad_line and source.number == bad_line and source.cursor in source.visible_rows()
 
     asyncio.run(scenario())
+
+
+def test_an_option_left_at_tritons_default_steps_from_its_value_and_refuses_a_word(warm):
+    """num_warps at "Triton's default": ←/→ did nothing, and `banana` typed for it was compiled into
+    `ValueError: invalid literal for int()` (h19e). → steps from the value in effect (4 to 8); a word
+    is refused in a note, nothing compiled."""
+
+    async def scenario():
+        request = VariantRequest(file=str(ROOT / "tests" / "kernels" / "mixed.py"), target="sm90")
+        async with opened(request, compiles=warm) as (app, pilot):
+            await pilot.press("enter")  # scale_kernel: it needs a value, nothing compiled
+            await until(pilot, lambda: app.session.failure is not None)
+            await pilot.press("v")
+            warps = next(i for i, k in enumerate(app.screen.knobs) if k.name == "num_warps")
+            assert app.screen.knobs[warps].text == "Triton's default"
+            app.screen.query_one("#knobs").highlighted = warps
+            app.screen.action_step(1)
+            assert app.screen.request.num_warps == 8
+            await settled(app, pilot)
+            asked = app.screen.request
+            app.screen.query_one("#knobs").highlighted = warps
+            await pilot.press("enter", *"banana", "enter")
+            await pilot.pause()
+            assert app.screen.request == asked and not app.compiling
+            noted = " ".join(str(toast.render()) for toast in app.screen.query("Toast"))
+            assert "num_warps takes a whole number of 1 or more, not banana" in noted
+
+    asyncio.run(scenario())

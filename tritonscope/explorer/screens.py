@@ -195,6 +195,8 @@ class VariantScreen(ModalScreen):
         index = self._current()
         if index is not None:
             knob = self.knobs[index]
+            if knob.what == "option" and knob.value is UNSET:  # Triton's default: from the value in effect
+                knob = replace(knob, value=_in_effect(self.request, knob.name))
             self._set(index, stepped(knob, by > 0))
 
     @on(OptionList.OptionSelected, "#knobs")
@@ -225,6 +227,9 @@ class VariantScreen(ModalScreen):
         except UsageError as exc:
             self._app.notify(exc.message, severity="error")
             return
+        if knob.what == "option" and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+            self._app.notify(f"{knob.name} takes a whole number of 1 or more, not {text}", severity="error")
+            return  # refused here, not compiled into `ValueError: invalid literal for int()` (h19e)
         self._set(index, knob.choices[0] if knob.what == "triton" and text == "running" else value)
 
     def _set(self, index: int, value: Any) -> None:
@@ -243,6 +248,14 @@ class VariantScreen(ModalScreen):
             self.query_one("#knobs", OptionList).focus()
             return
         self.dismiss()
+
+
+def _in_effect(request: VariantRequest, name: str) -> int:
+    """An option left unset, as Triton's compile takes it: 4 warps; 3 stages (2 on AMD)."""
+    if name == "num_warps":
+        return 4
+    target = request.target_info
+    return 2 if target is not None and target.backend == "hip" else 3
 
 
 def _label(knob: Knob) -> str:
