@@ -375,6 +375,11 @@ def test_the_pass_view_shows_a_pass_before_and_after_linked_to_the_source_line(w
             await pilot.press("p")
             await settled(app, pilot)
             assert isinstance(app.screen, PassesScreen)
+            listing = app.screen.query_one("#pipeline")
+            await pilot.press("G")  # the list's own keys, as the panes' (they did nothing: h19e)
+            assert listing.highlighted == len(app.screen.passes.records) - 1
+            await pilot.press("k", "k", "j", "g")
+            assert listing.highlighted == 0
             records = app.screen.passes.records
             coalesce = next(r for r in records if r.name == "tritongpu-accelerate-matmul")
             listing = app.screen.query_one("#pipeline")

@@ -270,8 +270,23 @@ class PassesScreen(Screen):
     """The pass pipeline as `passes` lists it; the pass under the cursor shows its IR before and after,
     the lines it changed marked, the selected Python line linked in both."""
 
-    BINDINGS = [Binding("escape,p", "app.pop_screen", "back"), Binding("q", "app.quit", "quit")]
+    BINDINGS = [
+        Binding("escape,p", "app.pop_screen", "back"),
+        Binding("q", "app.quit", "quit"),
+        Binding("j", "pass_step(1)", show=False),  # the list moves as the panes do (they did nothing: h19e)
+        Binding("k", "pass_step(-1)", show=False),
+        Binding("g", "pass_end(0)", show=False),
+        Binding("G", "pass_end(1)", show=False),
+    ]
     AUTO_FOCUS = "#pipeline"
+
+    def action_pass_step(self, by: int) -> None:
+        pipeline = self.query_one("#pipeline", OptionList)
+        pipeline.action_cursor_down() if by > 0 else pipeline.action_cursor_up()
+
+    def action_pass_end(self, last: int) -> None:
+        pipeline = self.query_one("#pipeline", OptionList)
+        pipeline.action_last() if last else pipeline.action_first()
 
     def __init__(self, app: Any, passes: PassesResult):
         super().__init__()
