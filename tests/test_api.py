@@ -753,6 +753,8 @@ def test_fit_takes_one_budget_and_targets_as_strs_and_refuses_a_grid_as_the_comm
     with pytest.raises(Exception) as unknown:
         ts.fit("sample:vector_add", targets="sm80,sm91")
     assert "unknown target 'sm91'" in str(unknown.value) and "target='takes'" not in str(unknown.value)
+    # a column named as the fit was asked: h100 is sm90's (it was "not a target of this fit", h19d)
+    assert r.kernels[0].column("h100") == r.kernels[0].column("sm90") and len(r.kernels[0].column("a100")) == 1
 
 
 def test_a_tensor_given_as_a_constexpr_is_refused_before_triton_compiles():

@@ -72,8 +72,14 @@ class KernelFit:
     sizes: tuple[str, ...] = ()  # varied arguments (--vary M=1,64): a launch's size, not a config's value
 
     def column(self, target: str) -> tuple[Cell, ...]:
+        """The cells of one target, named as the fit was asked (`h100` is sm90's column too)."""
         if target not in self.targets:
-            raise UsageError(f"{target}: not a target of this fit; it has {', '.join(self.targets)}")
+            from ..core.targets import parse_name
+
+            named = parse_name(target, "target")
+            if named not in self.targets:
+                raise UsageError(f"{target}: not a target of this fit; it has {', '.join(self.targets)}")
+            target = named
         at = self.targets.index(target)
         return tuple(row[at] for row in self.cells)
 
