@@ -790,3 +790,17 @@ def test_explain_takes_a_grid_and_its_view_names_the_keyword_to_give_it():
     assert view.index("<h2>where the time goes</h2>") > view.index("</header>")  # the time model, below the header
     timed = ts.explain(file, target="sm90", what_if=False, grid="64")
     assert timed.to_json()["time"]["launch"]["grid"] == [64, 1, 1]
+
+
+class _Settings:  # a class of the caller's own, as a notebook cell defines one
+    block = 64
+
+
+def test_a_constexpr_the_compiles_process_cannot_be_given_is_refused_by_name(monkeypatch):
+    """A lambda, or an object of a class a notebook cell defines, given as a constexpr ended the compile's
+    process: "exited with code 1 without a result", or a raw PicklingError (h19d)."""
+    with pytest.raises(UsageError, match=r"BLOCK_SIZE=<function .*cannot be sent to \((Pickling|Attribute)Error"):
+        ts.dump("sample:vector_add", BLOCK_SIZE=lambda: 64, target="sm90")
+    monkeypatch.setattr(_Settings, "__module__", "__main__")
+    with pytest.raises(UsageError, match="an object of a class the notebook \\(or script\\) defines, _Settings"):
+        ts.dump("sample:vector_add", BLOCK_SIZE=_Settings(), target="sm90")

@@ -54,8 +54,31 @@ def request(
                 f"{name}={type(value).__name__}: a constexpr is a value known at compile time (a number, bool,"
                 " str or dtype), not a tensor; give a tensor's type as an argument: args={'x_ptr': '*fp16'}"
             )
+        _crossing(name, value)
     values[KERNEL] = _kernel(kernel, values)
     return forms.request_of(values, inputs.API, resolve_target=resolve_target)
+
+
+def _crossing(name: str, value: Any) -> None:
+    """A constexpr the compile's process can be given: one that cannot be pickled (a lambda, an object of
+    a class a notebook cell defines) ended that process with "exited with code 1 without a result" or a
+    raw PicklingError (h19d)."""
+    import pickle
+
+    if type(value).__module__ == "__main__":  # pickled by its class's name, which the other process lacks
+        raise UsageError(
+            f"{name}={value!r}: an object of a class the notebook (or script) defines, {type(value).__name__}, "
+            "which the compile's process of its own does not have",
+            hint="give a number, a bool, a string, a dtype, or a tuple of them",
+        )
+    try:
+        pickle.loads(pickle.dumps(value))
+    except Exception as exc:  # noqa: BLE001 - pickle raises many kinds for what it cannot carry
+        raise UsageError(
+            f"{name}={value!r}: the compile runs in a process of its own, which this value cannot be sent to "
+            f"({type(exc).__name__}: {exc})",
+            hint="give a number, a bool, a string, a dtype, or a tuple of them",
+        ) from None
 
 
 def _kernel(kernel: Any, values: dict[str, Any]) -> Any:
