@@ -331,7 +331,7 @@ def _access(walk: _Walk, op: ttgir.Op) -> None:
     # a tile whose rows repeat (a packed weight's `offs_k // 8`) moves each different address once; a
     # tile wider than its rows (masked) has rows overlap: no more than its elements in bounds either
     used = elements * share
-    used = np.minimum(used, program_values.count(target)) if known else used
+    used = np.minimum(used, program_values.count(target)) if isinstance(target, Address) and known else used
     moved = walk.per_program(used * per_element * times)
     start = walk.per_program(first).astype(np.int64)
     runs, all_runs = float(walk.per_program(times)[0]), float(walk.per_program(times).sum())

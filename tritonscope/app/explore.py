@@ -214,6 +214,8 @@ def _several_kernels(request: VariantRequest) -> KernelList | None:
     from .catalog import list_kernels
 
     listed = list_kernels(request.source, request.target_info)
+    if not isinstance(listed, KernelList):  # a capture folder's compiles: listed where it is opened
+        return None
     return listed if sum(not k.is_helper for k in listed.kernels) > 1 else None
 
 

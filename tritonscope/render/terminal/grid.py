@@ -54,7 +54,11 @@ _SGR = {"cyan": "36", "magenta": "35", "green": "32", "yellow": "33", "blue": "3
 def _draw_tiles(console: Console, programs: list[Program], wave: int | None, terminal: Terminal) -> None:
     """The output tiles as a grid of program numbers, in bands of as many tile columns as fit."""
     placed = {}
-    tiles = [tile_of(program.stores[0]) for program in programs]
+    tiles = []
+    for program in programs:
+        tile = tile_of(program.stores[0])
+        assert tile is not None  # _draw draws tiles only where every store has one
+        tiles.append(tile)
     # placed by the whole tiles' size: a last tile cut short (2 rows of 64) is the next tile, not the 64th
     height_of, width_of = max(t[2] for t in tiles), max(t[3] for t in tiles)
     for program, (row, column, _, _) in zip(programs, tiles, strict=True):
