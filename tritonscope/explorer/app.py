@@ -284,12 +284,7 @@ class ExplorerApp(App):
         path = local_file(session.request.source)
         now = contents.file_since(path, session.shown)  # else the source pane stays, greyed
         file = str(path) if now is not None else session.kernel_file
-        if where is None and file is not None:  # a worker's error names its line in words (a syntax error)
-            where = _named_line(message, file)
-        line = where[1] if where is not None and file is not None and Path(where[0]) == Path(file) else None
-        if line is None and now is not None and session.request.kernel:  # no line of its own: the kernel's def
-            line = _def_line(now, session.request.kernel)
-        self.main.failed(_in_keys(message), line, now)
+        self.main.failed(_in_keys(message), _error_line(message, where, file, now, session.request.kernel), now)
 
     def _mark_changes(self) -> None:
         changes = self.session.changes()  # in a thread: a diff of every stage
@@ -365,9 +360,7 @@ class ExplorerApp(App):
             self.tickets.start(self.compiles.pipeline(self.session.request), tickets.PIPELINE)
 
     def _passes_ready(self, outcome: Outcome) -> None:
-        # the status stands on the variant again (it stood on "capturing the pass pipeline… 0.0 s" for the
-        # rest of the session, h19e), and its follow-up, which the capture cancelled, starts again
-        if self.session.shown is not None:
+        if self.session.shown is not None:  # the status on it again, its follow-up (the capture cancelled it)
             self.main.stand(f"{self.session.how}: {describe(self.session.shown)}")
             self._follow_up()
         if not outcome.ok or not isinstance(outcome.value, PassesResult):
@@ -401,6 +394,17 @@ def _stepped_targets() -> tuple[str, ...]:
     for name, target in TARGETS.items():
         seen.setdefault((target.backend, target.arch, target.warp_size), name)
     return tuple(seen.values())
+
+
+def _error_line(message: str, where, file: str | None, now, kernel: str | None) -> int | None:
+    """The line a failed compile's cursor goes to: the one its error names (`where`, else a `FILE:LINE`
+    in its words: a syntax error), else the kernel's def (where there is a file to show)."""
+    if where is None and file is not None:
+        where = _named_line(message, file)
+    line = where[1] if where is not None and file is not None and Path(where[0]) == Path(file) else None
+    if line is None and now is not None and kernel:
+        line = _def_line(now, kernel)
+    return line
 
 
 def _named_line(message: str, file: str) -> tuple[str, int] | None:
