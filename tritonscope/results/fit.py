@@ -76,7 +76,10 @@ class KernelFit:
         if target not in self.targets:
             from ..core.targets import parse_name
 
-            named = parse_name(target, "target")
+            try:
+                named = parse_name(target, "target")
+            except UsageError:
+                named = target  # no target of any fit: said as one of this fit's
             if named not in self.targets:
                 raise UsageError(f"{target}: not a target of this fit; it has {', '.join(self.targets)}")
             target = named
