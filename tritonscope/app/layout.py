@@ -268,5 +268,9 @@ def _shortened(op: str, most: int = 120) -> str:
     op = re.sub(r"#[\w.]+<\{[^{}]*\}>", "#…", op)
     if len(op) <= most:
         return op
+    if " : " in op and " -> " in op:  # the operands' types left out, the result's kept (its shape, its type)
+        kept = op.split(" : ")[0] + " : … -> " + op.rsplit(" -> ", 1)[1]
+        if len(kept) <= most:
+            return kept
     head = op.split(" : ")[0] + " : …" if " : " in op else op
     return head if len(head) <= most else head[: head.rfind(" ", 0, most - 1)] + " …"
