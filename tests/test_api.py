@@ -159,6 +159,20 @@ def test_a_torch_dtype_and_a_tensor_are_taken_as_their_triton_types():
     assert signature["x_ptr"] == "*fp16" and signature["y_ptr"] == "*bf16", signature
 
 
+def test_a_tensor_view_not_16_byte_aligned_gets_no_alignment_hint_as_at_its_launch():
+    """x[1:] of fp16 starts 2 bytes past an aligned allocation: Triton's launcher does not mark it
+    aligned (`data_ptr() % 16`), so its compile's accesses are 16-bit; it kept the hint (h19d)."""
+    torch = pytest.importorskip("torch")
+    x = torch.zeros(4097, dtype=torch.float16)
+    given = {"y_ptr": "*fp16", "n_elements": 4096}
+    aligned = ts.dump("sample:vector_add", BLOCK_SIZE=1024, target="sm90", args={"x_ptr": x[:4096], **given})
+    view = ts.explain("sample:vector_add", BLOCK_SIZE=1024, target="sm90", args={"x_ptr": x[1:], **given})
+    assert aligned.variant.hints["x_ptr"] == "D" and "x_ptr" not in view.variant.hints, view.variant.hints
+    assert view.variant.hints["y_ptr"] == "D"  # the other pointer keeps its hint
+    narrow = [f for f in view.findings if f.kind == "narrow-global-access"]
+    assert narrow and "x_ptr was not known to be 16-byte aligned" in narrow[0].message
+
+
 def test_a_numpy_scalar_argument_is_refused_as_tritons_launcher_refuses_it():
     """np.float32(4096.0) was typed i32 with the divisibility hint, where Triton's launcher refuses it
     ("failed to specialize argument of type: numpy.float32", h19d)."""

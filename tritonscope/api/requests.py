@@ -25,6 +25,7 @@ import types
 import typing
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..core import forms, inputs
@@ -135,9 +136,11 @@ def with_inputs(function: Callable | None = None, *, resolve_target: bool = True
         values = {name: keywords.pop(name) for name in list(keywords) if name in taken}
         mine = {name: keywords.pop(name) for name in list(keywords) if name in own_names}
         try:
+            unaligned = unaligned_tensors(values.get("args"))
             values = {name: as_given(name, value, annotations[name]) for name, value in values.items()}
             mine = {name: as_given(name, value, annotations[name]) for name, value in mine.items()}
-            return function(request(kernel, values, keywords, resolve_target), **mine)
+            made = request(kernel, values, keywords, resolve_target)
+            return function(replace(made, unaligned=unaligned) if unaligned else made, **mine)
         except TritonscopeError as exc:
             raise said(exc, keywords, taken | own_names) from None
 
@@ -190,6 +193,23 @@ def _is(value: Any, kind: type) -> bool:
     if kind is float:
         return isinstance(value, (int, float))
     return isinstance(value, kind)
+
+
+def unaligned_tensors(args: Any) -> tuple[str, ...]:
+    """The arguments given as tensors whose data does not start 16 bytes aligned (a view, `x[1:]`):
+    Triton's launcher gives them no alignment hint (`data_ptr() % 16`), so neither does their compile."""
+    if not isinstance(args, dict):
+        return ()
+    found = []
+    for name, value in args.items():
+        if hasattr(value, "data_ptr") and hasattr(value, "dtype"):
+            try:
+                address = value.data_ptr()
+            except Exception:  # noqa: BLE001 - a meta or fake tensor has no address: a torch allocation's
+                continue
+            if address % 16:
+                found.append(name)
+    return tuple(found)
 
 
 def _pointer_type(name: str, value: Any) -> Any:

@@ -165,6 +165,9 @@ class VariantRequest:
     # (decorator list, parameter) pairs specialized as if the kernel's @triton.jit(do_not_specialize=...,
     # do_not_specialize_on_alignment=...) did not name them: explain's what-if of editing the decorator.
     dropped_from_decorator: tuple[tuple[str, str], ...] = ()
+    # Pointer arguments known not to be 16-byte aligned (the API's tensor views, `x[1:]`): the
+    # launcher gives them no alignment hint, as it gives none at such a call.
+    unaligned: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.source is None:

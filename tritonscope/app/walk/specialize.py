@@ -123,6 +123,7 @@ def _arguments(kernel: LoadedKernel, request: VariantRequest, user_args: dict, d
         align = request.specialize and (
             not jit_param.do_not_specialize_on_alignment or "do_not_specialize_on_alignment" in dropped
         )
+        align = align and param.name not in request.unaligned
         if isinstance(value, TypeName):
             if value.is_descriptor and kernel.spec.language == Language.GLUON:
                 value = TypeName(triton_kernels.gluon_descriptor(value))  # with the shared layout Gluon's needs
