@@ -33,23 +33,20 @@ def memory_answers(device: dict) -> dict:
     return answers
 
 
-_SAID: list = []  # once a figure has been read and said to be a stand-in
-
-
 def _said_once(name: str, answer):
-    """ANSWER, the first read of any figure said on stderr: a program's printed peak memory of 0 (or
-    the whole memory free) is not read as measured (h19b), as Event.elapsed_time's 1.0 ms is said."""
+    """ANSWER, the first read of any figure by the program's own call said on stderr to be a stand-in
+    (where.say_stand_in_once): a printed peak memory of 0 (or the whole memory free) is not measured."""
 
     def said(*args, **kwargs):
         import sys
 
-        from .where import installed
+        from .where import installed, say_stand_in_once
 
-        if not _SAID and not installed(sys._getframe(1).f_code.co_filename):  # the program's own call
-            _SAID.append(name)
-            sys.stderr.write(
-                f"tritonscope: torch.cuda.{name}() on the simulated GPU: fake tensors take no device memory, so "
-                "every allocator figure is 0 (and all the memory free), a stand-in\n"
+        if not installed(sys._getframe(1).f_code.co_filename):  # the program's own call
+            say_stand_in_once(
+                "allocator",
+                f"torch.cuda.{name}() on the simulated GPU: fake tensors take no device memory, so every "
+                "allocator figure is 0 (and all the memory free), a stand-in",
             )
         return answer(*args, **kwargs)
 

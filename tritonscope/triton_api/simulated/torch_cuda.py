@@ -8,11 +8,11 @@ need the GPU (synchronize, streams, events, seeds) does nothing.
 
 from __future__ import annotations
 
-import sys
 import types
 import warnings
 
 from . import allocator
+from .where import say_stand_in_once
 
 _mode: list = []
 
@@ -63,9 +63,7 @@ class _Stream:
 
     def elapsed_time(self, other) -> float:
         """A stand-in (nothing ran): said once, so that a timing loop's figure is not read as measured."""
-        if not _SAID_TIMES:
-            _SAID_TIMES.append(True)
-            sys.stderr.write("tritonscope: Event.elapsed_time on the simulated GPU gives 1.0 ms, a stand-in\n")
+        say_stand_in_once("elapsed_time", "Event.elapsed_time on the simulated GPU gives 1.0 ms, a stand-in")
         return 1.0
 
     def __enter__(self):
@@ -128,7 +126,6 @@ class _GraphCapture:
 
 
 _CAPTURING: list = []  # the graphs being captured now
-_SAID_TIMES: list = []  # once the stand-in elapsed time has been said
 
 
 def _answers(device: dict, torch) -> dict:

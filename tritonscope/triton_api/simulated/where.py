@@ -11,6 +11,17 @@ import sys
 _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep  # the simulated GPU's own modules
 
 
+_STAND_INS_SAID: set[str] = set()  # the kinds of stand-in figure said already
+
+
+def say_stand_in_once(kind: str, text: str) -> None:
+    """TEXT on stderr the first time a stand-in figure of KIND is read (an allocator's 0, an event's
+    1.0 ms), so that a program's printed figure is not read as measured (h19b)."""
+    if kind not in _STAND_INS_SAID:
+        _STAND_INS_SAID.add(kind)
+        sys.stderr.write(f"tritonscope: {text}\n")
+
+
 def installed(name: str) -> bool:
     return f"{os.sep}site-packages{os.sep}" in name or f"{os.sep}dist-packages{os.sep}" in name
 
