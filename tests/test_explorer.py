@@ -294,11 +294,16 @@ def test_a_pane_given_what_it_shows_again_is_not_drawn_again_and_a_stage_still_m
     assert contents.stage(partial, Stage.TTGIR).lines == partial.listings[Stage.TTGIR]
 
 
-def test_a_bad_save_shows_the_error_pane_and_keeps_the_last_stages_stale(tmp_path, warm):
+def _vector_add_copy(tmp_path: Path) -> tuple[Path, str, int]:
+    """The vector_add sample copied for a test to save over: its path, its text, the line of `output = x + y`."""
     kernel = tmp_path / "add.py"
     shutil.copy(ROOT / "sample_kernels" / "vector_add.py", kernel)
     good = kernel.read_text()
-    bad_line = next(n for n, t in enumerate(good.splitlines(), 1) if "output = x + y" in t)
+    return kernel, good, next(n for n, t in enumerate(good.splitlines(), 1) if "output = x + y" in t)
+
+
+def test_a_bad_save_shows_the_error_pane_and_keeps_the_last_stages_stale(tmp_path, warm):
+    kernel, good, bad_line = _vector_add_copy(tmp_path)
 
     async def scenario():
         request = VariantRequest(file=str(kernel), target="sm90")
@@ -801,10 +806,7 @@ def test_a_cache_of_one_kernel_compiled_twice_lists_each_compile(warm, tmp_path)
 def test_a_syntax_error_saved_puts_the_cursor_on_its_line(tmp_path, warm):
     """The error pane named `add.py:N: syntax error` and the cursor went to the kernel's def, the line
     out of view (h19e): it goes to the line the error names, as for a NameError."""
-    kernel = tmp_path / "add.py"
-    shutil.copy(ROOT / "sample_kernels" / "vector_add.py", kernel)
-    good = kernel.read_text()
-    bad_line = next(n for n, t in enumerate(good.splitlines(), 1) if "output = x + y" in t)
+    kernel, good, bad_line = _vector_add_copy(tmp_path)
 
     async def scenario():
         request = VariantRequest(file=str(kernel), target="sm90")
