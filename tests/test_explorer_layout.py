@@ -325,6 +325,32 @@ def test_a_narrower_window_takes_stage_panes_away_and_a_wider_gives_them_back(wa
     asyncio.run(scenario())
 
 
+def test_a_window_opened_narrow_and_made_wide_shows_what_one_opened_wide_shows(warm):  # noqa: F811
+    """Opened at 80 columns (SASS alone, stacked) and made 200 wide, it kept one stage pane where a
+    window opened at 200 shows TTGIR beside SASS (h19e); `+` past what the width holds is refused, in
+    words that say the width it needs (it left the source pane all gutter)."""
+
+    async def scenario():
+        async with opened(MATMUL, size=(80, 24), compiles=warm) as (app, pilot):
+            await settled(app, pilot)
+            code = app.query_one("#code")
+            assert code.stages == (Stage.SASS,)
+            await pilot.resize_terminal(200, 50)
+            await pilot.pause()
+            assert code.stages == (Stage.TTGIR, Stage.SASS)
+            await pilot.resize_terminal(120, 40)
+            await pilot.pause()
+            assert code.stages == (Stage.SASS,)
+            await pilot.press("plus")
+            await pilot.pause()
+            assert code.stages == (Stage.SASS,)
+            said = str(app.main.status_line.said)
+            assert said.startswith("2 stage panes need ") and "(this window has 120)" in said, said
+            assert pane(app, "source").region.width >= 34
+
+    asyncio.run(scenario())
+
+
 def test_at_80_columns_a_findings_advice_is_on_screen_and_the_rest_scrolls(warm):  # noqa: F811
     """At 80x24 the finding's detail stopped mid-sentence (`... passed to the kernel, or`), its `try:` lost:
     what to try comes before the evidence, and a detail longer than its place scrolls."""

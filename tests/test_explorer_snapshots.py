@@ -61,5 +61,5 @@ def test_matmul_at_160x48_on_the_dot(snap_compare, explore):
 
 
 def test_matmul_at_160x48_light_with_three_panes(snap_compare, explore):
-    keys = ["t", "plus", "plus", "colon", "3", "3", "enter", "r"]
+    keys = ["t", "r", "plus", "plus", "colon", "3", "3", "enter"]  # the panel's columns first: 3 panes fit
     assert snap_compare(explore("sample:matmul"), terminal_size=(160, 48), press=keys, run_before=settled)

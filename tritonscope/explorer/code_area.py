@@ -51,6 +51,7 @@ class CodeArea(Vertical):
         self._marks: dict[Stage, frozenset[int]] = {}  # the lines changed, per stage
         self._marked_against: ExploreResult | None = None  # the variant they were changed against
         self._dropped: tuple[tuple[int, Stage], ...] = ()  # (place, stage) a narrower window took, given back
+        self._chosen = False  # how many panes the user chose (`+`/`-`): the window's width no longer decides
 
     def compose(self) -> ComposeResult:
         yield self.source
@@ -146,6 +147,14 @@ class CodeArea(Vertical):
         if kept != self.stages:
             self.stages = kept
 
+    def grow(self, wanted: tuple[Stage, ...]) -> None:
+        """The stages a window opened at its width shows (`wanted`, first_stages'), where this one shows
+        fewer and the user has not chosen how many (`+`/`-`): one opened at 80 columns and made 200
+        wide showed no TTGIR (h19e)."""
+        if self._chosen or len(wanted) <= len(self.stages) or self._dropped:
+            return
+        self.stages = tuple(s for s in wanted if s not in self.stages) + self.stages
+
     def _kept(self, shown: tuple[Stage, ...], room: int) -> tuple[Stage, ...]:
         """The stages `room` panes keep of those `shown`: the first ones, and the machine code whatever
         its place (a narrower window took SASS, the stage the explorer opens on, and left TTGIR)."""
@@ -160,7 +169,7 @@ class CodeArea(Vertical):
         result = self.result
         if result is None:
             return
-        self._dropped = ()  # the user's choice from now on
+        self._dropped, self._chosen = (), True  # the user's choice from now on
         chosen = list(self.stages)
         count = min(max(len(chosen) + by, 1), PANES, len(result.stages))
         while len(chosen) < count:

@@ -18,7 +18,7 @@ from textual.widgets import Footer
 from ..core.stages import Stage
 from ..results.explore import ExploreResult
 from . import contents
-from .code_area import CodeArea, coming, first_stages
+from .code_area import MIN_PANE, CodeArea, coming, first_stages
 from .listing import Content
 from .panes import CodePane
 from .session import Session
@@ -104,8 +104,15 @@ class MainScreen(Screen):
         stacked below it, the panel in their place with `r`."""
         self.set_class(width >= WIDE, "wide")
         self.set_class(width < WIDE, "narrow")
-        panel = min(max(int(width * 0.3), 42), 72)  # #side's width (explorer.tcss)
-        self.code.fit(width - panel if width >= WIDE else None)
+        self.code.fit(self._room(width))
+        if self.session.shown is not None:  # a window grown past WIDEST: TTGIR beside the machine code
+            self.code.grow(first_stages(self.session.shown, width))
+
+    def _room(self, width: int) -> int | None:
+        """The stage panes' and the source's share of `width` columns side by side (beside the panel
+        unless `r` hid it: the class `panel`, when wide); None: stacked."""
+        panel = 0 if self.has_class("panel") else min(max(int(width * 0.3), 42), 72)  # #side's (explorer.tcss)
+        return width - panel if width >= WIDE else None
 
     # --- what it draws ----------------------------------------------------------------------------
 
@@ -201,6 +208,14 @@ class MainScreen(Screen):
         self.code.step(pane, by)
 
     def action_panes(self, by: int) -> None:
+        """One stage pane more or fewer; more only where each keeps its MIN_PANE columns (h19e: `+`
+        at 120 columns left the source pane all gutter)."""
+        room = self._room(self.app.size.width)
+        wanted = len(self.code.stages) + 1
+        if by > 0 and room is not None and wanted > max(room // MIN_PANE - 1, 1):
+            needed = next(w for w in range(WIDE, 10_000) if (self._room(w) or 0) // MIN_PANE - 1 >= wanted)
+            self.say(f"{wanted} stage panes need {needed} columns (this window has {self.app.size.width})")
+            return
         self.code.count(by)
 
     def action_controls(self) -> None:
@@ -233,6 +248,7 @@ class MainScreen(Screen):
 
     def action_panel(self) -> None:
         self.toggle_class("panel")
+        self.fit(self.app.size.width)  # the panel's columns given to the panes, or taken back
 
     def action_findings(self) -> None:
         self.remove_class("panel") if self.has_class("wide") else self.add_class("panel")
