@@ -338,11 +338,22 @@ def test_a_bad_save_shows_the_error_pane_and_keeps_the_last_stages_stale(tmp_pat
             assert app.session.line == bad_line and source.number == bad_line
             await pilot.pause()
             assert source.cursor in source.visible_rows()  # in view, with the error pane's rows taken
+            # the cursor moved in the file as saved selects its line: the fix's stages link to it (they
+            # linked to the line selected before, the cursor elsewhere: h19e)
+            store = next(n for n, t in enumerate(good.splitlines(), 1) if "tl.store" in t)
+            source.focus()
+            source.go_to_number(store)
+            await pilot.pause()
+            assert app.session.line == store
             kernel.write_text(good)  # fixed: compiled again, the error gone
             while app.session.failure is not None or app.compiling:
                 assert time.monotonic() < deadline + 120, "the fixed file was not compiled"
                 await pilot.pause(0.1)
             assert not app.screen.has_class("failed") and not pane(app, "stage-0").stale
+            await pilot.pause()
+            sass = pane(app, "stage-0")
+            assert app.main.code.stages == (Stage.SASS,) and source.number == store and app.session.line == store
+            assert sass.linked and sass.linked == set(app.session.shown.stage_lines(Stage.SASS, store))
 
     asyncio.run(scenario())
 

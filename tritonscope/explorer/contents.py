@@ -49,7 +49,10 @@ def file_only(path: Path) -> Content | None:
         text = fileio.read_input_text(path)  # a regular file only: a named pipe would hold the screen
     except (OSError, ValueError):  # UnicodeDecodeError too
         return None
-    return Content(title=path.name, lines=tuple(enumerate(text.splitlines(), start=1)), lexer="python")
+    lines = tuple(enumerate(text.splitlines(), start=1))
+    code = frozenset(n for n, line in lines if line.strip() and not line.strip().startswith("#"))
+    # its cursor's line is the one selected (session.line): a fix saved then is linked there (h19e)
+    return Content(title=path.name, lines=lines, lexer="python", python_lines=partial(_own, code))
 
 
 def file_since(path: Path | None, shown: ExploreResult | None) -> Content | None:

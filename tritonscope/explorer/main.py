@@ -178,7 +178,9 @@ class MainScreen(Screen):
 
     @on(CodePane.Moved)
     def _moved(self, message: CodePane.Moved) -> None:
-        if message.python_lines:
+        if message.python_lines and self.session.failure is not None and message.pane is self.code.source:
+            self.session.line = message.python_lines[0]  # the file as saved: the stale stages are not its own
+        elif message.python_lines:
             self.select(message.python_lines[0], message.pane)
             if message.pane.id != "source":
                 self.code.source.link(message.python_lines[0])
