@@ -506,3 +506,16 @@ def test_a_decorators_wrapper_is_named_by_the_function_it_wraps():
     assert name.endswith("forward (through wrapper)") and file == __file__
     assert line == forward.__wrapped__.__code__.co_firstlineno
     assert _named(sys._getframe())[0] == "test_a_decorators_wrapper_is_named_by_the_function_it_wraps"
+
+
+def test_a_decorator_list_names_its_parameters_by_name_or_by_index():
+    """`do_not_specialize=[2]` (Triton takes an index as well as a name) was read as a parameter named
+    "2": the prediction then said `n` would recompile for its divisibility, where Triton never hints it."""
+    from tritonscope.analysis.specialization import not_specialized
+
+    source = (
+        '@triton.jit(do_not_specialize=[2, "m"], do_not_specialize_on_alignment=[0])\n'
+        "def k(x_ptr, y_ptr, n, m, BLOCK: tl.constexpr):\n    pass\n"
+        'other = triton.jit(do_not_specialize=["q"])(f)\n'
+    )
+    assert not_specialized(source) == (frozenset({"n", "m", "q"}), frozenset({"x_ptr"}))

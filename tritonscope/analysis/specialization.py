@@ -131,10 +131,23 @@ def not_specialized(source: str) -> tuple[frozenset[str], frozenset[str]]:
         tree = ast.parse(source)
     except SyntaxError:
         return frozenset(), frozenset()
+    decorating: dict[int, list[str]] = {}  # a decorator's keyword -> the parameters of the function it decorates
+    for function in ast.walk(tree):
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for decorator in function.decorator_list:
+                decorating |= {id(n): [a.arg for a in function.args.args] for n in ast.walk(decorator)}
     for node in ast.walk(tree):
         if isinstance(node, ast.keyword) and node.arg in found and isinstance(node.value, (ast.List, ast.Tuple)):
-            found[node.arg] |= {str(e.value) for e in node.value.elts if isinstance(e, ast.Constant)}
+            params = decorating.get(id(node), [])
+            found[node.arg] |= {_param_named(e.value, params) for e in node.value.elts if isinstance(e, ast.Constant)}
     return frozenset(map(str, found["do_not_specialize"])), frozenset(map(str, found["do_not_specialize_on_alignment"]))
+
+
+def _param_named(listed: object, params: list[str]) -> str:
+    """A decorator list's entry as a parameter's name: Triton takes a name or an index (`[2]`)."""
+    if isinstance(listed, int) and not isinstance(listed, bool) and 0 <= listed < len(params):
+        return params[listed]
+    return str(listed)
 
 
 def launch_values(launch: dict | None) -> dict[str, object]:
