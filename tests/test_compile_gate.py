@@ -69,6 +69,10 @@ def test_no_compile_after_the_mark_passes_and_a_budget_of_a_few_holds(cli, captu
     assert doc["ok"] is True and [e["figures"] for e in doc["entries"]] == [{"compiles_after_warmup": 0}]
     marks = [json.loads(line) for line in (captures / "steady" / "marks.jsonl").read_text().splitlines()]
     assert [(m["mark"], m["via"]) for m in marks] == [("warmup", "environment")]
+    # noticed as os.environ is set, at the program's line: at the next compile or launch, a torch.compile
+    # frame compiled first was dated before it (the gate passed it) and the line was the launch's (h20b)
+    line = 1 + PROGRAM.read_text().splitlines().index('        os.environ[ENV_MARK] = "warmup"')
+    assert marks[0]["call_site"] == {"file": str(PROGRAM), "line": line}
     assert cli("check", captures / "late", "--budget", "compiles_after_warmup<=8").stdout.startswith("PASS")
 
 

@@ -4,7 +4,7 @@ what compiled after it. Cheap to import (the standard library and the capture co
 does nothing unless the program runs under `tritonscope trace`.
 
 A program that cannot import tritonscope sets the environment variable instead, in its own process:
-`os.environ["TRITONSCOPE_MARK"] = "warmup"`; the trace notices it at the next compile or launch.
+`os.environ["TRITONSCOPE_MARK"] = "warmup"`; the trace records it as it is set, at that line.
 """
 
 from __future__ import annotations

@@ -162,11 +162,15 @@ def write_mark(log: str, name: str, via: str, depth: int = 1) -> None:
 
 class MarkWatch:
     """Notices a program that marks a point by setting $TRITONSCOPE_MARK (it cannot import tritonscope):
-    checked at each compile and launch, so the mark is logged before the first record after it. A
-    value the process started with (inherited from its parent) is no new mark."""
+    as `os.environ` is set (its line the mark's), and checked again at each compile and launch (for
+    os.putenv). A value the process started with (inherited from its parent) is no new mark. Noticed
+    only at the next Triton compile or launch, a torch.compile frame compiled first was dated before
+    it, and the gate passed it (h20b)."""
 
     def __init__(self, log: str | None):
         self.log, self.seen = log, os.environ.get(contract.ENV_MARK)
+        if log:
+            _watch_environ(self)
 
     def __call__(self) -> None:
         value = os.environ.get(contract.ENV_MARK)
@@ -174,6 +178,25 @@ class MarkWatch:
             self.seen = value
             if value and self.log:
                 write_mark(self.log, value, "environment", depth=2)
+
+
+def _watch_environ(watch: MarkWatch) -> None:
+    """`os.environ[...] = value` (and update, setdefault) calls WATCH once the mark's variable is set."""
+    base = type(os.environ)
+
+    class Watched(base):  # type: ignore[valid-type, misc]
+        def __setitem__(self, key, value) -> None:
+            base.__setitem__(self, key, value)
+            if key == contract.ENV_MARK:
+                try:
+                    watch()
+                except Exception:  # noqa: BLE001 - capturing must never break the traced program
+                    pass
+
+    try:
+        os.environ.__class__ = Watched
+    except TypeError:  # an environ replaced by something else: noticed at compiles and launches
+        pass
 
 
 class Recorder:
