@@ -112,7 +112,8 @@ def test_the_autotuners_configs_are_told_apart_from_specialization(capture):
 
 
 def test_a_torch_compile_guard_failure_and_the_kernels_it_brought(document):
-    (torch,) = document["torch_compiles"]
+    torch, twin = document["torch_compiles"]  # the guard's recompile; the twin function's first compile
+    assert twin["said"].startswith("torch.compile compiled `<lambda>` for the first time"), twin["said"]
     assert torch["said"] == (
         "torch.compile guard failed on `L['h'].size()[1]` (48; entry 0/0 expected 16): "
         "recompiled with a dynamic size (0/1)"
@@ -125,11 +126,29 @@ def test_a_torch_compile_guard_failure_and_the_kernels_it_brought(document):
     assert later and all(v["launch"]["where"] == torch["launch"]["where"] for v in later)
 
 
+def test_two_compiled_functions_kernels_of_one_name_are_two_kernels(document):
+    """A second function of the same body, compiled after the mark: its generated kernel has the first's
+    name, and was said to be that kernel's recompile ("`n` was divisible by 16 ...", h20b)."""
+    program = PROGRAM.read_text().splitlines()
+    first = 1 + next(n for n, t in enumerate(program) if "compiled_torch = torch.compile(" in t)
+    twin = 1 + next(n for n, t in enumerate(program) if "torch.compile(lambda h: h * 2.0 + 1.0, dynamic=False)" in t)
+    generated = [k for k in document["kernels"] if k["generated_by_torch_compile"]]
+    assert len({k["name"] for k in generated}) == 1 and len(generated) == 2
+    by_line = {k["generated_for"]: k for k in generated}
+    own, other = (
+        by_line[f"`<lambda>` at recompile_program.py:{first}"],
+        by_line[f"`<lambda>` at recompile_program.py:{twin}"],
+    )
+    assert own["recompiles"] == 1 and other["recompiles"] == 0
+    assert {v["torch_compile"] for v in other["variants"]} == {"1/0"}
+
+
 def test_compile_times_add_up_and_the_gate_counts_the_late_ones(document):
     for k in document["kernels"]:
         counted = [v["compile_seconds"] for v in k["variants"] if v["role"] != "same binary again"]
         assert k["compile_seconds"] == pytest.approx(sum(counted), abs=1e-3)
-    assert document["after_mark"] == {"compiles": 10, "torch_compiles": 1}  # 8 rules, the torch kernel's 2 configs
+    # 8 rules, the torch kernel's 2 configs, the twin function's 2; its recompile and the twin's first compile
+    assert document["after_mark"] == {"compiles": 12, "torch_compiles": 2}
     assert document["marks"] == [f"warmup at recompile_program.py:{line_of('tritonscope.mark(')}"]
 
 
@@ -218,7 +237,7 @@ def test_the_terminal_view_fits_80_columns(capture):
     assert result.exit_code == 0, out
     assert max(len(line) for line in out.splitlines()) <= 80
     assert "`n_elements` was divisible by 16 in variant 1" in out.replace("\n       ", " ")
-    assert "after warmup: 10 kernel compiles, 1 torch.compile" in out.replace("\n  ", " ")
+    assert "after warmup: 12 kernel compiles, 2 torch.compile" in out.replace("\n  ", " ")
 
 
 def test_a_mark_no_program_passed_and_a_folder_that_is_no_capture(capture, cli, tmp_path):

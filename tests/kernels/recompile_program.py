@@ -59,6 +59,8 @@ if late:
     launches(4099, 1, x[1:], None, torch.float16, 1500, 2**31 + 5, 8)
     if "--torch" in sys.argv:
         compiled_torch(torch.randn(4, 48, 32, device="cuda"))
+        # another function of the same body: its generated kernel has the same name, and is another kernel
+        torch.compile(lambda h: h * 2.0 + 1.0, dynamic=False)(torch.randn(4, 24, 32, device="cuda"))
 else:
     launches(4096, 8, x, x, torch.float32, 1000, 100, 4)
 print("recompile_program: done")

@@ -53,20 +53,46 @@ def _shown(kernel: KernelHistory, after: str | None) -> bool:
 
 def kernel_histories(timeline: Timeline) -> list[KernelHistory]:
     """Every kernel of the capture with each of its compiles, in the order the program made them."""
-    by_kernel: dict[str, list[tuple[int, dict]]] = {}
+    by_kernel: dict[tuple[str, str | None], list[tuple[int, dict]]] = {}
     for index, record in enumerate(timeline.compiles):
-        by_kernel.setdefault(str(record.get("name")), []).append((index, record))
+        by_kernel.setdefault((str(record.get("name")), _frame_of(timeline, record)), []).append((index, record))
     launches = timeline.launches_by_hash()
+    shared = {name for name, frame in by_kernel if frame is not None and sum(n == name for n, _ in by_kernel) > 1}
     found = []
-    for name, compiles in by_kernel.items():
+    for (name, frame), compiles in by_kernel.items():
         first = compiles[0][1]
+        # two compiled functions' kernels of one name are two kernels: each said with its function
+        function = _torch_compile_before(timeline, first) if name in shared else None
         fields = config_fields(first, timeline.candidates(name))
         steps = history([(i, r, specialization(r)) for i, r in compiles], launches, fields)
         variants = tuple(_variant(timeline, step, compiles, launches) for step in steps)
         found.append(
-            KernelHistory(name, first.get("file"), def_line(first), variants, generated=generated_by_torch(first))
+            KernelHistory(
+                name,
+                first.get("file"),
+                def_line(first),
+                variants,
+                generated=generated_by_torch(first),
+                generated_for=_function_said(function) if function else None,
+            )
         )
     return found
+
+
+def _function_said(frame: dict) -> str:
+    """A compiled function by name and where it is defined (two lambdas are told apart)."""
+    where = f" at {short_path(frame['file'])}:{frame['line']}" if frame.get("file") and frame.get("line") else ""
+    return f"`{frame['function']}`{where}"
+
+
+def _frame_of(timeline: Timeline, record: dict) -> str | None:
+    """The torch.compile frame (`compile_id` 3/1's 3) whose compile generated the kernel; None for one
+    the program defines. Its recompiles generate the kernel anew (one history); another function's
+    kernel of the same name (two functions' `x.sin()`) is another kernel (h20b: said a recompile)."""
+    if not generated_by_torch(record):
+        return None
+    frame = _torch_compile_before(timeline, record)
+    return str(frame.get("compile_id", "")).split("/")[0] if frame else None
 
 
 def _variant(timeline: Timeline, step: CompileStep, compiles, launches: dict[str, list[dict]]) -> Variant:

@@ -61,6 +61,7 @@ def kernel_body(k: KernelHistory) -> dict[str, Any]:
         "file": k.file,
         "line": k.line,
         "generated_by_torch_compile": k.generated,
+        "generated_for": k.generated_for,
         "compiles": sum(1 for v in k.variants if v.counts_as_compile),
         "recompiles": k.recompiles,
         "compile_seconds": round(k.compile_seconds, 4),
