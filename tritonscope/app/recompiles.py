@@ -59,7 +59,7 @@ def kernel_histories(timeline: Timeline) -> list[KernelHistory]:
     launches = timeline.launches_by_hash()
     shared = {name for name, frame in by_kernel if frame is not None and sum(n == name for n, _ in by_kernel) > 1}
     found = []
-    for (name, frame), compiles in by_kernel.items():
+    for (name, _frame), compiles in by_kernel.items():
         first = compiles[0][1]
         # two compiled functions' kernels of one name are two kernels: each said with its function
         function = _torch_compile_before(timeline, first) if name in shared else None
