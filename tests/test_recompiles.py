@@ -538,3 +538,27 @@ def test_a_decorator_list_names_its_parameters_by_name_or_by_index():
         'other = triton.jit(do_not_specialize=["q"])(f)\n'
     )
     assert not_specialized(source) == (frozenset({"n", "m", "q"}), frozenset({"x_ptr"}))
+
+
+def test_only_a_blocks_size_is_bucketed_a_constexprs_other_values_are_warmed_up():
+    """SCALE 1 -> 2 -> 3, EPS 1e-5 -> 1e-6, OUT_DT fp32 -> fp16 and ACT 'relu' -> 'none' were each
+    "bucketed" (launch with SCALE=3: another result) and the proof of two failed in the compile; a
+    block's size (powers of two, or made from a size) still is (h20b)."""
+    from tritonscope.analysis import recompile_causes as rc
+    from tritonscope.app.recompile_fixes import BUCKET, WARM, remedies
+    from tritonscope.results.recompiles import KernelHistory, Variant
+
+    def kernel(*changes: tuple[str, str, str]) -> KernelHistory:
+        variants = [Variant(1, "h1", rc.FIRST, None, (), "", None, None, ())]
+        for number, (name, before, after) in enumerate(changes, start=2):
+            cause = rc.Cause(rc.CONSTEXPR, name, before, after, f"`{name}` changed {before} → {after}")
+            variants.append(Variant(number, f"h{number}", rc.RECOMPILE, number - 1, (cause,), "", None, None, ()))
+        return KernelHistory("k", "k.py", 1, tuple(variants))
+
+    def hows(history: KernelHistory) -> dict[str, str]:
+        return {p: r.how for r in remedies(history) for p in r.params}
+
+    assert hows(kernel(("SCALE", "1", "2"), ("SCALE", "2", "3"))) == {"SCALE": WARM}
+    switches = kernel(("EPS", "1e-05", "1e-06"), ("OUT_DT", "fp32", "fp16"), ("ACT", "relu", "none"))
+    assert hows(switches) == {"EPS": WARM, "OUT_DT": WARM, "ACT": WARM}
+    assert hows(kernel(("BLOCK", "64", "128"), ("BLOCK", "128", "256"))) == {"BLOCK": BUCKET}

@@ -44,15 +44,37 @@ HEURISTIC = "heuristic"  # `compared`'s value for a constexpr a @triton.heuristi
 
 
 def _how(cause: rc.Cause, compared: dict[str, str] | None = None) -> str:
-    if cause.kind == rc.CONSTEXPR and (compared or {}).get(str(cause.param)) == HEURISTIC:
-        return WARM  # not the launch's to give: what the heuristic reads decides it
-    if cause.kind == rc.CONSTEXPR and {cause.before, cause.after} <= {"True", "False"}:
-        return WARM  # a switch of the kernel's code (HAS_BIAS): one value for both would compute the wrong thing
+    if cause.kind == rc.CONSTEXPR:
+        return _constexpr_how(cause, compared or {})
     if cause.kind == rc.DIVISIBILITY:
         return PAD if "stride" in str(cause.param) else DNS
-    if cause.kind == rc.CONSTEXPR and (str(cause.param) in (compared or {}) or _a_stride(str(cause.param))):
+    return {rc.EQUAL_TO_1: DNS, rc.ALIGNMENT: ALIGN, rc.OPTIONS: OPTIONS}.get(cause.kind, WARM)
+
+
+def _constexpr_how(cause: rc.Cause, compared: dict[str, str]) -> str:
+    """A changed constexpr's fix: bucketed only where it is a block's size (made from a size, or a power
+    of two either side); a plain argument where the kernel compares against it (a size, a stride);
+    else the kernel's own switch, each value another kernel by design. A multiplier (SCALE 2 -> 3), an
+    epsilon, a dtype or a string was bucketed, which changes what the kernel computes (h20b)."""
+    param = str(cause.param)
+    if compared.get(param) == HEURISTIC:
+        return WARM  # not the launch's to give: what the heuristic reads decides it
+    if not (_an_int(cause.before) and _an_int(cause.after)):
+        return WARM  # True/False (HAS_BIAS), 1e-5, tl.float16, 'relu': one value for both computes another thing
+    if param in compared or _a_stride(param):
         return RUNTIME  # a size or a stride: another value reads and writes elsewhere
-    return {rc.EQUAL_TO_1: DNS, rc.ALIGNMENT: ALIGN, rc.CONSTEXPR: BUCKET, rc.OPTIONS: OPTIONS}.get(cause.kind, WARM)
+    if cause.made_from or _a_power_of_2(cause.before) and _a_power_of_2(cause.after):
+        return BUCKET
+    return WARM
+
+
+def _an_int(text: str) -> bool:
+    return re.fullmatch(r"-?\d+", text.strip()) is not None
+
+
+def _a_power_of_2(text: str) -> bool:
+    value = int(text)
+    return value > 0 and value & (value - 1) == 0
 
 
 def _a_stride(name: str) -> bool:
@@ -118,13 +140,20 @@ def _names(node: ast.AST) -> list[ast.Name]:
 def remedies(kernel: KernelHistory, compared: dict[str, str] | None = None) -> list[Remedy]:
     """The kernel's remedies, one per kind of change, each naming every parameter it covers."""
     found: dict[tuple[str, str | None], Remedy] = {}
-    for variant in kernel.variants:
-        for cause in variant.causes:
+    causes = [cause for variant in kernel.variants for cause in variant.causes]
+    # a constexpr's fix is one for all its values: SCALE 1 -> 2 -> 3 is a switch, not a size bucketed
+    firm = {WARM: 0, RUNTIME: 1, BUCKET: 2}
+    constexpr_how: dict[str | None, str] = {}
+    for cause in causes:
+        if cause.kind == rc.CONSTEXPR:
             how = _how(cause, compared)
-            key = (how, cause.param if how in (BUCKET, RUNTIME, OPTIONS) else cause.kind if how == WARM else None)
-            known = found.get(key)
-            params = tuple(dict.fromkeys((*(known.params if known else ()), str(cause.param))))
-            found[key] = Remedy(how, known.kind if known else cause.kind, params, _value(kernel, cause, how))
+            constexpr_how[cause.param] = min(how, constexpr_how.get(cause.param, how), key=firm.__getitem__)
+    for cause in causes:
+        how = constexpr_how[cause.param] if cause.kind == rc.CONSTEXPR else _how(cause, compared)
+        key = (how, cause.param if how in (BUCKET, RUNTIME, OPTIONS) else cause.kind if how == WARM else None)
+        known = found.get(key)
+        params = tuple(dict.fromkeys((*(known.params if known else ()), str(cause.param))))
+        found[key] = Remedy(how, known.kind if known else cause.kind, params, _value(kernel, cause, how))
     return list(found.values())
 
 
@@ -210,12 +239,13 @@ def _warm_up(kernel: KernelHistory, remedy: Remedy, compared: dict[str, str]) ->
             f"launch {kernel.name} with {names} {other} in the warmup too: a None is a constant, two kernels by design"
         )
     if remedy.kind == rc.CONSTEXPR:  # a heuristic's, or a switch's (_how)
+        several = len(remedy.params) > 1
         whose = (
             "computed by the kernel's @triton.heuristics from the launch's arguments"
             if any(compared.get(n) == HEURISTIC for n in remedy.params)
-            else "a switch of the kernel's code: each value another kernel, by design"
+            else f"the kernel's own switch{'es' if several else ''} (not a block's size): each value another kernel, by design"
         )
-        return f"{names} is {whose}; warm up with launches that give each of its values"
+        return f"{names} {'are' if several else 'is'} {whose}; warm up with launches that give each of {'their' if several else 'its'} values"
     if remedy.kind == rc.DTYPE:
         return f"run the warmup with this dtype of {names} too, or cast to the warmup's before the launch"
     if remedy.kind == rc.INTEGER_WIDTH:
