@@ -562,3 +562,26 @@ def test_only_a_blocks_size_is_bucketed_a_constexprs_other_values_are_warmed_up(
     switches = kernel(("EPS", "1e-05", "1e-06"), ("OUT_DT", "fp32", "fp16"), ("ACT", "relu", "none"))
     assert hows(switches) == {"EPS": WARM, "OUT_DT": WARM, "ACT": WARM}
     assert hows(kernel(("BLOCK", "64", "128"), ("BLOCK", "128", "256"))) == {"BLOCK": BUCKET}
+
+
+def test_a_float_argument_given_the_int_1_is_said_to_change_type_not_to_equal_1():
+    """`alpha` 2.5 then `1`: Triton makes the int 1 a constant, a float never; it was said to "equal 1",
+    with a do_not_specialize fix that the proof then found did not hold (fp32 against i32: h20b)."""
+    from tritonscope.analysis.recompile_causes import DTYPE, causes
+    from tritonscope.analysis.specialization import Param, Specialization
+    from tritonscope.app.recompile_fixes import WARM, fix, remedies
+    from tritonscope.results.recompiles import KernelHistory, Variant
+
+    a = Specialization((Param("x_ptr", "*fp32", hint="D"), Param("alpha", "fp32")))
+    b = Specialization((Param("x_ptr", "*fp32", hint="D"), Param("alpha", "constexpr", "1")))
+    (found,) = causes(a, b, ([], []))
+    assert found.kind == DTYPE and found.said == "`alpha` was fp32 in variant 1 and the int 1 in variant 2 (a constant)"
+    variants = (
+        Variant(1, "h1", "first", None, (), "", None, None, ()),
+        Variant(2, "h2", "recompile", 1, (found,), "", None, None, ()),
+    )
+    history = KernelHistory("k", "k.py", 1, variants)
+    (remedy,) = remedies(history)
+    assert remedy.how == WARM
+    said = fix(history, remedy, {}, {}).said
+    assert said == "pass `alpha` as a float (1.0, not 1): Triton makes an int 1 a constant, a float never"

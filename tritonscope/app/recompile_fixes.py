@@ -247,6 +247,12 @@ def _warm_up(kernel: KernelHistory, remedy: Remedy, compared: dict[str, str]) ->
         )
         return f"{names} {'are' if several else 'is'} {whose}; warm up with launches that give each of {'their' if several else 'its'} values"
     if remedy.kind == rc.DTYPE:
+        given_1 = [
+            c.param for v in kernel.variants for c in v.causes if c.kind == rc.DTYPE and "1" in (c.before, c.after)
+        ]
+        if given_1:
+            ones = ", ".join(f"`{p}`" for p in dict.fromkeys(given_1))
+            return f"pass {ones} as a float (1.0, not 1): Triton makes an int 1 a constant, a float never"
         return f"run the warmup with this dtype of {names} too, or cast to the warmup's before the launch"
     if remedy.kind == rc.INTEGER_WIDTH:
         return f"warm up with {names} of 2**31 or more too: past 32 bits Triton compiles an i64 variant"
