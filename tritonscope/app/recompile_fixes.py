@@ -240,12 +240,14 @@ def _warm_up(kernel: KernelHistory, remedy: Remedy, compared: dict[str, str]) ->
         )
     if remedy.kind == rc.CONSTEXPR:  # a heuristic's, or a switch's (_how)
         several = len(remedy.params) > 1
+        switch = "the kernel's own switches" if several else "the kernel's own switch"
         whose = (
             "computed by the kernel's @triton.heuristics from the launch's arguments"
             if any(compared.get(n) == HEURISTIC for n in remedy.params)
-            else f"the kernel's own switch{'es' if several else ''} (not a block's size): each value another kernel, by design"
+            else f"{switch} (not a block's size): each value another kernel, by design"
         )
-        return f"{names} {'are' if several else 'is'} {whose}; warm up with launches that give each of {'their' if several else 'its'} values"
+        verb, its = ("are", "their") if several else ("is", "its")
+        return f"{names} {verb} {whose}; warm up with launches that give each of {its} values"
     if remedy.kind == rc.DTYPE:
         given_1 = [
             c.param for v in kernel.variants for c in v.causes if c.kind == rc.DTYPE and "1" in (c.before, c.after)
