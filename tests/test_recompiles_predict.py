@@ -228,3 +228,18 @@ def test_an_autotuned_kernels_late_compiles_are_its_predicted_ones_not_more(tmp_
     (tuned,) = [k for k in found["kernels"] if k["name"] == "tuned"]
     assert [p["where"] for p in tuned["predicted"]] == ["n in 4097..4100 (4 values)"], tuned["predicted"]
     assert found["compiles"] == 2  # the one variant, once per config: what the run compiled after the mark
+
+
+def test_a_heuristics_block_equal_to_its_size_in_a_warmup_of_powers_of_two_is_its_next_power(tmp_path, cli):
+    """BLOCK = next_power_of_2(n) by @triton.heuristics, warmed up at n = 128 and 256: "BLOCK = seq (equal
+    to n in every warmup launch)" predicted BLOCK=3, 5, ... and 298 compiles, which do not compile; the
+    program run at every size compiles the 14 predicted here (h20b), counted from the launches' rule."""
+    program = KERNELS / "predict_heuristic.py"
+    cli("trace", "--target", "sm90", "-o", tmp_path / "warm", "--", sys.executable, program)
+    document = json.loads(cli("recompiles", tmp_path / "warm", "--shapes", "seq=1..300", "--json").stdout)
+    model = kernel(document, "h_kernel")
+    assert "BLOCK = triton.next_power_of_2(seq) (next_power_of_2(n) in every warmup launch)" in model["params"]
+    # Triton's launcher at each size: n == 1 a constant, else divisible by 16 or not; BLOCK its own value
+    keys = {(n == 1, n % 16 == 0, 2 ** (n - 1).bit_length()) for n in range(1, 301)}
+    assert len(model["predicted"]) == len(keys - {(False, True, 128), (False, True, 256)}) == 14
+    assert document["compiles"] == 14

@@ -90,13 +90,13 @@ def model(
         if kind == "other":
             params.append(_held_params(p.name, specs))
             continue
-        expr, how = _expression(p.name, line, names, seen, params)
+        expr, how = _expression(p.name, line, names, seen, params, kind == "constexpr")
         values = tuple(dict.fromkeys(v[p.name] for v in seen if p.name in v))
         params.append(ParamModel(p.name, kind, expr, values if expr is None else (), how))
     for index, param in enumerate(params):  # equal to a parameter after it (a row's stride, to its length)
         if param.expr is None and param.kind in ("int", "constexpr"):
             others = sorted((q for q in params if q is not param), key=lambda q: q.how != "the launch line")
-            expr, how = _expression(param.name, None, names, seen, others)
+            expr, how = _expression(param.name, None, names, seen, others, param.kind == "constexpr")
             if expr is not None:
                 params[index] = ParamModel(param.name, param.kind, expr, (), how)
     warmup = tuple(dict.fromkeys(s.without(config)[0] for s in specs))
@@ -115,7 +115,9 @@ def _held_params(name: str, specs: list[Specialization]) -> ParamModel:
     return ParamModel(name, "fixed" if len(found) == 1 else "choices", held=found)
 
 
-def _expression(name: str, line: LaunchLine | None, sizes, seen: list[dict], known: list[ParamModel]):
+def _expression(
+    name: str, line: LaunchLine | None, sizes, seen: list[dict], known: list[ParamModel], constexpr: bool = False
+):
     """(the Expr of NAME over the sizes, how it was found), or (None, why not)."""
     expr = line.expression(name, sizes) if line is not None else None
     if expr is not None and not expr.sizes:
@@ -127,9 +129,12 @@ def _expression(name: str, line: LaunchLine | None, sizes, seen: list[dict], kno
         if other.expr is None or other.kind not in ("int", "constexpr"):
             continue
         others = [v.get(other.name) for v in seen]
-        if values == others:
+        rounded = all(isinstance(o, int) and x == int(next_power_of_2(o)) for x, o in zip(values, others, strict=True))
+        # a constexpr equal to a size in a warmup of powers of two is its next power of two (a block's
+        # size, a heuristic's): "equal" predicted BLOCK=3, 5, ... (298 compiles for 14: h20b)
+        if values == others and not (rounded and constexpr):
             return other.expr, f"equal to {other.name} in every warmup launch"
-        if all(isinstance(o, int) and x == int(next_power_of_2(o)) for x, o in zip(values, others, strict=True)):
+        if rounded:
             return Expr("next_power_of_2", (other.expr,)), f"next_power_of_2({other.name}) in every warmup launch"
     if len(set(values)) == 1 and isinstance(values[0], int):
         return const(values[0]), "the same in every warmup launch"
