@@ -585,3 +585,20 @@ def test_a_float_argument_given_the_int_1_is_said_to_change_type_not_to_equal_1(
     assert remedy.how == WARM
     said = fix(history, remedy, {}, {}).said
     assert said == "pass `alpha` as a float (1.0, not 1): Triton makes an int 1 a constant, a float never"
+
+
+def test_mark_dynamic_names_every_dimension_that_changed_not_only_the_first_guard():
+    """A transposed input ([8, 16] then [16, 8]): dynamo's reason names dimension 0 only, and
+    mark_dynamic(t, 0) still compiles again on dimension 1 (checked on the CPU: h20b)."""
+    from tritonscope.app.recompile_torch import fix
+    from tritonscope.parsers.dynamo_guards import reason
+
+    def inputs(*shape: int) -> dict:
+        return {"t": {"kind": "tensor", "shape": list(shape), "stride": [], "dtype": "torch.float32"}}
+
+    entry = {"function": "f", "compile_id": "1/0", "inputs": inputs(8, 16)}
+    text = "1/0: tensor 't' size mismatch at index 0. expected 8, actual 16"
+    call = {"function": "f", "compile_id": "1/1", "inputs": inputs(16, 8), "reasons": [text]}
+    assert fix(call, [reason(text)], [entry]).code == "torch._dynamo.mark_dynamic(t, [0, 1])"
+    taller = {**call, "inputs": inputs(16, 16)}  # only the guard's dimension changed
+    assert fix(taller, [reason(text)], [entry]).code == "torch._dynamo.mark_dynamic(t, 0)"

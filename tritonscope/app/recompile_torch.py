@@ -46,7 +46,7 @@ def torch_recompiles(timeline: Timeline, fixes: bool = True, after: str | None =
                 else said(record, read),
                 marks_passed=timeline.marks_before(record),
                 kernels=tuple(dict.fromkeys(kernels)),
-                fix=fix(record, read) if fixes and not first else None,
+                fix=fix(record, read, records[:number]) if fixes and not first else None,
             )
         )
     return found
@@ -119,12 +119,14 @@ def _actual(record: dict, name: str, dim: int) -> int | None:
     return shape[dim] if isinstance(shape, list) and dim < len(shape) else None
 
 
-def fix(record: dict, read: list[Reason]) -> Fix | None:
-    """One change for the failing guard: mark_unbacked where a 1 was specialized, else mark_dynamic."""
+def fix(record: dict, read: list[Reason], earlier: list[dict] | None = None) -> Fix | None:
+    """One change for the failing guard: mark_unbacked where a 1 was specialized, else mark_dynamic
+    (of every dimension that changed since the failing entry: EARLIER, the frame compiles before)."""
     failed = _failed(read)
     if not failed:
         return None
     (name, dim), reasons = next(iter(failed.items()))
+    dims = _changed_dims(record, earlier or [], name, dim, reasons)
     keyword = item_of(name)  # kwargs['input_ids']: the tensor given as input_ids=
     argument = keyword if isinstance(keyword, str) else name.split(".")[0].split("[")[0]
     where = f"before the first call of {record['function']}"
@@ -145,13 +147,27 @@ def fix(record: dict, read: list[Reason]) -> Fix | None:
             "dynamic=True, or remove the graph break"
         )
         return Fix(TORCH_GUARD, name, said, "", proof)
-    code = f"torch._dynamo.mark_dynamic({argument}, {dim})"
+    code = f"torch._dynamo.mark_dynamic({argument}, {dims[0] if len(dims) == 1 else dims})"
     said = f"{code} {where} (or torch.compile(..., dynamic=True)), so that one entry serves every size"
     if isinstance(keyword, str):  # the call's keyword: the program's own name for the tensor may be another
         said += f" (`{argument}`: the tensor the call passes as {argument}=)"
     if library:  # its argument may be made inside the library, where the program cannot mark it
         said += f"; {record['function']} is in {library}: where `{argument}` is not the program's, dynamic=True"
     return Fix(TORCH_GUARD, name, said, code, proof)
+
+
+def _changed_dims(record: dict, earlier: list[dict], name: str, dim: int, reasons: list[Reason]) -> list[int]:
+    """The dimensions of NAME that differ from the failing entry's input to this call's: dynamo's reason
+    names only the first guard that failed, and a transposed [8, 16] -> [16, 8] marked in dimension 0
+    alone compiles again on dimension 1 (h20b)."""
+    entries = {str(r.get("compile_id")): r for r in earlier}
+    now = (record.get("inputs", {}).get(name) or {}).get("shape")
+    for failing in reasons:
+        before = (entries.get(str(failing.entry), {}).get("inputs", {}).get(name) or {}).get("shape")
+        if isinstance(now, list) and isinstance(before, list) and len(now) == len(before):
+            changed = [i for i, (a, b) in enumerate(zip(before, now, strict=True)) if a != b]
+            return changed if dim in changed else [dim]
+    return [dim]
 
 
 def _library(file: str | None) -> str | None:
