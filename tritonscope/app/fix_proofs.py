@@ -67,8 +67,6 @@ def prove(plan: FixPlan) -> Proof:
         return Proof(False, texts, note="the two launches still specialize differently")
     if not plan.file:
         return Proof(True, texts, note="not compiled: the capture has no source file for the kernel")
-    if plan.not_aligned:
-        return Proof(True, texts, note="not compiled: a variant cannot drop one pointer's alignment hint")
     try:
         fixed = _compile(plan, plan.launches[0], fixed=True)
         before = _compile(plan, plan.launches[0], fixed=False)
@@ -131,12 +129,16 @@ def request_for(plan: FixPlan, launch: dict, fixed: bool) -> VariantRequest:
     """The request that compiles the kernel as LAUNCH specialized it (with the plan's fix, if FIXED)."""
     values, bucketed = launch_values(launch), dict(plan.constexprs) if fixed else {}
     args: list[tuple[str, Any]] = []
+    unaligned: list[str] = []  # pointers the launch gave no alignment hint, or the fix keeps from it
     for name, type_ in plan.signature:
         if name in plan.declared:
             continue
         if f"{name}.dtype" in values:
             element = canonical_type(f"torch.{values[name + '.dtype']}") or TypeName(short_dtype(type_))
             args.append((name, TypeName(f"*{element}")))
+            offset = int(values.get(f"{name}.storage_offset") or 0) * element_size(str(values[f"{name}.dtype"]))
+            if offset % 16 or fixed and name in plan.not_aligned:
+                unaligned.append(name)
         elif fixed and name in plan.not_specialized and isinstance(number := values.get(name), int):
             args.append((name, TypeName("i64" if abs(number) >= 2**31 else "i32")))  # a type: no hint
         else:
@@ -152,6 +154,7 @@ def request_for(plan: FixPlan, launch: dict, fixed: bool) -> VariantRequest:
         args=tuple(args),
         target=plan.target,
         source=source,  # type: ignore[arg-type]  # None: parsed from `file`
+        unaligned=tuple(unaligned),
         **options,
     )
 
