@@ -333,6 +333,27 @@ def test_a_kernel_launched_at_two_specializations_is_a_matrix_for_each(tmp_path)
     assert all(len(k["configs"]) == 1 for k in matrices)
 
 
+def test_an_autotuned_kernel_launched_at_two_sizes_of_a_constexpr_is_a_matrix_for_each(tmp_path):
+    """N a constexpr no config sets, launched at 1024 and 4096 (liger's dyt): one matrix of both, whose
+    "fastest" was an N=1024 row against the N=4096 ones, and a pruner no config matched (h20a)."""
+    pytest.importorskip("torch")
+    program = tmp_path / "program.py"
+    program.write_text(
+        "import torch, triton, triton.language as tl\n\n"
+        "@triton.autotune([triton.Config({'BLOCK': 256}), triton.Config({'BLOCK': 512})], key=['N'])\n"
+        "@triton.jit\ndef scale(x_ptr, N: tl.constexpr, BLOCK: tl.constexpr):\n"
+        "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    tl.store(x_ptr + o, tl.load(x_ptr + o, mask=o < N) * 2, mask=o < N)\n\n"
+        "for n in (1024, 4096):\n"
+        "    scale[lambda meta: (triton.cdiv(n, meta['BLOCK']),)](torch.ones(n, device='cuda'), n)\n"
+    )
+    tritonscope("trace", "--target", "sm90", "-o", tmp_path / "out", "--", sys.executable, program)
+    document = json.loads(tritonscope("fit", tmp_path / "out", "--rank", "--targets", "h200", "--json").stdout)
+    matrices = sorted((k for k in document["kernels"] if k["kernel"] == "scale"), key=lambda k: k["specialization"])
+    assert [k["specialization"].split()[-1] for k in matrices] == ["N=1024", "N=4096"]
+    assert all(sorted(c["values"]["BLOCK"] for c in k["configs"]) == [256, 512] for k in matrices), matrices
+
+
 def test_a_column_of_a_target_the_fit_has_not_is_refused_with_those_it_has(matmul):
     """`Fit.kernels[0].column("sm80")` raised a bare `tuple.index(x): x not in tuple`."""
     import pytest

@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..analysis.specialization import config_fields
 from ..captures.entries import CacheEntry
 from ..captures.folder import Capture, open_capture
 from ..captures.rebuild import entry_request
@@ -52,6 +53,7 @@ def plan_capture(capture: Capture, kernel: str | None = None) -> tuple[list[Plan
     groups: dict[tuple[str, str, tuple], list[tuple[CacheEntry, VariantRequest]]] = {}
     skipped = []
     entries = [e for e in capture.entries if kernel is None or e.name == kernel]
+    order = _candidates(capture)
     if kernel is not None and not entries:
         names = ", ".join(sorted({e.name for e in capture.entries}))
         raise UsageError(f"-k {kernel}: no kernel of that name in {capture.folder}. Kernels there: {names}")
@@ -63,13 +65,15 @@ def plan_capture(capture: Capture, kernel: str | None = None) -> tuple[list[Plan
             continue
         # a matrix per specialization (its arguments as launched): its rows are the configs that compete
         # for one launch; a launch at another size or dtype is a matrix of its own, not a row to rank
-        arguments = tuple((n, format_value(v)) for n, v in request.args)
+        # (a constexpr the autotuner's configs do not set is a size too: liger's dyt at N=4096 and 1024, h20a)
+        fields = config_fields(entry.specialization or {}) | {k for c in order.get(entry.name, []) for k in c}
+        sized = tuple((n, format_value(v)) for n, v in request.constexprs if fields and n not in fields)
+        arguments = tuple((n, format_value(v)) for n, v in request.args) + sized
         groups.setdefault((entry.name, request.file, arguments), []).append((entry, request))
     ran = launched(capture)
-    order = _candidates(capture)
     plans = [
-        _plan(capture.folder, name, _in_order(compiles, order.get(name, [])), ran)
-        for (name, _, _), compiles in groups.items()
+        _plan(capture.folder, name, _in_order(compiles, order.get(name, [])), ran, arguments)
+        for (name, _, arguments), compiles in groups.items()
     ]
     return plans, tuple(dict.fromkeys(skipped))
 
@@ -98,7 +102,9 @@ def _in_order(
     return sorted(compiles, key=place)
 
 
-def _plan(folder: Path, name: str, compiles: list[tuple[CacheEntry, VariantRequest]], ran: set[str]) -> Plan:
+def _plan(
+    folder: Path, name: str, compiles: list[tuple[CacheEntry, VariantRequest]], ran: set[str], arguments: tuple
+) -> Plan:
     """One kernel's compiles as rows: told apart by the constexprs and options that differ among them."""
     unique: dict[VariantRequest, bool] = {}  # the request (any target) -> launched
     recorded: dict[VariantRequest, tuple[dict, ...]] = {}  # its launches, for --rank's grid
@@ -113,8 +119,7 @@ def _plan(folder: Path, name: str, compiles: list[tuple[CacheEntry, VariantReque
         ConfigRow({n: format_value(v[n]) for n in shown if n in v}, {n: v[n] for n in shown if n in v}, None, launched)
         for v, launched in zip(values, unique.values(), strict=True)
     )
-    first = next(iter(unique))
-    specialization = " ".join(f"{k}={format_value(v)}" for k, v in first.args)
+    specialization = " ".join(f"{k}={v}" for k, v in arguments)  # its arguments, and its sizes' constexprs
     return Plan(name, f"{folder}/:{name}", specialization, rows, tuple(unique), tuple(recorded.values()))
 
 
