@@ -104,6 +104,31 @@ def test_keep_writes_a_pruner_that_keeps_the_fastest_that_fit(tmp_path):
     assert pruner.KEEP == 2 and pruner.FASTEST["h200"] == document["ranked"]["h200"]
 
 
+def test_a_pruner_of_a_matrix_at_several_sizes_keeps_the_fastest_of_the_launchs_size(tmp_path):
+    """--vary M=64,4096: every row of CONFIGS carried its M, which no triton.Config has, so no config
+    matched and the pruner raised at every launch; --keep ranked both sizes' rows together (h20a)."""
+    out = tmp_path / "mm_sizes.py"
+    run = tritonscope(
+        "fit", "sample:matmul_autotune", "--targets", "h200", "--vary", "M=64,4096", "--emit-prune", out,
+        "--keep", "2", "--json",
+    )  # fmt: skip
+    document = json.loads(run.stdout)["kernels"][0]
+    spec = importlib.util.spec_from_file_location("mm_sizes", out)
+    pruner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pruner)
+    sample = importlib.util.spec_from_file_location("mma", samples_dir() / "matmul_autotune.py")
+    module = importlib.util.module_from_spec(sample)
+    sample.loader.exec_module(module)
+    configs = module.matmul_kernel.configs
+    assert pruner.SIZES == ["M"]
+    rows = document["configs"]
+    for m in (64, 4096):
+        of_size = [i for i in document["ranked"]["h200"] if rows[i]["values"]["M"] == m][:2]
+        wanted = sorted(rows[i]["config"] for i in of_size)
+        kept = [configs.index(c) for c in pruner.fitting(configs, "h200", named_args={"M": m})]
+        assert kept == wanted, (m, kept, wanted)
+
+
 def test_keep_where_no_estimate_is_made_says_the_pruner_keeps_every_config(tmp_path):
     """A kernel file with no grid(meta) and no --grid: no launch time, so --keep cannot pick; said."""
     kernel = tmp_path / "k.py"

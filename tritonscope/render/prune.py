@@ -45,14 +45,16 @@ def device_shared_limit():
     return driver.active.utils.get_device_properties(device)["max_shared_mem"]
 
 
-def fitting(configs, target, shared_limit=None):
-    """The configs (triton.Config) that fit `target`; with KEEP, its KEEP fastest of them (FASTEST). For a
-    target FITS lacks: those whose shared memory, on the nearest NVIDIA target below it, is within
-    `shared_limit`; all of them where neither is known."""
-    if KEEP and FASTEST.get(target):
-        chosen = [CONFIGS[i] for i in FASTEST[target][:KEEP]]
+def fitting(configs, target, shared_limit=None, named_args=None):
+    """The configs (triton.Config) that fit `target`; with KEEP, its KEEP fastest of them (FASTEST), among
+    the rows of the launch's SIZES (`named_args`). For a target FITS lacks: those whose shared memory,
+    on the nearest NVIDIA target below it, is within `shared_limit`; all of them where neither is known."""
+    rows = _of_this_size(named_args)
+    fastest = [i for i in FASTEST.get(target, []) if i in rows]
+    if KEEP and fastest:
+        chosen = [CONFIGS[i] for i in fastest[:KEEP]]
     elif target in FITS:
-        chosen = [CONFIGS[i] for i in FITS[target]]
+        chosen = [CONFIGS[i] for i in FITS[target] if i in rows]
     else:
         nearest = _nearest(target)
         if nearest is None or shared_limit is None:
@@ -64,7 +66,7 @@ def fitting(configs, target, shared_limit=None):
 def prune_configs(configs, named_args, **kwargs):
     """early_config_prune: the configs that fit the GPU this launch runs on."""
     target = device_target()
-    kept = fitting(configs, target, None if target in FITS else device_shared_limit())
+    kept = fitting(configs, target, None if target in FITS else device_shared_limit(), named_args)
     if not kept:
         raise RuntimeError(
             f"no autotune config of {KERNEL} fits {target}: each needs more than it has (tritonscope fit "
@@ -74,8 +76,17 @@ def prune_configs(configs, named_args, **kwargs):
 
 
 def _matches(config, row):
+    """A row of CONFIGS is this config: its values, but for the launch's SIZES, which no config sets."""
     values = config.all_kwargs()
-    return all(name in values and values[name] == value for name, value in row.items())
+    return all(name in values and values[name] == value for name, value in row.items() if name not in SIZES)
+
+
+def _of_this_size(named_args):
+    """The rows of CONFIGS for the launch's values of SIZES (every row where the matrix has none of them)."""
+    every = set(range(len(CONFIGS)))
+    given = {name: named_args[name] for name in SIZES if named_args and name in named_args}
+    found = {i for i, row in enumerate(CONFIGS) if all(row.get(n) == v for n, v in given.items())}
+    return found or every
 
 
 def _nearest(target):
@@ -137,7 +148,9 @@ def _header(k: KernelFit, result: FitResult, module: str) -> str:
 
 
 def _tables(k: KernelFit) -> str:
-    lines = ["", "# The configs fit compiled, by what tells them apart (a triton.Config's kwargs and options)."]
+    lines = ["", "# The launch's sizes the matrix was made at (--vary): its rows' values that no config sets."]
+    lines += [f"SIZES = {list(k.sizes)!r}", ""]
+    lines += ["# The configs fit compiled, by what tells them apart (a triton.Config's kwargs and options)."]
     lines.append("CONFIGS = [")
     lines += [f"    {_row(row.values)},  # {index}" for index, row in enumerate(k.rows)]
     lines += ["]", "", "# For each target: the configs (indices into CONFIGS) that fit it.", "FITS = {"]
