@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from conftest import KERNELS, compiled
 
 from tritonscope.analysis import launch_time
@@ -145,6 +146,22 @@ def test_without_a_grid_explain_says_how_to_give_one():
     result = explain_compilation(compiled(COPY, "h200"), None, live=False)
     assert result.launch is None and result.time is not None
     assert result.launch_note.startswith("the launch grid is not known: give --grid")
+
+
+def test_a_grid_function_given_too_few_values_is_refused_where_the_grid_is_read():
+    """`--grid 'max(EM)'` failed in every compile (fit: "does not compile: TypeError", exit 0; explain:
+    an internal error, exit 3): refused as the grid is read, as `cdiv(EM, 0)` is when it is evaluated (h20a)."""
+    from tritonscope.core import launch_grid
+    from tritonscope.core.errors import UsageError
+
+    for text, said in (
+        ("max(EM)", "max() takes two values or more, not 1"),
+        ("cdiv(EM)", "cdiv() takes two values, not 1"),
+    ):
+        with pytest.raises(UsageError) as refused:
+            launch_grid.parse(text)
+        assert str(refused.value.message) == f"--grid {text}: {said}"
+    assert launch_grid.parse("max(EM, 8), min(N, 4, 2)").evaluate({"EM": 3, "N": 9}) == (8, 2, 1)
 
 
 def test_a_grid_past_what_cuda_launches_is_said_not_estimated():

@@ -119,6 +119,9 @@ def _check(node: ast.AST, text: str) -> None:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS:
         if node.keywords or not node.args:
             raise UsageError(f"{FLAG} {text}: {node.func.id}() takes its values in order")
+        if node.func.id == "cdiv" and len(node.args) != 2 or len(node.args) < 2:  # max(EM): exit 3 (h20a)
+            wanted = "two values" if node.func.id == "cdiv" else "two values or more"
+            raise UsageError(f"{FLAG} {text}: {node.func.id}() takes {wanted}, not {len(node.args)}")
         for argument in node.args:
             _check(argument, text)
         return
