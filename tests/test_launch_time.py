@@ -162,6 +162,8 @@ def test_a_grid_function_given_too_few_values_is_refused_where_the_grid_is_read(
             launch_grid.parse(text)
         assert str(refused.value.message) == f"--grid {text}: {said}"
     assert launch_grid.parse("max(EM, 8), min(N, 4, 2)").evaluate({"EM": 3, "N": 9}) == (8, 2, 1)
+    # a bool constexpr counts as Python counts it (it was "not known: give -a", then "give it with -c")
+    assert launch_grid.parse("SPLIT + 1").evaluate({"SPLIT": True}) == (2, 1, 1)
 
 
 def test_a_grid_past_what_cuda_launches_is_said_not_estimated():

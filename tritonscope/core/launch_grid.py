@@ -45,7 +45,8 @@ class GridSpec:
     def evaluate(self, values: Mapping[str, Any], parameters: Sequence[str] = ()) -> tuple[int, int, int]:
         """The grid for these argument and constexpr values; what it names must be among them, and
         among the kernel's `parameters` where they are given."""
-        missing = [name for name in self.names() if not _integer(values.get(name))]
+        # a bool counts as Python counts it in a grid (use_fp8 + 1): it was "not known", its value given (h20a)
+        missing = [name for name in self.names() if not isinstance(values.get(name), int)]
         known = [*parameters, *(n for n in values if n not in parameters)]
         alike = {n: difflib.get_close_matches(n, known, n=1) for n in missing if parameters and n not in known}
         if alike:  # not the kernel's at all: -a would be refused
@@ -129,10 +130,6 @@ def _check(node: ast.AST, text: str) -> None:
         f"{FLAG} {text}: '{ast.unparse(node)}' is not something a grid is computed with",
         hint="use numbers, argument and constexpr names, + - * // %, parentheses, cdiv, min and max",
     )
-
-
-def _integer(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _evaluate(node: ast.AST, values: Mapping[str, Any]) -> int:
