@@ -507,3 +507,23 @@ def test_a_bool_pointers_stores_and_a_bool_flags_branch_are_counted():
         estimate = launch_time.estimate(c, (rows, 1, 1), "--grid")
         assert estimate.dram_bytes == moved, (copy, estimate.dram_bytes)
         assert not any("not known" in said for said in estimate.assumptions)
+
+
+def test_why_slower_names_the_limit_that_binds_not_the_one_that_grew_most():
+    """Two DRAM-bound configs (3,992 against 3,857 us): the line named the loads in flight, which grew
+    most but take 1,645 us of a 4,004 us launch, with the slower one's figure alone (h20a)."""
+    from dataclasses import replace
+
+    from tritonscope.analysis.launch_time import LaunchEstimate, Limit, versus
+
+    def launch(dram_us: float, in_flight_us: float, dram_bytes: float) -> LaunchEstimate:
+        limits = (Limit("DRAM", dram_us, "DRAM"), Limit("loads in flight", in_flight_us, "in flight"))
+        return LaunchEstimate(
+            dram_us, "DRAM", "h200", "H200 SXM", (1, 1, 1), "--grid", 1, 1, 132, 1, 1, 1.0, 1.0, dram_bytes,
+            0.0, 0.0, 5.5, limits, "issue",
+        )  # fmt: skip
+
+    fast, slow = launch(3857.0, 900.0, 16.3e9), launch(3992.0, 1645.0, 16.9e9)
+    assert versus(fast, slow) == "1.04x: 16.9 GB from the DRAM against 16.3 GB"
+    starved = replace(slow, kernel_us=5000.0, limits=(Limit("loads in flight", 5000.0, "8 MB in flight"),))
+    assert versus(fast, starved) == "1.30x: its loads in flight (8 MB in flight) take 5,000.0 us against 900.0"
