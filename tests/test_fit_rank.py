@@ -74,6 +74,27 @@ def test_the_view_names_the_fastest_and_why_the_runner_up_is_slower_at_80_column
     assert "* the fastest" in text and text.count("*") >= len(k.targets) - 1
 
 
+def test_a_pick_that_spills_is_said_with_the_fastest_that_does_not(matmul):
+    """sm86's pick spilled 6 and won unremarked (h20a): the view says so, and names the fastest that
+    does not spill. The matmul's own pick on sm80 (none of its configs spills there) is given spills here."""
+    from dataclasses import replace
+
+    result, k = matmul
+    order = k.ranked("sm80")
+    at = k.targets.index("sm80")
+    cells = [list(row) for row in k.cells]
+    pick = cells[order[0]][at]
+    cells[order[0]][at] = replace(pick, figures={**pick.figures, "spills": 6})
+    spilling = replace(k, cells=tuple(tuple(row) for row in cells))
+    text = " ".join(render(replace(result, kernels=(spilling,)), "terminal", width=80).split())
+    second = k.column("sm80")[order[1]].estimate.kernel_us
+    from tritonscope.render.terminal.fit_rank import duration
+
+    said = f"#{order[0]} spills (6): time it against the fastest that does not, #{order[1]} {duration(second)}"
+    assert said in text
+    assert said not in " ".join(render(result, "terminal", width=80).split())  # sm75's configs all spill: said
+
+
 def test_the_json_carries_the_estimates(matmul):
     result, k = matmul
     document = json.loads(render(result, "json"))

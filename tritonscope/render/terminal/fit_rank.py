@@ -57,7 +57,20 @@ def fastest(console: Console, k: KernelFit) -> None:
             if len(order) > 1:
                 other = column[order[1]].estimate
                 _indented(console, f"#{order[1]} is slower than #{order[0]}: {versus(best, other)}", "dim")  # type: ignore[arg-type]
+            _spills(console, column, order)
             _launched(console, k, target, order)
+
+
+def _spills(console: Console, column: tuple[Cell, ...], order: tuple[int, ...]) -> None:
+    """A pick that spills, said: the model counts the spills' traffic, which a GPU may make worse (h20a:
+    sm86's pick spilled 6 and was not said to)."""
+    spills = column[order[0]].figures.get("spills") or 0
+    if not spills:
+        return
+    clean = next((i for i in order[1:] if not column[i].figures.get("spills")), None)
+    shown = f"#{clean} {duration(column[clean].estimate.kernel_us)}" if clean is not None else ""  # type: ignore[union-attr]
+    other = f"time it against the fastest that does not, {shown}" if shown else "so does every config ranked"
+    _indented(console, f"#{order[0]} spills ({spills}): {other}", "yellow")
 
 
 _BOUND = {"issue": "issue-bound", "latency": "latency-bound", "waves": "bound by its waves"}
