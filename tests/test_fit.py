@@ -255,6 +255,8 @@ def test_liger_kernels_autotuned_configs_on_every_default_target():
     )
     (kernel,) = fit(dyt, DEFAULT_TARGETS, [], (), jobs=2, timeout=600).kernels
     assert len(kernel.rows) == 18 and kernel.rows[0].label == {"BLOCK_N": "1024", "num_warps": "4", "num_stages": "1"}
+    # the constexprs given are the matrix's size, said with it (N=4096 was nowhere in fit's output: h20a)
+    assert kernel.specialization.endswith("HAVE_BETA=true N=4096"), kernel.specialization
     for target in DEFAULT_TARGETS:
         column = kernel.column(target)
         assert all(c.verdict == FITS and c.figures["registers"] > 0 for c in column), target

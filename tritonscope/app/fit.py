@@ -92,7 +92,9 @@ def plan_file(request: VariantRequest, axes: list[sweep.Axis], others: tuple[str
     prepared = next((p for p in map(_prepared, outcomes) if p is not None), None) or prepare(outcomes[0].request)
     combos = itertools.product(configs, *(a.values for a in axes))
     rows = [_row(config, dict(zip([a.name for a in axes], values, strict=True))) for config, *values in combos]
-    specialization = " ".join(f"{k}={format_value(v)}" for k, v in prepared.variant.arguments.items())
+    # the constexprs given with -c too (the problem's size, N=4096: the matrix holds for it alone; h20a)
+    given = [(k, v) for k, v in request.constexprs if k not in {a.name for a in axes}]
+    specialization = " ".join(f"{k}={format_value(v)}" for k, v in (*prepared.variant.arguments.items(), *given))
     requests = tuple(o.request for o in outcomes)
     notes = _configs_by_target(request, spec, others) if loaded.simulated else ()
     kinds = {p.name: p.kind for p in spec.params}
