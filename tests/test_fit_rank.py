@@ -95,6 +95,28 @@ def test_a_pick_that_spills_is_said_with_the_fastest_that_does_not(matmul):
     assert said not in " ".join(render(result, "terminal", width=80).split())  # sm75's configs all spill: said
 
 
+def test_a_ranking_that_rests_on_an_assumed_trip_count_says_so(tmp_path):
+    """A persistent kernel's `while` over its tiles runs as often as no argument says: the model assumes
+    16 trips for every config, and ranked unsloth's grouped GEMM on that, unremarked (h20a)."""
+    kernel = tmp_path / "persistent.py"
+    kernel.write_text(
+        "import triton\nimport triton.language as tl\n\n"
+        "@triton.autotune([triton.Config({'B': 64}), triton.Config({'B': 256})], key=['tiles'])\n"
+        "@triton.jit\ndef persistent(x_ptr, tiles, B: tl.constexpr):\n"
+        "    tile = tl.program_id(0)\n"
+        "    while tile < tiles:\n"
+        "        o = tile * B + tl.arange(0, B)\n"
+        "        tl.store(x_ptr + o, tl.load(x_ptr + o) * 2)\n"
+        "        tile += tl.num_programs(0)\n"
+    )
+    text = tritonscope(
+        "fit", kernel, "--rank", "--targets", "h200", "--grid", "132", "-a", "tiles=4096", env={"COLUMNS": "80"}
+    ).stdout
+    flat = " ".join(text.split())
+    assert "the ranking rests on a while loop (TTIR line" in flat and "assumed to run 16 times" in flat
+    assert "a trip count the arguments do not give: time the short list" in flat
+
+
 def test_the_json_carries_the_estimates(matmul):
     result, k = matmul
     document = json.loads(render(result, "json"))

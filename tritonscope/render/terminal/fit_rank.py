@@ -58,7 +58,17 @@ def fastest(console: Console, k: KernelFit) -> None:
                 other = column[order[1]].estimate
                 _indented(console, f"#{order[1]} is slower than #{order[0]}: {versus(best, other)}", "dim")  # type: ignore[arg-type]
             _spills(console, column, order)
+            _assumed(console, column, order)
             _launched(console, k, target, order)
+
+
+def _assumed(console: Console, column: tuple[Cell, ...], order: tuple[int, ...]) -> None:
+    """A ranking that rests on a trip count no argument gives (a persistent kernel's `while` loop over its
+    tiles): said, with the assumption (h20a: unsloth's grouped GEMM, each tile size's work invented)."""
+    assumed = [a for a in column[order[0]].estimate.assumptions if "assumed to run" in a]  # type: ignore[union-attr]
+    if assumed:
+        said = f"the ranking rests on {'; '.join(assumed)}, a trip count the arguments do not give: time the short list"
+        _indented(console, said, "yellow")
 
 
 def _spills(console: Console, column: tuple[Cell, ...], order: tuple[int, ...]) -> None:
