@@ -361,6 +361,20 @@ def test_emit_config_of_a_kernel_with_no_autotune_configs_takes_them_from_the_ot
     said = tritonscope("fit", plain, *given, "-a", "M=512", "--vary", "BLOCK_SIZE_M=16,64", "--targets", "h200",
                        "--rank", "--emit-config", f"vllm:{tiles}", expect=2).stderr  # fmt: skip
     assert "the first --vary (BLOCK_SIZE_M) keys the file by batch size" in said and not tiles.exists()
+    # a kernel whose configs are not vLLM's (liger's BLOCK_N, BLOCK_K): vLLM would not read its file (h20a)
+    other = tmp_path / "rows.py"
+    other.write_text(
+        "import triton\nimport triton.language as tl\n\n"
+        "@triton.jit\ndef rows(x_ptr, M, BLOCK_N: tl.constexpr):\n"
+        "    o = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)\n    tl.store(x_ptr + o, 1.0, mask=o < M)\n"
+    )
+    short = tmp_path / "short.json"
+    said = tritonscope("fit", other, "--vary", "M=16,4096", "--vary", "BLOCK_N=64,128", "--grid", "cdiv(M, BLOCK_N)",
+                       "--targets", "h200", "--rank", "--emit-config", f"vllm:{short}", expect=2).stderr  # fmt: skip
+    flat = " ".join(said.split())
+    assert (
+        "rows's configs have no BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, GROUP_SIZE_M" in flat and not short.exists()
+    )
 
 
 def test_why_slower_says_a_tie_and_the_blocks_per_sm_where_the_waves_are_alike(matmul):

@@ -39,7 +39,16 @@ class VllmConfigRenderer:
                 f"{k.kernel} that a launch's size gives (--vary M=1,16,64,256), not a constexpr; "
                 f"give {size}'s values as a later --vary"
             )
-        return json.dumps(best_per_size(k, size, self.fixed), indent=4) + "\n"
+        found = best_per_size(k, size, self.fixed)
+        lacking = [name for name in _ORDER if any(name not in config for config in found.values())]
+        if lacking:  # vLLM reads config["BLOCK_SIZE_M"]: a file without it fails there (h20a: liger's BLOCK_N)
+            named = ", ".join(sorted({n for config in found.values() for n in config}))
+            raise UsageError(
+                f"--emit-config vllm: {k.kernel}'s configs have no {', '.join(lacking)}, which vLLM's fused-MoE "
+                f"configs give (its configs name {named}); vLLM would not read the file",
+                hint="for another kernel, --emit-prune FILE.py --keep N writes a pruner that keeps its fastest",
+            )
+        return json.dumps(found, indent=4) + "\n"
 
 
 def _size_name(k: KernelFit) -> str:
