@@ -83,6 +83,7 @@ L1_BYTES_PER_CLOCK = 64
 # serves at most I bytes a round trip (Little's law; analysis/in_flight.py), below its peak where warps keep
 # too few loads in flight (one warp over a long row, few blocks of skinny tiles).
 DRAM_LATENCY_CYCLES = 1600
+UNLOADED_LATENCY_CYCLES = 900  # the same with the DRAM all but idle: 8 blocks of vLLM's MoE GEMM on the H200 (h20a)
 
 
 @dataclass(frozen=True)
@@ -325,9 +326,23 @@ def _parallelism(
         return []
     per_warp *= in_bounds
     held = resident * int(c.metadata.get("num_warps", 4)) * per_warp
-    rate = held * speeds.clock_mhz * 1e6 / DRAM_LATENCY_CYCLES
-    said = f"{_bytes(reads)} of reads, {_bytes(held)} in flight ({_bytes(per_warp)} a warp): {rate / 1e12:.2f} TB/s"
-    return [Limit("loads in flight", reads / rate * 1e6, said)]
+    # every read waits its round trip, those the L2 serves too (at about the idle DRAM's: h20a's MoE GEMM,
+    # 52 us on the H200 at 8 blocks and at 132, where the L2 serves most of the 132's reads)
+    asked = max(memory.l2 - memory.written, reads)
+    trips = asked * UNLOADED_LATENCY_CYCLES + reads * (_round_trip(held, speeds) - UNLOADED_LATENCY_CYCLES)
+    seconds = trips / (held * speeds.clock_mhz * 1e6)
+    rate = asked / seconds / 1e12
+    said = f"{_bytes(asked)} of reads, {_bytes(held)} in flight ({_bytes(per_warp)} a warp): {rate:.2f} TB/s"
+    return [Limit("loads in flight", seconds * 1e6, said)]
+
+
+def _round_trip(held: float, speeds: Speeds) -> float:
+    """A DRAM read's round trip with HELD bytes in flight on the whole GPU: DRAM_LATENCY_CYCLES under load,
+    down to UNLOADED_LATENCY_CYCLES where so few are in flight that they would draw a small part of the
+    DRAM's bandwidth (8 blocks of vLLM's MoE GEMM were estimated 83 us, 132 blocks 35: both take 52 on the
+    H200, h20a)."""
+    draw = held / (speeds.dram_bytes_per_clock * DRAM_LATENCY_CYCLES)  # the bandwidth's share at the loaded trip
+    return UNLOADED_LATENCY_CYCLES + (DRAM_LATENCY_CYCLES - UNLOADED_LATENCY_CYCLES) * min(draw, 1.0)
 
 
 def _l1(c: Compilation, block: TimeEstimate, traffic, speeds: Speeds) -> Limit:

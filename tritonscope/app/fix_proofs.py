@@ -82,12 +82,16 @@ def _argument(plan: FixPlan, values: dict, name: str) -> Any:
     from ..triton_api.kernels import PointerArgument
 
     if f"{name}.dtype" in values:
-        offset = int(values.get(f"{name}.storage_offset") or 0) * element_size(str(values[f"{name}.dtype"]))
-        return PointerArgument(str(values[f"{name}.dtype"]), offset)
+        return PointerArgument(str(values[f"{name}.dtype"]), _byte_offset(values, name))
     value = values[name]
     if name in plan.padded and isinstance(value, int) and not isinstance(value, bool):
         return -(-value // 16) * 16
     return value
+
+
+def _byte_offset(values: dict[str, Any], name: str) -> int:
+    """Where a recorded tensor argument starts in its storage, in bytes (its alignment, the storage's being 16)."""
+    return int(values.get(f"{name}.storage_offset") or 0) * element_size(str(values[f"{name}.dtype"]))
 
 
 def _key(plan: FixPlan, launch: dict, options: dict[str, int]) -> tuple:
@@ -136,8 +140,7 @@ def request_for(plan: FixPlan, launch: dict, fixed: bool) -> VariantRequest:
         if f"{name}.dtype" in values:
             element = canonical_type(f"torch.{values[name + '.dtype']}") or TypeName(short_dtype(type_))
             args.append((name, TypeName(f"*{element}")))
-            offset = int(values.get(f"{name}.storage_offset") or 0) * element_size(str(values[f"{name}.dtype"]))
-            if offset % 16 or fixed and name in plan.not_aligned:
+            if _byte_offset(values, name) % 16 or fixed and name in plan.not_aligned:
                 unaligned.append(name)
         elif fixed and name in plan.not_specialized and isinstance(number := values.get(name), int):
             args.append((name, TypeName("i64" if abs(number) >= 2**31 else "i32")))  # a type: no hint
