@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..analysis.recompile_causes import FIRST, SOURCE, Cause, CompileStep, history
 from ..analysis.specialization import config_fields, generated_by_torch, launch_values, specialization
+from ..captures.entries import as_published
 from ..captures.recorded import def_line
 from ..captures.timeline import Timeline, read_timeline
 from ..core.source import short_path
@@ -69,7 +70,7 @@ def kernel_histories(timeline: Timeline) -> list[KernelHistory]:
         found.append(
             KernelHistory(
                 name,
-                first.get("file"),
+                as_published(first["file"], timeline.folder) if first.get("file") else None,  # not the staging folder
                 def_line(first),
                 variants,
                 generated=generated_by_torch(first),
@@ -99,7 +100,7 @@ def _variant(timeline: Timeline, step: CompileStep, compiles, launches: dict[str
     record = next(r for i, r in compiles if i == step.index)
     seconds = record.get("compile_us")
     torch_compile = _torch_compile_before(timeline, record) if generated_by_torch(record) else None
-    launch = _launch(record, launches.get(step.hash, []), step)
+    launch = _launch(record, launches.get(step.hash, []), step, timeline.folder)
     causes = step.causes
     if torch_compile is not None:
         compile_id = str(torch_compile.get("compile_id", ""))
@@ -129,7 +130,7 @@ def _generated(cause: Cause, torch_compile: dict) -> Cause:
     return dataclasses.replace(cause, said=said)
 
 
-def _launch(record: dict, launches: list[dict], step: CompileStep) -> Launch | None:
+def _launch(record: dict, launches: list[dict], step: CompileStep, folder: Path) -> Launch | None:
     """The first recorded launch of the compile after it was made: the launch that made it."""
     when = record.get("time")
     if isinstance(when, (int, float)):
@@ -137,7 +138,8 @@ def _launch(record: dict, launches: list[dict], step: CompileStep) -> Launch | N
     if not launches:
         return None
     site = launches[0].get("call_site") or {}
-    return Launch(site.get("file"), site.get("line"), _values(launches[0], step))
+    file = as_published(site["file"], folder) if site.get("file") else None  # Inductor's code, in the capture
+    return Launch(file, site.get("line"), _values(launches[0], step))
 
 
 def _values(launch: dict, step: CompileStep) -> str:
