@@ -114,6 +114,7 @@ def test_the_autotuners_configs_are_told_apart_from_specialization(capture):
 def test_a_torch_compile_guard_failure_and_the_kernels_it_brought(document):
     torch, twin = document["torch_compiles"]  # the guard's recompile; the twin function's first compile
     assert twin["said"].startswith("torch.compile compiled `<lambda>` for the first time"), twin["said"]
+    assert twin["launch"]["values"] == "h: [4, 24, 32], a=2.0"  # a float argument too (it was left out: h20b)
     assert torch["said"] == (
         "torch.compile guard failed on `L['h'].size()[1]` (48; entry 0/0 expected 16): "
         "recompiled with a dynamic size (0/1)"
@@ -131,7 +132,7 @@ def test_two_compiled_functions_kernels_of_one_name_are_two_kernels(capture, doc
     name, and was said to be that kernel's recompile ("`n` was divisible by 16 ...", h20b)."""
     program = PROGRAM.read_text().splitlines()
     first = 1 + next(n for n, t in enumerate(program) if "compiled_torch = torch.compile(" in t)
-    twin = 1 + next(n for n, t in enumerate(program) if "torch.compile(lambda h: h * 2.0 + 1.0, dynamic=False)" in t)
+    twin = 1 + next(n for n, t in enumerate(program) if "torch.compile(lambda h, a: h * a + 1.0, dynamic=False)" in t)
     generated = [k for k in document["kernels"] if k["generated_by_torch_compile"]]
     assert len({k["name"] for k in generated}) == 1 and len(generated) == 2
     by_line = {k["generated_for"]: k for k in generated}

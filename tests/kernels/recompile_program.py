@@ -60,7 +60,7 @@ if late:
     if "--torch" in sys.argv:
         compiled_torch(torch.randn(4, 48, 32, device="cuda"))
         # another function of the same body: its generated kernel has the same name, and is another kernel
-        torch.compile(lambda h: h * 2.0 + 1.0, dynamic=False)(torch.randn(4, 24, 32, device="cuda"))
+        torch.compile(lambda h, a: h * a + 1.0, dynamic=False)(torch.randn(4, 24, 32, device="cuda"), 2.0)
 else:
     launches(4096, 8, x, x, torch.float32, 1000, 100, 4)
 print("recompile_program: done")

@@ -57,7 +57,7 @@ def _inputs(record: dict) -> str:
     for name, value in record.get("inputs", {}).items():
         if value.get("kind") == "tensor":
             shown.append(f"{name}: {list(value.get('shape', []))}")
-        elif value.get("kind") == "int":
+        elif value.get("kind") in ("int", "float", "bool"):
             shown.append(f"{name}={value.get('value')}")
     return ", ".join(shown[:4])
 

@@ -175,7 +175,7 @@ LAUNCH_RECORD = {
 }
 _CALL_SITE = Opt({"file": str, "line": int})
 MARK_RECORD = {"mark": str, "time": NUMBER, "pid?": int, "via?": str, "call_site?": _CALL_SITE}
-_COMPILED_INPUT = {"kind": str, "shape?": [int], "stride?": [int], "dtype?": str, "value?": int}
+_COMPILED_INPUT = {"kind": str, "shape?": [int], "stride?": [int], "dtype?": str, "value?": (int, float, bool)}
 TORCH_COMPILE_RECORD = {
     "function": str,
     "file?": str,

@@ -112,6 +112,10 @@ def _described(value) -> dict | None:
                 "dtype": str(value.dtype)}  # fmt: skip
     if isinstance(value, int) and not isinstance(value, bool):
         return {"kind": "int", "value": value}
+    if isinstance(value, float):  # a float's guard fails as an int's does (h20b: `a` missing from the call)
+        return {"kind": "float", "value": value}
+    if isinstance(value, bool):
+        return {"kind": "bool", "value": value}
     return None
 
 
