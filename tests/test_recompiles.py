@@ -254,6 +254,12 @@ def test_a_mark_no_program_passed_and_a_folder_that_is_no_capture(capture, cli, 
     assert "hint: did you mean 'warmup'?" in said
     said = cli("recompiles", tmp_path, expect=2).stderr
     assert "not a capture made by `tritonscope trace`" in said
+    # the program given where its capture is read, and an empty mark (said "no such directory", and
+    # suggested tritonscope.mark(""): h20b)
+    said = cli("recompiles", PROGRAM, expect=2).stderr
+    assert "a file, where a capture of a run is read" in said and f"-- python {PROGRAM}" in said
+    said = cli("recompiles", capture, "--after", " ", expect=2).stderr
+    assert "--after needs a mark's name" in said
     os.mkfifo(tmp_path / "kernels.jsonl")  # a damaged one: read, it would wait for a writer
     said = cli("recompiles", tmp_path, expect=2).stderr
     assert "a damaged capture: its kernels.jsonl is not a regular file" in said

@@ -15,6 +15,7 @@ from ..analysis.specialization import config_fields, generated_by_torch, launch_
 from ..captures.entries import as_published
 from ..captures.recorded import def_line
 from ..captures.timeline import Timeline, read_timeline
+from ..core.errors import UsageError
 from ..core.source import short_path
 from ..results.recompiles import KernelHistory, Launch, RecompilesResult, Variant
 from .recompile_torch import torch_recompiles
@@ -42,6 +43,8 @@ def recompiles(folder: Path, after: str | None = None, fixes: bool = True, prove
 
 
 def _check_mark(timeline: Timeline, after: str | None) -> None:
+    if after is not None and not after.strip():  # as check's --no-compiles-after refuses it (h20b)
+        raise UsageError("--after needs a mark's name: the one the program passes to tritonscope.mark")
     if after is not None:
         timeline.passed(after)
 

@@ -80,6 +80,11 @@ class Timeline:
 
 def read_timeline(folder: Path) -> Timeline:
     """The capture's logs, in order; a folder that is not a capture made by `trace` is refused."""
+    if folder.is_file():  # the program itself (h20b: "no such directory")
+        raise UsageError(
+            f"{folder}: a file, where a capture of a run is read",
+            hint=f"trace the program first: tritonscope trace --target h100 -o run -- python {folder}; then give run/",
+        )
     if not folder.is_dir():
         raise UsageError(f"{folder}: no such directory", hint="give a folder made by `tritonscope trace -o DIR`")
     log = folder / contract.CAPTURE_LOG

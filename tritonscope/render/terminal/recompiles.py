@@ -157,5 +157,5 @@ class PredictionView(TerminalRenderer):
 
 def _compiles(r: RecompilesResult) -> str:
     """`47 compiles in DIR (38 binaries)`: as trace counts them; a compile may make a binary made before."""
-    made = f" ({r.binaries} binaries)" if 0 < r.binaries < r.compiles else ""
+    made = f" ({count(r.binaries, 'binary', 'binaries')})" if 0 < r.binaries < r.compiles else ""
     return f"{count(r.compiles, 'compile')} in {r.folder}{made}"
