@@ -614,3 +614,20 @@ def test_mark_dynamic_names_every_dimension_that_changed_not_only_the_first_guar
     assert fix(call, [reason(text)], [entry]).code == "torch._dynamo.mark_dynamic(t, [0, 1])"
     taller = {**call, "inputs": inputs(16, 16)}  # only the guard's dimension changed
     assert fix(taller, [reason(text)], [entry]).code == "torch._dynamo.mark_dynamic(t, 0)"
+
+
+def test_a_recompile_is_compared_with_the_variant_it_differs_from_least_options_counted():
+    """num_warps 4, then 8, then 4 with num_stages 2: #3 was compared with #2 (two differences) where #1
+    differs by one, the launch options left out of the count (h20b)."""
+    from tritonscope.analysis.recompile_causes import history
+    from tritonscope.analysis.specialization import Param, Specialization
+
+    params = (Param("x_ptr", "*fp32", hint="D"), Param("n", "i32", hint="D"))
+    specs = [
+        Specialization(params, (("num_warps", 4), ("num_stages", 3))),
+        Specialization(params, (("num_warps", 8), ("num_stages", 3))),
+        Specialization(params, (("num_warps", 4), ("num_stages", 2))),
+    ]
+    steps = history([(i, {"hash": f"h{i}"}, s) for i, s in enumerate(specs)], {})
+    assert [s.compared_with for s in steps] == [None, 1, 1]
+    assert [c.said for c in steps[2].causes] == ["launched with num_stages=2 (3 in variant 1)"]

@@ -194,4 +194,6 @@ def history(
 
 def _distance(a: Specialization, b: Specialization, config: frozenset[str]) -> int:
     differing = sum(1 for p in b.params if p.name not in config and a.param(p.name) != p)
+    before, after = dict(a.options), dict(b.options)  # num_warps, num_stages: differences too (h20b)
+    differing += sum(1 for n in set(before) | set(after) if n not in config and before.get(n) != after.get(n))
     return differing + (a.source != b.source) * 100
