@@ -438,3 +438,16 @@ def test_a_scalars_load_is_no_narrow_access_nor_a_tma_candidate():
     assert len(of_kind(result, findings.TMA)) == 2  # the a and b tiles
     copy = "%c = ttg.async_copy_global_to_local %p, %buf : tensor<1x!tt.ptr<f32>, #blocked> -> !ttg.memdesc<1xf32>"
     assert _row_bytes(ttgir.Op(1, "ttg.async_copy_global_to_local", (), (), copy)) == 4
+
+
+def test_the_view_written_to_a_file_keeps_no_line_padded_to_the_width():
+    """Rich pads the lines it wraps and a table's rows to the width: explain piped to a file had 178
+    lines ending in spaces (h20a). Written to a file, each line ends where its text does."""
+    import io
+
+    result = explain(make_request("sample:fused_attention", target="sm90"))
+    written = io.StringIO()
+    ExplainView(Terminal(width=80)).write(result, written)
+    lines = written.getvalue().splitlines()
+    assert len(lines) > 60 and not [line for line in lines if line.endswith(" ")]
+    assert written.getvalue() == ExplainView(Terminal(width=80)).render(result)

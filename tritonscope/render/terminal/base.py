@@ -54,11 +54,40 @@ class TerminalRenderer:
     def render(self, result: Any) -> str:
         buffer = io.StringIO()
         self.draw(console_on(buffer, self.terminal), result)
-        return buffer.getvalue()
+        return "\n".join(_PADDED.sub(r"\1", line) for line in buffer.getvalue().split("\n"))
 
     def write(self, result: Any, file: TextIO) -> None:
-        """Draws straight onto `file`, each part as soon as it is ready."""
-        self.draw(console_on(file, self.terminal), result)
+        """Draws straight onto `file`, each part as soon as it is ready; a file that is no terminal gets no
+        line's trailing spaces (Rich pads the lines it wraps and a table's rows to the width: h20a)."""
+        isatty = getattr(file, "isatty", None)
+        unpadded = file if isatty is not None and isatty() else Unpadded(file)
+        self.draw(console_on(unpadded, self.terminal), result)  # type: ignore[arg-type]
+        unpadded.flush()
+
+
+class Unpadded:
+    """A file written through with each whole line's trailing spaces taken off (its colours kept)."""
+
+    def __init__(self, file: TextIO):
+        self.file, self.pending = file, ""
+
+    def write(self, text: str) -> int:
+        head, newline, self.pending = (self.pending + text).rpartition("\n")
+        if newline:
+            self.file.write("\n".join(_PADDED.sub(r"\1", line) for line in head.split("\n")) + "\n")
+        return len(text)
+
+    def flush(self) -> None:
+        if self.pending:
+            self.file.write(_PADDED.sub(r"\1", self.pending))
+            self.pending = ""
+        self.file.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+    def __getattr__(self, name: str) -> Any:  # encoding, fileno: the file's own
+        return getattr(self.file, name)
 
 
 def write_rows(file: IO[str], rows: Iterable[str], batch: int = 256) -> None:
