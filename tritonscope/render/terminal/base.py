@@ -60,13 +60,14 @@ class TerminalRenderer:
         """Draws straight onto `file`, each part as soon as it is ready; a file that is no terminal gets no
         line's trailing spaces (Rich pads the lines it wraps and a table's rows to the width: h20a)."""
         isatty = getattr(file, "isatty", None)
-        unpadded = file if isatty is not None and isatty() else Unpadded(file)
-        self.draw(console_on(unpadded, self.terminal), result)  # type: ignore[arg-type]
-        unpadded.flush()
+        plain = not self.terminal.color and not (isatty is not None and isatty())  # a file, a CI log, a pipe
+        target = Unpadded(file) if plain else file
+        self.draw(console_on(target, self.terminal), result)  # type: ignore[arg-type]
+        target.flush()
 
 
 class Unpadded:
-    """A file written through with each whole line's trailing spaces taken off (its colours kept)."""
+    """A file written through with each whole line's trailing spaces taken off (text with no colours)."""
 
     def __init__(self, file: TextIO):
         self.file, self.pending = file, ""
@@ -74,12 +75,12 @@ class Unpadded:
     def write(self, text: str) -> int:
         head, newline, self.pending = (self.pending + text).rpartition("\n")
         if newline:
-            self.file.write("\n".join(_PADDED.sub(r"\1", line) for line in head.split("\n")) + "\n")
+            self.file.write("\n".join(line.rstrip(" ") for line in head.split("\n")) + "\n")
         return len(text)
 
     def flush(self) -> None:
         if self.pending:
-            self.file.write(_PADDED.sub(r"\1", self.pending))
+            self.file.write(self.pending.rstrip(" "))
             self.pending = ""
         self.file.flush()
 
