@@ -631,3 +631,30 @@ def test_a_recompile_is_compared_with_the_variant_it_differs_from_least_options_
     steps = history([(i, {"hash": f"h{i}"}, s) for i, s in enumerate(specs)], {})
     assert [s.compared_with for s in steps] == [None, 1, 1]
     assert [c.said for c in steps[2].causes] == ["launched with num_stages=2 (3 in variant 1)"]
+
+
+def test_a_kernel_made_again_in_its_process_is_said_with_the_fix(tmp_path, cli):
+    """A @triton.jit inside a function each step calls: the same binary, compiled again by each new
+    kernel object (Triton's cache looked up again), was shown as "same binary" and nothing more (h20b)."""
+    program = tmp_path / "remade.py"
+    program.write_text(
+        "import torch, triton, triton.language as tl\n\n"
+        "def make():\n"
+        "    @triton.jit\n"
+        "    def inner_kernel(x_ptr, BLOCK: tl.constexpr):\n"
+        "        o = tl.arange(0, BLOCK)\n"
+        "        tl.store(x_ptr + o, tl.load(x_ptr + o) + 1)\n"
+        "    return inner_kernel\n\n"
+        "x = torch.zeros(256, device='cuda')\n"
+        "for _ in range(2):\n"
+        "    make()[(1,)](x, BLOCK=256)\n"
+    )
+    cli("trace", "--target", "sm90", "-o", tmp_path / "run", "--", sys.executable, program)
+    document = json.loads(cli("recompiles", tmp_path / "run", "--json").stdout)
+    remade = kernel(document, "inner_kernel")
+    again = remade["variants"][1]
+    assert again["role"] == "same binary again" and again["compared_with"] == 1
+    assert again["causes"][0]["said"].startswith("the same kernel made again in the process that compiled it")
+    assert [f["said"] for f in remade["fixes"]] == [
+        "define inner_kernel once, at the module's top level: a kernel made again, or changed, is a new kernel"
+    ]

@@ -258,7 +258,7 @@ def _warm_up(kernel: KernelHistory, remedy: Remedy, compared: dict[str, str]) ->
         return f"run the warmup with this dtype of {names} too, or cast to the warmup's before the launch"
     if remedy.kind == rc.INTEGER_WIDTH:
         return f"warm up with {names} of 2**31 or more too: past 32 bits Triton compiles an i64 variant"
-    return f"define {kernel.name} once: a changed source is a new kernel"
+    return f"define {kernel.name} once, at the module's top level: a kernel made again, or changed, is a new kernel"
 
 
 def _late_none(kernel: KernelHistory, name: str) -> bool:

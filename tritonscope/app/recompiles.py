@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from ..analysis.recompile_causes import FIRST, SOURCE, Cause, CompileStep, history
+from ..analysis.recompile_causes import AGAIN, FIRST, SOURCE, Cause, CompileStep, history
 from ..analysis.specialization import config_fields, generated_by_torch, launch_values, specialization
 from ..captures.entries import as_published
 from ..captures.recorded import def_line
@@ -89,6 +89,19 @@ def _function_said(frame: dict) -> str:
     return f"`{frame['function']}`{where}"
 
 
+def _made_again(step: CompileStep, record: dict, compiles) -> tuple[Cause, ...]:
+    """The same binary compiled again in the process that made it: the kernel object was made again (a
+    @triton.jit inside a function each step calls), and each new one looks Triton's cache up (h20b)."""
+    if step.role != AGAIN or generated_by_torch(record):
+        return ()
+    first = next((r for i, r in compiles if r.get("hash") == step.hash), {})
+    if first is record or first.get("pid") is None or first.get("pid") != record.get("pid"):
+        return ()  # another process (a worker, a later run) has a cache of its own to fill
+    said = "the same kernel made again in the process that compiled it (a @triton.jit made inside a function "
+    said += "called each time?): each new kernel object looks Triton's cache up again"
+    return (Cause(SOURCE, None, "", "", said),)
+
+
 def _frame_of(timeline: Timeline, record: dict) -> str | None:
     """The torch.compile frame (`compile_id` 3/1's 3) whose compile generated the kernel; None for one
     the program defines. Its recompiles generate the kernel anew (one history); another function's
@@ -104,7 +117,7 @@ def _variant(timeline: Timeline, step: CompileStep, compiles, launches: dict[str
     seconds = record.get("compile_us")
     torch_compile = _torch_compile_before(timeline, record) if generated_by_torch(record) else None
     launch = _launch(record, launches.get(step.hash, []), step, timeline.folder)
-    causes = step.causes
+    causes = step.causes + _made_again(step, record, compiles)
     if torch_compile is not None:
         compile_id = str(torch_compile.get("compile_id", ""))
         site = torch_compile.get("call_site") or {}
