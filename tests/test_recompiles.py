@@ -658,3 +658,22 @@ def test_a_kernel_made_again_in_its_process_is_said_with_the_fix(tmp_path, cli):
     assert [f["said"] for f in remade["fixes"]] == [
         "define inner_kernel once, at the module's top level: a kernel made again, or changed, is a new kernel"
     ]
+
+
+def test_an_argument_read_after_a_graph_break_is_marked_where_the_function_is_called():
+    """f(x, y) breaks its graph; the resume function's guard on y failed, and y was said to be "a value f
+    computed before its graph break", called at the break's line (6) not the program's call (9) (h20b)."""
+    from tritonscope.app.recompile_torch import fix
+    from tritonscope.parsers.dynamo_guards import reason
+
+    def tensor(*shape: int) -> dict:
+        return {"kind": "tensor", "shape": list(shape), "stride": [], "dtype": "torch.float32"}
+
+    f = {"function": "f", "compile_id": "0/0", "inputs": {"x": tensor(4), "y": tensor(8, 4)}}
+    resumed = {"function": "torch_dynamo_resume_in_f_at_6", "compile_id": "1/0", "inputs": {"y": tensor(8, 4)}}
+    text = "1/0: tensor 'y' size mismatch at index 0. expected 8, actual 16"
+    again = {**resumed, "compile_id": "1/1", "inputs": {"y": tensor(16, 4), "a": tensor(4)}, "reasons": [text]}
+    said = fix(again, [reason(text)], [f, resumed]).said
+    assert said.startswith("torch._dynamo.mark_dynamic(y, 0) before the first call of f (its argument, read after")
+    computed = "1/0: tensor 'a' size mismatch at index 0. expected 4, actual 8"
+    assert "a value f computed before its graph break" in fix(again, [reason(computed)], [f, resumed]).said

@@ -30,7 +30,8 @@ def torch_recompiles(timeline: Timeline, fixes: bool = True, after: str | None =
             if generated_by_torch(c) and record["time"] <= c.get("time", -1.0) < until
         )
         read = [reason(r) for r in record.get("reasons", [])]
-        site = record.get("call_site") or {}
+        # a graph break's resume function is called inside the function: the program's call is the function's
+        site = (_resumed_from(record, records[:number]).get("call_site") or record.get("call_site")) or {}
         found.append(
             TorchRecompile(
                 function=record["function"],
@@ -139,6 +140,11 @@ def fix(record: dict, read: list[Reason], earlier: list[dict] | None = None) -> 
         said += f"{code} {where}"
         return Fix(TORCH_GUARD, name, said, code, proof)
     resumed = re.fullmatch(r"torch_dynamo_resume_in_(\w+)_at_(\d+)", str(record["function"]))
+    if resumed and argument in _resumed_from(record, earlier or []).get("inputs", {}):  # the function's argument
+        code = f"torch._dynamo.mark_dynamic({argument}, {dims[0] if len(dims) == 1 else dims})"
+        said = f"{code} before the first call of {resumed.group(1)} (its argument, read after its graph break at "
+        said += f"line {resumed.group(2)}), or torch.compile(..., dynamic=True), so that one entry serves every size"
+        return Fix(TORCH_GUARD, name, said, code, proof)
     if resumed or argument.startswith("___"):  # dynamo's own names: the code after a graph break, its stack
         function, line = (resumed.group(1), resumed.group(2)) if resumed else (record["function"], "?")
         said = (
@@ -154,6 +160,15 @@ def fix(record: dict, read: list[Reason], earlier: list[dict] | None = None) -> 
     if library:  # its argument may be made inside the library, where the program cannot mark it
         said += f"; {record['function']} is in {library}: where `{argument}` is not the program's, dynamic=True"
     return Fix(TORCH_GUARD, name, said, code, proof)
+
+
+def _resumed_from(record: dict, earlier: list[dict]) -> dict:
+    """The frame compile of the function a graph break's resume function continues (`f` for
+    torch_dynamo_resume_in_f_at_6): the last before it; {} where there is none."""
+    resumed = re.fullmatch(r"torch_dynamo_resume_in_(\w+)_at_\d+", str(record.get("function")))
+    if not resumed:
+        return {}
+    return next((r for r in reversed(earlier) if r.get("function") == resumed.group(1)), {})
 
 
 def _changed_dims(record: dict, earlier: list[dict], name: str, dim: int, reasons: list[Reason]) -> list[int]:
