@@ -677,3 +677,23 @@ def test_an_argument_read_after_a_graph_break_is_marked_where_the_function_is_ca
     assert said.startswith("torch._dynamo.mark_dynamic(y, 0) before the first call of f (its argument, read after")
     computed = "1/0: tensor 'a' size mismatch at index 0. expected 4, actual 8"
     assert "a value f computed before its graph break" in fix(again, [reason(computed)], [f, resumed]).said
+
+
+def test_a_function_past_its_recompile_limit_is_said_to_run_eagerly_and_not_counted_as_a_compile(tmp_path, cli):
+    """The program's own recompile_limit (1 here; cache_size_limit on older torch): the second size's
+    call ran eagerly, uncompiled, and nothing said so (h20b). Not a compile: the gate does not count it."""
+    program = tmp_path / "limited.py"
+    program.write_text(
+        "import torch, torch._dynamo\nimport tritonscope\n\n"
+        "torch._dynamo.config.recompile_limit = 1\n\n"
+        "@torch.compile(dynamic=False)\ndef f(x):\n    return torch.exp(x) + 1\n\n"
+        "f(torch.randn(8, device='cuda'))\ntritonscope.mark('warmup')\nf(torch.randn(16, device='cuda'))\n"
+    )
+    cli("trace", "--target", "sm90", "-o", tmp_path / "run", "--", sys.executable, program)
+    document = json.loads(cli("recompiles", tmp_path / "run", "--after", "warmup", "--json").stdout)
+    (eager,) = document["torch_compiles"]
+    assert eager["eager"] == 1 and eager["compile_id"] == "" and eager["launch"]["values"] == "x: [16]"
+    assert eager["said"].startswith("torch.compile gave up on `f` at this call: it has 1 entry, torch._dynamo's")
+    assert eager["reasons"] == ["0/0: tensor 'x' size mismatch at index 0. expected 8, actual 16"]
+    assert eager["fix"]["code"] == "torch._dynamo.config.recompile_limit = 2"
+    assert document["after_mark"] == {"compiles": 0, "torch_compiles": 0}

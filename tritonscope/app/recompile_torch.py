@@ -50,6 +50,40 @@ def torch_recompiles(timeline: Timeline, fixes: bool = True, after: str | None =
                 fix=fix(record, read, records[:number]) if fixes and not first else None,
             )
         )
+    return found + eager_calls(timeline, after)
+
+
+def eager_calls(timeline: Timeline, after: str | None = None) -> list[TorchRecompile]:
+    """Per function, its calls past torch._dynamo's recompile_limit (each ran eagerly, uncompiled: the
+    run's worst loss where it happens, and no compile to count), from the first such call."""
+    by_function: dict[str, list[dict]] = {}
+    for record in timeline.eager_calls:
+        if after is None or after in timeline.marks_before(record):
+            by_function.setdefault(str(record["function"]), []).append(record)
+    found = []
+    for function, calls in by_function.items():
+        first, limit = calls[0], calls[0].get("recompile_limit")
+        site = first.get("call_site") or {}
+        entries = f"{limit} entr{'y' if limit == 1 else 'ies'}"
+        said = f"torch.compile gave up on `{function}` at this call: it has {entries}, torch._dynamo's "
+        said += "recompile_limit; this call and every later one that no entry serves run eagerly, uncompiled"
+        code = f"torch._dynamo.config.recompile_limit = {2 * int(limit or 8)}"
+        advice = f"{code}, or mark the size that changes dynamic (the guards above) so that one entry serves them"
+        found.append(
+            TorchRecompile(
+                function=function,
+                file=first.get("file"),
+                line=first.get("line"),
+                compile_id="",
+                seconds=None,
+                launch=Launch(site.get("file"), site.get("line"), _inputs(first)) if site else None,
+                reasons=tuple(str(r).split("  # ")[0] for r in first.get("reasons", [])),
+                said=said,
+                marks_passed=timeline.marks_before(first),
+                fix=Fix(TORCH_GUARD, function, advice, code, "not compiled: trace the program again with the change"),
+                eager=len(calls),
+            )
+        )
     return found
 
 

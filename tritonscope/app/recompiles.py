@@ -94,7 +94,7 @@ def _made_again(step: CompileStep, record: dict, compiles) -> tuple[Cause, ...]:
     @triton.jit inside a function each step calls), and each new one looks Triton's cache up (h20b)."""
     if step.role != AGAIN or generated_by_torch(record):
         return ()
-    first = next((r for i, r in compiles if r.get("hash") == step.hash), {})
+    first: dict = next((r for i, r in compiles if r.get("hash") == step.hash), {})
     if first is record or first.get("pid") is None or first.get("pid") != record.get("pid"):
         return ()  # another process (a worker, a later run) has a cache of its own to fill
     said = "the same kernel made again in the process that compiled it (a @triton.jit made inside a function "

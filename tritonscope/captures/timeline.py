@@ -26,6 +26,7 @@ class Timeline:
     torch_compiles: tuple[dict, ...]  # torch_compiles.jsonl
     autotune: tuple[dict, ...]  # autotune.jsonl (trace --target): each autotuned kernel's candidates
     problems: tuple[str, ...]  # lines of the logs that could not be read
+    eager_calls: tuple[dict, ...] = ()  # calls past torch._dynamo's recompile_limit: not compiled, run eagerly
 
     @property
     def timed(self) -> bool:
@@ -106,7 +107,9 @@ def read_timeline(folder: Path) -> Timeline:
     choices, _ = simulation_records(folder)
     records = tuple(_with_options(folder, r) for r in compiles)
     every = (*problems, *more, *marks_problems, *torch_problems)
-    return Timeline(folder, records, tuple(launches), tuple(marks), tuple(torch_compiles), choices, every)
+    compiled = tuple(r for r in torch_compiles if "recompile_limit" not in r)
+    eager = tuple(r for r in torch_compiles if "recompile_limit" in r)
+    return Timeline(folder, records, tuple(launches), tuple(marks), compiled, choices, every, eager)
 
 
 def _with_options(folder: Path, record: dict) -> dict:

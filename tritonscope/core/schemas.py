@@ -189,6 +189,7 @@ TORCH_COMPILE_RECORD = {
     "reasons": [str],
     "guards": [str],
     "call_site?": _CALL_SITE,
+    "recompile_limit?": int,  # a call past torch._dynamo's recompile_limit: nothing compiled, it ran eagerly
 }
 METADATA = {
     "name": str,

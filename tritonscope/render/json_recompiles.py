@@ -83,6 +83,7 @@ def torch_body(t: TorchRecompile) -> dict[str, Any]:
         "marks_passed": list(t.marks_passed),
         "kernels": list(t.kernels),
         "fix": fix_body(t.fix),
+        "eager": t.eager,
     }
 
 

@@ -93,6 +93,7 @@ class TorchRecompile:
     marks_passed: tuple[str, ...]
     kernels: tuple[str, ...] = ()  # the Triton compiles it brought
     fix: Fix | None = None
+    eager: int = 0  # calls past torch._dynamo's recompile_limit: nothing compiled, each ran eagerly
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,7 @@ class RecompilesResult(Result):
 
     def late_torch(self) -> list[TorchRecompile]:
         """torch.compile's frame compiles after the mark (`--after`)."""
-        return [t for t in self.torch if self.after in t.marks_passed]
+        return [t for t in self.torch if self.after in t.marks_passed and not t.eager]
 
 
 ROLES = (FIRST, RECOMPILE, CANDIDATE, AGAIN)

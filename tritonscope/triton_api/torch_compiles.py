@@ -46,7 +46,12 @@ def install(convert_frame, log: str, append_line) -> None:
             code, before, inputs, started = _named(frame), _entry_count(frame.f_code), _inputs(frame), time.time()
         except Exception:  # noqa: BLE001 - recording must never break the traced program
             return original(self, frame, cache_entry, *args, **kwargs)
-        result = original(self, frame, cache_entry, *args, **kwargs)
+        try:
+            result = original(self, frame, cache_entry, *args, **kwargs)
+        except BaseException as exc:  # past the recompile limit dynamo raises, and the frame runs eagerly
+            if "recompile limit" in str(exc).lower():
+                _eager(append_line, log, code, before, inputs, started, list(reasons.last))
+            raise
         try:
             compiled = getattr(result, "guarded_code", result)  # before 2.6 the GuardedCode itself
             if getattr(compiled, "guard_manager", None) is not None:
@@ -56,6 +61,24 @@ def install(convert_frame, log: str, append_line) -> None:
         return result
 
     convert_frame.ConvertFrameAssert.__call__ = __call__
+
+
+def _eager(append_line, log: str, code, before: int, inputs: dict, started: float, reasons: list[str]) -> None:
+    """A call past the recompile limit: logged as a record with the limit and no entry compiled."""
+    try:
+        record = _record(code, None, before, inputs, started, reasons)
+        append_line(log, {**record, "recompile_limit": _recompile_limit() or before})
+    except Exception:  # noqa: BLE001 - recording must never break the traced program
+        pass
+
+
+def _recompile_limit() -> int | None:
+    """torch._dynamo's limit on a frame's entries, as the program set it (`cache_size_limit` before 2.6):
+    past it, a call whose guards all fail runs eagerly, uncompiled (h20b: 3 sizes of 6 ran so, unsaid)."""
+    from torch._dynamo import config
+
+    limit = getattr(config, "recompile_limit", None)
+    return int(limit) if isinstance(limit, int) else getattr(config, "cache_size_limit", None)
 
 
 def _keep_reasons(convert_frame, reasons: threading.local) -> None:

@@ -84,11 +84,15 @@ class RecompilesView(TerminalRenderer):
         where = f" ({t.file.rsplit('/', 1)[-1]}:{t.line})" if t.file else ""
         late = f", after {after}" if after and after in t.marks_passed else ""
         head = f"torch.compile {t.function}{where}: {t.compile_id}{late}, {seconds(t.seconds)}"
+        if t.eager:  # nothing compiled: the function past its recompile limit
+            head = f"torch.compile {t.function}{where}: past its recompile_limit{late}, run eagerly"
         say(console, head, indent=0, style="bold")
         if t.launch:
             values = f" with {t.launch.values}" if t.launch.values.strip() else ""  # none recorded: no `with`
             say(console, f"called at {t.launch.where}{values}")
         say(console, t.said, "-")
+        for text in t.reasons if t.eager else ():  # the guards no entry passed: what the fix marks dynamic
+            say(console, text, "guard failed:", 4, "dim")
         if t.kernels:
             say(console, f"its kernels: {', '.join(t.kernels)}", style="dim")
         if t.fix:
