@@ -227,7 +227,7 @@ def test_the_loads_a_warp_keeps_in_flight_bound_the_dram_it_draws():
     loads = next(limit for limit in one.limits if limit.name == "loads in flight")
     assert one.dram_bytes == 2 * 4096  # 4 KiB read, 4 KiB written
     # an all but idle DRAM's round trip: 4 KiB in flight draw next to nothing of its bandwidth
-    assert launch_time.UNLOADED_LATENCY_CYCLES / 1980 <= loads.us < 1.001 * launch_time.UNLOADED_LATENCY_CYCLES / 1980
+    assert in_flight.UNLOADED_LATENCY_CYCLES / 1980 <= loads.us < 1.001 * in_flight.UNLOADED_LATENCY_CYCLES / 1980
     assert "4.1 KB in flight (1.02 KB a warp)" in loads.said
     full = launch_time.estimate(c, (N // 1024,), "--grid")
     loads = next(limit for limit in full.limits if limit.name == "loads in flight")

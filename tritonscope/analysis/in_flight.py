@@ -12,8 +12,28 @@ descriptor, not its instruction: a kernel that loads through TMA has no figure h
 
 from __future__ import annotations
 
+from ..core.targets import Speeds
 from . import latencies, opcodes, scoreboards
 from .scoreboards import Schedule
+
+# A DRAM read's round trip under load, in cycles: with I bytes of loads in flight on the whole GPU the DRAM
+# serves at most I bytes a round trip (Little's law), below its peak where warps keep too few loads in
+# flight (one warp over a long row, few blocks of skinny tiles).
+DRAM_LATENCY_CYCLES = 1600
+UNLOADED_LATENCY_CYCLES = 900  # the same with the DRAM all but idle: 8 blocks of vLLM's MoE GEMM on the H200 (h20a)
+
+
+def read_seconds(asked: float, reads: float, held: float, speeds: Speeds) -> float:
+    """The time ASKED bytes of reads take, READS of them from the DRAM, with HELD bytes in flight on the
+    whole GPU: each read its round trip, the L2's at about the idle DRAM's (h20a's MoE GEMM: 52 us on the
+    H200 at 8 blocks and at 132, where the L2 serves most of the 132's reads; estimated 83 and 35 when
+    the DRAM's reads alone were counted, at a loaded trip), a DRAM read's rising to DRAM_LATENCY_CYCLES
+    as the reads in flight draw the DRAM's whole bandwidth."""
+    draw = held / (speeds.dram_bytes_per_clock * DRAM_LATENCY_CYCLES)  # the bandwidth's share at the loaded trip
+    trip = UNLOADED_LATENCY_CYCLES + (DRAM_LATENCY_CYCLES - UNLOADED_LATENCY_CYCLES) * min(draw, 1.0)
+    return (asked * UNLOADED_LATENCY_CYCLES + reads * (trip - UNLOADED_LATENCY_CYCLES)) / (
+        held * speeds.clock_mhz * 1e6
+    )
 
 
 def warp_bytes(schedule: Schedule) -> float | None:

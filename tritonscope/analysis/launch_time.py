@@ -21,7 +21,7 @@ taken together, each a time the GPU (the targets table's `Speeds`) needs at leas
   - atomics: the L2's operations for them, at a rate set by how many addresses they share and how
     many L2 slices those lie in (analysis/atomics.py: a histogram of 256 bins waits on one slice);
   - loads in flight: the DRAM's reads at the bandwidth the resident warps' loads in flight draw by
-    Little's law (analysis/in_flight.py), a round trip of DRAM_LATENCY_CYCLES each.
+    Little's law (analysis/in_flight.py), each a round trip.
 They overlap, not perfectly: the launch takes their OVERLAP-norm, the largest lengthened by those
 near it. What bounds it is the largest; within the waves, the per-warp model's own limit (latency,
 issue or the tensor cores it issues to, the memory pipe, the DRAM), or `waves` itself where the
@@ -79,11 +79,6 @@ BLOCK_CYCLES = 158
 # bf16 elements (no 16-byte alignment: 2-byte accesses, 8 times the sectors) took 280 us for 4.8 GB of
 # sectors on the H200, where its DRAM's time is 142 us (docs/data/h200-launch; analysis/sectors.py).
 L1_BYTES_PER_CLOCK = 64
-# A DRAM read's round trip under load, in cycles: with I bytes of loads in flight on the whole GPU the DRAM
-# serves at most I bytes a round trip (Little's law; analysis/in_flight.py), below its peak where warps keep
-# too few loads in flight (one warp over a long row, few blocks of skinny tiles).
-DRAM_LATENCY_CYCLES = 1600
-UNLOADED_LATENCY_CYCLES = 900  # the same with the DRAM all but idle: 8 blocks of vLLM's MoE GEMM on the H200 (h20a)
 
 
 @dataclass(frozen=True)
@@ -318,31 +313,19 @@ def _parallelism(
     schedule, c: Compilation, memory, resident: int, speeds: Speeds, in_bounds: float = 1.0
 ) -> list[Limit]:
     """The time the launch's DRAM reads take with the loads its resident warps keep in flight (those
-    their masks let through: `in_bounds`), each byte of them a DRAM_LATENCY_CYCLES round trip (Little's
-    law); none where a warp's loads in flight are not known (TMA) or the launch reads nothing from the DRAM."""
+    their masks let through: `in_bounds`), each byte of them a round trip (Little's law: in_flight.py's
+    `read_seconds`); none where a warp's loads in flight are not known (TMA) or the launch reads nothing."""
     per_warp = in_flight.warp_bytes(schedule)
     reads = memory.dram - memory.written
     if per_warp is None or reads <= 0:
         return []
     per_warp *= in_bounds
     held = resident * int(c.metadata.get("num_warps", 4)) * per_warp
-    # every read waits its round trip, those the L2 serves too (at about the idle DRAM's: h20a's MoE GEMM,
-    # 52 us on the H200 at 8 blocks and at 132, where the L2 serves most of the 132's reads)
-    asked = max(memory.l2 - memory.written, reads)
-    trips = asked * UNLOADED_LATENCY_CYCLES + reads * (_round_trip(held, speeds) - UNLOADED_LATENCY_CYCLES)
-    seconds = trips / (held * speeds.clock_mhz * 1e6)
+    asked = max(memory.l2 - memory.written, reads)  # every read waits its round trip, those the L2 serves too
+    seconds = in_flight.read_seconds(asked, reads, held, speeds)
     rate = asked / seconds / 1e12
     said = f"{_bytes(asked)} of reads, {_bytes(held)} in flight ({_bytes(per_warp)} a warp): {rate:.2f} TB/s"
     return [Limit("loads in flight", seconds * 1e6, said)]
-
-
-def _round_trip(held: float, speeds: Speeds) -> float:
-    """A DRAM read's round trip with HELD bytes in flight on the whole GPU: DRAM_LATENCY_CYCLES under load,
-    down to UNLOADED_LATENCY_CYCLES where so few are in flight that they would draw a small part of the
-    DRAM's bandwidth (8 blocks of vLLM's MoE GEMM were estimated 83 us, 132 blocks 35: both take 52 on the
-    H200, h20a)."""
-    draw = held / (speeds.dram_bytes_per_clock * DRAM_LATENCY_CYCLES)  # the bandwidth's share at the loaded trip
-    return UNLOADED_LATENCY_CYCLES + (DRAM_LATENCY_CYCLES - UNLOADED_LATENCY_CYCLES) * min(draw, 1.0)
 
 
 def _l1(c: Compilation, block: TimeEstimate, traffic, speeds: Speeds) -> Limit:
