@@ -164,6 +164,7 @@ def test_a_pruner_of_a_matrix_at_several_sizes_keeps_the_fastest_of_the_launchs_
     sample.loader.exec_module(module)
     configs = module.matmul_kernel.configs
     assert pruner.SIZES == ["M"]
+    assert " M=64,4096 " in document["specialization"]  # all its values (the first row's alone was said: h20a)
     rows = document["configs"]
     for m in (64, 4096):
         of_size = [i for i in document["ranked"]["h200"] if rows[i]["values"]["M"] == m][:2]

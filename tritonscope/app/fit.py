@@ -92,9 +92,12 @@ def plan_file(request: VariantRequest, axes: list[sweep.Axis], others: tuple[str
     prepared = next((p for p in map(_prepared, outcomes) if p is not None), None) or prepare(outcomes[0].request)
     combos = itertools.product(configs, *(a.values for a in axes))
     rows = [_row(config, dict(zip([a.name for a in axes], values, strict=True))) for config, *values in combos]
-    # the constexprs given with -c too (the problem's size, N=4096: the matrix holds for it alone; h20a)
-    given = [(k, v) for k, v in request.constexprs if k not in {a.name for a in axes}]
-    specialization = " ".join(f"{k}={format_value(v)}" for k, v in (*prepared.variant.arguments.items(), *given))
+    # the constexprs given with -c too (the problem's size, N=4096: the matrix holds for it alone), and a
+    # varied argument with all its values (the first row's alone was shown: EM=16 of 16,1024; h20a)
+    varied = {a.name: ",".join(map(format_value, a.values)) for a in axes}
+    given = [(k, format_value(v)) for k, v in request.constexprs if k not in varied]
+    shown = [(k, varied.get(k) or format_value(v)) for k, v in prepared.variant.arguments.items()]
+    specialization = " ".join(f"{k}={v}" for k, v in (*shown, *given))
     requests = tuple(o.request for o in outcomes)
     notes = _configs_by_target(request, spec, others) if loaded.simulated else ()
     kinds = {p.name: p.kind for p in spec.params}
