@@ -430,11 +430,15 @@ def test_an_autotuned_kernel_launched_at_two_sizes_of_a_constexpr_is_a_matrix_fo
         "for n in (1024, 4096):\n"
         "    scale[lambda meta: (triton.cdiv(n, meta['BLOCK']),)](torch.ones(n, device='cuda'), n)\n"
     )
-    tritonscope("trace", "--target", "sm90", "-o", tmp_path / "out", "--", sys.executable, program)
+    tritonscope("trace", "--target", "h200", "-o", tmp_path / "out", "--", sys.executable, program)
     document = json.loads(tritonscope("fit", tmp_path / "out", "--rank", "--targets", "h200", "--json").stdout)
     matrices = sorted((k for k in document["kernels"] if k["kernel"] == "scale"), key=lambda k: k["specialization"])
     assert [k["specialization"].split()[-1] for k in matrices] == ["N=1024", "N=4096"]
     assert all(sorted(c["values"]["BLOCK"] for c in k["configs"]) == [256, 512] for k in matrices), matrices
+    # with no --targets, the capture's own GPU is a column too (a run traced for the H200 was not: h20a)
+    from tritonscope.cli.commands.fit import _default_targets
+
+    assert _default_targets(VariantRequest(file=str(tmp_path / "out"))) == (*DEFAULT_TARGETS, "h200")
 
 
 def test_a_column_of_a_target_the_fit_has_not_is_refused_with_those_it_has(matmul):
