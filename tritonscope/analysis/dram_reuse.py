@@ -47,6 +47,7 @@ class MemoryTraffic:
     distinct: float  # tiles read, each once: the least the DRAM could serve
     again: float  # read again from the DRAM after the L2 let them go
     written: float
+    loaded: float = 0.0  # the bytes the loads carry, as warps keep them in flight (no sector's waste)
 
 
 def memory_traffic(
@@ -80,7 +81,17 @@ def memory_traffic(
     stored = float(written[2].sum())
     dram = (first + again + gathered + stored) * scale + once + missed
     distinct = (first + gathered) * scale + once
-    return MemoryTraffic(dram, l2, distinct, again * scale + missed, stored * scale + written_back)
+    loaded = sum(_loaded(a, scale, multiprocessors) for a in traffic.accesses if a.kind == "load") * scale
+    return MemoryTraffic(dram, l2, distinct, again * scale + missed, stored * scale + written_back, loaded)
+
+
+def _loaded(access: Access, scale: float, multiprocessors: int) -> float:
+    """A load's bytes over the evaluated programs, in the units of a warp's loads in flight (its elements'
+    bytes, not the sectors they touch); a table the L1s hold, asked of the L2 once per SM."""
+    moved = float(access.bytes.sum())
+    if access.table and access.table <= L1_TABLE and multiprocessors:
+        moved = min(moved, access.table * multiprocessors / scale)
+    return moved
 
 
 def _l2_bytes(access: Access, scale: float, multiprocessors: int) -> float:

@@ -321,7 +321,7 @@ def _parallelism(
         return []
     per_warp *= in_bounds
     held = resident * int(c.metadata.get("num_warps", 4)) * per_warp
-    asked = max(memory.l2 - memory.written, reads)  # every read waits its round trip, those the L2 serves too
+    asked = max(memory.loaded, reads)  # every read waits its round trip, those the L2 serves too
     seconds = in_flight.read_seconds(asked, reads, held, speeds)
     rate = asked / seconds / 1e12
     said = f"{_bytes(asked)} of reads, {_bytes(held)} in flight ({_bytes(per_warp)} a warp): {rate:.2f} TB/s"
