@@ -436,9 +436,9 @@ def test_an_autotuned_kernel_launched_at_two_sizes_of_a_constexpr_is_a_matrix_fo
     assert [k["specialization"].split()[-1] for k in matrices] == ["N=1024", "N=4096"]
     assert all(sorted(c["values"]["BLOCK"] for c in k["configs"]) == [256, 512] for k in matrices), matrices
     # with no --targets, the capture's own GPU is a column too (a run traced for the H200 was not: h20a)
-    from tritonscope.cli.commands.fit import _default_targets
+    from tritonscope.app.capture_fit import default_targets
 
-    assert _default_targets(VariantRequest(file=str(tmp_path / "out"))) == (*DEFAULT_TARGETS, "h200")
+    assert default_targets(VariantRequest(file=str(tmp_path / "out"))) == (*DEFAULT_TARGETS, "h200")
 
 
 def test_a_column_of_a_target_the_fit_has_not_is_refused_with_those_it_has(matmul):

@@ -45,6 +45,19 @@ def fit_capture(
     return FitResult(kernels, tuple(b.text for b in budgets), version.installed(), skipped, ranking is not None)
 
 
+def default_targets(request: VariantRequest) -> tuple[str, ...]:
+    """fit's targets where none is given: the eight defaults, and a capture's own simulated GPU where they
+    lack it (a run traced for the H200 was ranked on eight GPUs, its own not among them: h20a)."""
+    from ..captures.logs import simulation_records
+    from ..core.source import CaptureFolder
+    from .fit import DEFAULT_TARGETS
+
+    if not isinstance(request.source, CaptureFolder):
+        return DEFAULT_TARGETS
+    own = (simulation_records(request.source.folder)[1] or {}).get("target")
+    return DEFAULT_TARGETS + ((own,) if isinstance(own, str) and own not in DEFAULT_TARGETS else ())
+
+
 def plan_capture(capture: Capture, kernel: str | None = None) -> tuple[list[Plan], tuple[str, ...]]:
     """A plan per kernel of the capture (same name and source file) and specialization, and a note for
     each kernel whose source file is not there to compile from."""

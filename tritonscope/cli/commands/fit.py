@@ -134,6 +134,7 @@ def fit(
 
       tritonscope fit kernels.py -k mm --rank --grid 'cdiv(M,BLOCK_M)*cdiv(N,BLOCK_N)' --emit-prune p.py --keep 3
     """
+    from ...app.capture_fit import default_targets
     from ...app.diff import worker_count
     from ...app.fit_rank import Ranking
     from ...core import launch_grid
@@ -143,7 +144,7 @@ def fit(
         if targets is not None:
             raise UsageError("give the targets with --targets (one or several), or one with --target; not both")
         targets, request = request.target, replace(request, target="auto")
-    chosen = argtypes.target_list(targets) if targets is not None else _default_targets(request)
+    chosen = argtypes.target_list(targets) if targets is not None else default_targets(request)
     _refuse(request, vary, emit_prune)
     _refuse_ranking(rank, grid, keep, emit_prune)
     ranking = Ranking(launch_grid.parse(grid) if grid is not None else None) if rank or keep or emit_config else None
@@ -196,20 +197,6 @@ def _unranked(result, keep: int) -> list[str]:
             why = next((c.estimate_note for c in k.column(target) if c.estimate_note), "no estimate")
             notes.append(f"--keep {keep}: {target} has no estimates ({why}): its pruner keeps every config that fits")
     return notes
-
-
-def _default_targets(request: VariantRequest) -> tuple[str, ...]:
-    """The eight default targets, and a capture's own simulated GPU where they lack it (a run traced for
-    the H200 was ranked on eight GPUs, its own not among them: h20a)."""
-    from ...app.fit import DEFAULT_TARGETS
-    from ...captures.logs import simulation_records
-    from ...core.source import CaptureFolder
-
-    if not isinstance(request.source, CaptureFolder):
-        return DEFAULT_TARGETS
-    device = simulation_records(request.source.folder)[1] or {}
-    own = device.get("target")
-    return DEFAULT_TARGETS + ((own,) if isinstance(own, str) and own not in DEFAULT_TARGETS else ())
 
 
 def _matrix(request: VariantRequest, targets, vary, budgets, workers: int, timeout: float, ranking, on_done=None):
