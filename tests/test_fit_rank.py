@@ -4,7 +4,6 @@ DyT forward; the pruner that keeps the fastest; and the same estimate `explain` 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -12,6 +11,7 @@ from pathlib import Path
 import pytest
 from cli_process import tritonscope
 from test_corpus_liger import liger_ops
+from test_fit import load
 
 from tritonscope.analysis.fitting import FITS
 from tritonscope.app.fit import DEFAULT_TARGETS, _ranking_order, fit
@@ -134,13 +134,8 @@ def test_keep_writes_a_pruner_that_keeps_the_fastest_that_fit(tmp_path):
         "fit", "sample:matmul_autotune", "--targets", "h200,sm86", "--emit-prune", out, "--keep", "2", "--json"
     )
     document = json.loads(run.stdout)["kernels"][0]
-    spec = importlib.util.spec_from_file_location("mm_fit", out)
-    pruner = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(pruner)
-    sample = importlib.util.spec_from_file_location("mma", samples_dir() / "matmul_autotune.py")
-    module = importlib.util.module_from_spec(sample)
-    sample.loader.exec_module(module)
-    configs = module.matmul_kernel.configs
+    pruner = load(out, "mm_fit")
+    configs = load(samples_dir() / "matmul_autotune.py", "mma").matmul_kernel.configs
     for target in ("h200", "sm86"):
         kept = [configs.index(c) for c in pruner.fitting(configs, target)]
         assert kept == sorted(document["ranked"][target][:2]), target
@@ -156,13 +151,8 @@ def test_a_pruner_of_a_matrix_at_several_sizes_keeps_the_fastest_of_the_launchs_
         "--keep", "2", "--json",
     )  # fmt: skip
     document = json.loads(run.stdout)["kernels"][0]
-    spec = importlib.util.spec_from_file_location("mm_sizes", out)
-    pruner = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(pruner)
-    sample = importlib.util.spec_from_file_location("mma", samples_dir() / "matmul_autotune.py")
-    module = importlib.util.module_from_spec(sample)
-    sample.loader.exec_module(module)
-    configs = module.matmul_kernel.configs
+    pruner = load(out, "mm_sizes")
+    configs = load(samples_dir() / "matmul_autotune.py", "mma").matmul_kernel.configs
     assert pruner.SIZES == ["M"]
     assert " M=64,4096 " in document["specialization"]  # all its values (the first row's alone was said: h20a)
     rows = document["configs"]
