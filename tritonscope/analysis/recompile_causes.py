@@ -111,13 +111,12 @@ def _param_cause(pa: Param, pb: Param, later: dict, labels: tuple[str, str]) -> 
         if pb.value == "None":
             return Cause(NONE, n, pa.type, "None", f"`{n}` is None in {lb} (a None is a constant); {la} had {pa.type}")
         return Cause(NONE, n, "None", pb.type, f"`{n}` was None in {la} (a constant) and is {pb.type} in {lb}")
-    floats = [p for p in (pa, pb) if p.type in FLOATS]
-    if floats and "1" in (pa.value, pb.value) and "constexpr" in (pa.type, pb.type):
-        # a float argument given the int 1 (`alpha=1` after 2.5): Triton makes an int 1 a constant,
-        # a float never (h20b: said "equals 1", with a do_not_specialize that did not hold)
-        said = f"`{n}` was {pa.type} in {la} and the int 1 in {lb} (a constant)" if pb.value == "1" else ""
-        said = said or f"`{n}` was the int 1 in {la} (a constant) and is {pb.type} in {lb}"
-        return Cause(DTYPE, n, pa.type if pa.type in FLOATS else "1", pb.type if pb.type in FLOATS else "1", said)
+    # a float argument given the int 1 (`alpha=1` after 2.5): Triton makes an int 1 a constant, a float
+    # never (h20b: said "equals 1", with a do_not_specialize that did not hold)
+    if pa.type in FLOATS and (pb.type, pb.value) == ("constexpr", "1"):
+        return Cause(DTYPE, n, pa.type, "1", f"`{n}` was {pa.type} in {la} and the int 1 in {lb} (a constant)")
+    if pb.type in FLOATS and (pa.type, pa.value) == ("constexpr", "1"):
+        return Cause(DTYPE, n, "1", pb.type, f"`{n}` was the int 1 in {la} (a constant) and is {pb.type} in {lb}")
     if "1" in (pa.value, pb.value) and "constexpr" in (pa.type, pb.type) and pa.type != pb.type:
         if pb.value == "1":
             return Cause(EQUAL_TO_1, n, pa.type, "1", f"`{n}` equals 1 in {lb}, so Triton made it a constant")

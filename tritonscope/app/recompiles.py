@@ -94,8 +94,8 @@ def _made_again(step: CompileStep, record: dict, compiles) -> tuple[Cause, ...]:
     @triton.jit inside a function each step calls), and each new one looks Triton's cache up (h20b)."""
     if step.role != AGAIN or generated_by_torch(record):
         return ()
-    first: dict = next((r for i, r in compiles if r.get("hash") == step.hash), {})
-    if first is record or first.get("pid") is None or first.get("pid") != record.get("pid"):
+    first = compiles[step.compared_with - 1][1] if step.compared_with else {}  # the step it repeats, by number
+    if first.get("pid") is None or first.get("pid") != record.get("pid"):
         return ()  # another process (a worker, a later run) has a cache of its own to fill
     said = "the same kernel made again in the process that compiled it (a @triton.jit made inside a function "
     said += "called each time?): each new kernel object looks Triton's cache up again"
