@@ -81,17 +81,10 @@ def memory_traffic(
     stored = float(written[2].sum())
     dram = (first + again + gathered + stored) * scale + once + missed
     distinct = (first + gathered) * scale + once
-    loaded = sum(_loaded(a, scale, multiprocessors) for a in traffic.accesses if a.kind == "load") * scale
+    # the bytes the loads carry, in a warp's loads in flight's units (no sector's waste)
+    asked = (a for a in traffic.accesses if a.kind == "load")  # their own bytes, not the DRAM's granules
+    loaded = sum(_once_per_sm(a, float(a.bytes.sum()), scale, multiprocessors) for a in asked) * scale
     return MemoryTraffic(dram, l2, distinct, again * scale + missed, stored * scale + written_back, loaded)
-
-
-def _loaded(access: Access, scale: float, multiprocessors: int) -> float:
-    """A load's bytes over the evaluated programs, in the units of a warp's loads in flight (its elements'
-    bytes, not the sectors they touch); a table the L1s hold, asked of the L2 once per SM."""
-    moved = float(access.bytes.sum())
-    if access.table and access.table <= L1_TABLE and multiprocessors:
-        moved = min(moved, access.table * multiprocessors / scale)
-    return moved
 
 
 def _l2_bytes(access: Access, scale: float, multiprocessors: int) -> float:
@@ -104,8 +97,13 @@ def _l2_bytes(access: Access, scale: float, multiprocessors: int) -> float:
         moved *= L2_PORT / max(access.run, SECTOR)
     elif stride := element_stride(access):  # a strided tile's elements: a port's clock each, or their share
         moved *= min(stride, L2_PORT) / access.width
+    return _once_per_sm(access, moved, scale, multiprocessors)
+
+
+def _once_per_sm(access: Access, moved: float, scale: float, multiprocessors: int) -> float:
+    """An access's MOVED bytes, but a table the L1s hold (a load's), asked of the L2 once per SM over the launch."""
     if access.table and access.table <= L1_TABLE and multiprocessors and access.kind == "load":
-        moved = min(moved, access.table * multiprocessors / scale)
+        return min(moved, access.table * multiprocessors / scale)
     return moved
 
 
