@@ -76,6 +76,23 @@ def test_no_compile_after_the_mark_passes_and_a_budget_of_a_few_holds(cli, captu
     assert cli("check", captures / "late", "--budget", "compiles_after_warmup<=8").stdout.startswith("PASS")
 
 
+def test_the_flag_and_a_budget_on_one_mark_count_each_compile_once(cli, captures):
+    # --no-compiles-after warmup with --budget compiles_after_warmup<=2: one count held to both limits,
+    # each compile one entry ("16 of 16 failed" and every cause said twice before, h20b)
+    given = ("--no-compiles-after", "warmup", "--budget", "compiles_after_warmup<=2")
+    out = cli("check", captures / "late", *given, expect=1).stdout
+    flat = " ".join(out.split())
+    assert "8 of 8 failed" in flat
+    assert flat.count("1 of the capture's 8 compiles after warmup") == 8
+    assert "compiles after warmup: 8, limit <= 2 and = 0: each entry above is one of them" in flat
+    doc = json.loads(cli("check", captures / "late", *given, "--json", expect=1).stdout)
+    assert len(doc["entries"]) == 8
+    assert {tuple(b["limit"] for b in e["broken"]) for e in doc["entries"]} == {("<= 2", "= 0")}
+    held = json.loads(cli("check", captures / "late", "--budget", "compiles_after_warmup<=8", *given[2:], "--json",
+                          expect=1).stdout)  # fmt: skip
+    assert len(held["entries"]) == 8 and {len(e["broken"]) for e in held["entries"]} == {1}
+
+
 def test_the_budget_is_a_captures_and_the_mark_must_exist(cli, captures):
     said = cli("check", "sample:vector_add", "-t", "sm90", "--budget", "compiles_after_warmup=0", expect=2).stderr
     assert "counts a capture's compiles after the program's mark" in said

@@ -19,23 +19,28 @@ from .recompiles import recompiles
 
 
 def gate_outcomes(folder: Path, budgets: list[Budget]) -> list[EntryOutcome]:
-    """One outcome per compile after each budget's mark (each failing where the count breaks the
-    budget), or one passing outcome for a mark with none after it."""
-    outcomes = []
+    """One outcome per compile after each mark (failing where the count breaks a budget on that mark),
+    or one passing outcome for a mark with none after it. Budgets on one mark (`--no-compiles-after
+    warmup` with `--budget compiles_after_warmup<=2`) hold one count: each compile is one entry."""
+    by_mark: dict[str, list[Budget]] = {}
     for budget in budgets:
-        mark = budget.figure.removeprefix(COMPILES_AFTER)
+        by_mark.setdefault(budget.figure, []).append(budget)
+    outcomes = []
+    for figure, held in by_mark.items():
+        mark = figure.removeprefix(COMPILES_AFTER)
         result = recompiles(folder, after=mark, fixes=False)
         _refuse_unread_compiles(folder, result.notes)
         late = [(f"{folder}/:{k.name}@{v.hash[:8]}", _said(k, v), v.launch) for k, v in result.late()]
         late += [(f"torch.compile {t.function} ({t.compile_id})", t.said, t.launch) for t in result.late_torch()]
-        count, holds = len(late), budget.holds(len(late))
+        count = len(late)
+        broken_by = [budget for budget in held if not budget.holds(count)]
         for name, said, launch in late:
             where = f"launched at {launch.where}" if launch is not None else "no launch recorded"
             of = f"; 1 of the capture's {count} compiles after {mark}" if count > 1 else ""
-            broken = () if holds else (Broken(budget.figure, count, budget.bound(), f"{said}; {where}{of}"),)
-            outcomes.append(_outcome(name, budget, {budget.figure: count}, broken))
+            broken = tuple(Broken(figure, count, b.bound(), f"{said}; {where}{of}") for b in broken_by)
+            outcomes.append(_outcome(name, held, {figure: count}, broken))
         if not late:
-            outcomes.append(_outcome(f"{folder}/: compiles after {mark}", budget, {budget.figure: 0}, ()))
+            outcomes.append(_outcome(f"{folder}/: compiles after {mark}", held, {figure: 0}, ()))
     return outcomes
 
 
@@ -51,8 +56,8 @@ def _refuse_unread_compiles(folder: Path, notes: tuple[str, ...]) -> None:
         )
 
 
-def _outcome(name: str, budget: Budget, figures: dict, broken: tuple[Broken, ...]) -> EntryOutcome:
-    entry = CheckEntry(name, VariantRequest(file=name.partition("/:")[0] or name), (budget,))
+def _outcome(name: str, budgets: list[Budget], figures: dict, broken: tuple[Broken, ...]) -> EntryOutcome:
+    entry = CheckEntry(name, VariantRequest(file=name.partition("/:")[0] or name), tuple(budgets))
     return EntryOutcome(entry, None, figures, broken)
 
 

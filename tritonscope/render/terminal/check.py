@@ -65,8 +65,8 @@ class CheckView(TerminalRenderer):
         for outcome in result.outcomes:
             print_unpadded(console, _entry(outcome, shared and outcome in gate))
         if shared:
-            broken = gate[0].broken[0]
-            said = f"{figures_line(gate[0].figures)}, limit {broken.limit}: each entry above is one of them"
+            limits = " and ".join(dict.fromkeys(b.limit for b in gate[0].broken))  # two budgets on one mark: both
+            said = f"{figures_line(gate[0].figures)}, limit {limits}: each entry above is one of them"
             console.print(Text(textwrap.fill(said, console.width), style="yellow"))  # no space left at a line's end
         for note in result.notes:
             console.print(Text(f"note: {note}", style="yellow"))
@@ -100,6 +100,7 @@ def _entry(outcome, cause_only: bool) -> Table:
         if held:
             table.add_row(Text(""), Text(held, style="dim"))
         table.add_row(Text(""), Text(figures_line(outcome.figures) + _line_shares(outcome), style="dim"))
+    findings: set[str] = set()  # two budgets on one count break with one cause: said once
     for broken in outcome.broken:
         value = "none" if broken.value is None else f"{broken.value:g}{broken.unit}"
         if broken.value is not None and broken.unit == " B":
@@ -113,7 +114,8 @@ def _entry(outcome, cause_only: bool) -> Table:
         )
         if not cause_only:
             table.add_row(Text(""), Text(said, style="yellow"))
-        if broken.finding:
+        if broken.finding and broken.finding not in findings:
+            findings.add(broken.finding)
             table.add_row(Text(""), Text(f"↳ {broken.finding}" if cause_only else f"  ↳ {broken.finding}"))
     return table
 
