@@ -421,7 +421,7 @@ def versus(fast: LaunchEstimate, slow: LaunchEstimate) -> str:
     theirs = {limit.name: limit.us for limit in fast.limits}
     grown = max(slow.limits, key=lambda limit: limit.us)
     ratio = f"{slow.kernel_us / fast.kernel_us:.2f}x"
-    if slow.kernel_us < TIE * fast.kernel_us:
+    if round(slow.kernel_us / fast.kernel_us, 2) < TIE:  # as shown: a 1.02x is never a tie (1.0199 was)
         return f"{ratio}: a tie as the model sees them (within {TIE - 1:.0%}), in an order the GPU may not keep"
     if grown.name == "DRAM":
         return f"{ratio}: {_bytes(slow.dram_bytes)} from the DRAM against {_bytes(fast.dram_bytes)}"
