@@ -679,6 +679,26 @@ def test_an_argument_read_after_a_graph_break_is_marked_where_the_function_is_ca
     assert "a value f computed before its graph break" in fix(again, [reason(computed)], [f, resumed]).said
 
 
+def test_the_forecast_stops_at_the_programs_own_recompile_limit(tmp_path, cli):
+    """A program that sets recompile_limit = 2: --shapes predicted entries up to torch's default 8, and
+    said "recompile_limit (8 entries)" (h20b). Each compile record carries the program's limit."""
+    program = tmp_path / "limited.py"
+    program.write_text(
+        "import torch, torch._dynamo\nimport tritonscope\n\n"
+        "torch._dynamo.config.recompile_limit = 2\n\n"
+        "@torch.compile(dynamic=False)\ndef f(x):\n    return torch.exp(x) + 1\n\n"
+        "for n in (8,):\n    f(torch.randn(n, device='cuda'))\ntritonscope.mark('warmup')\n"
+    )
+    cli("trace", "--target", "sm90", "-o", tmp_path / "run", "--", sys.executable, program)
+    (record,) = [json.loads(line) for line in (tmp_path / "run" / "torch_compiles.jsonl").read_text().splitlines()]
+    assert record["limit"] == 2
+    document = json.loads(cli("recompiles", tmp_path / "run", "--shapes", "n=1..64", "--json").stdout)
+    (frame,) = document["torch_compiles"]
+    assert len(frame["predicted"]) == 1, frame  # 1 entry in the warmup, 2 at most: then f runs eagerly
+    assert "then dynamo's recompile_limit (2 entries): later shapes run eagerly" in frame["inputs"], frame
+    assert document["compiles"] == 1
+
+
 def test_a_function_past_its_recompile_limit_is_said_to_run_eagerly_and_not_counted_as_a_compile(tmp_path, cli):
     """The program's own recompile_limit (1 here; cache_size_limit on older torch): the second size's
     call ran eagerly, uncompiled, and nothing said so (h20b). Not a compile: the gate does not count it."""

@@ -29,6 +29,7 @@ class FrameModel:
     seen: dict[tuple[str, int], frozenset[int]]  # the values each dim had at the warmup's compiles
     automatic: bool = True  # a dim that varied becomes dynamic (False: dynamic=False, every entry static)
     marked: frozenset[tuple[str, int]] = frozenset()  # dims a warmup entry had dynamic (mark_dynamic): stay so
+    limit: int = RECOMPILE_LIMIT  # the program's recompile_limit (a capture's records say it)
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,7 @@ def predict_frame(frame: FrameModel, ranges: dict[str, tuple[int, int]]) -> list
         shapes = shapes_at(frame, point)
         if any(accepts(e, shapes) for e in entries):
             continue
-        if len(entries) >= RECOMPILE_LIMIT:  # dynamo stops compiling the function: it runs eagerly
+        if len(entries) >= frame.limit:  # dynamo stops compiling the function: it runs eagerly
             break
         entry = new_entry(frame, shapes, seen)
         for name, shape in shapes.items():

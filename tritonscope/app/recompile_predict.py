@@ -207,15 +207,16 @@ def _frame(records: list[dict], sizes, carried: dict[str, set[int]], sources) ->
     )
     # a dim an entry guards as dynamic (`2 <= L['x'].size()[1]`): mark_dynamic, or dynamic=True
     marked = frozenset(dim for e in entries for b in e.bounds if b.lower and b.limit == 2 for dim in b.dims)
+    limit = int(last.get("limit") or RECOMPILE_LIMIT)  # the program's own (set before its first compile)
     frame = FrameModel(
-        last["function"], last.get("file"), last.get("line"), dims, held, entries, seen, automatic, marked
+        last["function"], last.get("file"), last.get("line"), dims, held, entries, seen, automatic, marked, limit
     )
     predicted = predict_frame(frame, sizes)
     said = tuple(f"{n}: [{', '.join(d.text if d is not None else '?' for d in ds)}]" for n, ds in dims.items())
     if not automatic:
         said += ("dynamic=False: a size that changes makes a static entry (a dim marked dynamic stays so)",)
-    if len(records) + len(predicted) >= RECOMPILE_LIMIT:
-        said += (f"then dynamo's recompile_limit ({RECOMPILE_LIMIT} entries): later shapes run eagerly",)
+    if len(records) + len(predicted) >= limit:
+        said += (f"then dynamo's recompile_limit ({limit} entries): later shapes run eagerly",)
     return FrameForecast(frame.function, frame.file, frame.line, said, len(records), tuple(predicted))
 
 

@@ -189,6 +189,7 @@ TORCH_COMPILE_RECORD = {
     "reasons": [str],
     "guards": [str],
     "call_site?": _CALL_SITE,
+    "limit?": int,  # torch._dynamo's recompile_limit as the program set it when this entry compiled
     "recompile_limit?": int,  # a call past torch._dynamo's recompile_limit: nothing compiled, it ran eagerly
 }
 METADATA = {

@@ -175,7 +175,18 @@ def _record(code, compiled, index: int, inputs: dict, started: float, reasons: l
         "reasons": reasons,
         "guards": _shape_guards(compiled),
         "call_site": _call_site(),
+        **_limit(),
     }
+
+
+def _limit() -> dict:
+    """The program's recompile_limit as this entry compiled, where torch says it: the prediction of the
+    compiles to come stops there (it said torch's default, 8, whatever the program set)."""
+    try:
+        limit = _recompile_limit()
+    except Exception:  # noqa: BLE001 - recording must never break the traced program
+        return {}
+    return {"limit": limit} if isinstance(limit, int) and limit > 0 else {}
 
 
 def _shape_guards(compiled) -> list[str]:
