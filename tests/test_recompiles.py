@@ -499,6 +499,25 @@ def test_a_compiled_call_nested_in_another_is_the_one_read():
     assert shaped is not None and isinstance(shaped[0], Expr) and shaped[0].text == "n" and shaped[1].text == "32"
 
 
+def test_a_compiled_calls_other_arguments_are_placed_by_the_functions_own_parameters():
+    """`f3(torch.randn(n, 4), n)`: of the tensor x alone, which of two arguments it was was not plain,
+    so its dims were lost (`x: [?, 4]`, "no launch follows n") where the CPU run recompiles at n=1
+    (h20b). The def's parameters place it; a method's self is left out, as its calls leave it."""
+    from tritonscope.analysis.launch_source import function_call, positional_params
+
+    source = (
+        "import torch\n\n@torch.compile\ndef f3(x, n):\n    return x.sum(0) * n\n\n"
+        "for n in (8, 16):\n    f3(torch.randn(n, 4), n)\n\n"
+        "class M:\n    def forward(self, h, scale=2):\n        return h\n"
+    )
+    tree = ast.parse(source)
+    assert positional_params(tree, 3, "f3") == ["x", "n"] == positional_params(tree, 4, "f3")
+    assert positional_params(tree, 11, "forward") == ["h", "scale"] and positional_params(tree, 9, "f3") is None
+    assert function_call(tree, 8, ["x"], "f3") is None  # one tensor of two arguments: not plain
+    call = function_call(tree, 8, ["x"], "f3", ["x", "n"])
+    assert call is not None and [e.text for e in call.shape("x", frozenset({"n"}))] == ["n", "4"]
+
+
 def test_a_keyword_inputs_size_mismatch_gets_its_fix():
     """Hugging Face models take their inputs by keyword: `tensor 'kwargs['input_ids']' size mismatch` was
     not read (the name's own quotes ended it), so every such recompile came with no fix."""
@@ -681,13 +700,14 @@ def test_an_argument_read_after_a_graph_break_is_marked_where_the_function_is_ca
 
 def test_the_forecast_stops_at_the_programs_own_recompile_limit(tmp_path, cli):
     """A program that sets recompile_limit = 2: --shapes predicted entries up to torch's default 8, and
-    said "recompile_limit (8 entries)" (h20b). Each compile record carries the program's limit."""
+    said "recompile_limit (8 entries)" (h20b). Each compile record carries the program's limit. (x is
+    found as the first of f's two arguments: its dims were lost where the size is passed too.)"""
     program = tmp_path / "limited.py"
     program.write_text(
         "import torch, torch._dynamo\nimport tritonscope\n\n"
         "torch._dynamo.config.recompile_limit = 2\n\n"
-        "@torch.compile(dynamic=False)\ndef f(x):\n    return torch.exp(x) + 1\n\n"
-        "for n in (8,):\n    f(torch.randn(n, device='cuda'))\ntritonscope.mark('warmup')\n"
+        "@torch.compile(dynamic=False)\ndef f(x, n):\n    return torch.exp(x) + n\n\n"
+        "for n in (8,):\n    f(torch.randn(n, device='cuda'), n)\ntritonscope.mark('warmup')\n"
     )
     cli("trace", "--target", "sm90", "-o", tmp_path / "run", "--", sys.executable, program)
     (record,) = [json.loads(line) for line in (tmp_path / "run" / "torch_compiles.jsonl").read_text().splitlines()]

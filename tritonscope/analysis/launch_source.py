@@ -86,14 +86,18 @@ def kernel_launch(tree: ast.Module, line: int, kernel: str, params: list[str]) -
     return None
 
 
-def function_call(tree: ast.Module, line: int, params: list[str], function: str | None = None) -> LaunchLine | None:
+def function_call(
+    tree: ast.Module, line: int, params: list[str], function: str | None = None, signature: list[str] | None = None
+) -> LaunchLine | None:
     """The call on LINE that gives each of PARAMS (a torch.compile'd function's inputs as dynamo names
     them: `x`, `args[0]`, `kwargs['input_ids']`), by position or by keyword: a call of FUNCTION (by its
-    name) first, as the call nested in another (`print(tuple(f(x).shape))`) is not the outer one's."""
+    name) first, as the call nested in another (`print(tuple(f(x).shape))`) is not the outer one's.
+    `signature`: the function's positional parameters (`positional_params`), which place its other
+    arguments (`f(torch.randn(n, 4), n)`: x is the first of two, where PARAMS name the tensors)."""
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and _spans(n, line)] if params else []
     named = [c for c in calls if function and _called_name(c) == function]
     for node in named or calls:
-        bound = _bound(node, params)
+        bound = _bound(node, params, signature)
         if bound is not None:
             return LaunchLine(bound, _resolver(tree, line))
     return None
@@ -104,10 +108,25 @@ def _called_name(call: ast.Call) -> str | None:
     return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
 
 
-def _bound(call: ast.Call, params: list[str]) -> dict[str, ast.expr] | None:
+def positional_params(tree: ast.Module, line: int, function: str) -> list[str] | None:
+    """The positional parameters of FUNCTION defined at LINE (its `def`, or its first decorator's line,
+    as a code object's first line is): a method's `self` left out, as its calls leave it."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == function:
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            if line in (first, node.lineno):
+                names = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+                return names[1:] if names[:1] in (["self"], ["cls"]) else names
+    return None
+
+
+def _bound(call: ast.Call, params: list[str], signature: list[str] | None = None) -> dict[str, ast.expr] | None:
     """Each param's expression in the call; None where one is not given there."""
     keywords = {k.arg: k.value for k in call.keywords if k.arg}
     plain = [name for name in params if item_of(name) is None and name not in keywords]
+    placed = dict(zip(signature, call.args, strict=False)) if signature else {}
+    if plain and all(item_of(name) is None and (name in keywords or name in placed) for name in params):
+        return {name: keywords.get(name) or placed[name] for name in params}  # placed by the function's own parameters
     if plain and len(plain) != len(call.args):  # which argument is which, by position, is not plain
         return None
     positional = iter(call.args)

@@ -23,7 +23,7 @@ from ..analysis.dynamo_prediction import (
     dynamic_bounds,
     predict_frame,
 )
-from ..analysis.launch_source import function_call, kernel_launch, parsed
+from ..analysis.launch_source import function_call, kernel_launch, parsed, positional_params
 from ..analysis.size_expressions import const, size
 from ..analysis.specialization import config_fields, generated_by_torch, not_specialized, specialization
 from ..captures.recorded import def_line
@@ -187,7 +187,9 @@ def _frame(records: list[dict], sizes, carried: dict[str, set[int]], sources) ->
     site = last.get("call_site") or {}
     tree = _source(sources, site.get("file"))
     called = last["function"]
-    call = function_call(tree, site.get("line", 0), list(tensors), called) if tree is not None else None
+    defined = _source(sources, last.get("file"))
+    signature = positional_params(defined, last["line"], called) if defined is not None and last.get("line") else None
+    call = function_call(tree, site.get("line", 0), list(tensors), called, signature) if tree is not None else None
     seen: dict[tuple[str, int], frozenset[int]] = {}
     for record in records:
         for name, value in record["inputs"].items():
