@@ -518,6 +518,22 @@ def test_a_compiled_calls_other_arguments_are_placed_by_the_functions_own_parame
     assert call is not None and [e.text for e in call.shape("x", frozenset({"n"}))] == ["n", "4"]
 
 
+def test_a_kernel_launched_under_another_name_is_read_on_its_launch_line():
+    """`from kernels import add_kernel as add; add[grid](x, n)`: the launch line was not read (its name
+    was not the kernel's), so --shapes followed nothing there (h20b)."""
+    from tritonscope.analysis.launch_source import kernel_launch
+
+    for source in (
+        "from kernels import add_kernel as add\nfor n in (64, 99):\n    add[(n,)](x, n, BLOCK=128)\n",
+        "import kernels\nadd = kernels.add_kernel\nfor n in (64, 99):\n    add[(n,)](x, n, BLOCK=128)\n",
+    ):
+        tree = ast.parse(source)
+        line = 1 + source.splitlines().index(next(t for t in source.splitlines() if "add[(n,)]" in t))
+        launch = kernel_launch(tree, line, "add_kernel", ["x_ptr", "n_elements", "BLOCK"])
+        assert launch is not None and ast.unparse(launch.arguments["n_elements"]) == "n", source
+    assert kernel_launch(ast.parse("other[(n,)](x, n)\n"), 1, "add_kernel", ["x_ptr", "n"]) is None
+
+
 def test_a_keyword_inputs_size_mismatch_gets_its_fix():
     """Hugging Face models take their inputs by keyword: `tensor 'kwargs['input_ids']' size mismatch` was
     not read (the name's own quotes ended it), so every such recompile came with no fix."""

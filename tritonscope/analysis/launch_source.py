@@ -70,12 +70,14 @@ def parsed(source: str) -> ast.Module | None:
 
 
 def kernel_launch(tree: ast.Module, line: int, kernel: str, params: list[str]) -> LaunchLine | None:
-    """The launch `kernel[grid](...)` on LINE, its arguments mapped to PARAMS."""
+    """The launch `kernel[grid](...)` on LINE, its arguments mapped to PARAMS (the kernel by any name the
+    file gives it: `from kernels import add_kernel as add`, `add = k.add_kernel`)."""
+    names = _names_of(tree, kernel)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript) and _spans(node, line):
             target = node.func.value
             name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
-            if name != kernel:
+            if name not in names:
                 continue
             arguments = dict(zip(params, node.args, strict=False))
             arguments.update({k.arg: k.value for k in node.keywords if k.arg})
@@ -84,6 +86,19 @@ def kernel_launch(tree: ast.Module, line: int, kernel: str, params: list[str]) -
                 arguments.update({f"grid[{i}]": g for i, g in enumerate(grid.elts)})
             return LaunchLine(arguments, _resolver(tree, line))
     return None
+
+
+def _names_of(tree: ast.Module, kernel: str) -> set[str]:
+    """KERNEL and the names the file binds it to: an import's `as`, a plain assignment of it."""
+    names = {kernel}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            names |= {a.asname for a in node.names if a.name == kernel and a.asname}
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = node.value
+            if (value.attr if isinstance(value, ast.Attribute) else getattr(value, "id", None)) == kernel:
+                names.add(node.targets[0].id)
+    return names
 
 
 def function_call(
