@@ -534,6 +534,24 @@ def test_a_kernel_launched_under_another_name_is_read_on_its_launch_line():
     assert kernel_launch(ast.parse("other[(n,)](x, n)\n"), 1, "add_kernel", ["x_ptr", "n"]) is None
 
 
+def test_the_frame_compile_a_generated_kernel_belongs_to_is_the_scans_answer():
+    """A generated kernel's frame compile: the last in the log's order begun at or before it. Found by a
+    bisection now (a scan per lookup, three per record, was quadratic over a long generate()'s records);
+    held against that scan on logs out of time order, with ties."""
+    import random
+    from pathlib import Path
+
+    from tritonscope.captures.timeline import Timeline
+
+    rng = random.Random(7)
+    for _ in range(50):
+        logged = tuple({"time": float(rng.randint(0, 30)), "n": n} for n in range(rng.randint(0, 12)))
+        timeline = Timeline(Path("."), (), (), (), logged, (), ())
+        for when in range(-1, 33):
+            earlier = [t for t in logged if t["time"] <= when]
+            assert timeline.torch_compile_before(when) == (earlier[-1] if earlier else None)
+
+
 def test_a_keyword_inputs_size_mismatch_gets_its_fix():
     """Hugging Face models take their inputs by keyword: `tensor 'kwargs['input_ids']' size mismatch` was
     not read (the name's own quotes ended it), so every such recompile came with no fix."""

@@ -171,10 +171,7 @@ def _values(launch: dict, step: CompileStep) -> str:
 def _torch_compile_before(timeline: Timeline, record: dict) -> dict | None:
     """The torch.compile frame compile a generated kernel's compile belongs to: the last one before it."""
     when = record.get("time")
-    if not isinstance(when, (int, float)):
-        return None
-    earlier = [t for t in timeline.torch_compiles if t["time"] <= when]  # Inductor may compile in its workers
-    return earlier[-1] if earlier else None
+    return timeline.torch_compile_before(when) if isinstance(when, (int, float)) else None
 
 
 def _where(site: dict | None) -> str:

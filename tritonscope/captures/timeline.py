@@ -6,7 +6,9 @@ whose cache/ was left out still answers), Triton's metadata read where a record 
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from ..capture_hook import tritonscope_contract as contract
@@ -32,6 +34,24 @@ class Timeline:
     def timed(self) -> bool:
         """Whether every record carries its time (captures made before tritonscope recorded it do not)."""
         return all(isinstance(r.get("time"), (int, float)) for r in self.compiles)
+
+    def torch_compile_before(self, when: float) -> dict | None:
+        """The last torch.compile frame compile (in the log's order) that began at or before WHEN: the
+        one a generated kernel compiled at WHEN belongs to (Inductor may compile in its workers)."""
+        times, last = self._torch_compile_times
+        at = bisect.bisect_right(times, when)
+        return self.torch_compiles[last[at - 1]] if at else None
+
+    @cached_property
+    def _torch_compile_times(self) -> tuple[list[float], list[int]]:
+        """The frame compiles' times, sorted, and beside each the latest log place among those so far:
+        a lookup is a bisection, not a scan (a long generate()'s thousands of records, each looked up)."""
+        order = sorted(range(len(self.torch_compiles)), key=lambda i: (self.torch_compiles[i]["time"], i))
+        latest, running = [], -1
+        for index in order:
+            running = max(running, index)
+            latest.append(running)
+        return [self.torch_compiles[i]["time"] for i in order], latest
 
     def launches_by_hash(self) -> dict[str, list[dict]]:
         found: dict[str, list[dict]] = {}
