@@ -54,7 +54,7 @@ class TerminalRenderer:
     def render(self, result: Any) -> str:
         buffer = io.StringIO()
         self.draw(console_on(buffer, self.terminal), result)
-        return "\n".join(_PADDED.sub(r"\1", line) for line in buffer.getvalue().split("\n"))
+        return unpadded(buffer.getvalue())
 
     def write(self, result: Any, file: TextIO) -> None:
         """Draws straight onto `file`, each part as soon as it is ready; a file that is no terminal gets no
@@ -75,12 +75,12 @@ class Unpadded:
     def write(self, text: str) -> int:
         head, newline, self.pending = (self.pending + text).rpartition("\n")
         if newline:
-            self.file.write("\n".join(line.rstrip(" ") for line in head.split("\n")) + "\n")
+            self.file.write(unpadded(head) + "\n")
         return len(text)
 
     def flush(self) -> None:
         if self.pending:
-            self.file.write(self.pending.rstrip(" "))
+            self.file.write(unpadded(self.pending))
             self.pending = ""
         self.file.flush()
 
@@ -128,10 +128,17 @@ def print_folded(
 _PADDED = re.compile(r" +((?:\x1b\[[0-9;]*m)*)$")
 
 
+def unpadded(text: str) -> str:
+    """TEXT with each line's trailing spaces taken off, before the colour codes that close it where it
+    has any (every view's one way: `render`, `write` to a file, `print_unpadded`)."""
+    if "\x1b" not in text:  # no colours: a plain strip, several times faster than the pattern
+        return "\n".join(line.rstrip(" ") for line in text.split("\n"))
+    return "\n".join(_PADDED.sub(r"\1", line) for line in text.split("\n"))
+
+
 def print_unpadded(console: Console, renderable) -> None:
     """A table (Rich pads every line to its width) printed with each line's trailing spaces taken
     off: a file or a CI log keeps no padding."""
     with console.capture() as captured:
         console.print(renderable)
-    lines = captured.get().split("\n")
-    console.file.write("\n".join(_PADDED.sub(r"\1", line) for line in lines))
+    console.file.write(unpadded(captured.get()))
