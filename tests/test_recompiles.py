@@ -771,3 +771,53 @@ def test_a_function_past_its_recompile_limit_is_said_to_run_eagerly_and_not_coun
     assert eager["reasons"] == ["0/0: tensor 'x' size mismatch at index 0. expected 8, actual 16"]
     assert eager["fix"]["code"] == "torch._dynamo.config.recompile_limit = 2"
     assert document["after_mark"] == {"compiles": 0, "torch_compiles": 0}
+
+
+# the guards and the reason torch 2.13 recorded for `if x.shape[1] > 32:` in a compiled f, warmed up at
+# x: [4, 8] and [4, 12] (a CPU run under TORCH_LOGS=recompiles; /tmp's path shortened as torch shortens it)
+_BRANCH_GUARDS = [
+    "LAMBDA_GUARD: L['x'].stride()[0] == L['x'].size()[1]",
+    "LAMBDA_GUARD: 2 <= L['x'].size()[1] <= 32",
+    "TENSOR_MATCH: check_tensor(L['x'], Tensor, DispatchKeySet(CPU, BackendSelect, ADInplaceOrView, AutogradCPU), "
+    "torch.float32, device=None, requires_grad=False, size=[4, None], stride=[None, 1])",
+]
+_BRANCH_REASON = (
+    "0/1: 2 <= x.size()[1] <= 32  # n = x.shape[1]  # mp/dim/prog.py:6 in f (user code shown is first use of this "
+    "value--the guard itself is not due user code but due to 0/1 specialization in the framework; to avoid "
+    "specialization try torch._dynamo.decorators.mark_unbacked(tensor, dim)) and if n > 32:  # mp/dim/prog.py:7 in f "
+    "(_dynamo/variables/tensor.py:2606 in evaluate_expr)"
+)
+
+
+def test_a_size_the_compiled_function_tests_bounds_its_entry_from_above():
+    """`if n > 32` on a dynamic size: the entry's guard is `2 <= x.size()[1] <= 32`. Its upper bound was
+    read as torch's default range and dropped: --shapes n=1..64 predicted 1 compile to come where the
+    CPU run (TORCH_LOGS=recompiles) made 2, at n=1 and at n=33; and a recompile at n=40 was said to be
+    a 1 specialized, fixed with mark_unbacked, which changes nothing."""
+    from tritonscope.analysis.dynamo_prediction import FrameModel, predict_frame
+    from tritonscope.analysis.size_expressions import size
+    from tritonscope.app.recompile_torch import fix, said
+    from tritonscope.parsers.dynamo_guards import Guards, guards, reason
+
+    entry = guards(_BRANCH_GUARDS)
+    assert sorted(b.text for b in entry.bounds) == ["2 <= x.size()[1]", "x.size()[1] <= 32"]
+    assert [b.text for b in guards(["LAMBDA_GUARD: 2 <= L['x'].size()[1] <= 2147483647"]).bounds] == [
+        "2 <= x.size()[1]"
+    ]
+    seen = {("x", 0): frozenset({4}), ("x", 1): frozenset({8, 12})}
+    warmup = (Guards({"x": (4, 8)}, ()), entry)
+    frame = FrameModel("f", None, 4, {"x": (None, size("n"))}, {"x": (4, 12)}, warmup, seen)
+    predicted = predict_frame(frame, {"n": (1, 64)})
+    assert [(e.example["n"], e.sizes["x"]) for e in predicted] == [(1, (4, 1)), (33, (4, None))]
+
+    record = {"function": "f", "compile_id": "0/2", "inputs": {"x": {"kind": "tensor", "shape": [4, 40]}}}
+    read = [reason(_BRANCH_REASON), reason("0/0: tensor 'x' size mismatch at index 1. expected 8, actual 40")]
+    sentence = said(record, read)
+    assert "the entry's x.size()[1] <= 32: the function tests the size, at prog.py:7 (if n > 32:)" in sentence
+    assert "a size of 1" not in sentence
+    found = fix(record, read)
+    assert found is not None and "mark_unbacked" not in found.said and found.code == ""
+    assert "tests dimension 1 of `x`, at prog.py:7 (if n > 32:)" in found.said
+    below = {"function": "f", "compile_id": "0/2", "inputs": {"x": {"kind": "tensor", "shape": [4, 1]}}}
+    found = fix(below, read)  # the same guard failed by a 1: the 0/1 specialization, as before
+    assert found is not None and found.code == "torch._dynamo.decorators.mark_unbacked(x, 1)"

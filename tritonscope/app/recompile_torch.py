@@ -10,7 +10,7 @@ import re
 from ..analysis.recompile_causes import TORCH_GUARD
 from ..analysis.specialization import generated_by_torch
 from ..captures.timeline import Timeline
-from ..parsers.dynamo_guards import Reason, guards, item_of, reason
+from ..parsers.dynamo_guards import Bound, Reason, guards, item_of, reason, tested_at
 from ..results.recompiles import Fix, Launch, TorchRecompile
 
 
@@ -119,7 +119,10 @@ def said(record: dict, read: list[Reason]) -> str:
         wanted = [r.expected for r in reasons]
         bounds = [w for w in wanted if "<" in w]
         shown = f"{actual}; " if actual is not None else ""
-        if bounds:
+        tested = _tested(reasons, actual)
+        if tested:
+            detail = f"{shown}the entry's {tested[0].text}: the function tests the size{tested[1]}"
+        elif bounds:
             detail = f"{shown}{bounds[0]}: a size of 1 is never made dynamic"
         else:
             entries = f"entr{'ies' if len(reasons) > 1 else 'y'} {', '.join(r.entry for r in reasons)}"
@@ -149,6 +152,21 @@ def _plainly(guard: str) -> str:
     return guard
 
 
+def _tested(reasons: list[Reason], actual: int | None) -> tuple[Bound, str] | None:
+    """The upper bound a size passed (`x.size()[1] <= 32`), with where the function tests the size
+    (`, at prog.py:7 (if n > 32:)`): a Python branch on a dynamic size, whose each side dynamo
+    compiles an entry of its own. None where the failing bound is a lower one (a 1 specialized)."""
+    for r in reasons:
+        for bound in r.bounds:
+            (name, dim), *others = bound.dims
+            if bound.lower or others or actual is None:
+                continue
+            if bound.holds({name: (0,) * dim + (actual,)}) is False:
+                where = tested_at(r.text)
+                return bound, f", at {where}" if where else ""
+    return None
+
+
 def _actual(record: dict, name: str, dim: int) -> int | None:
     shape = record.get("inputs", {}).get(name, {}).get("shape")
     return shape[dim] if isinstance(shape, list) and dim < len(shape) else None
@@ -168,6 +186,13 @@ def fix(record: dict, read: list[Reason], earlier: list[dict] | None = None) -> 
     library = _library(record.get("file"))
     whose = f"in {library}, which the program calls" if library else "the program's own"
     proof = f"not compiled: the function is {whose}; trace the program again with the change"
+    tested = _tested(reasons, _actual(record, name, dim))
+    if tested:
+        said = f"the function's code tests dimension {dim} of `{argument}`{tested[1]}: dynamo compiles an "
+        said += "entry for each side of the test, each serving every size on its side (one compile more, not "
+        said += "one a size); to keep one entry, compute with the size in tensor operations (torch.where) or "
+        said += "torch.cond instead of a Python `if`"
+        return Fix(TORCH_GUARD, name, said, "", proof)
     if any("<" in r.expected for r in reasons):
         code = f"torch._dynamo.decorators.mark_unbacked({argument}, {dim})"
         said = f"a size of 1 in dimension {dim} of `{argument}` is specialized even where the size is dynamic: "

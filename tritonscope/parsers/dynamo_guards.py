@@ -30,7 +30,8 @@ _SIZE_TERM = re.compile(
 _BOUND = re.compile(
     r"^\s*(?:(?P<low>-?\d+)\s*(?P<lop><=|<)\s*(?P<lexpr>[^<>=]+?)|(?P<hexpr>[^<>=]+?)\s*(?P<hop><=|<|==)\s*(?P<high>-?\d+))\s*$"
 )
-_CHAINED = re.compile(r"^(?P<low>-?\d+)\s*(?P<op><=|<)\s*(?P<expr>[^<>=]+?)\s*(?:<=|<)\s*-?\d+$")
+_CHAINED = re.compile(r"^(?P<low>-?\d+)\s*(?P<op><=|<)\s*(?P<expr>[^<>=]+?)\s*(?P<hop><=|<)\s*(?P<high>-?\d+)$")
+_NO_LIMIT = 2**31 - 1  # an upper bound from here up is dynamo's default range of a size, no guard of the program's
 _MISMATCH = re.compile(
     r"^(?P<entry>\d+/\d+): tensor '(?P<name>.+?)' size mismatch at index (?P<dim>\d+)\. "
     r"expected (?P<expected>\d+), actual (?P<actual>\d+)"
@@ -84,6 +85,7 @@ class Reason:
     expected: str  # "128", "2 <= h.size()[0]"
     actual: int | None
     text: str
+    bounds: tuple[Bound, ...] = ()  # a guard's bounds, read (none for a size mismatch)
 
 
 _ITEM = re.compile(r"\w+\[(?:(\d+)|'(\w+)'|\"(\w+)\")\]")
@@ -112,9 +114,7 @@ def guards(lines: list[str]) -> Guards:
         if match:
             sizes[_input(match["name"], match["rest"])] = tuple(_size(s) for s in match["sizes"].split(","))
             continue
-        bound = _bound(text.split(":", 1)[1] if text.startswith("LAMBDA_GUARD:") else text)
-        if bound is not None:
-            bounds.append(bound)
+        bounds += _bounds(text.split(":", 1)[1] if text.startswith("LAMBDA_GUARD:") else text)
     return Guards(sizes, tuple(bounds))
 
 
@@ -123,10 +123,22 @@ def _size(text: str) -> int | None:
     return int(text) if text.lstrip("-").isdigit() else None
 
 
+def _bounds(text: str) -> tuple[Bound, ...]:
+    """The bounds a guard line sets: two for a chained one whose upper bound is the program's (`2 <=
+    x.size()[1] <= 32`, from an `if n > 32` in the compiled function), else one or none."""
+    chained = _CHAINED.match(text.strip())
+    if not chained:
+        bound = _bound(text)
+        return () if bound is None else (bound,)
+    lower = _bound(f"{chained['low']} {chained['op']} {chained['expr']}")
+    if lower is None:
+        return ()
+    if int(chained["high"]) >= _NO_LIMIT:  # `2 <= x.size()[0] <= 2147483647`: the lower bound alone
+        return (lower,)
+    return (lower, Bound(lower.coefficient, lower.dims, chained["hop"], int(chained["high"])))
+
+
 def _bound(text: str) -> Bound | None:
-    chained = _CHAINED.match(text.strip())  # `2 <= x.size()[0] <= 2147483647`: the lower bound fails a 1
-    if chained:
-        text = f"{chained['low']} {chained['op']} {chained['expr']}"
     match = _BOUND.match(text.strip())
     if not match:
         return None
@@ -164,8 +176,23 @@ def reason(text: str) -> Reason:
         return Reason(match["entry"], dim, match["expected"], int(match["actual"]), text)
     match = _REASON_GUARD.match(text.strip())
     if match:
-        bound = _bound(match["guard"])
-        if bound is not None and len(bound.dims) == 1:
-            return Reason(match["entry"], bound.dims[0], bound.text, None, text)
+        bounds = _bounds(match["guard"])
+        if bounds and len(bounds[0].dims) == 1:
+            expected = " and ".join(b.text for b in bounds)
+            return Reason(match["entry"], bounds[0].dims[0], expected, None, text, bounds)
         return Reason(match["entry"], None, match["guard"].strip(), None, text)
     return Reason("", None, text.strip(), None, text)
+
+
+# dynamo's note of the user code behind a guard: `... and if n > 32:  # dir/prog.py:7 in f (...)`
+_USER_CODE = re.compile(r"(?:^|\band |#\s)\s*(?P<code>[^#]+?)\s+#\s+\S*?(?P<file>[^/\s]+\.py):(?P<line>\d+) in \w+")
+
+
+def tested_at(text: str) -> str | None:
+    """Where the program's code tests the size a guard bounds, as a reason's note names it (the last
+    line of user code it shows: `prog.py:7 (if n > 32:)`); None where the note names none."""
+    found = list(_USER_CODE.finditer(text))
+    if not found:
+        return None
+    last = found[-1]
+    return f"{last['file']}:{last['line']} ({last['code'].strip()})"
