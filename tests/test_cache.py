@@ -126,6 +126,18 @@ def test_trace_passes_on_the_programs_exit_code(cli, tmp_path):
     assert "cannot run" in cli("trace", "-o", tmp_path / "other", "--", "no-such-program-x", expect=2).stderr
 
 
+def test_a_python_file_given_as_the_command_is_said_to_need_its_interpreter(cli, tmp_path, monkeypatch):
+    """`trace -o d -- prog.py` with prog.py right there said "No such file or directory"."""
+    (tmp_path / "prog.py").write_text("print(1)\n")
+    monkeypatch.chdir(tmp_path)
+    result = cli("trace", "-o", tmp_path / "run", "--", "prog.py", "3", expect=2)
+    assert "cannot run prog.py: the file is not executable" in result.stderr
+    assert "-- python prog.py 3" in result.stderr
+    (tmp_path / "prog.py").chmod(0o755)
+    result = cli("trace", "-o", tmp_path / "run", "--", "prog.py", expect=2)
+    assert "no command on PATH" in result.stderr and "-- ./prog.py" in result.stderr
+
+
 def test_diff_and_passes_start_from_the_captured_specialization(cli, capture):
     doc = json.loads(cli("diff", f"{capture}/:add_kernel", "--vary", "BLOCK_SIZE=256,512", "--json").stdout)
     first = doc["variants"][0]["variant"]

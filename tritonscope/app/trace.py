@@ -15,7 +15,7 @@ from ..core.errors import UsageError
 from ..core.fileio import discard, prepare_output_dir, publish_output_dir
 from ..core.quantities import count
 from ..core.targets import Target
-from ..isolate import STOP_GRACE, Finished, Program
+from ..isolate import STOP_GRACE, Finished, Program, not_started
 from ..results.trace import TraceResult
 
 RUN_BY_TORCH = contract.RUN_BY_TORCH  # a stop for an operator torch ran for real: no --values helps
@@ -73,7 +73,7 @@ def trace(
             )
     except OSError as exc:
         discard(staging)  # nothing ran: the old capture stays as it was
-        raise UsageError(f"cannot run {command[0]}: {exc.strerror}") from None
+        raise not_started(command, exc) from None
     except BaseException:
         discard(staging)
         raise

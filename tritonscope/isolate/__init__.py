@@ -35,7 +35,7 @@ is interrupted.
 
 from .executor import Executor, Handle, drive_cluster, on_cluster, pool, use_cluster
 from .local import LocalHandle, Workers, close_ahead, start_ahead, warm_pool
-from .programs import STOP_GRACE, Finished, Program
+from .programs import STOP_GRACE, Finished, Program, not_started
 from .session import Call, Session
 from .tasks import Cancelled, Outcome, Relayed, Task, function_named, name_of, perform, task
 
@@ -57,6 +57,7 @@ __all__ = [
     "drive_cluster",
     "function_named",
     "name_of",
+    "not_started",
     "on_cluster",
     "perform",
     "pool",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -18,6 +19,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ..core.errors import UsageError
 
 STOP_GRACE = 3.0  # seconds a stopped program has between SIGTERM and SIGKILL
 SUPERVISOR = Path(__file__).with_name("supervisor.py")
@@ -73,3 +76,21 @@ class Program:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL) if self.own_group else self.process.kill()
         self.process.communicate()
+
+
+def not_started(command: list[str], exc: OSError) -> UsageError:
+    """Why COMMAND could not be started, in the user's terms: "No such file or directory" for a
+    prog.py that is right there (not executable, or not a command: `-- python prog.py` runs it)."""
+    name = command[0]
+    path = Path(name)
+    hint = None
+    if path.is_file() and not os.access(path, os.X_OK):
+        hint = f"run it with its interpreter: -- python {shlex.join(command)}" if path.suffix == ".py" else None
+        said = f"cannot run {name}: the file is not executable"
+        hint = hint or f"make it executable (chmod +x {shlex.quote(name)}), or run it with its interpreter"
+    elif path.is_file() and os.sep not in name and shutil.which(name) is None:
+        said = f"cannot run {name}: it is no command on PATH (the file of that name here is not looked for)"
+        hint = f"-- ./{shlex.join(command)}" + (f", or -- python {shlex.join(command)}" if path.suffix == ".py" else "")
+    else:
+        said = f"cannot run {name}: {exc.strerror}"
+    return UsageError(said, hint=hint)

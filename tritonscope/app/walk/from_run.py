@@ -29,7 +29,7 @@ from ...core.errors import KernelFileError, UsageError
 from ...core.limits import USER_CODE_SECONDS
 from ...core.model import FromRun, VariantRequest
 from ...core.source import CachedKernel
-from ...isolate import Finished, Program
+from ...isolate import Finished, Program, not_started
 from . import own_run
 
 _TAIL_LINES = 6
@@ -138,7 +138,7 @@ def _run(command: list[str], env: dict[str, str], seconds: float, own_run: bool)
             with Program(command, env=env, cwd=cwd, text=True, stdin=stdin, stdout=pipe, stderr=pipe) as p:
                 return p.finish(seconds)
         except OSError as exc:
-            raise UsageError(f"cannot run {command[0]}: {exc.strerror}") from None
+            raise not_started(command, exc) from None
 
 
 def _terminal_input() -> bool:
