@@ -384,6 +384,29 @@ def test_a_saved_change_recompiles_and_marks_the_lines_it_changed(tmp_path, warm
     asyncio.run(scenario())
 
 
+def test_a_save_of_a_helper_file_the_kernel_imports_recompiles(tmp_path, warm):
+    """The explorer followed the kernel's file alone: a save of the helper it imports showed nothing."""
+    helper = tmp_path / "combining.py"
+    helper.write_text("import triton\n\n\n@triton.jit\ndef combine(x, y):\n    return x + y\n")
+    kernel = tmp_path / "add.py"
+    source = (ROOT / "sample_kernels" / "vector_add.py").read_text()
+    kernel.write_text("from combining import combine\n" + source.replace("output = x + y", "output = combine(x, y)"))
+
+    async def scenario():
+        async with opened(VariantRequest(file=str(kernel), target="sm90"), watch=True, compiles=warm) as (app, pilot):
+            await settled(app, pilot)
+            assert app.session.shown.helpers == (str(helper.resolve()),)
+            app.main.code.stages = (Stage.TTIR,)
+            old = app.session.shown
+            helper.write_text(helper.read_text().replace("x + y", "x * y"))
+            await until(pilot, lambda: app.session.shown is not old and not app.session.shown.early)
+            await settled(app, pilot)
+            ttir = pane(app, "stage-0")
+            assert any("arith.mulf" in text for _, text in ttir.content.lines)
+
+    asyncio.run(scenario())
+
+
 def test_the_pass_view_shows_a_pass_before_and_after_linked_to_the_source_line(warm):
     async def scenario():
         async with opened(MATMUL, compiles=warm) as (app, pilot):

@@ -69,3 +69,76 @@ def test_explain_watch_draws_its_view_again(tmp_path):
     finally:
         process.terminate()
         assert process.wait(60) == 143
+
+
+_HELPER = "import triton\n\n\n@triton.jit\ndef combine(x, y):\n    return x + y\n"
+
+
+def test_a_save_of_a_helper_file_the_kernel_imports_draws_again_with_the_helper_as_saved(tmp_path):
+    """A kernel importing its @triton.jit helper from a file beside it: a save of the helper was not
+    watched, and a load in the same process took the helper's module as it was first imported."""
+    (tmp_path / "combining.py").write_text(_HELPER)
+    kernel = tmp_path / "add.py"
+    source = (ROOT / "sample_kernels" / "vector_add.py").read_text()
+    kernel.write_text("from combining import combine\n" + source.replace("output = x + y", "output = combine(x, y)"))
+    out, err = tmp_path / "out.txt", tmp_path / "err.txt"
+    with open(out, "w") as stdout, open(err, "w") as stderr:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "tritonscope",
+                "dump",
+                str(kernel),
+                "--target",
+                "sm90",
+                "--stage",
+                "ttir",
+                "--watch",
+            ],
+            stdout=stdout,
+            stderr=stderr,
+            cwd=tmp_path,
+            env={**os.environ, "COLUMNS": "120"},
+        )
+    try:
+        assert "watching add.py and the 1 file(s) it imports" in _until(err, "watching add.py")
+        assert "arith.addf" in out.read_text() and "arith.mulf" not in out.read_text()
+        (tmp_path / "combining.py").write_text(_HELPER.replace("x + y", "x * y"))
+        drawn = _until(out, "TTIR (Triton IR)", 2)
+        assert "arith.mulf" in drawn.split("TTIR (Triton IR)")[-1]
+    finally:
+        process.terminate()
+        assert process.wait(60) == 143
+    assert "Traceback" not in err.read_text()
+
+
+def test_the_files_a_kernel_file_imports_are_its_own_not_installed_ones(tmp_path):
+    from tritonscope.app.walk.load import load_file
+    from tritonscope.app.walk.packages import helper_files
+    from tritonscope.core.pysource import local_imports
+
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "sub" / "deep.py").write_text("X = 1\n")
+    (package / "utils.py").write_text("from .sub import deep\n")  # followed: a helper's own import
+    (package / "kern.py").write_text("import os\nimport triton\nfrom . import utils\nfrom pkg.sub.deep import X\n")
+    (tmp_path / "other.py").write_text("")  # beside the package, not in it: not the kernel's
+    (package / "kern.py").write_text((package / "kern.py").read_text() + "import other\n")
+    found = local_imports(package / "kern.py", (tmp_path,), package)
+    names = sorted(str(f.relative_to(tmp_path)) for f in found)
+    assert names == ["pkg/__init__.py", "pkg/sub/__init__.py", "pkg/sub/deep.py", "pkg/utils.py"]
+    assert helper_files(package / "kern.py") == found  # the package found as the loader finds it
+
+    (tmp_path / "combining.py").write_text(_HELPER)
+    kernel = tmp_path / "add.py"
+    source = (ROOT / "sample_kernels" / "vector_add.py").read_text()
+    kernel.write_text("from combining import combine\n" + source.replace("output = x + y", "output = combine(x, y)"))
+    first = load_file(str(kernel))
+    assert first.module.combine.fn(2, 3) == 5
+    (tmp_path / "combining.py").write_text(_HELPER.replace("x + y", "x * y  # saved"))
+    again = load_file(str(kernel))
+    assert again is not first and again.module.combine.fn(2, 3) == 6
+    assert load_file(str(kernel)) is again  # nothing changed since: the same load

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..analysis.artifacts import StagesFiled, stages_so_far, to_compilation
 from ..core.model import Compilation, KernelSpec, VariantRequest
-from ..core.source import CachedKernel, CaptureFolder
+from ..core.source import CachedKernel, CaptureFolder, local_file
 from ..results.cache import CacheListing
 from ..results.catalog import KernelList
 from ..results.explain import ExplainResult
@@ -140,12 +140,21 @@ def _explained(request: VariantRequest, early: Callable[[StagesFiled], None] | N
     except (CompileError, MissingValues) as exc:  # shown, the variant screen to mend it
         spec = exc.kernel if isinstance(exc, MissingValues) and isinstance(exc.kernel, KernelSpec) else None
         return CompileFailure(request, exc.message, exc.hint, getattr(exc, "where", None), spec)
+    helpers = _helpers(request)
     if unread is not None:  # Triton's stages now; the SASS (`with_machine_code`), then explain, after them
-        return ExploreResult(request, ExplainResult(compilation, (), ()), _releases(), unread)
+        return ExploreResult(request, ExplainResult(compilation, (), ()), _releases(), helpers, unread)
     with progress.step("explain"):
         # nvdisasm's life ranges (1-3 s) come after, in `with_live_registers`: the stages show first
         explained = explain_compilation(compilation, live=False)
-        return ExploreResult(request, explained, _releases(), controls=_controls(compilation))
+        return ExploreResult(request, explained, _releases(), helpers, controls=_controls(compilation))
+
+
+def _helpers(request: VariantRequest) -> tuple[str, ...]:
+    """The user's own files the kernel's file imports (app/walk/packages.helper_files), for the watch."""
+    from .walk.packages import helper_files
+
+    file = local_file(request.source)
+    return tuple(str(f) for f in helper_files(file)) if file is not None else ()
 
 
 def warm_up() -> None:
@@ -184,7 +193,7 @@ def with_machine_code(result: ExploreResult) -> ExploreResult:
     notices = (*(n for n in c.notices if n != MACHINE_CODE_PENDING), *full.notices)
     full = replace(full, notices=tuple(dict.fromkeys(notices)), compile_seconds=c.compile_seconds)
     explained = explain_compilation(full, live=False)
-    return ExploreResult(result.request, explained, result.releases, controls=_controls(full))
+    return ExploreResult(result.request, explained, result.releases, result.helpers, controls=_controls(full))
 
 
 def with_live_registers(result: ExploreResult) -> ExploreResult:
@@ -193,7 +202,7 @@ def with_live_registers(result: ExploreResult) -> ExploreResult:
     from .explain import explain_compilation
 
     explained = explain_compilation(result.compilation)
-    return ExploreResult(result.request, explained, result.releases, controls=result.controls)
+    return ExploreResult(result.request, explained, result.releases, result.helpers, controls=result.controls)
 
 
 def _controls(c: Compilation) -> dict[int, str] | None:

@@ -28,7 +28,8 @@ def watched(request: VariantRequest, make: Callable[[], Any], options: dict[str,
         raise UsageError(f"--watch needs a kernel file to watch; {request.file} is compiled already")
     ENV.no_pager = True  # each drawing is followed by the next: a pager would hold it
     stdout = ENV.stdout
-    saved = saves([file])  # watching from now: a save while a compile runs draws again after it
+    watched_files = _with_helpers(file)
+    saved = saves(watched_files)  # watching from now: a save while a compile runs draws again after it
     for count in itertools.count():
         if count and stdout.isatty():
             stdout.write(CLEAR)
@@ -39,8 +40,19 @@ def watched(request: VariantRequest, make: Callable[[], Any], options: dict[str,
             say(f"error: {exc.message}", "bold red")
             if exc.hint:
                 say(f"hint: {exc.hint}", "dim")
-        say(f"watching {_shown(file)}: every save draws this again (Ctrl-C stops)", "dim")
+        if _with_helpers(file) != watched_files:  # an import added or taken out: its file watched from now
+            watched_files = _with_helpers(file)
+            saved = saves(watched_files)
+        helpers = f" and the {len(watched_files) - 1} file(s) it imports" if len(watched_files) > 1 else ""
+        say(f"watching {_shown(file)}{helpers}: every save draws this again (Ctrl-C stops)", "dim")
         next(saved)
+
+
+def _with_helpers(file: Path) -> tuple[Path, ...]:
+    """The kernel file and the user's own files it imports (a helper's save draws again too)."""
+    from ..app.walk.packages import helper_files
+
+    return (file, *helper_files(file))
 
 
 def _shown(file: Path) -> str:

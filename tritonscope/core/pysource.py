@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from pathlib import Path
 
 
 def called_functions(fn: ast.FunctionDef, names: set[str]) -> set[str]:
@@ -168,3 +169,53 @@ def _launches(node: ast.AST, kernel: str) -> bool:
     return (isinstance(launched, ast.Name) and launched.id == kernel) or (
         isinstance(launched, ast.Attribute) and launched.attr == kernel
     )
+
+
+HELPER_FILES_AT_MOST = 200  # a kernel inside a large project of its own: the watch stays small
+
+
+def local_imports(path: Path, roots: tuple[Path, ...], within: Path) -> tuple[Path, ...]:
+    """The Python files of the user's own that the file at PATH imports, and those they import in
+    turn, found without running them: modules under ROOTS (the folders the file is imported from:
+    its own, or its package's) or relative to the importing file (`from .utils import x`), kept to
+    those inside WITHIN (the file's folder, or its package's): `import triton` beside a checkout of
+    it is not followed. A kernel's helper files, so that a save of one compiles again (explore,
+    --watch) and a file loaded again in a process does not get the helper as it was."""
+    start, within = path.resolve(), within.resolve()
+    found: dict[Path, None] = {}
+    todo = [start]
+    while todo and len(found) < HELPER_FILES_AT_MOST:
+        current = todo.pop()
+        try:
+            tree = ast.parse(current.read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            for file in _imported_files(node, current, roots):
+                if file != start and file not in found and file.is_relative_to(within):
+                    found[file] = None
+                    todo.append(file)
+    return tuple(found)
+
+
+def _imported_files(node: ast.AST, current: Path, roots: tuple[Path, ...]):
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            yield from _module_files(roots, alias.name.split("."))
+    elif isinstance(node, ast.ImportFrom):
+        bases = roots if not node.level else (current.parents[node.level - 1],)
+        parts = node.module.split(".") if node.module else []
+        yield from _module_files(bases, parts)
+        for alias in node.names:  # `from pkg import helpers`: a module of the package, named so
+            yield from _module_files(bases, [*parts, alias.name])
+
+
+def _module_files(bases: tuple[Path, ...], parts: list[str]):
+    """The files Python runs to import the dotted PARTS from one of BASES: each package's
+    `__init__.py` on the way, and the module's own file."""
+    for base in bases:
+        for depth in range(1, len(parts) + 1):
+            folder = base.joinpath(*parts[:depth])
+            for file in (folder.with_suffix(".py"), folder / "__init__.py"):
+                if file.is_file():
+                    yield file.resolve()

@@ -55,26 +55,31 @@ class _Handed(Message):
 
 
 class _Saves:
-    """The saves of the kernel's file, followed in a thread: `saved` called at each."""
+    """The saves of the kernel's file and of the user's own files it imports (its helpers), followed
+    in a thread: `saved` called at each."""
 
     def __init__(self, saved: Callable[[], None]):
         self.saved = saved
         self._stop = threading.Event()
-        self._file: str | None = None
+        self._files: tuple[Path, ...] = ()
 
-    def follow(self, file: str) -> None:
-        if file != self._file:
+    def follow(self, file: str, helpers: tuple[str, ...] | None = None) -> None:
+        """Follows FILE's saves and its HELPERS' (None: those followed so far, for the same file);
+        called again after each compile, it takes in an import the last save added."""
+        kept = self._files[1:] if self._files[:1] == (Path(file).resolve(),) else ()
+        files = (Path(file).resolve(), *(kept if helpers is None else (Path(h) for h in helpers)))
+        if files != self._files:
             self.stop()
-            self._stop, self._file = threading.Event(), file
-            threading.Thread(target=self._follow, args=(file, self._stop), daemon=True).start()
+            self._stop, self._files = threading.Event(), files
+            threading.Thread(target=self._follow, args=(files, self._stop), daemon=True).start()
 
-    def _follow(self, file: str, stop: threading.Event) -> None:
-        for _ in saves([file], stop):
+    def _follow(self, files: tuple[Path, ...], stop: threading.Event) -> None:
+        for _ in saves(files, stop):
             self.saved()
 
     def stop(self) -> None:
         self._stop.set()
-        self._file = None
+        self._files = ()
 
 
 class ExplorerApp(App):
@@ -171,10 +176,10 @@ class ExplorerApp(App):
         self.exit_code = 128 + signum
         self.exit()
 
-    def _watch(self, file: str | None) -> None:
-        """Recompiles on every save of `file` (the kernel's), from now on."""
+    def _watch(self, file: str | None, helpers: tuple[str, ...] | None = None) -> None:
+        """Recompiles on every save of `file` (the kernel's) and of the files it imports, from now on."""
         if self.follow_saves and file is not None:
-            self._saves.follow(file)
+            self._saves.follow(file, helpers)
 
     def stop_watching(self) -> None:
         self._saves.stop()
@@ -191,7 +196,7 @@ class ExplorerApp(App):
         """A compile's value on screen: a variant, a failure, or a list of kernels to choose from."""
         if isinstance(value, ExploreResult):
             self._show(value, key, how)
-            self._watch(value.compilation.kernel.file)
+            self._watch(value.compilation.kernel.file, value.helpers)
         elif isinstance(value, CompileFailure):
             self._asked_of = value.kernel or self._asked_of  # the kernel whose values the variant screen asks
             self._failed(value.message + (f" ({value.hint})" if value.hint else ""), value.where)

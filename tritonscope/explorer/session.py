@@ -17,14 +17,18 @@ from ..results.explore import CompileFailure, ExploreResult
 Key = tuple[VariantRequest, str]  # a request and the digest of its kernel file when it was asked for
 
 
-def file_digest(path: str | None) -> str:
-    """The kernel file's content as a short digest: a saved change makes every variant new."""
+def file_digest(path: str | None, helpers: tuple[str, ...] = ()) -> str:
+    """The kernel file's content, and its helper files' (those it imports), as a short digest: a
+    saved change makes every variant new."""
     if not path:
         return ""
-    try:
-        return hashlib.sha1(Path(path).read_bytes()).hexdigest()
-    except OSError:
-        return ""
+    digest = hashlib.sha1()
+    for file in (path, *helpers):
+        try:
+            digest.update(Path(file).read_bytes())
+        except OSError:
+            digest.update(b"\0gone")
+    return digest.hexdigest()
 
 
 @dataclass
@@ -36,6 +40,7 @@ class Session:
     line: int | None = None  # the Python line selected (a line of the kernel's file)
     how: str = ""  # how the variant on screen came: "compiled in 0.4 s", "from memory"
     memory: dict[Key, ExploreResult] = field(default_factory=dict)
+    helpers: dict[str, tuple[str, ...]] = field(default_factory=dict)  # a kernel file's, as its last compile read
     _changes: dict[tuple[int, int], Any] = field(default_factory=dict)
 
     @property
@@ -44,7 +49,9 @@ class Session:
 
     def key(self, request: VariantRequest) -> Key:
         file = local_file(request.source)
-        return (request, file_digest(str(file) if file is not None else None))
+        if file is None:
+            return (request, "")
+        return (request, file_digest(str(file), self.helpers.get(str(file), ())))
 
     def key_of(self, result: ExploreResult) -> Key:
         """The key `result` is kept under: its request and its kernel file as it was compiled (after a
@@ -65,6 +72,9 @@ class Session:
         if self.shown is not None and self.shown is not result and not self.shown.early:
             self.previous = self.shown
         self.shown, self.failure, self.request = result, None, result.request
+        file = local_file(result.request.source)
+        if file is not None and not result.early:
+            self.helpers[str(file)] = result.helpers
 
     def failed(self, failure: CompileFailure) -> None:
         """A compile failed: the variant on screen stays (its stages stale), unless it was the stages

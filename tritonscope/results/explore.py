@@ -33,6 +33,7 @@ class ExploreResult(Result):
     request: VariantRequest  # as the explorer asked for it
     explained: ExplainResult
     releases: tuple[str, ...] = ()  # the Triton releases installed for --triton (the running one first)
+    helpers: tuple[str, ...] = ()  # the user's own files the kernel file imports: their saves compile again too
     # A compile whose machine code is still to be read (its SASS: nvdisasm), shown with Triton's stages
     # first; app/explore.py's `with_machine_code` reads it. None once read (or for AMD, a cached kernel).
     unread: Artifacts | None = field(default=None, repr=False, compare=False)

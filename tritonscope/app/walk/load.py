@@ -36,6 +36,7 @@ from ...triton_api import kernels as triton_kernels
 from ...triton_api.kernels import plain_value
 from . import packages, simulated_import
 from .import_failure import Exited, import_failure
+from .packages import Version, helper_files, versions
 from .simulated_import import can_simulate, continue_after, simulated, stops_simulated_import
 
 DEFAULTS_NAME = "tritonscope_defaults"
@@ -123,11 +124,30 @@ def load_file(source: Source | str, target: Target | None = None) -> LoadedFile:
     path = kernel_path(parsed)
     module = parsed.module if isinstance(parsed, ModuleReference) else None  # imported by the name given
     stat = path.stat()
-    return _load(path, module, stat.st_mtime_ns, stat.st_size, target)
+    return _load(path, module, stat.st_mtime_ns, stat.st_size, target, versions(helper_files(path, module)))
+
+
+_executed: dict[Path, Version] = {}  # each helper file as the module it is now in sys.modules was run from
+
+
+def _forget_changed(helpers: tuple[Version, ...]) -> None:
+    """The modules of helper files changed since they were run dropped from sys.modules: the kernel
+    file's import runs them again (Python would hand over the module as it was)."""
+    changed = {file for file, *version in helpers if _executed.get(file, (file, *version))[1:] != tuple(version)}
+    if changed:
+        for name, module in list(sys.modules.items()):
+            file = getattr(module, "__file__", None)
+            if file and Path(file).resolve() in changed:
+                sys.modules.pop(name, None)
+    _executed.update((file, (file, *version)) for file, *version in helpers)
 
 
 @functools.lru_cache(maxsize=16)
-def _load(path: Path, module_name: str | None, mtime_ns: int, size: int, target: Target | None) -> LoadedFile:
+def _load(
+    path: Path, module_name: str | None, mtime_ns: int, size: int, target: Target | None, helpers: tuple = ()
+) -> LoadedFile:
+    """HELPERS: the versions of the files the kernel file imports (a changed one is a new load)."""
+    _forget_changed(helpers)
     source = _source(path)
     plain_failure: KernelFileError | None = None
     name = module_name or packages.module_name(path)

@@ -6,13 +6,18 @@ imported as `unsloth.kernels.rms_layernorm`, not as a lone file. Below a regular
 without `__init__.py` is a namespace package (PEP 420) that Python imports all the same: OpenAI's
 triton_kernels keeps most of its kernels in such folders (`triton_kernels/matmul_ogs_details/`).
 A module reference on the command line (`unsloth.kernels.rms_layernorm:_rms_layernorm_forward`)
-names its module itself (core/source.py finds its file).
+names its module itself (core/source.py finds its file). The user's own files a kernel file imports
+(`helper_files`) are found from the same folders: what the explorer and --watch follow, and what a
+load in the same process reads again when one changed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
+
+from ...core.pysource import local_imports
 
 
 def module_name(path: Path) -> str | None:
@@ -51,3 +56,40 @@ def root(path: Path, name: str | None) -> Path:
 
 def _is_regular_package(folder: Path) -> bool:
     return (folder / "__init__.py").is_file()
+
+
+Version = tuple[Path, int, int]  # a file, its modification time (ns) and its size
+_helpers: dict[Path, tuple[tuple[Version, ...], tuple[Path, ...]]] = {}  # a kernel file's, as last read
+
+
+def helper_files(path: Path, module: str | None = None) -> tuple[Path, ...]:
+    """The user's own Python files a kernel file imports, directly or through one another
+    (core/pysource.local_imports); read again only when one of them or the file changed."""
+    path = path.resolve()
+    known = _helpers.get(path)
+    if known is not None and versions((path, *known[1])) == known[0]:
+        return known[1]
+    name = module or module_name(path)
+    found = () if _installed(path) else local_imports(path, (root(path, name),), _own_folder(path, name))
+    _helpers[path] = (versions((path, *found)), found)
+    return found
+
+
+def versions(files) -> tuple[Version, ...]:
+    """Each file with its modification time and size (a file gone is left out)."""
+    found = []
+    for file in files:
+        with contextlib.suppress(OSError):
+            stat = file.stat()
+            found.append((file, stat.st_mtime_ns, stat.st_size))
+    return tuple(found)
+
+
+def _installed(path: Path) -> bool:
+    """A file of an installed package: the user edits none of it, and its imports reach the others'."""
+    return any(part in ("site-packages", "dist-packages") for part in path.parts)
+
+
+def _own_folder(path: Path, name: str | None) -> Path:
+    """Where the user's own files are: a lone file's folder, or its outermost package's."""
+    return path.parent if name is None else root(path, name) / name.split(".")[0]
