@@ -191,6 +191,10 @@ def test_what_rank_does_not_take():
     # a --grid the kernel cannot evaluate is the user's to fix, not a matrix of cells that "do not compile"
     unknown = tritonscope("fit", "sample:vector_add", "--rank", "-t", "h200", "--grid", "foo*2", expect=2).stderr
     assert "error: --grid foo*2 names what is not an argument or constexpr of the kernel" in unknown
+    # refused before compiling: docs/cli.md's BLOCK_M example compiled all 8 configs for nothing first
+    grid = "cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)"
+    misnamed = tritonscope("fit", "sample:matmul_autotune", "--rank", "-t", "h200", "--grid", grid, expect=2).stderr
+    assert "BLOCK_M: did you mean BLOCK_SIZE_M?" in misnamed and "compiled" not in misnamed, misnamed
     empty = tritonscope("fit", "sample:vector_add", "--rank", "-t", "h200", "--grid", "0*n_elements", expect=2)
     assert "every size of a launch grid is at least 1" in empty.stderr
 

@@ -5,6 +5,7 @@ SM on 132 SMs are two waves, the second a tail of one; a grouped tile order read
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -539,3 +540,19 @@ def test_why_slower_names_the_limit_that_binds_not_the_one_that_grew_most():
     assert versus(fast, slow) == "1.04x: 16.9 GB from the DRAM against 16.3 GB"
     starved = replace(slow, kernel_us=5000.0, limits=(Limit("loads in flight", 5000.0, "8 MB in flight"),))
     assert versus(fast, starved) == "1.30x: its loads in flight (8 MB in flight) take 5,000.0 us against 900.0"
+
+
+def test_the_targets_table_in_the_docs_is_the_speeds_the_estimate_reads():
+    """docs/targets.md's table of each target's figures, held to core/targets.py's Speeds (a launch
+    cost of 3.5 us was read as the 5.5 us explain says: the table names it the empty launch's)."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / "targets.md").read_text()
+    rows = [line.split("|")[1:-1] for line in text.splitlines() if re.match(r"\| (sm|h)\d", line)]
+    rows = [[cell.strip() for cell in row] for row in rows if len(row) == 9]
+    assert len(rows) >= 8
+    for name, gpu, sms, clock, dram, *_, launch in rows:
+        speeds = TARGETS[name].speeds
+        assert speeds is not None, name
+        assert (gpu, int(sms), clock) == (speeds.gpu, speeds.multiprocessors, f"{speeds.clock_mhz} MHz"), name
+        assert dram == f"{speeds.dram_bytes_per_s / 1e9:.0f} GB/s", name
+        assert launch == f"{speeds.launch_us:g} us", name
+    assert f"{speeds.launch_us + launch_time.FIRST_ACCESS_US:g} of them a launch's fixed cost" in text

@@ -46,6 +46,7 @@ class Plan:
     sizes: tuple[str, ...] = ()  # the varied arguments: sizes of the launch, each ranked apart
     configs_by_target: bool = False  # the first of `notes` say so
     pruned: tuple[str, ...] = ()  # the kernel's autotuner prunes its configs itself: said
+    parameters: tuple[str, ...] = ()  # the kernel's arguments and constexprs, as a --grid may name them
 
 
 def fit(
@@ -66,6 +67,8 @@ def fit(
         if request.triton is None:  # workers start while this process loads the kernel file
             workers.warm(count=jobs, preload=sweep.COMPILE_MODULE)
         plan = plan_file(replace(request, target=targets[0]), axes, targets[1:])
+        if ranking is not None and ranking.grid is not None:  # a name the kernel lacks: refused before compiling
+            ranking.grid.check_names(plan.parameters)
         kernels = matrices([plan], targets, budgets, workers, on_done, ranking)
     notes = (*plan.notes, *plan.pruned)
     result = FitResult(kernels, tuple(b.text for b in budgets), request.triton or version.installed(), notes)
@@ -103,7 +106,20 @@ def plan_file(request: VariantRequest, axes: list[sweep.Axis], others: tuple[str
     kinds = {p.name: p.kind for p in spec.params}
     sizes = tuple(a.name for a in axes if a.name in kinds and kinds[a.name] is not ParamKind.CONSTEXPR)
     pruned = _pruned_by_the_kernel(spec.name, picked.wrappers)
-    return Plan(spec.name, request.file, specialization, tuple(rows), requests, (), notes, sizes, bool(notes), pruned)
+    parameters = tuple(p.name for p in spec.params)
+    return Plan(
+        spec.name,
+        request.file,
+        specialization,
+        tuple(rows),
+        requests,
+        (),
+        notes,
+        sizes,
+        bool(notes),
+        pruned,
+        parameters,
+    )
 
 
 def _pruned_by_the_kernel(name: str, wrappers: tuple[Any, ...]) -> tuple[str, ...]:

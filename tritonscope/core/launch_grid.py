@@ -48,11 +48,8 @@ class GridSpec:
         # a bool counts as Python counts it in a grid (use_fp8 + 1): it was "not known", its value given (h20a)
         missing = [name for name in self.names() if not isinstance(values.get(name), int)]
         known = [*parameters, *(n for n in values if n not in parameters)]
-        alike = {n: difflib.get_close_matches(n, known, n=1) for n in missing if parameters and n not in known}
-        if alike:  # not the kernel's at all: -a would be refused
-            meant = "; ".join(f"{n}: did you mean {m[0]}?" if m else f"{n} is none of them" for n, m in alike.items())
-            said = f"{FLAG} {self.text} names what is not an argument or constexpr of the kernel ({meant})"
-            raise UsageError(said, hint=f"the grid may name {', '.join(known)}")
+        if parameters and any(n not in known for n in missing):  # not the kernel's at all: -a would be refused
+            raise self._not_the_kernels([n for n in missing if n not in known], known)
         if missing:
             given = ", ".join(f"-a {name}=VALUE" for name in missing)
             raise UsageError(f"{FLAG} {self.text} names {', '.join(missing)}, whose value is not known: give {given}")
@@ -60,6 +57,19 @@ class GridSpec:
         if min(sizes) < 1:
             raise UsageError(f"{FLAG} {self.text} gives {sizes}: every size of a launch grid is at least 1")
         return three(sizes)
+
+    def check_names(self, parameters: Sequence[str]) -> None:
+        """Refuses a name that is none of the kernel's arguments and constexprs, before anything
+        compiles (fit found it after compiling every cell)."""
+        unknown = [name for name in self.names() if name not in parameters]
+        if unknown:
+            raise self._not_the_kernels(unknown, list(parameters))
+
+    def _not_the_kernels(self, names: list[str], known: list[str]) -> UsageError:
+        alike = {n: difflib.get_close_matches(n, known, n=1) for n in names}
+        meant = "; ".join(f"{n}: did you mean {m[0]}?" if m else f"{n} is none of them" for n, m in alike.items())
+        said = f"{FLAG} {self.text} names what is not an argument or constexpr of the kernel ({meant})"
+        return UsageError(said, hint=f"the grid may name {', '.join(known)}")
 
 
 def three(sizes: tuple[int, ...]) -> tuple[int, int, int]:

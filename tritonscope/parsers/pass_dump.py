@@ -33,6 +33,12 @@ _INTERNAL = re.compile(r"^// -----// (.+?) internal IR Dump After: (.+)$")
 _AFTER_FAILURE_PREFIX, _AFTER_FAILURE_SUFFIX = "// -----// IR Dump After ", "//----- //"
 _LLVM_AFTER = re.compile(r"^; \*\*\* IR Dump After (\S+) on (.+?) \*\*\*(.*)$")
 _LLVM_AFTER_TAIL = re.compile(r"\s*(?:\(.*\))?\s*")
+# What LLVM prints besides its new pass manager's dumps under LLVM_IR_ENABLE_DUMP: the pass manager's
+# log, and the legacy (codegen) and machine passes' dumps, printed after the final MLIR module
+_LLVM_OTHER = re.compile(
+    r"^(?:(?:Running|Skipping) (?:pass|analysis): |Invalidating (?:analysis|all)|Clearing all analysis"
+    r"|\*\*\* IR Dump |# \*\*\* IR Dump )"
+)
 _LLVM_SKIPPED = re.compile(
     r"^; \*\*\* IR Dump After (\S+) on (.+?) (omitted because no change|filtered out|\(invalidated\)) \*\*\*"
 )
@@ -79,7 +85,7 @@ def parse_mlir(dump: str) -> tuple[list[Snapshot], str | None]:
             sections[-1][2].append((f"{internal.group(1)}: {step}", target))
         elif line.strip() == FINAL_HEADER:
             final = target = []
-        elif _is_failure(line) or _llvm_after(line) or _LLVM_SKIPPED.match(line):
+        elif _is_failure(line) or _llvm_after(line) or _LLVM_SKIPPED.match(line) or _LLVM_OTHER.match(line):
             target = None  # not part of the MLIR snapshots
         elif target is not None:
             target.append(line)
