@@ -202,6 +202,12 @@ def test_a_source_file_recorded_in_the_staging_folder_is_compiled_from_the_captu
     assert "/.cap.new." in staged and not Path(staged).exists()  # as the program saw it, while written
     request = entry_request(entry, f"{capture}/:double_kernel")
     assert request.file == str(capture.resolve() / "made" / "kernel.py") and Path(request.file).is_file()
+    copied = tmp_path / "after"  # a copy under another name: its own files, not the first's (h22b)
+    shutil.copytree(capture, copied)
+    shutil.rmtree(capture)
+    (moved,) = [e for e in entries(copied) if e.name == "double_kernel"]
+    assert entry_request(moved, f"{copied}/:double_kernel").file == str(copied.resolve() / "made" / "kernel.py")
+    capture = copied
     # one compile of several by its hash, as check and dump's `reproduce` name it: NAME@HASH8
     digest = entry.metadata["hash"][:8]
     shown = cli("dump", f"{capture}/:double_kernel@{digest}", "--stage", "ttir").stdout

@@ -182,10 +182,10 @@ def capture_folder(entry: CacheEntry) -> Path:
 def as_published(file: str, folder: Path) -> str:
     """A path the traced program saw inside the capture while it was written (the hidden staging
     folder `.NAME.new.PID.xxxx` beside it: torch.compile writes its kernels there) as the same
-    path in the capture folder the user has. The record keeps the path as compiled: it is in the
-    kernel's line information and its PTX, which a reproduction must match."""
-    parent, name = folder.resolve().parent, folder.resolve().name
-    match = re.match(rf"^{re.escape(str(parent))}/\.{re.escape(name)}\.new\.\d+\.[^/]+(/.*)?$", file)
+    path in the capture folder the user has, wherever it is now and whatever its name (copied, moved:
+    `cp -r run1 after`). The record keeps the path as compiled: it is in the kernel's line
+    information and its PTX, which a reproduction must match."""
+    match = re.match(r"^.*/\.[^/]+\.new\.\d+\.[^/]+(/.*)?$", file)
     return str(folder.resolve()) + (match.group(1) or "") if match else file
 
 
