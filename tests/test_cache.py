@@ -239,3 +239,32 @@ x = torch.ones(1024, device="cuda")
 y = torch.empty_like(x)
 module.double_kernel[(4,)](x, y, 1024, BLOCK=256)
 """
+
+
+_TWO_OF_ONE_NAME = """
+import torch
+from tritonscope.core.samples import samples_dir
+import importlib.util
+spec = importlib.util.spec_from_file_location("vector_add", samples_dir() / "vector_add.py")
+va = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(va)
+for n in (4096, 4099):  # divisible by 16, then not: two compiles of add_kernel
+    x = torch.rand(n, device="cuda")
+    va.launch(x, x)
+"""
+
+
+def test_a_name_compiled_twice_is_listed_with_the_hash_that_picks_each(cli, tmp_path):
+    """`list DIR/` printed `add_kernel` twice, and no way to pick either but the hash it did not show."""
+    pytest.importorskip("torch")
+    capture = tmp_path / "run"
+    cli("trace", "--target", "sm90", "-o", capture, "--", sys.executable, "-c", _TWO_OF_ONE_NAME)
+    doc = json.loads(cli("cache", "list", capture, "--json").stdout)
+    picks = [r["reference"].rpartition("@")[2] for r in doc["kernels"] if r["name"] == "add_kernel"]
+    digests = [d for d in picks if len(d) == 8]
+    assert len(set(digests)) == 2, doc["kernels"]
+    table = cli("list", f"{capture}/").stdout
+    for digest in digests:
+        assert f"add_kernel@{digest}" in table, table
+        cli("dump", f"{capture}/:add_kernel@{digest}", "--stage", "ttir")  # each picked by what the list shows
+    assert f"tritonscope dump {capture}/:add_kernel@" in " ".join(table.split())

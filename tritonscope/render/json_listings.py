@@ -34,7 +34,7 @@ class ListingsJson(JsonRenderer):
     def cache(self, r: CacheListing):
         return {
             "folder": str(r.folder),
-            "kernels": [_entry(r.folder, e) for e in r.entries],
+            "kernels": [_entry(r.folder, e, name) for e, name in zip(r.entries, r.picked_names(), strict=True)],
             "skipped": list(r.skipped),
             "simulated_device": r.simulated,
             "autotune": list(r.autotune),
@@ -47,10 +47,10 @@ class ListingsJson(JsonRenderer):
         return body
 
 
-def _entry(folder, e) -> dict[str, Any]:
+def _entry(folder, e, picked: str) -> dict[str, Any]:
     return {
         "name": e.name,
-        "reference": f"{folder}/:{e.name}",
+        "reference": f"{folder}/:{picked}",  # with @HASH where the name was compiled more than once
         "target": e.target,
         "folder": str(e.folder),
         "options": {k: e.metadata.get(k) for k in ("num_warps", "num_stages", "num_ctas")},

@@ -43,7 +43,7 @@ class CacheView(TerminalRenderer):
     def draw(self, console: Console, result: CacheListing) -> None:
         width, color = self.terminal.width, self.terminal.color
         lines = wrapped(f"{count(len(result.entries), 'compiled kernel')} in {result.folder}", width, color, "1")
-        rows = [_row(e) for e in result.entries]
+        rows = [_row(e, name) for e, name in zip(result.entries, result.picked_names(), strict=True)]
         columns = list(COLUMNS)
         if not any(e.launches for e in result.entries):  # a plain cache, or a capture made with --launches 0
             columns, rows = columns[:-2] + columns[-1:], [row[:-2] + row[-1:] for row in rows]
@@ -59,12 +59,12 @@ class CacheView(TerminalRenderer):
         lines += _simulation_lines(result, width, color)
         if result.entries:
             lines += wrapped("show one with:", width, color, "2")
-            shown = _pasted(f"{result.folder}/:{result.entries[0].name}")
+            shown = _pasted(f"{result.folder}/:{rows[0][0]}")
             lines += wrapped(f"  tritonscope dump {shown}", width, color, "2")
-            launched = next((e for e in result.entries if e.launches), None)
+            launched = next((row[0] for e, row in zip(result.entries, rows, strict=True) if e.launches), None)
             if launched:
                 lines += wrapped("replay a recorded launch with:", width, color, "2")
-                shown = _pasted(f"{result.folder}/:{launched.name}")
+                shown = _pasted(f"{result.folder}/:{launched}")
                 lines += wrapped(f"  tritonscope reproduce {shown}", width, color, "2")
         write_rows(console.file, lines)
 
@@ -75,10 +75,11 @@ def _pasted(word: str) -> str:
     return shlex.quote("./" + word if word.startswith("-") else word)
 
 
-def _row(e) -> list[str]:
+def _row(e, name: str) -> list[str]:
+    """NAME: the entry's as `DIR/:NAME` picks it (CacheListing.picked_names)."""
     when = datetime.datetime.fromtimestamp(e.modified).strftime("%Y-%m-%d %H:%M")
     warps, stages = e.metadata.get("num_warps"), e.metadata.get("num_stages")
-    row = [e.name, e.target, str(warps), str(stages), human_size(e.size), when, summary(e.launches) or "-"]
+    row = [name, e.target, str(warps), str(stages), human_size(e.size), when, summary(e.launches) or "-"]
     return row + [" ".join(e.stages)]
 
 
