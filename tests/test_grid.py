@@ -40,6 +40,8 @@ def test_the_notes_figure_90_against_54(cli, sample, extra, total, per_input):
     assert doc["wave"]["distinct_input_tiles"] == per_input and sum(per_input.values()) == total
     out = cli("grid", f"sample:{sample}", *NOTES, *extra, "--wave", "9").stdout
     assert f"the first 9 programs, running at once, load {total} distinct input tiles" in out
+    # piped, no colours: the wave is said in numbers ("colours change every 9 programs" pointed at nothing)
+    assert "one wave is 9 programs: 0-8, 9-17, ..." in out and "colours" not in out
 
 
 def test_grouped_order_is_drawn_tile_by_tile(cli):

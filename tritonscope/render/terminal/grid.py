@@ -83,9 +83,12 @@ def _draw_tiles(console: Console, programs: list[Program], wave: int | None, ter
                 style = "1;" + _SGR.get(colour.removeprefix("bright_"), "2") if colour != "dim" else "2"
                 cells += [("", " ") if cells else ("", ""), (style, f"{index if index is not None else '.':>{label}}")]
             lines.append(paint(cells, terminal.color))
-    if wave:
+    if wave and terminal.color:  # without colours the sentence would point at nothing
         every = "with each program" if wave == 1 else f"every {wave} programs"
         lines.append(paint([("2", f"colours change {every}: one wave")], terminal.color))
+    elif wave:
+        lines.append("one wave is one program" if wave == 1 else f"one wave is {wave} programs: 0-{wave - 1}, "
+                     f"{wave}-{2 * wave - 1}, ... (each tile labelled by its program)")  # fmt: skip
     write_rows(console.file, lines)
 
 
