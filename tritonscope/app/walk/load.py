@@ -133,13 +133,13 @@ _executed: dict[Path, Version] = {}  # each helper file as the module it is now 
 def _forget_changed(helpers: tuple[Version, ...]) -> None:
     """The modules of helper files changed since they were run dropped from sys.modules: the kernel
     file's import runs them again (Python would hand over the module as it was)."""
-    changed = {file for file, *version in helpers if _executed.get(file, (file, *version))[1:] != tuple(version)}
+    changed = {helper[0] for helper in helpers if _executed.get(helper[0], helper) != helper}
     if changed:
         for name, module in list(sys.modules.items()):
             file = getattr(module, "__file__", None)
             if file and Path(file).resolve() in changed:
                 sys.modules.pop(name, None)
-    _executed.update((file, (file, *version)) for file, *version in helpers)
+    _executed.update((helper[0], helper) for helper in helpers)
 
 
 @functools.lru_cache(maxsize=16)
