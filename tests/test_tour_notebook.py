@@ -62,3 +62,8 @@ def test_the_tour_notebook_runs_and_shows_what_it_saved(tmp_path):
         assert not errors, f"cell {number} ({old.source[:60]!r}) failed: {errors[0]['ename']}: {errors[0]['evalue']}"
         assert _outputs(new) == _outputs(old), f"cell {number} ({old.source[:60]!r}) shows other output than it saved"
     assert any("HGMMA" in text for _, new in code for _, text in _outputs(new))  # it goes down to the tensor cores
+    # a view is one block: nothing of it printed beside it (rich drew explain's time section into Jupyter, h22a)
+    for _, new in code:
+        shown = [o for o in new.outputs if o["output_type"] in ("display_data", "execute_result")]
+        html_views = [o for o in shown if "text/html" in o.get("data", {})]
+        assert all('class="tritonscope"' in o["data"]["text/html"] for o in html_views), new.source[:60]

@@ -108,7 +108,8 @@ def _time(result: ExplainResult) -> str:
     from .terminal.explain import time_section
     from .terminal.launch import launch_section
 
-    console = Console(file=io.StringIO(), width=_WIDTH, color_system=None, record=True)
+    # force_jupyter=False: in Jupyter, rich would display the text itself, beside the view (h22a)
+    console = Console(file=io.StringIO(), width=_WIDTH, color_system=None, record=True, force_jupyter=False)
     console.print(time_section(result.time))
     console.print(launch_section(result.launch, result.launch_note))
     said = html.escape(console.export_text().rstrip())
