@@ -475,6 +475,10 @@ def test_the_servers_timeout_and_malformed_calls_are_said_with_what_to_do(tmp_pa
         said = result_text(typed)
         assert typed.is_error and said.startswith("error: dump's inputs: max_lines:") and "pydantic" not in said
         assert "given 'many'" in said, said
+        for wrong in (True, "8", 8.0):  # taken as 1, 8 and 8 warps: the API refuses each (h22a)
+            typed = await client.call_tool("dump", {"kernel_file": "sample:vector_add", "num_warps": wrong})
+            said = result_text(typed)
+            assert typed.is_error and said.startswith("error: dump's inputs: num_warps:"), said
         unknown = await client.call_tool("nosuch_tool", {})
         assert unknown.is_error and "no tool named 'nosuch_tool'; the tools are samples" in result_text(unknown)
         trace = await client.call_tool("trace", {"command": ["python", "-c", "pass"], "timeout": 5})

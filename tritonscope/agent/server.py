@@ -16,7 +16,7 @@ from typing import IO, Annotated, Any
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ToolAnnotations
-from pydantic import ValidationError
+from pydantic import Strict, ValidationError
 
 from .. import __version__
 from ..core import inputs
@@ -65,6 +65,14 @@ class _Server(MCPServer):
             raise
 
 
+def _strict(hint: Any) -> Any:
+    """A number's or a flag's input taken as given: pydantic would take `num_warps: true` as 1 warp and
+    "8" as 8 warps, where the Python API refuses both (h22a)."""
+    base = typing.get_args(hint)[0] if typing.get_origin(hint) is Annotated else hint
+    members = typing.get_args(base) or (base,)
+    return Annotated[hint, Strict()] if any(m in (int, float, bool) for m in members) else hint
+
+
 def _invalid(tool: str, error: ValidationError) -> str:
     """Inputs the tool's schema refuses, one per line, in an agent's terms."""
     lines = []
@@ -104,7 +112,7 @@ def _answered(answers: Answers, tool):
         return await answers.reply(ask)
 
     hints = typing.get_type_hints(tool, include_extras=True)
-    parameters = [p.replace(annotation=hints[p.name]) for p in inspect.signature(tool).parameters.values()]
+    parameters = [p.replace(annotation=_strict(hints[p.name])) for p in inspect.signature(tool).parameters.values()]
     returned = Annotated[CallToolResult, documents.output_of(tool.__name__)]
     answered.__signature__ = inspect.Signature(parameters, return_annotation=returned)  # type: ignore[attr-defined]
     del answered.__wrapped__  # type: ignore[attr-defined]  # the SDK reads the signature above
