@@ -587,3 +587,14 @@ def test_the_agents_worked_session_says_its_release_and_what_the_agent_answers()
     explained = explain_compilation(compile_request(VariantRequest(str(sample_path("matmul")), target="sm80")))
     answer = summary(json.loads(renderer(ExplainResult, "json").render(explained)))
     assert [line.strip() for line in shown.strip().splitlines()] == answer.splitlines()
+
+
+def test_messages_that_name_a_command_line_only_step_say_the_tools_instead():
+    """check's missing baseline said "the same command with --update-baseline", an input no tool has;
+    a helper-only file pointed at `tritonscope list FILE` (h22a)."""
+    from tritonscope.agent.answers import as_inputs
+
+    said = as_inputs("error: --baseline b.json does not exist yet\nhint: the same command with --update-baseline")
+    assert "--update-baseline" not in said and "save the dump tool's JSON document of the same inputs" in said
+    said = as_inputs("hint: compile a kernel that calls them (tritonscope list FILE shows each helper's callers)")
+    assert said == "hint: compile a kernel that calls them (the list_kernels tool shows each helper's callers)"

@@ -178,6 +178,14 @@ _FLAGS = [
     (re.compile(r" \(or --configs\)"), ""),  # diff's tool has no such input
     (re.compile(r"--vary NAME=V1,V2"), 'vary {"NAME": [V1, V2]}'),
     (re.compile(r"`?tritonscope samples`? lists them"), "the samples tool lists them"),
+    (  # no tool writes a baseline: a dump's document is one (check.read_baseline reads `dump --json`)
+        re.compile(r"the same command with --update-baseline"),
+        "save the dump tool's JSON document of the same inputs (its structured content) at that path",
+    ),
+    (
+        re.compile(r"`?tritonscope list FILE`? shows each helper's callers"),
+        "the list_kernels tool shows each helper's callers",
+    ),
     (re.compile(r"\(made by `tritonscope trace -o DIR`\)"), "(made by the trace tool)"),
     (re.compile(r"--from lists the kernel's layouts"), "the layout tool lists the kernel's layouts"),
     (re.compile(r"`?tritonscope cache list DIR`? shows them"), "the capture_list tool shows them"),
