@@ -40,9 +40,9 @@ def watched(request: VariantRequest, make: Callable[[], Any], options: dict[str,
             say(f"error: {exc.message}", "bold red")
             if exc.hint:
                 say(f"hint: {exc.hint}", "dim")
-        if _with_helpers(file) != watched_files:  # an import added or taken out: its file watched from now
-            watched_files = _with_helpers(file)
-            saved = saves(watched_files)
+        now = _with_helpers(file)
+        if now != watched_files:  # an import added or taken out: its file watched from now
+            watched_files, saved = now, saves(now)
         helpers = f" and the {len(watched_files) - 1} file(s) it imports" if len(watched_files) > 1 else ""
         say(f"watching {_shown(file)}{helpers}: every save draws this again (Ctrl-C stops)", "dim")
         next(saved)

@@ -3,7 +3,6 @@ kernels), the variant editor (`v`) and the pass pipeline (`p`)."""
 
 from __future__ import annotations
 
-import collections
 import textwrap
 from dataclasses import replace
 from functools import partial
@@ -131,7 +130,7 @@ class KernelListScreen(ModalScreen[VariantRequest | None]):
             ]
         else:
             title = f"kernels compiled in {self.listing.folder}: enter opens one"
-            options = _compiled_options(self.listing.entries)
+            options = _compiled_options(self.listing)
         kernels = OptionList(*options, id="kernels")
         kernels.border_title = title
         # as wide as its widest line (its borders, padding and scrollbar: 6), 90% of the screen at most
@@ -406,14 +405,13 @@ def _get(table: dict[int, tuple[int, ...]], key: int) -> tuple[int, ...]:
     return table.get(key, ())
 
 
-def _compiled_options(entries) -> list[Option]:
+def _compiled_options(listing: CacheListing) -> list[Option]:
     """A capture's (or cache's) compiles, each its own row: a kernel compiled twice (BLOCK=256, then
-    512) is two rows told apart by their options and hashes (one id for both crashed the list, h19e)."""
-    named = collections.Counter(entry.name for entry in entries)
+    512) is two rows told apart by their options and hashes (one id for both crashed the list, h19e),
+    named as `DIR/:NAME@HASH` picks them (CacheListing.picked_names)."""
     options, seen = [], set()
-    for entry in entries:
-        digest = str(entry.metadata.get("hash", ""))[:8]
-        key = f"{entry.name}@{digest}" if named[entry.name] > 1 and digest else entry.name
+    for entry, key in zip(listing.entries, listing.picked_names(), strict=True):
+        digest = key.partition("@")[2]
         if key in seen:  # no hash to tell them apart (a damaged entry): the first alone
             continue
         seen.add(key)

@@ -81,16 +81,14 @@ class Program:
 def not_started(command: list[str], exc: OSError) -> UsageError:
     """Why COMMAND could not be started, in the user's terms: "No such file or directory" for a
     prog.py that is right there (not executable, or not a command: `-- python prog.py` runs it)."""
-    name = command[0]
-    path = Path(name)
-    hint = None
+    name, path = command[0], Path(command[0])
+    python = f"-- python {shlex.join(command)}" if path.suffix == ".py" else None
     if path.is_file() and not os.access(path, os.X_OK):
-        hint = f"run it with its interpreter: -- python {shlex.join(command)}" if path.suffix == ".py" else None
-        said = f"cannot run {name}: the file is not executable"
-        hint = hint or f"make it executable (chmod +x {shlex.quote(name)}), or run it with its interpreter"
-    elif path.is_file() and os.sep not in name and shutil.which(name) is None:
+        hint = f"run it with its interpreter: {python}" if python else (
+            f"make it executable (chmod +x {shlex.quote(name)}), or run it with its interpreter"
+        )  # fmt: skip
+        return UsageError(f"cannot run {name}: the file is not executable", hint=hint)
+    if path.is_file() and os.sep not in name and shutil.which(name) is None:
         said = f"cannot run {name}: it is no command on PATH (the file of that name here is not looked for)"
-        hint = f"-- ./{shlex.join(command)}" + (f", or -- python {shlex.join(command)}" if path.suffix == ".py" else "")
-    else:
-        said = f"cannot run {name}: {exc.strerror}"
-    return UsageError(said, hint=hint)
+        return UsageError(said, hint=f"-- ./{shlex.join(command)}" + (f", or {python}" if python else ""))
+    return UsageError(f"cannot run {name}: {exc.strerror}")
