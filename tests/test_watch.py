@@ -131,6 +131,9 @@ def test_the_files_a_kernel_file_imports_are_its_own_not_installed_ones(tmp_path
     names = sorted(str(f.relative_to(tmp_path)) for f in found)
     assert names == ["pkg/__init__.py", "pkg/sub/__init__.py", "pkg/sub/deep.py", "pkg/utils.py"]
     assert helper_files(package / "kern.py") == found  # the package found as the loader finds it
+    deep = tmp_path / "deep.py"  # a relative import past the filesystem's root: none found (IndexError)
+    deep.write_text("from " + "." * (len(deep.parents) + 2) + " import x\n")
+    assert local_imports(deep, (tmp_path,), tmp_path) == ()
 
     (tmp_path / "combining.py").write_text(_HELPER)
     kernel = tmp_path / "add.py"

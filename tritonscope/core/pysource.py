@@ -203,6 +203,8 @@ def _imported_files(node: ast.AST, current: Path, roots: tuple[Path, ...]):
         for alias in node.names:
             yield from _module_files(roots, alias.name.split("."))
     elif isinstance(node, ast.ImportFrom):
+        if node.level > len(current.parents):  # above the filesystem's root: Python's import says so
+            return
         bases = roots if not node.level else (current.parents[node.level - 1],)
         parts = node.module.split(".") if node.module else []
         yield from _module_files(bases, parts)
