@@ -329,6 +329,27 @@ def test_an_edited_kernel_file_is_compiled_again(tmp_path):
     serving(check)
 
 
+def test_an_edited_helper_file_in_a_package_is_compiled_again(tmp_path):
+    """A kept answer follows the helper files the kernel file imports, in a package's subfolder too
+    (not only the files beside it): the helper's edit is compiled."""
+    (tmp_path / "ops").mkdir()
+    (tmp_path / "ops" / "__init__.py").write_text("")
+    helper = tmp_path / "ops" / "combine.py"
+    helper.write_text("import triton\n\n\n@triton.jit\ndef combine(a, b):\n    return a + b\n")
+    kernel = tmp_path / "k.py"
+    source = (ROOT / "sample_kernels" / "vector_add.py").read_text()
+    kernel.write_text("from ops.combine import combine\n" + source.replace("x + y", "combine(x, y)"))
+
+    async def check(client):
+        asked = {"kernel_file": str(kernel), "target": "sm90", "stages": ["ttir"], "max_lines": 500}
+        first = structured(await client.call_tool("dump", asked))
+        helper.write_text(helper.read_text().replace("a + b", "a * b"))
+        second = structured(await client.call_tool("dump", asked))
+        assert "arith.addf" in first["stages"]["ttir"] and "arith.mulf" in second["stages"]["ttir"]
+
+    serving(check)
+
+
 def test_captures_their_tools_and_their_kernels_as_resources(tmp_path):
     """capture_list, capture_diff and capture_check answer as their commands do, a listed capture's
     kernels become resources (their dump documents), and the samples are resources."""

@@ -29,10 +29,12 @@ def test_budgets_are_parsed_once_into_typed_limits():
         Budget("global_load_bits", ">", 64, "global_load_bits > 64"),
     )
     assert parsed[2].holds(50) and not parsed[2].holds(49.9) and parsed[0].holds(0) and not parsed[0].holds(1)
+    assert argtypes.budgets(["occupancy>=0.8%"])[0].limit == 0.8  # said in percent: taken as said
     for bad, said in (
         ("speed<=1", "no figure named 'speed'"),
         ("registers", "expects FIGURE<=VALUE"),
         ("spills=2%", "%"),
+        ("occupancy>=0.8", r"occupancy is in percent; write occupancy>=80% \(or 0.8% if you meant it\)"),
     ):
         with pytest.raises(UsageError, match=said):
             argtypes.budgets([bad])

@@ -102,7 +102,7 @@ def test_a_save_of_a_helper_file_the_kernel_imports_draws_again_with_the_helper_
             env={**os.environ, "COLUMNS": "120"},
         )
     try:
-        assert "watching add.py and the 1 file(s) it imports" in _until(err, "watching add.py")
+        assert "watching add.py and the 1 file it imports" in _until(err, "watching add.py")
         assert "arith.addf" in out.read_text() and "arith.mulf" not in out.read_text()
         (tmp_path / "combining.py").write_text(_HELPER.replace("x + y", "x * y"))
         drawn = _until(out, "TTIR (Triton IR)", 2)

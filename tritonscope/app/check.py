@@ -100,6 +100,12 @@ def budgets(items: Sequence[str | Budget] | None, where: str = "--budget") -> tu
             raise UsageError(f"{where} {item}: no figure named '{figure}'. Figures: {names}")
         elif unit == "%" and figure != "occupancy" or unit and unit != "%" and figure not in _BYTES:
             raise UsageError(f"{where} {item}: {figure} is not measured in {unit}")
+        elif figure == "occupancy" and unit is None and 0 < float(number) < 1:
+            # a fraction written for a percentage: `occupancy>=0.8` would hold at 1% occupancy
+            percent = f"{float(number) * 100:g}%"
+            raise UsageError(
+                f"{where} {item}: occupancy is in percent; write {figure}{op}{percent} (or {number}% if you meant it)"
+            )
         limit = float(number) * (1024 if unit and unit.lower() in ("kib", "kb") else 1)
         found.append(Budget(figure, "==" if op == "=" else op, limit, str(item).strip()))
     return tuple(found)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..analysis.artifacts import StagesFiled, stages_so_far, to_compilation
 from ..core.model import Compilation, KernelSpec, VariantRequest
-from ..core.source import CachedKernel, CaptureFolder, local_file
+from ..core.source import CachedKernel, CaptureFolder
 from ..results.cache import CacheListing
 from ..results.catalog import KernelList
 from ..results.explain import ExplainResult
@@ -151,10 +151,9 @@ def _explained(request: VariantRequest, early: Callable[[StagesFiled], None] | N
 
 def _helpers(request: VariantRequest) -> tuple[str, ...]:
     """The user's own files the kernel's file imports (app/walk/packages.helper_files), for the watch."""
-    from .walk.packages import helper_files
+    from .walk.packages import source_helpers
 
-    file = local_file(request.source)
-    return tuple(str(f) for f in helper_files(file)) if file is not None else ()
+    return source_helpers(request.source)
 
 
 def warm_up() -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..core.errors import TritonscopeError, UsageError
 from ..core.model import VariantRequest
+from ..core.quantities import count
 from ..core.source import local_file
 from ..core.watching import saves
 from .messages import say
@@ -30,8 +31,8 @@ def watched(request: VariantRequest, make: Callable[[], Any], options: dict[str,
     stdout = ENV.stdout
     watched_files = _with_helpers(file)
     saved = saves(watched_files)  # watching from now: a save while a compile runs draws again after it
-    for count in itertools.count():
-        if count and stdout.isatty():
+    for drawing in itertools.count():
+        if drawing and stdout.isatty():
             stdout.write(CLEAR)
         try:
             result = make()
@@ -43,7 +44,7 @@ def watched(request: VariantRequest, make: Callable[[], Any], options: dict[str,
         now = _with_helpers(file)
         if now != watched_files:  # an import added or taken out: its file watched from now
             watched_files, saved = now, saves(now)
-        helpers = f" and the {len(watched_files) - 1} file(s) it imports" if len(watched_files) > 1 else ""
+        helpers = f" and the {count(len(watched_files) - 1, 'file')} it imports" if len(watched_files) > 1 else ""
         say(f"watching {_shown(file)}{helpers}: every save draws this again (Ctrl-C stops)", "dim")
         next(saved)
 

@@ -139,8 +139,9 @@ def _by_path(fingerprint: Fingerprint) -> dict[str, Fingerprint]:
 
 
 def _fingerprint(inputs: Iterable[str | Path]) -> Fingerprint:
-    """The state of what a task reads: a file with the Python files beside it (the helpers it imports),
-    or a folder itself (a capture is swapped in whole, a cache folder changes as entries are added)."""
+    """The state of what a task reads: a file with the Python files beside it (one added there may be
+    imported; the agent names the helper files a kernel file imports among the inputs), or a folder
+    itself (a capture is swapped in whole, a cache folder changes as entries are added)."""
     found = []
     for given in inputs:
         path = Path(given)

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from ...core.pysource import local_imports
+from ...core.source import Source, local_file
 
 
 def module_name(path: Path) -> str | None:
@@ -73,6 +74,13 @@ def helper_files(path: Path, module: str | None = None) -> tuple[Path, ...]:
     found = () if _installed(path) else local_imports(path, (root(path, name),), _own_folder(path, name))
     _helpers[path] = (versions((path, *found)), found)
     return found
+
+
+def source_helpers(source: Source) -> tuple[str, ...]:
+    """The helper files of the file a source is read from (none for a compiled kernel or a folder): what
+    a watch, the explorer and the agent server's kept answers follow besides the file itself."""
+    file = local_file(source)
+    return tuple(str(f) for f in helper_files(file)) if file is not None else ()
 
 
 def versions(files) -> tuple[Version, ...]:
