@@ -113,6 +113,13 @@ def _from_kernel(request: VariantRequest, value: str | None, line: int | None, s
         if shared and (value is not None or layouts.tensor_type(text) is None) and _makes_memdesc(text):
             return _shared(compilation, shared, origin, timeout)
         found = layouts.tensor_type(text)
+        if found and shape is not None and len(shape) != len(found[0]):  # Triton asserts on it
+            kernel_shape = "x".join(map(str, found[0]))
+            raise UsageError(
+                f"{what} is a {len(found[0])}-D tensor ({kernel_shape}) but --shape {'x'.join(map(str, shape))} "
+                f"is {len(shape)}-D",
+                hint=f"give a {len(found[0])}-D shape, or leave --shape out to draw it at {kernel_shape}",
+            )
         if found:
             return _distributed(ttgir, shape or found[0], found[1], origin, timeout)
     named = _named_values(lines)
