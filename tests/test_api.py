@@ -125,6 +125,20 @@ def test_errors_name_keywords_not_the_command_lines_flags():
         ts.grid(ROOT / "tests" / "kernels" / "bad.py", kernel_name="needs_block", BLOCK=64, target="sm90")
 
 
+def test_inputs_the_command_line_refuses_are_refused_not_dropped():
+    """wave=0 drew no wave, a shape without a value listed the layouts at their own shapes, and show
+    with vary compared the pipelines without the pass shown (h22a): each refused as the command line
+    refuses it, in the API's words."""
+    with pytest.raises(UsageError, match="wave must be at least 1, not 0"):
+        ts.grid("sample:matmul", args={"M": 256, "N": 256, "K": 256}, wave=0, target="sm90")
+    with pytest.raises(UsageError) as raised:
+        ts.layout("sample:softmax", shape=(64, 64), target="sm90")
+    assert "shape draws one value at that shape: give value=" in str(raised.value), str(raised.value)
+    assert "--" not in str(raised.value)
+    with pytest.raises(UsageError, match="show shows one pipeline's pass: leave out vary, or show"):
+        ts.passes("sample:softmax", show="3", vary={"num_warps": [4, 8]}, target="sm90")
+
+
 def test_a_keyword_of_the_wrong_type_is_refused_in_the_users_terms():
     """Refused before any code that assumes the type runs (a `line="4"` was a TypeError deep inside)."""
     for keywords, said in (

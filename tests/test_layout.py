@@ -90,6 +90,7 @@ def test_a_name_the_pipeliner_gave_its_masks_too_is_the_assigned_tensor(cli):
         ),
         (["--from", "sample:softmax", "--value", "nope", "-t", "sm90"], "no tensor or shared memory with a layout"),
         (["--from", "sample:softmax", "--value", "", "-t", "sm90"], "--value needs a name"),
+        (["--from", "sample:softmax", "--shape", "64x64", "-t", "sm90"], "--shape draws one value at that shape"),
         (  # Triton asserted on it (SIGABRT in combineCtaCgaWithShape), said as Triton's crash
             ["--from", "sample:softmax", "--value", "row", "--shape", "64x64x2", "-t", "sm90"],
             "value %row is a 1-D tensor (1024) but --shape 64x64x2 is 3-D",

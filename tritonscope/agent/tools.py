@@ -11,12 +11,11 @@ from typing import Annotated
 from pydantic import Field
 
 from ..app import calls
-from ..app.walk.packages import source_helpers
+from ..app.walk.packages import answer_inputs
 from ..core import forms
 from ..core import source as sources
 from ..core.errors import UsageError
 from ..core.model import VariantRequest
-from ..core.source import Source, depends_on
 from ..isolate import task
 from . import pages
 from .answers import Ask, Paging
@@ -86,7 +85,7 @@ def dump(
     chosen = forms.stages(stages, "stages")
     picked = forms.line_range(line, lines.replace(" ", "") if lines else None)
     cut = Paging(functools.partial(pages.dump, first_line=first_line), max_lines, 40, cursor)
-    return Ask(task(calls.dump, request, chosen, picked), timeout, _answer_inputs(request.source), cut)
+    return Ask(task(calls.dump, request, chosen, picked), timeout, answer_inputs(request.source), cut)
 
 
 @variant_inputs
@@ -107,7 +106,7 @@ def explain(
     timeout = call_limit(timeout, 300.0)
     picked = forms.line_range(line, lines.replace(" ", "") if lines else None)
     cut = Paging(functools.partial(pages.explain, lines=picked), max_lines, 40, cursor, last=("findings",))
-    return Ask(task(calls.explain, request, what_if, True, False), timeout, _answer_inputs(request.source), cut)
+    return Ask(task(calls.explain, request, what_if, True, False), timeout, answer_inputs(request.source), cut)
 
 
 @variant_inputs
@@ -126,7 +125,7 @@ def check(
     "does it fit on an A10" (target sm86) or before handing over a change.
     Example: {"kernel_file": "sample:matmul", "target": "sm86", "budgets": ["spills=0", "shared<=99KiB"]}"""
     timeout = call_limit(timeout, 300.0)
-    inputs = _answer_inputs(request.source) + ((baseline,) if baseline else ())
+    inputs = answer_inputs(request.source) + ((baseline,) if baseline else ())
     cut = Paging(pages.own_parts("entries"), max_lines, 40, cursor)
     return Ask(task(calls.check, request, tuple(budgets or ()), baseline), timeout, inputs, cut)
 
@@ -152,7 +151,7 @@ def diff(
     chosen = forms.stages(stages, "stages")
     cut = Paging(pages.diff, max_lines, 60, cursor, last=("variants",))
     return Ask(
-        task(calls.diff, request, axes, False, chosen, timeout), timeout + NESTED, _answer_inputs(request.source), cut
+        task(calls.diff, request, axes, False, chosen, timeout), timeout + NESTED, answer_inputs(request.source), cut
     )
 
 
@@ -180,9 +179,9 @@ def passes(
     timeout = call_limit(timeout, 600.0)
     if vary:
         compared = task(calls.passes_compare, request, tuple(forms.typed_axes(vary)), timeout)
-        return Ask(compared, timeout, _answer_inputs(request.source), Paging(pages.own_parts(), max_lines, 60, cursor))
+        return Ask(compared, timeout, answer_inputs(request.source), Paging(pages.own_parts(), max_lines, 60, cursor))
     cut = Paging(functools.partial(pages.passes, changed_only=changed_only), max_lines, 60, cursor)
-    return Ask(task(calls.passes, request, show, timeout), timeout + NESTED, _answer_inputs(request.source), cut)
+    return Ask(task(calls.passes, request, show, timeout), timeout + NESTED, answer_inputs(request.source), cut)
 
 
 @variant_inputs
@@ -205,7 +204,7 @@ def layout(
     text = "x".join(str(size) for size in shape) if shape else None
     cut = Paging(_layout_page, max_lines, 256, cursor)
     return Ask(
-        task(calls.layout, request, value, line, text, timeout), timeout + NESTED, _answer_inputs(request.source), cut
+        task(calls.layout, request, value, line, text, timeout), timeout + NESTED, answer_inputs(request.source), cut
     )
 
 
@@ -235,7 +234,7 @@ def grid(
     timeout = call_limit(timeout, 120.0)
     size = forms.sizes(",".join(str(n) for n in grid_size), "grid_size", ",") if grid_size else None
     cut = Paging(pages.grid, max_lines, 64, cursor)
-    return Ask(task(calls.grid, request, size, wave, timeout), timeout + NESTED, _answer_inputs(request.source), cut)
+    return Ask(task(calls.grid, request, size, wave, timeout), timeout + NESTED, answer_inputs(request.source), cut)
 
 
 def samples(max_lines: MaxLines = None, cursor: Cursor = None) -> Ask:
@@ -360,9 +359,3 @@ TOOLS = (
     capture_diff,
     capture_check,
 )
-
-
-def _answer_inputs(source: Source) -> tuple[str, ...]:
-    """What an answer on this source depends on (the session keeps it while they are unchanged): the
-    file or folder, and the helper files the file imports, wherever they sit (a package's subfolder)."""
-    return (*depends_on(source), *source_helpers(source))

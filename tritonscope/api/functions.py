@@ -13,11 +13,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..app import calls
+from ..app.walk.packages import answer_inputs
 from ..core import forms, launch_grid
 from ..core import targets as target_table
 from ..core.errors import UsageError
 from ..core.model import VariantRequest
-from ..core.source import depends_on
 from ..isolate import task
 from . import results
 from .requests import with_inputs
@@ -39,7 +39,7 @@ def dump(
     `stages` picks some (source, ttir, ttgir, llir, ptx, sass or amdgcn); `line=35` (or `lines="30-36"`)
     keeps what those Python lines became. Example: `ts.dump(add_kernel, BLOCK_SIZE=1024, target="sm90")`."""
     chosen, picked = forms.stages(stages, "stages"), forms.line_range(line, lines)
-    value = answer(task(calls.dump, request, chosen, picked), timeout, depends_on(request.source))
+    value = answer(task(calls.dump, request, chosen, picked), timeout, answer_inputs(request.source))
     return results.Dump(value)
 
 
@@ -52,7 +52,7 @@ def explain(
     launch's time for `grid` ("4096" or "cdiv(n_elements, BLOCK_SIZE)"), else the file's grid(meta).
     Example: `ts.explain("sample:vector_add", args={"n_elements": 4099}, target="sm90")`."""
     spec = launch_grid.parse(grid) if grid is not None else None
-    value = answer(task(calls.explain, request, what_if, True, False, spec), timeout, depends_on(request.source))
+    value = answer(task(calls.explain, request, what_if, True, False, spec), timeout, answer_inputs(request.source))
     return results.Explain(value)
 
 
@@ -68,7 +68,7 @@ def diff(
     the first. Example: `ts.diff(add_kernel, vary={"BLOCK_SIZE": [256, 1024]}, target="sm90")`."""
     axes = tuple(forms.typed_axes(vary))
     chosen = forms.stages(stages, "stages")
-    value = answer(task(calls.diff, request, axes, configs, chosen, timeout), timeout, depends_on(request.source))
+    value = answer(task(calls.diff, request, axes, configs, chosen, timeout), timeout, answer_inputs(request.source))
     return results.Diff(value)
 
 
@@ -79,10 +79,12 @@ def passes(
     """The compiler's MLIR passes in order, which changed the IR and how much; `show` names one (its
     number, name or NAME#K) to see what it changed; `vary` with two values compares two pipelines.
     Example: `ts.passes("sample:matmul", show="tritongpu-pipeline", target="sm90")`."""
+    if vary and show is not None:  # as the command line refuses --show with --vary
+        raise UsageError("show shows one pipeline's pass: leave out vary, or show")
     if vary:
         compared = task(calls.passes_compare, request, tuple(forms.typed_axes(vary)), timeout)
-        return results.Passes(answer(compared, timeout, depends_on(request.source)))
-    return results.Passes(answer(task(calls.passes, request, show, timeout), timeout, depends_on(request.source)))
+        return results.Passes(answer(compared, timeout, answer_inputs(request.source)))
+    return results.Passes(answer(task(calls.passes, request, show, timeout), timeout, answer_inputs(request.source)))
 
 
 @with_inputs(resolve_target=False)  # auto: every default target, as the command line
@@ -102,7 +104,7 @@ def fit(
     axes = tuple(forms.typed_axes(vary))
     given = (budgets,) if isinstance(budgets, str) else tuple(budgets)  # one budget as a str: not its letters
     call = task(calls.fit, request, chosen, axes, given, timeout, rank, grid)
-    found = answer(call, timeout, depends_on(request.source))
+    found = answer(call, timeout, answer_inputs(request.source))
     refused = found.refused_grid if grid else None
     if refused:  # a grid no cell could evaluate: the caller's to fix, as the command line refuses it
         raise UsageError(refused)
@@ -121,7 +123,7 @@ def layout(
     neither, every layout the kernel uses. Example: `ts.layout("sample:softmax", value="row")`."""
     text = shape if isinstance(shape, str) or shape is None else "x".join(str(size) for size in shape)
     call = task(calls.layout, request, value, line, text, timeout)
-    return results.Layout(answer(call, timeout, depends_on(request.source)))
+    return results.Layout(answer(call, timeout, answer_inputs(request.source)))
 
 
 @with_inputs
@@ -133,7 +135,7 @@ def grid(
     `ts.grid("sample:matmul", args={"M": 1152, "N": 1152, "K": 1152}, wave=9)`."""
     size = forms.sizes(",".join(str(n) for n in grid_size), "grid_size", ",") if grid_size else None
     call = task(calls.grid, request, size, wave, timeout)
-    return results.Grid(answer(call, timeout, depends_on(request.source)))
+    return results.Grid(answer(call, timeout, answer_inputs(request.source)))
 
 
 def _targets(given: Sequence[str] | str) -> tuple[str, ...]:

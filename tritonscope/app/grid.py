@@ -28,6 +28,8 @@ def grid(
 ) -> GridResult:
     """`size`: numbers, or `--grid`'s expressions of the arguments and constexprs (`cdiv(M, BLOCK_M)`),
     as explain and fit take them; None: the file's grid(meta)."""
+    if wave is not None and wave < 1:  # every front end's: the API's wave=0 drew no wave
+        raise UsageError(f"--wave must be at least 1, not {wave}")
     prepared = prepare(request)
     if prepared.kernel.spec.language == Language.GLUON:
         raise UsageError(

@@ -42,6 +42,11 @@ def layout(
     if (text is None) == (request is None):
         raise UsageError("give a LAYOUT, or --from FILE (with --value NAME or --line N to draw one)")
     if request is not None and value is None and line is None:
+        if shape is not None:  # it drew nothing at that shape: the list of layouts came, the shape unsaid
+            raise UsageError(
+                "--shape draws one value at that shape: give --value NAME or --line N with it",
+                hint="without them, every layout the kernel uses is listed, each at its own shape",
+            )
         return listing(compile_request(request), timeout)
     if request is not None:
         return _from_kernel(request, value, line, shape, timeout)

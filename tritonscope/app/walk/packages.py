@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from ...core.pysource import local_imports
-from ...core.source import Source, local_file
+from ...core.source import Source, depends_on, local_file
 
 
 def module_name(path: Path) -> str | None:
@@ -81,6 +81,12 @@ def source_helpers(source: Source) -> tuple[str, ...]:
     a watch, the explorer and the agent server's kept answers follow besides the file itself."""
     file = local_file(source)
     return tuple(str(f) for f in helper_files(file)) if file is not None else ()
+
+
+def answer_inputs(source: Source) -> tuple[str, ...]:
+    """What an answer on this source depends on (isolate/session.py keeps it while they are unchanged):
+    the file or folder, and the helper files the file imports, wherever they sit (a package's subfolder)."""
+    return (*depends_on(source), *source_helpers(source))
 
 
 def versions(files) -> tuple[Version, ...]:

@@ -53,12 +53,9 @@ def grid(
     """
     from ...app.grid import grid as run_grid
     from ...core import launch_grid
-    from ...core.errors import UsageError
     from .. import argtypes
 
     size = launch_grid.parse(grid_size) if grid_size else launch_grid.of_run(request.run_grid)
-    if wave is not None and wave < 1:
-        raise UsageError(f"--wave must be at least 1, not {wave}")
     with progress(f"running {request.file} on the interpreter"):
         result = run_grid(request, size, wave, argtypes.timeout(timeout))
     return result
