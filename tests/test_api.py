@@ -205,6 +205,8 @@ def test_the_magic_reads_the_command_lines_syntax_and_names_its_kernels_in_the_n
     def k():  # a stand-in object the notebook names: the magic hands it on, the API checks it
         return None
 
+    k.__module__ = "__main__"  # defined in a cell, as a notebook's own kernel is
+
     function, keywords, kernel = parsed(
         "dump k -c BLOCK_SIZE=1024 -a 'x_ptr=*fp16' --stage ttgir,ptx -t sm90", {"k": k}
     )
@@ -218,6 +220,19 @@ def test_the_magic_reads_the_command_lines_syntax_and_names_its_kernels_in_the_n
         parsed("dump k --json", {"k": k})
     with pytest.raises(UsageError, match=r"--json is the command line's: run `!tritonscope dump sample:vector_add"):
         parsed("dump sample:vector_add --json", {})
+    # a kernel of a module the notebook imported: the shell line names its file and -k (h22a: it said
+    # `!tritonscope dump kernels.add_kernel`, which no shell can run)
+    import importlib.util
+
+    from tritonscope.core.samples import sample_path
+
+    spec = importlib.util.spec_from_file_location("kernels", sample_path("vector_add"))
+    kernels = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(kernels)
+    with pytest.raises(UsageError) as raised:
+        parsed("dump kernels.add_kernel -t sm90 --json", {"kernels": kernels})
+    file = os.path.relpath(sample_path("vector_add"))
+    assert f"run `!tritonscope dump {file} -k add_kernel -t sm90 --json`" in str(raised.value), str(raised.value)
     # each flag says what the notebook has in its place (all said `.to_json()` and `ts.dump(..., )`)
     with pytest.raises(UsageError) as raised:
         parsed("dump k --watch --annotate", {"k": k})

@@ -13,6 +13,7 @@ module the notebook imported: `mod.kernel`), else read as the command line reads
 
 from __future__ import annotations
 
+import inspect
 import os
 import re
 import shlex
@@ -114,9 +115,9 @@ def parsed(line: str, namespace: dict[str, Any]) -> tuple[Callable[..., Any], di
         spelled = {p.name: (p.opts or [p.name])[0] for p in command.params}
         flags = ", ".join(spelled[k] for k in refused)
         file = params.get("source") if name == "layout" else params.get("file")
-        in_notebook = isinstance(file, str) and file in namespace  # a kernel of the notebook: no shell sees it
+        shell = _shell_line(line, file, namespace)  # None: a kernel of the notebook's cells, no shell sees it
         why = "; ".join(dict.fromkeys(_IN_A_NOTEBOOK.get(k, "") for k in refused if _IN_A_NOTEBOOK.get(k)))
-        instead = why if in_notebook else f"run `!tritonscope {line}`" + (f" ({why})" if why else "")
+        instead = why if shell is None else f"run `!tritonscope {shell}`" + (f" ({why})" if why else "")
         verb = "is" if len(refused) == 1 else "are"
         raise UsageError(f"%tritonscope {name}: {flags} {verb} the command line's: {instead or 'leave it out'}")
     file = params.get("source") if name == "layout" else params.get("file")
@@ -160,18 +161,47 @@ def _keywords(given: dict[str, Any], own: dict[str, str]) -> dict[str, Any]:
     return keywords
 
 
+def _shell_line(line: str, file: Any, namespace: dict[str, Any]) -> str | None:
+    """The magic's line as a shell runs it: a kernel the notebook names (`kernels.row_sum`, imported
+    from kernels.py) as its file and -k NAME; None for one defined in a cell, which no shell sees."""
+    found = _named(file, namespace) if isinstance(file, str) else None
+    if found is None:
+        return line
+    function = getattr(found, "fn", found)
+    if getattr(function, "__module__", "__main__") == "__main__":  # a cell's: the notebook is __main__
+        return None
+    try:
+        path = inspect.getsourcefile(function)
+    except TypeError:  # a built-in
+        path = None
+    if not path or not os.path.isfile(path):
+        return None
+    shown = os.path.relpath(path) if not os.path.relpath(path).startswith("..") else path
+    words = shlex.split(line)
+    words[words.index(file)] = shown
+    if "-k" not in words and "--kernel" not in words:
+        words[words.index(shown) + 1 : words.index(shown) + 1] = ["-k", function.__name__]
+    return shlex.join(words)
+
+
+def _named(file: str, namespace: dict[str, Any]) -> Any:
+    """The object a notebook name (`my_kernel`, `mod.my_kernel`) stands for, or None."""
+    if not _NAME.fullmatch(file):
+        return None
+    head, *attributes = file.split(".")
+    found = namespace.get(head)
+    for attribute in attributes:
+        found = getattr(found, attribute, None)
+    return None if found is None or isinstance(found, str) else found
+
+
 def _kernel(file: str | None, namespace: dict[str, Any]) -> Any:
     """FILE as a name of the notebook (`my_kernel`, `mod.my_kernel`), else as the command line reads it."""
     if file is None:
         raise UsageError("give the kernel: a name of this notebook, a file, sample:NAME or DIR/:NAME")
-    if _NAME.fullmatch(file):
-        head, *attributes = file.split(".")
-        if head in namespace:
-            found = namespace[head]
-            for attribute in attributes:
-                found = getattr(found, attribute, None)
-            if found is not None and not isinstance(found, str):
-                return found
-        elif not attributes and not os.path.exists(file):
-            raise UsageError(f"{file}: no name {file} in this notebook, and no file of that name")
+    found = _named(file, namespace)
+    if found is not None:
+        return found
+    if _NAME.fullmatch(file) and "." not in file and file not in namespace and not os.path.exists(file):
+        raise UsageError(f"{file}: no name {file} in this notebook, and no file of that name")
     return file
