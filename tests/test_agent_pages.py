@@ -106,10 +106,14 @@ def test_passes_show_only_the_shown_passes_with_their_diffs():
         {"kind": "passes", "passes": [r for r in rows if "diff" not in r]}, 10, None, changed_only=True
     )
     assert [p["index"] for p in table["passes"]] == [0, 2]
-    whole = {"kind": "passes", "triton_version": "3.6.0", "passes": rows}
+    unshown = [{k: v for k, v in r.items() if k != "diff"} for r in rows]  # no pass shown
+    whole = {"kind": "passes", "triton_version": "3.6.0", "passes": unshown}
     said = summaries.summary(table, whole)  # the summary names the passes chosen, not every pass
     assert said.startswith("Triton 3.6.0: passes 0 p0 (changed), 2 p2 (changed)") and "p1" not in said, said
     shown = pages.passes(doc, 2, None)
+    # a pass shown leads the summary, not the pipeline's first twelve (h22a: "passes 0 p0, 1 p1 ...")
+    said = summaries.summary(shown, {**whole, "passes": [{**r, "added": 1, "removed": 1} for r in rows]})
+    assert said.splitlines()[:2] == ["Triton 3.6.0: 6 MLIR passes; shown:", "- pass 4 p4: +1 -1 lines, in its diff"]
     assert [p["index"] for p in shown["passes"]] == [4] and shown["passes"][0]["diff"] == ["-a", "+b"]
     assert pages.passes(doc, 2, "diff.4:2")["passes"][0]["diff"] == [" c"]
 

@@ -82,7 +82,17 @@ def _diff(doc: Document) -> list[str]:
 
 def _passes(doc: Document) -> list[str]:
     rows = doc["passes"]
+    shown = [p for p in rows if "diff" in p]  # `show`: what those passes changed leads, not the pipeline's start
+    if shown:
+        head = f"Triton {doc['triton_version']}: {count(len(rows), 'MLIR pass', 'MLIR passes')}; shown:"
+        return [head, *(f"- pass {p['index']} {p['name']}: {_change(p)}" for p in shown[:MOST])]
     return [f"Triton {doc['triton_version']}: passes {_names(rows)}"]
+
+
+def _change(row: dict) -> str:
+    if not row["changed"]:
+        return "changed nothing" if row["changed"] is not None else "change unknown"
+    return f"+{row.get('added', '?')} -{row.get('removed', '?')} lines, in its diff"
 
 
 def _passes_compare(doc: Document) -> list[str]:
@@ -104,7 +114,9 @@ def _capture_diff(doc: Document) -> list[str]:
 
 def _trace(doc: Document) -> list[str]:
     found = [f"captured {count(len(doc['kernels']), 'kernel')} into {doc['out']}: {', '.join(doc['kernels'])}"]
-    found.append(f"the program exited with {doc['returncode']}; {doc['launches']} launch(es) recorded")
+    found.append(
+        f"the program exited with {doc['returncode']}; {count(doc['launches'], 'launch', 'launches')} recorded"
+    )
     return found + ([f"stopped at {doc['stopped']}"] if doc["stopped"] else [])
 
 
