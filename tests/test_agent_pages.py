@@ -145,3 +145,35 @@ def test_every_part_is_paged_and_a_kernel_wide_finding_is_said_so():
     said = summaries.summary(fitted, doc)
     assert "- kernel-wide: occupancy: occupancy 50%" in said and "line None" not in said
     assert "time.lines: items 0-" in said and "more with cursor 'time.lines:" in said
+
+
+def test_a_later_page_carries_the_part_it_goes_on_with_and_fills_the_answer():
+    """A diff of eight variants went on 1-3 lines a page, the variants repeated on each (h22a: 157
+    calls for a 258-line diff): a later page leaves the other parts out (each with its cursor) and
+    shows as many of its own lines as fit the answer's size."""
+    from tritonscope.agent.answers import ANSWER_BYTES, Paging, answer_size
+
+    resources = {
+        "registers": 32,
+        "spills": 0,
+        "shared_bytes": 0,
+        "occupancy": {"percent": 50, "blocks_per_sm": 2, "limited_by": "registers"},
+    }
+    variants = [
+        {"index": i, "label": {"num_warps": str(i)}, "command": "c" * 600, "ok": True, "resources": resources}
+        for i in range(8)
+    ]
+    lines = [f"-    IMAD R{n}, R{n + 1}, R{n + 2}, RZ ;" for n in range(1000)]
+    doc = {
+        "kind": "diff",
+        "variants": variants,
+        "diffs": [{"stage": "sass", "old": 1000, "new": 1000, "unified": lines, "changed": True}],
+    }
+    first = Paging(pages.diff, None, 60, None).cut(doc)
+    cursor = first["page"]["diffs.0"]["next_cursor"]
+    later = Paging(pages.diff, None, 60, cursor).cut(doc)
+    assert later["variants"] == [] and later["page"]["variants"]["next_cursor"] == "variants:0"
+    shown = later["page"]["diffs.0"]["shown"]
+    assert shown[0] == int(cursor.split(":")[1]) and shown[1] - shown[0] + 1 > 100, later["page"]
+    assert ANSWER_BYTES * 0.9 < answer_size(later, doc) <= ANSWER_BYTES
+    assert later["diffs"][0]["unified"] == lines[shown[0] : shown[1] + 1]

@@ -46,6 +46,15 @@ class Counts:
         first = [part for part in parts if part not in last] or parts
         return max(first, key=lambda part: self.sizes[part], default=None)
 
+    def grown(self, part: str | None, more: int) -> Counts | None:
+        """These counts with `part` showing `more` lines or items more; None where it shows all it has."""
+        shown = self.fewer.get(part, self.default) if part is not None else 0
+        return (
+            Counts(self.default, {**self.fewer, part: shown + more})
+            if part in self.asked and shown < self.asked[part]
+            else None
+        )
+
     def halved(self, part: str) -> Counts | None:
         """These counts with `part` showing half of what it shows; None where it shows one or none."""
         shown = min(self.fewer.get(part, self.default), self.asked[part])
@@ -331,7 +340,18 @@ def fitted(
         return cut_whole(doc, own, count, cursor)
     counts = Counts(default)
     cut = cut_whole(doc, own, counts, cursor)
+    going_on = cursor.rpartition(":")[0] if cursor else None
+    if going_on is not None:  # a later page carries the part it goes on with, not the first page's again
+        counts = Counts(default, {part: 0 for part in counts.asked if part != going_on})
+        cut = cut_whole(doc, own, counts, cursor)
     while size(cut) > most and (part := counts.heaviest(last)) is not None:
         counts = counts.halved(part) or counts
         cut = cut_whole(doc, own, counts, cursor)
+    step = counts.fewer.get(going_on, default) if going_on is not None else 0
+    while step >= 1 and (more := counts.grown(going_on, step)) is not None:  # filled up to `most`
+        tried = cut_whole(doc, own, more, cursor)
+        if size(tried) > most:
+            step //= 2
+            continue
+        counts, cut = more, tried
     return cut
