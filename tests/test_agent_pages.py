@@ -177,3 +177,13 @@ def test_a_later_page_carries_the_part_it_goes_on_with_and_fills_the_answer():
     assert shown[0] == int(cursor.split(":")[1]) and shown[1] - shown[0] + 1 > 100, later["page"]
     assert ANSWER_BYTES * 0.9 < answer_size(later, doc) <= ANSWER_BYTES
     assert later["diffs"][0]["unified"] == lines[shown[0] : shown[1] + 1]
+
+
+def test_a_capture_folder_from_home_is_expanded(monkeypatch, tmp_path):
+    """An agent's `~/runs/h100`: no shell expands it, so the tool's input does."""
+    from pydantic import TypeAdapter
+
+    from tritonscope.agent.tools import Folder
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert TypeAdapter(Folder).validate_python("~/runs/h100") == f"{tmp_path}/runs/h100"

@@ -67,6 +67,17 @@ def test_each_kind_of_source_is_told_apart(workspace):
     ]
 
 
+def test_a_path_from_home_is_read_where_no_shell_expanded_it(workspace, monkeypatch):
+    """`~/.triton/cache` as an agent, the API or a quoted argument gives it: no shell expanded the `~`,
+    and the folder was refused as missing (h22a)."""
+    monkeypatch.setenv("HOME", str(workspace))
+    assert parse("~/run1/:add_kernel") == CachedKernel(
+        f"{workspace}/run1/:add_kernel", f"{workspace}/run1/", "add_kernel"
+    )
+    assert parse("~/run1") == CaptureFolder(f"{workspace}/run1")
+    assert parse("~/add.py") == KernelFile(f"{workspace}/add.py", str(workspace / "add.py"))
+
+
 def test_a_module_on_no_path_is_said_at_once(workspace):
     with pytest.raises(KernelFileError, match="no module nowhere.scale on Python's path"):
         parse("nowhere.scale:k")

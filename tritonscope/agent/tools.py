@@ -5,10 +5,11 @@ its description says when to call it, with an example."""
 from __future__ import annotations
 
 import functools
+import os
 import shlex
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from ..app import calls
 from ..app.walk.packages import answer_inputs
@@ -61,7 +62,11 @@ Vary = Annotated[
         '{"target": ["sm80", "sm90"]} or {"triton": ["3.6.0", "3.9.0"]}.'
     ),
 ]
-Folder = Annotated[str, Field(description="A capture folder (written by the trace tool or `tritonscope trace -o`).")]
+Folder = Annotated[
+    str,
+    Field(description="A capture folder (written by the trace tool or `tritonscope trace -o`)."),
+    AfterValidator(os.path.expanduser),  # `~/runs/h100`: no shell expands an agent's paths
+]
 
 
 @variant_inputs
@@ -270,7 +275,11 @@ def trace(
         list[str] | str,
         Field(description='The program to run, e.g. ["python", "infer.py"] (a string is split as a shell splits it).'),
     ],
-    out: Annotated[str, Field(description="The capture folder to write (new, or one tritonscope wrote).")],
+    out: Annotated[
+        str,
+        Field(description="The capture folder to write (new, or one tritonscope wrote)."),
+        AfterValidator(os.path.expanduser),
+    ],
     target: Annotated[
         str | None, Field(description="Run against a simulated GPU of this target (sm80, sm90...): no GPU needed.")
     ] = None,

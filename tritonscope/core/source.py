@@ -196,6 +196,7 @@ def parse(given: str) -> Source:
         )
     if given.startswith(SAMPLE_PREFIX):
         return SampleKernel(given, given[len(SAMPLE_PREFIX) :])
+    given = os.path.expanduser(given)  # `~/.triton/cache` from an agent, the API or quotes: no shell expanded it
     folder, sep, name = given.rpartition(":")
     if sep and name and Path(folder or ".").is_dir():
         return CachedKernel(given, folder, name)
