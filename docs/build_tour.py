@@ -739,7 +739,9 @@ def build() -> str:
         "bench figures of the last chapter, captured once on an H100 and kept in the repository. "
         "The chapters from vector add down to HGMMA are also a notebook, with the Python API "
         "([tour.ipynb](tour.ipynb): `pip install jupyterlab` then `jupyter lab docs/tour.ipynb`, or "
-        "open it in VS Code; [api.md](api.md) says how its views work).\n",
+        "open it in VS Code; [api.md](api.md) says how its views work). The `sample:` kernels come "
+        "with the installed package; the few commands that name a file under `docs/` or `tests/` run "
+        "from the root of a checkout of this repository.\n",
     ]
     for title, prose, command, select in STEPS:
         excerpt = [line.rstrip() for line in select(run(command))]
