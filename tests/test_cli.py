@@ -421,6 +421,29 @@ def test_help_at_80_columns_breaks_no_option_and_indents_an_examples_further_lin
         assert f"tritonscope {command} [OPTIONS] " in usage and "{" not in usage, usage
 
 
+def test_list_types_a_value_the_file_gives_as_the_launcher_types_it(cli, tmp_path):
+    """`n_cols` used in `/ n_cols + eps` reads as a float from the body; the file gives 4096, an
+    int, and dump compiles `n_cols: i32`: list said `float fp32` (h23a)."""
+    kernel = tmp_path / "rms.py"
+    kernel.write_text(
+        "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+        "def norm(x_ptr, n_cols, big, eps, BLOCK: tl.constexpr):\n"
+        "    x = tl.load(x_ptr + tl.arange(0, BLOCK))\n"
+        "    tl.store(x_ptr + tl.arange(0, BLOCK), x / n_cols + eps + big)\n\n\n"
+        'tritonscope_defaults = {"n_cols": 4096, "big": 2**40, "eps": 1e-6, "BLOCK": 64}\n'
+    )
+    params = {p["name"]: p for p in json.loads(cli("list", kernel, "--json").stdout)["kernels"][0]["params"]}
+    assert [(params[n]["kind"], params[n]["type"]) for n in ("n_cols", "big", "eps")] == [
+        ("int", "i32"),
+        ("int", "i64"),
+        ("float", "fp32"),
+    ]
+    signature = json.loads(cli("dump", kernel, "-t", "sm90", "--stage", "ttir", "--json").stdout)["variant"][
+        "signature"
+    ]
+    assert (signature["n_cols"], signature["big"]) == ("i32", "i64")
+
+
 def test_list_gives_the_pointer_type_dump_compiles(cli):
     """A pointer the file's tritonscope_defaults types is listed with that type (dump compiles
     `a_ptr: *fp16`), not the --dtype default; an untyped one keeps `*fp32 (--dtype)`."""

@@ -110,7 +110,9 @@ class KernelSpec:
                 return p
             if isinstance(value, str):  # a type: '*fp16', 'i64'
                 return replace(p, type=value, type_from="file")
-            return replace(p, default=value, has_default=True, type_from="file")
+            typed = _scalar_type(value)  # the value's type, as the launcher types it: 4096 is an i32
+            kind, type_ = typed if typed is not None else (p.kind, p.type)
+            return replace(p, kind=kind, type=type_, default=value, has_default=True, type_from="file")
 
         return replace(self, params=tuple(given(p) for p in self.params))
 
@@ -388,3 +390,16 @@ def to_jsonable(value: Any) -> Any:
     if isinstance(value, (str, int, float, bool)) or value is None:
         return jsonable(value)
     return str(value)
+
+
+def _scalar_type(value: Any) -> tuple[ParamKind, str] | None:
+    """A scalar value's kind and Triton type as Triton's launcher gives them (app/walk/specialize.py
+    adds the hints); None for what is no scalar."""
+    if isinstance(value, bool):
+        return ParamKind.INT, "u1"
+    if isinstance(value, float):
+        return ParamKind.FLOAT, "fp32"
+    if isinstance(value, int):
+        return ParamKind.INT, "i32" if -(2**31) <= value < 2**31 else "u64" if value >= 2**63 else "i64"
+    return None
+
