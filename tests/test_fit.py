@@ -231,6 +231,13 @@ def test_one_target_and_a_constexpr_without_a_default_given_by_the_grid_alone():
         ({"BLOCK": 64}, FITS),
         ({"BLOCK": 128}, FITS),
     ]
+    # `-t A -t B`: both columns (the second -t replaced the first, without a word); refused by a
+    # command of one target
+    run = tritonscope("fit", mixed, "-k", "scale_kernel", "--vary", "BLOCK=64", "-t", "sm80", "-t", "h100", "--json")
+    assert json.loads(run.stdout)["kernels"][0]["targets"] == ["sm80", "sm90"]
+    refused = tritonscope("dump", mixed, "-k", "scale_kernel", "-t", "sm80", "-t", "sm90", expect=2).stderr
+    assert "--target is given 2 times (sm80, sm90): this command compiles for one target" in refused
+    assert "hint: compare them with diff --vary target=sm80,sm90" in refused
 
 
 def test_a_budget_on_spills_and_a_grid_for_a_kernel_without_configs():

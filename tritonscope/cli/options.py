@@ -102,7 +102,7 @@ def variant_flags(command=None, *, file_optional: bool = False, resolve_target: 
     if command is None:
         return functools.partial(variant_flags, file_optional=file_optional, resolve_target=resolve_target)
     taken = inputs.taken_by(inputs.CLI, command.__name__)
-    parameters = inputs.signature(taken, inputs.CLI, _option)
+    parameters = [_repeatable_target(p) for p in inputs.signature(taken, inputs.CLI, _option)]
     if file_optional:
         parameters[0] = parameters[0].replace(annotation=OptionalFileArg, default=None)
     context = inspect.Parameter("context", inspect.Parameter.KEYWORD_ONLY, annotation=typer.Context)
@@ -112,12 +112,25 @@ def variant_flags(command=None, *, file_optional: bool = False, resolve_target: 
     return with_request
 
 
+def _repeatable_target(parameter: inspect.Parameter) -> inspect.Parameter:
+    """--target as a repeatable option: `-t sm80 -t sm90` kept only sm90, without a word (fit takes
+    both as its columns; a command of one target refuses the second)."""
+    if parameter.name != "target":
+        return parameter
+    annotation = Annotated[list[str], _typer(inputs.named("target"))]
+    return parameter.replace(annotation=annotation, default=[parameter.default])  # shown: [default: auto]
+
+
 def _request(taken: tuple[inputs.Input, ...], resolve_target: bool, flags: dict) -> VariantRequest | None:
     """The request of a command's variant flags; None without a FILE, where no flag may be given."""
     context = flags.pop("context")
     flags["run_command"] = tuple(context.args)  # the words after --
     if flags["file"] is None:
-        given = [i.name_in(inputs.CLI) for i in taken if flags[i.name_in(inputs.CLI)] not in (i.default, None, [])]
+        given = [
+            i.name_in(inputs.CLI)
+            for i in taken
+            if flags[i.name_in(inputs.CLI)] not in (i.default, [i.default], None, [])
+        ]
         if given:
             raise UsageError(f"variant flags ({', '.join(given)}) need a FILE")
         return None
@@ -181,8 +194,9 @@ def request_from(flags: dict, resolve_target: bool = True) -> VariantRequest:
     from .installs import ensure_release
 
     given = {i.name: flags[i.name_in(inputs.CLI)] for i in inputs.INPUTS if i.name_in(inputs.CLI) in flags}
-    wanted = given.pop("target", None)  # an empty one (`-t "$TARGET"`, the variable unset) is refused, not auto
-    target = argtypes.target_name("auto" if wanted is None else wanted)  # an unknown --target fails here, before work
+    wanted = _one_target(given.pop("target", None), several=not resolve_target)
+    several = wanted is not None and "," in wanted  # fit's -t A -t B, each name read already
+    target = wanted if several else argtypes.target_name("auto" if wanted is None else wanted)  # before any work
     named_release = given.pop("triton", None)
     release = releases.checked(named_release) if named_release else None
     ensure_release(release)  # installed now, its download shown, if it is another release's first use
@@ -204,6 +218,21 @@ def request_from(flags: dict, resolve_target: bool = True) -> VariantRequest:
     )
     fileio.note_read(request.file)  # no output of this run may replace the kernel file
     return request
+
+
+def _one_target(given: str | list[str] | None, several: bool) -> str | None:
+    """The --target given (an empty one, `-t "$TARGET"` with the variable unset, is refused later, not
+    taken as auto); `-t A -t B` as `A,B` where the command takes several (fit: its columns)."""
+    if not isinstance(given, list):
+        return given
+    if len(given) > 1 and not several:
+        raise UsageError(
+            f"--target is given {len(given)} times ({', '.join(given)}): this command compiles for one target",
+            hint=f"compare them with diff --vary target={','.join(given)}; fit takes several",
+        )
+    if len(given) > 1:
+        return ",".join(argtypes.target_name(name) for name in given)
+    return given[0] if given else None
 
 
 def request_from_words(file: str, words: list[str], where: str) -> VariantRequest:
