@@ -821,3 +821,17 @@ def test_a_size_the_compiled_function_tests_bounds_its_entry_from_above():
     below = {"function": "f", "compile_id": "0/2", "inputs": {"x": {"kind": "tensor", "shape": [4, 1]}}}
     found = fix(below, read)  # the same guard failed by a 1: the 0/1 specialization, as before
     assert found is not None and found.code == "torch._dynamo.decorators.mark_unbacked(x, 1)"
+
+
+def test_a_padding_is_proved_beside_the_other_arguments_fix_not_one_that_undoes_it():
+    """`row_stride` (padding) and `n_cols` (do_not_specialize) both lost their divisibility: the
+    padding's proof took the do_not_specialize of both names too, which drops the padded stride's
+    hint, and said that variant and its cost (h23a). It is proved with `n_cols` alone unspecialized."""
+    from tritonscope.analysis import recompile_causes as rc
+    from tritonscope.app.recompile_fixes import DNS, PAD, Remedy, _needed
+
+    causes = [rc.Cause(rc.DIVISIBILITY, "row_stride", "D", "", ""), rc.Cause(rc.DIVISIBILITY, "n_cols", "D", "", "")]
+    pad = Remedy(PAD, rc.DIVISIBILITY, ("row_stride",))
+    dns = Remedy(DNS, rc.DIVISIBILITY, ("n_cols", "row_stride"))
+    assert _needed(pad, [pad, dns], causes, {}) == [pad, Remedy(DNS, rc.DIVISIBILITY, ("n_cols",))]
+    assert _needed(dns, [pad, dns], causes, {}) == [dns]  # the do_not_specialize of both needs no padding

@@ -301,13 +301,30 @@ def _plan(
     for variant in kernel.variants:
         if not any(c.param in remedy.params and _how(c, compared) == remedy.how for c in variant.causes):
             continue
-        needed = [r for r in every if any(c.param in r.params and _how(c, compared) == r.how for c in variant.causes)]
+        needed = _needed(remedy, every, variant.causes, compared)
         earlier = next((v for v in kernel.variants if v.number == variant.compared_with), None)
         pair = (_first_launch(launches, earlier), _first_launch(launches, variant))
         if earlier is None or None in pair or any(r.how not in PROVABLE for r in needed):
             continue
         return _fix_plan(kernel, needed, pair, (records[earlier.hash], records[variant.hash]))
     return None
+
+
+def _needed(remedy: Remedy, every: list[Remedy], causes, compared: dict[str, str]) -> list[Remedy]:
+    """REMEDY whole, with the other remedies this variant's causes need, each kept to the parameters
+    whose cause it answers here and REMEDY leaves: padding `row_stride` is proved with `n_cols`
+    unspecialized, not beside a do_not_specialize of `row_stride` too, which undoes the padding."""
+    covered = set(remedy.params)
+    found = [remedy]
+    for other in every:
+        if other is remedy:
+            continue
+        answered = {c.param for c in causes if _how(c, compared) == other.how}
+        kept = tuple(p for p in other.params if p in answered and p not in covered)
+        if kept:
+            found.append(dataclasses.replace(other, params=kept))
+            covered.update(kept)
+    return found
 
 
 def _first_launch(launches: dict[str, list[dict]], variant: Variant | None) -> dict | None:

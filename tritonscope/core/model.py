@@ -402,4 +402,3 @@ def _scalar_type(value: Any) -> tuple[ParamKind, str] | None:
     if isinstance(value, int):
         return ParamKind.INT, "i32" if -(2**31) <= value < 2**31 else "u64" if value >= 2**63 else "i64"
     return None
-
