@@ -137,17 +137,19 @@ def test_bad_shapes_and_compile_without_shapes_are_usage_errors(capture, cli):
 def test_a_size_no_launch_follows_is_said_and_held_values_are_not_mixed(capture, cli):
     """A name no argument follows (a typo) is said; the arguments no size decides are held as the
     warmup launched them together: no variant is invented from values that were never launched together."""
-    document = json.loads(cli("recompiles", capture, "--shapes", "bacth=1..64", "--after", "warmup", "--json").stdout)
-    assert any(n.startswith("--shapes bacth: no launch of this capture follows it") for n in document["notes"])
-    predicted = [p for k in document["kernels"] for p in k["predicted"]]
-    assert all(p["where"] == "compiled after the mark in this capture" for p in predicted), predicted
-    assert document["unfollowed"] == ["bacth"]
-    # followed by no launch, the sizes predict nothing: never "no compile to come" (a CI's pass)
-    said = " ".join(cli("recompiles", capture, "--shapes", "bacth=1..64").stdout.split())
-    assert "no compile to come" not in said
-    assert "compiles to come: not known: no launch follows the sizes declared" in said
-    document = json.loads(cli("recompiles", capture, "--shapes", "bacth=1..64", "--json").stdout)
-    assert document["compiles"] is None and document["unfollowed"] == ["bacth"]
+    from tritonscope.app.recompile_predict import predict
+
+    found = predict(capture, {"bacth": (1, 64)}, "warmup", refuse_unfollowed=False)
+    assert any(n.startswith("--shapes bacth: no launch of this capture follows it") for n in found.notes)
+    predicted = [p for k in found.kernels for p in k.predicted]
+    assert all(p.where == "compiled after the mark in this capture" for p in predicted), predicted
+    assert found.unfollowed == ("bacth",) and not found.predicts
+    # followed by no launch, the sizes predict nothing: never "no compile to come" (a CI's pass), and
+    # not "not known" with exit 0 either (h23a): exit 2, the program's name it is close to
+    said = cli("recompiles", capture, "--shapes", "bacth=1..64", expect=2).stderr
+    assert "--shapes bacth: no launch of this capture follows it" in said and "nothing is predicted" in said
+    assert "hint: did you mean batch?" in said, said
+    assert cli("recompiles", capture, "--shapes", "bacth=1..64", "--json", expect=2).stdout == ""
 
 
 def test_a_huge_range_is_sampled_not_laid_out(capture, cli):

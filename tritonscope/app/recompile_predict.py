@@ -9,7 +9,9 @@ Nothing is compiled unless asked (`--compile`: one compile per predicted variant
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import difflib
 import re
 from pathlib import Path
 
@@ -29,13 +31,21 @@ from ..analysis.specialization import config_fields, generated_by_torch, not_spe
 from ..captures.recorded import def_line
 from ..captures.timeline import Timeline, read_timeline
 from ..core import fileio
+from ..core.errors import UsageError
 from ..core.pysource import declared_constexprs
 from ..parsers.dynamo_guards import Guards, guards
 from ..results.recompiles import FrameForecast, KernelForecast, PredictedCompile, PredictionResult
 
 
-def predict(folder: Path, sizes: dict[str, tuple[int, int]], until: str | None = None, compile_: bool = False):
-    """The compiles the SIZES will make after the warmup (the capture, or its part before UNTIL)."""
+def predict(
+    folder: Path,
+    sizes: dict[str, tuple[int, int]],
+    until: str | None = None,
+    compile_: bool = False,
+    refuse_unfollowed: bool = True,
+):
+    """The compiles the SIZES will make after the warmup (the capture, or its part before UNTIL); where
+    no launch follows any of them, a usage error (`refuse_unfollowed`), else the capture's own."""
     timeline = read_timeline(folder)
     cut = _cut(timeline, until)
     sources: dict[str, object] = {}
@@ -62,7 +72,26 @@ def predict(folder: Path, sizes: dict[str, tuple[int, int]], until: str | None =
         for name in unfollowed
     )
     found = PredictionResult(str(folder), tuple(sizes.items()), warmup, tuple(kernels), tuple(frames), notes)
-    return dataclasses.replace(found, unfollowed=unfollowed)
+    found = dataclasses.replace(found, unfollowed=unfollowed)
+    if refuse_unfollowed and sizes and not found.predicts:  # nothing predicted is no pass (CI read exit 0)
+        _refuse_unfollowed(unfollowed, timeline, cut)
+    return found
+
+
+def _refuse_unfollowed(unfollowed: tuple[str, ...], timeline: Timeline, cut: float) -> None:
+    """Every declared size unfollowed (a typo, `hiden`): exit 2, with the program's names it is close to."""
+    words: set[str] = set()
+    for file in {str((x.get("call_site") or {}).get("file")) for x in timeline.launches if _before(x, cut)}:
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            words |= set(re.findall(r"[A-Za-z_]\w*", fileio.read_input_text(Path(file))))
+    close = [m for name in unfollowed for m in difflib.get_close_matches(name, sorted(words - {name}), 1, 0.75)]
+    raise UsageError(
+        f"--shapes {', '.join(unfollowed)}: no launch of this capture follows "
+        f"{'it' if len(unfollowed) == 1 else 'them'} (no kernel argument nor compiled input's dim is a function of "
+        f"{'it' if len(unfollowed) == 1 else 'them'}), so nothing is predicted",
+        hint=(f"did you mean {', '.join(close)}? " if close else "")
+        + "name the program's own variables, those its launches' sizes are made of (n=1..4096)",
+    )
 
 
 def _followed(models: list, frames: list[FrameForecast]) -> set[str]:
