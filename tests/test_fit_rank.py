@@ -392,8 +392,16 @@ def test_why_slower_says_a_tie_and_the_blocks_per_sm_where_the_waves_are_alike(m
     slower = replace(fast, kernel_us=fast.kernel_us * 1.3, block_us=fast.block_us * 1.3, blocks_per_sm=fewer)
     slower = replace(slower, limits=longer)
     said = versus(fast, slower)
-    assert said.startswith("1.30x: a block takes") and f"{fewer} block" in said and "per SM against" in said
+    assert said.startswith("1.30x: a block takes") and f"{fewer} block" in said and "fit per SM against" in said
     assert "waves at" not in said
+    # a grid of fewer blocks than SMs: no SM gets two, so what fits per SM is no reason (h23a: `8 blocks
+    # per SM against 3` for a grid of 8)
+    few = replace(slower, grid=(8, 1, 1))
+    assert "per SM" not in versus(fast, few) and versus(fast, few).startswith("1.30x: a block takes")
+    # more waves of faster blocks: the block's time is said as what did not cost it
+    waves = replace(slower, waves=fast.waves + 3, block_us=fast.block_us * 0.6)
+    waves = replace(waves, limits=tuple(replace(x, us=x.us * 1.3) if x.name == "waves" else x for x in waves.limits))
+    assert f", though {waves.block_us:,.1f} us a block against {fast.block_us:,.1f}" in versus(fast, waves)
 
 
 def test_a_kernel_launched_at_two_specializations_is_a_matrix_for_each(tmp_path):

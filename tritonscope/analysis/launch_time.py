@@ -433,14 +433,18 @@ def versus(fast: LaunchEstimate, slow: LaunchEstimate) -> str:
     if grown.name == "tensor cores":
         return f"{ratio}: {slow.flops / 1e9:,.1f} GFLOP on the tensor cores against {fast.flops / 1e9:,.1f}"
     said = f"{ratio}: a block takes {slow.block_us:,.1f} us ({slow.per_warp_bound}) against {fast.block_us:,.1f}"
-    if slow.blocks_per_sm != fast.blocks_per_sm:
+    blocks = slow.grid[0] * slow.grid[1] * slow.grid[2]
+    sms = slow.slots // max(slow.blocks_per_sm, 1)
+    if slow.blocks_per_sm != fast.blocks_per_sm and blocks > sms:
+        # what fits per SM matters only where some SM gets two blocks: 8 blocks on 132 SMs never share one
         plural = "s" if slow.blocks_per_sm != 1 else ""
-        said += f", {slow.blocks_per_sm} block{plural} per SM against {fast.blocks_per_sm}"
+        said += f", {slow.blocks_per_sm} block{plural} fit per SM against {fast.blocks_per_sm}"
     if slow.waves == fast.waves:  # the waves alike: the block's time is the difference
         return said
     blocks = f"{slow.blocks_per_sm} block{'s' if slow.blocks_per_sm != 1 else ''} per SM"
     count = f"{slow.waves} wave{'s' if slow.waves != 1 else ''}"
     waves = f"{ratio}: {count} at {blocks} against {fast.waves} at {fast.blocks_per_sm}"
     if abs(slow.block_us - fast.block_us) > 0.1 * fast.block_us:
-        waves += f", {slow.block_us:,.1f} us a block against {fast.block_us:,.1f}"
+        though = "though " if slow.block_us < fast.block_us else ""  # the waves cost it, not its blocks
+        waves += f", {though}{slow.block_us:,.1f} us a block against {fast.block_us:,.1f}"
     return waves
