@@ -194,9 +194,7 @@ def request_from(flags: dict, resolve_target: bool = True) -> VariantRequest:
     from .installs import ensure_release
 
     given = {i.name: flags[i.name_in(inputs.CLI)] for i in inputs.INPUTS if i.name_in(inputs.CLI) in flags}
-    wanted = _one_target(given.pop("target", None), several=not resolve_target)
-    several = wanted is not None and "," in wanted  # fit's -t A -t B, each name read already
-    target = wanted if several else argtypes.target_name("auto" if wanted is None else wanted)  # before any work
+    target = _target(given.pop("target", None), several=not resolve_target)  # an unknown one fails before any work
     named_release = given.pop("triton", None)
     release = releases.checked(named_release) if named_release else None
     ensure_release(release)  # installed now, its download shown, if it is another release's first use
@@ -220,19 +218,16 @@ def request_from(flags: dict, resolve_target: bool = True) -> VariantRequest:
     return request
 
 
-def _one_target(given: str | list[str] | None, several: bool) -> str | None:
-    """The --target given (an empty one, `-t "$TARGET"` with the variable unset, is refused later, not
-    taken as auto); `-t A -t B` as `A,B` where the command takes several (fit: its columns)."""
-    if not isinstance(given, list):
-        return given
-    if len(given) > 1 and not several:
+def _target(given: str | list[str] | None, several: bool) -> str:
+    """The --target given, by its name (an empty one, `-t "$TARGET"` with the variable unset, is refused,
+    not taken as auto); `-t A -t B` as `A,B` where the command takes several (fit: its columns)."""
+    names = given if isinstance(given, list) else ["auto" if given is None else given]
+    if len(names) > 1 and not several:
         raise UsageError(
-            f"--target is given {len(given)} times ({', '.join(given)}): this command compiles for one target",
-            hint=f"compare them with diff --vary target={','.join(given)}; fit takes several",
+            f"--target is given {len(names)} times ({', '.join(names)}): this command compiles for one target",
+            hint=f"compare them with diff --vary target={','.join(names)}; fit takes several",
         )
-    if len(given) > 1:
-        return ",".join(argtypes.target_name(name) for name in given)
-    return given[0] if given else None
+    return ",".join(argtypes.target_name(name) for name in names or ["auto"])
 
 
 def request_from_words(file: str, words: list[str], where: str) -> VariantRequest:
