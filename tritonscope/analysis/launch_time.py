@@ -433,9 +433,9 @@ def versus(fast: LaunchEstimate, slow: LaunchEstimate) -> str:
     if grown.name == "tensor cores":
         return f"{ratio}: {slow.flops / 1e9:,.1f} GFLOP on the tensor cores against {fast.flops / 1e9:,.1f}"
     said = f"{ratio}: a block takes {slow.block_us:,.1f} us ({slow.per_warp_bound}) against {fast.block_us:,.1f}"
-    blocks = slow.grid[0] * slow.grid[1] * slow.grid[2]
+    programs = slow.grid[0] * slow.grid[1] * slow.grid[2]
     sms = slow.slots // max(slow.blocks_per_sm, 1)
-    if slow.blocks_per_sm != fast.blocks_per_sm and blocks > sms:
+    if slow.blocks_per_sm != fast.blocks_per_sm and programs > sms:
         # what fits per SM matters only where some SM gets two blocks: 8 blocks on 132 SMs never share one
         plural = "s" if slow.blocks_per_sm != 1 else ""
         said += f", {slow.blocks_per_sm} block{plural} fit per SM against {fast.blocks_per_sm}"
