@@ -16,7 +16,8 @@ from ..core.errors import UsageError
 from ..results.fit import FitResult, KernelFit
 
 _DROPPED = ("num_ctas",)  # Triton's default, every config's: vLLM's configs leave it out
-_ORDER = ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M", "num_warps", "num_stages")  # vLLM's files'
+TILES = ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M")  # the constexprs vLLM's kernel takes
+_ORDER = (*TILES, "num_warps", "num_stages")  # vLLM's files'
 
 
 class VllmConfigRenderer:
