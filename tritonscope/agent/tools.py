@@ -12,7 +12,7 @@ from typing import Annotated
 from pydantic import AfterValidator, Field
 
 from ..app import calls
-from ..app.walk.packages import answer_inputs
+from ..app.calls import answer_inputs
 from ..core import forms
 from ..core import source as sources
 from ..core.errors import UsageError
@@ -156,7 +156,10 @@ def diff(
     chosen = forms.stages(stages, "stages")
     cut = Paging(pages.diff, max_lines, 60, cursor, last=("variants",))
     return Ask(
-        task(calls.diff, request, axes, False, chosen, timeout), timeout + NESTED, answer_inputs(request.source), cut
+        task(calls.diff, request, axes, False, chosen, timeout),
+        timeout + NESTED,
+        answer_inputs(request.source),
+        cut,
     )
 
 
@@ -209,7 +212,10 @@ def layout(
     text = "x".join(str(size) for size in shape) if shape else None
     cut = Paging(_layout_page, max_lines, 256, cursor)
     return Ask(
-        task(calls.layout, request, value, line, text, timeout), timeout + NESTED, answer_inputs(request.source), cut
+        task(calls.layout, request, value, line, text, timeout),
+        timeout + NESTED,
+        answer_inputs(request.source),
+        cut,
     )
 
 

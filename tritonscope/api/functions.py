@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..app import calls
-from ..app.walk.packages import answer_inputs
+from ..app.calls import answer_inputs
 from ..core import forms, launch_grid
 from ..core import targets as target_table
 from ..core.errors import UsageError

@@ -29,6 +29,13 @@ def samples():
     return samples()
 
 
+def answer_inputs(source: Source) -> tuple[str, ...]:
+    """The files and folders a kept answer on this source depends on (app/walk/packages.answer_inputs)."""
+    from .walk.packages import answer_inputs as inputs
+
+    return inputs(source)
+
+
 def list_kernels(source: Source, target: Target):
     from .catalog import list_kernels
 

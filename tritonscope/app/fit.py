@@ -17,7 +17,8 @@ from typing import Any
 
 from ..analysis.fitting import checked_budgets, figures, judge
 from ..core.errors import CompileError, UsageError
-from ..core.model import AutotuneConfig, Budget, ParamKind, VariantRequest
+from ..core.model import VLLM_TILES, AutotuneConfig, Budget, ParamKind, VariantRequest
+from ..core.source import CachedKernel, CaptureFolder
 from ..core.values import format_value
 from ..isolate import Executor, Outcome, Task, pool
 from ..results.fit import NO_COMPILE, NOT_COMPILED, Cell, ConfigRow, FitResult, KernelFit
@@ -343,3 +344,27 @@ def _buffers(compiled) -> tuple[str, ...]:
     c = to_compilation(compiled.spec, compiled.variant, artifacts, compiled.target)
     listed = sorted(shared_buffer_list(Kernel.of(c)), key=lambda buffer: -buffer[2])
     return tuple(text for _, text, _, _ in listed)
+
+
+def refuse_vllm_names(request: VariantRequest, target, varied: list[str]) -> None:
+    """A kernel whose configs cannot give vLLM's tile names, refused before any compile (it was refused
+    after compiling every cell, with no matrix shown: h23a): its autotune configs' names, the later
+    --vary and the -c given, read from the file (a capture's kernels are checked as the file is written)."""
+    from .catalog import list_kernels
+
+    if isinstance(request.source, (CaptureFolder, CachedKernel)):
+        return
+    found = list_kernels(request.source, target)
+    kernels = [k for k in getattr(found, "kernels", ()) if not k.is_helper and k.name == (request.kernel or k.name)]
+    if len(kernels) != 1:  # the command's own error says which to pick
+        return
+    (kernel,) = kernels
+    configs = [set(c.values) for c in kernel.autotune_configs] or [set()]
+    given = set(varied) | {name for name, _ in request.constexprs}
+    lacking = [name for name in VLLM_TILES if any(name not in names | given for names in configs)]
+    if lacking:
+        raise UsageError(
+            f"--emit-config vllm: {kernel.name}'s configs have no {', '.join(lacking)}, which vLLM's fused-MoE "
+            "configs give; vLLM would not read the file",
+            hint="for another kernel, --emit-prune FILE.py --keep N writes a pruner that keeps its fastest",
+        )

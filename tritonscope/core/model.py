@@ -23,6 +23,7 @@ from .values import TypeName, jsonable
 SCHEMA_VERSION = 2  # 2: every document carries `kind`; values are typed (strings, None, dtypes)
 _NONE = object()  # no value given (None is one)
 OPTION_NAMES = ("num_warps", "num_stages", "num_ctas", "maxnreg")  # the compile options a variant may set
+VLLM_TILES = ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M")  # the constexprs vLLM's MoE kernel takes
 
 
 class ParamKind(str, Enum):

@@ -13,11 +13,11 @@ import json
 from typing import Any
 
 from ..core.errors import UsageError
+from ..core.model import VLLM_TILES
 from ..results.fit import FitResult, KernelFit
 
 _DROPPED = ("num_ctas",)  # Triton's default, every config's: vLLM's configs leave it out
-TILES = ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M")  # the constexprs vLLM's kernel takes
-_ORDER = (*TILES, "num_warps", "num_stages")  # vLLM's files'
+_ORDER = (*VLLM_TILES, "num_warps", "num_stages")  # vLLM's files'
 
 
 class VllmConfigRenderer:

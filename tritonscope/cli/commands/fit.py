@@ -235,6 +235,7 @@ def _counted(message: str) -> Iterator[Callable[[int, int], None]]:
 
 def _config_file(given: str | None, vary, targets: tuple[str, ...], request: VariantRequest) -> tuple:
     """--emit-config vllm[:FILE]: one target, one --vary axis (the batch size); the file vLLM would name."""
+    from ...app.fit import refuse_vllm_names
     from ...core.targets import named
 
     if given is None:
@@ -255,39 +256,13 @@ def _config_file(given: str | None, vary, targets: tuple[str, ...], request: Var
             + " (--vary M=1,16,64,256; later --vary are the configs' values: --vary BLOCK_SIZE_M=16,64)"
         )
     target = named(targets[0])
-    _refuse_vllm_names(request, target, axes)
+    refuse_vllm_names(request, target, axes)
     gpu = target.device_name if target is not None else targets[0]
     file = Path(path or f"device_name={gpu.replace(' ', '_')}.json")
     # the tile sizes and options given once are every entry's too: vLLM launches with the entry alone
     fixed = {k: v for k, v in request.constexprs if k.startswith(("BLOCK_SIZE", "GROUP_SIZE"))}
     fixed |= {o: getattr(request, o) for o in ("num_warps", "num_stages") if getattr(request, o) is not None}
     return (File(file, "vllm", "--emit-config", (request.file,), {"size": axes[0], "fixed": fixed}),)
-
-
-def _refuse_vllm_names(request: VariantRequest, target, varied: list[str]) -> None:
-    """A kernel whose configs cannot give vLLM's tile names, refused before any compile (it was refused
-    after compiling every cell, with no matrix shown: h23a): its autotune configs' names, the later
-    --vary and the -c given, read from the file (a capture's kernels are checked as the file is written)."""
-    from ...app.catalog import list_kernels
-    from ...core.source import CachedKernel, CaptureFolder
-    from ...render.vllm_config import TILES
-
-    if isinstance(request.source, (CaptureFolder, CachedKernel)):
-        return
-    found = list_kernels(request.source, target)
-    kernels = [k for k in getattr(found, "kernels", ()) if not k.is_helper and k.name == (request.kernel or k.name)]
-    if len(kernels) != 1:  # the command's own error says which to pick
-        return
-    (kernel,) = kernels
-    configs = [set(c.values) for c in kernel.autotune_configs] or [set()]
-    given = set(varied) | {name for name, _ in request.constexprs}
-    lacking = [name for name in TILES if any(name not in names | given for names in configs)]
-    if lacking:
-        raise UsageError(
-            f"--emit-config vllm: {kernel.name}'s configs have no {', '.join(lacking)}, which vLLM's fused-MoE "
-            "configs give; vLLM would not read the file",
-            hint="for another kernel, --emit-prune FILE.py --keep N writes a pruner that keeps its fastest",
-        )
 
 
 def _refuse_ranking(rank: bool, grid: str | None, keep: int | None, emit_prune: Path | None) -> None:
