@@ -161,6 +161,11 @@ def test_a_pruner_of_a_matrix_at_several_sizes_keeps_the_fastest_of_the_launchs_
         wanted = sorted(rows[i]["config"] for i in of_size)
         kept = [configs.index(c) for c in pruner.fitting(configs, "h200", named_args={"M": m})]
         assert kept == wanted, (m, kept, wanted)
+        # a size the matrix lacks takes the nearest size's fastest (h23a: both sizes' rows were ranked
+        # together, so M=3000 kept M=64's fastest, 1.44x slower at 4096)
+        for unseen in (100,) if m == 64 else (3000, 8192):
+            near = [configs.index(c) for c in pruner.fitting(configs, "h200", named_args={"M": unseen})]
+            assert near == wanted, (unseen, near, wanted)
 
 
 def test_keep_where_no_estimate_is_made_says_the_pruner_keeps_every_config(tmp_path):

@@ -82,11 +82,21 @@ def _matches(config, row):
 
 
 def _of_this_size(named_args):
-    """The rows of CONFIGS for the launch's values of SIZES (every row where the matrix has none of them)."""
+    """The rows of CONFIGS for the launch's values of SIZES; a size the matrix lacks takes the rows of
+    the nearest one it has (as vLLM takes the config of the nearest M), not every size's rows ranked
+    together, where the smallest size's fastest would win at any size."""
     every = set(range(len(CONFIGS)))
-    given = {name: named_args[name] for name in SIZES if named_args and name in named_args}
-    found = {i for i, row in enumerate(CONFIGS) if all(row.get(n) == v for n, v in given.items())}
-    return found or every
+    given = {name: named_args[name] for name in SIZES if named_args and _number(named_args.get(name))}
+    sizes = {tuple(row.get(n) for n in given) for row in CONFIGS}
+    sizes = [values for values in sizes if all(_number(v) for v in values)]
+    if not given or not sizes:
+        return every
+    nearest = min(sizes, key=lambda values: sum(abs(v - g) for v, g in zip(values, given.values())))
+    return {i for i, row in enumerate(CONFIGS) if tuple(row.get(n) for n in given) == nearest}
+
+
+def _number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _nearest(target):
@@ -118,7 +128,7 @@ def _ranking(k: KernelFit, keep: int | None) -> str:
     """KEEP and FASTEST: per target, the configs that fit, fastest first by fit --rank's estimates."""
     lines = [
         "",
-        "# --keep: how many of the fastest configs that fit a target are kept (0: all that fit).",
+        "# KEEP (--keep): how many of the fastest configs that fit a target are kept (0: all that fit).",
         f"KEEP = {keep or 0}",
     ]
     lines += [
