@@ -213,6 +213,10 @@ def test_the_magic_reads_the_command_lines_syntax_and_names_its_kernels_in_the_n
     assert function is ts.api.functions.dump and kernel is k
     assert keywords == {"constexprs": {"BLOCK_SIZE": "1024"}, "args": {"x_ptr": "*fp16"}, "target": "sm90",
                         "stages": "ttgir,ptx"}  # fmt: skip
+    # -t repeats for fit's columns only (the magic passed a list to target=)
+    assert parsed("fit k -t sm80 -t sm90", {"k": k})[1] == {"targets": ["sm80", "sm90"]}
+    with pytest.raises(UsageError, match=r"--target is given 2 times \(sm90, sm80\)"):
+        parsed("dump k -t sm90 -t sm80", {"k": k})
     function, keywords, kernel = parsed("diff sample:matmul --vary num_warps=4,8 --vary 'MODE=\"1\",mean'", {})
     assert kernel == "sample:matmul" and keywords["vary"] == {"num_warps": ["4", "8"], "MODE": ['"1"', "mean"]}
     # a kernel of the notebook: a shell would not see it, so the way in Python is said

@@ -154,6 +154,16 @@ def _keywords(given: dict[str, Any], own: dict[str, str]) -> dict[str, Any]:
             value = {n: format_value(v) for n, v in forms.assignments(list(value), f"--{flag}")}
         elif flag == "vary":
             value = {n: [format_value(v) for v in values] for n, values in forms.axes(list(value))}
+        elif flag == "target" and isinstance(value, (list, tuple)):  # -t is repeatable: fit takes several
+            if len(value) > 1 and "targets" in own.values():
+                keyword, value = "targets", list(value)
+            elif len(value) > 1:
+                raise UsageError(
+                    f"--target is given {len(value)} times ({', '.join(value)}): this command compiles for one "
+                    f"target; compare them with diff --vary target={','.join(value)}"
+                )
+            else:
+                value = value[0]
         elif flag in ("targets", "grid_size") and isinstance(value, str):
             value = [word.strip() for word in value.split(",") if word.strip()]
             value = [int(w) for w in value] if flag == "grid_size" else value
