@@ -109,6 +109,10 @@ def test_the_autotuners_configs_are_told_apart_from_specialization(capture):
     ]
     assert tuned.recompiles == 0 and "BLOCK=256, num_warps=8" not in tuned.variants[0].specialization
     assert "BLOCK=256" in tuned.variants[1].specialization and "num_warps=8" in tuned.variants[1].specialization
+    # the candidate's line says the options it sets apart from #1 (two configs of one BLOCK at 8 and 16
+    # warps read alike: h23a)
+    assert tuned.variants[1].launch.values.endswith("num_warps=8"), tuned.variants[1].launch.values
+    assert "num_warps" not in tuned.variants[0].launch.values
 
 
 def test_a_torch_compile_guard_failure_and_the_kernels_it_brought(document):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from ..analysis.recompile_causes import AGAIN, FIRST, SOURCE, Cause, CompileStep, history
+from ..analysis.recompile_causes import AGAIN, CANDIDATE, FIRST, SOURCE, Cause, CompileStep, history
 from ..analysis.specialization import config_fields, generated_by_torch, launch_values, specialization
 from ..captures.entries import as_published
 from ..captures.recorded import def_line
@@ -117,6 +117,10 @@ def _variant(timeline: Timeline, step: CompileStep, compiles, launches: dict[str
     seconds = record.get("compile_us")
     torch_compile = _torch_compile_before(timeline, record) if generated_by_torch(record) else None
     launch = _launch(record, launches.get(step.hash, []), step, timeline.folder)
+    if launch is not None and step.role == CANDIDATE and step.compared_with:
+        launch = dataclasses.replace(
+            launch, values=_with_options(launch.values, record, compiles[step.compared_with - 1][1])
+        )
     causes = step.causes + _made_again(step, record, compiles)
     if torch_compile is not None:
         compile_id = str(torch_compile.get("compile_id", ""))
@@ -156,6 +160,14 @@ def _launch(record: dict, launches: list[dict], step: CompileStep, folder: Path)
     site = launches[0].get("call_site") or {}
     file = as_published(site["file"], folder) if site.get("file") else None  # Inductor's code, in the capture
     return Launch(file, site.get("line"), _values(launches[0], step))
+
+
+def _with_options(values: str, record: dict, first: dict) -> str:
+    """An autotune candidate's values with the options it sets apart from the config it is compared with:
+    two configs of BLOCK=4096 at 8 and 16 warps read alike without them."""
+    mine, theirs = record.get("options") or {}, first.get("options") or {}
+    differ = [f"{name}={value}" for name, value in mine.items() if theirs.get(name) != value]
+    return ", ".join(part for part in (values, *differ) if part)
 
 
 def _values(launch: dict, step: CompileStep) -> str:
