@@ -46,9 +46,8 @@ PruneOpt = Annotated[
     typer.Option(
         "--emit-prune",
         metavar="FILE.py",
-        help="Also write a Python module whose prune_configs, given to "
-        "@triton.autotune(prune_configs_by={'early_config_prune': ...}), keeps the configs that fit the GPU "
-        "a launch runs on.",
+        help="Also write a Python module whose prune_configs keeps the configs that fit the GPU a launch runs "
+        "on: give it to @triton.autotune as prune_configs_by={'early_config_prune': prune_configs}.",
     ),
 ]
 SAY_EVERY = 30.0  # seconds: without a terminal, the longest a run of compiles goes unsaid
