@@ -484,3 +484,18 @@ def test_a_kernel_that_prunes_its_own_configs_is_said_so(tmp_path):
     assert "a pruner --emit-prune writes takes the place of its own" in said
     document = json.loads(tritonscope("fit", kernel, "--targets", "sm90", "--json").stdout)
     assert any("prunes its configs itself" in note for note in document["notes"])
+
+
+def test_a_grid_no_varied_constexpr_enters_is_said_to_rank_unlike_launches():
+    """`--grid 1024` over configs of different tiles: each launch then covers another share of the
+    output, and the ranking compared unlike launches without a word (h23a)."""
+    fixed = json.loads(
+        tritonscope("fit", "sample:matmul_autotune", "--targets", "sm90", "--rank", "--grid", "1024", "--json").stdout
+    )
+    (note,) = [n for n in fixed["notes"] if n.startswith("--grid 1024 is the same for every config")]
+    assert "the configs differ in BLOCK_SIZE_K, BLOCK_SIZE_M, BLOCK_SIZE_N" in note and "unlike launches" in note
+    grid = "cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)"
+    followed = json.loads(
+        tritonscope("fit", "sample:matmul_autotune", "--targets", "sm90", "--rank", "--grid", grid, "--json").stdout
+    )
+    assert not [n for n in followed["notes"] if "the same for every config" in n]

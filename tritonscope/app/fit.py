@@ -17,7 +17,7 @@ from typing import Any
 
 from ..analysis.fitting import checked_budgets, figures, judge
 from ..core.errors import CompileError, UsageError
-from ..core.model import VLLM_TILES, AutotuneConfig, Budget, ParamKind, VariantRequest
+from ..core.model import OPTION_NAMES, VLLM_TILES, AutotuneConfig, Budget, ParamKind, VariantRequest
 from ..core.source import CachedKernel, CaptureFolder
 from ..core.values import format_value
 from ..isolate import Executor, Outcome, Task, pool
@@ -71,9 +71,26 @@ def fit(
         if ranking is not None and ranking.grid is not None:  # a name the kernel lacks: refused before compiling
             ranking.grid.check_names(plan.parameters)
         kernels = matrices([plan], targets, budgets, workers, on_done, ranking)
-    notes = (*plan.notes, *plan.pruned)
+    notes = (*plan.notes, *plan.pruned, *_fixed_grid(ranking, plan))
     result = FitResult(kernels, tuple(b.text for b in budgets), request.triton or version.installed(), notes)
     return replace(result, ranked=ranking is not None, configs_by_target=plan.configs_by_target)
+
+
+def _fixed_grid(ranking: Ranking | None, plan: Plan) -> tuple[str, ...]:
+    """A --grid that no varied constexpr enters (`--grid 1024` over configs of 32 to 128 rows a block):
+    each config's launch then does another share of the work, and ranking them compares unlike launches."""
+    if ranking is None or ranking.grid is None:
+        return ()
+    named = set(ranking.grid.names())
+    names = {name for row in plan.rows for name in row.values} - set(OPTION_NAMES) - set(plan.sizes)
+    varied = sorted(name for name in names if len({repr(row.values.get(name)) for row in plan.rows}) > 1)
+    if not varied or named & set(varied):
+        return ()
+    return (
+        f"--grid {ranking.grid.text} is the same for every config, though the configs differ in "
+        f"{', '.join(varied)}: each launch does another share of the work, so the ranking compares unlike "
+        "launches; give the grid as the kernel's launch computes it (--grid 'cdiv(M, BLOCK_M) * ...')",
+    )
 
 
 def plan_file(request: VariantRequest, axes: list[sweep.Axis], others: tuple[str, ...] = ()) -> Plan:
