@@ -14,13 +14,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.values import I32, int_type
 from .launch_source import LaunchLine
 from .recompile_causes import causes
 from .size_expressions import Expr, const, evaluate, next_power_of_2
 from .specialization import Param, Specialization, launch_values, specialization
 
 LIMIT = 2_000_000  # points evaluated at once; past it each size is sampled where the rules change
-_I32 = (-(2**31), 2**31 - 1)
 
 
 @dataclass(frozen=True)
@@ -264,7 +264,7 @@ def _code(m: KernelModel, p: ParamModel, env: dict[str, np.ndarray]) -> np.ndarr
     if p.kind in ("constexpr", "choices"):
         return values
     specialize = p.name not in m.not_specialized
-    wide = (values < _I32[0]) | (values > _I32[1])
+    wide = (values < I32[0]) | (values > I32[1])
     return (values == 1) * specialize * 4 + (values % 16 == 0) * specialize * 2 + wide
 
 
@@ -289,8 +289,7 @@ def _int_param(m: KernelModel, name: str, value: int) -> Param:
     specialize = name not in m.not_specialized
     if value == 1 and specialize:
         return Param(name, "constexpr", "1")
-    kind = "i32" if _I32[0] <= value <= _I32[1] else "u64" if value >= 2**63 else "i64"
-    return Param(name, kind, None, "D" if specialize and value % 16 == 0 else "")
+    return Param(name, int_type(value), None, "D" if specialize and value % 16 == 0 else "")
 
 
 def _where(values: dict[str, np.ndarray], sampled: bool = False) -> str:

@@ -18,7 +18,7 @@ from .source import CachedKernel, CaptureFolder, Source
 from .source import parse as parse_source
 from .stages import Language, Stage
 from .targets import TARGETS, Target, resolve_target
-from .values import TypeName, jsonable
+from .values import TypeName, int_type, jsonable
 
 SCHEMA_VERSION = 2  # 2: every document carries `kind`; values are typed (strings, None, dtypes)
 _NONE = object()  # no value given (None is one)
@@ -401,5 +401,5 @@ def _scalar_type(value: Any) -> tuple[ParamKind, str] | None:
     if isinstance(value, float):
         return ParamKind.FLOAT, "fp32"
     if isinstance(value, int):
-        return ParamKind.INT, "i32" if -(2**31) <= value < 2**31 else "u64" if value >= 2**63 else "i64"
+        return ParamKind.INT, int_type(value)
     return None

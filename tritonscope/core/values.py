@@ -96,6 +96,16 @@ class TypeName(str):
 _TENSOR_DESCRIPTOR = re.compile(r"^tensordesc<\s*([\w.]+)\s*\[([\d,\s]+)\]\s*(?:,\s*(\w+\(.*\)))?\s*>$")
 
 
+I32 = (-(2**31), 2**31 - 1)  # the integers Triton's launcher passes as i32
+
+
+def int_type(value: int) -> str:
+    """An integer argument's type as Triton's launcher gives it: i32, u64 from 2**63, else i64."""
+    if I32[0] <= value <= I32[1]:
+        return "i32"
+    return "u64" if 2**63 <= value < 2**64 else "i64"
+
+
 def canonical_type(text: str) -> TypeName | None:
     """The Triton type named by `text` (fp16, tl.float16, torch.int32, *i32, tensordesc<bf16[64, 64]>
     ...), or None."""

@@ -15,13 +15,10 @@ from ...core.limits import time_limit
 from ...core.model import OPTION_NAMES, KernelSpec, ParamKind, Variant, VariantRequest
 from ...core.stages import Language
 from ...core.targets import Target
-from ...core.values import INT64, SCALAR_TYPES, TypeName, canonical_type, parse
+from ...core.values import INT64, SCALAR_TYPES, TypeName, canonical_type, int_type, parse
 from ...triton_api import kernels as triton_kernels
 from ...triton_api import shims
 from .load import LoadedKernel
-
-_I32 = (-(2**31), 2**31 - 1)
-_U64 = (2**63, 2**64 - 1)
 
 
 def specialize_scalar(value: Any, specialize: bool, align: bool) -> tuple[str, str]:
@@ -39,11 +36,7 @@ def specialize_scalar(value: Any, specialize: bool, align: bool) -> tuple[str, s
     if value == 1 and specialize:
         return "constexpr", ""
     hint = "D" if specialize and align and value % 16 == 0 else ""
-    if _I32[0] <= value <= _I32[1]:
-        return "i32", hint
-    if _U64[0] <= value <= _U64[1]:
-        return "u64", hint
-    return "i64", hint
+    return int_type(value), hint
 
 
 def pointer_hint(target: Target, align: bool) -> str:
