@@ -158,10 +158,9 @@ def _keywords(given: dict[str, Any], own: dict[str, str]) -> dict[str, Any]:
             if len(value) > 1 and "targets" in own.values():
                 keyword, value = "targets", list(value)
             elif len(value) > 1:
-                raise UsageError(
-                    f"--target is given {len(value)} times ({', '.join(value)}): this command compiles for one "
-                    f"target; compare them with diff --vary target={','.join(value)}"
-                )
+                from ..cli.options import target_of
+
+                target_of(list(value), several=False)  # refused in the command line's words
             else:
                 value = value[0]
         elif flag in ("targets", "grid_size") and isinstance(value, str):
@@ -186,7 +185,8 @@ def _shell_line(line: str, file: Any, namespace: dict[str, Any]) -> str | None:
         path = None
     if not path or not os.path.isfile(path):
         return None
-    shown = os.path.relpath(path) if not os.path.relpath(path).startswith("..") else path
+    relative = os.path.relpath(path)
+    shown = path if relative.startswith("..") else relative
     words = shlex.split(line)
     words[words.index(file)] = shown
     if "-k" not in words and "--kernel" not in words:

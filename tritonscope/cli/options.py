@@ -194,7 +194,7 @@ def request_from(flags: dict, resolve_target: bool = True) -> VariantRequest:
     from .installs import ensure_release
 
     given = {i.name: flags[i.name_in(inputs.CLI)] for i in inputs.INPUTS if i.name_in(inputs.CLI) in flags}
-    target = _target(given.pop("target", None), several=not resolve_target)  # an unknown one fails before any work
+    target = target_of(given.pop("target", None), several=not resolve_target)  # an unknown one fails before any work
     named_release = given.pop("triton", None)
     release = releases.checked(named_release) if named_release else None
     ensure_release(release)  # installed now, its download shown, if it is another release's first use
@@ -218,7 +218,7 @@ def request_from(flags: dict, resolve_target: bool = True) -> VariantRequest:
     return request
 
 
-def _target(given: str | list[str] | None, several: bool) -> str:
+def target_of(given: str | list[str] | None, several: bool) -> str:
     """The --target given, by its name (an empty one, `-t "$TARGET"` with the variable unset, is refused,
     not taken as auto); `-t A -t B` as `A,B` where the command takes several (fit: its columns)."""
     names = given if isinstance(given, list) else ["auto" if given is None else given]
