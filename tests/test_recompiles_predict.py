@@ -161,6 +161,17 @@ def test_a_huge_range_is_sampled_not_laid_out(capture, cli):
     assert counted and all(w.split(" and ")[0].endswith("values sampled)") for w in counted), wheres
 
 
+def test_a_variant_met_at_one_sample_is_not_said_to_be_that_one_size(capture, cli):
+    """Past 2**31 the i64 sizes not divisible by 16 are met at one sample (2**31 + 1) of a sampled range:
+    said `batch = 2147483649`, it read as the one size that compiles it (h23a)."""
+    shapes = "batch=1..2200000000,seq=1..1"
+    document = json.loads(cli("recompiles", capture, "--shapes", shapes, "--json").stdout)
+    wheres = {p["where"] for p in kernel(document, "divisible_kernel")["predicted"]}
+    assert "batch near 2147483649 (1 value sampled) and seq = 1" in wheres, wheres
+    assert "batch in 2147483648..2200000000 (3 values sampled) and seq = 1" in wheres, wheres
+    assert "batch = 1 and seq = 1" in wheres, wheres  # in the first thousand, every value is taken: exact
+
+
 @pytest.fixture(scope="module")
 def server_warmup(tmp_path_factory):
     """The server program's warmup alone, traced here on the simulated sm90 (--requests 0)."""

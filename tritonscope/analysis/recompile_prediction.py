@@ -212,7 +212,7 @@ def _held_value(m: KernelModel, p: ParamModel, key: tuple[Param, ...]) -> int:
 def _sample(lo: int, hi: int) -> np.ndarray:
     """The values of lo..hi where Triton's rules can change: the first thousand, then around each
     power of two and multiple of 256, and hi."""
-    picked = set(range(lo, min(hi, lo + 1023) + 1)) | {hi}
+    picked = set(range(lo, min(hi, lo + _DENSE - 1) + 1)) | {hi}
     power = 1
     while power <= hi:
         picked |= {v for v in (power - 1, power, power + 1, power + 16) if lo <= v <= hi}
@@ -221,6 +221,7 @@ def _sample(lo: int, hi: int) -> np.ndarray:
     return np.array(sorted(picked), dtype=np.int64)
 
 
+_DENSE = 1024  # the first values of a sampled range, every one taken
 _MULTIPLES_UP_TO = 1 << 20  # multiples of 256 sampled this far (4,096 of them); past it, powers of two
 
 
@@ -228,6 +229,9 @@ def predict(m: KernelModel, sizes: dict[str, tuple[int, int]]) -> tuple[list[Pre
     """The specializations the declared sizes give that the warmup did not compile (and whether the
     ranges were sampled)."""
     axes, sampled = _axes(m, sizes)
+    # an axis sampled past its first thousand values: its points there stand for the values between them
+    thinned = [s for s in axes if sampled and s in sizes and sizes[s][1] - sizes[s][0] >= _DENSE]
+    sparse = {s: int(sizes[s][0]) + _DENSE for s in thinned}
     names = list(axes)
     grids = np.meshgrid(*axes.values(), indexing="ij") if axes else []
     env = {n: g.ravel() for n, g in zip(names, grids, strict=True)}
@@ -243,7 +247,7 @@ def predict(m: KernelModel, sizes: dict[str, tuple[int, int]]) -> tuple[list[Pre
             continue
         mask = np.all(table == row, axis=1)
         example = {n: int(env[n][index]) for n in names if not n.startswith("held:")}
-        where = _where({n: env[n][mask] for n in names if not n.startswith("held:")}, sampled)
+        where = _where({n: env[n][mask] for n in names if not n.startswith("held:")}, sparse)
         arguments = {p.name: _at(m, p, env, int(index)) for p in m.params if p.kind in ("int", "constexpr")}
         differs = _differs(m, key, arguments)
         found.append(Predicted(m.name, key, m.configs, int(points), where, example, arguments, differs))
@@ -292,20 +296,25 @@ def _int_param(m: KernelModel, name: str, value: int) -> Param:
     return Param(name, int_type(value), None, "D" if specialize and value % 16 == 0 else "")
 
 
-def _where(values: dict[str, np.ndarray], sampled: bool = False) -> str:
-    """The sizes that make a variant, short: `seq in 17..31 (15 values)`, `batch in 1..32 and seq = 48`;
-    where the ranges were SAMPLED, the values are the samples: `(1001 values sampled)`."""
+def _where(values: dict[str, np.ndarray], sparse: dict[str, int] | None = None) -> str:
+    """The sizes that make a variant, short: `seq in 17..31 (15 values)`, `batch in 1..32 and seq = 48`.
+    On an axis sampled past its first thousand values (`sparse`: the first value not taken densely), a
+    variant met there is said by the span of its samples, each standing for the values around it:
+    `batch in 134217727..2147483649 (10 values sampled)`, `batch near 2147483649 (1 value sampled)`;
+    never `batch = 2147483649`, which reads as the one size that makes it."""
     parts = []
     for name, found in values.items():
         distinct = np.unique(found)
-        if len(distinct) == 1:
+        thinned = sparse is not None and name in sparse and distinct[-1] >= sparse[name]
+        if thinned:
+            span = f"near {distinct[0]}" if len(distinct) == 1 else f"in {distinct[0]}..{distinct[-1]}"
+            parts.append(f"{name} {span} ({len(distinct)} value{'s' if len(distinct) > 1 else ''} sampled)")
+        elif len(distinct) == 1:
             parts.append(f"{name} = {distinct[0]}")
         elif len(distinct) <= 3:
             parts.append(f"{name} in {', '.join(map(str, distinct))}")
         else:
-            parts.append(
-                f"{name} in {distinct[0]}..{distinct[-1]} ({len(distinct)} values{' sampled' if sampled else ''})"
-            )
+            parts.append(f"{name} in {distinct[0]}..{distinct[-1]} ({len(distinct)} values)")
     return " and ".join(parts)
 
 
