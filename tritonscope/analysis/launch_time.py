@@ -117,7 +117,7 @@ class LaunchEstimate:
     def said(self) -> str:
         """`41.2 us, bound by the DRAM: 201 MB at 4.32 TB/s`: the estimate and its bound in one line."""
         top = self.limits[0]
-        what = _BOUND_WORDS.get(self.bound, self.bound)
+        what = BOUND_WORDS.get(self.bound, self.bound)
         if top.name == "waves" and self.bound not in ("waves", "blocks"):  # the per-warp model's, within them
             what = "bound by its waves, " + _WITHIN.get(self.bound, f"each block {what}")
         if self.launch_us * 2 >= self.kernel_us:  # a tiny launch: what bounds its work is not most of its time
@@ -135,7 +135,7 @@ _WITHIN = {
     "latency": "each block latency-bound",
 }
 
-_BOUND_WORDS = {
+BOUND_WORDS = {  # a bound in words: `fit --rank`'s fastest, explain's `said`
     "DRAM": "bound by the DRAM",
     "L2": "bound by the L2",
     "tensor cores": "bound by the tensor cores",

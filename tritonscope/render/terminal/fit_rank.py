@@ -7,7 +7,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
-from ...analysis.launch_time import versus
+from ...analysis.launch_time import BOUND_WORDS, versus
 from ...results.fit import Cell, KernelFit
 from .base import print_folded
 
@@ -51,9 +51,11 @@ def fastest(console: Console, k: KernelFit) -> None:
             continue
         for size, order in k.ranked_by_size(target):  # one launch size's configs against each other
             best = column[order[0]].estimate
-            named = ", ".join(f"#{i} {duration(column[i].estimate.kernel_us)}" for i in order[:SHOWN])  # type: ignore[union-attr]
+            # the bound beside the fastest alone: after the list it read as every config's (h23a)
+            named = [f"#{i} {duration(column[i].estimate.kernel_us)}" for i in order[:SHOWN]]  # type: ignore[union-attr]
+            named[0] += f" ({BOUND_WORDS.get(best.bound, best.bound)})"  # type: ignore[union-attr]
             at = f" at {size}" if size else ""
-            console.print(Text(f"{target}{at}: {named} ({_BOUND.get(best.bound, best.bound)})"))  # type: ignore[union-attr]
+            print_folded(console, f"{target}{at}: {', '.join(named)}", indent=3)
             if len(order) > 1:
                 other = column[order[1]].estimate
                 _indented(console, f"#{order[1]} is slower than #{order[0]}: {versus(best, other)}", "dim")  # type: ignore[arg-type]
@@ -81,9 +83,6 @@ def _spills(console: Console, column: tuple[Cell, ...], order: tuple[int, ...]) 
     shown = f"#{clean} {duration(column[clean].estimate.kernel_us)}" if clean is not None else ""  # type: ignore[union-attr]
     other = f"time it against the fastest that does not, {shown}" if shown else "so does every config ranked"
     _indented(console, f"#{order[0]} spills ({spills}): {other}", "yellow")
-
-
-_BOUND = {"issue": "issue-bound", "latency": "latency-bound", "waves": "bound by its waves"}
 
 
 def _indented(console: Console, text: str, style: str) -> None:
