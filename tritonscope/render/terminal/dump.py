@@ -41,7 +41,8 @@ def header(c: Compilation) -> RenderableType:
     v = c.variant
     target = v.target_info
     table = Table.grid(padding=(0, 2))
-    table.add_column(style="bold cyan", no_wrap=True)
+    # as wide as its widest key, "stage times" (a fresh compile's row): a cached run's header keeps the layout
+    table.add_column(style="bold cyan", no_wrap=True, min_width=len("stage times"))
     table.add_column(overflow="fold")  # a long path wraps where it must, never cut with an ellipsis
     table.add_row("kernel", f"{c.kernel.name}  ({c.kernel.shown_file}:{c.kernel.line})")
     table.add_row("target", f"{target.name}: {target.label}, {target.description}")
