@@ -141,6 +141,32 @@ def test_explain_gives_the_whole_launch_under_time_for_the_files_grid_or_the_one
     )
 
 
+def test_a_persistent_loop_over_num_programs_runs_as_the_grid_says():
+    """`for tile in range(pid, tiles, tl.num_programs(0))`: with the grid known, program 0 runs
+    cdiv(4096, 132) = 32 tiles; it was "assumed to run 16 times (a trip count known only at run time)"
+    in explain's lines and the launch both, and fit --rank ranked on it (h24a)."""
+    from cli_process import tritonscope
+
+    kernel = str(KERNELS / "persistent_epilogue.py")
+    given = ("-c", "BM=64", "-c", "BN=64", "-c", "BK=32", "-a", "tiles=4096", "-a", "K=512")
+    pointers = ("-a", "a_ptr=*fp16", "-a", "b_ptr=*fp16", "-a", "c_ptr=*fp16")
+    explained = tritonscope(
+        "explain", kernel, "-t", "h200", *given, *pointers, "--grid", "132", "--no-what-if", "--json"
+    )
+    time = json.loads(explained.stdout)["time"]
+    trips = "loop trips from the arguments (line 13: 32, line 15: 16)"
+    assert time["assumptions"] == [trips] and trips in time["launch"]["assumptions"], time["launch"]["assumptions"]
+    fitted = tritonscope("fit", kernel, "--rank", "-t", "h200", *given, *pointers, "--grid", "132", "--json").stdout
+    (config,) = json.loads(fitted)["kernels"][0]["configs"]
+    assert trips in config["cells"]["h200"]["estimate"]["assumptions"], config["cells"]["h200"]["estimate"]
+    # with no grid there is no num_programs to count by: said so, as before
+    alone = tritonscope("explain", kernel, "-t", "h200", *given, *pointers, "--no-what-if", "--json").stdout
+    assert (
+        "1 loop assumed to run 16 times (a trip count known only at run time)"
+        in json.loads(alone)["time"]["assumptions"]
+    )
+
+
 def test_without_a_grid_explain_says_how_to_give_one():
     from tritonscope.app.explain import explain_compilation
 

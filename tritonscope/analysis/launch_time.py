@@ -158,8 +158,8 @@ def estimate(
     schedule: scoreboards.Schedule | None = None,
 ) -> LaunchEstimate | None:
     """The launch's time; None where the target has no figures, the code no SASS, or no block fits.
-    `per_warp` and `schedule`: the per-warp estimate at the kernel's occupancy and its schedule, where
-    the caller has them already."""
+    `per_warp` and `schedule`: the per-warp estimate at the kernel's occupancy (made for this grid) and
+    its schedule, where the caller has them already."""
     target = c.variant.target_info
     speeds = target.speeds
     blocks = c.resources.occupancy.blocks_per_sm
@@ -174,7 +174,7 @@ def estimate(
     waves = max(1, math.ceil(programs / slots))
     tail = programs - (waves - 1) * slots
     mean_work, said = _mean_work(traffic.work)
-    walks = line_time.Walks(schedule)
+    walks = line_time.Walks(schedule, grid=size)  # a persistent kernel's loop over its tiles counts the grid
     resident = min(blocks, math.ceil(programs / speeds.multiprocessors))  # blocks an SM holds at once
     in_bounds = line_shares(c, traffic)
     block = _block(c, walks, resident, per_warp, in_bounds)

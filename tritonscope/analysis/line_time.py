@@ -102,18 +102,21 @@ class TimeEstimate:
         return tuple(sorted(self.lines, key=lambda t: (-t.cycles, t.line)))
 
 
-def estimate(c: Compilation, schedule: Schedule | None = None, trips: int = LOOP_TRIPS) -> TimeEstimate | None:
-    """The estimate, or None where there is no SASS to read (AMD, or an nvdisasm too old)."""
+def estimate(
+    c: Compilation, schedule: Schedule | None = None, trips: int = LOOP_TRIPS, grid: trip_counts.Grid = None
+) -> TimeEstimate | None:
+    """The estimate, or None where there is no SASS to read (AMD, or an nvdisasm too old); `grid`, a
+    launch's where it is known (a loop over `tl.num_programs` counts it)."""
     schedule = schedule or scoreboards.schedule(c)
-    return Walks(schedule, trips).estimate(c) if schedule is not None else None
+    return Walks(schedule, trips, grid).estimate(c) if schedule is not None else None
 
 
 class Walks:
     """A kernel's walks, kept for its estimates at other occupancies (a launch's last wave): the walk
     itself does not depend on the occupancy, but for whether the spills come from past the L1."""
 
-    def __init__(self, schedule: Schedule, trips: int = LOOP_TRIPS) -> None:
-        self.schedule, self.trips = schedule, trips
+    def __init__(self, schedule: Schedule, trips: int = LOOP_TRIPS, grid: trip_counts.Grid = None) -> None:
+        self.schedule, self.trips, self.grid = schedule, trips, grid  # grid: a launch's (its tl.num_programs)
         self.kept: dict[bool, tuple[Timeline, list[InstructionTime], dict[int, float]]] = {}
 
     def estimate(self, c: Compilation, in_bounds: dict[int, float] | None = None) -> TimeEstimate:
@@ -149,7 +152,7 @@ class Walks:
             walk.issued = dict(issued)
             return walk, steps
         warps = int(c.metadata.get("num_warps", 4))
-        known, flattened = trip_counts.loop_trips(c), trip_counts.flattened(c)
+        known, flattened = trip_counts.loop_trips(c, grid=self.grid), trip_counts.flattened(c, grid=self.grid)
         walk = Timeline(self.schedule, costs, self.trips, warps, known, flattened)
         walk.cached = served_by.cached_loads(c)
         walk.spills_past_l1 = spills

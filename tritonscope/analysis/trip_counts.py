@@ -4,8 +4,9 @@ A loop's bounds are TTGIR values (`scf.for %k = %c0 to %ub step %c1`), computed 
 arguments by integer ops (`tl.cdiv(K, 64)` is an arith.addi and an arith.divsi). Where those
 arguments' values are known (given with -a NAME=VALUE, a sample's defaults, or a captured launch's
 arguments) the ops are evaluated: the trip count of program 0 (its first iteration for a loop
-inside another). Anything else (a value loaded from memory, an op not read here) leaves the loop's
-count unknown.
+inside another). `tl.num_programs` is known where a launch's grid is (a persistent kernel's
+`range(pid, num_tiles, num_programs)`). Anything else (a value loaded from memory, an op not read
+here) leaves the loop's count unknown.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ _BINARY: dict[str, Callable[[int, int], int | None]] = {
     "arith.maxsi": max,
     "arith.minsi": min,
 }
+_AXIS = {"x": 0, "y": 1, "z": 2}
 _SAME = ("arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast", "arith.bitcast")
 
 
@@ -44,10 +46,13 @@ def known_values(c: Compilation) -> dict[str, int]:
     return found
 
 
-def loop_trips(c: Compilation, values: dict[str, int] | None = None) -> dict[int, int]:
+Grid = tuple[int, int, int] | None  # a launch's, where one is known: tl.num_programs(axis) is its size
+
+
+def loop_trips(c: Compilation, values: dict[str, int] | None = None, grid: Grid = None) -> dict[int, int]:
     """{kernel-file line of a loop: how many times it runs}, for the loops whose bounds evaluate."""
     found: dict[int, int] = {}
-    for line, trips, _, _ in _loops(c, Stage.TTGIR, values):
+    for line, trips, _, _ in _loops(c, Stage.TTGIR, values, grid):
         if line is not None and trips is not None:
             found[line] = max(found.get(line, 0), trips)
     return found
@@ -58,14 +63,14 @@ def trips_by_op(c: Compilation) -> dict[int, int]:
     return {number: trips for _, trips, number, _ in _loops(c, Stage.TTGIR, None) if trips is not None}
 
 
-def flattened(c: Compilation, values: dict[str, int] | None = None) -> dict[int, int]:
+def flattened(c: Compilation, values: dict[str, int] | None = None, grid: Grid = None) -> dict[int, int]:
     """{kernel-file line: n} for a loop Triton flattened (`tl.range(..., flatten=True)`: TTGIR's one
     loop runs the outer loop's trips times the inner's): the lines of the outer body outside the inner
     loop (a tile's set-up and epilogue) run once every n iterations of it, n the inner loop's trips."""
     if "tt.flatten" not in c.stages.get(Stage.TTIR, ""):  # the loop's attribute: no TTIR read for the rest
         return {}
-    counted = loop_trips(c, values)
-    loops = _loops(c, Stage.TTIR, values)
+    counted = loop_trips(c, values, grid)
+    loops = _loops(c, Stage.TTIR, values, grid)
     found: dict[int, int] = {}
     for line, trips, number, _ in loops:
         inner = [(n, t, at) for at, t, n, parent in loops if parent == number and at not in counted]
@@ -80,7 +85,7 @@ def flattened(c: Compilation, values: dict[str, int] | None = None) -> dict[int,
 
 
 def _loops(
-    c: Compilation, stage: Stage, values: dict[str, int] | None
+    c: Compilation, stage: Stage, values: dict[str, int] | None, grid: Grid = None
 ) -> list[tuple[int | None, int | None, int, int | None]]:
     """Each scf.for of the stage: (its kernel-file line, its trips for program 0's first iterations,
     its op's line in the stage's text, that of the loop holding it)."""
@@ -90,7 +95,7 @@ def _loops(
     closing = _closing_lines(module)
     found = []
     for op in module.ops:
-        _evaluate(op, known)
+        _evaluate(op, known, grid)
         loop = _FOR.search(op.text) if op.name == "scf.for" else None
         if loop is None:
             continue
@@ -128,7 +133,7 @@ def _closing_lines(module: ttgir.Module) -> dict[int, int]:
     return found
 
 
-def _evaluate(op: ttgir.Op, known: dict[str, int]) -> None:
+def _evaluate(op: ttgir.Op, known: dict[str, int], grid: Grid = None) -> None:
     if len(op.results) != 1:
         return
     result = op.results[0]
@@ -138,6 +143,8 @@ def _evaluate(op: ttgir.Op, known: dict[str, int]) -> None:
             known[result] = int(constant.group(1))
     elif op.name == "tt.get_program_id":
         known[result] = 0
+    elif op.name == "tt.get_num_programs" and grid is not None:
+        known[result] = grid[_AXIS.get(op.text.split("tt.get_num_programs")[-1].split()[0], 0)]
     elif op.name in _SAME and op.operands and op.operands[0] in known:
         known[result] = known[op.operands[0]]
     elif op.name in _BINARY and len(op.operands) == 2 and all(o in known for o in op.operands):

@@ -91,7 +91,7 @@ def explain_compilation(
 ) -> ExplainResult:
     """The explanation of a compilation; with its `request`, the what-ifs are compiled too; the launch's
     time where its grid is known (app/launch.py)."""
-    kernel = examine(compilation, live)
+    kernel = examine(compilation, live, launch.grid_size(compilation, grid, module))
     found, notes = findings.find(kernel)
     if request is not None and not isinstance(request.source, CachedKernel):
         found = verified(request, found, compilation)
@@ -116,14 +116,14 @@ def _for_the_launch(finding: Finding, estimate) -> Finding:
     return replace(finding, suggestion=finding.suggestion + resident)
 
 
-def examine(compilation: Compilation, live: bool = True) -> Kernel:
+def examine(compilation: Compilation, live: bool = True, grid: tuple[int, int, int] | None = None) -> Kernel:
     """What the findings read: the compilation, and beside it the registers live on each line
     (`live`: nvdisasm's life ranges, NVIDIA) and the moves through shared memory with Gluon's
     bank-conflict counts; what cannot be read is said in the findings' notes."""
     unread: dict[Input, str] = {}
     live_map = _live_registers(compilation, unread) if live else None
     accesses = _shared_accesses(compilation, unread)
-    return Kernel.of(compilation, live_map, accesses, unread)
+    return Kernel.of(compilation, live_map, accesses, unread, grid)
 
 
 def _shared_accesses(c: Compilation, unread: dict[Input, str]) -> tuple:

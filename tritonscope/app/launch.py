@@ -11,6 +11,7 @@ from ..analysis import launch_time
 from ..analysis.launch_time import LaunchEstimate
 from ..analysis.line_time import TimeEstimate
 from ..core import launch_grid
+from ..core.errors import UsageError
 from ..core.launch_grid import GridSpec
 from ..core.model import Compilation, Variant
 
@@ -75,6 +76,17 @@ def _file_defaults(module: Any) -> dict[str, Any]:
     if not isinstance(defaults, dict):
         return {}
     return {k: v for k, v in defaults.items() if isinstance(v, int) and not isinstance(v, bool)}
+
+
+def grid_size(c: Compilation, spec: GridSpec | None, module: Any = None) -> tuple[int, int, int] | None:
+    """The launch's grid in three axes where one is known (`estimate`'s), for the per-line estimate: a
+    persistent kernel's loop over `tl.num_programs` runs by it. None where there is none (said by
+    `estimate`), or the grid is refused (raised there, as it was)."""
+    try:
+        grid = grid_for(c.variant, spec, module, c.launches)
+    except UsageError:
+        return None
+    return None if isinstance(grid, str) else launch_grid.three(grid[0])
 
 
 def estimate(

@@ -35,6 +35,7 @@ class Kernel:
     live_registers: dict[int, int] | None = None  # registers live at each machine-code line; None: not read
     shared_accesses: tuple[SharedAccess, ...] = ()  # moves between registers and shared memory
     unread: dict[Input, str] = field(default_factory=dict)  # why an input is missing
+    grid: tuple[int, int, int] | None = None  # a launch's, where known: its tl.num_programs counts loops
 
     @classmethod
     def of(
@@ -43,13 +44,14 @@ class Kernel:
         live_registers: dict[int, int] | None = None,
         shared_accesses: tuple[SharedAccess, ...] = (),
         unread: dict[Input, str] | None = None,
+        grid: tuple[int, int, int] | None = None,
     ) -> Kernel:
         """The context of a compilation, with what the app read for it: TTGIR is parsed here only."""
         target = c.variant.target_info
         module = ttgir.read(c.stages.get(Stage.TTGIR, ""))
         measured = target.vendor.machine_code in c.stages
         lines = line_costs(c, live_registers, module) if measured else ()
-        return cls(c, target, module, lines, live_registers, shared_accesses, dict(unread or {}))
+        return cls(c, target, module, lines, live_registers, shared_accesses, dict(unread or {}), grid)
 
     @property
     def c(self) -> Compilation:
@@ -61,7 +63,7 @@ class Kernel:
         """Where the time goes, per line (analysis/line_time.py): None without SASS and its line map."""
         if not self.c.line_map.get(self.target.vendor.machine_code):
             return None
-        return line_time.estimate(self.c)
+        return line_time.estimate(self.c, grid=self.grid)
 
     @cached_property
     def costs(self) -> dict[int, LineCost]:
