@@ -18,6 +18,7 @@ KERNELS = Path(__file__).parent / "kernels"
 HISTOGRAM = str(KERNELS / "timing" / "histogram.py")
 LOOKUP = str(KERNELS / "tables" / "lookup.py")
 SCATTER = str(KERNELS / "tables" / "scatter.py")
+CLAMPED = str(KERNELS / "tables" / "clamped_histogram.py")
 N = 2**25
 H200 = TARGETS["h200"].speeds
 
@@ -36,6 +37,28 @@ def test_data_modulo_or_masked_by_a_constant_is_bounded_by_it():
     assert not program_values.apply("tt.addptr", "", [table, data]).bounded
     assert not program_values.apply("arith.addi", "", [bins, data]).bounded
     assert program_values.apply("arith.muli", "", [bins, program_values.scalar(2)]).bounded
+
+
+def test_data_capped_by_a_known_value_is_bounded_and_an_integer_made_of_floats_is_data():
+    data = program_values.loaded(1024, np.array([7]))
+    floor = program_values.apply("arith.maxsi", "", [data, program_values.scalar(0)])
+    assert not floor.bounded  # a floor alone bounds nothing above
+    capped = program_values.apply("arith.minsi", "", [floor, program_values.scalar(255)])
+    assert capped.bounded and (int(capped.lo[0]), int(capped.hi[0])) == (0, 255) and capped.data == 1024
+    made = program_values.apply("arith.fptosi", "%3 = arith.fptosi %2 : tensor<1024xf32> to tensor<1024xi32>", [None])
+    assert isinstance(made, program_values.Span) and made.data == 1024 and not made.bounded
+
+
+def test_clamped_bins_share_their_addresses_as_bins_modulo_the_count_do():
+    """`min(max(x, 0), N_BINS - 1)` was taken for data of unknown bounds: 33.6 million atomics on as many
+    addresses, 4.5x faster than the same histogram with `x % N_BINS`; a float's bin (`.to(tl.int32)`) was
+    no value at all: 4.2 million atomics (a sector's worth of elements each), on 4.2 million addresses (h24a)."""
+    modulo = launch_time.estimate(compiled(HISTOGRAM, "h200", constexprs=("N_BINS=256",)), (N // 1024,), "--grid")
+    for kernel, given in (("clamped_kernel", ()), ("float_kernel", ("x_ptr=*fp32",))):
+        c = compiled(CLAMPED, "h200", kernel=kernel, args=given)
+        estimate = launch_time.estimate(c, (N // 1024,), "--grid")
+        assert estimate.bound == "atomics" and "33.6 million atomics on 256 addresses, 2.5 a clock" in estimate.said
+        assert abs(estimate.limits[0].us - modulo.limits[0].us) < 1e-6 * modulo.limits[0].us, kernel
 
 
 def _traffic(c, grid: int):

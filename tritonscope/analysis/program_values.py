@@ -8,10 +8,11 @@ the 64 offsets of the last block, or 0 and 1 for a scalar). What comes from memo
 a value computed from a load says so (`data`: how many values the load gave, 1 for a scalar: an
 embedding's 4 row indices give each of the rows' 512 addresses one) and where it was read
 (`origin`: two programs that load from the same addresses get the same values: a mixture of
-experts' blocks of one expert read its weights), and a float is not a value here (None). Data
-taken modulo a constant, or masked by one (`x % 256`, `x & 255`), is still data but bounded
-(`bounded`: its span holds every value it may take, data included: a histogram's bins, a lookup
-table), and so is what follows from bounded values alone. `apply`
+experts' blocks of one expert read its weights), and a float is not a value here (None): an integer
+converted from one is data, read from nowhere known. Data taken modulo a constant, masked by one or
+capped (`x % 256`, `x & 255`, `min(x, 255)`), is still data but bounded (`bounded`: its span holds
+every value it may take, data included: a histogram's bins, a lookup table), and so is what follows
+from bounded values alone. `apply`
 gives an op's result from its operands' values; analysis/program_traffic.py walks the kernel with it.
 """
 
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 _PREDICATE = re.compile(r"arith\.cmpi\s+(\w+)")
+_SHAPE = re.compile(r"tensor<((?:\d+x)+)")
 _RANGE = re.compile(r"end\s*=\s*(-?\d+)\s*:\s*i32,\s*start\s*=\s*(-?\d+)")
 _CONSTANT = re.compile(
     r"arith\.constant\s+(?:dense<)?(-?\d+|true|false)>?(?:\s*:\s*(?:tensor<[^>]*x)?(?:i(\d+)\b|index)|\s*$)"
@@ -202,8 +204,13 @@ def _remainder(a: Value, b: Value) -> Value:
 
 
 def _bound(a: Value, b: Value, pick: Callable) -> Value:
+    """`min` and `max`; of data, `min(x, c)` for a known c >= 0 is bounded: 0 .. c (data taken as an index:
+    not negative, as `x % m` takes it), a histogram's clamp `min(max(x, 0), bins - 1)`."""
     if not isinstance(a, Span) or not isinstance(b, Span):
         return None
+    data, cap = (a, b) if b.exact else (b, a)
+    if pick is np.minimum and cap.exact and data.data and not data.bounded and bool(np.all(cap.lo >= 0)):
+        return Span(np.zeros_like(cap.lo), cap.lo, data.data, data.origin, True)
     return Span(pick(a.lo, b.lo), pick(a.hi, b.hi), _data(a, b), _origin(a, b), _bounded(a, b), _distinct(a, b))
 
 
@@ -341,4 +348,12 @@ def apply(name: str, text: str, operands: list[Value]) -> Value:
         return constant(text)
     if name == "tt.make_range":
         return make_range(text)
+    if name in ("arith.fptosi", "arith.fptoui"):  # an integer made of floats (`(x * bins).to(tl.int32)`):
+        return loaded(_elements(text))  # not followed, so taken as data, one value an element
     return None
+
+
+def _elements(text: str) -> int:
+    """The elements of an op's result type (`... to tensor<64x32xi32>`: 2,048; a scalar: 1)."""
+    shapes = _SHAPE.findall(text)
+    return int(np.prod([int(d) for d in shapes[-1].split("x") if d])) if shapes else 1
