@@ -73,6 +73,19 @@ def test_spills_at_the_most_warps_a_block_takes_are_not_told_to_double_them():
     assert spill.suggestion.startswith("make the BLOCK sizes smaller")
 
 
+def test_spills_that_twice_the_warps_do_not_lessen_are_not_told_to_double_them():
+    """Doubling the warps was advised whatever its what-if showed: 168 spills became 462 (or ptxas refused
+    the tile at 128 registers a thread), and the advice stood (h24a)."""
+    tiles = ("BLOCK_SIZE_M=256", "BLOCK_SIZE_N=256", "BLOCK_SIZE_K=32")
+    result = explain(make_request("sample:matmul", "sm80", constexprs=tiles, num_warps=8))
+    (spill,) = of_kind(result, findings.SPILLS)
+    assert spill.what_if == (("option", "num_warps", 16),) and spill.verified.startswith("--num-warps 16:")
+    spilled = result.compilation.resources.spills
+    assert spill.suggestion.startswith("make the BLOCK sizes smaller: more warps do not help (compiled below, the ")
+    assert "spills are" in spill.suggestion and f"against {spilled})" in spill.suggestion, spill.suggestion
+    assert "num_warps=16" not in spill.suggestion
+
+
 def test_spills_name_the_lines_whose_code_spills():
     c = compiled("sample:matmul", "sm80", maxnreg=64)
     stack, stored = c.resources.stack_bytes, c.resources.spill_store_bytes  # 760 and 1012 B with Triton 3.6

@@ -186,6 +186,10 @@ def _disproved(finding: Finding, outcome: Compilation | str, original: Compilati
     cause named is not what keeps it so: fla's gather `g + o_t * HV` stays 32 bits however T is
     specialized), a conversion for a narrow access that its hints leave in place, a register cap the code
     does not fit in (it spills)."""
+    if finding.kind == findings.SPILLS and original is not None and _more_warps(finding):
+        said = _no_fewer_spills(outcome, original)
+        if said:
+            return replace(finding, suggestion=f"make the BLOCK sizes smaller: more warps do not help ({said})")
     if finding.kind == findings.OCCUPANCY and original is not None and not isinstance(outcome, str):
         spilled = outcome.resources.spills - original.resources.spills
         if spilled > 0 and any(name == "maxnreg" for _, name, _ in finding.what_if):
@@ -214,6 +218,23 @@ def _disproved(finding: Finding, outcome: Compilation | str, original: Compilati
         "else keeps them so (a thread's elements apart in memory: a gather or a stride; or the layout)"
         + _other_gain(original, outcome),
     )
+
+
+def _more_warps(finding: Finding) -> bool:
+    return any(name == "num_warps" for _, name, _ in finding.what_if)
+
+
+def _no_fewer_spills(outcome: Compilation | str, original: Compilation) -> str:
+    """Why twice the warps, compiled, did not bear out the spills' advice ("" where it did): the compile
+    failed (ptxas: too few registers a thread for the tile: h24a, a 256x256 fp32 accumulator at 512
+    threads), or the spills stayed or grew (8 to 24)."""
+    if isinstance(outcome, str):
+        return "compiled below, the compile fails"
+    before, after = original.resources.spills, outcome.resources.spills
+    if after < before:
+        return ""
+    grew = "as many" if after == before else f"{after}, against {before}"
+    return f"compiled below, the spills are {grew}"
 
 
 def _other_gain(original: Compilation, outcome: Compilation) -> str:
