@@ -427,6 +427,22 @@ def test_a_loops_own_constexpr_stages_are_the_knob_the_advice_names():
     assert buffers.verified.startswith("-c STAGES=5: ") and "the same code as before" not in buffers.verified
 
 
+def test_a_loops_own_written_stages_are_the_knob_the_advice_names(tmp_path):
+    """`tl.range(..., num_stages=3)`: the advice offered num_stages=4, 3 and 2, each "about 193 KiB" (the
+    option does not reach the loop), its what-if "the same code as before" (h24a). It names the loop's
+    own number, at its line, and compiles nothing (an edit of the file)."""
+    source = (KERNELS / "loop_stages_constexpr.py").read_text().replace("num_stages=STAGES", "num_stages=3")
+    kernel = tmp_path / "loop_stages_written.py"
+    kernel.write_text(source)
+    loop = line_of(kernel, "for k in tl.range(0, tl.cdiv(K, BK), num_stages=3):")
+    flags = {"constexprs": ("BM=128", "BN=256", "BK=64", "STAGES=1"), "args": ("K=4096",), "dtype": "fp16"}
+    result = explain(make_request(str(kernel), "sm90", num_stages=5, **flags))
+    (buffers,) = of_kind(result, findings.SHARED_BUFFERS)
+    said = f"num_stages=2 in the loop's own tl.range (line {loop}; the option does not reach it): about 97 KiB"
+    assert buffers.suggestion.startswith(said), buffers.suggestion
+    assert "num_stages=4" not in buffers.suggestion and buffers.what_if == () and not buffers.verified
+
+
 def test_a_persistent_kernels_epilogue_conversion_is_once_per_tile():
     """Triton's tutorial 09 without flatten: the epilogue's conversion sits in the tile loop, a K loop
     inside it; it was said to run "in every loop iteration", to be converted "before the loop"."""

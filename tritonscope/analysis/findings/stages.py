@@ -1,7 +1,8 @@
 """The knob that sets a kernel's pipeline depth, in the advice's words and its what-if: the launch's
-`num_stages`, or, where the kernel's loop sets its own from a constexpr
-(`tl.range(..., num_stages=NUM_STAGES)`, Triton's block-scaled matmul tutorial), that constexpr: the
-option does not reach such a loop, and advice naming it compiles to the same code."""
+`num_stages`, or, where the kernel's loop sets its own (`tl.range(..., num_stages=NUM_STAGES)`,
+Triton's block-scaled matmul tutorial; `tl.range(..., num_stages=3)`), the loop's: the option does
+not reach such a loop, and advice naming it compiles to the same code. A constexpr is compiled as
+asked; a number written in the loop is the file's to edit, and no what-if compiles that."""
 
 from __future__ import annotations
 
@@ -11,30 +12,46 @@ from ...core.stages import Language
 from .kernel import Kernel
 from .model import WhatIf
 
-_LOOP_STAGES = re.compile(r"tl\.range\([^\n]*?\bnum_stages\s*=\s*([A-Za-z_]\w*)")
+_LOOP_STAGES = re.compile(r"tl\.range\([^\n]*?\bnum_stages\s*=\s*([A-Za-z_]\w*|\d+)")
 
 
 def stages(k: Kernel) -> int:
-    """The copies of each pipelined tile: the loop's constexpr where it sets its own, else num_stages;
-    Gluon pipelines nothing (its buffers are the kernel's own allocations, whatever num_stages says)."""
+    """The copies of each pipelined tile: the loop's constexpr or number where it sets its own, else
+    num_stages; Gluon pipelines nothing (its buffers are the kernel's own allocations, whatever
+    num_stages says)."""
     if k.c.kernel.language is Language.GLUON:
         return 1
-    name = _constexpr(k)
-    return int(k.c.variant.constexprs[name]) if name else k.c.options.get("num_stages") or 1
+    name, written = _constexpr(k), _written(k)
+    if name:
+        return int(k.c.variant.constexprs[name])
+    return written[0] if written else k.c.options.get("num_stages") or 1
 
 
-def fewer(k: Kernel, n: int) -> tuple[str, WhatIf]:
-    """(`num_stages=2` or `NUM_STAGES=2`, the what-if that compiles it)."""
+def fewer(k: Kernel, n: int) -> tuple[str, WhatIf | None]:
+    """(`num_stages=2` or `NUM_STAGES=2`, the what-if that compiles it; None for a number written in
+    the loop: the file's own edit)."""
     name = _constexpr(k)
     if name:
         return f"{name}={n} (the loop's own num_stages)", WhatIf("constexpr", name, n)
+    written = _written(k)
+    if written:
+        return f"num_stages={n} in the loop's own tl.range (line {written[1]}; the option does not reach it)", None
     return f"num_stages={n}", WhatIf("option", "num_stages", n)
 
 
 def _constexpr(k: Kernel) -> str | None:
     """The constexpr a loop of the kernel takes its num_stages from, where it is an integer."""
     found = _LOOP_STAGES.search(k.c.kernel.source)
-    if found is None:
+    if found is None or found.group(1).isdigit():
         return None
     value = k.c.variant.constexprs.get(found.group(1))
     return found.group(1) if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _written(k: Kernel) -> tuple[int, int] | None:
+    """(the number, its kernel-file line) where a loop of the kernel writes its num_stages as a number."""
+    source = k.c.kernel.source
+    found = _LOOP_STAGES.search(source)
+    if found is None or not found.group(1).isdigit():
+        return None
+    return int(found.group(1)), k.c.kernel.first_line + source.count("\n", 0, found.start())
