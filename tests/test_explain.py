@@ -86,6 +86,18 @@ def test_spills_that_twice_the_warps_do_not_lessen_are_not_told_to_double_them()
     assert "num_warps=16" not in spill.suggestion
 
 
+def test_a_narrow_access_widened_at_an_occupancy_cost_says_the_cost():
+    """A bias of 128 fp16 over 128 threads: fewer warps widen its load (16 to 32 bits) but take the kernel
+    from 62.5% to 37.5% occupancy, and that was advised without a word of it (h24a)."""
+    kernel = KERNELS / "bias_gelu.py"
+    bias = line_of(kernel, "b = tl.load(b_ptr + rn, mask=col_mask, other=0.0).to(tl.float32)")
+    result = explain(make_request(str(kernel), "sm90"))
+    narrow = {f.line: f for f in of_kind(result, findings.NARROW)}[bias]
+    before = result.compilation.resources.occupancy.percent
+    assert narrow.what_if == (("option", "num_warps", 2),) and "occupancy 37.5%" in narrow.verified
+    assert f"the kernel's occupancy falls from {before:g}% to 37.5%" in narrow.suggestion, narrow.suggestion
+
+
 def test_spills_name_the_lines_whose_code_spills():
     c = compiled("sample:matmul", "sm80", maxnreg=64)
     stack, stored = c.resources.stack_bytes, c.resources.spill_store_bytes  # 760 and 1012 B with Triton 3.6
