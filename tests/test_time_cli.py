@@ -104,6 +104,19 @@ def test_check_holds_a_line_to_its_share_of_the_estimated_time(cli):
     assert "share of the estimated time, in %" in said
 
 
+def test_a_broken_line_budget_says_what_takes_the_lines_time_not_a_kernel_wide_finding(cli):
+    """The sigmoid's line, issue-bound (its MUFU instructions), was explained by the occupancy finding
+    placed on it for having the most registers live (h24a)."""
+    from conftest import KERNELS
+
+    kernel = KERNELS / "bias_gelu.py"
+    line = next(n for n, code in enumerate(kernel.read_text().splitlines(), 1) if "tl.sigmoid" in code)
+    out = cli("check", kernel, "-t", "sm80", "--budget", f"line {line} <= 1%", "--json", expect=1).stdout
+    (broken,) = json.loads(out)["entries"][0]["broken"]
+    assert broken["finding"].startswith(f"line {line} issues "), broken
+    assert "instructions (" in broken["finding"] and "occupancy" not in broken["finding"], broken
+
+
 def test_a_line_budget_on_a_target_without_sass_does_not_pass_unchecked(cli):
     out = cli("check", "sample:vector_add", "--target", "gfx942", "--budget", "line 23 <= 40%", expect=1).stdout
     assert "no time estimate" in out

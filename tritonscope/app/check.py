@@ -21,7 +21,7 @@ from ..analysis.findings import Finding
 from ..core import fileio, schemas
 from ..core.errors import TritonscopeError, UsageError
 from ..core.model import Budget, CheckEntry, Compilation
-from ..core.quantities import size_exact
+from ..core.quantities import count, size_exact
 from ..core.status import ExitStatus
 from ..core.targets import Target, named
 from ..isolate import pool, task
@@ -219,13 +219,16 @@ def _line_time(result: ExplainResult) -> dict[str, float] | None:
 
 
 def _line_waits(result: ExplainResult) -> dict[str, str] | None:
-    """What each line waits on most, said where a line budget breaks."""
+    """What takes each line's time, said where a line budget breaks: what it waits on most, where that
+    is a quarter of its time or more, else its instructions' issue (explain's own figures)."""
     if result.time is None:
         return None
     found = {}
     for t in result.time.lines:
         if t.waits_on and t.waits_on[0].cycles >= 0.25 * t.cycles:
             found[str(t.line)] = t.waits_on[0].said
+        elif t.cycles > 0:
+            found[str(t.line)] = f"issues {count(t.instructions, 'instruction')} ({t.issue / t.cycles:.0%} of its time)"
     return found
 
 
@@ -241,10 +244,16 @@ def budget_line(budget: Budget) -> int:
     return int(budget.figure.removeprefix(LINE))
 
 
+# Findings of the whole kernel, placed on a line only to point somewhere (occupancy on the line of most
+# registers live): they do not say why that line takes its time
+_KERNEL_WIDE = (kinds.OCCUPANCY, kinds.SHARED_BUFFERS, kinds.SHARED_LIMIT)
+
+
 def _behind(figure: str, found: tuple[Finding, ...]) -> str:
     if figure.startswith(LINE):
         number = int(figure.removeprefix(LINE))
-        finding = next((f for f in found if f.line == number or number in f.lines), None)
+        of_line = (f for f in found if (f.line == number or number in f.lines) and f.kind not in _KERNEL_WIDE)
+        finding = next(of_line, None)
     else:
         finding = next((f for f in found if f.kind in FIGURES[figure].findings), None)
     if finding is None:
@@ -277,8 +286,10 @@ def _against_line_budget(budget: Budget, values: dict[str, Any], found: tuple[Fi
     if budget.holds(value):
         return None
     line = budget.figure.removeprefix(LINE)
-    said = _behind(budget.figure, found) or f"line {line} {(values.get('line_waits') or {}).get(line, '')}".strip()
-    return Broken(budget.figure, value, budget.bound("%"), said)
+    # the line's own time first (h24a: an MUFU-bound line was explained by the kernel's occupancy)
+    own = f"line {line} {(values.get('line_waits') or {}).get(line, '')}".strip()
+    finding = _behind(budget.figure, found)
+    return Broken(budget.figure, value, budget.bound("%"), f"{own}; {finding}" if finding else own)
 
 
 def read_baseline(path: str, c: Compilation) -> dict[str, Any]:
