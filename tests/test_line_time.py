@@ -204,3 +204,18 @@ def test_a_barriers_wait_names_the_barriers_line():
     sums = {_line_of(c, "mean = tl.sum("), _line_of(c, "var = tl.sum(")}
     assert waits and {n for w in waits for n in w.lines} <= sums, waits
     assert all(w.said.startswith("waits for the block's other warps at the barrier of line ") for w in waits)
+
+
+def test_a_conversion_on_the_loads_scoreboard_is_not_said_to_be_a_load():
+    """`x * alpha` with alpha an integer argument: its I2F shares the loads' scoreboard, and line 12 was said
+    to wait "on the loads of lines 10, 11, 12 (global load)", once more beside "lines 10, 11" (h24b)."""
+    kernel = KERNELS / "scale_add_int_alpha.py"
+    c = compiled(str(kernel), "sm80", constexprs=("BLOCK=1024",), num_warps=8)
+    sass = c.stages[c.variant.target_info.vendor.machine_code]
+    assert "I2F" in sass  # the conversion this is about
+    estimate = line_time.estimate(c)
+    fma = _line_of(c, "out = x * alpha + y")
+    loads = {_line_of(c, "x = tl.load"), _line_of(c, "y = tl.load")}
+    waits = estimate.line(fma).waits_on
+    assert [w.lines for w in waits if w.kind == "global load"] == [tuple(sorted(loads))], waits
+    assert all(fma not in w.lines for w in waits if w.kind == "global load"), waits

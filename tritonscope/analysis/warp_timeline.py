@@ -223,17 +223,20 @@ class Timeline:
     def _wait(self, step: Instruction, wait: scoreboards.Wait, arrive: float) -> tuple[WaitCost, bool]:
         """A wait's cost, and whether it holds up the next instruction (a DEPBAR) rather than this one."""
         keep = int(step.operands[1], 0) if wait.partial else 0
-        ready, kind = arrive, "unknown"
+        ready, kind, kinds = arrive, "unknown", {}
         for producer in self._steady(wait.producers, step.offset):
             issued = self._issue_time(producer, step.offset, keep, arrive)
             if issued is None:
                 continue
             latency, its_kind = self._latency(producer, wait.scoreboard)
             latency += self._fill(producer, step.offset)
+            kinds[producer] = its_kind
             if issued + latency > ready or kind == "unknown":
                 kind = its_kind
             ready = max(ready, issued + latency)
-        return WaitCost(wait.scoreboard, ready - arrive, wait.producers, self._lines_of(wait.producers), kind), (
+        # the lines said are those of the kind waited for: an I2F on the loads' scoreboard is no load (h24b)
+        said = tuple(p for p in wait.producers if kinds.get(p) == kind) or wait.producers
+        return WaitCost(wait.scoreboard, ready - arrive, wait.producers, self._lines_of(said), kind), (
             step.base == "DEPBAR"
         )
 
