@@ -328,8 +328,9 @@ CELLS = [
     "facts.update(by_label=r.line(3, 'Cell In[2]'))\n"
     "try:\n    r.line(99)\nexcept Exception as error:\n    facts.update(outside=str(error))\n"
     "view = r._repr_html_()\nfacts.update(named=[t in view for t in ('simple_kernel  (Cell In[3], line 2)',"
-    " 'the cells In[2] and In[3] saved as kernel.py (in that order, with those of the globals they read): "
-    "tritonscope dump kernel.py -k simple_kernel')])",
+    " 'the cells In[2] and In[3] saved as kernel.py in that order, after the imports and the globals they read "
+    "(`import triton`, `import triton.language as tl`): tritonscope dump kernel.py -k simple_kernel')],"
+    " reproduce=r.reproduce, command=r.variant.command_line())",
     "m = %tritonscope dump simple_kernel -c BLOCK_SIZE=1024 -t sm90\nfacts.update(same=m.stages == r.stages)",
     # the helper's cell edited and run again: the kernel calls the new one, compiled afresh
     "@triton.jit\ndef scaled(x):\n    return x + SCALE",
@@ -392,6 +393,10 @@ def test_kernels_defined_in_the_cells_of_a_fresh_ipython_session():
     assert f'loc("{cell}":5' in first["ttir"] and "arith.mulf" in first["ttir"]  # Triton's locations: the cell
     assert any("mulf" in line for line in first["helper"]["ttir"])  # the helper, at its own cell's line 3
     assert first["named"] == [True, True]  # the view names the cell, and how to compile it from a file
+    # the API says it as the view does: the variant's own command line names the cell's file, not on the disk
+    assert first["reproduce"].startswith("the cells In[2] and In[3] saved as kernel.py in that order, after ")
+    quoted = shlex.quote(first["file"])
+    assert first["reproduce"].endswith(": " + first["command"].replace(quoted, "kernel.py", 1)), first
     assert first["by_label"]["source"] == ["    return x * SCALE"] and first["by_label"]["ttir"]  # the helper's cell
     assert first["outside"].startswith("line 99 of Cell In[3] made no code, and is outside the kernel")
     assert seen[4]["facts"]["same"] is True  # the magic's dump is the same compile

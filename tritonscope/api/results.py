@@ -72,6 +72,15 @@ class Compiled(Result):
         return self.compilation.variant
 
     @property
+    def reproduce(self) -> str:
+        """The command line that compiles this variant again, as the view's `reproduce` row says it: for a
+        kernel defined in a notebook cell (whose file is not on the disk; `variant.command_line()` names
+        it all the same), the cells to save as kernel.py first."""
+        from ..render.html_facts import reproduce
+
+        return reproduce(self.compilation)
+
+    @property
     def stages(self) -> Mapping[str, str]:
         """Each stage's text by its name (source, ttir, ttgir, llir, ptx, sass or amdgcn)."""
         return {stage.value: text for stage, text in self.compilation.stages.items()}

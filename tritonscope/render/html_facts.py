@@ -22,11 +22,13 @@ def reproduce(c: Compilation) -> str:
     files = {file for stage_map in c.line_map.values() for sources in stage_map.values() for file, _ in sources}
     cells = sorted({cells_named(f) for f in files | {v.file} if cells_named(f) != f}, key=_cell_number)
     named = [cell.removeprefix("Cell ") for cell in cells]
+    # the imports are named: saved alone, the cells raise NameError on `tl` (h24b)
     if len(named) == 1:
-        what = f"the cell {named[0]} saved as kernel.py (with those of the globals it reads)"
+        what = f"the cell {named[0]} saved as kernel.py, after the imports and the globals it reads"
     else:
         listed = f"{', '.join(named[:-1])} and {named[-1]}"
-        what = f"the cells {listed} saved as kernel.py (in that order, with those of the globals they read)"
+        what = f"the cells {listed} saved as kernel.py in that order, after the imports and the globals they read"
+    what += " (`import triton`, `import triton.language as tl`)"
     return f"{what}: " + line.replace(shlex.quote(v.file), "kernel.py", 1)
 
 
