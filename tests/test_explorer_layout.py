@@ -477,3 +477,14 @@ def test_the_pass_list_at_80_columns_keeps_a_pass_a_row(warm):  # noqa: F811
             assert before.y == after.y and before.right <= after.x, (before, after)
 
     asyncio.run(scenario())
+
+
+def test_the_widths_the_docs_give_for_two_and_three_stage_panes_are_the_explorers():
+    """docs/explore.md said three panes need 200 columns and two 160, where `+` refused two below 145 and
+    took them from 145 (h24b): the docs' figures are the explorer's own rule."""
+    from tritonscope.explorer.main import columns_for, room
+
+    said = re.search(r"three need (\d+) columns, two (\d+)\)", (ROOT / "docs" / "explore.md").read_text())
+    assert said, "docs/explore.md no longer says the widths"
+    assert (int(said.group(1)), int(said.group(2))) == (columns_for(3), columns_for(2))
+    assert room(columns_for(2) - 1) // 34 - 1 < 2 <= room(columns_for(2)) // 34 - 1

@@ -25,6 +25,19 @@ from .session import Session
 from .widgets import WIDE, ErrorPane, Findings, Prompt, SidePanel, StatusLine, TitleLine
 from .words import titles
 
+
+def room(width: int, panel: bool = True) -> int | None:
+    """The stage panes' and the source's share of a window `width` columns wide, beside the panel where it
+    is shown (#side's width, explorer.tcss); None: stacked (narrower than WIDE)."""
+    beside = min(max(int(width * 0.3), 42), 72) if panel else 0
+    return width - beside if width >= WIDE else None
+
+
+def columns_for(panes: int, panel: bool = True) -> int:
+    """The narrowest window whose stage panes number `panes` side by side (docs/explore.md says them)."""
+    return next(w for w in range(WIDE, 10_000) if (room(w, panel) or 0) // MIN_PANE - 1 >= panes)
+
+
 CONTROLS_SAID = "control codes: B scoreboards waited on · R, W set · Y yield · S stall cycles"
 
 
@@ -111,8 +124,7 @@ class MainScreen(Screen):
     def _room(self, width: int) -> int | None:
         """The stage panes' and the source's share of `width` columns side by side (beside the panel
         unless `r` hid it: the class `panel`, when wide); None: stacked."""
-        panel = 0 if self.has_class("panel") else min(max(int(width * 0.3), 42), 72)  # #side's (explorer.tcss)
-        return width - panel if width >= WIDE else None
+        return room(width, not self.has_class("panel"))
 
     # --- what it draws ----------------------------------------------------------------------------
 
@@ -215,7 +227,7 @@ class MainScreen(Screen):
         room = self._room(self.app.size.width)
         wanted = len(self.code.stages) + 1
         if by > 0 and room is not None and wanted > max(room // MIN_PANE - 1, 1):
-            needed = next(w for w in range(WIDE, 10_000) if (self._room(w) or 0) // MIN_PANE - 1 >= wanted)
+            needed = columns_for(wanted, not self.has_class("panel"))
             self.say(f"{wanted} stage panes need {needed} columns (this window has {self.app.size.width})")
             return
         self.code.count(by)
