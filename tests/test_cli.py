@@ -54,6 +54,28 @@ def test_dump_chosen_stages_side_by_side(cli):
     assert "#blocked" in out and ".reg" in out
 
 
+def test_dump_side_by_side_at_80_columns_shows_the_sass_instructions():
+    """Each SASS row of a 38-column half was its address and nvdisasm's padding, cut before the
+    instruction (h24a): the padding is cut as the whole view cuts it."""
+    from cli_process import tritonscope
+
+    out = tritonscope(
+        "dump",
+        "sample:vector_add",
+        "-t",
+        "sm90",
+        "--stage",
+        "ttgir,sass",
+        "--side-by-side",
+        "--line",
+        "21",
+        env={"COLUMNS": "80"},
+    ).stdout
+    rows = [line.split(" │ ", 1)[1] for line in out.splitlines() if " │ " in line and "/*0" in line]
+    assert rows and all(re.search(r"/\*0[0-9a-f]+\*/ +[@A-Z]", row) for row in rows), rows
+    assert any("LDG" in row for row in rows), rows
+
+
 def test_dump_json_document(cli):
     doc = json.loads(cli("dump", "sample:matmul", "-t", "gfx942", "--json").stdout)
     assert doc["schema"] == 2 and doc["kind"] == "dump" and doc["tool"]["name"] == "tritonscope"

@@ -260,7 +260,8 @@ def side_by_side(c: Compilation, stages: list[Stage], view: View, code: Code) ->
         lines = normalize.shown(stage, c.stages[stage], view.keep_loc)
         if view.source_lines is not None:
             lines = normalize.only(lines, set(linemap.stage_lines(c, stage, view.source_lines)))
-        columns.append(listing_rows(lines, stage, narrow, _offset(c, stage)))
+        # assembly's padding cut as the full view cuts it: at 80 columns a SASS column showed addresses only
+        columns.append(listing_rows(_fitted(lines, stage, column, None), stage, narrow, _offset(c, stage)))
     titles = [
         paint([("1", pad(stage.title[:column], cells(stage.title[:column]), column))], code.color) for stage in stages
     ]
