@@ -126,3 +126,15 @@ def test_a_long_op_is_shortened_at_its_types_not_in_the_middle_of_one():
     assert _shortened("%x = tt.load %p") == "%x = tt.load %p"
     long = "%y = tt.call @" + "a" * 60 + " " + " ".join(f"%arg{i}" for i in range(30))
     assert len(_shortened(long)) <= 120 and _shortened(long).endswith(" …")
+
+
+def test_the_layout_list_at_80_columns_folds_its_fields_at_spaces():
+    """`#ttg.blocked<{sizePerThread` is 27 columns, past the layout column's 26 at 80 columns: it folded
+    as `sizePerThrea` / `d = [1, 8]` (h24a). The kind column names the kind; the fields fold at spaces."""
+    from cli_process import tritonscope
+
+    out = tritonscope("layout", "--from", "sample:matmul", "-t", "sm90", env={"COLUMNS": "80"}).stdout
+    assert max(len(line) for line in out.splitlines()) <= 80
+    fields = " ".join(line.rsplit("│", 1)[1].strip() for line in out.splitlines() if line.count("│") == 3)
+    assert "sizePerThread = [" in fields and "threadsPerWarp = [" in fields and "warpsPerCTA = [" in fields, out
+    assert "#ttg.blocked<{" not in out and "its fields" in out

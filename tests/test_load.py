@@ -143,6 +143,26 @@ def test_a_scalar_in_the_arithmetic_of_a_math_function_is_a_float():
     assert found.floats == {"eps"} and found.pointers == {"x_ptr"}  # n divides, outside the math call: an int
 
 
+def test_a_scalar_that_scales_loaded_data_is_a_float_and_one_that_indexes_is_not():
+    """`out = x * alpha + y`: alpha was an int (i32, assumed), an I2F in the code and, with fp16 data, fp16
+    math, where a launch passes a float scale (h24b). A scalar that also masks, addresses or bounds stays
+    an int, as does a divisor (a mean's count) and a stride times loaded indices."""
+    found = _infer(
+        """
+        def k(x_ptr, y_ptr, idx_ptr, t_ptr, out_ptr, n, alpha, beta, count, stride):
+            offs = tl.program_id(0) * 16 + tl.arange(0, 16)
+            x = tl.load(x_ptr + offs, mask=offs < n)
+            y = tl.load(y_ptr + offs, mask=offs < n)
+            rows = tl.load(idx_ptr + offs)
+            t = tl.load(t_ptr + rows * stride)
+            out = x * alpha + y - beta + t * n
+            tl.store(out_ptr + offs, out / count, mask=offs < n)
+        """
+    )
+    assert found.floats == {"alpha", "beta"}, found.floats
+    assert found.indices == {"idx_ptr"}
+
+
 def test_inference_reads_block_pointers_and_math_calls():
     found = _infer(
         """

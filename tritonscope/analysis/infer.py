@@ -7,8 +7,9 @@ values, so it reads the code instead:
   cp.async_copy_global_to_shared), directly or through local variables
   (`ptrs = x_ptr + offsets`), or is passed as a pointer to another @triton.jit function of
   the same file, by a call or as a gl.warp_specialize partition's argument;
-- a float is a parameter combined with a float literal (`scale * 1.44`) or used in the
-  arithmetic a math function takes (`tl.sqrt(eps)`, `tl.rsqrt(var + eps)`).
+- a float is a parameter combined with a float literal (`scale * 1.44`), used in the
+  arithmetic a math function takes (`tl.sqrt(eps)`, `tl.rsqrt(var + eps)`), or combined with
+  loaded data (`x * alpha + y`) and read by no address, mask or bound.
 The base of `a + b` is taken from the left operand when it has one, because Triton
 code is written `base_ptr + offsets`.
 """
@@ -50,10 +51,12 @@ def infer_kinds(functions: dict[str, ast.FunctionDef]) -> dict[str, Inferred]:
                 results[name].pointers = pointers
                 changed = True
     for name, fn in functions.items():
-        results[name].floats = _float_params(fn) - results[name].pointers
         outside = _FunctionReader(fn, functions, results, outside_branches=True).pointer_params()
         results[name].in_branches = results[name].pointers - outside
-        results[name].indices = _FunctionReader(fn, functions, results).index_params(results[name].pointers)
+        reader = _FunctionReader(fn, functions, results)
+        results[name].indices = reader.index_params(results[name].pointers)
+        scales = reader.scale_params(results[name].pointers, results[name].indices)
+        results[name].floats = (_float_params(fn) | scales) - results[name].pointers
     return results
 
 
@@ -117,6 +120,47 @@ class _FunctionReader:
             if called in _BOUNDS:
                 used |= {n for arg in node.args for n in self._names(arg, set())}  # type: ignore[attr-defined]
         return {pointer for name in used for pointer in loaded.get(name, ())}
+
+    def scale_params(self, pointers: set[str], indices: set[str]) -> set[str]:
+        """The parameters that scale or shift loaded data (`out = x * alpha + y`, x loaded through a
+        pointer to data, not to indices) and take no part in addressing, masks or bounds: a float, as a
+        launch passes a scale (an int `alpha` put an I2F in the code and, with fp16 data, fp16 math:
+        h24b)."""
+        data = pointers - indices
+        tainted = {
+            name
+            for name, values in self.assignments.items()
+            if any(self._bases(call.args[0], set()) & data for value in values for call in _loads(value))
+        }
+        grown = True
+        while grown:  # what is computed from loaded data is data too
+            more = {n for n, values in self.assignments.items() if any(self._names(v, set()) & tainted for v in values)}
+            grown = bool(more - tainted)
+            tainted |= more
+        params = set(self.params) - pointers
+        scales: set[str] = set()
+        for node in ast.walk(self.fn):
+            # not a divisor: data over a count (`tl.sum(x) / n`, a mean) divides by an int as often as not
+            if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+                for name, other in ((node.left, node.right), (node.right, node.left)):
+                    if isinstance(name, ast.Name) and name.id in params and self._names(other, set()) & tainted:
+                        scales.add(name.id)
+        return scales - self._indexing(pointers)
+
+    def _indexing(self, pointers: set[str]) -> set[str]:
+        """The names an address, a comparison (a mask) or a loop's or a range's bound reads: integers."""
+        used: set[str] = set()
+        for expr in self._pointer_expressions():
+            used |= self._offsets(expr, set())
+        for node in ast.walk(self.fn):
+            if isinstance(node, ast.Compare):
+                for operand in (node.left, *node.comparators):
+                    used |= self._names(operand, set())
+            func = node.func if isinstance(node, ast.Call) else None
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if called in _BOUNDS or called == "arange":
+                used |= {n for arg in node.args for n in self._names(arg, set())}  # type: ignore[attr-defined]
+        return used
 
     def _offsets(self, expr: ast.expr, seen: set[str]) -> set[str]:
         """The names an address adds to its base (`a_ptr + rows * K`: rows and K), through the locals'

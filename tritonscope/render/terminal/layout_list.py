@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -19,11 +21,11 @@ def draw(console: Console, result: LayoutListResult) -> None:
     count = f"{len(result.layouts)} layout{'' if len(result.layouts) == 1 else 's'}"
     console.print(Text(f"{result.kernel} on {result.target}: {count}, {chooser}", style="bold"))
     table = Table(show_edge=False, pad_edge=False)
-    for column in ("alias", "kind", "Python lines", "layout"):
+    for column in ("alias", "kind", "Python lines", "its fields"):
         table.add_column(column, overflow="fold")
     for used in result.layouts:
         lines = ", ".join(map(str, used.python_lines[:8])) + (" ..." if len(used.python_lines) > 8 else "")
-        table.add_row(used.name, used.kind, lines or "-", used.text)
+        table.add_row(used.name, used.kind, lines or "-", _fields(used.text))
     console.print(table)
     if result.accesses:
         console.print(Text("\nshared memory accesses (bank conflicts: Gluon's count per instruction)", style="bold"))
@@ -41,6 +43,16 @@ def draw(console: Console, result: LayoutListResult) -> None:
             )
         console.print(accesses)
     console.print(Text("\ndraw one: --value NAME or --line N", style="dim"))
+
+
+_WRAPPED = re.compile(r"^#[\w.]+<\{(.*)\}>$", re.S)
+
+
+def _fields(layout: str) -> str:
+    """A layout's fields, its `#ttg.blocked<{...}>` taken off (the kind column names it): its first field
+    then folds at a space, not mid-word (`sizePerThrea` / `d = [1, 8]` at 80 columns: h24a)."""
+    found = _WRAPPED.match(layout.strip())
+    return found.group(1) if found else layout
 
 
 def _alias(type_text: str) -> str:
