@@ -76,6 +76,17 @@ def test_dump_side_by_side_at_80_columns_shows_the_sass_instructions():
     assert any("LDG" in row for row in rows), rows
 
 
+def test_dump_line_on_a_comment_shows_the_comment_and_says_it_made_no_code(cli):
+    """`--line 19` on the sample's comment: the source said "0 of 17 lines" and "no line of Python source
+    comes from Python line 19", as if the line were not its own (h24a)."""
+    out = cli("dump", "sample:vector_add", "-t", "sm90", "--line", "19", "--stage", "source,ttir").stdout
+    assert "── Python source  (1 of " in out and "# The last program may run past the end" in out
+    assert "Python line 19 made no code: no other stage has a line from it" in out
+    assert "no line of Python source comes from" not in out and "no line of TTIR (Triton IR) comes from" in out
+    code = cli("dump", "sample:vector_add", "-t", "sm90", "--line", "20", "--stage", "source,ttir").stdout
+    assert "made no code" not in code and "mask = offsets < n_elements" in code
+
+
 def test_dump_json_document(cli):
     doc = json.loads(cli("dump", "sample:matmul", "-t", "gfx942", "--json").stdout)
     assert doc["schema"] == 2 and doc["kind"] == "dump" and doc["tool"]["name"] == "tritonscope"

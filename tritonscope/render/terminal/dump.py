@@ -165,11 +165,13 @@ def stage_rows(c: Compilation, stage: Stage, view: View, code: Code) -> Iterator
     lines = normalize.shown(stage, c.stages[stage], view.keep_loc)
     title = f"{stage.title}  ({count(total, 'line')})"
     if view.source_lines is not None:
-        lines = normalize.only(lines, set(linemap.stage_lines(c, stage, view.source_lines)))
+        lines = normalize.only(lines, set(_from_lines(c, stage, view)))
         title = f"{stage.title}  ({len(lines):,} of {total:,} lines from {view.describe()})"
     yield rule(title, code.width, code.color)
     if not lines:
         yield paint([("33", f"no line of {stage.title} comes from {view.describe()}")], code.color)
+    elif stage is Stage.SOURCE and view.source_lines and not _made_code(c, view.source_lines):
+        yield paint([("33", f"{view.describe()} made no code: no other stage has a line from it")], code.color)
     gutter = _source_gutter(c, stage) if view.annotate and stage is not Stage.SOURCE else None
     if view.schedule is not None and stage is Stage.SASS:
         yield from (paint([("90", note)], code.color) for note in CONTROL_NOTE.splitlines())
@@ -205,6 +207,23 @@ class View:
         if len(numbers) > 1 and numbers == list(range(numbers[0], numbers[-1] + 1)):
             return f"Python lines {numbers[0]}-{numbers[-1]}"
         return f"Python line{'s' if len(numbers) > 1 else ''} {', '.join(map(str, numbers))}"
+
+
+def _made_code(c: Compilation, source_lines) -> bool:
+    return any(linemap.stage_lines(c, stage, source_lines) for stage in c.stages if stage is not Stage.SOURCE)
+
+
+def _made_code(c: Compilation, source_lines) -> bool:
+    return any(linemap.stage_lines(c, stage, source_lines) for stage in c.stages if stage is not Stage.SOURCE)
+
+
+def _from_lines(c: Compilation, stage: Stage, view: View) -> list[int]:
+    """The lines of `stage` from the Python lines asked for; of the source, those lines themselves (a
+    comment's line made no code, and the source said "no line of Python source comes from" it: h24a)."""
+    if stage is not Stage.SOURCE:
+        return linemap.stage_lines(c, stage, view.source_lines or set())
+    first = _offset(c, stage)
+    return [n - first for file, n in view.source_lines or () if file == c.kernel.file and n > first]
 
 
 def _offset(c: Compilation, stage: Stage) -> int:
