@@ -856,3 +856,14 @@ def test_a_constexpr_the_compiles_process_cannot_be_given_is_refused_by_name(mon
     monkeypatch.setattr(_Settings, "__module__", "__main__")
     with pytest.raises(UsageError, match="an object of a class the notebook \\(or script\\) defines, _Settings"):
         ts.dump("sample:vector_add", BLOCK_SIZE=_Settings(), target="sm90")
+
+
+def test_a_long_first_line_is_shortened_between_operands_in_a_results_repr():
+    """`<Layout ... inputPrecision =>`: the repr took the first line of a view folded at 110 columns,
+    cut inside an attribute, which read as broken IR (h24a)."""
+    import tritonscope as ts
+
+    said = repr(ts.layout("sample:matmul", line=35, target="sm80"))
+    assert said.startswith("<Layout Python line 35, TTGIR line ") and said.endswith(" …>"), said
+    assert "tt.dot" in said and not said.removesuffix(" …>").endswith(("=", "<", "{")), said
+    assert len(said) <= 120, said

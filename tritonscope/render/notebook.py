@@ -28,6 +28,7 @@ from . import html as report
 from .registry import part, render
 
 _WIDTH = 110  # the terminal views shown as text: a notebook's output is about this wide
+_UNFOLDED = 10_000  # a view drawn with no line folded, for its first line whole
 _DIFF_ROWS = 300  # a stage's diff rows in a view: a notebook saves every output it shows
 _LARGE_STAGE = 100_000  # characters of LLVM IR past which a default view leaves it out (of another stage: 4x)
 # `body` is the block itself (`scoped`): a notebook's styles (JupyterLab's tables: right-aligned, their
@@ -192,10 +193,13 @@ class Summary:
         return f"<Trace {kernels} into {result.out} ({launches} recorded){stopped}>"
 
     def other(self, result) -> str:
-        """The first line of its terminal view, after its kind."""
-        first = next(
-            (line.strip() for line in str(render(result, "terminal", width=_WIDTH)).splitlines() if line.strip()), ""
-        )
+        """The first line of its terminal view, after its kind: drawn unfolded, then shortened at a space
+        (folded at the view's width, `inputPrecision =` / `tf32` read as cut IR: h24a)."""
+        drawn = str(render(result, "terminal", width=_UNFOLDED))
+        first = next((line.strip() for line in drawn.splitlines() if line.strip()), "")
+        if len(first) > _WIDTH:  # at a comma where there is one (between operands), else at a space
+            cut = max(first.rfind(", ", _WIDTH // 2, _WIDTH - 2) + 1, 0) or first.rfind(" ", 0, _WIDTH - 2)
+            first = first[:cut].rstrip(",") + " …"
         return f"<{type(result).__name__.removesuffix('Result')} {first}>"
 
 
