@@ -127,6 +127,16 @@ def test_a_reference_argument_and_a_project_file_entry():
     assert [str(p) for p in own_paths(["sample:matmul", "k.py"])] == ["k.py"]
 
 
+def test_an_unknown_target_lists_the_gpu_names_taken_and_the_nearest_of_them():
+    """`-t h1000` listed the targets' names, not h100 or a100, which are taken, and guessed nothing (h24b)."""
+    names = targets.gpu_names()
+    assert {"h100", "a100", "b200", "t4", "mi300"} <= set(names) and not {"hbm3e", "cdna3"} & set(names)
+    assert all(targets.parse_name(name) in targets.TARGETS for name in names)
+    with pytest.raises(UsageError) as refused:
+        targets.parse_name("h1000")
+    assert "or a GPU's name (a100, " in refused.value.message and refused.value.hint == "did you mean h100?"
+
+
 def test_a_target_is_parsed_at_the_edge_and_read_back_by_name():
     assert targets.parse_name(" SM_90 ") == "sm90" and targets.parse_name("AUTO") == "auto"
     with pytest.raises(UsageError, match="unknown target 'sm42'. Valid targets: sm75"):

@@ -345,12 +345,26 @@ def parse_name(name: str, flag: str = "--target") -> str:
     base = re.sub(r"(?<=\d)[af]$", "", key)  # sm_90a, sm_100f: the PTX's architecture, a target's features
     if base != key and base in TARGETS:
         hint = f"{name} is the architecture the PTX names for target {base}: {flag} {base}"
-    elif hint is None:
-        close = difflib.get_close_matches(key, list(TARGETS), n=1, cutoff=0.75)
+    elif hint is None:  # a target's name, or a GPU's that names one (h1000: did you mean h100?)
+        close = difflib.get_close_matches(key, [*TARGETS, *gpu_names()], n=1, cutoff=0.75)
         hint = f"did you mean {close[0]}?" if close else None
     if "," in key and all(part.strip() in TARGETS for part in key.split(",")):
         hint = f"--target takes one; for several: `fit --targets {key}` or `diff --vary target={key}`"
-    raise UsageError(f"unknown target '{name}'. Valid targets: {', '.join(TARGETS)}{auto}", hint=hint)
+    gpus = f"; or a GPU's name ({', '.join(gpu_names())})"
+    raise UsageError(f"unknown target '{name}'. Valid targets: {', '.join(TARGETS)}{auto}{gpus}", hint=hint)
+
+
+def gpu_names() -> list[str]:
+    """The GPUs' names a --target takes for their target (h100 for sm90, a100 for sm80): each a word of
+    one target's description alone."""
+    words: dict[str, set[str]] = {}
+    for target in TARGETS.values():
+        for word in re.findall(r"\b[a-z]+\d+[a-z]*\b", target.description.lower()):
+            words.setdefault(word, set()).add(target.name)
+    not_gpus = ("hbm", "cdna", "rdna", "gfx")  # a memory's or an architecture's word, not a GPU's
+    return sorted(
+        w for w, names in words.items() if len(names) == 1 and w not in TARGETS and not w.startswith(not_gpus)
+    )
 
 
 def named(name: str) -> Target | None:
