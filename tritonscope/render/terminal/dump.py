@@ -209,19 +209,16 @@ class View:
         return f"Python line{'s' if len(numbers) > 1 else ''} {', '.join(map(str, numbers))}"
 
 
-def _made_code(c: Compilation, source_lines) -> bool:
-    return any(linemap.stage_lines(c, stage, source_lines) for stage in c.stages if stage is not Stage.SOURCE)
-
-
-def _made_code(c: Compilation, source_lines) -> bool:
-    return any(linemap.stage_lines(c, stage, source_lines) for stage in c.stages if stage is not Stage.SOURCE)
+def _made_code(c: Compilation, source_lines: frozenset[tuple[str, int]]) -> bool:
+    """Whether any stage but the source has a line from these Python lines."""
+    return any(linemap.stage_lines(c, stage, set(source_lines)) for stage in c.stages if stage is not Stage.SOURCE)
 
 
 def _from_lines(c: Compilation, stage: Stage, view: View) -> list[int]:
     """The lines of `stage` from the Python lines asked for; of the source, those lines themselves (a
     comment's line made no code, and the source said "no line of Python source comes from" it: h24a)."""
     if stage is not Stage.SOURCE:
-        return linemap.stage_lines(c, stage, view.source_lines or set())
+        return linemap.stage_lines(c, stage, set(view.source_lines or ()))
     first = _offset(c, stage)
     return [n - first for file, n in view.source_lines or () if file == c.kernel.file and n > first]
 
