@@ -9,7 +9,7 @@ The histograms and lookups set the constants (`set`); the scatter kernels were m
 20 s on an H200); without one, the saved timings are scored: each case's estimate (`tritonscope
 explain --grid`, for `--target`, default h200) over its measure.
 
-    python benchmarks/atomics.py --measure OUT.json        (on the GPU)
+    python benchmarks/atomics.py --measure OUT.json [--set clamped]   (on the GPU)
     python benchmarks/atomics.py docs/data/h200-atomics/measured.json [--markdown]
 """
 
@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 HISTOGRAM = ROOT / "tests" / "kernels" / "timing" / "histogram.py"
 LOOKUP = ROOT / "tests" / "kernels" / "tables" / "lookup.py"
 SCATTER = ROOT / "tests" / "kernels" / "tables" / "scatter.py"
+CLAMPED = ROOT / "tests" / "kernels" / "tables" / "clamped_histogram.py"
 N = 2**25
 COLUMNS = 2**22
 
@@ -51,18 +52,25 @@ def cases() -> list[dict]:
     for split in (2, 8, 32):
         grid = split * COLUMNS // 1024
         found.append(_case("after", SCATTER, "accumulate_kernel", {"SPLIT": split, "BLOCK": 1024}, grid))
+    # bins clamped, not taken modulo (2026-12-02: they were taken as scattered addresses, or a float's as none)
+    for bins in (256, 65536):
+        found.append(_case("clamped", CLAMPED, "clamped_kernel", {"N_BINS": bins, "BLOCK": 1024}, N // 1024))
+        floats = {"x_ptr": "*fp32", "num_bins": bins, "lo": 0.0, "hi": 1.0}
+        found.append(_case("clamped", CLAMPED, "float_kernel", {"BLOCK": 1024}, N // 1024, 4, floats))
     return found
 
 
 def _case(group: str, file: Path, kernel: str, constexprs: dict, grid: int, warps: int = 4, args=None) -> dict:
-    name = ", ".join(f"{k}={v}" for k, v in constexprs.items()) + f", {warps} warps"
+    values = {k: v for k, v in (args or {}).items() if not isinstance(v, str)}  # a runtime bin count, say
+    name = ", ".join(f"{k}={v}" for k, v in {**constexprs, **values}.items()) + f", {warps} warps"
     return {"set": group, "file": str(file.relative_to(ROOT)), "kernel": kernel, "constexprs": constexprs,
             "args": args or {}, "grid": grid, "warps": warps, "case": f"{kernel}: {name}"}  # fmt: skip
 
 
 def measure(out: Path, chosen: list[dict] | None = None) -> None:
     """Every case (or those `chosen`) timed on this GPU (inputs: random int32 values below 2^30, float
-    weights)."""
+    weights; a clamped histogram's values spread over its bins and 16 past each end, a float one's
+    uniform in [0, 1))."""
     import importlib.util
 
     import torch
@@ -99,6 +107,14 @@ def _launcher(case: dict, kernel, x, weights, torch):
     if name == "max_hist_kernel":
         bins = torch.zeros(c["N_BINS"], device="cuda", dtype=torch.int32)
         return lambda: kernel[grid](x, bins, N, num_warps=warps, **c)
+    if name == "clamped_kernel":
+        spread = torch.randint(-16, c["N_BINS"] + 16, (N,), device="cuda", dtype=torch.int32)
+        bins = torch.zeros(c["N_BINS"], device="cuda", dtype=torch.int32)
+        return lambda: kernel[grid](spread, bins, N, num_warps=warps, **c)
+    if name == "float_kernel":
+        count = case["args"]["num_bins"]
+        values, bins = torch.rand(N, device="cuda"), torch.zeros(count, device="cuda", dtype=torch.int32)
+        return lambda: kernel[grid](values, bins, N, count, 0.0, 1.0, num_warps=warps, **c)
     source, destination = torch.rand(c["SPLIT"], COLUMNS, device="cuda"), torch.zeros(COLUMNS, device="cuda")
     return lambda: kernel[grid](source, destination, COLUMNS, num_warps=warps, **c)
 
@@ -141,9 +157,10 @@ def main() -> None:
     parser.add_argument("--measure", type=Path, metavar="OUT", help="time every case on this GPU into OUT")
     parser.add_argument("--target", default="h200", help="the GPU's target (default h200)")
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    parser.add_argument("--set", action="append", help="with --measure: only the cases of this set (repeatable)")
     given = parser.parse_args()
     if given.measure:
-        measure(given.measure)
+        measure(given.measure, [c for c in cases() if c["set"] in given.set] if given.set else None)
     elif given.measured:
         score(given.measured, given.target, given.markdown)
     else:
