@@ -443,6 +443,8 @@ def test_the_pass_view_shows_a_pass_before_and_after_linked_to_the_source_line(w
             await pilot.pause()
             assert not isinstance(app.screen, PassesScreen)
             assert app.session.line == chosen and pane(app, "source").number == chosen
+            # what the pass list's keys do was said on the main screen, hidden, and stood there after escape
+            assert "escape goes back" not in app.query_one("#status").render().plain  # h24b
             # the status stands on the variant again, not on the capture's "capturing ... 0.0 s" (h19e)
             await pilot.press("j", "k")
             await pilot.pause()

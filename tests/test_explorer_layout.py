@@ -347,6 +347,9 @@ def test_a_window_opened_narrow_and_made_wide_shows_what_one_opened_wide_shows(w
             said = str(app.main.status_line.said)
             assert said.startswith("2 stage panes need ") and "(this window has 120)" in said, said
             assert pane(app, "source").region.width >= 34
+            await pilot.resize_terminal(80, 24)  # the window it spoke of is gone: so is what it said (h24b)
+            await pilot.pause()
+            assert "this window has" not in str(app.main.status_line.said)
 
     asyncio.run(scenario())
 

@@ -371,7 +371,7 @@ class ExplorerApp(App):
         if not outcome.ok or not isinstance(outcome.value, PassesResult):
             self.main.say(f"the pass pipeline could not be captured: {outcome.error}")
             return
-        self.main.say(f"{count(len(outcome.value.records), 'pass', 'passes')}: enter shows one, escape goes back")
+        # what its keys do is said on the pass screen itself: said here, it stood on the main screen after escape
         self.push_screen(PassesScreen(self, outcome.value))
 
     def action_help(self) -> None:

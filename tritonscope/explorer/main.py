@@ -110,6 +110,7 @@ class MainScreen(Screen):
         self.status_line.standing, self.status_line.said = text, ""
 
     def on_resize(self, event: events.Resize) -> None:
+        self.status_line.said = ""  # what a key said of the window as it was ("this window has 120") is past
         self.fit(event.size.width)
 
     def fit(self, width: int) -> None:

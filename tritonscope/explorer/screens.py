@@ -309,7 +309,9 @@ class PassesScreen(Screen):
             self._fit(event.size.width < 120)
         changed = sum(1 for r in self.passes.records if r.changed)
         passes = count(len(self.passes.records), "pass", "passes")
-        self.query_one("#pipeline", OptionList).border_title = f"{passes}, {changed} changed"
+        pipeline = self.query_one("#pipeline", OptionList)
+        pipeline.border_title = f"{passes}, {changed} changed"
+        pipeline.border_subtitle = "↑↓ a pass · esc back"
         self._show_line()
 
     def _fit(self, narrow: bool) -> None:
