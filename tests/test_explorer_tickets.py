@@ -181,3 +181,19 @@ def test_the_variant_screen_steps_through_targets_that_compile_differently():
     assert "h200" not in stepped and stepped[stepped.index("sm90") + 1] == "sm100"
     codes = {(t.backend, t.arch, t.warp_size) for t in TARGETS.values()}
     assert len(stepped) == len(codes)
+
+
+def test_a_failed_save_undone_shows_its_variant_against_itself(in_steps):
+    """A syntax error saved, then the file saved back: the variant came from memory and was diffed against
+    the one before it, "133 lines changed · num_warps=8 (was 4)", a change made two steps earlier (h24b)."""
+    from tritonscope.explorer.session import CompileFailure
+
+    first, full, _, other = in_steps
+    session = Session(VECTOR_ADD)
+    session.arrived(session.key(VECTOR_ADD), full)
+    session.arrived(session.key(other.request), other)
+    assert session.previous is full
+    session.failed(CompileFailure(other.request, "add.py:23: syntax error"))
+    assert session.shown is other and session.failure is not None
+    session.show(other)  # the same key again: from memory
+    assert session.shown is other and session.previous is other and session.failure is None

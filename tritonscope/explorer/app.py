@@ -300,6 +300,9 @@ class ExplorerApp(App):
         if shown is not self.session.shown or previous is None:
             return
         self.main.mark(shown, changes)
+        if previous is shown:  # the file saved back as it was before a failed compile
+            self.main.stand(f"{self.session.how} · as before the failed compile: no line changed")
+            return
         changed = count(sum(len(lines) for lines in changes.values()), "line")
         said = change(shown, previous) or "against the file before the save"  # else the same variant
         self.main.stand(f"{self.session.how} · {changed} changed (▌) · {said}")

@@ -71,6 +71,8 @@ class Session:
         before the binary of a compile (`early`): the variant before that one stays it."""
         if self.shown is not None and self.shown is not result and not self.shown.early:
             self.previous = self.shown
+        elif self.shown is result and self.failure is not None:  # a failed save undone: itself its other side
+            self.previous = result  # (the variant before it stood, its changes said again as new: h24b)
         self.shown, self.failure, self.request = result, None, result.request
         file = local_file(result.request.source)
         if file is not None and not result.early:
