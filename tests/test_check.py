@@ -137,6 +137,11 @@ def test_a_baseline_is_written_then_held(cli, tmp_path):
     assert fewer_warps["resources"]["registers"] > registers
     assert f"registers = {fewer_warps['resources']['registers']}, limit baseline {registers}" in worse.stdout
     assert "limited by registers" in worse.stdout  # the finding behind it
+    # another variant than the baseline's, compared all the same, and said (h24a: another autotune config)
+    said = " ".join(worse.stdout.split())
+    warps = saved["variant"]["options"]["num_warps"]  # the sample's file gives 8
+    assert f"--baseline {base} is of another variant (num_warps={warps}; this one num_warps=4)" in said, said
+    assert "another variant" not in same.stdout
     assert worse.stdout.rstrip().endswith("it failed: 1 figure worse than " + str(base))
     other = cli("check", "sample:vector_add", "-t", "sm80", "--baseline", base, expect=2)
     assert "a report of matmul_kernel, not of add_kernel" in other.stderr
@@ -160,6 +165,8 @@ def test_a_baselines_limit_is_said_in_its_figures_unit():
     }
     assert broken["occupancy"].limit == "baseline 75%" and broken["occupancy"].unit == "%"
     assert broken["shared"].limit == "baseline 65,536 B (64 KiB)" and broken["shared"].unit == " B"
+    # the value is said as the limit is, in every view: the JUnit file said `shared = 98304` (h24a)
+    assert broken["shared"].value_said == "98,304 B (96 KiB)" and broken["occupancy"].value_said == "25%"
 
 
 def test_a_projects_entries_run_isolated_with_a_junit_report(cli, tmp_path, monkeypatch):

@@ -184,10 +184,13 @@ def evaluate(entry: CheckEntry, baselines: bool = True) -> EntryOutcome:
     broken = [b for b in (against_budget(budget, values, result.findings) for budget in entry.budgets) if b]
     # a block the target cannot launch (too many threads, too much shared memory) holds no budget
     broken += [Broken(LAUNCH, None, w) for w in c.resources.warnings if _FAILS in w]
+    notes = result.notes
     if baselines and entry.baseline:
-        broken += against_baseline(read_baseline(entry.baseline, c), values, result.findings)
+        old = read_baseline(entry.baseline, c)
+        broken += against_baseline(old, values, result.findings)
+        notes += (old[OTHER_VARIANT],) if old.get(OTHER_VARIANT) else ()
     updated = bool(entry.baseline) and not baselines
-    return EntryOutcome(entry, c, values, tuple(broken), result.findings, notes=result.notes, baseline_updated=updated)
+    return EntryOutcome(entry, c, values, tuple(broken), result.findings, notes=notes, baseline_updated=updated)
 
 
 _FAILS = "launch will fail"
@@ -317,6 +320,7 @@ def read_baseline(path: str, c: Compilation) -> dict[str, Any]:
     values = machine_figures(target, document["stages"], linemap.from_by_source(document.get("line_map") or []))
     if variant.get("kernel") != c.kernel.name:
         raise UsageError(f"--baseline {path} is a report of {variant.get('kernel')}, not of {c.kernel.name}")
+    values[OTHER_VARIANT] = _other_variant(path, variant, c)
     values.update(
         registers=resources["registers"],
         spills=resources["spills"],
@@ -325,6 +329,21 @@ def read_baseline(path: str, c: Compilation) -> dict[str, Any]:
         occupancy=resources["occupancy"]["percent"],
     )
     return values
+
+
+OTHER_VARIANT = "other_variant"  # a baseline's key: what sets its variant apart from the one checked, said
+
+
+def _other_variant(path: str, variant: dict[str, Any], c: Compilation) -> str | None:
+    """Where the baseline was written from another variant of the kernel (another autotune config, a
+    target), what differs, said in a note: its figures are compared all the same, and were silently (h24a)."""
+    mine = {"target": c.variant.target, **c.variant.constexprs, **c.variant.options}
+    theirs = {"target": variant.get("target"), **(variant.get("constexprs") or {}), **(variant.get("options") or {})}
+    differ = [name for name in dict.fromkeys([*theirs, *mine]) if theirs.get(name) != mine.get(name)]
+    if not differ:
+        return None
+    said = lambda values: ", ".join(f"{n}={values[n]}" if n in values else f"{n} not set" for n in differ)  # noqa: E731
+    return f"--baseline {path} is of another variant ({said(theirs)}; this one {said(mine)}): compared all the same"
 
 
 def against_baseline(old: dict[str, Any], new: dict[str, Any], found: tuple[Finding, ...]) -> list[Broken]:

@@ -43,8 +43,7 @@ class JunitReport:
                 error = _xml_text(outcome.error)
                 ElementTree.SubElement(case, "error", message=error).text = error
             for broken in outcome.broken:
-                value = "none" if broken.value is None else f"{broken.value:g}"
-                message = f"{broken.figure} = {value}, limit {broken.limit}"
+                message = f"{broken.figure} = {broken.value_said}, limit {broken.limit}"
                 failure = ElementTree.SubElement(case, "failure", message=message, type=broken.figure)
                 failure.text = _xml_text(message + (f"\n{broken.finding}" if broken.finding else ""))
         ElementTree.indent(suite)

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from ..analysis.findings import Finding
 from ..core.model import CheckEntry, Compilation
+from ..core.quantities import size_exact
 from ..core.status import ExitStatus
 from .base import Result
 
@@ -25,6 +26,16 @@ class Broken:
     @property
     def is_fit(self) -> bool:
         return self.figure.startswith(FIT)
+
+    @property
+    def value_said(self) -> str:
+        """The value as the limit says it, in every view: `148,480 B (145 KiB)`, `56.2%`, `none` (the
+        JUnit file said `148480` beside a limit of `99,328 B (97 KiB)`: h24a)."""
+        if self.value is None:
+            return "none"
+        if self.unit == " B":
+            return size_exact(int(self.value))
+        return f"{self.value:g}{self.unit}"
 
     @property
     def is_verdict(self) -> bool:

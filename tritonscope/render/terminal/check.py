@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ...core.quantities import count, percentage, plural, size, size_exact
+from ...core.quantities import count, percentage, plural, size
 from ...results.check import FIT, LAUNCH, CheckResult
 from .base import TerminalRenderer, print_unpadded
 
@@ -102,9 +102,7 @@ def _entry(outcome, cause_only: bool) -> Table:
         table.add_row(Text(""), Text(figures_line(outcome.figures) + _line_shares(outcome), style="dim"))
     findings: set[str] = set()  # two budgets on one count break with one cause: said once
     for broken in outcome.broken:
-        value = "none" if broken.value is None else f"{broken.value:g}{broken.unit}"
-        if broken.value is not None and broken.unit == " B":
-            value = size_exact(int(broken.value))  # 65,536 B (64 KiB)
+        value = broken.value_said
         if broken.figure.startswith("line ") and broken.value is not None:
             value += "% of the estimated time"
         said = (
