@@ -163,6 +163,21 @@ def test_a_scalar_that_scales_loaded_data_is_a_float_and_one_that_indexes_is_not
     assert found.indices == {"idx_ptr"}
 
 
+def test_a_scalar_a_mask_reads_is_an_int_whatever_a_float_literal_beside_it_says():
+    """liger's poly_norm: `mask = cols < n_cols`, then `(3.0 / n_cols) * x`: n_cols was fp32, where the
+    launch passes the row's length, an int. A threshold compared with loaded data stays a float."""
+    found = _infer(
+        """
+        def k(x_ptr, out_ptr, n_cols, threshold, eps):
+            cols = tl.arange(0, 16)
+            x = tl.load(x_ptr + cols, mask=cols < n_cols, other=0.0)
+            y = tl.where(x > threshold, x - threshold, 0.0) * (3.0 / n_cols)
+            tl.store(out_ptr + cols, y * tl.rsqrt(eps + 1.0), mask=cols < n_cols)
+        """
+    )
+    assert found.floats == {"threshold", "eps"}, found.floats
+
+
 def test_inference_reads_block_pointers_and_math_calls():
     found = _infer(
         """

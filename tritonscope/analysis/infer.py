@@ -9,7 +9,7 @@ values, so it reads the code instead:
   the same file, by a call or as a gl.warp_specialize partition's argument;
 - a float is a parameter combined with a float literal (`scale * 1.44`), used in the
   arithmetic a math function takes (`tl.sqrt(eps)`, `tl.rsqrt(var + eps)`), or combined with
-  loaded data (`x * alpha + y`) and read by no address, mask or bound.
+  loaded data (`x * alpha + y`), unless an address, a mask or a bound reads it (an int).
 The base of `a + b` is taken from the left operand when it has one, because Triton
 code is written `base_ptr + offsets`.
 """
@@ -55,8 +55,9 @@ def infer_kinds(functions: dict[str, ast.FunctionDef]) -> dict[str, Inferred]:
         results[name].in_branches = results[name].pointers - outside
         reader = _FunctionReader(fn, functions, results)
         results[name].indices = reader.index_params(results[name].pointers)
-        scales = reader.scale_params(results[name].pointers, results[name].indices)
-        results[name].floats = (_float_params(fn) | scales) - results[name].pointers
+        pointers, indices = results[name].pointers, results[name].indices
+        floats = _float_params(fn) | reader.scale_params(pointers, indices)
+        results[name].floats = floats - pointers - reader.integer_params(pointers, indices)
     return results
 
 
@@ -123,10 +124,41 @@ class _FunctionReader:
 
     def scale_params(self, pointers: set[str], indices: set[str]) -> set[str]:
         """The parameters that scale or shift loaded data (`out = x * alpha + y`, x loaded through a
-        pointer to data, not to indices) and take no part in addressing, masks or bounds: a float, as a
-        launch passes a scale (an int `alpha` put an I2F in the code and, with fp16 data, fp16 math:
-        h24b)."""
-        data = pointers - indices
+        pointer to data, not to indices): a float, as a launch passes a scale (an int `alpha` put an
+        I2F in the code and, with fp16 data, fp16 math: h24b)."""
+        tainted, params = self._tainted(pointers - indices), set(self.params) - pointers
+        scales: set[str] = set()
+        for node in ast.walk(self.fn):
+            # not a divisor: data over a count (`tl.sum(x) / n`, a mean) divides by an int as often as not
+            if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+                for name, other in ((node.left, node.right), (node.right, node.left)):
+                    if isinstance(name, ast.Name) and name.id in params and self._names(other, set()) & tainted:
+                        scales.add(name.id)
+        return scales
+
+    def integer_params(self, pointers: set[str], indices: set[str]) -> set[str]:
+        """The parameters an address, a mask or a loop's or a range's bound reads: integers, whatever a
+        float literal beside them elsewhere says (liger's poly_norm: `cols < n_cols`, then `3.0 / n_cols`,
+        made n_cols fp32). A comparison with loaded data (`x > threshold`) is no mask."""
+        tainted = self._tainted(pointers - indices)
+        used: set[str] = set()
+        for expr in self._pointer_expressions():
+            used |= self._offsets(expr, set())
+        for node in ast.walk(self.fn):
+            if isinstance(node, ast.Compare) and len(node.comparators) == 1:
+                sides = (node.left, node.comparators[0])
+                for side, other in (sides, sides[::-1]):
+                    against = self._names(other, set())
+                    if against - {"tl"} and not against & tainted:  # against offsets, not data or a literal
+                        used |= self._names(side, set())
+            func = node.func if isinstance(node, ast.Call) else None
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if called in _BOUNDS or called == "arange":
+                used |= {n for arg in node.args for n in self._names(arg, set())}  # type: ignore[attr-defined]
+        return used & set(self.params)
+
+    def _tainted(self, data: set[str]) -> set[str]:
+        """The locals computed from what is loaded through the pointers `data`."""
         tainted = {
             name
             for name, values in self.assignments.items()
@@ -137,30 +169,7 @@ class _FunctionReader:
             more = {n for n, values in self.assignments.items() if any(self._names(v, set()) & tainted for v in values)}
             grown = bool(more - tainted)
             tainted |= more
-        params = set(self.params) - pointers
-        scales: set[str] = set()
-        for node in ast.walk(self.fn):
-            # not a divisor: data over a count (`tl.sum(x) / n`, a mean) divides by an int as often as not
-            if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
-                for name, other in ((node.left, node.right), (node.right, node.left)):
-                    if isinstance(name, ast.Name) and name.id in params and self._names(other, set()) & tainted:
-                        scales.add(name.id)
-        return scales - self._indexing(pointers)
-
-    def _indexing(self, pointers: set[str]) -> set[str]:
-        """The names an address, a comparison (a mask) or a loop's or a range's bound reads: integers."""
-        used: set[str] = set()
-        for expr in self._pointer_expressions():
-            used |= self._offsets(expr, set())
-        for node in ast.walk(self.fn):
-            if isinstance(node, ast.Compare):
-                for operand in (node.left, *node.comparators):
-                    used |= self._names(operand, set())
-            func = node.func if isinstance(node, ast.Call) else None
-            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-            if called in _BOUNDS or called == "arange":
-                used |= {n for arg in node.args for n in self._names(arg, set())}  # type: ignore[attr-defined]
-        return used
+        return tainted
 
     def _offsets(self, expr: ast.expr, seen: set[str]) -> set[str]:
         """The names an address adds to its base (`a_ptr + rows * K`: rows and K), through the locals'
