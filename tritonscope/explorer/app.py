@@ -301,8 +301,7 @@ class ExplorerApp(App):
             return
         self.main.mark(shown, changes)
         if previous is shown:  # the file saved back as it was before a failed compile
-            self.main.stand(f"{self.session.how} · as before the failed compile: no line changed")
-            return
+            return self.main.stand(f"{self.session.how} · as before the failed compile: no line changed")
         changed = count(sum(len(lines) for lines in changes.values()), "line")
         said = change(shown, previous) or "against the file before the save"  # else the same variant
         self.main.stand(f"{self.session.how} · {changed} changed (▌) · {said}")
