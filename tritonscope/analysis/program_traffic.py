@@ -41,7 +41,6 @@ _ARGUMENT = re.compile(r"%([\w$.]+)\s*:\s*(!tt\.ptr<(\w+)>|!tt\.tensordesc<(?:te
 _POINTERS = re.compile(r"tensor<((?:\d+x)+)!tt\.ptr<(\w+)>|!tt\.ptr<(\w+)>")
 _BLOCK = re.compile(r"tensordesc<(?:tensor<)?((?:\d+x)+)(\w+)")
 _DOT = re.compile(r"(?:tensor|memdesc)<(\d+)x(\d+)x(\w+)[^*]*\*\s*!?\w*\.?(?:tensor|memdesc)<(\d+)x(\d+)x")
-_AXIS = {"x": 0, "y": 1, "z": 2}
 _LOADS = ("tt.load", "ttg.async_copy_global_to_local", "tt.descriptor_load", "tt.descriptor_gather")
 _STORES = ("tt.store", "tt.descriptor_store", "tt.atomic_rmw", "tt.atomic_cas", "tt.descriptor_reduce")
 _TMA_LOADS = ("ttng.async_tma_copy_global_to_local",)
@@ -212,11 +211,11 @@ def _step(walk: _Walk, op: ttgir.Op) -> None:
     elif op.name in ttgir.DOT_OPS:
         _dot(walk, op)
     elif op.name == "tt.get_program_id":
-        axis = _AXIS.get(op.text.split("tt.get_program_id")[-1].split()[0], 0)
+        axis = ttgir.grid_axis(op)
         walk.env[op.results[0]] = Span(walk.pids[axis], walk.pids[axis])
         walk.axes_read.add(axis)
     elif op.name == "tt.get_num_programs":
-        axis = _AXIS.get(op.text.split("tt.get_num_programs")[-1].split()[0], 0)
+        axis = ttgir.grid_axis(op)
         walk.env[op.results[0]] = program_values.scalar(walk.grid[axis])
     elif op.name == "tt.make_tensor_descriptor" and op.results:
         base = walk.env.get(op.operands[0]) if op.operands else None

@@ -32,7 +32,6 @@ _BINARY: dict[str, Callable[[int, int], int | None]] = {
     "arith.maxsi": max,
     "arith.minsi": min,
 }
-_AXIS = {"x": 0, "y": 1, "z": 2}
 _SAME = ("arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast", "arith.bitcast")
 
 
@@ -144,7 +143,7 @@ def _evaluate(op: ttgir.Op, known: dict[str, int], grid: Grid = None) -> None:
     elif op.name == "tt.get_program_id":
         known[result] = 0
     elif op.name == "tt.get_num_programs" and grid is not None:
-        known[result] = grid[_AXIS.get(op.text.split("tt.get_num_programs")[-1].split()[0], 0)]
+        known[result] = grid[ttgir.grid_axis(op)]
     elif op.name in _SAME and op.operands and op.operands[0] in known:
         known[result] = known[op.operands[0]]
     elif op.name in _BINARY and len(op.operands) == 2 and all(o in known for o in op.operands):

@@ -205,6 +205,14 @@ def tensor_shape(line: str) -> str | None:
     return f"{match.group(1)}{match.group(2)}" if match else None
 
 
+_AXES = {"x": 0, "y": 1, "z": 2}
+
+
+def grid_axis(op: Op) -> int:
+    """The grid axis a `tt.get_program_id` or `tt.get_num_programs` op reads: `tt.get_num_programs y` is 1."""
+    return _AXES.get(op.text.split(op.name)[-1].split()[0], 0)
+
+
 def result_layout_name(line: str) -> str | None:
     """The layout (alias) of an op's result tensor: `#mma` in `... -> tensor<128x128xf32, #mma>`."""
     result = line.rsplit("->", 1)[-1] if "->" in line else line.rsplit(":", 1)[-1]
