@@ -163,6 +163,20 @@ def test_a_scalar_that_scales_loaded_data_is_a_float_and_one_that_indexes_is_not
     assert found.indices == {"idx_ptr"}
 
 
+def test_a_scalar_cast_to_a_float_that_scales_loaded_data_is_a_float():
+    """liger's swiglu: `tl.load(a).to(tl.float32) * gate_multiplier.to(tl.float32)`, launched with
+    `float(gate_multiplier)`, was an i32 (assumed). A scalar cast to an integer type stays an int."""
+    found = _infer(
+        """
+        def k(a_ptr, c_ptr, gate, shift, n):
+            cols = tl.arange(0, 16)
+            a = tl.load(a_ptr + cols, mask=cols < n, other=0).to(tl.float32) * gate.to(tl.float32)
+            tl.store(c_ptr + cols, a + shift.to(tl.int32), mask=cols < n)
+        """
+    )
+    assert found.floats == {"gate"}, found.floats
+
+
 def test_a_scalar_a_mask_reads_is_an_int_whatever_a_float_literal_beside_it_says():
     """liger's poly_norm: `mask = cols < n_cols`, then `(3.0 / n_cols) * x`: n_cols was fp32, where the
     launch passes the row's length, an int. A threshold compared with loaded data stays a float."""

@@ -126,13 +126,21 @@ class _FunctionReader:
         """The parameters that scale or shift loaded data (`out = x * alpha + y`, x loaded through a
         pointer to data, not to indices): a float, as a launch passes a scale (an int `alpha` put an
         I2F in the code and, with fp16 data, fp16 math: h24b)."""
-        tainted, params = self._tainted(pointers - indices), set(self.params) - pointers
+        data = pointers - indices
+        tainted, params = self._tainted(data), set(self.params) - pointers
+
+        def is_data(expr: ast.expr) -> bool:  # a local computed from loaded data, or a load itself
+            return bool(self._names(expr, set()) & tainted) or any(
+                self._bases(call.args[0], set()) & data for call in _loads(expr)
+            )
+
         scales: set[str] = set()
         for node in ast.walk(self.fn):
             # not a divisor: data over a count (`tl.sum(x) / n`, a mean) divides by an int as often as not
             if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
-                for name, other in ((node.left, node.right), (node.right, node.left)):
-                    if isinstance(name, ast.Name) and name.id in params and self._names(other, set()) & tainted:
+                for operand, other in ((node.left, node.right), (node.right, node.left)):
+                    name = _uncast(operand)
+                    if isinstance(name, ast.Name) and name.id in params and is_data(other):
                         scales.add(name.id)
         return scales
 
@@ -266,6 +274,16 @@ class _FunctionReader:
 
 
 _BOUNDS = {"range", "static_range", "cdiv"}  # a loop's or a range's bound
+
+
+def _uncast(expr: ast.expr) -> ast.expr:
+    """`alpha.to(tl.float32)` is alpha, as a scale (liger's swiglu casts its `gate_multiplier` so, where a
+    launch passes a float); a cast to an integer type is no scale's."""
+    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "to"):
+        return expr
+    dtype = expr.args[0] if expr.args else next((k.value for k in expr.keywords if k.arg == "dtype"), None)
+    named = dtype.attr if isinstance(dtype, ast.Attribute) else getattr(dtype, "id", "")
+    return expr if "int" in named else expr.func.value
 
 
 def _loads(expr: ast.expr) -> list[ast.Call]:
