@@ -142,6 +142,24 @@ def test_only_the_dot_line_carries_matrix_instructions():
         assert matrix[DOT] == whole.matrix
 
 
+def test_atomics_are_counted_on_their_line_and_their_waits_named_as_atomics():
+    """The atomics were no kind of the mix: no row in dump, no figure under their line, and a wait on an
+    atomic's old value was said "waits on the loads of line 8 (global load)"."""
+    ticket = KERNELS / "atomic_ticket.py"
+    atomic = line_of(ticket, "ticket = tl.atomic_add(counter_ptr + offsets % 4, 1)")
+    counted = {}
+    for target in ("sm90", "gfx942"):
+        c = compiled(str(ticket), target)
+        per_line = {x.line: x.instructions.atomics for x in cost.line_costs(c) if x.instructions.atomics}
+        assert list(per_line) == [atomic], (target, per_line)
+        machine = c.variant.target_info.vendor.machine_code
+        assert instruction_mix.count(machine, c.stages[machine]).atomics == per_line[atomic] > 0
+        counted[target] = per_line[atomic]
+    text = ExplainView(Terminal(width=80)).render(explain(make_request(str(ticket), "sm90")))
+    assert f"↳ atomics {counted['sm90']}\n" in text
+    assert f"waits on line {atomic} (atomic): " in text and "global load" not in text
+
+
 def test_the_sass_names_lines_of_the_ptx_shown():
     """ptxas gets the PTX with one .loc per inline-asm block (since 3.8 LLVM writes one per asm line), so
     nvdisasm's -gp lines count another text; the SASS shown names the lines of the PTX shown: each HMMA

@@ -71,6 +71,7 @@ def tally(ops: Iterable[Op]) -> InstructionMix:
         barriers=counts[opcodes.BARRIER],
         local_loads=counts[opcodes.LOCAL_LOAD],
         local_stores=counts[opcodes.LOCAL_STORE],
+        atomics=counts[opcodes.ATOMIC],
     )
 
 

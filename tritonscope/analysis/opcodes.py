@@ -23,7 +23,7 @@ from enum import Enum, unique
 # The instruction mix's kinds (instruction_mix.Op.kind; the captures' `instruction_mix` keys).
 GLOBAL_LOAD, GLOBAL_STORE, ASYNC_COPY, TMA, TMA_STORE = "global_load", "global_store", "async_copy", "tma", "tma_store"
 SHARED_LOAD, SHARED_STORE, LOCAL_LOAD, LOCAL_STORE = "shared_load", "shared_store", "local_load", "local_store"
-MATRIX, BARRIER, OTHER = "matrix", "barrier", "other"
+MATRIX, BARRIER, ATOMIC, OTHER = "matrix", "barrier", "atomic", "other"
 
 
 class Unit(Enum):
@@ -57,6 +57,7 @@ class Result(Enum):
     waits for memory; a warp-group matrix chain for every member's turn (warp_timeline.latency_of)."""
 
     GLOBAL_LOAD = ("global load", "global_memory", True, True)
+    ATOMIC = ("atomic", "global_memory", True, False)  # an atomic's old value, back from the L2
     ASYNC_COPY = ("async copy", "global_memory", True, True)
     LOCAL = ("local memory", "l1", False, True)
     SHARED_LOAD = ("shared load", "shared", False, True)
@@ -104,10 +105,10 @@ SASS: dict[str, Sass] = {
     "LD": Sass(Unit.GLOBAL, OTHER, Result.GLOBAL_LOAD, _G),
     "STG": Sass(Unit.GLOBAL, GLOBAL_STORE, None, _G, drains=True),
     "ST": Sass(Unit.GLOBAL, OTHER, None, _G, drains=True),
-    "ATOMG": Sass(Unit.ATOMIC, OTHER, Result.GLOBAL_LOAD, _G, drains=True),
-    "ATOM": Sass(Unit.ATOMIC, OTHER, Result.GLOBAL_LOAD, _G),
-    "RED": Sass(Unit.ATOMIC, OTHER, Result.FENCE_L2, _G, drains=True),
-    "REDG": Sass(Unit.ATOMIC, OTHER, Result.FENCE_L2, _G, drains=True),
+    "ATOMG": Sass(Unit.ATOMIC, ATOMIC, Result.ATOMIC, _G, drains=True),
+    "ATOM": Sass(Unit.ATOMIC, ATOMIC, Result.ATOMIC, _G),
+    "RED": Sass(Unit.ATOMIC, ATOMIC, Result.FENCE_L2, _G, drains=True),
+    "REDG": Sass(Unit.ATOMIC, ATOMIC, Result.FENCE_L2, _G, drains=True),
     "LDGSTS": Sass(Unit.ASYNC_COPY, ASYNC_COPY, Result.GLOBAL_LOAD, _G, held_by_barrier=True),
     "LDGDEPBAR": Sass(Unit.ASYNC_COPY, OTHER, Result.ASYNC_COPY),
     "UTMALDG": Sass(Unit.TMA, TMA),
@@ -173,6 +174,7 @@ _AMDGCN = (
     (("global_load_async_to_lds", "global_load_lds", "buffer_load_async_to_lds"), ASYNC_COPY),
     (("global_load", "buffer_load"), GLOBAL_LOAD),
     (("global_store", "buffer_store"), GLOBAL_STORE),
+    (("global_atomic", "buffer_atomic", "flat_atomic"), ATOMIC),
     (("ds_read", "ds_load"), SHARED_LOAD),
     (("ds_write", "ds_store"), SHARED_STORE),
     (("v_mfma", "v_smfmac", "v_wmma"), MATRIX),

@@ -314,6 +314,7 @@ class InstructionMix:
     barriers: int
     local_loads: int  # LDL / scratch: spills read back
     local_stores: int
+    atomics: int = 0  # read-modify-writes of global memory (ATOM, RED / global_atomic_*)
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ def resource_columns(c: Compilation) -> dict[str, str]:
         "instructions": str(mix.total),
         "global loads": widths(mix.global_loads),
         "global stores": widths(mix.global_stores),
+        "atomics": str(mix.atomics),
         "async copies": str(mix.async_copies),
         "shared loads/stores": f"{mix.shared_loads}/{mix.shared_stores}",
         "matrix ops": str(mix.matrix),

@@ -146,6 +146,7 @@ def mix_rows(mix: InstructionMix, backend: Backend) -> list[tuple[str, str, str]
         ("instructions", str(mix.total), f"in the {code} listing"),
         ("global loads", widths(mix.global_loads), "count x bits per thread: wider is better"),
         ("global stores", widths(mix.global_stores), "count x bits per thread"),
+        ("atomics", str(mix.atomics), "read-modify-writes of global memory"),
         ("async copies", str(mix.async_copies), "global to shared (LDGSTS, TMA)"),
         (
             "shared loads/stores",

@@ -159,6 +159,8 @@ def figures(cost: LineCost) -> str:
         parts.append(f"global ld {widths(m.global_loads)}")
     if m.global_stores:
         parts.append(f"global st {widths(m.global_stores)}")
+    if m.atomics:
+        parts.append(f"atomics {m.atomics}")
     if cost.async_copy_widths:
         parts.append(f"async copy {widths(cost.async_copy_widths)}")
     if cost.tma:
