@@ -22,6 +22,7 @@ from .tables import Column, bands, fits, packed
 
 def resource_columns(c: Compilation) -> dict[str, str]:
     r, mix = c.resources, c.resources.instructions
+    assert mix is not None  # every compile's resources carry its mix (analysis/artifacts.py)
     occupancy = f"{percentage(r.occupancy.percent)} ({r.occupancy.limited_by})"
     return {
         "target": c.variant.target,
