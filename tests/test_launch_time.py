@@ -98,6 +98,20 @@ def test_the_flops_of_a_grid_past_the_programs_evaluated_are_the_whole_launchs()
     assert f"{2 * m * n * k / 1e9:,.1f} GFLOP" in tensor.said
 
 
+def test_explain_asks_the_files_grid_hook_once(tmp_path):
+    """The grid was found twice (once for the per-line estimate, once for the launch's): a hook with
+    side effects, or a slow one, ran twice."""
+    from cli_process import tritonscope
+
+    calls = tmp_path / "calls"
+    kernel = KERNELS / "launch" / "counted_grid.py"
+    document = json.loads(
+        tritonscope("explain", str(kernel), "-t", "h100", "--json", env={"GRID_CALLS": str(calls)}).stdout
+    )
+    assert document["time"]["launch"]["grid"] == [65536, 1, 1]
+    assert calls.read_text().splitlines() == [str(1 << 26)]
+
+
 def test_no_estimate_without_the_targets_figures_or_its_sass():
     assert TARGETS["gfx942"].speeds is None
     assert launch_time.estimate(compiled(COPY, "gfx942"), (4,), "--grid") is None

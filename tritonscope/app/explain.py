@@ -91,11 +91,13 @@ def explain_compilation(
 ) -> ExplainResult:
     """The explanation of a compilation; with its `request`, the what-ifs are compiled too; the launch's
     time where its grid is known (app/launch.py)."""
-    kernel = examine(compilation, live, launch.grid_size(compilation, grid, module))
+    # once: a grid hook runs once, and a refused --grid is said before any what-if compiles
+    resolved = launch.grid_for(compilation.variant, grid, module, compilation.launches)
+    kernel = examine(compilation, live, launch.axes(resolved))
     found, notes = findings.find(kernel)
     if request is not None and not isinstance(request.source, CachedKernel):
         found = verified(request, found, compilation)
-    estimate, why = launch.estimate(compilation, grid, module, kernel.time) if kernel.time else (None, None)
+    estimate, why = launch.estimate(compilation, resolved, kernel.time) if kernel.time else (None, None)
     found = tuple(_for_the_launch(f, estimate) for f in found)
     return ExplainResult(
         compilation, kernel.lines, found, kernel.live_registers is not None, notes, time=kernel.time,

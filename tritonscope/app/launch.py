@@ -11,7 +11,6 @@ from ..analysis import launch_time
 from ..analysis.launch_time import LaunchEstimate
 from ..analysis.line_time import TimeEstimate
 from ..core import launch_grid
-from ..core.errors import UsageError
 from ..core.launch_grid import GridSpec
 from ..core.model import Compilation, Variant
 
@@ -78,22 +77,16 @@ def _file_defaults(module: Any) -> dict[str, Any]:
     return {k: v for k, v in defaults.items() if isinstance(v, int) and not isinstance(v, bool)}
 
 
-def grid_size(c: Compilation, spec: GridSpec | None, module: Any = None) -> tuple[int, int, int] | None:
-    """The launch's grid in three axes where one is known (`estimate`'s), for the per-line estimate: a
-    persistent kernel's loop over `tl.num_programs` runs by it. None where there is none (said by
-    `estimate`), or the grid is refused (raised there, as it was)."""
-    try:
-        grid = grid_for(c.variant, spec, module, c.launches)
-    except UsageError:
-        return None
+def axes(grid: tuple[tuple[int, ...], str] | str) -> tuple[int, int, int] | None:
+    """A grid `grid_for` found, in three axes (the per-line estimate's: a persistent kernel's loop over
+    `tl.num_programs` runs by it); None where there is none."""
     return None if isinstance(grid, str) else launch_grid.three(grid[0])
 
 
 def estimate(
-    c: Compilation, spec: GridSpec | None, module: Any = None, per_warp: TimeEstimate | None = None
+    c: Compilation, grid: tuple[tuple[int, ...], str] | str, per_warp: TimeEstimate | None = None
 ) -> tuple[LaunchEstimate | None, str | None]:
-    """(the launch's time, None) or (None, why there is none)."""
-    grid = grid_for(c.variant, spec, module, c.launches)
+    """(the launch's time for the grid `grid_for` found, None) or (None, why there is none)."""
     if isinstance(grid, str):
         return None, grid
     found = launch_time.estimate(c, grid[0], grid[1], per_warp)
