@@ -102,3 +102,25 @@ def test_the_line_fits_the_terminal_and_keeps_time_place_and_ctrl_c(monkeypatch)
     line = StatusLine().line(now)
     assert len(line) <= 79 and line.endswith(" · 12 s · at k.py:14 · Ctrl-C stops it"), line
     assert line.startswith("importing xxx") and "…" in line
+
+
+def test_a_long_message_wraps_between_words_on_a_terminal_and_stays_one_line_in_a_pipe():
+    """Messages ran past the terminal's edge, broken mid-word by it (stderr was never wrapped); a pipe
+    keeps each on one line, for grep."""
+    args = ("explain", "sample:vector_add", "-t", "sm90", "--grid", "cdiv(n_elementz, BLOCK_SIZE), 2")
+    main, side = pty.openpty()
+    env = {**os.environ, "COLUMNS": "80", "TERM": "xterm"}
+    argv = [sys.executable, "-m", "tritonscope", *args]
+    child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=side, env=env)
+    os.close(side)
+    assert child.wait(timeout=120) == 2
+    written = _read(main, 1.0).decode(errors="replace")
+    os.close(main)
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in written.replace("\r", "").splitlines()]
+    first = next(i for i, line in enumerate(lines) if line.startswith("error: --grid"))
+    assert max(len(line) for line in lines) <= 80, lines
+    assert re.match(r"^ {7}\S", lines[first + 1]) and lines[first + 2].startswith("hint: "), lines
+    said = " ".join(line.strip() for line in lines[first : first + 2])
+    piped = tritonscope(*args, expect=2, env={"COLUMNS": "80"}).stderr
+    error = next(line for line in piped.splitlines() if line.startswith("error: --grid"))
+    assert len(error) > 80 and said == error, (said, error)
