@@ -86,7 +86,7 @@ def over_shared_limit(k: Kernel) -> list[Finding]:
     listed = "; ".join(f"line {line}: {shape} = {kib(size)}" for line, shape, size in buffers[:4])
     stages = pipeline.stages(k)
     said, fewer = pipeline.fewer(k, stages - 1)
-    what_if = (fewer,) if stages > 1 and fewer else ()
+    what_if = fewer if stages > 1 else ()
     advice = f"{said} keeps one copy fewer of each pipelined tile" if stages > 1 else ""
     return [
         Finding(
@@ -157,7 +157,7 @@ def _next_step(k: Kernel) -> tuple[str, tuple[WhatIf, ...]]:
         return "fewer registers per thread: smaller BLOCK sizes" + (" or more warps" if more else ""), ()
     if occ.limited_by == "shared memory" and stages > 1:
         said, fewer = pipeline.fewer(k, stages - 1)
-        return f"{said} needs less shared memory per block", (fewer,) if fewer else ()
+        return f"{said} needs less shared memory per block", fewer
     return f"fewer {k.target.vendor.words.registers} or less shared memory per block: smaller BLOCK sizes", ()
 
 

@@ -21,37 +21,31 @@ def stages(k: Kernel) -> int:
     num_stages says)."""
     if k.c.kernel.language is Language.GLUON:
         return 1
-    name, written = _constexpr(k), _written(k)
+    name, written = _loop_setting(k)
     if name:
         return int(k.c.variant.constexprs[name])
     return written[0] if written else k.c.options.get("num_stages") or 1
 
 
-def fewer(k: Kernel, n: int) -> tuple[str, WhatIf | None]:
-    """(`num_stages=2` or `NUM_STAGES=2`, the what-if that compiles it; None for a number written in
-    the loop: the file's own edit)."""
-    name = _constexpr(k)
+def fewer(k: Kernel, n: int) -> tuple[str, tuple[WhatIf, ...]]:
+    """(`num_stages=2` or `NUM_STAGES=2`, the what-ifs that compile it: none for a number written in
+    the loop, the file's own edit)."""
+    name, written = _loop_setting(k)
     if name:
-        return f"{name}={n} (the loop's own num_stages)", WhatIf("constexpr", name, n)
-    written = _written(k)
+        return f"{name}={n} (the loop's own num_stages)", (WhatIf("constexpr", name, n),)
     if written:
-        return f"num_stages={n} in the loop's own tl.range (line {written[1]}; the option does not reach it)", None
-    return f"num_stages={n}", WhatIf("option", "num_stages", n)
+        return f"num_stages={n} in the loop's own tl.range (line {written[1]}; the option does not reach it)", ()
+    return f"num_stages={n}", (WhatIf("option", "num_stages", n),)
 
 
-def _constexpr(k: Kernel) -> str | None:
-    """The constexpr a loop of the kernel takes its num_stages from, where it is an integer."""
-    found = _LOOP_STAGES.search(k.c.kernel.source)
-    if found is None or found.group(1).isdigit():
-        return None
-    value = k.c.variant.constexprs.get(found.group(1))
-    return found.group(1) if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _written(k: Kernel) -> tuple[int, int] | None:
-    """(the number, its kernel-file line) where a loop of the kernel writes its num_stages as a number."""
+def _loop_setting(k: Kernel) -> tuple[str | None, tuple[int, int] | None]:
+    """Where a loop of the kernel sets its own num_stages: (the integer constexpr it names, None), or
+    (None, (the number written, its kernel-file line)); (None, None) where none does."""
     source = k.c.kernel.source
     found = _LOOP_STAGES.search(source)
-    if found is None or not found.group(1).isdigit():
-        return None
-    return int(found.group(1)), k.c.kernel.first_line + source.count("\n", 0, found.start())
+    if found is None:
+        return None, None
+    if found.group(1).isdigit():
+        return None, (int(found.group(1)), k.c.kernel.first_line + source.count("\n", 0, found.start()))
+    value = k.c.variant.constexprs.get(found.group(1))
+    return (found.group(1) if isinstance(value, int) and not isinstance(value, bool) else None), None

@@ -268,7 +268,7 @@ def shared_buffers(k: Kernel) -> list[Finding]:
                 if gluon
                 else "smaller tiles: each pipelined buffer holds num_stages copies of one tile"
             ),
-            what_if=tuple(w for w in (pipeline.fewer(k, stages - 1)[1],) if w) if stages > 1 else (),
+            what_if=pipeline.fewer(k, stages - 1)[1] if stages > 1 else (),
         )
     ]
 
