@@ -168,13 +168,14 @@ def test_a_scalar_cast_to_a_float_that_scales_loaded_data_is_a_float():
     `float(gate_multiplier)`, was an i32 (assumed). A scalar cast to an integer type stays an int."""
     found = _infer(
         """
-        def k(a_ptr, c_ptr, gate, shift, n):
+        def k(a_ptr, c_ptr, gate, shift, eps, n):
             cols = tl.arange(0, 16)
             a = tl.load(a_ptr + cols, mask=cols < n, other=0).to(tl.float32) * gate.to(tl.float32)
-            tl.store(c_ptr + cols, a + shift.to(tl.int32), mask=cols < n)
+            e = eps.to(tl.float32)
+            tl.store(c_ptr + cols, a * e + shift.to(tl.int32), mask=cols < n)
         """
     )
-    assert found.floats == {"gate"}, found.floats
+    assert found.floats == {"gate", "eps"}, found.floats
 
 
 def test_a_scalar_a_mask_reads_is_an_int_whatever_a_float_literal_beside_it_says():

@@ -139,10 +139,21 @@ class _FunctionReader:
             # not a divisor: data over a count (`tl.sum(x) / n`, a mean) divides by an int as often as not
             if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
                 for operand, other in ((node.left, node.right), (node.right, node.left)):
-                    name = _uncast(operand)
-                    if isinstance(name, ast.Name) and name.id in params and is_data(other):
-                        scales.add(name.id)
+                    name = self._scale(operand, params)
+                    if name and is_data(other):
+                        scales.add(name)
         return scales
+
+    def _scale(self, expr: ast.expr, params: set[str], depth: int = 0) -> str | None:
+        """The parameter an operand is, through casts to a float and locals assigned once (`e =
+        eps.to(tl.float32)`, then `x * e`), else None."""
+        expr = _uncast(expr)
+        if not isinstance(expr, ast.Name):
+            return None
+        if expr.id in params:
+            return expr.id
+        values = self.assignments.get(expr.id, [])
+        return self._scale(values[0], params, depth + 1) if len(values) == 1 and depth < 4 else None
 
     def integer_params(self, pointers: set[str], indices: set[str]) -> set[str]:
         """The parameters an address, a mask or a loop's or a range's bound reads: integers, whatever a
