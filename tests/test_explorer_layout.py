@@ -14,6 +14,7 @@ import shutil
 import threading
 
 import pytest
+from conftest import make_request
 from test_explorer import MATMUL, ROOT, opened, pane, settled, until, warm  # noqa: F401  (warm: a fixture)
 
 from tritonscope.core.model import VariantRequest
@@ -118,6 +119,26 @@ def test_the_variant_editor_keeps_a_value_a_line_and_the_status_in_view(size, wa
                 held.set()
                 app.compiles.on_done, app.compiles.on_early = done, early
             await until(pilot, lambda: app.session.shown is not None)
+
+    asyncio.run(scenario())
+
+
+def test_the_variant_editor_says_which_argument_types_were_guessed(warm):  # noqa: F811
+    """`v` listed `rows (arg) i32` for a type tritonscope assumed (no value anywhere), as it lists one the
+    user gave; `list` and dump's header say it was assumed. A value the user sets is theirs."""
+
+    async def scenario():
+        masked = str(ROOT / "tests" / "kernels" / "masked_2d.py")
+        request = make_request(masked, "sm90", constexprs=("BLOCK_R=32", "BLOCK_C=32"))
+        async with opened(request, size=(100, 30), compiles=warm) as (app, pilot):
+            await pilot.press("v")
+            lines = screen(app)
+            guessed = (("rows (argument)", "i32 (assumed: enter gives a value)"), ("src_ptr (argument)", "(inferred"))
+            for label, said in guessed:
+                assert any(label in row and said in row for row in lines), "\n".join(lines)
+            await pilot.press("down", "down", "down", "down", "enter", *"4096", "enter")  # rows: the user's
+            assert not any("rows (argument)" in row and "assumed" in row for row in screen(app)), "\n".join(screen(app))
+            await settled(app, pilot)
 
     asyncio.run(scenario())
 

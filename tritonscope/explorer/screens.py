@@ -178,14 +178,14 @@ class VariantScreen(ModalScreen):
         knobs = self.query_one("#knobs", OptionList)
         knobs.border_title = "variant: ← → change, enter types, esc closes"
         # each value on one line: the names' column, the values', the borders, padding and scrollbar
-        texts = max(self.TEXT, *(len(k.text) for k in self.knobs))
+        texts = max(self.TEXT, *(len(k.said) for k in self.knobs))
         self.query_one("#variant").styles.width = max(52, self._column + 1 + texts + 6)
         status, main = self.query_one(StatusLine), self._app.main.query_one("#status", StatusLine)
         self.watch(main, "standing", lambda text: setattr(status, "standing", text))
         self.watch(main, "said", lambda text: setattr(status, "said", text))
 
     def _prompt(self, knob: Knob) -> str:
-        return f"{_label(knob):<{self._column}} {knob.text}"
+        return f"{_label(knob):<{self._column}} {knob.said}"
 
     def _current(self) -> int | None:
         return self.query_one("#knobs", OptionList).highlighted
@@ -236,7 +236,7 @@ class VariantScreen(ModalScreen):
         if value == knob.value:
             return
         self.request = changed(self.request, knob, value)
-        self.knobs[index] = replace(knob, value=value)
+        self.knobs[index] = replace(knob, value=value, guessed="")  # the user's now
         knobs = self.query_one("#knobs", OptionList)
         knobs.replace_option_prompt_at_index(index, self._prompt(self.knobs[index]))
         self._app.ask(self.request)

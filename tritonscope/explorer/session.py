@@ -126,6 +126,7 @@ class Knob:
     name: str
     value: Any
     choices: tuple[Any, ...] = ()  # the values it steps through, where it has a list (Triton's: the running first)
+    guessed: str = ""  # an argument's type tritonscope guessed: "assumed" (no value anywhere) or "inferred"
 
     @property
     def text(self) -> str:
@@ -134,6 +135,11 @@ class Knob:
         if self.what == "triton":
             return f"{self.value} (running)" if self.value == self.choices[0] else str(self.value)
         return format_value(self.value)
+
+    @property
+    def said(self) -> str:
+        """The text, and where tritonscope guessed an argument's type, that it did: the launch may differ."""
+        return f"{self.text} ({self.guessed}: enter gives a value)" if self.guessed else self.text
 
 
 POINTER_TYPES = tuple(TypeName(t) for t in ("*fp16", "*bf16", "*fp32", "*fp8e4nv", "*i8", "*i32", "*i64"))
@@ -145,7 +151,8 @@ def knobs(result: ExploreResult, target_names: tuple[str, ...]) -> list[Knob]:
     found = [Knob("constexpr", name, value) for name, value in v.constexprs.items()]
     for name, value in v.arguments.items():
         choices = POINTER_TYPES if isinstance(value, TypeName) and value.startswith("*") else ()
-        found.append(Knob("arg", name, value, choices))
+        guessed = "assumed" if name in v.assumed else "inferred" if name in v.inferred else ""
+        found.append(Knob("arg", name, value, choices, guessed))
     options = result.compilation.options
     found += [Knob("option", name, options.get(name)) for name in OPTION_NAMES if name in ("num_warps", "num_stages")]
     found.append(Knob("target", "target", v.target, target_names))
