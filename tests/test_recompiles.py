@@ -172,6 +172,22 @@ def test_do_not_specialize_proved_with_its_cost(document):
     assert fix_of(document, "one_kernel", "do_not_specialize")["proved"] is True
 
 
+def test_a_fix_s_cost_is_said_against_each_variant_it_replaces(tmp_path):
+    """n=1000 compiled first, then n=1024 with the hint: do_not_specialize's cost was measured against
+    the first alone ("registers 24 → 22", a gain) and hid that the second loses its 128-bit accesses."""
+    from conftest import Cli
+
+    out = tmp_path / "second"
+    Cli()("trace", "--target", "sm90", "-o", out, "--", sys.executable, KERNELS / "recompile_hint_second.py")
+    (kernel,) = json.loads(Cli()("recompiles", out, "--json").stdout)["kernels"]
+    (fix,) = [f for f in kernel["fixes"] if "do_not_specialize" in f["code"]]
+    first, second = fix["cost"].splitlines()
+    assert first.startswith("from n=1000: ") and "global load bits" not in first, fix["cost"]
+    assert second.startswith("from n=1024: ") and "global load bits 128 → 32" in second, fix["cost"]
+    text = Cli()("recompiles", out).stdout
+    assert "cost from n=1024: " in text and "cost: from" not in text
+
+
 def test_a_bucketed_constexpr_and_the_same_options_proved(document):
     bucket = fix_of(document, "row_kernel", "BLOCK_SIZE=")
     assert bucket["code"] == "BLOCK_SIZE=max(2048, triton.next_power_of_2(n_cols))" and bucket["proved"] is True

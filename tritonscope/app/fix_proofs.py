@@ -69,13 +69,34 @@ def prove(plan: FixPlan) -> Proof:
         return Proof(True, texts, note="not compiled: the capture has no source file for the kernel")
     try:
         fixed = _compile(plan, plan.launches[0], fixed=True)
-        before = _compile(plan, plan.launches[0], fixed=False)
+        before = [_compile(plan, launch, fixed=False) for launch in plan.launches]
     except TritonscopeError as exc:  # one key, but a kernel that no longer compiles: no fix
         return Proof(None, texts, note=f"not proved: with the fix, it does not compile: {exc.message.splitlines()[0]}")
     seconds = None if fixed.cache_hit else fixed.compile_seconds  # a read of Triton's cache is no compile time
-    return Proof(
-        True, texts, seconds, cost(before, fixed), None if seconds is not None else "compiled (Triton's cache had it)"
+    note = None if seconds is not None else "compiled (Triton's cache had it)"
+    return Proof(True, texts, seconds, _costs(plan, before, fixed), note)
+
+
+def _costs(plan: FixPlan, before: list[Compilation], fixed: Compilation) -> str:
+    """What the fix changes against each variant it replaces, where the two differ: a fix measured
+    against the slower one alone hid that the faster lost its 128-bit loads (h25a)."""
+    said = [cost(variant, fixed) for variant in before]
+    if said[0] == said[1]:
+        return said[0]
+    return "\n".join(
+        f"from {launch_said(plan, launch, options)}: {text}"
+        for launch, options, text in zip(plan.launches, plan.launch_options, said, strict=True)
     )
+
+
+def launch_said(plan: FixPlan, launch: dict, options: tuple[tuple[str, int], ...]) -> str:
+    """The launch's values the fix is about: `n_elements=4099`, `x_ptr at element 1`, `num_warps=8`."""
+    values = launch_values(launch)
+    shown = [f"{p}={values[p]}" for p in (*plan.not_specialized, *plan.padded) if isinstance(values.get(p), int)]
+    shown += [f"{p} at element {values.get(p + '.storage_offset', 0)}" for p in plan.not_aligned]
+    shown += [f"{n}={values.get(n)}" for n, _ in plan.constexprs]
+    shown += [f"{n}={dict(options).get(n)}" for n, _ in plan.same_options]
+    return ", ".join(dict.fromkeys(shown)) or "the two launches"
 
 
 def _argument(plan: FixPlan, values: dict, name: str) -> Any:

@@ -7,7 +7,7 @@ import dataclasses
 
 from ..isolate import pool, task
 from ..results.recompiles import KernelHistory
-from .fix_proofs import FixPlan, Proof, prove
+from .fix_proofs import FixPlan, Proof, launch_said, prove
 
 JOBS = 2  # proofs are few and each compiles twice: two workers overlap Triton's start-up
 TIMEOUT = 300.0
@@ -37,7 +37,8 @@ def _only(param: str | None, plan: FixPlan) -> bool:
 
 def said_proof(proof: Proof, plan: FixPlan, alone: bool) -> str:
     """What the proof found, in one sentence."""
-    a, b = (_values(plan, launch, options) for launch, options in zip(plan.launches, plan.launch_options, strict=True))
+    pairs = zip(plan.launches, plan.launch_options, strict=True)
+    a, b = (launch_said(plan, launch, options) for launch, options in pairs)
     with_others = "" if alone else " (with the kernel's other fixes)"
     if proof.proved is None:
         return proof.note or "not checked"
@@ -45,15 +46,3 @@ def said_proof(proof: Proof, plan: FixPlan, alone: bool) -> str:
         return f"{a} and {b} still specialize differently{with_others}: {proof.keys[0]} vs {proof.keys[1]}"
     compiled = f", compiled in {proof.seconds:.2f} s" if proof.seconds is not None else f"; {proof.note}"
     return f"{a} and {b} then specialize alike{with_others}: one variant ({proof.keys[0]}){compiled}"
-
-
-def _values(plan: FixPlan, launch: dict, options: tuple[tuple[str, int], ...]) -> str:
-    """The launch's values the fix is about: `n_elements=4099`, `x_ptr at element 1`, `num_warps=8`."""
-    from ..analysis.specialization import launch_values
-
-    values = launch_values(launch)
-    shown = [f"{p}={values[p]}" for p in (*plan.not_specialized, *plan.padded) if isinstance(values.get(p), int)]
-    shown += [f"{p} at element {values.get(p + '.storage_offset', 0)}" for p in plan.not_aligned]
-    shown += [f"{n}={values.get(n)}" for n, _ in plan.constexprs]
-    shown += [f"{n}={dict(options).get(n)}" for n, _ in plan.same_options]
-    return ", ".join(dict.fromkeys(shown)) or "the two launches"

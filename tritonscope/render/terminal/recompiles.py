@@ -51,8 +51,8 @@ def fix_lines(console: Console, fix: Fix, indent: int = 2) -> None:
     if fix.proof:
         style = "green" if fix.proved else "yellow" if fix.proved is False else "dim"
         say(console, ("proved: " if fix.proved else "") + fix.proof, "", indent + 5, style)
-    if fix.cost:
-        say(console, f"cost: {fix.cost}", "", indent + 5, "dim")
+    for cost in fix.cost.splitlines() if fix.cost else ():  # one line per variant replaced, where they differ
+        say(console, f"cost {cost}" if cost.startswith("from ") else f"cost: {cost}", "", indent + 5, "dim")
 
 
 class RecompilesView(TerminalRenderer):
