@@ -152,6 +152,28 @@ def test_a_size_no_launch_follows_is_said_and_held_values_are_not_mixed(capture,
     assert cli("recompiles", capture, "--shapes", "bacth=1..64", "--json", expect=2).stdout == ""
 
 
+def test_the_names_offered_for_a_typo_are_the_programs_not_its_kernels_locals():
+    """`--shapes off=0..8` was asked "did you mean offs?", a tl.arange inside the kernel, and `rows`
+    "did you mean row?", a program id: no launch is made of a kernel's locals (h25a)."""
+    from tritonscope.app.recompile_predict import _program_words
+
+    program = """
+import triton
+import triton.language as tl
+
+@triton.jit
+def copy(x_ptr, n, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = row * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+def go(off, n, rows):
+    copy[(rows,)](buf[off:off + n], n, BLOCK=1024)
+"""
+    words = _program_words(program)
+    assert {"off", "rows", "n", "go", "buf"} <= words and not {"offs", "row", "BLOCK_"} & words, words
+
+
 def test_a_huge_range_is_sampled_not_laid_out(capture, cli):
     document = json.loads(cli("recompiles", capture, "--shapes", "batch=1..4000000000,seq=1..32", "--json").stdout)
     assert document["compiles"] >= 1 and document["kernels"]

@@ -9,6 +9,7 @@ Nothing is compiled unless asked (`--compile`: one compile per predicted variant
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import dataclasses
 import difflib
@@ -83,7 +84,7 @@ def _refuse_unfollowed(unfollowed: tuple[str, ...], timeline: Timeline, cut: flo
     words: set[str] = set()
     for file in {str((x.get("call_site") or {}).get("file")) for x in timeline.launches if _before(x, cut)}:
         with contextlib.suppress(OSError, UnicodeDecodeError):
-            words |= set(re.findall(r"[A-Za-z_]\w*", fileio.read_input_text(Path(file))))
+            words |= _program_words(fileio.read_input_text(Path(file)))
     close = [m for name in unfollowed for m in difflib.get_close_matches(name, sorted(words - {name}), 1, 0.75)]
     raise UsageError(
         f"--shapes {', '.join(unfollowed)}: no launch of this capture follows "
@@ -92,6 +93,19 @@ def _refuse_unfollowed(unfollowed: tuple[str, ...], timeline: Timeline, cut: flo
         hint=(f"did you mean {', '.join(close)}? " if close else "")
         + "name the program's own variables, those its launches' sizes are made of (n=1..4096)",
     )
+
+
+def _program_words(text: str) -> set[str]:
+    """The names a program's file uses outside its kernels: a @triton.jit function's locals (`offs`, a
+    `tl.arange`; `row`, a program id) are no size a launch is made of, and no `--shapes` name."""
+    lines = text.splitlines()
+    with contextlib.suppress(SyntaxError, ValueError):
+        for node in ast.walk(ast.parse(text)):
+            decorated = isinstance(node, ast.FunctionDef) and any("jit" in ast.unparse(d) for d in node.decorator_list)
+            if decorated and node.end_lineno is not None:
+                start = min(d.lineno for d in node.decorator_list)
+                lines[start - 1 : node.end_lineno] = [""] * (node.end_lineno - start + 1)
+    return set(re.findall(r"[A-Za-z_]\w*", "\n".join(lines)))
 
 
 def _followed(models: list, frames: list[FrameForecast]) -> set[str]:
