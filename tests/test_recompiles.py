@@ -63,10 +63,12 @@ def test_an_argument_equal_to_1(document):
 
 
 def test_a_pointer_no_longer_aligned(document):
-    _, said = late(document, "aligned_kernel")
+    variant, said = late(document, "aligned_kernel")
     assert said == [
         "`x_ptr` was 16-byte aligned in variant 1 and is not in variant 2 (it starts 1 element into its storage)"
     ]
+    # the launch's value behind it: where the tensor starts, not its dtype (h25a: `x_ptr.dtype=float32`)
+    assert variant["launch"]["values"] == "x_ptr.storage_offset=1", variant["launch"]
 
 
 def test_none_for_an_optional_pointer(document):

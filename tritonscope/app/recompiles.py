@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from ..analysis.recompile_causes import AGAIN, CANDIDATE, FIRST, SOURCE, Cause, CompileStep, history
+from ..analysis.recompile_causes import AGAIN, ALIGNMENT, CANDIDATE, FIRST, SOURCE, Cause, CompileStep, history
 from ..analysis.specialization import config_fields, generated_by_torch, launch_values, specialization
 from ..captures.entries import as_published
 from ..captures.recorded import def_line
@@ -173,11 +173,19 @@ def _with_options(values: str, record: dict, first: dict) -> str:
 def _values(launch: dict, step: CompileStep) -> str:
     """The launch's values behind the compile's causes (or, for a first compile, its integers)."""
     values = launch_values(launch)
-    wanted = [n for c in step.causes for n in (c.made_from, c.param) if n] if step.role != FIRST else []
-    wanted = [f"{n}.dtype" if f"{n}.dtype" in values else n for n in wanted]
+    causes = step.causes if step.role != FIRST else ()
+    wanted = [_value_of(c, n, values) for c in causes for n in (c.made_from, c.param) if n]
     if not wanted:
         wanted = [p.name for p in step.specialization.params if isinstance(values.get(p.name), int)][:4]
     return ", ".join(f"{n}={values[n]}" for n in dict.fromkeys(wanted) if n in values and values[n] is not None)
+
+
+def _value_of(cause: Cause, name: str, values: dict) -> str:
+    """The launch's value a cause is about: a tensor's storage offset for its alignment (its dtype read
+    as the cause, h25a), its dtype for the rest, else the argument itself."""
+    if cause.kind == ALIGNMENT and f"{name}.storage_offset" in values:
+        return f"{name}.storage_offset"
+    return f"{name}.dtype" if f"{name}.dtype" in values else name
 
 
 def _torch_compile_before(timeline: Timeline, record: dict) -> dict | None:
