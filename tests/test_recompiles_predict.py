@@ -174,6 +174,23 @@ def go(off, n, rows):
     assert {"off", "rows", "n", "go", "buf"} <= words and not {"offs", "row", "BLOCK_"} & words, words
 
 
+def test_a_stride_equal_to_a_size_at_the_warmups_one_size_moves_with_it(tmp_path, cli):
+    """One warmup launch, stride = seq = 512: the stride was held at 512 ("the same in every warmup
+    launch"), and the prediction compiled `stride: i32 D, n: i32` where the run compiled stride=1, n=1
+    and stride=7, n=7 (h25a). Equal to the size there, it moves with it, and that this rests on one
+    size is said."""
+    from tritonscope.app.recompile_predict import predict
+
+    out = tmp_path / "one"
+    cli("trace", "--target", "sm90", "-o", out, "--", sys.executable, KERNELS / "predict_one_size.py")
+    (kernel,) = predict(out, {"seq": (1, 1024)}, "warmup").kernels
+    stride = next(p for p in kernel.params if p.startswith("stride ="))
+    assert stride.startswith("stride = seq (equal to n at the warmup's one size"), stride
+    keys = [v.specialization for v in kernel.predicted]
+    assert len(kernel.predicted) == 2, keys
+    assert any("stride=1" in k and "n=1" in k for k in keys), keys
+
+
 def test_a_huge_range_is_sampled_not_laid_out(capture, cli):
     document = json.loads(cli("recompiles", capture, "--shapes", "batch=1..4000000000,seq=1..32", "--json").stdout)
     assert document["compiles"] >= 1 and document["kernels"]

@@ -94,14 +94,20 @@ def model(
         values = tuple(dict.fromkeys(v[p.name] for v in seen if p.name in v))
         params.append(ParamModel(p.name, kind, expr, values if expr is None else (), how))
     for index, param in enumerate(params):  # equal to a parameter after it (a row's stride, to its length)
-        if param.expr is None and param.kind in ("int", "constexpr"):
+        held = param.how == SAME  # one value in the warmup: held, unless a size it equals moves it
+        if (param.expr is None or held) and param.kind in ("int", "constexpr"):
             others = sorted((q for q in params if q is not param), key=lambda q: q.how != "the launch line")
             expr, how = _expression(param.name, None, names, seen, others, param.kind == "constexpr")
-            if expr is not None:
+            if expr is not None and not (held and not expr.sizes):
+                if held:  # a stride equal to its row's length at one warmup size: the two move together
+                    how = how.partition(" in every")[0] + " at the warmup's one size; a second would tell them apart"
                 params[index] = ParamModel(param.name, param.kind, expr, (), how)
     warmup = tuple(dict.fromkeys(s.without(config)[0] for s in specs))
     configs = max(1, len(records) // max(1, len(warmup)))
     return KernelModel(name, tuple(params), warmup, config, not_specialized, configs, launches[0] if launches else None)
+
+
+SAME = "the same in every warmup launch"
 
 
 def _all_int(seen: list[dict], name: str) -> bool:
@@ -137,7 +143,7 @@ def _expression(
         if rounded:
             return Expr("next_power_of_2", (other.expr,)), f"next_power_of_2({other.name}) in every warmup launch"
     if len(set(values)) == 1 and isinstance(values[0], int):
-        return const(values[0]), "the same in every warmup launch"
+        return const(values[0]), SAME
     return None, "not a function of the declared sizes"
 
 
