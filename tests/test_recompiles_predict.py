@@ -282,6 +282,28 @@ def test_an_autotuned_kernels_late_compiles_are_its_predicted_ones_not_more(tmp_
     assert found["compiles"] == 2  # the one variant, once per config: what the run compiled after the mark
 
 
+def test_the_captures_own_late_compiles_are_counted_apart_from_the_predicted(tmp_path, cli):
+    """A compile the run made after the mark at a size outside those declared was counted among "the
+    compiles to come" with the predicted ones, as if the sizes made it (h25a)."""
+    program = tmp_path / "late.py"
+    program.write_text(
+        "import torch, triton, triton.language as tl, tritonscope\n"
+        "@triton.jit\ndef fill(x_ptr, n, BLOCK: tl.constexpr):\n"
+        "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n    tl.store(x_ptr + o, 1.0, mask=o < n)\n"
+        "x = torch.empty(8192, device='cuda')\n"
+        "def serve(n):\n    fill[(triton.cdiv(n, 128),)](x, n, BLOCK=128)\n"
+        "serve(4096)\ntritonscope.mark('warmup')\nserve(4099)\n"
+    )
+    out = tmp_path / "t"
+    cli("trace", "--target", "sm90", "-o", out, "--", sys.executable, program)
+    args = ("recompiles", out, "--after", "warmup", "--shapes", "n=4096..4096")
+    found = json.loads(cli(*args, "--json").stdout)
+    assert found["compiles"] == 1 and found["seen_after_mark"] == 1, found
+    assert cli(*args).stdout.rstrip().endswith("1 compile to come: the one the capture made after the mark")
+    found = json.loads(cli("recompiles", out, "--after", "warmup", "--shapes", "n=4096..4200", "--json").stdout)
+    assert found["seen_after_mark"] == 0 and found["compiles"] >= 1  # the late compile is one the sizes make
+
+
 def test_a_heuristics_block_equal_to_its_size_in_a_warmup_of_powers_of_two_is_its_next_power(tmp_path, cli):
     """BLOCK = next_power_of_2(n) by @triton.heuristics, warmed up at n = 128 and 256: "BLOCK = seq (equal
     to n in every warmup launch)" predicted BLOCK=3, 5, ... and 298 compiles, which do not compile; the

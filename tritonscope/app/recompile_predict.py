@@ -35,7 +35,7 @@ from ..core import fileio
 from ..core.errors import UsageError
 from ..core.pysource import declared_constexprs
 from ..parsers.dynamo_guards import Guards, guards
-from ..results.recompiles import FrameForecast, KernelForecast, PredictedCompile, PredictionResult
+from ..results.recompiles import SEEN_AFTER_MARK, FrameForecast, KernelForecast, PredictedCompile, PredictionResult
 
 
 def predict(
@@ -101,8 +101,9 @@ def _program_words(text: str) -> set[str]:
     lines = text.splitlines()
     with contextlib.suppress(SyntaxError, ValueError):
         for node in ast.walk(ast.parse(text)):
-            decorated = isinstance(node, ast.FunctionDef) and any("jit" in ast.unparse(d) for d in node.decorator_list)
-            if decorated and node.end_lineno is not None:
+            if not isinstance(node, ast.FunctionDef) or node.end_lineno is None:
+                continue
+            if any("jit" in ast.unparse(d) for d in node.decorator_list):
                 start = min(d.lineno for d in node.decorator_list)
                 lines[start - 1 : node.end_lineno] = [""] * (node.end_lineno - start + 1)
     return set(re.findall(r"[A-Za-z_]\w*", "\n".join(lines)))
@@ -186,7 +187,7 @@ def _seen_after(kernels: list[KernelForecast], timeline: Timeline, cut: float) -
         untuned = ", ".join(p.text for p in spec.params if p.name not in fields)  # a prediction counts its configs
         if any(p.specialization in (text, untuned) for p in known.predicted):
             continue
-        seen = PredictedCompile(text, "compiled after the mark in this capture", {}, {}, 1, ())
+        seen = PredictedCompile(text, SEEN_AFTER_MARK, {}, {}, 1, ())
         by_name[name] = dataclasses.replace(known, predicted=(*known.predicted, seen))
     return list(by_name.values())
 

@@ -111,6 +111,7 @@ class RecompilesJson(JsonRenderer):
             "warmup": r.warmup,
             "sizes": {name: {"low": lo, "high": hi} for name, (lo, hi) in r.sizes},
             "compiles": r.compiles if r.predicts or r.compiles else None,
+            "seen_after_mark": r.seen_after_mark,
             "unfollowed": list(r.unfollowed),
             "notes": list(r.notes),
             "kernels": [forecast_body(k) for k in r.kernels],

@@ -126,6 +126,9 @@ class RecompilesResult(Result):
 ROLES = (FIRST, RECOMPILE, CANDIDATE, AGAIN)
 
 
+SEEN_AFTER_MARK = "compiled after the mark in this capture"  # a PredictedCompile's `where`: certain to come
+
+
 @dataclass(frozen=True)
 class PredictedCompile:
     """A variant the declared sizes will compile that the warmup did not."""
@@ -182,3 +185,9 @@ class PredictionResult(Result):
     def compiles(self) -> int:
         """Every compile to come: each predicted variant's configs, each torch.compile entry."""
         return sum(p.compiles for k in self.kernels for p in k.predicted) + sum(len(f.predicted) for f in self.frames)
+
+    @property
+    def seen_after_mark(self) -> int:
+        """Of `compiles`, those the capture itself made after the mark (certain, whatever the sizes)."""
+        kernels = sum(p.compiles for k in self.kernels for p in k.predicted if p.where == SEEN_AFTER_MARK)
+        return kernels + sum(1 for f in self.frames for e in f.predicted if e.seen)

@@ -130,6 +130,11 @@ class PredictionView(TerminalRenderer):
             say(console, said, indent=0, style="bold yellow")
             return
         said = f"{count(coming, 'compile')} to come" if coming else "no compile to come"
+        seen = result.seen_after_mark
+        if 0 < seen < coming:  # those the sizes predict kept apart from those the capture made after the mark
+            said += f": {coming - seen} predicted from the sizes, {seen} the capture made after the mark"
+        elif seen:
+            said += f": {'all' if seen > 1 else 'the one'} the capture made after the mark"
         say(console, said, indent=0, style="bold yellow" if coming else "bold green")
 
     def _kernel(self, console: Console, k: KernelForecast) -> None:
