@@ -194,6 +194,7 @@ def test_a_bucketed_constexpr_and_the_same_options_proved(document):
     bucket = fix_of(document, "row_kernel", "BLOCK_SIZE=")
     assert bucket["code"] == "BLOCK_SIZE=max(2048, triton.next_power_of_2(n_cols))" and bucket["proved"] is True
     assert re.search(r"registers \d+ → \d+", bucket["cost"])  # the wider block costs registers
+    assert re.search(r"occupancy [\d.]+% → [\d.]+%", bucket["cost"]), bucket["cost"]  # and what they cost the SM
     assert fix_of(document, "warps_kernel", "num_warps=4")["proved"] is True
     alignment = fix_of(document, "aligned_kernel", "do_not_specialize_on_alignment")
     assert alignment["proved"] is True and "x_ptr at element 0 and x_ptr at element 1" in alignment["proof"]

@@ -17,6 +17,7 @@ from ..analysis.specialization import launch_values
 from ..core.errors import TritonscopeError
 from ..core.launches import element_size, short_dtype
 from ..core.model import OPTION_NAMES, Compilation, VariantRequest
+from ..core.quantities import percentage
 from ..core.script_definitions import script_kernel
 from ..core.stages import Stage
 from ..core.targets import named
@@ -189,7 +190,8 @@ def cost(before: Compilation, after: Compilation) -> str:
 
     def figures(c: Compilation) -> dict[str, Any]:
         machine = machine_figures(c.variant.target_info, c.stages, c.line_map)
-        return {"registers": c.resources.registers, **machine}
+        occupancy = percentage(c.resources.occupancy.percent)  # what the registers cost the SM (h25a)
+        return {"registers": c.resources.registers, "occupancy": occupancy, **machine}
 
     old, new = figures(before), figures(after)
     said = [f"{name.replace('_', ' ')} {old[name]} → {new[name]}" for name in old if old[name] != new[name]]
