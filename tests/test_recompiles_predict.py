@@ -189,6 +189,8 @@ def test_a_stride_equal_to_a_size_at_the_warmups_one_size_moves_with_it(tmp_path
     keys = [v.specialization for v in kernel.predicted]
     assert len(kernel.predicted) == 2, keys
     assert any("stride=1" in k and "n=1" in k for k in keys), keys
+    # the span with gaps (the sizes not divisible by 16) says so: "959 values" read as the whole span
+    assert "seq in 2..1023 (959 of its 1,022 values)" in [v.where for v in kernel.predicted], kernel.predicted
 
 
 def test_a_huge_range_is_sampled_not_laid_out(capture, cli):

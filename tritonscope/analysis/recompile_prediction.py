@@ -303,7 +303,8 @@ def _int_param(m: KernelModel, name: str, value: int) -> Param:
 
 
 def _where(values: dict[str, np.ndarray], sparse: dict[str, int] | None = None) -> str:
-    """The sizes that make a variant, short: `seq in 17..31 (15 values)`, `batch in 1..32 and seq = 48`.
+    """The sizes that make a variant, short: `seq in 17..31 (15 values)`, `batch in 1..32 and seq = 48`,
+    `seq in 2..1023 (959 of its 1,022 values)` (those not divisible by 16).
     On an axis sampled past its first thousand values (`sparse`: the first value not taken densely), a
     variant met there is said by the span of its samples, each standing for the values around it:
     `batch in 134217727..2147483649 (10 values sampled)`, `batch near 2147483649 (1 value sampled)`;
@@ -319,8 +320,10 @@ def _where(values: dict[str, np.ndarray], sparse: dict[str, int] | None = None) 
             parts.append(f"{name} = {distinct[0]}")
         elif len(distinct) <= 3:
             parts.append(f"{name} in {', '.join(map(str, distinct))}")
-        else:
-            parts.append(f"{name} in {distinct[0]}..{distinct[-1]} ({len(distinct)} values)")
+        else:  # a span with gaps (the sizes not divisible by 16) says it is not all of it
+            span = int(distinct[-1]) - int(distinct[0]) + 1
+            of = f" of its {span:,}" if span > len(distinct) else ""
+            parts.append(f"{name} in {distinct[0]}..{distinct[-1]} ({len(distinct):,}{of} values)")
     return " and ".join(parts)
 
 

@@ -107,7 +107,8 @@ class RecompilesView(TerminalRenderer):
             return
         shown = f"{_compiles(r)}; {seconds(r.compile_seconds)} compiling the ones shown"
         if r.after:
-            shown += f"; after {r.after}: {len(r.late())} kernel compiles, {len(r.late_torch())} torch.compile"
+            late, frames = count(len(r.late()), "kernel compile"), count(len(r.late_torch()), "torch.compile compile")
+            shown += f"; after {r.after}: {late}, {frames}"
         say(console, shown, indent=0, style="bold")
 
 
