@@ -126,6 +126,8 @@ def test_bad_shapes_and_compile_without_shapes_are_usage_errors(capture, cli):
     assert "--shapes expects NAME=LOW..HIGH" in said and "'batch=1-256'" in said
     said = cli("recompiles", capture, "--shapes", "seq=9..2", expect=2).stderr
     assert "--shapes seq=9..2" in said
+    said = cli("recompiles", capture, "--shapes", "seq=-5..3", expect=2).stderr  # was the syntax's message
+    assert "--shapes seq=-5..3: the range must run from a size of 0 or more" in said, said
     said = cli("recompiles", capture, "--compile", expect=2).stderr
     assert "give the sizes with --shapes" in said
     said = cli("recompiles", capture, "--shapes", SHAPES, "--after", "steady", expect=2).stderr

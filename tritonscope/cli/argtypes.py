@@ -140,7 +140,7 @@ def memory_size(text: str, flag: str = "--host-memory") -> int:
     return int(float(found.group(1)) * _UNITS[unit])
 
 
-_RANGE = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*(\d+)\s*(?:\.\.\s*(\d+))?\s*$")
+_RANGE = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*(-?\d+)\s*(?:\.\.\s*(-?\d+))?\s*$")  # a sign: said below
 
 
 def size_ranges(text: str) -> dict[str, tuple[int, int]]:
