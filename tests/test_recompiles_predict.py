@@ -195,6 +195,19 @@ def test_a_stride_equal_to_a_size_at_the_warmups_one_size_moves_with_it(tmp_path
     assert "seq in 2..1023 (959 of its 1,022 values)" in [v.where for v in kernel.predicted], kernel.predicted
 
 
+def test_an_argument_reading_an_undeclared_name_says_which(capture):
+    """`n_elements = batch * seq` with seq alone declared was "not a function of the declared sizes", which read
+    as no function of them at all (h25a): the name to declare is said."""
+    from tritonscope.app.recompile_predict import predict
+
+    found = predict(capture, {"seq": (1, 64)}, "warmup")
+    (divisible,) = [k for k in found.kernels if k.name == "divisible_kernel"]
+    (n,) = [p for p in divisible.params if p.startswith("n_elements")]
+    assert n.startswith("n_elements: its launch line reads batch too, not declared (add batch=LO..HI to"), n
+    (one,) = [k for k in found.kernels if k.name == "one_kernel"]  # a count no size makes: as it was
+    assert any(p.startswith("n_rows: not a function of the declared sizes") for p in one.params), one.params
+
+
 def test_a_huge_range_is_sampled_not_laid_out(capture, cli):
     document = json.loads(cli("recompiles", capture, "--shapes", "batch=1..4000000000,seq=1..32", "--json").stdout)
     assert document["compiles"] >= 1 and document["kernels"]

@@ -40,6 +40,25 @@ class LaunchLine:
         node = self.arguments.get(name)
         return from_source(node, sizes, self.resolve) if node is not None else None
 
+    def roots(self, name: str) -> set[str]:
+        """The names the argument NAME's expression reads at its roots, through the assignments before
+        the line (`n = batch * seq`: batch, seq); a module or a function called is none."""
+        found: set[str] = set()
+        seen: set[str] = set()
+        todo = [self.arguments.get(name)]
+        while todo:
+            node = todo.pop()
+            if node is None:
+                continue
+            called = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)}
+            bases = {id(n.value) for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Name) and sub.id not in seen and id(sub) not in called | bases:
+                    seen.add(sub.id)
+                    resolved = self.resolve(sub.id)
+                    found.add(sub.id) if resolved is None else todo.append(resolved)
+        return found
+
     def shape(self, name: str, sizes: frozenset[str]) -> list[Expr | None] | None:
         """The dims of the tensor argument NAME where the line (or the assignment it names) shapes it."""
         node = self.arguments.get(name)

@@ -40,7 +40,7 @@ class ParamModel:
         if self.kind == "fixed":
             return f"{self.name}: {self.held[0].text.split(': ', 1)[-1]} in every warmup launch"
         shown = ", ".join(str(v.text if isinstance(v, Param) else v) for v in self.held[:6])
-        return f"{self.name}: not a function of the declared sizes; held at what the warmup saw ({shown})"
+        return f"{self.name}: {self.how or NOT_FOLLOWED}; held at what the warmup saw ({shown})"
 
 
 @dataclass(frozen=True)
@@ -108,6 +108,7 @@ def model(
 
 
 SAME = "the same in every warmup launch"
+NOT_FOLLOWED = "not a function of the declared sizes"
 
 
 def _all_int(seen: list[dict], name: str) -> bool:
@@ -144,7 +145,11 @@ def _expression(
             return Expr("next_power_of_2", (other.expr,)), f"next_power_of_2({other.name}) in every warmup launch"
     if len(set(values)) == 1 and isinstance(values[0], int):
         return const(values[0]), SAME
-    return None, "not a function of the declared sizes"
+    missing = sorted(line.roots(name) - set(sizes)) if line is not None else []
+    if missing and line is not None and line.roots(name) & set(sizes):  # `batch * seq` with seq alone declared
+        reads = ", ".join(missing)
+        return None, f"its launch line reads {reads} too, not declared (add {missing[0]}=LO..HI to --shapes)"
+    return None, NOT_FOLLOWED
 
 
 def _consistent(expr: Expr, name: str, seen: list[dict], known: list[ParamModel]) -> bool:
