@@ -326,8 +326,8 @@ def _where(values: dict[str, np.ndarray], sparse: dict[str, int] | None = None) 
         elif len(distinct) <= 3:
             parts.append(f"{name} in {', '.join(map(str, distinct))}")
         else:  # a span with gaps (the sizes not divisible by 16) says it is not all of it
-            span = int(distinct[-1]) - int(distinct[0]) + 1
-            of = f" of its {span:,}" if span > len(distinct) else ""
+            wide = int(distinct[-1]) - int(distinct[0]) + 1
+            of = f" of its {wide:,}" if wide > len(distinct) else ""
             parts.append(f"{name} in {distinct[0]}..{distinct[-1]} ({len(distinct):,}{of} values)")
     return " and ".join(parts)
 
