@@ -208,6 +208,28 @@ def test_an_argument_reading_an_undeclared_name_says_which(capture):
     assert any(p.startswith("n_rows: not a function of the declared sizes") for p in one.params), one.params
 
 
+def test_a_size_that_moves_where_a_pointer_starts_is_said_so_not_as_a_typo(tmp_path, cli):
+    """`x = buf[off:off + n]`, x launched: `--shapes off=0..8` was "no launch of this capture follows it",
+    where off moves x's alignment, the very cause of the capture's recompile (h25a)."""
+    program = tmp_path / "sliced.py"
+    program.write_text(
+        "import torch, triton, triton.language as tl, tritonscope\n"
+        "@triton.jit\ndef copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):\n"
+        "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    tl.store(y_ptr + o, tl.load(x_ptr + o, mask=o < n), mask=o < n)\n"
+        "buf = torch.randn(8192, device='cuda')\nout = torch.empty(8192, device='cuda')\n"
+        "def go(off, n):\n    x = buf[off:off + n]\n    copy[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024)\n"
+        "go(0, 4096)\ntritonscope.mark('warmup')\n"
+    )
+    out = tmp_path / "t"
+    cli("trace", "--target", "sm90", "-o", out, "--", sys.executable, program)
+    said = " ".join(cli("recompiles", out, "--shapes", "off=0..8", expect=2).stderr.split())
+    assert "--shapes off: it moves where `x_ptr` starts in its storage (the launch line slices it)" in said, said
+    assert "no launch of this capture follows" not in said
+    found = json.loads(cli("recompiles", out, "--shapes", "off=0..8,n=1..4096", "--json").stdout)
+    assert any("16-byte alignment, which the prediction does not follow" in n for n in found["notes"]), found
+
+
 def test_a_huge_range_is_sampled_not_laid_out(capture, cli):
     document = json.loads(cli("recompiles", capture, "--shapes", "batch=1..4000000000,seq=1..32", "--json").stdout)
     assert document["compiles"] >= 1 and document["kernels"]

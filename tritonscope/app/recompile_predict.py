@@ -28,7 +28,7 @@ from ..analysis.dynamo_prediction import (
 )
 from ..analysis.launch_source import function_call, kernel_launch, parsed, positional_params
 from ..analysis.size_expressions import const, size
-from ..analysis.specialization import config_fields, generated_by_torch, not_specialized, specialization
+from ..analysis.specialization import config_fields, generated_by_torch, launch_values, not_specialized, specialization
 from ..captures.recorded import def_line
 from ..captures.timeline import Timeline, read_timeline
 from ..core import fileio
@@ -51,8 +51,9 @@ def predict(
     cut = _cut(timeline, until)
     sources: dict[str, object] = {}
     kernels, models = [], []
+    moved: dict[str, list[str]] = {}  # a declared size -> the pointers whose start it moves (`buf[off:]`)
     for name, records in _by_kernel(timeline.compiles, cut).items():
-        forecast, model = _kernel(timeline, name, records, cut, sizes, sources)
+        forecast, model = _kernel(timeline, name, records, cut, sizes, sources, moved)
         kernels.append(forecast)
         if model is not None:
             models.append(model)
@@ -67,20 +68,37 @@ def predict(
         kernels = with_compile_times(kernels, timeline, cut)
     warmup = f"before the mark {until}" if until else "the whole capture"
     unfollowed = tuple(name for name in sizes if name not in _followed(models, frames))
-    notes = tuple(
-        f"--shapes {name}: no launch of this capture follows it (no kernel argument nor compiled input's dim "
-        "is a function of it)"
-        for name in unfollowed
-    )
+    notes = tuple(_unfollowed_note(name, moved) for name in unfollowed)
     found = PredictionResult(str(folder), tuple(sizes.items()), warmup, tuple(kernels), tuple(frames), notes)
     found = dataclasses.replace(found, unfollowed=unfollowed)
     if refuse_unfollowed and sizes and not found.predicts:  # nothing predicted is no pass (CI read exit 0)
-        _refuse_unfollowed(unfollowed, timeline, cut)
+        _refuse_unfollowed(unfollowed, timeline, cut, moved)
     return found
 
 
-def _refuse_unfollowed(unfollowed: tuple[str, ...], timeline: Timeline, cut: float) -> None:
+def _unfollowed_note(name: str, moved: dict[str, list[str]]) -> str:
+    if name in moved:  # a slice's start: the pointer's 16-byte alignment, which the prediction does not follow
+        pointers = ", ".join(f"`{p}`" for p in moved[name])
+        return (
+            f"--shapes {name}: it moves where {pointers} start{'s' if len(moved[name]) == 1 else ''} in its "
+            "storage (the launch line slices it), and so its 16-byte alignment, which the prediction does not "
+            "follow: a capture at those sizes shows the compiles it makes"
+        )
+    return (
+        f"--shapes {name}: no launch of this capture follows it (no kernel argument nor compiled input's dim "
+        "is a function of it)"
+    )
+
+
+def _refuse_unfollowed(
+    unfollowed: tuple[str, ...], timeline: Timeline, cut: float, moved: dict[str, list[str]]
+) -> None:
     """Every declared size unfollowed (a typo, `hiden`): exit 2, with the program's names it is close to."""
+    if any(name in moved for name in unfollowed):
+        raise UsageError(
+            "; ".join(_unfollowed_note(name, moved) for name in unfollowed) + ", so nothing is predicted",
+            hint="declare the sizes the kernels' integer arguments are made of too (n=1..4096)",
+        )
     words: set[str] = set()
     for file in {str((x.get("call_site") or {}).get("file")) for x in timeline.launches if _before(x, cut)}:
         with contextlib.suppress(OSError, UnicodeDecodeError):
@@ -149,7 +167,7 @@ def _source(sources: dict, file: str | None):
     return sources[file]
 
 
-def _kernel(timeline: Timeline, name: str, records: list[dict], cut: float, sizes, sources):
+def _kernel(timeline: Timeline, name: str, records: list[dict], cut: float, sizes, sources, moved: dict):
     launches = _launches(timeline, name, cut)
     first = records[0]
     where = (first.get("file"), def_line(first))
@@ -158,6 +176,10 @@ def _kernel(timeline: Timeline, name: str, records: list[dict], cut: float, size
     site = launches[0].get("call_site") or {}
     tree = _source(sources, site.get("file"))
     line = kernel_launch(tree, site.get("line", 0), name, launches[0]["params"]) if tree is not None else None
+    pointers = [p for p in launches[0]["params"] if f"{p}.dtype" in launch_values(launches[0])]
+    for pointer in pointers:
+        for size_name in line.roots(pointer) & set(sizes) if line is not None else ():  # `x = buf[off:off + n]`
+            moved.setdefault(size_name, []).append(pointer)
     source = str(first.get("source") or "")
     dns, _ = not_specialized(source)
     declared = declared_constexprs(source, name) or set()
