@@ -33,7 +33,7 @@ from ..captures.recorded import def_line
 from ..captures.timeline import Timeline, read_timeline
 from ..core import fileio
 from ..core.errors import UsageError
-from ..core.pysource import declared_constexprs
+from ..core.pysource import declared_constexprs, is_kernel_def
 from ..parsers.dynamo_guards import Guards, guards
 from ..results.recompiles import SEEN_AFTER_MARK, FrameForecast, KernelForecast, PredictedCompile, PredictionResult
 
@@ -119,9 +119,7 @@ def _program_words(text: str) -> set[str]:
     lines = text.splitlines()
     with contextlib.suppress(SyntaxError, ValueError):
         for node in ast.walk(ast.parse(text)):
-            if not isinstance(node, ast.FunctionDef) or node.end_lineno is None:
-                continue
-            if any("jit" in ast.unparse(d) for d in node.decorator_list):
+            if is_kernel_def(node) and node.end_lineno is not None:
                 start = min(d.lineno for d in node.decorator_list)
                 lines[start - 1 : node.end_lineno] = [""] * (node.end_lineno - start + 1)
     return set(re.findall(r"[A-Za-z_]\w*", "\n".join(lines)))

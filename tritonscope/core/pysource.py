@@ -5,6 +5,16 @@ from __future__ import annotations
 import ast
 import textwrap
 from pathlib import Path
+from typing import TypeGuard
+
+
+def is_kernel_def(node: ast.AST) -> TypeGuard[ast.FunctionDef]:
+    """Whether NODE defines a @triton.jit function (`triton.jit`, `gluon.jit`, a bare `jit`, under an
+    autotune or heuristics decorator or not)."""
+    if not isinstance(node, ast.FunctionDef):
+        return False
+    names = [ast.unparse(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list]
+    return any(name.rpartition(".")[2] in ("jit", "autotune", "heuristics") for name in names)
 
 
 def called_functions(fn: ast.FunctionDef, names: set[str]) -> set[str]:

@@ -9,7 +9,7 @@ from importlib import resources
 from pathlib import Path
 
 from .errors import KernelFileError
-from .pysource import called_functions
+from .pysource import called_functions, is_kernel_def
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ def sample_path(name: str) -> Path:
 
 def _describe(path: Path) -> Sample:
     tree = ast.parse(path.read_text(), filename=str(path))
-    jitted = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef) and _is_jit(node)}
+    jitted = {node.name: node for node in tree.body if is_kernel_def(node)}
     helpers = set().union(*(called_functions(node, set(jitted) - {name}) for name, node in jitted.items()))
     kernels = tuple(name for name in jitted if name not in helpers)
     return Sample(path.stem, path, kernels, first_sentence(ast.get_docstring(tree) or ""))
@@ -56,11 +56,3 @@ def first_sentence(doc: str) -> str:
     paragraph = " ".join(doc.strip().split("\n\n", 1)[0].split())
     end = next((i + 1 for i, c in enumerate(paragraph) if c == "." and paragraph[i + 1 : i + 2] in ("", " ")), None)
     return paragraph[:end] if end else paragraph
-
-
-def _is_jit(node: ast.FunctionDef) -> bool:
-    for decorator in node.decorator_list:
-        target = decorator.func if isinstance(decorator, ast.Call) else decorator
-        if isinstance(target, ast.Attribute) and target.attr == "jit":
-            return True
-    return False

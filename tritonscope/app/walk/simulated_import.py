@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ...core.pysource import is_kernel_def
 from ...core.quantities import count
 
 if TYPE_CHECKING:
@@ -90,7 +91,7 @@ def gpu_gate(source: str) -> tuple[int, str] | None:
             continue
         asked = {n.id for n in ast.walk(statement.test) if isinstance(n, ast.Name)}
         asked |= {n.attr for n in ast.walk(statement.test) if isinstance(n, ast.Attribute)}
-        if asked & _GPU_CHECKS and any(_is_kernel(node) for node in ast.walk(ast.Module(statement.body, []))):
+        if asked & _GPU_CHECKS and any(is_kernel_def(node) for node in ast.walk(ast.Module(statement.body, []))):
             return statement.lineno, ast.get_source_segment(source, statement.test) or ""
     return None
 
@@ -106,13 +107,6 @@ def no_kernels(path: Path, gate: tuple[int, str] | None) -> KernelFileError:
         "false here: no GPU is visible",
         hint="with torch installed, tritonscope imports such a file against a simulated GPU; or run it on a GPU",
     )
-
-
-def _is_kernel(node: ast.AST) -> bool:
-    if not isinstance(node, ast.FunctionDef):
-        return False
-    names = [ast.unparse(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list]
-    return any(name.rpartition(".")[2] in ("jit", "autotune", "heuristics") for name in names)
 
 
 def stops_simulated_import(exc: BaseException) -> bool:
