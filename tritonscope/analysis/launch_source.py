@@ -50,10 +50,10 @@ class LaunchLine:
             node = todo.pop()
             if node is None:
                 continue
-            called = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)}
-            bases = {id(n.value) for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+            named = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)}  # functions called,
+            named |= {id(n.value) for n in ast.walk(node) if isinstance(n, ast.Attribute)}  # modules read
             for sub in ast.walk(node):
-                if isinstance(sub, ast.Name) and sub.id not in seen and id(sub) not in called | bases:
+                if isinstance(sub, ast.Name) and sub.id not in seen and id(sub) not in named:
                     seen.add(sub.id)
                     resolved = self.resolve(sub.id)
                     found.add(sub.id) if resolved is None else todo.append(resolved)

@@ -145,8 +145,9 @@ def _expression(
             return Expr("next_power_of_2", (other.expr,)), f"next_power_of_2({other.name}) in every warmup launch"
     if len(set(values)) == 1 and isinstance(values[0], int):
         return const(values[0]), SAME
-    missing = sorted(line.roots(name) - set(sizes)) if line is not None else []
-    if missing and line is not None and line.roots(name) & set(sizes):  # `batch * seq` with seq alone declared
+    roots = line.roots(name) if line is not None else set()
+    missing = sorted(roots - set(sizes))
+    if missing and roots & set(sizes):  # `batch * seq` with seq alone declared
         reads = ", ".join(missing)
         return None, f"its launch line reads {reads} too, not declared (add {missing[0]}=LO..HI to --shapes)"
     return None, NOT_FOLLOWED

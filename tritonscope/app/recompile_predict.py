@@ -174,7 +174,8 @@ def _kernel(timeline: Timeline, name: str, records: list[dict], cut: float, size
     site = launches[0].get("call_site") or {}
     tree = _source(sources, site.get("file"))
     line = kernel_launch(tree, site.get("line", 0), name, launches[0]["params"]) if tree is not None else None
-    pointers = [p for p in launches[0]["params"] if f"{p}.dtype" in launch_values(launches[0])]
+    first_values = launch_values(launches[0])
+    pointers = [p for p in launches[0]["params"] if f"{p}.dtype" in first_values]
     for pointer in pointers:
         for size_name in line.roots(pointer) & set(sizes) if line is not None else ():  # `x = buf[off:off + n]`
             moved.setdefault(size_name, []).append(pointer)
