@@ -42,6 +42,14 @@ def kernel(document, name):
     return next(k for k in document["kernels"] if k["name"] == name)
 
 
+def traced(tmp_path, cli, program: str):
+    """A capture of PROGRAM (a script's text) traced against the simulated H100: its folder."""
+    script, out = tmp_path / "program.py", tmp_path / "t"
+    script.write_text(program)
+    cli("trace", "--target", "sm90", "-o", out, "--", sys.executable, script)
+    return out
+
+
 def test_a_product_of_sizes_reaching_1_is_predicted_at_batch_1_seq_1(document):
     divisible = kernel(document, "divisible_kernel")
     assert "n_elements = batch * seq (the launch line)" in divisible["params"]
@@ -211,18 +219,17 @@ def test_an_argument_reading_an_undeclared_name_says_which(capture):
 def test_a_size_that_moves_where_a_pointer_starts_is_said_so_not_as_a_typo(tmp_path, cli):
     """`x = buf[off:off + n]`, x launched: `--shapes off=0..8` was "no launch of this capture follows it",
     where off moves x's alignment, the very cause of the capture's recompile (h25a)."""
-    program = tmp_path / "sliced.py"
-    program.write_text(
+    out = traced(
+        tmp_path,
+        cli,
         "import torch, triton, triton.language as tl, tritonscope\n"
         "@triton.jit\ndef copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):\n"
         "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
         "    tl.store(y_ptr + o, tl.load(x_ptr + o, mask=o < n), mask=o < n)\n"
         "buf = torch.randn(8192, device='cuda')\nout = torch.empty(8192, device='cuda')\n"
         "def go(off, n):\n    x = buf[off:off + n]\n    copy[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024)\n"
-        "go(0, 4096)\ntritonscope.mark('warmup')\n"
+        "go(0, 4096)\ntritonscope.mark('warmup')\n",
     )
-    out = tmp_path / "t"
-    cli("trace", "--target", "sm90", "-o", out, "--", sys.executable, program)
     said = " ".join(cli("recompiles", out, "--shapes", "off=0..8", expect=2).stderr.split())
     assert "--shapes off: it moves where `x_ptr` starts in its storage (the launch line slices it)" in said, said
     assert "no launch of this capture follows" not in said
@@ -303,18 +310,17 @@ def test_a_model_called_with_keywords_predicts_its_length_1_entry(tmp_path, cli)
 def test_an_autotuned_kernels_late_compiles_are_its_predicted_ones_not_more(tmp_path, cli):
     """A capture whose run compiled an autotuned kernel's configs after the mark: each was listed again as
     "compiled after the mark" beside the prediction that counts its configs (12 compiles to come for 10)."""
-    program = tmp_path / "tuned.py"
-    program.write_text(
+    out = traced(
+        tmp_path,
+        cli,
         "import sys, torch, triton, triton.language as tl, tritonscope\n"
         "@triton.autotune([triton.Config({'BLOCK': 128}), triton.Config({'BLOCK': 256})], key=['n'])\n"
         "@triton.jit\ndef tuned(x_ptr, n, BLOCK: tl.constexpr):\n"
         "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n    tl.store(x_ptr + o, 1.0, mask=o < n)\n"
         "x = torch.empty(8192, device='cuda')\n"
         "def serve(n):\n    tuned[lambda meta: (triton.cdiv(n, meta['BLOCK']),)](x, n)\n"
-        "serve(4096)\ntritonscope.mark('warmup')\nserve(4099)\n"
+        "serve(4096)\ntritonscope.mark('warmup')\nserve(4099)\n",
     )
-    out = tmp_path / "t"
-    cli("trace", "--target", "sm90", "-o", out, "--", sys.executable, program)
     found = json.loads(cli("recompiles", out, "--after", "warmup", "--shapes", "n=4096..4100", "--json").stdout)
     (tuned,) = [k for k in found["kernels"] if k["name"] == "tuned"]
     assert [p["where"] for p in tuned["predicted"]] == ["n in 4097..4100 (4 values)"], tuned["predicted"]
@@ -324,17 +330,16 @@ def test_an_autotuned_kernels_late_compiles_are_its_predicted_ones_not_more(tmp_
 def test_the_captures_own_late_compiles_are_counted_apart_from_the_predicted(tmp_path, cli):
     """A compile the run made after the mark at a size outside those declared was counted among "the
     compiles to come" with the predicted ones, as if the sizes made it (h25a)."""
-    program = tmp_path / "late.py"
-    program.write_text(
+    out = traced(
+        tmp_path,
+        cli,
         "import torch, triton, triton.language as tl, tritonscope\n"
         "@triton.jit\ndef fill(x_ptr, n, BLOCK: tl.constexpr):\n"
         "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n    tl.store(x_ptr + o, 1.0, mask=o < n)\n"
         "x = torch.empty(8192, device='cuda')\n"
         "def serve(n):\n    fill[(triton.cdiv(n, 128),)](x, n, BLOCK=128)\n"
-        "serve(4096)\ntritonscope.mark('warmup')\nserve(4099)\n"
+        "serve(4096)\ntritonscope.mark('warmup')\nserve(4099)\n",
     )
-    out = tmp_path / "t"
-    cli("trace", "--target", "sm90", "-o", out, "--", sys.executable, program)
     args = ("recompiles", out, "--after", "warmup", "--shapes", "n=4096..4096")
     found = json.loads(cli(*args, "--json").stdout)
     assert found["compiles"] == 1 and found["seen_after_mark"] == 1, found
