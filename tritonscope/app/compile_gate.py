@@ -19,9 +19,10 @@ from .recompiles import recompiles
 
 
 def gate_outcomes(folder: Path, budgets: list[Budget]) -> list[EntryOutcome]:
-    """One outcome per compile after each mark (failing where the count breaks a budget on that mark),
-    or one passing outcome for a mark with none after it. Budgets on one mark (`--no-compiles-after
-    warmup` with `--budget compiles_after_warmup<=2`) hold one count: each compile is one entry."""
+    """One outcome per compile after each mark, in time order, failing from the first compile past the
+    limit of a budget the count breaks; or one passing outcome for a mark with none after it. Budgets
+    on one mark (`--no-compiles-after warmup` with `--budget compiles_after_warmup<=2`) hold one count:
+    each compile is one entry."""
     by_mark: dict[str, list[Budget]] = {}
     for budget in budgets:
         by_mark.setdefault(budget.figure, []).append(budget)
@@ -30,15 +31,20 @@ def gate_outcomes(folder: Path, budgets: list[Budget]) -> list[EntryOutcome]:
         mark = figure.removeprefix(COMPILES_AFTER)
         result = recompiles(folder, after=mark, fixes=False)
         _refuse_unread_compiles(folder, result.notes)
-        late = [(f"{folder}/:{k.name}@{v.hash[:8]}", _said(k, v), v.launch) for k, v in result.late()]
-        late += [(f"torch.compile {t.function} ({t.compile_id})", t.said, t.launch) for t in result.late_torch()]
+        late = [(v.at, f"{folder}/:{k.name}@{v.hash[:8]}", _said(k, v), v.launch) for k, v in result.late()]
+        late += [(t.at, f"torch.compile {t.function} ({t.compile_id})", t.said, t.launch) for t in result.late_torch()]
+        late.sort(key=lambda compile: compile[0] if compile[0] is not None else float("inf"))  # in time order
         count = len(late)
         broken_by = [budget for budget in held if not budget.holds(count)]
-        for name, said, launch in late:
+        for place, (_, name, said, launch) in enumerate(late, 1):
             where = f"launched at {launch.where}" if launch is not None else "no launch recorded"
-            of = f"; 1 of the capture's {count} compiles after {mark}" if count > 1 else ""
-            broken = tuple(Broken(figure, count, b.bound(), f"{said}; {where}{of}") for b in broken_by)
-            outcomes.append(_outcome(name, held, {figure: count}, broken))
+            of = f"; compile {place} of the capture's {count} after {mark}" if count > 1 else ""
+            # `<=2` is broken by the third compile on: the first two are within it (a budget the count
+            # breaks at every place, `=0`, by each)
+            past = [budget for budget in broken_by if not budget.holds(place)]
+            why = f"{said}; {where}{of}"
+            broken = tuple(Broken(figure, count, b.bound(), why) for b in past)
+            outcomes.append(_outcome(name, held, {figure: count}, broken, why))
         if not late:
             outcomes.append(_outcome(f"{folder}/: compiles after {mark}", held, {figure: 0}, ()))
     return outcomes
@@ -56,9 +62,11 @@ def _refuse_unread_compiles(folder: Path, notes: tuple[str, ...]) -> None:
         )
 
 
-def _outcome(name: str, budgets: list[Budget], figures: dict, broken: tuple[Broken, ...]) -> EntryOutcome:
+def _outcome(
+    name: str, budgets: list[Budget], figures: dict, broken: tuple[Broken, ...], why: str | None = None
+) -> EntryOutcome:
     entry = CheckEntry(name, VariantRequest(file=name.partition("/:")[0] or name), tuple(budgets))
-    return EntryOutcome(entry, None, figures, broken)
+    return EntryOutcome(entry, None, figures, broken, why=why)
 
 
 def _said(kernel: KernelHistory, v: Variant) -> str:

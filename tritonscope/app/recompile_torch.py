@@ -48,6 +48,7 @@ def torch_recompiles(timeline: Timeline, fixes: bool = True, after: str | None =
                 marks_passed=timeline.marks_before(record),
                 kernels=tuple(dict.fromkeys(kernels)),
                 fix=fix(record, read, records[:number]) if fixes and not first else None,
+                at=record.get("time"),
             )
         )
     return found + eager_calls(timeline, after)

@@ -138,7 +138,13 @@ def _variant(timeline: Timeline, step: CompileStep, compiles, launches: dict[str
         launch=launch,
         marks_passed=timeline.marks_before(record),
         torch_compile=str(torch_compile.get("compile_id")) if torch_compile is not None else None,
+        at=_time(record),
     )
+
+
+def _time(record: dict) -> float | None:
+    when = record.get("time")
+    return float(when) if isinstance(when, (int, float)) else None
 
 
 def _generated(cause: Cause, torch_compile: dict) -> Cause:

@@ -88,6 +88,8 @@ class ExplainJson(JsonRenderer):
                     "fit_targets": list(o.fit_targets),
                     "broken": [asdict(b) for b in o.broken],
                     "findings": [finding_body(f) for f in o.findings],
+                    # a compile after a mark within the limit: why it came (a broken one's is its finding)
+                    **({"why": o.why} if o.why is not None and not o.broken else {}),
                 }
             )
         return {"ok": r.ok, "exit_code": r.exit_code, "entries": entries, "notes": list(r.notes)}

@@ -55,6 +55,7 @@ class EntryOutcome:
     notes: tuple[str, ...] = ()  # the findings': what was missing, the kinds therefore not looked for
     baseline_updated: bool = False  # --update-baseline: its figures are the baseline now, not held to it
     fit_targets: tuple[str, ...] = ()  # check DIR/ --fit: the targets its launched compile was held to
+    why: str | None = None  # a compile after a mark (app/compile_gate.py): its cause and launch, broken or not
 
     @property
     def ok(self) -> bool:

@@ -52,6 +52,7 @@ class Variant:
     launch: Launch | None
     marks_passed: tuple[str, ...]  # the marks the program had passed when it compiled ("warmup")
     torch_compile: str | None = None  # the torch.compile frame compile that brought it ("0/4")
+    at: float | None = None  # when it compiled (the capture's clock): orders compiles across kernels
 
     @property
     def counts_as_compile(self) -> bool:
@@ -94,6 +95,7 @@ class TorchRecompile:
     kernels: tuple[str, ...] = ()  # the Triton compiles it brought
     fix: Fix | None = None
     eager: int = 0  # calls past torch._dynamo's recompile_limit: nothing compiled, each ran eagerly
+    at: float | None = None  # when it compiled (the capture's clock)
 
 
 @dataclass(frozen=True)

@@ -60,13 +60,20 @@ def _held(outcome) -> str:
 
 class CheckView(TerminalRenderer):
     def draw(self, console: Console, result: CheckResult) -> None:
-        gate = [o for o in result.outcomes if _gate(o) and o.broken]
-        shared = len(gate) > 1  # the gate's count and limit, the same for each late compile: said once, below
+        gate = [o for o in result.outcomes if o.why is not None]  # the compiles after a mark
+        failing = [o for o in gate if o.broken]
+        shared = len(gate) > 1 and bool(failing)  # the count and limit, the same for each: said once, below
         for outcome in result.outcomes:
             print_unpadded(console, _entry(outcome, shared and outcome in gate))
         if shared:
-            limits = " and ".join(dict.fromkeys(b.limit for b in gate[0].broken))  # two budgets on one mark: both
-            said = f"{figures_line(gate[0].figures)}, limit {limits}: each entry above is one of them"
+            broken = {b.limit for o in failing for b in o.broken}  # two budgets on one mark: both, in their order
+            limits = " and ".join(dict.fromkeys(b.bound() for b in gate[0].entry.budgets if b.bound() in broken))
+            which = (
+                "each entry above is one of them"
+                if len(failing) == len(gate)
+                else f"the first {len(gate) - len(failing)} are within it, the {len(failing)} after them past it"
+            )
+            said = f"{figures_line(gate[0].figures)}, limit {limits}: {which}"
             console.print(Text(textwrap.fill(said, console.width), style="yellow"))  # no space left at a line's end
         for note in result.notes:
             console.print(Text(f"note: {note}", style="yellow"))
@@ -76,11 +83,6 @@ class CheckView(TerminalRenderer):
         if total == 1:  # one kernel: not `all 1 held their budgets`
             summary = _one_summary(result.outcomes[0])
         console.print(Text(summary, style="bold red" if failed else "bold green"))
-
-
-def _gate(outcome) -> bool:
-    """An entry of `--no-compiles-after MARK`: a compile after the mark, held to the capture's count."""
-    return bool(outcome.figures) and "registers" not in outcome.figures
 
 
 def _entry(outcome, cause_only: bool) -> Table:
@@ -115,6 +117,8 @@ def _entry(outcome, cause_only: bool) -> Table:
         if broken.finding and broken.finding not in findings:
             findings.add(broken.finding)
             table.add_row(Text(""), Text(f"↳ {broken.finding}" if cause_only else f"  ↳ {broken.finding}"))
+    if cause_only and not outcome.broken and outcome.why:  # a compile within the limit: why it came all the same
+        table.add_row(Text(""), Text(f"↳ {outcome.why}", style="dim"))
     return table
 
 
