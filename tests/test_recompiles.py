@@ -709,6 +709,31 @@ def test_a_recompile_is_compared_with_the_variant_it_differs_from_least_options_
     assert [c.said for c in steps[2].causes] == ["launched with num_stages=2 (3 in variant 1)"]
 
 
+def test_of_variants_alike_a_recompile_is_compared_with_the_earliest_the_warmups():
+    """stride = n = 512 in the warmup, then 1 (constants), then 7: #3 differs from #1 and #2 by two
+    each, and was said against #2, "stride was 1 in variant 2 (a constant)", where the warmup's
+    stride=512 lost its divisibility by 16 (h25a)."""
+    from tritonscope.analysis.recompile_causes import history
+    from tritonscope.analysis.specialization import Param, Specialization
+
+    def spec(stride: Param, n: Param) -> Specialization:
+        return Specialization((Param("x_ptr", "*fp32", hint="D"), stride, n), (("num_warps", 4),))
+
+    specs = [
+        spec(Param("stride", "i32", hint="D"), Param("n", "i32", hint="D")),
+        spec(Param("stride", "constexpr", "1"), Param("n", "constexpr", "1")),
+        spec(Param("stride", "i32"), Param("n", "i32")),
+    ]
+    launches = {f"h{i}": [{"params": ["x_ptr", "stride", "n"], "args": [{}, v, v]}] for i, v in
+                enumerate([{"kind": "int", "value": 512}, {"kind": "int", "value": 1}, {"kind": "int", "value": 7}])}  # fmt: skip
+    steps = history([(i, {"hash": f"h{i}"}, s) for i, s in enumerate(specs)], launches)
+    assert [s.compared_with for s in steps] == [None, 1, 1]
+    assert [c.said for c in steps[2].causes] == [
+        "`stride` was divisible by 16 in variant 1 and is not in variant 3 (stride=7)",
+        "`n` was divisible by 16 in variant 1 and is not in variant 3 (n=7)",
+    ]
+
+
 def test_a_kernel_made_again_in_its_process_is_said_with_the_fix(tmp_path, cli):
     """A @triton.jit inside a function each step calls: the same binary, compiled again by each new
     kernel object (Triton's cache looked up again), was shown as "same binary" and nothing more (h20b)."""

@@ -167,7 +167,7 @@ def history(
 ) -> list[CompileStep]:
     """Each compile of one kernel (its index in the capture, its record, its specialization), in
     order, placed in the kernel's history and, where it is a recompile, with its causes against the
-    earlier compile it differs from least."""
+    earlier compile it differs from least (of those alike, the earliest)."""
     steps: list[CompileStep] = []
     for number, (index, record, spec) in enumerate(compiles, start=1):
         hash_ = str(record.get("hash"))
@@ -183,7 +183,10 @@ def history(
         if not earlier:
             steps.append(CompileStep(index, number, hash_, FIRST, None, (), spec))
             continue
-        nearest = min(reversed(earlier), key=lambda s: _distance(s.specialization, spec, config))
+        # the earlier variant it differs from least; of those alike, the earliest, the program's usual
+        # launch (its warmup's): `stride=7` set against the warmup's stride=512, not against a one-off
+        # stride=1 whose constant is no cause of it (h25a)
+        nearest = min(earlier, key=lambda s: _distance(s.specialization, spec, config))
         pair = (launches.get(nearest.hash, []), launches.get(hash_, []))
         labels = (f"variant {nearest.number}", f"variant {number}")
         found = causes(nearest.specialization, spec, pair, labels, config)
