@@ -237,6 +237,40 @@ def test_a_size_that_moves_where_a_pointer_starts_is_said_so_not_as_a_typo(tmp_p
     assert any("16-byte alignment, which the prediction does not follow" in n for n in found["notes"]), found
 
 
+ROWS_PROGRAM = (
+    "import torch, triton, triton.language as tl, tritonscope\n"
+    "@triton.jit\ndef scale(x_ptr, stride, n, BLOCK: tl.constexpr):\n"
+    "    o = tl.arange(0, BLOCK)\n    p = x_ptr + tl.program_id(0) * stride + o\n"
+    "    tl.store(p, tl.load(p, mask=o < n) * 2, mask=o < n)\n"
+    "@triton.jit\ndef flat(x_ptr, n, BLOCK: tl.constexpr):\n"
+    "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+    "    tl.store(x_ptr + o, tl.load(x_ptr + o, mask=o < n) + 1, mask=o < n)\n"
+    "def go(rows, seq):\n    x = torch.randn(rows, seq, device='cuda')\n"
+    "    scale[(rows,)](x, x.stride(0), seq, BLOCK=1024)\n"
+    "    total = rows * seq\n    flat[(triton.cdiv(total, 256),)](x, total, BLOCK=256)\n"
+    "go(4, 512)\ngo(4, 1024)\ntritonscope.mark('warmup')\n"
+)
+
+
+def test_a_size_that_sets_a_grid_alone_compiles_nothing_and_an_allocation_moves_no_start(tmp_path, cli):
+    """`scale[(rows,)]` over `x = torch.randn(rows, seq)`: --shapes rows was refused ("no launch follows
+    it") where the answer is no compile; `torch.randn(batch, seq)` was said to move where x starts, and
+    a size an argument reads beside one not declared (total = rows * seq) read as a typo (h25a)."""
+    out = traced(tmp_path, cli, ROWS_PROGRAM.replace("flat[", "pass  # flat[").replace("total = rows", "pass  #"))
+    done = cli("recompiles", out, "--shapes", "rows=1..64")
+    said = " ".join(done.stdout.split())
+    assert "--shapes rows: it sets only the grid of scale, and a grid is no part of what Triton specializes" in said
+    assert said.endswith("no compile to come"), said
+    assert "moves where" not in said
+    (tmp_path / "both").mkdir()
+    out = traced(tmp_path / "both", cli, ROWS_PROGRAM)
+    refused = " ".join(cli("recompiles", out, "--shapes", "rows=1..64", expect=2).stderr.split())
+    assert "moves where" not in refused and "no launch of this capture follows" not in refused, refused
+    assert "flat's n: its launch line reads seq too, not declared (add seq=LO..HI to --shapes)" in refused, refused
+    both = json.loads(cli("recompiles", out, "--shapes", "rows=1..64,seq=1..1024", "--json").stdout)
+    assert not any("grid" in note for note in both["notes"])  # rows reaches flat's n: not the grid's alone
+
+
 def test_a_huge_range_is_sampled_not_laid_out(capture, cli):
     document = json.loads(cli("recompiles", capture, "--shapes", "batch=1..4000000000,seq=1..32", "--json").stdout)
     assert document["compiles"] >= 1 and document["kernels"]

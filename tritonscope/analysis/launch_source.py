@@ -29,6 +29,12 @@ def _size_argument(node: ast.Call) -> ast.expr | None:
     return node.args[at] if len(node.args) == at + 1 or (_called(node) in _SIZE_AT and at < len(node.args)) else None
 
 
+# a tensor's methods that give a view of its storage (its start moved only by narrow's start)
+_VIEWS = frozenset({"view", "reshape", "narrow", "t", "transpose", "permute", "contiguous", "flatten", "squeeze",
+                    "unsqueeze", "expand", "to", "float", "half", "bfloat16", "view_as", "select"})
+GRID = "grid[:]"  # the launch's grid expression among its arguments (no parameter has this name)
+
+
 @dataclass(frozen=True)
 class LaunchLine:
     """The expressions of one launch: by parameter name, and the grid's (`grid[0]`)."""
@@ -43,9 +49,36 @@ class LaunchLine:
     def roots(self, name: str) -> set[str]:
         """The names the argument NAME's expression reads at its roots, through the assignments before
         the line (`n = batch * seq`: batch, seq); a module or a function called is none."""
+        return self._roots(self.arguments.get(name))
+
+    def starts(self, name: str) -> set[str]:
+        """The names that set where the tensor argument NAME starts in its storage: a slice's start or
+        an index along its tensor's chain (`x = buf[off:off + n]`: off; `buf[i]`, `buf.narrow(0, i,
+        n)`, `buf.select(0, i)`: i); a tensor the chain allocates (`torch.randn(batch, seq)`) starts at 0 whatever its sizes."""
+        found: set[str] = set()
+        node, seen = self.arguments.get(name), 0
+        while node is not None and seen < 16:
+            seen += 1
+            if isinstance(node, ast.Name):
+                node = self.resolve(node.id)
+            elif isinstance(node, ast.Subscript):
+                for part in node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]:
+                    found |= self._roots(part.lower if isinstance(part, ast.Slice) else part)
+                node = node.value
+            elif isinstance(node, ast.Attribute):  # x.T, x.mT
+                node = node.value
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _VIEWS:
+                if node.func.attr in ("narrow", "select") and len(node.args) >= 2:  # (dim, start, ...)
+                    found |= self._roots(node.args[1])
+                node = node.func.value
+            else:
+                break
+        return found
+
+    def _roots(self, start: ast.expr | None) -> set[str]:
         found: set[str] = set()
         seen: set[str] = set()
-        todo = [self.arguments.get(name)]
+        todo = [start]
         while todo:
             node = todo.pop()
             if node is None:
@@ -101,6 +134,7 @@ def kernel_launch(tree: ast.Module, line: int, kernel: str, params: list[str]) -
             arguments = dict(zip(params, node.args, strict=False))
             arguments.update({k.arg: k.value for k in node.keywords if k.arg})
             grid = node.func.slice
+            arguments[GRID] = grid  # whole: `(rows,)`, a name assigned before, a lambda of meta
             if isinstance(grid, ast.Tuple):
                 arguments.update({f"grid[{i}]": g for i, g in enumerate(grid.elts)})
             return LaunchLine(arguments, _resolver(tree, line))

@@ -109,6 +109,7 @@ def model(
 
 SAME = "the same in every warmup launch"
 NOT_FOLLOWED = "not a function of the declared sizes"
+NOT_DECLARED = "not declared"  # a size the launch line reads beside a declared one
 
 
 def _all_int(seen: list[dict], name: str) -> bool:
@@ -149,7 +150,7 @@ def _expression(
     missing = sorted(roots - set(sizes))
     if missing and roots & set(sizes):  # `batch * seq` with seq alone declared
         reads = ", ".join(missing)
-        return None, f"its launch line reads {reads} too, not declared (add {missing[0]}=LO..HI to --shapes)"
+        return None, f"its launch line reads {reads} too, {NOT_DECLARED} (add {missing[0]}=LO..HI to --shapes)"
     return None, NOT_FOLLOWED
 
 

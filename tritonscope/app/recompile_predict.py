@@ -26,7 +26,7 @@ from ..analysis.dynamo_prediction import (
     dynamic_bounds,
     predict_frame,
 )
-from ..analysis.launch_source import function_call, kernel_launch, parsed, positional_params
+from ..analysis.launch_source import GRID, function_call, kernel_launch, parsed, positional_params
 from ..analysis.size_expressions import const, size
 from ..analysis.specialization import config_fields, generated_by_torch, launch_values, not_specialized, specialization
 from ..captures.recorded import def_line
@@ -52,8 +52,9 @@ def predict(
     sources: dict[str, object] = {}
     kernels, models = [], []
     moved: dict[str, list[str]] = {}  # a declared size -> the pointers whose start it moves (`buf[off:]`)
+    gridded: dict[str, list[str]] = {}  # a declared size -> the kernels whose grid it sets ("": and an argument)
     for name, records in _by_kernel(timeline.compiles, cut).items():
-        forecast, model = _kernel(timeline, name, records, cut, sizes, sources, moved)
+        forecast, model = _kernel(timeline, name, records, cut, sizes, sources, moved, gridded)
         kernels.append(forecast)
         if model is not None:
             models.append(model)
@@ -67,16 +68,27 @@ def predict(
 
         kernels = with_compile_times(kernels, timeline, cut)
     warmup = f"before the mark {until}" if until else "the whole capture"
-    unfollowed = tuple(name for name in sizes if name not in _followed(models, frames))
-    notes = tuple(_unfollowed_note(name, moved) for name in unfollowed)
+    followed = _followed(models, frames)
+    # a size that sets a grid alone (`kernel[(rows,)]`) is followed: its answer is that it compiles nothing
+    grid_only = tuple(
+        name for name in sizes if name not in followed and name not in moved and all(gridded.get(name, [""]))
+    )
+    unfollowed = tuple(name for name in sizes if name not in followed and name not in grid_only)
+    notes = tuple(_unfollowed_note(name, moved, gridded) for name in (*grid_only, *unfollowed))
     found = PredictionResult(str(folder), tuple(sizes.items()), warmup, tuple(kernels), tuple(frames), notes)
     found = dataclasses.replace(found, unfollowed=unfollowed)
     if refuse_unfollowed and sizes and not found.predicts:  # nothing predicted is no pass (CI read exit 0)
-        _refuse_unfollowed(unfollowed, timeline, cut, moved)
+        _refuse_unfollowed(unfollowed, timeline, cut, moved, gridded, kernels)
     return found
 
 
-def _unfollowed_note(name: str, moved: dict[str, list[str]]) -> str:
+def _unfollowed_note(name: str, moved: dict[str, list[str]], gridded: dict[str, list[str]]) -> str:
+    if name in gridded and name not in moved:  # `kernel[(rows,)]`: a launch's grid is no part of its variant
+        kernels = ", ".join(dict.fromkeys(gridded[name]))
+        return (
+            f"--shapes {name}: it sets only the grid of {kernels}, and a grid is no part of what Triton "
+            "specializes a kernel on: no compile comes from it"
+        )
     if name in moved:  # a slice's start: the pointer's 16-byte alignment, which the prediction does not follow
         pointers = ", ".join(f"`{p}`" for p in moved[name])
         return (
@@ -91,13 +103,25 @@ def _unfollowed_note(name: str, moved: dict[str, list[str]]) -> str:
 
 
 def _refuse_unfollowed(
-    unfollowed: tuple[str, ...], timeline: Timeline, cut: float, moved: dict[str, list[str]]
+    unfollowed: tuple[str, ...],
+    timeline: Timeline,
+    cut: float,
+    moved: dict[str, list[str]],
+    gridded: dict,
+    kernels: list[KernelForecast],
 ) -> None:
     """Every declared size unfollowed (a typo, `hiden`): exit 2, with the program's names it is close to."""
     if any(name in moved for name in unfollowed):
         raise UsageError(
-            "; ".join(_unfollowed_note(name, moved) for name in unfollowed) + ", so nothing is predicted",
+            "; ".join(_unfollowed_note(name, moved, gridded) for name in unfollowed) + ", so nothing is predicted",
             hint="declare the sizes the kernels' integer arguments are made of too (n=1..4096)",
+        )
+    partial = [f"{k.name}'s {said.split('; held')[0]}" for k in kernels for said in k.params if rp.NOT_DECLARED in said]
+    if partial:  # `n = batch * seq` with batch alone declared: an argument reads it, with a size not declared
+        raise UsageError(
+            f"--shapes {', '.join(unfollowed)}: no argument is a function of the declared sizes alone: "
+            + "; ".join(partial),
+            hint="declare every size the line reads",
         )
     words: set[str] = set()
     for file in {str((x.get("call_site") or {}).get("file")) for x in timeline.launches if _before(x, cut)}:
@@ -165,7 +189,9 @@ def _source(sources: dict, file: str | None):
     return sources[file]
 
 
-def _kernel(timeline: Timeline, name: str, records: list[dict], cut: float, sizes, sources, moved: dict):
+def _kernel(
+    timeline: Timeline, name: str, records: list[dict], cut: float, sizes, sources, moved: dict, gridded: dict
+):
     launches = _launches(timeline, name, cut)
     first = records[0]
     where = (first.get("file"), def_line(first))
@@ -177,8 +203,12 @@ def _kernel(timeline: Timeline, name: str, records: list[dict], cut: float, size
     first_values = launch_values(launches[0])
     pointers = [p for p in launches[0]["params"] if f"{p}.dtype" in first_values]
     for pointer in pointers:
-        for size_name in line.roots(pointer) & set(sizes) if line is not None else ():  # `x = buf[off:off + n]`
+        for size_name in line.starts(pointer) & set(sizes) if line is not None else ():  # `x = buf[off:off + n]`
             moved.setdefault(size_name, []).append(pointer)
+    if line is not None:  # a size read by the grid alone, no argument: the grid is no part of a variant
+        read = {n for p in launches[0]["params"] if p not in pointers for n in line.roots(p)}  # a shape is none
+        for size_name in line.roots(GRID) & set(sizes):
+            gridded.setdefault(size_name, []).append(name if size_name not in read else "")
     source = str(first.get("source") or "")
     dns, _ = not_specialized(source)
     declared = declared_constexprs(source, name) or set()
