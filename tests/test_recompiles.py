@@ -190,6 +190,27 @@ def test_a_fix_s_cost_is_said_against_each_variant_it_replaces(tmp_path):
     assert "cost from n=1024: " in text and "cost: from" not in text
 
 
+def test_a_fix_of_two_arguments_is_proved_on_a_recompile_of_each(tmp_path, cli):
+    """do_not_specialize=["n", "alpha"] was proved on n's recompile alone (alpha=2 on both sides): the
+    claim that alpha=1 no longer compiles again was never launched (h25a)."""
+    program = tmp_path / "two.py"
+    program.write_text(
+        "import torch, triton, triton.language as tl\n"
+        "@triton.jit\ndef scale(x_ptr, n, alpha, BLOCK: tl.constexpr):\n"
+        "    o = tl.arange(0, BLOCK)\n"
+        "    tl.store(x_ptr + o, tl.load(x_ptr + o, mask=o < n) * alpha, mask=o < n)\n"
+        "def go(n, alpha):\n    x = torch.randn(n, device='cuda')\n    scale[(1,)](x, n, alpha, BLOCK=1024)\n"
+        "go(1000, 2)\ngo(1024, 2)\ngo(1000, 1)\n"
+    )
+    cli("trace", "--target", "sm90", "-o", tmp_path / "t", "--", sys.executable, program)
+    (kernel,) = json.loads(cli("recompiles", tmp_path / "t", "--json").stdout)["kernels"]
+    (fix,) = [f for f in kernel["fixes"] if f["code"].startswith("@triton.jit(do_not_specialize")]
+    assert '"n"' in fix["code"] and '"alpha"' in fix["code"] and fix["proved"] is True
+    first, second = fix["proof"].split("; and ")
+    assert first.startswith("n=1000, alpha=2 and n=1024, alpha=2 then specialize alike"), fix["proof"]
+    assert second.startswith("n=1000, alpha=2 and n=1000, alpha=1 then specialize alike"), fix["proof"]
+
+
 def test_a_bucketed_constexpr_and_the_same_options_proved(document):
     bucket = fix_of(document, "row_kernel", "BLOCK_SIZE=")
     assert bucket["code"] == "BLOCK_SIZE=max(2048, triton.next_power_of_2(n_cols))" and bucket["proved"] is True

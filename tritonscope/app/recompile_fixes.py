@@ -282,8 +282,7 @@ def with_fixes(histories: list[KernelHistory], timeline: Timeline, prove: bool) 
         fixes = [fix(kernel, r, first, compared) for r in found]
         for index, remedy in enumerate(found):
             provable = prove and remedy.how in PROVABLE
-            plan = _plan(kernel, remedy, found, timeline, records, compared) if provable else None
-            if plan is not None:
+            for plan in _plans(kernel, remedy, found, timeline, records, compared) if provable else []:
                 planned.append((number, index, plan))
         fixed.append(dataclasses.replace(kernel, fixes=tuple(fixes)))
     if planned:
@@ -293,21 +292,27 @@ def with_fixes(histories: list[KernelHistory], timeline: Timeline, prove: bool) 
     return fixed
 
 
-def _plan(
+def _plans(
     kernel: KernelHistory, remedy: Remedy, every: list[Remedy], timeline: Timeline, records, compared: dict[str, str]
-) -> FixPlan | None:
-    """The proof of REMEDY: on the first recompile it answers whose every cause has a provable remedy."""
+) -> list[FixPlan]:
+    """The proofs of REMEDY: on the first recompile it answers whose every cause has a provable remedy,
+    and on the first of each of its parameters that one leaves untested (do_not_specialize=["n",
+    "alpha"] proved on n's recompile alone never launched alpha=1: h25a)."""
     launches = timeline.launches_by_hash()
+    plans: list[FixPlan] = []
+    tested: set[str] = set()
     for variant in kernel.variants:
-        if not any(c.param in remedy.params and _how(c, compared) == remedy.how for c in variant.causes):
+        answered = {c.param for c in variant.causes if c.param in remedy.params and _how(c, compared) == remedy.how}
+        if not answered - tested:
             continue
         needed = _needed(remedy, every, variant.causes, compared)
         earlier = next((v for v in kernel.variants if v.number == variant.compared_with), None)
         pair = (_first_launch(launches, earlier), _first_launch(launches, variant))
         if earlier is None or None in pair or any(r.how not in PROVABLE for r in needed):
             continue
-        return _fix_plan(kernel, needed, pair, (records[earlier.hash], records[variant.hash]))
-    return None
+        plans.append(_fix_plan(kernel, needed, pair, (records[earlier.hash], records[variant.hash])))
+        tested |= answered
+    return plans
 
 
 def _needed(remedy: Remedy, every: list[Remedy], causes, compared: dict[str, str]) -> list[Remedy]:

@@ -19,12 +19,18 @@ def proved(histories: list[KernelHistory], planned: list[tuple[int, int, FixPlan
     with pool(jobs=min(JOBS, len(tasks)), timeout=TIMEOUT) as workers:
         outcomes = list(workers.run(tasks))
     fixes = {number: list(h.fixes) for number, h in enumerate(histories)}
+    found: dict[tuple[int, int], list[tuple[Proof, str]]] = {}  # a fix's proofs: one per pair of launches
     for (number, index, plan), outcome in zip(planned, outcomes, strict=True):
         proof = outcome.value if outcome.ok else Proof(None, note=f"the proof failed: {outcome.error}")
         alone = len(plan.not_specialized) + len(plan.padded) + len(plan.not_aligned) + len(plan.constexprs) <= 1
-        current = fixes[number][index]
-        said = said_proof(proof, plan, alone or _only(current.param, plan))
-        fixes[number][index] = dataclasses.replace(current, proof=said, proved=proof.proved, cost=proof.cost)
+        said = said_proof(proof, plan, alone or _only(fixes[number][index].param, plan))
+        found.setdefault((number, index), []).append((proof, said))
+    for (number, index), proofs in found.items():
+        verdicts = [proof.proved for proof, _ in proofs]  # every pair one variant, or the fix is not proved
+        proved_ = False if False in verdicts else None if None in verdicts else True
+        said = "; and ".join(dict.fromkeys(text for _, text in proofs))
+        current = fixes[number][index]  # the cost is the first pair's: the recompile the fix answers first
+        fixes[number][index] = dataclasses.replace(current, proof=said, proved=proved_, cost=proofs[0][0].cost)
     return [dataclasses.replace(h, fixes=tuple(fixes[n])) for n, h in enumerate(histories)]
 
 
