@@ -211,6 +211,27 @@ def test_a_fix_of_two_arguments_is_proved_on_a_recompile_of_each(tmp_path, cli):
     assert second.startswith("n=1000, alpha=2 and n=1000, alpha=1 then specialize alike"), fix["proof"]
 
 
+def test_a_fixs_change_for_the_better_is_said_as_a_gain_not_as_a_cost(tmp_path, cli):
+    """Bucketing BLOCK to 2048 for a row of 32: "cost: ... global load bits 32 → 128" listed a wider
+    access as a cost (h25a); the narrower one, from BLOCK=1024, stays a plain cost."""
+    program = tmp_path / "rows.py"
+    program.write_text(
+        "import torch, triton, triton.language as tl\n"
+        "@triton.jit\ndef rownorm(x_ptr, stride, n, BLOCK: tl.constexpr):\n"
+        "    o = tl.arange(0, BLOCK)\n    p = x_ptr + tl.program_id(0) * stride + o\n"
+        "    x = tl.load(p, mask=o < n, other=0.0)\n    tl.store(p, x / tl.sqrt(tl.sum(x * x, axis=0)), mask=o < n)\n"
+        "def go(h):\n    t = torch.randn(4, h, device='cuda')\n"
+        "    rownorm[(4,)](t, t.stride(0), h, BLOCK=min(2048, max(64, triton.next_power_of_2(h))))\n"
+        "go(32)\ngo(1024)\n"
+    )
+    cli("trace", "--target", "sm90", "-o", tmp_path / "t", "--", sys.executable, program)
+    (kernel,) = json.loads(cli("recompiles", tmp_path / "t", "--json").stdout)["kernels"]
+    (fix,) = [f for f in kernel["fixes"] if f["kind"] == "constexpr" and f["proved"]]
+    small, large = fix["cost"].splitlines()
+    assert "global load bits 32 → 128 (a gain)" in small and "registers" in small, fix["cost"]
+    assert "(a gain)" not in large.split("registers")[1].split(";")[0], fix["cost"]  # more registers: a cost
+
+
 def test_a_bucketed_constexpr_and_the_same_options_proved(document):
     bucket = fix_of(document, "row_kernel", "BLOCK_SIZE=")
     assert bucket["code"] == "BLOCK_SIZE=max(2048, triton.next_power_of_2(n_cols))" and bucket["proved"] is True

@@ -184,17 +184,31 @@ def request_for(plan: FixPlan, launch: dict, fixed: bool) -> VariantRequest:
     )
 
 
+# which way each figure a cost compares is better (instructions: fewer; the narrowest access: wider)
+_HIGHER_IS_BETTER = {"registers": False, "occupancy": True, "instructions": False, "global_load_bits": True,
+                     "global_store_bits": True}  # fmt: skip
+
+
 def cost(before: Compilation, after: Compilation) -> str:
     """What the fix changed in the compiled code: the figures that moved, and the loops' bounds."""
     from .check import machine_figures
 
     def figures(c: Compilation) -> dict[str, Any]:
         machine = machine_figures(c.variant.target_info, c.stages, c.line_map)
-        occupancy = percentage(c.resources.occupancy.percent)  # what the registers cost the SM (h25a)
+        occupancy = c.resources.occupancy.percent  # what the registers cost the SM (h25a)
         return {"registers": c.resources.registers, "occupancy": occupancy, **machine}
 
+    def shown(name: str, value: Any) -> str:
+        return percentage(value) if name == "occupancy" else str(value)
+
     old, new = figures(before), figures(after)
-    said = [f"{name.replace('_', ' ')} {old[name]} → {new[name]}" for name in old if old[name] != new[name]]
+    said = []
+    for name in (n for n in old if old[n] != new[n]):
+        # a change for the better said so: the bucketed BLOCK's "global load bits 32 → 128" read as a cost
+        better = _HIGHER_IS_BETTER.get(name)
+        gained = better is not None and None not in (old[name], new[name]) and (new[name] > old[name]) == better
+        said.append(f"{name.replace('_', ' ')} {shown(name, old[name])} → {shown(name, new[name])}")
+        said[-1] += " (a gain)" if gained else ""
     loops = _loop_changes(before, after)
     said += loops or []
     return "; ".join(said) if said else "none seen: the same registers, instructions and access widths"
