@@ -200,6 +200,33 @@ def test_the_epilogue_conversion_is_counted_with_its_bytes():
     assert line.shared_conversion_bytes == 128 * 128 * 2 and line.conversions[0].through_shared
 
 
+def test_a_conversion_of_pointers_moves_their_64_bit_addresses():
+    """A histogram's atomic addresses (tensor<1024x!tt.ptr<i32>>) were counted at the pointee's 4 bytes:
+    "4 KiB, convert_layout of 1024xi32", where Triton's metadata has 8 KiB of shared memory (h26a)."""
+    c = compiled(str(KERNELS / "histogram.py"), "sm90")
+    result = explain_compilation(c)
+    (conversion,) = of_kind(result, findings.CONVERSION)
+    assert "moves 8 KiB through shared memory" in conversion.message, conversion.message
+    assert "ttg.convert_layout of 1024xptr<i32>" in conversion.evidence
+    (moved,) = [x for line in result.lines for x in line.conversions]
+    assert moved.bytes == 1024 * 8 == c.metadata["shared"]  # Triton's own figure
+
+
+def test_the_reserved_kib_an_sm90_cubin_carries_is_counted_once_and_no_loop_gets_no_num_stages():
+    """A 64x64 fp32 transpose (16 KiB of conversion scratch): 12 blocks per H200 SM, where the driver's
+    occupancy query there gives 13 (its cubin's static 1 KiB is the reserved KiB, counted twice); and
+    "try num_stages=2" for a kernel with no loop, whose own what-if compiled the same code (h26a)."""
+    sm90, sm80 = (compiled(str(KERNELS / "transpose_tile.py"), t) for t in ("sm90", "sm80"))
+    assert sm90.resources.shared_bytes == 16384 + 1024 and sm90.resources.reserved_in_shared
+    assert sm90.resources.occupancy.blocks_per_sm == 13  # 233,472 B // 17,408 (the H200's driver: 13)
+    assert sm80.resources.shared_bytes == 16384 and not sm80.resources.reserved_in_shared
+    assert sm80.resources.occupancy.blocks_per_sm == 9  # 167,936 B // (16,384 + 1,024 reserved)
+    (occupancy,) = of_kind(explain_compilation(sm90), findings.OCCUPANCY)
+    assert "limited by shared memory" in occupancy.message and "num_stages" not in occupancy.suggestion
+    assert "scratch of a layout conversion" in occupancy.suggestion and not occupancy.what_if
+    assert "none: it is scratch" in occupancy.evidence
+
+
 def test_loops_without_a_dot_are_not_pipelined_and_occupancy_has_a_next_step():
     result = explain_compilation(compiled("sample:layernorm", "sm90", args=("N=65536", "stride=65536")))
     loops = of_kind(result, findings.NOT_PIPELINED)

@@ -56,7 +56,10 @@ def test_every_default_target_compiles_and_only_shared_memory_over_its_limit_doe
     for row in kernel.cells:
         for target, cell in zip(kernel.targets, row, strict=True):
             assert cell.verdict in (FITS, NO_FIT), (target, cell)
-            over = cell.figures["shared"] > TARGETS[target].shared_limit
+            # Triton holds a launch's own shared memory to the limit: an sm90-on cubin's count holds the
+            # driver's reserved KiB besides (its static shared memory), counted once
+            reserved = 1024 if TARGETS[target].vendor.name == "cuda" and int(TARGETS[target].arch) >= 90 else 0
+            over = cell.figures["shared"] - reserved > TARGETS[target].shared_limit
             assert (cell.verdict == NO_FIT) == over, (target, cell)
             assert cell.limit == ("shared memory" if over else None)
             assert cell.figures["registers"] > 0 and (cell.figures["blocks_per_sm"] == 0) == over
@@ -68,11 +71,12 @@ def test_the_h100s_227_kib_two_under_exactly_at_and_two_over(limits):
     assert hopper[:3] == [-2048, 0, 2048] and hopper[3] > 0
     assert [c.verdict for c in kernel.column("sm90")[:4]] == [FITS, FITS, NO_FIT, NO_FIT]
     # A B200 has the same 227 KiB, and sm100's pipeline takes 16 bytes more: the config at the H100's limit
-    # is 32 bytes over it.
+    # is 32 bytes over it with the driver's reserved KiB, and under it without (what Triton holds to it;
+    # it was "does not fit" while the reserved KiB was counted against the limit: h26a)
     assert [shared(kernel, row, "sm100") - H100 for row in range(3)] == [-2032, 32, 2080]
-    assert [c.verdict for c in kernel.column("sm100")[:4]] == [FITS, NO_FIT, NO_FIT, NO_FIT]
+    assert [c.verdict for c in kernel.column("sm100")[:4]] == [FITS, FITS, NO_FIT, NO_FIT]
     over = kernel.column("sm90")[2]
-    assert over.reason == "shared memory 229 KiB > 227 KiB per block"
+    assert over.reason == "shared memory 228 KiB > 227 KiB per block"  # Triton's own 233,472 B
     # The buffers that make it up, as explain lists them: 7 stages of each tile, and W loaded once.
     assert over.buffers == (
         "line 47: 7x128x64xf16, nvmma_shared swizzle 128 = 112 KiB (7 stages x 16 KiB)",
@@ -111,9 +115,10 @@ def test_the_matrix_reads_at_80_columns_and_says_why(limits):
     assert max(len(line) for line in text.splitlines()) <= 80
     header = next(line for line in text.splitlines() if line.startswith("config"))
     assert header.split() == ["config", *DEFAULT_TARGETS]
-    assert "#2 sm90, sm100: does not fit: shared memory 229 KiB > 227 KiB per block" in text
+    assert "#2 sm90, sm100: does not fit: shared memory 228 KiB > 227 KiB per block" in text
     counts = next(line for line in text.splitlines() if line.startswith("fit "))
-    assert counts.split() == ["fit", "5/7", "3/7", "2/7", "2/7", "5/7", "4/7", "2/7", "1/7"]
+    # sm100: the config at 227 KiB fits (the reserved KiB counted once)
+    assert counts.split() == ["fit", "5/7", "3/7", "2/7", "2/7", "5/7", "5/7", "2/7", "1/7"]
     assert "#1: BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, W_N=16, num_warps=8, num_stages=7" in text
     narrow = render(result, "terminal", width=40)  # stacked: two targets a table
     assert (

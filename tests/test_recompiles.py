@@ -766,8 +766,8 @@ def test_of_variants_alike_a_recompile_is_compared_with_the_earliest_the_warmups
         spec(Param("stride", "constexpr", "1"), Param("n", "constexpr", "1")),
         spec(Param("stride", "i32"), Param("n", "i32")),
     ]
-    launches = {f"h{i}": [{"params": ["x_ptr", "stride", "n"], "args": [{}, v, v]}] for i, v in
-                enumerate([{"kind": "int", "value": 512}, {"kind": "int", "value": 1}, {"kind": "int", "value": 7}])}  # fmt: skip
+    values = [{"kind": "int", "value": v} for v in (512, 1, 7)]
+    launches = {f"h{i}": [{"params": ["x_ptr", "stride", "n"], "args": [{}, v, v]}] for i, v in enumerate(values)}
     steps = history([(i, {"hash": f"h{i}"}, s) for i, s in enumerate(specs)], launches)
     assert [s.compared_with for s in steps] == [None, 1, 1]
     assert [c.said for c in steps[2].causes] == [

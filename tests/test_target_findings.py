@@ -103,6 +103,8 @@ def test_shared_memory_is_broken_down_by_buffer_with_the_targets_and_stages_it_f
     b_line = line_of("matmul_tma", "b = b_desc.load([k * BLOCK_SIZE_K, offs_n])")
     assert shared.line == b_line
     assert "fits sm_90, sm_100, sm_103, sm_110; too much for sm_80 (163 KiB)" in shared.message
+    assert "(99 KiB), if their compiles kept these buffers" in shared.message
+    assert "as compiled for sm_90" in shared.message and "OutOfResources" not in shared.message
     assert f"line {b_line}: 3x64x256xf16, nvmma_shared swizzle 128 = 96 KiB (3 stages x 32 KiB)" in shared.evidence
     assert "num_stages=2: about 129 KiB, fits sm_80, sm_90, sm_100" in shared.suggestion
     assert shared.verified.startswith("--num-stages 2:") and "129 KiB shared" in shared.verified

@@ -51,12 +51,19 @@ def to_compilation(
     )
 
 
+# The symbol an sm90-on cubin gives the driver's reserved KiB of shared memory, which its static shared
+# size (cuobjdump's SHARED:1024) then holds: counted once (ptxas 12.8 and 12.9, sm90 to sm121)
+RESERVED_SECTION = b".nv.reservedSmem"
+
+
 def read_resources(target: Target, artifacts: Artifacts) -> Resources:
     """Registers, spills, shared memory and occupancy, read off the binary's resource listing (NVIDIA) or the
     AMDGCN metadata: no machine code needed (`fit` reads them so, for many compiles). A listing that
     does not read is the user's input (a damaged cache entry): tritonscope's error, with the parser's words."""
     try:
-        return _RESOURCES[target.vendor.name](target, artifacts.texts, artifacts.metadata)
+        if target.vendor.name == "cuda":
+            return _nvidia(target, artifacts.texts, artifacts.metadata, RESERVED_SECTION in artifacts.binary)
+        return _amd(target, artifacts.texts, artifacts.metadata)
     except ParseError as exc:
         raise TritonscopeError(str(exc)) from None
 
@@ -126,11 +133,12 @@ def _stages(spec: KernelSpec, texts: dict[str, str], target: Target) -> dict[Sta
     return stages
 
 
-def _nvidia(target: Target, texts: dict[str, str], metadata: dict):
+def _nvidia(target: Target, texts: dict[str, str], metadata: dict, reserved_included: bool = False):
     usage = cuobjdump.kernel_usage(texts.get("resource_usage", ""), metadata["name"])
     report = texts.get("ptxas_report", "")
     spilled = ptxas.spill_bytes(report)  # None: not asked (no local memory), or not reported
-    found = nvidia_resources(target, usage, metadata.get("shared", 0), metadata["num_warps"], spilled)
+    shared = metadata.get("shared", 0)
+    found = nvidia_resources(target, usage, shared, metadata["num_warps"], spilled, reserved_included)
     losses = tuple(f"ptxas: {loss}" for loss in ptxas.performance_losses(report))
     return replace(found, warnings=found.warnings + losses) if losses else found
 
@@ -139,6 +147,3 @@ def _amd(target: Target, texts: dict[str, str], metadata: dict):
     fields = amdgcn.kernel_metadata(texts["amdgcn"])
     waves = amdgcn.llvm_occupancy(texts["amdgcn"])
     return amd_resources(target, fields, metadata.get("shared", 0), metadata["num_warps"], waves)
-
-
-_RESOURCES = {"cuda": _nvidia, "hip": _amd}  # backend name -> its resource reader

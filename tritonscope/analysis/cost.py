@@ -31,7 +31,7 @@ class Conversion:
 
     ttgir_line: int
     shape: tuple[int, ...]
-    element: str  # f16, f32 ...
+    element: str  # f16, f32 ..., ptr<i32> for a tensor of pointers
     bytes: int  # the whole tensor, per block: what goes through shared memory when it does
     source: str  # the layouts, as TTGIR names them (#mma, #blocked1)
     destination: str
@@ -185,15 +185,14 @@ def _conversions(c: Compilation, costs: dict[int, LineCost], module: ttgir.Modul
 def _conversion(op: ttgir.Op) -> Conversion | None:
     before, _, after = op.text.partition("->")
     source, destination = layouts.tensor_type(before), layouts.tensor_type(after)
-    bits = ttgir.element_bits(after)
-    if source is None or destination is None or bits is None:
+    held = ttgir.value_type(after)  # a tensor of pointers moves its 64-bit addresses, not its pointees
+    if source is None or destination is None or held is None:
         return None
+    element, bits = held
     size = max(bits // 8, 1)
     for dim in destination[0]:
         size *= dim
-    return Conversion(
-        op.number, destination[0], ttgir.element_name(after), size, _short(source[1]), _short(destination[1]), False
-    )
+    return Conversion(op.number, destination[0], element, size, _short(source[1]), _short(destination[1]), False)
 
 
 def _short(layout: str) -> str:

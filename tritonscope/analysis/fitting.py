@@ -42,6 +42,7 @@ def figures(resources: Resources) -> dict[str, Any]:
         "spills": resources.spills,
         "local_bytes": resources.local_bytes + resources.stack_bytes,
         "shared": resources.shared_bytes,
+        "launch_shared": resources.launch_shared_bytes,  # what Triton holds to the limit (no reserved KiB)
         "occupancy": round(occupancy.percent, 1),
         "blocks_per_sm": occupancy.blocks_per_sm,
         "limited_by": occupancy.limited_by,
@@ -75,8 +76,8 @@ def judge(
 
 def _launch_failure(target: Target, r: Resources, num_warps: int, tmem_columns: int | None) -> Verdict | None:
     limit, shared = target.shared_limit, target.vendor.words.shared
-    if limit is not None and r.shared_bytes > limit:
-        return Verdict(NO_FIT, f"{shared} {size(r.shared_bytes)} > {size(limit)} per block", "shared memory")
+    if limit is not None and r.launch_shared_bytes > limit:
+        return Verdict(NO_FIT, f"{shared} {size(r.launch_shared_bytes)} > {size(limit)} per block", "shared memory")
     if tmem_columns is not None and tmem_columns > TENSOR_MEMORY_COLUMNS:
         return Verdict(NO_FIT, f"tensor memory {tmem_columns} > {TENSOR_MEMORY_COLUMNS} columns", "tensor memory")
     threads = num_warps * target.warp_size

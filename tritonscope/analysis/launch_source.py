@@ -30,8 +30,27 @@ def _size_argument(node: ast.Call) -> ast.expr | None:
 
 
 # a tensor's methods that give a view of its storage (its start moved only by narrow's start)
-_VIEWS = frozenset({"view", "reshape", "narrow", "t", "transpose", "permute", "contiguous", "flatten", "squeeze",
-                    "unsqueeze", "expand", "to", "float", "half", "bfloat16", "view_as", "select"})
+_VIEWS = frozenset(
+    {
+        "view",
+        "reshape",
+        "narrow",
+        "t",
+        "transpose",
+        "permute",
+        "contiguous",
+        "flatten",
+        "squeeze",
+        "unsqueeze",
+        "expand",
+        "to",
+        "float",
+        "half",
+        "bfloat16",
+        "view_as",
+        "select",
+    }
+)
 GRID = "grid[:]"  # the launch's grid expression among its arguments (no parameter has this name)
 
 
@@ -54,7 +73,8 @@ class LaunchLine:
     def starts(self, name: str) -> set[str]:
         """The names that set where the tensor argument NAME starts in its storage: a slice's start or
         an index along its tensor's chain (`x = buf[off:off + n]`: off; `buf[i]`, `buf.narrow(0, i,
-        n)`, `buf.select(0, i)`: i); a tensor the chain allocates (`torch.randn(batch, seq)`) starts at 0 whatever its sizes."""
+        n)`, `buf.select(0, i)`: i); a tensor the chain allocates (`torch.randn(batch, seq)`) starts
+        at 0 whatever its sizes."""
         found: set[str] = set()
         node, seen = self.arguments.get(name), 0
         while node is not None and seen < 16:

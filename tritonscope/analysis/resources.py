@@ -18,8 +18,15 @@ def _round_up(value: int, unit: int) -> int:
     return -(-value // unit) * unit
 
 
-def nvidia_occupancy(limits: NvidiaLimits, registers: int, shared_bytes: int, num_warps: int) -> Occupancy:
-    """Blocks of `num_warps` warps resident per SM, and which limit binds first."""
+def nvidia_occupancy(
+    limits: NvidiaLimits, registers: int, shared_bytes: int, num_warps: int, reserved_included: bool = False
+) -> Occupancy:
+    """Blocks of `num_warps` warps resident per SM, and which limit binds first. `reserved_included`:
+    SHARED_BYTES holds the driver's reserved KiB already (an sm90-on cubin carries it as static shared
+    memory, `.nv.reservedSmem`): counted twice, a 16 KiB block was 12 per H200 SM where the driver's
+    occupancy query gives 13 (h26a)."""
+    reserved = limits.shared_reserved_per_block
+    own = shared_bytes - reserved if reserved_included else shared_bytes  # what the opt-in maximum bounds
     warps_per_block = num_warps
     regs_per_warp = _round_up(registers * 32, limits.register_granularity)
     regs_assumed = regs_per_warp * _round_up(warps_per_block, limits.sub_partitions)
@@ -33,10 +40,10 @@ def nvidia_occupancy(limits: NvidiaLimits, registers: int, shared_bytes: int, nu
         else:
             warps_per_partition = (limits.registers_per_sm // limits.sub_partitions) // regs_per_warp
             candidates["registers"] = warps_per_partition * limits.sub_partitions // warps_per_block
-    if shared_bytes > limits.shared_per_block:
+    if own > limits.shared_per_block:
         candidates["shared memory"] = 0
     elif shared_bytes:
-        per_block = _round_up(shared_bytes + limits.shared_reserved_per_block, limits.shared_granularity)
+        per_block = _round_up(own + reserved, limits.shared_granularity)
         candidates["shared memory"] = limits.shared_per_sm // per_block
     if warps_per_block * 32 > limits.max_threads_per_block:
         candidates["threads per block"] = 0
@@ -106,6 +113,7 @@ def nvidia_resources(
     shared_bytes: int,
     num_warps: int,
     spilled: tuple[int, int] | None = None,
+    reserved_included: bool = False,
 ) -> Resources:
     """Resources from cuobjdump's fields (REG, STACK, SHARED, LOCAL), Triton's dynamic shared bytes and
     ptxas's spill stores and loads (None: not reported). The driver's local size
@@ -116,9 +124,10 @@ def nvidia_resources(
     if not isinstance(limits, NvidiaLimits):
         raise TypeError(f"{target.name} is not an NVIDIA target")
     shared = shared_bytes + usage.get("SHARED", 0)
-    occupancy = nvidia_occupancy(limits, usage["REG"], shared, num_warps)
+    occupancy = nvidia_occupancy(limits, usage["REG"], shared, num_warps, reserved_included)
     local, stack = usage.get("LOCAL", 0), usage.get("STACK", 0)
-    warnings = _warnings(target, shared, limits.shared_per_block, local + stack, num_warps, occupancy)
+    own = shared - limits.shared_reserved_per_block if reserved_included else shared  # as Triton checks it
+    warnings = _warnings(target, own, limits.shared_per_block, local + stack, num_warps, occupancy)
     if spilled is not None and spilled != (0, 0):
         warnings += (f"ptxas spills: {spilled[0]} bytes stored and {spilled[1]} bytes loaded per thread",)
     no_spill = spilled == (0, 0)
@@ -137,6 +146,7 @@ def nvidia_resources(
         spill_store_bytes=spilled[0],
         spill_load_bytes=spilled[1],
         warnings=warnings,
+        reserved_in_shared=reserved_included,
     )
 
 

@@ -180,6 +180,18 @@ def element_name(line: str) -> str:
     return match.group(1) if match else "?"
 
 
+def value_type(line: str) -> tuple[str, int] | None:
+    """The type and bits of what the first tensor on a line holds: its element (`f16`, 16), or for a
+    tensor of pointers a 64-bit address (`ptr<i32>`, 64), which a convert_layout moves whole."""
+    match = _ELEMENT.search(line)
+    if not match:
+        return None
+    if match.group(0).endswith("!tt.ptr<" + match.group(1)):
+        return f"ptr<{match.group(1)}>", 64
+    bits = _bits(match.group(1))
+    return (match.group(1), bits) if bits is not None else None
+
+
 def memdesc_bytes(line: str) -> tuple[str, int] | None:
     """The shared-memory buffer a `ttg.local_alloc` makes: (its shape, e.g. `2x128x64xf16`; its bytes)."""
     match = _MEMDESC.search(line)

@@ -315,7 +315,7 @@ def describe(finding: Finding, outcome: Compilation | str) -> str:
         lowered = "ttg.warp_specialize" in outcome.stages.get(Stage.TTGIR, "")
         text += "; lowered to warp-specialized partitions" if lowered else "; left unlowered for this target"
     if finding.kind == findings.SHARED_LIMIT:
-        fits = r.shared_bytes <= findings.shared_limit(outcome.variant.target_info)
+        fits = r.launch_shared_bytes <= findings.shared_limit(outcome.variant.target_info)
         text += "; fits" if fits else "; still over the limit"
     return text
 

@@ -189,9 +189,7 @@ def _source(sources: dict, file: str | None):
     return sources[file]
 
 
-def _kernel(
-    timeline: Timeline, name: str, records: list[dict], cut: float, sizes, sources, moved: dict, gridded: dict
-):
+def _kernel(timeline: Timeline, name: str, records: list[dict], cut: float, sizes, sources, moved: dict, gridded: dict):
     launches = _launches(timeline, name, cut)
     first = records[0]
     where = (first.get("file"), def_line(first))

@@ -317,6 +317,9 @@ class InstructionMix:
     atomics: int = 0  # read-modify-writes of global memory (ATOM, RED / global_atomic_*)
 
 
+RESERVED_SHARED_BYTES = 1024  # the driver keeps this much shared memory per block (sm80 on)
+
+
 @dataclass(frozen=True)
 class Resources:
     registers: int  # per thread: NVIDIA registers, AMD VGPRs (AGPRs included)
@@ -330,6 +333,13 @@ class Resources:
     spill_load_bytes: int = 0
     warnings: tuple[str, ...] = ()
     instructions: InstructionMix | None = None
+    reserved_in_shared: bool = False  # shared_bytes holds the driver's reserved KiB (an sm90-on cubin's)
+
+    @property
+    def launch_shared_bytes(self) -> int:
+        """What Triton's launcher holds to a target's per-block limit (its OutOfResources): the shared
+        memory less the driver's reserved KiB, which an sm90-on cubin carries as static shared memory."""
+        return self.shared_bytes - (RESERVED_SHARED_BYTES if self.reserved_in_shared else 0)
 
 
 @dataclass(frozen=True)

@@ -165,10 +165,11 @@ def _tables(k: KernelFit) -> str:
     lines += [f"    {_row(row.values)},  # {index}" for index, row in enumerate(k.rows)]
     lines += ["]", "", "# For each target: the configs (indices into CONFIGS) that fit it.", "FITS = {"]
     lines += [f"    {target!r}: {list(k.fitting(target))},  # {_described(k, target)}" for target in k.targets]
-    lines += ["}", "", "# The shared memory (bytes) each config needs on each target; None: it did not compile."]
+    lines += ["}", "", "# The shared memory (bytes) each config's launch asks on each target, which Triton holds"]
+    lines += ["# to the device's limit (the driver's reserved KiB left out); None: it did not compile."]
     lines += ["SHARED = {"]
     for target in k.targets:
-        needs = [cell.figures.get("shared") for cell in k.column(target)]
+        needs = [cell.figures.get("launch_shared") for cell in k.column(target)]  # held to the device's limit
         lines.append(f"    {target!r}: {needs},")
     return "\n".join([*lines, "}", ""])
 

@@ -66,6 +66,9 @@ def shared_limit(target: Target) -> int:
     return limit if limit is not None else 2**62
 
 
+_SCRATCH = "none: it is scratch (a layout conversion's or a reduction's)"
+
+
 def _allocations(k: Kernel) -> list[tuple[int | None, str, int]]:
     """(kernel line, shape, bytes) of each shared-memory buffer TTGIR allocates, largest first."""
     found = []
@@ -79,12 +82,12 @@ def _allocations(k: Kernel) -> list[tuple[int | None, str, int]]:
 
 
 def over_shared_limit(k: Kernel) -> list[Finding]:
-    shared, limit = k.c.resources.shared_bytes, shared_limit(k.target)
+    shared, limit = k.c.resources.launch_shared_bytes, shared_limit(k.target)
     if shared <= limit:
         return []
     buffers = _allocations(k)
     listed = "; ".join(f"line {line}: {shape} = {kib(size)}" for line, shape, size in buffers[:4])
-    stages = pipeline.stages(k)
+    stages = pipeline.stages(k) if pipeline.reaches(k) else 1
     said, fewer = pipeline.fewer(k, stages - 1)
     what_if = fewer if stages > 1 else ()
     advice = f"{said} keeps one copy fewer of each pipelined tile" if stages > 1 else ""
@@ -94,7 +97,7 @@ def over_shared_limit(k: Kernel) -> list[Finding]:
             buffers[0][0] if buffers else None,
             f"needs {kib(shared)} of {k.target.vendor.words.shared} per block; {k.target.label} allows "
             f"{kib(limit)}: the launch will fail (out of resources)",
-            f"buffers in TTGIR: {listed or 'none named'}",
+            f"buffers in TTGIR: {listed or _SCRATCH}",
             "; ".join(a for a in (advice, "smaller BLOCK sizes (the tiles of A and B are what is kept)") if a),
             what_if=what_if,
         )
@@ -134,7 +137,7 @@ def _peak_note(k: Kernel) -> tuple[str, int | None]:
 def _buffers_note(k: Kernel) -> tuple[str, int | None]:
     buffers = _allocations(k)
     listed = "; ".join(f"line {line}: {shape} = {kib(size)}" for line, shape, size in buffers[:4])
-    return f"{kib(k.c.resources.shared_bytes)} per block; buffers in TTGIR: {listed or 'none named'}", (
+    return f"{kib(k.c.resources.shared_bytes)} per block; buffers in TTGIR: {listed or _SCRATCH}", (
         buffers[0][0] if buffers else None
     )
 
@@ -146,7 +149,7 @@ def _next_step(k: Kernel) -> tuple[str, tuple[WhatIf, ...]]:
     stages = pipeline.stages(k)
     if occ.limited_by == "registers" and isinstance(limits, NvidiaLimits):
         for cap in range(r.registers - r.registers % 8, 23, -8):
-            reached = nvidia_occupancy(limits, cap, r.shared_bytes, warps).blocks_per_sm
+            reached = nvidia_occupancy(limits, cap, r.shared_bytes, warps, r.reserved_in_shared).blocks_per_sm
             if reached > occ.blocks_per_sm:
                 return (
                     f"--maxnreg {cap} reaches {reached} blocks per SM, if the code fits without spilling",
@@ -155,9 +158,11 @@ def _next_step(k: Kernel) -> tuple[str, tuple[WhatIf, ...]]:
         # more warps share a block's work out, but not past the threads a block may have
         more = warps * 2 * k.target.warp_size <= limits.max_threads_per_block
         return "fewer registers per thread: smaller BLOCK sizes" + (" or more warps" if more else ""), ()
-    if occ.limited_by == "shared memory" and stages > 1:
+    if occ.limited_by == "shared memory" and stages > 1 and pipeline.reaches(k):
         said, fewer = pipeline.fewer(k, stages - 1)
         return f"{said} needs less shared memory per block", fewer
+    if occ.limited_by == "shared memory" and not _allocations(k):  # no buffer: a conversion's scratch
+        return "smaller BLOCK sizes: the shared memory is the scratch of a layout conversion (its finding)", ()
     return f"fewer {k.target.vendor.words.registers} or less shared memory per block: smaller BLOCK sizes", ()
 
 

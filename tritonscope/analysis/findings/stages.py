@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import re
 
-from ...core.stages import Language
+from ...core.stages import Language, Stage
 from .kernel import Kernel
 from .model import WhatIf
 
+_PIPELINED = ("ttg.async_copy_global_to_local", "ttg.async_commit_group", "async_tma_copy", "ttg.local_store")
 _LOOP_STAGES = re.compile(r"tl\.range\([^\n]*?\bnum_stages\s*=\s*([A-Za-z_]\w*|\d+)")
 
 
@@ -25,6 +26,15 @@ def stages(k: Kernel) -> int:
     if name:
         return int(k.c.variant.constexprs[name])
     return written[0] if written else k.c.options.get("num_stages") or 1
+
+
+def reaches(k: Kernel) -> bool:
+    """Whether num_stages reaches the code: the pipeliner's products are in the TTGIR (NVIDIA's async
+    copies and TMA loads, AMD's shared buffers stored in a loop). A kernel with none (a transpose, whose
+    shared memory is its layout conversion's scratch) was told num_stages=2 "needs less shared memory",
+    and its own what-if compiled the same code (h26a)."""
+    text = k.c.stages.get(Stage.TTGIR, "")
+    return any(marker in text for marker in _PIPELINED)
 
 
 def fewer(k: Kernel, n: int) -> tuple[str, tuple[WhatIf, ...]]:
