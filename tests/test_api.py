@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from cli_process import tritonscope
+from conftest import KERNELS
 
 import tritonscope as ts
 from tritonscope.core import inputs
@@ -85,6 +86,11 @@ def test_fit_ranks_as_the_command_line_does():
     assert ranked.to_json()["kernels"][0]["ranked"] == document["kernels"][0]["ranked"]
     (kernel,) = ranked.kernels
     assert all(cell.estimate is not None and cell.estimate.kernel_us > 0 for cell in kernel.column("h200"))
+    # its repr names the fastest, as the command's "Fastest" does; without a grid it says so, in Python's
+    # words (rank=True with no grid gave a repr of nothing, its note naming --grid: h26a)
+    assert f"; fastest: h200 #{document['kernels'][0]['ranked']['h200'][0]} (" in repr(ranked), repr(ranked)
+    untimed = repr(ts.fit(str(KERNELS / "transpose_tile.py"), targets=["sm90"], rank=True))  # no grid(meta)
+    assert "no time estimates: the launch grid is not known: give grid=\"X, Y, Z\"" in untimed, untimed
     with pytest.raises(UsageError, match="give rank=True too"):
         ts.fit("sample:matmul_autotune", targets=["h200"], grid="132")
 

@@ -44,8 +44,10 @@ class Result:
 
     def __repr__(self) -> str:
         from ..core.source import cells_named
+        from .requests import in_api_terms
 
-        return cells_named(str(render(self.result, "summary")))  # a notebook's cell as IPython names it
+        said = cells_named(str(render(self.result, "summary")))  # a notebook's cell as IPython names it
+        return said if self.in_flags else in_api_terms(said, self.keywords)  # `grid="X, Y, Z"`, not --grid
 
     def _repr_html_(self) -> str:
         from .requests import in_api_html

@@ -22,10 +22,12 @@ from ..core.stages import Stage
 from ..results.diff import DiffResult
 from ..results.dump import DumpResult
 from ..results.explain import ExplainResult
+from ..results.fit import FitResult
 from ..results.passes import PassesResult
 from ..results.trace import TraceResult
 from . import html as report
 from .registry import part, render
+from .terminal.fit_rank import duration
 
 _WIDTH = 110  # the terminal views shown as text: a notebook's output is about this wide
 _UNFOLDED = 10_000  # a view drawn with no line folded, for its first line whole
@@ -191,6 +193,24 @@ class Summary:
         if result.compiles > len(result.kernels):  # a kernel compiled again: `ts.dump(f"{folder}/:NAME@HASH8")` each
             kernels += f" ({count(result.compiles, 'compile')}: `tritonscope cache list` names them)"
         return f"<Trace {kernels} into {result.out} ({launches} recorded){stopped}>"
+
+    def fit(self, result: FitResult) -> str:
+        """Its first line, and with rank=True the fastest config on each target, or why none is timed
+        (a ranking without a grid said nothing: h26a)."""
+        said = self.other(result)
+        if not result.ranked:
+            return said
+        cells = [(k, t, i, c) for k in result.kernels for t in k.targets for i, c in enumerate(k.column(t))]
+        timed = [(t, i, c.estimate) for _, t, i, c in cells if c.estimate is not None]
+        if not timed:
+            note = next((c.estimate_note for *_, c in cells if c.estimate_note), "no config was timed")
+            return f"{said[:-1]}; no time estimates: {note}>"
+        fastest = {}
+        for target, index, estimate in timed:
+            if target not in fastest or estimate.kernel_us < fastest[target][1].kernel_us:
+                fastest[target] = (index, estimate)
+        picks = ", ".join(f"{t} #{i} ({duration(e.kernel_us)})" for t, (i, e) in fastest.items())
+        return f"{said[:-1]}; fastest: {picks}>"
 
     def other(self, result) -> str:
         """The first line of its terminal view, after its kind: drawn unfolded, then shortened at a space

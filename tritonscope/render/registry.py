@@ -80,6 +80,7 @@ _ROWS: dict[tuple[str, Format], str] = {
         (_R + name, "summary"): _SUMMARY + ("other" if drawn == "text" else drawn)
         for name, drawn in _IN_NOTEBOOKS.items()
     },
+    (_R + "fit:FitResult", "summary"): _SUMMARY + "fit",  # its terminal view's first line, and the fastest
     # Every result but a page and a script has a JSON document (docs/json-schema.md), drawn by the
     # part named here of its family's renderer (render/json_*.py, each a render/json.py JsonRenderer).
     (_R + "catalog:SamplesResult", "json"): _JSON + "listings:ListingsJson.samples",
