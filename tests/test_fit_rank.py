@@ -498,7 +498,10 @@ def test_a_grid_no_varied_constexpr_enters_is_said_to_rank_unlike_launches():
     )
     (note,) = [n for n in fixed["notes"] if n.startswith("--grid 1024 is the same for every config")]
     assert "the configs differ in BLOCK_SIZE_K, BLOCK_SIZE_M, BLOCK_SIZE_N" in note and "unlike launches" in note
+    # the grid it suggests is in the kernel's own names (it said BLOCK_M for a kernel of BM and BN: h26a),
+    # and it is the one that follows the configs
     grid = "cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)"
+    assert note.endswith(f"(--grid '{grid}')"), note
     followed = json.loads(
         tritonscope("fit", "sample:matmul_autotune", "--targets", "sm90", "--rank", "--grid", grid, "--json").stdout
     )

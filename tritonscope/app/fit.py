@@ -11,6 +11,7 @@ that make it up are listed as `explain` lists them (analysis/findings/target.py)
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -89,8 +90,24 @@ def _fixed_grid(ranking: Ranking | None, plan: Plan) -> tuple[str, ...]:
     return (
         f"--grid {ranking.grid.text} is the same for every config, though the configs differ in "
         f"{', '.join(varied)}: each launch does another share of the work, so the ranking compares unlike "
-        "launches; give the grid as the kernel's launch computes it (--grid 'cdiv(M, BLOCK_M) * ...')",
+        f"launches; give the grid as the kernel's launch computes it (--grid '{_grid_example(plan, varied)}')",
     )
+
+
+def _grid_example(plan: Plan, varied: list[str]) -> str:
+    """A --grid in the kernel's own names: each varied constexpr over the argument its name ends in
+    (BM over M, BLOCK_SIZE_N over N), in the arguments' order, two at most; the example named BLOCK_M
+    for a kernel of BM and BN, and copied as written it was refused (h26a)."""
+    order = {name: index for index, name in enumerate(plan.parameters)}
+    pairs = sorted(
+        (order[size], size, block)
+        for block in varied
+        for size in plan.parameters
+        if size not in varied and re.search(rf"(?:^|_|B){re.escape(size)}$", block)
+    )
+    if not pairs:  # no name tells which size a block tiles: the size left to the user
+        return f"cdiv(SIZE, {varied[0]})"
+    return " * ".join(f"cdiv({size}, {block})" for _, size, block in pairs[:2])
 
 
 def plan_file(request: VariantRequest, axes: list[sweep.Axis], others: tuple[str, ...] = ()) -> Plan:
