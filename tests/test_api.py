@@ -90,7 +90,7 @@ def test_fit_ranks_as_the_command_line_does():
     # words (rank=True with no grid gave a repr of nothing, its note naming --grid: h26a)
     assert f"; fastest: h200 #{document['kernels'][0]['ranked']['h200'][0]} (" in repr(ranked), repr(ranked)
     untimed = repr(ts.fit(str(KERNELS / "transpose_tile.py"), targets=["sm90"], rank=True))  # no grid(meta)
-    assert "no time estimates: the launch grid is not known: give grid=\"X, Y, Z\"" in untimed, untimed
+    assert 'no time estimates: the launch grid is not known: give grid="X, Y, Z"' in untimed, untimed
     with pytest.raises(UsageError, match="give rank=True too"):
         ts.fit("sample:matmul_autotune", targets=["h200"], grid="132")
 

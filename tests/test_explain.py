@@ -212,6 +212,20 @@ def test_a_conversion_of_pointers_moves_their_64_bit_addresses():
     assert moved.bytes == 1024 * 8 == c.metadata["shared"]  # Triton's own figure
 
 
+def test_an_atomic_at_its_default_ordering_is_found_fenced_and_relaxed_is_not(tmp_path):
+    """A histogram's tl.atomic_add at sem='acq_rel' (its default): ptxas fences each of its 8 atomics a
+    thread with a MEMBAR, which sem='relaxed' drops (8 REDs, no MEMBAR); nothing said of it (h26a)."""
+    (fenced,) = of_kind(explain_compilation(compiled(str(KERNELS / "histogram.py"), "sm90")), findings.ATOMIC_FENCES)
+    line = line_of(KERNELS / "histogram.py", "tl.atomic_add(bins_ptr + (v & (NUM_BINS - 1)), 1, mask=mask)")
+    assert fenced.line == line and "8 fences (MEMBAR) for its 8 atomics per thread" in fenced.message
+    assert fenced.evidence == f"SASS on line {line}: 8 atomics, 8 MEMBARs" and "sem='relaxed'" in fenced.suggestion
+    relaxed = tmp_path / "relaxed.py"
+    relaxed.write_text((KERNELS / "histogram.py").read_text().replace("1, mask=mask)", "1, mask=mask, sem='relaxed')"))
+    c = compiled(str(relaxed), "sm90")
+    assert "MEMBAR" not in c.stages[Stage.SASS] and "REDG" in c.stages[Stage.SASS]  # what the advice promises
+    assert not of_kind(explain_compilation(c), findings.ATOMIC_FENCES)
+
+
 def test_the_reserved_kib_an_sm90_cubin_carries_is_counted_once_and_no_loop_gets_no_num_stages():
     """A 64x64 fp32 transpose (16 KiB of conversion scratch): 12 blocks per H200 SM, where the driver's
     occupancy query there gives 13 (its cubin's static 1 KiB is the reserved KiB, counted twice); and

@@ -19,6 +19,7 @@ from .access import line_widths, narrowest
 from .detectors import DETECTORS, Detector, Found, find
 from .kernel import Input, Kernel
 from .kinds import (
+    ATOMIC_FENCES,
     BANK_CONFLICTS,
     CONVERSION,
     LDS_BYPASS,
@@ -42,6 +43,7 @@ from .memory import shared_limit
 from .model import Cause, Finding, WhatIf, what_if_flags
 
 __all__ = [
+    "ATOMIC_FENCES",
     "BANK_CONFLICTS",
     "CONVERSION",
     "DETECTORS",

@@ -15,9 +15,10 @@ from dataclasses import dataclass, replace
 from typing import Literal, NamedTuple
 
 from ...core.stages import Language, Stage
-from . import access, gluon, matrix, memory, remarks, target, wgmma
+from . import access, atomics, gluon, matrix, memory, remarks, target, wgmma
 from .kernel import Input, Kernel
 from .kinds import (
+    ATOMIC_FENCES,
     BANK_CONFLICTS,
     CONVERSION,
     LDS_BYPASS,
@@ -73,6 +74,7 @@ DETECTORS = (
     Detector(UNCOALESCED, access.uncoalesced),
     Detector(MATRIX, matrix.dots),
     Detector(CONVERSION, memory.conversions, costs=True),
+    Detector(ATOMIC_FENCES, atomics.atomic_fences, (), costs=True, backends=CUDA),
     # Not on AMD: its stream pipeliner keeps tt.load in the loop when it pipelines.
     Detector(NOT_PIPELINED, memory.not_pipelined, backends=CUDA),
     Detector(OCCUPANCY, memory.occupancy),

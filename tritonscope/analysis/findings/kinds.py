@@ -13,6 +13,8 @@ OCCUPANCY = "occupancy"
 SHARED_LIMIT = "shared-memory-over-limit"
 CONVERSION = "layout-conversion"
 NOT_PIPELINED = "loop-not-pipelined"
+# Atomics fenced by their default ordering (atomics.py)
+ATOMIC_FENCES = "atomic-fenced"
 # Matrix instructions (matrix.py)
 MATRIX = "dot-without-best-matrix-instructions"
 # What the target's best instructions would do (target.py)
