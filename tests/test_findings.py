@@ -93,7 +93,7 @@ def test_machine_code_without_line_information_is_a_note_for_what_needs_the_cost
     assert {f.kind for f in found} == {findings.REMARK}  # Triton's vectorization warning, which no finding explains now
     assert notes == (
         "the SASS has no line information, so no cost per line; not looked for: narrow-global-access, "
-        "layout-conversion",
+        "layout-conversion, atomic-fenced",
     )
 
 
