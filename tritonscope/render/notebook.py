@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import html
 import re
+from typing import Any
 
 from ..core.quantities import count, percentage, size
 from ..core.source import cells_named
@@ -205,7 +206,7 @@ class Summary:
         if not timed:
             note = next((c.estimate_note for *_, c in cells if c.estimate_note), "no config was timed")
             return f"{said[:-1]}; no time estimates: {note}>"
-        fastest = {}
+        fastest: dict[str, tuple[int, Any]] = {}
         for target, index, estimate in timed:
             if target not in fastest or estimate.kernel_us < fastest[target][1].kernel_us:
                 fastest[target] = (index, estimate)
