@@ -235,6 +235,9 @@ def test_the_reserved_kib_an_sm90_cubin_carries_is_counted_once_and_no_loop_gets
     assert sm90.resources.occupancy.blocks_per_sm == 13  # 233,472 B // 17,408 (the H200's driver: 13)
     assert sm80.resources.shared_bytes == 16384 and not sm80.resources.reserved_in_shared
     assert sm80.resources.occupancy.blocks_per_sm == 9  # 167,936 B // (16,384 + 1,024 reserved)
+    # a kernel of no shared memory carries the reserved section with a static size of 0: nothing to take off
+    empty = compiled("sample:row_sum_gluon", "sm90").resources
+    assert empty.shared_bytes == empty.launch_shared_bytes == 0 and not empty.reserved_in_shared
     (occupancy,) = of_kind(explain_compilation(sm90), findings.OCCUPANCY)
     assert "limited by shared memory" in occupancy.message and "num_stages" not in occupancy.suggestion
     assert "scratch of a layout conversion" in occupancy.suggestion and not occupancy.what_if

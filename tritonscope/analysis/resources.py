@@ -124,6 +124,9 @@ def nvidia_resources(
     if not isinstance(limits, NvidiaLimits):
         raise TypeError(f"{target.name} is not an NVIDIA target")
     shared = shared_bytes + usage.get("SHARED", 0)
+    # the reserved KiB is in the static count only where the cubin put it there: a kernel of no shared
+    # memory carries the section with a static size of 0 (its launch's bytes read -1024)
+    reserved_included = reserved_included and usage.get("SHARED", 0) >= limits.shared_reserved_per_block
     occupancy = nvidia_occupancy(limits, usage["REG"], shared, num_warps, reserved_included)
     local, stack = usage.get("LOCAL", 0), usage.get("STACK", 0)
     own = shared - limits.shared_reserved_per_block if reserved_included else shared  # as Triton checks it
