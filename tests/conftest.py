@@ -87,6 +87,16 @@ def cli() -> Cli:
     return Cli()
 
 
+def traced(tmp_path: Path, cli: Cli, program: str) -> Path:
+    """A capture of PROGRAM (a script's text) traced against the simulated H100: its folder."""
+    import sys
+
+    script, out = tmp_path / "program.py", tmp_path / "t"
+    script.write_text(program)
+    cli("trace", "--target", "sm90", "-o", out, "--", sys.executable, script)
+    return out
+
+
 @pytest.fixture(scope="module")
 def warm(tmp_path_factory):
     """The fault suite's caches (tests/fault_suite.py), warmed once per test module of it."""

@@ -12,7 +12,7 @@ import re
 import sys
 
 import pytest
-from conftest import KERNELS
+from conftest import KERNELS, traced
 
 PROGRAM = KERNELS / "recompile_program.py"
 
@@ -36,6 +36,12 @@ def document(capture):
 
 def kernel(document, name):
     return next(k for k in document["kernels"] if k["name"] == name)
+
+
+def only_kernel(tmp_path, cli, program: str) -> dict:
+    """The one kernel of `recompiles --json` on a capture of PROGRAM (a script's text)."""
+    (found,) = json.loads(cli("recompiles", traced(tmp_path, cli, program), "--json").stdout)["kernels"]
+    return found
 
 
 def late(document, name):
@@ -193,17 +199,16 @@ def test_a_fix_s_cost_is_said_against_each_variant_it_replaces(tmp_path):
 def test_a_fix_of_two_arguments_is_proved_on_a_recompile_of_each(tmp_path, cli):
     """do_not_specialize=["n", "alpha"] was proved on n's recompile alone (alpha=2 on both sides): the
     claim that alpha=1 no longer compiles again was never launched (h25a)."""
-    program = tmp_path / "two.py"
-    program.write_text(
+    kernel = only_kernel(
+        tmp_path,
+        cli,
         "import torch, triton, triton.language as tl\n"
         "@triton.jit\ndef scale(x_ptr, n, alpha, BLOCK: tl.constexpr):\n"
         "    o = tl.arange(0, BLOCK)\n"
         "    tl.store(x_ptr + o, tl.load(x_ptr + o, mask=o < n) * alpha, mask=o < n)\n"
         "def go(n, alpha):\n    x = torch.randn(n, device='cuda')\n    scale[(1,)](x, n, alpha, BLOCK=1024)\n"
-        "go(1000, 2)\ngo(1024, 2)\ngo(1000, 1)\n"
+        "go(1000, 2)\ngo(1024, 2)\ngo(1000, 1)\n",
     )
-    cli("trace", "--target", "sm90", "-o", tmp_path / "t", "--", sys.executable, program)
-    (kernel,) = json.loads(cli("recompiles", tmp_path / "t", "--json").stdout)["kernels"]
     (fix,) = [f for f in kernel["fixes"] if f["code"].startswith("@triton.jit(do_not_specialize")]
     assert '"n"' in fix["code"] and '"alpha"' in fix["code"] and fix["proved"] is True
     first, second = fix["proof"].split("; and ")
@@ -214,18 +219,17 @@ def test_a_fix_of_two_arguments_is_proved_on_a_recompile_of_each(tmp_path, cli):
 def test_a_fixs_change_for_the_better_is_said_as_a_gain_not_as_a_cost(tmp_path, cli):
     """Bucketing BLOCK to 2048 for a row of 32: "cost: ... global load bits 32 → 128" listed a wider
     access as a cost (h25a); the narrower one, from BLOCK=1024, stays a plain cost."""
-    program = tmp_path / "rows.py"
-    program.write_text(
+    kernel = only_kernel(
+        tmp_path,
+        cli,
         "import torch, triton, triton.language as tl\n"
         "@triton.jit\ndef rownorm(x_ptr, stride, n, BLOCK: tl.constexpr):\n"
         "    o = tl.arange(0, BLOCK)\n    p = x_ptr + tl.program_id(0) * stride + o\n"
         "    x = tl.load(p, mask=o < n, other=0.0)\n    tl.store(p, x / tl.sqrt(tl.sum(x * x, axis=0)), mask=o < n)\n"
         "def go(h):\n    t = torch.randn(4, h, device='cuda')\n"
         "    rownorm[(4,)](t, t.stride(0), h, BLOCK=min(2048, max(64, triton.next_power_of_2(h))))\n"
-        "go(32)\ngo(1024)\n"
+        "go(32)\ngo(1024)\n",
     )
-    cli("trace", "--target", "sm90", "-o", tmp_path / "t", "--", sys.executable, program)
-    (kernel,) = json.loads(cli("recompiles", tmp_path / "t", "--json").stdout)["kernels"]
     (fix,) = [f for f in kernel["fixes"] if f["kind"] == "constexpr" and f["proved"]]
     small, large = fix["cost"].splitlines()
     assert "global load bits 32 → 128 (a gain)" in small and "registers" in small, fix["cost"]

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import KERNELS
+from conftest import KERNELS, traced
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -40,14 +40,6 @@ def document(capture):
 
 def kernel(document, name):
     return next(k for k in document["kernels"] if k["name"] == name)
-
-
-def traced(tmp_path, cli, program: str):
-    """A capture of PROGRAM (a script's text) traced against the simulated H100: its folder."""
-    script, out = tmp_path / "program.py", tmp_path / "t"
-    script.write_text(program)
-    cli("trace", "--target", "sm90", "-o", out, "--", sys.executable, script)
-    return out
 
 
 def test_a_product_of_sizes_reaching_1_is_predicted_at_batch_1_seq_1(document):

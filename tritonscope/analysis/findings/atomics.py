@@ -24,11 +24,12 @@ def atomic_fences(k: Kernel) -> list[Finding]:
     fences: dict[int, int] = {}
     atomics: dict[int, int] = {}
     for _, op, lines in machine_listing(k.c, machine, k.module):
-        for line in lines[:1]:
-            if op.opcode.startswith("MEMBAR"):
-                fences[line] = fences.get(line, 0) + 1
-            elif op.kind == ATOMIC:
-                atomics[line] = atomics.get(line, 0) + 1
+        if not lines:
+            continue
+        if op.opcode.startswith("MEMBAR"):
+            fences[lines[0]] = fences.get(lines[0], 0) + 1
+        elif op.kind == ATOMIC:
+            atomics[lines[0]] = atomics.get(lines[0], 0) + 1
     source = dict(enumerate(k.c.kernel.source.splitlines(), start=k.c.kernel.first_line))
     found = []
     for line, fenced in sorted(fences.items()):
